@@ -270,7 +270,11 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
                       "exceeds device buffer size limit", "exceeds device memory allocation limit",
                       "not enough space in the context's memory pool", "not enough space in the scratch memory pool",
-                      "memory block with size larger than", "allocation size exceeds the maximum")),
+                      "memory block with size larger than", "allocation size exceeds the maximum",
+                      # PyTorch MPS (aten/src/ATen/mps/MPSAllocator.mm: a buffer above MTLDevice.maxBufferLength),
+                      # MPSNDArray's 4 GiB limit, and MLX's count of Metal buffers ("[metal::malloc] Resource limit
+                      # (N) exceeded", mlx/backend/metal/allocator.cpp: the device's resource-count limit).
+                      "invalid buffer size", "total bytes of ndarray > 2**32", "[metal::malloc] resource limit")),
     ("allocator_nvml_assert", ("nvml_success == r internal assert failed",)),
     ("metal_oom", ("kiogpucommandbuffercallbackerroroutofmemory", "insufficient memory (ioaf code 8)",
                    "command buffer execution failed: insufficient memory")),
@@ -301,7 +305,10 @@ _INIT_FILE = re.compile(_INIT_SOURCE + r"[^\n]{0,80}?(?:out of memory|error=2\b)
 # kill reads the same, so it is the likelier reading, not a certain one (gpudesk.oom.rules.signature).
 _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed\s*$",
                       re.IGNORECASE | re.MULTILINE)
-_ILLEGAL_ADDRESS = ("illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address")
+# (ROCm's HSA runtime reports a kernel's bad address as "Memory access fault by GPU node-N ... Page not present";
+# a misaligned access is the same kind of kernel fault.)
+_ILLEGAL_ADDRESS = ("illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address",
+                    "memory access fault by gpu", "misaligned address", "cudaerrormisalignedaddress")
 # Words of an out-of-memory failure of the text's own: with them, an illegal access is a consequence, not the story.
 _OOM_OWN = ("out of memory", "tried to allocate", "outofmemory", "out_of_memory", "failed to allocate")
 _BARE = re.compile(r"cuda error[:\s]{1,3}out of memory|hip error[:\s]{1,3}out of memory|hiperroroutofmemory|cuda_error_out_of_memory|cudaerrormemoryallocation|"

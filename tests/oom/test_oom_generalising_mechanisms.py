@@ -84,3 +84,36 @@ def test_bfc_line_without_its_stats_block_is_a_shortage_not_a_partial_message():
             "to allocate 4.00GiB (rounded to 4294967296)requested by op")
     top = diagnose_text(text).top
     assert top is not None and top.id == "genuine_shortage"
+
+
+def test_vllm_startup_free_memory_check():
+    # vllm/v1/worker/gpu_worker.py: the free memory before loading is below utilization x total.
+    held = diagnose_text("ValueError: Free memory on device (10.5/79.2 GiB) on startup is less than desired GPU memory "
+                         "utilization (0.9, 71.3 GiB). Decrease GPU memory utilization or reduce GPU memory used by "
+                         "other processes.")
+    assert held.found_oom and held.top is not None and held.top.id == "other_process"
+    assert held.top.evidence["free_at_start_bytes"] == int(10.5 * 1024**3)
+    assert "0.13" in held.top.fix
+    budget = diagnose_text("ValueError: Free memory on device (76.0/79.2 GiB) on startup is less than desired GPU "
+                           "memory utilization (0.98, 77.6 GiB).")
+    assert budget.top is not None and budget.top.id == "kv_cache_budget" and "0.95" in budget.top.fix
+
+
+def test_new_wordings_with_their_mechanism():
+    cases = {
+        "RuntimeError: Invalid buffer size: 18.00 GB": ("not_capacity", "buffer_limit"),
+        "[MPSNDArray initWithDevice:descriptor:] Error: total bytes of NDArray > 2**32'": ("not_capacity", "buffer_limit"),
+        "std::runtime_error: [metal::malloc] Resource limit (499000) exceeded.": ("not_capacity", "buffer_limit"),
+        "Memory access fault by GPU node-1 (Agent handle: 0x55d0c0c0) on address 0x7f0000000000. Reason: Page not "
+        "present or supervisor privilege.": ("not_capacity", "illegal_address"),
+        "RuntimeError: CUDA error: misaligned address": ("not_capacity", "illegal_address"),
+    }
+    for text, (cause, check) in cases.items():
+        top = diagnose_text(text).top
+        assert top is not None and top.id == cause and top.evidence["deciding_check"] == check, text
+    for text in ("RuntimeError: Native API failed. Native API returns: -5 (PI_ERROR_OUT_OF_RESOURCES)",
+                 "vkAllocateMemory failed -2",
+                 "InternalError: Failed copying input tensor from /job:localhost/replica:0/task:0/device:CPU:0 to "
+                 "/job:localhost/replica:0/task:0/device:GPU:0 in order to run _EagerConst: Dst tensor is not "
+                 "initialized."):
+        assert diagnose_text(text).found_oom, text

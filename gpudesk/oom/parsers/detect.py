@@ -20,6 +20,7 @@ from gpudesk.oom.parsers import (
     mps,
     pytorch_oom,
     sglang,
+    startup_free,
     tensorflow,
     tgi,
     trtllm,
@@ -37,10 +38,11 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # Order matters: the first parser that recognises the text sets framework/kind; later ones add figures.
 # Engines first (their start-up errors are the first cause; a PyTorch OOM in the same log adds figures), then
 # the platform-specific shapes, then the generic allocator messages.
-PARSERS = (vllm, sglang, trtllm, tgi, llamacpp, mps, allowed_memory, pytorch_oom, tensorflow, jax, memory_summary,
+PARSERS = (startup_free, vllm, sglang, trtllm, tgi, llamacpp, mps, allowed_memory, pytorch_oom, tensorflow, jax, memory_summary,
            cublas)
 # Lower-case words every message of a parser contains; the parser's regexes run only when one is present.
 _GATES = {
+    "startup_free": ("on startup is less than",),
     "vllm": ("max seq len", "no available memory for the cache blocks", "mamba cache blocks"),
     "sglang": ("not enough memory", "profiled value"),
     "trtllm": ("executor creation failed", "cuda runtime error in", "requested amount of gpu memory"),

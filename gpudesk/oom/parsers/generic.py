@@ -183,6 +183,12 @@ OOM_WORDS = (
     # OpenCL, DirectML/Windows, oneAPI/SYCL and HIP names for the same failure.
     "cl_mem_object_allocation_failure", "cl_out_of_resources", "cl_out_of_host_memory", "e_outofmemory",
     "0x8007000e", "out_of_device_memory", "hiperroroutofmemory", "out_of_host_memory",
+    # SYCL's plug-in interface (PI_ERROR_OUT_OF_RESOURCES, Intel's oneAPI runtime), Vulkan's VkResult -2
+    # (VK_ERROR_OUT_OF_DEVICE_MEMORY) printed as a number, Metal/MPS's single-buffer limits (PyTorch's
+    # MPSAllocator.mm "Invalid buffer size", MPSNDArray's "total bytes of NDArray > 2**32"), and TensorFlow's copy to
+    # a GPU tensor it could not allocate ("Dst tensor is not initialized", common_runtime/gpu/gpu_util.cc).
+    "out_of_resources", "vkallocatememory failed -2", "invalid buffer size", "total bytes of ndarray",
+    "dst tensor is not initialized",
     # Intel Gaudi's PyTorch bridge, MindSpore's allocator and the Ascend CANN runtime (EL0004).
     "allocation failed for size", "is more than total mem size", "memory resources are exhausted",
     # PaddlePaddle (system_allocator.cc "Cannot malloc", gpu_info.cc "Insufficient GPU memory to allocation",
