@@ -265,6 +265,9 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   "cannot allocate memory (12)", "cl_out_of_host_memory", "ur_result_error_out_of_host_memory",
                   "host allocation of size", "requires more system memory", "insufficient system memory",
                   "not enough system memory", "paging file is too small", "winerror 1455", "os error 1455",
+                  # Kubernetes' container memory limit (the kubelet's "OOMKilled" reason), Colab's RAM meter,
+                  # and the C library's ENOMEM as Python prints it (fork, mmap of host memory).
+                  "oomkilled", "using all available ram", "[errno 12] cannot allocate memory",
                   "页面文件太小")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
@@ -280,6 +283,9 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    "command buffer execution failed: insufficient memory")),
     ("pool_chunk", ("insufficient gpu memory to allocation",)),
     ("context_init", ("cuctxcreate", "cudeviceprimaryctxretain", "cuda_init_device", "failed initializing streamexecutor",
+                      # PyTorch's lazy CUDA initialisation (torch/cuda/__init__.py _lazy_init -> torch._C._cuda_init):
+                      # the first CUDA call creates the context there.
+                      "torch._c._cuda_init()", "in _lazy_init",
                       "cudasetdevice", "aclrtsetdevice", "rtsetdevice execution failed",
                       "kernel runtime initialization failed", "runtime init failed")),
     ("pin_memory", ("pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost", "cudahostregister",
@@ -303,8 +309,11 @@ _INIT_FILE = re.compile(_INIT_SOURCE + r"[^\n]{0,80}?(?:out of memory|error=2\b)
 # A process killed by SIGKILL with no words of its own: the Linux OOM killer's usual mark (the shell's "Killed" line,
 # torchrun's "exitcode: -9" in ChildFailedError, Python's "died with <Signals.SIGKILL: 9>"). A scheduler's or a user's
 # kill reads the same, so it is the likelier reading, not a certain one (gpudesk.oom.rules.signature).
-_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed\s*$",
-                      re.IGNORECASE | re.MULTILINE)
+# The same kill as an exit status: 128 + 9 = 137 (a shell, Docker's "exited with code 137"), a launcher's "return code
+# = -9", Go's "signal: killed" (Ollama's runner).
+_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed\s*$|"
+                      r"signal: killed|exit(?:ed with)?[ _]code:?\s{0,2}137\b|exit status 137\b|"
+                      r"return code\s{0,2}=\s{0,2}-9\b", re.IGNORECASE | re.MULTILINE)
 # (ROCm's HSA runtime reports a kernel's bad address as "Memory access fault by GPU node-N ... Page not present";
 # a misaligned access is the same kind of kernel fault.)
 _ILLEGAL_ADDRESS = ("illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address",

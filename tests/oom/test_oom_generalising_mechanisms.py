@@ -117,3 +117,33 @@ def test_new_wordings_with_their_mechanism():
                  "/job:localhost/replica:0/task:0/device:GPU:0 in order to run _EagerConst: Dst tensor is not "
                  "initialized."):
         assert diagnose_text(text).found_oom, text
+
+
+def test_host_kill_and_enomem_wordings():
+    for text in ("Error: llama runner process has terminated: signal: killed", "exited with code 137",
+                 "[launch.py:316:sigkill_handler] ['/usr/bin/python', '-u', 'train.py'] exits with return code = -9"):
+        top = diagnose_text(text).top
+        assert top is not None and top.evidence.get("not_capacity_kind") == "oom_killer", text
+    for text in ("Last State: Terminated\n      Reason: OOMKilled\n      Exit Code: 137",
+                 "OSError: [Errno 12] Cannot allocate memory", "Your session crashed after using all available RAM."):
+        top = diagnose_text(text).top
+        assert top is not None and top.id == "not_capacity" and top.evidence["not_capacity_kind"] == "host_ram", text
+
+
+def test_out_of_memory_while_creating_the_cuda_context_reads_as_another_holder():
+    text = ("RuntimeError: CUDA error: out of memory\n  File \"/usr/lib/python3/site-packages/torch/cuda/__init__.py\", "
+            "line 293, in _lazy_init\n    torch._C._cuda_init()")
+    top = diagnose_text(text).top
+    assert top is not None and top.id == "other_process"
+
+
+def test_mindspore_pool_wording_is_recognised():
+    text = ("Device(id:0) memory isn't enough and alloc failed, kernel name: Default/network/MatMul-op1, alloc size: "
+            "1073741824B.")
+    assert diagnose_text(text).found_oom
+
+
+def test_sglang_capture_failure_is_cuda_graph_capture():
+    text = ("Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total "
+            "capacity of 79.10 GiB of which 300.00 MiB is free.")
+    assert diagnose_text(text).report.graph_capture
