@@ -16,7 +16,11 @@ doctor was run on it:
   threads before the doctor was first run on them (``labelled: fresh``): the held-back measure of how the doctor
   does on wordings it was not built from. Rules are not tuned on it; a fix prompted by it needs a new fresh batch;
 * ``fresh-2`` .. ``fresh-7``: ``fresh_cases_2.jsonl`` .. ``fresh_cases_7.jsonl``, the batches collected after the
-  fixes the previous fresh batch prompted, each the unseen measure of those fixes.
+  fixes the previous fresh batch prompted, each the unseen measure of those fixes;
+* ``fresh-8``: ``fresh_cases_8.jsonl``, 22 messages (PyTorch, TensorFlow, CuPy, llama.cpp on CUDA and Metal,
+  vLLM on Ascend, TGI, host-RAM kills) collected after the rules were frozen for it (the user's host OS and other
+  processes' memory as inputs, XLA's autotuner, SIGKILL and start-up wordings) and labelled from their threads before
+  the doctor first ran on them.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -71,7 +75,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("vendors-3", "vendor_cases_3.jsonl"), ("fresh", "fresh_cases.jsonl"),
               ("fresh-2", "fresh_cases_2.jsonl"), ("fresh-3", "fresh_cases_3.jsonl"),
               ("fresh-4", "fresh_cases_4.jsonl"), ("fresh-5", "fresh_cases_5.jsonl"),
-              ("fresh-6", "fresh_cases_6.jsonl"), ("fresh-7", "fresh_cases_7.jsonl"))
+              ("fresh-6", "fresh_cases_6.jsonl"), ("fresh-7", "fresh_cases_7.jsonl"),
+              ("fresh-8", "fresh_cases_8.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
