@@ -280,7 +280,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "invalid buffer size", "total bytes of ndarray > 2**32", "[metal::malloc] resource limit")),
     ("allocator_nvml_assert", ("nvml_success == r internal assert failed",)),
     ("metal_oom", ("kiogpucommandbuffercallbackerroroutofmemory", "insufficient memory (ioaf code 8)",
-                   "command buffer execution failed: insufficient memory")),
+                   "command buffer execution failed: insufficient memory",
+                   # ggml-metal's own report of a failed command buffer (MTLCommandBufferStatusError = 5), which
+                   # llama.cpp prints before the Metal error text when the working set is exceeded (llama.cpp#3414).
+                   "ggml_metal_graph_compute: command buffer")),
     ("pool_chunk", ("insufficient gpu memory to allocation",)),
     ("context_init", ("cuctxcreate", "cudeviceprimaryctxretain", "cuda_init_device", "failed initializing streamexecutor",
                       # PyTorch's lazy CUDA initialisation (torch/cuda/__init__.py _lazy_init -> torch._C._cuda_init):

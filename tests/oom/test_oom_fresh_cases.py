@@ -63,7 +63,9 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # first scoring (5 of 7 not-capacity cases with the deciding check, 1 reported as not found: Metal's "command buffer 0
 # failed with status 5"; the code before the sixth pass scored 14 of 22 with 2 not found). Its misses (a one-line
 # error whose thread found another holder, an engine budget on an NPU with no engine words in the text, CuPy's pinned
-# staging buffer, a llama.cpp VMM reservation) are for the next pass, measured on a new batch.
+# staging buffer, a llama.cpp VMM reservation) are for the next pass, measured on a new batch. Reading ggml-metal's
+# failed command buffer as the Metal working set (and vLLM's start-up check naming its device) then gave 16/22 and none
+# not found on fresh-8, seen.
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15}
 

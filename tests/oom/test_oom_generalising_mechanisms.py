@@ -147,3 +147,16 @@ def test_sglang_capture_failure_is_cuda_graph_capture():
     text = ("Exception: Capture cuda graph failed: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 0 has a total "
             "capacity of 79.10 GiB of which 300.00 MiB is free.")
     assert diagnose_text(text).report.graph_capture
+
+
+def test_vllm_startup_check_that_names_the_device():
+    # pytorch/pytorch#175666: newer vLLM prints the device in the same check.
+    d = diagnose_text("ValueError: Free memory on device cuda:1 (19.77/22.05 GiB) on startup is less than desired GPU "
+                      "memory utilization (0.9, 19.84 GiB). Decrease GPU memory utilization or reduce GPU memory used "
+                      "by other processes.")
+    assert d.report.kind == "engine_startup_free" and d.top is not None and d.top.id == "other_process"
+
+
+def test_ggml_metal_failed_command_buffer_is_recognised():
+    d = diagnose_text("ggml_metal_graph_compute: command buffer 0 failed with status 5")
+    assert d.found_oom and d.top is not None and d.top.id == "genuine_shortage"

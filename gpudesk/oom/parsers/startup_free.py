@@ -6,7 +6,8 @@ loading the model and compares it with ``gpu_memory_utilization × total``)::
     ValueError: Free memory on device (10.5/79.2 GiB) on startup is less than desired GPU memory utilization
     (0.9, 71.3 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.
 
-At that moment the engine holds nothing but its CUDA context, so ``total - free`` is held by others: another
+Newer releases name the device ("Free memory on device cuda:1 (19.77/22.05 GiB) on startup is less than ...",
+pytorch/pytorch#175666). At that moment the engine holds nothing but its CUDA context, so ``total - free`` is held by others: another
 process (a second engine, a notebook, a leftover run) or, when small, the driver and the context itself. The figures
 are recorded as the device's state at start (``free_at_start_bytes`` / ``total_at_start_bytes``, the terms of
 :mod:`gpudesk.oom.rules.other_process`) and the budget asked for as ``engine_budget_bytes``.
@@ -20,7 +21,7 @@ from gpudesk.oom.parsers.units import SIZE, to_bytes
 from gpudesk.oom.report import MemoryReport
 
 _NUM = r"(\d{1,9}(?:\.\d{1,6})?)"
-_VLLM = re.compile(r"Free memory on device\s*\(\s*" + _NUM + r"\s*/\s*" + SIZE + r"\s*\)\s*on startup is less than "
+_VLLM = re.compile(r"Free memory on device(?:\s+[\w:]{1,16})?\s*\(\s*" + _NUM + r"\s*/\s*" + SIZE + r"\s*\)\s*on startup is less than "
                    r"desired GPU memory utilization\s*\(\s*(0?\.\d{1,4}|1(?:\.0{1,4})?)\s*,\s*" + SIZE + r"\s*\)",
                    re.IGNORECASE)
 
