@@ -22,7 +22,9 @@ import threading
 
 from gpudesk.cli import CliError
 from gpudesk.cli.json_text import dumps_json
-from gpudesk.oom import Diagnosis, OomError, diagnose, parse_text
+from gpudesk.oom import Diagnosis, OomError, diagnose, parse_text, user_context
+from gpudesk.oom.user_context import HOST_OSES, MAX_DEVICE_BYTES, UserContext
+from gpudesk.units import GIB
 from gpudesk.oom.account import accounts_of
 from gpudesk.oom.errors import (
     LaunchError,
@@ -47,6 +49,10 @@ def add_parser(subparsers) -> None:
     p_diag.add_argument("file", metavar="FILE", help=_("text file with the error, or - for standard input"))
     p_diag.add_argument("--json", action="store_true", help=_("print the diagnosis as JSON"))
     p_diag.add_argument("--save", action="store_true", help=_("keep it in the diagnosis history"))
+    p_diag.add_argument("--os", dest="host_os", choices=HOST_OSES, default=None,
+                        help=_("the operating system the job ran on (WSL and Windows have their own limits)"))
+    p_diag.add_argument("--other-processes-gib", type=_gib, default=None, metavar="GIB",
+                        help=_("GPU memory other processes held at the time (nvidia-smi), GiB"))
     p_diag.set_defaults(func=cmd_diagnose)
 
     p_probe = sub.add_parser("probe", help=_("probe a running Python process's GPU memory and diagnose it"))
@@ -101,6 +107,18 @@ def _positive_seconds(text: str) -> float:
     if not (0 < value < float("inf")):
         raise argparse.ArgumentTypeError(_('must be a positive number of seconds, got {text}').format(text=text))
     return value
+
+
+def _gib(text: str) -> int:
+    """argparse type: a non-negative, finite number of GiB, returned in bytes."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(_('expected a number of GiB, got {text!r}').format(text=text)) from None
+    if not (0 <= value <= MAX_DEVICE_BYTES / GIB):
+        raise argparse.ArgumentTypeError(_('must be between 0 and {limit:.0f} GiB, got {text}').format(
+            limit=MAX_DEVICE_BYTES / GIB, text=text))
+    return int(value * GIB)
 
 
 def _read_input(name: str) -> bytes:
@@ -362,7 +380,8 @@ def cmd_diagnose(args) -> int:
     """Exit status 0 when an OOM message was read (even partly), 1 when the input holds none."""
     data = _read_input(args.file)
     try:
-        diagnosis = diagnose(parse_text(data))
+        context = UserContext(host_os=args.host_os, other_processes_bytes=args.other_processes_gib)
+        diagnosis = diagnose(user_context.apply(parse_text(data), context))
     except OomError as exc:
         raise CliError(_("{flag}: {problem}").format(flag=args.file, problem=exc.user_text())) from exc
     source = "standard input" if args.file == "-" else args.file

@@ -16,7 +16,16 @@ doctor was run on it:
   threads before the doctor was first run on them (``labelled: fresh``): the held-back measure of how the doctor
   does on wordings it was not built from. Rules are not tuned on it; a fix prompted by it needs a new fresh batch;
 * ``fresh-2`` .. ``fresh-7``: ``fresh_cases_2.jsonl`` .. ``fresh_cases_7.jsonl``, the batches collected after the
-  fixes the previous fresh batch prompted, each the unseen measure of those fixes.
+  fixes the previous fresh batch prompted, each the unseen measure of those fixes;
+* ``fresh-8``: ``fresh_cases_8.jsonl``, 22 messages (PyTorch, TensorFlow, CuPy, llama.cpp on CUDA and Metal,
+  vLLM on Ascend, TGI, host-RAM kills) collected after the rules were frozen for it (the user's host OS and other
+  processes' memory as inputs, XLA's autotuner, SIGKILL and start-up wordings) and labelled from their threads before
+  the doctor first ran on them.
+
+What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
+case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
+(``url``, ``inputs``, and ``stated``: the words of the case's recorded context that state it). Every case whose
+recorded context names its OS has a row, whatever the doctor said about it; the cases are not edited.
 
 Counting is strict: a case is right only when the doctor's first cause is the recorded one; "not a memory
 problem" counts only when the doctor says ``not_capacity`` first, and "with the deciding check" only when that
@@ -66,7 +75,11 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("vendors-3", "vendor_cases_3.jsonl"), ("fresh", "fresh_cases.jsonl"),
               ("fresh-2", "fresh_cases_2.jsonl"), ("fresh-3", "fresh_cases_3.jsonl"),
               ("fresh-4", "fresh_cases_4.jsonl"), ("fresh-5", "fresh_cases_5.jsonl"),
-              ("fresh-6", "fresh_cases_6.jsonl"), ("fresh-7", "fresh_cases_7.jsonl"))
+              ("fresh-6", "fresh_cases_6.jsonl"), ("fresh-7", "fresh_cases_7.jsonl"),
+              ("fresh-8", "fresh_cases_8.jsonl"))
+# The user's inputs for cases labelled before those inputs existed (module docstring).
+INPUTS_FILE = "case_inputs.jsonl"
+INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
 MAX_CASES_FILE_BYTES = 8 * 1024 * 1024
 # A family is judged on its own (issue 28) from this many cases on.
 FAMILY_MIN_CASES = 5
@@ -88,6 +101,7 @@ class OomCase:
     expected_cause: str
     expected_check: str | None = None
     labelled: str = "before_rules"
+    inputs: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -193,7 +207,15 @@ class OomAccuracy:
         }
 
 
-def _case(case_set: str, row: dict[str, Any]) -> OomCase:
+def _inputs(row: dict[str, Any]) -> dict[str, Any]:
+    inputs = row.get("inputs") or {}
+    if not isinstance(inputs, dict) or any(k not in INPUT_NAMES for k in inputs):
+        raise ValueError(_("a case's inputs must be an object with the keys {names}").format(
+            names=", ".join(INPUT_NAMES)))
+    return inputs
+
+
+def _case(case_set: str, row: dict[str, Any], given: dict[str, dict[str, Any]] | None = None) -> OomCase:
     if case_set == "public":
         expected = CATEGORY_TO_CAUSE.get(str(row.get("category")))
         family = str(row.get("framework") or "unknown")
@@ -202,9 +224,39 @@ def _case(case_set: str, row: dict[str, Any]) -> OomCase:
         family = str(row.get("family") or "unknown")
     if not expected or not isinstance(row.get("message"), str) or not row.get("url"):
         raise ValueError(_("a case needs a url, a message and an expected cause"))
+    inputs = _inputs(row) or (given or {}).get(str(row["url"]), {})
     return OomCase(case_set=case_set, url=str(row["url"]), family=family, message=row["message"],
                    expected_cause=str(expected), expected_check=row.get("expected_check") or None,
-                   labelled=str(row.get("labelled") or "before_rules"))
+                   labelled=str(row.get("labelled") or "before_rules"), inputs=inputs)
+
+
+def _read_lines(path: Path) -> list[str]:
+    if path.stat().st_size > MAX_CASES_FILE_BYTES:
+        raise OomInputError(_("The case file {path} is larger than {limit} bytes.").format(
+            path=path, limit=MAX_CASES_FILE_BYTES))
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OomInputError(_("The case file {path} cannot be read: {exc}").format(path=path, exc=exc)) from exc
+
+
+def _given_inputs(folder: Path) -> dict[str, dict[str, Any]]:
+    """url -> inputs from :data:`INPUTS_FILE` (empty when the folder has none)."""
+    path = folder / INPUTS_FILE
+    if not path.is_file():
+        return {}
+    given: dict[str, dict[str, Any]] = {}
+    for number, line in enumerate(_read_lines(path), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            if not isinstance(row, dict) or not isinstance(row.get("url"), str):
+                raise ValueError(_("an inputs row needs a url"))
+            given[row["url"]] = _inputs(row)
+        except ValueError as exc:
+            raise OomInputError(_("{path}, line {number}: {exc}").format(path=path, number=number, exc=exc)) from exc
+    return given
 
 
 def load_cases(folder: Path | None = None) -> list[OomCase]:
@@ -214,18 +266,13 @@ def load_cases(folder: Path | None = None) -> list[OomCase]:
         OomInputError: a case file is too large, not UTF-8, or a line is not a valid case (file and line named).
     """
     folder = folder or default_cases_dir()
+    given = _given_inputs(folder)
     cases: list[OomCase] = []
     for case_set, name in CASE_FILES:
         path = folder / name
         if not path.is_file():
             continue
-        if path.stat().st_size > MAX_CASES_FILE_BYTES:
-            raise OomInputError(_("The case file {path} is larger than {limit} bytes.").format(
-                path=path, limit=MAX_CASES_FILE_BYTES))
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise OomInputError(_("The case file {path} cannot be read: {exc}").format(path=path, exc=exc)) from exc
+        lines = _read_lines(path)
         for number, line in enumerate(lines, 1):
             if not line.strip():
                 continue
@@ -233,7 +280,7 @@ def load_cases(folder: Path | None = None) -> list[OomCase]:
                 row = json.loads(line)
                 if not isinstance(row, dict):
                     raise ValueError(_("a case must be a JSON object"))
-                cases.append(_case(case_set, row))
+                cases.append(_case(case_set, row, given))
             except ValueError as exc:
                 raise OomInputError(_("{path}, line {number}: {exc}").format(path=path, number=number, exc=exc)) from exc
     return cases
@@ -242,11 +289,12 @@ def load_cases(folder: Path | None = None) -> list[OomCase]:
 def evaluate(cases: list[OomCase]) -> OomAccuracy:
     """Diagnose every case's message and record the first cause (a message the doctor refuses counts as not found)."""
     from gpudesk.oom.diagnose import diagnose_text
+    from gpudesk.oom.user_context import UserContext
 
     outcomes = []
     for case in cases:
         try:
-            diagnosis = diagnose_text(case.message)
+            diagnosis = diagnose_text(case.message, context=UserContext(**case.inputs) if case.inputs else None)
         except OomInputError:
             outcomes.append(CaseOutcome(case, "unparseable", False))
             continue

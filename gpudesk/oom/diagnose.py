@@ -17,6 +17,8 @@ from gpudesk.oom.cause import Cause, Diagnosis, SizingEffect
 from gpudesk.oom.parsers import parse_text
 from gpudesk.oom.rules import RULES, Facts
 from gpudesk.oom.report import MemoryReport
+from gpudesk.oom import user_context
+from gpudesk.oom.user_context import UserContext
 from gpudesk import i18n
 from gpudesk.i18n import N_, _
 
@@ -61,9 +63,10 @@ def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) ->
     return Diagnosis(report=report, causes=causes, elapsed_s=time.perf_counter() - start)
 
 
-def diagnose_text(text: str | bytes, **kwargs: Any) -> Diagnosis:
-    """``diagnose(parse_text(text))``. Raises OomInputError for empty or binary input."""
-    return diagnose(parse_text(text), **kwargs)
+def diagnose_text(text: str | bytes, *, context: UserContext | None = None, **kwargs: Any) -> Diagnosis:
+    """``diagnose(parse_text(text))`` with what the user gave beside the text (host OS, other processes' memory:
+    :mod:`gpudesk.oom.user_context`). Raises OomInputError for empty or binary input or a bad context value."""
+    return diagnose(user_context.apply(parse_text(text), context), **kwargs)
 
 
 def _partial(report: MemoryReport) -> Cause:

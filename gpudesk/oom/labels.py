@@ -48,6 +48,8 @@ LABELS: dict[str, str] = {
     "pool_limit_bytes": N_("Memory pool limit"),
     "total_at_start_bytes": N_("GPU total when the framework started"),
     "free_at_start_bytes": N_("Free on the GPU when the framework started"),
+    "engine_budget_bytes": N_("Memory the engine asked for at start (utilization × total)"),
+    "held_at_start_bytes": N_("Held on the GPU before the engine started"),
     "allocated_beyond_capacity_bytes": N_("Allocated beyond the GPU's capacity"),
     "mig_slice_capacity_bytes": N_("MIG slice capacity (at most)"),
     "smaller_gpu_index": N_("Smaller GPU that DataParallel warned about"),

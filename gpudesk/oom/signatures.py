@@ -26,6 +26,13 @@ of the message say so. Each signature names the mechanism and the one check that
   array with shape ...", ``numpy/core/src/multiarray/ctors.c``, an ``_ArrayMemoryError``), and TensorFlow's CPU
   allocator ("OOM when allocating tensor ... on /job:.../device:CPU:0 by allocator cpu", its GPU allocator is
   ``GPU_0_bfc``; "Allocator (cpu) ran out of memory").
+* ``sigkill``: a process ended by SIGKILL with no out-of-memory words of its own (the shell's "Killed" line, torchrun's
+  ``ChildFailedError`` "exitcode: -9" from ``torch/distributed/elastic/multiprocessing/api.py``, "<Signals.SIGKILL: 9>"):
+  the Linux OOM killer ends the process with the largest badness score with SIGKILL when RAM and swap run out
+  (``mm/oom_kill.c``, "Out of memory: Killed process N"), so host RAM is the likelier reading; a scheduler or a user
+  kills the same way, hence not a certain one (the kernel log decides).
+* A page-locked host allocation by TensorFlow's / XLA's StreamExecutor ("failed to alloc N bytes on host",
+  ``cuMemHostAlloc`` in ``stream_executor/cuda/cuda_driver.cc``) is ``pin_memory``.
 * ``dev_shm``: a DataLoader worker killed by SIGBUS is a worker that touched a page of POSIX shared memory that
   ``/dev/shm`` (a tmpfs in host RAM) could not back: PyTorch's worker signal handler prints "ERROR: Unexpected bus
   error encountered in worker. This might be caused by insufficient shared memory (shm)." (``torch/csrc/
@@ -205,6 +212,19 @@ DEV_SHM_CHECK = Check("host_ram", "df -h /dev/shm",
                          "shared memory: start the container with --shm-size=8g or --ipc=host, or use fewer "
                          "workers."))
 
+# The deciding check of a driver allocation refused on native Windows for want of commit (RAM + page file;
+# gpudesk.oom.user_context): the commit charge against its limit (``host_ram``'s kind).
+PAGE_FILE_CHECK = Check("host_ram", "typeperf \"\\Memory\\Committed Bytes\" \"\\Memory\\Commit Limit\" -sc 1",
+                        N_("If the committed bytes are near the commit limit (Task Manager > Performance > Memory > "
+                           "Committed), the page file is too small for the driver's allocations: enlarge it or let "
+                           "Windows manage it, whatever the GPU's free memory."))
+
+# The deciding check of a process killed by SIGKILL (``sigkill``): the kernel log names the OOM killer's victim.
+OOM_KILLER_CHECK = Check("host_ram", "dmesg -T | grep -i -E 'killed process|out of memory'",
+                         N_("If the kernel log shows the OOM killer ending this process, host RAM ran out (the GPU is "
+                            "not involved): load with mmap or low_cpu_mem_usage=True, use fewer DataLoader workers or "
+                            "ranks per node, or add RAM or swap; with no such line, a scheduler or a user killed it."))
+
 # The deciding check of a cuDNN/cuBLAS handle that could not be created (``library_init``) read as a library problem:
 # which cuDNN the loader finds and which one the framework was built with (``driver_version``'s kind), and how much
 # memory was free when it failed (the memory reading).
@@ -245,22 +265,38 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   "cannot allocate memory (12)", "cl_out_of_host_memory", "ur_result_error_out_of_host_memory",
                   "host allocation of size", "requires more system memory", "insufficient system memory",
                   "not enough system memory", "paging file is too small", "winerror 1455", "os error 1455",
+                  # Kubernetes' container memory limit (the kubelet's "OOMKilled" reason), Colab's RAM meter,
+                  # and the C library's ENOMEM as Python prints it (fork, mmap of host memory).
+                  "oomkilled", "using all available ram", "[errno 12] cannot allocate memory",
                   "页面文件太小")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
                       "exceeds device buffer size limit", "exceeds device memory allocation limit",
                       "not enough space in the context's memory pool", "not enough space in the scratch memory pool",
-                      "memory block with size larger than", "allocation size exceeds the maximum")),
+                      "memory block with size larger than", "allocation size exceeds the maximum",
+                      # PyTorch MPS (aten/src/ATen/mps/MPSAllocator.mm: a buffer above MTLDevice.maxBufferLength),
+                      # MPSNDArray's 4 GiB limit, and MLX's count of Metal buffers ("[metal::malloc] Resource limit
+                      # (N) exceeded", mlx/backend/metal/allocator.cpp: the device's resource-count limit).
+                      "invalid buffer size", "total bytes of ndarray > 2**32", "[metal::malloc] resource limit")),
     ("allocator_nvml_assert", ("nvml_success == r internal assert failed",)),
     ("metal_oom", ("kiogpucommandbuffercallbackerroroutofmemory", "insufficient memory (ioaf code 8)",
-                   "command buffer execution failed: insufficient memory")),
+                   "command buffer execution failed: insufficient memory",
+                   # ggml-metal's own report of a failed command buffer (MTLCommandBufferStatusError = 5), which
+                   # llama.cpp prints before the Metal error text when the working set is exceeded (llama.cpp#3414).
+                   "ggml_metal_graph_compute: command buffer")),
     ("pool_chunk", ("insufficient gpu memory to allocation",)),
     ("context_init", ("cuctxcreate", "cudeviceprimaryctxretain", "cuda_init_device", "failed initializing streamexecutor",
+                      # PyTorch's lazy CUDA initialisation (torch/cuda/__init__.py _lazy_init -> torch._C._cuda_init):
+                      # the first CUDA call creates the context there.
+                      "torch._c._cuda_init()", "in _lazy_init",
                       "cudasetdevice", "aclrtsetdevice", "rtsetdevice execution failed",
                       "kernel runtime initialization failed", "runtime init failed")),
     ("pin_memory", ("pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost", "cudahostregister",
                     "hiphostregister", "hiphostmalloc", "hipmallochost",
-                    "pinned memory", "cachinghostallocator")),
+                    "pinned memory", "cachinghostallocator",
+                    # TensorFlow's / XLA's StreamExecutor host allocation (cuMemHostAlloc, page-locked):
+                    # "failed to alloc N bytes on host: CUDA_ERROR_..." (stream_executor/cuda/cuda_driver.cc)
+                    "bytes on host:")),
     ("library_init", ("cudnn_status_not_initialized", "cudnn_status_alloc_failed", "cudnn_status_internal_error",
                       "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle",
@@ -273,7 +309,18 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
 _INIT_SOURCE = r"\b(?:init|device_context)\.(?:c|cc|cu|cpp)\b"
 _INIT_FILE = re.compile(_INIT_SOURCE + r"[^\n]{0,80}?(?:out of memory|error=2\b)|out of memory[^\n]{0,20}?\(?/[^\n]{0,120}?"
                         + _INIT_SOURCE, re.IGNORECASE)
-_ILLEGAL_ADDRESS = ("illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address")
+# A process killed by SIGKILL with no words of its own: the Linux OOM killer's usual mark (the shell's "Killed" line,
+# torchrun's "exitcode: -9" in ChildFailedError, Python's "died with <Signals.SIGKILL: 9>"). A scheduler's or a user's
+# kill reads the same, so it is the likelier reading, not a certain one (gpudesk.oom.rules.signature).
+# The same kill as an exit status: 128 + 9 = 137 (a shell, Docker's "exited with code 137"), a launcher's "return code
+# = -9", Go's "signal: killed" (Ollama's runner).
+_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed\s*$|"
+                      r"signal: killed|exit(?:ed with)?[ _]code:?\s{0,2}137\b|exit status 137\b|"
+                      r"return code\s{0,2}=\s{0,2}-9\b", re.IGNORECASE | re.MULTILINE)
+# (ROCm's HSA runtime reports a kernel's bad address as "Memory access fault by GPU node-N ... Page not present";
+# a misaligned access is the same kind of kernel fault.)
+_ILLEGAL_ADDRESS = ("illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address",
+                    "memory access fault by gpu", "misaligned address", "cudaerrormisalignedaddress")
 # Words of an out-of-memory failure of the text's own: with them, an illegal access is a consequence, not the story.
 _OOM_OWN = ("out of memory", "tried to allocate", "outofmemory", "out_of_memory", "failed to allocate")
 _BARE = re.compile(r"cuda error[:\s]{1,3}out of memory|hip error[:\s]{1,3}out of memory|hiperroroutofmemory|cuda_error_out_of_memory|cudaerrormemoryallocation|"
@@ -363,4 +410,6 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "xpu_large"
     if _BARE.search(text):
         return "bare_cuda_error"
+    if _SIGKILL.search(text) and not any(w in low for w in _OOM_OWN):
+        return "sigkill"
     return None

@@ -20,6 +20,7 @@ from gpudesk.oom.parsers import (
     mps,
     pytorch_oom,
     sglang,
+    startup_free,
     tensorflow,
     tgi,
     trtllm,
@@ -27,6 +28,7 @@ from gpudesk.oom.parsers import (
 )
 from gpudesk.oom.report import MemoryReport
 from gpudesk.oom.signatures import CALL_SIGNATURES, classify
+from gpudesk.oom.user_context import detect_host_os
 from gpudesk.i18n import _
 
 MAX_TEXT_CHARS = 5_000_000
@@ -36,10 +38,11 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # Order matters: the first parser that recognises the text sets framework/kind; later ones add figures.
 # Engines first (their start-up errors are the first cause; a PyTorch OOM in the same log adds figures), then
 # the platform-specific shapes, then the generic allocator messages.
-PARSERS = (vllm, sglang, trtllm, tgi, llamacpp, mps, allowed_memory, pytorch_oom, tensorflow, jax, memory_summary,
+PARSERS = (startup_free, vllm, sglang, trtllm, tgi, llamacpp, mps, allowed_memory, pytorch_oom, tensorflow, jax, memory_summary,
            cublas)
 # Lower-case words every message of a parser contains; the parser's regexes run only when one is present.
 _GATES = {
+    "startup_free": ("on startup is less than",),
     "vllm": ("max seq len", "no available memory for the cache blocks", "mamba cache blocks"),
     "sglang": ("not enough memory", "profiled value"),
     "trtllm": ("executor creation failed", "cuda runtime error in", "requested amount of gpu memory"),
@@ -190,6 +193,7 @@ def _parse(text: str) -> MemoryReport:
     if generic.parse(text, report):
         matched = True
     report.engine = report.engine or detect_engine(text)
+    report.host_os = detect_host_os(text)
     report.platform = report.platform or detect_platform(text) or _BACKEND_PLATFORM.get(report.backend or "")
     _slice_capacity(report)
     negative = report.parsed.get("negative_size_bytes")

@@ -183,6 +183,14 @@ OOM_WORDS = (
     # OpenCL, DirectML/Windows, oneAPI/SYCL and HIP names for the same failure.
     "cl_mem_object_allocation_failure", "cl_out_of_resources", "cl_out_of_host_memory", "e_outofmemory",
     "0x8007000e", "out_of_device_memory", "hiperroroutofmemory", "out_of_host_memory",
+    # SYCL's plug-in interface (PI_ERROR_OUT_OF_RESOURCES, Intel's oneAPI runtime), Vulkan's VkResult -2
+    # (VK_ERROR_OUT_OF_DEVICE_MEMORY) printed as a number, Metal/MPS's single-buffer limits (PyTorch's
+    # MPSAllocator.mm "Invalid buffer size", MPSNDArray's "total bytes of NDArray > 2**32"), and TensorFlow's copy to
+    # a GPU tensor it could not allocate ("Dst tensor is not initialized", common_runtime/gpu/gpu_util.cc).
+    "out_of_resources", "vkallocatememory failed -2", "invalid buffer size", "total bytes of ndarray",
+    "dst tensor is not initialized",
+    # MindSpore's device memory pool ("Device(id:0) memory isn't enough and alloc failed, ... alloc size: NB").
+    "memory isn't enough", "memory is not enough",
     # Intel Gaudi's PyTorch bridge, MindSpore's allocator and the Ascend CANN runtime (EL0004).
     "allocation failed for size", "is more than total mem size", "memory resources are exhausted",
     # PaddlePaddle (system_allocator.cc "Cannot malloc", gpu_info.cc "Insufficient GPU memory to allocation",
@@ -248,7 +256,10 @@ _MIG = re.compile(r"\bMIG[\s-]{1,3}(\d)g\.(\d{1,3})gb\b|\b(\d)g\.(\d{1,3})gb\b",
 _PY_FRAME = re.compile(r'File "([^"\n]{1,400})", line \d{1,7}, in ([\w<>.]{1,200})')
 _C_FRAME = re.compile(r"\bin (?:function )?([A-Za-z_][\w:]{2,200})\b")
 _GRAPH_FRAMES = ("capture_model", "make_graphed_callables", "create_cudagraphs", "torch.cuda.graph", "cudagraph",
-                 "cuda_graph", "capture_begin", "cudagraphs", "graph.capture")
+                 "cuda_graph", "capture_begin", "cudagraphs", "graph.capture",
+                 # SGLang's CudaGraphRunner wraps the failure in its own words ("Capture cuda graph failed: ...",
+                 # python/sglang/srt/model_executor/cuda_graph_runner.py).
+                 "capture cuda graph failed", "cuda graph capture failed")
 
 
 # Shapes whose named parser reads no capacity clause: the extraction layer may add the figures they lack.

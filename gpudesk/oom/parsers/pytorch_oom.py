@@ -58,6 +58,9 @@ _CLASS = re.compile(r"((?:torch\.)?(?:cuda\.)?OutOfMemoryError|RuntimeError)\s*:
 _MALLOC_AT = re.compile(r"\(malloc at [^)]*\)")
 _CONF_LINE = re.compile(r"(PYTORCH_(?:CUDA_)?ALLOC_CONF)\s*[=:]\s*['\"]?([\w:.,]+(?:,[\w:.]+)*)")
 
+# Less than any CUDA context takes on the device (cuInit + cuCtxCreate reserve a few hundred MiB on current GPUs).
+CONTEXT_FLOOR_BYTES = 256 * 1024**2
+
 
 def matches(text: str) -> bool:
     """True when ``text`` holds a PyTorch caching-allocator OOM message (any era, even truncated)."""
@@ -248,6 +251,18 @@ def parse(text: str, report: MemoryReport) -> bool:
                 "Process {pid} is taken to be this process seen under its host PID (container or other PID "
                 "namespace): its memory covers PyTorch's reserved memory."
             ).format(pid=own[0].pid))
+    elif this_proc is None and total is not None and free is not None and len(dev.other_processes) == 1:
+        # No allocator figures (a message cut short, vllm#1949): the process that raised the error holds at least
+        # its CUDA context (a few hundred MiB), so a single listed process that accounts for all the used memory
+        # but CONTEXT_FLOOR_BYTES leaves it none elsewhere: it is this process under its host PID.
+        only = dev.other_processes[0]
+        if only.used_bytes is not None and only.used_bytes >= total - free - CONTEXT_FLOOR_BYTES:
+            only.is_target = True
+            dev.process_used_bytes = only.used_bytes
+            report.notes.append(_(
+                "Process {pid} is taken to be this process seen under its host PID (container or other PID "
+                "namespace): it holds all the used memory, leaving none for the process that raised the error."
+            ).format(pid=only.pid))
 
     for name, value in (
         ("requested_bytes", requested),

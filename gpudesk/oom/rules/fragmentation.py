@@ -5,7 +5,10 @@ block) and the cache is a sizeable part of reserved memory (frag_ratio >= 0.15, 
 or ``inactive_split_bytes`` / cudaMalloc retries / a largest free block smaller than the request say so
 directly. Also when the device reports far more free memory than the request (taggui#188: 2.35 GiB free,
 20 MiB failed): the free memory is not usable as one block (WDDM address space, per-process cap).
-Confidence rises with frag_ratio and retries. This covers the article's "cache not released" row.
+Confidence rises with frag_ratio and retries. A cache smaller than the request could not have served it however its
+blocks lay: only free and cached memory together reach the request, which on a nearly full device is the job's own
+need first (genuine_shortage's 0.6 below 8 % margin; OPIXray#5: 264 MiB refused on a 2 GiB GPU, the fix a larger
+GPU), so the reading is held at 0.55 there; with a wide margin it still leads. This covers the article's "cache not released" row.
 
 A memory pool with a limit that counts its cached blocks (CuPy: ``SingleDeviceMemoryPool._try_malloc`` in
 cupy/cuda/memory.pyx compares held + request with the limit and raises ``OutOfMemoryError`` before
@@ -44,6 +47,8 @@ def check(f: Facts) -> Cause | None:
     fits = f.margin is not None and f.margin >= 0
     if ratio is not None and ratio >= 0.15 and (fits or f.requested is None):
         conf = 0.5 + min(0.4, ratio)
+        if f.unallocated is not None and f.requested is not None and f.unallocated < f.requested:
+            conf = 0.55  # the cache alone could not have served it (module docstring)
         why.append(_("{ratio:.0%} of reserved memory is cached but unallocated.").format(ratio=ratio))
     elif f.unallocated is not None and f.requested is not None and fits and (
         f.unallocated >= GiB or f.unallocated >= f.requested

@@ -20,6 +20,10 @@ Each engine sizes its KV cache from a memory budget after loading the weights an
   (``server/text_generation_server/models/flash_causal_lm.py``, https://github.com/huggingface/text-generation-inference)
   and says "Not enough memory to handle N total tokens with M prefill tokens" when it does not fit next to the
   weights: the token budget is the knob (half of it as the first try); 0.8.
+* vLLM's start-up check ("Free memory on device (F/T GiB) on startup is less than desired GPU memory utilization
+  (U, B GiB)", gpudesk.oom.parsers.startup_free) with under a tenth of the device held: the driver and the engine's
+  own context take that much, so the budget U × T is above what any start can have free; the fix is
+  ``gpu_memory_utilization`` at most F/T; 0.75 (a larger holder is gpudesk.oom.rules.other_process's).
 * TensorRT-LLM: the KV cache takes ``kv_cache_free_gpu_mem_fraction`` (default 0.9) of the memory free after
   the other components; failing to create it means that share plus what follows does not fit.
 
@@ -34,6 +38,7 @@ import math
 from gpudesk.oom.cause import Cause
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.oom.rules.other_process import STARTUP_HELD_SHARE, engine_start_held
 from gpudesk.i18n import _
 
 BLOCK_TOKENS = 16  # vLLM's default block size
@@ -41,6 +46,8 @@ BLOCK_TOKENS = 16  # vLLM's default block size
 
 def check(f: Facts) -> Cause | None:
     r = f.report
+    if r.kind == "engine_startup_free":
+        return _budget_above_free(f)
     if r.kind == "vllm_mamba_cache":
         return _mamba(f)
     if r.kind == "sglang_kv_pool":
@@ -235,4 +242,26 @@ def _tgi_total(f: Facts) -> Cause:
               "below it").format(half=max(1, total // 2), total=total),
         more_fixes=[_("Quantise the weights (--quantize awq/gptq/bitsandbytes) or shard over more GPUs "
                       "(--num-shard) to leave room for the cache.")],
+    )
+
+
+def _budget_above_free(f: Facts) -> Cause | None:
+    """vLLM's start-up free-memory check with little held by others (module docstring)."""
+    got = engine_start_held(f)
+    if got is None or got[2] >= STARTUP_HELD_SHARE * got[0]:
+        return None
+    total, free, held = got
+    budget = f.report.parsed.get("engine_budget_bytes")
+    most = int(free / total * 100) / 100
+    return Cause(
+        id="kv_cache_budget",
+        title=_("The engine's memory budget is larger than the free memory at start"),
+        confidence=0.75,
+        evidence=evidence(total_at_start_bytes=total, free_at_start_bytes=free, held_at_start_bytes=held,
+                          engine_budget_bytes=budget if isinstance(budget, int) else None),
+        explanation=_("gpu_memory_utilization asks for {budget} of {total}, but only {free} was free before loading: "
+                      "the {held} the driver and the engine's own context hold already count against it.").format(
+                          budget=format_bytes(budget) if isinstance(budget, int) else "?",
+                          total=format_bytes(total), free=format_bytes(free), held=format_bytes(held)),
+        fix=_("Set --gpu-memory-utilization to at most {most:.2f}").format(most=most),
     )

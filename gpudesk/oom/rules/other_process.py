@@ -20,6 +20,10 @@ another notebook; keras#8545: a reboot cleared it) → 0.62, above TensorFlow's 
 early HIP runtimes reported the device's free memory wrongly and TensorFlow asked for more than there was
 (hiptensorflow#62), so there the reservation itself stays first (``preallocation``).
 
+A serving engine's start-up check ("Free memory on device (F/T GiB) on startup is less than desired GPU memory
+utilization", gpudesk.oom.parsers.startup_free) runs before the engine allocates anything: a tenth of the device or
+more not free is another holder's (0.85), the fix naming the largest gpu_memory_utilization that would fit.
+
 A message that gives the request and the free memory but neither the capacity nor what this process holds
 (PaddlePaddle's "Cannot allocate 541.5MB memory on GPU 0, available memory is only 8.6MB", whose own text then asks
 "Please check whether there is any other process using GPU 0") cannot say whose memory fills the device: the job's
@@ -63,9 +67,54 @@ def _tf_reservation(f: Facts) -> Cause:
     )
 
 
+# At an engine's start-up check (gpudesk.oom.parsers.startup_free), memory held beyond this share of the device is
+# another holder's; below it the driver and the engine's own CUDA context account for it, and the budget is the story
+# (gpudesk.oom.rules.kv_cache_budget).
+STARTUP_HELD_SHARE = 0.10
+
+
+def engine_start_held(f: Facts) -> tuple[int, int, int] | None:
+    """(total, free, held) at an engine's start-up free-memory check, None for any other report."""
+    r = f.report
+    total, free = r.parsed.get("total_at_start_bytes"), r.parsed.get("free_at_start_bytes")
+    if r.kind != "engine_startup_free" or not isinstance(total, int) or not isinstance(free, int) or total <= 0:
+        return None
+    return total, free, max(0, total - free)
+
+
+def _engine_start(f: Facts) -> Cause | None:
+    """vLLM's start-up check found less free than ``gpu_memory_utilization × total`` before loading anything
+    (gpudesk.oom.parsers.startup_free): what is not free is held by another process when it is a tenth or more of
+    the device, 0.85."""
+    got = engine_start_held(f)
+    if got is None or got[2] < STARTUP_HELD_SHARE * got[0]:
+        return None
+    total, free, held = got
+    key = "other_process"
+    most = int(free / total * 100) / 100
+    return Cause(
+        id="other_process",
+        title=_("Another process held the GPU when the engine started"),
+        confidence=0.85,
+        evidence=evidence(total_at_start_bytes=total, free_at_start_bytes=free, other_processes_bytes=held,
+                          other_processes_ratio=round(held / total, 3), deciding_check=key,
+                          check_command=check_command(key, f.report.platform)),
+        explanation=_("Before loading anything the engine found {free} of {total} free: {held} ({share:.0%}) was "
+                      "already held by another process (a second engine, a notebook, a run that did not exit), so "
+                      "its memory budget cannot be met.").format(free=format_bytes(free), total=format_bytes(total),
+                                                                 held=format_bytes(held), share=held / total),
+        fix=_("Stop the other processes on this GPU (nvidia-smi lists them) or pick a free GPU; to share it, lower "
+              "--gpu-memory-utilization to at most {most:.2f}").format(most=most),
+        checks=[_("{command}: {meaning}").format(command=check_command(key, f.report.platform),
+                                                 meaning=i18n._(CHECKS[key].meaning))],
+    )
+
+
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
+    if f.report.kind == "engine_startup_free":
+        return _engine_start(f)
     if tf_reservation_refused_on_cuda(f):
         # TensorFlow's device-discovery figures, when pasted, say more than the refusal alone.
         held = _held_before_start(f) if f.dev is not None and not f.dev.other_processes else None

@@ -25,6 +25,9 @@
   ``df -h /dev/shm`` (host memory: ``host_ram``'s kind of check), the fix ``--shm-size`` / ``--ipc=host``.
 * PaddlePaddle's up-front chunk larger than what is available (``pool_chunk``) → ``preallocation`` 0.7, then
   ``other_process`` 0.4.
+* A process killed by SIGKILL with no out-of-memory words of its own ("Killed", torchrun's "exitcode: -9") →
+  ``not_capacity`` 0.7 with the kernel log's OOM-killer line as the check: the likelier reading, since a scheduler's
+  kill looks the same.
 * Metal's command-buffer out-of-memory → ``genuine_shortage`` 0.7 (the working set is full).
 * The caching allocator's NVML assert (MIG) → ``genuine_shortage`` 0.6: an OOM whose figures were lost.
 * A bare ``CUDA error: out of memory`` → a ranked set, never one confident answer. From a PyTorch release that
@@ -52,7 +55,8 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import CHECKS, DEV_SHM_CHECK, LIBRARY_CHECK, NOT_CAPACITY, check_command
+from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, LIBRARY_CHECK, NOT_CAPACITY, OOM_KILLER_CHECK,
+                                    PAGE_FILE_CHECK, check_command)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -69,6 +73,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
     titles = {
         "shared_memory": _("Not a memory problem: the kernel needs more on-chip memory than the core has"),
         "host_ram": _("Not a GPU memory problem: host RAM ran out"),
+        "oom_killer": _("Likely not GPU memory: the process was killed (SIGKILL), the mark of the host's OOM killer"),
         "dev_shm": _("Not a GPU memory problem: the DataLoader workers ran out of shared memory (/dev/shm)"),
         "absurd_size": _("Not a memory problem: the requested size is garbage"),
         "ecc": _("Not a capacity problem: an uncorrectable ECC error (GPU memory fault)"),
@@ -90,6 +95,10 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                            "involved."),
         "host_ram": _("The failing allocation is in system memory (PyTorch's CPU allocator, a CPU buffer): the GPU "
                       "is not full, the computer is."),
+        "oom_killer": _("The process ended by SIGKILL with no error of its own: on Linux that is how the kernel's OOM "
+                        "killer ends the largest process when host RAM and swap run out (loading a checkpoint into "
+                        "RAM, one copy per rank, many DataLoader workers). A scheduler's time or memory limit kills "
+                        "the same way."),
         "dev_shm": _("A DataLoader worker was killed by a bus error: it passes each batch to the main process through "
                      "/dev/shm, a RAM-backed filesystem, and a page it wrote could not be backed. Containers get "
                      "64 MiB there unless told otherwise; the GPU is not involved."),
@@ -131,6 +140,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                            "memory per SM also works"),
         "host_ram": _("Free host RAM or add swap / enlarge the Windows page file; load with mmap or "
                       "low_cpu_mem_usage=True, or process the data in smaller pieces"),
+        "oom_killer": _("Load the model with mmap / low_cpu_mem_usage=True (or on rank 0 only), use fewer DataLoader "
+                        "workers or ranks per node, or add RAM or swap; raise the job's memory limit if a scheduler "
+                        "set one"),
         "dev_shm": _("Give the container more shared memory (docker run --shm-size=8g, or --ipc=host; Kubernetes: an "
                      "emptyDir with medium: Memory on /dev/shm), or lower num_workers / the batch size"),
         "absurd_size": _("Find the shape that produced the size (print shapes before the failing op); fix the "
@@ -157,8 +169,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                               "rerun"),
     }
     check_key = {"vulkan_large": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
-                 "library_mismatch": "driver_version"}.get(key, key)
-    own_check = {"dev_shm": DEV_SHM_CHECK, "library_mismatch": LIBRARY_CHECK}.get(key)
+                 "library_mismatch": "driver_version", "oom_killer": "host_ram"}.get(key, key)
+    own_check = {"dev_shm": DEV_SHM_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     command = own_check.command if own_check is not None else check_command(check_key, r.platform)
     check_line = (_("{command}: {meaning}").format(command=command, meaning=i18n._(own_check.meaning))
                   if own_check is not None else _check_line(check_key, r.platform))
@@ -246,6 +258,8 @@ def check(f: Facts) -> list[Cause]:
                               "(FLAGS_allocator_strategy=auto_growth); stop other processes on the GPU"),
                             "preallocation", f))
         out.append(_other_process(0.4, f))
+    elif sig == "sigkill":
+        out.append(_not_capacity("oom_killer", 0.7, f))
     elif sig == "metal_oom":
         out.append(_shortage(0.7, f, _("A Metal command buffer ran out of memory: the model, its cache and this "
                                        "step's buffers exceed the GPU working set macOS allows (about two thirds "
@@ -330,6 +344,26 @@ def _library_mismatch_first(f: Facts) -> list[Cause]:
             _other_process(0.35, f)]
 
 
+# XLA's convolution autotuner (xla/service/gpu/conv_algorithm_picker.cc) when every candidate algorithm failed.
+_AUTOTUNER = "best cudnn convolution algorithm"
+
+
+def _autotuner_preallocation(f: Facts) -> list[Cause]:
+    """XLA's "Failed to determine best cudnn convolution algorithm": the autotuner runs after cuDNN's handle was
+    created (a missing or mismatched library stops earlier, at "DNN library initialization failed"), and profiles each
+    candidate algorithm with scratch memory and cuDNN's own device allocations made outside XLA's preallocated pool;
+    when all of them fail, that memory could not be had. Preallocation first (elixir-nx/nx#1000: memory_fraction 0.6
+    fixed it; jax#8506: the maintainer, JAX must leave cuDNN a minimum), the library reading second."""
+    return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
+                     _("XLA's convolution autotuner tries each cuDNN algorithm with scratch memory and cuDNN's own "
+                       "allocations outside the preallocated pool; every algorithm failed, so that memory was not "
+                       "there."),
+                     _("Set XLA_PYTHON_CLIENT_PREALLOCATE=false or XLA_PYTHON_CLIENT_MEM_FRACTION=.5 (TensorFlow: "
+                       "TF_FORCE_GPU_ALLOW_GROWTH=true), then rerun"),
+                     "preallocation", f),
+            _not_capacity("library_mismatch", 0.4, f), _other_process(0.35, f)]
+
+
 def _not_initialized_pytorch(f: Facts) -> list[Cause]:
     """PyTorch's ``CUDNN_STATUS_NOT_INITIALIZED``: ``cudnnCreate`` could not start, which it reports alike when its
     handle's device memory cannot be had and when the library does not match (an old cuDNN, a build for other GPUs).
@@ -370,9 +404,11 @@ def _library_init(f: Facts) -> list[Cause]:
         free, total = int(usage.group(1)), int(usage.group(2))
         if total and free / total > 0.5:
             return [_not_capacity("driver_version", 0.8, f)]
+    low = (r.text or "").lower()
+    if _AUTOTUNER in low:
+        return _autotuner_preallocation(f)
     if _jax_wording(r):
         return _library_mismatch_first(f)
-    low = (r.text or "").lower()
     if _EAGER_HANDLE_CALLER.search(r.text or "") and not any(w in low for w in _PREALLOCATING):
         return _eager_handle(f)
     if runtime in _PREALLOCATING or r.framework in _PREALLOCATING or _not_pytorch_wording(r):
@@ -412,15 +448,45 @@ def _eager_handle(f: Facts) -> list[Cause]:
 
 
 _ASYNC_NOTE = "kernel errors might be asynchronously reported"
-# What a WSL2 log carries of its platform: the word, its kernel's release string ("5.15.90.1-microsoft-standard-WSL2"),
-# the Windows drives mounted under /mnt/<letter>, and the GPU paravirtualisation of WSL2 (/dev/dxg, libdxcore.so,
-# the driver libraries in /usr/lib/wsl/lib; NVIDIA CUDA on WSL User Guide, "Getting Started").
-_WSL = re.compile(r"\bwsl|microsoft-standard|/mnt/[c-h]/|/dev/dxg|\bdxg\b|libdxcore|/usr/lib/wsl")
 
 
-def _wsl(low: str) -> bool:
-    """The (lower-cased) text comes from WSL2 (see ``_WSL``); page-locked memory is limited there."""
-    return _WSL.search(low) is not None
+def _wsl(f: Facts) -> bool:
+    """The job ran under WSL2 (its words in the text, or the user said so: gpudesk.oom.user_context); page-locked
+    memory is limited there."""
+    return f.report.host_os == "wsl"
+
+
+def _windows(f: Facts) -> bool:
+    """The job ran on native Windows (WDDM), where driver allocations count against the commit limit."""
+    return f.report.host_os == "windows"
+
+
+def _page_file(confidence: float, f: Facts) -> Cause:
+    """Native Windows: the driver refused device memory because the system commit limit (RAM + page file) was
+    reached (gpudesk.oom.user_context)."""
+    command = PAGE_FILE_CHECK.command
+    return Cause(
+        id="not_capacity",
+        title=_("Likely not GPU memory: the Windows commit limit (RAM + page file) was reached"),
+        confidence=confidence,
+        evidence=evidence(not_capacity_kind="page_file", deciding_check="host_ram", check_command=command,
+                          requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total),
+        explanation=_("On Windows the video memory manager can move device allocations to system memory, so the "
+                      "driver charges them against the system commit limit (RAM plus the page file). With a small page "
+                      "file it refuses a device allocation while the GPU still has memory free, and the error carries "
+                      "no figures."),
+        fix=_("Let Windows manage the page file size, or set it to at least the GPU's memory plus the model's size "
+              "(System > Advanced system settings > Performance > Virtual memory), then restart; close programs "
+              "that hold much RAM"),
+        checks=[_("{command}: {meaning}").format(command=command, meaning=i18n._(PAGE_FILE_CHECK.meaning))],
+    )
+
+
+def _others_given(f: Facts) -> bool:
+    """The user gave other processes' memory on this GPU and it is large: at least 1 GiB or a tenth of the GPU."""
+    if not f.other:
+        return False
+    return f.other >= 1024**3 or (f.total is not None and f.other >= f.total / 10)
 
 
 def _one_line_shortage(f: Facts) -> Cause:
@@ -454,6 +520,9 @@ def _bare(f: Facts) -> list[Cause]:
     if _free_covers(f):
         return [_not_capacity("free_exceeds_request", 0.7, f), _not_capacity("illegal_address", 0.45, f),
                 _other_process(0.3, f)]
+    if _others_given(f):
+        return [_other_process(0.75, f), _shortage(0.4, f, _("The job's own allocations and the other processes' "
+                                                             "together exceed the GPU."))]
     if runtime in ("llamacpp", "ollama"):
         return [_shortage(0.5, f, _("ggml's CUDA backend could not allocate its own buffers (weights, KV cache, "
                                     "compute pool): the model and context do not fit in what is free.")),
@@ -468,20 +537,27 @@ def _bare(f: Facts) -> list[Cause]:
         return [_shortage(0.5, f, _("The driver refused a device allocation (cuMemCreate / cuMemAlloc): the GPU is "
                                     "full.")),
                 _other_process(0.4, f), _not_capacity("ecc", 0.15, f)]
-    pinned = "pin_memory" in low or _wsl(low)
+    pinned = "pin_memory" in low or _wsl(f)
     pytorch = r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low
     if pinned or (pytorch and _ASYNC_NOTE in low):
         # PyTorch's caching allocator reports its own failures as "Tried to allocate ..." (every release that
         # prints the asynchronous-error note does); a bare CUDA error is a call outside it, and in a running job
         # the commonest such allocation is page-locked host memory.
-        return [_not_capacity("pin_memory", 0.75 if pinned else 0.4, f), _other_process(0.35, f),
-                _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]
+        causes = [_not_capacity("pin_memory", 0.75 if pinned else 0.4, f), _other_process(0.35, f),
+                  _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]
+        return causes + [_page_file(0.38, f)] if _windows(f) else causes
     if pytorch:
         # The one line alone (the release unknown): in the public threads that paste just this line, the
         # resolution is most often a smaller batch (module docstring), so the job's own need comes first, with the
         # check that tells it from another process.
-        return [_one_line_shortage(f), _other_process(0.4, f), _not_capacity("pin_memory", 0.35, f),
-                _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]
-    # Any other runtime allocates device memory itself, so its bare CUDA error is first its own allocation.
+        causes = [_one_line_shortage(f), _other_process(0.4, f), _not_capacity("pin_memory", 0.35, f),
+                  _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]
+        return causes + [_page_file(0.38, f)] if _windows(f) else causes
+    # Any other runtime allocates device memory itself, so its bare CUDA error is first its own allocation; on
+    # native Windows the commit limit (RAM + page file) is the next reading (gpudesk.oom.user_context).
+    if _windows(f):
+        return [_shortage(0.5, f, _("The runtime's own device allocation failed (it prints no figures): the GPU is "
+                                    "full.")),
+                _page_file(0.45, f), _other_process(0.4, f), _not_capacity("ecc", 0.2, f)]
     return [_shortage(0.5, f, _("The runtime's own device allocation failed (it prints no figures): the GPU is full.")),
             _other_process(0.4, f), _not_capacity("ecc", 0.2, f), _not_capacity("xid", 0.15, f)]
