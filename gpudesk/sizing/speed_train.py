@@ -7,7 +7,8 @@ One micro-batch on one GPU (one pipeline stage, one tensor/context/expert shard)
   head; the input embedding is a lookup, no FLOPs), divided by tensor x pipeline parallelism. Rate: the dense
   peak at the GEMM precision x the catalog's measured matmul efficiency (MAMF / peak, Stas Bekman, ML
   Engineering, compute/accelerator/benchmarks), else :data:`DEFAULT_MATMUL_EFFICIENCY`. FP8 (Transformer Engine /
-  torchao Float8Linear) runs only the GEMMs at the FP8 peak; attention and every other kernel stay 16-bit, and each
+  torchao Float8Linear) runs only the GEMMs at the FP8 peak (on Hopper at a lower share of it, its backward GEMMs
+  promoting partial sums, :func:`fp8_share_of_bf16_efficiency`); attention and every other kernel stay 16-bit, and each
   GEMM input is cast to FP8 (an extra memory pass), so the step gains far less than 2x (Micikevicius et al. 2022,
   "FP8 Formats for Deep Learning", arXiv 2209.05433; torchao float8 README: 1.2-1.5x end to end).
   Expert GEMMs are timed one expert GEMM at a time on a roofline (Williams et al. 2009) with the expert's own
@@ -68,10 +69,18 @@ DEFAULT_MATMUL_EFFICIENCY = 0.75
 # share the GPU with other kernels and wait on launches. Stas Bekman (ML Engineering, compute/accelerator): real
 # LLM training on A100 reached ~180 TFLOPS against 271 TFLOPS MAMF: 0.66 (gpudesk.sizing.time DEFAULT_MFU_OF_MAMF).
 IN_SITU_SHARE_OF_MAMF = 0.66
-# Stated default (no FP8 MAMF in the catalog): FP8 GEMMs reach 0.8 of the BF16 MAMF fraction of their peak (per-tensor
-# scaling and the FP8 tensor cores' limited-precision accumulation promoted to FP32 every 128 elements, DeepSeek-V3
-# technical report, arXiv 2412.19437 section 3.3.2).
+# FP8 GEMM efficiency as a share of the BF16 MAMF fraction of the peak. Hopper's (and Ada's) FP8 tensor cores keep
+# only ~14 bits of the running sum (DeepSeek-V3 technical report, arXiv 2412.19437 section 3.3.2), so training
+# frameworks run the backward GEMMs (2/3 of the FLOPs) with the split accumulator that promotes partial sums to FP32
+# (Transformer Engine ``_2X_ACC_DGRAD`` / ``_2X_ACC_WGRAD``; torchao float8 backward ``use_fast_accum=False``):
+# on a Hopper-class GPU the same 8192^3 FP8 GEMM ran at 1170 TFLOPS through torch._scaled_mm (promoting
+# accumulation by default) against 1609 TFLOPS through cuBLASLt with fast accumulation, 0.73 (cuBLASLt FP8
+# cross-check report, 2026-05-24, gitea.d-robotics.cc/han.zhao/test_gpu_scripts reports_cublaslt_fp8_crosscheck_
+# 20260524.md); 1609 TFLOPS is 0.81 of the 1979 TFLOPS FP8 peak, the BF16 MAMF share (0.80) unchanged. So: 0.80 on
+# the split-accumulation architectures, 1.0 where the tensor cores accumulate FP8 products in FP32 (Blackwell
+# tcgen05 MMA into tensor memory, AMD CDNA MFMA into FP32 registers) and no promotion is needed.
 FP8_SHARE_OF_BF16_EFFICIENCY = 0.80
+SPLIT_ACCUMULATION_ARCHITECTURES = ("Hopper", "Ada Lovelace")
 # Fraction of the 16-bit dense peak fused attention reaches in forward + backward. FlashAttention-2 on A100: 50-73 %
 # forward, 45-63 % backward (Dao 2023, arXiv 2307.08691): 0.5. FlashAttention-2 on Hopper/Blackwell uses none of
 # the new asynchronous tensor-core instructions: "only 35 % utilization on H100" (FlashAttention-3, Shah et al.
@@ -349,7 +358,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     if fp8 and not gpu.fp8_tflops:
         raise SizingError("precision", _("{gpu} has no FP8 tensor cores.").format(gpu=gpu.name))
     base_peak = gpu.bf16_tflops * 1e12 if s.precision != "fp32" else gpu.bf16_tflops * 1e12 / 2
-    gemm_eff = eff * IN_SITU_SHARE_OF_MAMF * (FP8_SHARE_OF_BF16_EFFICIENCY if fp8 else 1.0)
+    gemm_eff = eff * IN_SITU_SHARE_OF_MAMF * (fp8_share_of_bf16_efficiency(gpu.architecture) if fp8 else 1.0)
     gemm_rate = (gpu.fp8_tflops * 1e12 if fp8 and gpu.fp8_tflops else base_peak) * gemm_eff
     attn_rate = base_peak * attention_efficiency(fw, gpu.architecture)
     hbm = gpu.hbm_gbps * 1e9 * HBM_EFFICIENCY
@@ -398,6 +407,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         # token's hidden state into expert order (read h, write top_k h) and scatters the expert outputs back (read
         # top_k h, write h); backward does the same with the gradients. 16-bit elements.
         saved += MOE_PERMUTE_PASSES * (1 + sh.top_k) * sh.hidden * 2 * tokens_mb / s.tp * moe_local
+        saved += expert_chunk_sort_bytes_per_token(sh.hidden, sh.top_k, sh.experts, s.ep, s.ep_node_dedup) * (
+            tokens_mb / s.tp * moe_local)
     if s.recompute == "full":
         saved *= 4 / 3
     t_other = saved / hbm
@@ -512,6 +523,12 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
                       assumptions=assumptions)
 
 
+def fp8_share_of_bf16_efficiency(architecture: str) -> float:
+    """FP8 GEMM efficiency as a share of the BF16 MAMF fraction on ``architecture`` (see
+    :data:`FP8_SHARE_OF_BF16_EFFICIENCY`)."""
+    return FP8_SHARE_OF_BF16_EFFICIENCY if architecture in SPLIT_ACCUMULATION_ARCHITECTURES else 1.0
+
+
 def host_issue_seconds(sh: _Shape, s: TrainSetup, layers_local: float, moe_local: float,
                        fp8: bool) -> tuple[float, float]:
     """(host seconds to issue one micro-batch's forward + backward on this GPU, host seconds per MoE layer).
@@ -593,6 +610,24 @@ def fp8_cast_elements_per_token(hidden: int, q_width: int, mlp_width: int, top_k
     k = positive_int("top_k", top_k)
     return 2 * (positive_int("hidden", hidden) + positive_int("q_width", q_width)
                 + k * (hidden + positive_int("mlp_width", mlp_width)))
+
+
+def expert_chunk_sort_bytes_per_token(hidden: int, top_k: int, experts: int, ep: int, node_dedup: bool) -> float:
+    """HBM bytes per token and MoE layer, forward + backward, of the all-to-all dispatcher's second permutation.
+
+    After the dispatch all-to-all a GPU holds the routed tokens grouped by SOURCE rank, each rank's block split by
+    local expert; the grouped GEMM needs them grouped by EXPERT. Megatron-Core's ``MoEAlltoAllTokenDispatcher``
+    therefore re-sorts the received chunks ("Permutation 2: Sort tokens by local expert (if multiple local
+    experts)", ``sort_chunks_by_idxs`` in ``dispatch_postprocess``, github.com/NVIDIA/Megatron-LM
+    megatron/core/transformer/moe/token_dispatcher.py and moe_utils.py) and restores the source order before the
+    combine all-to-all; backward runs both on the gradients. Each sort reads and writes the ``top_k`` routed copies
+    of the token (16-bit): 4 sorts x 2 passes x ``top_k x h`` x 2 bytes. Only with several experts per GPU
+    (``experts / ep > 1``) and expert parallelism; the fused dispatchers (DeepEP, HybridEP: ``node_dedup``) write
+    the received tokens straight into expert order inside their communication kernels, so they skip it.
+    """
+    if node_dedup or positive_int("ep", ep) <= 1 or positive_int("experts", experts) <= ep:
+        return 0.0
+    return 4 * 2 * positive_int("top_k", top_k) * positive_int("hidden", hidden) * 2
 
 
 def expert_input_saved_bytes(hidden: int, top_k: int) -> float:
@@ -699,7 +734,7 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                               "narrow-K points on H800 (github.com/deepseek-ai/DeepGEMM pull 74)"))
     if s.precision == "fp8":
         recipe = s.fp8_recipe or fw.fp8_recipe
-        out.append(Assumption("fp8", f"GEMMs only at the FP8 peak x {FP8_SHARE_OF_BF16_EFFICIENCY:g} of the BF16 "
+        out.append(Assumption("fp8", f"GEMMs only at the FP8 peak x {fp8_share_of_bf16_efficiency(gpu.architecture):g} of the BF16 "
                                      f"efficiency; attention and other kernels 16-bit; {recipe} scaling casts at "
                                      f"{fp8_cast_bytes_per_element(recipe):g} bytes per element",
                               "Transformer Engine FP8 recipe; Micikevicius et al. 2022 (arXiv 2209.05433); DeepSeek-V3 "
