@@ -73,12 +73,14 @@ IN_SITU_SHARE_OF_MAMF = 0.66
 # only ~14 bits of the running sum (DeepSeek-V3 technical report, arXiv 2412.19437 section 3.3.2), so training
 # frameworks run the backward GEMMs (2/3 of the FLOPs) with the split accumulator that promotes partial sums to FP32
 # (Transformer Engine ``_2X_ACC_DGRAD`` / ``_2X_ACC_WGRAD``; torchao float8 backward ``use_fast_accum=False``):
-# on a Hopper-class GPU the same 8192^3 FP8 GEMM ran at 1170 TFLOPS through torch._scaled_mm (promoting
-# accumulation by default) against 1609 TFLOPS through cuBLASLt with fast accumulation, 0.73 (cuBLASLt FP8
-# cross-check report, 2026-05-24, gitea.d-robotics.cc/han.zhao/test_gpu_scripts reports_cublaslt_fp8_crosscheck_
-# 20260524.md); 1609 TFLOPS is 0.81 of the 1979 TFLOPS FP8 peak, the BF16 MAMF share (0.80) unchanged. So: 0.80 on
-# the split-accumulation architectures, 1.0 where the tensor cores accumulate FP8 products in FP32 (Blackwell
-# tcgen05 MMA into tensor memory, AMD CDNA MFMA into FP32 registers) and no promotion is needed.
+# on a Hopper-class GPU the same 8192^3 FP8 GEMM ran at 1170 TFLOPS through torch._scaled_mm (whose use_fast_accum
+# defaults to False, the promoting path; the report names no cause) against 1609 TFLOPS through cuBLASLt, 0.73
+# (cuBLASLt FP8 cross-check report, 2026-05-24, gitea.d-robotics.cc/han.zhao/test_gpu_scripts reports_cublaslt_fp8_
+# crosscheck_20260524.md). Without promotion FP8 keeps the BF16 share of its doubled peak: 1609 of 1979 TFLOPS is
+# 0.81 (H100 BF16 MAMF 0.80); cuBLASLt on an H200 NVL 1661 TFLOPS FP8 against 853 BF16, 0.97 of twice the BF16 rate
+# (github.com/xzwgit/gpu-flops-bench README). So: 0.80 on the split-accumulation architectures, 1.0 where the tensor
+# cores accumulate FP8 products in FP32 (Blackwell tcgen05 MMA into tensor memory, AMD CDNA MFMA into FP32
+# registers) and no promotion is needed.
 FP8_SHARE_OF_BF16_EFFICIENCY = 0.80
 SPLIT_ACCUMULATION_ARCHITECTURES = ("Hopper", "Ada Lovelace")
 # Fraction of the 16-bit dense peak fused attention reaches in forward + backward. FlashAttention-2 on A100: 50-73 %
