@@ -8,8 +8,9 @@ One micro-batch on one GPU (one pipeline stage, one tensor/context/expert shard)
   peak at the GEMM precision x the catalog's measured matmul efficiency (MAMF / peak, Stas Bekman, ML
   Engineering, compute/accelerator/benchmarks), else :data:`DEFAULT_MATMUL_EFFICIENCY`. FP8 (Transformer Engine /
   torchao Float8Linear) runs only the GEMMs at the FP8 peak (on Hopper at a lower share of it, its backward GEMMs
-  promoting partial sums, :func:`fp8_share_of_bf16_efficiency`); attention and every other kernel stay 16-bit, and each
-  GEMM input is cast to FP8 (an extra memory pass), so the step gains far less than 2x (Micikevicius et al. 2022,
+  promoting partial sums, :func:`fp8_share_of_bf16_efficiency`); attention, the LM head and every other kernel stay
+  16-bit, and each GEMM input is cast to FP8 (an extra memory pass), so the step gains far less than 2x (Micikevicius
+  et al. 2022,
   "FP8 Formats for Deep Learning", arXiv 2209.05433; torchao float8 README: 1.2-1.5x end to end).
   Expert GEMMs are timed one expert GEMM at a time on a roofline (Williams et al. 2009) with the expert's own
   shape (:func:`expert_mlp_seconds`, :func:`gemm_seconds`): a grouped GEMM over few tokens per expert is bound by
@@ -275,6 +276,7 @@ class _Shape:
     expert_fc1_factor: int  # output width of an expert's first linear / expert_width: 2 gated (gate + up), 1 plain
     dense_ffn_width: int  # MLP width of the layers without experts
     saved_bytes_per_token_layer: float  # Korthikanti coefficient x h
+    lm_head_params: float  # vocabulary x hidden: the output projection's GEMM parameters
     attention_context: float  # mean keys a query attends to (causal half, sliding windows capped)
 
 
@@ -304,7 +306,7 @@ def _shape(spec: ModelSpec, seq_len: int) -> _Shape:
                   expert_params_total=float(moe_layers * experts * one_expert), moe_layers=moe_layers, experts=experts,
                   top_k=top_k, expert_width=int(ffn),
                   expert_fc1_factor=max(1, round(one_expert / (h * ffn)) - 1) if experts else 1, dense_ffn_width=int(spec.ffn_size or 4 * h),
-                  saved_bytes_per_token_layer=coeff * h,
+                  saved_bytes_per_token_layer=coeff * h, lm_head_params=float(embedding),
                   attention_context=context)
 
 
@@ -376,6 +378,14 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     per_param = 4 if s.adapter_params else 6
     dense_flops = per_param * sh.dense_gemm_params / (s.tp * s.pp) * tokens_mb
     t_dense = dense_flops / gemm_rate
+    if fp8:
+        # The LM head stays 16-bit under FP8 training: Megatron-Core builds the output layer as a plain
+        # tensor_parallel.ColumnParallelLinear (megatron/core/models/gpt/gpt_model.py), outside Transformer Engine's
+        # FP8 autocast, and torchtitan's float8 converter skips the "output" module (filter_fqns = ["output"],
+        # torchtitan docs/float8.md). Its share of the dense GEMMs (vocabulary x hidden: 9 % of Qwen3-30B-A3B's
+        # active GEMMs, 11 % of gpt-oss-120b's) runs at the 16-bit rate.
+        head_flops = per_param * sh.lm_head_params / (s.tp * s.pp) * tokens_mb
+        t_dense += head_flops / (base_peak * eff * IN_SITU_SHARE_OF_MAMF) - head_flops / gemm_rate
     t_expert = 0.0
     if sh.experts and sh.expert_gemm_params:
         # Each local expert (a 1/etp slice of every routed expert on the ep ranks) receives its share of the

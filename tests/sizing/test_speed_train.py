@@ -70,9 +70,12 @@ def test_fp8_speeds_up_the_gemms_only(catalog):
     spec = spec_from_catalog(catalog.find_model("llama-3-8b"))
     bf16 = train_speed(spec, gpu_rates(gpu), _setup())
     fp8 = train_speed(spec, gpu_rates(gpu), _setup(precision="fp8"))
-    # GEMM time scales by the peak ratio and the FP8 share of the BF16 efficiency (0.8); attention is unchanged.
-    expected = bf16.breakdown["gemm_s"] * gpu.bf16_dense_tflops / gpu.fp8_dense_tflops / 0.8
-    assert fp8.breakdown["gemm_s"] == pytest.approx(expected)
+    # GEMM time scales by the peak ratio and the FP8 share of the BF16 efficiency (0.8 on Hopper), except the LM head
+    # (vocabulary x hidden), which stays 16-bit; attention is unchanged.
+    head_share = spec.vocab_size * spec.hidden_size / (spec.params - spec.vocab_size * spec.hidden_size)
+    expected = bf16.breakdown["gemm_s"] * (head_share + (1 - head_share) * gpu.bf16_dense_tflops
+                                           / gpu.fp8_dense_tflops / 0.8)
+    assert fp8.breakdown["gemm_s"] == pytest.approx(expected, rel=1e-3)
     assert fp8.breakdown["attention_s"] == pytest.approx(bf16.breakdown["attention_s"])
     assert fp8.breakdown["other_kernels_s"] > bf16.breakdown["other_kernels_s"]  # the FP8 casts
     speedup = fp8.tokens_per_s_per_gpu / bf16.tokens_per_s_per_gpu
@@ -380,8 +383,10 @@ def test_fp8_share_of_the_bf16_efficiency_depends_on_how_the_tensor_cores_accumu
     gpu = catalog.find_gpu("b200")
     bf16 = train_speed(spec, gpu_rates(gpu), _setup())
     fp8 = train_speed(spec, gpu_rates(gpu), _setup(precision="fp8"))
-    expected = bf16.breakdown["gemm_s"] * gpu.bf16_dense_tflops / gpu.fp8_dense_tflops
-    assert fp8.breakdown["gemm_s"] == pytest.approx(expected)
+    # Everything but the 16-bit LM head (vocabulary x hidden of the dense GEMM parameters) at twice the rate.
+    head_share = spec.vocab_size * spec.hidden_size / (spec.params - spec.vocab_size * spec.hidden_size)  # untied
+    expected = bf16.breakdown["gemm_s"] * (head_share + (1 - head_share) * gpu.bf16_dense_tflops / gpu.fp8_dense_tflops)
+    assert fp8.breakdown["gemm_s"] == pytest.approx(expected, rel=1e-3)
 
 
 def test_fp8_casts_every_routed_copy_of_a_token_on_the_published_mi355x_profile(catalog):
@@ -525,8 +530,9 @@ def test_second_fresh_training_batch_keeps_the_level_it_was_first_scored_at():
     # The FP8 accumulation rule (Blackwell and CDNA FP8 GEMMs at the BF16 share of their peak, Hopper's split
     # accumulator at 0.8 of it) moves this batch's nine MoE rows in MXFP8 on Blackwell 4-17 % further above their
     # measurements (the missing in-node MoE term, train_model_notes.md) and its three dense B200/B300 Llama 8B rows
-    # from 0.99-1.05 to 0.86-0.91: 61 -> 44 % within 20 %, median 13.6 -> 23.8 %, within 50 % 83 % unchanged.
-    assert s["within_20_share"] >= 0.44 and s["within_50_share"] >= 0.8 and s["median_abs_error"] <= 0.24
+    # from 0.99-1.05 to 0.86-0.91 (0.89-0.95 with the 16-bit LM head): 61 -> 44 % within 20 %, median 13.6 -> 22.1 %,
+    # within 50 % 83 % unchanged.
+    assert s["within_20_share"] >= 0.44 and s["within_50_share"] >= 0.8 and s["median_abs_error"] <= 0.23
 
 
 def test_a_lora_row_trains_only_its_adapters(catalog):
