@@ -100,6 +100,12 @@ MOE_PERMUTE_PASSES = 4
 HBM_EFFICIENCY = 0.80
 # Korthikanti et al. 2022: saved values written in forward, read in backward, their gradients written.
 NON_GEMM_PASSES = 3
+# The logits: the LM head writes tokens x vocabulary 16-bit values, the fused cross entropy reads them once for the
+# maximum and the sum of exponentials, and in backward reads them again to form softmax - one-hot and writes that
+# gradient (Megatron-Core fused vocab-parallel cross entropy, megatron/core/fusions/fused_cross_entropy.py; torchtitan
+# compiles the loss the same way): 4 passes of 2 bytes per vocabulary entry and token, on the last pipeline stage.
+# Beside a 4096-wide layer's saved values this is small, beside a 150-200k vocabulary on a 2-3k hidden model not.
+LOGITS_PASSES = 4
 # Adam step: read weights/master/gradients/m/v, write master/m/v/weights: ~32 bytes per parameter it updates.
 OPTIMIZER_BYTES_PER_PARAM = 32
 # Host cost per operator: 5-25 us of CPU work before the kernel is queued (see host_issue_seconds): 15 us.
@@ -423,6 +429,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
             tokens_mb / s.tp * moe_local)
     if s.recompute == "full":
         saved *= 4 / 3
+    # Logits and cross entropy (LOGITS_PASSES), vocabulary-parallel over tp, on one of pp stages (the stage mean).
+    saved += LOGITS_PASSES * 2 * sh.lm_head_params / sh.hidden / (s.tp * s.pp) * tokens_mb
     t_other = saved / hbm
     t_other *= fw.non_gemm_traffic
     t_compute = t_gemm + t_attn + t_other

@@ -351,6 +351,8 @@ def test_moe_token_permutation_is_memory_traffic(catalog):
     # plus the top_k permuted 16-bit copies the first expert GEMM keeps for its weight gradient.
     coeff = 18 + 6 * top_k * moe.moe_ffn_size / h + 2 * top_k
     saved = 3 * coeff * h * tokens * layers / (gpu.memory_bandwidth_gbps * 1e9 * HBM_EFFICIENCY)
+    # The logits: written by the LM head, read twice by the fused cross entropy, their gradient written.
+    saved += 4 * 2 * moe.vocab_size * tokens / (gpu.memory_bandwidth_gbps * 1e9 * HBM_EFFICIENCY)
     # The all-to-all dispatcher re-sorts the received chunks by local expert (16 per GPU here) and back, forward and
     # backward: 4 sorts, each reading and writing the top_k routed copies.
     sort = 4 * 2 * top_k * h * 2 * tokens * layers / (gpu.memory_bandwidth_gbps * 1e9 * HBM_EFFICIENCY)
