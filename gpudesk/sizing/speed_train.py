@@ -7,8 +7,10 @@ One micro-batch on one GPU (one pipeline stage, one tensor/context/expert shard)
   head; the input embedding is a lookup, no FLOPs), divided by tensor x pipeline parallelism. Rate: the dense
   peak at the GEMM precision x the catalog's measured matmul efficiency (MAMF / peak, Stas Bekman, ML
   Engineering, compute/accelerator/benchmarks), else :data:`DEFAULT_MATMUL_EFFICIENCY`. FP8 (Transformer Engine /
-  torchao Float8Linear) runs only the GEMMs at the FP8 peak; attention and every other kernel stay 16-bit, and each
-  GEMM input is cast to FP8 (an extra memory pass), so the step gains far less than 2x (Micikevicius et al. 2022,
+  torchao Float8Linear) runs only the GEMMs at the FP8 peak (on Hopper at a lower share of it, its backward GEMMs
+  promoting partial sums, :func:`fp8_share_of_bf16_efficiency`); attention, the LM head and every other kernel stay
+  16-bit, and each GEMM input is cast to FP8 (an extra memory pass), so the step gains far less than 2x (Micikevicius
+  et al. 2022,
   "FP8 Formats for Deep Learning", arXiv 2209.05433; torchao float8 README: 1.2-1.5x end to end).
   Expert GEMMs are timed one expert GEMM at a time on a roofline (Williams et al. 2009) with the expert's own
   shape (:func:`expert_mlp_seconds`, :func:`gemm_seconds`): a grouped GEMM over few tokens per expert is bound by
@@ -68,10 +70,20 @@ DEFAULT_MATMUL_EFFICIENCY = 0.75
 # share the GPU with other kernels and wait on launches. Stas Bekman (ML Engineering, compute/accelerator): real
 # LLM training on A100 reached ~180 TFLOPS against 271 TFLOPS MAMF: 0.66 (gpudesk.sizing.time DEFAULT_MFU_OF_MAMF).
 IN_SITU_SHARE_OF_MAMF = 0.66
-# Stated default (no FP8 MAMF in the catalog): FP8 GEMMs reach 0.8 of the BF16 MAMF fraction of their peak (per-tensor
-# scaling and the FP8 tensor cores' limited-precision accumulation promoted to FP32 every 128 elements, DeepSeek-V3
-# technical report, arXiv 2412.19437 section 3.3.2).
+# FP8 GEMM efficiency as a share of the BF16 MAMF fraction of the peak. Hopper's (and Ada's) FP8 tensor cores keep
+# only ~14 bits of the running sum (DeepSeek-V3 technical report, arXiv 2412.19437 section 3.3.2), so training
+# frameworks run the backward GEMMs (2/3 of the FLOPs) with the split accumulator that promotes partial sums to FP32
+# (Transformer Engine ``_2X_ACC_DGRAD`` / ``_2X_ACC_WGRAD``; torchao float8 backward ``use_fast_accum=False``):
+# on a Hopper-class GPU the same 8192^3 FP8 GEMM ran at 1170 TFLOPS through torch._scaled_mm (whose use_fast_accum
+# defaults to False, the promoting path; the report names no cause) against 1609 TFLOPS through cuBLASLt, 0.73
+# (cuBLASLt FP8 cross-check report, 2026-05-24, gitea.d-robotics.cc/han.zhao/test_gpu_scripts reports_cublaslt_fp8_
+# crosscheck_20260524.md). Without promotion FP8 keeps the BF16 share of its doubled peak: 1609 of 1979 TFLOPS is
+# 0.81 (H100 BF16 MAMF 0.80); cuBLASLt on an H200 NVL 1661 TFLOPS FP8 against 853 BF16, 0.97 of twice the BF16 rate
+# (github.com/xzwgit/gpu-flops-bench README). So: 0.80 on the split-accumulation architectures, 1.0 where the tensor
+# cores accumulate FP8 products in FP32 (Blackwell tcgen05 MMA into tensor memory, AMD CDNA MFMA into FP32
+# registers) and no promotion is needed.
 FP8_SHARE_OF_BF16_EFFICIENCY = 0.80
+SPLIT_ACCUMULATION_ARCHITECTURES = ("Hopper", "Ada Lovelace")
 # Fraction of the 16-bit dense peak fused attention reaches in forward + backward. FlashAttention-2 on A100: 50-73 %
 # forward, 45-63 % backward (Dao 2023, arXiv 2307.08691): 0.5. FlashAttention-2 on Hopper/Blackwell uses none of
 # the new asynchronous tensor-core instructions: "only 35 % utilization on H100" (FlashAttention-3, Shah et al.
@@ -88,6 +100,12 @@ MOE_PERMUTE_PASSES = 4
 HBM_EFFICIENCY = 0.80
 # Korthikanti et al. 2022: saved values written in forward, read in backward, their gradients written.
 NON_GEMM_PASSES = 3
+# The logits: the LM head writes tokens x vocabulary 16-bit values, the fused cross entropy reads them once for the
+# maximum and the sum of exponentials, and in backward reads them again to form softmax - one-hot and writes that
+# gradient (Megatron-Core fused vocab-parallel cross entropy, megatron/core/fusions/fused_cross_entropy.py; torchtitan
+# compiles the loss the same way): 4 passes of 2 bytes per vocabulary entry and token, on the last pipeline stage.
+# Beside a 4096-wide layer's saved values this is small, beside a 150-200k vocabulary on a 2-3k hidden model not.
+LOGITS_PASSES = 4
 # Adam step: read weights/master/gradients/m/v, write master/m/v/weights: ~32 bytes per parameter it updates.
 OPTIMIZER_BYTES_PER_PARAM = 32
 # Host cost per operator: 5-25 us of CPU work before the kernel is queued (see host_issue_seconds): 15 us.
@@ -264,6 +282,7 @@ class _Shape:
     expert_fc1_factor: int  # output width of an expert's first linear / expert_width: 2 gated (gate + up), 1 plain
     dense_ffn_width: int  # MLP width of the layers without experts
     saved_bytes_per_token_layer: float  # Korthikanti coefficient x h
+    lm_head_params: float  # vocabulary x hidden: the output projection's GEMM parameters
     attention_context: float  # mean keys a query attends to (causal half, sliding windows capped)
 
 
@@ -293,7 +312,7 @@ def _shape(spec: ModelSpec, seq_len: int) -> _Shape:
                   expert_params_total=float(moe_layers * experts * one_expert), moe_layers=moe_layers, experts=experts,
                   top_k=top_k, expert_width=int(ffn),
                   expert_fc1_factor=max(1, round(one_expert / (h * ffn)) - 1) if experts else 1, dense_ffn_width=int(spec.ffn_size or 4 * h),
-                  saved_bytes_per_token_layer=coeff * h,
+                  saved_bytes_per_token_layer=coeff * h, lm_head_params=float(embedding),
                   attention_context=context)
 
 
@@ -349,7 +368,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     if fp8 and not gpu.fp8_tflops:
         raise SizingError("precision", _("{gpu} has no FP8 tensor cores.").format(gpu=gpu.name))
     base_peak = gpu.bf16_tflops * 1e12 if s.precision != "fp32" else gpu.bf16_tflops * 1e12 / 2
-    gemm_eff = eff * IN_SITU_SHARE_OF_MAMF * (FP8_SHARE_OF_BF16_EFFICIENCY if fp8 else 1.0)
+    gemm_eff = eff * IN_SITU_SHARE_OF_MAMF * (fp8_share_of_bf16_efficiency(gpu.architecture) if fp8 else 1.0)
     gemm_rate = (gpu.fp8_tflops * 1e12 if fp8 and gpu.fp8_tflops else base_peak) * gemm_eff
     attn_rate = base_peak * attention_efficiency(fw, gpu.architecture)
     hbm = gpu.hbm_gbps * 1e9 * HBM_EFFICIENCY
@@ -365,6 +384,14 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     per_param = 4 if s.adapter_params else 6
     dense_flops = per_param * sh.dense_gemm_params / (s.tp * s.pp) * tokens_mb
     t_dense = dense_flops / gemm_rate
+    if fp8:
+        # The LM head stays 16-bit under FP8 training: Megatron-Core builds the output layer as a plain
+        # tensor_parallel.ColumnParallelLinear (megatron/core/models/gpt/gpt_model.py), outside Transformer Engine's
+        # FP8 autocast, and torchtitan's float8 converter skips the "output" module (filter_fqns = ["output"],
+        # torchtitan docs/float8.md). Its share of the dense GEMMs (vocabulary x hidden: 9 % of Qwen3-30B-A3B's
+        # active GEMMs, 11 % of gpt-oss-120b's) runs at the 16-bit rate.
+        head_flops = per_param * sh.lm_head_params / (s.tp * s.pp) * tokens_mb
+        t_dense += head_flops / (base_peak * eff * IN_SITU_SHARE_OF_MAMF) - head_flops / gemm_rate
     t_expert = 0.0
     if sh.experts and sh.expert_gemm_params:
         # Each local expert (a 1/etp slice of every routed expert on the ep ranks) receives its share of the
@@ -398,8 +425,12 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         # token's hidden state into expert order (read h, write top_k h) and scatters the expert outputs back (read
         # top_k h, write h); backward does the same with the gradients. 16-bit elements.
         saved += MOE_PERMUTE_PASSES * (1 + sh.top_k) * sh.hidden * 2 * tokens_mb / s.tp * moe_local
+        saved += expert_chunk_sort_bytes_per_token(sh.hidden, sh.top_k, sh.experts, s.ep, s.ep_node_dedup) * (
+            tokens_mb / s.tp * moe_local)
     if s.recompute == "full":
         saved *= 4 / 3
+    # Logits and cross entropy (LOGITS_PASSES), vocabulary-parallel over tp, on one of pp stages (the stage mean).
+    saved += LOGITS_PASSES * 2 * sh.lm_head_params / sh.hidden / (s.tp * s.pp) * tokens_mb
     t_other = saved / hbm
     t_other *= fw.non_gemm_traffic
     t_compute = t_gemm + t_attn + t_other
@@ -512,6 +543,12 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
                       assumptions=assumptions)
 
 
+def fp8_share_of_bf16_efficiency(architecture: str) -> float:
+    """FP8 GEMM efficiency as a share of the BF16 MAMF fraction on ``architecture`` (see
+    :data:`FP8_SHARE_OF_BF16_EFFICIENCY`)."""
+    return FP8_SHARE_OF_BF16_EFFICIENCY if architecture in SPLIT_ACCUMULATION_ARCHITECTURES else 1.0
+
+
 def host_issue_seconds(sh: _Shape, s: TrainSetup, layers_local: float, moe_local: float,
                        fp8: bool) -> tuple[float, float]:
     """(host seconds to issue one micro-batch's forward + backward on this GPU, host seconds per MoE layer).
@@ -593,6 +630,24 @@ def fp8_cast_elements_per_token(hidden: int, q_width: int, mlp_width: int, top_k
     k = positive_int("top_k", top_k)
     return 2 * (positive_int("hidden", hidden) + positive_int("q_width", q_width)
                 + k * (hidden + positive_int("mlp_width", mlp_width)))
+
+
+def expert_chunk_sort_bytes_per_token(hidden: int, top_k: int, experts: int, ep: int, node_dedup: bool) -> float:
+    """HBM bytes per token and MoE layer, forward + backward, of the all-to-all dispatcher's second permutation.
+
+    After the dispatch all-to-all a GPU holds the routed tokens grouped by SOURCE rank, each rank's block split by
+    local expert; the grouped GEMM needs them grouped by EXPERT. Megatron-Core's ``MoEAlltoAllTokenDispatcher``
+    therefore re-sorts the received chunks ("Permutation 2: Sort tokens by local expert (if multiple local
+    experts)", ``sort_chunks_by_idxs`` in ``dispatch_postprocess``, github.com/NVIDIA/Megatron-LM
+    megatron/core/transformer/moe/token_dispatcher.py and moe_utils.py) and restores the source order before the
+    combine all-to-all; backward runs both on the gradients. Each sort reads and writes the ``top_k`` routed copies
+    of the token (16-bit): 4 sorts x 2 passes x ``top_k x h`` x 2 bytes. Only with several experts per GPU
+    (``experts / ep > 1``) and expert parallelism; the fused dispatchers (DeepEP, HybridEP: ``node_dedup``) write
+    the received tokens straight into expert order inside their communication kernels, so they skip it.
+    """
+    if node_dedup or positive_int("ep", ep) <= 1 or positive_int("experts", experts) <= ep:
+        return 0.0
+    return 4 * 2 * positive_int("top_k", top_k) * positive_int("hidden", hidden) * 2
 
 
 def expert_input_saved_bytes(hidden: int, top_k: int) -> float:
@@ -699,7 +754,7 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                               "narrow-K points on H800 (github.com/deepseek-ai/DeepGEMM pull 74)"))
     if s.precision == "fp8":
         recipe = s.fp8_recipe or fw.fp8_recipe
-        out.append(Assumption("fp8", f"GEMMs only at the FP8 peak x {FP8_SHARE_OF_BF16_EFFICIENCY:g} of the BF16 "
+        out.append(Assumption("fp8", f"GEMMs only at the FP8 peak x {fp8_share_of_bf16_efficiency(gpu.architecture):g} of the BF16 "
                                      f"efficiency; attention and other kernels 16-bit; {recipe} scaling casts at "
                                      f"{fp8_cast_bytes_per_element(recipe):g} bytes per element",
                               "Transformer Engine FP8 recipe; Micikevicius et al. 2022 (arXiv 2209.05433); DeepSeek-V3 "
