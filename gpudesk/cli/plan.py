@@ -396,6 +396,22 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
                 if sub["cases"]:
                     lines.append(template.format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
                                                  median=sub["median_abs_error"]))
+    fresh4 = summary.get("fresh-4", {"rows": 0})
+    if fresh4["rows"]:
+        lines.append(_("  fresh-4 rows (collected after the fresh-3 rows were scored, mapped before any estimate, never "
+                       "tuned on) {cases:>3} of {rows} rows scored, within 15 %: {w15:.0%}, within 25 %: {w25:.0%}, median "
+                       "error {median:.1%}").format(cases=fresh4["cases"], rows=fresh4["rows"],
+                                                    w15=fresh4["within_15_share"], w25=fresh4["within_25_share"],
+                                                    median=fresh4["median_abs_error"]))
+        for group, template in (
+                ("by_method", _("    fresh-4 method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
+                                "{median:.1%}")),
+                ("by_gpus", _("    fresh-4 GPUs {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
+                              "{median:.1%}"))):
+            for key, sub in fresh4[group].items():
+                if sub["cases"]:
+                    lines.append(template.format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
+                                                 median=sub["median_abs_error"]))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:
             lines.append(_("  formula {peer:<10} {cases:>3} model-state rows, within 15 %: {w15:.0%}, median error {median:.1%}")
