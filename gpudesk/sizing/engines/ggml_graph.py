@@ -8,8 +8,10 @@ is the architecture's builder, each tensor a 4-byte float unless stated (ggml-or
 - builds before the ``llm_graph_context`` split (about b5000): ``src/llama.cpp`` ``llm_build_context``
   (``build_llama``, ``build_qwen2``, ``build_gptneox``, ``build_phi3``, ``llm_build_norm``, ``llm_build_ffn``,
   ``llm_build_moe_ffn``, ``llm_build_kv`` / ``llm_build_kv_store`` / ``llm_build_kqv``), b2459-b4800 (the logs'
-  builds); later builds: ``src/llama-graph.cpp`` (``build_attn_mha``, ``build_ffn``, ``build_norm``) and
-  ``src/models/*.cpp`` (``phi3.cpp`` at 358a4a01, ``gptneox.cpp``).
+  builds); later builds: ``src/llama-graph.cpp`` (``build_attn_mha``, ``build_ffn``, ``build_norm``),
+  ``src/llama-kv-cache.cpp`` (``cpy_k``/``cpy_v``, ``build_input_v_idxs``) and ``src/models/*.cpp`` (``phi3.cpp``
+  at 358a4a01, ``gptneox.cpp``), with the three changes dated at :data:`FUSED_QKV_VIEWS_BUILD`,
+  :data:`GLU_OPS_BUILD` and :data:`V_IDXS_BUILD`.
 - inputs on the host: token ids, positions, the KQ mask (``n_kv x pad(n_tokens, 32)``, f32; cast to f16 with flash
   attention) and the output ids; the token embedding's ``get_rows`` runs where the embedding lives (the host);
 - per layer: norm (``ggml_norm`` / ``ggml_rms_norm``, times the weight, plus the bias), Q, K, V projections (one
@@ -27,9 +29,15 @@ from dataclasses import dataclass
 
 from gpudesk.sizing.engines.ggml_alloc import CPU, GPU, Graph, Tensor
 
-#: First build whose graphs come from ``llm_graph_context`` (llama-graph.cpp): Q/K/V of a fused projection are
-#: strided views, not contiguous copies.
-GRAPH_CONTEXT_BUILD = 5000
+#: First builds (approximate, from the PRs' merge dates) of three graph changes that move the compute buffer:
+#: Q/K/V of a fused projection as strided views instead of ``ggml_cont`` copies (the ``llm_graph_context``
+#: builders after the 2025 clean-ups); the fused ``ggml_swiglu_split`` / ``ggml_swiglu`` GLU ops in ``build_ffn``
+#: (ggml PR 14158, June 2025), which write a new tensor where SiLU and the product ran in place; and the KV store
+#: by ``ggml_set_rows`` with one int64 cache index per token and V element when V is transposed (no flash
+#: attention; ``llama_kv_cache::build_input_v_idxs``), a graph input of ``n_tokens x n_embd_v_gqa x 8`` bytes.
+FUSED_QKV_VIEWS_BUILD = 6000
+GLU_OPS_BUILD = 5750
+V_IDXS_BUILD = 6500
 F32 = 4
 #: Builder weight name -> GGUF tensor name (``blk.N.`` prefixed inside the blocks, ``.weight`` dropped).
 _GGUF_NAMES = {"wq": "attn_q", "wk": "attn_k", "wv": "attn_v", "wqkv": "attn_qkv", "bqkv": "attn_qkv.bias",
@@ -67,7 +75,10 @@ class _Builder:
         self.kv_bytes = kv_bytes
         self.s, self.t, self.n_kv, self.fa = shape, n_tokens, n_kv, flash_attn
         self.gpu_layers, self.output_on_gpu, self.kv_on_gpu = gpu_layers, output_on_gpu, kv_on_gpu
-        self.legacy = build < GRAPH_CONTEXT_BUILD
+        self.legacy = build < FUSED_QKV_VIEWS_BUILD
+        self.glu = build >= GLU_OPS_BUILD
+        self.v_idxs = None if flash_attn or build < V_IDXS_BUILD else self.input(
+            "v_idxs", (n_tokens * shape.n_head_kv * shape.head_dim,), 8)
         self.weight_bytes = weight_bytes
         self.g = Graph()
         self._n = 0
@@ -133,8 +144,8 @@ class _Builder:
         self.g.expand(Tensor(self._name("cpy_k"), "cpy", 0, ("kv",), srcs=(k, self.view(k_cache, (kv_width * t,))),
                              view_src=k_cache))
         v_src = v if self.fa else self.view(v, (t, kv_width), contiguous=False, op="transpose")
-        self.g.expand(Tensor(self._name("cpy_v"), "cpy", 0, ("kv",), srcs=(v_src, self.view(v_cache, (kv_width * t,))),
-                             view_src=v_cache))
+        v_srcs = (v_src, self.view(v_cache, (kv_width * t,))) + ((self.v_idxs,) if self.v_idxs is not None else ())
+        self.g.expand(Tensor(self._name("cpy_v"), "cpy", 0, ("kv",), srcs=v_srcs, view_src=v_cache))
         qp = self.view(q, (s.head_dim, t, s.n_head), contiguous=False, op="permute")
         kk = self.view(k_cache, (s.head_dim, n_kv, s.n_head_kv), contiguous=False)
         vv = self.view(v_cache, (s.head_dim, n_kv, s.n_head_kv), contiguous=False)
@@ -181,13 +192,16 @@ class _Builder:
             return self.moe(il, x)
         if s.fused_qkv and s.gated:  # Phi-3/4: ffn_up holds gate and up, split by views (LLM_FFN_SWIGLU)
             up = self.mm(self.weight("ffn_up", il), x, 2 * s.n_ff)
-            x0 = self.op("cont", (self.view(up, (s.n_ff, t), contiguous=False),), (s.n_ff, t))
-            x1 = self.op("cont", (self.view(up, (s.n_ff, t), s.n_ff * F32, contiguous=False),), (s.n_ff, t))
-            cur = self.same("mul", (self.same("unary", (x0,)), x1))
+            if self.glu:
+                cur = self.op("glu", (up,), (s.n_ff, t))
+            else:
+                x0 = self.op("cont", (self.view(up, (s.n_ff, t), contiguous=False),), (s.n_ff, t))
+                x1 = self.op("cont", (self.view(up, (s.n_ff, t), s.n_ff * F32, contiguous=False),), (s.n_ff, t))
+                cur = self.same("mul", (self.same("unary", (x0,)), x1))
         elif s.gated:
             up = self.mm(self.weight("ffn_up", il), x, s.n_ff)
             gate = self.mm(self.weight("ffn_gate", il), x, s.n_ff)
-            cur = self.same("mul", (self.same("unary", (gate,)), up))
+            cur = self.same("glu", (gate, up)) if self.glu else self.same("mul", (self.same("unary", (gate,)), up))
         else:
             up = self.mm(self.weight("ffn_up", il), x, s.n_ff)
             if s.layer_norm:
@@ -210,7 +224,7 @@ class _Builder:
         x3 = self.view(x, (s.n_embd, 1, t), op="reshape")
         up = self.op("mul_mat_id", (self.weight("ffn_up_exps", il), x3, sel), (s.n_ff_expert, k, t))
         gate = self.op("mul_mat_id", (self.weight("ffn_gate_exps", il), x3, sel), (s.n_ff_expert, k, t))
-        par = self.same("mul", (self.same("unary", (gate,)), up))
+        par = self.same("glu", (gate, up)) if self.glu else self.same("mul", (self.same("unary", (gate,)), up))
         experts = self.op("mul_mat_id", (self.weight("ffn_down_exps", il), par, sel), (s.n_embd, k, t))
         experts = self.same("mul", (experts, weights))
         out = self.op("add", (self.view(experts, (s.n_embd, t), contiguous=False),
@@ -221,8 +235,8 @@ class _Builder:
             sh_w = s.n_ff_expert * s.n_shared_expert
             up_s = self.mm(self.weight("ffn_up_shexp", il), x, sh_w)
             gate_s = self.mm(self.weight("ffn_gate_shexp", il), x, sh_w)
-            sh = self.mm(self.weight("ffn_down_shexp", il), self.same("mul", (self.same("unary", (gate_s,)), up_s)),
-                         s.n_embd)
+            act = self.same("glu", (gate_s, up_s)) if self.glu else self.same("mul", (self.same("unary", (gate_s,)), up_s))
+            sh = self.mm(self.weight("ffn_down_shexp", il), act, s.n_embd)
             out = self.same("add", (out, sh))
         return out
 
