@@ -34,7 +34,10 @@ INPLACE_OPS = frozenset({"scale", "add", "mul", "sub", "div", "unary", "rope", "
                          "sqrt", "log", "clamp", "diag_mask_inf"})
 #: Ops that are views of their source (no memory of their own).
 VIEW_OPS = frozenset({"view", "reshape", "permute", "transpose"})
+#: Backend names: the first GPU (``gpu``; further GPUs ``gpu1``, ``gpu2`` ...) and the host.
 GPU, CPU = "gpu", "cpu"
+#: Copies of every split input with pipeline parallelism (``GGML_SCHED_MAX_COPIES``).
+MAX_COPIES = 4
 #: Rows from which a GPU backend runs an op on a host weight (``ggml_backend_cuda_offload_op``: 32).
 OFFLOAD_MIN_ROWS = 32
 
@@ -109,7 +112,7 @@ def assign_backends(graph: Graph, has_gpu: bool, offload_ops: bool = True) -> No
         w = next((s for s in n.srcs if s.weight), None)
         if w is not None:
             if w.backend == CPU and has_gpu and offload_ops and n.op != "get_rows" and n.rows >= OFFLOAD_MIN_ROWS:
-                n.backend = GPU
+                n.backend = GPU  # the highest-priority backend, the first GPU
             else:
                 n.backend = w.backend
     if not has_gpu:
@@ -122,7 +125,7 @@ def assign_backends(graph: Graph, has_gpu: bool, offload_ops: bool = True) -> No
             if n.op in VIEW_OPS:
                 continue
             if n.backend is not None:
-                cur = GPU if n.backend == GPU else None
+                cur = n.backend if n.backend != CPU else None
             elif cur is not None:
                 n.backend = cur
     for order in (nodes, nodes[::-1]):  # expand the rest (CPU) down, then up
@@ -146,9 +149,11 @@ def _backend_of(t: Tensor) -> str:
     return t.backend or (_base(t).backend if t.view_src is not None else None) or CPU
 
 
-def schedule(graph: Graph) -> list[Tensor]:
+def schedule(graph: Graph, n_copies: int = 1) -> list[Tensor]:
     """The scheduler's graph: each split's new input copies first, then its nodes; consumers re-pointed to the
-    copies (``ggml_backend_sched_split_graph`` pass 5 and the graph copy)."""
+    copies (``ggml_backend_sched_split_graph`` pass 5 and the graph copy). With pipeline parallelism
+    (``n_copies`` > 1) every split input has ``n_copies`` copies, allocated before the graph and never freed
+    (``ggml_set_input`` + ``ggml_set_output``), and so has every graph input on the host."""
     out: list[Tensor] = []
     copies: dict[tuple[int, str], Tensor] = {}
     cur: str | None = None
@@ -171,7 +176,8 @@ def schedule(graph: Graph) -> list[Tensor]:
             key = (id(s), b)
             if key not in copies:
                 # the copy reads its source (ggml's ``input_dep``), so the source lives until the copy is made
-                copies[key] = Tensor(f"{b}#{s.name}", "copy", s.nbytes, s.layout, srcs=(s,), backend=b)
+                copies[key] = Tensor(f"{b}#{s.name}", "copy", s.nbytes * n_copies, s.layout, srcs=(s,), backend=b,
+                                     is_input=n_copies > 1)
                 out.insert(split_start + split_inputs, copies[key])
                 split_inputs += 1
             srcs[j] = copies[key]
@@ -229,9 +235,11 @@ class DynAllocator:
         self.free.insert(pos, [offset, size])
 
 
-def allocate(graph: Graph, alignment: dict[str, int]) -> dict[str, int]:
-    """Compute buffer bytes per backend for ``graph`` (module docstring): schedule, then ``ggml_gallocr``."""
-    nodes = schedule(graph)
+def allocate(graph: Graph, alignment: dict[str, int], n_copies: int = 1) -> dict[str, int]:
+    """Compute buffer bytes per backend for ``graph`` (module docstring): schedule, then ``ggml_gallocr``;
+    ``alignment`` names every backend the graph uses."""
+    nodes = schedule(graph, n_copies)
+    pinned = n_copies > 1
     allocs = {b: DynAllocator(a) for b, a in alignment.items()}
     children: dict[int, int] = {}
     views: dict[int, int] = {}
@@ -249,18 +257,25 @@ def allocate(graph: Graph, alignment: dict[str, int]) -> dict[str, int]:
                 if p.layout != t.layout or children.get(id(p), 0) != 1 or views.get(id(p), 0):
                     continue
                 # a view parent is never the allocator's own (views are not allocated), so no in-place through it
-                if p.view_src is None and own(p) and where[id(p)][0] == b:
+                if p.view_src is None and own(p) and where[id(p)][0] == b and not (pinned and p.is_input):
                     where[id(t)] = where.pop(id(p))
                     return
         where[id(t)] = (b, allocs[b].alloc(t.nbytes))
 
     def release(t: Tensor) -> None:
+        if pinned and t.is_input:
+            return  # graph inputs and their copies are outputs: never freed
         b, off = where.pop(id(t))
         allocs[b].release(off, t.nbytes)
 
     for leaf in graph.leafs:
         if leaf.is_input:
+            if pinned:
+                leaf.nbytes *= n_copies
             place(leaf)
+    for n in nodes:
+        if n.is_input:
+            place(n)
     for n in nodes:
         if n.view_src is not None and n.op in VIEW_OPS | {"cpy"}:
             views[id(n.view_src)] = views.get(id(n.view_src), 0) + 1

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpudesk.sizing.engines.ggml_alloc import CPU, GPU, Graph, Tensor
+from gpudesk.sizing.engines.ggml_alloc import CPU, Graph, Tensor
 
 #: First builds (approximate, from the PRs' merge dates) of three graph changes that move the compute buffer:
 #: Q/K/V of a fused projection as strided views instead of ``ggml_cont`` copies (the ``llm_graph_context``
@@ -69,12 +69,13 @@ class GraphShape:
 
 
 class _Builder:
-    def __init__(self, shape: GraphShape, n_tokens: int, n_kv: int, flash_attn: bool, gpu_layers: set[int],
-                 output_on_gpu: bool, kv_on_gpu: bool, build: int, weight_bytes: dict[str, int],
-                 kv_bytes: tuple[float, float]) -> None:
+    def __init__(self, shape: GraphShape, n_tokens: int, n_kv: int, flash_attn: bool, layer_devices: dict[int, str],
+                 output_device: str, kv_on_gpu: bool, build: int, weight_bytes: dict[str, int],
+                 kv_bytes: tuple[float, float], swa_layers: frozenset[int], n_kv_swa: int) -> None:
         self.kv_bytes = kv_bytes
         self.s, self.t, self.n_kv, self.fa = shape, n_tokens, n_kv, flash_attn
-        self.gpu_layers, self.output_on_gpu, self.kv_on_gpu = gpu_layers, output_on_gpu, kv_on_gpu
+        self.layer_devices, self.output_device, self.kv_on_gpu = layer_devices, output_device, kv_on_gpu
+        self.swa_layers, self.n_kv_swa = swa_layers, n_kv_swa
         self.legacy = build < FUSED_QKV_VIEWS_BUILD
         self.glu = build >= GLU_OPS_BUILD
         self.v_idxs = None if flash_attn or build < V_IDXS_BUILD else self.input(
@@ -89,21 +90,21 @@ class _Builder:
         return f"{base}.{self._n}"
 
     def weight(self, name: str, layer: int | None) -> Tensor:
-        on_gpu = self.output_on_gpu if layer is None else layer in self.gpu_layers
+        device = self.output_device if layer is None else self.layer_devices.get(layer, CPU)
         if name == "token_embd":
-            on_gpu = False
+            device = CPU
         gguf = _GGUF_NAMES.get(name, name)
         if layer is not None:
             gguf = f"blk.{layer}.{gguf}"
         gguf += "" if gguf.endswith(".bias") else ".weight"
         if name == "output" and gguf not in self.weight_bytes:
             gguf = "token_embd.weight"  # tied embeddings: the output layer reads the embedding matrix
-        return Tensor(name, "leaf", self.weight_bytes.get(gguf, 0), (0, name), backend=GPU if on_gpu else CPU,
-                      weight=True, external=True)
+        return Tensor(name, "leaf", self.weight_bytes.get(gguf, 0), (0, name), backend=device, weight=True,
+                      external=True)
 
     def kv(self, name: str, layer: int, bytes_per_value: float) -> Tensor:
-        on_gpu = self.kv_on_gpu and layer in self.gpu_layers
-        return Tensor(name, "leaf", 0, (bytes_per_value, name), backend=GPU if on_gpu else CPU, external=True)
+        device = self.layer_devices.get(layer, CPU) if self.kv_on_gpu else CPU
+        return Tensor(name, "leaf", 0, (bytes_per_value, name), backend=device, external=True)
 
     def input(self, name: str, shape: tuple[int, ...], size: int = F32) -> Tensor:
         return Tensor(name, "input", _prod(shape) * size, (size, shape), rows=_rows(shape), is_input=True,
@@ -136,7 +137,8 @@ class _Builder:
         return cur
 
     def attention(self, il: int, q: Tensor, k: Tensor, v: Tensor, mask: Tensor) -> Tensor:
-        s, t, n_kv = self.s, self.t, self.n_kv
+        s, t = self.s, self.t
+        n_kv = self.n_kv_swa if il in self.swa_layers else self.n_kv
         for x in (q, k, v):  # llm_build_kv: added together so the scheduler splits less
             self.g.expand(x)
         k_cache, v_cache = self.kv(f"k_l{il}", il, self.kv_bytes[0]), self.kv(f"v_l{il}", il, self.kv_bytes[1])
@@ -245,15 +247,19 @@ class _Builder:
         tokens = self.input("inp_tokens", (t,), 4)
         inp = self.op("get_rows", (self.weight("token_embd", None), tokens), (s.n_embd, t))
         pos = self.input("inp_pos", (t,), 4)
-        mask_in = self.input("KQ_mask", (self.n_kv, -(-t // KQ_MASK_PAD) * KQ_MASK_PAD))
-        mask = self.op("cpy", (mask_in,), _shape(mask_in), 2) if self.fa else mask_in
+        masks = []
+        for cells in (self.n_kv, self.n_kv_swa if self.swa_layers else 0):
+            if cells:
+                mask_in = self.input("KQ_mask", (cells, -(-t // KQ_MASK_PAD) * KQ_MASK_PAD))
+                masks.append(self.op("cpy", (mask_in,), _shape(mask_in), 2) if self.fa else mask_in)
+        mask, mask_swa = masks[0], masks[-1]
         out_ids = self.input("inp_out_ids", (t,), 4)
         cur = inp
         for il in range(s.n_layer):
             layer_in = cur
             h = self.norm(cur, "attn_norm", il)
             q, k, v = self.qkv(il, h, pos)
-            attn = self.attention(il, q, k, v, mask)
+            attn = self.attention(il, q, k, v, mask_swa if il in self.swa_layers else mask)
             if s.layer_norm:
                 attn = self.same("add", (attn, self.weight("bo", il)))
             if il == s.n_layer - 1:
@@ -293,11 +299,15 @@ def _shape(x: Tensor) -> tuple[int, ...]:
     return shape
 
 
-def build_graph(shape: GraphShape, n_tokens: int, n_kv: int, flash_attn: bool, gpu_layers: set[int],
-                output_on_gpu: bool, kv_on_gpu: bool, build: int, weight_bytes: dict[str, int],
-                kv_bytes: tuple[float, float] = (2, 2)) -> Graph:
-    """The reserve graph of one micro-batch of ``n_tokens`` over ``n_kv`` cache cells (module docstring);
-    ``weight_bytes`` the size of each host weight a GPU op may copy (name as in the builder: ``output``,
-    ``wqkv``, ``ffn_up`` ...); ``kv_bytes`` the bytes per cached K and V value (f16: 2, q8_0: 34/32)."""
-    return _Builder(shape, n_tokens, n_kv, flash_attn, gpu_layers, output_on_gpu, kv_on_gpu, build,
-                    weight_bytes, kv_bytes).build()
+def build_graph(shape: GraphShape, n_tokens: int, n_kv: int, flash_attn: bool, layer_devices: dict[int, str],
+                output_device: str, kv_on_gpu: bool, build: int, weight_bytes: dict[str, int],
+                kv_bytes: tuple[float, float] = (2, 2), swa_layers: frozenset[int] = frozenset(),
+                n_kv_swa: int = 0) -> Graph:
+    """The reserve graph of one micro-batch of ``n_tokens`` over ``n_kv`` cache cells (module docstring).
+
+    ``layer_devices``: the backend of each offloaded layer (``gpu``, ``gpu1`` ...; absent: the host);
+    ``output_device`` the output layer's; ``weight_bytes`` each tensor's bytes by GGUF name (a GPU op on a host
+    weight copies it); ``kv_bytes`` the bytes per cached K and V value (f16: 2, q8_0: 34/32); ``swa_layers``
+    the sliding-window layers of an interleaved-SWA cache, which read ``n_kv_swa`` cells through their own mask."""
+    return _Builder(shape, n_tokens, n_kv, flash_attn, layer_devices, output_device, kv_on_gpu, build,
+                    weight_bytes, kv_bytes, swa_layers, n_kv_swa).build()

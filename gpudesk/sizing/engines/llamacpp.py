@@ -34,7 +34,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.engines.common import Change, EngineFit, GpuMemory, Setting, settings_with_defaults
 from gpudesk.sizing.engines.flags import fa_takes_value, llamacpp_has_flag, llamacpp_server_binary
 from gpudesk.units import GIB
-from gpudesk.sizing.engines.ggml_alloc import allocate, assign_backends
+from gpudesk.sizing.engines.ggml_alloc import CPU, GPU, MAX_COPIES, allocate, assign_backends
 from gpudesk.sizing.engines.ggml_graph import GraphShape, build_graph
 from gpudesk.sizing.engines.ggml_mix import GgmlTensor
 from gpudesk.sizing.engines.ggml_types import kv_cache_type_bytes
@@ -139,16 +139,25 @@ def llamacpp_buffers(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTens
     local_cells = (min(cells, kv_cells(int(spec.sliding_window or 0) + int(s["n_ubatch"]), bool(s["flash_attn"])))
                    if local_layers else cells)
 
-    def kv_of_layer(il: int) -> int:
+    def is_local(il: int) -> bool:
         # Gemma-style layouts put the global layer last in each group; count the local ones first.
-        c = local_cells if il < local_layers and local_layers < n_layer else (local_cells if local_layers == n_layer else cells)
-        return int(width_k * c * (kbytes + vbytes))
+        return bool(local_layers) and (il < local_layers or local_layers >= n_layer)
+
+    def kv_of_layer(il: int) -> int:
+        return int(width_k * (local_cells if is_local(il) else cells) * (kbytes + vbytes))
 
     counts = _split(gpu_layers, max(1, devices), str(s["tensor_split"] or ""))
+    names = [GPU if d == 0 else f"{GPU}{d}" for d in range(len(counts))]
+    layer_devices: dict[int, str] = {}
+    il = first_gpu
+    for d, count in enumerate(counts):
+        layer_devices.update({i: names[d] for i in range(il, il + count)})
+        il += count
+    local = frozenset(i for i in range(n_layer) if is_local(i)) if local_cells != cells else frozenset()
+    compute = compute_buffers(spec, tensors, s, cells, layer_devices, names[-1] if out_on_gpu else CPU, backend,
+                              version, local, local_cells)
     gpu: list[LlamaBuffers] = []
     il = first_gpu
-    compute, host_compute = compute_buffer_bytes(spec, tensors, s, cells, set(range(first_gpu, n_layer)),
-                                                 out_on_gpu, backend if devices > 0 else "", version)
     for d, count in enumerate(counts):
         layers = range(il, il + count)
         model = sum(per_layer[i] for i in layers)
@@ -156,13 +165,12 @@ def llamacpp_buffers(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTens
         if out_on_gpu and d == len(counts) - 1:
             model += out + dup
         label = "Metal" if backend == "Metal" else f"{backend}{d}"
-        # the first GPU runs the ops on host weights even with no layer of its own (-ngl 0)
-        gpu.append(LlamaBuffers(label, model, kv, compute if (count or out_on_gpu or d == 0) else 0, count))
+        gpu.append(LlamaBuffers(label, model, kv, compute.get(names[d], 0), count))
         il += count
     host_model = embd + sum(per_layer[:first_gpu]) + (0 if out_on_gpu else out)
     host_kv = sum(kv_of_layer(i) for i in range(n_layer)) if s["no_kv_offload"] else sum(
         kv_of_layer(i) for i in range(first_gpu))
-    host = LlamaBuffers("CPU", host_model, host_kv, host_compute, first_gpu)
+    host = LlamaBuffers("CPU", host_model, host_kv, compute[CPU], first_gpu)
     return gpu, host
 
 
@@ -189,18 +197,26 @@ def graph_shape(spec: ModelSpec) -> GraphShape:
                       n_shared_expert=int(spec.moe_shared_experts or 0))
 
 
-def compute_buffer_bytes(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], s: dict[str, Any],
-                         kv_size: int, gpu_layers: set[int], output_on_gpu: bool, backend: str,
-                         version: str = "b6000") -> tuple[int, int]:
-    """(GPU, CPU) compute buffer bytes: the reserve graph simulated through ggml's scheduler and allocator
-    (module docstring); ``backend`` empty when there is no GPU."""
+def compute_buffers(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], s: dict[str, Any],
+                    kv_size: int, layer_devices: dict[int, str], output_device: str, backend: str,
+                    version: str = "b6000", swa_layers: frozenset[int] = frozenset(),
+                    swa_kv_size: int = 0) -> dict[str, int]:
+    """Compute buffer bytes per backend (``gpu``, ``gpu1`` ..., ``cpu``): the reserve graph simulated through
+    ggml's scheduler and allocator (module docstring). Several GPUs holding every layer and the output run as a
+    pipeline (``pipeline_parallel`` in ``llama_new_context_with_model`` / ``llama_context``: CUDA and HIP, KV on
+    the GPUs), which keeps ``GGML_SCHED_MAX_COPIES`` copies of every split input."""
     fa = bool(s["flash_attn"])
-    graph = build_graph(graph_shape(spec), int(s["n_ubatch"]), kv_size, fa, gpu_layers, output_on_gpu,
+    n_tokens = min(int(s["n_ubatch"]), int(s["n_batch"]))
+    graph = build_graph(graph_shape(spec), n_tokens, kv_size, fa, layer_devices, output_device,
                         not s["no_kv_offload"], build_number(version), {t.name: t.bytes for t in tensors},
-                        (kv_cache_type_bytes(s["cache_type_k"]), kv_cache_type_bytes(s["cache_type_v"])))
-    assign_backends(graph, bool(backend), offload_ops=backend not in ("", "Metal"))
-    sizes = allocate(graph, {"gpu": ALIGNMENT_BYTES.get(backend, 128), "cpu": ALIGNMENT_BYTES["CPU"]})
-    return sizes["gpu"], sizes["cpu"]
+                        (kv_cache_type_bytes(s["cache_type_k"]), kv_cache_type_bytes(s["cache_type_v"])),
+                        swa_layers, swa_kv_size)
+    gpus = sorted(set(layer_devices.values()) | ({output_device} - {CPU}) | {GPU})
+    pipeline = (len(gpus) > 1 and output_device != CPU and len(layer_devices) == int(spec.layers or 0)
+                and not s["no_kv_offload"] and backend in ("CUDA", "ROCm"))
+    assign_backends(graph, True, offload_ops=backend != "Metal")
+    align = {g: ALIGNMENT_BYTES.get(backend, 128) for g in gpus} | {CPU: ALIGNMENT_BYTES["CPU"]}
+    return allocate(graph, align, MAX_COPIES if pipeline else 1)
 
 
 def llamacpp_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], gpu_name: str,

@@ -16,7 +16,8 @@ PYTHIA_2_8B = GraphShape(32, 2560, 32, 32, 80, 10240, 50304, fused_qkv=True, gat
 def _buffers(shape: GraphShape, n_ctx: int, flash_attn: bool = False, ngl: int = 99, build: int = 4400,
              weights: dict[str, int] | None = None) -> dict[str, int]:
     layers = set(range(max(0, shape.n_layer - ngl), shape.n_layer))
-    g = build_graph(shape, 512, n_ctx, flash_attn, layers, ngl > shape.n_layer, True, build, weights or {})
+    g = build_graph(shape, 512, n_ctx, flash_attn, {i: GPU for i in layers}, GPU if ngl > shape.n_layer else CPU,
+                    True, build, weights or {})
     assign_backends(g, True)
     return allocate(g, {GPU: 128, CPU: 32})
 
