@@ -247,8 +247,8 @@ def llamacpp_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, 
                           "src/llama-model.cpp load_tensors"),
                          (_("KV cache {k} / {v} per cell, {cells} cells").format(
                              k=s["cache_type_k"], v=s["cache_type_v"], cells=cells), "src/llama-kv-cache.cpp"),
-                         (_("compute buffer estimated from the micro-batch's largest tensors"),
-                          "ggml/src/ggml-backend.cpp ggml_backend_sched_reserve")),
+                         (_("compute buffers simulated: the reserve graph through ggml's scheduler and allocator"),
+                          "ggml/src/ggml-backend.cpp ggml_backend_sched_reserve, ggml/src/ggml-alloc.c")),
                      extra={"buffers": [b.__dict__ for b in gpu] + [host.__dict__],
                             "model_size_bytes": sum(t.bytes for t in tensors)})
 
