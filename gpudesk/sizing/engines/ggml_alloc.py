@@ -4,8 +4,10 @@ llama.cpp reserves its compute buffers once, for the worst-case graph (``ggml_ba
 their sizes ("CUDA0 compute buffer size", "CPU compute buffer size"). The sizes are the outcome of two mechanisms,
 simulated here on the nodes of a :class:`Graph` (built by :mod:`gpudesk.sizing.engines.ggml_graph`):
 
-Scheduler (ggml-org/llama.cpp ``ggml/src/ggml-backend.cpp`` ``ggml_backend_sched_split_graph``, read at commit
-0450e2f9; the same passes since the b2xxx builds):
+Scheduler (ggml-org/llama.cpp ``ggml/src/ggml-backend.cpp``: ``ggml_backend_sched_backend_id_from_cur`` and the
+passes of ``ggml_backend_sched_split_graph``, the same since the b2xxx builds; checked against the ggml-org/ci
+V100 logs of Pythia 2.8B with ``-ngl 10``, 203.99 MiB, and a two-GPU pipeline, llama.cpp PR 6122's Command-R log,
+CUDA0 672.01 MiB):
 
 - an op reading a weight runs where the weight lives, except that a GPU "offloads" an op on a host weight when its
   result has at least 32 rows and it is not ``GET_ROWS`` (``ggml_backend_cuda_offload_op``, ``min_batch_size``);
@@ -16,10 +18,11 @@ Scheduler (ggml-org/llama.cpp ``ggml/src/ggml-backend.cpp`` ``ggml_backend_sched
 - a tensor read from another backend is copied into the reading backend's compute buffer once, at the start of the
   first split that reads it (``tensor_copy``), and lives until its last reader there.
 
-Allocator (``ggml/src/ggml-alloc.c``, same commit; the single-chunk form of the b2xxx-b4xxx builds behaves the
+Allocator (``ggml/src/ggml-alloc.c``, read at commit 0450e2f9; the single-chunk form of the b2xxx-b4xxx builds behaves the
 same for one buffer): nodes in graph order, graph inputs first; a node of an op that can run in place
 (``ggml_op_can_inplace``: add, mul, scale, unary, rope, rms_norm, soft_max ...) takes its parent's memory when the
-parent is its own, has this node as its only consumer, no views, and the same layout; otherwise the best-fitting
+parent is its own, has this node as its only consumer, no views, and the same layout (a view is never the
+allocator's own, so RoPE on a reshaped tensor gets new memory); otherwise the best-fitting
 free block below the top (``ggml_dyn_tallocr_alloc``), else the top of the buffer; a tensor is freed (adjacent free
 blocks merged) after its last consumer ran, a view's source after its last view's last consumer. The buffer's size
 is the highest offset reached (``max_size``), offsets aligned to the backend's alignment.

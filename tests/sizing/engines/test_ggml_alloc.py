@@ -69,3 +69,20 @@ def test_partial_offload_copies_the_host_output_matrix_next_to_the_logits() -> N
     for fa in (False, True):
         sizes = _buffers(PYTHIA_2_8B, 2048, flash_attn=fa, ngl=10, build=4343, weights={"output.weight": output_q6k})
         assert sizes[GPU] / MIB == pytest.approx(203.99, abs=0.01)
+
+
+def test_two_gpu_pipeline_keeps_four_copies_of_each_split_input() -> None:
+    """llama.cpp PR 6122 (Command-R v01 Q4_K_M, b2450, 12 + 28 layers on two GPUs, n_ctx 4096, "pipeline
+    parallelism enabled (n_copies=4)"): CUDA0 compute buffer 672.01 MiB."""
+    from gpudesk.sizing.engines.device import DeviceMemory
+    from gpudesk.sizing.engines.fit import engine_fit
+    from gpudesk.sizing.engines.validation import fixtures_dir
+    from gpudesk.sizing.shapes import spec_from_hf_config
+
+    spec = spec_from_hf_config(fixtures_dir() / "configs" / "command-r-v01.json")
+    r = engine_fit("llamacpp", spec, DeviceMemory("RTX 3090 Ti", 24 * 2**30, "CUDA"),
+                   ["n_ctx=4096", "n_gpu_layers=99", "tensor_split=12,28"], version="b2450",
+                   weight_format="q4_k_m", gpus=2)
+    cuda0 = r.extra["buffers"][0]
+    assert cuda0["layers"] == 12
+    assert cuda0["compute_bytes"] / MIB == pytest.approx(672.01, abs=0.01)
