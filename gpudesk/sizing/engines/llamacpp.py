@@ -15,11 +15,14 @@ Sources (ggml-org/llama.cpp):
   In models that interleave sliding-window and global layers (Gemma 2/3, Cohere2, Llama 4: ``llama_kv_cache_iswa``)
   the window layers keep ``min(n_ctx, window + n_ubatch)`` cells unless ``--swa-full``; a window on every layer
   (Mistral 7B v0.1) is ignored by the llama architecture, which caches every token.
-- Compute buffer (``ggml_backend_sched_reserve`` over the worst-case graph of ``n_ubatch`` tokens): without flash
-  attention the f32 ``KQ`` scores (``n_ubatch x kv_size x n_head``) and ``KQ_mask`` (``n_ubatch x kv_size``) dominate;
-  with it, the f32 logits of the micro-batch (``n_ubatch x n_vocab``) plus the residual stream. A Mistral-7B-shaped
-  model without flash attention printed 164 MiB at n_ctx 2048 and 2144 MiB at 32768 (fedora-copr/logdetective#106):
-  64 KiB + 2 KiB per cell, the scores and the mask. An estimate; the engine prints the exact size.
+- Compute buffers (``ggml_backend_sched_reserve`` over the worst-case graph of ``n_ubatch`` tokens and the whole
+  cache): simulated, the architecture's graph (:mod:`gpudesk.sizing.engines.ggml_graph`) scheduled onto the GPU and
+  the CPU and placed by ggml's allocator (:mod:`gpudesk.sizing.engines.ggml_alloc`): the peak of live
+  intermediate tensors per backend. With every layer on the GPU that is the f32 scores ``KQ`` with the tensors
+  live around them, or with flash attention the logits; with layers on the host, GPU ops on host weights copy the
+  weight into the GPU's compute buffer (the output matrix next to the logits). Several GPUs: each gets the
+  single-GPU figure (pipeline-parallel copies are not simulated); models with latent attention (MLA) are
+  simulated as ordinary attention.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from gpudesk.i18n import _
 from gpudesk.sizing.engines.common import Change, EngineFit, GpuMemory, Setting, settings_with_defaults
 from gpudesk.sizing.engines.flags import fa_takes_value, llamacpp_has_flag, llamacpp_server_binary
 from gpudesk.units import GIB
+from gpudesk.sizing.engines.ggml_alloc import CPU, GPU, MAX_COPIES, allocate, assign_backends
+from gpudesk.sizing.engines.ggml_graph import GraphShape, build_graph
 from gpudesk.sizing.engines.ggml_mix import GgmlTensor
 from gpudesk.sizing.engines.ggml_types import kv_cache_type_bytes
 from gpudesk.sizing.errors import SizingError
@@ -114,7 +119,7 @@ def kv_cells(n_ctx: int, flash_attn: bool = False) -> int:
 
 
 def llamacpp_buffers(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], s: dict[str, Any],
-                     devices: int = 1, backend: str = "CUDA") -> tuple[list[LlamaBuffers], LlamaBuffers]:
+                     devices: int = 1, backend: str = "CUDA", version: str = "b6000") -> tuple[list[LlamaBuffers], LlamaBuffers]:
     """(GPU buffers per device, host buffers) for ``tensors`` under settings ``s`` (module docstring)."""
     n_layer = int(spec.layers or 0)
     ngl = max(0, int(s["n_gpu_layers"]))
@@ -134,16 +139,25 @@ def llamacpp_buffers(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTens
     local_cells = (min(cells, kv_cells(int(spec.sliding_window or 0) + int(s["n_ubatch"]), bool(s["flash_attn"])))
                    if local_layers else cells)
 
-    def kv_of_layer(il: int) -> int:
+    def is_local(il: int) -> bool:
         # Gemma-style layouts put the global layer last in each group; count the local ones first.
-        c = local_cells if il < local_layers and local_layers < n_layer else (local_cells if local_layers == n_layer else cells)
-        return int(width_k * c * (kbytes + vbytes))
+        return bool(local_layers) and (il < local_layers or local_layers >= n_layer)
+
+    def kv_of_layer(il: int) -> int:
+        return int(width_k * (local_cells if is_local(il) else cells) * (kbytes + vbytes))
 
     counts = _split(gpu_layers, max(1, devices), str(s["tensor_split"] or ""))
+    names = [GPU if d == 0 else f"{GPU}{d}" for d in range(len(counts))]
+    layer_devices: dict[int, str] = {}
+    il = first_gpu
+    for d, count in enumerate(counts):
+        layer_devices.update({i: names[d] for i in range(il, il + count)})
+        il += count
+    local = frozenset(i for i in range(n_layer) if is_local(i)) if local_cells != cells else frozenset()
+    compute = compute_buffers(spec, tensors, s, cells, layer_devices, names[-1] if out_on_gpu else CPU, backend,
+                              version, local, local_cells)
     gpu: list[LlamaBuffers] = []
     il = first_gpu
-    ub = int(s["n_ubatch"])
-    compute = compute_buffer_bytes(spec, cells, ub, bool(s["flash_attn"]))
     for d, count in enumerate(counts):
         layers = range(il, il + count)
         model = sum(per_layer[i] for i in layers)
@@ -151,28 +165,58 @@ def llamacpp_buffers(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTens
         if out_on_gpu and d == len(counts) - 1:
             model += out + dup
         label = "Metal" if backend == "Metal" else f"{backend}{d}"
-        gpu.append(LlamaBuffers(label, model, kv, compute if (count or out_on_gpu) else 0, count))
+        gpu.append(LlamaBuffers(label, model, kv, compute.get(names[d], 0), count))
         il += count
     host_model = embd + sum(per_layer[:first_gpu]) + (0 if out_on_gpu else out)
     host_kv = sum(kv_of_layer(i) for i in range(n_layer)) if s["no_kv_offload"] else sum(
         kv_of_layer(i) for i in range(first_gpu))
-    host = LlamaBuffers("CPU", host_model, host_kv, ub * (spec.vocab_size or 0) * 4 if gpu_layers < n_layer else 0,
-                        first_gpu)
+    host = LlamaBuffers("CPU", host_model, host_kv, compute[CPU], first_gpu)
     return gpu, host
 
 
-def compute_buffer_bytes(spec: ModelSpec, kv_size: int, n_ubatch: int, flash_attn: bool) -> int:
-    """Estimated GPU compute buffer for a micro-batch of ``n_ubatch`` (module docstring)."""
+#: Compute-buffer alignment per backend (``get_alignment`` of the buffer types: CUDA/HIP 128, Metal 32, CPU 32).
+ALIGNMENT_BYTES = {"CUDA": 128, "ROCm": 128, "Vulkan": 128, "Metal": 32, "CPU": 32}
+
+
+def build_number(version: str) -> int:
+    """llama.cpp's build number of ``b4343`` (the newest modelled build for anything else)."""
+    digits = version.strip().lower().lstrip("b")
+    return int(digits) if digits.isdigit() else 1_000_000
+
+
+def graph_shape(spec: ModelSpec) -> GraphShape:
+    """The graph builder's view of ``spec``: fused QKV with a plain MLP is GPT-NeoX (layer norms, parallel
+    residual), fused QKV with a gated MLP Phi-3/4, otherwise the Llama layout."""
     h = int(spec.hidden_size or 0)
-    heads = int(spec.num_attention_heads or 0)
-    vocab = int(spec.vocab_size or 0)
-    ffn = int(spec.ffn_size or 4 * h)
-    logits = n_ubatch * (vocab + h) * 4
-    mlp = n_ubatch * (2 * ffn + 2 * h) * 4
-    # Without flash attention: the f32 scores KQ (n_kv x n_ubatch x n_head), the f32 mask KQ_mask (n_kv x n_ubatch)
-    # and four f32 residual-stream tensors of the micro-batch live together.
-    scores = 0 if flash_attn else n_ubatch * kv_size * (heads + 1) * 4 + 4 * n_ubatch * h * 4
-    return int(max(logits, mlp, scores))
+    neox = spec.fused_qkv and not spec.gated
+    return GraphShape(int(spec.layers or 0), h, int(spec.num_attention_heads or 0), spec.kv_heads_resolved,
+                      spec.head_dim_resolved, int(spec.ffn_size or 4 * h), int(spec.vocab_size or 0),
+                      fused_qkv=spec.fused_qkv, gated=spec.gated, layer_norm=neox, parallel_residual=neox,
+                      n_expert=int(spec.moe_experts or 0), n_expert_used=int(spec.moe_active_experts or 0),
+                      n_ff_expert=int(spec.moe_ffn_size or spec.ffn_size or 0),
+                      n_shared_expert=int(spec.moe_shared_experts or 0))
+
+
+def compute_buffers(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], s: dict[str, Any],
+                    kv_size: int, layer_devices: dict[int, str], output_device: str, backend: str,
+                    version: str = "b6000", swa_layers: frozenset[int] = frozenset(),
+                    swa_kv_size: int = 0) -> dict[str, int]:
+    """Compute buffer bytes per backend (``gpu``, ``gpu1`` ..., ``cpu``): the reserve graph simulated through
+    ggml's scheduler and allocator (module docstring). Several GPUs holding every layer and the output run as a
+    pipeline (``pipeline_parallel`` in ``llama_new_context_with_model`` / ``llama_context``: CUDA and HIP, KV on
+    the GPUs), which keeps ``GGML_SCHED_MAX_COPIES`` copies of every split input."""
+    fa = bool(s["flash_attn"])
+    n_tokens = min(int(s["n_ubatch"]), int(s["n_batch"]))
+    graph = build_graph(graph_shape(spec), n_tokens, kv_size, fa, layer_devices, output_device,
+                        not s["no_kv_offload"], build_number(version), {t.name: t.bytes for t in tensors},
+                        (kv_cache_type_bytes(s["cache_type_k"]), kv_cache_type_bytes(s["cache_type_v"])),
+                        swa_layers, swa_kv_size)
+    gpus = sorted(set(layer_devices.values()) | ({output_device} - {CPU}) | {GPU})
+    pipeline = (len(gpus) > 1 and output_device != CPU and len(layer_devices) == int(spec.layers or 0)
+                and not s["no_kv_offload"] and backend in ("CUDA", "ROCm"))
+    assign_backends(graph, True, offload_ops=backend != "Metal")
+    align = {g: ALIGNMENT_BYTES.get(backend, 128) for g in gpus} | {CPU: ALIGNMENT_BYTES["CPU"]}
+    return allocate(graph, align, MAX_COPIES if pipeline else 1)
 
 
 def llamacpp_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], gpu_name: str,
@@ -180,7 +224,7 @@ def llamacpp_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, 
                  version: str = "b6000", concurrency: int = 1, model_ref: str = "model.gguf", advise: bool = True) -> EngineFit:
     """llama.cpp's buffers and whether they fit on ``devices`` GPUs of ``gpu_total_bytes`` (module docstring)."""
     s = settings_with_defaults(SETTINGS, given)
-    gpu, host = llamacpp_buffers(spec, tensors, s, devices, backend)
+    gpu, host = llamacpp_buffers(spec, tensors, s, devices, backend, version)
     overhead = BACKEND_OVERHEAD_BYTES.get(backend, 0.3 * GIB)
     mems = tuple(GpuMemory(b.model_bytes, b.compute_bytes, overhead, b.kv_bytes) for b in gpu)
     worst = max(mems, key=lambda m: m.total_bytes)
@@ -203,8 +247,8 @@ def llamacpp_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, 
                           "src/llama-model.cpp load_tensors"),
                          (_("KV cache {k} / {v} per cell, {cells} cells").format(
                              k=s["cache_type_k"], v=s["cache_type_v"], cells=cells), "src/llama-kv-cache.cpp"),
-                         (_("compute buffer estimated from the micro-batch's largest tensors"),
-                          "ggml/src/ggml-backend.cpp ggml_backend_sched_reserve")),
+                         (_("compute buffers simulated: the reserve graph through ggml's scheduler and allocator"),
+                          "ggml/src/ggml-backend.cpp ggml_backend_sched_reserve, ggml/src/ggml-alloc.c")),
                      extra={"buffers": [b.__dict__ for b in gpu] + [host.__dict__],
                             "model_size_bytes": sum(t.bytes for t in tensors)})
 
