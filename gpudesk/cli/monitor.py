@@ -262,6 +262,21 @@ def cmd_record(args: argparse.Namespace) -> int:
     return 0
 
 
+def _no_samples_text(exit_status: int | None, status: int | None, said: str | None) -> str:
+    """Why a recording command gave no samples: its exit status when it ended by itself (``exit_status``), its last
+    output, else a hint to check that it runs ``nvidia-smi dmon`` (not when it failed with a ``status``)."""
+    if exit_status and said:
+        return _("The command printed no dmon samples and ended with exit status {status}. Its last output: "
+                 "{output}").format(status=exit_status, output=said)
+    if exit_status:
+        return _("The command printed no dmon samples and ended with exit status {status}.").format(status=exit_status)
+    if said:
+        return _("The command printed no dmon samples. Its last output: {output}").format(output=said)
+    if status:
+        return _("The command printed no dmon samples.")
+    return _("The command printed no dmon samples. Check that it runs 'nvidia-smi dmon'.")
+
+
 def cmd_stream(args: argparse.Namespace) -> int:
     from gpudesk.store import StoreError
     from gpudesk.telemetry.dmon_import import devices_for_model, link_assumption_text, resolve_gpu_model
@@ -325,10 +340,7 @@ def cmd_stream(args: argparse.Namespace) -> int:
     if source.parser.foreign_format and sid is None:
         raise CliError(source.problem() or _("The command printed no dmon samples."))
     if sid is None:
-        raise CliError("The command printed no dmon samples"
-                       + (f" (exit status {status})" if ended_itself and status else "")
-                       + (f". Its last output: {said}" if said else ".")
-                       + ("" if said or status else " Check that it runs 'nvidia-smi dmon'."))
+        raise CliError(_no_samples_text(status if ended_itself else None, status, said))
     if ended_itself and status:
         print(f"note: the command ended with exit status {status}" + (f": {said}" if said else "."), file=sys.stderr)
     print(f"Session {sid}: {recorder.rows_written} GPU samples written.")
