@@ -325,15 +325,15 @@ def spec_from_params(params: float, name: str | None = None) -> ModelSpec:
         if best is None or score < best[0]:
             best = (score, h, fitted, vocab)
     assert best is not None, "_REFERENCE_SHAPES is not empty"
-    _, h, layers, vocab = best
+    _score, h, layers, vocab = best
     heads = max(1, h // 128) if h >= 1024 else max(1, h // 64)
     head_dim = h // heads
     ffn = int(round(8 * h / 3 / 256)) * 256 or 4 * h
     return ModelSpec(
-        name=name or f"{_human_count(n)}-parameter model",
+        name=name or _("{count}-parameter model").format(count=_human_count(n)),
         params=n, kind="decoder", layers=layers, hidden_size=h, num_attention_heads=heads, num_kv_heads=heads,
         ffn_size=ffn, vocab_size=vocab, context_length=4096, head_dim=head_dim, tied_embeddings=False,
-        gated_mlp=True, shape_is_guess=True, source=f"inferred from {n} parameters (Llama-style layout; a guess)",
+        gated_mlp=True, shape_is_guess=True, source=_("inferred from {params} parameters (Llama-style layout; a guess)").format(params=n),
     )
 
 

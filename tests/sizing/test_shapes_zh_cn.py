@@ -13,7 +13,7 @@ import pytest
 
 from gpudesk import i18n
 from gpudesk.sizing.errors import ConfigFileError, ShapeError
-from gpudesk.sizing.shapes import find_cached_config, parse_param_count, spec_from_hf_config
+from gpudesk.sizing.shapes import find_cached_config, parse_param_count, spec_from_hf_config, spec_from_params
 
 LLAMA = Path(__file__).resolve().parents[1] / "fixtures" / "plan" / "llama-2-7b-hf.config.json"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -83,3 +83,9 @@ def test_the_same_errors_read_in_english_again(zh_cn):
     with pytest.raises(ShapeError) as info:
         parse_param_count("lots")
     assert info.value.reason == "cannot read 'lots' as a parameter count; write e.g. 13B, 350M or 6.7e9."
+
+
+def test_a_guessed_shape_says_so_in_chinese(zh_cn):
+    spec = spec_from_params(7e9)
+    assert spec.shape_is_guess and spec.name == "7B 参数模型"
+    assert spec.source == "由 7000000000 个参数推断（Llama 式结构；属于推测）"
