@@ -231,8 +231,10 @@ def cmd_record(args: argparse.Namespace) -> int:
             sid = recorder.start(source.devices(), source=live.kind, interval_s=args.interval, notes=args.notes,
                                  name=args.name, host=host_name(), driver_version=live.driver_version,
                                  nvml_version=live.library_version)
-            print(f"Recording session {sid} from {source.describe()} every {args.interval:g} s"
-                  f"{f' for {duration:g} s' if duration else ''}; Ctrl+C stops.", file=sys.stderr)
+            print((_("Recording session {sid} from {source} every {interval:g} s for {duration:g} s; Ctrl+C stops.")
+                   if duration else _("Recording session {sid} from {source} every {interval:g} s; Ctrl+C stops.")
+                   ).format(sid=sid, source=source.describe(), interval=args.interval, duration=duration or 0),
+                  file=sys.stderr)
             start = time.monotonic()
             next_tick = start
             try:
@@ -258,8 +260,23 @@ def cmd_record(args: argparse.Namespace) -> int:
         except StoreError:
             pass  # already reported above; the connection is closed either way
         live.close()
-    print(f"Session {sid}: {rows} GPU samples written.")
+    print(_("Session {sid}: {rows} GPU samples written.").format(sid=sid, rows=rows))
     return 0
+
+
+def _no_samples_text(exit_status: int | None, status: int | None, said: str | None) -> str:
+    """Why a recording command gave no samples: its exit status when it ended by itself (``exit_status``), its last
+    output, else a hint to check that it runs ``nvidia-smi dmon`` (not when it failed with a ``status``)."""
+    if exit_status and said:
+        return _("The command printed no dmon samples and ended with exit status {status}. Its last output: "
+                 "{output}").format(status=exit_status, output=said)
+    if exit_status:
+        return _("The command printed no dmon samples and ended with exit status {status}.").format(status=exit_status)
+    if said:
+        return _("The command printed no dmon samples. Its last output: {output}").format(output=said)
+    if status:
+        return _("The command printed no dmon samples.")
+    return _("The command printed no dmon samples. Check that it runs 'nvidia-smi dmon'.")
 
 
 def cmd_stream(args: argparse.Namespace) -> int:
@@ -295,7 +312,7 @@ def cmd_stream(args: argparse.Namespace) -> int:
                                      link_assumption=link_assumption_text(gpu))
             recorder.write(batch)
 
-    print(f"Streaming from: {source.describe()}; Ctrl+C stops.", file=sys.stderr)
+    print(_("Streaming from: {source}; Ctrl+C stops.").format(source=source.describe()), file=sys.stderr)
     try:
         with _stop_on_signals(stop):
             while not stop["now"] and not source.finished:
@@ -319,19 +336,18 @@ def cmd_stream(args: argparse.Namespace) -> int:
     said = source.last_output()
     skipped = source.parser.skipped_summary()
     if skipped:
-        print(f"note: {skipped}", file=sys.stderr)
+        print(_("note: {note}").format(note=skipped), file=sys.stderr)
     if source.parser.unsupported:
         raise CliError(_("dmon could not run there: {problems}").format(problems=" / ".join(source.parser.errors)))
     if source.parser.foreign_format and sid is None:
         raise CliError(source.problem() or _("The command printed no dmon samples."))
     if sid is None:
-        raise CliError("The command printed no dmon samples"
-                       + (f" (exit status {status})" if ended_itself and status else "")
-                       + (f". Its last output: {said}" if said else ".")
-                       + ("" if said or status else " Check that it runs 'nvidia-smi dmon'."))
+        raise CliError(_no_samples_text(status if ended_itself else None, status, said))
     if ended_itself and status:
-        print(f"note: the command ended with exit status {status}" + (f": {said}" if said else "."), file=sys.stderr)
-    print(f"Session {sid}: {recorder.rows_written} GPU samples written.")
+        print((_("note: the command ended with exit status {status}: {output}") if said
+               else _("note: the command ended with exit status {status}.")).format(status=status, output=said),
+              file=sys.stderr)
+    print(_("Session {sid}: {rows} GPU samples written.").format(sid=sid, rows=recorder.rows_written))
     return 0
 
 
@@ -358,7 +374,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             rows=result.rows, gpus=len(result.log.frame.gpus), format=result.log.format.label(),
             id=result.session_id))
         for note in result.log.notes:
-            print(f"  note: {note}")
+            print("  " + _("note: {note}").format(note=note))
         if not args.gpu_model:
             print("  note: no --gpu-model given: PCIe shares and the memory safe line cannot be judged.")
     return 0
@@ -385,8 +401,10 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                                    "interrupted": s.interrupted} for s in sessions], indent=2))
             else:
                 for s in sessions:
-                    print(f"{s.id:5d}  {s.name}  ({s.source}, {s.gpu_count} GPU(s), {format_duration(s.duration_s)}"
-                          f"{', interrupted' if s.interrupted else ''})")
+                    about = (_("{source}, {gpus} GPU(s), {duration}, interrupted") if s.interrupted
+                             else _("{source}, {gpus} GPU(s), {duration}")).format(
+                        source=s.source, gpus=s.gpu_count, duration=format_duration(s.duration_s))
+                    print(f"{s.id:5d}  {s.name}  ({about})")
                 if not sessions:
                     print(_("No recordings yet: 'gpudesk monitor record' or 'gpudesk monitor import FILE'."))
             return 0

@@ -239,7 +239,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
             req = load_profile(args.profile, catalog)
     except PlanInputError as exc:
         what = exc.detail if exc.field == "profile" else str(exc)  # no "profile x: profile: ..." stutter
-        raise CliError(f"profile {where}: {what}") from exc
+        raise CliError(_("profile {profile}: {error}").format(profile=where, error=what)) from exc
     prices = None if args.no_my_prices else my_prices()
     try:
         doc = plan_document(req, catalog, prices)  # the one plan document (a mixed workload: both sides)
@@ -298,7 +298,7 @@ def _spec(args):
     except (PlanInputError, ShapeError) as exc:
         flag = {"model.model": "--model", "model.config_path": "--config", "model.params": "--params", "params": "--params"}
         field = exc.field or ""
-        raise CliError(f"{flag.get(field, field)}: {exc.reason}") from exc
+        raise CliError(_("{flag}: {problem}").format(flag=flag.get(field, field), problem=exc.reason)) from exc
 
 
 def _tokens(text: str) -> int:
@@ -331,7 +331,7 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
     try:
         results = evaluate(args.cases)
     except SizingError as exc:
-        raise CliError(f"--cases: {exc.reason}") from exc
+        raise CliError(_("{flag}: {problem}").format(flag="--cases", problem=exc.reason)) from exc
     summary = summarize(results)
     speed_results, speed_summary = _speed_accuracy()
     if args.json:
@@ -502,7 +502,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "kbit_embeddings_bf16": "--kbit-embeddings-bf16", "lora_dropout": "--lora-dropout",
                 "pipeline_parallel": "--pp", "pipeline_schedule": "--pp-schedule",
                 "pipeline_microbatches": "--pp-microbatches", "pipeline_stages_per_rank": "--pp-stages-per-rank"}
-        raise CliError(f"{flag.get(str(exc.field), str(exc.field))}: {exc.reason}") from exc
+        raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),
+                                                  problem=exc.reason)) from exc
     verdict = None
     if args.gpu:
         from gpudesk.catalog import AmbiguousItemError, UnknownItemError
@@ -514,12 +515,12 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
             raise CliError(_("--gpu {gpu!r} matches several GPUs: {ids}").format(
                 gpu=args.gpu, ids=", ".join(g.id for g in exc.matches))) from exc
         except UnknownItemError as exc:
-            raise CliError(f"--gpu {args.gpu!r}: {exc}") from exc
+            raise CliError(_("{flag}: {problem}").format(flag=f"--gpu {args.gpu!r}", problem=exc.user_text())) from exc
         try:
             # Paged (unified-memory) states are evicted to host RAM when the GPU runs short: not needed on the device.
             verdict = (gpu, gpu_fit(est.total_bytes - est.paged_bytes, gpu, args.safe_free))
         except SizingError as exc:
-            raise CliError(f"--safe-free: {exc.reason}") from exc
+            raise CliError(_("{flag}: {problem}").format(flag="--safe-free", problem=exc.reason)) from exc
     from gpudesk.planner.memory_parts import memory_part_label
     from gpudesk.sizing.error_band import bundled_error_band
 

@@ -66,25 +66,30 @@ def read_config_json(path: Path) -> dict[str, Any]:
     except InputFileError as exc:
         raise ConfigFileError("config", exc.user_text()) from exc
     except UnicodeDecodeError as exc:
-        raise ConfigFileError("config", f"{path} is not UTF-8 text; pass the model's config.json.") from exc
+        raise ConfigFileError("config", _("{path} is not UTF-8 text; pass the model's config.json.").format(
+            path=path)) from exc
     if not json_depth_ok(text, MAX_NESTING):
-        raise ConfigFileError("config", f"{path} nests lists or objects more than {MAX_NESTING} levels deep; "
-                                        "a model's config.json nests two or three.")
+        raise ConfigFileError("config", _("{path} nests lists or objects more than {levels} levels deep; a model's "
+                                          "config.json nests two or three.").format(path=path, levels=MAX_NESTING))
     try:
         cfg = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConfigFileError("config", f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).") from exc
+        raise ConfigFileError("config", _("{path} is not valid JSON (line {line}, column {column}: {reason}).").format(
+            path=path, line=exc.lineno, column=exc.colno, reason=exc.msg)) from exc
     except (ValueError, RecursionError) as exc:  # integers beyond Python's 4300-digit conversion limit
-        raise ConfigFileError("config", f"{path} is not a usable config.json ({exc}).") from exc
+        raise ConfigFileError("config", _("{path} is not a usable config.json ({reason}).").format(
+            path=path, reason=exc)) from exc
     if not isinstance(cfg, dict):
-        raise ConfigFileError("config", f"{path} must hold a JSON object, not {type(cfg).__name__}.")
+        raise ConfigFileError("config", _("{path} must hold a JSON object, not {json_type}.").format(
+            path=path, json_type=type(cfg).__name__))
     return cfg
 
 
 def _describe(value: object) -> str:
     """A short, safe description of a JSON value for a message (never a huge repr)."""
     if isinstance(value, (dict, list)):
-        return f"a JSON {'object' if isinstance(value, dict) else 'list'}"
+        # Translators: stands for the value in "{key} must be a whole number, got {value}."
+        return _("a JSON object") if isinstance(value, dict) else _("a JSON list")
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -179,16 +184,20 @@ def check_config_numbers(cfg: dict[str, Any], path: Path) -> None:
             continue
         value = cfg[key]
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigFileError(key, f"{path}: {key} must be a whole number, got {_describe(value)}.")
+            raise ConfigFileError(key, _("{path}: {key} must be a whole number, got {value}.").format(
+                path=path, key=key, value=_describe(value)))
         if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
-            raise ConfigFileError(key, f"{path}: {key} must be a whole number, got {_describe(value)}.")
+            raise ConfigFileError(key, _("{path}: {key} must be a whole number, got {value}.").format(
+                path=path, key=key, value=_describe(value)))
         if value < lo:
-            bound = "greater than zero" if lo == 1 else "zero or more"
-            raise ConfigFileError(key, f"{path}: {key} must be {bound}, got {_describe(value)}.")
+            message = (_("{path}: {key} must be greater than zero, got {value}.") if lo == 1
+                       else _("{path}: {key} must be zero or more, got {value}."))
+            raise ConfigFileError(key, message.format(path=path, key=key, value=_describe(value)))
         if value > hi:
-            raise ConfigFileError(key, f"{path}: {key} is {_describe(value)}, implausibly large (limit {hi}); "
-                                       "check the file.")
+            raise ConfigFileError(key, _("{path}: {key} is {value}, implausibly large (limit {limit}); check the "
+                                         "file.").format(path=path, key=key, value=_describe(value), limit=hi))
         cfg[key] = int(value)
     for key in TEXT_FIELDS:
         if key in cfg and cfg[key] is not None and not isinstance(cfg[key], str):
-            raise ConfigFileError(key, f"{path}: {key} must be text, got {_describe(cfg[key])}.")
+            raise ConfigFileError(key, _("{path}: {key} must be text, got {value}.").format(
+                path=path, key=key, value=_describe(cfg[key])))

@@ -119,4 +119,4 @@ def weight_format_source(fmt: str) -> str:
         return "GPTQ (arXiv 2210.17323) / AWQ (arXiv 2306.00978): one fp16 scale and zero per group"
     if key in ("fp8", "fp4"):
         return "OCP 8-bit floating point spec (FP8 E4M3/E5M2)" if key == "fp8" else "one 4-bit value per weight"
-    return f"{key}: {PRECISION_BYTES.get(key, 2.0):g} bytes per weight"
+    return _("{format}: {bytes:g} bytes per weight").format(format=key, bytes=PRECISION_BYTES.get(key, 2.0))

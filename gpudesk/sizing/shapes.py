@@ -19,7 +19,7 @@ from typing import Any
 from gpudesk.catalog.records import ModelShape
 from gpudesk.sizing.checks import MAX_PARAMS, positive_int
 from gpudesk.sizing.config_validation import check_config_numbers, check_config_shape, read_config_json
-from gpudesk.i18n import _
+from gpudesk.i18n import N_, _, marked
 from gpudesk.sizing.errors import ConfigFileError, ShapeError, SizingError
 from gpudesk.sizing.quant_ignore import decoder_linear_modules, unquantized_linear_params
 from gpudesk.sizing.vision_tower import VisionTower, vision_tower_from_config
@@ -167,7 +167,7 @@ class ModelSpec:
         if self.head_dim:
             return self.head_dim
         if not (self.hidden_size and self.num_attention_heads):
-            raise ShapeError("model", f"{self.name}: hidden size and attention heads are unknown.")
+            raise ShapeError("model", _("{model}: hidden size and attention heads are unknown.").format(model=self.name))
         return self.hidden_size // self.num_attention_heads
 
     @property
@@ -176,7 +176,7 @@ class ModelSpec:
         if self.num_kv_heads:
             return self.num_kv_heads
         if not self.num_attention_heads:
-            raise ShapeError("model", f"{self.name}: attention heads are unknown.")
+            raise ShapeError("model", _("{model}: attention heads are unknown.").format(model=self.name))
         return self.num_attention_heads
 
     @property
@@ -210,7 +210,7 @@ class ModelSpec:
             ShapeError: layers or heads unknown.
         """
         if not self.layers:
-            raise ShapeError("model", f"{self.name}: the layer count is unknown.")
+            raise ShapeError("model", _("{model}: the layer count is unknown.").format(model=self.name))
         if self.attention_kind == "mla" and self.kv_lora_rank:
             return self.layers * (self.kv_lora_rank + (self.qk_rope_head_dim or 0))
         return 2 * self.layers * self.kv_heads_resolved * self.head_dim_resolved
@@ -336,15 +336,15 @@ def spec_from_params(params: float, name: str | None = None) -> ModelSpec:
         if best is None or score < best[0]:
             best = (score, h, fitted, vocab)
     assert best is not None, "_REFERENCE_SHAPES is not empty"
-    _, h, layers, vocab = best
+    _score, h, layers, vocab = best
     heads = max(1, h // 128) if h >= 1024 else max(1, h // 64)
     head_dim = h // heads
     ffn = int(round(8 * h / 3 / 256)) * 256 or 4 * h
     return ModelSpec(
-        name=name or f"{_human_count(n)}-parameter model",
+        name=name or _("{count}-parameter model").format(count=_human_count(n)),
         params=n, kind="decoder", layers=layers, hidden_size=h, num_attention_heads=heads, num_kv_heads=heads,
         ffn_size=ffn, vocab_size=vocab, context_length=4096, head_dim=head_dim, tied_embeddings=False,
-        gated_mlp=True, shape_is_guess=True, source=f"inferred from {n} parameters (Llama-style layout; a guess)",
+        gated_mlp=True, shape_is_guess=True, source=_("inferred from {params} parameters (Llama-style layout; a guess)").format(params=n),
     )
 
 
@@ -449,13 +449,13 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
         else:
             spec = _decoder_spec(cfg, name, p, model_type)
     except SizingError as exc:
-        raise ConfigFileError("config", f"{p}: {exc}") from exc
+        raise ConfigFileError("config", _("{path}: {reason}").format(path=p, reason=exc.message)) from exc
     tower = vision_tower_from_config(cfg_top)
     if tower is not None:
         spec = replace(spec, vision_tower=tower)
     if spec.params > MAX_PARAMS:
-        raise ConfigFileError("config", f"{p} describes more than 100 T parameters; check its sizes "
-                                        "(hidden_size, num_hidden_layers, vocab_size, intermediate_size).")
+        raise ConfigFileError("config", _("{path} describes more than 100 T parameters; check its sizes (hidden_size, "
+                                          "num_hidden_layers, vocab_size, intermediate_size).").format(path=p))
     if not checkpoint_format:
         return spec
     return replace(spec, checkpoint_weight_format=checkpoint_format,
@@ -542,7 +542,8 @@ def find_cached_config(repo_id: str, env: dict[str, str] | None = None) -> Path:
         ConfigFileError: not a repo id, or not in the cache (the message names the folders looked in).
     """
     if not is_repo_id(repo_id):
-        raise ConfigFileError("model", f"{repo_id!r} is not a Hugging Face repo id (owner/name, e.g. meta-llama/Llama-3.1-8B).")
+        raise ConfigFileError("model", _("{repo_id!r} is not a Hugging Face repo id (owner/name, e.g. "
+                                         "meta-llama/Llama-3.1-8B).").format(repo_id=repo_id))
     owner, name = repo_id.split("/")
     looked = []
     for root in hf_hub_cache_dirs(env):
@@ -560,9 +561,9 @@ def find_cached_config(repo_id: str, env: dict[str, str] | None = None) -> Path:
             found = []
         if found:
             return max(found, key=lambda p: p.stat().st_mtime)
-    raise ConfigFileError("model", f"{repo_id} is not in the local Hugging Face cache (looked in {', '.join(looked)}); "
-                                   f"download its config once (huggingface-cli download {repo_id} config.json) or "
-                                   "give the path of its config.json.")
+    raise ConfigFileError("model", _("{repo_id} is not in the local Hugging Face cache (looked in {folders}); download "
+                                     "its config once (huggingface-cli download {repo_id} config.json) or give the "
+                                     "path of its config.json.").format(repo_id=repo_id, folders=", ".join(looked)))
 
 
 def spec_from_hf_repo(repo_id: str, env: dict[str, str] | None = None) -> ModelSpec:
@@ -575,24 +576,29 @@ def spec_from_hf_repo(repo_id: str, env: dict[str, str] | None = None) -> ModelS
     return replace(spec, name=repo_id, hf_repo=repo_id)
 
 
-def _need(cfg: dict[str, Any], label: str, *keys: str) -> int:
+def _need(cfg: dict[str, Any], missing: str, *keys: str) -> int:
+    """The first of ``keys`` in ``cfg`` as a positive whole number; ``missing`` (marked with ``N_``, a ``{keys}``
+    placeholder) is the sentence for a config that has none of them."""
     value = _first(cfg, *keys)
     if value is None:
-        raise ShapeError("config", f"no {label} (looked for {', '.join(keys)}).")
+        raise ShapeError("config", marked(missing).format(keys=", ".join(keys)))
     return positive_int(keys[0], value)
 
 
 def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -> ModelSpec:
-    h = _need(cfg, "hidden size", "hidden_size", "n_embd", "d_model")
-    layers = _need(cfg, "layer count", "num_hidden_layers", "n_layer", "num_layers", "n_layers")
-    heads = _need(cfg, "attention head count", "num_attention_heads", "n_head", "num_heads", "n_heads")
-    vocab = _need(cfg, "vocabulary size", "vocab_size")
+    h = _need(cfg, N_("no hidden size (looked for {keys})."), "hidden_size", "n_embd", "d_model")
+    layers = _need(cfg, N_("no layer count (looked for {keys})."),
+                   "num_hidden_layers", "n_layer", "num_layers", "n_layers")
+    heads = _need(cfg, N_("no attention head count (looked for {keys})."),
+                  "num_attention_heads", "n_head", "num_heads", "n_heads")
+    vocab = _need(cfg, N_("no vocabulary size (looked for {keys})."), "vocab_size")
     kv_default = 1 if cfg.get("multi_query") is True else heads  # GPTBigCode (StarCoder, octocoder): one KV head
     kv_heads = positive_int("num_key_value_heads", _first(cfg, "num_key_value_heads", "num_kv_heads", "multi_query_group_num", default=kv_default))
     if kv_heads > heads or heads % kv_heads:
         # Grouped-query attention: each KV head serves heads / kv_heads query heads (Ainslie et al. 2023).
-        raise ShapeError("num_key_value_heads", f"{kv_heads} does not divide the {heads} attention heads "
-                                                "(grouped-query attention shares each KV head among a whole group).")
+        raise ShapeError("num_key_value_heads", _("{kv_heads} does not divide the {heads} attention heads (grouped-query "
+                                                  "attention shares each KV head among a whole group).").format(
+            kv_heads=kv_heads, heads=heads))
     head_dim = positive_int("head_dim", _first(cfg, "head_dim", default=h // heads))
     gated = model_type in _GATED_MODEL_TYPES or "silu" in str(cfg.get("hidden_act", "")).lower()
     # Llama 4 names its dense-layer width intermediate_size_mlp and its expert width intermediate_size.
@@ -683,10 +689,10 @@ def is_repo_id(text: str) -> bool:
 
 
 def _bert_spec(cfg: dict[str, Any], name: str, path: Path) -> ModelSpec:
-    h = _need(cfg, "hidden size", "hidden_size", "dim")
-    layers = _need(cfg, "layer count", "num_hidden_layers", "n_layers")
-    heads = _need(cfg, "attention head count", "num_attention_heads", "n_heads")
-    vocab = _need(cfg, "vocabulary size", "vocab_size")
+    h = _need(cfg, N_("no hidden size (looked for {keys})."), "hidden_size", "dim")
+    layers = _need(cfg, N_("no layer count (looked for {keys})."), "num_hidden_layers", "n_layers")
+    heads = _need(cfg, N_("no attention head count (looked for {keys})."), "num_attention_heads", "n_heads")
+    vocab = _need(cfg, N_("no vocabulary size (looked for {keys})."), "vocab_size")
     ffn = positive_int("intermediate_size", _first(cfg, "intermediate_size", "hidden_dim", default=4 * h))
     positions = int(_first(cfg, "max_position_embeddings", default=512))
     types = int(_first(cfg, "type_vocab_size", default=0))
@@ -702,13 +708,13 @@ def _bert_spec(cfg: dict[str, Any], name: str, path: Path) -> ModelSpec:
 
 
 def _t5_spec(cfg: dict[str, Any], name: str, path: Path) -> ModelSpec:
-    d = _need(cfg, "d_model", "d_model", "hidden_size")
-    layers = _need(cfg, "layer count", "num_layers")
+    d = _need(cfg, N_("no d_model (looked for {keys})."), "d_model", "hidden_size")
+    layers = _need(cfg, N_("no layer count (looked for {keys})."), "num_layers")
     dec_layers = positive_int("num_decoder_layers", _first(cfg, "num_decoder_layers", default=layers))
-    heads = _need(cfg, "attention head count", "num_heads")
+    heads = _need(cfg, N_("no attention head count (looked for {keys})."), "num_heads")
     d_kv = positive_int("d_kv", _first(cfg, "d_kv", default=d // heads))
-    ffn = _need(cfg, "d_ff", "d_ff")
-    vocab = _need(cfg, "vocabulary size", "vocab_size")
+    ffn = _need(cfg, N_("no d_ff (looked for {keys})."), "d_ff")
+    vocab = _need(cfg, N_("no vocabulary size (looked for {keys})."), "vocab_size")
     gated = str(cfg.get("feed_forward_proj", "relu")).startswith("gated")
     tied = bool(cfg.get("tie_word_embeddings", True))
     inner = heads * d_kv
@@ -729,12 +735,13 @@ def _t5_spec(cfg: dict[str, Any], name: str, path: Path) -> ModelSpec:
 def _bart_spec(cfg: dict[str, Any], name: str, path: Path) -> ModelSpec:
     """BART-style encoder-decoder (BART, mBART, Marian, Pegasus, M2M-100): biased linears, learned positions,
     a shared embedding tied to the LM head (transformers ``modeling_bart.py``)."""
-    d = _need(cfg, "d_model", "d_model")
-    enc = _need(cfg, "encoder layer count", "encoder_layers")
-    dec = _need(cfg, "decoder layer count", "decoder_layers")
-    heads = _need(cfg, "attention head count", "encoder_attention_heads", "decoder_attention_heads")
+    d = _need(cfg, N_("no d_model (looked for {keys})."), "d_model")
+    enc = _need(cfg, N_("no encoder layer count (looked for {keys})."), "encoder_layers")
+    dec = _need(cfg, N_("no decoder layer count (looked for {keys})."), "decoder_layers")
+    heads = _need(cfg, N_("no attention head count (looked for {keys})."),
+                  "encoder_attention_heads", "decoder_attention_heads")
     ffn = positive_int("encoder_ffn_dim", _first(cfg, "encoder_ffn_dim", "decoder_ffn_dim", default=4 * d))
-    vocab = _need(cfg, "vocabulary size", "vocab_size")
+    vocab = _need(cfg, N_("no vocabulary size (looked for {keys})."), "vocab_size")
     positions = int(_first(cfg, "max_position_embeddings", default=1024)) + 2  # BART offsets positions by 2
     attn = 4 * (d * d + d)
     mlp = 2 * d * ffn + ffn + d
@@ -762,7 +769,7 @@ def _human_count(n: int) -> str:
 def _shown(value: object) -> str:
     """``repr(value)`` cut to 40 characters (a pasted 309-digit size stays readable in a message)."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**40:
-        return "a number with more than 40 digits"
+        return _("a number with more than 40 digits")
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -785,10 +792,11 @@ def parse_param_count(text: str | int | float) -> int:
         try:
             value = float(s) * mult
         except ValueError as exc:
-            raise ShapeError("params", f"cannot read {_shown(text)} as a parameter count; write e.g. 13B, 350M or 6.7e9.") from exc
+            raise ShapeError("params", _("cannot read {text} as a parameter count; write e.g. 13B, 350M or 6.7e9.").format(
+                text=_shown(text))) from exc
     shown = _shown(text)
     if value > MAX_PARAMS:
-        raise ShapeError("params", f"{shown} is above 100 T parameters; check the units.")
+        raise ShapeError("params", _("{count} is above 100 T parameters; check the units.").format(count=shown))
     if not math.isfinite(value) or value < 1:
-        raise ShapeError("params", f"parameter count must be at least 1, got {shown}.")
+        raise ShapeError("params", _("parameter count must be at least 1, got {count}.").format(count=shown))
     return int(round(value))

@@ -121,8 +121,9 @@ def _check_not_newer(db: Database, target: Path) -> None:
     if unknown:
         names = ", ".join(f"{s}/{n}" for s, n in unknown[:5])
         raise StoreNewerVersionError(
-            f"{target} was written by a newer gpudesk (it has schema changes {names} that this version "
-            "does not know). It was not changed. Upgrade gpudesk, or set GPUDESK_DATA_DIR to another folder."
+            _("{path} was written by a newer gpudesk (it has schema changes {names} that this version does not "
+              "know). It was not changed. Upgrade gpudesk, or set GPUDESK_DATA_DIR to another folder.").format(
+                path=target, names=names)
         )
 
 

@@ -131,7 +131,8 @@ def _row_to_plan(row: dict[str, Any], *, tolerant: bool = False) -> SavedPlan:
     try:
         plan = json.loads(row["plan_json"])
         if not isinstance(plan, dict):
-            raise json.JSONDecodeError("not a JSON object", row["plan_json"], 0)
+            # Translators: shown as the {reason} of "Saved plan ... holds unreadable plan JSON ({reason})".
+            raise json.JSONDecodeError(_("not a JSON object"), row["plan_json"], 0)
     except json.JSONDecodeError as exc:
         problem = _("Saved plan {plan_id} ({name!r}) holds unreadable plan JSON ({reason}); its profile is intact: edit "
                     "it and plan again.").format(plan_id=row["id"], name=row["name"], reason=exc)

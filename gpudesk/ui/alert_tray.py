@@ -26,6 +26,7 @@ class AlertWorker(ThreadWorker):
     ``alert`` carries (kind, severity, message) to the GUI thread."""
 
     alert = Signal(str, str, str)
+    """An alert fired (sent from the worker thread, delivered queued): kind id, severity, message."""
 
     def __init__(self, make_monitor: Callable[[Callable[..., None]], Any], interval_s: float = 1.0) -> None:
         super().__init__()
@@ -94,8 +95,11 @@ class AlertTray(QObject):
     ``quitRequested`` come from the tray menu."""
 
     showWindow = Signal()
+    """The tray icon was activated or its Show item chosen: bring the main window up. No arguments."""
     quitRequested = Signal()
+    """The tray menu's Quit was chosen. No arguments."""
     failed = Signal(str)
+    """The alert worker stopped on an error: the translated sentence saying why."""
 
     def __init__(self, make_monitor: Callable[[Callable[..., None]], Any], interval_s: float = 1.0,
                  parent: QObject | None = None) -> None:

@@ -22,6 +22,7 @@ class ErrorReporter(QObject):
     """Carries an unhandled exception's message to the GUI thread (``message(str)``, queued)."""
 
     message = Signal(str)
+    """An unhandled exception was reported (from any thread, delivered queued): the sentence to show."""
 
     def __init__(self, show: Callable[[str, str], None]):
         super().__init__()

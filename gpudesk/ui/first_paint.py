@@ -24,6 +24,7 @@ class FirstPaintWatcher(QObject):
     """Emits ``painted(unix_time_s)`` once, after the watched widget's first Paint event has been handled."""
 
     painted = Signal(float)
+    """Once, after the watched widget's first paint: the time it was handled (Unix time, s)."""
 
     def __init__(self, widget: QWidget):
         super().__init__(widget)

@@ -76,6 +76,7 @@ class Startup(QObject):
     """
 
     finished = Signal()
+    """Every deferred start-up step has run (also after finish_now); done is then True. No arguments."""
 
     def __init__(self, report: Callable[[str], None], parent: QObject | None = None):
         super().__init__(parent)

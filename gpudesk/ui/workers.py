@@ -41,9 +41,13 @@ def failure_text(exc: BaseException) -> str:
 
 class _TaskSignals(QObject):
     result = Signal(object)
-    error = Signal(object)  # the exception instance; its traceback text is in .__gpudesk_traceback__
-    progress = Signal(str, object)  # message, fraction done (0..1) or None
+    """The task returned: its return value."""
+    error = Signal(object)
+    """The task raised: the exception (its traceback text in .__gpudesk_traceback__)."""
+    progress = Signal(str, object)
+    """The task reported progress: a message and the fraction done (0..1) or None."""
     finished = Signal()
+    """The task ended, after result or error. No arguments."""
 
 
 class Task(QRunnable):
@@ -96,7 +100,9 @@ class WorkTracker(QObject):
     """
 
     pendingChanged = Signal(int)
+    """A task started or finished: the number of tasks started and not yet finished."""
     unhandled = Signal(object)
+    """A task failed and its caller gave no on_error: the exception (the main window shows it)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -175,6 +181,7 @@ class ThreadWorker(QObject):
     """
 
     failed = Signal(object)
+    """The worker's setup, teardown or its own work in the thread raised: the exception."""
 
     @Slot()
     def _run_setup(self) -> None:

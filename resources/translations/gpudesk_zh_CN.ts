@@ -275,37 +275,37 @@
 <context>
     <name>AlertTray</name>
     <message>
-        <location filename="../../gpudesk/ui/alert_tray.py" line="111"/>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="115"/>
         <source>gpudesk: watching the GPUs for alerts</source>
         <translation>gpudesk：正在监视 GPU 告警</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/alert_tray.py" line="113"/>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="117"/>
         <source>Show gpudesk</source>
         <translation>显示 gpudesk</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/alert_tray.py" line="115"/>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="119"/>
         <source>Quit gpudesk</source>
         <translation>退出 gpudesk</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/alert_tray.py" line="144"/>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="148"/>
         <source>gpudesk: GPU alert (critical)</source>
         <translation>gpudesk：GPU 告警（严重）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/alert_tray.py" line="146"/>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="150"/>
         <source>gpudesk: GPU alert</source>
         <translation>gpudesk：GPU 告警</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/alert_tray.py" line="147"/>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="151"/>
         <source>gpudesk</source>
         <translation>gpudesk</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/alert_tray.py" line="165"/>
+        <location filename="../../gpudesk/ui/alert_tray.py" line="169"/>
         <source>Alerts stopped: {0}</source>
         <translation>告警已停止：{0}</translation>
     </message>
@@ -995,62 +995,62 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>显示 {0} / {1} 款 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="51"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="56"/>
         <source>Your saved prices could not be read: {0}</source>
         <translation>无法读取您保存的价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="64"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="69"/>
         <source>The prices of {0} could not be read: {1}</source>
         <translation>无法读取 {0} 的价格：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="83"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="88"/>
         <source>Price overrides are unavailable because the user database is not open.</source>
         <translation>用户数据库未打开，无法使用自定义价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="89"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="94"/>
         <source>The price was not saved: {0}</source>
         <translation>价格未保存：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="91"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="96"/>
         <source>your price {0:,.0f} USD for {1}</source>
         <translation>您为 {1} 设置的价格 {0:,.0f} USD</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="93"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="98"/>
         <source>Saved your price for {0}: {1:,.0f} USD.</source>
         <translation>已保存您为 {0} 设置的价格：{1:,.0f} USD。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="104"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="109"/>
         <source>Your price was not removed: {0}</source>
         <translation>您的价格未删除：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="107"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="112"/>
         <source>catalog price again for {0}</source>
         <translation>{0} 恢复使用目录价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="109"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="114"/>
         <source>{0} uses the catalog price again.</source>
         <translation>{0} 已恢复使用目录价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="123"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="128"/>
         <source>The price change could not be undone: {0}</source>
         <translation>无法撤销价格更改：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="130"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="135"/>
         <source>Undone: {0} uses the catalog price again.</source>
         <translation>已撤销：{0} 恢复使用目录价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/controller.py" line="132"/>
+        <location filename="../../gpudesk/ui/catalog/controller.py" line="137"/>
         <source>Undone: your price for {0} is {1:,.0f} USD again.</source>
         <translation>已撤销：您为 {0} 设置的价格恢复为 {1:,.0f} USD。</translation>
     </message>
@@ -1141,42 +1141,42 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>ChartView</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="59"/>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="60"/>
         <source>Value on the horizontal axis</source>
         <translation>横轴上的数值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="60"/>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="61"/>
         <source>Value on the vertical axis</source>
         <translation>纵轴上的数值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="61"/>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="62"/>
         <source>Lo&amp;garithmic axes</source>
         <translation>对数坐标轴(&amp;G)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="62"/>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="63"/>
         <source>Spread out the smaller GPUs when values span orders of magnitude</source>
         <translation>数值跨越多个数量级时，展开较小的 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="65"/>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="66"/>
         <source>&amp;X axis:</source>
         <translation>&amp;X 轴：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="67"/>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="68"/>
         <source>&amp;Y axis:</source>
         <translation>&amp;Y 轴：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="171"/>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="172"/>
         <source>{0} GPUs plotted; click a point to select it.</source>
         <translation>已绘制 {0} 款 GPU；单击某点可选中它。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="173"/>
+        <location filename="../../gpudesk/ui/catalog/chart_view.py" line="174"/>
         <source>Not plotted (no value on an axis): {0}.</source>
         <translation>未绘制（某一轴上无数值）：{0}。</translation>
     </message>
@@ -1193,177 +1193,177 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CompareView</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="55"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="56"/>
         <source>Remo&amp;ve column</source>
         <translation>移除列(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="56"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="57"/>
         <source>Remove the GPU whose column is selected</source>
         <translation>移除所选列对应的 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="58"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="59"/>
         <source>Clear compar&amp;ison</source>
         <translation>清除对比(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="152"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="153"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="159"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="160"/>
         <source>Differs between the compared GPUs</source>
         <translation>所比较的 GPU 之间存在差异</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="166"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="167"/>
         <source>Select up to {0} GPUs in the table and press Compare (Ctrl+D). Differences are highlighted.</source>
         <translation>在表格中选择最多 {0} 款 GPU，然后按“比较”（Ctrl+D）。差异项会高亮显示。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="170"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="171"/>
         <source>{0} of {1} GPUs; {2} specs differ (highlighted).</source>
         <translation>{0}/{1} 款 GPU；{2} 项规格不同（已高亮）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="34"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="35"/>
         <source>Compare two plans</source>
         <translation>比较两个规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="44"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="45"/>
         <source>&lt; &amp;Back to saved plans</source>
         <translation>&lt; 返回已保存的规划(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="59"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="60"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="63"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="64"/>
         <source>Workload kind</source>
         <translation>工作负载类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="64"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="65"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="65"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="66"/>
         <source>Top candidate</source>
         <translation>首选候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="69"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="71"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="71"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="73"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="73"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="74"/>
         <source>Headroom to the safe line</source>
         <translation>距安全线的余量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="75"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="76"/>
         <source>TPOT (time per output token)</source>
         <translation>TPOT（每个输出 token 的时间）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="77"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="79"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="80"/>
         <source>Meets the deadline</source>
         <translation>满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="62"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="61"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="62"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="80"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="81"/>
         <source>Sustained QPS</source>
         <translation>可持续 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="81"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="82"/>
         <source>3-year TCO</source>
         <translation>3 年 TCO</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="81"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="82"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="84"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="85"/>
         <source>GPU price used</source>
         <translation>所用 GPU 价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="89"/>
         <source>  TCO: {0}</source>
         <translation>  TCO：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="90"/>
         <source>Candidates found</source>
         <translation>找到的候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="90"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="91"/>
         <source>Warnings on the top candidate</source>
         <translation>首选候选方案的警告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="92"/>
         <source>Updated (UTC)</source>
         <translation>更新时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="96"/>
         <source>Figure</source>
         <translation>指标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="106"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="107"/>
         <source>Updated</source>
         <translation>更新时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/compare.py" line="113"/>
+        <location filename="../../gpudesk/ui/plan/compare.py" line="114"/>
         <source>Compare: {0} | {1}</source>
         <translation>比较：{0} | {1}</translation>
     </message>
@@ -1414,7 +1414,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>ErrorReport</name>
     <message>
-        <location filename="../../gpudesk/ui/error_report.py" line="36"/>
+        <location filename="../../gpudesk/ui/error_report.py" line="37"/>
         <source>Something went wrong and the last action stopped: {0}</source>
         <translation>出现错误，上一个操作已停止：{0}</translation>
     </message>
@@ -1630,62 +1630,62 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>ExportButton</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="60"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="62"/>
         <source>E&amp;xport sheet</source>
         <translation>导出配置单(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="64"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="66"/>
         <source>Markdown (.md)…</source>
         <translation>Markdown (.md)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="65"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="67"/>
         <source>PDF (.pdf)…</source>
         <translation>PDF (.pdf)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="68"/>
         <source>JSON (.json)…</source>
         <translation>JSON (.json)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="69"/>
         <source>CSV bill of materials (.csv)…</source>
         <translation>CSV 物料清单 (.csv)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="93"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="95"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="93"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="95"/>
         <source>PDF (*.pdf)</source>
         <translation>PDF (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="93"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="95"/>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="94"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="96"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="97"/>
         <source>Export configuration sheet</source>
         <translation>导出配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="148"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="150"/>
         <source>Configuration sheet written to {0}</source>
         <translation>配置单已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/export_menu.py" line="153"/>
+        <location filename="../../gpudesk/ui/plan/export_menu.py" line="155"/>
         <source>Export failed: {0}</source>
         <translation>导出失败：{0}</translation>
     </message>
@@ -1693,62 +1693,62 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FilterBar</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="22"/>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="24"/>
         <source>Search name, architecture, notes…</source>
         <translation>搜索名称、架构、备注…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="25"/>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="27"/>
         <source>Full-text search; every word must match the start of a word (Ctrl+F)</source>
         <translation>全文搜索；每个词都须匹配某个词的开头（Ctrl+F）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="26"/>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="28"/>
         <source>All vendors</source>
         <translation>所有厂商</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="27"/>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="29"/>
         <source>All architectures</source>
         <translation>所有架构</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="28"/>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="30"/>
         <source>All form factors</source>
         <translation>所有形态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="30"/>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="32"/>
         <source>FP8: any</source>
         <translation>FP8：不限</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="31"/>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="33"/>
         <source>FP8: yes</source>
         <translation>FP8：支持</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="32"/>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="34"/>
         <source>FP8: no</source>
         <translation>FP8：不支持</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="33"/>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="35"/>
         <source>Hardware FP8 tensor/matrix cores (Ada, Hopper, Blackwell, CDNA 3)</source>
         <translation>硬件 FP8 张量/矩阵核心（Ada、Hopper、Blackwell、CDNA 3）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="40"/>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="42"/>
         <source>GPU memory range in GB (datasheet figure)</source>
         <translation>GPU 显存范围，单位 GB（数据手册数值）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="41"/>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="43"/>
         <source>&amp;Search:</source>
         <translation>搜索(&amp;S)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="43"/>
+        <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="45"/>
         <source>&amp;Memory:</source>
         <translation>显存(&amp;M)：</translation>
     </message>
@@ -2134,119 +2134,119 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuDetailPane</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="77"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="81"/>
         <source>Sources:</source>
         <translation>来源：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="84"/>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="217"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="88"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="221"/>
         <source>Your price</source>
         <translation>您的价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="91"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="95"/>
         <source>type your quote</source>
         <translation>输入您的报价</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="93"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="97"/>
         <source>Your quote for this GPU in US dollars; plans use it instead of the catalog price.</source>
         <translation>您对此 GPU 的报价（美元）；规划将用它代替目录价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="94"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="98"/>
         <source>Save pr&amp;ice</source>
         <translation>保存价格(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="95"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="99"/>
         <source>Keep this price in your gpudesk database</source>
         <translation>将此价格保存在您的 gpudesk 数据库中</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="96"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="100"/>
         <source>Use &amp;catalog price</source>
         <translation>使用目录价格(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="97"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="101"/>
         <source>Remove your price for this GPU</source>
         <translation>删除您为此 GPU 设置的价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="98"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="102"/>
         <source>&amp;Undo</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="99"/>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="161"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="103"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="165"/>
         <source>Nothing to undo yet</source>
         <translation>暂无可撤销的操作</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="103"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="107"/>
         <source>&amp;Price:</source>
         <translation>价格(&amp;P)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="118"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="122"/>
         <source>&amp;Will a model fit on it?…</source>
         <translation>模型放得下吗(&amp;W)？…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="119"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="123"/>
         <source>Size a model&apos;s start-up in vLLM, SGLang, TensorRT-LLM, llama.cpp or Ollama on this GPU</source>
         <translation>估算模型在此 GPU 上以 vLLM、SGLang、TensorRT-LLM、llama.cpp 或 Ollama 启动所需的显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="161"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="165"/>
         <source>Undo: {0}</source>
         <translation>撤销：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="177"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="181"/>
         <source>Select a GPU in the table or the chart to see every spec.</source>
         <translation>在表格或图表中选择一款 GPU 以查看全部规格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="198"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="202"/>
         <source>Open {0} in your web browser</source>
         <translation>在网页浏览器中打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="213"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="217"/>
         <source>no public price found</source>
         <translation>未找到公开价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="218"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="222"/>
         <source>No public price found for this GPU; enter your quote.</source>
         <translation>未找到这款 GPU 的公开价格；请输入你的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="227"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="231"/>
         <source>Price overrides are unavailable: {0}</source>
         <translation>无法使用自定义价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="228"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="232"/>
         <source>the user database is not open.</source>
         <translation>用户数据库未打开。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="238"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="242"/>
         <source>Your price since {0}.</source>
         <translation>您的价格，自 {0} 起。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="242"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="246"/>
         <source>Catalog price: {0} ({1}).</source>
         <translation>目录价格：{0}（{1}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="244"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="248"/>
         <source>The catalog has no dated price for this GPU; enter your quote.</source>
         <translation>目录中没有此 GPU 注明日期的价格；请输入您的报价。</translation>
     </message>
@@ -2408,112 +2408,112 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>HistoryView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="78"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="79"/>
         <source>When (UTC)</source>
         <translation>时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="78"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="79"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="78"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="79"/>
         <source>Framework</source>
         <translation>框架</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="78"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="79"/>
         <source>Top cause</source>
         <translation>首要原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="78"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="79"/>
         <source>Confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="92"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="93"/>
         <source>&amp;Reopen</source>
         <translation>重新打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="93"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="94"/>
         <source>Show the selected diagnosis again (double-click works too)</source>
         <translation>再次显示所选诊断（也可双击）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="96"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="97"/>
         <source>Remove the selected diagnosis from the history</source>
         <translation>从历史记录中删除所选诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="95"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="96"/>
         <source>D&amp;elete</source>
         <translation>删除(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="98"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="99"/>
         <source>Refre&amp;sh</source>
         <translation>刷新(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="113"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="114"/>
         <source>The diagnosis could not be saved to the history: %1</source>
         <translation>诊断无法保存到历史记录：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="122"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="123"/>
         <source>No user database is open, so the history is not available.</source>
         <translation>未打开用户数据库，因此历史记录不可用。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="128"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="129"/>
         <source>The history cannot be read: %1</source>
         <translation>无法读取历史记录：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="137"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="138"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="138"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="139"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="146"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="147"/>
         <source>Cause id: %1</source>
         <translation>原因编号：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="149"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="150"/>
         <source>%1 saved diagnosis(es).</source>
         <translation>已保存 %1 条诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="151"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="152"/>
         <source>No saved diagnoses yet: every diagnosis you run is kept here.</source>
         <translation>还没有保存的诊断：每次运行的诊断都会保存在这里。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="182"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="183"/>
         <source>%1, saved %2</source>
         <translation>%1，保存于 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="191"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="192"/>
         <source>Delete diagnosis?</source>
         <translation>删除诊断？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="192"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="193"/>
         <source>Delete the saved diagnosis %1 from the history? This cannot be undone.</source>
         <translation>从历史记录中删除已保存的诊断 %1？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="198"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="199"/>
         <source>The diagnosis could not be deleted: %1</source>
         <translation>无法删除该诊断：%1</translation>
     </message>
@@ -2717,87 +2717,87 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>LaunchPanel</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="57"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="59"/>
         <source>python train.py --batch-size 32</source>
         <translation>python train.py --batch-size 32</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="59"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="61"/>
         <source>The command to start, as in a shell (no shell features such as pipes or variables)</source>
         <translation>要启动的命令，按 shell 中的写法（不支持管道、变量等 shell 功能）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="65"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="67"/>
         <source>current folder</source>
         <translation>当前文件夹</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="66"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="68"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="78"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="80"/>
         <source> s</source>
         <translation> 秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="79"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="81"/>
         <source>How often the probe samples allocated and reserved memory</source>
         <translation>探针采样已分配和已保留显存的间隔</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="84"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="86"/>
         <source>Start the command with the memory probe preinstalled</source>
         <translation>启动命令并预装显存探针</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="62"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="64"/>
         <source>Comman&amp;d:</source>
         <translation>命令(&amp;D)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="70"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="72"/>
         <source>Wor&amp;king folder:</source>
         <translation>工作目录(&amp;K)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="80"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="82"/>
         <source>Sample e&amp;very:</source>
         <translation>采样间隔(&amp;V)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="83"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="85"/>
         <source>Launch and &amp;watch</source>
         <translation>启动并监视(&amp;W)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="86"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="88"/>
         <source>St&amp;op</source>
         <translation>停止(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="87"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="89"/>
         <source>End the job; what was sampled so far is kept</source>
         <translation>结束作业；已采样的数据会保留</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="97"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="99"/>
         <source>Output of the job:</source>
         <translation>作业输出：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="102"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="104"/>
         <source>The job&apos;s standard output and errors appear here.</source>
         <translation>作业的标准输出和错误输出显示在这里。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="117"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="119"/>
         <source>Cannot read the command: %1</source>
         <translation>无法解析命令：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="124"/>
+        <location filename="../../gpudesk/ui/oom/launch_panel.py" line="126"/>
         <source>Working folder for the command</source>
         <translation>命令的工作文件夹</translation>
     </message>
@@ -2862,83 +2862,83 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>LivePreview</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="51"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="52"/>
         <source>The card whose usable memory and safe line the bars are drawn against</source>
         <translation>柱形图所对照的显卡（其可用显存和安全线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="60"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="61"/>
         <source>GPUs the job is spread over (sharding as answered; ZeRO-3 when &apos;auto&apos; and more than one GPU)</source>
         <translation>作业分布的 GPU 数（按所答的分片方式；为 &apos;auto&apos; 且多于一块 GPU 时用 ZeRO-3）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="64"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="65"/>
         <source>Card:</source>
         <translation>显卡：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="65"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="66"/>
         <source>GPUs:</source>
         <translation>GPU 数：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="67"/>
         <source>Memory per GPU (live)</source>
         <translation>每 GPU 显存（实时）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="108"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="109"/>
         <source>Plan option #{0}, with the settings the search chose{1}.</source>
         <translation>方案选项 #{0}，采用搜索选定的设置{1}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="195"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="196"/>
         <source>Memory preview paused: {0}</source>
         <translation>显存预览已暂停：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="207"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="208"/>
         <source>card</source>
         <translation>显卡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="210"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="211"/>
         <source>Sharding {0}, recomputation {1}{2}.</source>
         <translation>分片 {0}，重计算 {1}{2}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="212"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="213"/>
         <source> (chosen for &apos;auto&apos;)</source>
         <translation>（&apos;auto&apos; 时自动选择）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="216"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="217"/>
         <source>The model shape is inferred from the parameter count (a guess).</source>
         <translation>模型结构由参数量推断（估计值）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="112"/>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="217"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="113"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="218"/>
         <source>per GPU</source>
         <translation>每 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="231"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="232"/>
         <source>Fits under the safe line on {0} of these cards.</source>
         <translation>使用 {0} 块此卡时低于安全线。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="232"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="233"/>
         <source>Fits under the safe line on {0} of these cards (with {1}, recomputation {2}).</source>
         <translation>使用 {0} 块此卡时低于安全线（{1}，重计算 {2}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="235"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="236"/>
         <source>Does not fit this card at any count here; pick a larger card or a smaller format.</source>
         <translation>此卡在这里的任何数量下都放不下；请选择更大的显卡或更小的格式。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="236"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="237"/>
         <source>Does not fit up to {0} of these cards; try LoRA/QLoRA, offload or a larger card.</source>
         <translation>最多 {0} 块此卡也放不下；请尝试 LoRA/QLoRA、卸载或更大的显卡。</translation>
     </message>
@@ -3216,105 +3216,105 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MethodChoice</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="117"/>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="191"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="120"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="194"/>
         <source>Select a process above to look inside it.</source>
         <translation>在上方选择一个进程以查看其内部。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="139"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="142"/>
         <source>Agent without injection: add this line to the script, then probe again:
 %1</source>
         <translation>无注入的代理：将这一行加入脚本，然后再次探测：
 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="146"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="149"/>
         <source>Copy line</source>
         <translation>复制该行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="147"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="150"/>
         <source>Copy the agent line to the clipboard</source>
         <translation>将代理代码行复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="152"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="155"/>
         <source>Reset the peak (max_memory_allocated) after reading it</source>
         <translation>读取后重置峰值（max_memory_allocated）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="154"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="157"/>
         <source>Calls torch.cuda.reset_peak_memory_stats on the devices read; changes the process&apos;s own metrics</source>
         <translation>对所读取的设备调用 torch.cuda.reset_peak_memory_stats；会改变进程自身的指标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="156"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="159"/>
         <source>Allow a process of another user (needs privileges)</source>
         <translation>允许其他用户的进程（需要权限）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="162"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="165"/>
         <source>Read the PyTorch allocator&apos;s figures inside the process</source>
         <translation>在进程内部读取 PyTorch 分配器的数据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="161"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="164"/>
         <source>Pro&amp;be process</source>
         <translation>探测进程(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="164"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="167"/>
         <source>Gather e&amp;vidence only</source>
         <translation>仅收集证据(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="166"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="169"/>
         <source>NVML memory per process, other processes, host memory and workers; nothing is injected</source>
         <translation>每进程的 NVML 显存、其他进程、主机内存和工作进程；不注入任何内容</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="169"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="172"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="170"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="173"/>
         <source>Stop waiting; the target keeps running unharmed</source>
         <translation>停止等待；目标进程继续运行，不受影响</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="195"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="198"/>
         <source>Process %1 %2: checking which methods can be used …</source>
         <translation>进程 %1 %2：正在检查可用的方法 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="231"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="234"/>
         <source>not offered for this process</source>
         <translation>此进程不提供</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="234"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="237"/>
         <source>can be used</source>
         <translation>可以使用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="243"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="246"/>
         <source>Process %1 %2</source>
         <translation>进程 %1 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="245"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="248"/>
         <source>Process %1 %2: no way to look inside it here (see the reasons); evidence can still be gathered.</source>
         <translation>进程 %1 %2：此处无法查看其内部（见原因）；仍可收集证据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="255"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="258"/>
         <source>Process %1: cannot check the methods: %2</source>
         <translation>进程 %1：无法检查可用方法：%2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="271"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="274"/>
         <source>gpudesk will run its probe inside process %1 %2 with %3.
 
 The probe reads torch.cuda memory figures for the devices the process already uses; it does not import torch, does not initialise CUDA and writes its answer to a folder only you can read.%4
@@ -3327,19 +3327,19 @@ Run it?</source>
 是否运行？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="280"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="283"/>
         <source>
 It also resets the peak counter.</source>
         <translation>
 它还会重置峰值计数器。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="286"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="289"/>
         <source>gdb stops the process while it injects the probe; a process in a delicate state can crash.</source>
         <translation>gdb 在注入探针时会暂停进程；处于不稳定状态的进程可能崩溃。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="289"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="292"/>
         <source>The probe that will run (gpudesk/oom/probe_script.py):
 
 </source>
@@ -3348,12 +3348,12 @@ It also resets the peak counter.</source>
 </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="291"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="294"/>
         <source>The probe&apos;s source is not available in this build: %1</source>
         <translation>此版本中没有探针的源代码：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/method_choice.py" line="292"/>
+        <location filename="../../gpudesk/ui/oom/method_choice.py" line="295"/>
         <source>Inject the probe?</source>
         <translation>注入探针？</translation>
     </message>
@@ -4471,38 +4471,38 @@ PCI 总线：{bus}</translation>
         <translation>停止等待正在运行的作业；被探测的进程继续运行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="90"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="99"/>
         <source>Diagnosing %1 …</source>
         <translation>正在诊断%1 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="90"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="99"/>
         <source>the text</source>
         <translation>该文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="91"/>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="151"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="100"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="160"/>
         <source>pasted text</source>
         <translation>粘贴的文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="96"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="105"/>
         <source>Probing process %1 with %2 (up to %3 s) …</source>
         <translation>正在用 %2 探测进程 %1（最长 %3 秒）…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="105"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="114"/>
         <source>process %1 (%2)</source>
         <translation>进程 %1（%2）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="111"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="120"/>
         <source>Gathering evidence about process %1 for %2 s …</source>
         <translation>正在收集进程 %1 的证据，用时 %2 秒 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="118"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="127"/>
         <source>process %1 (evidence)</source>
         <translation>进程 %1（证据）</translation>
     </message>
@@ -4592,8 +4592,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="95"/>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="217"/>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="222"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="218"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="223"/>
         <source>{0}: a value is required</source>
         <translation>{0}：必须填写一个值</translation>
     </message>
@@ -5506,246 +5506,246 @@ PCI 总线：{bus}</translation>
         <translation>保存的配置文件不是由各节组成的表。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="49"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="50"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="55"/>
         <source>Quick mode</source>
         <translation>快速模式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="51"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="55"/>
         <source>Model, method, sequence length and batch: does it fit?</source>
         <translation>模型、方法、序列长度和批大小：放得下吗？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="56"/>
         <source>Wizard</source>
         <translation>向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="56"/>
         <source>The five questions, one page each</source>
         <translation>五个问题，每页一个</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="53"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="57"/>
         <source>Results</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="53"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="57"/>
         <source>The ranked configurations of the last plan</source>
         <translation>上次规划排序后的配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="54"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="58"/>
         <source>Saved plans</source>
         <translation>已保存的规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="54"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="58"/>
         <source>Reopen, duplicate, edit, compare, delete, export</source>
         <translation>重新打开、复制、编辑、比较、删除、导出</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="64"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="68"/>
         <source>Ne&amp;w plan</source>
         <translation>新建方案(&amp;W)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="65"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="69"/>
         <source>Start a blank plan: every answer back to its stated default, nothing kept from an example</source>
         <translation>开始空白方案：所有答案恢复为标明的默认值，不保留示例中的任何内容</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="69"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="73"/>
         <source>Load a bundled example requirement into the wizard</source>
         <translation>将自带的示例需求载入向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="76"/>
         <source>Start from example…</source>
         <translation>从示例开始…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="82"/>
         <source>Open profi&amp;le…</source>
         <translation>打开配置文件(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="83"/>
         <source>Load a requirement profile (TOML, as used by gpudesk plan --profile) into the wizard</source>
         <translation>将需求配置文件（TOML，与 gpudesk plan --profile 相同）载入向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="81"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="85"/>
         <source>Sa&amp;ve profile…</source>
         <translation>保存配置文件(&amp;V)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="82"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="86"/>
         <source>Write the wizard&apos;s answers as a TOML profile (for gpudesk plan --profile)</source>
         <translation>将向导中的回答写为 TOML 配置文件（用于 gpudesk plan --profile）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="90"/>
         <source>W&amp;ill it fit?…</source>
         <translation>放得下吗(&amp;I)？…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="91"/>
         <source>Will a model start in vLLM, SGLang, TensorRT-LLM, llama.cpp or Ollama on a GPU, and with which flags</source>
         <translation>模型能否在某款 GPU 上以 vLLM、SGLang、TensorRT-LLM、llama.cpp 或 Ollama 启动，需要哪些参数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="95"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="99"/>
         <source>Planning…</source>
         <translation>正在规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="102"/>
         <source>No plan yet: answer the wizard&apos;s questions and press Plan.</source>
         <translation>尚无规划：请回答向导中的问题并按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="107"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="111"/>
         <source>Open requirement profile</source>
         <translation>打开需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/bar.py" line="108"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="260"/>
+        <location filename="../../gpudesk/ui/plan/bar.py" line="112"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="261"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="258"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="259"/>
         <source>Save requirement profile</source>
         <translation>保存需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="204"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="209"/>
         <source>Profile written to {0}</source>
         <translation>配置文件已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="160"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="161"/>
         <source>Cannot load the profile {0}: {1}</source>
         <translation>无法载入配置文件 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="168"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="169"/>
         <source>Loaded “{0}” ({1}). Check the answers and press Plan.</source>
         <translation>已载入“{0}”（{1}）。请检查回答并按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="91"/>
         <source>The GPU catalog is not available, so no plan can be made. See the message at start-up.</source>
         <translation>GPU 目录不可用，无法进行规划。请查看启动时的消息。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="174"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="175"/>
         <source>Planning over the whole catalog…</source>
         <translation>正在基于整个目录规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="118"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="123"/>
         <source>Your GPU prices could not be read, so catalog prices are used: {0}</source>
         <translation>无法读取您的 GPU 价格，将使用目录价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="131"/>
         <source>Your price cannot be kept: the user database is not open.</source>
         <translation>无法保存您的价格：用户数据库未打开。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="135"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="140"/>
         <source>from the Plan tab</source>
         <translation>来自“规划”标签页</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="137"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="142"/>
         <source>The price was not saved: {0}</source>
         <translation>价格未保存：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="140"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="145"/>
         <source>Saved your price for {0}: {1} USD per GPU. A plan is already being made; press Plan again when it is done to use the price.</source>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。当前正在规划；完成后再按一次“规划”即可使用此价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="144"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="149"/>
         <source>Saved your price for {0}: {1} USD per GPU. Planning again…</source>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。正在重新规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="115"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="116"/>
         <source>New plan. Defaults: {0}. Enter the model and the amount of data, then press Plan.</source>
         <translation>新方案。默认值：{0}。请输入模型和数据量，然后按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="141"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="142"/>
         <source>Applied to the answers: {0}. Press Plan to plan again with them.</source>
         <translation>已写入答案：{0}。按“规划”以此重新规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="142"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="143"/>
         <source>nothing to change</source>
         <translation>无需更改</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="179"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="180"/>
         <source>{0} configurations ranked, {1} rejected.</source>
         <translation>已排序 {0} 个配置，排除 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="192"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="193"/>
         <source>Planning failed: {0}</source>
         <translation>规划失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="198"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="199"/>
         <source>&amp;Save changes</source>
         <translation>保存更改(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="198"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="199"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="242"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="243"/>
         <source>mode {0}, precision {1}, {2} data, no dataset size, no library pins, ECC not required, up to {3} GPUs, market {4}</source>
         <translation>模式 {0}，精度 {1}，{2} 数据，无数据集大小，无库版本锁定，不要求 ECC，最多 {3} 块 GPU，市场 {4}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="153"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="158"/>
         <source>Nothing to save, or the user database is not available.</source>
         <translation>没有可保存的内容，或用户数据库不可用。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="160"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="113"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="122"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="165"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="114"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="123"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="171"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="176"/>
         <source>Plan “{0}” saved.</source>
         <translation>规划“{0}”已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="179"/>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="190"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="184"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="195"/>
         <source>{0}: {1}</source>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="227"/>
         <source>Editing “{0}”: change the answers, press Plan, then Save changes.</source>
         <translation>正在编辑“{0}”：修改回答，按“规划”，然后“保存更改”。</translation>
     </message>
@@ -5811,394 +5811,394 @@ PCI 总线：{bus}</translation>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="290"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="294"/>
         <source>Rank</source>
         <translation>排名</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="291"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="295"/>
         <source>Configuration</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="292"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="296"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="293"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="297"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="294"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="295"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="296"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="297"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="302"/>
         <source>Target met</source>
         <translation>达到目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="303"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="188"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="192"/>
         <source>Memory breakdown</source>
         <extracomment>Columns of long text (interconnect, server): sized to their content up to WIDE_TEXT_MAX_WIDTH px, then elided (the full text is in the row&apos;s tooltip). Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary&apos;s first lines, four table rows and a readable chart; the panes scroll below that.</extracomment>
         <translation>显存构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="189"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="193"/>
         <source>TCO breakdown</source>
         <translation>TCO 构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="190"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="194"/>
         <source>Cost vs time to result</source>
         <translation>成本与出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="194"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="198"/>
         <source>Rejected</source>
         <translation>已排除</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="195"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="199"/>
         <source>Latency vs throughput</source>
         <translation>延迟与吞吐量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="198"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="202"/>
         <source>Serving side</source>
         <translation>服务侧</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="204"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="208"/>
         <source>How &amp;accurate is this?</source>
         <translation>准确度如何(&amp;A)？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="205"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="209"/>
         <source>How close the memory figures come to published measured peaks</source>
         <translation>显存估算与公开的实测峰值有多接近</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="209"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="213"/>
         <source>Select a candidate to see its warnings and rationale.</source>
         <translation>选择一个候选方案以查看其警告和依据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="210"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="214"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="211"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="215"/>
         <source>Keep this plan in your saved plans</source>
         <translation>将此规划保存到已保存的规划中</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="213"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="217"/>
         <source>&amp;Change answers</source>
         <translation>修改回答(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="214"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="218"/>
         <source>Back to the wizard with these answers</source>
         <translation>带着这些回答返回向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="216"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="220"/>
         <source>Appl&amp;y this option</source>
         <translation>采用此选项(&amp;Y)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="217"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="221"/>
         <source>Write the selected option&apos;s micro-batch, sharding, recomputation and tensor-parallel degree into the wizard&apos;s answers</source>
         <translation>将所选选项的微批次、分片、重计算和张量并行度写入向导的答案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="220"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="224"/>
         <source>Will it &amp;fit in an engine?…</source>
         <translation>在引擎中放得下吗(&amp;F)？…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="221"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="225"/>
         <source>Open &quot;Will it fit?&quot; with the selected serving option&apos;s model, GPU, tensor-parallel degree, context and concurrency, in the engine the answers name</source>
         <translation>用所选推理方案的模型、GPU、张量并行度、上下文和并发数打开“放得下吗？”，引擎取答案中指定的引擎</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="229"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="233"/>
         <source>Export the selected candidate&apos;s configuration sheet</source>
         <translation>导出所选候选方案的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="245"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="249"/>
         <source>Warnings and rationale of the selected candidate:</source>
         <translation>所选候选方案的警告和依据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="296"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
         <source>Replicas × TP</source>
         <translation>副本 × TP</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="297"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
         <source>Sustained QPS</source>
         <translation>可持续 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="304"/>
         <source>TTFT / TPOT</source>
         <translation>TTFT / TPOT</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="304"/>
         <source>Settings the search chose</source>
         <translation>搜索选定的设置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="305"/>
         <source>Why this rank</source>
         <translation>排名理由</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="302"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="306"/>
         <source>USD per million output tokens</source>
         <translation>每百万输出 token 美元</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="308"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="312"/>
         <source>3-year TCO over the output tokens served at the target QPS around the clock for the TCO years; unpriced options have none</source>
         <translation>3 年 TCO 除以在目标 QPS 下全天候运行 TCO 年限所服务的输出 token 数；无价格的选项没有此值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="318"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="322"/>
         <source>{0} × TP{1}</source>
         <translation>{0} × TP{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="319"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="323"/>
         <source>{0:.1f} req/s</source>
         <translation>{0:.1f} 请求/秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="371"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="375"/>
         <source>* The search changed: {0}</source>
         <translation>* 搜索更改了：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="405"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="409"/>
         <source>Rejected ({0})</source>
         <translation>已排除（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="420"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="646"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="424"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="650"/>
         <source>single GPU</source>
         <translation>单 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="321"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="444"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="523"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="325"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="448"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="527"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="421"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="425"/>
         <source>{0}, {1}</source>
         <translation>{0}，{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="425"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="429"/>
         <source>no recompute</source>
         <translation>不重计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="425"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="429"/>
         <source>selective recompute</source>
         <translation>选择性重计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="426"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="430"/>
         <source>full recompute</source>
         <translation>完全重计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="483"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="487"/>
         <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}).</source>
         <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="484"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="488"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="488"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="492"/>
         <source>, shape guessed</source>
         <translation>，模型结构为推测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="491"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="495"/>
         <source>Before the search (the answers as given, one GPU, no sharding) the job needs {0}; each option below is computed with the settings the search chose.</source>
         <translation>搜索之前（按所填答案、单 GPU、不分片）作业需要 {0}；下列每个选项都按搜索选定的设置计算。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="500"/>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="504"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="508"/>
         <source>No configuration fits this requirement: {0}</source>
         <translation>没有配置能满足此要求：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="507"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="511"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
         <translation>没有配置能满足此需求；原因见下文。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="516"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="520"/>
         <source>Top candidate: {0} as {1} replica(s) × TP{2}, sustains {3:.1f} req/s (target {4}), TTFT {5}, TPOT {6}, {7} per GPU against a safe line of {8}, 3-year TCO {9}, {10} per million output tokens.</source>
         <translation>首选：{0}，{1} 个副本 × TP{2}，可持续 {3:.1f} 请求/秒（目标 {4}），TTFT {5}，TPOT {6}，每 GPU {7}（安全线 {8}），3 年 TCO {9}，每百万输出 token {10}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="526"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="530"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
         <translation>首选候选方案：{0}，经由 {1}，每 GPU {2}，安全线 {3}，出结果时间 {4}，3 年 TCO {5}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="537"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="541"/>
         <source>The search changed your answers for it: {0}. “Apply this option” writes them into the wizard.</source>
         <translation>搜索为其更改了您的答案：{0}。“采用此选项”会将其写入向导。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="541"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="545"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
         <translation>{0} 价格未知（排在有价格的选项之后）：选中它并在右侧或“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="548"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="552"/>
         <source>Serving side at {0} req/s: {1} as {2} replica(s) × TP{3}, sustains {4:.1f} req/s, TTFT {5}, TPOT {6}, 3-year TCO {7} (tab “Serving side”).</source>
         <translation>服务侧（{0} 请求/秒）：{1}，{2} 个副本 × TP{3}，可持续 {4:.1f} 请求/秒，TTFT {5}，TPOT {6}，3 年 TCO {7}（见“服务侧”标签页）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="556"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="560"/>
         <source>{0} × {1}, time to result {2}</source>
         <translation>{0} × {1}，出结果时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="560"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="564"/>
         <source>Closest options beyond the GPU-count limit: {0}.</source>
         <translation>超出 GPU 数量上限的最接近方案：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="563"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="567"/>
         <source>{0} × {1} late by {2}</source>
         <translation>{0} × {1} 超出截止时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="566"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="570"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
         <translation>没有候选方案能满足截止时间。最接近的：{0}。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="568"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="572"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
         <translation>
             <numerusform>⚠ %n 条规划警告，列在右侧最前面： </numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="576"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="580"/>
         <source>No configuration was rejected.</source>
         <translation>没有配置被排除。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="577"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="581"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
         <translation>被排除的配置及原因（每条原因都注明其规则或数据手册）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="580"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="584"/>
         <source>{0} (any count)</source>
         <translation>{0}（任意数量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="588"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="592"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
         <translation>租用还是购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="589"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="593"/>
         <source>Rent vs buy: {0}.</source>
         <translation>租用还是购买：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="633"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="637"/>
         <source>Ranking: {0}</source>
         <translation>排序依据：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="635"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="639"/>
         <source>Plan warnings:</source>
         <translation>规划警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="641"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="645"/>
         <source>Replicas × TP: {0} × TP{1}; requests in flight per replica: {2}; engine: {3}</source>
         <translation>副本 × TP：{0} × TP{1}；每副本并发请求数：{2}；引擎：{3}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="643"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="647"/>
         <source>roofline estimate</source>
         <translation>屋顶线估算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="645"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="649"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
         <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="649"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="653"/>
         <source>Micro-batch {0} × {1} accumulation step(s) per optimizer step</source>
         <translation>每次优化器步：微批次 {0} × {1} 个梯度累积步</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="652"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="656"/>
         <source>Sustained QPS: {0:.1f}</source>
         <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="654"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="658"/>
         <source>Warnings:</source>
         <translation>警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="654"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="658"/>
         <source>Warnings: none</source>
         <translation>警告：无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="657"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="661"/>
         <source>Rationale:</source>
         <translation>依据：</translation>
     </message>
@@ -6206,74 +6206,74 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanWizard</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="98"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="100"/>
         <source>Plan name</source>
         <translation>规划名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="99"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="227"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="245"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="229"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="247"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="100"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="102"/>
         <source>Name under which the plan is saved</source>
         <translation>保存规划时使用的名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="102"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="104"/>
         <source>Notes (optional): context, sources, who asked</source>
         <translation>备注（可选）：背景、来源、提出人</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="105"/>
         <source>Free text kept with the requirement and printed on the sheet</source>
         <translation>随需求保存并打印在配置单上的自由文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="121"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="123"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; 上一步(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="122"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="124"/>
         <source>&amp;Next &gt;</source>
         <translation>下一步(&amp;N) &gt;</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="123"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="125"/>
         <source>&amp;Plan</source>
         <translation>规划(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="124"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="126"/>
         <source>Check every answer and rank the configurations (runs in the background). Enter in a field goes to the next page; Ctrl+Enter plans from any page.</source>
         <translation>检查所有回答并对配置排序（在后台运行）。在字段中按 Enter 进入下一页；在任意页按 Ctrl+Enter 开始规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="128"/>
         <source>&amp;Quick mode</source>
         <translation>快速模式(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="127"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="129"/>
         <source>Back to the four-field quick mode</source>
         <translation>返回四项快速模式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="144"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="146"/>
         <source>Plan na&amp;me:</source>
         <translation>规划名称(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="148"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="150"/>
         <source>No&amp;tes:</source>
         <translation>备注(&amp;T)：</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="271"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="273"/>
         <source>%n more field(s) to fix: </source>
         <translation>
             <numerusform>还有 %n 个字段需要修正： </numerusform>
@@ -6283,154 +6283,154 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlansList</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="68"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="71"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="69"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="72"/>
         <source>Workload</source>
         <translation>工作负载</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="73"/>
         <source>Top candidate</source>
         <translation>首选候选方案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="71"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="74"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="72"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="75"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="73"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="76"/>
         <source>Updated (UTC)</source>
         <translation>更新时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
         <source>&amp;Open</source>
         <translation>打开(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="85"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
         <source>Show the saved plan&apos;s results</source>
         <translation>显示已保存规划的结果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
         <source>&amp;Edit…</source>
         <translation>编辑(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
         <source>Load its answers into the wizard and re-plan</source>
         <translation>将其回答载入向导并重新规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
         <source>Du&amp;plicate</source>
         <translation>复制(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
         <source>Save a copy under a new name</source>
         <translation>以新名称保存一份副本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="91"/>
         <source>&amp;Rename…</source>
         <translation>重命名(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="88"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="91"/>
         <source>Give the plan a new name</source>
         <translation>为规划取一个新名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="92"/>
         <source>&amp;Compare two</source>
         <translation>比较两个(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="89"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="92"/>
         <source>Select two plans (Ctrl+click) to see them side by side</source>
         <translation>选择两个规划（按住 Ctrl 单击）以并排查看</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="93"/>
         <source>&amp;Delete</source>
         <translation>删除(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="90"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="93"/>
         <source>Delete the selected plans (can be undone)</source>
         <translation>删除所选规划（可撤销）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="94"/>
         <source>&amp;Undo delete</source>
         <translation>撤销删除(&amp;U)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="94"/>
         <source>Bring back the plan deleted last</source>
         <translation>恢复最近删除的规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="93"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="96"/>
         <source>Export the selected plan&apos;s configuration sheet</source>
         <translation>导出所选规划的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="98"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="101"/>
         <source>Filter by name</source>
         <translation>按名称筛选</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="127"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="130"/>
         <source>{0}: {1}</source>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="135"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="138"/>
         <source>The user database is not available; plans cannot be saved.</source>
         <translation>用户数据库不可用；无法保存规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="151"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="154"/>
         <source>unreadable plan: edit and plan again</source>
         <translation>规划无法读取：请编辑后重新规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="168"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="171"/>
         <source>No saved plans yet: run the wizard and press “Save plan”.</source>
         <translation>尚无已保存的规划：运行向导后按“保存规划”。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="170"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="173"/>
         <source>%n saved plan(s)</source>
         <translation>
             <numerusform>%n 个已保存的规划</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="229"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="232"/>
         <source>Rename plan</source>
         <translation>重命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="229"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="232"/>
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plans_list.py" line="261"/>
+        <location filename="../../gpudesk/ui/plan/plans_list.py" line="264"/>
         <source>Deleted {0}. Press Ctrl+Z or “Undo delete” to bring it back (until gpudesk closes).</source>
         <translation>已删除 {0}。按 Ctrl+Z 或“撤销删除”可恢复（在 gpudesk 关闭之前有效）。</translation>
     </message>
@@ -6438,58 +6438,58 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PriceEditor</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="36"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="37"/>
         <source>your quote, e.g. 17,000</source>
         <translation>您的报价，例如 17,000</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="39"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="40"/>
         <source>Your quote per GPU in US dollars. It is kept with your other prices (the Catalog tab&apos;s price field) and used by every plan until you remove it there.</source>
         <translation>您的每 GPU 报价（美元）。它与您的其他价格一起保存（即“目录”标签页中的价格字段），所有规划都会使用它，直到您在那里将其删除。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="41"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="42"/>
         <source>Your &amp;price per GPU (USD):</source>
         <translation>您的每 GPU 价格（美元）(&amp;P)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="43"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="44"/>
         <source>Use it and &amp;re-plan</source>
         <translation>使用并重新规划(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="44"/>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="109"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="45"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="110"/>
         <source>Save this price as yours and plan again with it</source>
         <translation>将此价格保存为您的价格，并用它重新规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="70"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="71"/>
         <source>Select a candidate to see the GPU price it used.</source>
         <translation>选择一个候选方案以查看其所用的 GPU 价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="77"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="78"/>
         <source>{0}: price unknown — enter your quote in the Catalog tab or here. Its 3-year TCO cannot be computed, so it ranks after the priced options of its tier.</source>
         <translation>{0}：价格未知 — 请在“目录”标签页或此处输入您的报价。其 3 年 TCO 无法计算，因此排在同档次有价格的选项之后。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="81"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="82"/>
         <source>With a quote below {0} per GPU it would rank higher.</source>
         <translation>如果每 GPU 报价低于 {0}，它的排名会更靠前。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="84"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="85"/>
         <source>GPU price: N/A (plan saved by an older gpudesk)</source>
         <translation>GPU 价格：不可用（规划由旧版 gpudesk 保存）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="105"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="106"/>
         <source>Unavailable: the user database is not open, so a price cannot be kept.</source>
         <translation>不可用：用户数据库未打开，无法保存价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/price_editor.py" line="107"/>
+        <location filename="../../gpudesk/ui/plan/price_editor.py" line="108"/>
         <source>Type a price above 0 and at most {0} USD.</source>
         <translation>请输入大于 0 且不超过 {0} 美元的价格。</translation>
     </message>
@@ -6497,117 +6497,117 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PriceSourcesView</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="55"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="56"/>
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="55"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="56"/>
         <source>Price (USD)</source>
         <translation>价格（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="55"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="56"/>
         <source>Date</source>
         <translation>日期</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="56"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="57"/>
         <source>Provider / seller</source>
         <translation>供应商 / 卖家</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="56"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="57"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="79"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="80"/>
         <source>List price</source>
         <translation>标价</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="79"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="80"/>
         <source>Street price</source>
         <translation>市场价</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="79"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="80"/>
         <source>Published quote</source>
         <translation>公开报价</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="80"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="81"/>
         <source>Market report</source>
         <translation>市场报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="80"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="81"/>
         <source>Cloud, on demand</source>
         <translation>云，按需</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="81"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="82"/>
         <source>Cloud, committed</source>
         <translation>云，承诺使用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="81"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="82"/>
         <source>Cloud, spot</source>
         <translation>云，竞价（spot）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="82"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="83"/>
         <source>Catalog price</source>
         <translation>目录价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="88"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="89"/>
         <source>${amount} per GPU-hour</source>
         <translation>每 GPU 小时 ${amount}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="90"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="91"/>
         <source>${amount} per system</source>
         <translation>每套系统 ${amount}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="92"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="93"/>
         <source>${amount} per GPU</source>
         <translation>每 GPU ${amount}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="94"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="95"/>
         <source> (range ${low}-${high})</source>
         <translation> （区间 ${low}-${high}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="102"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="103"/>
         <source>Prices of {gpu}</source>
         <translation>{gpu} 的价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="121"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="122"/>
         <source>No public price or cloud rate found: enter your quote in the Catalog tab.</source>
         <translation>未找到公开价格或云租用价：请在“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="123"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="124"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
         <translation>租用还是购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="125"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="126"/>
         <source>Rent vs buy: {text}.</source>
         <translation>租用还是购买：{text}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="136"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="137"/>
         <source>Owning: no purchase price is known for this GPU; enter your quote to compare.</source>
         <translation>购买：这款 GPU 没有已知的购买价；请输入你的报价以便比较。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="138"/>
+        <location filename="../../gpudesk/ui/catalog/price_sources.py" line="139"/>
         <source>Owning: {price} per GPU ({kind}, {date}) buys {hours} GPU-hours at this rate (the card alone; power, hosting and the server add to owning).</source>
         <translation>购买：每块 GPU {price}（{kind}，{date}），按此租价相当于 {hours} GPU 小时（仅显卡；电费、托管和服务器会增加购买成本）。</translation>
     </message>
@@ -6726,22 +6726,22 @@ PCI 总线：{bus}</translation>
 <context>
     <name>QuickMode</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="32"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="33"/>
         <source>Quick check: does it fit?</source>
         <translation>快速检查：显存放得下吗？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="34"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="35"/>
         <source>Four answers for the common case. The chart shows memory per GPU against the chosen card&apos;s safe line as you type. For a full plan (time, cost, servers), continue in the wizard.</source>
         <translation>常见情况只需四个回答。输入时，图表显示每块 GPU 的显存占用与所选显卡安全线的对比。如需完整规划（时间、成本、服务器），请在向导中继续。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="51"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="52"/>
         <source>Continue in the &amp;full wizard &gt;</source>
         <translation>在完整向导中继续(&amp;F) &gt;</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="53"/>
         <source>Open the five questions with these answers filled in</source>
         <translation>打开五个问题，并填入这些回答</translation>
     </message>
@@ -7644,112 +7644,112 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SnapshotView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="58"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="60"/>
         <source>A .pickle from torch.cuda.memory._dump_snapshot() or the _snapshot() dict saved as JSON</source>
         <translation>由 torch.cuda.memory._dump_snapshot() 生成的 .pickle，或保存为 JSON 的 _snapshot() 字典</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="80"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="82"/>
         <source>Open a memory snapshot to see what it shows.</source>
         <translation>打开一个显存快照以查看其内容。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="87"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="89"/>
         <source>The explanation and the ranked causes appear here.</source>
         <translation>解释和按可能性排序的原因显示在这里。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="57"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="59"/>
         <source>Op&amp;en snapshot…</source>
         <translation>打开快照(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="62"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="64"/>
         <source>GP&amp;U:</source>
         <translation>GPU(&amp;U)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="74"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="76"/>
         <source>Cancel &amp;reading</source>
         <translation>取消读取(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="92"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="94"/>
         <source>T&amp;imeline</source>
         <translation>时间线(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="93"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="95"/>
         <source>&amp;Segments</source>
         <translation>段(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="94"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="96"/>
         <source>Top &amp;allocations</source>
         <translation>最大的分配(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="103"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="105"/>
         <source>Open memory snapshot</source>
         <translation>打开显存快照</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="104"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="106"/>
         <source>Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
         <translation>显存快照 (*.pickle *.pkl *.json *.gz);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="116"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="118"/>
         <source>Opening %p%</source>
         <translation>正在打开 %p%</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="120"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="122"/>
         <source>Opening {0} …</source>
         <translation>正在打开 {0} …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="166"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="168"/>
         <source>Opening the snapshot was cancelled.</source>
         <translation>已取消打开快照。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="170"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="172"/>
         <source>The snapshot could not be opened: {0}</source>
         <translation>无法打开快照：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="192"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="194"/>
         <source>{0}: {1}, layout {2}, {3} trace events on all GPUs.</source>
         <translation>{0}：{1}，格式版本 {2}，所有 GPU 共 {3} 个跟踪事件。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="195"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="197"/>
         <source>{0}: layout {1}, {2} trace events on all GPUs.</source>
         <translation>{0}：格式版本 {1}，所有 GPU 共 {2} 个跟踪事件。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="200"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="202"/>
         <source>GPU {0}</source>
         <translation>GPU {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="200"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="202"/>
         <source> (OOM)</source>
         <translation> (OOM)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="214"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="216"/>
         <source>This snapshot holds no segments and no trace events.</source>
         <translation>此快照中既没有段也没有跟踪事件。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="220"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="222"/>
         <source>Causes, most likely first:</source>
         <translation>原因（最可能的在前）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="225"/>
+        <location filename="../../gpudesk/ui/oom/snapshot_view.py" line="227"/>
         <source>Fix: {0}</source>
         <translation>修复：{0}</translation>
     </message>
@@ -7785,7 +7785,7 @@ PCI 总线：{bus}</translation>
 <context>
     <name>Startup</name>
     <message>
-        <location filename="../../gpudesk/ui/startup.py" line="163"/>
+        <location filename="../../gpudesk/ui/startup.py" line="164"/>
         <source>Start-up step “{0}” failed: {1}</source>
         <extracomment>``gpudesk.store`` and the modules that register migration sets (see gpudesk.store.db._import_feature_sets).</extracomment>
         <translation>启动步骤“{0}”失败：{1}</translation>
@@ -7897,104 +7897,104 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TargetPicker</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="108"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="117"/>
         <source>Rel&amp;oad</source>
         <translation>重新加载(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="109"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="118"/>
         <source>Read the processes using each GPU again (NVML)</source>
         <translation>重新读取每个 GPU 上的进程（NVML）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="111"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="120"/>
         <source>Processes not read yet.</source>
         <translation>尚未读取进程。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="119"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="128"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="119"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="128"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="119"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="128"/>
         <source>GPU memory</source>
         <translation>GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="119"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="128"/>
         <source>Type</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="119"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="128"/>
         <source>Command line</source>
         <translation>命令行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="126"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="135"/>
         <source>Processes using each GPU, from NVML; select one to look inside it</source>
         <translation>来自 NVML 的每个 GPU 上的进程；选择一个以查看其内部</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="142"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="151"/>
         <source>GPU &amp;processes</source>
         <translation>GPU 进程(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="143"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="152"/>
         <source>Launch a &amp;command</source>
         <translation>启动命令(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="144"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="153"/>
         <source>Paste or drop &amp;text</source>
         <translation>粘贴或拖放文本(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="197"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="206"/>
         <source>Reading GPU processes …</source>
         <translation>正在读取 GPU 进程 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="226"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="235"/>
         <source>processes not readable: %1</source>
         <translation>无法读取进程：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="236"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="245"/>
         <source>%1 GPU(s), %2 process(es).</source>
         <translation>%1 个 GPU，%2 个进程。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="262"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="271"/>
         <source>name N/A</source>
         <translation>名称 N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="267"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="276"/>
         <source>GPU %1 · %2 · %3 total · %4 used by %5 process(es)</source>
         <translation>GPU %1 · %2 · 共 %3 · %5 个进程使用 %4</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="278"/>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="282"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="287"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="291"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="286"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="295"/>
         <source>GPU memory: %1</source>
         <translation>GPU 显存：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="312"/>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="313"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="321"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="322"/>
         <source>Cannot list GPU processes: %1</source>
         <translation>无法列出 GPU 进程：%1</translation>
     </message>
@@ -8042,72 +8042,72 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TextInput</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="129"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="133"/>
         <source>Paste an out-of-memory message, a torch.cuda.memory_summary() table, a TensorFlow, JAX or vLLM error here, or drop a log file onto this tab.</source>
         <translation>在此粘贴显存不足消息、torch.cuda.memory_summary() 表格、TensorFlow、JAX 或 vLLM 错误，或将日志文件拖放到此标签页。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="141"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="145"/>
         <source>&amp;Diagnose</source>
         <translation>诊断(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="142"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="146"/>
         <source>Parse the text and rank the likely causes (Ctrl+Return)</source>
         <translation>解析文本并对可能的原因排序（Ctrl+Return）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="145"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="149"/>
         <source>&amp;Open file…</source>
         <translation>打开文件(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="147"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="151"/>
         <source>Read a log file (its last %1 are used)</source>
         <translation>读取日志文件（使用其最后 %1）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="150"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="154"/>
         <source>Clear te&amp;xt</source>
         <translation>清除文本(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="180"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="184"/>
         <source>pasted text</source>
         <translation>粘贴的文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="184"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="188"/>
         <source>Reading %1 …</source>
         <translation>正在读取 %1 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="200"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="204"/>
         <source>%1 is not a text log: %2</source>
         <translation>%1 不是文本日志：%2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="207"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="211"/>
         <source>%1: %2, only the last %3 are shown and diagnosed.</source>
         <translation>%1：%2，只显示并诊断最后 %3。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="214"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="218"/>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="220"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="224"/>
         <source>Cannot read the file: %1</source>
         <translation>无法读取文件：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="240"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="244"/>
         <source>Open a log, an error file or a memory snapshot</source>
         <translation>打开日志、错误文件或显存快照</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="241"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="245"/>
         <source>Logs and text (*.log *.txt *.out *.err);;Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
         <translation>日志和文本 (*.log *.txt *.out *.err);;显存快照 (*.pickle *.pkl *.json *.gz);;所有文件 (*)</translation>
     </message>

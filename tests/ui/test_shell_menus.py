@@ -86,7 +86,7 @@ def test_the_user_guide_follows_the_language() -> None:
 def test_diagnostics_bundle_holds_versions_settings_and_the_plan(window, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     window.shell.open_profile(str(ARTICLE))
     tab = find_plan_tab(window)
-    with qtbot.waitSignal(tab.plan_ready, timeout=30000):
+    with qtbot.waitSignal(tab.planReady, timeout=30000):
         tab.pages.wizard.plan_button.click()
     window.settings.sync()
     written = window.shell.save_bundle(str(tmp_path / "diag.zip"))

@@ -74,7 +74,7 @@ def main() -> int:
     tab.pages.wizard.set_field_text("data.sample_count", "20000000")
 
     done = []
-    tab.plan_ready.connect(done.append)
+    tab.planReady.connect(done.append)
     tab.pages.wizard.request_plan()
     end = time.monotonic() + 60
     while not done and time.monotonic() < end:

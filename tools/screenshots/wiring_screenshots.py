@@ -126,7 +126,7 @@ def plan(window, tmp: Path) -> None:  # type: ignore[no-untyped-def]
     window.tabs.setCurrentIndex(0)
     tab = window.tab(0)
     done: list[dict] = []
-    tab.plan_ready.connect(done.append)
+    tab.planReady.connect(done.append)
     tab.load_example(paths.examples_dir() / "article-13b-finetune.toml")
     tab.pages.wizard.request_plan()
     wait_until(lambda: bool(done))

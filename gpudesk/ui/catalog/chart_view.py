@@ -33,13 +33,14 @@ _PLAIN_PEN = pg.mkPen("w", width=1)
 
 
 class ChartView(QWidget):
-    """``set_gpus`` draws the view; ``gpu_clicked(gpu_id)`` fires when a point is clicked.
+    """``set_gpus`` draws the view; ``gpuClicked(gpu_id)`` fires when a point is clicked.
 
     ``value`` is a callable (gpu, key) -> number or None (the table model's, so user prices are used).
     GPUs without a value on either axis are left out and counted in the caption.
     """
 
-    gpu_clicked = Signal(str)
+    gpuClicked = Signal(str)
+    """A point of the chart was clicked: the GPU's catalog id."""
 
     def __init__(self, value: Callable[[GPU, str], float | None], parent: QWidget | None = None):
         super().__init__(parent)
@@ -194,7 +195,7 @@ class ChartView(QWidget):
 
     def _on_clicked(self, _item, points, _event=None) -> None:
         if len(points):
-            self.gpu_clicked.emit(points[0].data())
+            self.gpuClicked.emit(points[0].data())
 
 
 class _SparseLogAxis(pg.AxisItem):

@@ -40,6 +40,7 @@ class CompareView(QWidget):
     """Holds up to :data:`MAX_COMPARE` GPUs. ``add`` returns False (and changes nothing) when full."""
 
     changed = Signal()
+    """The compared GPUs were added, removed or cleared (the table was redrawn). No arguments."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)

@@ -29,10 +29,15 @@ class CatalogPrices(QObject):
     """Set, clear and undo your prices for catalog GPUs (same store as the Plan tab's price strip)."""
 
     overridesChanged = Signal(dict)
+    """The user's prices were read from the store: GPU id -> override row."""
     priceChanged = Signal(str)
+    """A GPU's user price was set, cleared or undone: the GPU id."""
     undoChanged = Signal(object)
+    """The undo stack changed: the description of the change Undo would revert, or None."""
     undone = Signal(str)
+    """The last price change of a GPU was undone: the GPU id (the view selects it)."""
     sourcesChanged = Signal(str, list, object, object)
+    """A GPU's price sources were read: its name, catalog prices, RentVsBuy or None, the GPU."""
 
     def __init__(self, ctx: AppContext):
         super().__init__()

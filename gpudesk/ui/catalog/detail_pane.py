@@ -44,13 +44,17 @@ def source_urls(gpu: GPU) -> list[str]:
 
 
 class GpuDetailPane(QWidget):
-    """Shows one GPU. Emits ``price_set(gpu_id, usd)``, ``price_cleared(gpu_id)`` and ``undo_requested()``
+    """Shows one GPU. Emits ``priceSet(gpu_id, usd)``, ``priceCleared(gpu_id)`` and ``undoRequested()``
     (undo the last price change) for the tab to store."""
 
-    price_set = Signal(str, float)
-    price_cleared = Signal(str)
-    undo_requested = Signal()
-    link_opened = Signal(str)
+    priceSet = Signal(str, float)
+    """Save was pressed: the GPU id and the purchase price typed, in USD per GPU."""
+    priceCleared = Signal(str)
+    """Clear was pressed: the GPU id whose user price to remove."""
+    undoRequested = Signal()
+    """Undo was pressed: revert the last price change. No arguments."""
+    linkOpened = Signal(str)
+    """A source link was clicked (and opened in the browser): its URL."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -113,7 +117,7 @@ class GpuDetailPane(QWidget):
         self._save.clicked.connect(self._on_save)
         self._price.valueChanged.connect(self._update_save_enabled)
         self._clear.clicked.connect(self._on_clear)
-        self._undo.clicked.connect(self.undo_requested)
+        self._undo.clicked.connect(self.undoRequested)
 
         self.serve_fit_button = QPushButton(self.tr("&Will a model fit on it?…"), self)
         self.serve_fit_button.setToolTip(self.tr("Size a model's start-up in vLLM, SGLang, TensorRT-LLM, llama.cpp "
@@ -250,11 +254,11 @@ class GpuDetailPane(QWidget):
 
     def _on_save(self) -> None:
         if self._gpu is not None:  # a 0 price is refused by the store with a message
-            self.price_set.emit(self._gpu.id, float(self._price.value()))
+            self.priceSet.emit(self._gpu.id, float(self._price.value()))
 
     def _on_clear(self) -> None:
         if self._gpu is not None:
-            self.price_cleared.emit(self._gpu.id)
+            self.priceCleared.emit(self._gpu.id)
 
     def _on_link_clicked(self) -> None:
         button = self.sender()
@@ -262,5 +266,5 @@ class GpuDetailPane(QWidget):
             self._open(str(button.property("url")))
 
     def _open(self, url: str) -> None:
-        self.link_opened.emit(url)
+        self.linkOpened.emit(url)
         QDesktopServices.openUrl(QUrl(url))

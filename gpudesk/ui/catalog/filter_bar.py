@@ -14,7 +14,9 @@ class FilterBar(QWidget):
     """Text search, vendor, architecture, form factor, memory range (GB) and FP8 filters."""
 
     changed = Signal()
-    text_changed = Signal(str)
+    """A vendor, architecture, form-factor, FP8 or memory (GB) filter was edited. No arguments."""
+    textChanged = Signal(str)
+    """The search text was edited: the new text."""
 
     def __init__(self, gpus: list[GPU], parent: QWidget | None = None):
         super().__init__(parent)
@@ -56,7 +58,7 @@ class FilterBar(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
         layout.addLayout(bottom)
-        self.search.textChanged.connect(self.text_changed)
+        self.search.textChanged.connect(self.textChanged)
         for combo in (self.vendor, self.architecture, self.form_factor, self.fp8):
             combo.currentIndexChanged.connect(self.changed)
         # The range cannot be inverted: each end bounds the other, so the view is never emptied by a typo.

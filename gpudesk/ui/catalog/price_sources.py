@@ -2,7 +2,7 @@
 
 A self-contained view over plain catalog records (``gpudesk.catalog.Price``) and the planner's
 ``RentVsBuy``; the tab wires it next to the GPU detail pane. Outside text (providers, notes, URLs) is shown
-as plain text; Enter or a double-click on a row asks to open its source (``link_opened``).
+as plain text; Enter or a double-click on a row asks to open its source (``linkOpened``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ class _Table(QTableWidget):
 class PriceSourcesView(QWidget):
     """Every price the catalog has for one GPU, with its kind, date and source, and the rent-vs-buy line."""
 
-    link_opened = Signal(str)
+    linkOpened = Signal(str)
+    """Enter or a double-click on a price row asks to open its source: the URL."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -142,4 +143,4 @@ class PriceSourcesView(QWidget):
 
     def _open(self, row: int, _column: int) -> None:
         if 0 <= row < len(self._urls) and self._urls[row]:
-            self.link_opened.emit(self._urls[row])
+            self.linkOpened.emit(self._urls[row])

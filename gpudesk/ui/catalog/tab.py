@@ -74,15 +74,15 @@ class CatalogTab(QWidget):
             QShortcut(keys, self).activated.connect(slot)
         self._set_tab_order()
 
-        self.filters.text_changed.connect(self.proxy.set_text)
+        self.filters.textChanged.connect(self.proxy.set_text)
         self.filters.changed.connect(lambda: self.proxy.set_filters(**self.filters.values()))
         self.reset_button.clicked.connect(self.filters.reset)
         self.compare_button.clicked.connect(self.compare_selected)
         self.export_button.clicked.connect(self._export_dialog)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
-        self.detail.price_set.connect(self.prices.set_user_price)
-        self.detail.price_cleared.connect(self.prices.clear_user_price)
-        self.detail.undo_requested.connect(self.prices.undo_price_change)
+        self.detail.priceSet.connect(self.prices.set_user_price)
+        self.detail.priceCleared.connect(self.prices.clear_user_price)
+        self.detail.undoRequested.connect(self.prices.undo_price_change)
         self.prices.overridesChanged.connect(self.model.set_overrides)
         self.prices.priceChanged.connect(self._after_price_change)
         self.prices.undoChanged.connect(self.detail.set_undo)
@@ -90,7 +90,7 @@ class CatalogTab(QWidget):
         self.prices.sourcesChanged.connect(
             lambda name, prices, rent, gpu: self.price_sources.set_prices(name, prices, rent, 1, gpu))
         self.prices.sourcesChanged.connect(lambda _name, prices, _rent, gpu: self.detail.set_sourced_prices(gpu, prices))
-        self.price_sources.link_opened.connect(lambda url: QDesktopServices.openUrl(QUrl(url)))
+        self.price_sources.linkOpened.connect(lambda url: QDesktopServices.openUrl(QUrl(url)))
         self.proxy.rowsInserted.connect(self._view_changed)
         self.proxy.rowsRemoved.connect(self._view_changed)
         self.proxy.layoutChanged.connect(self._view_changed)
@@ -157,7 +157,7 @@ class CatalogTab(QWidget):
 
             self._chart = ChartView(self.model.value, self._chart_page)
             self._chart_page.layout().addWidget(self._chart)
-            self._chart.gpu_clicked.connect(self.select_gpu)
+            self._chart.gpuClicked.connect(self.select_gpu)
             chain = [self.side.tabBar(), *self._chart.focus_chain()]
             for first, second in zip(chain, chain[1:]):
                 QWidget.setTabOrder(first, second)

@@ -45,14 +45,23 @@ class OomController(QObject):
     """Runs text, probe and evidence diagnoses; ``nvml()`` gives the pynvml-like module to use (None = real)."""
 
     started = Signal(str, bool)
+    """A diagnosis job began: its status text and whether the user can cancel it."""
     progress = Signal(str)
+    """The running job reported progress: a status sentence."""
     diagnosed = Signal(object, str)
+    """The current job produced a Diagnosis: the Diagnosis and where its input came from."""
     failed = Signal(object)
+    """The current job failed: the exception."""
     probeEnded = Signal()
+    """A probe or evidence job of the current generation ended, either way. No arguments."""
     cancelled = Signal()
+    """The user stopped waiting for the running job. No arguments."""
     snapshotRequested = Signal(str)
+    """A memory snapshot to open (chosen, dropped or kept by a launched job): its path."""
     textFileRequested = Signal(str)
-    _relay = Signal(int, str)  # (job, message) from a worker thread, delivered queued on the GUI thread
+    """A dropped file to read as text and diagnose: its path."""
+    _relay = Signal(int, str)
+    """A worker thread's progress, delivered queued on the GUI thread: job generation, message."""
 
     def __init__(self, nvml: Callable[[], ModuleType | None]):
         super().__init__()

@@ -15,7 +15,9 @@ class DropTarget(QObject):
     """
 
     fileDropped = Signal(str)
+    """Files were dropped on the watched widget: the path of the first local file."""
     textDropped = Signal(str)
+    """Text (no file) was dropped on the watched widget: the text."""
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         return self.handle(event)

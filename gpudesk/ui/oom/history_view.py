@@ -58,12 +58,13 @@ class HistoryView(QWidget):
     """Table of saved diagnoses (newest first) with Reopen, Delete and Refresh.
 
     Signals:
-        reopen_requested(object, str): the stored ``Diagnosis`` and where it came from.
+        reopenRequested(object, str): the stored ``Diagnosis`` and where it came from.
 
     ``confirm(title, text) -> bool`` asks before deleting; tests replace it.
     """
 
-    reopen_requested = Signal(object, str)
+    reopenRequested = Signal(object, str)
+    """Reopen was pressed: the stored Diagnosis and where it came from (with its save time)."""
 
     COLUMNS = ("When", "Source", "Framework", "Top cause", "Confidence")
 
@@ -179,7 +180,7 @@ class HistoryView(QWidget):
         row = self.table.selectionModel().selectedRows()[0].row()
         source = self._cell_text(row, 1)
         when = self._cell_text(row, 0)
-        self.reopen_requested.emit(loaded, self.tr("%1, saved %2").replace("%1", source).replace("%2", when))
+        self.reopenRequested.emit(loaded, self.tr("%1, saved %2").replace("%1", source).replace("%2", when))
 
     def delete_selected(self) -> None:
         diagnosis_id = self.selected_id()

@@ -41,12 +41,14 @@ class LaunchPanel(QWidget):
     """Command, working folder and interval; Launch / Stop; the job's output.
 
     Signals:
-        launch_requested(list, str, float): argv, working folder ("" = current), sampling interval (s).
-        stop_requested(): end the running job.
+        launchRequested(list, str, float): argv, working folder ("" = current), sampling interval (s).
+        stopRequested(): end the running job.
     """
 
-    launch_requested = Signal(list, str, float)
-    stop_requested = Signal()
+    launchRequested = Signal(list, str, float)
+    """Launch was pressed: argv, working folder ("" = current), sampling interval (s)."""
+    stopRequested = Signal()
+    """Stop was pressed: end the running job. No arguments."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -86,7 +88,7 @@ class LaunchPanel(QWidget):
         self.stop_button = QPushButton(self.tr("St&op"), self)
         self.stop_button.setToolTip(self.tr("End the job; what was sampled so far is kept"))
         self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.stop_requested.emit)
+        self.stop_button.clicked.connect(self.stopRequested.emit)
         buttons.addWidget(self.launch_button)
         buttons.addWidget(self.stop_button)
         buttons.addStretch(1)
@@ -118,7 +120,7 @@ class LaunchPanel(QWidget):
             return
         self.error.setText("")
         self.output.clear()
-        self.launch_requested.emit(argv, self.folder.text().strip(), float(self.interval.value()))
+        self.launchRequested.emit(argv, self.folder.text().strip(), float(self.interval.value()))
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, self.tr("Working folder for the command"))

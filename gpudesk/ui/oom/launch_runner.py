@@ -30,11 +30,17 @@ class LaunchRunner(QObject):
     """
 
     started = Signal(list)
+    """A launched job started: its argv."""
     sample = Signal(object)
+    """A memory sample of the job: a MemorySample (s since start, bytes per device)."""
     output = Signal(str)
+    """The job printed a line on stdout or stderr: the line (plain text)."""
     progress = Signal(str)
+    """The launcher reported its state: a status sentence."""
     finished = Signal(object)
+    """The job ended: its LaunchResult (returncode, report, OOM events, output tail, diagnosis)."""
     failed = Signal(object)
+    """The job could not run: the exception (a LaunchError when it could not start)."""
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)

@@ -91,17 +91,20 @@ class MethodChoice(QWidget):
     """Method radio buttons with reasons, options, and Probe / Gather evidence / Cancel buttons.
 
     Signals:
-        probe_requested(ProbeRequest): confirmed by the user.
-        evidence_requested(int): non-invasive evidence for the PID.
-        cancel_requested(): stop waiting for the running probe.
+        probeRequested(ProbeRequest): confirmed by the user.
+        evidenceRequested(int): non-invasive evidence for the PID.
+        cancelRequested(): stop waiting for the running probe.
 
     ``confirm(title, text, warning, details) -> bool`` asks the user (``details``: the probe's source);
     tests replace it.
     """
 
-    probe_requested = Signal(object)
-    evidence_requested = Signal(int)
-    cancel_requested = Signal()
+    probeRequested = Signal(object)
+    """The user confirmed a probe: the ProbeRequest (PID, method, options)."""
+    evidenceRequested = Signal(int)
+    """Gather evidence was pressed: the PID to collect non-invasive evidence for."""
+    cancelRequested = Signal()
+    """Cancel was pressed: stop waiting for the running probe. No arguments."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -165,10 +168,10 @@ class MethodChoice(QWidget):
         self.evidence_button.setToolTip(
             self.tr("NVML memory per process, other processes, host memory and workers; nothing is injected")
         )
-        self.evidence_button.clicked.connect(lambda: self.pid is not None and self.evidence_requested.emit(self.pid))
+        self.evidence_button.clicked.connect(lambda: self.pid is not None and self.evidenceRequested.emit(self.pid))
         self.cancel_button = QPushButton(self.tr("Cancel"), self)
         self.cancel_button.setToolTip(self.tr("Stop waiting; the target keeps running unharmed"))
-        self.cancel_button.clicked.connect(self.cancel_requested.emit)
+        self.cancel_button.clicked.connect(self.cancelRequested.emit)
         self.cancel_button.setEnabled(False)
         buttons.addWidget(self.probe_button)
         buttons.addWidget(self.evidence_button)
@@ -291,6 +294,6 @@ class MethodChoice(QWidget):
                 details = self.tr("The probe's source is not available in this build: %1").replace("%1", error_text(exc))
             if not self.confirm(self.tr("Inject the probe?"), text, warning, details):
                 return
-        self.probe_requested.emit(
+        self.probeRequested.emit(
             ProbeRequest(self.pid, method, self.reset_peak.isChecked(), self.allow_other_user.isChecked())
         )

@@ -44,7 +44,9 @@ class SnapshotView(QWidget):
     """Open and explain one snapshot. Signals: ``loaded(analysis)``, ``failed(message)``."""
 
     loaded = Signal(object)
+    """A snapshot was read and explained: its analysis."""
     failed = Signal(str)
+    """A snapshot could not be read: the sentence saying why."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

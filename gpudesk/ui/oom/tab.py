@@ -101,7 +101,7 @@ class OomTab(QWidget):
         runner.progress.connect(self.status.setText)
         runner.finished.connect(self._launch_finished)
         runner.failed.connect(self._launch_failed)
-        self.history.reopen_requested.connect(self._reopen)
+        self.history.reopenRequested.connect(self._reopen)
         self.drops.fileDropped.connect(ctl.open_file)
         ctl.textFileRequested.connect(picker.diagnose_file)
         picker.snapshotRequested.connect(ctl.open_file)

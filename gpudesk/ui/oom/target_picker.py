@@ -82,14 +82,23 @@ class TargetPicker(QWidget):
     """
 
     failed = Signal(str)
+    """The GPU process list could not be read: the sentence saying why (e.g. no NVIDIA driver)."""
     textSubmitted = Signal(object, str)
+    """The text page asks for a diagnosis: the text (str or raw bytes) and its source."""
     textFailed = Signal(str)
+    """The text page could not read a file: the sentence saying why."""
     probeRequested = Signal(object)
+    """The method choice confirmed a probe: the ProbeRequest."""
     evidenceRequested = Signal(int)
+    """The method choice asks for non-invasive evidence: the PID."""
     cancelRequested = Signal()
+    """The method choice's Cancel was pressed. No arguments."""
     launchRequested = Signal(list, str, float)
+    """The launch page's Launch was pressed: argv, working folder ("" = current), interval (s)."""
     stopRequested = Signal()
+    """The launch page's Stop was pressed. No arguments."""
     snapshotRequested = Signal(str)
+    """A memory snapshot was chosen or dropped on the text page: its path."""
 
     COLUMNS = ("PID", "User", "GPU memory", "Type", "Command line")
 
@@ -151,11 +160,11 @@ class TargetPicker(QWidget):
         self.text_input.submitted.connect(self.textSubmitted.emit)
         self.text_input.failed.connect(self.textFailed.emit)
         self.text_input.snapshotChosen.connect(self.snapshotRequested.emit)
-        self.methods.probe_requested.connect(self.probeRequested.emit)
-        self.methods.evidence_requested.connect(self.evidenceRequested.emit)
-        self.methods.cancel_requested.connect(self.cancelRequested.emit)
-        self.launch_panel.launch_requested.connect(self.launchRequested.emit)
-        self.launch_panel.stop_requested.connect(self.stopRequested.emit)
+        self.methods.probeRequested.connect(self.probeRequested.emit)
+        self.methods.evidenceRequested.connect(self.evidenceRequested.emit)
+        self.methods.cancelRequested.connect(self.cancelRequested.emit)
+        self.launch_panel.launchRequested.connect(self.launchRequested.emit)
+        self.launch_panel.stopRequested.connect(self.stopRequested.emit)
 
     def set_probe_busy(self, busy: bool) -> None:
         """A probe or evidence job runs (the method buttons wait) or ended."""

@@ -79,7 +79,8 @@ def local_files(mime: QMimeData) -> list[str]:
 class _DropEdit(QPlainTextEdit):
     """A plain-text editor that hands dropped files to its owner instead of inserting their path."""
 
-    files_dropped = Signal(list)
+    filesDropped = Signal(list)
+    """Local files were dropped on the editor: their paths."""
 
     def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
         if local_files(event.mimeData()):
@@ -97,7 +98,7 @@ class _DropEdit(QPlainTextEdit):
         files = local_files(event.mimeData())
         if files:
             event.acceptProposedAction()
-            self.files_dropped.emit(files)
+            self.filesDropped.emit(files)
         else:
             super().dropEvent(event)
 
@@ -114,8 +115,11 @@ class TextInput(QWidget):
     """
 
     submitted = Signal(object, str)
+    """Diagnose was pressed or a file loaded: the text (str, or a file's raw bytes) and its source."""
     failed = Signal(str)
+    """A file could not be read (the editor keeps its text): the sentence saying why."""
     snapshotChosen = Signal(str)
+    """The file chosen or dropped is a memory snapshot: its path."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -132,7 +136,7 @@ class TextInput(QWidget):
         )
         self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.editor.setTabChangesFocus(True)
-        self.editor.files_dropped.connect(self._on_files)
+        self.editor.filesDropped.connect(self._on_files)
         self.editor.textChanged.connect(self._on_edited)
         layout.addWidget(self.editor, 1)
         self.info = plain_label("", self, wrap=True)

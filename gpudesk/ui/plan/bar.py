@@ -37,9 +37,13 @@ class PlanBar(QWidget):
     """The row above the Plan tab's pages."""
 
     viewRequested = Signal(int)
+    """A mode button was pressed: the view id (QUICK, WIZARD, RESULTS or PLANS)."""
     profileChosen = Signal(str)
+    """A bundled example or a profile file was chosen: its path."""
     saveProfileRequested = Signal()
+    """The "Save profile…" button was pressed. No arguments."""
     newRequested = Signal()
+    """The "New plan" button was pressed: start a blank plan. No arguments."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)

@@ -25,9 +25,10 @@ from gpudesk.units import format_duration, format_gib, format_usd, not_available
 
 
 class CompareView(QWidget):
-    """Signals: back_requested(): return to the plans list."""
+    """Signals: backRequested(): return to the plans list."""
 
-    back_requested = Signal()
+    backRequested = Signal()
+    """Back was pressed: return to the plans list. No arguments."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -42,7 +43,7 @@ class CompareView(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         back = QPushButton(self.tr("< &Back to saved plans"), self)
-        back.clicked.connect(self.back_requested)
+        back.clicked.connect(self.backRequested)
         row = QHBoxLayout()
         row.addWidget(back)
         row.addStretch(1)

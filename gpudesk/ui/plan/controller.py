@@ -61,10 +61,15 @@ class PlanController(QObject):
     """State and actions of the Plan tab. ``store()`` returns the user store once open (or None)."""
 
     planStarted = Signal()
+    """Planning began. No arguments."""
     planReady = Signal(object)
+    """A plan finished: its PlanDocument."""
     planFailed = Signal(object)
+    """Planning failed: the exception."""
     planFinished = Signal()
+    """Planning ended, with a plan or an error. No arguments."""
     savedChanged = Signal(object)
+    """The saved plan the view is tied to changed: its id, or None (not saved yet)."""
 
     def __init__(self, ctx: Any, store: Callable[[], Any]):
         super().__init__()

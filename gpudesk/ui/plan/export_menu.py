@@ -48,7 +48,9 @@ class ExportButton(QToolButton):
     """
 
     exported = Signal(str, str)
+    """A plan was exported: the format and the path written."""
     failed = Signal(str)
+    """An export failed: the sentence saying why (also shown through ctx.notify)."""
 
     def __init__(self, ctx: Any, parent: QWidget | None = None):
         super().__init__(parent)

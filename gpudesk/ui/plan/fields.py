@@ -141,7 +141,8 @@ def to_stored(number: float, spec: FieldSpec) -> Any:
 class FieldEditor(QObject):
     """Owns the widget for one :class:`FieldSpec`; emits ``changed`` on every edit (each keystroke)."""
 
-    changed = Signal(str)  # the spec key
+    changed = Signal(str)
+    """The user edited the field: the spec key of the field."""
 
     def __init__(self, spec: FieldSpec, parent: QWidget):
         super().__init__(parent)

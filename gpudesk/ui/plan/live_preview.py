@@ -40,6 +40,7 @@ class LivePreview(QWidget):
     """
 
     updated = Signal(float)
+    """The preview was redrawn: how long the update took (s)."""
 
     def __init__(self, catalog: Any, parent: QWidget | None = None, describe: Callable[[Exception], str] = str):
         super().__init__(parent)

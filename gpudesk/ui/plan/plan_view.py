@@ -131,17 +131,21 @@ class PlanView(QWidget):
     """The results of one plan.
 
     Signals:
-        save_requested(): the user wants the shown plan saved (or its saved copy updated).
-        edit_requested(): back to the wizard with the same answers.
-        price_entered(gpu_id, usd): the user typed their own price for a GPU and wants to plan again with it.
-        apply_requested(dict): write the selected option's settings (micro-batch, sharding, recomputation, tensor
+        saveRequested(): the user wants the shown plan saved (or its saved copy updated).
+        editRequested(): back to the wizard with the same answers.
+        priceEntered(gpu_id, usd): the user typed their own price for a GPU and wants to plan again with it.
+        applyRequested(dict): write the selected option's settings (micro-batch, sharding, recomputation, tensor
             parallel) back into the wizard (profile sections, gpudesk.planner.search_notes.applied_settings).
     """
 
-    save_requested = Signal()
-    edit_requested = Signal()
-    price_entered = Signal(str, float)
-    apply_requested = Signal(dict)
+    saveRequested = Signal()
+    """Save was pressed: save the shown plan (or update its saved copy). No arguments."""
+    editRequested = Signal()
+    """Edit was pressed: back to the wizard with the same answers. No arguments."""
+    priceEntered = Signal(str, float)
+    """The user typed their own price for a GPU: the GPU id and the price (USD per GPU)."""
+    applyRequested = Signal(dict)
+    """Apply was pressed: the selected option's settings as profile sections, for the wizard."""
 
     def __init__(self, ctx: Any, parent: QWidget | None = None):
         super().__init__(parent)
@@ -209,10 +213,10 @@ class PlanView(QWidget):
         self.details.setPlaceholderText(self.tr("Select a candidate to see its warnings and rationale."))
         self.save_button = QPushButton(self.tr("&Save plan"), self)
         self.save_button.setToolTip(self.tr("Keep this plan in your saved plans"))
-        self.save_button.clicked.connect(self.save_requested)
+        self.save_button.clicked.connect(self.saveRequested)
         self.edit_button = QPushButton(self.tr("&Change answers"), self)
         self.edit_button.setToolTip(self.tr("Back to the wizard with these answers"))
-        self.edit_button.clicked.connect(self.edit_requested)
+        self.edit_button.clicked.connect(self.editRequested)
         self.apply_button = QPushButton(self.tr("Appl&y this option"), self)
         self.apply_button.setToolTip(self.tr("Write the selected option's micro-batch, sharding, recomputation and "
                                              "tensor-parallel degree into the wizard's answers"))
@@ -235,7 +239,7 @@ class PlanView(QWidget):
         details_layout.setContentsMargins(0, 0, 0, 0)
         self.price_editor = PriceEditor(details_box)
         self.price_editor.set_store_available(getattr(ctx, "store", None) is not None)
-        self.price_editor.price_entered.connect(self.price_entered)
+        self.price_editor.priceEntered.connect(self.priceEntered)
         details_layout.addWidget(self.price_editor)
         self.rent_label = QLabel(details_box)
         self.rent_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -436,7 +440,7 @@ class PlanView(QWidget):
             return
         option = self.plan.option(self.selected_index())
         if option is not None:
-            self.apply_requested.emit(applied_settings(option))
+            self.applyRequested.emit(applied_settings(option))
 
     def tco_text(self, c: PlanOption) -> str:
         """The TCO cell: dollars, or "price unknown" when the GPU has no price (never a made-up figure)."""

@@ -45,14 +45,17 @@ class PlansList(QWidget):
     """The user's saved plans, most recent first.
 
     Signals:
-        open_requested(SavedPlan): show the plan's results.
-        edit_requested(SavedPlan): load its profile into the wizard (saving then updates this plan).
-        compare_requested(SavedPlan, SavedPlan): show two plans side by side.
+        openRequested(SavedPlan): show the plan's results.
+        editRequested(SavedPlan): load its profile into the wizard (saving then updates this plan).
+        compareRequested(SavedPlan, SavedPlan): show two plans side by side.
     """
 
-    open_requested = Signal(object)
-    edit_requested = Signal(object)
-    compare_requested = Signal(object, object)
+    openRequested = Signal(object)
+    """Open was chosen: the SavedPlan whose results to show."""
+    editRequested = Signal(object)
+    """Edit was chosen: the SavedPlan whose profile to load into the wizard."""
+    compareRequested = Signal(object, object)
+    """Compare was chosen with two plans selected: the two SavedPlans."""
 
     COLUMNS = 6
 
@@ -204,12 +207,12 @@ class PlansList(QWidget):
         if chosen[0].problem:
             self.ctx.notify(chosen[0].problem, "error")
             return
-        self.open_requested.emit(chosen[0])
+        self.openRequested.emit(chosen[0])
 
     def edit_selected(self) -> None:
         chosen = self.selected()
         if len(chosen) == 1:
-            self.edit_requested.emit(chosen[0])
+            self.editRequested.emit(chosen[0])
 
     def duplicate_selected(self) -> None:
         chosen = self.selected()
@@ -242,7 +245,7 @@ class PlansList(QWidget):
     def compare_selected(self) -> None:
         chosen = self.selected()
         if len(chosen) == 2:
-            self.compare_requested.emit(chosen[0], chosen[1])
+            self.compareRequested.emit(chosen[0], chosen[1])
 
     def delete_selected(self) -> None:
         chosen = self.selected()

@@ -20,9 +20,10 @@ MAX_PRICE_USD = 10_000_000.0
 
 
 class PriceEditor(QWidget):
-    """Signals: price_entered(gpu_id, usd): the user asks to keep ``usd`` as their price and plan again."""
+    """Signals: priceEntered(gpu_id, usd): the user asks to keep ``usd`` as their price and plan again."""
 
-    price_entered = Signal(str, float)
+    priceEntered = Signal(str, float)
+    """A valid price was typed: the GPU id and the price (USD per GPU) to keep and plan with."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -109,7 +110,7 @@ class PriceEditor(QWidget):
             self.apply_button.setToolTip(self.tr("Save this price as yours and plan again with it"))
 
     def apply(self) -> None:
-        """Emit ``price_entered`` for the shown GPU when a valid price is typed."""
+        """Emit ``priceEntered`` for the shown GPU when a valid price is typed."""
         price = self.value()
         if self.apply_button.isEnabled() and self.gpu_id and price is not None:
-            self.price_entered.emit(self.gpu_id, price)
+            self.priceEntered.emit(self.gpu_id, price)

@@ -20,9 +20,10 @@ DEBOUNCE_MS = 120
 
 
 class QuickMode(LivePreviewForm, QWidget):
-    """Signals: full_requested(dict): open the full wizard with these answers (a partial profile)."""
+    """Signals: fullRequested(dict): open the full wizard with these answers (a partial profile)."""
 
-    full_requested = Signal(dict)
+    fullRequested = Signal(dict)
+    """The "Continue in the full wizard" button was pressed: these answers as a partial profile dict."""
 
     def __init__(self, ctx: Any, parent: QWidget | None = None):
         super().__init__(parent)
@@ -50,7 +51,7 @@ class QuickMode(LivePreviewForm, QWidget):
         self.problem.setStyleSheet("color: #7a0c0c; font-weight: bold;")
         self.full_button = QPushButton(self.tr("Continue in the &full wizard >"), self)
         self.full_button.setToolTip(self.tr("Open the five questions with these answers filled in"))
-        self.full_button.clicked.connect(lambda: self.full_requested.emit(self.profile()[0]))
+        self.full_button.clicked.connect(lambda: self.fullRequested.emit(self.profile()[0]))
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.addWidget(title)

@@ -38,10 +38,11 @@ __all__ = ["COMPARE", "PLANS", "QUICK", "RESULTS", "WIZARD", "PlanTab", "example
 class PlanTab(QWidget):
     """The Plan tab's views over a :class:`PlanController` (``ctl``).
 
-    Signals: plan_ready(object): a plan finished (its PlanDocument) (tests and the main window can wait on it).
+    Signals: planReady(object): a plan finished (its PlanDocument) (tests and the main window can wait on it).
     """
 
-    plan_ready = Signal(object)
+    planReady = Signal(object)
+    """A plan finished and is shown: its PlanDocument (tests and the main window wait on it)."""
     opens_before_store = True  # see gpudesk.ui.main_window: store_opened() is called once it is open
 
     def __init__(self, ctx: Any, parent: QWidget | None = None):
@@ -61,7 +62,7 @@ class PlanTab(QWidget):
         self.bar.profileChosen.connect(self.load_example)
         self.bar.saveProfileRequested.connect(self.save_profile_to)
         self.bar.newRequested.connect(self.new_plan)
-        self.pages.quick.full_requested.connect(self.open_wizard_with)
+        self.pages.quick.fullRequested.connect(self.open_wizard_with)
         self.ctl.planStarted.connect(self._plan_started)
         self.ctl.planReady.connect(self._plan_done)
         self.ctl.planFailed.connect(self._plan_failed)
@@ -73,20 +74,20 @@ class PlanTab(QWidget):
     def _wire(self, index: int, page: Any) -> None:
         """Connect a page's signals once :class:`PlanPages` has built it."""
         if index == WIZARD:
-            page.quick_requested.connect(lambda: self.show_view(QUICK))
-            page.plan_requested.connect(self.ctl.start_plan)
+            page.quickRequested.connect(lambda: self.show_view(QUICK))
+            page.planRequested.connect(self.ctl.start_plan)
         elif index == RESULTS:
-            page.save_requested.connect(self.save_current)
-            page.edit_requested.connect(lambda: self.show_view(WIZARD))
-            page.price_entered.connect(self.ctl.use_my_price)
-            page.apply_requested.connect(self.apply_option)
+            page.saveRequested.connect(self.save_current)
+            page.editRequested.connect(lambda: self.show_view(WIZARD))
+            page.priceEntered.connect(self.ctl.use_my_price)
+            page.applyRequested.connect(self.apply_option)
         elif index == PLANS:
-            page.open_requested.connect(self.open_saved)
-            page.edit_requested.connect(self.edit_saved)
-            page.compare_requested.connect(lambda left, right: self.pages.compare.compare(left, right))
-            page.compare_requested.connect(lambda _left, _right: self.show_view(COMPARE))
+            page.openRequested.connect(self.open_saved)
+            page.editRequested.connect(self.edit_saved)
+            page.compareRequested.connect(lambda left, right: self.pages.compare.compare(left, right))
+            page.compareRequested.connect(lambda _left, _right: self.show_view(COMPARE))
         elif index == COMPARE:
-            page.back_requested.connect(lambda: self.show_view(PLANS))
+            page.backRequested.connect(lambda: self.show_view(PLANS))
 
     def store_opened(self) -> None:
         """Called by the main window when the user store has opened after the first paint."""
@@ -182,7 +183,7 @@ class PlanTab(QWidget):
         if top is not None:
             self.pages.wizard.preview.show_option(top, search_changes(top, result.requirement))
         self.show_view(RESULTS)
-        self.plan_ready.emit(result)
+        self.planReady.emit(result)
 
     def _plan_failed(self, exc: BaseException) -> None:
         wizard = self.pages.wizard

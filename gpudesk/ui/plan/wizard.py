@@ -80,12 +80,14 @@ class PlanWizard(LivePreviewForm, QWidget):
     """The wizard view.
 
     Signals:
-        plan_requested(object, dict): a validated Requirement and the profile dictionary it came from.
-        quick_requested(): the user wants the quick mode back.
+        planRequested(object, dict): a validated Requirement and the profile dictionary it came from.
+        quickRequested(): the user wants the quick mode back.
     """
 
-    plan_requested = Signal(object, dict)
-    quick_requested = Signal()
+    planRequested = Signal(object, dict)
+    """Plan was pressed with valid answers: the Requirement and the profile dictionary it came from."""
+    quickRequested = Signal()
+    """The quick-mode button was pressed. No arguments."""
 
     def __init__(self, ctx: Any, parent: QWidget | None = None):
         super().__init__(parent)
@@ -128,7 +130,7 @@ class PlanWizard(LivePreviewForm, QWidget):
         self.back_button.clicked.connect(lambda: self.go_to(self.stack.currentIndex() - 1))
         self.next_button.clicked.connect(self.next_page)
         self.plan_button.clicked.connect(self.request_plan)
-        self.quick_button.clicked.connect(self.quick_requested)
+        self.quick_button.clicked.connect(self.quickRequested)
         self.plan_button.setDefault(True)
         self.preview = LivePreview(ctx.catalog, self, describe=self.describe_error)
         self.preview.setMaximumWidth(480)
@@ -312,5 +314,5 @@ class PlanWizard(LivePreviewForm, QWidget):
     def request_plan(self) -> None:
         req, data = self.requirement()
         if req is not None:
-            self.plan_requested.emit(req, data)
+            self.planRequested.emit(req, data)
 

@@ -33,7 +33,7 @@ def test_prices_rent_and_keyboard(qtbot):
     table.setFocus()
     assert "HGX baseboard" in table.item(0, 4).text()  # no URL in the row's price source: its text is shown
     table.setCurrentCell(1, 0)
-    with qtbot.waitSignal(view.link_opened) as blocker:
+    with qtbot.waitSignal(view.linkOpened) as blocker:
         qtbot.keyClick(table, Qt.Key.Key_Return)
     assert blocker.args[0].startswith("https://")
     SHOTS.mkdir(parents=True, exist_ok=True)

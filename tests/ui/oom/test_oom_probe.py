@@ -69,7 +69,7 @@ def test_probe_cpu_process_through_agent(qtbot, tab, agent_process):
 
 def test_evidence_only_for_a_process(qtbot, tab, agent_process):
     tab.picker.nvml = make_fake_pynvml([FakeDevice(0, compute_processes=[FakeProcess(agent_process.pid, 2 * GiB)])])
-    with qtbot.waitSignal(tab.picker.methods.evidence_requested, timeout=2000):
+    with qtbot.waitSignal(tab.picker.methods.evidenceRequested, timeout=2000):
         tab.picker.methods.pid = agent_process.pid
         tab.picker.methods.evidence_button.setEnabled(True)
         tab.picker.methods.evidence_button.click()

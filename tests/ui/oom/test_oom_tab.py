@@ -190,7 +190,7 @@ def test_history_saved_reopened_deleted(qtbot, tab):
     history.select_row(0)
     first_cause = tab.results.cause_ids()[0]
     tab.results.clear()
-    with qtbot.waitSignal(history.reopen_requested, timeout=2000):
+    with qtbot.waitSignal(history.reopenRequested, timeout=2000):
         history.reopen_button.click()
     assert tab.results.cause_ids()[0] == first_cause == "fragmentation"
     assert tab.pages.currentWidget() is tab.results
@@ -277,6 +277,6 @@ def test_damaged_history_entry_is_reported(qtbot, tab):
     tab.ctx.store.execute("update diagnoses set diagnosis_json = 'not json'")
     tab.ctx.store.conn.commit()
     tab.history.select_row(0)
-    with qtbot.assertNotEmitted(tab.history.reopen_requested):
+    with qtbot.assertNotEmitted(tab.history.reopenRequested):
         tab.history.reopen_button.click()
     assert any("cannot be read back" in text for text, level in tab.messages if level == "error")

@@ -126,7 +126,7 @@ def test_gdb_asks_and_warns_before_injecting(qtbot):
     assert "3.14" in choice.reasons["remote_exec"].text()
     assert choice.radios["gdb"].isChecked()
     emitted = []
-    choice.probe_requested.connect(emitted.append)
+    choice.probeRequested.connect(emitted.append)
     choice.probe_button.click()
     assert asked and asked[0][2] is True and "may crash" in asked[0][1] and "1234" in asked[0][1]
     assert "def collect" in asked[0][3], "the probe's exact source is shown before it runs"
@@ -143,11 +143,11 @@ def test_launch_command_is_split_like_a_shell(qtbot):
     panel = LaunchPanel()
     qtbot.addWidget(panel)
     panel.command.setText('python -c "print(1')
-    with qtbot.assertNotEmitted(panel.launch_requested):
+    with qtbot.assertNotEmitted(panel.launchRequested):
         panel.launch_button.click()
     assert "quotation" in panel.error.text().lower() or "Cannot read the command" in panel.error.text()
     panel.command.setText("python -V")
-    with qtbot.waitSignal(panel.launch_requested) as blocker:
+    with qtbot.waitSignal(panel.launchRequested) as blocker:
         panel.launch_button.click()
     assert blocker.args == [["python", "-V"], "", 0.5]
 

@@ -45,7 +45,7 @@ def test_no_mnemonic_is_shared_on_any_view(qtbot, tab):
     for page in range(len(tab.pages.wizard.pages)):
         tab.pages.wizard.go_to(page)
         assert clashes(tab) == {}, f"wizard page {page + 1}"
-    with qtbot.waitSignal(tab.plan_ready, timeout=20000):
+    with qtbot.waitSignal(tab.planReady, timeout=20000):
         tab.pages.wizard.request_plan()
     assert tab.pages.currentIndex() == RESULTS
     assert clashes(tab) == {}
@@ -67,7 +67,7 @@ def test_enter_advances_the_wizard_and_plans_on_the_last_page(qtbot, tab):
         qtbot.keyClick(focus, Qt.Key.Key_Enter)
     assert wizard.current_index() == len(wizard.pages) - 1
     last = next(e.widget for e in wizard.pages[-1].editors.values() if e.widget.isVisible())
-    with qtbot.waitSignal(tab.plan_ready, timeout=20000):
+    with qtbot.waitSignal(tab.planReady, timeout=20000):
         qtbot.keyClick(last, Qt.Key.Key_Return)
     assert tab.pages.currentIndex() == RESULTS
 
@@ -84,7 +84,7 @@ def test_enter_on_a_bad_answer_stays_and_names_it(qtbot, tab):
 
 def test_results_tab_order_follows_the_layout(qtbot, tab):
     tab.load_example(ARTICLE)
-    with qtbot.waitSignal(tab.plan_ready, timeout=20000):
+    with qtbot.waitSignal(tab.planReady, timeout=20000):
         tab.pages.wizard.request_plan()
     view = tab.pages.results
     editor = view.price_editor

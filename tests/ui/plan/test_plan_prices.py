@@ -38,9 +38,9 @@ def _plan(qtbot, tab, folder):
     profile = folder / "article.toml"
     profile.write_text(text, encoding="utf-8")
     tab.load_example(profile)
-    with qtbot.waitSignal(tab.plan_ready, timeout=20000) as signal:
+    with qtbot.waitSignal(tab.planReady, timeout=20000) as signal:
         qtbot.mouseClick(tab.pages.wizard.plan_button, Qt.MouseButton.LeftButton)
-    # The worker's "finished" (which re-enables the button) is queued after its result (plan_ready).
+    # The worker's "finished" (which re-enables the button) is queued after its result (planReady).
     qtbot.waitUntil(tab.pages.wizard.plan_button.isEnabled, timeout=5000)
     return signal.args[0]
 
@@ -71,7 +71,7 @@ def test_unknown_price_is_marked_and_a_typed_quote_replans(qtbot, tab, ctx, tmp_
     editor.price.setFocus()
     qtbot.keyClicks(editor.price, "17,000")
     assert editor.apply_button.isEnabled()
-    with qtbot.waitSignal(tab.plan_ready, timeout=20000) as signal:
+    with qtbot.waitSignal(tab.planReady, timeout=20000) as signal:
         qtbot.keyClick(editor.price, Qt.Key.Key_Return)  # Enter applies
     assert price_overrides(ctx.store)["a100-80-sxm4"]["price_usd"] == 17000.0
     top = signal.args[0].candidates[0]
@@ -103,7 +103,7 @@ def test_price_editor_refuses_what_is_not_a_price(qtbot):
         qtbot.keyClicks(editor.price, typed)
         assert editor.price.text() == kept
     received = []
-    editor.price_entered.connect(lambda gpu, usd: received.append((gpu, usd)))
+    editor.priceEntered.connect(lambda gpu, usd: received.append((gpu, usd)))
     editor.price.clear()
     qtbot.keyClicks(editor.price, "12500.50")
     qtbot.keyClick(editor.price, Qt.Key.Key_Return)

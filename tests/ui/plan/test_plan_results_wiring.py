@@ -33,7 +33,7 @@ max_gpus = 4
 
 def plan_file(qtbot, tab, path: Path) -> dict:  # type: ignore[no-untyped-def]
     tab.load_example(path)
-    with qtbot.waitSignal(tab.plan_ready, timeout=30000) as signal:
+    with qtbot.waitSignal(tab.planReady, timeout=30000) as signal:
         qtbot.mouseClick(tab.pages.wizard.plan_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(tab.pages.wizard.plan_button.isEnabled, timeout=5000)
     assert tab.pages.currentIndex() == RESULTS

@@ -36,7 +36,7 @@ def test_wizard_fields_are_fully_visible(qtbot, tab) -> None:  # type: ignore[no
 def test_results_show_rows_figures_and_a_readable_chart(qtbot, tab) -> None:  # type: ignore[no-untyped-def]
     tab.resize(*SIZE)
     tab.load_example(ARTICLE)
-    with qtbot.waitSignal(tab.plan_ready, timeout=30000):
+    with qtbot.waitSignal(tab.planReady, timeout=30000):
         qtbot.mouseClick(tab.pages.wizard.plan_button, Qt.MouseButton.LeftButton)
     assert tab.pages.currentIndex() == RESULTS
     view = tab.pages.results

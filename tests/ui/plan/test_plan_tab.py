@@ -22,9 +22,9 @@ from helpers.plan_tab import ARTICLE, Notes, catalog, ctx, tab  # noqa: F401 - f
 def plan_example(qtbot, tab, path=ARTICLE):
     tab.load_example(path)
     assert tab.pages.currentIndex() == WIZARD
-    with qtbot.waitSignal(tab.plan_ready, timeout=20000) as signal:
+    with qtbot.waitSignal(tab.planReady, timeout=20000) as signal:
         qtbot.mouseClick(tab.pages.wizard.plan_button, Qt.MouseButton.LeftButton)
-    # The worker's "finished" (which re-enables the button) is queued after its result (plan_ready).
+    # The worker's "finished" (which re-enables the button) is queued after its result (planReady).
     qtbot.waitUntil(tab.pages.wizard.plan_button.isEnabled, timeout=5000)
     return signal.args[0]
 
@@ -77,7 +77,7 @@ def test_save_reopen_duplicate_edit_compare_delete_undo(qtbot, tab, ctx):
     tab.edit_saved(copy)
     assert tab.pages.currentIndex() == WIZARD
     tab.pages.wizard.set_field_text("workload.deadline_s", "14")
-    with qtbot.waitSignal(tab.plan_ready, timeout=20000):
+    with qtbot.waitSignal(tab.planReady, timeout=20000):
         tab.pages.wizard.request_plan()
     assert tab.pages.results.save_button.text() == "&Save changes"
     assert tab.save_current() == copy.id
@@ -178,7 +178,7 @@ def test_results_before_any_plan_points_to_the_wizard(tab):
 def test_a_deadline_nobody_meets_shows_the_closest_and_how_late(qtbot, tab):
     tab.load_example(ARTICLE)
     tab.pages.wizard.set_field_text("workload.deadline_s", "0.25")
-    with qtbot.waitSignal(tab.plan_ready, timeout=20000) as signal:
+    with qtbot.waitSignal(tab.planReady, timeout=20000) as signal:
         tab.pages.wizard.request_plan()
     result = signal.args[0]
     assert result.deadline_met_by_any is False
@@ -258,7 +258,7 @@ def test_a_damaged_saved_plan_is_listed_and_can_be_replanned(qtbot, tab, ctx):
     assert ctx.notify[-1][1] == "error" and "unreadable plan JSON" in ctx.notify[-1][0]
     tab.pages.plans.edit_selected()
     assert tab.pages.currentIndex() == WIZARD
-    with qtbot.waitSignal(tab.plan_ready, timeout=20000):
+    with qtbot.waitSignal(tab.planReady, timeout=20000):
         tab.pages.wizard.request_plan()
     assert tab.save_current() == plan_id
     assert get_plan(ctx.store, plan_id).problem is None

@@ -19,9 +19,9 @@ SHARDING_COLUMN = 10
 
 
 def plan_now(qtbot, tab):
-    with qtbot.waitSignal(tab.plan_ready, timeout=20000) as signal:
+    with qtbot.waitSignal(tab.planReady, timeout=20000) as signal:
         qtbot.mouseClick(tab.pages.wizard.plan_button, Qt.MouseButton.LeftButton)
-    # The worker's "finished" (which re-enables the button) is queued after its result (plan_ready): wait for it, or
+    # The worker's "finished" (which re-enables the button) is queued after its result (planReady): wait for it, or
     # a second plan_now clicks a disabled button.
     qtbot.waitUntil(tab.pages.wizard.plan_button.isEnabled, timeout=5000)
     return signal.args[0]

@@ -86,7 +86,7 @@ def test_wizard_by_hand_reaches_the_same_plan_as_the_article_profile(qtbot, wiza
         if index < len(wizard.pages) - 1:
             qtbot.mouseClick(wizard.next_button, Qt.MouseButton.LeftButton)
             assert wizard.problem.text() == ""
-    with qtbot.waitSignal(wizard.plan_requested, timeout=2000) as signal:
+    with qtbot.waitSignal(wizard.planRequested, timeout=2000) as signal:
         qtbot.mouseClick(wizard.plan_button, Qt.MouseButton.LeftButton)
     req, data = signal.args
     by_hand = plan_to_dict(plan(req, catalog))
@@ -211,7 +211,7 @@ def test_quick_mode_opens_the_full_wizard_with_its_answers(qtbot, ctx):
         qtbot.keyClicks(editor.widget, text)
     quick.update_preview()
     assert quick.preview.last_estimate.component("lora_adapters") > 0
-    with qtbot.waitSignal(quick.full_requested, timeout=1000) as signal:
+    with qtbot.waitSignal(quick.fullRequested, timeout=1000) as signal:
         qtbot.mouseClick(quick.full_button, Qt.MouseButton.LeftButton)
     handed = signal.args[0]
     assert handed["model"] == {"model": "llama-2-13b", "mode": "lora", "seq_len_tokens": 4096, "micro_batch_size": 4}
