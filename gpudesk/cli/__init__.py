@@ -33,6 +33,12 @@ class CliError(GpudeskError):
         super().__init__(message)
         self.status = status
 
+    @classmethod
+    def from_error(cls, exc: BaseException, status: int = 2) -> CliError:
+        """The CLI's error for a caught exception: a gpudesk error's ``user_text()`` (message, detail and remedy),
+        else the exception's own text."""
+        return cls(exc.user_text() if isinstance(exc, GpudeskError) else str(exc), status=status)
+
 
 # Options before the command that take a value (skipped when looking for the command's name).
 _VALUE_OPTIONS = frozenset({"--lang"})

@@ -62,7 +62,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     try:
         delivery.check()
     except ValueError as exc:
-        raise CliError(str(exc)) from exc
+        raise CliError.from_error(exc) from exc
     try:
         source = NvmlSource(interval_s=args.interval)
     except NvmlUnavailableError as exc:
@@ -77,7 +77,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     except ThresholdsError as exc:
         source.close()
         db.close()
-        raise CliError(str(exc)) from exc
+        raise CliError.from_error(exc) from exc
     th = AlertThresholds.from_rules(rule_th, idle_s=args.idle_minutes * 60,
                                     memory_horizon_s=args.memory_horizon_minutes * 60)
 

@@ -56,7 +56,7 @@ def _open() -> Catalog:
     try:
         return open_catalog()
     except CatalogError as exc:
-        raise CliError(str(exc), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
 
 
 def _find(catalog: Catalog, query: str) -> GPU:
@@ -68,7 +68,7 @@ def _find(catalog: Catalog, query: str) -> GPU:
         lines += [f"  {g.id:<14} {g.name}" for g in exc.matches]
         raise CliError("\n".join(lines), status=2) from exc
     except UnknownItemError as exc:
-        raise CliError(str(exc), status=2) from exc
+        raise CliError.from_error(exc, status=2) from exc
 
 
 def _table(headers: list[str], rows: list[list[str]], right: set[int]) -> str:

@@ -426,9 +426,9 @@ def cmd_probe(args) -> int:
         report = probe_process(args.pid, method, reset_peak=args.reset_peak, timeout_s=args.timeout,
                                allow_other_user=args.elevate, progress=None if args.json else _progress)
     except (TargetNotFound, PermissionDenied, MethodUnavailable) as exc:
-        raise CliError(str(exc), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
     except ProbeError as exc:
-        raise CliError(str(exc), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
     diagnosis = diagnose(report)
     _emit(diagnosis, args.json)
     if args.save:
@@ -442,7 +442,7 @@ def cmd_methods(args) -> int:
     try:
         statuses = available_methods(args.pid, allow_other_user=args.elevate)
     except TargetNotFound as exc:
-        raise CliError(str(exc), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
     if args.json:
         sys.stdout.write(dumps_json([s.__dict__ for s in statuses]))
         sys.stdout.write("\n")
@@ -478,7 +478,7 @@ def cmd_run(args) -> int:
                             progress=lambda m, f: print(f"[gpudesk] {m}", file=sys.stderr), stop=stop,
                             record_history=args.record_history)
     except LaunchError as exc:
-        raise CliError(str(exc), status=127) from exc
+        raise CliError.from_error(exc, status=127) from exc
     except KeyboardInterrupt:
         stop.set()
         raise CliError(_("interrupted"), status=130) from None

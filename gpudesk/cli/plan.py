@@ -153,7 +153,7 @@ def _catalog():
     try:
         return open_catalog()
     except CatalogError as exc:
-        raise CliError(str(exc), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
 
 
 def _emit(text: str, output: str | None) -> None:
@@ -177,7 +177,7 @@ def _render(fmt: str, data, profile, index: int, catalog) -> str:
             return plan_to_csv(data, index, profile=profile, catalog=catalog)
         return plan_to_markdown(data, index, profile=profile, catalog=catalog)
     except SheetError as exc:
-        raise CliError(str(exc), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
 
 
 def my_prices() -> dict | None:
