@@ -56,7 +56,10 @@ Sources (vllm-project/vllm):
   available. Falling back to the PyTorch-native implementation"); gpudesk assumes the plain pip wheel (no FlashInfer
   before 0.11.1) unless told.
 - Non-torch memory: CUDA context allocations outside PyTorch's allocator that appear during the profile (cuBLAS/
-  cuBLASLt workspaces; with tensor parallelism NCCL's channel buffers and vLLM's custom all-reduce buffers).
+  cuBLASLt workspaces; with tensor parallelism NCCL's channel buffers and vLLM's custom all-reduce buffers). From
+  0.16 at TP > 1 the profile run also creates the FlashInfer all-reduce fusion workspace and NCCL's lazily connected
+  buffers, ~1.85 GiB per rank as vLLM 0.19 prints it (:func:`tp_profile_non_torch_bytes`).
+- ``--dtype float32`` with ``--kv-cache-dtype auto`` caches K and V in fp32 (:func:`kv_precision`).
 """
 
 from __future__ import annotations
@@ -351,7 +354,8 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     activation = (v1_profile_peak_bytes(spec, batched, seqs, tp, flashinfer, triton_sampler) if v1
                   else v0_profile_peak_bytes(spec, batched, seqs, tp))
     era = profiling_era(version) if not v1 else "torch_peak"
-    non_torch = NON_TORCH_BYTES + (tp_profile_non_torch_bytes(version, tp, transport) if v1 else 0.0)
+    tp_collective = tp_profile_non_torch_bytes(version, tp, transport) if v1 else 0.0
+    non_torch = NON_TORCH_BYTES + tp_collective
     if era in ("device", "since_init"):
         non_torch += nccl_device_bytes(tp, transport) + (CONTEXT_BYTES if era == "device" else 0.0)
     graphs = 0.0 if s["enforce_eager"] else CUDA_GRAPH_BYTES_PER_LAYER * (spec.layers or 0)
@@ -420,6 +424,9 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
            "vllm/v1/sample/ops/topk_topp_sampler.py"),) if v1 and not flashinfer and not triton_sampler else ()),
         *(((_("the sampler masks top-k/top-p in place with vLLM's Triton kernel (0.17 on) instead of sorting"),
             "vllm/v1/sample/ops/topk_topp_triton.py"),) if v1 and not flashinfer and triton_sampler else ()),
+        *(((_("at tensor parallelism {tp} the profile run's all-reduce workspaces and NCCL buffers add {gib:.2f} GiB "
+              "of non-torch memory per GPU (vLLM 0.16 on)").format(tp=tp, gib=tp_collective / GIB),
+           "vllm/distributed/device_communicators/flashinfer_all_reduce.py"),) if tp_collective else ()),
         ((_("CUDA graph memory is estimated by the profiler and kept inside gpu_memory_utilization (vLLM 0.21 on)")
           if graphs_in_budget(version) else
           _("CUDA graphs are captured after the KV cache, outside gpu_memory_utilization")),
