@@ -56,7 +56,10 @@ Sources (vllm-project/vllm):
   available. Falling back to the PyTorch-native implementation"); gpudesk assumes the plain pip wheel (no FlashInfer
   before 0.11.1) unless told.
 - Non-torch memory: CUDA context allocations outside PyTorch's allocator that appear during the profile (cuBLAS/
-  cuBLASLt workspaces; with tensor parallelism NCCL's channel buffers and vLLM's custom all-reduce buffers).
+  cuBLASLt workspaces; with tensor parallelism NCCL's channel buffers and vLLM's custom all-reduce buffers). From
+  0.16 at TP > 1 the profile run also creates the FlashInfer all-reduce fusion workspace and NCCL's lazily connected
+  buffers, ~1.85 GiB per rank as vLLM 0.19 prints it (:func:`tp_profile_non_torch_bytes`).
+- ``--dtype float32`` with ``--kv-cache-dtype auto`` caches K and V in fp32 (:func:`kv_precision`).
 """
 
 from __future__ import annotations
@@ -129,6 +132,11 @@ ENVIRONMENT_SETTINGS = frozenset({"vllm_use_flashinfer_sampler", "triton_kernels
 #: vLLM >= 0.6.5 prints 0.16 GiB on an H100 (vllm-project/vllm PR 12126) and 0.25-0.35 GiB on 24-48 GiB cards
 #: with TP 1-2 (issues 10517, 13061, 15815).
 NON_TORCH_BYTES = 0.25 * GIB
+#: Extra non-torch memory the V1 profiler measures on each rank at tensor parallelism > 1 from vLLM 0.16 (module
+#: docstring, :func:`tp_profile_non_torch_bytes`): 0.19.0 prints "non-torch forward increase memory" 2.07-2.10 GiB at
+#: TP 2 and 2.13-2.21 GiB at TP 4 against 0.24-0.26 GiB at TP 1 on H100 (llm-d-incubation/llm-d-planner
+#: accuracy/results/v0.19.0/logs, 10 TP runs of 7 models, hidden sizes 2,048-8,192).
+TP_PROFILE_NON_TORCH_BYTES = 1.85 * GIB
 #: CUDA graph pool of the default capture sizes (up to 512 sequences; logged "took 0.3-1.5 GiB").
 CUDA_GRAPH_BYTES_PER_LAYER = 0.02 * GIB
 
@@ -185,10 +193,18 @@ def mxfp4_padding_bytes(spec: ModelSpec, weight_format: str, version: str, tenso
 
 
 def kv_precision(kv_cache_dtype: str, model_dtype: str = "bf16") -> str:
-    """vLLM ``--kv-cache-dtype`` -> a gpudesk precision (auto: the model dtype; fp8, fp8_e4m3, fp8_e5m2: fp8)."""
+    """vLLM ``--kv-cache-dtype`` -> a gpudesk precision (fp8, fp8_e4m3, fp8_e5m2: fp8). ``auto`` caches in the
+    model's ``--dtype`` (``vllm/config/cache.py`` CacheConfig: "auto" uses the model data type; ``vllm/worker``'s
+    ``STR_DTYPE_TO_TORCH_DTYPE``): ``half``/``float16`` 2 bytes, ``float``/``float32`` 4 bytes (``--dtype float32``
+    on Llama-3.1-8B in vLLM 0.19.0: 42.8 GiB hold 175,296 tokens, 256 KiB a token, twice bf16's), else bf16."""
     k = (kv_cache_dtype or "auto").lower()
     if k == "auto":
-        return "fp16" if model_dtype in ("fp16", "float16", "half") else "bf16"
+        d = (model_dtype or "auto").lower()
+        if d in ("fp16", "float16", "half"):
+            return "fp16"
+        if d in ("fp32", "float32", "float"):
+            return "fp32"
+        return "bf16"
     return "fp8" if k.startswith("fp8") else k
 
 
@@ -217,6 +233,31 @@ def graphs_in_budget(version: str) -> bool:
         return False
     release = _patch_release(version)
     return release is None or release >= (0, 21, 0)
+
+
+def tp_profile_non_torch_bytes(version: str, tensor_parallel: int, transport: str) -> float:
+    """Non-torch memory that appears on each rank during V1's profile run at ``tensor_parallel`` > 1 from vLLM 0.16
+    on, and so is subtracted from the KV budget (``vllm/v1/worker/gpu_worker.py`` ``determine_available_memory``:
+    "Total non KV cache memory" = weights + torch peak increase + non-torch increase, measured from the worker's
+    init snapshot, which already holds the NCCL communicator). What the profile run creates outside PyTorch's
+    allocator at TP > 1: the FlashInfer all-reduce + RMSNorm fusion workspace, IPC buffers that every rank
+    allocates with ``cudaMalloc`` (``vllm/distributed/device_communicators/flashinfer_all_reduce.py``
+    ``get_fi_ar_workspace``; FlashInfer ``trtllm_create_ipc_workspace_for_all_reduce_fusion``: ``tp x tokens x
+    hidden x 2`` bytes of buffer plus three times that of Lamport buffers, 512 MiB at TP 2 with the 64 MB limit),
+    the fusion pass being on by default at ``-O2`` since vllm-project/vllm PR 34299 (merged 2026-02-11, first in
+    0.16: "Enabled custom fusions: allreduce_rms"); the NCCL connections and their buffers, which NCCL >= 2.22
+    sets up on the first collective of each algorithm (``NCCL_RUNTIME_CONNECT`` defaults to 1, NCCL
+    ``src/init.cc``), here the profile run's all-reduces, and graph-captured collectives (NVIDIA/nccl#1234). The
+    sum is taken as printed (:data:`TP_PROFILE_NON_TORCH_BYTES`), not term by term: it barely depends on the
+    model or TP 2 vs 4, while the FlashInfer workspace alone falls from 512 to 32 MiB between them, so the parts
+    are not yet separated. vLLM 0.11.0 at TP 2 on H100 printed 0.55 GiB non-torch in all (no fusion workspace),
+    0.10.1 on A100 none of it. Without peer access (``shm``) neither custom all-reduce nor the fusion runs: 0."""
+    release = _patch_release(version)
+    if tensor_parallel <= 1 or transport == "shm" or not is_v1(version):
+        return 0.0
+    if release is not None and release < (0, 16, 0):
+        return 0.0
+    return TP_PROFILE_NON_TORCH_BYTES
 
 
 def profiling_era(version: str) -> str:
@@ -313,7 +354,8 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     activation = (v1_profile_peak_bytes(spec, batched, seqs, tp, flashinfer, triton_sampler) if v1
                   else v0_profile_peak_bytes(spec, batched, seqs, tp))
     era = profiling_era(version) if not v1 else "torch_peak"
-    non_torch = NON_TORCH_BYTES
+    tp_collective = tp_profile_non_torch_bytes(version, tp, transport) if v1 else 0.0
+    non_torch = NON_TORCH_BYTES + tp_collective
     if era in ("device", "since_init"):
         non_torch += nccl_device_bytes(tp, transport) + (CONTEXT_BYTES if era == "device" else 0.0)
     graphs = 0.0 if s["enforce_eager"] else CUDA_GRAPH_BYTES_PER_LAYER * (spec.layers or 0)
@@ -382,6 +424,9 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
            "vllm/v1/sample/ops/topk_topp_sampler.py"),) if v1 and not flashinfer and not triton_sampler else ()),
         *(((_("the sampler masks top-k/top-p in place with vLLM's Triton kernel (0.17 on) instead of sorting"),
             "vllm/v1/sample/ops/topk_topp_triton.py"),) if v1 and not flashinfer and triton_sampler else ()),
+        *(((_("at tensor parallelism {tp} the profile run's all-reduce workspaces and NCCL buffers add {gib:.2f} GiB "
+              "of non-torch memory per GPU (vLLM 0.16 on)").format(tp=tp, gib=tp_collective / GIB),
+           "vllm/distributed/device_communicators/flashinfer_all_reduce.py"),) if tp_collective else ()),
         ((_("CUDA graph memory is estimated by the profiler and kept inside gpu_memory_utilization (vLLM 0.21 on)")
           if graphs_in_budget(version) else
           _("CUDA graphs are captured after the KV cache, outside gpu_memory_utilization")),

@@ -332,3 +332,34 @@ def test_vllm_counts_the_cuda_context_only_while_it_measured_total_minus_free() 
     assert old.kv_cache_blocks - dev.kv_cache_blocks == pytest.approx((CONTEXT_BYTES + nccl) / block,
                                                                       abs=1)
     assert new.extra["profiling_era"] == "torch_peak" and init.extra["profiling_era"] == "since_init"
+
+
+def test_vllm_dtype_float32_caches_kv_in_fp32(catalog) -> None:
+    """``--dtype float32`` with ``kv_cache_dtype auto`` caches in fp32: half the tokens of bf16 in the same bytes
+    (vLLM 0.19.0 on Llama-3.1-8B: 42.8 GiB for 175,296 tokens, llm-d-planner accuracy logs)."""
+    from gpudesk.sizing.engines.vllm import kv_precision
+
+    assert kv_precision("auto", "float32") == "fp32" and kv_precision("auto", "float") == "fp32"
+    assert kv_precision("auto", "half") == "fp16" and kv_precision("auto", "auto") == "bf16"
+    assert kv_precision("fp8_e5m2", "float32") == "fp8"
+    args = ["max_model_len=8192", "num_gpu_blocks_override=1000"]
+    bf16 = engine_fit("vllm", spec(catalog, "llama-3.1-8b"), H100, args, version="0.19.0")
+    fp32 = engine_fit("vllm", spec(catalog, "llama-3.1-8b"), H100, [*args, "dtype=float32"], version="0.19.0")
+    assert fp32.per_gpu.kv_cache_bytes == pytest.approx(2 * bf16.per_gpu.kv_cache_bytes)
+
+
+def test_vllm_tensor_parallel_profile_counts_collective_buffers_from_0_16(catalog) -> None:
+    """From vLLM 0.16 the profile run at TP > 1 creates ~1.85 GiB outside PyTorch per rank (all-reduce fusion
+    workspace, NCCL connections), inside the KV budget; not at TP 1, not before 0.16, not without peer access."""
+    from gpudesk.sizing.engines.vllm import TP_PROFILE_NON_TORCH_BYTES, tp_profile_non_torch_bytes
+
+    assert tp_profile_non_torch_bytes("0.19.0", 2, "nvlink") == TP_PROFILE_NON_TORCH_BYTES
+    assert tp_profile_non_torch_bytes("0.19.0", 1, "nvlink") == 0.0
+    assert tp_profile_non_torch_bytes("0.11.0", 2, "nvlink") == 0.0
+    assert tp_profile_non_torch_bytes("0.19.0", 2, "shm") == 0.0
+    model = spec(catalog, "llama-3.1-8b")
+    args = ["max_model_len=8192", "tensor_parallel_size=2"]
+    new = engine_fit("vllm", model, H100, args, version="0.19.0")
+    no_peer = engine_fit("vllm", model, H100, [*args, "nccl_transport=shm"], version="0.19.0")
+    assert new.per_gpu.non_torch_bytes - no_peer.per_gpu.non_torch_bytes == pytest.approx(TP_PROFILE_NON_TORCH_BYTES)
+    assert new.kv_cache_tokens < no_peer.kv_cache_tokens
