@@ -74,6 +74,32 @@ CUSTOM_ALLREDUCE_S = {2: 9.5e-6, 4: 9.1e-6, 8: 10.1e-6}
 CUSTOM_ALLREDUCE_SOURCE = "vLLM one-shot custom all-reduce on H100, 512 B: sgl-project/sglang PR 2904"
 AMD_CUSTOM_ALLREDUCE_S = 6.3e-6
 AMD_CUSTOM_ALLREDUCE_SOURCE = "vLLM ROCm one-shot all-reduce, 24 KB at TP 8 on MI355X: vllm-project/vllm PR 39080"
+# One-shot or two-shot: the engines' custom all-reduce reads every peer's whole buffer in one stage (one-shot: each
+# rank pulls (n - 1) x S bytes over its links) while the buffer is small, and switches to a reduce-scatter plus an
+# all-gather (two-shot: 2 (n - 1) / n x S, the ring's volume) above a size that falls with the group: always one-shot
+# at 2 GPUs, below 512 KiB at up to 4 GPUs, below 256 KiB at up to 8 (vLLM csrc/custom_all_reduce.cuh
+# CustomAllreduce::allreduce, the REDUCE_CASE switch between cross_device_reduce_1stage and
+# cross_device_reduce_2stage; SGLang's copy of the kernel has the same switch). At TP 8 a 70B decode step of 15
+# tokens all-reduces 240 KiB one-shot: 1.7 MB read per rank, four times the ring's 0.42 MB.
+ONE_SHOT_MAX_BYTES = {2: math.inf, 4: 512 * 1024, 8: 256 * 1024}
+ONE_SHOT_SOURCE = ("vLLM custom all-reduce one-shot below 512 KiB (TP <= 4) / 256 KiB (TP <= 8), two-shot above: "
+                   "csrc/custom_all_reduce.cuh (https://github.com/vllm-project/vllm)")
+
+
+def one_shot_max_bytes(link: Link, gpu: GPU, tp: int, gpus_per_node: int | None = None) -> float:
+    """Largest all-reduce (bytes, exclusive) the engine's custom kernel runs one-shot over ``tp`` GPUs of one node
+    joined by ``link`` (module constants); 0 where the library's ring runs instead (PCIe, several nodes, more than 8
+    GPUs)."""
+    if gpus_per_node and tp > gpus_per_node:
+        return 0.0
+    if not (link.id.startswith("amd-if") or (gpu.vendor == "NVIDIA" and link.kind == "nvlink")):
+        return 0.0
+    for size in sorted(ONE_SHOT_MAX_BYTES):
+        if tp <= size:
+            return float(ONE_SHOT_MAX_BYTES[size])
+    return 0.0
+
+
 RING_HOP_S = {"nvidia": 1024 * 2 * 7 / 8 / 0.07e9 / 14, "amd": 1024 * 2 * 7 / 8 / 0.04e9 / 14}
 # Weight-only formats on a GPU without matrix units for them are dequantised in the GEMM's main loop: each weight
 # element is unpacked and scaled on the vector ALUs once per step (decode: one M tile; large prefill chunks: the
