@@ -230,6 +230,46 @@ def kernels_per_step(spec: ModelSpec) -> int:
     return layers * attention + moe_layers * moe + (layers - moe_layers) * DENSE_MLP_KERNELS
 
 
+# A W8A8 linear with per-tensor or per-token FP8 activations quantizes its 16-bit input in a kernel of its own
+# before the FP8 GEMM where the engine runs its layers op by op: vLLM's ``apply_fp8_linear``
+# (vllm/model_executor/layers/quantization/utils/w8a8_utils.py: ``ops.scaled_fp8_quant`` then
+# ``cutlass_scaled_mm`` or ``torch._scaled_mm``; its fused MoE quantizes both grouped GEMMs' inputs the same way)
+# and SGLang's copy of it (python/sglang/srt/layers/quantization/fp8_utils.py; SGLang runs without torch.compile
+# unless ``--enable-torch-compile``). vLLM V0 (before v0.8) runs no compiler by default, so every quantization is a
+# kernel; V1 compiles the model (torch.compile, vLLM V1 blog, Jan 2025) and its norm/activation + quant fusion
+# (``PassConfig.enable_fusion``, RMSNorm/SiluMul + quant, vllm/config.py) and the native QuantFP8 op let the
+# compiler merge the quantization into the kernel before it, so V1 is not charged. TensorRT-LLM's engines fuse the
+# quantization into the preceding plugin (RMSNorm-quant, the GEMM epilogue) and are not charged either. Per layer:
+# the QKV and O projections' inputs, and the two GEMM inputs of the MLP, of the routed experts and of the shared
+# experts (each a kernel at the small-kernel floor).
+QUANT_KERNELS_PER_GEMM_PAIR = 2
+ACTIVATION_QUANT_SOURCE = ("separate FP8 activation-quantization kernel per W8A8 linear: vLLM w8a8_utils.py "
+                           "apply_fp8_linear (ops.scaled_fp8_quant), SGLang fp8_utils.py (https://github.com/"
+                           "vllm-project/vllm, https://github.com/sgl-project/sglang)")
+VLLM_COMPILED_SINCE = (0, 8)
+
+
+def activation_quant_kernels(spec: ModelSpec, engine: str, version: tuple[int, int] | None,
+                             linear_format: str | None) -> int:
+    """Kernels one step spends quantizing the activations of per-tensor / per-token FP8 linears (module comment):
+    two per attention block and two per MLP, routed-expert or shared-expert block, for SGLang and vLLM V0 (a
+    published version before 0.8); 0 for other formats, vLLM V1 and other engines."""
+    if linear_format != "fp8":
+        return 0
+    name = engine.lower()
+    if name == "vllm":
+        if version is None or version >= VLLM_COMPILED_SINCE:
+            return 0
+    elif name != "sglang":
+        return 0
+    layers = spec.layers or 0
+    moe_layers = 0
+    if spec.moe_experts:
+        moe_layers = spec.moe_layers if spec.moe_layers is not None else layers
+    blocks = layers + layers + (moe_layers if spec.moe_shared_experts else 0)
+    return QUANT_KERNELS_PER_GEMM_PAIR * blocks
+
+
 def kernel_latency_s(gpu: GPU, cuda_graphs: bool) -> tuple[float, str]:
     """(fixed seconds of one kernel whatever its work, source): replayed from a CUDA/HIP graph or launched eagerly."""
     kernel = SMALL_KERNEL_GRAPH_S if cuda_graphs else SMALL_KERNEL_EAGER_S

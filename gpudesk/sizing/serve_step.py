@@ -54,6 +54,10 @@ of thousands of tokens the math.
   costs a measured few microseconds more per GEMM at decode sizes (:func:`gpudesk.sizing.serve_rates.
   library_gemm_extra_s`, vllm-project/vllm PR 15830); routed experts and AWQ/GPTQ/block-FP8 linears have their own
   kernels and are not counted.
+- FP8 activation quantization: a per-tensor / per-token FP8 linear run op by op (SGLang, vLLM V0) quantizes its
+  16-bit input in a kernel of its own before the GEMM, two per attention and per MLP or expert block, each at the
+  kernel floor (:func:`gpudesk.sizing.serve_rates.activation_quant_kernels`); compiled vLLM V1 and TensorRT-LLM
+  fuse it into the kernel before.
 - Host overhead: the engine's CPU work per step (scheduling, input preparation, sampling, detokenisation) is added
   to the GPU's step unless the engine overlaps it, then the step lasts the longer of the two
   (:mod:`gpudesk.sizing.serve_host`).
@@ -76,7 +80,7 @@ from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
-from gpudesk.sizing.serve_host import host_overhead
+from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_rates import (
     BLOCK_FP8_SOURCE,
@@ -101,6 +105,8 @@ from gpudesk.sizing.serve_rates import (
     measured_allreduce_busbw,
     one_shot_max_bytes,
     ONE_SHOT_SOURCE,
+    ACTIVATION_QUANT_SOURCE,
+    activation_quant_kernels,
 )
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
@@ -281,6 +287,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     hbm_eff, hbm_source = hbm_efficiency(gpu)
     kernel_s, layer_source = kernel_latency_s(gpu, load.cuda_graphs)
     kernels = kernels_per_step(spec)
+    linear = _linear_format(fmt, block_fp8)
+    quant_kernels = activation_quant_kernels(spec, load.engine, engine_version_tuple(load.engine_version), linear)
+    kernels += quant_kernels
     layer_s = kernels * kernel_s / dims.layers
     alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None \
         else (0.0, "")
@@ -294,7 +303,6 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             load.gpus_per_node and tp > load.gpus_per_node):
         curve_link = link
     host = host_overhead(load.engine.lower(), load.engine_version, load.overlap_scheduling, load.num_scheduler_steps)
-    linear = _linear_format(fmt, block_fp8)
     gemm_extra, skinny_tokens = library_gemm_extra_s(load.engine, gpu, linear) if linear else (0.0, 0)
     gemms = dense_gemms_per_step(spec) if gemm_extra else 0
     assumptions = [
@@ -317,6 +325,10 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "{gemms} dense GEMMs per step through the vendor library, {us:.2g} us each beyond the roofline, above "
             "{tokens} token(s) per step").format(gemms=gemms, us=gemm_extra * 1e6, tokens=skinny_tokens),
             HIPBLASLT_SOURCE))
+    if quant_kernels:
+        assumptions.append(Assumption("activation_quant_kernels", _(
+            "{kernels} FP8 activation-quantization kernels per step, each at the kernel floor").format(
+            kernels=quant_kernels), ACTIVATION_QUANT_SOURCE))
     if dequant_rate:
         assumptions.append(Assumption("dequant_weights_per_s", f"{dequant_rate:.3g}", dequant_source))
         assumptions.append(Assumption(

@@ -749,3 +749,32 @@ def test_vllm_on_cdna3_pays_the_gemm_library_above_the_skinny_kernels_token_limi
                                                                 weight_format="fp8").validated(),
                       catalog.link("nvlink4"), "bf16")
     assert h100.library_gemm_s == 0.0
+
+
+def test_fp8_linears_run_op_by_op_pay_an_activation_quantization_kernel_each(catalog):
+    """SGLang and vLLM V0 quantize each FP8 linear's input in a kernel of its own (vLLM w8a8_utils.py
+    apply_fp8_linear: ops.scaled_fp8_quant, then the scaled GEMM): 2 per attention block + 2 per MLP = 320 kernels
+    for Llama 3.1 70B, at the 3.4 us graph floor; compiled vLLM V1, TensorRT-LLM, 16-bit and block-FP8 weights are
+    not charged."""
+    from gpudesk.sizing.serve_rates import activation_quant_kernels
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "llama-3.1-70b")
+    assert activation_quant_kernels(spec, "sglang", None, "fp8") == 320
+    assert activation_quant_kernels(spec, "vllm", (0, 6), "fp8") == 320
+    assert activation_quant_kernels(spec, "vllm", (0, 8), "fp8") == 0
+    assert activation_quant_kernels(spec, "vllm", None, "fp8") == 0
+    assert activation_quant_kernels(spec, "trtllm", (0, 16), "fp8") == 0
+    assert activation_quant_kernels(spec, "sglang", None, "bf16") == 0
+    assert activation_quant_kernels(spec, "sglang", None, None) == 0
+    mi300x, link = catalog.gpu("mi300x"), catalog.link("amd-if-mi300x")
+
+    def floor(version):
+        load = ServeLoad(input_tokens=128, output_tokens=128, batch=1, tp=8, weight_format="fp8", engine="vllm",
+                         engine_version=version)
+        return step_model(spec, mi300x, load, link, "fp8")
+
+    v0, v1 = floor("0.6.6"), floor("0.10.1")
+    assert (v0.layer_latency_s - v1.layer_latency_s) * 80 == pytest.approx(320 * 3.4e-6)
+    assert any(a.name == "activation_quant_kernels" for a in v0.assumptions)
+    assert not any(a.name == "activation_quant_kernels" for a in v1.assumptions)
