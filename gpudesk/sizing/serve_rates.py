@@ -74,6 +74,32 @@ CUSTOM_ALLREDUCE_S = {2: 9.5e-6, 4: 9.1e-6, 8: 10.1e-6}
 CUSTOM_ALLREDUCE_SOURCE = "vLLM one-shot custom all-reduce on H100, 512 B: sgl-project/sglang PR 2904"
 AMD_CUSTOM_ALLREDUCE_S = 6.3e-6
 AMD_CUSTOM_ALLREDUCE_SOURCE = "vLLM ROCm one-shot all-reduce, 24 KB at TP 8 on MI355X: vllm-project/vllm PR 39080"
+# One-shot or two-shot: the engines' custom all-reduce reads every peer's whole buffer in one stage (one-shot: each
+# rank pulls (n - 1) x S bytes over its links) while the buffer is small, and switches to a reduce-scatter plus an
+# all-gather (two-shot: 2 (n - 1) / n x S, the ring's volume) above a size that falls with the group: always one-shot
+# at 2 GPUs, below 512 KiB at up to 4 GPUs, below 256 KiB at up to 8 (vLLM csrc/custom_all_reduce.cuh
+# CustomAllreduce::allreduce, the REDUCE_CASE switch between cross_device_reduce_1stage and
+# cross_device_reduce_2stage; SGLang's copy of the kernel has the same switch). At TP 8 a 70B decode step of 15
+# tokens all-reduces 240 KiB one-shot: 1.7 MB read per rank, four times the ring's 0.42 MB.
+ONE_SHOT_MAX_BYTES = {2: math.inf, 4: 512 * 1024, 8: 256 * 1024}
+ONE_SHOT_SOURCE = ("vLLM custom all-reduce one-shot below 512 KiB (TP <= 4) / 256 KiB (TP <= 8), two-shot above: "
+                   "csrc/custom_all_reduce.cuh (https://github.com/vllm-project/vllm)")
+
+
+def one_shot_max_bytes(link: Link, gpu: GPU, tp: int, gpus_per_node: int | None = None) -> float:
+    """Largest all-reduce (bytes, exclusive) the engine's custom kernel runs one-shot over ``tp`` GPUs of one node
+    joined by ``link`` (module constants); 0 where the library's ring runs instead (PCIe, several nodes, more than 8
+    GPUs)."""
+    if gpus_per_node and tp > gpus_per_node:
+        return 0.0
+    if not (link.id.startswith("amd-if") or (gpu.vendor == "NVIDIA" and link.kind == "nvlink")):
+        return 0.0
+    for size in sorted(ONE_SHOT_MAX_BYTES):
+        if tp <= size:
+            return float(ONE_SHOT_MAX_BYTES[size])
+    return 0.0
+
+
 RING_HOP_S = {"nvidia": 1024 * 2 * 7 / 8 / 0.07e9 / 14, "amd": 1024 * 2 * 7 / 8 / 0.04e9 / 14}
 # Weight-only formats on a GPU without matrix units for them are dequantised in the GEMM's main loop: each weight
 # element is unpacked and scaled on the vector ALUs once per step (decode: one M tile; large prefill chunks: the
@@ -202,6 +228,46 @@ def kernels_per_step(spec: ModelSpec) -> int:
         moe_layers = spec.moe_layers if spec.moe_layers is not None else layers
     moe = MOE_KERNELS + (SHARED_EXPERT_KERNELS if spec.moe_shared_experts else 0)
     return layers * attention + moe_layers * moe + (layers - moe_layers) * DENSE_MLP_KERNELS
+
+
+# A W8A8 linear with per-tensor or per-token FP8 activations quantizes its 16-bit input in a kernel of its own
+# before the FP8 GEMM where the engine runs its layers op by op: vLLM's ``apply_fp8_linear``
+# (vllm/model_executor/layers/quantization/utils/w8a8_utils.py: ``ops.scaled_fp8_quant`` then
+# ``cutlass_scaled_mm`` or ``torch._scaled_mm``; its fused MoE quantizes both grouped GEMMs' inputs the same way)
+# and SGLang's copy of it (python/sglang/srt/layers/quantization/fp8_utils.py; SGLang runs without torch.compile
+# unless ``--enable-torch-compile``). vLLM V0 (before v0.8) runs no compiler by default, so every quantization is a
+# kernel; V1 compiles the model (torch.compile, vLLM V1 blog, Jan 2025) and its norm/activation + quant fusion
+# (``PassConfig.enable_fusion``, RMSNorm/SiluMul + quant, vllm/config.py) and the native QuantFP8 op let the
+# compiler merge the quantization into the kernel before it, so V1 is not charged. TensorRT-LLM's engines fuse the
+# quantization into the preceding plugin (RMSNorm-quant, the GEMM epilogue) and are not charged either. Per layer:
+# the QKV and O projections' inputs, and the two GEMM inputs of the MLP, of the routed experts and of the shared
+# experts (each a kernel at the small-kernel floor).
+QUANT_KERNELS_PER_GEMM_PAIR = 2
+ACTIVATION_QUANT_SOURCE = ("separate FP8 activation-quantization kernel per W8A8 linear: vLLM w8a8_utils.py "
+                           "apply_fp8_linear (ops.scaled_fp8_quant), SGLang fp8_utils.py (https://github.com/"
+                           "vllm-project/vllm, https://github.com/sgl-project/sglang)")
+VLLM_COMPILED_SINCE = (0, 8)
+
+
+def activation_quant_kernels(spec: ModelSpec, engine: str, version: tuple[int, int] | None,
+                             linear_format: str | None) -> int:
+    """Kernels one step spends quantizing the activations of per-tensor / per-token FP8 linears (module comment):
+    two per attention block and two per MLP, routed-expert or shared-expert block, for SGLang and vLLM V0 (a
+    published version before 0.8); 0 for other formats, vLLM V1 and other engines."""
+    if linear_format != "fp8":
+        return 0
+    name = engine.lower()
+    if name == "vllm":
+        if version is None or version >= VLLM_COMPILED_SINCE:
+            return 0
+    elif name != "sglang":
+        return 0
+    layers = spec.layers or 0
+    moe_layers = 0
+    if spec.moe_experts:
+        moe_layers = spec.moe_layers if spec.moe_layers is not None else layers
+    blocks = layers + layers + (moe_layers if spec.moe_shared_experts else 0)
+    return QUANT_KERNELS_PER_GEMM_PAIR * blocks
 
 
 def kernel_latency_s(gpu: GPU, cuda_graphs: bool) -> tuple[float, str]:

@@ -54,6 +54,10 @@ of thousands of tokens the math.
   costs a measured few microseconds more per GEMM at decode sizes (:func:`gpudesk.sizing.serve_rates.
   library_gemm_extra_s`, vllm-project/vllm PR 15830); routed experts and AWQ/GPTQ/block-FP8 linears have their own
   kernels and are not counted.
+- FP8 activation quantization: a per-tensor / per-token FP8 linear run op by op (SGLang, vLLM V0) quantizes its
+  16-bit input in a kernel of its own before the GEMM, two per attention and per MLP or expert block, each at the
+  kernel floor (:func:`gpudesk.sizing.serve_rates.activation_quant_kernels`); compiled vLLM V1 and TensorRT-LLM
+  fuse it into the kernel before.
 - Host overhead: the engine's CPU work per step (scheduling, input preparation, sampling, detokenisation) is added
   to the GPU's step unless the engine overlaps it, then the step lasts the longer of the two
   (:mod:`gpudesk.sizing.serve_host`).
@@ -63,7 +67,9 @@ of thousands of tokens the math.
   dominates: this is what makes small-batch decode slower at TP > 1. Messages over the engines' one-shot limit
   (8 MiB: a step of more than 512 tokens of a 8192-wide model) go through NCCL / RCCL at the bus bandwidth measured
   for that message size (:func:`gpudesk.sizing.serve_rates.measured_allreduce_busbw`), below the link's asymptote
-  for the tens of MB a large decode batch or a prefill chunk moves.
+  for the tens of MB a large decode batch or a prefill chunk moves. Below its one-shot limit (256 KiB at TP 8,
+  512 KiB at TP 4, any size at TP 2) the engine's kernel has every rank read its peers' whole buffers, ``(n - 1) x``
+  the message instead of the ring's ``2 (n - 1) / n`` (:func:`gpudesk.sizing.serve_rates.one_shot_max_bytes`).
 """
 
 from __future__ import annotations
@@ -74,7 +80,7 @@ from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
-from gpudesk.sizing.serve_host import host_overhead
+from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_rates import (
     BLOCK_FP8_SOURCE,
@@ -97,6 +103,10 @@ from gpudesk.sizing.serve_rates import (
     link_efficiency,
     matmul_efficiency,
     measured_allreduce_busbw,
+    one_shot_max_bytes,
+    ONE_SHOT_SOURCE,
+    ACTIVATION_QUANT_SOURCE,
+    activation_quant_kernels,
 )
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
@@ -148,6 +158,7 @@ class StepModel:
     dense_stream_extra_s: float = 0.0  # block-FP8 dense GEMMs: extra seconds per step over the HBM-rate read
     library_gemm_s: float = 0.0  # dense GEMMs handed to the vendor library: extra seconds per step
     skinny_max_tokens: int = 0  # steps of at most this many tokens run the engine's skinny kernels instead
+    one_shot_max_bytes: float = 0.0  # all-reduces below this size read every peer's whole buffer (one-shot)
 
     def weight_bytes_read(self, tokens: int) -> float:
         """Weight bytes a step of ``tokens`` tokens reads on one GPU (dense part + the experts touched)."""
@@ -162,7 +173,8 @@ class StepModel:
             return 0.0
         message = tokens * self.hidden_size * ACTIVATION_BYTES
         ring = ring_allreduce_bytes(message, self.tp)
-        one = self.allreduce_alpha_s + ring / self.link_bytes_per_s
+        moved = (self.tp - 1) * message if message < self.one_shot_max_bytes else ring
+        one = self.allreduce_alpha_s + moved / self.link_bytes_per_s
         if self.link is not None and message > ENGINE_ALLREDUCE_MAX_BYTES:
             busbw = measured_allreduce_busbw(self.link, message)
             if busbw:
@@ -275,9 +287,13 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     hbm_eff, hbm_source = hbm_efficiency(gpu)
     kernel_s, layer_source = kernel_latency_s(gpu, load.cuda_graphs)
     kernels = kernels_per_step(spec)
+    linear = _linear_format(fmt, block_fp8)
+    quant_kernels = activation_quant_kernels(spec, load.engine, engine_version_tuple(load.engine_version), linear)
+    kernels += quant_kernels
     layer_s = kernels * kernel_s / dims.layers
     alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None \
         else (0.0, "")
+    one_shot = one_shot_max_bytes(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None else 0.0
     link_eff, link_source = link_efficiency(link) if link is not None else (1.0, "")
     link_bw = (link.bandwidth_gbps_per_direction * 1e9 * link_eff) if link is not None else 1.0
     if load.gpus_per_node and tp > load.gpus_per_node:
@@ -287,7 +303,6 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             load.gpus_per_node and tp > load.gpus_per_node):
         curve_link = link
     host = host_overhead(load.engine.lower(), load.engine_version, load.overlap_scheduling, load.num_scheduler_steps)
-    linear = _linear_format(fmt, block_fp8)
     gemm_extra, skinny_tokens = library_gemm_extra_s(load.engine, gpu, linear) if linear else (0.0, 0)
     gemms = dense_gemms_per_step(spec) if gemm_extra else 0
     assumptions = [
@@ -310,6 +325,10 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "{gemms} dense GEMMs per step through the vendor library, {us:.2g} us each beyond the roofline, above "
             "{tokens} token(s) per step").format(gemms=gemms, us=gemm_extra * 1e6, tokens=skinny_tokens),
             HIPBLASLT_SOURCE))
+    if quant_kernels:
+        assumptions.append(Assumption("activation_quant_kernels", _(
+            "{kernels} FP8 activation-quantization kernels per step, each at the kernel floor").format(
+            kernels=quant_kernels), ACTIVATION_QUANT_SOURCE))
     if dequant_rate:
         assumptions.append(Assumption("dequant_weights_per_s", f"{dequant_rate:.3g}", dequant_source))
         assumptions.append(Assumption(
@@ -320,7 +339,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
                                                         "{alpha:g} s latency each").format(
             link=link.name, gbps=link.bandwidth_gbps_per_direction, eff=link_eff, alpha=alpha),
             f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"
-            + (f"; {ENGINE_ALLREDUCE_SOURCE}; {AZURE_GUIDE}" if curve_link is not None else "")))
+            + (f"; {ENGINE_ALLREDUCE_SOURCE}; {AZURE_GUIDE}" if curve_link is not None else "")
+            + (f"; {ONE_SHOT_SOURCE}" if one_shot else "")))
     return StepModel(
         layers=dims.layers, hidden_size=dims.hidden_size, tp=tp, dense_weight_bytes=dense, expert_bytes=expert_bytes,
         moe_layers=moe_layers, experts=experts, active_experts=spec.moe_active_experts or 0,
@@ -331,5 +351,5 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,
         dequant_overlapped=overlapped and bool(dequant_rate),
         link=curve_link, dense_stream_extra_s=dense_extra, library_gemm_s=gemms * gemm_extra,
-        skinny_max_tokens=skinny_tokens)
+        skinny_max_tokens=skinny_tokens, one_shot_max_bytes=one_shot)
 

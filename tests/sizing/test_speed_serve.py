@@ -321,7 +321,8 @@ def test_tp_allreduce_is_alpha_beta_on_the_link(catalog):
     # MI300X over Infinity Fabric: vLLM's ROCm one-shot kernel (6.3 us) and 48 of 64 GB/s per xGMI link.
     mi = step_model(spec, catalog.gpu("mi300x"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8),
                     catalog.link("amd-if-mi300x"), "bf16")
-    assert mi.allreduce_s(1) == pytest.approx(2 * 80 * (6.3e-6 + 2 * 7 / 8 * 8192 * 2 / (448e9 * 0.75)))
+    # One token's 16 KiB is below the 256 KiB one-shot limit at TP 8: every rank reads its 7 peers' buffers.
+    assert mi.allreduce_s(1) == pytest.approx(2 * 80 * (6.3e-6 + 7 * 8192 * 2 / (448e9 * 0.75)))
     # Over PCIe no one-shot kernel: the library ring, 2 (n-1) hops of the measured NCCL hop (25.6 us / 14).
     pcie = step_model(spec, catalog.gpu("l40s"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=4,
                                                            weight_format="fp8"), catalog.link("pcie4-x16"), "bf16")
@@ -340,6 +341,32 @@ def test_tp_allreduce_is_alpha_beta_on_the_link(catalog):
     with pytest.raises(SizingError):
         ServeLoad(batch=1, gpus_per_node=0).validated()
 
+
+
+def test_custom_allreduce_reads_every_peer_below_its_one_shot_limit_and_the_ring_volume_above(catalog):
+    """vLLM's custom all-reduce (csrc/custom_all_reduce.cuh) runs one-shot, each rank reading (n - 1) x the message,
+    below 256 KiB at TP 8 and 512 KiB at TP 4 (always at TP 2), and two-shot (the ring's 2 (n - 1) / n) above; the
+    library ring over PCIe is unchanged."""
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "llama-3.1-70b")
+    nvlink = catalog.link("nvlink4")
+    h100 = catalog.gpu("h100-sxm5")
+    bw = 450e9 * 0.8
+    tp8 = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8), nvlink, "bf16")
+    assert tp8.one_shot_max_bytes == 256 * 1024
+    assert tp8.allreduce_s(15) == pytest.approx(2 * 80 * (10.1e-6 + 7 * 15 * 8192 * 2 / bw))
+    assert tp8.allreduce_s(16) == pytest.approx(2 * 80 * (10.1e-6 + 2 * 7 / 8 * 16 * 8192 * 2 / bw))
+    # One-shot moves four times the ring's bytes at TP 8, so 15 tokens cost more than 16.
+    assert tp8.allreduce_s(15) > tp8.allreduce_s(16)
+    tp4 = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=4), nvlink, "bf16")
+    assert tp4.allreduce_s(31) == pytest.approx(2 * 80 * (9.1e-6 + 3 * 31 * 8192 * 2 / bw))
+    assert tp4.allreduce_s(32) == pytest.approx(2 * 80 * (9.1e-6 + 2 * 3 / 4 * 32 * 8192 * 2 / bw))
+    tp2 = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=2), nvlink, "bf16")
+    assert tp2.allreduce_s(256) == pytest.approx(2 * 80 * (9.5e-6 + 256 * 8192 * 2 / bw))
+    pcie = step_model(spec, catalog.gpu("l40s"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=4,
+                                                           weight_format="fp8"), catalog.link("pcie4-x16"), "bf16")
+    assert pcie.one_shot_max_bytes == 0
 
 
 def test_allreduce_over_the_engine_kernel_limit_runs_at_the_librarys_measured_bandwidth(catalog):
@@ -722,3 +749,32 @@ def test_vllm_on_cdna3_pays_the_gemm_library_above_the_skinny_kernels_token_limi
                                                                 weight_format="fp8").validated(),
                       catalog.link("nvlink4"), "bf16")
     assert h100.library_gemm_s == 0.0
+
+
+def test_fp8_linears_run_op_by_op_pay_an_activation_quantization_kernel_each(catalog):
+    """SGLang and vLLM V0 quantize each FP8 linear's input in a kernel of its own (vLLM w8a8_utils.py
+    apply_fp8_linear: ops.scaled_fp8_quant, then the scaled GEMM): 2 per attention block + 2 per MLP = 320 kernels
+    for Llama 3.1 70B, at the 3.4 us graph floor; compiled vLLM V1, TensorRT-LLM, 16-bit and block-FP8 weights are
+    not charged."""
+    from gpudesk.sizing.serve_rates import activation_quant_kernels
+    from gpudesk.sizing.serve_step import step_model
+
+    spec = _spec(catalog, "llama-3.1-70b")
+    assert activation_quant_kernels(spec, "sglang", None, "fp8") == 320
+    assert activation_quant_kernels(spec, "vllm", (0, 6), "fp8") == 320
+    assert activation_quant_kernels(spec, "vllm", (0, 8), "fp8") == 0
+    assert activation_quant_kernels(spec, "vllm", None, "fp8") == 0
+    assert activation_quant_kernels(spec, "trtllm", (0, 16), "fp8") == 0
+    assert activation_quant_kernels(spec, "sglang", None, "bf16") == 0
+    assert activation_quant_kernels(spec, "sglang", None, None) == 0
+    mi300x, link = catalog.gpu("mi300x"), catalog.link("amd-if-mi300x")
+
+    def floor(version):
+        load = ServeLoad(input_tokens=128, output_tokens=128, batch=1, tp=8, weight_format="fp8", engine="vllm",
+                         engine_version=version)
+        return step_model(spec, mi300x, load, link, "fp8")
+
+    v0, v1 = floor("0.6.6"), floor("0.10.1")
+    assert (v0.layer_latency_s - v1.layer_latency_s) * 80 == pytest.approx(320 * 3.4e-6)
+    assert any(a.name == "activation_quant_kernels" for a in v0.assumptions)
+    assert not any(a.name == "activation_quant_kernels" for a in v1.assumptions)
