@@ -111,12 +111,29 @@ OPTIMIZER_BYTES_PER_PARAM = 32
 # Host cost per operator: 5-25 us of CPU work before the kernel is queued (see host_issue_seconds): 15 us.
 HOST_SECONDS_PER_OP = 15e-6
 # Operators one layer issues in forward + backward: a Transformer Engine layer (fused norm+QKV, rotary, attention,
-# projection, residual, fused norm+MLP) ~20 in forward and twice that in backward; an MoE block adds router,
-# top-k, auxiliary loss, permute/unpermute, two all-to-alls and the expert MLP, ~35 forward and ~70 backward.
+# projection, residual, fused norm+MLP) ~20 in forward and twice that in backward. An MoE block, counted in
+# Megatron-Core's forward path (github.com/NVIDIA/Megatron-LM, megatron/core/transformer/moe/router.py,
+# token_dispatcher.py MoEAlltoAllTokenDispatcher, moe_utils.py permute/unpermute/sort_chunks_by_idxs, experts.py
+# TEGroupedMLP): router ~16 (gating linear, FP32 cast, softmax/sigmoid, top-k, routing map scatter, probability
+# normalisation, the load-balancing loss's token counts, products and sums, its auto-scaler), dispatch preprocess
+# ~9 (tokens per expert, their gather over the EP group, the device-to-host copy of the split sizes and its stream
+# wait, the split arithmetic), permute ~8 (routing map transpose, index build, gather of tokens and probabilities),
+# dispatch all-to-all ~3, chunk sort ~2, expert MLP ~5 (two grouped linears, the fused activation, the probability
+# product), chunk restore ~2, combine all-to-all ~3, unpermute ~4 (zeros, scatter-add, probability product):
+# ~55 in forward, about twice that in backward: 165.
 DENSE_LAYER_HOST_OPS = 60
-MOE_LAYER_HOST_OPS = 100
+MOE_LAYER_HOST_OPS = 165
 # FP8 expert GEMMs one by one: per expert, 2 linears x (forward GEMM, two backward GEMMs, 2 casts) = 10.
 FP8_HOST_OPS_PER_LOCAL_EXPERT = 10
+# 16-bit expert GEMMs: Transformer Engine's GroupedLinear hands the whole group to one C++ call
+# (general_grouped_gemm), which still queues one cuBLAS GEMM per expert, 2 linears x 3 GEMMs = 6 per expert,
+# each ~5 us of host work without the Python layer (a third of HOST_SECONDS_PER_OP): 2 operator-equivalents.
+BF16_HOST_OPS_PER_LOCAL_EXPERT = 2
+# The non-fused chunk sort (moe_utils.sort_chunks_by_idxs: torch.split of the received tokens into ep x local
+# chunks, then torch.cat in expert order) creates one tensor view per chunk in the split and takes one in the
+# cat; the restore before the combine does it again and backward mirrors both: 4 passes over the chunks, ~3 us of
+# ATen/Python host work per chunk and pass (tensor view creation and its autograd record).
+HOST_SECONDS_PER_SORTED_CHUNK = 3e-6
 # Share of the streaming multiprocessors the overlapped all-to-all kernels take from the compute they hide behind:
 # DeepSeek-V3 dedicates 20 of the H800's 132 SMs to its dispatch/combine kernels under DualPipe ("only 20 SMs are
 # sufficient to fully utilize the bandwidths of IB and NVLink", arXiv 2412.19437 section 3.2.2); Megatron-Core's
@@ -558,14 +575,23 @@ def host_issue_seconds(sh: _Shape, s: TrainSetup, layers_local: float, moe_local
     A transformer layer issues :data:`DENSE_LAYER_HOST_OPS` operators in forward + backward; an MoE layer adds
     the router, permutation, two all-to-alls and the expert MLP (:data:`MOE_LAYER_HOST_OPS`), and in FP8 the expert
     GEMMs run one by one, each with its casts (Transformer Engine ``GroupedLinear`` splits the input per expert):
-    :data:`FP8_HOST_OPS_PER_LOCAL_EXPERT` per expert on the GPU. Full recompute issues the forward again.
+    :data:`FP8_HOST_OPS_PER_LOCAL_EXPERT` per expert on the GPU; in 16-bit the grouped call still queues one
+    cuBLAS GEMM per expert (:data:`BF16_HOST_OPS_PER_LOCAL_EXPERT`). With several local experts behind the
+    all-to-all dispatcher the received tokens are split into ``ep x local`` chunks and concatenated in expert
+    order, and restored before the combine (:func:`expert_chunk_sort_bytes_per_token`): a host cost per chunk,
+    :data:`HOST_SECONDS_PER_SORTED_CHUNK`, four passes; the node-deduplicating dispatchers skip it. Full recompute
+    issues the forward again. Dropless routing copies the tokens per expert to the host in every MoE layer, so these
+    costs cannot be hidden behind earlier layers (see :func:`train_speed`).
     """
     redo = 4 / 3 if s.recompute == "full" else 1.0
     dense = DENSE_LAYER_HOST_OPS * HOST_SECONDS_PER_OP * redo
     if not (sh.experts and moe_local):
         return layers_local * dense, 0.0
     local = sh.experts / (s.ep * s.etp)
-    moe = dense + (MOE_LAYER_HOST_OPS + (FP8_HOST_OPS_PER_LOCAL_EXPERT * local if fp8 else 0)) * HOST_SECONDS_PER_OP * redo
+    per_expert = FP8_HOST_OPS_PER_LOCAL_EXPERT if fp8 else BF16_HOST_OPS_PER_LOCAL_EXPERT
+    moe = dense + (MOE_LAYER_HOST_OPS + per_expert * local) * HOST_SECONDS_PER_OP * redo
+    if expert_chunk_sort_bytes_per_token(sh.hidden, max(1, sh.top_k), sh.experts, s.ep, s.ep_node_dedup):
+        moe += 4 * s.ep * local * HOST_SECONDS_PER_SORTED_CHUNK * redo
     return (layers_local - moe_local) * dense + moe_local * moe, moe
 
 

@@ -236,6 +236,32 @@ def test_small_moe_micro_batches_are_bound_by_issuing_the_per_expert_fp8_kernels
     assert large.tokens_per_s_per_gpu > small.tokens_per_s_per_gpu
 
 
+def test_moe_host_work_grows_with_local_experts_and_the_chunk_sort(catalog):
+    from gpudesk.sizing.speed_train import (
+        BF16_HOST_OPS_PER_LOCAL_EXPERT,
+        HOST_SECONDS_PER_OP,
+        HOST_SECONDS_PER_SORTED_CHUNK,
+        _shape,
+        host_issue_seconds,
+    )
+
+    spec = spec_from_catalog(catalog.find_model("qwen3-30b-a3b"))  # 128 experts, top 8, 48 MoE layers
+    sh = _shape(spec, 4096)
+    ep8 = _setup(ep=8)
+    ep16 = _setup(gpus=16, ep=16)
+    _, per_layer_ep8 = host_issue_seconds(sh, ep8, 48, 48, fp8=False)
+    _, per_layer_ep16 = host_issue_seconds(sh, ep16, 48, 48, fp8=False)
+    # 16 local experts against 8: eight more experts' cuBLAS GEMMs; the chunk count (ep x local = 128) is the same.
+    assert per_layer_ep8 - per_layer_ep16 == pytest.approx(8 * BF16_HOST_OPS_PER_LOCAL_EXPERT * HOST_SECONDS_PER_OP)
+    # A node-deduplicating dispatcher writes tokens in expert order: no split/cat of 128 chunks, four times.
+    _, dedup = host_issue_seconds(sh, replace(ep8, ep_node_dedup=True), 48, 48, fp8=False)
+    assert per_layer_ep8 - dedup == pytest.approx(4 * 128 * HOST_SECONDS_PER_SORTED_CHUNK)
+    # One expert per GPU: nothing to sort.
+    _, one = host_issue_seconds(sh, _setup(gpus=128, ep=128), 48, 48, fp8=False)
+    _, one_dedup = host_issue_seconds(sh, _setup(gpus=128, ep=128, ep_node_dedup=True), 48, 48, fp8=False)
+    assert one == one_dedup
+
+
 def test_harness_lists_unanswered_rows_and_reports_the_later_set_apart(tmp_path):
     rows = [
         {"id": "a", "kind": "train", "gpu": "h100-sxm5", "measured": {"metric": "tokens_per_s_per_gpu", "value": 100}},
