@@ -22,7 +22,7 @@ import threading
 
 from gpudesk.cli import CliError
 from gpudesk.cli.json_text import dumps_json
-from gpudesk.oom import Diagnosis, OomError, diagnose, parse_text, user_context
+from gpudesk.oom import Diagnosis, OomError, diagnose, diagnose_text
 from gpudesk.oom.user_context import HOST_OSES, MAX_DEVICE_BYTES, UserContext
 from gpudesk.units import GIB
 from gpudesk.oom.account import accounts_of
@@ -214,7 +214,7 @@ def _recognised(r) -> str | None:
 _TERM_NAMES = {"allocated": N_("allocated"), "cached": N_("cached"), "non_pytorch": N_("non pytorch"),
                "outside_allocator": N_("outside allocator"), "other_processes": N_("other processes"),
                "unattributed": N_("unattributed"), "free": N_("free")}
-_TERM_STATUS = {"measured": N_("measured"), "derived": N_("derived"), "unknown": N_("unknown")}
+_TERM_STATUS = {"measured": N_("measured"), "given": N_("given"), "derived": N_("derived"), "unknown": N_("unknown")}
 _LIMIT_NAMES = {"total capacity": N_("total capacity"), "MPS high-watermark limit": N_("MPS high-watermark limit")}
 
 
@@ -381,7 +381,7 @@ def cmd_diagnose(args) -> int:
     data = _read_input(args.file)
     try:
         context = UserContext(host_os=args.host_os, other_processes_bytes=args.other_processes_gib)
-        diagnosis = diagnose(user_context.apply(parse_text(data), context))
+        diagnosis = diagnose_text(data, context=context)
     except OomError as exc:
         raise CliError(_("{flag}: {problem}").format(flag=args.file, problem=exc.user_text())) from exc
     source = "standard input" if args.file == "-" else args.file

@@ -40,7 +40,7 @@ class ProcessMemory:
 
     ``used_bytes`` is None where NVML cannot tell (Windows WDDM, MIG without privileges). ``alive`` is None
     when it was not checked, False when the PID no longer exists on this host (a zombie holder or a PID
-    from another PID namespace).
+    from another PID namespace). ``given`` is True for a figure the user typed (no PID, no tool read it).
     """
 
     pid: int
@@ -50,6 +50,7 @@ class ProcessMemory:
     user: str | None = None
     alive: bool | None = None
     is_target: bool = False
+    given: bool = False  # typed by the user beside the text (gpudesk.oom.user_context), not read from a tool
 
 
 @dataclass

@@ -91,5 +91,6 @@ def apply(report: MemoryReport, context: UserContext | None) -> MemoryReport:
     if context.other_processes_bytes is not None:
         dev = report.device or report.ensure_device(report.device_index)
         dev.other_processes.append(ProcessMemory(pid=0, used_bytes=context.other_processes_bytes,
-                                                 gpu_index=dev.index, name=_("other processes (given)")))
+                                                 gpu_index=dev.index, name=_("other processes (given)"),
+                                                 given=True))
     return report

@@ -168,51 +168,56 @@
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="102"/>
+        <source>given by you</source>
+        <translation>由您提供</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="103"/>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="121"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="122"/>
         <source>engine %1</source>
         <translation>引擎 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="123"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="124"/>
         <source>platform %1</source>
         <translation>平台 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="124"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="125"/>
         <source>Recognised: %1</source>
         <translation>已识别：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="139"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="140"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="140"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="141"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="141"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="142"/>
         <source>MPS high-watermark limit</source>
         <translation>MPS 高水位限制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="141"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="142"/>
         <source>total capacity</source>
         <translation>总容量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="142"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="143"/>
         <source>Memory account of %1: %2 %3 (%4)</source>
         <translation>%1 的显存账目：%2 %3（%4）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="163"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="164"/>
         <source>%1: %2%3, %4 — %5</source>
         <translation>%1：%2%3，%4 — %5</translation>
     </message>
@@ -1366,6 +1371,59 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <location filename="../../gpudesk/ui/plan/compare.py" line="113"/>
         <source>Compare: {0} | {1}</source>
         <translation>比较：{0} | {1}</translation>
+    </message>
+</context>
+<context>
+    <name>ContextInputs</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="27"/>
+        <source>Linux</source>
+        <translation>Linux</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="27"/>
+        <source>Windows (native)</source>
+        <translation>Windows（原生）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="27"/>
+        <source>WSL2 on Windows</source>
+        <translation>Windows 上的 WSL2</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="28"/>
+        <source>macOS</source>
+        <translation>macOS</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="29"/>
+        <source>Detect from the text</source>
+        <translation>从文本中识别</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="33"/>
+        <source>The operating system the job ran on. A bare &quot;CUDA error: out of memory&quot; has different causes on WSL2 (pinned host memory) and native Windows (the page file) than on Linux; by default it is read from the text&apos;s paths and words.</source>
+        <translation>任务运行所在的操作系统。单独一行 &quot;CUDA error: out of memory&quot; 在 WSL2（锁页主机内存）和原生 Windows（页面文件）上的原因与 Linux 上不同；默认从文本中的路径和用词识别。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="36"/>
+        <source>The &amp;job&apos;s operating system:</source>
+        <translation>任务的操作系统(&amp;J)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="49"/>
+        <source>Memory held &amp;by other processes (GiB):</source>
+        <translation>其他进程占用的显存(&amp;B)（GiB）：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="43"/>
+        <source>not given</source>
+        <translation>未提供</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="46"/>
+        <source>GPU memory other processes held when the error happened, in GiB (the sum of the other rows of nvidia-smi&apos;s process list). A pasted message rarely shows it; 0 = not given. It is shown as given by you in the memory account.</source>
+        <translation>出错时其他进程占用的 GPU 显存，单位 GiB（nvidia-smi 进程列表中其他各行之和）。粘贴的报错信息很少包含它；0 表示未提供。它在显存账目中显示为“由您提供”。</translation>
     </message>
 </context>
 <context>
@@ -4471,38 +4529,38 @@ PCI 总线：{bus}</translation>
         <translation>停止等待正在运行的作业；被探测的进程继续运行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="90"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="92"/>
         <source>Diagnosing %1 …</source>
         <translation>正在诊断%1 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="90"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="92"/>
         <source>the text</source>
         <translation>该文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="91"/>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="151"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="93"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="153"/>
         <source>pasted text</source>
         <translation>粘贴的文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="96"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="98"/>
         <source>Probing process %1 with %2 (up to %3 s) …</source>
         <translation>正在用 %2 探测进程 %1（最长 %3 秒）…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="105"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="107"/>
         <source>process %1 (%2)</source>
         <translation>进程 %1（%2）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="111"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="113"/>
         <source>Gathering evidence about process %1 for %2 s …</source>
         <translation>正在收集进程 %1 的证据，用时 %2 秒 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="118"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="120"/>
         <source>process %1 (evidence)</source>
         <translation>进程 %1（证据）</translation>
     </message>
@@ -4570,7 +4628,7 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomTextInput</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="63"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="64"/>
         <source>the log</source>
         <translation>日志</translation>
     </message>
@@ -8042,72 +8100,72 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TextInput</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="129"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="131"/>
         <source>Paste an out-of-memory message, a torch.cuda.memory_summary() table, a TensorFlow, JAX or vLLM error here, or drop a log file onto this tab.</source>
         <translation>在此粘贴显存不足消息、torch.cuda.memory_summary() 表格、TensorFlow、JAX 或 vLLM 错误，或将日志文件拖放到此标签页。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="141"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="145"/>
         <source>&amp;Diagnose</source>
         <translation>诊断(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="142"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="146"/>
         <source>Parse the text and rank the likely causes (Ctrl+Return)</source>
         <translation>解析文本并对可能的原因排序（Ctrl+Return）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="145"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="149"/>
         <source>&amp;Open file…</source>
         <translation>打开文件(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="147"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="151"/>
         <source>Read a log file (its last %1 are used)</source>
         <translation>读取日志文件（使用其最后 %1）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="150"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="154"/>
         <source>Clear te&amp;xt</source>
         <translation>清除文本(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="180"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="184"/>
         <source>pasted text</source>
         <translation>粘贴的文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="184"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="188"/>
         <source>Reading %1 …</source>
         <translation>正在读取 %1 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="200"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="204"/>
         <source>%1 is not a text log: %2</source>
         <translation>%1 不是文本日志：%2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="207"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="211"/>
         <source>%1: %2, only the last %3 are shown and diagnosed.</source>
         <translation>%1：%2，只显示并诊断最后 %3。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="214"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="218"/>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="220"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="224"/>
         <source>Cannot read the file: %1</source>
         <translation>无法读取文件：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="240"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="244"/>
         <source>Open a log, an error file or a memory snapshot</source>
         <translation>打开日志、错误文件或显存快照</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="241"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="245"/>
         <source>Logs and text (*.log *.txt *.out *.err);;Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
         <translation>日志和文本 (*.log *.txt *.out *.err);;显存快照 (*.pickle *.pkl *.json *.gz);;所有文件 (*)</translation>
     </message>

@@ -1,6 +1,6 @@
 """The memory account of each GPU in a diagnosis: what the text was recognised as (engine, platform), a
 stacked bar of the account's terms against the total, and a table of every term with its value, whether it
-was measured, derived or unknown, and what it holds; inconsistencies are listed as flags, never drawn.
+was measured, given by the user, derived or unknown, and what it holds; inconsistencies are listed as flags, never drawn.
 
 The account itself is computed in core (:func:`gpudesk.oom.account.accounts_of`); this widget only shows it.
 """
@@ -99,7 +99,8 @@ class AccountView(QWidget):
         }
 
     def status_names(self) -> dict[str, str]:
-        return {"measured": self.tr("measured"), "derived": self.tr("derived"), "unknown": self.tr("unknown")}
+        return {"measured": self.tr("measured"), "given": self.tr("given by you"), "derived": self.tr("derived"),
+                "unknown": self.tr("unknown")}
 
     def clear(self) -> None:
         for box in self.boxes:

@@ -73,7 +73,7 @@ class TargetPicker(QWidget):
 
     Signals:
         failed(str): the process list could not be read (the message says why, e.g. no NVIDIA driver).
-        textSubmitted(object, str), textFailed(str): from the text page. probeRequested(ProbeRequest),
+        textSubmitted(object, str, object), textFailed(str): from the text page. probeRequested(ProbeRequest),
         evidenceRequested(int), cancelRequested(): from the method choice. launchRequested(list, str, float),
         stopRequested(): from the launch page. snapshotRequested(str): a memory snapshot chosen or dropped on
         the text page. The tab connects to these, never to the pages inside.
@@ -82,7 +82,7 @@ class TargetPicker(QWidget):
     """
 
     failed = Signal(str)
-    textSubmitted = Signal(object, str)
+    textSubmitted = Signal(object, str, object)
     textFailed = Signal(str)
     probeRequested = Signal(object)
     evidenceRequested = Signal(int)
