@@ -160,3 +160,29 @@ def test_vllm_startup_check_that_names_the_device():
 def test_ggml_metal_failed_command_buffer_is_recognised():
     d = diagnose_text("ggml_metal_graph_compute: command buffer 0 failed with status 5")
     assert d.found_oom and d.top is not None and d.top.id == "genuine_shortage"
+
+
+def test_a_refused_virtual_address_reservation_is_not_capacity():
+    # llama.cpp's VMM pool (ggml_cuda_pool_vmm) reserves its range with cuMemAddressReserve (llama.cpp#4680).
+    text = ("CUDA error: out of memory\n  current device: 0, in function ggml_cuda_pool_vmm::alloc at ggml-cuda.cu:8589\n"
+            "  cuMemAddressReserve(&pool_addr, CUDA_POOL_VMM_MAX_SIZE, 0, 0, 0)\nGGML_ASSERT: ggml-cuda.cu:243: !\"CUDA error\"")
+    top = diagnose_text(text).top
+    assert top is not None and top.id == "not_capacity"
+    assert (top.evidence["not_capacity_kind"], top.evidence["deciding_check"]) == ("va_reserve", "free_exceeds_request")
+    assert "GGML_CUDA_POOL_VMM_MAX_SIZE" in top.fix
+    # The physical allocation of the same pool (cuMemCreate) is memory: not this reading.
+    create = diagnose_text(text.replace("cuMemAddressReserve(&pool_addr, CUDA_POOL_VMM_MAX_SIZE, 0, 0, 0)",
+                                        "cuMemCreate(&handle, reserve_size, &prop, 0)")).top
+    assert create is not None and create.evidence.get("not_capacity_kind") != "va_reserve"
+
+
+def test_cupy_pinned_staging_buffer_is_pinned_host_memory_with_cupys_fix():
+    text = ("  File \"cupy/cuda/pinned_memory.pyx\", line 186, in cupy.cuda.pinned_memory.alloc_pinned_memory\n"
+            "  File \"cupy/cuda/runtime.pyx\", line 215, in cupy.cuda.runtime.check_status\n"
+            "cupy.cuda.runtime.CUDARuntimeError: cudaErrorMemoryAllocation: out of memory")
+    top = diagnose_text(text).top
+    assert top is not None and top.evidence.get("not_capacity_kind") == "pin_memory"
+    assert "pinned_memory_pool" in top.fix and "DataLoader" not in top.fix
+    # Without the pinned frames the same line is device memory.
+    bare = diagnose_text("cupy.cuda.runtime.CUDARuntimeError: cudaErrorMemoryAllocation: out of memory").top
+    assert bare is not None and bare.evidence.get("not_capacity_kind") != "pin_memory"

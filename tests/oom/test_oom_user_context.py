@@ -106,3 +106,13 @@ def test_cli_prints_the_given_figure_as_given(tmp_path, capsys):
     assert main(["oom", "diagnose", str(path), "--other-processes-gib", "9"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("other processes"))
     assert "[given]" in line and "[measured]" not in line
+
+
+def test_a_figureless_message_asks_for_the_check_that_the_inputs_take_back():
+    top = diagnose_text(BARE).top
+    assert top is not None and top.evidence["deciding_check"] == "other_process"
+    ask = top.more_fixes[0]
+    assert "nvidia-smi --query-compute-apps" in ask and "--other-processes-gib" in ask and "--os wsl" in ask
+    # given back, the answer decides: the other processes come first
+    again = diagnose_text(BARE, context=UserContext(other_processes_bytes=6 * 1024**3)).top
+    assert again is not None and again.id == "other_process"
