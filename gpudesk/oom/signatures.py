@@ -102,6 +102,11 @@ Runtime signatures that decide the first cause without being "not capacity":
   available: ``PADDLE_ENFORCE_LE(allocating, available, "Insufficient GPU memory to allocation.")`` in
   ``GpuMaxChunkSize`` (``paddle/fluid/platform/gpu_info.cc``). The framework's own up-front reservation
   (``preallocation``): what else is on the GPU (another process) decides whether the fraction fits.
+* ``scratch_reserve``: faiss's GPU resources reserve their temporary (scratch) memory up front in one allocation
+  (``faiss/gpu/utils/StackDeviceMemory.cpp``, the ``Stack`` constructor; ``StandardGpuResources`` "alloc fail type
+  TemporaryMemoryBuffer"), about 18 % of the GPU up to 1.5 GiB per resources object (faiss wiki, "Faiss on the GPU",
+  scratch memory): a failed reservation is that up-front chunk (``preallocation``) not fitting beside what else holds
+  the device; one object per thread multiplies it (faiss#835), ``setTempMemory`` sets its size.
 * ``library_init``: cuDNN/cuBLAS handle creation (``CUDNN_STATUS_NOT_INITIALIZED``/``ALLOC_FAILED``,
   ``CUBLAS_STATUS_*``, XLA's "DNN library initialization failed", "Failed to determine best cudnn convolution
   algorithm", MXNet's "Create cublas handle failed", a ``cublasCreate``/``cudnnCreate`` call named) allocates its workspace with ``cudaMalloc`` outside the framework's allocator.
@@ -292,6 +297,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    # llama.cpp prints before the Metal error text when the working set is exceeded (llama.cpp#3414).
                    "ggml_metal_graph_compute: command buffer")),
     ("pool_chunk", ("insufficient gpu memory to allocation",)),
+    # faiss's GPU scratch space: StandardGpuResources reserves its temporary memory (a share of the GPU, 1.5 GiB at
+    # most) in one cudaMalloc when first used (faiss/gpu/utils/StackDeviceMemory.cpp, the Stack constructor;
+    # StandardGpuResources.cpp "alloc fail type TemporaryMemoryBuffer"); each resources object reserves its own.
+    ("scratch_reserve", ("stackdevicememory::stack::stack(", "type temporarymemorybuffer")),
     ("context_init", ("cuctxcreate", "cudeviceprimaryctxretain", "cuda_init_device", "failed initializing streamexecutor",
                       # PyTorch's lazy CUDA initialisation (torch/cuda/__init__.py _lazy_init -> torch._C._cuda_init):
                       # the first CUDA call creates the context there.

@@ -70,6 +70,8 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # frozen before "fresh-9" (PyTorch, TF, JAX, faiss, PaddlePaddle, NCCL tests, TensorRT, Triton, host RAM, WSL2) was
 # collected and committed: 15 of 21 at first scoring (3 of 3 not-capacity cases with the deciding check, 2 reported as
 # not found: a faiss StackDeviceMemory assertion and an NCCL test's "unhandled cuda error", neither with a figure).
+# Reading free memory just above a request beside a large in-use figure as a full device, and faiss's scratch
+# reservation as an up-front reservation, then gave 17/21 and 1 not found on fresh-9, seen.
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15}
 

@@ -186,3 +186,24 @@ def test_cupy_pinned_staging_buffer_is_pinned_host_memory_with_cupys_fix():
     # Without the pinned frames the same line is device memory.
     bare = diagnose_text("cupy.cuda.runtime.CUDARuntimeError: cudaErrorMemoryAllocation: out of memory").top
     assert bare is not None and bare.evidence.get("not_capacity_kind") != "pin_memory"
+
+
+def test_free_just_above_the_request_beside_a_large_in_use_figure_is_a_full_device():
+    # PaddleVideo#502 (seen after fresh-9 was scored): 80 MB refused with 108.75 MB free and 10.65 GB in use.
+    text = ("Out of memory error on GPU 0. Cannot allocate 80.000000MB memory on GPU 0, 10.647278GB memory has been "
+            "allocated and available memory is only 108.750000MB.")
+    top = diagnose_text(text).top
+    assert top is not None and top.id == "genuine_shortage"
+    # Free memory many times the request is not this reading.
+    roomy = text.replace("108.750000MB", "2048.000000MB")
+    assert all(c.id != "genuine_shortage" or c.confidence < 0.6 for c in diagnose_text(roomy).causes)
+
+
+def test_faiss_scratch_reservation_reads_as_an_up_front_reservation_with_its_own_check():
+    text = ("Faiss assertion 'err == cudaSuccess' failed in faiss::gpu::StackDeviceMemory::Stack::Stack(int, size_t) "
+            "at utils/StackDeviceMemory.cpp:33")
+    diagnosis = diagnose_text(text)
+    assert diagnosis.found_oom
+    top = diagnosis.top
+    assert top is not None and top.id == "preallocation"
+    assert "setTempMemory" in top.evidence["check_command"] and "XLA" not in top.checks[0]

@@ -207,6 +207,25 @@ def _generic(cause_id: str, confidence: float, title: str, explanation: str, fix
                  explanation=explanation, fix=fix, checks=[_check_line(check_key, platform)])
 
 
+# faiss's scratch reservation (signatures "scratch_reserve"): the deciding check is a smaller reservation.
+SCRATCH_COMMAND = "res.setTempMemory(256 * 1024 * 1024)"
+
+
+def _scratch_reserve(f: Facts) -> Cause:
+    return Cause(id="preallocation", title=_("A library's up-front scratch reservation does not fit"), confidence=0.65,
+                 evidence=evidence(deciding_check="preallocation", check_command=SCRATCH_COMMAND,
+                                   requested_bytes=f.requested, total_capacity_bytes=f.total, free_bytes=f.free),
+                 explanation=_("faiss reserves its GPU scratch memory in one allocation when its resources object is "
+                               "first used (a share of the GPU, up to 1.5 GiB per object); that reservation failed: "
+                               "the memory the job and other objects already hold leaves it no room."),
+                 fix=_("Reserve less scratch memory (res.setTempMemory), create one StandardGpuResources per thread "
+                       "and reuse it, and leave room beside other frameworks in the process"),
+                 checks=[_("{command}: {meaning}").format(
+                     command=SCRATCH_COMMAND,
+                     meaning=_("If the error goes away with a smaller scratch reservation, the reservation was what "
+                               "did not fit."))])
+
+
 def _other_process(confidence: float, f: Facts) -> Cause:
     return _generic("other_process", confidence, _("Another process holds the GPU"),
                     _("The failing call needs device memory outside the job's own allocator (a CUDA context, a "
@@ -270,6 +289,9 @@ def check(f: Facts) -> list[Cause]:
                               "(FLAGS_allocator_strategy=auto_growth); stop other processes on the GPU"),
                             "preallocation", f))
         out.append(_other_process(0.4, f))
+    elif sig == "scratch_reserve":
+        out.append(_scratch_reserve(f))
+        out.append(_other_process(0.35, f))
     elif sig == "sigkill":
         out.append(_not_capacity("oom_killer", 0.7, f))
     elif sig == "metal_oom":
