@@ -210,6 +210,20 @@ def _recognised(r) -> str | None:
     return None
 
 
+_HOST_OS_NAMES = {"linux": "Linux", "windows": "Windows", "wsl": "WSL2", "macos": "macOS"}
+
+
+def _host_os_line(r) -> str | None:
+    """"Operating system: WSL2 (given)" — the OS the rules used and where it came from; None when unknown."""
+    host_os = getattr(r, "host_os", None)
+    if not host_os:
+        return None
+    name = _HOST_OS_NAMES.get(host_os, host_os)
+    if getattr(r, "host_os_given", False):
+        return _("Operating system: {os} (given)").format(os=name)
+    return _("Operating system: {os} (from the text)").format(os=name)
+
+
 # The account's English ids (gpudesk.oom.account) as a reader sees them.
 _TERM_NAMES = {"allocated": N_("allocated"), "cached": N_("cached"), "non_pytorch": N_("non pytorch"),
                "outside_allocator": N_("outside allocator"), "other_processes": N_("other processes"),
@@ -311,6 +325,9 @@ def print_diagnosis(diagnosis: Diagnosis, out=None) -> None:
     recognised = _recognised(r)
     if recognised:
         print(recognised, file=out)
+    host_os = _host_os_line(r)
+    if host_os:
+        print(host_os, file=out)
     if r.status:
         print(_("Status: {status}").format(status=r.status), file=out)
     process = _process_line(r)

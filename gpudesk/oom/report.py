@@ -169,7 +169,7 @@ class MemoryReport:
         tensor_shape / dtype / allocator_name: TensorFlow's failing tensor and BFC allocator.
         platform: the accelerator platform the text names ("cuda", "rocm", "mps", "xpu", "tpu"), None if unsaid.
         host_os: the operating system the job ran on ("linux", "windows", "wsl", "macos"), from the text's words
-            or the user (gpudesk.oom.user_context), None if unsaid.
+            or the user (gpudesk.oom.user_context), None if unsaid; ``host_os_given`` is True when the user gave it.
         engine: the serving engine that printed it ("vllm", "sglang", "trtllm", "tgi", "llamacpp", "ollama").
         runtime / backend: the runtime that printed the text ("onnxruntime", "tensorrt", "nccl", "mlx", "jax", ...)
             and the device backend it names ("cuda", "rocm", "metal", "vulkan", "tpu", "directml", "cpu"), from
@@ -216,6 +216,7 @@ class MemoryReport:
     text: str | None = None
     platform: str | None = None
     host_os: str | None = None
+    host_os_given: bool = False
     engine: str | None = None
     runtime: str | None = None
     backend: str | None = None

@@ -187,37 +187,47 @@
         <translation>平台 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="125"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="128"/>
+        <source>OS %1 (given by you)</source>
+        <translation>操作系统 %1（由您提供）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="128"/>
+        <source>OS %1 (from the text)</source>
+        <translation>操作系统 %1（从文本识别）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="130"/>
         <source>Recognised: %1</source>
         <translation>已识别：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="140"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="145"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="141"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="146"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="142"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="147"/>
         <source>MPS high-watermark limit</source>
         <translation>MPS 高水位限制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="142"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="147"/>
         <source>total capacity</source>
         <translation>总容量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="143"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="148"/>
         <source>Memory account of %1: %2 %3 (%4)</source>
         <translation>%1 的显存账目：%2 %3（%4）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="164"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="169"/>
         <source>%1: %2%3, %4 — %5</source>
         <translation>%1：%2%3，%4 — %5</translation>
     </message>

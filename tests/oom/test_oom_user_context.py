@@ -116,3 +116,18 @@ def test_a_figureless_message_asks_for_the_check_that_the_inputs_take_back():
     # given back, the answer decides: the other processes come first
     again = diagnose_text(BARE, context=UserContext(other_processes_bytes=6 * 1024**3)).top
     assert again is not None and again.id == "other_process"
+
+
+def test_cli_says_where_the_os_came_from(tmp_path, capsys):
+    from gpudesk.cli import main
+
+    path = tmp_path / "oom.txt"
+    path.write_text(BARE, encoding="utf-8")
+    assert main(["oom", "diagnose", str(path), "--os", "wsl"]) == 0
+    assert "Operating system: WSL2 (given)" in capsys.readouterr().out
+    path.write_text("  File \"/mnt/c/Users/me/train.py\", line 3\n" + BARE, encoding="utf-8")
+    assert main(["oom", "diagnose", str(path)]) == 0
+    assert "Operating system: WSL2 (from the text)" in capsys.readouterr().out
+    path.write_text(BARE, encoding="utf-8")
+    assert main(["oom", "diagnose", str(path)]) == 0
+    assert "Operating system:" not in capsys.readouterr().out

@@ -122,6 +122,11 @@ class AccountView(QWidget):
             parts.append(self.tr("engine %1").replace("%1", ENGINE_NAMES.get(report.engine, report.engine)))
         if report.platform:
             parts.append(self.tr("platform %1").replace("%1", PLATFORM_NAMES.get(report.platform, report.platform)))
+        if report.host_os:
+            os_name = {"linux": "Linux", "windows": "Windows", "wsl": "WSL2", "macos": "macOS"}.get(report.host_os,
+                                                                                               report.host_os)
+            parts.append((self.tr("OS %1 (given by you)") if report.host_os_given else self.tr("OS %1 (from the text)"))
+                         .replace("%1", os_name))
         self.recognised.setText(self.tr("Recognised: %1").replace("%1", ", ".join(parts)) if parts else "")
         self.recognised.setVisible(bool(parts))
         self.accounts = [a for a in accounts_of(report)

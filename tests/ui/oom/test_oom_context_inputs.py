@@ -66,3 +66,13 @@ def test_a_given_figure_is_shown_as_given_in_the_account(qtbot):
     _diagnose(qtbot, tab, FIGURES)
     label = tab.results.account.term_labels["other_processes"].text()
     assert "9.00 GiB" in label and "given by you" in label and "measured" not in label
+
+
+def test_the_window_says_the_os_was_given(qtbot):
+    tab = make_oom_tab(qtbot)
+    tab.picker.text_input.context_inputs.set_context("wsl", None)
+    _diagnose(qtbot, tab, FIGURES)
+    assert "OS WSL2 (given by you)" in tab.results.account.recognised.text()
+    tab.picker.text_input.context_inputs.set_context(None, None)
+    _diagnose(qtbot, tab, "  File \"C:\\\\Users\\\\me\\\\train.py\", line 3\n" + FIGURES)
+    assert "OS Windows (from the text)" in tab.results.account.recognised.text()
