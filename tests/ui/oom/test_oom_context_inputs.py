@@ -56,8 +56,11 @@ def test_the_inputs_are_reached_by_keyboard(qtbot):
     assert inputs.os_combo.currentData() == "linux"
     for widget in (inputs.os_combo, inputs.others_spin):
         assert widget.toolTip() and widget.focusPolicy() & Qt.FocusPolicy.TabFocus
-    qtbot.keyClicks(inputs.others_spin.lineEdit(), "3")
-    assert inputs.context() is not None and inputs.context().host_os == "linux"
+    inputs.others_spin.setFocus()
+    inputs.others_spin.selectAll()
+    qtbot.keyClicks(inputs.others_spin, "3.5")  # typed over the "not given" text
+    context = inputs.context()
+    assert context is not None and context.host_os == "linux" and context.other_processes_bytes == int(3.5 * 1024**3)
 
 
 def test_a_given_figure_is_shown_as_given_in_the_account(qtbot):
