@@ -343,7 +343,7 @@ def print_diagnosis(diagnosis: Diagnosis, out=None) -> None:
         _rows(rows + procs, "  ", out)
     _print_accounts(r, out)
     if r.missing:
-        print(_("Missing: {missing}").format(missing="; ".join(r.missing)), file=out)
+        print(_("Missing: {missing}").format(missing="; ".join(i18n._(m) for m in r.missing)), file=out)
     for note in r.notes:
         print(_("Note: {note}").format(note=note), file=out)
     if not diagnosis.causes:
