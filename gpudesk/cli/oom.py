@@ -22,7 +22,7 @@ import threading
 
 from gpudesk.cli import CliError
 from gpudesk.cli.json_text import dumps_json
-from gpudesk.oom import Diagnosis, OomError, diagnose, parse_text, user_context
+from gpudesk.oom import Diagnosis, OomError, diagnose, diagnose_text
 from gpudesk.oom.user_context import HOST_OSES, MAX_DEVICE_BYTES, UserContext
 from gpudesk.units import GIB
 from gpudesk.oom.account import accounts_of
@@ -210,11 +210,25 @@ def _recognised(r) -> str | None:
     return None
 
 
+_HOST_OS_NAMES = {"linux": "Linux", "windows": "Windows", "wsl": "WSL2", "macos": "macOS"}
+
+
+def _host_os_line(r) -> str | None:
+    """"Operating system: WSL2 (given)" — the OS the rules used and where it came from; None when unknown."""
+    host_os = getattr(r, "host_os", None)
+    if not host_os:
+        return None
+    name = _HOST_OS_NAMES.get(host_os, host_os)
+    if getattr(r, "host_os_given", False):
+        return _("Operating system: {os} (given)").format(os=name)
+    return _("Operating system: {os} (from the text)").format(os=name)
+
+
 # The account's English ids (gpudesk.oom.account) as a reader sees them.
 _TERM_NAMES = {"allocated": N_("allocated"), "cached": N_("cached"), "non_pytorch": N_("non pytorch"),
                "outside_allocator": N_("outside allocator"), "other_processes": N_("other processes"),
                "unattributed": N_("unattributed"), "free": N_("free")}
-_TERM_STATUS = {"measured": N_("measured"), "derived": N_("derived"), "unknown": N_("unknown")}
+_TERM_STATUS = {"measured": N_("measured"), "given": N_("given"), "derived": N_("derived"), "unknown": N_("unknown")}
 _LIMIT_NAMES = {"total capacity": N_("total capacity"), "MPS high-watermark limit": N_("MPS high-watermark limit")}
 
 
@@ -311,6 +325,9 @@ def print_diagnosis(diagnosis: Diagnosis, out=None) -> None:
     recognised = _recognised(r)
     if recognised:
         print(recognised, file=out)
+    host_os = _host_os_line(r)
+    if host_os:
+        print(host_os, file=out)
     if r.status:
         print(_("Status: {status}").format(status=r.status), file=out)
     process = _process_line(r)
@@ -326,7 +343,7 @@ def print_diagnosis(diagnosis: Diagnosis, out=None) -> None:
         _rows(rows + procs, "  ", out)
     _print_accounts(r, out)
     if r.missing:
-        print(_("Missing: {missing}").format(missing="; ".join(r.missing)), file=out)
+        print(_("Missing: {missing}").format(missing="; ".join(i18n._(m) for m in r.missing)), file=out)
     for note in r.notes:
         print(_("Note: {note}").format(note=note), file=out)
     if not diagnosis.causes:
@@ -381,7 +398,7 @@ def cmd_diagnose(args) -> int:
     data = _read_input(args.file)
     try:
         context = UserContext(host_os=args.host_os, other_processes_bytes=args.other_processes_gib)
-        diagnosis = diagnose(user_context.apply(parse_text(data), context))
+        diagnosis = diagnose_text(data, context=context)
     except OomError as exc:
         raise CliError(_("{flag}: {problem}").format(flag=args.file, problem=exc.user_text())) from exc
     source = "standard input" if args.file == "-" else args.file

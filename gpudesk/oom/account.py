@@ -5,6 +5,8 @@ allocated) and what it holds outside the allocator (non-PyTorch: CUDA context, N
 NVML's per-process figure − reserved, oom.md §5). Every term is marked:
 
 * ``measured``: read from the input as is;
+* ``given``: typed by the user beside the text (``gpudesk oom diagnose --other-processes-gib``, the window's
+  "Other processes" box; :mod:`gpudesk.oom.user_context`), not read by a tool;
 * ``derived``: computed from measured terms (the remainder of the total, a difference of two figures);
 * ``unknown``: the input does not give it (and it cannot be derived).
 
@@ -25,6 +27,7 @@ from gpudesk.i18n import _
 from gpudesk.oom.report import DeviceMemory, MemoryReport
 
 MEASURED = "measured"
+GIVEN = "given"
 DERIVED = "derived"
 UNKNOWN = "unknown"
 
@@ -116,8 +119,7 @@ def account_of(dev: DeviceMemory, report: MemoryReport | None = None) -> MemoryA
         terms.append(AccountTerm("non_pytorch", None, UNKNOWN,
                                  _("needs this process's figure from rocm-smi / amd-smi") if rocm
                                  else _("needs this process's NVML figure")))
-    terms.append(AccountTerm("other_processes", others, MEASURED if others is not None else UNKNOWN,
-                             _("other processes listed on this GPU")))
+    terms.append(_other_processes_term(dev, others))
     terms.append(AccountTerm("free", free, MEASURED if free is not None and not mps else
                              DERIVED if free is not None else UNKNOWN,
                              _("limit − MPS allocated − other allocations") if mps else _("free on the device")))
@@ -149,6 +151,16 @@ def account_of(dev: DeviceMemory, report: MemoryReport | None = None) -> MemoryA
         flags.append(_("A per-process cap allows this process {allowed} bytes of the {total}.")
                      .format(allowed=dev.allowed_bytes, total=total))
     return acc
+
+
+def _other_processes_term(dev: DeviceMemory, others: int | None) -> AccountTerm:
+    """The other processes' term: ``given`` when any figure in it is the user's (a sum with a typed figure in it is
+    no longer a measurement), ``measured`` when every figure was read from NVML or the text."""
+    if others is None:
+        return AccountTerm("other_processes", None, UNKNOWN, _("other processes listed on this GPU"))
+    if any(p.given and p.used_bytes is not None and not p.is_target for p in dev.other_processes):
+        return AccountTerm("other_processes", others, GIVEN, _("other processes on this GPU, as given by the user"))
+    return AccountTerm("other_processes", others, MEASURED, _("other processes listed on this GPU"))
 
 
 def _believable(value: int | None, name: str, flags: list[str]) -> int | None:

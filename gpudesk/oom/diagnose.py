@@ -76,7 +76,7 @@ def _partial(report: MemoryReport) -> Cause:
         confidence=0.3,
         evidence={"missing": list(report.missing), **{k: v for k, v in report.parsed.items()}},
         explanation=_("The message was recognised ({kind}) but the clauses needed to rank causes are missing: "
-                      "{missing}.").format(kind=report.kind, missing=", ".join(report.missing)),
+                      "{missing}.").format(kind=report.kind, missing=", ".join(i18n._(m) for m in report.missing)),
         fix=_("Paste the complete message, or probe the running process (gpudesk oom probe PID)"),
     )
 

@@ -40,7 +40,7 @@ class ProcessMemory:
 
     ``used_bytes`` is None where NVML cannot tell (Windows WDDM, MIG without privileges). ``alive`` is None
     when it was not checked, False when the PID no longer exists on this host (a zombie holder or a PID
-    from another PID namespace).
+    from another PID namespace). ``given`` is True for a figure the user typed (no PID, no tool read it).
     """
 
     pid: int
@@ -50,6 +50,7 @@ class ProcessMemory:
     user: str | None = None
     alive: bool | None = None
     is_target: bool = False
+    given: bool = False  # typed by the user beside the text (gpudesk.oom.user_context), not read from a tool
 
 
 @dataclass
@@ -168,7 +169,7 @@ class MemoryReport:
         tensor_shape / dtype / allocator_name: TensorFlow's failing tensor and BFC allocator.
         platform: the accelerator platform the text names ("cuda", "rocm", "mps", "xpu", "tpu"), None if unsaid.
         host_os: the operating system the job ran on ("linux", "windows", "wsl", "macos"), from the text's words
-            or the user (gpudesk.oom.user_context), None if unsaid.
+            or the user (gpudesk.oom.user_context), None if unsaid; ``host_os_given`` is True when the user gave it.
         engine: the serving engine that printed it ("vllm", "sglang", "trtllm", "tgi", "llamacpp", "ollama").
         runtime / backend: the runtime that printed the text ("onnxruntime", "tensorrt", "nccl", "mlx", "jax", ...)
             and the device backend it names ("cuda", "rocm", "metal", "vulkan", "tpu", "directml", "cpu"), from
@@ -215,6 +216,7 @@ class MemoryReport:
     text: str | None = None
     platform: str | None = None
     host_os: str | None = None
+    host_os_given: bool = False
     engine: str | None = None
     runtime: str | None = None
     backend: str | None = None

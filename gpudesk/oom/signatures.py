@@ -80,6 +80,12 @@ of the message say so. Each signature names the mechanism and the one check that
   page-locks it the same way (CUDA Runtime API "Memory Management"; HIP "Host memory"), so a refusal there is this
   limit too (ROCm/legacy-rocm-build#1483: ``hipHostRegister: Returned hipErrorOutOfMemory``).
 
+* ``va_reserve``: ``cuMemAddressReserve`` (``hipMemAddressReserve``) reserves a range of virtual addresses and maps
+  no memory (CUDA Driver API, "Virtual Memory Management": "Reserve a virtual address range"); its
+  ``CUDA_ERROR_OUT_OF_MEMORY`` is the address space refused, not device memory. llama.cpp's CUDA pool reserves
+  ``GGML_CUDA_POOL_VMM_MAX_SIZE`` up front this way (``ggml_cuda_pool_vmm``, ggml-cuda.cu); a smaller reservation or
+  the legacy pool fixed it (llama.cpp#4680, PR #4687). The device's free memory is the check.
+
 Runtime signatures that decide the first cause without being "not capacity":
 
 * ``context_init``: the failure is the CUDA context itself (``cuCtxCreate``, ``cuDevicePrimaryCtxRetain``,
@@ -96,6 +102,11 @@ Runtime signatures that decide the first cause without being "not capacity":
   available: ``PADDLE_ENFORCE_LE(allocating, available, "Insufficient GPU memory to allocation.")`` in
   ``GpuMaxChunkSize`` (``paddle/fluid/platform/gpu_info.cc``). The framework's own up-front reservation
   (``preallocation``): what else is on the GPU (another process) decides whether the fraction fits.
+* ``scratch_reserve``: faiss's GPU resources reserve their temporary (scratch) memory up front in one allocation
+  (``faiss/gpu/utils/StackDeviceMemory.cpp``, the ``Stack`` constructor; ``StandardGpuResources`` "alloc fail type
+  TemporaryMemoryBuffer"), about 18 % of the GPU up to 1.5 GiB per resources object (faiss wiki, "Faiss on the GPU",
+  scratch memory): a failed reservation is that up-front chunk (``preallocation``) not fitting beside what else holds
+  the device; one object per thread multiplies it (faiss#835), ``setTempMemory`` sets its size.
 * ``library_init``: cuDNN/cuBLAS handle creation (``CUDNN_STATUS_NOT_INITIALIZED``/``ALLOC_FAILED``,
   ``CUBLAS_STATUS_*``, XLA's "DNN library initialization failed", "Failed to determine best cudnn convolution
   algorithm", MXNet's "Create cublas handle failed", a ``cublasCreate``/``cudnnCreate`` call named) allocates its workspace with ``cudaMalloc`` outside the framework's allocator.
@@ -237,7 +248,7 @@ LIBRARY_CHECK = Check("driver_version",
                          "they match and nvidia-smi shows the GPU nearly full, it is memory."))
 
 NOT_CAPACITY = ("dev_shm", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
-                "buffer_limit", "pin_memory", "illegal_address")
+                "va_reserve", "buffer_limit", "pin_memory", "illegal_address")
 
 _XID = re.compile(r"\bXid\b")
 # "bus error" with any word that names shared memory (see ``dev_shm`` above).
@@ -270,6 +281,7 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   "oomkilled", "using all available ram", "[errno 12] cannot allocate memory",
                   "页面文件太小")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
+    ("va_reserve", ("cumemaddressreserve", "hipmemaddressreserve")),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
                       "exceeds device buffer size limit", "exceeds device memory allocation limit",
                       "not enough space in the context's memory pool", "not enough space in the scratch memory pool",
@@ -285,6 +297,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    # llama.cpp prints before the Metal error text when the working set is exceeded (llama.cpp#3414).
                    "ggml_metal_graph_compute: command buffer")),
     ("pool_chunk", ("insufficient gpu memory to allocation",)),
+    # faiss's GPU scratch space: StandardGpuResources reserves its temporary memory (a share of the GPU, 1.5 GiB at
+    # most) in one cudaMalloc when first used (faiss/gpu/utils/StackDeviceMemory.cpp, the Stack constructor;
+    # StandardGpuResources.cpp "alloc fail type TemporaryMemoryBuffer"); each resources object reserves its own.
+    ("scratch_reserve", ("stackdevicememory::stack::stack(", "type temporarymemorybuffer")),
     ("context_init", ("cuctxcreate", "cudeviceprimaryctxretain", "cuda_init_device", "failed initializing streamexecutor",
                       # PyTorch's lazy CUDA initialisation (torch/cuda/__init__.py _lazy_init -> torch._C._cuda_init):
                       # the first CUDA call creates the context there.
@@ -294,6 +310,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("pin_memory", ("pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost", "cudahostregister",
                     "hiphostregister", "hiphostmalloc", "hipmallochost",
                     "pinned memory", "cachinghostallocator",
+                    # CuPy's pinned host pool (cupy/cuda/pinned_memory.pyx: alloc_pinned_memory, PinnedMemoryPool,
+                    # cudaHostAlloc), used as the staging buffer of host-device copies (cupy#1576, fixed by cupy#1593
+                    # "Fallback to synchronous transfer if pinned memory could not be allocated").
+                    "pinned_memory.pyx", "alloc_pinned_memory", "pinnedmemorypool",
                     # TensorFlow's / XLA's StreamExecutor host allocation (cuMemHostAlloc, page-locked):
                     # "failed to alloc N bytes on host: CUDA_ERROR_..." (stream_executor/cuda/cuda_driver.cc)
                     "bytes on host:")),

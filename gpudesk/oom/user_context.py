@@ -84,6 +84,7 @@ def apply(report: MemoryReport, context: UserContext | None) -> MemoryReport:
         return report
     if context.host_os is not None:
         report.host_os = context.host_os
+        report.host_os_given = True
     if context.device_total_bytes is not None:
         dev = report.device or report.ensure_device(report.device_index)
         if dev.total_bytes is None:
@@ -91,5 +92,6 @@ def apply(report: MemoryReport, context: UserContext | None) -> MemoryReport:
     if context.other_processes_bytes is not None:
         dev = report.device or report.ensure_device(report.device_index)
         dev.other_processes.append(ProcessMemory(pid=0, used_bytes=context.other_processes_bytes,
-                                                 gpu_index=dev.index, name=_("other processes (given)")))
+                                                 gpu_index=dev.index, name=_("other processes (given)"),
+                                                 given=True))
     return report

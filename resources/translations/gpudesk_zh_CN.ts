@@ -168,51 +168,66 @@
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/account_view.py" line="102"/>
+        <source>given by you</source>
+        <translation>由您提供</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="103"/>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="121"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="122"/>
         <source>engine %1</source>
         <translation>引擎 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="123"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="124"/>
         <source>platform %1</source>
         <translation>平台 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="124"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="128"/>
+        <source>OS %1 (given by you)</source>
+        <translation>操作系统 %1（由您提供）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="128"/>
+        <source>OS %1 (from the text)</source>
+        <translation>操作系统 %1（从文本识别）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="130"/>
         <source>Recognised: %1</source>
         <translation>已识别：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="139"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="145"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="140"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="146"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="141"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="147"/>
         <source>MPS high-watermark limit</source>
         <translation>MPS 高水位限制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="141"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="147"/>
         <source>total capacity</source>
         <translation>总容量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="142"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="148"/>
         <source>Memory account of %1: %2 %3 (%4)</source>
         <translation>%1 的显存账目：%2 %3（%4）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="163"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="169"/>
         <source>%1: %2%3, %4 — %5</source>
         <translation>%1：%2%3，%4 — %5</translation>
     </message>
@@ -1073,67 +1088,67 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CauseCard</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="172"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="173"/>
         <source>Cause id: %1</source>
         <translation>原因编号：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="178"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="179"/>
         <source>confidence %p %</source>
         <translation>置信度 %p %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="181"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="182"/>
         <source>How strongly the evidence supports this cause</source>
         <translation>证据对这一原因的支持程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="187"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="188"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="193"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="194"/>
         <source>Fix: %1</source>
         <translation>修复：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="204"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="205"/>
         <source>Copy fix</source>
         <translation>复制修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="205"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="206"/>
         <source>Copy the fix to the clipboard</source>
         <translation>将修复方法复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="209"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="210"/>
         <source>Further fixes</source>
         <translation>更多修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="213"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="214"/>
         <source>Also check</source>
         <translation>另请检查</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="217"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="218"/>
         <source>Effect of sizing fixes</source>
         <translation>调整规模类修复的效果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="220"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="221"/>
         <source>saves %1</source>
         <translation>节省 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="225"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="226"/>
         <source>Copy cause</source>
         <translation>复制原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="226"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="227"/>
         <source>Copy this cause with its evidence and fix as text</source>
         <translation>将此原因连同证据和修复以文本形式复制</translation>
     </message>
@@ -1366,6 +1381,59 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <location filename="../../gpudesk/ui/plan/compare.py" line="114"/>
         <source>Compare: {0} | {1}</source>
         <translation>比较：{0} | {1}</translation>
+    </message>
+</context>
+<context>
+    <name>ContextInputs</name>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="27"/>
+        <source>Linux</source>
+        <translation>Linux</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="27"/>
+        <source>Windows (native)</source>
+        <translation>Windows（原生）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="27"/>
+        <source>WSL2 on Windows</source>
+        <translation>Windows 上的 WSL2</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="28"/>
+        <source>macOS</source>
+        <translation>macOS</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="29"/>
+        <source>Detect from the text</source>
+        <translation>从文本中识别</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="33"/>
+        <source>The operating system the job ran on. A bare &quot;CUDA error: out of memory&quot; has different causes on WSL2 (pinned host memory) and native Windows (the page file) than on Linux; by default it is read from the text&apos;s paths and words.</source>
+        <translation>任务运行所在的操作系统。单独一行 &quot;CUDA error: out of memory&quot; 在 WSL2（锁页主机内存）和原生 Windows（页面文件）上的原因与 Linux 上不同；默认从文本中的路径和用词识别。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="36"/>
+        <source>The &amp;job&apos;s operating system:</source>
+        <translation>任务的操作系统(&amp;J)：</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="43"/>
+        <source>not given</source>
+        <translation>未提供</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="46"/>
+        <source>GPU memory other processes held when the error happened, in GiB (the sum of the other rows of nvidia-smi&apos;s process list). A pasted message rarely shows it; 0 = not given. It is shown as given by you in the memory account.</source>
+        <translation>出错时其他进程占用的 GPU 显存，单位 GiB（nvidia-smi 进程列表中其他各行之和）。粘贴的报错信息很少包含它；0 表示未提供。它在显存账目中显示为“由您提供”。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="49"/>
+        <source>Memory held &amp;by other processes (GiB):</source>
+        <translation>其他进程占用的显存(&amp;B)（GiB）：</translation>
     </message>
 </context>
 <context>
@@ -4373,67 +4441,67 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomResults</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="44"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="45"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="46"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="47"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="46"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="47"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="61"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="62"/>
         <source>%1 tokens</source>
         <translation>%1 个 token</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="72"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="73"/>
         <source>OOM diagnosis: framework %1, message shape %2</source>
         <translation>OOM 诊断：框架 %1，消息形式 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="77"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="78"/>
         <source>PyTorch message era: %1</source>
         <translation>PyTorch 消息版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="80"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="81"/>
         <source>Missing from the input: %1</source>
         <translation>输入中缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="85"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="86"/>
         <source>Parsed values:</source>
         <translation>解析出的数值：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="98"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="99"/>
         <source>confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="103"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="104"/>
         <source>Evidence:</source>
         <translation>证据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="106"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="107"/>
         <source>Fix: %1</source>
         <translation>修复：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="110"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="111"/>
         <source>Check: %1</source>
         <translation>检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="140"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="141"/>
         <source>Key in the JSON report: %1</source>
         <translation>JSON 报告中的键：%1</translation>
     </message>
@@ -4471,38 +4539,38 @@ PCI 总线：{bus}</translation>
         <translation>停止等待正在运行的作业；被探测的进程继续运行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="99"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="101"/>
         <source>Diagnosing %1 …</source>
         <translation>正在诊断%1 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="99"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="101"/>
         <source>the text</source>
         <translation>该文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="100"/>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="160"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="102"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="162"/>
         <source>pasted text</source>
         <translation>粘贴的文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="105"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="107"/>
         <source>Probing process %1 with %2 (up to %3 s) …</source>
         <translation>正在用 %2 探测进程 %1（最长 %3 秒）…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="114"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="116"/>
         <source>process %1 (%2)</source>
         <translation>进程 %1（%2）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="120"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="122"/>
         <source>Gathering evidence about process %1 for %2 s …</source>
         <translation>正在收集进程 %1 的证据，用时 %2 秒 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/controller.py" line="127"/>
+        <location filename="../../gpudesk/ui/oom/controller.py" line="129"/>
         <source>process %1 (evidence)</source>
         <translation>进程 %1（证据）</translation>
     </message>
@@ -4570,7 +4638,7 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomTextInput</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="63"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="64"/>
         <source>the log</source>
         <translation>日志</translation>
     </message>
@@ -6966,113 +7034,113 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ResultsView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="249"/>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="305"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="250"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="306"/>
         <source>No diagnosis yet.</source>
         <translation>尚无诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="259"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="260"/>
         <source>Copy report</source>
         <translation>复制报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="260"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="261"/>
         <source>Copy the whole diagnosis as text</source>
         <translation>将整个诊断以文本形式复制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="262"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="263"/>
         <source>Copy JSON</source>
         <translation>复制 JSON</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="263"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="264"/>
         <source>Copy the diagnosis as JSON (the same as gpudesk oom diagnose --json)</source>
         <translation>将诊断以 JSON 形式复制（与 gpudesk oom diagnose --json 相同）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="291"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="292"/>
         <source>Values read from the input</source>
         <translation>从输入中读取的数值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="320"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="321"/>
         <source>Unparseable input: nothing could be diagnosed.</source>
         <translation>无法解析的输入：无法进行诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="340"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="341"/>
         <source>Engine: %1</source>
         <translation>引擎：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="342"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="343"/>
         <source>Framework: %1</source>
         <translation>框架：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="344"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="345"/>
         <source>message shape: %1</source>
         <translation>消息形式：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="347"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="348"/>
         <source>PyTorch era: %1</source>
         <translation>PyTorch 版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="349"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="350"/>
         <source>torch %1</source>
         <translation>torch %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="351"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="352"/>
         <source>Python %1</source>
         <translation>Python %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="353"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="354"/>
         <source>from %1</source>
         <translation>来自%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="354"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="355"/>
         <source>Diagnosis</source>
         <translation>诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="362"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="363"/>
         <source>Partial result, the input lacks: %1</source>
         <translation>部分结果，输入缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="390"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="391"/>
         <source>Child processes of the target (psutil)</source>
         <translation>目标的子进程（psutil）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="392"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="393"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="392"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="393"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="392"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="393"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="392"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="393"/>
         <source>Host RSS</source>
         <translation>主机 RSS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="398"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="399"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
@@ -7897,104 +7965,104 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TargetPicker</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="117"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="118"/>
         <source>Rel&amp;oad</source>
         <translation>重新加载(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="118"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="119"/>
         <source>Read the processes using each GPU again (NVML)</source>
         <translation>重新读取每个 GPU 上的进程（NVML）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="120"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="121"/>
         <source>Processes not read yet.</source>
         <translation>尚未读取进程。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="128"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="129"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="128"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="129"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="128"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="129"/>
         <source>GPU memory</source>
         <translation>GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="128"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="129"/>
         <source>Type</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="128"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="129"/>
         <source>Command line</source>
         <translation>命令行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="135"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="136"/>
         <source>Processes using each GPU, from NVML; select one to look inside it</source>
         <translation>来自 NVML 的每个 GPU 上的进程；选择一个以查看其内部</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="151"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="152"/>
         <source>GPU &amp;processes</source>
         <translation>GPU 进程(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="152"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="153"/>
         <source>Launch a &amp;command</source>
         <translation>启动命令(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="153"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="154"/>
         <source>Paste or drop &amp;text</source>
         <translation>粘贴或拖放文本(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="206"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="207"/>
         <source>Reading GPU processes …</source>
         <translation>正在读取 GPU 进程 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="235"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="236"/>
         <source>processes not readable: %1</source>
         <translation>无法读取进程：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="245"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="246"/>
         <source>%1 GPU(s), %2 process(es).</source>
         <translation>%1 个 GPU，%2 个进程。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="271"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="272"/>
         <source>name N/A</source>
         <translation>名称 N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="276"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="277"/>
         <source>GPU %1 · %2 · %3 total · %4 used by %5 process(es)</source>
         <translation>GPU %1 · %2 · 共 %3 · %5 个进程使用 %4</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="287"/>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="291"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="288"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="292"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="295"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="296"/>
         <source>GPU memory: %1</source>
         <translation>GPU 显存：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="321"/>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="322"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="323"/>
         <source>Cannot list GPU processes: %1</source>
         <translation>无法列出 GPU 进程：%1</translation>
     </message>
@@ -8042,72 +8110,72 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TextInput</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="133"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="136"/>
         <source>Paste an out-of-memory message, a torch.cuda.memory_summary() table, a TensorFlow, JAX or vLLM error here, or drop a log file onto this tab.</source>
         <translation>在此粘贴显存不足消息、torch.cuda.memory_summary() 表格、TensorFlow、JAX 或 vLLM 错误，或将日志文件拖放到此标签页。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="145"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="150"/>
         <source>&amp;Diagnose</source>
         <translation>诊断(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="146"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="151"/>
         <source>Parse the text and rank the likely causes (Ctrl+Return)</source>
         <translation>解析文本并对可能的原因排序（Ctrl+Return）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="149"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="154"/>
         <source>&amp;Open file…</source>
         <translation>打开文件(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="151"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="156"/>
         <source>Read a log file (its last %1 are used)</source>
         <translation>读取日志文件（使用其最后 %1）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="154"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="159"/>
         <source>Clear te&amp;xt</source>
         <translation>清除文本(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="184"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="189"/>
         <source>pasted text</source>
         <translation>粘贴的文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="188"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="193"/>
         <source>Reading %1 …</source>
         <translation>正在读取 %1 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="204"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="209"/>
         <source>%1 is not a text log: %2</source>
         <translation>%1 不是文本日志：%2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="211"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="216"/>
         <source>%1: %2, only the last %3 are shown and diagnosed.</source>
         <translation>%1：%2，只显示并诊断最后 %3。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="218"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="223"/>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="224"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="229"/>
         <source>Cannot read the file: %1</source>
         <translation>无法读取文件：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="244"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="249"/>
         <source>Open a log, an error file or a memory snapshot</source>
         <translation>打开日志、错误文件或显存快照</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="245"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="250"/>
         <source>Logs and text (*.log *.txt *.out *.err);;Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
         <translation>日志和文本 (*.log *.txt *.out *.err);;显存快照 (*.pickle *.pkl *.json *.gz);;所有文件 (*)</translation>
     </message>

@@ -160,3 +160,50 @@ def test_vllm_startup_check_that_names_the_device():
 def test_ggml_metal_failed_command_buffer_is_recognised():
     d = diagnose_text("ggml_metal_graph_compute: command buffer 0 failed with status 5")
     assert d.found_oom and d.top is not None and d.top.id == "genuine_shortage"
+
+
+def test_a_refused_virtual_address_reservation_is_not_capacity():
+    # llama.cpp's VMM pool (ggml_cuda_pool_vmm) reserves its range with cuMemAddressReserve (llama.cpp#4680).
+    text = ("CUDA error: out of memory\n  current device: 0, in function ggml_cuda_pool_vmm::alloc at ggml-cuda.cu:8589\n"
+            "  cuMemAddressReserve(&pool_addr, CUDA_POOL_VMM_MAX_SIZE, 0, 0, 0)\nGGML_ASSERT: ggml-cuda.cu:243: !\"CUDA error\"")
+    top = diagnose_text(text).top
+    assert top is not None and top.id == "not_capacity"
+    assert (top.evidence["not_capacity_kind"], top.evidence["deciding_check"]) == ("va_reserve", "free_exceeds_request")
+    assert "GGML_CUDA_POOL_VMM_MAX_SIZE" in top.fix
+    # The physical allocation of the same pool (cuMemCreate) is memory: not this reading.
+    create = diagnose_text(text.replace("cuMemAddressReserve(&pool_addr, CUDA_POOL_VMM_MAX_SIZE, 0, 0, 0)",
+                                        "cuMemCreate(&handle, reserve_size, &prop, 0)")).top
+    assert create is not None and create.evidence.get("not_capacity_kind") != "va_reserve"
+
+
+def test_cupy_pinned_staging_buffer_is_pinned_host_memory_with_cupys_fix():
+    text = ("  File \"cupy/cuda/pinned_memory.pyx\", line 186, in cupy.cuda.pinned_memory.alloc_pinned_memory\n"
+            "  File \"cupy/cuda/runtime.pyx\", line 215, in cupy.cuda.runtime.check_status\n"
+            "cupy.cuda.runtime.CUDARuntimeError: cudaErrorMemoryAllocation: out of memory")
+    top = diagnose_text(text).top
+    assert top is not None and top.evidence.get("not_capacity_kind") == "pin_memory"
+    assert "pinned_memory_pool" in top.fix and "DataLoader" not in top.fix
+    # Without the pinned frames the same line is device memory.
+    bare = diagnose_text("cupy.cuda.runtime.CUDARuntimeError: cudaErrorMemoryAllocation: out of memory").top
+    assert bare is not None and bare.evidence.get("not_capacity_kind") != "pin_memory"
+
+
+def test_free_just_above_the_request_beside_a_large_in_use_figure_is_a_full_device():
+    # PaddleVideo#502 (seen after fresh-9 was scored): 80 MB refused with 108.75 MB free and 10.65 GB in use.
+    text = ("Out of memory error on GPU 0. Cannot allocate 80.000000MB memory on GPU 0, 10.647278GB memory has been "
+            "allocated and available memory is only 108.750000MB.")
+    top = diagnose_text(text).top
+    assert top is not None and top.id == "genuine_shortage"
+    # Free memory many times the request is not this reading.
+    roomy = text.replace("108.750000MB", "2048.000000MB")
+    assert all(c.id != "genuine_shortage" or c.confidence < 0.6 for c in diagnose_text(roomy).causes)
+
+
+def test_faiss_scratch_reservation_reads_as_an_up_front_reservation_with_its_own_check():
+    text = ("Faiss assertion 'err == cudaSuccess' failed in faiss::gpu::StackDeviceMemory::Stack::Stack(int, size_t) "
+            "at utils/StackDeviceMemory.cpp:33")
+    diagnosis = diagnose_text(text)
+    assert diagnosis.found_oom
+    top = diagnosis.top
+    assert top is not None and top.id == "preallocation"
+    assert "setTempMemory" in top.evidence["check_command"] and "XLA" not in top.checks[0]

@@ -77,3 +77,57 @@ def test_cli_takes_the_os_and_other_processes(tmp_path, capsys):
     assert "pin_memory" in capsys.readouterr().out.split("\n2.")[0]
     assert main(["oom", "diagnose", str(path), "--other-processes-gib", "6"]) == 0
     assert "[other_process]" in capsys.readouterr().out.split("\n2.")[0]
+
+
+PYTORCH_FIGURES = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity "
+                   "of 23.65 GiB of which 1.20 GiB is free. Of the allocated memory 12.10 GiB is allocated by PyTorch, "
+                   "and 0.50 GiB is reserved by PyTorch but unallocated.")
+
+
+def test_a_given_figure_is_marked_given_in_the_account_not_measured():
+    from gpudesk.oom.account import GIVEN, MEASURED, accounts_of
+
+    report = diagnose_text(PYTORCH_FIGURES, context=UserContext(other_processes_bytes=9 * 1024**3)).report
+    term = accounts_of(report)[0].term("other_processes")
+    assert term is not None and term.status == GIVEN and term.value_bytes == 9 * 1024**3
+    assert accounts_of(report)[0].term("free").status == MEASURED  # the text's own figures stay measured
+
+
+def test_a_given_figure_has_no_pid_in_the_evidence():
+    top = diagnose_text(BARE, context=UserContext(other_processes_bytes=6 * 1024**3)).top
+    assert top is not None and "other_pids" not in top.evidence
+
+
+def test_cli_prints_the_given_figure_as_given(tmp_path, capsys):
+    from gpudesk.cli import main
+
+    path = tmp_path / "oom.txt"
+    path.write_text(PYTORCH_FIGURES, encoding="utf-8")
+    assert main(["oom", "diagnose", str(path), "--other-processes-gib", "9"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("other processes"))
+    assert "[given]" in line and "[measured]" not in line
+
+
+def test_a_figureless_message_asks_for_the_check_that_the_inputs_take_back():
+    top = diagnose_text(BARE).top
+    assert top is not None and top.evidence["deciding_check"] == "other_process"
+    ask = top.more_fixes[0]
+    assert "nvidia-smi --query-compute-apps" in ask and "--other-processes-gib" in ask and "--os wsl" in ask
+    # given back, the answer decides: the other processes come first
+    again = diagnose_text(BARE, context=UserContext(other_processes_bytes=6 * 1024**3)).top
+    assert again is not None and again.id == "other_process"
+
+
+def test_cli_says_where_the_os_came_from(tmp_path, capsys):
+    from gpudesk.cli import main
+
+    path = tmp_path / "oom.txt"
+    path.write_text(BARE, encoding="utf-8")
+    assert main(["oom", "diagnose", str(path), "--os", "wsl"]) == 0
+    assert "Operating system: WSL2 (given)" in capsys.readouterr().out
+    path.write_text("  File \"/mnt/c/Users/me/train.py\", line 3\n" + BARE, encoding="utf-8")
+    assert main(["oom", "diagnose", str(path)]) == 0
+    assert "Operating system: WSL2 (from the text)" in capsys.readouterr().out
+    path.write_text(BARE, encoding="utf-8")
+    assert main(["oom", "diagnose", str(path)]) == 0
+    assert "Operating system:" not in capsys.readouterr().out

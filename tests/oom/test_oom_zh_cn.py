@@ -71,3 +71,16 @@ def test_cli_without_oom_message_says_so_in_chinese(tmp_path, capsys, language_r
     assert main(["--lang", "zh_CN", "oom", "diagnose", str(path)]) == 1
     out = capsys.readouterr().out
     assert "没有找到显存不足消息" in out and str(path) in out
+
+
+def test_what_the_input_lacks_reads_in_chinese_and_stays_english_in_the_report(language_restored, tmp_path, capsys):
+    text = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+            "23.65 GiB of which 1.20 GiB is free. Of the allocated memory 12.10 GiB is allocated by PyTorch, and 0.50 "
+            "GiB is reserved by PyTorch but unallocated.")
+    assert any(m.startswith("this process's memory") for m in diagnose_text(text).report.missing)  # ids stay English
+    path = tmp_path / "oom.txt"
+    path.write_text(text, encoding="utf-8")
+    i18n.set_language("zh_CN")
+    assert main(["oom", "diagnose", str(path)]) == 0
+    missing = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("缺少"))
+    assert "本进程的显存" in missing and "this process's memory" not in missing

@@ -16,6 +16,7 @@ import re
 
 from gpudesk.oom.parsers.units import SIZE, to_bytes
 from gpudesk.oom.report import MemoryReport
+from gpudesk.i18n import N_
 
 _HEAD = re.compile(r"Allocation on device\s+(\d{1,4})\s+would exceed allowed memory")
 _ALLOC = re.compile(r"Currently allocated\s*:\s*" + SIZE)
@@ -54,5 +55,5 @@ def parse(text: str, report: MemoryReport) -> bool:
         if value is not None:
             report.parsed[key] = value
     if report.requested_bytes is None:
-        report.missing.append("requested size ('Requested : ...')")
+        report.missing.append(N_("requested size ('Requested : ...')"))
     return True

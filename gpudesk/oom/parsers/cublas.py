@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.report import MemoryReport
+from gpudesk.i18n import N_
 
 _CUBLAS = re.compile(r"CUBLAS_STATUS_(ALLOC_FAILED|NOT_INITIALIZED)(?:\s+when calling\s+`?([\w(), ]+?)`?(?:\s|$))?")
 _CUDNN = re.compile(r"CUDNN_STATUS_(ALLOC_FAILED|NOT_INITIALIZED|INTERNAL_ERROR)")
@@ -76,5 +77,5 @@ def parse(text: str, report: MemoryReport) -> bool:
     if report.framework == "unknown":
         low = text.lower()
         report.framework = "tensorflow" if "tensorflow" in low else "pytorch" if ("torch" in low or "runtimeerror" in low) else "unknown"
-    report.missing.append("allocator figures (this error happens outside the caching allocator)")
+    report.missing.append(N_("allocator figures (this error happens outside the caching allocator)"))
     return True

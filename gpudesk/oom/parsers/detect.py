@@ -29,7 +29,7 @@ from gpudesk.oom.parsers import (
 from gpudesk.oom.report import MemoryReport
 from gpudesk.oom.signatures import CALL_SIGNATURES, classify
 from gpudesk.oom.user_context import detect_host_os
-from gpudesk.i18n import _
+from gpudesk.i18n import N_, _
 
 MAX_TEXT_CHARS = 5_000_000
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\r]")  # control characters other than \t \n \v \f
@@ -209,7 +209,7 @@ def _parse(text: str) -> MemoryReport:
         report.framework = report.runtime or detect_framework(text)
     if not matched:
         report.framework = detect_framework(text)
-        report.missing.append("an out-of-memory message (no known PyTorch, TensorFlow, JAX, cuBLAS or vLLM shape)")
+        report.missing.append(N_("an out-of-memory message (no known PyTorch, TensorFlow, JAX, cuBLAS or vLLM shape)"))
     return report
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from gpudesk.oom.parsers.units import MAX_DIGITS
 from gpudesk.oom.report import MemoryReport
+from gpudesk.i18n import N_
 
 _UNITS = {
     "": 1, "b": 1, "byte": 1, "bytes": 1,
@@ -482,7 +483,7 @@ def parse(text: str, report: MemoryReport) -> bool:
             # A traceback into CUDA-graph capture pasted into the OOM doctor: the capture is the context.
             report.kind = "traceback_only"
             report.framework = report.framework if report.framework != "unknown" else (ex.runtime or "unknown")
-            report.missing.append("the error line (only the traceback was given)")
+            report.missing.append(N_("the error line (only the traceback was given)"))
             return True
         return False
     if already and report.kind not in FILL_KINDS and not _read_nothing(report):

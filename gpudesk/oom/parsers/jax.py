@@ -12,6 +12,7 @@ import re
 
 from gpudesk.oom.parsers.units import SIZE, to_bytes
 from gpudesk.oom.report import MemoryReport
+from gpudesk.i18n import N_
 
 _EXHAUSTED = re.compile(r"RESOURCE_EXHAUSTED|Resource exhausted:\s*Out of memory|XlaRuntimeError", re.I)
 _REQUEST = re.compile(r"Out of memory (?:while )?trying to allocate\s+" + SIZE, re.I)
@@ -37,14 +38,14 @@ def parse(text: str, report: MemoryReport) -> bool:
         report.requested_bytes = to_bytes(req.group(1), req.group(2))
         parsed["requested_bytes"] = report.requested_bytes
     else:
-        report.missing.append("requested size ('trying to allocate ...')")
+        report.missing.append(N_("requested size ('trying to allocate ...')"))
     dev = _DEVICE.search(text)
     report.device_index = int(dev.group(1)) if dev else None
     report.ensure_device(report.device_index)
     if dev:
         parsed["device_index"] = int(dev.group(1))
     else:
-        report.missing.append("device")
+        report.missing.append(N_("device"))
     for m in _STAT.finditer(text):
         parsed[f"xla_{m.group(1).lower().replace(' ', '_')}_allocation_bytes"] = to_bytes(m.group(2), m.group(3))
     frag = _FRAG.search(text)

@@ -16,6 +16,7 @@ import re
 
 from gpudesk.oom.parsers.units import to_bytes
 from gpudesk.oom.report import MemoryReport
+from gpudesk.i18n import N_
 
 _ALLOC = re.compile(r"allocating\s+(\d{1,12}(?:\.\d{1,4})?)\s*MiB on device\s+(\d{1,4}):\s*(?:cuda|hip)Malloc failed:\s*out of memory")
 _FAILED = re.compile(r"(alloc_tensor_range|ggml_gallocr_reserve_n\w*|llama_kv_cache_init|ggml_backend_alloc_ctx_tensors\w*)"
@@ -84,5 +85,5 @@ def parse(text: str, report: MemoryReport) -> bool:
     if ctx:
         parsed["n_ctx_tokens"] = int(ctx.group(1))
     if dev.free_bytes is None:
-        report.missing.append("free memory on the device (llama.cpp prints it at start: 'using device CUDA0 ... MiB free')")
+        report.missing.append(N_("free memory on the device (llama.cpp prints it at start: 'using device CUDA0 ... MiB free')"))
     return True

@@ -16,6 +16,7 @@ import re
 
 from gpudesk.oom.parsers.units import parse_count, to_bytes
 from gpudesk.oom.report import MemoryReport
+from gpudesk.i18n import N_
 
 _MEMORY_ROWS = {
     "allocated memory": "allocated",
@@ -140,7 +141,7 @@ def parse(text: str, report: MemoryReport) -> bool:
         )
     if report.kind == "memory_summary":
         if not any(n == "gpu reserved memory" for n, _ in rows):
-            report.missing.append("GPU reserved memory row")
+            report.missing.append(N_("GPU reserved memory row"))
         if not any(n == "allocated memory" for n, _ in rows):
-            report.missing.append("Allocated memory row")
+            report.missing.append(N_("Allocated memory row"))
     return True

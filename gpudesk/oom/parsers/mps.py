@@ -19,6 +19,7 @@ import re
 
 from gpudesk.oom.parsers.units import SIZE, to_bytes
 from gpudesk.oom.report import MemoryReport
+from gpudesk.i18n import N_
 
 _MSG = re.compile(
     r"MPS backend out of memory\s*\(\s*MPS allocated:\s*" + SIZE + r",\s*other allocations:\s*" + SIZE
@@ -56,7 +57,7 @@ def parse(text: str, report: MemoryReport) -> bool:
         parsed["mps_other_allocations_bytes"] = other
         parsed["mps_max_allowed_bytes"] = limit
     else:
-        report.missing.append("MPS figures ('MPS allocated: ..., other allocations: ..., max allowed: ...')")
+        report.missing.append(N_("MPS figures ('MPS allocated: ..., other allocations: ..., max allowed: ...')"))
     req = _REQ.search(text)
     if req:
         report.requested_bytes = to_bytes(req.group(1), req.group(2))
@@ -64,7 +65,7 @@ def parse(text: str, report: MemoryReport) -> bool:
         if req.group(3):
             parsed["mps_pool"] = req.group(3).lower()
     else:
-        report.missing.append("requested size ('Tried to allocate ...')")
+        report.missing.append(N_("requested size ('Tried to allocate ...')"))
     # Text after the message's own hint: a ratio the user set (a log line or the command).
     hint_free = text.replace("PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable", "")
     ratio = _RATIO.search(hint_free)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from gpudesk.i18n import _
+from gpudesk.i18n import N_, _
 from gpudesk.oom.parsers.hip_apu import apu_capacity
 from gpudesk.oom.parsers.units import SIZE, to_bytes
 from gpudesk.units import format_bytes
@@ -290,24 +290,24 @@ def parse(text: str, report: MemoryReport) -> bool:
     missing = report.missing
     unreadable = _REQ_ANY.search(msg) if requested is None else None
     if requested is None:
-        missing.append("requested size ('Tried to allocate ...')")
+        missing.append(N_("requested size ('Tried to allocate ...')"))
     if unreadable is not None:
         report.notes.append(_(
             "The requested size reads '{text}' (redacted or garbled); the diagnosis uses the "
             "other clauses (capacity, allocated, free, reserved)."
         ).format(text=unreadable.group(1)))
     if device_index is None:
-        missing.append("GPU index")
+        missing.append(N_("GPU index"))
     if total is None:
-        missing.append("total capacity")
+        missing.append(N_("total capacity"))
     if free_m is None:
-        missing.append("free memory")
+        missing.append(N_("free memory"))
     if allocated is None:
-        missing.append("allocated by PyTorch")
+        missing.append(N_("allocated by PyTorch"))
     if dev.reserved_bytes is None:
-        missing.append("reserved by PyTorch")
+        missing.append(N_("reserved by PyTorch"))
     if nvml_form and this_proc is None and "this process" not in msg:
-        missing.append("this process's memory ('Including non-PyTorch memory, this process has ...')")
+        missing.append(N_("this process's memory ('Including non-PyTorch memory, this process has ...')"))
         report.notes.append(
             (_("The per-process clause is missing: amdsmi could not match this process (a container with its own "
                "PID namespace, an APU, or no amdsmi). A 'Process P' line may be this process under its host PID.")

@@ -20,6 +20,7 @@ import re
 
 from gpudesk.oom.parsers.units import to_bytes
 from gpudesk.oom.report import MemoryReport
+from gpudesk.i18n import N_
 
 _NOT_ENOUGH = re.compile(r"Not enough memory\.?\s+Please try to increase\s+--mem-fraction-static")
 _PROFILED = re.compile(r"larger than the profiled value\s+(-?\d{1,15})")
@@ -62,5 +63,5 @@ def parse(text: str, report: MemoryReport) -> bool:
         report.kv_cache_tokens = int(kv.group(1))
         parsed["kv_cache_tokens"] = report.kv_cache_tokens
     if not end:
-        report.missing.append("the 'Load weight end. ... avail mem=..., mem usage=...' log line")
+        report.missing.append(N_("the 'Load weight end. ... avail mem=..., mem usage=...' log line"))
     return True

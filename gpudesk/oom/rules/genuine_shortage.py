@@ -246,7 +246,8 @@ TINY_REQUEST_BYTES = 2 * 1024**2
 def _without_capacity(f: Facts) -> Cause | None:
     """No capacity in the text: what is left to go on.
 
-    Free below the request (XLA:TPU "There are 142.58M free", pytorch/xla#2569) → 0.7, 0.4 for a request below
+    Free below the request (XLA:TPU "There are 142.58M free", pytorch/xla#2569) → 0.7 (free just above it, see
+    :func:`_full_though_free_covers`), 0.4 for a request below
     :data:`TINY_REQUEST_BYTES` with nothing this process holds in the text. A request alone
     (ONNX Runtime's BFC arena, a Vulkan or DirectML buffer, a TensorRT allocation) or nothing at all ("Allocation
     on device" in ComfyUI) → 0.55 / 0.45: a failed allocation with no sign of
@@ -260,7 +261,7 @@ def _without_capacity(f: Facts) -> Cause | None:
         return None
     if f.requested is not None and f.free is not None:
         if f.free >= f.requested:
-            return None
+            return _full_though_free_covers(f)
         conf, explanation = 0.7, _("The request ({requested}) is larger than what the device had free ({free}): the "
                                    "job's memory fills it.").format(requested=format_bytes(f.requested),
                                                                     free=format_bytes(f.free))
@@ -281,6 +282,41 @@ def _without_capacity(f: Facts) -> Cause | None:
         evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, runtime=r.runtime,
                           backend=r.backend),
         explanation=explanation,
+        fix=i18n._(FIX),
+        more_fixes=[i18n._(m) for m in MORE],
+        checks=[i18n._(c) for c in CHECKS],
+    )
+
+
+# Free memory that covers the request less than this many times over, while what the runtime says is in use is at
+# least IN_USE_OVER_FREE times the free memory, is a full device (see _full_though_free_covers).
+FREE_JUST_COVERS = 2
+IN_USE_OVER_FREE = 10
+
+
+def _full_though_free_covers(f: Facts) -> Cause | None:
+    """Free memory just above the request (under twice it) while the runtime's own in-use figure is at least ten
+    times the free memory: the device is full. A runtime asks the driver for more than the bare request (its
+    allocator rounds and aligns each chunk, PaddlePaddle's auto-growth allocator in
+    ``paddle/fluid/memory/allocation/auto_growth_best_fit_allocator.cc``; the CUDA driver maps whole pages), and the
+    free figure is read after the refusal, so a request within a factor of two of a sliver of free memory does not fit
+    (PaddlePaddle: "Cannot allocate 80.000000MB memory on GPU 0, 10.647278GB memory has been allocated and available
+    memory is only 108.750000MB", PaddleVideo#502, fixed by a smaller batch). 0.6; without an in-use figure the text
+    does not say who filled the device, so no cause here."""
+    assert f.requested is not None and f.free is not None
+    in_use = f.report.parsed.get("in_use_bytes")
+    if not isinstance(in_use, int) or f.free >= FREE_JUST_COVERS * f.requested or in_use < IN_USE_OVER_FREE * f.free:
+        return None
+    return Cause(
+        id="genuine_shortage",
+        title=_("Not enough GPU memory for this job"),
+        confidence=0.6,
+        evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, in_use_bytes=in_use,
+                          runtime=f.report.runtime),
+        explanation=_("{in_use} is in use and only {free} is free: the request ({requested}) fits that sliver only "
+                      "on paper, since the allocator asks for rounded, aligned chunks. The job's memory fills the "
+                      "device.").format(in_use=format_bytes(in_use), free=format_bytes(f.free),
+                                        requested=format_bytes(f.requested)),
         fix=i18n._(FIX),
         more_fixes=[i18n._(m) for m in MORE],
         checks=[i18n._(c) for c in CHECKS],

@@ -166,8 +166,8 @@ def check(f: Facts) -> Cause | None:
         evidence=evidence(
             other_processes_bytes=f.other,
             other_processes_ratio=round(share, 3) if share is not None else None,
-            other_processes_count=len(others) or None,
-            other_pids=[p.pid for p in others] or None,
+            other_processes_count=len([p for p in others if not p.given]) or None,
+            other_pids=[p.pid for p in others if not p.given] or None,
             dead_pids=[p.pid for p in dead] or None,
             same_job_siblings=siblings or None,
         ),

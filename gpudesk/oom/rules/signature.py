@@ -81,6 +81,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "driver_version": _("Not a memory problem: the driver is older than the CUDA runtime"),
         "expandable_segments": _("Not a capacity problem: expandable segments are refused on this platform"),
         "buffer_limit": _("Not a capacity problem: one buffer exceeds the per-allocation limit"),
+        "va_reserve": _("Not a capacity problem: a virtual address reservation was refused"),
         "vulkan_large": _("Likely not capacity: a Vulkan allocation above the driver's per-allocation limit"),
         "xpu_large": _("Likely not capacity: an Intel GPU allocation of 4 GiB or more, above Level Zero's default limit"),
         "pin_memory": _("Not a GPU capacity problem: page-locked (pinned) host memory ran out"),
@@ -114,6 +115,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "expandable_segments": _("'CUDA driver error: out of memory' comes from the expandable-segments path of "
                                  "PyTorch's allocator (cuMemCreate / cuMemMap), which this platform refuses even "
                                  "with memory free."),
+        "va_reserve": _("The failing call is cuMemAddressReserve: it reserves virtual addresses for a pool that "
+                        "grows later and maps no memory. Its 'out of memory' means the address range was refused "
+                        "(too large for the platform, WSL or the driver), while the device's memory can be free."),
         "buffer_limit": _("A single buffer is larger than the device allows for one allocation ({limit}); the "
                           "rest of the memory may be free.").format(
                               limit=format_bytes(limit) if isinstance(limit, int) else _("the driver's limit")),
@@ -152,6 +156,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "driver_version": _("Update the NVIDIA driver, or install the framework build for the CUDA version the "
                             "driver supports"),
         "expandable_segments": _("Remove expandable_segments:True from PYTORCH_CUDA_ALLOC_CONF on this platform"),
+        "va_reserve": _("Reserve a smaller range: for llama.cpp set GGML_CUDA_POOL_VMM_MAX_SIZE lower or build with "
+                        "GGML_CUDA_NO_VMM=ON (the legacy pool); update the driver; under WSL run natively if it persists"),
         "buffer_limit": _("Make the largest buffer smaller: a smaller batch / ubatch / context, or a build that "
                           "splits buffers; on Vulkan, GGML_VK_FORCE_MAX_ALLOCATION_SIZE sets the split size"),
         "vulkan_large": _("Make the largest buffer smaller (-ub / -b / -c for llama.cpp), or set "
@@ -168,7 +174,13 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                               "wheels it names (jax[cuda12], nvidia-cudnn-cu12), or update the NVIDIA driver; then "
                               "rerun"),
     }
+    if key == "pin_memory" and r.runtime == "cupy":
+        # CuPy stages host-device copies through its own pinned pool (cupy/cuda/pinned_memory.pyx), not a DataLoader.
+        fixes["pin_memory"] = _("Free CuPy's pinned pool (cupy.get_default_pinned_memory_pool().free_all_blocks()), "
+                                "copy the array in smaller pieces, or use a CuPy release with cupy#1593, which falls "
+                                "back to a synchronous copy when pinned memory cannot be allocated")
     check_key = {"vulkan_large": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
+                 "va_reserve": "free_exceeds_request",
                  "library_mismatch": "driver_version", "oom_killer": "host_ram"}.get(key, key)
     own_check = {"dev_shm": DEV_SHM_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     command = own_check.command if own_check is not None else check_command(check_key, r.platform)
@@ -193,6 +205,25 @@ def _generic(cause_id: str, confidence: float, title: str, explanation: str, fix
                  evidence=evidence(deciding_check=check_key, check_command=check_command(check_key, platform),
                                    requested_bytes=f.requested, total_capacity_bytes=f.total, free_bytes=f.free),
                  explanation=explanation, fix=fix, checks=[_check_line(check_key, platform)])
+
+
+# faiss's scratch reservation (signatures "scratch_reserve"): the deciding check is a smaller reservation.
+SCRATCH_COMMAND = "res.setTempMemory(256 * 1024 * 1024)"
+
+
+def _scratch_reserve(f: Facts) -> Cause:
+    return Cause(id="preallocation", title=_("A library's up-front scratch reservation does not fit"), confidence=0.65,
+                 evidence=evidence(deciding_check="preallocation", check_command=SCRATCH_COMMAND,
+                                   requested_bytes=f.requested, total_capacity_bytes=f.total, free_bytes=f.free),
+                 explanation=_("faiss reserves its GPU scratch memory in one allocation when its resources object is "
+                               "first used (a share of the GPU, up to 1.5 GiB per object); that reservation failed: "
+                               "the memory the job and other objects already hold leaves it no room."),
+                 fix=_("Reserve less scratch memory (res.setTempMemory), create one StandardGpuResources per thread "
+                       "and reuse it, and leave room beside other frameworks in the process"),
+                 checks=[_("{command}: {meaning}").format(
+                     command=SCRATCH_COMMAND,
+                     meaning=_("If the error goes away with a smaller scratch reservation, the reservation was what "
+                               "did not fit."))])
 
 
 def _other_process(confidence: float, f: Facts) -> Cause:
@@ -258,6 +289,9 @@ def check(f: Facts) -> list[Cause]:
                               "(FLAGS_allocator_strategy=auto_growth); stop other processes on the GPU"),
                             "preallocation", f))
         out.append(_other_process(0.4, f))
+    elif sig == "scratch_reserve":
+        out.append(_scratch_reserve(f))
+        out.append(_other_process(0.35, f))
     elif sig == "sigkill":
         out.append(_not_capacity("oom_killer", 0.7, f))
     elif sig == "metal_oom":
@@ -497,6 +531,12 @@ def _one_line_shortage(f: Facts) -> Cause:
     cause.evidence.update(evidence(deciding_check="other_process",
                                    check_command=check_command("other_process", f.report.platform)))
     cause.checks = [_check_line("other_process", f.report.platform), _check_line("pin_memory", f.report.platform)]
+    # The text cannot decide between the job's own need and another holder; the check's answer can, once given back
+    # (gpudesk.oom.user_context): the other processes' total, and the OS where WSL's pinned-memory limit applies.
+    cause.more_fixes.insert(0, _("Not decided by the text: run {command}, then diagnose again with the other processes' "
+                                 "total given (--other-processes-gib N, or the window's \"Memory held by other "
+                                 "processes\" box) and the OS if it is WSL (--os wsl): the ranking then uses them.")
+                            .format(command=check_command("other_process", f.report.platform)))
     return cause
 
 

@@ -1,6 +1,6 @@
 """The memory account of each GPU in a diagnosis: what the text was recognised as (engine, platform), a
 stacked bar of the account's terms against the total, and a table of every term with its value, whether it
-was measured, derived or unknown, and what it holds; inconsistencies are listed as flags, never drawn.
+was measured, given by the user, derived or unknown, and what it holds; inconsistencies are listed as flags, never drawn.
 
 The account itself is computed in core (:func:`gpudesk.oom.account.accounts_of`); this widget only shows it.
 """
@@ -99,7 +99,8 @@ class AccountView(QWidget):
         }
 
     def status_names(self) -> dict[str, str]:
-        return {"measured": self.tr("measured"), "derived": self.tr("derived"), "unknown": self.tr("unknown")}
+        return {"measured": self.tr("measured"), "given": self.tr("given by you"), "derived": self.tr("derived"),
+                "unknown": self.tr("unknown")}
 
     def clear(self) -> None:
         for box in self.boxes:
@@ -121,6 +122,11 @@ class AccountView(QWidget):
             parts.append(self.tr("engine %1").replace("%1", ENGINE_NAMES.get(report.engine, report.engine)))
         if report.platform:
             parts.append(self.tr("platform %1").replace("%1", PLATFORM_NAMES.get(report.platform, report.platform)))
+        if report.host_os:
+            os_name = {"linux": "Linux", "windows": "Windows", "wsl": "WSL2", "macos": "macOS"}.get(report.host_os,
+                                                                                               report.host_os)
+            parts.append((self.tr("OS %1 (given by you)") if report.host_os_given else self.tr("OS %1 (from the text)"))
+                         .replace("%1", os_name))
         self.recognised.setText(self.tr("Recognised: %1").replace("%1", ", ".join(parts)) if parts else "")
         self.recognised.setVisible(bool(parts))
         self.accounts = [a for a in accounts_of(report)

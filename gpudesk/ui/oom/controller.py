@@ -26,6 +26,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from gpudesk.oom import Diagnosis, diagnose, diagnose_text
 from gpudesk.oom.attach import probe_process
 from gpudesk.oom.evidence import gather_evidence
+from gpudesk.oom.user_context import UserContext
 from gpudesk.ui.oom.method_choice import ProbeRequest
 from gpudesk.ui.workers import run_task
 
@@ -94,10 +95,11 @@ class OomController(QObject):
 
         run_task(work, on_result=done, on_error=failed, on_finished=finished)
 
-    def diagnose_text(self, text: str | bytes, source: str = "") -> None:
-        """Diagnose pasted or loaded text in the background."""
+    def diagnose_text(self, text: str | bytes, source: str = "", context: UserContext | None = None) -> None:
+        """Diagnose pasted or loaded text in the background, with what the user gave beside it (``context``: the
+        operating system, other processes' memory; the same core call as ``gpudesk oom diagnose``)."""
         job, _relay = self._begin(QCoreApplication.translate("OomTab", "Diagnosing %1 …").replace("%1", source or QCoreApplication.translate("OomTab", "the text")), False)
-        self._run(job, lambda: diagnose_text(text), source or QCoreApplication.translate("OomTab", "pasted text"), probe=False)
+        self._run(job, lambda: diagnose_text(text, context=context), source or QCoreApplication.translate("OomTab", "pasted text"), probe=False)
 
     def probe(self, request: ProbeRequest) -> None:
         """Run the probe in the chosen process (after the user confirmed), then diagnose what it read."""

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk import i18n
 from gpudesk.oom.labels import label_for
 from gpudesk.ui.oom.accuracy_view import OomAccuracyLink
 from gpudesk.ui.oom.account_view import AccountView
@@ -77,7 +78,7 @@ def diagnosis_as_text(diagnosis) -> str:
         lines.append(QCoreApplication.translate("OomResults", "PyTorch message era: %1").replace("%1", report.era))
     if report.missing:
         lines.append(
-            QCoreApplication.translate("OomResults", "Missing from the input: %1").replace("%1", ", ".join(report.missing))
+            QCoreApplication.translate("OomResults", "Missing from the input: %1").replace("%1", ", ".join(i18n._(m) for m in report.missing))
         )
     for note in report.notes:
         lines.append(f"- {note}")
@@ -359,7 +360,7 @@ class ResultsView(QWidget):
             partial_lines.append(report.status)
         if report.missing:
             partial_lines.append(
-                self.tr("Partial result, the input lacks: %1").replace("%1", ", ".join(report.missing))
+                self.tr("Partial result, the input lacks: %1").replace("%1", ", ".join(i18n._(m) for m in report.missing))
             )
         partial_lines += [f"• {note}" for note in report.notes]
         if partial_lines:

@@ -73,7 +73,7 @@ class TargetPicker(QWidget):
 
     Signals:
         failed(str): the process list could not be read (the message says why, e.g. no NVIDIA driver).
-        textSubmitted(object, str), textFailed(str): from the text page. probeRequested(ProbeRequest),
+        textSubmitted(object, str, object), textFailed(str): from the text page. probeRequested(ProbeRequest),
         evidenceRequested(int), cancelRequested(): from the method choice. launchRequested(list, str, float),
         stopRequested(): from the launch page. snapshotRequested(str): a memory snapshot chosen or dropped on
         the text page. The tab connects to these, never to the pages inside.
@@ -83,8 +83,8 @@ class TargetPicker(QWidget):
 
     failed = Signal(str)
     """The GPU process list could not be read: the sentence saying why (e.g. no NVIDIA driver)."""
-    textSubmitted = Signal(object, str)
-    """The text page asks for a diagnosis: the text (str or raw bytes) and its source."""
+    textSubmitted = Signal(object, str, object)
+    """The text page asks for a diagnosis: the text (str or bytes), its source and the user's UserContext."""
     textFailed = Signal(str)
     """The text page could not read a file: the sentence saying why."""
     probeRequested = Signal(object)

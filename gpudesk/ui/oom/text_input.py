@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.file_limits import open_input
+from gpudesk.ui.oom.context_inputs import ContextInputs
 from gpudesk.ui.oom.controller import is_snapshot_file
 from gpudesk.oom.errors import OomInputError
 from gpudesk.oom.parsers.detect import decode_text
@@ -104,18 +105,19 @@ class _DropEdit(QPlainTextEdit):
 
 
 class TextInput(QWidget):
-    """Editor + Diagnose / Open file… / Clear.
+    """Editor + what the user knows beside the text (operating system, other processes' memory) + Diagnose /
+    Open file… / Clear.
 
     Signals:
-        submitted(text, source): the user asked for a diagnosis of ``text`` (str, or the file's raw bytes
+        submitted(text, source, context): the user asked for a diagnosis of ``text`` (str, or the file's raw bytes
             while a loaded file is unedited, so binary input is recognised as such); ``source`` is a file
-            path or "pasted text".
+            path or "pasted text"; ``context`` the :class:`gpudesk.oom.user_context.UserContext` (or None).
         failed(message): a file could not be read (the text already in the editor is kept).
         snapshotChosen(path): the file chosen or dropped is a memory snapshot (opened by the snapshot view).
     """
 
-    submitted = Signal(object, str)
-    """Diagnose was pressed or a file loaded: the text (str, or a file's raw bytes) and its source."""
+    submitted = Signal(object, str, object)
+    """Diagnose was pressed or a file loaded: the text (str or raw bytes), its source and the UserContext."""
     failed = Signal(str)
     """A file could not be read (the editor keeps its text): the sentence saying why."""
     snapshotChosen = Signal(str)
@@ -139,6 +141,8 @@ class TextInput(QWidget):
         self.editor.filesDropped.connect(self._on_files)
         self.editor.textChanged.connect(self._on_edited)
         layout.addWidget(self.editor, 1)
+        self.context_inputs = ContextInputs(self)
+        layout.addWidget(self.context_inputs)
         self.info = plain_label("", self, wrap=True)
         layout.addWidget(self.info)
         buttons = QHBoxLayout()
@@ -181,7 +185,7 @@ class TextInput(QWidget):
 
     def submit(self) -> None:
         payload = self._raw if self._raw is not None else self.text()
-        self.submitted.emit(payload, self._source or self.tr("pasted text"))
+        self.submitted.emit(payload, self._source or self.tr("pasted text"), self.context_inputs.context())
 
     def load_file(self, path: str, *, diagnose: bool = True) -> None:
         """Read ``path`` in the background, show it and (by default) submit it for diagnosis."""
@@ -203,7 +207,7 @@ class TextInput(QWidget):
             # diagnosis shows the error alone.
             self.info.setText(self.tr("%1 is not a text log: %2").replace("%1", loaded.path).replace("%2", error_text(exc)))
             if diagnose:
-                self.submitted.emit(loaded.data, loaded.path)
+                self.submitted.emit(loaded.data, loaded.path, self.context_inputs.context())
             return
         self.set_text(loaded.text(), loaded.path, loaded.data)
         if loaded.truncated:
