@@ -244,7 +244,7 @@ def _from_prometheus(args: argparse.Namespace) -> Any:
 def _from_scrape(args: argparse.Namespace) -> Any:
     from gpudesk.telemetry.exporter_scrape import scrape
     from gpudesk.telemetry.fleet import FleetHistory, KeyIndex
-    from gpudesk.telemetry.model import SampleBatch, SeriesFrame
+    from gpudesk.telemetry.model import SampleBatch, History
 
     window = _duration(args.window) if args.window != "1h" else 0.0
     interval = args.interval or 5.0
@@ -262,7 +262,7 @@ def _from_scrape(args: argparse.Namespace) -> Any:
         time.sleep(interval)
     notes = [] if len(batches) > 1 else [(_("One scrape: findings that need a sustained window are not judged; "
                                           "give --window to scrape repeatedly."))]
-    return FleetHistory(index.keys, SeriesFrame.from_batches(batches), interval, notes, snap.processes)
+    return FleetHistory(index.keys, History.from_batches(batches), interval, notes, snap.processes)
 
 
 def _from_dcgmi(args: argparse.Namespace) -> Any:
@@ -284,7 +284,7 @@ def _from_dcgmi(args: argparse.Namespace) -> Any:
 def _from_dcgmi_command(args: argparse.Namespace) -> Any:
     from gpudesk.telemetry.dcgmi_stream import DcgmiStreamSource
     from gpudesk.telemetry.fleet import FleetHistory
-    from gpudesk.telemetry.model import SeriesFrame
+    from gpudesk.telemetry.model import History
 
     window = _duration(args.window)
     stream = DcgmiStreamSource(args.dcgmi_command, host=args.host)
@@ -300,7 +300,7 @@ def _from_dcgmi_command(args: argparse.Namespace) -> Any:
     notes = list(stream.parser.notes)
     if not batches:
         raise CliError(_('No dcgmi dmon rows came from the command within {window:g} s.').format(window=window), status=1)
-    return FleetHistory(stream.keys, SeriesFrame.from_batches(batches, notes), args.interval or 1.0, notes)
+    return FleetHistory(stream.keys, History.from_batches(batches, notes), args.interval or 1.0, notes)
 
 
 def _renames(pairs: list[str]) -> dict[str, str]:

@@ -13,9 +13,13 @@ Model (``gpudesk.telemetry.model``)
     ``METRICS[name] -> MetricInfo(name, unit, label, nvml, dmon)``.
     ``Sample(t, gpu_index, gpu_uuid, values: {metric: float|None}, reasons: {metric: str})``: one GPU, one time.
     ``SampleBatch(t, samples, source)``: one tick, one Sample per GPU.
-    ``SeriesFrame(t, gpu, metrics: {metric: array, NaN = N/A}, reasons: {(gpu, metric): str}, notes)``
-    with ``.select(t0, t1, gpus)``, ``.series(gpu, metric) -> (t, v)``, ``.reason(gpu, metric)``, ``.gpus``,
-    ``.span``, ``.nbytes``, ``.to_batches()``, ``SeriesFrame.from_batches(batches)``; ``concat_frames(frames)``.
+    ``History(times, gpus, columns: {metric: (rounds, GPUs) array, NaN = N/A}, reasons: {(gpu, metric): str},
+    notes)``: the one shape of GPU time series (live, replay, logs, recordings, fleet), built from log or store rows
+    by ``History.from_rows(t, gpu, metrics)`` and from live batches by ``History.from_batches(batches)``; with
+    ``.select(t0, t1, gpus)``, ``.column(gpu, metric)``, ``.series(gpu, metric) -> (times, v)``,
+    ``.reason(gpu, metric)``, ``.span``, ``.nbytes``, ``.rows()`` (one row per round and GPU, for writers),
+    ``.to_batches()``, ``.copy()``; ``concat_histories(histories)``. ``HistoryBuffer`` (``ring_buffer``) holds the
+    same layout preallocated for the Monitor tab and hands out views with ``.history(t0, t1)``.
     Column dtypes: ``column_dtype(metric)`` - float32 for %, W, C, PCIe gen/width, flags; float64 for bytes,
     bytes/s, Hz, counters, bit masks, unknown units (72 h x 8 GPUs: 8.3 MB vs 16.6 MB per column).
     ``widen(values) -> float64`` gives float32 values in their shortest decimal form (for CSV / JSON).
@@ -69,7 +73,7 @@ Recorder and store (``gpudesk.telemetry.recorder``, ``gpudesk.store.recordings``
     ``stop()``. Open it in the thread that writes (it opens its own connection when ``db`` is None).
     ``gpudesk.store.recordings``: ``list_sessions(db) -> [RecordingSession]``, ``get_session(db, id)``,
     ``rename_session``, ``set_notes``, ``delete_session`` (StoreError for unknown ids / empty names);
-    ``gpudesk.telemetry.recorder.load_frame(db, id, t0=None, t1=None, gpus=None, metrics=None) -> SeriesFrame``
+    ``gpudesk.telemetry.recorder.load_frame(db, id, t0=None, t1=None, gpus=None, metrics=None) -> History``
     (load only the metrics you plot: a 72 h x 8 GPU NVML recording holds ~30 metrics, 16.6 MB each) and
     ``session_devices(db, id) -> [DeviceInfo]``.
 

@@ -31,7 +31,7 @@ import numpy as np
 from gpudesk.i18n import _
 from gpudesk.units import MIB
 from gpudesk.telemetry.model import DEC_UTIL, ECC_DBE, ECC_SBE, ENC_UTIL, GPU_TEMP, GPU_UTIL, MEM_CLOCK, MEM_TEMP, \
-    MEM_TOTAL, MEM_USED, MEM_UTIL, PCIE_REPLAY, POWER, POWER_VIOLATION, SM_CLOCK, DeviceInfo, SeriesFrame, \
+    MEM_TOTAL, MEM_USED, MEM_UTIL, PCIE_REPLAY, POWER, POWER_VIOLATION, SM_CLOCK, DeviceInfo, History, \
     TelemetryError
 
 
@@ -105,7 +105,7 @@ def _value(cell: str, factor: float) -> float:
     return v if np.isfinite(v) else float("nan")
 
 
-def parse_amd_smi_monitor(text: str, *, interval_s: float = 1.0) -> tuple[SeriesFrame, list[DeviceInfo], list[str],
+def parse_amd_smi_monitor(text: str, *, interval_s: float = 1.0) -> tuple[History, list[DeviceInfo], list[str],
                                                                          bool]:
     """Parse ``amd-smi monitor`` tables (one or more iterations).
 
@@ -178,7 +178,7 @@ def parse_amd_smi_monitor(text: str, *, interval_s: float = 1.0) -> tuple[Series
     if skipped:
         notes.append(_("{lines} line(s) under an amd-smi header were not GPU rows and were skipped.").format(
             lines=skipped))
-    frame = SeriesFrame(t_arr, np.array(gpu, dtype=np.int32), metrics, notes=list(notes))
+    frame = History.from_rows(t_arr, np.array(gpu, dtype=np.int32), metrics, notes=list(notes))
     totals: dict[int, float] = {}
     for g, v in zip(gpu, cols[MEM_TOTAL], strict=True):
         if np.isfinite(v):

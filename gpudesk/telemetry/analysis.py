@@ -8,11 +8,10 @@ from collections.abc import Iterable
 from typing import Any
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from gpudesk.telemetry.findings_summary import summarize
 from gpudesk.telemetry.plausibility import screen
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
+from gpudesk.telemetry.model import DeviceInfo, History
 from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry.dcgm_fields import metric_unit
 from gpudesk.telemetry.rules import Finding, Thresholds, busy_signal, run_rules
@@ -75,7 +74,7 @@ class Analysis:
 
 
 def analyze(
-    frame: SeriesFrame,
+    frame: History,
     devices: Iterable[DeviceInfo] | None = None,
     *,
     t0: float | None = None,
@@ -90,7 +89,7 @@ def analyze(
     stats = span_stats(sub)
     th = thresholds or Thresholds()
     findings = run_rules(sub, devs, interval_s=interval_s, thresholds=th)
-    rounds = int(np.unique(sub.t).size)
+    rounds = len(sub)
     notes = list(sub.notes)
     signal = busy_signal.signal_note(busy_signal.choose(sub))
     if signal:

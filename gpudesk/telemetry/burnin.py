@@ -26,7 +26,7 @@ from gpudesk.telemetry import model as m
 from gpudesk.telemetry import timebase
 from gpudesk.telemetry.analysis import Analysis, analyze
 from gpudesk.telemetry.heatmap import Heatmap, heatmap
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
+from gpudesk.telemetry.model import DeviceInfo, History, TelemetryError
 from gpudesk.telemetry.plausibility import screen
 from gpudesk.telemetry.rules.base import CRITICAL, WARNING
 from gpudesk.telemetry.rules.text import clauses, sentences
@@ -122,25 +122,25 @@ class BurnInReport:
         }
 
 
-def _stat(frame: SeriesFrame, idx: np.ndarray, metric: str, how: str) -> float | None:
-    col = frame.metrics.get(metric)
+def _stat(frame: History, j: int, metric: str, how: str) -> float | None:
+    col = frame.columns.get(metric)
     if col is None:
         return None
-    v = col[idx]
+    v = col[:, j]
     v = v[~np.isnan(v)]
     if not v.size:
         return None
     return float(np.median(v) if how == "median" else np.max(v))
 
 
-def gpu_rows(frame: SeriesFrame, devices: dict[int, DeviceInfo], th: Thresholds) -> list[GpuRow]:
+def gpu_rows(frame: History, devices: dict[int, DeviceInfo], th: Thresholds) -> list[GpuRow]:
     rows = []
-    util = frame.metrics.get(m.GPU_UTIL)
-    for g, idx in frame.gpu_rows().items():
+    util = frame.columns.get(m.GPU_UTIL)
+    for idx, g in enumerate(frame.gpus):
         dev = devices.get(g) or DeviceInfo(g)
         busy = None
         if util is not None:
-            u = util[idx]
+            u = util[:, idx]
             u = u[~np.isnan(u)]
             busy = float(100 * np.mean(u >= th.low_util_pct)) if u.size else None
         total = _stat(frame, idx, m.MEM_TOTAL, "max") or (float(dev.memory_total_bytes) if dev.memory_total_bytes
@@ -257,7 +257,7 @@ def planned_tdp_w(candidate: dict[str, Any] | None, devices: Iterable[DeviceInfo
     return float(tdp) if tdp else None
 
 
-def judge_checks(candidate: dict[str, Any] | None, rows: list[GpuRow], analysis: Analysis, frame: SeriesFrame,
+def judge_checks(candidate: dict[str, Any] | None, rows: list[GpuRow], analysis: Analysis, frame: History,
                  duration_s: float) -> list[CheckVerdict]:
     """Verdicts for the sheet's post-delivery checks (gpudesk/planner/sheet.py ``post_delivery_checks``)."""
     th = analysis.thresholds
@@ -265,7 +265,7 @@ def judge_checks(candidate: dict[str, Any] | None, rows: list[GpuRow], analysis:
     parts_fail: list[str] = []
     parts_ok: list[str] = []
     unknown: list[str] = [_("Xid errors are not in telemetry (check dmesg | grep -i xid)")]
-    dbe = frame.metrics.get(m.ECC_DBE)
+    dbe = frame.columns.get(m.ECC_DBE)
     if dbe is not None and np.any(~np.isnan(dbe)):
         (parts_fail if np.nanmax(dbe) > 0 else parts_ok).append(_("uncorrectable ECC errors: {n:.0f}").format(
             n=float(np.nanmax(dbe))))
@@ -349,7 +349,7 @@ def pick_candidate(plan: dict[str, Any], index: int = 0) -> dict[str, Any]:
 
 
 def build_report(
-    frame: SeriesFrame,
+    frame: History,
     devices: Iterable[DeviceInfo] | None = None,
     *,
     source: str,
@@ -372,7 +372,7 @@ def build_report(
     span = frame.span or (0.0, 0.0)
     duration_s = span[1] - span[0]
     rows = gpu_rows(frame, devs, th)
-    hm = heatmap(frame, bins=max(1, min(heatmap_bins, int(np.unique(frame.t).size))))
+    hm = heatmap(frame, bins=max(1, min(heatmap_bins, len(frame))))
     candidate = pick_candidate(plan, candidate_index) if plan else None
     label = None
     comparisons: list[Comparison] = []

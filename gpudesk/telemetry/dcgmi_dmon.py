@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 import os
 from pathlib import Path
 
-import numpy as np
 
 from gpudesk.file_limits import InputFileError, display_path, open_input, read_bounded
 
@@ -31,7 +30,7 @@ from gpudesk.i18n import _
 from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry.fleet import FleetHistory, GpuKey, KeyIndex
 from gpudesk.telemetry.fleet_http import FleetError
-from gpudesk.telemetry.model import Sample, SampleBatch, SeriesFrame
+from gpudesk.telemetry.model import Sample, SampleBatch, History
 from gpudesk.telemetry.plausibility import check_values
 
 MAX_LINE_CHARS = 8192
@@ -171,7 +170,7 @@ class DcgmiDmonParser:
 
 
 def parse_dcgmi_dmon(text: str, *, host: str = "", t0: float = 0.0, delay_s: float = 1.0) -> FleetHistory:
-    """Parse a whole ``dcgmi dmon`` text into a :class:`FleetHistory` (``frame.gpu`` = position in ``keys``)."""
+    """Parse a whole ``dcgmi dmon`` text into a :class:`FleetHistory` (``frame.gpus`` = positions in ``keys``)."""
     if len(text) > MAX_TEXT_BYTES:
         raise DcgmiParseError(_("The dcgmi dmon text is larger than 256 MiB."), field="text")
     parser = DcgmiDmonParser(host=host, t0=t0, delay_s=delay_s)
@@ -193,7 +192,7 @@ def parse_dcgmi_dmon(text: str, *, host: str = "", t0: float = 0.0, delay_s: flo
     if parser.lines_skipped:
         notes.append(_("{n} lines that are not GPU, GPU-I or GPU-CI rows were skipped.").format(
             n=parser.lines_skipped))
-    frame = SeriesFrame.from_batches(batches, notes)
+    frame = History.from_batches(batches, notes)
     return FleetHistory(parser.index.keys, frame, delay_s, notes)
 
 
@@ -223,7 +222,7 @@ def read_dcgmi_dmon(path: str | Path, *, host: str = "", delay_s: float = 1.0) -
     text = decode_dcgmi_bytes(raw)
     history = parse_dcgmi_dmon(text, host=host, t0=0.0, delay_s=delay_s)
     f = history.frame
-    n_ticks = int(np.unique(f.t).size)
+    n_ticks = len(f)
     shift = mtime - (n_ticks - 1) * delay_s
-    history.frame = SeriesFrame(f.t + shift, f.gpu, f.metrics, f.reasons, f.notes, sort=False)
+    history.frame = f.replace(times=f.times + shift)
     return history

@@ -56,7 +56,7 @@ from gpudesk.telemetry.dmon_tokens import (
     parse_numbers,
     tokenize,
 )
-from gpudesk.telemetry.model import SeriesFrame, column_dtype, concat_frames
+from gpudesk.telemetry.model import History, column_dtype, concat_histories
 from gpudesk.telemetry.plausibility import mask_impossible
 from gpudesk.units import MIB, format_limit
 
@@ -97,7 +97,7 @@ class DmonLog:
         has_time: whether the log carries its own time stamps (-o T or -o DT).
     """
 
-    frame: SeriesFrame
+    frame: History
     columns: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unsupported: bool = False
@@ -428,11 +428,11 @@ def _parse_blocks(blocks: Iterable[np.ndarray], interval_s: float, start_time: f
     unsupported = any(k in e.lower() for e in errors for k in UNSUPPORTED_MARKERS[:2])
     if not runs:
         if errors:
-            return DmonLog(SeriesFrame(np.empty(0), np.empty(0), {}), [], notes, unsupported, errors)
+            return DmonLog(History.empty(), [], notes, unsupported, errors)
         raise DmonError(_("No 'nvidia-smi dmon' header ('# gpu ...' or '#Date Time gpu ...') found: this does not look "
                           "like dmon output."),
                         remedy=_("Record with 'nvidia-smi dmon -s umt -o DT > log.txt'."))
-    frames: list[SeriesFrame] = []
+    frames: list[History] = []
     masked_counts: dict[str, int] = {}
     has_time = False
     unknown: list[str] = []
@@ -446,13 +446,13 @@ def _parse_blocks(blocks: Iterable[np.ndarray], interval_s: float, start_time: f
         offset = 0.0
         shifted = []
         for f in frames:
-            shifted.append(SeriesFrame(f.t + offset, f.gpu, f.metrics, f.reasons, sort=False))
-            offset = float(shifted[-1].t[-1]) + interval_s - (start_time or 0.0)
+            shifted.append(f.replace(times=f.times + offset))
+            offset = float(shifted[-1].times[-1]) + interval_s - (start_time or 0.0)
         frames = shifted
     if len(frames) == 1:
         frame = frames[0]
     else:
-        frame = concat_frames(frames) if frames else SeriesFrame(np.empty(0), np.empty(0), {})
+        frame = concat_histories(frames) if frames else History.empty()
     del frames
     if parser.bad:
         notes.append(_("Skipped {count} truncated or malformed data line(s).").format(count=parser.bad))
@@ -479,7 +479,7 @@ def _time_notes(has_time: bool, interval_s: float) -> list[str]:
 
 
 def _run_frame(run: _Run, interval_s: float, start_time: float | None,
-               masked_counts: dict[str, int]) -> SeriesFrame:
+               masked_counts: dict[str, int]) -> History:
     """The frame of one run; impossible values are masked (:func:`mask_impossible`), counted in ``masked_counts``
     (metric -> values)."""
     lay = run.layout
@@ -513,7 +513,7 @@ def _run_frame(run: _Run, interval_s: float, start_time: float | None,
             masked_counts[metric] = masked_counts.get(metric, 0) + n_masked
             for g in np.flatnonzero(np.bincount(gpu[missing & ~np.isnan(raw)])).tolist():
                 reasons[(int(g), metric)] = why
-    return SeriesFrame(t, gpu, metrics, reasons)
+    return History.from_rows(t, gpu, metrics, reasons)
 
 
 def read_dmon_file(path: str | Path, *, interval_s: float = 1.0, start_time: float | None = None) -> DmonLog:

@@ -10,7 +10,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from gpudesk.store.sqlite_lib import Database
 
 from gpudesk.file_limits import display_path
@@ -18,7 +17,7 @@ from gpudesk.i18n import _
 from gpudesk.progress import Progress
 from gpudesk.telemetry.dmon import DmonError
 from gpudesk.telemetry.log_formats import LogRead, read_log_file, read_log_text
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
+from gpudesk.telemetry.model import DeviceInfo, History, TelemetryError
 from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry.recorder import Recorder
 
@@ -172,7 +171,7 @@ def import_dmon_log(
 
 def frame_and_devices_from_file(path: str | Path, gpu: Any | None = None, interval_s: float = 1.0, *,
                                 pcie_gen: int | None = None, pcie_width: int | None = None,
-                                ) -> tuple[SeriesFrame, list[DeviceInfo], LogRead]:
+                                ) -> tuple[History, list[DeviceInfo], LogRead]:
     """Open a log file of any format gpudesk reads (:mod:`gpudesk.telemetry.log_formats`) for analysis without
     storing it: the one path by which ``gpudesk monitor analyze/import/report`` and the Monitor tab open a log.
 
@@ -186,7 +185,7 @@ def frame_and_devices_from_file(path: str | Path, gpu: Any | None = None, interv
 
 
 def frame_and_devices_from_text(text: str, gpu: Any | None = None, interval_s: float = 1.0, *,
-                                source: str | None = None) -> tuple[SeriesFrame, list[DeviceInfo], LogRead]:
+                                source: str | None = None) -> tuple[History, list[DeviceInfo], LogRead]:
     """Parse log text of any format gpudesk reads (e.g. read from standard input) for analysis without storing it.
 
     Raises:
@@ -212,7 +211,7 @@ def demo_path() -> Path:
     return resources_dir() / "demo" / DEMO_FILE
 
 
-def load_demo() -> tuple[SeriesFrame, list[DeviceInfo], LogRead]:
+def load_demo() -> tuple[History, list[DeviceInfo], LogRead]:
     """The demo capture parsed for showing or replay: (frame, devices, log). Its notes say, in one sentence for
     users, what the demo is and where it comes from.
 
@@ -224,7 +223,7 @@ def load_demo() -> tuple[SeriesFrame, list[DeviceInfo], LogRead]:
         raise DmonError(_("The demo recording is missing ({path}).").format(path=path), field=str(path),
                         remedy=_("Reinstall gpudesk."))
     frame, devices, log = frame_and_devices_from_file(path)
-    gpus, rounds = len(frame.gpus), len(np.unique(frame.t))
+    gpus, rounds = len(frame.gpus), len(frame)
     note = _("Demo: a generated example, not a real capture: {rounds} one-second samples of a {gpus}-GPU training "
              "run in nvidia-smi dmon format, with an input stall and one GPU that overheats.").format(
         rounds=rounds, gpus=gpus)

@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from gpudesk.i18n import _
 from gpudesk.csv_cells import formula_safe
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError, widen
+from gpudesk.telemetry.model import DeviceInfo, History, TelemetryError, widen
 from gpudesk.telemetry.timebase import undated
 
 def safe_cell(text: object) -> str:
@@ -27,7 +27,7 @@ def safe_cell(text: object) -> str:
 
 
 def export_csv(
-    frame: SeriesFrame,
+    frame: History,
     out: str | Path | IO[str],
     *,
     devices: Iterable[DeviceInfo] | None = None,
@@ -41,7 +41,7 @@ def export_csv(
         TelemetryError: the file cannot be written.
     """
     sub = frame.select(t0, t1) if (t0 is not None or t1 is not None) else frame
-    names = metrics if metrics is not None else list(sub.metrics)
+    names = metrics if metrics is not None else list(sub.columns)
     devs = {d.index: d for d in (devices or [])}
     header = ["time_s", "time_utc", "gpu_index", "gpu_uuid", "gpu_name", *names]
     if isinstance(out, (str, Path)):
@@ -53,12 +53,13 @@ def export_csv(
     return _write(out, sub, names, devs, header)
 
 
-def _write(fh: IO[str], sub: SeriesFrame, names: list[str], devs: dict[int, DeviceInfo], header: list[str]) -> int:
+def _write(fh: IO[str], sub: History, names: list[str], devs: dict[int, DeviceInfo], header: list[str]) -> int:
     w = csv.writer(fh)
     w.writerow(header)
-    cols = [widen(sub.metrics[n]).tolist() if n in sub.metrics else [math.nan] * len(sub) for n in names]
-    ts = sub.t.tolist()
-    gs = sub.gpu.tolist()
+    t, gpu, columns = sub.rows()  # one CSV row per (time, GPU) with a reading
+    cols = [widen(columns[n]).tolist() if n in columns else [math.nan] * len(t) for n in names]
+    ts = t.tolist()
+    gs = gpu.tolist()
     text_cache: dict[int, tuple[str, str]] = {}
     for i, (t, g) in enumerate(zip(ts, gs)):
         if g not in text_cache:
@@ -76,7 +77,7 @@ def _write(fh: IO[str], sub: SeriesFrame, names: list[str], devs: dict[int, Devi
     return len(ts)
 
 
-def export_csv_text(frame: SeriesFrame, **kwargs: Any) -> str:
+def export_csv_text(frame: History, **kwargs: Any) -> str:
     buf = io.StringIO()
     export_csv(frame, buf, **kwargs)
     return buf.getvalue()

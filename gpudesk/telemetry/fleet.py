@@ -4,7 +4,7 @@ Every fleet source (Prometheus, exporter scrape, ``dcgmi dmon`` text) yields the
 
 * :class:`FleetSnapshot` - one :class:`~gpudesk.telemetry.model.SampleBatch` at one moment plus the
   :class:`GpuKey` of each sample;
-* :class:`FleetHistory` - a :class:`~gpudesk.telemetry.model.SeriesFrame` plus the keys.
+* :class:`FleetHistory` - a :class:`~gpudesk.telemetry.model.History` plus the keys.
 
 In both, a sample's / row's ``gpu`` is the *position* of its GPU in ``keys`` (GPUs of different hosts share
 NVML indices, so the position is what keeps them apart); the key carries the host, the GPU's own index, its UUID,
@@ -22,7 +22,7 @@ import numpy as np
 from gpudesk.i18n import _
 from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import SampleBatch, SeriesFrame
+from gpudesk.telemetry.model import SampleBatch, History
 from gpudesk.telemetry.rules import Finding, run_rules
 from gpudesk.telemetry.rules.base import CRITICAL, WARNING
 
@@ -160,10 +160,10 @@ class FleetSnapshot:
 
 @dataclass
 class FleetHistory:
-    """A window of fleet history: ``frame.gpu`` = position in ``keys``."""
+    """A window of fleet history: ``frame.gpus`` = positions in ``keys``."""
 
     keys: list[GpuKey]
-    frame: SeriesFrame
+    frame: History
     step_s: float = 0.0
     notes: list[str] = field(default_factory=list)
     processes: list[Any] = field(default_factory=list)  # fleet_processes.ProcessRow of the last scrape
@@ -172,13 +172,13 @@ class FleetHistory:
         """One number per GPU (position order) over the window: "mean", "max", "min" or "last"; NaN when the
         GPU has no readable value of ``metric``."""
         out = np.full(len(self.keys), np.nan)
-        col = self.frame.metrics.get(metric)
+        col = self.frame.columns.get(metric)
         if col is None:
             return out
-        for pos, rows in self.frame.gpu_rows().items():
+        for j, pos in enumerate(self.frame.gpus):
             if pos >= len(out):
                 continue
-            vals = np.asarray(col[rows], dtype=np.float64)
+            vals = np.asarray(col[:, j], dtype=np.float64)
             ok = vals[~np.isnan(vals)]
             if not ok.size:
                 continue
@@ -192,17 +192,22 @@ class FleetHistory:
                 out[pos] = ok.mean()
         return out
 
-    def sub(self, positions: Sequence[int]) -> SeriesFrame:
-        """The rows of these GPUs, renumbered 0..len(positions)-1 in the given order (for the rules)."""
-        rows_by_gpu = self.frame.gpu_rows()
-        parts = [rows_by_gpu.get(p, np.empty(0, dtype=np.int64)) for p in positions]
-        idx = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
-        new_gpu = np.concatenate([np.full(r.size, i, dtype=np.int32) for i, r in enumerate(parts)]) if parts else \
-            np.empty(0, dtype=np.int32)
-        cols = {k: v[idx] for k, v in self.frame.metrics.items()}
+    def sub(self, positions: Sequence[int]) -> History:
+        """The columns of these GPUs, renumbered 0..len(positions)-1 in the given order (for the rules); rounds in
+        which none of them has a reading are left out."""
+        frame = self.frame
+        where = {g: j for j, g in enumerate(frame.gpus)}
+        present = [(i, where[p]) for i, p in enumerate(positions) if p in where]
+        idx = [j for _i, j in present]
+        cols = {k: v[:, idx] for k, v in frame.columns.items()}
+        seen = np.zeros(len(frame), dtype=bool)
+        for v in cols.values():
+            seen |= ~np.isnan(v).all(axis=1)
+        if not bool(seen.all()):
+            cols = {k: v[seen] for k, v in cols.items()}
         by_gpu = self._reasons_by_gpu()
         reasons = {(i, k): why for i, p in enumerate(positions) for k, why in by_gpu.get(p, ())}
-        return SeriesFrame(self.frame.t[idx], new_gpu, cols, reasons, self.frame.notes)
+        return History(frame.times[seen], [i for i, _j in present], cols, reasons, frame.notes)
 
     def _reasons_by_gpu(self) -> dict[int, list[tuple[str, str]]]:
         """GPU position -> its (metric, reason) pairs, grouped once: a fleet judged group by group would otherwise
@@ -232,14 +237,12 @@ def group_keys(keys: Sequence[GpuKey], by: str = GROUP_BY_HOST) -> dict[str, lis
 def frame_from_matrix(
     t: np.ndarray, columns: Mapping[str, np.ndarray], reasons: Mapping[tuple[int, str], str] | None = None,
     notes: Iterable[str] = (),
-) -> SeriesFrame:
-    """A SeriesFrame from time x GPU matrices (``columns[metric]`` of shape (len(t), n_gpus), NaN = missing)."""
-    n_t = int(t.shape[0])
+) -> History:
+    """A History of time x GPU matrices (``columns[metric]`` of shape (len(t), n_gpus), NaN = missing): already
+    the history's layout, so the matrices are its columns (GPU i = position i)."""
     n_gpu = max((int(v.shape[1]) for v in columns.values()), default=0)
-    tt = np.repeat(np.asarray(t, dtype=np.float64), n_gpu)
-    gg = np.tile(np.arange(n_gpu, dtype=np.int32), n_t)
-    cols = {k: np.asarray(v, dtype=np.float64).reshape(-1) for k, v in columns.items()}
-    return SeriesFrame(tt, gg, cols, reasons, notes, sort=False)
+    cols = {k: np.asarray(v, dtype=np.float64) for k, v in columns.items()}
+    return History(np.asarray(t, dtype=np.float64), range(n_gpu), cols, reasons, notes)
 
 
 @dataclass
@@ -257,9 +260,9 @@ class FleetFinding:
         return out
 
 
-def _util_metric(frame: SeriesFrame) -> str | None:
+def _util_metric(frame: History) -> str | None:
     for name in (m.GPU_UTIL, df.GR_ENGINE_ACTIVE):
-        col = frame.metrics.get(name)
+        col = frame.columns.get(name)
         if col is not None and not np.all(np.isnan(col)):
             return name
     return None
@@ -272,19 +275,20 @@ def allocated_idle(history: FleetHistory) -> list[FleetFinding]:
     metric = _util_metric(history.frame)
     if metric is None:
         return found
-    col = history.frame.metrics[metric]
-    for pos, rows in history.frame.gpu_rows().items():
+    col = history.frame.columns[metric]
+    for j, pos in enumerate(history.frame.gpus):
         key = history.keys[pos]
         if key.job_name is None:
             continue
-        vals = np.asarray(col[rows], dtype=np.float64)
-        vals = vals[~np.isnan(vals)]
+        vals = np.asarray(col[:, j], dtype=np.float64)
+        read = ~np.isnan(vals)
+        vals = vals[read]
         if not vals.size:
             continue
         share = float(np.mean(vals <= IDLE_UTIL_PCT))
         if share < IDLE_SHARE:
             continue
-        t = history.frame.t[rows]
+        t = history.frame.times[read]
         summary = _("{gpu} is held by {job} but was idle {share_pct:.0f}% of the window.").format(
             gpu=key.label, job=key.job_name, share_pct=share * 100)
         finding = Finding(
@@ -309,17 +313,17 @@ XID_CRITICAL = frozenset({48, 79, 95})
 def xid_errors(history: FleetHistory) -> list[FleetFinding]:
     """GPUs whose last XID error (DCGM_FI_DEV_XID_ERRORS) was non-zero in the window, naming the codes seen."""
     found: list[FleetFinding] = []
-    col = history.frame.metrics.get(df.XID_LAST)
+    col = history.frame.columns.get(df.XID_LAST)
     if col is None:
         return found
-    for pos, rows in history.frame.gpu_rows().items():
-        vals = np.asarray(col[rows], dtype=np.float64)
+    for j, pos in enumerate(history.frame.gpus):
+        vals = np.asarray(col[:, j], dtype=np.float64)
         ok = ~np.isnan(vals) & (vals > 0)
         if not ok.any():
             continue
         codes = sorted({int(v) for v in vals[ok]})
         key = history.keys[pos]
-        t = history.frame.t[rows][ok]
+        t = history.frame.times[ok]
         severity = CRITICAL if XID_CRITICAL & set(codes) else WARNING
         summary = _("{gpu} reported XID {codes}.").format(gpu=key.label, codes=", ".join(map(str, codes)))
         finding = Finding("xid-error", pos, severity, summary, {"xid_codes": codes},

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import GPU_UTIL, SeriesFrame, TelemetryError
+from gpudesk.telemetry.model import GPU_UTIL, History, TelemetryError
 
 
 @dataclass
@@ -28,7 +28,7 @@ class Heatmap:
 
 
 def heatmap(
-    frame: SeriesFrame,
+    frame: History,
     metric: str = GPU_UTIL,
     *,
     bins: int | None = None,
@@ -44,8 +44,8 @@ def heatmap(
     sub = frame.select(t0, t1) if (t0 is not None or t1 is not None) else frame
     if not len(sub):
         raise TelemetryError(_("No samples in the selected span: nothing to draw."))
-    lo = float(sub.t[0]) if t0 is None else float(t0)
-    hi = float(sub.t[-1]) if t1 is None else float(t1)
+    lo = float(sub.times[0]) if t0 is None else float(t0)
+    hi = float(sub.times[-1]) if t1 is None else float(t1)
     span = max(hi - lo, 1e-9)
     if bin_s is not None:
         if bin_s <= 0:
@@ -58,16 +58,14 @@ def heatmap(
         bin_s = span / nbins
     edges = lo + np.arange(nbins + 1) * bin_s
     gpus = sub.gpus
-    col = sub.metrics.get(metric)
+    col = sub.columns.get(metric)
     values = np.full((len(gpus), nbins), np.nan)
     if col is None:
         return Heatmap(values, edges, gpus, metric)
-    lut = np.zeros(max(gpus) + 1, dtype=np.int64)
-    lut[np.array(gpus)] = np.arange(len(gpus))
-    rows = lut[sub.gpu]
-    b = np.minimum(((sub.t - lo) / bin_s).astype(np.int64), nbins - 1)
-    ok = ~np.isnan(col) & (b >= 0)
-    cell = rows[ok] * nbins + b[ok]
+    b = np.minimum(((sub.times - lo) / bin_s).astype(np.int64), nbins - 1)
+    cells = np.arange(len(gpus))[None, :] * nbins + b[:, None]  # (rounds, GPUs) -> heat-map cell
+    ok = ~np.isnan(col) & (b >= 0)[:, None]
+    cell = cells[ok]
     sums = np.bincount(cell, weights=col[ok], minlength=len(gpus) * nbins)
     counts = np.bincount(cell, minlength=len(gpus) * nbins)
     with np.errstate(invalid="ignore", divide="ignore"):

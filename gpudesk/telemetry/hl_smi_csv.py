@@ -32,7 +32,7 @@ import numpy as np
 from gpudesk.i18n import _
 from gpudesk.units import MIB
 from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_FREE, MEM_TOTAL, MEM_USED, POWER, POWER_LIMIT, \
-    DeviceInfo, SeriesFrame, TelemetryError
+    DeviceInfo, History, TelemetryError
 
 
 _MAX_INDEX = 4096
@@ -87,7 +87,7 @@ def _stamp(cell: str) -> float | None:
     return None
 
 
-def parse_hl_smi_csv(text: str, *, interval_s: float = 1.0) -> tuple[SeriesFrame, list[DeviceInfo], list[str], bool]:
+def parse_hl_smi_csv(text: str, *, interval_s: float = 1.0) -> tuple[History, list[DeviceInfo], list[str], bool]:
     """Parse ``hl-smi -Q ... -f csv`` text (one header, then the rows of one or more repetitions).
 
     Returns:
@@ -170,7 +170,7 @@ def parse_hl_smi_csv(text: str, *, interval_s: float = 1.0) -> tuple[SeriesFrame
                        "bus_id first appears."))
     if skipped:
         notes.append(_("{lines} row(s) had no field that names the device and were skipped.").format(lines=skipped))
-    frame = SeriesFrame(t_arr, np.array(gpu, dtype=np.int32), metrics, notes=list(notes))
+    frame = History.from_rows(t_arr, np.array(gpu, dtype=np.int32), metrics, notes=list(notes))
     totals: dict[int, float] = {}
     for g, v in zip(gpu, cols[MEM_TOTAL], strict=True):
         if math.isfinite(v):

@@ -18,7 +18,7 @@ from typing import Any
 
 from gpudesk.i18n import _
 from gpudesk.telemetry.alerts import CRITICAL, WARNING, Alert, AlertKind
-from gpudesk.telemetry.model import DeviceInfo, SampleBatch, SeriesFrame
+from gpudesk.telemetry.model import DeviceInfo, SampleBatch, History
 from gpudesk.telemetry.rules import run_rules
 from gpudesk.telemetry.rules import throttling as throttling_rule
 from gpudesk.telemetry.rules.thresholds import Thresholds
@@ -57,7 +57,7 @@ class LiveRules:
     def evaluate(self, t: float) -> list[Alert]:
         """Run every rule over the window now; the alerts for findings not already raised in this episode."""
         self.evaluations += 1
-        frame = SeriesFrame.from_batches(self._batches)
+        frame = History.from_batches(self._batches)
         findings = run_rules(frame, self.devices or None, thresholds=self.thresholds) if len(frame) else []
         uuids = {s.gpu_index: s.gpu_uuid for b in self._batches for s in b.samples}
         found: set[tuple[str, int | None]] = set()

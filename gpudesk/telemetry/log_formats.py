@@ -1,5 +1,5 @@
 """One reader for every GPU log format gpudesk opens: detect the format from the text, then parse it into the
-one :class:`~gpudesk.telemetry.model.SeriesFrame` shape, saying which format was read.
+one :class:`~gpudesk.telemetry.model.History` shape, saying which format was read.
 
 Formats (detected from the first lines, never from the file name):
 
@@ -36,7 +36,7 @@ from gpudesk.telemetry.amd_smi_monitor import looks_like_amd_smi_monitor, parse_
 from gpudesk.file_limits import InputFileError, display_path, open_input, read_input
 from gpudesk.i18n import _
 from gpudesk.telemetry.dmon import DmonError, check_interval, decode_log_bytes, parse_dmon, read_dmon_file
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
+from gpudesk.telemetry.model import DeviceInfo, History, TelemetryError
 from gpudesk.telemetry.hl_smi_csv import looks_like_hl_smi_csv, parse_hl_smi_csv
 from gpudesk.telemetry.npu_smi import looks_like_npu_smi, parse_npu_smi_info
 from gpudesk.telemetry.npu_smi_watch import looks_like_npu_smi_watch, parse_npu_smi_watch
@@ -82,7 +82,7 @@ class LogRead:
 
     Attributes:
         format: which format was detected.
-        frame: the samples (``frame.gpu`` = GPU index, or the position of a MIG instance for dcgmi logs).
+        frame: the samples (``frame.gpus`` = GPU index, or the position of a MIG instance for dcgmi logs).
         devices: what the log says about each row's GPU (names of MIG instances, UUIDs of CSV exports).
         notes: the parser's notes (skipped lines, assumptions), the detected format first.
         errors: error lines the tool printed into the log (dmon "Not supported").
@@ -90,7 +90,7 @@ class LogRead:
     """
 
     format: LogFormat
-    frame: SeriesFrame
+    frame: History
     devices: list[DeviceInfo] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -207,7 +207,7 @@ def _export_csv(text: str) -> LogRead:
     notes = []
     if bad:
         notes.append(_("{n} rows without a time and GPU index were skipped.").format(n=bad))
-    frame = SeriesFrame(np.array(t), np.array(gpu), {k: np.array(v) for k, v in cols.items()}, notes=notes)
+    frame = History.from_rows(np.array(t), np.array(gpu), {k: np.array(v) for k, v in cols.items()}, notes=notes)
     devices = [DeviceInfo(g, uuid=u.lstrip("'") if u else None, name=n.lstrip("'") if n else None)
                for g, (u, n) in sorted(names.items())]
     return LogRead(LogFormat.GPUDESK_CSV, frame, devices, notes)
@@ -248,7 +248,7 @@ def read_log_text(text: str, *, interval_s: float = 1.0) -> LogRead:
             read = LogRead(fmt, frame, devices, notes, has_time=stamped)
         elif fmt is LogFormat.SMI_QUERY_CSV:
             frame, devices, notes = parse_smi_query_csv(text, interval_s=interval_s)
-            read = LogRead(fmt, frame, devices, notes, has_time=bool(len(frame)) and float(frame.t[0]) > 1e8)
+            read = LogRead(fmt, frame, devices, notes, has_time=bool(len(frame)) and float(frame.times[0]) > 1e8)
         else:
             log = parse_dmon(text, interval_s=interval_s)
             read = LogRead(fmt, log.frame, [], list(log.notes), list(log.errors), log.unsupported, log.has_time)
@@ -310,7 +310,7 @@ def read_log_file(path: str | Path, *, interval_s: float = 1.0) -> LogRead:
         try:
             mtime = p.stat().st_mtime
         except OSError:
-            mtime = float(f.t[-1])
-        shift = mtime - float(f.t[-1])
-        read.frame = SeriesFrame(f.t + shift, f.gpu, f.metrics, f.reasons, f.notes, sort=False)
+            mtime = float(f.times[-1])
+        shift = mtime - float(f.times[-1])
+        read.frame = f.replace(times=f.times + shift)
     return read

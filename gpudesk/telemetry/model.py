@@ -5,11 +5,12 @@ Two shapes of the same data:
 * :class:`Sample` / :class:`SampleBatch` - what a live source yields: one batch per tick, one ``Sample`` per
   GPU (time in seconds since the epoch, GPU index and UUID, ``metric -> value or None`` and for each None
   the reason it could not be read).
-* :class:`SeriesFrame` - columnar history (numpy) for import, replay, recording reads, statistics, heat
-  maps and rules: ``t`` (float64 seconds), ``gpu`` (int32 index) and one array per metric (float32 for
-  percentages, watts, degrees; float64 for bytes, rates, clocks, counters: :func:`column_dtype`), where NaN
-  means "could not be read" (never 0).
-  ``reasons`` keeps, per (gpu, metric), why it was missing.
+* :class:`History` - the one in-memory shape of GPU time series, from source to plot to rules: ``times``
+  (float64 seconds, one per sampling round), ``gpus`` (GPU index per column) and per metric one array of shape
+  (rounds, GPUs) (float32 for percentages, watts, degrees; float64 for bytes, rates, clocks, counters:
+  :func:`column_dtype`), where NaN means "could not be read" (never 0). ``reasons`` keeps, per (gpu, metric),
+  why it was missing. Live sampling and replay hold it in a :class:`~gpudesk.telemetry.ring_buffer.HistoryBuffer`
+  (the same layout, preallocated); logs, recordings and fleet scrapes build it with :meth:`History.from_rows`.
 
 Metric names carry their unit in the name (bytes, bytes per second, watts, hertz, percent, degrees C), so
 JSON and CSV keys built from them carry units too. The names follow NVML / ``nvidia-smi dmon`` terms.
@@ -116,7 +117,7 @@ METRICS: dict[str, MetricInfo] = {
     )
 }
 
-# Storage precision of history columns (SeriesFrame). float32 (IEEE 754 binary32) keeps a 24-bit significand:
+# Storage precision of history columns (History). float32 (IEEE 754 binary32) keeps a 24-bit significand:
 # every integer up to 2**24 = 16,777,216 exactly, about 7 significant decimal digits otherwise. That holds what
 # the sources report for percentages (integer %), power (mW resolution below 10 kW), temperatures (whole C),
 # PCIe generation/width and flags, so those columns are float32 (half the memory). Metrics whose values pass
@@ -219,138 +220,118 @@ class SampleBatch:
         return len(self.samples)
 
 
-class SeriesFrame:
-    """Columnar history: rows are (t, gpu) pairs; NaN in a metric column means "could not be read".
+def _is_float(arr: np.ndarray) -> bool:
+    return arr.dtype == np.float32 or arr.dtype == np.float64
+
+
+class History:
+    """GPU time series: one time base and, per metric, one column per GPU.
 
     Attributes:
-        t: float64 seconds since the epoch, shape (n,), sorted ascending.
-        gpu: int32 GPU index, shape (n,).
-        metrics: metric name -> array of shape (n,) in :func:`column_dtype` of the metric (float32 for
-            percentages, power, temperatures, link generation/width, flags; float64 for bytes, bytes/s, Hz,
-            counters, bit masks and unknown units).
+        times: float64 seconds since the epoch (or an undated basis, :mod:`gpudesk.telemetry.timebase`), shape
+            (n,), ascending; one entry per sampling round (tick).
+        gpus: GPU indices (NVML / dmon / exporter index), one per column, in column order.
+        columns: metric name -> array of shape (n, len(gpus)); float32 or float64 (producers use
+            :func:`column_dtype`; the live buffer keeps float32). NaN means "could not be read" (never 0), also for
+            a GPU that had no sample in that round.
         reasons: (gpu index, metric) -> reason text for missing values (first reason seen).
         notes: parser / source notes (skipped lines, unknown columns, assumptions).
+        interval_s: the step when the rounds lie on a regular grid (``times[i] = times[0] + i * interval_s``, as
+            :func:`gpudesk.telemetry.rules.spans.on_grid` makes for the rules), else None.
 
-    Treat a frame as immutable (``select`` and ``concat_frames`` make new ones): the per-GPU row index
-    (:meth:`gpu_rows`) is cached.
+    The arrays may be views of a :class:`~gpudesk.telemetry.ring_buffer.HistoryBuffer` (live, replay) or of a
+    parser's output: treat them as read-only; :meth:`copy` before handing a live view to another thread.
     """
 
-    def __init__(
-        self,
-        t: np.ndarray,
-        gpu: np.ndarray,
-        metrics: Mapping[str, np.ndarray],
-        reasons: Mapping[tuple[int, str], str] | None = None,
-        notes: Iterable[str] = (),
-        sort: bool = True,
-    ):
-        t = np.asarray(t, dtype=np.float64)
-        gpu = np.asarray(gpu, dtype=np.int32)
-        cols = {k: np.asarray(v, dtype=column_dtype(k)) for k, v in metrics.items()}
-        for name, col in cols.items():
-            if col.shape != t.shape:
-                raise TelemetryError(f"Metric {name} has {col.shape[0]} values for {t.shape[0]} rows.")
-        if gpu.shape != t.shape:
-            raise TelemetryError(f"GPU column has {gpu.shape[0]} values for {t.shape[0]} rows.")
-        if sort and t.size and np.any(np.diff(t) < 0):
-            order = np.argsort(t, kind="stable")
-            t, gpu = t[order], gpu[order]
+    def __init__(self, times: np.ndarray, gpus: Iterable[int], columns: Mapping[str, np.ndarray],
+                 reasons: Mapping[tuple[int, str], str] | None = None, notes: Iterable[str] = (),
+                 interval_s: float | None = None):
+        times = np.asarray(times, dtype=np.float64)
+        gpu_list = [int(g) for g in gpus]
+        cols: dict[str, np.ndarray] = {}
+        shape = (times.shape[0], len(gpu_list))
+        for name, col in columns.items():
+            arr = np.asarray(col)
+            if not _is_float(arr):
+                arr = arr.astype(column_dtype(name))
+            if arr.shape != shape:
+                raise TelemetryError(f"Metric {name} has shape {arr.shape}; the history needs {shape}.")
+            cols[name] = arr
+        if times.size > 1 and bool(np.any(times[1:] < times[:-1])):
+            order = np.argsort(times, kind="stable")
+            times = times[order]
             cols = {k: v[order] for k, v in cols.items()}
-        self.t = t
-        self.gpu = gpu
-        self.metrics: dict[str, np.ndarray] = cols
+        self.times = times
+        self.gpus = gpu_list
+        self.columns = cols
         self.reasons: dict[tuple[int, str], str] = dict(reasons or {})
         self.notes: list[str] = list(notes)
+        self.interval_s = interval_s
 
-    def __len__(self) -> int:
-        return int(self.t.shape[0])
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes held by the time, GPU and metric arrays."""
-        return int(self.t.nbytes + self.gpu.nbytes + sum(v.nbytes for v in self.metrics.values()))
-
-    def gpu_rows(self) -> dict[int, np.ndarray]:
-        """GPU index -> row indices of that GPU in time order (computed once, cached)."""
-        cached = getattr(self, "_gpu_rows", None)
-        if cached is None:
-            order = np.argsort(self.gpu, kind="stable")
-            uniq, starts = np.unique(self.gpu[order], return_index=True)
-            ends = [*starts[1:].tolist(), len(order)]
-            cached = {int(g): order[s:e] for g, s, e in zip(uniq.tolist(), starts.tolist(), ends)}
-            self._gpu_rows = cached
-        return cached
-
-    @property
-    def gpus(self) -> list[int]:
-        return sorted(self.gpu_rows())
-
-    @property
-    def span(self) -> tuple[float, float] | None:
-        if not len(self):
-            return None
-        return float(self.t[0]), float(self.t[-1])
-
-    def metric_names(self) -> list[str]:
-        """Metrics with at least one readable value, in a stable order."""
-        return [k for k, v in self.metrics.items() if v.size and not np.all(np.isnan(v))]
-
-    def select(self, t0: float | None = None, t1: float | None = None, gpus: Iterable[int] | None = None) -> SeriesFrame:
-        """Rows with t0 <= t <= t1 (either bound optional) and, if given, only those GPUs."""
-        lo = 0 if t0 is None else int(np.searchsorted(self.t, t0, side="left"))
-        hi = len(self) if t1 is None else int(np.searchsorted(self.t, t1, side="right"))
-        sl = slice(lo, hi)
-        t, gpu = self.t[sl], self.gpu[sl]
-        cols = {k: v[sl] for k, v in self.metrics.items()}
-        if gpus is not None:
-            mask = np.isin(gpu, np.fromiter(gpus, dtype=np.int32))
-            t, gpu = t[mask], gpu[mask]
-            cols = {k: v[mask] for k, v in cols.items()}
-        return SeriesFrame(t, gpu, cols, self.reasons, self.notes, sort=False)
-
-    def series(self, gpu: int, metric: str) -> tuple[np.ndarray, np.ndarray]:
-        """(t, values) of one metric for one GPU; values NaN where missing; empty when the metric is absent."""
-        rows = self.gpu_rows().get(int(gpu), np.empty(0, dtype=np.int64))
-        if metric not in self.metrics:
-            return self.t[rows], np.full(rows.size, np.nan)
-        return self.t[rows], self.metrics[metric][rows]
-
-    def reason(self, gpu: int, metric: str) -> str | None:
-        """Why values of ``metric`` on ``gpu`` are missing, if known."""
-        if metric not in self.metrics:
-            return self.reasons.get((gpu, metric), "not recorded by this source")
-        return self.reasons.get((gpu, metric))
-
-    def to_batches(self) -> list[SampleBatch]:
-        """Split into :class:`SampleBatch` es, one per distinct time stamp (used by replay)."""
-        batches: list[SampleBatch] = []
-        if not len(self):
-            return batches
-        names = list(self.metrics)
-        cols = [self.metrics[n] for n in names]
-        bounds = np.flatnonzero(np.diff(self.t)) + 1
-        starts = np.concatenate(([0], bounds))
-        ends = np.concatenate((bounds, [len(self)]))
-        for s, e in zip(starts.tolist(), ends.tolist()):
-            samples = []
-            for i in range(s, e):
-                g = int(self.gpu[i])
-                vals: dict[str, float | None] = {}
-                reasons: dict[str, str] = {}
-                for n, c in zip(names, cols):
-                    v = float(c[i])
-                    if math.isnan(v):
-                        vals[n] = None
-                        reasons[n] = self.reasons.get((g, n), "not read")
-                    else:
-                        vals[n] = v
-                samples.append(Sample(float(self.t[i]), g, None, vals, reasons))
-            batches.append(SampleBatch(float(self.t[s]), samples))
-        return batches
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def empty(cls, notes: Iterable[str] = ()) -> History:
+        return cls(np.empty(0), [], {}, None, notes)
 
     @classmethod
-    def from_batches(cls, batches: Iterable[SampleBatch], notes: Iterable[str] = ()) -> SeriesFrame:
-        """Build a frame from live batches; None becomes NaN and its reason is kept."""
+    def from_rows(cls, t: np.ndarray, gpu: np.ndarray, metrics: Mapping[str, np.ndarray],
+                  reasons: Mapping[tuple[int, str], str] | None = None, notes: Iterable[str] = ()) -> History:
+        """The history of rows (time, GPU, values) as a log, a recording or a scrape lists them: rows closer in
+        time than half the sampling interval (at most 0.5 s; NVML reads GPUs one after another, milliseconds apart)
+        form one round, at the time of its first row. This is the one place rows become columns (a text log or an exporter lists one GPU
+        per line); when the rows are whole rounds in the same GPU order (the usual dmon log) the columns are
+        reshaped views of ``metrics``, no copy. Values are stored in :func:`column_dtype` of their metric. A (time,
+        GPU) given twice keeps its last row."""
+        t = np.asarray(t, dtype=np.float64)
+        gpu = np.asarray(gpu, dtype=np.int64)
+        n = t.shape[0]
+        if gpu.shape != t.shape:
+            raise TelemetryError(f"GPU column has {gpu.shape[0]} values for {n} rows.")
+        for name, col in metrics.items():
+            if np.shape(col) != (n,):
+                raise TelemetryError(f"Metric {name} has {np.shape(col)[0]} values for {n} rows.")
+        if not n:
+            return cls(np.empty(0), [], {}, reasons, notes)
+        if bool(np.any(t[1:] < t[:-1])):
+            order = np.argsort(t, kind="stable")
+            t, gpu = t[order], gpu[order]
+            metrics = {k: np.asarray(v)[order] for k, v in metrics.items()}
+        lo, hi = int(gpu.min()), int(gpu.max())
+        if lo >= 0 and hi < 1 << 20:
+            seen = np.bincount(gpu, minlength=hi + 1) > 0
+            gpu_ids = np.flatnonzero(seen)
+            col = (np.cumsum(seen) - 1)[gpu]
+        else:
+            gpu_ids, col = np.unique(gpu, return_inverse=True)
+        ng = gpu_ids.shape[0]
+        new_tick = np.empty(n, dtype=bool)
+        new_tick[0] = True
+        np.greater(t[1:] - t[:-1], _round_tolerance_s(t, gpu), out=new_tick[1:])
+        row = np.cumsum(new_tick) - 1
+        nt = int(row[-1]) + 1
+        whole = n == nt * ng and bool(np.array_equal(col.reshape(nt, ng), np.broadcast_to(np.arange(ng), (nt, ng))))
+        if whole:
+            ticks = t[new_tick]
+        else:
+            row = _split_repeats(row, col, ng)
+            nt = int(row.max()) + 1
+            ticks = np.full(nt, np.inf)
+            np.minimum.at(ticks, row, t)  # a round is at the time of its first row
+        columns: dict[str, np.ndarray] = {}
+        for name, values in metrics.items():
+            v = np.asarray(values).astype(column_dtype(name), copy=False)
+            if whole:
+                columns[name] = v.reshape(nt, ng)
+            else:
+                out = np.full((nt, ng), np.nan, dtype=v.dtype)
+                out[row, col] = v
+                columns[name] = out
+        return cls(ticks, gpu_ids.tolist(), columns, reasons, notes)
+
+    @classmethod
+    def from_batches(cls, batches: Iterable[SampleBatch], notes: Iterable[str] = ()) -> History:
+        """The history of live batches: one round per batch at the batch's time; None becomes NaN and its
+        reason is kept."""
         ts: list[float] = []
         gs: list[int] = []
         cols: dict[str, list[float]] = {}
@@ -358,7 +339,7 @@ class SeriesFrame:
         n = 0
         for batch in batches:
             for s in batch.samples:
-                ts.append(s.t)
+                ts.append(batch.t)
                 gs.append(s.gpu_index)
                 for name, v in s.values.items():
                     col = cols.get(name)
@@ -371,30 +352,214 @@ class SeriesFrame:
                 for col in cols.values():
                     if len(col) < n:
                         col.append(math.nan)
-        return cls(np.array(ts), np.array(gs), {k: np.array(v) for k, v in cols.items()}, reasons, notes)
+        return cls.from_rows(np.array(ts), np.array(gs, dtype=np.int64),
+                             {k: np.array(v, dtype=column_dtype(k)) for k, v in cols.items()}, reasons, notes)
+
+    def replace(self, *, times: np.ndarray | None = None, columns: Mapping[str, np.ndarray] | None = None,
+                reasons: Mapping[tuple[int, str], str] | None = None, notes: Iterable[str] | None = None) -> History:
+        """A history sharing this one's arrays except those given (no copy)."""
+        return History(self.times if times is None else times, self.gpus,
+                       self.columns if columns is None else columns,
+                       self.reasons if reasons is None else reasons, self.notes if notes is None else notes)
+
+    def copy(self) -> History:
+        """A copy of the arrays (for another thread while the live buffer keeps changing)."""
+        return History(self.times.copy(), self.gpus, {k: v.copy() for k, v in self.columns.items()},
+                       self.reasons, self.notes)
+
+    # ------------------------------------------------------------------ reading
+    def __len__(self) -> int:
+        """Sampling rounds (ticks)."""
+        return int(self.times.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the time base and the columns."""
+        return int(self.times.nbytes + sum(v.nbytes for v in self.columns.values()))
+
+    @property
+    def span(self) -> tuple[float, float] | None:
+        if not len(self):
+            return None
+        return float(self.times[0]), float(self.times[-1])
+
+    def position(self, gpu: int) -> int | None:
+        """Column of GPU index ``gpu``, or None when the history has no such GPU."""
+        try:
+            return self.gpus.index(int(gpu))
+        except ValueError:
+            return None
+
+    def column(self, gpu: int, metric: str) -> np.ndarray | None:
+        """Values of one metric on one GPU, one per round (a view), or None when either is absent."""
+        j = self.position(gpu)
+        col = self.columns.get(metric)
+        return None if j is None or col is None else col[:, j]
+
+    def seen_span(self, j: int) -> tuple[float, float] | None:
+        """(first, last) time at which column ``j`` (one GPU) has any reading, None when it has none (computed
+        for every column at the first call, then kept: treat a history as immutable)."""
+        cached: list[tuple[float, float] | None] | None = self.__dict__.get("_seen_spans")
+        if cached is None:
+            seen = np.zeros((len(self), len(self.gpus)), dtype=bool)
+            for col in self.columns.values():
+                seen |= ~np.isnan(col)
+            any_seen: list[bool] = np.asarray(seen.any(axis=0)).tolist()
+            first = np.argmax(seen, axis=0)
+            last = len(self) - 1 - np.argmax(seen[::-1], axis=0)
+            cached = [(float(self.times[f]), float(self.times[la])) if ok else None
+                      for f, la, ok in zip(first.tolist(), last.tolist(), any_seen)]
+            self.__dict__["_seen_spans"] = cached
+        return cached[j]
+
+    def metric_names(self) -> list[str]:
+        """Metrics with at least one readable value, in a stable order."""
+        return [k for k, v in self.columns.items() if v.size and not np.all(np.isnan(v))]
+
+    def sample_count(self, gpu: int) -> int:
+        """Rounds in which GPU ``gpu`` has at least one readable value."""
+        j = self.position(gpu)
+        if j is None or not self.columns:
+            return 0
+        seen = np.zeros(len(self), dtype=bool)
+        for col in self.columns.values():
+            seen |= ~np.isnan(col[:, j])
+        return int(seen.sum())
+
+    def select(self, t0: float | None = None, t1: float | None = None, gpus: Iterable[int] | None = None) -> History:
+        """Rounds with t0 <= t <= t1 (either bound optional) and, if given, only those GPUs (views when no GPU
+        is left out)."""
+        lo = 0 if t0 is None else int(np.searchsorted(self.times, t0, side="left"))
+        hi = len(self) if t1 is None else int(np.searchsorted(self.times, t1, side="right"))
+        cols = {k: v[lo:hi] for k, v in self.columns.items()}
+        keep = self.gpus
+        if gpus is not None:
+            wanted = {int(g) for g in gpus}
+            idx = [j for j, g in enumerate(self.gpus) if g in wanted]
+            keep = [self.gpus[j] for j in idx]
+            cols = {k: v[:, idx] for k, v in cols.items()}
+            times = self.times[lo:hi]
+            present = np.zeros(times.shape[0], dtype=bool)
+            for v in cols.values():
+                present |= ~np.all(np.isnan(v), axis=1) if v.shape[1] else present
+            cols = {k: v[present] for k, v in cols.items()}
+            return History(times[present], keep, cols, self.reasons, self.notes)
+        return History(self.times[lo:hi], keep, cols, self.reasons, self.notes)
+
+    def series(self, gpu: int, metric: str) -> tuple[np.ndarray, np.ndarray]:
+        """(times, values) of one metric on one GPU; NaN where missing, all NaN when the metric is absent;
+        empty for a GPU the history does not have."""
+        j = self.position(gpu)
+        if j is None:
+            return np.empty(0), np.empty(0)
+        col = self.columns.get(metric)
+        return self.times, (np.full(len(self), np.nan) if col is None else col[:, j])
+
+    def reason(self, gpu: int, metric: str) -> str | None:
+        """Why values of ``metric`` on ``gpu`` are missing, if known."""
+        if metric not in self.columns:
+            return self.reasons.get((gpu, metric), "not recorded by this source")
+        return self.reasons.get((gpu, metric))
+
+    def rows(self) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+        """(t, gpu, metric -> values) with one row per (round, GPU) that has a readable value: the form of a
+        text file or a database table, made at the writer (CSV export, recorder)."""
+        n, g = len(self), len(self.gpus)
+        if not n or not g:
+            return np.empty(0), np.empty(0, dtype=np.int32), {k: np.empty(0, dtype=v.dtype)
+                                                              for k, v in self.columns.items()}
+        present = np.zeros((n, g), dtype=bool)
+        for v in self.columns.values():
+            present |= ~np.isnan(v)
+        flat = present.reshape(-1)
+        everything = bool(flat.all())
+        t = np.repeat(self.times, g)
+        gpu = np.tile(np.asarray(self.gpus, dtype=np.int32), n)
+        cols = {k: v.reshape(-1) for k, v in self.columns.items()}
+        if everything:
+            return t, gpu, cols
+        return t[flat], gpu[flat], {k: v[flat] for k, v in cols.items()}
+
+    def to_batches(self) -> list[SampleBatch]:
+        """One :class:`SampleBatch` per round (used by replay)."""
+        batches: list[SampleBatch] = []
+        names = list(self.columns)
+        for i in range(len(self)):
+            t = float(self.times[i])
+            samples = []
+            for j, g in enumerate(self.gpus):
+                vals: dict[str, float | None] = {}
+                reasons: dict[str, str] = {}
+                seen = False
+                for n in names:
+                    v = float(self.columns[n][i, j])
+                    if math.isnan(v):
+                        vals[n] = None
+                        reasons[n] = self.reasons.get((g, n), "not read")
+                    else:
+                        vals[n] = v
+                        seen = True
+                if seen or not names:
+                    samples.append(Sample(t, g, None, vals, reasons))
+            batches.append(SampleBatch(t, samples))
+        return batches
 
 
-def concat_frames(frames: Iterable[SeriesFrame]) -> SeriesFrame:
-    """Join frames row-wise; metrics missing from a part are NaN there."""
-    frames = [f for f in frames]
-    if not frames:
-        return SeriesFrame(np.empty(0), np.empty(0), {})
+def _split_repeats(row: np.ndarray, col: np.ndarray, n_gpus: int) -> np.ndarray:
+    """Round of each row once a GPU that appears twice in a round starts a new one there (its second sample is a
+    later round, not a value to overwrite): rounds renumbered in time order."""
+    key = row * n_gpus + col
+    order = np.argsort(key, kind="stable")
+    sk = key[order]
+    first = np.empty(sk.shape[0], dtype=bool)
+    first[0] = True
+    np.not_equal(sk[1:], sk[:-1], out=first[1:])
+    idx = np.arange(sk.shape[0])
+    occurrence_sorted = idx - np.maximum.accumulate(np.where(first, idx, 0))
+    occurrence = np.empty_like(occurrence_sorted)
+    occurrence[order] = occurrence_sorted
+    top = int(occurrence.max())
+    if not top:
+        return row
+    _keys, renumbered = np.unique(row * (top + 1) + occurrence, return_inverse=True)
+    return renumbered.reshape(-1)
+
+
+def _round_tolerance_s(t: np.ndarray, gpu: np.ndarray) -> float:
+    """How far apart (s) rows of one sampling round may be: half the interval of the first GPU's samples (median
+    of its first 10,000 gaps), at most 0.5 s; 0 when that GPU has fewer than two samples."""
+    own = t[gpu == gpu[0]][:10_001]
+    gaps = np.diff(own)
+    gaps = gaps[gaps > 0]
+    return min(0.5, 0.5 * float(np.median(gaps))) if gaps.size else 0.0
+
+
+def concat_histories(parts: Iterable[History]) -> History:
+    """Join histories in time: the union of their GPUs and metrics, NaN where a part lacks one."""
+    parts = [p for p in parts]
+    if not parts:
+        return History.empty()
+    if len(parts) == 1:
+        return parts[0]
+    gpus = sorted({g for p in parts for g in p.gpus})
+    where = {g: j for j, g in enumerate(gpus)}
     names: list[str] = []
-    for f in frames:
-        for k in f.metrics:
-            if k not in names:
-                names.append(k)
-    t = np.concatenate([f.t for f in frames])
-    gpu = np.concatenate([f.gpu for f in frames])
-    cols = {
-        k: np.concatenate([f.metrics[k] if k in f.metrics else np.full(len(f), np.nan, dtype=column_dtype(k))
-                           for f in frames])
-        for k in names
-    }
+    for p in parts:
+        names.extend(k for k in p.columns if k not in names)
+    cols: dict[str, np.ndarray] = {}
+    for k in names:
+        dtype = np.result_type(*[p.columns[k].dtype for p in parts if k in p.columns])
+        pieces = []
+        for p in parts:
+            block = np.full((len(p), len(gpus)), np.nan, dtype=dtype)
+            if k in p.columns:
+                block[:, [where[g] for g in p.gpus]] = p.columns[k]
+            pieces.append(block)
+        cols[k] = np.concatenate(pieces)
     reasons: dict[tuple[int, str], str] = {}
     notes: list[str] = []
-    for f in frames:
-        for key, why in f.reasons.items():
+    for p in parts:
+        for key, why in p.reasons.items():
             reasons.setdefault(key, why)
-        notes.extend(f.notes)
-    return SeriesFrame(t, gpu, cols, reasons, notes)
+        notes.extend(p.notes)
+    return History(np.concatenate([p.times for p in parts]), gpus, cols, reasons, notes)

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_TOTAL, MEM_USED, POWER, DeviceInfo, SeriesFrame, \
+from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_TOTAL, MEM_USED, POWER, DeviceInfo, History, \
     TelemetryError
 
 from gpudesk.units import MIB
@@ -49,7 +49,7 @@ class NpuSmiError(TelemetryError):
 class NpuSmiLog:
     """Result of reading ``npu-smi info`` text: the frame, the devices (name, bus id, HBM size) and notes."""
 
-    frame: SeriesFrame
+    frame: History
     devices: list[DeviceInfo]
     snapshots: int
     notes: list[str] = field(default_factory=list)
@@ -139,7 +139,7 @@ def parse_npu_smi_info(text: str, *, interval_s: float = 1.0, start_time: float 
             npus=", ".join(multi), chips=max(len(chips_of[n]) for n in multi)))
     if skipped:
         notes.append(_("{lines} table line(s) were not chip rows and were skipped.").format(lines=skipped))
-    frame = SeriesFrame(t, arr[:, 1].astype(np.int32), {
+    frame = History.from_rows(t, arr[:, 1].astype(np.int32), {
         POWER: arr[:, 2], GPU_TEMP: arr[:, 3], GPU_UTIL: arr[:, 4], MEM_USED: arr[:, 5], MEM_TOTAL: arr[:, 6],
     }, reasons=reasons, notes=notes)
     return NpuSmiLog(frame, [devices[i] for i in sorted(devices)], snapshot + 1, notes)

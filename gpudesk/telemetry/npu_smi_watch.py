@@ -28,7 +28,7 @@ import re
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_UTIL, POWER, DeviceInfo, SeriesFrame, TelemetryError
+from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_UTIL, POWER, DeviceInfo, History, TelemetryError
 
 _HEADER = re.compile(r"^NpuID\(Idx\)\s", re.IGNORECASE)
 _COLUMN = re.compile(r"[A-Za-z][A-Za-z ]*?\([^)]*\)")
@@ -60,7 +60,7 @@ def _number(cell: str) -> float:
     return v if np.isfinite(v) else float("nan")
 
 
-def parse_npu_smi_watch(text: str, *, interval_s: float = 1.0) -> tuple[SeriesFrame, list[DeviceInfo], list[str]]:
+def parse_npu_smi_watch(text: str, *, interval_s: float = 1.0) -> tuple[History, list[DeviceInfo], list[str]]:
     """Parse ``npu-smi info watch`` text.
 
     Raises:
@@ -120,7 +120,7 @@ def parse_npu_smi_watch(text: str, *, interval_s: float = 1.0) -> tuple[SeriesFr
     if skipped:
         notes.append(_("{lines} line(s) after the npu-smi header were not chip rows and were skipped.").format(
             lines=skipped))
-    frame = SeriesFrame(t, gpu, metrics, notes=list(notes))
+    frame = History.from_rows(t, gpu, metrics, notes=list(notes))
     devices = [DeviceInfo(index=index_of[(npu, chip)], name=_("Ascend NPU {npu}, chip {chip} (npu-smi)").format(
         npu=npu, chip=chip), reasons={"pcie_gen_max": _("npu-smi info watch reports no PCIe link")})
         for npu, chip in pairs]

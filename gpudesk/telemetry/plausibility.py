@@ -35,7 +35,7 @@ import numpy as np
 
 from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
+from gpudesk.telemetry.model import DeviceInfo, History
 from gpudesk.units import format_bytes
 
 NVML_NOT_AVAILABLE_UINT = 2**32 - 1  # NVML_VALUE_NOT_AVAILABLE_uint
@@ -166,10 +166,10 @@ def mask_impossible(metric: str, column: np.ndarray) -> tuple[np.ndarray, int, s
     return out, n, _range_text(metric, n)
 
 
-def _capacity(frame: SeriesFrame, rows: np.ndarray, device: DeviceInfo | None) -> float | None:
-    total = frame.metrics.get(m.MEM_TOTAL)
+def _capacity(frame: History, j: int, device: DeviceInfo | None) -> float | None:
+    total = frame.columns.get(m.MEM_TOTAL)
     if total is not None:
-        vals = total[rows]
+        vals = total[:, j]
         vals = vals[~np.isnan(vals) & (vals > 0) & (vals <= MAX_GPU_MEMORY_BYTES)]
         if vals.size:
             return float(np.max(vals))
@@ -178,41 +178,40 @@ def _capacity(frame: SeriesFrame, rows: np.ndarray, device: DeviceInfo | None) -
     return None
 
 
-def screen(frame: SeriesFrame, devices: Mapping[int, DeviceInfo] | None = None) -> SeriesFrame:
+def screen(frame: History, devices: Mapping[int, DeviceInfo] | None = None) -> History:
     """``frame`` with impossible readings set to NaN: every column outside its metric's range
     (:func:`mask_impossible`), and memory used above the GPU's capacity. Reasons (per GPU) and notes say which
     and why; the same frame when every reading is plausible."""
     if not len(frame):
         return frame
-    cols = dict(frame.metrics)
+    cols = dict(frame.columns)
     reasons = dict(frame.reasons)
     notes = list(frame.notes)
     changed = False
-    by_gpu = frame.gpu_rows()
-    for metric, col in frame.metrics.items():
+    for metric, col in frame.columns.items():
         masked, n, why = mask_impossible(metric, col)
         if not n or why is None:
             continue
         changed = True
         cols[metric] = masked
         newly = np.isnan(masked) & ~np.isnan(col)
-        for g, rows in by_gpu.items():
-            count = int(np.count_nonzero(newly[rows]))
+        for j, count in enumerate(np.count_nonzero(newly, axis=0).tolist()):
+            g = frame.gpus[j]
             if count:
                 reasons[(g, metric)] = _range_text(metric, count)
         notes.append(_("{metric}: {why}.").format(metric=metric, why=why))
     used = cols.get(m.MEM_USED)
     if used is not None:
-        bad = np.zeros(len(frame), dtype=bool)
-        for g, rows in by_gpu.items():
-            vals = used[rows]
-            cap = _capacity(frame, rows, (devices or {}).get(g))
+        bad = np.zeros(used.shape, dtype=bool)
+        for j, g in enumerate(frame.gpus):
+            vals = used[:, j]
+            cap = _capacity(frame, j, (devices or {}).get(g))
             limit = cap * OVER_CAPACITY_TOLERANCE if cap else MAX_GPU_MEMORY_BYTES
             with np.errstate(invalid="ignore"):
                 wrong = ~np.isnan(vals) & ((vals > limit) | (vals < 0))
             if not wrong.any():
                 continue
-            bad[rows[wrong]] = True
+            bad[:, j] = wrong
             worst = float(np.nanmax(np.abs(vals[wrong])))
             if cap:
                 why = _("above the GPU's {capacity} capacity").format(capacity=format_bytes(cap))
@@ -229,4 +228,4 @@ def screen(frame: SeriesFrame, devices: Mapping[int, DeviceInfo] | None = None) 
             cols[m.MEM_USED] = col
     if not changed:
         return frame
-    return SeriesFrame(frame.t, frame.gpu, cols, reasons, notes, sort=False)
+    return frame.replace(columns=cols, reasons=reasons, notes=notes)

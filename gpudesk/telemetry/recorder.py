@@ -34,7 +34,7 @@ from gpudesk.store.errors import store_error_for
 from gpudesk.telemetry.model import (
     DeviceInfo,
     SampleBatch,
-    SeriesFrame,
+    History,
     TelemetryError,
     column_dtype,
 )
@@ -222,19 +222,20 @@ class Recorder:
         if self._clock() - self._last_flush >= self.flush_interval_s:
             self.flush()
 
-    def write_frame(self, frame: SeriesFrame, progress: Progress | None = None) -> int:
+    def write_frame(self, frame: History, progress: Progress | None = None) -> int:
         """Write a whole frame (dmon import) in committed chunks; returns rows written."""
         if self.session_id is None:
             raise RecorderError(_("Start a recording before writing samples."))
         self.flush()
         with self._writing():
-            n = rec.insert_arrays(self.db, self.session_id, frame.t, frame.gpu, frame.metrics, progress=progress)
+            t, gpu, columns = frame.rows()  # the store keeps one row per (time, GPU)
+            n = rec.insert_arrays(self.db, self.session_id, t, gpu, columns, progress=progress)
             self._next_seq = chunks.next_seq(self.db, self.session_id)
             self._open = {}
             rec.set_reasons(self.db, self.session_id, frame.reasons)
         self.rows_written += n
         if len(frame):
-            self._last_t = float(frame.t[-1])
+            self._last_t = float(frame.times[-1])
         return n
 
     def flush(self) -> None:
@@ -293,8 +294,8 @@ class Recorder:
 
 
 def load_frame(db: Database, session_id: int, t0: float | None = None, t1: float | None = None,
-               gpus: list[int] | None = None, metrics: list[str] | None = None) -> SeriesFrame:
-    """A recording (or a span of it; optionally only some GPUs or metrics) as a :class:`SeriesFrame` with its
+               gpus: list[int] | None = None, metrics: list[str] | None = None) -> History:
+    """A recording (or a span of it; optionally only some GPUs or metrics) as a :class:`History` with its
     N/A reasons. A damaged chunk is left out: its span is N/A (the reason says so) and a note names the GPU,
     metric and time span it held; ``gpudesk store check`` lists such chunks.
 
@@ -316,7 +317,7 @@ def load_frame(db: Database, session_id: int, t0: float | None = None, t1: float
     if damaged:
         notes.append(_("Run 'gpudesk store check' to list every damaged chunk, and 'gpudesk store recover' to "
                        "copy the rest into a new file."))
-    return SeriesFrame(t, gpu, cols, reasons, notes=notes, sort=False)
+    return History.from_rows(t, gpu, cols, reasons, notes=notes)
 
 
 def session_devices(db: Database, session_id: int) -> list[DeviceInfo]:

@@ -1,4 +1,4 @@
-"""Replay a recording (a :class:`SeriesFrame`) as a live source, at real speed or faster.
+"""Replay a recording (a :class:`History`) as a live source, at real speed or faster.
 
 ``poll()`` returns the batches whose recorded time has come: recorded offset <= (now - start) x speed. Changing
 ``speed`` keeps the current position. ``seek(t)`` jumps to a recorded time.
@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import DeviceInfo, SampleBatch, SeriesFrame, TelemetryError
+from gpudesk.telemetry.model import DeviceInfo, SampleBatch, History, TelemetryError
 from gpudesk.telemetry.source import SourceKind
 
 
@@ -31,15 +31,14 @@ class ReplaySource:
 
     kind = SourceKind.REPLAY
 
-    def __init__(self, frame: SeriesFrame, devices: Iterable[DeviceInfo] | None = None, *, speed: float = 1.0,
+    def __init__(self, frame: History, devices: Iterable[DeviceInfo] | None = None, *, speed: float = 1.0,
                  clock: Callable[[], float] = time.monotonic, max_batches_per_poll: int = 10_000):
         if not len(frame):
             raise TelemetryError(_("The recording has no samples to replay."))
         self.frame = frame
         self._devices = list(devices) if devices is not None else [DeviceInfo(g) for g in frame.gpus]
         self._clock = clock
-        self._times = np.unique(frame.t)
-        self._bounds = np.searchsorted(frame.t, self._times, side="left")
+        self._times = frame.times
         self._pos = 0  # next time index to emit
         self._speed = 1.0
         self.speed = speed
@@ -92,10 +91,8 @@ class ReplaySource:
         end = min(end, self._pos + self.max_batches_per_poll)
         if end <= self._pos:
             return []
-        lo = int(self._bounds[self._pos])
-        hi = int(self._bounds[end]) if end < self._bounds.size else len(self.frame)
-        part = SeriesFrame(self.frame.t[lo:hi], self.frame.gpu[lo:hi],
-                           {k: v[lo:hi] for k, v in self.frame.metrics.items()}, self.frame.reasons, sort=False)
+        part = History(self._times[self._pos:end], self.frame.gpus,
+                       {k: v[self._pos:end] for k, v in self.frame.columns.items()}, self.frame.reasons)
         self._pos = end
         batches = part.to_batches()
         uuids = {d.index: d.uuid for d in self._devices}

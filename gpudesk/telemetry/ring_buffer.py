@@ -1,8 +1,12 @@
 """Bounded numpy history of monitor samples, with a min/max pyramid for fast drawing of long spans.
 
-Layout: one shared time axis ``times`` (float64, seconds since the epoch, shape ``(capacity,)``) and, per
-metric, a float32 array of shape ``(capacity, n_gpus)``. A value that could not be read is stored as NaN
-(never 0) and its reason is kept per (GPU, metric) in :attr:`HistoryBuffer.reasons`.
+Layout: the :class:`~gpudesk.telemetry.model.History` layout, preallocated: one shared time axis ``times``
+(float64, seconds since the epoch, shape ``(capacity,)``) and, per metric, an array of shape ``(capacity,
+n_gpus)`` (float32 for live sampling; a loaded history keeps its own column types). A value that could not be read
+is stored as NaN (never 0) and its reason is kept per (column, metric) in :attr:`HistoryBuffer.reasons`.
+:meth:`HistoryBuffer.history` hands out a span as a ``History`` whose arrays are views of the buffer (no copy);
+:meth:`HistoryBuffer.of` puts a whole loaded history (log, recording, fleet GPU) into one buffer, every metric kept,
+so the tab holds the samples once.
 
 Data stay contiguous (oldest first) so that any span is a view, not a copy. When the buffer is full the
 oldest :data:`TOP_BLOCK` samples are dropped in one move (every 9 hours at 1 Hz), which keeps the
@@ -25,12 +29,15 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from gpudesk.telemetry import model as _m
+from gpudesk.telemetry.model import History
 
 FACTOR = 8
 LEVELS = 5
 # Metrics kept for the rules only (throttling: NVML clock-event reasons, dmon pviol/tviol), never drawn: no
 # min/max pyramid for them (it would only cost memory and time on every tick).
 UNDRAWN_METRICS = frozenset({_m.CLOCK_EVENTS, _m.POWER_VIOLATION, _m.THERMAL_VIOLATION})
+# Slowly changing metrics whose last readable value the GPU list shows (a loaded history's last round may lack them).
+LATEST_EXTRA = (_m.MEM_TOTAL, _m.POWER_LIMIT, _m.PCIE_GEN_MAX, _m.PCIE_WIDTH_MAX, _m.PCIE_GEN_CUR, _m.PCIE_WIDTH_CUR)
 TOP_BLOCK: int = FACTOR**LEVELS  # 32768 samples
 DEFAULT_BUDGET_BYTES = 160_000_000
 SECONDS_72H = 72 * 3600
@@ -62,32 +69,108 @@ class HistoryBuffer:
         metrics: metric names kept (others given to :meth:`append` are ignored here).
         capacity: samples kept; rounded up to a multiple of :data:`TOP_BLOCK`. Default from
             :func:`capacity_for` (72 h at 1 Hz within a 160 MB budget).
+        gpus: the GPU index (NVML, dmon or fleet position) of each column; default 0 .. n_gpus-1.
+        dtypes: metric -> numpy dtype of its column; default float32.
+        drawn: metrics that get a min/max pyramid for drawing; default every metric but :data:`UNDRAWN_METRICS`.
     """
 
-    def __init__(self, n_gpus: int, metrics: Sequence[str], capacity: int | None = None):
+    def __init__(self, n_gpus: int, metrics: Sequence[str], capacity: int | None = None, *,
+                 gpus: Sequence[int] | None = None, dtypes: Mapping[str, np.dtype] | None = None,
+                 drawn: Iterable[str] | None = None):
         if n_gpus < 1:
             raise HistoryError(f"A history needs at least one GPU, got {n_gpus}.")
         self.n_gpus = int(n_gpus)
+        self.gpus = [int(g) for g in gpus] if gpus is not None else list(range(self.n_gpus))
+        if len(self.gpus) != self.n_gpus:
+            raise HistoryError(f"{len(self.gpus)} GPU indices given for {self.n_gpus} columns.")
         self.metrics = tuple(dict.fromkeys(metrics))
         if capacity is None:
             capacity = capacity_for(self.n_gpus, len(self.metrics))
         self.capacity = max(TOP_BLOCK, math.ceil(int(capacity) / TOP_BLOCK) * TOP_BLOCK)
         self._t = np.full(self.capacity, np.nan, dtype=np.float64)
-        self._data = {m: np.full((self.capacity, self.n_gpus), np.nan, dtype=np.float32) for m in self.metrics}
-        self._drawn = tuple(m for m in self.metrics if m not in UNDRAWN_METRICS)
-        self._mins = {m: self._new_levels() for m in self._drawn}
-        self._maxs = {m: self._new_levels() for m in self._drawn}
+        kinds = dtypes or {}
+        self._data = {m: np.full((self.capacity, self.n_gpus), np.nan, dtype=kinds.get(m, np.float32))
+                      for m in self.metrics}
+        wanted = None if drawn is None else set(drawn)
+        self._drawn = tuple(m for m in self.metrics
+                            if (m not in UNDRAWN_METRICS if wanted is None else m in wanted))
+        self._mins = {m: self._new_levels(self._data[m].dtype) for m in self._drawn}
+        self._maxs = {m: self._new_levels(self._data[m].dtype) for m in self._drawn}
         self.count = 0
         self.dropped = 0  # samples discarded from the front since creation
         self.clamped = 0  # timestamps raised to the previous one because the clock went backwards
         self.reasons: dict[tuple[int, str], str] = {}
         self.latest: dict[int, dict[str, float | None]] = {}
 
-    def _new_levels(self) -> list[np.ndarray]:
+    def _new_levels(self, dtype: np.dtype = np.dtype(np.float32)) -> list[np.ndarray]:
         return [
-            np.full((self.capacity // FACTOR ** (k + 1), self.n_gpus), np.nan, dtype=np.float32)
+            np.full((self.capacity // FACTOR ** (k + 1), self.n_gpus), np.nan, dtype=dtype)
             for k in range(LEVELS)
         ]
+
+    @classmethod
+    def of(cls, history: History, drawn: Sequence[str], *, gpus: Sequence[int] | None = None,
+           capacity: int | None = None) -> HistoryBuffer:
+        """A buffer holding the whole of a loaded ``history`` (every metric it has, in its own column types,
+        plus the ``drawn`` ones it lacks as N/A), one column per GPU of ``gpus`` (default the history's), with a
+        min/max pyramid for the ``drawn`` metrics. The buffer is then the one copy of the samples: hand
+        :meth:`history` to the rules, statistics and exports."""
+        order = list(history.gpus) if gpus is None else [int(g) for g in gpus]
+        metrics = tuple(dict.fromkeys([*history.columns, *drawn]))
+        n = len(history)
+        if capacity is None:
+            capacity = max(n, 1)
+        dtypes = {k: v.dtype for k, v in history.columns.items()}
+        buffer = cls(max(1, len(order)), metrics, capacity, gpus=order or [0], dtypes=dtypes,
+                     drawn=[k for k in drawn if k not in UNDRAWN_METRICS])
+        where = [history.position(g) for g in buffer.gpus]
+        data = {}
+        for name, col in history.columns.items():
+            if where == list(range(len(history.gpus))):
+                data[name] = col
+                continue
+            arr = np.full((n, buffer.n_gpus), np.nan, dtype=col.dtype)
+            for new, old in enumerate(where):
+                if old is not None:
+                    arr[:, new] = col[:, old]
+            data[name] = arr
+        buffer.load(history.times, data)
+        column = {g: j for j, g in enumerate(buffer.gpus)}
+        buffer.reasons.update({(column[g], k): why for (g, k), why in history.reasons.items() if g in column})
+        for j, old in enumerate(where):
+            values = buffer.latest.setdefault(j, {})
+            for metric in LATEST_EXTRA:
+                extra = history.columns.get(metric)
+                if extra is None or old is None:
+                    continue
+                finite = extra[:, old][np.isfinite(extra[:, old])]
+                values[metric] = float(finite[-1]) if finite.size else None
+        return buffer
+
+    def history(self, t0: float | None = None, t1: float | None = None) -> History:
+        """The samples between t0 and t1 (both optional) as a :class:`History` of views into the buffer (no copy;
+        :meth:`History.copy` it before another thread reads it while samples arrive)."""
+        i0, i1 = (0, self.count) if t0 is None and t1 is None else self.index_range(
+            -math.inf if t0 is None else t0, math.inf if t1 is None else t1)
+        reasons = {(self.gpus[c], k): why for (c, k), why in self.reasons.items() if 0 <= c < self.n_gpus}
+        return History(self._t[i0:i1], self.gpus, {k: self._data[k][i0:i1] for k in self.metrics}, reasons)
+
+    def widened(self, columns: Sequence[int | None], gpus: Sequence[int]) -> HistoryBuffer:
+        """A new buffer with one column per entry of ``columns`` (GPU index ``gpus[i]``): the old column's history,
+        or NaN for None (a GPU that appeared later, e.g. in a dmon stream)."""
+        bigger = HistoryBuffer(len(columns), self.metrics, capacity=self.capacity, gpus=gpus,
+                               dtypes={k: v.dtype for k, v in self._data.items()}, drawn=self._drawn)
+        data = {}
+        for metric in self.metrics:
+            arr = np.full((self.count, len(columns)), np.nan, dtype=self._data[metric].dtype)
+            for new_col, old_col in enumerate(columns):
+                if old_col is not None:
+                    arr[:, new_col] = self.series(metric)[:, old_col]
+            data[metric] = arr
+        bigger.load(self.times.copy(), data)
+        moved = {old: new for new, old in enumerate(columns) if old is not None}
+        bigger.reasons.update({(moved[c], k): why for (c, k), why in self.reasons.items() if c in moved})
+        return bigger
 
     # ----------------------------------------------------------------- writing
     @property
@@ -149,7 +232,7 @@ class HistoryBuffer:
         for metric in self.metrics:
             self._data[metric][:] = np.nan
             if metric in data:
-                self._data[metric][:keep] = np.asarray(data[metric][start:], dtype=np.float32)
+                self._data[metric][:keep] = np.asarray(data[metric][start:])
             for level in self._mins.get(metric, []) + self._maxs.get(metric, []):
                 level[:] = np.nan
         self.count = keep

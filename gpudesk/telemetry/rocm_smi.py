@@ -34,7 +34,7 @@ import numpy as np
 
 from gpudesk.i18n import _
 from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_CLOCK, MEM_TOTAL, MEM_USED, MEM_UTIL, POWER, \
-    POWER_LIMIT, SM_CLOCK, DeviceInfo, SeriesFrame, TelemetryError
+    POWER_LIMIT, SM_CLOCK, DeviceInfo, History, TelemetryError
 
 MHZ = 1e6
 _TABLE_HEADER = re.compile(r"^(GPU|Device)\s+.*\bPwrCap\s+VRAM%\s+GPU%\s*$")
@@ -97,7 +97,7 @@ def _check_interval(interval_s: float) -> None:
             interval_s=interval_s))
 
 
-def parse_rocm_smi_table(text: str, *, interval_s: float = 1.0) -> tuple[SeriesFrame, list[DeviceInfo], list[str]]:
+def parse_rocm_smi_table(text: str, *, interval_s: float = 1.0) -> tuple[History, list[DeviceInfo], list[str]]:
     """Parse ``rocm-smi`` concise tables (one or more snapshots).
 
     Raises:
@@ -137,7 +137,7 @@ def parse_rocm_smi_table(text: str, *, interval_s: float = 1.0) -> tuple[SeriesF
     notes.append(_("VRAM% is a share with no total in the table, so memory in bytes is not known from this log."))
     if skipped:
         notes.append(_("{lines} table line(s) were not device rows and were skipped.").format(lines=skipped))
-    frame = SeriesFrame(arr[:, 0] * interval_s, arr[:, 1].astype(np.int32), {
+    frame = History.from_rows(arr[:, 0] * interval_s, arr[:, 1].astype(np.int32), {
         GPU_TEMP: arr[:, 2], POWER: arr[:, 3], GPU_UTIL: arr[:, 4], SM_CLOCK: arr[:, 5], MEM_CLOCK: arr[:, 6],
         POWER_LIMIT: arr[:, 7]}, notes=list(notes))
     devices = [DeviceInfo(index=g, name=_("AMD GPU {index} (rocm-smi)").format(index=g),
@@ -145,7 +145,7 @@ def parse_rocm_smi_table(text: str, *, interval_s: float = 1.0) -> tuple[SeriesF
     return frame, devices, notes
 
 
-def parse_rocm_smi_csv(text: str, *, interval_s: float = 1.0) -> tuple[SeriesFrame, list[DeviceInfo], list[str]]:
+def parse_rocm_smi_csv(text: str, *, interval_s: float = 1.0) -> tuple[History, list[DeviceInfo], list[str]]:
     """Parse ``rocm-smi ... --csv`` output (one or more blocks, each with its header).
 
     Raises:
@@ -195,7 +195,7 @@ def parse_rocm_smi_csv(text: str, *, interval_s: float = 1.0) -> tuple[SeriesFra
         raise RocmSmiError(_("No rocm-smi CSV rows could be read: expected a `device,...` header and `cardN` rows."))
     gpus = sorted(set(gpu))
     notes = _notes("rocm-smi --csv", snapshot + 1, len(gpus), interval_s)
-    frame = SeriesFrame(np.array(t), np.array(gpu, dtype=np.int32), {k: np.array(v) for k, v in cols.items()},
+    frame = History.from_rows(np.array(t), np.array(gpu, dtype=np.int32), {k: np.array(v) for k, v in cols.items()},
                         notes=list(notes))
     totals = {g: v for g, v in zip(gpu, cols.get(MEM_TOTAL, []), strict=False) if np.isfinite(v)}
     devices = [DeviceInfo(index=g, name=names.get(g) or _("AMD GPU {index} (rocm-smi)").format(index=g),

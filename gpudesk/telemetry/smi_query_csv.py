@@ -24,7 +24,7 @@ import numpy as np
 
 from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
+from gpudesk.telemetry.model import DeviceInfo, History
 from gpudesk.units import MIB
 
 
@@ -109,7 +109,7 @@ def _number(cell: str, unit: str | None) -> tuple[float | None, str | None]:
     return v * UNIT_FACTORS.get(unit or "", 1.0), None
 
 
-def parse_smi_query_csv(text: str, *, interval_s: float = 1.0) -> tuple[SeriesFrame, list[DeviceInfo], list[str]]:
+def parse_smi_query_csv(text: str, *, interval_s: float = 1.0) -> tuple[History, list[DeviceInfo], list[str]]:
     """Parse the whole text; returns (frame, devices by GPU index, notes). Rows that are not CSV of the header's
     width are skipped and counted in a note."""
     header: list[tuple[str, str | None]] | None = None
@@ -181,5 +181,5 @@ def parse_smi_query_csv(text: str, *, interval_s: float = 1.0) -> tuple[SeriesFr
     if header is not None and "timestamp" not in dict(header):
         notes.append(_("No timestamp column: rows placed {interval:g} s apart (add timestamp to --query-gpu).")
                      .format(interval=interval_s))
-    frame = SeriesFrame(np.array(t), np.array(gpu), {k: np.array(v) for k, v in cols.items()}, reasons, notes)
+    frame = History.from_rows(np.array(t), np.array(gpu), {k: np.array(v) for k, v in cols.items()}, reasons, notes)
     return frame, [devices[g] for g in sorted(devices)], notes

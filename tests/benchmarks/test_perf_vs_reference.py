@@ -124,7 +124,7 @@ def test_import_open_and_size(benchmark, request, tmp_path):
         result = benchmark.pedantic(lambda: import_dmon_log(path), rounds=1, iterations=1)
         db = open_store()
         frame = load_frame(db, result.session_id)
-        assert len(frame) == result.rows and rec.get_session(db, result.session_id).sample_rows == result.rows
+        assert len(frame.rows()[0]) == result.rows and rec.get_session(db, result.session_id).sample_rows == result.rows
     finally:
         del os.environ["GPUDESK_DATA_DIR"]
     figures = {"hours": hours, "rows": result.rows, "import_s": import_s, "import_cpu_s": import_cpu,

@@ -75,7 +75,7 @@ def test_record_analyse_and_burn_in_report_end_to_end():
     src.close()
     assert src.lib.state["shut_down"] == 1
     frame = load_frame(db, sid)
-    assert len(frame) == 240
+    assert len(frame) == 120 and frame.gpus == [0, 1]  # 120 rounds of two GPUs
     result = analyze(frame, src.devices()).to_json()
     assert result["gpus"]["0"]["metrics"][m.POWER]["median"] == 700
     assert result["gpus"]["0"]["metrics"][m.GPU_UTIL]["median"] == 95

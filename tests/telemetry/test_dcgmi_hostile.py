@@ -109,7 +109,7 @@ def test_any_rows_parse_to_plausible_values_or_notes(rows):
     except DcgmiParseError as exc:
         assert exc.user_text()
         return
-    for name, column in hist.frame.metrics.items():
+    for name, column in hist.frame.columns.items():
         values = column[~np.isnan(column)]
         assert np.isfinite(values).all(), name
         if name in (m.GPU_UTIL,):

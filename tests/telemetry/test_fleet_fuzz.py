@@ -131,8 +131,8 @@ def test_any_json_answer_reads_or_is_a_fleet_error(source, doc):
             assert all(v is None or math.isfinite(v) for s in batch.samples for v in s.values.values())
         frame = getattr(out, "frame", None)
         if frame is not None:
-            for col in frame.metrics.values():
-                assert not any(math.isinf(x) for x in col)
+            for col in frame.columns.values():
+                assert not any(math.isinf(x) for x in col.ravel())
 
 
 def test_history_values_are_finite_or_nan_with_a_reason(source):
@@ -141,8 +141,8 @@ def test_history_values_are_finite_or_nan_with_a_reason(source):
     source.http.get_bytes = lambda path, params=None, accept="": json.dumps(doc).encode()
     source._present = {"DCGM_FI_DEV_GPU_UTIL"}
     hist = source.history(120, end=1e9, step_s=30, metrics=[m.GPU_UTIL])
-    col = hist.frame.metrics[m.GPU_UTIL]
-    assert sorted(x for x in col if not math.isnan(x)) == [50.0]
+    col = hist.frame.columns[m.GPU_UTIL]
+    assert sorted(x for x in col.ravel() if not math.isnan(x)) == [50.0]
     assert hist.frame.reasons[(0, m.GPU_UTIL)] == "infinite (-Inf)"
 
 

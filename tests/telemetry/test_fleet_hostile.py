@@ -130,7 +130,7 @@ def test_non_finite_and_negative_readings_are_na_with_the_reason(servers):
     assert by_gpu[0].reasons[m.ECC_DBE].startswith("negative (-3)")
     assert by_gpu[1].reasons[m.ECC_DBE] == "infinite (+Inf)"  # 1e999 overflows to +Inf when read
     hist = PrometheusSource(srv.url + "/nonfinite").history(300, metrics=[m.GPU_UTIL, m.POWER])
-    assert all(math.isnan(v) for v in hist.frame.metrics[m.GPU_UTIL])
+    assert all(math.isnan(v) for v in hist.frame.columns[m.GPU_UTIL].ravel())
     assert hist.frame.reasons[(0, m.GPU_UTIL)] == "not a number (NaN)"
     assert hist.frame.reasons[(1, m.GPU_UTIL)] == "infinite (-Inf)"
     assert hist.frame.reasons[(0, m.POWER)] == "infinite (-Inf)"

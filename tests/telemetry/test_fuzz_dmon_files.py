@@ -61,9 +61,9 @@ def test_fuzz_dmon_file_text(text):
         assert str(exc)
         return
     frame = log.frame
-    assert all(math.isfinite(t) for t in frame.t)
-    assert all(0 <= g <= MAX_GPU_INDEX for g in frame.gpu)
-    for metric, values in frame.metrics.items():
+    assert all(math.isfinite(t) for t in frame.times)
+    assert all(0 <= g <= MAX_GPU_INDEX for g in frame.gpus)
+    for metric, values in frame.columns.items():
         finite = values[~np.isnan(values)]
         assert np.isfinite(finite).all(), metric
         if metric in PCT:

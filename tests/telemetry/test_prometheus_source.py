@@ -206,7 +206,7 @@ def test_a_24_hour_window_from_backfilled_blocks(backfilled):
     elapsed = time.perf_counter() - t0
     assert src.queries == 1 + 2
     assert len(hist.keys) == 8
-    assert len(np.unique(hist.frame.t)) == 721
+    assert len(hist.frame) == 721
     util = hist.values(m.GPU_UTIL)
     assert util[0] == 0.0 and np.allclose(util[1:], 85.0)
     assert np.allclose(hist.values(m.POWER)[1:], 255.0)
@@ -348,7 +348,7 @@ def test_window_means_match_the_range_and_take_one_query(backfilled):
     src = PrometheusSource(server.url, scrape_interval_s=60)
     means = src.window_means(24 * 3600, end=end, metrics=[m.GPU_UTIL, m.POWER])
     assert src.queries == 1 + 2  # names once, then one instant query per metric
-    assert len(means.keys) == 8 and len(means.frame) == 8 and means.step_s == 24 * 3600
+    assert len(means.keys) == 8 and len(means.frame) == 1 and len(means.frame.gpus) == 8 and means.step_s == 24 * 3600
     util = means.values(m.GPU_UTIL)
     assert util[0] == 0.0 and np.allclose(util[1:], 85.0)
     full = src.history(24 * 3600, end=end, metrics=[m.GPU_UTIL])

@@ -39,7 +39,7 @@ def score(case: Case) -> tuple[list[Label], list[Label], list[Finding]]:
     gpu = resolve_gpu_model(case.gpu_model) if case.gpu_model else None
     frame, devices, _log = frame_and_devices_from_text(case.text(), gpu, case.interval_s)
     findings = run_rules(frame, devices)
-    t0 = float(frame.t[0])
+    t0 = float(frame.times[0])
     found = [lab for lab in case.labels if any(_matches(f, lab, t0) for f in findings)]
     missed = [lab for lab in case.labels if lab not in found]
     false = [f for f in findings if f.severity in JUDGED

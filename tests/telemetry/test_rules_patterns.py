@@ -7,14 +7,14 @@ import numpy as np
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.findings_summary import summarize
 from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
+from gpudesk.telemetry.model import DeviceInfo, History
 from gpudesk.telemetry.rules import RULES, run_rules
 from gpudesk.telemetry.rules.periodic import periodicity
 
 T0 = 1.7e9
 
 
-def frame(n: int, gpus: int = 1, **cols: np.ndarray | float) -> SeriesFrame:
+def frame(n: int, gpus: int = 1, **cols: np.ndarray | float) -> History:
     t = np.repeat(T0 + np.arange(n, dtype=float), gpus)
     g = np.tile(np.arange(gpus), n)
     metrics = {}
@@ -25,7 +25,7 @@ def frame(n: int, gpus: int = 1, **cols: np.ndarray | float) -> SeriesFrame:
         elif a.ndim == 1:
             a = np.tile(a[:, None], (1, gpus))
         metrics[name] = a.reshape(-1)
-    return SeriesFrame(t, g, metrics)
+    return History.from_rows(t, g, metrics)
 
 
 def judged(findings, rule):

@@ -12,7 +12,7 @@ from gpudesk.telemetry import model as m
 from gpudesk.telemetry.analysis import analyze
 from gpudesk.telemetry.dmon import read_dmon_file
 from gpudesk.telemetry.heatmap import heatmap
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
+from gpudesk.telemetry.model import DeviceInfo, History, TelemetryError
 from gpudesk.telemetry.rules import run_rules
 from gpudesk.telemetry.stats import span_stats
 
@@ -32,7 +32,7 @@ def frame(n=300, gpus=1, **cols):
         elif a.ndim == 1:
             a = np.tile(a, (gpus, 1))
         metrics[name] = a.T.reshape(-1)
-    return SeriesFrame(t, g, metrics)
+    return History.from_rows(t, g, metrics)
 
 
 def link_dev(i=0, **kw):

@@ -151,7 +151,7 @@ def test_one_sample_is_not_judged_for_busy_time_imbalance_or_stragglers(tmp_path
 def test_equal_dip_lengths_read_once_and_a_never_set_flag_reads_no():
     t = np.arange(900, dtype=float)
     util = np.where(t % 60 >= 54, 5.0, 97.0)  # a 6 s dip every 60 s
-    frame = m.SeriesFrame(t + 1.7e9, np.zeros(900, dtype=np.int32), {m.GPU_UTIL: util})
+    frame = m.History.from_rows(t + 1.7e9, np.zeros(900, dtype=np.int32), {m.GPU_UTIL: util})
     (dips,) = [f for f in run_rules(frame) if f.rule == "periodic-dips"]
     assert "15 dips of 6 s every 1 min" in dips.summary and "6 s-6 s" not in dips.summary
     from gpudesk.cli.monitor import _stat_line
@@ -159,7 +159,7 @@ def test_equal_dip_lengths_read_once_and_a_never_set_flag_reads_no():
 
     never = np.zeros(900)
     sometimes = (t % 100 == 0).astype(float)  # 9 of 900 samples
-    flags = m.SeriesFrame(np.repeat(t, 2) + 1.7e9, np.tile(np.arange(2, dtype=np.int32), 900),
+    flags = m.History.from_rows(np.repeat(t, 2) + 1.7e9, np.tile(np.arange(2, dtype=np.int32), 900),
                           {m.THERMAL_VIOLATION: np.column_stack([never, sometimes]).reshape(-1)})
     stats = span_stats(flags)
     assert _stat_line("Thermal violation", "bool", stats[0][m.THERMAL_VIOLATION]).endswith("no (0 of 900 samples)")

@@ -12,7 +12,7 @@ import numpy as np
 from gpudesk.i18n import _, ngettext
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.rules.base import (
-    WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable,
+    WARNING, Finding, RuleContext, not_judged, seen_span, r, readable,
 )
 
 RULE = "cpu-bound-preprocessing"
@@ -25,13 +25,13 @@ def advice() -> str:
              "preprocessed data.")
 
 
-def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
+def check(frame: m.History, ctx: RuleContext) -> list[Finding]:
     out: list[Finding] = []
-    util = frame.metrics.get(m.GPU_UTIL)
+    util = frame.columns.get(m.GPU_UTIL)
     th = ctx.thresholds
-    for g, idx in per_gpu(frame):
-        span = gpu_span(frame.t[idx])
-        u = util[idx] if util is not None else None
+    for idx, g in enumerate(frame.gpus):
+        span = seen_span(frame, idx)
+        u = util[:, idx] if util is not None else None
         if not readable(u):
             out.append(not_judged(RULE, g, _("GPU utilization is N/A ({reason}).").format(
                 reason=frame.reason(g, m.GPU_UTIL) or _("not recorded")), span))

@@ -20,7 +20,6 @@ from gpudesk.nvml.nvml_session import NvmlSession, NvmlStatus, host_name
 from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry import timebase
 from gpudesk.errors import GpudeskError
-from gpudesk.telemetry.frames import widen
 from gpudesk.telemetry.host_source import WithHostCpu
 from gpudesk.telemetry.model import DeviceInfo
 from gpudesk.telemetry.nvml_source import NvmlSource
@@ -261,7 +260,8 @@ class MonitorController(QObject):
             self.nvml_status = status
             title = QCoreApplication.translate("MonitorTab", "Live NVML: {s}").format(s=status.message if status else "")
             gpm = GPM_HISTORY_METRICS if source.inner.gpm_gpus else ()
-        self.show_history(HistoryBuffer(max(1, len(devices)), history_metrics(gpm)), devices, title,
+        self.show_history(HistoryBuffer(max(1, len(devices)), history_metrics(gpm),
+                                        gpus=[d.index for d in devices] or None), devices, title,
                           basis=self._basis_hint)
 
     def show_history(self, buffer: HistoryBuffer, devices: list[DeviceInfo], title: str,
@@ -288,7 +288,8 @@ class MonitorController(QObject):
             return
         if self.buffer is not None and {d.index for d in devices} - set(self._col):
             # A stream revealed more GPUs: keep the history so far in a wider buffer.
-            self.show_history(widen(self.buffer, [self._col.get(d.index) for d in devices]), devices, self.title)
+            self.show_history(self.buffer.widened([self._col.get(d.index) for d in devices],
+                                                  [d.index for d in devices]), devices, self.title)
             return
         self.devices = list(devices)
         self.devicesUpdated.emit(self.devices)

@@ -16,7 +16,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QSettings, Signal
 from gpudesk.errors import GpudeskError
 from gpudesk.telemetry.fleet import FleetFinding, FleetHistory
 from gpudesk.telemetry.fleet_secrets import ConnectionSettings, auth_for
-from gpudesk.telemetry.frames import frame_to_buffer
+from gpudesk.telemetry.ring_buffer import HistoryBuffer
 from gpudesk.telemetry.model import DeviceInfo
 from gpudesk.telemetry.prometheus_source import PrometheusSource
 from gpudesk.ui.monitor.fleet_refresh import FleetRefresher
@@ -139,6 +139,6 @@ class FleetControl(QObject):
         key = history.keys[position]
         frame = history.sub([position])
         device = DeviceInfo(index=0, uuid=key.uuid, name=key.model_name)
-        buffer = frame_to_buffer(frame, [device], frame_history_metrics(frame))
+        buffer = HistoryBuffer.of(frame, frame_history_metrics(frame), gpus=[0])
         title = QCoreApplication.translate("Monitor", "{gpu} from {fleet}").format(gpu=key.label, fleet=self.title)
-        return Loaded(buffer, [device], title, frame, kind=SourceKind.FLEET_GPU)
+        return Loaded(buffer, [device], title, kind=SourceKind.FLEET_GPU)

@@ -15,15 +15,15 @@ from PySide6.QtCore import QCoreApplication
 
 from gpudesk.telemetry import dcgm_fields as df
 from gpudesk.telemetry import model as m
-from gpudesk.telemetry.frames import frame_to_buffer
 from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
+from gpudesk.telemetry.model import DeviceInfo, History
 from gpudesk.telemetry.ring_buffer import HistoryBuffer
 from gpudesk.telemetry.source import SourceKind
 
 # Metrics the tab keeps a full history of (plots, span statistics, heat map, and the rules over a live or
 # replayed span: the throttling rule reads NVML clock-event reasons or dmon pviol/tviol). Others are kept as
-# latest only. A loaded file or recording is analysed from its whole frame, every metric included.
+# latest only. A loaded file or recording keeps every metric it has in its buffer (HistoryBuffer.of) and is analysed
+# from it, every metric included.
 HISTORY_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX, m.POWER, m.GPU_TEMP, m.SM_CLOCK,
                    m.MEM_CLOCK, m.CLOCK_EVENTS, m.POWER_VIOLATION, m.THERMAL_VIOLATION, HOST_CPU_UTIL)
 # The GPM panels' metrics (NVML GPM or DCGM profiling fields): kept only for a source that has them, so a source
@@ -37,20 +37,20 @@ def history_metrics(present: Iterable[str] = ()) -> tuple[str, ...]:
     return HISTORY_METRICS + tuple(name for name in GPM_HISTORY_METRICS if name in have)
 
 
-def frame_history_metrics(frame: SeriesFrame) -> tuple[str, ...]:
+def frame_history_metrics(frame: History) -> tuple[str, ...]:
     """:func:`history_metrics` for a loaded frame: the GPM metrics it holds a readable value of."""
     return history_metrics(name for name in GPM_HISTORY_METRICS
-                           if (col := frame.metrics.get(name)) is not None and bool(np.isfinite(col).any()))
+                           if (col := frame.columns.get(name)) is not None and bool(np.isfinite(col).any()))
 
 
 @dataclass
 class Loaded:
-    """A finished history ready to show: the buffer, its devices, a title, and notes for the user."""
+    """A finished history ready to show: the buffer (the one copy of its samples, every metric the source had),
+    its devices, a title, and notes for the user."""
 
     buffer: HistoryBuffer
     devices: list[DeviceInfo]
     title: str
-    frame: SeriesFrame
     notes: list[str] = field(default_factory=list)
     kind: SourceKind = SourceKind.DMON_FILE
     session_id: int | None = None
@@ -70,9 +70,9 @@ def load_dmon_file(path: str, gpu, gen: int | None, width: int | None, interval_
     from gpudesk.telemetry.dmon_import import frame_and_devices_from_file, log_basis
 
     frame, devices, log = frame_and_devices_from_file(path, gpu, interval_s, pcie_gen=gen, pcie_width=width)
-    buffer = frame_to_buffer(frame, devices, frame_history_metrics(frame))
+    buffer = HistoryBuffer.of(frame, frame_history_metrics(frame), gpus=[d.index for d in devices])
     # log.notes already say how rows without time stamps were placed (once)
-    return Loaded(buffer, devices, f"{log.format.value} log {Path(path).name}", frame, list(log.notes), SourceKind.DMON_FILE,
+    return Loaded(buffer, devices, f"{log.format.value} log {Path(path).name}", list(log.notes), SourceKind.DMON_FILE,
                   gpu=gpu, basis=log_basis(log))
 
 
@@ -90,9 +90,9 @@ def load_recording(session_id: int) -> Loaded:
         db.close()
     if not devices:
         devices = [DeviceInfo(index=g) for g in (frame.gpus or [0])]
-    buffer = frame_to_buffer(frame, devices, frame_history_metrics(frame))
+    buffer = HistoryBuffer.of(frame, frame_history_metrics(frame), gpus=[d.index for d in devices])
     name = getattr(session, "name", None) or f"#{session_id}"
-    return Loaded(buffer, devices, f"recording {name}", frame, list(frame.notes), SourceKind.RECORDING, session_id)
+    return Loaded(buffer, devices, f"recording {name}", list(frame.notes), SourceKind.RECORDING, session_id)
 
 
 def demo_path() -> Path | None:
@@ -127,9 +127,9 @@ def load_demo() -> Loaded:
     from gpudesk.telemetry.dmon_import import log_basis
 
     frame, devices, log = core_load_demo()
-    buffer = frame_to_buffer(frame, devices, frame_history_metrics(frame))
+    buffer = HistoryBuffer.of(frame, frame_history_metrics(frame), gpus=[d.index for d in devices])
     notes = [n for n in log.notes if not n.startswith("Demo:")]  # the title says what the demo is
-    return Loaded(buffer, devices, demo_description() or QCoreApplication.translate("Monitor", "Demo"), frame, notes,
+    return Loaded(buffer, devices, demo_description() or QCoreApplication.translate("Monitor", "Demo"), notes,
                   SourceKind.DEMO, basis=log_basis(log))
 
 
