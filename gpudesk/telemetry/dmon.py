@@ -46,6 +46,7 @@ from gpudesk.telemetry.dmon_format import (
     parse_data_line,
     parse_header,
 )
+from gpudesk.telemetry.dmon_fixed import fixed_width_values
 from gpudesk.telemetry.dmon_lines import DmonLineParser
 from gpudesk.telemetry.dmon_tokens import (
     PAD,
@@ -276,6 +277,24 @@ class _Parser:
 
     def _add_lines(self, run: _Run, block: np.ndarray, tk: BlockTokens, lines: np.ndarray) -> None:
         lay = run.layout
+        n = int(lines.shape[0])
+        values, read = fixed_width_values(lay, block, tk, lines, self.workspace)
+        if bool(read.all()):
+            ok = read
+        else:
+            rest = np.flatnonzero(~read)
+            rest_values, rest_ok = self._token_values(lay, block, tk, lines[rest])
+            if rest.shape[0] == n:
+                values, ok = rest_values, rest_ok
+            else:
+                values[rest] = rest_values
+                ok = read.copy()
+                ok[rest] = rest_ok
+        self._keep(run, block, tk, lines, values, ok)
+
+    def _token_values(self, lay: DmonLayout, block: np.ndarray, tk: BlockTokens, lines: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """(values, parsed) of data ``lines`` read token by token (the time column as seconds of the day)."""
         ncols = lay.ncols
         n = int(lines.shape[0])
         values = np.full((n, ncols), np.nan) if lay.dcgm else np.empty((0, 0))
@@ -307,6 +326,13 @@ class _Parser:
                 values = np.full((n, ncols), np.nan)
                 values[full] = filled
                 ok[full] = row_ok
+        return values, ok
+
+    def _keep(self, run: _Run, block: np.ndarray, tk: BlockTokens, lines: np.ndarray, values: np.ndarray,
+              ok: np.ndarray) -> None:
+        """Give the run its parsed lines; a line the vectorised readers could not parse is read on its own."""
+        lay = run.layout
+        n = int(lines.shape[0])
         if ok.all():
             self.bad += run.add(values, self.line_base + lines + 1, self.expected_rows(n))
             return

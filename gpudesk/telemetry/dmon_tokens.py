@@ -27,7 +27,7 @@ _MAX_DIGITS = 15  # below 2**53: the mantissa is an exact double
 _DIGIT_0 = 0x30
 _COLON = 0x3A
 _DOT = 0x2E
-_MINUS = 0x2D
+MINUS = 0x2D
 _PLUS = 0x2B
 
 
@@ -103,7 +103,7 @@ def _parse_general(block: U8, start: I64, end: I64) -> tuple[F64, B]:
     digit = (chars - np.uint8(_DIGIT_0)).astype(np.int64)
     is_digit = (digit <= 9) & (digit >= 0) & inside
     is_dot = (chars == _DOT) & inside
-    signed = (chars[:, 0] == _MINUS) | (chars[:, 0] == _PLUS)
+    signed = (chars[:, 0] == MINUS) | (chars[:, 0] == _PLUS)
     other = inside & ~is_digit & ~is_dot
     other[:, 0] &= ~signed
     ndigits = is_digit.sum(axis=1)
@@ -118,9 +118,9 @@ def _parse_general(block: U8, start: I64, end: I64) -> tuple[F64, B]:
         decimals += d & after_dot
         after_dot |= is_dot[:, k]
     values[parsed] = mantissa[parsed] / np.power(10.0, decimals[parsed])
-    negative = parsed & (chars[:, 0] == _MINUS)
+    negative = parsed & (chars[:, 0] == MINUS)
     values[negative] = -values[negative]
-    dash = (length == 1) & (chars[:, 0] == _MINUS)
+    dash = (length == 1) & (chars[:, 0] == MINUS)
     na = (length == 3) & (chars[:, 0] == ord("N")) & (chars[:, min(1, width - 1)] == ord("/")) & (
         chars[:, min(2, width - 1)] == ord("A"))
     blank = dash | na
@@ -129,7 +129,7 @@ def _parse_general(block: U8, start: I64, end: I64) -> tuple[F64, B]:
 
 
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
-_ZEROS = np.uint64(0x3030303030303030)  # "00000000"
+ZEROS = np.uint64(0x3030303030303030)  # "00000000"
 _HIGH_NIBBLES = np.uint64(0xF0F0F0F0F0F0F0F0)
 _SIXES = np.uint64(0x0606060606060606)
 
@@ -170,7 +170,7 @@ def _last_words(block: U8, end: I64, ws: Workspace) -> npt.NDArray[np.uint64]:
     return np.take(words, index, out=ws.get("word", end.shape[0], np.uint64), mode="clip")
 
 
-def _eight_digits(word: npt.NDArray[np.uint64], ws: Workspace) -> tuple[npt.NDArray[np.uint64], B]:
+def eight_digits(word: npt.NDArray[np.uint64], ws: Workspace) -> tuple[npt.NDArray[np.uint64], B]:
     """Value of 8 ASCII digits packed in a little-endian word, and whether all 8 bytes are digits (SWAR: three
     multiply-add steps combine digit pairs, quads, then the two halves; D. Lemire, "Fast conversion of
     8-digit strings", https://lemire.me/blog/2022/01/21/swar-explained-parsing-eight-digits/).
@@ -178,12 +178,12 @@ def _eight_digits(word: npt.NDArray[np.uint64], ws: Workspace) -> tuple[npt.NDAr
     ``word`` is overwritten with the value; every temporary comes from ``ws``."""
     n = word.shape[0]
     scratch = np.bitwise_and(word, _HIGH_NIBBLES, out=ws.get("scratch", n, np.uint64))
-    ok = np.equal(scratch, _ZEROS, out=ws.get("ok", n, bool))
+    ok = np.equal(scratch, ZEROS, out=ws.get("ok", n, bool))
     np.add(word, _SIXES, out=scratch)
     scratch &= _HIGH_NIBBLES
-    ok &= np.equal(scratch, _ZEROS, out=ws.get("test", n, bool))
+    ok &= np.equal(scratch, ZEROS, out=ws.get("test", n, bool))
     x = word
-    x -= _ZEROS
+    x -= ZEROS
     for shift, factor, mask in ((8, 10, 0x00FF00FF00FF00FF), (16, 100, 0x0000FFFF0000FFFF),
                                 (32, 10000, 0xFFFFFFFF)):
         np.right_shift(x, np.uint64(shift), out=scratch)
@@ -193,7 +193,7 @@ def _eight_digits(word: npt.NDArray[np.uint64], ws: Workspace) -> tuple[npt.NDAr
     return x, ok
 
 
-def _masks(longest: int) -> npt.NDArray[np.uint64]:
+def keep_masks(longest: int) -> npt.NDArray[np.uint64]:
     """Per token length: the mask keeping a token's bytes of its last word."""
     keep = np.full(max(longest, 8) + 1, _ONES, dtype=np.uint64)
     for n in range(1, 9):
@@ -217,16 +217,16 @@ def parse_numbers(block: U8, start: I64, end: I64, ws: Workspace | None = None) 
     length = np.subtract(end, start, out=ws.get("length", n, np.int64))
     longest = int(length.max())
     word = _last_words(block, end, ws)
-    keep = np.take(_masks(longest), length, out=ws.get("keep", n, np.uint64), mode="clip")
+    keep = np.take(keep_masks(longest), length, out=ws.get("keep", n, np.uint64), mode="clip")
     # the bytes before the token read as leading zeros: (word & keep) | ("0"s & ~keep), as xor-and-xor in place
-    word ^= _ZEROS
+    word ^= ZEROS
     word &= keep
-    word ^= _ZEROS
+    word ^= ZEROS
     # '-' (dmon's "could not be read", whole columns of it for jpg/ofa on older GPUs): NaN without the slow path
     dash = np.equal(length, 1, out=ws.get("dash", n, bool))
     np.right_shift(word, np.uint64(56), out=keep)
-    dash &= np.equal(keep, np.uint64(_MINUS), out=ws.get("test", n, bool))
-    value, parsed = _eight_digits(word, ws)
+    dash &= np.equal(keep, np.uint64(MINUS), out=ws.get("test", n, bool))
+    value, parsed = eight_digits(word, ws)
     if longest > 8:
         parsed &= np.less_equal(length, 8, out=ws.get("test", n, bool))
     values = ws.get("values", n, np.float64)
@@ -249,12 +249,19 @@ def parse_clock_times(block: U8, start: I64, end: I64, ws: Workspace | None = No
         return np.empty(0), np.ones(0, dtype=bool)
     ws = Workspace() if ws is None else ws
     word = _last_words(block, end, ws)
+    seconds, ok = clock_seconds(word, ws)
+    return seconds, ok & ((end - start) == 8)
+
+
+def clock_seconds(word: npt.NDArray[np.uint64], ws: Workspace) -> tuple[F64, B]:
+    """Seconds of the day of ``HH:MM:SS`` packed in little-endian words (``word`` is overwritten), and whether
+    each word has that shape."""
     colons = np.uint64(0x0000_3A00_003A_0000)  # ':' at bytes 2 and 5
     colon_mask = np.uint64(0x0000_FF00_00FF_0000)
-    shaped = ((end - start) == 8) & ((word & colon_mask) == colons)
+    shaped = (word & colon_mask) == colons
     word &= ~colon_mask
-    word |= _ZEROS & colon_mask  # "HH0MM0SS"
-    value, digits = _eight_digits(word, ws)
+    word |= ZEROS & colon_mask  # "HH0MM0SS"
+    value, digits = eight_digits(word, ws)
     v = value.astype(np.int64)
     seconds = (v // 1_000_000) * 3600 + (v // 1000 % 1000) * 60 + v % 1000
     return seconds.astype(np.float64), shaped & digits

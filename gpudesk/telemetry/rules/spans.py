@@ -159,8 +159,14 @@ def touches(cov: np.ndarray, span: Span) -> bool:
 
 
 def _median(values: np.ndarray) -> float | None:
+    """Median of the readable values (np.median's value: the mean of the two middle ones for an even count, in the
+    array's precision), None when there are none; a sort, cheaper than np.median on the short slices of a span."""
     v = values[~np.isnan(values)]
-    return float(np.median(v)) if v.size else None
+    if not v.size:
+        return None
+    v.sort()
+    k = v.size
+    return float((v[(k - 1) // 2] + v[k // 2]) / 2) if k % 2 == 0 else float(v[k // 2])
 
 
 def _low_mask(util: np.ndarray, th: Thresholds) -> np.ndarray:
@@ -171,7 +177,8 @@ def _low_mask(util: np.ndarray, th: Thresholds) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Columns:
-    """The columns a span reports on, looked up once per search."""
+    """The columns a span reports on, looked up once per search (column-major, so one GPU's slots are
+    contiguous)."""
 
     util: np.ndarray
     rx: np.ndarray
@@ -181,8 +188,8 @@ class _Columns:
 
 
 def _columns(grid: History) -> _Columns:
-    return _Columns(util_of(grid), _column(grid, m.PCIE_RX), _column(grid, m.PCIE_TX), host_cpu_of(grid),
-                    step_of(grid))
+    return _Columns(np.asfortranarray(util_of(grid)), np.asfortranarray(_column(grid, m.PCIE_RX)),
+                    np.asfortranarray(_column(grid, m.PCIE_TX)), host_cpu_of(grid), step_of(grid))
 
 
 def _make_span(c: _Columns, grid: History, gpu: int | None, cols: np.ndarray, first: int, last: int) -> Span:
@@ -199,13 +206,14 @@ def _make_span(c: _Columns, grid: History, gpu: int | None, cols: np.ndarray, fi
         rx_slot = np.where(np.all(np.isnan(rx), axis=1), np.nan, np.nansum(rx, axis=1)) if rx.size else np.empty(0)
         tx_slot = np.where(np.all(np.isnan(tx), axis=1), np.nan, np.nansum(tx, axis=1)) if tx.size else np.empty(0)
     uv = u[~np.isnan(u)]
+    uv.sort()
     # for a job span report the per-GPU median traffic (what each link carried)
     per = max(len(cols), 1)
     rx_med = _median(rx_slot)
     tx_med = _median(tx_slot)
     return Span(
         gpu, float(grid.times[first]), float(grid.times[last]), float(last - first + 1) * c.step_s,
-        float(np.median(uv)) if uv.size else float("nan"), float(uv.max()) if uv.size else float("nan"),
+        _median(uv) or 0.0 if uv.size else float("nan"), float(uv[-1]) if uv.size else float("nan"),
         None if rx_med is None else rx_med / per, None if tx_med is None else tx_med / per,
         _median(c.host_cpu[sl]), first == 0 or last >= n_slots - 1, first, last)
 
