@@ -51,10 +51,12 @@ from gpudesk.telemetry.dmon_lines import DmonLineParser
 from gpudesk.telemetry.dmon_tokens import (
     PAD,
     BlockTokens,
+    blank_lines,
     Workspace,
     padded_block,
     parse_clock_times,
     parse_numbers,
+    split_lines,
     tokenize,
 )
 from gpudesk.telemetry.model import History, column_dtype, concat_histories
@@ -227,9 +229,9 @@ class _Parser:
 
     def feed(self, block: np.ndarray) -> None:
         self.block_bytes = max(1, int(block.shape[0]) - PAD)
-        tk = tokenize(block)
+        tk = _Lines(block)
         first = tk.first_byte
-        blank = tk.token_count == 0
+        blank = blank_lines(block, tk.line_start, tk.line_end)
         candidate = ((first == _SPACE) | ((first >= ord("0")) & (first <= ord("9")))) & ~blank
         special = np.flatnonzero((first == _HASH) | (~candidate & ~blank))
         event_lines = [-1]
@@ -275,15 +277,15 @@ class _Parser:
         self.line_base += tk.lines
         self.consumed_bytes += self.block_bytes
 
-    def _add_lines(self, run: _Run, block: np.ndarray, tk: BlockTokens, lines: np.ndarray) -> None:
+    def _add_lines(self, run: _Run, block: np.ndarray, tk: _Lines, lines: np.ndarray) -> None:
         lay = run.layout
         n = int(lines.shape[0])
-        values, read = fixed_width_values(lay, block, tk, lines, self.workspace)
+        values, read = fixed_width_values(lay, block, tk.line_start[lines], tk.line_end[lines], self.workspace)
         if bool(read.all()):
             ok = read
         else:
             rest = np.flatnonzero(~read)
-            rest_values, rest_ok = self._token_values(lay, block, tk, lines[rest])
+            rest_values, rest_ok = self._token_values(lay, block, tk.tokens(), lines[rest])
             if rest.shape[0] == n:
                 values, ok = rest_values, rest_ok
             else:
@@ -328,7 +330,7 @@ class _Parser:
                 ok[full] = row_ok
         return values, ok
 
-    def _keep(self, run: _Run, block: np.ndarray, tk: BlockTokens, lines: np.ndarray, values: np.ndarray,
+    def _keep(self, run: _Run, block: np.ndarray, tk: _Lines, lines: np.ndarray, values: np.ndarray,
               ok: np.ndarray) -> None:
         """Give the run its parsed lines; a line the vectorised readers could not parse is read on its own."""
         lay = run.layout
@@ -352,7 +354,29 @@ class _Parser:
         self.bad += run.add(values, self.line_base + lines + 1, self.expected_rows(n))
 
 
-def _line_text(block: np.ndarray, tk: BlockTokens, i: int) -> str:
+class _Lines:
+    """The lines of a block, and its tokens when a reader asks for them (a fixed-width table needs none)."""
+
+    def __init__(self, block: np.ndarray) -> None:
+        self.block = block
+        self.line_start, self.line_end = split_lines(block)
+        first = np.zeros(self.line_start.shape[0], dtype=np.uint8)
+        nonempty = self.line_end > self.line_start
+        first[nonempty] = block[self.line_start[nonempty]]
+        self.first_byte = first
+        self._tokens: BlockTokens | None = None
+
+    @property
+    def lines(self) -> int:
+        return int(self.line_start.shape[0])
+
+    def tokens(self) -> BlockTokens:
+        if self._tokens is None:
+            self._tokens = tokenize(self.block)
+        return self._tokens
+
+
+def _line_text(block: np.ndarray, tk: _Lines | BlockTokens, i: int) -> str:
     return block[tk.line_start[i]:tk.line_end[i]].tobytes().decode("utf-8", errors="replace").rstrip("\r")
 
 

@@ -56,9 +56,9 @@ class BlockTokens:
         return int(self.line_start.shape[0])
 
 
-def tokenize(block: U8) -> BlockTokens:
-    """Split ``block`` (laid out by :func:`padded_block`) into lines and whitespace-separated tokens (all
-    vectorised; memory about 3 bytes per byte of the block for the moment it runs)."""
+def split_lines(block: U8) -> tuple[I64, I64]:
+    """(line_start, line_end) byte offsets of the lines of ``block`` (laid out by :func:`padded_block`; an end
+    excludes the newline)."""
     size = int(block.shape[0])
     newlines = np.flatnonzero(block == _NEWLINE)
     starts = np.empty(newlines.shape[0] + 1, dtype=np.int64)
@@ -69,6 +69,28 @@ def tokenize(block: U8) -> BlockTokens:
     ends[-1] = size
     if starts[-1] >= size:  # the block ends with a newline: no last, empty line
         starts, ends = starts[:-1], ends[:-1]
+    return starts, ends
+
+
+def blank_lines(block: U8, starts: I64, ends: I64) -> B:
+    """Lines holding no token (nothing but spaces and controls). Only lines that begin and end with whitespace
+    are looked into."""
+    n = int(starts.shape[0])
+    empty = ends <= starts
+    first = block[np.minimum(starts, block.shape[0] - 1)]
+    last = block[np.maximum(ends - 1, 0)]
+    maybe = np.flatnonzero(empty | ((first <= _SEPARATOR_MAX) & (last <= _SEPARATOR_MAX)))
+    blank = np.zeros(n, dtype=bool)
+    for i in maybe.tolist():
+        blank[i] = not bool(np.any(block[starts[i]:ends[i]] > _SEPARATOR_MAX))
+    return blank
+
+
+def tokenize(block: U8) -> BlockTokens:
+    """Split ``block`` (laid out by :func:`padded_block`) into lines and whitespace-separated tokens (all
+    vectorised; memory about 3 bytes per byte of the block for the moment it runs)."""
+    size = int(block.shape[0])
+    starts, ends = split_lines(block)
     word = block > _SEPARATOR_MAX  # the PAD spaces make word[0] False: every token has a start edge
     token_start = np.flatnonzero(word[1:] > word[:-1])
     token_start += 1

@@ -19,7 +19,7 @@ JSON and CSV keys built from them carry units too. The names follow NVML / ``nvi
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -218,6 +218,40 @@ class SampleBatch:
 
     def __len__(self) -> int:
         return len(self.samples)
+
+
+def middle(values: np.ndarray) -> float:
+    """Median of a non-empty array without NaN, as np.median gives it (the mean of the two middle values for an
+    even count, in the array's precision), by one sort: np.median costs more on short arrays, and its first call
+    imports numpy.ma (20 ms)."""
+    v = np.sort(values, axis=None)
+    k = v.size
+    return float((v[(k - 1) // 2] + v[k // 2]) / 2) if k % 2 == 0 else float(v[k // 2])
+
+
+def quantiles(values: np.ndarray, fractions: Sequence[float]) -> list[float]:
+    """``np.percentile(values, [100 * f for f in fractions])`` (its default linear method, the same numbers: numpy's
+    order statistics and its ``_lerp``, numpy/lib/_function_base_impl.py) of a non-empty 1-D array without NaN, by
+    one partition; np.percentile's first call imports numpy.ma (20 ms) through np.unique."""
+    n = int(values.size)
+    where = [(n - 1) * f for f in fractions]
+    below = [int(math.floor(w)) for w in where]
+    above = [min(b + 1, n - 1) for b in below]
+    part = np.array(values, copy=True).reshape(-1)
+    part.partition(sorted({0, n - 1, *below, *above}))
+    out = []
+    for w, b, a in zip(where, below, above):
+        lo, hi = part[b], part[a]
+        gamma = np.float64(w - b)
+        diff = hi - lo
+        out.append(float(hi - diff * (1 - gamma) if gamma >= 0.5 else lo + diff * gamma))
+    return out
+
+
+def nan_middle(values: np.ndarray) -> float:
+    """:func:`middle` of the readable values; NaN when there are none (np.nanmedian's value)."""
+    v = values[~np.isnan(values)]
+    return middle(v) if v.size else float("nan")
 
 
 def _is_float(arr: np.ndarray) -> bool:
@@ -531,7 +565,7 @@ def _round_tolerance_s(t: np.ndarray, gpu: np.ndarray) -> float:
     own = t[gpu == gpu[0]][:10_001]
     gaps = np.diff(own)
     gaps = gaps[gaps > 0]
-    return min(0.5, 0.5 * float(np.median(gaps))) if gaps.size else 0.0
+    return min(0.5, 0.5 * middle(gaps)) if gaps.size else 0.0
 
 
 def concat_histories(parts: Iterable[History]) -> History:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpudesk.telemetry.model import History, widen
+from gpudesk.telemetry.model import quantiles as quantiles_of
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ def summarize(values: np.ndarray) -> SpanStats:
     missing = int(values.size - ok.size)
     if not ok.size:
         return SpanStats(None, None, None, 0, missing)
-    p5, med, p95 = np.percentile(ok, [5.0, 50.0, 95.0])
+    p5, med, p95 = quantiles_of(ok, [0.05, 0.5, 0.95])
     figures = np.array([med, p5, p95, ok.mean(), ok.min(), ok.max()])
     if values.dtype == np.float32:
         figures = widen(figures.astype(np.float32).ravel()).reshape(figures.shape)
@@ -102,7 +103,7 @@ def _columns_stats(col: np.ndarray) -> list[SpanStats]:
     else:
         quantiles = _counted_quantiles(per_gpu.T, lo, hi)
     if quantiles is None:
-        quantiles = np.percentile(per_gpu.astype(np.float64, copy=False), [50.0, 5.0, 95.0], axis=1)
+        quantiles = np.array([quantiles_of(row, _QUANTILES) for row in per_gpu.astype(np.float64, copy=False)]).T
     figures = np.vstack([quantiles, mean, lo, hi])
     if col.dtype == np.float32:
         figures = widen(figures.astype(np.float32).ravel()).reshape(figures.shape)

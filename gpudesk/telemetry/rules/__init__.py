@@ -16,7 +16,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import DeviceInfo, History
+from gpudesk.telemetry.model import DeviceInfo, History, middle
 from gpudesk.telemetry.rules import (
     busy_signal,
     clocks,
@@ -90,7 +90,7 @@ def estimate_interval(frame: History) -> float:
         return 1.0
     d = np.diff(frame.times[:10_000])
     d = d[d > 0]
-    return float(np.median(d)) if d.size else 1.0
+    return middle(d) if d.size else 1.0
 
 
 def _collapse_not_judged(findings: list[Finding]) -> list[Finding]:

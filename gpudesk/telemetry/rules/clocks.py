@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
+from gpudesk.telemetry.model import middle, quantiles
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.host_metrics import SM_CLOCK_APP, SM_CLOCK_MAX
 from gpudesk.telemetry.model import History
@@ -72,11 +73,11 @@ def check(frame: History, ctx: RuleContext) -> list[Finding]:
                 ref, basis = float(np.nanmax(col[:, idx])), label
                 break
         if ref is None:
-            ref = float(np.nanpercentile(c[~np.isnan(c)], 99))
+            ref = quantiles(c[~np.isnan(c)], [0.99])[0]
         low = c[loaded] < (th.clock_below_pct / 100.0) * ref
         share = float(low.mean())
         if share * 100 >= th.clock_low_share_pct:
-            med = float(np.median(c[loaded]))
+            med = middle(c[loaded])
             out.append(Finding(
                 RULE, g, WARNING,
                 _("GPU {gpu}: under load the SM clock is below {pct:.0f} % of its {basis} ({ref:.0f} MHz) in "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _, ngettext
+from gpudesk.telemetry.model import quantiles
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.rules.base import (
     WARNING, Finding, RuleContext, not_judged, seen_span, r, readable,
@@ -43,7 +44,7 @@ def check(frame: m.History, ctx: RuleContext) -> list[Finding]:
                 "only {n} utilization samples; the swing needs at least {need}.", int(v.size)).format(
                     n=int(v.size), need=th.swing_min_samples), span))
             continue
-        p5, med, p95 = np.percentile(v, [5, 50, 95])
+        p5, med, p95 = quantiles(v, [0.05, 0.5, 0.95])
         swing = float(np.mean(np.abs(np.diff(v))))
         idle_share = float(np.mean(v < th.low_util_pct))
         if p95 >= th.swing_busy_p95_pct and p95 - p5 >= th.swing_spread_pct and swing >= th.swing_change_pct:

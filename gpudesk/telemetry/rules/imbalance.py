@@ -18,6 +18,7 @@ import statistics
 import numpy as np
 
 from gpudesk.i18n import _
+from gpudesk.telemetry.model import middle
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import History
 from gpudesk.telemetry.rules.base import (
@@ -65,16 +66,20 @@ def stragglers(grid: History, min_lag_s: float, min_corr: float) -> list[tuple[i
     size = 1 << int(np.ceil(np.log2(2 * n)))
     shifts = np.arange(-MAX_SHIFT, MAX_SHIFT + 1)
     overlap = (n - np.abs(shifts)).astype(float)
+    own_all = u - u.mean(axis=0)  # each GPU, mean removed
+    # the mean of the other GPUs, mean removed, for every GPU at once: (sum of all - own) / (k - 1)
+    others_all = (own_all.sum(axis=1, keepdims=True) - own_all) / (k - 1)
+    sa_all, sb_all = own_all.std(axis=0), others_all.std(axis=0)
+    # cross-correlation at every shift through the FFT, all GPUs in one transform each way:
+    # cc[s] = sum_i own[i + s] * others[i]; the transform is linear, so the others' spectrum is (sum - own) / (k - 1)
+    spectra = np.fft.rfft(own_all, size, axis=0)
+    others_spectra = (spectra.sum(axis=1, keepdims=True) - spectra) / (k - 1)
+    cc_all = np.fft.irfft(spectra * np.conj(others_spectra), size, axis=0)
     for j, g in enumerate(gpus):
-        own = u[:, j] - u[:, j].mean()
-        others = np.delete(u, j, axis=1).mean(axis=1)
-        others = others - others.mean()
-        sa, sb = float(np.std(own)), float(np.std(others))
+        sa, sb = float(sa_all[j]), float(sb_all[j])
         if sa < 5 or sb < 5:
             continue
-        # cross-correlation at every shift at once through the FFT: cc[k] = sum_i own[i + k] * others[i]
-        cc = np.fft.irfft(np.fft.rfft(own, size) * np.conj(np.fft.rfft(others, size)), size)
-        corr = cc[shifts % size] / (overlap * sa * sb)
+        corr = cc_all[shifts % size, j] / (overlap * sa * sb)
         k = int(np.argmax(corr))
         best, zero = float(corr[k]), float(corr[MAX_SHIFT])
         lag_s = float(shifts[k]) * step_of(grid)
@@ -126,7 +131,7 @@ def check(frame: History, ctx: RuleContext) -> list[Finding]:
         v = v[~np.isnan(v)]
         counts[g] = int(v.size)
         if v.size >= th.multi_gpu_min_samples:
-            medians[g] = float(np.median(v))
+            medians[g] = middle(v)
     if len(medians) < 2:
         if any(counts.values()):
             few = min(counts.values())

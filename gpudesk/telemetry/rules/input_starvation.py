@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
+from gpudesk.telemetry.model import middle
 from gpudesk.telemetry.model import History
 from gpudesk.nvml.pcie import link_bytes_per_s
 from gpudesk.telemetry.rules.base import (
@@ -72,7 +73,7 @@ def _busy_rx(grid: History, low_util_pct: float) -> float | None:
         busy = ~np.isnan(util_of(grid)) & (util_of(grid) >= low_util_pct)
     v = rx_of(grid)[busy]
     v = v[~np.isnan(v)]
-    return float(np.median(v)) if v.size else None
+    return middle(v) if v.size else None
 
 
 def check(frame: History, ctx: RuleContext) -> list[Finding]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
+from gpudesk.telemetry.model import nan_middle
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import History
 from gpudesk.telemetry.rules.base import (
@@ -64,7 +65,7 @@ def in_use(frame: History, th: Thresholds) -> dict[int, bool]:
         if util is not None and np.any(~np.isnan(util[:, idx])):
             used = float(np.nanmax(util[:, idx])) >= th.idle_util_pct
         if not used and mem is not None and np.any(~np.isnan(mem[:, idx])):
-            used = float(np.nanmedian(mem[:, idx])) >= th.idle_mem_bytes
+            used = nan_middle(mem[:, idx]) >= th.idle_mem_bytes
         out[g] = used
     return out
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
+from gpudesk.telemetry.model import quantiles
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.rules.base import (
     CRITICAL, WARNING, Finding, RuleContext, not_judged, seen_span, r, readable,
@@ -48,7 +49,7 @@ def check(frame: m.History, ctx: RuleContext) -> list[Finding]:
                                   span))
             continue
         v = used[~np.isnan(used)]
-        p95 = float(np.percentile(v, 95))
+        p95 = quantiles(v, [0.95])[0]
         peak = float(v.max())
         frac = p95 / total
         safe = ctx.thresholds.safe_line_pct / 100.0

@@ -15,6 +15,7 @@ import numpy as np
 from gpudesk.i18n import _
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import History
+from gpudesk.telemetry.model import middle
 from gpudesk.telemetry.rules.base import (
     WARNING,
     Finding,
@@ -74,7 +75,7 @@ def check(frame: History, ctx: RuleContext) -> list[Finding]:
         order = np.argsort(which, kind="stable")
         groups = np.split(used[order], np.cumsum(counts)[:-1])
         centres = 0.5 * (edges[:-1] + edges[1:])
-        med = np.array([float(np.median(gr)) if gr.size else np.nan for gr in groups])[filled]
+        med = np.array([middle(gr) if gr.size else np.nan for gr in groups])[filled]
         centres = centres[filled]
         if med.size < 8:
             continue

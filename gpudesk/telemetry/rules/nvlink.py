@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
+from gpudesk.telemetry.model import quantiles
+from gpudesk.telemetry.model import nan_middle
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.model import History
 from gpudesk.telemetry.rules.base import (
@@ -48,11 +50,11 @@ def check(frame: History, ctx: RuleContext) -> list[Finding]:
     p95: dict[int, float] = {}
     for idx, g in enumerate(frame.gpus):
         u = util[:, idx]
-        if np.any(~np.isnan(u)) and float(np.nanmedian(u)) >= th.imbalance_busy_pct:
+        if np.any(~np.isnan(u)) and nan_middle(u) >= th.imbalance_busy_pct:
             busy.append(g)
             total = np.nansum(np.vstack([c[:, idx] if c is not None else np.full(len(frame), np.nan) for c in (rx, tx)]),
                               axis=0)
-            p95[g] = float(np.percentile(total, 95))
+            p95[g] = quantiles(total, [0.95])[0]
     if len(busy) < 2:
         return [checked(RULE, _("Fewer than two GPUs busy: NVLink use not expected."), {}, frame.span)]
     if all(v < th.nvlink_idle_bytes_per_s for v in p95.values()):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
+from gpudesk.telemetry.model import nan_middle
 from gpudesk.telemetry import model as m
 from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry.rules.base import WARNING, Finding, RuleContext, not_judged, seen_span, r, readable
@@ -57,8 +58,8 @@ def check(frame: m.History, ctx: RuleContext) -> list[Finding]:
                 RULE, g, WARNING,
                 _("GPU {gpu}: PCIe link below its maximum ({link}) in {share_pct:.0f} % of the busy samples.").format(
                     gpu=g, link=describe_link(gen, width, source), share_pct=100 * share),
-                {"pcie_gen_current_median": r(float(np.nanmedian(gc))) if readable(gc) else None,
-                 "pcie_width_current_median_lanes": r(float(np.nanmedian(wc))) if readable(wc) else None,
+                {"pcie_gen_current_median": r(nan_middle(gc)) if readable(gc) else None,
+                 "pcie_width_current_median_lanes": r(nan_middle(wc)) if readable(wc) else None,
                  "pcie_gen_max": gen, "pcie_width_max_lanes": width, "busy_samples_degraded_pct": r(100 * share)},
                 span, advice()))
     return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
+from gpudesk.telemetry.model import middle
 from gpudesk.telemetry.model import History
 from gpudesk.telemetry.rules.base import (
     WARNING,
@@ -42,7 +43,7 @@ def periodicity(starts: np.ndarray, max_cv: float) -> tuple[float, float] | None
     if starts.size < 3:
         return None
     d = np.diff(np.sort(starts))
-    med = float(np.median(d))
+    med = middle(d)
     if med <= 0:
         return None
     k = np.maximum(np.rint(d / med), 1.0)

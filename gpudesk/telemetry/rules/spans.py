@@ -19,7 +19,7 @@ import numpy as np
 
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
-from gpudesk.telemetry.model import History
+from gpudesk.telemetry.model import History, middle
 from gpudesk.telemetry.rules.thresholds import Thresholds
 
 MAX_SLOTS = 5_000_000  # 58 days at 1 Hz; beyond that the interval is widened
@@ -162,11 +162,7 @@ def _median(values: np.ndarray) -> float | None:
     """Median of the readable values (np.median's value: the mean of the two middle ones for an even count, in the
     array's precision), None when there are none; a sort, cheaper than np.median on the short slices of a span."""
     v = values[~np.isnan(values)]
-    if not v.size:
-        return None
-    v.sort()
-    k = v.size
-    return float((v[(k - 1) // 2] + v[k // 2]) / 2) if k % 2 == 0 else float(v[k // 2])
+    return middle(v) if v.size else None
 
 
 def _low_mask(util: np.ndarray, th: Thresholds) -> np.ndarray:
@@ -177,8 +173,7 @@ def _low_mask(util: np.ndarray, th: Thresholds) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Columns:
-    """The columns a span reports on, looked up once per search (column-major, so one GPU's slots are
-    contiguous)."""
+    """The columns a span reports on, looked up once per search."""
 
     util: np.ndarray
     rx: np.ndarray
@@ -188,8 +183,8 @@ class _Columns:
 
 
 def _columns(grid: History) -> _Columns:
-    return _Columns(np.asfortranarray(util_of(grid)), np.asfortranarray(_column(grid, m.PCIE_RX)),
-                    np.asfortranarray(_column(grid, m.PCIE_TX)), host_cpu_of(grid), step_of(grid))
+    return _Columns(util_of(grid), _column(grid, m.PCIE_RX), _column(grid, m.PCIE_TX), host_cpu_of(grid),
+                    step_of(grid))
 
 
 def _make_span(c: _Columns, grid: History, gpu: int | None, cols: np.ndarray, first: int, last: int) -> Span:
@@ -213,7 +208,7 @@ def _make_span(c: _Columns, grid: History, gpu: int | None, cols: np.ndarray, fi
     tx_med = _median(tx_slot)
     return Span(
         gpu, float(grid.times[first]), float(grid.times[last]), float(last - first + 1) * c.step_s,
-        _median(uv) or 0.0 if uv.size else float("nan"), float(uv[-1]) if uv.size else float("nan"),
+        middle(uv) if uv.size else float("nan"), float(uv[-1]) if uv.size else float("nan"),
         None if rx_med is None else rx_med / per, None if tx_med is None else tx_med / per,
         _median(c.host_cpu[sl]), first == 0 or last >= n_slots - 1, first, last)
 

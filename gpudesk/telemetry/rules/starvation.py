@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
+from gpudesk.telemetry.model import middle
 from gpudesk.telemetry import model as m
 from gpudesk.nvml.pcie import describe_link, link_bytes_per_s, link_unknown_reason
 from gpudesk.telemetry.rules.base import (
@@ -74,8 +75,8 @@ def check(frame: m.History, ctx: RuleContext) -> list[Finding]:
             continue
         th = ctx.thresholds
         util_below, pcie_above = th.method_util_below_pct, th.method_pcie_above_pct / 100.0
-        med_u = float(np.median(u[ok]))
-        med_share = float(np.median(share[ok]))
+        med_u = middle(u[ok])
+        med_share = middle(share[ok])
         cond = ok & (u < util_below) & (share > pcie_above)
         run_s, run_t0, run_t1 = longest_run(cond, t, ctx.interval_s)
         evidence = {

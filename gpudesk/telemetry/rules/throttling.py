@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _, ngettext
+from gpudesk.telemetry.model import nan_middle
 from gpudesk.telemetry import model as m
 from gpudesk.telemetry.rules.base import (
     CRITICAL, INFO, WARNING, Finding, RuleContext, not_judged, seen_span, r, readable,
@@ -120,7 +121,7 @@ def check(frame: m.History, ctx: RuleContext) -> list[Finding]:
         if temp is not None and readable(temp[:, idx]):
             extra["gpu_temp_max_c"] = r(float(np.nanmax(temp[:, idx])))
         if power is not None and readable(power[:, idx]):
-            extra["power_median_w"] = r(float(np.nanmedian(power[:, idx])))
+            extra["power_median_w"] = r(nan_middle(power[:, idx]))
         for rule, hit, advice, what in ((RULE_POWER, power_hit, advice_power(), "power"),
                                         (RULE_THERMAL, thermal_hit, advice_thermal(), "thermal")):
             if hit is None:
