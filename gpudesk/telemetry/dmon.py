@@ -23,12 +23,13 @@ date or a time of day out of range stops the parse with a :class:`DmonError` nam
 from __future__ import annotations
 
 import codecs
+import io
 import math
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 import numpy as np
 
@@ -124,18 +125,23 @@ class _Run:
         self.columns: dict[str, np.ndarray] = {}
         self.rows = 0
 
-    def _store(self, columns: dict[str, np.ndarray], expected_rows: int) -> None:
-        n = next(iter(columns.values())).shape[0]
+    def _store(self, columns: dict[str, tuple[np.ndarray, float, np.dtype]], expected_rows: int) -> None:
+        """Append ``columns`` (name -> (values, scale, storage dtype)): values times scale, written straight into
+        the run's column (no temporary per block)."""
+        n = next(iter(columns.values()))[0].shape[0]
         end = self.rows + n
-        for name, arr in columns.items():
+        for name, (arr, scale, dtype) in columns.items():
             target = self.columns.get(name)
             if target is None or target.shape[0] < end:
                 size = max(end, expected_rows, int(1.5 * target.shape[0]) if target is not None else 0)
-                grown = np.empty(size, dtype=arr.dtype)
+                grown = np.empty(size, dtype=dtype)
                 if target is not None:
                     grown[:self.rows] = target[:self.rows]
                 target = self.columns[name] = grown
-            target[self.rows:end] = arr
+            if scale != 1.0:
+                np.multiply(arr, scale, out=target[self.rows:end], casting="unsafe")
+            else:
+                target[self.rows:end] = arr
         self.rows = end
 
     def finish(self) -> None:
@@ -165,7 +171,7 @@ class _Run:
             raise DmonError(_("Line {line}: the GPU index {value} is not a GPU index (a whole number from 0 to "
                               "{max}); the file is damaged or is not dmon output.").format(
                 line=int(line_numbers[i]), value=_number_text(gpu[i]), max=MAX_GPU_INDEX), field="gpu")
-        columns: dict[str, np.ndarray] = {_GPU_COLUMN: gpu.astype(np.int32)}
+        columns: dict[str, tuple[np.ndarray, float, np.dtype]] = {_GPU_COLUMN: (gpu, 1.0, np.dtype(np.int32))}
         if lay.time_col is not None:
             secs = values[:, lay.time_col]
             wrong = ~((secs >= 0) & (secs <= 86400))
@@ -182,12 +188,11 @@ class _Run:
                                       "is damaged.").format(line=int(line_numbers[i]),
                                                             value=_number_text(values[i, lay.date_col])),
                                     field="date")
-                columns[_DATE_COLUMN] = day + secs
+                columns[_DATE_COLUMN] = (day + secs, 1.0, np.dtype(np.float64))
             else:
-                columns[_TIME_COLUMN] = secs
+                columns[_TIME_COLUMN] = (secs, 1.0, np.dtype(np.float64))
         for col, metric, scale in lay.metric_cols:
-            v = values[:, col]
-            columns[metric] = (v * scale if scale != 1.0 else v).astype(column_dtype(metric))
+            columns[metric] = (values[:, col], scale, column_dtype(metric))
         self._store(columns, expected_rows)
         return dropped
 
@@ -399,32 +404,47 @@ MAX_UNBROKEN_BYTES = 16 * 2**20
 
 
 def _file_blocks(fh: BinaryIO, head: bytes) -> Iterator[np.ndarray]:
-    """Blocks of a file read BLOCK_BYTES at a time (``head``: bytes already read), cut after a newline."""
-    carry = bytearray(head)
+    """Blocks of a file read BLOCK_BYTES at a time (``head``: bytes already read), cut after a newline, laid out
+    as :func:`padded_block` does. The file is read into one buffer reused from block to block (a fresh 2 MiB
+    buffer per block costs a page fault per 4 KiB): each block is a view, valid until the next one is asked for."""
+    store = bytearray(PAD + max(2 * BLOCK_BYTES, len(head) + BLOCK_BYTES))
+    store[:PAD] = b" " * PAD
+    fill = len(head)  # bytes after the padding not yet handed out
+    store[PAD:PAD + fill] = head
     total = len(head)
     while True:
-        chunk = fh.read(BLOCK_BYTES)
-        if not chunk:
-            if carry:
-                yield padded_block(np.frombuffer(bytes(carry), dtype=np.uint8))
+        if PAD + fill + BLOCK_BYTES > len(store):
+            if fill > MAX_UNBROKEN_BYTES:
+                raise DmonError(_("The dmon log holds {size} bytes without a line break (the limit is {limit}); it "
+                                  "is not the text output of 'nvidia-smi dmon'.").format(
+                    size=fill, limit=format_limit(MAX_UNBROKEN_BYTES)))
+            grown = bytearray(PAD + fill + BLOCK_BYTES)  # a new buffer: the last block handed out may still be seen
+            grown[:PAD + fill] = store[:PAD + fill]
+            store = grown
+        with memoryview(store) as view:
+            got = cast(io.BufferedIOBase, fh).readinto(view[PAD + fill:PAD + fill + BLOCK_BYTES]) or 0
+        if not got:
+            if fill:
+                yield np.frombuffer(store, dtype=np.uint8, count=PAD + fill).copy()
             return
-        total += len(chunk)
+        total += got
         if total > MAX_FILE_BYTES:  # the file grew past its limit while read
             raise DmonError(_("The dmon log grew past the limit of {limit} while it was read.").format(
                 limit=format_limit(MAX_FILE_BYTES)))
-        carry += chunk
-        cut = carry.rfind(b"\n")
-        if cut == -1 and len(carry) > MAX_UNBROKEN_BYTES:
+        fill += got
+        cut = store.rfind(b"\n", PAD, PAD + fill)
+        if cut == -1 and fill > MAX_UNBROKEN_BYTES:
             raise DmonError(_("The dmon log holds {size} bytes without a line break (the limit is {limit}); it is "
                               "not the text output of 'nvidia-smi dmon'.").format(
-                size=len(carry), limit=format_limit(MAX_UNBROKEN_BYTES)))
-        if cut == -1 or len(carry) < BLOCK_BYTES // 2:
+                size=fill, limit=format_limit(MAX_UNBROKEN_BYTES)))
+        if cut == -1 or fill < BLOCK_BYTES // 2:
             continue
-        view = np.frombuffer(carry, dtype=np.uint8, count=cut + 1)
-        block = padded_block(view)
-        del view  # the bytearray cannot shrink while a view exports it
-        del carry[:cut + 1]
-        yield block
+        buffer = np.frombuffer(store, dtype=np.uint8)
+        yield buffer[:cut + 1]
+        rest = PAD + fill - (cut + 1)
+        buffer[PAD:PAD + rest] = buffer[cut + 1:PAD + fill].copy()
+        del buffer
+        fill = rest
 
 
 def parse_dmon(

@@ -42,7 +42,7 @@ def fixed_width_values(lay: DmonLayout, block: np.ndarray, line_start: np.ndarra
     for the token reader."""
     n = int(line_start.shape[0])
     ncols = lay.ncols
-    values = np.empty((n, ncols))
+    values = ws.get("fixed_values", n * ncols, np.float64).reshape(n, ncols)  # valid until the next block
     read = np.zeros(n, dtype=bool)
     if n < MIN_RUN_LINES or lay.dcgm:
         return values, read
