@@ -120,8 +120,22 @@ def runs(mask: np.ndarray, bridge: int) -> list[tuple[int, int]]:
     Only runs of two samples or more are joined (and a lone True sample never starts or extends a bridged run):
     a stall that flickers up for a second stays one stall, while noise that dips below the line now and then
     does not chain into a long "span"."""
+    starts, ends = run_bounds(mask, bridge)
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+def long_runs(mask: np.ndarray, bridge: int, step_s: float, need_s: float) -> list[tuple[int, int]]:
+    """:func:`runs` lasting at least ``need_s`` at ``step_s`` per slot (the short ones are left out before any
+    Python loop)."""
+    starts, ends = run_bounds(mask, bridge)
+    keep = (ends - starts + 1) * step_s >= need_s
+    return list(zip(starts[keep].tolist(), ends[keep].tolist()))
+
+
+def run_bounds(mask: np.ndarray, bridge: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first and last indices of :func:`runs`, as arrays."""
     if not mask.size or not mask.any():
-        return []
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     d = np.diff(np.concatenate(([0], mask.astype(np.int8), [0])))
     starts = np.flatnonzero(d == 1)
     ends = np.flatnonzero(d == -1) - 1
@@ -141,7 +155,7 @@ def runs(mask: np.ndarray, bridge: int) -> list[tuple[int, int]]:
         starts, ends = np.concatenate((s_starts, l_starts)), np.concatenate((s_ends, l_ends))
         order = np.lexsort((ends, starts))
         starts, ends = starts[order], ends[order]
-    return list(zip(starts.tolist(), ends.tolist()))
+    return starts, ends
 
 
 def coverage(spans: list[Span], n_slots: int) -> np.ndarray:
@@ -163,6 +177,12 @@ def _median(values: np.ndarray) -> float | None:
     array's precision), None when there are none; a sort, cheaper than np.median on the short slices of a span."""
     v = values[~np.isnan(values)]
     return middle(v) if v.size else None
+
+
+def _sorted_middle(v: np.ndarray) -> float:
+    """:func:`~gpudesk.telemetry.model.middle` of an already sorted, non-empty array."""
+    k = v.size
+    return float((v[(k - 1) // 2] + v[k // 2]) / 2) if k % 2 == 0 else float(v[k // 2])
 
 
 def _low_mask(util: np.ndarray, th: Thresholds) -> np.ndarray:
@@ -200,15 +220,14 @@ def _make_span(c: _Columns, grid: History, gpu: int | None, cols: np.ndarray, fi
         tx = c.tx[sl][:, cols]
         rx_slot = np.where(np.all(np.isnan(rx), axis=1), np.nan, np.nansum(rx, axis=1)) if rx.size else np.empty(0)
         tx_slot = np.where(np.all(np.isnan(tx), axis=1), np.nan, np.nansum(tx, axis=1)) if tx.size else np.empty(0)
-    uv = u[~np.isnan(u)]
-    uv.sort()
+    uv = np.sort(u[~np.isnan(u)])
     # for a job span report the per-GPU median traffic (what each link carried)
     per = max(len(cols), 1)
     rx_med = _median(rx_slot)
     tx_med = _median(tx_slot)
     return Span(
         gpu, float(grid.times[first]), float(grid.times[last]), float(last - first + 1) * c.step_s,
-        middle(uv) if uv.size else float("nan"), float(uv[-1]) if uv.size else float("nan"),
+        _sorted_middle(uv) if uv.size else float("nan"), float(uv[-1]) if uv.size else float("nan"),
         None if rx_med is None else rx_med / per, None if tx_med is None else tx_med / per,
         _median(c.host_cpu[sl]), first == 0 or last >= n_slots - 1, first, last)
 
@@ -227,9 +246,8 @@ def gpu_spans(grid: History, th: Thresholds, min_s: float | None = None, cache: 
     out: list[Span] = []
     low_all = _low_mask(c.util, th)
     for j, g in enumerate(grid.gpus):
-        for first, last in runs(low_all[:, j], bridge):
-            if (last - first + 1) * c.step_s >= need:
-                out.append(_make_span(c, grid, g, np.array([j]), first, last))
+        for first, last in long_runs(low_all[:, j], bridge, c.step_s, need):
+            out.append(_make_span(c, grid, g, np.array([j]), first, last))
     if cache is not None:
         cache[key] = out
     return list(out)
@@ -262,8 +280,7 @@ def job_spans(grid: History, th: Thresholds, min_s: float | None = None, cache: 
     bridge = round(th.merge_gap_s / c.step_s)
     cols = np.arange(len(grid.gpus))
     out = [_make_span(c, grid, None, cols, first, last)
-           for first, last in runs(job_low_mask(grid, th), bridge)
-           if (last - first + 1) * c.step_s >= need]
+           for first, last in long_runs(job_low_mask(grid, th), bridge, c.step_s, need)]
     if cache is not None:
         cache[key] = out
     return list(out)
