@@ -145,11 +145,23 @@ def parse_data_line(line: str, lay: DmonLayout) -> list[float] | None:
 
 def _dates_to_epoch(dates: np.ndarray) -> np.ndarray:
     """Epoch seconds (00:00 UTC) of ``YYYYMMDD`` numbers, NaN where the number is not a calendar date
-    (NaN, inf, fractions, month 13, 31 February, years outside 1900-9999). Vectorised, linear in the rows.
+    (NaN, inf, fractions, month 13, 31 February, years outside 1900-9999). Vectorised, linear in the rows; a log's
+    date changes once a day, so each stretch of one date is converted once.
 
     Days from the civil date: Howard Hinnant's ``days_from_civil``, http://howardhinnant.github.io/date_algorithms.html
     """
-    d = np.asarray(dates, dtype=np.float64)
+    d = np.asarray(dates, dtype=np.float64).reshape(-1)
+    if d.size > 1:
+        change = np.empty(d.size, dtype=bool)
+        change[0] = True
+        np.not_equal(d[1:], d[:-1], out=change[1:])  # NaN != NaN: every NaN is its own stretch
+        firsts = np.flatnonzero(change)
+        if firsts.size < d.size // 2:
+            return np.repeat(_civil_dates_to_epoch(d[firsts]), np.diff(firsts, append=d.size))
+    return _civil_dates_to_epoch(d)
+
+
+def _civil_dates_to_epoch(d: np.ndarray) -> np.ndarray:
     ok = np.isfinite(d) & (d >= 19000101) & (d <= 99991231)
     whole = np.where(ok, d, 19700101.0)
     ok &= whole == np.floor(whole)
