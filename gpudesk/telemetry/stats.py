@@ -53,7 +53,7 @@ def summarize(values: np.ndarray) -> SpanStats:
 
 
 _QUANTILES = (0.5, 0.05, 0.95)  # median, p5, p95
-_COUNTED_RANGE = 4096  # whole-number columns spanning at most this many values are counted, not sorted
+_COUNTED_RANGE = 1 << 17  # whole-number columns spanning at most this many grid steps are counted, not sorted
 
 
 def _lerp(a: float, b: float, t: float) -> float:
@@ -64,17 +64,26 @@ def _lerp(a: float, b: float, t: float) -> float:
 
 
 def _counted_quantiles(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray | None:
-    """(3, GPUs) median, p5, p95 of whole-number columns of a small range, by counting each value (linear in the
-    rounds); None when the columns are not such."""
-    span = int((hi - lo).max())
-    if span > _COUNTED_RANGE:
+    """(3, GPUs) median, p5, p95 of whole-number columns whose values lie on a grid of at most
+    :data:`_COUNTED_RANGE` steps (percentages; bytes in whole MiB; rates in whole MB/s), by counting each value
+    (linear in the rounds); None when the columns are not such."""
+    if float((hi - lo).max()) >= 2.0**53:
         return None
     as_int = x.astype(np.int64)
     if not np.array_equal(as_int, x):  # also False for non-integral values
         return None
-    n, g = x.shape
     base = lo.astype(np.int64)
-    counts = np.bincount(((as_int - base) + np.arange(g) * (span + 1)).reshape(-1), minlength=g * (span + 1))
+    offsets = as_int - base[None, :]
+    span = int((hi - lo).max())
+    step = 1
+    if span > _COUNTED_RANGE:
+        step = int(np.gcd.reduce(offsets, axis=None))  # the grid the values lie on (1 MiB, 1 MB/s ...)
+        if step < 1 or span // step > min(_COUNTED_RANGE, 2 * x.shape[0]):
+            return None  # more grid steps than values: a partition is cheaper
+        offsets = offsets // step
+        span //= step
+    n, g = x.shape
+    counts = np.bincount((offsets + np.arange(g) * (span + 1)).reshape(-1), minlength=g * (span + 1))
     cumulative = np.cumsum(counts.reshape(g, span + 1), axis=1)
     out = np.empty((len(_QUANTILES), g))
     for row, q in enumerate(_QUANTILES):
@@ -83,7 +92,7 @@ def _counted_quantiles(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndar
         above = min(below + 1, n - 1)
         for j in range(g):
             a, b = np.searchsorted(cumulative[j], [below, above], side="right")
-            out[row, j] = _lerp(float(a + base[j]), float(b + base[j]), index - below)
+            out[row, j] = _lerp(float(a * step + base[j]), float(b * step + base[j]), index - below)
     return out
 
 

@@ -67,5 +67,7 @@ def test_the_demo_and_the_sample_logs_read_the_same_both_ways(monkeypatch):
 def test_counted_statistics_equal_numpy_percentiles():
     rng = np.random.default_rng(7)
     for x in (rng.integers(0, 101, (999, 3)).astype(np.float32), rng.integers(-50, 4000, (500, 2)).astype(np.float64),
-              np.full((10, 2), 37.3, dtype=np.float32), (rng.random((300, 2)) * 100).astype(np.float32)):
+              np.full((10, 2), 37.3, dtype=np.float32), (rng.random((300, 2)) * 100).astype(np.float32),
+              rng.integers(0, 25000, (5000, 2)).astype(np.float64) * 1e6 + 7,  # rates on a 1 MB/s grid
+              rng.integers(1000, 80000, (300, 2)).astype(np.float64) * 2**20):  # bytes in whole MiB, sparse
         assert _columns_stats(x) == [summarize(x[:, j]) for j in range(x.shape[1])]
