@@ -1,5 +1,5 @@
 """The fixed-width reader of dmon tables gives exactly what the token reader gives, and hands back the tables it
-cannot read whole (a shifted column, N/A, a truncated line)."""
+cannot read whole (a decimal, a negative number, a shifted column, N/A, a truncated line)."""
 
 from __future__ import annotations
 
@@ -43,6 +43,8 @@ def _same(a: dmon.DmonLog, b: dmon.DmonLog) -> bool:
 
 @pytest.mark.parametrize("odd", [
     {},
+    {70: "20240101 00:00:35      0   12.5      3   1070      -"},  # a decimal: back to the token reader
+    {80: "20240101 00:00:40      0     -4      3   1080      -"},  # a negative number
     {90: "20240101 00:00:45      0     N/A     3   1090      -"},  # N/A, and a line one byte longer
     {100: "20240101 00:00:50      0    44      3    1100      -"},  # same length, a column shifted by one
     {110: "20240101 00:00:55      0      9      3   1110"},  # a truncated line
