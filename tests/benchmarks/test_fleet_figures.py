@@ -22,9 +22,9 @@ from helpers.prometheus_server import (
 )
 from PySide6.QtGui import QImage
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.fleet import fleet_findings
-from gpudesk.telemetry.prometheus_source import PrometheusSource
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.fleet.fleet import fleet_findings
+from gpudesk.telemetry.fleet.prometheus_source import PrometheusSource
 from gpudesk.ui.monitor.fleet_view import FleetView
 
 pytestmark = [pytest.mark.skipif(PROMETHEUS is None or PROMTOOL is None, reason=SKIP_REASON), pytest.mark.slow]

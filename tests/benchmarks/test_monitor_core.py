@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 from gpudesk.store import open_store
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.dmon import read_dmon_file
-from gpudesk.telemetry.model import DeviceInfo, SampleBatch
-from gpudesk.telemetry.nvml_source import NvmlSource
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.formats.dmon import read_dmon_file
+from gpudesk.telemetry.core.model import DeviceInfo, SampleBatch
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
 from gpudesk.store import recordings as rec_module
-from gpudesk.telemetry.recorder import Recorder, load_frame
+from gpudesk.telemetry.recording.recorder import Recorder, load_frame
 from helpers.fake_pynvml import make_fake_pynvml
 
 GPUS = 8

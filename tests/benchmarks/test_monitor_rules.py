@@ -13,10 +13,10 @@ import time
 import numpy as np
 import pytest
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.burnin import build_report
-from gpudesk.telemetry.burnin_render import to_html, to_markdown
-from gpudesk.telemetry.model import DeviceInfo, History
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.recording.burnin import build_report
+from gpudesk.telemetry.recording.burnin_render import to_html, to_markdown
+from gpudesk.telemetry.core.model import DeviceInfo, History
 from gpudesk.telemetry.rules import run_rules
 
 GPUS = 8

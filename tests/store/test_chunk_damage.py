@@ -17,9 +17,9 @@ import pytest
 from gpudesk.cli import main
 from gpudesk.store import open_store
 from gpudesk.store.chunk_health import TIME_BASE, find_damaged_chunks
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import Sample, SampleBatch
-from gpudesk.telemetry.recorder import Recorder, load_frame
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import Sample, SampleBatch
+from gpudesk.telemetry.recording.recorder import Recorder, load_frame
 
 GPUS = 4
 TICKS = 300

@@ -19,7 +19,7 @@ from sqlite_utils import Database
 from gpudesk.store import open_store
 from gpudesk.store import recordings as rec
 from gpudesk.store.migrations import MIGRATION_SETS
-from gpudesk.telemetry.recorder import load_frame
+from gpudesk.telemetry.recording.recorder import load_frame
 
 TESTS = Path(__file__).resolve().parent.parent
 
@@ -91,8 +91,8 @@ def test_recorder_killed_with_sigkill_loses_at_most_the_uncommitted_seconds(tmp_
         import os, sys, time
         sys.path.insert(0, {str(TESTS)!r})
         from helpers.fake_pynvml import make_fake_pynvml
-        from gpudesk.telemetry.nvml_source import NvmlSource
-        from gpudesk.telemetry.recorder import Recorder
+        from gpudesk.telemetry.sources.nvml_source import NvmlSource
+        from gpudesk.telemetry.recording.recorder import Recorder
         t = [1.7e9]
         mono = [0.0]
         src = NvmlSource(nvml=make_fake_pynvml(4), clock=lambda: t[0])

@@ -25,9 +25,9 @@ from gpudesk.store import (
 )
 from gpudesk.store.recordings import list_sessions
 from gpudesk.store.salvage import salvage_database
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import Sample, SampleBatch, TelemetryError
-from gpudesk.telemetry.recorder import Recorder, RecordingFailed, load_frame
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import Sample, SampleBatch, TelemetryError
+from gpudesk.telemetry.recording.recorder import Recorder, RecordingFailed, load_frame
 
 
 def _batch(t: float, gpus: int = 8) -> SampleBatch:

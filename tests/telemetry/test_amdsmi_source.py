@@ -9,12 +9,12 @@ import pytest
 from helpers.fake_amdsmi import AmdSmiLibraryException, AmdSmiRetryException, make, mi300x
 
 from gpudesk.store import open_store
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.amdsmi_source import AmdSmiSource, AmdSmiUnavailableError
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.burnin import build_report
-from gpudesk.telemetry.recorder import Recorder, load_frame
-from gpudesk.telemetry.source import SampleSource
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.sources.amdsmi_source import AmdSmiSource, AmdSmiUnavailableError
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.recording.burnin import build_report
+from gpudesk.telemetry.recording.recorder import Recorder, load_frame
+from gpudesk.telemetry.core.source import SampleSource
 
 MIB = 2**20
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpudesk.telemetry import dcgm_fields as df
-from gpudesk.telemetry.dcgmi_dmon import (
+from gpudesk.telemetry.core import dcgm_fields as df
+from gpudesk.telemetry.formats.dcgmi_dmon import (
     DcgmiDmonParser,
     DcgmiParseError,
     parse_dcgmi_dmon,

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dcgmi_dmon import DcgmiParseError, parse_dcgmi_dmon, read_dcgmi_dmon
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.formats.dcgmi_dmon import DcgmiParseError, parse_dcgmi_dmon, read_dcgmi_dmon
 
 HEADER = "#Entity   GPUTL  POWER  FBUSD  TMPTR\nID                W      MiB    C\n"
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpudesk.telemetry import dmon
-from gpudesk.telemetry.dmon import parse_dmon, read_dmon_file
-from gpudesk.telemetry.dmon_import import demo_path
-from gpudesk.telemetry.stats import _columns_stats, summarize
+from gpudesk.telemetry.formats import dmon
+from gpudesk.telemetry.formats.dmon import parse_dmon, read_dmon_file
+from gpudesk.telemetry.formats.dmon_import import demo_path
+from gpudesk.telemetry.core.stats import _columns_stats, summarize
 
 HEADER = ("#Date       Time        gpu     sm    mem     fb  rxpci\n"
           "#YYYYMMDD   HH:MM:SS    Idx      %      %     MB   MB/s\n")

@@ -12,9 +12,9 @@ import pytest
 from helpers.hostile_server import ESCAPES, HostileServer, SilentServer
 from helpers.prometheus_server import self_signed_cert
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.exporter_scrape import scrape
-from gpudesk.telemetry.fleet_http import (
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.fleet.exporter_scrape import scrape
+from gpudesk.telemetry.fleet.fleet_http import (
     Auth,
     FleetBadResponse,
     FleetError,
@@ -23,7 +23,7 @@ from gpudesk.telemetry.fleet_http import (
     FleetUnreachable,
     HttpClient,
 )
-from gpudesk.telemetry.prometheus_source import PrometheusSource
+from gpudesk.telemetry.fleet.prometheus_source import PrometheusSource
 
 BEARER = Auth("bearer", secret="s3cret-token")
 

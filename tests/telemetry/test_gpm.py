@@ -10,9 +10,9 @@ import pytest
 
 from gpudesk.nvml import gpm
 from gpudesk.nvml.nvml_session import NvmlSession
-from gpudesk.telemetry.dcgm_fields import FP64_ACTIVE, GR_ENGINE_ACTIVE, SM_ACTIVE, SM_OCCUPANCY, TENSOR_ACTIVE
-from gpudesk.telemetry.model import History
-from gpudesk.telemetry.nvml_source import NvmlSource
+from gpudesk.telemetry.core.dcgm_fields import FP64_ACTIVE, GR_ENGINE_ACTIVE, SM_ACTIVE, SM_OCCUPANCY, TENSOR_ACTIVE
+from gpudesk.telemetry.core.model import History
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
 from gpudesk.telemetry.rules import run_rules
 from tests.helpers.fake_pynvml import FakeDevice, make_fake_pynvml
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dmon import read_dmon_file
-from gpudesk.telemetry.dmon_import import demo_path
-from gpudesk.telemetry.model import History
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.formats.dmon import read_dmon_file
+from gpudesk.telemetry.formats.dmon_import import demo_path
+from gpudesk.telemetry.core.model import History
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.telemetry.rules.spans import on_grid
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "monitor"

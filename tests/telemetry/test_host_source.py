@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import psutil
 
-from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
-from gpudesk.telemetry.host_source import WithHostCpu
-from gpudesk.telemetry.model import DeviceInfo, Sample, SampleBatch, History
+from gpudesk.telemetry.core.host_metrics import HOST_CPU_UTIL
+from gpudesk.telemetry.sources.host_source import WithHostCpu
+from gpudesk.telemetry.core.model import DeviceInfo, Sample, SampleBatch, History
 
 
 class ListSource:

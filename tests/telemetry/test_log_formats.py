@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from gpudesk.cli import main
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dcgm_fields import GR_ENGINE_ACTIVE, SM_ACTIVE
-from gpudesk.telemetry.export import export_csv_text
-from gpudesk.telemetry.log_formats import LogFormat, LogFormatError, detect_format, read_log_file, read_log_text
-from gpudesk.telemetry.model import History
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.dcgm_fields import GR_ENGINE_ACTIVE, SM_ACTIVE
+from gpudesk.telemetry.recording.export import export_csv_text
+from gpudesk.telemetry.formats.log_formats import LogFormat, LogFormatError, detect_format, read_log_file, read_log_text
+from gpudesk.telemetry.core.model import History
 from gpudesk.telemetry.rules import run_rules
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_TOTAL, MEM_USED, POWER
-from gpudesk.telemetry.npu_smi import NpuSmiError, parse_npu_smi_info, read_npu_smi_file
-from gpudesk.telemetry.log_formats import LogFormat, detect_format, read_log_file
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.core.model import GPU_TEMP, GPU_UTIL, MEM_TOTAL, MEM_USED, POWER
+from gpudesk.telemetry.formats.npu_smi import NpuSmiError, parse_npu_smi_info, read_npu_smi_file
+from gpudesk.telemetry.formats.log_formats import LogFormat, detect_format, read_log_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "vendor_logs"
 MIB = 2**20

@@ -1,4 +1,4 @@
-"""Impossible readings become N/A with a reason, in the one plausibility module (gpudesk/telemetry/plausibility.py).
+"""Impossible readings become N/A with a reason, in the one plausibility module (gpudesk/telemetry/core/plausibility.py).
 
 Issue 13 tryout: fb = 1e32 MB printed "memory peaked at 1.2e29 % of capacity" (input: a real A100 dmon log with one
 fb cell corrupted). Issue 14: NVML sentinels, used > total, utilization > 100 %, and a PCIe throughput stuck at 0
@@ -13,12 +13,12 @@ import numpy as np
 from helpers.fake_pynvml import FakeDevice, make_fake_pynvml
 
 from gpudesk.nvml.nvml_session import NvmlSession
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.dmon import parse_dmon
-from gpudesk.telemetry.dmon_import import devices_for_model, resolve_gpu_model
-from gpudesk.telemetry.nvml_source import NvmlSource
-from gpudesk.telemetry.plausibility import MAX_GPU_MEMORY_BYTES, check_values, mask_impossible, screen
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.formats.dmon import parse_dmon
+from gpudesk.telemetry.formats.dmon_import import devices_for_model, resolve_gpu_model
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
+from gpudesk.telemetry.core.plausibility import MAX_GPU_MEMORY_BYTES, check_values, mask_impossible, screen
 
 # a real A100 dmon -s um log (source URL in tests/fixtures/monitor_rules/SOURCES.md), 17 rounds of GPU 0
 LOG = Path(__file__).resolve().parent.parent / "fixtures" / "monitor_rules" / "real_a100_um_healthy.txt"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.log_formats import LogFormat, LogFormatError, read_log_file, read_log_text
-from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_CLOCK, MEM_TOTAL, MEM_USED, POWER, POWER_LIMIT, SM_CLOCK
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.formats.log_formats import LogFormat, LogFormatError, read_log_file, read_log_text
+from gpudesk.telemetry.core.model import GPU_TEMP, GPU_UTIL, MEM_CLOCK, MEM_TOTAL, MEM_USED, POWER, POWER_LIMIT, SM_CLOCK
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "vendor_logs"
 MHZ = 1e6

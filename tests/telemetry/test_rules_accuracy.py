@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from rules_cases import CASES, Case, Label
 
-from gpudesk.telemetry.dmon_import import frame_and_devices_from_text, resolve_gpu_model
+from gpudesk.telemetry.formats.dmon_import import frame_and_devices_from_text, resolve_gpu_model
 from gpudesk.telemetry.rules import CRITICAL, WARNING, Finding, run_rules
 
 RECALL_FLOOR = 0.9

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import History
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import History
 from gpudesk.telemetry.rules.spans import (
     on_grid,
     busy_share,

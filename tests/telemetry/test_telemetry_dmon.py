@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dmon import DmonError, DmonLineParser, parse_dmon, read_dmon_file
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.formats.dmon import DmonError, DmonLineParser, parse_dmon, read_dmon_file
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "monitor"
 MIB = 1024 * 1024
@@ -175,7 +175,7 @@ def test_unreadable_file():
 
 
 def test_blocks_of_any_size_match_the_whole_text(monkeypatch, tmp_path):
-    from gpudesk.telemetry import dmon
+    from gpudesk.telemetry.formats import dmon
 
     txt = _dt_log() * 3
     whole = parse_dmon(txt)

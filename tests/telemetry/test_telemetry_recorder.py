@@ -15,9 +15,9 @@ import pytest
 
 from gpudesk.store import StoreError, open_store
 from gpudesk.store import recordings as rec
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dmon import DmonError
-from gpudesk.telemetry.dmon_import import (
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.formats.dmon import DmonError
+from gpudesk.telemetry.formats.dmon_import import (
     DEMO_GPUS,
     DEMO_ROUNDS,
     demo_path,
@@ -25,11 +25,11 @@ from gpudesk.telemetry.dmon_import import (
     import_dmon_log,
     load_demo,
 )
-from gpudesk.telemetry.export import export_csv, safe_cell
-from gpudesk.telemetry.model import DeviceInfo, TelemetryError
-from gpudesk.telemetry.nvml_source import NvmlSource
-from gpudesk.telemetry.recorder import Recorder, RecorderError, load_frame, session_devices
-from gpudesk.telemetry.replay import ReplaySource
+from gpudesk.telemetry.recording.export import export_csv, safe_cell
+from gpudesk.telemetry.core.model import DeviceInfo, TelemetryError
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
+from gpudesk.telemetry.recording.recorder import Recorder, RecorderError, load_frame, session_devices
+from gpudesk.telemetry.sources.replay import ReplaySource
 from helpers.fake_pynvml import FakeDevice, make_fake_pynvml
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "monitor"
@@ -84,8 +84,8 @@ def test_killed_recorder_loses_only_the_last_seconds(tmp_path):
         import os, sys
         sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
         from helpers.fake_pynvml import make_fake_pynvml
-        from gpudesk.telemetry.nvml_source import NvmlSource
-        from gpudesk.telemetry.recorder import Recorder
+        from gpudesk.telemetry.sources.nvml_source import NvmlSource
+        from gpudesk.telemetry.recording.recorder import Recorder
         t = [1.7e9]
         src = NvmlSource(nvml=make_fake_pynvml(2), clock=lambda: t[0])
         mono = [0.0]
@@ -164,7 +164,7 @@ def test_replay_real_speed_and_faster():
     frame, devices, _ = frame_and_devices_from_file(FIX / "sample_a_pucvmet.txt")
     clock = FakeClock(0.0)
     # the real Sample A is one round; stretch it to 3 rounds to see pacing
-    from gpudesk.telemetry.model import concat_histories
+    from gpudesk.telemetry.core.model import concat_histories
 
     three = concat_histories([frame.replace(times=frame.times + k) for k in range(3)])
     rp = ReplaySource(three, devices, speed=1.0, clock=clock)
@@ -224,7 +224,7 @@ def test_import_header_only_log_says_no_samples(tmp_path):
 
 def test_replay_seek():
     frame, devices, _ = load_demo()
-    from gpudesk.telemetry.model import concat_histories
+    from gpudesk.telemetry.core.model import concat_histories
 
     span = float(frame.times[-1] - frame.times[0]) + 1.0
     ten = concat_histories([frame.replace(times=frame.times + k * span) for k in range(10)])  # ten runs in a row
@@ -249,7 +249,7 @@ def test_demo_imports_and_analyzes_and_states_what_it_is():
     back and analyses: a job-wide stall and GPU 3's thermal throttling; it says it is generated."""
     import json
 
-    from gpudesk.telemetry.analysis import analyze
+    from gpudesk.telemetry.rules.analysis import analyze
 
     frame, devices, log = load_demo()
     assert frame.gpus == [0, 1, 2, 3] and not log.errors and not log.unsupported
@@ -294,7 +294,7 @@ def test_float32_values_come_out_in_their_shortest_decimal_form():
     assert float(watts[0]) != 37.3  # what a plain float() of a float32 gives
     assert m.widen(watts)[[0, 1, 2, 4]].tolist() == [37.3, 123.456, 0.0, 250.0] and np.isnan(m.widen(watts)[3])
     frame = m.History.from_rows(np.arange(3.0), np.zeros(3), {m.POWER: [37.3, 37.4, 37.5]})
-    from gpudesk.telemetry.stats import span_stats
+    from gpudesk.telemetry.core.stats import span_stats
 
     st = span_stats(frame)[0][m.POWER]
     assert (st.median, st.max) == (37.4, 37.5) and st.p5 == pytest.approx(37.31, abs=1e-5)

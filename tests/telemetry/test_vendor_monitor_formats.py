@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from gpudesk.cli import main
-from gpudesk.telemetry.amd_smi_monitor import AmdSmiMonitorError, parse_amd_smi_monitor
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.hl_smi_csv import HlSmiCsvError, parse_hl_smi_csv
-from gpudesk.telemetry.log_formats import LogFormat, detect_format, read_log_file
-from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_CLOCK, MEM_TEMP, MEM_TOTAL, MEM_USED, MEM_UTIL, POWER, \
+from gpudesk.telemetry.formats.amd_smi_monitor import AmdSmiMonitorError, parse_amd_smi_monitor
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.formats.hl_smi_csv import HlSmiCsvError, parse_hl_smi_csv
+from gpudesk.telemetry.formats.log_formats import LogFormat, detect_format, read_log_file
+from gpudesk.telemetry.core.model import GPU_TEMP, GPU_UTIL, MEM_CLOCK, MEM_TEMP, MEM_TOTAL, MEM_USED, MEM_UTIL, POWER, \
     SM_CLOCK
-from gpudesk.telemetry.npu_smi_watch import NpuSmiWatchError, parse_npu_smi_watch
+from gpudesk.telemetry.formats.npu_smi_watch import NpuSmiWatchError, parse_npu_smi_watch
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "vendor_logs"
 MIB = 2**20

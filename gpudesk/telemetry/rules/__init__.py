@@ -16,7 +16,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import DeviceInfo, History, middle
+from gpudesk.telemetry.core.model import DeviceInfo, History, middle
 from gpudesk.telemetry.rules import (
     busy_signal,
     clocks,

@@ -1,7 +1,7 @@
 """What a rule returns, the context it reads, and small helpers shared by the rules.
 
 A rule is a function ``check(frame, ctx) -> list[Finding]`` over a window of samples (a
-:class:`~gpudesk.telemetry.model.History`: one column per GPU per metric, read as it is). Each finding names the
+:class:`~gpudesk.telemetry.core.model.History`: one column per GPU per metric, read as it is). Each finding names the
 rule, the GPU (None for the whole machine), a severity, the evidence (numbers with units in their keys) and the
 span it covers, and advice that cites the method (DIGEST.md). When the metrics a rule needs are N/A, it returns
 one finding with severity "not-judged" that says why.
@@ -15,7 +15,7 @@ from typing import Any, TypeGuard
 import numpy as np
 
 from gpudesk.i18n import _, ngettext
-from gpudesk.telemetry.model import DeviceInfo, History
+from gpudesk.telemetry.core.model import DeviceInfo, History
 from gpudesk.telemetry.rules.spans import SpanCache, on_grid
 from gpudesk.telemetry.rules.thresholds import Thresholds
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dcgm_fields import GR_ENGINE_ACTIVE, SM_ACTIVE
-from gpudesk.telemetry.model import History
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.dcgm_fields import GR_ENGINE_ACTIVE, SM_ACTIVE
+from gpudesk.telemetry.core.model import History
 
 BUSY_SIGNALS = (SM_ACTIVE, GR_ENGINE_ACTIVE, m.GPU_UTIL)
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import middle, quantiles
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.host_metrics import SM_CLOCK_APP, SM_CLOCK_MAX
-from gpudesk.telemetry.model import History
+from gpudesk.telemetry.core.model import middle, quantiles
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.host_metrics import SM_CLOCK_APP, SM_CLOCK_MAX
+from gpudesk.telemetry.core.model import History
 from gpudesk.telemetry.rules.base import (
     WARNING,
     Finding,

@@ -18,9 +18,9 @@ import statistics
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import middle
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import History
+from gpudesk.telemetry.core.model import middle
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import History
 from gpudesk.telemetry.rules.base import (
     WARNING,
     Finding,

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import middle
-from gpudesk.telemetry.model import History
+from gpudesk.telemetry.core.model import middle
+from gpudesk.telemetry.core.model import History
 from gpudesk.nvml.pcie import link_bytes_per_s
 from gpudesk.telemetry.rules.base import (
     CRITICAL,

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import nan_middle
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import History
+from gpudesk.telemetry.core.model import nan_middle
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import History
 from gpudesk.telemetry.rules.base import (
     CRITICAL,
     INFO,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import quantiles
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core.model import quantiles
+from gpudesk.telemetry.core import model as m
 from gpudesk.telemetry.rules.base import (
     CRITICAL, WARNING, Finding, RuleContext, not_judged, seen_span, r, readable,
 )

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import nan_middle
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core.model import nan_middle
+from gpudesk.telemetry.core import model as m
 from gpudesk.nvml.pcie import describe_link
 from gpudesk.telemetry.rules.base import WARNING, Finding, RuleContext, not_judged, seen_span, r, readable
 from gpudesk.telemetry.rules.starvation import link_for

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
-from gpudesk.telemetry.model import History, middle
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.host_metrics import HOST_CPU_UTIL
+from gpudesk.telemetry.core.model import History, middle
 from gpudesk.telemetry.rules.thresholds import Thresholds
 
 MAX_SLOTS = 5_000_000  # 58 days at 1 Hz; beyond that the interval is widened
@@ -180,7 +180,7 @@ def _median(values: np.ndarray) -> float | None:
 
 
 def _sorted_middle(v: np.ndarray) -> float:
-    """:func:`~gpudesk.telemetry.model.middle` of an already sorted, non-empty array."""
+    """:func:`~gpudesk.telemetry.core.model.middle` of an already sorted, non-empty array."""
     k = v.size
     return float((v[(k - 1) // 2] + v[k // 2]) / 2) if k % 2 == 0 else float(v[k // 2])
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import middle
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core.model import middle
+from gpudesk.telemetry.core import model as m
 from gpudesk.nvml.pcie import describe_link, link_bytes_per_s, link_unknown_reason
 from gpudesk.telemetry.rules.base import (
     CRITICAL, WARNING, Finding, RuleContext, gpu_span, longest_run, not_judged, r, readable,

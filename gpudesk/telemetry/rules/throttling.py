@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _, ngettext
-from gpudesk.telemetry.model import nan_middle
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core.model import nan_middle
+from gpudesk.telemetry.core import model as m
 from gpudesk.telemetry.rules.base import (
     CRITICAL, INFO, WARNING, Finding, RuleContext, not_judged, seen_span, r, readable,
 )

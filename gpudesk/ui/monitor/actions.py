@@ -16,18 +16,18 @@ from typing import Any, Protocol
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QDialog, QTabWidget, QWidget
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dmon_import import link_assumption_text
-from gpudesk.telemetry.dmon_stream import DmonStreamSource
-from gpudesk.telemetry.export import export_csv as write_csv
-from gpudesk.telemetry.recorder import Recorder
-from gpudesk.telemetry.replay import ReplaySource
-from gpudesk.telemetry.burnin_sources import report_from_store
-from gpudesk.telemetry.findings_summary import summarize
-from gpudesk.telemetry.heatmap import Heatmap, heatmap
-from gpudesk.telemetry.model import TelemetryError
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.formats.dmon_import import link_assumption_text
+from gpudesk.telemetry.sources.dmon_stream import DmonStreamSource
+from gpudesk.telemetry.recording.export import export_csv as write_csv
+from gpudesk.telemetry.recording.recorder import Recorder
+from gpudesk.telemetry.sources.replay import ReplaySource
+from gpudesk.telemetry.recording.burnin_sources import report_from_store
+from gpudesk.telemetry.rules.findings_summary import summarize
+from gpudesk.telemetry.rules.heatmap import Heatmap, heatmap
+from gpudesk.telemetry.core.model import TelemetryError
 from gpudesk.telemetry.rules import run_rules
-from gpudesk.telemetry.stats import span_stats
+from gpudesk.telemetry.core.stats import span_stats
 from gpudesk.store import open_store
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.burnin_window import BurnInDialog, BurnInWindow
@@ -45,7 +45,7 @@ from gpudesk.ui.monitor.thresholds_editor import ThresholdsDialog
 from gpudesk.ui.monitor.toolbar import MonitorToolbar
 from gpudesk.ui.export_folder import ask_save_path
 from gpudesk.ui.error_text import error_text
-from gpudesk.telemetry.source import SourceKind
+from gpudesk.telemetry.core.source import SourceKind
 
 
 class MonitorViews(Protocol):

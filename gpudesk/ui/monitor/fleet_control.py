@@ -14,15 +14,15 @@ from typing import Any, Protocol
 from PySide6.QtCore import QCoreApplication, QObject, QSettings, Signal
 
 from gpudesk.errors import GpudeskError
-from gpudesk.telemetry.fleet import FleetFinding, FleetHistory
-from gpudesk.telemetry.fleet_secrets import ConnectionSettings, auth_for
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
-from gpudesk.telemetry.model import DeviceInfo
-from gpudesk.telemetry.prometheus_source import PrometheusSource
+from gpudesk.telemetry.fleet.fleet import FleetFinding, FleetHistory
+from gpudesk.telemetry.fleet.fleet_secrets import ConnectionSettings, auth_for
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core.model import DeviceInfo
+from gpudesk.telemetry.fleet.prometheus_source import PrometheusSource
 from gpudesk.ui.monitor.fleet_refresh import FleetRefresher
 from gpudesk.ui.monitor.sources import Loaded, frame_history_metrics
 from gpudesk.ui.settings_file import open_settings
-from gpudesk.telemetry.source import SourceKind
+from gpudesk.telemetry.core.source import SourceKind
 
 SETTINGS_KEY = "monitor/fleet_connection"
 FLEET_WINDOW_S = 3600.0  # the grid shows the last hour, refreshed every REFRESH_S

@@ -13,12 +13,12 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QCoreApplication
 
-from gpudesk.telemetry import dcgm_fields as df
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
-from gpudesk.telemetry.model import DeviceInfo, History
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
-from gpudesk.telemetry.source import SourceKind
+from gpudesk.telemetry.core import dcgm_fields as df
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.host_metrics import HOST_CPU_UTIL
+from gpudesk.telemetry.core.model import DeviceInfo, History
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core.source import SourceKind
 
 # Metrics the tab keeps a full history of (plots, span statistics, heat map, and the rules over a live or
 # replayed span: the throttling rule reads NVML clock-event reasons or dmon pviol/tviol). Others are kept as
@@ -55,19 +55,19 @@ class Loaded:
     kind: SourceKind = SourceKind.DMON_FILE
     session_id: int | None = None
     gpu: Any = None  # the catalog GPU assumed for a dmon log
-    basis: str | None = None  # how its times read (gpudesk.telemetry.timebase); None = from the stamps
+    basis: str | None = None  # how its times read (gpudesk.telemetry.core.timebase); None = from the stamps
 
 
 def load_dmon_file(path: str, gpu, gen: int | None, width: int | None, interval_s: float = 1.0) -> Loaded:
     """Open a log of any format gpudesk reads (dmon, dcgmi dmon, nvidia-smi CSV, a recording's CSV export) through
-    the core's one path, :func:`gpudesk.telemetry.dmon_import.frame_and_devices_from_file` (the CLI's too), and put
+    the core's one path, :func:`gpudesk.telemetry.formats.dmon_import.frame_and_devices_from_file` (the CLI's too), and put
     it into a buffer (background thread). ``gen`` and ``width`` are the PCIe link the user confirmed.
 
     Raises:
         DmonError: no samples, or dmon reported it cannot run on that GPU (with the remedy).
         LogFormatError: unreadable, or of a known format that cannot be parsed.
     """
-    from gpudesk.telemetry.dmon_import import frame_and_devices_from_file, log_basis
+    from gpudesk.telemetry.formats.dmon_import import frame_and_devices_from_file, log_basis
 
     frame, devices, log = frame_and_devices_from_file(path, gpu, interval_s, pcie_gen=gen, pcie_width=width)
     buffer = HistoryBuffer.of(frame, frame_history_metrics(frame), gpus=[d.index for d in devices])
@@ -79,7 +79,7 @@ def load_dmon_file(path: str, gpu, gen: int | None, width: int | None, interval_
 def load_recording(session_id: int) -> Loaded:
     """Read a saved recording from the user store (opens its own connection in this thread)."""
     from gpudesk.store import open_store, recordings
-    from gpudesk.telemetry.recorder import load_frame, session_devices
+    from gpudesk.telemetry.recording.recorder import load_frame, session_devices
 
     db = open_store()
     try:
@@ -97,7 +97,7 @@ def load_recording(session_id: int) -> Loaded:
 
 def demo_path() -> Path | None:
     """The bundled demo capture, or None when this installation has none."""
-    from gpudesk.telemetry.dmon_import import demo_path as core_demo_path
+    from gpudesk.telemetry.formats.dmon_import import demo_path as core_demo_path
 
     path = core_demo_path()
     return path if path.is_file() else None
@@ -106,7 +106,7 @@ def demo_path() -> Path | None:
 def demo_description() -> str | None:
     """One sentence for users: what the bundled demo is and where it comes from; None when there is no demo.
     (Developer notes about it stay in resources/demo/SOURCE.md.)"""
-    from gpudesk.telemetry.dmon_import import DEMO_GPUS, DEMO_ROUNDS
+    from gpudesk.telemetry.formats.dmon_import import DEMO_GPUS, DEMO_ROUNDS
 
     if demo_path() is None:
         return None
@@ -122,9 +122,9 @@ def load_demo() -> Loaded:
     Raises:
         DmonError: the demo is missing or unreadable.
     """
-    from gpudesk.telemetry.dmon_import import load_demo as core_load_demo
+    from gpudesk.telemetry.formats.dmon_import import load_demo as core_load_demo
 
-    from gpudesk.telemetry.dmon_import import log_basis
+    from gpudesk.telemetry.formats.dmon_import import log_basis
 
     frame, devices, log = core_load_demo()
     buffer = HistoryBuffer.of(frame, frame_history_metrics(frame), gpus=[d.index for d in devices])
@@ -146,7 +146,7 @@ class AssumedLinkSource:
         found = self.inner.devices()
         if not found:
             return []
-        from gpudesk.telemetry.dmon_import import devices_for_model
+        from gpudesk.telemetry.formats.dmon_import import devices_for_model
 
         return devices_for_model([d.index for d in found], self._gpu, self._gen, self._width)
 

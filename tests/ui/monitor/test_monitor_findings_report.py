@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPointF, Qt
 
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.burnin import build_report
-from gpudesk.telemetry.dmon_import import frame_and_devices_from_file, resolve_gpu_model
-from gpudesk.telemetry.heatmap import heatmap
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.recording.burnin import build_report
+from gpudesk.telemetry.formats.dmon_import import frame_and_devices_from_file, resolve_gpu_model
+from gpudesk.telemetry.rules.heatmap import heatmap
 from gpudesk.ui.monitor.burnin_view import BurnInReportView
 from gpudesk.ui.monitor.findings_list import FindingsListView
 

@@ -12,12 +12,12 @@ from helpers.monitor_findings import finding_items
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
-from gpudesk.telemetry.dmon_import import frame_and_devices_from_file
+from gpudesk.telemetry.formats.dmon_import import frame_and_devices_from_file
 from gpudesk.store import open_store
 from gpudesk.store.plans import save_plan
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.burnin import BurnInError
-from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.recording.burnin import BurnInError
+from gpudesk.telemetry.core.host_metrics import HOST_CPU_UTIL
 from gpudesk.telemetry.rules import run_rules
 from gpudesk.telemetry.rules.thresholds import load_thresholds
 from gpudesk.ui.context import AppContext

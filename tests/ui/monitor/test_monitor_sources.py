@@ -10,7 +10,7 @@ import pytest
 from helpers.fake_pynvml import FakeDevice, make_fake_pynvml
 from helpers.monitor_findings import finding_items
 
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core import model as m
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor import actions
 from gpudesk.ui.monitor.gpu_table import COLUMNS
@@ -158,7 +158,7 @@ def test_demo_opens_whole(qtbot):
 
 def test_recording_start_stop_and_recordings_view(qtbot, tmp_path):
     from gpudesk.store import open_store, recordings
-    from gpudesk.telemetry.recorder import load_frame
+    from gpudesk.telemetry.recording.recorder import load_frame
 
     messages = []
     store = open_store()
@@ -231,8 +231,8 @@ def test_live_dmon_stream_from_a_command(qtbot, tmp_path):
 def test_replay_a_recording_at_speed(qtbot):
     """A stored recording (the real Sample A rounds, 1 s apart) replays through the live views at 600x."""
     from gpudesk.store import open_store
-    from gpudesk.telemetry.dmon import read_dmon_file
-    from gpudesk.telemetry.recorder import Recorder
+    from gpudesk.telemetry.formats.dmon import read_dmon_file
+    from gpudesk.telemetry.recording.recorder import Recorder
 
     store = open_store()
     frame = read_dmon_file(FIXTURES / "sample_a_pucvmet.txt").frame
