@@ -55,9 +55,9 @@ from gpudesk.sizing.serve_load import ServeLoad
 from gpudesk.sizing.speed_serve import ServeSpeed, serve_speed
 from gpudesk.sizing.speed_train import TrainSetup, TrainSpeed, train_speed
 from gpudesk.sizing.speed_train_cases import gpu_rates
-from gpudesk.telemetry.analysis import Analysis, analyze
-from gpudesk.telemetry.dmon_import import demo_path, frame_and_devices_from_file
-from gpudesk.telemetry.model import TelemetryError
+from gpudesk.telemetry.rules.analysis import Analysis, analyze
+from gpudesk.telemetry.formats.dmon_import import demo_path, frame_and_devices_from_file
+from gpudesk.telemetry.core.model import TelemetryError
 from gpudesk.telemetry.rules.base import Finding
 
 __all__ = [

@@ -182,8 +182,8 @@ def check_dmon() -> str:
 
     Expected values are the capture's own numbers: GPU 0 at 111 W and 25 % SM, 11651 MiB framebuffer used.
     """
-    from gpudesk.telemetry import model
-    from gpudesk.telemetry.dmon import read_dmon_file
+    from gpudesk.telemetry.core import model
+    from gpudesk.telemetry.formats.dmon import read_dmon_file
 
     path = selftest_input("dmon-pucvmet.txt")
     log = read_dmon_file(path)

@@ -9,7 +9,7 @@ import pytest
 from gpudesk.catalog.export import safe_cell as catalog_cell
 from gpudesk.csv_cells import csv_cell, formula_safe
 from gpudesk.planner.sheet_csv import safe_cell as sheet_cell
-from gpudesk.telemetry.export import safe_cell as samples_cell
+from gpudesk.telemetry.recording.export import safe_cell as samples_cell
 
 
 @pytest.mark.parametrize("text", ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3+cmd|' /C calc'!A0", "@SUM(A1)", "\tx", "\rx"])

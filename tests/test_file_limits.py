@@ -17,8 +17,8 @@ from gpudesk.oom.snapshot import load_snapshot
 from gpudesk.planner.profile import load_profile
 from gpudesk.sizing.shapes import spec_from_hf_config
 from gpudesk.sizing.validation import load_cases
-from gpudesk.telemetry.dcgmi_dmon import read_dcgmi_dmon
-from gpudesk.telemetry.dmon import read_dmon_file
+from gpudesk.telemetry.formats.dcgmi_dmon import read_dcgmi_dmon
+from gpudesk.telemetry.formats.dmon import read_dmon_file
 from gpudesk.telemetry.rules.thresholds import load_thresholds
 
 READERS = {

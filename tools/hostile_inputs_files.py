@@ -96,9 +96,9 @@ def make_recording():
     code = r"""
 import random, sys
 from gpudesk.store import open_store
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import Sample, SampleBatch
-from gpudesk.telemetry.recorder import Recorder
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import Sample, SampleBatch
+from gpudesk.telemetry.recording.recorder import Recorder
 db = open_store(); rec = Recorder(db, flush_interval_s=1e9); sid = rec.start([], source="test"); rng = random.Random(3)
 for i in range(300):
     t = 1.7e9 + i

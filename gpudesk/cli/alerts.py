@@ -48,11 +48,11 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from gpudesk.nvml.events import EventWatcher
     from gpudesk.nvml.nvml_session import NvmlUnavailableError, host_name
     from gpudesk.store import StoreError, open_store
-    from gpudesk.telemetry.alert_delivery import Delivery
-    from gpudesk.telemetry.alert_monitor import AlertMonitor
-    from gpudesk.telemetry.alerts import AlertEngine, AlertThresholds
-    from gpudesk.telemetry.live_rules import LiveRules
-    from gpudesk.telemetry.nvml_source import NvmlSource
+    from gpudesk.telemetry.rules.alert_delivery import Delivery
+    from gpudesk.telemetry.sources.alert_monitor import AlertMonitor
+    from gpudesk.telemetry.rules.alerts import AlertEngine, AlertThresholds
+    from gpudesk.telemetry.rules.live_rules import LiveRules
+    from gpudesk.telemetry.sources.nvml_source import NvmlSource
     from gpudesk.telemetry.rules.thresholds import ThresholdsError, load_thresholds
 
     if not args.interval > 0 or not args.idle_minutes > 0 or not args.memory_horizon_minutes > 0:

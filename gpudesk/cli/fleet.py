@@ -105,8 +105,8 @@ def _num(v: float) -> float | None:
 
 def _auth(args: argparse.Namespace, url: str) -> Any:
     # Imported here, not at module level: ``gpudesk --help`` must not load the telemetry stack (start-up speed).
-    from gpudesk.telemetry.fleet_http import Auth
-    from gpudesk.telemetry.fleet_secrets import load_secret, store_secret
+    from gpudesk.telemetry.fleet.fleet_http import Auth
+    from gpudesk.telemetry.fleet.fleet_secrets import load_secret, store_secret
 
     if args.auth == "none":
         return Auth()
@@ -121,9 +121,9 @@ def _auth(args: argparse.Namespace, url: str) -> Any:
 def cmd_fleet(args: argparse.Namespace) -> int:
     # Imported here for start-up speed of the other commands.
     from gpudesk.errors import GpudeskError
-    from gpudesk.telemetry import model as m
-    from gpudesk.telemetry.fleet import fleet_findings
-    from gpudesk.telemetry.fleet_processes import rollup_by_user
+    from gpudesk.telemetry.core import model as m
+    from gpudesk.telemetry.fleet.fleet import fleet_findings
+    from gpudesk.telemetry.fleet.fleet_processes import rollup_by_user
 
     _check_numbers(args)
     try:
@@ -139,8 +139,8 @@ def cmd_fleet(args: argparse.Namespace) -> int:
         session = None
         if args.record is not None:  # the store is imported only when asked (start-up speed)
             from gpudesk.store import StoreError
-            from gpudesk.telemetry.fleet_record import record_history
-            from gpudesk.telemetry.model import TelemetryError
+            from gpudesk.telemetry.fleet.fleet_record import record_history
+            from gpudesk.telemetry.core.model import TelemetryError
 
             try:
                 session, _rows = record_history(history, source=f"fleet {source}"[:200], name=args.record)
@@ -229,7 +229,7 @@ def busy_text(metric: str, value: float) -> str:
 
 
 def _from_prometheus(args: argparse.Namespace) -> Any:
-    from gpudesk.telemetry.prometheus_source import (
+    from gpudesk.telemetry.fleet.prometheus_source import (
         DEFAULT_SCRAPE_INTERVAL_S,
         PrometheusSource,
     )
@@ -242,9 +242,9 @@ def _from_prometheus(args: argparse.Namespace) -> Any:
 
 
 def _from_scrape(args: argparse.Namespace) -> Any:
-    from gpudesk.telemetry.exporter_scrape import scrape
-    from gpudesk.telemetry.fleet import FleetHistory, KeyIndex
-    from gpudesk.telemetry.model import SampleBatch, SeriesFrame
+    from gpudesk.telemetry.fleet.exporter_scrape import scrape
+    from gpudesk.telemetry.fleet.fleet import FleetHistory, KeyIndex
+    from gpudesk.telemetry.core.model import SampleBatch, History
 
     window = _duration(args.window) if args.window != "1h" else 0.0
     interval = args.interval or 5.0
@@ -262,16 +262,16 @@ def _from_scrape(args: argparse.Namespace) -> Any:
         time.sleep(interval)
     notes = [] if len(batches) > 1 else [(_("One scrape: findings that need a sustained window are not judged; "
                                           "give --window to scrape repeatedly."))]
-    return FleetHistory(index.keys, SeriesFrame.from_batches(batches), interval, notes, snap.processes)
+    return FleetHistory(index.keys, History.from_batches(batches), interval, notes, snap.processes)
 
 
 def _from_dcgmi(args: argparse.Namespace) -> Any:
-    from gpudesk.telemetry.dcgmi_dmon import parse_dcgmi_dmon, read_dcgmi_dmon
+    from gpudesk.telemetry.formats.dcgmi_dmon import parse_dcgmi_dmon, read_dcgmi_dmon
 
     delay = args.interval or 1.0
     if args.dcgmi == "-":
         from gpudesk.file_limits import read_stream
-        from gpudesk.telemetry.dcgmi_dmon import MAX_TEXT_BYTES, decode_dcgmi_bytes
+        from gpudesk.telemetry.formats.dcgmi_dmon import MAX_TEXT_BYTES, decode_dcgmi_bytes
 
         text = decode_dcgmi_bytes(read_stream(sys.stdin, MAX_TEXT_BYTES, _("The dcgmi dmon log")))
         return parse_dcgmi_dmon(text, host=args.host, t0=time.time(), delay_s=delay)
@@ -282,9 +282,9 @@ def _from_dcgmi(args: argparse.Namespace) -> Any:
 
 
 def _from_dcgmi_command(args: argparse.Namespace) -> Any:
-    from gpudesk.telemetry.dcgmi_stream import DcgmiStreamSource
-    from gpudesk.telemetry.fleet import FleetHistory
-    from gpudesk.telemetry.model import SeriesFrame
+    from gpudesk.telemetry.sources.dcgmi_stream import DcgmiStreamSource
+    from gpudesk.telemetry.fleet.fleet import FleetHistory
+    from gpudesk.telemetry.core.model import History
 
     window = _duration(args.window)
     stream = DcgmiStreamSource(args.dcgmi_command, host=args.host)
@@ -300,7 +300,7 @@ def _from_dcgmi_command(args: argparse.Namespace) -> Any:
     notes = list(stream.parser.notes)
     if not batches:
         raise CliError(_('No dcgmi dmon rows came from the command within {window:g} s.').format(window=window), status=1)
-    return FleetHistory(stream.keys, SeriesFrame.from_batches(batches, notes), args.interval or 1.0, notes)
+    return FleetHistory(stream.keys, History.from_batches(batches, notes), args.interval or 1.0, notes)
 
 
 def _renames(pairs: list[str]) -> dict[str, str]:

@@ -208,8 +208,8 @@ def cmd_devices(args: argparse.Namespace) -> int:
 def cmd_record(args: argparse.Namespace) -> int:
     from gpudesk.store import StoreError
     from gpudesk.nvml.nvml_session import host_name
-    from gpudesk.telemetry.live_source import NoLiveSourceError, open_live_source
-    from gpudesk.telemetry.recorder import Recorder
+    from gpudesk.telemetry.sources.live_source import NoLiveSourceError, open_live_source
+    from gpudesk.telemetry.recording.recorder import Recorder
 
     if args.interval <= 0:
         raise CliError(_("--interval must be positive, got {interval}.").format(interval=args.interval))
@@ -281,10 +281,10 @@ def _no_samples_text(exit_status: int | None, status: int | None, said: str | No
 
 def cmd_stream(args: argparse.Namespace) -> int:
     from gpudesk.store import StoreError
-    from gpudesk.telemetry.dmon_import import devices_for_model, link_assumption_text, resolve_gpu_model
-    from gpudesk.telemetry.dmon_stream import DmonStreamSource
-    from gpudesk.telemetry.model import TelemetryError
-    from gpudesk.telemetry.recorder import Recorder
+    from gpudesk.telemetry.formats.dmon_import import devices_for_model, link_assumption_text, resolve_gpu_model
+    from gpudesk.telemetry.sources.dmon_stream import DmonStreamSource
+    from gpudesk.telemetry.core.model import TelemetryError
+    from gpudesk.telemetry.recording.recorder import Recorder
 
     duration = parse_duration(args.duration)
     try:
@@ -353,8 +353,8 @@ def cmd_stream(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from gpudesk.store import StoreError
-    from gpudesk.telemetry.dmon_import import import_dmon_log
-    from gpudesk.telemetry.model import TelemetryError
+    from gpudesk.telemetry.formats.dmon_import import import_dmon_log
+    from gpudesk.telemetry.core.model import TelemetryError
 
     if not args.file.exists():
         raise CliError(_("{path}: no such file.").format(path=args.file))
@@ -383,12 +383,12 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_analyze(args: argparse.Namespace) -> int:
     from gpudesk.store import StoreError, open_store
     from gpudesk.store.recordings import get_session, list_sessions
-    from gpudesk.telemetry.analysis import analyze
-    from gpudesk.telemetry.dmon_import import (
+    from gpudesk.telemetry.rules.analysis import analyze
+    from gpudesk.telemetry.formats.dmon_import import (
         frame_and_devices_from_file, frame_and_devices_from_text, resolve_gpu_model,
     )
-    from gpudesk.telemetry.model import TelemetryError
-    from gpudesk.telemetry.recorder import load_frame, session_devices
+    from gpudesk.telemetry.core.model import TelemetryError
+    from gpudesk.telemetry.recording.recorder import load_frame, session_devices
 
     log = None
     try:
@@ -415,7 +415,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                                "'nvidia-smi dmon -s pucvmet -o DT -c 60 | gpudesk monitor analyze -'."))
             gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
             from gpudesk.file_limits import read_stream
-            from gpudesk.telemetry.dmon import decode_log_bytes
+            from gpudesk.telemetry.formats.dmon import decode_log_bytes
 
             raw = read_stream(sys.stdin, _MAX_STDIN_BYTES, _("The dmon log"))
             frame, devices, log = frame_and_devices_from_text(decode_log_bytes(raw, _("standard input")), gpu,
@@ -476,8 +476,8 @@ def _load_target(args: argparse.Namespace) -> tuple:
     """(frame, devices, title) of a dmon log file or a recording id."""
     from gpudesk.store import open_store
     from gpudesk.store.recordings import get_session
-    from gpudesk.telemetry.dmon_import import frame_and_devices_from_file, resolve_gpu_model
-    from gpudesk.telemetry.recorder import load_frame, session_devices
+    from gpudesk.telemetry.formats.dmon_import import frame_and_devices_from_file, resolve_gpu_model
+    from gpudesk.telemetry.recording.recorder import load_frame, session_devices
 
     path = Path(args.target)
     if path.exists():
@@ -531,15 +531,15 @@ def _load_plan(args: argparse.Namespace) -> tuple[dict | None, str | None]:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from gpudesk.store import StoreError
-    from gpudesk.telemetry.burnin import build_report
-    from gpudesk.telemetry.burnin_render import format_for, write_report
-    from gpudesk.telemetry.model import TelemetryError
+    from gpudesk.telemetry.recording.burnin import build_report
+    from gpudesk.telemetry.recording.burnin_render import format_for, write_report
+    from gpudesk.telemetry.core.model import TelemetryError
 
     try:
         fmt = format_for(args.out)
         if not Path(args.target).exists() and args.target.isdigit() and args.plan_file is None:
             from gpudesk.store import open_store
-            from gpudesk.telemetry.burnin_sources import report_from_store
+            from gpudesk.telemetry.recording.burnin_sources import report_from_store
 
             report = report_from_store(open_store(), int(args.target), args.plan, candidate_index=args.candidate - 1,
                                        thresholds=_thresholds(args.thresholds), title=args.title)
@@ -660,7 +660,7 @@ def _stat_value(unit: str, s) -> str:
 
 def _print_analysis(title: str, result) -> None:
     from gpudesk.nvml.pcie import describe_link
-    from gpudesk.telemetry.dcgm_fields import metric_label, metric_unit
+    from gpudesk.telemetry.core.dcgm_fields import metric_label, metric_unit
 
     span = result.span
     shown_span = format_duration(span[1] - span[0]) if span else _("no samples")
@@ -693,9 +693,9 @@ def _print_analysis(title: str, result) -> None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from gpudesk.store import StoreError, open_store
-    from gpudesk.telemetry.export import export_csv
-    from gpudesk.telemetry.model import TelemetryError
-    from gpudesk.telemetry.recorder import load_frame, session_devices
+    from gpudesk.telemetry.recording.export import export_csv
+    from gpudesk.telemetry.core.model import TelemetryError
+    from gpudesk.telemetry.recording.recorder import load_frame, session_devices
 
     try:
         db = open_store()

@@ -28,7 +28,7 @@ def _pct(value: float | None) -> str:
 
 def cmd_processes(args: argparse.Namespace) -> int:
     from gpudesk.nvml.nvml_session import NvmlSession, NvmlUnavailableError
-    from gpudesk.telemetry.process_use import process_use
+    from gpudesk.telemetry.core.process_use import process_use
     from gpudesk.units import format_bytes
 
     try:
@@ -57,7 +57,7 @@ def cmd_processes(args: argparse.Namespace) -> int:
 
 
 def cmd_stop(args: argparse.Namespace) -> int:
-    from gpudesk.telemetry.process_control import ProcessControlError, check_stoppable, stop_process
+    from gpudesk.telemetry.core.process_control import ProcessControlError, check_stoppable, stop_process
 
     try:
         proc = check_stoppable(args.pid)

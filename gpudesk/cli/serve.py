@@ -53,9 +53,9 @@ def read_token(path: Path | None) -> str | None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from gpudesk.cli.monitor import parse_duration
     from gpudesk.nvml.nvml_session import NvmlUnavailableError, host_name
-    from gpudesk.telemetry.metrics_server import GpuCollector, MetricsServer, ServeError, parse_listen
-    from gpudesk.telemetry.nvml_source import NvmlSource
-    from gpudesk.telemetry.process_use import process_use
+    from gpudesk.telemetry.sources.metrics_server import GpuCollector, MetricsServer, ServeError, parse_listen
+    from gpudesk.telemetry.sources.nvml_source import NvmlSource
+    from gpudesk.telemetry.core.process_use import process_use
 
     if not args.interval > 0:
         raise CliError(_("--interval must be more than 0 seconds."))

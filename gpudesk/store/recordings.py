@@ -38,7 +38,7 @@ from gpudesk.store.migrations import register
 FORMAT_VERSION = 1
 _READ_CHUNK = 50_000
 
-# Metric columns of recording_samples (names as in gpudesk.telemetry.model; units in the names). Adding a
+# Metric columns of recording_samples (names as in gpudesk.telemetry.core.model; units in the names). Adding a
 # metric later means a new migration that adds its column; unknown metrics go to recording_extra meanwhile.
 SAMPLE_COLUMNS: tuple[str, ...] = (
     "gpu_util_pct", "mem_util_pct", "enc_util_pct", "dec_util_pct", "jpg_util_pct", "ofa_util_pct",

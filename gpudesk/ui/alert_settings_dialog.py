@@ -1,13 +1,13 @@
 """Where alerts go besides the desktop: a command to run and a webhook URL, both optional (no network unless a
 URL is given). The command is kept in the settings; the webhook URL, which is the credential of chat webhooks, in
-the system keyring (:mod:`gpudesk.telemetry.alert_delivery`)."""
+the system keyring (:mod:`gpudesk.telemetry.rules.alert_delivery`)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
-from gpudesk.telemetry.alert_delivery import Delivery, load_webhook_url, save_webhook_url
+from gpudesk.telemetry.rules.alert_delivery import Delivery, load_webhook_url, save_webhook_url
 from gpudesk.ui.error_text import error_text
 
 COMMAND_KEY = "alerts/command"

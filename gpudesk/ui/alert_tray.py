@@ -1,4 +1,4 @@
-"""Alerts on the desktop: the alert loop (:class:`gpudesk.telemetry.alert_monitor.AlertMonitor`) in its own thread,
+"""Alerts on the desktop: the alert loop (:class:`gpudesk.telemetry.sources.alert_monitor.AlertMonitor`) in its own thread,
 a tray icon that keeps it running while the window is closed to the tray, and a notification per alert.
 
 The notification is the tray's balloon (``QSystemTrayIcon.showMessage``, a desktop notification on Linux

@@ -136,7 +136,7 @@ class MainWindow(QMainWindow):
         """Watch the GPUs for alerts in a background thread; closing the window then hides it to the tray."""
         if self._alert_tray is not None:
             return
-        from gpudesk.telemetry.alert_monitor import open_alert_monitor
+        from gpudesk.telemetry.sources.alert_monitor import open_alert_monitor
         from gpudesk.ui.alert_tray import AlertTray
 
         from gpudesk.nvml.nvml_session import host_name

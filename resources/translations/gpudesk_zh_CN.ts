@@ -3429,53 +3429,53 @@ It also resets the peak counter.</source>
 <context>
     <name>Monitor</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="394"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="395"/>
         <source>{what} failed: {e}</source>
         <translation>{what}失败：{e}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="75"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="74"/>
         <source>Reading {p}…</source>
         <translation>正在读取 {p}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="77"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="76"/>
         <source>Importing the dmon log</source>
         <translation>导入 dmon 日志</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="99"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="98"/>
         <source>Give the Prometheus server&apos;s URL to watch a fleet.</source>
         <translation>请输入 Prometheus 服务器的 URL 以监控集群。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="115"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="114"/>
         <source>Live dmon stream: {c}</source>
         <translation>实时 dmon 数据流：{c}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="122"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="121"/>
         <source>No demo recording is bundled with this installation.</source>
         <translation>此安装未附带演示录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="124"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="123"/>
         <source>Opening the demo…</source>
         <translation>正在打开演示…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="125"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="124"/>
         <source>Opening the demo</source>
         <translation>打开演示</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="131"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="130"/>
         <location filename="../../gpudesk/ui/monitor/actions.py" line="147"/>
         <source>Opening recording #{n}…</source>
         <translation>正在打开录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="132"/>
         <location filename="../../gpudesk/ui/monitor/actions.py" line="149"/>
         <source>Opening the recording</source>
         <translation>打开录制</translation>
@@ -3486,47 +3486,47 @@ It also resets the peak counter.</source>
         <translation>以 {s:g} 倍速回放：{t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="239"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="240"/>
         <source>Open a saved recording first (Recordings sub-tab): a burn-in report reads a recording from your database. An imported dmon log can be stored with &apos;Save as recording&apos;.</source>
         <translation>请先打开一个已保存的录制（“录制”子标签页）：拷机测试报告读取数据库中的录制。导入的 dmon 日志可通过“保存为录制”存入数据库。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="248"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="249"/>
         <source>Making the burn-in report…</source>
         <translation>正在生成拷机测试报告…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="265"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="266"/>
         <source>The burn-in report</source>
         <translation>拷机测试报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="321"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="322"/>
         <source>Saved as recording #{n}.</source>
         <translation>已保存为录制 #{n}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="324"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="325"/>
         <source>Saving the recording</source>
         <translation>保存录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="334"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="335"/>
         <source>Export samples as CSV</source>
         <translation>将样本导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="335"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="336"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="348"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="349"/>
         <source>Exported {p}.</source>
         <translation>已导出 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/actions.py" line="349"/>
+        <location filename="../../gpudesk/ui/monitor/actions.py" line="350"/>
         <source>Exporting CSV</source>
         <translation>导出 CSV</translation>
     </message>
@@ -3841,7 +3841,7 @@ PCI 总线：{bus}</translation>
         <translation>演示</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="52"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="51"/>
         <source>assumed {t}</source>
         <translation>假定 {t}</translation>
     </message>
@@ -3974,22 +3974,22 @@ PCI 总线：{bus}</translation>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="238"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="237"/>
         <source>Opening the source…</source>
         <translation>正在打开数据源…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="262"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="261"/>
         <source>Live NVML: {s}</source>
         <translation>实时 NVML：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="328"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="329"/>
         <source>The source has ended: {s}. {why}</source>
         <translation>数据源已结束：{s}。{why}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="372"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="373"/>
         <source>Watching a fleet: open a GPU in the Fleet tab to see its plots, statistics and findings.</source>
         <translation>正在监控集群：在“集群”子标签页中打开一块 GPU 以查看其曲线图、统计和发现。</translation>
     </message>
@@ -3999,12 +3999,12 @@ PCI 总线：{bus}</translation>
         <translation>此数据源不含进程列表（只有实时 NVML 才有）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="298"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="299"/>
         <source>GPU {i} stopped answering: {r}. The other GPUs are still monitored.</source>
         <translation>GPU {i} 停止响应：{r}。其他 GPU 仍在监控中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="331"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="332"/>
         <source>The source has ended: {s}</source>
         <translation>数据源已结束：{s}</translation>
     </message>
@@ -4025,7 +4025,7 @@ PCI 总线：{bus}</translation>
         <translation>无法写入 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="103"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="102"/>
         <source>Start live monitoring or a dmon stream first; an imported log is stored with &apos;Save as recording&apos;.</source>
         <translation>请先开始实时监控或 dmon 数据流；导入的日志请用“保存为录制”存储。</translation>
     </message>
@@ -4035,7 +4035,7 @@ PCI 总线：{bus}</translation>
         <translation>■ 停止录制 #{n}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="117"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="116"/>
         <source>Recording #{n} started.</source>
         <translation>录制 #{n} 已开始。</translation>
     </message>
@@ -4045,7 +4045,7 @@ PCI 总线：{bus}</translation>
         <translation>● 录制(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="122"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="121"/>
         <source>Recording #{n} saved.</source>
         <translation>录制 #{n} 已保存。</translation>
     </message>
@@ -7965,104 +7965,104 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TargetPicker</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="118"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="117"/>
         <source>Rel&amp;oad</source>
         <translation>重新加载(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="119"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="118"/>
         <source>Read the processes using each GPU again (NVML)</source>
         <translation>重新读取每个 GPU 上的进程（NVML）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="121"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="120"/>
         <source>Processes not read yet.</source>
         <translation>尚未读取进程。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="129"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="128"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="129"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="128"/>
         <source>User</source>
         <translation>用户</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="129"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="128"/>
         <source>GPU memory</source>
         <translation>GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="129"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="128"/>
         <source>Type</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="129"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="128"/>
         <source>Command line</source>
         <translation>命令行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="136"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="135"/>
         <source>Processes using each GPU, from NVML; select one to look inside it</source>
         <translation>来自 NVML 的每个 GPU 上的进程；选择一个以查看其内部</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="152"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="151"/>
         <source>GPU &amp;processes</source>
         <translation>GPU 进程(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="153"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="152"/>
         <source>Launch a &amp;command</source>
         <translation>启动命令(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="154"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="153"/>
         <source>Paste or drop &amp;text</source>
         <translation>粘贴或拖放文本(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="207"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="206"/>
         <source>Reading GPU processes …</source>
         <translation>正在读取 GPU 进程 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="236"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="235"/>
         <source>processes not readable: %1</source>
         <translation>无法读取进程：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="246"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="245"/>
         <source>%1 GPU(s), %2 process(es).</source>
         <translation>%1 个 GPU，%2 个进程。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="272"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="271"/>
         <source>name N/A</source>
         <translation>名称 N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="277"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="276"/>
         <source>GPU %1 · %2 · %3 total · %4 used by %5 process(es)</source>
         <translation>GPU %1 · %2 · 共 %3 · %5 个进程使用 %4</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="288"/>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="292"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="287"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="291"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="296"/>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="295"/>
         <source>GPU memory: %1</source>
         <translation>GPU 显存：%1</translation>
     </message>
     <message>
+        <location filename="../../gpudesk/ui/oom/target_picker.py" line="321"/>
         <location filename="../../gpudesk/ui/oom/target_picker.py" line="322"/>
-        <location filename="../../gpudesk/ui/oom/target_picker.py" line="323"/>
         <source>Cannot list GPU processes: %1</source>
         <translation>无法列出 GPU 进程：%1</translation>
     </message>
@@ -8110,72 +8110,72 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TextInput</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="136"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="135"/>
         <source>Paste an out-of-memory message, a torch.cuda.memory_summary() table, a TensorFlow, JAX or vLLM error here, or drop a log file onto this tab.</source>
         <translation>在此粘贴显存不足消息、torch.cuda.memory_summary() 表格、TensorFlow、JAX 或 vLLM 错误，或将日志文件拖放到此标签页。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="150"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="149"/>
         <source>&amp;Diagnose</source>
         <translation>诊断(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="151"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="150"/>
         <source>Parse the text and rank the likely causes (Ctrl+Return)</source>
         <translation>解析文本并对可能的原因排序（Ctrl+Return）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="154"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="153"/>
         <source>&amp;Open file…</source>
         <translation>打开文件(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="156"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="155"/>
         <source>Read a log file (its last %1 are used)</source>
         <translation>读取日志文件（使用其最后 %1）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="159"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="158"/>
         <source>Clear te&amp;xt</source>
         <translation>清除文本(&amp;X)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="189"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="188"/>
         <source>pasted text</source>
         <translation>粘贴的文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="193"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="192"/>
         <source>Reading %1 …</source>
         <translation>正在读取 %1 …</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="209"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="208"/>
         <source>%1 is not a text log: %2</source>
         <translation>%1 不是文本日志：%2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="216"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="215"/>
         <source>%1: %2, only the last %3 are shown and diagnosed.</source>
         <translation>%1：%2，只显示并诊断最后 %3。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="223"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="222"/>
         <source>%1 (%2)</source>
         <translation>%1（%2）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="229"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="228"/>
         <source>Cannot read the file: %1</source>
         <translation>无法读取文件：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="249"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="248"/>
         <source>Open a log, an error file or a memory snapshot</source>
         <translation>打开日志、错误文件或显存快照</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/text_input.py" line="250"/>
+        <location filename="../../gpudesk/ui/oom/text_input.py" line="249"/>
         <source>Logs and text (*.log *.txt *.out *.err);;Memory snapshots (*.pickle *.pkl *.json *.gz);;All files (*)</source>
         <translation>日志和文本 (*.log *.txt *.out *.err);;显存快照 (*.pickle *.pkl *.json *.gz);;所有文件 (*)</translation>
     </message>

@@ -22,9 +22,9 @@ from helpers.prometheus_server import (
 )
 from PySide6.QtGui import QImage
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.fleet import fleet_findings
-from gpudesk.telemetry.prometheus_source import PrometheusSource
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.fleet.fleet import fleet_findings
+from gpudesk.telemetry.fleet.prometheus_source import PrometheusSource
 from gpudesk.ui.monitor.fleet_view import FleetView
 
 pytestmark = [pytest.mark.skipif(PROMETHEUS is None or PROMTOOL is None, reason=SKIP_REASON), pytest.mark.slow]
@@ -89,7 +89,7 @@ def test_query_and_first_paint(server, qtbot, benchmark, n_gpus, window_h):
     hist = src.history(window_h * 3600, end=end, metrics=[m.GPU_UTIL, m.POWER])
     view.set_history(hist, fleet_findings(hist))
     t_full = time.perf_counter() - t1
-    print(f"{n_gpus} GPUs x {window_h} h: step {hist.step_s:g} s, {len(np.unique(hist.frame.t))} points, "
+    print(f"{n_gpus} GPUs x {window_h} h: step {hist.step_s:g} s, {len(hist.frame)} points, "
           f"first picture (window means, one instant query) {t_first * 1000:.0f} ms; full range of both metrics "
           f"(parallel queries) + rules + paint {t_full * 1000:.0f} ms")
     assert len(hist.keys) == n_gpus and view.grid.cell_count() == n_gpus

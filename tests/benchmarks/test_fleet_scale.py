@@ -19,10 +19,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from gpudesk.cli import main
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.exporter_scrape import scrape
-from gpudesk.telemetry.fleet import fleet_findings
-from gpudesk.telemetry.prometheus_source import DEFAULT_FLEET_METRICS, PrometheusSource
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.fleet.exporter_scrape import scrape
+from gpudesk.telemetry.fleet.fleet import fleet_findings
+from gpudesk.telemetry.fleet.prometheus_source import DEFAULT_FLEET_METRICS, PrometheusSource
 
 EXPORTER_METRICS = ("DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_GPU_TEMP",
                     "DCGM_FI_DEV_SM_CLOCK", "DCGM_FI_PROF_SM_ACTIVE", "DCGM_FI_DEV_XID_ERRORS",
@@ -175,7 +175,7 @@ def test_judging_5000_gpus_group_by_group_is_linear():
     # every "not exported" reason of a 5,000-GPU history (18 metrics each) once, not once per host group
     import numpy as np
 
-    from gpudesk.telemetry.fleet import FleetHistory, GpuKey, frame_from_matrix, group_keys
+    from gpudesk.telemetry.fleet.fleet import FleetHistory, GpuKey, frame_from_matrix, group_keys
 
     def fleet(n: int) -> FleetHistory:
         keys = [GpuKey(f"node{i // 8:04d}", i % 8, f"GPU-{i}") for i in range(n)]

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 from gpudesk.store import open_store
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.dmon import read_dmon_file
-from gpudesk.telemetry.model import DeviceInfo, SampleBatch
-from gpudesk.telemetry.nvml_source import NvmlSource
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.formats.dmon import read_dmon_file
+from gpudesk.telemetry.core.model import DeviceInfo, SampleBatch
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
 from gpudesk.store import recordings as rec_module
-from gpudesk.telemetry.recorder import Recorder, load_frame
+from gpudesk.telemetry.recording.recorder import Recorder, load_frame
 from helpers.fake_pynvml import make_fake_pynvml
 
 GPUS = 8
@@ -87,7 +87,7 @@ def test_import_and_analysis_72h_8gpu(benchmark, big_log):
     log, result = benchmark.pedantic(run, rounds=1, iterations=1)
     # CPU seconds of this process, meaningful even when other work shares the cores
     benchmark.extra_info.update({"lines": rows, "hours": hours, **cpu})
-    assert len(log.frame) == rows
+    assert len(log.frame) * len(log.frame.gpus) == rows
     assert set(result.stats) == set(range(GPUS))
 
 
@@ -112,14 +112,14 @@ def test_import_into_store(benchmark, big_log):
     # span read: the last hour of the session, then the whole session
     db = open_store()
     sid = rec_module.list_sessions(db)[0].id
-    t_end = float(log.frame.t[-1])
+    t_end = float(log.frame.times[-1])
     t0, c0 = time.perf_counter(), time.process_time()
     hour = load_frame(db, sid, t_end - 3600, t_end)
     t1, c1 = time.perf_counter(), time.process_time()
     whole = load_frame(db, sid)
     t2, c2 = time.perf_counter(), time.process_time()
-    assert len(hour) == min(rows, 3601 * GPUS) and len(whole) == rows
-    benchmark.extra_info.update({"rows": rows, "metrics_per_row": len(log.frame.metrics), **cpu,
+    assert len(hour) * GPUS == min(rows, 3601 * GPUS) and len(whole) * GPUS == rows
+    benchmark.extra_info.update({"rows": rows, "metrics_per_row": len(log.frame.columns), **cpu,
                                  "read_last_hour_s": t1 - t0, "read_last_hour_cpu_s": c1 - c0,
                                  "read_whole_s": t2 - t1, "read_whole_cpu_s": c2 - c1})
 
@@ -165,14 +165,14 @@ def test_memory_of_72h_8gpu_history(benchmark, big_log):
         return log, current, peak
 
     log, current, peak = benchmark.pedantic(run, rounds=1, iterations=1)
-    held = log.frame.t.nbytes + log.frame.gpu.nbytes + sum(v.nbytes for v in log.frame.metrics.values())
+    held = log.frame.nbytes
     benchmark.extra_info.update({"frame_bytes": held, "traced_current_bytes": current, "traced_peak_bytes": peak,
-                                 "hours": hours, "metrics": len(log.frame.metrics)})
+                                 "hours": hours, "metrics": len(log.frame.columns)})
     assert held <= current
 
 
 def test_memory_of_72h_8gpu_frame_by_column_dtype(benchmark):
-    """Bytes a SeriesFrame holds for 72 h x 8 GPUs x 1 Hz with the column dtypes of ``model.column_dtype``
+    """Bytes a History holds for 72 h x 8 GPUs x 1 Hz with the column dtypes of ``model.column_dtype``
     (float32 for %, W, C, link gen/width, flags; float64 for bytes, bytes/s, Hz, counters), against all-float64.
 
     Measured on a real frame of the Monitor tab's history metrics (72 h when benchmarks are enabled, 1 h
@@ -188,14 +188,14 @@ def test_memory_of_72h_8gpu_frame_by_column_dtype(benchmark):
         n = secs * GPUS
         t = np.repeat(1.767e9 + np.arange(secs, dtype=np.float64), GPUS)
         gpu = np.tile(np.arange(GPUS, dtype=np.int32), secs)
-        return m.SeriesFrame(t, gpu, {k: np.full(n, 42.0, dtype=m.column_dtype(k)) for k in names}, sort=False)
+        return m.History.from_rows(t, gpu, {k: np.full(n, 42.0, dtype=m.column_dtype(k)) for k in names})
 
     frame = benchmark.pedantic(lambda: frame_of(tab_metrics, int(hours * 3600)), rounds=1, iterations=1)
     rows_72h = 72 * 3600 * GPUS
-    tab_72h = frame.nbytes * rows_72h // len(frame)
+    tab_72h = frame.nbytes * rows_72h // (len(frame) * GPUS)
     tab_f64_72h = rows_72h * (8 + 4 + 8 * len(tab_metrics))
     hour = frame_of(SAMPLE_COLUMNS, 3600)
-    all_72h = hour.nbytes * rows_72h // len(hour)
+    all_72h = hour.nbytes * rows_72h // (len(hour) * GPUS)
     all_f64_72h = rows_72h * (8 + 4 + 8 * len(SAMPLE_COLUMNS))
     benchmark.extra_info.update({
         "hours_measured": hours, "tab_metrics_72h_mb": round(tab_72h / 1e6, 1),

@@ -22,9 +22,10 @@ import psutil
 import pytest
 from PySide6.QtCore import QThreadPool
 
+from gpudesk.telemetry.core.source import SourceKind
 from gpudesk.nvml.device import DeviceInfo
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor import actions
 from gpudesk.ui.monitor.sources import HISTORY_METRICS
@@ -108,7 +109,7 @@ def test_monitor_tab_memory_stays_flat_over_50_statistics_and_findings_runs(qtbo
     devices = [DeviceInfo(index=i, name="NVIDIA H100 80GB HBM3", memory_total_bytes=80 * 1024**3, pcie_gen_max=5,
                           pcie_width_max_lanes=16, pcie_link_source="nvml", power_limit_w=700.0)
                for i in range(N_GPUS)]
-    tab.ctl.source_kind = "recording"
+    tab.ctl.source_kind = SourceKind.RECORDING
     tab.ctl.show_history(buffer, devices, "24 h x 64 GPUs")
     t0, t1 = float(times[0]), float(times[-1])
     stats_seen: list[int] = []

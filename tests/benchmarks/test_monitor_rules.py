@@ -13,16 +13,16 @@ import time
 import numpy as np
 import pytest
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.burnin import build_report
-from gpudesk.telemetry.burnin_render import to_html, to_markdown
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.recording.burnin import build_report
+from gpudesk.telemetry.recording.burnin_render import to_html, to_markdown
+from gpudesk.telemetry.core.model import DeviceInfo, History
 from gpudesk.telemetry.rules import run_rules
 
 GPUS = 8
 
 
-def burn_in_frame(hours: float, seed: int = 0) -> SeriesFrame:
+def burn_in_frame(hours: float, seed: int = 0) -> History:
     rng = np.random.default_rng(seed)
     secs = int(hours * 3600)
     n = secs * GPUS
@@ -30,7 +30,7 @@ def burn_in_frame(hours: float, seed: int = 0) -> SeriesFrame:
     util = np.clip(rng.normal(94, 4, n), 0, 100)
     util[rng.random(n) < 0.02] = 55.0
     util[(s % 600) < 25] = 5.0  # checkpoint every 10 min
-    return SeriesFrame(1.7e9 + s, np.tile(np.arange(GPUS), secs), {
+    return History.from_rows(1.7e9 + s, np.tile(np.arange(GPUS), secs), {
         m.GPU_UTIL: util, m.PCIE_RX: rng.normal(9e8, 2e8, n), m.PCIE_TX: rng.normal(1e8, 2e7, n),
         m.MEM_USED: 40e9 + s * 5e4, m.POWER: 100 + 2.5 * util, m.SM_CLOCK: np.full(n, 1.41e9),
         m.GPU_TEMP: np.full(n, 65.0)})

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core import model as m
 from gpudesk.ui.monitor.plots import MAIN_METRICS, PLOTTED, LinkInfo, MonitorPlots
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.sources import HISTORY_METRICS
 
 GPUS = 8

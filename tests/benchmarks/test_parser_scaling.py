@@ -23,7 +23,7 @@ from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.profile import load_profile
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.shapes import parse_param_count, spec_from_hf_config
-from gpudesk.telemetry.dmon_lines import DmonLineParser
+from gpudesk.telemetry.formats.dmon_lines import DmonLineParser
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
 DMON_HEADER = ["#Date       Time        gpu    pwr  gtemp  mtemp     sm    mem    enc    dec   mclk   pclk",

@@ -28,10 +28,10 @@ from test_monitor_core import GPUS, write_dmon_log
 
 from gpudesk.store import open_store
 from gpudesk.store import recordings as rec
-from gpudesk.telemetry.dmon import read_dmon_file
-from gpudesk.telemetry.dmon_import import import_dmon_log
-from gpudesk.telemetry.recorder import load_frame
-from gpudesk.telemetry.stats import span_stats
+from gpudesk.telemetry.formats.dmon import read_dmon_file
+from gpudesk.telemetry.formats.dmon_import import import_dmon_log
+from gpudesk.telemetry.recording.recorder import load_frame
+from gpudesk.telemetry.core.stats import span_stats
 
 ROOT = Path(__file__).resolve().parents[2]
 PROFILE = ROOT / "resources" / "examples" / "article-13b-finetune.toml"
@@ -81,8 +81,8 @@ def test_dmon_parse_vs_pandas(benchmark, request, scale):
         span_stats(read_dmon_file(path).frame)
 
     code = {
-        "gpudesk": ("from gpudesk.telemetry.dmon import read_dmon_file\n"
-                    "from gpudesk.telemetry.stats import span_stats\n"
+        "gpudesk": ("from gpudesk.telemetry.formats.dmon import read_dmon_file\n"
+                    "from gpudesk.telemetry.core.stats import span_stats\n"
                     f"t0, c0 = time.perf_counter(), time.process_time()\nspan_stats(read_dmon_file({str(path)!r}).frame)"),
         "pandas": ("import pandas as pd\n"
                    f"t0, c0 = time.perf_counter(), time.process_time()\ndf = pd.read_csv({str(path)!r}, sep=r'\\s+', comment='#', "
@@ -110,10 +110,10 @@ def test_import_open_and_size(benchmark, request, tmp_path):
     data = tmp_path / "data"
     env = {"GPUDESK_DATA_DIR": str(data)}
     import_s, import_cpu, import_mb = _peak_rss_mb(
-        f"from gpudesk.telemetry.dmon_import import import_dmon_log\nimport_dmon_log({str(path)!r})", env)
+        f"from gpudesk.telemetry.formats.dmon_import import import_dmon_log\nimport_dmon_log({str(path)!r})", env)
     open_s, open_cpu, open_mb = _peak_rss_mb(
         "from gpudesk.store import open_store\nfrom gpudesk.store.recordings import list_sessions\n"
-        "from gpudesk.telemetry.recorder import load_frame\n"
+        "from gpudesk.telemetry.recording.recorder import load_frame\n"
         "db = open_store()\nt0, c0 = time.perf_counter(), time.process_time()\nf = load_frame(db, list_sessions(db)[0].id)\n"
         "assert len(f) > 0", env)
     db_bytes = sum(p.stat().st_size for p in data.iterdir())
@@ -124,7 +124,7 @@ def test_import_open_and_size(benchmark, request, tmp_path):
         result = benchmark.pedantic(lambda: import_dmon_log(path), rounds=1, iterations=1)
         db = open_store()
         frame = load_frame(db, result.session_id)
-        assert len(frame) == result.rows and rec.get_session(db, result.session_id).sample_rows == result.rows
+        assert len(frame.rows()[0]) == result.rows and rec.get_session(db, result.session_id).sample_rows == result.rows
     finally:
         del os.environ["GPUDESK_DATA_DIR"]
     figures = {"hours": hours, "rows": result.rows, "import_s": import_s, "import_cpu_s": import_cpu,
@@ -180,8 +180,8 @@ def test_monitor_analyze_vs_pandas(benchmark, request):
     path = _log(lines / GPUS / 3600)
     code = {
         "gpudesk": ("from gpudesk.cli.json_text import dumps_json\n"
-                    "from gpudesk.telemetry.analysis import analyze\n"
-                    "from gpudesk.telemetry.dmon_import import frame_and_devices_from_file\n"
+                    "from gpudesk.telemetry.rules.analysis import analyze\n"
+                    "from gpudesk.telemetry.formats.dmon_import import frame_and_devices_from_file\n"
                     "t0, c0 = time.perf_counter(), time.process_time()\n"
                     f"frame, devices, log = frame_and_devices_from_file({str(path)!r})\n"
                     "result = analyze(frame, devices)\n"

@@ -41,7 +41,7 @@ def test_missing_file_and_not_dcgmi_text(capsys, tmp_path):
 
 def test_record_a_dcgmi_window_as_a_recording(capsys):
     from gpudesk.store import open_store
-    from gpudesk.telemetry.recorder import load_frame, session_devices
+    from gpudesk.telemetry.recording.recorder import load_frame, session_devices
 
     assert main(["monitor", "fleet", "--dcgmi", str(FIXTURES / "dcgmi_dmon_mig_issue152.txt"), "--host", "h100",
                  "--record", "mig burn-in", "--json"]) == 0

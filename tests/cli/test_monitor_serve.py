@@ -18,9 +18,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from gpudesk.cli import main
 from gpudesk.nvml import gpm
-from gpudesk.telemetry.metrics_server import GpuCollector, MetricsServer, parse_listen
-from gpudesk.telemetry.nvml_source import NvmlSource
-from gpudesk.telemetry.process_use import process_use
+from gpudesk.telemetry.sources.metrics_server import GpuCollector, MetricsServer, parse_listen
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
+from gpudesk.telemetry.core.process_use import process_use
 
 GiB = 1024**3
 ME = os.getpid()
@@ -107,7 +107,7 @@ def test_mig_gpu_instances_served_with_gpu_i_id():
     sm = {s.labels["GPU_I_ID"]: s.value for f in text_string_to_metric_families(text) for s in f.samples
           if s.name == "DCGM_FI_PROF_SM_ACTIVE"}
     assert sm == {"1": pytest.approx(0.87), "2": 0.0}  # per instance; the whole GPU has no GPM sample under MIG
-    from gpudesk.telemetry.fleet import key_from_labels
+    from gpudesk.telemetry.fleet.fleet import key_from_labels
 
     util = next(s for f in text_string_to_metric_families(text) for s in f.samples if s.name == "DCGM_FI_DEV_POWER_USAGE")
     assert key_from_labels(util.labels).mig_instance is None  # the whole GPU's rows stay the whole GPU's

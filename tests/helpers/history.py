@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 
 
 def filled(n: int, gpus: int = 2, seed: int = 0) -> tuple[HistoryBuffer, np.ndarray]:

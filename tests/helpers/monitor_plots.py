@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.plots import MonitorPlots
 
 

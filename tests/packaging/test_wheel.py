@@ -174,7 +174,7 @@ import importlib.util, os, sys
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QApplication
 from gpudesk import paths
-from gpudesk.telemetry import dmon_import
+from gpudesk.telemetry.formats import dmon_import
 from gpudesk.ui.app import install_translators
 app = QApplication([])
 loaded = install_translators(app)

@@ -17,9 +17,9 @@ import pytest
 from gpudesk.cli import main
 from gpudesk.store import open_store
 from gpudesk.store.chunk_health import TIME_BASE, find_damaged_chunks
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import Sample, SampleBatch
-from gpudesk.telemetry.recorder import Recorder, load_frame
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import Sample, SampleBatch
+from gpudesk.telemetry.recording.recorder import Recorder, load_frame
 
 GPUS = 4
 TICKS = 300
@@ -64,10 +64,10 @@ def test_a_flipped_value_chunk_is_left_out_and_named_and_the_rest_is_shown(tmp_p
     db = open_store(path)
     frame = load_frame(db, sid)
     db.close()
-    assert len(frame) == TICKS * GPUS  # every sample is still there
-    util = frame.metrics[m.GPU_UTIL]
-    assert np.isnan(util[frame.gpu == 2]).all() and not np.isnan(util[frame.gpu != 2]).any()
-    assert not np.isnan(frame.metrics[m.POWER]).any()
+    assert len(frame) == TICKS and len(frame.gpus) == GPUS  # every sample is still there
+    util = frame.columns[m.GPU_UTIL]
+    assert np.isnan(util[:, 2]).all() and not np.isnan(np.delete(util, 2, axis=1)).any()
+    assert not np.isnan(frame.columns[m.POWER]).any()
     note = frame.notes[0]
     assert "GPU 2" in note and "gpu_util_pct" in note and "checksum mismatch" in note
     assert "2023-11-14 22:13:20 to 2023-11-14 22:18:19 UTC" in note
@@ -101,7 +101,7 @@ def test_a_flipped_time_base_drops_only_that_gpus_chunk(tmp_path):
     db = open_store(path)
     frame = load_frame(db, sid)
     db.close()
-    assert len(frame) == TICKS * (GPUS - 1) and 1 not in set(frame.gpu.tolist())
+    assert len(frame.rows()[0]) == TICKS * (GPUS - 1) and 1 not in frame.gpus
     assert "GPU 1: the time stamps of 300 samples" in frame.notes[0]
     conn = sqlite3.connect(path)
     damaged = find_damaged_chunks(conn)
@@ -123,7 +123,7 @@ def test_stores_from_before_the_checksums_are_migrated_and_still_checked(tmp_pat
     assert db.conn.execute("select count(*) from recording_chunk_values where v_crc is null").fetchone()[0] == 0
     frame = load_frame(db, sid)
     db.close()
-    assert np.isnan(frame.metrics[m.POWER][frame.gpu == 0]).all()
+    assert np.isnan(frame.columns[m.POWER][:, 0]).all()
     assert "GPU 0, power_w" in frame.notes[0]
 
 

@@ -19,7 +19,7 @@ from sqlite_utils import Database
 from gpudesk.store import open_store
 from gpudesk.store import recordings as rec
 from gpudesk.store.migrations import MIGRATION_SETS
-from gpudesk.telemetry.recorder import load_frame
+from gpudesk.telemetry.recording.recorder import load_frame
 
 TESTS = Path(__file__).resolve().parent.parent
 
@@ -64,7 +64,7 @@ def test_migration_converts_row_recordings_without_loss(tmp_path):
     assert db.conn.execute("select count(*) from recording_samples").fetchone()[0] == 0
     assert db.conn.execute("select count(*) from recording_extra").fetchone()[0] == 0
     f1 = load_frame(db, 1)
-    assert len(f1) == 10 and f1.gpus == [0, 1]
+    assert len(f1) == 5 and f1.gpus == [0, 1]  # five rounds of two GPUs
     assert f1.series(0, "gpu_util_pct")[1].tolist() == [40.0, 41.0, 42.0, 43.0, 44.0]
     assert f1.series(0, "power_w")[1].tolist() == [250.5] * 5
     assert np.all(np.isnan(f1.series(1, "power_w")[1]))  # NULL stays N/A, never 0
@@ -74,13 +74,13 @@ def test_migration_converts_row_recordings_without_loss(tmp_path):
     s1 = rec.get_session(db, 1)
     assert (s1.sample_rows, s1.first_t, s1.last_t, s1.interrupted) == (10, 1.7e9, 1.7e9 + 4, False)
     f2 = load_frame(db, 2)
-    assert f2.t.tolist() == [0.0, 1.0, 2.0]
-    assert np.array_equal(f2.metrics["dmon_xyz"], [7.0, math.nan, 9.0], equal_nan=True)
+    assert f2.times.tolist() == [0.0, 1.0, 2.0]
+    assert np.array_equal(f2.columns["dmon_xyz"][:, 0], [7.0, math.nan, 9.0], equal_nan=True)
     assert rec.get_session(db, 2).interrupted
     # applied once: reopening changes nothing
     db.close()
     again = open_store(path)
-    assert len(load_frame(again, 1)) == 10
+    assert len(load_frame(again, 1).rows()[0]) == 10
 
 
 def test_recorder_killed_with_sigkill_loses_at_most_the_uncommitted_seconds(tmp_path):
@@ -91,8 +91,8 @@ def test_recorder_killed_with_sigkill_loses_at_most_the_uncommitted_seconds(tmp_
         import os, sys, time
         sys.path.insert(0, {str(TESTS)!r})
         from helpers.fake_pynvml import make_fake_pynvml
-        from gpudesk.telemetry.nvml_source import NvmlSource
-        from gpudesk.telemetry.recorder import Recorder
+        from gpudesk.telemetry.sources.nvml_source import NvmlSource
+        from gpudesk.telemetry.recording.recorder import Recorder
         t = [1.7e9]
         mono = [0.0]
         src = NvmlSource(nvml=make_fake_pynvml(4), clock=lambda: t[0])
@@ -133,10 +133,10 @@ def test_recorder_killed_with_sigkill_loses_at_most_the_uncommitted_seconds(tmp_
     (sess,) = rec.list_sessions(db)
     assert sess.interrupted
     frame = load_frame(db, sess.id)
-    assert len(frame) >= committed  # everything reported committed survived
-    assert len(frame) % 4 == 0 and frame.gpus == [0, 1, 2, 3]
-    rounds = len(np.unique(frame.t))
-    assert np.array_equal(np.unique(frame.t), 1.7e9 + np.arange(rounds))  # no hole, no torn round
+    assert len(frame) * 4 >= committed  # everything reported committed survived
+    assert frame.gpus == [0, 1, 2, 3] and all(frame.sample_count(g) == len(frame) for g in frame.gpus)  # no torn round
+    rounds = len(frame)
+    assert np.array_equal(frame.times, 1.7e9 + np.arange(rounds))  # no hole
     assert rounds >= ticks - 2  # lost at most the last 2 s (commits every 1 s of recorder time)
     assert db.conn.execute("pragma integrity_check").fetchone()[0] == "ok"
 

@@ -25,9 +25,9 @@ from gpudesk.store import (
 )
 from gpudesk.store.recordings import list_sessions
 from gpudesk.store.salvage import salvage_database
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import Sample, SampleBatch, TelemetryError
-from gpudesk.telemetry.recorder import Recorder, RecordingFailed, load_frame
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import Sample, SampleBatch, TelemetryError
+from gpudesk.telemetry.recording.recorder import Recorder, RecordingFailed, load_frame
 
 
 def _batch(t: float, gpus: int = 8) -> SampleBatch:
@@ -54,7 +54,7 @@ def test_sqlite_full_while_recording_stops_with_a_message_and_keeps_what_was_com
     rec.close()
     db.close()
     fresh = open_store(path)
-    assert len(load_frame(fresh, sid)) == committed
+    assert len(load_frame(fresh, sid).rows()[0]) == committed  # rows: one per (round, GPU)
     fresh.close()
 
 
@@ -80,7 +80,7 @@ def test_cli_record_on_a_full_disk_says_so_and_the_recording_stays_readable(tmp_
         kept = int(err.split("keeps the ")[1].split()[0])
         db = open_store(data / "gpudesk.db", migrate=False)
         sessions = list_sessions(db)
-        assert len(sessions) == 1 and len(load_frame(db, sessions[0].id)) == kept > 0
+        assert len(sessions) == 1 and len(load_frame(db, sessions[0].id).rows()[0]) == kept > 0
         db.close()
     finally:
         subprocess.run(["umount", "-l", str(data)], check=False)
@@ -133,8 +133,8 @@ def test_corrupt_page_mid_database_names_the_file_and_recover_copies_the_rest(tm
     frame = load_frame(rescued, sid)
     rescued.close()
     # columnar chunks: the garbled page held part of one metric's chunk; those values are N/A, the rest came back
-    values = sum(int(np.count_nonzero(~np.isnan(col))) for col in frame.metrics.values())
-    assert len(frame) == 3000 * 8 and 0.5 * 3 * 3000 * 8 < values < 3 * 3000 * 8
+    values = sum(int(np.count_nonzero(~np.isnan(col))) for col in frame.columns.values())
+    assert len(frame) == 3000 and len(frame.gpus) == 8 and 0.5 * 3 * 3000 * 8 < values < 3 * 3000 * 8
 
 
 def test_salvage_of_a_healthy_database_is_complete(tmp_path):
@@ -143,7 +143,7 @@ def test_salvage_of_a_healthy_database_is_complete(tmp_path):
     result = salvage_database(path, tmp_path / "copy.db")
     assert result.check == "ok" and result.rows_lost == 0
     db = open_store(tmp_path / "copy.db")
-    assert len(load_frame(db, sid)) == 200 * 8
+    assert len(load_frame(db, sid).rows()[0]) == 200 * 8
     db.close()
 
 

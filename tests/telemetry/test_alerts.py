@@ -16,10 +16,10 @@ from gpudesk.cli import main
 from gpudesk.nvml.events import EVENT_DOUBLE_BIT_ECC, EVENT_XID, EventWatcher
 from gpudesk.store import open_store
 from gpudesk.store.alerts import list_alerts
-from gpudesk.telemetry.alert_delivery import Delivery
-from gpudesk.telemetry.alert_monitor import AlertMonitor
-from gpudesk.telemetry.alerts import AlertEngine, AlertKind, AlertThresholds
-from gpudesk.telemetry.nvml_source import NvmlSource
+from gpudesk.telemetry.rules.alert_delivery import Delivery
+from gpudesk.telemetry.sources.alert_monitor import AlertMonitor
+from gpudesk.telemetry.rules.alerts import AlertEngine, AlertKind, AlertThresholds
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
 
 GiB = 1024**3
 STEP_S = 10.0
@@ -114,7 +114,7 @@ def test_each_alert_kind_once_stored_and_delivered(tmp_path):
 
 def test_alerts_rearm_when_the_condition_clears():
     engine = AlertEngine(AlertThresholds(idle_s=20))
-    from gpudesk.telemetry.model import Sample, SampleBatch
+    from gpudesk.telemetry.core.model import Sample, SampleBatch
 
     def batch(t: float, util: float) -> SampleBatch:
         return SampleBatch(t, [Sample(t, 0, None, {"gpu_util_pct": util, "mem_used_bytes": 10 * GiB})])
@@ -182,7 +182,7 @@ def test_cli_watch_prints_an_xid_from_nvml_events(capsys, monkeypatch):
 @pytest.mark.gpu
 def test_real_nvml_alert_loop_and_event_wait():
     from gpudesk.nvml.nvml_session import probe_nvml
-    from gpudesk.telemetry.alert_monitor import open_alert_monitor
+    from gpudesk.telemetry.sources.alert_monitor import open_alert_monitor
 
     if not probe_nvml().available:
         pytest.skip("no NVIDIA GPU / NVML here")
@@ -204,8 +204,8 @@ def test_webhook_name_lookup_that_never_answers_is_cut_at_the_deadline(monkeypat
     import socket
     import time
 
-    from gpudesk.telemetry.alert_delivery import deliver
-    from gpudesk.telemetry.alerts import Alert
+    from gpudesk.telemetry.rules.alert_delivery import deliver
+    from gpudesk.telemetry.rules.alerts import Alert
 
     release = threading.Event()
     looked_up: list[str] = []
@@ -237,8 +237,8 @@ def test_webhook_that_trickles_its_answer_is_cut_at_the_deadline():
     import socket
     import time
 
-    from gpudesk.telemetry.alert_delivery import deliver
-    from gpudesk.telemetry.alerts import Alert
+    from gpudesk.telemetry.rules.alert_delivery import deliver
+    from gpudesk.telemetry.rules.alerts import Alert
 
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))

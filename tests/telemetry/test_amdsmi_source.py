@@ -9,12 +9,12 @@ import pytest
 from helpers.fake_amdsmi import AmdSmiLibraryException, AmdSmiRetryException, make, mi300x
 
 from gpudesk.store import open_store
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.amdsmi_source import AmdSmiSource, AmdSmiUnavailableError
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.burnin import build_report
-from gpudesk.telemetry.recorder import Recorder, load_frame
-from gpudesk.telemetry.source import SampleSource
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.sources.amdsmi_source import AmdSmiSource, AmdSmiUnavailableError
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.recording.burnin import build_report
+from gpudesk.telemetry.recording.recorder import Recorder, load_frame
+from gpudesk.telemetry.core.source import SampleSource
 
 MIB = 2**20
 
@@ -75,7 +75,7 @@ def test_record_analyse_and_burn_in_report_end_to_end():
     src.close()
     assert src.lib.state["shut_down"] == 1
     frame = load_frame(db, sid)
-    assert len(frame) == 240
+    assert len(frame) == 120 and frame.gpus == [0, 1]  # 120 rounds of two GPUs
     result = analyze(frame, src.devices()).to_json()
     assert result["gpus"]["0"]["metrics"][m.POWER]["median"] == 700
     assert result["gpus"]["0"]["metrics"][m.GPU_UTIL]["median"] == 95

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpudesk.telemetry.burnin import (
+from gpudesk.telemetry.recording.burnin import (
     FAIL,
     INCOMPLETE,
     NOT_JUDGED,
@@ -15,9 +15,9 @@ from gpudesk.telemetry.burnin import (
     BurnInError,
     build_report,
 )
-from gpudesk.telemetry.burnin_render import format_for, heatmap_svg, render, to_html
-from gpudesk.telemetry.dmon_import import frame_and_devices_from_file, resolve_gpu_model
-from gpudesk.telemetry.model import TelemetryError
+from gpudesk.telemetry.recording.burnin_render import format_for, heatmap_svg, render, to_html
+from gpudesk.telemetry.formats.dmon_import import frame_and_devices_from_file, resolve_gpu_model
+from gpudesk.telemetry.core.model import TelemetryError
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "monitor_rules"
 # gpu_power_w is the TDP of all the candidate's GPUs together, as the planner writes it (count x tdp_w,

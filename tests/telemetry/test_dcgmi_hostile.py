@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dcgmi_dmon import DcgmiParseError, parse_dcgmi_dmon, read_dcgmi_dmon
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.formats.dcgmi_dmon import DcgmiParseError, parse_dcgmi_dmon, read_dcgmi_dmon
 
 HEADER = "#Entity   GPUTL  POWER  FBUSD  TMPTR\nID                W      MiB    C\n"
 
@@ -109,7 +109,7 @@ def test_any_rows_parse_to_plausible_values_or_notes(rows):
     except DcgmiParseError as exc:
         assert exc.user_text()
         return
-    for name, column in hist.frame.metrics.items():
+    for name, column in hist.frame.columns.items():
         values = column[~np.isnan(column)]
         assert np.isfinite(values).all(), name
         if name in (m.GPU_UTIL,):

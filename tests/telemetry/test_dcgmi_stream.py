@@ -6,8 +6,8 @@ import sys
 import time
 from pathlib import Path
 
-from gpudesk.telemetry.dcgmi_dmon import MAX_LINE_CHARS
-from gpudesk.telemetry.dcgmi_stream import DcgmiStreamSource
+from gpudesk.telemetry.formats.dcgmi_dmon import MAX_LINE_CHARS
+from gpudesk.telemetry.sources.dcgmi_stream import DcgmiStreamSource
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "fleet" / "dcgmi_dmon_8gpu_na_issue244.txt"
 

@@ -1,4 +1,4 @@
-"""gpudesk.telemetry.dmon_import: the one path that opens a dmon / dcgmi / CSV log, used by the CLI (analyze, import,
+"""gpudesk.telemetry.formats.dmon_import: the one path that opens a dmon / dcgmi / CSV log, used by the CLI (analyze, import,
 report) and the Monitor tab alike, with one guard and one wording for a log that holds no samples."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import gpudesk
-from gpudesk.telemetry.dmon import DmonError
-from gpudesk.telemetry.dmon_import import (
+from gpudesk.telemetry.formats.dmon import DmonError
+from gpudesk.telemetry.formats.dmon_import import (
     devices_for_model,
     frame_and_devices_from_file,
     frame_and_devices_from_text,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dmon_lines import MAX_LINE_CHARS, DmonLineParser
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.formats.dmon_lines import MAX_LINE_CHARS, DmonLineParser
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "monitor"
 HEADER = "#Date       Time        gpu    pwr  gtemp  mtemp     sm    mem    enc    dec   mclk   pclk"
@@ -90,7 +90,7 @@ def test_stream_that_prints_garbage_then_dies_gives_counts_not_a_traceback():
     import sys
     import time
 
-    from gpudesk.telemetry.dmon_stream import DmonStreamSource
+    from gpudesk.telemetry.sources.dmon_stream import DmonStreamSource
 
     code = ("import sys; print('# gpu sm mem'); print('0 10 20'); print('    - 10 20'); "
             "sys.stdout.write('x' * 20000); print(); sys.stdout.buffer.write(bytes(range(256)) + b'\\n'); "

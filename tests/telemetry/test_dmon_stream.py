@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from gpudesk.telemetry.dmon_stream import DmonStreamSource
+from gpudesk.telemetry.sources.dmon_stream import DmonStreamSource
 
 SAMPLE_A = Path(__file__).resolve().parents[1] / "fixtures" / "monitor_ui" / "sample_a_pucvmet.txt"
 

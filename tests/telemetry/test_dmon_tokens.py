@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpudesk.telemetry.dmon_tokens import (
+from gpudesk.telemetry.formats.dmon_tokens import (
     padded_block,
     parse_clock_times,
     parse_numbers,

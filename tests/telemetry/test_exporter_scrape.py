@@ -7,17 +7,17 @@ from pathlib import Path
 import pytest
 from helpers.prometheus_server import Exporter, free_port
 
-from gpudesk.telemetry import dcgm_fields as df
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.exporter_scrape import parse_exposition, scrape
-from gpudesk.telemetry.fleet import KeyIndex
-from gpudesk.telemetry.fleet_http import (
+from gpudesk.telemetry.core import dcgm_fields as df
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.fleet.exporter_scrape import parse_exposition, scrape
+from gpudesk.telemetry.fleet.fleet import KeyIndex
+from gpudesk.telemetry.fleet.fleet_http import (
     FleetBadResponse,
     FleetError,
     FleetNoData,
     FleetUnreachable,
 )
-from gpudesk.telemetry.model import Sample
+from gpudesk.telemetry.core.model import Sample
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fleet"
 

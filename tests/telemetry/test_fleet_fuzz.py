@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 
-from gpudesk.telemetry import dcgm_fields as df
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.exporter_scrape import iter_samples, parse_exposition
-from gpudesk.telemetry.fleet import KeyIndex
-from gpudesk.telemetry.fleet_http import FleetError, FleetUnreachable
-from gpudesk.telemetry.prometheus_source import PrometheusSource
+from gpudesk.telemetry.core import dcgm_fields as df
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.fleet.exporter_scrape import iter_samples, parse_exposition
+from gpudesk.telemetry.fleet.fleet import KeyIndex
+from gpudesk.telemetry.fleet.fleet_http import FleetError, FleetUnreachable
+from gpudesk.telemetry.fleet.prometheus_source import PrometheusSource
 
 NAMES = ["DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_POWER_USAGE", "dcgm_fi_dev_fb_used", "DCGM_FI_PROF_SM_ACTIVE",
          "other_metric", "node_cpu_seconds"]
@@ -131,8 +131,8 @@ def test_any_json_answer_reads_or_is_a_fleet_error(source, doc):
             assert all(v is None or math.isfinite(v) for s in batch.samples for v in s.values.values())
         frame = getattr(out, "frame", None)
         if frame is not None:
-            for col in frame.metrics.values():
-                assert not any(math.isinf(x) for x in col)
+            for col in frame.columns.values():
+                assert not any(math.isinf(x) for x in col.ravel())
 
 
 def test_history_values_are_finite_or_nan_with_a_reason(source):
@@ -141,8 +141,8 @@ def test_history_values_are_finite_or_nan_with_a_reason(source):
     source.http.get_bytes = lambda path, params=None, accept="": json.dumps(doc).encode()
     source._present = {"DCGM_FI_DEV_GPU_UTIL"}
     hist = source.history(120, end=1e9, step_s=30, metrics=[m.GPU_UTIL])
-    col = hist.frame.metrics[m.GPU_UTIL]
-    assert sorted(x for x in col if not math.isnan(x)) == [50.0]
+    col = hist.frame.columns[m.GPU_UTIL]
+    assert sorted(x for x in col.ravel() if not math.isnan(x)) == [50.0]
     assert hist.frame.reasons[(0, m.GPU_UTIL)] == "infinite (-Inf)"
 
 
@@ -158,7 +158,7 @@ range_docs = st.lists(st.fixed_dictionaries({
 @given(range_docs, st.sampled_from([(",", ":"), (", ", ": ")]))
 @settings(max_examples=300, deadline=None)
 def test_the_fast_range_reader_gives_json_loads_numbers(doc, separators):
-    from gpudesk.telemetry.prometheus_matrix import decode_range_answer
+    from gpudesk.telemetry.fleet.prometheus_matrix import decode_range_answer
 
     body = json.dumps(doc, separators=separators).encode()
     fast = decode_range_answer(body)
@@ -172,7 +172,7 @@ def test_the_fast_range_reader_gives_json_loads_numbers(doc, separators):
 
 
 def test_the_fast_range_reader_reads_prometheus_own_layout():
-    from gpudesk.telemetry.prometheus_matrix import decode_range_answer
+    from gpudesk.telemetry.fleet.prometheus_matrix import decode_range_answer
 
     body = (b'{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"gpu":"0","UUID":"GPU-a"},'
             b'"values":[[1733000000,"45.5"],[1733000015.5,"NaN"],[1733000030,"-Inf"]]},{"metric":{"gpu":"1"},'
@@ -195,7 +195,7 @@ plain_texts = st.one_of(
 @given(st.lists(plain_texts, min_size=1, max_size=40))
 @settings(max_examples=400, deadline=None)
 def test_plain_decimals_are_the_numbers_strtod_gives(texts):
-    from gpudesk.telemetry.prometheus_matrix import plain_decimals
+    from gpudesk.telemetry.fleet.prometheus_matrix import plain_decimals
 
     got = plain_decimals(",".join(texts).encode())
     assert got is not None, texts
@@ -206,6 +206,6 @@ def test_plain_decimals_are_the_numbers_strtod_gives(texts):
 @pytest.mark.parametrize("odd", ["NaN", "+Inf", "1e5", "+3", " 4", "1.2.3", "-", "", ".", "1234567890123456",
                                  "5-", "--5", "1,", "0x10"])
 def test_plain_decimals_leave_anything_else_to_the_text_reader(odd):
-    from gpudesk.telemetry.prometheus_matrix import plain_decimals
+    from gpudesk.telemetry.fleet.prometheus_matrix import plain_decimals
 
     assert plain_decimals(f"12,{odd},3.5".encode()) is None

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.fleet import FleetHistory, GpuKey, frame_from_matrix
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.fleet.fleet import FleetHistory, GpuKey, frame_from_matrix
 
 
 def test_sub_frames_carry_their_gpus_reasons_renumbered():

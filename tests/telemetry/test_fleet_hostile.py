@@ -12,9 +12,9 @@ import pytest
 from helpers.hostile_server import ESCAPES, HostileServer, SilentServer
 from helpers.prometheus_server import self_signed_cert
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.exporter_scrape import scrape
-from gpudesk.telemetry.fleet_http import (
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.fleet.exporter_scrape import scrape
+from gpudesk.telemetry.fleet.fleet_http import (
     Auth,
     FleetBadResponse,
     FleetError,
@@ -23,7 +23,7 @@ from gpudesk.telemetry.fleet_http import (
     FleetUnreachable,
     HttpClient,
 )
-from gpudesk.telemetry.prometheus_source import PrometheusSource
+from gpudesk.telemetry.fleet.prometheus_source import PrometheusSource
 
 BEARER = Auth("bearer", secret="s3cret-token")
 
@@ -130,7 +130,7 @@ def test_non_finite_and_negative_readings_are_na_with_the_reason(servers):
     assert by_gpu[0].reasons[m.ECC_DBE].startswith("negative (-3)")
     assert by_gpu[1].reasons[m.ECC_DBE] == "infinite (+Inf)"  # 1e999 overflows to +Inf when read
     hist = PrometheusSource(srv.url + "/nonfinite").history(300, metrics=[m.GPU_UTIL, m.POWER])
-    assert all(math.isnan(v) for v in hist.frame.metrics[m.GPU_UTIL])
+    assert all(math.isnan(v) for v in hist.frame.columns[m.GPU_UTIL].ravel())
     assert hist.frame.reasons[(0, m.GPU_UTIL)] == "not a number (NaN)"
     assert hist.frame.reasons[(1, m.GPU_UTIL)] == "infinite (-Inf)"
     assert hist.frame.reasons[(0, m.POWER)] == "infinite (-Inf)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpudesk.telemetry.fleet_http import MAX_DETAIL_CHARS, FleetError, HttpClient, check_url, plain_text
+from gpudesk.telemetry.fleet.fleet_http import MAX_DETAIL_CHARS, FleetError, HttpClient, check_url, plain_text
 
 # The 404 page nginx serves in front of a Prometheus at a wrong path (nginx's built-in error page).
 NGINX_404 = ("<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>"

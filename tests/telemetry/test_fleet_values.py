@@ -9,9 +9,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpudesk.telemetry import dcgm_fields as df
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.fleet_values import reading, readings
+from gpudesk.telemetry.core import dcgm_fields as df
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.fleet.fleet_values import reading, readings
 
 
 def test_each_kind_of_non_reading_says_why():

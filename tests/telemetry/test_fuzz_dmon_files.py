@@ -13,14 +13,14 @@ from helpers.fuzz_profile import fuzz
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dcgmi_dmon import DcgmiParseError, parse_dcgmi_dmon
-from gpudesk.telemetry.dmon import DmonError, parse_dmon
-from gpudesk.telemetry.dmon_lines import MAX_GPU_INDEX
-from gpudesk.telemetry.exporter_scrape import parse_exposition
-from gpudesk.telemetry.fleet import KeyIndex
-from gpudesk.telemetry.fleet_http import FleetBadResponse
-from gpudesk.telemetry.model import Sample
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.formats.dcgmi_dmon import DcgmiParseError, parse_dcgmi_dmon
+from gpudesk.telemetry.formats.dmon import DmonError, parse_dmon
+from gpudesk.telemetry.formats.dmon_lines import MAX_GPU_INDEX
+from gpudesk.telemetry.fleet.exporter_scrape import parse_exposition
+from gpudesk.telemetry.fleet.fleet import KeyIndex
+from gpudesk.telemetry.fleet.fleet_http import FleetBadResponse
+from gpudesk.telemetry.core.model import Sample
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures"
 DMON = [ln for f in ("sample_a_pucvmet.txt", "sample_b_u.txt", "sample_c_puc.txt", "sample_g_pmon.txt",
@@ -61,9 +61,9 @@ def test_fuzz_dmon_file_text(text):
         assert str(exc)
         return
     frame = log.frame
-    assert all(math.isfinite(t) for t in frame.t)
-    assert all(0 <= g <= MAX_GPU_INDEX for g in frame.gpu)
-    for metric, values in frame.metrics.items():
+    assert all(math.isfinite(t) for t in frame.times)
+    assert all(0 <= g <= MAX_GPU_INDEX for g in frame.gpus)
+    for metric, values in frame.columns.items():
         finite = values[~np.isnan(values)]
         assert np.isfinite(finite).all(), metric
         if metric in PCT:

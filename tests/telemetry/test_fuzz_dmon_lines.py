@@ -10,8 +10,8 @@ from helpers.fuzz_profile import fuzz
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dmon_lines import MAX_GPU_INDEX, DmonLineParser
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.formats.dmon_lines import MAX_GPU_INDEX, DmonLineParser
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "monitor"
 REAL_LINES = [ln for f in ("sample_a_pucvmet.txt", "sample_b_u.txt", "sample_g_pmon.txt", "sample_h_dcgmi.txt",

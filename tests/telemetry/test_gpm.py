@@ -10,9 +10,9 @@ import pytest
 
 from gpudesk.nvml import gpm
 from gpudesk.nvml.nvml_session import NvmlSession
-from gpudesk.telemetry.dcgm_fields import FP64_ACTIVE, GR_ENGINE_ACTIVE, SM_ACTIVE, SM_OCCUPANCY, TENSOR_ACTIVE
-from gpudesk.telemetry.model import SeriesFrame
-from gpudesk.telemetry.nvml_source import NvmlSource
+from gpudesk.telemetry.core.dcgm_fields import FP64_ACTIVE, GR_ENGINE_ACTIVE, SM_ACTIVE, SM_OCCUPANCY, TENSOR_ACTIVE
+from gpudesk.telemetry.core.model import History
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
 from gpudesk.telemetry.rules import run_rules
 from tests.helpers.fake_pynvml import FakeDevice, make_fake_pynvml
 
@@ -109,7 +109,7 @@ def test_a_gpu_without_mig_has_no_instances():
 def test_rules_judge_a_gpm_recording_on_sm_activity():
     # NVML says 100 % busy for two minutes, SM activity 12.5 %: the low-utilization rule sees the waste
     src = _source([FakeDevice(0, util_gpu=100, gpm=dict(H100_GPM))])
-    frame = SeriesFrame.from_batches([src.read() for _ in range(121)])
+    frame = History.from_batches([src.read() for _ in range(121)])
     src.close()
     low = [f for f in run_rules(frame) if f.rule == "low-utilization"]
     assert any(f.evidence.get("busy_share_pct") == 0.0 for f in low)

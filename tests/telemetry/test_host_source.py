@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import psutil
 
-from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
-from gpudesk.telemetry.host_source import WithHostCpu
-from gpudesk.telemetry.model import DeviceInfo, Sample, SampleBatch, SeriesFrame
+from gpudesk.telemetry.core.host_metrics import HOST_CPU_UTIL
+from gpudesk.telemetry.sources.host_source import WithHostCpu
+from gpudesk.telemetry.core.model import DeviceInfo, Sample, SampleBatch, History
 
 
 class ListSource:
@@ -44,8 +44,8 @@ def test_each_sample_gets_the_host_load_and_a_frame_carries_it():
     src = WithHostCpu(ListSource([batch(1.0), batch(2.0)]), cpu_percent=lambda: next(loads))
     got = src.poll() + src.poll()
     assert [s.values[HOST_CPU_UTIL] for b in got for s in b.samples] == [97.5, 97.5, 12.0, 12.0]
-    frame = SeriesFrame.from_batches(got)
-    assert frame.metrics[HOST_CPU_UTIL].tolist() == [97.5, 97.5, 12.0, 12.0]
+    frame = History.from_batches(got)
+    assert frame.columns[HOST_CPU_UTIL].tolist() == [[97.5, 97.5], [12.0, 12.0]]  # two rounds of two GPUs
     assert src.finished and "host CPU" in src.describe()
     src.close()
     assert src.inner.closed

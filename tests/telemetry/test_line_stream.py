@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from gpudesk.telemetry.line_stream import BoundedLineReader, start_merged
+from gpudesk.telemetry.core.line_stream import BoundedLineReader, start_merged
 
 
 def _read_all(reader: BoundedLineReader, timeout_s: float = 10.0) -> list[str]:

@@ -8,11 +8,11 @@ from dataclasses import replace
 
 from helpers.fake_pynvml import FakeDevice, make_fake_pynvml
 
-from gpudesk.telemetry.alert_monitor import AlertMonitor
-from gpudesk.telemetry.alerts import AlertEngine, AlertKind, AlertThresholds
-from gpudesk.telemetry.live_rules import LiveRules
-from gpudesk.telemetry.model import Sample, SampleBatch
-from gpudesk.telemetry.nvml_source import NvmlSource
+from gpudesk.telemetry.sources.alert_monitor import AlertMonitor
+from gpudesk.telemetry.rules.alerts import AlertEngine, AlertKind, AlertThresholds
+from gpudesk.telemetry.rules.live_rules import LiveRules
+from gpudesk.telemetry.core.model import Sample, SampleBatch
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
 from gpudesk.telemetry.rules import low_util
 from gpudesk.telemetry.rules.thresholds import Thresholds
 

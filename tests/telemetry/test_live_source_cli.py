@@ -10,7 +10,7 @@ from helpers.fake_amdsmi import make, mi300x
 from helpers.fake_pynvml import make_fake_pynvml
 
 from gpudesk.cli import main
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core import model as m
 
 
 def test_auto_falls_back_to_amdsmi_when_nvml_cannot_start(monkeypatch, capsys):

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from gpudesk.cli import main
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dcgm_fields import GR_ENGINE_ACTIVE, SM_ACTIVE
-from gpudesk.telemetry.export import export_csv_text
-from gpudesk.telemetry.log_formats import LogFormat, LogFormatError, detect_format, read_log_file, read_log_text
-from gpudesk.telemetry.model import SeriesFrame
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.dcgm_fields import GR_ENGINE_ACTIVE, SM_ACTIVE
+from gpudesk.telemetry.recording.export import export_csv_text
+from gpudesk.telemetry.formats.log_formats import LogFormat, LogFormatError, detect_format, read_log_file, read_log_text
+from gpudesk.telemetry.core.model import History
 from gpudesk.telemetry.rules import run_rules
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures"
@@ -108,7 +108,7 @@ def test_rules_prefer_sm_active_over_nvml_utilization():
     # NVML says 100 % (a kernel is always resident) while SM activity is 10 %: busy, not productive
     n = 120
     t = np.arange(n, dtype=float)
-    frame = SeriesFrame(t, np.zeros(n), {m.GPU_UTIL: np.full(n, 100.0), SM_ACTIVE: np.full(n, 10.0),
+    frame = History.from_rows(t, np.zeros(n), {m.GPU_UTIL: np.full(n, 100.0), SM_ACTIVE: np.full(n, 10.0),
                                          m.MEM_USED: np.full(n, 40e9)})
     findings = run_rules(frame)
     low = [f for f in findings if f.rule == "low-utilization"]
@@ -116,7 +116,7 @@ def test_rules_prefer_sm_active_over_nvml_utilization():
     assert all(f.evidence.get("busy_signal_by_gpu", {}).get("0", f.evidence.get("busy_signal")) == SM_ACTIVE
                for f in low)
     assert any("SM active" in f.summary for f in low)
-    only_util = run_rules(SeriesFrame(t, np.zeros(n), {m.GPU_UTIL: np.full(n, 100.0)}))
+    only_util = run_rules(History.from_rows(t, np.zeros(n), {m.GPU_UTIL: np.full(n, 100.0)}))
     assert not any("SM active" in f.summary for f in only_util)
 
 

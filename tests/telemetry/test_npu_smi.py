@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_TOTAL, MEM_USED, POWER
-from gpudesk.telemetry.npu_smi import NpuSmiError, parse_npu_smi_info, read_npu_smi_file
-from gpudesk.telemetry.log_formats import LogFormat, detect_format, read_log_file
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.core.model import GPU_TEMP, GPU_UTIL, MEM_TOTAL, MEM_USED, POWER
+from gpudesk.telemetry.formats.npu_smi import NpuSmiError, parse_npu_smi_info, read_npu_smi_file
+from gpudesk.telemetry.formats.log_formats import LogFormat, detect_format, read_log_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "vendor_logs"
 MIB = 2**20
@@ -31,7 +31,7 @@ def test_capture_medians(issue):
     log = read_npu_smi_file(path)
     read = read_log_file(path)  # the one reader behind `monitor analyze|import` and the window
     assert read.format is LogFormat.NPU_SMI_INFO and read.notes[0] == "Read as npu-smi info output."
-    assert np.array_equal(read.frame.metrics[MEM_USED], log.frame.metrics[MEM_USED], equal_nan=True)
+    assert np.array_equal(read.frame.columns[MEM_USED], log.frame.columns[MEM_USED], equal_nan=True)
     result = analyze(log.frame, log.devices).to_json()
     assert sorted(result["gpus"]) == [str(i) for i in range(len(EXPECTED[issue]))]
     for die, (power, temp, hbm) in enumerate(EXPECTED[issue]):
@@ -50,8 +50,8 @@ def test_successive_snapshots_are_a_time_series():
     one = (FIXTURES / "npu-smi-info-vllm-ascend-2534.txt").read_text(encoding="utf-8")
     log = parse_npu_smi_info(one + one.replace("178.5", "200.5"), interval_s=2.0)
     assert log.snapshots == 2
-    die0 = log.frame.gpu == 0
-    assert list(log.frame.t[die0]) == [0.0, 2.0] and list(log.frame.metrics[POWER][die0]) == [178.5, 200.5]
+    t, power = log.frame.series(0, POWER)
+    assert list(t) == [0.0, 2.0] and list(power) == [178.5, 200.5]
 
 
 def test_not_npu_smi_is_a_clear_error(tmp_path):
@@ -63,7 +63,7 @@ def test_not_npu_smi_is_a_clear_error(tmp_path):
     with pytest.raises(NpuSmiError, match="Cannot read"):
         read_npu_smi_file(tmp_path / "missing.txt")
     assert np.isnan(parse_npu_smi_info((FIXTURES / "npu-smi-info-vllm-ascend-4989.txt").read_text()).frame
-                    .metrics[POWER][1])
+                    .columns[POWER][0, 1])
 
 
 def test_atlas_a3_capture_says_each_die_is_a_device():

@@ -1,4 +1,4 @@
-"""Impossible readings become N/A with a reason, in the one plausibility module (gpudesk/telemetry/plausibility.py).
+"""Impossible readings become N/A with a reason, in the one plausibility module (gpudesk/telemetry/core/plausibility.py).
 
 Issue 13 tryout: fb = 1e32 MB printed "memory peaked at 1.2e29 % of capacity" (input: a real A100 dmon log with one
 fb cell corrupted). Issue 14: NVML sentinels, used > total, utilization > 100 %, and a PCIe throughput stuck at 0
@@ -13,12 +13,12 @@ import numpy as np
 from helpers.fake_pynvml import FakeDevice, make_fake_pynvml
 
 from gpudesk.nvml.nvml_session import NvmlSession
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.dmon import parse_dmon
-from gpudesk.telemetry.dmon_import import devices_for_model, resolve_gpu_model
-from gpudesk.telemetry.nvml_source import NvmlSource
-from gpudesk.telemetry.plausibility import MAX_GPU_MEMORY_BYTES, check_values, mask_impossible, screen
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.formats.dmon import parse_dmon
+from gpudesk.telemetry.formats.dmon_import import devices_for_model, resolve_gpu_model
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
+from gpudesk.telemetry.core.plausibility import MAX_GPU_MEMORY_BYTES, check_values, mask_impossible, screen
 
 # a real A100 dmon -s um log (source URL in tests/fixtures/monitor_rules/SOURCES.md), 17 rounds of GPU 0
 LOG = Path(__file__).resolve().parent.parent / "fixtures" / "monitor_rules" / "real_a100_um_healthy.txt"
@@ -45,7 +45,7 @@ def test_memory_above_the_capacity_is_na_with_its_reason():
 def test_without_a_capacity_the_physical_bound_applies():
     frame = parse_dmon(corrupted()).frame
     clean = screen(frame)
-    used = clean.metrics[m.MEM_USED]
+    used = clean.columns[m.MEM_USED]
     assert np.nanmax(used) <= MAX_GPU_MEMORY_BYTES
     assert "implausible" in (clean.reason(0, m.MEM_USED) or "")
     untouched = parse_dmon(LOG.read_text()).frame
@@ -135,19 +135,19 @@ def test_dmon_file_parser_masks_utilization_above_100_with_its_reason():
     cells[1] = "250"
     lines[5] = "  ".join(cells)
     log = parse_dmon("\n".join(lines) + "\n")
-    util = log.frame.metrics[m.GPU_UTIL]
+    util = log.frame.columns[m.GPU_UTIL]
     assert int(np.isnan(util).sum()) == 1 and np.nanmax(util) <= 100.0
     assert "0 to 100" in (log.frame.reason(0, m.GPU_UTIL) or "")
     assert any("1 gpu_util_pct value(s)" in n for n in log.notes)
     assert screen(log.frame) is log.frame  # already masked at parse time: nothing left for the frame check
     untouched = parse_dmon(LOG.read_text())
-    assert not np.isnan(untouched.frame.metrics[m.GPU_UTIL]).any() and untouched.frame.reason(0, m.GPU_UTIL) is None
+    assert not np.isnan(untouched.frame.columns[m.GPU_UTIL]).any() and untouched.frame.reason(0, m.GPU_UTIL) is None
 
 
 def test_screen_masks_out_of_range_columns_of_a_recording_frame():
     # a frame read back from an older recording (before the live checks) with a 250 % utilization
-    frame = m.SeriesFrame(np.array([0.0, 1.0, 0.0, 1.0]), np.array([0, 0, 1, 1], dtype=np.int32),
+    frame = m.History.from_rows(np.array([0.0, 1.0, 0.0, 1.0]), np.array([0, 0, 1, 1], dtype=np.int32),
                           {m.GPU_UTIL: np.array([50.0, 250.0, 40.0, 60.0])})
     clean = screen(frame)
-    assert np.isnan(clean.metrics[m.GPU_UTIL]).sum() == 1
+    assert np.isnan(clean.columns[m.GPU_UTIL]).sum() == 1
     assert clean.reason(1, m.GPU_UTIL) is None and "0 to 100" in (clean.reason(0, m.GPU_UTIL) or "")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpudesk.nvml.nvml_processes import GpuProcess
-from gpudesk.telemetry.process_history import ProcessHistory
+from gpudesk.telemetry.core.process_history import ProcessHistory
 
 GiB = 1024**3
 

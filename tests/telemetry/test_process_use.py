@@ -12,9 +12,9 @@ from helpers.fake_pynvml import FakeDevice, FakeProcess, make_fake_pynvml
 
 from gpudesk.cli import main
 from gpudesk.nvml.nvml_session import NvmlSession
-from gpudesk.telemetry import process_control
-from gpudesk.telemetry.process_control import ProcessControlError, check_stoppable, stop_process
-from gpudesk.telemetry.process_use import container_of, process_use
+from gpudesk.telemetry.core import process_control
+from gpudesk.telemetry.core.process_control import ProcessControlError, check_stoppable, stop_process
+from gpudesk.telemetry.core.process_use import container_of, process_use
 
 GiB = 1024**3
 ME = os.getpid()

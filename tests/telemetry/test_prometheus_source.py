@@ -29,10 +29,10 @@ from helpers.prometheus_server import (
 )
 from prometheus_client.parser import text_string_to_metric_families
 
-from gpudesk.telemetry import dcgm_fields as df
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.fleet import GROUP_BY_JOB, fleet_findings, group_keys
-from gpudesk.telemetry.fleet_http import (
+from gpudesk.telemetry.core import dcgm_fields as df
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.fleet.fleet import GROUP_BY_JOB, fleet_findings, group_keys
+from gpudesk.telemetry.fleet.fleet_http import (
     Auth,
     FleetBadResponse,
     FleetError,
@@ -40,8 +40,8 @@ from gpudesk.telemetry.fleet_http import (
     FleetUnauthorized,
     FleetUnreachable,
 )
-from gpudesk.telemetry.fleet_secrets import ConnectionSettings, auth_for, store_secret
-from gpudesk.telemetry.prometheus_source import PrometheusSource, choose_step
+from gpudesk.telemetry.fleet.fleet_secrets import ConnectionSettings, auth_for, store_secret
+from gpudesk.telemetry.fleet.prometheus_source import PrometheusSource, choose_step
 
 pytestmark = pytest.mark.skipif(PROMETHEUS is None or PROMTOOL is None, reason=SKIP_REASON)
 
@@ -206,7 +206,7 @@ def test_a_24_hour_window_from_backfilled_blocks(backfilled):
     elapsed = time.perf_counter() - t0
     assert src.queries == 1 + 2
     assert len(hist.keys) == 8
-    assert len(np.unique(hist.frame.t)) == 721
+    assert len(hist.frame) == 721
     util = hist.values(m.GPU_UTIL)
     assert util[0] == 0.0 and np.allclose(util[1:], 85.0)
     assert np.allclose(hist.values(m.POWER)[1:], 255.0)
@@ -276,7 +276,7 @@ def test_cli_monitor_fleet_against_the_real_prometheus(live, capsys):
 
 
 def test_gpus_without_a_job_are_judged_node_by_node():
-    from gpudesk.telemetry.fleet import FleetHistory, GpuKey, frame_from_matrix
+    from gpudesk.telemetry.fleet.fleet import FleetHistory, GpuKey, frame_from_matrix
 
     keys = [GpuKey(f"n{h}", g, f"GPU-{h}{g}") for h in range(2) for g in range(2)]
     util = np.tile(np.array([[90.0, 90.0, 10.0, 10.0]]), (120, 1))  # each node even; the nodes differ
@@ -348,7 +348,7 @@ def test_window_means_match_the_range_and_take_one_query(backfilled):
     src = PrometheusSource(server.url, scrape_interval_s=60)
     means = src.window_means(24 * 3600, end=end, metrics=[m.GPU_UTIL, m.POWER])
     assert src.queries == 1 + 2  # names once, then one instant query per metric
-    assert len(means.keys) == 8 and len(means.frame) == 8 and means.step_s == 24 * 3600
+    assert len(means.keys) == 8 and len(means.frame) == 1 and len(means.frame.gpus) == 8 and means.step_s == 24 * 3600
     util = means.values(m.GPU_UTIL)
     assert util[0] == 0.0 and np.allclose(util[1:], 85.0)
     full = src.history(24 * 3600, end=end, metrics=[m.GPU_UTIL])

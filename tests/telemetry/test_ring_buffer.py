@@ -1,4 +1,4 @@
-"""HistoryBuffer (gpudesk.telemetry.ring_buffer): the live history's decimation pyramid, memory budget and
+"""HistoryBuffer (gpudesk.telemetry.core.ring_buffer): the live history's decimation pyramid, memory budget and
 binned means, without Qt (moved from the Monitor UI tests with the module)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.ring_buffer import TOP_BLOCK, HistoryBuffer, capacity_for
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.ring_buffer import TOP_BLOCK, HistoryBuffer, capacity_for
 
 from helpers.history import filled
 

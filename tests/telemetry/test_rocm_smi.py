@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.log_formats import LogFormat, LogFormatError, read_log_file, read_log_text
-from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_CLOCK, MEM_TOTAL, MEM_USED, POWER, POWER_LIMIT, SM_CLOCK
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.formats.log_formats import LogFormat, LogFormatError, read_log_file, read_log_text
+from gpudesk.telemetry.core.model import GPU_TEMP, GPU_UTIL, MEM_CLOCK, MEM_TOTAL, MEM_USED, POWER, POWER_LIMIT, SM_CLOCK
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "vendor_logs"
 MHZ = 1e6
@@ -56,7 +56,7 @@ def test_csv_capture_medians():
 def test_watch_loop_is_a_time_series():
     one = (FIXTURES / "rocm-smi-roc-smi-90.txt").read_text(encoding="utf-8")
     read = read_log_text(one + one.replace("10.0W ", "95.5W "), interval_s=2.0)
-    assert list(read.frame.t) == [0.0, 2.0] and list(read.frame.metrics[POWER]) == [10.0, 95.5]
+    assert list(read.frame.times) == [0.0, 2.0] and list(read.frame.columns[POWER][:, 0]) == [10.0, 95.5]
 
 
 def test_header_without_rows_is_a_clear_error():
@@ -69,4 +69,4 @@ def test_rows_that_are_not_devices_are_skipped_not_misread():
     text = header + "99999999999  25.0c  10.0W  852Mhz  167Mhz  14.9%  auto  170.0W  N/A  0%\n" \
         + "1    25.0c  10.0W   852Mhz  167Mhz  14.9%  auto  170.0W  N/A    0%\n" + "2  short row\n"
     read = read_log_text(text)
-    assert list(read.frame.gpu) == [1] and any("1 table line(s)" in n for n in read.notes)
+    assert read.frame.gpus == [1] and any("1 table line(s)" in n for n in read.notes)

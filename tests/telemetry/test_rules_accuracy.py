@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from rules_cases import CASES, Case, Label
 
-from gpudesk.telemetry.dmon_import import frame_and_devices_from_text, resolve_gpu_model
+from gpudesk.telemetry.formats.dmon_import import frame_and_devices_from_text, resolve_gpu_model
 from gpudesk.telemetry.rules import CRITICAL, WARNING, Finding, run_rules
 
 RECALL_FLOOR = 0.9
@@ -39,7 +39,7 @@ def score(case: Case) -> tuple[list[Label], list[Label], list[Finding]]:
     gpu = resolve_gpu_model(case.gpu_model) if case.gpu_model else None
     frame, devices, _log = frame_and_devices_from_text(case.text(), gpu, case.interval_s)
     findings = run_rules(frame, devices)
-    t0 = float(frame.t[0])
+    t0 = float(frame.times[0])
     found = [lab for lab in case.labels if any(_matches(f, lab, t0) for f in findings)]
     missed = [lab for lab in case.labels if lab not in found]
     false = [f for f in findings if f.severity in JUDGED

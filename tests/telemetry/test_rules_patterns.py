@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.findings_summary import summarize
-from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.rules.findings_summary import summarize
+from gpudesk.telemetry.core.host_metrics import HOST_CPU_UTIL
+from gpudesk.telemetry.core.model import DeviceInfo, History
 from gpudesk.telemetry.rules import RULES, run_rules
 from gpudesk.telemetry.rules.periodic import periodicity
 
 T0 = 1.7e9
 
 
-def frame(n: int, gpus: int = 1, **cols: np.ndarray | float) -> SeriesFrame:
+def frame(n: int, gpus: int = 1, **cols: np.ndarray | float) -> History:
     t = np.repeat(T0 + np.arange(n, dtype=float), gpus)
     g = np.tile(np.arange(gpus), n)
     metrics = {}
@@ -25,7 +25,7 @@ def frame(n: int, gpus: int = 1, **cols: np.ndarray | float) -> SeriesFrame:
         elif a.ndim == 1:
             a = np.tile(a[:, None], (1, gpus))
         metrics[name] = a.reshape(-1)
-    return SeriesFrame(t, g, metrics)
+    return History.from_rows(t, g, metrics)
 
 
 def judged(findings, rule):
@@ -73,7 +73,7 @@ def test_memory_creep_needs_an_hour_and_a_steady_rise():
 
 
 def test_clock_reference_prefers_the_application_clock():
-    from gpudesk.telemetry.host_metrics import SM_CLOCK_APP
+    from gpudesk.telemetry.core.host_metrics import SM_CLOCK_APP
     found = run_rules(frame(300, **{m.GPU_UTIL: 95.0, m.SM_CLOCK: 1.2e9, SM_CLOCK_APP: 1.41e9}))
     (hit,) = judged(found, "clocks-below-max")
     assert hit.evidence["reference"] == "application clock"

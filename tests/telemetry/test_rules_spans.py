@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import SeriesFrame
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import History
 from gpudesk.telemetry.rules.spans import (
-    build_grid,
+    on_grid,
     busy_share,
     gpu_spans,
     job_spans,
@@ -16,13 +16,13 @@ from gpudesk.telemetry.rules.spans import (
 from gpudesk.telemetry.rules.thresholds import Thresholds
 
 
-def frame_of(util_by_gpu: list[np.ndarray], jitter_s: float = 0.0) -> SeriesFrame:
+def frame_of(util_by_gpu: list[np.ndarray], jitter_s: float = 0.0) -> History:
     n = util_by_gpu[0].size
     t = np.repeat(1.7e9 + np.arange(n, dtype=float), len(util_by_gpu))
     t = t + np.tile(np.arange(len(util_by_gpu)) * jitter_s, n)
     g = np.tile(np.arange(len(util_by_gpu)), n)
     u = np.stack(util_by_gpu, axis=1).reshape(-1)
-    return SeriesFrame(t, g, {m.GPU_UTIL: u})
+    return History.from_rows(t, g, {m.GPU_UTIL: u})
 
 
 def test_runs_bridge_short_gaps():
@@ -37,7 +37,7 @@ def test_gpu_and_job_spans_with_edges_and_time_stamp_jitter():
     b = np.full(200, 95.0)
     a[50:80] = b[52:80] = 10.0  # the job stalls 52-79; GPU 0 two seconds earlier
     a[0:15] = b[0:15] = 0.0  # warm-up
-    grid = build_grid(frame_of([a, b], jitter_s=0.004), 1.0)
+    grid = on_grid(frame_of([a, b], jitter_s=0.004), 1.0)
     th = Thresholds()
     jobs = job_spans(grid, th)
     assert [(round(s.t0 - 1.7e9), s.duration_s, s.at_edge) for s in jobs] == [(0, 15.0, True), (52, 28.0, False)]
@@ -49,5 +49,5 @@ def test_gpu_and_job_spans_with_edges_and_time_stamp_jitter():
 
 def test_nan_is_not_low():
     u = np.full(60, np.nan)
-    grid = build_grid(frame_of([u]), 1.0)
+    grid = on_grid(frame_of([u]), 1.0)
     assert gpu_spans(grid, Thresholds()) == [] and busy_share(grid, Thresholds()) == {}

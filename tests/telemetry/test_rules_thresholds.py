@@ -7,7 +7,7 @@ import json
 import pytest
 from helpers import stall_logs
 
-from gpudesk.telemetry.dmon import parse_dmon
+from gpudesk.telemetry.formats.dmon import parse_dmon
 from gpudesk.telemetry.rules import run_rules
 from gpudesk.telemetry.rules.thresholds import (
     THRESHOLDS_VERSION,

@@ -1,4 +1,4 @@
-"""gpudesk.telemetry.source: the closed set of source kinds is one str Enum; the window compares members, never
+"""gpudesk.telemetry.core.source: the closed set of source kinds is one str Enum; the window compares members, never
 the strings."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import ast
 from pathlib import Path
 
 import gpudesk
-from gpudesk.telemetry.nvml_source import NvmlSource
-from gpudesk.telemetry.replay import ReplaySource
-from gpudesk.telemetry.source import SourceKind
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
+from gpudesk.telemetry.sources.replay import ReplaySource
+from gpudesk.telemetry.core.source import SourceKind
 
 PACKAGE = Path(gpudesk.__file__).resolve().parent
 VALUES = {k.value for k in SourceKind}

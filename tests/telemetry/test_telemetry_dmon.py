@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dmon import DmonError, DmonLineParser, parse_dmon, read_dmon_file
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.formats.dmon import DmonError, DmonLineParser, parse_dmon, read_dmon_file
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "monitor"
 MIB = 1024 * 1024
@@ -23,7 +23,7 @@ def text(name: str) -> str:
 def test_sample_a_all_groups_mapped_from_header():
     log = read_dmon_file(FIX / "sample_a_pucvmet.txt")
     f = log.frame
-    assert len(f) == 4 and f.gpus == [0, 1, 2, 3]
+    assert len(f) == 1 and f.gpus == [0, 1, 2, 3]  # one round of four GPUs
     t, util = f.series(3, m.GPU_UTIL)
     assert util.tolist() == [18.0]
     assert f.series(0, m.POWER)[1].tolist() == [111.0]
@@ -41,8 +41,8 @@ def test_sample_a_all_groups_mapped_from_header():
 
 def test_sample_b_rows_without_time_are_one_interval_apart():
     log = parse_dmon(text("sample_b_u.txt"), interval_s=2.0, start_time=100.0)
-    assert log.frame.t.tolist() == [100.0, 102.0]
-    assert log.frame.gpu.tolist() == [0, 0]
+    assert log.frame.times.tolist() == [100.0, 102.0]
+    assert log.frame.gpus == [0]
     assert set(log.frame.metric_names()) == {m.GPU_UTIL, m.MEM_UTIL, m.ENC_UTIL, m.DEC_UTIL}
 
 
@@ -93,9 +93,9 @@ def _dt_log() -> str:
 def test_date_time_columns_and_repeated_headers():
     log = parse_dmon(_dt_log())
     f = log.frame
-    assert log.has_time and len(f) == 12
+    assert log.has_time and len(f) == 3 and len(f.gpus) == 4
     base = 1478908798.0  # 2016-11-11 23:59:58 UTC
-    assert np.unique(f.t).tolist() == [base, base + 1, base + 2]
+    assert f.times.tolist() == [base, base + 1, base + 2]
     assert f.series(1, m.SM_CLOCK)[1].tolist() == [1733e6] * 3
 
 
@@ -105,7 +105,7 @@ def test_truncated_lines_other_output_and_blank_lines_are_skipped_with_notes():
     lines.insert(8, "")
     lines.append("20161112 00:00:01    0   111    83    25     7")  # truncated (killed mid-write)
     log = parse_dmon("\n".join(lines))
-    assert len(log.frame) == 12
+    assert len(log.frame) == 3 and len(log.frame.gpus) == 4
     assert any("1 truncated or malformed" in n for n in log.notes)
     assert any("other output" in n for n in log.notes)
 
@@ -130,15 +130,15 @@ def test_newer_tokens_gtemp_mtemp_jpg_ofa():
 
 def test_time_only_wraps_past_midnight():
     log = parse_dmon("#Time gpu sm\n#HH:MM:SS Idx %\n23:59:59 0 10\n00:00:00 0 20\n")
-    assert log.frame.t.tolist() == [86399.0, 86400.0]
+    assert log.frame.times.tolist() == [86399.0, 86400.0]
 
 
 def test_header_change_midway_starts_new_layout():
     txt = text("sample_c_puc.txt") + text("sample_b_u.txt")
     log = parse_dmon(txt)
     assert len(log.frame) == 3
-    assert log.frame.t.tolist() == [0.0, 1.0, 2.0]
-    assert math.isnan(log.frame.metrics[m.POWER][1])
+    assert log.frame.times.tolist() == [0.0, 1.0, 2.0]
+    assert math.isnan(log.frame.columns[m.POWER][1, 0])
 
 
 def test_line_parser_emits_one_batch_per_round():
@@ -175,7 +175,7 @@ def test_unreadable_file():
 
 
 def test_blocks_of_any_size_match_the_whole_text(monkeypatch, tmp_path):
-    from gpudesk.telemetry import dmon
+    from gpudesk.telemetry.formats import dmon
 
     txt = _dt_log() * 3
     whole = parse_dmon(txt)
@@ -187,9 +187,9 @@ def test_blocks_of_any_size_match_the_whole_text(monkeypatch, tmp_path):
     from_file = read_dmon_file(path)
     assert len(whole.frame) > 0
     for f in (chunked.frame, lines.frame, from_file.frame):
-        assert np.array_equal(f.t, whole.frame.t) and np.array_equal(f.gpu, whole.frame.gpu)
-        for name, col in whole.frame.metrics.items():
-            assert np.array_equal(f.metrics[name], col, equal_nan=True), name
+        assert np.array_equal(f.times, whole.frame.times) and f.gpus == whole.frame.gpus
+        for name, col in whole.frame.columns.items():
+            assert np.array_equal(f.columns[name], col, equal_nan=True), name
 
 
 def test_header_only_log_is_empty_not_an_error():
@@ -250,7 +250,7 @@ def test_impossible_numbers_name_the_line_and_field(row, field, words):
 
 def test_rows_starting_with_inf_or_nan_are_other_output_not_times():
     log = parse_dmon(DT_HEADER + "20240101 00:00:00      0     10     20\ninf 00:00:01 0 1 2\nnan 00:00:01 0 1 2\n")
-    assert len(log.frame) == 1 and np.isfinite(log.frame.t).all()
+    assert len(log.frame) == 1 and np.isfinite(log.frame.times).all()
     assert any("Ignored 2 line(s) of other output" in n for n in log.notes)
 
 
@@ -275,7 +275,7 @@ def test_distinct_dates_are_linear():
     t1 = time.process_time()
     f = parse_dmon(big).frame
     t2 = time.process_time()
-    assert len(f) == 100_000 and np.all(np.diff(f.t) == 86400.0)
+    assert len(f) == 100_000 and np.all(np.diff(f.times) == 86400.0)
     assert (t2 - t1) < 30 * max(t1 - t0, 0.01)
 
 

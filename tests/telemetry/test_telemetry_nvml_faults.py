@@ -7,9 +7,9 @@ import sys
 import pynvml
 import pytest
 
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core import model as m
 from gpudesk.nvml.nvml_session import NvmlSession, NvmlUnavailableError, probe_nvml, reason_text
-from gpudesk.telemetry.nvml_source import NvmlSource
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
 from helpers.fake_pynvml import FakeDevice, make_fake_pynvml, nvml_error
 
 

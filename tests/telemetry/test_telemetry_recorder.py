@@ -15,9 +15,9 @@ import pytest
 
 from gpudesk.store import StoreError, open_store
 from gpudesk.store import recordings as rec
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dmon import DmonError
-from gpudesk.telemetry.dmon_import import (
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.formats.dmon import DmonError
+from gpudesk.telemetry.formats.dmon_import import (
     DEMO_GPUS,
     DEMO_ROUNDS,
     demo_path,
@@ -25,11 +25,11 @@ from gpudesk.telemetry.dmon_import import (
     import_dmon_log,
     load_demo,
 )
-from gpudesk.telemetry.export import export_csv, safe_cell
-from gpudesk.telemetry.model import DeviceInfo, TelemetryError
-from gpudesk.telemetry.nvml_source import NvmlSource
-from gpudesk.telemetry.recorder import Recorder, RecorderError, load_frame, session_devices
-from gpudesk.telemetry.replay import ReplaySource
+from gpudesk.telemetry.recording.export import export_csv, safe_cell
+from gpudesk.telemetry.core.model import DeviceInfo, TelemetryError
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
+from gpudesk.telemetry.recording.recorder import Recorder, RecorderError, load_frame, session_devices
+from gpudesk.telemetry.sources.replay import ReplaySource
 from helpers.fake_pynvml import FakeDevice, make_fake_pynvml
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "monitor"
@@ -59,7 +59,7 @@ def test_record_nvml_batches_and_read_back():
     assert r.rows_written >= 4  # committed on the way, not only at stop
     r.stop()
     frame = load_frame(db, sid)
-    assert len(frame) == 10 and frame.gpus == [0, 1]
+    assert len(frame) == 5 and frame.gpus == [0, 1]  # five rounds of two GPUs
     assert frame.series(0, m.POWER)[1].tolist() == [250.0] * 5
     assert np.all(np.isnan(frame.series(1, m.POWER)[1]))  # stored as NULL, not 0
     assert frame.reason(1, m.POWER).startswith("NotSupported")
@@ -69,7 +69,7 @@ def test_record_nvml_batches_and_read_back():
     assert devs[0].uuid == fake.devices[0].uuid and devs[0].name == "NVIDIA A100-SXM4-80GB"
     assert devs[0].pcie_link_source == "nvml"
     span = load_frame(db, sid, 1.7e9 + 1, 1.7e9 + 2)
-    assert np.unique(span.t).tolist() == [1.7e9 + 1, 1.7e9 + 2]
+    assert span.times.tolist() == [1.7e9 + 1, 1.7e9 + 2]
 
 
 def test_write_before_start_is_an_error():
@@ -84,8 +84,8 @@ def test_killed_recorder_loses_only_the_last_seconds(tmp_path):
         import os, sys
         sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
         from helpers.fake_pynvml import make_fake_pynvml
-        from gpudesk.telemetry.nvml_source import NvmlSource
-        from gpudesk.telemetry.recorder import Recorder
+        from gpudesk.telemetry.sources.nvml_source import NvmlSource
+        from gpudesk.telemetry.recording.recorder import Recorder
         t = [1.7e9]
         src = NvmlSource(nvml=make_fake_pynvml(2), clock=lambda: t[0])
         mono = [0.0]
@@ -104,7 +104,7 @@ def test_killed_recorder_loses_only_the_last_seconds(tmp_path):
     (sess,) = rec.list_sessions(db)
     assert sess.interrupted
     frame = load_frame(db, sess.id)
-    assert len(frame) == 20  # only the last, uncommitted tick (2 GPUs) is lost
+    assert len(frame) == 10 and frame.gpus == [0, 1]  # only the last, uncommitted tick (2 GPUs) is lost
 
 
 def test_rename_notes_delete():
@@ -139,7 +139,7 @@ def test_import_dmon_with_catalog_model_keeps_assumption():
     assert devs[0].pcie_gen_max == gpu.pcie_gen
     frame = load_frame(db, res.session_id)
     assert frame.series(3, m.PCIE_RX)[1].tolist() == [62e6]
-    assert math.isnan(frame.series(0, m.ECC_SBE)[1][0]) if m.ECC_SBE in frame.metrics else True
+    assert math.isnan(frame.series(0, m.ECC_SBE)[1][0]) if m.ECC_SBE in frame.columns else True
 
 
 def test_import_without_model_and_unsupported_log():
@@ -164,9 +164,9 @@ def test_replay_real_speed_and_faster():
     frame, devices, _ = frame_and_devices_from_file(FIX / "sample_a_pucvmet.txt")
     clock = FakeClock(0.0)
     # the real Sample A is one round; stretch it to 3 rounds to see pacing
-    from gpudesk.telemetry.model import concat_frames
+    from gpudesk.telemetry.core.model import concat_histories
 
-    three = concat_frames([m.SeriesFrame(frame.t + k, frame.gpu, frame.metrics, frame.reasons) for k in range(3)])
+    three = concat_histories([frame.replace(times=frame.times + k) for k in range(3)])
     rp = ReplaySource(three, devices, speed=1.0, clock=clock)
     assert [len(b) for b in rp.poll()] == [4]
     assert rp.poll() == []
@@ -207,11 +207,11 @@ def test_span_read_finds_metrics_with_and_without_the_metrics_index():
     db = open_store()
     res = import_dmon_log(FIX / "sample_a_pucvmet.txt", db=db)
     first = load_frame(db, res.session_id)
-    assert m.GPU_UTIL in first.metrics and m.ECC_SBE not in first.metrics  # all '-' -> not stored as values
+    assert m.GPU_UTIL in first.columns and m.ECC_SBE not in first.columns  # all '-' -> not stored as values
     db.conn.execute("delete from recording_metrics where session_id = ?", (res.session_id,))
     db.conn.commit()
     again = load_frame(db, res.session_id)
-    assert set(again.metrics) == set(first.metrics)
+    assert set(again.columns) == set(first.columns)
     assert "'-'" in again.reasons[(0, m.ECC_SBE)]  # the N/A reason survives the store
 
 
@@ -224,14 +224,15 @@ def test_import_header_only_log_says_no_samples(tmp_path):
 
 def test_replay_seek():
     frame, devices, _ = load_demo()
-    from gpudesk.telemetry.model import concat_frames
+    from gpudesk.telemetry.core.model import concat_histories
 
-    ten = concat_frames([m.SeriesFrame(frame.t + k, frame.gpu, frame.metrics, frame.reasons) for k in range(10)])
+    span = float(frame.times[-1] - frame.times[0]) + 1.0
+    ten = concat_histories([frame.replace(times=frame.times + k * span) for k in range(10)])  # ten runs in a row
     clock = FakeClock(0.0)
     rp = ReplaySource(ten, devices, speed=1.0, clock=clock)
-    rp.seek(float(ten.t[0]) + 7)
+    rp.seek(float(ten.times[0]) + 7)
     out = rp.poll()
-    assert [b.t for b in out] == [float(ten.t[0]) + 7]
+    assert [b.t for b in out] == [float(ten.times[0]) + 7]
     assert out[0].samples[0].gpu_uuid is None and out[0].source == "replay"
 
 
@@ -239,7 +240,7 @@ def test_load_only_some_metrics_and_gpus():
     db = open_store()
     res = import_dmon_log(FIX / "sample_a_pucvmet.txt", db=db)
     f = load_frame(db, res.session_id, metrics=[m.GPU_UTIL, m.PCIE_RX, "not_a_metric"], gpus=[1, 3])
-    assert set(f.metrics) == {m.GPU_UTIL, m.PCIE_RX} and f.gpus == [1, 3]
+    assert set(f.columns) == {m.GPU_UTIL, m.PCIE_RX} and f.gpus == [1, 3]
     assert f.series(3, m.GPU_UTIL)[1].tolist() == [18.0]
 
 
@@ -248,7 +249,7 @@ def test_demo_imports_and_analyzes_and_states_what_it_is():
     back and analyses: a job-wide stall and GPU 3's thermal throttling; it says it is generated."""
     import json
 
-    from gpudesk.telemetry.analysis import analyze
+    from gpudesk.telemetry.rules.analysis import analyze
 
     frame, devices, log = load_demo()
     assert frame.gpus == [0, 1, 2, 3] and not log.errors and not log.unsupported
@@ -256,7 +257,7 @@ def test_demo_imports_and_analyzes_and_states_what_it_is():
                for n in log.notes)
     assert not any("SOURCE.md" in n or "resources/" in n for n in log.notes)  # a sentence for users, no dev notes
     assert frame.notes.count(log.notes[-1]) == 1
-    assert (len(frame.gpus), len(np.unique(frame.t))) == (DEMO_GPUS, DEMO_ROUNDS)  # the UI's sentence is true
+    assert (len(frame.gpus), len(frame)) == (DEMO_GPUS, DEMO_ROUNDS)  # the UI's sentence is true
     assert demo_path().stat().st_size < 300_000
     res = import_dmon_log(demo_path(), db=open_store())
     back = load_frame(open_store(), res.session_id)
@@ -273,26 +274,27 @@ def test_history_columns_float32_where_exact_and_float64_for_bytes_rates_clocks(
     """Percent, W, C in float32 (half the memory); bytes, bytes/s, Hz, counters, bit masks and unknown columns
     in float64 so 4513 MHz, 62 MiB/s and 80 GB of memory read back exactly, through the store too."""
     frame, devices, _ = frame_and_devices_from_file(FIX / "sample_a_pucvmet.txt")  # real Sample A
-    assert frame.metrics[m.GPU_UTIL].dtype == np.float32 and frame.metrics[m.POWER].dtype == np.float32
+    assert frame.columns[m.GPU_UTIL].dtype == np.float32 and frame.columns[m.POWER].dtype == np.float32
     for name in (m.MEM_USED, m.PCIE_RX, m.MEM_CLOCK, m.PCIE_REPLAY):
-        assert frame.metrics[name].dtype == np.float64, name
+        assert frame.columns[name].dtype == np.float64, name
     assert m.column_dtype("dmon_foo") == np.float64 and m.column_dtype(m.CLOCK_EVENTS) == np.float64
     assert frame.series(0, m.MEM_CLOCK)[1].tolist() == [4513e6]
     db = open_store()
     back = load_frame(db, import_dmon_log(FIX / "sample_a_pucvmet.txt", db=db).session_id)
-    assert back.metrics[m.GPU_UTIL].dtype == np.float32 and back.metrics[m.MEM_USED].dtype == np.float64
+    assert back.columns[m.GPU_UTIL].dtype == np.float32 and back.columns[m.MEM_USED].dtype == np.float64
     assert back.series(1, m.MEM_USED)[1].tolist() == [11653 * 2**20]
-    mixed = m.concat_frames([back, m.SeriesFrame(back.t + 1, back.gpu, {m.GPU_UTIL: back.metrics[m.GPU_UTIL]})])
-    assert mixed.metrics[m.POWER].dtype == np.float32 and np.isnan(mixed.metrics[m.POWER][4:]).all()
-    assert back.nbytes == 4 * 8 + 4 * 4 + sum(v.nbytes for v in back.metrics.values())
+    later = m.History(back.times + 1, back.gpus, {m.GPU_UTIL: back.columns[m.GPU_UTIL]})
+    mixed = m.concat_histories([back, later])
+    assert mixed.columns[m.POWER].dtype == np.float32 and np.isnan(mixed.columns[m.POWER][1:]).all()
+    assert back.nbytes == 1 * 8 + sum(v.nbytes for v in back.columns.values())  # one round of four GPUs
 
 
 def test_float32_values_come_out_in_their_shortest_decimal_form():
     watts = np.array([37.3, 123.456, 0.0, np.nan, 250.0], dtype=np.float32)
     assert float(watts[0]) != 37.3  # what a plain float() of a float32 gives
     assert m.widen(watts)[[0, 1, 2, 4]].tolist() == [37.3, 123.456, 0.0, 250.0] and np.isnan(m.widen(watts)[3])
-    frame = m.SeriesFrame(np.arange(3.0), np.zeros(3), {m.POWER: [37.3, 37.4, 37.5]})
-    from gpudesk.telemetry.stats import span_stats
+    frame = m.History.from_rows(np.arange(3.0), np.zeros(3), {m.POWER: [37.3, 37.4, 37.5]})
+    from gpudesk.telemetry.core.stats import span_stats
 
     st = span_stats(frame)[0][m.POWER]
     assert (st.median, st.max) == (37.4, 37.5) and st.p5 == pytest.approx(37.31, abs=1e-5)

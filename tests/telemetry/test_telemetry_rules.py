@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.dmon import read_dmon_file
-from gpudesk.telemetry.heatmap import heatmap
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame, TelemetryError
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.formats.dmon import read_dmon_file
+from gpudesk.telemetry.rules.heatmap import heatmap
+from gpudesk.telemetry.core.model import DeviceInfo, History, TelemetryError
 from gpudesk.telemetry.rules import run_rules
-from gpudesk.telemetry.stats import span_stats
+from gpudesk.telemetry.core.stats import span_stats
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "monitor"
 GEN4_X16 = 1969e6 * 16  # bytes/s per direction
@@ -32,7 +32,7 @@ def frame(n=300, gpus=1, **cols):
         elif a.ndim == 1:
             a = np.tile(a, (gpus, 1))
         metrics[name] = a.T.reshape(-1)
-    return SeriesFrame(t, g, metrics)
+    return History.from_rows(t, g, metrics)
 
 
 def link_dev(i=0, **kw):

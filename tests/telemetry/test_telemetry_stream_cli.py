@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from gpudesk.cli import main
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dmon_stream import DmonStreamError, DmonStreamSource
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.sources.dmon_stream import DmonStreamError, DmonStreamSource
 from helpers.fake_pynvml import FakeDevice, make_fake_pynvml
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "monitor"
@@ -122,7 +122,7 @@ def test_cli_user_errors(capsys):
 @pytest.mark.gpu
 def test_real_nvml_read_of_all_devices():
     from gpudesk.nvml.nvml_session import probe_nvml
-    from gpudesk.telemetry.nvml_source import NvmlSource
+    from gpudesk.telemetry.sources.nvml_source import NvmlSource
 
     status = probe_nvml()
     if not status.available:

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from gpudesk.cli import main
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.dmon import read_dmon_file
-from gpudesk.telemetry.dmon_import import resolve_gpu_model
-from gpudesk.telemetry.model import TelemetryError
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.formats.dmon import read_dmon_file
+from gpudesk.telemetry.formats.dmon_import import resolve_gpu_model
+from gpudesk.telemetry.core.model import TelemetryError
 from gpudesk.telemetry.rules import run_rules
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "monitor"
@@ -107,7 +107,7 @@ def test_many_rounds_stats_keep_median_p5_p95(capsys, tmp_path):
 
 def test_undated_stamps_read_as_time_of_day_or_relative_never_1970():
     """Defect 10 (core): a dmon log without a date has stamps in the first days of 1970."""
-    from gpudesk.telemetry import timebase as tb
+    from gpudesk.telemetry.core import timebase as tb
 
     assert tb.time_basis(0.0, 3.0) == tb.RELATIVE  # no time column: rows from 0
     assert tb.time_basis(36000.0, 36010.0) == tb.TIME_OF_DAY  # -o T: 10:00:00
@@ -123,7 +123,7 @@ def test_undated_stamps_read_as_time_of_day_or_relative_never_1970():
 def test_csv_of_an_undated_log_has_no_1970_stamps():
     import csv
 
-    from gpudesk.telemetry.export import export_csv_text
+    from gpudesk.telemetry.recording.export import export_csv_text
 
     rows = list(csv.DictReader(io.StringIO(export_csv_text(read_dmon_file(SAMPLE_A).frame))))
     assert [r["time_s"] for r in rows] == ["0.0"] * 4 and all(r["time_utc"] == "" for r in rows)
@@ -151,15 +151,15 @@ def test_one_sample_is_not_judged_for_busy_time_imbalance_or_stragglers(tmp_path
 def test_equal_dip_lengths_read_once_and_a_never_set_flag_reads_no():
     t = np.arange(900, dtype=float)
     util = np.where(t % 60 >= 54, 5.0, 97.0)  # a 6 s dip every 60 s
-    frame = m.SeriesFrame(t + 1.7e9, np.zeros(900, dtype=np.int32), {m.GPU_UTIL: util})
+    frame = m.History.from_rows(t + 1.7e9, np.zeros(900, dtype=np.int32), {m.GPU_UTIL: util})
     (dips,) = [f for f in run_rules(frame) if f.rule == "periodic-dips"]
     assert "15 dips of 6 s every 1 min" in dips.summary and "6 s-6 s" not in dips.summary
     from gpudesk.cli.monitor import _stat_line
-    from gpudesk.telemetry.stats import span_stats
+    from gpudesk.telemetry.core.stats import span_stats
 
     never = np.zeros(900)
     sometimes = (t % 100 == 0).astype(float)  # 9 of 900 samples
-    flags = m.SeriesFrame(np.repeat(t, 2) + 1.7e9, np.tile(np.arange(2, dtype=np.int32), 900),
+    flags = m.History.from_rows(np.repeat(t, 2) + 1.7e9, np.tile(np.arange(2, dtype=np.int32), 900),
                           {m.THERMAL_VIOLATION: np.column_stack([never, sometimes]).reshape(-1)})
     stats = span_stats(flags)
     assert _stat_line("Thermal violation", "bool", stats[0][m.THERMAL_VIOLATION]).endswith("no (0 of 900 samples)")

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from gpudesk import i18n
-from gpudesk.telemetry.analysis import Analysis, analyze
-from gpudesk.telemetry.burnin import FAIL, build_report
-from gpudesk.telemetry.burnin_render import to_html, to_markdown
-from gpudesk.telemetry.dmon_import import frame_and_devices_from_file, resolve_gpu_model
+from gpudesk.telemetry.rules.analysis import Analysis, analyze
+from gpudesk.telemetry.recording.burnin import FAIL, build_report
+from gpudesk.telemetry.recording.burnin_render import to_html, to_markdown
+from gpudesk.telemetry.formats.dmon_import import frame_and_devices_from_file, resolve_gpu_model
 from gpudesk.telemetry.rules import CRITICAL, WARNING
 from gpudesk.telemetry.rules.threshold_labels import THRESHOLD_LABELS
 

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from gpudesk.cli import main
-from gpudesk.telemetry.amd_smi_monitor import AmdSmiMonitorError, parse_amd_smi_monitor
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.hl_smi_csv import HlSmiCsvError, parse_hl_smi_csv
-from gpudesk.telemetry.log_formats import LogFormat, detect_format, read_log_file
-from gpudesk.telemetry.model import GPU_TEMP, GPU_UTIL, MEM_CLOCK, MEM_TEMP, MEM_TOTAL, MEM_USED, MEM_UTIL, POWER, \
+from gpudesk.telemetry.formats.amd_smi_monitor import AmdSmiMonitorError, parse_amd_smi_monitor
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.formats.hl_smi_csv import HlSmiCsvError, parse_hl_smi_csv
+from gpudesk.telemetry.formats.log_formats import LogFormat, detect_format, read_log_file
+from gpudesk.telemetry.core.model import GPU_TEMP, GPU_UTIL, MEM_CLOCK, MEM_TEMP, MEM_TOTAL, MEM_USED, MEM_UTIL, POWER, \
     SM_CLOCK
-from gpudesk.telemetry.npu_smi_watch import NpuSmiWatchError, parse_npu_smi_watch
+from gpudesk.telemetry.formats.npu_smi_watch import NpuSmiWatchError, parse_npu_smi_watch
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "vendor_logs"
 MIB = 2**20
@@ -54,7 +54,7 @@ def test_amd_smi_monitor_blog_capture():
 def test_amd_smi_monitor_watch_capture_has_time_and_a_cut_row():
     path = FIX / "amd-smi-monitor-w1-rocm-smi-lib-216.txt"
     read = read_log_file(path)
-    assert read.has_time and list(read.frame.t) == [1740686195.0, 1740686195.0]
+    assert read.has_time and list(read.frame.times) == [1740686195.0] and read.frame.gpus == [0, 1]
     m = _medians(path, LogFormat.AMD_SMI_MONITOR)
     assert (m["0"][POWER], m["0"][GPU_TEMP], m["0"][MEM_TEMP], m["0"][MEM_CLOCK]) == (8, 28, 32, 96e6)
     assert m["0"][MEM_USED] == 16 * MIB and m["0"][MEM_TOTAL] == 30679 * MIB
@@ -66,9 +66,9 @@ def test_amd_smi_monitor_repeated_tables_and_process_table():
     text = one + "\nPROCESS INFO:\nGPU                  NAME      PID  GTT_MEM\n  0                   rvs  1564865    0.0 B\n" \
         + one.replace("182 W", "200 W")
     frame, _devices, notes, stamped = parse_amd_smi_monitor(text, interval_s=2.0)
-    g0 = frame.gpu == 0
-    assert not stamped and list(frame.t[g0]) == [0.0, 2.0] and list(frame.metrics[POWER][g0]) == [182, 200]
-    assert len(frame) == 16 and not any("skipped" in n for n in notes)  # the process row is not a GPU row
+    t0, power0 = frame.series(0, POWER)
+    assert not stamped and list(t0) == [0.0, 2.0] and list(power0) == [182, 200]
+    assert len(frame) * len(frame.gpus) == 16 and not any("skipped" in n for n in notes)  # the process row is not a GPU row
     with pytest.raises(AmdSmiMonitorError, match="No amd-smi monitor rows"):
         parse_amd_smi_monitor("GPU  POWER  GPU_TEMP\n")
 
@@ -81,21 +81,21 @@ def test_npu_smi_watch_training_capture():
     assert m["2"][POWER] == pytest.approx(90.2) and m["2"][GPU_TEMP] == 34
     assert m["2"][GPU_UTIL] == 0 and m["2"][MEM_UTIL] == 0 and MEM_USED not in m["2"]
     read = read_log_file(path, interval_s=1.0)
-    assert len(read.frame) == 31 and float(read.frame.t[-1]) == 30.0
-    assert float(np.nanmax(read.frame.metrics[POWER])) == pytest.approx(100.1)
+    assert len(read.frame) == 31 and float(read.frame.times[-1]) == 30.0
+    assert float(np.nanmax(read.frame.columns[POWER])) == pytest.approx(100.1)
     assert any("Memory(%) has no total" in n for n in read.notes)
 
 
 def test_npu_smi_watch_doc_capture_and_dies():
     path = FIX / "npu-smi-watch-hiascend-200ia2.txt"
     read = read_log_file(path, interval_s=5.0)
-    assert list(read.frame.t) == [0.0, 5.0, 10.0]
+    assert list(read.frame.times) == [0.0, 5.0, 10.0]
     m = _medians(path, LogFormat.NPU_SMI_WATCH)
     assert m["0"][POWER] == 4.0 and m["0"][GPU_TEMP] == 43 and m["0"][GPU_UTIL] == 0
     header = "NpuID(Idx)  ChipId(Idx) Pwr(W)      Temp(C)     AI Core(%)\n"
     frame, devices, _notes = parse_npu_smi_watch(header + "0 0 160.0 40 50\n0 1 - 41 60\n0 0 161.0 40 52\n0 1 - 41 62\n")
     assert [d.name for d in devices] == ["Ascend NPU 0, chip 0 (npu-smi)", "Ascend NPU 0, chip 1 (npu-smi)"]
-    assert list(frame.gpu) == [0, 1, 0, 1] and np.isnan(frame.metrics[POWER][1])  # the second die prints "-"
+    assert frame.gpus == [0, 1] and len(frame) == 2 and np.isnan(frame.columns[POWER][:, 1]).all()  # the second die prints "-"
     with pytest.raises(NpuSmiWatchError, match="No npu-smi info watch rows"):
         parse_npu_smi_watch(header)
 
@@ -121,8 +121,8 @@ def test_hl_smi_csv_loop_and_errors():
     text = "index, name, power.draw [W], utilization.aip [%]\n0, HL-225, 300 W, 90 %\n1, HL-225, N/A, 80 %\n" \
            "0, HL-225, 310 W, 95 %\n1, HL-225, 305 W, 85 %\n"
     frame, _devices, _notes, stamped = parse_hl_smi_csv(text, interval_s=5.0)
-    assert not stamped and list(frame.t) == [0.0, 0.0, 5.0, 5.0]
-    assert np.isnan(frame.metrics[POWER][1]) and list(frame.metrics[GPU_UTIL]) == [90, 80, 95, 85]
+    assert not stamped and list(frame.times) == [0.0, 5.0] and frame.gpus == [0, 1]
+    assert np.isnan(frame.columns[POWER][0, 1]) and frame.columns[GPU_UTIL].tolist() == [[90, 80], [95, 85]]
     with pytest.raises(HlSmiCsvError, match="No hl-smi CSV rows"):
         parse_hl_smi_csv("power.draw [W], utilization.aip [%]\n300, 90\n")
 
@@ -140,7 +140,7 @@ def test_amd_smi_monitor_header_with_a_column_gpudesk_does_not_know():
             "  0    0  500 W     70 °C       1 %    1000 MB   196300 MB\n")
     assert detect_format(text) is LogFormat.AMD_SMI_MONITOR
     frame, _devices, _notes, _stamped = parse_amd_smi_monitor(text)
-    assert frame.metrics[POWER][0] == 500 and frame.metrics[MEM_USED][0] == 1000 * MIB
+    assert frame.columns[POWER][0, 0] == 500 and frame.columns[MEM_USED][0, 0] == 1000 * MIB
     assert detect_format("GPU  POWER\n  0  5 W\n") is not LogFormat.AMD_SMI_MONITOR  # one mapped column is too few
 
 
@@ -151,6 +151,6 @@ def test_npu_smi_watch_layout_without_chip_column():
             "0           290.4       51          7           0           16          3           2              0              0\n"
             "1           292.1       49          0           0           4           3           0              0              0\n")
     frame, devices, _notes = parse_npu_smi_watch(text)
-    assert list(frame.gpu) == [0, 1] and list(frame.metrics[POWER]) == [290.4, 292.1]
-    assert list(frame.metrics[GPU_UTIL]) == [7, 0] and list(frame.metrics[MEM_UTIL]) == [2, 0]
+    assert frame.gpus == [0, 1] and len(frame) == 1 and list(frame.columns[POWER][0]) == [290.4, 292.1]
+    assert list(frame.columns[GPU_UTIL][0]) == [7, 0] and list(frame.columns[MEM_UTIL][0]) == [2, 0]
     assert [d.name for d in devices] == ["Ascend NPU 0, chip 0 (npu-smi)", "Ascend NPU 1, chip 0 (npu-smi)"]

@@ -9,7 +9,7 @@ from helpers.fake_pynvml import FakeDevice, make_fake_pynvml
 from PySide6.QtCore import QSettings
 
 from gpudesk.nvml.events import EVENT_XID
-from gpudesk.telemetry.alert_monitor import open_alert_monitor
+from gpudesk.telemetry.sources.alert_monitor import open_alert_monitor
 from gpudesk.ui.alert_tray import AlertTray, Toast
 from gpudesk.ui.main_window import MainWindow
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import gpudesk.ui
 from gpudesk.errors import GpudeskError
-from gpudesk.telemetry.dmon import DmonError
+from gpudesk.telemetry.formats.dmon import DmonError
 from gpudesk.ui.error_text import error_text
 
 UI = Path(gpudesk.ui.__file__).resolve().parent

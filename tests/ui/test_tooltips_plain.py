@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 from PySide6.QtCore import Qt
 
-from gpudesk.telemetry.model import DeviceInfo
+from gpudesk.telemetry.core.model import DeviceInfo
 from gpudesk.ui.monitor.gpu_table import GpuTableModel
 from gpudesk.ui.monitor.process_table import ProcessModel
 from gpudesk.ui.tooltips import plain_tooltip
@@ -40,7 +40,7 @@ def test_gpu_name_tooltip_is_plain(qtbot):
 
 def test_recording_name_tooltip_is_plain(qtbot):
     from gpudesk.store import open_store
-    from gpudesk.telemetry.recorder import Recorder
+    from gpudesk.telemetry.recording.recorder import Recorder
     from gpudesk.ui.context import AppContext
     from gpudesk.ui.monitor.recordings_view import RecordingsView
 

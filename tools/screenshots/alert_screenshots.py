@@ -31,7 +31,7 @@ def main() -> int:
         from PySide6.QtWidgets import QApplication
 
         from gpudesk.nvml.events import EVENT_XID
-        from gpudesk.telemetry.alert_monitor import open_alert_monitor
+        from gpudesk.telemetry.sources.alert_monitor import open_alert_monitor
         from gpudesk.ui.main_window import MainWindow
 
         app = QApplication([])

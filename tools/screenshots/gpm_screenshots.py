@@ -42,7 +42,7 @@ def main() -> int:
     app = QApplication.instance() or QApplication(sys.argv)
     OUT.mkdir(parents=True, exist_ok=True)
     from gpudesk.nvml import gpm
-    from gpudesk.telemetry.nvml_source import NvmlSource
+    from gpudesk.telemetry.sources.nvml_source import NvmlSource
     from gpudesk.ui.context import AppContext
     from gpudesk.ui.monitor.tab import MonitorTab
 

@@ -24,14 +24,14 @@ os.environ.setdefault("GPUDESK_DATA_DIR", tempfile.mkdtemp(prefix="gpudesk-shots
 from helpers import stall_logs
 from PySide6.QtWidgets import QApplication
 
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.burnin import build_report
-from gpudesk.telemetry.dmon_import import (
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.recording.burnin import build_report
+from gpudesk.telemetry.formats.dmon_import import (
     frame_and_devices_from_file,
     frame_and_devices_from_text,
     resolve_gpu_model,
 )
-from gpudesk.telemetry.heatmap import heatmap
+from gpudesk.telemetry.rules.heatmap import heatmap
 from gpudesk.ui.monitor.burnin_view import BurnInReportView
 from gpudesk.ui.monitor.findings_list import FindingsListView
 from gpudesk.ui.monitor.thresholds_editor import ThresholdsEditor

@@ -39,7 +39,7 @@ def main() -> int:
         return 1
     OUT.mkdir(parents=True, exist_ok=True)
     from gpudesk.catalog import open_catalog
-    from gpudesk.telemetry.nvml_source import NvmlSource
+    from gpudesk.telemetry.sources.nvml_source import NvmlSource
     from gpudesk.ui.context import AppContext
     from gpudesk.ui.monitor import actions
     from gpudesk.ui.monitor.tab import MonitorTab

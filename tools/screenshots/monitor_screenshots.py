@@ -71,7 +71,7 @@ def main() -> int:
     app = QApplication.instance() or QApplication(sys.argv)
     OUT.mkdir(parents=True, exist_ok=True)
     from gpudesk.catalog import open_catalog
-    from gpudesk.telemetry.nvml_source import NvmlSource
+    from gpudesk.telemetry.sources.nvml_source import NvmlSource
     from gpudesk.ui.context import AppContext
     from gpudesk.ui.monitor import actions
     from gpudesk.ui.monitor.import_dialog import ImportChoice

@@ -60,7 +60,7 @@ def fleet_builder():  # type: ignore[no-untyped-def]
 
 
 def monitor(window, messages: list[str]) -> None:  # type: ignore[no-untyped-def]
-    from gpudesk.telemetry.fleet_secrets import ConnectionSettings
+    from gpudesk.telemetry.fleet.fleet_secrets import ConnectionSettings
     from gpudesk.ui.monitor import actions
     from gpudesk.ui.monitor.burnin_window import BurnInDialog, BurnInWindow
     from gpudesk.ui.monitor.import_dialog import ImportChoice

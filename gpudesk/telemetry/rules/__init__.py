@@ -16,7 +16,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
+from gpudesk.telemetry.core.model import DeviceInfo, History, middle
 from gpudesk.telemetry.rules import (
     busy_signal,
     clocks,
@@ -84,15 +84,13 @@ __all__ = [
 ]
 
 
-def estimate_interval(frame: SeriesFrame) -> float:
-    """Typical sampling interval (s) of one GPU's rows; 1 s when it cannot be told."""
+def estimate_interval(frame: History) -> float:
+    """Typical sampling interval (s) between rounds (median of the first 10,000 gaps); 1 s when it cannot be told."""
     if len(frame) < 2:
         return 1.0
-    g = frame.gpu[0]
-    t = frame.t[frame.gpu == g][:10_000]
-    d = np.diff(t)
+    d = np.diff(frame.times[:10_000])
     d = d[d > 0]
-    return float(np.median(d)) if d.size else 1.0
+    return middle(d) if d.size else 1.0
 
 
 def _collapse_not_judged(findings: list[Finding]) -> list[Finding]:
@@ -123,7 +121,7 @@ def _collapse_not_judged(findings: list[Finding]) -> list[Finding]:
 
 
 def run_rules(
-    frame: SeriesFrame,
+    frame: History,
     devices: Iterable[DeviceInfo] | dict[int, DeviceInfo] | None = None,
     *,
     interval_s: float | None = None,

@@ -1,6 +1,7 @@
 """What a rule returns, the context it reads, and small helpers shared by the rules.
 
-A rule is a function ``check(frame, ctx) -> list[Finding]`` over a window of samples. Each finding names the
+A rule is a function ``check(frame, ctx) -> list[Finding]`` over a window of samples (a
+:class:`~gpudesk.telemetry.core.model.History`: one column per GPU per metric, read as it is). Each finding names the
 rule, the GPU (None for the whole machine), a severity, the evidence (numbers with units in their keys) and the
 span it covers, and advice that cites the method (DIGEST.md). When the metrics a rule needs are N/A, it returns
 one finding with severity "not-judged" that says why.
@@ -8,15 +9,14 @@ one finding with severity "not-judged" that says why.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 import numpy as np
 
 from gpudesk.i18n import _, ngettext
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
-from gpudesk.telemetry.rules.spans import Grid, build_grid
+from gpudesk.telemetry.core.model import DeviceInfo, History
+from gpudesk.telemetry.rules.spans import SpanCache, on_grid
 from gpudesk.telemetry.rules.thresholds import Thresholds
 
 INFO = "info"
@@ -71,18 +71,19 @@ class RuleContext:
     interval_s: float = 1.0
     min_sustained_s: float = 30.0
     thresholds: Thresholds = field(default_factory=Thresholds)
-    _grids: dict[int, Grid] = field(default_factory=dict, repr=False)
+    _grids: dict[int, tuple[History, History]] = field(default_factory=dict, repr=False)
+    spans: SpanCache = field(default_factory=dict, repr=False)  # spans found once per grid, shared by the rules
 
     def device(self, gpu: int) -> DeviceInfo:
         return self.devices.get(gpu) or DeviceInfo(gpu)
 
-    def grid(self, frame: SeriesFrame) -> Grid:
-        """The frame on a regular grid of ``interval_s`` slots, built once per frame and shared by the rules."""
-        key = id(frame)
-        cached = self._grids.get(key)
-        if cached is None:
-            cached = self._grids[key] = build_grid(frame, self.interval_s)
-        return cached
+    def grid(self, frame: History) -> History:
+        """The frame on a regular grid of ``interval_s`` slots (:func:`~gpudesk.telemetry.rules.spans.on_grid`:
+        the frame's own columns when its rounds are regular), made once per frame and shared by the rules."""
+        cached = self._grids.get(id(frame))
+        if cached is None or cached[0] is not frame:
+            cached = self._grids[id(frame)] = (frame, on_grid(frame, self.interval_s))
+        return cached[1]
 
 
 def checked(rule: str, summary: str, evidence: dict[str, Any] | None = None,
@@ -118,6 +119,11 @@ def gpu_span(t: np.ndarray) -> tuple[float, float] | None:
     return (float(t[0]), float(t[-1])) if t.size else None
 
 
+def seen_span(frame: History, j: int) -> tuple[float, float] | None:
+    """(first, last) time at which column ``j`` (one GPU) has any reading; None when it has none."""
+    return frame.seen_span(j)
+
+
 def longest_run(mask: np.ndarray, t: np.ndarray, interval_s: float) -> tuple[float, float, float]:
     """Longest stretch of consecutive True samples: (duration s, start t, end t); durations count one interval
     per sample."""
@@ -145,7 +151,3 @@ def n_samples(n: int) -> str:
 def r(x: float | None, nd: int = 1) -> float | None:
     return None if x is None or (isinstance(x, float) and np.isnan(x)) else round(float(x), nd)
 
-
-def per_gpu(frame: SeriesFrame) -> Iterator[tuple[int, np.ndarray]]:
-    """Yield (gpu, row indices) for each GPU in the frame."""
-    yield from frame.gpu_rows().items()

@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dcgm_fields import GR_ENGINE_ACTIVE, SM_ACTIVE
-from gpudesk.telemetry.model import SeriesFrame
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.dcgm_fields import GR_ENGINE_ACTIVE, SM_ACTIVE
+from gpudesk.telemetry.core.model import History
 
 BUSY_SIGNALS = (SM_ACTIVE, GR_ENGINE_ACTIVE, m.GPU_UTIL)
 
@@ -36,37 +36,40 @@ def signal_label(metric: str) -> str:
     return _("GPU utilization (NVML; time a kernel was running)")
 
 
-def choose(frame: SeriesFrame) -> dict[int, str]:
+def choose(frame: History) -> dict[int, str]:
     """GPU -> the best busy signal with at least one readable value on that GPU (GPUs with none are absent)."""
     out: dict[int, str] = {}
-    for g, rows in frame.gpu_rows().items():
-        for metric in BUSY_SIGNALS:
-            col = frame.metrics.get(metric)
-            if col is not None and bool(np.any(~np.isnan(col[rows]))):
-                out[g] = metric
-                break
-    return out
+    todo = list(range(len(frame.gpus)))
+    for metric in BUSY_SIGNALS:
+        col = frame.columns.get(metric)
+        if col is None or not todo:
+            continue
+        has = ~np.isnan(col).all(axis=0)
+        for j in [j for j in todo if has[j]]:
+            out[frame.gpus[j]] = metric
+            todo.remove(j)
+    return {g: out[g] for g in frame.gpus if g in out}
 
 
-def busy_frame(frame: SeriesFrame) -> tuple[SeriesFrame, dict[int, str]]:
+def busy_frame(frame: History) -> tuple[History, dict[int, str]]:
     """``frame`` with its ``gpu_util_pct`` column replaced, per GPU, by the best busy signal (the same frame when
     NVML utilization is the best everywhere), and GPU -> the signal used."""
     used = choose(frame)
     if all(metric == m.GPU_UTIL for metric in used.values()):
         return frame, used
-    base = frame.metrics.get(m.GPU_UTIL)
-    column = np.full(len(frame), np.nan, dtype=np.float32) if base is None else base.astype(np.float32, copy=True)
+    base = frame.columns.get(m.GPU_UTIL)
+    shape = (len(frame), len(frame.gpus))
+    column = np.full(shape, np.nan, dtype=np.float32) if base is None else base.astype(np.float32, copy=True)
     reasons = dict(frame.reasons)
-    rows_by_gpu = frame.gpu_rows()
-    for g, metric in used.items():
+    for j, g in enumerate(frame.gpus):
+        metric = used.get(g, m.GPU_UTIL)
         if metric == m.GPU_UTIL:
             continue
-        rows = rows_by_gpu[g]
-        column[rows] = frame.metrics[metric][rows]
+        column[:, j] = frame.columns[metric][:, j]
         reasons.pop((g, m.GPU_UTIL), None)
-    metrics = dict(frame.metrics)
+    metrics = dict(frame.columns)
     metrics[m.GPU_UTIL] = column
-    return SeriesFrame(frame.t, frame.gpu, metrics, reasons, frame.notes, sort=False), used
+    return frame.replace(columns=metrics, reasons=reasons), used
 
 
 def signal_note(used: dict[int, str]) -> str | None:

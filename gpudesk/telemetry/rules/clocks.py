@@ -13,17 +13,17 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.host_metrics import SM_CLOCK_APP, SM_CLOCK_MAX
-from gpudesk.telemetry.model import SeriesFrame
+from gpudesk.telemetry.core.model import middle, quantiles
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.host_metrics import SM_CLOCK_APP, SM_CLOCK_MAX
+from gpudesk.telemetry.core.model import History
 from gpudesk.telemetry.rules.base import (
     WARNING,
     Finding,
     RuleContext,
     checked,
-    gpu_span,
     not_judged,
-    per_gpu,
+    seen_span,
 )
 from gpudesk.telemetry.rules.text import gpu_list
 
@@ -48,10 +48,10 @@ def advice() -> str:
              "a power limit set below the default (nvidia-smi -q -d POWER).")
 
 
-def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
+def check(frame: History, ctx: RuleContext) -> list[Finding]:
     th = ctx.thresholds
-    clock = frame.metrics.get(m.SM_CLOCK)
-    util = frame.metrics.get(m.GPU_UTIL)
+    clock = frame.columns.get(m.SM_CLOCK)
+    util = frame.columns.get(m.GPU_UTIL)
     if clock is None or np.all(np.isnan(clock)):
         return [not_judged(RULE, None, _("the SM clock was not recorded (dmon -s c, or NVML)."), frame.span)]
     if util is None or np.all(np.isnan(util)):
@@ -59,8 +59,8 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
                            frame.span)]
     out: list[Finding] = []
     judged: list[int] = []
-    for g, idx in per_gpu(frame):
-        c, u = clock[idx], util[idx]
+    for idx, g in enumerate(frame.gpus):
+        c, u = clock[:, idx], util[:, idx]
         with np.errstate(invalid="ignore"):
             loaded = ~np.isnan(c) & ~np.isnan(u) & (u >= th.load_util_pct)
         if loaded.sum() < 10:
@@ -68,16 +68,16 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
         judged.append(g)
         ref, basis = None, HIGHEST_HELD
         for name, label in ((SM_CLOCK_APP, APPLICATION_CLOCK), (SM_CLOCK_MAX, MAXIMUM_CLOCK)):
-            col = frame.metrics.get(name)
-            if col is not None and np.any(~np.isnan(col[idx])):
-                ref, basis = float(np.nanmax(col[idx])), label
+            col = frame.columns.get(name)
+            if col is not None and np.any(~np.isnan(col[:, idx])):
+                ref, basis = float(np.nanmax(col[:, idx])), label
                 break
         if ref is None:
-            ref = float(np.nanpercentile(c[~np.isnan(c)], 99))
+            ref = quantiles(c[~np.isnan(c)], [0.99])[0]
         low = c[loaded] < (th.clock_below_pct / 100.0) * ref
         share = float(low.mean())
         if share * 100 >= th.clock_low_share_pct:
-            med = float(np.median(c[loaded]))
+            med = middle(c[loaded])
             out.append(Finding(
                 RULE, g, WARNING,
                 _("GPU {gpu}: under load the SM clock is below {pct:.0f} % of its {basis} ({ref:.0f} MHz) in "
@@ -85,7 +85,7 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
                     gpu=g, pct=th.clock_below_pct, basis=_reference_text(basis), ref=ref / 1e6, share=100 * share, med=med / 1e6),
                 {"sm_clock_loaded_median_hz": med, "sm_clock_reference_hz": ref, "reference": basis,
                  "loaded_samples_low_pct": round(100 * share, 1), "loaded_samples": int(loaded.sum())},
-                gpu_span(frame.t[idx]), advice()))
+                seen_span(frame, idx), advice()))
     if out:
         return out
     if not judged:

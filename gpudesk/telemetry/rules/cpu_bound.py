@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _, ngettext
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core.model import quantiles
+from gpudesk.telemetry.core import model as m
 from gpudesk.telemetry.rules.base import (
-    WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable,
+    WARNING, Finding, RuleContext, not_judged, seen_span, r, readable,
 )
 
 RULE = "cpu-bound-preprocessing"
@@ -25,13 +26,13 @@ def advice() -> str:
              "preprocessed data.")
 
 
-def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
+def check(frame: m.History, ctx: RuleContext) -> list[Finding]:
     out: list[Finding] = []
-    util = frame.metrics.get(m.GPU_UTIL)
+    util = frame.columns.get(m.GPU_UTIL)
     th = ctx.thresholds
-    for g, idx in per_gpu(frame):
-        span = gpu_span(frame.t[idx])
-        u = util[idx] if util is not None else None
+    for idx, g in enumerate(frame.gpus):
+        span = seen_span(frame, idx)
+        u = util[:, idx] if util is not None else None
         if not readable(u):
             out.append(not_judged(RULE, g, _("GPU utilization is N/A ({reason}).").format(
                 reason=frame.reason(g, m.GPU_UTIL) or _("not recorded")), span))
@@ -43,7 +44,7 @@ def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
                 "only {n} utilization samples; the swing needs at least {need}.", int(v.size)).format(
                     n=int(v.size), need=th.swing_min_samples), span))
             continue
-        p5, med, p95 = np.percentile(v, [5, 50, 95])
+        p5, med, p95 = quantiles(v, [0.05, 0.5, 0.95])
         swing = float(np.mean(np.abs(np.diff(v))))
         idle_share = float(np.mean(v < th.low_util_pct))
         if p95 >= th.swing_busy_p95_pct and p95 - p5 >= th.swing_spread_pct and swing >= th.swing_change_pct:

@@ -18,8 +18,9 @@ import statistics
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import SeriesFrame
+from gpudesk.telemetry.core.model import middle
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import History
 from gpudesk.telemetry.rules.base import (
     WARNING,
     Finding,
@@ -27,10 +28,9 @@ from gpudesk.telemetry.rules.base import (
     checked,
     n_samples,
     not_judged,
-    per_gpu,
     r,
 )
-from gpudesk.telemetry.rules.spans import Grid
+from gpudesk.telemetry.rules.spans import step_of, util_of
 from gpudesk.telemetry.rules.text import gpu_list
 from gpudesk.units import format_duration
 
@@ -52,10 +52,10 @@ def advice_straggler() -> str:
              "temperature and PCIe link with the others, and the per-rank step times in the job log.")
 
 
-def stragglers(grid: Grid, min_lag_s: float, min_corr: float) -> list[tuple[int, float, float, float]]:
+def stragglers(grid: History, min_lag_s: float, min_corr: float) -> list[tuple[int, float, float, float]]:
     """(gpu, lag s (positive = behind the others), best correlation, correlation at no shift) per straggler."""
-    readable_cols = ~np.all(np.isnan(grid.util), axis=0)  # a GPU without any utilization reading is left out
-    u = grid.util[:, readable_cols]
+    readable_cols = ~np.all(np.isnan(util_of(grid)), axis=0)  # a GPU without any utilization reading is left out
+    u = util_of(grid)[:, readable_cols]
     gpus = [g for g, ok in zip(grid.gpus, readable_cols.tolist()) if ok]
     n, k = u.shape
     if k < 2 or n < 4 * MAX_SHIFT:
@@ -66,19 +66,23 @@ def stragglers(grid: Grid, min_lag_s: float, min_corr: float) -> list[tuple[int,
     size = 1 << int(np.ceil(np.log2(2 * n)))
     shifts = np.arange(-MAX_SHIFT, MAX_SHIFT + 1)
     overlap = (n - np.abs(shifts)).astype(float)
+    own_all = u - u.mean(axis=0)  # each GPU, mean removed
+    # the mean of the other GPUs, mean removed, for every GPU at once: (sum of all - own) / (k - 1)
+    others_all = (own_all.sum(axis=1, keepdims=True) - own_all) / (k - 1)
+    sa_all, sb_all = own_all.std(axis=0), others_all.std(axis=0)
+    # cross-correlation at every shift through the FFT, all GPUs in one transform each way:
+    # cc[s] = sum_i own[i + s] * others[i]; the transform is linear, so the others' spectrum is (sum - own) / (k - 1)
+    spectra = np.fft.rfft(own_all, size, axis=0)
+    others_spectra = (spectra.sum(axis=1, keepdims=True) - spectra) / (k - 1)
+    cc_all = np.fft.irfft(spectra * np.conj(others_spectra), size, axis=0)
     for j, g in enumerate(gpus):
-        own = u[:, j] - u[:, j].mean()
-        others = np.delete(u, j, axis=1).mean(axis=1)
-        others = others - others.mean()
-        sa, sb = float(np.std(own)), float(np.std(others))
+        sa, sb = float(sa_all[j]), float(sb_all[j])
         if sa < 5 or sb < 5:
             continue
-        # cross-correlation at every shift at once through the FFT: cc[k] = sum_i own[i + k] * others[i]
-        cc = np.fft.irfft(np.fft.rfft(own, size) * np.conj(np.fft.rfft(others, size)), size)
-        corr = cc[shifts % size] / (overlap * sa * sb)
+        corr = cc_all[shifts % size, j] / (overlap * sa * sb)
         k = int(np.argmax(corr))
         best, zero = float(corr[k]), float(corr[MAX_SHIFT])
-        lag_s = float(shifts[k]) * grid.interval_s
+        lag_s = float(shifts[k]) * step_of(grid)
         if abs(lag_s) >= min_lag_s and best >= min_corr and best - zero >= 0.1:
             out.append((g, lag_s, best, zero))
     # when every GPU looks shifted against the others the pattern has no single straggler
@@ -111,9 +115,9 @@ def lagging_gpus(medians: dict[int, float], gap_pct: float, busy_pct: float) -> 
     return sorted(out, key=lambda item: item[1])
 
 
-def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
+def check(frame: History, ctx: RuleContext) -> list[Finding]:
     th = ctx.thresholds
-    util = frame.metrics.get(m.GPU_UTIL)
+    util = frame.columns.get(m.GPU_UTIL)
     span = frame.span
     gpus = frame.gpus
     if len(gpus) < 2:
@@ -122,12 +126,12 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
         return [not_judged(RULE, None, _("GPU utilization was not recorded."), span)]
     medians: dict[int, float] = {}
     counts: dict[int, int] = {}
-    for g, idx in per_gpu(frame):
-        v = util[idx]
+    for idx, g in enumerate(frame.gpus):
+        v = util[:, idx]
         v = v[~np.isnan(v)]
         counts[g] = int(v.size)
         if v.size >= th.multi_gpu_min_samples:
-            medians[g] = float(np.median(v))
+            medians[g] = middle(v)
     if len(medians) < 2:
         if any(counts.values()):
             few = min(counts.values())
@@ -153,10 +157,10 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
             gpus=gpu_list(sorted(medians)), spread=spread),
             {"gpu_util_median_pct_by_gpu": by_gpu}, span))
     grid = ctx.grid(frame)
-    if grid.util.shape[0] < 4 * MAX_SHIFT:
+    if len(grid) < 4 * MAX_SHIFT:
         out.append(not_judged(RULE_STRAGGLER, None, _(
             "{samples} per GPU; telling a GPU that runs ahead or behind needs at least {need}.").format(
-                samples=n_samples(int(grid.util.shape[0])), need=4 * MAX_SHIFT), span))
+                samples=n_samples(int(len(grid))), need=4 * MAX_SHIFT), span))
         return out
     found = stragglers(grid, th.straggler_min_lag_s, th.straggler_min_correlation)
     for g, lag_s, best, zero in found:

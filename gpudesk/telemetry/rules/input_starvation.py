@@ -15,7 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import SeriesFrame
+from gpudesk.telemetry.core.model import middle
+from gpudesk.telemetry.core.model import History
 from gpudesk.nvml.pcie import link_bytes_per_s
 from gpudesk.telemetry.rules.base import (
     CRITICAL,
@@ -27,12 +28,14 @@ from gpudesk.telemetry.rules.base import (
     util_not_recorded,
 )
 from gpudesk.telemetry.rules.spans import (
-    Grid,
     Span,
     coverage,
     gpu_spans,
+    host_cpu_of,
     job_spans,
+    rx_of,
     touches,
+    util_of,
 )
 from gpudesk.telemetry.rules.starvation import link_for
 from gpudesk.units import format_duration, format_rate
@@ -54,38 +57,38 @@ def advice_cpu() -> str:
              "the CPU.")
 
 
-def _link_caps(frame: SeriesFrame, ctx: RuleContext) -> dict[int, float]:
+def _link_caps(frame: History, ctx: RuleContext) -> dict[int, float]:
     caps: dict[int, float] = {}
-    for g, idx in frame.gpu_rows().items():
-        gen, width, _src = link_for(frame.metrics, idx, ctx, g)
+    for idx, g in enumerate(frame.gpus):
+        gen, width, _src = link_for(frame.columns, idx, ctx, g)
         cap = link_bytes_per_s(gen, width)
         if cap is not None:
             caps[g] = cap
     return caps
 
 
-def _busy_rx(grid: Grid, low_util_pct: float) -> float | None:
+def _busy_rx(grid: History, low_util_pct: float) -> float | None:
     """Median per-GPU host-to-device rate over the busy slots (the pipeline's normal feed)."""
     with np.errstate(invalid="ignore"):
-        busy = ~np.isnan(grid.util) & (grid.util >= low_util_pct)
-    v = grid.pcie_rx[busy]
+        busy = ~np.isnan(util_of(grid)) & (util_of(grid) >= low_util_pct)
+    v = rx_of(grid)[busy]
     v = v[~np.isnan(v)]
-    return float(np.median(v)) if v.size else None
+    return middle(v) if v.size else None
 
 
-def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
+def check(frame: History, ctx: RuleContext) -> list[Finding]:
     th = ctx.thresholds
     grid = ctx.grid(frame)
-    if not grid.t.size:
+    if not len(grid):
         return []
-    if np.all(np.isnan(grid.util)):
+    if np.all(np.isnan(util_of(grid))):
         return [util_not_recorded(RULE, frame.span)]
-    has_rx = bool(np.any(~np.isnan(grid.pcie_rx)))
-    has_cpu = bool(np.any(~np.isnan(grid.host_cpu)))
-    jobs = [s for s in job_spans(grid, th) if not s.at_edge]
-    cov = coverage(jobs, grid.t.size)
+    has_rx = bool(np.any(~np.isnan(rx_of(grid))))
+    has_cpu = bool(np.any(~np.isnan(host_cpu_of(grid))))
+    jobs = [s for s in job_spans(grid, th, cache=ctx.spans) if not s.at_edge]
+    cov = coverage(jobs, len(grid))
     # a GPU span inside a job span is judged with the job's
-    spans = jobs + [s for s in gpu_spans(grid, th) if not s.at_edge and not touches(cov, s)]
+    spans = jobs + [s for s in gpu_spans(grid, th, cache=ctx.spans) if not s.at_edge and not touches(cov, s)]
     if not has_rx and not has_cpu:
         if not spans:
             return [checked(RULE, _("No stall to explain: no low-utilization span; PCIe and host CPU were not "

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import SeriesFrame
+from gpudesk.telemetry.core.model import nan_middle
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import History
 from gpudesk.telemetry.rules.base import (
     CRITICAL,
     INFO,
@@ -31,6 +32,7 @@ from gpudesk.telemetry.rules.spans import (
     coverage,
     gpu_spans,
     job_spans,
+    step_of,
     touches,
 )
 from gpudesk.telemetry.rules.text import gpu_list, offset, sentences
@@ -53,17 +55,17 @@ def advice_barely() -> str:
              "GPUs.")
 
 
-def in_use(frame: SeriesFrame, th: Thresholds) -> dict[int, bool]:
+def in_use(frame: History, th: Thresholds) -> dict[int, bool]:
     """GPU -> whether a job is on it (utilization ever at idle_util_pct, or median memory used of a GiB or more)."""
-    util = frame.metrics.get(m.GPU_UTIL)
-    mem = frame.metrics.get(m.MEM_USED)
+    util = frame.columns.get(m.GPU_UTIL)
+    mem = frame.columns.get(m.MEM_USED)
     out: dict[int, bool] = {}
-    for g, idx in frame.gpu_rows().items():
+    for idx, g in enumerate(frame.gpus):
         used = False
-        if util is not None and np.any(~np.isnan(util[idx])):
-            used = float(np.nanmax(util[idx])) >= th.idle_util_pct
-        if not used and mem is not None and np.any(~np.isnan(mem[idx])):
-            used = float(np.nanmedian(mem[idx])) >= th.idle_mem_bytes
+        if util is not None and np.any(~np.isnan(util[:, idx])):
+            used = float(np.nanmax(util[:, idx])) >= th.idle_util_pct
+        if not used and mem is not None and np.any(~np.isnan(mem[:, idx])):
+            used = nan_middle(mem[:, idx]) >= th.idle_mem_bytes
         out[g] = used
     return out
 
@@ -112,29 +114,29 @@ def _grouped(spans: list[Span], start: float, run_s: float, n_gpus: int) -> Find
     return Finding(RULE, longest.gpu, severity, summary, evidence, (longest.t0, longest.t1), advice())
 
 
-def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
+def check(frame: History, ctx: RuleContext) -> list[Finding]:
     th = ctx.thresholds
     grid = ctx.grid(frame)
-    if not grid.t.size:
+    if not len(grid):
         return []
     shares = busy_share(grid, th)
     if not shares:
         return [util_not_recorded(RULE, frame.span)]
-    start = float(grid.t[0])
-    run_s = float(grid.t.size) * grid.interval_s
+    start = float(grid.times[0])
+    run_s = float(len(grid)) * step_of(grid)
     if run_s < th.min_span_s:
         # a share of "busy" samples and a stall both need a run at least as long as the shortest stall counted
         return [not_judged(RULE, None, _("{samples} ({length}); judging busy time and stalls needs a run of at least "
-                                         "{min}.").format(samples=n_samples(int(grid.t.size)),
+                                         "{min}.").format(samples=n_samples(int(len(grid))),
                                                           length=format_duration(run_s), min=format_duration(th.min_span_s)),
                            frame.span)]
     n = len(grid.gpus)
     using = in_use(frame, th)
     busy_gpus = [g for g in shares if using.get(g)]
-    jobs = job_spans(grid, th)
+    jobs = job_spans(grid, th, cache=ctx.spans)
     # a GPU without a job is idle, not stalling (the imbalance rule reports a GPU left out of a busy job)
-    cov = coverage(jobs, grid.t.size)
-    singles = [s for s in gpu_spans(grid, th) if s.gpu in busy_gpus and not touches(cov, s)]
+    cov = coverage(jobs, len(grid))
+    singles = [s for s in gpu_spans(grid, th, cache=ctx.spans) if s.gpu in busy_gpus and not touches(cov, s)]
     findings: list[Finding] = []
     for scope in [None, *grid.gpus]:
         spans = [s for s in (jobs if scope is None else singles) if s.gpu == scope]

@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core.model import quantiles
+from gpudesk.telemetry.core import model as m
 from gpudesk.telemetry.rules.base import (
-    CRITICAL, WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable,
+    CRITICAL, WARNING, Finding, RuleContext, not_judged, seen_span, r, readable,
 )
 
 RULE = "memory-safe-line"
@@ -25,21 +26,21 @@ def advice() -> str:
              "- or plan a larger card.")
 
 
-def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
+def check(frame: m.History, ctx: RuleContext) -> list[Finding]:
     out: list[Finding] = []
-    used_col = frame.metrics.get(m.MEM_USED)
-    total_col = frame.metrics.get(m.MEM_TOTAL)
-    for g, idx in per_gpu(frame):
-        span = gpu_span(frame.t[idx])
-        used = used_col[idx] if used_col is not None else None
+    used_col = frame.columns.get(m.MEM_USED)
+    total_col = frame.columns.get(m.MEM_TOTAL)
+    for idx, g in enumerate(frame.gpus):
+        span = seen_span(frame, idx)
+        used = used_col[:, idx] if used_col is not None else None
         if not readable(used):
             out.append(not_judged(RULE, g, _("memory used is N/A ({reason}).").format(
                 reason=frame.reason(g, m.MEM_USED) or _("not recorded")), span))
             continue
         total = None
         source = "nvml"
-        if total_col is not None and readable(total_col[idx]):
-            total = float(np.nanmax(total_col[idx]))
+        if total_col is not None and readable(total_col[:, idx]):
+            total = float(np.nanmax(total_col[:, idx]))
         elif memory_total_bytes := ctx.device(g).memory_total_bytes:
             total = float(memory_total_bytes)
             source = ctx.device(g).pcie_link_source or "device info"
@@ -48,7 +49,7 @@ def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
                                   span))
             continue
         v = used[~np.isnan(used)]
-        p95 = float(np.percentile(v, 95))
+        p95 = quantiles(v, [0.95])[0]
         peak = float(v.max())
         frac = p95 / total
         safe = ctx.thresholds.safe_line_pct / 100.0

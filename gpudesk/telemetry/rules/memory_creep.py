@@ -13,15 +13,15 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import SeriesFrame
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import History
+from gpudesk.telemetry.core.model import middle
 from gpudesk.telemetry.rules.base import (
     WARNING,
     Finding,
     RuleContext,
     checked,
     not_judged,
-    per_gpu,
 )
 from gpudesk.telemetry.rules.text import gpu_list, sentences
 from gpudesk.units import GIB, format_duration, format_gib
@@ -45,10 +45,10 @@ def _spearman(y: np.ndarray) -> float:
     return float(np.corrcoef(x, ry)[0, 1])
 
 
-def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
+def check(frame: History, ctx: RuleContext) -> list[Finding]:
     th = ctx.thresholds
-    used_col = frame.metrics.get(m.MEM_USED)
-    total_col = frame.metrics.get(m.MEM_TOTAL)
+    used_col = frame.columns.get(m.MEM_USED)
+    total_col = frame.columns.get(m.MEM_TOTAL)
     span = frame.span
     if used_col is None or np.all(np.isnan(used_col)):
         return [not_judged(RULE, None, _("memory used was not recorded."), span)]
@@ -58,9 +58,9 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
             length=format_duration(length), need=format_duration(th.creep_min_duration_s)), span)]
     out: list[Finding] = []
     judged: list[int] = []
-    for g, idx in per_gpu(frame):
-        t = frame.t[idx]
-        used = used_col[idx]
+    for idx, g in enumerate(frame.gpus):
+        t = frame.times
+        used = used_col[:, idx]
         ok = ~np.isnan(used)
         if ok.sum() < BINS:
             continue
@@ -72,17 +72,17 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
             filled = counts > 0
         else:
             filled = np.ones(BINS, dtype=bool)
-        order = np.argsort(which, kind="stable")
-        groups = np.split(used[order], np.cumsum(counts)[:-1])
+        # times ascend, so the bin numbers do too: the samples are already grouped by bin
+        groups = np.split(used, np.cumsum(counts)[:-1])
         centres = 0.5 * (edges[:-1] + edges[1:])
-        med = np.array([float(np.median(gr)) if gr.size else np.nan for gr in groups])[filled]
+        med = np.array([middle(gr) if gr.size else np.nan for gr in groups])[filled]
         centres = centres[filled]
         if med.size < 8:
             continue
         judged.append(g)
         total = None
-        if total_col is not None and np.any(~np.isnan(total_col[idx])):
-            total = float(np.nanmax(total_col[idx]))
+        if total_col is not None and np.any(~np.isnan(total_col[:, idx])):
+            total = float(np.nanmax(total_col[:, idx]))
         elif ctx.device(g).memory_total_bytes:
             total = float(ctx.device(g).memory_total_bytes or 0) or None
         # least-squares slope of the bin medians (bytes per second) over the whole run

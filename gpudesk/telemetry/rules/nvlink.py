@@ -12,15 +12,16 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import SeriesFrame
+from gpudesk.telemetry.core.model import quantiles
+from gpudesk.telemetry.core.model import nan_middle
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import History
 from gpudesk.telemetry.rules.base import (
     WARNING,
     Finding,
     RuleContext,
     checked,
     not_judged,
-    per_gpu,
 )
 from gpudesk.telemetry.rules.text import gpu_list
 from gpudesk.units import format_rate
@@ -34,12 +35,12 @@ def advice() -> str:
              "run nccl-tests all_reduce_perf to compare the bus bandwidth with the link's datasheet figure.")
 
 
-def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
+def check(frame: History, ctx: RuleContext) -> list[Finding]:
     th = ctx.thresholds
-    util = frame.metrics.get(m.GPU_UTIL)
+    util = frame.columns.get(m.GPU_UTIL)
     if len(frame.gpus) < 2:
         return []
-    rx, tx = frame.metrics.get(m.NVLINK_RX), frame.metrics.get(m.NVLINK_TX)
+    rx, tx = frame.columns.get(m.NVLINK_RX), frame.columns.get(m.NVLINK_TX)
     if (rx is None or np.all(np.isnan(rx))) and (tx is None or np.all(np.isnan(tx))):
         return [not_judged(RULE, None, _("NVLink throughput was not recorded (dmon logs do not carry it; NVML field "
                                          "values and DCGM do)."), frame.span)]
@@ -47,13 +48,13 @@ def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
         return [not_judged(RULE, None, _("GPU utilization was not recorded."), frame.span)]
     busy: list[int] = []
     p95: dict[int, float] = {}
-    for g, idx in per_gpu(frame):
-        u = util[idx]
-        if np.any(~np.isnan(u)) and float(np.nanmedian(u)) >= th.imbalance_busy_pct:
+    for idx, g in enumerate(frame.gpus):
+        u = util[:, idx]
+        if np.any(~np.isnan(u)) and nan_middle(u) >= th.imbalance_busy_pct:
             busy.append(g)
-            total = np.nansum(np.vstack([c[idx] if c is not None else np.full(idx.size, np.nan) for c in (rx, tx)]),
+            total = np.nansum(np.vstack([c[:, idx] if c is not None else np.full(len(frame), np.nan) for c in (rx, tx)]),
                               axis=0)
-            p95[g] = float(np.percentile(total, 95))
+            p95[g] = quantiles(total, [0.95])[0]
     if len(busy) < 2:
         return [checked(RULE, _("Fewer than two GPUs busy: NVLink use not expected."), {}, frame.span)]
     if all(v < th.nvlink_idle_bytes_per_s for v in p95.values()):

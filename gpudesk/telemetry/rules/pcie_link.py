@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core.model import nan_middle
+from gpudesk.telemetry.core import model as m
 from gpudesk.nvml.pcie import describe_link
-from gpudesk.telemetry.rules.base import WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable
+from gpudesk.telemetry.rules.base import WARNING, Finding, RuleContext, not_judged, seen_span, r, readable
 from gpudesk.telemetry.rules.starvation import link_for
 
 RULE = "pcie-link-degraded"
@@ -25,22 +26,22 @@ def advice() -> str:
              "-d PCIE.")
 
 
-def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
+def check(frame: m.History, ctx: RuleContext) -> list[Finding]:
     out: list[Finding] = []
-    gen_c, width_c = frame.metrics.get(m.PCIE_GEN_CUR), frame.metrics.get(m.PCIE_WIDTH_CUR)
-    util = frame.metrics.get(m.GPU_UTIL)
-    for g, idx in per_gpu(frame):
-        span = gpu_span(frame.t[idx])
-        if not (readable(gen_c[idx] if gen_c is not None else None)
-                or readable(width_c[idx] if width_c is not None else None)):
+    gen_c, width_c = frame.columns.get(m.PCIE_GEN_CUR), frame.columns.get(m.PCIE_WIDTH_CUR)
+    util = frame.columns.get(m.GPU_UTIL)
+    for idx, g in enumerate(frame.gpus):
+        span = seen_span(frame, idx)
+        if not (readable(gen_c[:, idx] if gen_c is not None else None)
+                or readable(width_c[:, idx] if width_c is not None else None)):
             out.append(not_judged(RULE, g, _("the current PCIe generation/width was not recorded (dmon logs do "
                                                     "not carry it; NVML does)."), span))
             continue
-        gen, width, source = link_for(frame.metrics, idx, ctx, g)
+        gen, width, source = link_for(frame.columns, idx, ctx, g)
         if gen is None or width is None:
             out.append(not_judged(RULE, g, _("the maximum PCIe generation/width is unknown."), span))
             continue
-        u = util[idx] if util is not None else None
+        u = util[:, idx] if util is not None else None
         if not readable(u):
             out.append(not_judged(RULE, g, _("GPU utilization is N/A, so 'under load' cannot be told from idle."),
                                   span))
@@ -48,8 +49,8 @@ def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
         loaded = ~np.isnan(u) & (u >= ctx.thresholds.link_load_util_pct)
         if not loaded.any():
             continue
-        gc = gen_c[idx][loaded] if gen_c is not None else np.full(int(loaded.sum()), np.nan)
-        wc = width_c[idx][loaded] if width_c is not None else np.full(int(loaded.sum()), np.nan)
+        gc = gen_c[:, idx][loaded] if gen_c is not None else np.full(int(loaded.sum()), np.nan)
+        wc = width_c[:, idx][loaded] if width_c is not None else np.full(int(loaded.sum()), np.nan)
         low = (~np.isnan(gc) & (gc < gen)) | (~np.isnan(wc) & (wc < width))
         share = float(low.mean())
         if share * 100 >= ctx.thresholds.pcie_degraded_share_pct:
@@ -57,8 +58,8 @@ def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
                 RULE, g, WARNING,
                 _("GPU {gpu}: PCIe link below its maximum ({link}) in {share_pct:.0f} % of the busy samples.").format(
                     gpu=g, link=describe_link(gen, width, source), share_pct=100 * share),
-                {"pcie_gen_current_median": r(float(np.nanmedian(gc))) if readable(gc) else None,
-                 "pcie_width_current_median_lanes": r(float(np.nanmedian(wc))) if readable(wc) else None,
+                {"pcie_gen_current_median": r(nan_middle(gc)) if readable(gc) else None,
+                 "pcie_width_current_median_lanes": r(nan_middle(wc)) if readable(wc) else None,
                  "pcie_gen_max": gen, "pcie_width_max_lanes": width, "busy_samples_degraded_pct": r(100 * share)},
                 span, advice()))
     return out

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry.model import SeriesFrame
+from gpudesk.telemetry.core.model import middle
+from gpudesk.telemetry.core.model import History
 from gpudesk.telemetry.rules.base import (
     WARNING,
     Finding,
@@ -20,7 +21,7 @@ from gpudesk.telemetry.rules.base import (
     checked,
     util_not_recorded,
 )
-from gpudesk.telemetry.rules.spans import Span, gpu_spans, job_spans
+from gpudesk.telemetry.rules.spans import Span, gpu_spans, job_spans, util_of
 from gpudesk.telemetry.rules.text import sentences
 from gpudesk.units import format_duration, format_duration_range
 
@@ -42,7 +43,7 @@ def periodicity(starts: np.ndarray, max_cv: float) -> tuple[float, float] | None
     if starts.size < 3:
         return None
     d = np.diff(np.sort(starts))
-    med = float(np.median(d))
+    med = middle(d)
     if med <= 0:
         return None
     k = np.maximum(np.rint(d / med), 1.0)
@@ -67,20 +68,20 @@ def _describe(dips: list[Span], period: float, cv: float, scope: str) -> Finding
     return Finding(RULE, dips[0].gpu, WARNING, summary, evidence, (dips[0].t0, dips[-1].t1), advice())
 
 
-def check(frame: SeriesFrame, ctx: RuleContext) -> list[Finding]:
+def check(frame: History, ctx: RuleContext) -> list[Finding]:
     th = ctx.thresholds
     grid = ctx.grid(frame)
-    if not grid.t.size:
+    if not len(grid):
         return []
-    if np.all(np.isnan(grid.util)):
+    if np.all(np.isnan(util_of(grid))):
         return [util_not_recorded(RULE, frame.span)]
     out: list[Finding] = []
-    jobs = job_spans(grid, th, th.periodic_min_dip_s)
+    jobs = job_spans(grid, th, th.periodic_min_dip_s, ctx.spans)
     scopes: list[tuple[list[Span], str]] = []
     if len(grid.gpus) > 1:
         scopes.append((jobs, _("all GPUs together")))
     else:
-        scopes.append((gpu_spans(grid, th, th.periodic_min_dip_s), _("GPU {gpu}").format(gpu=grid.gpus[0])))
+        scopes.append((gpu_spans(grid, th, th.periodic_min_dip_s, ctx.spans), _("GPU {gpu}").format(gpu=grid.gpus[0])))
     counted = 0
     for dips, scope in scopes:
         dips = [s for s in dips if s.first_slot != 0]  # the start-up span is not a dip

@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core.model import middle
+from gpudesk.telemetry.core import model as m
 from gpudesk.nvml.pcie import describe_link, link_bytes_per_s, link_unknown_reason
 from gpudesk.telemetry.rules.base import (
-    CRITICAL, WARNING, Finding, RuleContext, gpu_span, longest_run, not_judged, per_gpu, r, readable,
+    CRITICAL, WARNING, Finding, RuleContext, gpu_span, longest_run, not_judged, r, readable,
 )
 
 RULE = "pipeline-starvation"
@@ -27,13 +28,13 @@ def advice() -> str:
              "buy a faster GPU for this.")
 
 
-def link_for(frame_cols: dict[str, np.ndarray], idx: np.ndarray, ctx: RuleContext, gpu: int) -> tuple[int | None, int | None, str | None]:
+def link_for(frame_cols: dict[str, np.ndarray], idx: int, ctx: RuleContext, gpu: int) -> tuple[int | None, int | None, str | None]:
     """Max generation and width of a GPU's link: from the samples (NVML) or the device info (catalog choice)."""
     dev = ctx.device(gpu)
     gen, width, source = dev.pcie_gen_max, dev.pcie_width_max_lanes, dev.pcie_link_source
     g_col, w_col = frame_cols.get(m.PCIE_GEN_MAX), frame_cols.get(m.PCIE_WIDTH_MAX)
-    g_vals = g_col[idx] if g_col is not None else None
-    w_vals = w_col[idx] if w_col is not None else None
+    g_vals = g_col[:, idx] if g_col is not None else None
+    w_vals = w_col[:, idx] if w_col is not None else None
     if (gen is None or width is None) and readable(g_vals) and readable(w_vals):
         gen = int(np.nanmax(g_vals))
         width = int(np.nanmax(w_vals))
@@ -41,32 +42,32 @@ def link_for(frame_cols: dict[str, np.ndarray], idx: np.ndarray, ctx: RuleContex
     return gen, width, source
 
 
-def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
+def check(frame: m.History, ctx: RuleContext) -> list[Finding]:
     out: list[Finding] = []
-    for g, idx in per_gpu(frame):
-        t = frame.t[idx]
+    for idx, g in enumerate(frame.gpus):
+        t = frame.times
         span = gpu_span(t)
-        util = frame.metrics.get(m.GPU_UTIL)
-        rx, tx = frame.metrics.get(m.PCIE_RX), frame.metrics.get(m.PCIE_TX)
-        u = util[idx] if util is not None else None
+        util = frame.columns.get(m.GPU_UTIL)
+        rx, tx = frame.columns.get(m.PCIE_RX), frame.columns.get(m.PCIE_TX)
+        u = util[:, idx] if util is not None else None
         if not readable(u):
             out.append(not_judged(RULE, g, _("GPU utilization is N/A ({reason}) - e.g. MIG or WSL2, where NVML does "
                                              "not report it.").format(
                 reason=frame.reason(g, m.GPU_UTIL) or _("not recorded")), span))
             continue
-        if not (readable(rx[idx] if rx is not None else None) or readable(tx[idx] if tx is not None else None)):
+        if not (readable(rx[:, idx] if rx is not None else None) or readable(tx[:, idx] if tx is not None else None)):
             out.append(not_judged(RULE, g, _("PCIe throughput is N/A ({reason}); record with 'nvidia-smi dmon -s ut' "
                                              "or NVML.").format(
                 reason=frame.reason(g, m.PCIE_RX) or _("not recorded")), span))
             continue
-        gen, width, source = link_for(frame.metrics, idx, ctx, g)
+        gen, width, source = link_for(frame.columns, idx, ctx, g)
         cap = link_bytes_per_s(gen, width)
         if cap is None:
             out.append(not_judged(RULE, g, _("{reason}; pick the GPU model so the PCIe link can be assumed.").format(
                 reason=link_unknown_reason(gen, width)), span))
             continue
-        nan = np.full(idx.size, np.nan)
-        pcie = np.fmax(rx[idx] if rx is not None else nan, tx[idx] if tx is not None else nan)
+        nan = np.full(len(frame), np.nan)
+        pcie = np.fmax(rx[:, idx] if rx is not None else nan, tx[:, idx] if tx is not None else nan)
         share = pcie / cap
         ok = ~np.isnan(u) & ~np.isnan(share)
         if not ok.any():
@@ -74,8 +75,8 @@ def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
             continue
         th = ctx.thresholds
         util_below, pcie_above = th.method_util_below_pct, th.method_pcie_above_pct / 100.0
-        med_u = float(np.median(u[ok]))
-        med_share = float(np.median(share[ok]))
+        med_u = middle(u[ok])
+        med_share = middle(share[ok])
         cond = ok & (u < util_below) & (share > pcie_above)
         run_s, run_t0, run_t1 = longest_run(cond, t, ctx.interval_s)
         evidence = {

@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from gpudesk.i18n import _, ngettext
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core.model import nan_middle
+from gpudesk.telemetry.core import model as m
 from gpudesk.telemetry.rules.base import (
-    CRITICAL, INFO, WARNING, Finding, RuleContext, gpu_span, not_judged, per_gpu, r, readable,
+    CRITICAL, INFO, WARNING, Finding, RuleContext, not_judged, seen_span, r, readable,
 )
 
 RULE_POWER = "power-throttling"
@@ -88,39 +89,39 @@ def _share(bits: np.ndarray, mask: int) -> np.ndarray:
     return hit
 
 
-def check(frame: m.SeriesFrame, ctx: RuleContext) -> list[Finding]:
+def check(frame: m.History, ctx: RuleContext) -> list[Finding]:
     out: list[Finding] = []
-    ev = frame.metrics.get(m.CLOCK_EVENTS)
-    pviol = frame.metrics.get(m.POWER_VIOLATION)
-    tviol = frame.metrics.get(m.THERMAL_VIOLATION)
-    temp = frame.metrics.get(m.GPU_TEMP)
-    power = frame.metrics.get(m.POWER)
-    for g, idx in per_gpu(frame):
-        span = gpu_span(frame.t[idx])
+    ev = frame.columns.get(m.CLOCK_EVENTS)
+    pviol = frame.columns.get(m.POWER_VIOLATION)
+    tviol = frame.columns.get(m.THERMAL_VIOLATION)
+    temp = frame.columns.get(m.GPU_TEMP)
+    power = frame.columns.get(m.POWER)
+    for idx, g in enumerate(frame.gpus):
+        span = seen_span(frame, idx)
         power_hit = thermal_hit = None
-        if ev is not None and readable(ev[idx]):
-            e = ev[idx]
+        if ev is not None and readable(ev[:, idx]):
+            e = ev[:, idx]
             ok = ~np.isnan(e)
             power_hit = _share(e, m.POWER_THROTTLE_BITS)[ok]
             thermal_hit = _share(e, m.THERMAL_THROTTLE_BITS)[ok]
             basis = BASIS_NVML
         else:
             basis = BASIS_DMON
-            if pviol is not None and readable(pviol[idx]):
-                p = pviol[idx][~np.isnan(pviol[idx])]
+            if pviol is not None and readable(pviol[:, idx]):
+                p = pviol[:, idx][~np.isnan(pviol[:, idx])]
                 power_hit = p > 0
-            if tviol is not None and readable(tviol[idx]):
-                tv = tviol[idx][~np.isnan(tviol[idx])]
+            if tviol is not None and readable(tviol[:, idx]):
+                tv = tviol[:, idx][~np.isnan(tviol[:, idx])]
                 thermal_hit = tv > 0
         if power_hit is None and thermal_hit is None:
             out.append(not_judged("throttling", g, _("neither NVML clock-event reasons nor dmon pviol/tviol were "
                                                      "recorded (record with NVML, or dmon -s v)."), span))
             continue
         extra = {}
-        if temp is not None and readable(temp[idx]):
-            extra["gpu_temp_max_c"] = r(float(np.nanmax(temp[idx])))
-        if power is not None and readable(power[idx]):
-            extra["power_median_w"] = r(float(np.nanmedian(power[idx])))
+        if temp is not None and readable(temp[:, idx]):
+            extra["gpu_temp_max_c"] = r(float(np.nanmax(temp[:, idx])))
+        if power is not None and readable(power[:, idx]):
+            extra["power_median_w"] = r(nan_middle(power[:, idx]))
         for rule, hit, advice, what in ((RULE_POWER, power_hit, advice_power(), "power"),
                                         (RULE_THERMAL, thermal_hit, advice_thermal(), "thermal")):
             if hit is None:

@@ -16,19 +16,18 @@ from typing import Any, Protocol
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QDialog, QTabWidget, QWidget
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.dmon_import import link_assumption_text
-from gpudesk.telemetry.dmon_stream import DmonStreamSource
-from gpudesk.telemetry.export import export_csv as write_csv
-from gpudesk.telemetry.frames import snapshot, snapshot_to_frame
-from gpudesk.telemetry.recorder import Recorder
-from gpudesk.telemetry.replay import ReplaySource
-from gpudesk.telemetry.burnin_sources import report_from_store
-from gpudesk.telemetry.findings_summary import summarize
-from gpudesk.telemetry.heatmap import Heatmap, heatmap
-from gpudesk.telemetry.model import TelemetryError
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.formats.dmon_import import link_assumption_text
+from gpudesk.telemetry.sources.dmon_stream import DmonStreamSource
+from gpudesk.telemetry.recording.export import export_csv as write_csv
+from gpudesk.telemetry.recording.recorder import Recorder
+from gpudesk.telemetry.sources.replay import ReplaySource
+from gpudesk.telemetry.recording.burnin_sources import report_from_store
+from gpudesk.telemetry.rules.findings_summary import summarize
+from gpudesk.telemetry.rules.heatmap import Heatmap, heatmap
+from gpudesk.telemetry.core.model import TelemetryError
 from gpudesk.telemetry.rules import run_rules
-from gpudesk.telemetry.stats import span_stats
+from gpudesk.telemetry.core.stats import span_stats
 from gpudesk.store import open_store
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.burnin_window import BurnInDialog, BurnInWindow
@@ -46,7 +45,7 @@ from gpudesk.ui.monitor.thresholds_editor import ThresholdsDialog
 from gpudesk.ui.monitor.toolbar import MonitorToolbar
 from gpudesk.ui.export_folder import ask_save_path
 from gpudesk.ui.error_text import error_text
-from gpudesk.telemetry.source import SourceKind
+from gpudesk.telemetry.core.source import SourceKind
 
 
 class MonitorViews(Protocol):
@@ -134,8 +133,9 @@ def replay_recording(tab: MonitorViews, session_id: int, speed: float) -> None:
 
 
 def start_replay(tab: MonitorViews, loaded: Loaded, speed: float) -> None:
-    """Feed ``loaded.frame`` through a ReplaySource on the sampler thread, showing the whole run so far."""
-    frame, devices = loaded.frame, loaded.devices
+    """Feed the loaded history (views of its buffer) through a ReplaySource on the sampler thread, showing the
+    whole run so far."""
+    frame, devices = loaded.buffer.history(), loaded.devices
     title = QCoreApplication.translate("Monitor", "Replay at {s:g}x: {t}").format(s=speed, t=loaded.title)
     tab.ctl.start_worker(lambda: ReplaySource(frame, devices=devices, speed=speed), kind=SourceKind.REPLAY, title=title,
                          basis=loaded.basis)
@@ -171,14 +171,14 @@ def compute_stats(tab: MonitorViews, t0: float, t1: float) -> None:
     if buffer is None:
         return
     t0, t1 = _clamp(tab.ctl, t0, t1)
-    snap = snapshot(buffer, t0, t1)
+    snap = buffer.history(t0, t1).copy()  # the buffer keeps changing while the worker reads
     devices = list(tab.ctl.devices)
     names = {d.index: f"GPU {d.index}" for d in devices}
     links = {d.index: d.pcie_link_bytes_per_s for d in devices}
     tab.stats.set_busy(t0, t1)
 
     def work() -> Any:
-        return span_stats(snapshot_to_frame(snap, devices), t0, t1)
+        return span_stats(snap, t0, t1)
 
     def done(stats: Any) -> None:
         tab.stats.set_stats(stats, t0, t1, names, links)
@@ -190,25 +190,26 @@ def analyze(tab: MonitorViews) -> None:
     """Run the bottleneck rules over the selected span (or visible range) into the findings view, with the
     user's rule thresholds; the findings' summary and a utilization heat map of the span come with them.
 
-    A loaded file, recording or the demo is analysed from its whole frame (every metric the source recorded, as
-    ``gpudesk monitor analyze`` does); a live or replayed history from a copy of the buffer's span."""
+    A loaded file, recording or the demo is analysed from its buffer, which holds every metric the source recorded
+    (as ``gpudesk monitor analyze`` does) and does not change; a live or replayed history from a copy of the
+    buffer's span (samples keep arriving)."""
     span = selected_span(tab)
     buffer = tab.ctl.buffer
     if buffer is None or span is None:
         return
     span = _clamp(tab.ctl, *span)
     loaded = tab.ctl.loaded
-    snap = None if loaded is not None else snapshot(buffer, *span)
+    snap = None if loaded is not None else buffer.history(*span).copy()
     devices = list(tab.ctl.devices)
     thresholds = tab.ctl.rule_thresholds()
     tab.findings.set_busy()
 
     def work() -> Any:
         if loaded is not None:
-            frame = loaded.frame.select(*span)
+            frame = loaded.buffer.history(*span)
         else:
             assert snap is not None  # taken above whenever nothing was loaded
-            frame = snapshot_to_frame(snap, devices)
+            frame = snap
         findings = run_rules(frame, devices, thresholds=thresholds)
         try:
             heat: Heatmap | None = heatmap(frame)
@@ -309,7 +310,7 @@ def save_as_recording(tab: MonitorViews) -> None:
             recorder.start(loaded.devices, source=loaded.title, interval_s=None, notes="\n".join(
                 filter(None, [notes, *loaded.notes])), name=loaded.title, gpu_model=loaded.gpu.id if loaded.gpu else None,
                 link_assumption=link_assumption_text(loaded.gpu))
-            recorder.write_frame(loaded.frame)
+            recorder.write_frame(loaded.buffer.history())
             session_id = recorder.stop()
             assert session_id is not None  # a started recorder returns its session
             return int(session_id)
@@ -336,13 +337,13 @@ def export_csv(tab: MonitorViews, path: str | None = None) -> None:
         if not path:
             return
     span = selected_span(tab) if tab.plots.region.isVisible() else None
-    snap = snapshot(buffer, *(span or (None, None)))
+    snap = buffer.history(*(span or (None, None))).copy()
     devices = list(tab.ctl.devices)
     target = path
 
     def work() -> str:
         with open(target, "w", encoding="utf-8", newline="") as out:
-            write_csv(snapshot_to_frame(snap, devices), out, devices=devices)
+            write_csv(snap, out, devices=devices)
         return target
 
     tab.ctl.run(work, on_result=lambda p: tab.ctx.notify(QCoreApplication.translate("Monitor", "Exported {p}.").format(p=Path(p).name), "info"),

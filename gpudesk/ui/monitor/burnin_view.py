@@ -2,7 +2,7 @@
 expectations against the measurements, the post-delivery verdicts and the findings; exports Markdown, HTML and
 PDF in the background (``gpudesk.ui.workers.run_task``).
 
-Self-contained: :meth:`BurnInReportView.set_report` takes a ``gpudesk.telemetry.burnin.BurnInReport``. Text from
+Self-contained: :meth:`BurnInReportView.set_report` takes a ``gpudesk.telemetry.recording.burnin.BurnInReport``. Text from
 outside (GPU names, plan names, file names) is shown as plain text in item views.
 """
 
@@ -31,9 +31,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.telemetry.burnin import FAIL, INCOMPLETE, PASS, BurnInReport
-from gpudesk.telemetry.burnin_render import format_for, to_html, verdict_text, write_report
-from gpudesk.telemetry.heatmap import Heatmap
+from gpudesk.telemetry.recording.burnin import FAIL, INCOMPLETE, PASS, BurnInReport
+from gpudesk.telemetry.recording.burnin_render import format_for, to_html, verdict_text, write_report
+from gpudesk.telemetry.rules.heatmap import Heatmap
 from gpudesk.ui.monitor.findings_list import FindingsListView
 from gpudesk.ui.monitor.span_chart import SpanChart
 from gpudesk.ui.workers import run_task

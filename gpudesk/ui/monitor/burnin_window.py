@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout,
 
 from gpudesk.errors import GpudeskError
 from gpudesk.store.plans import SavedPlan, list_plans
-from gpudesk.telemetry.burnin import BurnInReport
+from gpudesk.telemetry.recording.burnin import BurnInReport
 from gpudesk.ui.monitor.burnin_view import BurnInReportView
 
 

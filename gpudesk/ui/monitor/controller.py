@@ -15,23 +15,22 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-from gpudesk.telemetry.process_use import process_use
+from gpudesk.telemetry.core.process_use import process_use
 from gpudesk.nvml.nvml_session import NvmlSession, NvmlStatus, host_name
 from gpudesk.nvml.pcie import describe_link
-from gpudesk.telemetry import timebase
+from gpudesk.telemetry.core import timebase
 from gpudesk.errors import GpudeskError
-from gpudesk.telemetry.frames import widen
-from gpudesk.telemetry.host_source import WithHostCpu
-from gpudesk.telemetry.model import DeviceInfo
-from gpudesk.telemetry.nvml_source import NvmlSource
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.sources.host_source import WithHostCpu
+from gpudesk.telemetry.core.model import DeviceInfo
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.telemetry.rules.thresholds import Thresholds, load_thresholds
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.fleet_control import FleetControl
 from gpudesk.ui.monitor.sampler_worker import SamplerWorker, start_sampler
 from gpudesk.ui.monitor.sources import GPM_HISTORY_METRICS, Loaded, history_metrics
 from gpudesk.ui.workers import Task, failure_text, run_task, stop_worker
-from gpudesk.telemetry.source import SourceKind
+from gpudesk.telemetry.core.source import SourceKind
 
 
 @dataclass(frozen=True)
@@ -220,7 +219,7 @@ class MonitorController(QObject):
                     "nvml_version": st.nvml_version if st else None}
 
         def processes(source: WithHostCpu) -> Any:
-            # memory, SM and memory-bandwidth shares, user, command, container (gpudesk.telemetry.process_use)
+            # memory, SM and memory-bandwidth shares, user, command, container (gpudesk.telemetry.core.process_use)
             return process_use(session(source))
 
         self.start_worker(lambda: WithHostCpu(NvmlSource(nvml=nvml, interval_s=1.0)), list_processes=processes,
@@ -230,7 +229,7 @@ class MonitorController(QObject):
                      session_meta: Callable[[Any], dict[str, Any]] | None = None, kind: SourceKind, title: str = "",
                      basis: str | None = None) -> None:
         """Run ``factory()``'s source on a new :class:`SamplerWorker`; ``basis`` says how its times read (a
-        ``gpudesk.telemetry.timebase`` basis, e.g. for the replay of an undated dmon log), None = from the kind."""
+        ``gpudesk.telemetry.core.timebase`` basis, e.g. for the replay of an undated dmon log), None = from the kind."""
         self.stop_source()
         self.source_kind = SourceKind(kind)
         self._basis_hint = basis
@@ -261,12 +260,13 @@ class MonitorController(QObject):
             self.nvml_status = status
             title = QCoreApplication.translate("MonitorTab", "Live NVML: {s}").format(s=status.message if status else "")
             gpm = GPM_HISTORY_METRICS if source.inner.gpm_gpus else ()
-        self.show_history(HistoryBuffer(max(1, len(devices)), history_metrics(gpm)), devices, title,
+        self.show_history(HistoryBuffer(max(1, len(devices)), history_metrics(gpm),
+                                        gpus=[d.index for d in devices] or None), devices, title,
                           basis=self._basis_hint)
 
     def show_history(self, buffer: HistoryBuffer, devices: list[DeviceInfo], title: str,
                      basis: str | None = None) -> None:
-        """Put ``buffer`` (one column per device) in view; ``basis`` (``gpudesk.telemetry.timebase``) says how its
+        """Put ``buffer`` (one column per device) in view; ``basis`` (``gpudesk.telemetry.core.timebase``) says how its
         times read, None = decided from the source kind and the stamps themselves."""
         self.buffer = buffer
         self.devices = list(devices) or [DeviceInfo(index=0)]
@@ -288,7 +288,8 @@ class MonitorController(QObject):
             return
         if self.buffer is not None and {d.index for d in devices} - set(self._col):
             # A stream revealed more GPUs: keep the history so far in a wider buffer.
-            self.show_history(widen(self.buffer, [self._col.get(d.index) for d in devices]), devices, self.title)
+            self.show_history(self.buffer.widened([self._col.get(d.index) for d in devices],
+                                                  [d.index for d in devices]), devices, self.title)
             return
         self.devices = list(devices)
         self.devicesUpdated.emit(self.devices)

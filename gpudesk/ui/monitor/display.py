@@ -1,6 +1,6 @@
 """How monitor metrics are shown: labels with units, conversion from the code's units, N/A text.
 
-Code units are bytes, bytes/s, watts, hertz, percent, degrees C (see ``gpudesk.telemetry.model``). Memory is
+Code units are bytes, bytes/s, watts, hertz, percent, degrees C (see ``gpudesk.telemetry.core.model``). Memory is
 shown in GiB (binary, as the allocators count), PCIe throughput in MB/s (decimal, the unit of dmon's rxpci/txpci
 columns, so a log's 41 reads 41 MB/s) or as a share of the link per direction, clocks in MHz.
 """
@@ -13,22 +13,22 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry import timebase
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core import timebase
 
 from gpudesk.units import GIB
 from gpudesk.units import format_duration
 GB = 1e9
 MB = 1e6
 
-# How times of the shown history read (gpudesk.telemetry.timebase): this computer's local time (live NVML), as
+# How times of the shown history read (gpudesk.telemetry.core.timebase): this computer's local time (live NVML), as
 # printed by dmon -o DT (stored as if UTC, shown in UTC so they read exactly as the log printed them), time of
 # day (dmon -o T, no date) or seconds from the first row (no time column): never "1970-01-01" for an undated log.
 _basis = timebase.LOCAL
 
 
 def set_time_basis(basis: str) -> None:
-    """Set how :func:`when` formats times (a ``gpudesk.telemetry.timebase`` basis)."""
+    """Set how :func:`when` formats times (a ``gpudesk.telemetry.core.timebase`` basis)."""
     global _basis
     _basis = basis
 

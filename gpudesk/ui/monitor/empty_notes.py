@@ -13,7 +13,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QGraphicsSimpleTextItem
 
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.display import shown
 
 

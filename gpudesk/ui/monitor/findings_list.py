@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.telemetry.heatmap import Heatmap
+from gpudesk.telemetry.rules.heatmap import Heatmap
 from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING, Finding
 from gpudesk.ui.monitor.display import when
 from gpudesk.units import format_duration, format_gib, format_rate

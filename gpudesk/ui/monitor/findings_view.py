@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from gpudesk.telemetry.heatmap import Heatmap
+from gpudesk.telemetry.rules.heatmap import Heatmap
 from gpudesk.telemetry.rules.base import CRITICAL, NOT_JUDGED, WARNING, Finding
 from gpudesk.ui.monitor.findings_list import FindingsListView, worst_first
 

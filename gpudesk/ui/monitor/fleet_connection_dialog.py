@@ -23,13 +23,13 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.errors import GpudeskError
-from gpudesk.telemetry.fleet_http import Auth
-from gpudesk.telemetry.fleet_secrets import (
+from gpudesk.telemetry.fleet.fleet_http import Auth
+from gpudesk.telemetry.fleet.fleet_secrets import (
     ConnectionSettings,
     load_secret,
     store_secret,
 )
-from gpudesk.telemetry.prometheus_source import PrometheusSource
+from gpudesk.telemetry.fleet.prometheus_source import PrometheusSource
 from gpudesk.ui.workers import run_task
 from gpudesk.ui.error_text import error_text
 

@@ -14,15 +14,15 @@ from typing import Any, Protocol
 from PySide6.QtCore import QCoreApplication, QObject, QSettings, Signal
 
 from gpudesk.errors import GpudeskError
-from gpudesk.telemetry.fleet import FleetFinding, FleetHistory
-from gpudesk.telemetry.fleet_secrets import ConnectionSettings, auth_for
-from gpudesk.telemetry.frames import frame_to_buffer
-from gpudesk.telemetry.model import DeviceInfo
-from gpudesk.telemetry.prometheus_source import PrometheusSource
+from gpudesk.telemetry.fleet.fleet import FleetFinding, FleetHistory
+from gpudesk.telemetry.fleet.fleet_secrets import ConnectionSettings, auth_for
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core.model import DeviceInfo
+from gpudesk.telemetry.fleet.prometheus_source import PrometheusSource
 from gpudesk.ui.monitor.fleet_refresh import FleetRefresher
 from gpudesk.ui.monitor.sources import Loaded, frame_history_metrics
 from gpudesk.ui.settings_file import open_settings
-from gpudesk.telemetry.source import SourceKind
+from gpudesk.telemetry.core.source import SourceKind
 
 SETTINGS_KEY = "monitor/fleet_connection"
 FLEET_WINDOW_S = 3600.0  # the grid shows the last hour, refreshed every REFRESH_S
@@ -139,6 +139,6 @@ class FleetControl(QObject):
         key = history.keys[position]
         frame = history.sub([position])
         device = DeviceInfo(index=0, uuid=key.uuid, name=key.model_name)
-        buffer = frame_to_buffer(frame, [device], frame_history_metrics(frame))
+        buffer = HistoryBuffer.of(frame, frame_history_metrics(frame), gpus=[0])
         title = QCoreApplication.translate("Monitor", "{gpu} from {fleet}").format(gpu=key.label, fleet=self.title)
-        return Loaded(buffer, [device], title, frame, kind=SourceKind.FLEET_GPU)
+        return Loaded(buffer, [device], title, kind=SourceKind.FLEET_GPU)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from gpudesk.errors import GpudeskError
-from gpudesk.telemetry.fleet import (
+from gpudesk.telemetry.fleet.fleet import (
     GROUP_BY_JOB,
     FleetFinding,
     FleetHistory,

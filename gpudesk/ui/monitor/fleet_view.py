@@ -1,7 +1,7 @@
 """The fleet view: choose a metric and a grouping, see the nodes x GPUs heat map, the GPUs the rules flag, and
 open a GPU's plots (``gpuActivated`` carries the GPU's fleet position; the tab maps it to its plots).
 
-Fed with core objects only (:class:`~gpudesk.telemetry.fleet.FleetHistory` and its findings); no network here.
+Fed with core objects only (:class:`~gpudesk.telemetry.fleet.fleet.FleetHistory` and its findings); no network here.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.telemetry import dcgm_fields as df
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.fleet import (
+from gpudesk.telemetry.core import dcgm_fields as df
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.fleet.fleet import (
     GROUP_BY_HOST,
     GROUP_BY_JOB,
     FleetFinding,

@@ -3,7 +3,7 @@ active, one panel each, over the same time span as the main plots.
 
 The values are GPM metrics (NVML ``nvmlGpmMetricsGet``, Hopper and later; :mod:`gpudesk.nvml.gpm`) or DCGM
 profiling fields (dcgmi ``SMACT``/``SMOCC``/``TENSO``/``DRAMA``, a ratio 0..1 that the readers store x 100,
-:mod:`gpudesk.telemetry.dcgm_fields`), so each is a percentage of time (or of the SM's warp slots) by construction:
+:mod:`gpudesk.telemetry.core.dcgm_fields`), so each is a percentage of time (or of the SM's warp slots) by construction:
 drawn on a fixed 0-100 % axis and clipped to 100 %, never shown as a "utilization above 100 %".
 
 A panel is shown only when its metric has a readable value for a shown GPU in the history; when none has, the
@@ -21,8 +21,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QGraphicsView, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from gpudesk.telemetry import dcgm_fields as df
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core import dcgm_fields as df
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.plot_items import TimePlot, TimeView
 from gpudesk.ui.monitor.plots import SPARSE_TICKS, _Series
 from gpudesk.ui.monitor.time_axis import TimeAxis

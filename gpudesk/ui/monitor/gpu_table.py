@@ -11,9 +11,9 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QAbstractTableModel, QCoreApplicat
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from gpudesk.telemetry import dcgm_fields as df
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import DeviceInfo
+from gpudesk.telemetry.core import dcgm_fields as df
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import DeviceInfo
 from gpudesk.telemetry.rules.base import CRITICAL, WARNING, Finding
 from gpudesk.ui.monitor.display import fmt, gpu_color
 from gpudesk.ui.tooltips import plain_tooltip

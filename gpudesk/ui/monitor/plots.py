@@ -27,8 +27,8 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPointF, QRectF,
 from PySide6.QtGui import QBrush, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsView, QVBoxLayout, QWidget
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.display import gpu_color, shown
 from gpudesk.ui.monitor.empty_notes import EmptyNotes
 from gpudesk.ui.monitor.plot_items import TimePlot, TimeView
@@ -366,7 +366,7 @@ class MonitorPlots(QWidget):
         self.refresh()
 
     def set_time_basis(self, basis: str) -> None:
-        """Label the time axis for a ``gpudesk.telemetry.timebase`` basis: local time, dmon's printed time (UTC),
+        """Label the time axis for a ``gpudesk.telemetry.core.timebase`` basis: local time, dmon's printed time (UTC),
         time of day, or seconds from the first row."""
         for plot in self.plots.values():
             plot.getAxis("bottom").set_basis(basis)

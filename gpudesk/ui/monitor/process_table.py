@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.telemetry.process_history import ProcessHistory
+from gpudesk.telemetry.core.process_history import ProcessHistory
 from gpudesk.units import GIB, format_gib
 from gpudesk.ui.tooltips import plain_tooltip
 
@@ -160,7 +160,7 @@ class ProcessTable(QWidget):
         layout.addWidget(self.view, 1)
         layout.addWidget(self.notes)
 
-    # --- stopping one's own process (gpudesk.telemetry.process_control) ------------------------------------
+    # --- stopping one's own process (gpudesk.telemetry.core.process_control) ------------------------------------
     def process_at(self, proxy_row: int):
         source = self._proxy.mapToSource(self._proxy.index(proxy_row, 0))
         return self.model.rows[source.row()] if source.isValid() else None
@@ -184,7 +184,7 @@ class ProcessTable(QWidget):
     @staticmethod
     def stop_refusal(pid: int) -> str | None:
         """None when this user may stop ``pid``, else why not (another user's, gone, gpudesk itself)."""
-        from gpudesk.telemetry.process_control import ProcessControlError, check_stoppable
+        from gpudesk.telemetry.core.process_control import ProcessControlError, check_stoppable
 
         try:
             check_stoppable(pid)
@@ -195,7 +195,7 @@ class ProcessTable(QWidget):
     def request_stop(self, p, force: bool, ask=None) -> bool:
         """Ask for confirmation (``ask(text) -> bool``; a message box by default), then stop the process on the
         thread pool (its wait must not block the window). Returns whether it was asked to stop."""
-        from gpudesk.telemetry.process_control import stop_process
+        from gpudesk.telemetry.core.process_control import stop_process
         from gpudesk.ui.workers import failure_text, run_task
 
         command = (p.cmdline or p.name or "")[:200]

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.display import fmt, shown, when
 from gpudesk.ui.monitor.plots import PLOTTED, LinkInfo
 

@@ -56,7 +56,7 @@ def session_row(session) -> list[str]:
     """Display texts for one ``gpudesk.store.recordings.RecordingSession``. A dmon log without dates has no start
     time of its own (its stamps are seconds from its first row or a time of day): the time it was imported is
     shown instead, marked so, never 1970-01-01."""
-    from gpudesk.telemetry.timebase import undated
+    from gpudesk.telemetry.core.timebase import undated
 
     first = session.first_t if session.first_t is not None else session.started_at
     if undated(first):
@@ -90,8 +90,8 @@ def delete_recording(session_id: int) -> int:
 def export_recording_csv(session_id: int, path: str) -> str:
     """Write a recording's samples as CSV (thread pool; own store connection)."""
     from gpudesk.store import open_store
-    from gpudesk.telemetry.export import export_csv
-    from gpudesk.telemetry.recorder import load_frame, session_devices
+    from gpudesk.telemetry.recording.export import export_csv
+    from gpudesk.telemetry.recording.recorder import load_frame, session_devices
 
     db = open_store()
     try:

@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import QThread, QTimer, Signal, Slot
 
 from gpudesk.ui.workers import ThreadWorker, failure_text, start_worker
-from gpudesk.telemetry.source import SourceKind
+from gpudesk.telemetry.core.source import SourceKind
 
 
 def start_sampler(worker: SamplerWorker, name: str = "gpudesk-monitor") -> QThread:
@@ -35,7 +35,7 @@ class SamplerWorker(ThreadWorker):
         source_factory: called once in the worker thread; returns a ``SampleSource`` (may raise
             ``NvmlUnavailableError`` -> :attr:`unavailable`; any other exception -> :attr:`sourceFailed`).
         list_processes: optional ``fn(source) -> ProcessListing`` called every ``process_interval_s``.
-        recorder_factory: ``fn() -> Recorder``; defaults to ``gpudesk.telemetry.recorder.Recorder()`` (which
+        recorder_factory: ``fn() -> Recorder``; defaults to ``gpudesk.telemetry.recording.recorder.Recorder()`` (which
             opens its own connection to the user store in this thread).
         session_meta: ``fn(source) -> dict`` of extra keyword arguments for ``Recorder.start`` (host,
             driver_version, nvml_version), called in the worker thread when a recording starts.
@@ -166,7 +166,7 @@ class SamplerWorker(ThreadWorker):
             if self._recorder_factory is not None:
                 recorder = self._recorder_factory()
             else:
-                from gpudesk.telemetry.recorder import Recorder
+                from gpudesk.telemetry.recording.recorder import Recorder
 
                 recorder = Recorder()
             meta = self._meta(self.source) if self._meta is not None else {}

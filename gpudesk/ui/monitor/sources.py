@@ -13,17 +13,17 @@ from typing import Any
 import numpy as np
 from PySide6.QtCore import QCoreApplication
 
-from gpudesk.telemetry import dcgm_fields as df
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.frames import frame_to_buffer
-from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
-from gpudesk.telemetry.model import DeviceInfo, SeriesFrame
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
-from gpudesk.telemetry.source import SourceKind
+from gpudesk.telemetry.core import dcgm_fields as df
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.host_metrics import HOST_CPU_UTIL
+from gpudesk.telemetry.core.model import DeviceInfo, History
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core.source import SourceKind
 
 # Metrics the tab keeps a full history of (plots, span statistics, heat map, and the rules over a live or
 # replayed span: the throttling rule reads NVML clock-event reasons or dmon pviol/tviol). Others are kept as
-# latest only. A loaded file or recording is analysed from its whole frame, every metric included.
+# latest only. A loaded file or recording keeps every metric it has in its buffer (HistoryBuffer.of) and is analysed
+# from it, every metric included.
 HISTORY_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX, m.POWER, m.GPU_TEMP, m.SM_CLOCK,
                    m.MEM_CLOCK, m.CLOCK_EVENTS, m.POWER_VIOLATION, m.THERMAL_VIOLATION, HOST_CPU_UTIL)
 # The GPM panels' metrics (NVML GPM or DCGM profiling fields): kept only for a source that has them, so a source
@@ -37,49 +37,49 @@ def history_metrics(present: Iterable[str] = ()) -> tuple[str, ...]:
     return HISTORY_METRICS + tuple(name for name in GPM_HISTORY_METRICS if name in have)
 
 
-def frame_history_metrics(frame: SeriesFrame) -> tuple[str, ...]:
+def frame_history_metrics(frame: History) -> tuple[str, ...]:
     """:func:`history_metrics` for a loaded frame: the GPM metrics it holds a readable value of."""
     return history_metrics(name for name in GPM_HISTORY_METRICS
-                           if (col := frame.metrics.get(name)) is not None and bool(np.isfinite(col).any()))
+                           if (col := frame.columns.get(name)) is not None and bool(np.isfinite(col).any()))
 
 
 @dataclass
 class Loaded:
-    """A finished history ready to show: the buffer, its devices, a title, and notes for the user."""
+    """A finished history ready to show: the buffer (the one copy of its samples, every metric the source had),
+    its devices, a title, and notes for the user."""
 
     buffer: HistoryBuffer
     devices: list[DeviceInfo]
     title: str
-    frame: SeriesFrame
     notes: list[str] = field(default_factory=list)
     kind: SourceKind = SourceKind.DMON_FILE
     session_id: int | None = None
     gpu: Any = None  # the catalog GPU assumed for a dmon log
-    basis: str | None = None  # how its times read (gpudesk.telemetry.timebase); None = from the stamps
+    basis: str | None = None  # how its times read (gpudesk.telemetry.core.timebase); None = from the stamps
 
 
 def load_dmon_file(path: str, gpu, gen: int | None, width: int | None, interval_s: float = 1.0) -> Loaded:
     """Open a log of any format gpudesk reads (dmon, dcgmi dmon, nvidia-smi CSV, a recording's CSV export) through
-    the core's one path, :func:`gpudesk.telemetry.dmon_import.frame_and_devices_from_file` (the CLI's too), and put
+    the core's one path, :func:`gpudesk.telemetry.formats.dmon_import.frame_and_devices_from_file` (the CLI's too), and put
     it into a buffer (background thread). ``gen`` and ``width`` are the PCIe link the user confirmed.
 
     Raises:
         DmonError: no samples, or dmon reported it cannot run on that GPU (with the remedy).
         LogFormatError: unreadable, or of a known format that cannot be parsed.
     """
-    from gpudesk.telemetry.dmon_import import frame_and_devices_from_file, log_basis
+    from gpudesk.telemetry.formats.dmon_import import frame_and_devices_from_file, log_basis
 
     frame, devices, log = frame_and_devices_from_file(path, gpu, interval_s, pcie_gen=gen, pcie_width=width)
-    buffer = frame_to_buffer(frame, devices, frame_history_metrics(frame))
+    buffer = HistoryBuffer.of(frame, frame_history_metrics(frame), gpus=[d.index for d in devices])
     # log.notes already say how rows without time stamps were placed (once)
-    return Loaded(buffer, devices, f"{log.format.value} log {Path(path).name}", frame, list(log.notes), SourceKind.DMON_FILE,
+    return Loaded(buffer, devices, f"{log.format.value} log {Path(path).name}", list(log.notes), SourceKind.DMON_FILE,
                   gpu=gpu, basis=log_basis(log))
 
 
 def load_recording(session_id: int) -> Loaded:
     """Read a saved recording from the user store (opens its own connection in this thread)."""
     from gpudesk.store import open_store, recordings
-    from gpudesk.telemetry.recorder import load_frame, session_devices
+    from gpudesk.telemetry.recording.recorder import load_frame, session_devices
 
     db = open_store()
     try:
@@ -90,14 +90,14 @@ def load_recording(session_id: int) -> Loaded:
         db.close()
     if not devices:
         devices = [DeviceInfo(index=g) for g in (frame.gpus or [0])]
-    buffer = frame_to_buffer(frame, devices, frame_history_metrics(frame))
+    buffer = HistoryBuffer.of(frame, frame_history_metrics(frame), gpus=[d.index for d in devices])
     name = getattr(session, "name", None) or f"#{session_id}"
-    return Loaded(buffer, devices, f"recording {name}", frame, list(frame.notes), SourceKind.RECORDING, session_id)
+    return Loaded(buffer, devices, f"recording {name}", list(frame.notes), SourceKind.RECORDING, session_id)
 
 
 def demo_path() -> Path | None:
     """The bundled demo capture, or None when this installation has none."""
-    from gpudesk.telemetry.dmon_import import demo_path as core_demo_path
+    from gpudesk.telemetry.formats.dmon_import import demo_path as core_demo_path
 
     path = core_demo_path()
     return path if path.is_file() else None
@@ -106,7 +106,7 @@ def demo_path() -> Path | None:
 def demo_description() -> str | None:
     """One sentence for users: what the bundled demo is and where it comes from; None when there is no demo.
     (Developer notes about it stay in resources/demo/SOURCE.md.)"""
-    from gpudesk.telemetry.dmon_import import DEMO_GPUS, DEMO_ROUNDS
+    from gpudesk.telemetry.formats.dmon_import import DEMO_GPUS, DEMO_ROUNDS
 
     if demo_path() is None:
         return None
@@ -122,14 +122,14 @@ def load_demo() -> Loaded:
     Raises:
         DmonError: the demo is missing or unreadable.
     """
-    from gpudesk.telemetry.dmon_import import load_demo as core_load_demo
+    from gpudesk.telemetry.formats.dmon_import import load_demo as core_load_demo
 
-    from gpudesk.telemetry.dmon_import import log_basis
+    from gpudesk.telemetry.formats.dmon_import import log_basis
 
     frame, devices, log = core_load_demo()
-    buffer = frame_to_buffer(frame, devices, frame_history_metrics(frame))
+    buffer = HistoryBuffer.of(frame, frame_history_metrics(frame), gpus=[d.index for d in devices])
     notes = [n for n in log.notes if not n.startswith("Demo:")]  # the title says what the demo is
-    return Loaded(buffer, devices, demo_description() or QCoreApplication.translate("Monitor", "Demo"), frame, notes,
+    return Loaded(buffer, devices, demo_description() or QCoreApplication.translate("Monitor", "Demo"), notes,
                   SourceKind.DEMO, basis=log_basis(log))
 
 
@@ -146,7 +146,7 @@ class AssumedLinkSource:
         found = self.inner.devices()
         if not found:
             return []
-        from gpudesk.telemetry.dmon_import import devices_for_model
+        from gpudesk.telemetry.formats.dmon_import import devices_for_model
 
         return devices_for_model([d.index for d in found], self._gpu, self._gen, self._width)
 

@@ -2,7 +2,7 @@
 else one bar for the run, with the spans of warning and critical findings outlined (red: critical, orange:
 warning) on the GPU's row, or on every row for a finding about the whole job. Clicking inside a span emits
 ``span_clicked(t0, t1)``; the current selection is drawn thicker. Self-contained: it takes a
-``gpudesk.telemetry.heatmap.Heatmap`` and a list of findings, and can paint itself into a QImage (PDF export).
+``gpudesk.telemetry.rules.heatmap.Heatmap`` and a list of findings, and can paint itself into a QImage (PDF export).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from gpudesk.telemetry.heatmap import Heatmap
+from gpudesk.telemetry.rules.heatmap import Heatmap
 from gpudesk.telemetry.rules.base import CRITICAL, WARNING, Finding
 from gpudesk.units import format_duration
 from gpudesk.ui.tooltips import plain_tooltip

@@ -1,7 +1,7 @@
 """Median, p5 and p95 of each metric per GPU over a chosen span (for example three epochs).
 
 The span comes from the plots' LinearRegionItem (or the whole visible range). The numbers are computed by
-``gpudesk.telemetry.stats.span_stats`` in the background (``run_task``); values that could not be read are
+``gpudesk.telemetry.core.stats.span_stats`` in the background (``run_task``); values that could not be read are
 left out of the statistics and counted as missing, and a metric with no readable value shows N/A.
 Cells read "median (p5 – p95)"; the tooltip gives the sample counts.
 """
@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core import model as m
 from gpudesk.ui.monitor.display import fmt, fmt_span, shown
 
 STATS_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX, m.POWER, m.GPU_TEMP, m.SM_CLOCK)
@@ -30,7 +30,7 @@ STATS_METRICS = (m.GPU_UTIL, m.MEM_UTIL, m.MEM_USED, m.PCIE_RX, m.PCIE_TX, m.POW
 
 def compute_stats(frame, t0: float, t1: float) -> dict:
     """Run ``span_stats`` on the frame (called on the thread pool)."""
-    from gpudesk.telemetry.stats import span_stats
+    from gpudesk.telemetry.core.stats import span_stats
 
     return span_stats(frame, t0, t1)
 

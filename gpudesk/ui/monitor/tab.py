@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QSplitter, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from gpudesk.nvml.nvml_session import NvmlStatus
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor import actions
 from gpudesk.ui.monitor.controller import HistoryView, MonitorController
@@ -35,7 +35,7 @@ from gpudesk.ui.monitor.sources import HISTORY_METRICS, Loaded, demo_description
 from gpudesk.ui.monitor.stats_panel import StatsPanel
 from gpudesk.ui.monitor.toolbar import MonitorToolbar
 from gpudesk.ui.export_folder import ask_save_path
-from gpudesk.telemetry.source import SourceKind
+from gpudesk.telemetry.core.source import SourceKind
 
 PAGE_NO_GPU, PAGE_VIEW = 0, 1
 REFRESH_MS = 250

@@ -1,5 +1,5 @@
 """The time axis of the monitor's plots and heat map: dates and times for dated histories (pyqtgraph's
-DateAxisItem), time of day or "t+N s" for dmon logs without a date (``gpudesk.telemetry.timebase``), so an
+DateAxisItem), time of day or "t+N s" for dmon logs without a date (``gpudesk.telemetry.core.timebase``), so an
 undated log never reads as 1970-01-01."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ from __future__ import annotations
 import pyqtgraph as pg
 from pyqtgraph.graphicsItems.DateAxisItem import HOUR_SPACING
 
-from gpudesk.telemetry import timebase
+from gpudesk.telemetry.core import timebase
 from gpudesk.ui.monitor.axis_specs import bottom_axis_specs, handles
 
 
 class TimeAxis(pg.DateAxisItem):
-    """A bottom axis whose labels follow a :mod:`gpudesk.telemetry.timebase` basis (set with :meth:`set_basis`).
+    """A bottom axis whose labels follow a :mod:`gpudesk.telemetry.core.timebase` basis (set with :meth:`set_basis`).
 
     Tick positions come from DateAxisItem in every basis (round seconds, minutes, hours from 0 when the offset
     is 0); only the texts change for undated histories.

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushBu
 
 from gpudesk.ui.monitor.plots import WINDOWS_S
 from gpudesk.ui.monitor.sources import demo_description
-from gpudesk.telemetry.source import SourceKind
+from gpudesk.telemetry.core.source import SourceKind
 
 
 class MonitorToolbar(QWidget):

@@ -10,9 +10,9 @@ import pytest
 from helpers.monitor_plots import shown_plots
 from PySide6.QtGui import QPainter, QPicture
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry import timebase
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core import timebase
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.axis_specs import handles
 
 from gpudesk.ui.monitor.sources import HISTORY_METRICS

@@ -9,8 +9,8 @@ from helpers.fake_pynvml import FakeDevice, make_fake_pynvml
 from PySide6.QtCore import Qt
 
 from gpudesk.nvml import gpm
-from gpudesk.telemetry import dcgm_fields as df
-from gpudesk.telemetry.nvml_source import NvmlSource
+from gpudesk.telemetry.core import dcgm_fields as df
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
 from gpudesk.ui.monitor.gpu_table import COLUMNS, GpuTableModel
 
 

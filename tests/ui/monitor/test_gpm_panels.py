@@ -9,8 +9,8 @@ import pytest
 from helpers.fake_pynvml import FakeDevice, make_fake_pynvml
 
 from gpudesk.nvml import gpm
-from gpudesk.telemetry import dcgm_fields as df
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core import dcgm_fields as df
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.gpm_plots import GPM_PLOTTED, GpmPlots
 from gpudesk.ui.monitor.tab import MonitorTab

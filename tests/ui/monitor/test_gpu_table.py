@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import DeviceInfo
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import DeviceInfo
 from gpudesk.ui.monitor.gpu_table import COLUMNS, GpuTableModel
 
 DISPLAY = Qt.ItemDataRole.DisplayRole

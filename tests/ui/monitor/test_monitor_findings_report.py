@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPointF, Qt
 
-from gpudesk.telemetry.analysis import analyze
-from gpudesk.telemetry.burnin import build_report
-from gpudesk.telemetry.dmon_import import frame_and_devices_from_file, resolve_gpu_model
-from gpudesk.telemetry.heatmap import heatmap
+from gpudesk.telemetry.rules.analysis import analyze
+from gpudesk.telemetry.recording.burnin import build_report
+from gpudesk.telemetry.formats.dmon_import import frame_and_devices_from_file, resolve_gpu_model
+from gpudesk.telemetry.rules.heatmap import heatmap
 from gpudesk.ui.monitor.burnin_view import BurnInReportView
 from gpudesk.ui.monitor.findings_list import FindingsListView
 
@@ -41,7 +41,7 @@ def test_findings_grouped_worst_first_and_zoom_on_activation(qtbot, stall):
     with qtbot.waitSignal(view.zoom_requested) as sig:
         view.tree.setCurrentItem(child)
         qtbot.keyClick(view.tree, Qt.Key.Key_Return)
-    t0 = frame.t[0]
+    t0 = frame.times[0]
     assert (sig.args[0] - t0, sig.args[1] - t0) == (300.0, 334.0)
     assert view.chart.selected == (sig.args[0], sig.args[1])
 
@@ -55,10 +55,10 @@ def test_clicking_a_span_on_the_timeline_selects_its_finding(qtbot, stall):
     view.set_findings(result.findings, result.summary, frame.span, heatmap(frame, bins=120))
     view.show()
     chart = view.chart
-    x = chart._x(frame.t[0] + 317, chart.width())
+    x = chart._x(frame.times[0] + 317, chart.width())
     with qtbot.waitSignal(view.zoom_requested) as sig:
         qtbot.mouseClick(chart, Qt.MouseButton.LeftButton, pos=QPointF(x, 5).toPoint())
-    assert sig.args[0] - frame.t[0] == 300.0
+    assert sig.args[0] - frame.times[0] == 300.0
     assert view.tree.currentItem().text(0).startswith(("Input starvation", "All 4 GPUs"))
 
 

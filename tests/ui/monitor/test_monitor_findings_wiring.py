@@ -12,11 +12,12 @@ from helpers.monitor_findings import finding_items
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
+from gpudesk.telemetry.formats.dmon_import import frame_and_devices_from_file
 from gpudesk.store import open_store
 from gpudesk.store.plans import save_plan
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.burnin import BurnInError
-from gpudesk.telemetry.host_metrics import HOST_CPU_UTIL
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.recording.burnin import BurnInError
+from gpudesk.telemetry.core.host_metrics import HOST_CPU_UTIL
 from gpudesk.telemetry.rules import run_rules
 from gpudesk.telemetry.rules.thresholds import load_thresholds
 from gpudesk.ui.context import AppContext
@@ -83,7 +84,8 @@ def test_saved_thresholds_rerun_the_rules(qtbot) -> None:  # type: ignore[no-unt
                     timeout=20000)
     assert load_thresholds().low_util_pct == 95.0 and tab.ctl.rule_thresholds().low_util_pct == 95.0
     span = tab.ctl.loaded.buffer.span()
-    expected = run_rules(tab.ctl.loaded.frame.select(*span), tab.ctl.devices, thresholds=load_thresholds())
+    frame, _devices, _log = frame_and_devices_from_file(SAMPLE_A)  # the core's own read of the same file (the CLI's)
+    expected = run_rules(frame.select(*span), tab.ctl.devices, thresholds=load_thresholds())
     assert sorted((f.rule, f.severity, f.gpu) for f in tab.findings.findings) == \
         sorted((f.rule, f.severity, f.gpu) for f in expected)
 

@@ -12,16 +12,16 @@ from helpers.prometheus_server import PROMETHEUS, Exporter, PrometheusServer, fr
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QImage
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.fleet import (
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.fleet.fleet import (
     FleetHistory,
     GpuKey,
     fleet_findings,
     frame_from_matrix,
 )
-from gpudesk.telemetry.fleet_http import Auth, FleetUnreachable
-from gpudesk.telemetry.fleet_secrets import SERVICE
-from gpudesk.telemetry.prometheus_source import PrometheusSource
+from gpudesk.telemetry.fleet.fleet_http import Auth, FleetUnreachable
+from gpudesk.telemetry.fleet.fleet_secrets import SERVICE
+from gpudesk.telemetry.fleet.prometheus_source import PrometheusSource
 from gpudesk.ui.monitor.fleet_connection_dialog import FleetConnectionDialog
 from gpudesk.ui.monitor.fleet_grid import CELL_H, CELL_W, GAP
 from gpudesk.ui.monitor.fleet_refresh import FleetRefresher

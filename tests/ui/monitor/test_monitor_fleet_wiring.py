@@ -15,9 +15,9 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from gpudesk.errors import GpudeskError
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.fleet import FleetHistory, GpuKey, frame_from_matrix
-from gpudesk.telemetry.fleet_secrets import SERVICE, ConnectionSettings
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.fleet.fleet import FleetHistory, GpuKey, frame_from_matrix
+from gpudesk.telemetry.fleet.fleet_secrets import SERVICE, ConnectionSettings
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor import actions
 from gpudesk.ui.monitor.fleet_connection_dialog import FleetConnectionDialog

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from helpers.fake_pynvml import FakeDevice, make_fake_pynvml
 
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core import model as m
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.gpu_table import COLUMNS
 from gpudesk.ui.monitor.tab import MonitorTab

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core import model as m
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor import actions
 from gpudesk.ui.monitor.import_dialog import ImportChoice

@@ -7,7 +7,7 @@ import math
 import pytest
 from helpers.fake_pynvml import FakeDevice, FakeProcess, make_fake_pynvml
 
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core import model as m
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.gpu_table import COLUMNS
 from gpudesk.ui.monitor.tab import PAGE_NO_GPU, PAGE_VIEW, MonitorTab

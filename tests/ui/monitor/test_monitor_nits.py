@@ -8,8 +8,8 @@ import re
 from PySide6.QtCore import QPointF, Qt
 
 from gpudesk.store import open_store
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.model import DeviceInfo
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.model import DeviceInfo
 from gpudesk.telemetry.rules.base import CRITICAL, INFO, WARNING, Finding
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor import actions

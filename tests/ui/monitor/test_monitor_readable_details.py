@@ -10,9 +10,9 @@ from pathlib import Path
 from PySide6.QtCore import QStandardPaths
 from PySide6.QtWidgets import QFileDialog
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry import timebase
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core import timebase
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.telemetry.rules.base import WARNING, Finding
 from gpudesk.ui import export_folder
 from gpudesk.ui.monitor.display import set_time_basis
@@ -42,7 +42,7 @@ def test_evidence_reads_as_values_with_units_not_python_reprs():
 
 
 def test_stall_summary_says_from_t_plus(qtbot):
-    from gpudesk.telemetry.dmon_import import load_demo
+    from gpudesk.telemetry.formats.dmon_import import load_demo
     from gpudesk.telemetry.rules import run_rules
 
     frame, devices, _log = load_demo()
@@ -52,7 +52,7 @@ def test_stall_summary_says_from_t_plus(qtbot):
 
 def test_one_recording_is_singular(qtbot):
     from gpudesk.store import open_store
-    from gpudesk.telemetry.dmon_import import import_dmon_log
+    from gpudesk.telemetry.formats.dmon_import import import_dmon_log
     from gpudesk.ui.context import AppContext
 
     store = open_store()

@@ -9,8 +9,8 @@ import sqlite3
 from helpers.fake_pynvml import make_fake_pynvml
 
 from gpudesk.store import open_store
-from gpudesk.telemetry.nvml_source import NvmlSource
-from gpudesk.telemetry.recorder import Recorder, load_frame
+from gpudesk.telemetry.sources.nvml_source import NvmlSource
+from gpudesk.telemetry.recording.recorder import Recorder, load_frame
 from gpudesk.ui.monitor.sampler_worker import SamplerWorker
 
 
@@ -70,7 +70,7 @@ def test_disk_full_while_recording_in_the_monitor_tab(qtbot, tmp_path, monkeypat
     database file may not grow any more (SQLite's max_page_count set to its size, so the next growth answers
     SQLITE_FULL as a full disk does). One error message names the file, the Record button comes back unchecked,
     the plots keep receiving samples, and the committed samples stay readable."""
-    from gpudesk.telemetry.recorder import Recorder
+    from gpudesk.telemetry.recording.recorder import Recorder
     from gpudesk.ui.context import AppContext
     from gpudesk.ui.monitor.tab import MonitorTab
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from helpers.fake_pynvml import FakeDevice, make_fake_pynvml
 from PySide6.QtCore import Qt
 
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core import model as m
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.tab import MonitorTab
 

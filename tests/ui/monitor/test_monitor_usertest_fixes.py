@@ -13,9 +13,9 @@ import numpy as np
 from helpers.monitor_findings import finding_items
 from PySide6.QtTest import QTest
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry import timebase
-from gpudesk.telemetry.dmon import read_dmon_file
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core import timebase
+from gpudesk.telemetry.formats.dmon import read_dmon_file
 from gpudesk.telemetry.rules import run_rules
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor import actions
@@ -224,7 +224,7 @@ def test_rule_only_columns_are_kept_without_a_drawing_pyramid():
     """The throttling columns added to the live history (defect 2) cost memory only for their raw values."""
     import pytest
 
-    from gpudesk.telemetry.ring_buffer import UNDRAWN_METRICS, HistoryBuffer, HistoryError
+    from gpudesk.telemetry.core.ring_buffer import UNDRAWN_METRICS, HistoryBuffer, HistoryError
 
     drawn = [n for n in HISTORY_METRICS if n not in UNDRAWN_METRICS]
     full, plain = HistoryBuffer(8, HISTORY_METRICS, capacity=4096), HistoryBuffer(8, drawn, capacity=4096)

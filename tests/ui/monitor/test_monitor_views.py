@@ -10,7 +10,7 @@ from helpers.fake_pynvml import FakeDevice, FakeProcess, make_fake_pynvml
 from helpers.history import filled
 from PySide6.QtCore import QThread
 
-from gpudesk.telemetry import model as m
+from gpudesk.telemetry.core import model as m
 from gpudesk.ui.context import AppContext
 from gpudesk.ui.monitor.heatmap_view import NA_RGBA, HeatmapView
 from gpudesk.ui.monitor.plots import MonitorPlots
@@ -81,7 +81,7 @@ def test_sampler_worker_runs_in_its_own_thread(qtbot):
     where = []
 
     def factory():
-        from gpudesk.telemetry.nvml_source import NvmlSource
+        from gpudesk.telemetry.sources.nvml_source import NvmlSource
 
         where.append(QThread.currentThread())
         return NvmlSource(nvml=fake)

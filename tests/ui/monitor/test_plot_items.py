@@ -9,7 +9,7 @@ import numpy as np
 from helpers.monitor_plots import shown_plots
 from pyqtgraph.graphicsItems.GraphicsWidget import GraphicsWidget
 
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.plot_items import TimePlot, TimeView
 from gpudesk.ui.monitor.sources import HISTORY_METRICS
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 from helpers.monitor_plots import shown_plots
 
-from gpudesk.telemetry import model as m
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core import model as m
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor.plots import MonitorPlots
 from gpudesk.ui.monitor.sources import HISTORY_METRICS
 

@@ -11,8 +11,8 @@ from helpers.fake_pynvml import FakeDevice, FakeProcess, make_fake_pynvml
 from PySide6.QtCore import Qt
 
 from gpudesk.nvml.nvml_session import NvmlSession
-from gpudesk.telemetry import process_control
-from gpudesk.telemetry.process_use import process_use
+from gpudesk.telemetry.core import process_control
+from gpudesk.telemetry.core.process_use import process_use
 from gpudesk.ui.monitor.process_table import ProcessTable
 
 GiB = 1024**3

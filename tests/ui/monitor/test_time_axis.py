@@ -6,7 +6,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtGui import QFont, QFontMetrics
 
-from gpudesk.telemetry import timebase
+from gpudesk.telemetry.core import timebase
 from gpudesk.ui.monitor.time_axis import TimeAxis
 
 

@@ -10,7 +10,7 @@ import pytest
 from helpers.monitor_plots import shown_plots
 from pyqtgraph.graphicsItems.GraphicsItem import GraphicsItem
 
-from gpudesk.telemetry.ring_buffer import HistoryBuffer
+from gpudesk.telemetry.core.ring_buffer import HistoryBuffer
 from gpudesk.ui.monitor import plots as plots_module
 from gpudesk.ui.monitor import view_range
 from gpudesk.ui.monitor.plots import MonitorPlots
