@@ -400,3 +400,38 @@ def dequant_overlaps_weight_stream(engine: str, gpu: GPU, weight_format: str) ->
     if capability >= MARLIN_MIN_UNSUPPORTED_CAPABILITY:
         return False, ""
     return True, MARLIN_SOURCE
+
+
+
+# A tensor-core GEMM computes whole tiles of its token rows: a step of fewer tokens than the tile's token
+# dimension costs the math of the whole tile. Hopper's warpgroup MMA (wgmma.mma_async) and Blackwell's tcgen05.mma
+# have a fixed 64-row operand (shapes m64nNk16 / M 64 or 128: PTX ISA, "Asynchronous Warpgroup Level Matrix
+# Multiply-Accumulate", https://docs.nvidia.com/cuda/parallel-thread-execution/), and the decode kernels built on
+# them take at least 64 token rows per tile: DeepGEMM's FP8 GEMM on H800 (K 7168, N 2112) is no faster at 1 token
+# than at 64 (deepseek-ai/DeepGEMM issue 35, https://github.com/deepseek-ai/DeepGEMM/issues/35). The warp-level
+# MMA of earlier NVIDIA GPUs (mma.sync m16n8k16), AMD's MFMA (16x16x16) and the Marlin kernel that runs 4-bit
+# weight-only checkpoints on NVIDIA GPUs (16-row m-blocks: Frantar et al. 2024, arXiv 2408.11743 section 4) pad
+# to 16 rows. On most GPUs the tile's math hides under the weight stream at every decode size; it sets the step
+# where the matrix units are slow against the memory: H20 (148 BF16 TFLOPS against 4.0 TB/s, 37 FLOP per byte)
+# computes 64 rows x 2 FLOPs per 2-byte weight, 64 FLOP per byte, so a batch-1 decode step is bound by the
+# tensor cores, not the HBM.
+GEMM_TILE_TOKENS_WGMMA = 64
+GEMM_TILE_TOKENS_MMA = 16
+WGMMA_MIN_CAPABILITY = 9.0
+GEMM_TILE_SOURCE = ("tensor-core tile rows: PTX ISA wgmma m64nNk16 (Hopper, Blackwell) and mma.sync m16n8k16; "
+                    "DeepGEMM issue 35 (H800 FP8 GEMM, 1 token as slow as 64); Marlin 16-row blocks, arXiv "
+                    "2408.11743")
+
+
+def gemm_tile_tokens(gpu: GPU, weight_format: str) -> int:
+    """Token rows a dense GEMM computes at least on ``gpu`` for weights in ``weight_format`` (see
+    :data:`GEMM_TILE_TOKENS_WGMMA`): 64 on NVIDIA compute capability 9.0 and later, 16 on earlier NVIDIA GPUs, on
+    AMD, and for 4-bit weight-only formats (Marlin)."""
+    fmt = weight_format.lower()
+    if fmt.startswith(("int4", "nf4")) or gpu.vendor != "NVIDIA":
+        return GEMM_TILE_TOKENS_MMA
+    try:
+        capability = float(gpu.compute_capability or 0)
+    except ValueError:
+        capability = 0.0
+    return GEMM_TILE_TOKENS_WGMMA if capability >= WGMMA_MIN_CAPABILITY else GEMM_TILE_TOKENS_MMA

@@ -49,6 +49,10 @@ of thousands of tokens the math.
   runs the weights through a Marlin kernel (vLLM's MXFP4 MoE on NVIDIA GPUs below compute capability 9), the
   unpacking overlaps the asynchronous loads of the next weight tiles and the GEMM's weight time is the longer of
   the two, not their sum (:func:`gpudesk.sizing.serve_rates.dequant_overlaps_weight_stream`).
+- Tensor-core tiles: a GEMM computes whole tiles of token rows (64 on Hopper and Blackwell, 16 on earlier GPUs,
+  AMD and Marlin's 4-bit kernels: :func:`gpudesk.sizing.serve_rates.gemm_tile_tokens`), so a step of fewer tokens
+  lasts at least the tile's math; where the matrix units are slow against the memory (H20) this, not the weight
+  stream, sets a small-batch decode step.
 - GEMM library calls: vLLM on CDNA 3 (MI300X, MI325X) runs a step's dense GEMMs through its own skinny kernels only
   while the step has at most 4 tokens (16-bit linears) or 1 token (per-tensor FP8), else through hipBLASLt, which
   costs a measured few microseconds more per GEMM at decode sizes (:func:`gpudesk.sizing.serve_rates.
@@ -104,6 +108,8 @@ from gpudesk.sizing.serve_rates import (
     matmul_efficiency,
     measured_allreduce_busbw,
     one_shot_max_bytes,
+    gemm_tile_tokens,
+    GEMM_TILE_SOURCE,
     ONE_SHOT_SOURCE,
     ACTIVATION_QUANT_SOURCE,
     activation_quant_kernels,
@@ -159,6 +165,7 @@ class StepModel:
     library_gemm_s: float = 0.0  # dense GEMMs handed to the vendor library: extra seconds per step
     skinny_max_tokens: int = 0  # steps of at most this many tokens run the engine's skinny kernels instead
     one_shot_max_bytes: float = 0.0  # all-reduces below this size read every peer's whole buffer (one-shot)
+    gemm_tile_tokens: int = 0  # a tensor-core GEMM computes at least this many token rows (0: not counted)
 
     def weight_bytes_read(self, tokens: int) -> float:
         """Weight bytes a step of ``tokens`` tokens reads on one GPU (dense part + the experts touched)."""
@@ -195,6 +202,8 @@ class StepModel:
             unpack = weights / self.weight_bytes_per_element / self.dequant_weights_per_s
             stream = max(stream, unpack) if self.dequant_overlapped else stream + unpack
         gemm = stream + tokens * self.flops_per_token / self.flops_per_s + self.dense_stream_extra_s
+        if tokens < self.gemm_tile_tokens:
+            gemm = max(gemm, self.gemm_tile_tokens * self.flops_per_token / self.flops_per_s)
         kv_bytes = (decode_context_tokens + prefill_tokens) * self.kv_bytes_per_token
         attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
         attention = max(kv_bytes / self.bytes_per_s, attention_flops / self.attention_flops_per_s)
@@ -305,6 +314,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     host = host_overhead(load.engine.lower(), load.engine_version, load.overlap_scheduling, load.num_scheduler_steps)
     gemm_extra, skinny_tokens = library_gemm_extra_s(load.engine, gpu, linear) if linear else (0.0, 0)
     gemms = dense_gemms_per_step(spec) if gemm_extra else 0
+    tile_tokens = gemm_tile_tokens(gpu, fmt)
     assumptions = [
         Assumption("host_overhead_s", _("{step:g} s per step + {request:g} s per running request, {mode}").format(
             step=host.step_s, request=host.request_s,
@@ -312,6 +322,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         Assumption("hbm_efficiency", f"{hbm_eff:g} of {gpu.memory_bandwidth_gbps:g} GB/s", hbm_source),
         Assumption("matmul_efficiency", f"{mm_eff:g} of {peak / 1e12:g} TFLOPS {peak_note}", mm_source),
         Assumption("kernel_floor_s", f"{kernel_s:g} x {kernels} kernels per step", layer_source),
+        Assumption("gemm_tile_tokens", _("a step of fewer than {tokens} tokens costs the GEMM math of {tokens} "
+                                         "tokens").format(tokens=tile_tokens), GEMM_TILE_SOURCE),
     ]
     block_rate = gpu.memory_bandwidth_gbps * 1e9 * BLOCK_FP8_WEIGHT_STREAM_SHARE
     hbm_rate = gpu.memory_bandwidth_gbps * 1e9 * hbm_eff
@@ -351,5 +363,5 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,
         dequant_overlapped=overlapped and bool(dequant_rate),
         link=curve_link, dense_stream_extra_s=dense_extra, library_gemm_s=gemms * gemm_extra,
-        skinny_max_tokens=skinny_tokens, one_shot_max_bytes=one_shot)
+        skinny_max_tokens=skinny_tokens, one_shot_max_bytes=one_shot, gemm_tile_tokens=tile_tokens)
 

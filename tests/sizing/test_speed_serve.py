@@ -778,3 +778,27 @@ def test_fp8_linears_run_op_by_op_pay_an_activation_quantization_kernel_each(cat
     assert (v0.layer_latency_s - v1.layer_latency_s) * 80 == pytest.approx(320 * 3.4e-6)
     assert any(a.name == "activation_quant_kernels" for a in v0.assumptions)
     assert not any(a.name == "activation_quant_kernels" for a in v1.assumptions)
+
+
+def test_a_small_decode_step_pays_the_tensor_core_tile_where_the_matrix_units_are_slow(catalog):
+    """A GEMM computes whole tiles of token rows (64 on Hopper's wgmma, 16 on Ampere's mma.sync, AMD's MFMA and
+    Marlin's 4-bit kernels). On H20 (148 BF16 TFLOPS against 4.0 TB/s) the 64-row math of a batch-1 step outlasts
+    the weight stream; on H100 it hides under it and the step is unchanged."""
+    from gpudesk.sizing.serve_rates import gemm_tile_tokens
+    from gpudesk.sizing.serve_step import step_model
+
+    assert gemm_tile_tokens(catalog.gpu("h20"), "bf16") == 64
+    assert gemm_tile_tokens(catalog.gpu("h100-sxm5"), "fp8") == 64
+    assert gemm_tile_tokens(catalog.gpu("h100-sxm5"), "int4-g128") == 16
+    assert gemm_tile_tokens(catalog.gpu("a100-80-sxm4"), "bf16") == 16
+    assert gemm_tile_tokens(catalog.gpu("mi300x"), "bf16") == 16
+    spec = _spec(catalog, "qwen3-8b")
+    load = ServeLoad(input_tokens=1, output_tokens=2048, batch=1, engine="sglang")
+    h20 = step_model(spec, catalog.gpu("h20"), load, None, "bf16")
+    untiled = dataclasses.replace(h20, gemm_tile_tokens=0)
+    assert h20.step_s(1, 1024) > 1.4 * untiled.step_s(1, 1024)
+    assert h20.step_s(1, 1024) >= 64 * h20.flops_per_token / h20.flops_per_s
+    assert h20.step_s(64, 64 * 1024) == pytest.approx(untiled.step_s(64, 64 * 1024))
+    assert any(a.name == "gemm_tile_tokens" for a in h20.assumptions)
+    h100 = step_model(spec, catalog.gpu("h100-sxm5"), load, None, "bf16")
+    assert h100.step_s(1, 1024) == pytest.approx(dataclasses.replace(h100, gemm_tile_tokens=0).step_s(1, 1024))
