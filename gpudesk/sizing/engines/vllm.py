@@ -54,7 +54,10 @@ Sources (vllm-project/vllm):
   Which one runs depends on whether FlashInfer is installed (``vllm_use_flashinfer_sampler``, vLLM's
   ``VLLM_USE_FLASHINFER_SAMPLER``; the log says "Using FlashInfer for top-p & top-k sampling." or "FlashInfer is not
   available. Falling back to the PyTorch-native implementation"); gpudesk assumes the plain pip wheel (no FlashInfer
-  before 0.11.1) unless told.
+  before 0.11.1) unless told. From 0.17 the Triton top-k/top-p kernel's scratch rows stay cached through the peak,
+  one fp32 vocabulary row per streaming multiprocessor (``vllm/v1/sample/ops/topk_topp_triton.py``
+  ``_TRITON_BUFFER_CACHE``, 0.17.0 and 0.19.0 wheels; SM counts by device name,
+  :func:`gpudesk.sizing.engines.device.streaming_multiprocessors`).
 - Non-torch memory: CUDA context allocations outside PyTorch's allocator that appear during the profile (cuBLAS/
   cuBLASLt workspaces; with tensor parallelism NCCL's channel buffers and vLLM's custom all-reduce buffers). From
   0.16 at TP > 1 the profile run also creates the FlashInfer all-reduce fusion workspace and NCCL's lazily connected
@@ -79,6 +82,7 @@ from gpudesk.sizing.engines.common import (
     rope_table_bytes,
     settings_with_defaults,
 )
+from gpudesk.sizing.engines.device import streaming_multiprocessors
 from gpudesk.sizing.engines.flags import fp8_kv_value, uses_vllm_serve
 from gpudesk.sizing.engines.forward import v0_profile_peak_bytes, v1_profile_peak_bytes
 from gpudesk.units import GIB
@@ -351,7 +355,8 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
         weights += 2 * s["max_loras"] * s["max_lora_rank"] * (spec.hidden_size or 0) * 7 * (spec.layers or 0) * 2 / tp
     flashinfer = bool(s["vllm_use_flashinfer_sampler"]) and v1
     triton_sampler = triton_top_k_top_p(version)
-    activation = (v1_profile_peak_bytes(spec, batched, seqs, tp, flashinfer, triton_sampler) if v1
+    activation = (v1_profile_peak_bytes(spec, batched, seqs, tp, flashinfer, triton_sampler,
+                                        streaming_multiprocessors(gpu_name)) if v1
                   else v0_profile_peak_bytes(spec, batched, seqs, tp))
     era = profiling_era(version) if not v1 else "torch_peak"
     tp_collective = tp_profile_non_torch_bytes(version, tp, transport) if v1 else 0.0

@@ -130,6 +130,26 @@ def test_vllm_0_17_sampler_masks_top_k_top_p_without_sorting() -> None:
     llama = spec_from_catalog(open_catalog().model("llama-3.1-8b"))
     old = engine_fit("vllm", llama, H100, ["max_model_len=8192"], version="0.16.0")
     new = engine_fit("vllm", llama, H100, ["max_model_len=8192"], version="0.17.0")
-    # 1,024 rows x 128,256 logits x (38 - 14) bytes more KV cache
+    # 1,024 rows x 128,256 logits x (38 - 14) bytes more KV cache, less the kernel's 132 cached fp32 rows
     assert (new.per_gpu.kv_cache_bytes - old.per_gpu.kv_cache_bytes) / GIB == pytest.approx(
-        1024 * 128256 * 24 / GIB, abs=0.01)
+        (1024 * 128256 * 24 - 132 * 128256 * 4) / GIB, abs=0.01)
+
+
+def test_vllm_triton_sampler_scratch_rows_stay_cached_one_per_sm() -> None:
+    """topk_topp_triton.py (0.17.0, 0.19.0) keeps min(next_pow2(min(SMs, rows)), SMs) fp32 vocabulary rows in
+    _TRITON_BUFFER_CACHE through the sampler's peak; Qwen2.5-72B at TP 2 on H100s, vLLM 0.19.0 printed 3.04 GiB of
+    KV cache (llm-d-planner v0.19.0 log)."""
+    from gpudesk.sizing.engines.device import streaming_multiprocessors
+    from gpudesk.sizing.engines.forward import triton_buffer_bytes
+
+    assert [streaming_multiprocessors(n) for n in ("H100 80GB", "NVIDIA H100 PCIe", "NVIDIA A100 80GB SXM4",
+                                                   "rtx4090", "NVIDIA GeForce RTX 4090 D 24GB", "L40S", "L4",
+                                                   "AMD Instinct MI300X")] == [132, 114, 108, 128, 114, 142, 58, 0]
+    assert triton_buffer_bytes(1024, 152064, 132) == 132 * 152064 * 4
+    assert triton_buffer_bytes(40, 152064, 132) == 64 * 152064 * 4  # next power of two of 40 programs
+    assert triton_buffer_bytes(4, 152064, 132) == 0  # sort path below 8 rows
+    qwen = spec_from_catalog(open_catalog().model("qwen2.5-72b"))
+    fit = engine_fit("vllm", qwen, DeviceMemory("H100 80GB", int(79.19 * GIB)),
+                     ["gpu_memory_utilization=0.95", "max_model_len=8192", "tensor_parallel_size=2"],
+                     version="0.19.0")
+    assert fit.per_gpu.kv_cache_bytes / GIB == pytest.approx(3.04, rel=0.05)
