@@ -116,3 +116,23 @@ def streaming_multiprocessors(name: str) -> int:
         if part in key:
             return count
     return 0
+
+
+#: AMD GPU -> its LLVM target (AMD ROCm "GPU hardware specifications": MI50/MI60/Radeon VII gfx906, MI100 gfx908,
+#: MI210/MI250 gfx90a, MI300/MI325 gfx942, MI350/MI355 gfx950, Radeon PRO W7900 / RX 7900 gfx1100), most specific
+#: first.
+AMD_GFX_TARGETS: tuple[tuple[str, str], ...] = (
+    ("mi50", "gfx906"), ("mi60", "gfx906"), ("radeon vii", "gfx906"), ("mi100", "gfx908"), ("mi210", "gfx90a"),
+    ("mi250", "gfx90a"), ("mi300", "gfx942"), ("mi325", "gfx942"), ("mi350", "gfx950"), ("mi355", "gfx950"),
+    ("w7900", "gfx1100"), ("rx 7900", "gfx1100"),
+)
+
+
+def amd_gfx_target(name: str) -> str | None:
+    """The LLVM target (``gfx906``, ``gfx942``...) of the AMD GPU called ``name``, None when not an AMD GPU known
+    here."""
+    key = re.sub(r"[-_]+", " ", name.lower())
+    for part, target in AMD_GFX_TARGETS:
+        if part in key:
+            return target
+    return None

@@ -82,7 +82,8 @@ from gpudesk.sizing.engines.common import (
     rope_table_bytes,
     settings_with_defaults,
 )
-from gpudesk.sizing.engines.device import streaming_multiprocessors
+from gpudesk.sizing.engines.device import amd_gfx_target, streaming_multiprocessors
+from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.engines.flags import fp8_kv_value, uses_vllm_serve
 from gpudesk.sizing.engines.forward import v0_profile_peak_bytes, v1_profile_peak_bytes
 from gpudesk.units import GIB
@@ -332,11 +333,35 @@ def default_batched_tokens(v1: bool, max_model_len: int, gpu_total_bytes: int, c
     return max(max_model_len, 2048)
 
 
+#: The AMD targets vLLM's ROCm build runs on (docs ``getting_started/installation/gpu.rocm.inc.md``, "GPU: MI200s
+#: (gfx90a), MI300 (gfx942), MI350 (gfx950), Radeon RX 7900 series (gfx1100/1101), Radeon RX 9000 series
+#: (gfx1200/1201), Ryzen AI MAX / AI 300 Series (gfx1151/1150)"; the 0.4.0-0.5.3 docs list gfx90a, gfx942 and
+#: gfx1100 alone).
+ROCM_TARGETS = frozenset({"gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1101", "gfx1200", "gfx1201", "gfx1150",
+                          "gfx1151"})
+
+
+def check_rocm_target(gpu_name: str) -> None:
+    """Refuse an AMD GPU whose target vLLM's ROCm build does not support (MI50/MI60 gfx906, MI100 gfx908): vLLM runs
+    there only as a third-party fork (e.g. nlzy/vllm-gfx906), whose kernels, quantised weight layouts and profiling
+    are not those of vLLM's source, so its memory is not predicted.
+
+    Raises:
+        SizingError (field ``gpu``).
+    """
+    target = amd_gfx_target(gpu_name)
+    if target is not None and target not in ROCM_TARGETS:
+        raise SizingError("gpu", _("vLLM's ROCm build does not support {gpu} ({target}; it runs on {targets}); only "
+                                   "third-party forks run there, and their memory use is not modelled.").format(
+            gpu=gpu_name, target=target, targets=", ".join(sorted(ROCM_TARGETS))))
+
+
 def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[str, Any], *,
              version: str = "v1", weight_format: str = "checkpoint", concurrency: int = 1,
              model_ref: str | None = None, advise: bool = True, nvlink: bool = False) -> EngineFit:
     """vLLM's sizing of ``spec`` on ``tensor_parallel_size`` GPUs of ``gpu_total_bytes`` each (module docstring);
     ``nvlink``: the GPUs are NVLink-connected (NCCL's default transport)."""
+    check_rocm_target(gpu_name)
     s = settings_with_defaults(SETTINGS, given)
     transport = s["nccl_transport"] = resolve_nccl_transport(s["nccl_transport"], nvlink)
     v1 = is_v1(version)

@@ -153,3 +153,35 @@ def test_vllm_triton_sampler_scratch_rows_stay_cached_one_per_sm() -> None:
                      ["gpu_memory_utilization=0.95", "max_model_len=8192", "tensor_parallel_size=2"],
                      version="0.19.0")
     assert fit.per_gpu.kv_cache_bytes / GIB == pytest.approx(3.04, rel=0.05)
+
+
+def test_vllm_refuses_amd_targets_its_rocm_build_does_not_support() -> None:
+    """vLLM's ROCm docs list gfx90a, gfx942, gfx950, gfx1100/1101, gfx1200/1201, gfx1150/1151: an MI50 (gfx906) runs
+    only forks (nlzy/vllm-gfx906), so the launch is refused with that reason; an MI300X is sized."""
+    from gpudesk.sizing.engines.device import amd_gfx_target
+    from gpudesk.sizing.errors import SizingError
+
+    assert [amd_gfx_target(n) for n in ("MI50 32GB", "AMD Instinct MI300X 192GB", "AMD Instinct MI100",
+                                        "NVIDIA H100 80GB")] == ["gfx906", "gfx942", "gfx908", None]
+    qwen = spec_from_catalog(open_catalog().model("qwen2.5-7b"))
+    with pytest.raises(SizingError) as err:
+        engine_fit("vllm", qwen, DeviceMemory("MI50 32GB", int(31.98 * GIB), "ROCm"), ["max_model_len=4096"],
+                   version="v0")
+    assert err.value.field == "gpu" and "gfx906" in str(err.value)
+    fit = engine_fit("vllm", qwen, DeviceMemory("AMD Instinct MI300X 192GB", 192 * GIB, "ROCm"),
+                     ["max_model_len=4096"], version="0.10.1")
+    assert fit.fits
+
+
+def test_validation_scores_a_model_refusal_as_refused(tmp_path) -> None:
+    """A log the engine model refuses (vLLM on an MI50) is refused with the model's reason, not an error."""
+    from gpudesk.sizing.engines.validation import evaluate
+
+    case = {"id": "t-mi50", "url": "https://github.com/nlzy/vllm-gfx906/issues/10", "engine": "vllm",
+            "engine_version": "v0", "platform": "ROCm", "model": "qwen2.5-7b", "weight_format": "bf16",
+            "gpu": "MI50 32GB", "gpu_total_gib": 31.98, "gpus": 1, "engine_args": ["max_model_len=4096"],
+            "inputs": "test", "printed": {"kv_cache_gib": 10.0}}
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    (result,) = evaluate(path)
+    assert not result.error and "gfx906" in result.refused and not result.figures
