@@ -68,7 +68,8 @@ row and vocabulary entry: the 16-bit logits (2), the fp32 logits (4), ``softmax`
 (:func:`v1_sampler_bytes_per_logit` with ``triton_top_k_top_p``). The kernel's scratch rows are not freed with the
 sampler: ``apply_top_k_top_p_triton`` keeps them in the module-level ``_TRITON_BUFFER_CACHE`` (keyed on device,
 dtype and vocabulary size; read in the 0.17.0 and 0.19.0 wheels), ``min(next_power_of_2(programs), num_sm)`` fp32
-rows with ``programs = min(num_sm, rows)``, so they are still allocated when the probabilities and draws reach the
+rows with ``programs = min(num_sm, rows)`` and ``num_sm`` the device's multiprocessor count
+(``vllm/utils/platform_utils.py`` ``num_compute_units``), so they are still allocated when the probabilities and draws reach the
 peak (:func:`triton_buffer_bytes`): 132 rows x 4 bytes a vocabulary entry on an H100, 0.07 GiB for Qwen2.5's
 152,064 tokens, the torch peak vLLM 0.19.0 prints above the 14 bytes per logit (llm-d-planner v0.19.0 logs).
 """
