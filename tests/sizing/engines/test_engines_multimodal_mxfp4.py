@@ -185,3 +185,25 @@ def test_validation_scores_a_model_refusal_as_refused(tmp_path) -> None:
     path.write_text(json.dumps(case) + "\n", encoding="utf-8")
     (result,) = evaluate(path)
     assert not result.error and "gfx906" in result.refused and not result.figures
+
+
+def test_linear_rope_scaling_and_gemma3_local_rope_tables() -> None:
+    """vLLM caches max_position x factor rows for linear RoPE scaling (linear_scaling_rope.py) and Gemma 3's local
+    layers an unscaled table (gemma3.py): Gemma-3-4B-it's weights come to vLLM 0.19.0's printed 8.58 GiB; SGLang
+    0.4.4's gemma3_causal.py computes RoPE on the fly and printed 8.13 (PR 4826)."""
+    from gpudesk.sizing.engines.common import rope_table_bytes
+    from gpudesk.sizing.shapes import rope_table_positions_from_config, spec_from_hf_config
+
+    base = Path(__file__).parents[2] / "fixtures" / "engines" / "configs"
+    gemma = spec_from_hf_config(base / "gemma-3-4b-it.json")
+    assert gemma.rope_table_positions == (131072 * 8, 131072)
+    assert rope_table_bytes(gemma) == (131072 * 9) * 256 * 2
+    assert rope_table_bytes(gemma, config_tables=False) == 131072 * 256 * 2
+    assert rope_table_positions_from_config({"rope_scaling": {"type": "linear", "factor": 4}}, 4096) == (16384,)
+    assert rope_table_positions_from_config({"rope_scaling": {"rope_type": "llama3", "factor": 8}}, 131072) == ()
+    vllm_fit = engine_fit("vllm", gemma, DeviceMemory("H100 80GB", int(79.19 * GIB)),
+                          ["gpu_memory_utilization=0.95", "max_model_len=8192"], version="0.19.0")
+    assert vllm_fit.per_gpu.weights_bytes / GIB == pytest.approx(8.58, rel=0.01)
+    sglang_fit = engine_fit("sglang", gemma, DeviceMemory("H200", 140 * GIB), ["mem_fraction_static=0.88"],
+                            version="0.4.4")
+    assert sglang_fit.per_gpu.weights_bytes / GIB == pytest.approx(8.13, rel=0.02)
