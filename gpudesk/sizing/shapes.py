@@ -132,6 +132,9 @@ class ModelSpec:
     unquantized_linear_params: int = 0
     fused_qkv: bool = False
     vision_tower: VisionTower | None = None
+    #: Positions of each distinct rotary cos/sin table the engines cache, when not the one table of
+    #: ``context_length`` (linear RoPE scaling, Gemma 3's local RoPE: :func:`rope_table_positions_from_config`).
+    rope_table_positions: tuple[int, ...] = ()
 
     @property
     def is_transformer(self) -> bool:
@@ -453,6 +456,9 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
     tower = vision_tower_from_config(cfg_top)
     if tower is not None:
         spec = replace(spec, vision_tower=tower)
+    rope_tables = rope_table_positions_from_config(cfg, spec.context_length)
+    if rope_tables:
+        spec = replace(spec, rope_table_positions=rope_tables)
     if spec.params > MAX_PARAMS:
         raise ConfigFileError("config", _("{path} describes more than 100 T parameters; check its sizes (hidden_size, "
                                           "num_hidden_layers, vocab_size, intermediate_size).").format(path=p))
@@ -460,6 +466,29 @@ def spec_from_hf_config(path: str | Path) -> ModelSpec:
         return spec
     return replace(spec, checkpoint_weight_format=checkpoint_format,
                    unquantized_linear_params=_unquantized_params(cfg_top, spec))
+
+
+def rope_table_positions_from_config(cfg: dict[str, Any], context_length: int | None) -> tuple[int, ...]:
+    """The positions of each rotary table a config makes vLLM/SGLang cache, or ``()`` for the usual one table of
+    ``max_position_embeddings`` rows. Linear scaling (``rope_scaling`` ``{"rope_type"|"type": "linear", "factor":
+    f}``) caches ``max_position x f`` rows (vLLM ``rotary_embedding/linear_scaling_rope.py``
+    ``_compute_cos_sin_cache``: "the maximum length after applying the rope scaling is max_position_embeddings x
+    scaling_factor", read in the 0.19.0 wheel); Gemma 3's sliding layers use an unscaled table of their own
+    (``rope_local_base_freq``; ``models/gemma3.py``: "Local attention. Override the values in config.json")."""
+    if not context_length:
+        return ()
+    scaling = cfg.get("rope_scaling")
+    factor = 1.0
+    if isinstance(scaling, dict) and str(scaling.get("rope_type", scaling.get("type", ""))).lower() == "linear":
+        try:
+            factor = max(1.0, float(scaling.get("factor", 1.0)))
+        except (TypeError, ValueError):
+            factor = 1.0
+    local = "rope_local_base_freq" in cfg
+    if factor == 1.0 and not local:
+        return ()
+    tables = (int(context_length * factor),)
+    return tables + (context_length,) if local else tables
 
 
 def _unquantized_params(cfg: dict[str, Any], spec: ModelSpec) -> int:

@@ -249,7 +249,7 @@ def resolve_nccl_transport(given: str | None, nvlink: bool) -> str:
 ROPE_TABLE_DTYPE_BYTES = 2
 
 
-def rope_table_bytes(spec: ModelSpec) -> float:
+def rope_table_bytes(spec: ModelSpec, config_tables: bool = True) -> float:
     """The rotary embedding's cos/sin table every rank keeps on the GPU with the weights: ``max_position x
     rotary_dim`` values (``cos`` and ``sin`` halves) in the model dtype, one table shared by all layers (vLLM
     ``vllm/model_executor/layers/rotary_embedding.py`` ``RotaryEmbedding.__init__``: ``register_buffer(
@@ -257,8 +257,16 @@ def rope_table_bytes(spec: ModelSpec) -> float:
     part of what "Model loading took" measures: Llama-3-8B (8,192 positions) prints 14.96 GiB, Llama-3.1-8B
     (131,072 positions, a 32 MiB table) 14.99 (vllm-project/vllm PR 10511 and issue 10517). MLA models rotate
     ``qk_rope_head_dim`` of each head. vLLM 0.5's Gemma 2 built one table per layer (``GemmaRotaryEmbedding`` in
-    ``gemma2.py``, 42 x 4 MiB); that is not modelled."""
+    ``gemma2.py``, 42 x 4 MiB); that is not modelled. Linear RoPE scaling caches ``factor`` times the positions and
+    Gemma 3 adds an unscaled table for its local layers (:attr:`ModelSpec.rope_table_positions`): Gemma-3-4B-it
+    (131,072 positions x 8 and 131,072, 256 wide) keeps 0.56 GiB of tables; vLLM 0.19.0 printed "Model loading took
+    8.58 GiB" (llm-d-planner v0.19.0 log). ``config_tables`` False keeps the one table of ``context_length``: SGLang
+    0.4.4's Gemma 3 (``sglang/srt/models/gemma3_causal.py``) computes its global and local RoPE on the fly with
+    Hugging Face's ``Gemma3RotaryEmbedding`` instead of ``get_rope``'s cached tables (sgl-project/sglang PR 4826:
+    8.13 GiB of weights for Gemma-3-4B-it)."""
     if not (spec.is_transformer and spec.context_length):
         return 0.0
     rotary_dim = spec.qk_rope_head_dim if spec.kv_latent_dim and spec.qk_rope_head_dim else spec.head_dim_resolved
-    return float(spec.context_length * rotary_dim * ROPE_TABLE_DTYPE_BYTES)
+    positions = sum(spec.rope_table_positions) if spec.rope_table_positions and config_tables \
+        else spec.context_length
+    return float(positions * rotary_dim * ROPE_TABLE_DTYPE_BYTES)

@@ -92,3 +92,47 @@ def catalog_device(gpu: GPU, ecc_enabled: bool | None = None) -> DeviceMemory:
     return DeviceMemory(gpu.name, gpu_reported_total_bytes(gpu, ecc_enabled), backend,
                         nvlink=bool(gpu.nvlink_gbps and gpu.nvlink_gbps > 0))
 
+
+
+#: Streaming multiprocessors by device name, most specific first (NVIDIA architecture whitepapers: Hopper H100
+#: SXM5 132 and PCIe 114, H100 NVL/H200/GH200/H800 as H100 SXM5; Ampere GA100 A100/A800 108, A30 56, GA102 RTX 3090
+#: 82, A10 72, A40/RTX A6000 84; Ada AD102 RTX 4090 128, RTX 4090 D 114, L40/L40S/RTX 6000 Ada 142, AD103 RTX 4080
+#: 76, AD104 L4 58, AD107 RTX 4060 24; Turing T4 40; Volta V100 80; Blackwell B200 148, RTX 5090 170). What ``torch.cuda.get_device_properties().multi_processor_count`` reports,
+#: which vLLM's Triton sampler sizes its scratch rows by (:func:`gpudesk.sizing.engines.forward.triton_buffer_bytes`).
+STREAMING_MULTIPROCESSORS: tuple[tuple[str, int], ...] = (
+    ("h100 pcie", 114), ("h100", 132), ("h200", 132), ("gh200", 132), ("h800", 132), ("b200", 148),
+    ("a100", 108), ("a800", 108), ("a30", 56), ("rtx 5090", 170), ("rtx 4090 d", 114), ("rtx 4090", 128),
+    ("rtx 4080", 76), ("rtx 4060", 24), ("rtx 3090", 82), ("rtx 6000 ada", 142),
+    ("rtx a6000", 84), ("l40", 142), ("l4", 58), ("a40", 84), ("a10", 72), ("t4", 40), ("v100", 80),
+)
+
+
+def streaming_multiprocessors(name: str) -> int:
+    """The SM count of the device called ``name`` (catalog name or as the engine prints it; case and ``-``/``_``
+    ignored), 0 when not known (then terms sized by it are left out)."""
+    key = re.sub(r"[-_]+", " ", name.lower())
+    key = re.sub(r"rtx(\d)", r"rtx \1", key)
+    for part, count in STREAMING_MULTIPROCESSORS:
+        if part in key:
+            return count
+    return 0
+
+
+#: AMD GPU -> its LLVM target (AMD ROCm "GPU hardware specifications": MI50/MI60/Radeon VII gfx906, MI100 gfx908,
+#: MI210/MI250 gfx90a, MI300/MI325 gfx942, MI350/MI355 gfx950, Radeon PRO W7900 / RX 7900 gfx1100), most specific
+#: first.
+AMD_GFX_TARGETS: tuple[tuple[str, str], ...] = (
+    ("mi50", "gfx906"), ("mi60", "gfx906"), ("radeon vii", "gfx906"), ("mi100", "gfx908"), ("mi210", "gfx90a"),
+    ("mi250", "gfx90a"), ("mi300", "gfx942"), ("mi325", "gfx942"), ("mi350", "gfx950"), ("mi355", "gfx950"),
+    ("w7900", "gfx1100"), ("rx 7900", "gfx1100"),
+)
+
+
+def amd_gfx_target(name: str) -> str | None:
+    """The LLVM target (``gfx906``, ``gfx942``...) of the AMD GPU called ``name``, None when not an AMD GPU known
+    here."""
+    key = re.sub(r"[-_]+", " ", name.lower())
+    for part, target in AMD_GFX_TARGETS:
+        if part in key:
+            return target
+    return None

@@ -65,7 +65,13 @@ there are 8 rows or more: ``apply_top_k_top_p`` calls ``apply_top_k_top_p_triton
 program (at most one per SM: 132 rows on an H100, under 4 % of a 1,024-row run, not counted). Live at its end, per
 row and vocabulary entry: the 16-bit logits (2), the fp32 logits (4), ``softmax`` probabilities (4) and
 ``random_sample``'s exponential draws (``torch.empty_like(probs)``, 4): 14 bytes, as with FlashInfer
-(:func:`v1_sampler_bytes_per_logit` with ``triton_top_k_top_p``).
+(:func:`v1_sampler_bytes_per_logit` with ``triton_top_k_top_p``). The kernel's scratch rows are not freed with the
+sampler: ``apply_top_k_top_p_triton`` keeps them in the module-level ``_TRITON_BUFFER_CACHE`` (keyed on device,
+dtype and vocabulary size; read in the 0.17.0 and 0.19.0 wheels), ``min(next_power_of_2(programs), num_sm)`` fp32
+rows with ``programs = min(num_sm, rows)`` and ``num_sm`` the device's multiprocessor count
+(``vllm/utils/platform_utils.py`` ``num_compute_units``), so they are still allocated when the probabilities and draws reach the
+peak (:func:`triton_buffer_bytes`): 132 rows x 4 bytes a vocabulary entry on an H100, 0.07 GiB for Qwen2.5's
+152,064 tokens, the torch peak vLLM 0.19.0 prints above the 14 bytes per logit (llm-d-planner v0.19.0 logs).
 """
 
 from __future__ import annotations
@@ -150,13 +156,26 @@ def v1_sampler_bytes_per_logit(rows: int, flashinfer: bool = False, triton_top_k
     return max(torch_sort_peak_bytes_per_logit(rows), V1_SORTED_SAMPLER_BYTES_PER_LOGIT)
 
 
+def triton_buffer_bytes(rows: int, vocab: int, sm_count: int) -> int:
+    """The fp32 scratch rows vLLM 0.17+'s Triton top-k/top-p kernel caches for ``rows`` rows of ``vocab`` logits
+    on a GPU of ``sm_count`` streaming multiprocessors (module docstring); 0 below 8 rows (the sort path)."""
+    if rows < TRITON_TOP_K_TOP_P_MIN_ROWS or sm_count <= 0:
+        return 0
+    programs = min(sm_count, rows)
+    return min(1 << (programs - 1).bit_length(), sm_count) * vocab * 4
+
+
 def v1_profile_peak_bytes(spec: ModelSpec, tokens: int, sequences: int, tensor_parallel: int = 1,
-                          flashinfer: bool = False, triton_top_k_top_p: bool = False) -> float:
+                          flashinfer: bool = False, triton_top_k_top_p: bool = False, sm_count: int = 0) -> float:
     """vLLM V1's profile peak: the forward's largest layer, or the top-k/top-p sampler (PyTorch, or FlashInfer when
     ``flashinfer``) over ``min(sequences, tokens)`` full-vocabulary rows with the dummy run's ``tokens x hidden``
-    output still referenced."""
+    output still referenced; on the Triton path (``triton_top_k_top_p``) with the kernel's cached scratch rows for a
+    GPU of ``sm_count`` multiprocessors."""
     rows = min(sequences, tokens)
-    sampler = rows * (spec.vocab_size or 0) * v1_sampler_bytes_per_logit(rows, flashinfer, triton_top_k_top_p)
+    vocab = spec.vocab_size or 0
+    sampler = rows * vocab * v1_sampler_bytes_per_logit(rows, flashinfer, triton_top_k_top_p)
+    if triton_top_k_top_p and not flashinfer:
+        sampler += triton_buffer_bytes(rows, vocab, sm_count)
     return max(layer_peak_bytes(spec, tokens, tensor_parallel),
                sampler + tokens * (spec.hidden_size or 0) * ACT_BYTES)
 

@@ -165,7 +165,8 @@ def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     mfs *= multimodal_fraction_factor(version, spec.vision_tower, s["mem_fraction_static"] is not None)
     fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
     ctx = int(s["context_length"] or spec.context_length or 4096)
-    weights = weight_bytes(spec, fmt) / tp + vision_tower_bytes(spec.vision_tower, tp) + rope_table_bytes(spec)
+    weights = weight_bytes(spec, fmt) / tp + vision_tower_bytes(spec.vision_tower, tp) \
+        + rope_table_bytes(spec, config_tables=False)
     before = CONTEXT_BYTES + nccl_device_bytes(tp, transport) + float(s["gpu_used_gib"]) * GIB
     # ``total_gpu_memory`` of profile_max_num_token is the memory free after torch distributed init, before the
     # weights (``min_per_gpu_memory`` of init_torch_distributed), not the device total (module docstring).

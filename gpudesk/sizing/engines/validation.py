@@ -17,7 +17,9 @@ folder), ``weight_format``, the device total the engine saw (``gpu_total_gib`` a
   (all GPUs), ``cpu_model_buffer_mib``;
 - information only (not scored): ``activation_gib``, ``non_torch_gib``.
 
-A case that cannot be predicted carries ``refused`` with the reason. A case added after the models were last
+A case that cannot be predicted carries ``refused`` with the reason; a launch the engine model itself refuses (an
+engine on a device it does not run on, :data:`REFUSING_FIELDS`) is scored as refused with the model's reason, the
+one ``estimate serve`` gives a user. A case added after the models were last
 changed carries ``added_after_model: true``; :func:`summarize` scores those separately too (``held_out``), the
 figure that predicts logs nobody has seen, since constants refined after reading a log score it in-sample. Tolerances: weights 3 %, KV capacity and
 concurrency 5 %, llama.cpp buffers 5 %.
@@ -48,6 +50,9 @@ FIGURES: dict[str, tuple[str, float]] = {
     "activation_gib": ("info", GIB), "non_torch_gib": ("info", GIB),
 }
 MAX_CASES_FILE_BYTES = 4 * 1024 * 1024
+#: SizingError fields that mean "the model refuses this launch" (an engine on a device it does not run on), scored
+#: as a refusal with its reason rather than as an error of the set.
+REFUSING_FIELDS = frozenset({"gpu"})
 
 
 def fixtures_dir() -> Path:
@@ -175,6 +180,9 @@ def evaluate_case(case: dict[str, Any], base: Path) -> LogResult:
     try:
         got = predict(case, base)
     except SizingError as exc:
+        if exc.field in REFUSING_FIELDS:
+            # The engine model refuses these inputs, with the reason a user of ``estimate serve`` gets too.
+            return LogResult(cid, url, engine, platform, refused=exc.detail or str(exc), added_after_model=late)
         return LogResult(cid, url, engine, platform, error=str(exc), added_after_model=late)
     figures = tuple(Figure(name, FIGURES[name][0], float(value), got.get(name))
                     for name, value in printed.items() if name in FIGURES)

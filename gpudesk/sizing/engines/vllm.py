@@ -54,7 +54,10 @@ Sources (vllm-project/vllm):
   Which one runs depends on whether FlashInfer is installed (``vllm_use_flashinfer_sampler``, vLLM's
   ``VLLM_USE_FLASHINFER_SAMPLER``; the log says "Using FlashInfer for top-p & top-k sampling." or "FlashInfer is not
   available. Falling back to the PyTorch-native implementation"); gpudesk assumes the plain pip wheel (no FlashInfer
-  before 0.11.1) unless told.
+  before 0.11.1) unless told. From 0.17 the Triton top-k/top-p kernel's scratch rows stay cached through the peak,
+  one fp32 vocabulary row per streaming multiprocessor (``vllm/v1/sample/ops/topk_topp_triton.py``
+  ``_TRITON_BUFFER_CACHE``, 0.17.0 and 0.19.0 wheels; SM counts by device name,
+  :func:`gpudesk.sizing.engines.device.streaming_multiprocessors`).
 - Non-torch memory: CUDA context allocations outside PyTorch's allocator that appear during the profile (cuBLAS/
   cuBLASLt workspaces; with tensor parallelism NCCL's channel buffers and vLLM's custom all-reduce buffers). From
   0.16 at TP > 1 the profile run also creates the FlashInfer all-reduce fusion workspace and NCCL's lazily connected
@@ -79,6 +82,8 @@ from gpudesk.sizing.engines.common import (
     rope_table_bytes,
     settings_with_defaults,
 )
+from gpudesk.sizing.engines.device import amd_gfx_target, streaming_multiprocessors
+from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.engines.flags import fp8_kv_value, uses_vllm_serve
 from gpudesk.sizing.engines.forward import v0_profile_peak_bytes, v1_profile_peak_bytes
 from gpudesk.units import GIB
@@ -328,11 +333,35 @@ def default_batched_tokens(v1: bool, max_model_len: int, gpu_total_bytes: int, c
     return max(max_model_len, 2048)
 
 
+#: The AMD targets vLLM's ROCm build runs on (docs ``getting_started/installation/gpu.rocm.inc.md``, "GPU: MI200s
+#: (gfx90a), MI300 (gfx942), MI350 (gfx950), Radeon RX 7900 series (gfx1100/1101), Radeon RX 9000 series
+#: (gfx1200/1201), Ryzen AI MAX / AI 300 Series (gfx1151/1150)"; the 0.4.0-0.5.3 docs list gfx90a, gfx942 and
+#: gfx1100 alone).
+ROCM_TARGETS = frozenset({"gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1101", "gfx1200", "gfx1201", "gfx1150",
+                          "gfx1151"})
+
+
+def check_rocm_target(gpu_name: str) -> None:
+    """Refuse an AMD GPU whose target vLLM's ROCm build does not support (MI50/MI60 gfx906, MI100 gfx908): vLLM runs
+    there only as a third-party fork (e.g. nlzy/vllm-gfx906), whose kernels, quantised weight layouts and profiling
+    are not those of vLLM's source, so its memory is not predicted.
+
+    Raises:
+        SizingError (field ``gpu``).
+    """
+    target = amd_gfx_target(gpu_name)
+    if target is not None and target not in ROCM_TARGETS:
+        raise SizingError("gpu", _("vLLM's ROCm build does not support {gpu} ({target}; it runs on {targets}); only "
+                                   "third-party forks run there, and their memory use is not modelled.").format(
+            gpu=gpu_name, target=target, targets=", ".join(sorted(ROCM_TARGETS))))
+
+
 def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[str, Any], *,
              version: str = "v1", weight_format: str = "checkpoint", concurrency: int = 1,
              model_ref: str | None = None, advise: bool = True, nvlink: bool = False) -> EngineFit:
     """vLLM's sizing of ``spec`` on ``tensor_parallel_size`` GPUs of ``gpu_total_bytes`` each (module docstring);
     ``nvlink``: the GPUs are NVLink-connected (NCCL's default transport)."""
+    check_rocm_target(gpu_name)
     s = settings_with_defaults(SETTINGS, given)
     transport = s["nccl_transport"] = resolve_nccl_transport(s["nccl_transport"], nvlink)
     v1 = is_v1(version)
@@ -351,7 +380,8 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
         weights += 2 * s["max_loras"] * s["max_lora_rank"] * (spec.hidden_size or 0) * 7 * (spec.layers or 0) * 2 / tp
     flashinfer = bool(s["vllm_use_flashinfer_sampler"]) and v1
     triton_sampler = triton_top_k_top_p(version)
-    activation = (v1_profile_peak_bytes(spec, batched, seqs, tp, flashinfer, triton_sampler) if v1
+    activation = (v1_profile_peak_bytes(spec, batched, seqs, tp, flashinfer, triton_sampler,
+                                        streaming_multiprocessors(gpu_name)) if v1
                   else v0_profile_peak_bytes(spec, batched, seqs, tp))
     era = profiling_era(version) if not v1 else "torch_peak"
     tp_collective = tp_profile_non_torch_bytes(version, tp, transport) if v1 else 0.0

@@ -130,6 +130,80 @@ def test_vllm_0_17_sampler_masks_top_k_top_p_without_sorting() -> None:
     llama = spec_from_catalog(open_catalog().model("llama-3.1-8b"))
     old = engine_fit("vllm", llama, H100, ["max_model_len=8192"], version="0.16.0")
     new = engine_fit("vllm", llama, H100, ["max_model_len=8192"], version="0.17.0")
-    # 1,024 rows x 128,256 logits x (38 - 14) bytes more KV cache
+    # 1,024 rows x 128,256 logits x (38 - 14) bytes more KV cache, less the kernel's 132 cached fp32 rows
     assert (new.per_gpu.kv_cache_bytes - old.per_gpu.kv_cache_bytes) / GIB == pytest.approx(
-        1024 * 128256 * 24 / GIB, abs=0.01)
+        (1024 * 128256 * 24 - 132 * 128256 * 4) / GIB, abs=0.01)
+
+
+def test_vllm_triton_sampler_scratch_rows_stay_cached_one_per_sm() -> None:
+    """topk_topp_triton.py (0.17.0, 0.19.0) keeps min(next_pow2(min(SMs, rows)), SMs) fp32 vocabulary rows in
+    _TRITON_BUFFER_CACHE through the sampler's peak; Qwen2.5-72B at TP 2 on H100s, vLLM 0.19.0 printed 3.04 GiB of
+    KV cache (llm-d-planner v0.19.0 log)."""
+    from gpudesk.sizing.engines.device import streaming_multiprocessors
+    from gpudesk.sizing.engines.forward import triton_buffer_bytes
+
+    assert [streaming_multiprocessors(n) for n in ("H100 80GB", "NVIDIA H100 PCIe", "NVIDIA A100 80GB SXM4",
+                                                   "rtx4090", "NVIDIA GeForce RTX 4090 D 24GB", "L40S", "L4",
+                                                   "AMD Instinct MI300X")] == [132, 114, 108, 128, 114, 142, 58, 0]
+    assert triton_buffer_bytes(1024, 152064, 132) == 132 * 152064 * 4
+    assert triton_buffer_bytes(40, 152064, 132) == 64 * 152064 * 4  # next power of two of 40 programs
+    assert triton_buffer_bytes(4, 152064, 132) == 0  # sort path below 8 rows
+    qwen = spec_from_catalog(open_catalog().model("qwen2.5-72b"))
+    fit = engine_fit("vllm", qwen, DeviceMemory("H100 80GB", int(79.19 * GIB)),
+                     ["gpu_memory_utilization=0.95", "max_model_len=8192", "tensor_parallel_size=2"],
+                     version="0.19.0")
+    assert fit.per_gpu.kv_cache_bytes / GIB == pytest.approx(3.04, rel=0.05)
+
+
+def test_vllm_refuses_amd_targets_its_rocm_build_does_not_support() -> None:
+    """vLLM's ROCm docs list gfx90a, gfx942, gfx950, gfx1100/1101, gfx1200/1201, gfx1150/1151: an MI50 (gfx906) runs
+    only forks (nlzy/vllm-gfx906), so the launch is refused with that reason; an MI300X is sized."""
+    from gpudesk.sizing.engines.device import amd_gfx_target
+    from gpudesk.sizing.errors import SizingError
+
+    assert [amd_gfx_target(n) for n in ("MI50 32GB", "AMD Instinct MI300X 192GB", "AMD Instinct MI100",
+                                        "NVIDIA H100 80GB")] == ["gfx906", "gfx942", "gfx908", None]
+    qwen = spec_from_catalog(open_catalog().model("qwen2.5-7b"))
+    with pytest.raises(SizingError) as err:
+        engine_fit("vllm", qwen, DeviceMemory("MI50 32GB", int(31.98 * GIB), "ROCm"), ["max_model_len=4096"],
+                   version="v0")
+    assert err.value.field == "gpu" and "gfx906" in str(err.value)
+    fit = engine_fit("vllm", qwen, DeviceMemory("AMD Instinct MI300X 192GB", 192 * GIB, "ROCm"),
+                     ["max_model_len=4096"], version="0.10.1")
+    assert fit.fits
+
+
+def test_validation_scores_a_model_refusal_as_refused(tmp_path) -> None:
+    """A log the engine model refuses (vLLM on an MI50) is refused with the model's reason, not an error."""
+    from gpudesk.sizing.engines.validation import evaluate
+
+    case = {"id": "t-mi50", "url": "https://github.com/nlzy/vllm-gfx906/issues/10", "engine": "vllm",
+            "engine_version": "v0", "platform": "ROCm", "model": "qwen2.5-7b", "weight_format": "bf16",
+            "gpu": "MI50 32GB", "gpu_total_gib": 31.98, "gpus": 1, "engine_args": ["max_model_len=4096"],
+            "inputs": "test", "printed": {"kv_cache_gib": 10.0}}
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    (result,) = evaluate(path)
+    assert not result.error and "gfx906" in result.refused and not result.figures
+
+
+def test_linear_rope_scaling_and_gemma3_local_rope_tables() -> None:
+    """vLLM caches max_position x factor rows for linear RoPE scaling (linear_scaling_rope.py) and Gemma 3's local
+    layers an unscaled table (gemma3.py): Gemma-3-4B-it's weights come to vLLM 0.19.0's printed 8.58 GiB; SGLang
+    0.4.4's gemma3_causal.py computes RoPE on the fly and printed 8.13 (PR 4826)."""
+    from gpudesk.sizing.engines.common import rope_table_bytes
+    from gpudesk.sizing.shapes import rope_table_positions_from_config, spec_from_hf_config
+
+    base = Path(__file__).parents[2] / "fixtures" / "engines" / "configs"
+    gemma = spec_from_hf_config(base / "gemma-3-4b-it.json")
+    assert gemma.rope_table_positions == (131072 * 8, 131072)
+    assert rope_table_bytes(gemma) == (131072 * 9) * 256 * 2
+    assert rope_table_bytes(gemma, config_tables=False) == 131072 * 256 * 2
+    assert rope_table_positions_from_config({"rope_scaling": {"type": "linear", "factor": 4}}, 4096) == (16384,)
+    assert rope_table_positions_from_config({"rope_scaling": {"rope_type": "llama3", "factor": 8}}, 131072) == ()
+    vllm_fit = engine_fit("vllm", gemma, DeviceMemory("H100 80GB", int(79.19 * GIB)),
+                          ["gpu_memory_utilization=0.95", "max_model_len=8192"], version="0.19.0")
+    assert vllm_fit.per_gpu.weights_bytes / GIB == pytest.approx(8.58, rel=0.01)
+    sglang_fit = engine_fit("sglang", gemma, DeviceMemory("H200", 140 * GIB), ["mem_fraction_static=0.88"],
+                            version="0.4.4")
+    assert sglang_fit.per_gpu.weights_bytes / GIB == pytest.approx(8.13, rel=0.02)
