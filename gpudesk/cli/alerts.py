@@ -66,12 +66,12 @@ def cmd_watch(args: argparse.Namespace) -> int:
     try:
         source = NvmlSource(interval_s=args.interval)
     except NvmlUnavailableError as exc:
-        raise CliError(exc.user_text(), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
     try:
         db = open_store()
     except StoreError as exc:
         source.close()
-        raise CliError(exc.user_text(), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
     try:
         rule_th = load_thresholds()  # the findings' thresholds: the live rules and the alert kinds share them
     except ThresholdsError as exc:
@@ -123,7 +123,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         db = open_store()
         rows = list_alerts(db, args.limit)
     except StoreError as exc:
-        raise CliError(exc.user_text(), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
     if args.json:
         print(dumps_json([r.__dict__ for r in rows], indent=2))
         return 0

@@ -149,7 +149,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     except CliError:
         raise  # already says what to do, with its own exit status (2: a bad argument or a missing file)
     except GpudeskError as exc:
-        raise CliError(exc.user_text(), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
     util_metric = m.GPU_UTIL
     # one pass per metric over the whole fleet (per GPU it would be quadratic: 2,000 GPUs took 28 s)
     columns = {f"{metric}_mean": history.values(metric)

@@ -217,13 +217,13 @@ def cmd_record(args: argparse.Namespace) -> int:
     try:
         live = open_live_source(getattr(args, "source", "auto"), interval_s=args.interval)
     except NoLiveSourceError as exc:
-        raise CliError(exc.user_text(), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
     source = live.source
     try:
         recorder = Recorder(flush_interval_s=max(1.0, args.interval))
     except StoreError as exc:
         live.close()
-        raise CliError(str(exc)) from exc
+        raise CliError.from_error(exc) from exc
     stop = {"now": False}
     sid = None
     try:
@@ -291,12 +291,12 @@ def cmd_stream(args: argparse.Namespace) -> int:
         gpu = resolve_gpu_model(args.gpu_model) if args.gpu_model else None
         source = DmonStreamSource(args.command)
     except TelemetryError as exc:
-        raise CliError(str(exc)) from exc
+        raise CliError.from_error(exc) from exc
     try:
         recorder = Recorder()
     except StoreError as exc:
         source.close()
-        raise CliError(str(exc)) from exc
+        raise CliError.from_error(exc) from exc
     stop = {"now": False}
     sid = None
     ended_itself = False
@@ -362,7 +362,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         result = import_dmon_log(args.file, gpu_model=args.gpu_model, name=args.name, notes=args.notes,
                                  interval_s=args.interval)
     except (TelemetryError, StoreError) as exc:
-        raise CliError(exc.user_text()) from exc
+        raise CliError.from_error(exc) from exc
     except KeyboardInterrupt:  # the partial session was deleted by import_dmon_log: the store is as it was
         print(_("Import interrupted (Ctrl+C): nothing was saved."), file=sys.stderr)
         return 130
@@ -453,7 +453,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                 title=title, where=where, first=span[0], last=span[1]) if span else
                 _("{title}: no samples {where}.").format(title=title, where=where))
     except (TelemetryError, StoreError, GpudeskError) as exc:
-        raise CliError(exc.user_text() if isinstance(exc, GpudeskError) else str(exc)) from exc
+        raise CliError.from_error(exc) from exc
     if args.json:
         out = result.to_json()
         if log is not None:
@@ -551,7 +551,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                                   candidate_index=args.candidate - 1, thresholds=_thresholds(args.thresholds))
         write_report(report, args.out, fmt)
     except (TelemetryError, StoreError, GpudeskError) as exc:
-        raise CliError(exc.user_text() if isinstance(exc, GpudeskError) else str(exc)) from exc
+        raise CliError.from_error(exc) from exc
     print(_("{out}: burn-in report of {title} ({span}, {gpus} GPU(s), {warnings} warning(s)).").format(
         out=args.out, title=title, span=format_duration(report.duration_s), gpus=len(report.gpus),
         warnings=len(report.judged_findings)))
@@ -593,7 +593,7 @@ def cmd_thresholds(args: argparse.Namespace) -> int:
             current = replace(merged)
             save_thresholds(current, target)
     except GpudeskError as exc:
-        raise CliError(exc.user_text()) from exc
+        raise CliError.from_error(exc) from exc
     if args.json:
         print(dumps_json(current.to_dict(), indent=2))
         return 0
@@ -702,7 +702,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         frame = load_frame(db, args.session, args.t0, args.t1)
         n = export_csv(frame, args.output, devices=session_devices(db, args.session))
     except (TelemetryError, StoreError) as exc:
-        raise CliError(str(exc)) from exc
+        raise CliError.from_error(exc) from exc
     print(_('Wrote {n} rows to {output}.').format(n=n, output=args.output))
     for note in frame.notes:
         print(_("note: {note}").format(note=note), file=sys.stderr)

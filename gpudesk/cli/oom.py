@@ -137,7 +137,7 @@ def _read_input(name: str) -> bytes:
                 raise CliError(_('{name}: no such file').format(name=shown)) from exc
             if isinstance(cause, PermissionError):
                 raise CliError(_('{name}: permission denied').format(name=shown)) from exc
-            raise CliError(exc.user_text()) from exc
+            raise CliError.from_error(exc) from exc
         except OSError as exc:
             raise CliError(_("Cannot read {what} {path}: {reason}.").format(
                 what=_("the log"), path=shown, reason=exc.strerror or exc)) from exc
@@ -523,7 +523,7 @@ def cmd_snapshot(args) -> int:
     try:
         analysis = analyse(load_snapshot(args.file))
     except SnapshotError as exc:
-        raise CliError(exc.user_text(), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
     dev = analysis.device(args.device)
     if args.device is not None and dev is None:
         raise CliError(_("{file}: no GPU {device} in this snapshot (it has {devices})").format(

@@ -35,7 +35,7 @@ def cmd_processes(args: argparse.Namespace) -> int:
         with NvmlSession() as session:
             listing = process_use(session)
     except NvmlUnavailableError as exc:
-        raise CliError(exc.user_text(), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
     if args.json:
         print(dumps_json({"processes": [p.to_dict() for p in listing.processes],
                           "device_sm_util_pct": {str(k): v for k, v in listing.device_sm_util_pct.items()},
@@ -63,7 +63,7 @@ def cmd_stop(args: argparse.Namespace) -> int:
         proc = check_stoppable(args.pid)
         command = " ".join(proc.cmdline())[:200] or proc.name()
     except ProcessControlError as exc:
-        raise CliError(exc.user_text(), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
     except Exception as exc:  # psutil errors between the check and the read: the process changed under us
         raise CliError(_("Process {pid} could not be read: {reason}.").format(pid=args.pid, reason=exc),
                        status=1) from exc
@@ -79,7 +79,7 @@ def cmd_stop(args: argparse.Namespace) -> int:
     try:
         result = stop_process(args.pid, force=args.kill)
     except ProcessControlError as exc:
-        raise CliError(exc.user_text(), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
     if result.exited:
         print(_("Process {pid} ended ({signal}).").format(pid=result.pid, signal=result.signal_name))
         return 0

@@ -65,9 +65,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         host, port = parse_listen(args.listen, DEFAULT_PORT)
         source = NvmlSource(interval_s=args.interval)
     except ServeError as exc:
-        raise CliError(exc.user_text()) from exc
+        raise CliError.from_error(exc) from exc
     except NvmlUnavailableError as exc:
-        raise CliError(exc.user_text(), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
     lock = threading.Lock()
 
     def read() -> Any:
@@ -84,7 +84,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         server = MetricsServer(collector, host, port, token).start()
     except ServeError as exc:
         source.close()
-        raise CliError(exc.user_text(), status=1) from exc
+        raise CliError.from_error(exc, status=1) from exc
     if token:
         print(_("Serving {n} GPU(s) at {url} (bearer token required); Ctrl+C stops.").format(
             n=len(source.devices()), url=server.url), flush=True)

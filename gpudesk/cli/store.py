@@ -73,7 +73,7 @@ def cmd_recover(args: argparse.Namespace) -> int:
     try:
         result = salvage_database(src, dest)
     except StoreError as exc:
-        raise CliError(exc.user_text()) from exc
+        raise CliError.from_error(exc) from exc
     print(_("Copied {copied} rows from {src} into {dest} ({lost} unreadable rows left behind; integrity of the "
             "copy: {check}).").format(copied=result.rows_copied, src=src, dest=dest, lost=result.rows_lost,
                                       check=result.check))

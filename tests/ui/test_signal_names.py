@@ -13,10 +13,6 @@ import gpudesk.ui
 
 UI = Path(gpudesk.ui.__file__).resolve().parent
 CAMEL = re.compile(r"_?[a-z][a-zA-Z0-9]*")
-# Packages of gpudesk.ui not yet on the scheme, each with the reason; remove an entry once its signals follow it.
-NOT_YET = {
-    "monitor": "renamed when the monitor's history-shape change lands",
-}
 
 
 def signal_problems(source: str, filename: str = "<string>") -> list[str]:
@@ -58,18 +54,9 @@ def test_every_window_signal_is_lower_camel_case_with_a_docstring():
     problems, checked = [], 0
     for path in sorted(UI.rglob("*.py")):
         rel = path.relative_to(UI)
-        if len(rel.parts) > 1 and rel.parts[0] in NOT_YET:
-            continue
         source = path.read_text(encoding="utf-8")
         checked += source.count("Signal(")
         problems += signal_problems(source, f"gpudesk/ui/{rel.as_posix()}")
-    assert checked >= 90  # the walk really reached the tabs' modules
+    assert checked >= 140  # the walk really reached the tabs' modules, the monitor's included
     assert problems == [], "\n".join(problems)
 
-
-def test_the_exceptions_still_exist():
-    """An exception for a package that is gone (or now follows the scheme) is removed, not kept."""
-    for package in NOT_YET:
-        assert (UI / package).is_dir(), package
-        assert any(signal_problems(p.read_text(encoding="utf-8")) for p in (UI / package).rglob("*.py")), \
-            f"gpudesk/ui/{package} follows the scheme now: remove it from NOT_YET"

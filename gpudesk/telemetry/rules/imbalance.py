@@ -80,12 +80,12 @@ def stragglers(grid: History, min_lag_s: float, min_corr: float) -> list[tuple[i
         if sa < 5 or sb < 5:
             continue
         corr = cc_all[shifts % size, j] / (overlap * sa * sb)
-        k = int(np.argmax(corr))
-        best, zero = float(corr[k]), float(corr[MAX_SHIFT])
-        lag_s = float(shifts[k]) * step_of(grid)
+        peak = int(np.argmax(corr))
+        best, zero = float(corr[peak]), float(corr[MAX_SHIFT])
+        lag_s = float(shifts[peak]) * step_of(grid)
         if abs(lag_s) >= min_lag_s and best >= min_corr and best - zero >= 0.1:
             out.append((g, lag_s, best, zero))
-    # when every GPU looks shifted against the others the pattern has no single straggler
+    # when every GPU looks shifted against the others the pattern has no single straggler (k: the GPUs compared)
     return out if len(out) < k else []
 
 

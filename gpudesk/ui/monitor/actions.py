@@ -259,8 +259,8 @@ def burnin_report(tab: MonitorViews) -> None:
     def done(report: Any) -> None:
         tab.toolbar.source_label.setText(tab.ctl.title)
         window = BurnInWindow(report, parent, name=name)
-        window.view.zoom_requested.connect(lambda t0, t1: zoom_to(tab, t0, t1))
-        window.view.export_failed.connect(lambda message: tab.ctx.notify(message, "error"))
+        window.view.zoomRequested.connect(lambda t0, t1: zoom_to(tab, t0, t1))
+        window.view.exportFailed.connect(lambda message: tab.ctx.notify(message, "error"))
         window.show()
 
     tab.ctl.run(work, on_result=done, what=QCoreApplication.translate("Monitor", "The burn-in report"),

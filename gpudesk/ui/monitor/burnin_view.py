@@ -90,11 +90,14 @@ def _table(headers: list[str], rows: list[list[str]], verdict_col: int | None = 
 
 
 class BurnInReportView(QWidget):
-    """Shows one burn-in report; ``zoom_requested(t0, t1)`` when a finding or span is activated."""
+    """Shows one burn-in report; ``zoomRequested(t0, t1)`` when a finding or span is activated."""
 
-    zoom_requested = Signal(float, float)
+    zoomRequested = Signal(float, float)
+    """A finding or span was activated: its start and end t0, t1 (s on the history's time axis)."""
     exported = Signal(str)
-    export_failed = Signal(str)
+    """The background export finished: the written file's path."""
+    exportFailed = Signal(str)
+    """The background export failed: the message to show."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -109,7 +112,7 @@ class BurnInReportView(QWidget):
         self.meta.setTextFormat(Qt.TextFormat.PlainText)
         self.meta.setWordWrap(True)
         self.findings = FindingsListView()
-        self.findings.zoom_requested.connect(self.zoom_requested)
+        self.findings.zoomRequested.connect(self.zoomRequested)
         self.gpus = QTableWidget()
         self.comparisons = QTableWidget()
         self.checks = QTableWidget()
@@ -201,7 +204,7 @@ class BurnInReportView(QWidget):
             self.export_to(Path(name))
 
     def export_to(self, path: Path) -> None:
-        """Export in the background; ``exported(path)`` or ``export_failed(message)`` reports the outcome."""
+        """Export in the background; ``exported(path)`` or ``exportFailed(message)`` reports the outcome."""
         if self.report is None:
             return
         for button in self.export_buttons:
@@ -220,4 +223,4 @@ class BurnInReportView(QWidget):
             button.setEnabled(True)
         message = error_text(error)
         self.status.setText(message)
-        self.export_failed.emit(message)
+        self.exportFailed.emit(message)

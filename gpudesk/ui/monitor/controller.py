@@ -78,7 +78,9 @@ class RecordingControl(QObject):
     """
 
     changed = Signal(object)
+    """The recording state changed: the id of the recording now running, or None when none runs."""
     failed = Signal()
+    """Starting, writing or stopping a recording failed (the reason was already notified)."""
 
     def __init__(self, notify: Callable[[str, str], None]):
         super().__init__()
@@ -143,15 +145,25 @@ class MonitorController(QObject):
     """
 
     historyChanged = Signal(object)
+    """A new history is in view (live source started, file or recording loaded): its HistoryView."""
     loadedShown = Signal(object)
+    """A finished history was shown whole, after historyChanged: its Loaded."""
     devicesUpdated = Signal(object)
+    """The devices changed without new columns (a GPU was lost): the list of DeviceInfo."""
     batchesArrived = Signal()
+    """New samples were appended to the buffer; no arguments."""
     titleChanged = Signal(str)
+    """The source's description changed: the new title text."""
     processesListed = Signal(object)
+    """The GPU processes were listed again: a ProcessListing."""
     nvmlUnavailable = Signal(object)
+    """NVML cannot be used on this machine: its NvmlStatus."""
     sourceFinished = Signal()
+    """The file, stream or replay in view ended; no arguments."""
     sourceChanged = Signal()
+    """A source worker started or stopped (or a fleet or finished history replaced it); no arguments."""
     viewsCleared = Signal(str)
+    """No history is in view any more (a fleet connection started): the text saying why."""
 
     def __init__(self, ctx: AppContext, nvml: ModuleType | None = None):
         super().__init__()

@@ -1,6 +1,6 @@
 """The Findings view: a one-paragraph summary, the timeline of the spans (heat map with the spans marked), and
 the findings grouped by rule with the worst first; activating a finding (click, Enter) emits
-``zoom_requested(t0, t1)`` so the plots can zoom to its span, and marks it on the timeline.
+``zoomRequested(t0, t1)`` so the plots can zoom to its span, and marks it on the timeline.
 
 Self-contained: :meth:`FindingsListView.set_findings` takes the findings of ``gpudesk.telemetry.rules.run_rules``
 (or an ``Analysis``' findings and summary) and, optionally, a heat map. All text is shown as plain text.
@@ -119,7 +119,8 @@ def worst_first(findings: Sequence[Finding]) -> list[Finding]:
 
 
 class FindingsListView(QWidget):
-    zoom_requested = Signal(float, float)
+    zoomRequested = Signal(float, float)
+    """A finding or timeline span was activated: its start and end t0, t1 (s on the history's time axis)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -151,7 +152,7 @@ class FindingsListView(QWidget):
         self.tree.currentItemChanged.connect(self._show_details)
         self.tree.itemActivated.connect(self._activated)
         self.tree.itemClicked.connect(self._activated)
-        self.chart.span_clicked.connect(self._chart_clicked)
+        self.chart.spanClicked.connect(self._chart_clicked)
         self.findings: list[Finding] = []
         self._by_item: list[Finding] = []
 
@@ -216,7 +217,7 @@ class FindingsListView(QWidget):
         if span:
             t0, t1 = float(span[0]), float(span[1])
             self.chart.select((t0, t1))
-            self.zoom_requested.emit(t0, t1)
+            self.zoomRequested.emit(t0, t1)
 
     def _chart_clicked(self, t0: float, t1: float) -> None:
         for i in range(self.tree.topLevelItemCount()):
@@ -230,5 +231,5 @@ class FindingsListView(QWidget):
                 span = child.data(0, SPAN_ROLE)
                 if span and (float(span[0]), float(span[1])) == (t0, t1):
                     self.tree.setCurrentItem(child)
-                    self.zoom_requested.emit(t0, t1)
+                    self.zoomRequested.emit(t0, t1)
                     return

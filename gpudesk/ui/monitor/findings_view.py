@@ -25,9 +25,13 @@ class FindingsView(QWidget):
     thresholds; burninRequested(): make the burn-in report of the recording in view."""
 
     analyzeRequested = Signal()
+    """Analyze was clicked: run the rules over the selected span (or the visible range); no arguments."""
     spanSelected = Signal(float, float)
+    """A finding's span was activated: its start and end t0, t1 (s on the history's time axis)."""
     thresholdsRequested = Signal()
+    """Rule thresholds was clicked: open the threshold editor; no arguments."""
     burninRequested = Signal()
+    """Burn-in report was clicked: make the report of the recording in view; no arguments."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -53,7 +57,7 @@ class FindingsView(QWidget):
         top.addWidget(self.thresholds_button)
         top.addWidget(self.burnin_button)
         self.list = FindingsListView(self)
-        self.list.zoom_requested.connect(self.spanSelected)
+        self.list.zoomRequested.connect(self.spanSelected)
         self.tree = self.list.tree
         self.details = self.list.details
         layout = QVBoxLayout(self)

@@ -56,8 +56,11 @@ class FleetControl(QObject):
     """
 
     started = Signal(str)
+    """A fleet connection started: the fleet's title."""
     updated = Signal(object, object)
+    """A refresh finished: the FleetHistory of the window and its list of Finding."""
     failed = Signal(str)
+    """A refresh failed: the message (also emitted for each repeat of the same failure)."""
 
     def __init__(self, notify: Callable[[str, str], None],
                  source_factory: Callable[[ConnectionSettings], FleetSource] = prometheus_source,

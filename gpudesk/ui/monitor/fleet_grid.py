@@ -52,6 +52,7 @@ class FleetGrid(QWidget):
     """The heat-map grid. ``set_cells(groups, lo, hi, unit)``; ``gpuActivated(position)`` on click / Enter."""
 
     gpuActivated = Signal(int)
+    """A GPU tile was clicked, or Enter/Space pressed on it: its position in the fleet history's keys."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -28,7 +28,9 @@ class FleetRefresher(QObject):
     """``updated(history, findings)`` after each refresh, ``failed(message)`` when one fails (plain text)."""
 
     updated = Signal(object, object)
+    """A fetch finished: the FleetHistory and its list of Finding (empty for the first, quick answer)."""
     failed = Signal(str)
+    """A fetch failed: the message to show."""
 
     def __init__(self, fetch: Callable[[], FleetHistory], *, interval_s: float = 15.0, group_by: str = GROUP_BY_JOB,
                  first: Callable[[], FleetHistory] | None = None, parent: QObject | None = None) -> None:

@@ -52,6 +52,7 @@ class FleetView(QWidget):
     """Metric and grouping pickers, the grid, and the findings table."""
 
     gpuActivated = Signal(int)
+    """A GPU was opened from the grid or a finding's row: its position in the fleet history's keys."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -39,7 +39,9 @@ class GpuTableModel(QAbstractTableModel):
     """Rows: GPU columns of the history buffer. ``set_latest`` updates values; check state = shown in plots."""
 
     checkedChanged = Signal(list)
-    firstValues = Signal()  # the first values arrived after set_devices (the view sizes its columns then)
+    """The GPUs ticked to be drawn changed: the sorted list of their rows (GPU positions in the table)."""
+    firstValues = Signal()
+    """The first values arrived after set_devices (the view sizes its columns then); no arguments."""
 
     def __init__(self, parent=None):
         super().__init__(parent)

@@ -25,9 +25,13 @@ class NoGpuPanel(QWidget):
     """The explanation and the three alternatives (plus Retry)."""
 
     importRequested = Signal()
+    """Import a dmon log was clicked; no arguments."""
     openRecordingRequested = Signal()
+    """Open a recording was clicked; no arguments."""
     demoRequested = Signal()
+    """Open the demo recording was clicked; no arguments."""
     retryRequested = Signal()
+    """Retry NVML was clicked; no arguments."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)

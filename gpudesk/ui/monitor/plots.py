@@ -256,9 +256,13 @@ class MonitorPlots(QWidget):
     """
 
     crosshairMoved = Signal(float)
+    """The mouse moved over a plot: the time t under it (s on the history's time axis)."""
     spanChanged = Signal(float, float)
+    """The statistics span was moved: its start and end x0, x1 (s on the history's time axis)."""
     followChanged = Signal(bool)
-    rangeDrawn = Signal(float, float, int)  # t0, t1 (s) and points per curve of each refresh (the GPM panels follow)
+    """Following the newest samples was turned on or off: True when it follows."""
+    rangeDrawn = Signal(float, float, int)
+    """A refresh drew the curves: t0, t1 (s) and the points per curve (the GPM panels follow)."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)

@@ -108,7 +108,9 @@ class RecordingsView(QWidget):
     """The list of recordings and what can be done with one. ``openRequested(id)`` shows it in the plots."""
 
     openRequested = Signal(int)
+    """Open was asked for the selected recording: its session id."""
     replayRequested = Signal(int, float)
+    """Replay was asked for the selected recording: its session id and the speed factor (x real time)."""
 
     def __init__(self, ctx, parent: QWidget | None = None):
         super().__init__(parent)

@@ -49,18 +49,30 @@ class SamplerWorker(ThreadWorker):
     """
 
     started = Signal(object)
+    """The source opened: its list of DeviceInfo."""
     devicesChanged = Signal(object)
+    """A GPU was lost or a stream revealed another GPU: the new list of DeviceInfo."""
     batches = Signal(object)
+    """New samples were polled: the list of SampleBatch."""
     processes = Signal(object)
+    """The GPU processes were listed: a ProcessListing."""
     unavailable = Signal(object)
+    """NVML cannot be used on this machine: its NvmlStatus."""
     sourceFailed = Signal(str)
+    """Opening or polling the source failed: the message."""
     sourceFinished = Signal()
+    """The file or replay ended, or the stream exited; no arguments."""
     recordingStarted = Signal(int)
+    """A recording started: its session id."""
     recordingStopped = Signal(int)
+    """A recording was stopped and saved: its session id."""
     recordingFailed = Signal(str)
+    """A recording could not start, or was abandoned: the message."""
 
     _startRecording = Signal(str)
+    """Private: relays a start request to the worker thread; the recording's notes."""
     _stopRecording = Signal()
+    """Private: relays a stop request to the worker thread; no arguments."""
 
     def __init__(self, source_factory: Callable[[], Any], *, list_processes: Callable[[Any], Any] | None = None,
                  process_interval_s: float = 2.0, recorder_factory: Callable[[], Any] | None = None,

@@ -1,7 +1,7 @@
 """A timeline that shows where the findings are: the utilization heat map (one row per GPU) when one is given,
 else one bar for the run, with the spans of warning and critical findings outlined (red: critical, orange:
 warning) on the GPU's row, or on every row for a finding about the whole job. Clicking inside a span emits
-``span_clicked(t0, t1)``; the current selection is drawn thicker. Self-contained: it takes a
+``spanClicked(t0, t1)``; the current selection is drawn thicker. Self-contained: it takes a
 ``gpudesk.telemetry.rules.heatmap.Heatmap`` and a list of findings, and can paint itself into a QImage (PDF export).
 """
 
@@ -43,7 +43,8 @@ def spans_of(f: Finding) -> list[tuple[float, float]]:
 
 
 class SpanChart(QWidget):
-    span_clicked = Signal(float, float)
+    spanClicked = Signal(float, float)
+    """A span was clicked: its start and end t0, t1 (s on the history's time axis)."""
 
     LEFT = 56
     ROW_H = 18
@@ -149,7 +150,7 @@ class SpanChart(QWidget):
         hit = self.finding_at(event.position())
         if hit is not None and hit.span is not None:
             self.select(hit.span)
-            self.span_clicked.emit(hit.span[0], hit.span[1])
+            self.spanClicked.emit(hit.span[0], hit.span[1])
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         hit = self.finding_at(event.position())

@@ -39,6 +39,7 @@ class StatsPanel(QWidget):
     """Table of span statistics; ``spanRequested(bool)`` asks the plots to show or hide the span selector."""
 
     spanRequested = Signal(bool)
+    """The span button was toggled: True to show the span selector on the plots, False to hide it."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)

@@ -43,6 +43,7 @@ DISPLAY = {"bytes": (float(2**30), "GiB"), "bytes/s": (1e9, "GB/s")}
 
 class ThresholdsEditor(QWidget):
     saved = Signal(object)
+    """The thresholds were saved to the file: the saved Thresholds."""
 
     def __init__(self, path: Path | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)

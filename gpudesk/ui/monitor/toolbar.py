@@ -20,7 +20,9 @@ class MonitorToolbar(QWidget):
     """
 
     windowChanged = Signal(object)
+    """The time window was chosen: its length in seconds, or None for the whole run."""
     recordToggled = Signal(bool)
+    """Record was toggled: True to start recording, False to stop."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)

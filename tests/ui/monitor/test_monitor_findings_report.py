@@ -38,7 +38,7 @@ def test_findings_grouped_worst_first_and_zoom_on_activation(qtbot, stall):
     last = view.tree.topLevelItem(view.tree.topLevelItemCount() - 1)
     assert last.text(3) == "not judged" and not last.isExpanded()  # the severity in words (id: not-judged)
     child = first.child(0)
-    with qtbot.waitSignal(view.zoom_requested) as sig:
+    with qtbot.waitSignal(view.zoomRequested) as sig:
         view.tree.setCurrentItem(child)
         qtbot.keyClick(view.tree, Qt.Key.Key_Return)
     t0 = frame.times[0]
@@ -56,7 +56,7 @@ def test_clicking_a_span_on_the_timeline_selects_its_finding(qtbot, stall):
     view.show()
     chart = view.chart
     x = chart._x(frame.times[0] + 317, chart.width())
-    with qtbot.waitSignal(view.zoom_requested) as sig:
+    with qtbot.waitSignal(view.zoomRequested) as sig:
         qtbot.mouseClick(chart, Qt.MouseButton.LeftButton, pos=QPointF(x, 5).toPoint())
     assert sig.args[0] - frame.times[0] == 300.0
     assert view.tree.currentItem().text(0).startswith(("Input starvation", "All 4 GPUs"))
@@ -79,6 +79,6 @@ def test_burnin_view_shows_verdicts_and_exports_in_the_background(qtbot, stall, 
             view.export_to(out)
         assert out.stat().st_size > 500
     assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
-    with qtbot.waitSignal(view.export_failed, timeout=20000) as failed:
+    with qtbot.waitSignal(view.exportFailed, timeout=20000) as failed:
         view.export_to(tmp_path / "missing-dir" / "r.md")
     assert "Could not write the report" in failed.args[0]
