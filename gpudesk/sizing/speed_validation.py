@@ -26,7 +26,7 @@ from gpudesk.i18n import _
 from gpudesk.paths import bundle_root
 from gpudesk.sizing.errors import ConfigFileError, SizingError
 
-SET_FILES = {"dev": ("train_runs.jsonl", "serve_runs.jsonl"), "later": ("later_runs.jsonl",), "fresh": ("fresh_train_runs.jsonl", "fresh_serve_runs.jsonl"), "fresh2": ("fresh2_train_runs.jsonl", "fresh2_serve_runs.jsonl"), "fresh3": ("fresh3_train_runs.jsonl", "fresh3_serve_runs.jsonl"), "fresh4": ("fresh4_train_runs.jsonl", "fresh4_serve_runs.jsonl"), "fresh5": ("fresh5_train_runs.jsonl", "fresh5_serve_runs.jsonl"), "fresh6": ("fresh6_train_runs.jsonl", "fresh6_serve_runs.jsonl"), "fresh7": ("fresh7_train_runs.jsonl", "fresh7_serve_runs.jsonl")}
+SET_FILES = {"dev": ("train_runs.jsonl", "serve_runs.jsonl"), "later": ("later_runs.jsonl",), "fresh": ("fresh_train_runs.jsonl", "fresh_serve_runs.jsonl"), "fresh2": ("fresh2_train_runs.jsonl", "fresh2_serve_runs.jsonl"), "fresh3": ("fresh3_train_runs.jsonl", "fresh3_serve_runs.jsonl"), "fresh4": ("fresh4_train_runs.jsonl", "fresh4_serve_runs.jsonl"), "fresh5": ("fresh5_train_runs.jsonl", "fresh5_serve_runs.jsonl"), "fresh6": ("fresh6_train_runs.jsonl", "fresh6_serve_runs.jsonl"), "fresh7": ("fresh7_train_runs.jsonl", "fresh7_serve_runs.jsonl"), "fresh8": ("fresh8_train_runs.jsonl", "fresh8_serve_runs.jsonl")}
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
@@ -227,7 +227,8 @@ def speed_report_lines(results: list[SpeedRow], summary: dict[str, Any]) -> list
                             ("fresh4", _("fourth fresh set (collected after the model was frozen a fourth time)")),
                             ("fresh5", _("fifth fresh set (collected after the model was frozen a fifth time)")),
                             ("fresh6", _("sixth fresh set (collected after the model was frozen a sixth time)")),
-                            ("fresh7", _("seventh fresh set (collected after the model was frozen a seventh time)"))):
+                            ("fresh7", _("seventh fresh set (collected after the model was frozen a seventh time)")),
+                            ("fresh8", _("eighth fresh set (collected after the model was frozen an eighth time)"))):
         s = summary[set_name]
         lines += ["", f"{title}: {fmt(s['all'])}"]
         for kind, sub in s["by_kind"].items():

@@ -235,7 +235,7 @@
 <context>
     <name>AccuracyDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="206"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="207"/>
         <source>How accurate is this estimate?</source>
         <extracomment>The column of the source URL in the accuracy table (the last). Columns of the speed table: set, class, runs, within 20 %, within 50 %, median error, geometric mean, misses.</extracomment>
         <translation>这个估算有多准确？</translation>
@@ -244,12 +244,12 @@
 <context>
     <name>AccuracyLink</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="228"/>
         <source>How accurate is this?</source>
         <translation>准确度如何？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="230"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="231"/>
         <source>Compare the memory and speed estimators with published measured runs</source>
         <translation>将显存与速度估算器和公开的实测运行对比</translation>
     </message>
@@ -381,173 +381,173 @@
 <context>
     <name>BurnInReportView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="120"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="123"/>
         <source>Export &amp;PDF…</source>
         <translation>导出 PDF(&amp;P)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="120"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="123"/>
         <source>Export &amp;HTML…</source>
         <translation>导出 HTML(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="121"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="124"/>
         <source>Export &amp;Markdown…</source>
         <translation>导出 Markdown(&amp;M)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="141"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="144"/>
         <source>Per-GPU statistics</source>
         <translation>各 GPU 统计</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="142"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="145"/>
         <source>Plan against measurement</source>
         <translation>规划与实测对照</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="143"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="146"/>
         <source>Post-delivery checks</source>
         <translation>交付后检查</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="159"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="162"/>
         <source>Plan: {plan}, configuration {label}.</source>
         <translation>规划：{plan}，配置 {label}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="161"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="164"/>
         <source>No plan attached: the report judges the recording alone.</source>
         <translation>未关联规划：报告仅依据录制数据作出判断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="162"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="165"/>
         <source>Source: {source}. {plan}</source>
         <translation>来源：{source}。{plan}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="165"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="168"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="175"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="175"/>
         <source>Model</source>
         <translation>型号</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="175"/>
         <source>Utilization (median, %)</source>
         <translation>利用率（中位数，%）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="172"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="175"/>
         <source>Busy share (%)</source>
         <translation>忙碌占比（%）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="173"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="176"/>
         <source>Memory used, peak (GiB)</source>
         <translation>显存使用峰值（GiB）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="173"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="176"/>
         <source>Memory total (GiB)</source>
         <translation>显存总量（GiB）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="173"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="176"/>
         <source>Power, median (W)</source>
         <translation>功耗，中位数（W）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="174"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="177"/>
         <source>Temperature, max (°C)</source>
         <translation>温度，最高（°C）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="174"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="177"/>
         <source>SM clock, median (MHz)</source>
         <translation>SM 时钟频率，中位数（MHz）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="175"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="178"/>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="180"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="183"/>
         <source>Item</source>
         <translation>项目</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="180"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="183"/>
         <source>Expected (plan)</source>
         <translation>预期（规划）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="180"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="183"/>
         <source>Measured</source>
         <translation>实测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="180"/>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="185"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="183"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="188"/>
         <source>Verdict</source>
         <translation>结论</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="180"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="183"/>
         <source>Note</source>
         <translation>备注</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="185"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="188"/>
         <source>Check</source>
         <translation>检查项</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="185"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="188"/>
         <source>Expected</source>
         <translation>预期</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="185"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="188"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="198"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="201"/>
         <source>PDF (*.pdf)</source>
         <translation>PDF (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="198"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="201"/>
         <source>HTML (*.html)</source>
         <translation>HTML (*.html)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="198"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="201"/>
         <source>Markdown (*.md)</source>
         <translation>Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="199"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="202"/>
         <source>Export the burn-in report</source>
         <translation>导出拷机测试（burn-in）报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="209"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="212"/>
         <source>Exporting {name}…</source>
         <translation>正在导出 {name}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="215"/>
+        <location filename="../../gpudesk/ui/monitor/burnin_view.py" line="218"/>
         <source>Saved {name}.</source>
         <translation>已保存 {name}。</translation>
     </message>
@@ -1665,32 +1665,37 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>第七个新集（在模型第七次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="140"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="120"/>
+        <source>eighth fresh (collected after the model was frozen an eighth time)</source>
+        <translation>第八个新集（在模型第八次冻结之后收集）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="141"/>
         <source>The accuracy check could not run: %1</source>
         <translation>无法运行准确度检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="146"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="147"/>
         <source>This estimator is within 15 % on %1 of %2 published measurements (median error %3 %).</source>
         <translation>在 %2 个公开实测中，此估算器有 %1 个误差在 15 % 以内（误差中位数 %3 %）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="151"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="152"/>
         <source>%1 sources; %2 more cases are listed but not scored (their setup is not fully published or uses pipeline parallelism, which is not modelled).</source>
         <translation>%1 个来源；另有 %2 个案例已列出但未计分（其配置未完整公开，或使用了未建模的流水线并行）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="161"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="162"/>
         <source>No published measurement of a %1 job yet: treat the figure as unvalidated.</source>
         <translation>尚无 %1 作业的公开实测数据：请将该数值视为未经验证。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="164"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="165"/>
         <source>For %1 jobs: within 15 % on %2 of %3 cases, median error %4 %.</source>
         <translation>对于 %1 作业：%3 个案例中有 %2 个误差在 15 % 以内，误差中位数 %4 %。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="173"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="174"/>
         <source>%1 (not scored)</source>
         <translation>%1（未计分）</translation>
     </message>
@@ -1844,67 +1849,67 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>无法判断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="134"/>
         <source>Finding</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="134"/>
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="134"/>
         <source>Length</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="134"/>
         <source>Severity</source>
         <translation>严重程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="134"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="135"/>
         <source>Findings grouped by rule</source>
         <translation>按规则分组的发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="141"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="142"/>
         <source>Evidence and advice of the selected finding</source>
         <translation>所选发现的证据和建议</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="161"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="162"/>
         <source>No findings yet.</source>
         <translation>暂无发现。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="174"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="175"/>
         <source>{rule} ({n})</source>
         <translation>{rule}（{n}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="184"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="185"/>
         <source>job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="184"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="185"/>
         <source>GPU {gpu}</source>
         <translation>GPU {gpu}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="211"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="212"/>
         <source>Rule</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="211"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="212"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="212"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="213"/>
         <source>What to do</source>
         <translation>处理建议</translation>
     </message>
@@ -1912,52 +1917,52 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FindingsView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="35"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="39"/>
         <source>&amp;Analyze span</source>
         <translation>分析区间(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="37"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="41"/>
         <source>Run the bottleneck rules over the selected span, or over the visible range when no span is shown.</source>
         <translation>对所选区间运行瓶颈规则；未显示区间时，对可见范围运行。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="39"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="43"/>
         <source>No analysis yet.</source>
         <translation>尚未分析。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="42"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="46"/>
         <source>Rule &amp;thresholds…</source>
         <translation>规则阈值(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="43"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="47"/>
         <source>Change the limits the rules judge by; the findings are computed again when you save.</source>
         <translation>修改规则判定所依据的阈值；保存后将重新计算发现。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="46"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="50"/>
         <source>&amp;Burn-in report…</source>
         <translation>拷机测试报告(&amp;B)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="47"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="51"/>
         <source>The burn-in report of the recording in view, optionally against a saved plan; exports PDF, HTML and Markdown.</source>
         <translation>当前录制的拷机测试报告，可对照一个已保存的方案；可导出 PDF、HTML 和 Markdown。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="65"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="69"/>
         <source>Analyzing…</source>
         <translation>正在分析…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="76"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="80"/>
         <source>The analysis failed: {m}</source>
         <translation>分析失败：{m}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="86"/>
+        <location filename="../../gpudesk/ui/monitor/findings_view.py" line="90"/>
         <source>{n} findings ({p} warnings or worse, {u} not judged){s}.</source>
         <translation>{n} 条发现（{p} 条为警告或更严重，{u} 条未判定）{s}。</translation>
     </message>
@@ -2068,7 +2073,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FleetGrid</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_grid.py" line="69"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_grid.py" line="70"/>
         <source>GPU fleet heat map</source>
         <translation>GPU 集群热力图</translation>
     </message>
@@ -2076,72 +2081,72 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FleetView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="64"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="65"/>
         <source>{label} ({unit})</source>
         <translation>{label}（{unit}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="67"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="68"/>
         <source>By host</source>
         <translation>按主机</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="68"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="69"/>
         <source>By job (pod / Slurm)</source>
         <translation>按作业（pod / Slurm）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="69"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="70"/>
         <source>&amp;Metric:</source>
         <translation>指标(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="71"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="72"/>
         <source>&amp;Group:</source>
         <translation>分组(&amp;G)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="83"/>
         <source>Severity</source>
         <translation>严重程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="83"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="83"/>
         <source>UUID</source>
         <translation>UUID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="83"/>
         <source>Job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="83"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="84"/>
         <source>Finding</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="113"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="114"/>
         <source>Connecting to {fleet}…</source>
         <translation>正在连接 {fleet}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="120"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="121"/>
         <source>No data: {reason}</source>
         <translation>无数据：{reason}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="123"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="124"/>
         <source>The last refresh failed ({reason}); the grid shows the previous one.</source>
         <translation>上次刷新失败（{reason}）；网格显示的是之前的数据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="157"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="158"/>
         <source>{n} GPUs, {hours} h, step {step} s; colour = window mean, {lo} (dark) to {hi} (bright), grey = N/A</source>
         <translation>{n} 块 GPU，{hours} 小时，步长 {step} 秒；颜色 = 窗口均值，{lo}（暗）到 {hi}（亮），灰色 = 不可用</translation>
     </message>
@@ -2322,7 +2327,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTable</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="274"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="276"/>
         <source>Tick a GPU to draw it in the plots; hover a value to see why it is N/A.</source>
         <translation>勾选 GPU 即可在曲线图中绘制；将鼠标悬停在数值上可查看其为何不可用。</translation>
     </message>
@@ -3429,7 +3434,7 @@ It also resets the peak counter.</source>
 <context>
     <name>Monitor</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="395"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="407"/>
         <source>{what} failed: {e}</source>
         <translation>{what}失败：{e}</translation>
     </message>
@@ -3618,7 +3623,7 @@ It also resets the peak counter.</source>
     <message>
         <location filename="../../gpudesk/ui/monitor/display.py" line="109"/>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="64"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="222"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="224"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="94"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="97"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="99"/>
@@ -3629,32 +3634,32 @@ It also resets the peak counter.</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="157"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="159"/>
         <source>not reported by this source</source>
         <translation>此数据源未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="200"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="202"/>
         <source>lost</source>
         <translation>已丢失</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="203"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="205"/>
         <source>critical</source>
         <translation>严重</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="205"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="207"/>
         <source>warning</source>
         <translation>警告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="206"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="208"/>
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="219"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="221"/>
         <source>{name}
 UUID: {uuid}
 PCI bus: {bus}</source>
@@ -3663,60 +3668,60 @@ UUID：{uuid}
 PCI 总线：{bus}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="220"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="222"/>
         <source>unknown model</source>
         <translation>未知型号</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="221"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="223"/>
         <source>N/A (not reported by this source)</source>
         <translation>不可用（此数据源未报告）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="224"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="226"/>
         <source>MIG enabled: {n} instances (utilization is not reported on MIG)</source>
         <translation>已启用 MIG：{n} 个实例（MIG 下不报告利用率）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="228"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="230"/>
         <source>MIG capable, disabled</source>
         <translation>支持 MIG，未启用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="234"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="236"/>
         <source>Findings of the last analysis:</source>
         <translation>上次分析的发现：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="236"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="238"/>
         <source>Readings arrive normally.</source>
         <translation>读数正常到达。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="238"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="240"/>
         <source>link unknown</source>
         <translation>链路未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="240"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="242"/>
         <source>Link: {t}</source>
         <translation>链路：{t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="241"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="243"/>
         <source>Throughput: {v}</source>
         <translation>吞吐量：{v}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="243"/>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="250"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="245"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="252"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="117"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="120"/>
         <source>N/A: {r}</source>
         <translation>不可用：{r}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="246"/>
+        <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="248"/>
         <source>N/A share: the link&apos;s generation and width are unknown</source>
         <translation>占比不可用：链路的代数和宽度未知</translation>
     </message>
@@ -3761,37 +3766,37 @@ PCI 总线：{bus}</translation>
         <translation>无法进行实时 GPU 监控</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="345"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="349"/>
         <source>SM clock (solid) and memory clock (dashed)</source>
         <translation>SM 时钟（实线）和显存时钟（虚线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="415"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="419"/>
         <source>PCIe RX (host to GPU)</source>
         <translation>PCIe RX（主机到 GPU）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="417"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="421"/>
         <source>PCIe TX (GPU to host)</source>
         <translation>PCIe TX（GPU 到主机）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="419"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="423"/>
         <source>each GPU&apos;s own link</source>
         <translation>各 GPU 自身的链路</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="420"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="424"/>
         <source>{d}: share of link, {link}</source>
         <translation>{d}：占链路比例，{link}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="422"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="426"/>
         <source>% of link</source>
         <translation>占链路 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/plots.py" line="424"/>
+        <location filename="../../gpudesk/ui/monitor/plots.py" line="428"/>
         <source>{d}: link unknown, shown in MB/s</source>
         <translation>{d}：链路未知，以 MB/s 显示</translation>
     </message>
@@ -3846,17 +3851,17 @@ PCI 总线：{bus}</translation>
         <translation>假定 {t}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="99"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="102"/>
         <source>Fleet (Prometheus) {url}, last {h:g} h</source>
         <translation>集群（Prometheus）{url}，最近 {h:g} h</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="130"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="133"/>
         <source>Fleet refresh failed: {m}</source>
         <translation>集群刷新失败：{m}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="143"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_control.py" line="146"/>
         <source>{gpu} from {fleet}</source>
         <translation>{fleet} 中的 {gpu}</translation>
     </message>
@@ -3974,22 +3979,22 @@ PCI 总线：{bus}</translation>
         <translation>集群</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="237"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="249"/>
         <source>Opening the source…</source>
         <translation>正在打开数据源…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="261"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="273"/>
         <source>Live NVML: {s}</source>
         <translation>实时 NVML：{s}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="329"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="341"/>
         <source>The source has ended: {s}. {why}</source>
         <translation>数据源已结束：{s}。{why}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="373"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="385"/>
         <source>Watching a fleet: open a GPU in the Fleet tab to see its plots, statistics and findings.</source>
         <translation>正在监控集群：在“集群”子标签页中打开一块 GPU 以查看其曲线图、统计和发现。</translation>
     </message>
@@ -3999,12 +4004,12 @@ PCI 总线：{bus}</translation>
         <translation>此数据源不含进程列表（只有实时 NVML 才有）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="299"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="311"/>
         <source>GPU {i} stopped answering: {r}. The other GPUs are still monitored.</source>
         <translation>GPU {i} 停止响应：{r}。其他 GPU 仍在监控中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="332"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="344"/>
         <source>The source has ended: {s}</source>
         <translation>数据源已结束：{s}</translation>
     </message>
@@ -4025,27 +4030,27 @@ PCI 总线：{bus}</translation>
         <translation>无法写入 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="102"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="104"/>
         <source>Start live monitoring or a dmon stream first; an imported log is stored with &apos;Save as recording&apos;.</source>
         <translation>请先开始实时监控或 dmon 数据流；导入的日志请用“保存为录制”存储。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="112"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="114"/>
         <source>■ Stop recording #{n}</source>
         <translation>■ 停止录制 #{n}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="116"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="118"/>
         <source>Recording #{n} started.</source>
         <translation>录制 #{n} 已开始。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="110"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="112"/>
         <source>● &amp;Record</source>
         <translation>● 录制(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/controller.py" line="121"/>
+        <location filename="../../gpudesk/ui/monitor/controller.py" line="123"/>
         <source>Recording #{n} saved.</source>
         <translation>录制 #{n} 已保存。</translation>
     </message>
@@ -4063,107 +4068,107 @@ PCI 总线：{bus}</translation>
 <context>
     <name>MonitorToolbar</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="27"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="29"/>
         <source>No source.</source>
         <translation>无数据源。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="30"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="32"/>
         <source>&amp;Live (NVML)</source>
         <translation>实时 (NVML)(&amp;L)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="31"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="33"/>
         <source>Monitor the GPUs of this machine through NVML, every second.</source>
         <translation>通过 NVML 每秒监控本机的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="32"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="34"/>
         <source>&amp;Import dmon…</source>
         <translation>导入 dmon(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="33"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="35"/>
         <source>Import an nvidia-smi dmon log, or watch a live dmon stream.</source>
         <translation>导入 nvidia-smi dmon 日志，或查看实时 dmon 数据流。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="34"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="36"/>
         <source>Fleet (Pr&amp;ometheus)…</source>
         <translation>集群（Prometheus）(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="35"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="37"/>
         <source>Watch the GPUs of many nodes through a Prometheus server that scrapes NVIDIA&apos;s DCGM exporter (refreshed every 15 s).</source>
         <translation>通过抓取 NVIDIA DCGM exporter 的 Prometheus 服务器监控多个节点的 GPU（每 15 s 刷新一次）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="37"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="39"/>
         <source>&amp;Demo</source>
         <translation>演示(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="38"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="40"/>
         <source>No demo recording is bundled.</source>
         <translation>未附带演示录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="44"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="46"/>
         <source>Time window shown while following the newest samples</source>
         <translation>跟随最新样本时显示的时间窗口</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="45"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="47"/>
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="47"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="49"/>
         <source>Stop following the newest samples (recording goes on). Panning or zooming a plot pauses too; press again to follow.</source>
         <translation>停止跟随最新样本（录制继续）。平移或缩放曲线图也会暂停；再按一次即恢复跟随。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="50"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="52"/>
         <source>Recording notes (model, batch size, data loader…)</source>
         <translation>录制备注（模型、批大小、数据加载器…）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="51"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="53"/>
         <source>● &amp;Record</source>
         <translation>● 录制(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="53"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="55"/>
         <source>Record the live samples into your gpudesk database.</source>
         <translation>将实时样本录制到你的 gpudesk 数据库中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="54"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="56"/>
         <source>&amp;Save as recording</source>
         <translation>保存为录制(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="55"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="57"/>
         <source>Store the imported dmon log as a recording in your database.</source>
         <translation>将导入的 dmon 日志作为录制保存到你的数据库中。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="56"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="58"/>
         <source>Export &amp;PNG…</source>
         <translation>导出 PNG(&amp;P)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="57"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="59"/>
         <source>Export &amp;CSV…</source>
         <translation>导出 CSV(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="58"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="60"/>
         <source>Export the selected span (or everything when no span is shown).</source>
         <translation>导出所选区间（未显示区间时导出全部）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="66"/>
+        <location filename="../../gpudesk/ui/monitor/toolbar.py" line="68"/>
         <source>&amp;Window:</source>
         <translation>时间窗口(&amp;W)：</translation>
     </message>
@@ -4171,62 +4176,62 @@ PCI 总线：{bus}</translation>
 <context>
     <name>NoGpuPanel</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="48"/>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="52"/>
         <source>The rest of gpudesk works without a GPU. From here you can still:</source>
         <translation>gpudesk 的其余功能无需 GPU 即可使用。在这里你仍然可以：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="50"/>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="54"/>
         <source>&amp;Import a dmon log…</source>
         <translation>导入 dmon 日志(&amp;I)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="52"/>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="56"/>
         <source>Open a text log of &apos;nvidia-smi dmon&apos; (for example &apos;nvidia-smi dmon -s umt -o DT &gt; run.log&apos; on the GPU server), or watch a live dmon stream from a command such as &apos;ssh node nvidia-smi dmon -s umt&apos;.</source>
         <translation>打开 &apos;nvidia-smi dmon&apos; 的文本日志（例如在 GPU 服务器上运行 &apos;nvidia-smi dmon -s umt -o DT &gt; run.log&apos;），或查看来自命令（如 &apos;ssh node nvidia-smi dmon -s umt&apos;）的实时 dmon 数据流。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="54"/>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="58"/>
         <source>&amp;Open a recording…</source>
         <translation>打开录制(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="55"/>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="59"/>
         <source>Pick one of your saved recordings.</source>
         <translation>从你保存的录制中选择一个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="56"/>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="60"/>
         <source>Open the &amp;demo recording</source>
         <translation>打开演示录制(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="57"/>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="61"/>
         <source>&amp;Retry NVML</source>
         <translation>重试 NVML(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="58"/>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="62"/>
         <source>Try to open NVML again (after loading the driver or rebooting).</source>
         <translation>再次尝试打开 NVML（在加载驱动或重启之后）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="94"/>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="98"/>
         <source>NVML error: {e}</source>
         <translation>NVML 错误：{e}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="96"/>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="100"/>
         <source>driver {v}</source>
         <translation>驱动 {v}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="98"/>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="102"/>
         <source>NVML {v}</source>
         <translation>NVML {v}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="105"/>
+        <location filename="../../gpudesk/ui/monitor/no_gpu_panel.py" line="109"/>
         <source>No demo recording is bundled with this installation.</source>
         <translation>此安装未附带演示录制。</translation>
     </message>
@@ -6865,168 +6870,168 @@ PCI 总线：{bus}</translation>
         <translation>样本数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="129"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="131"/>
         <source>Notes for the selected recording</source>
         <translation>所选录制的备注</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="135"/>
         <source>&amp;Open</source>
         <translation>打开(&amp;O)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="133"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="135"/>
         <source>Show the recording in the plots, statistics and findings</source>
         <translation>在曲线图、统计和发现中显示该录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="134"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
         <source>Re&amp;play</source>
         <translation>回放(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="134"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
         <source>Play the recording back through the live views</source>
         <translation>通过实时视图回放该录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="137"/>
         <source>Re&amp;name…</source>
         <translation>重命名(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="136"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="138"/>
         <source>Save &amp;notes</source>
         <translation>保存备注(&amp;N)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="137"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="139"/>
         <source>Export &amp;CSV…</source>
         <translation>导出 CSV(&amp;C)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="137"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="139"/>
         <source>All samples of the recording</source>
         <translation>该录制的全部样本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="138"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="140"/>
         <source>Export plots as P&amp;NG…</source>
         <translation>将曲线图导出为 PNG(&amp;N)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="138"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="140"/>
         <source>Opens the recording and saves its plots</source>
         <translation>打开该录制并保存其曲线图</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="139"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="141"/>
         <source>&amp;Delete…</source>
         <translation>删除(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="139"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="141"/>
         <source>Delete the recording and its samples</source>
         <translation>删除该录制及其样本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="149"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="151"/>
         <source>{s:g}× speed</source>
         <translation>{s:g}× 倍速</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="151"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="153"/>
         <source>Replay speed: 60× plays a minute of recording per second</source>
         <translation>回放速度：60× 表示每秒播放一分钟的录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="171"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="173"/>
         <source>Your gpudesk database could not be opened; no recordings to list.</source>
         <translation>无法打开你的 gpudesk 数据库；没有可列出的录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="187"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="189"/>
         <source>{n} recordings.</source>
         <translation>{n} 条录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="187"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="189"/>
         <source>1 recording.</source>
         <translation>1 个录制。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="219"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="221"/>
         <source>Rename recording</source>
         <translation>重命名录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="219"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="221"/>
         <source>New name:</source>
         <translation>新名称：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="236"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="238"/>
         <source>Notes saved.</source>
         <translation>备注已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="243"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="245"/>
         <source>Delete recording</source>
         <translation>删除录制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="244"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="246"/>
         <source>Delete recording #{n} &apos;{name}&apos; and all its samples? This cannot be undone.</source>
         <translation>删除录制 #{n}“{name}”及其全部样本？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="250"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="252"/>
         <source>Deleting recording #{n}…</source>
         <translation>正在删除录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="251"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="253"/>
         <source>Deleting</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="257"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="259"/>
         <source>Export recording as CSV</source>
         <translation>导出录制为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="258"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="260"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="263"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="265"/>
         <source>Exporting recording #{n}…</source>
         <translation>正在导出录制 #{n}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="264"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="266"/>
         <source>CSV export</source>
         <translation>CSV 导出</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="265"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="267"/>
         <source>Exported {p}.</source>
         <translation>已导出 {p}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="271"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="273"/>
         <source>Export plots as PNG</source>
         <translation>将曲线图导出为 PNG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="272"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="274"/>
         <source>PNG images (*.png)</source>
         <translation>PNG 图像 (*.png)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="279"/>
-        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="280"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="281"/>
+        <location filename="../../gpudesk/ui/monitor/recordings_view.py" line="282"/>
         <source>{w} failed: {e}</source>
         <translation>{w}失败：{e}</translation>
     </message>
@@ -7148,17 +7153,17 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SamplerWorker</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="160"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="172"/>
         <source>Nothing to record: no source is running.</source>
         <translation>无可录制内容：没有正在运行的数据源。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="163"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="175"/>
         <source>A recording is already running.</source>
         <translation>已有录制正在进行。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="199"/>
+        <location filename="../../gpudesk/ui/monitor/sampler_worker.py" line="211"/>
         <source>Recording stopped: {m}</source>
         <translation>录制已停止：{m}</translation>
     </message>
@@ -7825,27 +7830,27 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SpanChart</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="61"/>
+        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="62"/>
         <source>Timeline of the findings&apos; spans</source>
         <translation>各发现区间的时间线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="82"/>
         <source>GPU {gpu}</source>
         <translation>GPU {gpu}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="83"/>
         <source>Run</source>
         <translation>运行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="124"/>
+        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="125"/>
         <source>start</source>
         <translation>开始</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="126"/>
+        <location filename="../../gpudesk/ui/monitor/span_chart.py" line="127"/>
         <source>+{length}</source>
         <translation>+{length}</translation>
     </message>
@@ -7862,102 +7867,102 @@ PCI 总线：{bus}</translation>
 <context>
     <name>StatsPanel</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="45"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="46"/>
         <source>&amp;Select span…</source>
         <translation>选择区间(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="48"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="49"/>
         <source>Show a span on the utilization plot; drag its edges over, for example, three epochs. The table then shows the median, p5 and p95 of each metric over that span.</source>
         <translation>在利用率曲线图上显示一个区间；拖动其边缘以覆盖例如三个 epoch。表格随后显示该区间内每个指标的中位数、p5 和 p95。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="51"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="52"/>
         <source>Statistics of the visible range.</source>
         <translation>可见范围的统计。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="60"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="61"/>
         <source>Each cell: median (p5 – p95) over the span; hover for sample counts.</source>
         <translation>每个单元格：区间内的中位数（p5 – p95）；悬停可查看样本数。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="68"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="69"/>
         <source>Computing statistics for {span}…</source>
         <translation>正在计算 {span} 的统计…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="71"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="72"/>
         <source>Statistics could not be computed: {m}</source>
         <translation>无法计算统计：{m}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="80"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="81"/>
         <source>GPU util</source>
         <translation>GPU 利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="80"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="81"/>
         <source>Mem-ctrl util</source>
         <translation>显存控制器利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="82"/>
         <source>Memory used</source>
         <translation>已用显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="82"/>
         <source>PCIe RX</source>
         <translation>PCIe RX</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="82"/>
         <source>PCIe TX</source>
         <translation>PCIe TX</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="83"/>
         <source>Power</source>
         <translation>功耗</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="83"/>
         <source>Temp</source>
         <translation>温度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="83"/>
         <source>SM clock</source>
         <translation>SM 时钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="83"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="84"/>
         <source>% of link</source>
         <translation>占链路 %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="100"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="101"/>
         <source>Span {span}: median (p5 – p95) per GPU.</source>
         <translation>区间 {span}：每块 GPU 的中位数（p5 – p95）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="117"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="118"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="125"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="126"/>
         <source>N/A: this source does not report the metric.</source>
         <translation>不可用：此数据源不报告该指标。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="126"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="127"/>
         <source>{n} readable samples, {k} missing</source>
         <translation>{n} 个可读样本，缺失 {k} 个</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="128"/>
+        <location filename="../../gpudesk/ui/monitor/stats_panel.py" line="129"/>
         <source>N/A: no readable sample in the span. </source>
         <translation>不可用：区间内没有可读样本。 </translation>
     </message>
@@ -8183,7 +8188,7 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ThresholdsDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="139"/>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="140"/>
         <source>Rule thresholds</source>
         <translation>规则阈值</translation>
     </message>
@@ -8191,17 +8196,17 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ThresholdsEditor</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="86"/>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="87"/>
         <source>&amp;Save</source>
         <translation>保存(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="87"/>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="88"/>
         <source>&amp;Defaults</source>
         <translation>默认值(&amp;D)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="130"/>
+        <location filename="../../gpudesk/ui/monitor/thresholds_editor.py" line="131"/>
         <source>Saved {n} changed threshold(s) to {file}.</source>
         <translation>已将 {n} 个修改过的阈值保存到 {file}。</translation>
     </message>

@@ -116,7 +116,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh4": self.tr("fourth fresh (collected after the model was frozen a fourth time)"),
                 "fresh5": self.tr("fifth fresh (collected after the model was frozen a fifth time)"),
                 "fresh6": self.tr("sixth fresh (collected after the model was frozen a sixth time)"),
-                "fresh7": self.tr("seventh fresh (collected after the model was frozen a seventh time)")}
+                "fresh7": self.tr("seventh fresh (collected after the model was frozen a seventh time)"),
+                "fresh8": self.tr("eighth fresh (collected after the model was frozen an eighth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
