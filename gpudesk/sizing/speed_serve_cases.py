@@ -126,11 +126,13 @@ def metric_value(speed: ServeSpeed, metric: str, input_tokens: int) -> float:
 def to_unit(value: float, metric: str, unit: str) -> float:
     """``value`` (base unit of ``metric``) in ``unit``.
 
+    Units are matched without case or spaces ("tokens/s/GPU", the README's spelling, is "tokens/s/gpu").
+
     Raises:
         SizingError: a unit that does not match the metric.
     """
     table = _TIME_UNITS if metric.endswith("_s") and not metric.endswith("per_s") else _RATE_UNITS
-    factor = table.get(unit)
+    factor = table.get(unit.replace(" ", "").lower()) if isinstance(unit, str) else None
     if factor is None:
         raise SizingError("measured.unit", _("{unit!r} is not a unit of {metric}; use one of {names}.").format(
             unit=unit, metric=metric, names=", ".join(table)))

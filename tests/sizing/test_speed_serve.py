@@ -116,6 +116,10 @@ def test_case_prediction_in_the_rows_unit():
     whole, _ = predict_serve_case(dict(row, tp=1, dp=4, measured={"metric": "output_tokens_per_s", "value": 400,
                                                                   "unit": "tokens/s"}))
     assert whole == pytest.approx(4 * per_gpu)
+    # The README spells the unit "tokens/s/GPU": units are read without case or spaces.
+    readme_spelling, _ = predict_serve_case(dict(row, tp=1, dp=4, measured={
+        "metric": "output_tokens_per_s_per_gpu", "value": 100, "unit": "tokens/s/GPU"}))
+    assert readme_spelling == pytest.approx(per_gpu)
     # No dp published: every GPU of the run serves (8 GPUs at TP 2: 4 replicas).
     from gpudesk.sizing.speed_serve_cases import load_of_case
     assert load_of_case(dict(row, tp=2, gpus=8)).replicas == 4
