@@ -51,6 +51,7 @@ from gpudesk.oom.errors import (
     ProbeTimeout,
     TargetNotFound,
 )
+from gpudesk.i18n import _
 
 MAX_REQUEST_BYTES = 4096
 
@@ -322,22 +323,22 @@ def query_agent(pid: int, *, reset_peak: bool = False, timeout_s: float = 10.0) 
             _remove_stale_socket(pid)
             raise MethodUnavailable(
                 "agent",
-                f"no gpudesk agent is listening in process {pid} (a stale agent socket left by an earlier "
-                "process with the same PID was removed)",
+                _("no gpudesk agent is listening in process {pid} (a stale agent socket left by an earlier "
+                  "process with the same PID was removed)").format(pid=pid),
             ) from exc
-        raise TargetNotFound(f"The agent socket of process {pid} is stale: the process has exited.") from exc
+        raise TargetNotFound(_("The agent socket of process {pid} is stale: the process has exited.").format(pid=pid)) from exc
     except TimeoutError as exc:
         raise ProbeTimeout(
-            f"The agent in process {pid} did not answer within {timeout_s:g} s: the process is probably busy in "
-            "native code that holds the GIL (a C extension, a long regular expression), so the agent's thread "
-            "cannot run until that call returns. It was left running and unharmed; try again later or with a "
-            "longer timeout."
+            _("The agent in process {pid} did not answer within {timeout_s:g} s: the process is probably busy in "
+              "native code that holds the GIL (a C extension, a long regular expression), so the agent's thread "
+              "cannot run until that call returns. It was left running and unharmed; try again later or with a "
+              "longer timeout.").format(pid=pid, timeout_s=timeout_s)
         ) from exc
     finally:
         client.close()
     data = b"".join(chunks)
     if not data:
-        raise ProbeResultError(f"The agent in process {pid} closed the connection without an answer.")
+        raise ProbeResultError(_("The agent in process {pid} closed the connection without an answer.").format(pid=pid))
     return data
 
 
@@ -364,5 +365,5 @@ def query_agent_signal(pid: int, *, timeout_s: float = 10.0) -> bytes:
     data = wait_for_file(path, pid, timeout_s, what="the agent's signal handler")
     path.unlink()
     if time.monotonic() - start > timeout_s:
-        raise ProbeTimeout(f"Process {pid} answered too late.")
+        raise ProbeTimeout(_("Process {pid} answered too late.").format(pid=pid))
     return data

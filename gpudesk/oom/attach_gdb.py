@@ -138,7 +138,7 @@ def probe_with_gdb(info: TargetInfo, *, reset_peak: bool = False, timeout_s: flo
         raise MethodUnavailable(METHOD, missing)
     refusal = ptrace_refusal(info, allow_other_user)
     if refusal:
-        raise PermissionDenied(f"gdb: {refusal}", field=METHOD, detail=refusal)
+        raise PermissionDenied(_("gdb: {refusal}").format(refusal=refusal), field=METHOD, detail=refusal)
     broken = gdb_preflight()
     if broken:
         raise MethodUnavailable(METHOD, broken)

@@ -65,7 +65,7 @@ def probe_with_remote_exec(info: TargetInfo, *, reset_peak: bool = False, timeou
         raise MethodUnavailable(METHOD, missing)
     refusal = ptrace_refusal(info, allow_other_user)
     if refusal:
-        raise PermissionDenied(f"remote_exec: {refusal}", field=METHOD, detail=refusal)
+        raise PermissionDenied(_("remote_exec: {refusal}").format(refusal=refusal), field=METHOD, detail=refusal)
     with PrivateDir() as folder:
         _probe, result, stub = write_probe_files(folder, reset_peak=reset_peak,
                                             owner_uid=info.uid if not info.same_user else None)

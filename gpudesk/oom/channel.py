@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gpudesk.oom.errors import ProbeResultError, ProbeTimeout, TargetNotFound
+from gpudesk.i18n import _
 
 Progress = Callable[[str, "float | None"], None]
 MAX_ANSWER_BYTES = 64 * 1024 * 1024  # a probe answer (with memory_summary and snapshot summary) is far smaller
@@ -76,7 +77,8 @@ def check_private(path: Path) -> None:
     """Raise PermissionError unless ``path`` is owned by us and not readable by group/others."""
     st = path.stat()
     if st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
-        raise PermissionError(f"{path} is not private to this user (mode {oct(stat.S_IMODE(st.st_mode))}).")
+        raise PermissionError(_("{path} is not private to this user (mode {mode}).").format(
+            path=path, mode=oct(stat.S_IMODE(st.st_mode))))
 
 
 def wait_for_file(path: Path, pid: int, timeout_s: float, progress: Progress | None = None,
@@ -94,17 +96,18 @@ def wait_for_file(path: Path, pid: int, timeout_s: float, progress: Progress | N
             check_private(path)
             size = path.stat().st_size
             if size > MAX_ANSWER_BYTES:
-                raise ProbeResultError(f"{path} is {size} bytes, more than a probe answer ({MAX_ANSWER_BYTES}); "
-                                       "it was not read.")
+                raise ProbeResultError(_("{path} is {size} bytes, more than a probe answer ({limit}); "
+                                         "it was not read.").format(path=path, size=size, limit=MAX_ANSWER_BYTES))
             return path.read_bytes()
         if not pid_alive(pid):
-            raise TargetNotFound(f"Process {pid} exited before {what} answered.")
+            raise TargetNotFound(_("Process {pid} exited before {what} answered.").format(pid=pid, what=what))
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise ProbeTimeout(
-                f"Process {pid} did not run {what} within {timeout_s:.1f} s: its main thread is probably busy in "
-                "native code (a CUDA synchronisation, an NCCL collective, a C extension or a long sleep). It was "
-                "left running and unharmed; try again when it is back in Python code, or use the agent."
+                _("Process {pid} did not run {what} within {timeout_s:.1f} s: its main thread is probably busy in "
+                  "native code (a CUDA synchronisation, an NCCL collective, a C extension or a long sleep). It was "
+                  "left running and unharmed; try again when it is back in Python code, or use the agent.").format(
+                    pid=pid, what=what, timeout_s=timeout_s)
             )
         if progress is not None:
             progress(f"Waiting for process {pid} to run {what}…", 1 - remaining / timeout_s)

@@ -15,6 +15,7 @@ from typing import Any
 from gpudesk.json_limits import json_depth_ok
 from gpudesk.oom.errors import ProbeResultError
 from gpudesk.oom.report import DeviceMemory, MemoryReport
+from gpudesk.i18n import _
 
 MAX_PROBE_BYTES = 64 * 1024 * 1024  # memory_summary of a 64-GPU job is well under 1 MB
 MAX_NESTING = 64
@@ -36,23 +37,25 @@ def load_probe_json(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
     if isinstance(data, dict):
         doc = data
     elif not isinstance(data, (str, bytes, bytearray)):
-        raise ProbeResultError(f"The probe's answer is a {type(data).__name__}, not a JSON document.")
+        raise ProbeResultError(_("The probe's answer is a {type_name}, not a JSON document.").format(
+            type_name=type(data).__name__))
     else:
         if len(data) > MAX_PROBE_BYTES:
-            raise ProbeResultError(f"The probe's answer is {len(data)} bytes, more than a probe writes "
-                                   f"({MAX_PROBE_BYTES}); it was not read.")
+            raise ProbeResultError(_("The probe's answer is {size} bytes, more than a probe writes "
+                                     "({limit}); it was not read.").format(size=len(data), limit=MAX_PROBE_BYTES))
         if not json_depth_ok(data, MAX_NESTING):
-            raise ProbeResultError(f"The probe's answer nests lists or objects more than {MAX_NESTING} levels deep; "
-                                   "it is not a gpudesk probe result.")
+            raise ProbeResultError(_("The probe's answer nests lists or objects more than {levels} levels deep; "
+                                     "it is not a gpudesk probe result.").format(levels=MAX_NESTING))
         try:
             doc = json.loads(data)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             excerpt = (data[:80] if isinstance(data, str) else repr(data[:80]))
-            raise ProbeResultError(f"The probe's answer is not valid JSON ({str(exc)[:200]}); it began with {excerpt!r}.") from exc
+            raise ProbeResultError(_("The probe's answer is not valid JSON ({error}); it began with {excerpt!r}.").format(
+                error=str(exc)[:200], excerpt=excerpt)) from exc
     if not isinstance(doc, dict) or "probe_version" not in doc:
-        raise ProbeResultError("The probe's answer is JSON but not a gpudesk probe result (no probe_version).")
+        raise ProbeResultError(_("The probe's answer is JSON but not a gpudesk probe result (no probe_version)."))
     if not isinstance(doc.get("devices", []), list):
-        raise ProbeResultError("The probe's answer has 'devices' that is not a list.")
+        raise ProbeResultError(_("The probe's answer has 'devices' that is not a list."))
     return doc
 
 
@@ -76,7 +79,7 @@ def report_from_probe(data: str | bytes | dict[str, Any], source: str = "probe")
     conf = env.get("PYTORCH_ALLOC_CONF") or env.get("PYTORCH_CUDA_ALLOC_CONF")
     if conf:
         for item in conf.split(","):
-            key, _, value = item.partition(":")
+            key, _sep, value = item.partition(":")
             if key.strip():
                 report.alloc_conf[key.strip()] = value.strip()
     for key, value in env.items():
@@ -90,7 +93,7 @@ def report_from_probe(data: str | bytes | dict[str, Any], source: str = "probe")
     for d in doc.get("devices") or []:
         if not isinstance(d, dict) or not _is_int(d.get("index")) or not 0 <= d["index"] < 4096:
             shown = f"{d!r:.80}" if not isinstance(d, (dict, list)) else f"a JSON {type(d).__name__} entry"
-            raise ProbeResultError(f"The probe's answer has a device entry without a valid index: {shown}")
+            raise ProbeResultError(_("The probe's answer has a device entry without a valid index: {shown}").format(shown=shown))
         report.devices.append(_device(d, report.notes))
     if report.devices:
         report.device_index = report.devices[0].index

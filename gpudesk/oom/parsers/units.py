@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from gpudesk.i18n import _
 
 
 _BINARY = {
@@ -55,7 +56,7 @@ def to_bytes(number: str, unit: str) -> int:
     """
     key = unit.strip().lower()
     if key not in _BINARY:
-        raise ValueError(f"Not a size unit: {unit!r}")
+        raise ValueError(_("Not a size unit: {unit!r}").format(unit=unit))
     value = _finite(number)
     return round(value * _BINARY[key])
 
@@ -64,14 +65,14 @@ def _finite(number: str) -> float:
     """``number`` as a float; ValueError naming the value when it is too long, not a number, or not finite."""
     digits = number.strip()
     if len(digits) > 2 * MAX_DIGITS + 1:
-        raise ValueError(f"The number '{digits[:24]}…' has {len(digits)} characters; sizes have at most "
-                         f"{MAX_DIGITS} digits.")
+        raise ValueError(_("The number '{start}…' has {length} characters; sizes have at most "
+                           "{max_digits} digits.").format(start=digits[:24], length=len(digits), max_digits=MAX_DIGITS))
     try:
         value = float(digits.replace(",", "."))
     except ValueError:
-        raise ValueError(f"Not a number: {digits!r}") from None
+        raise ValueError(_("Not a number: {text!r}").format(text=digits)) from None
     if not math.isfinite(value) or value < 0:
-        raise ValueError(f"Not a size: {digits!r}")
+        raise ValueError(_("Not a size: {text!r}").format(text=digits))
     return value
 
 

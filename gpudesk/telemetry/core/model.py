@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpudesk.errors import GpudeskError
+from gpudesk.i18n import _
 from gpudesk.nvml.device import DeviceInfo as DeviceInfo  # re-exported: part of the telemetry model
 
 # --- metric names (units in the name) ---------------------------------------------------------------------
@@ -292,7 +293,8 @@ class History:
             if not _is_float(arr):
                 arr = arr.astype(column_dtype(name))
             if arr.shape != shape:
-                raise TelemetryError(f"Metric {name} has shape {arr.shape}; the history needs {shape}.")
+                raise TelemetryError(_("Metric {name} has shape {shape}; the history needs {needed}.").format(
+                    name=name, shape=arr.shape, needed=shape))
             cols[name] = arr
         if times.size > 1 and bool(np.any(times[1:] < times[:-1])):
             order = np.argsort(times, kind="stable")
@@ -323,10 +325,11 @@ class History:
         gpu = np.asarray(gpu, dtype=np.int64)
         n = t.shape[0]
         if gpu.shape != t.shape:
-            raise TelemetryError(f"GPU column has {gpu.shape[0]} values for {n} rows.")
+            raise TelemetryError(_("GPU column has {values} values for {rows} rows.").format(values=gpu.shape[0], rows=n))
         for name, col in metrics.items():
             if np.shape(col) != (n,):
-                raise TelemetryError(f"Metric {name} has {np.shape(col)[0]} values for {n} rows.")
+                raise TelemetryError(_("Metric {name} has {values} values for {rows} rows.").format(
+                    name=name, values=np.shape(col)[0], rows=n))
         if not n:
             return cls(np.empty(0), [], {}, reasons, notes)
         if bool(np.any(t[1:] < t[:-1])):

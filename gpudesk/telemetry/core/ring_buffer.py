@@ -22,6 +22,7 @@ stays visible however far out the view is zoomed, and no sample is dropped from 
 from __future__ import annotations
 
 from gpudesk.errors import GpudeskError
+from gpudesk.i18n import _
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -78,11 +79,12 @@ class HistoryBuffer:
                  gpus: Sequence[int] | None = None, dtypes: Mapping[str, np.dtype] | None = None,
                  drawn: Iterable[str] | None = None):
         if n_gpus < 1:
-            raise HistoryError(f"A history needs at least one GPU, got {n_gpus}.")
+            raise HistoryError(_("A history needs at least one GPU, got {n_gpus}.").format(n_gpus=n_gpus))
         self.n_gpus = int(n_gpus)
         self.gpus = [int(g) for g in gpus] if gpus is not None else list(range(self.n_gpus))
         if len(self.gpus) != self.n_gpus:
-            raise HistoryError(f"{len(self.gpus)} GPU indices given for {self.n_gpus} columns.")
+            raise HistoryError(_("{indices} GPU indices given for {columns} columns.").format(
+                indices=len(self.gpus), columns=self.n_gpus))
         self.metrics = tuple(dict.fromkeys(metrics))
         if capacity is None:
             capacity = capacity_for(self.n_gpus, len(self.metrics))
@@ -191,7 +193,8 @@ class HistoryBuffer:
         """
         for gpu in rows:
             if not 0 <= gpu < self.n_gpus:
-                raise HistoryError(f"GPU index {gpu} is outside this history (0..{self.n_gpus - 1}).")
+                raise HistoryError(_("GPU index {gpu} is outside this history (0..{last}).").format(
+                    gpu=gpu, last=self.n_gpus - 1))
         self._make_room(1)
         i = self.count
         if i and t < self._t[i - 1]:
@@ -223,7 +226,8 @@ class HistoryBuffer:
         for metric, arr in data.items():
             if metric in self._data and np.shape(arr) != (n, self.n_gpus):
                 raise HistoryError(
-                    f"Metric {metric!r} has shape {np.shape(arr)}, expected ({n}, {self.n_gpus})."
+                    _("Metric {metric!r} has shape {shape}, expected ({rows}, {columns}).").format(
+                        metric=metric, shape=np.shape(arr), rows=n, columns=self.n_gpus)
                 )
         start = max(0, n - self.capacity)
         keep = n - start
@@ -300,7 +304,8 @@ class HistoryBuffer:
             HistoryError: for a metric this buffer does not keep.
         """
         if metric not in self._data:
-            raise HistoryError(f"The history does not keep {metric!r}; it keeps {', '.join(self.metrics)}.")
+            raise HistoryError(_("The history does not keep {metric!r}; it keeps {kept}.").format(
+                metric=metric, kept=", ".join(self.metrics)))
         return self._data[metric][: self.count]
 
     def span(self) -> tuple[float, float] | None:
@@ -338,7 +343,7 @@ class HistoryBuffer:
         """
         data = self.series(metric)
         if metric not in self._mins:
-            raise HistoryError(f"{metric!r} is kept for the rules, not for drawing.")
+            raise HistoryError(_("{metric!r} is kept for the rules, not for drawing.").format(metric=metric))
         cols = list(gpus)
         i0, i1 = self.index_range(t0, t1)
         i0, i1 = max(0, i0 - 1), min(self.count, i1 + 1)

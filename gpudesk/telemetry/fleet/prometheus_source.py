@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from gpudesk.i18n import _
+from gpudesk.i18n import N_, _, marked
 from gpudesk.telemetry.core import dcgm_fields as df
 from gpudesk.telemetry.core import model as m
 from gpudesk.telemetry.fleet.fleet import (
@@ -120,8 +120,9 @@ def _value(raw: Any, metric: str, scale: float) -> tuple[float | None, str | Non
 
 
 def _type_name(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null",
-            int: "a number", float: "a number", np.ndarray: "a list"}.get(type(value), type(value).__name__)
+    name = {dict: N_("an object"), list: N_("a list"), str: N_("a string"), bool: N_("true/false"),
+            type(None): "null", int: N_("a number"), float: N_("a number"), np.ndarray: N_("a list")}.get(type(value))
+    return marked(name) if name is not None else type(value).__name__
 
 
 class _Shape:
@@ -139,27 +140,27 @@ class _Shape:
 
     def result(self, data: Any, max_series: int) -> list[Any]:
         if not isinstance(data, dict):
-            raise self.error("data", "an object", data)
+            raise self.error(where="data", expected=_("an object"), got=data)
         result = data.get("result")
         if result is None:
             return []
         if not isinstance(result, list):
-            raise self.error("data.result", "a list", result)
+            raise self.error(where="data.result", expected=_("a list"), got=result)
         if len(result) > max_series:
             raise too_many_series(self.url, len(result), max_series)
         return result
 
     def labels(self, series: Any, i: int) -> dict[str, str]:
         if not isinstance(series, dict):
-            raise self.error(f"data.result[{i}]", "an object", series)
+            raise self.error(where=f"data.result[{i}]", expected=_("an object"), got=series)
         labels = series.get("metric")
         if labels is None:
             return {}
         if not isinstance(labels, dict):
-            raise self.error(f"data.result[{i}].metric", "an object", labels)
+            raise self.error(where=f"data.result[{i}].metric", expected=_("an object"), got=labels)
         for k, v in labels.items():
             if not isinstance(v, str):
-                raise self.error(f"data.result[{i}].metric.{plain_name(k)}", "a string", v)
+                raise self.error(where=f"data.result[{i}].metric.{plain_name(k)}", expected=_("a string"), got=v)
         return labels
 
     def point(self, series: dict[str, Any], i: int) -> tuple[float, Any] | None:
@@ -168,14 +169,17 @@ class _Shape:
             return None
         if not (isinstance(point, list) and len(point) == 2 and isinstance(point[0], (int, float))
                 and not isinstance(point[0], bool)):
-            raise self.error(f"data.result[{i}].value", "[time, \"value\"]", point)
+            # Translators: Prometheus's JSON pair of a sample, keep it as written
+            raise self.error(where=f"data.result[{i}].value", expected=_("[time, \"value\"]"), got=point)
         return float(point[0]), point[1]
 
     def matrix(self, series: dict[str, Any], i: int) -> np.ndarray:
         values = series.get("values")
         if values is None:
             return np.empty((0, 2))
-        wrong = self.error(f"data.result[{i}].values", "a list of [time, \"value\"] with finite times", values)
+        # Translators: [time, "value"] is Prometheus's JSON pair, keep it as written
+        wrong = self.error(where=f"data.result[{i}].values",
+                           expected=_("a list of [time, \"value\"] with finite times"), got=values)
         if isinstance(values, np.ndarray):  # already read by prometheus_matrix
             arr = values
         elif isinstance(values, list):
@@ -184,7 +188,7 @@ class _Shape:
             except (TypeError, ValueError):
                 raise wrong from None
         else:
-            raise self.error(f"data.result[{i}].values", "a list", values)
+            raise self.error(where=f"data.result[{i}].values", expected=_("a list"), got=values)
         if arr.size and (arr.ndim != 2 or arr.shape[1] != 2 or not np.isfinite(arr[:, 0]).all()):
             raise wrong
         return arr.reshape(-1, 2)
@@ -266,7 +270,7 @@ class PrometheusSource:
             params.append(("end", f"{end:.3f}"))
         data = self._api("/api/v1/series", params)
         if not isinstance(data, list):
-            raise self.shape.error("data", "a list", data)
+            raise self.shape.error(where="data", expected=_("a list"), got=data)
         if len(data) > self.max_series:
             raise too_many_series(self.http.base_url, len(data), self.max_series)
         return [self.shape.labels({"metric": x}, i) for i, x in enumerate(data)]
@@ -274,10 +278,10 @@ class PrometheusSource:
     def _names(self, path: str) -> list[str]:
         data = self._api(path)
         if not isinstance(data, list):
-            raise self.shape.error("data", "a list", data)
+            raise self.shape.error(where="data", expected=_("a list"), got=data)
         for i, x in enumerate(data):
             if not isinstance(x, str):
-                raise self.shape.error(f"data[{i}]", "a string", x)
+                raise self.shape.error(where=f"data[{i}]", expected=_("a string"), got=x)
         return data
 
     def labels(self) -> list[str]:

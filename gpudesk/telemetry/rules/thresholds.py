@@ -220,7 +220,9 @@ def load_thresholds(path: Path | None = None) -> Thresholds:
                               .format(path=target), field=str(target), detail=str(exc), remedy=remedy) from exc
     except json.JSONDecodeError as exc:
         raise ThresholdsError(_("The rule thresholds file {path} is not valid JSON.").format(path=target),
-                              field=str(target), detail=f"{exc.msg} at line {exc.lineno}", remedy=remedy) from exc
+                              field=str(target),
+                              detail=_("{error} at line {line}").format(error=exc.msg, line=exc.lineno),
+                              remedy=remedy) from exc
     try:
         return thresholds_from_dict(data)
     except ThresholdsError as exc:
