@@ -380,38 +380,8 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
             lines.append(_("    fresh-2 method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
                            "{median:.1%}").format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
                                                   median=sub["median_abs_error"]))
-    fresh3 = summary.get("fresh-3", {"rows": 0})
-    if fresh3["rows"]:
-        lines.append(_("  fresh-3 rows (collected after the fresh-2 rows were scored, mapped before any estimate, never "
-                       "tuned on) {cases:>3} of {rows} rows scored, within 15 %: {w15:.0%}, within 25 %: {w25:.0%}, median "
-                       "error {median:.1%}").format(cases=fresh3["cases"], rows=fresh3["rows"],
-                                                    w15=fresh3["within_15_share"], w25=fresh3["within_25_share"],
-                                                    median=fresh3["median_abs_error"]))
-        for group, template in (
-                ("by_method", _("    fresh-3 method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
-                                "{median:.1%}")),
-                ("by_gpus", _("    fresh-3 GPUs {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
-                              "{median:.1%}"))):
-            for key, sub in fresh3[group].items():
-                if sub["cases"]:
-                    lines.append(template.format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
-                                                 median=sub["median_abs_error"]))
-    fresh4 = summary.get("fresh-4", {"rows": 0})
-    if fresh4["rows"]:
-        lines.append(_("  fresh-4 rows (collected after the fresh-3 rows were scored, mapped before any estimate, never "
-                       "tuned on) {cases:>3} of {rows} rows scored, within 15 %: {w15:.0%}, within 25 %: {w25:.0%}, median "
-                       "error {median:.1%}").format(cases=fresh4["cases"], rows=fresh4["rows"],
-                                                    w15=fresh4["within_15_share"], w25=fresh4["within_25_share"],
-                                                    median=fresh4["median_abs_error"]))
-        for group, template in (
-                ("by_method", _("    fresh-4 method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
-                                "{median:.1%}")),
-                ("by_gpus", _("    fresh-4 GPUs {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
-                              "{median:.1%}"))):
-            for key, sub in fresh4[group].items():
-                if sub["cases"]:
-                    lines.append(template.format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
-                                                 median=sub["median_abs_error"]))
+    for name, previous in (("fresh-3", "fresh-2"), ("fresh-4", "fresh-3")):
+        lines += _held_out_set_lines(name, previous, summary.get(name, {"rows": 0}))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:
             lines.append(_("  formula {peer:<10} {cases:>3} model-state rows, within 15 %: {w15:.0%}, median error {median:.1%}")
@@ -421,6 +391,27 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
     lines += speed_report_lines(speed_results, speed_summary)
     _emit("\n".join(lines + [""] + engines_accuracy_lines()), None)
     return 0
+
+
+def _held_out_set_lines(name: str, previous: str, sub: dict) -> list[str]:
+    """Report lines of one held-out memory set (fresh-3 on): its summary, then by method and by GPU count."""
+    if not sub["rows"]:
+        return []
+    lines = [_("  {name} rows (collected after the {previous} rows were scored, mapped before any estimate, never "
+               "tuned on) {cases:>3} of {rows} rows scored, within 15 %: {w15:.0%}, within 25 %: {w25:.0%}, median "
+               "error {median:.1%}").format(name=name, previous=previous, cases=sub["cases"], rows=sub["rows"],
+                                            w15=sub["within_15_share"], w25=sub["within_25_share"],
+                                            median=sub["median_abs_error"])]
+    for group, template in (
+            ("by_method", _("    {name} method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
+                            "{median:.1%}")),
+            ("by_gpus", _("    {name} GPUs {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
+                          "{median:.1%}"))):
+        for key, part in sub[group].items():
+            if part["cases"]:
+                lines.append(template.format(name=name, key=key, cases=part["cases"], w15=part["within_15_share"],
+                                             median=part["median_abs_error"]))
+    return lines
 
 
 def _speed_accuracy():
