@@ -93,6 +93,9 @@ class ModelSpec:
             quantised or the checkpoint is 16-bit.
         fused_qkv: the architecture stores Q, K and V as one projection, which llama.cpp's converter writes as one
             ``attn_qkv`` GGUF tensor (GPT-NeoX, Phi-3/4, Falcon, BLOOM, MPT, GPT-2; :data:`FUSED_QKV_MODEL_TYPES`).
+        expert_bias: the routed experts' linears carry a bias per expert (gpt-oss: ``GptOssExperts``
+            ``gate_up_proj_bias`` / ``down_proj_bias``, transformers ``modeling_gpt_oss.py``; :data:`EXPERT_BIAS_MODEL_TYPES`).
+        clamped_glu: the gated activation clamps its inputs (the config's ``swiglu_limit``, gpt-oss 7.0).
         vision_tower: a multimodal checkpoint's vision encoder (:mod:`gpudesk.sizing.vision_tower`), loaded by
             serving engines besides the language model this shape describes; None for text-only models.
     """
@@ -132,6 +135,8 @@ class ModelSpec:
     unquantized_linear_params: int = 0
     fused_qkv: bool = False
     vision_tower: VisionTower | None = None
+    expert_bias: bool = False
+    clamped_glu: bool = False
     #: Positions of each distinct rotary cos/sin table the engines cache, when not the one table of
     #: ``context_length`` (linear RoPE scaling, Gemma 3's local RoPE: :func:`rope_table_positions_from_config`).
     rope_table_positions: tuple[int, ...] = ()
@@ -368,6 +373,12 @@ def mla_kv_view(kv_lora_rank: int, qk_rope_head_dim: int) -> tuple[int, int]:
 FUSED_QKV_MODEL_TYPES = frozenset({"gpt_neox", "phi3", "falcon", "bloom", "mpt", "gpt2", "gpt_bigcode"})
 #: Catalog families whose checkpoints are of those types (Phi-3 and Phi-4 are ``Phi3ForCausalLM``).
 FUSED_QKV_FAMILIES = frozenset({"Phi-3", "Phi-4"})
+#: ``model_type`` values whose routed experts have biases (transformers ``GptOssExperts``: ``gate_up_proj_bias``,
+#: ``down_proj_bias``); the config has no key for it, the architecture fixes it.
+EXPERT_BIAS_MODEL_TYPES = frozenset({"gpt_oss"})
+#: Catalog families of that architecture; their configs also set ``swiglu_limit`` (gpt-oss 7.0).
+EXPERT_BIAS_FAMILIES = frozenset({"gpt-oss"})
+CLAMPED_GLU_FAMILIES = frozenset({"gpt-oss"})
 
 
 def spec_from_catalog(shape: ModelShape) -> ModelSpec:
@@ -395,6 +406,8 @@ def spec_from_catalog(shape: ModelShape) -> ModelSpec:
         sliding_window_layers=getattr(shape, "sliding_window_layers", None),
         checkpoint_weight_format=getattr(shape, "checkpoint_weight_format", None),
         fused_qkv=getattr(shape, "family", None) in FUSED_QKV_FAMILIES,
+        expert_bias=bool(shape.moe_experts) and getattr(shape, "family", None) in EXPERT_BIAS_FAMILIES,
+        clamped_glu=getattr(shape, "family", None) in CLAMPED_GLU_FAMILIES,
     )
 
 
@@ -670,6 +683,8 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
         hf_repo=name if is_repo_id(name) else None,
         kv_latent_dim=(mla.kv_lora_rank + mla.qk_rope_head_dim) if mla else None,
         fused_qkv=model_type in FUSED_QKV_MODEL_TYPES,
+        expert_bias=bool(experts) and model_type in EXPERT_BIAS_MODEL_TYPES,
+        clamped_glu=isinstance(cfg.get("swiglu_limit"), (int, float)) and not isinstance(cfg.get("swiglu_limit"), bool),
     )
 
 

@@ -301,6 +301,8 @@ class _Shape:
     saved_bytes_per_token_layer: float  # Korthikanti coefficient x h
     lm_head_params: float  # vocabulary x hidden: the output projection's GEMM parameters
     attention_context: float  # mean keys a query attends to (causal half, sliding windows capped)
+    expert_bias: bool = False  # the routed experts' linears carry biases
+    clamped_glu: bool = False  # the gated activation clamps its inputs (swiglu_limit)
 
 
 def _shape(spec: ModelSpec, seq_len: int) -> _Shape:
@@ -330,7 +332,8 @@ def _shape(spec: ModelSpec, seq_len: int) -> _Shape:
                   top_k=top_k, expert_width=int(ffn),
                   expert_fc1_factor=max(1, round(one_expert / (h * ffn)) - 1) if experts else 1, dense_ffn_width=int(spec.ffn_size or 4 * h),
                   saved_bytes_per_token_layer=coeff * h, lm_head_params=float(embedding),
-                  attention_context=context)
+                  attention_context=context, expert_bias=bool(experts) and spec.expert_bias,
+                  clamped_glu=bool(experts) and spec.clamped_glu)
 
 
 def model_flops_per_token(spec: ModelSpec, seq_len: int) -> float:
@@ -444,6 +447,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         saved += MOE_PERMUTE_PASSES * (1 + sh.top_k) * sh.hidden * 2 * tokens_mb / s.tp * moe_local
         saved += expert_chunk_sort_bytes_per_token(sh.hidden, sh.top_k, sh.experts, s.ep, s.ep_node_dedup) * (
             tokens_mb / s.tp * moe_local)
+        saved += sh.top_k * expert_eager_bytes_per_routed_token(sh.hidden, sh.expert_width / s.etp, sh.expert_bias,
+                                                                sh.clamped_glu) * tokens_mb / s.tp * moe_local
     if s.recompute == "full":
         saved *= 4 / 3
     # Logits and cross entropy (LOGITS_PASSES), vocabulary-parallel over tp, on one of pp stages (the stage mean).
@@ -674,6 +679,34 @@ def expert_chunk_sort_bytes_per_token(hidden: int, top_k: int, experts: int, ep:
     if node_dedup or positive_int("ep", ep) <= 1 or positive_int("experts", experts) <= ep:
         return 0.0
     return 4 * 2 * positive_int("top_k", top_k) * positive_int("hidden", hidden) * 2
+
+
+def expert_eager_bytes_per_routed_token(hidden: int, width: float, expert_bias: bool, clamped_glu: bool) -> float:
+    """HBM bytes per routed copy of a token and MoE layer, forward + backward, of the element-wise steps that
+    Megatron-Core runs as separate eager PyTorch operators around the grouped expert GEMMs (16-bit elements).
+
+    Per-expert output bias (``expert_bias``): ``TEGroupedMLP`` builds ``linear_fc2`` with ``skip_bias_add=True`` and
+    adds ``bias x prob`` itself, expert by expert (``_apply_bias``: split by tokens per expert, ``t + b * p``,
+    ``torch.cat``; megatron/core/transformer/moe/experts.py at core_v0.15.0, commit 0d7e02bd26d3eb347ad8d1bef625002babfa6df7,
+    github.com/NVIDIA/Megatron-LM, the Megatron-Core of Megatron-Bridge 25.11). Forward: write ``b x p`` (2h), read
+    it and the GEMM output and write the sum (6h), copy into the concatenation (4h); backward: the bias gradient
+    ``grad x p`` written and reduced over tokens (6h) and the probability gradient ``grad x b`` written and reduced
+    over h (6h): 24 h bytes (router probabilities kept 16-bit; an FP32 router promotes these to 4-byte values).
+    The first linear's bias is added inside the grouped GEMM (``skip_bias_add=False``), no extra traffic.
+
+    Clamped gated activation (``clamped_glu``, the config's ``swiglu_limit``): ``weighted_bias_quick_geglu_impl``
+    (megatron/core/fusions/fused_bias_geglu.py, same commit) clamps the two halves of the first linear's output and
+    concatenates them eagerly before the fused kernel: forward two clamps (read + write, 8 w) and the concatenation
+    (8 w); backward the two clamp gradients (read gradient and input, write: 12 w) and the chunk gradient's
+    concatenation (8 w): 36 w bytes, ``w`` the expert width on this GPU. Both are per routed token, whatever the
+    number of local experts or the sequence length.
+    """
+    out = 0.0
+    if expert_bias:
+        out += 24 * positive_int("hidden", hidden)
+    if clamped_glu:
+        out += 36 * width
+    return out
 
 
 def expert_input_saved_bytes(hidden: int, top_k: int) -> float:

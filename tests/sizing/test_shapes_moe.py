@@ -1,6 +1,7 @@
 """MoE and MLA shapes (issue 12): total vs active parameters and the KV cache of latent attention, from the
 public config.json files in tests/fixtures/plan (README there gives the URLs and the published sizes)."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,18 @@ def test_requirement_takes_a_repo_id(tmp_path, monkeypatch):
     with pytest.raises(PlanInputError) as info:
         resolve_model(ModelMemory(model="acme/missing"), catalog)
     assert info.value.field == "model.model" and "local Hugging Face cache" in str(info.value)
+
+
+def test_gpt_oss_experts_carry_biases_and_a_clamped_activation(tmp_path):
+    # The architecture (model_type gpt_oss) fixes the per-expert biases; swiglu_limit in the config clamps the GLU.
+    spec = spec_from_hf_config(FIXTURES / "gpt-oss-120b.config.json")
+    assert spec.expert_bias and not spec.clamped_glu  # this fixture copy carries no swiglu_limit
+    cfg = json.loads((FIXTURES / "gpt-oss-120b.config.json").read_text())
+    cfg["swiglu_limit"] = 7.0
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    assert spec_from_hf_config(tmp_path / "config.json").clamped_glu
+    catalog = open_catalog()
+    oss = spec_from_catalog(catalog.model("gpt-oss-120b"))
+    assert oss.expert_bias and oss.clamped_glu
+    qwen = spec_from_catalog(catalog.model("qwen3-30b-a3b"))
+    assert not (qwen.expert_bias or qwen.clamped_glu)

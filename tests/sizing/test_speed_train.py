@@ -691,3 +691,24 @@ def test_fifth_fresh_training_batch_keeps_the_level_it_was_first_scored_at():
     assert len(rows) == 8 and all(r.ratio is not None for r in rows)
     s = summarize_speed(rows)["fresh5"]["all"]
     assert s["within_50_share"] == 1.0 and s["median_abs_error"] <= 0.28 and s["within_20_share"] >= 0.125
+
+
+def test_gpt_oss_expert_bias_and_clamped_activation_are_eager_traffic_per_routed_token(catalog):
+    # Megatron-Core adds the second expert linear's bias x probability expert by expert (TEGroupedMLP._apply_bias)
+    # and clamps both GLU halves eagerly before the fused quick-GEGLU: 24 h + 36 w bytes per routed copy of a token.
+    from gpudesk.sizing.speed_train import HBM_EFFICIENCY, expert_eager_bytes_per_routed_token
+
+    assert expert_eager_bytes_per_routed_token(2880, 2880, True, True) == 24 * 2880 + 36 * 2880
+    assert expert_eager_bytes_per_routed_token(2880, 1440, False, True) == 36 * 1440
+    assert expert_eager_bytes_per_routed_token(2880, 2880, False, False) == 0
+    oss = spec_from_catalog(catalog.find_model("gpt-oss-120b"))
+    gpu = catalog.find_gpu("gb200")
+    setup = TrainSetup(gpus=64, gpus_per_node=64, seq_len=4096, global_batch=256, micro_batch=4, ep=64)
+    with_eager = train_speed(oss, gpu_rates(gpu), setup)
+    plain = train_speed(replace(oss, expert_bias=False, clamped_glu=False), gpu_rates(gpu), setup)
+    tokens = 4 * 4096
+    extra = 4 * (24 + 36) * 2880 * tokens * 36 / (gpu.memory_bandwidth_gbps * 1e9 * HBM_EFFICIENCY)
+    micro_batches = with_eager.micro_batches
+    delta = (with_eager.breakdown["other_kernels_s"] - plain.breakdown["other_kernels_s"]) / micro_batches
+    assert delta == pytest.approx(extra, rel=1e-6)
+    assert with_eager.tokens_per_s_per_gpu < plain.tokens_per_s_per_gpu
