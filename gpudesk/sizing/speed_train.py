@@ -53,6 +53,8 @@ from gpudesk.sizing.speed_parallel import (
     LINK_EFFICIENCY,
     LinkSpeed,
     context_parallel_bytes_per_layer,
+    ring_attention_chunk_slowdown,
+    ring_attention_merge_bytes_per_layer,
     data_parallel_bytes,
     expert_all_to_all_bytes_per_layer,
     exposed_bucketed_sync_seconds,
@@ -427,6 +429,12 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     redo = (2 + FLASH_BACKWARD_SHARE) / (1 + FLASH_BACKWARD_SHARE)
     attn_factor = {"full": redo, "selective": redo if fw.selective_attention else 1.0, "none": 1.0}[s.recompute]
     t_attn = attn_flops * attn_factor / attn_rate
+    if s.cp > 1:
+        # Ring attention: shorter per-step flash-attention calls and the partial-result merges (speed_parallel).
+        t_attn *= ring_attention_chunk_slowdown(s.seq_len, s.cp)
+        t_attn += ring_attention_merge_bytes_per_layer(
+            tokens_mb, sh.q_width // s.tp, max(1, sh.kv_width // max(1, min(s.tp, spec.kv_heads_resolved))),
+            s.cp) * layers_local / hbm
 
     saved = NON_GEMM_PASSES * sh.saved_bytes_per_token_layer * tokens_mb * layers_local / s.tp
     if sh.experts and moe_local:
