@@ -771,6 +771,12 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
     if s.pp > 1:
         out.append(Assumption("pipeline_bubble", f"{bubble:.3f}",
                               "(p-1)/(v m), Narayanan et al. 2021 (arXiv 2104.04473) sections 2.2.1-2.2.2"))
+    if s.cp > 1:
+        out.append(Assumption("ring_attention", f"{s.cp} flash-attention calls per layer on {s.seq_len // (2 * s.cp)} "
+                                                f"keys each: x{ring_attention_chunk_slowdown(s.seq_len, s.cp):.3f} "
+                                                "attention time; partial-result merges as HBM traffic",
+                              "Transformer Engine AttnFuncWithCPAndKVP2P (context_parallel.py); PyTorch "
+                              "_templated_ring_attention (torch/distributed/tensor/experimental/_attention.py)"))
     if s.ep_comm_overlap and s.ep > 1:
         out.append(Assumption("ep_comm_overlap", f"all-to-all under the other micro-batch's compute, "
                                                  f"{OVERLAP_COMM_SM_SHARE:.2f} of the SMs held by communication",
