@@ -49,7 +49,7 @@ TRAIN_BANDS: dict[str, ErrorBand] = {
     'gpu:a100-80-sxm4': ErrorBand('gpu:a100-80-sxm4', 18, 0.86, 1.18, 0.89),
     'gpu:b200': ErrorBand('gpu:b200', 7, 1.0, 1.81, 0.43),
     'gpu:gb200': ErrorBand('gpu:gb200', 10, 1.0, 1.48, 0.7),
-    'gpu:gb300': ErrorBand('gpu:gb300', 8, 0.83, 1.24, 0.75),
+    'gpu:gb300': ErrorBand('gpu:gb300', 8, 0.82, 1.24, 0.75),
     'gpu:h100-sxm5': ErrorBand('gpu:h100-sxm5', 43, 0.85, 1.57, 0.6),
     'gpu:h200-sxm': ErrorBand('gpu:h200-sxm', 2, 0.97, 0.99, 1.0),
     'kind:train': ErrorBand('kind:train', 88, 0.85, 1.49, 0.68),

@@ -13,7 +13,10 @@ Sources:
   parallelism the same volume as two all-reduces each way, Shoeybi et al. 2019, arXiv 1909.08053, figure 4).
 - Context parallelism (ring attention, Liu et al. 2023, arXiv 2310.01889; Megatron-Core context_parallel docs):
   each rank passes its K and V blocks around the ring, ``cp - 1`` hops in forward, and K, V plus their gradients
-  in backward, overlapped with the attention of the block in hand.
+  in backward, overlapped with the attention of the block in hand. Each ring step is one flash-attention call on
+  ``seq / (2 cp)`` keys per query tile (causal load balancing, 2 cp chunks), so the per-tile fixed work weighs
+  more than in one pass, and each step's partial output (and in backward dQ, dK, dV) is merged by elementwise
+  kernels (:func:`ring_attention_chunk_slowdown`, :func:`ring_attention_merge_bytes_per_layer`).
 - Expert parallelism (Lepikhin et al. 2020, GShard, arXiv 2006.16668; Megatron-Core MoE token dispatcher): each
   MoE layer sends every token's ``top_k`` copies of the hidden state to the experts' ranks and back (dispatch and
   combine), in forward and again in backward: four all-to-alls of ``tokens x top_k x h`` elements.
@@ -101,6 +104,48 @@ def context_parallel_bytes_per_layer(tokens_per_rank: float, kv_width: int, cp: 
         return 0.0
     kv = positive_float("tokens", tokens_per_rank) * 2 * positive_int("kv_width", kv_width) * bytes_per_element
     return 3 * (c - 1) * kv
+
+
+# Ring attention runs one flash-attention call per ring step on a chunk of the sequence (Transformer Engine
+# AttnFuncWithCPAndKVP2P, transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py, TE 2.x;
+# PyTorch _templated_ring_attention, torch/distributed/tensor/experimental/_attention.py, torch 2.6). With the causal
+# load balancing of both (the sequence cut into 2 x cp chunks, rank r holding chunks r and 2cp-1-r) every step's
+# call sweeps seq / (2 cp) keys per query tile: the diagonal step causally over its own two chunks, the others the
+# whole local query against half the received K/V or half the queries against all of it.
+FLASH_KV_TILE_TOKENS = 128
+# A flash-attention thread block loads its query tile and fills its K/V pipeline before the first tile's matmuls
+# and rescales and writes O and the LSE after the last (Dao 2023, FlashAttention-2, arXiv 2307.08691 algorithm 1;
+# flash_fwd_kernel.h in github.com/Dao-AILab/flash-attention): taken as two K/V tiles' worth of time per query
+# tile, a stated assumption (the paper's figure 4 shows the rate falling below 1k keys), not a fitted value.
+FLASH_TILE_FIXED_TILES = 2.0
+# Merging a ring step's partial result, eager elementwise work outside the attention kernel: read the step's
+# 16-bit output and read and write the running output, 32-bit in PyTorch (_SDPAMerger, _out_dtype = torch.float32
+# under _ContextParallelOptions.convert_to_f32) and rescaled in place in TE (flash_attn_fwd_out_correction,
+# out.add_(out_per_step * exp(lse_per_step - lse))); in backward the dQ accumulator and the dK/dV accumulators that
+# travel with the ring: taken as 10 bytes per element (2 read + 4 read + 4 written) each way.
+RING_MERGE_BYTES_PER_ELEMENT = 10.0
+
+
+def ring_attention_chunk_slowdown(seq_len: int, cp: int) -> float:
+    """Attention time under ring context parallelism over the same attention in one pass: per query tile
+    ``n / (n + FLASH_TILE_FIXED_TILES)`` of the time does matmuls, ``n`` the K/V tiles it sweeps, ``seq / 2`` keys
+    causal in one pass against ``seq / (2 cp)`` keys per ring-step call."""
+    c = positive_int("cp", cp)
+    if c == 1:
+        return 1.0
+    whole = positive_int("seq_len", seq_len) / 2 / FLASH_KV_TILE_TOKENS
+    chunk = max(1.0, seq_len / (2 * c) / FLASH_KV_TILE_TOKENS)
+    return (whole / (whole + FLASH_TILE_FIXED_TILES)) / (chunk / (chunk + FLASH_TILE_FIXED_TILES))
+
+
+def ring_attention_merge_bytes_per_layer(tokens_per_rank: float, q_width: int, kv_width: int, cp: int) -> float:
+    """HBM bytes one GPU moves per layer to merge ring-step partials: ``cp`` forward output corrections over
+    ``q_width`` and ``cp`` backward accumulations of dQ (``q_width``) and dK, dV (``2 x kv_width``) per token."""
+    c = positive_int("cp", cp)
+    if c == 1:
+        return 0.0
+    per_token = positive_int("q_width", q_width) * 2 + 2 * positive_int("kv_width", kv_width)
+    return c * RING_MERGE_BYTES_PER_ELEMENT * positive_float("tokens", tokens_per_rank) * per_token
 
 
 def expert_all_to_all_bytes_per_layer(tokens: float, hidden_size: int, top_k: int, ep: int,

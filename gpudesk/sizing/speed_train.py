@@ -53,6 +53,8 @@ from gpudesk.sizing.speed_parallel import (
     LINK_EFFICIENCY,
     LinkSpeed,
     context_parallel_bytes_per_layer,
+    ring_attention_chunk_slowdown,
+    ring_attention_merge_bytes_per_layer,
     data_parallel_bytes,
     expert_all_to_all_bytes_per_layer,
     exposed_bucketed_sync_seconds,
@@ -430,6 +432,12 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     redo = (2 + FLASH_BACKWARD_SHARE) / (1 + FLASH_BACKWARD_SHARE)
     attn_factor = {"full": redo, "selective": redo if fw.selective_attention else 1.0, "none": 1.0}[s.recompute]
     t_attn = attn_flops * attn_factor / attn_rate
+    if s.cp > 1:
+        # Ring attention: shorter per-step flash-attention calls and the partial-result merges (speed_parallel).
+        t_attn *= ring_attention_chunk_slowdown(s.seq_len, s.cp)
+        t_attn += ring_attention_merge_bytes_per_layer(
+            tokens_mb, sh.q_width // s.tp, max(1, sh.kv_width // max(1, min(s.tp, spec.kv_heads_resolved))),
+            s.cp) * layers_local / hbm
 
     saved = NON_GEMM_PASSES * sh.saved_bytes_per_token_layer * tokens_mb * layers_local / s.tp
     if sh.experts and moe_local:
@@ -796,6 +804,12 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
     if s.pp > 1:
         out.append(Assumption("pipeline_bubble", f"{bubble:.3f}",
                               "(p-1)/(v m), Narayanan et al. 2021 (arXiv 2104.04473) sections 2.2.1-2.2.2"))
+    if s.cp > 1:
+        out.append(Assumption("ring_attention", f"{s.cp} flash-attention calls per layer on {s.seq_len // (2 * s.cp)} "
+                                                f"keys each: x{ring_attention_chunk_slowdown(s.seq_len, s.cp):.3f} "
+                                                "attention time; partial-result merges as HBM traffic",
+                              "Transformer Engine AttnFuncWithCPAndKVP2P (context_parallel.py); PyTorch "
+                              "_templated_ring_attention (torch/distributed/tensor/experimental/_attention.py)"))
     if s.ep_comm_overlap and s.ep > 1:
         out.append(Assumption("ep_comm_overlap", f"all-to-all under the other micro-batch's compute, "
                                                  f"{OVERLAP_COMM_SM_SHARE:.2f} of the SMs held by communication",
