@@ -619,8 +619,8 @@ def spec_from_hf_repo(repo_id: str, env: dict[str, str] | None = None) -> ModelS
 
 
 def _need(cfg: dict[str, Any], missing: str, *keys: str) -> int:
-    """The first of ``keys`` in ``cfg`` as a positive whole number; ``missing`` (marked with ``N_``, a ``{keys}``
-    placeholder) is the sentence for a config that has none of them."""
+    """The first of ``keys`` in ``cfg`` as a positive whole number; ``missing`` (marked with ``N_``, with a ``{keys}``
+    field) is the sentence for a config that has none of them."""
     value = _first(cfg, *keys)
     if value is None:
         raise ShapeError("config", marked(missing).format(keys=", ".join(keys)))

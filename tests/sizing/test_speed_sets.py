@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gpudesk.sizing.speed_validation import SET_FILES, evaluate_speed, speed_report_lines, summarize_speed
 
 
@@ -140,40 +142,30 @@ def test_the_sixth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path)
     assert len(sixth) == 1 and "1/1 answered" in sixth[0] and "ratio 0.25" in sixth[0]
 
 
-def test_the_seventh_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path):
-    # fresh7: runs collected after the seventh freeze (held out from the model builders), last in the dict.
-    assert SET_FILES["fresh7"] == ("fresh7_train_runs.jsonl", "fresh7_serve_runs.jsonl")
-    assert list(SET_FILES)[:9] == ["dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"]
-    (tmp_path / "fresh6_serve_runs.jsonl").write_text(json.dumps(_row("k", "serve", 400)) + "\n", encoding="utf-8")
-    (tmp_path / "fresh7_train_runs.jsonl").write_text(json.dumps(_row("m", "train", 80)) + "\n", encoding="utf-8")
-    (tmp_path / "fresh7_serve_runs.jsonl").write_text(json.dumps(_row("n", "serve", 125)) + "\n", encoding="utf-8")
+@pytest.mark.parametrize(("name", "previous", "title", "values", "ratios"), [
+    # fresh7 and fresh8: runs collected after the seventh and eighth freezes (held out from the model builders).
+    ("fresh7", ("fresh6", 400, 0.25), "seventh fresh set (collected after the model was frozen a seventh time)",
+     (80, 125), (1.25, 0.8)),
+    ("fresh8", ("fresh7", 125, 0.8), "eighth fresh set (collected after the model was frozen an eighth time)",
+     (200, 50), (0.5, 2.0)),
+])
+def test_a_later_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path, name, previous, title, values, ratios):
+    order = list(SET_FILES)
+    assert SET_FILES[name] == (f"{name}_train_runs.jsonl", f"{name}_serve_runs.jsonl")
+    assert order == ["dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8"]
+    assert order.index(previous[0]) == order.index(name) - 1
+    (tmp_path / f"{previous[0]}_serve_runs.jsonl").write_text(json.dumps(_row("a", "serve", previous[1])) + "\n",
+                                                              encoding="utf-8")
+    (tmp_path / f"{name}_train_runs.jsonl").write_text(json.dumps(_row("b", "train", values[0])) + "\n",
+                                                       encoding="utf-8")
+    (tmp_path / f"{name}_serve_runs.jsonl").write_text(json.dumps(_row("c", "serve", values[1])) + "\n",
+                                                       encoding="utf-8")
     results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0, "train": lambda row: 100.0})
     summary = summarize_speed(results)
-    assert [r.set_name for r in results] == ["fresh6", "fresh7", "fresh7"]
-    assert summary["fresh7"]["all"]["rows"] == 2 and summary["fresh6"]["all"]["geomean_ratio"] == 0.25
-    assert summary["fresh7"]["by_kind"]["train"]["geomean_ratio"] == 1.25
-    assert summary["fresh7"]["by_kind"]["serve"]["geomean_ratio"] == 0.8
+    assert [r.set_name for r in results] == [previous[0], name, name]
+    assert summary[name]["all"]["rows"] == 2 and summary[previous[0]]["all"]["geomean_ratio"] == previous[2]
+    assert summary[name]["by_kind"]["train"]["geomean_ratio"] == ratios[0]
+    assert summary[name]["by_kind"]["serve"]["geomean_ratio"] == ratios[1]
     lines = speed_report_lines(results, summary)
-    seventh = [line for line in lines
-               if line.startswith("seventh fresh set (collected after the model was frozen a seventh time)")]
-    assert len(seventh) == 1 and "2/2 answered" in seventh[0] and "ratio 1.00" in seventh[0]
-
-
-def test_the_eighth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path):
-    # fresh8: runs collected after the eighth freeze (held out from the model builders), last in the dict.
-    assert SET_FILES["fresh8"] == ("fresh8_train_runs.jsonl", "fresh8_serve_runs.jsonl")
-    assert list(SET_FILES) == ["dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7",
-                               "fresh8"]
-    (tmp_path / "fresh7_serve_runs.jsonl").write_text(json.dumps(_row("n", "serve", 125)) + "\n", encoding="utf-8")
-    (tmp_path / "fresh8_train_runs.jsonl").write_text(json.dumps(_row("p", "train", 200)) + "\n", encoding="utf-8")
-    (tmp_path / "fresh8_serve_runs.jsonl").write_text(json.dumps(_row("q", "serve", 50)) + "\n", encoding="utf-8")
-    results = evaluate_speed(tmp_path, {"serve": lambda row: 100.0, "train": lambda row: 100.0})
-    summary = summarize_speed(results)
-    assert [r.set_name for r in results] == ["fresh7", "fresh8", "fresh8"]
-    assert summary["fresh8"]["all"]["rows"] == 2 and summary["fresh7"]["all"]["geomean_ratio"] == 0.8
-    assert summary["fresh8"]["by_kind"]["train"]["geomean_ratio"] == 0.5
-    assert summary["fresh8"]["by_kind"]["serve"]["geomean_ratio"] == 2.0
-    lines = speed_report_lines(results, summary)
-    eighth = [line for line in lines
-              if line.startswith("eighth fresh set (collected after the model was frozen an eighth time)")]
-    assert len(eighth) == 1 and "2/2 answered" in eighth[0] and "ratio 1.00" in eighth[0]
+    own = [line for line in lines if line.startswith(title)]
+    assert len(own) == 1 and "2/2 answered" in own[0] and "ratio 1.00" in own[0]
