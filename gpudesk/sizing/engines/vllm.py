@@ -197,6 +197,33 @@ def mxfp4_padding_bytes(spec: ModelSpec, weight_format: str, version: str, tenso
     return layers * spec.moe_experts * grow * MXFP4_BITS / 8
 
 
+def mxfp4_expert_bias_bytes(spec: ModelSpec, weight_format: str, version: str, tensor_parallel: int = 1,
+                            triton_kernels: bool | None = None) -> float:
+    """Bytes of one rank's 16-bit expert biases in vLLM's MXFP4 MoE layer; 0 for other formats and dense models.
+
+    ``Mxfp4MoEMethod.create_weights`` (``vllm/model_executor/layers/quantization/mxfp4.py``, read at
+    https://github.com/vllm-project/vllm/blob/007d50058a06dec0f82472d63c819244d460c40d/vllm/model_executor/layers/quantization/mxfp4.py)
+    registers, beside the packed weights and scales, ``w13_bias`` (``num_experts x 2 x intermediate_after_pad``)
+    and ``w2_bias`` (``num_experts x hidden_size``), both ``torch.bfloat16``, for every MoE layer: the padded
+    per-rank intermediate size on each rank, the whole (padded) hidden size on every rank. Padding as for the
+    weights: Marlin rounds the intermediate size to 128 and the hidden size to 256; the CUDA Triton path rounds
+    the intermediate size to 64 and keeps the hidden size. gpt-oss's checkpoint carries these biases
+    (transformers ``GptOssExperts`` ``gate_up_proj_bias`` / ``down_proj_bias``), which parameter counts without
+    biases leave out (the catalog's gpt-oss rows; :func:`gpudesk.sizing.shapes.spec_from_hf_config`): 0.077 GiB
+    for gpt-oss-120b on the Marlin path, whose "Model loading took 65.97 GiB" (vllm-project/vllm#23278) they bring
+    within 0.1 %."""
+    if weight_format.lower() != "mxfp4" or not (spec.moe_experts and spec.hidden_size):
+        return 0.0
+    tp = max(1, tensor_parallel)
+    per_rank = (spec.moe_ffn_size or spec.ffn_size or 0) // tp
+    if mxfp4_marlin(version, triton_kernels):
+        intermediate, hidden = _round_up(per_rank, 128), _round_up(spec.hidden_size, 256)
+    else:
+        intermediate, hidden = _round_up(per_rank, 64), spec.hidden_size
+    layers = spec.moe_layers if spec.moe_layers is not None else (spec.layers or 0)
+    return layers * spec.moe_experts * (2 * intermediate + hidden) * 2
+
+
 def kv_precision(kv_cache_dtype: str, model_dtype: str = "bf16") -> str:
     """vLLM ``--kv-cache-dtype`` -> a gpudesk precision (fp8, fp8_e4m3, fp8_e5m2: fp8). ``auto`` caches in the
     model's ``--dtype`` (``vllm/config/cache.py`` CacheConfig: "auto" uses the model data type; ``vllm/worker``'s
@@ -374,6 +401,7 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
                                                                        s["enable_chunked_prefill"], version,
                                                                        gpu_name))
     weights = (weight_bytes(spec, fmt) + mxfp4_padding_bytes(spec, fmt, version, tp, s["triton_kernels"]) * tp) / tp \
+        + mxfp4_expert_bias_bytes(spec, fmt, version, tp, s["triton_kernels"]) \
         + vision_tower_bytes(spec.vision_tower, tp) + rope_table_bytes(spec) - float(s["cpu_offload_gb"]) * GIB
     if s["enable_lora"]:
         # LoRA slots for max_loras adapters of max_lora_rank on every linear layer (A and B, bf16).
