@@ -39,6 +39,8 @@ Sources (vllm-project/vllm):
   vllm-project/vllm#27508). From 0.12.0 the wheel vendors it (``vllm/third_party/triton_kernels``, in the 0.12.0,
   0.13.0, 0.14.1 and 0.19.0 wheels; 0.19's ``fused_moe/oracle/mxfp4.py`` ranks Triton first on SM90), so Triton
   runs, as 0.14.1's log shows; ``triton_kernels=true/false`` says what is installed (:func:`mxfp4_marlin`).
+  Beside the padded weights the layer holds bf16 expert biases of the padded shapes, which parameter counts without
+  biases leave out (:func:`mxfp4_expert_bias_bytes`: 0.077 GiB for gpt-oss-120b on Marlin).
 - How V0 measured the peak (``vllm/worker/worker.py`` ``profile_num_available_blocks`` /
   ``determine_num_available_blocks``, read in the 0.2.4-0.6.4 wheels), :func:`profiling_era`:
   ``allocated`` up to 0.2.4, ``torch.cuda.max_memory_allocated()``, PyTorch's peak only; ``device`` in 0.2.5-0.3.0
