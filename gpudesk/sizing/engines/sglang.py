@@ -23,9 +23,10 @@ Default ``mem_fraction_static`` (``server_args.py``), per version:
   same capacity buckets: under 20 GiB chunked_prefill_size 2048 and cuda_graph_max_bs 8; under 35 GiB 2048 and 24
   (80 from TP 4); under 60 GiB 4096 and 32 (160 from TP 4); under 160 GiB 8192 and 256 (512 from TP 4); above,
   16384 and 512.
-Memory in use before the weights: the CUDA context and, with TP, NCCL (the log's "avail mem" before "Load weight
-begin" is about 1 GiB under the total), and whatever other processes hold (``gpu_used_gib``: a desktop under
-Windows/WSL, another server), which ``get_available_gpu_memory`` (``cudaMemGetInfo``) does not see as free.
+Memory in use before the weights: the CUDA context and, with TP, what ``init_torch_distributed`` sets up
+(:func:`distributed_init_bytes`; the log's "avail mem" before "Load weight begin" is about 1 GiB under the total), and
+whatever other processes hold (``gpu_used_gib``: a desktop under Windows/WSL, another server), which
+``get_available_gpu_memory`` (``cudaMemGetInfo``) does not see as free.
 
 Multimodal models (a config with a ``vision_config``; SGLang's own test is its list of multimodal architectures,
 ``configs/model_config.py`` ``multimodal_model_archs``) load the vision tower with the weights
@@ -53,7 +54,6 @@ from gpudesk.sizing.engines.common import (
     GpuMemory,
     Setting,
     command_line,
-    nccl_device_bytes,
     resolve_nccl_transport,
     rope_table_bytes,
     settings_with_defaults,
@@ -117,6 +117,30 @@ def capacity_defaults(gpu_total_bytes: int, tp: int) -> tuple[int, int]:
     return 16384, 512
 
 
+#: Device memory SGLang's ``init_torch_distributed`` takes on each rank at tensor parallelism > 1, as its log prints
+#: it ("Init torch distributed ends. mem usage=X GB", the free memory before minus after, measured once the CUDA
+#: context exists; SGLang's GB are GiB), by how the GPUs talk. What it holds (``python/sglang/srt/distributed/
+#: parallel_state.py``, derived from vLLM's): the NCCL communicator of the world process group and the PyNccl
+#: communicator of the TP group (``PyNcclCommunicator`` warms up with an all-reduce), each with its channels' buffers
+#: and device structures, and the custom all-reduce's IPC buffers (NVLink, or two PCIe GPUs). NVLink (HGX
+#: NVSwitch): 1.25 GiB on 8 x H100 with ``lmsysorg/sglang:v0.5.2rc2`` (Grok-2 at TP 8, "avail mem=77.43 GB" before
+#: the weights, blog "Grok2 OnPrem Deployment via sglang", 2025-09-14); a later main build (sgl-project/sglang PR
+#: 11716, 8 x H200, October 2025) printed 1.77-2.01 GiB, so the figure is known to about +-0.4 GiB. PCIe: 0.13 GiB
+#: on 4 x L4 with SGLang 0.4.3 (custom all-reduce off: "not supported on more than two PCIe-only GPUs";
+#: llms-in-clouds ``docs/sglang.md``). The single-communicator channel estimate
+#: (:func:`~gpudesk.sizing.engines.common.nccl_device_bytes`: 0.43 GiB over NVLink, 0.03 GiB over PCIe) is below
+#: both, since it counts neither the second communicator nor NCCL's per-channel device structures.
+DISTRIBUTED_INIT_BYTES = {"nvlink": 1.25 * GIB, "pcie": 0.13 * GIB, "shm": 0.13 * GIB}
+
+
+def distributed_init_bytes(tensor_parallel: int, transport: str) -> float:
+    """Device memory SGLang's distributed init takes per rank (:data:`DISTRIBUTED_INIT_BYTES`); 0 at TP 1, where
+    no NCCL communicator is created."""
+    if tensor_parallel <= 1:
+        return 0.0
+    return DISTRIBUTED_INIT_BYTES.get(transport, DISTRIBUTED_INIT_BYTES["pcie"])
+
+
 def default_mem_fraction_static(tp: int, version: str = "0.4", gpu_total_bytes: int = 0,
                                 chunked_prefill_size: int | None = None, cuda_graph_max_bs: int | None = None) -> float:
     """server_args.py default for ``tp`` on a ``gpu_total_bytes`` device in SGLang ``version`` (module docstring)."""
@@ -167,7 +191,7 @@ def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     ctx = int(s["context_length"] or spec.context_length or 4096)
     weights = weight_bytes(spec, fmt) / tp + vision_tower_bytes(spec.vision_tower, tp) \
         + rope_table_bytes(spec, config_tables=False)
-    before = CONTEXT_BYTES + nccl_device_bytes(tp, transport) + float(s["gpu_used_gib"]) * GIB
+    before = CONTEXT_BYTES + distributed_init_bytes(tp, transport) + float(s["gpu_used_gib"]) * GIB
     # ``total_gpu_memory`` of profile_max_num_token is the memory free after torch distributed init, before the
     # weights (``min_per_gpu_memory`` of init_torch_distributed), not the device total (module docstring).
     free_before = gpu_total_bytes - before

@@ -39,6 +39,8 @@ Sources (vllm-project/vllm):
   vllm-project/vllm#27508). From 0.12.0 the wheel vendors it (``vllm/third_party/triton_kernels``, in the 0.12.0,
   0.13.0, 0.14.1 and 0.19.0 wheels; 0.19's ``fused_moe/oracle/mxfp4.py`` ranks Triton first on SM90), so Triton
   runs, as 0.14.1's log shows; ``triton_kernels=true/false`` says what is installed (:func:`mxfp4_marlin`).
+  Beside the padded weights the layer holds bf16 expert biases of the padded shapes, which parameter counts without
+  biases leave out (:func:`mxfp4_expert_bias_bytes`: 0.077 GiB for gpt-oss-120b on Marlin).
 - How V0 measured the peak (``vllm/worker/worker.py`` ``profile_num_available_blocks`` /
   ``determine_num_available_blocks``, read in the 0.2.4-0.6.4 wheels), :func:`profiling_era`:
   ``allocated`` up to 0.2.4, ``torch.cuda.max_memory_allocated()``, PyTorch's peak only; ``device`` in 0.2.5-0.3.0
@@ -195,6 +197,33 @@ def mxfp4_padding_bytes(spec: ModelSpec, weight_format: str, version: str, tenso
     layers = spec.moe_layers if spec.moe_layers is not None else (spec.layers or 0)
     grow = 3 * (padded_width * _round_up(hidden, 256) - per_rank * hidden)
     return layers * spec.moe_experts * grow * MXFP4_BITS / 8
+
+
+def mxfp4_expert_bias_bytes(spec: ModelSpec, weight_format: str, version: str, tensor_parallel: int = 1,
+                            triton_kernels: bool | None = None) -> float:
+    """Bytes of one rank's 16-bit expert biases in vLLM's MXFP4 MoE layer; 0 for other formats and dense models.
+
+    ``Mxfp4MoEMethod.create_weights`` (``vllm/model_executor/layers/quantization/mxfp4.py``, read at
+    https://github.com/vllm-project/vllm/blob/007d50058a06dec0f82472d63c819244d460c40d/vllm/model_executor/layers/quantization/mxfp4.py)
+    registers, beside the packed weights and scales, ``w13_bias`` (``num_experts x 2 x intermediate_after_pad``)
+    and ``w2_bias`` (``num_experts x hidden_size``), both ``torch.bfloat16``, for every MoE layer: the padded
+    per-rank intermediate size on each rank, the whole (padded) hidden size on every rank. Padding as for the
+    weights: Marlin rounds the intermediate size to 128 and the hidden size to 256; the CUDA Triton path rounds
+    the intermediate size to 64 and keeps the hidden size. gpt-oss's checkpoint carries these biases
+    (transformers ``GptOssExperts`` ``gate_up_proj_bias`` / ``down_proj_bias``), which parameter counts without
+    biases leave out (the catalog's gpt-oss rows; :func:`gpudesk.sizing.shapes.spec_from_hf_config`): 0.077 GiB
+    for gpt-oss-120b on the Marlin path, whose "Model loading took 65.97 GiB" (vllm-project/vllm#23278) they bring
+    within 0.1 %."""
+    if weight_format.lower() != "mxfp4" or not (spec.moe_experts and spec.hidden_size):
+        return 0.0
+    tp = max(1, tensor_parallel)
+    per_rank = (spec.moe_ffn_size or spec.ffn_size or 0) // tp
+    if mxfp4_marlin(version, triton_kernels):
+        intermediate, hidden = _round_up(per_rank, 128), _round_up(spec.hidden_size, 256)
+    else:
+        intermediate, hidden = _round_up(per_rank, 64), spec.hidden_size
+    layers = spec.moe_layers if spec.moe_layers is not None else (spec.layers or 0)
+    return layers * spec.moe_experts * (2 * intermediate + hidden) * 2
 
 
 def kv_precision(kv_cache_dtype: str, model_dtype: str = "bf16") -> str:
@@ -374,6 +403,7 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
                                                                        s["enable_chunked_prefill"], version,
                                                                        gpu_name))
     weights = (weight_bytes(spec, fmt) + mxfp4_padding_bytes(spec, fmt, version, tp, s["triton_kernels"]) * tp) / tp \
+        + mxfp4_expert_bias_bytes(spec, fmt, version, tp, s["triton_kernels"]) \
         + vision_tower_bytes(spec.vision_tower, tp) + rope_table_bytes(spec) - float(s["cpu_offload_gb"]) * GIB
     if s["enable_lora"]:
         # LoRA slots for max_loras adapters of max_lora_rank on every linear layer (A and B, bf16).

@@ -207,3 +207,25 @@ def test_linear_rope_scaling_and_gemma3_local_rope_tables() -> None:
     sglang_fit = engine_fit("sglang", gemma, DeviceMemory("H200", 140 * GIB), ["mem_fraction_static=0.88"],
                             version="0.4.4")
     assert sglang_fit.per_gpu.weights_bytes / GIB == pytest.approx(8.13, rel=0.02)
+
+
+def test_sglang_distributed_init_takes_what_its_log_prints() -> None:
+    """init_torch_distributed's "mem usage" (two NCCL communicators, custom all-reduce): 1.25 GiB on 8 x H100 HGX
+    (sglang v0.5.2rc2), 0.13 GiB on 4 x L4 over PCIe (0.4.3); none at TP 1. With it, Qwen3-235B-A22B-FP8 at TP 4 on
+    H100 and mem_fraction_static 0.93 (SGLang 0.4.9) gets within 5 % of the 367,404 tokens it printed
+    (vllm-project/vllm#21348)."""
+    from gpudesk.sizing.engines.sglang import distributed_init_bytes
+
+    assert distributed_init_bytes(1, "nvlink") == 0.0
+    assert distributed_init_bytes(8, "nvlink") == pytest.approx(1.25 * GIB)
+    assert distributed_init_bytes(4, "pcie") == pytest.approx(0.13 * GIB)
+    qwen = spec_from_catalog(open_catalog().model("qwen3-235b-a22b"))
+    card = DeviceMemory("H100", int(79.18 * GIB), nvlink=True)
+    r = engine_fit("sglang", qwen, card, ["mem_fraction_static=0.93", "context_length=40960"], version="0.4.9",
+                   weight_format="fp8", gpus=4, tensor_parallel=4)
+    assert r.kv_cache_tokens == pytest.approx(367_404, rel=0.05)
+    pcie = engine_fit("sglang", qwen, DeviceMemory("H100 PCIe", int(79.18 * GIB)),
+                      ["mem_fraction_static=0.93", "context_length=40960"], version="0.4.9", weight_format="fp8",
+                      gpus=4, tensor_parallel=4)
+    # over PCIe the init takes 1.12 GiB less, so the pool keeps 0.93 of it
+    assert (pcie.per_gpu.kv_cache_bytes - r.per_gpu.kv_cache_bytes) / GIB == pytest.approx(1.12 * 0.93, abs=0.01)
