@@ -4894,8 +4894,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="143"/>
-        <source>Training with batches padded to their longest sample (no packing): the dataset&apos;s longest tokenised sample. The peak batch is the shorter of it and the sequence length (the truncation cap); empty: batches reach the sequence length.</source>
-        <translation>训练时每个批次填充到其中最长样本（不打包）：数据集中最长样本的 token 数。峰值批次取它与序列长度（截断上限）中较短者；留空：批次达到序列长度。</translation>
+        <source>Training with batches padded to their longest sample (no packing): the longest tokenised sample the run meets (over a full epoch, the dataset&apos;s longest). The peak batch is the shorter of it and the sequence length (the truncation cap); empty: batches reach the sequence length.</source>
+        <translation>训练时每个批次填充到其中最长样本（不打包）：本次运行遇到的最长样本的 token 数（跑满一个 epoch 即数据集中最长的样本）。峰值批次取它与序列长度（截断上限）中较短者；留空：批次达到序列长度。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="144"/>
