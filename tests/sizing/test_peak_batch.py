@@ -89,3 +89,17 @@ def test_wizard_field_and_validation_rows_reach_the_workload():
     row = {"method": "lora", "seq_len_tokens": 512, "longest_sample_tokens": 300}
     assert case_workload(row).longest_sample_tokens == 300
     assert case_workload({"method": "lora"}).longest_sample_tokens is None
+
+
+def test_a_case_with_longest_sample_scores_what_the_cli_prints(capsys):
+    from gpudesk.sizing.validation import evaluate_case
+
+    case = {"id": "synthetic-padded", "method": "lora", "config": "llama-2-7b", "value": 20, "unit": "GiB",
+            "statistic": "allocated", "precision": "bf16-pure", "optimizer": "adamw", "seq_len_tokens": 512,
+            "longest_sample_tokens": 300, "micro_batch_size": 4, "lora_rank": 8, "lora_targets": "q_proj,v_proj"}
+    result = evaluate_case(case, CONFIG.parent)
+    assert not result.error
+    assert main(["estimate", "memory", "--config", str(CONFIG), "--mode", "lora", "--precision", "bf16-pure",
+                 "--optimizer", "adamw", "--seq", "512", "--longest-sample-tokens", "300", "--batch", "4",
+                 "--lora-rank", "8", "--lora-targets", "q_proj,v_proj", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["per_gpu"]["allocated_bytes"] == result.estimated_bytes
