@@ -60,6 +60,10 @@ def add_parser(subparsers) -> None:
                         "(adam-16 ZeRO paper, adam-18 Megatron/DeepSpeed, adam-20 MT-NLG)"))
     m.add_argument("--seq", type=_tokens, default=2048, metavar="TOKENS", help=_("sequence length (training) or context (inference), e.g. 4096 or 8k"))
     m.add_argument("--batch", type=int, default=1, metavar="N", help=_("micro-batch (training) or concurrent sequences (inference)"))
+    m.add_argument("--longest-sample-tokens", type=_tokens, default=None, metavar="TOKENS",
+                   help=_("training with batches padded to their longest sample (no packing): the longest tokenised sample "
+                        "the run meets (over a full epoch, the dataset's longest); the peak batch is the shorter of it "
+                        "and --seq (the truncation cap)"))
     m.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs the job is spread over (default: the --tp degree, else 1)"))
     m.add_argument("--sharding", default="ddp", choices=("ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op"))
     m.add_argument("--offload", default="none", choices=("none", "optimizer", "all"))
@@ -453,6 +457,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
     inference = args.mode == "inference"
     if args.gpus is None:
         args.gpus = args.tp if args.tp and args.tp > 0 else 1
+    if args.longest_sample_tokens is not None and inference:
+        raise CliError(_("--longest-sample-tokens applies to training; for inference give the context with --seq."))
     if args.weight_format is not None and not inference:
         raise CliError(_("--weight-format applies to --mode inference; {mode} keeps the weights at --precision "
                          "(for a 4-bit frozen base use --mode qlora).").format(mode=args.mode))
@@ -477,6 +483,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         legacy_bnb_matmul=args.legacy_bnb_matmul, weight_loading=args.weight_loading,
         double_quant=not args.no_double_quant, pipeline_parallel=args.pp, pipeline_schedule=args.pp_schedule,
         pipeline_microbatches=args.pp_microbatches, pipeline_stages_per_rank=args.pp_stages_per_rank,
+        longest_sample_tokens=args.longest_sample_tokens,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -492,7 +499,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params",
                 "kbit_embeddings_bf16": "--kbit-embeddings-bf16", "lora_dropout": "--lora-dropout",
                 "pipeline_parallel": "--pp", "pipeline_schedule": "--pp-schedule",
-                "pipeline_microbatches": "--pp-microbatches", "pipeline_stages_per_rank": "--pp-stages-per-rank"}
+                "pipeline_microbatches": "--pp-microbatches", "pipeline_stages_per_rank": "--pp-stages-per-rank",
+                "longest_sample_tokens": "--longest-sample-tokens"}
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),
                                                   problem=exc.reason)) from exc
     verdict = None

@@ -59,7 +59,9 @@ class ModelMemory:
     """Question 2: model complexity and memory pressure.
 
     Give one of ``model`` (catalog id or name), ``params`` (count; shape is then guessed) or ``config_path``
-    (local Hugging Face config.json). mode: train/lora/qlora/inference. ``sharding`` and ``recompute`` may be
+    (local Hugging Face config.json). mode: train/lora/qlora/inference. ``seq_len_tokens`` is the padded or
+    packed length of a batch row (the truncation cap); ``longest_sample_tokens`` the dataset's longest sample when
+    batches are padded to their longest sample (the peak batch is the shorter of the two). ``sharding`` and ``recompute`` may be
     ``auto`` (the planner picks the least costly setting that fits). ``activation_bytes_per_sample`` and
     ``train_flops_per_sample`` describe non-transformer models (CNN, 3D U-Net). Recipe knobs that change memory
     most: ``loss`` (standard / chunked / fused cross-entropy), ``optimizer_in_backward``, ``activation_offload``,
@@ -84,6 +86,7 @@ class ModelMemory:
     precision: str = "bf16"
     optimizer: str = "adam-18"
     seq_len_tokens: int = 2048
+    longest_sample_tokens: int | None = None
     micro_batch_size: int = 1
     global_batch_size: int | None = None
     recompute: str = "auto"
@@ -333,6 +336,8 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
         check(_choice, "model.framework", m.framework, FRAMEWORKS)
     check(_num, "model.context_parallel", m.context_parallel, maximum=1024, integer=True)
     check(_num, "model.seq_len_tokens", m.seq_len_tokens, maximum=16 * 1024 * 1024, integer=True)
+    if m.longest_sample_tokens is not None:
+        check(_num, "model.longest_sample_tokens", m.longest_sample_tokens, maximum=16 * 1024 * 1024, integer=True)
     check(_num, "model.micro_batch_size", m.micro_batch_size, maximum=1e6, integer=True)
     check(_num, "model.global_batch_size", m.global_batch_size, maximum=1e8, integer=True)
     check(_choice, "model.recompute", m.recompute, RECOMPUTE_CHOICES)

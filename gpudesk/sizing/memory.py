@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from gpudesk.i18n import _
-from gpudesk.sizing.checks import choice
+from gpudesk.sizing.checks import MAX_SEQ_LEN_TOKENS, choice, positive_int
 from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.estimate import MemoryEstimate
@@ -34,7 +34,14 @@ class MemoryWorkload:
         mode: ``train`` (full training / fine-tuning), ``lora``, ``qlora`` or ``inference``.
         precision: compute precision (``bf16``, ``fp16``, ``fp32``, ``fp8``).
         optimizer: accounting name (``adam-16``, ``adam-18``, ``adam-20``, ``adamw-bf16``, ``adam-8bit``, ``sgd``).
-        seq_len_tokens: training sequence length.
+        seq_len_tokens: training sequence length: the length every batch is padded or packed to, or the cap
+            samples are truncated at (torchtune ``max_seq_len``, TRL ``max_seq_length``) when batches are padded
+            to their longest sample.
+        longest_sample_tokens: training with batches padded to their longest sample (no packing): the longest
+            tokenised sample the run meets (over a full epoch, the dataset's longest; a short benchmark run meets
+            only the samples of its steps). The peak is the batch holding it, ``min(seq_len_tokens,
+            longest_sample_tokens)`` tokens a row (:func:`peak_batch_tokens`); None: batches reach
+            ``seq_len_tokens`` (packing, ``padding="max_length"``, or samples longer than the cap).
         micro_batch_size: sequences per GPU per micro-step (training).
         gpus: GPUs of the job (per-GPU figures are returned).
         sharding: ``ddp``/``zero1``/``zero2``/``zero3``/``fsdp``/``fsdp-grad-op``.
@@ -139,6 +146,30 @@ class MemoryWorkload:
     pipeline_microbatches: int | None = None
     pipeline_stages_per_rank: int | None = None
     sp_gathered_inputs: bool = False
+    longest_sample_tokens: int | None = None
+
+
+def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
+    """Tokens a row of the batch that sets the training peak holds.
+
+    Collators that pad a batch to its longest sample make every row as long as that sample: torchtune
+    ``padded_collate`` (``torch.nn.utils.rnn.pad_sequence``, "Pad a batch of sequences to the longest sequence
+    length in the batch", https://github.com/pytorch/torchtune/blob/0217d44c2e1e372b34628767745c1f6538086a81/torchtune/utils/collate.py)
+    and transformers ``DataCollatorWithPadding`` / ``DataCollatorForSeq2Seq`` with ``padding=True`` ("pad to the
+    longest sequence in the batch", https://github.com/huggingface/transformers/blob/main/src/transformers/data/data_collator.py).
+    Samples are first truncated at the cap (torchtune ``max_seq_len``: ``alpaca_dataset(max_seq_len=512)`` at that
+    commit, ``torchtune/datasets/_alpaca.py``). Activations and logits grow with the tokens of the batch, so the
+    peak of a run is the batch that holds the longest (truncated) sample: ``min(cap, longest sample)`` tokens a
+    row, every row of the batch padded to it. Unset, batches are taken to reach the cap (packing or
+    ``padding="max_length"``).
+
+    Raises:
+        SizingError: a length that is not a positive whole number of tokens.
+    """
+    cap = positive_int("seq_len_tokens", seq_len_tokens, MAX_SEQ_LEN_TOKENS)
+    if longest_sample_tokens is None:
+        return cap
+    return min(cap, positive_int("longest_sample_tokens", longest_sample_tokens, MAX_SEQ_LEN_TOKENS))
 
 
 def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate:
@@ -156,6 +187,14 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         # optimizer): https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/runtime/engine.py
         # ``_configure_distributed_model`` (``self.module.half()`` / ``bfloat16()``).
         w = replace(w, precision=w.precision.split("-", 1)[0])
+    if mode != "inference" and w.longest_sample_tokens is not None:
+        peak_tokens = peak_batch_tokens(w.seq_len_tokens, w.longest_sample_tokens)
+        if peak_tokens < w.seq_len_tokens:
+            w = replace(w, seq_len_tokens=peak_tokens)
+            padding = (_("batches are padded to their longest sample: the peak batch is {tokens} tokens a row (the "
+                         "longest sample, under the cap of {cap})").format(tokens=peak_tokens, cap=workload.seq_len_tokens),
+                       "torchtune padded_collate; transformers DataCollatorWithPadding (padding=True)")
+            return _with_note(estimate_memory(spec, replace(w, longest_sample_tokens=None)), padding)
     if mode != "inference" and (w.weight_format or CHECKPOINT_WEIGHT_FORMAT).lower() not in _FULL_WIDTH_FORMATS:
         if mode == "qlora":
             note = _("weight format {weight_format} ignored: it applies to inference; {mode} keeps the weights at "

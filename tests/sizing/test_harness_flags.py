@@ -64,7 +64,8 @@ def cli_args(case: dict) -> list[str]:
             elif case.get(key):
                 args.append(flag)  # type: ignore[arg-type]
         for key, flag in (("pipeline_microbatches", "--pp-microbatches"),
-                          ("pipeline_stages_per_rank", "--pp-stages-per-rank")):
+                          ("pipeline_stages_per_rank", "--pp-stages-per-rank"),
+                          ("longest_sample_tokens", "--longest-sample-tokens")):
             if case.get(key):
                 args += [flag, str(case[key])]
     return args

@@ -139,6 +139,8 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.optimizer", translate("PlanQuestions", "Optimizer"), kind="choice", choices=_plain(OPTIMIZER_NAMES),
                tooltip=translate("PlanQuestions", "adamw / adamw_torch, adamw_8bit, paged_adamw_8bit (states outside PyTorch's allocator), adafactor, sgd; or an accounting: adam-16 (ZeRO paper), adam-18 (Megatron/DeepSpeed), adam-20, adamw-bf16, adam-8bit.")),
             _f("model.seq_len_tokens", translate("PlanQuestions", "Sequence length"), kind="int", unit=translate("PlanQuestions", "tokens"), minimum=1),
+            _f("model.longest_sample_tokens", translate("PlanQuestions", "Longest sample"), kind="int", unit=translate("PlanQuestions", "tokens"), minimum=1, optional=True,
+               tooltip=translate("PlanQuestions", "Training with batches padded to their longest sample (no packing): the longest tokenised sample the run meets (over a full epoch, the dataset's longest). The peak batch is the shorter of it and the sequence length (the truncation cap); empty: batches reach the sequence length.")),
             _f("model.micro_batch_size", translate("PlanQuestions", "Micro-batch per GPU"), kind="int", unit=translate("PlanQuestions", "samples"), minimum=1),
             _f("model.global_batch_size", translate("PlanQuestions", "Global batch"), kind="int", unit=translate("PlanQuestions", "samples"), minimum=1, optional=True,
                tooltip=translate("PlanQuestions", "Empty: micro-batch x data-parallel GPUs.")),
