@@ -44,6 +44,7 @@ FRESH = CASES.with_name("measured_peaks_fresh.jsonl")
 FRESH2 = CASES.with_name("measured_peaks_fresh2.jsonl")
 FRESH3 = CASES.with_name("measured_peaks_fresh3.jsonl")
 FRESH4 = CASES.with_name("measured_peaks_fresh4.jsonl")
+FRESH5 = CASES.with_name("measured_peaks_fresh5.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -169,6 +170,21 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
     others = {r.source_url.split("#")[0] for r in results if r.case_set != "fresh-4"}
     assert not {r.source_url.split("#")[0] for r in fresh4} & others
     assert all("not scored" in r.description.lower() for r in fresh4 if not r.supported)
+
+
+def test_fresh_5_rows_are_a_held_out_set_of_their_own(results):
+    # Collected by two helpers while the memory model was frozen (only a new input, --longest-sample-tokens, was added,
+    # which no fresh-5 row uses), committed before any estimate was computed for them; scored once, so no floor.
+    fresh5 = [r for r in results if r.case_set == "fresh-5"]
+    assert len(fresh5) == len(FRESH5.read_text().splitlines()) >= 23
+    assert all(r.added == "fresh5-2026-12-05" for r in fresh5)
+    assert sum(r.supported for r in fresh5) >= 23 and sum(r.method == "qlora" and r.supported for r in fresh5) >= 4
+    summary = summarize(results)
+    assert summary["fresh-5"]["rows"] == len(fresh5) and summary["fresh-5"]["failed_cases"] == 0
+    assert summary["fresh-5"]["cases"] == sum(r.supported and not r.error for r in fresh5)
+    assert summary["cases"] == sum(r.supported and not r.error for r in results if r.case_set not in HELD_OUT_SETS)
+    others = {r.source_url.split("#")[0] for r in results if r.case_set != "fresh-5"}
+    assert not {r.source_url.split("#")[0] for r in fresh5} & others
 
 
 def test_compares_like_with_like(results):
