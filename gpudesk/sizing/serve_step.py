@@ -100,6 +100,11 @@ from gpudesk.sizing.serve_rates import (
     dequant_overlaps_weight_stream,
     dense_gemms_per_step,
     dequant_weights_per_s,
+    fp4_matmul_efficiency,
+    FP4_DECODE_TOKENS,
+    FP4_GEMM_SOURCE,
+    FP4_LARGE_TOKENS,
+    gemm_rate_share,
     hbm_efficiency,
     kernel_latency_s,
     kernels_per_step,
@@ -166,6 +171,16 @@ class StepModel:
     skinny_max_tokens: int = 0  # steps of at most this many tokens run the engine's skinny kernels instead
     one_shot_max_bytes: float = 0.0  # all-reduces below this size read every peer's whole buffer (one-shot)
     gemm_tile_tokens: int = 0  # a tensor-core GEMM computes at least this many token rows (0: not counted)
+    gemm_peak_flops_per_s: float = 0.0  # with the two shares below: the matmul rate depends on the step's tokens
+    gemm_decode_share: float = 0.0
+    gemm_large_share: float = 0.0
+
+    def gemm_flops_per_s(self, tokens: int) -> float:
+        """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
+        efficiency was measured for the GPU and format: :func:`gpudesk.sizing.serve_rates.gemm_rate_share`)."""
+        if not self.gemm_peak_flops_per_s:
+            return self.flops_per_s
+        return self.gemm_peak_flops_per_s * gemm_rate_share(tokens, self.gemm_decode_share, self.gemm_large_share)
 
     def weight_bytes_read(self, tokens: int) -> float:
         """Weight bytes a step of ``tokens`` tokens reads on one GPU (dense part + the experts touched)."""
@@ -201,9 +216,10 @@ class StepModel:
         if self.dequant_weights_per_s:
             unpack = weights / self.weight_bytes_per_element / self.dequant_weights_per_s
             stream = max(stream, unpack) if self.dequant_overlapped else stream + unpack
-        gemm = stream + tokens * self.flops_per_token / self.flops_per_s + self.dense_stream_extra_s
+        rate = self.gemm_flops_per_s(tokens)
+        gemm = stream + tokens * self.flops_per_token / rate + self.dense_stream_extra_s
         if tokens < self.gemm_tile_tokens:
-            gemm = max(gemm, self.gemm_tile_tokens * self.flops_per_token / self.flops_per_s)
+            gemm = max(gemm, self.gemm_tile_tokens * self.flops_per_token / rate)
         kv_bytes = (decode_context_tokens + prefill_tokens) * self.kv_bytes_per_token
         attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
         attention = max(kv_bytes / self.bytes_per_s, attention_flops / self.attention_flops_per_s)
@@ -291,6 +307,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     overlapped, overlap_source = dequant_overlaps_weight_stream(load.engine, gpu, fmt)
     peak, peak_note = compute_peak_flops(gpu, compute)
     mm_eff, mm_source = matmul_efficiency(gpu, peak_note.lower())
+    fp4_shares = fp4_matmul_efficiency(gpu) if peak_note.lower() == "fp4" else None
     attention_peak, _note = compute_peak_flops(gpu, "bf16")
     attention_eff, _source = matmul_efficiency(gpu, "bf16")
     hbm_eff, hbm_source = hbm_efficiency(gpu)
@@ -320,7 +337,11 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             step=host.step_s, request=host.request_s,
             mode=_("overlapped with the GPU") if host.overlap else _("added to the GPU step")), host.source),
         Assumption("hbm_efficiency", f"{hbm_eff:g} of {gpu.memory_bandwidth_gbps:g} GB/s", hbm_source),
-        Assumption("matmul_efficiency", f"{mm_eff:g} of {peak / 1e12:g} TFLOPS {peak_note}", mm_source),
+        Assumption("matmul_efficiency", f"{mm_eff:g} of {peak / 1e12:g} TFLOPS {peak_note}", mm_source)
+        if fp4_shares is None else Assumption("matmul_efficiency", _(
+            "{decode:.3g} of {peak:g} TFLOPS FP4 for steps of up to {small} tokens, {large:.3g} from {big} "
+            "tokens").format(decode=fp4_shares[0], peak=peak / 1e12, small=FP4_DECODE_TOKENS,
+                             large=fp4_shares[1], big=FP4_LARGE_TOKENS), FP4_GEMM_SOURCE),
         Assumption("kernel_floor_s", f"{kernel_s:g} x {kernels} kernels per step", layer_source),
         Assumption("gemm_tile_tokens", _("a step of fewer than {tokens} tokens costs the GEMM math of {tokens} "
                                          "tokens").format(tokens=tile_tokens), GEMM_TILE_SOURCE),
@@ -363,5 +384,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,
         dequant_overlapped=overlapped and bool(dequant_rate),
         link=curve_link, dense_stream_extra_s=dense_extra, library_gemm_s=gemms * gemm_extra,
-        skinny_max_tokens=skinny_tokens, one_shot_max_bytes=one_shot, gemm_tile_tokens=tile_tokens)
+        skinny_max_tokens=skinny_tokens, one_shot_max_bytes=one_shot, gemm_tile_tokens=tile_tokens,
+        gemm_peak_flops_per_s=peak if fp4_shares else 0.0, gemm_decode_share=fp4_shares[0] if fp4_shares else 0.0,
+        gemm_large_share=fp4_shares[1] if fp4_shares else 0.0)
 
