@@ -56,6 +56,7 @@ class ServeLoad:
     V0 without ``--enable-chunked-prefill``); None: the engine's default. ``num_scheduler_steps``: decode steps
     scheduled at once (vLLM V0 ``--num-scheduler-steps``; new requests join only between such blocks).
     ``api_server_count``: API-server processes per replica (vLLM ``--api-server-count``; None: one).
+    ``pp``: pipeline-parallel stages per replica (each stage ``tp`` GPUs; a replica is ``tp x pp`` GPUs).
     """
 
     engine: str = "vllm"
@@ -80,6 +81,7 @@ class ServeLoad:
     engine_version: str | None = None
     length_spread: float = 0.0
     api_server_count: int | None = None
+    pp: int = 1
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.
@@ -105,6 +107,7 @@ class ServeLoad:
         if self.gpu_memory_utilization is not None:
             fraction("gpu_memory_utilization", self.gpu_memory_utilization, allow_zero=False)
         positive_int("tp", self.tp, MAX_TP)
+        positive_int("pp", self.pp, MAX_TP)
         positive_int("replicas", self.replicas, MAX_REPLICAS)
         if self.max_num_batched_tokens is not None:
             positive_int("max_num_batched_tokens", self.max_num_batched_tokens, MAX_SEQ_LEN_TOKENS)

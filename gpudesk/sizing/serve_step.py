@@ -74,10 +74,20 @@ of thousands of tokens the math.
   for the tens of MB a large decode batch or a prefill chunk moves. Below its one-shot limit (256 KiB at TP 8,
   512 KiB at TP 4, any size at TP 2) the engine's kernel has every rank read its peers' whole buffers, ``(n - 1) x``
   the message instead of the ring's ``2 (n - 1) / n`` (:func:`gpudesk.sizing.serve_rates.one_shot_max_bytes`).
+- Pipeline parallelism (``pp`` stages of ``tp`` GPUs): each stage holds ``ceil(L / pp)`` of the ``L`` layers (the
+  fullest stage sets the pace); the engine splits the running requests into ``pp`` micro-batches and keeps them all
+  in flight, one per stage (TensorRT-LLM's PyTorch executor ``num_micro_batches = pp_size``; vLLM V1
+  ``max_concurrent_batches = pipeline_parallel_size``). Every request's step passes through all stages, so the
+  time in which every running request advances one token is ``pp`` x a stage's pass over one micro-batch (of
+  ``ceil(requests / m)`` requests, ``m = min(pp, requests)``) plus ``pp - 1`` point-to-point activation sends
+  (tokens x hidden x 2 bytes, one hop of the library's measured latency). At low concurrency there are fewer
+  micro-batches than stages (the pipeline bubble): a lone request waits through every stage, and a step is no
+  faster than on one GPU holding the whole model. The host schedules each micro-batch once per such cycle.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from gpudesk.catalog.records import GPU, Link
@@ -94,7 +104,9 @@ from gpudesk.sizing.serve_rates import (
     AZURE_GUIDE,
     ENGINE_ALLREDUCE_SOURCE,
     MEASURED_ALLREDUCE_BUSBW_GBPS,
+    NETWORK_ALLREDUCE_S,
     NIC_BYTES_PER_S,
+    RING_HOP_S,
     allreduce_latency_s,
     compute_peak_flops,
     dequant_overlaps_weight_stream,
@@ -174,6 +186,9 @@ class StepModel:
     gemm_peak_flops_per_s: float = 0.0  # with the two shares below: the matmul rate depends on the step's tokens
     gemm_decode_share: float = 0.0
     gemm_large_share: float = 0.0
+    pp: int = 1  # pipeline stages; the per-GPU figures above are those of the fullest stage
+    p2p_alpha_s: float = 0.0  # one activation send between stages: latency
+    p2p_bytes_per_s: float = 1.0  # and bandwidth
 
     def gemm_flops_per_s(self, tokens: int) -> float:
         """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
@@ -207,7 +222,29 @@ class StepModel:
                prefill_attention_tokens: float = 0.0) -> float:
         """Seconds of one step with ``decode_requests`` decoding (their contexts summing to
         ``decode_context_tokens``) and ``prefill_tokens`` prompt tokens (``prefill_attention_tokens``: the sum
-        over prompt tokens of the context each attends to)."""
+        over prompt tokens of the context each attends to). With ``pp`` pipeline stages, the time in which every
+        running request advances by one step (module docstring, pipeline parallelism)."""
+        tokens = decode_requests + prefill_tokens
+        if tokens <= 0:
+            return 0.0
+        requests = decode_requests + (1 if prefill_tokens else 0)
+        if self.pp == 1:
+            gpu = self.gpu_s(decode_requests, decode_context_tokens, prefill_tokens, prefill_attention_tokens)
+            host = self.host_s(requests)
+            return max(gpu, host) if self.host_overlap else gpu + host
+        micro = max(1, min(self.pp, requests))
+        decode = -(-decode_requests // micro)
+        prefill = -(-prefill_tokens // micro)
+        stage = self.gpu_s(decode, decode_context_tokens / micro, prefill, prefill_attention_tokens / micro)
+        hop = self.p2p_alpha_s + (decode + prefill) * self.hidden_size * ACTIVATION_BYTES / self.p2p_bytes_per_s
+        cycle = self.pp * stage + (self.pp - 1) * hop
+        host = self.host_s(-(-requests // micro))
+        return max(cycle, micro * host) if self.host_overlap else cycle + host
+
+    def gpu_s(self, decode_requests: int, decode_context_tokens: float, prefill_tokens: int = 0,
+              prefill_attention_tokens: float = 0.0) -> float:
+        """GPU seconds of one pass of a step's tokens through this model's layers (one stage under pipeline
+        parallelism), the host's work not included."""
         tokens = decode_requests + prefill_tokens
         if tokens <= 0:
             return 0.0
@@ -227,8 +264,7 @@ class StepModel:
         gpu = gemm + attention + elementwise + self.layers * self.layer_latency_s + self.allreduce_s(tokens)
         if tokens > self.skinny_max_tokens:
             gpu += self.library_gemm_s
-        host = self.host_s(decode_requests + (1 if prefill_tokens else 0))
-        return max(gpu, host) if self.host_overlap else gpu + host
+        return gpu
 
     def host_s(self, requests: int) -> float:
         """CPU seconds the engine spends on one step of ``requests`` requests (module docstring)."""
@@ -286,6 +322,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     tp = load.tp
     if tp > 1 and link is None:
         raise SizingError("link", _("tensor parallelism over {tp} GPUs needs the link between them.").format(tp=tp))
+    if load.pp > 1 and link is None:
+        raise SizingError("link", _("pipeline parallelism over {pp} stages needs the link between them.").format(
+            pp=load.pp))
     fmt = resolve_weight_format(spec, storage_weight_format(load.weight_format))
     dims = spec.transformer_dims
     total_weights = weight_bytes(spec, fmt) / tp
@@ -374,7 +413,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"
             + (f"; {ENGINE_ALLREDUCE_SOURCE}; {AZURE_GUIDE}" if curve_link is not None else "")
             + (f"; {ONE_SHOT_SOURCE}" if one_shot else "")))
-    return StepModel(
+    model = StepModel(
         layers=dims.layers, hidden_size=dims.hidden_size, tp=tp, dense_weight_bytes=dense, expert_bytes=expert_bytes,
         moe_layers=moe_layers, experts=experts, active_experts=spec.moe_active_experts or 0,
         kv_bytes_per_token=kv_per_token, elementwise_bytes_per_token=elementwise, flops_per_token=2.0 * spec.active_params / tp,
@@ -387,4 +426,40 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         skinny_max_tokens=skinny_tokens, one_shot_max_bytes=one_shot, gemm_tile_tokens=tile_tokens,
         gemm_peak_flops_per_s=peak if fp4_shares else 0.0, gemm_decode_share=fp4_shares[0] if fp4_shares else 0.0,
         gemm_large_share=fp4_shares[1] if fp4_shares else 0.0)
+    if load.pp == 1 or link is None:
+        return model
+    return pipeline_stage(model, load.pp, link, gpu, load.gpus_per_node)
+
+
+PIPELINE_SOURCE = ("TensorRT-LLM PyTorch executor: num_micro_batches = pp_size (tensorrt_llm/_torch/pyexecutor/"
+                   "py_executor.py, https://github.com/NVIDIA/TensorRT-LLM); vLLM V1 max_concurrent_batches = "
+                   "pipeline_parallel_size (vllm/v1/executor/multiproc_executor.py, https://github.com/"
+                   "vllm-project/vllm); Narayanan et al. 2021, arXiv 2104.04473 (stage partition, point-to-point "
+                   "activation sends)")
+
+
+def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_node: int | None) -> StepModel:
+    """``model`` (a whole replica's figures per GPU) as the fullest of ``pp`` pipeline stages: ``ceil(L / pp)`` of
+    its ``L`` layers, their weights, KV cache, elementwise traffic and FLOPs, and the activation send to the next
+    stage over ``link`` (one hop of the measured library latency, the link's bandwidth; the NIC across nodes)."""
+    layers = -(-model.layers // pp)
+    share = layers / model.layers
+    key = "amd" if gpu.vendor == "AMD" else "nvidia"
+    link_eff, _source = link_efficiency(link)
+    bandwidth = link.bandwidth_gbps_per_direction * 1e9 * link_eff
+    alpha = RING_HOP_S[key]
+    if gpus_per_node and model.tp * pp > gpus_per_node:
+        bandwidth, alpha = min(bandwidth, NIC_BYTES_PER_S * link_eff), NETWORK_ALLREDUCE_S
+    assumption = Assumption("pipeline_parallel", _(
+        "{pp} stages of up to {layers} layers; {micro} micro-batches in flight; each step of a request passes "
+        "every stage and {hops} activation send(s) of {us:.3g} us + bytes at {gbps:g} GB/s").format(
+        pp=pp, layers=layers, micro=pp, hops=pp - 1, us=alpha * 1e6, gbps=bandwidth / 1e9), PIPELINE_SOURCE)
+    return dataclasses.replace(
+        model, layers=layers, pp=pp, dense_weight_bytes=model.dense_weight_bytes * share,
+        expert_bytes=model.expert_bytes * share, kv_bytes_per_token=model.kv_bytes_per_token * share,
+        elementwise_bytes_per_token=model.elementwise_bytes_per_token * share,
+        flops_per_token=model.flops_per_token * share,
+        attention_flops_per_context_token=model.attention_flops_per_context_token * share,
+        dense_stream_extra_s=model.dense_stream_extra_s * share, library_gemm_s=model.library_gemm_s * share,
+        p2p_alpha_s=alpha, p2p_bytes_per_s=bandwidth, assumptions=model.assumptions + (assumption,))
 

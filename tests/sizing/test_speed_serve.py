@@ -108,8 +108,10 @@ def test_case_prediction_in_the_rows_unit():
     with pytest.raises(SizingError) as err:
         predict_serve_case(dict(row, input_tokens="1k"))
     assert err.value.field == "case"
+    piped, _ = predict_serve_case(dict(row, pp=2))  # pipeline-parallel rows are answered
+    assert piped > 0
     with pytest.raises(SizingError) as err:
-        predict_serve_case(dict(row, pp=2))
+        predict_serve_case(dict(row, pp=64))  # more stages than Llama 3.1 8B's 32 layers
     assert err.value.field == "pp"
     per_gpu, _ = predict_serve_case(dict(row, tp=1, dp=4, measured={"metric": "output_tokens_per_s_per_gpu",
                                                                     "value": 100, "unit": "tokens/s/gpu"}))
@@ -844,3 +846,68 @@ def test_llama33_70b_fp4_on_b200_decodes_at_the_measured_fp4_gemm_rate():
     assert any(a.name == "matmul_efficiency" and "FP4" in a.value for a in steps.assumptions)
     speed = serve_speed(spec, gpu, load)
     assert speed.output_tokens_per_s / 7007 == pytest.approx(1.0, abs=0.15)
+
+
+def _pp_load(**kw):
+    base = dict(engine="trtllm", engine_version="1.2", weight_format="nvfp4", kv_dtype="fp8",
+                gpu_memory_utilization=0.95, gpus_per_node=2)
+    base.update(kw)
+    return ServeLoad(**base)
+
+
+def test_pipeline_parallel_serving_matches_the_published_trtllm_pp2_rows():
+    """TensorRT-LLM perf overview (docs/source/developer-guide/perf-overview.md at 585c756), Llama 3.3 70B NVFP4
+    on two RTX PRO 6000 Blackwell Server GPUs, TP1 PP2, trtllm-bench throughput: 1887 output tokens/s per GPU at
+    1024/1024 (3000 requests), 327 at 8192/1024 (1500 requests)."""
+    from gpudesk.sizing.speed_serve_cases import intra_link
+
+    catalog = open_catalog()
+    spec = spec_from_catalog(catalog.model("llama-3.3-70b"))
+    gpu = catalog.gpu("rtx-pro-6000-bw-server")
+    link = intra_link(gpu, "pcie")
+    for isl, requests, measured in ((1024, 3000, 1887.0), (8192, 1500, 327.0)):
+        speed = serve_speed(spec, gpu, _pp_load(input_tokens=isl, output_tokens=1024, batch=requests,
+                                                 num_prompts=requests, pp=2), link)
+        assert speed.gpus == 2
+        assert speed.output_tokens_per_s / speed.gpus / measured == pytest.approx(1.0, abs=0.2)
+        assert any(a.name == "pipeline_parallel" for a in speed.assumptions)
+
+
+def test_pipeline_stages_hold_half_the_weights_and_a_lone_request_waits_through_every_stage():
+    """PP2 halves the weights per GPU, so the KV pool more than doubles; at concurrency 1 there is one micro-batch
+    (the bubble): a token takes the whole model's pass, as on the same TP without PP, and longer than at TP x 2."""
+    from gpudesk.sizing.serve_engine import engine_budget
+    from gpudesk.sizing.speed_serve_cases import intra_link
+
+    catalog = open_catalog()
+    spec = spec_from_catalog(catalog.model("llama-3.3-70b"))
+    gpu = catalog.gpu("h100-sxm5")
+    link = intra_link(gpu, "nvlink")
+    one = dict(engine="vllm", input_tokens=1024, output_tokens=256, concurrency=1)
+    tp2 = serve_speed(spec, gpu, ServeLoad(**one, tp=2), link)
+    pp2 = serve_speed(spec, gpu, ServeLoad(**one, tp=2, pp=2), link)
+    tp4 = serve_speed(spec, gpu, ServeLoad(**one, tp=4), link)
+    assert pp2.tpot_s == pytest.approx(tp2.tpot_s, rel=0.02)
+    assert pp2.tpot_s > 1.5 * tp4.tpot_s
+    cap1 = engine_budget(spec, gpu, ServeLoad(**one, tp=2).validated()).kv_capacity_tokens
+    cap2 = engine_budget(spec, gpu, ServeLoad(**one, tp=2, pp=2).validated()).kv_capacity_tokens
+    assert cap2 > 2 * cap1
+    # Many requests fill both stages: the pipeline's throughput rises well above the single-stage replica's.
+    many = dict(one, concurrency=64)
+    assert serve_speed(spec, gpu, ServeLoad(**many, tp=2, pp=2), link).output_tokens_per_s > 1.5 * serve_speed(
+        spec, gpu, ServeLoad(**many, tp=2), link).output_tokens_per_s
+
+
+def test_pipeline_stages_beyond_the_layers_or_without_a_link_are_refused():
+    catalog = open_catalog()
+    spec = spec_from_catalog(catalog.model("llama-3.1-8b"))
+    gpu = catalog.gpu("h100-sxm5")
+    with pytest.raises(SizingError) as info:
+        serve_speed(spec, gpu, ServeLoad(concurrency=1, pp=33), None)
+    assert info.value.field == "pp"
+    with pytest.raises(SizingError) as info:
+        serve_speed(spec, gpu, ServeLoad(concurrency=1, pp=2), None)
+    assert info.value.field == "link"
+    with pytest.raises(SizingError) as info:
+        ServeLoad(concurrency=1, pp=0).validated()
+    assert info.value.field == "pp"
