@@ -3,7 +3,7 @@
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
 ``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``; ``--pp`` (pipeline stages per replica) comes from the
-training flags, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--api-server-count``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--api-server-count``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
 ``{"serve": {...}, "assumptions": [...]}``.
@@ -27,7 +27,8 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "gpu_memory_utilization": "--gpu-memory-utilization", "tp": "--tp", "replicas": "--replicas",
           "load": "--concurrency/--request-rate/--batch", "link": "--tp", "model": "--model", "gpu": "--gpu",
           "engine_version": "--engine-version", "gpus_per_node": "--server", "length_spread": "--length-spread",
-          "api_server_count": "--api-server-count", "pp": "--pp"}
+          "api_server_count": "--api-server-count", "pp": "--pp",
+          "backend": "--trtllm-backend"}
 
 
 def _rate(text: str) -> float:
@@ -78,6 +79,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("API-server processes in front of each replica (vLLM --api-server-count); default 1"))
     parser.add_argument("--engine-version", default=None, metavar="X.Y",
                         help=_("engine release (e.g. 0.6.3); sets the defaults that changed between releases"))
+    parser.add_argument("--trtllm-backend", choices=("pytorch", "tensorrt"), default=None,
+                        help=_("TensorRT-LLM runtime: the PyTorch flow or the TensorRT-engine flow (trtllm-bench "
+                               "--backend); default: the release's (PyTorch from 1.0)"))
     parser.add_argument("--overlap-scheduling", action=argparse.BooleanOptionalAction, default=None,
                         help=_("the engine prepares the next step on the CPU while the GPU runs this one (vLLM "
                                "--async-scheduling, SGLang overlap scheduler); default: the engine's"))
@@ -169,7 +173,7 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      length_spread=getattr(args, "length_spread", 0.0),
                      api_server_count=getattr(args, "api_server_count", None),
                      overlap_scheduling=getattr(args, "overlap_scheduling", None),
-                     pp=int(getattr(args, "pp", 1) or 1))
+                     pp=int(getattr(args, "pp", 1) or 1), backend=getattr(args, "trtllm_backend", None))
     try:
         link = intra_link(gpu, _interconnect(args)) if tp * load.pp > 1 else None
         load = replace(load, gpus_per_node=_gpus_per_node(args))

@@ -367,7 +367,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     if link is not None and link.id in MEASURED_ALLREDUCE_BUSBW_GBPS and not (
             load.gpus_per_node and tp > load.gpus_per_node):
         curve_link = link
-    host = host_overhead(load.engine.lower(), load.engine_version, load.overlap_scheduling, load.num_scheduler_steps)
+    host = host_overhead(load.engine.lower(), load.engine_version, load.overlap_scheduling, load.num_scheduler_steps,
+                         load.backend)
     gemm_extra, skinny_tokens = library_gemm_extra_s(load.engine, gpu, linear) if linear else (0.0, 0)
     gemms = dense_gemms_per_step(spec) if gemm_extra else 0
     tile_tokens = gemm_tile_tokens(gpu, fmt)

@@ -132,3 +132,15 @@ def test_pp_flag_answers_pipeline_parallel_serving(capsys):
     assert any(a["name"] == "pipeline_parallel" for a in out["assumptions"])
     with pytest.raises(CliError, match="--pp 2"):
         cmd_serve_speed(p.parse_args(argv.replace("--count 2", "--count 3").split()))
+
+
+def test_trtllm_backend_flag_reaches_the_host_overhead(capsys):
+    argv = ("--gpu b200 --model llama-3.3-70b --count 8 --tp 8 --input-tokens 128 --output-tokens 4096 --batch 1500 "
+            "--engine trtllm --engine-version 0.19.0 --weight-format fp4 --kv-dtype fp8 --json")
+    assert cmd_serve_speed(_parser().parse_args(argv.split())) == 0
+    engine_flow = json.loads(capsys.readouterr().out)["serve"]["output_tokens_per_s"]
+    assert cmd_serve_speed(_parser().parse_args((argv + " --trtllm-backend pytorch").split())) == 0
+    pytorch_flow = json.loads(capsys.readouterr().out)["serve"]["output_tokens_per_s"]
+    assert pytorch_flow < 0.8 * engine_flow
+    with pytest.raises(CliError, match="--trtllm-backend"):
+        cmd_serve_speed(_parser().parse_args((argv.replace("trtllm", "vllm") + " --trtllm-backend pytorch").split()))

@@ -911,3 +911,34 @@ def test_pipeline_stages_beyond_the_layers_or_without_a_link_are_refused():
     with pytest.raises(SizingError) as info:
         ServeLoad(concurrency=1, pp=0).validated()
     assert info.value.field == "pp"
+
+
+def test_trtllm_pytorch_backend_before_0_20_adds_its_host_work_to_the_step():
+    """TensorRT-LLM's PyTorch flow overlaps its host work only since PR 4174 (release 0.20); the 0.x trtllm-bench
+    runs the TensorRT-engine flow unless --backend pytorch, 1.x the PyTorch flow. The 0.19 perf overview (run with
+    the PyTorch backend): Llama 3.3 70B FP4 on 8 B200, TP8, 128/4096, 1500 requests: 24,947 output tokens/s."""
+    from gpudesk.sizing.serve_host import host_overhead, trtllm_backend
+    from gpudesk.sizing.speed_serve_cases import intra_link
+
+    assert trtllm_backend("0.19.0", None) == "tensorrt"
+    assert trtllm_backend("1.0", None) == "pytorch" and trtllm_backend(None, None) == "pytorch"
+    assert host_overhead("trtllm", "0.19.0", None, 1, "pytorch").overlap is False
+    assert host_overhead("trtllm", "0.20.0", None, 1, "pytorch").overlap is True
+    assert host_overhead("trtllm", "0.19.0", None, 1, "tensorrt").overlap is True
+    assert host_overhead("trtllm", "0.19.0", True, 1, "pytorch").overlap is True  # the user's choice wins
+    catalog = open_catalog()
+    spec = spec_from_catalog(catalog.model("llama-3.3-70b"))
+    gpu = catalog.gpu("b200")
+    load = ServeLoad(engine="trtllm", engine_version="0.19.0", backend="pytorch", input_tokens=128,
+                     output_tokens=4096, batch=1500, num_prompts=1500, weight_format="fp4", kv_dtype="fp8",
+                     gpu_memory_utilization=0.95, tp=8)
+    speed = serve_speed(spec, gpu, load, intra_link(gpu, "nvlink"))
+    assert speed.output_tokens_per_s / 24947.05 == pytest.approx(1.0, abs=0.2)
+    engine_flow = serve_speed(spec, gpu, dataclasses.replace(load, backend=None), intra_link(gpu, "nvlink"))
+    assert engine_flow.output_tokens_per_s > 1.3 * speed.output_tokens_per_s
+    with pytest.raises(SizingError) as info:
+        ServeLoad(engine="vllm", backend="pytorch", concurrency=1).validated()
+    assert info.value.field == "backend"
+    with pytest.raises(SizingError) as info:
+        ServeLoad(engine="trtllm", backend="onnx", concurrency=1).validated()
+    assert info.value.field == "backend"
