@@ -99,6 +99,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         length_spread=float(case.get("length_spread") or 0.0),
         api_server_count=int(case["api_server_count"]) if case.get("api_server_count") else None,
         pp=int(case.get("pp") or 1),
+        backend=str(case["backend"]) if case.get("backend") else None,
     )
 
 
