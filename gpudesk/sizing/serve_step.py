@@ -75,14 +75,15 @@ of thousands of tokens the math.
   512 KiB at TP 4, any size at TP 2) the engine's kernel has every rank read its peers' whole buffers, ``(n - 1) x``
   the message instead of the ring's ``2 (n - 1) / n`` (:func:`gpudesk.sizing.serve_rates.one_shot_max_bytes`).
 - Pipeline parallelism (``pp`` stages of ``tp`` GPUs): each stage holds ``ceil(L / pp)`` of the ``L`` layers (the
-  fullest stage sets the pace); the engine splits the running requests into ``pp`` micro-batches and keeps them all
-  in flight, one per stage (TensorRT-LLM's PyTorch executor ``num_micro_batches = pp_size``; vLLM V1
-  ``max_concurrent_batches = pipeline_parallel_size``). Every request's step passes through all stages, so the
-  time in which every running request advances one token is ``pp`` x a stage's pass over one micro-batch (of
-  ``ceil(requests / m)`` requests, ``m = min(pp, requests)``) plus ``pp - 1`` point-to-point activation sends
-  (tokens x hidden x 2 bytes, one hop of the library's measured latency). At low concurrency there are fewer
-  micro-batches than stages (the pipeline bubble): a lone request waits through every stage, and a step is no
-  faster than on one GPU holding the whole model. The host schedules each micro-batch once per such cycle.
+  fullest stage sets the pace); the engine splits the running requests into micro-batches and keeps them in flight,
+  one per stage: ``pp`` of them in TensorRT-LLM's PyTorch executor (``num_micro_batches = pp_size``) and vLLM V1
+  (``max_concurrent_batches = pipeline_parallel_size``), 2 in vLLM with asynchronous scheduling (on by default
+  since v0.12). Every request's step passes through all stages, so the time in which every running request
+  advances one token is ``pp`` x a stage's pass over one micro-batch (of ``ceil(requests / m)`` requests, ``m`` the
+  micro-batches in flight, at most the requests) plus ``pp - 1`` point-to-point activation sends (tokens x hidden x
+  2 bytes, one hop of the library's measured latency). With fewer micro-batches than stages (low concurrency, the
+  pipeline bubble) a lone request waits through every stage: a step is no faster than on one GPU holding the
+  whole model. The host schedules each micro-batch once per such cycle.
 """
 
 from __future__ import annotations
@@ -187,6 +188,7 @@ class StepModel:
     gemm_decode_share: float = 0.0
     gemm_large_share: float = 0.0
     pp: int = 1  # pipeline stages; the per-GPU figures above are those of the fullest stage
+    pp_micro_batches: int = 1  # micro-batches the engine keeps in flight across the stages
     p2p_alpha_s: float = 0.0  # one activation send between stages: latency
     p2p_bytes_per_s: float = 1.0  # and bandwidth
 
@@ -232,7 +234,7 @@ class StepModel:
             gpu = self.gpu_s(decode_requests, decode_context_tokens, prefill_tokens, prefill_attention_tokens)
             host = self.host_s(requests)
             return max(gpu, host) if self.host_overlap else gpu + host
-        micro = max(1, min(self.pp, requests))
+        micro = max(1, min(self.pp_micro_batches, requests))
         decode = -(-decode_requests // micro)
         prefill = -(-prefill_tokens // micro)
         stage = self.gpu_s(decode, decode_context_tokens / micro, prefill, prefill_attention_tokens / micro)
@@ -429,20 +431,26 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         gemm_large_share=fp4_shares[1] if fp4_shares else 0.0)
     if load.pp == 1 or link is None:
         return model
-    return pipeline_stage(model, load.pp, link, gpu, load.gpus_per_node)
+    # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).
+    in_flight = min(load.pp, VLLM_ASYNC_BATCHES) if load.engine.lower() == "vllm" and host.overlap else load.pp
+    return pipeline_stage(model, load.pp, link, gpu, load.gpus_per_node, in_flight)
 
 
+VLLM_ASYNC_BATCHES = 2
 PIPELINE_SOURCE = ("TensorRT-LLM PyTorch executor: num_micro_batches = pp_size (tensorrt_llm/_torch/pyexecutor/"
                    "py_executor.py, https://github.com/NVIDIA/TensorRT-LLM); vLLM V1 max_concurrent_batches = "
-                   "pipeline_parallel_size (vllm/v1/executor/multiproc_executor.py, https://github.com/"
+                   "pipeline_parallel_size, 2 with async scheduling (vllm/v1/executor/multiproc_executor.py, https://github.com/"
                    "vllm-project/vllm); Narayanan et al. 2021, arXiv 2104.04473 (stage partition, point-to-point "
                    "activation sends)")
 
 
-def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_node: int | None) -> StepModel:
+def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_node: int | None,
+                   micro_batches: int | None = None) -> StepModel:
     """``model`` (a whole replica's figures per GPU) as the fullest of ``pp`` pipeline stages: ``ceil(L / pp)`` of
     its ``L`` layers, their weights, KV cache, elementwise traffic and FLOPs, and the activation send to the next
-    stage over ``link`` (one hop of the measured library latency, the link's bandwidth; the NIC across nodes)."""
+    stage over ``link`` (one hop of the measured library latency, the link's bandwidth; the NIC across nodes), with
+    ``micro_batches`` (default ``pp``) in flight."""
+    micro = max(1, min(pp, micro_batches or pp))
     layers = -(-model.layers // pp)
     share = layers / model.layers
     key = "amd" if gpu.vendor == "AMD" else "nvidia"
@@ -454,9 +462,9 @@ def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_nod
     assumption = Assumption("pipeline_parallel", _(
         "{pp} stages of up to {layers} layers; {micro} micro-batches in flight; each step of a request passes "
         "every stage and {hops} activation send(s) of {us:.3g} us + bytes at {gbps:g} GB/s").format(
-        pp=pp, layers=layers, micro=pp, hops=pp - 1, us=alpha * 1e6, gbps=bandwidth / 1e9), PIPELINE_SOURCE)
+        pp=pp, layers=layers, micro=micro, hops=pp - 1, us=alpha * 1e6, gbps=bandwidth / 1e9), PIPELINE_SOURCE)
     return dataclasses.replace(
-        model, layers=layers, pp=pp, dense_weight_bytes=model.dense_weight_bytes * share,
+        model, layers=layers, pp=pp, pp_micro_batches=micro, dense_weight_bytes=model.dense_weight_bytes * share,
         expert_bytes=model.expert_bytes * share, kv_bytes_per_token=model.kv_bytes_per_token * share,
         elementwise_bytes_per_token=model.elementwise_bytes_per_token * share,
         flops_per_token=model.flops_per_token * share,

@@ -942,3 +942,26 @@ def test_trtllm_pytorch_backend_before_0_20_adds_its_host_work_to_the_step():
     with pytest.raises(SizingError) as info:
         ServeLoad(engine="trtllm", backend="onnx", concurrency=1).validated()
     assert info.value.field == "backend"
+
+
+def test_vllm_with_async_scheduling_keeps_two_pipeline_batches_in_flight():
+    """vLLM V1 runs pp batches at once, 2 with asynchronous scheduling (multiproc_executor.max_concurrent_batches):
+    at PP 4 and many requests, async scheduling leaves half the stages idle, so the pipeline advances slower."""
+    from gpudesk.sizing.serve_engine import engine_budget
+    from gpudesk.sizing.serve_step import step_model
+    from gpudesk.sizing.speed_serve_cases import intra_link
+
+    catalog = open_catalog()
+    spec = spec_from_catalog(catalog.model("llama-3.3-70b"))
+    gpu = catalog.gpu("h100-sxm5")
+    link = intra_link(gpu, "nvlink")
+    base = dict(engine="vllm", input_tokens=1024, output_tokens=256, concurrency=256, pp=4)
+    sync = ServeLoad(**base, overlap_scheduling=False).validated()
+    async_ = ServeLoad(**base, overlap_scheduling=True).validated()
+    kv = engine_budget(spec, gpu, sync).kv_dtype
+    assert step_model(spec, gpu, sync, link, kv).pp_micro_batches == 4
+    steps = step_model(spec, gpu, async_, link, kv)
+    assert steps.pp_micro_batches == 2
+    assert any("2 micro-batches" in a.value for a in steps.assumptions if a.name == "pipeline_parallel")
+    trt = ServeLoad(**dict(base, engine="trtllm")).validated()
+    assert step_model(spec, gpu, trt, link, kv).pp_micro_batches == 4
