@@ -2,7 +2,8 @@
 
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
-``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--api-server-count``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``; ``--pp`` (pipeline stages per replica) comes from the
+training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--api-server-count``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
 ``{"serve": {...}, "assumptions": [...]}``.
@@ -26,7 +27,8 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "gpu_memory_utilization": "--gpu-memory-utilization", "tp": "--tp", "replicas": "--replicas",
           "load": "--concurrency/--request-rate/--batch", "link": "--tp", "model": "--model", "gpu": "--gpu",
           "engine_version": "--engine-version", "gpus_per_node": "--server", "length_spread": "--length-spread",
-          "api_server_count": "--api-server-count"}
+          "api_server_count": "--api-server-count", "pp": "--pp",
+          "backend": "--trtllm-backend"}
 
 
 def _rate(text: str) -> float:
@@ -77,6 +79,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("API-server processes in front of each replica (vLLM --api-server-count); default 1"))
     parser.add_argument("--engine-version", default=None, metavar="X.Y",
                         help=_("engine release (e.g. 0.6.3); sets the defaults that changed between releases"))
+    parser.add_argument("--trtllm-backend", choices=("pytorch", "tensorrt"), default=None,
+                        help=_("TensorRT-LLM runtime: the PyTorch flow or the TensorRT-engine flow (trtllm-bench "
+                               "--backend); default: the release's (PyTorch from 1.0)"))
     parser.add_argument("--overlap-scheduling", action=argparse.BooleanOptionalAction, default=None,
                         help=_("the engine prepares the next step on the CPU while the GPU runs this one (vLLM "
                                "--async-scheduling, SGLang overlap scheduler); default: the engine's"))
@@ -124,20 +129,21 @@ def _gpus_per_node(args: argparse.Namespace) -> int | None:
 
 
 def _parallel(args: argparse.Namespace) -> tuple[int, int]:
-    """(tp, replicas) from --tp, --replicas and --count (count = tp x replicas)."""
+    """(tp, replicas) from --tp, --pp, --replicas and --count (count = tp x pp x replicas)."""
     count = getattr(args, "count", None)
     tp, replicas = args.tp, args.replicas
+    pp = int(getattr(args, "pp", 1) or 1)
     for flag, value in (("--tp", tp), ("--replicas", replicas)):
         if value is not None and value < 1:
             raise CliError(_("{flag} must be a whole number of at least 1, not {value}.").format(
                 flag=flag, value=value))
     if tp is None:
-        tp = max(1, count // replicas) if count and replicas else 1
+        tp = max(1, count // (replicas * pp)) if count and replicas else 1
     if replicas is None:
-        replicas = max(1, count // tp) if count else 1
-    if count is not None and count != tp * replicas:
-        raise CliError(_("--count {count} is not --tp {tp} x --replicas {replicas}.").format(
-            count=count, tp=tp, replicas=replicas))
+        replicas = max(1, count // (tp * pp)) if count else 1
+    if count is not None and count != tp * pp * replicas:
+        raise CliError(_("--count {count} is not --tp {tp} x --pp {pp} x --replicas {replicas}.").format(
+            count=count, tp=tp, pp=pp, replicas=replicas))
     return tp, replicas
 
 
@@ -166,9 +172,10 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      engine_version=getattr(args, "engine_version", None),
                      length_spread=getattr(args, "length_spread", 0.0),
                      api_server_count=getattr(args, "api_server_count", None),
-                     overlap_scheduling=getattr(args, "overlap_scheduling", None))
+                     overlap_scheduling=getattr(args, "overlap_scheduling", None),
+                     pp=int(getattr(args, "pp", 1) or 1), backend=getattr(args, "trtllm_backend", None))
     try:
-        link = intra_link(gpu, _interconnect(args)) if tp > 1 else None
+        link = intra_link(gpu, _interconnect(args)) if tp * load.pp > 1 else None
         load = replace(load, gpus_per_node=_gpus_per_node(args))
         speed = serve_speed(spec, gpu, load, link)
     except SizingError as exc:
@@ -181,7 +188,10 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
         return 0
     lines = [
         _("{model} on {gpus} x {gpu} ({engine}, TP {tp} x {replicas} replicas)").format(
-            model=spec.name, gpus=tp * replicas, gpu=gpu.name, engine=args.engine, tp=tp, replicas=replicas),
+            model=spec.name, gpus=speed.gpus, gpu=gpu.name, engine=args.engine, tp=tp, replicas=replicas)
+        if load.pp == 1 else _("{model} on {gpus} x {gpu} ({engine}, TP {tp} x PP {pp} x {replicas} replicas)").format(
+            model=spec.name, gpus=speed.gpus, gpu=gpu.name, engine=args.engine, tp=tp, pp=load.pp,
+            replicas=replicas),
         _("output tokens/s: {value:,.0f} ({per_gpu:,.0f} per GPU)").format(
             value=speed.output_tokens_per_s, per_gpu=speed.output_tokens_per_s / speed.gpus),
         _("requests/s: {value:.2f}").format(value=speed.requests_per_s),

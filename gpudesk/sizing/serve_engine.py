@@ -198,7 +198,14 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
         raise ShapeError("model", _("{model}: serving speed needs a transformer shape (layers, hidden size, heads)."
                                     ).format(model=spec.name))
     fmt = resolve_weight_format(spec, storage_weight_format(load.weight_format))
-    weights = weight_bytes(spec, fmt) / tp
+    pp = load.pp
+    if pp > (spec.layers or 0):
+        raise SizingError("pp", _("{pp} pipeline stages need at least {pp} layers; {model} has {layers}.").format(
+            pp=pp, model=spec.name, layers=spec.layers or 0))
+    # Pipeline parallelism: each stage holds its share of the decoder layers (the slowest, fullest stage: ceil(L / pp)
+    # of L layers) and their KV cache; the KV capacity in tokens is that of one stage (every token has its KV on all).
+    stage_share = -(-(spec.layers or 1) // pp) / (spec.layers or 1) if pp > 1 else 1.0
+    weights = weight_bytes(spec, fmt) / tp * stage_share
     kv_dtype = kv_dtype_resolved(load.kv_dtype.lower())
     user_fraction = load.gpu_memory_utilization
     version = load.engine_version
@@ -209,7 +216,7 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
         engine, gpu, load.batch is not None, tp, version)
     overheads = Overheads()
     runtime = overheads.cuda_context_bytes + overheads.inference_runtime_bytes + (
-        overheads.nccl_bytes_per_gpu if tp > 1 else 0)
+        overheads.nccl_bytes_per_gpu if tp * pp > 1 else 0)
     activation = prefill_workspace_bytes(spec, token_budget) / 1.0
     # The engine's total is what the driver reports (cudaMemGetInfo), ECC included: the one figure every sizing
     # path reads (:func:`gpudesk.sizing.capacity.gpu_reported_total_bytes`).
@@ -221,7 +228,7 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
         kv = total * fraction - weights
     else:
         kv = total * fraction - weights - activation - runtime
-    per_token = sum_layers_kv_bytes(spec, kv_dtype, tp)
+    per_token = sum_layers_kv_bytes(spec, kv_dtype, tp) * stage_share
     if kv < PAGED_BLOCK_TOKENS * per_token:
         raise SizingError("gpu_memory_utilization", _(
             "{model} leaves no KV cache on {gpu} at TP {tp}: {weights:.1f} GiB of weights per GPU against "

@@ -60,6 +60,19 @@ OVERLAP_SOURCE = {
     "sglang": "sglang server_args.py disable_overlap_schedule=False (overlap scheduler since v0.4)",
     "trtllm": "TensorRT-LLM llm_args.py disable_overlap_scheduler=False",
 }
+# TensorRT-LLM runs a model through one of two runtimes ("backends"): the TensorRT-engine flow (C++ executor; the
+# default path of the 0.x trtllm-bench, ``--backend`` default None, "Default is cpp path") and the PyTorch flow
+# (the default from 1.0: ``--backend`` default "pytorch", tensorrt_llm/bench/benchmark/throughput.py). The PyTorch
+# flow's executor overlaps its Python host work with the GPU only since NVIDIA/TensorRT-LLM PR 4174 ("Breaking change:
+# perf: Enable scheduling overlap by default", May 2025: PyTorchConfig ``enable_overlap_scheduler`` default False
+# renamed ``disable_overlap_scheduler`` default False), i.e. from release 0.20; before, its host work adds to every
+# step. The TensorRT-engine flow keeps the model's other default (overlapped).
+TRTLLM_BACKENDS = ("pytorch", "tensorrt")
+TRTLLM_PYTORCH_DEFAULT_SINCE = (1, 0)
+TRTLLM_PYTORCH_OVERLAP_SINCE = (0, 20)
+TRTLLM_BACKEND_SOURCE = ("TensorRT-LLM trtllm-bench --backend (cpp path by default in 0.x, pytorch from 1.0: "
+                         "tensorrt_llm/bench/benchmark/throughput.py); PyTorch-flow overlap scheduler on by default "
+                         "since NVIDIA/TensorRT-LLM PR 4174 (release 0.20)")
 # vLLM versions whose engine delivers a step's outputs after the next step (V0 asynchronous output processor).
 OUTPUT_LAG_VLLM_VERSIONS = ((0, 6), (0, 8))
 VLLM_V1_SINCE = (0, 8)
@@ -110,11 +123,35 @@ def default_overlap(engine: str, version: str | None) -> bool:
     return parsed >= since
 
 
-def host_overhead(engine: str, version: str | None, overlap: bool | None, num_scheduler_steps: int) -> HostOverhead:
-    """The host time of one step of ``engine`` (module docstring); ``overlap`` None: the engine's default."""
+def trtllm_backend(version: str | None, backend: str | None) -> str:
+    """The TensorRT-LLM runtime a run uses: ``backend`` when given, else the default of ``version`` (PyTorch from
+    1.0 and with no version, the TensorRT-engine flow before; see :data:`TRTLLM_BACKENDS`).
+
+    Raises:
+        SizingError: a backend that is not one of :data:`TRTLLM_BACKENDS`.
+    """
+    if backend is not None:
+        if backend.lower() not in TRTLLM_BACKENDS:
+            raise SizingError("backend", _("{backend!r} is not a TensorRT-LLM backend; use one of {names}.").format(
+                backend=backend, names=", ".join(TRTLLM_BACKENDS)))
+        return backend.lower()
+    parsed = engine_version_tuple(version)
+    return "pytorch" if parsed is None or parsed >= TRTLLM_PYTORCH_DEFAULT_SINCE else "tensorrt"
+
+
+def host_overhead(engine: str, version: str | None, overlap: bool | None, num_scheduler_steps: int,
+                  backend: str | None = None) -> HostOverhead:
+    """The host time of one step of ``engine`` (module docstring); ``overlap`` None: the engine's default (for
+    TensorRT-LLM that of its ``backend``, :func:`trtllm_backend`)."""
     resolved = default_overlap(engine, version) if overlap is None else overlap
-    block = max(1, num_scheduler_steps)
     source = f"{HOST_SOURCE}; {OVERLAP_SOURCE.get(engine, '')}"
+    if engine == "trtllm":
+        runtime = trtllm_backend(version, backend)
+        parsed = engine_version_tuple(version)
+        if overlap is None and runtime == "pytorch" and parsed is not None and parsed < TRTLLM_PYTORCH_OVERLAP_SINCE:
+            resolved = False
+        source = f"{source}; {TRTLLM_BACKEND_SOURCE}"
+    block = max(1, num_scheduler_steps)
     return HostOverhead(step_s=HOST_STEP_S / block, request_s=HOST_REQUEST_S / block, overlap=resolved,
                         source=source)
 

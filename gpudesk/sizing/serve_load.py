@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from gpudesk.i18n import _
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, fraction, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
-from gpudesk.sizing.serve_host import engine_version_tuple
+from gpudesk.sizing.serve_host import engine_version_tuple, trtllm_backend
 
 ENGINES = ("vllm", "sglang", "trtllm")
 KV_DTYPES = ("auto", "bf16", "fp16", "fp8")
@@ -56,6 +56,9 @@ class ServeLoad:
     V0 without ``--enable-chunked-prefill``); None: the engine's default. ``num_scheduler_steps``: decode steps
     scheduled at once (vLLM V0 ``--num-scheduler-steps``; new requests join only between such blocks).
     ``api_server_count``: API-server processes per replica (vLLM ``--api-server-count``; None: one).
+    ``pp``: pipeline-parallel stages per replica (each stage ``tp`` GPUs; a replica is ``tp x pp`` GPUs).
+    ``backend``: TensorRT-LLM's runtime, ``pytorch`` or ``tensorrt`` (None: the release's default,
+    :func:`gpudesk.sizing.serve_host.trtllm_backend`); only TensorRT-LLM takes one.
     """
 
     engine: str = "vllm"
@@ -80,6 +83,8 @@ class ServeLoad:
     engine_version: str | None = None
     length_spread: float = 0.0
     api_server_count: int | None = None
+    pp: int = 1
+    backend: str | None = None
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.
@@ -105,6 +110,12 @@ class ServeLoad:
         if self.gpu_memory_utilization is not None:
             fraction("gpu_memory_utilization", self.gpu_memory_utilization, allow_zero=False)
         positive_int("tp", self.tp, MAX_TP)
+        positive_int("pp", self.pp, MAX_TP)
+        if self.backend is not None:
+            if self.engine.lower() != "trtllm":
+                raise SizingError("backend", _("only TensorRT-LLM has a backend choice (got engine {engine!r}).").format(
+                    engine=self.engine))
+            trtllm_backend(self.engine_version, self.backend)
         positive_int("replicas", self.replicas, MAX_REPLICAS)
         if self.max_num_batched_tokens is not None:
             positive_int("max_num_batched_tokens", self.max_num_batched_tokens, MAX_SEQ_LEN_TOKENS)

@@ -128,12 +128,57 @@ PACKED_FP32_ARCHITECTURES = ("CDNA 3", "CDNA 4")
 BLOCK_FP8_WEIGHT_STREAM_SHARE = 0.893e12 / 2 / 3.35e12
 BLOCK_FP8_SOURCE = ("block-FP8 GEMM at decode sizes, 15.1 MB in 33.9 us on H100 (0.133 of 3.35 TB/s): vllm-project/"
                     "vllm PR 23280; DeepGEMM / Triton 0.27-0.46 TB/s: sgl-project/sglang PR 5820")
+# FP4 GEMMs on data-center Blackwell (compute capability 10.x: B200, GB200, B300) reach a smaller share of the FP4
+# peak than the FP8 GEMMs of Hopper reach of theirs, and a much smaller one at decode batch sizes. Measured on B200:
+# NVFP4 M 1024 x N 7168 x K 4608 at 3370 TFLOPS with FlashInfer's fastest backend (CUTLASS; cuDNN 2976, TensorRT-LLM
+# 2187; flashinfer-ai/flashinfer PR 1979), and cuBLASLt FP4 8192^3 at 5239 TFLOPS (deepseek-ai/DeepGEMM PR 348,
+# cublasTest 13.3), of the 9000 dense FP4 peak; vLLM's CUTLASS NVFP4 GEMM (N 6144, K 4096) measures 2895 TFLOPS at
+# M 1024 and 3779 at M 8192 (vllm-project/vllm PR 20646). A step of at most FP4_DECODE_TOKENS tokens runs at the
+# first share, one of at least FP4_LARGE_TOKENS at the second, linearly in log2(tokens) between. Other GPUs with
+# FP4 units (GeForce / RTX PRO Blackwell, compute capability 12.x, CDNA 4) have no measured figure and keep the
+# vendor's FP8 share.
+FP4_DECODE_TOKENS = 1024
+FP4_LARGE_TOKENS = 8192
+FP4_DECODE_MATMUL_EFFICIENCY = 3370.0 / 9000.0
+FP4_LARGE_MATMUL_EFFICIENCY = 5239.0 / 9000.0
+FP4_MEASURED_CAPABILITY = 10
+FP4_GEMM_SOURCE = ("NVFP4 GEMM on B200, M 1024: 3370 of 9000 TFLOPS, flashinfer-ai/flashinfer PR 1979; cuBLASLt FP4 "
+                   "8192^3: 5239 TFLOPS, deepseek-ai/DeepGEMM PR 348; vLLM CUTLASS NVFP4 2895 / 3779 TFLOPS at M "
+                   "1024 / 8192, vllm-project/vllm PR 20646")
+
+
+def fp4_matmul_efficiency(gpu: GPU) -> tuple[float, float] | None:
+    """(share of the FP4 peak at decode sizes, at large sizes) on ``gpu``, or None where no FP4 GEMM was measured
+    on its architecture (see :data:`FP4_DECODE_MATMUL_EFFICIENCY`)."""
+    if gpu.vendor != "NVIDIA" or not gpu.fp4_dense_tflops:
+        return None
+    try:
+        capability = float(gpu.compute_capability or 0)
+    except ValueError:
+        return None
+    if int(capability) != FP4_MEASURED_CAPABILITY:
+        return None
+    return FP4_DECODE_MATMUL_EFFICIENCY, FP4_LARGE_MATMUL_EFFICIENCY
+
+
+def gemm_rate_share(tokens: int, decode_share: float, large_share: float) -> float:
+    """The matmul efficiency of a step of ``tokens`` tokens between the decode-size and large-size figures
+    (:data:`FP4_DECODE_TOKENS`, :data:`FP4_LARGE_TOKENS`; linear in log2 tokens)."""
+    if tokens <= FP4_DECODE_TOKENS:
+        return decode_share
+    if tokens >= FP4_LARGE_TOKENS:
+        return large_share
+    share = math.log2(tokens / FP4_DECODE_TOKENS) / math.log2(FP4_LARGE_TOKENS / FP4_DECODE_TOKENS)
+    return decode_share + share * (large_share - decode_share)
+
+
 _PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp8": "fp8_dense_tflops", "fp4": "fp4_dense_tflops"}
 
 
 def matmul_efficiency(gpu: GPU, precision: str = "bf16") -> tuple[float, str]:
     """(share of the dense peak matmuls reach at ``precision``, source): BF16 from the catalog's measured figure,
-    else the vendor's; FP8 and FP4 from the vendor's measured FP8 GEMM (module constants)."""
+    else the vendor's; FP8 and FP4 from the vendor's measured FP8 GEMM (module constants; FP4 on data-center
+    Blackwell: :func:`fp4_matmul_efficiency`)."""
     if precision in ("fp8", "fp4") and gpu.vendor in VENDOR_FP8_MATMUL_EFFICIENCY:
         value = VENDOR_FP8_MATMUL_EFFICIENCY[gpu.vendor]
         if gpu.matmul_efficiency:

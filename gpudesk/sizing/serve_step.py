@@ -74,10 +74,21 @@ of thousands of tokens the math.
   for the tens of MB a large decode batch or a prefill chunk moves. Below its one-shot limit (256 KiB at TP 8,
   512 KiB at TP 4, any size at TP 2) the engine's kernel has every rank read its peers' whole buffers, ``(n - 1) x``
   the message instead of the ring's ``2 (n - 1) / n`` (:func:`gpudesk.sizing.serve_rates.one_shot_max_bytes`).
+- Pipeline parallelism (``pp`` stages of ``tp`` GPUs): each stage holds ``ceil(L / pp)`` of the ``L`` layers (the
+  fullest stage sets the pace); the engine splits the running requests into micro-batches and keeps them in flight,
+  one per stage: ``pp`` of them in TensorRT-LLM's PyTorch executor (``num_micro_batches = pp_size``) and vLLM V1
+  (``max_concurrent_batches = pipeline_parallel_size``), 2 in vLLM with asynchronous scheduling (on by default
+  since v0.12). Every request's step passes through all stages, so the time in which every running request
+  advances one token is ``pp`` x a stage's pass over one micro-batch (of ``ceil(requests / m)`` requests, ``m`` the
+  micro-batches in flight, at most the requests) plus ``pp - 1`` point-to-point activation sends (tokens x hidden x
+  2 bytes, one hop of the library's measured latency). With fewer micro-batches than stages (low concurrency, the
+  pipeline bubble) a lone request waits through every stage: a step is no faster than on one GPU holding the
+  whole model. The host schedules each micro-batch once per such cycle.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from gpudesk.catalog.records import GPU, Link
@@ -94,12 +105,19 @@ from gpudesk.sizing.serve_rates import (
     AZURE_GUIDE,
     ENGINE_ALLREDUCE_SOURCE,
     MEASURED_ALLREDUCE_BUSBW_GBPS,
+    NETWORK_ALLREDUCE_S,
     NIC_BYTES_PER_S,
+    RING_HOP_S,
     allreduce_latency_s,
     compute_peak_flops,
     dequant_overlaps_weight_stream,
     dense_gemms_per_step,
     dequant_weights_per_s,
+    fp4_matmul_efficiency,
+    FP4_DECODE_TOKENS,
+    FP4_GEMM_SOURCE,
+    FP4_LARGE_TOKENS,
+    gemm_rate_share,
     hbm_efficiency,
     kernel_latency_s,
     kernels_per_step,
@@ -166,6 +184,20 @@ class StepModel:
     skinny_max_tokens: int = 0  # steps of at most this many tokens run the engine's skinny kernels instead
     one_shot_max_bytes: float = 0.0  # all-reduces below this size read every peer's whole buffer (one-shot)
     gemm_tile_tokens: int = 0  # a tensor-core GEMM computes at least this many token rows (0: not counted)
+    gemm_peak_flops_per_s: float = 0.0  # with the two shares below: the matmul rate depends on the step's tokens
+    gemm_decode_share: float = 0.0
+    gemm_large_share: float = 0.0
+    pp: int = 1  # pipeline stages; the per-GPU figures above are those of the fullest stage
+    pp_micro_batches: int = 1  # micro-batches the engine keeps in flight across the stages
+    p2p_alpha_s: float = 0.0  # one activation send between stages: latency
+    p2p_bytes_per_s: float = 1.0  # and bandwidth
+
+    def gemm_flops_per_s(self, tokens: int) -> float:
+        """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
+        efficiency was measured for the GPU and format: :func:`gpudesk.sizing.serve_rates.gemm_rate_share`)."""
+        if not self.gemm_peak_flops_per_s:
+            return self.flops_per_s
+        return self.gemm_peak_flops_per_s * gemm_rate_share(tokens, self.gemm_decode_share, self.gemm_large_share)
 
     def weight_bytes_read(self, tokens: int) -> float:
         """Weight bytes a step of ``tokens`` tokens reads on one GPU (dense part + the experts touched)."""
@@ -192,7 +224,29 @@ class StepModel:
                prefill_attention_tokens: float = 0.0) -> float:
         """Seconds of one step with ``decode_requests`` decoding (their contexts summing to
         ``decode_context_tokens``) and ``prefill_tokens`` prompt tokens (``prefill_attention_tokens``: the sum
-        over prompt tokens of the context each attends to)."""
+        over prompt tokens of the context each attends to). With ``pp`` pipeline stages, the time in which every
+        running request advances by one step (module docstring, pipeline parallelism)."""
+        tokens = decode_requests + prefill_tokens
+        if tokens <= 0:
+            return 0.0
+        requests = decode_requests + (1 if prefill_tokens else 0)
+        if self.pp == 1:
+            gpu = self.gpu_s(decode_requests, decode_context_tokens, prefill_tokens, prefill_attention_tokens)
+            host = self.host_s(requests)
+            return max(gpu, host) if self.host_overlap else gpu + host
+        micro = max(1, min(self.pp_micro_batches, requests))
+        decode = -(-decode_requests // micro)
+        prefill = -(-prefill_tokens // micro)
+        stage = self.gpu_s(decode, decode_context_tokens / micro, prefill, prefill_attention_tokens / micro)
+        hop = self.p2p_alpha_s + (decode + prefill) * self.hidden_size * ACTIVATION_BYTES / self.p2p_bytes_per_s
+        cycle = self.pp * stage + (self.pp - 1) * hop
+        host = self.host_s(-(-requests // micro))
+        return max(cycle, micro * host) if self.host_overlap else cycle + host
+
+    def gpu_s(self, decode_requests: int, decode_context_tokens: float, prefill_tokens: int = 0,
+              prefill_attention_tokens: float = 0.0) -> float:
+        """GPU seconds of one pass of a step's tokens through this model's layers (one stage under pipeline
+        parallelism), the host's work not included."""
         tokens = decode_requests + prefill_tokens
         if tokens <= 0:
             return 0.0
@@ -201,9 +255,10 @@ class StepModel:
         if self.dequant_weights_per_s:
             unpack = weights / self.weight_bytes_per_element / self.dequant_weights_per_s
             stream = max(stream, unpack) if self.dequant_overlapped else stream + unpack
-        gemm = stream + tokens * self.flops_per_token / self.flops_per_s + self.dense_stream_extra_s
+        rate = self.gemm_flops_per_s(tokens)
+        gemm = stream + tokens * self.flops_per_token / rate + self.dense_stream_extra_s
         if tokens < self.gemm_tile_tokens:
-            gemm = max(gemm, self.gemm_tile_tokens * self.flops_per_token / self.flops_per_s)
+            gemm = max(gemm, self.gemm_tile_tokens * self.flops_per_token / rate)
         kv_bytes = (decode_context_tokens + prefill_tokens) * self.kv_bytes_per_token
         attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
         attention = max(kv_bytes / self.bytes_per_s, attention_flops / self.attention_flops_per_s)
@@ -211,8 +266,7 @@ class StepModel:
         gpu = gemm + attention + elementwise + self.layers * self.layer_latency_s + self.allreduce_s(tokens)
         if tokens > self.skinny_max_tokens:
             gpu += self.library_gemm_s
-        host = self.host_s(decode_requests + (1 if prefill_tokens else 0))
-        return max(gpu, host) if self.host_overlap else gpu + host
+        return gpu
 
     def host_s(self, requests: int) -> float:
         """CPU seconds the engine spends on one step of ``requests`` requests (module docstring)."""
@@ -270,6 +324,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     tp = load.tp
     if tp > 1 and link is None:
         raise SizingError("link", _("tensor parallelism over {tp} GPUs needs the link between them.").format(tp=tp))
+    if load.pp > 1 and link is None:
+        raise SizingError("link", _("pipeline parallelism over {pp} stages needs the link between them.").format(
+            pp=load.pp))
     fmt = resolve_weight_format(spec, storage_weight_format(load.weight_format))
     dims = spec.transformer_dims
     total_weights = weight_bytes(spec, fmt) / tp
@@ -291,6 +348,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     overlapped, overlap_source = dequant_overlaps_weight_stream(load.engine, gpu, fmt)
     peak, peak_note = compute_peak_flops(gpu, compute)
     mm_eff, mm_source = matmul_efficiency(gpu, peak_note.lower())
+    fp4_shares = fp4_matmul_efficiency(gpu) if peak_note.lower() == "fp4" else None
     attention_peak, _note = compute_peak_flops(gpu, "bf16")
     attention_eff, _source = matmul_efficiency(gpu, "bf16")
     hbm_eff, hbm_source = hbm_efficiency(gpu)
@@ -311,7 +369,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     if link is not None and link.id in MEASURED_ALLREDUCE_BUSBW_GBPS and not (
             load.gpus_per_node and tp > load.gpus_per_node):
         curve_link = link
-    host = host_overhead(load.engine.lower(), load.engine_version, load.overlap_scheduling, load.num_scheduler_steps)
+    host = host_overhead(load.engine.lower(), load.engine_version, load.overlap_scheduling, load.num_scheduler_steps,
+                         load.backend)
     gemm_extra, skinny_tokens = library_gemm_extra_s(load.engine, gpu, linear) if linear else (0.0, 0)
     gemms = dense_gemms_per_step(spec) if gemm_extra else 0
     tile_tokens = gemm_tile_tokens(gpu, fmt)
@@ -320,7 +379,11 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             step=host.step_s, request=host.request_s,
             mode=_("overlapped with the GPU") if host.overlap else _("added to the GPU step")), host.source),
         Assumption("hbm_efficiency", f"{hbm_eff:g} of {gpu.memory_bandwidth_gbps:g} GB/s", hbm_source),
-        Assumption("matmul_efficiency", f"{mm_eff:g} of {peak / 1e12:g} TFLOPS {peak_note}", mm_source),
+        Assumption("matmul_efficiency", f"{mm_eff:g} of {peak / 1e12:g} TFLOPS {peak_note}", mm_source)
+        if fp4_shares is None else Assumption("matmul_efficiency", _(
+            "{decode:.3g} of {peak:g} TFLOPS FP4 for steps of up to {small} tokens, {large:.3g} from {big} "
+            "tokens").format(decode=fp4_shares[0], peak=peak / 1e12, small=FP4_DECODE_TOKENS,
+                             large=fp4_shares[1], big=FP4_LARGE_TOKENS), FP4_GEMM_SOURCE),
         Assumption("kernel_floor_s", f"{kernel_s:g} x {kernels} kernels per step", layer_source),
         Assumption("gemm_tile_tokens", _("a step of fewer than {tokens} tokens costs the GEMM math of {tokens} "
                                          "tokens").format(tokens=tile_tokens), GEMM_TILE_SOURCE),
@@ -353,7 +416,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"
             + (f"; {ENGINE_ALLREDUCE_SOURCE}; {AZURE_GUIDE}" if curve_link is not None else "")
             + (f"; {ONE_SHOT_SOURCE}" if one_shot else "")))
-    return StepModel(
+    model = StepModel(
         layers=dims.layers, hidden_size=dims.hidden_size, tp=tp, dense_weight_bytes=dense, expert_bytes=expert_bytes,
         moe_layers=moe_layers, experts=experts, active_experts=spec.moe_active_experts or 0,
         kv_bytes_per_token=kv_per_token, elementwise_bytes_per_token=elementwise, flops_per_token=2.0 * spec.active_params / tp,
@@ -363,5 +426,49 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,
         dequant_overlapped=overlapped and bool(dequant_rate),
         link=curve_link, dense_stream_extra_s=dense_extra, library_gemm_s=gemms * gemm_extra,
-        skinny_max_tokens=skinny_tokens, one_shot_max_bytes=one_shot, gemm_tile_tokens=tile_tokens)
+        skinny_max_tokens=skinny_tokens, one_shot_max_bytes=one_shot, gemm_tile_tokens=tile_tokens,
+        gemm_peak_flops_per_s=peak if fp4_shares else 0.0, gemm_decode_share=fp4_shares[0] if fp4_shares else 0.0,
+        gemm_large_share=fp4_shares[1] if fp4_shares else 0.0)
+    if load.pp == 1 or link is None:
+        return model
+    # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).
+    in_flight = min(load.pp, VLLM_ASYNC_BATCHES) if load.engine.lower() == "vllm" and host.overlap else load.pp
+    return pipeline_stage(model, load.pp, link, gpu, load.gpus_per_node, in_flight)
+
+
+VLLM_ASYNC_BATCHES = 2
+PIPELINE_SOURCE = ("TensorRT-LLM PyTorch executor: num_micro_batches = pp_size (tensorrt_llm/_torch/pyexecutor/"
+                   "py_executor.py, https://github.com/NVIDIA/TensorRT-LLM); vLLM V1 max_concurrent_batches = "
+                   "pipeline_parallel_size, 2 with async scheduling (vllm/v1/executor/multiproc_executor.py, https://github.com/"
+                   "vllm-project/vllm); Narayanan et al. 2021, arXiv 2104.04473 (stage partition, point-to-point "
+                   "activation sends)")
+
+
+def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_node: int | None,
+                   micro_batches: int | None = None) -> StepModel:
+    """``model`` (a whole replica's figures per GPU) as the fullest of ``pp`` pipeline stages: ``ceil(L / pp)`` of
+    its ``L`` layers, their weights, KV cache, elementwise traffic and FLOPs, and the activation send to the next
+    stage over ``link`` (one hop of the measured library latency, the link's bandwidth; the NIC across nodes), with
+    ``micro_batches`` (default ``pp``) in flight."""
+    micro = max(1, min(pp, micro_batches or pp))
+    layers = -(-model.layers // pp)
+    share = layers / model.layers
+    key = "amd" if gpu.vendor == "AMD" else "nvidia"
+    link_eff, _source = link_efficiency(link)
+    bandwidth = link.bandwidth_gbps_per_direction * 1e9 * link_eff
+    alpha = RING_HOP_S[key]
+    if gpus_per_node and model.tp * pp > gpus_per_node:
+        bandwidth, alpha = min(bandwidth, NIC_BYTES_PER_S * link_eff), NETWORK_ALLREDUCE_S
+    assumption = Assumption("pipeline_parallel", _(
+        "{pp} stages of up to {layers} layers; {micro} micro-batches in flight; each step of a request passes "
+        "every stage and {hops} activation send(s) of {us:.3g} us + bytes at {gbps:g} GB/s").format(
+        pp=pp, layers=layers, micro=micro, hops=pp - 1, us=alpha * 1e6, gbps=bandwidth / 1e9), PIPELINE_SOURCE)
+    return dataclasses.replace(
+        model, layers=layers, pp=pp, pp_micro_batches=micro, dense_weight_bytes=model.dense_weight_bytes * share,
+        expert_bytes=model.expert_bytes * share, kv_bytes_per_token=model.kv_bytes_per_token * share,
+        elementwise_bytes_per_token=model.elementwise_bytes_per_token * share,
+        flops_per_token=model.flops_per_token * share,
+        attention_flops_per_context_token=model.attention_flops_per_context_token * share,
+        dense_stream_extra_s=model.dense_stream_extra_s * share, library_gemm_s=model.library_gemm_s * share,
+        p2p_alpha_s=alpha, p2p_bytes_per_s=bandwidth, assumptions=model.assumptions + (assumption,))
 

@@ -59,9 +59,10 @@ class ServeSpeed:
 
 
 def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = None) -> ServeSpeed:
-    """Serving speed of ``spec`` on ``load.tp`` x ``load.replicas`` ``gpu``s under ``load``.
+    """Serving speed of ``spec`` on ``load.tp`` x ``load.pp`` x ``load.replicas`` ``gpu``s under ``load``.
 
-    ``link`` is the GPU-GPU link inside a replica (NVLink, Infinity Fabric or PCIe; needed when ``tp > 1``).
+    ``link`` is the GPU-GPU link inside a replica (NVLink, Infinity Fabric or PCIe; needed when ``tp > 1`` or
+    ``pp > 1``).
 
     Raises:
         SizingError: a bad load field, a model without a transformer shape, no link for ``tp > 1``, or a model
@@ -99,6 +100,6 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
         batch=result.mean_batch,
         kv_capacity_tokens=budget.kv_capacity_tokens,
         e2e_latency_s=result.e2e_latency_s,
-        gpus=load.tp * load.replicas,
+        gpus=load.tp * load.pp * load.replicas,
         assumptions=assumptions,
     )

@@ -98,6 +98,8 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         engine_version=str(case["engine_version"]) if case.get("engine_version") else None,
         length_spread=float(case.get("length_spread") or 0.0),
         api_server_count=int(case["api_server_count"]) if case.get("api_server_count") else None,
+        pp=int(case.get("pp") or 1),
+        backend=str(case["backend"]) if case.get("backend") else None,
     )
 
 
@@ -155,9 +157,6 @@ def predict_serve_case(case: dict[str, Any]) -> tuple[float, tuple[Assumption, .
     for key in ("model", "gpu", "input_tokens", "output_tokens"):
         if case.get(key) in (None, ""):
             raise SizingError(key, _("the row has no {field}.").format(field=key))
-    if int(case.get("pp") or 1) > 1:
-        raise SizingError("pp", _("pipeline-parallel serving is not modelled; the row runs {pp} pipeline stages.").format(
-            pp=case["pp"]))
     spec = _spec(str(case["model"]))
     gpu = _gpu(str(case["gpu"]))
     try:
@@ -166,7 +165,7 @@ def predict_serve_case(case: dict[str, Any]) -> tuple[float, tuple[Assumption, .
         if isinstance(exc, SizingError):
             raise
         raise SizingError("case", _("a serving field is not a number: {error}").format(error=exc)) from exc
-    link = intra_link(gpu, case.get("interconnect")) if load.tp > 1 else None
+    link = intra_link(gpu, case.get("interconnect")) if load.tp * load.pp > 1 else None
     speed = serve_speed(spec, gpu, load, link)
     value = metric_value(speed, metric, load.input_tokens)
     return to_unit(value, metric, unit), speed.assumptions

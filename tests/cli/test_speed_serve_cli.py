@@ -116,3 +116,31 @@ def test_api_server_count_lifts_the_front_end_cap(capsys):
     assert _rps(base + " --api-server-count 4", capsys) > 2 * one
     with pytest.raises(SystemExit):
         cmd_serve_speed(_parser().parse_args((base + " --api-server-count 0").split()))
+
+
+def test_pp_flag_answers_pipeline_parallel_serving(capsys):
+    """--pp N: each replica is tp x pp GPUs (TensorRT-LLM perf overview, Llama 3.3 70B NVFP4 on two RTX PRO 6000
+    Server GPUs, TP1 PP2); a --count that is not tp x pp x replicas is refused by name."""
+    p = _parser()
+    p.add_argument("--pp", type=int, default=1)
+    argv = ("--gpu rtx-pro-6000-bw-server --model llama-3.3-70b --count 2 --pp 2 --input-tokens 1024 "
+            "--output-tokens 1024 --batch 3000 --engine trtllm --weight-format nvfp4 --kv-dtype fp8 "
+            "--gpu-memory-utilization 0.95 --json")
+    assert cmd_serve_speed(p.parse_args(argv.split())) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["serve"]["gpus"] == 2
+    assert any(a["name"] == "pipeline_parallel" for a in out["assumptions"])
+    with pytest.raises(CliError, match="--pp 2"):
+        cmd_serve_speed(p.parse_args(argv.replace("--count 2", "--count 3").split()))
+
+
+def test_trtllm_backend_flag_reaches_the_host_overhead(capsys):
+    argv = ("--gpu b200 --model llama-3.3-70b --count 8 --tp 8 --input-tokens 128 --output-tokens 4096 --batch 1500 "
+            "--engine trtllm --engine-version 0.19.0 --weight-format fp4 --kv-dtype fp8 --json")
+    assert cmd_serve_speed(_parser().parse_args(argv.split())) == 0
+    engine_flow = json.loads(capsys.readouterr().out)["serve"]["output_tokens_per_s"]
+    assert cmd_serve_speed(_parser().parse_args((argv + " --trtllm-backend pytorch").split())) == 0
+    pytorch_flow = json.loads(capsys.readouterr().out)["serve"]["output_tokens_per_s"]
+    assert pytorch_flow < 0.8 * engine_flow
+    with pytest.raises(CliError, match="--trtllm-backend"):
+        cmd_serve_speed(_parser().parse_args((argv.replace("trtllm", "vllm") + " --trtllm-backend pytorch").split()))
