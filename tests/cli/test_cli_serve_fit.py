@@ -153,7 +153,8 @@ def test_serve_gpus_without_tp_splits_the_model_over_them(capsys) -> None:
 def test_estimate_accuracy_reports_the_fresh_speed_set_apart(capsys) -> None:
     out = _json(capsys, ["estimate", "accuracy", "--json"])
     summary = out["speed"]["summary"]
-    assert set(summary) == {"dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8"}
+    assert set(summary) == {"dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
+                            "fresh9"}
     assert summary["fresh"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh") > 0
     assert summary["fresh2"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh2") > 0
     assert summary["fresh3"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh3") > 0
@@ -162,6 +163,7 @@ def test_estimate_accuracy_reports_the_fresh_speed_set_apart(capsys) -> None:
     assert summary["fresh6"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh6") > 0
     assert summary["fresh7"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh7") > 0
     assert summary["fresh8"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh8") > 0
+    assert summary["fresh9"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh9") > 0
     assert main(["estimate", "accuracy"]) == 0
     text = capsys.readouterr().out
     assert "fresh set (collected after the model was frozen)" in text
