@@ -382,3 +382,34 @@ def test_vllm_tensor_parallel_profile_counts_collective_buffers_from_0_16(catalo
     no_peer = engine_fit("vllm", model, H100, [*args, "nccl_transport=shm"], version="0.19.0")
     assert new.per_gpu.non_torch_bytes - no_peer.per_gpu.non_torch_bytes == pytest.approx(TP_PROFILE_NON_TORCH_BYTES)
     assert new.kv_cache_tokens < no_peer.kv_cache_tokens
+
+
+def test_llamacpp_metal_maps_the_quantised_files_range_from_output_to_last_block() -> None:
+    # ggml-org/ci ed2571e0 (build b4754) on an Apple M4, Pythia 1.4B Q3_K_M written by llama-quantize: "Metal_Mapped
+    # model buffer size = 724.28 MiB" spans the whole file, the embedding ("CPU_Mapped ... 42.22 MiB") included.
+    from pathlib import Path
+
+    from gpudesk.sizing.shapes import spec_from_hf_config
+
+    pythia = spec_from_hf_config(Path(__file__).parents[2] / "fixtures" / "engines" / "configs" / "pythia-1.4b.json")
+    m4 = DeviceMemory("Apple M4", int(10.67 * GIB), "Metal", True)
+    args = ["n_gpu_layers=99", "n_ctx=2048"]
+
+    def buffers_mib(device, fmt, version, extra=()):
+        r = engine_fit("llamacpp", pythia, device, [*args, *extra], version=version, weight_format=fmt)
+        gpu, cpu = r.extra["buffers"]
+        return gpu["model_bytes"] / 2**20, cpu["model_bytes"] / 2**20
+
+    metal, cpu = buffers_mib(m4, "q3_k_m", "b4754")
+    assert cpu == pytest.approx(42.22, rel=0.001)
+    assert metal == pytest.approx(724.28, rel=0.01)
+    # Without the mapping (--no-mmap), on CUDA, or from a quantizer older than the sorted weights_map (b3999), the
+    # GPU holds its own tensors only.
+    alone = metal - cpu
+    assert buffers_mib(m4, "q3_k_m", "b4754", ["no_mmap=true"])[0] == pytest.approx(alone)
+    assert buffers_mib(DeviceMemory("V100", 31 * GIB), "q3_k_m", "b4754")[0] == pytest.approx(alone)
+    assert buffers_mib(m4, "q3_k_m", "b3998")[0] == pytest.approx(alone)
+    # A converted F16 file (build b4164 CI: Metal_Mapped 2502.97 MiB, CPU_Mapped 196.50 MiB) keeps the embedding out.
+    metal16, cpu16 = buffers_mib(m4, "f16", "b4164")
+    assert cpu16 == pytest.approx(196.5, rel=0.001)
+    assert metal16 == pytest.approx(2502.97, rel=0.01)
