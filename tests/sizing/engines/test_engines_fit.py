@@ -274,6 +274,21 @@ def test_vllm_pads_mxfp4_experts_for_its_moe_kernel(catalog) -> None:
     assert marlin.per_gpu.weights_bytes / GIB == pytest.approx(65.9651, rel=0.002)
 
 
+def test_vllm_triton_mxfp4_pads_the_per_rank_intermediate_size_to_64(catalog) -> None:
+    # gpt-oss-20b at TP 2 on vLLM 0.19.0 ("Using 'TRITON' Mxfp4 MoE backend", llm-d-planner's sweep): 1440 columns a
+    # rank become 1472, the hidden size 3072; "Model loading took 7.01 GiB" a rank.
+    from gpudesk.sizing.engines.vllm import mxfp4_padding_bytes
+
+    oss20 = spec(catalog, "gpt-oss-20b")
+    experts = 24 * 32
+    assert mxfp4_padding_bytes(oss20, "mxfp4", "0.19.0", tensor_parallel=2) == pytest.approx(
+        experts * 3 * (1472 * 3072 - 1440 * 2880) * 4.25 / 8)
+    h100 = DeviceMemory("H100", int(79.19 * GIB))
+    r = engine_fit("vllm", oss20, h100, ["max_model_len=8192", "enable_prefix_caching=false"], version="0.19.0",
+                   gpus=2, tensor_parallel=2)
+    assert r.per_gpu.weights_bytes / GIB == pytest.approx(7.01, rel=0.03)
+
+
 def test_vllm_mxfp4_moe_allocates_padded_bf16_expert_biases(catalog) -> None:
     """mxfp4.py create_weights: w13_bias (experts x 2 x padded intermediate) and w2_bias (experts x hidden), bf16,
     which the parameter count leaves out; with them vLLM 0.11.0's KV cache for gpt-oss-120b on one H100 at
