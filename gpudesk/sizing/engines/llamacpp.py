@@ -8,7 +8,20 @@ Sources (ggml-org/llama.cpp):
   time as the output (``TENSOR_DUPLICATED``) on the output layer's device (Llama 3.2 3B Q4_K_M on Metal: 308.23 MiB
   on the CPU and the same 308 MiB again inside the 1918.35 MiB GPU buffer). With several GPUs the offloaded layers are split by ``--tensor-split`` (default: in
   proportion to each device's free memory), each device taking a contiguous run.
-- Model buffer: the sum of each tensor's bytes (``ggml_nbytes``: whole blocks of its GGML type).
+- Model buffer: the sum of each tensor's bytes (``ggml_nbytes``: whole blocks of its GGML type). On Metal, whose
+  device wraps host memory (``buffer_from_host_ptr``), a memory-mapped file (the default; ``--no-mmap`` turns it
+  off) becomes the GPU buffer as the byte range from the first to the last of the device's tensors in the file
+  (``llama_model_loader::get_mapping_range``, ``src/llama-model-loader.cpp``), so tensors stored between them count
+  too. A file ``llama-quantize`` wrote (any tensor of a type the converter cannot write: ``convert_hf_to_gguf.py``
+  writes only f32, f16, bf16, q8_0, tq1_0, tq2_0) lists its tensors in ``weights_map`` order, a ``std::map`` whose
+  ``weight_name_comparer`` puts the names outside the blocks first, alphabetically (``output.weight``,
+  ``output_norm.*``, ``token_embd.weight``), then the blocks by index (``src/llama-quant.cpp``
+  ``llama_model_quantize_impl``; ggml-org/llama.cpp PR #9935, commit ab3d71f9, build b3999): with the output layer
+  offloaded, the host's token embedding lies inside the GPU range (Pythia 1.4B Q3_K_M on an M4, build b4754:
+  "Metal_Mapped model buffer size = 724.28 MiB" = every tensor of the file, "CPU_Mapped ... 42.22 MiB" = the
+  embedding). Converted files keep the checkpoint's order, which the model's config does not give: their range is
+  taken as the device's tensors alone (Pythia 1.4B F16 from the checkpoint's ``pytorch_model.bin``, build b4164:
+  2502.97 MiB, the embedding outside). The build of the file is taken as the engine's build.
 - KV cache (``src/llama-kv-cache.cpp``): per layer ``ggml_row_size(type_k, n_embd_k_gqa) x kv_size`` for K and the
   same with ``type_v`` for V, on the device of its layer (``--no-kv-offload`` keeps it on the host); ``kv_size`` is
   ``n_ctx`` padded to 256 cells with flash attention and to 32 without (``llama_kv_cache_get_padding``). Quantised V needs flash attention (``-fa``).
@@ -53,7 +66,15 @@ SETTINGS: dict[str, Setting] = {
     "no_kv_offload": (False, bool, "--no-kv-offload"),
     "parallel": (1, int, "-np"),
     "swa_full": (False, bool, "--swa-full"),
+    "no_mmap": (False, bool, "--no-mmap"),
 }
+#: GGML types ``convert_hf_to_gguf.py`` writes (``--outtype`` f32, f16, bf16, q8_0, tq1_0, tq2_0); a file holding
+#: any other type was written by ``llama-quantize``.
+CONVERTER_TYPES = frozenset({"f32", "f16", "bf16", "q8_0", "tq1_0", "tq2_0"})
+#: The first build whose ``llama-quantize`` writes tensors in ``weights_map`` order (PR #9935, ab3d71f9).
+SORTED_WEIGHTS_BUILD = 3999
+#: Backends whose device buffer can wrap the memory-mapped file (``caps.buffer_from_host_ptr``).
+HOST_PTR_BACKENDS = frozenset({"Metal"})
 KV_PADDING_FLASH = 256
 KV_PADDING = 32
 #: Memory a backend holds outside ggml's buffers (CUDA context, cuBLAS handles); Metal's own allocations.
@@ -85,6 +106,22 @@ def _layer_bytes(tensors: list[GgmlTensor] | tuple[GgmlTensor, ...],
         else:
             out += t.bytes
     return per_layer, embd, out, embd if tied else 0
+
+
+def mapped_range_extra_bytes(tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], backend: str, version: str,
+                             out_on_gpu: bool, no_mmap: bool) -> int:
+    """Host-resident bytes inside the GPU's mapped range (module docstring, "Model buffer"): the token embedding
+    of a ``llama-quantize`` file (build b3999 on) whose untied output layer is on a device that wraps the mapping;
+    0 otherwise (the tied case already counts the embedding once as the output's duplicate)."""
+    if backend not in HOST_PTR_BACKENDS or no_mmap or not out_on_gpu:
+        return 0
+    if build_number(version) < SORTED_WEIGHTS_BUILD:
+        return 0
+    if all(t.ggml_type in CONVERTER_TYPES for t in tensors):
+        return 0
+    if not any(t.name.startswith("output.") for t in tensors):
+        return 0
+    return sum(t.bytes for t in tensors if t.name.startswith("token_embd"))
 
 
 def _split(ngl_layers: int, devices: int, tensor_split: str) -> list[int]:
@@ -164,6 +201,8 @@ def llamacpp_buffers(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTens
         kv = 0 if s["no_kv_offload"] else sum(kv_of_layer(i) for i in layers)
         if out_on_gpu and d == len(counts) - 1:
             model += out + dup
+            if len(counts) == 1:
+                model += mapped_range_extra_bytes(tensors, backend, version, out_on_gpu, bool(s["no_mmap"]))
         label = "Metal" if backend == "Metal" else f"{backend}{d}"
         gpu.append(LlamaBuffers(label, model, kv, compute.get(names[d], 0), count))
         il += count

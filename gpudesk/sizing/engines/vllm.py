@@ -27,7 +27,10 @@ Sources (vllm-project/vllm):
   expert weights are allocated padded for the kernel: ``hidden_size`` rounded up to 256 and, on the Marlin
   weight-only FP4 path (GPUs without native FP4 up to 0.10.1, which logs "Weight-only FP4 compression will be
   used leveraging the Marlin kernel"), the per-rank ``intermediate_size`` to 128; the Triton path (0.14.1 logs
-  "mxfp4.py: Using Triton backend") pads the hidden size only. gpt-oss-120b (2,880 wide): 4,608 experts x 3 x
+  "mxfp4.py: Using Triton backend") pads the hidden size to 256 and, as ``create_weights`` does on CUDA outside
+  Marlin and FlashInfer, the per-rank ``intermediate_size`` to 64 (``round_up(intermediate_size_per_partition,
+  64)``; a no-op at TP 1 for gpt-oss's 2,880, not at TP 2: 1,440 -> 1,472; gpt-oss-20b at TP 2 on 0.19.0 printed
+  7.01 GiB a rank). gpt-oss-120b (2,880 wide): 4,608 experts x 3 x
   2,944 x 3,072 x 4.25 bits + the bf16 rest = 66.0 GiB (0.10.1 printed 65.97, vllm-project/vllm#23278), and 64.6 GiB
   on the Triton path (0.14.1 printed 64.38, vllm-project/vllm#33155). Blackwell's FlashInfer paths (256 on both)
   are not modelled. Which path runs on a GPU without native FP4 (``mxfp4.py`` ``get_mxfp4_backend``, read in the
@@ -192,7 +195,7 @@ def mxfp4_padding_bytes(spec: ModelSpec, weight_format: str, version: str, tenso
     tp = max(1, tensor_parallel)
     per_rank = width // tp
     marlin = mxfp4_marlin(version, triton_kernels)
-    padded_width = _round_up(per_rank, 128) if marlin else per_rank
+    padded_width = _round_up(per_rank, 128 if marlin else 64)
     hidden = spec.hidden_size
     layers = spec.moe_layers if spec.moe_layers is not None else (spec.layers or 0)
     grow = 3 * (padded_width * _round_up(hidden, 256) - per_rank * hidden)

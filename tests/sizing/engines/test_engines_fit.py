@@ -274,6 +274,21 @@ def test_vllm_pads_mxfp4_experts_for_its_moe_kernel(catalog) -> None:
     assert marlin.per_gpu.weights_bytes / GIB == pytest.approx(65.9651, rel=0.002)
 
 
+def test_vllm_triton_mxfp4_pads_the_per_rank_intermediate_size_to_64(catalog) -> None:
+    # gpt-oss-20b at TP 2 on vLLM 0.19.0 ("Using 'TRITON' Mxfp4 MoE backend", llm-d-planner's sweep): 1440 columns a
+    # rank become 1472, the hidden size 3072; "Model loading took 7.01 GiB" a rank.
+    from gpudesk.sizing.engines.vllm import mxfp4_padding_bytes
+
+    oss20 = spec(catalog, "gpt-oss-20b")
+    experts = 24 * 32
+    assert mxfp4_padding_bytes(oss20, "mxfp4", "0.19.0", tensor_parallel=2) == pytest.approx(
+        experts * 3 * (1472 * 3072 - 1440 * 2880) * 4.25 / 8)
+    h100 = DeviceMemory("H100", int(79.19 * GIB))
+    r = engine_fit("vllm", oss20, h100, ["max_model_len=8192", "enable_prefix_caching=false"], version="0.19.0",
+                   gpus=2, tensor_parallel=2)
+    assert r.per_gpu.weights_bytes / GIB == pytest.approx(7.01, rel=0.03)
+
+
 def test_vllm_mxfp4_moe_allocates_padded_bf16_expert_biases(catalog) -> None:
     """mxfp4.py create_weights: w13_bias (experts x 2 x padded intermediate) and w2_bias (experts x hidden), bf16,
     which the parameter count leaves out; with them vLLM 0.11.0's KV cache for gpt-oss-120b on one H100 at
@@ -382,3 +397,34 @@ def test_vllm_tensor_parallel_profile_counts_collective_buffers_from_0_16(catalo
     no_peer = engine_fit("vllm", model, H100, [*args, "nccl_transport=shm"], version="0.19.0")
     assert new.per_gpu.non_torch_bytes - no_peer.per_gpu.non_torch_bytes == pytest.approx(TP_PROFILE_NON_TORCH_BYTES)
     assert new.kv_cache_tokens < no_peer.kv_cache_tokens
+
+
+def test_llamacpp_metal_maps_the_quantised_files_range_from_output_to_last_block() -> None:
+    # ggml-org/ci ed2571e0 (build b4754) on an Apple M4, Pythia 1.4B Q3_K_M written by llama-quantize: "Metal_Mapped
+    # model buffer size = 724.28 MiB" spans the whole file, the embedding ("CPU_Mapped ... 42.22 MiB") included.
+    from pathlib import Path
+
+    from gpudesk.sizing.shapes import spec_from_hf_config
+
+    pythia = spec_from_hf_config(Path(__file__).parents[2] / "fixtures" / "engines" / "configs" / "pythia-1.4b.json")
+    m4 = DeviceMemory("Apple M4", int(10.67 * GIB), "Metal", True)
+    args = ["n_gpu_layers=99", "n_ctx=2048"]
+
+    def buffers_mib(device, fmt, version, extra=()):
+        r = engine_fit("llamacpp", pythia, device, [*args, *extra], version=version, weight_format=fmt)
+        gpu, cpu = r.extra["buffers"]
+        return gpu["model_bytes"] / 2**20, cpu["model_bytes"] / 2**20
+
+    metal, cpu = buffers_mib(m4, "q3_k_m", "b4754")
+    assert cpu == pytest.approx(42.22, rel=0.001)
+    assert metal == pytest.approx(724.28, rel=0.01)
+    # Without the mapping (--no-mmap), on CUDA, or from a quantizer older than the sorted weights_map (b3999), the
+    # GPU holds its own tensors only.
+    alone = metal - cpu
+    assert buffers_mib(m4, "q3_k_m", "b4754", ["no_mmap=true"])[0] == pytest.approx(alone)
+    assert buffers_mib(DeviceMemory("V100", 31 * GIB), "q3_k_m", "b4754")[0] == pytest.approx(alone)
+    assert buffers_mib(m4, "q3_k_m", "b3998")[0] == pytest.approx(alone)
+    # A converted F16 file (build b4164 CI: Metal_Mapped 2502.97 MiB, CPU_Mapped 196.50 MiB) keeps the embedding out.
+    metal16, cpu16 = buffers_mib(m4, "f16", "b4164")
+    assert cpu16 == pytest.approx(196.5, rel=0.001)
+    assert metal16 == pytest.approx(2502.97, rel=0.01)
