@@ -839,6 +839,14 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                                                 "attention time; partial-result merges as HBM traffic",
                               "Transformer Engine AttnFuncWithCPAndKVP2P (context_parallel.py); PyTorch "
                               "_templated_ring_attention (torch/distributed/tensor/experimental/_attention.py)"))
+        how = ("one K/V block per ring step under the step in hand" if fw.cp_kv_exchange == "p2p" else
+               "one all-gather of every rank's K/V per pass, under the first ring step only; FP32 dK/dV ring")
+        what = "K/V repeated to the query heads" if fw.expands_gqa_kv else "grouped K/V heads as they are"
+        out.append(Assumption("cp_kv_exchange", f"{fw.cp_kv_exchange}: {how}; {what}",
+                              "PyTorch _AllGatherRotater / _ContextParallelOptions.rotate_method (torch/distributed/"
+                              "tensor/experimental/_attention.py); torchtitan context_parallel_rotate_method, "
+                              "repeat_kv (torchtitan/models/llama/model.py); Transformer Engine "
+                              "AttnFuncWithCPAndKVP2P"))
     if s.ep_comm_overlap and s.ep > 1:
         out.append(Assumption("ep_comm_overlap", f"all-to-all under the other micro-batch's compute, "
                                                  f"{OVERLAP_COMM_SM_SHARE:.2f} of the SMs held by communication",

@@ -73,3 +73,12 @@ def test_expert_weight_gradients_accumulate_into_the_fp32_gradient():
     per_row_ep32 = expert_mlp_seconds(4096, 7168, 2048, 2, 1, rate, hbm) / 4096
     assert per_row_ep8 > 1.05 * per_row_ep32
 
+
+
+def test_the_estimate_states_how_its_ring_exchanges_kv():
+    row = _dev_row("torchtitan-h100-8b-cp8-seq256k")
+    _, titan = predict_train_case(row)
+    stated = {a.name: a.value for a in titan.assumptions}
+    assert stated["cp_kv_exchange"].startswith("allgather:") and "repeated to the query heads" in stated["cp_kv_exchange"]
+    _, megatron = predict_train_case(dict(row, framework="megatron-core"))
+    assert {a.name: a.value for a in megatron.assumptions}["cp_kv_exchange"].startswith("p2p:")
