@@ -448,9 +448,12 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     if s.cp > 1:
         # Ring attention: shorter per-step flash-attention calls and the partial-result merges (speed_parallel).
         t_attn *= ring_attention_chunk_slowdown(s.seq_len, s.cp)
-        t_attn += ring_attention_merge_bytes_per_layer(
-            tokens_mb, sh.q_width // s.tp, max(1, sh.kv_width // max(1, min(s.tp, spec.kv_heads_resolved))),
-            s.cp) * layers_local / hbm
+        # The dK/dV accumulators are as wide as the K/V the attention call takes: the query width where the
+        # framework repeats the grouped heads (Framework.expands_gqa_kv).
+        merged_kv = (sh.q_width // s.tp if fw.expands_gqa_kv
+                     else max(1, sh.kv_width // max(1, min(s.tp, spec.kv_heads_resolved))))
+        t_attn += ring_attention_merge_bytes_per_layer(tokens_mb, sh.q_width // s.tp, merged_kv, s.cp) * (
+            layers_local / hbm)
 
     saved = NON_GEMM_PASSES * sh.saved_bytes_per_token_layer * tokens_mb * layers_local / s.tp
     if sh.experts and moe_local:
