@@ -82,3 +82,17 @@ def test_the_estimate_states_how_its_ring_exchanges_kv():
     assert stated["cp_kv_exchange"].startswith("allgather:") and "repeated to the query heads" in stated["cp_kv_exchange"]
     _, megatron = predict_train_case(dict(row, framework="megatron-core"))
     assert {a.name: a.value for a in megatron.assumptions}["cp_kv_exchange"].startswith("p2p:")
+
+
+def test_repeated_kv_heads_widen_the_ring_merges_and_the_gather(monkeypatch):
+    from dataclasses import replace
+
+    # Llama 3.1 8B at CP 8 over 262,144 tokens (torchtitan Table 2): 8 K/V heads repeated to 32 query heads.
+    row = _dev_row("torchtitan-h100-8b-cp8-seq256k")
+    _, repeated = predict_train_case(row)
+    grouped_profile = replace(FRAMEWORKS["torchtitan-compile"], expands_gqa_kv=False)
+    monkeypatch.setitem(FRAMEWORKS, "torchtitan-compile", grouped_profile)
+    _, grouped = predict_train_case(row)
+    assert repeated.breakdown["attention_s"] > grouped.breakdown["attention_s"]
+    # On NVLink the 4x wider gather still hides under the first ring step of every pass.
+    assert repeated.breakdown["context_parallel_exposed_s"] == grouped.breakdown["context_parallel_exposed_s"] == 0.0
