@@ -148,6 +148,43 @@ def ring_attention_merge_bytes_per_layer(tokens_per_rank: float, q_width: int, k
     return c * RING_MERGE_BYTES_PER_ELEMENT * positive_float("tokens", tokens_per_rank) * per_token
 
 
+# How a ring-attention implementation moves K/V between the context-parallel ranks. "p2p": one K/V block to the next
+# rank per ring step, each transfer under the step in hand (Transformer Engine AttnFuncWithCPAndKVP2P, Megatron-Core
+# cp_comm_type "p2p"). "allgather": PyTorch's experimental context parallelism gathers every rank's K/V in one
+# collective issued with the first (diagonal) step and waited for before the second (torch/distributed/tensor/
+# experimental/_attention.py, _AllGatherRotater: exchange_buffers at i = 0, next_buffer at i = 1;
+# _ContextParallelOptions.rotate_method defaults to ALL_GATHER, torchtitan's context_parallel_rotate_method
+# defaults to "allgather": "all-gather all kv shards on ranks after the first sub-SDPA computation"); the backward
+# gathers K/V again the same way and passes dK/dV around the ring step by step, accumulated in FP32
+# (convert_to_f32).
+CP_KV_EXCHANGES = ("p2p", "allgather")
+
+
+def context_parallel_exposed_seconds(exchange: str, kv_pass_s: float, attention_passes_s: tuple[float, ...],
+                                     backward_attention_s: float, cp: int, grad_bytes_ratio: float = 1.0) -> float:
+    """Ring-attention communication time not hidden behind attention, per micro-batch.
+
+    ``kv_pass_s``: moving the other ranks' K/V once (one forward's volume); ``attention_passes_s``: the attention
+    time of each pass that needs the remote K/V (forward, a recompute of it, backward); ``backward_attention_s``:
+    the backward's share, under which dK/dV travel (``grad_bytes_ratio`` x the K/V volume: 2 for FP32 gradients).
+
+    ``p2p``: every transfer overlaps the step in hand: exposed only where all the traffic outlasts all the
+    attention. ``allgather``: each pass's gather overlaps only its first ring step, ``1 / cp`` of that pass's
+    attention; the gradient ring overlaps the remaining ``(cp - 1) / cp`` of the backward.
+    """
+    c = positive_int("cp", cp)
+    if c == 1 or kv_pass_s <= 0:
+        return 0.0
+    if exchange not in CP_KV_EXCHANGES:
+        raise SizingError("cp_kv_exchange", _("{value!r} is not a known K/V exchange; use one of {names}.").format(
+            value=exchange, names=", ".join(CP_KV_EXCHANGES)))
+    grads = kv_pass_s * grad_bytes_ratio
+    if exchange == "p2p":
+        return max(0.0, kv_pass_s * len(attention_passes_s) + grads - sum(attention_passes_s))
+    gathers = sum(max(0.0, kv_pass_s - attention / c) for attention in attention_passes_s)
+    return gathers + max(0.0, grads - backward_attention_s * (c - 1) / c)
+
+
 def expert_all_to_all_bytes_per_layer(tokens: float, hidden_size: int, top_k: int, ep: int,
                                       bytes_per_element: float = 2.0) -> float:
     """Bytes one GPU sends per MoE layer, forward + backward: 4 all-to-alls (dispatch, combine, and their

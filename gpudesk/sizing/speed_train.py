@@ -53,6 +53,7 @@ from gpudesk.sizing.speed_parallel import (
     LINK_EFFICIENCY,
     LinkSpeed,
     context_parallel_bytes_per_layer,
+    context_parallel_exposed_seconds,
     ring_attention_chunk_slowdown,
     ring_attention_merge_bytes_per_layer,
     data_parallel_bytes,
@@ -96,6 +97,9 @@ ATTENTION_EFFICIENCY = {"fa2": {"Ampere": 0.50, "default": 0.35}, "cudnn": {"def
 # flash-attention benchmarks/benchmark_flash_attention.py counts bwd = 2.5 x fwd). The kernel efficiencies above are
 # measured against that count.
 FLASH_BACKWARD_SHARE = 2.5
+# PyTorch's ring backward accumulates dK/dV in FP32 (_ContextParallelOptions.convert_to_f32) and passes them
+# around the ring in that dtype: twice the bytes of the 16-bit K/V (torch/distributed/tensor/experimental/_attention.py).
+PYTORCH_RING_GRAD_BYTES_RATIO = 2.0
 # Permute and unpermute in forward and again in backward: 4 passes over (1 + top_k) hidden states per token.
 MOE_PERMUTE_PASSES = 4
 # Stas Bekman (ML Engineering, compute/accelerator): measured memory bandwidth is ~80-90 % of the datasheet.
@@ -156,7 +160,12 @@ class Framework:
     redoes: ``selective_mm_share`` of the forward matmuls and, when ``selective_attention``, the attention core.
     ``fp8_recipe``: its default FP8 scaling (Megatron-LM ``--fp8-recipe`` defaults to ``delayed``, Transformer
     Engine's default ``DelayedScaling`` recipe; torchao ``Float8Linear`` defaults to tensorwise dynamic scaling,
-    ``current``)."""
+    ``current``). ``cp_kv_exchange``: how its ring attention moves K/V between context-parallel ranks
+    (:data:`gpudesk.sizing.speed_parallel.CP_KV_EXCHANGES`); ``expands_gqa_kv``: its attention repeats the
+    grouped K/V heads to the query heads before the attention call, so context parallelism moves the expanded
+    K/V (torchtitan's Llama ``Attention.forward``: ``repeat_kv(xk, self.n_rep)`` before
+    ``F.scaled_dot_product_attention``, torchtitan/models/llama/model.py, github.com/pytorch/torchtitan, 2024;
+    Transformer Engine's attention takes the grouped heads as they are)."""
 
     name: str
     non_gemm_traffic: float
@@ -166,6 +175,8 @@ class Framework:
     selective_mm_share: float = 0.0
     selective_attention: bool = True
     fp8_recipe: str = "delayed"
+    cp_kv_exchange: str = "p2p"
+    expands_gqa_kv: bool = False
 
 
 # Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
@@ -190,10 +201,12 @@ FRAMEWORKS: dict[str, Framework] = {
                                     "torch.compile fuses the pointwise kernels as Transformer Engine does (1.0); "
                                     "vanilla DTensor TP does not overlap its collectives (torchtitan async-TP "
                                     "benchmark, June 2025: async TP is 1.09-1.16x faster); attention through "
-                                    "PyTorch SDPA (FlashAttention-2 kernels)", "fa2", *_TORCHTITAN_SAC),
+                                    "PyTorch SDPA (FlashAttention-2 kernels)", "fa2", *_TORCHTITAN_SAC,
+                                    cp_kv_exchange="allgather", expands_gqa_kv=True),
     "torchtitan-eager": Framework("torchtitan-eager", _EAGER, 0.0,
                                   "torchtitan benchmarks/llama3_h100_202412_torchtitan.md: compile is 1.16x eager; "
-                                  "SDPA FlashAttention-2", "fa2", *_TORCHTITAN_SAC),
+                                  "SDPA FlashAttention-2", "fa2", *_TORCHTITAN_SAC,
+                                  cp_kv_exchange="allgather", expands_gqa_kv=True),
     "deepspeed": Framework("deepspeed", _EAGER, 0.0,
                            "eager PyTorch modules under ZeRO (no kernel fusion by default): the eager factor "
                            "measured by torchtitan (compile 1.16x eager); FlashAttention-2", "fa2"),
@@ -435,9 +448,12 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     if s.cp > 1:
         # Ring attention: shorter per-step flash-attention calls and the partial-result merges (speed_parallel).
         t_attn *= ring_attention_chunk_slowdown(s.seq_len, s.cp)
-        t_attn += ring_attention_merge_bytes_per_layer(
-            tokens_mb, sh.q_width // s.tp, max(1, sh.kv_width // max(1, min(s.tp, spec.kv_heads_resolved))),
-            s.cp) * layers_local / hbm
+        # The dK/dV accumulators are as wide as the K/V the attention call takes: the query width where the
+        # framework repeats the grouped heads (Framework.expands_gqa_kv).
+        merged_kv = (sh.q_width // s.tp if fw.expands_gqa_kv
+                     else max(1, sh.kv_width // max(1, min(s.tp, spec.kv_heads_resolved))))
+        t_attn += ring_attention_merge_bytes_per_layer(tokens_mb, sh.q_width // s.tp, merged_kv, s.cp) * (
+            layers_local / hbm)
 
     saved = NON_GEMM_PASSES * sh.saved_bytes_per_token_layer * tokens_mb * layers_local / s.tp
     if sh.experts and moe_local:
@@ -480,10 +496,19 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     t_cp = 0.0
     exposed_cp = 0.0
     if s.cp > 1:
-        cp_bytes = context_parallel_bytes_per_layer(tokens_mb, sh.kv_width // max(1, min(s.tp, spec.kv_heads_resolved)),
-                                                    s.cp) * layers_local
+        # K/V width one rank sends: its share of the grouped K/V heads, or of the query heads where the framework
+        # repeats K/V to them before the attention call (Framework.expands_gqa_kv).
+        kv_rank = (sh.q_width // s.tp if fw.expands_gqa_kv
+                   else sh.kv_width // max(1, min(s.tp, spec.kv_heads_resolved)))
+        cp_bytes = context_parallel_bytes_per_layer(tokens_mb, kv_rank, s.cp) * layers_local
         t_cp = link_for(s.tp * s.cp).seconds(cp_bytes, hops=int(3 * (s.cp - 1) * layers_local))
-        exposed_cp = max(0.0, t_cp - t_attn)
+        # Attention per pass: forward 1, its recompute 1 where the attention is recomputed, backward
+        # FLASH_BACKWARD_SHARE; the remote K/V are needed in each, dK/dV travel in the backward.
+        unit = t_attn / (1 + FLASH_BACKWARD_SHARE + (1 if attn_factor > 1 else 0))
+        passes = (unit, unit, FLASH_BACKWARD_SHARE * unit) if attn_factor > 1 else (unit, FLASH_BACKWARD_SHARE * unit)
+        exposed_cp = context_parallel_exposed_seconds(
+            fw.cp_kv_exchange, t_cp / 3, passes, FLASH_BACKWARD_SHARE * unit, s.cp,
+            grad_bytes_ratio=PYTORCH_RING_GRAD_BYTES_RATIO if fw.cp_kv_exchange == "allgather" else 1.0)
     t_a2a = 0.0
     if s.ep > 1 and sh.experts:
         a2a_bytes = expert_all_to_all_bytes_per_layer(tokens_mb / s.tp, sh.hidden, sh.top_k, s.ep) * moe_local
@@ -627,8 +652,14 @@ def gemm_seconds(m: float, n: float, k: float, in_bytes: float, out_bytes: float
     return main_loop + m * n * out_bytes / bytes_per_s
 
 
-# The weight-gradient GEMM's output is accumulated in FP32 (Megatron-Core main_grad, gradient_accumulation_fusion).
-WEIGHT_GRADIENT_BYTES = 4
+# The weight-gradient GEMM's output is accumulated into the FP32 gradient buffer: Megatron-Core's
+# gradient_accumulation_fusion (on unless --no-gradient-accumulation-fusion, megatron/training/arguments.py) runs the
+# wgrad GEMM with beta = 1 into param.main_grad (fused_weight_gradient_mlp_cuda.wgrad_gemm_accum_fp32 for the dense
+# linears; Transformer Engine GroupedLinear with fuse_wgrad_accumulation, general_grouped_gemm(..., accumulate=True,
+# out=main_grads) for the experts), so its epilogue reads the running FP32 sum and writes it back: 4 + 4 bytes per
+# weight element and micro-batch. Without the fusion autograd adds the fresh gradient to .grad in a separate kernel,
+# which moves at least as much. Weight-sized, so it matters where an expert's GEMM sees few rows (many local experts).
+WEIGHT_GRADIENT_BYTES = 8
 
 
 def expert_mlp_seconds(rows: float, hidden: int, width: float, fc1_factor: int, in_bytes: float, flops_per_s: float,
@@ -639,7 +670,8 @@ def expert_mlp_seconds(rows: float, hidden: int, width: float, fc1_factor: int, 
     First linear ``hidden -> fc1_factor x width`` (gate and up fused for SwiGLU), second ``width -> hidden``.
     Forward: ``rows x hidden x (fc1_factor width)`` and ``rows x width x hidden`` (reduction over ``width``);
     data gradients: the transposes (reductions over ``hidden`` and ``fc1_factor x width``), each writing a 16-bit
-    gradient; weight gradients: reductions over ``rows``, written in FP32 (:data:`WEIGHT_GRADIENT_BYTES`), skipped
+    gradient; weight gradients: reductions over ``rows``, accumulated into the FP32 gradient (read and written,
+    :data:`WEIGHT_GRADIENT_BYTES`), skipped
     for a frozen base (LoRA). Operands at ``in_bytes`` (2 for BF16, 1 for FP8), outputs 16-bit.
     """
     fc1 = fc1_factor * width
@@ -810,6 +842,14 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                                                 "attention time; partial-result merges as HBM traffic",
                               "Transformer Engine AttnFuncWithCPAndKVP2P (context_parallel.py); PyTorch "
                               "_templated_ring_attention (torch/distributed/tensor/experimental/_attention.py)"))
+        how = ("one K/V block per ring step under the step in hand" if fw.cp_kv_exchange == "p2p" else
+               "one all-gather of every rank's K/V per pass, under the first ring step only; FP32 dK/dV ring")
+        what = "K/V repeated to the query heads" if fw.expands_gqa_kv else "grouped K/V heads as they are"
+        out.append(Assumption("cp_kv_exchange", f"{fw.cp_kv_exchange}: {how}; {what}",
+                              "PyTorch _AllGatherRotater / _ContextParallelOptions.rotate_method (torch/distributed/"
+                              "tensor/experimental/_attention.py); torchtitan context_parallel_rotate_method, "
+                              "repeat_kv (torchtitan/models/llama/model.py); Transformer Engine "
+                              "AttnFuncWithCPAndKVP2P"))
     if s.ep_comm_overlap and s.ep > 1:
         out.append(Assumption("ep_comm_overlap", f"all-to-all under the other micro-batch's compute, "
                                                  f"{OVERLAP_COMM_SM_SHARE:.2f} of the SMs held by communication",
