@@ -164,6 +164,8 @@ _LIMIT = [
     _c(r"with size larger than\s{1,3}" + _SIZE),  # a runtime's own per-allocation limit (intel/ipex-llm#11248)
     _c(r"\bmemory limit\s{0,3}:\s{0,3}" + _SIZE),
     _c(r"\bavailable\s{1,3}" + _SIZE + r"\s{0,2}\)"),
+    # A region planned ahead (TVM's Relax VM: "attempted to allocate N at offset 0 in region that is M bytes").
+    _c(r"\bin (?:a |the )?region (?:that is|of size|of)\s{0,2}" + _SIZE),
 ]
 # TensorRT's builder (``IBuilder`` autotuning): "Skipping tactic N due to insufficient memory on requested size of S
 # detected for tactic T" (older builds spell it "insuficient"). S is the workspace one tactic asked for, in one piece,
@@ -226,7 +228,10 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vllm", ("vllm",)),
     ("sglang", ("sglang",)),
     ("triton", ("triton.runtime", "outofresources", "out of resource: shared memory")),
+    # MLC LLM and the TVM runtime it runs on (mlc_llm / mlc_chat packages, tvm._ffi, "TVMError").
+    ("mlc", ("mlc_llm", "mlc-llm", "mlc_chat", "mlc-chat", "tvmerror", "tvm._ffi", "tvm/src/runtime")),
     ("jcuda", ("jcuda",)),
+    ("faiss", ("faiss",)),
     ("cupy", ("cupy",)),
     ("numba", ("numba",)),
     ("jax", ("jaxlib", "jax.", "xla_python_client", "xlaruntimeerror", "xla:tpu", "exla")),
@@ -326,12 +331,35 @@ _ALLOC_NEAR = _c(r"\b(?:cuda|cu|hip|c|re|m)?(?:malloc|alloc(?:ate|ated|ating|ati
 _HEX_SIZE = _c(r"\b(?:size|bytes)\s{0,2}[=:]\s{0,2}0x([0-9a-f]{1,16})\b")
 
 
+# A line that names an allocation and its failure, with the size as "size N <unit>" further along: allocators that log
+# the failed request as a record of fields (faiss's StandardGpuResources: "alloc fail type FlatData dev 2 space Device
+# stream 0 size 2764800000 bytes (cudaMalloc error out of memory [2])", faiss/gpu/StandardGpuResources.cpp
+# ``allocMemory``; faiss#2179). Read line by line (each line bounded), the size with a unit only.
+_FAILED_ALLOC_LINE = _c(r"\balloc\w{0,8}\b[^\n]{0,160}?\b(?:fail\w{0,4}|error)\b|\b(?:fail\w{0,4}|error)\b[^\n]{0,160}?\balloc")
+_FIELD_SIZE = _c(r"\bsize\s{0,2}[=:]?\s{0,2}" + _SIZE_U)
+_MAX_LINE_CHARS = 2000
+
+
+def _field_size(text: str) -> int | None:
+    """The "size N <unit>" of the first line that names a failed allocation (see ``_FAILED_ALLOC_LINE``)."""
+    for line in text.splitlines():
+        line = line[:_MAX_LINE_CHARS]
+        if _FAILED_ALLOC_LINE.search(line):
+            m = _FIELD_SIZE.search(line)
+            if m:
+                return _bytes(m.group(1), m.group(2))
+    return None
+
+
 def _near_request(text: str) -> int | None:
-    """The size closest after an allocation word (see ``_ALLOC_NEAR``), or a hexadecimal size (``_HEX_SIZE``) in a
-    text that names an allocation; None if neither."""
+    """The size closest after an allocation word (see ``_ALLOC_NEAR``), the "size N" field of a failed-allocation line
+    (``_FAILED_ALLOC_LINE``), or a hexadecimal size (``_HEX_SIZE``) in a text that names an allocation; None if none."""
     m = _ALLOC_NEAR.search(text)
     if m:
         return _bytes(m.group(1), m.group(2))
+    field_size = _field_size(text)
+    if field_size is not None:
+        return field_size
     if "alloc" in text.lower():
         hexa = _HEX_SIZE.search(text)
         if hexa:
