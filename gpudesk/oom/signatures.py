@@ -119,6 +119,10 @@ Runtime signatures that decide the first cause without being "not capacity":
 * ``bare_cuda_error``: ``CUDA error: out of memory`` with nothing else: a CUDA call outside the caching
   allocator failed (PyTorch's allocator reports its own failures as "Tried to allocate ..."), so the usual
   suspects are pinned host memory, another process, an ECC fault or a bad driver state.
+* ``startup_pool``: a runtime that maps its own device pool at start (AMReX's arena, Taichi's field storage) failing
+  there: its up-front reservation (``preallocation``), sized by its own knob.
+* ``arena_limit``: ONNX Runtime's BFC arena refusing to grow past its configured limit ("Available memory of A is
+  smaller than requested bytes of R"): a cap the session set (``gpu_mem_limit``), read as ``per_process_cap``.
 * ``nccl_cuda_error``: NCCL's "unhandled cuda error" (``ncclUnhandledCudaError``) with no out-of-memory words of its
   own: a CUDA call inside NCCL failed, a buffer allocation or a driver/peer-access call; ``NCCL_DEBUG=WARN`` names it.
 """
@@ -306,6 +310,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # MPSNDArray's 4 GiB limit, and MLX's count of Metal buffers ("[metal::malloc] Resource limit
                       # (N) exceeded", mlx/backend/metal/allocator.cpp: the device's resource-count limit).
                       "invalid buffer size", "total bytes of ndarray > 2**32", "[metal::malloc] resource limit")),
+    # ONNX Runtime's BFC arena at its own limit (onnxruntime/core/framework/bfc_arena.cc, BFCArena::Extend: "Available
+    # memory of A is smaller than requested bytes of R", A = the arena's memory_limit minus what it already holds):
+    # the limit is the session's gpu_mem_limit / arena config, not the device (infiniflow/ragflow#10295).
+    ("arena_limit", ("is smaller than requested bytes of",)),
     ("allocator_nvml_assert", ("nvml_success == r internal assert failed",)),
     ("metal_oom", ("kiogpucommandbuffercallbackerroroutofmemory", "insufficient memory (ioaf code 8)",
                    "command buffer execution failed: insufficient memory",
@@ -434,6 +442,25 @@ _REGION = re.compile(r"\bin (?:a |the )?(?:region|arena|pool) (?:that is|of size
                      re.IGNORECASE)
 
 
+# Runtimes that reserve a device pool when they start and fail there as a whole (the pool, not a tensor of the job):
+# AMReX's main arena takes 3/4 of the device memory at initialisation unless amrex.the_arena_init_size says otherwise
+# (AMReX runtime parameters, "Memory"; Src/Base/AMReX_Arena.cpp allocate_system: "CUDA error 2 in file
+# .../AMReX_Arena.cpp ... out of memory", AMReX-Codes/amrex#3189), and Taichi maps its field storage pool at ti.init
+# (device_memory_GB / device_memory_fraction; 1 GB by default where CUDA has no unified memory, taichi-dev/taichi#2172:
+# "CUDA Error CUDA_ERROR_OUT_OF_MEMORY: out of memory while calling malloc (cuMemAlloc_v2)" from
+# Program::initialize_runtime_system, taichi#765, #3356, #8128).
+_STARTUP_POOL = (("amrex", ("amrex_arena.cpp", "amrex::arena")),
+                 ("taichi", ("initialize_runtime_system", "ti.init(")))
+
+
+def startup_pool_runtime(low: str) -> str | None:
+    """The runtime whose start-up pool a (lower-cased, flattened) out-of-memory text names (``_STARTUP_POOL``)."""
+    for runtime, words in _STARTUP_POOL:
+        if runtime in low and any(w in low for w in words):
+            return runtime
+    return None
+
+
 def _region_limit(text: str, requested: int | None) -> bool:
     m = _REGION.search(text)
     return requested is not None and m is not None and requested > int(m.group(1))
@@ -466,6 +493,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "host_ram"
     if _INIT_FILE.search(text):
         return "context_init"
+    if startup_pool_runtime(low) is not None and any(w in low for w in _OOM_OWN):
+        return "startup_pool"
     if _region_limit(text, requested):
         return "buffer_limit"
     if "faiss" in low and requested in FAISS_SCRATCH_BYTES:

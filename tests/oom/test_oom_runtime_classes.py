@@ -154,3 +154,43 @@ def test_an_mlc_shortage_gets_mlc_knobs():
             "e == cudaErrorCudartUnloading) is false: CUDA: out of memory")
     top = diagnose_text(text).top
     assert top is not None and top.id == "genuine_shortage" and "gpu_memory_utilization" in top.fix
+
+
+# --- ONNX Runtime's arena at the session's own limit ---------------------------------------------------------------
+def test_onnxruntime_arena_limit_is_the_sessions_cap_not_the_gpu():
+    # https://github.com/infiniflow/ragflow/issues/10295 (answered: raise gpu_mem_limit)
+    text = ("onnxruntime::BFCArena::AllocateRawInternal(size_t, bool, onnxruntime::Stream*, bool, "
+            "onnxruntime::WaitNotificationFn) Available memory of 0 is smaller than requested bytes of 135383040")
+    diagnosis = diagnose_text(text)
+    assert diagnosis.found_oom and diagnosis.report.requested_bytes == 135383040
+    top = diagnosis.top
+    assert top is not None and top.id == "per_process_cap" and "gpu_mem_limit" in top.fix
+    assert top.evidence["arena_available_bytes"] == 0
+
+
+# --- A runtime's own pool reserved at start-up (AMReX's arena, Taichi's field storage) -----------------------------
+@pytest.mark.parametrize("text, knob", [
+    # https://github.com/taichi-dev/taichi/issues/8128 (ti.init with device_memory_fraction=0.9 on Windows)
+    ("[Taichi] Starting on arch=cuda\n[E 06/02/23 16:36:21.714 12832] [taichi/rhi/cuda/cuda_driver.h:taichi::lang::"
+     "CUDADriverFunction<void * *,unsigned __int64>::operator ()@92] CUDA Error CUDA_ERROR_OUT_OF_MEMORY: out of memory "
+     "while calling malloc (cuMemAlloc_v2)\nTraceback (most recent call last):\n  File \"C:\\\\Python\\\\newtest\\\\"
+     "taichi_test.py\", line 7, in <module>\n    ti.init(arch=ti.gpu, device_memory_GB=1, device_memory_fraction=0.9)",
+     "device_memory_fraction"),
+    # https://github.com/taichi-dev/taichi/issues/765 (two processes, each reserving its pool at start)
+    ("[E 04/13/20 22:57:47.637] [cuda_driver.h:operator()@66] CUDA Error CUDA_ERROR_OUT_OF_MEMORY: out of memory while "
+     "calling malloc (cuMemAlloc_v2)\n/tmp/taichi-iukg5cuq/taichi_core.so: taichi::lang::Program::"
+     "initialize_runtime_system(taichi::l", "device_memory_GB"),
+])
+def test_a_runtime_start_up_pool_is_its_preallocation_in_its_own_knob(text, knob):
+    diagnosis = diagnose_text(text)
+    top = diagnosis.top
+    assert diagnosis.report.signature == "startup_pool"
+    assert top is not None and top.id == "preallocation" and knob in top.fix
+    assert [c.id for c in diagnosis.causes][1] == "other_process"
+
+
+def test_taichi_out_of_memory_outside_its_start_up_keeps_the_ordinary_reading():
+    # https://github.com/taichi-dev/taichi/issues/2920: the failure is torch.zeros under ti.lang.ndarray, not ti.init.
+    text = ("  File \"C:\\\\Users\\\\yidon\\\\anaconda3\\\\envs\\\\taichi\\\\lib\\\\site-packages\\\\taichi\\\\lang\\\\ndarray.py\", "
+            "line 23, in __init__\n    self.arr = torch.zeros(shape,\nRuntimeError: CUDA out of memory.")
+    assert diagnose_text(text).report.signature != "startup_pool"

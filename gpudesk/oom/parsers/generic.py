@@ -83,6 +83,7 @@ _REQUEST = [
     _c(r"could not allocate tensor with\s{1,3}" + _SIZE),
     _c(r"\bsize\s{1,3}" + _SIZE + r"\s{1,3}is larger than"),
     _c(r"\brequested\s{0,3}:\s{0,3}" + _SIZE),
+    _c(r"\brequested bytes of\s{1,3}" + _SIZE),  # ONNX Runtime's arena limit (signatures ``arena_limit``)
     # XGBoost's device allocator (src/common/device_helpers.cuh, ThrowOOMError): a list under the error, "- Free memory:
     # F" and "- Requested memory: R", in bytes when no unit follows (dmlc/xgboost#7140, #8484; GB in 2.x, #11457).
     _c(r"(?m)^\s{0,4}-\s{0,2}requested memory\s{0,2}:\s{0,3}" + _SIZE),
@@ -201,6 +202,8 @@ OOM_WORDS = (
     # memory, 内存 memory, 不足 "insufficient", 溢出 "overflow", 分配失败 "allocation failed".
     "cannot malloc", "insufficient gpu memory", "badalloc", "bad_alloc", "显存不足", "内存不足", "显存溢出", "内存溢出",
     "分配失败", "无法分配",
+    # ONNX Runtime's BFC arena at its configured limit ("Available memory of A is smaller than requested bytes of R").
+    "smaller than requested bytes",
 )
 
 # A paste cut short inside "out of memory" (the last characters of the text): "Allocator (GPU_0_bfc) ran out of memo"
@@ -232,6 +235,8 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("mlc", ("mlc_llm", "mlc-llm", "mlc_chat", "mlc-chat", "tvmerror", "tvm._ffi", "tvm/src/runtime")),
     ("jcuda", ("jcuda",)),
     ("faiss", ("faiss",)),
+    ("taichi", ("taichi",)),
+    ("amrex", ("amrex",)),
     ("cupy", ("cupy",)),
     ("numba", ("numba",)),
     ("jax", ("jaxlib", "jax.", "xla_python_client", "xlaruntimeerror", "xla:tpu", "exla")),

@@ -56,7 +56,8 @@ from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, LIBRARY_CHECK, NOT_CAPACITY,
-                                    OOM_KILLER_CHECK, PAGE_FILE_CHECK, check_command)
+                                    OOM_KILLER_CHECK, PAGE_FILE_CHECK, check_command, flatten_whitespace,
+                                    startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -321,6 +322,13 @@ def check(f: Facts) -> list[Cause]:
         out.append(_shortage(0.6, f, _("PyTorch's allocator failed while building its out-of-memory message (NVML "
                                        "cannot be queried on a MIG slice): an allocation failed, and the slice is "
                                        "smaller than the whole GPU.")))
+    elif sig == "startup_pool":
+        out.append(_startup_pool(f))
+        out.append(_other_process(0.4, f))
+    elif sig == "arena_limit":
+        out.append(_arena_limit(f))
+        out.append(_shortage(0.4, f, _("The session's arena holds what the model needs up to its limit; the limit "
+                                       "may be as large as the GPU allows.")))
     elif sig == "nccl_cuda_error":
         out.extend(_nccl_cuda_error(f))
     elif sig == "bare_cuda_error" and r.kind != "pin_memory_thread":
@@ -571,6 +579,65 @@ _FREE_COVERS_MIN_BYTES = 1024**3
 def _free_covers(f: Facts) -> bool:
     return (f.free is not None and f.requested is not None
             and f.free >= max(_FREE_COVERS_TIMES * f.requested, _FREE_COVERS_MIN_BYTES))
+
+
+def _startup_pool(f: Facts) -> Cause:
+    """A runtime's own device pool, reserved at start, did not fit (signatures ``startup_pool``): AMReX's arena (3/4 of
+    the device by default, amrex.the_arena_init_size) or Taichi's field storage (ti.init device_memory_GB /
+    device_memory_fraction). The reservation is sized from the device, not from the job, so what else holds the GPU
+    (another process, a second rank or framework) decides whether it fits. 0.65, another holder 0.4."""
+    runtime = startup_pool_runtime(flatten_whitespace(f.report.text or ""))
+    if runtime == "amrex":
+        fix = _("Reserve less up front: amrex.the_arena_init_size=<bytes> (0 grows the arena on demand), or give each "
+                "rank its own GPU; the arena takes 3/4 of the device at start by default")
+        command = "amrex.the_arena_init_size=0"
+    else:
+        fix = _("Reserve less up front: ti.init(arch=ti.cuda, device_memory_fraction=0.5) or device_memory_GB=<N> "
+                "(TI_DEVICE_MEMORY_GB), below what the GPU has free")
+        command = "ti.init(..., device_memory_GB=1)"
+    return Cause(id="preallocation", title=_("The runtime's up-front memory pool does not fit"), confidence=0.65,
+                 evidence=evidence(deciding_check="preallocation", check_command=command, runtime=runtime,
+                                   requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total),
+                 explanation=_("The runtime reserves its device memory pool in one piece when it starts, sized from "
+                               "the GPU rather than from the job; that reservation failed, so something else already "
+                               "holds part of the GPU or the pool is set larger than the device can give."),
+                 fix=fix,
+                 checks=[_("{command}: {meaning}").format(
+                     command=command,
+                     meaning=_("If the error goes away with a smaller reservation, the up-front pool was what did not "
+                               "fit; nvidia-smi shows what else holds the GPU."))])
+
+
+_ARENA_AVAILABLE = re.compile(r"available memory of\s{1,3}(\d{1,20})\s{1,3}is smaller than", re.IGNORECASE)
+
+
+def _arena_limit(f: Facts) -> Cause:
+    """ONNX Runtime's BFC arena refused to grow past its own limit (signatures ``arena_limit``): ``BFCArena::Extend``
+    compares the request with the arena's ``memory_limit`` minus what it holds, before asking the device
+    (onnxruntime/core/framework/bfc_arena.cc). The limit is the CUDA execution provider's ``gpu_mem_limit`` (or an
+    arena config's ``max_mem``; unlimited unless set), so a cap set for the session refused it, whatever the GPU had
+    free (infiniflow/ragflow#10295: "Available memory of 0", answered by raising gpu_mem_limit). 0.8."""
+    m = _ARENA_AVAILABLE.search(f.report.text or "")
+    left = int(m.group(1)) if m else None
+    return Cause(
+        id="per_process_cap",
+        title=_("The session's memory limit refused the allocation"),
+        confidence=0.8,
+        evidence=evidence(requested_bytes=f.requested, arena_available_bytes=left),
+        explanation=(_("ONNX Runtime's arena checks each growth against the limit set for the session "
+                       "(gpu_mem_limit) before it asks the GPU; the request of {requested} is more than the {left} "
+                       "left under that limit, so the GPU's own free memory was never asked.").format(
+                           requested=format_bytes(f.requested), left=format_bytes(left))
+                     if f.requested is not None and left is not None else
+                     _("ONNX Runtime's arena checks each growth against the limit set for the session (gpu_mem_limit) "
+                       "before it asks the GPU; the request was more than was left under that limit, so the GPU's own "
+                       "free memory was never asked.")),
+        fix=_("Raise the CUDA execution provider's gpu_mem_limit (providers=[('CUDAExecutionProvider', "
+              "{'gpu_mem_limit': N})]) or remove it, and set arena_extend_strategy='kSameAsRequested' so the arena "
+              "grows only by what is asked"),
+        more_fixes=[_("Run fewer sessions in the process, or smaller inputs, if the limit must stay.")],
+        checks=[_("Print session.get_provider_options()['CUDAExecutionProvider']['gpu_mem_limit']: a value below the "
+                  "GPU's memory is the limit that refused it.")])
 
 
 # nccl-tests' own failure wording (src/common.h, ``NCCLCHECK`` / ``CUDACHECK``: "Test NCCL failure", "Test CUDA
