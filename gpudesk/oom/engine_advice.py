@@ -77,6 +77,8 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
 #   MLC LLM: docs "Configure engine": mlc_llm serve --overrides "gpu_memory_utilization=...;context_window_size=...;
 #     prefill_chunk_size=..."; mlc_llm gen_config --tensor-parallel-shards (named in its own "Insufficient GPU memory"
 #     error, cpp/serve/config.cc).
+#   AWS Neuron: transformers-neuronx from_pretrained(tp_degree=..., n_positions=..., batch_size=...) (its documentation,
+#     "Transformers NeuronX developer guide"): the model is split over tp_degree NeuronCores, each with its own memory.
 #   faiss: StandardGpuResources.setTempMemory / noTempMemory, GpuIndexFlatConfig.useFloat16 / GpuClonerOptions
 #     .useFloat16 (faiss wiki "Faiss on the GPU"); queries and adds may be batched by the caller.
 _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
@@ -119,6 +121,9 @@ _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
                "context_window_size=4096;prefill_chunk_size=1024\" (the same keys in mlc-chat-config.json), or a "
                "smaller quantisation"),
             [N_("Split the weights over several GPUs (mlc_llm gen_config --tensor-parallel-shards N).")]),
+    "neuron": (N_("Split the model over more NeuronCores (a larger tp_degree) and lower n_positions / batch_size "
+                  "(transformers-neuronx), or use an instance with more device memory per core"),
+               [N_("Run fewer models or processes on the same NeuronCores.")]),
     "faiss": (N_("Search and add in smaller batches, reserve less scratch memory (res.setTempMemory), and store the "
                  "vectors in float16 (GpuIndexFlatConfig.useFloat16 / GpuClonerOptions.useFloat16)"),
               [N_("Shard the index over several GPUs (faiss.index_cpu_to_all_gpus with shard=True).")]),
@@ -135,7 +140,7 @@ _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
 _OWN_TERMS_KINDS = ("ggml_alloc_failed", "tgi_prefill", "trtllm_runtime_alloc", "trtllm_executor", "tensorrt_build_alloc",
                     "vllm_kv_cache", "vllm_mamba_cache", "sglang_kv_pool", "mps_oom")
 _INFERENCE_RUNTIMES = ("comfyui", "diffusers", "vae", "llamacpp", "ollama", "onnxruntime", "tensorrt", "trtllm", "mlx",
-                       "mlc", "faiss")
+                       "mlc", "faiss", "neuron")
 _VAE = re.compile(r"vae.{0,40}decod|decod\w{0,6}.{0,20}vae|VAEDecode", re.IGNORECASE)
 _JAX_VERSION = re.compile(r"\bjax(?:lib)?(?:==|\s{1,3}v?)(\d{1,2})\.(\d{1,2})\.(\d{1,3})")
 _PROCESS_COUNT = re.compile(r"\b(\d{1,2}) (?:JAX )?processes\b", re.IGNORECASE)

@@ -194,3 +194,25 @@ def test_taichi_out_of_memory_outside_its_start_up_keeps_the_ordinary_reading():
     text = ("  File \"C:\\\\Users\\\\yidon\\\\anaconda3\\\\envs\\\\taichi\\\\lib\\\\site-packages\\\\taichi\\\\lang\\\\ndarray.py\", "
             "line 23, in __init__\n    self.arr = torch.zeros(shape,\nRuntimeError: CUDA out of memory.")
     assert diagnose_text(text).report.signature != "startup_pool"
+
+
+# --- The failure named as a noun or a shortened verb is still recognised (AWS Neuron, Jittor) ------------------------
+@pytest.mark.parametrize("text", [
+    # https://github.com/vllm-project/vllm/issues/12443 (vLLM on AWS Neuron)
+    "ERROR 02-11 14:20:32 engine.py:389]     return torch.ops.neuron._parallel_to_neuron(tensors)\n"
+    "ERROR 02-11 14:20:32 engine.py:389] RuntimeError: nrt_tensor_allocate status=4 message=\"Allocation Failure\"",
+    # https://github.com/aws-neuron/aws-neuron-samples/issues/96
+    "RuntimeError: nrt_load_collectives status=4 message=\"Allocation Failure\"",
+])
+def test_neuron_allocation_failures_are_recognised_with_neuron_knobs(text):
+    diagnosis = diagnose_text(text)
+    assert diagnosis.found_oom and diagnosis.report.runtime == "neuron"
+    top = diagnosis.top
+    assert top is not None and top.id == "genuine_shortage" and "tp_degree" in top.fix
+
+
+def test_jittors_shortened_verb_is_recognised():
+    # https://github.com/Jittor/JittorLLMs/issues/86
+    text = ("[w 0504 02:52:44.996000 68 cuda_device_allocator.cc:30] Unable to alloc cuda device memory, use unify "
+            "memory instead. This may cause low performance.")
+    assert diagnose_text(text).found_oom

@@ -204,6 +204,10 @@ OOM_WORDS = (
     "分配失败", "无法分配",
     # ONNX Runtime's BFC arena at its configured limit ("Available memory of A is smaller than requested bytes of R").
     "smaller than requested bytes",
+    # The failure named as a noun or with a shortened verb: AWS Neuron's runtime (nrt_tensor_allocate status=4
+    # message="Allocation Failure", NRT_RESOURCE; "NERR_RESOURCE ... unable to allocate a resource"), TVM's "storage
+    # allocation failure", Jittor's "Unable to alloc cuda device memory" (src/mem/allocator/cuda_device_allocator.cc).
+    "allocation failure", "unable to alloc", "nerr_resource", "nrt_resource",
 )
 
 # A paste cut short inside "out of memory" (the last characters of the text): "Allocator (GPU_0_bfc) ran out of memo"
@@ -234,6 +238,9 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # MLC LLM and the TVM runtime it runs on (mlc_llm / mlc_chat packages, tvm._ffi, "TVMError").
     ("mlc", ("mlc_llm", "mlc-llm", "mlc_chat", "mlc-chat", "tvmerror", "tvm._ffi", "tvm/src/runtime")),
     ("jcuda", ("jcuda",)),
+    # AWS Neuron (Inferentia/Trainium): its runtime's calls and status names (nrt_*, NRT_RESOURCE, NERR_RESOURCE) and
+    # the PyTorch packages that drive it (torch_neuron, torch_neuronx, transformers_neuronx).
+    ("neuron", ("nrt_", "neuron_runtime", "torch_neuron", "transformers_neuronx", "nerr_resource", "neuronx")),
     ("faiss", ("faiss",)),
     ("taichi", ("taichi",)),
     ("amrex", ("amrex",)),
