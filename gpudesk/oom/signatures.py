@@ -299,7 +299,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   # Kubernetes' container memory limit (the kubelet's "OOMKilled" reason), Colab's RAM meter,
                   # and the C library's ENOMEM as Python prints it (fork, mmap of host memory).
                   "oomkilled", "using all available ram", "[errno 12] cannot allocate memory",
-                  "页面文件太小")),
+                  "页面文件太小",
+                  # Torch7's and early PyTorch's TH CPU allocator (THAlloc in TH/THGeneral.c: "$ Torch: not enough
+                  # memory: you tried to allocate NGB. Buy new RAM!"): host memory by construction.
+                  "buy new ram", "thgeneral.c")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("va_reserve", ("cumemaddressreserve", "hipmemaddressreserve")),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",

@@ -216,3 +216,23 @@ def test_jittors_shortened_verb_is_recognised():
     text = ("[w 0504 02:52:44.996000 68 cuda_device_allocator.cc:30] Unable to alloc cuda device memory, use unify "
             "memory instead. This may cause low performance.")
     assert diagnose_text(text).found_oom
+
+
+# --- Host allocators named by their own words, and MLX's allocator on unified memory --------------------------------
+def test_th_cpu_allocator_is_host_ram():
+    # https://github.com/thuml/Xlearn/issues/6 (TH's THAlloc, TH/THGeneral.c)
+    text = ("RuntimeError: $ Torch: not enough memory: you tried to allocate 0GB. Buy new RAM! at "
+            "/pytorch/torch/lib/TH/THGeneral.c:270")
+    top = diagnose_text(text).top
+    assert top is not None and top.id == "not_capacity" and top.evidence["deciding_check"] == "host_ram"
+
+
+def test_mlx_malloc_or_wait_is_mlx_on_metal():
+    # https://github.com/ml-explore/mlx-examples/issues/823
+    text = ("libc++abi: terminating due to uncaught exception of type std::runtime_error: [malloc_or_wait] Unable to "
+            "allocate 124367104 bytes.")
+    diagnosis = diagnose_text(text)
+    assert diagnosis.report.runtime == "mlx" and diagnosis.report.backend == "metal"
+    assert diagnosis.report.requested_bytes == 124367104
+    top = diagnosis.top
+    assert top is not None and "iogpu.wired_limit_mb" in top.fix

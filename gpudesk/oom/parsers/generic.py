@@ -230,7 +230,9 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # class name with OpenCV's GpuMat allocator.
     ("opencv", ("opencv", "cv2.error", "gpu api call")),
     ("tensorrt", ("[trt]", "tensorrt", "nvinfer1", "defaultallocator", "tactic")),
-    ("mlx", ("mlx", "metal::malloc", "[metal]")),
+    # MLX: its package name, its Metal allocator's messages ("[metal::malloc] ...", "[malloc_or_wait] Unable to
+    # allocate N bytes", mlx/backend/metal/allocator.cpp).
+    ("mlx", ("mlx", "metal::malloc", "[metal]", "[malloc_or_wait]")),
     ("nccl", ("nccl",)),
     ("vllm", ("vllm",)),
     ("sglang", ("sglang",)),
@@ -263,7 +265,7 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
 _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tpu", ("xla:tpu", "memory space hbm", "tpu_worker", "hbm capacity", "_hbm", "tpu")),
     ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory")),
-    ("metal", ("metal", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend")),
+    ("metal", ("metal", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend", "[malloc_or_wait]")),
     ("rocm", ("hipmalloc", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1")),
     ("directml", ("directml", "gpu video memory", "dml:")),
     ("opencl", ("cl_mem_object_allocation_failure", "cl_out_of_resources", "opencl")),
