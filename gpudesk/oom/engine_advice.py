@@ -79,6 +79,8 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
 #     error, cpp/serve/config.cc).
 #   AWS Neuron: transformers-neuronx from_pretrained(tp_degree=..., n_positions=..., batch_size=...) (its documentation,
 #     "Transformers NeuronX developer guide"): the model is split over tp_degree NeuronCores, each with its own memory.
+#   CatBoost: docs FAQ "How to overcome the out of memory error on GPU" (depth, border_count, max_ctr_complexity,
+#     gpu_cat_features_storage=CpuPinnedMemory) and the gpu_ram_part training parameter.
 #   faiss: StandardGpuResources.setTempMemory / noTempMemory, GpuIndexFlatConfig.useFloat16 / GpuClonerOptions
 #     .useFloat16 (faiss wiki "Faiss on the GPU"); queries and adds may be batched by the caller.
 _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
@@ -121,6 +123,10 @@ _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
                "context_window_size=4096;prefill_chunk_size=1024\" (the same keys in mlc-chat-config.json), or a "
                "smaller quantisation"),
             [N_("Split the weights over several GPUs (mlc_llm gen_config --tensor-parallel-shards N).")]),
+    "catboost": (N_("Lower CatBoost's GPU memory: a smaller depth, border_count or max_ctr_complexity, and "
+                    "gpu_cat_features_storage='CpuPinnedMemory'; or train on a sample of the data"),
+                 [N_("gpu_ram_part sets the share of the GPU CatBoost takes for its pool; leave room for other "
+                     "processes on the GPU.")]),
     "neuron": (N_("Split the model over more NeuronCores (a larger tp_degree) and lower n_positions / batch_size "
                   "(transformers-neuronx), or use an instance with more device memory per core"),
                [N_("Run fewer models or processes on the same NeuronCores.")]),
@@ -140,7 +146,7 @@ _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
 _OWN_TERMS_KINDS = ("ggml_alloc_failed", "tgi_prefill", "trtllm_runtime_alloc", "trtllm_executor", "tensorrt_build_alloc",
                     "vllm_kv_cache", "vllm_mamba_cache", "sglang_kv_pool", "mps_oom")
 _INFERENCE_RUNTIMES = ("comfyui", "diffusers", "vae", "llamacpp", "ollama", "onnxruntime", "tensorrt", "trtllm", "mlx",
-                       "mlc", "faiss", "neuron")
+                       "mlc", "faiss", "neuron", "catboost")
 _VAE = re.compile(r"vae.{0,40}decod|decod\w{0,6}.{0,20}vae|VAEDecode", re.IGNORECASE)
 _JAX_VERSION = re.compile(r"\bjax(?:lib)?(?:==|\s{1,3}v?)(\d{1,2})\.(\d{1,2})\.(\d{1,3})")
 _PROCESS_COUNT = re.compile(r"\b(\d{1,2}) (?:JAX )?processes\b", re.IGNORECASE)

@@ -121,8 +121,9 @@ Runtime signatures that decide the first cause without being "not capacity":
   suspects are pinned host memory, another process, an ECC fault or a bad driver state.
 * ``startup_pool``: a runtime that maps its own device pool at start (AMReX's arena, Taichi's field storage) failing
   there: its up-front reservation (``preallocation``), sized by its own knob.
-* ``arena_limit``: ONNX Runtime's BFC arena refusing to grow past its configured limit ("Available memory of A is
-  smaller than requested bytes of R"): a cap the session set (``gpu_mem_limit``), read as ``per_process_cap``.
+* ``arena_limit``: a pool refusing to grow past the limit configured for it, before the device is asked: ONNX
+  Runtime's BFC arena ("Available memory of A is smaller than requested bytes of R", the session's ``gpu_mem_limit``)
+  and RMM's pool resource ("Maximum pool size exceeded", ``maximum_pool_size``), read as ``per_process_cap``.
 * ``nccl_cuda_error``: NCCL's "unhandled cuda error" (``ncclUnhandledCudaError``) with no out-of-memory words of its
   own: a CUDA call inside NCCL failed, a buffer allocation or a driver/peer-access call; ``NCCL_DEBUG=WARN`` names it.
 """
@@ -464,6 +465,15 @@ def startup_pool_runtime(low: str) -> str | None:
     return None
 
 
+def _rmm_pool_cap(low: str) -> bool:
+    """RMM's pool resource at the maximum_pool_size it was created with (rmm/mr/device/pool_memory_resource.hpp:
+    "Maximum pool size exceeded", thrown as rmm::out_of_memory): the pool's cap, not the device. RMM's arena resource
+    words its failures the same but sizes its arena from the device's free memory (arena_memory_resource.hpp, "No room
+    in arena"; dmlc/xgboost#11457 with 1.95 GB free for a 5.99 GB request): that one is the device's capacity."""
+    return ("maximum pool size exceeded" in low and "pool_memory_resource" in low
+            and "arena_memory_resource" not in low and "no room in arena" not in low)
+
+
 def _region_limit(text: str, requested: int | None) -> bool:
     m = _REGION.search(text)
     return requested is not None and m is not None and requested > int(m.group(1))
@@ -498,6 +508,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "context_init"
     if startup_pool_runtime(low) is not None and any(w in low for w in _OOM_OWN):
         return "startup_pool"
+    if _rmm_pool_cap(low):
+        return "arena_limit"
     if _region_limit(text, requested):
         return "buffer_limit"
     if "faiss" in low and requested in FAISS_SCRATCH_BYTES:

@@ -236,3 +236,36 @@ def test_mlx_malloc_or_wait_is_mlx_on_metal():
     assert diagnosis.report.requested_bytes == 124367104
     top = diagnosis.top
     assert top is not None and "iogpu.wired_limit_mb" in top.fix
+
+
+# --- A pool's own figures as fields of the error, and a pool's configured maximum ----------------------------------
+def test_catboost_request_and_free_fields_are_read_and_fixed_in_catboost_terms():
+    # https://github.com/catboost/catboost/issues/2750
+    text = ("(NCudaLib::TOutOfMemoryError) /src/catboost/catboost/cuda/cuda_lib/memory_pool/stack_like_memory_pool.h:303"
+            ": Error: Out of memory. Requested 8880 MB; Free 5902.061425 MB")
+    diagnosis = diagnose_text(text)
+    report = diagnosis.report
+    assert report.runtime == "catboost" and report.requested_bytes == 8880 * 1024**2
+    assert report.device is not None and report.device.free_bytes == round(5902.061425 * 1024**2)
+    top = diagnosis.top
+    assert top is not None and top.id == "genuine_shortage" and "border_count" in top.fix
+    assert "micro-batch" not in " ".join([top.fix, *top.more_fixes]), "no deep-learning training advice"
+
+
+def test_rmm_pool_maximum_is_the_pools_cap():
+    # https://github.com/neka-nat/cupoch/issues/98 ("There is plenty of GPU mem available")
+    text = ("    cph.initialize_allocator(cph.PoolAllocation, 1000000000)\nMemoryError: std::bad_alloc: RMM failure at:"
+            "/home/adolf/cupoch/third_party/rmm/include/rmm/mr/device/pool_memory_resource.hpp:179: Maximum pool size "
+            "exceeded")
+    top = diagnose_text(text).top
+    assert top is not None and top.id == "per_process_cap" and "maximum_pool_size" in top.fix
+
+
+def test_rmm_arena_sized_from_the_device_keeps_the_shortage_reading():
+    # https://github.com/dmlc/xgboost/issues/11457 (fresh-7): RMM's arena resource words its failure alike, but its
+    # arena is the device's free memory, and the figures say the request does not fit it.
+    text = ("Memory allocation error on worker 0: std::bad_alloc: out_of_memory: RMM failure at:/home/ubuntu/anaconda3/"
+            "include/rmm/mr/device/arena_memory_resource.hpp:171: Maximum pool size exceeded (failed to allocate "
+            "5.985840 GiB): No room in arena.\n- Free memory: 1.95398GB\n- Requested memory: 5.98584GB")
+    top = diagnose_text(text).top
+    assert top is not None and top.id == "genuine_shortage"

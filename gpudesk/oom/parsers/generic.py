@@ -84,6 +84,9 @@ _REQUEST = [
     _c(r"\bsize\s{1,3}" + _SIZE + r"\s{1,3}is larger than"),
     _c(r"\brequested\s{0,3}:\s{0,3}" + _SIZE),
     _c(r"\brequested bytes of\s{1,3}" + _SIZE),  # ONNX Runtime's arena limit (signatures ``arena_limit``)
+    # "Requested N MB" as a field of the error, its unit required (CatBoost's GPU memory pool, catboost/cuda/cuda_lib/
+    # memory_pool/stack_like_memory_pool.h: "Error: Out of memory. Requested 8880 MB; Free 5902.061425 MB").
+    _c(r"(?:^|[;,.(]\s{0,3}|\s)requested\s{1,3}" + _SIZE_U),
     # XGBoost's device allocator (src/common/device_helpers.cuh, ThrowOOMError): a list under the error, "- Free memory:
     # F" and "- Requested memory: R", in bytes when no unit follows (dmlc/xgboost#7140, #8484; GB in 2.x, #11457).
     _c(r"(?m)^\s{0,4}-\s{0,2}requested memory\s{0,2}:\s{0,3}" + _SIZE),
@@ -131,6 +134,8 @@ _FREE = [
     _c(r"there (?:are|is)\s{1,3}" + _SIZE_U + r"\s{1,3}free"),
     _c(r"(?m)^\s{0,4}-\s{0,2}free memory\s{0,2}:\s{0,3}" + _SIZE),  # XGBoost's list, above (_REQUEST)
     _c(r"free memory\s{0,3}:\s{0,3}" + _SIZE_U),
+    # "Free N MB" as a field after the request (CatBoost, above: "Requested 8880 MB; Free 5902.061425 MB").
+    _c(r"[;,]\s{0,3}free\s{1,3}" + _SIZE_U),
     _c(r"free \(according to cuda\)\s{0,3}:\s{0,3}" + _SIZE_U),
     _c(r",\s{0,3}" + _SIZE_U + r"\s{1,3}free\s{0,2}\)"),
     _c(_SIZE_U + r"\s{1,3}free\b"),
@@ -259,6 +264,7 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # CTranslate2 and what wraps it (faster-whisper, WhisperX).
     ("paddle", ("paddle", "flags_fraction_of_gpu_memory", "flags_initial_gpu_memory")),
     ("mxnet", ("mxnet", "pooled_storage_manager")),
+    ("catboost", ("catboost", "ncudalib::")),
     ("ctranslate2", ("ctranslate2", "faster_whisper", "faster-whisper", "whisperx")),
     ("pytorch", ("torch", "pytorch", "defaultcpuallocator", "alloc_cpu.cpp", "cudacachingallocator")),
 )

@@ -327,8 +327,8 @@ def check(f: Facts) -> list[Cause]:
         out.append(_other_process(0.4, f))
     elif sig == "arena_limit":
         out.append(_arena_limit(f))
-        out.append(_shortage(0.4, f, _("The session's arena holds what the model needs up to its limit; the limit "
-                                       "may be as large as the GPU allows.")))
+        out.append(_shortage(0.4, f, _("The pool holds what the job needs up to its limit; the limit may already be "
+                                       "as large as the GPU allows.")))
     elif sig == "nccl_cuda_error":
         out.extend(_nccl_cuda_error(f))
     elif sig == "bare_cuda_error" and r.kind != "pin_memory_thread":
@@ -617,7 +617,10 @@ def _arena_limit(f: Facts) -> Cause:
     (onnxruntime/core/framework/bfc_arena.cc). The limit is the CUDA execution provider's ``gpu_mem_limit`` (or an
     arena config's ``max_mem``; unlimited unless set), so a cap set for the session refused it, whatever the GPU had
     free (infiniflow/ragflow#10295: "Available memory of 0", answered by raising gpu_mem_limit). 0.8."""
-    m = _ARENA_AVAILABLE.search(f.report.text or "")
+    text = f.report.text or ""
+    if "maximum pool size exceeded" in text.lower():
+        return _rmm_pool_max(f)
+    m = _ARENA_AVAILABLE.search(text)
     left = int(m.group(1)) if m else None
     return Cause(
         id="per_process_cap",
@@ -638,6 +641,23 @@ def _arena_limit(f: Facts) -> Cause:
         more_fixes=[_("Run fewer sessions in the process, or smaller inputs, if the limit must stay.")],
         checks=[_("Print session.get_provider_options()['CUDAExecutionProvider']['gpu_mem_limit']: a value below the "
                   "GPU's memory is the limit that refused it.")])
+
+
+def _rmm_pool_max(f: Facts) -> Cause:
+    """RMM's pool resource reached the maximum_pool_size it was created with (``pool_memory_resource.hpp``, "Maximum
+    pool size exceeded"): the cap the program (or a library such as cuDF, cuML or cupoch) set on the pool refused the
+    growth, before the device was asked (neka-nat/cupoch#98: a 1 GB pool request "with plenty of GPU memory"). 0.8."""
+    return Cause(
+        id="per_process_cap",
+        title=_("The memory pool's maximum size refused the allocation"),
+        confidence=0.8,
+        evidence=evidence(requested_bytes=f.requested),
+        explanation=_("RMM's pool resource grows only up to the maximum_pool_size it was created with and raises "
+                      "out_of_memory at that cap whatever the GPU has free."),
+        fix=_("Create the pool with a larger maximum (rmm.mr.PoolMemoryResource(upstream, initial_pool_size=..., "
+              "maximum_pool_size=...)) or without one, and keep initial_pool_size at or below the maximum"),
+        checks=[_("Print the pool's settings where it is created (rmm.reinitialize / PoolMemoryResource arguments): "
+                  "a maximum below what the job needs is the limit that refused it.")])
 
 
 # nccl-tests' own failure wording (src/common.h, ``NCCLCHECK`` / ``CUDACHECK``: "Test NCCL failure", "Test CUDA
