@@ -269,3 +269,14 @@ def test_rmm_arena_sized_from_the_device_keeps_the_shortage_reading():
             "5.985840 GiB): No room in arena.\n- Free memory: 1.95398GB\n- Requested memory: 5.98584GB")
     top = diagnose_text(text).top
     assert top is not None and top.id == "genuine_shortage"
+
+
+def test_a_ggml_buffer_failing_while_the_model_loads_is_the_weights():
+    # https://github.com/ollama/ollama/issues/8597 (4x L40S, DeepSeek-R1: the weights placed on GPU 0 do not fit)
+    text = ("Jan 26 17:50:35 ip-172-31-3-6 ollama[1418]: ggml_backend_cuda_buffer_type_alloc_buffer: allocating "
+            "45108.64 MiB on device 0: cudaMalloc failed: out of memory\nJan 26 17:50:35 ip-172-31-3-6 ollama[1418]: "
+            "llama_model_load: error loading model: unable to allocate CUDA0 buffer")
+    diagnosis = diagnose_text(text)
+    assert diagnosis.report.parsed["ggml_buffer"] == "model"
+    top = diagnosis.top
+    assert top is not None and top.id == "genuine_shortage" and "num_gpu" in top.fix
