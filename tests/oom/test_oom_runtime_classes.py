@@ -280,3 +280,13 @@ def test_a_ggml_buffer_failing_while_the_model_loads_is_the_weights():
     assert diagnosis.report.parsed["ggml_buffer"] == "model"
     top = diagnosis.top
     assert top is not None and top.id == "genuine_shortage" and "num_gpu" in top.fix
+
+
+def test_a_runtimes_own_fit_check_with_its_excess_is_recognised():
+    # https://github.com/EricLBuehler/mistral.rs/issues/2127 (mistral.rs's device mapper, wrapped over two lines)
+    text = ("CPU load failed: This model does not fit on the devices\n[\"cpu (avail: 0MB)\", \"cpu (avail: 0MB)\"], and "
+            "exceeds total\ncapacity by 5706MB.")
+    diagnosis = diagnose_text(text)
+    assert diagnosis.found_oom and diagnosis.report.parsed["exceeded_by_bytes"] == 5706 * 1024**2
+    top = diagnosis.top
+    assert top is not None and top.id == "genuine_shortage" and "5.57 GiB" in top.explanation

@@ -159,7 +159,9 @@ _IN_USE = [
 _POOL_HELD = _c(r"allocated so far\s{0,3}:\s{0,3}" + _SIZE)
 _POOL_HELD_WITH_REQUEST = _c(r"\(total\s{1,3}" + _SIZE + r"\)")
 _POOL_LIMIT = _c(r"limit set to\s{0,3}:\s{0,3}" + _SIZE)
-_EXCEEDED = _c(r"exceeded (?:hbm )?capacity by\s{1,3}" + _SIZE_U)
+# "Exceeded hbm capacity by N" (XLA:TPU) and a runtime's own fit check in any tense ("... and exceeds total capacity by
+# 5706MB", mistral.rs's device mapper, mistralrs-core/src/device_map.rs; mistral.rs#2127).
+_EXCEEDED = _c(r"exceed(?:s|ed)?\s{1,3}(?:the\s{1,3})?(?:total\s{1,3}|hbm\s{1,3})?capacity\s{1,3}by\s{1,3}" + _SIZE_U)
 # TensorFlow's device discovery line (core/common_runtime/gpu/gpu_device.cc, "Found device N with properties"):
 # TF1 "totalMemory: 3.94GiB freeMemory: 187.62MiB", older "Total memory: 7.92GiB" / "Free memory: 190.31MiB". It is
 # logged before TensorFlow creates its allocator, so the free figure is what other processes left on the GPU.
@@ -213,6 +215,9 @@ OOM_WORDS = (
     # message="Allocation Failure", NRT_RESOURCE; "NERR_RESOURCE ... unable to allocate a resource"), TVM's "storage
     # allocation failure", Jittor's "Unable to alloc cuda device memory" (src/mem/allocator/cuda_device_allocator.cc).
     "allocation failure", "unable to alloc", "nerr_resource", "nrt_resource",
+    # A runtime's own check of the model against the devices before it allocates (mistral.rs: "This model does not
+    # fit on the devices").
+    "does not fit on the device", "doesn't fit on the device",
 )
 
 # A paste cut short inside "out of memory" (the last characters of the text): "Allocator (GPU_0_bfc) ran out of memo"
