@@ -171,7 +171,8 @@ def _value(key: str, value) -> str:
         return f"{format_bytes(int(value))}/s"
     if key.endswith("_bytes"):
         text = format_bytes(int(value))
-        return text if abs(value) < 1024 else f"{text} ({int(value):,} bytes)"
+        # Translators: {size} is a size such as "550.00 MiB", {count} the same size in bytes ("576,716,800").
+        return text if abs(value) < 1024 else _("{size} ({count} bytes)").format(size=text, count=f"{int(value):,}")
     if key.endswith("_ratio") and key not in ("imbalance_ratio", "gpu_memory_utilization_ratio"):
         return f"{value:.1%}"
     if key.endswith("_ratio"):

@@ -74,6 +74,15 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
 #   MLX / Metal: mx.set_cache_limit; macOS 14+ `sudo sysctl iogpu.wired_limit_mb=N` raises the GPU's wired limit.
 #   CuPy: cupy.get_default_memory_pool().set_limit / free_all_blocks (docs "Memory management").
 #   NCCL: NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS (NCCL environment variables) and headroom outside the framework cache.
+#   MLC LLM: docs "Configure engine": mlc_llm serve --overrides "gpu_memory_utilization=...;context_window_size=...;
+#     prefill_chunk_size=..."; mlc_llm gen_config --tensor-parallel-shards (named in its own "Insufficient GPU memory"
+#     error, cpp/serve/config.cc).
+#   AWS Neuron: transformers-neuronx from_pretrained(tp_degree=..., n_positions=..., batch_size=...) (its documentation,
+#     "Transformers NeuronX developer guide"): the model is split over tp_degree NeuronCores, each with its own memory.
+#   CatBoost: docs FAQ "How to overcome the out of memory error on GPU" (depth, border_count, max_ctr_complexity,
+#     gpu_cat_features_storage=CpuPinnedMemory) and the gpu_ram_part training parameter.
+#   faiss: StandardGpuResources.setTempMemory / noTempMemory, GpuIndexFlatConfig.useFloat16 / GpuClonerOptions
+#     .useFloat16 (faiss wiki "Faiss on the GPU"); queries and adds may be batched by the caller.
 _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
     "comfyui": (N_("Decode with the 'VAE Decode (Tiled)' node (lower tile_size), start ComfyUI with --lowvram (or "
                    "--novram), or decode on the CPU with --cpu-vae"),
@@ -110,6 +119,20 @@ _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
     "mlx": (N_("Lower the working set: a smaller model or quantisation, a smaller KV/prompt cache (mx.set_cache_limit), "
                "or raise the GPU's wired limit on macOS 14+: sudo sysctl iogpu.wired_limit_mb=<MB>"),
             [N_("Close other apps: unified memory is shared with them.")]),
+    "mlc": (N_("Lower MLC LLM's memory plan: mlc_llm serve --overrides \"gpu_memory_utilization=0.8;"
+               "context_window_size=4096;prefill_chunk_size=1024\" (the same keys in mlc-chat-config.json), or a "
+               "smaller quantisation"),
+            [N_("Split the weights over several GPUs (mlc_llm gen_config --tensor-parallel-shards N).")]),
+    "catboost": (N_("Lower CatBoost's GPU memory: a smaller depth, border_count or max_ctr_complexity, and "
+                    "gpu_cat_features_storage='CpuPinnedMemory'; or train on a sample of the data"),
+                 [N_("gpu_ram_part sets the share of the GPU CatBoost takes for its pool; leave room for other "
+                     "processes on the GPU.")]),
+    "neuron": (N_("Split the model over more NeuronCores (a larger tp_degree) and lower n_positions / batch_size "
+                  "(transformers-neuronx), or use an instance with more device memory per core"),
+               [N_("Run fewer models or processes on the same NeuronCores.")]),
+    "faiss": (N_("Search and add in smaller batches, reserve less scratch memory (res.setTempMemory), and store the "
+                 "vectors in float16 (GpuIndexFlatConfig.useFloat16 / GpuClonerOptions.useFloat16)"),
+              [N_("Shard the index over several GPUs (faiss.index_cpu_to_all_gpus with shard=True).")]),
     "cupy": (N_("Bound and release CuPy's pool: cupy.get_default_memory_pool().set_limit(size=...) and "
                 "free_all_blocks() between stages; process the data in chunks"), []),
     "tpu": (N_("Lower the per-core batch, shard the model and optimizer over more TPU cores (jax.sharding / pjit, "
@@ -122,7 +145,8 @@ _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
 # Shapes whose rules already speak the engine's own terms (engine_budget, kv_cache_budget, mps_limit).
 _OWN_TERMS_KINDS = ("ggml_alloc_failed", "tgi_prefill", "trtllm_runtime_alloc", "trtllm_executor", "tensorrt_build_alloc",
                     "vllm_kv_cache", "vllm_mamba_cache", "sglang_kv_pool", "mps_oom")
-_INFERENCE_RUNTIMES = ("comfyui", "diffusers", "vae", "llamacpp", "ollama", "onnxruntime", "tensorrt", "trtllm", "mlx")
+_INFERENCE_RUNTIMES = ("comfyui", "diffusers", "vae", "llamacpp", "ollama", "onnxruntime", "tensorrt", "trtllm", "mlx",
+                       "mlc", "faiss", "neuron", "catboost")
 _VAE = re.compile(r"vae.{0,40}decod|decod\w{0,6}.{0,20}vae|VAEDecode", re.IGNORECASE)
 _JAX_VERSION = re.compile(r"\bjax(?:lib)?(?:==|\s{1,3}v?)(\d{1,2})\.(\d{1,2})\.(\d{1,3})")
 _PROCESS_COUNT = re.compile(r"\b(\d{1,2}) (?:JAX )?processes\b", re.IGNORECASE)

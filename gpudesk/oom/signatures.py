@@ -106,7 +106,9 @@ Runtime signatures that decide the first cause without being "not capacity":
   (``faiss/gpu/utils/StackDeviceMemory.cpp``, the ``Stack`` constructor; ``StandardGpuResources`` "alloc fail type
   TemporaryMemoryBuffer"), about 18 % of the GPU up to 1.5 GiB per resources object (faiss wiki, "Faiss on the GPU",
   scratch memory): a failed reservation is that up-front chunk (``preallocation``) not fitting beside what else holds
-  the device; one object per thread multiplies it (faiss#835), ``setTempMemory`` sets its size.
+  the device; one object per thread multiplies it (faiss#835), ``setTempMemory`` sets its size. Newer releases word
+  the same reservation as any other allocation, so a faiss failure of exactly a default scratch size
+  (:data:`FAISS_SCRATCH_BYTES`) is read as it too.
 * ``library_init``: cuDNN/cuBLAS handle creation (``CUDNN_STATUS_NOT_INITIALIZED``/``ALLOC_FAILED``,
   ``CUBLAS_STATUS_*``, XLA's "DNN library initialization failed", "Failed to determine best cudnn convolution
   algorithm", MXNet's "Create cublas handle failed", a ``cublasCreate``/``cudnnCreate`` call named) allocates its workspace with ``cudaMalloc`` outside the framework's allocator.
@@ -117,6 +119,13 @@ Runtime signatures that decide the first cause without being "not capacity":
 * ``bare_cuda_error``: ``CUDA error: out of memory`` with nothing else: a CUDA call outside the caching
   allocator failed (PyTorch's allocator reports its own failures as "Tried to allocate ..."), so the usual
   suspects are pinned host memory, another process, an ECC fault or a bad driver state.
+* ``startup_pool``: a runtime that maps its own device pool at start (AMReX's arena, Taichi's field storage) failing
+  there: its up-front reservation (``preallocation``), sized by its own knob.
+* ``arena_limit``: a pool refusing to grow past the limit configured for it, before the device is asked: ONNX
+  Runtime's BFC arena ("Available memory of A is smaller than requested bytes of R", the session's ``gpu_mem_limit``)
+  and RMM's pool resource ("Maximum pool size exceeded", ``maximum_pool_size``), read as ``per_process_cap``.
+* ``nccl_cuda_error``: NCCL's "unhandled cuda error" (``ncclUnhandledCudaError``) with no out-of-memory words of its
+  own: a CUDA call inside NCCL failed, a buffer allocation or a driver/peer-access call; ``NCCL_DEBUG=WARN`` names it.
 """
 
 from __future__ import annotations
@@ -236,6 +245,12 @@ OOM_KILLER_CHECK = Check("host_ram", "dmesg -T | grep -i -E 'killed process|out 
                             "not involved): load with mmap or low_cpu_mem_usage=True, use fewer DataLoader workers or "
                             "ranks per node, or add RAM or swap; with no such line, a scheduler or a user killed it."))
 
+# The deciding check of page-locked memory in ggml's CUDA backend (llama.cpp, Ollama): its host buffers are pinned by
+# ggml_cuda_host_malloc unless GGML_CUDA_NO_PINNED is set (ggml/src/ggml-cuda/ggml-cuda.cu; llama.cpp#1735 under WSL2).
+GGML_PINNED_CHECK = Check("pin_memory", "GGML_CUDA_NO_PINNED=1",
+                          N_("If the error goes away with this set, page-locked host memory was the limit (small "
+                             "under WSL2): keep it set there, or raise the WSL memory (.wslconfig memory=)."))
+
 # The deciding check of a cuDNN/cuBLAS handle that could not be created (``library_init``) read as a library problem:
 # which cuDNN the loader finds and which one the framework was built with (``driver_version``'s kind), and how much
 # memory was free when it failed (the memory reading).
@@ -267,7 +282,13 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("driver_version", ("driver version is insufficient", "cudaerrorinsufficientdriver", "insufficient driver",
                         "driver/library version mismatch")),
     ("shared_memory", ("out of resource: shared memory", "outofresources: out of resource: shared",
-                       "memory space vmem", "memory space smem")),
+                       "memory space vmem", "memory space smem",
+                       # A kernel's dynamic shared memory above the SM's opt-in limit: cudaFuncSetAttribute(...,
+                       # cudaFuncAttributeMaxDynamicSharedMemorySize, N) refuses it (TVM's CUDA module: "Failed to set
+                       # the allowed dynamic shared memory size to N", src/runtime/cuda/cuda_module.cc, mlc-llm#2044),
+                       # and ptxas rejects a static one at build time ("uses too much shared data").
+                       "allowed dynamic shared memory size", "cudafuncattributemaxdynamicsharedmemorysize",
+                       "uses too much shared data")),
     ("host_ram", ("defaultcpuallocator", "alloc_cpu.cpp", "cpuallocator.cpp", "cpu_buffer_type_alloc_buffer",
                   "core/src/alloc.cpp", "cv::outofmemoryerror", "(-4:insufficient memory)", "for an array with shape",
                   "_arraymemoryerror", "by allocator cpu", "by allocator mklcpu", "allocator (cpu) ran out of memory",
@@ -279,7 +300,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   # Kubernetes' container memory limit (the kubelet's "OOMKilled" reason), Colab's RAM meter,
                   # and the C library's ENOMEM as Python prints it (fork, mmap of host memory).
                   "oomkilled", "using all available ram", "[errno 12] cannot allocate memory",
-                  "页面文件太小")),
+                  "页面文件太小",
+                  # Torch7's and early PyTorch's TH CPU allocator (THAlloc in TH/THGeneral.c: "$ Torch: not enough
+                  # memory: you tried to allocate NGB. Buy new RAM!"): host memory by construction.
+                  "buy new ram", "thgeneral.c")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("va_reserve", ("cumemaddressreserve", "hipmemaddressreserve")),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
@@ -290,6 +314,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # MPSNDArray's 4 GiB limit, and MLX's count of Metal buffers ("[metal::malloc] Resource limit
                       # (N) exceeded", mlx/backend/metal/allocator.cpp: the device's resource-count limit).
                       "invalid buffer size", "total bytes of ndarray > 2**32", "[metal::malloc] resource limit")),
+    # ONNX Runtime's BFC arena at its own limit (onnxruntime/core/framework/bfc_arena.cc, BFCArena::Extend: "Available
+    # memory of A is smaller than requested bytes of R", A = the arena's memory_limit minus what it already holds):
+    # the limit is the session's gpu_mem_limit / arena config, not the device (infiniflow/ragflow#10295).
+    ("arena_limit", ("is smaller than requested bytes of",)),
     ("allocator_nvml_assert", ("nvml_success == r internal assert failed",)),
     ("metal_oom", ("kiogpucommandbuffercallbackerroroutofmemory", "insufficient memory (ioaf code 8)",
                    "command buffer execution failed: insufficient memory",
@@ -322,6 +350,21 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle",
                       "create cublas handle failed", "create cudnn handle failed", "cublascreate", "cudnncreate")),
 )
+# faiss's default GPU scratch reservation (StandardGpuResourcesImpl::getDefaultTempMemForGPU in
+# faiss/gpu/StandardGpuResources.cpp: ``k4GiBTempMem`` 512 MiB on a GPU of at most 4 GiB, ``k8GiBTempMem`` 1 GiB up to
+# 8 GiB, ``kMaxTempMem`` 1.5 GiB above; the documentation of setTempMemory: "never more than 1.5 GiB"; the maintainer
+# in faiss#1031: 512 MB taken on a 4 GB GPU "with no indices whatsoever, it's an allocation for temporary memory
+# scratch space"). faiss reserves it in one cudaMalloc when a resources object is first used, so a faiss failure of
+# exactly 1.5 GiB, the size on every GPU above 8 GiB, is that reservation whatever wording the release prints ("failed
+# to cudaMalloc 1610612736 bytes", faiss#779, #2580; "alloc fail type TemporaryMemoryBuffer", #2105). 512 MiB and
+# 1 GiB are not read so: they are common sizes of index data too (faiss#2020: 512 MiB refused on a 24 GB GPU, whose
+# scratch is 1.5 GiB), and the text rarely says how large the GPU is.
+FAISS_SCRATCH_BYTES = (1536 * 1024**2,)
+# NCCL's ``ncclUnhandledCudaError`` ("unhandled cuda error", src/misc/utils.cc ``ncclGetErrorString``): a CUDA call
+# inside NCCL failed, cudaMalloc of its buffers among them; NCCL_DEBUG=WARN prints which ("Cuda failure 'out of
+# memory'", include/checks.h ``CUDACHECK``). nccl-tests word it "Test NCCL failure common.cu:N 'unhandled cuda error'"
+# (src/common.h ``NCCLCHECK``).
+_NCCL_CUDA_ERROR = "unhandled cuda error"
 # An out-of-memory raised on the line of a runtime's own initialisation source (Torch7's cutorch ``init.c``, NCCL's
 # ``init.cu``, PaddlePaddle's ``platform/device_context.cc``, whose CUDADeviceContext constructor creates the device's
 # stream and its cuBLAS/cuDNN handles): the failing allocation is the runtime's start-up (its context and first
@@ -395,6 +438,47 @@ def flatten_whitespace(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+# A request refused by a fixed region planned ahead of time, whose size the message states: the region's size is the
+# limit, not the device's free memory (TVM's Relax VM static memory plan: "storage allocation failure, attempted to
+# allocate N at offset 0 in region that is M bytes", src/runtime/relax_vm/memory_manager.cc; mlc-llm#860, fixed by the
+# context and prefill-chunk sizes the model was compiled for). Read only when the request exceeds that region.
+_REGION = re.compile(r"\bin (?:a |the )?(?:region|arena|pool) (?:that is|of size|of)\s{0,2}(\d{1,20})\s{0,2}bytes?\b",
+                     re.IGNORECASE)
+
+
+# Runtimes that reserve a device pool when they start and fail there as a whole (the pool, not a tensor of the job):
+# AMReX's main arena takes 3/4 of the device memory at initialisation unless amrex.the_arena_init_size says otherwise
+# (AMReX runtime parameters, "Memory"; Src/Base/AMReX_Arena.cpp allocate_system: "CUDA error 2 in file
+# .../AMReX_Arena.cpp ... out of memory", AMReX-Codes/amrex#3189), and Taichi maps its field storage pool at ti.init
+# (device_memory_GB / device_memory_fraction; 1 GB by default where CUDA has no unified memory, taichi-dev/taichi#2172:
+# "CUDA Error CUDA_ERROR_OUT_OF_MEMORY: out of memory while calling malloc (cuMemAlloc_v2)" from
+# Program::initialize_runtime_system, taichi#765, #3356, #8128).
+_STARTUP_POOL = (("amrex", ("amrex_arena.cpp", "amrex::arena")),
+                 ("taichi", ("initialize_runtime_system", "ti.init(")))
+
+
+def startup_pool_runtime(low: str) -> str | None:
+    """The runtime whose start-up pool a (lower-cased, flattened) out-of-memory text names (``_STARTUP_POOL``)."""
+    for runtime, words in _STARTUP_POOL:
+        if runtime in low and any(w in low for w in words):
+            return runtime
+    return None
+
+
+def _rmm_pool_cap(low: str) -> bool:
+    """RMM's pool resource at the maximum_pool_size it was created with (rmm/mr/device/pool_memory_resource.hpp:
+    "Maximum pool size exceeded", thrown as rmm::out_of_memory): the pool's cap, not the device. RMM's arena resource
+    words its failures the same but sizes its arena from the device's free memory (arena_memory_resource.hpp, "No room
+    in arena"; dmlc/xgboost#11457 with 1.95 GB free for a 5.99 GB request): that one is the device's capacity."""
+    return ("maximum pool size exceeded" in low and "pool_memory_resource" in low
+            and "arena_memory_resource" not in low and "no room in arena" not in low)
+
+
+def _region_limit(text: str, requested: int | None) -> bool:
+    m = _REGION.search(text)
+    return requested is not None and m is not None and requested > int(m.group(1))
+
+
 def classify(text: str, requested: int | None = None, negative_size: int | None = None,
              backend: str | None = None) -> str | None:
     """The signature of ``text`` (see the module docstring), or None. ``requested`` / ``negative_size`` are the
@@ -422,6 +506,14 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "host_ram"
     if _INIT_FILE.search(text):
         return "context_init"
+    if startup_pool_runtime(low) is not None and any(w in low for w in _OOM_OWN):
+        return "startup_pool"
+    if _rmm_pool_cap(low):
+        return "arena_limit"
+    if _region_limit(text, requested):
+        return "buffer_limit"
+    if "faiss" in low and requested in FAISS_SCRATCH_BYTES:
+        return "scratch_reserve"
     if any(w in low for w in _ILLEGAL_ADDRESS) and not any(w in low for w in _OOM_OWN):
         return "illegal_address"
     if backend == "vulkan" and requested is not None and requested >= VULKAN_LARGE_BYTES:
@@ -430,6 +522,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "xpu_large"
     if _BARE.search(text):
         return "bare_cuda_error"
+    if _NCCL_CUDA_ERROR in low and "nccl" in low:
+        return "nccl_cuda_error"
     if _SIGKILL.search(text) and not any(w in low for w in _OOM_OWN):
         return "sigkill"
     return None

@@ -1088,67 +1088,67 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CauseCard</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="173"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="175"/>
         <source>Cause id: %1</source>
         <translation>原因编号：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="179"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="181"/>
         <source>confidence %p %</source>
         <translation>置信度 %p %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="182"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="184"/>
         <source>How strongly the evidence supports this cause</source>
         <translation>证据对这一原因的支持程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="188"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="190"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="194"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="196"/>
         <source>Fix: %1</source>
         <translation>修复：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="205"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="207"/>
         <source>Copy fix</source>
         <translation>复制修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="206"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="208"/>
         <source>Copy the fix to the clipboard</source>
         <translation>将修复方法复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="210"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="212"/>
         <source>Further fixes</source>
         <translation>更多修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="214"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="216"/>
         <source>Also check</source>
         <translation>另请检查</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="218"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="220"/>
         <source>Effect of sizing fixes</source>
         <translation>调整规模类修复的效果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="221"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="223"/>
         <source>saves %1</source>
         <translation>节省 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="226"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="228"/>
         <source>Copy cause</source>
         <translation>复制原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="227"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="229"/>
         <source>Copy this cause with its evidence and fix as text</source>
         <translation>将此原因连同证据和修复以文本形式复制</translation>
     </message>
@@ -4461,52 +4461,57 @@ PCI 总线：{bus}</translation>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="62"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="57"/>
+        <source>%1 (%2 bytes)</source>
+        <translation>%1（%2 字节）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="64"/>
         <source>%1 tokens</source>
         <translation>%1 个 token</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="73"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="75"/>
         <source>OOM diagnosis: framework %1, message shape %2</source>
         <translation>OOM 诊断：框架 %1，消息形式 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="78"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="80"/>
         <source>PyTorch message era: %1</source>
         <translation>PyTorch 消息版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="81"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="83"/>
         <source>Missing from the input: %1</source>
         <translation>输入中缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="86"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="88"/>
         <source>Parsed values:</source>
         <translation>解析出的数值：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="99"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="101"/>
         <source>confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="104"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="106"/>
         <source>Evidence:</source>
         <translation>证据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="107"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="109"/>
         <source>Fix: %1</source>
         <translation>修复：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="111"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="113"/>
         <source>Check: %1</source>
         <translation>检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="141"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="143"/>
         <source>Key in the JSON report: %1</source>
         <translation>JSON 报告中的键：%1</translation>
     </message>
@@ -7050,113 +7055,113 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ResultsView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="250"/>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="306"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="252"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="308"/>
         <source>No diagnosis yet.</source>
         <translation>尚无诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="260"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="262"/>
         <source>Copy report</source>
         <translation>复制报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="261"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="263"/>
         <source>Copy the whole diagnosis as text</source>
         <translation>将整个诊断以文本形式复制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="263"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="265"/>
         <source>Copy JSON</source>
         <translation>复制 JSON</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="264"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="266"/>
         <source>Copy the diagnosis as JSON (the same as gpudesk oom diagnose --json)</source>
         <translation>将诊断以 JSON 形式复制（与 gpudesk oom diagnose --json 相同）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="292"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="294"/>
         <source>Values read from the input</source>
         <translation>从输入中读取的数值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="321"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="323"/>
         <source>Unparseable input: nothing could be diagnosed.</source>
         <translation>无法解析的输入：无法进行诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="341"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="343"/>
         <source>Engine: %1</source>
         <translation>引擎：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="343"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="345"/>
         <source>Framework: %1</source>
         <translation>框架：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="345"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="347"/>
         <source>message shape: %1</source>
         <translation>消息形式：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="348"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="350"/>
         <source>PyTorch era: %1</source>
         <translation>PyTorch 版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="350"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="352"/>
         <source>torch %1</source>
         <translation>torch %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="352"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="354"/>
         <source>Python %1</source>
         <translation>Python %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="354"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="356"/>
         <source>from %1</source>
         <translation>来自%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="355"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="357"/>
         <source>Diagnosis</source>
         <translation>诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="363"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="365"/>
         <source>Partial result, the input lacks: %1</source>
         <translation>部分结果，输入缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="391"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="393"/>
         <source>Child processes of the target (psutil)</source>
         <translation>目标的子进程（psutil）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="393"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="395"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="393"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="395"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="393"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="395"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="393"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="395"/>
         <source>Host RSS</source>
         <translation>主机 RSS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="399"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="401"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>

@@ -13,7 +13,7 @@ from gpudesk.oom import diagnose_text
 from gpudesk.oom.accuracy import FAMILY_MIN_CASES, evaluate, load_accuracy, load_cases
 from gpudesk.oom.cause import CAUSE_IDS
 from gpudesk.oom.parsers.generic import extract
-from gpudesk.oom.signatures import CHECKS, check_command
+from gpudesk.oom.signatures import CHECKS, GGML_PINNED_CHECK, check_command
 
 ROWS = [json.loads(line) for line in (FIXTURES / "platform_cases.jsonl").read_text(encoding="utf-8").splitlines()
         if line.strip()]
@@ -83,4 +83,8 @@ def test_not_capacity_answers_carry_their_check_command(row):
     for cause in d.causes:
         if cause.id == "not_capacity" and "deciding_check" in cause.evidence:
             command = check_command(cause.evidence["deciding_check"], d.report.platform)
+            if cause.evidence["deciding_check"] == "pin_memory" and cause.evidence["check_command"] != command:
+                # ggml's CUDA backend pins through its own switch (GGML_PINNED_CHECK), not a DataLoader's.
+                assert d.report.runtime in ("llamacpp", "ollama") and d.report.backend in ("cuda", "rocm")
+                command = GGML_PINNED_CHECK.command
             assert command in " ".join(cause.checks) or command in cause.fix

@@ -61,6 +61,8 @@ def test_cli_lang_option_prints_the_diagnosis_in_chinese(tmp_path, capsys, langu
     assert "分配器缓存碎片 [fragmentation]" in out and "置信度" in out
     assert "证据：" in out and "请求的分配" in out
     assert "修复：在进程启动前设置 PYTORCH_ALLOC_CONF=expandable_segments:True" in out
+    # Evidence figures carry their byte count in Chinese too (issue 28: "bytes" was left in English).
+    assert "字节）" in out and " bytes)" not in out
     # --lang applies to that command only: the caller's language is back afterwards
     assert i18n._("Fragmented allocator cache") == "Fragmented allocator cache"
 

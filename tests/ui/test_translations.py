@@ -238,6 +238,8 @@ def test_zh_cn_qm_translates_the_oom_tab(qtbot, zh_cn):
     # Module-level texts (QCoreApplication.translate with a literal context) reach the .qm too.
     assert method_names()["gdb"] == "gdb 注入（较旧的 CPython，Linux）"
     assert format_value("tensor_shape", None) == "N/A" and format_value("flag", True) == "是"
+    # The evidence table's byte count: no English unit left in a Chinese window (issue 28).
+    assert format_value("requested_bytes", 576716800) == "550.00 MiB（576,716,800 字节）"
 
 
 def test_without_a_translator_the_sources_are_shown():

@@ -83,6 +83,10 @@ _REQUEST = [
     _c(r"could not allocate tensor with\s{1,3}" + _SIZE),
     _c(r"\bsize\s{1,3}" + _SIZE + r"\s{1,3}is larger than"),
     _c(r"\brequested\s{0,3}:\s{0,3}" + _SIZE),
+    _c(r"\brequested bytes of\s{1,3}" + _SIZE),  # ONNX Runtime's arena limit (signatures ``arena_limit``)
+    # "Requested N MB" as a field of the error, its unit required (CatBoost's GPU memory pool, catboost/cuda/cuda_lib/
+    # memory_pool/stack_like_memory_pool.h: "Error: Out of memory. Requested 8880 MB; Free 5902.061425 MB").
+    _c(r"(?:^|[;,.(]\s{0,3}|\s)requested\s{1,3}" + _SIZE_U),
     # XGBoost's device allocator (src/common/device_helpers.cuh, ThrowOOMError): a list under the error, "- Free memory:
     # F" and "- Requested memory: R", in bytes when no unit follows (dmlc/xgboost#7140, #8484; GB in 2.x, #11457).
     _c(r"(?m)^\s{0,4}-\s{0,2}requested memory\s{0,2}:\s{0,3}" + _SIZE),
@@ -130,6 +134,8 @@ _FREE = [
     _c(r"there (?:are|is)\s{1,3}" + _SIZE_U + r"\s{1,3}free"),
     _c(r"(?m)^\s{0,4}-\s{0,2}free memory\s{0,2}:\s{0,3}" + _SIZE),  # XGBoost's list, above (_REQUEST)
     _c(r"free memory\s{0,3}:\s{0,3}" + _SIZE_U),
+    # "Free N MB" as a field after the request (CatBoost, above: "Requested 8880 MB; Free 5902.061425 MB").
+    _c(r"[;,]\s{0,3}free\s{1,3}" + _SIZE_U),
     _c(r"free \(according to cuda\)\s{0,3}:\s{0,3}" + _SIZE_U),
     _c(r",\s{0,3}" + _SIZE_U + r"\s{1,3}free\s{0,2}\)"),
     _c(_SIZE_U + r"\s{1,3}free\b"),
@@ -153,7 +159,9 @@ _IN_USE = [
 _POOL_HELD = _c(r"allocated so far\s{0,3}:\s{0,3}" + _SIZE)
 _POOL_HELD_WITH_REQUEST = _c(r"\(total\s{1,3}" + _SIZE + r"\)")
 _POOL_LIMIT = _c(r"limit set to\s{0,3}:\s{0,3}" + _SIZE)
-_EXCEEDED = _c(r"exceeded (?:hbm )?capacity by\s{1,3}" + _SIZE_U)
+# "Exceeded hbm capacity by N" (XLA:TPU) and a runtime's own fit check in any tense ("... and exceeds total capacity by
+# 5706MB", mistral.rs's device mapper, mistralrs-core/src/device_map.rs; mistral.rs#2127).
+_EXCEEDED = _c(r"exceed(?:s|ed)?\s{1,3}(?:the\s{1,3})?(?:total\s{1,3}|hbm\s{1,3})?capacity\s{1,3}by\s{1,3}" + _SIZE_U)
 # TensorFlow's device discovery line (core/common_runtime/gpu/gpu_device.cc, "Found device N with properties"):
 # TF1 "totalMemory: 3.94GiB freeMemory: 187.62MiB", older "Total memory: 7.92GiB" / "Free memory: 190.31MiB". It is
 # logged before TensorFlow creates its allocator, so the free figure is what other processes left on the GPU.
@@ -164,6 +172,8 @@ _LIMIT = [
     _c(r"with size larger than\s{1,3}" + _SIZE),  # a runtime's own per-allocation limit (intel/ipex-llm#11248)
     _c(r"\bmemory limit\s{0,3}:\s{0,3}" + _SIZE),
     _c(r"\bavailable\s{1,3}" + _SIZE + r"\s{0,2}\)"),
+    # A region planned ahead (TVM's Relax VM: "attempted to allocate N at offset 0 in region that is M bytes").
+    _c(r"\bin (?:a |the )?region (?:that is|of size|of)\s{0,2}" + _SIZE),
 ]
 # TensorRT's builder (``IBuilder`` autotuning): "Skipping tactic N due to insufficient memory on requested size of S
 # detected for tactic T" (older builds spell it "insuficient"). S is the workspace one tactic asked for, in one piece,
@@ -199,6 +209,15 @@ OOM_WORDS = (
     # memory, 内存 memory, 不足 "insufficient", 溢出 "overflow", 分配失败 "allocation failed".
     "cannot malloc", "insufficient gpu memory", "badalloc", "bad_alloc", "显存不足", "内存不足", "显存溢出", "内存溢出",
     "分配失败", "无法分配",
+    # ONNX Runtime's BFC arena at its configured limit ("Available memory of A is smaller than requested bytes of R").
+    "smaller than requested bytes",
+    # The failure named as a noun or with a shortened verb: AWS Neuron's runtime (nrt_tensor_allocate status=4
+    # message="Allocation Failure", NRT_RESOURCE; "NERR_RESOURCE ... unable to allocate a resource"), TVM's "storage
+    # allocation failure", Jittor's "Unable to alloc cuda device memory" (src/mem/allocator/cuda_device_allocator.cc).
+    "allocation failure", "unable to alloc", "nerr_resource", "nrt_resource",
+    # A runtime's own check of the model against the devices before it allocates (mistral.rs: "This model does not
+    # fit on the devices").
+    "does not fit on the device", "doesn't fit on the device",
 )
 
 # A paste cut short inside "out of memory" (the last characters of the text): "Allocator (GPU_0_bfc) ran out of memo"
@@ -221,12 +240,22 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # class name with OpenCV's GpuMat allocator.
     ("opencv", ("opencv", "cv2.error", "gpu api call")),
     ("tensorrt", ("[trt]", "tensorrt", "nvinfer1", "defaultallocator", "tactic")),
-    ("mlx", ("mlx", "metal::malloc", "[metal]")),
+    # MLX: its package name, its Metal allocator's messages ("[metal::malloc] ...", "[malloc_or_wait] Unable to
+    # allocate N bytes", mlx/backend/metal/allocator.cpp).
+    ("mlx", ("mlx", "metal::malloc", "[metal]", "[malloc_or_wait]")),
     ("nccl", ("nccl",)),
     ("vllm", ("vllm",)),
     ("sglang", ("sglang",)),
     ("triton", ("triton.runtime", "outofresources", "out of resource: shared memory")),
+    # MLC LLM and the TVM runtime it runs on (mlc_llm / mlc_chat packages, tvm._ffi, "TVMError").
+    ("mlc", ("mlc_llm", "mlc-llm", "mlc_chat", "mlc-chat", "tvmerror", "tvm._ffi", "tvm/src/runtime")),
     ("jcuda", ("jcuda",)),
+    # AWS Neuron (Inferentia/Trainium): its runtime's calls and status names (nrt_*, NRT_RESOURCE, NERR_RESOURCE) and
+    # the PyTorch packages that drive it (torch_neuron, torch_neuronx, transformers_neuronx).
+    ("neuron", ("nrt_", "neuron_runtime", "torch_neuron", "transformers_neuronx", "nerr_resource", "neuronx")),
+    ("faiss", ("faiss",)),
+    ("taichi", ("taichi",)),
+    ("amrex", ("amrex",)),
     ("cupy", ("cupy",)),
     ("numba", ("numba",)),
     ("jax", ("jaxlib", "jax.", "xla_python_client", "xlaruntimeerror", "xla:tpu", "exla")),
@@ -240,13 +269,14 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # CTranslate2 and what wraps it (faster-whisper, WhisperX).
     ("paddle", ("paddle", "flags_fraction_of_gpu_memory", "flags_initial_gpu_memory")),
     ("mxnet", ("mxnet", "pooled_storage_manager")),
+    ("catboost", ("catboost", "ncudalib::")),
     ("ctranslate2", ("ctranslate2", "faster_whisper", "faster-whisper", "whisperx")),
     ("pytorch", ("torch", "pytorch", "defaultcpuallocator", "alloc_cpu.cpp", "cudacachingallocator")),
 )
 _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tpu", ("xla:tpu", "memory space hbm", "tpu_worker", "hbm capacity", "_hbm", "tpu")),
     ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory")),
-    ("metal", ("metal", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend")),
+    ("metal", ("metal", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend", "[malloc_or_wait]")),
     ("rocm", ("hipmalloc", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1")),
     ("directml", ("directml", "gpu video memory", "dml:")),
     ("opencl", ("cl_mem_object_allocation_failure", "cl_out_of_resources", "opencl")),
@@ -326,12 +356,35 @@ _ALLOC_NEAR = _c(r"\b(?:cuda|cu|hip|c|re|m)?(?:malloc|alloc(?:ate|ated|ating|ati
 _HEX_SIZE = _c(r"\b(?:size|bytes)\s{0,2}[=:]\s{0,2}0x([0-9a-f]{1,16})\b")
 
 
+# A line that names an allocation and its failure, with the size as "size N <unit>" further along: allocators that log
+# the failed request as a record of fields (faiss's StandardGpuResources: "alloc fail type FlatData dev 2 space Device
+# stream 0 size 2764800000 bytes (cudaMalloc error out of memory [2])", faiss/gpu/StandardGpuResources.cpp
+# ``allocMemory``; faiss#2179). Read line by line (each line bounded), the size with a unit only.
+_FAILED_ALLOC_LINE = _c(r"\balloc\w{0,8}\b[^\n]{0,160}?\b(?:fail\w{0,4}|error)\b|\b(?:fail\w{0,4}|error)\b[^\n]{0,160}?\balloc")
+_FIELD_SIZE = _c(r"\bsize\s{0,2}[=:]?\s{0,2}" + _SIZE_U)
+_MAX_LINE_CHARS = 2000
+
+
+def _field_size(text: str) -> int | None:
+    """The "size N <unit>" of the first line that names a failed allocation (see ``_FAILED_ALLOC_LINE``)."""
+    for line in text.splitlines():
+        line = line[:_MAX_LINE_CHARS]
+        if _FAILED_ALLOC_LINE.search(line):
+            m = _FIELD_SIZE.search(line)
+            if m:
+                return _bytes(m.group(1), m.group(2))
+    return None
+
+
 def _near_request(text: str) -> int | None:
-    """The size closest after an allocation word (see ``_ALLOC_NEAR``), or a hexadecimal size (``_HEX_SIZE``) in a
-    text that names an allocation; None if neither."""
+    """The size closest after an allocation word (see ``_ALLOC_NEAR``), the "size N" field of a failed-allocation line
+    (``_FAILED_ALLOC_LINE``), or a hexadecimal size (``_HEX_SIZE``) in a text that names an allocation; None if none."""
     m = _ALLOC_NEAR.search(text)
     if m:
         return _bytes(m.group(1), m.group(2))
+    field_size = _field_size(text)
+    if field_size is not None:
+        return field_size
     if "alloc" in text.lower():
         hexa = _HEX_SIZE.search(text)
         if hexa:

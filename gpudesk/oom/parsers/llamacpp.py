@@ -5,7 +5,9 @@
 * ``alloc_tensor_range: failed to allocate CUDA0 buffer of size N`` (model weights: ``load_tensors``),
   ``ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size N`` (compute buffer: scales with
   ``--ubatch-size`` and ``--ctx-size``), ``llama_kv_cache_init`` (the KV cache: scales with ``--ctx-size``);
-* Ollama: ``llama runner process has terminated: cudaMalloc failed: out of memory``.
+* Ollama: ``llama runner process has terminated: cudaMalloc failed: out of memory``;
+* a failure during model loading (``llama_model_load: error loading model: unable to allocate CUDA0 buffer``) is the
+  weights' buffer, whatever line names the size.
 
 ROCm builds print ``ROCm0`` buffers from the same CUDA-named function (hipMalloc under the hood).
 """
@@ -27,6 +29,9 @@ _KV = re.compile(r"KV self size\s*=\s*(\d{1,9}(?:\.\d{1,4})?)\s*MiB")
 _MODEL_BUF = re.compile(r"(CUDA|ROCm)(\d{1,4}) model buffer size\s*=\s*(\d{1,9}(?:\.\d{1,4})?)\s*MiB")
 _OFFLOADED = re.compile(r"offloaded\s+(\d{1,5})/(\d{1,5})\s+layers to GPU")
 _FREE = re.compile(r"using device (?:CUDA|ROCm)(\d{1,4})\s*\([^)\n]{0,120}\)[^\n]{0,40}?-\s*(\d{1,9})\s*MiB free")
+# Words of the model-loading step (llama.cpp's llama_model_load / load_tensors, src/llama-model-loader.cpp, and its
+# "error loading model: unable to allocate CUDA0 buffer"): a buffer that failed there holds the weights.
+_MODEL_LOADING = ("load_tensors", "model buffer", "llama_model_load", "error loading model")
 _CTX = re.compile(r"(?:n_ctx|n_ctx_slot)\s*=\s*(\d{1,9})")
 
 
@@ -59,7 +64,7 @@ def parse(text: str, report: MemoryReport) -> bool:
             # when they agree to that rounding: keep the exact one.
             if report.requested_bytes is None or abs(exact - report.requested_bytes) <= 0.01 * 2**20:
                 report.requested_bytes = exact
-    elif "load_tensors" in text or "model buffer" in text:
+    elif any(marker in text for marker in _MODEL_LOADING):
         parsed["ggml_buffer"] = "model"
     if report.requested_bytes is not None:
         parsed["requested_bytes"] = report.requested_bytes

@@ -17,6 +17,7 @@ from __future__ import annotations
 from gpudesk.oom.cause import Cause
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence, join_sentences
+from gpudesk.oom.rules.single_allocation_exceeds_capacity import largest_gpu_bytes
 from gpudesk.i18n import _
 
 
@@ -103,7 +104,7 @@ def _ggml(f: Facts) -> Cause:
     return Cause(
         id="genuine_shortage",
         title=title,
-        confidence=0.8,
+        confidence=_ggml_confidence(f),
         evidence=evidence(requested_bytes=f.requested, device_index=r.device_index, ggml_buffer=buffer,
                           free_bytes=f.free, model_buffer_bytes=model_buf, offloaded_layers=layers,
                           layers_that_fit=fits, kv_cache_bytes=r.parsed.get("kv_cache_bytes")),
@@ -115,3 +116,15 @@ def _ggml(f: Facts) -> Cause:
                     (_("A buffer far larger than the GPU (hundreds of GiB) points to a sizing bug: try without "
                     "pipeline parallelism or a smaller --ubatch-size."))],
     )
+
+
+def _ggml_confidence(f: Facts) -> float:
+    """0.8 for a ggml buffer that does not fit beside the model; 0.6 when the one buffer is larger than the GPU, or
+    (capacity not in the text) at least half the largest GPU sold: no knob that leaves room beside the model can fit
+    it, so the single-allocation reading (:mod:`gpudesk.oom.rules.single_allocation_exceeds_capacity`, 0.7 there)
+    leads (ikawrakow/ik_llama.cpp#749: a 273 GiB compute buffer with pipeline parallelism, a sizing bug)."""
+    req = f.requested
+    if req is not None and ((f.total is not None and req > f.total)
+                            or (f.total is None and req >= largest_gpu_bytes() / 2)):
+        return 0.6
+    return 0.8

@@ -271,6 +271,12 @@ def _without_capacity(f: Facts) -> Cause | None:
         conf, explanation = 0.55, _("The runtime could not get {requested} from the device and names no other "
                                     "reason: the job's buffers fill the memory (the capacity is not in the "
                                     "text).").format(requested=format_bytes(f.requested))
+    elif isinstance(exceeded := r.parsed.get("exceeded_by_bytes"), int) and exceeded > 0:
+        # The runtime's own count of the whole job against the device ("exceeds total capacity by N"): the job, not
+        # one request, is larger than the device by that much.
+        conf, explanation = 0.6, _("The runtime's own count says the job exceeds the device's capacity by "
+                                   "{exceeded}: the model and its buffers need more than the device has.").format(
+                                       exceeded=format_bytes(exceeded))
     else:
         conf, explanation = 0.45, _("An out-of-memory without figures: nothing points past the job itself needing "
                                     "more than the device has. Paste the full message or probe the process for "

@@ -55,8 +55,9 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, LIBRARY_CHECK, NOT_CAPACITY, OOM_KILLER_CHECK,
-                                    PAGE_FILE_CHECK, check_command)
+from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, LIBRARY_CHECK, NOT_CAPACITY,
+                                    OOM_KILLER_CHECK, PAGE_FILE_CHECK, check_command, flatten_whitespace,
+                                    startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -179,10 +180,23 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         fixes["pin_memory"] = _("Free CuPy's pinned pool (cupy.get_default_pinned_memory_pool().free_all_blocks()), "
                                 "copy the array in smaller pieces, or use a CuPy release with cupy#1593, which falls "
                                 "back to a synchronous copy when pinned memory cannot be allocated")
+    if key == "pin_memory" and _ggml_cuda(r):
+        # ggml's CUDA backend page-locks its host buffers itself (ggml_cuda_host_malloc -> cudaMallocHost,
+        # ggml/src/ggml-cuda/ggml-cuda.cu); GGML_CUDA_NO_PINNED makes it use pageable memory (llama.cpp#1735).
+        fixes["pin_memory"] = _("Set GGML_CUDA_NO_PINNED=1 before starting (ggml then uses pageable host memory), or "
+                                "raise the WSL memory in .wslconfig (memory=) and restart WSL")
+    if key == "buffer_limit" and r.runtime == "mlc":
+        # TVM's Relax VM plans its buffers statically for the context and prefill chunk the model was configured with
+        # (src/runtime/relax_vm/memory_manager.cc); a request beyond the planned region needs a plan that covers it.
+        fixes["buffer_limit"] = _("Keep the input within what the memory plan was made for, or plan for more: "
+                                  "mlc_llm gen_config --context-window-size / --prefill-chunk-size (or mlc_llm serve "
+                                  "--overrides \"context_window_size=...;prefill_chunk_size=...\"), then rerun")
     check_key = {"vulkan_large": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
                  "va_reserve": "free_exceeds_request",
                  "library_mismatch": "driver_version", "oom_killer": "host_ram"}.get(key, key)
     own_check = {"dev_shm": DEV_SHM_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
+    if key == "pin_memory" and _ggml_cuda(r):
+        own_check = GGML_PINNED_CHECK
     command = own_check.command if own_check is not None else check_command(check_key, r.platform)
     check_line = (_("{command}: {meaning}").format(command=command, meaning=i18n._(own_check.meaning))
                   if own_check is not None else _check_line(check_key, r.platform))
@@ -196,6 +210,12 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         fix=fixes[key],
         checks=[check_line],
     )
+
+
+def _ggml_cuda(r: MemoryReport) -> bool:
+    """ggml's CUDA backend (its HIP build for ROCm too), whose host buffers GGML_CUDA_NO_PINNED governs; not its
+    Vulkan backend, which pins through the Vulkan driver and falls back by itself."""
+    return r.runtime in ("llamacpp", "ollama") and r.backend in ("cuda", "rocm")
 
 
 def _generic(cause_id: str, confidence: float, title: str, explanation: str, fix: str, check_key: str,
@@ -302,6 +322,15 @@ def check(f: Facts) -> list[Cause]:
         out.append(_shortage(0.6, f, _("PyTorch's allocator failed while building its out-of-memory message (NVML "
                                        "cannot be queried on a MIG slice): an allocation failed, and the slice is "
                                        "smaller than the whole GPU.")))
+    elif sig == "startup_pool":
+        out.append(_startup_pool(f))
+        out.append(_other_process(0.4, f))
+    elif sig == "arena_limit":
+        out.append(_arena_limit(f))
+        out.append(_shortage(0.4, f, _("The pool holds what the job needs up to its limit; the limit may already be "
+                                       "as large as the GPU allows.")))
+    elif sig == "nccl_cuda_error":
+        out.extend(_nccl_cuda_error(f))
     elif sig == "bare_cuda_error" and r.kind != "pin_memory_thread":
         out.extend(_bare(f))  # (the DataLoader pin-memory thread has its own reading: allocation_outside_allocator)
     return out
@@ -552,6 +581,116 @@ def _free_covers(f: Facts) -> bool:
             and f.free >= max(_FREE_COVERS_TIMES * f.requested, _FREE_COVERS_MIN_BYTES))
 
 
+def _startup_pool(f: Facts) -> Cause:
+    """A runtime's own device pool, reserved at start, did not fit (signatures ``startup_pool``): AMReX's arena (3/4 of
+    the device by default, amrex.the_arena_init_size) or Taichi's field storage (ti.init device_memory_GB /
+    device_memory_fraction). The reservation is sized from the device, not from the job, so what else holds the GPU
+    (another process, a second rank or framework) decides whether it fits. 0.65, another holder 0.4."""
+    runtime = startup_pool_runtime(flatten_whitespace(f.report.text or ""))
+    if runtime == "amrex":
+        fix = _("Reserve less up front: amrex.the_arena_init_size=<bytes> (0 grows the arena on demand), or give each "
+                "rank its own GPU; the arena takes 3/4 of the device at start by default")
+        command = "amrex.the_arena_init_size=0"
+    else:
+        fix = _("Reserve less up front: ti.init(arch=ti.cuda, device_memory_fraction=0.5) or device_memory_GB=<N> "
+                "(TI_DEVICE_MEMORY_GB), below what the GPU has free")
+        command = "ti.init(..., device_memory_GB=1)"
+    return Cause(id="preallocation", title=_("The runtime's up-front memory pool does not fit"), confidence=0.65,
+                 evidence=evidence(deciding_check="preallocation", check_command=command, runtime=runtime,
+                                   requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total),
+                 explanation=_("The runtime reserves its device memory pool in one piece when it starts, sized from "
+                               "the GPU rather than from the job; that reservation failed, so something else already "
+                               "holds part of the GPU or the pool is set larger than the device can give."),
+                 fix=fix,
+                 checks=[_("{command}: {meaning}").format(
+                     command=command,
+                     meaning=_("If the error goes away with a smaller reservation, the up-front pool was what did not "
+                               "fit; nvidia-smi shows what else holds the GPU."))])
+
+
+_ARENA_AVAILABLE = re.compile(r"available memory of\s{1,3}(\d{1,20})\s{1,3}is smaller than", re.IGNORECASE)
+
+
+def _arena_limit(f: Facts) -> Cause:
+    """ONNX Runtime's BFC arena refused to grow past its own limit (signatures ``arena_limit``): ``BFCArena::Extend``
+    compares the request with the arena's ``memory_limit`` minus what it holds, before asking the device
+    (onnxruntime/core/framework/bfc_arena.cc). The limit is the CUDA execution provider's ``gpu_mem_limit`` (or an
+    arena config's ``max_mem``; unlimited unless set), so a cap set for the session refused it, whatever the GPU had
+    free (infiniflow/ragflow#10295: "Available memory of 0", answered by raising gpu_mem_limit). 0.8."""
+    text = f.report.text or ""
+    if "maximum pool size exceeded" in text.lower():
+        return _rmm_pool_max(f)
+    m = _ARENA_AVAILABLE.search(text)
+    left = int(m.group(1)) if m else None
+    return Cause(
+        id="per_process_cap",
+        title=_("The session's memory limit refused the allocation"),
+        confidence=0.8,
+        evidence=evidence(requested_bytes=f.requested, arena_available_bytes=left),
+        explanation=(_("ONNX Runtime's arena checks each growth against the limit set for the session "
+                       "(gpu_mem_limit) before it asks the GPU; the request of {requested} is more than the {left} "
+                       "left under that limit, so the GPU's own free memory was never asked.").format(
+                           requested=format_bytes(f.requested), left=format_bytes(left))
+                     if f.requested is not None and left is not None else
+                     _("ONNX Runtime's arena checks each growth against the limit set for the session (gpu_mem_limit) "
+                       "before it asks the GPU; the request was more than was left under that limit, so the GPU's own "
+                       "free memory was never asked.")),
+        fix=_("Raise the CUDA execution provider's gpu_mem_limit (providers=[('CUDAExecutionProvider', "
+              "{'gpu_mem_limit': N})]) or remove it, and set arena_extend_strategy='kSameAsRequested' so the arena "
+              "grows only by what is asked"),
+        more_fixes=[_("Run fewer sessions in the process, or smaller inputs, if the limit must stay.")],
+        checks=[_("Print session.get_provider_options()['CUDAExecutionProvider']['gpu_mem_limit']: a value below the "
+                  "GPU's memory is the limit that refused it.")])
+
+
+def _rmm_pool_max(f: Facts) -> Cause:
+    """RMM's pool resource reached the maximum_pool_size it was created with (``pool_memory_resource.hpp``, "Maximum
+    pool size exceeded"): the cap the program (or a library such as cuDF, cuML or cupoch) set on the pool refused the
+    growth, before the device was asked (neka-nat/cupoch#98: a 1 GB pool request "with plenty of GPU memory"). 0.8."""
+    return Cause(
+        id="per_process_cap",
+        title=_("The memory pool's maximum size refused the allocation"),
+        confidence=0.8,
+        evidence=evidence(requested_bytes=f.requested),
+        explanation=_("RMM's pool resource grows only up to the maximum_pool_size it was created with and raises "
+                      "out_of_memory at that cap whatever the GPU has free."),
+        fix=_("Create the pool with a larger maximum (rmm.mr.PoolMemoryResource(upstream, initial_pool_size=..., "
+              "maximum_pool_size=...)) or without one, and keep initial_pool_size at or below the maximum"),
+        checks=[_("Print the pool's settings where it is created (rmm.reinitialize / PoolMemoryResource arguments): "
+                  "a maximum below what the job needs is the limit that refused it.")])
+
+
+# nccl-tests' own failure wording (src/common.h, ``NCCLCHECK`` / ``CUDACHECK``: "Test NCCL failure", "Test CUDA
+# failure"): the benchmark runs alone by design and sizes its buffers to the free memory it finds ("Reducing maxBytes
+# to N due to memory limitation", src/common.cu), so a failure there is a GPU someone else holds.
+_NCCL_TESTS = re.compile(r"\btest (?:nccl|cuda) failure\b", re.IGNORECASE)
+NCCL_DEBUG_COMMAND = "NCCL_DEBUG=WARN"
+
+
+def _nccl_cuda_error(f: Facts) -> list[Cause]:
+    """NCCL's "unhandled cuda error" without out-of-memory words of its own (signatures ``nccl_cuda_error``).
+
+    A CUDA call inside NCCL failed. NCCL allocates its channel and proxy buffers with cudaMalloc outside the
+    framework's allocator when a communicator first runs a collective, so on a device other processes (or a framework's
+    cache) already fill, that allocation is the usual failure (scitix/sichek#71: GPUs held by a training job; the
+    nccl-tests maintainers, NVIDIA/nccl-tests#322: "Reducing maxBytes ... due to memory limitation"); a driver that
+    does not match the CUDA NCCL was built with, or a peer-access call the platform refuses, end the same way
+    (TheAtticusProject/cuad#9: "updating drivers"). Ranked, with ``NCCL_DEBUG=WARN`` naming the failing call: another
+    holder first (0.6 for nccl-tests, which run alone; 0.45 otherwise), the job's own memory, then the driver."""
+    text = f.report.text or ""
+    alone = _NCCL_TESTS.search(text) is not None
+    holder = _other_process(0.6 if alone else 0.45, f)
+    debug = _("{command}: {meaning}").format(
+        command=NCCL_DEBUG_COMMAND,
+        meaning=_("Rerun with this set: NCCL then prints the CUDA call that failed. \"Cuda failure 'out of memory'\" is "
+                  "memory (nvidia-smi shows who holds it); another failure, such as 'invalid argument' or a peer-access "
+                  "error, is the driver or the platform."))
+    holder.checks.append(debug)
+    shortage = _shortage(0.35, f, _("NCCL allocates its buffers with cudaMalloc outside the framework's allocator when "
+                                    "a communicator first runs; the job's own tensors and cache may have left no room."))
+    return [holder, shortage, _not_capacity("driver_version", 0.3, f)]
+
+
 def _bare(f: Facts) -> list[Cause]:
     r = f.report
     text = r.text or ""
@@ -563,6 +702,14 @@ def _bare(f: Facts) -> list[Cause]:
     if _others_given(f):
         return [_other_process(0.75, f), _shortage(0.4, f, _("The job's own allocations and the other processes' "
                                                              "together exceed the GPU."))]
+    if runtime in ("llamacpp", "ollama") and _wsl(f):
+        # ggml's CUDA backend page-locks its host buffers (ggml_cuda_host_malloc -> cudaMallocHost in
+        # ggml/src/ggml-cuda/ggml-cuda.cu; GGML_CUDA_NO_PINNED turns it off), and WSL2 caps page-locked memory well
+        # below the host's RAM (docs.nvidia.com/cuda/wsl-user-guide, "Known Limitations": pinned memory is limited):
+        # a bare CUDA error under WSL is that allocation first (ggml-org/llama.cpp#1230).
+        return [_not_capacity("pin_memory", 0.6, f), _shortage(0.5, f, _("ggml's CUDA backend could not allocate its own buffers (weights, KV cache, "
+                                            "compute pool): the model and context do not fit in what is free.")),
+                _other_process(0.4, f)]
     if runtime in ("llamacpp", "ollama"):
         return [_shortage(0.5, f, _("ggml's CUDA backend could not allocate its own buffers (weights, KV cache, "
                                     "compute pool): the model and context do not fit in what is free.")),

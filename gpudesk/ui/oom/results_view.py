@@ -53,7 +53,9 @@ def format_value(key: str, value: Any) -> str:
         return ", ".join(f"{k}: {format_value(str(k), v)}" for k, v in value.items())
     if isinstance(value, (int, float)):
         if key.endswith("_bytes"):
-            return f"{format_bytes(value)} ({int(value):,} bytes)"
+            # Translators: %1 is a size such as "550.00 MiB", %2 the same size as a count of bytes ("576,716,800").
+            return (QCoreApplication.translate("OomResults", "%1 (%2 bytes)")
+                    .replace("%1", format_bytes(value)).replace("%2", f"{int(value):,}"))
         if key.endswith(("_ratio", "_fraction", "_share")):
             return format_percent(float(value), digits=1)
         if key.endswith("_s"):
