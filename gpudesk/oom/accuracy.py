@@ -24,7 +24,10 @@ doctor was run on it:
 * ``fresh-9``: ``fresh_cases_9.jsonl``, 21 messages (PyTorch, TensorFlow, JAX, faiss, PaddlePaddle, NCCL tests,
   TensorRT, Triton, host RAM, WSL2) collected after the rules were frozen for it (the window's OS / other-processes
   inputs, a refused virtual-address reservation, CuPy's pinned pool) and labelled from their threads before the
-  doctor first ran on them.
+  doctor first ran on them;
+* ``fresh-10`` and ``fresh-11``: ``fresh_cases_10.jsonl`` and ``fresh_cases_11.jsonl``, 32 messages each, collected
+  while the eighth pass was written (the second batch chosen from the families earlier batches lacked) and labelled
+  from their threads before the doctor first ran on them.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -80,7 +83,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-2", "fresh_cases_2.jsonl"), ("fresh-3", "fresh_cases_3.jsonl"),
               ("fresh-4", "fresh_cases_4.jsonl"), ("fresh-5", "fresh_cases_5.jsonl"),
               ("fresh-6", "fresh_cases_6.jsonl"), ("fresh-7", "fresh_cases_7.jsonl"),
-              ("fresh-8", "fresh_cases_8.jsonl"), ("fresh-9", "fresh_cases_9.jsonl"))
+              ("fresh-8", "fresh_cases_8.jsonl"), ("fresh-9", "fresh_cases_9.jsonl"),
+              ("fresh-10", "fresh_cases_10.jsonl"), ("fresh-11", "fresh_cases_11.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")

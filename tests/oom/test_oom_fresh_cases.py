@@ -1,4 +1,4 @@
-"""The held-back sets (tests/fixtures/oom/fresh_cases.jsonl .. fresh_cases_9.jsonl, issue 28): real messages
+"""The held-back sets (tests/fixtures/oom/fresh_cases.jsonl .. fresh_cases_11.jsonl, issue 28): real messages
 collected after the rules were written, each labelled from its public thread before the doctor was first run on it.
 The rules are not tuned on them; the figures below are what the doctor scored when it first saw each batch, kept
 as floors so that a regression shows, and reported as they are (below the 85 % bar: that is what a held-back set is
@@ -17,7 +17,8 @@ from gpudesk.oom.signatures import CHECKS
 
 FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "fresh-3": "fresh_cases_3.jsonl",
                "fresh-4": "fresh_cases_4.jsonl", "fresh-5": "fresh_cases_5.jsonl", "fresh-6": "fresh_cases_6.jsonl",
-               "fresh-7": "fresh_cases_7.jsonl", "fresh-8": "fresh_cases_8.jsonl", "fresh-9": "fresh_cases_9.jsonl"}
+               "fresh-7": "fresh_cases_7.jsonl", "fresh-8": "fresh_cases_8.jsonl", "fresh-9": "fresh_cases_9.jsonl",
+               "fresh-10": "fresh_cases_10.jsonl", "fresh-11": "fresh_cases_11.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -81,9 +82,15 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # next pass, measured on a new batch: one-line errors whose thread found another holder or a leak (no text can tell
 # them from the job's own need: the check decides), engine budgets on an NPU with no engine words, fragmentation with
 # the cache a few per cent of reserved memory (read as a full device, as most such threads resolved), Windows/WDDM
-# figures where free memory covers the request.
+# figures where free memory covers the request. "fresh-10" (32 messages: PyTorch, cuDNN/cuBLAS, NCCL /dev/shm in
+# containers, Ollama and llama.cpp, TensorRT, MIG, Caffe, darknet, IREE on Vulkan) and "fresh-11" (32 messages chosen
+# from the families earlier batches lacked: bitsandbytes, ONNX Runtime, JAX, MPS, ROCm, XPU, PaddlePaddle, DeepSpeed,
+# TRT-LLM, TGI, LightLLM, Ascend, DirectML; half of them not-capacity cases), collected by two helpers while the
+# eighth pass was written and committed before the doctor ran on them: 22 of 32 (6 of 10 not-capacity cases with the
+# deciding check, 2 reported as not found: NCCL's /dev/shm failures in containers) and 12 of 32 (5 of 16 with the
+# deciding check, 7 reported as not found) at first scoring.
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
-                     "fresh-7": 13, "fresh-8": 15, "fresh-9": 15}
+                     "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12}
 
 
 def _rows(name: str) -> list[dict]:
