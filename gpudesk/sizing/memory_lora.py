@@ -103,6 +103,16 @@ def _module_dims(spec: ModelSpec, name: str) -> tuple[int, int]:
     }[name]
 
 
+# With ``kbit_fp32_upcast`` the LM head is fp32 too: transformers leaves the output embedding unquantised
+# (``get_keys_to_not_convert``, https://github.com/huggingface/transformers/blob/v4.49.0/src/transformers/integrations/bitsandbytes.py)
+# and PEFT's ``prepare_model_for_kbit_training`` casts it to fp32 with the norms; the final norm's output is fp32,
+# so ``lm_head`` writes fp32 logits. A loss that runs in the logits' own dtype (``standard-16bit``: no
+# ``logits.float()``, 3 copies per element: logits, log-softmax, gradient) then holds 4-byte copies instead of
+# 2-byte ones. A loss that upcasts anyway (``standard``) costs the same; TRL's ``peft_module_casting_to_bf16``
+# (``kbit_embeddings_bf16``) puts the head back in bf16.
+FP32_HEAD_LOGITS_FACTOR = 2.0
+
+
 def fp32_residual_extra_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int, recompute: str = "full",
                               activation_offload: bool = False) -> float:
     """Extra bytes when the residual stream is fp32 instead of 16-bit (``kbit_fp32_upcast``): 2 more bytes per
@@ -232,6 +242,9 @@ def lora_memory(
         acts = max(0.0, acts + (frozen - trained) * counted)
     if kbit_fp32_upcast and spec.is_transformer:
         acts += fp32_residual_extra_bytes(spec, seq_len_tokens, micro_batch_size, recompute, activation_offload)
+    fp32_head = kbit_fp32_upcast and not kbit_embeddings_bf16 and loss == "standard-16bit"
+    if fp32_head:
+        logits *= FP32_HEAD_LOGITS_FACTOR
     parts: dict[str, float] = {"weights": base, "lora_adapters": adapters, "activations": acts, "logits": logits,
                                "gathered_layers": gathered, "gradients": flat_grads}
     assumptions = [
@@ -263,6 +276,10 @@ def lora_memory(
     elif kbit_fp32_upcast:
         assumptions.append((_("norms, embeddings and LM head upcast to fp32 (prepare_model_for_kbit_training): an fp32 "
                               "residual stream"), "peft utils/other.py prepare_model_for_kbit_training"))
+    if fp32_head:
+        assumptions.append((_("the fp32 LM head writes fp32 logits, and the loss runs on them in fp32"),
+                            "peft utils/other.py prepare_model_for_kbit_training; transformers "
+                            "integrations/bitsandbytes.py get_keys_to_not_convert"))
     if recompute == "none":
         # PEFT's prepare_model_for_kbit_training defaults to use_gradient_checkpointing=True
         # (https://github.com/huggingface/peft/blob/main/src/peft/utils/other.py), and the QLoRA reference script

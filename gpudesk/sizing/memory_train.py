@@ -159,6 +159,25 @@ def fsdp_gathered_bytes(spec: ModelSpec, per_param: tuple[float, float, float, f
     return max(2 * block * compute + grads_alive * block * per_param[2], embed * (compute + per_param[2])) / tensor_parallel
 
 
+def fsdp1_offload_gradient_shard_bytes(params: float, per_param: tuple[float, float, float, float],
+                                       data_parallel: int) -> float:
+    """Sharded gradients FSDP1 keeps on the GPU under ``CPUOffload(offload_params=True)``: ``P / N`` x the gradient
+    bytes, beside the compute stream's own peak.
+
+    FSDP1 reduce-scatters each ``FlatParameter``'s gradient into a new shard allocated on its post-backward stream,
+    keeps that shard on the GPU as ``flat_param._saved_grad_shard`` after starting its copy to
+    ``flat_param._cpu_grad``, and deletes it only in ``prepare_gradient_for_optim`` at the end of the whole
+    backward (``torch/distributed/fsdp/_runtime_utils.py`` ``_reduce_grad`` / ``_accumulate_sharded_grad`` /
+    ``_offload_grad``, ``_flat_param.py`` ``prepare_gradient_for_optim``,
+    https://github.com/pytorch/pytorch/blob/v2.5.1/torch/distributed/fsdp/_runtime_utils.py). The caching
+    allocator keeps a pool per stream (https://pytorch.org/docs/stable/notes/cuda.html#memory-management), so the
+    shards do not reuse the blocks the compute stream frees as backward releases the activations: reserved memory
+    is the compute stream's peak plus every shard. FSDP2 (``fully_shard`` with ``offload_policy``) moves each
+    sharded gradient to the host as it is reduced.
+    """
+    return params * per_param[2] / positive_int("gpus", data_parallel, MAX_GPUS)
+
+
 def selective_ac_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int, tensor_parallel: int = 1,
                                  sequence_parallel: bool = False, flash_attention: bool = True) -> float:
     """Bytes one layer keeps under per-op selective activation checkpointing (torchtitan ``ac_config.mode=selective``,
@@ -465,6 +484,10 @@ def train_memory(
         step_temp = 0.0
     if step_temp:
         parts["optimizer_step_temporaries"] = step_temp
+    offload_grad_shards = 0.0
+    if fsdp and fsdp_version == 1 and offload == "all" and stage == "zero3":
+        offload_grad_shards = fsdp1_offload_gradient_shard_bytes(rank_params, per_param, g // mp)
+        parts["gradients"] = max(parts["gradients"], offload_grad_shards)
     parts["activations"] = acts
     parts["logits"] = logits
     assumptions = [
@@ -503,6 +526,12 @@ def train_memory(
     if step_temp:
         assumptions.append((_("the optimizer step builds one state-sized temporary for every parameter (foreach AdamW)"),
                             "torch/optim/adamw.py _multi_tensor_adamw (torch._foreach_sqrt)"))
+    if offload_grad_shards:
+        assumptions.append((_("FSDP1 with parameter offload keeps every sharded gradient on the GPU until the end of "
+                              "backward ({gib:.2f} GiB), in its own allocator pool beside the activations").format(
+                                  gib=offload_grad_shards / 2**30),
+                            "torch/distributed/fsdp/_runtime_utils.py _offload_grad; _flat_param.py "
+                            "prepare_gradient_for_optim"))
     if paged:
         assumptions.append((_("paged optimizer states live in CUDA unified memory, outside the allocator figure; when "
                               "the GPU runs short they are evicted to host RAM (slower steps, no out-of-memory error)"),

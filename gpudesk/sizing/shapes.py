@@ -36,8 +36,12 @@ _REFERENCE_SHAPES: tuple[tuple[int, int], ...] = (
 _GATED_MODEL_TYPES = frozenset({
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text",
     "phi3", "deepseek_v2", "deepseek_v3", "olmo", "olmo2", "internlm2", "yi", "baichuan", "cohere", "granite",
-    "llama4", "llama4_text", "gpt_oss", "mistral3", "qwen3_vl", "qwen3_vl_moe", "qwen2_5_vl", "gemma3", "phi",
+    "llama4", "llama4_text", "gpt_oss", "mistral3", "qwen3_vl", "qwen3_vl_moe", "qwen2_5_vl", "gemma3",
 })
+# Not in the set: Phi-1/1.5/2 (model_type ``phi``) has a
+# two-matrix MLP ``fc1`` -> gelu_new -> ``fc2`` (transformers ``models/phi/modeling_phi.py`` ``PhiMLP``,
+# https://github.com/huggingface/transformers/blob/main/src/transformers/models/phi/modeling_phi.py); only ``phi3``
+# (Phi-3/3.5/4) fuses gate and up into ``gate_up_proj``.
 
 
 @dataclass(frozen=True)

@@ -199,6 +199,43 @@ def test_trl_casts_embeddings_back_to_bf16_after_the_upcast(mistral):
         estimate_memory(mistral, MemoryWorkload(**{**w, "kbit_fp32_upcast": False}, kbit_embeddings_bf16=True))
 
 
+def test_kbit_upcast_lm_head_writes_fp32_logits(llama8b):
+    # universal-llm-trainer docs/gpu_test.md (1c4dca8), Llama 3.1 8B on one H100, batch 2 x 8192, gradient
+    # checkpointing, a plain CrossEntropyLoss on the model's logits: LoRA 36 GB, QLoRA (prepare_model_for_kbit_training)
+    # 48 GB reserved. QLoRA needs more than LoRA although its base is 8 GB smaller: the fp32 LM head's logits.
+    w = dict(mode="qlora", precision="bf16-pure", optimizer="adamw", seq_len_tokens=8192, micro_batch_size=2,
+             recompute="full", loss="standard-16bit", lora_rank=8)
+    up = estimate_memory(llama8b, MemoryWorkload(**w, kbit_fp32_upcast=True))
+    recast = estimate_memory(llama8b, MemoryWorkload(**w, kbit_fp32_upcast=True, kbit_embeddings_bf16=True))
+    assert up.component("logits") == pytest.approx(2 * recast.component("logits"))
+    # 2 x 8192 tokens x 128256 vocabulary x 3 copies x 4 bytes.
+    assert up.component("logits") == pytest.approx(16384 * 128256 * 12)
+    assert up.reserved_bytes / 1e9 == pytest.approx(48, rel=0.1)
+    # A loss that upcasts the logits anyway costs the same with either head.
+    std = dict(w, loss="standard")
+    assert (estimate_memory(llama8b, MemoryWorkload(**std, kbit_fp32_upcast=True)).component("logits")
+            == estimate_memory(llama8b, MemoryWorkload(**std)).component("logits"))
+
+
+def test_fsdp1_parameter_offload_keeps_the_gradient_shards_on_the_gpu():
+    # universal-llm-trainer docs/gpu_test.md (1c4dca8), Llama 2 13B full fine-tune on 2 H100, FSDP1 FULL_SHARD with
+    # CPUOffload(offload_params=True), batch 2 x 8192, gradient checkpointing: 31 GB reserved. Each rank keeps its
+    # 6.5 B-parameter gradient shard (13 GB in bf16) on the GPU until the end of backward.
+    llama13b = spec_from_hf_config(CONFIGS / "llama-2-13b.config.json")
+    w = dict(mode="train", precision="bf16-pure", optimizer="adamw", seq_len_tokens=8192, micro_batch_size=2,
+             recompute="full", loss="standard-16bit", gpus=2, sharding="fsdp", offload="all",
+             gradient_accumulation=True)
+    v1 = estimate_memory(llama13b, MemoryWorkload(**w, fsdp_version=1))
+    v2 = estimate_memory(llama13b, MemoryWorkload(**w, fsdp_version=2))
+    assert v1.component("gradients") == pytest.approx(llama13b.params * 2 / 2, rel=1e-6)
+    assert v2.component("gradients") == 0
+    assert v1.reserved_bytes / 1e9 == pytest.approx(31, rel=0.1)
+    # Without offload the shards were counted already as the sharded gradients.
+    on_gpu = dict(w, offload="none")
+    assert (estimate_memory(llama13b, MemoryWorkload(**on_gpu, fsdp_version=1)).component("gradients")
+            == estimate_memory(llama13b, MemoryWorkload(**on_gpu, fsdp_version=2)).component("gradients"))
+
+
 def test_fsdp1_mixed_flat_parameters_give_the_frozen_base_gradients():
     llama70b = spec_from_hf_config(CONFIGS / "llama-2-70b.config.json")
     w = dict(mode="qlora", precision="bf16", optimizer="adamw", gpus=2, sharding="fsdp", recompute="full",

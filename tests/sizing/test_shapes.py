@@ -123,6 +123,17 @@ def test_bloom_ties_its_embeddings_by_default():
     assert spec.tied_embeddings and round(spec.params / 1e9, 2) == 7.07  # bloomz-7b1: 7,069,016,064 parameters
 
 
+def test_phi_2_has_a_two_matrix_mlp_and_phi_3_a_gated_one():
+    from pathlib import Path
+
+    configs = Path(__file__).resolve().parents[1] / "fixtures" / "sizing" / "configs"
+    phi2 = spec_from_hf_config(configs / "phi-2.config.json")
+    # microsoft/phi-2: 2,779,683,840 parameters (fc1/fc2 MLP, biases included); without biases 2.7789 B.
+    assert not phi2.gated and round(phi2.params / 1e9, 2) == 2.78
+    phi3 = spec_from_hf_config(configs / "phi-3-mini-4k.config.json")
+    assert phi3.gated and round(phi3.params / 1e9, 2) == 3.82  # Phi-3-mini: 3,821,079,552
+
+
 def test_gptbigcode_multi_query_has_one_kv_head():
     from pathlib import Path
 
