@@ -117,7 +117,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh5": self.tr("fifth fresh (collected after the model was frozen a fifth time)"),
                 "fresh6": self.tr("sixth fresh (collected after the model was frozen a sixth time)"),
                 "fresh7": self.tr("seventh fresh (collected after the model was frozen a seventh time)"),
-                "fresh8": self.tr("eighth fresh (collected after the model was frozen an eighth time)")}
+                "fresh8": self.tr("eighth fresh (collected after the model was frozen an eighth time)"),
+                "fresh9": self.tr("ninth fresh (collected after the model was frozen a ninth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
