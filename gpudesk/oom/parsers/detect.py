@@ -43,7 +43,8 @@ PARSERS = (startup_free, vllm, sglang, trtllm, tgi, llamacpp, mps, allowed_memor
 # Lower-case words every message of a parser contains; the parser's regexes run only when one is present.
 _GATES = {
     "startup_free": ("on startup is less than",),
-    "vllm": ("max seq len", "no available memory for the cache blocks", "mamba cache blocks"),
+    "vllm": ("max seq len", "no available memory for the cache blocks", "mamba cache blocks",
+             "available kv cache memory: -"),
     "sglang": ("not enough memory", "profiled value"),
     "trtllm": ("executor creation failed", "cuda runtime error in", "requested amount of gpu memory"),
     "tgi": ("prefill tokens",),

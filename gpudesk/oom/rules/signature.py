@@ -56,6 +56,7 @@ from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, LIBRARY_CHECK, NOT_CAPACITY,
+                                    SHM_SEGMENT_CHECK,
                                     OOM_KILLER_CHECK, PAGE_FILE_CHECK, check_command, flatten_whitespace,
                                     startup_pool_runtime)
 
@@ -76,6 +77,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "host_ram": _("Not a GPU memory problem: host RAM ran out"),
         "oom_killer": _("Likely not GPU memory: the process was killed (SIGKILL), the mark of the host's OOM killer"),
         "dev_shm": _("Not a GPU memory problem: the DataLoader workers ran out of shared memory (/dev/shm)"),
+        "shm_segment": _("Not a GPU memory problem: NCCL could not create its shared-memory segments (/dev/shm)"),
         "absurd_size": _("Not a memory problem: the requested size is garbage"),
         "ecc": _("Not a capacity problem: an uncorrectable ECC error (GPU memory fault)"),
         "xid": _("Not a capacity problem: the driver lost the GPU (Xid)"),
@@ -104,6 +106,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "dev_shm": _("A DataLoader worker was killed by a bus error: it passes each batch to the main process through "
                      "/dev/shm, a RAM-backed filesystem, and a page it wrote could not be backed. Containers get "
                      "64 MiB there unless told otherwise; the GPU is not involved."),
+        "shm_segment": _("NCCL passes data between the ranks of one node through shared-memory segments in "
+                         "/dev/shm, a RAM-backed filesystem; creating one failed (no space left there). Containers "
+                         "get 64 MiB there unless told otherwise; the GPU is not involved."),
         "absurd_size": _("A request of {size} is more than any device or computer has: it comes from an overflowed "
                          "or uninitialised size, usually after an earlier error.").format(
                              size=format_bytes(f.requested) if f.requested else _("more than 1 EiB or below zero")),
@@ -150,6 +155,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                         "set one"),
         "dev_shm": _("Give the container more shared memory (docker run --shm-size=8g, or --ipc=host; Kubernetes: an "
                      "emptyDir with medium: Memory on /dev/shm), or lower num_workers / the batch size"),
+        "shm_segment": _("Give the container more shared memory (docker run --shm-size=8g, or --ipc=host; Kubernetes: "
+                         "an emptyDir with medium: Memory on /dev/shm), free /dev/shm, or set NCCL_SHM_DISABLE=1 to "
+                         "route the ranks around it"),
         "absurd_size": _("Find the shape that produced the size (print shapes before the failing op); fix the "
                          "earlier error first if one came before"),
         "ecc": _("Run nvidia-smi -q -d ECC; with uncorrectable errors reset the GPU (nvidia-smi -r) or use another one"),
@@ -192,9 +200,10 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                                   "mlc_llm gen_config --context-window-size / --prefill-chunk-size (or mlc_llm serve "
                                   "--overrides \"context_window_size=...;prefill_chunk_size=...\"), then rerun")
     check_key = {"vulkan_large": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
+                 "shm_segment": "host_ram",
                  "va_reserve": "free_exceeds_request",
                  "library_mismatch": "driver_version", "oom_killer": "host_ram"}.get(key, key)
-    own_check = {"dev_shm": DEV_SHM_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
+    own_check = {"dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     if key == "pin_memory" and _ggml_cuda(r):
         own_check = GGML_PINNED_CHECK
     command = own_check.command if own_check is not None else check_command(check_key, r.platform)

@@ -1,0 +1,87 @@
+"""Ninth pass (issue 28): the classes behind the misses of the held-out batches fresh-10 and fresh-11, each read as a
+mechanism rather than a wording: NCCL's shared-memory segments in /dev/shm, PyTorch MPS's element-count limit, bash's
+report of a SIGKILL, PaddlePaddle's host allocator, a negative KV budget logged by a vLLM worker, a negative running
+allocation count, TensorFlow's exception class named alone. Every text is a real message quoted from the public thread
+named in its comment (a variant is marked as such and keeps the mechanism's own words)."""
+
+from __future__ import annotations
+
+from gpudesk.oom import diagnose_text, parse_text
+from gpudesk.oom.signatures import SHM_SEGMENT_CHECK
+
+
+def _top(text: str) -> tuple[str, str | None, str | None]:
+    cause = diagnose_text(text).causes[0]
+    return cause.id, cause.evidence.get("not_capacity_kind"), cause.evidence.get("deciding_check")
+
+
+def test_nccl_shared_memory_segment_failures_are_dev_shm_with_its_check():
+    # NVIDIA/nccl#342 (a container's 64 MiB /dev/shm) and fal-ai-community/video-diffusion-speedrun#2.
+    for text in ("include/shm.h:28 NCCL WARN Call to posix_fallocate failed: No space left on device\n"
+                 "include/shm.h:48 NCCL WARN Error while creating shared memory segment "
+                 "nccl-shm-recv-250a7cc850ba9298-0-1-3 (size 9637888)",
+                 "Error while creating shared memory segment /dev/shm/nccl-pZafXL (size 7340384)"):
+        d = diagnose_text(text)
+        assert d.found_oom
+        cause = d.causes[0]
+        assert (cause.id, cause.evidence["not_capacity_kind"], cause.evidence["deciding_check"]) == (
+            "not_capacity", "shm_segment", "host_ram")
+        assert cause.evidence["check_command"] == SHM_SEGMENT_CHECK.command == "df -h /dev/shm"
+        assert "--shm-size" in cause.fix and "NCCL_SHM_DISABLE=1" in cause.fix
+
+
+def test_posix_fallocate_outside_nccl_is_not_read_as_its_segments():
+    # A disk file that could not be preallocated is not NCCL's transport: no shm_segment reading.
+    assert _top("posix_fallocate failed: No space left on device")[1] != "shm_segment"
+
+
+def test_mps_element_count_limit_is_a_buffer_limit():
+    # pytorch/pytorch#141909: a 72250 x 72250 matmul output on MPS.
+    text = ("Output size of the matrix multiplication is larger than currently supported by the MPS backend: "
+            "72250,72250, needs to be less than 2**32 elements")
+    assert _top(text) == ("not_capacity", "buffer_limit", "buffer_limit")
+
+
+def test_bash_job_report_of_a_kill_is_the_oom_killer_reading():
+    # PaddlePaddle/Paddle#63: the trainer killed while initialising parameters (host RAM).
+    text = ("I0910 08:11:06.422868  1881 GradientMachine.cpp:141] Init parameters done.\n"
+            "/usr/local/bin/paddle: line 46:  1881 Killed                  ${DEBUGGER} "
+            "$MYDIR/../opt/paddle/bin/paddle_trainer ${@:2}\nNo data to plot. Exiting!")
+    assert _top(text) == ("not_capacity", "oom_killer", "host_ram")
+    # The interactive form of the same report (variant: bash's job table line).
+    assert _top("[1]+  Killed                  python train.py")[2] == "host_ram"
+
+
+def test_paddle_cpu_allocator_failure_is_host_ram():
+    # PaddlePaddle/PaddleOCR#2199: posix_memalign refused 538 MiB (errno 12) in system_allocator.cc.
+    text = ("ResourceExhaustedError: Fail to alloc memory of 564023296 size, error code is 12.\n"
+            "      [Hint: Expected error == 0, but received error:12 != 0:0.] "
+            "(at /paddle/paddle/fluid/memory/detail/system_allocator.cc:66)\n      [operator < conv2d > error]")
+    assert _top(text) == ("not_capacity", "host_ram", "host_ram")
+
+
+def test_negative_kv_budget_logged_by_a_vllm_worker_is_the_kv_budget():
+    # vllm-project/vllm-ascend#9372: the weights alone exceed the utilisation budget.
+    text = "Loading model weights took 27.5376 GB\nAvailable KV cache memory: -0.87 GiB"
+    report = parse_text(text)
+    assert report.kind == "vllm_kv_cache"
+    assert report.parsed["vllm_kv_cache_memory_bytes"] < 0
+    cause = diagnose_text(text).causes[0]
+    assert cause.id == "kv_cache_budget"
+    assert "--gpu-memory-utilization" in cause.fix
+    # A positive figure is a normal start-up log line, not a failure.
+    assert parse_text("Available KV cache memory: 12.50 GiB").kind != "vllm_kv_cache"
+
+
+def test_a_negative_running_allocation_count_is_an_absurd_size():
+    # CFD-GO/TCLB#496: a signed total wrapped round as unsigned (2**64 bytes).
+    text = "Cumulative allocation of -24577536 b (18446744073.7 GB)"
+    assert _top(text) == ("not_capacity", "absurd_size", "absurd_size")
+
+
+def test_tensorflow_exception_class_alone_is_recognised():
+    # keras-team/keras#14032: a notebook showing only the head of the traceback.
+    text = ("ResourceExhaustedError                    Traceback (most recent call last)\n"
+            "<ipython-input-35-1a3bbd5216b5> in <module>\n      5     input_shape=(70,70,3),\n"
+            "      6     pooling=None,\n----> 7     classes=2\n      8 )")
+    assert diagnose_text(text).found_oom
