@@ -85,3 +85,37 @@ def test_tensorflow_exception_class_alone_is_recognised():
             "<ipython-input-35-1a3bbd5216b5> in <module>\n      5     input_shape=(70,70,3),\n"
             "      6     pooling=None,\n----> 7     classes=2\n      8 )")
     assert diagnose_text(text).found_oom
+
+
+LIGHTLLM_13 = (
+    'self.value_buffer = [torch.empty((size, head_num, head_dim), dtype=dtype, device="cuda") for _ in '
+    'range(layer_num)]\n\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.14 GiB (GPU 0; 79.35 GiB '
+    "total capacity; 77.83 GiB already allocated; 711.19 MiB free; 77.83 GiB reserved in total by PyTorch) If reserved "
+    "memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory "
+    "Management and PYTORCH_CUDA_ALLOC_CONF")
+# QwenLM/Qwen3#458 (IPython's traceback of vLLM's cache engine; another process held part of the GPU).
+QWEN_458 = (
+    "File ~/miniconda3/envs/qwen_env/lib/python3.11/site-packages/vllm/worker/cache_engine.py:64, in "
+    "CacheEngine._allocate_kv_cache(self, num_blocks, device)\n     61 kv_cache: List[torch.Tensor] = []\n"
+    "     62 for _ in range(self.num_layers):\n     63     kv_cache.append(\n---> 64         torch.empty(kv_cache_shape,\n"
+    "     65                     dtype=self.dtype,\n     66                     pin_memory=pin_memory,\n"
+    "     67                     device=device))\n     68 return kv_cache\n\n"
+    "OutOfMemoryError: CUDA out of memory. Tried to allocate 642.00 MiB. GPU")
+
+
+def test_an_engines_kv_pool_allocated_at_start_up_is_its_kv_budget_with_the_knobs():
+    # ModelTC/LightLLM#13: fixed by a smaller --max_total_token_num. The text names no engine: every engine's knob.
+    cause = diagnose_text(LIGHTLLM_13).causes[0]
+    assert cause.id == "kv_cache_budget"
+    assert "--max_total_token_num" in cause.fix and "--mem_fraction" in cause.fix
+    assert "--gpu-memory-utilization" in cause.fix and "kv_cache_free_gpu_mem_fraction" in cause.fix
+    # Named engine: its own knob only.
+    named = diagnose_text("lightllm/common/mem_manager.py\n" + LIGHTLLM_13).causes[0]
+    assert named.id == "kv_cache_budget" and "LightLLM" in named.fix and "vLLM" not in named.fix
+    vllm = diagnose_text(QWEN_458).causes[0]
+    assert vllm.id == "kv_cache_budget" and "--gpu-memory-utilization" in vllm.fix and "SGLang" not in vllm.fix
+
+
+def test_the_same_allocator_message_without_the_pool_line_stays_a_shortage():
+    text = LIGHTLLM_13.split("\n\n", 1)[1]
+    assert diagnose_text(text).causes[0].id == "genuine_shortage"

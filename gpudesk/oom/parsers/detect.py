@@ -62,6 +62,8 @@ _Table = tuple[tuple[str, tuple[str, ...], tuple[str, re.Pattern[str]] | None], 
 _ENGINES: _Table = (
     ("vllm", ("vllm", "enginecore", "llmengine", "gpu_memory_utilization"), None),
     ("sglang", ("sglang", "mem_fraction_static", "mem-fraction-static"), None),
+    # LightLLM (its package, and its token-budget flag, lightllm/server/api_cli.py; https://github.com/ModelTC/lightllm).
+    ("lightllm", ("lightllm", "max_total_token_num"), None),
     ("trtllm", ("tensorrt-llm", "trt-llm", "tensorrt_llm", "trtllm"), None),
     ("tgi", ("text-generation-inference", "text_generation_launcher", "text_generation_server",
              "text_generation_client", "text_generation.", "unable to warmup model", "method warmup encountered"), None),
@@ -133,7 +135,8 @@ def detect_framework(text: str) -> str:
 
 
 def detect_engine(text: str) -> str | None:
-    """The serving engine a log comes from ("vllm", "sglang", "trtllm", "tgi", "ollama", "llamacpp"), or None."""
+    """The serving engine a log comes from ("vllm", "sglang", "lightllm", "trtllm", "tgi", "ollama", "llamacpp"), or
+    None."""
     return _first(text.lower(), text, _ENGINES)
 
 
