@@ -91,6 +91,19 @@ of the message say so. Each signature names the mechanism and the one check that
   ``GGML_CUDA_POOL_VMM_MAX_SIZE`` up front this way (``ggml_cuda_pool_vmm``, ggml-cuda.cu); a smaller reservation or
   the legacy pool fixed it (llama.cpp#4680, PR #4687). The device's free memory is the check.
 
+* ``vmm_handle``: HIP's ``hipMemCreate`` (the physical half of its virtual-memory API, mapped later with
+  ``hipMemMap``) failing with no figure of its own: ROCm exports each handle as a dmabuf file descriptor that the
+  process keeps open, so many small allocations stop at the open-files limit (``ulimit -n``, 1024 by default) and are
+  reported as ``hipErrorOutOfMemory`` with most of the device free (ROCm/legacy-rocm-build#6661, reproduced and fixed
+  by AMD). PyTorch's allocator reports its own failures with figures ("HIP out of memory. Tried to allocate"), so the
+  bare call is a direct VMM user's. A likelier reading, not a certain one (the free memory decides).
+* ``managed_memory``: CUDA managed (unified) memory, ``cudaMallocManaged``: bitsandbytes' paged optimizers allocate
+  their state with it (``csrc/pythonInterface.c``, ``cget_managed_ptr``, whose ``CUDA_CHECK_RETURN`` prints "Error
+  out of memory at line N in file .../pythonInterface.c"), relying on pages migrating to host RAM when the GPU is
+  full. Under WSL2 and on Windows managed memory cannot oversubscribe the device (NVIDIA "CUDA on WSL User Guide",
+  Known Limitations: Unified Memory as on Windows), so the allocation is refused with GPU memory free; read so only
+  where the host OS is WSL or Windows (InternLM/xtuner#319: torch.optim.AdamW instead of the paged optimizer).
+
 Runtime signatures that decide the first cause without being "not capacity":
 
 * ``context_init``: the failure is the CUDA context itself (``cuCtxCreate``, ``cuDevicePrimaryCtxRetain``,
@@ -278,6 +291,17 @@ NOT_CAPACITY = ("dev_shm", "shm_segment", "shared_memory", "host_ram", "absurd_s
 
 _XID = re.compile(r"\bXid\b")
 # "bus error" with any word that names shared memory (see ``dev_shm`` above).
+# CUDA managed memory named by its call or by bitsandbytes' allocator of it (``managed_memory`` above).
+_MANAGED_WORDS = ("cudamallocmanaged", "cget_managed_ptr")
+
+
+def names_managed_memory(text: str) -> bool:
+    """The failing allocation is CUDA managed memory (``managed_memory`` above). Not a signature of its own: only the
+    host OS (WSL2, Windows) makes it a limit, so the rule reads it (gpudesk.oom.rules.signature)."""
+    low = flatten_whitespace(text)
+    return any(w in low for w in _MANAGED_WORDS) or ("bitsandbytes" in low and "pythoninterface.c" in low)
+
+
 # NCCL's failure to create a shared-memory segment (``shm_segment`` above; src/misc/shmutils.cc, include/shm.h).
 _SHM_SEGMENT_WORDS = ("error while creating shared memory segment", "error while attaching to shared memory segment")
 _DEV_SHM_WORDS = ("shared memory", "shared storage", "/dev/shm", "(shm)", "shm_size", "shm-size")
@@ -548,6 +572,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "vulkan_large"
     if "xpu out of memory" in low and requested is not None and requested >= XPU_LARGE_BYTES:
         return "xpu_large"
+    if "hipmemcreate" in low and requested is None and "hipmemaddressreserve" not in low:
+        return "vmm_handle"
     if _BARE.search(text):
         return "bare_cuda_error"
     if _NCCL_CUDA_ERROR in low and "nccl" in low:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from gpudesk.oom import diagnose_text, parse_text
 from gpudesk.oom.signatures import SHM_SEGMENT_CHECK
+from gpudesk.oom.user_context import UserContext
 
 
 def _top(text: str) -> tuple[str, str | None, str | None]:
@@ -119,3 +120,28 @@ def test_an_engines_kv_pool_allocated_at_start_up_is_its_kv_budget_with_the_knob
 def test_the_same_allocator_message_without_the_pool_line_stays_a_shortage():
     text = LIGHTLLM_13.split("\n\n", 1)[1]
     assert diagnose_text(text).causes[0].id == "genuine_shortage"
+
+
+def test_a_bare_hipmemcreate_failure_is_read_as_the_handle_limit_first():
+    # ROCm/legacy-rocm-build#6661: about 1000 small VMM allocations with 43 of 45 GiB free (one dmabuf fd each).
+    d = diagnose_text("hipMemCreate: out of memory")
+    assert d.found_oom
+    assert [c.id for c in d.causes[:2]] == ["not_capacity", "genuine_shortage"]
+    first = d.causes[0]
+    assert first.evidence["deciding_check"] == "free_exceeds_request" and "ulimit -n" in first.fix
+    assert first.confidence < 0.9  # a likelier reading, not a certain one
+
+
+BNB_PAGED = ("[2024-01-16 02:14:43,936] [INFO] [utils.py:792:see_memory_usage] MA 5.63 GB         Max_MA 5.93 GB"
+             "         CA 6.32 GB         Max_CA 6 GB\n"
+             "Error out of memory at line 380 in file /mmfs1/gscratch/zlab/timdettmers/git/bitsandbytes/csrc/"
+             "pythonInterface.c")
+
+
+def test_bitsandbytes_managed_memory_under_wsl_is_not_capacity_and_stays_a_shortage_elsewhere():
+    # InternLM/xtuner#319: the paged optimizer under WSL; torch.optim.AdamW fixed it. The host OS decides.
+    under_wsl = diagnose_text(BNB_PAGED, context=UserContext(host_os="wsl")).causes[0]
+    assert (under_wsl.id, under_wsl.evidence["not_capacity_kind"], under_wsl.evidence["deciding_check"]) == (
+        "not_capacity", "managed_memory", "free_exceeds_request")
+    assert "AdamW" in under_wsl.fix
+    assert diagnose_text(BNB_PAGED).causes[0].id == "genuine_shortage"

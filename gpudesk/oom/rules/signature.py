@@ -56,9 +56,8 @@ from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, LIBRARY_CHECK, NOT_CAPACITY,
-                                    SHM_SEGMENT_CHECK,
-                                    OOM_KILLER_CHECK, PAGE_FILE_CHECK, check_command, flatten_whitespace,
-                                    startup_pool_runtime)
+                                    OOM_KILLER_CHECK, PAGE_FILE_CHECK, SHM_SEGMENT_CHECK, check_command,
+                                    flatten_whitespace, names_managed_memory, startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -85,6 +84,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "expandable_segments": _("Not a capacity problem: expandable segments are refused on this platform"),
         "buffer_limit": _("Not a capacity problem: one buffer exceeds the per-allocation limit"),
         "va_reserve": _("Not a capacity problem: a virtual address reservation was refused"),
+        "vmm_handle": _("Likely not capacity: HIP's per-allocation memory handles hit a limit (open files)"),
+        "managed_memory": _("Not a capacity problem: managed (unified) memory cannot oversubscribe the GPU under "
+                            "WSL2 or Windows"),
         "vulkan_large": _("Likely not capacity: a Vulkan allocation above the driver's per-allocation limit"),
         "xpu_large": _("Likely not capacity: an Intel GPU allocation of 4 GiB or more, above Level Zero's default limit"),
         "pin_memory": _("Not a GPU capacity problem: page-locked (pinned) host memory ran out"),
@@ -121,6 +123,12 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "expandable_segments": _("'CUDA driver error: out of memory' comes from the expandable-segments path of "
                                  "PyTorch's allocator (cuMemCreate / cuMemMap), which this platform refuses even "
                                  "with memory free."),
+        "vmm_handle": _("hipMemCreate makes one physical-memory handle per allocation, and ROCm keeps a file "
+                        "descriptor open for each: many small allocations reach the process's open-files limit "
+                        "(ulimit -n) and fail as 'out of memory' with most of the GPU free."),
+        "managed_memory": _("The failing allocation is CUDA managed memory (bitsandbytes' paged optimizers use it to "
+                            "spill to host RAM). Under WSL2 and on Windows managed memory cannot exceed the GPU's "
+                            "free memory, so it is refused where Linux would page it out."),
         "va_reserve": _("The failing call is cuMemAddressReserve: it reserves virtual addresses for a pool that "
                         "grows later and maps no memory. Its 'out of memory' means the address range was refused "
                         "(too large for the platform, WSL or the driver), while the device's memory can be free."),
@@ -165,6 +173,10 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "driver_version": _("Update the NVIDIA driver, or install the framework build for the CUDA version the "
                             "driver supports"),
         "expandable_segments": _("Remove expandable_segments:True from PYTORCH_CUDA_ALLOC_CONF on this platform"),
+        "vmm_handle": _("Raise the open-files limit (ulimit -n 65536) before starting, allocate fewer larger "
+                        "buffers, or use a ROCm release that no longer keeps a descriptor per allocation"),
+        "managed_memory": _("Use a non-paged optimizer (torch.optim.AdamW or bitsandbytes' AdamW8bit instead of "
+                            "PagedAdamW), or run on native Linux where managed memory can page out"),
         "va_reserve": _("Reserve a smaller range: for llama.cpp set GGML_CUDA_POOL_VMM_MAX_SIZE lower or build with "
                         "GGML_CUDA_NO_VMM=ON (the legacy pool); update the driver; under WSL run natively if it persists"),
         "buffer_limit": _("Make the largest buffer smaller: a smaller batch / ubatch / context, or a build that "
@@ -201,7 +213,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                                   "--overrides \"context_window_size=...;prefill_chunk_size=...\"), then rerun")
     check_key = {"vulkan_large": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
                  "shm_segment": "host_ram",
-                 "va_reserve": "free_exceeds_request",
+                 "va_reserve": "free_exceeds_request", "vmm_handle": "free_exceeds_request",
+                 "managed_memory": "free_exceeds_request",
                  "library_mismatch": "driver_version", "oom_killer": "host_ram"}.get(key, key)
     own_check = {"dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     if key == "pin_memory" and _ggml_cuda(r):
@@ -288,6 +301,8 @@ def check(f: Facts) -> list[Cause]:
                   "(--gpu-memory-utilization lower)"),
             more_fixes=[_("Share one memory pool between graphs (torch.cuda.graph(..., pool=first_graph.pool()))."),
                         _("Disable CUDA graphs to confirm: the job then fits.")]))
+    if sig is None and (_wsl(f) or _windows(f)) and names_managed_memory(r.text or ""):
+        out.append(_not_capacity("managed_memory", 0.85, f))
     if not isinstance(sig, str):
         return out
     if sig in NOT_CAPACITY:
@@ -296,6 +311,11 @@ def check(f: Facts) -> list[Cause]:
         out.append(_not_capacity(sig, _xpu_large_confidence(f), f))
     elif sig == "vulkan_large":
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "vmm_handle":
+        out.append(_not_capacity(sig, 0.6, f))
+        out.append(_shortage(0.4, f, _("hipMemCreate allocates device memory: with the GPU full it fails the same "
+                                       "way.")))
+
     elif sig == "context_init" and not any(w in (r.text or "").lower() for w in _MEMORY_WORDS):
         # The runtime's start-up failed and the text names no memory failure: another holder first, at a
         # confidence that says so, with the driver/runtime mismatch that stops a start-up as well.
