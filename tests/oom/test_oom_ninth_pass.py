@@ -7,6 +7,7 @@ named in its comment (a variant is marked as such and keeps the mechanism's own 
 from __future__ import annotations
 
 from gpudesk.oom import diagnose_text, parse_text
+from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.signatures import SHM_SEGMENT_CHECK
 from gpudesk.oom.user_context import UserContext
 
@@ -145,3 +146,29 @@ def test_bitsandbytes_managed_memory_under_wsl_is_not_capacity_and_stays_a_short
         "not_capacity", "managed_memory", "free_exceeds_request")
     assert "AdamW" in under_wsl.fix
     assert diagnose_text(BNB_PAGED).causes[0].id == "genuine_shortage"
+
+
+CHITCHAT_19 = (
+    "Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+    "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
+    "|===============================+======================+======================|\n"
+    "|   0  Tesla V100-SXM2...  On   | 00000000:00:08.0 Off |                    0 |\n"
+    "| N/A   54C    P0   246W / 300W |  15514MiB / 16130MiB |    100%      Default |\n"
+    "+-------------------------------+----------------------+----------------------+\n"
+    "|   1  Tesla V100-SXM2...  On   | 00000000:00:09.0 Off |                    0 |\n"
+    "| N/A   38C    P0    39W / 300W |      0MiB / 16130MiB |      0%      Default |\n"
+    "+-------------------------------+----------------------+----------------------+\n\n"
+    "RuntimeError: CUDA error: out of memory")
+
+
+def test_a_bare_cuda_error_pasted_with_a_full_gpu_in_nvidia_smi_is_another_holder_with_the_free_gpu_named():
+    # yangjianxin1/GPT2-chitchat#19: someone's job filled GPU 0; GPUs 1-3 were empty.
+    assert smi_table.gpu_memory(CHITCHAT_19) == [(15514 * 1024**2, 16130 * 1024**2), (0, 16130 * 1024**2)]
+    cause = diagnose_text(CHITCHAT_19).causes[0]
+    assert (cause.id, cause.evidence["smi_gpu_index"]) == ("other_process", 0)
+    assert "CUDA_VISIBLE_DEVICES=1" in cause.fix
+    # The error line alone keeps its one-line reading (the job's own need first).
+    assert diagnose_text("RuntimeError: CUDA error: out of memory").causes[0].id == "genuine_shortage"
+    # A table with no GPU near full says nothing about a holder.
+    roomy = CHITCHAT_19.replace("15514MiB", "2514MiB")
+    assert diagnose_text(roomy).causes[0].id == "genuine_shortage"

@@ -52,6 +52,7 @@ import re
 from gpudesk import i18n
 from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
@@ -581,6 +582,40 @@ def _others_given(f: Facts) -> bool:
     return f.other >= 1024**3 or (f.total is not None and f.other >= f.total / 10)
 
 
+# A GPU of a pasted nvidia-smi table at least this full is one whose memory is taken (gpudesk.oom.parsers.smi_table).
+SMI_FULL_SHARE = 0.9
+
+
+def _smi_full_gpu(text: str) -> Cause | None:
+    """A bare CUDA error pasted with an nvidia-smi table in which a GPU is at least :data:`SMI_FULL_SHARE` used.
+
+    The bare error is a CUDA call outside the framework's allocator (PyTorch words its own failures with figures,
+    module docstring of ``_bare``): a context, a handle, a first buffer, which need little memory. A GPU the table shows
+    full had that memory taken before the call, by whatever the table counts: another user's process in the threads
+    that paste one (yangjianxin1/GPT2-chitchat#19: someone's TensorFlow job at 15.5 of 16 GB on GPU 0, GPUs 1-3
+    empty). A GPU the table shows nearly empty is where to run instead.
+    """
+    rows = smi_table.gpu_memory(text)
+    full = [i for i, (used, total) in enumerate(rows) if used >= SMI_FULL_SHARE * total]
+    if not full:
+        return None
+    used, total = rows[full[0]]
+    free_gpus = [i for i, (u, t) in enumerate(rows) if u <= 0.1 * t]
+    fix = (_("Run on a GPU the table shows free: CUDA_VISIBLE_DEVICES={index}, or stop the process that fills GPU "
+             "{full}").format(index=free_gpus[0], full=full[0]) if free_gpus else
+           _("Stop the process that fills GPU {full}, or wait until it frees the memory").format(full=full[0]))
+    return Cause(id="other_process", title=_("Another process holds the GPU"), confidence=0.7,
+                 evidence=evidence(deciding_check="other_process", check_command=check_command("other_process", None),
+                                   smi_gpu_index=full[0], smi_used_bytes=used, smi_total_bytes=total),
+                 explanation=_("The nvidia-smi table pasted with the error shows GPU {index} with {used} of {total} in "
+                               "use, and the failing call is one the framework's allocator does not make (a context, "
+                               "a library handle, a first buffer): the memory was taken before it ran.").format(
+                                   index=full[0], used=format_bytes(used), total=format_bytes(total)),
+                 fix=fix,
+                 more_fixes=[_("In multi-GPU jobs call torch.cuda.set_device(local_rank) first in every rank.")],
+                 checks=[_check_line("other_process", None)])
+
+
 def _one_line_shortage(f: Facts) -> Cause:
     cause = _shortage(0.45, f, _("A one-line 'CUDA error: out of memory' carries no figures. In most public threads "
                                  "with only this line, a smaller batch or input fixed it: the job needed more than "
@@ -731,6 +766,9 @@ def _bare(f: Facts) -> list[Cause]:
     if _others_given(f):
         return [_other_process(0.75, f), _shortage(0.4, f, _("The job's own allocations and the other processes' "
                                                              "together exceed the GPU."))]
+    table = _smi_full_gpu(text)
+    if table is not None:
+        return [table, _shortage(0.4, f, _("The job's own allocations may be what fills the GPU in the table."))]
     if runtime in ("llamacpp", "ollama") and _wsl(f):
         # ggml's CUDA backend page-locks its host buffers (ggml_cuda_host_malloc -> cudaMallocHost in
         # ggml/src/ggml-cuda/ggml-cuda.cu; GGML_CUDA_NO_PINNED turns it off), and WSL2 caps page-locked memory well
