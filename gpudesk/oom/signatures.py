@@ -49,7 +49,8 @@ of the message say so. Each signature names the mechanism and the one check that
 * ``shm_segment``: NCCL's shared-memory transport between the ranks of one node maps a segment per peer pair in
   ``/dev/shm`` (``ncclShmOpen``, ``src/misc/shmutils.cc``, ``include/shm.h`` before 2.12, https://github.com/NVIDIA/nccl:
   "Call to posix_fallocate failed: No space left on device", "Error while creating shared memory segment <name> (size
-  N)", then ``ncclSystemError`` "unhandled system error"); in a container ``/dev/shm`` is 64 MiB unless ``--shm-size``
+  N)"; 2.12+ "Error: failed to extend /dev/shm/nccl-XXXXXX to N bytes, error: No space left on device (28)"; then
+  ``ncclSystemError`` "unhandled system error"); in a container ``/dev/shm`` is 64 MiB unless ``--shm-size``
   or ``--ipc=host`` says otherwise (nccl#342): host memory, not the GPU's. ``NCCL_SHM_DISABLE=1`` routes around it.
 * ``absurd_size``: a request of a PiB or more, PyTorch's "more than 1EB" (its formatter's overflow text) or a
   negative size is a garbage size (an overflow, an uninitialised shape, a corrupted model), not a need.
@@ -304,6 +305,11 @@ def names_managed_memory(text: str) -> bool:
 
 # NCCL's failure to create a shared-memory segment (``shm_segment`` above; src/misc/shmutils.cc, include/shm.h).
 _SHM_SEGMENT_WORDS = ("error while creating shared memory segment", "error while attaching to shared memory segment")
+# NCCL 2.12+ (src/misc/shmutils.cc) names its file before the failure: "Error: failed to extend /dev/shm/nccl-XXXXXX to
+# N bytes, error: No space left on device (28)", "failed to create shared memory file", "Could not map"; with the
+# file named, ncclSystemError's "unhandled system error" is that failure too.
+_SHM_FILE_FAILURES = ("failed to extend", "failed to create shared memory file", "could not map",
+                      "unhandled system error")
 _DEV_SHM_WORDS = ("shared memory", "shared storage", "/dev/shm", "(shm)", "shm_size", "shm-size")
 # Words by which a Python MemoryError says the memory was the device's: Theano raises MemoryError for its GPU arrays
 # ("Error allocating N bytes of device memory (out of memory)", theano/sandbox/cuda/cuda_ndarray.cu; keras#1548).
@@ -359,7 +365,12 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # LinearAlgebra.mm: "Output size of the matrix multiplication is larger than currently supported
                       # by the MPS backend: M,N, needs to be less than 2**32 elements"; pytorch#141909): a limit on one
                       # tensor's element count, whatever the free memory.
-                      "larger than currently supported by the mps backend")),
+                      "larger than currently supported by the mps backend",
+                      # One dimension above 2**31-1: PyTorch MPS checks it before building the MPSGraph tensor
+                      # (pytorch/pytorch#158824, aten/src/ATen/native/mps/OperationUtils.mm: "MPSGaph does not support
+                      # tensor dims larger than INT_MAX", sic; pytorch#164415), where Metal itself aborts with
+                      # "NDArray dimension length > INT_MAX".
+                      "does not support tensor dims larger than int_max", "ndarray dimension length > int_max")),
     # ONNX Runtime's BFC arena at its own limit (onnxruntime/core/framework/bfc_arena.cc, BFCArena::Extend: "Available
     # memory of A is smaller than requested bytes of R", A = the arena's memory_limit minus what it already holds):
     # the limit is the session's gpu_mem_limit / arena config, not the device (infiniflow/ragflow#10295).
@@ -544,7 +555,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if ("bus error" in low and any(w in low for w in _DEV_SHM_WORDS)) or (
             "no space left on device" in low and "/torch_" in low) or any(w in low for w in _TORCH_SHM_FILE):
         return "dev_shm"
-    if any(w in low for w in _SHM_SEGMENT_WORDS) or ("posix_fallocate failed" in low and "nccl" in low):
+    if any(w in low for w in _SHM_SEGMENT_WORDS) or ("posix_fallocate failed" in low and "nccl" in low) or (
+            "/dev/shm/nccl-" in low and any(w in low for w in _SHM_FILE_FAILURES)):
         return "shm_segment"
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)

@@ -172,3 +172,21 @@ def test_a_bare_cuda_error_pasted_with_a_full_gpu_in_nvidia_smi_is_another_holde
     # A table with no GPU near full says nothing about a holder.
     roomy = CHITCHAT_19.replace("15514MiB", "2514MiB")
     assert diagnose_text(roomy).causes[0].id == "genuine_shortage"
+
+
+def test_newer_nccl_shm_wordings_are_the_same_class():
+    # NCCL 2.12+ src/misc/shmutils.cc words (variant: the format string filled in as NCCL prints it).
+    text = ("NCCL WARN Error: failed to extend /dev/shm/nccl-4Ab9Qz to 9637892 bytes, error: No space left on device (28)\n"
+            "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, unhandled system "
+            "error, NCCL version 2.14.3")
+    assert _top(text) == ("not_capacity", "shm_segment", "host_ram")
+
+
+def test_the_v0_wording_of_a_negative_kv_budget_and_mpsgraph_dimension_limit():
+    # vllm-project/vllm#15598's V0 profiling line, with the figure below zero as vLLM prints it when weights overflow
+    # the budget (variant of the real line's sign).
+    text = ("model weights take 20.64GiB; non_torch_memory takes 0.28GiB; PyTorch activation peak memory takes 1.52GiB; "
+            "the rest of the memory reserved for KV Cache is -2.20GiB.")
+    assert diagnose_text(text).causes[0].id == "kv_cache_budget"
+    # pytorch/pytorch#164415 (printing a (2, 2**31) int8 tensor on MPS; PyTorch's own spelling).
+    assert _top("RuntimeError: MPSGaph does not support tensor dims larger than INT_MAX")[1] == "buffer_limit"

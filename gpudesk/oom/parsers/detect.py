@@ -44,7 +44,7 @@ PARSERS = (startup_free, vllm, sglang, trtllm, tgi, llamacpp, mps, allowed_memor
 _GATES = {
     "startup_free": ("on startup is less than",),
     "vllm": ("max seq len", "no available memory for the cache blocks", "mamba cache blocks",
-             "available kv cache memory: -"),
+             "available kv cache memory: -", "reserved for kv cache is -"),
     "sglang": ("not enough memory", "profiled value"),
     "trtllm": ("executor creation failed", "cuda runtime error in", "requested amount of gpu memory"),
     "tgi": ("prefill tokens",),

@@ -45,7 +45,8 @@ _BLOCK_SIZE = re.compile(r"block_size\s*[=:]\s*(\d{1,12})")
 # plug-ins such as vllm-ascend's NPU worker log the same line): the weights, activations and non-torch memory already
 # exceed gpu_memory_utilization × total, so no KV block fits (the engine then stops with "No available memory for the
 # cache blocks", or the paste ends here).
-_NEGATIVE_KV = re.compile(r"Available KV cache memory:\s{0,3}-\s{0,2}\d")
+# (The V0 worker, vllm/worker/worker.py, words the same figure "the rest of the memory reserved for KV Cache is -N GiB".)
+_NEGATIVE_KV = re.compile(r"(?:Available KV cache memory:|reserved for KV Cache is)\s{0,3}-\s{0,2}\d")
 
 
 def matches(text: str) -> bool:
