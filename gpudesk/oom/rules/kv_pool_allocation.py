@@ -51,7 +51,8 @@ def _fix(engine: str | None) -> str:
                  "KV cache from what is free after warm-up")
     return _("Give the engine a smaller KV pool: LightLLM --max_total_token_num or --mem_fraction, vLLM "
              "--gpu-memory-utilization, SGLang --mem-fraction-static, TGI --max-batch-total-tokens or "
-             "--cuda-memory-fraction, TensorRT-LLM kv_cache_free_gpu_mem_fraction")
+             "--cuda-memory-fraction, TensorRT-LLM kv_cache_free_gpu_mem_fraction; in your own code, size the cache for "
+             "a smaller maximum length × batch")
 
 
 def check(f: Facts) -> Cause | None:
