@@ -131,6 +131,7 @@ def test_a_bare_hipmemcreate_failure_is_read_as_the_handle_limit_first():
     first = d.causes[0]
     assert first.evidence["deciding_check"] == "free_exceeds_request" and "ulimit -n" in first.fix
     assert first.confidence < 0.9  # a likelier reading, not a certain one
+    assert first.evidence["check_command"] == "rocm-smi --showmeminfo vram"  # HIP's API names the platform
 
 
 BNB_PAGED = ("[2024-01-16 02:14:43,936] [INFO] [utils.py:792:see_memory_usage] MA 5.63 GB         Max_MA 5.93 GB"

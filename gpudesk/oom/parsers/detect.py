@@ -73,7 +73,8 @@ _ENGINES: _Table = (
 )
 _PLATFORMS: _Table = (
     ("mps", ("mps backend", "pytorch_mps_"), None),
-    ("rocm", ("hip out of memory", "pytorch_hip_alloc_conf", "hip graphs", "hipmalloc", "amdgpu", "hiperror"),
+    ("rocm", ("hip out of memory", "pytorch_hip_alloc_conf", "hip graphs", "hipmalloc", "amdgpu", "hiperror",
+              "hipmem"),
      ("rocm", re.compile(r"ROCm\d|\bROCm\b|\brocm\b"))),
     ("xpu", ("xpu out of memory", "level zero", "intel(r) arc"), ("xpu", re.compile(r"\bxpu\b|\bXPU\b"))),
     ("npu", ("npu out of memory", "torch_npu", "el0004", "aclrt", "ascend"), None),

@@ -286,7 +286,7 @@ _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tpu", ("xla:tpu", "memory space hbm", "tpu_worker", "hbm capacity", "_hbm", "tpu")),
     ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory")),
     ("metal", ("metal", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend", "[malloc_or_wait]")),
-    ("rocm", ("hipmalloc", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1")),
+    ("rocm", ("hipmalloc", "hipmem", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1")),
     ("directml", ("directml", "gpu video memory", "dml:")),
     ("opencl", ("cl_mem_object_allocation_failure", "cl_out_of_resources", "opencl")),
     ("cpu", ("defaultcpuallocator", "alloc_cpu.cpp", "cpu buffer", "cpuallocator.cpp", "cannot allocate memory")),
