@@ -36,6 +36,10 @@ LABELS: dict[str, str] = {
     "headroom_upper_bound_bytes": N_("At most free + cached (capacity minus live tensors)"),
     # What kind of failure (issue 28: gpudesk.oom.signatures).
     "runtime": N_("Runtime that printed the message"),
+    "engine": N_("Serving engine"),
+    "smi_gpu_index": N_("GPU the pasted nvidia-smi table shows full"),
+    "smi_used_bytes": N_("Memory in use on that GPU (nvidia-smi)"),
+    "smi_total_bytes": N_("Memory of that GPU (nvidia-smi)"),
     "backend": N_("Device backend"),
     "not_capacity_kind": N_("Kind of failure (not memory capacity)"),
     "deciding_check": N_("Check that tells it apart"),

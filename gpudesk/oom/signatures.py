@@ -46,6 +46,12 @@ of the message say so. Each signature names the mechanism and the one check that
   resize file </torch_...>"): ``/torch_<pid>_<n>`` is the ``shm_open`` name of a tensor shared between processes, so
   the file, whatever error follows it, is in ``/dev/shm``. Docker gives a container 64 MiB of ``/dev/shm`` unless ``--shm-size`` or
   ``--ipc=host`` says otherwise (docs.docker.com, "docker run --shm-size"). Host memory, not the GPU's.
+* ``shm_segment``: NCCL's shared-memory transport between the ranks of one node maps a segment per peer pair in
+  ``/dev/shm`` (``ncclShmOpen``, ``src/misc/shmutils.cc``, ``include/shm.h`` before 2.12, https://github.com/NVIDIA/nccl:
+  "Call to posix_fallocate failed: No space left on device", "Error while creating shared memory segment <name> (size
+  N)"; 2.12+ "Error: failed to extend /dev/shm/nccl-XXXXXX to N bytes, error: No space left on device (28)"; then
+  ``ncclSystemError`` "unhandled system error"); in a container ``/dev/shm`` is 64 MiB unless ``--shm-size``
+  or ``--ipc=host`` says otherwise (nccl#342): host memory, not the GPU's. ``NCCL_SHM_DISABLE=1`` routes around it.
 * ``absurd_size``: a request of a PiB or more, PyTorch's "more than 1EB" (its formatter's overflow text) or a
   negative size is a garbage size (an overflow, an uninitialised shape, a corrupted model), not a need.
 * ``ecc``: ``uncorrectable ECC error encountered`` (``cudaErrorECCUncorrectable``): a GPU memory fault.
@@ -85,6 +91,19 @@ of the message say so. Each signature names the mechanism and the one check that
   ``CUDA_ERROR_OUT_OF_MEMORY`` is the address space refused, not device memory. llama.cpp's CUDA pool reserves
   ``GGML_CUDA_POOL_VMM_MAX_SIZE`` up front this way (``ggml_cuda_pool_vmm``, ggml-cuda.cu); a smaller reservation or
   the legacy pool fixed it (llama.cpp#4680, PR #4687). The device's free memory is the check.
+
+* ``vmm_handle``: HIP's ``hipMemCreate`` (the physical half of its virtual-memory API, mapped later with
+  ``hipMemMap``) failing with no figure of its own: ROCm exports each handle as a dmabuf file descriptor that the
+  process keeps open, so many small allocations stop at the open-files limit (``ulimit -n``, 1024 by default) and are
+  reported as ``hipErrorOutOfMemory`` with most of the device free (ROCm/legacy-rocm-build#6661, reproduced and fixed
+  by AMD). PyTorch's allocator reports its own failures with figures ("HIP out of memory. Tried to allocate"), so the
+  bare call is a direct VMM user's. A likelier reading, not a certain one (the free memory decides).
+* ``managed_memory``: CUDA managed (unified) memory, ``cudaMallocManaged``: bitsandbytes' paged optimizers allocate
+  their state with it (``csrc/pythonInterface.c``, ``cget_managed_ptr``, whose ``CUDA_CHECK_RETURN`` prints "Error
+  out of memory at line N in file .../pythonInterface.c"), relying on pages migrating to host RAM when the GPU is
+  full. Under WSL2 and on Windows managed memory cannot oversubscribe the device (NVIDIA "CUDA on WSL User Guide",
+  Known Limitations: Unified Memory as on Windows), so the allocation is refused with GPU memory free; read so only
+  where the host OS is WSL or Windows (InternLM/xtuner#319: torch.optim.AdamW instead of the paged optimizer).
 
 Runtime signatures that decide the first cause without being "not capacity":
 
@@ -232,6 +251,12 @@ DEV_SHM_CHECK = Check("host_ram", "df -h /dev/shm",
                          "shared memory: start the container with --shm-size=8g or --ipc=host, or use fewer "
                          "workers."))
 
+# The deciding check of NCCL's shared-memory segments (``shm_segment``): the same filesystem, for the ranks of a node.
+SHM_SEGMENT_CHECK = Check("host_ram", "df -h /dev/shm",
+                          N_("If /dev/shm is small (64M is Docker's default) or full, NCCL could not create its "
+                             "shared-memory segments between the ranks: start the container with --shm-size=8g or "
+                             "--ipc=host, or set NCCL_SHM_DISABLE=1."))
+
 # The deciding check of a driver allocation refused on native Windows for want of commit (RAM + page file;
 # gpudesk.oom.user_context): the commit charge against its limit (``host_ram``'s kind).
 PAGE_FILE_CHECK = Check("host_ram", "typeperf \"\\Memory\\Committed Bytes\" \"\\Memory\\Commit Limit\" -sc 1",
@@ -262,11 +287,29 @@ LIBRARY_CHECK = Check("driver_version",
                          "library cannot start whatever is free: install the matching cuDNN or update the driver. If "
                          "they match and nvidia-smi shows the GPU nearly full, it is memory."))
 
-NOT_CAPACITY = ("dev_shm", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
+NOT_CAPACITY = ("dev_shm", "shm_segment", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
                 "va_reserve", "buffer_limit", "pin_memory", "illegal_address")
 
 _XID = re.compile(r"\bXid\b")
 # "bus error" with any word that names shared memory (see ``dev_shm`` above).
+# CUDA managed memory named by its call or by bitsandbytes' allocator of it (``managed_memory`` above).
+_MANAGED_WORDS = ("cudamallocmanaged", "cget_managed_ptr")
+
+
+def names_managed_memory(text: str) -> bool:
+    """The failing allocation is CUDA managed memory (``managed_memory`` above). Not a signature of its own: only the
+    host OS (WSL2, Windows) makes it a limit, so the rule reads it (gpudesk.oom.rules.signature)."""
+    low = flatten_whitespace(text)
+    return any(w in low for w in _MANAGED_WORDS) or ("bitsandbytes" in low and "pythoninterface.c" in low)
+
+
+# NCCL's failure to create a shared-memory segment (``shm_segment`` above; src/misc/shmutils.cc, include/shm.h).
+_SHM_SEGMENT_WORDS = ("error while creating shared memory segment", "error while attaching to shared memory segment")
+# NCCL 2.12+ (src/misc/shmutils.cc) names its file before the failure: "Error: failed to extend /dev/shm/nccl-XXXXXX to
+# N bytes, error: No space left on device (28)", "failed to create shared memory file", "Could not map"; with the
+# file named, ncclSystemError's "unhandled system error" is that failure too.
+_SHM_FILE_FAILURES = ("failed to extend", "failed to create shared memory file", "could not map",
+                      "unhandled system error")
 _DEV_SHM_WORDS = ("shared memory", "shared storage", "/dev/shm", "(shm)", "shm_size", "shm-size")
 # Words by which a Python MemoryError says the memory was the device's: Theano raises MemoryError for its GPU arrays
 # ("Error allocating N bytes of device memory (out of memory)", theano/sandbox/cuda/cuda_ndarray.cu; keras#1548).
@@ -303,7 +346,11 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   "页面文件太小",
                   # Torch7's and early PyTorch's TH CPU allocator (THAlloc in TH/THGeneral.c: "$ Torch: not enough
                   # memory: you tried to allocate NGB. Buy new RAM!"): host memory by construction.
-                  "buy new ram", "thgeneral.c")),
+                  "buy new ram", "thgeneral.c",
+                  # PaddlePaddle's CPUAllocator (paddle/fluid/memory/detail/system_allocator.cc, CPUAllocator::Alloc:
+                  # posix_memalign failing, "Fail to alloc memory of N size, error code is E", E = errno 12 ENOMEM);
+                  # its GPU allocator words its failures "Cannot malloc N MB GPU memory" (PaddleOCR#2199).
+                  "fail to alloc memory of")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("va_reserve", ("cumemaddressreserve", "hipmemaddressreserve")),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
@@ -313,7 +360,17 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # PyTorch MPS (aten/src/ATen/mps/MPSAllocator.mm: a buffer above MTLDevice.maxBufferLength),
                       # MPSNDArray's 4 GiB limit, and MLX's count of Metal buffers ("[metal::malloc] Resource limit
                       # (N) exceeded", mlx/backend/metal/allocator.cpp: the device's resource-count limit).
-                      "invalid buffer size", "total bytes of ndarray > 2**32", "[metal::malloc] resource limit")),
+                      "invalid buffer size", "total bytes of ndarray > 2**32", "[metal::malloc] resource limit",
+                      # PyTorch MPS's own size checks before a Metal kernel runs (aten/src/ATen/native/mps/operations/
+                      # LinearAlgebra.mm: "Output size of the matrix multiplication is larger than currently supported
+                      # by the MPS backend: M,N, needs to be less than 2**32 elements"; pytorch#141909): a limit on one
+                      # tensor's element count, whatever the free memory.
+                      "larger than currently supported by the mps backend",
+                      # One dimension above 2**31-1: PyTorch MPS checks it before building the MPSGraph tensor
+                      # (pytorch/pytorch#158824, aten/src/ATen/native/mps/OperationUtils.mm: "MPSGaph does not support
+                      # tensor dims larger than INT_MAX", sic; pytorch#164415), where Metal itself aborts with
+                      # "NDArray dimension length > INT_MAX".
+                      "does not support tensor dims larger than int_max", "ndarray dimension length > int_max")),
     # ONNX Runtime's BFC arena at its own limit (onnxruntime/core/framework/bfc_arena.cc, BFCArena::Extend: "Available
     # memory of A is smaller than requested bytes of R", A = the arena's memory_limit minus what it already holds):
     # the limit is the session's gpu_mem_limit / arena config, not the device (infiniflow/ragflow#10295).
@@ -379,7 +436,11 @@ _INIT_FILE = re.compile(_INIT_SOURCE + r"[^\n]{0,80}?(?:out of memory|error=2\b)
 # = -9", Go's "signal: killed" (Ollama's runner).
 _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed\s*$|"
                       r"signal: killed|exit(?:ed with)?[ _]code:?\s{0,2}137\b|exit status 137\b|"
-                      r"return code\s{0,2}=\s{0,2}-9\b", re.IGNORECASE | re.MULTILINE)
+                      r"return code\s{0,2}=\s{0,2}-9\b|"
+                      # bash's report of a job or script command ended by SIGKILL (jobs.c, the signal's description
+                      # "Killed"): "<script>: line 46:  1881 Killed   <command>" or "[1]+  Killed   <command>".
+                      r"\bline \d{1,7}:\s{1,4}\d{1,10}\s{1,4}Killed\b|^\[\d{1,4}\][+-]?\s{1,4}Killed\b",
+                      re.IGNORECASE | re.MULTILINE)
 # (ROCm's HSA runtime reports a kernel's bad address as "Memory access fault by GPU node-N ... Page not present";
 # a misaligned access is the same kind of kernel fault.)
 _ILLEGAL_ADDRESS = ("illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address",
@@ -494,6 +555,9 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if ("bus error" in low and any(w in low for w in _DEV_SHM_WORDS)) or (
             "no space left on device" in low and "/torch_" in low) or any(w in low for w in _TORCH_SHM_FILE):
         return "dev_shm"
+    if any(w in low for w in _SHM_SEGMENT_WORDS) or ("posix_fallocate failed" in low and "nccl" in low) or (
+            "/dev/shm/nccl-" in low and any(w in low for w in _SHM_FILE_FAILURES)):
+        return "shm_segment"
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
@@ -520,6 +584,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "vulkan_large"
     if "xpu out of memory" in low and requested is not None and requested >= XPU_LARGE_BYTES:
         return "xpu_large"
+    if "hipmemcreate" in low and requested is None and "hipmemaddressreserve" not in low:
+        return "vmm_handle"
     if _BARE.search(text):
         return "bare_cuda_error"
     if _NCCL_CUDA_ERROR in low and "nccl" in low:

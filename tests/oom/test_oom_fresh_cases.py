@@ -88,7 +88,17 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # TRT-LLM, TGI, LightLLM, Ascend, DirectML; half of them not-capacity cases), collected by two helpers while the
 # eighth pass was written and committed before the doctor ran on them: 22 of 32 (6 of 10 not-capacity cases with the
 # deciding check, 2 reported as not found: NCCL's /dev/shm failures in containers) and 12 of 32 (5 of 16 with the
-# deciding check, 7 reported as not found) at first scoring.
+# deciding check, 7 reported as not found) at first scoring. The ninth pass (issue 28, branch oomfix2) read their misses
+# as classes: NCCL's shared-memory segments in /dev/shm (every NCCL wording of ncclShmOpen), PyTorch MPS's element-count
+# and dimension limits, bash's report of a SIGKILL, PaddlePaddle's CPU allocator, a vLLM worker's negative KV budget, a
+# negative running allocation count, TensorFlow's exception class named alone, a serving engine's KV pool allocated at
+# start-up (LightLLM's per-layer buffers, vLLM's cache engine) with the engine's own knob, a bare hipMemCreate as ROCm's
+# per-allocation handle limit, managed memory under WSL2/Windows, an nvidia-smi table pasted with a bare CUDA error:
+# 24/32 (8 of 10 with the deciding check, none not found) and 21/32 (11 of 16, 1 not found: MPS's "Trace/BPT trap: 5",
+# a SIGTRAP with no memory words, left unread on purpose) on those now-seen batches. Left for the next pass, measured on
+# a new batch: one-line errors whose threads disagree (the same "CUDA error: out of memory" resolved as another holder,
+# an ECC fault and a driver mismatch), TensorRT builder failures, engine budgets whose text names no engine (TGI, vLLM
+# on MIG), TRT-LLM runtime buffers (labelled both ways), ONNX Runtime arena caps, IREE's Vulkan heap.
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12}
 

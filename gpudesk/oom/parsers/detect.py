@@ -43,7 +43,8 @@ PARSERS = (startup_free, vllm, sglang, trtllm, tgi, llamacpp, mps, allowed_memor
 # Lower-case words every message of a parser contains; the parser's regexes run only when one is present.
 _GATES = {
     "startup_free": ("on startup is less than",),
-    "vllm": ("max seq len", "no available memory for the cache blocks", "mamba cache blocks"),
+    "vllm": ("max seq len", "no available memory for the cache blocks", "mamba cache blocks",
+             "available kv cache memory: -", "reserved for kv cache is -"),
     "sglang": ("not enough memory", "profiled value"),
     "trtllm": ("executor creation failed", "cuda runtime error in", "requested amount of gpu memory"),
     "tgi": ("prefill tokens",),
@@ -61,6 +62,8 @@ _Table = tuple[tuple[str, tuple[str, ...], tuple[str, re.Pattern[str]] | None], 
 _ENGINES: _Table = (
     ("vllm", ("vllm", "enginecore", "llmengine", "gpu_memory_utilization"), None),
     ("sglang", ("sglang", "mem_fraction_static", "mem-fraction-static"), None),
+    # LightLLM (its package, and its token-budget flag, lightllm/server/api_cli.py; https://github.com/ModelTC/lightllm).
+    ("lightllm", ("lightllm", "max_total_token_num"), None),
     ("trtllm", ("tensorrt-llm", "trt-llm", "tensorrt_llm", "trtllm"), None),
     ("tgi", ("text-generation-inference", "text_generation_launcher", "text_generation_server",
              "text_generation_client", "text_generation.", "unable to warmup model", "method warmup encountered"), None),
@@ -70,7 +73,8 @@ _ENGINES: _Table = (
 )
 _PLATFORMS: _Table = (
     ("mps", ("mps backend", "pytorch_mps_"), None),
-    ("rocm", ("hip out of memory", "pytorch_hip_alloc_conf", "hip graphs", "hipmalloc", "amdgpu", "hiperror"),
+    ("rocm", ("hip out of memory", "pytorch_hip_alloc_conf", "hip graphs", "hipmalloc", "amdgpu", "hiperror",
+              "hipmem"),
      ("rocm", re.compile(r"ROCm\d|\bROCm\b|\brocm\b"))),
     ("xpu", ("xpu out of memory", "level zero", "intel(r) arc"), ("xpu", re.compile(r"\bxpu\b|\bXPU\b"))),
     ("npu", ("npu out of memory", "torch_npu", "el0004", "aclrt", "ascend"), None),
@@ -132,7 +136,8 @@ def detect_framework(text: str) -> str:
 
 
 def detect_engine(text: str) -> str | None:
-    """The serving engine a log comes from ("vllm", "sglang", "trtllm", "tgi", "ollama", "llamacpp"), or None."""
+    """The serving engine a log comes from ("vllm", "sglang", "lightllm", "trtllm", "tgi", "ollama", "llamacpp"), or
+    None."""
     return _first(text.lower(), text, _ENGINES)
 
 

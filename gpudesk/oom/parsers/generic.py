@@ -180,7 +180,10 @@ _LIMIT = [
 # up to the workspace limit the build set (``IBuilderConfig::setMemoryPoolLimit(kWORKSPACE, ...)``,
 # ``setMaxWorkspaceSize`` before TensorRT 8.4; TensorRT Developer Guide, "The Build Phase").
 _TACTIC_WORKSPACE = _c(r"skipping tactic.{0,120}?insuf{1,2}icient memory on requested size of\s{1,3}" + _SIZE)
-_NEGATIVE = _c(r"(?:negative (?:capacity|size)\s{0,3}:?\s{0,3}|allocate\s{1,3})-(\d{1,20})")
+# A size below zero: "negative size", "allocate -N", and an allocator's running count printed as "allocation of -N b"
+# (TCLB's cudaMalloc wrapper, src/cross.cu in https://github.com/CFD-GO/TCLB: "Cumulative allocation of -24577536 b
+# (18446744073.7 GB)", its signed total wrapped round as unsigned; TCLB#496).
+_NEGATIVE = _c(r"(?:negative (?:capacity|size)\s{0,3}:?\s{0,3}|allocate\s{1,3}|allocation of\s{1,3})-(\d{1,20})")
 
 # Words that mark a text as being about a failed allocation (lower-cased substrings).
 OOM_WORDS = (
@@ -218,6 +221,12 @@ OOM_WORDS = (
     # A runtime's own check of the model against the devices before it allocates (mistral.rs: "This model does not
     # fit on the devices").
     "does not fit on the device", "doesn't fit on the device",
+    # TensorFlow's class for an allocation its allocator refused (tensorflow/python/framework/errors_impl.py
+    # ResourceExhaustedError, error code RESOURCE_EXHAUSTED), named alone when a notebook shows only the traceback's
+    # head (keras#14032), and PaddlePaddle's, which reuses the name (paddle/phi/core/enforce.h, ResourceExhausted).
+    "resourceexhaustederror",
+    # PaddlePaddle's CPUAllocator (system_allocator.cc): "Fail to alloc memory of N size, error code is 12".
+    "fail to alloc memory of",
 )
 
 # A paste cut short inside "out of memory" (the last characters of the text): "Allocator (GPU_0_bfc) ran out of memo"
@@ -277,7 +286,7 @@ _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tpu", ("xla:tpu", "memory space hbm", "tpu_worker", "hbm capacity", "_hbm", "tpu")),
     ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory")),
     ("metal", ("metal", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend", "[malloc_or_wait]")),
-    ("rocm", ("hipmalloc", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1")),
+    ("rocm", ("hipmalloc", "hipmem", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1")),
     ("directml", ("directml", "gpu video memory", "dml:")),
     ("opencl", ("cl_mem_object_allocation_failure", "cl_out_of_resources", "opencl")),
     ("cpu", ("defaultcpuallocator", "alloc_cpu.cpp", "cpu buffer", "cpuallocator.cpp", "cannot allocate memory")),

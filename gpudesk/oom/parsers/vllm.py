@@ -40,8 +40,18 @@ _UTIL = re.compile(r"gpu_memory_utilization\s*[=:]\s*(0?\.\d+|1(?:\.0+)?)")
 _BLOCK_SIZE = re.compile(r"block_size\s*[=:]\s*(\d{1,12})")
 
 
+# The worker's own figure below zero: "Available KV cache memory: -0.87 GiB" (vllm/v1/worker/gpu_worker.py
+# determine_available_memory logs requested memory − non-KV memory, https://github.com/vllm-project/vllm; platform
+# plug-ins such as vllm-ascend's NPU worker log the same line): the weights, activations and non-torch memory already
+# exceed gpu_memory_utilization × total, so no KV block fits (the engine then stops with "No available memory for the
+# cache blocks", or the paste ends here).
+# (The V0 worker, vllm/worker/worker.py, words the same figure "the rest of the memory reserved for KV Cache is -N GiB".)
+_NEGATIVE_KV = re.compile(r"(?:Available KV cache memory:|reserved for KV Cache is)\s{0,3}-\s{0,2}\d")
+
+
 def matches(text: str) -> bool:
-    return bool(_OLD.search(text) or _NEW.search(text) or _NO_MEM.search(text) or _MAMBA.search(text))
+    return bool(_OLD.search(text) or _NEW.search(text) or _NO_MEM.search(text) or _MAMBA.search(text)
+                or _NEGATIVE_KV.search(text))
 
 
 def parse(text: str, report: MemoryReport) -> bool:
@@ -72,7 +82,7 @@ def parse(text: str, report: MemoryReport) -> bool:
     if est:
         parsed["estimated_max_model_len_tokens"] = int(est.group(1))
         report.kv_cache_tokens = report.kv_cache_tokens or int(est.group(1))
-    if _NO_MEM.search(flat):
+    if _NO_MEM.search(flat) or _NEGATIVE_KV.search(flat):
         parsed["kv_cache_blocks"] = 0
         report.kv_cache_tokens = 0
     blocks = _BLOCKS.search(text)

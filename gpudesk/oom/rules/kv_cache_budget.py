@@ -37,6 +37,7 @@ import math
 
 from gpudesk.oom.cause import Cause
 from gpudesk.units import format_bytes
+from gpudesk.oom.rules import kv_pool_allocation
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.rules.other_process import STARTUP_HELD_SHARE, engine_start_held
 from gpudesk.i18n import _
@@ -46,6 +47,9 @@ BLOCK_TOKENS = 16  # vLLM's default block size
 
 def check(f: Facts) -> Cause | None:
     r = f.report
+    pool = kv_pool_allocation.check(f)
+    if pool is not None:
+        return pool
     if r.kind == "engine_startup_free":
         return _budget_above_free(f)
     if r.kind == "vllm_mamba_cache":

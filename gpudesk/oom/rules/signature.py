@@ -52,12 +52,13 @@ import re
 from gpudesk import i18n
 from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, LIBRARY_CHECK, NOT_CAPACITY,
-                                    OOM_KILLER_CHECK, PAGE_FILE_CHECK, check_command, flatten_whitespace,
-                                    startup_pool_runtime)
+                                    OOM_KILLER_CHECK, PAGE_FILE_CHECK, SHM_SEGMENT_CHECK, check_command,
+                                    flatten_whitespace, names_managed_memory, startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -76,6 +77,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "host_ram": _("Not a GPU memory problem: host RAM ran out"),
         "oom_killer": _("Likely not GPU memory: the process was killed (SIGKILL), the mark of the host's OOM killer"),
         "dev_shm": _("Not a GPU memory problem: the DataLoader workers ran out of shared memory (/dev/shm)"),
+        "shm_segment": _("Not a GPU memory problem: NCCL could not create its shared-memory segments (/dev/shm)"),
         "absurd_size": _("Not a memory problem: the requested size is garbage"),
         "ecc": _("Not a capacity problem: an uncorrectable ECC error (GPU memory fault)"),
         "xid": _("Not a capacity problem: the driver lost the GPU (Xid)"),
@@ -83,6 +85,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "expandable_segments": _("Not a capacity problem: expandable segments are refused on this platform"),
         "buffer_limit": _("Not a capacity problem: one buffer exceeds the per-allocation limit"),
         "va_reserve": _("Not a capacity problem: a virtual address reservation was refused"),
+        "vmm_handle": _("Likely not capacity: HIP's per-allocation memory handles hit a limit (open files)"),
+        "managed_memory": _("Not a capacity problem: managed (unified) memory cannot oversubscribe the GPU under "
+                            "WSL2 or Windows"),
         "vulkan_large": _("Likely not capacity: a Vulkan allocation above the driver's per-allocation limit"),
         "xpu_large": _("Likely not capacity: an Intel GPU allocation of 4 GiB or more, above Level Zero's default limit"),
         "pin_memory": _("Not a GPU capacity problem: page-locked (pinned) host memory ran out"),
@@ -104,6 +109,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "dev_shm": _("A DataLoader worker was killed by a bus error: it passes each batch to the main process through "
                      "/dev/shm, a RAM-backed filesystem, and a page it wrote could not be backed. Containers get "
                      "64 MiB there unless told otherwise; the GPU is not involved."),
+        "shm_segment": _("NCCL passes data between the ranks of one node through shared-memory segments in "
+                         "/dev/shm, a RAM-backed filesystem; creating one failed (no space left there). Containers "
+                         "get 64 MiB there unless told otherwise; the GPU is not involved."),
         "absurd_size": _("A request of {size} is more than any device or computer has: it comes from an overflowed "
                          "or uninitialised size, usually after an earlier error.").format(
                              size=format_bytes(f.requested) if f.requested else _("more than 1 EiB or below zero")),
@@ -116,6 +124,12 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "expandable_segments": _("'CUDA driver error: out of memory' comes from the expandable-segments path of "
                                  "PyTorch's allocator (cuMemCreate / cuMemMap), which this platform refuses even "
                                  "with memory free."),
+        "vmm_handle": _("hipMemCreate makes one physical-memory handle per allocation, and ROCm keeps a file "
+                        "descriptor open for each: many small allocations reach the process's open-files limit "
+                        "(ulimit -n) and fail as 'out of memory' with most of the GPU free."),
+        "managed_memory": _("The failing allocation is CUDA managed memory (bitsandbytes' paged optimizers use it to "
+                            "spill to host RAM). Under WSL2 and on Windows managed memory cannot exceed the GPU's "
+                            "free memory, so it is refused where Linux would page it out."),
         "va_reserve": _("The failing call is cuMemAddressReserve: it reserves virtual addresses for a pool that "
                         "grows later and maps no memory. Its 'out of memory' means the address range was refused "
                         "(too large for the platform, WSL or the driver), while the device's memory can be free."),
@@ -150,6 +164,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                         "set one"),
         "dev_shm": _("Give the container more shared memory (docker run --shm-size=8g, or --ipc=host; Kubernetes: an "
                      "emptyDir with medium: Memory on /dev/shm), or lower num_workers / the batch size"),
+        "shm_segment": _("Give the container more shared memory (docker run --shm-size=8g, or --ipc=host; Kubernetes: "
+                         "an emptyDir with medium: Memory on /dev/shm), free /dev/shm, or set NCCL_SHM_DISABLE=1 to "
+                         "route the ranks around it"),
         "absurd_size": _("Find the shape that produced the size (print shapes before the failing op); fix the "
                          "earlier error first if one came before"),
         "ecc": _("Run nvidia-smi -q -d ECC; with uncorrectable errors reset the GPU (nvidia-smi -r) or use another one"),
@@ -157,6 +174,10 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "driver_version": _("Update the NVIDIA driver, or install the framework build for the CUDA version the "
                             "driver supports"),
         "expandable_segments": _("Remove expandable_segments:True from PYTORCH_CUDA_ALLOC_CONF on this platform"),
+        "vmm_handle": _("Raise the open-files limit (ulimit -n 65536) before starting, allocate fewer larger "
+                        "buffers, or use a ROCm release that no longer keeps a descriptor per allocation"),
+        "managed_memory": _("Use a non-paged optimizer (torch.optim.AdamW or bitsandbytes' AdamW8bit instead of "
+                            "PagedAdamW), or run on native Linux where managed memory can page out"),
         "va_reserve": _("Reserve a smaller range: for llama.cpp set GGML_CUDA_POOL_VMM_MAX_SIZE lower or build with "
                         "GGML_CUDA_NO_VMM=ON (the legacy pool); update the driver; under WSL run natively if it persists"),
         "buffer_limit": _("Make the largest buffer smaller: a smaller batch / ubatch / context, or a build that "
@@ -192,9 +213,11 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                                   "mlc_llm gen_config --context-window-size / --prefill-chunk-size (or mlc_llm serve "
                                   "--overrides \"context_window_size=...;prefill_chunk_size=...\"), then rerun")
     check_key = {"vulkan_large": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
-                 "va_reserve": "free_exceeds_request",
+                 "shm_segment": "host_ram",
+                 "va_reserve": "free_exceeds_request", "vmm_handle": "free_exceeds_request",
+                 "managed_memory": "free_exceeds_request",
                  "library_mismatch": "driver_version", "oom_killer": "host_ram"}.get(key, key)
-    own_check = {"dev_shm": DEV_SHM_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
+    own_check = {"dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     if key == "pin_memory" and _ggml_cuda(r):
         own_check = GGML_PINNED_CHECK
     command = own_check.command if own_check is not None else check_command(check_key, r.platform)
@@ -279,6 +302,8 @@ def check(f: Facts) -> list[Cause]:
                   "(--gpu-memory-utilization lower)"),
             more_fixes=[_("Share one memory pool between graphs (torch.cuda.graph(..., pool=first_graph.pool()))."),
                         _("Disable CUDA graphs to confirm: the job then fits.")]))
+    if sig is None and (_wsl(f) or _windows(f)) and names_managed_memory(r.text or ""):
+        out.append(_not_capacity("managed_memory", 0.85, f))
     if not isinstance(sig, str):
         return out
     if sig in NOT_CAPACITY:
@@ -287,6 +312,11 @@ def check(f: Facts) -> list[Cause]:
         out.append(_not_capacity(sig, _xpu_large_confidence(f), f))
     elif sig == "vulkan_large":
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "vmm_handle":
+        out.append(_not_capacity(sig, 0.6, f))
+        out.append(_shortage(0.4, f, _("hipMemCreate allocates device memory: with the GPU full it fails the same "
+                                       "way.")))
+
     elif sig == "context_init" and not any(w in (r.text or "").lower() for w in _MEMORY_WORDS):
         # The runtime's start-up failed and the text names no memory failure: another holder first, at a
         # confidence that says so, with the driver/runtime mismatch that stops a start-up as well.
@@ -552,6 +582,40 @@ def _others_given(f: Facts) -> bool:
     return f.other >= 1024**3 or (f.total is not None and f.other >= f.total / 10)
 
 
+# A GPU of a pasted nvidia-smi table at least this full is one whose memory is taken (gpudesk.oom.parsers.smi_table).
+SMI_FULL_SHARE = 0.9
+
+
+def _smi_full_gpu(text: str) -> Cause | None:
+    """A bare CUDA error pasted with an nvidia-smi table in which a GPU is at least :data:`SMI_FULL_SHARE` used.
+
+    The bare error is a CUDA call outside the framework's allocator (PyTorch words its own failures with figures,
+    module docstring of ``_bare``): a context, a handle, a first buffer, which need little memory. A GPU the table shows
+    full had that memory taken before the call, by whatever the table counts: another user's process in the threads
+    that paste one (yangjianxin1/GPT2-chitchat#19: someone's TensorFlow job at 15.5 of 16 GB on GPU 0, GPUs 1-3
+    empty). A GPU the table shows nearly empty is where to run instead.
+    """
+    rows = smi_table.gpu_memory(text)
+    full = [i for i, (used, total) in enumerate(rows) if used >= SMI_FULL_SHARE * total]
+    if not full:
+        return None
+    used, total = rows[full[0]]
+    free_gpus = [i for i, (u, t) in enumerate(rows) if u <= 0.1 * t]
+    fix = (_("Run on a GPU the table shows free: CUDA_VISIBLE_DEVICES={index}, or stop the process that fills GPU "
+             "{full}").format(index=free_gpus[0], full=full[0]) if free_gpus else
+           _("Stop the process that fills GPU {full}, or wait until it frees the memory").format(full=full[0]))
+    return Cause(id="other_process", title=_("Another process holds the GPU"), confidence=0.7,
+                 evidence=evidence(deciding_check="other_process", check_command=check_command("other_process", None),
+                                   smi_gpu_index=full[0], smi_used_bytes=used, smi_total_bytes=total),
+                 explanation=_("The nvidia-smi table pasted with the error shows GPU {index} with {used} of {total} in "
+                               "use, and the failing call is one the framework's allocator does not make (a context, "
+                               "a library handle, a first buffer): the memory was taken before it ran.").format(
+                                   index=full[0], used=format_bytes(used), total=format_bytes(total)),
+                 fix=fix,
+                 more_fixes=[_("In multi-GPU jobs call torch.cuda.set_device(local_rank) first in every rank.")],
+                 checks=[_check_line("other_process", None)])
+
+
 def _one_line_shortage(f: Facts) -> Cause:
     cause = _shortage(0.45, f, _("A one-line 'CUDA error: out of memory' carries no figures. In most public threads "
                                  "with only this line, a smaller batch or input fixed it: the job needed more than "
@@ -702,6 +766,9 @@ def _bare(f: Facts) -> list[Cause]:
     if _others_given(f):
         return [_other_process(0.75, f), _shortage(0.4, f, _("The job's own allocations and the other processes' "
                                                              "together exceed the GPU."))]
+    table = _smi_full_gpu(text)
+    if table is not None:
+        return [table, _shortage(0.4, f, _("The job's own allocations may be what fills the GPU in the table."))]
     if runtime in ("llamacpp", "ollama") and _wsl(f):
         # ggml's CUDA backend page-locks its host buffers (ggml_cuda_host_malloc -> cudaMallocHost in
         # ggml/src/ggml-cuda/ggml-cuda.cu; GGML_CUDA_NO_PINNED turns it off), and WSL2 caps page-locked memory well
