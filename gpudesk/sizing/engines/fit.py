@@ -132,4 +132,5 @@ def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, 
         return llamacpp.llamacpp_fit(spec, tensors, device.name, device.total_bytes, given, devices=devices,
                                      backend=device.backend, version=ver, concurrency=concurrency, model_ref=ref)
     return ollama.ollama_fit(spec, tensors, device.name, device.total_bytes, given, devices=devices,
-                             metal=device.backend == "Metal", version=ver, model_ref=ref, concurrency=concurrency)
+                             metal=device.backend == "Metal", version=ver, model_ref=ref, concurrency=concurrency,
+                             gguf_architecture=model.architecture if isinstance(model, GgufModel) else None)

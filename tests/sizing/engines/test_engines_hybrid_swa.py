@@ -57,3 +57,36 @@ def test_one_attention_type_or_an_old_release_has_no_hybrid_groups() -> None:
     # gpt-oss alternates: equal counts, one group per type whatever the release.
     oss = spec_from_catalog(open_catalog().model("gpt-oss-120b"))
     assert hybrid_groups(oss, (0, 11)) == HybridGroups(18, 1, 1)
+
+
+def _ollama_gemma3_27b(version: str) -> tuple[float, float]:
+    """(kv MiB, weights total GiB) Ollama ``version`` logs for gemma3:27b Q4_K_M, num_ctx 4096, 2 parallel."""
+    from gpudesk.sizing.engines.fit import engine_fit
+    from gpudesk.sizing.engines.device import DeviceMemory
+
+    spec = spec_from_catalog(open_catalog().model("gemma-3-27b"))
+    r = engine_fit("ollama", spec, DeviceMemory("Radeon 780M", int(33.6 * GIB), "ROCm"),
+                   ["num_ctx=4096", "num_parallel=2", "num_batch=512"], version=version, weight_format="q4_k_m")
+    return r.extra["memory_required_kv_bytes"] / 2**20, r.extra["memory_weights_total_bytes"] / GIB
+
+
+def test_ollama_096_sizes_gemma3_sliding_layers_to_the_window() -> None:
+    # take0a/mcp docs/ollama.md, Ollama 0.9.6 on a Radeon 780M: "memory.required.kv=1.6 GiB",
+    # "memory.weights.total=15.4 GiB", layers.offload=63.
+    kv_mib, weights_gib = _ollama_gemma3_27b("0.9.6")
+    assert abs(kv_mib / 1638.4 - 1) < 0.05
+    assert round(weights_gib, 1) == 15.4
+    # Before 0.6.3 every layer held num_ctx x num_parallel cells, and before 0.6.1 the total carried the KV too.
+    old_kv_mib, old_weights_gib = _ollama_gemma3_27b("0.6.0")
+    assert old_kv_mib == 62 * 8192 * 256 * 16 * 2 / 2**20  # 3,968 MiB
+    assert old_weights_gib > weights_gib + 2.5
+
+
+def test_ollama_swa_layers_are_gemma3s_only() -> None:
+    from gpudesk.sizing.engines.ollama import gemma3_sliding_layers
+
+    gemma3 = spec_from_catalog(open_catalog().model("gemma-3-27b"))
+    assert len(gemma3_sliding_layers(gemma3, None)) == 52 and 5 not in gemma3_sliding_layers(gemma3, None)
+    assert gemma3_sliding_layers(gemma3, "gemma2") == frozenset()
+    oss = spec_from_catalog(open_catalog().model("gpt-oss-120b"))  # alternating window: not Gemma 3's layout
+    assert gemma3_sliding_layers(oss, None) == frozenset()
