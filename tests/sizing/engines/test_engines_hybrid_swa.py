@@ -90,3 +90,28 @@ def test_ollama_swa_layers_are_gemma3s_only() -> None:
     assert gemma3_sliding_layers(gemma3, "gemma2") == frozenset()
     oss = spec_from_catalog(open_catalog().model("gpt-oss-120b"))  # alternating window: not Gemma 3's layout
     assert gemma3_sliding_layers(oss, None) == frozenset()
+
+
+def test_trtllm_pytorch_backend_budget_on_unified_memory() -> None:
+    """jeansblog/trt_llm README (TensorRT-LLM 1.1.0rc3 on a DGX Spark): the profiling pool was 8,224 tokens (0.56
+    GiB), the peak 113.65 GiB of 119.70, and the KV cache 5.95 GiB for 86,720 tokens."""
+    from gpudesk.sizing.engines.device import DeviceMemory
+    from gpudesk.sizing.engines.fit import engine_fit
+    from gpudesk.sizing.engines.trtllm import profiling_pool_tokens
+
+    assert profiling_pool_tokens(8192, 131072, 32, overlap=True) == 8224
+    assert profiling_pool_tokens(8192, 131072, 32, overlap=False) == 8224
+    assert profiling_pool_tokens(8192, 4096, 32, overlap=False) == 2 * 4096 + 32  # two requests of 4,095 and one token
+    per_token = 36 * 2 * 8 * 64 * 2  # gpt-oss-120b, bf16: 72 KiB
+    tokens = int((119.70 - 113.65) * GIB * 0.9 + 8224 * per_token * 0.9) // per_token
+    assert abs(tokens / 86_720 - 1) < 0.005
+    oss = spec_from_catalog(open_catalog().model("gpt-oss-120b"))
+    spark = DeviceMemory("GB10", int(119.7 * GIB), unified=True)
+    args = ["free_gpu_memory_fraction=0.9", "max_batch_size=64", "max_num_tokens=8192"]
+    flushed = engine_fit("trtllm", oss, spark, args, version="1.1.0rc3")
+    cached = engine_fit("trtllm", oss, spark, [*args, "host_used_gib=50"], version="1.1.0rc3")
+    # What the OS and page cache hold comes off the budget at the fraction.
+    assert abs((flushed.per_gpu.kv_cache_bytes - cached.per_gpu.kv_cache_bytes) / GIB - 45.0) < 0.01
+    assert "host_used_gib" not in cached.command
+    overlap_off = engine_fit("trtllm", oss, spark, [*args, "disable_overlap_scheduler=true"], version="1.1.0rc3")
+    assert "disable_overlap_scheduler: true" in overlap_off.command
