@@ -123,7 +123,8 @@ def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, 
                                  nvlink=device.nvlink)
     if key == "trtllm":
         return trtllm.trtllm_fit(spec, device.name, device.total_bytes, given, version=ver,
-                                 weight_format=weight_format, concurrency=concurrency, model_ref=ref)
+                                 weight_format=weight_format, concurrency=concurrency, model_ref=ref,
+                                 unified=device.unified)
     if not tensors:
         tensors = ggml_tensors_for(spec, weight_format, ver if key == "llamacpp" else None)
         ref = model_ref or f"{spec.name}-{weight_format}.gguf".replace(" ", "-")

@@ -105,8 +105,8 @@ def command(model: str, s: dict[str, Any], version: str, tp: int, seq: int) -> s
 
 def trtllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[str, Any], *,
                version: str = "1.0", weight_format: str = "checkpoint", concurrency: int = 1,
-               model_ref: str | None = None) -> EngineFit:
-    """TensorRT-LLM's sizing (module docstring)."""
+               model_ref: str | None = None, unified: bool = False) -> EngineFit:
+    """TensorRT-LLM's sizing (module docstring); ``unified``: the device shares memory with the CPU."""
     s = settings_with_defaults(SETTINGS, given)
     tp = max(1, int(s["tp_size"]))
     fmt = resolve_weight_format(spec, weight_format)
@@ -140,4 +140,9 @@ def trtllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
                      max(1, concurrency), tokens / seq if seq else 0.0, min(seq, tokens // max(1, concurrency)), fits,
                      reason, cmd, s, assumptions=(
                          (_("KV cache = free_gpu_memory_fraction {frac:g} x memory free after weights and activation "
-                            "buffers").format(frac=frac), "cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp"),))
+                            "buffers").format(frac=frac), "cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp"),
+                         *(((_("on unified memory the OS and the page cache count as used when TensorRT-LLM measures "
+                               "free memory; {gib:.2f} GiB of them is taken off (host_used_gib). Flush the page cache "
+                               "before starting, or the KV cache shrinks by what it holds.").format(
+                             gib=float(s["host_used_gib"])), "tensorrt_llm/_torch/pyexecutor/_util.py"),)
+                           if unified else ())))

@@ -115,3 +115,16 @@ def test_trtllm_pytorch_backend_budget_on_unified_memory() -> None:
     assert "host_used_gib" not in cached.command
     overlap_off = engine_fit("trtllm", oss, spark, [*args, "disable_overlap_scheduler=true"], version="1.1.0rc3")
     assert "disable_overlap_scheduler: true" in overlap_off.command
+
+
+def test_trtllm_on_unified_memory_says_the_page_cache_counts_as_used() -> None:
+    from gpudesk.sizing.engines.device import DeviceMemory
+    from gpudesk.sizing.engines.fit import engine_fit
+
+    oss = spec_from_catalog(open_catalog().model("gpt-oss-120b"))
+    args = ["free_gpu_memory_fraction=0.9", "host_used_gib=50"]
+    spark = engine_fit("trtllm", oss, DeviceMemory("GB10", int(119.7 * GIB), unified=True), args, version="1.1.0rc3")
+    notes = " ".join(text for text, _src in spark.assumptions)
+    assert "page cache" in notes and "50.00 GiB" in notes
+    card = engine_fit("trtllm", oss, DeviceMemory("H200", int(139.8 * GIB)), args, version="1.1.0rc3")
+    assert "page cache" not in " ".join(text for text, _src in card.assumptions)
