@@ -95,6 +95,7 @@ from gpudesk.sizing.engines.forward import v0_profile_peak_bytes, v1_profile_pea
 from gpudesk.sizing.engines.vllm_hybrid import (
     hybrid_blocks_per_request,
     hybrid_groups,
+    hybrid_max_context,
     hybrid_num_blocks,
     hybrid_tokens,
 )
@@ -461,7 +462,11 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
             max_conc = kv_bytes / per_request if per_request else 0.0
         else:
             max_conc = tokens / max_len
-    per_seq_ctx = _max_context(spec, kv_bytes, max(1, concurrency), kvp, tp, block, batched, max_len)
+    if groups is not None:
+        per_seq_ctx = hybrid_max_context(groups, int(spec.sliding_window or 0), blocks, max(1, concurrency), batched,
+                                         block, max_len)
+    else:
+        per_seq_ctx = _max_context(spec, kv_bytes, max(1, concurrency), kvp, tp, block, batched, max_len)
     free_at_start = gpu_total_bytes - float(s["gpu_used_gib"]) * GIB
     release = _release(version)
     shared_refused = free_at_start < requested and v1 and (release is None or release >= (0, 9))

@@ -85,3 +85,18 @@ def hybrid_blocks_per_request(groups: HybridGroups, window: int, max_model_len: 
     full = _cdiv(max_model_len, block_tokens)
     sliding = _cdiv(min(window - 1 + max_num_batched_tokens, max_model_len), block_tokens) + 1
     return groups.full_groups * full + groups.sliding_groups * sliding
+
+
+def hybrid_max_context(groups: HybridGroups, window: int, num_blocks: int, concurrency: int,
+                       max_num_batched_tokens: int, block_tokens: int, limit: int) -> int:
+    """Longest request (at most ``limit`` tokens) of which ``concurrency`` fit in ``num_blocks`` blocks of every
+    group (bisection over :func:`hybrid_blocks_per_request`); 0 when not even one token fits."""
+    lo, hi = 0, max(1, limit)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        need = hybrid_blocks_per_request(groups, window, mid, max_num_batched_tokens, block_tokens) * concurrency
+        if need <= num_blocks:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

@@ -128,3 +128,15 @@ def test_trtllm_on_unified_memory_says_the_page_cache_counts_as_used() -> None:
     assert "page cache" in notes and "50.00 GiB" in notes
     card = engine_fit("trtllm", oss, DeviceMemory("H200", int(139.8 * GIB)), args, version="1.1.0rc3")
     assert "page cache" not in " ".join(text for text, _src in card.assumptions)
+
+
+def test_vllm_largest_context_counts_the_padded_sliding_groups() -> None:
+    from gpudesk.sizing.engines.vllm_hybrid import hybrid_max_context
+
+    groups = HybridGroups(10, 1, 6)  # Gemma 3 27B
+    # 15,998 blocks (19.53 GiB): four requests of 8,192 tokens take 4 x 3,590 = 14,360 blocks, a fifth does not fit.
+    assert hybrid_max_context(groups, 1024, 15_998, 4, 8192, 16, 8192) == 8192
+    ctx = hybrid_max_context(groups, 1024, 15_998, 5, 8192, 16, 8192)
+    assert ctx < 8192
+    assert hybrid_blocks_per_request(groups, 1024, ctx, 8192, 16) * 5 <= 15_998
+    assert hybrid_blocks_per_request(groups, 1024, ctx + 16, 8192, 16) * 5 > 15_998
