@@ -113,7 +113,8 @@ def trtllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     seq = int(s["max_seq_len"] or spec.context_length or 4096)
     weights = weight_bytes(spec, fmt) / tp
     activation = profile_peak_bytes(spec, int(s["max_num_tokens"]), int(s["max_batch_size"]), tp)
-    free = gpu_total_bytes - CONTEXT_BYTES - weights - activation - float(s["host_used_gib"]) * GIB
+    free = gpu_total_bytes - CONTEXT_BYTES - weights - activation - float(s["host_used_gib"]) * GIB  # beyond the
+    # device total, which for a unified device already leaves the idle OS out (device.py)
     frac = float(s["free_gpu_memory_fraction"])
     kvp = kv_precision(s["kv_cache_dtype"])
     per_token = kv_layer_bytes_per_token(spec, kvp, tp) * (spec.layers or 0)
@@ -130,9 +131,17 @@ def trtllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     tokens = blocks * block
     kv_bytes = tokens * per_token
     fits = free > 0 and tokens >= block
-    reason = "" if fits else _("weights and activation buffers take {need:.2f} GiB of {total:.2f} GiB; no memory "
-                               "is left for the paged KV cache.").format(need=(weights + activation + CONTEXT_BYTES) / GIB,
-                                                                          total=gpu_total_bytes / GIB)
+    host_used = float(s["host_used_gib"]) * GIB
+    if fits:
+        reason = ""
+    elif host_used:
+        reason = _("weights and activation buffers take {need:.2f} GiB and the OS, page cache and other processes "
+                   "{host:.2f} GiB of {total:.2f} GiB; no memory is left for the paged KV cache.").format(
+            need=(weights + activation + CONTEXT_BYTES) / GIB, host=host_used / GIB, total=gpu_total_bytes / GIB)
+    else:
+        reason = _("weights and activation buffers take {need:.2f} GiB of {total:.2f} GiB; no memory "
+                   "is left for the paged KV cache.").format(need=(weights + activation + CONTEXT_BYTES) / GIB,
+                                                              total=gpu_total_bytes / GIB)
     model = model_ref or spec.hf_repo or spec.name
     cmd = command(model, s, version, tp, seq)
     mem = GpuMemory(weights, activation, CONTEXT_BYTES, kv_bytes)

@@ -140,3 +140,13 @@ def test_vllm_largest_context_counts_the_padded_sliding_groups() -> None:
     assert ctx < 8192
     assert hybrid_blocks_per_request(groups, 1024, ctx, 8192, 16) * 5 <= 15_998
     assert hybrid_blocks_per_request(groups, 1024, ctx + 16, 8192, 16) * 5 > 15_998
+
+
+def test_trtllm_refusal_names_what_the_os_and_page_cache_hold() -> None:
+    from gpudesk.sizing.engines.device import DeviceMemory
+    from gpudesk.sizing.engines.fit import engine_fit
+
+    oss = spec_from_catalog(open_catalog().model("gpt-oss-120b"))
+    r = engine_fit("trtllm", oss, DeviceMemory("GB10", int(119.7 * GIB), unified=True), ["host_used_gib=60"],
+                   version="1.1.0rc3")
+    assert not r.fits and "60.00 GiB" in r.reason and r.kv_cache_tokens == 0
