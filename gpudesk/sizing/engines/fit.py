@@ -123,7 +123,8 @@ def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, 
                                  nvlink=device.nvlink)
     if key == "trtllm":
         return trtllm.trtllm_fit(spec, device.name, device.total_bytes, given, version=ver,
-                                 weight_format=weight_format, concurrency=concurrency, model_ref=ref)
+                                 weight_format=weight_format, concurrency=concurrency, model_ref=ref,
+                                 unified=device.unified)
     if not tensors:
         tensors = ggml_tensors_for(spec, weight_format, ver if key == "llamacpp" else None)
         ref = model_ref or f"{spec.name}-{weight_format}.gguf".replace(" ", "-")
@@ -132,4 +133,5 @@ def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, 
         return llamacpp.llamacpp_fit(spec, tensors, device.name, device.total_bytes, given, devices=devices,
                                      backend=device.backend, version=ver, concurrency=concurrency, model_ref=ref)
     return ollama.ollama_fit(spec, tensors, device.name, device.total_bytes, given, devices=devices,
-                             metal=device.backend == "Metal", version=ver, model_ref=ref, concurrency=concurrency)
+                             metal=device.backend == "Metal", version=ver, model_ref=ref, concurrency=concurrency,
+                             gguf_architecture=model.architecture if isinstance(model, GgufModel) else None)

@@ -17,6 +17,14 @@ Graph for the ``llama`` architecture: ``fullOffload = max(4 b (1 + 4 e + c (1 + 
 e vocab x 105/128)`` with ``b = min(num_ctx, num_batch)`` and ``c = num_ctx x num_parallel``; other architectures
 without a special case: ``gqa x kvTotal / 6``. On Metal the partial graph equals the full one; with several GPUs
 the partial one is used.
+
+Later releases (read at tag v0.9.6, https://github.com/ollama/ollama/blob/v0.9.6/llm/memory.go and
+https://github.com/ollama/ollama/blob/v0.9.6/fs/ggml/ggml.go): from v0.6.1 ``memoryWeights`` sums only the
+``blk.i`` tensors and the logged "weights total" is ``memoryWeights + memoryLayerOutput`` (the output layer
+included, no KV); from v0.6.3 ``GraphSize`` sizes Gemma 3's sliding-window layers (all but every sixth) with
+``num_parallel x attention.sliding_window + batch`` cells, as the new engine's SWA cache holds them. Gemma 3 27B
+Q4_K_M, num_ctx 4096 x 2 parallel on 0.9.6: 10 global layers x 8,192 cells + 52 local x 2,560 cells -> 1.64 GiB
+(printed "kv=1.6 GiB", "total=15.4 GiB"; take0a/mcp docs/ollama.md).
 """
 
 from __future__ import annotations
@@ -44,6 +52,11 @@ SETTINGS: dict[str, Setting] = {
     "gpu_overhead": (0, int, "OLLAMA_GPU_OVERHEAD"),
 }
 _KV_BYTES = {"f16": 2.0, "q8_0": 1.0, "q4_0": 0.5}
+#: Gemma 3's sliding-window KV estimate (fs/ggml/ggml.go GraphSize, first in v0.6.3).
+SWA_SINCE = (0, 6, 3)
+GEMMA3_GLOBAL_EVERY = 6
+#: "weights total" without the KV cache, with the output layer (llm/memory.go, first in v0.6.1).
+WEIGHTS_WITHOUT_KV_SINCE = (0, 6, 1)
 
 
 @dataclass(frozen=True)
@@ -63,9 +76,31 @@ class OllamaEstimate:
     allocations: tuple[int, ...]
 
 
+def _release(version: str) -> tuple[int, int, int]:
+    """(major, minor, patch) of a release such as ``0.9.6`` or ``v0.12``; missing parts read 0."""
+    major, minor, patch = ([int(p) for p in re.findall(r"\d+", version)[:3]] + [0, 0, 0])[:3]
+    return major, minor, patch
+
+
+def gemma3_sliding_layers(spec: ModelSpec, architecture: str | None) -> frozenset[int]:
+    """Layers Ollama (0.6.3 on) sizes with Gemma 3's sliding-window cache: every layer but each sixth
+    (``(i+1) % 6 != 0``, ``gemma3GlobalCacheCount``), for the ``gemma3`` architecture only ("Gemma2 also has sliding
+    window attention but we only have an optimized implementation in the Ollama engine"). Without a GGUF
+    architecture, a windowed shape with that five-local-per-global layout is Gemma 3's."""
+    n = int(spec.layers or 0)
+    pattern = frozenset(i for i in range(n) if (i + 1) % GEMMA3_GLOBAL_EVERY)
+    if architecture is not None:
+        return pattern if architecture == "gemma3" and spec.sliding_window else frozenset()
+    if spec.sliding_window and spec.sliding_window_layers == len(pattern) and len(pattern) < n:
+        return pattern
+    return frozenset()
+
+
 def ollama_estimate(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], free_bytes: list[int],
-                    s: dict[str, Any], metal: bool = False, architecture: str = "llama") -> OllamaEstimate:
+                    s: dict[str, Any], metal: bool = False, architecture: str = "llama", version: str = "0.12",
+                    gguf_architecture: str | None = None) -> OllamaEstimate:
     """``estimateGPULayers`` for GPUs with ``free_bytes`` free each (module docstring)."""
+    release = _release(version)
     n = int(spec.layers or 0)
     layer = [0] * n
     output = embd = norm = 0
@@ -85,6 +120,12 @@ def ollama_estimate(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTenso
     key_len, value_len, kv_heads = kv_row_widths(spec, "per_head")
     kv_layer = int(ctx * (key_len + value_len) * kv_heads * _KV_BYTES.get(kvt, 2.0))
     kv = [kv_layer] * n
+    if release >= SWA_SINCE:
+        # fs/ggml/ggml.go GraphSize (v0.9.6): a sliding layer holds num_parallel x window + batch cells.
+        swa_cells = int(s["num_parallel"]) * int(spec.sliding_window or 0) + b
+        swa_layer = int(swa_cells * (key_len + value_len) * kv_heads * _KV_BYTES.get(kvt, 2.0))
+        for i in gemma3_sliding_layers(spec, gguf_architecture):
+            kv[i] = swa_layer
     e, heads, vocab = int(spec.hidden_size or 0), int(spec.num_attention_heads or 0), int(spec.vocab_size or 0)
     if architecture in ("llama", "llama4") and not spec.moe_experts:
         full = max(4 * b * (1 + 4 * e + ctx * (1 + heads)), 4 * b * (e + vocab))
@@ -131,7 +172,10 @@ def ollama_estimate(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTenso
     alloc = [a + graph_used if a else 0 for a in alloc]
     weights_rep = sum(layer)
     full_need = minimum + weights_rep + out_layer + sum(kv) + full + layer[0] if n else 0
-    return OllamaEstimate(n + 1, count, full_need, sum(alloc), sum(kv), weights_rep + sum(kv),
+    # llm/memory.go: "weights total" is memoryWeights + memoryLayerOutput from 0.6.1 (blk tensors + output layer);
+    # before, memoryWeights summed each layer with its KV share.
+    weights_total = weights_rep + out_layer if release >= WEIGHTS_WITHOUT_KV_SINCE else weights_rep + sum(kv)
+    return OllamaEstimate(n + 1, count, full_need, sum(alloc), sum(kv), weights_total,
                           weights_rep, out_layer, full, partial, tuple(alloc))
 
 
@@ -160,10 +204,13 @@ def command(model_ref: str, s: dict[str, Any]) -> str:
 
 def ollama_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], gpu_name: str,
                gpu_total_bytes: int, given: dict[str, Any], *, devices: int = 1, metal: bool = False,
-               version: str = "0.12", model_ref: str = "MODEL", concurrency: int = 1) -> EngineFit:
-    """Ollama's offload decision on ``devices`` GPUs of ``gpu_total_bytes`` free each."""
+               version: str = "0.12", model_ref: str = "MODEL", concurrency: int = 1,
+               gguf_architecture: str | None = None) -> EngineFit:
+    """Ollama's offload decision on ``devices`` GPUs of ``gpu_total_bytes`` free each; ``gguf_architecture``: the
+    file's ``general.architecture`` when a .gguf is given."""
     s = settings_with_defaults(SETTINGS, given)
-    est = ollama_estimate(spec, tensors, [gpu_total_bytes] * max(1, devices), s, metal)
+    est = ollama_estimate(spec, tensors, [gpu_total_bytes] * max(1, devices), s, metal, version=version,
+                          gguf_architecture=gguf_architecture)
     fits = est.layers_offload >= est.layers_model
     first = GpuMemory(float(est.allocations[0] - (est.graph_full if fits else est.graph_partial)) if est.allocations[0] else 0.0,
                       float(est.graph_full if fits else est.graph_partial), 0.0, 0.0)

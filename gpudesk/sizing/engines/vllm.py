@@ -9,7 +9,8 @@ Sources (vllm-project/vllm):
   2 x block_size x kv_heads_per_rank x head_size x dtype_bytes`` (MLA: one latent, no factor 2); it logs "GPU KV
   cache size: N tokens" (``num_blocks x block_size``) and "Maximum concurrency for L tokens per request: X.XXx"
   (``num_blocks / cdiv(max_model_len, block_size)`` for full attention; sliding-window layers reserve less,
-  :func:`gpudesk.sizing.memory_inference.kv_sequence_bytes`). CUDA graphs are captured after the KV cache is
+  :func:`gpudesk.sizing.memory_inference.kv_sequence_bytes`); from 0.10 models mixing sliding-window and full layers
+  are split into padded KV cache groups that change both printed figures (:mod:`gpudesk.sizing.engines.vllm_hybrid`). CUDA graphs are captured after the KV cache is
   allocated, outside ``gpu_memory_utilization`` ("Graph capturing finished in N secs, took X GiB"), until 0.21:
   from then the profiler estimates the graph memory and keeps it inside the budget ("CUDA graph memory profiling
   is enabled (default since v0.21.0). The current --gpu-memory-utilization=0.8800 is equivalent to
@@ -91,6 +92,13 @@ from gpudesk.sizing.engines.device import amd_gfx_target, streaming_multiprocess
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.engines.flags import fp8_kv_value, uses_vllm_serve
 from gpudesk.sizing.engines.forward import v0_profile_peak_bytes, v1_profile_peak_bytes
+from gpudesk.sizing.engines.vllm_hybrid import (
+    hybrid_blocks_per_request,
+    hybrid_groups,
+    hybrid_max_context,
+    hybrid_num_blocks,
+    hybrid_tokens,
+)
 from gpudesk.units import GIB
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, kv_sequence_bytes, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
@@ -121,6 +129,8 @@ SETTINGS: dict[str, Setting] = {
     # connector's own buffers (--kv-transfer-config, e.g. LMCacheConnectorV1, whose cache lives in host memory)
     # are not sized here. Both are accepted so the command line shown is the one launched.
     "enable_prefix_caching": (None, bool, "--enable-prefix-caching"),
+    # One KV cache group for every layer, sliding-window ones sized as full attention (vllm_hybrid.py).
+    "disable_hybrid_kv_cache_manager": (False, bool, "--disable-hybrid-kv-cache-manager"),
     # An environment variable, not a flag: true when FlashInfer is installed and its sampler used (V1 logs "Using
     # FlashInfer for top-p & top-k sampling."), which changes the profiled sampler peak (forward.py); shown as a
     # VLLM_USE_FLASHINFER_SAMPLER=1 prefix of the command.
@@ -429,17 +439,34 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
         available -= graphs
     kvp = kv_precision(s["kv_cache_dtype"], s["dtype"])
     per_token = kv_layer_bytes_per_token(spec, kvp, tp) * (spec.layers or 0)
-    blocks = max(0, int(available // (per_token * block))) if available > 0 else 0
-    if s["num_gpu_blocks_override"]:
-        blocks = int(s["num_gpu_blocks_override"])
-    kv_bytes = blocks * block * per_token
-    tokens = blocks * block
-    per_request = kv_sequence_bytes(spec, max_len, kvp, tp, block, prefill_chunk_tokens=batched)
-    if v1:
-        max_conc = kv_bytes / per_request if per_request else 0.0
+    groups = hybrid_groups(spec, _release(version)) if v1 and not s["disable_hybrid_kv_cache_manager"] else None
+    if groups is not None:
+        # vllm_hybrid.py: group_size tensors of num_blocks pages; the printed tokens count one group's blocks.
+        page = kv_layer_bytes_per_token(spec, kvp, tp) * block
+        blocks = hybrid_num_blocks(groups, available, page)
+        if s["num_gpu_blocks_override"]:
+            blocks = int(s["num_gpu_blocks_override"])
+        kv_bytes = blocks * page * groups.group_size
+        tokens = hybrid_tokens(groups, blocks, block)
+        per_block_request = hybrid_blocks_per_request(groups, int(spec.sliding_window or 0), max_len, batched, block)
+        max_conc = blocks / per_block_request if per_block_request else 0.0
     else:
-        max_conc = tokens / max_len
-    per_seq_ctx = _max_context(spec, kv_bytes, max(1, concurrency), kvp, tp, block, batched, max_len)
+        blocks = max(0, int(available // (per_token * block))) if available > 0 else 0
+        if s["num_gpu_blocks_override"]:
+            blocks = int(s["num_gpu_blocks_override"])
+        kv_bytes = blocks * block * per_token
+        tokens = blocks * block
+        per_request = kv_sequence_bytes(spec, max_len, kvp, tp, block, prefill_chunk_tokens=batched,
+                                        hybrid_kv_cache=not s["disable_hybrid_kv_cache_manager"])
+        if v1:
+            max_conc = kv_bytes / per_request if per_request else 0.0
+        else:
+            max_conc = tokens / max_len
+    if groups is not None:
+        per_seq_ctx = hybrid_max_context(groups, int(spec.sliding_window or 0), blocks, max(1, concurrency), batched,
+                                         block, max_len)
+    else:
+        per_seq_ctx = _max_context(spec, kv_bytes, max(1, concurrency), kvp, tp, block, batched, max_len)
     free_at_start = gpu_total_bytes - float(s["gpu_used_gib"]) * GIB
     release = _release(version)
     shared_refused = free_at_start < requested and v1 and (release is None or release >= (0, 9))

@@ -115,23 +115,27 @@ def test_ollama_sizes_deepseek_latent_attention_per_head_like_its_library_files(
 def test_ollama_places_layers_from_the_first_block_and_logs_blocks_plus_kv_as_weights_total() -> None:
     """llm/memory.go: layers go on from blk.0 and a GPU takes none after its first miss, so DeepSeek-R1's three
     small dense layers land before its MoE ones (ollama/ollama#8667: layers.offload 3 on a 6.9 GiB GPU);
-    memory.weights.total sums each block and its KV share, without the output layer or the embedding."""
+    memory.weights.total sums each block and its KV share, without the output layer or the embedding (releases
+    before 0.6.1; the issue's 0.5.7)."""
     from gpudesk.sizing.engines.common import settings_with_defaults
     from gpudesk.sizing.engines.ollama import SETTINGS, ollama_estimate
 
     r1 = spec_from_catalog(open_catalog().model("deepseek-r1"))
     tensors = gguf_tensors(r1, "q4_k_m")
     s = settings_with_defaults(SETTINGS, {"num_ctx": 2048})
-    est = ollama_estimate(r1, tensors, [int(6.9 * GIB)], s)
+    est = ollama_estimate(r1, tensors, [int(6.9 * GIB)], s, version="0.5.7")
     dense = r1.layers - r1.moe_layers
     assert dense == 3 and est.layers_offload == dense
     llama = spec_from_catalog(open_catalog().model("llama-3.2-3b"))
     t = gguf_tensors(llama, "q4_k_m")
-    est = ollama_estimate(llama, t, [80 * GIB], settings_with_defaults(SETTINGS, {"num_ctx": 2048}))
+    est = ollama_estimate(llama, t, [80 * GIB], settings_with_defaults(SETTINGS, {"num_ctx": 2048}), version="0.5.1")
     blocks = sum(x.bytes for x in t if x.layer is not None)
     outside = sum(x.bytes for x in t if x.layer is None)
     assert outside > 0.25 * GIB  # the tied token embedding, counted in memory.weights.nonrepeating only
     assert est.weights_total == blocks + est.kv_bytes
+    # From 0.6.1 the total is the blocks and the output layer (the tied embedding), without the KV.
+    new = ollama_estimate(llama, t, [80 * GIB], settings_with_defaults(SETTINGS, {"num_ctx": 2048}), version="0.9.6")
+    assert new.weights_total == blocks + outside
 
 
 def test_split_expert_files_keep_ffn_down_at_the_base_type() -> None:
