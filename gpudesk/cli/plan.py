@@ -384,7 +384,8 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
             lines.append(_("    fresh-2 method {key:<10} {cases:>3} cases, within 15 %: {w15:.0%}, median error "
                            "{median:.1%}").format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
                                                   median=sub["median_abs_error"]))
-    for name, previous in (("fresh-3", "fresh-2"), ("fresh-4", "fresh-3"), ("fresh-5", "fresh-4")):
+    for name, previous in (("fresh-3", "fresh-2"), ("fresh-4", "fresh-3"), ("fresh-5", "fresh-4"),
+                           ("fresh-6", "fresh-5")):
         lines += _held_out_set_lines(name, previous, summary.get(name, {"rows": 0}))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:

@@ -84,7 +84,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-4", "fresh_cases_4.jsonl"), ("fresh-5", "fresh_cases_5.jsonl"),
               ("fresh-6", "fresh_cases_6.jsonl"), ("fresh-7", "fresh_cases_7.jsonl"),
               ("fresh-8", "fresh_cases_8.jsonl"), ("fresh-9", "fresh_cases_9.jsonl"),
-              ("fresh-10", "fresh_cases_10.jsonl"), ("fresh-11", "fresh_cases_11.jsonl"))
+              ("fresh-10", "fresh_cases_10.jsonl"), ("fresh-11", "fresh_cases_11.jsonl"),
+              ("fresh-12", "fresh_cases_12.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")

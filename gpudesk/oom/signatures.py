@@ -45,7 +45,11 @@ of the message say so. Each signature names the mechanism and the one check that
   "unable to open shared memory object </torch_...>", "unable to mmap N bytes from file </torch_...>", "unable to
   resize file </torch_...>"): ``/torch_<pid>_<n>`` is the ``shm_open`` name of a tensor shared between processes, so
   the file, whatever error follows it, is in ``/dev/shm``. Docker gives a container 64 MiB of ``/dev/shm`` unless ``--shm-size`` or
-  ``--ipc=host`` says otherwise (docs.docker.com, "docker run --shm-size"). Host memory, not the GPU's.
+  ``--ipc=host`` says otherwise (docs.docker.com, "docker run --shm-size"). Host memory, not the GPU's. Any runtime
+  that sizes a POSIX shared-memory object fails the same way when that filesystem is full: ``shm_open`` objects live
+  in ``/dev/shm`` on Linux (shm_overview(7)) and ``ftruncate``/``posix_fallocate`` on them return ENOSPC, "No space
+  left on device", e.g. Triton's Python backend "Unable to initialize shared memory key ... to requested size (N
+  bytes) ... Error: No space left on device" (triton-inference-server/python_backend, ``src/shm_manager.cc``).
 * ``shm_segment``: NCCL's shared-memory transport between the ranks of one node maps a segment per peer pair in
   ``/dev/shm`` (``ncclShmOpen``, ``src/misc/shmutils.cc``, ``include/shm.h`` before 2.12, https://github.com/NVIDIA/nccl:
   "Call to posix_fallocate failed: No space left on device", "Error while creating shared memory segment <name> (size
@@ -558,6 +562,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if any(w in low for w in _SHM_SEGMENT_WORDS) or ("posix_fallocate failed" in low and "nccl" in low) or (
             "/dev/shm/nccl-" in low and any(w in low for w in _SHM_FILE_FAILURES)):
         return "shm_segment"
+    if "no space left on device" in low and any(w in low for w in _DEV_SHM_WORDS):
+        return "dev_shm"
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \

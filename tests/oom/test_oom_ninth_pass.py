@@ -191,3 +191,17 @@ def test_the_v0_wording_of_a_negative_kv_budget_and_mpsgraph_dimension_limit():
     assert diagnose_text(text).causes[0].id == "kv_cache_budget"
     # pytorch/pytorch#164415 (printing a (2, 2**31) int8 tensor on MPS; PyTorch's own spelling).
     assert _top("RuntimeError: MPSGaph does not support tensor dims larger than INT_MAX")[1] == "buffer_limit"
+
+
+def test_a_full_shared_memory_filesystem_in_any_runtime_is_dev_shm():
+    # triton-inference-server/server#6195 (seen after fresh-12 was scored): Triton's Python backend sizes a POSIX
+    # shared-memory object and ftruncate returns ENOSPC; the same filesystem as PyTorch's DataLoader tensors.
+    text = ("UNAVAILABLE: Internal: Unable to initialize shared memory key 'triton_python_backend_shm_region_3' to "
+            "requested size (67108864 bytes). If you are running Triton inside docker, use '--shm-size' flag to control "
+            "the shared memory region size. Each Python backend model instance requires at least 64MBs of shared "
+            "memory. Error: No space left on device")
+    d = diagnose_text(text)
+    assert d.found_oom
+    assert _top(text) == ("not_capacity", "dev_shm", "host_ram")
+    # A full disk without any shared-memory word stays something else.
+    assert _top("OSError: [Errno 28] No space left on device: '/tmp/ckpt/model.safetensors'")[1] != "dev_shm"

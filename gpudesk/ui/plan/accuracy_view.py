@@ -118,7 +118,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh6": self.tr("sixth fresh (collected after the model was frozen a sixth time)"),
                 "fresh7": self.tr("seventh fresh (collected after the model was frozen a seventh time)"),
                 "fresh8": self.tr("eighth fresh (collected after the model was frozen an eighth time)"),
-                "fresh9": self.tr("ninth fresh (collected after the model was frozen a ninth time)")}
+                "fresh9": self.tr("ninth fresh (collected after the model was frozen a ninth time)"),
+                "fresh10": self.tr("tenth fresh (collected after the model was frozen a tenth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
