@@ -27,7 +27,9 @@ doctor was run on it:
   doctor first ran on them;
 * ``fresh-10`` and ``fresh-11``: ``fresh_cases_10.jsonl`` and ``fresh_cases_11.jsonl``, 32 messages each, collected
   while the eighth pass was written (the second batch chosen from the families earlier batches lacked) and labelled
-  from their threads before the doctor first ran on them.
+  from their threads before the doctor first ran on them;
+* ``fresh-12``: ``fresh_cases_12.jsonl``, 30 messages collected after the ninth pass (fresh-10/11's classes) was
+  merged, labelled from their threads before the doctor first ran on them.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
