@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-MiB = 1024**2
+from gpudesk.units import MIB
+
 # "|  15514MiB / 16130MiB |": a cell of its own (a pipe before it, spaces, the two figures, spaces, a pipe after).
 _MEMORY_CELL = re.compile(r"\|\s{0,12}(\d{1,9})\s?MiB\s{0,3}/\s{0,3}(\d{1,9})\s?MiB\s{0,12}\|")
 MAX_ROWS = 64
@@ -21,7 +22,7 @@ def gpu_memory(text: str) -> list[tuple[int, int]]:
     """(used bytes, total bytes) of each GPU row of the table, in order; empty when the text holds no table."""
     rows: list[tuple[int, int]] = []
     for m in _MEMORY_CELL.finditer(text):
-        used, total = int(m.group(1)) * MiB, int(m.group(2)) * MiB
+        used, total = int(m.group(1)) * MIB, int(m.group(2)) * MIB
         if total > 0 and used <= total:
             rows.append((used, total))
         if len(rows) >= MAX_ROWS:
