@@ -14,6 +14,18 @@ text_hidden`` (Gemma 3's ``mm_input_projection_weight``; LLaVA's two-layer MLP i
 under-count of ``text_hidden^2``). Gemma 3's SigLIP-So400m (1,152 wide, 27 layers, MLP 4,304, 896 px / 14 px
 patches): 420 M parameters with the projector (the model card's "400M vision encoder"). Qwen2-VL-style keys (``embed_dim``, ``depth``,
 ``mlp_ratio``) are read the same way.
+
+Pixtral (``vision_config.model_type`` ``pixtral``: Mistral Small 3.1/3.2's ``Mistral3ForConditionalGeneration``;
+transformers ``modeling_pixtral.py`` ``PixtralAttentionLayer``, vLLM ``model_executor/models/pixtral.py``) is a
+different layer: q, k, v, out projections and a gated SiLU MLP (gate, up, down) without biases, two RMSNorms, so
+``4 h^2 + 3 h i + 2 h`` per layer; a bias-free patch convolution, ``ln_pre`` and 2D RoPE instead of position
+embeddings. Its projector (transformers ``modeling_mistral3.py`` ``Mistral3MultiModalProjector``): an RMSNorm, the
+patch merger's ``(h m^2) x h`` linear over ``spatial_merge_size`` ``m``, then ``h x text_hidden`` and ``text_hidden x
+text_hidden`` (``multimodal_projector_bias`` false). Mistral-Small-3.1-24B (1,024 wide, 24 layers, MLP 4,096, 1,540
+px / 14 px patches, merge 2, text 5,120): 439 M parameters, 0.82 GiB in bf16.
+
+The catalog keeps these ``vision_config`` fields per model (``gpudesk/catalog`` ``ModelShape.vision_*``), so a
+catalog model gets the same tower as its config file (:func:`vision_tower_from_fields`).
 """
 
 from __future__ import annotations
@@ -39,6 +51,28 @@ def _int(cfg: dict[str, Any], *keys: str) -> int:
     return 0
 
 
+#: ``vision_config.model_type`` values with Pixtral's bias-free gated layers and Mistral 3's patch-merger projector.
+PIXTRAL_MODEL_TYPES = frozenset({"pixtral"})
+
+
+def vision_tower_from_fields(model_type: str, hidden_size: int, layers: int, intermediate_size: int,
+                             patch_size: int, image_size: int, text_hidden_size: int, *, channels: int = 3,
+                             spatial_merge_size: int = 0) -> VisionTower:
+    """The tower of ``layers`` ViT layers of width ``hidden_size`` and MLP ``intermediate_size`` (module docstring;
+    ``image_size`` 0: no learned position embedding is counted)."""
+    h, inter, patch = hidden_size, intermediate_size, patch_size or 14
+    if model_type in PIXTRAL_MODEL_TYPES:
+        merge = spatial_merge_size or 2
+        per_layer = 4 * h * h + 3 * h * inter + 2 * h
+        embed = channels * patch * patch * h + h  # patch_conv (no bias) and ln_pre
+        projector = h + merge * merge * h * h + h * text_hidden_size + text_hidden_size * text_hidden_size
+        return VisionTower(layers, h, layers * per_layer + embed + projector)
+    per_layer = 4 * h * h + 4 * h + 2 * h * inter + inter + h + 4 * h
+    positions = (image_size // patch) ** 2 if image_size else 0
+    params = (layers * per_layer + channels * patch * patch * h + h + positions * h + 2 * h + h * text_hidden_size)
+    return VisionTower(layers, h, params)
+
+
 def vision_tower_from_config(cfg: dict[str, Any]) -> VisionTower | None:
     """The vision tower a top-level Hugging Face config describes (module docstring); None when the config has no
     ``vision_config`` or its width or depth is missing."""
@@ -51,21 +85,25 @@ def vision_tower_from_config(cfg: dict[str, Any]) -> VisionTower | None:
         return None
     mlp_ratio = vision.get("mlp_ratio")
     inter = _int(vision, "intermediate_size") or (int(h * mlp_ratio) if isinstance(mlp_ratio, (int, float)) else 4 * h)
-    per_layer = 4 * h * h + 4 * h + 2 * h * inter + inter + h + 4 * h
-    patch = _int(vision, "patch_size") or 14
-    channels = _int(vision, "num_channels", "in_channels", "in_chans") or 3
-    image = _int(vision, "image_size")
-    positions = (image // patch) ** 2 if image else 0
     text_config = cfg.get("text_config")
     text: dict[str, Any] = text_config if isinstance(text_config, dict) else cfg
     text_hidden = _int(text, "hidden_size") or _int(vision, "out_hidden_size")
-    params = (layers * per_layer + channels * patch * patch * h + h + positions * h + 2 * h + h * text_hidden)
-    return VisionTower(layers, h, params)
+    return vision_tower_from_fields(
+        str(vision.get("model_type") or ""), h, layers, inter, _int(vision, "patch_size"), _int(vision, "image_size"),
+        text_hidden, channels=_int(vision, "num_channels", "in_channels", "in_chans") or 3,
+        spatial_merge_size=_int(cfg, "spatial_merge_size"))
 
 
 def vision_tower_bytes(tower: VisionTower | None, tensor_parallel: int = 1, dtype_bytes: int = 2) -> float:
     """One rank's share of the vision tower's 16-bit weights (engines shard its linear layers like the language
-    model's: vLLM's and SGLang's SigLIP use column/row-parallel linears); 0 without a tower."""
+    model's: vLLM's and SGLang's SigLIP use column/row-parallel linears); 0 without a tower.
+
+    Quantised checkpoints keep the tower in 16 bits: llm-compressor's recipes for vision-language models list it in
+    ``ignore`` (``["re:.*lm_head", "re:.*vision_tower.*", "re:.*multi_modal_projector.*"]``, "Most examples do not
+    demonstrate quantizing separate vision encoder parameters",
+    https://github.com/vllm-project/llm-compressor/blob/main/examples/multimodal_vision/README.md), as AutoAWQ and
+    transformers' ``modules_to_not_convert`` do; RedHatAI's Mistral-Small-3.1 w8a8 printed 24.07 GiB where its
+    INT8 text model is 23.2 GiB (llm-d-planner v0.19.0 log)."""
     if tower is None:
         return 0.0
     return tower.params * dtype_bytes / max(1, tensor_parallel)
