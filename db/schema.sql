@@ -129,6 +129,7 @@ CREATE TABLE models (
     vision_patch_size INTEGER,
     vision_image_size INTEGER,
     vision_spatial_merge_size INTEGER,
+    vision_tokens_per_image INTEGER,
     rope_linear_factor REAL,
     rope_local_base_freq REAL
 );

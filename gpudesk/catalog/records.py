@@ -152,7 +152,8 @@ class ModelShape:
     checkpoint's storage format (``mxfp4``, ``fp8``; empty: 16-bit). A multimodal checkpoint's vision encoder, from
     its config's ``vision_config`` (outside ``params``): ``vision_model_type`` (``siglip_vision_model``,
     ``pixtral``), ``vision_layers``, ``vision_hidden_size``, ``vision_intermediate_size``, ``vision_patch_size``,
-    ``vision_image_size`` and the projector's ``vision_spatial_merge_size``; the rotary tables: ``rope_linear_factor``
+    ``vision_image_size``, the projector's ``vision_spatial_merge_size`` and ``vision_tokens_per_image``
+    (``mm_tokens_per_image``); the rotary tables: ``rope_linear_factor``
     (``rope_scaling`` linear ``factor``) and ``rope_local_base_freq`` (Gemma 3's unscaled local table).
     """
 
@@ -194,6 +195,7 @@ class ModelShape:
     vision_patch_size: int | None = None
     vision_image_size: int | None = None
     vision_spatial_merge_size: int | None = None
+    vision_tokens_per_image: int | None = None
     rope_linear_factor: float | None = None
     rope_local_base_freq: float | None = None
 

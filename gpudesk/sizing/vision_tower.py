@@ -36,11 +36,18 @@ from typing import Any
 
 @dataclass(frozen=True)
 class VisionTower:
-    """A ViT-style vision encoder: ``layers`` of width ``hidden_size``, and its parameters with the projector."""
+    """A ViT-style vision encoder: ``layers`` of width ``hidden_size``, and its parameters with the projector;
+    ``intermediate_size`` its MLP width (``gated``: gate and up projections), ``patches_per_image`` the patches of
+    the largest image it takes and ``tokens_per_image`` the language-model tokens one such image becomes (0:
+    unknown)."""
 
     layers: int
     hidden_size: int
     params: int
+    intermediate_size: int = 0
+    gated: bool = False
+    patches_per_image: int = 0
+    tokens_per_image: int = 0
 
 
 def _int(cfg: dict[str, Any], *keys: str) -> int:
@@ -57,20 +64,25 @@ PIXTRAL_MODEL_TYPES = frozenset({"pixtral"})
 
 def vision_tower_from_fields(model_type: str, hidden_size: int, layers: int, intermediate_size: int,
                              patch_size: int, image_size: int, text_hidden_size: int, *, channels: int = 3,
-                             spatial_merge_size: int = 0) -> VisionTower:
+                             spatial_merge_size: int = 0, tokens_per_image: int = 0) -> VisionTower:
     """The tower of ``layers`` ViT layers of width ``hidden_size`` and MLP ``intermediate_size`` (module docstring;
-    ``image_size`` 0: no learned position embedding is counted)."""
+    ``image_size`` 0: no learned position embedding is counted). ``tokens_per_image``: the config's
+    ``mm_tokens_per_image`` (Gemma 3: 256 after its 4x4 average pool); Pixtral's is counted from the image: one
+    token per merged patch plus an image-break token per row, ``(s / m) x (s / m + 1)`` for ``s`` patches a side
+    (vLLM ``models/pixtral.py`` ``get_num_image_tokens``: 3,080 for 1,540 px)."""
     h, inter, patch = hidden_size, intermediate_size, patch_size or 14
+    side = image_size // patch if image_size else 0
     if model_type in PIXTRAL_MODEL_TYPES:
         merge = spatial_merge_size or 2
         per_layer = 4 * h * h + 3 * h * inter + 2 * h
         embed = channels * patch * patch * h + h  # patch_conv (no bias) and ln_pre
         projector = h + merge * merge * h * h + h * text_hidden_size + text_hidden_size * text_hidden_size
-        return VisionTower(layers, h, layers * per_layer + embed + projector)
+        merged = side // merge
+        return VisionTower(layers, h, layers * per_layer + embed + projector, inter, True, side * side,
+                           tokens_per_image or merged * (merged + 1))
     per_layer = 4 * h * h + 4 * h + 2 * h * inter + inter + h + 4 * h
-    positions = (image_size // patch) ** 2 if image_size else 0
-    params = (layers * per_layer + channels * patch * patch * h + h + positions * h + 2 * h + h * text_hidden_size)
-    return VisionTower(layers, h, params)
+    params = (layers * per_layer + channels * patch * patch * h + h + side * side * h + 2 * h + h * text_hidden_size)
+    return VisionTower(layers, h, params, inter, False, side * side, tokens_per_image)
 
 
 def vision_tower_from_config(cfg: dict[str, Any]) -> VisionTower | None:
@@ -91,7 +103,7 @@ def vision_tower_from_config(cfg: dict[str, Any]) -> VisionTower | None:
     return vision_tower_from_fields(
         str(vision.get("model_type") or ""), h, layers, inter, _int(vision, "patch_size"), _int(vision, "image_size"),
         text_hidden, channels=_int(vision, "num_channels", "in_channels", "in_chans") or 3,
-        spatial_merge_size=_int(cfg, "spatial_merge_size"))
+        spatial_merge_size=_int(cfg, "spatial_merge_size"), tokens_per_image=_int(cfg, "mm_tokens_per_image"))
 
 
 def vision_tower_bytes(tower: VisionTower | None, tensor_parallel: int = 1, dtype_bytes: int = 2) -> float:
