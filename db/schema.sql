@@ -130,6 +130,8 @@ CREATE TABLE models (
     vision_image_size INTEGER,
     vision_spatial_merge_size INTEGER,
     vision_tokens_per_image INTEGER,
+    vision_output_dim INTEGER,
+    vision_pixel_shuffle_ratio REAL,
     rope_linear_factor REAL,
     rope_local_base_freq REAL
 );

@@ -430,7 +430,9 @@ def _catalog_vision_tower(shape: ModelShape) -> VisionTower | None:
         int(getattr(shape, "vision_intermediate_size", None) or 4 * hidden),
         int(getattr(shape, "vision_patch_size", None) or 0), int(getattr(shape, "vision_image_size", None) or 0),
         int(shape.hidden_size or 0), spatial_merge_size=int(getattr(shape, "vision_spatial_merge_size", None) or 0),
-        tokens_per_image=int(getattr(shape, "vision_tokens_per_image", None) or 0))
+        tokens_per_image=int(getattr(shape, "vision_tokens_per_image", None) or 0),
+        output_dim=int(getattr(shape, "vision_output_dim", None) or 0),
+        pixel_shuffle_ratio=float(getattr(shape, "vision_pixel_shuffle_ratio", None) or 0.0))
 
 
 def _catalog_rope_config(shape: ModelShape) -> dict[str, Any]:

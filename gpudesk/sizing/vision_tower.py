@@ -24,6 +24,14 @@ patch merger's ``(h m^2) x h`` linear over ``spatial_merge_size`` ``m``, then ``
 text_hidden`` (``multimodal_projector_bias`` false). Mistral-Small-3.1-24B (1,024 wide, 24 layers, MLP 4,096, 1,540
 px / 14 px patches, merge 2, text 5,120): 439 M parameters, 0.82 GiB in bf16.
 
+Llama 4 (``llama4_vision_model``; transformers ``modeling_llama4.py`` ``Llama4VisionModel``) has the SigLIP layer,
+a bias-free unfold patch embedding, a class embedding and one more position, LayerNorms before and after, then a
+pixel-shuffle adapter (ratio ``r``: ``(h / r^2) x projector_input_dim`` and ``projector_input_dim x
+projector_output_dim``, no biases) and a ``vision_output_dim x text_hidden`` projector: 1,408 wide, 34 layers, MLP
+5,632, 336 px / 14 px tiles, r 0.5, 4,096: 871.9 M parameters, as a per-module count of Llama-4-Scout lists them
+(fc1 23,068,672, fc2 16,777,216, linear_1 20,971,520). Its images are tiled (up to 16 tiles and a global one), so its
+tokens per image are left unknown and vLLM's encoder profile is not estimated for it.
+
 The catalog keeps these ``vision_config`` fields per model (``gpudesk/catalog`` ``ModelShape.vision_*``), so a
 catalog model gets the same tower as its config file (:func:`vision_tower_from_fields`).
 """
@@ -60,11 +68,19 @@ def _int(cfg: dict[str, Any], *keys: str) -> int:
 
 #: ``vision_config.model_type`` values with Pixtral's bias-free gated layers and Mistral 3's patch-merger projector.
 PIXTRAL_MODEL_TYPES = frozenset({"pixtral"})
+#: ``vision_config.model_type`` values with Llama 4's pixel-shuffle adapter.
+LLAMA4_MODEL_TYPES = frozenset({"llama4_vision_model"})
+
+
+def _float(cfg: dict[str, Any], key: str) -> float:
+    value = cfg.get(key)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else 0.0
 
 
 def vision_tower_from_fields(model_type: str, hidden_size: int, layers: int, intermediate_size: int,
                              patch_size: int, image_size: int, text_hidden_size: int, *, channels: int = 3,
-                             spatial_merge_size: int = 0, tokens_per_image: int = 0) -> VisionTower:
+                             spatial_merge_size: int = 0, tokens_per_image: int = 0, output_dim: int = 0,
+                             pixel_shuffle_ratio: float = 0.0) -> VisionTower:
     """The tower of ``layers`` ViT layers of width ``hidden_size`` and MLP ``intermediate_size`` (module docstring;
     ``image_size`` 0: no learned position embedding is counted). ``tokens_per_image``: the config's
     ``mm_tokens_per_image`` (Gemma 3: 256 after its 4x4 average pool); Pixtral's is counted from the image: one
@@ -81,6 +97,13 @@ def vision_tower_from_fields(model_type: str, hidden_size: int, layers: int, int
         return VisionTower(layers, h, layers * per_layer + embed + projector, inter, True, side * side,
                            tokens_per_image or merged * (merged + 1))
     per_layer = 4 * h * h + 4 * h + 2 * h * inter + inter + h + 4 * h
+    if model_type in LLAMA4_MODEL_TYPES:
+        out = output_dim or 4096
+        ratio = pixel_shuffle_ratio or 0.5
+        embed = channels * patch * patch * h + h + (side * side + 1) * h + 4 * h
+        adapter = int(h / (ratio * ratio)) * out + out * out
+        return VisionTower(layers, h, layers * per_layer + embed + adapter + out * text_hidden_size, inter, False,
+                           side * side, 0)
     params = (layers * per_layer + channels * patch * patch * h + h + side * side * h + 2 * h + h * text_hidden_size)
     return VisionTower(layers, h, params, inter, False, side * side, tokens_per_image)
 
@@ -103,7 +126,9 @@ def vision_tower_from_config(cfg: dict[str, Any]) -> VisionTower | None:
     return vision_tower_from_fields(
         str(vision.get("model_type") or ""), h, layers, inter, _int(vision, "patch_size"), _int(vision, "image_size"),
         text_hidden, channels=_int(vision, "num_channels", "in_channels", "in_chans") or 3,
-        spatial_merge_size=_int(cfg, "spatial_merge_size"), tokens_per_image=_int(cfg, "mm_tokens_per_image"))
+        spatial_merge_size=_int(cfg, "spatial_merge_size"), tokens_per_image=_int(cfg, "mm_tokens_per_image"),
+        output_dim=_int(vision, "vision_output_dim", "projector_output_dim"),
+        pixel_shuffle_ratio=_float(vision, "pixel_shuffle_ratio"))
 
 
 def vision_tower_bytes(tower: VisionTower | None, tensor_parallel: int = 1, dtype_bytes: int = 2) -> float:

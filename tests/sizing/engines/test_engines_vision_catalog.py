@@ -161,3 +161,17 @@ def test_llamacpp_leaves_the_projector_out_of_the_model_buffer() -> None:
     with_tower = engine_fit("llamacpp", spec, H100, ["n_ctx=4096"], weight_format="q4_k_m")
     text_only = engine_fit("llamacpp", replace(spec, vision_tower=None), H100, ["n_ctx=4096"], weight_format="q4_k_m")
     assert with_tower.per_gpu.weights_bytes == text_only.per_gpu.weights_bytes
+
+
+def test_llama4_tower_counts_its_pixel_shuffle_adapter_and_loads_sharded_at_tp4() -> None:
+    """A per-module count of Llama-4-Scout (vision_model.*: 34 SigLIP-style layers of 23,807,872, embeddings
+    1,647,168, LayerNorms 5,632; vision_adapter fc1 23,068,672 and fc2 16,777,216; multi_modal_projector 20,971,520)
+    and vLLM 0.19.0's meta-llama-llama-4-scout--h100-80gb--tp4pp1dp1--8192.log: 'Model loading took 53.12 GiB',
+    16.75 GiB of KV cache per rank."""
+    spec = _spec("llama-4-scout")
+    assert spec.vision_tower is not None and spec.vision_tower.params == 871_932_416
+    assert spec.vision_tower.tokens_per_image == 0  # tiled images: no encoder profile estimated
+    r = engine_fit("vllm", spec, H100, [*LLMD_ARGS, "tensor_parallel_size=4"], version="0.19.0",
+                   weight_format="bf16", gpus=4)
+    assert r.per_gpu.weights_bytes / GIB == pytest.approx(53.12, rel=0.03)
+    assert r.per_gpu.kv_cache_bytes / GIB == pytest.approx(16.75, rel=0.05)
