@@ -132,6 +132,9 @@ CREATE TABLE models (
     vision_tokens_per_image INTEGER,
     vision_output_dim INTEGER,
     vision_pixel_shuffle_ratio REAL,
+    vision_position_embeddings INTEGER,
+    vision_deepstack_layers INTEGER,
+    vision_temporal_patch_size INTEGER,
     rope_linear_factor REAL,
     rope_local_base_freq REAL
 );

@@ -153,7 +153,9 @@ class ModelShape:
     its config's ``vision_config`` (outside ``params``): ``vision_model_type`` (``siglip_vision_model``,
     ``pixtral``), ``vision_layers``, ``vision_hidden_size``, ``vision_intermediate_size``, ``vision_patch_size``,
     ``vision_image_size``, the projector's ``vision_spatial_merge_size`` and ``vision_tokens_per_image``
-    (``mm_tokens_per_image``), Llama 4's ``vision_output_dim`` and ``vision_pixel_shuffle_ratio``; the rotary tables: ``rope_linear_factor``
+    (``mm_tokens_per_image``), ``vision_output_dim`` (Llama 4's ``vision_output_dim``, Qwen3-VL's ``out_hidden_size``),
+    Llama 4's ``vision_pixel_shuffle_ratio``, Qwen3-VL's ``vision_position_embeddings``, ``vision_deepstack_layers``
+    and ``vision_temporal_patch_size``; the rotary tables: ``rope_linear_factor``
     (``rope_scaling`` linear ``factor``) and ``rope_local_base_freq`` (Gemma 3's unscaled local table).
     """
 
@@ -198,6 +200,9 @@ class ModelShape:
     vision_tokens_per_image: int | None = None
     vision_output_dim: int | None = None
     vision_pixel_shuffle_ratio: float | None = None
+    vision_position_embeddings: int | None = None
+    vision_deepstack_layers: int | None = None
+    vision_temporal_patch_size: int | None = None
     rope_linear_factor: float | None = None
     rope_local_base_freq: float | None = None
 

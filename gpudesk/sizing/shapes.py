@@ -432,7 +432,10 @@ def _catalog_vision_tower(shape: ModelShape) -> VisionTower | None:
         int(shape.hidden_size or 0), spatial_merge_size=int(getattr(shape, "vision_spatial_merge_size", None) or 0),
         tokens_per_image=int(getattr(shape, "vision_tokens_per_image", None) or 0),
         output_dim=int(getattr(shape, "vision_output_dim", None) or 0),
-        pixel_shuffle_ratio=float(getattr(shape, "vision_pixel_shuffle_ratio", None) or 0.0))
+        pixel_shuffle_ratio=float(getattr(shape, "vision_pixel_shuffle_ratio", None) or 0.0),
+        position_embeddings=int(getattr(shape, "vision_position_embeddings", None) or 0),
+        deepstack_layers=int(getattr(shape, "vision_deepstack_layers", None) or 0),
+        temporal_patch_size=int(getattr(shape, "vision_temporal_patch_size", None) or 0))
 
 
 def _catalog_rope_config(shape: ModelShape) -> dict[str, Any]:

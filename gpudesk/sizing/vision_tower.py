@@ -32,6 +32,15 @@ projector_output_dim``, no biases) and a ``vision_output_dim x text_hidden`` pro
 (fc1 23,068,672, fc2 16,777,216, linear_1 20,971,520). Its images are tiled (up to 16 tiles and a global one), so its
 tokens per image are left unknown and vLLM's encoder profile is not estimated for it.
 
+Qwen3-VL (``qwen3_vl``, ``qwen3_vl_moe``; transformers ``modeling_qwen3_vl.py`` ``Qwen3VLVisionModel``): SigLIP-style
+blocks (fused qkv with bias, LayerNorms, a two-linear MLP with biases), a biased ``Conv3d`` patch embedding over
+``temporal_patch_size`` frames, ``num_position_embeddings`` learned positions, and a patch merger (LayerNorm over
+``h``, then ``4h x 4h`` and ``4h x out_hidden_size`` linears with biases for a 2 x 2 merge) plus one DeepStack merger
+per ``deepstack_visual_indexes`` entry (the same, its LayerNorm over ``4h``). Qwen3-VL-8B (1,152 wide, 27 layers, MLP
+4,304, 16 px patches, 2,304 positions, 3 DeepStack layers, out 4,096): 576 M parameters, the model card's 8.77 B
+less the 8.19 B language model. Its images have no fixed size (the processor's pixel bounds), so tokens per image are
+left unknown here.
+
 The catalog keeps these ``vision_config`` fields per model (``gpudesk/catalog`` ``ModelShape.vision_*``), so a
 catalog model gets the same tower as its config file (:func:`vision_tower_from_fields`).
 """
@@ -68,6 +77,8 @@ def _int(cfg: dict[str, Any], *keys: str) -> int:
 
 #: ``vision_config.model_type`` values with Pixtral's bias-free gated layers and Mistral 3's patch-merger projector.
 PIXTRAL_MODEL_TYPES = frozenset({"pixtral"})
+#: ``vision_config.model_type`` values with Qwen3-VL's Conv3d patches and DeepStack mergers.
+QWEN3_VL_MODEL_TYPES = frozenset({"qwen3_vl", "qwen3_vl_moe"})
 #: ``vision_config.model_type`` values with Llama 4's pixel-shuffle adapter.
 LLAMA4_MODEL_TYPES = frozenset({"llama4_vision_model"})
 
@@ -80,7 +91,8 @@ def _float(cfg: dict[str, Any], key: str) -> float:
 def vision_tower_from_fields(model_type: str, hidden_size: int, layers: int, intermediate_size: int,
                              patch_size: int, image_size: int, text_hidden_size: int, *, channels: int = 3,
                              spatial_merge_size: int = 0, tokens_per_image: int = 0, output_dim: int = 0,
-                             pixel_shuffle_ratio: float = 0.0) -> VisionTower:
+                             pixel_shuffle_ratio: float = 0.0, position_embeddings: int = 0,
+                             deepstack_layers: int = 0, temporal_patch_size: int = 0) -> VisionTower:
     """The tower of ``layers`` ViT layers of width ``hidden_size`` and MLP ``intermediate_size`` (module docstring;
     ``image_size`` 0: no learned position embedding is counted). ``tokens_per_image``: the config's
     ``mm_tokens_per_image`` (Gemma 3: 256 after its 4x4 average pool); Pixtral's is counted from the image: one
@@ -97,6 +109,14 @@ def vision_tower_from_fields(model_type: str, hidden_size: int, layers: int, int
         return VisionTower(layers, h, layers * per_layer + embed + projector, inter, True, side * side,
                            tokens_per_image or merged * (merged + 1))
     per_layer = 4 * h * h + 4 * h + 2 * h * inter + inter + h + 4 * h
+    if model_type in QWEN3_VL_MODEL_TYPES:
+        merge = spatial_merge_size or 2
+        wide = h * merge * merge
+        out = output_dim or text_hidden_size
+        merger = wide * wide + wide + wide * out + out
+        embed = channels * (temporal_patch_size or 2) * patch * patch * h + h + position_embeddings * h
+        mergers = (2 * h + merger) + deepstack_layers * (2 * wide + merger)
+        return VisionTower(layers, h, layers * per_layer + embed + mergers, inter, False, 0, 0)
     if model_type in LLAMA4_MODEL_TYPES:
         out = output_dim or 4096
         ratio = pixel_shuffle_ratio or 0.5
@@ -126,9 +146,12 @@ def vision_tower_from_config(cfg: dict[str, Any]) -> VisionTower | None:
     return vision_tower_from_fields(
         str(vision.get("model_type") or ""), h, layers, inter, _int(vision, "patch_size"), _int(vision, "image_size"),
         text_hidden, channels=_int(vision, "num_channels", "in_channels", "in_chans") or 3,
-        spatial_merge_size=_int(cfg, "spatial_merge_size"), tokens_per_image=_int(cfg, "mm_tokens_per_image"),
-        output_dim=_int(vision, "vision_output_dim", "projector_output_dim"),
-        pixel_shuffle_ratio=_float(vision, "pixel_shuffle_ratio"))
+        spatial_merge_size=_int(cfg, "spatial_merge_size") or _int(vision, "spatial_merge_size"), tokens_per_image=_int(cfg, "mm_tokens_per_image"),
+        output_dim=_int(vision, "vision_output_dim", "projector_output_dim", "out_hidden_size"),
+        pixel_shuffle_ratio=_float(vision, "pixel_shuffle_ratio"),
+        position_embeddings=_int(vision, "num_position_embeddings"),
+        deepstack_layers=len(deepstack) if isinstance(deepstack := vision.get("deepstack_visual_indexes"), list) else 0,
+        temporal_patch_size=_int(vision, "temporal_patch_size"))
 
 
 def vision_tower_bytes(tower: VisionTower | None, tensor_parallel: int = 1, dtype_bytes: int = 2) -> float:

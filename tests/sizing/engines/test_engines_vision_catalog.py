@@ -175,3 +175,17 @@ def test_llama4_tower_counts_its_pixel_shuffle_adapter_and_loads_sharded_at_tp4(
                    weight_format="bf16", gpus=4)
     assert r.per_gpu.weights_bytes / GIB == pytest.approx(53.12, rel=0.03)
     assert r.per_gpu.kv_cache_bytes / GIB == pytest.approx(16.75, rel=0.05)
+
+
+def test_qwen3_vl_tower_counts_its_deepstack_mergers() -> None:
+    """Qwen/Qwen3-VL-8B-Instruct config.json (https://huggingface.co/Qwen/Qwen3-VL-8B-Instruct/blob/main/config.json):
+    27 blocks of 15,239,504, Conv3d patches 1,770,624, 2,304 x 1,152 positions, the merger (40,119,040) and three
+    DeepStack mergers (40,125,952 each): 576.4 M, the model card's 8.77 B less the 8.19 B language model."""
+    config = {"text_config": {"hidden_size": 4096},
+              "vision_config": {"deepstack_visual_indexes": [8, 16, 24], "depth": 27, "hidden_size": 1152,
+                                "in_channels": 3, "intermediate_size": 4304, "model_type": "qwen3_vl",
+                                "num_heads": 16, "num_position_embeddings": 2304, "out_hidden_size": 4096,
+                                "patch_size": 16, "spatial_merge_size": 2, "temporal_patch_size": 2}}
+    tower = _spec("qwen3-vl-8b").vision_tower
+    assert tower == vision_tower_from_config(config)
+    assert tower is not None and tower.params == 576_388_336
