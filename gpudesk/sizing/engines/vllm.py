@@ -567,12 +567,16 @@ def _max_context(spec: ModelSpec, kv_bytes: float, concurrency: int, kvp: str, t
 
 def _changes(spec: ModelSpec, gpu_name: str, gpu_total: int, s: dict[str, Any], version: str, weight_format: str,
              model: str, max_len: int) -> tuple[Change, ...]:
-    """Single changes, each tried alone, that make the launch start: fp8 KV, shorter context, TP, utilization."""
+    """Single changes, each tried alone, that make the launch start: fp8 KV, shorter context, a multimodal model
+    without images (no encoder profile, and from 0.17 no vision tower: vllm_encoder.py), TP, utilization."""
     tries: list[tuple[str, dict[str, Any]]] = []
     tries.append((_("raise --gpu-memory-utilization"), {"gpu_memory_utilization": 0.95}))
     fp8 = fp8_kv_value("vllm", version)
     if fp8 and kv_precision(s["kv_cache_dtype"], s["dtype"]) != "fp8":
         tries.append((_("FP8 KV cache (--kv-cache-dtype {value})").format(value=fp8), {"kv_cache_dtype": fp8}))
+    if spec.vision_tower is not None and image_limit(s["limit_mm_per_prompt"]) != 0 and not s["language_model_only"]:
+        tries.append((_("text only: no images ({flag})").format(flag=DISABLE_IMAGES_FLAG),
+                      {"limit_mm_per_prompt": json.dumps({"image": 0})}))
     for ctx in (max_len // 2, max_len // 4, 8192, 4096):
         if 0 < ctx < max_len:
             tries.append((_("shorter context (--max-model-len {ctx})").format(ctx=ctx), {"max_model_len": ctx}))

@@ -189,3 +189,17 @@ def test_qwen3_vl_tower_counts_its_deepstack_mergers() -> None:
     tower = _spec("qwen3-vl-8b").vision_tower
     assert tower == vision_tower_from_config(config)
     assert tower is not None and tower.params == 576_388_336
+
+
+def test_a_multimodal_model_that_does_not_fit_is_offered_text_only() -> None:
+    """Gemma 3 27B in bf16 on a 56 GiB device: the 0.8 GiB tower and the encoder profile are what the KV cache lacks
+    for one 2,048-token sequence."""
+    spec = _spec("gemma-3-27b")
+    card = DeviceMemory("56 GiB device", int(56 * GIB))
+    r = engine_fit("vllm", spec, card, ["gpu_memory_utilization=0.95", "max_model_len=2048"], version="0.19.0",
+                   weight_format="bf16")
+    assert not r.fits
+    texts = [c.text for c in r.changes]
+    assert any("--limit-mm-per-prompt" in t for t in texts)
+    change = next(c for c in r.changes if "--limit-mm-per-prompt" in c.text)
+    assert """--limit-mm-per-prompt '{"image": 0}'""" in change.command
