@@ -121,7 +121,22 @@ CREATE TABLE models (
     sliding_window INTEGER,
     active_params INTEGER,
     sliding_window_layers INTEGER,
-    checkpoint_weight_format TEXT
+    checkpoint_weight_format TEXT,
+    vision_model_type TEXT,
+    vision_layers INTEGER,
+    vision_hidden_size INTEGER,
+    vision_intermediate_size INTEGER,
+    vision_patch_size INTEGER,
+    vision_image_size INTEGER,
+    vision_spatial_merge_size INTEGER,
+    vision_tokens_per_image INTEGER,
+    vision_output_dim INTEGER,
+    vision_pixel_shuffle_ratio REAL,
+    vision_position_embeddings INTEGER,
+    vision_deepstack_layers INTEGER,
+    vision_temporal_patch_size INTEGER,
+    rope_linear_factor REAL,
+    rope_local_base_freq REAL
 );
 
 CREATE TABLE precision_support (

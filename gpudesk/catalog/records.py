@@ -149,7 +149,14 @@ class ModelShape:
     ``moe_ffn_size`` (None: ``ffn_size``), ``moe_shared_experts``, ``moe_layers`` (None: every layer);
     ``sliding_window`` for local-attention layers and ``sliding_window_layers`` how many layers use it (empty:
     all); ``active_params`` the model card's published figure; ``checkpoint_weight_format`` the published
-    checkpoint's storage format (``mxfp4``, ``fp8``; empty: 16-bit).
+    checkpoint's storage format (``mxfp4``, ``fp8``; empty: 16-bit). A multimodal checkpoint's vision encoder, from
+    its config's ``vision_config`` (outside ``params``): ``vision_model_type`` (``siglip_vision_model``,
+    ``pixtral``), ``vision_layers``, ``vision_hidden_size``, ``vision_intermediate_size``, ``vision_patch_size``,
+    ``vision_image_size``, the projector's ``vision_spatial_merge_size`` and ``vision_tokens_per_image``
+    (``mm_tokens_per_image``), ``vision_output_dim`` (Llama 4's ``vision_output_dim``, Qwen3-VL's ``out_hidden_size``),
+    Llama 4's ``vision_pixel_shuffle_ratio``, Qwen3-VL's ``vision_position_embeddings``, ``vision_deepstack_layers``
+    and ``vision_temporal_patch_size``; the rotary tables: ``rope_linear_factor``
+    (``rope_scaling`` linear ``factor``) and ``rope_local_base_freq`` (Gemma 3's unscaled local table).
     """
 
     id: str
@@ -183,6 +190,21 @@ class ModelShape:
     active_params: int | None = None
     sliding_window_layers: int | None = None
     checkpoint_weight_format: str | None = None
+    vision_model_type: str | None = None
+    vision_layers: int | None = None
+    vision_hidden_size: int | None = None
+    vision_intermediate_size: int | None = None
+    vision_patch_size: int | None = None
+    vision_image_size: int | None = None
+    vision_spatial_merge_size: int | None = None
+    vision_tokens_per_image: int | None = None
+    vision_output_dim: int | None = None
+    vision_pixel_shuffle_ratio: float | None = None
+    vision_position_embeddings: int | None = None
+    vision_deepstack_layers: int | None = None
+    vision_temporal_patch_size: int | None = None
+    rope_linear_factor: float | None = None
+    rope_local_base_freq: float | None = None
 
 
 @dataclass(frozen=True)

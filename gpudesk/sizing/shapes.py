@@ -22,7 +22,7 @@ from gpudesk.sizing.config_validation import check_config_numbers, check_config_
 from gpudesk.i18n import N_, _, marked
 from gpudesk.sizing.errors import ConfigFileError, ShapeError, SizingError
 from gpudesk.sizing.quant_ignore import decoder_linear_modules, unquantized_linear_params
-from gpudesk.sizing.vision_tower import VisionTower, vision_tower_from_config
+from gpudesk.sizing.vision_tower import VisionTower, vision_tower_from_config, vision_tower_from_fields
 
 _REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}")
 
@@ -389,6 +389,9 @@ def spec_from_catalog(shape: ModelShape) -> ModelSpec:
     """Convert a catalog ``ModelShape`` (gpudesk.catalog) to a ModelSpec (fields per the catalog contract).
 
     MLA rows keep their config's heads in the catalog; the spec takes the absorbed-MLA view (:func:`mla_kv_view`).
+    A multimodal row's ``vision_*`` columns (its config's ``vision_config``) give the vision tower and its
+    ``rope_linear_factor`` / ``rope_local_base_freq`` the rotary tables, as the config file would
+    (:func:`_catalog_vision_tower`, :func:`rope_table_positions_from_config`).
     """
     kv_heads, head_dim = shape.num_kv_heads, getattr(shape, "head_dim", None)
     kv_lora_rank = getattr(shape, "kv_lora_rank", None)
@@ -412,7 +415,39 @@ def spec_from_catalog(shape: ModelShape) -> ModelSpec:
         fused_qkv=getattr(shape, "family", None) in FUSED_QKV_FAMILIES,
         expert_bias=bool(shape.moe_experts) and getattr(shape, "family", None) in EXPERT_BIAS_FAMILIES,
         clamped_glu=getattr(shape, "family", None) in CLAMPED_GLU_FAMILIES,
+        vision_tower=_catalog_vision_tower(shape),
+        rope_table_positions=rope_table_positions_from_config(_catalog_rope_config(shape), shape.context_length),
     )
+
+
+def _catalog_vision_tower(shape: ModelShape) -> VisionTower | None:
+    """The vision tower of a catalog row with ``vision_layers`` and ``vision_hidden_size``; None for text models."""
+    layers, hidden = getattr(shape, "vision_layers", None), getattr(shape, "vision_hidden_size", None)
+    if not (layers and hidden):
+        return None
+    return vision_tower_from_fields(
+        getattr(shape, "vision_model_type", None) or "", int(hidden), int(layers),
+        int(getattr(shape, "vision_intermediate_size", None) or 4 * hidden),
+        int(getattr(shape, "vision_patch_size", None) or 0), int(getattr(shape, "vision_image_size", None) or 0),
+        int(shape.hidden_size or 0), spatial_merge_size=int(getattr(shape, "vision_spatial_merge_size", None) or 0),
+        tokens_per_image=int(getattr(shape, "vision_tokens_per_image", None) or 0),
+        output_dim=int(getattr(shape, "vision_output_dim", None) or 0),
+        pixel_shuffle_ratio=float(getattr(shape, "vision_pixel_shuffle_ratio", None) or 0.0),
+        position_embeddings=int(getattr(shape, "vision_position_embeddings", None) or 0),
+        deepstack_layers=int(getattr(shape, "vision_deepstack_layers", None) or 0),
+        temporal_patch_size=int(getattr(shape, "vision_temporal_patch_size", None) or 0))
+
+
+def _catalog_rope_config(shape: ModelShape) -> dict[str, Any]:
+    """The config keys :func:`rope_table_positions_from_config` reads, from a catalog row's rope columns."""
+    cfg: dict[str, Any] = {}
+    factor = getattr(shape, "rope_linear_factor", None)
+    if factor:
+        cfg["rope_scaling"] = {"rope_type": "linear", "factor": float(factor)}
+    local = getattr(shape, "rope_local_base_freq", None)
+    if local:
+        cfg["rope_local_base_freq"] = float(local)
+    return cfg
 
 
 def _first(cfg: dict[str, Any], *keys: str, default: Any = None) -> Any:

@@ -73,6 +73,7 @@ Sources (vllm-project/vllm):
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from gpudesk.i18n import _
@@ -102,6 +103,7 @@ from gpudesk.sizing.engines.vllm_hybrid import (
 from gpudesk.units import GIB
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, kv_sequence_bytes, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.engines.vllm_encoder import encoder_profile, image_limit, tower_loaded
 from gpudesk.sizing.vision_tower import vision_tower_bytes
 
 #: vLLM's switch for FlashInfer's top-k/top-p sampler (``vllm/envs.py``).
@@ -145,7 +147,14 @@ SETTINGS: dict[str, Setting] = {
     "gpu_used_gib": (0.0, float, "gpu_used_gib"),
     # Not a flag: how the tensor-parallel GPUs talk (nvlink, pcie, shm); default from the device.
     "nccl_transport": (None, str, "nccl_transport"),
+    # Multimodal models (vllm_encoder.py): images per prompt ({"image": 0} or image=0: no encoder profile, and from
+    # 0.17 no vision tower), text only (0.17 on), or no encoder profile (0.10.1 on).
+    "limit_mm_per_prompt": (None, str, "--limit-mm-per-prompt"),
+    "language_model_only": (False, bool, "--language-model-only"),
+    "skip_mm_profiling": (False, bool, "--skip-mm-profiling"),
 }
+#: The flag that turns a multimodal model's images off (vllm_encoder.py), as a user types it.
+DISABLE_IMAGES_FLAG = """--limit-mm-per-prompt '{"image": 0}'"""
 #: Settings that describe the environment, not the command line.
 ENVIRONMENT_SETTINGS = frozenset({"vllm_use_flashinfer_sampler", "triton_kernels", "gpu_used_gib", "nccl_transport"})
 #: Non-torch memory seen by the profiler (cuBLAS/cuBLASLt workspaces, NCCL and custom all-reduce buffers with TP):
@@ -415,9 +424,11 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     batched = int(s["max_num_batched_tokens"] or default_batched_tokens(v1, max_len, gpu_total_bytes,
                                                                        s["enable_chunked_prefill"], version,
                                                                        gpu_name))
+    images = image_limit(s["limit_mm_per_prompt"])
+    tower = spec.vision_tower if tower_loaded(_release(version), images, bool(s["language_model_only"])) else None
     weights = (weight_bytes(spec, fmt) + mxfp4_padding_bytes(spec, fmt, version, tp, s["triton_kernels"]) * tp) / tp \
         + mxfp4_expert_bias_bytes(spec, fmt, version, tp, s["triton_kernels"]) \
-        + vision_tower_bytes(spec.vision_tower, tp) + rope_table_bytes(spec) - float(s["cpu_offload_gb"]) * GIB
+        + vision_tower_bytes(tower, tp) + rope_table_bytes(spec) - float(s["cpu_offload_gb"]) * GIB
     if s["enable_lora"]:
         # LoRA slots for max_loras adapters of max_lora_rank on every linear layer (A and B, bf16).
         weights += 2 * s["max_loras"] * s["max_lora_rank"] * (spec.hidden_size or 0) * 7 * (spec.layers or 0) * 2 / tp
@@ -426,6 +437,11 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     activation = (v1_profile_peak_bytes(spec, batched, seqs, tp, flashinfer, triton_sampler,
                                         streaming_multiprocessors(gpu_name)) if v1
                   else v0_profile_peak_bytes(spec, batched, seqs, tp))
+    encoder = encoder_profile(tower, spec.hidden_size or 0, batched, seqs, max_len,
+                              0 if s["language_model_only"] else images, tp) \
+        if v1 and not s["skip_mm_profiling"] else None
+    if encoder is not None:
+        activation = max(encoder.encoder_peak_bytes, activation + encoder.cached_output_bytes)
     era = profiling_era(version) if not v1 else "torch_peak"
     tp_collective = tp_profile_non_torch_bytes(version, tp, transport) if v1 else 0.0
     non_torch = NON_TORCH_BYTES + tp_collective
@@ -489,6 +505,8 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     flags = {k: v for k, v in s.items() if v is not None and v != SETTINGS[k][0]
              and k not in ENVIRONMENT_SETTINGS}
     flags["max_model_len"] = max_len
+    if images is not None:
+        flags["limit_mm_per_prompt"] = json.dumps({"image": images})
     spelled = {k: v[2] for k, v in SETTINGS.items()}
     model = model_ref or spec.hf_repo or spec.name
     if uses_vllm_serve(version):
@@ -517,6 +535,10 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
         *(((_("at tensor parallelism {tp} the profile run's all-reduce workspaces and NCCL buffers add {gib:.2f} GiB "
               "of non-torch memory per GPU (vLLM 0.16 on)").format(tp=tp, gib=tp_collective / GIB),
            "vllm/distributed/device_communicators/flashinfer_all_reduce.py"),) if tp_collective else ()),
+        *(((_("the profile run also encodes {images} dummy images of {tokens} tokens and keeps their outputs "
+              "through the language model's profile; {flag} skips that").format(
+            images=encoder.images, tokens=encoder.tokens_per_image, flag=DISABLE_IMAGES_FLAG),
+           "vllm/v1/worker/gpu_model_runner.py profile_run"),) if encoder is not None else ()),
         ((_("CUDA graph memory is estimated by the profiler and kept inside gpu_memory_utilization (vLLM 0.21 on)")
           if graphs_in_budget(version) else
           _("CUDA graphs are captured after the KV cache, outside gpu_memory_utilization")),
@@ -545,12 +567,16 @@ def _max_context(spec: ModelSpec, kv_bytes: float, concurrency: int, kvp: str, t
 
 def _changes(spec: ModelSpec, gpu_name: str, gpu_total: int, s: dict[str, Any], version: str, weight_format: str,
              model: str, max_len: int) -> tuple[Change, ...]:
-    """Single changes, each tried alone, that make the launch start: fp8 KV, shorter context, TP, utilization."""
+    """Single changes, each tried alone, that make the launch start: fp8 KV, shorter context, a multimodal model
+    without images (no encoder profile, and from 0.17 no vision tower: vllm_encoder.py), TP, utilization."""
     tries: list[tuple[str, dict[str, Any]]] = []
     tries.append((_("raise --gpu-memory-utilization"), {"gpu_memory_utilization": 0.95}))
     fp8 = fp8_kv_value("vllm", version)
     if fp8 and kv_precision(s["kv_cache_dtype"], s["dtype"]) != "fp8":
         tries.append((_("FP8 KV cache (--kv-cache-dtype {value})").format(value=fp8), {"kv_cache_dtype": fp8}))
+    if spec.vision_tower is not None and image_limit(s["limit_mm_per_prompt"]) != 0 and not s["language_model_only"]:
+        tries.append((_("text only: no images ({flag})").format(flag=DISABLE_IMAGES_FLAG),
+                      {"limit_mm_per_prompt": json.dumps({"image": 0})}))
     for ctx in (max_len // 2, max_len // 4, 8192, 4096):
         if 0 < ctx < max_len:
             tries.append((_("shorter context (--max-model-len {ctx})").format(ctx=ctx), {"max_model_len": ctx}))
