@@ -270,3 +270,29 @@ def rope_table_bytes(spec: ModelSpec, config_tables: bool = True) -> float:
     positions = sum(spec.rope_table_positions) if spec.rope_table_positions and config_tables \
         else spec.context_length
     return float(positions * rotary_dim * ROPE_TABLE_DTYPE_BYTES)
+
+
+# ``--quantization`` names a kernel method, not always a storage format. Methods that read a checkpoint's own packed
+# weights (GPTQ, AWQ and their Marlin/Machete kernels, compressed-tensors, ModelOpt) store what the checkpoint holds:
+# the weight format the user gave, else a 4-bit group-128 layout (AutoGPTQ ``BaseQuantizeConfig`` bits=4,
+# group_size=128; AutoAWQ ``w_bit`` 4, ``q_group_size`` 128). Methods that quantise at load time store their own
+# format (vLLM ``vllm/model_executor/layers/quantization/__init__.py`` QUANTIZATION_METHODS, ``fp8.py``,
+# ``bitsandbytes.py`` (NF4 by default), ``mxfp4.py``; SGLang ``python/sglang/srt/layers/quantization``).
+_CHECKPOINT_METHODS = frozenset({"gptq", "gptq_marlin", "gptq_marlin_24", "awq", "awq_marlin", "marlin",
+                                 "compressed-tensors", "compressed_tensors", "modelopt", "modelopt_fp4", "machete"})
+_LOAD_TIME_FORMATS = {"fp8": "fp8", "fbgemm_fp8": "fp8", "bitsandbytes": "nf4", "mxfp4": "mxfp4",
+                      "experts_int8": "int8", "w8a8_int8": "int8", "w8a8_fp8": "fp8"}
+_METHOD_DEFAULT_FORMAT = "int4-g128"
+
+
+def quantized_weight_format(method: str | None, weight_format: str) -> str:
+    """The storage format under the engine's ``--quantization`` ``method`` (see above): a checkpoint method keeps
+    ``weight_format`` (a 16-bit or "checkpoint" one becomes ``int4-g128``), a load-time method gives its own
+    format, any other value is taken as a weight format name (checked by the caller)."""
+    if not method:
+        return weight_format
+    key = method.lower()
+    if key in _CHECKPOINT_METHODS:
+        unquantised = weight_format.lower() in ("checkpoint", "bf16", "fp16", "fp32", "tf32")
+        return _METHOD_DEFAULT_FORMAT if unquantised else weight_format
+    return _LOAD_TIME_FORMATS.get(key, method)

@@ -155,9 +155,24 @@ def kv_cells(n_ctx: int, flash_attn: bool = False) -> int:
     return -(-n_ctx // pad) * pad
 
 
+def context_cells_setting(spec: ModelSpec, s: dict[str, Any]) -> dict[str, Any]:
+    """``s`` with ``n_ctx`` 0 read as llama.cpp reads it: the model's training context (``-c 0``: "0 = loaded from
+    model"; ``if (cparams.n_ctx == 0) cparams.n_ctx = hparams.n_ctx_train``, src/llama-context.cpp,
+    https://github.com/ggml-org/llama.cpp). A model whose context length is unknown gets a clear error."""
+    if int(s["n_ctx"]) > 0:
+        return s
+    if int(s["n_ctx"]) < 0:
+        raise SizingError("n_ctx", _("n_ctx must be 0 (the model's own context) or a positive number of tokens."))
+    if not spec.context_length:
+        raise SizingError("n_ctx", _("n_ctx=0 takes the model's training context, which this model's shape does not "
+                                     "give: pass n_ctx=N (-c N)."))
+    return {**s, "n_ctx": int(spec.context_length)}
+
+
 def llamacpp_buffers(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, ...], s: dict[str, Any],
                      devices: int = 1, backend: str = "CUDA", version: str = "b6000") -> tuple[list[LlamaBuffers], LlamaBuffers]:
     """(GPU buffers per device, host buffers) for ``tensors`` under settings ``s`` (module docstring)."""
+    s = context_cells_setting(spec, s)
     n_layer = int(spec.layers or 0)
     ngl = max(0, int(s["n_gpu_layers"]))
     gpu_layers = min(ngl, n_layer)
@@ -262,7 +277,8 @@ def llamacpp_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, 
                  gpu_total_bytes: int, given: dict[str, Any], *, devices: int = 1, backend: str = "CUDA",
                  version: str = "b6000", concurrency: int = 1, model_ref: str = "model.gguf", advise: bool = True) -> EngineFit:
     """llama.cpp's buffers and whether they fit on ``devices`` GPUs of ``gpu_total_bytes`` (module docstring)."""
-    s = settings_with_defaults(SETTINGS, given)
+    typed = settings_with_defaults(SETTINGS, given)
+    s = context_cells_setting(spec, typed)
     gpu, host = llamacpp_buffers(spec, tensors, s, devices, backend, version)
     overhead = BACKEND_OVERHEAD_BYTES.get(backend, 0.3 * GIB)
     mems = tuple(GpuMemory(b.model_bytes, b.compute_bytes, overhead, b.kv_bytes) for b in gpu)
@@ -275,7 +291,7 @@ def llamacpp_fit(spec: ModelSpec, tensors: list[GgmlTensor] | tuple[GgmlTensor, 
                                "compute {compute:.2f}).").format(
         label=gpu[mems.index(worst)].label, need=worst.total_bytes / GIB, total=gpu_total_bytes / GIB,
         model=worst.weights_bytes / GIB, kv=worst.kv_cache_bytes / GIB, compute=worst.activation_bytes / GIB)
-    cmd = command(model_ref, s, version)
+    cmd = command(model_ref, typed, version)
     changes = () if fits or not advise else _changes(spec, tensors, gpu_name, gpu_total_bytes, s, devices, backend,
                                                      model_ref, version)
     return EngineFit("llamacpp", version, gpu_name, gpu_total_bytes, max(1, devices), worst, cells, cells // parallel,

@@ -52,6 +52,7 @@ from gpudesk.sizing.engines.common import (
     Change,
     EngineFit,
     GpuMemory,
+    quantized_weight_format,
     Setting,
     command_line,
     resolve_nccl_transport,
@@ -187,7 +188,7 @@ def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     mfs = float(s["mem_fraction_static"] or default_mem_fraction_static(
         tp, version, gpu_total_bytes, s["chunked_prefill_size"], s["cuda_graph_max_bs"]))
     mfs *= multimodal_fraction_factor(version, spec.vision_tower, s["mem_fraction_static"] is not None)
-    fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
+    fmt = resolve_weight_format(spec, quantized_weight_format(s["quantization"], weight_format))
     ctx = int(s["context_length"] or spec.context_length or 4096)
     weights = weight_bytes(spec, fmt) / tp + vision_tower_bytes(spec.vision_tower, tp) \
         + rope_table_bytes(spec, config_tables=False)

@@ -82,6 +82,7 @@ from gpudesk.sizing.engines.common import (
     Change,
     EngineFit,
     GpuMemory,
+    quantized_weight_format,
     Setting,
     command_line,
     nccl_device_bytes,
@@ -417,7 +418,7 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     transport = s["nccl_transport"] = resolve_nccl_transport(s["nccl_transport"], nvlink)
     v1 = is_v1(version)
     tp = max(1, int(s["tensor_parallel_size"]))
-    fmt = resolve_weight_format(spec, s["quantization"] or weight_format)
+    fmt = resolve_weight_format(spec, quantized_weight_format(s["quantization"], weight_format))
     max_len = int(s["max_model_len"] or spec.context_length or 4096)
     block = int(s["block_size"])
     seqs = int(s["max_num_seqs"] or default_max_num_seqs(version, gpu_total_bytes, gpu_name))

@@ -428,3 +428,29 @@ def test_llamacpp_metal_maps_the_quantised_files_range_from_output_to_last_block
     metal16, cpu16 = buffers_mib(m4, "f16", "b4164")
     assert cpu16 == pytest.approx(196.5, rel=0.001)
     assert metal16 == pytest.approx(2502.97, rel=0.01)
+
+
+def test_llamacpp_n_ctx_zero_takes_the_models_training_context(catalog) -> None:
+    # ROCm/ROCm#4903 ran `llama-server -c 0` ("0 = loaded from model"): llama.cpp sizes the KV cache for the model's
+    # n_ctx_train (src/llama-context.cpp). The first scoring of that held-out log crashed here (no KV cells).
+    s = spec(catalog, "qwen3-8b")
+    zero = engine_fit("llamacpp", s, RTX4090, ["n_ctx=0", "flash_attn=true"], weight_format="q8_0")
+    full = engine_fit("llamacpp", s, RTX4090, [f"n_ctx={s.context_length}", "flash_attn=true"], weight_format="q8_0")
+    assert zero.kv_cache_tokens == full.kv_cache_tokens >= s.context_length
+    assert zero.per_gpu.kv_cache_bytes == full.per_gpu.kv_cache_bytes
+    assert "-c 0" in zero.command
+    with pytest.raises(SizingError, match="n_ctx"):
+        engine_fit("llamacpp", s, RTX4090, ["n_ctx=-1"], weight_format="q8_0")
+
+
+def test_vllm_quantization_method_names_a_kernel_not_a_storage_format(catalog) -> None:
+    # Arm's DGX Spark learning path: `vllm serve ... --quantization gptq` on TheBloke's 4-bit group-128 Mistral-7B
+    # ("Model loading took 3.8844 GiB", vLLM 0.11.0). gptq keeps the checkpoint's layout; fp8 quantises at load time.
+    s = spec(catalog, "mistral-7b")
+    spark = DeviceMemory("GB10", int(119.7 * GIB))
+    gptq = engine_fit("vllm", s, spark, ["quantization=gptq", "dtype=float16"], version="0.11.0")
+    assert gptq.per_gpu.weights_bytes / GIB == pytest.approx(3.8844, rel=0.03)
+    same = engine_fit("vllm", s, spark, ["quantization=gptq"], version="0.11.0", weight_format="int4-g128")
+    assert same.per_gpu.weights_bytes == gptq.per_gpu.weights_bytes
+    fp8 = engine_fit("vllm", s, spark, ["quantization=fp8"], version="0.11.0")
+    assert fp8.per_gpu.weights_bytes > 1.5 * gptq.per_gpu.weights_bytes
