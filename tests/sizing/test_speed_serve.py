@@ -965,3 +965,41 @@ def test_vllm_with_async_scheduling_keeps_two_pipeline_batches_in_flight():
     assert any("2 micro-batches" in a.value for a in steps.assumptions if a.name == "pipeline_parallel")
     trt = ServeLoad(**dict(base, engine="trtllm")).validated()
     assert step_model(spec, gpu, trt, link, kv).pp_micro_batches == 4
+
+
+def test_vllm_before_v1_serves_an_mla_model_without_chunked_prefill(catalog):
+    """vLLM v0.7.x forced chunked prefill off for multi-head latent attention ("MLA is enabled; forcing chunked
+    prefill and prefix caching to be disabled.", vllm/config.py); V1 (0.8) mixes prompt chunks into decode steps
+    again. DeepSeek-R1 on 8x H200 at TP 8: no mixing at 0.7.3, mixing at 0.8.0 or with no version; a GQA model
+    (Llama 3.1 70B) keeps mixing at 0.7.3; a published --enable-chunked-prefill wins."""
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    r1 = _spec(catalog, "deepseek-r1")
+    assert r1.attention_kind == "mla"
+    gpu = catalog.gpu("h200-sxm")
+    load = ServeLoad(input_tokens=3200, output_tokens=800, concurrency=32, tp=8, weight_format="fp8")
+    assert engine_budget(r1, gpu, dataclasses.replace(load, engine_version="0.7.3")).mixed_prefill is False
+    assert engine_budget(r1, gpu, dataclasses.replace(load, engine_version="0.8.0")).mixed_prefill is True
+    assert engine_budget(r1, gpu, load).mixed_prefill is True
+    assert engine_budget(r1, gpu, dataclasses.replace(load, engine_version="0.7.3",
+                                                     mixed_prefill=True)).mixed_prefill is True
+    llama = _spec(catalog, "llama-3.1-70b")
+    assert engine_budget(llama, gpu, dataclasses.replace(load, engine_version="0.7.3", weight_format="bf16")
+                         ).mixed_prefill is True
+
+
+def test_unmixed_prefill_of_vllm_07_lengthens_deepseek_ttft_under_load():
+    """dstack's DeepSeek-R1 run on 8x MI300X (vLLM 0.7.3 ROCm, 3200 in / 800 out, concurrency 32, mean TTFT 7.11 s;
+    https://github.com/dstackai/benchmarks Deepseek-R1/raw_data/online_results.csv): with prompts run as steps of
+    their own the predicted TTFT is over three times the mixed schedule's."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "speed" / "fresh9_serve_runs.jsonl"
+    row = next(r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+               if r["id"] == "dstack-deepseek-r1-mi300x-vllm-3200-800-c32-ttft-s")
+    assert row["engine_version"].startswith("0.7.3") and "enable_chunked_prefill" not in row
+    unmixed = predict_serve_case(row)[0]
+    mixed = predict_serve_case(dict(row, enable_chunked_prefill=True))[0]
+    assert unmixed > 3 * mixed
+    assert unmixed < row["measured"]["value"]
