@@ -1003,3 +1003,52 @@ def test_unmixed_prefill_of_vllm_07_lengthens_deepseek_ttft_under_load():
     mixed = predict_serve_case(dict(row, enable_chunked_prefill=True))[0]
     assert unmixed > 3 * mixed
     assert unmixed < row["measured"]["value"]
+
+
+def test_block_fp8_gemms_of_vllm_and_sglang_run_at_the_triton_block_kernel_rate(catalog):
+    """DeepSeek-R1 ships 128x128 block-scaled FP8 weights. The routed experts go through the Triton fused-MoE kernel
+    in vLLM and SGLang (54 % of the active matmul FLOPs: 58 MoE layers x 8 experts x 44.0 M params of 37.6 B active);
+    vLLM's dense linears use its Triton/CUTLASS block-FP8 kernels too, SGLang's only before DeepGEMM became the
+    default (0.4.6, sgl-project/sglang PR 5628); TensorRT-LLM has its own kernels. Those FLOPs run at 406.5 of
+    1979 TFLOPS (vllm-project/vllm PR 23280, H100), so a prefill chunk of 8192 tokens on 8x H200 at TP 8 takes
+    longer at SGLang 0.4.3 than at 0.5.7, and a BF16 model is not affected."""
+    from gpudesk.sizing.serve_rates import BLOCK_FP8_TRITON_PEAK_SHARE, block_fp8_triton_flops_share
+    from gpudesk.sizing.serve_step import step_model
+    from gpudesk.sizing.speed_serve_cases import intra_link
+
+    r1 = _spec(catalog, "deepseek-r1")
+    routed = 58 * 8 * r1.expert_params / r1.active_params
+    assert routed == pytest.approx(0.544, abs=0.01)
+    assert block_fp8_triton_flops_share(r1, "sglang", "0.5.7")[0] == pytest.approx(routed)
+    assert block_fp8_triton_flops_share(r1, "sglang", "0.4.3.post2")[0] == 1.0
+    assert block_fp8_triton_flops_share(r1, "vllm", "0.11.0")[0] == 1.0
+    assert block_fp8_triton_flops_share(r1, "trtllm", "1.0")[0] == 0.0
+    assert abs(BLOCK_FP8_TRITON_PEAK_SHARE - 0.2054) < 1e-3
+    gpu = catalog.gpu("h200-sxm")
+    link = intra_link(gpu, "nvlink")
+    load = ServeLoad(engine="sglang", input_tokens=3200, output_tokens=800, concurrency=8, tp=8, weight_format="fp8")
+    old = step_model(r1, gpu, dataclasses.replace(load, engine_version="0.4.3.post2"), link, "bf16")
+    new = step_model(r1, gpu, dataclasses.replace(load, engine_version="0.5.7"), link, "bf16")
+    trt = step_model(r1, gpu, dataclasses.replace(load, engine="trtllm", engine_version="1.0"), link, "bf16")
+    chunk = 8192
+    math_old = chunk * r1.active_params * 2 / 8 / (gpu.fp8_dense_tflops * 1e12 * BLOCK_FP8_TRITON_PEAK_SHARE)
+    assert old.gpu_s(0, 0, chunk, chunk * chunk / 2) > new.gpu_s(0, 0, chunk, chunk * chunk / 2) > trt.gpu_s(
+        0, 0, chunk, chunk * chunk / 2)
+    assert old.gpu_s(0, 0, chunk, chunk * chunk / 2) > math_old
+    assert old.gpu_s(8, 8 * 3600) == pytest.approx(new.gpu_s(8, 8 * 3600), rel=0.02)  # decode: weight bound
+    llama = _spec(catalog, "llama-3.1-70b")
+    assert step_model(llama, gpu, dataclasses.replace(load, weight_format="fp8", engine_version="0.4.3"), link,
+                      "bf16").slow_flops_per_token == 0.0
+
+
+def test_deepseek_r1_prefill_heavy_vllm_run_within_a_quarter_with_block_fp8_kernel_rates():
+    """GPUStack's DeepSeek-R1-0528 on 8x H200 TP 8, vLLM 0.11.0, random 1997 in / 100 out, no rate limit: 17,691
+    total tokens/s (gpustack/gpustack docs/performance-lab/deepseek-r1/h200.md). At the per-tensor FP8 GEMM rate
+    the prediction was 1.72x; with the block-FP8 kernels' rate it is within 25 %."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "speed" / "fresh2_serve_runs.jsonl"
+    row = next(r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+               if r["id"] == "gpustack-dsr1-h200-tp8-random-2k-vllm-total-tokens-per-s")
+    assert abs(predict_serve_case(row)[0] / row["measured"]["value"] - 1) < 0.25
