@@ -147,6 +147,13 @@ BLOCK_FP8_SOURCE = ("block-FP8 GEMM at decode sizes, 15.1 MB in 33.9 us on H100 
 #   (near the per-tensor rate) from 0.4.6.
 # TensorRT-LLM runs its own block-scale GEMMs and grouped MoE kernels and is not counted.
 BLOCK_FP8_TRITON_PEAK_SHARE = 406.5e12 / 1978.9e12
+# The same table's Triton column by M (tokens, TFLOPS on H100): the kernel reaches its rate only from a few thousand
+# rows. A routed expert's GEMM sees M = tokens x top-k / experts rows (256 for a 8192-token prefill chunk of
+# DeepSeek-V3: 8 of 256 experts). Below 256 rows the step is weight bound and the weight stream is counted apart
+# (:data:`BLOCK_FP8_WEIGHT_STREAM_SHARE`): the 256-row rate is kept there.
+BLOCK_FP8_TRITON_TFLOPS_BY_M = ((256, 219.3), (512, 305.2), (1024, 366.8), (2048, 396.0), (4096, 403.0),
+                                (8192, 406.5))
+BLOCK_FP8_TABLE_PEAK_TFLOPS = 1978.9
 SGLANG_DEEPGEMM_DEFAULT_SINCE = (0, 4, 6)
 BLOCK_FP8_TRITON_SOURCE = ("block-FP8 Triton/CUTLASS GEMMs on H100, DeepSeek-V3 N 2112 K 7168: 396-490 TFLOPS at "
                            "M 2048-8192 (vllm-project/vllm PR 23280); SGLang Triton vs DeepGEMM (sgl-project/sglang "
@@ -164,14 +171,27 @@ def _version_triple(version: str | None) -> tuple[int, int, int] | None:
     return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
 
 
-def block_fp8_triton_flops_share(spec: ModelSpec, engine: str, version: str | None) -> tuple[float, str]:
+def block_fp8_triton_peak_share(rows: float) -> float:
+    """Share of the FP8 peak the block-FP8 Triton kernel reaches on a GEMM of ``rows`` token rows
+    (:data:`BLOCK_FP8_TRITON_TFLOPS_BY_M`, interpolated in log M, held at both ends)."""
+    table = BLOCK_FP8_TRITON_TFLOPS_BY_M
+    if rows <= table[0][0]:
+        return table[0][1] / BLOCK_FP8_TABLE_PEAK_TFLOPS
+    for (m0, t0), (m1, t1) in zip(table, table[1:]):
+        if rows <= m1:
+            f = math.log(rows / m0) / math.log(m1 / m0)
+            return (t0 + f * (t1 - t0)) / BLOCK_FP8_TABLE_PEAK_TFLOPS
+    return table[-1][1] / BLOCK_FP8_TABLE_PEAK_TFLOPS
+
+
+def block_fp8_triton_flops_share(spec: ModelSpec, engine: str, version: str | None) -> tuple[float, float, str]:
     """(share of a block-FP8 model's matmul FLOPs per token that ``engine`` at ``version`` runs through its Triton
-    or CUTLASS block-FP8 kernels, source): the routed experts' share (``2 x moe_layers x top-k x expert params`` of
-    ``2 x active params``) for vLLM and SGLang, plus the dense rest for vLLM and for SGLang before 0.4.6; 0 for
-    other engines (module constants)."""
+    or CUTLASS block-FP8 kernels, the routed experts' part of it, source): the routed experts' share (``2 x
+    moe_layers x top-k x expert params`` of ``2 x active params``) for vLLM and SGLang, plus the dense rest for vLLM
+    and for SGLang before 0.4.6; 0 for other engines (module constants)."""
     engine = engine.lower()
     if engine not in BLOCK_FP8_TRITON_ENGINES:
-        return 0.0, ""
+        return 0.0, 0.0, ""
     active = float(spec.active_params)
     routed = 0.0
     if spec.moe_experts and spec.moe_active_experts:
@@ -181,7 +201,7 @@ def block_fp8_triton_flops_share(spec: ModelSpec, engine: str, version: str | No
     if engine == "sglang":
         parsed = _version_triple(version)
         dense_slow = parsed is not None and parsed < SGLANG_DEEPGEMM_DEFAULT_SINCE
-    return (1.0 if dense_slow else routed), BLOCK_FP8_TRITON_SOURCE
+    return (1.0 if dense_slow else routed), routed, BLOCK_FP8_TRITON_SOURCE
 
 
 # FP4 GEMMs on data-center Blackwell (compute capability 10.x: B200, GB200, B300) reach a smaller share of the FP4
