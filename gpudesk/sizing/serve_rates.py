@@ -145,7 +145,10 @@ BLOCK_FP8_SOURCE = ("block-FP8 GEMM at decode sizes, 15.1 MB in 33.9 us on H100 
 #   benchmarks them as the production path in Sep 2025); SGLang's Triton kernel until DeepGEMM became its default
 #   on Hopper (sgl-project/sglang PR 5628, "Turn on DeepGemm By Default", April 2025, release 0.4.6), DeepGEMM
 #   (near the per-tensor rate) from 0.4.6.
-# TensorRT-LLM runs its own block-scale GEMMs and grouped MoE kernels and is not counted.
+# TensorRT-LLM runs its own block-scale GEMMs and grouped MoE kernels and is not counted. Not checked: recent vLLM
+# selects DeepGEMM for block-FP8 MoE and linears when ``VLLM_USE_DEEP_GEMM`` is set and the package is installed
+# (``vllm/model_executor/layers/quantization/fp8.py`` get_fp8_moe_backend); the version from which both hold by
+# default in the published images is not established here, so every vLLM version keeps the Triton rate.
 BLOCK_FP8_TRITON_PEAK_SHARE = 406.5e12 / 1978.9e12
 # The same table's Triton column by M (tokens, TFLOPS on H100): the kernel reaches its rate only from a few thousand
 # rows. A routed expert's GEMM sees M = tokens x top-k / experts rows (256 for a 8192-token prefill chunk of
