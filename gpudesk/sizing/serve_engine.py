@@ -34,7 +34,13 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
 - Prefill mixing: vLLM V1 always schedules prompt chunks into the decode steps (chunked prefill, on by default
   since V1, ``vllm/v1/core/sched/scheduler.py``); TensorRT-LLM's in-flight batching runs context and generation
   requests in the same iteration (docs "In-flight batching"); SGLang runs a prefill batch as its own step and mixes
-  only with ``--enable-mixed-chunk`` (``server_args.py`` enable_mixed_chunk=False).
+  only with ``--enable-mixed-chunk`` (``server_args.py`` enable_mixed_chunk=False). vLLM before V1 (a published
+  ``engine_version`` below 0.8) turns chunked prefill off for a model with multi-head latent attention (DeepSeek
+  V2/V3/R1): ``vllm/config.py`` VllmConfig.__post_init__ of v0.7.1-v0.7.3 logs "MLA is enabled; forcing chunked
+  prefill and prefix caching to be disabled." (the line appears in the published startup logs of v0.7.1 and v0.7.3
+  servers); from v0.8 (V1, chunked prefill always on) the rule is kept only for non-GPU platforms ("MLA is enabled
+  on a non-GPU platform", v0.8.4 logs). Such a server runs each prompt as a prefill-only step, so a new request's
+  prompt no longer rides in the decode steps: TTFT and TPOT follow the separate-prefill schedule.
 - FP8 KV (``--kv-cache-dtype fp8``) halves the bytes per token (:mod:`gpudesk.sizing.memory_inference`).
 """
 
@@ -181,6 +187,24 @@ def default_max_running(engine: str, gpu: GPU, kv_capacity_tokens: int, version:
     return 1024 if large else 256
 
 
+VLLM_MLA_CHUNKED_PREFILL_SINCE = (0, 8)
+VLLM_MLA_NO_CHUNKED_PREFILL_SOURCE = (
+    "vllm/config.py VllmConfig.__post_init__ (v0.7.1-v0.7.3): 'MLA is enabled; forcing chunked prefill and prefix "
+    "caching to be disabled.' (https://github.com/vllm-project/vllm); non-GPU platforms only from v0.8")
+
+
+def default_mixed_prefill(spec: ModelSpec, engine: str, version: str | None) -> tuple[bool, str]:
+    """(whether the engine's default schedules prompt chunks into decode steps, source): vLLM and TensorRT-LLM
+    yes, SGLang no; vLLM before 0.8 not for a multi-head latent attention model (module docstring)."""
+    if engine == "sglang":
+        return False, _SOURCES[engine]
+    if engine == "vllm" and spec.attention_kind == "mla":
+        parsed = engine_version_tuple(version)
+        if parsed is not None and parsed < VLLM_MLA_CHUNKED_PREFILL_SINCE:
+            return False, VLLM_MLA_NO_CHUNKED_PREFILL_SOURCE
+    return True, _SOURCES.get(engine, _SOURCES["vllm"])
+
+
 def kv_dtype_resolved(kv_dtype: str) -> str:
     """``auto`` -> the model's 16-bit dtype (bf16); else the given one."""
     return "bf16" if kv_dtype == "auto" else kv_dtype
@@ -238,9 +262,11 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     capacity = int(kv // per_token)
     user_running = load.max_num_seqs
     max_running = int(user_running) if user_running is not None else default_max_running(engine, gpu, capacity, version)
-    mixed = load.mixed_prefill if load.mixed_prefill is not None else engine != "sglang"
+    mixed, mixed_source = default_mixed_prefill(spec, engine, version)
+    if load.mixed_prefill is not None:
+        mixed, mixed_source = load.mixed_prefill, _SOURCES[engine]
     assumptions = (
-        Assumption("mixed_prefill", str(mixed).lower(), _SOURCES[engine]),
+        Assumption("mixed_prefill", str(mixed).lower(), mixed_source),
         Assumption("engine_memory_fraction", f"{fraction:g}", _SOURCES[engine]),
         Assumption("kv_capacity_tokens", f"{capacity} ({kv / GIB:.1f} GiB, {kv_dtype})",
                    "PagedAttention arXiv 2309.06180; engine memory profiling (vllm PR 21489)"),

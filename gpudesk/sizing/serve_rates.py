@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
@@ -128,6 +129,84 @@ PACKED_FP32_ARCHITECTURES = ("CDNA 3", "CDNA 4")
 BLOCK_FP8_WEIGHT_STREAM_SHARE = 0.893e12 / 2 / 3.35e12
 BLOCK_FP8_SOURCE = ("block-FP8 GEMM at decode sizes, 15.1 MB in 33.9 us on H100 (0.133 of 3.35 TB/s): vllm-project/"
                     "vllm PR 23280; DeepGEMM / Triton 0.27-0.46 TB/s: sgl-project/sglang PR 5820")
+# Block-scaled FP8 (128 x 128 weight blocks, 1 x 128 activation groups: the DeepSeek-V3 / R1 checkpoints) at
+# prefill sizes: the kernels vLLM and SGLang run for it reach a small share of the FP8 tensor-core peak, far below
+# the per-tensor cuBLASLt rate of the catalog's measured FP8 GEMM (about 0.70 of peak on H100/H200). vLLM's own
+# table on H100 for DeepSeek-V3's fused q_a/kv_a projection (N 2112, K 7168) at M = 2048 / 4096 / 8192 tokens:
+# Triton ``w8a8_block_fp8_matmul`` 396 / 403 / 407 TFLOPS, its SM90 CUTLASS block-FP8 kernel 427 / 457 / 490,
+# against 648-716 for BF16 (vllm-project/vllm PR 23280, Sep 2025); SGLang's Triton kernel on the wide N 24576,
+# K 7168 GEMM takes 2200 us at M = 4096 (656 TFLOPS) where DeepGEMM takes 1127 us (sgl-project/sglang PR 5820).
+# The Triton figure at M = 8192, 406.5 TFLOPS of H100's 1979 FP8 peak, is taken as the share of every GPU's FP8
+# peak these kernels reach. Which GEMMs run them:
+# - routed experts: the Triton fused-MoE kernel with block-FP8 scales (vLLM ``fused_moe.py`` ``use_fp8_w8a8`` with
+#   ``block_shape``; SGLang ``fused_moe_triton``), the default of both engines at tensor-parallel MoE in every
+#   version (DeepGEMM's grouped kernels serve SGLang's expert-parallel DeepEP path only);
+# - dense (attention, shared experts, dense MLP) linears: vLLM's Triton or CUTLASS block-FP8 kernels (PR 23280
+#   benchmarks them as the production path in Sep 2025); SGLang's Triton kernel until DeepGEMM became its default
+#   on Hopper (sgl-project/sglang PR 5628, "Turn on DeepGemm By Default", April 2025, release 0.4.6), DeepGEMM
+#   (near the per-tensor rate) from 0.4.6.
+# TensorRT-LLM runs its own block-scale GEMMs and grouped MoE kernels and is not counted. Not checked: recent vLLM
+# selects DeepGEMM for block-FP8 MoE and linears when ``VLLM_USE_DEEP_GEMM`` is set and the package is installed
+# (``vllm/model_executor/layers/quantization/fp8.py`` get_fp8_moe_backend); the version from which both hold by
+# default in the published images is not established here, so every vLLM version keeps the Triton rate.
+BLOCK_FP8_TRITON_PEAK_SHARE = 406.5e12 / 1978.9e12
+# The same table's Triton column by M (tokens, TFLOPS on H100): the kernel reaches its rate only from a few thousand
+# rows. A routed expert's GEMM sees M = tokens x top-k / experts rows (256 for a 8192-token prefill chunk of
+# DeepSeek-V3: 8 of 256 experts). Below 256 rows the step is weight bound and the weight stream is counted apart
+# (:data:`BLOCK_FP8_WEIGHT_STREAM_SHARE`): the 256-row rate is kept there.
+BLOCK_FP8_TRITON_TFLOPS_BY_M = ((256, 219.3), (512, 305.2), (1024, 366.8), (2048, 396.0), (4096, 403.0),
+                                (8192, 406.5))
+BLOCK_FP8_TABLE_PEAK_TFLOPS = 1978.9
+SGLANG_DEEPGEMM_DEFAULT_SINCE = (0, 4, 6)
+BLOCK_FP8_TRITON_SOURCE = ("block-FP8 Triton/CUTLASS GEMMs on H100, DeepSeek-V3 N 2112 K 7168: 396-490 TFLOPS at "
+                           "M 2048-8192 (vllm-project/vllm PR 23280); SGLang Triton vs DeepGEMM (sgl-project/sglang "
+                           "PR 5820); SGLang DeepGEMM default from 0.4.6 (sgl-project/sglang PR 5628)")
+BLOCK_FP8_TRITON_ENGINES = ("vllm", "sglang")
+
+
+def _version_triple(version: str | None) -> tuple[int, int, int] | None:
+    """(major, minor, patch) of a published version string such as ``0.4.3.post2`` or ``v0.5.7``; None if absent."""
+    if not version:
+        return None
+    match = re.match(r"\s*v?(\d+)\.(\d+)(?:\.(\d+))?", version)
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
+
+
+def block_fp8_triton_peak_share(rows: float) -> float:
+    """Share of the FP8 peak the block-FP8 Triton kernel reaches on a GEMM of ``rows`` token rows
+    (:data:`BLOCK_FP8_TRITON_TFLOPS_BY_M`, interpolated in log M, held at both ends)."""
+    table = BLOCK_FP8_TRITON_TFLOPS_BY_M
+    if rows <= table[0][0]:
+        return table[0][1] / BLOCK_FP8_TABLE_PEAK_TFLOPS
+    for (m0, t0), (m1, t1) in zip(table, table[1:]):
+        if rows <= m1:
+            f = math.log(rows / m0) / math.log(m1 / m0)
+            return (t0 + f * (t1 - t0)) / BLOCK_FP8_TABLE_PEAK_TFLOPS
+    return table[-1][1] / BLOCK_FP8_TABLE_PEAK_TFLOPS
+
+
+def block_fp8_triton_flops_share(spec: ModelSpec, engine: str, version: str | None) -> tuple[float, float, str]:
+    """(share of a block-FP8 model's matmul FLOPs per token that ``engine`` at ``version`` runs through its Triton
+    or CUTLASS block-FP8 kernels, the routed experts' part of it, source): the routed experts' share (``2 x
+    moe_layers x top-k x expert params`` of ``2 x active params``) for vLLM and SGLang, plus the dense rest for vLLM
+    and for SGLang before 0.4.6; 0 for other engines (module constants)."""
+    engine = engine.lower()
+    if engine not in BLOCK_FP8_TRITON_ENGINES:
+        return 0.0, 0.0, ""
+    active = float(spec.active_params)
+    routed = 0.0
+    if spec.moe_experts and spec.moe_active_experts:
+        moe_layers = spec.moe_layers if spec.moe_layers is not None else (spec.layers or 0)
+        routed = min(1.0, moe_layers * spec.moe_active_experts * spec.expert_params / active)
+    dense_slow = engine == "vllm"
+    if engine == "sglang":
+        parsed = _version_triple(version)
+        dense_slow = parsed is not None and parsed < SGLANG_DEEPGEMM_DEFAULT_SINCE
+    return (1.0 if dense_slow else routed), routed, BLOCK_FP8_TRITON_SOURCE
+
+
 # FP4 GEMMs on data-center Blackwell (compute capability 10.x: B200, GB200, B300) reach a smaller share of the FP4
 # peak than the FP8 GEMMs of Hopper reach of theirs, and a much smaller one at decode batch sizes. Measured on B200:
 # NVFP4 M 1024 x N 7168 x K 4608 at 3370 TFLOPS with FlashInfer's fastest backend (CUTLASS; cuDNN 2976, TensorRT-LLM

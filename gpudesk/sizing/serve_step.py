@@ -42,7 +42,12 @@ of thousands of tokens the math.
 - Block-scaled FP8: where the weights are the checkpoint's own block-scaled FP8 (DeepSeek-V3 / R1), the dense
   (non-expert) GEMMs stream their weights at the small share of the bandwidth those kernels reach at decode sizes
   (:data:`gpudesk.sizing.serve_rates.BLOCK_FP8_WEIGHT_STREAM_SHARE`), whatever the batch; the embedding and LM
-  head stay 16-bit and the routed experts' grouped GEMMs keep the HBM rate.
+  head stay 16-bit and the routed experts' grouped GEMMs keep the HBM rate. Their math (prefill chunks, large
+  batches) runs at the rate the engines' block-FP8 Triton / CUTLASS kernels reach, a fifth of the FP8 peak, not the
+  per-tensor cuBLASLt rate: the routed experts in vLLM and SGLang, the dense linears too in vLLM and in SGLang
+  before DeepGEMM became its default (:func:`gpudesk.sizing.serve_rates.block_fp8_triton_flops_share`), at the
+  kernel's measured rate for the GEMM's rows: the step's tokens for a dense linear, tokens x top-k / experts for a
+  routed expert (:func:`gpudesk.sizing.serve_rates.block_fp8_triton_peak_share`).
 - Dequantisation: a weight-only format the GPU has no matrix units for (MXFP4 on Hopper or CDNA 3) is unpacked
   on the vector ALUs, once per weight read per step, added to the GEMM (:func:`gpudesk.sizing.serve_rates.
   dequant_weights_per_s`); MXFP4 on FP4 matrix units (CDNA 4, Blackwell) runs at the FP4 rate. Where the engine
@@ -99,6 +104,9 @@ from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_rates import (
     BLOCK_FP8_SOURCE,
+    BLOCK_FP8_TRITON_PEAK_SHARE,
+    block_fp8_triton_flops_share,
+    block_fp8_triton_peak_share,
     BLOCK_FP8_WEIGHT_STREAM_SHARE,
     ENGINE_ALLREDUCE_MAX_BYTES,
     HIPBLASLT_SOURCE,
@@ -191,6 +199,10 @@ class StepModel:
     pp_micro_batches: int = 1  # micro-batches the engine keeps in flight across the stages
     p2p_alpha_s: float = 0.0  # one activation send between stages: latency
     p2p_bytes_per_s: float = 1.0  # and bandwidth
+    slow_flops_per_token: float = 0.0  # the part of flops_per_token run by block-FP8 Triton kernels
+    slow_expert_flops_per_token: float = 0.0  # the routed experts' part of it
+    slow_peak_flops_per_s: float = 0.0  # the FP8 peak their rate is a share of (0: not counted)
+    expert_rows_per_token: float = 0.0  # top-k / experts: rows an expert's GEMM gets per token of the step
 
     def gemm_flops_per_s(self, tokens: int) -> float:
         """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
@@ -256,7 +268,15 @@ class StepModel:
             unpack = weights / self.weight_bytes_per_element / self.dequant_weights_per_s
             stream = max(stream, unpack) if self.dequant_overlapped else stream + unpack
         rate = self.gemm_flops_per_s(tokens)
-        gemm = stream + tokens * self.flops_per_token / rate + self.dense_stream_extra_s
+        math_s = tokens * self.flops_per_token / rate
+        if self.slow_flops_per_token and self.slow_peak_flops_per_s:
+            dense_rate = self.slow_peak_flops_per_s * block_fp8_triton_peak_share(tokens)
+            expert_rate = self.slow_peak_flops_per_s * block_fp8_triton_peak_share(
+                tokens * self.expert_rows_per_token)
+            dense_slow = self.slow_flops_per_token - self.slow_expert_flops_per_token
+            math_s += tokens * (dense_slow * max(0.0, 1 / dense_rate - 1 / rate)
+                                + self.slow_expert_flops_per_token * max(0.0, 1 / expert_rate - 1 / rate))
+        gemm = stream + math_s + self.dense_stream_extra_s
         if tokens < self.gemm_tile_tokens:
             gemm = max(gemm, self.gemm_tile_tokens * self.flops_per_token / rate)
         kv_bytes = (decode_context_tokens + prefill_tokens) * self.kv_bytes_per_token
@@ -400,6 +420,17 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "{gemms} dense GEMMs per step through the vendor library, {us:.2g} us each beyond the roofline, above "
             "{tokens} token(s) per step").format(gemms=gemms, us=gemm_extra * 1e6, tokens=skinny_tokens),
             HIPBLASLT_SOURCE))
+    slow_share, slow_routed, slow_source = block_fp8_triton_flops_share(spec, load.engine, load.engine_version) \
+        if block_fp8 else (0.0, 0.0, "")
+    slow_flops = slow_share * 2.0 * spec.active_params / tp
+    slow_expert_flops = slow_routed * 2.0 * spec.active_params / tp
+    slow_peak = peak
+    if slow_flops and peak * BLOCK_FP8_TRITON_PEAK_SHARE < peak * mm_eff:
+        assumptions.append(Assumption("block_fp8_triton_gemm", _(
+            "{share:.0%} of the matmul FLOPs run by block-FP8 Triton kernels at {tflops:.0f} TFLOPS").format(
+            share=slow_share, tflops=peak * BLOCK_FP8_TRITON_PEAK_SHARE / 1e12), slow_source))
+    else:
+        slow_flops, slow_expert_flops, slow_peak = 0.0, 0.0, 0.0
     if quant_kernels:
         assumptions.append(Assumption("activation_quant_kernels", _(
             "{kernels} FP8 activation-quantization kernels per step, each at the kernel floor").format(
@@ -428,7 +459,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         link=curve_link, dense_stream_extra_s=dense_extra, library_gemm_s=gemms * gemm_extra,
         skinny_max_tokens=skinny_tokens, one_shot_max_bytes=one_shot, gemm_tile_tokens=tile_tokens,
         gemm_peak_flops_per_s=peak if fp4_shares else 0.0, gemm_decode_share=fp4_shares[0] if fp4_shares else 0.0,
-        gemm_large_share=fp4_shares[1] if fp4_shares else 0.0)
+        gemm_large_share=fp4_shares[1] if fp4_shares else 0.0, slow_flops_per_token=slow_flops,
+        slow_expert_flops_per_token=slow_expert_flops, slow_peak_flops_per_s=slow_peak,
+        expert_rows_per_token=(spec.moe_active_experts or 0) / experts if experts else 0.0)
     if load.pp == 1 or link is None:
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).
@@ -467,7 +500,8 @@ def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_nod
         model, layers=layers, pp=pp, pp_micro_batches=micro, dense_weight_bytes=model.dense_weight_bytes * share,
         expert_bytes=model.expert_bytes * share, kv_bytes_per_token=model.kv_bytes_per_token * share,
         elementwise_bytes_per_token=model.elementwise_bytes_per_token * share,
-        flops_per_token=model.flops_per_token * share,
+        flops_per_token=model.flops_per_token * share, slow_flops_per_token=model.slow_flops_per_token * share,
+        slow_expert_flops_per_token=model.slow_expert_flops_per_token * share,
         attention_flops_per_context_token=model.attention_flops_per_context_token * share,
         dense_stream_extra_s=model.dense_stream_extra_s * share, library_gemm_s=model.library_gemm_s * share,
         p2p_alpha_s=alpha, p2p_bytes_per_s=bandwidth, assumptions=model.assumptions + (assumption,))

@@ -965,3 +965,101 @@ def test_vllm_with_async_scheduling_keeps_two_pipeline_batches_in_flight():
     assert any("2 micro-batches" in a.value for a in steps.assumptions if a.name == "pipeline_parallel")
     trt = ServeLoad(**dict(base, engine="trtllm")).validated()
     assert step_model(spec, gpu, trt, link, kv).pp_micro_batches == 4
+
+
+def test_vllm_before_v1_serves_an_mla_model_without_chunked_prefill(catalog):
+    """vLLM v0.7.x forced chunked prefill off for multi-head latent attention ("MLA is enabled; forcing chunked
+    prefill and prefix caching to be disabled.", vllm/config.py); V1 (0.8) mixes prompt chunks into decode steps
+    again. DeepSeek-R1 on 8x H200 at TP 8: no mixing at 0.7.3, mixing at 0.8.0 or with no version; a GQA model
+    (Llama 3.1 70B) keeps mixing at 0.7.3; a published --enable-chunked-prefill wins."""
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    r1 = _spec(catalog, "deepseek-r1")
+    assert r1.attention_kind == "mla"
+    gpu = catalog.gpu("h200-sxm")
+    load = ServeLoad(input_tokens=3200, output_tokens=800, concurrency=32, tp=8, weight_format="fp8")
+    assert engine_budget(r1, gpu, dataclasses.replace(load, engine_version="0.7.3")).mixed_prefill is False
+    assert engine_budget(r1, gpu, dataclasses.replace(load, engine_version="0.8.0")).mixed_prefill is True
+    assert engine_budget(r1, gpu, load).mixed_prefill is True
+    assert engine_budget(r1, gpu, dataclasses.replace(load, engine_version="0.7.3",
+                                                     mixed_prefill=True)).mixed_prefill is True
+    llama = _spec(catalog, "llama-3.1-70b")
+    assert engine_budget(llama, gpu, dataclasses.replace(load, engine_version="0.7.3", weight_format="bf16")
+                         ).mixed_prefill is True
+
+
+def test_unmixed_prefill_of_vllm_07_lengthens_deepseek_ttft_under_load():
+    """dstack's DeepSeek-R1 run on 8x MI300X (vLLM 0.7.3 ROCm, 3200 in / 800 out, concurrency 32, mean TTFT 7.11 s;
+    https://github.com/dstackai/benchmarks Deepseek-R1/raw_data/online_results.csv): with prompts run as steps of
+    their own the predicted TTFT is over three times the mixed schedule's."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "speed" / "fresh9_serve_runs.jsonl"
+    row = next(r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+               if r["id"] == "dstack-deepseek-r1-mi300x-vllm-3200-800-c32-ttft-s")
+    assert row["engine_version"].startswith("0.7.3") and "enable_chunked_prefill" not in row
+    unmixed = predict_serve_case(row)[0]
+    mixed = predict_serve_case(dict(row, enable_chunked_prefill=True))[0]
+    assert unmixed > 3 * mixed
+    assert unmixed < row["measured"]["value"]
+
+
+def test_block_fp8_gemms_of_vllm_and_sglang_run_at_the_triton_block_kernel_rate(catalog):
+    """DeepSeek-R1 ships 128x128 block-scaled FP8 weights. The routed experts go through the Triton fused-MoE kernel
+    in vLLM and SGLang (54 % of the active matmul FLOPs: 58 MoE layers x 8 experts x 44.0 M params of 37.6 B active);
+    vLLM's dense linears use its Triton/CUTLASS block-FP8 kernels too, SGLang's only before DeepGEMM became the
+    default (0.4.6, sgl-project/sglang PR 5628); TensorRT-LLM has its own kernels. Those FLOPs run at 406.5 of
+    1979 TFLOPS (vllm-project/vllm PR 23280, H100), so a prefill chunk of 8192 tokens on 8x H200 at TP 8 takes
+    longer at SGLang 0.4.3 than at 0.5.7, and a BF16 model is not affected."""
+    from gpudesk.sizing.serve_rates import (
+        BLOCK_FP8_TRITON_PEAK_SHARE,
+        block_fp8_triton_flops_share,
+        block_fp8_triton_peak_share,
+    )
+    from gpudesk.sizing.serve_step import step_model
+    from gpudesk.sizing.speed_serve_cases import intra_link
+
+    r1 = _spec(catalog, "deepseek-r1")
+    routed = 58 * 8 * r1.expert_params / r1.active_params
+    assert routed == pytest.approx(0.544, abs=0.01)
+    assert block_fp8_triton_flops_share(r1, "sglang", "0.5.7")[:2] == pytest.approx((routed, routed))
+    assert block_fp8_triton_flops_share(r1, "sglang", "0.4.3.post2")[:2] == pytest.approx((1.0, routed))
+    assert block_fp8_triton_flops_share(r1, "vllm", "0.11.0")[0] == 1.0
+    assert block_fp8_triton_flops_share(r1, "trtllm", "1.0")[:2] == (0.0, 0.0)
+    assert abs(BLOCK_FP8_TRITON_PEAK_SHARE - 0.2054) < 1e-3
+    # The kernel's rate by rows (PR 23280 Triton column): 219.3 TFLOPS at 256 rows, 406.5 from 8192.
+    assert block_fp8_triton_peak_share(16) == block_fp8_triton_peak_share(256) == pytest.approx(219.3 / 1978.9)
+    assert block_fp8_triton_peak_share(1024) == pytest.approx(366.8 / 1978.9)
+    assert 305.2 / 1978.9 < block_fp8_triton_peak_share(700) < 366.8 / 1978.9
+    assert block_fp8_triton_peak_share(65536) == pytest.approx(BLOCK_FP8_TRITON_PEAK_SHARE)
+    gpu = catalog.gpu("h200-sxm")
+    link = intra_link(gpu, "nvlink")
+    load = ServeLoad(engine="sglang", input_tokens=3200, output_tokens=800, concurrency=8, tp=8, weight_format="fp8")
+    old = step_model(r1, gpu, dataclasses.replace(load, engine_version="0.4.3.post2"), link, "bf16")
+    new = step_model(r1, gpu, dataclasses.replace(load, engine_version="0.5.7"), link, "bf16")
+    trt = step_model(r1, gpu, dataclasses.replace(load, engine="trtllm", engine_version="1.0"), link, "bf16")
+    chunk = 8192
+    # an 8192-token chunk gives each routed expert 8192 x 8 / 256 = 256 rows: the experts' math at the 256-row rate
+    math_old = chunk * r1.active_params * 2 / 8 / (gpu.fp8_dense_tflops * 1e12) * (
+        (1 - routed) / BLOCK_FP8_TRITON_PEAK_SHARE + routed / block_fp8_triton_peak_share(256))
+    assert old.gpu_s(0, 0, chunk, chunk * chunk / 2) > new.gpu_s(0, 0, chunk, chunk * chunk / 2) > trt.gpu_s(
+        0, 0, chunk, chunk * chunk / 2)
+    assert old.gpu_s(0, 0, chunk, chunk * chunk / 2) > math_old
+    assert old.gpu_s(8, 8 * 3600) == pytest.approx(new.gpu_s(8, 8 * 3600), rel=0.02)  # decode: weight bound
+    llama = _spec(catalog, "llama-3.1-70b")
+    assert step_model(llama, gpu, dataclasses.replace(load, weight_format="fp8", engine_version="0.4.3"), link,
+                      "bf16").slow_flops_per_token == 0.0
+
+
+def test_deepseek_r1_prefill_heavy_vllm_run_within_a_tenth_with_block_fp8_kernel_rates():
+    """GPUStack's DeepSeek-R1-0528 on 8x H200 TP 8, vLLM 0.11.0, random 1997 in / 100 out, no rate limit: 17,691
+    total tokens/s (gpustack/gpustack docs/performance-lab/deepseek-r1/h200.md). At the per-tensor FP8 GEMM rate
+    the prediction was 1.72x; with the block-FP8 kernels' rate by rows it is within 10 %."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "speed" / "fresh2_serve_runs.jsonl"
+    row = next(r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+               if r["id"] == "gpustack-dsr1-h200-tp8-random-2k-vllm-total-tokens-per-s")
+    assert abs(predict_serve_case(row)[0] / row["measured"]["value"] - 1) < 0.10
