@@ -186,13 +186,14 @@ def test_socket_probe_of_target_holding_the_gil_says_why(spawn):
     assert t.alive()
 
 
-def test_a_socket_older_than_the_process_is_not_its_agent(spawn):
+def test_a_socket_older_than_the_process_is_not_its_agent(spawn, monkeypatch, tmp_path):
     """`oom methods` must not offer the agent for a reused PID whose socket predates the process."""
     t = spawn("print('READY', flush=True)\nimport time\ntime.sleep(60)")
+    # A private agent folder: a socket left by an earlier run whose PID this one reuses cannot collide.
+    monkeypatch.setenv(agent.ENV_AGENT_DIR, str(tmp_path / "agents"))
     path = agent.agent_dir(create=True) / f"{t.pid}.sock"
-    leftover = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    leftover.bind(str(path))
-    leftover.close()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as leftover:
+        leftover.bind(str(path))
     os.utime(path, (time.time() - 3600, time.time() - 3600))  # made an hour before the process started
     try:
         reason = agent.agent_available(t.pid)
@@ -203,13 +204,14 @@ def test_a_socket_older_than_the_process_is_not_its_agent(spawn):
             path.unlink()
 
 
-def test_a_stale_socket_of_a_reused_pid_means_no_agent(spawn):
+def test_a_stale_socket_of_a_reused_pid_means_no_agent(spawn, monkeypatch, tmp_path):
     """A live process whose PID once belonged to an agent-running process that died: no agent, file removed."""
     t = spawn("print('READY', flush=True)\nimport time\ntime.sleep(60)")
+    # A private agent folder: a socket left by an earlier run whose PID this one reuses cannot collide.
+    monkeypatch.setenv(agent.ENV_AGENT_DIR, str(tmp_path / "agents"))
     path = agent.agent_dir(create=True) / f"{t.pid}.sock"
-    leftover = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    leftover.bind(str(path))
-    leftover.close()  # the file stays; nobody listens: what a SIGKILLed agent leaves behind
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as leftover:
+        leftover.bind(str(path))  # the file stays; nobody listens: what a SIGKILLed agent leaves behind
     try:
         with pytest.raises(MethodUnavailable, match="stale agent socket"):
             agent.query_agent(t.pid)
