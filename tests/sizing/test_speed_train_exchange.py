@@ -40,12 +40,13 @@ def test_torchtitan_moves_expanded_kv_and_waits_for_its_gather_on_the_published_
     # heads before SDPA (16 per TP rank instead of 1) and PyTorch gathers them in one collective.
     row = _dev_row("torchtitan-h100-405b-4d-cp8")
     predicted, titan = predict_train_case(row)
-    assert titan.breakdown["context_parallel_exposed_s"] > 0.05 * titan.step_time_s
+    assert titan.breakdown["context_parallel_exposed_s"] > 0.02 * titan.step_time_s
     # The same layout under Megatron-Core's ring of grouped K/V hides its traffic behind the attention.
     _, megatron = predict_train_case(dict(row, framework="megatron-core"))
     assert megatron.breakdown["context_parallel_exposed_s"] == 0.0
-    # Measured 16 tokens/s per GPU; the exposed gather takes the estimate from 1.74x to about 1.55x of it.
-    assert predicted / row["measured"]["value"] < 1.6
+    # Measured 16 tokens/s per GPU; the exposed gather took the estimate from 1.74x to about 1.55x of it, the
+    # attention's in-step share of its benchmark rate (attention_rate_share) to about 1.2x.
+    assert predicted / row["measured"]["value"] < 1.3
     assert FRAMEWORKS["torchtitan-compile"].cp_kv_exchange == "allgather"
     assert FRAMEWORKS["megatron"].cp_kv_exchange == "p2p" and not FRAMEWORKS["megatron"].expands_gqa_kv
 
