@@ -1,0 +1,150 @@
+"""Tenth pass (issue 28): the classes behind the misses of the held-out batches fresh-10, fresh-11 and fresh-12, each
+read as a mechanism: other processes holding more of the GPU than this process (listed or not), XLA:TPU's largest
+program buffer above the capacity, PyTorch's message cut right after its request, an OOM raised in the validation
+pass, TensorFlow in a notebook kernel with no figure. Every text is a real message quoted from the public thread named
+in its comment (a variant is marked as such and keeps the mechanism's own words)."""
+
+from __future__ import annotations
+
+from gpudesk.oom import diagnose_text
+
+
+def _top(text: str) -> tuple[str, str | None]:
+    cause = diagnose_text(text).causes[0]
+    return cause.id, cause.evidence.get("deciding_check")
+
+
+# QwenLM/Qwen#782: this process holds 18.80 of 80 GiB, two listed processes 12.76 GiB, and 48 GiB more is held by
+# processes the list does not show.
+QWEN_782 = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 234.00 MiB. GPU 0 has a total capacty "
+            "of 80 GiB of which 176.38 MiB is free. Process 4683 has 11.05 GiB memory in use. Process 16753 has 1.71 "
+            "GiB memory in use. Including non-PyTorch memory, this process has 18.80 GiB memory in use. Of the "
+            "allocated memory 18.26 GiB is allocated by PyTorch, and 30.10 MiB is reserved by PyTorch but "
+            "unallocated. If reserved but unallocated memory is large try setting max_split_size_mb to avoid "
+            "fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF")
+
+
+def test_other_processes_holding_more_than_this_process_lead_listed_or_not():
+    d = diagnose_text(QWEN_782)
+    top = d.causes[0]
+    assert (top.id, top.evidence["deciding_check"]) == ("other_process", "other_process")
+    assert top.confidence > next(c.confidence for c in d.causes if c.id == "genuine_shortage")
+    # 80 GiB − 176.38 MiB free − 18.80 GiB of this process: about 61 GiB held by the others.
+    assert 60 * 1024**3 < top.evidence["held_by_others_bytes"] < 62 * 1024**3
+    assert top.evidence["listed_other_processes_bytes"] == round((11.05 + 1.71) * 1024**3)
+
+
+def test_a_process_that_holds_most_of_the_gpu_itself_stays_a_shortage():
+    # Variant of the same message: this process holds 78 GiB, the others 1.76 GiB (below a quarter of the GPU).
+    text = QWEN_782.replace("Process 4683 has 11.05 GiB", "Process 4683 has 1.05 GiB").replace(
+        "this process has 18.80 GiB", "this process has 78.00 GiB").replace("18.26 GiB is allocated", "77.26 GiB is allocated")
+    assert _top(text)[0] == "genuine_shortage"
+
+
+# DifferentiableUniverseInitiative/flowpm#27: a 32 GiB buffer (1 GiB of data, 31 GiB of tile padding) on a 16 GiB TPU.
+FLOWPM_27 = """Compilation failure: Ran out of memory in memory space hbm. Used 41.74G of 16.00G hbm. Exceeded hbm capacity by 25.74G.
+
+Total hbm usage >= 41.74G:
+    reserved        528.00M
+    program          41.22G
+    arguments       unknown size
+
+Output size unknown.
+
+Program hbm requirement 41.22G:
+    reserved           4.0K
+    global           29.82M
+    HLO temp         41.19G (24.2% utilization, 0.7% fragmentation (293.84M))
+
+  Largest program allocations in hbm:
+
+  1. Size: 32.00G
+     Operator: op_type="FloorMod" op_name="slicewise_79/cic_update/FloorMod"
+     Shape: s32[8388608,8,4]{2,1,0:T(8,128)}
+     Unpadded size: 1.00G
+     Extra memory due to padding: 31.00G (32.0x expansion)
+"""
+
+
+def test_tpu_largest_program_buffer_above_hbm_is_one_allocation_and_padding_is_named():
+    top = diagnose_text(FLOWPM_27).causes[0]
+    assert top.id == "single_allocation_exceeds_capacity"
+    assert top.evidence["largest_allocation_bytes"] == 32 * 1024**3
+    assert top.evidence["largest_allocation_padding_bytes"] == 31 * 1024**3
+    assert "128" in top.explanation and "last two" in top.fix
+
+
+def test_tpu_largest_buffer_that_fits_leaves_the_whole_program_shortage():
+    # Variant: the largest buffer (8.00G) fits the 16.00G HBM; the program as a whole does not.
+    text = FLOWPM_27.replace("1. Size: 32.00G", "1. Size: 8.00G")
+    assert _top(text)[0] == "genuine_shortage"
+
+
+def test_pytorch_message_cut_after_its_request_is_a_shortage_with_the_other_process_check():
+    # visionml/pytracking#155.
+    d = diagnose_text("RuntimeError: CUDA out of memory. Tried to allocate 66.00 MiB")
+    top = d.causes[0]
+    assert (top.id, top.evidence["deciding_check"]) == ("genuine_shortage", "other_process")
+    assert top.evidence["requested_bytes"] == 66 * 1024**2
+    assert "nvidia-smi" in top.checks[0]
+
+
+def test_pytorch_message_with_its_clauses_garbled_still_asks_for_the_full_message():
+    # Variant: the clauses are there but unreadable; the doctor says what is missing instead of guessing.
+    text = "RuntimeError: CUDA out of memory. Tried to allocate 66.00 MiB (GPU 0; ?? total capacity; ?? free)"
+    assert _top(text)[0] == "unparseable"
+
+
+# sgrvinod/a-PyTorch-Tutorial-to-Image-Captioning#57: the error raised in validate(), the scores of every batch kept.
+CAPTIONING_57 = """Traceback (most recent call last):
+  File "train.py", line 349, in <module>
+    main()
+  File "train.py", line 127, in main
+    criterion=criterion)
+  File "train.py", line 282, in validate
+    scores_copy = scores.clone()
+RuntimeError: CUDA error: out of memory"""
+
+
+def test_an_oom_raised_in_the_validation_pass_reads_as_memory_kept_across_it():
+    top = diagnose_text(CAPTIONING_57).causes[0]
+    assert top.id == "leak" and top.evidence["frame"] == "validate"
+    assert "torch.no_grad()" in top.fix
+
+
+def test_a_training_frame_is_not_read_as_validation():
+    # Variant: the same traceback through train_step: no validation reading.
+    text = CAPTIONING_57.replace("in validate", "in train_step")
+    assert all(c.id != "leak" for c in diagnose_text(text).causes)
+
+
+def test_a_validation_frame_does_not_outweigh_the_figures():
+    # Variant: the validation frame with PyTorch's full clauses (a 4 GiB request on a full 8 GiB GPU): the figures
+    # decide.
+    text = CAPTIONING_57.replace("RuntimeError: CUDA error: out of memory",
+                                 "RuntimeError: CUDA out of memory. Tried to allocate 4.00 GiB (GPU 0; 7.79 GiB total "
+                                 "capacity; 6.90 GiB already allocated; 120.00 MiB free; 7.01 GiB reserved in total "
+                                 "by PyTorch)")
+    assert _top(text)[0] != "leak"
+
+
+# keras-team/keras#14032: TensorFlow's exception in a notebook cell, at model construction, no figure.
+KERAS_14032 = """ResourceExhaustedError                    Traceback (most recent call last)
+<ipython-input-35-1a3bbd5216b5> in <module>
+      5     input_shape=(70,70,3),
+      6     pooling=None,
+----> 7     classes=2
+      8 )"""
+
+
+def test_tensorflow_in_a_notebook_without_figures_names_another_kernel_first():
+    top = diagnose_text(KERAS_14032).causes[0]
+    assert (top.id, top.evidence["deciding_check"]) == ("other_process", "other_process")
+    assert "set_memory_growth" in top.fix
+
+
+def test_tensorflow_in_a_notebook_with_a_tensor_shape_stays_the_batch():
+    # Variant: the op-level message with its shape (the job's activation): the notebook alone does not decide.
+    text = KERAS_14032 + ("\nResourceExhaustedError: OOM when allocating tensor with shape[128,128,109,109] and type "
+                          "float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc")
+    assert _top(text)[0] == "genuine_shortage"
