@@ -148,3 +148,51 @@ def test_tensorflow_in_a_notebook_with_a_tensor_shape_stays_the_batch():
     text = KERAS_14032 + ("\nResourceExhaustedError: OOM when allocating tensor with shape[128,128,109,109] and type "
                           "float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc")
     assert _top(text)[0] == "genuine_shortage"
+
+
+# huggingface/diffusers#11315: HiDream on a 24 GB M3 iMac, the process ended by a trap at the first step ("the message
+# we expect on OOM with MPS", the maintainer).
+DIFFUSERS_11315 = """  0%|                                                                                            | 0/50 [00:00<?, ?it/s]Trace/BPT trap: 5
+
+real	11m17.127s
+user	0m21.874s
+sys	1m53.146s"""
+
+
+def test_a_trap_on_a_mac_while_a_model_runs_is_likely_out_of_memory_with_the_memory_pressure_check():
+    d = diagnose_text(DIFFUSERS_11315)
+    assert d.found_oom
+    top = d.causes[0]
+    assert top.id == "genuine_shortage" and top.confidence < 0.6  # the likelier reading, not a certain one
+    assert "vm.swapusage" in top.evidence["check_command"]
+    assert "PYTORCH_MPS_HIGH_WATERMARK_RATIO" in top.fix
+
+
+def test_a_trap_with_no_model_running_is_not_read_as_memory():
+    # pypa/pip#5131: pip 10b1 on Python 3.3 ended by the same trap (a library, not memory).
+    d = diagnose_text("$ pip3 install flake8\nCollecting flake8\nTrace/BPT trap: 5\n$")
+    assert not d.found_oom
+
+
+# iree-org/iree#5268: IREE's Vulkan HAL, the buffer creation refused with no size in the text.
+IREE_5268 = ("E /home/ravishankarm/Development/iree/iree/iree/tools/iree-run-mlir-main.cc:469] Failure for split at line "
+             "#1: /home/ravishankarm/Development/iree/iree/iree/hal/vulkan/status_util.c:53: RESOURCE_EXHAUSTED; "
+             "VK_ERROR_OUT_OF_DEVICE_MEMORY; vmaCreateBuffer; while invoking native function hal.allocator.allocate; "
+             "while calling import; Evaluating export function 2; Evaluating functions")
+
+
+def test_a_vulkan_buffer_refused_without_a_size_is_the_allocation_limit_first_and_never_xla_preallocation():
+    causes = diagnose_text(IREE_5268).causes
+    assert (causes[0].id, causes[0].evidence["deciding_check"]) == ("not_capacity", "buffer_limit")
+    assert "maxMemoryAllocationSize" in causes[0].fix
+    assert "genuine_shortage" in [c.id for c in causes[1:]]
+    assert all(c.id != "preallocation" for c in causes)
+
+
+def test_a_vulkan_buffer_refused_with_its_size_keeps_the_size_rules():
+    # iree-org/iree#13516's wording (the length is in the text): 26953666560 bytes, above 2 GiB: vulkan_large.
+    text = ("vma_allocator.cc:693: RESOURCE_EXHAUSTED; VK_ERROR_OUT_OF_DEVICE_MEMORY; vmaCreateBuffer; failed to "
+            "allocate buffer of length 26953666560; while invoking native function hal.allocator.allocate.initialized")
+    top = diagnose_text(text).causes[0]
+    assert top.evidence["not_capacity_kind"] == "vulkan_large"
+    assert top.evidence["requested_bytes"] == 26953666560

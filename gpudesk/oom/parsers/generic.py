@@ -79,6 +79,9 @@ _REQUEST = [
     _c(r"calloc\s{1,3}" + _SIZE),
     _c(r"requested size was\s{1,3}" + _SIZE),
     _c(r"buffer of size\s{1,3}" + _SIZE),
+    # IREE's HAL (runtime/src/iree/hal/drivers/vulkan/vma_allocator.cc, native_allocator.cc): "failed to allocate buffer
+    # of length N", N in bytes (iree#13516).
+    _c(r"allocate buffer of length\s{1,3}" + _SIZE),
     _c(r"allocating\s{1,3}" + _SIZE + r"-byte buffer"),
     _c(r"could not allocate tensor with\s{1,3}" + _SIZE),
     _c(r"\bsize\s{1,3}" + _SIZE + r"\s{1,3}is larger than"),

@@ -56,7 +56,7 @@ from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, LIBRARY_CHECK, NOT_CAPACITY,
+from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
                                     OOM_KILLER_CHECK, PAGE_FILE_CHECK, SHM_SEGMENT_CHECK, check_command,
                                     flatten_whitespace, names_managed_memory, startup_pool_runtime)
 
@@ -90,6 +90,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                             "WSL2 or Windows"),
         "vulkan_large": _("Likely not capacity: a Vulkan allocation above the driver's per-allocation limit"),
         "xpu_large": _("Likely not capacity: an Intel GPU allocation of 4 GiB or more, above Level Zero's default limit"),
+        "vulkan_unsized": _("Likely not capacity: Vulkan refused one buffer (its per-allocation limit or the memory type "
+                            "chosen)"),
         "pin_memory": _("Not a GPU capacity problem: page-locked (pinned) host memory ran out"),
         "free_exceeds_request": _("Not a capacity problem: the memory was free"),
         "illegal_address": _("Not a memory problem: a kernel accessed memory outside its buffers"),
@@ -138,6 +140,11 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                               limit=format_bytes(limit) if isinstance(limit, int) else _("the driver's limit")),
         "vulkan_large": _("Vulkan drivers cap one allocation (maxMemoryAllocationSize, often 2-4 GiB); a request of "
                           "{size} fails there even when the GPU has room.").format(size=format_bytes(f.requested)),
+        "vulkan_unsized": _("A Vulkan runtime's buffer creation failed with VK_ERROR_OUT_OF_DEVICE_MEMORY and no size "
+                            "or capacity in the text. Vulkan returns it not only when the heap is full but for one "
+                            "allocation above the driver's maxMemoryAllocationSize (often 2-4 GiB) and when the memory "
+                            "type asked for lives in a small heap (device-local and host-visible memory is a 256 MiB "
+                            "window without Resizable BAR), so the GPU can have room."),
         "xpu_large": _("Intel GPUs refuse one allocation of 4 GiB or more unless the program opts in to large "
                        "buffers; a request of {size} fails there even when the GPU has room.").format(
                            size=format_bytes(f.requested)),
@@ -184,6 +191,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                           "splits buffers; on Vulkan, GGML_VK_FORCE_MAX_ALLOCATION_SIZE sets the split size"),
         "vulkan_large": _("Make the largest buffer smaller (-ub / -b / -c for llama.cpp), or set "
                           "GGML_VK_FORCE_MAX_ALLOCATION_SIZE to the driver's maxMemoryAllocationSize"),
+        "vulkan_unsized": _("Compare the failing buffer's size with vulkaninfo's maxMemoryAllocationSize and heap sizes; "
+                            "split the buffer (a smaller batch or tile), or have the runtime allocate it device-local "
+                            "only"),
         "xpu_large": _("Set UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1 before starting Python (and build SYCL kernels with "
                        "-ze-opt-greater-than-4GB-buffer-required), or split the tensor into pieces under 4 GiB"),
         "pin_memory": _("Set pin_memory=False in the DataLoader (or avoid pinned buffers); under WSL2 raise the "
@@ -212,7 +222,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         fixes["buffer_limit"] = _("Keep the input within what the memory plan was made for, or plan for more: "
                                   "mlc_llm gen_config --context-window-size / --prefill-chunk-size (or mlc_llm serve "
                                   "--overrides \"context_window_size=...;prefill_chunk_size=...\"), then rerun")
-    check_key = {"vulkan_large": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
+    check_key = {"vulkan_large": "buffer_limit", "vulkan_unsized": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
                  "shm_segment": "host_ram",
                  "va_reserve": "free_exceeds_request", "vmm_handle": "free_exceeds_request",
                  "managed_memory": "free_exceeds_request",
@@ -232,6 +242,27 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         explanation=explanations[key],
         fix=fixes[key],
         checks=[check_line],
+    )
+
+
+def _mac_trap(f: Facts) -> Cause:
+    """A model's process ended by SIGTRAP on a Mac (signatures ``sigtrap_mac``): Metal could not back an allocation, the
+    likelier reading (0.55), with memory pressure and swap as the check."""
+    check = MAC_MEMORY_CHECK
+    return Cause(
+        id="genuine_shortage",
+        title=_("Likely out of memory: the process was ended by a trap on a Mac"),
+        confidence=0.55,
+        evidence=evidence(deciding_check=check.key, check_command=check.command),
+        explanation=_("macOS ended the process with SIGTRAP ('Trace/BPT trap') while the model ran. On Apple silicon "
+                      "the GPU shares the system's memory, and when Metal cannot back an allocation (the model and its "
+                      "buffers larger than memory plus swap, or PyTorch's MPS limit turned off) the process is ended "
+                      "this way instead of raising an out-of-memory error."),
+        fix=_("Use a smaller or quantised model, a lower resolution or fewer frames, and attention slicing "
+              "(pipe.enable_attention_slicing()); keep PYTORCH_MPS_HIGH_WATERMARK_RATIO at its default so MPS raises "
+              "an error instead of exhausting memory"),
+        more_fixes=[_("Close other applications: on a Mac they share the same memory as the GPU.")],
+        checks=[_("{command}: {meaning}").format(command=check.command, meaning=i18n._(check.meaning))],
     )
 
 
@@ -312,6 +343,9 @@ def check(f: Facts) -> list[Cause]:
         out.append(_not_capacity(sig, _xpu_large_confidence(f), f))
     elif sig == "vulkan_large":
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "vulkan_unsized":
+        out.append(_not_capacity(sig, 0.5, f))
+        out.append(_shortage(0.45, f, _("The Vulkan device's memory may be full: the text gives no figure to tell.")))
     elif sig == "vmm_handle":
         out.append(_not_capacity(sig, 0.6, f))
         out.append(_shortage(0.4, f, _("hipMemCreate allocates device memory: with the GPU full it fails the same "
@@ -344,6 +378,8 @@ def check(f: Facts) -> list[Cause]:
         out.append(_other_process(0.35, f))
     elif sig == "sigkill":
         out.append(_not_capacity("oom_killer", 0.7, f))
+    elif sig == "sigtrap_mac":
+        out.append(_mac_trap(f))
     elif sig == "metal_oom":
         out.append(_shortage(0.7, f, _("A Metal command buffer ran out of memory: the model, its cache and this "
                                        "step's buffers exceed the GPU working set macOS allows (about two thirds "
