@@ -188,6 +188,7 @@ LABELS.update({
     "largest_allocation_bytes": N_("Largest single buffer of the program"),
     "largest_allocation_padding_bytes": N_("Padding in the largest buffer (TPU tiled layout)"),
     "frame": N_("Function the error was raised in"),
+    "messages": N_("Out-of-memory messages in the text"),
     "cuda_call": N_("CUDA call that failed"),
     "ggml_buffer": N_("ggml buffer that failed (model, KV cache or compute)"),
     "model_buffer_bytes": N_("Model buffer on this GPU"),

@@ -196,3 +196,46 @@ def test_a_vulkan_buffer_refused_with_its_size_keeps_the_size_rules():
     top = diagnose_text(text).causes[0]
     assert top.evidence["not_capacity_kind"] == "vulkan_large"
     assert top.evidence["requested_bytes"] == 26953666560
+
+
+# NVIDIA/MinkowskiEngine#359: a loop that catches the out-of-memory error and skips the batch; two of its messages.
+MINKOWSKI_359 = """2021-06-02 15:58:00 dev-ssh-geza root[14429] DEBUG CUDA out of memory. Tried to allocate 478.00 MiB (GPU 0; 15.78 GiB total capacity; 13.47 GiB already allocated; 178.75 MiB free; 13.97 GiB reserved in total by PyTorch)
+2021-06-02 15:58:00 dev-ssh-geza root[14429] WARNING CUDA OOM Error during batch execution, skipping batch.
+2021-06-02 15:58:10 dev-ssh-geza root[14429] DEBUG CUDA out of memory. Tried to allocate 212.00 MiB (GPU 0; 15.78 GiB total capacity; 13.41 GiB already allocated; 142.75 MiB free; 14.00 GiB reserved in total by PyTorch)
+2021-06-02 15:58:10 dev-ssh-geza root[14429] WARNING CUDA OOM Error during batch execution, skipping batch."""
+
+
+def test_live_memory_growing_from_one_caught_oom_to_the_next_is_a_leak():
+    # Variant of MinkowskiEngine#359's log: the live tensors at the second failure 2.00 GiB above the first.
+    text = MINKOWSKI_359.replace("13.41 GiB already allocated", "15.47 GiB already allocated").replace(
+        "13.47 GiB already allocated", "13.47 GiB already allocated")
+    top = diagnose_text(text).causes[0]
+    assert top.id == "leak" and top.evidence["messages"] == 2
+    assert top.evidence["allocated_growth_bytes"] == round(15.47 * 1024**3) - round(13.47 * 1024**3)
+
+
+def test_live_memory_that_does_not_grow_between_caught_ooms_is_not_read_as_a_leak():
+    # The log as posted: 13.47 then 13.41 GiB live; no growth in the allocator's figures.
+    assert all(c.id != "leak" for c in diagnose_text(MINKOWSKI_359).causes)
+
+
+# MIC-DKFZ/nnUNet#593: DDP's barrier before each rank bound its GPU, launched with torch.distributed.launch.
+NNUNET_593 = """  File "run/run_training_DDP.py", line 157, in main
+    trainer.initialize(not validation_only)
+  File "/afs/crc.nd.edu/user/y/ypeng4/nnUnet/nnunet/training/network_training/nnUNetTrainerV2_DDP.py", line 160, in initialize
+    distributed.barrier()
+  File "/afs/crc.nd.edu/user/y/ypeng4/.local/lib/python3.7/site-packages/torch/distributed/distributed_c10d.py", line 2420, in barrier
+    work = default_pg.barrier(opts=opts)
+RuntimeError: CUDA error: out of memory"""
+
+
+def test_a_bare_cuda_error_in_a_multi_process_launch_names_the_other_ranks_first():
+    causes = diagnose_text(NNUNET_593).causes
+    assert (causes[0].id, causes[0].evidence["deciding_check"]) == ("other_process", "other_process")
+    assert "set_device" in causes[0].fix
+    assert causes[1].id == "genuine_shortage"
+
+
+def test_the_same_bare_error_without_a_launch_keeps_the_jobs_own_need_first():
+    # The one line alone (fresh-2's DeepLabv3.pytorch#16 wording): the job's own need leads.
+    assert diagnose_text("RuntimeError: CUDA error: out of memory").causes[0].id == "genuine_shortage"

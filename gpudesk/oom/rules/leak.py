@@ -14,8 +14,9 @@ import re
 from collections import defaultdict
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.parsers.units import parse_size
 from gpudesk.oom.rules.base import Facts, clamp, evidence
-from gpudesk.units import MIB as MiB
+from gpudesk.units import MIB as MiB, format_bytes
 from gpudesk.i18n import _
 
 
@@ -25,7 +26,7 @@ from gpudesk.i18n import _
 _LEAK_WORDS = re.compile(
     r"\bleak(?:s|age|ing|ed)?\b|memory (?:keeps?|kept|is|was) (?:growing|increasing|going up|rising)"
     r"|(?:grows|increases|rises) (?:with|after|every|each|per) (?:iteration|epoch|step|batch)", re.IGNORECASE)
-_AFTER_RUNNING = re.compile(r"\bafter (?:\d{1,6}|several|some|many|a few) (?:epochs?|iterations?|steps?|batches)\b",
+_AFTER_RUNNING = re.compile(r"\bafter (?:\d{1,6}|several|some|many|a few) (?:epochs?|iterations?|steps?|batches|hours?|days?)\b",
                             re.IGNORECASE)
 
 
@@ -38,11 +39,61 @@ _VALIDATION_FRAME = re.compile(
     re.IGNORECASE | re.MULTILINE)
 
 
+# The live-tensor clause of each PyTorch (or torch_npu / XPU) out-of-memory message in a pasted log: "A already
+# allocated" (before 2.1) or "Of the allocated memory A is allocated by PyTorch" (2.1+), in the order they were logged.
+_LIVE_CLAUSE = re.compile(r"(\d{1,6}(?:\.\d{1,4})?\s{0,2}(?:[KMGT]i?B|bytes))\s{1,3}already allocated|"
+                          r"of the allocated memory\s{1,3}(\d{1,6}(?:\.\d{1,4})?\s{0,2}(?:[KMGT]i?B|bytes))\s{1,3}"
+                          r"is allocated by", re.IGNORECASE)
+# Growth of the live tensors between the first and the last message that reads as memory kept (the thresholds of the
+# sampled curves below: 256 MiB and a tenth of the first figure).
+GROWTH_MIN_BYTES = 256 * MiB
+GROWTH_MIN_SHARE = 0.10
+MAX_MESSAGES = 200
+
+
 def check(f: Facts) -> Cause | None:
     from_samples = _from_samples(f)
     if from_samples is not None:
         return from_samples
-    return _from_words(f) or _in_validation(f)
+    return _from_repeated_messages(f) or _from_words(f) or _in_validation(f)
+
+
+def _from_repeated_messages(f: Facts) -> Cause | None:
+    """Two or more out-of-memory messages of one run in the text (a loop that catches the error and goes on), whose
+    live tensors ("already allocated" / "allocated by PyTorch") never fall and grow by 256 MiB and a tenth or more
+    from the first to the last. After a caught out-of-memory the failed step's tensors are freed, so live memory that
+    is higher at each failure is memory the job keeps: tensors referenced across steps, or an extension's memory not
+    released after the error (MinkowskiEngine#359). 0.88: the text measures the growth, above a shortage read from
+    the last message alone (0.85)."""
+    values: list[int] = []
+    for m in _LIVE_CLAUSE.finditer(f.report.text or ""):
+        size = parse_size(m.group(1) or m.group(2))
+        if size is not None:
+            values.append(size)
+        if len(values) > MAX_MESSAGES:
+            break
+    if len(values) < 2:
+        return None
+    first, last = values[0], values[-1]
+    growth = last - first
+    if any(b < a for a, b in zip(values, values[1:])) or growth < max(GROWTH_MIN_BYTES, GROWTH_MIN_SHARE * first):
+        return None
+    return Cause(
+        id="leak",
+        title=_("Live memory grows from one out-of-memory error to the next"),
+        confidence=0.88,
+        evidence=evidence(messages=len(values), allocated_first_bytes=first, allocated_last_bytes=last,
+                          allocated_growth_bytes=growth),
+        explanation=_("The text holds {n} out-of-memory messages of one run, and the memory held by live tensors rose "
+                      "from {first} to {last} between the first and the last. The failed steps' tensors are freed "
+                      "after each error, so memory that is higher at every failure is kept by the job from step to "
+                      "step.").format(n=len(values), first=format_bytes(first), last=format_bytes(last)),
+        fix=_("Store scalars, not tensors: total_loss += loss.item() (or loss.detach()); do not keep outputs that carry "
+              "the autograd graph"),
+        checks=[_("After catching an out-of-memory error, delete the references to the failed step's tensors (and the "
+                  "exception itself) before going on; log torch.cuda.memory_allocated() at the start of every step: a "
+                  "steady rise is a leak.")],
+    )
 
 
 def _in_validation(f: Facts) -> Cause | None:

@@ -791,7 +791,32 @@ def _nccl_cuda_error(f: Facts) -> list[Cause]:
     return [holder, shortage, _not_capacity("driver_version", 0.3, f)]
 
 
+# A multi-process launch named in the text: torchrun / torch.distributed's launcher, its ranks' log prefix, DDP,
+# MPI, Horovod, DeepSpeed's and Accelerate's launchers. A rank that does not bind its GPU before its first CUDA call
+# (torch.cuda.set_device(local_rank), or CUDA_VISIBLE_DEVICES per rank) creates its CUDA context on GPU 0, 0.3-1.2 GiB
+# each (returnn#1469: 15 contexts of 1.19 GiB; pytorch#135279, #49481), and the allocation that then fails there is a
+# call outside the allocator: the bare error. So with a launch in the text, another process (the same job's other
+# ranks) is the first reading of a bare error (0.5), the job's own need next.
+_DISTRIBUTED_LAUNCH = re.compile(r"\btorchrun\b|torch[./\\]distributed|\bdistributed_c10d\b|\blocal[_-]rank\b|\[rank\d{1,5}\]|init_process_group|"
+                                 r"DistributedDataParallel|\bmpirun\b|\bhorovodrun\b|deepspeed\.launcher|"
+                                 r"\bdeepspeed --num_gpus|accelerate launch", re.IGNORECASE)
+
+
 def _bare(f: Facts) -> list[Cause]:
+    causes = _bare_ranked(f)
+    if _DISTRIBUTED_LAUNCH.search(f.report.text or "") and not _others_given(f):
+        for cause in causes:
+            if cause.id == "other_process" and cause.confidence < 0.5:
+                cause.confidence = 0.5
+                cause.explanation = _("The text shows a multi-process launch. A rank that does not bind its own GPU "
+                                      "before its first CUDA call creates its CUDA context on GPU 0, beside the other "
+                                      "ranks' contexts, and the allocation that then fails there is outside the "
+                                      "framework's allocator: the bare error.")
+        causes.sort(key=lambda c: -c.confidence)
+    return causes
+
+
+def _bare_ranked(f: Facts) -> list[Cause]:
     r = f.report
     text = r.text or ""
     runtime = r.runtime
