@@ -286,6 +286,13 @@ OOM_KILLER_CHECK = Check("host_ram", "dmesg -T | grep -i -E 'killed process|out 
                             "not involved): load with mmap or low_cpu_mem_usage=True, use fewer DataLoader workers or "
                             "ranks per node, or add RAM or swap; with no such line, a scheduler or a user killed it."))
 
+# The deciding check of WebGPU's per-buffer limit (``buffer_limit`` in wgpu's or Dawn's words): the adapter's own limit
+# against the one the device was created with.
+WEBGPU_LIMIT_CHECK = Check("buffer_limit", "adapter.limits().max_buffer_size vs device.limits().max_buffer_size",
+                           N_("If the adapter's limit is above the device's, the device was created with WebGPU's "
+                              "default limit (256 MiB): request the adapter's limit; if the buffer is above the "
+                              "adapter's own limit too, split it."))
+
 # The deciding check of a process ended by a trap on a Mac (``sigtrap_mac``): memory pressure and swap while it runs.
 MAC_MEMORY_CHECK = Check("host_ram", "sysctl vm.swapusage; memory_pressure",
                          N_("Run it again and watch these (or Activity Monitor's Memory Pressure): swap filling and "
@@ -388,6 +395,13 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # MPSNDArray's 4 GiB limit, and MLX's count of Metal buffers ("[metal::malloc] Resource limit
                       # (N) exceeded", mlx/backend/metal/allocator.cpp: the device's resource-count limit).
                       "invalid buffer size", "total bytes of ndarray > 2**32", "[metal::malloc] resource limit",
+                      # wgpu (the WebGPU runtime of Burn, candle's wgpu backend and others; wgpu-core's
+                      # CreateBufferError::MaxBufferSize: "Buffer size N is greater than the maximum buffer size (M)",
+                      # M the adapter's max_buffer_size limit).
+                      "is greater than the maximum buffer size",
+                      # Dawn, Chrome's WebGPU ("Buffer size (N) exceeds the max buffer size limit (M). This adapter
+                      # supports a higher maxBufferSize of ...", apple/embedding-atlas#159).
+                      "exceeds the max buffer size limit",
                       # PyTorch MPS's own size checks before a Metal kernel runs (aten/src/ATen/native/mps/operations/
                       # LinearAlgebra.mm: "Output size of the matrix multiplication is larger than currently supported
                       # by the MPS backend: M,N, needs to be less than 2**32 elements"; pytorch#141909): a limit on one
@@ -466,7 +480,11 @@ _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9
                       r"return code\s{0,2}=\s{0,2}-9\b|"
                       # bash's report of a job or script command ended by SIGKILL (jobs.c, the signal's description
                       # "Killed"): "<script>: line 46:  1881 Killed   <command>" or "[1]+  Killed   <command>".
-                      r"\bline \d{1,7}:\s{1,4}\d{1,10}\s{1,4}Killed\b|^\[\d{1,4}\][+-]?\s{1,4}Killed\b",
+                      r"\bline \d{1,7}:\s{1,4}\d{1,10}\s{1,4}Killed\b|^\[\d{1,4}\][+-]?\s{1,4}Killed\b|"
+                      # zsh's reports of the same (the default shell of macOS, where the kernel's memory-pressure
+                      # killer, jetsam, also ends the largest process with SIGKILL): "zsh: killed     python x.py",
+                      # and its job line "[1]    12345 killed     python x.py".
+                      r"\bzsh: killed\b|^\[\d{1,4}\][+-]?\s{1,8}\d{1,10}\s{1,8}killed\s",
                       re.IGNORECASE | re.MULTILINE)
 # SIGTRAP as macOS's shell reports it (BSD's description of signal 5), and the marks of a model running when it came
 # (a tqdm step bar "0/50 [00:00<?, ?it/s]", or the frameworks that run on Apple silicon's GPU): ``sigtrap_mac``.

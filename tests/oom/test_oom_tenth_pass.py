@@ -239,3 +239,35 @@ def test_a_bare_cuda_error_in_a_multi_process_launch_names_the_other_ranks_first
 def test_the_same_bare_error_without_a_launch_keeps_the_jobs_own_need_first():
     # The one line alone (fresh-2's DeepLabv3.pytorch#16 wording): the job's own need leads.
     assert diagnose_text("RuntimeError: CUDA error: out of memory").causes[0].id == "genuine_shortage"
+
+
+def test_tensorflow_concat_inside_a_while_loop_is_memory_growing_with_the_loop():
+    # microsoft/DirectML#37: GPT-2's sampling loop on DirectML, the past keys and values concatenated each token.
+    text = ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: 2 root error(s) found.\n"
+            "  (0) Resource exhausted: OOM when allocating tensor with shape[1,48,2,25,455,64] and type float on "
+            "/job:localhost/replica:0/task:0/device:DML:0 by allocator DmlAllocator\n"
+            "         [[node sample_sequence/while/concat (defined at F:\\DSML\\Soft\\Anaconda\\envs\\directml\\lib\\"
+            "site-packages\\tensorflow_core\\python\\framework\\ops.py:1762) ]]")
+    top = diagnose_text(text).causes[0]
+    assert top.id == "leak" and top.evidence["described_as"] == "sample_sequence/while/concat"
+    # The same op outside a loop (variant: "sample_sequence/concat") is the batch's tensor: no loop reading.
+    assert diagnose_text(text.replace("while/concat", "concat")).causes[0].id == "genuine_shortage"
+
+
+def test_zsh_reports_of_a_kill_are_the_oom_killer_reading():
+    # zsh's own wordings of a SIGKILL (macOS's default shell): the job line and the command report.
+    for text in ("[1]    12345 killed     python train.py", "zsh: killed     python generate.py"):
+        assert _top(text) == ("not_capacity", "host_ram")
+
+
+def test_webgpu_buffer_limit_in_wgpu_and_dawn_words_asks_for_the_adapters_limit():
+    # gfx-rs/wgpu#6221 (wgpu-native on an M3 Max) and apple/embedding-atlas#159 (Chrome's Dawn).
+    wgpu = ("Caused by:\n    In wgpuDeviceCreateBuffer\n      note: label = `Data_0`\n"
+            "    Buffer size 640000000 is greater than the maximum buffer size (268435456)")
+    dawn = ("Buffer size (870585948) exceeds the max buffer size limit (536870912). This adapter supports a higher "
+            "maxBufferSize of 4294967296, which can be specified in requiredLimits when calling requestDevice().")
+    for text in (wgpu, dawn):
+        top = diagnose_text(text).causes[0]
+        assert (top.id, top.evidence["deciding_check"]) == ("not_capacity", "buffer_limit")
+        assert "max_buffer_size" in top.evidence["check_command"]
+        assert "requiredLimits" in top.fix and "vulkaninfo" not in top.evidence["check_command"]

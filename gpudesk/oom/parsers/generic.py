@@ -79,6 +79,7 @@ _REQUEST = [
     _c(r"calloc\s{1,3}" + _SIZE),
     _c(r"requested size was\s{1,3}" + _SIZE),
     _c(r"buffer of size\s{1,3}" + _SIZE),
+    _c(r"\bbuffer size\s{1,3}\(?" + _SIZE + r"\)?\s{1,3}(?:is greater than|exceeds)"),  # wgpu-core's, Dawn's
     # IREE's HAL (runtime/src/iree/hal/drivers/vulkan/vma_allocator.cc, native_allocator.cc): "failed to allocate buffer
     # of length N", N in bytes (iree#13516).
     _c(r"allocate buffer of length\s{1,3}" + _SIZE),
@@ -179,6 +180,8 @@ _START_MEMORY = _c(r"total ?memory:\s{0,3}" + _SIZE_U + r"\s{1,3}free ?memory:\s
 _LIMIT = [
     _c(r"maximum allowed buffer size of\s{1,3}" + _SIZE),
     _c(r"buffer maximum of\s{1,3}" + _SIZE),
+    _c(r"greater than the maximum buffer size\s{0,2}\(\s{0,2}" + _SIZE),
+    _c(r"max buffer size limit\s{0,2}\(\s{0,2}" + _SIZE),
     _c(r"with size larger than\s{1,3}" + _SIZE),  # a runtime's own per-allocation limit (intel/ipex-llm#11248)
     _c(r"\bmemory limit\s{0,3}:\s{0,3}" + _SIZE),
     _c(r"\bavailable\s{1,3}" + _SIZE + r"\s{0,2}\)"),

@@ -55,7 +55,39 @@ def check(f: Facts) -> Cause | None:
     from_samples = _from_samples(f)
     if from_samples is not None:
         return from_samples
-    return _from_repeated_messages(f) or _from_words(f) or _in_validation(f)
+    return _from_repeated_messages(f) or _from_words(f) or _in_validation(f) or _loop_accumulation(f)
+
+
+# TensorFlow names the op that failed ("[[node sample_sequence/while/concat (defined at ...) ]]", "[[{{node
+# while/TensorArrayV2Write}}]]"): an op inside a while loop's body (the loop's frame, "while/" in its name, tf.while_loop
+# and AutoGraph) that concatenates or writes a TensorArray makes a tensor that grows with every iteration.
+_LOOP_ACCUMULATION = re.compile(r"\[\[\s{0,3}(?:\{\{)?node\s{1,3}([\w/]{0,200}?\bwhile(?:_\d{1,4})?/[\w/]{0,200}?"
+                                r"(?:concat|TensorArray\w{0,30}|stack)\w{0,30})", re.IGNORECASE)
+
+
+def _loop_accumulation(f: Facts) -> Cause | None:
+    """TensorFlow's failing op is a concatenation (or a TensorArray write) inside a while loop (see
+    ``_LOOP_ACCUMULATION``): the tensor it makes holds every iteration so far, so the memory grows with the loop's
+    length, and the failure comes at whatever iteration the device fills (microsoft/DirectML#37: GPT-2's sampling loop
+    concatenating its past keys and values, shape[1,48,2,25,455,64] at 455 tokens). 0.6: above TensorFlow's op-level
+    shortage reading (0.55), which names the batch."""
+    m = _LOOP_ACCUMULATION.search(f.report.text or "")
+    if m is None:
+        return None
+    return Cause(
+        id="leak",
+        title=_("Memory grows with every iteration of a loop"),
+        confidence=0.6,
+        evidence=evidence(described_as=m.group(1), tensor_shape=f.report.tensor_shape, requested_bytes=f.requested),
+        explanation=_("The op that failed ('{node}') concatenates inside a while loop: the tensor it makes holds every "
+                      "iteration so far, so the memory grows with the loop's length until the device is full.").format(
+                          node=m.group(1)),
+        fix=_("Bound the loop: fewer iterations (a shorter generated length), or a fixed-size buffer written in place "
+              "(a preallocated cache, or a window that drops the oldest entries) instead of concatenating each "
+              "iteration"),
+        checks=[_("Run the loop with half the iterations: if it then fits, the accumulated tensor is what fills the "
+                  "device.")],
+    )
 
 
 def _from_repeated_messages(f: Facts) -> Cause | None:

@@ -56,9 +56,9 @@ from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
-                                    OOM_KILLER_CHECK, PAGE_FILE_CHECK, SHM_SEGMENT_CHECK, check_command,
-                                    flatten_whitespace, names_managed_memory, startup_pool_runtime)
+from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK,
+                                    NOT_CAPACITY, OOM_KILLER_CHECK, PAGE_FILE_CHECK, SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK,
+                                    check_command, flatten_whitespace, names_managed_memory, startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -216,6 +216,15 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         # ggml/src/ggml-cuda/ggml-cuda.cu); GGML_CUDA_NO_PINNED makes it use pageable memory (llama.cpp#1735).
         fixes["pin_memory"] = _("Set GGML_CUDA_NO_PINNED=1 before starting (ggml then uses pageable host memory), or "
                                 "raise the WSL memory in .wslconfig (memory=) and restart WSL")
+    if key == "buffer_limit" and _WEBGPU_LIMIT.search(r.text or ""):
+        # WebGPU devices start with the spec's default limits (maxBufferSize 256 MiB) unless the program asks the
+        # adapter for more when it requests the device (wgpu: Limits::default(), DeviceDescriptor.required_limits; the
+        # WebGPU spec's requestDevice requiredLimits); gfx-rs/wgpu#6221: "268435456 is the default limit, you need to
+        # explicitly request higher limits via required_limits".
+        fixes["buffer_limit"] = _("Ask the adapter for its own limit when creating the device (wgpu: "
+                                  "required_limits with max_buffer_size = adapter.limits().max_buffer_size; WebGPU: "
+                                  "requestDevice({requiredLimits: {maxBufferSize: adapter.limits.maxBufferSize}})), or "
+                                  "split the buffer below the limit")
     if key == "buffer_limit" and r.runtime == "mlc":
         # TVM's Relax VM plans its buffers statically for the context and prefill chunk the model was configured with
         # (src/runtime/relax_vm/memory_manager.cc); a request beyond the planned region needs a plan that covers it.
@@ -230,6 +239,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
     own_check = {"dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     if key == "pin_memory" and _ggml_cuda(r):
         own_check = GGML_PINNED_CHECK
+    if key == "buffer_limit" and _WEBGPU_LIMIT.search(r.text or ""):
+        own_check = WEBGPU_LIMIT_CHECK
     command = own_check.command if own_check is not None else check_command(check_key, r.platform)
     check_line = (_("{command}: {meaning}").format(command=command, meaning=i18n._(own_check.meaning))
                   if own_check is not None else _check_line(check_key, r.platform))
@@ -264,6 +275,11 @@ def _mac_trap(f: Facts) -> Cause:
         more_fixes=[_("Close other applications: on a Mac they share the same memory as the GPU.")],
         checks=[_("{command}: {meaning}").format(command=check.command, meaning=i18n._(check.meaning))],
     )
+
+
+# WebGPU's per-buffer limit in wgpu's and Dawn's words (signatures ``buffer_limit``).
+_WEBGPU_LIMIT = re.compile(r"greater than the maximum buffer size|exceeds the max buffer size limit|maxBufferSize|"
+                           r"\bwgpu", re.IGNORECASE)
 
 
 def _ggml_cuda(r: MemoryReport) -> bool:
