@@ -271,3 +271,28 @@ def test_webgpu_buffer_limit_in_wgpu_and_dawn_words_asks_for_the_adapters_limit(
         assert (top.id, top.evidence["deciding_check"]) == ("not_capacity", "buffer_limit")
         assert "max_buffer_size" in top.evidence["check_command"]
         assert "requiredLimits" in top.fix and "vulkaninfo" not in top.evidence["check_command"]
+
+
+# wizyoung/YOLOv3_TensorFlow#153's op line as TensorFlow 2 words it (variant: the status named RESOURCE_EXHAUSTED, as
+# TF 2's op_kernel.cc prints it) after the BFC allocator's Stats block (variant figures: the pool full to 512 bytes).
+TF2_OP_LINE = """2019-09-11 01:58:49.790000: I tensorflow/core/common_runtime/bfc_allocator.cc:1105] Stats:
+Limit:                     11324620800
+InUse:                     11324620288
+MaxInUse:                  11324620288
+NumAllocs:                        1234
+MaxAllocSize:               1073741824
+2019-09-11 01:58:49.790228: W tensorflow/core/framework/op_kernel.cc:1318] OP_REQUIRES failed at assign_op.h:117 : RESOURCE_EXHAUSTED: OOM when allocating tensor with shape[256] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc"""
+
+
+def test_tensorflow_2s_named_status_stays_tensorflows_and_a_full_pool_is_a_shortage():
+    d = diagnose_text(TF2_OP_LINE)
+    assert d.report.kind == "tf_resource_exhausted" and d.report.framework == "tensorflow"
+    top = d.causes[0]
+    assert top.id == "genuine_shortage" and top.confidence >= 0.8
+    assert all(c.id != "preallocation" for c in d.causes)
+
+
+def test_xlas_own_wording_with_the_named_status_stays_xla():
+    # google-deepmind/jaxline#11: JAX's wording, no tensor: still XLA's reading.
+    d = diagnose_text("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 285212672 bytes.")
+    assert d.report.kind == "xla_resource_exhausted"

@@ -76,8 +76,13 @@ def check(f: Facts) -> Cause | None:
         conf = 0.6
     else:
         conf = 0.35
-    if f.requested is not None and f.allocated is not None and f.requested > f.total - f.allocated:
-        conf = 0.45  # one request larger than all the GPU could free: single_allocation_exceeds_capacity leads
+    if (f.requested is not None and f.allocated is not None and f.requested > f.total - f.allocated
+            and (f.requested > f.allocated or 4 * f.requested >= f.total)):
+        # One request larger than all the GPU could free: single_allocation_exceeds_capacity leads. (A request
+        # smaller than the live tensors and under a quarter of the GPU is the last straw of the job's own working set,
+        # which that rule leaves to this one: TensorFlow's Stats block gives free = Limit − InUse, so every refused
+        # request there is "larger than the GPU could free".)
+        conf = 0.45
     assert f.headroom is not None, "a known margin means a known free figure, hence a known headroom"
     shortfall = max(0, -f.margin)
     own = f.dev.process_used_bytes if f.dev else None

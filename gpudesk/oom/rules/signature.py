@@ -818,6 +818,9 @@ _DISTRIBUTED_LAUNCH = re.compile(r"\btorchrun\b|torch[./\\]distributed|\bdistrib
                                  r"\bdeepspeed --num_gpus|accelerate launch", re.IGNORECASE)
 
 
+_PINNED_WORDS = ("pin_memory", "non_blocking=true", "non_blocking = true", "cachinghostallocator", "cudahostalloc")
+
+
 def _bare(f: Facts) -> list[Cause]:
     causes = _bare_ranked(f)
     if _DISTRIBUTED_LAUNCH.search(f.report.text or "") and not _others_given(f):
@@ -868,7 +871,10 @@ def _bare_ranked(f: Facts) -> list[Cause]:
         return [_shortage(0.5, f, _("The driver refused a device allocation (cuMemCreate / cuMemAlloc): the GPU is "
                                     "full.")),
                 _other_process(0.4, f), _not_capacity("ecc", 0.15, f)]
-    pinned = "pin_memory" in low or _wsl(f)
+    # Page-locked memory named in the text: pin_memory, or an asynchronous host-to-device copy (non_blocking=True needs
+    # a pinned source, so offloading code pins its host tensors first; kijai/ComfyUI-WanVideoWrapper#422: the bare
+    # error "always" with non_blocking on), or PyTorch's caching host allocator (CachingHostAllocator.cpp).
+    pinned = any(w in low for w in _PINNED_WORDS) or _wsl(f)
     pytorch = r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low
     if pinned or (pytorch and _ASYNC_NOTE in low):
         # PyTorch's caching allocator reports its own failures as "Tried to allocate ..." (every release that
