@@ -293,6 +293,12 @@ WEBGPU_LIMIT_CHECK = Check("buffer_limit", "adapter.limits().max_buffer_size vs 
                               "default limit (256 MiB): request the adapter's limit; if the buffer is above the "
                               "adapter's own limit too, split it."))
 
+# The deciding check of an OpenCL device's per-allocation limit (``buffer_limit`` in OpenVINO's GPU plugin, which
+# checks each memory object against CL_DEVICE_MAX_MEM_ALLOC_SIZE): clinfo prints it per device.
+OPENCL_LIMIT_CHECK = Check("buffer_limit", "clinfo | grep -i 'max memory allocation'",
+                           N_("If the failing object is larger than this, no setting of the memory makes it fit: "
+                              "split it (a smaller batch, shorter inputs, lower precision)."))
+
 # The deciding check of a process ended by a trap on a Mac (``sigtrap_mac``): memory pressure and swap while it runs.
 MAC_MEMORY_CHECK = Check("host_ram", "sysctl vm.swapusage; memory_pressure",
                          N_("Run it again and watch these (or Activity Monitor's Memory Pressure): swap filling and "
@@ -402,6 +408,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # Dawn, Chrome's WebGPU ("Buffer size (N) exceeds the max buffer size limit (M). This adapter
                       # supports a higher maxBufferSize of ...", apple/embedding-atlas#159).
                       "exceeds the max buffer size limit",
+                      # OpenVINO's GPU plugin: one memory object above the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE
+                      # ("[GPU] Exceeded max size of memory object allocation: requested N bytes, but max alloc size
+                      # supported by device is M bytes", ocl_engine.cpp; llama.cpp#20661 on an Arc A750).
+                      "exceeded max size of memory object allocation",
                       # PyTorch MPS's own size checks before a Metal kernel runs (aten/src/ATen/native/mps/operations/
                       # LinearAlgebra.mm: "Output size of the matrix multiplication is larger than currently supported
                       # by the MPS backend: M,N, needs to be less than 2**32 elements"; pytorch#141909): a limit on one

@@ -296,3 +296,15 @@ def test_xlas_own_wording_with_the_named_status_stays_xla():
     # google-deepmind/jaxline#11: JAX's wording, no tensor: still XLA's reading.
     d = diagnose_text("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 285212672 bytes.")
     assert d.report.kind == "xla_resource_exhausted"
+
+
+def test_openvino_gpu_plugin_wordings_are_recognised_and_its_object_limit_is_a_buffer_limit():
+    # ggml-org/llama.cpp#20661 (OpenVINO backend on an Arc A750) and immich-app/immich#13674 (OpenVINO on an N5095).
+    limit = ("[GPU] Exceeded max size of memory object allocation: requested 4831838208 bytes, but max alloc size "
+             "supported by device is 1073741824 bytes.Please try to reduce batch size or use lower precision.")
+    top = diagnose_text(limit).causes[0]
+    assert (top.id, top.evidence["not_capacity_kind"]) == ("not_capacity", "buffer_limit")
+    assert top.evidence["check_command"].startswith("clinfo")
+    resources = ("Exception from src/plugins/intel_gpu/src/runtime/ocl/ocl_engine.cpp:185:\n"
+                 "[GPU] out of GPU resources")
+    assert diagnose_text(resources).found_oom

@@ -79,6 +79,10 @@ _REQUEST = [
     _c(r"calloc\s{1,3}" + _SIZE),
     _c(r"requested size was\s{1,3}" + _SIZE),
     _c(r"buffer of size\s{1,3}" + _SIZE),
+    # OpenVINO's GPU plugin (src/plugins/intel_gpu/src/runtime/ocl/ocl_engine.cpp): "[GPU] Exceeded max size of memory
+    # object allocation: requested N bytes, but max alloc size supported by device is M bytes" and "[GPU] Exceeded max
+    # size of memory allocation: Required N bytes, already occupied : U bytes, but available memory size is T bytes".
+    _c(r"\b(?:requested|required)\s{1,3}" + _SIZE + r",\s{0,3}(?:but|already)"),
     _c(r"\bbuffer size\s{1,3}\(?" + _SIZE + r"\)?\s{1,3}(?:is greater than|exceeds)"),  # wgpu-core's, Dawn's
     # IREE's HAL (runtime/src/iree/hal/drivers/vulkan/vma_allocator.cc, native_allocator.cc): "failed to allocate buffer
     # of length N", N in bytes (iree#13516).
@@ -150,6 +154,7 @@ _IN_USE = [
     _c(r"已分配\s{0,3}" + _SIZE_U),  # the same in Chinese: "已分配11.999512 GB内存"
     _c(r"TotalUsedMemStatistics\s{0,3}:\s{0,3}" + _SIZE),  # MindSpore: bytes its allocator has handed out
     _c(r"currently allocated\s{0,3}:?\s{0,3}" + _SIZE_U),
+    _c(r"already occupied\s{0,3}:\s{0,3}" + _SIZE),  # OpenVINO's GPU plugin (see _REQUEST)
     _c(r"allocated so far\s{0,3}:\s{0,3}" + _SIZE),
     # CuPy: "out of memory to allocate N bytes (total M bytes)": M is what its memory pool holds, not the GPU.
     _c(r"\(total\s{1,3}" + _SIZE + r"\)"),
@@ -181,6 +186,7 @@ _LIMIT = [
     _c(r"maximum allowed buffer size of\s{1,3}" + _SIZE),
     _c(r"buffer maximum of\s{1,3}" + _SIZE),
     _c(r"greater than the maximum buffer size\s{0,2}\(\s{0,2}" + _SIZE),
+    _c(r"max alloc(?:able)? (?:memory )?size (?:supported by (?:the )?device )?is\s{1,3}" + _SIZE),  # OpenVINO
     _c(r"max buffer size limit\s{0,2}\(\s{0,2}" + _SIZE),
     _c(r"with size larger than\s{1,3}" + _SIZE),  # a runtime's own per-allocation limit (intel/ipex-llm#11248)
     _c(r"\bmemory limit\s{0,3}:\s{0,3}" + _SIZE),
@@ -240,6 +246,9 @@ OOM_WORDS = (
     "resourceexhaustederror",
     # PaddlePaddle's CPUAllocator (system_allocator.cc): "Fail to alloc memory of N size, error code is 12".
     "fail to alloc memory of",
+    # OpenVINO's GPU plugin (src/plugins/intel_gpu/src/runtime/ocl/ocl_engine.cpp): "[GPU] out of GPU resources", and
+    # its own check of the device's memory ("[GPU] Exceeded max size of memory allocation").
+    "out of gpu resources", "exceeded max size of memory allocation",
 )
 
 # A paste cut short inside "out of memory" (the last characters of the text): "Allocator (GPU_0_bfc) ran out of memo"

@@ -57,8 +57,9 @@ from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK,
-                                    NOT_CAPACITY, OOM_KILLER_CHECK, PAGE_FILE_CHECK, SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK,
-                                    check_command, flatten_whitespace, names_managed_memory, startup_pool_runtime)
+                                    NOT_CAPACITY, OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK,
+                                    SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command, flatten_whitespace,
+                                    names_managed_memory, startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -241,6 +242,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         own_check = GGML_PINNED_CHECK
     if key == "buffer_limit" and _WEBGPU_LIMIT.search(r.text or ""):
         own_check = WEBGPU_LIMIT_CHECK
+    elif key == "buffer_limit" and _OPENCL_LIMIT.search(r.text or ""):
+        own_check = OPENCL_LIMIT_CHECK
     command = own_check.command if own_check is not None else check_command(check_key, r.platform)
     check_line = (_("{command}: {meaning}").format(command=command, meaning=i18n._(own_check.meaning))
                   if own_check is not None else _check_line(check_key, r.platform))
@@ -277,6 +280,9 @@ def _mac_trap(f: Facts) -> Cause:
     )
 
 
+# OpenCL's per-object limit in OpenVINO's GPU plugin's words (signatures ``buffer_limit``).
+_OPENCL_LIMIT = re.compile(r"max size of memory object allocation|max alloc size supported by device|"
+                           r"CL_DEVICE_MAX_MEM_ALLOC_SIZE", re.IGNORECASE)
 # WebGPU's per-buffer limit in wgpu's and Dawn's words (signatures ``buffer_limit``).
 _WEBGPU_LIMIT = re.compile(r"greater than the maximum buffer size|exceeds the max buffer size limit|maxBufferSize|"
                            r"\bwgpu", re.IGNORECASE)
