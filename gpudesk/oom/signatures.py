@@ -299,6 +299,13 @@ OPENCL_LIMIT_CHECK = Check("buffer_limit", "clinfo | grep -i 'max memory allocat
                            N_("If the failing object is larger than this, no setting of the memory makes it fit: "
                               "split it (a smaller batch, shorter inputs, lower precision)."))
 
+# The check for a holder nvidia-smi cannot show (a process in another container's PID namespace, a zombie that keeps
+# the device open): every process with an NVIDIA device file open, run as root on the host (fuser(1), psmisc).
+HIDDEN_HOLDER_CHECK = Check("other_process", "sudo fuser -v /dev/nvidia*",
+                            N_("If nvidia-smi lists no process but memory is in use, this lists every process that "
+                               "holds the GPU open, including zombies and processes of other containers: end the "
+                               "stale ones."))
+
 # The deciding check of a process ended by a trap on a Mac (``sigtrap_mac``): memory pressure and swap while it runs.
 MAC_MEMORY_CHECK = Check("host_ram", "sysctl vm.swapusage; memory_pressure",
                          N_("Run it again and watch these (or Activity Monitor's Memory Pressure): swap filling and "

@@ -308,3 +308,12 @@ def test_openvino_gpu_plugin_wordings_are_recognised_and_its_object_limit_is_a_b
     resources = ("Exception from src/plugins/intel_gpu/src/runtime/ocl/ocl_engine.cpp:185:\n"
                  "[GPU] out of GPU resources")
     assert diagnose_text(resources).found_oom
+
+
+def test_a_bare_cuda_errors_holder_checks_include_the_one_for_holders_nvidia_smi_cannot_show():
+    # microsoft/pai#2910's one line (a shared scheduler's container): the set names nvidia-smi and, for a holder in
+    # another container or a zombie, fuser on the device files.
+    causes = diagnose_text("CUDA error: out of memory").causes
+    holder = next(c for c in causes if c.id == "other_process")
+    assert any(line.startswith("sudo fuser -v /dev/nvidia*") for line in holder.checks)
+    assert {c.evidence.get("not_capacity_kind") for c in causes} >= {"ecc", "xid"}

@@ -56,10 +56,10 @@ from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK,
-                                    NOT_CAPACITY, OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK,
-                                    SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command, flatten_whitespace,
-                                    names_managed_memory, startup_pool_runtime)
+from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, HIDDEN_HOLDER_CHECK, LIBRARY_CHECK,
+                                    MAC_MEMORY_CHECK, NOT_CAPACITY, OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK,
+                                    PAGE_FILE_CHECK, SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command,
+                                    flatten_whitespace, names_managed_memory, startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -829,6 +829,11 @@ _PINNED_WORDS = ("pin_memory", "non_blocking=true", "non_blocking = true", "cach
 
 def _bare(f: Facts) -> list[Cause]:
     causes = _bare_ranked(f)
+    hidden = _("{command}: {meaning}").format(command=HIDDEN_HOLDER_CHECK.command,
+                                              meaning=i18n._(HIDDEN_HOLDER_CHECK.meaning))
+    for cause in causes:
+        if cause.id in ("other_process", "genuine_shortage") and cause.evidence.get("deciding_check") == "other_process":
+            cause.checks.append(hidden)  # the holder nvidia-smi cannot show (another container, a zombie)
     if _DISTRIBUTED_LAUNCH.search(f.report.text or "") and not _others_given(f):
         for cause in causes:
             if cause.id == "other_process" and cause.confidence < 0.5:
