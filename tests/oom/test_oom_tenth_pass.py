@@ -317,3 +317,9 @@ def test_a_bare_cuda_errors_holder_checks_include_the_one_for_holders_nvidia_smi
     holder = next(c for c in causes if c.id == "other_process")
     assert any(line.startswith("sudo fuser -v /dev/nvidia*") for line in holder.checks)
     assert {c.evidence.get("not_capacity_kind") for c in causes} >= {"ecc", "xid"}
+
+
+def test_out_of_memory_messages_of_two_gpus_are_not_read_as_one_runs_growth():
+    # Variant of MinkowskiEngine#359's log: the second message from GPU 1 (another rank), with more live memory.
+    text = MINKOWSKI_359.replace("(GPU 0; 15.78 GiB total capacity; 13.41 GiB", "(GPU 1; 15.78 GiB total capacity; 15.41 GiB")
+    assert all(c.id != "leak" for c in diagnose_text(text).causes)

@@ -44,6 +44,10 @@ _VALIDATION_FRAME = re.compile(
 _LIVE_CLAUSE = re.compile(r"(\d{1,6}(?:\.\d{1,4})?\s{0,2}(?:[KMGT]i?B|bytes))\s{1,3}already allocated|"
                           r"of the allocated memory\s{1,3}(\d{1,6}(?:\.\d{1,4})?\s{0,2}(?:[KMGT]i?B|bytes))\s{1,3}"
                           r"is allocated by", re.IGNORECASE)
+# The rank prefix of a multi-process log ("[rank3]:") and the GPU a PyTorch message names ("(GPU 0;", "GPU 0 has a
+# total capacity"): messages of several ranks or GPUs are not one run's history.
+_RANK = re.compile(r"\[rank(\d{1,5})\]", re.IGNORECASE)
+_GPU_INDEX = re.compile(r"\((?:GPU|NPU|XPU)\s{0,2}(\d{1,3});|\b(?:GPU|NPU|XPU)\s{0,2}(\d{1,3}) has a total capacity")
 # Growth of the live tensors between the first and the last message that reads as memory kept (the thresholds of the
 # sampled curves below: 256 MiB and a tenth of the first figure).
 GROWTH_MIN_BYTES = 256 * MiB
@@ -97,8 +101,11 @@ def _from_repeated_messages(f: Facts) -> Cause | None:
     is higher at each failure is memory the job keeps: tensors referenced across steps, or an extension's memory not
     released after the error (MinkowskiEngine#359). 0.88: the text measures the growth, above a shortage read from
     the last message alone (0.85)."""
+    text = f.report.text or ""
+    if len(set(_RANK.findall(text))) > 1 or len(set(_GPU_INDEX.findall(text))) > 1:
+        return None  # messages of several ranks or GPUs: different processes, not one run's growth
     values: list[int] = []
-    for m in _LIVE_CLAUSE.finditer(f.report.text or ""):
+    for m in _LIVE_CLAUSE.finditer(text):
         size = parse_size(m.group(1) or m.group(2))
         if size is not None:
             values.append(size)
