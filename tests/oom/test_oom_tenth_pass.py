@@ -323,3 +323,13 @@ def test_out_of_memory_messages_of_two_gpus_are_not_read_as_one_runs_growth():
     # Variant of MinkowskiEngine#359's log: the second message from GPU 1 (another rank), with more live memory.
     text = MINKOWSKI_359.replace("(GPU 0; 15.78 GiB total capacity; 13.41 GiB", "(GPU 1; 15.78 GiB total capacity; 15.41 GiB")
     assert all(c.id != "leak" for c in diagnose_text(text).causes)
+
+
+def test_vllms_sampler_warm_up_is_the_engines_budget_with_its_two_knobs():
+    # llm-d/llm-d#787 (vLLM 0.11, Qwen3-32B, --gpu-memory-utilization=0.95): the KV cache allocated, then the warm-up.
+    text = ("RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 \ndummy requests. Please try "
+            "lowering `max_num_seqs` or `gpu_memory_utilization` \nwhen initializing the engine.")
+    causes = diagnose_text(text).causes
+    assert [c.id for c in causes] == ["kv_cache_budget"]
+    assert causes[0].evidence["max_num_seqs"] == 1024
+    assert "--max-num-seqs" in causes[0].fix and "512" in causes[0].fix and "--gpu-memory-utilization" in causes[0].fix

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.rules import engine_budget
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.oom.signatures import CHECKS as SIGNATURE_CHECKS, check_command
@@ -40,6 +41,8 @@ CHECKS = [
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
+    if engine_budget.names_sampler_warmup(f):
+        return None  # vLLM's sampler warm-up: engine_budget reads it with the engine's knobs
     r = f.report
     if r.kind in ("tf_resource_exhausted",) and f.total is None:
         return Cause(
