@@ -43,6 +43,14 @@
   (XGBoost's "- Free memory: F / - Requested memory: R") → ``not_capacity`` 0.7 (a limit or an earlier sticky error
   reported at the allocation, found with ``compute-sanitizer``: the illegal-access reading 0.45).
 * A traceback through CUDA-graph capture → ``cuda_graph_pools`` 0.85 (the captured pools are what failed).
+* A bare CUDA error with a multi-process launch in the text (torchrun, torch.distributed, DDP, MPI, Horovod,
+  DeepSpeed's or Accelerate's launcher) → another process (the job's other ranks) first, 0.5; an asynchronous
+  host-to-device copy (``non_blocking=True``) counts as pinning. Every bare set names ``sudo fuser -v /dev/nvidia*``
+  beside nvidia-smi for a holder nvidia-smi cannot show (another container's process, a zombie).
+* A model's process ended by a trap on a Mac (``sigtrap_mac``) → ``genuine_shortage`` 0.55 with memory pressure and
+  swap as the check; a Vulkan buffer refused with no size in the text (``vulkan_unsized``) → the per-allocation limit
+  or a small heap first (``not_capacity`` 0.5, ``buffer_limit``'s check), a full device 0.45. WebGPU's and OpenCL's
+  per-buffer limits (wgpu, Dawn, OpenVINO's GPU plugin) name their own checks (the adapter's limits, clinfo).
 """
 
 from __future__ import annotations
