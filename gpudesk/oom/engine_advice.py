@@ -202,7 +202,8 @@ def apply_runtime(report: MemoryReport, causes: list[Cause]) -> None:
     for cause in causes:
         if cause.id == "preallocation" and (report.runtime in ("jax", "xla") or report.framework == "jax"):
             cause.fix = jax_fraction_fix(report)
-        if cause.id in ("genuine_shortage", "single_allocation_exceeds_capacity") and key is not None:
+        if (cause.id in ("genuine_shortage", "single_allocation_exceeds_capacity") and key is not None
+                and "largest_allocation_bytes" not in cause.evidence):  # XLA:TPU's largest buffer: its own layout fix
             if report.engine in _SHORTAGE_FIX and key not in ("comfyui", "diffusers", "tpu"):
                 continue  # the serving engine's own knob is already first
             fix, more = _RUNTIME_FIX[key]

@@ -31,6 +31,13 @@ of the message say so. Each signature names the mechanism and the one check that
   the Linux OOM killer ends the process with the largest badness score with SIGKILL when RAM and swap run out
   (``mm/oom_kill.c``, "Out of memory: Killed process N"), so host RAM is the likelier reading; a scheduler or a user
   kills the same way, hence not a certain one (the kernel log decides).
+* ``sigtrap_mac``: a process ended by SIGTRAP as macOS's shell reports it ("Trace/BPT trap: 5", the BSD description
+  of signal 5; Linux's glibc words it "Trace/breakpoint trap") while a model was running (a step progress bar, PyTorch,
+  MPS, Metal, MLX or diffusers named). On a Mac the GPU is Apple silicon's, sharing the system's memory; when a
+  Metal allocation cannot be backed (unified memory and swap exhausted, or PyTorch's MPS limit turned off with
+  ``PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0``) the Metal/MPS frameworks end the process with a trap instead of raising a
+  Python error: "the message we expect on OOM with MPS" (huggingface/diffusers#11315, a 36 GB transformer on a 24 GB
+  iMac). A trap has other causes (a library's assertion), so this is the likelier reading, not a certain one.
 * A page-locked host allocation by TensorFlow's / XLA's StreamExecutor ("failed to alloc N bytes on host",
   ``cuMemHostAlloc`` in ``stream_executor/cuda/cuda_driver.cc``) is ``pin_memory``.
 * ``dev_shm``: a DataLoader worker killed by SIGBUS is a worker that touched a page of POSIX shared memory that
@@ -70,7 +77,12 @@ of the message say so. Each signature names the mechanism and the one check that
   "greater than the maximum allowed buffer size", ggml's "larger than buffer maximum"), ggml's fixed context
   pool ("not enough space in the context's memory pool"), and Vulkan's ``maxMemoryAllocationSize`` (commonly
   2-4 GiB, vulkaninfo; llama.cpp#5441, #12817): a Vulkan allocation of 2 GiB or more that fails reads as this
-  limit (``vulkan_large``, a weaker reading) before capacity.
+  limit (``vulkan_large``, a weaker reading) before capacity. A Vulkan buffer creation that fails with no size and
+  no figure in the text at all (IREE's "VK_ERROR_OUT_OF_DEVICE_MEMORY; vmaCreateBuffer", iree#5268) is that limit or a
+  small memory heap first (``vulkan_unsized``, weaker still): the Vulkan spec lets ``vkAllocateMemory`` return
+  ``VK_ERROR_OUT_OF_DEVICE_MEMORY`` for one allocation above ``maxMemoryAllocationSize``, and a buffer asked for
+  device-local and host-visible memory gets the 256 MiB BAR heap without Resizable BAR (iree#12876, #13516: 26 GB
+  allocated once the memory type was device-local only).
   Intel GPUs under Level Zero cap one allocation below 4 GiB unless the program opts in to larger buffers
   (``UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1`` and the ``-ze-opt-greater-than-4GB-buffer-required`` build option,
   Intel oneAPI GPU Optimization Guide, "Allocations Greater Than 4 GB"; intel-extension-for-pytorch#846, #863):
@@ -274,6 +286,32 @@ OOM_KILLER_CHECK = Check("host_ram", "dmesg -T | grep -i -E 'killed process|out 
                             "not involved): load with mmap or low_cpu_mem_usage=True, use fewer DataLoader workers or "
                             "ranks per node, or add RAM or swap; with no such line, a scheduler or a user killed it."))
 
+# The deciding check of WebGPU's per-buffer limit (``buffer_limit`` in wgpu's or Dawn's words): the adapter's own limit
+# against the one the device was created with.
+WEBGPU_LIMIT_CHECK = Check("buffer_limit", "adapter.limits().max_buffer_size vs device.limits().max_buffer_size",
+                           N_("If the adapter's limit is above the device's, the device was created with WebGPU's "
+                              "default limit (256 MiB): request the adapter's limit; if the buffer is above the "
+                              "adapter's own limit too, split it."))
+
+# The deciding check of an OpenCL device's per-allocation limit (``buffer_limit`` in OpenVINO's GPU plugin, which
+# checks each memory object against CL_DEVICE_MAX_MEM_ALLOC_SIZE): clinfo prints it per device.
+OPENCL_LIMIT_CHECK = Check("buffer_limit", "clinfo | grep -i 'max memory allocation'",
+                           N_("If the failing object is larger than this, no setting of the memory makes it fit: "
+                              "split it (a smaller batch, shorter inputs, lower precision)."))
+
+# The check for a holder nvidia-smi cannot show (a process in another container's PID namespace, a zombie that keeps
+# the device open): every process with an NVIDIA device file open, run as root on the host (fuser(1), psmisc).
+HIDDEN_HOLDER_CHECK = Check("other_process", "sudo fuser -v /dev/nvidia*",
+                            N_("If nvidia-smi lists no process but memory is in use, this lists every process that "
+                               "holds the GPU open, including zombies and processes of other containers: end the "
+                               "stale ones."))
+
+# The deciding check of a process ended by a trap on a Mac (``sigtrap_mac``): memory pressure and swap while it runs.
+MAC_MEMORY_CHECK = Check("host_ram", "sysctl vm.swapusage; memory_pressure",
+                         N_("Run it again and watch these (or Activity Monitor's Memory Pressure): swap filling and "
+                            "the pressure turning critical just before the trap mean the model did not fit the Mac's "
+                            "unified memory; a trap with memory to spare is a library's assertion, not memory."))
+
 # The deciding check of page-locked memory in ggml's CUDA backend (llama.cpp, Ollama): its host buffers are pinned by
 # ggml_cuda_host_malloc unless GGML_CUDA_NO_PINNED is set (ggml/src/ggml-cuda/ggml-cuda.cu; llama.cpp#1735 under WSL2).
 GGML_PINNED_CHECK = Check("pin_memory", "GGML_CUDA_NO_PINNED=1",
@@ -295,6 +333,11 @@ NOT_CAPACITY = ("dev_shm", "shm_segment", "shared_memory", "host_ram", "absurd_s
                 "va_reserve", "buffer_limit", "pin_memory", "illegal_address")
 
 _XID = re.compile(r"\bXid\b")
+# A Vulkan buffer or memory allocation call named in the text (VMA's vmaCreateBuffer / vmaAllocateMemory, Vulkan's
+# vkAllocateMemory / vkCreateBuffer), and any size with a unit or in bytes (``vulkan_unsized`` needs none).
+_VULKAN_BUFFER_CREATE = re.compile(r"\bvma(?:CreateBuffer|AllocateMemory\w{0,12})\b|\bvk(?:AllocateMemory|CreateBuffer)\b",
+                                   re.IGNORECASE)
+_ANY_SIZE = re.compile(r"\d\s{0,2}(?:[KMGT]i?B|bytes?)\b|\blength\s{0,2}\d", re.IGNORECASE)
 # "bus error" with any word that names shared memory (see ``dev_shm`` above).
 # CUDA managed memory named by its call or by bitsandbytes' allocator of it (``managed_memory`` above).
 _MANAGED_WORDS = ("cudamallocmanaged", "cget_managed_ptr")
@@ -365,6 +408,17 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # MPSNDArray's 4 GiB limit, and MLX's count of Metal buffers ("[metal::malloc] Resource limit
                       # (N) exceeded", mlx/backend/metal/allocator.cpp: the device's resource-count limit).
                       "invalid buffer size", "total bytes of ndarray > 2**32", "[metal::malloc] resource limit",
+                      # wgpu (the WebGPU runtime of Burn, candle's wgpu backend and others; wgpu-core's
+                      # CreateBufferError::MaxBufferSize: "Buffer size N is greater than the maximum buffer size (M)",
+                      # M the adapter's max_buffer_size limit).
+                      "is greater than the maximum buffer size",
+                      # Dawn, Chrome's WebGPU ("Buffer size (N) exceeds the max buffer size limit (M). This adapter
+                      # supports a higher maxBufferSize of ...", apple/embedding-atlas#159).
+                      "exceeds the max buffer size limit",
+                      # OpenVINO's GPU plugin: one memory object above the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE
+                      # ("[GPU] Exceeded max size of memory object allocation: requested N bytes, but max alloc size
+                      # supported by device is M bytes", ocl_engine.cpp; llama.cpp#20661 on an Arc A750).
+                      "exceeded max size of memory object allocation",
                       # PyTorch MPS's own size checks before a Metal kernel runs (aten/src/ATen/native/mps/operations/
                       # LinearAlgebra.mm: "Output size of the matrix multiplication is larger than currently supported
                       # by the MPS backend: M,N, needs to be less than 2**32 elements"; pytorch#141909): a limit on one
@@ -443,8 +497,17 @@ _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9
                       r"return code\s{0,2}=\s{0,2}-9\b|"
                       # bash's report of a job or script command ended by SIGKILL (jobs.c, the signal's description
                       # "Killed"): "<script>: line 46:  1881 Killed   <command>" or "[1]+  Killed   <command>".
-                      r"\bline \d{1,7}:\s{1,4}\d{1,10}\s{1,4}Killed\b|^\[\d{1,4}\][+-]?\s{1,4}Killed\b",
+                      r"\bline \d{1,7}:\s{1,4}\d{1,10}\s{1,4}Killed\b|^\[\d{1,4}\][+-]?\s{1,4}Killed\b|"
+                      # zsh's reports of the same (the default shell of macOS, where the kernel's memory-pressure
+                      # killer, jetsam, also ends the largest process with SIGKILL): "zsh: killed     python x.py",
+                      # and its job line "[1]    12345 killed     python x.py".
+                      r"\bzsh: killed\b|^\[\d{1,4}\][+-]?\s{1,8}\d{1,10}\s{1,8}killed\s",
                       re.IGNORECASE | re.MULTILINE)
+# SIGTRAP as macOS's shell reports it (BSD's description of signal 5), and the marks of a model running when it came
+# (a tqdm step bar "0/50 [00:00<?, ?it/s]", or the frameworks that run on Apple silicon's GPU): ``sigtrap_mac``.
+_SIGTRAP_MAC = re.compile(r"\btrace/bpt trap\b", re.IGNORECASE)
+_MODEL_RUNNING = re.compile(r"\d\s{0,2}(?:it/s|s/it)\]|\?it/s\]|\bmps\b|\bmetal\b|\btorch\b|\bmlx\b|diffusers|"
+                            r"\bpipeline\b", re.IGNORECASE)
 # (ROCm's HSA runtime reports a kernel's bad address as "Memory access fault by GPU node-N ... Page not present";
 # a misaligned access is the same kind of kernel fault.)
 _ILLEGAL_ADDRESS = ("illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address",
@@ -588,6 +651,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "illegal_address"
     if backend == "vulkan" and requested is not None and requested >= VULKAN_LARGE_BYTES:
         return "vulkan_large"
+    if backend == "vulkan" and requested is None and _VULKAN_BUFFER_CREATE.search(text) and not _ANY_SIZE.search(text):
+        return "vulkan_unsized"
     if "xpu out of memory" in low and requested is not None and requested >= XPU_LARGE_BYTES:
         return "xpu_large"
     if "hipmemcreate" in low and requested is None and "hipmemaddressreserve" not in low:
@@ -598,4 +663,6 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "nccl_cuda_error"
     if _SIGKILL.search(text) and not any(w in low for w in _OOM_OWN):
         return "sigkill"
+    if _SIGTRAP_MAC.search(text) and _MODEL_RUNNING.search(text):
+        return "sigtrap_mac"
     return None

@@ -103,7 +103,15 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # after the ninth pass was merged and committed before the doctor ran on it: 20 of 30 at first scoring (7 of 10
 # not-capacity cases with the deciding check, 2 reported as not found: Triton's Python backend failing to size its
 # shared-memory region, "No space left on device"). A full POSIX shared-memory filesystem is now read as /dev/shm in
-# any runtime: 22/30 on fresh-12, seen.
+# any runtime: 22/30 on fresh-12, seen. The tenth pass (issue 28, branch oomfix; tests/oom/test_oom_tenth_pass.py) read
+# the misses of fresh-10/11/12 as classes: other processes holding more of the GPU than this process (listed or not),
+# XLA:TPU's largest program buffer above HBM (tile padding named), PyTorch's message cut after its request, an OOM
+# raised in the validation pass, TensorFlow in a notebook with no figure, a TensorFlow concat inside a while loop, a
+# trap on a Mac while a model runs (the maintainer of diffusers#11315: the expected MPS out-of-memory), a Vulkan
+# buffer refused with no size; and, from new public wordings, live memory growing between caught OOMs, a bare CUDA
+# error in a multi-process launch, TensorFlow 2's RESOURCE_EXHAUSTED op line, zsh's kill reports, WebGPU's and
+# OpenCL's per-buffer limits: 25/32, 24/32 and 26/30 on those now-seen batches. Left for the next pass: one-line
+# errors whose threads disagree, TensorRT builder failures, engine budgets with no engine words (NPU, TGI, MIG).
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20}

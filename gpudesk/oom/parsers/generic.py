@@ -79,6 +79,14 @@ _REQUEST = [
     _c(r"calloc\s{1,3}" + _SIZE),
     _c(r"requested size was\s{1,3}" + _SIZE),
     _c(r"buffer of size\s{1,3}" + _SIZE),
+    # OpenVINO's GPU plugin (src/plugins/intel_gpu/src/runtime/ocl/ocl_engine.cpp): "[GPU] Exceeded max size of memory
+    # object allocation: requested N bytes, but max alloc size supported by device is M bytes" and "[GPU] Exceeded max
+    # size of memory allocation: Required N bytes, already occupied : U bytes, but available memory size is T bytes".
+    _c(r"\b(?:requested|required)\s{1,3}" + _SIZE + r",\s{0,3}(?:but|already)"),
+    _c(r"\bbuffer size\s{1,3}\(?" + _SIZE + r"\)?\s{1,3}(?:is greater than|exceeds)"),  # wgpu-core's, Dawn's
+    # IREE's HAL (runtime/src/iree/hal/drivers/vulkan/vma_allocator.cc, native_allocator.cc): "failed to allocate buffer
+    # of length N", N in bytes (iree#13516).
+    _c(r"allocate buffer of length\s{1,3}" + _SIZE),
     _c(r"allocating\s{1,3}" + _SIZE + r"-byte buffer"),
     _c(r"could not allocate tensor with\s{1,3}" + _SIZE),
     _c(r"\bsize\s{1,3}" + _SIZE + r"\s{1,3}is larger than"),
@@ -146,6 +154,7 @@ _IN_USE = [
     _c(r"已分配\s{0,3}" + _SIZE_U),  # the same in Chinese: "已分配11.999512 GB内存"
     _c(r"TotalUsedMemStatistics\s{0,3}:\s{0,3}" + _SIZE),  # MindSpore: bytes its allocator has handed out
     _c(r"currently allocated\s{0,3}:?\s{0,3}" + _SIZE_U),
+    _c(r"already occupied\s{0,3}:\s{0,3}" + _SIZE),  # OpenVINO's GPU plugin (see _REQUEST)
     _c(r"allocated so far\s{0,3}:\s{0,3}" + _SIZE),
     # CuPy: "out of memory to allocate N bytes (total M bytes)": M is what its memory pool holds, not the GPU.
     _c(r"\(total\s{1,3}" + _SIZE + r"\)"),
@@ -162,6 +171,13 @@ _POOL_LIMIT = _c(r"limit set to\s{0,3}:\s{0,3}" + _SIZE)
 # "Exceeded hbm capacity by N" (XLA:TPU) and a runtime's own fit check in any tense ("... and exceeds total capacity by
 # 5706MB", mistral.rs's device mapper, mistralrs-core/src/device_map.rs; mistral.rs#2127).
 _EXCEEDED = _c(r"exceed(?:s|ed)?\s{1,3}(?:the\s{1,3})?(?:total\s{1,3}|hbm\s{1,3})?capacity\s{1,3}by\s{1,3}" + _SIZE_U)
+# XLA:TPU's compile-time out-of-memory report lists the program's largest buffers ("Largest program allocations in
+# hbm:" then "1. Size: 32.00G", each with "Unpadded size: U" and "Extra memory due to padding: P (Nx expansion)"). The
+# first entry is the largest single buffer; the padding is the TPU's tiled layout, which rounds an array's two minor
+# dimensions up to multiples of 8 and 128 (cloud.google.com/tpu/docs/performance-guide, "Tensor dimensions padding").
+_LARGEST_PROGRAM_ALLOCATION = _c(r"largest program allocations in\s{1,3}\w{1,12}\s{0,3}:?\s{0,12}1\.\s{0,3}size\s{0,3}:\s{0,3}"
+                                 + _SIZE_U)
+_PADDING = _c(r"extra memory due to padding\s{0,3}:\s{0,3}" + _SIZE_U)
 # TensorFlow's device discovery line (core/common_runtime/gpu/gpu_device.cc, "Found device N with properties"):
 # TF1 "totalMemory: 3.94GiB freeMemory: 187.62MiB", older "Total memory: 7.92GiB" / "Free memory: 190.31MiB". It is
 # logged before TensorFlow creates its allocator, so the free figure is what other processes left on the GPU.
@@ -169,6 +185,9 @@ _START_MEMORY = _c(r"total ?memory:\s{0,3}" + _SIZE_U + r"\s{1,3}free ?memory:\s
 _LIMIT = [
     _c(r"maximum allowed buffer size of\s{1,3}" + _SIZE),
     _c(r"buffer maximum of\s{1,3}" + _SIZE),
+    _c(r"greater than the maximum buffer size\s{0,2}\(\s{0,2}" + _SIZE),
+    _c(r"max alloc(?:able)? (?:memory )?size (?:supported by (?:the )?device )?is\s{1,3}" + _SIZE),  # OpenVINO
+    _c(r"max buffer size limit\s{0,2}\(\s{0,2}" + _SIZE),
     _c(r"with size larger than\s{1,3}" + _SIZE),  # a runtime's own per-allocation limit (intel/ipex-llm#11248)
     _c(r"\bmemory limit\s{0,3}:\s{0,3}" + _SIZE),
     _c(r"\bavailable\s{1,3}" + _SIZE + r"\s{0,2}\)"),
@@ -227,6 +246,9 @@ OOM_WORDS = (
     "resourceexhaustederror",
     # PaddlePaddle's CPUAllocator (system_allocator.cc): "Fail to alloc memory of N size, error code is 12".
     "fail to alloc memory of",
+    # OpenVINO's GPU plugin (src/plugins/intel_gpu/src/runtime/ocl/ocl_engine.cpp): "[GPU] out of GPU resources", and
+    # its own check of the device's memory ("[GPU] Exceeded max size of memory allocation").
+    "out of gpu resources", "exceeded max size of memory allocation",
 )
 
 # A paste cut short inside "out of memory" (the last characters of the text): "Allocator (GPU_0_bfc) ran out of memo"
@@ -326,6 +348,8 @@ class Extraction:
     start_total_bytes: int | None = None
     start_free_bytes: int | None = None
     tactic_workspace_bytes: int | None = None
+    largest_allocation_bytes: int | None = None
+    largest_allocation_padding_bytes: int | None = None
     runtime: str | None = None
     backend: str | None = None
     mig_profile: str | None = None
@@ -475,6 +499,12 @@ def extract(text: str) -> Extraction:
     tactic = _TACTIC_WORKSPACE.search(text)
     if tactic:
         ex.tactic_workspace_bytes = _bytes(tactic.group(1), tactic.group(2))
+    largest = _LARGEST_PROGRAM_ALLOCATION.search(text)
+    if largest:
+        ex.largest_allocation_bytes = _bytes(largest.group(1), largest.group(2))
+        padding = _PADDING.search(text, largest.end())
+        if padding:
+            ex.largest_allocation_padding_bytes = _bytes(padding.group(1), padding.group(2))
     negative = _NEGATIVE.search(text)
     if negative:
         ex.negative_size = -int(negative.group(1))
@@ -533,7 +563,9 @@ def parse(text: str, report: MemoryReport) -> bool:
     for key, value in (("negative_size_bytes", ex.negative_size), ("buffer_limit_bytes", ex.limit_bytes),
                        ("exceeded_by_bytes", ex.exceeded_bytes), ("in_use_bytes", ex.in_use_bytes),
                        ("pool_held_bytes", ex.pool_held_bytes), ("pool_limit_bytes", ex.pool_limit_bytes),
-                       ("tactic_workspace_bytes", ex.tactic_workspace_bytes)):
+                       ("tactic_workspace_bytes", ex.tactic_workspace_bytes),
+                       ("largest_allocation_bytes", ex.largest_allocation_bytes),
+                       ("largest_allocation_padding_bytes", ex.largest_allocation_padding_bytes)):
         if value is not None:
             parsed.setdefault(key, value)
     if ex.start_total_bytes is not None and ex.start_free_bytes is not None:

@@ -23,7 +23,16 @@ _BUFFER = re.compile(r"Buffer\s+(\d{1,12}):\s*\n?\s*Size:\s*" + SIZE, re.I)
 _SHAPE = re.compile(r"Shape:\s*(\w+\[[\d,]*\])")
 
 
+# TensorFlow's op-level failure ("OP_REQUIRES failed at conv_ops.cc : RESOURCE_EXHAUSTED: OOM when allocating tensor
+# with shape[...] ... by allocator GPU_0_bfc", tensorflow/core/framework/op_kernel.cc): TensorFlow 2 prints the status
+# code by name too, but only TensorFlow's op kernels allocate "tensors"; XLA and JAX word their failures "Out of memory
+# while trying to allocate". Such a text is TensorFlow's (gpudesk.oom.parsers.tensorflow), not XLA's.
+_TF_OP_TENSOR = re.compile(r"OOM when allocating tensor", re.I)
+
+
 def matches(text: str) -> bool:
+    if _TF_OP_TENSOR.search(text) and not _REQUEST.search(text):
+        return False
     return bool(_EXHAUSTED.search(text) and (_REQUEST.search(text) or "RESOURCE_EXHAUSTED" in text))
 
 

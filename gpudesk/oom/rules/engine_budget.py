@@ -10,9 +10,17 @@ the engine's own knob:
 * TensorRT-LLM runtime buffers (``cudaMallocAsync`` in tllmBuffers.h): the engine's ``max_batch_size`` /
   ``max_num_tokens`` buffers do not fit next to the KV cache; 0.7. TensorRT's builder request alone (no
   capacity known) reads as a shortage during the build; 0.5.
+* vLLM's sampler warm-up ("CUDA out of memory occurred when warming up sampler with N dummy requests", V1's
+  ``gpu_model_runner.py`` ``_dummy_sampler_run``, run after the KV cache is allocated to reserve the sampler's
+  max-shape logits and sampling tensors): N is ``max_num_seqs``, and those tensors did not fit beside the weights and
+  the KV cache that ``gpu_memory_utilization`` sized, so the engine's budget is the cause (``kv_cache_budget``, 0.9:
+  the text names the step, above any reading of the PyTorch figures logged beside it), with the two knobs the message
+  itself names (llm-d/llm-d#787: KV cache allocated at --gpu-memory-utilization=0.95, then the warm-up failed).
 """
 
 from __future__ import annotations
+
+import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.units import format_bytes
@@ -21,8 +29,39 @@ from gpudesk.oom.rules.single_allocation_exceeds_capacity import largest_gpu_byt
 from gpudesk.i18n import _
 
 
+_VLLM_SAMPLER = re.compile(r"out of memory occurred\s{1,3}when\s{1,3}warming up\s{1,3}sampler with\s{1,3}(\d{1,7})"
+                           r"\s{1,3}dummy\s{1,3}requests", re.IGNORECASE)
+
+
+def _vllm_sampler(f: Facts) -> Cause | None:
+    """vLLM's sampler warm-up did not fit (module docstring)."""
+    m = _VLLM_SAMPLER.search(f.report.text or "")
+    if m is None:
+        return None
+    n = int(m.group(1))
+    return Cause(
+        id="kv_cache_budget",
+        title=_("vLLM's sampler does not fit beside the weights and the KV cache"),
+        confidence=0.9,
+        evidence=evidence(max_num_seqs=n),
+        explanation=_("After allocating the KV cache, vLLM warms up its sampler with {n} requests (max_num_seqs) to "
+                      "reserve its largest logits and sampling tensors; they did not fit in what the weights and the "
+                      "KV cache left.").format(n=n),
+        fix=_("Start vLLM with a lower --max-num-seqs (try {half}), or a lower --gpu-memory-utilization so that the KV "
+              "cache leaves room for the sampler").format(half=max(1, n // 2)),
+    )
+
+
+def names_sampler_warmup(f: Facts) -> bool:
+    """The text is vLLM's sampler warm-up failure (its own reading here; the generic shortage stays silent)."""
+    return _VLLM_SAMPLER.search(f.report.text or "") is not None
+
+
 def check(f: Facts) -> Cause | None:
     r = f.report
+    sampler = _vllm_sampler(f)
+    if sampler is not None:
+        return sampler
     if r.kind == "tgi_prefill":
         n = int(r.parsed.get("max_batch_prefill_tokens", 0))
         return Cause(

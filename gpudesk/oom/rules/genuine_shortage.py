@@ -16,8 +16,10 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.rules import engine_budget
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, clamp, evidence
+from gpudesk.oom.signatures import CHECKS as SIGNATURE_CHECKS, check_command
 from gpudesk import i18n
 from gpudesk.i18n import N_, _
 
@@ -39,6 +41,8 @@ CHECKS = [
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
+    if engine_budget.names_sampler_warmup(f):
+        return None  # vLLM's sampler warm-up: engine_budget reads it with the engine's knobs
     r = f.report
     if r.kind in ("tf_resource_exhausted",) and f.total is None:
         return Cause(
@@ -75,8 +79,13 @@ def check(f: Facts) -> Cause | None:
         conf = 0.6
     else:
         conf = 0.35
-    if f.requested is not None and f.allocated is not None and f.requested > f.total - f.allocated:
-        conf = 0.45  # one request larger than all the GPU could free: single_allocation_exceeds_capacity leads
+    if (f.requested is not None and f.allocated is not None and f.requested > f.total - f.allocated
+            and (f.requested > f.allocated or 4 * f.requested >= f.total)):
+        # One request larger than all the GPU could free: single_allocation_exceeds_capacity leads. (A request
+        # smaller than the live tensors and under a quarter of the GPU is the last straw of the job's own working set,
+        # which that rule leaves to this one: TensorFlow's Stats block gives free = Limit − InUse, so every refused
+        # request there is "larger than the GPU could free".)
+        conf = 0.45
     assert f.headroom is not None, "a known margin means a known free figure, hence a known headroom"
     shortfall = max(0, -f.margin)
     own = f.dev.process_used_bytes if f.dev else None
@@ -234,6 +243,21 @@ _CAPACITY_UNKNOWN_KINDS = ("generic_oom", "signature")
 _CLAUSES = re.compile(r"tried to allocate|total capacity|already allocated|is free|reserved|of which", re.IGNORECASE)
 
 
+# The clauses PyTorch's message carries after its request ("(GPU 0; T total capacity; A already allocated; F free; R
+# reserved ...)" or "GPU 0 has a total capacity of T of which F is free ..."). A message with the request and none of
+# them was cut right after "Tried to allocate N" (visionml/pytracking#155: "RuntimeError: CUDA out of memory. Tried to
+# allocate 66.00 MiB"); one with them present but unread keeps the "not enough of the message" answer.
+_CLAUSES_AFTER_REQUEST = re.compile(r"total capacity|already allocated|is free|\bfree\b|reserved|of which|\(GPU\s{0,2}\d",
+                                    re.IGNORECASE)
+
+
+def _cut_after_request(f: Facts) -> bool:
+    """PyTorch's message cut right after its request: the caching allocator's own failure, with only its size."""
+    r = f.report
+    return (r.kind == "pytorch_oom" and f.requested is not None and f.total is None and f.free is None
+            and f.allocated is None and f.reserved is None and not _CLAUSES_AFTER_REQUEST.search(r.text or ""))
+
+
 # CUDA's allocation granularity (2 MiB, cuMemGetAllocationGranularity; PyTorch's caching allocator rounds small
 # requests into 2 MiB segments, c10/cuda/CUDACachingAllocator.cpp kSmallBuffer). A request below it refused with
 # nothing free, in a text that names nothing this process holds, says the device was already full before the job
@@ -256,7 +280,8 @@ def _without_capacity(f: Facts) -> Cause | None:
     """
     r = f.report
     cut_short = (r.kind == "pytorch_oom" and not _CLAUSES.search(r.text or "")) or (
-        r.kind == "tf_bfc_dump" and f.total is None and f.free is None)  # the BFC line without its Stats block
+        r.kind == "tf_bfc_dump" and f.total is None and f.free is None) or (  # the BFC line without its Stats block
+        _cut_after_request(f))
     if (r.kind not in _CAPACITY_UNKNOWN_KINDS and not cut_short) or r.signature not in (None, "metal_oom"):
         return None
     if f.requested is not None and f.free is not None:
@@ -281,16 +306,29 @@ def _without_capacity(f: Facts) -> Cause | None:
         conf, explanation = 0.45, _("An out-of-memory without figures: nothing points past the job itself needing "
                                     "more than the device has. Paste the full message or probe the process for "
                                     "the figures.")
+    checks = [i18n._(c) for c in CHECKS]
+    deciding = None
+    if _cut_after_request(f):
+        # The caching allocator refused the request; whose memory filled the device (this job's or another
+        # process's) is in the clauses that were cut, and nvidia-smi tells it.
+        explanation = _("PyTorch's allocator could not get {requested}; the rest of the message (capacity, free, what "
+                        "PyTorch held) was cut. With nothing else in the text, the job's own memory filling the GPU is "
+                        "the likelier reading; another process holding it is the other, and nvidia-smi tells them "
+                        "apart.").format(requested=format_bytes(f.requested or 0))
+        deciding = "other_process"
+        checks.insert(0, _("{command}: {meaning}").format(command=check_command(deciding, r.platform),
+                                                          meaning=i18n._(SIGNATURE_CHECKS[deciding].meaning)))
     return Cause(
         id="genuine_shortage",
         title=_("Not enough GPU memory for this job"),
         confidence=conf,
         evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, runtime=r.runtime,
-                          backend=r.backend),
+                          backend=r.backend, deciding_check=deciding,
+                          check_command=check_command(deciding, r.platform) if deciding else None),
         explanation=explanation,
         fix=i18n._(FIX),
         more_fixes=[i18n._(m) for m in MORE],
-        checks=[i18n._(c) for c in CHECKS],
+        checks=checks,
     )
 
 

@@ -14,8 +14,9 @@ import re
 from collections import defaultdict
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.parsers.units import parse_size
 from gpudesk.oom.rules.base import Facts, clamp, evidence
-from gpudesk.units import MIB as MiB
+from gpudesk.units import MIB as MiB, format_bytes
 from gpudesk.i18n import _
 
 
@@ -25,15 +26,139 @@ from gpudesk.i18n import _
 _LEAK_WORDS = re.compile(
     r"\bleak(?:s|age|ing|ed)?\b|memory (?:keeps?|kept|is|was) (?:growing|increasing|going up|rising)"
     r"|(?:grows|increases|rises) (?:with|after|every|each|per) (?:iteration|epoch|step|batch)", re.IGNORECASE)
-_AFTER_RUNNING = re.compile(r"\bafter (?:\d{1,6}|several|some|many|a few) (?:epochs?|iterations?|steps?|batches)\b",
+_AFTER_RUNNING = re.compile(r"\bafter (?:\d{1,6}|several|some|many|a few) (?:epochs?|iterations?|steps?|batches|hours?|days?)\b",
                             re.IGNORECASE)
+
+
+# A Python frame of the validation/evaluation pass in the traceback ("File "train.py", line 282, in validate"): the
+# function names training loops give that pass (PyTorch Lightning's validation_step, Keras' evaluate, the tutorials'
+# validate / evaluate / eval_epoch). Test functions are left out (pytest names every test test_*).
+_VALIDATION_FRAME = re.compile(
+    r'File "[^"\n]{1,300}", line \d{1,7}, in _?((?:validate|validation|valid|evaluate|evaluation|eval|val)'
+    r'(?:_[a-z0-9_]{1,40})?|[a-z0-9_]{1,40}_(?:validate|validation|evaluate|evaluation|eval|val))\s{0,3}$',
+    re.IGNORECASE | re.MULTILINE)
+
+
+# The live-tensor clause of each PyTorch (or torch_npu / XPU) out-of-memory message in a pasted log: "A already
+# allocated" (before 2.1) or "Of the allocated memory A is allocated by PyTorch" (2.1+), in the order they were logged.
+_LIVE_CLAUSE = re.compile(r"(\d{1,6}(?:\.\d{1,4})?\s{0,2}(?:[KMGT]i?B|bytes))\s{1,3}already allocated|"
+                          r"of the allocated memory\s{1,3}(\d{1,6}(?:\.\d{1,4})?\s{0,2}(?:[KMGT]i?B|bytes))\s{1,3}"
+                          r"is allocated by", re.IGNORECASE)
+# The rank prefix of a multi-process log ("[rank3]:") and the GPU a PyTorch message names ("(GPU 0;", "GPU 0 has a
+# total capacity"): messages of several ranks or GPUs are not one run's history.
+_RANK = re.compile(r"\[rank(\d{1,5})\]", re.IGNORECASE)
+_GPU_INDEX = re.compile(r"\((?:GPU|NPU|XPU)\s{0,2}(\d{1,3});|\b(?:GPU|NPU|XPU)\s{0,2}(\d{1,3}) has a total capacity")
+# Growth of the live tensors between the first and the last message that reads as memory kept (the thresholds of the
+# sampled curves below: 256 MiB and a tenth of the first figure).
+GROWTH_MIN_BYTES = 256 * MiB
+GROWTH_MIN_SHARE = 0.10
+MAX_MESSAGES = 200
 
 
 def check(f: Facts) -> Cause | None:
     from_samples = _from_samples(f)
     if from_samples is not None:
         return from_samples
-    return _from_words(f)
+    return _from_repeated_messages(f) or _from_words(f) or _in_validation(f) or _loop_accumulation(f)
+
+
+# TensorFlow names the op that failed ("[[node sample_sequence/while/concat (defined at ...) ]]", "[[{{node
+# while/TensorArrayV2Write}}]]"): an op inside a while loop's body (the loop's frame, "while/" in its name, tf.while_loop
+# and AutoGraph) that concatenates or writes a TensorArray makes a tensor that grows with every iteration.
+_LOOP_ACCUMULATION = re.compile(r"\[\[\s{0,3}(?:\{\{)?node\s{1,3}([\w/]{0,200}?\bwhile(?:_\d{1,4})?/[\w/]{0,200}?"
+                                r"(?:concat|TensorArray\w{0,30}|stack)\w{0,30})", re.IGNORECASE)
+
+
+def _loop_accumulation(f: Facts) -> Cause | None:
+    """TensorFlow's failing op is a concatenation (or a TensorArray write) inside a while loop (see
+    ``_LOOP_ACCUMULATION``): the tensor it makes holds every iteration so far, so the memory grows with the loop's
+    length, and the failure comes at whatever iteration the device fills (microsoft/DirectML#37: GPT-2's sampling loop
+    concatenating its past keys and values, shape[1,48,2,25,455,64] at 455 tokens). 0.6: above TensorFlow's op-level
+    shortage reading (0.55), which names the batch."""
+    m = _LOOP_ACCUMULATION.search(f.report.text or "")
+    if m is None:
+        return None
+    return Cause(
+        id="leak",
+        title=_("Memory grows with every iteration of a loop"),
+        confidence=0.6,
+        evidence=evidence(described_as=m.group(1), tensor_shape=f.report.tensor_shape, requested_bytes=f.requested),
+        explanation=_("The op that failed ('{node}') concatenates inside a while loop: the tensor it makes holds every "
+                      "iteration so far, so the memory grows with the loop's length until the device is full.").format(
+                          node=m.group(1)),
+        fix=_("Bound the loop: fewer iterations (a shorter generated length), or a fixed-size buffer written in place "
+              "(a preallocated cache, or a window that drops the oldest entries) instead of concatenating each "
+              "iteration"),
+        checks=[_("Run the loop with half the iterations: if it then fits, the accumulated tensor is what fills the "
+                  "device.")],
+    )
+
+
+def _from_repeated_messages(f: Facts) -> Cause | None:
+    """Two or more out-of-memory messages of one run in the text (a loop that catches the error and goes on), whose
+    live tensors ("already allocated" / "allocated by PyTorch") never fall and grow by 256 MiB and a tenth or more
+    from the first to the last. After a caught out-of-memory the failed step's tensors are freed, so live memory that
+    is higher at each failure is memory the job keeps: tensors referenced across steps, or an extension's memory not
+    released after the error (MinkowskiEngine#359). 0.88: the text measures the growth, above a shortage read from
+    the last message alone (0.85)."""
+    text = f.report.text or ""
+    if len(set(_RANK.findall(text))) > 1 or len(set(_GPU_INDEX.findall(text))) > 1:
+        return None  # messages of several ranks or GPUs: different processes, not one run's growth
+    values: list[int] = []
+    for m in _LIVE_CLAUSE.finditer(text):
+        size = parse_size(m.group(1) or m.group(2))
+        if size is not None:
+            values.append(size)
+        if len(values) > MAX_MESSAGES:
+            break
+    if len(values) < 2:
+        return None
+    first, last = values[0], values[-1]
+    growth = last - first
+    if any(b < a for a, b in zip(values, values[1:])) or growth < max(GROWTH_MIN_BYTES, GROWTH_MIN_SHARE * first):
+        return None
+    return Cause(
+        id="leak",
+        title=_("Live memory grows from one out-of-memory error to the next"),
+        confidence=0.88,
+        evidence=evidence(messages=len(values), allocated_first_bytes=first, allocated_last_bytes=last,
+                          allocated_growth_bytes=growth),
+        explanation=_("The text holds {n} out-of-memory messages of one run, and the memory held by live tensors rose "
+                      "from {first} to {last} between the first and the last. The failed steps' tensors are freed "
+                      "after each error, so memory that is higher at every failure is kept by the job from step to "
+                      "step.").format(n=len(values), first=format_bytes(first), last=format_bytes(last)),
+        fix=_("Store scalars, not tensors: total_loss += loss.item() (or loss.detach()); do not keep outputs that carry "
+              "the autograd graph"),
+        checks=[_("After catching an out-of-memory error, delete the references to the failed step's tensors (and the "
+                  "exception itself) before going on; log torch.cuda.memory_allocated() at the start of every step: a "
+                  "steady rise is a leak.")],
+    )
+
+
+def _in_validation(f: Facts) -> Cause | None:
+    """An out-of-memory raised inside the validation pass (a frame of it in the traceback), with nothing in the text
+    that measures the job's need: the training steps before it fit, so what validation keeps on top of them is the
+    first suspect: a graph kept because the pass runs without ``torch.no_grad()`` (every batch's activations stay while
+    its outputs are referenced), or outputs collected across batches on the GPU for a metric
+    (sgrvinod/a-PyTorch-Tutorial-to-Image-Captioning#57: "in validate ... scores_copy = scores.clone()", the scores of
+    every batch kept for BLEU). 0.5: above a bare message's guesses (0.45), below any cause the figures back."""
+    m = _VALIDATION_FRAME.search(f.report.text or "")
+    if m is None or f.total is not None:
+        return None
+    return Cause(
+        id="leak",
+        title=_("Memory kept across the validation pass"),
+        confidence=0.5,
+        evidence=evidence(frame=m.group(1), requested_bytes=f.requested),
+        explanation=_("The error was raised in the validation pass ('{frame}'), after training steps that fit: what "
+                      "validation keeps from batch to batch (the autograd graph when it runs without torch.no_grad(), "
+                      "outputs collected on the GPU for a metric) grows until the GPU is full.").format(
+                          frame=m.group(1)),
+        fix=_("Run validation under torch.no_grad() (or torch.inference_mode()) with model.eval(), and move what you "
+              "collect for metrics to the CPU (.cpu(), .item()) batch by batch"),
+        checks=[_("Log torch.cuda.memory_allocated() after each validation batch: a steady rise is memory kept across "
+                  "batches; a flat line means the validation batch itself is too large.")],
+    )
 
 
 def _from_words(f: Facts) -> Cause | None:

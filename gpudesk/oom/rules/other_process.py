@@ -28,12 +28,32 @@ A message that gives the request and the free memory but neither the capacity no
 (PaddlePaddle's "Cannot allocate 541.5MB memory on GPU 0, available memory is only 8.6MB", whose own text then asks
 "Please check whether there is any other process using GPU 0") cannot say whose memory fills the device: the job's
 need stays first, and another process is named beside it (0.45) with the one command that tells them apart.
+
+TensorFlow in a notebook with no figure in the text: a Jupyter notebook's code runs in a kernel, a process of its own
+that lives until the kernel is shut down, and TensorFlow maps nearly all of the GPU's memory into the first process
+that uses it (tensorflow.org/guide/gpu, "Limiting GPU memory growth": "By default, TensorFlow maps nearly all of the
+GPU memory of all GPUs visible to the process"). A second notebook (or a kernel kept from an earlier session) then
+finds the GPU taken before its model is even built (keras#14032: ResourceExhaustedError while constructing a Keras
+application in cell 35; the GPU was held by another kernel). With no request, shape or capacity in the text, that is
+the first reading (0.6, above TensorFlow's own op-level shortage, 0.55), with nvidia-smi as its check.
+
+When PyTorch names what this process holds ("Including non-PyTorch memory, this process has P memory in use", NVML's
+per-process figure, c10/cuda/CUDACachingAllocator.cpp), everything else that is not free, ``total − free − P``, is
+held by other processes, whether the message lists them ("Process N has X memory in use") or not (processes of other
+containers, or ones NVML cannot attribute: the account's "unattributed" term, gpudesk.oom.account). When that is at
+least 2 GiB and a quarter of the GPU and more than this process holds, the device is full of other processes' memory,
+not of this job's: another process is the first cause (0.9, above a plain shortage's 0.85) whatever the list shows
+(QwenLM/Qwen#782: this process 18.80 of 80 GiB, two listed processes 12.76 GiB, 48 GiB more held by processes the
+list does not show). A display on Windows holds well under a quarter of a GPU, so it does not reach this.
 """
 
 from __future__ import annotations
 
+import re
+
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules import held_outside
+from gpudesk.oom.report import ProcessMemory
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.oom.signatures import CHECKS, check_command
 from gpudesk.units import GIB as GiB, format_bytes
@@ -110,9 +130,49 @@ def _engine_start(f: Facts) -> Cause | None:
     )
 
 
+# A Jupyter/IPython kernel's marks in a traceback: IPython 7's "<ipython-input-N-...>", IPython 8's "Cell In[N]", the
+# kernel's package (ipykernel) and its temporary cell files.
+_NOTEBOOK = re.compile(r"<ipython-input-\d|\bCell In\s?\[\d|\bipykernel\b|/tmp/ipykernel_\d", re.IGNORECASE)
+_TENSORFLOW = re.compile(r"resourceexhaustederror|tensorflow|\bkeras\b", re.IGNORECASE)
+
+
+def _tf_notebook_without_figures(f: Facts) -> bool:
+    """TensorFlow's failure in a notebook kernel with no figure and no tensor shape in the text (module docstring)."""
+    r = f.report
+    text = r.text or ""
+    dev = f.dev
+    figures = (f.requested, f.total, f.free, f.allocated, f.reserved)
+    return (_NOTEBOOK.search(text) is not None and _TENSORFLOW.search(text) is not None
+            and all(v is None for v in figures) and r.tensor_shape is None and r.signature is None
+            and (dev is None or not dev.other_processes))
+
+
+def _tf_notebook(f: Facts) -> Cause:
+    key = "other_process"
+    return Cause(
+        id="other_process",
+        title=_("Another notebook kernel may hold the GPU"),
+        confidence=0.6,
+        evidence=evidence(deciding_check=key, check_command=check_command(key, f.report.platform)),
+        explanation=_("The error comes from a notebook kernel and names no tensor or size. TensorFlow maps nearly all "
+                      "of the GPU's memory into the first process that uses it, and every notebook runs in a kernel "
+                      "process of its own that lives until it is shut down: another open notebook (or a kernel left "
+                      "from an earlier session) holding the GPU is the first reading."),
+        fix=_("Shut down the other notebooks' kernels (Kernel > Shut Down, or nvidia-smi to find their PIDs), or turn "
+              "on memory growth (tf.config.experimental.set_memory_growth) in every notebook before its first use of "
+              "the GPU"),
+        more_fixes=[_("If nvidia-smi lists no other process, restart this kernel: its earlier cells may hold the "
+                      "memory.")],
+        checks=[_("{command}: {meaning}").format(command=check_command(key, f.report.platform),
+                                                 meaning=i18n._(CHECKS[key].meaning))],
+    )
+
+
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
+    if _tf_notebook_without_figures(f):
+        return _tf_notebook(f)
     if f.report.kind == "engine_startup_free":
         return _engine_start(f)
     if tf_reservation_refused_on_cuda(f):
@@ -132,15 +192,13 @@ def check(f: Facts) -> Cause | None:
     others = [p for p in dev.other_processes if not p.is_target and p.used_bytes is not None]
     dead = [p for p in dev.other_processes if p.alive is False and not p.is_target]
     share = f.share(f.other)
+    beyond = _held_beyond_this_process(f)
+    if not dead and beyond is not None and not _siblings(others):
+        return _others_outnumber(f, beyond)
     if not dead and (share is None or share < 0.10):
         return None
     sizes = sorted(p.used_bytes for p in others if p.used_bytes is not None)
-    siblings = (
-        len(sizes) >= 2
-        and 0.3 * GiB <= sizes[0]
-        and sizes[-1] <= 1.5 * GiB
-        and (sizes[-1] - sizes[0]) <= 0.05 * sizes[-1]
-    )
+    siblings = _siblings(others)
     conf = 0.5 + min(0.4, share or 0)
     if dead:
         conf = max(conf, 0.7)
@@ -175,6 +233,63 @@ def check(f: Facts) -> Cause | None:
         fix=fix,
         more_fixes=[_("In a container, NVML lists host PIDs: map them with /proc/<pid>/status NSpid before blaming "
                     "another process.")],
+    )
+
+
+def _siblings(others: list[ProcessMemory]) -> bool:
+    """Several near-equal entries of 0.3-1.5 GiB: the same job's ranks' CUDA contexts (module docstring)."""
+    sizes = sorted(p.used_bytes for p in others if p.used_bytes is not None)
+    return (len(sizes) >= 2 and 0.3 * GiB <= sizes[0] and sizes[-1] <= 1.5 * GiB
+            and (sizes[-1] - sizes[0]) <= 0.05 * sizes[-1])
+
+
+# What other processes must hold, beside this process's own NVML figure, to be the first cause (module docstring).
+BEYOND_MIN_BYTES = 2 * GiB
+BEYOND_MIN_SHARE = 0.25
+
+
+def _held_beyond_this_process(f: Facts) -> int | None:
+    """``total − free − this process`` when the text gives all three, the request did not fit (or, with no request,
+    under 8 % of the GPU is free), and that memory is at least 2 GiB and a quarter of the GPU and more than this
+    process holds; else None."""
+    dev = f.dev
+    if dev is None or f.mps or f.report.platform == "rocm" or f.total is None or f.free is None:
+        return None
+    own = dev.process_used_bytes
+    if own is None or own <= 0:
+        return None
+    full = f.margin < 0 if f.margin is not None else f.free < 0.08 * f.total
+    if not full:
+        return None  # the request could have fit: the other processes did not stop it
+    beyond = f.total - f.free - own
+    if beyond < max(BEYOND_MIN_BYTES, BEYOND_MIN_SHARE * f.total) or beyond <= own:
+        return None
+    return beyond
+
+
+def _others_outnumber(f: Facts, beyond: int) -> Cause:
+    assert f.total is not None and f.dev is not None and f.dev.process_used_bytes is not None
+    own = f.dev.process_used_bytes
+    listed = f.other or 0
+    key = "other_process"
+    return Cause(
+        id="other_process",
+        title=_("Other processes hold most of this GPU"),
+        confidence=0.9,
+        evidence=evidence(this_process_bytes=own, held_by_others_bytes=beyond, listed_other_processes_bytes=listed,
+                          other_processes_ratio=round(beyond / f.total, 3), total_capacity_bytes=f.total,
+                          free_bytes=f.free, requested_bytes=f.requested, deciding_check=key,
+                          check_command=check_command(key, f.report.platform)),
+        explanation=_("Of {total}, this process holds {own} and {beyond} is held by other processes ({listed} of it "
+                      "by the processes the message lists; the rest by processes it does not show, such as those of "
+                      "another container): the GPU is full of other processes' memory, not of this job's.").format(
+                          total=format_bytes(f.total), own=format_bytes(own), beyond=format_bytes(beyond),
+                          listed=format_bytes(listed)),
+        fix=_("Stop or move the other processes on this GPU (nvidia-smi shows them), or pick a free GPU with CUDA_VISIBLE_DEVICES"),
+        more_fixes=[_("In a container, NVML lists host PIDs: map them with /proc/<pid>/status NSpid before blaming "
+                      "another process.")],
+        checks=[_("{command}: {meaning}").format(command=check_command(key, f.report.platform),
+                                                 meaning=i18n._(CHECKS[key].meaning))],
     )
 
 

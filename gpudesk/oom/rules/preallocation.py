@@ -19,6 +19,10 @@ def check(f: Facts) -> Cause | None:
     r = f.report
     if r.platform == "tpu":
         return None  # TPU HBM has no preallocated pool to give back: a program that does not fit is a shortage
+    if "vulkan" in (r.platform, r.backend):
+        # XLA's up-front pool is its CUDA/ROCm client's (XLA_PYTHON_CLIENT_PREALLOCATE); a Vulkan runtime reporting
+        # RESOURCE_EXHAUSTED (absl's status code, IREE's HAL) has none.
+        return None
     if r.kind == "xla_resource_exhausted" or r.framework == "jax":
         small = f.requested is not None and f.requested < GiB
         return Cause(

@@ -43,6 +43,14 @@
   (XGBoost's "- Free memory: F / - Requested memory: R") → ``not_capacity`` 0.7 (a limit or an earlier sticky error
   reported at the allocation, found with ``compute-sanitizer``: the illegal-access reading 0.45).
 * A traceback through CUDA-graph capture → ``cuda_graph_pools`` 0.85 (the captured pools are what failed).
+* A bare CUDA error with a multi-process launch in the text (torchrun, torch.distributed, DDP, MPI, Horovod,
+  DeepSpeed's or Accelerate's launcher) → another process (the job's other ranks) first, 0.5; an asynchronous
+  host-to-device copy (``non_blocking=True``) counts as pinning. Every bare set names ``sudo fuser -v /dev/nvidia*``
+  beside nvidia-smi for a holder nvidia-smi cannot show (another container's process, a zombie).
+* A model's process ended by a trap on a Mac (``sigtrap_mac``) → ``genuine_shortage`` 0.55 with memory pressure and
+  swap as the check; a Vulkan buffer refused with no size in the text (``vulkan_unsized``) → the per-allocation limit
+  or a small heap first (``not_capacity`` 0.5, ``buffer_limit``'s check), a full device 0.45. WebGPU's and OpenCL's
+  per-buffer limits (wgpu, Dawn, OpenVINO's GPU plugin) name their own checks (the adapter's limits, clinfo).
 """
 
 from __future__ import annotations
@@ -56,8 +64,9 @@ from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, LIBRARY_CHECK, NOT_CAPACITY,
-                                    OOM_KILLER_CHECK, PAGE_FILE_CHECK, SHM_SEGMENT_CHECK, check_command,
+from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, HIDDEN_HOLDER_CHECK, LIBRARY_CHECK,
+                                    MAC_MEMORY_CHECK, NOT_CAPACITY, OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK,
+                                    PAGE_FILE_CHECK, SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command,
                                     flatten_whitespace, names_managed_memory, startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
@@ -90,6 +99,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                             "WSL2 or Windows"),
         "vulkan_large": _("Likely not capacity: a Vulkan allocation above the driver's per-allocation limit"),
         "xpu_large": _("Likely not capacity: an Intel GPU allocation of 4 GiB or more, above Level Zero's default limit"),
+        "vulkan_unsized": _("Likely not capacity: Vulkan refused one buffer (its per-allocation limit or the memory type "
+                            "chosen)"),
         "pin_memory": _("Not a GPU capacity problem: page-locked (pinned) host memory ran out"),
         "free_exceeds_request": _("Not a capacity problem: the memory was free"),
         "illegal_address": _("Not a memory problem: a kernel accessed memory outside its buffers"),
@@ -138,6 +149,11 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                               limit=format_bytes(limit) if isinstance(limit, int) else _("the driver's limit")),
         "vulkan_large": _("Vulkan drivers cap one allocation (maxMemoryAllocationSize, often 2-4 GiB); a request of "
                           "{size} fails there even when the GPU has room.").format(size=format_bytes(f.requested)),
+        "vulkan_unsized": _("A Vulkan runtime's buffer creation failed with VK_ERROR_OUT_OF_DEVICE_MEMORY and no size "
+                            "or capacity in the text. Vulkan returns it not only when the heap is full but for one "
+                            "allocation above the driver's maxMemoryAllocationSize (often 2-4 GiB) and when the memory "
+                            "type asked for lives in a small heap (device-local and host-visible memory is a 256 MiB "
+                            "window without Resizable BAR), so the GPU can have room."),
         "xpu_large": _("Intel GPUs refuse one allocation of 4 GiB or more unless the program opts in to large "
                        "buffers; a request of {size} fails there even when the GPU has room.").format(
                            size=format_bytes(f.requested)),
@@ -184,6 +200,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                           "splits buffers; on Vulkan, GGML_VK_FORCE_MAX_ALLOCATION_SIZE sets the split size"),
         "vulkan_large": _("Make the largest buffer smaller (-ub / -b / -c for llama.cpp), or set "
                           "GGML_VK_FORCE_MAX_ALLOCATION_SIZE to the driver's maxMemoryAllocationSize"),
+        "vulkan_unsized": _("Compare the failing buffer's size with vulkaninfo's maxMemoryAllocationSize and heap sizes; "
+                            "split the buffer (a smaller batch or tile), or have the runtime allocate it device-local "
+                            "only"),
         "xpu_large": _("Set UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1 before starting Python (and build SYCL kernels with "
                        "-ze-opt-greater-than-4GB-buffer-required), or split the tensor into pieces under 4 GiB"),
         "pin_memory": _("Set pin_memory=False in the DataLoader (or avoid pinned buffers); under WSL2 raise the "
@@ -206,13 +225,22 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         # ggml/src/ggml-cuda/ggml-cuda.cu); GGML_CUDA_NO_PINNED makes it use pageable memory (llama.cpp#1735).
         fixes["pin_memory"] = _("Set GGML_CUDA_NO_PINNED=1 before starting (ggml then uses pageable host memory), or "
                                 "raise the WSL memory in .wslconfig (memory=) and restart WSL")
+    if key == "buffer_limit" and _WEBGPU_LIMIT.search(r.text or ""):
+        # WebGPU devices start with the spec's default limits (maxBufferSize 256 MiB) unless the program asks the
+        # adapter for more when it requests the device (wgpu: Limits::default(), DeviceDescriptor.required_limits; the
+        # WebGPU spec's requestDevice requiredLimits); gfx-rs/wgpu#6221: "268435456 is the default limit, you need to
+        # explicitly request higher limits via required_limits".
+        fixes["buffer_limit"] = _("Ask the adapter for its own limit when creating the device (wgpu: "
+                                  "required_limits with max_buffer_size = adapter.limits().max_buffer_size; WebGPU: "
+                                  "requestDevice({requiredLimits: {maxBufferSize: adapter.limits.maxBufferSize}})), or "
+                                  "split the buffer below the limit")
     if key == "buffer_limit" and r.runtime == "mlc":
         # TVM's Relax VM plans its buffers statically for the context and prefill chunk the model was configured with
         # (src/runtime/relax_vm/memory_manager.cc); a request beyond the planned region needs a plan that covers it.
         fixes["buffer_limit"] = _("Keep the input within what the memory plan was made for, or plan for more: "
                                   "mlc_llm gen_config --context-window-size / --prefill-chunk-size (or mlc_llm serve "
                                   "--overrides \"context_window_size=...;prefill_chunk_size=...\"), then rerun")
-    check_key = {"vulkan_large": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
+    check_key = {"vulkan_large": "buffer_limit", "vulkan_unsized": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
                  "shm_segment": "host_ram",
                  "va_reserve": "free_exceeds_request", "vmm_handle": "free_exceeds_request",
                  "managed_memory": "free_exceeds_request",
@@ -220,6 +248,10 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
     own_check = {"dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     if key == "pin_memory" and _ggml_cuda(r):
         own_check = GGML_PINNED_CHECK
+    if key == "buffer_limit" and _WEBGPU_LIMIT.search(r.text or ""):
+        own_check = WEBGPU_LIMIT_CHECK
+    elif key == "buffer_limit" and _OPENCL_LIMIT.search(r.text or ""):
+        own_check = OPENCL_LIMIT_CHECK
     command = own_check.command if own_check is not None else check_command(check_key, r.platform)
     check_line = (_("{command}: {meaning}").format(command=command, meaning=i18n._(own_check.meaning))
                   if own_check is not None else _check_line(check_key, r.platform))
@@ -233,6 +265,35 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         fix=fixes[key],
         checks=[check_line],
     )
+
+
+def _mac_trap(f: Facts) -> Cause:
+    """A model's process ended by SIGTRAP on a Mac (signatures ``sigtrap_mac``): Metal could not back an allocation, the
+    likelier reading (0.55), with memory pressure and swap as the check."""
+    check = MAC_MEMORY_CHECK
+    return Cause(
+        id="genuine_shortage",
+        title=_("Likely out of memory: the process was ended by a trap on a Mac"),
+        confidence=0.55,
+        evidence=evidence(deciding_check=check.key, check_command=check.command),
+        explanation=_("macOS ended the process with SIGTRAP ('Trace/BPT trap') while the model ran. On Apple silicon "
+                      "the GPU shares the system's memory, and when Metal cannot back an allocation (the model and its "
+                      "buffers larger than memory plus swap, or PyTorch's MPS limit turned off) the process is ended "
+                      "this way instead of raising an out-of-memory error."),
+        fix=_("Use a smaller or quantised model, a lower resolution or fewer frames, and attention slicing "
+              "(pipe.enable_attention_slicing()); keep PYTORCH_MPS_HIGH_WATERMARK_RATIO at its default so MPS raises "
+              "an error instead of exhausting memory"),
+        more_fixes=[_("Close other applications: on a Mac they share the same memory as the GPU.")],
+        checks=[_("{command}: {meaning}").format(command=check.command, meaning=i18n._(check.meaning))],
+    )
+
+
+# OpenCL's per-object limit in OpenVINO's GPU plugin's words (signatures ``buffer_limit``).
+_OPENCL_LIMIT = re.compile(r"max size of memory object allocation|max alloc size supported by device|"
+                           r"CL_DEVICE_MAX_MEM_ALLOC_SIZE", re.IGNORECASE)
+# WebGPU's per-buffer limit in wgpu's and Dawn's words (signatures ``buffer_limit``).
+_WEBGPU_LIMIT = re.compile(r"greater than the maximum buffer size|exceeds the max buffer size limit|maxBufferSize|"
+                           r"\bwgpu", re.IGNORECASE)
 
 
 def _ggml_cuda(r: MemoryReport) -> bool:
@@ -312,6 +373,9 @@ def check(f: Facts) -> list[Cause]:
         out.append(_not_capacity(sig, _xpu_large_confidence(f), f))
     elif sig == "vulkan_large":
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "vulkan_unsized":
+        out.append(_not_capacity(sig, 0.5, f))
+        out.append(_shortage(0.45, f, _("The Vulkan device's memory may be full: the text gives no figure to tell.")))
     elif sig == "vmm_handle":
         out.append(_not_capacity(sig, 0.6, f))
         out.append(_shortage(0.4, f, _("hipMemCreate allocates device memory: with the GPU full it fails the same "
@@ -344,6 +408,8 @@ def check(f: Facts) -> list[Cause]:
         out.append(_other_process(0.35, f))
     elif sig == "sigkill":
         out.append(_not_capacity("oom_killer", 0.7, f))
+    elif sig == "sigtrap_mac":
+        out.append(_mac_trap(f))
     elif sig == "metal_oom":
         out.append(_shortage(0.7, f, _("A Metal command buffer ran out of memory: the model, its cache and this "
                                        "step's buffers exceed the GPU working set macOS allows (about two thirds "
@@ -755,7 +821,40 @@ def _nccl_cuda_error(f: Facts) -> list[Cause]:
     return [holder, shortage, _not_capacity("driver_version", 0.3, f)]
 
 
+# A multi-process launch named in the text: torchrun / torch.distributed's launcher, its ranks' log prefix, DDP,
+# MPI, Horovod, DeepSpeed's and Accelerate's launchers. A rank that does not bind its GPU before its first CUDA call
+# (torch.cuda.set_device(local_rank), or CUDA_VISIBLE_DEVICES per rank) creates its CUDA context on GPU 0, 0.3-1.2 GiB
+# each (returnn#1469: 15 contexts of 1.19 GiB; pytorch#135279, #49481), and the allocation that then fails there is a
+# call outside the allocator: the bare error. So with a launch in the text, another process (the same job's other
+# ranks) is the first reading of a bare error (0.5), the job's own need next.
+_DISTRIBUTED_LAUNCH = re.compile(r"\btorchrun\b|torch[./\\]distributed|\bdistributed_c10d\b|\blocal[_-]rank\b|\[rank\d{1,5}\]|init_process_group|"
+                                 r"DistributedDataParallel|\bmpirun\b|\bhorovodrun\b|deepspeed\.launcher|"
+                                 r"\bdeepspeed --num_gpus|accelerate launch", re.IGNORECASE)
+
+
+_PINNED_WORDS = ("pin_memory", "non_blocking=true", "non_blocking = true", "cachinghostallocator", "cudahostalloc")
+
+
 def _bare(f: Facts) -> list[Cause]:
+    causes = _bare_ranked(f)
+    hidden = _("{command}: {meaning}").format(command=HIDDEN_HOLDER_CHECK.command,
+                                              meaning=i18n._(HIDDEN_HOLDER_CHECK.meaning))
+    for cause in causes:
+        if cause.id in ("other_process", "genuine_shortage") and cause.evidence.get("deciding_check") == "other_process":
+            cause.checks.append(hidden)  # the holder nvidia-smi cannot show (another container, a zombie)
+    if _DISTRIBUTED_LAUNCH.search(f.report.text or "") and not _others_given(f):
+        for cause in causes:
+            if cause.id == "other_process" and cause.confidence < 0.5:
+                cause.confidence = 0.5
+                cause.explanation = _("The text shows a multi-process launch. A rank that does not bind its own GPU "
+                                      "before its first CUDA call creates its CUDA context on GPU 0, beside the other "
+                                      "ranks' contexts, and the allocation that then fails there is outside the "
+                                      "framework's allocator: the bare error.")
+        causes.sort(key=lambda c: -c.confidence)
+    return causes
+
+
+def _bare_ranked(f: Facts) -> list[Cause]:
     r = f.report
     text = r.text or ""
     runtime = r.runtime
@@ -791,7 +890,10 @@ def _bare(f: Facts) -> list[Cause]:
         return [_shortage(0.5, f, _("The driver refused a device allocation (cuMemCreate / cuMemAlloc): the GPU is "
                                     "full.")),
                 _other_process(0.4, f), _not_capacity("ecc", 0.15, f)]
-    pinned = "pin_memory" in low or _wsl(f)
+    # Page-locked memory named in the text: pin_memory, or an asynchronous host-to-device copy (non_blocking=True needs
+    # a pinned source, so offloading code pins its host tensors first; kijai/ComfyUI-WanVideoWrapper#422: the bare
+    # error "always" with non_blocking on), or PyTorch's caching host allocator (CachingHostAllocator.cpp).
+    pinned = any(w in low for w in _PINNED_WORDS) or _wsl(f)
     pytorch = r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low
     if pinned or (pytorch and _ASYNC_NOTE in low):
         # PyTorch's caching allocator reports its own failures as "Tried to allocate ..." (every release that

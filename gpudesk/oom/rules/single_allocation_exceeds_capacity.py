@@ -15,6 +15,13 @@ the pool's limit can never be served (0.9); a request of 1 GiB or more refused w
 it is the request alone against the device (0.6: CuPy frees its cached blocks and retries twice before raising,
 ``SingleDeviceMemoryPool._try_malloc``, so nothing of the process's own was in the way; cupy#2241: 200 GB asked
 with 4 KiB held).
+
+XLA:TPU's compile-time report ("Ran out of memory in memory space hbm. Used U of T hbm", then "Largest program
+allocations in hbm: 1. Size: S"): a largest buffer S above the capacity T is one allocation no schedule can fit
+(0.9, above the whole program's shortage), whatever else the program needs (flowpm#27: 32.00G of 16.00G hbm, a
+s32[8388608,8,4] array whose 1.00G grew 32-fold because the TPU tiles an array's two minor dimensions to multiples of
+8 and 128, cloud.google.com/tpu/docs/performance-guide "Tensor dimensions padding"). When padding is most of that
+buffer, the fix is the array's layout (the large dimensions last), not a smaller model.
 """
 
 from __future__ import annotations
@@ -46,6 +53,9 @@ def largest_gpu_bytes() -> int:
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
+    largest_buffer = _largest_program_buffer(f)
+    if largest_buffer is not None:
+        return largest_buffer
     req = f.requested
     if req is None:
         return None
@@ -132,3 +142,43 @@ def check(f: Facts) -> Cause | None:
 
 def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+# Padding this share of a buffer or more makes the layout, not the data, the reason it is large.
+PADDING_SHARE = 0.5
+
+
+def _largest_program_buffer(f: Facts) -> Cause | None:
+    """XLA:TPU's largest program buffer above the device's capacity (module docstring); None otherwise."""
+    largest = _int(f.report.parsed.get("largest_allocation_bytes"))
+    total = f.total
+    if largest is None or total is None or largest <= total:
+        return None
+    padding = _int(f.report.parsed.get("largest_allocation_padding_bytes"))
+    padded = padding is not None and padding >= PADDING_SHARE * largest
+    if padded:
+        assert padding is not None
+        why = _("The program's largest buffer alone is {largest}, more than the device's {total}; {padding} of it is "
+                "padding: the TPU lays arrays out in tiles that round the two minor dimensions up to multiples of 8 "
+                "and 128, so an array whose last dimensions are small grows many times over.").format(
+                    largest=format_bytes(largest), total=format_bytes(total), padding=format_bytes(padding))
+        fix = _("Reshape or transpose the array so that its large dimensions are the last two (or merge the small "
+                "minor dimensions into one of 128 or more); the padding then goes away")
+    else:
+        why = _("The program's largest buffer alone is {largest}, more than the device's {total}: no schedule or "
+                "rematerialisation can fit one buffer larger than the memory.").format(
+                    largest=format_bytes(largest), total=format_bytes(total))
+        fix = _("Shard that array across devices (jax.sharding / pjit, or a mesh layout) or split the computation that "
+                "makes it into smaller pieces")
+    return Cause(
+        id="single_allocation_exceeds_capacity",
+        title=_("A single allocation larger than the GPU can hold"),
+        confidence=0.9,
+        evidence=evidence(largest_allocation_bytes=largest, total_capacity_bytes=total,
+                          largest_allocation_padding_bytes=padding,
+                          requested_to_capacity_ratio=round(largest / total, 3)),
+        explanation=why,
+        fix=fix,
+        more_fixes=[_("Find the operator that makes it: the report names it under the largest allocation "
+                      "(Operator, Shape).")],
+    )
