@@ -29,7 +29,10 @@ doctor was run on it:
   while the eighth pass was written (the second batch chosen from the families earlier batches lacked) and labelled
   from their threads before the doctor first ran on them;
 * ``fresh-12``: ``fresh_cases_12.jsonl``, 30 messages collected after the ninth pass (fresh-10/11's classes) was
-  merged, labelled from their threads before the doctor first ran on them.
+  merged, labelled from their threads before the doctor first ran on them;
+* ``fresh-13`` and ``fresh-14``: ``fresh_cases_13.jsonl`` (35) and ``fresh_cases_14.jsonl`` (30, chosen from the
+  families fresh-13 lacked), collected while the tenth pass was written and labelled from their threads before the
+  doctor first ran on them.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -87,7 +90,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-6", "fresh_cases_6.jsonl"), ("fresh-7", "fresh_cases_7.jsonl"),
               ("fresh-8", "fresh_cases_8.jsonl"), ("fresh-9", "fresh_cases_9.jsonl"),
               ("fresh-10", "fresh_cases_10.jsonl"), ("fresh-11", "fresh_cases_11.jsonl"),
-              ("fresh-12", "fresh_cases_12.jsonl"))
+              ("fresh-12", "fresh_cases_12.jsonl"), ("fresh-13", "fresh_cases_13.jsonl"),
+              ("fresh-14", "fresh_cases_14.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
