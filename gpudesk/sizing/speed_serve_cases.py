@@ -8,6 +8,7 @@ parallelism, formats, request shape and load become a :class:`ServeLoad`; the pr
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ _TIME_UNITS = {"s": 1.0, "ms": 1e3}
 _RATE_UNITS = {"tokens/s": 1.0, "tok/s": 1.0, "tokens/s/gpu": 1.0, "tok/s/gpu": 1.0, "req/s": 1.0, "requests/s": 1.0}
 METRICS = ("output_tokens_per_s", "output_tokens_per_s_per_gpu", "requests_per_s", "ttft_s", "tpot_s", "itl_s",
            "e2e_latency_s", "total_tokens_per_s")
+# A release number in a published engine version (the same pattern as gpudesk.sizing.serve_host).
+_RELEASE = re.compile(r"\d+\.\d+")
 # Interconnect as published -> the catalog link kind it means.
 _PCIE = ("pcie",)
 
@@ -74,6 +77,15 @@ def intra_link(gpu: GPU, interconnect: str | None) -> Link:
     return pcie
 
 
+def published_version(text: object) -> str | None:
+    """The row's ``engine_version`` when it holds a release number (``0.4.3.post2``, ``v0.7.3``), None when it names
+    the build otherwise (a commit hash, an image tag such as ``dev``): the release is then unknown and the engine's
+    current defaults apply, as for a row that gives no version (README.md)."""
+    if text is None or not str(text).strip():
+        return None
+    return str(text) if _RELEASE.search(str(text)) else None
+
+
 def load_of_case(case: dict[str, Any]) -> ServeLoad:
     """The :class:`ServeLoad` a row describes (README.md's serving fields)."""
     rate = case.get("request_rate")
@@ -95,7 +107,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         mixed_prefill=case.get("enable_chunked_prefill"), num_scheduler_steps=int(case.get("num_scheduler_steps") or 1),
         gpus_per_node=int(case["gpus_per_node"]) if case.get("gpus_per_node") else None,
         overlap_scheduling=case.get("overlap_scheduling"),
-        engine_version=str(case["engine_version"]) if case.get("engine_version") else None,
+        engine_version=published_version(case.get("engine_version")),
         length_spread=float(case.get("length_spread") or 0.0),
         api_server_count=int(case["api_server_count"]) if case.get("api_server_count") else None,
         pp=int(case.get("pp") or 1),

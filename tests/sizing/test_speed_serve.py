@@ -125,6 +125,13 @@ def test_case_prediction_in_the_rows_unit():
     # No dp published: every GPU of the run serves (8 GPUs at TP 2: 4 replicas).
     from gpudesk.sizing.speed_serve_cases import load_of_case
     assert load_of_case(dict(row, tp=2, gpus=8)).replicas == 4
+    # A published version with a release number sets the engine's defaults; a commit hash or an image tag is an
+    # unknown release (the engine's current defaults), not an error: the row is answered.
+    assert load_of_case(dict(row, engine_version="0.4.3.post2")).engine_version == "0.4.3.post2"
+    assert load_of_case(dict(row, engine_version="commit b6261862419c33d6ce2313aff1e7116067d6037d")).engine_version \
+        is None
+    hashed, _ = predict_serve_case(dict(row, engine_version="commit b6261862"))
+    assert hashed == pytest.approx(predict_serve_case(dict(row, engine_version=None))[0])
 
 
 # --- engine memory budget (gpudesk.sizing.serve_engine) ---------------------------------------------------------
@@ -556,7 +563,9 @@ def test_spread_lengths_let_closed_loop_clients_drift_out_of_lock_step(catalog):
     assert spread.output_tokens_per_s == pytest.approx(same.output_tokens_per_s, rel=0.05)
     assert serve_speed(spec, gpu, load).ttft_s == spread.ttft_s
     with pytest.raises(SizingError):
-        ServeLoad(batch=1, length_spread=1.0).validated()
+        ServeLoad(batch=1, length_spread=1.5).validated()
+    # 1: lengths uniform over (0, 2 x the mean], SGLang's --random-range-ratio 0 (uniform in [1, len]).
+    assert ServeLoad(batch=1, length_spread=1.0).validated().length_spread == 1.0
 
 
 def test_mxfp4_without_fp4_units_pays_the_dequantisation_on_the_vector_alus(catalog):
