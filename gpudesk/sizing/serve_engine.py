@@ -53,6 +53,12 @@ from gpudesk.catalog.records import GPU
 from gpudesk.i18n import _
 from gpudesk.sizing.capacity import gpu_reported_total_bytes
 from gpudesk.sizing.errors import ShapeError, SizingError
+from gpudesk.sizing.serve_dp_attention import (
+    DP_ATTENTION_SOURCE,
+    attention_params_per_layer,
+    attention_tp,
+    per_rank_batch_scale,
+)
 from gpudesk.sizing.memory_inference import (
     PAGED_BLOCK_TOKENS,
     kv_layer_bytes_per_token,
@@ -230,6 +236,13 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     # of L layers) and their KV cache; the KV capacity in tokens is that of one stage (every token has its KV on all).
     stage_share = -(-(spec.layers or 1) // pp) / (spec.layers or 1) if pp > 1 else 1.0
     weights = weight_bytes(spec, fmt) / tp * stage_share
+    dp_attn = load.attention_dp
+    attn_tp = attention_tp(tp, dp_attn)
+    if dp_attn > 1:
+        # Each attention group holds its tp / D ranks' share of the attention projections (serve_dp_attention).
+        bytes_per_param = weight_bytes(spec, fmt) / spec.params
+        weights += (attention_params_per_layer(spec) * (spec.layers or 0) * bytes_per_param
+                    * (1 / attn_tp - 1 / tp) * stage_share)
     kv_dtype = kv_dtype_resolved(load.kv_dtype.lower())
     user_fraction = load.gpu_memory_utilization
     version = load.engine_version
@@ -252,16 +265,19 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
         kv = total * fraction - weights
     else:
         kv = total * fraction - weights - activation - runtime
-    per_token = sum_layers_kv_bytes(spec, kv_dtype, tp) * stage_share
+    per_token = sum_layers_kv_bytes(spec, kv_dtype, attn_tp) * stage_share
     if kv < PAGED_BLOCK_TOKENS * per_token:
         raise SizingError("gpu_memory_utilization", _(
             "{model} leaves no KV cache on {gpu} at TP {tp}: {weights:.1f} GiB of weights per GPU against "
             "{fraction:.0%} of {memory:.0f} GiB; raise the tensor-parallel degree or the memory fraction.").format(
             model=spec.name, gpu=gpu.name, tp=tp, weights=weights / GIB, fraction=fraction,
             memory=total / GIB))
-    capacity = int(kv // per_token)
+    rank_capacity = int(kv // per_token)
+    capacity = rank_capacity * dp_attn  # each attention group caches only its own requests (serve_dp_attention)
     user_running = load.max_num_seqs
-    max_running = int(user_running) if user_running is not None else default_max_running(engine, gpu, capacity, version)
+    max_running = int(user_running) if user_running is not None else default_max_running(
+        engine, gpu, rank_capacity, version)
+    max_running *= per_rank_batch_scale(engine, dp_attn, user_running is not None)
     mixed, mixed_source = default_mixed_prefill(spec, engine, version)
     if load.mixed_prefill is not None:
         mixed, mixed_source = load.mixed_prefill, _SOURCES[engine]
@@ -272,7 +288,9 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
                    "PagedAttention arXiv 2309.06180; engine memory profiling (vllm PR 21489)"),
         Assumption("token_budget_per_step", str(token_budget), _SOURCES[engine]),
         Assumption("max_running_requests", str(max_running), _SOURCES[engine]),
-    )
+    ) + ((Assumption("attention_dp", _(
+        "attention in {groups} data-parallel groups of {gpus} GPU(s), each caching only its own requests").format(
+        groups=dp_attn, gpus=attn_tp), DP_ATTENTION_SOURCE),) if dp_attn > 1 else ())
     return EngineBudget(engine=engine, memory_fraction=fraction, weights_bytes=weights, kv_bytes=kv,
                         kv_bytes_per_token=per_token, kv_capacity_tokens=capacity, kv_dtype=kv_dtype,
                         token_budget=token_budget, max_running=max_running, mixed_prefill=mixed,

@@ -79,6 +79,11 @@ of thousands of tokens the math.
   for the tens of MB a large decode batch or a prefill chunk moves. Below its one-shot limit (256 KiB at TP 8,
   512 KiB at TP 4, any size at TP 2) the engine's kernel has every rank read its peers' whole buffers, ``(n - 1) x``
   the message instead of the ring's ``2 (n - 1) / n`` (:func:`gpudesk.sizing.serve_rates.one_shot_max_bytes`).
+- Data-parallel attention (``attention_dp`` D > 1: SGLang ``--enable-dp-attention``, TensorRT-LLM
+  ``enable_attention_dp``): each GPU reads its attention group's ``tp / D`` share of the attention projections (D
+  times the plain-TP share) and only its group's ``1 / D`` of the running requests' KV cache (MLA's latent is
+  otherwise read whole on every rank); with one GPU per group the attention all-reduce is gone and the MLP's
+  gather and scatter count as one all-reduce of the step's tokens (:mod:`gpudesk.sizing.serve_dp_attention`).
 - Pipeline parallelism (``pp`` stages of ``tp`` GPUs): each stage holds ``ceil(L / pp)`` of the ``L`` layers (the
   fullest stage sets the pace); the engine splits the running requests into micro-batches and keeps them in flight,
   one per stage: ``pp`` of them in TensorRT-LLM's PyTorch executor (``num_micro_batches = pp_size``) and vLLM V1
@@ -140,6 +145,7 @@ from gpudesk.sizing.serve_rates import (
     ACTIVATION_QUANT_SOURCE,
     activation_quant_kernels,
 )
+from gpudesk.sizing.serve_dp_attention import DP_ATTENTION_SOURCE, attention_params_per_layer, attention_tp
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
 from gpudesk.sizing.time import ring_allreduce_bytes
@@ -203,6 +209,8 @@ class StepModel:
     slow_expert_flops_per_token: float = 0.0  # the routed experts' part of it
     slow_peak_flops_per_s: float = 0.0  # the FP8 peak their rate is a share of (0: not counted)
     expert_rows_per_token: float = 0.0  # top-k / experts: rows an expert's GEMM gets per token of the step
+    # Megatron's two per layer; one (the MLP's gather + scatter) under data-parallel attention with one GPU per group
+    allreduces_per_layer: int = 2
 
     def gemm_flops_per_s(self, tokens: int) -> float:
         """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
@@ -230,7 +238,7 @@ class StepModel:
             busbw = measured_allreduce_busbw(self.link, message)
             if busbw:
                 one = max(one, ring / busbw)
-        return 2 * self.layers * one
+        return self.allreduces_per_layer * self.layers * one
 
     def step_s(self, decode_requests: int, decode_context_tokens: float, prefill_tokens: int = 0,
                prefill_attention_tokens: float = 0.0) -> float:
@@ -355,7 +363,13 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     bytes_per_param = total_weights * tp / spec.params
     expert_bytes = spec.expert_params * bytes_per_param / tp if experts else 0.0
     dense = total_weights - moe_layers * experts * expert_bytes
-    kv_per_token = kv_layer_bytes_per_token(spec, kv_dtype, tp) * dims.layers
+    dp_attn = load.attention_dp
+    attn_tp = attention_tp(tp, dp_attn)
+    if dp_attn > 1:
+        # Data-parallel attention: each GPU holds (and reads every step) its attention group's tp / D share of the
+        # attention projections, and caches and reads only its group's 1 / D of the requests' KV (module docstring).
+        dense += attention_params_per_layer(spec) * dims.layers * bytes_per_param * (1 / attn_tp - 1 / tp)
+    kv_per_token = kv_layer_bytes_per_token(spec, kv_dtype, attn_tp) * dims.layers / dp_attn
     block_fp8 = fmt.lower() == "fp8" and (spec.checkpoint_weight_format or "").lower() == "fp8"
     block_bytes = max(0.0, dense - spec.embedding_params * ACTIVATION_BYTES / tp) if block_fp8 else 0.0
     elementwise = elementwise_bytes_per_token(spec, tp)
@@ -440,6 +454,13 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         assumptions.append(Assumption(
             "dequant_overlap", _("overlapped with the weight loads") if overlapped else _("added to the weight loads"),
             overlap_source or dequant_source))
+    if dp_attn > 1:
+        assumptions.append(Assumption("attention_dp", _(
+            "attention in {groups} data-parallel groups of {gpus} GPU(s): {gb:.2f} GB more attention weights per GPU "
+            "read every step, 1/{groups} of the KV cache read per GPU").format(
+            groups=dp_attn, gpus=attn_tp,
+            gb=attention_params_per_layer(spec) * dims.layers * bytes_per_param * (1 / attn_tp - 1 / tp) / 1e9),
+            DP_ATTENTION_SOURCE))
     if tp > 1 and link is not None:
         assumptions.append(Assumption("tp_allreduce", _("2 per layer over {link} ({gbps:g} GB/s per direction x {eff:g}), "
                                                         "{alpha:g} s latency each").format(
@@ -461,7 +482,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         gemm_peak_flops_per_s=peak if fp4_shares else 0.0, gemm_decode_share=fp4_shares[0] if fp4_shares else 0.0,
         gemm_large_share=fp4_shares[1] if fp4_shares else 0.0, slow_flops_per_token=slow_flops,
         slow_expert_flops_per_token=slow_expert_flops, slow_peak_flops_per_s=slow_peak,
-        expert_rows_per_token=(spec.moe_active_experts or 0) / experts if experts else 0.0)
+        expert_rows_per_token=(spec.moe_active_experts or 0) / experts if experts else 0.0,
+        allreduces_per_layer=2 if attn_tp > 1 else 1)
     if load.pp == 1 or link is None:
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).

@@ -90,8 +90,11 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
     """The :class:`ServeLoad` a row describes (README.md's serving fields)."""
     rate = case.get("request_rate")
     tp = int(case.get("tp") or 1)
-    # Replicas as published, else every GPU of the run serving: gpus / (tp x pp).
-    replicas = int(case.get("dp") or max(1, int(case.get("gpus") or tp) // (tp * int(case.get("pp") or 1))))
+    # Replicas as published, else every GPU of the run serving: gpus / (tp x pp). With data-parallel attention
+    # (SGLang --enable-dp-attention --dp D) the published dp is the attention groups inside the replica, not replicas.
+    every_gpu = max(1, int(case.get("gpus") or tp) // (tp * int(case.get("pp") or 1)))
+    attention_dp = attention_groups(case, tp)
+    replicas = every_gpu if attention_dp > 1 else int(case.get("dp") or every_gpu)
     return ServeLoad(
         engine=str(case.get("engine") or case.get("framework") or "vllm").lower(),
         input_tokens=int(case["input_tokens"]), output_tokens=int(case["output_tokens"]),
@@ -112,7 +115,19 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         api_server_count=int(case["api_server_count"]) if case.get("api_server_count") else None,
         pp=int(case.get("pp") or 1),
         backend=str(case["backend"]) if case.get("backend") else None,
+        attention_dp=attention_dp,
     )
+
+
+def attention_groups(case: dict[str, Any], tp: int) -> int:
+    """Data-parallel attention groups of a row (README.md): ``attention_dp`` where published, else ``dp`` (SGLang's
+    ``--dp`` next to ``--enable-dp-attention``) or ``tp`` when ``enable_dp_attention`` is true; 1 without it."""
+    if case.get("attention_dp"):
+        return int(case["attention_dp"])
+    if not case.get("enable_dp_attention"):
+        return 1
+    dp = int(case.get("dp") or 1)
+    return dp if 1 < dp <= tp else tp
 
 
 def metric_value(speed: ServeSpeed, metric: str, input_tokens: int) -> float:
