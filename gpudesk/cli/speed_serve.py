@@ -3,7 +3,7 @@
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
 ``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``; ``--pp`` (pipeline stages per replica) comes from the
-training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--api-server-count``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--api-server-count``, ``--enable-dp-attention`` / ``--attention-dp``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
 ``{"serve": {...}, "assumptions": [...]}``.
@@ -28,7 +28,7 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "load": "--concurrency/--request-rate/--batch", "link": "--tp", "model": "--model", "gpu": "--gpu",
           "engine_version": "--engine-version", "gpus_per_node": "--server", "length_spread": "--length-spread",
           "api_server_count": "--api-server-count", "pp": "--pp",
-          "backend": "--trtllm-backend"}
+          "backend": "--trtllm-backend", "attention_dp": "--attention-dp"}
 
 
 def _rate(text: str) -> float:
@@ -82,6 +82,11 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trtllm-backend", choices=("pytorch", "tensorrt"), default=None,
                         help=_("TensorRT-LLM runtime: the PyTorch flow or the TensorRT-engine flow (trtllm-bench "
                                "--backend); default: the release's (PyTorch from 1.0)"))
+    parser.add_argument("--enable-dp-attention", action="store_true",
+                        help=_("attention data-parallel across the replica's tensor-parallel GPUs, one group per GPU "
+                               "(SGLang --enable-dp-attention, TensorRT-LLM enable_attention_dp)"))
+    parser.add_argument("--attention-dp", type=at_least_one, default=None, metavar="D",
+                        help=_("with --enable-dp-attention: attention groups per replica (SGLang --dp); default: --tp"))
     parser.add_argument("--overlap-scheduling", action=argparse.BooleanOptionalAction, default=None,
                         help=_("the engine prepares the next step on the CPU while the GPU runs this one (vLLM "
                                "--async-scheduling, SGLang overlap scheduler); default: the engine's"))
@@ -147,6 +152,16 @@ def _parallel(args: argparse.Namespace) -> tuple[int, int]:
     return tp, replicas
 
 
+def _attention_dp(args: argparse.Namespace, tp: int) -> int:
+    """Attention data-parallel groups from --enable-dp-attention and --attention-dp (1 without the switch)."""
+    groups = getattr(args, "attention_dp", None)
+    if not getattr(args, "enable_dp_attention", False):
+        if groups is not None:
+            raise CliError(_("--attention-dp needs --enable-dp-attention."))
+        return 1
+    return int(groups) if groups is not None else tp
+
+
 def cmd_serve_speed(args: argparse.Namespace) -> int:
     """Print the serving speed of one option (module docstring). Returns the exit status."""
     from gpudesk.cli.plan import _spec
@@ -173,7 +188,8 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      length_spread=getattr(args, "length_spread", 0.0),
                      api_server_count=getattr(args, "api_server_count", None),
                      overlap_scheduling=getattr(args, "overlap_scheduling", None),
-                     pp=int(getattr(args, "pp", 1) or 1), backend=getattr(args, "trtllm_backend", None))
+                     pp=int(getattr(args, "pp", 1) or 1), backend=getattr(args, "trtllm_backend", None),
+                     attention_dp=_attention_dp(args, tp))
     try:
         link = intra_link(gpu, _interconnect(args)) if tp * load.pp > 1 else None
         load = replace(load, gpus_per_node=_gpus_per_node(args))

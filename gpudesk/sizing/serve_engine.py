@@ -41,6 +41,9 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
   servers); from v0.8 (V1, chunked prefill always on) the rule is kept only for non-GPU platforms ("MLA is enabled
   on a non-GPU platform", v0.8.4 logs). Such a server runs each prompt as a prefill-only step, so a new request's
   prompt no longer rides in the decode steps: TTFT and TPOT follow the separate-prefill schedule.
+- vLLM V0 (a published ``engine_version`` below 0.8) turns chunked prefill on by default only for a model whose
+  context exceeds 32K tokens (no sliding window), with 512 tokens per step; otherwise prompts run in steps of their
+  own of up to max(context, 2048) tokens (:func:`vllm_v0_prefill`).
 - FP8 KV (``--kv-cache-dtype fp8``) halves the bytes per token (:mod:`gpudesk.sizing.memory_inference`).
 """
 
@@ -53,6 +56,12 @@ from gpudesk.catalog.records import GPU
 from gpudesk.i18n import _
 from gpudesk.sizing.capacity import gpu_reported_total_bytes
 from gpudesk.sizing.errors import ShapeError, SizingError
+from gpudesk.sizing.serve_dp_attention import (
+    DP_ATTENTION_SOURCE,
+    attention_params_per_layer,
+    attention_tp,
+    per_rank_batch_scale,
+)
 from gpudesk.sizing.memory_inference import (
     PAGED_BLOCK_TOKENS,
     kv_layer_bytes_per_token,
@@ -205,6 +214,43 @@ def default_mixed_prefill(spec: ModelSpec, engine: str, version: str | None) -> 
     return True, _SOURCES.get(engine, _SOURCES["vllm"])
 
 
+# vLLM V0 (releases before 0.8) decides chunked prefill by the context length: ``EngineArgs.create_engine_config``
+# turns it on by default only for a model whose max_model_len exceeds 32K on a GPU without sliding-window layers
+# (nor speculative decoding, LoRA or prefix caching, all off by default), and ``SchedulerConfig`` then gives each
+# step 512 tokens; with chunked prefill off (shorter contexts, MLA models from v0.7.1) a prefill step takes up to
+# max(max_model_len, 2048) prompt tokens and runs without decodes. Published V0 startup logs print both:
+# "Chunked prefill is enabled by default for models with max_model_len > 32K" and "Chunked prefill is enabled with
+# max_num_batched_tokens=512" (vllm-project/vllm issue logs of v0.6.4 and v0.7.x servers; vllm/engine/arg_utils.py,
+# vllm/config.py SchedulerConfig of v0.6). The model's context length stands for max_model_len.
+VLLM_V0_LONG_CONTEXT_TOKENS = 32 * 1024
+VLLM_V0_CHUNK_TOKENS = 512
+VLLM_V0_UNCHUNKED_MIN_TOKENS = 2048
+VLLM_V0_PREFILL_SOURCE = (
+    "vLLM V0 (< 0.8) vllm/engine/arg_utils.py: chunked prefill on by default only for max_model_len > 32K, "
+    "SchedulerConfig max_num_batched_tokens 512 then, else max(max_model_len, 2048) in prefill-only steps; logs "
+    "'Chunked prefill is enabled with max_num_batched_tokens=512' (https://github.com/vllm-project/vllm)")
+
+
+def vllm_v0_prefill(spec: ModelSpec, version: str | None, chunked: bool | None) -> tuple[bool, int, str] | None:
+    """(chunked prefill on, token budget per step, source) of a vLLM V0 release (a published ``version`` below 0.8)
+    for ``spec``, ``chunked`` the published ``--enable-chunked-prefill`` (None: the default); None for V1 or no
+    version (module comment above)."""
+    parsed = engine_version_tuple(version)
+    if parsed is None or parsed >= VLLM_V1_DEFAULT_SINCE:
+        return None
+    context = int(spec.context_length or 0)
+    mla_off = spec.attention_kind == "mla" and parsed >= VLLM_MLA_OFF_SINCE
+    on = chunked if chunked is not None else (
+        context > VLLM_V0_LONG_CONTEXT_TOKENS and not spec.sliding_window and not mla_off)
+    if on:
+        return True, VLLM_V0_CHUNK_TOKENS, VLLM_V0_PREFILL_SOURCE
+    return False, max(context, VLLM_V0_UNCHUNKED_MIN_TOKENS), (
+        VLLM_MLA_NO_CHUNKED_PREFILL_SOURCE if mla_off and chunked is None else VLLM_V0_PREFILL_SOURCE)
+
+
+VLLM_MLA_OFF_SINCE = (0, 7)
+
+
 def kv_dtype_resolved(kv_dtype: str) -> str:
     """``auto`` -> the model's 16-bit dtype (bf16); else the given one."""
     return "bf16" if kv_dtype == "auto" else kv_dtype
@@ -230,13 +276,21 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     # of L layers) and their KV cache; the KV capacity in tokens is that of one stage (every token has its KV on all).
     stage_share = -(-(spec.layers or 1) // pp) / (spec.layers or 1) if pp > 1 else 1.0
     weights = weight_bytes(spec, fmt) / tp * stage_share
+    dp_attn = load.attention_dp
+    attn_tp = attention_tp(tp, dp_attn)
+    if dp_attn > 1:
+        # Each attention group holds its tp / D ranks' share of the attention projections (serve_dp_attention).
+        bytes_per_param = weight_bytes(spec, fmt) / spec.params
+        weights += (attention_params_per_layer(spec) * (spec.layers or 0) * bytes_per_param
+                    * (1 / attn_tp - 1 / tp) * stage_share)
     kv_dtype = kv_dtype_resolved(load.kv_dtype.lower())
     user_fraction = load.gpu_memory_utilization
     version = load.engine_version
     fraction = float(user_fraction) if user_fraction is not None else default_memory_fraction(engine, gpu, tp,
                                                                                               version)
     user_budget = load.max_num_batched_tokens
-    token_budget = int(user_budget) if user_budget is not None else default_token_budget(
+    v0 = vllm_v0_prefill(spec, version, load.mixed_prefill) if engine == "vllm" else None
+    token_budget = int(user_budget) if user_budget is not None else v0[1] if v0 is not None else default_token_budget(
         engine, gpu, load.batch is not None, tp, version)
     overheads = Overheads()
     runtime = overheads.cuda_context_bytes + overheads.inference_runtime_bytes + (
@@ -252,17 +306,22 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
         kv = total * fraction - weights
     else:
         kv = total * fraction - weights - activation - runtime
-    per_token = sum_layers_kv_bytes(spec, kv_dtype, tp) * stage_share
+    per_token = sum_layers_kv_bytes(spec, kv_dtype, attn_tp) * stage_share
     if kv < PAGED_BLOCK_TOKENS * per_token:
         raise SizingError("gpu_memory_utilization", _(
             "{model} leaves no KV cache on {gpu} at TP {tp}: {weights:.1f} GiB of weights per GPU against "
             "{fraction:.0%} of {memory:.0f} GiB; raise the tensor-parallel degree or the memory fraction.").format(
             model=spec.name, gpu=gpu.name, tp=tp, weights=weights / GIB, fraction=fraction,
             memory=total / GIB))
-    capacity = int(kv // per_token)
+    rank_capacity = int(kv // per_token)
+    capacity = rank_capacity * dp_attn  # each attention group caches only its own requests (serve_dp_attention)
     user_running = load.max_num_seqs
-    max_running = int(user_running) if user_running is not None else default_max_running(engine, gpu, capacity, version)
+    max_running = int(user_running) if user_running is not None else default_max_running(
+        engine, gpu, rank_capacity, version)
+    max_running *= per_rank_batch_scale(engine, dp_attn, user_running is not None)
     mixed, mixed_source = default_mixed_prefill(spec, engine, version)
+    if v0 is not None:
+        mixed, mixed_source = v0[0], v0[2]
     if load.mixed_prefill is not None:
         mixed, mixed_source = load.mixed_prefill, _SOURCES[engine]
     assumptions = (
@@ -270,9 +329,12 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
         Assumption("engine_memory_fraction", f"{fraction:g}", _SOURCES[engine]),
         Assumption("kv_capacity_tokens", f"{capacity} ({kv / GIB:.1f} GiB, {kv_dtype})",
                    "PagedAttention arXiv 2309.06180; engine memory profiling (vllm PR 21489)"),
-        Assumption("token_budget_per_step", str(token_budget), _SOURCES[engine]),
+        Assumption("token_budget_per_step", str(token_budget), v0[2] if v0 is not None and user_budget is None
+                   else _SOURCES[engine]),
         Assumption("max_running_requests", str(max_running), _SOURCES[engine]),
-    )
+    ) + ((Assumption("attention_dp", _(
+        "attention in {groups} data-parallel groups of {gpus} GPU(s), each caching only its own requests").format(
+        groups=dp_attn, gpus=attn_tp), DP_ATTENTION_SOURCE),) if dp_attn > 1 else ())
     return EngineBudget(engine=engine, memory_fraction=fraction, weights_bytes=weights, kv_bytes=kv,
                         kv_bytes_per_token=per_token, kv_capacity_tokens=capacity, kv_dtype=kv_dtype,
                         token_budget=token_budget, max_running=max_running, mixed_prefill=mixed,

@@ -57,6 +57,9 @@ class ServeLoad:
     scheduled at once (vLLM V0 ``--num-scheduler-steps``; new requests join only between such blocks).
     ``api_server_count``: API-server processes per replica (vLLM ``--api-server-count``; None: one).
     ``pp``: pipeline-parallel stages per replica (each stage ``tp`` GPUs; a replica is ``tp x pp`` GPUs).
+    ``attention_dp``: attention data-parallel groups within the replica (SGLang ``--enable-dp-attention --dp D``,
+    TensorRT-LLM ``enable_attention_dp``: D = tp; 1: plain tensor parallelism; :mod:`gpudesk.sizing.
+    serve_dp_attention`).
     ``backend``: TensorRT-LLM's runtime, ``pytorch`` or ``tensorrt`` (None: the release's default,
     :func:`gpudesk.sizing.serve_host.trtllm_backend`); only TensorRT-LLM takes one.
     """
@@ -85,6 +88,7 @@ class ServeLoad:
     api_server_count: int | None = None
     pp: int = 1
     backend: str | None = None
+    attention_dp: int = 1
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.
@@ -129,7 +133,12 @@ class ServeLoad:
         engine_version_tuple(self.engine_version)
         if self.api_server_count is not None:
             positive_int("api_server_count", self.api_server_count, MAX_API_SERVERS)
-        if not 0.0 <= self.length_spread < 1.0:
-            raise SizingError("length_spread", _("the length spread must be at least 0 and below 1 (got {value}).").format(
+        positive_int("attention_dp", self.attention_dp, MAX_TP)
+        if self.tp % self.attention_dp:
+            raise SizingError("attention_dp", _(
+                "data-parallel attention splits the {tp} tensor-parallel GPUs into groups: {dp} does not divide "
+                "{tp}.").format(tp=self.tp, dp=self.attention_dp))
+        if not 0.0 <= self.length_spread <= 1.0:
+            raise SizingError("length_spread", _("the length spread must be between 0 and 1 (got {value}).").format(
                 value=self.length_spread))
         return self

@@ -48,6 +48,10 @@ of thousands of tokens the math.
   before DeepGEMM became its default (:func:`gpudesk.sizing.serve_rates.block_fp8_triton_flops_share`), at the
   kernel's measured rate for the GEMM's rows: the step's tokens for a dense linear, tokens x top-k / experts for a
   routed expert (:func:`gpudesk.sizing.serve_rates.block_fp8_triton_peak_share`).
+- Fused-MoE row tiles: where the routed experts run the engines' Triton fused MoE with block-FP8 weights, each
+  active expert computes whole tiles of 16 or 64 token rows (by engine release), and the padded rows' math counts
+  where it exceeds the experts' weight stream (:mod:`gpudesk.sizing.serve_moe_tiles`): 64-row tiles make the
+  decode step of a 256-expert model compute bound from a few tokens on.
 - Dequantisation: a weight-only format the GPU has no matrix units for (MXFP4 on Hopper or CDNA 3) is unpacked
   on the vector ALUs, once per weight read per step, added to the GEMM (:func:`gpudesk.sizing.serve_rates.
   dequant_weights_per_s`); MXFP4 on FP4 matrix units (CDNA 4, Blackwell) runs at the FP4 rate. Where the engine
@@ -79,6 +83,11 @@ of thousands of tokens the math.
   for the tens of MB a large decode batch or a prefill chunk moves. Below its one-shot limit (256 KiB at TP 8,
   512 KiB at TP 4, any size at TP 2) the engine's kernel has every rank read its peers' whole buffers, ``(n - 1) x``
   the message instead of the ring's ``2 (n - 1) / n`` (:func:`gpudesk.sizing.serve_rates.one_shot_max_bytes`).
+- Data-parallel attention (``attention_dp`` D > 1: SGLang ``--enable-dp-attention``, TensorRT-LLM
+  ``enable_attention_dp``): each GPU reads its attention group's ``tp / D`` share of the attention projections (D
+  times the plain-TP share) and only its group's ``1 / D`` of the running requests' KV cache (MLA's latent is
+  otherwise read whole on every rank); with one GPU per group the attention all-reduce is gone and the MLP's
+  gather and scatter count as one all-reduce of the step's tokens (:mod:`gpudesk.sizing.serve_dp_attention`).
 - Pipeline parallelism (``pp`` stages of ``tp`` GPUs): each stage holds ``ceil(L / pp)`` of the ``L`` layers (the
   fullest stage sets the pace); the engine splits the running requests into micro-batches and keeps them in flight,
   one per stage: ``pp`` of them in TensorRT-LLM's PyTorch executor (``num_micro_batches = pp_size``) and vLLM V1
@@ -140,6 +149,8 @@ from gpudesk.sizing.serve_rates import (
     ACTIVATION_QUANT_SOURCE,
     activation_quant_kernels,
 )
+from gpudesk.sizing.serve_moe_tiles import MOE_TILE_SOURCE, MoeTiles, fused_moe_tiles, padded_expert_rows
+from gpudesk.sizing.serve_dp_attention import DP_ATTENTION_SOURCE, attention_params_per_layer, attention_tp
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
 from gpudesk.sizing.time import ring_allreduce_bytes
@@ -203,6 +214,9 @@ class StepModel:
     slow_expert_flops_per_token: float = 0.0  # the routed experts' part of it
     slow_peak_flops_per_s: float = 0.0  # the FP8 peak their rate is a share of (0: not counted)
     expert_rows_per_token: float = 0.0  # top-k / experts: rows an expert's GEMM gets per token of the step
+    # Megatron's two per layer; one (the MLP's gather + scatter) under data-parallel attention with one GPU per group
+    allreduces_per_layer: int = 2
+    moe_tiles: MoeTiles | None = None  # the routed experts' Triton fused-MoE row tiles (None: not that kernel)
 
     def gemm_flops_per_s(self, tokens: int) -> float:
         """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
@@ -230,7 +244,7 @@ class StepModel:
             busbw = measured_allreduce_busbw(self.link, message)
             if busbw:
                 one = max(one, ring / busbw)
-        return 2 * self.layers * one
+        return self.allreduces_per_layer * self.layers * one
 
     def step_s(self, decode_requests: int, decode_context_tokens: float, prefill_tokens: int = 0,
                prefill_attention_tokens: float = 0.0) -> float:
@@ -276,7 +290,7 @@ class StepModel:
             dense_slow = self.slow_flops_per_token - self.slow_expert_flops_per_token
             math_s += tokens * (dense_slow * max(0.0, 1 / dense_rate - 1 / rate)
                                 + self.slow_expert_flops_per_token * max(0.0, 1 / expert_rate - 1 / rate))
-        gemm = stream + math_s + self.dense_stream_extra_s
+        gemm = stream + math_s + self.dense_stream_extra_s + self.moe_tile_padding_s(tokens)
         if tokens < self.gemm_tile_tokens:
             gemm = max(gemm, self.gemm_tile_tokens * self.flops_per_token / rate)
         kv_bytes = (decode_context_tokens + prefill_tokens) * self.kv_bytes_per_token
@@ -287,6 +301,21 @@ class StepModel:
         if tokens > self.skinny_max_tokens:
             gpu += self.library_gemm_s
         return gpu
+
+    def moe_tile_padding_s(self, tokens: int) -> float:
+        """Seconds the routed experts' padded tile rows add to a step of ``tokens`` tokens beyond their weight stream
+        and real math (:mod:`gpudesk.sizing.serve_moe_tiles`); 0 where the experts do not run the Triton fused
+        MoE with block-FP8 weights."""
+        if self.moe_tiles is None or not (self.slow_expert_flops_per_token and self.slow_peak_flops_per_s):
+            return 0.0
+        padded, active = padded_expert_rows(tokens, self.experts, self.active_experts, self.moe_tiles.rows(tokens))
+        if not padded:
+            return 0.0
+        flops_per_row = self.slow_expert_flops_per_token / self.active_experts
+        rate = self.slow_peak_flops_per_s * block_fp8_triton_peak_share(tokens * self.expert_rows_per_token)
+        stream = self.moe_layers * active * self.expert_bytes / self.bytes_per_s
+        real = tokens * self.active_experts * flops_per_row / rate
+        return max(0.0, padded * flops_per_row / rate - stream - real)
 
     def host_s(self, requests: int) -> float:
         """CPU seconds the engine spends on one step of ``requests`` requests (module docstring)."""
@@ -355,7 +384,13 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     bytes_per_param = total_weights * tp / spec.params
     expert_bytes = spec.expert_params * bytes_per_param / tp if experts else 0.0
     dense = total_weights - moe_layers * experts * expert_bytes
-    kv_per_token = kv_layer_bytes_per_token(spec, kv_dtype, tp) * dims.layers
+    dp_attn = load.attention_dp
+    attn_tp = attention_tp(tp, dp_attn)
+    if dp_attn > 1:
+        # Data-parallel attention: each GPU holds (and reads every step) its attention group's tp / D share of the
+        # attention projections, and caches and reads only its group's 1 / D of the requests' KV (module docstring).
+        dense += attention_params_per_layer(spec) * dims.layers * bytes_per_param * (1 / attn_tp - 1 / tp)
+    kv_per_token = kv_layer_bytes_per_token(spec, kv_dtype, attn_tp) * dims.layers / dp_attn
     block_fp8 = fmt.lower() == "fp8" and (spec.checkpoint_weight_format or "").lower() == "fp8"
     block_bytes = max(0.0, dense - spec.embedding_params * ACTIVATION_BYTES / tp) if block_fp8 else 0.0
     elementwise = elementwise_bytes_per_token(spec, tp)
@@ -431,6 +466,12 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             share=slow_share, tflops=peak * BLOCK_FP8_TRITON_PEAK_SHARE / 1e12), slow_source))
     else:
         slow_flops, slow_expert_flops, slow_peak = 0.0, 0.0, 0.0
+    if slow_expert_flops and experts:
+        tiles = fused_moe_tiles(load.engine, load.engine_version)
+        assumptions.append(Assumption("fused_moe_tile_rows", _(
+            "each active expert computes whole tiles of {small} rows up to {tokens} tokens per step, of {large} "
+            "rows above").format(small=tiles.small_rows, tokens=tiles.small_up_to_tokens, large=tiles.large_rows),
+            MOE_TILE_SOURCE))
     if quant_kernels:
         assumptions.append(Assumption("activation_quant_kernels", _(
             "{kernels} FP8 activation-quantization kernels per step, each at the kernel floor").format(
@@ -440,6 +481,13 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         assumptions.append(Assumption(
             "dequant_overlap", _("overlapped with the weight loads") if overlapped else _("added to the weight loads"),
             overlap_source or dequant_source))
+    if dp_attn > 1:
+        assumptions.append(Assumption("attention_dp", _(
+            "attention in {groups} data-parallel groups of {gpus} GPU(s): {gb:.2f} GB more attention weights per GPU "
+            "read every step, 1/{groups} of the KV cache read per GPU").format(
+            groups=dp_attn, gpus=attn_tp,
+            gb=attention_params_per_layer(spec) * dims.layers * bytes_per_param * (1 / attn_tp - 1 / tp) / 1e9),
+            DP_ATTENTION_SOURCE))
     if tp > 1 and link is not None:
         assumptions.append(Assumption("tp_allreduce", _("2 per layer over {link} ({gbps:g} GB/s per direction x {eff:g}), "
                                                         "{alpha:g} s latency each").format(
@@ -461,7 +509,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         gemm_peak_flops_per_s=peak if fp4_shares else 0.0, gemm_decode_share=fp4_shares[0] if fp4_shares else 0.0,
         gemm_large_share=fp4_shares[1] if fp4_shares else 0.0, slow_flops_per_token=slow_flops,
         slow_expert_flops_per_token=slow_expert_flops, slow_peak_flops_per_s=slow_peak,
-        expert_rows_per_token=(spec.moe_active_experts or 0) / experts if experts else 0.0)
+        expert_rows_per_token=(spec.moe_active_experts or 0) / experts if experts else 0.0,
+        allreduces_per_layer=2 if attn_tp > 1 else 1,
+        moe_tiles=fused_moe_tiles(load.engine, load.engine_version) if slow_expert_flops else None)
     if load.pp == 1 or link is None:
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).

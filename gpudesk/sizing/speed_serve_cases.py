@@ -8,6 +8,7 @@ parallelism, formats, request shape and load become a :class:`ServeLoad`; the pr
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ _TIME_UNITS = {"s": 1.0, "ms": 1e3}
 _RATE_UNITS = {"tokens/s": 1.0, "tok/s": 1.0, "tokens/s/gpu": 1.0, "tok/s/gpu": 1.0, "req/s": 1.0, "requests/s": 1.0}
 METRICS = ("output_tokens_per_s", "output_tokens_per_s_per_gpu", "requests_per_s", "ttft_s", "tpot_s", "itl_s",
            "e2e_latency_s", "total_tokens_per_s")
+# A release number in a published engine version (the same pattern as gpudesk.sizing.serve_host).
+_RELEASE = re.compile(r"\d+\.\d+")
 # Interconnect as published -> the catalog link kind it means.
 _PCIE = ("pcie",)
 
@@ -74,12 +77,24 @@ def intra_link(gpu: GPU, interconnect: str | None) -> Link:
     return pcie
 
 
+def published_version(text: object) -> str | None:
+    """The row's ``engine_version`` when it holds a release number (``0.4.3.post2``, ``v0.7.3``), None when it names
+    the build otherwise (a commit hash, an image tag such as ``dev``): the release is then unknown and the engine's
+    current defaults apply, as for a row that gives no version (README.md)."""
+    if text is None or not str(text).strip():
+        return None
+    return str(text) if _RELEASE.search(str(text)) else None
+
+
 def load_of_case(case: dict[str, Any]) -> ServeLoad:
     """The :class:`ServeLoad` a row describes (README.md's serving fields)."""
     rate = case.get("request_rate")
     tp = int(case.get("tp") or 1)
-    # Replicas as published, else every GPU of the run serving: gpus / (tp x pp).
-    replicas = int(case.get("dp") or max(1, int(case.get("gpus") or tp) // (tp * int(case.get("pp") or 1))))
+    # Replicas as published, else every GPU of the run serving: gpus / (tp x pp). With data-parallel attention
+    # (SGLang --enable-dp-attention --dp D) the published dp is the attention groups inside the replica, not replicas.
+    every_gpu = max(1, int(case.get("gpus") or tp) // (tp * int(case.get("pp") or 1)))
+    attention_dp = attention_groups(case, tp)
+    replicas = every_gpu if attention_dp > 1 else int(case.get("dp") or every_gpu)
     return ServeLoad(
         engine=str(case.get("engine") or case.get("framework") or "vllm").lower(),
         input_tokens=int(case["input_tokens"]), output_tokens=int(case["output_tokens"]),
@@ -95,12 +110,24 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         mixed_prefill=case.get("enable_chunked_prefill"), num_scheduler_steps=int(case.get("num_scheduler_steps") or 1),
         gpus_per_node=int(case["gpus_per_node"]) if case.get("gpus_per_node") else None,
         overlap_scheduling=case.get("overlap_scheduling"),
-        engine_version=str(case["engine_version"]) if case.get("engine_version") else None,
+        engine_version=published_version(case.get("engine_version")),
         length_spread=float(case.get("length_spread") or 0.0),
         api_server_count=int(case["api_server_count"]) if case.get("api_server_count") else None,
         pp=int(case.get("pp") or 1),
         backend=str(case["backend"]) if case.get("backend") else None,
+        attention_dp=attention_dp,
     )
+
+
+def attention_groups(case: dict[str, Any], tp: int) -> int:
+    """Data-parallel attention groups of a row (README.md): ``attention_dp`` where published, else ``dp`` (SGLang's
+    ``--dp`` next to ``--enable-dp-attention``) or ``tp`` when ``enable_dp_attention`` is true; 1 without it."""
+    if case.get("attention_dp"):
+        return int(case["attention_dp"])
+    if not case.get("enable_dp_attention"):
+        return 1
+    dp = int(case.get("dp") or 1)
+    return dp if 1 < dp <= tp else tp
 
 
 def metric_value(speed: ServeSpeed, metric: str, input_tokens: int) -> float:

@@ -144,3 +144,18 @@ def test_trtllm_backend_flag_reaches_the_host_overhead(capsys):
     assert pytorch_flow < 0.8 * engine_flow
     with pytest.raises(CliError, match="--trtllm-backend"):
         cmd_serve_speed(_parser().parse_args((argv.replace("trtllm", "vllm") + " --trtllm-backend pytorch").split()))
+
+
+def test_dp_attention_flags_raise_the_kv_capacity_and_are_checked(capsys):
+    base = ("--gpu h200-sxm --model deepseek-r1 --count 8 --tp 8 --input-tokens 1024 --output-tokens 1024 "
+            "--concurrency 256 --engine sglang --json")
+    assert cmd_serve_speed(_parser().parse_args(base.split())) == 0
+    plain = json.loads(capsys.readouterr().out)["serve"]
+    assert cmd_serve_speed(_parser().parse_args((base + " --enable-dp-attention").split())) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["serve"]["kv_capacity_tokens"] > 6 * plain["kv_capacity_tokens"]
+    assert any(a["name"] == "attention_dp" for a in out["assumptions"])
+    with pytest.raises(CliError, match="--enable-dp-attention"):
+        cmd_serve_speed(_parser().parse_args((base + " --attention-dp 2").split()))
+    with pytest.raises(CliError, match="--attention-dp"):
+        cmd_serve_speed(_parser().parse_args((base + " --enable-dp-attention --attention-dp 3").split()))
