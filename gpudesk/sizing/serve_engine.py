@@ -41,6 +41,8 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
   servers); from v0.8 (V1, chunked prefill always on) the rule is kept only for non-GPU platforms ("MLA is enabled
   on a non-GPU platform", v0.8.4 logs). Such a server runs each prompt as a prefill-only step, so a new request's
   prompt no longer rides in the decode steps: TTFT and TPOT follow the separate-prefill schedule.
+- vLLM V0 (a published ``engine_version`` below 0.8): chunked prefill only for contexts over 32K tokens, budget 512
+  / 2048 with it and the whole context without (:mod:`gpudesk.sizing.serve_vllm_v0`).
 - FP8 KV (``--kv-cache-dtype fp8``) halves the bytes per token (:mod:`gpudesk.sizing.memory_inference`).
 """
 
@@ -64,6 +66,7 @@ from gpudesk.sizing.overheads import Overheads
 from gpudesk.sizing.serve_host import engine_version_tuple
 from gpudesk.units import GIB
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
+from gpudesk.sizing.serve_vllm_v0 import vllm_v0_scheduler
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
 
@@ -238,6 +241,10 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     user_budget = load.max_num_batched_tokens
     token_budget = int(user_budget) if user_budget is not None else default_token_budget(
         engine, gpu, load.batch is not None, tp, version)
+    v0 = vllm_v0_scheduler(spec, gpu, version, load.mixed_prefill, user_budget,
+                           load.num_scheduler_steps) if engine == "vllm" else None
+    if v0 is not None:
+        token_budget = v0.token_budget
     overheads = Overheads()
     runtime = overheads.cuda_context_bytes + overheads.inference_runtime_bytes + (
         overheads.nccl_bytes_per_gpu if tp * pp > 1 else 0)
@@ -263,6 +270,8 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     user_running = load.max_num_seqs
     max_running = int(user_running) if user_running is not None else default_max_running(engine, gpu, capacity, version)
     mixed, mixed_source = default_mixed_prefill(spec, engine, version)
+    if v0 is not None and load.mixed_prefill is None:
+        mixed, mixed_source = v0.chunked, v0.source
     if load.mixed_prefill is not None:
         mixed, mixed_source = load.mixed_prefill, _SOURCES[engine]
     assumptions = (

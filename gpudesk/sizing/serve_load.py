@@ -129,7 +129,7 @@ class ServeLoad:
         engine_version_tuple(self.engine_version)
         if self.api_server_count is not None:
             positive_int("api_server_count", self.api_server_count, MAX_API_SERVERS)
-        if not 0.0 <= self.length_spread < 1.0:
-            raise SizingError("length_spread", _("the length spread must be at least 0 and below 1 (got {value}).").format(
+        if not 0.0 <= self.length_spread <= 1.0:
+            raise SizingError("length_spread", _("the length spread must be between 0 and 1 (got {value}).").format(
                 value=self.length_spread))
         return self

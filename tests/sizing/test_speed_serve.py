@@ -556,7 +556,20 @@ def test_spread_lengths_let_closed_loop_clients_drift_out_of_lock_step(catalog):
     assert spread.output_tokens_per_s == pytest.approx(same.output_tokens_per_s, rel=0.05)
     assert serve_speed(spec, gpu, load).ttft_s == spread.ttft_s
     with pytest.raises(SizingError):
-        ServeLoad(batch=1, length_spread=1.0).validated()
+        ServeLoad(batch=1, length_spread=1.01).validated()
+
+
+def test_a_full_length_spread_is_sglangs_range_ratio_zero(catalog):
+    """SGLang's ``--random-range-ratio 0`` draws each length uniformly from 1 to the given one: the format's spread
+    1.0 around the run's mean (half the given length). It is accepted, and spreading the lengths over the whole
+    range keeps the mean output, hence the throughput of an open-loop run that keeps up with its arrivals."""
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    base = ServeLoad(engine="sglang", input_tokens=512, output_tokens=512, request_rate_per_s=2.0, num_prompts=200)
+    full = serve_speed(spec, gpu, dataclasses.replace(base, length_spread=1.0))
+    fixed = serve_speed(spec, gpu, base)
+    assert full.output_tokens_per_s == pytest.approx(fixed.output_tokens_per_s, rel=0.1)
+    assert full.ttft_s != fixed.ttft_s
 
 
 def test_mxfp4_without_fp4_units_pays_the_dequantisation_on_the_vector_alus(catalog):
