@@ -31,6 +31,15 @@ Loads (one replica; the load is split evenly over replicas):
 - open loop, ``request_rate_per_s`` R: Poisson arrivals (exponential gaps, seeded: the same answer every time);
 - offline ``batch`` B: ``num_prompts`` (default B) requests arrive at once (``benchmark_throughput``).
 
+What is measured: with a published ``num_prompts`` every request counts, as vLLM ``benchmark_serving`` and SGLang
+``bench_serving`` average over all the prompts they send, the first wave of a closed loop included (its C prompts
+arrive together and queue behind each other's prefill). Without one the estimate is the steady state the load
+describes: a closed loop's first wave is left out of the latency statistics (TTFT, TPOT, end-to-end), as a
+benchmark client with a warm-up phase does (NVIDIA AIPerf ``--warmup-request-count``: "the warmup phase runs before
+your actual benchmark to prepare the system for steady-state measurement", docs.nvidia.com/aiperf, tutorials
+"Warmup Phase Configuration"; GenAI-Perf's perf_analyzer measures in windows until they are stable). Throughput is
+taken over the whole run either way.
+
 Request lengths: every request has the given prompt and output tokens, or with ``length_spread`` r each draws them
 uniformly over [len (1 - r), len (1 + r)] (vLLM's benchmark random dataset, ``--random-range-ratio``,
 ``vllm/benchmarks/datasets.py`` RandomDataset). Identical lengths keep closed-loop clients in lock step (they all
@@ -167,6 +176,15 @@ class _FrontEnd:
         start = max(arrival_s, self.free[first])
         self.free[first] = start + self.busy_s
         return start + self.request_s, arrival_s
+
+
+def _measured(done: list[_Request], initial_wave: int) -> list[_Request]:
+    """The requests the latency statistics are taken over: all of them, or without the ``initial_wave`` requests
+    of a closed loop that arrived together at the start (the ramp-up a steady-state measurement leaves out)."""
+    if initial_wave <= 0:
+        return done
+    later = [r for r in done if r.arrival_s > 0.0]
+    return later or done
 
 
 def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
@@ -347,12 +365,13 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 finish(req)
     duration = max(now, 1e-12)
     n = len(done)
-    ttft = sum(r.first_token_s - r.arrival_s for r in done) / n
-    decoding = [r for r in done if r.out_total > 1]
+    generated = sum(r.out_total for r in done)
+    measured = _measured(done, clients if closed and load.num_prompts is None else 0)
+    ttft = sum(r.first_token_s - r.arrival_s for r in measured) / len(measured)
+    decoding = [r for r in measured if r.out_total > 1]
     tpot = (sum((r.finish_s - r.first_token_s) / (r.out_total - 1) for r in decoding) / len(decoding)
             if decoding else 0.0)
-    generated = sum(r.out_total for r in done)
-    e2e = sum(r.finish_s - r.arrival_s for r in done) / n
+    e2e = sum(r.finish_s - r.arrival_s for r in measured) / len(measured)
     assumptions = (
         Assumption("scheduler", _("continuous batching, chunked prefill: {budget} tokens per step, at most {limit} "
                                   "running requests, {prompts} requests simulated").format(

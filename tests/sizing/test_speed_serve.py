@@ -1076,3 +1076,18 @@ def test_deepseek_r1_prefill_heavy_vllm_run_within_a_tenth_with_block_fp8_kernel
     row = next(r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
                if r["id"] == "gpustack-dsr1-h200-tp8-random-2k-vllm-total-tokens-per-s")
     assert abs(predict_serve_case(row)[0] / row["measured"]["value"] - 1) < 0.10
+
+
+def test_a_steady_state_estimate_leaves_the_closed_loops_first_wave_out(catalog):
+    """25 clients sending 5000-token prompts all start together: that first wave queues behind 125k prompt tokens.
+    With a published request count every request counts (vLLM benchmark_serving averages over all); without one the
+    estimate is the steady state, whose TTFT is a fraction of it; the throughput is the same run's."""
+    spec = _spec(catalog, "llama-3.1-70b")
+    gpu = catalog.gpu("h100-sxm5")
+    load = ServeLoad(engine="trtllm", input_tokens=5000, output_tokens=500, concurrency=25, tp=2, weight_format="fp8",
+                     kv_dtype="fp8")
+    link = catalog.link("nvlink4")
+    steady = serve_speed(spec, gpu, load, link)
+    counted = serve_speed(spec, gpu, dataclasses.replace(load, num_prompts=125), link)
+    assert steady.ttft_s < 0.8 * counted.ttft_s
+    assert steady.output_tokens_per_s == pytest.approx(counted.output_tokens_per_s, rel=1e-9)
