@@ -63,10 +63,11 @@ import math
 import random
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpudesk.i18n import _
 from gpudesk.sizing.serve_engine import EngineBudget
+from gpudesk.sizing.serve_stats import summary, weighted_summary
 from gpudesk.sizing.serve_step import StepModel
 from gpudesk.sizing.speed_common import Assumption
 
@@ -97,7 +98,9 @@ class Load:
 
 @dataclass(frozen=True)
 class SimResult:
-    """Per replica: throughput, mean TTFT / TPOT / end-to-end latency (s), time-weighted mean running requests."""
+    """Per replica: throughput, mean TTFT / TPOT / end-to-end latency (s), time-weighted mean running requests;
+    ``latency``: for ``ttft_s``, ``tpot_s``, ``itl_s`` and ``e2e_latency_s`` the mean, median and percentiles of
+    :data:`gpudesk.sizing.serve_stats.STATISTICS` as the benchmark clients compute them."""
 
     output_tokens_per_s: float
     requests_per_s: float
@@ -107,6 +110,7 @@ class SimResult:
     mean_batch: float
     prompts: int
     assumptions: tuple[Assumption, ...]
+    latency: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 @dataclass
@@ -119,6 +123,9 @@ class _Request:
     finish_s: float = 0.0
     out_total: int = 1
     resumed: bool = False
+    last_token_s: float = 0.0
+    joined_s: float = 0.0
+    counted: bool = True
 
 
 def _prompts(load: Load) -> int:
@@ -178,15 +185,6 @@ class _FrontEnd:
         return start + self.request_s, arrival_s
 
 
-def _measured(done: list[_Request], initial_wave: int) -> list[_Request]:
-    """The requests the latency statistics are taken over: all of them, or without the ``initial_wave`` requests
-    of a closed loop that arrived together at the start (the ramp-up a steady-state measurement leaves out)."""
-    if initial_wave <= 0:
-        return done
-    later = [r for r in done if r.arrival_s > 0.0]
-    return later or done
-
-
 def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     """Run ``load`` through the scheduler of one replica and measure it like the engine's benchmark client."""
     prompts = _prompts(load)
@@ -222,6 +220,52 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     prefill_reserved = 0  # KV tokens of the prompts being prefilled (on-demand admission)
 
     lag = load.output_lag_steps > 0
+    steady = closed and load.num_prompts is None  # leave the first wave out (module docstring)
+    gaps: list[tuple[float, int]] = []  # (gap between two streamed tokens, how many such gaps), counted requests
+    # Counted running requests by the time of their last token: every request running at the last emission got
+    # its token then (``settled``); those that joined since got their first token when they joined (``joined``).
+    last_emit_s = -math.inf
+    settled = 0
+    joined: dict[float, int] = {}
+
+    def emit(at_s: float, steps_run: int = 1) -> None:
+        """Every running request receives ``steps_run`` tokens, the last at ``at_s``, evenly spaced over the run
+        from the end of the previous step: record the gaps since each one's previous token (ITL)."""
+        nonlocal last_emit_s, settled
+        each = (at_s - now) / steps_run
+        if settled:
+            gaps.append((now + each - last_emit_s, settled))
+        for at, count in joined.items():
+            gaps.append((now + each - at, count))
+            settled += count
+        joined.clear()
+        if steps_run > 1 and settled:
+            gaps.append((each, settled * (steps_run - 1)))
+        last_emit_s = at_s
+
+    def join(req: _Request) -> None:
+        """``req`` starts decoding, its last token the one its prompt step produced (now)."""
+        nonlocal settled
+        req.joined_s = now
+        if not req.counted:
+            return
+        if now > last_emit_s:
+            joined[now] = joined.get(now, 0) + 1
+        else:
+            settled += 1  # its first token came with the last emission
+
+    def leave(req: _Request) -> None:
+        """``req`` stops decoding (done or preempted): drop it from its group and keep its last token's time."""
+        nonlocal settled
+        req.last_token_s = req.joined_s if req.joined_s > last_emit_s else last_emit_s
+        if not req.counted:
+            return
+        if req.joined_s > last_emit_s:
+            joined[req.joined_s] -= 1
+            if not joined[req.joined_s]:
+                del joined[req.joined_s]
+        else:
+            settled -= 1
     lagged_first: list[_Request] = []  # first token sampled, handed to the client when the next step ends
     lagged_done: list[_Request] = []  # last token sampled, likewise
 
@@ -251,6 +295,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             done_step, _s, victim = running[newest]
             running[newest] = running[-1]
             running.pop()
+            leave(victim)
             heapq.heapify(running)
             join = done_step - victim.out + 1
             produced = 1 + decode_steps - join
@@ -265,7 +310,9 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     while len(done) < prompts:
         while arrivals and arrivals[0][0] <= now + 1e-12:
             req_inp, req_out = lengths()
-            waiting.append(_Request(arrival_s=arrivals.popleft()[1], inp=req_inp, out=req_out, out_total=req_out))
+            arrived = arrivals.popleft()[1]
+            waiting.append(_Request(arrival_s=arrived, inp=req_inp, out=req_out, out_total=req_out,
+                                    counted=not (steady and arrived <= 0.0)))
         # Admit waiting requests (FCFS) while the KV pool and max_num_seqs allow, between multi-step blocks.
         preempted = False
         if on_demand:
@@ -311,6 +358,8 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             dt = steps.step_s(d, context, chunk_total, attention)
             if lagged_first or lagged_done:
                 deliver(now + dt)
+            if d:
+                emit(now + dt)
             now += dt
             busy_batch_time += (d + len(prefilling)) * dt
             if d:
@@ -318,6 +367,8 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             for req in completed:
                 prefilling.remove(req)
                 prefill_reserved -= req.inp
+                if req.resumed and req.counted:
+                    gaps.append((now - req.last_token_s, 1))
                 if not req.resumed:
                     req.first_token_s = now
                     if lag:
@@ -331,6 +382,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 else:
                     seq += 1
                     heapq.heappush(running, (decode_steps + req.out - 1, seq, req))
+                    join(req)
                     context_base += req.inp + 1 - decode_steps
         else:
             # Decode-only run until the next completion or the next arrival, in one jump.
@@ -350,6 +402,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 k = max(1, min(k, free // max(1, d)))
             mid = context + d * (k - 1) / 2
             dt = k * steps.step_s(d, mid)
+            emit(now + dt, k)
             now += dt
             busy_batch_time += d * dt
             decode_steps += k
@@ -357,6 +410,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 block_left -= k
         while running and running[0][0] <= decode_steps:
             _step, _s, req = heapq.heappop(running)
+            leave(req)
             context_base -= req.inp + 1 - (_step - req.out + 1)
             req.finish_s = now
             if lag:
@@ -366,12 +420,14 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     duration = max(now, 1e-12)
     n = len(done)
     generated = sum(r.out_total for r in done)
-    measured = _measured(done, clients if closed and load.num_prompts is None else 0)
-    ttft = sum(r.first_token_s - r.arrival_s for r in measured) / len(measured)
-    decoding = [r for r in measured if r.out_total > 1]
-    tpot = (sum((r.finish_s - r.first_token_s) / (r.out_total - 1) for r in decoding) / len(decoding)
-            if decoding else 0.0)
-    e2e = sum(r.finish_s - r.arrival_s for r in measured) / len(measured)
+    measured = [r for r in done if r.counted] or done
+    latency = {
+        "ttft_s": summary([r.first_token_s - r.arrival_s for r in measured]),
+        "tpot_s": summary([(r.finish_s - r.first_token_s) / (r.out_total - 1) for r in measured if r.out_total > 1]),
+        "itl_s": weighted_summary(gaps),
+        "e2e_latency_s": summary([r.finish_s - r.arrival_s for r in measured]),
+    }
+    ttft, tpot, e2e = latency["ttft_s"]["mean"], latency["tpot_s"]["mean"], latency["e2e_latency_s"]["mean"]
     assumptions = (
         Assumption("scheduler", _("continuous batching, chunked prefill: {budget} tokens per step, at most {limit} "
                                   "running requests, {prompts} requests simulated").format(
@@ -379,4 +435,5 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             "Vidur arXiv 2405.05465; Sarathi-Serve arXiv 2403.02310; vllm/v1/core/sched/scheduler.py"),
     )
     return SimResult(output_tokens_per_s=generated / duration, requests_per_s=n / duration, ttft_s=ttft, tpot_s=tpot,
-                     e2e_latency_s=e2e, mean_batch=busy_batch_time / duration, prompts=n, assumptions=assumptions)
+                     e2e_latency_s=e2e, mean_batch=busy_batch_time / duration, prompts=n, assumptions=assumptions,
+                     latency=latency)

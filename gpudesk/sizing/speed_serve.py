@@ -31,7 +31,9 @@ __all__ = ["ServeLoad", "ServeSpeed", "serve_speed"]
 class ServeSpeed:
     """The answer: whole-system ``output_tokens_per_s`` and ``requests_per_s`` (all replicas), mean ``ttft_s``
     and ``tpot_s`` (seconds), ``batch`` (mean running requests per replica), ``kv_capacity_tokens`` (KV tokens
-    one replica holds), mean ``e2e_latency_s``, ``gpus`` and the ``assumptions``."""
+    one replica holds), mean ``e2e_latency_s``, ``gpus``, the ``assumptions`` and ``latency``: per latency metric
+    (``ttft_s``, ``tpot_s``, ``itl_s``, ``e2e_latency_s``) its mean, median and percentiles
+    (:mod:`gpudesk.sizing.serve_stats`)."""
 
     output_tokens_per_s: float
     requests_per_s: float
@@ -42,6 +44,7 @@ class ServeSpeed:
     e2e_latency_s: float
     gpus: int
     assumptions: tuple[Assumption, ...] = field(default=())
+    latency: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for ``--json``: the figures (seconds, tokens/s) and the assumptions."""
@@ -55,6 +58,7 @@ class ServeSpeed:
             "batch": self.batch,
             "kv_capacity_tokens": self.kv_capacity_tokens,
             "gpus": self.gpus,
+            "latency": {metric: dict(stats) for metric, stats in self.latency.items()},
         }
 
 
@@ -102,4 +106,5 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
         e2e_latency_s=result.e2e_latency_s,
         gpus=load.tp * load.pp * load.replicas,
         assumptions=assumptions,
+        latency=result.latency,
     )
