@@ -66,6 +66,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gpudesk.i18n import _
+from gpudesk.sizing.serve_client import cached_prompt_tokens
 from gpudesk.sizing.serve_engine import EngineBudget
 from gpudesk.sizing.serve_stats import summary, weighted_summary
 from gpudesk.sizing.serve_step import StepModel
@@ -94,6 +95,7 @@ class Load:
     frontend_request_s: float = 0.0
     frontend_token_s: float = 0.0
     frontend_servers: int = 1
+    first_prompt_cached: bool = False
 
 
 @dataclass(frozen=True)
@@ -220,6 +222,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     prefill_reserved = 0  # KV tokens of the prompts being prefilled (on-demand admission)
 
     lag = load.output_lag_steps > 0
+    created = 0
     steady = closed and load.num_prompts is None  # leave the first wave out (module docstring)
     gaps: list[tuple[float, int]] = []  # (gap between two streamed tokens, how many such gaps), counted requests
     # Counted running requests by the time of their last token: every request running at the last emission got
@@ -313,6 +316,9 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             arrived = arrivals.popleft()[1]
             waiting.append(_Request(arrival_s=arrived, inp=req_inp, out=req_out, out_total=req_out,
                                     counted=not (steady and arrived <= 0.0)))
+            if created == 0 and load.first_prompt_cached:
+                waiting[-1].prefilled = cached_prompt_tokens(req_inp)  # the client's warm-up request (serve_client)
+            created += 1
         # Admit waiting requests (FCFS) while the KV pool and max_num_seqs allow, between multi-step blocks.
         preempted = False
         if on_demand:
