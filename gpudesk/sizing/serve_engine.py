@@ -41,9 +41,8 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
   servers); from v0.8 (V1, chunked prefill always on) the rule is kept only for non-GPU platforms ("MLA is enabled
   on a non-GPU platform", v0.8.4 logs). Such a server runs each prompt as a prefill-only step, so a new request's
   prompt no longer rides in the decode steps: TTFT and TPOT follow the separate-prefill schedule.
-- vLLM V0 (a published ``engine_version`` below 0.8) turns chunked prefill on by default only for a model whose
-  context exceeds 32K tokens (no sliding window), with 512 tokens per step; otherwise prompts run in steps of their
-  own of up to max(context, 2048) tokens (:func:`vllm_v0_prefill`).
+- vLLM V0 (a published ``engine_version`` below 0.8): chunked prefill only for contexts over 32K tokens, budget 512
+  / 2048 with it and the whole context without (:mod:`gpudesk.sizing.serve_vllm_v0`).
 - FP8 KV (``--kv-cache-dtype fp8``) halves the bytes per token (:mod:`gpudesk.sizing.memory_inference`).
 """
 
@@ -73,6 +72,7 @@ from gpudesk.sizing.overheads import Overheads
 from gpudesk.sizing.serve_host import engine_version_tuple
 from gpudesk.units import GIB
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
+from gpudesk.sizing.serve_vllm_v0 import vllm_v0_scheduler
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
 
@@ -214,43 +214,6 @@ def default_mixed_prefill(spec: ModelSpec, engine: str, version: str | None) -> 
     return True, _SOURCES.get(engine, _SOURCES["vllm"])
 
 
-# vLLM V0 (releases before 0.8) decides chunked prefill by the context length: ``EngineArgs.create_engine_config``
-# turns it on by default only for a model whose max_model_len exceeds 32K on a GPU without sliding-window layers
-# (nor speculative decoding, LoRA or prefix caching, all off by default), and ``SchedulerConfig`` then gives each
-# step 512 tokens; with chunked prefill off (shorter contexts, MLA models from v0.7.1) a prefill step takes up to
-# max(max_model_len, 2048) prompt tokens and runs without decodes. Published V0 startup logs print both:
-# "Chunked prefill is enabled by default for models with max_model_len > 32K" and "Chunked prefill is enabled with
-# max_num_batched_tokens=512" (vllm-project/vllm issue logs of v0.6.4 and v0.7.x servers; vllm/engine/arg_utils.py,
-# vllm/config.py SchedulerConfig of v0.6). The model's context length stands for max_model_len.
-VLLM_V0_LONG_CONTEXT_TOKENS = 32 * 1024
-VLLM_V0_CHUNK_TOKENS = 512
-VLLM_V0_UNCHUNKED_MIN_TOKENS = 2048
-VLLM_V0_PREFILL_SOURCE = (
-    "vLLM V0 (< 0.8) vllm/engine/arg_utils.py: chunked prefill on by default only for max_model_len > 32K, "
-    "SchedulerConfig max_num_batched_tokens 512 then, else max(max_model_len, 2048) in prefill-only steps; logs "
-    "'Chunked prefill is enabled with max_num_batched_tokens=512' (https://github.com/vllm-project/vllm)")
-
-
-def vllm_v0_prefill(spec: ModelSpec, version: str | None, chunked: bool | None) -> tuple[bool, int, str] | None:
-    """(chunked prefill on, token budget per step, source) of a vLLM V0 release (a published ``version`` below 0.8)
-    for ``spec``, ``chunked`` the published ``--enable-chunked-prefill`` (None: the default); None for V1 or no
-    version (module comment above)."""
-    parsed = engine_version_tuple(version)
-    if parsed is None or parsed >= VLLM_V1_DEFAULT_SINCE:
-        return None
-    context = int(spec.context_length or 0)
-    mla_off = spec.attention_kind == "mla" and parsed >= VLLM_MLA_OFF_SINCE
-    on = chunked if chunked is not None else (
-        context > VLLM_V0_LONG_CONTEXT_TOKENS and not spec.sliding_window and not mla_off)
-    if on:
-        return True, VLLM_V0_CHUNK_TOKENS, VLLM_V0_PREFILL_SOURCE
-    return False, max(context, VLLM_V0_UNCHUNKED_MIN_TOKENS), (
-        VLLM_MLA_NO_CHUNKED_PREFILL_SOURCE if mla_off and chunked is None else VLLM_V0_PREFILL_SOURCE)
-
-
-VLLM_MLA_OFF_SINCE = (0, 7)
-
-
 def kv_dtype_resolved(kv_dtype: str) -> str:
     """``auto`` -> the model's 16-bit dtype (bf16); else the given one."""
     return "bf16" if kv_dtype == "auto" else kv_dtype
@@ -289,9 +252,12 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     fraction = float(user_fraction) if user_fraction is not None else default_memory_fraction(engine, gpu, tp,
                                                                                               version)
     user_budget = load.max_num_batched_tokens
-    v0 = vllm_v0_prefill(spec, version, load.mixed_prefill) if engine == "vllm" else None
-    token_budget = int(user_budget) if user_budget is not None else v0[1] if v0 is not None else default_token_budget(
+    token_budget = int(user_budget) if user_budget is not None else default_token_budget(
         engine, gpu, load.batch is not None, tp, version)
+    v0 = vllm_v0_scheduler(spec, gpu, version, load.mixed_prefill, user_budget,
+                           load.num_scheduler_steps) if engine == "vllm" else None
+    if v0 is not None:
+        token_budget = v0.token_budget
     overheads = Overheads()
     runtime = overheads.cuda_context_bytes + overheads.inference_runtime_bytes + (
         overheads.nccl_bytes_per_gpu if tp * pp > 1 else 0)
@@ -320,8 +286,8 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
         engine, gpu, rank_capacity, version)
     max_running *= per_rank_batch_scale(engine, dp_attn, user_running is not None)
     mixed, mixed_source = default_mixed_prefill(spec, engine, version)
-    if v0 is not None:
-        mixed, mixed_source = v0[0], v0[2]
+    if v0 is not None and load.mixed_prefill is None:
+        mixed, mixed_source = v0.chunked, v0.source
     if load.mixed_prefill is not None:
         mixed, mixed_source = load.mixed_prefill, _SOURCES[engine]
     assumptions = (
@@ -329,7 +295,7 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
         Assumption("engine_memory_fraction", f"{fraction:g}", _SOURCES[engine]),
         Assumption("kv_capacity_tokens", f"{capacity} ({kv / GIB:.1f} GiB, {kv_dtype})",
                    "PagedAttention arXiv 2309.06180; engine memory profiling (vllm PR 21489)"),
-        Assumption("token_budget_per_step", str(token_budget), v0[2] if v0 is not None and user_budget is None
+        Assumption("token_budget_per_step", str(token_budget), v0.source if v0 is not None and user_budget is None
                    else _SOURCES[engine]),
         Assumption("max_running_requests", str(max_running), _SOURCES[engine]),
     ) + ((Assumption("attention_dp", _(

@@ -31,6 +31,15 @@ Loads (one replica; the load is split evenly over replicas):
 - open loop, ``request_rate_per_s`` R: Poisson arrivals (exponential gaps, seeded: the same answer every time);
 - offline ``batch`` B: ``num_prompts`` (default B) requests arrive at once (``benchmark_throughput``).
 
+What is measured: with a published ``num_prompts`` every request counts, as vLLM ``benchmark_serving`` and SGLang
+``bench_serving`` average over all the prompts they send, the first wave of a closed loop included (its C prompts
+arrive together and queue behind each other's prefill). Without one the estimate is the steady state the load
+describes: a closed loop's first wave is left out of the latency statistics (TTFT, TPOT, end-to-end), as a
+benchmark client with a warm-up phase does (NVIDIA AIPerf ``--warmup-request-count``: "the warmup phase runs before
+your actual benchmark to prepare the system for steady-state measurement", docs.nvidia.com/aiperf, tutorials
+"Warmup Phase Configuration"; GenAI-Perf's perf_analyzer measures in windows until they are stable). Throughput is
+taken over the whole run either way.
+
 Request lengths: every request has the given prompt and output tokens, or with ``length_spread`` r each draws them
 uniformly over [len (1 - r), len (1 + r)] (vLLM's benchmark random dataset, ``--random-range-ratio``,
 ``vllm/benchmarks/datasets.py`` RandomDataset). Identical lengths keep closed-loop clients in lock step (they all
@@ -54,10 +63,12 @@ import math
 import random
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpudesk.i18n import _
+from gpudesk.sizing.serve_client import cached_prompt_tokens
 from gpudesk.sizing.serve_engine import EngineBudget
+from gpudesk.sizing.serve_stats import summary, weighted_summary
 from gpudesk.sizing.serve_step import StepModel
 from gpudesk.sizing.speed_common import Assumption
 
@@ -84,11 +95,14 @@ class Load:
     frontend_request_s: float = 0.0
     frontend_token_s: float = 0.0
     frontend_servers: int = 1
+    first_prompt_cached: bool = False
 
 
 @dataclass(frozen=True)
 class SimResult:
-    """Per replica: throughput, mean TTFT / TPOT / end-to-end latency (s), time-weighted mean running requests."""
+    """Per replica: throughput, mean TTFT / TPOT / end-to-end latency (s), time-weighted mean running requests;
+    ``latency``: for ``ttft_s``, ``tpot_s``, ``itl_s`` and ``e2e_latency_s`` the mean, median and percentiles of
+    :data:`gpudesk.sizing.serve_stats.STATISTICS` as the benchmark clients compute them."""
 
     output_tokens_per_s: float
     requests_per_s: float
@@ -98,6 +112,7 @@ class SimResult:
     mean_batch: float
     prompts: int
     assumptions: tuple[Assumption, ...]
+    latency: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 @dataclass
@@ -110,6 +125,9 @@ class _Request:
     finish_s: float = 0.0
     out_total: int = 1
     resumed: bool = False
+    last_token_s: float = 0.0
+    joined_s: float = 0.0
+    counted: bool = True
 
 
 def _prompts(load: Load) -> int:
@@ -204,6 +222,53 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     prefill_reserved = 0  # KV tokens of the prompts being prefilled (on-demand admission)
 
     lag = load.output_lag_steps > 0
+    created = 0
+    steady = closed and load.num_prompts is None  # leave the first wave out (module docstring)
+    gaps: list[tuple[float, int]] = []  # (gap between two streamed tokens, how many such gaps), counted requests
+    # Counted running requests by the time of their last token: every request running at the last emission got
+    # its token then (``settled``); those that joined since got their first token when they joined (``joined``).
+    last_emit_s = -math.inf
+    settled = 0
+    joined: dict[float, int] = {}
+
+    def emit(at_s: float, steps_run: int = 1) -> None:
+        """Every running request receives ``steps_run`` tokens, the last at ``at_s``, evenly spaced over the run
+        from the end of the previous step: record the gaps since each one's previous token (ITL)."""
+        nonlocal last_emit_s, settled
+        each = (at_s - now) / steps_run
+        if settled:
+            gaps.append((now + each - last_emit_s, settled))
+        for at, count in joined.items():
+            gaps.append((now + each - at, count))
+            settled += count
+        joined.clear()
+        if steps_run > 1 and settled:
+            gaps.append((each, settled * (steps_run - 1)))
+        last_emit_s = at_s
+
+    def join(req: _Request) -> None:
+        """``req`` starts decoding, its last token the one its prompt step produced (now)."""
+        nonlocal settled
+        req.joined_s = now
+        if not req.counted:
+            return
+        if now > last_emit_s:
+            joined[now] = joined.get(now, 0) + 1
+        else:
+            settled += 1  # its first token came with the last emission
+
+    def leave(req: _Request) -> None:
+        """``req`` stops decoding (done or preempted): drop it from its group and keep its last token's time."""
+        nonlocal settled
+        req.last_token_s = req.joined_s if req.joined_s > last_emit_s else last_emit_s
+        if not req.counted:
+            return
+        if req.joined_s > last_emit_s:
+            joined[req.joined_s] -= 1
+            if not joined[req.joined_s]:
+                del joined[req.joined_s]
+        else:
+            settled -= 1
     lagged_first: list[_Request] = []  # first token sampled, handed to the client when the next step ends
     lagged_done: list[_Request] = []  # last token sampled, likewise
 
@@ -233,6 +298,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             done_step, _s, victim = running[newest]
             running[newest] = running[-1]
             running.pop()
+            leave(victim)
             heapq.heapify(running)
             join = done_step - victim.out + 1
             produced = 1 + decode_steps - join
@@ -247,7 +313,12 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     while len(done) < prompts:
         while arrivals and arrivals[0][0] <= now + 1e-12:
             req_inp, req_out = lengths()
-            waiting.append(_Request(arrival_s=arrivals.popleft()[1], inp=req_inp, out=req_out, out_total=req_out))
+            arrived = arrivals.popleft()[1]
+            waiting.append(_Request(arrival_s=arrived, inp=req_inp, out=req_out, out_total=req_out,
+                                    counted=not (steady and arrived <= 0.0)))
+            if created == 0 and load.first_prompt_cached:
+                waiting[-1].prefilled = cached_prompt_tokens(req_inp)  # the client's warm-up request (serve_client)
+            created += 1
         # Admit waiting requests (FCFS) while the KV pool and max_num_seqs allow, between multi-step blocks.
         preempted = False
         if on_demand:
@@ -293,6 +364,8 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             dt = steps.step_s(d, context, chunk_total, attention)
             if lagged_first or lagged_done:
                 deliver(now + dt)
+            if d:
+                emit(now + dt)
             now += dt
             busy_batch_time += (d + len(prefilling)) * dt
             if d:
@@ -300,6 +373,8 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             for req in completed:
                 prefilling.remove(req)
                 prefill_reserved -= req.inp
+                if req.resumed and req.counted:
+                    gaps.append((now - req.last_token_s, 1))
                 if not req.resumed:
                     req.first_token_s = now
                     if lag:
@@ -313,6 +388,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 else:
                     seq += 1
                     heapq.heappush(running, (decode_steps + req.out - 1, seq, req))
+                    join(req)
                     context_base += req.inp + 1 - decode_steps
         else:
             # Decode-only run until the next completion or the next arrival, in one jump.
@@ -332,6 +408,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 k = max(1, min(k, free // max(1, d)))
             mid = context + d * (k - 1) / 2
             dt = k * steps.step_s(d, mid)
+            emit(now + dt, k)
             now += dt
             busy_batch_time += d * dt
             decode_steps += k
@@ -339,6 +416,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 block_left -= k
         while running and running[0][0] <= decode_steps:
             _step, _s, req = heapq.heappop(running)
+            leave(req)
             context_base -= req.inp + 1 - (_step - req.out + 1)
             req.finish_s = now
             if lag:
@@ -347,12 +425,15 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 finish(req)
     duration = max(now, 1e-12)
     n = len(done)
-    ttft = sum(r.first_token_s - r.arrival_s for r in done) / n
-    decoding = [r for r in done if r.out_total > 1]
-    tpot = (sum((r.finish_s - r.first_token_s) / (r.out_total - 1) for r in decoding) / len(decoding)
-            if decoding else 0.0)
     generated = sum(r.out_total for r in done)
-    e2e = sum(r.finish_s - r.arrival_s for r in done) / n
+    measured = [r for r in done if r.counted] or done
+    latency = {
+        "ttft_s": summary([r.first_token_s - r.arrival_s for r in measured]),
+        "tpot_s": summary([(r.finish_s - r.first_token_s) / (r.out_total - 1) for r in measured if r.out_total > 1]),
+        "itl_s": weighted_summary(gaps),
+        "e2e_latency_s": summary([r.finish_s - r.arrival_s for r in measured]),
+    }
+    ttft, tpot, e2e = latency["ttft_s"]["mean"], latency["tpot_s"]["mean"], latency["e2e_latency_s"]["mean"]
     assumptions = (
         Assumption("scheduler", _("continuous batching, chunked prefill: {budget} tokens per step, at most {limit} "
                                   "running requests, {prompts} requests simulated").format(
@@ -360,4 +441,5 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             "Vidur arXiv 2405.05465; Sarathi-Serve arXiv 2403.02310; vllm/v1/core/sched/scheduler.py"),
     )
     return SimResult(output_tokens_per_s=generated / duration, requests_per_s=n / duration, ttft_s=ttft, tpot_s=tpot,
-                     e2e_latency_s=e2e, mean_batch=busy_batch_time / duration, prompts=n, assumptions=assumptions)
+                     e2e_latency_s=e2e, mean_batch=busy_batch_time / duration, prompts=n, assumptions=assumptions,
+                     latency=latency)

@@ -17,6 +17,8 @@ from typing import Any
 
 from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
+from gpudesk.sizing.serve_client import SOURCE as WARMUP_SOURCE
+from gpudesk.sizing.serve_client import warmup_caches_first_prompt
 from gpudesk.sizing.serve_engine import EngineBudget, engine_budget
 from gpudesk.sizing.serve_host import OUTPUT_LAG_SOURCE, front_end, output_lag_steps
 from gpudesk.sizing.serve_load import ServeLoad
@@ -31,7 +33,9 @@ __all__ = ["ServeLoad", "ServeSpeed", "serve_speed"]
 class ServeSpeed:
     """The answer: whole-system ``output_tokens_per_s`` and ``requests_per_s`` (all replicas), mean ``ttft_s``
     and ``tpot_s`` (seconds), ``batch`` (mean running requests per replica), ``kv_capacity_tokens`` (KV tokens
-    one replica holds), mean ``e2e_latency_s``, ``gpus`` and the ``assumptions``."""
+    one replica holds), mean ``e2e_latency_s``, ``gpus``, the ``assumptions`` and ``latency``: per latency metric
+    (``ttft_s``, ``tpot_s``, ``itl_s``, ``e2e_latency_s``) its mean, median and percentiles
+    (:mod:`gpudesk.sizing.serve_stats`)."""
 
     output_tokens_per_s: float
     requests_per_s: float
@@ -42,6 +46,7 @@ class ServeSpeed:
     e2e_latency_s: float
     gpus: int
     assumptions: tuple[Assumption, ...] = field(default=())
+    latency: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for ``--json``: the figures (seconds, tokens/s) and the assumptions."""
@@ -55,6 +60,7 @@ class ServeSpeed:
             "batch": self.batch,
             "kv_capacity_tokens": self.kv_capacity_tokens,
             "gpus": self.gpus,
+            "latency": {metric: dict(stats) for metric, stats in self.latency.items()},
         }
 
 
@@ -75,6 +81,8 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
     # Offline batches go through the engine's Python API (vLLM ``LLM``), not the API server.
     front = None if load.batch is not None else front_end(load.engine.lower(), load.engine_version,
                                                             load.api_server_count)
+    warmup = warmup_caches_first_prompt(load.engine.lower(), load.engine_version, load.batch is not None,
+                                        load.num_prompts)
     result = simulate(steps, budget, Load(input_tokens=load.input_tokens, output_tokens=load.output_tokens,
                                           concurrency=load.concurrency, request_rate_per_s=load.request_rate_per_s,
                                           batch=load.batch, num_prompts=load.num_prompts, replicas=load.replicas,
@@ -82,12 +90,17 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
                                           length_spread=load.length_spread, output_lag_steps=lag,
                                           frontend_request_s=front.request_s if front else 0.0,
                                           frontend_token_s=front.token_s if front else 0.0,
-                                          frontend_servers=front.servers if front else 1))
+                                          frontend_servers=front.servers if front else 1,
+                                          first_prompt_cached=warmup))
     assumptions = budget.assumptions + steps.assumptions + result.assumptions
     if front is not None:
         assumptions += (Assumption("front_end", _(
             "{servers} API-server process(es): {request:g} s per request + {token:g} s per streamed token").format(
             servers=front.servers, request=front.request_s, token=front.token_s), front.source),)
+    if warmup:
+        assumptions += (Assumption("warmup_request", _(
+            "the benchmark client sends the first prompt once before the run: the run's first request finds it in "
+            "the prefix cache"), WARMUP_SOURCE),)
     if lag:
         assumptions += (Assumption("output_lag_steps", _(
             "the engine hands each token to the client one step after the step that sampled it"),
@@ -102,4 +115,5 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
         e2e_latency_s=result.e2e_latency_s,
         gpus=load.tp * load.pp * load.replicas,
         assumptions=assumptions,
+        latency=result.latency,
     )

@@ -20,6 +20,7 @@ from gpudesk.paths import bundle_root
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.shapes import ModelSpec, spec_from_catalog, spec_from_hf_config
 from gpudesk.sizing.speed_common import Assumption
+from gpudesk.sizing.serve_stats import LATENCY_METRICS, check_statistic
 from gpudesk.sizing.speed_serve import ServeLoad, ServeSpeed, serve_speed
 
 # Unit -> factor from the model's base unit (seconds; tokens/s; requests/s).
@@ -130,12 +131,15 @@ def attention_groups(case: dict[str, Any], tp: int) -> int:
     return dp if 1 < dp <= tp else tp
 
 
-def metric_value(speed: ServeSpeed, metric: str, input_tokens: int) -> float:
-    """The figure ``metric`` names, in base units (s, tokens/s, requests/s).
+def metric_value(speed: ServeSpeed, metric: str, input_tokens: int, statistic: str = "mean") -> float:
+    """The figure ``metric`` names, in base units (s, tokens/s, requests/s); for a latency the ``statistic`` of it
+    the benchmark client reports (:mod:`gpudesk.sizing.serve_stats`; ``itl_s`` pools every streamed gap).
 
     Raises:
-        SizingError: an unknown metric.
+        SizingError: an unknown metric or statistic.
     """
+    if metric in LATENCY_METRICS and speed.latency:
+        return speed.latency[metric][check_statistic(statistic)]
     values = {
         "output_tokens_per_s": speed.output_tokens_per_s,
         "output_tokens_per_s_per_gpu": speed.output_tokens_per_s / speed.gpus,
@@ -194,5 +198,5 @@ def predict_serve_case(case: dict[str, Any]) -> tuple[float, tuple[Assumption, .
         raise SizingError("case", _("a serving field is not a number: {error}").format(error=exc)) from exc
     link = intra_link(gpu, case.get("interconnect")) if load.tp * load.pp > 1 else None
     speed = serve_speed(spec, gpu, load, link)
-    value = metric_value(speed, metric, load.input_tokens)
+    value = metric_value(speed, metric, load.input_tokens, str(measured.get("statistic") or "mean"))
     return to_unit(value, metric, unit), speed.assumptions

@@ -1,4 +1,4 @@
-"""vLLM V0's prefill defaults (gpudesk.sizing.serve_engine.vllm_v0_prefill): chunked prefill of 512 tokens per step
+"""vLLM V0's prefill defaults (gpudesk.sizing.serve_vllm_v0.vllm_v0_scheduler): chunked prefill of 512 tokens per step
 for models over 32K context, prompt-only steps of up to the context length otherwise; V1 releases untouched."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from gpudesk.catalog import open_catalog
-from gpudesk.sizing.serve_engine import engine_budget, vllm_v0_prefill
+from gpudesk.sizing.serve_engine import engine_budget
+from gpudesk.sizing.serve_vllm_v0 import vllm_v0_scheduler
 from gpudesk.sizing.shapes import spec_from_catalog
 from gpudesk.sizing.speed_serve import ServeLoad
 
@@ -14,6 +15,12 @@ from gpudesk.sizing.speed_serve import ServeLoad
 @pytest.fixture(scope="module")
 def catalog():
     return open_catalog()
+
+
+def vllm_v0_prefill(spec, version, chunked):
+    """(chunked, token budget, source) on an H100, or None for V1."""
+    v0 = vllm_v0_scheduler(spec, open_catalog().gpu("h100-sxm5"), version, chunked, None)
+    return None if v0 is None else (v0.chunked, v0.token_budget, v0.source)
 
 
 def test_long_context_models_get_512_token_chunks_in_v0(catalog):

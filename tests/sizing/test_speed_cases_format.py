@@ -16,6 +16,7 @@ import pytest
 from conftest import FIXTURES, REPO
 
 from gpudesk.catalog import open_catalog
+from gpudesk.sizing.serve_stats import LATENCY_METRICS, STATISTICS
 
 SPEED = FIXTURES / "speed"
 README = SPEED / "README.md"
@@ -127,6 +128,11 @@ def row_problems(row: Any, gpu_ids: set[str], model_ids: set[str]) -> list[str]:
         if "flops_per_token" in measured and not _positive_number(measured["flops_per_token"]):
             problems.append("measured.flops_per_token must be a positive number")
         measured = {k: v for k, v in measured.items() if k in ("metric", "value", "unit")}
+    # README: a serving latency may name the statistic the source reports (mean when absent).
+    if isinstance(measured, dict) and kind == "serve" and "statistic" in measured:
+        if measured.get("metric") not in LATENCY_METRICS or measured["statistic"] not in STATISTICS:
+            problems.append(f"measured.statistic must be one of {', '.join(STATISTICS)} on a latency metric")
+        measured = {k: v for k, v in measured.items() if k != "statistic"}
     if not isinstance(measured, dict) or set(measured) != {"metric", "value", "unit"}:
         problems.append("measured must be {metric, value, unit}")
     else:

@@ -568,6 +568,19 @@ def test_spread_lengths_let_closed_loop_clients_drift_out_of_lock_step(catalog):
     assert ServeLoad(batch=1, length_spread=1.0).validated().length_spread == 1.0
 
 
+def test_a_full_length_spread_is_sglangs_range_ratio_zero(catalog):
+    """SGLang's ``--random-range-ratio 0`` draws each length uniformly from 1 to the given one: the format's spread
+    1.0 around the run's mean (half the given length). It is accepted, and spreading the lengths over the whole
+    range keeps the mean output, hence the throughput of an open-loop run that keeps up with its arrivals."""
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    base = ServeLoad(engine="sglang", input_tokens=512, output_tokens=512, request_rate_per_s=2.0, num_prompts=200)
+    full = serve_speed(spec, gpu, dataclasses.replace(base, length_spread=1.0))
+    fixed = serve_speed(spec, gpu, base)
+    assert full.output_tokens_per_s == pytest.approx(fixed.output_tokens_per_s, rel=0.1)
+    assert full.ttft_s != fixed.ttft_s
+
+
 def test_mxfp4_without_fp4_units_pays_the_dequantisation_on_the_vector_alus(catalog):
     """gpt-oss-120b MXFP4: on MI300X and H100 (no FP4 matrix units) every weight a step reads is unpacked on the
     vector ALUs at 57/8 instructions per weight (FlagGems PR 4908); MI300X's 163.4 TFLOPS FP32 headline counts packed
@@ -1075,3 +1088,18 @@ def test_deepseek_r1_prefill_heavy_vllm_run_within_a_tenth_with_block_fp8_kernel
     row = next(r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
                if r["id"] == "gpustack-dsr1-h200-tp8-random-2k-vllm-total-tokens-per-s")
     assert abs(predict_serve_case(row)[0] / row["measured"]["value"] - 1) < 0.11
+
+
+def test_a_steady_state_estimate_leaves_the_closed_loops_first_wave_out(catalog):
+    """25 clients sending 5000-token prompts all start together: that first wave queues behind 125k prompt tokens.
+    With a published request count every request counts (vLLM benchmark_serving averages over all); without one the
+    estimate is the steady state, whose TTFT is a fraction of it; the throughput is the same run's."""
+    spec = _spec(catalog, "llama-3.1-70b")
+    gpu = catalog.gpu("h100-sxm5")
+    load = ServeLoad(engine="trtllm", input_tokens=5000, output_tokens=500, concurrency=25, tp=2, weight_format="fp8",
+                     kv_dtype="fp8")
+    link = catalog.link("nvlink4")
+    steady = serve_speed(spec, gpu, load, link)
+    counted = serve_speed(spec, gpu, dataclasses.replace(load, num_prompts=125), link)
+    assert steady.ttft_s < 0.8 * counted.ttft_s
+    assert steady.output_tokens_per_s == pytest.approx(counted.output_tokens_per_s, rel=1e-9)

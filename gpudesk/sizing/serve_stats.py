@@ -1,0 +1,73 @@
+"""Which statistic of a serving benchmark's latencies a figure is: mean, median or a high percentile.
+
+The benchmark clients report each latency as a mean, a median and percentiles over the requests of a run (vLLM
+``benchmarks/serve.py`` / ``benchmark_serving.py`` ``calculate_metrics``: ``mean_ttft_ms``, ``median_ttft_ms``,
+``p99_ttft_ms`` with ``np.mean``, ``np.median``, ``np.percentile``; SGLang ``bench_serving.py`` the same names):
+
+- TTFT and end-to-end latency: one value per request.
+- TPOT: per request ``(latency - ttft) / (output tokens - 1)``, requests of one output token left out.
+- ITL: every gap between two streamed chunks of every request pooled together (``itls`` extended per request), so
+  its mean weighs each request by its tokens and its median is the typical gap between two decode steps: a prompt
+  step that pauses decoding (no mixed prefill) lengthens one gap of each running request, which moves the mean
+  and the p99 and leaves the median.
+
+Percentiles interpolate linearly between order statistics (``np.percentile``'s default); the pooled ITL gaps are
+counted with their multiplicity.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from gpudesk.i18n import _
+from gpudesk.sizing.errors import SizingError
+
+STATISTICS = ("mean", "median", "p90", "p95", "p99")
+LATENCY_METRICS = ("ttft_s", "tpot_s", "itl_s", "e2e_latency_s")
+_QUANTILES = {"median": 0.5, "p90": 0.9, "p95": 0.95, "p99": 0.99}
+
+
+def check_statistic(statistic: str) -> str:
+    """``statistic`` when it is one of :data:`STATISTICS`.
+
+    Raises:
+        SizingError: another name.
+    """
+    if statistic not in STATISTICS:
+        raise SizingError("measured.statistic", _("{statistic!r} is not a latency statistic; use one of {names}."
+                                                  ).format(statistic=statistic, names=", ".join(STATISTICS)))
+    return statistic
+
+
+def summary(values: Sequence[float]) -> dict[str, float]:
+    """Mean and the percentiles of :data:`STATISTICS` of ``values`` (all 0.0 when empty)."""
+    return weighted_summary([(v, 1) for v in values])
+
+
+def weighted_summary(pairs: Sequence[tuple[float, int]]) -> dict[str, float]:
+    """Mean and percentiles of values given as (value, how many times it occurs) pairs (all 0.0 when empty)."""
+    items = sorted((v, n) for v, n in pairs if n > 0)
+    total = sum(n for _v, n in items)
+    if total == 0:
+        return {name: 0.0 for name in STATISTICS}
+    out = {"mean": sum(v * n for v, n in items) / total}
+    for name, q in _QUANTILES.items():
+        out[name] = _quantile(items, total, q)
+    return out
+
+
+def _quantile(items: list[tuple[float, int]], total: int, q: float) -> float:
+    """Linear interpolation between the order statistics at rank ``q (total - 1)`` (numpy's default)."""
+    rank = q * (total - 1)
+    low, high = math.floor(rank), math.ceil(rank)
+    return _nth(items, low) + (rank - low) * (_nth(items, high) - _nth(items, low))
+
+
+def _nth(items: list[tuple[float, int]], index: int) -> float:
+    seen = 0
+    for value, count in items:
+        seen += count
+        if index < seen:
+            return value
+    return items[-1][0]

@@ -1,0 +1,61 @@
+"""vLLM V0's scheduler defaults: chunked prefill only above a 32K context (not on ROCm from v0.6.5), budget 512 /
+2048 with it and the whole context without; a prompt step then pauses decoding (the TPOT a prefill costs)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudesk.catalog import open_catalog
+from gpudesk.sizing.serve_engine import engine_budget
+from gpudesk.sizing.serve_vllm_v0 import version_triple, vllm_v0_scheduler
+from gpudesk.sizing.shapes import spec_from_catalog
+from gpudesk.sizing.speed_serve import ServeLoad, serve_speed
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return open_catalog()
+
+
+def test_version_triple_reads_the_patch_level():
+    assert version_triple("0.6.5.dev964+mlperf50") == (0, 6, 5)
+    assert version_triple("0.7") == (0, 7, 0)
+    assert version_triple(None) is None
+
+
+def test_short_context_models_do_not_chunk_and_take_the_whole_context_per_step(catalog):
+    """Llama 3 8B (8192-token context) on vLLM 0.6.3: no chunked prefill, budget max(8192, 2048)."""
+    spec = spec_from_catalog(catalog.model("llama-3-8b"))
+    v0 = vllm_v0_scheduler(spec, catalog.gpu("h100-sxm5"), "0.6.3", None, None)
+    assert v0 is not None and not v0.chunked and v0.token_budget == 8192
+    assert vllm_v0_scheduler(spec, catalog.gpu("h100-sxm5"), "0.8.0", None, None) is None
+    assert vllm_v0_scheduler(spec, catalog.gpu("h100-sxm5"), None, None, None) is None
+
+
+def test_long_context_models_chunk_with_the_budget_of_their_release(catalog):
+    """Llama 3.1 (131072 tokens): chunked at 512 before v0.6.5 (PR 10544), 2048 from it; on ROCm not at all from
+    v0.6.5 (PR 11146); the user's flags win."""
+    spec = spec_from_catalog(catalog.model("llama-3.1-8b"))
+    h100, mi300x = catalog.gpu("h100-sxm5"), catalog.gpu("mi300x")
+    assert vllm_v0_scheduler(spec, h100, "0.6.3", None, None).token_budget == 512
+    assert vllm_v0_scheduler(spec, h100, "0.6.5", None, None).token_budget == 2048
+    assert vllm_v0_scheduler(spec, mi300x, "0.6.3", None, None).chunked
+    rocm = vllm_v0_scheduler(spec, mi300x, "0.6.6", None, None)
+    assert not rocm.chunked and rocm.token_budget == 131072
+    mine = vllm_v0_scheduler(spec, h100, "0.6.3", False, 4096)
+    assert not mine.chunked and mine.token_budget == 4096
+    # Before auto-enabling (PR 6666, v0.5.4) long contexts did not chunk either.
+    assert not vllm_v0_scheduler(spec, h100, "0.5.3", None, None).chunked
+
+
+def test_an_unchunked_v0_server_pauses_decoding_for_every_new_prompt(catalog):
+    """The same open-loop load on vLLM 0.6 with a short-context model: the engine budget says unmixed, and the
+    TPOT under arrivals is longer than with chunked prefill asked for explicitly (prompt steps pause decoding)."""
+    spec = spec_from_catalog(catalog.model("llama-3-8b"))
+    gpu = catalog.gpu("a100-80-sxm4")
+    load = ServeLoad(engine="vllm", engine_version="0.6.3", input_tokens=2000, output_tokens=200,
+                     request_rate_per_s=4.0, num_prompts=300)
+    assert not engine_budget(spec, gpu, load.validated()).mixed_prefill
+    unmixed = serve_speed(spec, gpu, load)
+    mixed = serve_speed(spec, gpu, ServeLoad(**{**load.__dict__, "mixed_prefill": True}))
+    assert unmixed.tpot_s > 1.1 * mixed.tpot_s
