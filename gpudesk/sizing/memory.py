@@ -73,6 +73,10 @@ class MemoryWorkload:
         kv_cache_impl: inference KV cache: ``paged`` (vLLM/SGLang), ``dynamic`` (HF DynamicCache),
             ``legacy-tuple`` (transformers <= 4.35), ``static`` (gpt-fast, quadratic causal mask) or
             ``static-linear-mask``.
+        prompt_logits: inference prefill logits: ``last`` (the last prompt position; transformers >= 4.45, vLLM,
+            SGLang) or ``all`` (every prompt position upcast to fp32: transformers <= 4.44 ``generate``).
+        prompt_tokens: inference prompt tokens per sequence, the prefill's length (None: the whole
+            ``context_tokens``).
         mla_decode_weights: inference of an MLA model (DeepSeek-V2/V3): the 16-bit decode matrices the engine
             builds after loading: ``up-proj`` (vLLM since 2025-03: a 16-bit copy of a quantised ``kv_b_proj``),
             ``absorbed`` (vLLM 0.7.1-0.7.3: absorbed ``W_Q_UK`` and ``W_UV_O``) or ``none``.
@@ -147,6 +151,8 @@ class MemoryWorkload:
     pipeline_stages_per_rank: int | None = None
     sp_gathered_inputs: bool = False
     longest_sample_tokens: int | None = None
+    prompt_logits: str = "last"
+    prompt_tokens: int | None = None
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -211,7 +217,8 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         concurrent_sequences=w.concurrent_sequences, paged_block_tokens=w.paged_block_tokens,
         flash_attention=w.flash_attention, tensor_parallel=w.tensor_parallel,
         activation_bytes_per_sample=w.activation_bytes_per_sample, overheads=w.overheads,
-        kv_cache_impl=w.kv_cache_impl, mla_decode_weights=w.mla_decode_weights,
+        kv_cache_impl=w.kv_cache_impl, mla_decode_weights=w.mla_decode_weights, prompt_logits=w.prompt_logits,
+        prefill_tokens=w.prompt_tokens,
     )
 
 
