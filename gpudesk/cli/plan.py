@@ -108,6 +108,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--fsdp1-mixed-flat-params", action="store_true",
                    help=_("lora/qlora with --fsdp-version 1: adapters share FlatParameters with the frozen base (no "
                         "separate wrap), so the base gets gradients"))
+    m.add_argument("--fsdp1-sync-each-batch", action="store_true",
+                   help=_("with --fsdp-version 1 and --grad-accum: the loop reduce-scatters every micro-batch (torchtune, "
+                        "Accelerate sync_each_batch) instead of accumulating full gradients under no_sync()"))
     m.add_argument("--cuda-lazy-loading", default="on", choices=("on", "off"),
                    help=_("CUDA lazy module loading (off: CUDA < 11.7 or CUDA_MODULE_LOADING=EAGER, a 1.3 GiB context)"))
     m.add_argument("--kv-cache-impl", default="paged", choices=("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask"),
@@ -492,7 +495,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         double_quant=not args.no_double_quant, pipeline_parallel=args.pp, pipeline_schedule=args.pp_schedule,
         pipeline_microbatches=args.pp_microbatches, pipeline_stages_per_rank=args.pp_stages_per_rank,
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
-        prompt_logits=args.prompt_logits,
+        prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
     )
     try:
         est = estimate_memory(spec, workload)

@@ -75,6 +75,9 @@ class MemoryWorkload:
             ``static-linear-mask``.
         prompt_logits: inference prefill logits: ``last`` (the last prompt position; transformers >= 4.45, vLLM,
             SGLang) or ``all`` (every prompt position upcast to fp32: transformers <= 4.44 ``generate``).
+        fsdp1_no_sync: full training under FSDP1 with gradient accumulation enters ``no_sync()`` for the
+            non-final micro-batches (HF Accelerate, Lightning Fabric): full unsharded gradients on every rank;
+            False: a loop that reduce-scatters every micro-batch (torchtune, Accelerate ``sync_each_batch``).
         prompt_tokens: inference prompt tokens per sequence, the prefill's length (None: the whole
             ``context_tokens``).
         mla_decode_weights: inference of an MLA model (DeepSeek-V2/V3): the 16-bit decode matrices the engine
@@ -153,6 +156,7 @@ class MemoryWorkload:
     longest_sample_tokens: int | None = None
     prompt_logits: str = "last"
     prompt_tokens: int | None = None
+    fsdp1_no_sync: bool = True
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -240,6 +244,7 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
             weight_loading=w.weight_loading, pipeline_parallel=w.pipeline_parallel,
             pipeline_schedule=w.pipeline_schedule, pipeline_microbatches=w.pipeline_microbatches,
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
+            fsdp1_no_sync=w.fsdp1_no_sync,
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))

@@ -59,7 +59,8 @@ def cli_args(case: dict) -> list[str]:
                           ("zero_grad_keeps_grads", "--zero-grad-keeps-grads"), ("kbit_fp32_upcast", "--kbit-fp32-upcast"),
                           ("kbit_embeddings_bf16", "--kbit-embeddings-bf16"),
                           ("fsdp1_mixed_flat_params", "--fsdp1-mixed-flat-params"),
-                          ("legacy_bnb_matmul", "--legacy-bnb-matmul")):
+                          ("legacy_bnb_matmul", "--legacy-bnb-matmul"),
+                          ("fsdp1_sync_each_batch", "--fsdp1-sync-each-batch")):
             if key == "flash_attention":
                 if not case.get(key, True):
                     args.append("--no-flash")
