@@ -257,5 +257,5 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         kbit_fp32_upcast=w.kbit_fp32_upcast, kbit_embeddings_bf16=w.kbit_embeddings_bf16,
         fsdp1_mixed_flat_params=w.fsdp1_mixed_flat_params and w.fsdp_version == 1,
         lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul, weight_loading=w.weight_loading,
-        double_quant=w.double_quant,
+        double_quant=w.double_quant, fsdp_version=w.fsdp_version,
     )

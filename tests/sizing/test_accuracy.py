@@ -103,7 +103,9 @@ def test_rows_added_later_are_scored_apart(results):
 def test_accuracy_floor_by_method(results):
     summary = summarize(results)
     assert summary["by_method"]["full"]["within_15_share"] >= 0.93
-    assert summary["by_method"]["lora"]["median_abs_error"] <= 0.042
+    # 0.042 -> 0.048 with FSDP1's unsharded root unit: 2-GPU FSDP1 LoRA rows of one source move from +2 % to +5 %,
+    # the 2024-03 fsdp_qlora rows from -18/-4 % to -13/+1 % (41 instead of 40 of 44 within 15 %).
+    assert summary["by_method"]["lora"]["median_abs_error"] <= 0.048
     assert summary["by_method"]["inference"]["cases"] >= 37
     assert summary["by_method"]["inference"]["within_15_share"] >= 0.91
     assert summary["by_method"]["inference"]["median_abs_error"] <= 0.03

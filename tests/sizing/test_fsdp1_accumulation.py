@@ -47,3 +47,17 @@ def test_harness_and_cli_read_the_sync_each_batch_switch(capsys):
     assert "no_sync()" in capsys.readouterr().out
     assert main(args + ["--fsdp1-sync-each-batch"]) == 0
     assert "no_sync()" not in capsys.readouterr().out
+
+
+def test_lora_under_fsdp1_keeps_the_16_bit_root_unit_unsharded():
+    llama70 = spec_from_hf_config(CONFIGS / "llama-3.1-70b.config.json")
+    w = dict(mode="qlora", precision="bf16", seq_len_tokens=512, gpus=2, sharding="fsdp", recompute="full",
+             offload="all")
+    v1 = estimate_memory(llama70, MemoryWorkload(**w, fsdp_version=1))
+    v2 = estimate_memory(llama70, MemoryWorkload(**w, fsdp_version=2))
+    # Embeddings and LM head (2 x 128256 x 8192) stay bf16 and whole on each GPU, also with CPU offload.
+    assert v1.component("gathered_layers") - v2.component("gathered_layers") == 2 * 128256 * 8192 * 2
+    assert any("root unit" in a for a, _ in v1.assumptions)
+    one_gpu = dict(w, gpus=1, sharding="ddp", offload="none")
+    assert (estimate_memory(llama70, MemoryWorkload(**one_gpu, fsdp_version=1)).component("gathered_layers")
+            == estimate_memory(llama70, MemoryWorkload(**one_gpu, fsdp_version=2)).component("gathered_layers"))

@@ -322,7 +322,9 @@ def test_fsdp1_sync_module_states_stages_two_unsharded_root_units():
     assert est.component("loading_reserve") > 0
     # Resident after the wrap: this rank's NF4 shard (bf16 embeddings and head included) and its adapters.
     assert est.reserved_bytes == pytest.approx(plain.component("weights") + 2 * root, rel=0.01)
-    assert est.reserved_bytes > plain.reserved_bytes + 0.3 * GIB
+    # Training's reserve now holds the unsharded root unit too (FSDP1 does not reshard it after forward), so the
+    # loading peak is only a little higher.
+    assert est.reserved_bytes > plain.reserved_bytes
     assert est.allocated_bytes == plain.allocated_bytes
     with pytest.raises(SizingError) as err:
         estimate_memory(llama7b, MemoryWorkload(**dict(w, gpus=1, sharding="ddp"), weight_loading="fsdp1-sync-states"))
