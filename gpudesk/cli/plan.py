@@ -108,11 +108,19 @@ def add_parser(subparsers) -> None:
     m.add_argument("--fsdp1-mixed-flat-params", action="store_true",
                    help=_("lora/qlora with --fsdp-version 1: adapters share FlatParameters with the frozen base (no "
                         "separate wrap), so the base gets gradients"))
+    m.add_argument("--fsdp1-sync-each-batch", action="store_true",
+                   help=_("with --fsdp-version 1 and --grad-accum: the loop reduce-scatters every micro-batch (torchtune, "
+                        "Accelerate sync_each_batch) instead of accumulating full gradients under no_sync()"))
     m.add_argument("--cuda-lazy-loading", default="on", choices=("on", "off"),
                    help=_("CUDA lazy module loading (off: CUDA < 11.7 or CUDA_MODULE_LOADING=EAGER, a 1.3 GiB context)"))
     m.add_argument("--kv-cache-impl", default="paged", choices=("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask"),
                    help=_("inference KV cache: paged (vLLM/SGLang), dynamic (HF DynamicCache), legacy-tuple "
                         "(transformers <= 4.35), static (gpt-fast, quadratic causal mask), static-linear-mask"))
+    m.add_argument("--prompt-tokens", type=int, default=None, metavar="N",
+                   help=_("inference: prompt tokens per sequence, the prefill's length (default: all of --seq)"))
+    m.add_argument("--prompt-logits", default="last", choices=("last", "all"),
+                   help=_("inference prefill logits: last (last prompt position; transformers >= 4.45, vLLM, SGLang) or "
+                        "all (every prompt position upcast to fp32; transformers <= 4.44 generate)"))
     m.add_argument("--mla-decode-weights", default="up-proj", choices=("up-proj", "absorbed", "none"),
                    help=_("inference of an MLA model (DeepSeek-V2/V3): 16-bit decode matrices the engine builds, up-proj "
                         "(vLLM since 2025-03), absorbed (vLLM 0.7.1 to 0.7.3) or none (HF transformers)"))
@@ -460,6 +468,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         args.gpus = args.tp if args.tp and args.tp > 0 else 1
     if args.longest_sample_tokens is not None and inference:
         raise CliError(_("--longest-sample-tokens applies to training; for inference give the context with --seq."))
+    if args.prompt_tokens is not None and not inference:
+        raise CliError(_("--prompt-tokens applies to --mode inference; training takes its tokens from --seq."))
     if args.weight_format is not None and not inference:
         raise CliError(_("--weight-format applies to --mode inference; {mode} keeps the weights at --precision "
                          "(for a 4-bit frozen base use --mode qlora).").format(mode=args.mode))
@@ -484,7 +494,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         legacy_bnb_matmul=args.legacy_bnb_matmul, weight_loading=args.weight_loading,
         double_quant=not args.no_double_quant, pipeline_parallel=args.pp, pipeline_schedule=args.pp_schedule,
         pipeline_microbatches=args.pp_microbatches, pipeline_stages_per_rank=args.pp_stages_per_rank,
-        longest_sample_tokens=args.longest_sample_tokens,
+        longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
+        prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -501,7 +512,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "kbit_embeddings_bf16": "--kbit-embeddings-bf16", "lora_dropout": "--lora-dropout",
                 "pipeline_parallel": "--pp", "pipeline_schedule": "--pp-schedule",
                 "pipeline_microbatches": "--pp-microbatches", "pipeline_stages_per_rank": "--pp-stages-per-rank",
-                "longest_sample_tokens": "--longest-sample-tokens"}
+                "longest_sample_tokens": "--longest-sample-tokens", "prompt_tokens": "--prompt-tokens",
+                "prompt_logits": "--prompt-logits"}
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),
                                                   problem=exc.reason)) from exc
     verdict = None

@@ -22,7 +22,7 @@ from gpudesk.sizing.memory import MODES
 from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.memory_train import OFFLOAD_MODES, SHARDING_MODES
 from gpudesk.sizing.error_band import FRAMEWORKS
-from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS, MLA_DECODE_WEIGHTS
+from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS, MLA_DECODE_WEIGHTS, PROMPT_LOGITS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES, PARAM_PRECISIONS
 
@@ -75,7 +75,10 @@ class ModelMemory:
     base in one FSDP1 FlatParameter), ``lora_dropout``, ``legacy_bnb_matmul`` (bitsandbytes < 0.43.2), ``weight_loading`` (how the weights reach the GPU: per-tensor /
     nf4-nearest-search / fsdp1-sync-states), ``double_quant`` (QLoRA NF4 double quantisation) and, for
     inference, ``kv_cache_impl`` (paged / dynamic / legacy-tuple / static / static-linear-mask) and
-    ``mla_decode_weights`` (up-proj / absorbed / none: MLA decode matrices by vLLM era); ``framework``
+    ``mla_decode_weights`` (up-proj / absorbed / none: MLA decode matrices by vLLM era), ``prompt_logits`` (last /
+    all: transformers <= 4.44 ``generate`` computes fp32 logits of every prompt position);
+    ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
+    full gradients under ``no_sync()``); ``framework``
     only chooses which published cases give the estimate's expected error band.
     """
 
@@ -120,6 +123,8 @@ class ModelMemory:
     legacy_bnb_matmul: bool = False
     weight_loading: str = "per-tensor"
     double_quant: bool = True
+    prompt_logits: str = "last"
+    fsdp1_sync_each_batch: bool = False
     framework: str | None = None
 
 
@@ -330,6 +335,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.optimizer_impl", m.optimizer_impl, OPTIMIZER_IMPLS)
     check(_choice, "model.kv_cache_impl", m.kv_cache_impl, KV_CACHE_IMPLS)
     check(_choice, "model.mla_decode_weights", m.mla_decode_weights, MLA_DECODE_WEIGHTS)
+    check(_choice, "model.prompt_logits", m.prompt_logits, PROMPT_LOGITS)
     check(_choice, "model.weight_loading", m.weight_loading, WEIGHT_LOADERS)
     check(_num, "model.lora_dropout", m.lora_dropout, maximum=0.99, strict=False)
     if m.framework is not None:

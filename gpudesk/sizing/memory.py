@@ -73,6 +73,13 @@ class MemoryWorkload:
         kv_cache_impl: inference KV cache: ``paged`` (vLLM/SGLang), ``dynamic`` (HF DynamicCache),
             ``legacy-tuple`` (transformers <= 4.35), ``static`` (gpt-fast, quadratic causal mask) or
             ``static-linear-mask``.
+        prompt_logits: inference prefill logits: ``last`` (the last prompt position; transformers >= 4.45, vLLM,
+            SGLang) or ``all`` (every prompt position upcast to fp32: transformers <= 4.44 ``generate``).
+        fsdp1_no_sync: full training under FSDP1 with gradient accumulation enters ``no_sync()`` for the
+            non-final micro-batches (HF Accelerate, Lightning Fabric): full unsharded gradients on every rank;
+            False: a loop that reduce-scatters every micro-batch (torchtune, Accelerate ``sync_each_batch``).
+        prompt_tokens: inference prompt tokens per sequence, the prefill's length (None: the whole
+            ``context_tokens``).
         mla_decode_weights: inference of an MLA model (DeepSeek-V2/V3): the 16-bit decode matrices the engine
             builds after loading: ``up-proj`` (vLLM since 2025-03: a 16-bit copy of a quantised ``kv_b_proj``),
             ``absorbed`` (vLLM 0.7.1-0.7.3: absorbed ``W_Q_UK`` and ``W_UV_O``) or ``none``.
@@ -147,6 +154,9 @@ class MemoryWorkload:
     pipeline_stages_per_rank: int | None = None
     sp_gathered_inputs: bool = False
     longest_sample_tokens: int | None = None
+    prompt_logits: str = "last"
+    prompt_tokens: int | None = None
+    fsdp1_no_sync: bool = True
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -211,7 +221,8 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         concurrent_sequences=w.concurrent_sequences, paged_block_tokens=w.paged_block_tokens,
         flash_attention=w.flash_attention, tensor_parallel=w.tensor_parallel,
         activation_bytes_per_sample=w.activation_bytes_per_sample, overheads=w.overheads,
-        kv_cache_impl=w.kv_cache_impl, mla_decode_weights=w.mla_decode_weights,
+        kv_cache_impl=w.kv_cache_impl, mla_decode_weights=w.mla_decode_weights, prompt_logits=w.prompt_logits,
+        prefill_tokens=w.prompt_tokens,
     )
 
 
@@ -233,6 +244,7 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
             weight_loading=w.weight_loading, pipeline_parallel=w.pipeline_parallel,
             pipeline_schedule=w.pipeline_schedule, pipeline_microbatches=w.pipeline_microbatches,
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
+            fsdp1_no_sync=w.fsdp1_no_sync,
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))
@@ -245,5 +257,5 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         kbit_fp32_upcast=w.kbit_fp32_upcast, kbit_embeddings_bf16=w.kbit_embeddings_bf16,
         fsdp1_mixed_flat_params=w.fsdp1_mixed_flat_params and w.fsdp_version == 1,
         lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul, weight_loading=w.weight_loading,
-        double_quant=w.double_quant,
+        double_quant=w.double_quant, fsdp_version=w.fsdp_version,
     )

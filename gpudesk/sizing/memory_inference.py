@@ -46,6 +46,8 @@ PREFILL_CHUNK_TOKENS = 2048
 KV_CACHE_IMPLS = ("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask")
 # Which 16-bit matrices an engine builds for MLA's decode path after loading (see :func:`mla_decode_weight_bytes`).
 MLA_DECODE_WEIGHTS = ("up-proj", "absorbed", "none")
+# Which prompt positions the prefill forward computes logits for (see :func:`prefill_workspace_bytes`).
+PROMPT_LOGITS = ("last", "all")
 
 
 def resolve_weight_format(spec: ModelSpec, weight_format: str | None = CHECKPOINT_WEIGHT_FORMAT) -> str:
@@ -288,17 +290,47 @@ def kv_cache_impl_extra_bytes(spec: ModelSpec, kv_cache_impl: str, kv_bytes: flo
     return 0.0
 
 
-def prefill_workspace_bytes(spec: ModelSpec, prefill_tokens: int, flash_attention: bool = True) -> float:
-    """Transient bytes of one prefill chunk: one layer's activations, attention scores if unfused, last logits."""
+def prefill_workspace_bytes(spec: ModelSpec, prefill_tokens: int, flash_attention: bool = True, batch: int = 1,
+                            prompt_logits: str = "last") -> float:
+    """Transient bytes of one prefill forward over ``batch`` prompts of ``prefill_tokens`` each (16-bit activations).
+
+    A decoder layer's transient is counted as ``b*s*(h + ffn)`` 16-bit values (the residual stream and one MLP
+    intermediate) plus, when attention is not fused, its ``b*a*s^2`` scores three times: 16-bit, the fp32
+    softmax and its 16-bit cast (``softmax(attn_weights, dim=-1, dtype=torch.float32).to(query_states.dtype)``,
+    "upcast attention to fp32",
+    https://github.com/huggingface/transformers/blob/v4.35.0/src/transformers/models/llama/modeling_llama.py
+    ``LlamaAttention.forward``), 8 bytes a score. A gated MLP in eager PyTorch holds more at once
+    (``act_fn(gate)``, ``up`` and their product, ``3 ffn`` a token; Qwen2.5-7B at a 30720-token prompt: 3.9 GB),
+    but the prompt length is rarely known apart from the context (``--prompt-tokens`` is new), and counting a
+    whole-context prefill at that width overstates short-prompt runs (gpt-fast at 131072 cached tokens with a
+    5-token prompt); it is left at the narrower figure until rows state their prompts. Layer transients are
+    freed before the LM head runs, so the peak is the larger of the layer transient and the logits:
+
+    - ``prompt_logits="last"``: fp32 logits of the last position of each prompt (transformers >= 4.45
+      ``num_logits_to_keep``, vLLM/SGLang ``LogitsProcessor`` on the last token only).
+    - ``prompt_logits="all"``: the LM head runs over every prompt position and the result is upcast to fp32,
+      the 16-bit and fp32 logits alive together: ``b*s*V*(2 + 4)`` bytes (transformers <= 4.44
+      ``LlamaForCausalLM.forward``: ``logits = self.lm_head(hidden_states)`` then ``logits = logits.float()``,
+      https://github.com/huggingface/transformers/blob/v4.35.0/src/transformers/models/llama/modeling_llama.py;
+      ``generate`` keeps only ``outputs.logits[:, -1, :]`` afterwards,
+      https://github.com/huggingface/transformers/blob/v4.35.0/src/transformers/generation/utils.py
+      ``greedy_search``). Llama-2-13B, 8 prompts of 512 tokens: 0.79 GB.
+
+    Raises:
+        SizingError / ShapeError: invalid input, or a model without a transformer shape.
+    """
     s = positive_int("prefill_tokens", prefill_tokens, MAX_SEQ_LEN_TOKENS)
+    b = positive_int("concurrent_sequences", batch, MAX_BATCH)
+    mode = choice("prompt_logits", prompt_logits, PROMPT_LOGITS)
     if not spec.is_transformer:
         raise ShapeError("model", _("{model}: prefill working memory needs a transformer shape.").format(model=spec.name))
     dims = spec.transformer_dims
     ffn = spec.ffn_size or 4 * dims.hidden_size
-    layer = 2 * s * (dims.hidden_size + ffn)
-    scores = 0 if flash_attention else 2 * dims.num_attention_heads * s * s
-    logits = 4 * (spec.vocab_size or 0)
-    return layer + scores + logits
+    layer = 2.0 * b * s * (dims.hidden_size + ffn)
+    scores = 0 if flash_attention else 8.0 * b * dims.num_attention_heads * s * s
+    vocab = spec.vocab_size or 0
+    logits = 6.0 * b * s * vocab if mode == "all" else 4.0 * b * vocab
+    return max(layer + scores, logits)
 
 
 def inference_memory(
@@ -317,6 +349,7 @@ def inference_memory(
     hybrid_kv_cache: bool = True,
     kv_cache_impl: str = "paged",
     mla_decode_weights: str = "up-proj",
+    prompt_logits: str = "last",
 ) -> MemoryEstimate:
     """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each.
 
@@ -329,11 +362,24 @@ def inference_memory(
     (:data:`MLA_DECODE_WEIGHTS`): the 16-bit matrices an engine derives for MLA decode, counted in the weights
     (:func:`mla_decode_weight_bytes`).
 
+    A contiguous cache (``kv_cache_impl`` other than ``paged``: Hugging Face ``generate``, gpt-fast) runs the
+    prompts of all ``concurrent_sequences`` in one prefill forward, so its working memory grows with the batch;
+    ``paged`` engines bound one prefill step by their token budget and count one sequence's prompt.
+    ``prompt_logits`` (:data:`PROMPT_LOGITS`): logits of the last prompt position or of all of them
+    (:func:`prefill_workspace_bytes`). The concatenation copies of ``dynamic`` and ``legacy-tuple`` caches are made
+    in decode steps, when the prefill's transients are gone: only the larger of the two counts.
+    ``prefill_tokens``: the prompt's tokens (None: the whole context, the most a prefill can hold); when the
+    context is at most one token longer, ``generate`` stops after the prompt's forward and no decode step copies
+    the cache.
+
     Raises:
         SizingError / ShapeError: invalid input, named by field.
     """
     t = positive_int("tensor_parallel", tensor_parallel, 1024)
     impl = choice("kv_cache_impl", kv_cache_impl, KV_CACHE_IMPLS)
+    if prefill_tokens is not None and positive_int("prompt_tokens", prefill_tokens, MAX_SEQ_LEN_TOKENS) > context_tokens:
+        raise SizingError("prompt_tokens", _("the prompt ({prompt} tokens) cannot be longer than the context ({context} "
+                                             "tokens).").format(prompt=prefill_tokens, context=context_tokens))
     if impl != "paged":
         paged_block_tokens = None
     weight_format = resolve_weight_format(spec, weight_format)
@@ -349,9 +395,25 @@ def inference_memory(
     if spec.is_transformer and activation_bytes_per_sample is None:
         parts["kv_cache"] = kv_cache_bytes(spec, context_tokens, concurrent_sequences, kv_precision, paged_block_tokens,
                                            t, hybrid_kv_cache)
-        parts["prefill_workspace"] = prefill_workspace_bytes(spec, prefill_tokens or context_tokens, flash_attention) / t
+        prefill_batch = concurrent_sequences if impl != "paged" else 1
+        parts["prefill_workspace"] = prefill_workspace_bytes(spec, prefill_tokens or context_tokens, flash_attention,
+                                                             prefill_batch, prompt_logits) / t
+        prefill = dict(batch=prefill_batch, tokens=prefill_tokens or context_tokens,
+                       gib=parts["prefill_workspace"] / 2**30)
+        assumptions.append((_("prefill of {batch} x {tokens} prompt tokens: {gib:.2f} GiB transient (a layer's MLP or "
+                              "attention, or the logits of every prompt position in fp32)").format(**prefill)
+                            if prompt_logits == "all" else
+                            _("prefill of {batch} x {tokens} prompt tokens: {gib:.2f} GiB transient (a layer's MLP or "
+                              "attention, or the last position's logits)").format(**prefill),
+                            "transformers modeling_llama.py LlamaMLP / LlamaForCausalLM (v4.35: logits.float())"))
         if impl != "paged":
-            parts["kv_cache_workspace"] = kv_cache_impl_extra_bytes(spec, impl, parts["kv_cache"], context_tokens)
+            extra = kv_cache_impl_extra_bytes(spec, impl, parts["kv_cache"], context_tokens)
+            if impl in ("dynamic", "legacy-tuple") and prefill_tokens and context_tokens <= prefill_tokens + 1:
+                extra = 0.0  # the prompt's forward yields the only new token: no decode step grows the cache
+            if impl in ("dynamic", "legacy-tuple"):
+                # Decode-step copies and prefill transients are not alive at once.
+                extra = max(0.0, extra - parts["prefill_workspace"])
+            parts["kv_cache_workspace"] = extra
             assumptions.append((_("KV cache held as {impl}: {gib:.2f} GiB beyond the cache itself").format(
                 impl=impl, gib=parts["kv_cache_workspace"] / 2**30),
                 "transformers cache_utils.py DynamicCache; transformers <= 4.35 tuple cache; gpt-fast model.py setup_caches"))

@@ -172,12 +172,18 @@ def lora_memory(
     legacy_bnb_matmul: bool = False,
     weight_loading: str = "per-tensor",
     double_quant: bool = True,
+    fsdp_version: int = 2,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
     The frozen base follows ``sharding`` like any parameter: ZeRO-3 / FSDP divide it by ``gpus`` and keep two
     unsharded blocks gathered (torchtune ``lora_finetune_distributed``; Answer.AI FSDP+QLoRA,
     https://www.answer.ai/posts/2024-03-06-fsdp-qlora.html); ``offload="all"`` keeps it in host memory.
+    Under FSDP1 (``sharding="fsdp"``, ``fsdp_version=1``) the root unit (what the block wrap leaves out: the
+    embeddings and the LM head, never quantised) stays unsharded from forward to backward
+    (``torch/distributed/fsdp/_runtime_utils.py`` ``_post_forward``: only non-root units are resharded,
+    https://github.com/pytorch/pytorch/blob/v2.2.0/torch/distributed/fsdp/_runtime_utils.py), also with CPU
+    offload: counted in ``gathered_layers``. Llama-3-70B: 2.1 B parameters, 4.2 GB in bf16.
     Breakdown: weights (frozen base), lora_adapters (trainable params x optimizer accounting), activations,
     logits, gathered_layers, prefill_workspace (QLoRA dequantisation buffer), cuda_context, framework_overhead,
     fragmentation.
@@ -197,9 +203,9 @@ def lora_memory(
     if kbit_embeddings_bf16 and not kbit_fp32_upcast:
         raise SizingError("kbit_embeddings_bf16", _("embeddings cast back to bf16 apply after the fp32 upcast of "
                                                     "prepare_model_for_kbit_training (kbit_fp32_upcast)."))
+    keep_bytes = 4 if kbit_fp32_upcast and not kbit_embeddings_bf16 else 2
     if kind == "qlora":
         keep = spec.embedding_params
-        keep_bytes = 4 if kbit_fp32_upcast and not kbit_embeddings_bf16 else 2
         base = (spec.params - keep) * weight_bits_per_param(nf4_format) / 8 + keep * keep_bytes
     else:
         base = spec.params * base_bytes_per_param
@@ -217,6 +223,10 @@ def lora_memory(
         # FSDP MixedPrecision / DeepSpeed gather the compute dtype: 2 bytes unless training in fp32.
         compute_bytes = 4.0 if precision == "fp32" else 2.0
         gathered = blocks * (weight_bits_per_param(nf4_format) / 8 if kind == "qlora" else compute_bytes)
+    root_bytes = 0.0
+    if fsdp_version == 1 and sharding == "fsdp" and g > 1:
+        root_bytes = (keep_bytes if kind == "qlora" else base_bytes_per_param) * spec.embedding_params
+        gathered += root_bytes
     flat_grads = 0.0
     if fsdp1_mixed_flat_params:
         if stage != "zero3" or g < 2:
@@ -264,6 +274,10 @@ def lora_memory(
                             else _("base in NF4 without double quantisation (4.5 bit/param: an fp32 absmax per 64 "
                                    "weights), embeddings in bf16"),
                             "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"))
+    if root_bytes:
+        assumptions.append((_("FSDP1 keeps its root unit (embeddings and LM head, {gib:.2f} GiB) unsharded from forward to "
+                              "backward").format(gib=root_bytes / 2**30),
+                            "torch/distributed/fsdp/_runtime_utils.py _post_forward"))
     if flat_grads:
         assumptions.append((_("FSDP1 flat parameters mix the frozen base and the adapters: gradients for the whole "
                               "base ({gib:.2f} GiB)").format(gib=flat_grads / 2**30),

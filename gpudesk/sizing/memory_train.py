@@ -148,15 +148,22 @@ def fsdp_gathered_bytes(spec: ModelSpec, per_param: tuple[float, float, float, f
     a block lives until its reduce-scatter has finished while the next block's backward (with
     ``BACKWARD_PRE`` prefetch) already produces its own, so two unsharded block gradients are counted
     (``torch/distributed/fsdp/_runtime_utils.py`` ``_post_backward_hook`` / ``_reduce_grad``,
-    https://github.com/pytorch/pytorch/blob/v2.2.0/torch/distributed/fsdp/_runtime_utils.py).
+    https://github.com/pytorch/pytorch/blob/v2.2.0/torch/distributed/fsdp/_runtime_utils.py). Its root unit
+    (what the wrap policy leaves out: embeddings, final norm, an untied LM head) stays unsharded from forward to
+    backward and is counted beside the blocks.
     """
     compute = min(per_param[0], 2.0) if per_param[1] else per_param[0]
     block = spec.params / max(1, spec.layers or 1)
     if spec.vocab_size and spec.hidden_size:
         block = (spec.params - spec.embedding_params) / max(1, spec.layers or 1)
     embed = (spec.vocab_size or 0) * (spec.hidden_size or 0)
-    grads_alive = 2 if fsdp_version == 1 else 1
-    return max(2 * block * compute + grads_alive * block * per_param[2], embed * (compute + per_param[2])) / tensor_parallel
+    if fsdp_version == 1:
+        # The modules no auto-wrap unit covers (embeddings, final norm, an untied LM head) form the root
+        # FlatParameter, which FSDP1 does not reshard after forward ("free_unsharded_flat_param = not
+        # state._is_root and ...", ``_runtime_utils.py`` ``_post_forward``): unsharded beside the blocks.
+        root = spec.embedding_params * compute
+        return (root + 2 * block * compute + 2 * block * per_param[2]) / tensor_parallel
+    return max(2 * block * compute + block * per_param[2], embed * (compute + per_param[2])) / tensor_parallel
 
 
 def fsdp1_offload_gradient_shard_bytes(params: float, per_param: tuple[float, float, float, float],
@@ -354,6 +361,7 @@ def train_memory(
     pipeline_microbatches: int | None = None,
     pipeline_stages_per_rank: int | None = None,
     sp_gathered_inputs: bool = False,
+    fsdp1_no_sync: bool = True,
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
 
@@ -389,6 +397,19 @@ def train_memory(
     https://github.com/pytorch/torchtitan/blob/9dec370ad26b5f8e9a7333a0e36165018262644b/torchtitan/parallelisms/parallelize_llama.py)
     and the unsharded gradients accumulate across micro-batches (``unsharded_parameters``,
     ``unsharded_gradients``).
+
+    ``fsdp1_no_sync``: FSDP1 (``fsdp_version=1``) with ``gradient_accumulation`` runs the non-final micro-batches
+    under ``FullyShardedDataParallel.no_sync()``, which accumulates the full unsharded gradient of every
+    ``FlatParameter`` on each rank until the syncing micro-batch ("This likely results in higher memory usage
+    because FSDP will accumulate the full model gradients (instead of gradient shards) until the eventual sync",
+    https://github.com/pytorch/pytorch/blob/v2.2.0/torch/distributed/fsdp/fully_sharded_data_parallel.py
+    ``no_sync``): ``unsharded_gradients`` = the rank's parameters x the gradient bytes, alive through the forward
+    and backward of the later micro-batches. Hugging Face Accelerate's ``accumulate()`` (the Trainer's loop) and
+    Lightning Fabric's ``no_backward_sync`` (litgpt) both enter ``no_sync`` for an FSDP1 module
+    (https://github.com/huggingface/accelerate/blob/v0.28.0/src/accelerate/accelerator.py ``no_sync``;
+    https://github.com/Lightning-AI/pytorch-lightning/blob/2.2.0/src/lightning/fabric/strategies/fsdp.py
+    ``_FSDPBackwardSyncControl``); ``fsdp1_no_sync=False`` is a loop that reduce-scatters every micro-batch
+    (torchtune, Accelerate ``sync_each_batch=True``). FSDP2 has no ``no_sync``. Not modelled with CPU offload.
     Returns a :class:`MemoryEstimate` (bytes per GPU) whose breakdown has weights, master_weights, gradients,
     optimizer_states, gathered_layers, activations, logits, cuda_context, framework_overhead, fragmentation.
 
@@ -478,10 +499,18 @@ def train_memory(
             step_temp = 0.0
         else:
             acts, logits = 0.0, 0.0  # peak at the end of backward / optimizer step: activations already freed
-    elif keep_grads and step_temp > acts + logits:
+    no_sync_grads = 0.0
+    if fsdp and fsdp_version == 1 and gradient_accumulation and fsdp1_no_sync and offload == "none" and pp == 1:
+        no_sync_grads = rank_params * per_param[2]
+    if keep_grads and step_temp > acts + logits + no_sync_grads:
         acts, logits = 0.0, 0.0  # the optimizer step (all gradients + its temporaries) is the peak
-    else:
+        no_sync_grads = 0.0  # reduce-scattered and freed by the syncing backward
+    elif keep_grads:
         step_temp = 0.0
+    if no_sync_grads:
+        # Held unsharded instead of as shards: the shards appear only as the syncing backward frees these.
+        parts["unsharded_gradients"] = no_sync_grads
+        parts["gradients"] = 0.0
     if step_temp:
         parts["optimizer_step_temporaries"] = step_temp
     offload_grad_shards = 0.0
@@ -523,6 +552,11 @@ def train_memory(
         assumptions.append((_("sequence parallel as PyTorch DTensor does it: the column-parallel linears keep their "
                               "all-gathered input for backward"),
                             "torchtitan parallelize_llama (PrepareModuleInput Shard(1) -> Replicate())"))
+    if no_sync_grads:
+        assumptions.append((_("FSDP1 accumulates the full unsharded gradients on every GPU under no_sync() until the "
+                              "syncing micro-batch ({gib:.2f} GiB)").format(gib=no_sync_grads / 2**30),
+                            "torch/distributed/fsdp/fully_sharded_data_parallel.py no_sync; accelerate "
+                            "Accelerator.accumulate; lightning fabric FSDP no_backward_sync"))
     if step_temp:
         assumptions.append((_("the optimizer step builds one state-sized temporary for every parameter (foreach AdamW)"),
                             "torch/optim/adamw.py _multi_tensor_adamw (torch._foreach_sqrt)"))

@@ -142,6 +142,8 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
     return MemoryWorkload(
         mode=mode, precision=precision, optimizer=str(case.get("optimizer", "adamw")),
         seq_len_tokens=int(case.get("seq_len_tokens", 2048)), micro_batch_size=int(case.get("micro_batch_size", 1)),
+        # ``--batch`` is the micro-batch of training and the concurrent sequences of inference (the CLI sets both).
+        concurrent_sequences=int(case.get("micro_batch_size", 1)),
         gpus=int(case.get("gpus", 1)), sharding=str(case.get("sharding", "ddp")), offload=str(case.get("offload", "none")),
         recompute=str(case.get("recompute", "none")), flash_attention=bool(case.get("flash_attention", True)),
         tensor_parallel=int(case.get("tensor_parallel", 1)), sequence_parallel=bool(case.get("sequence_parallel", False)),
@@ -158,8 +160,11 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         gradient_accumulation=int(case.get("gradient_accumulation_steps", 1)) > 1,
         zero_grad_keeps_grads=bool(case.get("zero_grad_keeps_grads", False)),
         cuda_lazy_loading=bool(case.get("cuda_lazy_loading", True)),
-        fsdp_version=int(case.get("fsdp_version") or 2), kv_cache_impl=str(case.get("kv_cache_impl", "paged")),
+        fsdp_version=int(case.get("fsdp_version") or 2),
+        fsdp1_no_sync=not bool(case.get("fsdp1_sync_each_batch", False)), kv_cache_impl=str(case.get("kv_cache_impl", "paged")),
         mla_decode_weights=str(case.get("mla_decode_weights", "up-proj")),
+        prompt_logits=str(case.get("prompt_logits", "last")),
+        prompt_tokens=int(case["prompt_tokens"]) if case.get("prompt_tokens") else None,
         optimizer_impl=str(case.get("optimizer_impl", "foreach")),
         kbit_fp32_upcast=bool(case.get("kbit_fp32_upcast", False)),
         kbit_embeddings_bf16=bool(case.get("kbit_embeddings_bf16", False)),

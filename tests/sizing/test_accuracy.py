@@ -77,9 +77,11 @@ def test_accuracy_floor(results):
     # 179 scored since the six torchtitan 405B pipeline-parallel rows are scored (three of them within 15 %).
     assert len(results) >= 188 and summary["cases"] >= 179 and summary["sources"] >= 27
     assert summary["failed_cases"] == 0
-    assert summary["within_15_share"] >= 0.885
+    assert summary["within_15_share"] >= 0.89
     assert summary["within_25_share"] >= 0.97
-    assert summary["median_abs_error"] <= 0.05
+    # 0.050 -> 0.053 with FSDP1's unsharded root unit (four 2-GPU FSDP1 rows of one source move from +4.8 % to
+    # +6.2 %; 160 instead of 159 rows within 15 %).
+    assert summary["median_abs_error"] <= 0.053
     assert summary["by_method"]["qlora"]["cases"] >= 51
     assert summary["by_gpus"]["2-8"]["cases"] + summary["by_gpus"][">8"]["cases"] >= 20
     assert summary["by_gpus"]["2-8"]["within_15_share"] >= 0.82
@@ -101,7 +103,9 @@ def test_rows_added_later_are_scored_apart(results):
 def test_accuracy_floor_by_method(results):
     summary = summarize(results)
     assert summary["by_method"]["full"]["within_15_share"] >= 0.93
-    assert summary["by_method"]["lora"]["median_abs_error"] <= 0.042
+    # 0.042 -> 0.048 with FSDP1's unsharded root unit: 2-GPU FSDP1 LoRA rows of one source move from +2 % to +5 %,
+    # the 2024-03 fsdp_qlora rows from -18/-4 % to -13/+1 % (41 instead of 40 of 44 within 15 %).
+    assert summary["by_method"]["lora"]["median_abs_error"] <= 0.048
     assert summary["by_method"]["inference"]["cases"] >= 37
     assert summary["by_method"]["inference"]["within_15_share"] >= 0.91
     assert summary["by_method"]["inference"]["median_abs_error"] <= 0.03

@@ -14,7 +14,8 @@ from gpudesk.sizing.validation import case_workload, evaluate, load_cases
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sizing"
 SETS = (FIXTURES / "measured_peaks.jsonl", FIXTURES / "measured_peaks_later.jsonl",
         FIXTURES / "measured_peaks_fresh.jsonl", FIXTURES / "measured_peaks_fresh2.jsonl",
-        FIXTURES / "measured_peaks_fresh3.jsonl")
+        FIXTURES / "measured_peaks_fresh3.jsonl", FIXTURES / "measured_peaks_fresh5.jsonl",
+        FIXTURES / "measured_peaks_fresh6.jsonl")
 STAT_KEY = {"allocated": "allocated_bytes", "active": "allocated_bytes", "reserved": "reserved_bytes",
             "device": "device_bytes"}
 
@@ -26,13 +27,16 @@ def cli_args(case: dict) -> list[str]:
     args = ["estimate", "memory", "--config", str(FIXTURES / "configs" / f"{case['config']}.config.json"),
             "--mode", mode, "--gpus", str(case.get("gpus", 1)), "--tp", str(case.get("tensor_parallel", 1)), "--json"]
     if mode == "inference":
-        args += ["--seq", str(case.get("context_tokens", 16)), "--batch", "1",
+        args += ["--seq", str(case.get("context_tokens", 16)), "--batch", str(case.get("micro_batch_size") or 1),
+                 "--prompt-logits", case.get("prompt_logits", "last"),
                  "--kv-precision", case.get("kv_precision", "bf16"),
                  "--kv-block-tokens", str(case.get("paged_block_tokens", 16)),
                  "--kv-cache-impl", case.get("kv_cache_impl", "paged"),
                  "--mla-decode-weights", case.get("mla_decode_weights", "up-proj")]
         if case.get("weight_format"):
             args += ["--weight-format", case["weight_format"]]
+        if case.get("prompt_tokens"):
+            args += ["--prompt-tokens", str(case["prompt_tokens"])]
         if not case.get("flash_attention", True):
             args.append("--no-flash")
     else:
@@ -55,7 +59,8 @@ def cli_args(case: dict) -> list[str]:
                           ("zero_grad_keeps_grads", "--zero-grad-keeps-grads"), ("kbit_fp32_upcast", "--kbit-fp32-upcast"),
                           ("kbit_embeddings_bf16", "--kbit-embeddings-bf16"),
                           ("fsdp1_mixed_flat_params", "--fsdp1-mixed-flat-params"),
-                          ("legacy_bnb_matmul", "--legacy-bnb-matmul")):
+                          ("legacy_bnb_matmul", "--legacy-bnb-matmul"),
+                          ("fsdp1_sync_each_batch", "--fsdp1-sync-each-batch")):
             if key == "flash_attention":
                 if not case.get(key, True):
                     args.append("--no-flash")

@@ -87,7 +87,8 @@ def test_fsdp1_holds_a_second_unsharded_block_gradient(mistral, llama8b):
     v1 = estimate_memory(mistral, MemoryWorkload(**w, fsdp_version=1)).component("gathered_layers")
     v2 = estimate_memory(mistral, MemoryWorkload(**w, fsdp_version=2)).component("gathered_layers")
     block = (mistral.params - mistral.embedding_params) / mistral.layers
-    assert v1 - v2 == pytest.approx(block * 2, rel=1e-3)  # one more bf16 block gradient
+    # One more bf16 block gradient, and the root unit (embeddings + LM head) FSDP1 keeps unsharded beside them.
+    assert v1 - v2 == pytest.approx(block * 2 + mistral.embedding_params * 2, rel=1e-3)
     with pytest.raises(SizingError) as err:
         estimate_memory(llama8b, MemoryWorkload(**w, fsdp_version=3))
     assert err.value.field == "fsdp_version"
@@ -108,8 +109,12 @@ def test_kv_cache_implementations(llama8b):
     assert kv("static").component("kv_cache") == cache
     assert kv("static").component("kv_cache_workspace") == 131072**2  # the bool causal mask: 16 GiB
     assert kv("static-linear-mask").component("kv_cache_workspace") == 131072
-    assert kv("legacy-tuple").component("kv_cache_workspace") == cache  # old and new tuples at once
-    assert kv("dynamic").component("kv_cache_workspace") == cache / 32  # one layer's torch.cat
+    legacy = kv("legacy-tuple")  # old and new tuples at once, in decode steps after the prefill's transients
+    assert legacy.component("kv_cache_workspace") + legacy.component("prefill_workspace") == cache
+    # One layer's torch.cat in a decode step; a 131072-token prefill's transient is larger, so only it counts.
+    assert kv("dynamic").component("kv_cache_workspace") == 0
+    short = kv("dynamic", prompt_tokens=16)
+    assert short.component("kv_cache_workspace") + short.component("prefill_workspace") == cache / 32
     assert kv("paged").component("kv_cache_workspace") == 0
     assert kv("dynamic", tokens=100).component("kv_cache") == 100 * 128 * 1024  # contiguous: no 16-token blocks
     with pytest.raises(SizingError) as err:
@@ -231,7 +236,7 @@ def test_fsdp1_parameter_offload_keeps_the_gradient_shards_on_the_gpu():
     assert v2.component("gradients") == 0
     assert v1.reserved_bytes / 1e9 == pytest.approx(31, rel=0.1)
     # Without offload the shards were counted already as the sharded gradients.
-    on_gpu = dict(w, offload="none")
+    on_gpu = dict(w, offload="none", fsdp1_no_sync=False)  # a loop that syncs every micro-batch: shards only
     assert (estimate_memory(llama13b, MemoryWorkload(**on_gpu, fsdp_version=1)).component("gradients")
             == estimate_memory(llama13b, MemoryWorkload(**on_gpu, fsdp_version=2)).component("gradients"))
 
@@ -317,7 +322,9 @@ def test_fsdp1_sync_module_states_stages_two_unsharded_root_units():
     assert est.component("loading_reserve") > 0
     # Resident after the wrap: this rank's NF4 shard (bf16 embeddings and head included) and its adapters.
     assert est.reserved_bytes == pytest.approx(plain.component("weights") + 2 * root, rel=0.01)
-    assert est.reserved_bytes > plain.reserved_bytes + 0.3 * GIB
+    # Training's reserve now holds the unsharded root unit too (FSDP1 does not reshard it after forward), so the
+    # loading peak is only a little higher.
+    assert est.reserved_bytes > plain.reserved_bytes
     assert est.allocated_bytes == plain.allocated_bytes
     with pytest.raises(SizingError) as err:
         estimate_memory(llama7b, MemoryWorkload(**dict(w, gpus=1, sharding="ddp"), weight_loading="fsdp1-sync-states"))

@@ -20,7 +20,7 @@ from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.memory import MODES
-from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS, MLA_DECODE_WEIGHTS
+from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS, MLA_DECODE_WEIGHTS, PROMPT_LOGITS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.memory_train import OFFLOAD_MODES
 from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES
@@ -194,6 +194,10 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.kv_precision", translate("PlanQuestions", "KV cache precision"), kind="choice", choices=_plain(("bf16", "fp16", "fp8", "int8"))),
             _f("model.kv_cache_impl", translate("PlanQuestions", "KV cache implementation"), kind="choice", choices=_plain(KV_CACHE_IMPLS),
                tooltip=translate("PlanQuestions", "paged: vLLM/SGLang; dynamic: HF DynamicCache; legacy-tuple: transformers 4.35 and older (old and new cache at once); static: gpt-fast (a causal mask quadratic in the cache length).")),
+            _f("model.prompt_logits", translate("PlanQuestions", "Prefill logits"), kind="choice", choices=_plain(PROMPT_LOGITS),
+               tooltip=translate("PlanQuestions", "last: only the last prompt position (transformers 4.45 and later, vLLM, SGLang); all: every prompt position in fp32 (transformers 4.44 and older generate).")),
+            _f("model.fsdp1_sync_each_batch", translate("PlanQuestions", "FSDP1 syncs every micro-batch"), kind="bool",
+               tooltip=translate("PlanQuestions", "With FSDP1 and gradient accumulation: on for loops that reduce-scatter every micro-batch (torchtune, Accelerate sync_each_batch); off: full gradients accumulate on every GPU under no_sync() (Accelerate, Lightning Fabric).")),
             _f("model.mla_decode_weights", translate("PlanQuestions", "MLA decode matrices"), kind="choice", choices=_plain(MLA_DECODE_WEIGHTS),
                tooltip=translate("PlanQuestions", "DeepSeek-V2/V3 serving: up-proj: vLLM since March 2025 (a 16-bit copy of a quantised kv_b_proj); absorbed: vLLM 0.7.1 to 0.7.3 (absorbed W_Q_UK and W_UV_O); none: HF transformers.")),
             _f("model.activation_bytes_per_sample", translate("PlanQuestions", "Activations per sample (non-transformer)"), kind="int", unit="MB", scale=MB,
