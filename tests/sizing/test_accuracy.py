@@ -55,6 +55,8 @@ FRESH3 = CASES.with_name("measured_peaks_fresh3.jsonl")
 FRESH4 = CASES.with_name("measured_peaks_fresh4.jsonl")
 FRESH5 = CASES.with_name("measured_peaks_fresh5.jsonl")
 FRESH6 = CASES.with_name("measured_peaks_fresh6.jsonl")
+FRESH7 = CASES.with_name("measured_peaks_fresh7.jsonl")
+FRESH8 = CASES.with_name("measured_peaks_fresh8.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -191,6 +193,9 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
     # was added, which no fresh-5 row uses). fresh-6: collected after the fixes fresh-5 prompted were merged.
     ("fresh-5", FRESH5, "fresh5-2026-12-05", 64),
     ("fresh-6", FRESH6, "fresh6-2026-12-05", 29),
+    # fresh-7 and fresh-8: collected while the fixes fresh-6 prompted were written, scored once after they merged.
+    ("fresh-7", FRESH7, "fresh7-2026-12-05", 50),
+    ("fresh-8", FRESH8, "fresh8-2026-12-05", 34),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
