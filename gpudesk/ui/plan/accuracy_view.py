@@ -119,7 +119,9 @@ class EstimatorAccuracyView(QWidget):
                 "fresh7": self.tr("seventh fresh (collected after the model was frozen a seventh time)"),
                 "fresh8": self.tr("eighth fresh (collected after the model was frozen an eighth time)"),
                 "fresh9": self.tr("ninth fresh (collected after the model was frozen a ninth time)"),
-                "fresh10": self.tr("tenth fresh (collected after the model was frozen a tenth time)")}
+                "fresh10": self.tr("tenth fresh (collected after the model was frozen a tenth time)"),
+                "fresh11": self.tr("eleventh fresh (collected after the model was frozen an eleventh time)"),
+                "fresh12": self.tr("twelfth fresh (collected after the model was frozen a twelfth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
