@@ -89,7 +89,7 @@ def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     from gpudesk.cli.plan import _catalog, _spec
 
     base: dict[str, Any] = {"seq_len": 2048, "micro_batch": 1, "global_batch": None, "precision": "bf16", "tp": 1,
-                            "tokens": None}
+                            "tokens": None, "mtp_layers": 0, "recompute_modules": ()}
     if args.profile:
         from gpudesk.planner import PlanInputError, load_profile
         from gpudesk.planner.workload import resolve_model
@@ -102,6 +102,7 @@ def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         m = req.model
         base.update(seq_len=m.seq_len_tokens, micro_batch=m.micro_batch_size, global_batch=m.global_batch_size,
                     precision="fp8" if m.precision == "fp8" else "bf16", tp=m.tensor_parallel,
+                    mtp_layers=m.mtp_layers, recompute_modules=tuple(m.recompute_modules),
                     tokens=req.workload.tokens_to_train or (
                         (req.data.sample_count or 0) * m.seq_len_tokens * (req.data.epochs or 1.0)) or None)
         return spec, base
@@ -151,8 +152,8 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
                         intra_name=intra_name, inter_gbps=network.bandwidth_gbps_per_direction,
                         inter_name=network.name, tokens=args.tokens or base["tokens"],
                         ep_comm_overlap=bool(args.ep_overlap), ep_node_dedup=bool(args.ep_node_dedup),
-                        fp8_recipe=args.fp8_recipe, mtp_layers=args.mtp_layers,
-                        recompute_modules=tuple(args.recompute_modules or ()))
+                        fp8_recipe=args.fp8_recipe, mtp_layers=args.mtp_layers or base["mtp_layers"],
+                        recompute_modules=tuple(args.recompute_modules or base["recompute_modules"]))
     try:
         speed = train_speed(spec, gpu_rates(gpu), TrainSetup(**setup_values))
     except SizingError as exc:

@@ -152,3 +152,27 @@ def test_estimate_speed_cli_takes_mtp_layers_and_recompute_modules(capsys):
             main([*args, *bad])
         assert exc.value.code == 2
         assert f"argument {bad[0]}:" in capsys.readouterr().err
+
+
+def test_a_profile_states_mtp_layers_and_recompute_modules_and_the_flags_override_them(tmp_path, capsys):
+    profile = tmp_path / "dsv3.toml"
+    profile.write_text('[model]\nmodel = "deepseek-v3"\nseq_len_tokens = 4096\nglobal_batch_size = 4096\n'
+                       'precision = "fp8"\nmtp_layers = 1\nrecompute_modules = ["mla_up_proj", "moe_act", "layernorm"]\n'
+                       '[workload]\ntokens_to_train = 1e12\n',
+                       encoding="utf-8")
+    args = ["estimate", "speed", "--gpu", "b200", "--count", "256", "--pp", "16", "--ep", "8", "--json"]
+    assert main([*args, "--profile", str(profile)]) == 0
+    from_profile = json.loads(capsys.readouterr().out)
+    names = {a["name"]: a["value"] for a in from_profile["assumptions"]}
+    assert names["mtp_layers"].startswith("1:") and names["recompute_modules"].startswith("mla_up_proj, moe_act")
+    assert main([*args, "--model", "deepseek-v3", "--global-batch", "4096", "--seq", "4k", "--precision", "fp8",
+                 "--mtp-layers", "1", "--recompute-modules", "mla_up_proj", "moe_act", "layernorm"]) == 0
+    by_flags = json.loads(capsys.readouterr().out)
+    assert by_flags["train"]["step_time_s"] == pytest.approx(from_profile["train"]["step_time_s"])
+    assert main([*args, "--profile", str(profile), "--recompute-modules", "moe"]) == 0
+    names = {a["name"]: a["value"] for a in json.loads(capsys.readouterr().out)["assumptions"]}
+    assert names["recompute_modules"].startswith("moe:")
+    profile.write_text(profile.read_text(encoding="utf-8").replace('"layernorm"', '"norms"'), encoding="utf-8")
+    assert main([*args, "--profile", str(profile)]) != 0
+    err = capsys.readouterr().err
+    assert "model.recompute_modules" in err and "Traceback" not in err
