@@ -22,12 +22,20 @@ from gpudesk.units import format_duration
 _FLAGS = {"gpus": "--count", "seq_len": "--seq", "global_batch": "--global-batch", "micro_batch": "--micro-batch",
           "tp": "--tp", "pp": "--pp", "vp": "--vp", "cp": "--cp", "ep": "--ep", "etp": "--etp",
           "precision": "--precision", "sharding": "--sharding", "recompute": "--recompute",
-          "framework": "--framework", "model": "--model", "gpu": "--gpu", "micro_batches": "--global-batch"}
+          "framework": "--framework", "model": "--model", "gpu": "--gpu", "micro_batches": "--global-batch",
+          "mtp_layers": "--mtp-layers", "recompute_modules": "--recompute-modules"}
 
 
 def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     """Register ``estimate speed`` on the ``estimate`` sub-parsers."""
-    from gpudesk.sizing.speed_train import FP8_RECIPES, FRAMEWORKS, RECOMPUTES, SHARDINGS, TRAIN_PRECISIONS
+    from gpudesk.sizing.speed_train import (
+        FP8_RECIPES,
+        FRAMEWORKS,
+        RECOMPUTE_MODULES,
+        RECOMPUTES,
+        SHARDINGS,
+        TRAIN_PRECISIONS,
+    )
 
     p = esub.add_parser("speed", help=_("training or serving speed of one fixed option (tokens/s, step time, MFU; "
                                         "TTFT, TPOT with --engine)"))
@@ -65,6 +73,11 @@ def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     p.add_argument("--precision", default=None, choices=TRAIN_PRECISIONS, help=_("GEMM precision (fp8: GEMMs only)"))
     p.add_argument("--sharding", default="distributed-optimizer", choices=SHARDINGS)
     p.add_argument("--recompute", default="none", choices=RECOMPUTES)
+    p.add_argument("--recompute-modules", nargs="+", default=None, choices=RECOMPUTE_MODULES, metavar="MODULE",
+                   help=_("submodules selective recompute redoes in backward (Megatron --recompute-modules): {names}"
+                          ).format(names=", ".join(RECOMPUTE_MODULES)))
+    p.add_argument("--mtp-layers", type=at_least_one, default=0, metavar="N",
+                   help=_("multi-token-prediction depths trained with the model (Megatron --mtp-num-layers)"))
     p.add_argument("--framework", default="megatron", choices=tuple(FRAMEWORKS),
                    help=_("implementation: kernel fusion and communication overlap differ (see assumptions)"))
     p.add_argument("--tokens", type=float, default=None, metavar="N", help=_("tokens to train, for time to result"))
@@ -76,7 +89,7 @@ def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     from gpudesk.cli.plan import _catalog, _spec
 
     base: dict[str, Any] = {"seq_len": 2048, "micro_batch": 1, "global_batch": None, "precision": "bf16", "tp": 1,
-                            "tokens": None}
+                            "tokens": None, "mtp_layers": 0, "recompute_modules": ()}
     if args.profile:
         from gpudesk.planner import PlanInputError, load_profile
         from gpudesk.planner.workload import resolve_model
@@ -89,6 +102,7 @@ def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         m = req.model
         base.update(seq_len=m.seq_len_tokens, micro_batch=m.micro_batch_size, global_batch=m.global_batch_size,
                     precision="fp8" if m.precision == "fp8" else "bf16", tp=m.tensor_parallel,
+                    mtp_layers=m.mtp_layers, recompute_modules=tuple(m.recompute_modules),
                     tokens=req.workload.tokens_to_train or (
                         (req.data.sample_count or 0) * m.seq_len_tokens * (req.data.epochs or 1.0)) or None)
         return spec, base
@@ -138,7 +152,8 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
                         intra_name=intra_name, inter_gbps=network.bandwidth_gbps_per_direction,
                         inter_name=network.name, tokens=args.tokens or base["tokens"],
                         ep_comm_overlap=bool(args.ep_overlap), ep_node_dedup=bool(args.ep_node_dedup),
-                        fp8_recipe=args.fp8_recipe)
+                        fp8_recipe=args.fp8_recipe, mtp_layers=args.mtp_layers or base["mtp_layers"],
+                        recompute_modules=tuple(args.recompute_modules or base["recompute_modules"]))
     try:
         speed = train_speed(spec, gpu_rates(gpu), TrainSetup(**setup_values))
     except SizingError as exc:

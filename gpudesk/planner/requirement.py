@@ -25,6 +25,7 @@ from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS, MLA_DECODE_WEIGHTS, PROMPT_LOGITS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES, PARAM_PRECISIONS
+from gpudesk.sizing.speed_train import RECOMPUTE_MODULES
 
 MODALITIES = ("text", "image", "image-text", "video", "3d-volume", "audio", "tabular")
 DECODE_PATHS = ("cpu", "gpu")
@@ -79,7 +80,11 @@ class ModelMemory:
     all: transformers <= 4.44 ``generate`` computes fp32 logits of every prompt position);
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
     full gradients under ``no_sync()``); ``framework``
-    only chooses which published cases give the estimate's expected error band.
+    only chooses which published cases give the estimate's expected error band. Training-speed inputs of
+    Megatron-style runs: ``mtp_layers`` (multi-token-prediction depths trained with the model, Megatron-Core
+    ``--mtp-num-layers``) and ``recompute_modules`` (what selective recompute redoes, Megatron-Core
+    ``--recompute-modules``: core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts; empty: the
+    framework's default set).
     """
 
     model: str | None = None
@@ -126,6 +131,8 @@ class ModelMemory:
     prompt_logits: str = "last"
     fsdp1_sync_each_batch: bool = False
     framework: str | None = None
+    mtp_layers: int = 0
+    recompute_modules: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -350,6 +357,13 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.sharding", m.sharding, ("auto",) + SHARDING_MODES)
     check(_choice, "model.offload", m.offload, OFFLOAD_MODES)
     check(_num, "model.tensor_parallel", m.tensor_parallel, maximum=64, integer=True)
+    check(_num, "model.mtp_layers", m.mtp_layers, minimum=0, strict=False, maximum=64, integer=True)
+    for module in m.recompute_modules:
+        check(_choice, "model.recompute_modules", module, RECOMPUTE_MODULES)
+    if m.recompute_modules and m.recompute == "full":
+        problems.append(PlanInputError("model.recompute_modules", _(
+            "recompute modules choose what selective recompute redoes; full recompute already redoes every layer's "
+            "forward.")))
     check(_num, "model.lora_rank", m.lora_rank, maximum=65536, integer=True)
     check(_num, "model.activation_bytes_per_sample", m.activation_bytes_per_sample, maximum=1e13, integer=True)
     check(_num, "model.train_flops_per_sample", m.train_flops_per_sample, maximum=1e21)

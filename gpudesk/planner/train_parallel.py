@@ -88,7 +88,8 @@ def parallel_layouts(ctx: PlanContext, gpu: GPU, server: Server, count: int) -> 
                                        framework=framework_profile(ctx), gpus_per_node=min(count, server.max_gpus),
                                        intra_gbps=link.bandwidth_gbps_per_direction, intra_name=link.name,
                                        inter_gbps=ctx.network.bandwidth_gbps_per_direction,
-                                       inter_name=ctx.network.name)
+                                       inter_name=ctx.network.name, mtp_layers=m.mtp_layers,
+                                       recompute_modules=tuple(m.recompute_modules) if recompute != "full" else ())
                     speed = train_speed(spec, rates, setup)
                 except SizingError:
                     continue

@@ -161,6 +161,12 @@ TRAIN_PRECISIONS = ("bf16", "fp16", "fp8", "fp32")
 FP8_RECIPES = ("current", "delayed", "mxfp8")
 SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp", "distributed-optimizer")
 RECOMPUTES = ("none", "selective", "full")
+# The submodules Megatron-Core's selective recompute can redo in backward (``TransformerConfig.recompute_modules``,
+# megatron/core/transformer/transformer_config.py, github.com/NVIDIA/Megatron-LM; ``--recompute-modules``, default
+# ["core_attn"]): "core_attn" the core attention, "moe_act" the MoE MLP activation function, "layernorm" the
+# input_layernorm and pre_mlp_layernorm, "mla_up_proj" the MLA up projections and RoPE, "mlp" the dense MLP,
+# "moe" the MoE layer, "shared_experts" the MoE layer's shared experts. Each adds its own forward to the backward.
+RECOMPUTE_MODULES = ("core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts")
 
 
 @dataclass(frozen=True)
@@ -241,6 +247,11 @@ class TrainSetup:
     destination GPU inside the NVLink domain and across the network once per destination domain (DeepEP / HybridEP),
     see :func:`gpudesk.sizing.speed_parallel.remote_nodes_per_token`. ``fp8_recipe``: how FP8 GEMM inputs are scaled
     (:data:`FP8_RECIPES`, see :func:`fp8_cast_bytes_per_element`); None: the framework's default.
+    ``mtp_layers``: multi-token-prediction depths trained with the model (Megatron-Core ``--mtp-num-layers``), each
+    one more transformer layer, its projection and another pass of the output head (:func:`mtp_layer_gemm_params`).
+    ``recompute_modules``: the submodules selective recompute redoes in backward (:data:`RECOMPUTE_MODULES`,
+    Megatron-Core ``--recompute-modules``); giving them means selective recompute of exactly those modules
+    (:func:`recompute_module_seconds`); empty: ``recompute`` alone decides.
     """
 
     gpus: int
@@ -267,6 +278,8 @@ class TrainSetup:
     ep_comm_overlap: bool = False
     ep_node_dedup: bool = False
     fp8_recipe: str | None = None
+    mtp_layers: int = 0
+    recompute_modules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -327,17 +340,32 @@ class _Shape:
     saved_bytes_per_token_layer: float  # Korthikanti coefficient x h
     lm_head_params: float  # vocabulary x hidden: the output projection's GEMM parameters
     attention_context: float  # mean keys a query attends to (causal half, sliding windows capped)
+    attention_width: int = 0  # per-token width of the attention core's matmuls, mean of QK and PV (q_width without MLA)
+    kv_heads: int = 1  # K/V heads the attention call takes (split over tensor parallelism)
     expert_bias: bool = False  # the routed experts' linears carry biases
     clamped_glu: bool = False  # the gated activation clamps its inputs (swiglu_limit)
+    extra_dense_params: float = 0.0  # trainable non-expert parameters beyond the model's own (the MTP modules)
+    extra_expert_params: float = 0.0  # routed-expert parameters beyond the model's own (the MTP modules' experts)
+    mla_up_params: float = 0.0  # per layer: MLA up-projection GEMM parameters (0 without MLA)
+    dense_mlp_params: float = 0.0  # per dense (non-MoE) layer: MLP GEMM parameters
+    shared_expert_params: float = 0.0  # per MoE layer: shared experts' GEMM parameters
+    dense_layers: int = 0  # layers without routed experts
 
 
-def _shape(spec: ModelSpec, seq_len: int) -> _Shape:
+def _shape(spec: ModelSpec, seq_len: int, mtp_layers: int = 0) -> _Shape:
     if not spec.is_transformer or not spec.vocab_size:
         raise SizingError("model", _("{model}: the speed model needs a transformer shape with layers, hidden size, "
                                      "heads and vocabulary.").format(model=spec.name))
     layers, h = int(spec.layers or 0), int(spec.hidden_size or 0)
-    q_width = int(spec.num_attention_heads or 0) * spec.head_dim_resolved
+    heads = int(spec.num_attention_heads or 0)
+    q_width = heads * spec.head_dim_resolved
     kv_width = spec.kv_heads_resolved * spec.head_dim_resolved
+    attention_width, kv_heads = q_width, spec.kv_heads_resolved
+    if spec.attention_kind == "mla" and spec.kv_lora_rank:
+        # Training runs MLA decompressed (mla_attention_dims): every head has its own K of d_qk and V of d_v.
+        d_qk, d_v = mla_attention_dims(spec)
+        q_width, kv_width, kv_heads = heads * d_v, heads * (d_qk + d_v) // 2, heads
+        attention_width = heads * (d_qk + d_v) // 2
     embedding = spec.vocab_size * h
     # The input embedding is a lookup; with tied embeddings the one matrix is the LM head GEMM.
     gemm_active = spec.active_params - (0 if spec.tied_embeddings else embedding)
@@ -348,25 +376,134 @@ def _shape(spec: ModelSpec, seq_len: int) -> _Shape:
     ffn = spec.moe_ffn_size or spec.ffn_size or 4 * h
     mlp_width = top_k * ffn if experts else (spec.ffn_size or 4 * h)
     coeff = 18 + (6 if spec.gated else 4) * mlp_width / h
+    if spec.attention_kind == "mla" and spec.kv_lora_rank:
+        coeff += mla_extra_saved_bytes_per_token(spec) / h
     local = spec.local_attention_layers
     window = spec.sliding_window or seq_len
     causal = seq_len / 2
-    context = (local * min(window, causal) + (layers - local) * causal) / layers
-    return _Shape(layers=layers, hidden=h, q_width=q_width, kv_width=kv_width,
-                  dense_gemm_params=max(1.0, gemm_active - expert_gemm), expert_gemm_params=float(expert_gemm),
-                  expert_params_total=float(moe_layers * experts * one_expert), moe_layers=moe_layers, experts=experts,
+    per_matrix = 3 if spec.gated else 2
+    dense_mlp = float(per_matrix * h * (spec.ffn_size or 4 * h))
+    shared = float(spec.moe_shared_experts * per_matrix * h * ffn) if experts else 0.0
+    dense_gemm = max(1.0, gemm_active - expert_gemm)
+    extra_dense = 0.0
+    mtp = max(0, int(mtp_layers))
+    if mtp:
+        # Each MTP depth: its transformer layer (the model's own layer kind), its projection, and the shared
+        # output head run once more (mtp_layer_gemm_params); the head's weights are the model's own.
+        layer_params = mtp_layer_gemm_params(spec)
+        dense_gemm += mtp * (layer_params + embedding)
+        extra_dense = mtp * layer_params
+        expert_gemm += mtp * top_k * one_expert
+    context = (local * min(window, causal) + (layers + mtp - local) * causal) / (layers + mtp)
+    return _Shape(layers=layers + mtp, hidden=h, q_width=q_width, kv_width=kv_width,
+                  dense_gemm_params=dense_gemm, expert_gemm_params=float(expert_gemm),
+                  expert_params_total=float((moe_layers + (mtp if experts else 0)) * experts * one_expert),
+                  moe_layers=moe_layers + (mtp if experts else 0), experts=experts,
                   top_k=top_k, expert_width=int(ffn),
                   expert_fc1_factor=max(1, round(one_expert / (h * ffn)) - 1) if experts else 1, dense_ffn_width=int(spec.ffn_size or 4 * h),
-                  saved_bytes_per_token_layer=coeff * h, lm_head_params=float(embedding),
-                  attention_context=context, expert_bias=bool(experts) and spec.expert_bias,
-                  clamped_glu=bool(experts) and spec.clamped_glu)
+                  saved_bytes_per_token_layer=coeff * h, lm_head_params=float(embedding) * (1 + mtp),
+                  attention_context=context, attention_width=attention_width, kv_heads=kv_heads,
+                  expert_bias=bool(experts) and spec.expert_bias,
+                  clamped_glu=bool(experts) and spec.clamped_glu, extra_dense_params=extra_dense,
+                  extra_expert_params=float((mtp if experts else 0) * experts * one_expert),
+                  mla_up_params=float(mla_up_projection_params(spec)), dense_mlp_params=dense_mlp,
+                  shared_expert_params=shared, dense_layers=layers - moe_layers)
 
 
-def model_flops_per_token(spec: ModelSpec, seq_len: int) -> float:
+def attention_gemm_params(spec: ModelSpec) -> int:
+    """GEMM parameters of one attention block: Q, K, V and output projections, or MLA's down- and up-projections
+    and output projection at the per-head widths training uses (:func:`mla_attention_dims`)."""
+    h, heads = int(spec.hidden_size or 0), int(spec.num_attention_heads or 0)
+    if spec.attention_kind == "mla" and spec.kv_lora_rank:
+        _d_qk, d_v = mla_attention_dims(spec)
+        rope = spec.qk_rope_head_dim or MLA_DEFAULT_QK_ROPE_HEAD_DIM
+        q_down = h * spec.q_lora_rank if spec.q_lora_rank else 0
+        return q_down + h * (int(spec.kv_lora_rank) + rope) + mla_up_projection_params(spec) + heads * d_v * h
+    d = spec.head_dim_resolved
+    return 2 * h * heads * d + 2 * h * spec.kv_heads_resolved * d
+
+
+def mla_up_projection_params(spec: ModelSpec) -> int:
+    """GEMM parameters of MLA's up-projections per layer (what Megatron-Core's "mla_up_proj" recompute redoes):
+    the query up-projection ``q_lora_rank x heads x d_qk`` (the full query projection ``hidden x heads x d_qk``
+    without a query latent) and the key/value up-projection ``kv_lora_rank x heads x (qk_nope + d_v)`` (DeepSeek-V2
+    report, arXiv 2405.04434 section 2.1; Megatron-Core MLASelfAttention linear_q_up_proj / linear_kv_up_proj).
+    0 for a model without MLA."""
+    if spec.attention_kind != "mla" or not spec.kv_lora_rank:
+        return 0
+    heads = int(spec.num_attention_heads or 0)
+    d_qk, d_v = mla_attention_dims(spec)
+    nope = spec.qk_nope_head_dim or MLA_DEFAULT_QK_NOPE_HEAD_DIM
+    q_in = spec.q_lora_rank or int(spec.hidden_size or 0)
+    return q_in * heads * d_qk + int(spec.kv_lora_rank) * heads * (nope + d_v)
+
+
+def mtp_layer_gemm_params(spec: ModelSpec) -> float:
+    """Trainable non-expert GEMM parameters of one multi-token-prediction depth.
+
+    DeepSeek-V3 (arXiv 2412.19437, section 2.2): the k-th MTP module is a shared embedding, a projection matrix
+    ``M_k`` of ``hidden x 2 hidden`` over the concatenated normalised hidden state and next-token embedding, one
+    Transformer block ``TRM_k`` and the shared output head, whose logits and cross entropy run once more per depth.
+    Megatron-Core builds the same (megatron/core/transformer/multi_token_prediction.py, MultiTokenPredictionLayer:
+    enorm, hnorm, eh_proj, one transformer layer of the decoder's layer spec, final layernorm; the output layer is
+    the GPT model's own, github.com/NVIDIA/Megatron-LM). The block is the model's own layer kind: an MoE layer for
+    an MoE model (its routed experts are counted with the experts), a dense layer otherwise. The output head's
+    GEMM is added by the caller (its weights are shared, its FLOPs are not)."""
+    h = int(spec.hidden_size or 0)
+    per_matrix = 3 if spec.gated else 2
+    if spec.moe_experts:
+        mlp = (spec.moe_shared_experts * per_matrix * h * (spec.moe_ffn_size or spec.ffn_size or 4 * h)
+               + h * int(spec.moe_experts))  # shared experts + router
+    else:
+        mlp = per_matrix * h * (spec.ffn_size or 4 * h)
+    return float(attention_gemm_params(spec) + mlp + 2 * h * h)
+
+
+# Multi-head latent attention's per-head widths when the model record does not carry them: transformers'
+# DeepseekV3Config defaults (qk_nope_head_dim 128, qk_rope_head_dim 64, v_head_dim 128; DeepSeek-V2/V3/R1 and Kimi K2
+# ship these), the same defaults gpudesk.sizing.shapes reads a config.json with.
+MLA_DEFAULT_QK_NOPE_HEAD_DIM = 128
+MLA_DEFAULT_QK_ROPE_HEAD_DIM = 64
+MLA_DEFAULT_V_HEAD_DIM = 128
+
+
+def mla_attention_dims(spec: ModelSpec) -> tuple[int, int]:
+    """(query/key width, value width) per head of multi-head latent attention as training runs it.
+
+    Training does not attend in the compressed latent: Megatron-Core's ``MLASelfAttention`` (megatron/core/
+    transformer/multi_latent_attention.py, github.com/NVIDIA/Megatron-LM) up-projects the ``kv_lora_rank`` latent to
+    per-head keys of ``qk_nope_head_dim + qk_rope_head_dim`` (192 for DeepSeek-V3) and values of ``v_head_dim``
+    (128) and calls the fused attention with those head sizes (DeepSeek-V2 report, arXiv 2405.04434 section 2.1.2;
+    the absorbed form attends in the 512 + 64 latent only at inference). So the attention core does ``2 x 192`` FLOPs
+    per head and key for QK^T and ``2 x 128`` for PV, not the 288-wide KV-cache view the memory model keeps.
+    """
+    nope = spec.qk_nope_head_dim or MLA_DEFAULT_QK_NOPE_HEAD_DIM
+    rope = spec.qk_rope_head_dim or MLA_DEFAULT_QK_ROPE_HEAD_DIM
+    return nope + rope, spec.v_head_dim or MLA_DEFAULT_V_HEAD_DIM
+
+
+def mla_extra_saved_bytes_per_token(spec: ModelSpec) -> float:
+    """16-bit bytes one MLA layer keeps per token for backward beyond the standard attention block of Korthikanti
+    et al. 2022 (arXiv 2205.05198, section 4.1), whose Q, K (2h), V (h) and output-projection input (h) assume heads
+    x head width = h. MLA keeps per-head queries and keys of ``d_qk`` and values and attention outputs of ``d_v``
+    (:func:`mla_attention_dims`; 128 heads x 192 / 128 against h = 7168 for DeepSeek-V3), plus the down-projection
+    outputs and their norms the up-projections take (``q_lora_rank`` twice, ``kv_lora_rank`` twice,
+    ``qk_rope_head_dim``; Megatron-Core MLASelfAttention). Each linear keeps its input, the attention core its Q, K,
+    V and output."""
+    heads = int(spec.num_attention_heads or 0)
+    h = int(spec.hidden_size or 0)
+    d_qk, d_v = mla_attention_dims(spec)
+    mla = (heads * (2 * d_qk + 2 * d_v) + 2 * (spec.q_lora_rank or 0) + 2 * int(spec.kv_lora_rank or 0)
+           + (spec.qk_rope_head_dim or MLA_DEFAULT_QK_ROPE_HEAD_DIM))
+    return 2.0 * max(0, mla - 4 * h)
+
+
+def model_flops_per_token(spec: ModelSpec, seq_len: int, mtp_layers: int = 0) -> float:
     """Model FLOPs per trained token (no recompute): ``6 x`` active matmul parameters + causal attention
-    ``3 x 4 x layers x d_attn x s/2`` (PaLM appendix B with the causal half)."""
-    sh = _shape(spec, positive_int("seq_len", seq_len))
-    return 6 * (sh.dense_gemm_params + sh.expert_gemm_params) + 12 * sh.layers * sh.q_width * sh.attention_context
+    ``3 x 4 x layers x d_attn x s/2`` (PaLM appendix B with the causal half); ``mtp_layers`` multi-token-prediction
+    depths count as trained layers with their output head (Megatron-LM counts them in its reported FLOPs)."""
+    sh = _shape(spec, positive_int("seq_len", seq_len), mtp_layers)
+    return 6 * (sh.dense_gemm_params + sh.expert_gemm_params) + 12 * sh.layers * sh.attention_width * sh.attention_context
 
 
 def _check(setup: TrainSetup) -> None:
@@ -376,6 +513,13 @@ def _check(setup: TrainSetup) -> None:
     choice("recompute", s.recompute, RECOMPUTES)
     if s.fp8_recipe is not None:
         choice("fp8_recipe", s.fp8_recipe, FP8_RECIPES)
+    if s.mtp_layers:
+        positive_int("mtp_layers", s.mtp_layers, maximum=64)
+    for module in s.recompute_modules:
+        choice("recompute_modules", module, RECOMPUTE_MODULES)
+    if s.recompute_modules and s.recompute == "full":
+        raise SizingError("recompute_modules", _("recompute modules choose what selective recompute redoes; full "
+                                                 "recompute already redoes every layer's forward."))
     if s.framework not in FRAMEWORKS:
         raise SizingError("framework", _("{framework!r} is not a known framework; use one of {names}.").format(
             framework=s.framework, names=", ".join(FRAMEWORKS)))
@@ -406,7 +550,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     _check(setup)
     s = setup
     fw = FRAMEWORKS[s.framework]
-    sh = _shape(spec, s.seq_len)
+    sh = _shape(spec, s.seq_len, s.mtp_layers)
     if s.ep > 1 and not sh.experts:
         raise SizingError("ep", _("{model} has no experts; expert parallelism needs an MoE model.").format(model=spec.name))
     eff = gpu.matmul_efficiency if gpu.matmul_efficiency else DEFAULT_MATMUL_EFFICIENCY
@@ -447,14 +591,20 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         t_expert = moe_local * local_experts * expert_mlp_seconds(
             rows, sh.hidden, sh.expert_width / s.etp, sh.expert_fc1_factor, 1 if fp8 else 2, gemm_rate, hbm,
             weight_gradients=not s.adapter_params)
+    modules = frozenset(m.lower() for m in s.recompute_modules)
     recompute_gemm = {"full": (per_param + 2) / per_param,
                       "selective": (per_param + 2 * fw.selective_mm_share) / per_param, "none": 1.0}[s.recompute]
+    if modules:
+        recompute_gemm = 1.0  # the listed modules replace the framework's default selective set
     t_gemm = (t_dense + t_expert) * recompute_gemm
 
     # Executed FLOPs: FlashAttention's backward recomputes the scores (5 matmuls to the forward's 2), 2.5x the forward.
-    attn_flops = 4 * (1 + FLASH_BACKWARD_SHARE) * sh.q_width * sh.attention_context * layers_local / s.tp * tokens_mb
+    attn_flops = (4 * (1 + FLASH_BACKWARD_SHARE) * sh.attention_width * sh.attention_context * layers_local / s.tp
+                  * tokens_mb)
     redo = (2 + FLASH_BACKWARD_SHARE) / (1 + FLASH_BACKWARD_SHARE)
     attn_factor = {"full": redo, "selective": redo if fw.selective_attention else 1.0, "none": 1.0}[s.recompute]
+    if modules:
+        attn_factor = redo if "core_attn" in modules else 1.0
     t_attn = attn_flops * attn_factor / attn_rate
     if s.cp > 1:
         # Ring attention: shorter per-step flash-attention calls and the partial-result merges (speed_parallel).
@@ -462,7 +612,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         # The dK/dV accumulators are as wide as the K/V the attention call takes: the query width where the
         # framework repeats the grouped heads (Framework.expands_gqa_kv).
         merged_kv = (sh.q_width // s.tp if fw.expands_gqa_kv
-                     else max(1, sh.kv_width // max(1, min(s.tp, spec.kv_heads_resolved))))
+                     else max(1, sh.kv_width // max(1, min(s.tp, sh.kv_heads))))
         t_attn += ring_attention_merge_bytes_per_layer(tokens_mb, sh.q_width // s.tp, merged_kv, s.cp) * (
             layers_local / hbm)
 
@@ -486,6 +636,10 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
                                                                 sh.clamped_glu) * tokens_mb / s.tp * moe_local
     if s.recompute == "full":
         saved *= 4 / 3
+    redo_gemm_s, redo_bytes = recompute_module_seconds(modules, sh, tokens_mb / s.tp, layers_local, moe_local,
+                                                       gemm_rate)
+    t_gemm += redo_gemm_s + (t_expert * 2 / per_param if "moe" in modules else 0.0)
+    saved += redo_bytes
     # Logits and cross entropy (LOGITS_PASSES), vocabulary-parallel over tp, on one of pp stages (the stage mean).
     saved += LOGITS_PASSES * 2 * sh.lm_head_params / sh.hidden / (s.tp * s.pp) * tokens_mb
     t_other = saved / hbm
@@ -510,7 +664,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         # K/V width one rank sends: its share of the grouped K/V heads, or of the query heads where the framework
         # repeats K/V to them before the attention call (Framework.expands_gqa_kv).
         kv_rank = (sh.q_width // s.tp if fw.expands_gqa_kv
-                   else sh.kv_width // max(1, min(s.tp, spec.kv_heads_resolved)))
+                   else sh.kv_width // max(1, min(s.tp, sh.kv_heads)))
         cp_bytes = context_parallel_bytes_per_layer(tokens_mb, kv_rank, s.cp) * layers_local
         t_cp = link_for(s.tp * s.cp).seconds(cp_bytes, hops=int(3 * (s.cp - 1) * layers_local))
         # Attention per pass: forward 1, its recompute 1 where the attention is recomputed, backward
@@ -540,6 +694,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
                 out_bytes = a2a_bytes * copies / (sh.top_k * (s.ep - 1) / s.ep)
             t_a2a = max(intra.seconds(a2a_bytes * (1 - share_out), hops=int(4 * moe_local)),
                         inter.seconds(out_bytes, hops=int(4 * moe_local)))
+    if "moe" in modules:
+        t_a2a *= 1.5  # the recomputed MoE forward dispatches and combines again: 6 all-to-alls instead of 4
     t_p2p = 0.0
     if s.pp > 1:
         t_p2p = link_for(s.gpus).seconds(pipeline_p2p_bytes(tokens_mb, sh.hidden, s.tp) * s.vp, hops=2 * s.vp)
@@ -561,7 +717,9 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     # Data-parallel gradient sync (and FSDP weight gathers) on the dense shard and the expert shard.
     sharding = "fsdp" if s.sharding in ("fsdp", "zero3") else s.sharding
     # Only trainable parameters have gradients to sync and optimizer states to update: the adapters under LoRA.
-    dense_params_gpu = (s.adapter_params or spec.params - sh.expert_params_total) / (s.tp * s.pp)
+    # The model's own parameters plus the MTP modules' (their routed experts are in expert_params_total).
+    own_experts = sh.expert_params_total - sh.extra_expert_params
+    dense_params_gpu = (s.adapter_params or spec.params + sh.extra_dense_params - own_experts) / (s.tp * s.pp)
     expert_params_gpu = 0.0 if s.adapter_params else sh.expert_params_total / (s.ep * s.etp * s.pp)
     dp_dense = s.gpus // (s.tp * s.pp)
     dp_expert = max(1, s.gpus // (s.ep * s.etp * s.pp))
@@ -590,7 +748,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     step = t_pipeline + exposed_dp + t_opt
     tokens_step = s.global_batch * s.seq_len
     tps = tokens_step / (step * s.gpus)
-    mflops = model_flops_per_token(spec, s.seq_len)
+    mflops = model_flops_per_token(spec, s.seq_len, s.mtp_layers)
     mfu = tps * mflops / (gpu.bf16_tflops * 1e12)
     comm_exposed = micro_batches * (exposed_tp + exposed_cp + t_a2a + t_p2p) * (1 + bubble) + exposed_dp
     breakdown = {
@@ -607,6 +765,41 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
                       comm_share=comm_exposed / step, bubble_share=micro_batches * t_mb * bubble / step,
                       micro_batches=micro_batches, model_flops_per_token=mflops, breakdown=breakdown,
                       assumptions=assumptions)
+
+
+def recompute_module_seconds(modules: frozenset[str], sh: _Shape, tokens: float, layers_local: float,
+                             moe_local: float, gemm_rate: float) -> tuple[float, float]:
+    """(GEMM seconds, non-GEMM HBM bytes) the selectively recomputed ``modules`` add to one micro-batch's backward
+    on one GPU holding ``tokens`` tokens per tensor-parallel rank.
+
+    Each module runs its forward once more before its backward (Megatron-Core ``recompute_modules``,
+    megatron/core/transformer/transformer_config.py: "core_attn", "mlp", "moe" and "shared_experts" re-run under
+    ordinary checkpointing, "moe_act", "layernorm" and "mla_up_proj" under output-discarding checkpointing): its
+    forward GEMMs, 2 FLOPs per parameter and token, at the GEMM rate, and its element-wise passes over HBM:
+
+    - "mla_up_proj": the MLA up-projections (:func:`mla_up_projection_params`) on every layer; RoPE is elementwise
+      over the query and key heads, within the other kernels' passes;
+    - "mlp": the dense layers' MLPs; "shared_experts": the MoE layers' shared experts;
+    - "moe": the MoE layer: shared experts here, the routed experts' forward and the repeated dispatch and combine
+      in :func:`train_speed`;
+    - "moe_act": the gated activation reads the first expert linear's output and writes its product (16-bit) for
+      every routed copy of a token;
+    - "layernorm": the two RMSNorms per layer each read and write the hidden state (16-bit).
+    The core attention's recompute ("core_attn") is the attention factor in :func:`train_speed`.
+    """
+    flops = 0.0
+    if "mla_up_proj" in modules:
+        flops += 2 * sh.mla_up_params * layers_local * tokens
+    if "mlp" in modules:
+        flops += 2 * sh.dense_mlp_params * max(0.0, layers_local - moe_local) * tokens
+    if modules & {"moe", "shared_experts"}:
+        flops += 2 * sh.shared_expert_params * moe_local * tokens
+    bytes_ = 0.0
+    if "moe_act" in modules and sh.experts:
+        bytes_ += (sh.expert_fc1_factor + 1) * sh.expert_width * sh.top_k * 2 * tokens * moe_local
+    if "layernorm" in modules:
+        bytes_ += 2 * 2 * sh.hidden * 2 * tokens * layers_local
+    return flops / gemm_rate, bytes_
 
 
 def fp8_share_of_bf16_efficiency(architecture: str) -> float:
@@ -856,6 +1049,16 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
         Assumption("links", f"{s.intra_name} {s.intra_gbps:g} GB/s inside {s.gpus_per_node} GPUs, {s.inter_name} "
                             f"{s.inter_gbps:g} GB/s per GPU between", "catalog links / servers"),
     ]
+    if s.mtp_layers:
+        out.append(Assumption("mtp_layers", f"{s.mtp_layers}: one more transformer layer, projection and output-head "
+                                            "pass each, spread over the pipeline stages like the other layers",
+                              "DeepSeek-V3 report (arXiv 2412.19437) section 2.2; Megatron-Core "
+                              "multi_token_prediction.py (github.com/NVIDIA/Megatron-LM)"))
+    if s.recompute_modules:
+        out.append(Assumption("recompute_modules", ", ".join(s.recompute_modules) + ": each module's forward runs "
+                                                   "again in backward",
+                              "Megatron-Core TransformerConfig.recompute_modules (megatron/core/transformer/"
+                              "transformer_config.py, github.com/NVIDIA/Megatron-LM)"))
     if s.pp > 1:
         out.append(Assumption("pipeline_bubble", f"{bubble:.3f}",
                               "(p-1)/(v m), Narayanan et al. 2021 (arXiv 2104.04473) sections 2.2.1-2.2.2"))

@@ -173,7 +173,16 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         tokens=float(case["tokens"]) if case.get("tokens") else None,
         adapter_params=float(case["adapter_params"]) if case.get("adapter_params") else None, ep_comm_overlap=bool(case.get("ep_overlap")),
         ep_node_dedup=str(case.get("ep_dispatcher") or "alltoall") in NODE_DEDUP_DISPATCHERS,
-        fp8_recipe=FP8_RECIPE_NAMES.get(str(case.get("fp8_recipe") or "")))
+        fp8_recipe=FP8_RECIPE_NAMES.get(str(case.get("fp8_recipe") or "")),
+        mtp_layers=int(case.get("mtp_layers") or 0), recompute_modules=_modules(case.get("recompute_modules")))
+
+
+def _modules(value: Any) -> tuple[str, ...]:
+    """A row's ``recompute_modules``: a list of module names (or one space- or comma-separated string)."""
+    if not value:
+        return ()
+    items = value.replace(",", " ").split() if isinstance(value, str) else value
+    return tuple(str(item).strip().lower() for item in items)
 
 
 def predict_train_case(case: dict[str, Any], catalog: Catalog | None = None) -> tuple[float, TrainSpeed]:
