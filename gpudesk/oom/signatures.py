@@ -390,6 +390,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   # Kubernetes' container memory limit (the kubelet's "OOMKilled" reason), Colab's RAM meter,
                   # and the C library's ENOMEM as Python prints it (fork, mmap of host memory).
                   "oomkilled", "using all available ram", "[errno 12] cannot allocate memory",
+                  # The kubelet's node event for a kernel OOM kill it saw in /dev/kmsg ("System OOM encountered,
+                  # victim process: NAME, pid: N", event reason SystemOOM; pkg/kubelet/oom/oom_watcher_linux.go,
+                  # https://github.com/kubernetes/kubernetes): the node's RAM or the pod's cgroup limit.
+                  "system oom encountered",
                   "页面文件太小",
                   # Torch7's and early PyTorch's TH CPU allocator (THAlloc in TH/THGeneral.c: "$ Torch: not enough
                   # memory: you tried to allocate NGB. Buy new RAM!"): host memory by construction.
@@ -408,6 +412,11 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # MPSNDArray's 4 GiB limit, and MLX's count of Metal buffers ("[metal::malloc] Resource limit
                       # (N) exceeded", mlx/backend/metal/allocator.cpp: the device's resource-count limit).
                       "invalid buffer size", "total bytes of ndarray > 2**32", "[metal::malloc] resource limit",
+                      # MPSNDArray's element-count check on the same array descriptor ("[MPSNDArray initWithDevice:
+                      # descriptor:] Error: product of dimension sizes > 2**31", a failed assertion in MPSCore's
+                      # MPSNDArray.mm; Apple's MPS engineer in pytorch#84039: the NDArray's creation, whatever the
+                      # unified memory): a per-array limit, like its 2**32-byte one.
+                      "product of dimension sizes > 2**31",
                       # wgpu (the WebGPU runtime of Burn, candle's wgpu backend and others; wgpu-core's
                       # CreateBufferError::MaxBufferSize: "Buffer size N is greater than the maximum buffer size (M)",
                       # M the adapter's max_buffer_size limit).

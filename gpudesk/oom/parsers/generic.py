@@ -79,6 +79,7 @@ _REQUEST = [
     _c(r"calloc\s{1,3}" + _SIZE),
     _c(r"requested size was\s{1,3}" + _SIZE),
     _c(r"buffer of size\s{1,3}" + _SIZE),
+    _c(r"not available to allocate (?:a )?buffer\s{0,2}:\s{0,3}" + _SIZE),  # MIOpen (OOM_WORDS)
     # OpenVINO's GPU plugin (src/plugins/intel_gpu/src/runtime/ocl/ocl_engine.cpp): "[GPU] Exceeded max size of memory
     # object allocation: requested N bytes, but max alloc size supported by device is M bytes" and "[GPU] Exceeded max
     # size of memory allocation: Required N bytes, already occupied : U bytes, but available memory size is T bytes".
@@ -221,6 +222,10 @@ OOM_WORDS = (
     # MPSAllocator.mm "Invalid buffer size", MPSNDArray's "total bytes of NDArray > 2**32"), and TensorFlow's copy to
     # a GPU tensor it could not allocate ("Dst tensor is not initialized", common_runtime/gpu/gpu_util.cc).
     "out_of_resources", "vkallocatememory failed -2", "invalid buffer size", "total bytes of ndarray",
+    "product of dimension sizes >",
+    # MIOpen's HIP handle (src/hip/handlehip.cpp, Handle::Create / AllocateBuffer: "Memory not available to allocate
+    # buffer: N", N in bytes), the workspace of ROCm's convolutions; the kubelet's event for a kernel OOM kill.
+    "memory not available to allocate", "system oom encountered",
     "dst tensor is not initialized",
     # MindSpore's device memory pool ("Device(id:0) memory isn't enough and alloc failed, ... alloc size: NB").
     "memory isn't enough", "memory is not enough",
@@ -308,7 +313,7 @@ _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tpu", ("xla:tpu", "memory space hbm", "tpu_worker", "hbm capacity", "_hbm", "tpu")),
     ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory")),
     ("metal", ("metal", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend", "[malloc_or_wait]")),
-    ("rocm", ("hipmalloc", "hipmem", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1")),
+    ("rocm", ("hipmalloc", "hipmem", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1", "miopen")),
     ("directml", ("directml", "gpu video memory", "dml:")),
     ("opencl", ("cl_mem_object_allocation_failure", "cl_out_of_resources", "opencl")),
     ("cpu", ("defaultcpuallocator", "alloc_cpu.cpp", "cpu buffer", "cpuallocator.cpp", "cannot allocate memory")),
