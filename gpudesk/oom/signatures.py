@@ -156,6 +156,8 @@ Runtime signatures that decide the first cause without being "not capacity":
   suspects are pinned host memory, another process, an ECC fault or a bad driver state.
 * ``startup_pool``: a runtime that maps its own device pool at start (AMReX's arena, Taichi's field storage) failing
   there: its up-front reservation (``preallocation``), sized by its own knob.
+* ``mlx_memory_limit``: MLX's "[malloc_or_wait] Unable to allocate N bytes": its Metal allocator's own memory limit
+  (``mx.metal.set_memory_limit``, 1.5 x the recommended working set by default), read as ``per_process_cap``.
 * ``arena_limit``: a pool refusing to grow past the limit configured for it, before the device is asked: ONNX
   Runtime's BFC arena ("Available memory of A is smaller than requested bytes of R", the session's ``gpu_mem_limit``)
   and RMM's pool resource ("Maximum pool size exceeded", ``maximum_pool_size``), read as ``per_process_cap``.
@@ -448,6 +450,11 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    # ggml-metal's own report of a failed command buffer (MTLCommandBufferStatusError = 5), which
                    # llama.cpp prints before the Metal error text when the working set is exceeded (llama.cpp#3414).
                    "ggml_metal_graph_compute: command buffer")),
+    # MLX's memory limit (mlx/backend/metal/allocator.cpp, malloc_or_wait: it waits for scheduled work to free
+    # memory and then throws "[malloc_or_wait] Unable to allocate N bytes." when active + cached + N stays above the
+    # allocator's limit, 1.5 x the device's recommendedMaxWorkingSetSize unless mx.metal.set_memory_limit says
+    # otherwise; ml-explore/mlx#63, #64 on 8 GB Macs).
+    ("mlx_memory_limit", ("[malloc_or_wait] unable to allocate",)),
     ("pool_chunk", ("insufficient gpu memory to allocation",)),
     # faiss's GPU scratch space: StandardGpuResources reserves its temporary memory (a share of the GPU, 1.5 GiB at
     # most) in one cudaMalloc when first used (faiss/gpu/utils/StackDeviceMemory.cpp, the Stack constructor;
@@ -496,6 +503,20 @@ _NCCL_CUDA_ERROR = "unhandled cuda error"
 _INIT_SOURCE = r"\b(?:init|device_context)\.(?:c|cc|cu|cpp)\b"
 _INIT_FILE = re.compile(_INIT_SOURCE + r"[^\n]{0,80}?(?:out of memory|error=2\b)|out of memory[^\n]{0,20}?\(?/[^\n]{0,120}?"
                         + _INIT_SOURCE, re.IGNORECASE)
+# A tool's or runtime's initialisation reported as failing with an out-of-memory error ("nvidia-container-cli:
+# initialization error: cuda error: out of memory": libnvidia-container creates a CUDA context on each GPU to list the
+# devices before it honours NVIDIA_VISIBLE_DEVICES, NVIDIA/nvidia-docker#831). Nothing of the process's own is
+# allocated yet, so the memory a context needs (a few hundred MiB) is held by something else on that GPU: another
+# process, a display. (cudaErrorInitializationError alone, error 3, is not an out-of-memory and is not read so.)
+_INIT_ERROR_OOM = re.compile(r"\binitiali[sz]ation (?:error|failed)\b[^\n]{0,60}?out of memory", re.IGNORECASE)
+# cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, N) refuses a shared-memory size above the
+# device's opt-in limit with cudaErrorInvalidValue ("invalid argument"; CUDA Runtime API, "cudaFuncSetAttribute": "If
+# the specified attribute cannot be written, or if the value is incorrect, then cudaErrorInvalidValue is returned").
+# The same call failing with "out of memory" is device memory: the call is the first use of the kernel, where the
+# driver loads its module (lazy loading, CUDA_MODULE_LOADING=LAZY, CUDA 11.7+) into device memory a framework's
+# up-front pool may have taken (borisdayma/dalle-mini#185: JAX's preallocation, fixed with
+# XLA_PYTHON_CLIENT_MEM_FRACTION).
+_FUNC_ATTRIBUTE_OOM = re.compile(r"cudafuncsetattribute\b[^\n]{0,300}?out of memory", re.IGNORECASE)
 # A process killed by SIGKILL with no words of its own: the Linux OOM killer's usual mark (the shell's "Killed" line,
 # torchrun's "exitcode: -9" in ChildFailedError, Python's "died with <Signals.SIGKILL: 9>"). A scheduler's or a user's
 # kill reads the same, so it is the likelier reading, not a certain one (gpudesk.oom.rules.signature).
@@ -641,12 +662,15 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
             or _RUST_ALLOC.search(text):
         return "host_ram"
+    func_attribute_oom = _FUNC_ATTRIBUTE_OOM.search(low) is not None
     for key, words in _WORDS[1:]:
+        if key == "shared_memory" and func_attribute_oom:
+            continue  # device memory, not the shared-memory limit (_FUNC_ATTRIBUTE_OOM)
         if any(w in low for w in words if not (w == "std::bad_alloc" and _device_bad_alloc(low))):
             return key
     if _onnxruntime_on_cpu(low):
         return "host_ram"
-    if _INIT_FILE.search(text):
+    if _INIT_FILE.search(text) or _INIT_ERROR_OOM.search(low):
         return "context_init"
     if startup_pool_runtime(low) is not None and any(w in low for w in _OOM_OWN):
         return "startup_pool"

@@ -423,6 +423,8 @@ def check(f: Facts) -> list[Cause]:
         out.append(_other_process(0.4, f))
     elif sig == "arena_limit":
         out.append(_arena_limit(f))
+    elif sig == "mlx_memory_limit":
+        out.append(_mlx_memory_limit(f))
         out.append(_shortage(0.4, f, _("The pool holds what the job needs up to its limit; the limit may already be "
                                        "as large as the GPU allows.")))
     elif sig == "nccl_cuda_error":
@@ -736,6 +738,36 @@ def _startup_pool(f: Facts) -> Cause:
                      command=command,
                      meaning=_("If the error goes away with a smaller reservation, the up-front pool was what did not "
                                "fit; nvidia-smi shows what else holds the GPU."))])
+
+
+def _mlx_memory_limit(f: Facts) -> Cause:
+    """MLX's allocator refused the buffer at its own memory limit (signatures ``mlx_memory_limit``). Its Metal
+    allocator counts active plus cached memory against a limit, 1.5 x the device's recommendedMaxWorkingSetSize by
+    default; ``malloc_or_wait`` waits for scheduled work to free memory and throws "[malloc_or_wait] Unable to
+    allocate N bytes" when it stays above (mlx/backend/metal/allocator.cpp, https://github.com/ml-explore/mlx).
+    ``mx.metal.set_memory_limit(limit, relaxed=True)`` lets the allocation proceed into swap instead of raising
+    (ml-explore.github.io/mlx, "mlx.core.metal.set_memory_limit"); ml-explore/mlx-examples#21: a 128 MiB buffer
+    refused on an 8 GB Mac with 4 GB free, run once the limit was raised (mlx#64). 0.6, not more: Metal refusing the
+    buffer itself is worded the same way, and with ``relaxed`` (the later default) only Metal's refusal raises it;
+    threads resolved by a smaller need (mlx-examples#70: float16 and a smaller batch) read the same, hence the
+    shortage next to it (rules/genuine_shortage)."""
+    return Cause(
+        id="per_process_cap",
+        title=_("MLX's memory limit refused the allocation"),
+        confidence=0.6,
+        evidence=evidence(requested_bytes=f.requested, runtime=f.report.runtime),
+        explanation=_("MLX's Metal allocator counts its active and cached buffers against its own memory limit (by "
+                      "default 1.5 times the working set the GPU recommends) and raises this error when a buffer "
+                      "would stay above it after waiting for running work, before macOS runs out of memory."),
+        fix=_("Raise MLX's limit with mx.metal.set_memory_limit(limit, relaxed=True), which lets the allocation use "
+              "swap; the default follows the GPU's recommended working set, which sudo sysctl "
+              "iogpu.wired_limit_mb=<MB> raises on macOS 14+"),
+        more_fixes=[_("Call mx.metal.clear_cache() between steps and lower the cache with mx.metal.set_cache_limit()."),
+                    _("If the limit is not the problem, reduce what the step holds: batch size, precision (float16), "
+                      "context length.")],
+        checks=[_("Print mx.metal.get_active_memory(), mx.metal.get_cache_memory() and "
+                  "mx.metal.device_info()['max_recommended_working_set_size']: active plus cached near 1.5 times "
+                  "the working set is the limit that refused it.")])
 
 
 _ARENA_AVAILABLE = re.compile(r"available memory of\s{1,3}(\d{1,20})\s{1,3}is smaller than", re.IGNORECASE)
