@@ -352,6 +352,23 @@ def names_managed_memory(text: str) -> bool:
     return any(w in low for w in _MANAGED_WORDS) or ("bitsandbytes" in low and "pythoninterface.c" in low)
 
 
+# A runtime's allocator of unified (managed) memory named in the text, by its call or its own name (Taichi's
+# ``UnifiedAllocator``, taichi/system/unified_allocator.cpp, which reserved its whole range with cudaMallocManaged:
+# taichi-dev/taichi#390).
+_UNIFIED_ALLOCATOR_WORDS = ("cudamallocmanaged", "cumemallocmanaged", "unifiedallocator", "unified_allocator")
+
+
+def names_unified_allocator(text: str) -> bool:
+    """The failing allocator hands out CUDA managed memory as a whole reserved range. Managed memory larger than the
+    GPU needs demand paging, which only GPUs of compute capability 6.0 (Pascal) or newer on Linux provide (CuPy's
+    ``malloc_managed``: "oversubscription is possible for GPUs that have a non-zero value for the device attribute
+    cudaDevAttrConcurrentManagedAccess", docs.cupy.dev; CUDA C Programming Guide, "Unified Memory Programming",
+    system requirements); older GPUs, Windows and WSL2 refuse it even with the GPU empty. Not a certain reading: a
+    full GPU refuses it as well."""
+    low = flatten_whitespace(text)
+    return any(w in low for w in _UNIFIED_ALLOCATOR_WORDS) and any(w in low for w in _OOM_OWN + ("memoryallocation",))
+
+
 # NCCL's failure to create a shared-memory segment (``shm_segment`` above; src/misc/shmutils.cc, include/shm.h).
 _SHM_SEGMENT_WORDS = ("error while creating shared memory segment", "error while attaching to shared memory segment")
 # NCCL 2.12+ (src/misc/shmutils.cc) names its file before the failure: "Error: failed to extend /dev/shm/nccl-XXXXXX to

@@ -67,7 +67,8 @@ from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, HIDDEN_HOLDER_CHECK, LIBRARY_CHECK,
                                     MAC_MEMORY_CHECK, NOT_CAPACITY, OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK,
                                     PAGE_FILE_CHECK, SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command,
-                                    flatten_whitespace, names_managed_memory, startup_pool_runtime)
+                                    flatten_whitespace, names_managed_memory, names_unified_allocator,
+                                    startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -97,6 +98,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "vmm_handle": _("Likely not capacity: HIP's per-allocation memory handles hit a limit (open files)"),
         "managed_memory": _("Not a capacity problem: managed (unified) memory cannot oversubscribe the GPU under "
                             "WSL2 or Windows"),
+        "managed_oversubscription": _("Likely not capacity: managed (unified) memory larger than this GPU can "
+                                      "back was refused"),
         "vulkan_large": _("Likely not capacity: a Vulkan allocation above the driver's per-allocation limit"),
         "xpu_large": _("Likely not capacity: an Intel GPU allocation of 4 GiB or more, above Level Zero's default limit"),
         "vulkan_unsized": _("Likely not capacity: Vulkan refused one buffer (its per-allocation limit or the memory type "
@@ -141,6 +144,11 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "managed_memory": _("The failing allocation is CUDA managed memory (bitsandbytes' paged optimizers use it to "
                             "spill to host RAM). Under WSL2 and on Windows managed memory cannot exceed the GPU's "
                             "free memory, so it is refused where Linux would page it out."),
+        "managed_oversubscription": _("The failing allocator is a unified (managed) memory one: a runtime that "
+                                      "reserves its whole working range as managed memory relies on the GPU paging it "
+                                      "on demand. Only Pascal or newer GPUs on Linux can oversubscribe managed "
+                                      "memory; older GPUs, Windows and WSL2 refuse a range larger than the GPU's "
+                                      "memory, even with the GPU empty."),
         "va_reserve": _("The failing call is cuMemAddressReserve: it reserves virtual addresses for a pool that "
                         "grows later and maps no memory. Its 'out of memory' means the address range was refused "
                         "(too large for the platform, WSL or the driver), while the device's memory can be free."),
@@ -194,6 +202,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                         "buffers, or use a ROCm release that no longer keeps a descriptor per allocation"),
         "managed_memory": _("Use a non-paged optimizer (torch.optim.AdamW or bitsandbytes' AdamW8bit instead of "
                             "PagedAdamW), or run on native Linux where managed memory can page out"),
+        "managed_oversubscription": _("Make the runtime reserve less managed memory than the GPU holds (its "
+                                      "memory-pool or device-memory size setting), or run on a Pascal or newer GPU "
+                                      "on native Linux"),
         "va_reserve": _("Reserve a smaller range: for llama.cpp set GGML_CUDA_POOL_VMM_MAX_SIZE lower or build with "
                         "GGML_CUDA_NO_VMM=ON (the legacy pool); update the driver; under WSL run natively if it persists"),
         "buffer_limit": _("Make the largest buffer smaller: a smaller batch / ubatch / context, or a build that "
@@ -243,7 +254,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
     check_key = {"vulkan_large": "buffer_limit", "vulkan_unsized": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
                  "shm_segment": "host_ram",
                  "va_reserve": "free_exceeds_request", "vmm_handle": "free_exceeds_request",
-                 "managed_memory": "free_exceeds_request",
+                 "managed_memory": "free_exceeds_request", "managed_oversubscription": "free_exceeds_request",
                  "library_mismatch": "driver_version", "oom_killer": "host_ram"}.get(key, key)
     own_check = {"dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     if key == "pin_memory" and _ggml_cuda(r):
@@ -365,6 +376,10 @@ def check(f: Facts) -> list[Cause]:
                         _("Disable CUDA graphs to confirm: the job then fits.")]))
     if sig is None and (_wsl(f) or _windows(f)) and names_managed_memory(r.text or ""):
         out.append(_not_capacity("managed_memory", 0.85, f))
+    elif sig in (None, "bare_cuda_error") and r.host_os is None and names_unified_allocator(r.text or ""):
+        # A unified-memory allocator failing with no figures and no OS said (signatures.names_unified_allocator):
+        # the device or the OS cannot oversubscribe managed memory (0.55, above the bare error's shortage).
+        out.append(_not_capacity("managed_oversubscription", 0.55, f))
     if not isinstance(sig, str):
         return out
     if sig in NOT_CAPACITY:
