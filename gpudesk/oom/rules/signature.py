@@ -382,7 +382,10 @@ def check(f: Facts) -> list[Cause]:
         out.append(_not_capacity("managed_oversubscription", 0.55, f))
     if not isinstance(sig, str):
         return out
-    if sig in NOT_CAPACITY:
+    if sig == "buffer_limit" and _METAL_ARRAY_BUFFER in (r.text or "").lower():
+        out.append(_metal_array_over_max_buffer(f))
+        out.append(_not_capacity(sig, 0.6, f))
+    elif sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
     elif sig == "xpu_large":
         out.append(_not_capacity(sig, _xpu_large_confidence(f), f))
@@ -753,6 +756,44 @@ def _startup_pool(f: Facts) -> Cause:
                      command=command,
                      meaning=_("If the error goes away with a smaller reservation, the up-front pool was what did not "
                                "fit; nvidia-smi shows what else holds the GPU."))])
+
+
+# MLX's Metal allocator refusing one array's buffer above MTLDevice.maxBufferLength (mlx/backend/metal/allocator.cpp,
+# MetalAllocator::malloc: "Attempting to allocate N bytes which is greater than the maximum allowed buffer size of M
+# bytes"; "[metal::malloc]" in later releases).
+_METAL_ARRAY_BUFFER = "which is greater than the maximum allowed buffer size"
+
+
+def _metal_array_over_max_buffer(f: Facts) -> Cause:
+    """One MLX array larger than the largest buffer Metal gives on this Mac (0.9). MLX keeps each array's data in
+    one Metal buffer, so an array above ``maxBufferLength`` cannot exist, whatever else is free; on Apple silicon that
+    maximum is derived from the unified memory (16 GiB on a 32 GB M1 in riccardomusmeci/mlx-llm#22, 28 GiB and 80.6
+    GiB in the others reported), so the array is about as large as the GPU can hold in one piece: a long prompt's
+    attention or cache array (mlx-llm#22: a 17,000-token prompt; a prompt cache of 48.7 GB), to be made smaller or cut
+    in chunks. Unlike a container buffer that a runtime can split (ggml-metal's model buffer "larger than buffer
+    maximum", which later builds map in several views), the array itself must shrink: single allocation, with the
+    per-buffer limit as the check."""
+    r = f.report
+    limit = r.parsed.get("buffer_limit_bytes")
+    limit_bytes = limit if isinstance(limit, int) else None
+    return Cause(
+        id="single_allocation_exceeds_capacity",
+        title=_("One array is larger than the largest buffer this Mac's GPU can hold"),
+        confidence=0.9,
+        evidence=evidence(requested_bytes=f.requested, buffer_limit_bytes=limit_bytes, runtime=r.runtime,
+                          deciding_check="buffer_limit", check_command=check_command("buffer_limit", "metal")),
+        explanation=(_("MLX keeps each array in one Metal buffer; this array needs {requested}, above the "
+                       "{limit} Metal allows for one buffer on this Mac, a limit set from its unified memory. No "
+                       "setting lets one array exceed it.").format(requested=format_bytes(f.requested),
+                                                                    limit=format_bytes(limit_bytes))
+                     if f.requested is not None and limit_bytes is not None else
+                     _("MLX keeps each array in one Metal buffer, and this array is larger than Metal allows for one "
+                       "buffer on this Mac, a limit set from its unified memory.")),
+        fix=_("Make that array smaller: a shorter prompt or context, a prefill in chunks (prefill_step_size of "
+              "mlx_lm's generate_step), a smaller batch, or a quantised KV cache (mlx_lm --kv-bits)"),
+        more_fixes=[_("A Mac with more unified memory has a larger per-buffer maximum "
+                      "(mx.metal.device_info()['max_buffer_length']).")],
+        checks=[_("Print mx.metal.device_info()['max_buffer_length']: the array's size above it is what failed.")])
 
 
 def _mlx_memory_limit(f: Facts) -> Cause:
