@@ -174,3 +174,29 @@ def test_an_oom_with_the_gpus_figures_gets_no_guessed_holder():
                            "already allocated; 384.75 MiB free; 650.19 MiB cached)").causes
     assert not any(c.id == "other_process" and c.title == "Another process may hold the GPU"
                    and c.confidence == 0.35 for c in causes)
+
+
+def test_fragmentation_fix_speaks_the_allocator_the_message_dates():
+    # Scalsol/mega.pytorch#32 (PyTorch <= 1.3, "cached"): no allocator setting exists there, so the fix is an upgrade.
+    old = diagnose_text("CUDA out of memory. Tried to allocate 396.00 MiB (GPU 0; 3.95 GiB total capacity; 1.89 GiB "
+                        "already allocated; 384.75 MiB free; 650.19 MiB cached)")
+    frag = next(c for c in old.causes if c.id == "fragmentation")
+    assert "PyTorch 2.1 or later" in frag.fix and "max_split_size_mb" not in " ".join(frag.more_fixes)
+    # OpenTalker/SadTalker#229 (1.10-2.0, its hint names max_split_size_mb): that setting, not expandable_segments.
+    mid = diagnose_text("RuntimeError: CUDA out of memory. Tried to allocate 5.27 GiB (GPU 0; 15.73 GiB total capacity; "
+                        "6.50 GiB already allocated; 1.47 GiB free; 12.69 GiB reserved in total by PyTorch) If reserved "
+                        "memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See "
+                        "documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF")
+    top = mid.causes[0]
+    assert top.id == "fragmentation" and top.fix.startswith("Set PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb")
+
+
+def test_fragmentation_fix_on_a_current_message_stays_expandable_segments():
+    # Negative: a 2.x message (of which ... is free) keeps the current setting.
+    d = diagnose_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 14.06 GiB. GPU 0 has a total "
+                      "capacity of 79.25 GiB of which 6.96 GiB is free. Including non-PyTorch memory, this process has "
+                      "72.28 GiB memory in use. Of the allocated memory 56.70 GiB is allocated by PyTorch, and 14.15 GiB "
+                      "is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+                      "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.")
+    frag = next(c for c in d.causes if c.id == "fragmentation")
+    assert "expandable_segments:True" in frag.fix
