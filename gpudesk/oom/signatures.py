@@ -384,6 +384,10 @@ _DEVICE_WORDS = ("cuda", "device memory", "gpu memory")
 # allocation failed.
 _PY_MEMORY_ERROR = re.compile(r"(?<![\w.])MemoryError\b")
 # Rust's alloc error hook, at the start of a line (a device runtime words its own failures with the device's name).
+# A shortage of RAM said in words ("not enough RAM", "out of system RAM", "RAM is exhausted"): RAM is the host's memory
+# (a GPU's is VRAM, HBM or device memory), read as such in any runtime's wording.
+_RAM_SHORTAGE = re.compile(r"\b(?:not enough|insufficient|out of|ran out of)\s{1,3}(?:system\s{1,3}|host\s{1,3}|cpu\s{1,3})?"
+                           r"ram\b|\bram\b[^\n.;]{0,16}?\b(?:is |was )?(?:exhausted|insufficient)\b", re.IGNORECASE)
 _RUST_ALLOC = re.compile(r"^\s{0,8}memory allocation of \d{1,20} bytes failed", re.IGNORECASE | re.MULTILINE)
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
@@ -677,7 +681,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
-            or _RUST_ALLOC.search(text):
+            or _RUST_ALLOC.search(text) or _RAM_SHORTAGE.search(text):
         return "host_ram"
     func_attribute_oom = _FUNC_ATTRIBUTE_OOM.search(low) is not None
     for key, words in _WORDS[1:]:

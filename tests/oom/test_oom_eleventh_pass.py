@@ -200,3 +200,11 @@ def test_fragmentation_fix_on_a_current_message_stays_expandable_segments():
                       "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.")
     frag = next(c for c in d.causes if c.id == "fragmentation")
     assert "expandable_segments:True" in frag.fix
+
+
+def test_a_ram_shortage_in_words_is_host_memory_and_vram_is_the_gpus():
+    # RAM is the host's memory in any runtime's wording; VRAM is the GPU's (variants of the wordings above).
+    assert _top("Error: not enough RAM to load the model") == ("not_capacity", "host_ram")
+    assert _top("System RAM is exhausted, cannot continue") == ("not_capacity", "host_ram")
+    assert _top("error: not enough VRAM to load the model (needs 12 GB, have 8 GB)")[0] == "genuine_shortage"
+    assert not diagnose_text("Using 12 GB of RAM, all good").found_oom
