@@ -208,3 +208,12 @@ def test_a_ram_shortage_in_words_is_host_memory_and_vram_is_the_gpus():
     assert _top("System RAM is exhausted, cannot continue") == ("not_capacity", "host_ram")
     assert _top("error: not enough VRAM to load the model (needs 12 GB, have 8 GB)")[0] == "genuine_shortage"
     assert not diagnose_text("Using 12 GB of RAM, all good").found_oom
+
+
+def test_a_session_arena_limit_keeps_the_shortage_beside_it():
+    # Negative for the MLX limit (variant of infiniflow/ragflow#10295's ONNX Runtime arena wording): another runtime's
+    # limit keeps its own reading and its own second cause.
+    d = diagnose_text("[E:onnxruntime:, sequential_executor.cc:514 ExecuteKernel] Non-zero status code returned while "
+                      "running Conv node. Available memory of 0 is smaller than requested bytes of 1073741824")
+    assert [c.id for c in d.causes][:2] == ["per_process_cap", "genuine_shortage"]
+    assert "gpu_mem_limit" in d.causes[0].fix

@@ -441,10 +441,13 @@ def check(f: Facts) -> list[Cause]:
         out.append(_other_process(0.4, f))
     elif sig == "arena_limit":
         out.append(_arena_limit(f))
-    elif sig == "mlx_memory_limit":
-        out.append(_mlx_memory_limit(f))
         out.append(_shortage(0.4, f, _("The pool holds what the job needs up to its limit; the limit may already be "
                                        "as large as the GPU allows.")))
+    elif sig == "mlx_memory_limit":
+        out.append(_mlx_memory_limit(f))
+        out.append(_shortage(0.5, f, _("The Mac's unified memory may be too small for this step: MLX's limit is set "
+                                       "from the working set the GPU recommends, and Metal refuses the buffer the "
+                                       "same way when memory and swap run out.")))
     elif sig == "nccl_cuda_error":
         out.extend(_nccl_cuda_error(f))
     elif sig == "bare_cuda_error" and r.kind != "pin_memory_thread":
