@@ -123,8 +123,9 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # (never "not found" again), an initialisation that fails out of memory as another holder, cudaFuncSetAttribute out
 # of memory as device memory (not the shared-memory limit), MLX's malloc_or_wait as its memory limit, one MLX array
 # above Metal's maximum buffer as a single allocation, a unified-memory allocator as managed memory the GPU cannot
-# oversubscribe, and another holder kept second (with the process list) beside a figureless shortage: 31/35 and 19/30
-# on those now-seen batches, none not found. Left for the next pass, no text deciding them: one-liners whose threads
+# oversubscribe, a RAM shortage in words as host memory, the fragmentation fix in the terms of the allocator the
+# message dates, and another holder kept second (with the process list) beside a figureless shortage: 31/35 and 19/30
+# on those now-seen batches, none not found (development sets 242/259, not-capacity 67/71). Left for the next pass, no text deciding them: one-liners whose threads
 # found another holder or a leak (TensorFlow's BFC line, TensorRT's resize, an SGLang title, a bare CUDA error),
 # PyTorch <= 1.3 caches above the request read as fragmentation where the threads resolved the need, an allocation
 # above the card under the driver's sysmem fallback, an engine's warm-up budget on Ascend worded like TGI's.
