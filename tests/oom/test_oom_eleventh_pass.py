@@ -50,7 +50,8 @@ def test_a_shortage_in_any_word_order_is_never_not_found():
     assert needs.report.devices[0].free_bytes == round(15.8 * 1024**3)
     for text in ("error: not enough VRAM to load the model (needs 12 GB, have 8 GB)",
                  "device memory is insufficient: need 6442450944 bytes", "RuntimeError: out of GPU memory",
-                 "OOM error: the job was killed", "insufficient device memory for buffer of 3221225472 bytes"):
+                 "OOM error: the job was killed", "insufficient device memory for buffer of 3221225472 bytes",
+                 "Error: ERROR_NOT_ENOUGH_MEMORY while creating the buffer", "amdgpu: failed to allocate BO: -ENOMEM"):
         assert diagnose_text(text).found_oom, text
     assert diagnose_text("device memory is insufficient: need 6442450944 bytes").report.requested_bytes == 6442450944
 

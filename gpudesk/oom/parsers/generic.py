@@ -232,6 +232,10 @@ OOM_WORDS = (
     # MIOpen's HIP handle (src/hip/handlehip.cpp, Handle::Create / AllocateBuffer: "Memory not available to allocate
     # buffer: N", N in bytes), the workspace of ROCm's convolutions; the kubelet's event for a kernel OOM kill.
     "memory not available to allocate", "system oom encountered",
+    # The operating systems' own codes for a failed allocation, named by the code alone: Windows' ERROR_NOT_ENOUGH_MEMORY
+    # (8) and ERROR_OUTOFMEMORY (14, whose HRESULT is E_OUTOFMEMORY 0x8007000E above; learn.microsoft.com "System Error
+    # Codes (0-499)") and POSIX's ENOMEM (errno 12), which GPU kernel drivers return for a refused buffer as well.
+    "error_not_enough_memory", "error_outofmemory", "enomem",
     "dst tensor is not initialized",
     # MindSpore's device memory pool ("Device(id:0) memory isn't enough and alloc failed, ... alloc size: NB").
     "memory isn't enough", "memory is not enough",
