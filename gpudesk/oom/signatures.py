@@ -156,6 +156,8 @@ Runtime signatures that decide the first cause without being "not capacity":
   suspects are pinned host memory, another process, an ECC fault or a bad driver state.
 * ``startup_pool``: a runtime that maps its own device pool at start (AMReX's arena, Taichi's field storage) failing
   there: its up-front reservation (``preallocation``), sized by its own knob.
+* ``mlx_memory_limit``: MLX's "[malloc_or_wait] Unable to allocate N bytes": its Metal allocator's own memory limit
+  (``mx.metal.set_memory_limit``, 1.5 x the recommended working set by default), read as ``per_process_cap``.
 * ``arena_limit``: a pool refusing to grow past the limit configured for it, before the device is asked: ONNX
   Runtime's BFC arena ("Available memory of A is smaller than requested bytes of R", the session's ``gpu_mem_limit``)
   and RMM's pool resource ("Maximum pool size exceeded", ``maximum_pool_size``), read as ``per_process_cap``.
@@ -350,6 +352,23 @@ def names_managed_memory(text: str) -> bool:
     return any(w in low for w in _MANAGED_WORDS) or ("bitsandbytes" in low and "pythoninterface.c" in low)
 
 
+# A runtime's allocator of unified (managed) memory named in the text, by its call or its own name (Taichi's
+# ``UnifiedAllocator``, taichi/system/unified_allocator.cpp, which reserved its whole range with cudaMallocManaged:
+# taichi-dev/taichi#390).
+_UNIFIED_ALLOCATOR_WORDS = ("cudamallocmanaged", "cumemallocmanaged", "unifiedallocator", "unified_allocator")
+
+
+def names_unified_allocator(text: str) -> bool:
+    """The failing allocator hands out CUDA managed memory as a whole reserved range. Managed memory larger than the
+    GPU needs demand paging, which only GPUs of compute capability 6.0 (Pascal) or newer on Linux provide (CuPy's
+    ``malloc_managed``: "oversubscription is possible for GPUs that have a non-zero value for the device attribute
+    cudaDevAttrConcurrentManagedAccess", docs.cupy.dev; CUDA C Programming Guide, "Unified Memory Programming",
+    system requirements); older GPUs, Windows and WSL2 refuse it even with the GPU empty. Not a certain reading: a
+    full GPU refuses it as well."""
+    low = flatten_whitespace(text)
+    return any(w in low for w in _UNIFIED_ALLOCATOR_WORDS) and any(w in low for w in _OOM_OWN + ("memoryallocation",))
+
+
 # NCCL's failure to create a shared-memory segment (``shm_segment`` above; src/misc/shmutils.cc, include/shm.h).
 _SHM_SEGMENT_WORDS = ("error while creating shared memory segment", "error while attaching to shared memory segment")
 # NCCL 2.12+ (src/misc/shmutils.cc) names its file before the failure: "Error: failed to extend /dev/shm/nccl-XXXXXX to
@@ -365,6 +384,10 @@ _DEVICE_WORDS = ("cuda", "device memory", "gpu memory")
 # allocation failed.
 _PY_MEMORY_ERROR = re.compile(r"(?<![\w.])MemoryError\b")
 # Rust's alloc error hook, at the start of a line (a device runtime words its own failures with the device's name).
+# A shortage of RAM said in words ("not enough RAM", "out of system RAM", "RAM is exhausted"): RAM is the host's memory
+# (a GPU's is VRAM, HBM or device memory), read as such in any runtime's wording.
+_RAM_SHORTAGE = re.compile(r"\b(?:not enough|insufficient|out of|ran out of)\s{1,3}(?:system\s{1,3}|host\s{1,3}|cpu\s{1,3})?"
+                           r"ram\b|\bram\b[^\n.;]{0,16}?\b(?:is |was )?(?:exhausted|insufficient)\b", re.IGNORECASE)
 _RUST_ALLOC = re.compile(r"^\s{0,8}memory allocation of \d{1,20} bytes failed", re.IGNORECASE | re.MULTILINE)
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
@@ -390,6 +413,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   # Kubernetes' container memory limit (the kubelet's "OOMKilled" reason), Colab's RAM meter,
                   # and the C library's ENOMEM as Python prints it (fork, mmap of host memory).
                   "oomkilled", "using all available ram", "[errno 12] cannot allocate memory",
+                  # The kubelet's node event for a kernel OOM kill it saw in /dev/kmsg ("System OOM encountered,
+                  # victim process: NAME, pid: N", event reason SystemOOM; pkg/kubelet/oom/oom_watcher_linux.go,
+                  # https://github.com/kubernetes/kubernetes): the node's RAM or the pod's cgroup limit.
+                  "system oom encountered",
                   "页面文件太小",
                   # Torch7's and early PyTorch's TH CPU allocator (THAlloc in TH/THGeneral.c: "$ Torch: not enough
                   # memory: you tried to allocate NGB. Buy new RAM!"): host memory by construction.
@@ -408,6 +435,11 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # MPSNDArray's 4 GiB limit, and MLX's count of Metal buffers ("[metal::malloc] Resource limit
                       # (N) exceeded", mlx/backend/metal/allocator.cpp: the device's resource-count limit).
                       "invalid buffer size", "total bytes of ndarray > 2**32", "[metal::malloc] resource limit",
+                      # MPSNDArray's element-count check on the same array descriptor ("[MPSNDArray initWithDevice:
+                      # descriptor:] Error: product of dimension sizes > 2**31", a failed assertion in MPSCore's
+                      # MPSNDArray.mm; Apple's MPS engineer in pytorch#84039: the NDArray's creation, whatever the
+                      # unified memory): a per-array limit, like its 2**32-byte one.
+                      "product of dimension sizes > 2**31",
                       # wgpu (the WebGPU runtime of Burn, candle's wgpu backend and others; wgpu-core's
                       # CreateBufferError::MaxBufferSize: "Buffer size N is greater than the maximum buffer size (M)",
                       # M the adapter's max_buffer_size limit).
@@ -439,6 +471,11 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                    # ggml-metal's own report of a failed command buffer (MTLCommandBufferStatusError = 5), which
                    # llama.cpp prints before the Metal error text when the working set is exceeded (llama.cpp#3414).
                    "ggml_metal_graph_compute: command buffer")),
+    # MLX's memory limit (mlx/backend/metal/allocator.cpp, malloc_or_wait: it waits for scheduled work to free
+    # memory and then throws "[malloc_or_wait] Unable to allocate N bytes." when active + cached + N stays above the
+    # allocator's limit, 1.5 x the device's recommendedMaxWorkingSetSize unless mx.metal.set_memory_limit says
+    # otherwise; ml-explore/mlx#63, #64 on 8 GB Macs).
+    ("mlx_memory_limit", ("[malloc_or_wait] unable to allocate",)),
     ("pool_chunk", ("insufficient gpu memory to allocation",)),
     # faiss's GPU scratch space: StandardGpuResources reserves its temporary memory (a share of the GPU, 1.5 GiB at
     # most) in one cudaMalloc when first used (faiss/gpu/utils/StackDeviceMemory.cpp, the Stack constructor;
@@ -487,6 +524,20 @@ _NCCL_CUDA_ERROR = "unhandled cuda error"
 _INIT_SOURCE = r"\b(?:init|device_context)\.(?:c|cc|cu|cpp)\b"
 _INIT_FILE = re.compile(_INIT_SOURCE + r"[^\n]{0,80}?(?:out of memory|error=2\b)|out of memory[^\n]{0,20}?\(?/[^\n]{0,120}?"
                         + _INIT_SOURCE, re.IGNORECASE)
+# A tool's or runtime's initialisation reported as failing with an out-of-memory error ("nvidia-container-cli:
+# initialization error: cuda error: out of memory": libnvidia-container creates a CUDA context on each GPU to list the
+# devices before it honours NVIDIA_VISIBLE_DEVICES, NVIDIA/nvidia-docker#831). Nothing of the process's own is
+# allocated yet, so the memory a context needs (a few hundred MiB) is held by something else on that GPU: another
+# process, a display. (cudaErrorInitializationError alone, error 3, is not an out-of-memory and is not read so.)
+_INIT_ERROR_OOM = re.compile(r"\binitiali[sz]ation (?:error|failed)\b[^\n]{0,60}?out of memory", re.IGNORECASE)
+# cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, N) refuses a shared-memory size above the
+# device's opt-in limit with cudaErrorInvalidValue ("invalid argument"; CUDA Runtime API, "cudaFuncSetAttribute": "If
+# the specified attribute cannot be written, or if the value is incorrect, then cudaErrorInvalidValue is returned").
+# The same call failing with "out of memory" is device memory: the call is the first use of the kernel, where the
+# driver loads its module (lazy loading, CUDA_MODULE_LOADING=LAZY, CUDA 11.7+) into device memory a framework's
+# up-front pool may have taken (borisdayma/dalle-mini#185: JAX's preallocation, fixed with
+# XLA_PYTHON_CLIENT_MEM_FRACTION).
+_FUNC_ATTRIBUTE_OOM = re.compile(r"cudafuncsetattribute\b[^\n]{0,300}?out of memory", re.IGNORECASE)
 # A process killed by SIGKILL with no words of its own: the Linux OOM killer's usual mark (the shell's "Killed" line,
 # torchrun's "exitcode: -9" in ChildFailedError, Python's "died with <Signals.SIGKILL: 9>"). A scheduler's or a user's
 # kill reads the same, so it is the likelier reading, not a certain one (gpudesk.oom.rules.signature).
@@ -630,14 +681,17 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
-            or _RUST_ALLOC.search(text):
+            or _RUST_ALLOC.search(text) or _RAM_SHORTAGE.search(text):
         return "host_ram"
+    func_attribute_oom = _FUNC_ATTRIBUTE_OOM.search(low) is not None
     for key, words in _WORDS[1:]:
+        if key == "shared_memory" and func_attribute_oom:
+            continue  # device memory, not the shared-memory limit (_FUNC_ATTRIBUTE_OOM)
         if any(w in low for w in words if not (w == "std::bad_alloc" and _device_bad_alloc(low))):
             return key
     if _onnxruntime_on_cpu(low):
         return "host_ram"
-    if _INIT_FILE.search(text):
+    if _INIT_FILE.search(text) or _INIT_ERROR_OOM.search(low):
         return "context_init"
     if startup_pool_runtime(low) is not None and any(w in low for w in _OOM_OWN):
         return "startup_pool"

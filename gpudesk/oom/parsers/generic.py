@@ -79,6 +79,8 @@ _REQUEST = [
     _c(r"calloc\s{1,3}" + _SIZE),
     _c(r"requested size was\s{1,3}" + _SIZE),
     _c(r"buffer of size\s{1,3}" + _SIZE),
+    _c(r"\bfor (?:a |the )?buffer of\s{1,3}" + _SIZE_U),
+    _c(r"not available to allocate (?:a )?buffer\s{0,2}:\s{0,3}" + _SIZE),  # MIOpen (OOM_WORDS)
     # OpenVINO's GPU plugin (src/plugins/intel_gpu/src/runtime/ocl/ocl_engine.cpp): "[GPU] Exceeded max size of memory
     # object allocation: requested N bytes, but max alloc size supported by device is M bytes" and "[GPU] Exceeded max
     # size of memory allocation: Required N bytes, already occupied : U bytes, but available memory size is T bytes".
@@ -114,6 +116,10 @@ _REQUEST = [
     # Chinese wordings (PaddlePaddle/MindSpore docs, localised tools): "无法分配 512 MB", "需要 2.5 GB", "申请 1 GB";
     # 已分配 ("already allocated") is the in-use figure, not the request.
     _c(r"(?:无法分配|分配失败|申请|需要|尝试分配|(?<!已)分配)\s{0,3}" + _SIZE_U),
+    # A need stated as such, last (the wordings above say more): "requires 20.5 GiB but only ...", "needs 12 GB",
+    # "need 6442450944 bytes", "512 MiB needed".
+    _c(r"\b(?:requires|needs|need)\s{1,3}(?:at least\s{1,3})?" + _SIZE_U),
+    _c(_SIZE_U + r"\s{1,3}(?:is\s{1,3})?(?:needed|required)\b"),
 ]
 _TOTAL = [
     _c(r"total capacity of\s{1,3}" + _SIZE_U),
@@ -147,6 +153,7 @@ _FREE = [
     _c(r"free \(according to cuda\)\s{0,3}:\s{0,3}" + _SIZE_U),
     _c(r",\s{0,3}" + _SIZE_U + r"\s{1,3}free\s{0,2}\)"),
     _c(_SIZE_U + r"\s{1,3}free\b"),
+    _c(r"\bonly\s{1,3}" + _SIZE_U + r"\s{1,3}(?:is\s{1,3}|are\s{1,3})?(?:available|free)\b"),
 ]
 _IN_USE = [
     _c(_SIZE_U + r"\s{1,3}already allocated"),
@@ -221,6 +228,14 @@ OOM_WORDS = (
     # MPSAllocator.mm "Invalid buffer size", MPSNDArray's "total bytes of NDArray > 2**32"), and TensorFlow's copy to
     # a GPU tensor it could not allocate ("Dst tensor is not initialized", common_runtime/gpu/gpu_util.cc).
     "out_of_resources", "vkallocatememory failed -2", "invalid buffer size", "total bytes of ndarray",
+    "product of dimension sizes >",
+    # MIOpen's HIP handle (src/hip/handlehip.cpp, Handle::Create / AllocateBuffer: "Memory not available to allocate
+    # buffer: N", N in bytes), the workspace of ROCm's convolutions; the kubelet's event for a kernel OOM kill.
+    "memory not available to allocate", "system oom encountered",
+    # The operating systems' own codes for a failed allocation, named by the code alone: Windows' ERROR_NOT_ENOUGH_MEMORY
+    # (8) and ERROR_OUTOFMEMORY (14, whose HRESULT is E_OUTOFMEMORY 0x8007000E above; learn.microsoft.com "System Error
+    # Codes (0-499)") and POSIX's ENOMEM (errno 12), which GPU kernel drivers return for a refused buffer as well.
+    "error_not_enough_memory", "error_outofmemory", "enomem",
     "dst tensor is not initialized",
     # MindSpore's device memory pool ("Device(id:0) memory isn't enough and alloc failed, ... alloc size: NB").
     "memory isn't enough", "memory is not enough",
@@ -254,6 +269,21 @@ OOM_WORDS = (
 # A paste cut short inside "out of memory" (the last characters of the text): "Allocator (GPU_0_bfc) ran out of memo"
 # (taki0112/FUNIT-Tensorflow#3).
 _CUT_OOM = re.compile(r"\bout of me(?:m(?:o(?:r)?)?)?\s{0,3}$")
+
+# A shortage of memory said in any word order rather than a fixed sentence (the words of the many runtimes that print
+# their own: "not enough VRAM", "insufficient device memory", "device memory is insufficient", "out of GPU memory",
+# "vram exhausted", "requires 20.5 GiB but only 15.8 GiB is available"), and "OOM" as a word in capitals (the
+# abbreviation logs and schedulers use: "OOM error", "OOM:"). A memory noun and a shortage word within a few words of
+# each other, on one line; every gap is bounded, so a long log is scanned in linear time.
+# (Shared memory is /dev/shm or a kernel's on-chip memory: the signatures read those.)
+_MEMORY_NOUN = r"(?<!shared )(?:memory|vram|hbm|ram)"
+_SHORTAGE_WORD = r"(?:insufficient|not enough|exhausted|out of|ran out of|running out of|too little|too small)"
+_SHORTAGE_PHRASE = re.compile(
+    r"\b" + _SHORTAGE_WORD + r"\b[^\n.;]{0,24}?\b" + _MEMORY_NOUN + r"\b"
+    r"|\b" + _MEMORY_NOUN + r"\b[^\n.;]{0,24}?\b(?:is |are |was )?(?:insufficient|exhausted|not enough)\b"
+    r"|\brequir\w{1,4}\s{1,3}\d[^\n]{0,40}?\bbut only\s{1,3}\d[^\n]{0,30}?\b(?:available|free)\b",
+    re.IGNORECASE)
+_OOM_ABBREVIATION = re.compile(r"\bOOM\b")
 
 # Words that say a call failed (lower-cased substrings): with a request figure they make any wording an allocation
 # failure.
@@ -308,7 +338,7 @@ _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tpu", ("xla:tpu", "memory space hbm", "tpu_worker", "hbm capacity", "_hbm", "tpu")),
     ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory")),
     ("metal", ("metal", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend", "[malloc_or_wait]")),
-    ("rocm", ("hipmalloc", "hipmem", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1")),
+    ("rocm", ("hipmalloc", "hipmem", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1", "miopen")),
     ("directml", ("directml", "gpu video memory", "dml:")),
     ("opencl", ("cl_mem_object_allocation_failure", "cl_out_of_resources", "opencl")),
     ("cpu", ("defaultcpuallocator", "alloc_cpu.cpp", "cpu buffer", "cpuallocator.cpp", "cannot allocate memory")),
@@ -476,7 +506,8 @@ def _plausible(figure: int | None) -> int | None:
 def extract(text: str) -> Extraction:
     """Everything the tolerant layer can read from ``text`` (never raises)."""
     low = text.lower()
-    ex = Extraction(oom_words=any(w in low for w in OOM_WORDS) or _CUT_OOM.search(low) is not None,
+    ex = Extraction(oom_words=any(w in low for w in OOM_WORDS) or _CUT_OOM.search(low) is not None
+                    or _SHORTAGE_PHRASE.search(text) is not None or _OOM_ABBREVIATION.search(text) is not None,
                     failure_words=any(w in low for w in _FAILURE_WORDS))
     req = _first(_REQUEST, text)
     if req is not None:

@@ -32,6 +32,16 @@ HIP_ALLOC_CONF = N_("PYTORCH_HIP_ALLOC_CONF=expandable_segments:True (ROCm build
 FIX = N_("Set {alloc_conf} before the process starts")
 
 
+# What the message's era (gpudesk.oom.parsers.pytorch_oom) says the allocator supports: PYTORCH_CUDA_ALLOC_CONF and
+# max_split_size_mb arrived in 1.10 (whose message added the "try setting max_split_size_mb" hint), expandable_segments
+# in 2.1 (c10/cuda/CUDACachingAllocator.cpp). Before 1.10 the allocator had no setting against fragmentation: it split
+# any cached block larger than a request by more than 1 MiB, and "at this point cuda_malloc_retry has already returned
+# all possible 'cached' memory to the driver. The only remaining 'cached' memory is split from a larger block that is
+# partially in-use" (the comment above its OOM message, THCCachingAllocator.cpp / CUDACachingAllocator.cpp <= 1.3).
+_ERAS_WITHOUT_ALLOC_CONF = ("<=1.3", "1.4-1.9", "1.5-1.6")
+_ERAS_WITHOUT_EXPANDABLE_SEGMENTS = ("1.10-2.0",)
+
+
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
@@ -81,6 +91,18 @@ def check(f: Facts) -> Cause | None:
         _("As a last resort set max_split_size_mb:<N> in PYTORCH_ALLOC_CONF (do not combine with expandable_segments, pytorch#119452)."),
     ]
     fix = i18n._(FIX).format(alloc_conf=i18n._(CUDA_ALLOC_CONF))
+    # Vendor builds (torch_npu, IPEX, ROCm) keep an older message format with their own allocator settings: the era
+    # dates the allocator only on CUDA.
+    era = (f.report.era or "") if f.report.platform in (None, "cuda") else ""
+    if era.startswith(_ERAS_WITHOUT_ALLOC_CONF):
+        fix = _("This PyTorch predates the allocator's settings (its message is worded as before 1.10): upgrade to "
+                "PyTorch 2.1 or later and set {alloc_conf}; with this version, keep tensor shapes stable and lower "
+                "the peak (batch, resolution)").format(alloc_conf=i18n._(CUDA_ALLOC_CONF))
+        more = more[:2]
+    elif era.startswith(_ERAS_WITHOUT_EXPANDABLE_SEGMENTS):
+        fix = _("Set PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:<N> before the process starts, N in MiB below the "
+                "request (e.g. 128); expandable_segments needs PyTorch 2.1 or later")
+        more = more[:2]
     if conf_hint and conf_hint.lower() == "true":
         fix = _("expandable_segments is already on: reduce peak memory or stabilise shapes; the hint in the message is generic (pytorch#173049)")
     return Cause(

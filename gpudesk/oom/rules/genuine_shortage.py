@@ -267,6 +267,16 @@ def _cut_after_request(f: Facts) -> bool:
 TINY_REQUEST_BYTES = 2 * 1024**2
 
 
+def reads_without_capacity(f: Facts) -> bool:
+    """This rule reads the text as a shortage with no capacity figure (:func:`_without_capacity`); other_process
+    ranks the holder second beside that reading."""
+    if f.mps or engine_budget.names_sampler_warmup(f) or f.total is not None:
+        return False
+    if f.report.kind == "tf_resource_exhausted":
+        return True
+    return f.report.kind != "xla_resource_exhausted" and _without_capacity(f) is not None
+
+
 def _without_capacity(f: Facts) -> Cause | None:
     """No capacity in the text: what is left to go on.
 

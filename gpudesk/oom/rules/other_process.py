@@ -52,7 +52,7 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules import held_outside
+from gpudesk.oom.rules import genuine_shortage, held_outside
 from gpudesk.oom.report import ProcessMemory
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.oom.signatures import CHECKS, check_command
@@ -184,6 +184,8 @@ def check(f: Facts) -> Cause | None:
         return None
     if _whose_memory_unknown(f):
         return _unattributed(f)
+    if _no_figures(f):
+        return _possible_holder(f)
     held_at_start = _held_before_start(f)
     if held_at_start is not None and not dev.other_processes:
         return held_at_start
@@ -298,6 +300,38 @@ def _whose_memory_unknown(f: Facts) -> bool:
     return (f.total is None and f.free is not None and f.requested is not None and f.free < f.requested
             and f.allocated is None and f.reserved is None and not f.other and f.report.signature is None
             and not f.report.parsed.get("in_use_bytes"))
+
+
+def _no_figures(f: Facts) -> bool:
+    """A device out-of-memory whose text gives no capacity, free or held figure and no signature: one line cannot tell
+    this job's own need from memory something else holds (fresh-14: a TensorFlow BFC warning, a TensorRT resize, an
+    SGLang title and a bare CUDA error whose threads all found another holder, beside as many one-liners that were
+    the job's own need), so the holder stays in the ranked set, second to the shortage that
+    rules/genuine_shortage reads there, with the command that decides."""
+    r = f.report
+    dev = f.dev
+    return (r.source == "text" and r.kind != "unknown" and r.signature is None and r.platform in (None, "cuda")
+            and all(v is None for v in (f.total, f.free, f.allocated, f.reserved))
+            and (dev is None or not dev.other_processes) and not r.parsed.get("in_use_bytes")
+            and genuine_shortage.reads_without_capacity(f))
+
+
+def _possible_holder(f: Facts) -> Cause:
+    platform = f.report.platform
+    return Cause(
+        id="other_process",
+        title=_("Another process may hold the GPU"),
+        confidence=0.35,
+        evidence=evidence(requested_bytes=f.requested, deciding_check="other_process",
+                          check_command=check_command("other_process", platform)),
+        explanation=_("The message gives no figure of the GPU's memory: the job's own need and memory held by another "
+                      "process (another notebook kernel, a server on the same GPU, the wrong GPU chosen) fail the same "
+                      "way, and only the process list tells them apart."),
+        fix=_("Run nvidia-smi: stop the other processes or pick a free GPU with CUDA_VISIBLE_DEVICES; if this job is "
+              "the only one, lower the batch size"),
+        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+                                                  meaning=i18n._(CHECKS["other_process"].meaning))],
+    )
 
 
 def _unattributed(f: Facts) -> Cause:

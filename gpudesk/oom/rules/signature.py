@@ -67,7 +67,8 @@ from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, HIDDEN_HOLDER_CHECK, LIBRARY_CHECK,
                                     MAC_MEMORY_CHECK, NOT_CAPACITY, OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK,
                                     PAGE_FILE_CHECK, SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command,
-                                    flatten_whitespace, names_managed_memory, startup_pool_runtime)
+                                    flatten_whitespace, names_managed_memory, names_unified_allocator,
+                                    startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -97,6 +98,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "vmm_handle": _("Likely not capacity: HIP's per-allocation memory handles hit a limit (open files)"),
         "managed_memory": _("Not a capacity problem: managed (unified) memory cannot oversubscribe the GPU under "
                             "WSL2 or Windows"),
+        "managed_oversubscription": _("Likely not capacity: managed (unified) memory larger than this GPU can "
+                                      "back was refused"),
         "vulkan_large": _("Likely not capacity: a Vulkan allocation above the driver's per-allocation limit"),
         "xpu_large": _("Likely not capacity: an Intel GPU allocation of 4 GiB or more, above Level Zero's default limit"),
         "vulkan_unsized": _("Likely not capacity: Vulkan refused one buffer (its per-allocation limit or the memory type "
@@ -141,6 +144,11 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "managed_memory": _("The failing allocation is CUDA managed memory (bitsandbytes' paged optimizers use it to "
                             "spill to host RAM). Under WSL2 and on Windows managed memory cannot exceed the GPU's "
                             "free memory, so it is refused where Linux would page it out."),
+        "managed_oversubscription": _("The failing allocator is a unified (managed) memory one: a runtime that "
+                                      "reserves its whole working range as managed memory relies on the GPU paging it "
+                                      "on demand. Only Pascal or newer GPUs on Linux can oversubscribe managed "
+                                      "memory; older GPUs, Windows and WSL2 refuse a range larger than the GPU's "
+                                      "memory, even with the GPU empty."),
         "va_reserve": _("The failing call is cuMemAddressReserve: it reserves virtual addresses for a pool that "
                         "grows later and maps no memory. Its 'out of memory' means the address range was refused "
                         "(too large for the platform, WSL or the driver), while the device's memory can be free."),
@@ -194,6 +202,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                         "buffers, or use a ROCm release that no longer keeps a descriptor per allocation"),
         "managed_memory": _("Use a non-paged optimizer (torch.optim.AdamW or bitsandbytes' AdamW8bit instead of "
                             "PagedAdamW), or run on native Linux where managed memory can page out"),
+        "managed_oversubscription": _("Make the runtime reserve less managed memory than the GPU holds (its "
+                                      "memory-pool or device-memory size setting), or run on a Pascal or newer GPU "
+                                      "on native Linux"),
         "va_reserve": _("Reserve a smaller range: for llama.cpp set GGML_CUDA_POOL_VMM_MAX_SIZE lower or build with "
                         "GGML_CUDA_NO_VMM=ON (the legacy pool); update the driver; under WSL run natively if it persists"),
         "buffer_limit": _("Make the largest buffer smaller: a smaller batch / ubatch / context, or a build that "
@@ -243,7 +254,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
     check_key = {"vulkan_large": "buffer_limit", "vulkan_unsized": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
                  "shm_segment": "host_ram",
                  "va_reserve": "free_exceeds_request", "vmm_handle": "free_exceeds_request",
-                 "managed_memory": "free_exceeds_request",
+                 "managed_memory": "free_exceeds_request", "managed_oversubscription": "free_exceeds_request",
                  "library_mismatch": "driver_version", "oom_killer": "host_ram"}.get(key, key)
     own_check = {"dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     if key == "pin_memory" and _ggml_cuda(r):
@@ -365,9 +376,16 @@ def check(f: Facts) -> list[Cause]:
                         _("Disable CUDA graphs to confirm: the job then fits.")]))
     if sig is None and (_wsl(f) or _windows(f)) and names_managed_memory(r.text or ""):
         out.append(_not_capacity("managed_memory", 0.85, f))
+    elif sig in (None, "bare_cuda_error") and r.host_os is None and names_unified_allocator(r.text or ""):
+        # A unified-memory allocator failing with no figures and no OS said (signatures.names_unified_allocator):
+        # the device or the OS cannot oversubscribe managed memory (0.55, above the bare error's shortage).
+        out.append(_not_capacity("managed_oversubscription", 0.55, f))
     if not isinstance(sig, str):
         return out
-    if sig in NOT_CAPACITY:
+    if sig == "buffer_limit" and _METAL_ARRAY_BUFFER in (r.text or "").lower():
+        out.append(_metal_array_over_max_buffer(f))
+        out.append(_not_capacity(sig, 0.6, f))
+    elif sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
     elif sig == "xpu_large":
         out.append(_not_capacity(sig, _xpu_large_confidence(f), f))
@@ -425,6 +443,11 @@ def check(f: Facts) -> list[Cause]:
         out.append(_arena_limit(f))
         out.append(_shortage(0.4, f, _("The pool holds what the job needs up to its limit; the limit may already be "
                                        "as large as the GPU allows.")))
+    elif sig == "mlx_memory_limit":
+        out.append(_mlx_memory_limit(f))
+        out.append(_shortage(0.5, f, _("The Mac's unified memory may be too small for this step: MLX's limit is set "
+                                       "from the working set the GPU recommends, and Metal refuses the buffer the "
+                                       "same way when memory and swap run out.")))
     elif sig == "nccl_cuda_error":
         out.extend(_nccl_cuda_error(f))
     elif sig == "bare_cuda_error" and r.kind != "pin_memory_thread":
@@ -736,6 +759,74 @@ def _startup_pool(f: Facts) -> Cause:
                      command=command,
                      meaning=_("If the error goes away with a smaller reservation, the up-front pool was what did not "
                                "fit; nvidia-smi shows what else holds the GPU."))])
+
+
+# MLX's Metal allocator refusing one array's buffer above MTLDevice.maxBufferLength (mlx/backend/metal/allocator.cpp,
+# MetalAllocator::malloc: "Attempting to allocate N bytes which is greater than the maximum allowed buffer size of M
+# bytes"; "[metal::malloc]" in later releases).
+_METAL_ARRAY_BUFFER = "which is greater than the maximum allowed buffer size"
+
+
+def _metal_array_over_max_buffer(f: Facts) -> Cause:
+    """One MLX array larger than the largest buffer Metal gives on this Mac (0.9). MLX keeps each array's data in
+    one Metal buffer, so an array above ``maxBufferLength`` cannot exist, whatever else is free; on Apple silicon that
+    maximum is derived from the unified memory (16 GiB on a 32 GB M1 in riccardomusmeci/mlx-llm#22, 28 GiB and 80.6
+    GiB in the others reported), so the array is about as large as the GPU can hold in one piece: a long prompt's
+    attention or cache array (mlx-llm#22: a 17,000-token prompt; a prompt cache of 48.7 GB), to be made smaller or cut
+    in chunks. Unlike a container buffer that a runtime can split (ggml-metal's model buffer "larger than buffer
+    maximum", which later builds map in several views), the array itself must shrink: single allocation, with the
+    per-buffer limit as the check."""
+    r = f.report
+    limit = r.parsed.get("buffer_limit_bytes")
+    limit_bytes = limit if isinstance(limit, int) else None
+    return Cause(
+        id="single_allocation_exceeds_capacity",
+        title=_("One array is larger than the largest buffer this Mac's GPU can hold"),
+        confidence=0.9,
+        evidence=evidence(requested_bytes=f.requested, buffer_limit_bytes=limit_bytes, runtime=r.runtime,
+                          deciding_check="buffer_limit", check_command=check_command("buffer_limit", "metal")),
+        explanation=(_("MLX keeps each array in one Metal buffer; this array needs {requested}, above the "
+                       "{limit} Metal allows for one buffer on this Mac, a limit set from its unified memory. No "
+                       "setting lets one array exceed it.").format(requested=format_bytes(f.requested),
+                                                                    limit=format_bytes(limit_bytes))
+                     if f.requested is not None and limit_bytes is not None else
+                     _("MLX keeps each array in one Metal buffer, and this array is larger than Metal allows for one "
+                       "buffer on this Mac, a limit set from its unified memory.")),
+        fix=_("Make that array smaller: a shorter prompt or context, a prefill in chunks (prefill_step_size of "
+              "mlx_lm's generate_step), a smaller batch, or a quantised KV cache (mlx_lm --kv-bits)"),
+        more_fixes=[_("A Mac with more unified memory has a larger per-buffer maximum "
+                      "(mx.metal.device_info()['max_buffer_length']).")],
+        checks=[_("Print mx.metal.device_info()['max_buffer_length']: the array's size above it is what failed.")])
+
+
+def _mlx_memory_limit(f: Facts) -> Cause:
+    """MLX's allocator refused the buffer at its own memory limit (signatures ``mlx_memory_limit``). Its Metal
+    allocator counts active plus cached memory against a limit, 1.5 x the device's recommendedMaxWorkingSetSize by
+    default; ``malloc_or_wait`` waits for scheduled work to free memory and throws "[malloc_or_wait] Unable to
+    allocate N bytes" when it stays above (mlx/backend/metal/allocator.cpp, https://github.com/ml-explore/mlx).
+    ``mx.metal.set_memory_limit(limit, relaxed=True)`` lets the allocation proceed into swap instead of raising
+    (ml-explore.github.io/mlx, "mlx.core.metal.set_memory_limit"); ml-explore/mlx-examples#21: a 128 MiB buffer
+    refused on an 8 GB Mac with 4 GB free, run once the limit was raised (mlx#64). 0.6, not more: Metal refusing the
+    buffer itself is worded the same way, and with ``relaxed`` (the later default) only Metal's refusal raises it;
+    threads resolved by a smaller need (mlx-examples#70: float16 and a smaller batch) read the same, hence the
+    shortage next to it (rules/genuine_shortage)."""
+    return Cause(
+        id="per_process_cap",
+        title=_("MLX's memory limit refused the allocation"),
+        confidence=0.6,
+        evidence=evidence(requested_bytes=f.requested, runtime=f.report.runtime),
+        explanation=_("MLX's Metal allocator counts its active and cached buffers against its own memory limit (by "
+                      "default 1.5 times the working set the GPU recommends) and raises this error when a buffer "
+                      "would stay above it after waiting for running work, before macOS runs out of memory."),
+        fix=_("Raise MLX's limit with mx.metal.set_memory_limit(limit, relaxed=True), which lets the allocation use "
+              "swap; the default follows the GPU's recommended working set, which sudo sysctl "
+              "iogpu.wired_limit_mb=<MB> raises on macOS 14+"),
+        more_fixes=[_("Call mx.metal.clear_cache() between steps and lower the cache with mx.metal.set_cache_limit()."),
+                    _("If the limit is not the problem, reduce what the step holds: batch size, precision (float16), "
+                      "context length.")],
+        checks=[_("Print mx.metal.get_active_memory(), mx.metal.get_cache_memory() and "
+                  "mx.metal.device_info()['max_recommended_working_set_size']: active plus cached near 1.5 times "
+                  "the working set is the limit that refused it.")])
 
 
 _ARENA_AVAILABLE = re.compile(r"available memory of\s{1,3}(\d{1,20})\s{1,3}is smaller than", re.IGNORECASE)
