@@ -1,4 +1,4 @@
-"""The held-back sets (tests/fixtures/oom/fresh_cases.jsonl .. fresh_cases_14.jsonl, issue 28): real messages
+"""The held-back sets (tests/fixtures/oom/fresh_cases.jsonl .. fresh_cases_15.jsonl, issue 28): real messages
 collected after the rules were written, each labelled from its public thread before the doctor was first run on it.
 The rules are not tuned on them; the figures below are what the doctor scored when it first saw each batch, kept
 as floors so that a regression shows, and reported as they are (below the 85 % bar: that is what a held-back set is
@@ -19,7 +19,8 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
                "fresh-4": "fresh_cases_4.jsonl", "fresh-5": "fresh_cases_5.jsonl", "fresh-6": "fresh_cases_6.jsonl",
                "fresh-7": "fresh_cases_7.jsonl", "fresh-8": "fresh_cases_8.jsonl", "fresh-9": "fresh_cases_9.jsonl",
                "fresh-10": "fresh_cases_10.jsonl", "fresh-11": "fresh_cases_11.jsonl", "fresh-12": "fresh_cases_12.jsonl",
-               "fresh-13": "fresh_cases_13.jsonl", "fresh-14": "fresh_cases_14.jsonl"}
+               "fresh-13": "fresh_cases_13.jsonl", "fresh-14": "fresh_cases_14.jsonl",
+               "fresh-15": "fresh_cases_15.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -129,9 +130,13 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # found another holder or a leak (TensorFlow's BFC line, TensorRT's resize, an SGLang title, a bare CUDA error),
 # PyTorch <= 1.3 caches above the request read as fragmentation where the threads resolved the need, an allocation
 # above the card under the driver's sysmem fallback, an engine's warm-up budget on Ascend worded like TGI's.
+# "fresh-15" (35 messages: PyTorch 12, ONNX Runtime 3, ComfyUI, vLLM, SGLang, DeepSpeed, FSDP, JAX, MLX, DirectML,
+# WSL, Caffe, faiss), collected while the eleventh pass was written and committed before the doctor ran on it: 19 of 35
+# at first scoring, after that pass merged (3 of 10 not-capacity / another-holder / leak labels; 1 not found: a
+# Chinese-only title "模型加载过程被系统终止", the host killing the loader).
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
-                     "fresh-12": 20, "fresh-13": 26, "fresh-14": 17}
+                     "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19}
 
 
 def _rows(name: str) -> list[dict]:
