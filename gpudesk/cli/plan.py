@@ -65,7 +65,9 @@ def add_parser(subparsers) -> None:
                         "the run meets (over a full epoch, the dataset's longest); the peak batch is the shorter of it "
                         "and --seq (the truncation cap)"))
     m.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs the job is spread over (default: the --tp degree, else 1)"))
-    m.add_argument("--sharding", default="ddp", choices=("ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op"))
+    m.add_argument("--sharding", default="ddp", choices=("ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op"),
+                   help=_("zero1/zero2/zero3 are DeepSpeed ZeRO stages (fp32 master weights and optimizer states "
+                          "whatever the model's dtype); fsdp/fsdp-grad-op are PyTorch FSDP"))
     m.add_argument("--offload", default="none", choices=("none", "optimizer", "all"))
     m.add_argument("--recompute", default=None, choices=("none", "selective", "full"),
                    help=_("activation recompute (default: full for qlora, as PEFT prepare_model_for_kbit_training "
