@@ -126,6 +126,8 @@ def add_parser(subparsers) -> None:
     m.add_argument("--mla-decode-weights", default="up-proj", choices=("up-proj", "absorbed", "none"),
                    help=_("inference of an MLA model (DeepSeek-V2/V3): 16-bit decode matrices the engine builds, up-proj "
                         "(vLLM since 2025-03), absorbed (vLLM 0.7.1 to 0.7.3) or none (HF transformers)"))
+    m.add_argument("--fused-qkv-load", action="store_true",
+                   help=_("inference: q, k and v are fused after loading, briefly held twice (AutoAWQ fuse_layers=True)"))
     m.add_argument("--kv-block-tokens", type=int, default=16, metavar="N",
                    help=_("paged KV block size in tokens (vLLM 16, SGLang 1)"))
     m.add_argument("--framework", default=None, choices=FRAMEWORKS,
@@ -498,6 +500,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         pipeline_microbatches=args.pp_microbatches, pipeline_stages_per_rank=args.pp_stages_per_rank,
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
+        fused_qkv_load=args.fused_qkv_load,
     )
     try:
         est = estimate_memory(spec, workload)

@@ -78,6 +78,9 @@ class MemoryWorkload:
         fsdp1_no_sync: full training under FSDP1 with gradient accumulation enters ``no_sync()`` for the
             non-final micro-batches (HF Accelerate, Lightning Fabric): full unsharded gradients on every rank;
             False: a loop that reduce-scatters every micro-batch (torchtune, Accelerate ``sync_each_batch``).
+        fused_qkv_load: inference with the q, k and v projections fused after loading (AutoAWQ
+            ``fuse_layers=True``): the allocated peak may be the loading moment that holds them twice
+            (:mod:`gpudesk.sizing.fused_load`).
         prompt_tokens: inference prompt tokens per sequence, the prefill's length (None: the whole
             ``context_tokens``).
         mla_decode_weights: inference of an MLA model (DeepSeek-V2/V3): the 16-bit decode matrices the engine
@@ -157,6 +160,7 @@ class MemoryWorkload:
     prompt_logits: str = "last"
     prompt_tokens: int | None = None
     fsdp1_no_sync: bool = True
+    fused_qkv_load: bool = False
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -224,7 +228,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         flash_attention=w.flash_attention, tensor_parallel=w.tensor_parallel,
         activation_bytes_per_sample=w.activation_bytes_per_sample, overheads=w.overheads,
         kv_cache_impl=w.kv_cache_impl, mla_decode_weights=w.mla_decode_weights, prompt_logits=w.prompt_logits,
-        prefill_tokens=w.prompt_tokens,
+        prefill_tokens=w.prompt_tokens, fused_qkv_load=w.fused_qkv_load,
     )
 
 
