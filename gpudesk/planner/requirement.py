@@ -78,7 +78,8 @@ class ModelMemory:
     ``mla_decode_weights`` (up-proj / absorbed / none: MLA decode matrices by vLLM era), ``prompt_logits`` (last /
     all: transformers <= 4.44 ``generate`` computes fp32 logits of every prompt position);
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
-    full gradients under ``no_sync()``); ``framework``
+    full gradients under ``no_sync()``); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
+    AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``framework``
     only chooses which published cases give the estimate's expected error band.
     """
 
@@ -125,6 +126,7 @@ class ModelMemory:
     double_quant: bool = True
     prompt_logits: str = "last"
     fsdp1_sync_each_batch: bool = False
+    fused_qkv_load: bool = False
     framework: str | None = None
 
 
