@@ -128,6 +128,9 @@ def add_parser(subparsers) -> None:
                         "(vLLM since 2025-03), absorbed (vLLM 0.7.1 to 0.7.3) or none (HF transformers)"))
     m.add_argument("--fused-qkv-load", action="store_true",
                    help=_("inference: q, k and v are fused after loading, briefly held twice (AutoAWQ fuse_layers=True)"))
+    m.add_argument("--tp-replicated-vocab", action="store_true",
+                   help=_("inference: tensor parallelism keeps the embedding and LM head whole on every GPU (lit-gpt "
+                          "generate/tp.py; vLLM splits them)"))
     m.add_argument("--kv-block-tokens", type=int, default=16, metavar="N",
                    help=_("paged KV block size in tokens (vLLM 16, SGLang 1)"))
     m.add_argument("--framework", default=None, choices=FRAMEWORKS,
@@ -500,7 +503,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         pipeline_microbatches=args.pp_microbatches, pipeline_stages_per_rank=args.pp_stages_per_rank,
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
-        fused_qkv_load=args.fused_qkv_load,
+        fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
     )
     try:
         est = estimate_memory(spec, workload)

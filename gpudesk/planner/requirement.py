@@ -79,7 +79,8 @@ class ModelMemory:
     all: transformers <= 4.44 ``generate`` computes fp32 logits of every prompt position);
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
     full gradients under ``no_sync()``); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
-    AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``framework``
+    AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``tp_replicated_vocab`` (inference tensor
+    parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``framework``
     only chooses which published cases give the estimate's expected error band.
     """
 
@@ -127,6 +128,7 @@ class ModelMemory:
     prompt_logits: str = "last"
     fsdp1_sync_each_batch: bool = False
     fused_qkv_load: bool = False
+    tp_replicated_vocab: bool = False
     framework: str | None = None
 
 

@@ -81,6 +81,8 @@ class MemoryWorkload:
         fused_qkv_load: inference with the q, k and v projections fused after loading (AutoAWQ
             ``fuse_layers=True``): the allocated peak may be the loading moment that holds them twice
             (:mod:`gpudesk.sizing.fused_load`).
+        tp_replicated_vocab: inference under tensor parallelism that keeps the embedding and LM head whole on
+            every GPU (lit-gpt ``generate/tp.py``), instead of splitting the vocabulary (vLLM, Megatron-LM).
         prompt_tokens: inference prompt tokens per sequence, the prefill's length (None: the whole
             ``context_tokens``).
         mla_decode_weights: inference of an MLA model (DeepSeek-V2/V3): the 16-bit decode matrices the engine
@@ -161,6 +163,7 @@ class MemoryWorkload:
     prompt_tokens: int | None = None
     fsdp1_no_sync: bool = True
     fused_qkv_load: bool = False
+    tp_replicated_vocab: bool = False
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -229,6 +232,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         activation_bytes_per_sample=w.activation_bytes_per_sample, overheads=w.overheads,
         kv_cache_impl=w.kv_cache_impl, mla_decode_weights=w.mla_decode_weights, prompt_logits=w.prompt_logits,
         prefill_tokens=w.prompt_tokens, fused_qkv_load=w.fused_qkv_load,
+        tp_replicated_vocab=w.tp_replicated_vocab,
     )
 
 

@@ -37,6 +37,7 @@ from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.fused_load import add_fused_qkv_load, fused_qkv_copy_bytes
 from gpudesk.sizing.overheads import Overheads, add_overheads
+from gpudesk.sizing.tp_vocab import replicated_vocab_extra_bytes, replicated_vocab_note
 from gpudesk.sizing.shapes import ModelSpec
 
 PAGED_BLOCK_TOKENS = 16  # vLLM default --block-size
@@ -352,6 +353,7 @@ def inference_memory(
     mla_decode_weights: str = "up-proj",
     prompt_logits: str = "last",
     fused_qkv_load: bool = False,
+    tp_replicated_vocab: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each.
 
@@ -392,6 +394,10 @@ def inference_memory(
     assumptions = [(_("weights stored as {weight_format} ({bits:.3g} bit/param)").format(
                         weight_format=weight_format, bits=weight_bits_per_param(weight_format)),
                     weight_format_source(weight_format))]
+    if tp_replicated_vocab and t > 1:
+        vocab_extra = replicated_vocab_extra_bytes(spec, weight_format, t)
+        parts["weights"] += vocab_extra
+        assumptions.append(replicated_vocab_note(vocab_extra))
     if mla_extra:
         assumptions.append((_("MLA decode matrices ({mode}) kept beside the weights: {gib:.2f} GiB per GPU").format(
             mode=mla_decode_weights, gib=mla_extra / 2**30),
