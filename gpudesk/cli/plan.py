@@ -65,7 +65,9 @@ def add_parser(subparsers) -> None:
                         "the run meets (over a full epoch, the dataset's longest); the peak batch is the shorter of it "
                         "and --seq (the truncation cap)"))
     m.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs the job is spread over (default: the --tp degree, else 1)"))
-    m.add_argument("--sharding", default="ddp", choices=("ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op"))
+    m.add_argument("--sharding", default="ddp", choices=("ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op"),
+                   help=_("zero1/zero2/zero3 are DeepSpeed ZeRO stages (fp32 master weights and optimizer states "
+                          "whatever the model's dtype); fsdp/fsdp-grad-op are PyTorch FSDP"))
     m.add_argument("--offload", default="none", choices=("none", "optimizer", "all"))
     m.add_argument("--recompute", default=None, choices=("none", "selective", "full"),
                    help=_("activation recompute (default: full for qlora, as PEFT prepare_model_for_kbit_training "
@@ -124,6 +126,11 @@ def add_parser(subparsers) -> None:
     m.add_argument("--mla-decode-weights", default="up-proj", choices=("up-proj", "absorbed", "none"),
                    help=_("inference of an MLA model (DeepSeek-V2/V3): 16-bit decode matrices the engine builds, up-proj "
                         "(vLLM since 2025-03), absorbed (vLLM 0.7.1 to 0.7.3) or none (HF transformers)"))
+    m.add_argument("--fused-qkv-load", action="store_true",
+                   help=_("inference: q, k and v are fused after loading, briefly held twice (AutoAWQ fuse_layers=True)"))
+    m.add_argument("--tp-replicated-vocab", action="store_true",
+                   help=_("inference: tensor parallelism keeps the embedding and LM head whole on every GPU (lit-gpt "
+                          "generate/tp.py; vLLM splits them)"))
     m.add_argument("--kv-block-tokens", type=int, default=16, metavar="N",
                    help=_("paged KV block size in tokens (vLLM 16, SGLang 1)"))
     m.add_argument("--framework", default=None, choices=FRAMEWORKS,
@@ -496,6 +503,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         pipeline_microbatches=args.pp_microbatches, pipeline_stages_per_rank=args.pp_stages_per_rank,
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
+        fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
     )
     try:
         est = estimate_memory(spec, workload)

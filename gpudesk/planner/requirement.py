@@ -79,7 +79,9 @@ class ModelMemory:
     ``mla_decode_weights`` (up-proj / absorbed / none: MLA decode matrices by vLLM era), ``prompt_logits`` (last /
     all: transformers <= 4.44 ``generate`` computes fp32 logits of every prompt position);
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
-    full gradients under ``no_sync()``); ``framework``
+    full gradients under ``no_sync()``); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
+    AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``tp_replicated_vocab`` (inference tensor
+    parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``framework``
     only chooses which published cases give the estimate's expected error band. Training-speed inputs of
     Megatron-style runs: ``mtp_layers`` (multi-token-prediction depths trained with the model, Megatron-Core
     ``--mtp-num-layers``) and ``recompute_modules`` (what selective recompute redoes, Megatron-Core
@@ -130,6 +132,8 @@ class ModelMemory:
     double_quant: bool = True
     prompt_logits: str = "last"
     fsdp1_sync_each_batch: bool = False
+    fused_qkv_load: bool = False
+    tp_replicated_vocab: bool = False
     framework: str | None = None
     mtp_layers: int = 0
     recompute_modules: list[str] = field(default_factory=list)

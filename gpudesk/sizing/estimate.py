@@ -18,6 +18,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "kv_cache",
     "kv_cache_workspace",
     "prefill_workspace",
+    "fused_load_copy",
     "gathered_layers",
     "unsharded_parameters",
     "unsharded_gradients",

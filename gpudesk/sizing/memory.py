@@ -78,6 +78,11 @@ class MemoryWorkload:
         fsdp1_no_sync: full training under FSDP1 with gradient accumulation enters ``no_sync()`` for the
             non-final micro-batches (HF Accelerate, Lightning Fabric): full unsharded gradients on every rank;
             False: a loop that reduce-scatters every micro-batch (torchtune, Accelerate ``sync_each_batch``).
+        fused_qkv_load: inference with the q, k and v projections fused after loading (AutoAWQ
+            ``fuse_layers=True``): the allocated peak may be the loading moment that holds them twice
+            (:mod:`gpudesk.sizing.fused_load`).
+        tp_replicated_vocab: inference under tensor parallelism that keeps the embedding and LM head whole on
+            every GPU (lit-gpt ``generate/tp.py``), instead of splitting the vocabulary (vLLM, Megatron-LM).
         prompt_tokens: inference prompt tokens per sequence, the prefill's length (None: the whole
             ``context_tokens``).
         mla_decode_weights: inference of an MLA model (DeepSeek-V2/V3): the 16-bit decode matrices the engine
@@ -157,6 +162,8 @@ class MemoryWorkload:
     prompt_logits: str = "last"
     prompt_tokens: int | None = None
     fsdp1_no_sync: bool = True
+    fused_qkv_load: bool = False
+    tp_replicated_vocab: bool = False
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -197,6 +204,8 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         # optimizer): https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/runtime/engine.py
         # ``_configure_distributed_model`` (``self.module.half()`` / ``bfloat16()``).
         w = replace(w, precision=w.precision.split("-", 1)[0])
+    if mode == "train" and w.sharding in DEEPSPEED_STAGES and w.precision == "bf16-pure":
+        return _with_note(_estimate_training(spec, mode, replace(w, precision="bf16")), deepspeed_master_note())
     if mode != "inference" and w.longest_sample_tokens is not None:
         peak_tokens = peak_batch_tokens(w.seq_len_tokens, w.longest_sample_tokens)
         if peak_tokens < w.seq_len_tokens:
@@ -222,8 +231,27 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         flash_attention=w.flash_attention, tensor_parallel=w.tensor_parallel,
         activation_bytes_per_sample=w.activation_bytes_per_sample, overheads=w.overheads,
         kv_cache_impl=w.kv_cache_impl, mla_decode_weights=w.mla_decode_weights, prompt_logits=w.prompt_logits,
-        prefill_tokens=w.prompt_tokens,
+        prefill_tokens=w.prompt_tokens, fused_qkv_load=w.fused_qkv_load,
+        tp_replicated_vocab=w.tp_replicated_vocab,
     )
+
+
+def deepspeed_master_note() -> tuple[str, str]:
+    """Why a DeepSpeed ZeRO stage keeps fp32 master weights and optimizer states for a bf16 model.
+
+    DeepSpeed's ZeRO optimizers copy the 16-bit parameter partition into an fp32 master partition and run the
+    optimizer over it, whatever dtype the module was loaded in: stage 3
+    ``DeepSpeedZeroOptimizer_Stage3._create_fp32_partitions`` (``fp16_partitioned_groups_flat[i]...clone().float()``),
+    stages 1-2 ``DeepSpeedZeroOptimizer.__init__`` (``single_partition_of_fp32_groups``), in
+    https://github.com/deepspeedai/DeepSpeed/blob/v0.16.0/deepspeed/runtime/zero/stage3.py and
+    ``stage_1_and_2.py``. Later releases name the dtype ``master_weights_and_grads_dtype``; a 16-bit master
+    (``bf16_master_weights_and_grads``) is accepted only with the optimizer offloaded to the CPU
+    (``_enforce_optimizer_offload``), where the master is off the GPU anyway. So ``bf16-pure`` under a ZeRO
+    stage on the GPU is sized as bf16 compute over an fp32 master with fp32 Adam states.
+    """
+    return (_("DeepSpeed ZeRO keeps fp32 master weights and fp32 optimizer states even for a bf16 model: sized as bf16 "
+              "over an fp32 master"),
+            "deepspeed/runtime/zero/stage3.py _create_fp32_partitions; stage_1_and_2.py single_partition_of_fp32_groups")
 
 
 def _with_note(est: MemoryEstimate, note: tuple[str, str]) -> MemoryEstimate:

@@ -35,7 +35,9 @@ from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT, precision_bytes, wei
 from gpudesk.sizing.engines.ggml_types import canonical_file_type
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
+from gpudesk.sizing.fused_load import add_fused_qkv_load, fused_qkv_copy_bytes
 from gpudesk.sizing.overheads import Overheads, add_overheads
+from gpudesk.sizing.tp_vocab import replicated_vocab_extra_bytes, replicated_vocab_note
 from gpudesk.sizing.shapes import ModelSpec
 
 PAGED_BLOCK_TOKENS = 16  # vLLM default --block-size
@@ -350,6 +352,8 @@ def inference_memory(
     kv_cache_impl: str = "paged",
     mla_decode_weights: str = "up-proj",
     prompt_logits: str = "last",
+    fused_qkv_load: bool = False,
+    tp_replicated_vocab: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each.
 
@@ -371,6 +375,8 @@ def inference_memory(
     ``prefill_tokens``: the prompt's tokens (None: the whole context, the most a prefill can hold); when the
     context is at most one token longer, ``generate`` stops after the prompt's forward and no decode step copies
     the cache.
+    ``fused_qkv_load``: the q, k and v projections are fused after loading (AutoAWQ ``fuse_layers=True``), so the
+    allocated peak may be the loading moment that holds them twice (:mod:`gpudesk.sizing.fused_load`).
 
     Raises:
         SizingError / ShapeError: invalid input, named by field.
@@ -388,6 +394,10 @@ def inference_memory(
     assumptions = [(_("weights stored as {weight_format} ({bits:.3g} bit/param)").format(
                         weight_format=weight_format, bits=weight_bits_per_param(weight_format)),
                     weight_format_source(weight_format))]
+    if tp_replicated_vocab and t > 1:
+        vocab_extra = replicated_vocab_extra_bytes(spec, weight_format, t)
+        parts["weights"] += vocab_extra
+        assumptions.append(replicated_vocab_note(vocab_extra))
     if mla_extra:
         assumptions.append((_("MLA decode matrices ({mode}) kept beside the weights: {gib:.2f} GiB per GPU").format(
             mode=mla_decode_weights, gib=mla_extra / 2**30),
@@ -448,6 +458,10 @@ def inference_memory(
     if spec.shape_is_guess:
         assumptions.append((_("model shape inferred from the parameter count; KV assumes multi-head attention"),
                             _("a guess; give a config.json for exact figures")))
+    if fused_qkv_load:
+        fused = add_fused_qkv_load(parts, fused_qkv_copy_bytes(spec, weight_format, t))
+        if fused:
+            assumptions.append(fused)
     assumptions += add_overheads(parts, overheads.validated(), t, inference=True)
     return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=t, assumptions=tuple(assumptions))
 

@@ -179,6 +179,8 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         pipeline_microbatches=int(case["pipeline_microbatches"]) if case.get("pipeline_microbatches") else None,
         pipeline_stages_per_rank=int(case["pipeline_stages_per_rank"]) if case.get("pipeline_stages_per_rank") else None,
         longest_sample_tokens=int(case["longest_sample_tokens"]) if case.get("longest_sample_tokens") else None,
+        fused_qkv_load=bool(case.get("fused_qkv_load", False)),
+        tp_replicated_vocab=bool(case.get("tp_replicated_vocab", False)),
     )
 
 

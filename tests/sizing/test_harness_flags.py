@@ -37,6 +37,10 @@ def cli_args(case: dict) -> list[str]:
             args += ["--weight-format", case["weight_format"]]
         if case.get("prompt_tokens"):
             args += ["--prompt-tokens", str(case["prompt_tokens"])]
+        if case.get("fused_qkv_load"):
+            args.append("--fused-qkv-load")
+        if case.get("tp_replicated_vocab"):
+            args.append("--tp-replicated-vocab")
         if not case.get("flash_attention", True):
             args.append("--no-flash")
     else:
