@@ -400,7 +400,8 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
                            "{median:.1%}").format(key=key, cases=sub["cases"], w15=sub["within_15_share"],
                                                   median=sub["median_abs_error"]))
     for name, previous in (("fresh-3", "fresh-2"), ("fresh-4", "fresh-3"), ("fresh-5", "fresh-4"),
-                           ("fresh-6", "fresh-5"), ("fresh-7", "fresh-6"), ("fresh-8", "fresh-6")):
+                           ("fresh-6", "fresh-5"), ("fresh-7", "fresh-6"), ("fresh-8", "fresh-6"),
+                           ("fresh-9", "fresh-8")):
         lines += _held_out_set_lines(name, previous, summary.get(name, {"rows": 0}))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:

@@ -57,6 +57,7 @@ FRESH5 = CASES.with_name("measured_peaks_fresh5.jsonl")
 FRESH6 = CASES.with_name("measured_peaks_fresh6.jsonl")
 FRESH7 = CASES.with_name("measured_peaks_fresh7.jsonl")
 FRESH8 = CASES.with_name("measured_peaks_fresh8.jsonl")
+FRESH9 = CASES.with_name("measured_peaks_fresh9.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -196,6 +197,8 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
     # fresh-7 and fresh-8: collected while the fixes fresh-6 prompted were written, scored once after they merged.
     ("fresh-7", FRESH7, "fresh7-2026-12-05", 50),
     ("fresh-8", FRESH8, "fresh8-2026-12-05", 34),
+    # fresh-9: collected while the fixes fresh-7/8 prompted were written, scored once after they merged.
+    ("fresh-9", FRESH9, "fresh9-2026-12-05", 36),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
