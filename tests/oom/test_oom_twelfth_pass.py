@@ -145,3 +145,73 @@ def test_cudacall_status_under_tensorflow_keeps_the_preallocation_reading():
     # Variant: a TensorFlow process in the text: its up-front pool stays first.
     ranked = _ranked("tensorflow/stream_executor/cuda/cuda_dnn.cc:329] cuDNN failure 4: CUDNN_STATUS_INTERNAL_ERROR")
     assert ranked[0][0] == "preallocation"
+
+
+def test_onnxruntime_cudacall_driver_version_and_cudamalloc_wordings():
+    # ONNX Runtime's CudaCall (onnxruntime/core/providers/cuda/cuda_call.cc) prints cudaGetErrorString for CUDA
+    # failures: error 35 is the driver older than the runtime, error 2 a cudaMalloc of the provider that failed.
+    old_driver = ("onnxruntime::CudaCall CUDA failure 35: CUDA driver version is insufficient for CUDA runtime version ; "
+                  "GPU=0 ; hostname=X ; file=/onnxruntime_src/onnxruntime/core/providers/cuda/cuda_execution_provider.cc"
+                  " ; line=245 ; expr=cudaSetDevice(info_.device_id);")
+    assert _ranked(old_driver)[0] == ("not_capacity", "driver_version")
+    malloc = ("onnxruntime::CudaCall CUDA failure 2: out of memory ; GPU=0 ; hostname=X ; file=/onnxruntime_src/"
+              "onnxruntime/core/providers/cuda/cuda_allocator.cc ; line=47 ; expr=cudaMalloc((void**)&p, size);")
+    assert _ranked(malloc)[0][0] == "genuine_shortage"
+
+
+# --- Memory growth in words ---------------------------------------------------------------------------------------
+
+MONOGS = ("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 23.68 GiB total capacity; 18.25 GiB "
+          "already allocated; 22.06 MiB free; 19.86 GiB reserved in total by PyTorch) If reserved memory is >> allocated "
+          "memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and "
+          "PYTORCH_CUDA_ALLOC_CONF")
+
+
+def test_memory_growth_described_in_words_ranks_the_leak_first():
+    # muskie82/MonoGS#101: the reporter saw VRAM accumulate frame after frame (his words, variants in two languages).
+    assert _ranked(MONOGS)[0][0] == "genuine_shortage"  # the figures alone: a near-full card
+    for said in ("VRAM usage grows with every frame until it fails", "memory keeps increasing every iteration",
+                 "显存随帧数不断增加，最后报错", "显存泄漏", "每个epoch后显存增加"):
+        assert _ranked(said + "\n" + MONOGS)[0][0] == "leak", said
+
+
+def test_words_that_describe_no_growth_leave_the_shortage_first():
+    for said in ("显存是多少", "memory usage is 18 GB", "the step increases the learning rate"):
+        assert _ranked(said + "\n" + MONOGS)[0][0] == "genuine_shortage", said
+
+
+# --- A second framework's pool in a PyTorch process ---------------------------------------------------------------
+
+TF_INPUT_PIPELINE = ("  File \"/usr/lib/python3/dist-packages/tensorflow/python/data/ops/iterator_ops.py\", line 766, in "
+                     "__next__\n    return self._next_internal()\n  File \"train.py\", line 120, in train\n"
+                     "    loss.backward()\nRuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB "
+                     "total capacity; 1.20 GiB already allocated; 12.50 MiB free; 1.30 GiB reserved in total by PyTorch)")
+
+
+def test_tensorflow_in_a_pytorch_process_is_its_preallocated_pool():
+    # Variant of geoelements/gns#10 (a TensorFlow dataloader in a PyTorch trainer; forcing it onto the CPU fixed it):
+    # the PyTorch figures leave 14 GiB outside PyTorch and the traceback runs through tf.data.
+    d = diagnose_text(TF_INPUT_PIPELINE)
+    assert d.causes[0].id == "preallocation" and "set_visible_devices" in d.causes[0].fix
+
+
+def test_the_same_figures_without_a_second_framework_are_another_holder():
+    d = diagnose_text(TF_INPUT_PIPELINE.replace("tensorflow/python/data", "mylib/data"))
+    assert d.causes[0].id == "other_process"
+
+
+# --- DirectML on Windows ------------------------------------------------------------------------------------------
+
+def test_directml_allocator_without_figures_keeps_the_commit_limit_in_the_ranked_set():
+    # lshqqytiger/stable-diffusion-webui-amdgpu#174: the issue title; the page file capped at 8 GB was the cause.
+    d = diagnose_text("DML allocator out of memory!", context=UserContext(host_os="windows"))
+    assert d.report.backend == "directml"
+    assert ("not_capacity", "host_ram") in [(c.id, c.evidence.get("deciding_check")) for c in d.causes]
+
+
+def test_directml_with_its_figures_is_not_given_the_commit_limit_reading():
+    # microsoft/DirectML#34: TensorFlow-DirectML's own figures (a tensor shape on device DML:0).
+    d = diagnose_text("Resource exhausted: OOM when allocating tensor with shape[16,128,98,98] and type float on "
+                      "/job:localhost/replica:0/task:0/device:DML:0 by allocator DmlAllocator")
+    assert d.causes[0].id == "genuine_shortage"
+    assert "page_file" not in [c.evidence.get("not_capacity_kind") for c in d.causes]

@@ -343,7 +343,9 @@ _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory")),
     ("metal", ("metal", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend", "[malloc_or_wait]")),
     ("rocm", ("hipmalloc", "hipmem", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1", "miopen")),
-    ("directml", ("directml", "gpu video memory", "dml:")),
+    # torch-directml's allocator words its failure "DML allocator out of memory!"; TensorFlow-DirectML names its
+    # allocator "DmlAllocator" ("by allocator DmlAllocator").
+    ("directml", ("directml", "gpu video memory", "dml:", "dml allocator", "dmlallocator")),
     ("opencl", ("cl_mem_object_allocation_failure", "cl_out_of_resources", "opencl")),
     ("cpu", ("defaultcpuallocator", "alloc_cpu.cpp", "cpu buffer", "cpuallocator.cpp", "cannot allocate memory")),
     ("cuda", ("cuda", "cudnn", "cublas", "nvidia", "cumem", "nccl", "gpu api call")),

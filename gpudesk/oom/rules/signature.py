@@ -407,6 +407,12 @@ def check(f: Facts) -> list[Cause]:
         # A unified-memory allocator failing with no figures and no OS said (signatures.names_unified_allocator):
         # the device or the OS cannot oversubscribe managed memory (0.55, above the bare error's shortage).
         out.append(_not_capacity("managed_oversubscription", 0.55, f))
+    if sig is None and r.backend == "directml" and r.host_os != "wsl" and f.requested is None and f.total is None:
+        # DirectML runs on Direct3D 12 under WDDM, whose video memory manager backs device allocations with system
+        # memory it can evict them to, so the Windows commit limit (RAM + page file) refuses them too
+        # (lshqqytiger/stable-diffusion-webui-amdgpu#174: the page file capped at 8 GB, set back to automatic). With no
+        # figure to weigh, that reading is ranked beside the shortage, with the commit counters as the check.
+        out.append(_page_file(0.4, f))
     if not isinstance(sig, str):
         return out
     if sig == "buffer_limit" and _METAL_ARRAY_BUFFER in (r.text or "").lower():
