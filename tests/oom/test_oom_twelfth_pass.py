@@ -215,3 +215,22 @@ def test_directml_with_its_figures_is_not_given_the_commit_limit_reading():
                       "/job:localhost/replica:0/task:0/device:DML:0 by allocator DmlAllocator")
     assert d.causes[0].id == "genuine_shortage"
     assert "page_file" not in [c.evidence.get("not_capacity_kind") for c in d.causes]
+
+
+# --- Allocations spilled past the card --------------------------------------------------------------------------
+
+def test_many_small_allocations_spilled_past_the_card_are_the_jobs_need_with_the_spill_next():
+    # Xilluill/KV-Edit#16: FLUX on a 6 GB GPU, 20.56 GiB held by PyTorch; the maintainer: it needs 24 GB.
+    text = ("Edit failed: CUDA out of memory. Tried to allocate 252.00 MiB. GPU 0 has a total capacity of 6.00 GiB of "
+            "which 0 bytes is free. Of the allocated memory 20.56 GiB is allocated by PyTorch, and 25.86 MiB is "
+            "reserved by PyTorch but unallocated.")
+    ids = [c.id for c in diagnose_text(text).causes]
+    assert ids[0] == "genuine_shortage" and "sysmem_fallback" in ids
+
+
+def test_one_request_as_large_as_the_card_served_by_the_spill_stays_the_fallback():
+    # microsoft/WSL#11050: a 30 GiB tensor on a 16 GB GPU under WSL2, the second one refused.
+    text = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 30.00 GiB. GPU 0 has a total capacty of "
+            "15.99 GiB of which 0 bytes is free. Of the allocated memory 30.00 GiB is allocated by PyTorch, and 0 bytes "
+            "is reserved by PyTorch but unallocated.")
+    assert diagnose_text(text).causes[0].id == "sysmem_fallback"
