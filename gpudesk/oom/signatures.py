@@ -394,7 +394,8 @@ _RAM_SHORTAGE = re.compile(r"\b(?:not enough|insufficient|out of|ran out of)\s{1
 # RAM said short in Chinese: "内存" is the host's memory (the GPU's is "显存", video memory), "不足/不够/耗尽" short or
 # exhausted; glibc's zh_CN text of ENOMEM is "无法分配内存" ("[Errno 12] 无法分配内存" from Python). A text that also
 # names the GPU ("GPU内存不足", "CUDA out of memory") is about device memory and is not read so (:func:`classify`).
-_ZH_RAM_SHORTAGE = re.compile(r"(?<![显存卡uU])内存(?:严重)?(?:不足|不够|耗尽)|\[errno 12\] ?无法分配内存", re.IGNORECASE)
+_ZH_RAM_SHORTAGE = re.compile(r"(?<![显存卡uU])内存(?:严重)?(?:不足|不够|耗尽|爆掉|爆了|炸了)|\[errno 12\] ?无法分配内存",
+                              re.IGNORECASE)
 _ZH_DEVICE_WORDS = ("显存", "显卡", "gpu", "cuda", "device", "设备", "tried to allocate", "hip ", "mps", "vram")
 _RUST_ALLOC = re.compile(r"^\s{0,8}memory allocation of \d{1,20} bytes failed", re.IGNORECASE | re.MULTILINE)
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -563,8 +564,11 @@ _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9
                       r"\bzsh: killed\b|^\[\d{1,4}\][+-]?\s{1,8}\d{1,10}\s{1,8}killed\s|"
                       # The same in Chinese: bash's "Killed" under a zh_CN locale (the signal description comes from
                       # glibc's translated strsignal, "已杀死"), and a user's own wording of a process the system
-                      # ended ("进程被系统终止/杀死/kill": "the process was terminated/killed by the system").
-                      r"已杀死|被(?:操作)?系统(?:强制)?(?:终止|杀死|杀掉|杀了|干掉|kill)",
+                      # ended ("进程被系统终止/杀死/kill": "the process was terminated/killed by the system"; "进程被
+                      # killed了", InternLM/InternLM#55 when loading the model took RAM to 21 GB). "被终止" alone (merely
+                      # "terminated") is not read as a kill.
+                      r"已杀死|被(?:操作)?系统(?:强制)?(?:终止|杀死|杀掉|杀了|干掉|kill)|"
+                      r"被(?:内核)?(?:强制)?(?:杀死|杀掉|干掉)|被\s{0,2}kill(?:ed)?(?![a-z])",
                       re.IGNORECASE | re.MULTILINE)
 # SIGTRAP as macOS's shell reports it (BSD's description of signal 5), and the marks of a model running when it came
 # (a tqdm step bar "0/50 [00:00<?, ?it/s]", or the frameworks that run on Apple silicon's GPU): ``sigtrap_mac``.

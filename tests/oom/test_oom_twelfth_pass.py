@@ -40,6 +40,18 @@ def test_chinese_ram_shortage_is_host_memory_but_video_memory_is_the_gpu():
     assert _ranked("推理时GPU内存不足")[0][0] == "genuine_shortage"
 
 
+def test_chinese_wordings_from_one_thread_tell_ram_from_video_memory():
+    # InternLM/InternLM#55 (loading InternLM-7B): the reporter's RAM grew to 21 GB and the process was killed; another
+    # user's 32 GB of RAM "blew up"; others ran out of video memory on 24 GB cards.
+    assert _ranked("模型加载到内存中，内存快速增长到21GB之后，进程被killed了，导致模型加载失败")[0] == (
+        "not_capacity", "host_ram")
+    assert _ranked("遇到同样的问题，加载模型中，32G内存爆掉。")[0] == ("not_capacity", "host_ram")
+    for said in ("我3090也爆显存了。", "24G显存不够？？？"):
+        assert _ranked(said)[0][0] == "genuine_shortage", said
+    # HauLiang/DAMAS-FISTA-Net#2: "显存溢出" (video memory overflowed) while training.
+    assert _ranked("我在训练模型时出现了显存溢出的问题")[0][0] == "genuine_shortage"
+
+
 def test_chinese_words_next_to_a_pytorch_message_leave_its_figures_in_charge():
     # A Chinese remark pasted above PyTorch's own message (figures of Okery/YOLOv5-PyTorch#5's kind): the GPU reading.
     ranked = _ranked("内存不足\nRuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 8.00 GiB total "

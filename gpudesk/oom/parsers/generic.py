@@ -240,7 +240,8 @@ OOM_WORDS = (
     # The same failure in Chinese, as Chinese-language tools and users word it: video memory ("显存") or memory
     # ("内存") short ("不足"), overflowing ("溢出"), blown ("爆显存"), or an allocation that failed ("分配失败"); glibc's
     # zh_CN text of ENOMEM, "无法分配内存" (cannot allocate memory).
-    "显存不足", "显存溢出", "爆显存", "显存分配失败", "内存不足", "内存溢出", "内存分配失败", "无法分配内存",
+    "显存不足", "显存不够", "显存溢出", "爆显存", "显存爆", "显存分配失败", "内存不足", "内存不够", "内存溢出", "内存爆",
+    "内存分配失败", "无法分配内存",
     # MindSpore's device memory pool ("Device(id:0) memory isn't enough and alloc failed, ... alloc size: NB").
     "memory isn't enough", "memory is not enough",
     # Intel Gaudi's PyTorch bridge, MindSpore's allocator and the Ascend CANN runtime (EL0004).
