@@ -161,6 +161,9 @@ Runtime signatures that decide the first cause without being "not capacity":
 * ``arena_limit``: a pool refusing to grow past the limit configured for it, before the device is asked: ONNX
   Runtime's BFC arena ("Available memory of A is smaller than requested bytes of R", the session's ``gpu_mem_limit``)
   and RMM's pool resource ("Maximum pool size exceeded", ``maximum_pool_size``), read as ``per_process_cap``.
+* ``token_pool_accounting``: an engine's KV-pool refusal whose own counts say the pool had the tokens (SGLang's
+  "Decode out of memory ... Try to allocate N tokens ... Avaliable tokens: M" with M >= N): the scheduler's page
+  bookkeeping, not capacity (:func:`token_pool_has_room`).
 * ``nccl_cuda_error``: NCCL's "unhandled cuda error" (``ncclUnhandledCudaError``) with no out-of-memory words of its
   own: a CUDA call inside NCCL failed, a buffer allocation or a driver/peer-access call; ``NCCL_DEBUG=WARN`` names it.
 """
@@ -388,6 +391,12 @@ _PY_MEMORY_ERROR = re.compile(r"(?<![\w.])MemoryError\b")
 # (a GPU's is VRAM, HBM or device memory), read as such in any runtime's wording.
 _RAM_SHORTAGE = re.compile(r"\b(?:not enough|insufficient|out of|ran out of)\s{1,3}(?:system\s{1,3}|host\s{1,3}|cpu\s{1,3})?"
                            r"ram\b|\bram\b[^\n.;]{0,16}?\b(?:is |was )?(?:exhausted|insufficient)\b", re.IGNORECASE)
+# RAM said short in Chinese: "内存" is the host's memory (the GPU's is "显存", video memory), "不足/不够/耗尽" short or
+# exhausted; glibc's zh_CN text of ENOMEM is "无法分配内存" ("[Errno 12] 无法分配内存" from Python). A text that also
+# names the GPU ("GPU内存不足", "CUDA out of memory") is about device memory and is not read so (:func:`classify`).
+_ZH_RAM_SHORTAGE = re.compile(r"(?<![显存卡uU])内存(?:严重)?(?:不足|不够|耗尽|爆掉|爆了|炸了)|\[errno 12\] ?无法分配内存",
+                              re.IGNORECASE)
+_ZH_DEVICE_WORDS = ("显存", "显卡", "gpu", "cuda", "device", "设备", "tried to allocate", "hip ", "mps", "vram")
 _RUST_ALLOC = re.compile(r"^\s{0,8}memory allocation of \d{1,20} bytes failed", re.IGNORECASE | re.MULTILINE)
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
@@ -552,7 +561,14 @@ _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9
                       # zsh's reports of the same (the default shell of macOS, where the kernel's memory-pressure
                       # killer, jetsam, also ends the largest process with SIGKILL): "zsh: killed     python x.py",
                       # and its job line "[1]    12345 killed     python x.py".
-                      r"\bzsh: killed\b|^\[\d{1,4}\][+-]?\s{1,8}\d{1,10}\s{1,8}killed\s",
+                      r"\bzsh: killed\b|^\[\d{1,4}\][+-]?\s{1,8}\d{1,10}\s{1,8}killed\s|"
+                      # The same in Chinese: bash's "Killed" under a zh_CN locale (the signal description comes from
+                      # glibc's translated strsignal, "已杀死"), and a user's own wording of a process the system
+                      # ended ("进程被系统终止/杀死/kill": "the process was terminated/killed by the system"; "进程被
+                      # killed了", InternLM/InternLM#55 when loading the model took RAM to 21 GB). "被终止" alone (merely
+                      # "terminated") is not read as a kill.
+                      r"已杀死|被(?:操作)?系统(?:强制)?(?:终止|杀死|杀掉|杀了|干掉|kill)|"
+                      r"被(?:内核)?(?:强制)?(?:杀死|杀掉|干掉)|被\s{0,2}kill(?:ed)?(?![a-z])",
                       re.IGNORECASE | re.MULTILINE)
 # SIGTRAP as macOS's shell reports it (BSD's description of signal 5), and the marks of a model running when it came
 # (a tqdm step bar "0/50 [00:00<?, ?it/s]", or the frameworks that run on Apple silicon's GPU): ``sigtrap_mac``.
@@ -653,6 +669,23 @@ def _rmm_pool_cap(low: str) -> bool:
             and "arena_memory_resource" not in low and "no room in arena" not in low)
 
 
+# SGLang's scheduler when its KV pool allocator returns nothing for a decode or prefill batch
+# (python/sglang/srt/managers/schedule_batch.py, alloc_token_slots / alloc_paged_token_slots_*: "Decode out of memory.
+# Try to lower your batch size.\nTry to allocate N tokens.\nAvaliable tokens: M" [sic], M the allocator's
+# available_size() plus the radix cache's evictable tokens; https://github.com/sgl-project/sglang). With a page size
+# above 1 the paged allocator hands out whole pages, so a batch whose requests each need a new page can be refused while
+# the token count says M >= N: the scheduler's estimate of the next decode's pages, not the pool's capacity, failed to
+# retract in time (sgl-project/sglang#4602, fixed by #4913 "Fix oom error for large page size").
+_TOKEN_POOL = re.compile(r"(?:decode|prefill) out of memory\b.{0,200}?allocate\s{1,3}(\d{1,12})\s{1,3}tokens?\b"
+                         r".{0,120}?ava(?:il|li)able\s{1,3}tokens?:\s{0,3}(\d{1,12})", re.IGNORECASE | re.DOTALL)
+
+
+def token_pool_has_room(text: str) -> bool:
+    """An engine's KV-pool refusal whose own counts say the pool had the tokens (``_TOKEN_POOL``)."""
+    m = _TOKEN_POOL.search(text)
+    return m is not None and int(m.group(2)) >= int(m.group(1))
+
+
 def _region_limit(text: str, requested: int | None) -> bool:
     m = _REGION.search(text)
     return requested is not None and m is not None and requested > int(m.group(1))
@@ -681,7 +714,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
-            or _RUST_ALLOC.search(text) or _RAM_SHORTAGE.search(text):
+            or _RUST_ALLOC.search(text) or _RAM_SHORTAGE.search(text) or (
+                _ZH_RAM_SHORTAGE.search(text) and not any(w in low for w in _ZH_DEVICE_WORDS)):
         return "host_ram"
     func_attribute_oom = _FUNC_ATTRIBUTE_OOM.search(low) is not None
     for key, words in _WORDS[1:]:
@@ -699,6 +733,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "arena_limit"
     if _region_limit(text, requested):
         return "buffer_limit"
+    if token_pool_has_room(text):
+        return "token_pool_accounting"
     if "faiss" in low and requested in FAISS_SCRATCH_BYTES:
         return "scratch_reserve"
     if any(w in low for w in _ILLEGAL_ADDRESS) and not any(w in low for w in _OOM_OWN):

@@ -134,6 +134,22 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # WSL, Caffe, faiss), collected while the eleventh pass was written and committed before the doctor ran on it: 19 of 35
 # at first scoring, after that pass merged (3 of 10 not-capacity / another-holder / leak labels; 1 not found: a
 # Chinese-only title "模型加载过程被系统终止", the host killing the loader).
+# The twelfth pass (issue 28, branch oomfix3; tests/oom/test_oom_twelfth_pass.py) read its misses as classes: memory
+# shortages and OS kills worded in Chinese (内存 host RAM, 显存 video memory, "被系统终止/杀死", bash's "已杀死", glibc's
+# "无法分配内存"), an engine's KV-pool refusal whose own counts show the tokens free (SGLang's page bookkeeping,
+# not capacity), vLLM's sleep-mode allocator waking up beside a trainer (the engine's budget), MLX refusing a few bytes
+# (the step's own need, its limit second), cuDNN/cuBLAS statuses in the CudaCall format of CNTK and ONNX Runtime (an
+# allocation status a full GPU, a library status a mismatched install; preallocation only where TensorFlow or JAX is
+# named), allocations spilled past the card by many small requests (the job's need first, the sysmem fallback second;
+# one request as large as the card stays the fallback), and, from the same mechanisms' other wordings, memory growth
+# described in words (English or Chinese) above a near-full shortage, TensorFlow or JAX in a PyTorch process as their
+# preallocated pool, DirectML's figureless allocator failure with the Windows commit limit ranked: 26/35 on fresh-15,
+# now seen, none not found; fresh-14 20/30 (a spill past the card), fresh-13 31/35 unchanged; development sets 242/259,
+# not-capacity 67/71. Left, no text deciding them: bare one-liners whose threads found a leak or TensorFlow's pool in
+# the same process, PyTorch figures that read as another holder or fragmentation where the threads resolved the need,
+# ONNX Runtime's arena at start-up on a GPU shared with the desktop, a cuBLAS handle refused after a CUDA reinstall (the
+# library check ranked third), DirectML's allocator after the page file was capped (ranked second), faiss's 1.5 GiB
+# scratch size where the maintainer blamed the 21 GB matrix.
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19}

@@ -237,6 +237,11 @@ OOM_WORDS = (
     # Codes (0-499)") and POSIX's ENOMEM (errno 12), which GPU kernel drivers return for a refused buffer as well.
     "error_not_enough_memory", "error_outofmemory", "enomem",
     "dst tensor is not initialized",
+    # The same failure in Chinese, as Chinese-language tools and users word it: video memory ("显存") or memory
+    # ("内存") short ("不足"), overflowing ("溢出"), blown ("爆显存"), or an allocation that failed ("分配失败"); glibc's
+    # zh_CN text of ENOMEM, "无法分配内存" (cannot allocate memory).
+    "显存不足", "显存不够", "显存溢出", "爆显存", "显存爆", "显存分配失败", "内存不足", "内存不够", "内存溢出", "内存爆",
+    "内存分配失败", "无法分配内存",
     # MindSpore's device memory pool ("Device(id:0) memory isn't enough and alloc failed, ... alloc size: NB").
     "memory isn't enough", "memory is not enough",
     # Intel Gaudi's PyTorch bridge, MindSpore's allocator and the Ascend CANN runtime (EL0004).
@@ -339,7 +344,9 @@ _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory")),
     ("metal", ("metal", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend", "[malloc_or_wait]")),
     ("rocm", ("hipmalloc", "hipmem", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1", "miopen")),
-    ("directml", ("directml", "gpu video memory", "dml:")),
+    # torch-directml's allocator words its failure "DML allocator out of memory!"; TensorFlow-DirectML names its
+    # allocator "DmlAllocator" ("by allocator DmlAllocator").
+    ("directml", ("directml", "gpu video memory", "dml:", "dml allocator", "dmlallocator")),
     ("opencl", ("cl_mem_object_allocation_failure", "cl_out_of_resources", "opencl")),
     ("cpu", ("defaultcpuallocator", "alloc_cpu.cpp", "cpu buffer", "cpuallocator.cpp", "cannot allocate memory")),
     ("cuda", ("cuda", "cudnn", "cublas", "nvidia", "cumem", "nccl", "gpu api call")),

@@ -16,6 +16,13 @@ the engine's own knob:
   the KV cache that ``gpu_memory_utilization`` sized, so the engine's budget is the cause (``kv_cache_budget``, 0.9:
   the text names the step, above any reading of the PyTorch figures logged beside it), with the two knobs the message
   itself names (llm-d/llm-d#787: KV cache allocated at --gpu-memory-utilization=0.95, then the warm-up failed).
+* vLLM's sleep mode waking up (``vllm/device_allocator/cumem.py``, ``CuMemAllocator.wake_up`` -> ``create_and_map``,
+  whose C++ side ``csrc/cumem_allocator.cpp`` reports "CUDA Error: out of memory at .../cumem_allocator.cpp:N";
+  https://github.com/vllm-project/vllm): an engine put to sleep releases its weights and KV cache so that a trainer on
+  the same GPU can use the memory (RL trainers colocate them), and wake-up maps back everything it had, sized at start
+  by ``gpu_memory_utilization`` as a fraction of the whole GPU. When the trainer still holds its share, the engine's
+  budget no longer fits beside it: ``kv_cache_budget``, 0.7, with the engine's budget as the knob (TideDra/lmm-r1#43:
+  a lower vllm memory utilisation fixed it).
 """
 
 from __future__ import annotations
@@ -52,6 +59,32 @@ def _vllm_sampler(f: Facts) -> Cause | None:
     )
 
 
+_VLLM_WAKE_UP = re.compile(r"cumem_allocator\.cpp:\d{1,6}|device_allocator[/\\]cumem\.py", re.IGNORECASE)
+
+
+def _vllm_wake_up(f: Facts) -> Cause | None:
+    """vLLM's sleep-mode allocator could not map its memory back (module docstring)."""
+    text = f.report.text or ""
+    low = text.lower()
+    if _VLLM_WAKE_UP.search(text) is None or "out of memory" not in low:
+        return None
+    waking = "wake_up" in low or "create_and_map" in low
+    return Cause(
+        id="kv_cache_budget",
+        title=_("vLLM's memory budget does not fit beside the rest of the GPU's use when it wakes up"),
+        confidence=0.7 if waking else 0.55,
+        evidence=evidence(cuda_call="cumem_allocator"),
+        explanation=_("vLLM's sleep mode releases the engine's weights and KV cache so that a trainer on the same GPU "
+                      "can use the memory, and maps all of it back when the engine wakes up. That memory was sized at "
+                      "start by gpu_memory_utilization as a share of the whole GPU; with the trainer still holding "
+                      "its own share, the engine's budget no longer fits beside it."),
+        fix=_("Lower the engine's gpu_memory_utilization (the trainer's vLLM memory setting) so the engine and the "
+              "trainer fit on the GPU together, or spread the engine over more GPUs (tensor_parallel_size)"),
+        more_fixes=[_("Free the trainer's cached memory before waking the engine (torch.cuda.empty_cache()), and "
+                      "offload its optimizer states if the trainer supports it.")],
+    )
+
+
 def names_sampler_warmup(f: Facts) -> bool:
     """The text is vLLM's sampler warm-up failure (its own reading here; the generic shortage stays silent)."""
     return _VLLM_SAMPLER.search(f.report.text or "") is not None
@@ -59,7 +92,7 @@ def names_sampler_warmup(f: Facts) -> bool:
 
 def check(f: Facts) -> Cause | None:
     r = f.report
-    sampler = _vllm_sampler(f)
+    sampler = _vllm_sampler(f) or _vllm_wake_up(f)
     if sampler is not None:
         return sampler
     if r.kind == "tgi_prefill":

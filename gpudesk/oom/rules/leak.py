@@ -3,7 +3,7 @@
 From MemorySample curves (launch, agent sampling): per GPU, allocated memory at the end is >= 256 MiB and
 >= 10 % above the start, with >= 70 % of steps not decreasing. Confidence 0.5 + relative growth (max 0.9).
 Without samples, a leak the text describes in words ("memory leak", "memory keeps growing", "out of memory after
-2 epochs") → 0.6 / 0.55 (``_from_words``). Covers the article's rows: tensors kept across steps (loss without .item(), outputs stored with their graph),
+2 epochs") → 0.65 / 0.55 (``_from_words``), in English or Chinese. Covers the article's rows: tensors kept across steps (loss without .item(), outputs stored with their graph),
 closures captured by checkpointed functions, AMP GradScaler misuse (scaling a loss kept in a list), and
 extensions leaking memory after OOM recovery (MinkowskiEngine#359).
 """
@@ -23,9 +23,16 @@ from gpudesk.i18n import _
 # What users write when memory grows over time (lower-cased text): the word itself, memory that keeps growing, or an
 # out-of-memory that came only after whole epochs / many iterations had run (the steady state fit; something kept
 # growing). SpareNet#12: "GPU memory leakage (CUDA out of memory after 2 epochs)", losses kept with their graphs.
+# The same in Chinese, as Chinese-speaking users describe it: "显存/内存泄漏" or "泄露" (a video-memory / memory leak),
+# memory that keeps rising ("显存不断增加", "占用持续增长", "随迭代逐渐变大"), or that rises with every epoch or step
+# ("每个epoch后增加").
 _LEAK_WORDS = re.compile(
-    r"\bleak(?:s|age|ing|ed)?\b|memory (?:keeps?|kept|is|was) (?:growing|increasing|going up|rising)"
-    r"|(?:grows|increases|rises) (?:with|after|every|each|per) (?:iteration|epoch|step|batch)", re.IGNORECASE)
+    r"\bleak(?:s|age|ing|ed)?\b|memory (?:usage )?(?:keeps?|kept|is|was) (?:growing|increasing|going up|rising)"
+    r"|(?:grows|increases|rises|accumulates) (?:with|after|every|each|per|over)(?: (?:each|every|the))? "
+    r"(?:iterations?|epochs?|steps?|batch(?:es)?|frames?)\b"
+    r"|泄漏|泄露|(?:显存|内存|占用)[^，,。；;\n]{0,12}?(?:不断|持续|逐渐|一直|越来越)(?:地)?(?:增加|增长|上涨|上升|变大|升高|多)"
+    r"|每(?:个|一个|次|轮)?(?:epoch|iteration|step|迭代|轮|步|帧)[^，,。；;\n]{0,8}?(?:增加|增长|上涨|上升|变大)",
+    re.IGNORECASE)
 _AFTER_RUNNING = re.compile(r"\bafter (?:\d{1,6}|several|some|many|a few) (?:epochs?|iterations?|steps?|batches|hours?|days?)\b",
                             re.IGNORECASE)
 
@@ -162,9 +169,11 @@ def _in_validation(f: Facts) -> Cause | None:
 
 
 def _from_words(f: Facts) -> Cause | None:
-    """A leak the user describes in words (no samples): 0.6 for the word "leak" or memory that keeps growing,
+    """A leak the user describes in words (no samples): 0.65 for the word "leak" or memory that keeps growing,
     0.55 for an out-of-memory that came after epochs or iterations had run. Below a figure-backed cause (a
-    shortage read from the allocator's own clauses scores 0.7 or more), above a bare message's guesses."""
+    shortage read from the allocator's own clauses scores 0.7 or more), above a bare message's guesses and a near-full
+    allocator's 0.6 shortage: memory the user saw growing step after step is not the first step's need (a job whose
+    steady need exceeds the GPU fails at its first step and does not grow)."""
     text = f.report.text or ""
     words = _LEAK_WORDS.search(text)
     after = _AFTER_RUNNING.search(text)
@@ -175,7 +184,7 @@ def _from_words(f: Facts) -> Cause | None:
     return Cause(
         id="leak",
         title=_("Memory grows over the run (a leak)"),
-        confidence=0.6 if words is not None else 0.55,
+        confidence=0.65 if words is not None else 0.55,
         evidence=evidence(described_as=said.group(0), requested_bytes=f.requested, total_capacity_bytes=f.total),
         explanation=_("The text says the memory grew while the job ran ('{words}'): the first steps fit, so the job's "
                       "steady need fits the GPU and something keeps memory from earlier steps.").format(

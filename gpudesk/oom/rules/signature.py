@@ -341,6 +341,33 @@ def _scratch_reserve(f: Facts) -> Cause:
                                "did not fit."))])
 
 
+# The deciding check of an engine's token-pool refusal with room (signatures "token_pool_accounting").
+TOKEN_POOL_COMMAND = "--page-size 1"
+
+
+def _token_pool_accounting(f: Facts) -> Cause:
+    """SGLang refused a batch while its own counts show the KV pool had the tokens (signatures ``_TOKEN_POOL``): with a
+    page size above 1 the allocator hands out whole pages and the scheduler under-counted the pages the next decode
+    needs, so it did not retract requests in time (sgl-project/sglang#4602, fixed by #4913). 0.7: the counts are the
+    engine's own; a pool that was really full reads the same when they are stale."""
+    return Cause(
+        id="not_capacity",
+        title=_("Likely not capacity: the engine's KV pool had the tokens it refused"),
+        confidence=0.7,
+        evidence=evidence(not_capacity_kind="token_pool_accounting", deciding_check="free_exceeds_request",
+                          check_command=TOKEN_POOL_COMMAND, runtime=f.report.runtime),
+        explanation=_("The engine's own counts say more tokens were available than the batch asked for. With a page "
+                      "size above 1 its allocator hands out whole pages, and the scheduler's estimate of the pages "
+                      "the next decode step needs fell short, so it did not retract requests in time: page "
+                      "bookkeeping, not the GPU's memory."),
+        fix=_("Run with --page-size 1, or update SGLang to a release that counts the pages of the next decode "
+              "(sgl-project/sglang#4913); lowering --max-running-requests also leaves the scheduler more room"),
+        checks=[_("{command}: {meaning}").format(
+            command=TOKEN_POOL_COMMAND,
+            meaning=_("If the same load runs with a page size of 1, the page accounting refused the batch, not the "
+                      "pool's size."))])
+
+
 def _other_process(confidence: float, f: Facts) -> Cause:
     return _generic("other_process", confidence, _("Another process holds the GPU"),
                     _("The failing call needs device memory outside the job's own allocator (a CUDA context, a "
@@ -380,6 +407,12 @@ def check(f: Facts) -> list[Cause]:
         # A unified-memory allocator failing with no figures and no OS said (signatures.names_unified_allocator):
         # the device or the OS cannot oversubscribe managed memory (0.55, above the bare error's shortage).
         out.append(_not_capacity("managed_oversubscription", 0.55, f))
+    if sig is None and r.backend == "directml" and r.host_os != "wsl" and f.requested is None and f.total is None:
+        # DirectML runs on Direct3D 12 under WDDM, whose video memory manager backs device allocations with system
+        # memory it can evict them to, so the Windows commit limit (RAM + page file) refuses them too
+        # (lshqqytiger/stable-diffusion-webui-amdgpu#174: the page file capped at 8 GB, set back to automatic). With no
+        # figure to weigh, that reading is ranked beside the shortage, with the commit counters as the check.
+        out.append(_page_file(0.4, f))
     if not isinstance(sig, str):
         return out
     if sig == "buffer_limit" and _METAL_ARRAY_BUFFER in (r.text or "").lower():
@@ -443,11 +476,26 @@ def check(f: Facts) -> list[Cause]:
         out.append(_arena_limit(f))
         out.append(_shortage(0.4, f, _("The pool holds what the job needs up to its limit; the limit may already be "
                                        "as large as the GPU allows.")))
+    elif sig == "mlx_memory_limit" and f.requested is not None and f.requested < _MLX_TINY_BYTES:
+        out.append(_shortage(0.65, f, _("MLX could not allocate even a few bytes: after freeing its cache and "
+                                        "waiting for running work, the arrays the step keeps alive fill MLX's limit "
+                                        "(1.5 times the working set the GPU recommends), so the step's own need "
+                                        "exceeds what this Mac's unified memory holds; raising the limit only moves "
+                                        "it into swap.")))
+        out.append(_mlx_memory_limit(f))
+        out[-1].confidence = 0.45
     elif sig == "mlx_memory_limit":
         out.append(_mlx_memory_limit(f))
         out.append(_shortage(0.5, f, _("The Mac's unified memory may be too small for this step: MLX's limit is set "
                                        "from the working set the GPU recommends, and Metal refuses the buffer the "
                                        "same way when memory and swap run out.")))
+    elif sig == "token_pool_accounting":
+        out.append(_token_pool_accounting(f))
+        out.append(_generic("kv_cache_budget", 0.4, _("The engine's KV cache pool is too small for the batch"),
+                            _("If the counts are stale, the pool was really full: the batch needs more KV cache than "
+                              "the memory fraction left."),
+                            _("Lower --max-running-requests, or raise --mem-fraction-static if the GPU has room"),
+                            "free_exceeds_request", f))
     elif sig == "nccl_cuda_error":
         out.extend(_nccl_cuda_error(f))
     elif sig == "bare_cuda_error" and r.kind != "pin_memory_thread":
@@ -578,6 +626,36 @@ def _outside_allocator(confidence: float, f: Facts) -> Cause:
                  checks=[_check_line("other_process", r.platform)])
 
 
+# The CudaCall format that CNTK wrote and ONNX Runtime kept ("cuDNN failure 4: CUDNN_STATUS_INTERNAL_ERROR ; GPU=0 ;
+# hostname=... ; expr=cudnnCreate(...)"; "CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ... expr=cublasCreate(
+# &cublas_handle_)"): CNTK's Source/Math/CommonMatrix.h / CuDnnCommon.h CUDNN_CALL and CUBLAS_CALL
+# (https://github.com/microsoft/CNTK), ONNX Runtime's onnxruntime/core/providers/cuda/cuda_call.cc CudaCall
+# (https://github.com/microsoft/onnxruntime). Both create their cuDNN/cuBLAS handles when a device or a session is set
+# up (ONNX Runtime: the CUDA execution provider's per-thread context, cuda_execution_provider.cc, and its stream,
+# cuda_stream_handle.cc), and neither keeps a cache of freed blocks for the library to compete with, so an allocation
+# status there (ALLOC_FAILED, and cuDNN's INTERNAL_ERROR, which it returns when its own cudaMalloc fails) reads as a
+# full GPU first; a status that names the library itself (NOT_INITIALIZED, VERSION_MISMATCH, ARCH_MISMATCH) as a
+# mismatched install first.
+_CUDACALL = re.compile(r"\b(?:cudnn|cublas) failure \d{1,3}:\s{0,2}(?:cudnn|cublas)_status_([a-z_]{3,40})", re.IGNORECASE)
+_LIBRARY_STATUSES = ("not_initialized", "version_mismatch", "arch_mismatch", "not_supported")
+
+
+def _cudacall_handle(f: Facts, status: str) -> list[Cause]:
+    """A cuDNN/cuBLAS status in the CudaCall format (``_CUDACALL``), ranked by what the status names."""
+    shortage = _shortage(0.55, f, _("cuDNN/cuBLAS could not allocate their handle or workspace when the device was "
+                                    "set up: the GPU had no room left for them beside the model."))
+    shortage.evidence.update(evidence(deciding_check="driver_version", check_command=LIBRARY_CHECK.command))
+    shortage.checks = [_("{command}: {meaning}").format(command=LIBRARY_CHECK.command,
+                                                        meaning=i18n._(LIBRARY_CHECK.meaning))]
+    if status.lower() in _LIBRARY_STATUSES:
+        return [_not_capacity("library_mismatch", 0.55, f), _generic(
+            "genuine_shortage", 0.45, _("Not enough GPU memory for this job"),
+            _("cuDNN/cuBLAS could not start: the GPU may have been full when the device was set up."),
+            _("Reduce what this step keeps on the GPU (batch, resolution, context, layers on the GPU)"),
+            "other_process", f), _other_process(0.35, f)]
+    return [shortage, _other_process(0.4, f), _not_capacity("library_mismatch", 0.35, f)]
+
+
 def _library_init(f: Facts) -> list[Cause]:
     r = f.report
     usage = _XLA_USAGE.search(r.text or "")
@@ -591,6 +669,9 @@ def _library_init(f: Facts) -> list[Cause]:
         return _autotuner_preallocation(f)
     if _jax_wording(r):
         return _library_mismatch_first(f)
+    cudacall = _CUDACALL.search(r.text or "")
+    if cudacall is not None and not any(w in low for w in _PREALLOCATING):
+        return _cudacall_handle(f, cudacall.group(1))
     if _EAGER_HANDLE_CALLER.search(r.text or "") and not any(w in low for w in _PREALLOCATING):
         return _eager_handle(f)
     if runtime in _PREALLOCATING or r.framework in _PREALLOCATING or _not_pytorch_wording(r):
@@ -797,6 +878,12 @@ def _metal_array_over_max_buffer(f: Facts) -> Cause:
         more_fixes=[_("A Mac with more unified memory has a larger per-buffer maximum "
                       "(mx.metal.device_info()['max_buffer_length']).")],
         checks=[_("Print mx.metal.device_info()['max_buffer_length']: the array's size above it is what failed.")])
+
+
+# A request too small to be the step's big buffer (MLX's allocator rounds small requests up to a page): when even it
+# is refused, the live arrays alone fill the limit (mlx/backend/metal/allocator.cpp: malloc_or_wait first releases the
+# cache, then waits for scheduled work, then throws).
+_MLX_TINY_BYTES = 1024**2
 
 
 def _mlx_memory_limit(f: Facts) -> Cause:

@@ -3,7 +3,14 @@ rule 10; LoRA_Easy_Training_Scripts#267: 295 s/it with 1.5 GB "shared GPU memory
 
 Fires on text that mentions shared GPU memory / the "Sysmem Fallback Policy", or a probe/evidence report
 with ``shared_gpu_memory_bytes`` > 0 (Windows PDH counters). 0.6. Allocated memory above the GPU's total capacity
-(by more than 2 %) can only be the spill itself → 0.96 (above "one request larger than the GPU").
+(by more than 2 %) can only be the spill itself → 0.96 (above "one request larger than the GPU") when the request
+itself is as large as the GPU: only the fallback can serve it, so whether the fallback is on and how much shared
+memory it has decides the outcome (microsoft/WSL#11050: a 30 GiB tensor placed on a 16 GiB GPU, the second refused).
+When the failing request is smaller than the GPU, the job's many allocations together outgrew VRAM and then the
+shared memory behind it too (the driver gives the GPU at most half of the system RAM as shared memory, "Graphics
+Memory Reporting through WDDM", learn.microsoft.com): the job's total need is the cause to act on, the spill how it got
+that far → 0.6, below the shortage (Xilluill/KV-Edit#16: 20.56 GiB held on a 6 GiB card, the model needs 24 GB;
+huggingface/meshgen#7: 13.98 GiB on an 8 GiB card).
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ def check(f: Facts) -> Cause | None:
     return Cause(
         id="sysmem_fallback",
         title=_("Windows driver spills GPU memory to system RAM"),
-        confidence=0.96 if spilled else 0.6,
+        confidence=0.96 if spilled and (f.requested is None or f.total is None or f.requested >= f.total) else 0.6,
         evidence=evidence(shared_gpu_memory_bytes=shared, text=hit.group(0) if hit else None,
                           allocated_bytes=allocated if spilled else None,
                           total_capacity_bytes=f.total if spilled else None),
