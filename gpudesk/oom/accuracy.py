@@ -34,6 +34,8 @@ doctor was run on it:
   families fresh-13 lacked), collected while the tenth pass was written and labelled from their threads before the
   doctor first ran on them;
 * ``fresh-15``: ``fresh_cases_15.jsonl``, 35 messages collected while the eleventh pass (fresh-13/14's classes) was
+  written, labelled from their threads before the doctor first ran on them;
+* ``fresh-16``: ``fresh_cases_16.jsonl``, 34 messages collected while the twelfth pass (fresh-15's classes) was
   written, labelled from their threads before the doctor first ran on them.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
@@ -93,7 +95,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-8", "fresh_cases_8.jsonl"), ("fresh-9", "fresh_cases_9.jsonl"),
               ("fresh-10", "fresh_cases_10.jsonl"), ("fresh-11", "fresh_cases_11.jsonl"),
               ("fresh-12", "fresh_cases_12.jsonl"), ("fresh-13", "fresh_cases_13.jsonl"),
-              ("fresh-14", "fresh_cases_14.jsonl"), ("fresh-15", "fresh_cases_15.jsonl"))
+              ("fresh-14", "fresh_cases_14.jsonl"), ("fresh-15", "fresh_cases_15.jsonl"),
+              ("fresh-16", "fresh_cases_16.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")

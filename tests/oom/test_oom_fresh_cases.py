@@ -1,4 +1,4 @@
-"""The held-back sets (tests/fixtures/oom/fresh_cases.jsonl .. fresh_cases_15.jsonl, issue 28): real messages
+"""The held-back sets (tests/fixtures/oom/fresh_cases.jsonl .. fresh_cases_16.jsonl, issue 28): real messages
 collected after the rules were written, each labelled from its public thread before the doctor was first run on it.
 The rules are not tuned on them; the figures below are what the doctor scored when it first saw each batch, kept
 as floors so that a regression shows, and reported as they are (below the 85 % bar: that is what a held-back set is
@@ -20,7 +20,7 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
                "fresh-7": "fresh_cases_7.jsonl", "fresh-8": "fresh_cases_8.jsonl", "fresh-9": "fresh_cases_9.jsonl",
                "fresh-10": "fresh_cases_10.jsonl", "fresh-11": "fresh_cases_11.jsonl", "fresh-12": "fresh_cases_12.jsonl",
                "fresh-13": "fresh_cases_13.jsonl", "fresh-14": "fresh_cases_14.jsonl",
-               "fresh-15": "fresh_cases_15.jsonl"}
+               "fresh-15": "fresh_cases_15.jsonl", "fresh-16": "fresh_cases_16.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -150,9 +150,13 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # ONNX Runtime's arena at start-up on a GPU shared with the desktop, a cuBLAS handle refused after a CUDA reinstall (the
 # library check ranked third), DirectML's allocator after the page file was capped (ranked second), faiss's 1.5 GiB
 # scratch size where the maintainer blamed the 21 GB matrix.
+# "fresh-16" (34 messages: PyTorch 14, ComfyUI/diffusers 5, vLLM 3, host RAM 3, TensorFlow, MXNet, instant-ngp,
+# SGLang on Ascend, llama.cpp on an iPhone, MLX, DirectML, WSL), collected while the twelfth pass was written and
+# committed before the doctor ran on it: 23 of 34 at first scoring, after that pass merged (4 of 9 not-capacity /
+# another-holder / leak labels; 1 not found: Metal's "newBufferWith*:length 0x86004000 must not exceed 2048 MB").
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
-                     "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19}
+                     "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23}
 
 
 def _rows(name: str) -> list[dict]:
