@@ -1103,7 +1103,8 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                    "FlashAttention-2 (arXiv 2307.08691) 50-73 % forward on A100; FlashAttention-3 (arXiv 2407.08608): "
                    "FA2 35 % on H100, FA3 75 % forward; in-step share as for GEMMs (Stas Bekman ML Engineering)"),
         Assumption("hbm_efficiency", f"{HBM_EFFICIENCY:g}", "Stas Bekman ML Engineering: 80-90 % of datasheet bandwidth"),
-        Assumption("framework", f"{fw.name}: non-GEMM memory passes x{fw.non_gemm_traffic:g}, TP overlap {fw.tp_overlap:g}",
+        Assumption("framework", f"{fw.name}: non-GEMM memory passes x{fw.non_gemm_traffic:g}, TP overlap "
+                                f"{tensor_parallel_overlap(fw, s.intra_kind):g} over {s.intra_kind}",
                    fw.source),
         Assumption("link_efficiency", f"{LINK_EFFICIENCY:g}",
                    "NCCL bus bandwidth ~80 % of the per-direction link rate (Stas Bekman, network benchmarks)"),
