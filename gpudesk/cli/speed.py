@@ -131,12 +131,14 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
         raise CliError(_("--gpu is required."))
     try:
         node, intra, intra_name = nvlink_domain(catalog, gpu)
+        intra_kind = "nvlink"
         if args.server:
             server = catalog.server(args.server)
             if not server.accepts(gpu):
                 raise CliError(_("--server {server} does not take {gpu}.").format(server=server.id, gpu=gpu.name))
             link = catalog.link(server.interconnect)
             node, intra, intra_name = server.max_gpus, link.bandwidth_gbps_per_direction, link.name
+            intra_kind = "pcie" if link.kind == "pcie" else "nvlink"
         network = catalog.link(args.network)
     except (KeyError, LookupError) as exc:
         raise CliError(_("unknown catalog item: {error}").format(error=exc)) from exc
@@ -153,7 +155,8 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
                         inter_name=network.name, tokens=args.tokens or base["tokens"],
                         ep_comm_overlap=bool(args.ep_overlap), ep_node_dedup=bool(args.ep_node_dedup),
                         fp8_recipe=args.fp8_recipe, mtp_layers=args.mtp_layers or base["mtp_layers"],
-                        recompute_modules=tuple(args.recompute_modules or base["recompute_modules"]))
+                        recompute_modules=tuple(args.recompute_modules or base["recompute_modules"]),
+                        intra_kind=intra_kind)
     try:
         speed = train_speed(spec, gpu_rates(gpu), TrainSetup(**setup_values))
     except SizingError as exc:

@@ -87,6 +87,7 @@ def parallel_layouts(ctx: PlanContext, gpu: GPU, server: Server, count: int) -> 
                                        sharding="distributed-optimizer", recompute=recompute,
                                        framework=framework_profile(ctx), gpus_per_node=min(count, server.max_gpus),
                                        intra_gbps=link.bandwidth_gbps_per_direction, intra_name=link.name,
+                                       intra_kind="pcie" if link.kind == "pcie" else "nvlink",
                                        inter_gbps=ctx.network.bandwidth_gbps_per_direction,
                                        inter_name=ctx.network.name, mtp_layers=m.mtp_layers,
                                        recompute_modules=tuple(m.recompute_modules) if recompute != "full" else ())

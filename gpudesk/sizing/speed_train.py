@@ -158,7 +158,11 @@ HOST_SECONDS_PER_SORTED_CHUNK = 3e-6
 OVERLAP_COMM_SM_SHARE = 20 / 132
 TRAIN_PRECISIONS = ("bf16", "fp16", "fp8", "fp32")
 # FP8 scaling recipes (Transformer Engine recipe names; torchao float8 "tensorwise" dynamic scaling is "current").
-FP8_RECIPES = ("current", "delayed", "mxfp8")
+FP8_RECIPES = ("current", "delayed", "mxfp8", "rowwise", "rowwise_with_gw_hp")
+# torchao's axis-wise recipes (Float8LinearRecipeName ROWWISE / ROWWISE_WITH_GW_HP, torchao/float8/config.py,
+# github.com/pytorch/ao): one scale per row of each GEMM operand along its reduction dimension. The weight-gradient
+# GEMM of ``rowwise_with_gw_hp`` stays in 16-bit (see fp8_cast_bytes_per_element, rowwise_weight_gradient_bytes).
+AXISWISE_RECIPES = ("rowwise", "rowwise_with_gw_hp")
 SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp", "distributed-optimizer")
 RECOMPUTES = ("none", "selective", "full")
 # The submodules Megatron-Core's selective recompute can redo in backward (``TransformerConfig.recompute_modules``,
@@ -249,6 +253,8 @@ class TrainSetup:
     (:data:`FP8_RECIPES`, see :func:`fp8_cast_bytes_per_element`); None: the framework's default.
     ``mtp_layers``: multi-token-prediction depths trained with the model (Megatron-Core ``--mtp-num-layers``), each
     one more transformer layer, its projection and another pass of the output head (:func:`mtp_layer_gemm_params`).
+    ``intra_kind``: the class of the in-node GPU-to-GPU link, ``nvlink`` (any scale-up fabric: NVLink, Infinity
+    Fabric) or ``pcie`` (a PCIe-only server), see :func:`tensor_parallel_overlap`.
     ``recompute_modules``: the submodules selective recompute redoes in backward (:data:`RECOMPUTE_MODULES`,
     Megatron-Core ``--recompute-modules``); giving them means selective recompute of exactly those modules
     (:func:`recompute_module_seconds`); empty: ``recompute`` alone decides.
@@ -280,6 +286,7 @@ class TrainSetup:
     fp8_recipe: str | None = None
     mtp_layers: int = 0
     recompute_modules: tuple[str, ...] = ()
+    intra_kind: str = "nvlink"
 
 
 @dataclass(frozen=True)
@@ -513,6 +520,7 @@ def _check(setup: TrainSetup) -> None:
     choice("recompute", s.recompute, RECOMPUTES)
     if s.fp8_recipe is not None:
         choice("fp8_recipe", s.fp8_recipe, FP8_RECIPES)
+    choice("intra_kind", s.intra_kind, INTRA_LINK_KINDS)
     if s.mtp_layers:
         positive_int("mtp_layers", s.mtp_layers, maximum=64)
     for module in s.recompute_modules:
@@ -582,6 +590,10 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         # active GEMMs, 11 % of gpt-oss-120b's) runs at the 16-bit rate.
         head_flops = per_param * sh.lm_head_params / (s.tp * s.pp) * tokens_mb
         t_dense += head_flops / (base_peak * eff * IN_SITU_SHARE_OF_MAMF) - head_flops / gemm_rate
+        if (s.fp8_recipe or fw.fp8_recipe) == "rowwise_with_gw_hp" and not s.adapter_params:
+            # The weight-gradient GEMMs (2 of the 6 FLOPs per parameter) run at the 16-bit rate.
+            wgrad_flops = 2 * (sh.dense_gemm_params - sh.lm_head_params) / (s.tp * s.pp) * tokens_mb
+            t_dense += wgrad_flops / (base_peak * eff * IN_SITU_SHARE_OF_MAMF) - wgrad_flops / gemm_rate
     t_expert = 0.0
     if sh.experts and sh.expert_gemm_params:
         # Each local expert (a 1/etp slice of every routed expert on the ep ranks) receives its share of the
@@ -623,7 +635,11 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         elements = tokens_mb / s.tp * ((layers_local - moe_local) * fp8_cast_elements_per_token(
             sh.hidden, sh.q_width, sh.dense_ffn_width) + moe_local * fp8_cast_elements_per_token(
             sh.hidden, sh.q_width, sh.expert_width, max(1, sh.top_k) if sh.experts else 1))
-        saved += elements * fp8_cast_bytes_per_element(s.fp8_recipe or fw.fp8_recipe)
+        recipe = s.fp8_recipe or fw.fp8_recipe
+        saved += elements * fp8_cast_bytes_per_element(recipe)
+        linear_params = (sh.dense_gemm_params - sh.lm_head_params) / (s.tp * s.pp)
+        if not s.adapter_params:
+            saved += rowwise_weight_gradient_bytes(recipe, linear_params)
     if sh.experts and moe_local:
         # Token permutation around the experts (Megatron-Core moe_utils permute / unpermute, github.com/NVIDIA/
         # Megatron-LM megatron/core/transformer/moe/moe_utils.py): forward gathers each
@@ -657,7 +673,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     if s.tp > 1:
         tp_bytes = tensor_parallel_bytes_per_layer(tokens_mb, sh.hidden, s.tp) * layers_local
         t_tp = link_for(s.tp).seconds(tp_bytes, hops=int(8 * (s.tp - 1) * layers_local))
-    exposed_tp = t_tp * (1 - fw.tp_overlap)
+    exposed_tp = t_tp * (1 - tensor_parallel_overlap(fw, s.intra_kind))
     t_cp = 0.0
     exposed_cp = 0.0
     if s.cp > 1:
@@ -976,7 +992,35 @@ def fp8_cast_bytes_per_element(recipe: str) -> float:
     32-element block's scale inside the cast kernel: no extra pass.
     """
     choice("fp8_recipe", recipe, FP8_RECIPES)
+    if recipe == "rowwise":
+        # Row pass (read 2, write 1, the row's amax in registers) + column pass (read 2 for the column amax, read 2
+        # and write 1 for the cast) + the backward GEMMs' output rescale, per cast element (below): 8 + 2.
+        return 3 + 5 + AXISWISE_RESCALE_BYTES_PER_CAST_ELEMENT
+    if recipe == "rowwise_with_gw_hp":
+        # Only the row pass: the weight-gradient GEMM takes its 16-bit inputs as they are; the data-gradient GEMM's
+        # output is still rescaled: 3 + 2.
+        return 3 + AXISWISE_RESCALE_BYTES_PER_CAST_ELEMENT
     return 2 + 1 + 1 + (2 if recipe == "current" else 0)
+
+
+# torchao runs the backward GEMMs of the axis-wise recipes without fast accumulation, and since PyTorch's row-wise
+# CUTLASS kernel "is so slow without fast-accum" it calls the cuBLAS tensor-wise GEMM with unit scales and applies the
+# row and column scales to the output in a separate kernel (github.com/pytorch/ao pull 1325, torchao/float8/
+# float8_ops.py addmm_float8_unwrapped; issue 2184: "at least one extra triton kernel *per GEMM* ... just for the
+# rescaling"). That kernel reads and writes the 16-bit output: 4 bytes per output element. The data-gradient GEMM's
+# output is one element per forward input element, half the cast elements of fp8_cast_elements_per_token: 2 bytes
+# per cast element.
+AXISWISE_RESCALE_BYTES_PER_CAST_ELEMENT = 2.0
+
+
+def rowwise_weight_gradient_bytes(recipe: str, weight_elements: float) -> float:
+    """HBM bytes per micro-batch of the weight-gradient GEMMs' output rescale under ``rowwise``: the cuBLAS GEMM with
+    unit scales writes the 16-bit weight gradient and a separate kernel reads it and writes it scaled (4 bytes per
+    weight element; torchao pull 1325, see :data:`AXISWISE_RESCALE_BYTES_PER_CAST_ELEMENT`). Weight-sized, so it
+    weighs as much as the activations where a micro-batch holds about as many tokens as a layer is wide (Llama 3 8B
+    at 8192 tokens). Zero for every other recipe (``rowwise_with_gw_hp`` runs that GEMM in 16-bit, unscaled)."""
+    choice("fp8_recipe", recipe, FP8_RECIPES)
+    return 4.0 * weight_elements if recipe == "rowwise" else 0.0
 
 
 def overlapped_all_to_all_seconds(all_to_all_s: float, compute_s: float) -> float:
@@ -1007,6 +1051,23 @@ def ring_link(intra: LinkSpeed, inter: LinkSpeed, node: int, inner: int, group: 
         return intra
     per_node = max(1, node // max(1, inner))
     return LinkSpeed(inter.name, min(intra.gbps_per_direction, inter.gbps_per_direction * min(per_node, group)))
+
+
+INTRA_LINK_KINDS = ("nvlink", "pcie")
+
+
+def tensor_parallel_overlap(fw: Framework, intra_kind: str) -> float:
+    """Share of the tensor-parallel collective time the framework hides behind GEMMs on this in-node link.
+
+    Megatron-Core's TP communication overlap runs on Transformer Engine's Userbuffers, which "relies on CUDA
+    Multicast handles that are only supported over" an NVLink domain (Transformer Engine maintainers, github.com/
+    NVIDIA/TransformerEngine issue 1071, 2024-08; the fallback ``UB_SKIPMC`` uses CUDA IPC peer mappings, issue 966):
+    GPUs that reach each other only over PCIe get no multicast object, so the collectives run as plain NCCL calls
+    between the GPUs, exposed (NVIDIA's MLPerf Training v4.0 L40S llama2_70b_lora configuration sets
+    ``TP_COMM_OVERLAP=False``). On a scale-up fabric the framework's own overlap applies (:data:`FRAMEWORKS`).
+    """
+    choice("intra_kind", intra_kind, INTRA_LINK_KINDS)
+    return 0.0 if intra_kind == "pcie" else fw.tp_overlap
 
 
 def attention_efficiency(fw: Framework, architecture: str) -> float:
@@ -1042,7 +1103,8 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                    "FlashAttention-2 (arXiv 2307.08691) 50-73 % forward on A100; FlashAttention-3 (arXiv 2407.08608): "
                    "FA2 35 % on H100, FA3 75 % forward; in-step share as for GEMMs (Stas Bekman ML Engineering)"),
         Assumption("hbm_efficiency", f"{HBM_EFFICIENCY:g}", "Stas Bekman ML Engineering: 80-90 % of datasheet bandwidth"),
-        Assumption("framework", f"{fw.name}: non-GEMM memory passes x{fw.non_gemm_traffic:g}, TP overlap {fw.tp_overlap:g}",
+        Assumption("framework", f"{fw.name}: non-GEMM memory passes x{fw.non_gemm_traffic:g}, TP overlap "
+                                f"{tensor_parallel_overlap(fw, s.intra_kind):g} over {s.intra_kind}",
                    fw.source),
         Assumption("link_efficiency", f"{LINK_EFFICIENCY:g}",
                    "NCCL bus bandwidth ~80 % of the per-direction link rate (Stas Bekman, network benchmarks)"),

@@ -32,7 +32,7 @@ FRAMEWORK_PROFILES = {"megatron-lm": "megatron", "megatron-core": "megatron", "n
                       "meta-internal": "megatron"}
 # Published FP8 scaling recipe names -> the model's recipes (absent: the framework's default).
 FP8_RECIPE_NAMES = {"delayed": "delayed", "current": "current", "tensorwise": "current", "mxfp8": "mxfp8",
-                    "mx": "mxfp8"}
+                    "mx": "mxfp8", "rowwise": "rowwise", "rowwise_with_gw_hp": "rowwise_with_gw_hp"}
 # Published token dispatchers that send a token once per destination node (the rest: one copy per expert).
 NODE_DEDUP_DISPATCHERS = ("deepep", "hybridep")
 SHARDING = {"distributed-optimizer": "distributed-optimizer", "ddp": "ddp", "zero1": "zero1", "zero2": "zero2",
@@ -153,7 +153,14 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
     """The TrainSetup a user would type for this published configuration."""
     node, intra, intra_name = nvlink_domain(catalog, gpu)
     if str(case.get("interconnect", "")).startswith("pcie"):
-        node, intra, intra_name = 1, 32.0, "PCIe"
+        # A PCIe-only server (no NVLink): its GPUs talk to each other over their own PCIe links, as
+        # ``gpudesk estimate speed --server`` takes a PCIe server's link and GPU count (the catalog link of the GPU's
+        # PCIe generation, x16; per direction).
+        pcie = catalog.link(f"pcie{gpu.pcie_gen or 4}-x16")
+        node, intra, intra_name = int(case.get("gpus_per_node") or 1), pcie.bandwidth_gbps_per_direction, pcie.name
+        intra_kind = "pcie"
+    else:
+        intra_kind = "nvlink"
     net = catalog.link(NETWORK_LINKS.get(str(case.get("interconnect")), DEFAULT_NETWORK))
     framework = str(case.get("framework", "megatron-lm"))
     if framework == "torchtitan":
@@ -174,7 +181,8 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         adapter_params=float(case["adapter_params"]) if case.get("adapter_params") else None, ep_comm_overlap=bool(case.get("ep_overlap")),
         ep_node_dedup=str(case.get("ep_dispatcher") or "alltoall") in NODE_DEDUP_DISPATCHERS,
         fp8_recipe=FP8_RECIPE_NAMES.get(str(case.get("fp8_recipe") or "")),
-        mtp_layers=int(case.get("mtp_layers") or 0), recompute_modules=_modules(case.get("recompute_modules")))
+        mtp_layers=int(case.get("mtp_layers") or 0), recompute_modules=_modules(case.get("recompute_modules")),
+        intra_kind=intra_kind)
 
 
 def _modules(value: Any) -> tuple[str, ...]:

@@ -25,3 +25,27 @@ def test_counts_below_one_are_usage_errors(args, capsys) -> None:  # type: ignor
 def test_a_valid_count_still_answers(capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(TRAIN + ["--count", "8", "--tp", "8"]) == 0
     assert "on 8 x NVIDIA H100" in capsys.readouterr().out
+
+
+def _train_json(args: list[str], capsys) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    import json
+
+    assert main(args + ["--json"]) == 0
+    return json.loads(capsys.readouterr().out)["train"]  # type: ignore[no-any-return]
+
+
+def test_a_pcie_server_exposes_its_tensor_parallel_collectives(capsys) -> None:  # type: ignore[no-untyped-def]
+    # 8 L40S on a PCIe 4.0 server, TP 4: the all-reduces run over PCIe with no Userbuffers overlap. The same
+    # layout typed with a fabric-class link of the same bandwidth would hide the framework's share of it.
+    args = ["estimate", "speed", "--model", "llama-3-8b", "--gpu", "l40s", "--count", "8", "--tp", "4"]
+    pcie = _train_json(args + ["--server", "pcie-4u-gen4"], capsys)
+    assert pcie["breakdown_s"]["tensor_parallel_exposed_s"] > 0.3 * pcie["step_time_s"]
+    assert pcie["comm_share"] > 0.3
+
+
+def test_the_rowwise_fp8_recipe_is_slower_than_tensorwise(capsys) -> None:  # type: ignore[no-untyped-def]
+    args = TRAIN + ["--count", "8", "--precision", "fp8", "--fp8-recipe"]
+    tensorwise = _train_json(args + ["current"], capsys)
+    rowwise = _train_json(args + ["rowwise"], capsys)
+    assert rowwise["tokens_per_s_per_gpu"] < tensorwise["tokens_per_s_per_gpu"]
+    assert rowwise["breakdown_s"]["other_kernels_s"] > tensorwise["breakdown_s"]["other_kernels_s"]
