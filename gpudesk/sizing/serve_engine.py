@@ -72,6 +72,7 @@ from gpudesk.sizing.overheads import Overheads
 from gpudesk.sizing.serve_host import engine_version_tuple
 from gpudesk.units import GIB
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
+from gpudesk.sizing.serve_static import STATIC_SOURCE, is_static_batch, static_batch_limits
 from gpudesk.sizing.serve_vllm_v0 import vllm_v0_scheduler
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
@@ -102,6 +103,7 @@ _SOURCES = {
               "since v0.5.3 _handle_gpu_memory_settings, PR 10975) (https://github.com/sgl-project/sglang)",
     "trtllm": "TensorRT-LLM tensorrt_llm/llmapi/llm_args.py KvCacheConfig.free_gpu_memory_fraction=0.9, "
               "max_num_tokens=8192, max_batch_size=2048 (https://github.com/NVIDIA/TensorRT-LLM)",
+    "optimum-habana": STATIC_SOURCE,
 }
 
 
@@ -205,7 +207,7 @@ VLLM_MLA_NO_CHUNKED_PREFILL_SOURCE = (
 def default_mixed_prefill(spec: ModelSpec, engine: str, version: str | None) -> tuple[bool, str]:
     """(whether the engine's default schedules prompt chunks into decode steps, source): vLLM and TensorRT-LLM
     yes, SGLang no; vLLM before 0.8 not for a multi-head latent attention model (module docstring)."""
-    if engine == "sglang":
+    if engine == "sglang" or is_static_batch(engine):
         return False, _SOURCES[engine]
     if engine == "vllm" and spec.attention_kind == "mla":
         parsed = engine_version_tuple(version)
@@ -254,6 +256,9 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     user_budget = load.max_num_batched_tokens
     token_budget = int(user_budget) if user_budget is not None else default_token_budget(
         engine, gpu, load.batch is not None, tp, version)
+    static = static_batch_limits(load) if is_static_batch(engine) else None
+    if static is not None and user_budget is None:
+        token_budget = static[0]
     v0 = vllm_v0_scheduler(spec, gpu, version, load.mixed_prefill, user_budget,
                            load.num_scheduler_steps) if engine == "vllm" else None
     if v0 is not None:
@@ -282,8 +287,8 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     rank_capacity = int(kv // per_token)
     capacity = rank_capacity * dp_attn  # each attention group caches only its own requests (serve_dp_attention)
     user_running = load.max_num_seqs
-    max_running = int(user_running) if user_running is not None else default_max_running(
-        engine, gpu, rank_capacity, version)
+    max_running = int(user_running) if user_running is not None else static[1] if static is not None \
+        else default_max_running(engine, gpu, rank_capacity, version)
     max_running *= per_rank_batch_scale(engine, dp_attn, user_running is not None)
     mixed, mixed_source = default_mixed_prefill(spec, engine, version)
     if v0 is not None and load.mixed_prefill is None:

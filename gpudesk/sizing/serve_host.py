@@ -73,6 +73,11 @@ TRTLLM_PYTORCH_OVERLAP_SINCE = (0, 20)
 TRTLLM_BACKEND_SOURCE = ("TensorRT-LLM trtllm-bench --backend (cpp path by default in 0.x, pytorch from 1.0: "
                          "tensorrt_llm/bench/benchmark/throughput.py); PyTorch-flow overlap scheduler on by default "
                          "since NVIDIA/TensorRT-LLM PR 4174 (release 0.20)")
+# Engines that run one static batch through a host generate loop (gpudesk.sizing.serve_static).
+STATIC_HOST_ENGINES = ("optimum-habana",)
+STATIC_HOST_SOURCE = ("transformers generate loop (optimum.habana.transformers.generation.utils): one host "
+                      "iteration per token, no overlap scheduler, no per-request output processing; per-step "
+                      "host figure of vllm-project/vllm PR 17866")
 # vLLM versions whose engine delivers a step's outputs after the next step (V0 asynchronous output processor).
 OUTPUT_LAG_VLLM_VERSIONS = ((0, 6), (0, 8))
 VLLM_V1_SINCE = (0, 8)
@@ -143,6 +148,9 @@ def host_overhead(engine: str, version: str | None, overlap: bool | None, num_sc
                   backend: str | None = None) -> HostOverhead:
     """The host time of one step of ``engine`` (module docstring); ``overlap`` None: the engine's default (for
     TensorRT-LLM that of its ``backend``, :func:`trtllm_backend`)."""
+    if engine in STATIC_HOST_ENGINES:
+        # a static batch's generate loop: per-step host work only, not overlapped (gpudesk.sizing.serve_static)
+        return HostOverhead(step_s=HOST_STEP_S, request_s=0.0, overlap=bool(overlap), source=STATIC_HOST_SOURCE)
     resolved = default_overlap(engine, version) if overlap is None else overlap
     source = f"{HOST_SOURCE}; {OVERLAP_SOURCE.get(engine, '')}"
     if engine == "trtllm":

@@ -15,7 +15,7 @@ from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, fractio
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.serve_host import engine_version_tuple, trtllm_backend
 
-ENGINES = ("vllm", "sglang", "trtllm")
+ENGINES = ("vllm", "sglang", "trtllm", "optimum-habana")
 KV_DTYPES = ("auto", "bf16", "fp16", "fp8")
 MAX_TP = 64
 MAX_API_SERVERS = 1024
