@@ -3,7 +3,7 @@
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
 ``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``; ``--pp`` (pipeline stages per replica) comes from the
-training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--api-server-count``, ``--enable-dp-attention`` / ``--attention-dp``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--api-server-count``, ``--benchmark-warmup``, ``--enable-dp-attention`` / ``--attention-dp``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
 ``{"serve": {...}, "assumptions": [...]}``.
@@ -77,6 +77,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                                "--random-range-ratio); default 0"))
     parser.add_argument("--api-server-count", type=at_least_one, default=None, metavar="N",
                         help=_("API-server processes in front of each replica (vLLM --api-server-count); default 1"))
+    parser.add_argument("--benchmark-warmup", action="store_true", default=False,
+                        help=_("the benchmark client sends the first prompt once before measuring (vllm bench serve); "
+                               "with vLLM V1's prefix cache the measured first request finds it cached"))
     parser.add_argument("--engine-version", default=None, metavar="X.Y",
                         help=_("engine release (e.g. 0.6.3); sets the defaults that changed between releases"))
     parser.add_argument("--trtllm-backend", choices=("pytorch", "tensorrt"), default=None,
@@ -189,7 +192,8 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      api_server_count=getattr(args, "api_server_count", None),
                      overlap_scheduling=getattr(args, "overlap_scheduling", None),
                      pp=int(getattr(args, "pp", 1) or 1), backend=getattr(args, "trtllm_backend", None),
-                     attention_dp=_attention_dp(args, tp))
+                     attention_dp=_attention_dp(args, tp),
+                     benchmark_warmup=bool(getattr(args, "benchmark_warmup", False)))
     try:
         link = intra_link(gpu, _interconnect(args)) if tp * load.pp > 1 else None
         load = replace(load, gpus_per_node=_gpus_per_node(args))

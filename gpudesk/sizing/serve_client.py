@@ -9,7 +9,9 @@ it but the one holding the last token, which it recomputes to sample from (``vll
 ``get_computed_blocks``: the hit is capped at the prompt's length minus one, in whole ``block_size`` blocks, 16 by
 default). V0 (before 0.8) had prefix caching off by default, and the offline benchmarks (``benchmark_throughput``,
 ``benchmark_latency``) send no such request. This matters only where a published run has few prompts: a
-one-prompt run measures a cached prefill.
+one-prompt run measures a cached prefill. It is an input (``ServeLoad.benchmark_warmup``, ``estimate speed
+--benchmark-warmup``, a measured run's ``benchmark_warmup``): only the user knows which client measured the run, and
+a deployment's first request finds nothing cached.
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ SOURCE = ("vllm benchmarks/benchmark_serving.py initial single prompt test run (
           "(https://github.com/vllm-project/vllm)")
 
 
-def warmup_caches_first_prompt(engine: str, version: str | None, offline: bool, num_prompts: int | None) -> bool:
+def warmup_caches_first_prompt(engine: str, version: str | None, offline: bool, num_prompts: int | None,
+                               warmup: bool = True) -> bool:
     """Whether the measured run's first prompt is already in the engine's prefix cache because the benchmark client
-    sent it once before (module docstring): vLLM V1 served online with a published request count."""
-    if engine != "vllm" or offline or num_prompts is None:
+    sent it once before (``warmup``; module docstring): vLLM V1 served online with a published request count."""
+    if not warmup or engine != "vllm" or offline or num_prompts is None:
         return False
     parsed = engine_version_tuple(version)
     return parsed is None or parsed >= VLLM_V1_SINCE

@@ -60,6 +60,10 @@ class ServeLoad:
     ``attention_dp``: attention data-parallel groups within the replica (SGLang ``--enable-dp-attention --dp D``,
     TensorRT-LLM ``enable_attention_dp``: D = tp; 1: plain tensor parallelism; :mod:`gpudesk.sizing.
     serve_dp_attention`).
+    ``benchmark_warmup``: the benchmark client sends the run's first prompt once before it measures (vLLM ``vllm
+    bench serve`` / ``benchmark_serving.py``); with vLLM V1's prefix cache the measured first request then finds
+    its prompt cached (:mod:`gpudesk.sizing.serve_client`). Off unless the user says so: a deployment's first
+    request finds no cache.
     ``backend``: TensorRT-LLM's runtime, ``pytorch`` or ``tensorrt`` (None: the release's default,
     :func:`gpudesk.sizing.serve_host.trtllm_backend`); only TensorRT-LLM takes one.
     """
@@ -89,6 +93,7 @@ class ServeLoad:
     pp: int = 1
     backend: str | None = None
     attention_dp: int = 1
+    benchmark_warmup: bool = False
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.

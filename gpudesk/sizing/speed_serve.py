@@ -82,7 +82,7 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
     front = None if load.batch is not None else front_end(load.engine.lower(), load.engine_version,
                                                             load.api_server_count)
     warmup = warmup_caches_first_prompt(load.engine.lower(), load.engine_version, load.batch is not None,
-                                        load.num_prompts)
+                                        load.num_prompts, load.benchmark_warmup)
     result = simulate(steps, budget, Load(input_tokens=load.input_tokens, output_tokens=load.output_tokens,
                                           concurrency=load.concurrency, request_rate_per_s=load.request_rate_per_s,
                                           batch=load.batch, num_prompts=load.num_prompts, replicas=load.replicas,

@@ -117,6 +117,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         pp=int(case.get("pp") or 1),
         backend=str(case["backend"]) if case.get("backend") else None,
         attention_dp=attention_dp,
+        benchmark_warmup=bool(case.get("benchmark_warmup", False)),
     )
 
 

@@ -30,6 +30,8 @@ def test_only_vllm_v1_online_runs_with_a_request_count_get_the_cached_first_prom
     assert not warmup_caches_first_prompt("vllm", "0.10.1", offline=True, num_prompts=1)  # benchmark_throughput
     assert not warmup_caches_first_prompt("vllm", "0.10.1", offline=False, num_prompts=None)  # steady state
     assert not warmup_caches_first_prompt("sglang", None, offline=False, num_prompts=1)
+    # Only when the user says the client sends it: a deployment's first request finds nothing cached.
+    assert not warmup_caches_first_prompt("vllm", "0.10.1", offline=False, num_prompts=1, warmup=False)
 
 
 def test_a_cached_prompt_recomputes_its_last_block_only():
@@ -44,7 +46,7 @@ def test_a_one_prompt_run_measures_a_cached_prefill(catalog):
     spec = spec_from_catalog(catalog.model("qwen2.5-7b"))
     gpu = catalog.gpu("a100-80-sxm4")
     load = ServeLoad(engine="vllm", engine_version="0.10.1", input_tokens=4096, output_tokens=256,
-                     request_rate_per_s=math.inf, num_prompts=1).validated()
+                     request_rate_per_s=math.inf, num_prompts=1, benchmark_warmup=True).validated()
     budget = engine_budget(spec, gpu, load)
     steps = step_model(spec, gpu, load, None, budget.kv_dtype)
     base = Load(input_tokens=4096, output_tokens=256, request_rate_per_s=math.inf, num_prompts=1)
@@ -55,4 +57,8 @@ def test_a_one_prompt_run_measures_a_cached_prefill(catalog):
     # serve_speed applies it for this run and says so.
     speed = serve_speed(spec, gpu, load)
     assert any(a.name == "warmup_request" for a in speed.assumptions)
+    # Without the input the same run is measured cold.
+    plain = serve_speed(spec, gpu, dataclasses.replace(load, benchmark_warmup=False))
+    assert not any(a.name == "warmup_request" for a in plain.assumptions)
+    assert plain.ttft_s > 3 * speed.ttft_s
 

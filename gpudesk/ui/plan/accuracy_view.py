@@ -121,7 +121,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh9": self.tr("ninth fresh (collected after the model was frozen a ninth time)"),
                 "fresh10": self.tr("tenth fresh (collected after the model was frozen a tenth time)"),
                 "fresh11": self.tr("eleventh fresh (collected after the model was frozen an eleventh time)"),
-                "fresh12": self.tr("twelfth fresh (collected after the model was frozen a twelfth time)")}
+                "fresh12": self.tr("twelfth fresh (collected after the model was frozen a twelfth time)"),
+                "fresh13": self.tr("thirteenth fresh (collected after the model was frozen a thirteenth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
