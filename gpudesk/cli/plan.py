@@ -24,6 +24,8 @@ from gpudesk.cli.serve_fit import add_serve_parser, engines_accuracy, engines_ac
 from gpudesk.cli.speed import add_speed_parser
 from gpudesk.cli.json_text import dumps_json
 from gpudesk.i18n import _
+from gpudesk.sizing.activations import LOSS_MODES
+from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
@@ -87,10 +89,11 @@ def add_parser(subparsers) -> None:
                    help=_("pipeline micro-batches the batch is split into (default: the --pp degree, as torchtitan)"))
     m.add_argument("--pp-stages-per-rank", type=int, default=None, metavar="V",
                    help=_("model chunks per pipeline rank with interleaved-1f1b (default 2)"))
-    m.add_argument("--loss", default="standard", choices=("standard", "standard-16bit", "standard-compiled", "chunked", "fused"),
+    m.add_argument("--loss", default="standard", choices=LOSS_MODES,
                    help=_("cross-entropy: standard (full fp32 logits), standard-16bit (16-bit logits, no fp32 upcast), "
                         "standard-compiled (fp32 upcast inside a torch.compile'd loss, e.g. torchtitan since 2025-04), "
-                        "chunked (torchtune), fused (Liger fused linear CE)"))
+                        "chunked (torchtune), fused (Liger fused linear CE), inplace-16bit (16-bit logits, gradient "
+                        "written in place: Unsloth's Triton cross-entropy)"))
     m.add_argument("--optimizer-in-backward", action="store_true", help=_("step each parameter in backward (no full gradient buffer)"))
     m.add_argument("--activation-offload", action="store_true", help=_("saved activations offloaded to host memory"))
     m.add_argument("--compile", action="store_true", help=_("torch.compile / fused kernels (fewer saved activations than eager)"))
@@ -141,6 +144,9 @@ def add_parser(subparsers) -> None:
                    help=_("adapter dropout (PEFT default 0; above 0 every adapter keeps its own copy of its input)"))
     m.add_argument("--legacy-bnb-matmul", action="store_true",
                    help=_("qlora with bitsandbytes older than 0.43.2: every 4-bit Linear keeps its input for backward"))
+    m.add_argument("--lora-kernels", default="peft", choices=LORA_KERNELS,
+                   help=_("LoRA autograd: peft (one node per Linear and adapter) or fused (Unsloth's fused LoRA blocks keep "
+                          "only the MLP input and the gate and up outputs)"))
     m.add_argument("--no-double-quant", action="store_true",
                    help=_("qlora base without bitsandbytes double quantisation (4.5 instead of 4.127 bits a weight)"))
     m.add_argument("--weight-loading", default="per-tensor", choices=WEIGHT_LOADERS,
@@ -499,7 +505,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         mla_decode_weights=args.mla_decode_weights, paged_block_tokens=args.kv_block_tokens, kbit_fp32_upcast=args.kbit_fp32_upcast,
         kbit_embeddings_bf16=args.kbit_embeddings_bf16,
         fsdp1_mixed_flat_params=args.fsdp1_mixed_flat_params, lora_dropout=args.lora_dropout,
-        legacy_bnb_matmul=args.legacy_bnb_matmul, weight_loading=args.weight_loading,
+        legacy_bnb_matmul=args.legacy_bnb_matmul, lora_kernels=args.lora_kernels, weight_loading=args.weight_loading,
         double_quant=not args.no_double_quant, pipeline_parallel=args.pp, pipeline_schedule=args.pp_schedule,
         pipeline_microbatches=args.pp_microbatches, pipeline_stages_per_rank=args.pp_stages_per_rank,
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
@@ -519,7 +525,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "mla_decode_weights": "--mla-decode-weights",
                 "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params",
                 "kbit_embeddings_bf16": "--kbit-embeddings-bf16", "lora_dropout": "--lora-dropout",
-                "pipeline_parallel": "--pp", "pipeline_schedule": "--pp-schedule",
+                "lora_kernels": "--lora-kernels", "pipeline_parallel": "--pp", "pipeline_schedule": "--pp-schedule",
                 "pipeline_microbatches": "--pp-microbatches", "pipeline_stages_per_rank": "--pp-stages-per-rank",
                 "longest_sample_tokens": "--longest-sample-tokens", "prompt_tokens": "--prompt-tokens",
                 "prompt_logits": "--prompt-logits"}

@@ -57,6 +57,7 @@ def cli_args(case: dict) -> list[str]:
                  "--lora-rank", str(case.get("lora_rank") or 16),
                  "--lora-targets", case.get("lora_targets") or "all-linear",
                  "--lora-dropout", str(case.get("lora_dropout", 0.0)),
+                 "--lora-kernels", case.get("lora_kernels", "peft"),
                  "--weight-loading", case.get("weight_loading", "per-tensor")]
         for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("sp_gathered_inputs", "--sp-gathered-inputs"), ("optimizer_in_backward", "--optimizer-in-backward"),
                           ("activation_offload", "--activation-offload"), ("compile", "--compile"),
