@@ -134,6 +134,8 @@ def add_parser(subparsers) -> None:
     m.add_argument("--tp-replicated-vocab", action="store_true",
                    help=_("inference: tensor parallelism keeps the embedding and LM head whole on every GPU (lit-gpt "
                           "generate/tp.py; vLLM splits them)"))
+    m.add_argument("--embeddings-on-host", action="store_true",
+                   help=_("inference: the input embedding table stays in host memory (ExLlama's device map)"))
     m.add_argument("--kv-block-tokens", type=int, default=16, metavar="N",
                    help=_("paged KV block size in tokens (vLLM 16, SGLang 1)"))
     m.add_argument("--framework", default=None, choices=FRAMEWORKS,
@@ -511,6 +513,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
+        embeddings_on_host=args.embeddings_on_host,
     )
     try:
         est = estimate_memory(spec, workload)

@@ -82,7 +82,8 @@ class ModelMemory:
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
     full gradients under ``no_sync()``); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
     AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``tp_replicated_vocab`` (inference tensor
-    parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``framework``
+    parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``embeddings_on_host``
+    (inference that keeps the input embedding table in host memory, ExLlama); ``framework``
     only chooses which published cases give the estimate's expected error band. Training-speed inputs of
     Megatron-style runs: ``mtp_layers`` (multi-token-prediction depths trained with the model, Megatron-Core
     ``--mtp-num-layers``) and ``recompute_modules`` (what selective recompute redoes, Megatron-Core
@@ -136,6 +137,7 @@ class ModelMemory:
     fsdp1_sync_each_batch: bool = False
     fused_qkv_load: bool = False
     tp_replicated_vocab: bool = False
+    embeddings_on_host: bool = False
     framework: str | None = None
     mtp_layers: int = 0
     recompute_modules: list[str] = field(default_factory=list)

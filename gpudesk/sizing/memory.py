@@ -83,6 +83,7 @@ class MemoryWorkload:
             (:mod:`gpudesk.sizing.fused_load`).
         tp_replicated_vocab: inference under tensor parallelism that keeps the embedding and LM head whole on
             every GPU (lit-gpt ``generate/tp.py``), instead of splitting the vocabulary (vLLM, Megatron-LM).
+        embeddings_on_host: inference that keeps the input embedding table in host memory (ExLlama's device map).
         prompt_tokens: inference prompt tokens per sequence, the prefill's length (None: the whole
             ``context_tokens``).
         mla_decode_weights: inference of an MLA model (DeepSeek-V2/V3): the 16-bit decode matrices the engine
@@ -167,6 +168,7 @@ class MemoryWorkload:
     fsdp1_no_sync: bool = True
     fused_qkv_load: bool = False
     tp_replicated_vocab: bool = False
+    embeddings_on_host: bool = False
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -235,7 +237,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         activation_bytes_per_sample=w.activation_bytes_per_sample, overheads=w.overheads,
         kv_cache_impl=w.kv_cache_impl, mla_decode_weights=w.mla_decode_weights, prompt_logits=w.prompt_logits,
         prefill_tokens=w.prompt_tokens, fused_qkv_load=w.fused_qkv_load,
-        tp_replicated_vocab=w.tp_replicated_vocab,
+        tp_replicated_vocab=w.tp_replicated_vocab, embeddings_on_host=w.embeddings_on_host,
     )
 
 

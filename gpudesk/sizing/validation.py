@@ -185,6 +185,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         longest_sample_tokens=int(case["longest_sample_tokens"]) if case.get("longest_sample_tokens") else None,
         fused_qkv_load=bool(case.get("fused_qkv_load", False)),
         tp_replicated_vocab=bool(case.get("tp_replicated_vocab", False)),
+        embeddings_on_host=bool(case.get("embeddings_on_host", False)),
     )
 
 

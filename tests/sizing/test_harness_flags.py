@@ -41,6 +41,8 @@ def cli_args(case: dict) -> list[str]:
             args.append("--fused-qkv-load")
         if case.get("tp_replicated_vocab"):
             args.append("--tp-replicated-vocab")
+        if case.get("embeddings_on_host"):
+            args.append("--embeddings-on-host")
         if not case.get("flash_attention", True):
             args.append("--no-flash")
     else:

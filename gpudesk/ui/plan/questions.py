@@ -209,6 +209,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "Inference with AutoAWQ fuse_layers=True: every layer's q, k and v are copied into one matrix before the unfused layers are freed, so the peak may be while loading.")),
             _f("model.tp_replicated_vocab", translate("PlanQuestions", "Embedding and LM head on every TP GPU"), kind="bool",
                tooltip=translate("PlanQuestions", "Inference with tensor parallelism that shards only the decoder blocks (lit-gpt generate/tp.py): every GPU keeps the whole embedding and LM head. Off: the vocabulary is split (vLLM, SGLang, Megatron-LM).")),
+            _f("model.embeddings_on_host", translate("PlanQuestions", "Input embedding table in host memory"), kind="bool",
+               tooltip=translate("PlanQuestions", "Inference engines such as ExLlama keep the embedding table on the CPU and copy only the looked-up rows to the GPU.")),
             _f("model.mla_decode_weights", translate("PlanQuestions", "MLA decode matrices"), kind="choice", choices=_plain(MLA_DECODE_WEIGHTS),
                tooltip=translate("PlanQuestions", "DeepSeek-V2/V3 serving: up-proj: vLLM since March 2025 (a 16-bit copy of a quantised kv_b_proj); absorbed: vLLM 0.7.1 to 0.7.3 (absorbed W_Q_UK and W_UV_O); none: HF transformers.")),
             _f("model.activation_bytes_per_sample", translate("PlanQuestions", "Activations per sample (non-transformer)"), kind="int", unit="MB", scale=MB,
