@@ -58,7 +58,8 @@ def add_parser(subparsers) -> None:
                    help=_("bf16/fp16/fp8: 16-bit compute over an fp32 master; bf16-pure: all-bf16 (torchtune); "
                         "fp16-amp: torch.autocast over fp32 params (HF Trainer fp16=True); fp32"))
     m.add_argument("--optimizer", default="adam-18", type=str.lower, choices=OPTIMIZER_NAMES, metavar="NAME",
-                   help=_("adamw, adamw_torch, adamw_8bit, paged_adamw_8bit, adafactor, sgd, or an accounting "
+                   help=_("adamw, adamw_torch, adamw_8bit, paged_adamw_8bit, adafactor, sgd (with momentum: one state), sgd_plain "
+                        "(momentum 0: no state), or an accounting "
                         "(adam-16 ZeRO paper, adam-18 Megatron/DeepSpeed, adam-20 MT-NLG)"))
     m.add_argument("--seq", type=_tokens, default=2048, metavar="TOKENS", help=_("sequence length (training) or context (inference), e.g. 4096 or 8k"))
     m.add_argument("--batch", type=int, default=1, metavar="N", help=_("micro-batch (training) or concurrent sequences (inference)"))

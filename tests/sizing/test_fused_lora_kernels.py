@@ -79,3 +79,11 @@ def test_cli_harness_and_wizard_read_the_same_fields(capsys):
     assert "--lora-kernels" in capsys.readouterr().err
     problems = requirement_problems(Requirement(model=ModelMemory(lora_kernels="triton")))
     assert any(p.field == "model.lora_kernels" for p in problems)
+
+
+def test_plain_sgd_keeps_no_state_and_momentum_sgd_one():
+    from gpudesk.sizing.optimizers import optimizer_bytes_per_param
+
+    assert optimizer_bytes_per_param("sgd_plain", "fp32") == (4.0, 0.0, 4.0, 0.0)
+    assert optimizer_bytes_per_param("sgd_momentum", "fp32")[3] == 4.0
+    assert optimizer_bytes_per_param("sgd_plain", "bf16-pure")[3] == 0.0
