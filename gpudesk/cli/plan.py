@@ -24,6 +24,8 @@ from gpudesk.cli.serve_fit import add_serve_parser, engines_accuracy, engines_ac
 from gpudesk.cli.speed import add_speed_parser
 from gpudesk.cli.json_text import dumps_json
 from gpudesk.i18n import _
+from gpudesk.sizing.activations import LOSS_MODES
+from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
@@ -56,7 +58,8 @@ def add_parser(subparsers) -> None:
                    help=_("bf16/fp16/fp8: 16-bit compute over an fp32 master; bf16-pure: all-bf16 (torchtune); "
                         "fp16-amp: torch.autocast over fp32 params (HF Trainer fp16=True); fp32"))
     m.add_argument("--optimizer", default="adam-18", type=str.lower, choices=OPTIMIZER_NAMES, metavar="NAME",
-                   help=_("adamw, adamw_torch, adamw_8bit, paged_adamw_8bit, adafactor, sgd, or an accounting "
+                   help=_("adamw, adamw_torch, adamw_8bit, paged_adamw_8bit, adafactor, sgd (with momentum: one state), sgd_plain "
+                        "(momentum 0: no state), or an accounting "
                         "(adam-16 ZeRO paper, adam-18 Megatron/DeepSpeed, adam-20 MT-NLG)"))
     m.add_argument("--seq", type=_tokens, default=2048, metavar="TOKENS", help=_("sequence length (training) or context (inference), e.g. 4096 or 8k"))
     m.add_argument("--batch", type=int, default=1, metavar="N", help=_("micro-batch (training) or concurrent sequences (inference)"))
@@ -87,10 +90,11 @@ def add_parser(subparsers) -> None:
                    help=_("pipeline micro-batches the batch is split into (default: the --pp degree, as torchtitan)"))
     m.add_argument("--pp-stages-per-rank", type=int, default=None, metavar="V",
                    help=_("model chunks per pipeline rank with interleaved-1f1b (default 2)"))
-    m.add_argument("--loss", default="standard", choices=("standard", "standard-16bit", "standard-compiled", "chunked", "fused"),
+    m.add_argument("--loss", default="standard", choices=LOSS_MODES,
                    help=_("cross-entropy: standard (full fp32 logits), standard-16bit (16-bit logits, no fp32 upcast), "
                         "standard-compiled (fp32 upcast inside a torch.compile'd loss, e.g. torchtitan since 2025-04), "
-                        "chunked (torchtune), fused (Liger fused linear CE)"))
+                        "chunked (torchtune), fused (Liger fused linear CE), inplace-16bit (16-bit logits, gradient "
+                        "written in place: Unsloth's Triton cross-entropy)"))
     m.add_argument("--optimizer-in-backward", action="store_true", help=_("step each parameter in backward (no full gradient buffer)"))
     m.add_argument("--activation-offload", action="store_true", help=_("saved activations offloaded to host memory"))
     m.add_argument("--compile", action="store_true", help=_("torch.compile / fused kernels (fewer saved activations than eager)"))
@@ -131,6 +135,8 @@ def add_parser(subparsers) -> None:
     m.add_argument("--tp-replicated-vocab", action="store_true",
                    help=_("inference: tensor parallelism keeps the embedding and LM head whole on every GPU (lit-gpt "
                           "generate/tp.py; vLLM splits them)"))
+    m.add_argument("--embeddings-on-host", action="store_true",
+                   help=_("inference: the input embedding table stays in host memory (ExLlama's device map)"))
     m.add_argument("--kv-block-tokens", type=int, default=16, metavar="N",
                    help=_("paged KV block size in tokens (vLLM 16, SGLang 1)"))
     m.add_argument("--framework", default=None, choices=FRAMEWORKS,
@@ -141,6 +147,9 @@ def add_parser(subparsers) -> None:
                    help=_("adapter dropout (PEFT default 0; above 0 every adapter keeps its own copy of its input)"))
     m.add_argument("--legacy-bnb-matmul", action="store_true",
                    help=_("qlora with bitsandbytes older than 0.43.2: every 4-bit Linear keeps its input for backward"))
+    m.add_argument("--lora-kernels", default="peft", choices=LORA_KERNELS,
+                   help=_("LoRA autograd: peft (one node per Linear and adapter) or fused (Unsloth's fused LoRA blocks keep "
+                          "only the MLP input and the gate and up outputs)"))
     m.add_argument("--no-double-quant", action="store_true",
                    help=_("qlora base without bitsandbytes double quantisation (4.5 instead of 4.127 bits a weight)"))
     m.add_argument("--weight-loading", default="per-tensor", choices=WEIGHT_LOADERS,
@@ -499,12 +508,13 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         mla_decode_weights=args.mla_decode_weights, paged_block_tokens=args.kv_block_tokens, kbit_fp32_upcast=args.kbit_fp32_upcast,
         kbit_embeddings_bf16=args.kbit_embeddings_bf16,
         fsdp1_mixed_flat_params=args.fsdp1_mixed_flat_params, lora_dropout=args.lora_dropout,
-        legacy_bnb_matmul=args.legacy_bnb_matmul, weight_loading=args.weight_loading,
+        legacy_bnb_matmul=args.legacy_bnb_matmul, lora_kernels=args.lora_kernels, weight_loading=args.weight_loading,
         double_quant=not args.no_double_quant, pipeline_parallel=args.pp, pipeline_schedule=args.pp_schedule,
         pipeline_microbatches=args.pp_microbatches, pipeline_stages_per_rank=args.pp_stages_per_rank,
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
+        embeddings_on_host=args.embeddings_on_host,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -519,7 +529,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "mla_decode_weights": "--mla-decode-weights",
                 "fsdp1_mixed_flat_params": "--fsdp1-mixed-flat-params",
                 "kbit_embeddings_bf16": "--kbit-embeddings-bf16", "lora_dropout": "--lora-dropout",
-                "pipeline_parallel": "--pp", "pipeline_schedule": "--pp-schedule",
+                "lora_kernels": "--lora-kernels", "pipeline_parallel": "--pp", "pipeline_schedule": "--pp-schedule",
                 "pipeline_microbatches": "--pp-microbatches", "pipeline_stages_per_rank": "--pp-stages-per-rank",
                 "longest_sample_tokens": "--longest-sample-tokens", "prompt_tokens": "--prompt-tokens",
                 "prompt_logits": "--prompt-logits"}

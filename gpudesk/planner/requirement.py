@@ -20,6 +20,7 @@ from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
 from gpudesk.sizing.memory import MODES
 from gpudesk.sizing.activations import LOSS_MODES
+from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.memory_train import OFFLOAD_MODES, SHARDING_MODES
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS, MLA_DECODE_WEIGHTS, PROMPT_LOGITS
@@ -73,7 +74,7 @@ class ModelMemory:
     Adam step), ``zero_grad_keeps_grads`` (PyTorch < 2.0), ``cuda_lazy_loading`` (CUDA >= 11.7),
     ``kbit_fp32_upcast`` (PEFT ``prepare_model_for_kbit_training``), ``kbit_embeddings_bf16`` (TRL casts embeddings
     and LM head back to bf16), ``fsdp1_mixed_flat_params`` (adapters and frozen
-    base in one FSDP1 FlatParameter), ``lora_dropout``, ``legacy_bnb_matmul`` (bitsandbytes < 0.43.2), ``weight_loading`` (how the weights reach the GPU: per-tensor /
+    base in one FSDP1 FlatParameter), ``lora_dropout``, ``legacy_bnb_matmul`` (bitsandbytes < 0.43.2), ``lora_kernels`` (peft / fused: Unsloth's fused LoRA blocks), ``weight_loading`` (how the weights reach the GPU: per-tensor /
     nf4-nearest-search / fsdp1-sync-states), ``double_quant`` (QLoRA NF4 double quantisation) and, for
     inference, ``kv_cache_impl`` (paged / dynamic / legacy-tuple / static / static-linear-mask) and
     ``mla_decode_weights`` (up-proj / absorbed / none: MLA decode matrices by vLLM era), ``prompt_logits`` (last /
@@ -81,7 +82,8 @@ class ModelMemory:
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
     full gradients under ``no_sync()``); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
     AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``tp_replicated_vocab`` (inference tensor
-    parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``framework``
+    parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``embeddings_on_host``
+    (inference that keeps the input embedding table in host memory, ExLlama); ``framework``
     only chooses which published cases give the estimate's expected error band. Training-speed inputs of
     Megatron-style runs: ``mtp_layers`` (multi-token-prediction depths trained with the model, Megatron-Core
     ``--mtp-num-layers``) and ``recompute_modules`` (what selective recompute redoes, Megatron-Core
@@ -128,12 +130,14 @@ class ModelMemory:
     fsdp1_mixed_flat_params: bool = False
     lora_dropout: float = 0.0
     legacy_bnb_matmul: bool = False
+    lora_kernels: str = "peft"
     weight_loading: str = "per-tensor"
     double_quant: bool = True
     prompt_logits: str = "last"
     fsdp1_sync_each_batch: bool = False
     fused_qkv_load: bool = False
     tp_replicated_vocab: bool = False
+    embeddings_on_host: bool = False
     framework: str | None = None
     mtp_layers: int = 0
     recompute_modules: list[str] = field(default_factory=list)
@@ -348,6 +352,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.mla_decode_weights", m.mla_decode_weights, MLA_DECODE_WEIGHTS)
     check(_choice, "model.prompt_logits", m.prompt_logits, PROMPT_LOGITS)
     check(_choice, "model.weight_loading", m.weight_loading, WEIGHT_LOADERS)
+    check(_choice, "model.lora_kernels", m.lora_kernels, LORA_KERNELS)
     check(_num, "model.lora_dropout", m.lora_dropout, maximum=0.99, strict=False)
     if m.framework is not None:
         check(_choice, "model.framework", m.framework, FRAMEWORKS)

@@ -38,7 +38,7 @@ def recompute_value_text(value: str) -> str:
 
 
 LOGITS_BYTES_PER_ELEMENT = 12
-LOSS_MODES = ("standard", "standard-16bit", "standard-compiled", "chunked", "fused")
+LOSS_MODES = ("standard", "standard-16bit", "standard-compiled", "chunked", "fused", "inplace-16bit")
 # A loss on 16-bit logits without the fp32 upcast (models whose forward does not call ``logits.float()``, e.g. a
 # plain ``F.cross_entropy`` on bf16 logits): log_softmax saves its bf16 output and the two backward gradients are
 # bf16 too, 3 x 2 bytes per element (PyTorch ``log_softmax`` / ``nll_loss`` keep the input dtype,
@@ -67,6 +67,14 @@ CHUNKED_COMPILED_LOGITS_BYTES_PER_ELEMENT = 2 + 2 / CHUNKED_LOSS_CHUNKS
 # b*s*h/V tokens, so the live logits and their gradient are ~ b*s*h elements in fp32 (+ the bf16 chunk), ~10 B each.
 # https://github.com/linkedin/Liger-Kernel/blob/main/src/liger_kernel/ops/fused_linear_cross_entropy.py
 FUSED_LOSS_BYTES_PER_HIDDEN_ELEMENT = 10
+# A cross-entropy kernel that saves the 16-bit logits with one fp32 log-sum-exp per row and writes the gradient of
+# the logits into the logits' own buffer in backward (Unsloth ``Fast_CrossEntropyLoss``: ``ctx.save_for_backward(logits,
+# logsumexp, labels)``, and ``backward`` runs ``_cross_entropy_backward`` on ``logits`` and returns ``logits`` as the
+# gradient; https://github.com/unslothai/unsloth/blob/main/unsloth/kernels/cross_entropy_loss.py): one 16-bit copy,
+# 2 B/element (the per-row fp32 statistics, 4 B a token, are negligible). When the model's forward casts the logits
+# to another dtype first (Unsloth's ``logits = logits.to(self.config.torch_dtype)``, unsloth/models/llama.py, with fp16
+# compute on a bf16 checkpoint), the cast's copy and its gradient add copies: ``standard-16bit`` is the closer count.
+INPLACE_LOGITS_BYTES_PER_ELEMENT = 2
 
 
 def activation_bytes_per_layer(
@@ -164,7 +172,8 @@ def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: in
     """Logits + cross-entropy buffers for a loss implementation: ``standard`` (full fp32 logits and gradient,
     12 B/element), ``standard-16bit`` (no fp32 upcast, 6 B/element), ``standard-compiled`` (the fp32 upcast inside a
     torch.compile'd loss, 4 B/element), ``chunked`` (torchtune, 3.5 B/element eager,
-    2.25 under torch.compile) or ``fused`` (Liger fused linear CE, ~10*b*s*h bytes).
+    2.25 under torch.compile), ``fused`` (Liger fused linear CE, ~10*b*s*h bytes) or ``inplace-16bit`` (16-bit logits
+    whose gradient is written in place, 2 B/element: Unsloth's Triton cross-entropy).
 
     Raises:
         SizingError: unknown loss mode or non-positive sizes.
@@ -177,6 +186,8 @@ def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: in
     if mode == "standard-compiled":
         return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel,
                             COMPILED_UPCAST_LOGITS_BYTES_PER_ELEMENT)
+    if mode == "inplace-16bit":
+        return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel, INPLACE_LOGITS_BYTES_PER_ELEMENT)
     if mode == "chunked":
         per_element = CHUNKED_COMPILED_LOGITS_BYTES_PER_ELEMENT if compiled else CHUNKED_LOGITS_BYTES_PER_ELEMENT
         return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel, per_element)

@@ -19,16 +19,31 @@ the input is saved for ``weight``'s gradient only), so a frozen layer keeps, per
   activation", https://github.com/bitsandbytes-foundation/bitsandbytes/pull/1270), so every distinct Linear input
   is kept.
 
+- ``lora_kernels="fused"``: hand-written autograd functions that run the frozen matmul, the adapter and the
+  activation function of a whole block as one node (Unsloth ``LoRA_QKV`` / ``LoRA_W`` / ``LoRA_MLP``,
+  https://github.com/unslothai/unsloth/blob/main/unsloth/kernels/fast_lora.py). ``LoRA_MLP.forward`` saves only
+  ``X, e, g`` (its input and the gate and up outputs) and recomputes ``h = act(e) * g`` in backward, so the
+  activation output and the down projection's input are not kept (2 ffn-wide tensors instead of 3 + 1);
+  ``LoRA_QKV`` saves its input ``X`` once for q, k and v; ``LoRA_W`` (o_proj) saves the attention output, which the
+  attention kernel keeps already. The 4-bit weights are dequantised inside these functions (``fast_dequantize``),
+  never through bitsandbytes' ``MatMul4Bit``, so the old bitsandbytes input copies do not arise for fused blocks. Unsloth patches a
+  block with them only when every projection of the block has an adapter and dropout is 0
+  (``FastLlamaModel.patch_peft_model``); a block that does not qualify keeps the PEFT path above.
+
 So QLoRA on all linear layers with dropout, or under old bitsandbytes, keeps more than LoRA on q and v: the
 difference is in which adapters and which library versions run, both inputs a user types.
 """
 
 from __future__ import annotations
 
-from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, positive_int
+from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, positive_int
 from gpudesk.sizing.errors import SizingError
 from gpudesk.i18n import _
 from gpudesk.sizing.shapes import ModelSpec
+
+LORA_KERNELS = ("peft", "fused")
+ATTENTION_BLOCK = ("q_proj", "k_proj", "v_proj")
+MLP_BLOCK = ("gate_proj", "up_proj", "down_proj")
 
 # Which distinct tensor feeds each adapted module (q, k, v share the attention input; gate and up the MLP input).
 INPUT_OF_MODULE = {"q_proj": "attn_in", "k_proj": "attn_in", "v_proj": "attn_in", "o_proj": "attn_out",
@@ -44,12 +59,15 @@ def _widths(spec: ModelSpec) -> dict[str, int]:
 
 def frozen_layer_activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int,
                                   targets: tuple[str, ...], *, lora_dropout: float = 0.0,
-                                  flash_attention: bool = True, legacy_bnb_matmul: bool = False) -> float:
+                                  flash_attention: bool = True, legacy_bnb_matmul: bool = False,
+                                  lora_kernels: str = "peft") -> float:
     """Bytes one frozen-base layer with LoRA adapters on ``targets`` keeps for backward (16-bit activations).
+    ``lora_kernels``: ``peft`` (one autograd node per Linear and adapter) or ``fused`` (Unsloth-style fused blocks).
 
     Raises:
-        SizingError: a dropout outside [0, 1) or non-positive sizes.
+        SizingError: a dropout outside [0, 1), an unknown kernel choice or non-positive sizes.
     """
+    kernels = choice("lora_kernels", lora_kernels, LORA_KERNELS)
     if not 0.0 <= lora_dropout < 1.0:
         raise SizingError("lora_dropout", _("LoRA dropout must be at least 0 and below 1, got {value:g}.").format(
             value=lora_dropout))
@@ -68,6 +86,17 @@ def frozen_layer_activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_ba
     mlp = tokens * 2 * ffn * (3 if spec.gated else 1)
     kept_inputs = {"attn_out"}  # the attention output is saved by the attention kernel already
     adapters = 0.0
+    fused = kernels == "fused" and lora_dropout == 0
+    if fused and all(n in targets for n in ATTENTION_BLOCK):
+        adapters += tokens * 2 * widths["attn_in"]  # LoRA_QKV saves X once
+        kept_inputs.add("attn_in")
+        targets = tuple(n for n in targets if n not in ATTENTION_BLOCK)
+    if fused and "o_proj" in targets:
+        targets = tuple(n for n in targets if n != "o_proj")  # LoRA_W saves the attention output (kept already)
+    if fused and spec.gated and all(n in targets for n in MLP_BLOCK):
+        mlp = tokens * 2 * (h + 2 * ffn)  # LoRA_MLP saves X, e, g; act(e) * g is recomputed in backward
+        kept_inputs.update({"mlp_in", "down_in"})
+        targets = tuple(n for n in targets if n not in MLP_BLOCK)
     for name in targets:
         group = INPUT_OF_MODULE[name]
         if lora_dropout > 0:

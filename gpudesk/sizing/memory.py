@@ -83,6 +83,7 @@ class MemoryWorkload:
             (:mod:`gpudesk.sizing.fused_load`).
         tp_replicated_vocab: inference under tensor parallelism that keeps the embedding and LM head whole on
             every GPU (lit-gpt ``generate/tp.py``), instead of splitting the vocabulary (vLLM, Megatron-LM).
+        embeddings_on_host: inference that keeps the input embedding table in host memory (ExLlama's device map).
         prompt_tokens: inference prompt tokens per sequence, the prefill's length (None: the whole
             ``context_tokens``).
         mla_decode_weights: inference of an MLA model (DeepSeek-V2/V3): the 16-bit decode matrices the engine
@@ -99,6 +100,8 @@ class MemoryWorkload:
         lora_dropout: the adapters' dropout (PEFT ``LoraConfig`` default 0): above 0 each adapter keeps its own copy
             of its input.
         legacy_bnb_matmul: QLoRA with bitsandbytes < 0.43.2 (every 4-bit Linear keeps its input).
+        lora_kernels: ``peft`` (one autograd node per Linear and adapter) or ``fused`` (Unsloth's fused LoRA
+            blocks, which keep the MLP's input, gate and up outputs only; :mod:`gpudesk.sizing.activations_lora`).
         weight_loading: how the weights reach the GPU (``per-tensor``, ``nf4-nearest-search`` for torchao's
             unchunked ``to_nf4`` before May 2024, ``fsdp1-sync-states`` for FSDP1 ``sync_module_states`` from rank
             0's CPU copy): the blocks cached while loading set the reserved peak when they exceed training's
@@ -151,6 +154,7 @@ class MemoryWorkload:
     fsdp1_mixed_flat_params: bool = False
     lora_dropout: float = 0.0
     legacy_bnb_matmul: bool = False
+    lora_kernels: str = "peft"
     weight_loading: str = "per-tensor"
     double_quant: bool = True
     pipeline_parallel: int = 1
@@ -164,6 +168,7 @@ class MemoryWorkload:
     fsdp1_no_sync: bool = True
     fused_qkv_load: bool = False
     tp_replicated_vocab: bool = False
+    embeddings_on_host: bool = False
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -232,7 +237,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         activation_bytes_per_sample=w.activation_bytes_per_sample, overheads=w.overheads,
         kv_cache_impl=w.kv_cache_impl, mla_decode_weights=w.mla_decode_weights, prompt_logits=w.prompt_logits,
         prefill_tokens=w.prompt_tokens, fused_qkv_load=w.fused_qkv_load,
-        tp_replicated_vocab=w.tp_replicated_vocab,
+        tp_replicated_vocab=w.tp_replicated_vocab, embeddings_on_host=w.embeddings_on_host,
     )
 
 
@@ -285,5 +290,5 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         kbit_fp32_upcast=w.kbit_fp32_upcast, kbit_embeddings_bf16=w.kbit_embeddings_bf16,
         fsdp1_mixed_flat_params=w.fsdp1_mixed_flat_params and w.fsdp_version == 1,
         lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul, weight_loading=w.weight_loading,
-        double_quant=w.double_quant, fsdp_version=w.fsdp_version,
+        double_quant=w.double_quant, fsdp_version=w.fsdp_version, lora_kernels=w.lora_kernels,
     )

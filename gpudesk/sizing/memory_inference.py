@@ -335,6 +335,10 @@ def prefill_workspace_bytes(spec: ModelSpec, prefill_tokens: int, flash_attentio
     return max(layer + scores, logits)
 
 
+# Quantised checkpoints keep the embedding table in 16-bit (weight_bytes counts it so).
+EMBEDDING_TABLE_BYTES_PER_PARAM = 2
+
+
 def inference_memory(
     spec: ModelSpec,
     *,
@@ -354,6 +358,7 @@ def inference_memory(
     prompt_logits: str = "last",
     fused_qkv_load: bool = False,
     tp_replicated_vocab: bool = False,
+    embeddings_on_host: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each.
 
@@ -377,6 +382,11 @@ def inference_memory(
     the cache.
     ``fused_qkv_load``: the q, k and v projections are fused after loading (AutoAWQ ``fuse_layers=True``), so the
     allocated peak may be the loading moment that holds them twice (:mod:`gpudesk.sizing.fused_load`).
+    ``embeddings_on_host``: the input embedding table stays in host memory and only the looked-up rows are copied
+    to the GPU (ExLlama ``ExLlamaDeviceMap.embed_tokens = "cpu"``, ``ExLlama.__init__`` builds ``embed_tokens`` on
+    that device and ``forward`` moves the hidden states to the first layer's GPU;
+    https://github.com/turboderp/exllama/blob/master/model.py): the table's 16-bit bytes leave the weights. A
+    tied table is the LM head too and stays on the GPU.
 
     Raises:
         SizingError / ShapeError: invalid input, named by field.
@@ -398,6 +408,11 @@ def inference_memory(
         vocab_extra = replicated_vocab_extra_bytes(spec, weight_format, t)
         parts["weights"] += vocab_extra
         assumptions.append(replicated_vocab_note(vocab_extra))
+    if embeddings_on_host and not spec.tied_embeddings and spec.vocab_size and spec.hidden_size:
+        host_table = EMBEDDING_TABLE_BYTES_PER_PARAM * spec.vocab_size * spec.hidden_size / t
+        parts["weights"] = max(0.0, parts["weights"] - host_table)
+        assumptions.append((_("input embedding table in host memory ({gib:.2f} GiB off the GPU)").format(
+            gib=host_table / 2**30), "turboderp/exllama model.py ExLlamaDeviceMap (embed_tokens = 'cpu')"))
     if mla_extra:
         assumptions.append((_("MLA decode matrices ({mode}) kept beside the weights: {gib:.2f} GiB per GPU").format(
             mode=mla_decode_weights, gib=mla_extra / 2**30),

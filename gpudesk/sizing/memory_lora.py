@@ -173,6 +173,7 @@ def lora_memory(
     weight_loading: str = "per-tensor",
     double_quant: bool = True,
     fsdp_version: int = 2,
+    lora_kernels: str = "peft",
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -244,7 +245,8 @@ def lora_memory(
         dims = spec.transformer_dims
         frozen = frozen_layer_activation_bytes(spec, seq_len_tokens, micro_batch_size, names, lora_dropout=lora_dropout,
                                                flash_attention=flash_attention,
-                                               legacy_bnb_matmul=legacy_bnb_matmul and kind == "qlora")
+                                               legacy_bnb_matmul=legacy_bnb_matmul and kind == "qlora",
+                                               lora_kernels=lora_kernels)
         trained = activation_bytes_per_layer(seq_len_tokens, micro_batch_size, dims.hidden_size,
                                              dims.num_attention_heads, spec.ffn_size, gated_mlp=spec.gated,
                                              flash_attention=flash_attention)
@@ -252,7 +254,7 @@ def lora_memory(
         acts = max(0.0, acts + (frozen - trained) * counted)
     if kbit_fp32_upcast and spec.is_transformer:
         acts += fp32_residual_extra_bytes(spec, seq_len_tokens, micro_batch_size, recompute, activation_offload)
-    fp32_head = kbit_fp32_upcast and not kbit_embeddings_bf16 and loss == "standard-16bit"
+    fp32_head = kbit_fp32_upcast and not kbit_embeddings_bf16 and loss in ("standard-16bit", "inplace-16bit")
     if fp32_head:
         logits *= FP32_HEAD_LOGITS_FACTOR
     parts: dict[str, float] = {"weights": base, "lora_adapters": adapters, "activations": acts, "logits": logits,

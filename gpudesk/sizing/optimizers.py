@@ -41,11 +41,13 @@ OPTIMIZER_ALIASES: dict[str, str] = {
     "paged_adamw_8bit": "adam-8bit", "paged_adamw8bit": "adam-8bit", "pagedadamw8bit": "adam-8bit",
     "paged_adamw": "adam", "paged_adamw_32bit": "adam", "pagedadamw": "adam",
     "adafactor": "adafactor", "sgd": "sgd", "sgd_momentum": "sgd",
+    # torch.optim.SGD with momentum=0 (its default) creates no ``momentum_buffer``: no state at all.
+    "sgd_plain": "sgd-plain",
 }
 PARAM_PRECISIONS = ("bf16", "fp16", "fp8", "fp32", "fp16-amp", "bf16-amp", "bf16-pure")
 OPTIMIZER_NAMES: tuple[str, ...] = tuple(LEGACY_ACCOUNTING) + tuple(OPTIMIZER_ALIASES)
 # family -> (number of states, bytes of one state per parameter in fp32)
-_STATE_COUNT: dict[str, float] = {"adam": 2, "adam-8bit": 2, "adafactor": 0, "sgd": 1}
+_STATE_COUNT: dict[str, float] = {"adam": 2, "adam-8bit": 2, "adafactor": 0, "sgd": 1, "sgd-plain": 0}
 
 
 def precision_family(precision: str) -> str:
@@ -135,4 +137,5 @@ def optimizer_source(optimizer: str) -> str:
         "adamw-bf16": "pure-bf16 AdamW, huggingface/transformers PR 21312: 8 B/param",
         "adafactor": "Shazeer & Stern 2018, Adafactor (arXiv 1804.04235): factored second moment",
         "sgd": "EleutherAI Transformer Math 101: SGD with momentum, one state",
+        "sgd-plain": "torch/optim/sgd.py: momentum 0 keeps no momentum_buffer",
     }.get(fam, "gpudesk.sizing.optimizers")

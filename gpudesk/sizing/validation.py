@@ -175,6 +175,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         kbit_embeddings_bf16=bool(case.get("kbit_embeddings_bf16", False)),
         fsdp1_mixed_flat_params=bool(case.get("fsdp1_mixed_flat_params", False)),
         lora_dropout=float(case.get("lora_dropout", 0.0)), legacy_bnb_matmul=bool(case.get("legacy_bnb_matmul", False)),
+        lora_kernels=str(case.get("lora_kernels", "peft")),
         weight_loading=str(case.get("weight_loading", "per-tensor")),
         double_quant=bool(case.get("bnb_double_quant", True)),
         pipeline_parallel=int(case.get("pipeline_parallel") or 1),
@@ -184,6 +185,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         longest_sample_tokens=int(case["longest_sample_tokens"]) if case.get("longest_sample_tokens") else None,
         fused_qkv_load=bool(case.get("fused_qkv_load", False)),
         tp_replicated_vocab=bool(case.get("tp_replicated_vocab", False)),
+        embeddings_on_host=bool(case.get("embeddings_on_host", False)),
     )
 
 

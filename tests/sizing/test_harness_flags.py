@@ -41,6 +41,8 @@ def cli_args(case: dict) -> list[str]:
             args.append("--fused-qkv-load")
         if case.get("tp_replicated_vocab"):
             args.append("--tp-replicated-vocab")
+        if case.get("embeddings_on_host"):
+            args.append("--embeddings-on-host")
         if not case.get("flash_attention", True):
             args.append("--no-flash")
     else:
@@ -57,6 +59,7 @@ def cli_args(case: dict) -> list[str]:
                  "--lora-rank", str(case.get("lora_rank") or 16),
                  "--lora-targets", case.get("lora_targets") or "all-linear",
                  "--lora-dropout", str(case.get("lora_dropout", 0.0)),
+                 "--lora-kernels", case.get("lora_kernels", "peft"),
                  "--weight-loading", case.get("weight_loading", "per-tensor")]
         for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("sp_gathered_inputs", "--sp-gathered-inputs"), ("optimizer_in_backward", "--optimizer-in-backward"),
                           ("activation_offload", "--activation-offload"), ("compile", "--compile"),

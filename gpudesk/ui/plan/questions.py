@@ -17,6 +17,7 @@ from gpudesk.planner import DataIO, ModelMemory, Operations, SoftwareStack, TcoA
 from gpudesk.planner.requirement import DECODE_PATHS, MODALITIES, PRECISIONS, RECOMPUTE_CHOICES
 from gpudesk.sizing import SHARDING_MODES, parse_param_count
 from gpudesk.sizing.activations import LOSS_MODES
+from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.memory import MODES
@@ -161,7 +162,7 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.context_parallel", translate("PlanQuestions", "Context parallel"), kind="int", unit=translate("PlanQuestions", "GPUs"), minimum=1,
                tooltip=translate("PlanQuestions", "The sequence is split over this many GPUs (ring attention).")),
             _f("model.loss", translate("PlanQuestions", "Cross-entropy loss"), kind="choice", choices=_plain(LOSS_MODES),
-               tooltip=translate("PlanQuestions", "standard: full fp32 logits; standard-16bit: 16-bit logits without the fp32 upcast; standard-compiled: the fp32 upcast inside a torch.compile'd loss (torchtitan since 2025-04); chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy.")),
+               tooltip=translate("PlanQuestions", "standard: full fp32 logits; standard-16bit: 16-bit logits without the fp32 upcast; standard-compiled: the fp32 upcast inside a torch.compile'd loss (torchtitan since 2025-04); chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy; inplace-16bit: 16-bit logits whose gradient is written in place (Unsloth).")),
             _f("model.optimizer_in_backward", translate("PlanQuestions", "Optimizer step in backward"), kind="bool",
                tooltip=translate("PlanQuestions", "Each parameter is updated as soon as its gradient is ready: no full gradient buffer.")),
             _f("model.activation_offload", translate("PlanQuestions", "Offload activations to host"), kind="bool"),
@@ -190,6 +191,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "Above 0 every adapter keeps its own copy of its input for backward (PEFT's default is 0).")),
             _f("model.legacy_bnb_matmul", translate("PlanQuestions", "bitsandbytes older than 0.43.2 (QLoRA)"), kind="bool",
                tooltip=translate("PlanQuestions", "Old bitsandbytes keeps the input of every 4-bit Linear for backward, frozen ones included.")),
+            _f("model.lora_kernels", translate("PlanQuestions", "LoRA kernels"), kind="choice", choices=_plain(LORA_KERNELS),
+               tooltip=translate("PlanQuestions", "peft: one autograd node per Linear and adapter; fused: Unsloth's fused LoRA blocks keep only the MLP input and the gate and up outputs.")),
             _f("model.double_quant", translate("PlanQuestions", "NF4 double quantisation (QLoRA)"), kind="bool",
                tooltip=translate("PlanQuestions", "bitsandbytes bnb_4bit_use_double_quant: 4.127 bits a weight; off: 4.5 bits.")),
             _f("model.weight_loading", translate("PlanQuestions", "Weight loading"), kind="choice", choices=_plain(WEIGHT_LOADERS),
@@ -206,6 +209,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "Inference with AutoAWQ fuse_layers=True: every layer's q, k and v are copied into one matrix before the unfused layers are freed, so the peak may be while loading.")),
             _f("model.tp_replicated_vocab", translate("PlanQuestions", "Embedding and LM head on every TP GPU"), kind="bool",
                tooltip=translate("PlanQuestions", "Inference with tensor parallelism that shards only the decoder blocks (lit-gpt generate/tp.py): every GPU keeps the whole embedding and LM head. Off: the vocabulary is split (vLLM, SGLang, Megatron-LM).")),
+            _f("model.embeddings_on_host", translate("PlanQuestions", "Input embedding table in host memory"), kind="bool",
+               tooltip=translate("PlanQuestions", "Inference engines such as ExLlama keep the embedding table on the CPU and copy only the looked-up rows to the GPU.")),
             _f("model.mla_decode_weights", translate("PlanQuestions", "MLA decode matrices"), kind="choice", choices=_plain(MLA_DECODE_WEIGHTS),
                tooltip=translate("PlanQuestions", "DeepSeek-V2/V3 serving: up-proj: vLLM since March 2025 (a 16-bit copy of a quantised kv_b_proj); absorbed: vLLM 0.7.1 to 0.7.3 (absorbed W_Q_UK and W_UV_O); none: HF transformers.")),
             _f("model.activation_bytes_per_sample", translate("PlanQuestions", "Activations per sample (non-transformer)"), kind="int", unit="MB", scale=MB,
