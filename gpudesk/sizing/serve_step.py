@@ -151,6 +151,7 @@ from gpudesk.sizing.serve_rates import (
 )
 from gpudesk.sizing.serve_moe_tiles import MOE_TILE_SOURCE, MoeTiles, fused_moe_tiles, padded_expert_rows
 from gpudesk.sizing.serve_dp_attention import DP_ATTENTION_SOURCE, attention_params_per_layer, attention_tp
+from gpudesk.sizing.serve_rocm_mla import ROCM_MLA_DEQUANT_SOURCE, rocm_mla_dequant_per_step
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
 from gpudesk.sizing.time import ring_allreduce_bytes
@@ -412,6 +413,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     linear = _linear_format(fmt, block_fp8)
     quant_kernels = activation_quant_kernels(spec, load.engine, engine_version_tuple(load.engine_version), linear)
     kernels += quant_kernels
+    mla_dequant_kernels, mla_dequant_bytes = rocm_mla_dequant_per_step(spec, load.engine, gpu.vendor, fmt, attn_tp)
+    kernels += mla_dequant_kernels
     layer_s = kernels * kernel_s / dims.layers
     alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None \
         else (0.0, "")
@@ -446,6 +449,12 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     block_rate = gpu.memory_bandwidth_gbps * 1e9 * BLOCK_FP8_WEIGHT_STREAM_SHARE
     hbm_rate = gpu.memory_bandwidth_gbps * 1e9 * hbm_eff
     dense_extra = block_bytes * max(0.0, 1 / block_rate - 1 / hbm_rate) if block_bytes else 0.0
+    dense_extra += mla_dequant_bytes / hbm_rate
+    if mla_dequant_kernels:
+        assumptions.append(Assumption("rocm_mla_weight_dequant", _(
+            "{kernels} kernels and {gb:.2f} GB per step cast the FP8 MLA up-projection weights to BF16 before "
+            "their batched matmuls").format(kernels=mla_dequant_kernels, gb=mla_dequant_bytes / 1e9),
+            ROCM_MLA_DEQUANT_SOURCE))
     if block_bytes:
         assumptions.append(Assumption("block_fp8_weight_stream", _(
             "{gb:.2f} GB of block-FP8 dense weights per GPU read at {share:.3g} of the memory bandwidth").format(
