@@ -245,6 +245,17 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                                   "required_limits with max_buffer_size = adapter.limits().max_buffer_size; WebGPU: "
                                   "requestDevice({requiredLimits: {maxBufferSize: adapter.limits.maxBufferSize}})), or "
                                   "split the buffer below the limit")
+    if key == "buffer_limit" and r.platform in ("metal", "mps") and r.runtime in (None, "llamacpp", "ollama"):
+        # Metal refuses one buffer above MTLDevice.maxBufferLength whatever the free memory, and llama.cpp's compute
+        # buffer is one buffer that cannot be split; its size grows with the micro-batch and the context, and flash
+        # attention avoids materialising the attention scores in it (slaren in llama.cpp#6861: a smaller -ub such as
+        # 64, or flash attention; a smaller context when the model and its context do not fit the device anyway).
+        # The limit itself is MTLDevice.maxBufferLength (Apple's Metal documentation), readable through PyObjC.
+        fixes["buffer_limit"] = _("Make the largest Metal buffer smaller than the device's maxBufferLength (python3 -c "
+                                  "\"import Metal; print(Metal.MTLCreateSystemDefaultDevice().maxBufferLength())\"): "
+                                  "for llama.cpp a smaller micro-batch (-ub 64 or 128) or context (-c), or flash "
+                                  "attention (-fa), which shrinks the compute buffer; other runtimes: a smaller batch "
+                                  "or sequence")
     if key == "buffer_limit" and r.runtime == "mlc":
         # TVM's Relax VM plans its buffers statically for the context and prefill chunk the model was configured with
         # (src/runtime/relax_vm/memory_manager.cc); a request beyond the planned region needs a plan that covers it.
