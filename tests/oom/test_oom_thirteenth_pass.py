@@ -7,6 +7,7 @@ marked as such and keeps the mechanism's own words. Negative cases check that ea
 from __future__ import annotations
 
 from gpudesk.oom import diagnose_text, parse_text
+from gpudesk.oom.user_context import UserContext
 
 # ggml-org/llama.cpp#6861 (a 7B GGUF with a 32k context on an iPhone 15 Pro): Metal's debug layer refuses the
 # compute buffer, 0x86004000 = 2248163328 bytes, against the 2048 MB per-buffer limit.
@@ -105,3 +106,26 @@ def test_profiling_words_without_an_out_of_memory_error_are_not_the_budget():
     # vLLM's own log line on a healthy start: no failure to explain.
     d = diagnose_text("INFO 10-24 18:10:17 enc_dec_model_runner.py:301] Starting profile run for multi-modal models.")
     assert not d.causes or d.causes[0].id != "kv_cache_budget"
+
+
+# --- WSL2's pinned-memory limit beside a figureless message -------------------------------------------------------
+
+def _ranked(text: str, **context: object) -> list[tuple[str, str | None]]:
+    d = diagnose_text(text, context=UserContext(**context) if context else None)  # type: ignore[arg-type]
+    return [(c.id, c.evidence.get("deciding_check")) for c in d.causes]
+
+
+def test_a_figureless_oom_under_wsl_ranks_the_pinned_memory_limit_with_its_check():
+    # ddPn08/rvc-webui#78: the issue title is the only error text; pin_memory=False in the DataLoader was the fix. No
+    # figure tells it from the job's own need, so the limit is ranked, not asserted first.
+    for context in ({"host_os": "wsl"}, {}):  # the user's input, or the words "in WSL2" in the text
+        ranked = _ranked("CUDA out of memory in WSL2", **context)
+        assert ("not_capacity", "pin_memory") in ranked[:2], (context, ranked)
+
+
+def test_pinned_memory_is_not_ranked_off_wsl_or_when_the_figures_speak():
+    assert ("not_capacity", "pin_memory") not in _ranked("CUDA out of memory", host_os="linux")
+    # Variant under WSL with PyTorch's figures: they decide (a request larger than what is free), no pinned guess added.
+    figures = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 8.00 GiB total "
+               "capacity; 5.50 GiB already allocated; 1.20 GiB free; 5.60 GiB reserved in total by PyTorch)")
+    assert ("not_capacity", "pin_memory") not in _ranked(figures, host_os="wsl")

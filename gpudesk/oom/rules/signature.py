@@ -418,6 +418,12 @@ def check(f: Facts) -> list[Cause]:
         # A unified-memory allocator failing with no figures and no OS said (signatures.names_unified_allocator):
         # the device or the OS cannot oversubscribe managed memory (0.55, above the bare error's shortage).
         out.append(_not_capacity("managed_oversubscription", 0.55, f))
+    if sig is None and _wsl(f) and _figureless_device_oom(f):
+        # WSL2 limits page-locked host memory (docs.nvidia.com/cuda/wsl-user-guide, "Known Limitations": pinned system
+        # memory availability is limited), and a DataLoader's pin_memory=True fails there as a CUDA out-of-memory
+        # (ddPn08/rvc-webui#78: "CUDA out of memory in WSL2", fixed by pin_memory=False). A message with no figure
+        # cannot tell it from the job's own need, so it is ranked beside the shortage (0.4, second), with its check.
+        out.append(_not_capacity("pin_memory", 0.4, f))
     if sig is None and r.backend == "directml" and r.host_os != "wsl" and f.requested is None and f.total is None:
         # DirectML runs on Direct3D 12 under WDDM, whose video memory manager backs device allocations with system
         # memory it can evict them to, so the Windows commit limit (RAM + page file) refuses them too
@@ -722,6 +728,13 @@ def _eager_handle(f: Facts) -> list[Cause]:
 
 
 _ASYNC_NOTE = "kernel errors might be asynchronously reported"
+
+
+def _figureless_device_oom(f: Facts) -> bool:
+    """A recognised CUDA out-of-memory text with no request, capacity, free or held figure."""
+    r = f.report
+    return (r.source == "text" and r.kind != "unknown" and r.platform in (None, "cuda") and not f.other
+            and all(v is None for v in (f.requested, f.total, f.free, f.allocated, f.reserved)))
 
 
 def _wsl(f: Facts) -> bool:
