@@ -63,6 +63,8 @@ def test_an_address_in_an_out_of_memory_text_is_not_a_size():
     # A pointer printed next to the failure is not the request.
     report = parse_text("cudaMalloc failed: out of memory (ptr=0x7f3a1b2c3d40)")
     assert report.requested_bytes is None
+    # A pointer after an allocator's name is not its size either.
+    assert parse_text("malloc 0x55d4c3a2b000 failed: out of memory").requested_bytes is None
 
 
 def test_must_not_exceed_without_a_buffer_length_is_not_an_allocation():

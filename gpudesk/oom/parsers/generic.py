@@ -39,8 +39,11 @@ _UNITS = {
     "p": 1024**5, "pb": 1024**5, "pib": 1024**5,
     "e": 1024**6, "eb": 1024**6, "eib": 1024**6,
 }
-# A number (thousands separators "25,600,000" or a decimal "14.48" / "14,48") and an optional unit.
-_NUM = r"(?<![\d.,])(\d{1,3}(?:,\d{3}){1,6}(?![\d.])|\d{1,20}(?:[.,]\d{1,20})?(?![\d]))"
+# A number (thousands separators "25,600,000" or a decimal "14.48" / "14,48") and an optional unit. A digit run that
+# continues a hexadecimal literal (an address such as "0x55d4c3a2b000", whose "2b" would read as two bytes) is none:
+# no digit, hexadecimal letter, "x", point or comma may precede it (a hexadecimal size is read whole, in decimal, by
+# ``_decimal_hex_sizes``).
+_NUM = r"(?<![\da-fA-FxX.,])(\d{1,3}(?:,\d{3}){1,6}(?![\d.])|\d{1,20}(?:[.,]\d{1,20})?(?![\d]))"
 _UNIT = r"(bytes?|[KMGTPE]i?B|[KMGTPE](?![a-zA-Z])|B(?![a-zA-Z]))?"
 _SIZE = _NUM + r"\s{0,2}" + _UNIT
 # Same, unit required (a bare number after "free" or "total" is too often something else).
@@ -455,8 +458,9 @@ def _field_size(text: str) -> int | None:
 # A hexadecimal figure where a size is meant: after a size word ("size = 0x...", "length 0x...", "allocate 0x...") or
 # before "bytes". Runtimes that log the raw argument of a failed call print it so (Metal's buffer validation, vendor
 # allocators such as Sophgo's bmlib); a hexadecimal number anywhere else (an address, a handle, an error code) is left
-# alone. The value is a count of bytes, as the argument it prints.
-_HEX_FIGURE = _c(r"(\b(?:size|length|len|bytes|allocate|alloc|malloc|requested)\s{0,2}[=:]?\s{0,2})0x([0-9a-f]{1,16})\b"
+# alone, and so is one after "alloc"/"malloc" ("malloc 0x55d4c3a2b000" is more often the pointer it returned). The
+# value is a count of bytes, as the argument it prints.
+_HEX_FIGURE = _c(r"(\b(?:size|length|len|bytes|allocate|requested)\s{0,2}[=:]?\s{0,2})0x([0-9a-f]{1,16})\b"
                  r"|\b0x([0-9a-f]{1,16})(\s{0,2}bytes?\b)")
 
 
