@@ -51,6 +51,8 @@ def test_metal_buffer_validation_is_the_per_buffer_limit_with_its_figures():
     assert (top.id, top.evidence["deciding_check"]) == ("not_capacity", "buffer_limit")
     # llama.cpp's knobs for its one unsplittable compute buffer, and Metal's own limit, not Vulkan's.
     assert "-ub" in top.fix and "-fa" in top.fix and "maxBufferLength" in top.fix
+    # The thread's own diagnosis (the model and its context do not fit the phone anyway) is ranked next.
+    assert d.causes[1].id == "genuine_shortage"
 
 
 def test_a_hexadecimal_size_after_a_size_word_or_before_bytes_is_a_count_of_bytes():

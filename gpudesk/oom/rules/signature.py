@@ -435,6 +435,14 @@ def check(f: Facts) -> list[Cause]:
     if sig == "buffer_limit" and _METAL_ARRAY_BUFFER in (r.text or "").lower():
         out.append(_metal_array_over_max_buffer(f))
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "buffer_limit" and r.platform == "metal" and _METAL_BUFFER_VALIDATION.search(r.text or ""):
+        # Metal's buffer validation: the per-buffer limit refused it (first), and on a device whose memory sets that
+        # limit a buffer this large often means the model and its context do not fit anyway (slaren in
+        # llama.cpp#6861: even without the compute buffer the allocations exceed what Metal can give the iPhone).
+        out.append(_not_capacity(sig, 0.96, f))
+        out.append(_shortage(0.5, f, _("Metal derives its limits from the device's memory: a buffer above the "
+                                       "per-buffer limit can mean that the model and its context do not fit this "
+                                       "device at all; then only a smaller context or model helps.")))
     elif sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
     elif sig == "xpu_large":
@@ -870,6 +878,8 @@ def _startup_pool(f: Facts) -> Cause:
 # MetalAllocator::malloc: "Attempting to allocate N bytes which is greater than the maximum allowed buffer size of M
 # bytes"; "[metal::malloc]" in later releases).
 _METAL_ARRAY_BUFFER = "which is greater than the maximum allowed buffer size"
+# Metal's debug layer validating a new buffer's length (signatures._BUFFER_LENGTH_LIMIT; llama.cpp#6861).
+_METAL_BUFFER_VALIDATION = re.compile(r"newbuffer\w{0,40}\*?:?\s{0,2}length\b[^\n]{0,60}must not exceed", re.IGNORECASE)
 
 
 def _metal_array_over_max_buffer(f: Facts) -> Cause:
