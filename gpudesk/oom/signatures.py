@@ -686,6 +686,14 @@ def token_pool_has_room(text: str) -> bool:
     return m is not None and int(m.group(2)) >= int(m.group(1))
 
 
+# A buffer's length checked against the device's per-buffer limit and refused: Metal's debug layer validating a new
+# buffer against MTLDevice.maxBufferLength (MTLDebugDevice "failed assertion `Buffer Validation newBufferWith*:length
+# 0x86004000 must not exceed 2048 MB"; llama.cpp#6861, where slaren notes Metal's maximum buffer size and that the
+# compute buffer cannot be split). The check names the limit of one buffer, not the device's free memory.
+_BUFFER_LENGTH_LIMIT = re.compile(r"\bbuffer.{0,200}?\blength\s{0,2}[=:]?\s{0,2}(?:0x[0-9a-f]{1,16}|\d{1,20})\s{0,2}"
+                                  r"(?:bytes?)?\s{0,3}(?:must not|may not|cannot|can't|shall not) exceed\b", re.IGNORECASE)
+
+
 def _region_limit(text: str, requested: int | None) -> bool:
     m = _REGION.search(text)
     return requested is not None and m is not None and requested > int(m.group(1))
@@ -731,7 +739,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "startup_pool"
     if _rmm_pool_cap(low):
         return "arena_limit"
-    if _region_limit(text, requested):
+    if _region_limit(text, requested) or _BUFFER_LENGTH_LIMIT.search(low):
         return "buffer_limit"
     if token_pool_has_room(text):
         return "token_pool_accounting"

@@ -39,8 +39,11 @@ _UNITS = {
     "p": 1024**5, "pb": 1024**5, "pib": 1024**5,
     "e": 1024**6, "eb": 1024**6, "eib": 1024**6,
 }
-# A number (thousands separators "25,600,000" or a decimal "14.48" / "14,48") and an optional unit.
-_NUM = r"(?<![\d.,])(\d{1,3}(?:,\d{3}){1,6}(?![\d.])|\d{1,20}(?:[.,]\d{1,20})?(?![\d]))"
+# A number (thousands separators "25,600,000" or a decimal "14.48" / "14,48") and an optional unit. A digit run that
+# continues a hexadecimal literal (an address such as "0x55d4c3a2b000", whose "2b" would read as two bytes) is none:
+# no digit, hexadecimal letter, "x", point or comma may precede it (a hexadecimal size is read whole, in decimal, by
+# ``_decimal_hex_sizes``).
+_NUM = r"(?<![\da-fA-FxX.,])(\d{1,3}(?:,\d{3}){1,6}(?![\d.])|\d{1,20}(?:[.,]\d{1,20})?(?![\d]))"
 _UNIT = r"(bytes?|[KMGTPE]i?B|[KMGTPE](?![a-zA-Z])|B(?![a-zA-Z]))?"
 _SIZE = _NUM + r"\s{0,2}" + _UNIT
 # Same, unit required (a bare number after "free" or "total" is too often something else).
@@ -68,6 +71,11 @@ def _c(pattern: str) -> re.Pattern[str]:
 
 # Each role's wordings; group 1 = number, group 2 = unit (absent = bytes).
 _REQUEST = [
+    # A buffer's length checked against a per-buffer limit (Metal's debug layer, MTLDebugDevice's "Buffer Validation":
+    # "newBufferWith*:length 0x86004000 must not exceed 2048 MB", the length in bytes, printed in hexadecimal and read
+    # as decimal by ``_decimal_hex_sizes``; llama.cpp#6861).
+    _c(r"\blength\s{0,2}[=:]?\s{0,2}" + _NUM + r"\s{0,2}(bytes?)?\s{0,3}(?:must not|may not|cannot|can't|does not|shall not)"
+       r"\s{1,3}exceed\b"),
     _c(r"(?:tried|trying|attempting|attempt|attempted) to (?:allocate|reserve)\s{1,3}(?:more than\s{1,3})?" + _SIZE),
     _c(r"allocat\w{0,5} (?:memory )?for requested buffer of size\s{1,3}" + _SIZE),
     _c(r"(?:memory )?allocation of size\s{1,3}" + _SIZE),
@@ -190,6 +198,7 @@ _PADDING = _c(r"extra memory due to padding\s{0,3}:\s{0,3}" + _SIZE_U)
 # logged before TensorFlow creates its allocator, so the free figure is what other processes left on the GPU.
 _START_MEMORY = _c(r"total ?memory:\s{0,3}" + _SIZE_U + r"\s{1,3}free ?memory:\s{0,3}" + _SIZE_U)
 _LIMIT = [
+    _c(r"\bmust not exceed\s{1,3}" + _SIZE_U),  # the limit of the same check (see _REQUEST)
     _c(r"maximum allowed buffer size of\s{1,3}" + _SIZE),
     _c(r"buffer maximum of\s{1,3}" + _SIZE),
     _c(r"greater than the maximum buffer size\s{0,2}\(\s{0,2}" + _SIZE),
@@ -342,7 +351,7 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
 _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tpu", ("xla:tpu", "memory space hbm", "tpu_worker", "hbm capacity", "_hbm", "tpu")),
     ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory")),
-    ("metal", ("metal", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend", "[malloc_or_wait]")),
+    ("metal", ("metal", "mtldebugdevice", "mtldevice", "newbufferwith", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend", "[malloc_or_wait]")),
     ("rocm", ("hipmalloc", "hipmem", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1", "miopen")),
     # torch-directml's allocator words its failure "DML allocator out of memory!"; TensorFlow-DirectML names its
     # allocator "DmlAllocator" ("by allocator DmlAllocator").
@@ -446,9 +455,28 @@ def _field_size(text: str) -> int | None:
     return None
 
 
-def _near_request(text: str) -> int | None:
+# A hexadecimal figure where a size is meant: after a size word ("size = 0x...", "length 0x...", "allocate 0x...") or
+# before "bytes". Runtimes that log the raw argument of a failed call print it so (Metal's buffer validation, vendor
+# allocators such as Sophgo's bmlib); a hexadecimal number anywhere else (an address, a handle, an error code) is left
+# alone, and so is one after "alloc"/"malloc" ("malloc 0x55d4c3a2b000" is more often the pointer it returned). The
+# value is a count of bytes, as the argument it prints.
+_HEX_FIGURE = _c(r"(\b(?:size|length|len|bytes|allocate|requested)\s{0,2}[=:]?\s{0,2})0x([0-9a-f]{1,16})\b"
+                 r"|\b0x([0-9a-f]{1,16})(\s{0,2}bytes?\b)")
+
+
+def _decimal_hex_sizes(text: str) -> str:
+    """``text`` with each hexadecimal size (``_HEX_FIGURE``) written as its decimal count of bytes."""
+    def decimal(m: re.Match[str]) -> str:
+        if m.group(2) is not None:
+            return m.group(1) + str(int(m.group(2), 16))
+        return str(int(m.group(3), 16)) + m.group(4)
+    return _HEX_FIGURE.sub(decimal, text) if "0x" in text.lower() else text
+
+
+def _near_request(text: str, raw: str) -> int | None:
     """The size closest after an allocation word (see ``_ALLOC_NEAR``), the "size N" field of a failed-allocation line
-    (``_FAILED_ALLOC_LINE``), or a hexadecimal size (``_HEX_SIZE``) in a text that names an allocation; None if none."""
+    (``_FAILED_ALLOC_LINE``), or a hexadecimal size (``_HEX_SIZE``, read in ``raw``, the text before
+    ``_decimal_hex_sizes``) in a text that names an allocation; None if none."""
     m = _ALLOC_NEAR.search(text)
     if m:
         return _bytes(m.group(1), m.group(2))
@@ -456,7 +484,7 @@ def _near_request(text: str) -> int | None:
     if field_size is not None:
         return field_size
     if "alloc" in text.lower():
-        hexa = _HEX_SIZE.search(text)
+        hexa = _HEX_SIZE.search(raw)
         if hexa:
             return int(hexa.group(1), 16)
     return None
@@ -512,6 +540,7 @@ def _plausible(figure: int | None) -> int | None:
 
 def extract(text: str) -> Extraction:
     """Everything the tolerant layer can read from ``text`` (never raises)."""
+    raw, text = text, _decimal_hex_sizes(text)
     low = text.lower()
     ex = Extraction(oom_words=any(w in low for w in OOM_WORDS) or _CUT_OOM.search(low) is not None
                     or _SHORTAGE_PHRASE.search(text) is not None or _OOM_ABBREVIATION.search(text) is not None,
@@ -521,7 +550,7 @@ def extract(text: str) -> Extraction:
         ex.requested_bytes = _bytes(req[1].group(1), req[1].group(2))
         ex.requested_is_lower_bound = "more than" in req[1].group(0).lower()
     elif ex.oom_words or ex.failure_words:
-        ex.requested_bytes = _near_request(text)
+        ex.requested_bytes = _near_request(text, raw)
     ex.total_bytes = _plausible(_size(_TOTAL, text))
     ex.free_bytes = _plausible(_size(_FREE, text))
     ex.in_use_bytes = _plausible(_size(_IN_USE, text))

@@ -23,6 +23,17 @@ the engine's own knob:
   by ``gpu_memory_utilization`` as a fraction of the whole GPU. When the trainer still holds its share, the engine's
   budget no longer fits beside it: ``kv_cache_budget``, 0.7, with the engine's budget as the knob (TideDra/lmm-r1#43:
   a lower vllm memory utilisation fixed it).
+* vLLM's start-up profiling run running out of memory: before it sizes the KV cache, the engine runs one dummy batch
+  at its configured maximum (V0: ``vllm/worker/worker.py`` ``determine_num_available_blocks`` ->
+  ``model_runner.profile_run``, which builds ``max_num_seqs`` dummy sequences of up to ``max_num_batched_tokens``
+  tokens, and for encoder-decoder multimodal models (``enc_dec_model_runner.py``, "Starting profile run for
+  multi-modal models") the largest images each of them may carry; V1: ``vllm/v1/worker/gpu_worker.py``
+  ``determine_available_memory`` -> ``gpu_model_runner.profile_run``; https://github.com/vllm-project/vllm). The
+  weights have loaded by then, so an out-of-memory error inside that step is the engine's profiling budget (its
+  ``max_num_seqs`` / ``max_num_batched_tokens`` / ``limit_mm_per_prompt`` / ``max_model_len``) not fitting beside the
+  weights, not the traffic: ``kv_cache_budget``, 0.88 (above the generic reading of PyTorch's figures logged beside it,
+  which sees only a full GPU). vllm#10034 and vllm#8879 (Llama-3.2-11B-Vision's profile run at the default 256
+  sequences): a lower ``max_num_seqs`` and eager mode made it start.
 """
 
 from __future__ import annotations
@@ -59,7 +70,9 @@ def _vllm_sampler(f: Facts) -> Cause | None:
     )
 
 
-_VLLM_WAKE_UP = re.compile(r"cumem_allocator\.cpp:\d{1,6}|device_allocator[/\\]cumem\.py", re.IGNORECASE)
+# The file and line as C++ prints them ("cumem_allocator.cpp:62") or as a paste spaces them ("cumem_allocator.cpp: 62",
+# TideDra/lmm-r1#42).
+_VLLM_WAKE_UP = re.compile(r"cumem_allocator\.cpp\s{0,2}:\s{0,2}\d{1,6}|device_allocator[/\\]cumem\.py", re.IGNORECASE)
 
 
 def _vllm_wake_up(f: Facts) -> Cause | None:
@@ -85,6 +98,34 @@ def _vllm_wake_up(f: Facts) -> Cause | None:
     )
 
 
+# The profiling step named in a traceback frame, a worker's error line or its log line (module docstring).
+_VLLM_PROFILE_RUN = re.compile(r"\bdetermine_num_available_blocks\b|\bdetermine_available_memory\b|\bprofile_run\b"
+                               r"|starting profile run", re.IGNORECASE)
+
+
+def _vllm_profile_run(f: Facts) -> Cause | None:
+    """vLLM's start-up profiling run did not fit beside the weights (module docstring)."""
+    text = f.report.text or ""
+    if _VLLM_PROFILE_RUN.search(text) is None or "out of memory" not in text.lower():
+        return None
+    if f.report.signature is not None:
+        return None  # a signature (ECC, host RAM, a garbage size, ...) explains the failure better
+    return Cause(
+        id="kv_cache_budget",
+        title=_("vLLM's start-up profiling batch does not fit beside the weights"),
+        confidence=0.88,
+        evidence=evidence(requested_bytes=f.requested, free_bytes=f.free),
+        explanation=_("Before sizing the KV cache, vLLM runs one dummy batch at its configured maximum (max_num_seqs "
+                      "sequences, max_num_batched_tokens tokens, and for multimodal models the largest images per "
+                      "sequence) to measure the activation peak. The weights had loaded; that profiling batch is what "
+                      "did not fit, so the engine's settings set this peak, not the traffic."),
+        fix=_("Start vLLM with a lower --max-num-seqs (e.g. 32) and --max-num-batched-tokens or --max-model-len; for "
+              "multimodal models also --limit-mm-per-prompt; add --enforce-eager to skip CUDA-graph capture"),
+        more_fixes=[_("If another process shares the GPU, lower --gpu-memory-utilization to what is free; otherwise "
+                      "spread the weights over more GPUs (--tensor-parallel-size).")],
+    )
+
+
 def names_sampler_warmup(f: Facts) -> bool:
     """The text is vLLM's sampler warm-up failure (its own reading here; the generic shortage stays silent)."""
     return _VLLM_SAMPLER.search(f.report.text or "") is not None
@@ -92,7 +133,7 @@ def names_sampler_warmup(f: Facts) -> bool:
 
 def check(f: Facts) -> Cause | None:
     r = f.report
-    sampler = _vllm_sampler(f) or _vllm_wake_up(f)
+    sampler = _vllm_sampler(f) or _vllm_wake_up(f) or _vllm_profile_run(f)
     if sampler is not None:
         return sampler
     if r.kind == "tgi_prefill":

@@ -245,6 +245,17 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                                   "required_limits with max_buffer_size = adapter.limits().max_buffer_size; WebGPU: "
                                   "requestDevice({requiredLimits: {maxBufferSize: adapter.limits.maxBufferSize}})), or "
                                   "split the buffer below the limit")
+    if key == "buffer_limit" and r.platform in ("metal", "mps") and r.runtime in (None, "llamacpp", "ollama"):
+        # Metal refuses one buffer above MTLDevice.maxBufferLength whatever the free memory, and llama.cpp's compute
+        # buffer is one buffer that cannot be split; its size grows with the micro-batch and the context, and flash
+        # attention avoids materialising the attention scores in it (slaren in llama.cpp#6861: a smaller -ub such as
+        # 64, or flash attention; a smaller context when the model and its context do not fit the device anyway).
+        # The limit itself is MTLDevice.maxBufferLength (Apple's Metal documentation), readable through PyObjC.
+        fixes["buffer_limit"] = _("Make the largest Metal buffer smaller than the device's maxBufferLength (python3 -c "
+                                  "\"import Metal; print(Metal.MTLCreateSystemDefaultDevice().maxBufferLength())\"): "
+                                  "for llama.cpp a smaller micro-batch (-ub 64 or 128) or context (-c), or flash "
+                                  "attention (-fa), which shrinks the compute buffer; other runtimes: a smaller batch "
+                                  "or sequence")
     if key == "buffer_limit" and r.runtime == "mlc":
         # TVM's Relax VM plans its buffers statically for the context and prefill chunk the model was configured with
         # (src/runtime/relax_vm/memory_manager.cc); a request beyond the planned region needs a plan that covers it.
@@ -407,6 +418,12 @@ def check(f: Facts) -> list[Cause]:
         # A unified-memory allocator failing with no figures and no OS said (signatures.names_unified_allocator):
         # the device or the OS cannot oversubscribe managed memory (0.55, above the bare error's shortage).
         out.append(_not_capacity("managed_oversubscription", 0.55, f))
+    if sig is None and _wsl(f) and _figureless_device_oom(f):
+        # WSL2 limits page-locked host memory (docs.nvidia.com/cuda/wsl-user-guide, "Known Limitations": pinned system
+        # memory availability is limited), and a DataLoader's pin_memory=True fails there as a CUDA out-of-memory
+        # (ddPn08/rvc-webui#78: "CUDA out of memory in WSL2", fixed by pin_memory=False). A message with no figure
+        # cannot tell it from the job's own need, so it is ranked beside the shortage (0.4, second), with its check.
+        out.append(_not_capacity("pin_memory", 0.4, f))
     if sig is None and r.backend == "directml" and r.host_os != "wsl" and f.requested is None and f.total is None:
         # DirectML runs on Direct3D 12 under WDDM, whose video memory manager backs device allocations with system
         # memory it can evict them to, so the Windows commit limit (RAM + page file) refuses them too
@@ -418,6 +435,14 @@ def check(f: Facts) -> list[Cause]:
     if sig == "buffer_limit" and _METAL_ARRAY_BUFFER in (r.text or "").lower():
         out.append(_metal_array_over_max_buffer(f))
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "buffer_limit" and r.platform == "metal" and _METAL_BUFFER_VALIDATION.search(r.text or ""):
+        # Metal's buffer validation: the per-buffer limit refused it (first), and on a device whose memory sets that
+        # limit a buffer this large often means the model and its context do not fit anyway (slaren in
+        # llama.cpp#6861: even without the compute buffer the allocations exceed what Metal can give the iPhone).
+        out.append(_not_capacity(sig, 0.96, f))
+        out.append(_shortage(0.5, f, _("Metal derives its limits from the device's memory: a buffer above the "
+                                       "per-buffer limit can mean that the model and its context do not fit this "
+                                       "device at all; then only a smaller context or model helps.")))
     elif sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
     elif sig == "xpu_large":
@@ -713,6 +738,13 @@ def _eager_handle(f: Facts) -> list[Cause]:
 _ASYNC_NOTE = "kernel errors might be asynchronously reported"
 
 
+def _figureless_device_oom(f: Facts) -> bool:
+    """A recognised CUDA out-of-memory text with no request, capacity, free or held figure."""
+    r = f.report
+    return (r.source == "text" and r.kind != "unknown" and r.platform in (None, "cuda") and not f.other
+            and all(v is None for v in (f.requested, f.total, f.free, f.allocated, f.reserved)))
+
+
 def _wsl(f: Facts) -> bool:
     """The job ran under WSL2 (its words in the text, or the user said so: gpudesk.oom.user_context); page-locked
     memory is limited there."""
@@ -846,6 +878,8 @@ def _startup_pool(f: Facts) -> Cause:
 # MetalAllocator::malloc: "Attempting to allocate N bytes which is greater than the maximum allowed buffer size of M
 # bytes"; "[metal::malloc]" in later releases).
 _METAL_ARRAY_BUFFER = "which is greater than the maximum allowed buffer size"
+# Metal's debug layer validating a new buffer's length (signatures._BUFFER_LENGTH_LIMIT; llama.cpp#6861).
+_METAL_BUFFER_VALIDATION = re.compile(r"newbuffer\w{0,40}\*?:?\s{0,2}length\b[^\n]{0,60}must not exceed", re.IGNORECASE)
 
 
 def _metal_array_over_max_buffer(f: Facts) -> Cause:
