@@ -252,17 +252,26 @@ ROCM_COMMANDS = {
     "other_process": "rocm-smi --showpids",
     "free_exceeds_request": "rocm-smi --showmeminfo vram",
 }
+METAL_MAX_BUFFER_COMMAND = ('python3 -c "import Metal; '
+                            'print(Metal.MTLCreateSystemDefaultDevice().maxBufferLength())"')
 # Intel GPUs (Level Zero): the device's per-allocation limit as OpenCL reports it.
 XPU_COMMANDS = {"buffer_limit": "clinfo | grep -i 'max memory allocation'",
                 "free_exceeds_request": "xpu-smi stats -d 0", "other_process": "xpu-smi ps"}
 
 
+# Apple GPUs (Metal, MPS, MLX): the device's ``maxBufferLength`` (``MTLDevice.maxBufferLength``, through PyObjC's
+# Metal bindings: the same command the Metal fix texts give).
+METAL_COMMANDS = {"buffer_limit": METAL_MAX_BUFFER_COMMAND}
+
+
 def check_command(key: str, platform: str | None) -> str:
-    """The command of check ``key`` on ``platform`` (NVIDIA's tools unless the platform is ROCm)."""
+    """The command of check ``key`` on ``platform`` (NVIDIA's tools unless the platform is ROCm, Intel's or Apple's)."""
     if platform == "rocm" and key in ROCM_COMMANDS:
         return ROCM_COMMANDS[key]
     if platform == "xpu" and key in XPU_COMMANDS:
         return XPU_COMMANDS[key]
+    if platform in ("metal", "mps", "mlx") and key in METAL_COMMANDS:
+        return METAL_COMMANDS[key]
     return CHECKS[key].command
 
 
