@@ -1,4 +1,4 @@
-"""The held-back sets (tests/fixtures/oom/fresh_cases.jsonl .. fresh_cases_16.jsonl, issue 28): real messages
+"""The held-back sets (tests/fixtures/oom/fresh_cases.jsonl .. fresh_cases_17.jsonl, issue 28): real messages
 collected after the rules were written, each labelled from its public thread before the doctor was first run on it.
 The rules are not tuned on them; the figures below are what the doctor scored when it first saw each batch, kept
 as floors so that a regression shows, and reported as they are (below the 85 % bar: that is what a held-back set is
@@ -20,7 +20,8 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
                "fresh-7": "fresh_cases_7.jsonl", "fresh-8": "fresh_cases_8.jsonl", "fresh-9": "fresh_cases_9.jsonl",
                "fresh-10": "fresh_cases_10.jsonl", "fresh-11": "fresh_cases_11.jsonl", "fresh-12": "fresh_cases_12.jsonl",
                "fresh-13": "fresh_cases_13.jsonl", "fresh-14": "fresh_cases_14.jsonl",
-               "fresh-15": "fresh_cases_15.jsonl", "fresh-16": "fresh_cases_16.jsonl"}
+               "fresh-15": "fresh_cases_15.jsonl", "fresh-16": "fresh_cases_16.jsonl",
+               "fresh-17": "fresh_cases_17.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -168,9 +169,15 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # memory or memory outside the allocator exceed the request where the threads resolved the need (SOLO, MADDoG,
 # instruct-nerf2nerf), a title with no figure or engine word (vllm#9445), and "CUDA out of memory in WSL2" (the pinned
 # limit ranked second: the paraphrase is the caching allocator's wording, not the runtime's bare error).
+# "fresh-17" (30 messages, 13 from Chinese-language threads: PaddleOCR, Langchain-Chatchat, GLM-4, LLaMA-Factory;
+# host RAM and /dev/shm 6, PyTorch 8, Ollama, vLLM, llama.cpp, MLX, ONNX Runtime, DeepSpeed, Kubernetes time-slicing),
+# collected while the thirteenth pass was written and committed before the doctor ran on it: 19 of 30 at first
+# scoring, after that pass merged (8 of 15 not-capacity / another-holder / leak labels; 4 not found: Ollama's "failed
+# to create context", a Chinese "进程会自己kill掉", ONNX Runtime's "bad allocation", MLX's "Resource limit (499000)
+# exceeded", a count of Metal buffers rather than bytes).
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
-                     "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23}
+                     "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23, "fresh-17": 19}
 
 
 def _rows(name: str) -> list[dict]:
