@@ -122,7 +122,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh10": self.tr("tenth fresh (collected after the model was frozen a tenth time)"),
                 "fresh11": self.tr("eleventh fresh (collected after the model was frozen an eleventh time)"),
                 "fresh12": self.tr("twelfth fresh (collected after the model was frozen a twelfth time)"),
-                "fresh13": self.tr("thirteenth fresh (collected after the model was frozen a thirteenth time)")}
+                "fresh13": self.tr("thirteenth fresh (collected after the model was frozen a thirteenth time)"),
+                "fresh14": self.tr("fourteenth fresh (collected after the model was frozen a fourteenth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
