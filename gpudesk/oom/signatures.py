@@ -424,6 +424,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   "core/src/alloc.cpp", "cv::outofmemoryerror", "(-4:insufficient memory)", "for an array with shape",
                   "_arraymemoryerror", "by allocator cpu", "by allocator mklcpu", "allocator (cpu) ran out of memory",
                   "failed to allocate cpu buffer", "error code 12 (cannot allocate memory)", "std::bad_alloc",
+                  # The same exception as MSVC's C++ runtime words its what() (std::bad_alloc::what() returns
+                  # "bad allocation" on Windows; onnxruntime#16305's "Status Message: bad allocation"): the host's
+                  # operator new refused the allocation.
+                  "bad allocation",
                   "java.lang.outofmemoryerror", "killed by signal: killed", "oom-kill", "out of memory: killed process",
                   "cannot allocate memory (12)", "cl_out_of_host_memory", "ur_result_error_out_of_host_memory",
                   "host allocation of size", "requires more system memory", "insufficient system memory",
@@ -577,7 +581,10 @@ _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9
                       # killed了", InternLM/InternLM#55 when loading the model took RAM to 21 GB). "被终止" alone (merely
                       # "terminated") is not read as a kill.
                       r"已杀死|被(?:操作)?系统(?:强制)?(?:终止|杀死|杀掉|杀了|干掉|kill)|"
-                      r"被(?:内核)?(?:强制)?(?:杀死|杀掉|干掉)|被\s{0,2}kill(?:ed)?(?![a-z])",
+                      r"被(?:内核)?(?:强制)?(?:杀死|杀掉|干掉)|被\s{0,2}kill(?:ed)?(?![a-z])|"
+                      # The English verb with a Chinese result particle ("kill掉", "killed off") or said of a process
+                      # that ended by itself ("自己kill", "自动kill": no one else stopped it; Langchain-Chatchat#4841).
+                      r"(?<![a-z])kill(?:ed)?\s{0,2}掉|自(?:己|动)\s{0,2}(?:被\s{0,2})?kill(?![a-z])",
                       re.IGNORECASE | re.MULTILINE)
 # SIGTRAP as macOS's shell reports it (BSD's description of signal 5), and the marks of a model running when it came
 # (a tqdm step bar "0/50 [00:00<?, ?it/s]", or the frameworks that run on Apple silicon's GPU): ``sigtrap_mac``.
@@ -608,7 +615,7 @@ _DEVICE_BAD_ALLOC_WORDS = ("rmm", "thrust", "cudaerror", "cuda error", "hiperror
 
 def _device_bad_alloc(low: str) -> bool:
     """A ``std::bad_alloc`` thrown by a device allocator (the text names one), not by the host's ``operator new``."""
-    return "bad_alloc" in low and any(w in low for w in _DEVICE_BAD_ALLOC_WORDS)
+    return ("bad_alloc" in low or "bad allocation" in low) and any(w in low for w in _DEVICE_BAD_ALLOC_WORDS)
 
 
 def _onnxruntime_on_cpu(low: str) -> bool:
@@ -702,6 +709,12 @@ def token_pool_has_room(text: str) -> bool:
 _BUFFER_LENGTH_LIMIT = re.compile(r"\bbuffer.{0,200}?\blength\s{0,2}[=:]?\s{0,2}(?:0x[0-9a-f]{1,16}|\d{1,20})\s{0,2}"
                                   r"(?:bytes?)?\s{0,3}(?:must not|may not|cannot|can't|shall not) exceed\b", re.IGNORECASE)
 
+# MLX's count of resident Metal buffers (mlx/backend/metal/allocator.cpp, MetalAllocator::malloc: "[metal::malloc]
+# Resource limit (N) exceeded." once the allocator holds resource_limit buffers, the device's
+# maxResourcesPerDevice-style cap of 499000 on Apple silicon; https://github.com/ml-explore/mlx): a limit on how many
+# buffers exist, not on their bytes, so it is read with or without the "[metal::malloc]" prefix a title drops.
+_RESOURCE_COUNT_LIMIT = re.compile(r"\bresource limit\s{0,2}\(\s{0,2}\d{1,12}\s{0,2}\)\s{0,2}exceeded", re.IGNORECASE)
+
 
 def _region_limit(text: str, requested: int | None) -> bool:
     m = _REGION.search(text)
@@ -738,7 +751,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     for key, words in _WORDS[1:]:
         if key == "shared_memory" and func_attribute_oom:
             continue  # device memory, not the shared-memory limit (_FUNC_ATTRIBUTE_OOM)
-        if any(w in low for w in words if not (w == "std::bad_alloc" and _device_bad_alloc(low))):
+        if any(w in low for w in words
+               if not (w in ("std::bad_alloc", "bad allocation") and _device_bad_alloc(low))):
             return key
     if _onnxruntime_on_cpu(low):
         return "host_ram"
@@ -748,7 +762,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "startup_pool"
     if _rmm_pool_cap(low):
         return "arena_limit"
-    if _region_limit(text, requested) or _BUFFER_LENGTH_LIMIT.search(low):
+    if _region_limit(text, requested) or _BUFFER_LENGTH_LIMIT.search(low) or _RESOURCE_COUNT_LIMIT.search(low):
         return "buffer_limit"
     if token_pool_has_room(text):
         return "token_pool_accounting"

@@ -278,6 +278,14 @@ OOM_WORDS = (
     # OpenVINO's GPU plugin (src/plugins/intel_gpu/src/runtime/ocl/ocl_engine.cpp): "[GPU] out of GPU resources", and
     # its own check of the device's memory ("[GPU] Exceeded max size of memory allocation").
     "out of gpu resources", "exceeded max size of memory allocation",
+    # llama.cpp's report that llama_init_from_model (llama_new_context_with_model before 2025) returned no context
+    # ("failed to create context with model '%s'", common/common.cpp; Ollama's runner prints it before it exits): the
+    # context's KV cache and compute buffers, sized by n_ctx and the parallel slots, could not be allocated
+    # (src/llama-context.cpp, https://github.com/ggml-org/llama.cpp).
+    "failed to create context with model",
+    # C++'s std::bad_alloc as MSVC's runtime words its what() ("bad allocation"; libstdc++ says "std::bad_alloc"):
+    # ONNX Runtime and other C++ libraries pass it on as their status message.
+    "bad allocation",
 )
 
 # A paste cut short inside "out of memory" (the last characters of the text): "Allocator (GPU_0_bfc) ran out of memo"
