@@ -307,6 +307,13 @@ WEBGPU_LIMIT_CHECK = Check("buffer_limit", "adapter.limits().max_buffer_size vs 
                               "default limit (256 MiB): request the adapter's limit; if the buffer is above the "
                               "adapter's own limit too, split it."))
 
+# The deciding check of a limit on the number of resident Metal buffers (``buffer_limit`` read from MLX's "Resource
+# limit (N) exceeded", :data:`RESOURCE_COUNT_LIMIT`): MLX's device information against the memory in use.
+BUFFER_COUNT_CHECK = Check("buffer_limit", "python3 -c \"import mlx.core as mx; print(mx.metal.device_info())\"",
+                           N_("The limit in the message counts buffers, not bytes: with memory_size well above what "
+                              "the program uses, many small arrays kept alive at once reach it; evaluate each step "
+                              "(mx.eval) and drop arrays and caches you no longer need, or update MLX and mlx-lm."))
+
 # The deciding check of an OpenCL device's per-allocation limit (``buffer_limit`` in OpenVINO's GPU plugin, which
 # checks each memory object against CL_DEVICE_MAX_MEM_ALLOC_SIZE): clinfo prints it per device.
 OPENCL_LIMIT_CHECK = Check("buffer_limit", "clinfo | grep -i 'max memory allocation'",
@@ -713,7 +720,7 @@ _BUFFER_LENGTH_LIMIT = re.compile(r"\bbuffer.{0,200}?\blength\s{0,2}[=:]?\s{0,2}
 # Resource limit (N) exceeded." once the allocator holds resource_limit buffers, the device's
 # maxResourcesPerDevice-style cap of 499000 on Apple silicon; https://github.com/ml-explore/mlx): a limit on how many
 # buffers exist, not on their bytes, so it is read with or without the "[metal::malloc]" prefix a title drops.
-_RESOURCE_COUNT_LIMIT = re.compile(r"\bresource limit\s{0,2}\(\s{0,2}\d{1,12}\s{0,2}\)\s{0,2}exceeded", re.IGNORECASE)
+RESOURCE_COUNT_LIMIT = re.compile(r"\bresource limit\s{0,2}\(\s{0,2}(\d{1,12})\s{0,2}\)\s{0,2}exceeded", re.IGNORECASE)
 
 
 def _region_limit(text: str, requested: int | None) -> bool:
@@ -762,7 +769,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "startup_pool"
     if _rmm_pool_cap(low):
         return "arena_limit"
-    if _region_limit(text, requested) or _BUFFER_LENGTH_LIMIT.search(low) or _RESOURCE_COUNT_LIMIT.search(low):
+    if _region_limit(text, requested) or _BUFFER_LENGTH_LIMIT.search(low) or RESOURCE_COUNT_LIMIT.search(low):
         return "buffer_limit"
     if token_pool_has_room(text):
         return "token_pool_accounting"

@@ -80,3 +80,13 @@ def test_mlx_resource_limit_is_a_count_of_buffers_not_bytes():
 def test_a_resource_limit_without_a_count_exceeded_is_not_the_buffer_count():
     # Negative: a shell's ulimit message names no count of buffers.
     assert parse_text("resource limit reached, please retry").signature is None
+
+
+def test_the_buffer_count_is_explained_and_fixed_as_a_count_not_as_one_large_buffer():
+    top = diagnose_text(MLX_RESOURCE_LIMIT).causes[0]
+    assert "499000" in top.explanation and "not bytes" in top.explanation
+    assert "mx.eval" in top.fix and "mlx" in top.checks[0]
+    # Negative: a per-buffer limit in bytes keeps the one-large-buffer reading.
+    size = diagnose_text("[metal::malloc] Attempting to allocate 21474836480 bytes which is greater than the maximum "
+                         "allowed buffer size of 17179869184 bytes.").causes[0]
+    assert "not bytes" not in size.explanation and "mx.eval" not in size.fix

@@ -64,11 +64,11 @@ from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import (CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, HIDDEN_HOLDER_CHECK, LIBRARY_CHECK,
-                                    MAC_MEMORY_CHECK, NOT_CAPACITY, OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK,
-                                    PAGE_FILE_CHECK, SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command,
-                                    flatten_whitespace, names_managed_memory, names_unified_allocator,
-                                    startup_pool_runtime)
+from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
+                                    HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
+                                    OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
+                                    SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command, flatten_whitespace,
+                                    names_managed_memory, names_unified_allocator, startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -262,6 +262,20 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         fixes["buffer_limit"] = _("Keep the input within what the memory plan was made for, or plan for more: "
                                   "mlc_llm gen_config --context-window-size / --prefill-chunk-size (or mlc_llm serve "
                                   "--overrides \"context_window_size=...;prefill_chunk_size=...\"), then rerun")
+    count_limit = RESOURCE_COUNT_LIMIT.search(r.text or "") if key == "buffer_limit" else None
+    if count_limit is not None:
+        # MLX's allocator counts the Metal buffers it holds and refuses one more at its resource limit
+        # (mlx/backend/metal/allocator.cpp, MetalAllocator::malloc, https://github.com/ml-explore/mlx): a count, so
+        # the bytes in use say nothing; many small arrays alive at once reach it (ml-explore/mlx-lm#831, fixed in the
+        # model's cache path by mlx-lm#839).
+        titles["buffer_limit"] = _("Not a capacity problem: too many Metal buffers at once (a limit on their "
+                                   "number, not their bytes)")
+        explanations["buffer_limit"] = _("The runtime refuses a new buffer once it holds {count} of them: the limit "
+                                         "counts buffers, not bytes, so it is reached with memory free, by many small "
+                                         "arrays kept alive at once.").format(count=count_limit.group(1))
+        fixes["buffer_limit"] = _("Keep fewer arrays alive at once: evaluate each step (mx.eval), drop arrays and "
+                                  "caches you no longer need, and update MLX and mlx-lm (releases that fix a model's "
+                                  "cache path); a smaller model or more memory does not help")
     check_key = {"vulkan_large": "buffer_limit", "vulkan_unsized": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
                  "shm_segment": "host_ram",
                  "va_reserve": "free_exceeds_request", "vmm_handle": "free_exceeds_request",
@@ -274,6 +288,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         own_check = WEBGPU_LIMIT_CHECK
     elif key == "buffer_limit" and _OPENCL_LIMIT.search(r.text or ""):
         own_check = OPENCL_LIMIT_CHECK
+    elif count_limit is not None:
+        own_check = BUFFER_COUNT_CHECK
     command = own_check.command if own_check is not None else check_command(check_key, r.platform)
     check_line = (_("{command}: {meaning}").format(command=command, meaning=i18n._(own_check.meaning))
                   if own_check is not None else _check_line(check_key, r.platform))
