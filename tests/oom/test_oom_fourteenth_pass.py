@@ -90,3 +90,32 @@ def test_the_buffer_count_is_explained_and_fixed_as_a_count_not_as_one_large_buf
     size = diagnose_text("[metal::malloc] Attempting to allocate 21474836480 bytes which is greater than the maximum "
                          "allowed buffer size of 17179869184 bytes.").causes[0]
     assert "not bytes" not in size.explanation and "mx.eval" not in size.fix
+
+
+# runpod-workers/worker-vllm#40 (vLLM on a 48 GB GPU; the log is shown newest first): the failure while capturing.
+VLLM_CAPTURE = (
+    "engine.py :190 2024-02-03 03:44:03,976 Error initializing vLLM engine: CUDA out of memory. Tried to allocate "
+    "112.00 MiB. GPU 0 has a total capacty of 44.35 GiB of which 53.38 MiB is free. Process 3663367 has 44.28 GiB "
+    "memory in use. Of the allocated memory 37.38 GiB is allocated by PyTorch, and 275.68 MiB is reserved by PyTorch "
+    "but unallocated.\n"
+    "INFO 02-03 03:43:49 model_runner.py:625] Capturing the model for CUDA graphs. This may lead to unexpected "
+    "consequences if the model is not static.\n"
+    "INFO 02-03 03:43:48 llm_engine.py:316] # GPU blocks: 7754, # CPU blocks: 2048")
+
+
+def test_vllm_capture_log_line_and_a_sole_listed_process_read_as_cuda_graph_capture():
+    report = parse_text(VLLM_CAPTURE)
+    assert report.graph_capture
+    # The one listed process holds all the used memory: it is the failing process, not another holder.
+    assert report.device is not None and report.device.other_processes[0].is_target
+    assert diagnose_text(VLLM_CAPTURE).causes[0].id == "cuda_graph_pools"
+
+
+def test_a_capture_that_finished_or_a_second_process_is_not_read_so():
+    finished = VLLM_CAPTURE + "\nINFO 02-03 03:43:59 model_runner.py:698] Graph capturing finished in 10 secs."
+    assert not parse_text(finished).graph_capture
+    # Negative: two listed processes, neither covering PyTorch's memory alone nor all of it: no one is taken as this.
+    two = VLLM_CAPTURE.replace("Process 3663367 has 44.28 GiB memory in use.",
+                               "Process 1 has 22.00 GiB memory in use. Process 2 has 22.28 GiB memory in use.")
+    dev = parse_text(two).device
+    assert dev is not None and not any(p.is_target for p in dev.other_processes)

@@ -375,7 +375,13 @@ _GRAPH_FRAMES = ("capture_model", "make_graphed_callables", "create_cudagraphs",
                  "cuda_graph", "capture_begin", "cudagraphs", "graph.capture",
                  # SGLang's CudaGraphRunner wraps the failure in its own words ("Capture cuda graph failed: ...",
                  # python/sglang/srt/model_executor/cuda_graph_runner.py).
-                 "capture cuda graph failed", "cuda graph capture failed")
+                 "capture cuda graph failed", "cuda graph capture failed",
+                 # vLLM's log line as its model runner starts capturing (vllm/worker/model_runner.py, capture_model:
+                 # "Capturing the model for CUDA graphs. This may lead to unexpected consequences ..."); read only
+                 # while its "Graph capturing finished" line is absent (:func:`frames_of`).
+                 "capturing the model for cuda graphs")
+# vLLM's line once capture is over (model_runner.py: "Graph capturing finished in N secs"): a later failure is not in it.
+_CAPTURE_FINISHED = "graph capturing finished"
 
 
 # Shapes whose named parser reads no capacity clause: the extraction layer may add the figures they lack.
@@ -528,7 +534,9 @@ def frames_of(text: str) -> list[str]:
     frames = [f"{m.group(1)}:{m.group(2)}" for m in _PY_FRAME.finditer(text)]
     frames += [m.group(1) for m in _C_FRAME.finditer(text) if "_" in m.group(1) or "::" in m.group(1)]
     low = text.lower()
-    frames += [marker for marker in _GRAPH_FRAMES if marker in low]
+    finished = _CAPTURE_FINISHED in low
+    frames += [marker for marker in _GRAPH_FRAMES
+               if marker in low and not (finished and marker == "capturing the model for cuda graphs")]
     return frames[:200]
 
 

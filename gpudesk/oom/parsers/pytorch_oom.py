@@ -26,7 +26,7 @@ from gpudesk.i18n import N_, _
 from gpudesk.oom.parsers.hip_apu import apu_capacity
 from gpudesk.oom.parsers.units import SIZE, to_bytes
 from gpudesk.units import format_bytes
-from gpudesk.oom.report import MemoryReport, ProcessMemory
+from gpudesk.oom.report import DeviceMemory, MemoryReport, ProcessMemory
 
 _START = re.compile(r"(?:(?:CUDA|HIP|XPU|NPU) out of memory|Tried to allocate)", re.I)
 _OOM_WORDS = re.compile(r"(?:CUDA|HIP|XPU|NPU) out of memory", re.I)
@@ -60,6 +60,15 @@ _CONF_LINE = re.compile(r"(PYTORCH_(?:CUDA_)?ALLOC_CONF)\s*[=:]\s*['\"]?([\w:.,]
 
 # Less than any CUDA context takes on the device (cuInit + cuCtxCreate reserve a few hundred MiB on current GPUs).
 CONTEXT_FLOOR_BYTES = 256 * 1024**2
+
+
+def _sole_holder(dev: DeviceMemory, total: int | None, free: int | None, own_floor: int | None) -> bool:
+    """One listed process holds all the used memory but a CUDA context's worth, and covers what this process's
+    allocator holds (``own_floor``, when known): no room is left for the failing process anywhere else."""
+    if total is None or free is None or len(dev.other_processes) != 1:
+        return False
+    used = dev.other_processes[0].used_bytes
+    return used is not None and used >= total - free - CONTEXT_FLOOR_BYTES and (own_floor is None or used >= own_floor)
 
 
 def matches(text: str) -> bool:
@@ -241,28 +250,29 @@ def parse(text: str, report: MemoryReport) -> bool:
     # its host PID.
     # Without the reserved figure (a message cut after "allocated by PyTorch"), the allocated memory is the floor.
     own_floor = dev.reserved_bytes if dev.reserved_bytes is not None else dev.allocated_bytes
-    if this_proc is None and own_floor is not None:
-        own = [p for p in dev.other_processes
-               if p.used_bytes is not None and own_floor <= p.used_bytes <= own_floor + 3 * 1024**3]
-        if len(own) == 1:
-            own[0].is_target = True
-            dev.process_used_bytes = own[0].used_bytes
-            report.notes.append(_(
-                "Process {pid} is taken to be this process seen under its host PID (container or other PID "
-                "namespace): its memory covers PyTorch's reserved memory."
-            ).format(pid=own[0].pid))
-    elif this_proc is None and total is not None and free is not None and len(dev.other_processes) == 1:
-        # No allocator figures (a message cut short, vllm#1949): the process that raised the error holds at least
-        # its CUDA context (a few hundred MiB), so a single listed process that accounts for all the used memory
-        # but CONTEXT_FLOOR_BYTES leaves it none elsewhere: it is this process under its host PID.
+    own = [] if this_proc is None or own_floor is None else [
+        p for p in dev.other_processes
+        if p.used_bytes is not None and own_floor <= p.used_bytes <= own_floor + 3 * 1024**3]
+    if len(own) == 1:
+        own[0].is_target = True
+        dev.process_used_bytes = own[0].used_bytes
+        report.notes.append(_(
+            "Process {pid} is taken to be this process seen under its host PID (container or other PID "
+            "namespace): its memory covers PyTorch's reserved memory."
+        ).format(pid=own[0].pid))
+    elif this_proc is None and _sole_holder(dev, total, free, own_floor):
+        # No allocator figures (a message cut short, vllm#1949), or more than 3 GiB outside the allocator (CUDA
+        # graphs, NCCL, another library of this process: worker-vllm#40, 6.6 GiB beyond PyTorch's reserved memory
+        # while capturing): the process that raised the error holds at least its CUDA context (a few hundred MiB),
+        # so a single listed process that accounts for all the used memory but CONTEXT_FLOOR_BYTES leaves it none
+        # elsewhere: it is this process under its host PID.
         only = dev.other_processes[0]
-        if only.used_bytes is not None and only.used_bytes >= total - free - CONTEXT_FLOOR_BYTES:
-            only.is_target = True
-            dev.process_used_bytes = only.used_bytes
-            report.notes.append(_(
-                "Process {pid} is taken to be this process seen under its host PID (container or other PID "
-                "namespace): it holds all the used memory, leaving none for the process that raised the error."
-            ).format(pid=only.pid))
+        only.is_target = True
+        dev.process_used_bytes = only.used_bytes
+        report.notes.append(_(
+            "Process {pid} is taken to be this process seen under its host PID (container or other PID "
+            "namespace): it holds all the used memory, leaving none for the process that raised the error."
+        ).format(pid=only.pid))
 
     for name, value in (
         ("requested_bytes", requested),
