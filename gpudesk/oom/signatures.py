@@ -356,8 +356,10 @@ NOT_CAPACITY = ("dev_shm", "shm_segment", "shared_memory", "host_ram", "absurd_s
 _XID = re.compile(r"\bXid\b")
 # A Vulkan buffer or memory allocation call named in the text (VMA's vmaCreateBuffer / vmaAllocateMemory, Vulkan's
 # vkAllocateMemory / vkCreateBuffer), and any size with a unit or in bytes (``vulkan_unsized`` needs none).
-_VULKAN_BUFFER_CREATE = re.compile(r"\bvma(?:CreateBuffer|AllocateMemory\w{0,12})\b|\bvk(?:AllocateMemory|CreateBuffer)\b",
-                                   re.IGNORECASE)
+# Also vulkan.hpp's name of the same call (its exception reads "vk::Device::allocateMemory: ErrorOutOfDeviceMemory",
+# as ggml-vulkan prints it) and the call said in words ("Device memory allocation failed", llama.cpp#5441).
+_VULKAN_BUFFER_CREATE = re.compile(r"\bvma(?:CreateBuffer|AllocateMemory\w{0,12})\b|\bvk(?:AllocateMemory|CreateBuffer)\b|"
+                                   r"\bDevice::allocateMemory\b|\bdevice memory allocation\b", re.IGNORECASE)
 _ANY_SIZE = re.compile(r"\d\s{0,2}(?:[KMGT]i?B|bytes?)\b|\blength\s{0,2}\d", re.IGNORECASE)
 # "bus error" with any word that names shared memory (see ``dev_shm`` above).
 # CUDA managed memory named by its call or by bitsandbytes' allocator of it (``managed_memory`` above).

@@ -119,3 +119,20 @@ def test_a_capture_that_finished_or_a_second_process_is_not_read_so():
                                "Process 1 has 22.00 GiB memory in use. Process 2 has 22.28 GiB memory in use.")
     dev = parse_text(two).device
     assert dev is not None and not any(p.is_target for p in dev.other_processes)
+
+
+# ggml-org/llama.cpp#5441 (llama.cpp on Vulkan): the issue's title, the call said in words with no size.
+VULKAN_UNSIZED = "Vulkan Device memory allocation failed (ErrorOutOfDeviceMemory )"
+
+
+def test_a_vulkan_device_memory_allocation_with_no_size_ranks_the_per_allocation_limit_first():
+    assert parse_text(VULKAN_UNSIZED).signature == "vulkan_unsized"
+    assert _top(VULKAN_UNSIZED) == ("not_capacity", "buffer_limit")
+    # vulkan.hpp's name of the call, as ggml-vulkan prints it (variant with no size line).
+    assert parse_text("ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory").signature == "vulkan_unsized"
+
+
+def test_a_vulkan_allocation_with_a_small_size_is_not_the_unsized_reading():
+    # Negative: a named size below the drivers' per-allocation limits leaves the device's capacity as the question.
+    text = "ggml_vulkan: Device memory allocation of size 268435456 failed.\nErrorOutOfDeviceMemory"
+    assert parse_text(text).signature is None

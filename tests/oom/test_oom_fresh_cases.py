@@ -180,7 +180,9 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # 23/30 on fresh-17, now seen, none not found; fresh-13..16 and the development sets (242/259, 67/71) unchanged.
 # It also reads vLLM's "Capturing the model for CUDA graphs" log line (while no "Graph capturing finished" follows) as
 # capture, and a sole listed PyTorch process holding all the used memory as the failing one even with more than 3 GiB
-# outside its allocator: worker-vllm#40 right, 24/30 on fresh-17.
+# outside its allocator: worker-vllm#40 right, 24/30 on fresh-17; and Vulkan's device-memory allocation named in
+# words or as vulkan.hpp's vk::Device::allocateMemory with no size as the unsized per-allocation reading
+# (llama.cpp#5441): 25/30 on fresh-17.
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23, "fresh-17": 19}
