@@ -8,7 +8,7 @@ ROCm (HIP) runs the two batched matmuls as
     torch.bmm(x.to(torch.bfloat16), w_kc.to(torch.bfloat16) * w_scale)        (and the same for w_vc)
 
 i.e. it casts and rescales both weights to BF16 on every forward of every layer, two elementwise kernels per weight
-before the matmul ("TODO: add bmm_fp8 to ROCm"). Source: sgl-project/sglang python/sglang/srt/models/deepseek_v2.py,
+before the matmul (the source's own comment there says an FP8 bmm for ROCm is still to be written). Source: sgl-project/sglang python/sglang/srt/models/deepseek_v2.py,
 ``forward_absorb_prepare`` / ``forward_absorb_core`` (the ``elif _is_hip`` branches, release 0.5.7; the fp8-fnuz
 branch of ``forward_absorb`` in release 0.4.2.post4); the FP8 kv_b_proj is re-quantised per tensor at load on HIP
 (``post_load_weights``, ``block_quant_to_tensor_quant``). The AITER batched FP8 GEMM replaces it only on gfx95x with
