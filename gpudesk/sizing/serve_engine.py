@@ -73,7 +73,7 @@ from gpudesk.sizing.serve_host import engine_version_tuple
 from gpudesk.units import GIB
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_static import STATIC_SOURCE, is_static_batch, static_batch_limits
-from gpudesk.sizing.serve_vllm_v0 import vllm_v0_scheduler
+from gpudesk.sizing.serve_vllm_v0 import MLA_NO_CHUNKED_SOURCE, vllm_v0_scheduler
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
 
@@ -199,9 +199,7 @@ def default_max_running(engine: str, gpu: GPU, kv_capacity_tokens: int, version:
 
 
 VLLM_MLA_CHUNKED_PREFILL_SINCE = (0, 8)
-VLLM_MLA_NO_CHUNKED_PREFILL_SOURCE = (
-    "vllm/config.py VllmConfig.__post_init__ (v0.7.1-v0.7.3): 'MLA is enabled; forcing chunked prefill and prefix "
-    "caching to be disabled.' (https://github.com/vllm-project/vllm); non-GPU platforms only from v0.8")
+VLLM_MLA_NO_CHUNKED_PREFILL_SOURCE = MLA_NO_CHUNKED_SOURCE
 
 
 def default_mixed_prefill(spec: ModelSpec, engine: str, version: str | None) -> tuple[bool, str]:

@@ -41,8 +41,10 @@ MIN_UNCHUNKED_BUDGET = 2048
 SOURCE = ("vllm/engine/arg_utils.py create_engine_config (chunked prefill on by default above 32K context, vllm PR "
           "6666; not on ROCm, PR 11146); vllm/config.py SchedulerConfig (budget 512 with chunked prefill, 2048 from "
           "PR 10544, else max(max_model_len, 2048)) (https://github.com/vllm-project/vllm)")
-MLA_SOURCE = ("vllm/config.py VllmConfig.__post_init__ (v0.7.1-v0.7.3): 'MLA is enabled; forcing chunked prefill and "
-              "prefix caching to be disabled.' (https://github.com/vllm-project/vllm); " + SOURCE)
+MLA_NO_CHUNKED_SOURCE = (
+    "vllm/config.py VllmConfig.__post_init__ (v0.7.1-v0.7.3): 'MLA is enabled; forcing chunked prefill and prefix "
+    "caching to be disabled.' (https://github.com/vllm-project/vllm); non-GPU platforms only from v0.8")
+MLA_SOURCE = MLA_NO_CHUNKED_SOURCE + "; " + SOURCE
 _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 
 
