@@ -200,6 +200,12 @@ def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) ->
     return min(cap, positive_int("longest_sample_tokens", longest_sample_tokens, MAX_SEQ_LEN_TOKENS))
 
 
+def data_parallel_of(w: MemoryWorkload) -> int:
+    """Data-parallel replicas of ``w``: its GPUs over tensor x pipeline x context parallelism (at least 1)."""
+    model_parallel = max(1, w.tensor_parallel) * max(1, w.pipeline_parallel) * max(1, w.context_parallel)
+    return max(1, w.gpus // model_parallel)
+
+
 def with_step_batching(w: MemoryWorkload) -> MemoryWorkload:
     """``w`` with its Megatron-style ``global_batch_size`` turned into the inputs the formulas take
     (:func:`gpudesk.sizing.pipeline.step_batching`): under pipeline parallelism the rank's step batch
@@ -211,9 +217,7 @@ def with_step_batching(w: MemoryWorkload) -> MemoryWorkload:
         SizingError: a global batch that does not split, or one that contradicts ``pipeline_microbatches``.
     """
     pp = max(1, w.pipeline_parallel)
-    model_parallel = max(1, w.tensor_parallel) * pp * max(1, w.context_parallel)
-    dp = max(1, w.gpus // model_parallel)
-    batching = step_batching(w.global_batch_size or 0, w.micro_batch_size, dp)
+    batching = step_batching(w.global_batch_size or 0, w.micro_batch_size, data_parallel_of(w))
     if pp == 1:
         return replace(w, global_batch_size=None,
                        gradient_accumulation=w.gradient_accumulation or batching.microbatches > 1)
@@ -236,7 +240,15 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
     if w.global_batch_size is not None:
         if mode == "inference":
             raise SizingError("global_batch_size", _("a global batch applies to training; inference has none."))
-        w = with_step_batching(w)
+        resolved = with_step_batching(w)
+        microbatches = resolved.pipeline_microbatches if w.pipeline_parallel > 1 else (
+            w.global_batch_size // (w.micro_batch_size * data_parallel_of(w)))
+        batching_note = (
+            _("global batch {global_batch} = micro-batch {micro} x {m} micro-batches per step x {dp} "
+              "data-parallel GPUs").format(global_batch=w.global_batch_size, m=microbatches,
+                                           micro=w.micro_batch_size, dp=data_parallel_of(w)),
+            "Megatron-Core num_microbatches_calculator.py")
+        return _with_note(estimate_memory(spec, resolved), batching_note)
     if not w.cuda_lazy_loading and w.overheads.cuda_context_bytes < EAGER_MODULE_LOADING_CONTEXT_BYTES:
         w = replace(w, overheads=replace(w.overheads, cuda_context_bytes=EAGER_MODULE_LOADING_CONTEXT_BYTES))
     if w.sharding in DEEPSPEED_STAGES and w.precision in ("fp16-amp", "bf16-amp"):

@@ -125,6 +125,7 @@ def test_megatron_global_batch_gives_the_pipeline_microbatches_of_one_micro_batc
     assert est.breakdown == split.breakdown
     # Rank 0 holds (v-1) p + 2 (p-1) + 1 = 23 chunks of 80 / (4 x 5) = 4 layers: L (1 + (p-1)/(p v)) = 92 layers.
     assert any("23 micro-batch chunks" in text for text, _src in est.assumptions)
+    assert est.assumptions[0][0] == "global batch 32 = micro-batch 1 x 16 micro-batches per step x 2 data-parallel GPUs"
     measured = 59e9
     assert 0.85 < est.statistic_bytes("allocated") / measured < 1.3
     # VPP 10 halves the chunk: rank 0 holds (10-1) 4 + 6 + 1 = 43 chunks of 2 layers = 86 layers, fewer than 92.
