@@ -496,6 +496,10 @@ def train_memory(
                              sp_gathered_inputs=sp_gathered_inputs)
     acts, logits = terms.activations, terms.logits
     peak = None
+    keep_grads = gradient_accumulation or zero_grad_keeps_grads
+    accumulating_stage_grads = (not fsdp and not keep_grads and not optimizer_in_backward and microbatches > 1
+                                and parts["gradients"] > 0)
+    stage_grads, pipeline_grads = 0.0, 0.0
     if pp > 1:
         v = stages_per_rank_for(pipeline_schedule, pipeline_stages_per_rank)
         chunk_layers = terms.kept_layers / (pp * v)
@@ -509,8 +513,13 @@ def train_memory(
             # parameters (``FSDPParam.to_accumulated_grad_if_needed``,
             # torch/distributed/fsdp/_fully_shard/_fsdp_param.py; torchtitan ``mixed_precision_reduce=float32``).
             unsharded_grads = rank_params * (4.0 if per_param[1] else per_param[2])
+        elif accumulating_stage_grads:
+            # Without FSDP each chunk's gradients appear at its first backward and accumulate over the step's
+            # micro-batches (the optimizer steps once all have run), beside the activations still in flight.
+            stage_grads = parts["gradients"]
         peak = pipeline_peak(pipeline_schedule, pp, microbatches, v, terms.per_layer * chunk_layers,
-                             unsharded_grads / v, logits)
+                             (unsharded_grads + stage_grads) / v, logits)
+        pipeline_grads = peak.gradient_chunks * stage_grads / v
         grads_alive = peak.gradient_chunks * unsharded_grads / v
         acts = peak.activation_chunks * terms.per_layer * chunk_layers + terms.fixed
         logits = logits if peak.rank == pp - 1 else 0.0
@@ -521,9 +530,8 @@ def train_memory(
     if not optimizer_in_backward and offload == "none" and grads > 0:
         step_temp = rank_params * step_temporary_bytes_per_param(optimizer, precision, optimizer_impl) / (
             g // mp if stage in ("zero1", "zero2", "zero3") else 1)
-    keep_grads = gradient_accumulation or zero_grad_keeps_grads
     if not keep_grads and grads > 0:
-        head_grad = min(grads, spec.largest_layer_params / t * per_param[2])
+        head_grad = pipeline_grads if stage_grads else min(grads, spec.largest_layer_params / t * per_param[2])
         if acts + logits + head_grad >= grads + step_temp:
             parts["gradients"] = head_grad  # peak at the start of backward
             step_temp = 0.0

@@ -26,7 +26,11 @@ Gradients: under FSDP2 the pipeline stage turns off gradient sync and resharding
 ``set_reshard_after_backward(False)``), so a chunk's unsharded gradient is allocated at its first backward and
 accumulates until the step ends. A rank with several chunks allocates them one after the other as the backwards
 reach each chunk, which is why an interleaved schedule can peak lower than 1F1B with the same activations: its
-last-run chunk's activations are freed before its first chunk's gradients exist.
+last-run chunk's activations are freed before its first chunk's gradients exist. Without FSDP (DDP, ZeRO-1, a
+Megatron distributed optimizer) the chunk's gradients likewise appear at its first backward and accumulate over the
+step's micro-batches, since the optimizer steps once after the last one (Megatron-Core ``finalize_model_grads``
+runs after ``forward_backward_func``; ``param_and_grad_buffer.py`` even allocates them up front), so they are
+walked the same way at the gradient dtype.
 """
 
 from __future__ import annotations
