@@ -88,6 +88,10 @@ def add_parser(subparsers) -> None:
                    help=_("pipeline schedule (PyTorch torch.distributed.pipelining names)"))
     m.add_argument("--pp-microbatches", type=int, default=None, metavar="M",
                    help=_("pipeline micro-batches the batch is split into (default: the --pp degree, as torchtitan)"))
+    m.add_argument("--global-batch", type=int, default=None, metavar="G",
+                   help=_("training sequences per optimizer step over all GPUs, Megatron style: --batch is then one "
+                          "micro-batch, and each data-parallel rank runs G / (batch x data-parallel) of them a step "
+                          "(the pipeline micro-batches with --pp, gradient accumulation without)"))
     m.add_argument("--pp-stages-per-rank", type=int, default=None, metavar="V",
                    help=_("model chunks per pipeline rank with interleaved-1f1b (default 2)"))
     m.add_argument("--loss", default="standard", choices=LOSS_MODES,
@@ -511,6 +515,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         legacy_bnb_matmul=args.legacy_bnb_matmul, lora_kernels=args.lora_kernels, weight_loading=args.weight_loading,
         double_quant=not args.no_double_quant, pipeline_parallel=args.pp, pipeline_schedule=args.pp_schedule,
         pipeline_microbatches=args.pp_microbatches, pipeline_stages_per_rank=args.pp_stages_per_rank,
+        global_batch_size=args.global_batch,
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
@@ -531,6 +536,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "kbit_embeddings_bf16": "--kbit-embeddings-bf16", "lora_dropout": "--lora-dropout",
                 "lora_kernels": "--lora-kernels", "pipeline_parallel": "--pp", "pipeline_schedule": "--pp-schedule",
                 "pipeline_microbatches": "--pp-microbatches", "pipeline_stages_per_rank": "--pp-stages-per-rank",
+                "global_batch_size": "--global-batch",
                 "longest_sample_tokens": "--longest-sample-tokens", "prompt_tokens": "--prompt-tokens",
                 "prompt_logits": "--prompt-logits"}
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),

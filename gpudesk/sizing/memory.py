@@ -18,6 +18,7 @@ from gpudesk.sizing.memory_inference import inference_memory
 from gpudesk.sizing.memory_lora import lora_memory
 from gpudesk.sizing.memory_train import train_memory
 from gpudesk.sizing.overheads import EAGER_MODULE_LOADING_CONTEXT_BYTES, Overheads
+from gpudesk.sizing.pipeline import step_batching
 from gpudesk.sizing.shapes import ModelSpec
 
 MODES = ("train", "lora", "qlora", "inference")
@@ -109,6 +110,10 @@ class MemoryWorkload:
         pipeline_parallel: pipeline stages (training); ``pipeline_schedule`` ``1f1b``, ``interleaved-1f1b`` or
             ``gpipe``; ``pipeline_microbatches`` the micro-batches the batch is split into (None: the stage count,
             torchtitan's default); ``pipeline_stages_per_rank`` model chunks per rank (interleaved; None: 2).
+        global_batch_size: training sequences per optimizer step over the whole job, Megatron style (None: not
+            given). With it ``micro_batch_size`` is the sequences of one forward/backward pass, and each rank runs
+            ``global / (micro x data-parallel)`` of them a step: pipeline micro-batches under pipeline
+            parallelism, gradient-accumulation steps without (:func:`gpudesk.sizing.pipeline.step_batching`).
         double_quant: QLoRA base with bitsandbytes double quantisation (``bnb_4bit_use_double_quant``, 4.127
             bit/param; off: 4.5 bit/param).
         sp_gathered_inputs: with ``sequence_parallel``, the column-parallel linears save their all-gathered input
@@ -161,6 +166,7 @@ class MemoryWorkload:
     pipeline_schedule: str = "1f1b"
     pipeline_microbatches: int | None = None
     pipeline_stages_per_rank: int | None = None
+    global_batch_size: int | None = None
     sp_gathered_inputs: bool = False
     longest_sample_tokens: int | None = None
     prompt_logits: str = "last"
@@ -194,6 +200,35 @@ def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) ->
     return min(cap, positive_int("longest_sample_tokens", longest_sample_tokens, MAX_SEQ_LEN_TOKENS))
 
 
+def data_parallel_of(w: MemoryWorkload) -> int:
+    """Data-parallel replicas of ``w``: its GPUs over tensor x pipeline x context parallelism (at least 1)."""
+    model_parallel = max(1, w.tensor_parallel) * max(1, w.pipeline_parallel) * max(1, w.context_parallel)
+    return max(1, w.gpus // model_parallel)
+
+
+def with_step_batching(w: MemoryWorkload) -> MemoryWorkload:
+    """``w`` with its Megatron-style ``global_batch_size`` turned into the inputs the formulas take
+    (:func:`gpudesk.sizing.pipeline.step_batching`): under pipeline parallelism the rank's step batch
+    (``micro_batch_size`` x micro-batches) split into that many pipeline micro-batches, so each micro-batch
+    carries ``micro_batch_size`` sequences; without it, gradient accumulation when a step has several
+    micro-batches.
+
+    Raises:
+        SizingError: a global batch that does not split, or one that contradicts ``pipeline_microbatches``.
+    """
+    pp = max(1, w.pipeline_parallel)
+    batching = step_batching(w.global_batch_size or 0, w.micro_batch_size, data_parallel_of(w))
+    if pp == 1:
+        return replace(w, global_batch_size=None,
+                       gradient_accumulation=w.gradient_accumulation or batching.microbatches > 1)
+    if w.pipeline_microbatches is not None and w.pipeline_microbatches != batching.microbatches:
+        raise SizingError("pipeline_microbatches", _(
+            "{given} pipeline micro-batches contradict the global batch, which makes {m} per step.").format(
+                given=w.pipeline_microbatches, m=batching.microbatches))
+    return replace(w, global_batch_size=None, micro_batch_size=batching.local_batch,
+                   pipeline_microbatches=batching.microbatches)
+
+
 def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate:
     """Per-GPU memory for ``workload`` on ``spec`` (bytes, with a named breakdown and assumptions).
 
@@ -202,6 +237,18 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
     """
     mode = choice("mode", workload.mode, MODES)
     w = workload
+    if w.global_batch_size is not None:
+        if mode == "inference":
+            raise SizingError("global_batch_size", _("a global batch applies to training; inference has none."))
+        resolved = with_step_batching(w)
+        microbatches = resolved.pipeline_microbatches if w.pipeline_parallel > 1 else (
+            w.global_batch_size // (w.micro_batch_size * data_parallel_of(w)))
+        batching_note = (
+            _("global batch {global_batch} = micro-batch {micro} x {m} micro-batches per step x {dp} "
+              "data-parallel GPUs").format(global_batch=w.global_batch_size, m=microbatches,
+                                           micro=w.micro_batch_size, dp=data_parallel_of(w)),
+            "Megatron-Core num_microbatches_calculator.py")
+        return _with_note(estimate_memory(spec, resolved), batching_note)
     if not w.cuda_lazy_loading and w.overheads.cuda_context_bytes < EAGER_MODULE_LOADING_CONTEXT_BYTES:
         w = replace(w, overheads=replace(w.overheads, cuda_context_bytes=EAGER_MODULE_LOADING_CONTEXT_BYTES))
     if w.sharding in DEEPSPEED_STAGES and w.precision in ("fp16-amp", "bf16-amp"):

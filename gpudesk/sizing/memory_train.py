@@ -213,20 +213,48 @@ def selective_ac_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_bat
 
 
 def eager_extra_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int,
-                                tensor_parallel: int = 1) -> float:
+                                tensor_parallel: int = 1, sequence_parallel: bool = False) -> float:
     """Extra bytes per layer eager PyTorch saves beyond Megatron's fused kernels (Korthikanti's coefficients), for
     Llama-style decoders: each of the two Python RMSNorms upcasts to fp32 and saves the fp32 input and the fp32
     normalised bf16 output (+4 sbh bytes each over the 16-bit input Korthikanti counts; torchtune
     ``torchtune/modules/rms_norm.py``, transformers ``LlamaRMSNorm``), and the unfused SiLU-and-multiply saves the
     SiLU output as well (+2 ffn bytes per token). torch.compile removes these (its min-cut partitioner
     recomputes pointwise ops, https://github.com/pytorch/pytorch/blob/main/torch/_functorch/partitioners.py).
+    Under sequence parallelism the norms run on the rank's ``1/t`` of the sequence (Korthikanti et al. 2022,
+    section 4.2.2: the LayerNorm and dropout regions are split along the sequence), so their part is divided by
+    ``t`` as well.
     """
     if not spec.gated:
         return 0.0
     h = spec.hidden_size or 0
     ffn = spec.ffn_size or 4 * h
     tokens = seq_len_tokens * micro_batch_size
-    return tokens * (8.0 * h + 2.0 * ffn / tensor_parallel)
+    norm_split = tensor_parallel if sequence_parallel else 1
+    return tokens * (8.0 * h / norm_split + 2.0 * ffn / tensor_parallel)
+
+
+def fp8_saved_input_savings_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int,
+                                      tensor_parallel: int = 1, sequence_parallel: bool = False) -> float:
+    """Bytes per layer that FP8 training (Transformer Engine ``fp8_autocast``) saves below the 16-bit count: each
+    Linear keeps the FP8 cast of its input for the weight-gradient GEMM, 1 byte an element instead of 2
+    (``transformer_engine/pytorch/module/linear.py`` ``_Linear.forward``: ``inputmat = cast_to_fp8(...)`` then
+    ``saved_inputmat = inputmat`` when the recipe does not override the wgrad precision;
+    ``layernorm_linear.py`` / ``layernorm_mlp.py`` save the FP8 ``ln_out`` likewise,
+    https://github.com/NVIDIA/TransformerEngine/blob/main/transformer_engine/pytorch/module/linear.py). The GEMM
+    inputs among Korthikanti's saved tensors are the attention input and the MLP input (normalised residual,
+    ``h`` wide, split by ``t`` only under sequence parallelism), the output projection's input (``heads x
+    head_dim`` wide) and the down projection's input (``ffn`` wide), both split by ``t``: one byte less per
+    element of each.
+    """
+    h = spec.hidden_size or 0
+    if not h:
+        return 0.0
+    heads = spec.num_attention_heads or 0
+    attention_width = heads * spec.head_dim_resolved
+    ffn = spec.ffn_size or 4 * h
+    tokens = seq_len_tokens * micro_batch_size
+    norm_split = tensor_parallel if sequence_parallel else 1
+    return tokens * (2.0 * h / norm_split + (attention_width + ffn) / tensor_parallel)
 
 
 def amp_fp32_extra_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int,
@@ -309,13 +337,15 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     if precision in ("fp16-amp", "bf16-amp") and recompute != "full":
         per_layer += amp_fp32_extra_bytes_per_layer(spec, s, b, flash_attention)
     if not compiled and recompute == "none":
-        per_layer += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel)
+        per_layer += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel)
+    if precision == "fp8" and recompute == "none":
+        per_layer -= fp8_saved_input_savings_per_layer(spec, s, b, tensor_parallel, sequence_parallel)
     kept_layers = min(2, layers) if activation_offload else layers
     fixed = embedding_activation_bytes(s, b, h, tensor_parallel, sequence_parallel)
     if recompute == "full":
         fixed += full_recompute_working_bytes(s, b, h, heads, spec.ffn_size, **common)  # type: ignore[arg-type]
         if not compiled:
-            fixed += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel)
+            fixed += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel)
     if sp_gathered_inputs and sequence_parallel and tensor_parallel > 1:
         gathered = sp_gathered_input_extra_bytes(s, b, h, tensor_parallel, SP_GATHERED_INPUTS_PER_LAYER, act_bytes)
         if recompute == "full":
@@ -466,6 +496,10 @@ def train_memory(
                              sp_gathered_inputs=sp_gathered_inputs)
     acts, logits = terms.activations, terms.logits
     peak = None
+    keep_grads = gradient_accumulation or zero_grad_keeps_grads
+    accumulating_stage_grads = (not fsdp and not keep_grads and not optimizer_in_backward and microbatches > 1
+                                and parts["gradients"] > 0)
+    stage_grads, pipeline_grads = 0.0, 0.0
     if pp > 1:
         v = stages_per_rank_for(pipeline_schedule, pipeline_stages_per_rank)
         chunk_layers = terms.kept_layers / (pp * v)
@@ -479,8 +513,13 @@ def train_memory(
             # parameters (``FSDPParam.to_accumulated_grad_if_needed``,
             # torch/distributed/fsdp/_fully_shard/_fsdp_param.py; torchtitan ``mixed_precision_reduce=float32``).
             unsharded_grads = rank_params * (4.0 if per_param[1] else per_param[2])
+        elif accumulating_stage_grads:
+            # Without FSDP each chunk's gradients appear at its first backward and accumulate over the step's
+            # micro-batches (the optimizer steps once all have run), beside the activations still in flight.
+            stage_grads = parts["gradients"]
         peak = pipeline_peak(pipeline_schedule, pp, microbatches, v, terms.per_layer * chunk_layers,
-                             unsharded_grads / v, logits)
+                             (unsharded_grads + stage_grads) / v, logits)
+        pipeline_grads = peak.gradient_chunks * stage_grads / v
         grads_alive = peak.gradient_chunks * unsharded_grads / v
         acts = peak.activation_chunks * terms.per_layer * chunk_layers + terms.fixed
         logits = logits if peak.rank == pp - 1 else 0.0
@@ -491,9 +530,8 @@ def train_memory(
     if not optimizer_in_backward and offload == "none" and grads > 0:
         step_temp = rank_params * step_temporary_bytes_per_param(optimizer, precision, optimizer_impl) / (
             g // mp if stage in ("zero1", "zero2", "zero3") else 1)
-    keep_grads = gradient_accumulation or zero_grad_keeps_grads
     if not keep_grads and grads > 0:
-        head_grad = min(grads, spec.largest_layer_params / t * per_param[2])
+        head_grad = pipeline_grads if stage_grads else min(grads, spec.largest_layer_params / t * per_param[2])
         if acts + logits + head_grad >= grads + step_temp:
             parts["gradients"] = head_grad  # peak at the start of backward
             step_temp = 0.0

@@ -13,14 +13,24 @@ their first backward, hold the most. The orders walked here are those of PyTorch
 - ``interleaved-1f1b`` (``ScheduleInterleaved1F1B``): each rank holds ``v`` model chunks (stages ``r, r+p, ...``);
   with ``k = m // max(1, m // p)`` micro-batches per round, rank ``r`` runs ``min((v-1) k + 2 (p-1-r), m v)``
   warm-up forwards (chunk ``(i // k) % v`` for the i-th forward), then a forward and a backward in turn (the j-th
-  backward on chunk ``v - 1 - (j // k) % v``), then the remaining backwards.
+  backward on chunk ``v - 1 - (j // k) % v``), then the remaining backwards. Megatron-Core walks the same order
+  when ``m`` is a multiple of ``p``: ``forward_backward_pipelining_with_interleaving`` runs ``(p - r - 1) * 2 +
+  (v - 1) * microbatch_group_size_per_vp_stage`` warm-up forwards (the group size defaults to ``p``) and
+  ``get_model_chunk_id`` picks chunk ``(i % (p v)) // p``
+  (https://github.com/NVIDIA/Megatron-LM/blob/d98e8a64ddf34856e74b24714e3bedb2f5a39553/megatron/core/pipeline_parallel/schedules.py);
+  its non-interleaved schedule runs ``p - r - 1`` warm-ups, as ``1f1b`` here. The first rank then holds
+  ``L (1 + (p - 1) / (p v))`` layers' activations of one micro-batch, Megatron-LM ``theoretical_memory_usage.py``.
 
 Gradients: under FSDP2 the pipeline stage turns off gradient sync and resharding for every micro-batch but the last
 (``torch/distributed/pipelining/stage.py`` ``backward_maybe_with_nosync``: ``set_requires_gradient_sync(False)``,
 ``set_reshard_after_backward(False)``), so a chunk's unsharded gradient is allocated at its first backward and
 accumulates until the step ends. A rank with several chunks allocates them one after the other as the backwards
 reach each chunk, which is why an interleaved schedule can peak lower than 1F1B with the same activations: its
-last-run chunk's activations are freed before its first chunk's gradients exist.
+last-run chunk's activations are freed before its first chunk's gradients exist. Without FSDP (DDP, ZeRO-1, a
+Megatron distributed optimizer) the chunk's gradients likewise appear at its first backward and accumulate over the
+step's micro-batches, since the optimizer steps once after the last one (Megatron-Core ``finalize_model_grads``
+runs after ``forward_backward_func``; ``param_and_grad_buffer.py`` even allocates them up front), so they are
+walked the same way at the gradient dtype.
 """
 
 from __future__ import annotations
@@ -135,3 +145,42 @@ def pipeline_peak(schedule: str, stages: int, microbatches: int, stages_per_rank
                 best = PipelinePeak(rank, chunks_alive, grads, total)
             alive[chunk] -= 1
     return best
+
+
+@dataclass(frozen=True)
+class StepBatching:
+    """How one optimizer step's samples reach a data-parallel rank: ``local_batch`` sequences per rank per step,
+    split into ``microbatches`` forward/backward passes of ``local_batch / microbatches`` sequences each."""
+
+    local_batch: int
+    microbatches: int
+
+
+def step_batching(global_batch: int, micro_batch: int, data_parallel: int) -> StepBatching:
+    """Megatron-style batch sizes: ``global_batch`` sequences per optimizer step over the whole job, each forward
+    and backward pass running ``micro_batch`` of them on a data-parallel rank. The micro-batches per step on each
+    rank are ``global_batch / (micro_batch x data_parallel)`` (Megatron-Core ``num_microbatches_calculator.py``
+    ``ConstantNumMicroBatchesCalculator``: ``num_micro_batches = global_batch_size // micro_batch_times_data_parallel``,
+    which asserts the division is exact,
+    https://github.com/NVIDIA/Megatron-LM/blob/main/megatron/core/num_microbatches_calculator.py). Without pipeline
+    parallelism they run one after the other as gradient accumulation; with it they are the schedule's pipeline
+    micro-batches (Megatron-Core ``pipeline_parallel/schedules.py`` ``forward_backward_pipelining_with_interleaving``
+    and ``..._without_interleaving`` take ``num_microbatches``). The data-parallel degree excludes tensor, pipeline
+    and context parallelism (Megatron ``data_parallel_size = world / (TP x PP x CP)``).
+
+    Raises:
+        SizingError: a count out of range or a global batch that does not split into whole micro-batches.
+    """
+    g = positive_int("global_batch_size", global_batch, MAX_PIPELINE_MICROBATCHES * 1024)
+    b = positive_int("micro_batch_size", micro_batch, MAX_PIPELINE_MICROBATCHES)
+    dp = positive_int("data_parallel", data_parallel, 1 << 20)
+    if g % (b * dp):
+        raise SizingError("global_batch_size", _(
+            "the global batch of {global_batch} does not split into micro-batches of {micro_batch} on {dp} "
+            "data-parallel ranks.").format(global_batch=g, micro_batch=b, dp=dp))
+    m = g // (b * dp)
+    if m > MAX_PIPELINE_MICROBATCHES:
+        raise SizingError("global_batch_size", _(
+            "the global batch of {global_batch} makes {m} micro-batches per step; at most {limit} are supported.")
+            .format(global_batch=g, m=m, limit=MAX_PIPELINE_MICROBATCHES))
+    return StepBatching(local_batch=b * m, microbatches=m)

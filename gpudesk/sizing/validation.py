@@ -139,6 +139,24 @@ def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
     return cases
 
 
+def case_global_batch(case: dict[str, Any]) -> int | None:
+    """The ``--global-batch`` a user types for a case: the row's ``global_batch_size``, or, for a pipeline row
+    whose micro-batch cannot be split into its pipeline micro-batches (``micro_batch_size`` not a multiple of
+    ``pipeline_microbatches``), the Megatron reading of those two fields: the micro-batch is one pipeline
+    micro-batch and the step runs ``pipeline_microbatches`` of them on each data-parallel rank, so the user types
+    ``--batch micro_batch_size --global-batch micro_batch_size x pipeline_microbatches x DP`` (DP = GPUs / (TP x
+    PP x CP)). A row the split reading fits keeps ``--batch`` / ``--pp-microbatches`` as given."""
+    if case.get("global_batch_size"):
+        return int(case["global_batch_size"])
+    pp = int(case.get("pipeline_parallel") or 1)
+    m = int(case.get("pipeline_microbatches") or 0)
+    batch = int(case.get("micro_batch_size", 1))
+    if pp == 1 or not m or batch % m == 0:
+        return None
+    model_parallel = int(case.get("tensor_parallel", 1)) * pp * int(case.get("context_parallel", 1))
+    return batch * m * max(1, int(case.get("gpus", 1)) // model_parallel)
+
+
 def case_workload(case: dict[str, Any]) -> MemoryWorkload:
     """The :class:`MemoryWorkload` a case describes, through exactly the settings ``gpudesk estimate memory``
     takes as flags (no correction keyed on the framework or the case)."""
@@ -183,6 +201,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         pipeline_schedule=str(case.get("pipeline_schedule", "1f1b")),
         pipeline_microbatches=int(case["pipeline_microbatches"]) if case.get("pipeline_microbatches") else None,
         pipeline_stages_per_rank=int(case["pipeline_stages_per_rank"]) if case.get("pipeline_stages_per_rank") else None,
+        global_batch_size=case_global_batch(case),
         longest_sample_tokens=int(case["longest_sample_tokens"]) if case.get("longest_sample_tokens") else None,
         fused_qkv_load=bool(case.get("fused_qkv_load", False)),
         tp_replicated_vocab=bool(case.get("tp_replicated_vocab", False)),

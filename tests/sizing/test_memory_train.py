@@ -83,3 +83,24 @@ def test_bad_input_names_the_field(kwargs, field):
     with pytest.raises(SizingError) as info:
         train_memory(T5, **kwargs)
     assert info.value.field == field
+
+
+def test_sequence_parallel_splits_the_eager_norm_copies_and_fp8_saves_one_byte_per_gemm_input():
+    from gpudesk.sizing.memory_train import eager_extra_bytes_per_layer, fp8_saved_input_savings_per_layer
+
+    spec = spec_from_hf_config(FIXTURES / "sizing" / "configs" / "llama-3.1-70b.config.json")
+    tokens = 4096
+    # Llama 3 70B, TP 4: the two fp32 RMSNorm copies (8 h bytes a token) run on 1/4 of the sequence under SP.
+    plain = eager_extra_bytes_per_layer(spec, tokens, 1, 4)
+    split = eager_extra_bytes_per_layer(spec, tokens, 1, 4, sequence_parallel=True)
+    assert plain - split == pytest.approx(tokens * 8 * 8192 * (1 - 1 / 4))
+    # Transformer Engine FP8 keeps the FP8 cast of the qkv, o, gate/up and down inputs: h/t + h/t + (h + ffn)/t
+    # bytes a token less than the 16-bit count (GQA 70B: 64 heads x 128 = h).
+    saved = fp8_saved_input_savings_per_layer(spec, tokens, 1, 4, sequence_parallel=True)
+    assert saved == pytest.approx(tokens * (2 * 8192 + 8192 + 28672) / 4)
+    from gpudesk.sizing.memory_train import activation_terms
+
+    common = dict(tensor_parallel=4, sequence_parallel=True, recompute="none", compiled=False)
+    bf16 = activation_terms(spec, tokens, 1, precision="bf16", **common).activations
+    fp8 = activation_terms(spec, tokens, 1, precision="fp8", **common).activations
+    assert bf16 - fp8 == pytest.approx(80 * saved)

@@ -101,3 +101,102 @@ def test_cli_pipeline_flags_and_their_errors(capsys):
     assert "--pp-stages-per-rank" in capsys.readouterr().err
     assert main(base[:-2] + ["--pp", "3"]) == 2
     assert "--pp" in capsys.readouterr().err
+
+
+# Megatron-Bridge Llama3 70B SFT on 32 x H100, FP8 current scaling, TP4 PP4 VPP5, MBS 1, GBS 32 (DP 2): 16 pipeline
+# micro-batches of one sequence each (skills/nemo-mbridge-perf-memory-tuning/SKILL.md at 6d9fce9, peak 58.8-59 GB).
+MBRIDGE_70B = dict(mode="train", precision="fp8", optimizer="adamw", seq_len_tokens=4096, micro_batch_size=1, gpus=32,
+                   sharding="zero1", tensor_parallel=4, sequence_parallel=True, pipeline_parallel=4,
+                   pipeline_schedule="interleaved-1f1b", pipeline_stages_per_rank=5, recompute="none")
+
+
+def test_megatron_global_batch_gives_the_pipeline_microbatches_of_one_micro_batch_each():
+    from gpudesk.sizing.pipeline import step_batching
+
+    assert (step_batching(32, 1, 2).microbatches, step_batching(32, 1, 2).local_batch) == (16, 16)
+    spec = spec_from_hf_config(CONFIGS / "llama-3.1-70b.config.json")
+    est = estimate_memory(spec, MemoryWorkload(**MBRIDGE_70B, global_batch_size=32))
+    # The old reading (one sequence split into 16 micro-batches) is refused; the global batch answers it.
+    with pytest.raises(SizingError) as err:
+        estimate_memory(spec, MemoryWorkload(**MBRIDGE_70B, pipeline_microbatches=16))
+    assert err.value.field == "pipeline_microbatches"
+    # Same as the torchtitan reading of a 16-sequence rank batch split into 16 micro-batches.
+    split = estimate_memory(spec, MemoryWorkload(**{**MBRIDGE_70B, "micro_batch_size": 16}, pipeline_microbatches=16))
+    assert est.breakdown == split.breakdown
+    # Rank 0 holds (v-1) p + 2 (p-1) + 1 = 23 chunks of 80 / (4 x 5) = 4 layers: L (1 + (p-1)/(p v)) = 92 layers.
+    assert any("23 micro-batch chunks" in text for text, _src in est.assumptions)
+    assert est.assumptions[0][0] == "global batch 32 = micro-batch 1 x 16 micro-batches per step x 2 data-parallel GPUs"
+    # Without FSDP the stage's 16-bit gradients accumulate over the 16 micro-batches: the steady 1F1B state still
+    # holds 23 chunks in flight once backwards have reached all five chunks, so all of them are counted.
+    assert est.breakdown["gradients"] == pytest.approx(spec.params / 16 * 2, rel=1e-6)
+    assert est.breakdown["activations"] == split.breakdown["activations"]
+    measured = 59e9  # reported by the last pipeline rank (Megatron-Bridge logs before 2026-05-08): an upper band
+    assert 0.85 < est.statistic_bytes("allocated") / measured < 1.45
+    # VPP 10 halves the chunk: rank 0 holds (10-1) 4 + 6 + 1 = 43 chunks of 2 layers = 86 layers, fewer than 92.
+    vpp10 = estimate_memory(spec, MemoryWorkload(**{**MBRIDGE_70B, "pipeline_stages_per_rank": 10}, global_batch_size=32))
+    assert vpp10.breakdown["activations"] < est.breakdown["activations"]
+
+
+def test_global_batch_errors_and_accumulation_without_pipeline():
+    spec = spec_from_hf_config(CONFIGS / "llama-3.1-70b.config.json")
+    with pytest.raises(SizingError) as err:
+        estimate_memory(spec, MemoryWorkload(**MBRIDGE_70B, global_batch_size=33))
+    assert err.value.field == "global_batch_size"
+    with pytest.raises(SizingError) as err:
+        estimate_memory(spec, MemoryWorkload(**MBRIDGE_70B, global_batch_size=32, pipeline_microbatches=8))
+    assert err.value.field == "pipeline_microbatches"
+    with pytest.raises(SizingError) as err:
+        estimate_memory(spec, MemoryWorkload(mode="inference", global_batch_size=8))
+    assert err.value.field == "global_batch_size"
+    # Without pipeline parallelism several micro-batches a step are gradient accumulation.
+    flat = dict(mode="train", gpus=8, sharding="fsdp", micro_batch_size=1, seq_len_tokens=2048, recompute="full")
+    small = spec_from_hf_config(CONFIGS / "llama-3.1-8b.config.json")
+    assert estimate_memory(small, MemoryWorkload(**flat, global_batch_size=32)).breakdown == \
+        estimate_memory(small, MemoryWorkload(**flat, gradient_accumulation=True)).breakdown
+    assert estimate_memory(small, MemoryWorkload(**flat, global_batch_size=8)).breakdown == \
+        estimate_memory(small, MemoryWorkload(**flat)).breakdown
+
+
+def test_cli_global_batch(capsys):
+    from gpudesk.cli import main
+
+    config = str(CONFIGS / "llama-3.1-70b.config.json")
+    base = ["estimate", "memory", "--config", config, "--mode", "train", "--precision", "fp8", "--optimizer", "adamw",
+            "--seq", "4096", "--batch", "1", "--gpus", "32", "--sharding", "zero1", "--tp", "4", "--sp", "--pp", "4",
+            "--pp-schedule", "interleaved-1f1b", "--pp-stages-per-rank", "5", "--recompute", "none"]
+    assert main(base + ["--global-batch", "32"]) == 0
+    assert "23 micro-batch chunks" in capsys.readouterr().out
+    assert main(base + ["--global-batch", "31"]) == 2
+    assert "--global-batch" in capsys.readouterr().err
+    assert main(base + ["--pp-microbatches", "16"]) == 2  # the split reading of a batch of 1
+    assert "--pp-microbatches" in capsys.readouterr().err
+
+
+def test_harness_types_the_megatron_rows_as_global_batch():
+    import json
+
+    from gpudesk.sizing.validation import case_global_batch, case_workload
+
+    rows = [json.loads(line) for line in (CONFIGS.parent / "measured_peaks_fresh10.jsonl").read_text().splitlines()
+            if "mbridge2605" in line]
+    # GBS 32 in every row of the source's table: MBS 1 x 16 micro-batches x DP 2, or x 32 x DP 1.
+    assert [case_global_batch(r) for r in rows] == [32, 32, 32, 32]
+    assert case_workload(rows[0]).micro_batch_size == 1
+    titan = [json.loads(line) for line in (CONFIGS.parent / "measured_peaks.jsonl").read_text().splitlines()
+             if "torchtitan-405b-3d" in line]
+    assert titan and all(case_global_batch(r) is None for r in titan)  # the split reading fits: unchanged
+
+
+def test_pipeline_gradients_without_fsdp_appear_at_the_first_backward():
+    # 1F1B, 4 stages, 8 micro-batches, DDP: rank 0 holds 4 micro-batches in flight when its first backward creates
+    # the stage's gradients, which then stay while the steady state keeps 4 in flight.
+    spec = spec_from_hf_config(CONFIGS / "llama-3.1-8b.config.json")
+    base = dict(mode="train", precision="bf16", optimizer="adamw", seq_len_tokens=4096, gpus=4, pipeline_parallel=4,
+                recompute="none", compiled=True)
+    many = estimate_memory(spec, MemoryWorkload(**base, micro_batch_size=8, pipeline_microbatches=8)).breakdown
+    stage_grads = spec.params / 4 * 2
+    assert many["gradients"] == pytest.approx(stage_grads, rel=1e-6)
+    # One micro-batch: nothing accumulates, the peak is the start of backward with the output layer's gradient only.
+    one = estimate_memory(spec, MemoryWorkload(**base, micro_batch_size=1, pipeline_microbatches=1)).breakdown
+    assert one["gradients"] == pytest.approx(spec.vocab_size * spec.hidden_size * 2)
+    assert one["gradients"] < stage_grads / 3
