@@ -413,7 +413,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     linear = _linear_format(fmt, block_fp8)
     quant_kernels = activation_quant_kernels(spec, load.engine, engine_version_tuple(load.engine_version), linear)
     kernels += quant_kernels
-    mla_dequant_kernels, mla_dequant_bytes = rocm_mla_dequant_per_step(spec, load.engine, gpu.vendor, fmt, attn_tp)
+    mla_dequant_kernels, mla_dequant_bytes = rocm_mla_dequant_per_step(spec, load.engine, gpu.vendor, fmt, attn_tp,
+                                                                        gpu.architecture)
     kernels += mla_dequant_kernels
     layer_s = kernels * kernel_s / dims.layers
     alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None \
