@@ -149,7 +149,13 @@ from gpudesk.sizing.serve_rates import (
     activation_quant_kernels,
 )
 from gpudesk.sizing.serve_moe_tiles import MOE_TILE_SOURCE, MoeTiles, fused_moe_tiles, padded_expert_rows
-from gpudesk.sizing.serve_dp_attention import DP_ATTENTION_SOURCE, attention_params_per_layer, attention_tp
+from gpudesk.sizing.serve_dp_attention import (
+    DP_ATTENTION_SOURCE,
+    REPLICATED_MLA_SOURCE,
+    attention_params_per_layer,
+    attention_tp,
+    replicated_attention_params_per_layer,
+)
 from gpudesk.sizing.serve_rocm_block_fp8 import block_fp8_dense_stream_bytes_per_s
 from gpudesk.sizing.serve_rocm_mla import ROCM_MLA_DEQUANT_SOURCE, rocm_mla_dequant_per_step
 from gpudesk.sizing.shapes import ModelSpec
@@ -391,6 +397,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         # Data-parallel attention: each GPU holds (and reads every step) its attention group's tp / D share of the
         # attention projections, and caches and reads only its group's 1 / D of the requests' KV (module docstring).
         dense += attention_params_per_layer(spec) * dims.layers * bytes_per_param * (1 / attn_tp - 1 / tp)
+    # MLA's down-projections are replicated on every attention-TP rank, not split (serve_dp_attention).
+    replicated = replicated_attention_params_per_layer(spec) * dims.layers * bytes_per_param * (1 - 1 / attn_tp)
+    dense += replicated
     kv_per_token = kv_layer_bytes_per_token(spec, kv_dtype, attn_tp) * dims.layers / dp_attn
     block_fp8 = fmt.lower() == "fp8" and (spec.checkpoint_weight_format or "").lower() == "fp8"
     block_bytes = max(0.0, dense - spec.embedding_params * ACTIVATION_BYTES / tp) if block_fp8 else 0.0
@@ -491,6 +500,10 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         assumptions.append(Assumption(
             "dequant_overlap", _("overlapped with the weight loads") if overlapped else _("added to the weight loads"),
             overlap_source or dequant_source))
+    if replicated:
+        assumptions.append(Assumption("replicated_mla_projections", _(
+            "{gb:.2f} GB of MLA down-projection weights per GPU held whole on every tensor-parallel rank and read "
+            "every step").format(gb=replicated * attn_tp / max(1, attn_tp - 1) / 1e9), REPLICATED_MLA_SOURCE))
     if dp_attn > 1:
         assumptions.append(Assumption("attention_dp", _(
             "attention in {groups} data-parallel groups of {gpus} GPU(s): {gb:.2f} GB more attention weights per GPU "
