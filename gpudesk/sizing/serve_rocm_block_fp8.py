@@ -14,11 +14,12 @@ At decode sizes such a kernel tiles the output in blocks of 16-128 columns and w
 busy, each latency bound: the weight stream runs far below the HBM roofline whatever the batch. Measured for
 DeepSeek-V3's fused q_a / kv_a projection (N 2112, K 7168: 15.1 MB of FP8 weights), AITER's Triton kernel with its
 default configuration: 128.8 / 127.3 / 117.5 us at M = 64 / 128 / 256 tokens, 123.6 / 131.8 / 154.8 GB/s as the
-benchmark counts the bytes (ROCm/aiter
-PR 1232, "FP8 blockscale fix and finetuning for Deepseek on MI300 series", Oct 2025); tuned configurations (with
-split-K) halve M = 64 (68.5 us). The tuned gfx942 entry for this shape was still missing in January 2026, when
+benchmark counts the bytes (ROCm/aiter PR 1232, "FP8 blockscale fix and finetuning for Deepseek on MI300 series",
+Oct 2025; the table was run on an MI350X host); tuned configurations (with split-K) halve M = 64 (68.5 us). No
+MI300X kernel table was found; the MI300X serving figures below agree with it. The tuned gfx942 entry for this shape was still missing in January 2026, when
 adding it cut SGLang's DeepSeek-R1 TPOT on 8 x MI300X from 28.8 to 22.1 ms at concurrency 4 and from 47.2 to 30.8
-ms at 16 (ROCm/aiter PR 1930): that one GEMM alone then cost about 0.1 ms per layer, as the measured rate says.
+ms at 16 (ROCm/aiter PR 1930): 0.11 ms per layer and step at concurrency 4 from that one GEMM's configuration, the
+order of its measured default-configuration time.
 
 The measured default-configuration rate at M = 64, 123.6 GB/s, is taken as the rate at which a CDNA 3 GPU streams
 its block-FP8 dense weights in a decode step, whatever the batch (latency bound, not a share of the bandwidth).
