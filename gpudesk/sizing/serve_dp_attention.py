@@ -73,3 +73,24 @@ def per_rank_batch_scale(engine: str, attention_dp: int, user_given: bool) -> in
     if user_given and engine == "sglang":
         return 1
     return attention_dp
+
+
+# MLA's down-projections (the query's ``q_a_proj`` to ``q_lora_rank`` and the latent KV's ``kv_a_proj_with_mqa`` to
+# ``kv_lora_rank + qk_rope_head_dim``) are not split by tensor parallelism: every attention-TP rank holds and reads
+# them whole (SGLang python/sglang/srt/models/deepseek_v2.py: ``fused_qkv_a_proj_with_mqa = ReplicatedLinear(
+# hidden_size, q_lora_rank + kv_lora_rank + qk_rope_head_dim)``; vLLM vllm/model_executor/models/deepseek_v2.py:
+# ``q_a_proj`` and ``kv_a_proj_with_mqa`` as ``ReplicatedLinear``, later one merged replicated linear). For
+# DeepSeek-V3 that is 7168 x 2112 values per layer, 15.1 MB in FP8, on each of the 8 GPUs of a TP8 replica.
+REPLICATED_MLA_SOURCE = ("MLA down-projections replicated on every TP rank: SGLang deepseek_v2.py "
+                         "fused_qkv_a_proj_with_mqa = ReplicatedLinear (https://github.com/sgl-project/sglang); "
+                         "vLLM deepseek_v2.py q_a_proj / kv_a_proj_with_mqa ReplicatedLinear "
+                         "(https://github.com/vllm-project/vllm)")
+
+
+def replicated_attention_params_per_layer(spec: ModelSpec) -> int:
+    """Parameters of one layer's attention that every attention-TP rank holds whole: MLA's query and latent-KV
+    down-projections (module comment); 0 for other attention."""
+    if spec.attention_kind != "mla" or not spec.kv_lora_rank:
+        return 0
+    h = spec.transformer_dims.hidden_size
+    return h * ((spec.q_lora_rank or 0) + spec.kv_lora_rank + (spec.qk_rope_head_dim or 0))

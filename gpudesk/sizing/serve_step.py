@@ -41,7 +41,8 @@ of thousands of tokens the math.
   the weight stream, sets the step.
 - Block-scaled FP8: where the weights are the checkpoint's own block-scaled FP8 (DeepSeek-V3 / R1), the dense
   (non-expert) GEMMs stream their weights at the small share of the bandwidth those kernels reach at decode sizes
-  (:data:`gpudesk.sizing.serve_rates.BLOCK_FP8_WEIGHT_STREAM_SHARE`), whatever the batch; the embedding and LM
+  (:data:`gpudesk.sizing.serve_rates.BLOCK_FP8_WEIGHT_STREAM_SHARE`; on CDNA 3 the measured rate of the Triton
+  kernel both engines run there, :mod:`gpudesk.sizing.serve_rocm_block_fp8`), whatever the batch; the embedding and LM
   head stay 16-bit and the routed experts' grouped GEMMs keep the HBM rate. Their math (prefill chunks, large
   batches) runs at the rate the engines' block-FP8 Triton / CUTLASS kernels reach, a fifth of the FP8 peak, not the
   per-tensor cuBLASLt rate: the routed experts in vLLM and SGLang, the dense linears too in vLLM and in SGLang
@@ -112,11 +113,9 @@ from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_we
 from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_rates import (
-    BLOCK_FP8_SOURCE,
     BLOCK_FP8_TRITON_PEAK_SHARE,
     block_fp8_triton_flops_share,
     block_fp8_triton_peak_share,
-    BLOCK_FP8_WEIGHT_STREAM_SHARE,
     ENGINE_ALLREDUCE_MAX_BYTES,
     HIPBLASLT_SOURCE,
     AZURE_GUIDE,
@@ -150,7 +149,14 @@ from gpudesk.sizing.serve_rates import (
     activation_quant_kernels,
 )
 from gpudesk.sizing.serve_moe_tiles import MOE_TILE_SOURCE, MoeTiles, fused_moe_tiles, padded_expert_rows
-from gpudesk.sizing.serve_dp_attention import DP_ATTENTION_SOURCE, attention_params_per_layer, attention_tp
+from gpudesk.sizing.serve_dp_attention import (
+    DP_ATTENTION_SOURCE,
+    REPLICATED_MLA_SOURCE,
+    attention_params_per_layer,
+    attention_tp,
+    replicated_attention_params_per_layer,
+)
+from gpudesk.sizing.serve_rocm_block_fp8 import block_fp8_dense_stream_bytes_per_s
 from gpudesk.sizing.serve_rocm_mla import ROCM_MLA_DEQUANT_SOURCE, rocm_mla_dequant_per_step
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
@@ -391,6 +397,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         # Data-parallel attention: each GPU holds (and reads every step) its attention group's tp / D share of the
         # attention projections, and caches and reads only its group's 1 / D of the requests' KV (module docstring).
         dense += attention_params_per_layer(spec) * dims.layers * bytes_per_param * (1 / attn_tp - 1 / tp)
+    # MLA's down-projections are replicated on every attention-TP rank, not split (serve_dp_attention).
+    replicated = replicated_attention_params_per_layer(spec) * dims.layers * bytes_per_param * (1 - 1 / attn_tp)
+    dense += replicated
     kv_per_token = kv_layer_bytes_per_token(spec, kv_dtype, attn_tp) * dims.layers / dp_attn
     block_fp8 = fmt.lower() == "fp8" and (spec.checkpoint_weight_format or "").lower() == "fp8"
     block_bytes = max(0.0, dense - spec.embedding_params * ACTIVATION_BYTES / tp) if block_fp8 else 0.0
@@ -413,7 +422,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     linear = _linear_format(fmt, block_fp8)
     quant_kernels = activation_quant_kernels(spec, load.engine, engine_version_tuple(load.engine_version), linear)
     kernels += quant_kernels
-    mla_dequant_kernels, mla_dequant_bytes = rocm_mla_dequant_per_step(spec, load.engine, gpu.vendor, fmt, attn_tp)
+    mla_dequant_kernels, mla_dequant_bytes = rocm_mla_dequant_per_step(spec, load.engine, gpu.vendor, fmt, attn_tp,
+                                                                        gpu.architecture)
     kernels += mla_dequant_kernels
     layer_s = kernels * kernel_s / dims.layers
     alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None \
@@ -446,7 +456,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         Assumption("gemm_tile_tokens", _("a step of fewer than {tokens} tokens costs the GEMM math of {tokens} "
                                          "tokens").format(tokens=tile_tokens), GEMM_TILE_SOURCE),
     ]
-    block_rate = gpu.memory_bandwidth_gbps * 1e9 * BLOCK_FP8_WEIGHT_STREAM_SHARE
+    block_rate, block_source = block_fp8_dense_stream_bytes_per_s(gpu)
     hbm_rate = gpu.memory_bandwidth_gbps * 1e9 * hbm_eff
     dense_extra = block_bytes * max(0.0, 1 / block_rate - 1 / hbm_rate) if block_bytes else 0.0
     dense_extra += mla_dequant_bytes / hbm_rate
@@ -458,7 +468,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     if block_bytes:
         assumptions.append(Assumption("block_fp8_weight_stream", _(
             "{gb:.2f} GB of block-FP8 dense weights per GPU read at {share:.3g} of the memory bandwidth").format(
-            gb=block_bytes / 1e9, share=BLOCK_FP8_WEIGHT_STREAM_SHARE), BLOCK_FP8_SOURCE))
+            gb=block_bytes / 1e9, share=block_rate / (gpu.memory_bandwidth_gbps * 1e9)), block_source))
     if gemms:
         assumptions.append(Assumption("library_gemm_s", _(
             "{gemms} dense GEMMs per step through the vendor library, {us:.2g} us each beyond the roofline, above "
@@ -490,6 +500,10 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         assumptions.append(Assumption(
             "dequant_overlap", _("overlapped with the weight loads") if overlapped else _("added to the weight loads"),
             overlap_source or dequant_source))
+    if replicated:
+        assumptions.append(Assumption("replicated_mla_projections", _(
+            "{gb:.2f} GB of MLA down-projection weights per GPU held whole on every tensor-parallel rank and read "
+            "every step").format(gb=replicated * attn_tp / max(1, attn_tp - 1) / 1e9), REPLICATED_MLA_SOURCE))
     if dp_attn > 1:
         assumptions.append(Assumption("attention_dp", _(
             "attention in {groups} data-parallel groups of {gpus} GPU(s): {gb:.2f} GB more attention weights per GPU "

@@ -91,3 +91,22 @@ def test_case_rows_map_the_dp_attention_switch():
     assert load_of_case(dict(row, enable_dp_attention=True)).attention_dp == 8
     assert load_of_case(dict(row, enable_dp_attention=True, dp=2)).attention_dp == 2
     assert load_of_case(dict(row, dp=2)).replicas == 2
+
+
+def test_mla_down_projections_are_read_whole_on_every_tp_rank(catalog):
+    """DeepSeek-V3: the fused q_a / kv_a projection, 7168 x (1536 + 512 + 64) per layer, is a ReplicatedLinear in
+    SGLang and vLLM: at TP8 every GPU reads all of it each step, 7/8 of it more than an even split; at TP1 (or one
+    GPU per attention group) nothing changes."""
+    from gpudesk.sizing.serve_dp_attention import replicated_attention_params_per_layer
+
+    spec = spec_from_catalog(catalog.model("deepseek-v3"))
+    assert replicated_attention_params_per_layer(spec) == 7168 * 2112
+    assert replicated_attention_params_per_layer(spec_from_catalog(catalog.model("llama-3.1-70b"))) == 0
+    gpu, link = catalog.gpu("h200-sxm"), catalog.link("nvlink4")
+    load = ServeLoad(tp=8, batch=1, weight_format="fp8", engine="sglang", engine_version="0.5.7")
+    model = step_model(spec, gpu, load, link, "bf16")
+    replicated = next(a for a in model.assumptions if a.name == "replicated_mla_projections")
+    # 61 layers x 15.1 MB of FP8 weights (0.92 GB) and their block scales, per GPU
+    assert replicated.value.startswith("0.93 GB")
+    dp = step_model(spec, gpu, dataclasses.replace(load, attention_dp=8), link, "bf16")
+    assert "replicated_mla_projections" not in {a.name for a in dp.assumptions}

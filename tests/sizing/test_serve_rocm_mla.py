@@ -60,3 +60,11 @@ def test_the_cast_lengthens_an_sglang_decode_step_on_mi300x_by_its_kernels_and_b
     monkeypatch.undo()
     h100 = step_model(spec, catalog.gpu("h100-sxm5"), load, catalog.link("nvlink4"), "bf16")
     assert "rocm_mla_weight_dequant" not in {a.name for a in h100.assumptions}
+
+
+def test_cdna4_runs_aiters_batched_fp8_gemm_and_is_not_charged(catalog):
+    """SGLang's ROCm images set SGLANG_USE_AITER=1; on gfx95x (MI355X) the _use_aiter_gfx95 branch multiplies the
+    FP8 w_kc / w_vc directly, on gfx942 (MI300X) the weights are still cast every step."""
+    spec = spec_from_catalog(catalog.model("deepseek-v3"))
+    assert rocm_mla_dequant_per_step(spec, "sglang", "AMD", "fp8", 8, catalog.gpu("mi355x").architecture) == (0, 0.0)
+    assert rocm_mla_dequant_per_step(spec, "sglang", "AMD", "fp8", 8, catalog.gpu("mi300x").architecture)[0] == 244
