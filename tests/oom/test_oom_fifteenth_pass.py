@@ -3,6 +3,12 @@
 * PyTorch before 1.10 (its message dates the allocator): the cached memory left when it raises sits inside segments
   its live tensors occupy, and no setting of that allocator frees it, so while it is smaller than the live tensors the
   job's peak leads and fragmentation is only possible; a cache larger than the live tensors stays fragmentation.
+* A one-line out-of-memory with no figure of the device from a training framework: memory kept from step to step
+  fails with the same line, so the leak is ranked with the check that separates it (higher when the log shows
+  epochs ran, none when it shows the first step failing).
+* A figureless text that names a model whose bf16 weights fill under a third of the GPU it names, with no training:
+  memory held elsewhere (another process, a mistyped CUDA_VISIBLE_DEVICES) first.
+* An AWS instance type ("p2.xlarge") is no XLA.
 
 Every text is a real message quoted from the public thread named in its comment; a variant is marked as such.
 Negative cases check that each reading needs its own figures or words."""
@@ -45,3 +51,72 @@ def test_the_same_figures_in_a_message_of_an_allocator_with_settings_keep_fragme
     text = MADDOG_RESERVED + (" If reserved memory is >> allocated memory try setting max_split_size_mb to avoid "
                               "fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF")
     assert _ids(text)[0] == "fragmentation"
+
+
+# sunsmarterjie/SDL-Skeleton#6 (memory grew over ~3200 iterations; the loss.backward() logic was the leak).
+SDL_ONE_LINE = "CUDA out of memory. Tried to allocate 20.00 MiB"
+# pytorch/pytorch#5210 (validation without volatile / no_grad kept every graph): the issue's title.
+THC_ONE_LINE = "RuntimeError: cuda runtime error (2) : out of memory when using loss function"
+# zai-org/GLM-4#322: the progress bar at its first step.
+GLM_FIRST_STEP = ("OutOfMemoryError: CUDA out of memory. Tried to allocate 214.00 MiB. GPU\n  0%|          "
+                  "| 0/3000 [00:05<?, ?it/s]")
+
+
+def _by_id(text: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for c in diagnose_text(text).causes:
+        out.setdefault(c.id, c.confidence)
+    return out
+
+
+def test_a_figureless_line_ranks_shortage_holder_and_leak_each_with_its_check():
+    for text in (SDL_ONE_LINE, THC_ONE_LINE):
+        d = diagnose_text(text)
+        ids = [c.id for c in d.causes]
+        assert ids[0] == "genuine_shortage" and "other_process" in ids and "leak" in ids, text
+        assert d.causes[0].confidence < 0.6  # never one confident answer for a bare line
+        leak = next(c for c in d.causes if c.id == "leak")
+        assert leak.confidence < d.causes[0].confidence
+        assert any("memory_allocated()" in check for check in leak.checks)
+
+
+def test_epochs_in_the_log_put_the_leak_first_and_a_first_step_rules_it_out():
+    # Variant: the SDL-Skeleton line after a training log at epoch 3.
+    epochs = "Epoch 3/50: 100%|##########| 1200/1200\n" + SDL_ONE_LINE
+    assert _ids(epochs)[0] == "leak"
+    steps = "iter 3200, loss 0.21\n" + SDL_ONE_LINE  # variant: steps ran, the leak level with the shortage
+    assert _by_id(steps)["leak"] == 0.45 and _ids(steps)[0] == "genuine_shortage"
+    assert "leak" not in _ids(GLM_FIRST_STEP)
+
+
+def test_no_leak_reading_for_an_engine_warm_up_or_a_message_with_figures():
+    # gpustack/gpustack#3541 (MindIE's warm-up) and a PyTorch message with its figures (mega.pytorch#32).
+    warmup = ("[llm] [ERROR] [logging.py-348] : Warmup failed, because of multimodal model inference out of memory when "
+              "`maxInputTokenLen` set to 8192. Please try to decrease `maxPrefillTokens` in config.json of "
+              "mindie-service.")
+    assert "leak" not in _ids(warmup)
+    assert "leak" not in _ids(MEGA_CACHED)
+
+
+# sgl-project/sglang#465 (the issue's title; CUDA_VISIBLE_DEVICES was misspelled, the GPU was in use).
+SMALL_MODEL_BIG_GPU = "CUDA out of memory for H100 80GB for lmms-lab/llama3-llava-next-8b"
+
+
+def test_a_model_far_smaller_than_the_gpu_it_names_reads_as_memory_held_elsewhere():
+    d = diagnose_text(SMALL_MODEL_BIG_GPU)
+    assert d.causes[0].id == "other_process" and d.causes[0].confidence == 0.5
+    assert d.causes[0].evidence["model_parameters_billions"] == 8.0
+    assert "CUDA_VISIBLE_DEVICES" in d.causes[0].fix
+
+
+def test_a_model_that_fills_the_gpu_or_a_training_run_keeps_the_shortage_first():
+    # Variants: a 13B model's 26 GB of bf16 weights on a 40 GB card; fine-tuning an 8B model on 80 GB.
+    assert _ids("CUDA out of memory: llama-2-13b on A100 40GB")[0] == "genuine_shortage"
+    assert _ids("CUDA out of memory fine-tuning llama3-8b on H100 80GB")[0] == "genuine_shortage"
+
+
+def test_an_aws_instance_type_is_no_xla():
+    # pytorch/pytorch#4420 (the issue's title).
+    text = "out of memory cuda runtime error (2) on p2.xlarge AWS instance with batch_size = 1"
+    assert diagnose_text(text).report.framework != "xla"
+    assert "leak" in _ids(text)

@@ -313,7 +313,10 @@ _FAILURE_WORDS = ("fail", "error", "unable", "could not", "couldn't", "cannot", 
                   "not enough", "refused", "denied", "失败", "不足", "无法")
 
 # (runtime, words), first match wins: the most specific runtimes first.
-_RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
+# XLA's name where it is one (tensorflow/compiler/xla/, local_xla, xla_extension, "XLA:"), not the letters inside
+# another word ("xlarge"): a marker that detect_runtime matches as a pattern rather than a substring.
+_XLA_WORD = re.compile(r"(?<![a-z0-9])xla(?![a-z])")
+_RUNTIMES: tuple[tuple[str, tuple[str | re.Pattern[str], ...]], ...] = (
     ("ollama", ("ollama",)),
     ("trtllm", ("tensorrt-llm", "tensorrt_llm", "trt-llm", "trtllm")),
     ("comfyui", ("comfyui", "comfy.", "node type:", "vaedecode")),
@@ -342,7 +345,8 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cupy", ("cupy",)),
     ("numba", ("numba",)),
     ("jax", ("jaxlib", "jax.", "xla_python_client", "xlaruntimeerror", "xla:tpu", "exla")),
-    ("xla", ("xla", "hbm", "tpu_worker", "best cudnn convolution algorithm")),
+    # "xla" as a name, not inside a word: an AWS instance type ("p2.xlarge", "g4dn.xlarge") is no XLA.
+    ("xla", (_XLA_WORD, "hbm", "tpu_worker", "best cudnn convolution algorithm")),
     # TensorFlow's StreamExecutor words its cuDNN/cuBLAS handle failures itself (stream_executor/cuda/cuda_dnn.cc
     # "Could not create cudnn handle", cuda_blas.cc "failed to create cublas handle"); PyTorch says "cuDNN error:".
     ("tensorflow", ("tensorflow", "stream_executor", "bfc_allocator", "gpu_0_bfc", "could not create cudnn handle",
@@ -516,7 +520,7 @@ def detect_runtime(low: str) -> str | None:
     """The runtime that printed a (lower-cased) text: "ollama", "llamacpp", "onnxruntime", "tensorrt",
     "trtllm", "nccl", "mlx", "jax", "xla", "tensorflow", "pytorch", "comfyui", ... or None."""
     for name, words in _RUNTIMES:
-        if any(w in low for w in words):
+        if any((w in low) if isinstance(w, str) else w.search(low) is not None for w in words):
             return name
     return None
 

@@ -316,8 +316,60 @@ def _no_figures(f: Facts) -> bool:
             and genuine_shortage.reads_without_capacity(f))
 
 
+# A model's parameter count in its name ("llama3-llava-next-8b", "Qwen2-7B", "a 13B model") and a GPU's memory next
+# to a GPU word ("H100 80GB", "RTX 3090 24GB", "A100-40G", "24gb vram").
+_MODEL_PARAMS = re.compile(r"(?:[-_/\s]|^)(\d{1,3}(?:\.\d{1,2})?)\s?b(?![a-z0-9])", re.IGNORECASE)
+_GPU_MEMORY = re.compile(
+    r"\b(?:[AHLBV]\d{2,3}|[A-Z]?\d{4}(?:\s?ti)?|rtx|gtx|gpu|card)[-\s]{0,2}(?:\w{1,8}[-\s]{1,2})?(\d{1,3})\s?(?:gb|gib|g)\b|"
+    r"\b(\d{1,3})\s?(?:gb|gib|g)\s{0,2}(?:of\s{1,2})?(?:vram|gpu|card|显存)", re.IGNORECASE)
+# Words of a training run, whose need is many times the weights (gradients, optimizer state, activations).
+_TRAINING = re.compile(r"\btrain|fine-?tun|\bbackward|\blora\b|optimi[sz]er|训练|微调", re.IGNORECASE)
+# Bytes per parameter of weights served in bf16/fp16 (the default of every serving engine and of from_pretrained with
+# a half dtype), and the share of the GPU's memory under which such weights leave most of it to the rest of inference.
+SERVED_BYTES_PER_PARAM = 2
+SMALL_MODEL_SHARE = 0.3
+
+
+def model_far_below_gpu(text: str) -> tuple[float, int, int] | None:
+    """(billions of parameters, weight bytes, GPU bytes) when a figureless text names a model whose bf16 weights fill
+    under :data:`SMALL_MODEL_SHARE` of the GPU it names, and no training; else None. Inference of such a model does not
+    fill that GPU by itself, so memory something else holds (another process, a job placed on a GPU already in use
+    by a mistyped CUDA_VISIBLE_DEVICES, sglang#465: an 8B model on an 80 GB H100) is the likelier reading."""
+    if _TRAINING.search(text):
+        return None
+    params = [float(m.group(1)) for m in _MODEL_PARAMS.finditer(text) if 0 < float(m.group(1)) <= 1000]
+    gpus = [int(m.group(1) or m.group(2)) for m in _GPU_MEMORY.finditer(text)]
+    gpus = [g for g in gpus if 4 <= g <= 288]
+    if len(set(params)) != 1 or len(set(gpus)) != 1:
+        return None  # several models or GPUs named: which one ran where is not in the text
+    weights = int(params[0] * 1e9 * SERVED_BYTES_PER_PARAM)
+    gpu = gpus[0] * 10**9
+    if weights > SMALL_MODEL_SHARE * gpu:
+        return None
+    return params[0], weights, gpu
+
+
 def _possible_holder(f: Facts) -> Cause:
     platform = f.report.platform
+    small = model_far_below_gpu(f.report.text or "")
+    if small is not None:
+        billions, weights, gpu = small
+        return Cause(
+            id="other_process",
+            title=_("Another process may hold the GPU"),
+            confidence=0.5,
+            evidence=evidence(model_parameters_billions=billions, model_weight_bytes=weights, gpu_memory_bytes=gpu,
+                              deciding_check="other_process", check_command=check_command("other_process", platform)),
+            explanation=_("The text names a model of {billions:g}B parameters, about {weights} of weights in bf16, on a "
+                          "GPU of {gpu}: its weights fill under a third of it, and the text names no training. Memory "
+                          "that something else holds (another process, or a GPU already in use chosen by mistake) is "
+                          "the likelier reading than the model's own need.").format(
+                              billions=billions, weights=format_bytes(weights), gpu=format_bytes(gpu)),
+            fix=_("Run nvidia-smi: stop the other processes, or check CUDA_VISIBLE_DEVICES (spelled exactly, set before "
+                  "the program starts) so that the job runs on the free GPU"),
+            checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+                                                      meaning=i18n._(CHECKS["other_process"].meaning))],
+        )
     return Cause(
         id="other_process",
         title=_("Another process may hold the GPU"),
