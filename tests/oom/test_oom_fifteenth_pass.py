@@ -9,6 +9,10 @@
 * A figureless text that names a model whose bf16 weights fill under a third of the GPU it names, with no training:
   memory held elsewhere (another process, a mistyped CUDA_VISIBLE_DEVICES) first.
 * An AWS instance type ("p2.xlarge") is no XLA.
+* PyTorch's allocator message from a .NET process (TorchSharp) whose live tensors fill the GPU: tensors left
+  undisposed, which the .NET garbage collector does not see, first.
+* An out-of-memory at a serving engine's warm-up in a wording no engine parser reads: the warm-up batch its settings
+  allow does not fit beside the model (the engine's budget), with the settings the message names.
 
 Every text is a real message quoted from the public thread named in its comment; a variant is marked as such.
 Negative cases check that each reading needs its own figures or words."""
@@ -120,3 +124,40 @@ def test_an_aws_instance_type_is_no_xla():
     text = "out of memory cuda runtime error (2) on p2.xlarge AWS instance with batch_size = 1"
     assert diagnose_text(text).report.framework != "xla"
     assert "leak" in _ids(text)
+
+
+# gpustack/gpustack#3541 (MindIE 2.2 serving Qwen2.5-VL-7B on one Ascend 910B2).
+MINDIE_WARM_UP = ("[2025-11-25 17:23:11,888] [249] [281471718846752] [llm] [ERROR] [logging.py-348] : Warmup failed, "
+                  "because of multimodal model inference out of memory when `maxInputTokenLen` set to 8192. Please try "
+                  "to decrease `maxPrefillTokens` in config.json of mindie-service.")
+
+
+def test_an_engines_warm_up_out_of_memory_is_its_budget_with_the_knobs_it_names():
+    top = diagnose_text(MINDIE_WARM_UP).causes[0]
+    assert top.id == "kv_cache_budget" and top.confidence == 0.6
+    assert "maxPrefillTokens" in top.fix and "maxInputTokenLen" in top.fix
+    assert top.evidence["settings_named"] == "maxInputTokenLen=8192"
+
+
+def test_a_warm_up_without_out_of_memory_words_is_not_this_reading():
+    # Negative (variant): a warm-up that failed for another reason, beside an unrelated out-of-memory line later.
+    text = "Warmup failed: model file not found.\nRuntimeError: CUDA error: out of memory"
+    assert all(c.title != "The engine's warm-up batch does not fit beside the model" for c in diagnose_text(text).causes)
+
+
+# dotnet/TorchSharp#1057 (a C# loop whose tensors escaped their dispose scope; nvtop showed the memory climbing).
+TORCHSHARP = ("Unhandled exception. System.Runtime.InteropServices.ExternalException (0x80004005): CUDA out of memory. "
+              "Tried to allocate 2.00 MiB (GPU 0; 9.77 GiB total capacity; 9.46 GiB already allocated; 3.31 MiB free; "
+              "9.46 GiB reserved in total by PyTorch)")
+
+
+def test_a_dotnet_process_whose_live_tensors_fill_the_gpu_reads_as_tensors_not_disposed():
+    top = diagnose_text(TORCHSHARP).causes[0]
+    assert top.id == "leak" and "NewDisposeScope" in top.fix
+
+
+def test_the_same_figures_from_python_or_a_dotnet_process_with_room_stay_a_shortage():
+    # Negative (variants): the same message without the .NET exception; a .NET process whose tensors hold half the GPU.
+    assert _ids(TORCHSHARP.split(": ", 1)[1])[0] == "genuine_shortage"
+    half = TORCHSHARP.replace("9.46 GiB already allocated", "4.50 GiB already allocated")
+    assert "leak" not in _ids(half)[:1]
