@@ -11,6 +11,7 @@
 * An AWS instance type ("p2.xlarge") is no XLA.
 * PyTorch's allocator message from a .NET process (TorchSharp) whose live tensors fill the GPU: tensors left
   undisposed, which the .NET garbage collector does not see, first.
+* A program's own check of the VRAM a model needs against what the GPU has, worded as a sentence: found, a shortage.
 * An out-of-memory at a serving engine's warm-up in a wording no engine parser reads: the warm-up batch its settings
   allow does not fit beside the model (the engine's budget), with the settings the message names.
 
@@ -161,3 +162,15 @@ def test_the_same_figures_from_python_or_a_dotnet_process_with_room_stay_a_short
     assert _ids(TORCHSHARP.split(": ", 1)[1])[0] == "genuine_shortage"
     half = TORCHSHARP.replace("9.46 GiB already allocated", "4.50 GiB already allocated")
     assert "leak" not in _ids(half)[:1]
+
+
+def test_a_programs_own_vram_check_in_words_is_found_as_a_shortage():
+    # The wording of a model launcher's pre-flight check (its f-string "The {variant} variant needs roughly {N} GB of
+    # VRAM but your GPU has {M} GB.", filled in), and a loader's warning ("wants about N GB of VRAM but M GB is
+    # visible").
+    for text in ("The fp16 variant needs roughly 33 GB of VRAM but your GPU has 23.6 GB.",
+                 "black-forest-labs/FLUX.1-dev wants about 40 GB of VRAM but 23.6 GB is visible"):
+        d = diagnose_text(text)
+        assert d.found_oom and d.causes[0].id == "genuine_shortage", text
+    # Negative: a model card's sentence about requirements is no failure.
+    assert not diagnose_text("11B models require at least 16GB of VRAM but can be run with quantization.").found_oom

@@ -303,7 +303,11 @@ _SHORTAGE_WORD = r"(?:insufficient|not enough|exhausted|out of|ran out of|runnin
 _SHORTAGE_PHRASE = re.compile(
     r"\b" + _SHORTAGE_WORD + r"\b[^\n.;]{0,24}?\b" + _MEMORY_NOUN + r"\b"
     r"|\b" + _MEMORY_NOUN + r"\b[^\n.;]{0,24}?\b(?:is |are |was )?(?:insufficient|exhausted|not enough)\b"
-    r"|\brequir\w{1,4}\s{1,3}\d[^\n]{0,40}?\bbut only\s{1,3}\d[^\n]{0,30}?\b(?:available|free)\b",
+    r"|\brequir\w{1,4}\s{1,3}\d[^\n]{0,40}?\bbut only\s{1,3}\d[^\n]{0,30}?\b(?:available|free)\b"
+    # A program's own check of a need in bytes against what the device has, before it allocates ("The nf4 variant
+    # needs roughly 24 GB of VRAM but your GPU has 12.0 GB", "wants about 40 GB of VRAM but 23.6 GB is visible").
+    r"|\b(?:needs?|requires?|required|wants?)\s{1,3}(?:(?:at least|roughly|about|approximately|around|~)\s{0,3})?"
+    r"\d[\d.,]{0,8}\s{0,2}[KMGT]i?B\b[^\n]{0,40}?\bbut\b[^\n]{0,30}?\b(?:has|have|had|available|free|visible)\b",
     re.IGNORECASE)
 _OOM_ABBREVIATION = re.compile(r"\bOOM\b")
 
