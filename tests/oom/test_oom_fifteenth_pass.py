@@ -11,6 +11,8 @@
 * An AWS instance type ("p2.xlarge") is no XLA.
 * PyTorch's allocator message from a .NET process (TorchSharp) whose live tensors fill the GPU: tensors left
   undisposed, which the .NET garbage collector does not see, first.
+* A figureless out-of-memory of any wording pasted with an nvidia-smi table that shows a GPU full: the holder the
+  table counts, level with the shortage, with the free GPU named.
 * A program's own check of the VRAM a model needs against what the GPU has, worded as a sentence: found, a shortage.
 * An out-of-memory at a serving engine's warm-up in a wording no engine parser reads: the warm-up batch its settings
   allow does not fit beside the model (the engine's budget), with the settings the message names.
@@ -174,3 +176,19 @@ def test_a_programs_own_vram_check_in_words_is_found_as_a_shortage():
         assert d.found_oom and d.causes[0].id == "genuine_shortage", text
     # Negative: a model card's sentence about requirements is no failure.
     assert not diagnose_text("11B models require at least 16GB of VRAM but can be run with quantization.").found_oom
+
+
+def test_a_pasted_nvidia_smi_table_with_a_full_gpu_ranks_the_holder_beside_any_figureless_message():
+    from gpudesk.oom import accuracy
+
+    # yangjianxin1/GPT2-chitchat#19's table (GPU 0 at 15514 of 16130 MiB, GPU 1 empty) with the caching allocator's
+    # cut message instead of the bare CUDA error (variant).
+    table = next(c.message for c in accuracy.load_cases() if c.url.endswith("GPT2-chitchat/issues/19"))
+    text = table.replace("RuntimeError: CUDA error: out of memory",
+                         "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB")
+    top = diagnose_text(text).causes[0]
+    assert top.id == "other_process" and top.confidence == 0.55
+    assert "CUDA_VISIBLE_DEVICES=1" in top.fix
+    # Negative (variant): the same table with GPU 0 nearly empty names no holder.
+    empty = text.replace("15514MiB / 16130MiB", "  312MiB / 16130MiB")
+    assert diagnose_text(empty).causes[0].id == "genuine_shortage"

@@ -52,6 +52,7 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.rules import genuine_shortage, held_outside
 from gpudesk.oom.report import ProcessMemory
 from gpudesk.oom.rules.base import Facts, clamp, evidence
@@ -349,8 +350,48 @@ def model_far_below_gpu(text: str) -> tuple[float, int, int] | None:
     return params[0], weights, gpu
 
 
+# A GPU of a pasted nvidia-smi table at least this full has its memory taken; one at most this full is empty.
+SMI_FULL_SHARE = 0.9
+SMI_EMPTY_SHARE = 0.1
+
+
+def _smi_table_holder(f: Facts) -> Cause | None:
+    """A figureless out-of-memory pasted with an nvidia-smi table (gpudesk.oom.parsers.smi_table) in which a GPU is at
+    least :data:`SMI_FULL_SHARE` used: the table counts every process's memory on that GPU, and users paste it after
+    the failure to show the GPU's state, so a full GPU there is memory something still holds once the job has stopped
+    (yangjianxin1/GPT2-chitchat#19: another user's job at 15.5 of 16 GB on GPU 0, GPUs 1-3 empty). Taken while the
+    job ran, the same table shows the job's own memory, which is why the reading stays at 0.55, level with a shortage
+    read from a request alone, and its check is the table taken again with the job stopped."""
+    rows = smi_table.gpu_memory(f.report.text or "")
+    full = [i for i, (used, total) in enumerate(rows) if used >= SMI_FULL_SHARE * total]
+    if not full:
+        return None
+    used, total = rows[full[0]]
+    free_gpus = [i for i, (u, t) in enumerate(rows) if u <= SMI_EMPTY_SHARE * t]
+    platform = f.report.platform
+    return Cause(
+        id="other_process",
+        title=_("The pasted nvidia-smi table shows the GPU full"),
+        confidence=0.55,
+        evidence=evidence(smi_gpu_index=full[0], smi_used_bytes=used, smi_total_bytes=total,
+                          deciding_check="other_process", check_command=check_command("other_process", platform)),
+        explanation=_("The nvidia-smi table pasted with the error shows GPU {index} with {used} of {total} in use. Taken "
+                      "after the job stopped, that memory is another process's (another user's job, a notebook kernel, "
+                      "a run that did not exit); taken while the job ran, it is the job's own.").format(
+                          index=full[0], used=format_bytes(used), total=format_bytes(total)),
+        fix=(_("Run on a GPU the table shows free: CUDA_VISIBLE_DEVICES={index}, or stop the process that fills GPU "
+               "{full}").format(index=free_gpus[0], full=full[0]) if free_gpus else
+             _("Stop the process that fills GPU {full}, or wait until it frees the memory").format(full=full[0])),
+        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+                                                  meaning=i18n._(CHECKS["other_process"].meaning))],
+    )
+
+
 def _possible_holder(f: Facts) -> Cause:
     platform = f.report.platform
+    table = _smi_table_holder(f)
+    if table is not None:
+        return table
     small = model_far_below_gpu(f.report.text or "")
     if small is not None:
         billions, weights, gpu = small
