@@ -13,6 +13,8 @@
   undisposed, which the .NET garbage collector does not see, first.
 * A figureless out-of-memory of any wording pasted with an nvidia-smi table that shows a GPU full: the holder the
   table counts, level with the shortage, with the free GPU named.
+* A figureless out-of-memory from a multi-process launch: the same job's other ranks (or other users on a shared
+  machine) first, as the bare CUDA error already reads it.
 * A program's own check of the VRAM a model needs against what the GPU has, worded as a sentence: found, a shortage.
 * An out-of-memory at a serving engine's warm-up in a wording no engine parser reads: the warm-up batch its settings
   allow does not fit beside the model (the engine's budget), with the settings the message names.
@@ -192,3 +194,33 @@ def test_a_pasted_nvidia_smi_table_with_a_full_gpu_ranks_the_holder_beside_any_f
     # Negative (variant): the same table with GPU 0 nearly empty names no holder.
     empty = text.replace("15514MiB / 16130MiB", "  312MiB / 16130MiB")
     assert diagnose_text(empty).causes[0].id == "genuine_shortage"
+
+
+# VCIP-RGBD/DFormer#52: the title and the launcher's traceback below it (torchrun's elastic agent).
+DFORMER_LAUNCH = (
+    "torch.cuda.OutOfMemoryError: CUDA out of memory.\n"
+    '  File "/home/xxy/miniconda3/envs/dformer/lib/python3.10/site-packages/torch/distributed/run.py", line 806, in main\n'
+    "    run(args)\n"
+    '  File "/home/xxy/miniconda3/envs/dformer/lib/python3.10/site-packages/torch/distributed/launcher/api.py", line 264, '
+    "in launch_agent\n"
+    "    raise ChildFailedError(\n"
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+    "utils/train.py FAILED")
+
+
+def test_a_figureless_message_from_a_multi_process_launch_ranks_the_other_ranks_first():
+    top = diagnose_text(DFORMER_LAUNCH).causes[0]
+    assert top.id == "other_process" and top.confidence == 0.5
+    assert "set_device(local_rank)" in top.fix
+    # Negative: the title alone keeps the shortage first.
+    assert _ids("torch.cuda.OutOfMemoryError: CUDA out of memory.")[0] == "genuine_shortage"
+
+
+def test_a_failure_while_the_model_is_placed_on_the_gpu_has_no_leak_reading():
+    # FakerYFX/Bert-Pytorch-Chinese-TextClassification#2: the bare error raised inside model.to(device).
+    text = ('  File "run_classifier_word.py", line 559, in main\n    model.to(device)\n'
+            '  File "/opt/anaconda3/lib/python3.6/site-packages/torch/nn/modules/module.py", line 381, in to\n'
+            "    return self._apply(convert)\n"
+            '  File "/opt/anaconda3/lib/python3.6/site-packages/torch/nn/modules/module.py", line 187, in _apply\n'
+            "    module._apply(fn)\nRuntimeError: CUDA error: out of memory")
+    assert "leak" not in _ids(text)

@@ -135,10 +135,16 @@ AFTER_STEPS_CONFIDENCE = 0.45
 AFTER_EPOCHS_CONFIDENCE = 0.6
 
 
+# A traceback through the placing of the model on the device (torch.nn.Module.to / .cuda, which run _apply and its
+# convert closure; from_pretrained, load_state_dict, torch.load): the failure came before any step ran.
+_LOADING = re.compile(r'line \d{1,7}, in (?:_apply|convert|cuda|from_pretrained|load_state_dict|_load_from_state_dict)\b|'
+                      r"\bmodel\.(?:to|cuda)\(|\btorch\.load\(", re.IGNORECASE)
+
+
 def _progress(text: str) -> tuple[str, int] | None:
-    """("epoch", N) or ("step", N) for the last counter the log shows, ("first", 0) for a first step; None when
-    the text shows none."""
-    if _FIRST_STEP.search(text):
+    """("epoch", N) or ("step", N) for the last counter the log shows, ("first", 0) for a first step or a failure
+    while the model is placed on the device; None when the text shows none."""
+    if _FIRST_STEP.search(text) or _LOADING.search(text):
         return ("first", 0)
     epochs = [int(m.group(1)) for m in _EPOCH.finditer(text)]
     if epochs:
@@ -153,7 +159,7 @@ def _figureless(f: Facts) -> Cause | None:
     GPU, a checkpoint dict kept referenced after loading, per-image results kept across a loop) fails with exactly the
     same line as a job too large for the GPU and as one beside another process. The leak is ranked with the check that
     separates it: 0.3 with nothing else said; 0.45 when the log shows steps ran before it; 0.6 when whole epochs ran;
-    none when the log shows the first step failing (nothing was kept yet: pytorch#4420, #5210, SDL-Skeleton#6,
+    none when the log shows the first step failing or the model being placed on the device (nothing was kept yet: pytorch#4420, #5210, SDL-Skeleton#6,
     FaceDetection-DSFD#11 all paste one line, and their threads found memory kept across iterations)."""
     r = f.report
     dev = f.dev

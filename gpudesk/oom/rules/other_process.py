@@ -53,7 +53,7 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import smi_table
-from gpudesk.oom.rules import genuine_shortage, held_outside
+from gpudesk.oom.rules import genuine_shortage, held_outside, signature
 from gpudesk.oom.report import ProcessMemory
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.oom.signatures import CHECKS, check_command
@@ -387,11 +387,37 @@ def _smi_table_holder(f: Facts) -> Cause | None:
     )
 
 
+def _ranks_on_one_gpu(f: Facts) -> Cause:
+    """A figureless out-of-memory from a multi-process launch (torchrun, DDP, DeepSpeed, MPI, Horovod, Accelerate:
+    gpudesk.oom.rules.signature.names_distributed_launch). A rank that does not bind its own GPU before its first CUDA
+    call creates its CUDA context on GPU 0, 0.3-1.2 GiB each beside the rank that trains there (returnn#1469: 15
+    contexts of 1.19 GiB; pytorch#135279, #49481), and a job launched on every GPU of a shared machine lands on GPUs
+    other users hold: 0.5, the reading the bare CUDA error gets from the same words, above a figureless shortage."""
+    platform = f.report.platform
+    return Cause(
+        id="other_process",
+        title=_("Other processes of the same job (or of other users) may hold this GPU"),
+        confidence=0.5,
+        evidence=evidence(requested_bytes=f.requested, deciding_check="other_process",
+                          check_command=check_command("other_process", platform)),
+        explanation=_("The text shows a multi-process launch and gives no figure of the GPU's memory. A rank that does "
+                      "not bind its own GPU before its first CUDA call puts its CUDA context on GPU 0 beside the rank "
+                      "that trains there, and a launch over every GPU of a shared machine lands on GPUs others hold."),
+        fix=_("Bind every rank to its own GPU before any CUDA call: torch.cuda.set_device(local_rank) at the top of "
+              "the script (or CUDA_VISIBLE_DEVICES per rank); on a shared machine list only the free GPUs in "
+              "CUDA_VISIBLE_DEVICES"),
+        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+                                                  meaning=i18n._(CHECKS["other_process"].meaning))],
+    )
+
+
 def _possible_holder(f: Facts) -> Cause:
     platform = f.report.platform
     table = _smi_table_holder(f)
     if table is not None:
         return table
+    if signature.names_distributed_launch(f.report.text or ""):
+        return _ranks_on_one_gpu(f)
     small = model_far_below_gpu(f.report.text or "")
     if small is not None:
         billions, weights, gpu = small
