@@ -13,6 +13,8 @@
   undisposed, which the .NET garbage collector does not see, first.
 * A figureless out-of-memory of any wording pasted with an nvidia-smi table that shows a GPU full: the holder the
   table counts, level with the shortage, with the free GPU named.
+* A figureless out-of-memory from a notebook kernel: cells run again keep what earlier runs assigned, so the leak
+  is ranked level with the shortage (restarting the kernel tells it apart).
 * A figureless out-of-memory from a multi-process launch: the same job's other ranks (or other users on a shared
   machine) first, as the bare CUDA error already reads it.
 * A program's own check of the VRAM a model needs against what the GPU has, worded as a sentence: found, a shortage.
@@ -224,3 +226,19 @@ def test_a_failure_while_the_model_is_placed_on_the_gpu_has_no_leak_reading():
             '  File "/opt/anaconda3/lib/python3.6/site-packages/torch/nn/modules/module.py", line 187, in _apply\n'
             "    module._apply(fn)\nRuntimeError: CUDA error: out of memory")
     assert "leak" not in _ids(text)
+
+
+# fastai/course-v3#437 (a notebook on a 4-GPU server; the traceback through IPython's cell).
+FASTAI_NOTEBOOK = (
+    "RuntimeError                              Traceback (most recent call last)\n"
+    "<ipython-input-8-24c6f5f0db1f> in <module>\n"
+    "      1 defaults.device = torch.device('cpu')\n"
+    "----> 2 data.show_batch(rows=3, figsize=(7,8))\n"
+    "RuntimeError: CUDA error: out of memory")
+
+
+def test_a_figureless_error_from_a_notebook_ranks_memory_kept_by_earlier_cells():
+    causes = diagnose_text(FASTAI_NOTEBOOK).causes
+    leak = next(c for c in causes if c.id == "leak")
+    assert leak.confidence == 0.45 and "notebook" in leak.explanation
+    assert causes[0].id != "leak" and {"genuine_shortage", "other_process"} <= {c.id for c in causes}

@@ -126,6 +126,9 @@ _FIRST_STEP = re.compile(r"(?<![\d/])0\s{0,2}/\s{0,2}\d{1,9}\s{0,3}\[|(?<![\d.])
 _EPOCH = re.compile(r"\bepoch\s{0,2}[:=#\[(]?\s{0,2}(\d{1,6})\b", re.IGNORECASE)
 _STEP = re.compile(r"\b(?:iter(?:ation)?s?|steps?)\s{0,2}[:=#\[(]?\s{0,2}(\d{1,9})\b|"
                    r"(?<![\d/.])(\d{1,9})\s{0,2}/\s{0,2}\d{1,9}\s{0,3}\[", re.IGNORECASE)
+# A Jupyter/IPython kernel's marks in a traceback (IPython 7's "<ipython-input-N-...>", IPython 8's "Cell In[N]", the
+# kernel's package and its temporary cell files).
+_NOTEBOOK = re.compile(r"<ipython-input-\d|\bCell In\s?\[\d|\bipykernel\b|/tmp/ipykernel_\d", re.IGNORECASE)
 # Confidences of the figureless reading: below a bare line's shortage (0.45-0.55) with nothing said, level with the
 # lowest of it when steps ran (the same line fails at step 1 of a job too large), above it when whole epochs ran (every
 # batch of the data set had fit once, so a later failure is memory kept growing, not one batch's size), still below
@@ -158,7 +161,8 @@ def _figureless(f: Facts) -> Cause | None:
     process list): a job whose memory grows from step to step (a loss summed with its graph, outputs collected on the
     GPU, a checkpoint dict kept referenced after loading, per-image results kept across a loop) fails with exactly the
     same line as a job too large for the GPU and as one beside another process. The leak is ranked with the check that
-    separates it: 0.3 with nothing else said; 0.45 when the log shows steps ran before it; 0.6 when whole epochs ran;
+    separates it: 0.3 with nothing else said; 0.45 when the log shows steps ran before it, or when the error comes from
+    a notebook kernel (cells run again keep what earlier runs assigned); 0.6 when whole epochs ran;
     none when the log shows the first step failing or the model being placed on the device (nothing was kept yet: pytorch#4420, #5210, SDL-Skeleton#6,
     FaceDetection-DSFD#11 all paste one line, and their threads found memory kept across iterations)."""
     r = f.report
@@ -176,7 +180,12 @@ def _figureless(f: Facts) -> Cause | None:
     progress = _progress(text)
     if progress is not None and progress[0] == "first":
         return None
-    if progress is not None and progress[0] == "epoch" and progress[1] >= 2:
+    if progress is None and _NOTEBOOK.search(text):
+        conf = AFTER_STEPS_CONFIDENCE
+        said = _("The error comes from a notebook: every cell run keeps what it assigned (a model or optimizer created "
+                 "again, outputs in Out[]) for as long as the kernel lives, so cells run again add to the memory of the "
+                 "earlier runs; restarting the kernel tells it apart.")
+    elif progress is not None and progress[0] == "epoch" and progress[1] >= 2:
         conf = AFTER_EPOCHS_CONFIDENCE
         said = _("The log shows epoch {n}: every batch of the data set fitted once before, so memory that keeps "
                  "growing is likelier than one batch that is too large.").format(n=progress[1])
