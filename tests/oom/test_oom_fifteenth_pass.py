@@ -17,6 +17,8 @@
   is ranked level with the shortage (restarting the kernel tells it apart).
 * A figureless out-of-memory from a multi-process launch: the same job's other ranks (or other users on a shared
   machine) first, as the bare CUDA error already reads it.
+* YARN killing a container above its memory limit (Hadoop's NodeManager, Spark on YARN): host memory, with the
+  executor's memory settings as the fix (the overhead's name as the message spells it).
 * A program's own check of the VRAM a model needs against what the GPU has, worded as a sentence: found, a shortage.
 * An out-of-memory at a serving engine's warm-up in a wording no engine parser reads: the warm-up batch its settings
   allow does not fit beside the model (the engine's budget), with the settings the message names.
@@ -242,3 +244,18 @@ def test_a_figureless_error_from_a_notebook_ranks_memory_kept_by_earlier_cells()
     leak = next(c for c in causes if c.id == "leak")
     assert leak.confidence == 0.45 and "notebook" in leak.explanation
     assert causes[0].id != "leak" and {"genuine_shortage", "other_process"} <= {c.id for c in causes}
+
+
+def test_yarn_killing_a_container_is_host_memory_with_sparks_own_settings():
+    # Spark on YARN's own wording (YarnAllocator: "Container killed by YARN for exceeding memory limits. X of Y physical
+    # memory used. Consider boosting spark.yarn.executor.memoryOverhead."), and Hadoop's NodeManager's
+    # (ContainersMonitorImpl: "is running beyond physical memory limits. Current usage: X of Y physical memory used").
+    spark = ("Container killed by YARN for exceeding memory limits. 5.5 GB of 5.5 GB physical memory used. Consider "
+             "boosting spark.yarn.executor.memoryOverhead.")
+    hadoop = ("Container [pid=28937,containerID=container_1468431418541_0012_01_000002] is running beyond physical "
+              "memory limits. Current usage: 1.0 GB of 1 GB physical memory used; 2.7 GB of 2.1 GB virtual memory "
+              "used. Killing container.")
+    for text, knob in ((spark, "spark.yarn.executor.memoryOverhead"), (hadoop, "spark.executor.memoryOverhead")):
+        top = diagnose_text(text).causes[0]
+        assert (top.id, top.evidence.get("deciding_check")) == ("not_capacity", "host_ram"), text
+        assert knob in top.fix
