@@ -100,6 +100,9 @@ def test_epochs_in_the_log_put_the_leak_first_and_a_first_step_rules_it_out():
     steps = "iter 3200, loss 0.21\n" + SDL_ONE_LINE  # variant: steps ran, the leak level with the shortage
     assert _by_id(steps)["leak"] == 0.45 and _ids(steps)[0] == "genuine_shortage"
     assert "leak" not in _ids(GLM_FIRST_STEP)
+    # Negative (variant): a command line's flags and a setting are no progress.
+    flags = "python train.py --epoch 100 --steps 5000 max_iter=20000\n" + SDL_ONE_LINE
+    assert _by_id(flags)["leak"] == 0.3
 
 
 def test_no_leak_reading_for_an_engine_warm_up_or_a_message_with_figures():

@@ -121,10 +121,11 @@ _THC_WORDING = re.compile(r"cuda runtime error \(2\)", re.IGNORECASE)
 _SERVING = re.compile(r"warm(?:ing)?[- ]?up|\bserv(?:e|er|ing|ice)\b|inference (?:engine|server|service)", re.IGNORECASE)
 # Progress a log shows before the failure. A progress bar at its first step ("  0/3000 [00:05<?", "0%|") is a failure
 # at the first step. An epoch counter at 2 or more ("Epoch 3/10", "epoch: 5") means whole epochs ran; an iteration
-# or step counter above 1 ("iter 3200", "step 1200/5000", "15/100 [") means steps ran ("batch 8" is a batch size).
+# or step counter above 1 ("iter 3200", "step 1200/5000", "15/100 [") means steps ran ("batch 8" is a batch size; a
+# command-line flag or a setting, "--epoch 100", "max_steps=1000", "epoch=10", is no progress).
 _FIRST_STEP = re.compile(r"(?<![\d/])0\s{0,2}/\s{0,2}\d{1,9}\s{0,3}\[|(?<![\d.])0%\s{0,2}\|", re.IGNORECASE)
-_EPOCH = re.compile(r"\bepoch\s{0,2}[:=#\[(]?\s{0,2}(\d{1,6})\b", re.IGNORECASE)
-_STEP = re.compile(r"\b(?:iter(?:ation)?s?|steps?)\s{0,2}[:=#\[(]?\s{0,2}(\d{1,9})\b|"
+_EPOCH = re.compile(r"(?<![-_.])\bepoch\s{0,2}[:#\[(]?\s{0,2}(\d{1,6})\b", re.IGNORECASE)
+_STEP = re.compile(r"(?<![-_.])\b(?:iter(?:ation)?s?|steps?)\s{0,2}[:#\[(]?\s{0,2}(\d{1,9})\b|"
                    r"(?<![\d/.])(\d{1,9})\s{0,2}/\s{0,2}\d{1,9}\s{0,3}\[", re.IGNORECASE)
 # A Jupyter/IPython kernel's marks in a traceback (IPython 7's "<ipython-input-N-...>", IPython 8's "Cell In[N]", the
 # kernel's package and its temporary cell files).
