@@ -100,6 +100,11 @@ def test_epochs_in_the_log_put_the_leak_first_and_a_first_step_rules_it_out():
     steps = "iter 3200, loss 0.21\n" + SDL_ONE_LINE  # variant: steps ran, the leak level with the shortage
     assert _by_id(steps)["leak"] == 0.45 and _ids(steps)[0] == "genuine_shortage"
     assert "leak" not in _ids(GLM_FIRST_STEP)
+    # Within the first epoch the step counter decides (qinzheng93/GeoTransformer#1's log line, variant: the message cut
+    # after its request).
+    first_epoch = ("[2022-02-27 23:30:57] [INFO] Epoch 1/40, iter 420/20642, loss: 2.751\n"
+                   "[2022-02-27 23:31:00] [ERRO] Error: CUDA out of memory. Tried to allocate 430.00 MiB")
+    assert _by_id(first_epoch)["leak"] == 0.45
     # Negative (variant): a command line's flags and a setting are no progress.
     flags = "python train.py --epoch 100 --steps 5000 max_iter=20000\n" + SDL_ONE_LINE
     assert _by_id(flags)["leak"] == 0.3

@@ -151,10 +151,12 @@ def _progress(text: str) -> tuple[str, int] | None:
     if _FIRST_STEP.search(text) or _LOADING.search(text):
         return ("first", 0)
     epochs = [int(m.group(1)) for m in _EPOCH.finditer(text)]
-    if epochs:
+    if epochs and epochs[-1] >= 2:
         return ("epoch", epochs[-1])
     steps = [int(m.group(1) or m.group(2)) for m in _STEP.finditer(text)]
-    return ("step", steps[-1]) if steps else None
+    if steps:
+        return ("step", steps[-1])  # within the first epoch, the step counter says how far it went
+    return ("epoch", epochs[-1]) if epochs else None
 
 
 def _figureless(f: Facts) -> Cause | None:
@@ -162,10 +164,11 @@ def _figureless(f: Facts) -> Cause | None:
     process list): a job whose memory grows from step to step (a loss summed with its graph, outputs collected on the
     GPU, a checkpoint dict kept referenced after loading, per-image results kept across a loop) fails with exactly the
     same line as a job too large for the GPU and as one beside another process. The leak is ranked with the check that
-    separates it: 0.3 with nothing else said; 0.45 when the log shows steps ran before it, or when the error comes from
-    a notebook kernel (cells run again keep what earlier runs assigned); 0.6 when whole epochs ran;
-    none when the log shows the first step failing or the model being placed on the device (nothing was kept yet: pytorch#4420, #5210, SDL-Skeleton#6,
-    FaceDetection-DSFD#11 all paste one line, and their threads found memory kept across iterations)."""
+    separates it (pytorch#4420, #5210, SDL-Skeleton#6 and FaceDetection-DSFD#11 all paste one line, and their threads
+    found memory kept across iterations): 0.3 with nothing else said; 0.45 when the log shows steps ran before it, or
+    when the error comes from a notebook kernel (cells run again keep what earlier runs assigned); 0.6 when whole
+    epochs ran; none when the log shows the first step failing or the model being placed on the device (nothing was
+    kept yet)."""
     r = f.report
     dev = f.dev
     text = r.text or ""
