@@ -16,7 +16,7 @@ from collections import defaultdict
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import parse_size
 from gpudesk.oom.rules import genuine_shortage
-from gpudesk.oom.rules.base import Facts, clamp, evidence
+from gpudesk.oom.rules.base import Facts, clamp, evidence, join_sentences
 from gpudesk.units import MIB as MiB, format_bytes
 from gpudesk.i18n import _
 
@@ -204,7 +204,7 @@ def _figureless(f: Facts) -> Cause | None:
         title=_("Possibly memory kept from step to step (a leak)"),
         confidence=conf,
         evidence=evidence(progress=f"{progress[0]} {progress[1]}" if progress else None, requested_bytes=f.requested),
-        explanation=" ".join([_("The message gives no figure of the GPU's memory. A job that keeps memory from step to "
+        explanation=join_sentences([_("The message gives no figure of the GPU's memory. A job that keeps memory from step to "
                                 "step (a loss summed with its autograd graph, outputs or per-image results collected "
                                 "on the GPU, a loaded checkpoint kept referenced) fails with the same line, some "
                                 "steps after the first ones fitted."), said]),
