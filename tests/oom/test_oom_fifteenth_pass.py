@@ -19,6 +19,8 @@
   machine) first, as the bare CUDA error already reads it.
 * YARN killing a container above its memory limit (Hadoop's NodeManager, Spark on YARN): host memory, with the
   executor's memory settings as the fix (the overhead's name as the message spells it).
+* More of users' own words: Chinese 显存占满 / 显存放不下, Japanese メモリ不足, Korean 메모리 부족, and "OOM" written
+  against CJK text ("一跑就OOM了").
 * A program's own check of the VRAM a model needs against what the GPU has, worded as a sentence: found, a shortage.
 * An out-of-memory at a serving engine's warm-up in a wording no engine parser reads: the warm-up batch its settings
   allow does not fit beside the model (the engine's budget), with the settings the message names.
@@ -267,3 +269,12 @@ def test_yarn_killing_a_container_is_host_memory_with_sparks_own_settings():
         top = diagnose_text(text).causes[0]
         assert (top.id, top.evidence.get("deciding_check")) == ("not_capacity", "host_ram"), text
         assert knob in top.fix
+
+
+def test_users_own_words_in_chinese_japanese_and_korean_are_found():
+    # Variants in the words users write in Chinese-, Japanese- and Korean-language threads.
+    for text in ("推理的时候显存占满然后报错", "模型太大了，显存放不下", "一跑就OOM了，显卡是3090", "GPUメモリ不足です: 8GB",
+                 "메모리 부족으로 학습이 중단되었습니다"):
+        assert diagnose_text(text).found_oom, text
+    # Negative: the letters inside a word are no OOM.
+    assert not diagnose_text("ZOOM meeting at 3pm").found_oom

@@ -260,6 +260,11 @@ OOM_WORDS = (
     # memory, 内存 memory, 不足 "insufficient", 溢出 "overflow", 分配失败 "allocation failed".
     "cannot malloc", "insufficient gpu memory", "badalloc", "bad_alloc", "显存不足", "内存不足", "显存溢出", "内存溢出",
     "分配失败", "无法分配",
+    # More of Chinese-speaking users' own words: 显存占满 / 显存满了 / 显存已满 (GPU memory full), 显存放不下 / 显存装不下
+    # (does not fit in GPU memory); and the Japanese and Korean words for a memory shortage (メモリ不足, メモリが足りない,
+    # 메모리 부족, 메모리가 부족).
+    "显存占满", "显存满了", "显存已满", "显存放不下", "显存装不下",
+    "メモリ不足", "メモリが足りな", "メモリー不足", "메모리 부족", "메모리가 부족",
     # ONNX Runtime's BFC arena at its configured limit ("Available memory of A is smaller than requested bytes of R").
     "smaller than requested bytes",
     # The failure named as a noun or with a shortened verb: AWS Neuron's runtime (nrt_tensor_allocate status=4
@@ -309,7 +314,8 @@ _SHORTAGE_PHRASE = re.compile(
     r"|\b(?:needs?|requires?|required|wants?)\s{1,3}(?:(?:at least|roughly|about|approximately|around|~)\s{0,3})?"
     r"\d[\d.,]{0,8}\s{0,2}[KMGT]i?B\b[^\n]{0,40}?\bbut\b[^\n]{0,30}?\b(?:has|have|had|available|free|visible)\b",
     re.IGNORECASE)
-_OOM_ABBREVIATION = re.compile(r"\bOOM\b")
+# (Bounded by anything but a Latin letter or digit, so that it is read beside CJK text too: "一跑就OOM了".)
+_OOM_ABBREVIATION = re.compile(r"(?<![A-Za-z0-9])OOM(?![A-Za-z0-9])")
 
 # Words that say a call failed (lower-cased substrings): with a request figure they make any wording an allocation
 # failure.
