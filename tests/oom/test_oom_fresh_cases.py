@@ -191,7 +191,7 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # notebook kernel; 0.6 after whole epochs; none at a first step or while the model is placed on the GPU); a
 # figureless text naming a model whose bf16 weights fill under 30 % of the GPU it names, with no training, reads as
 # memory held elsewhere (sglang#465); a pasted nvidia-smi table with a full GPU and a multi-process launch rank the
-# holder beside any figureless message; a serving engine's warm-up out of memory is its batch budget with the settings
+# holder beside any figureless message (0.5); a serving engine's warm-up out of memory is its batch budget with the settings
 # the message names (gpustack#3541); a .NET process whose live tensors fill the GPU is tensors not disposed
 # (TorchSharp#1057); a program's own VRAM check in words is found; "p2.xlarge" is no XLA. Seen batches after it:
 # fresh-13 32/35, fresh-14 24/30, fresh-15 27/35, fresh-16 25/34, fresh-17 25/30 (133/164, from 126); leak or another

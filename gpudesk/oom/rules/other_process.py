@@ -360,8 +360,9 @@ def _smi_table_holder(f: Facts) -> Cause | None:
     least :data:`SMI_FULL_SHARE` used: the table counts every process's memory on that GPU, and users paste it after
     the failure to show the GPU's state, so a full GPU there is memory something still holds once the job has stopped
     (yangjianxin1/GPT2-chitchat#19: another user's job at 15.5 of 16 GB on GPU 0, GPUs 1-3 empty). Taken while the
-    job ran, the same table shows the job's own memory, which is why the reading stays at 0.55, level with a shortage
-    read from a request alone, and its check is the table taken again with the job stopped."""
+    job ran, the same table shows the job's own memory, which is why the reading stays at 0.5: above a shortage read
+    from nothing (0.45), below one read from a request (0.55); its check is the table taken again with the job
+    stopped."""
     rows = smi_table.gpu_memory(f.report.text or "")
     full = [i for i, (used, total) in enumerate(rows) if used >= SMI_FULL_SHARE * total]
     if not full:
@@ -372,7 +373,7 @@ def _smi_table_holder(f: Facts) -> Cause | None:
     return Cause(
         id="other_process",
         title=_("The pasted nvidia-smi table shows the GPU full"),
-        confidence=0.55,
+        confidence=0.5,
         evidence=evidence(smi_gpu_index=full[0], smi_used_bytes=used, smi_total_bytes=total,
                           deciding_check="other_process", check_command=check_command("other_process", platform)),
         explanation=_("The nvidia-smi table pasted with the error shows GPU {index} with {used} of {total} in use. Taken "
