@@ -220,6 +220,16 @@ def apply_runtime(report: MemoryReport, causes: list[Cause]) -> None:
         if report.mig_profile and cause.id in ("genuine_shortage", "single_allocation_exceeds_capacity"):
             cause.more_fixes.insert(0, _("This is a MIG slice ({profile}): the job gets only the slice's memory; use "
                                          "a larger profile or the whole GPU.").format(profile=report.mig_profile))
+    if report.text and _YARN_LIMIT.search(report.text):
+        for cause in causes:
+            if cause.id == "not_capacity" and cause.evidence.get("deciding_check") == "host_ram":
+                cause.more_fixes = [cause.fix] + [m for m in cause.more_fixes if m != cause.fix]
+                # Spark before 2.3 named the overhead spark.yarn.executor.memoryOverhead (its own message says so).
+                knob = ("spark.yarn.executor.memoryOverhead" if "spark.yarn.executor.memoryoverhead" in
+                        report.text.lower() else "spark.executor.memoryOverhead")
+                cause.fix = _("Raise the container's memory: {knob} (the memory outside the JVM heap: Python "
+                              "workers, native libraries, GPU runtimes) or spark.executor.memory; or run fewer tasks "
+                              "per executor (spark.executor.cores)").format(knob=knob)
     if report.platform == "tpu":
         for cause in causes:
             _drop(cause, _CUDA_ONLY)
@@ -227,6 +237,13 @@ def apply_runtime(report: MemoryReport, causes: list[Cause]) -> None:
         expandable = re.compile(r"expandable_segments", re.IGNORECASE)
         for cause in causes:
             _drop(cause, expandable)
+
+
+# YARN's kill of a container above its memory limit (gpudesk.oom.signatures, host_ram). Spark's configuration docs
+# ("Running on YARN", spark.executor.memoryOverhead: "memory that accounts for things like VM overheads, interned
+# strings, other native overheads"; PySpark's Python workers count against it) name the knobs.
+_YARN_LIMIT = re.compile(r"running beyond physical memory limits|killed by yarn for exceeding memory limits",
+                         re.IGNORECASE)
 
 
 def _drop(cause: Cause, pattern: re.Pattern[str]) -> None:

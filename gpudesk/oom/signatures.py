@@ -455,7 +455,12 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   # PaddlePaddle's CPUAllocator (paddle/fluid/memory/detail/system_allocator.cc, CPUAllocator::Alloc:
                   # posix_memalign failing, "Fail to alloc memory of N size, error code is E", E = errno 12 ENOMEM);
                   # its GPU allocator words its failures "Cannot malloc N MB GPU memory" (PaddleOCR#2199).
-                  "fail to alloc memory of")),
+                  "fail to alloc memory of",
+                  # Hadoop YARN's NodeManager killing a container above its memory limit (ContainersMonitorImpl:
+                  # "Container [pid=N,containerID=...] is running beyond physical memory limits. Current usage: X of
+                  # Y physical memory used"; Spark on YARN: "Container killed by YARN for exceeding memory limits"):
+                  # the executor's host memory, not the GPU's.
+                  "running beyond physical memory limits", "killed by yarn for exceeding memory limits")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("va_reserve", ("cumemaddressreserve", "hipmemaddressreserve")),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",

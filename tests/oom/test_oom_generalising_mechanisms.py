@@ -26,9 +26,12 @@ def test_cache_smaller_than_the_request_on_a_full_device_is_the_jobs_need():
     text = ("CUDA out of memory. Tried to allocate 264.00 MiB (GPU 0; 2.00 GiB total capacity; 788.51 MiB already "
             "allocated; 145.93 MiB free; 1.02 GiB reserved in total by PyTorch)")
     assert _ids(text)[0] == "genuine_shortage"
-    # The same shape with the cache covering the request stays fragmentation (Vad-R1#11-like figures).
+    # The same shape with the cache covering the request stays fragmentation (Vad-R1#11-like figures, in the wording of
+    # an allocator with max_split_size_mb: before 1.10 a cache smaller than the live tensors is the job's peak,
+    # tests/oom/test_oom_fifteenth_pass.py).
     frag = ("CUDA out of memory. Tried to allocate 14.06 GiB (GPU 0; 79.15 GiB total capacity; 57.00 GiB already "
-            "allocated; 6.96 GiB free; 71.15 GiB reserved in total by PyTorch)")
+            "allocated; 6.96 GiB free; 71.15 GiB reserved in total by PyTorch) If reserved memory is >> allocated "
+            "memory try setting max_split_size_mb to avoid fragmentation.")
     assert _ids(frag)[0] == "fragmentation"
 
 

@@ -113,9 +113,11 @@ def test_an_oom_raised_in_the_validation_pass_reads_as_memory_kept_across_it():
 
 
 def test_a_training_frame_is_not_read_as_validation():
-    # Variant: the same traceback through train_step: no validation reading.
+    # Variant: the same traceback through train_step: no validation reading (the figureless line keeps only the
+    # low-ranked leak of any bare line, tests/oom/test_oom_fifteenth_pass.py).
     text = CAPTIONING_57.replace("in validate", "in train_step")
-    assert all(c.id != "leak" for c in diagnose_text(text).causes)
+    assert all(c.id != "leak" or ("frame" not in c.evidence and c.confidence < 0.45)
+               for c in diagnose_text(text).causes)
 
 
 def test_a_validation_frame_does_not_outweigh_the_figures():

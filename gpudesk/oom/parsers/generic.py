@@ -260,6 +260,11 @@ OOM_WORDS = (
     # memory, 内存 memory, 不足 "insufficient", 溢出 "overflow", 分配失败 "allocation failed".
     "cannot malloc", "insufficient gpu memory", "badalloc", "bad_alloc", "显存不足", "内存不足", "显存溢出", "内存溢出",
     "分配失败", "无法分配",
+    # More of Chinese-speaking users' own words: 显存占满 / 显存满了 / 显存已满 (GPU memory full), 显存放不下 / 显存装不下
+    # (does not fit in GPU memory); and the Japanese and Korean words for a memory shortage (メモリ不足, メモリが足りない,
+    # 메모리 부족, 메모리가 부족).
+    "显存占满", "显存满了", "显存已满", "显存放不下", "显存装不下",
+    "メモリ不足", "メモリが足りな", "メモリー不足", "메모리 부족", "메모리가 부족",
     # ONNX Runtime's BFC arena at its configured limit ("Available memory of A is smaller than requested bytes of R").
     "smaller than requested bytes",
     # The failure named as a noun or with a shortened verb: AWS Neuron's runtime (nrt_tensor_allocate status=4
@@ -303,9 +308,14 @@ _SHORTAGE_WORD = r"(?:insufficient|not enough|exhausted|out of|ran out of|runnin
 _SHORTAGE_PHRASE = re.compile(
     r"\b" + _SHORTAGE_WORD + r"\b[^\n.;]{0,24}?\b" + _MEMORY_NOUN + r"\b"
     r"|\b" + _MEMORY_NOUN + r"\b[^\n.;]{0,24}?\b(?:is |are |was )?(?:insufficient|exhausted|not enough)\b"
-    r"|\brequir\w{1,4}\s{1,3}\d[^\n]{0,40}?\bbut only\s{1,3}\d[^\n]{0,30}?\b(?:available|free)\b",
+    r"|\brequir\w{1,4}\s{1,3}\d[^\n]{0,40}?\bbut only\s{1,3}\d[^\n]{0,30}?\b(?:available|free)\b"
+    # A program's own check of a need in bytes against what the device has, before it allocates ("The nf4 variant
+    # needs roughly 24 GB of VRAM but your GPU has 12.0 GB", "wants about 40 GB of VRAM but 23.6 GB is visible").
+    r"|\b(?:needs?|requires?|required|wants?)\s{1,3}(?:(?:at least|roughly|about|approximately|around|~)\s{0,3})?"
+    r"\d[\d.,]{0,8}\s{0,2}[KMGT]i?B\b[^\n]{0,40}?\bbut\b[^\n]{0,30}?\b(?:has|have|had|available|free|visible)\b",
     re.IGNORECASE)
-_OOM_ABBREVIATION = re.compile(r"\bOOM\b")
+# (Bounded by anything but a Latin letter or digit, so that it is read beside CJK text too: "一跑就OOM了".)
+_OOM_ABBREVIATION = re.compile(r"(?<![A-Za-z0-9])OOM(?![A-Za-z0-9])")
 
 # Words that say a call failed (lower-cased substrings): with a request figure they make any wording an allocation
 # failure.
@@ -313,7 +323,10 @@ _FAILURE_WORDS = ("fail", "error", "unable", "could not", "couldn't", "cannot", 
                   "not enough", "refused", "denied", "失败", "不足", "无法")
 
 # (runtime, words), first match wins: the most specific runtimes first.
-_RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
+# XLA's name where it is one (tensorflow/compiler/xla/, local_xla, xla_extension, "XLA:"), not the letters inside
+# another word ("xlarge"): a marker that detect_runtime matches as a pattern rather than a substring.
+_XLA_WORD = re.compile(r"(?<![a-z0-9])xla(?![a-z])")
+_RUNTIMES: tuple[tuple[str, tuple[str | re.Pattern[str], ...]], ...] = (
     ("ollama", ("ollama",)),
     ("trtllm", ("tensorrt-llm", "tensorrt_llm", "trt-llm", "trtllm")),
     ("comfyui", ("comfyui", "comfy.", "node type:", "vaedecode")),
@@ -342,7 +355,8 @@ _RUNTIMES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cupy", ("cupy",)),
     ("numba", ("numba",)),
     ("jax", ("jaxlib", "jax.", "xla_python_client", "xlaruntimeerror", "xla:tpu", "exla")),
-    ("xla", ("xla", "hbm", "tpu_worker", "best cudnn convolution algorithm")),
+    # "xla" as a name, not inside a word: an AWS instance type ("p2.xlarge", "g4dn.xlarge") is no XLA.
+    ("xla", (_XLA_WORD, "hbm", "tpu_worker", "best cudnn convolution algorithm")),
     # TensorFlow's StreamExecutor words its cuDNN/cuBLAS handle failures itself (stream_executor/cuda/cuda_dnn.cc
     # "Could not create cudnn handle", cuda_blas.cc "failed to create cublas handle"); PyTorch says "cuDNN error:".
     ("tensorflow", ("tensorflow", "stream_executor", "bfc_allocator", "gpu_0_bfc", "could not create cudnn handle",
@@ -516,7 +530,7 @@ def detect_runtime(low: str) -> str | None:
     """The runtime that printed a (lower-cased) text: "ollama", "llamacpp", "onnxruntime", "tensorrt",
     "trtllm", "nccl", "mlx", "jax", "xla", "tensorflow", "pytorch", "comfyui", ... or None."""
     for name, words in _RUNTIMES:
-        if any(w in low for w in words):
+        if any((w in low) if isinstance(w, str) else w.search(low) is not None for w in words):
             return name
     return None
 

@@ -126,6 +126,50 @@ def _vllm_profile_run(f: Facts) -> Cause | None:
     )
 
 
+# An engine's own words for a failed warm-up with an out-of-memory in the same sentence ("Warmup failed, because of
+# multimodal model inference out of memory", MindIE; "warm-up ran out of memory"), and the settings the message itself
+# tells the user to lower ("Please try to decrease `maxPrefillTokens`") or names with their value ("`maxInputTokenLen`
+# set to 8192").
+_WARM_UP_OOM = re.compile(r"warm[- ]?up[^\n.]{0,120}?(?:out of memory|\boom\b)|(?:out of memory|\boom\b)[^\n.]{0,80}?"
+                          r"warm(?:ing)?[- ]?up", re.IGNORECASE)
+_KNOB_TO_LOWER = re.compile(r"(?:decrease|reduce|lower)\w{0,3}\s{1,3}(?:the\s{1,3})?`([A-Za-z_][\w.\-]{1,60})`",
+                            re.IGNORECASE)
+_KNOB_SET = re.compile(r"`([A-Za-z_][\w.\-]{1,60})`\s{1,3}(?:is\s{1,3})?set to\s{1,3}(\d{1,9})", re.IGNORECASE)
+
+
+def _warm_up_budget(f: Facts) -> Cause | None:
+    """An out-of-memory error at a serving engine's warm-up, in a wording no engine parser reads (MindIE's "Warmup
+    failed, because of multimodal model inference out of memory when `maxInputTokenLen` set to 8192. Please try to
+    decrease `maxPrefillTokens`"). A serving engine warms up by running the largest batch its settings allow (the
+    prefill-token and batch budgets, and for multimodal models the image area they reserve) once the weights and the
+    KV cache are in place, precisely so that such a batch fails at start rather than under traffic: the failure is
+    those settings not fitting beside the weights, and the fix is the settings the message names
+    (gpustack/gpustack#3541: MindIE's multimodal area grows with its prefill budget; a lower --max-prefill-tokens or
+    batch size made the model fit one device). 0.6: the text names the step and the knobs, no figures."""
+    r = f.report
+    text = r.text or ""
+    if r.kind != "generic_oom" or _WARM_UP_OOM.search(text) is None:
+        return None
+    lower = list(dict.fromkeys(m.group(1) for m in _KNOB_TO_LOWER.finditer(text)))
+    named = [(m.group(1), int(m.group(2))) for m in _KNOB_SET.finditer(text)]
+    knobs = lower + [name for name, _value in named if name not in lower]
+    fix = (_("Lower the settings the message names ({knobs}): they size the batch the warm-up runs; halve them, "
+             "then raise them step by step").format(knobs=", ".join(knobs)) if knobs else
+           _("Lower the engine's batch and prefill-token settings (the largest batch it warms up with), or its "
+             "maximum sequence length"))
+    return Cause(
+        id="kv_cache_budget",
+        title=_("The engine's warm-up batch does not fit beside the model"),
+        confidence=0.6,
+        evidence=evidence(settings_named=", ".join(f"{n}={v}" for n, v in named) or None),
+        explanation=_("The engine ran out of memory while warming up. A serving engine warms up with the largest batch "
+                      "its settings allow, after the weights and the KV cache are in place, so that a batch that "
+                      "cannot fit fails at start: its batch and prefill-token settings do not fit beside the model."),
+        fix=fix,
+        more_fixes=[_("Spread the model over more devices (tensor parallelism), or use a smaller or quantised model.")],
+    )
+
+
 def names_sampler_warmup(f: Facts) -> bool:
     """The text is vLLM's sampler warm-up failure (its own reading here; the generic shortage stays silent)."""
     return _VLLM_SAMPLER.search(f.report.text or "") is not None
@@ -133,7 +177,7 @@ def names_sampler_warmup(f: Facts) -> bool:
 
 def check(f: Facts) -> Cause | None:
     r = f.report
-    sampler = _vllm_sampler(f) or _vllm_wake_up(f) or _vllm_profile_run(f)
+    sampler = _vllm_sampler(f) or _vllm_wake_up(f) or _vllm_profile_run(f) or _warm_up_budget(f)
     if sampler is not None:
         return sampler
     if r.kind == "tgi_prefill":

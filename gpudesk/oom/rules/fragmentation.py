@@ -40,6 +40,30 @@ FIX = N_("Set {alloc_conf} before the process starts")
 # partially in-use" (the comment above its OOM message, THCCachingAllocator.cpp / CUDACachingAllocator.cpp <= 1.3).
 _ERAS_WITHOUT_ALLOC_CONF = ("<=1.3", "1.4-1.9", "1.5-1.6")
 _ERAS_WITHOUT_EXPANDABLE_SEGMENTS = ("1.10-2.0",)
+# Below this confidence a reading is "possible" (the title says so); the old allocator's stranded cache is held there.
+OLD_ALLOCATOR_STRANDED_MAX_CONFIDENCE = 0.5
+
+
+def stranded_in_old_allocator(f: Facts) -> bool:
+    """PyTorch before 1.10 on CUDA (the message's era), a request that free plus cached memory would cover, and less
+    memory stranded in the cache than the live tensors hold.
+
+    That allocator raises only after ``free_cached_blocks`` has returned every whole cached segment to the driver
+    ("at this point cuda_malloc_retry has already returned all possible 'cached' memory to the driver. The only
+    remaining 'cached' memory is split from a larger block that is partially in-use", the comment above the OOM
+    message in THCCachingAllocator.cpp / c10/cuda/CUDACachingAllocator.cpp <= 1.9), so the cached figure of its message
+    is memory inside segments that live tensors still occupy. It splits any cached block for any request and has no
+    setting against it (``max_split_size_mb`` arrived in 1.10), so that remainder is part of the job's own peak:
+    while it is smaller than the live tensors, lowering the peak (batch, resolution) is what frees it, and the job's
+    need leads (mega.pytorch#32: 650 MiB cached beside 1.89 GiB live, fixed by a smaller memory module). A cache
+    larger than the live tensors is the layout failing, not the job's size (pocket#9: 6.8 GiB cached beside 308 MiB
+    live): fragmentation stays first there.
+    """
+    era = f.report.era or ""
+    return (f.report.platform in (None, "cuda") and era.startswith(_ERAS_WITHOUT_ALLOC_CONF)
+            and f.allocated is not None and f.unallocated is not None and f.requested is not None
+            and f.margin is not None and f.margin >= 0 and 0 < f.unallocated < f.allocated
+            and f.dev is not None and f.dev.largest_free_block_bytes is None and not f.dev.inactive_split_bytes)
 
 
 def check(f: Facts) -> Cause | None:
@@ -80,6 +104,10 @@ def check(f: Facts) -> Cause | None:
             why.append(_("The largest free cached block is smaller than the request."))
     if conf == 0:
         return None
+    if stranded_in_old_allocator(f):
+        conf = min(conf, OLD_ALLOCATOR_STRANDED_MAX_CONFIDENCE)
+        why.append(_("This PyTorch releases every whole cached segment before it raises: the cached memory left sits "
+                     "in segments its live tensors still occupy, less than those tensors hold."))
     if dev.num_alloc_retries:
         conf += 0.05
         why.append(ngettext("{n} cudaMalloc retry (cache flush) happened.", "{n} cudaMalloc retries (cache flushes) happened.",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules import engine_budget
+from gpudesk.oom.rules import engine_budget, fragmentation
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.oom.signatures import CHECKS as SIGNATURE_CHECKS, check_command
@@ -31,6 +31,8 @@ MORE = [
     N_("For fine-tuning, use LoRA/QLoRA; for inference, use a smaller sequence length or batch."),
     N_("Use a GPU with more memory."),
 ]
+# The job's peak with PyTorch < 1.10's stranded cache (above that allocator's "possible fragmentation", 0.5).
+OLD_ALLOCATOR_PEAK_CONFIDENCE = 0.6
 CHECKS = [
     N_("Evaluation inside torch.no_grad()/torch.inference_mode() and model.eval(): without them activations are kept."),
     N_("AMP misuse: a model cast with .half() under autocast keeps cast copies; fp32 weights without autocast double activations."),
@@ -103,6 +105,16 @@ def check(f: Facts) -> Cause | None:
         explanation = _("The request fits only on paper: even a perfectly packed cache leaves {margin} ({share:.1%} "
                         "of the GPU) after it. The job's live tensors fill the GPU, so this or the next allocation "
                         "fails.").format(margin=format_bytes(f.margin), share=share)
+    elif fragmentation.stranded_in_old_allocator(f):
+        # PyTorch < 1.10: the cached remainder is part of the job's own peak (fragmentation.stranded_in_old_allocator).
+        conf = max(conf, OLD_ALLOCATOR_PEAK_CONFIDENCE)
+        title = _("The job's peak does not fit this GPU")
+        explanation = _("The live tensors hold {allocated}; the {cached} left cached sits inside their own blocks, "
+                        "which this PyTorch (before 1.10) splits for every request and cannot release or tune. That "
+                        "remainder is part of the job's peak, so the request of {requested} found no room: lowering "
+                        "the peak (batch, input size) is what frees it.").format(
+                            allocated=format_bytes(f.allocated or 0), cached=format_bytes(f.unallocated or 0),
+                            requested=format_bytes(f.requested or 0))
     else:
         title = _("GPU memory is tight, though this request would fit")
         explanation = _("{margin} ({share:.0%} of the GPU) would be left after this request, so a plain shortage is "

@@ -15,7 +15,8 @@ from collections import defaultdict
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import parse_size
-from gpudesk.oom.rules.base import Facts, clamp, evidence
+from gpudesk.oom.rules import genuine_shortage
+from gpudesk.oom.rules.base import Facts, clamp, evidence, join_sentences
 from gpudesk.units import MIB as MiB, format_bytes
 from gpudesk.i18n import _
 
@@ -66,7 +67,155 @@ def check(f: Facts) -> Cause | None:
     from_samples = _from_samples(f)
     if from_samples is not None:
         return from_samples
-    return _from_repeated_messages(f) or _from_words(f) or _in_validation(f) or _loop_accumulation(f)
+    return (_from_repeated_messages(f) or _from_words(f) or _in_validation(f) or _loop_accumulation(f)
+            or _undisposed_tensors(f) or _figureless(f))
+
+
+# A .NET process in the text: the CLR's report of an exception it did not catch ("Unhandled exception.
+# System.Runtime.InteropServices.ExternalException (0x80004005): ..."), a .NET exception type, or a TorchSharp frame.
+_DOTNET = re.compile(r"unhandled exception\.\s{0,3}system\.|\bsystem\.runtime\.interopservices\.\w{0,40}exception\b|"
+                     r"\bat torchsharp\.|\btorchsharp\.", re.IGNORECASE)
+# Live tensors at least this share of the device: they, not one request, fill it.
+DOTNET_LIVE_SHARE = 0.9
+
+
+def _undisposed_tensors(f: Facts) -> Cause | None:
+    """PyTorch's allocator message from a .NET process (``_DOTNET``: TorchSharp binds libtorch for C# and F#) whose
+    live tensors fill the device. A .NET tensor frees its native memory only when it is disposed or when the garbage
+    collector finalises it, and that collector sees only the small managed handle, never the GPU memory behind it
+    (TorchSharp's docs, "Memory management": automatic disposal "may fail for large models because the .NET GC is
+    unaware of the memory pressure on CPU or GPU resources"). Temporaries a loop does not dispose therefore pile up
+    step after step until the GPU is full (dotnet/TorchSharp#1057: a loop of small tensors, the memory climbing in
+    nvtop, fixed by disposing them in a scope). 0.8: above "the job needs nearly all of the GPU" (0.75), below a
+    request that does not fit even a packed cache (0.85)."""
+    text = f.report.text or ""
+    if (_DOTNET.search(text) is None or f.allocated is None or f.total is None
+            or f.allocated < DOTNET_LIVE_SHARE * f.total):
+        return None
+    return Cause(
+        id="leak",
+        title=_("Tensors not disposed pile up on the GPU (.NET)"),
+        confidence=0.8,
+        evidence=evidence(allocated_bytes=f.allocated, total_capacity_bytes=f.total, requested_bytes=f.requested),
+        explanation=_("The error comes from a .NET process, and live tensors hold {allocated} of {total}. A .NET "
+                      "tensor releases its GPU memory only when it is disposed or finalised, and the garbage collector "
+                      "does not see that memory: temporaries a loop leaves undisposed accumulate until the GPU is "
+                      "full.").format(allocated=format_bytes(f.allocated), total=format_bytes(f.total)),
+        fix=_("Dispose every tensor a step creates: wrap the step in using (var scope = torch.NewDisposeScope()) { ... } "
+              "and MoveToOuterScope() only what must outlive it, or dispose tensors explicitly (using var)"),
+        more_fixes=[_("Call GC.Collect() after each mini-batch to finalise handles that were missed.")],
+        checks=[_("Log torch.cuda.memory_allocated() (or the GPU's used memory) every step: a steady rise with a "
+                  "constant batch is tensors left undisposed.")],
+    )
+
+
+# The one-line texts a training or inference script prints when it runs out (PyTorch's message cut to its first
+# sentence or its request, a bare CUDA error, TensorFlow's op-level line, a runtime's own wording with no figure).
+_FIGURELESS_KINDS = ("pytorch_oom", "cuda_error_oom", "generic_oom", "tf_resource_exhausted", "tf_bfc_dump")
+# Frameworks whose steps run in a loop the user wrote (a training or inference script); a serving engine's or a
+# llama.cpp runner's failure is read by its own budget rules. A text with none of their words qualifies by the
+# wording of Torch's THC allocator ("cuda runtime error (2) : out of memory", PyTorch <= 0.4).
+_LOOP_FRAMEWORKS = ("pytorch", "tensorflow", "mxnet", "paddle")
+_THC_WORDING = re.compile(r"cuda runtime error \(2\)", re.IGNORECASE)
+# A serving engine's start-up or warm-up, whose memory is its budget, not a loop's.
+_SERVING = re.compile(r"warm(?:ing)?[- ]?up|\bserv(?:e|er|ing|ice)\b|inference (?:engine|server|service)", re.IGNORECASE)
+# Progress a log shows before the failure. A progress bar at its first step ("  0/3000 [00:05<?", "0%|") is a failure
+# at the first step. An epoch counter at 2 or more ("Epoch 3/10", "epoch: 5") means whole epochs ran; an iteration
+# or step counter above 1 ("iter 3200", "step 1200/5000", "15/100 [") means steps ran ("batch 8" is a batch size; a
+# command-line flag or a setting, "--epoch 100", "max_steps=1000", "epoch=10", is no progress).
+_FIRST_STEP = re.compile(r"(?<![\d/])0\s{0,2}/\s{0,2}\d{1,9}\s{0,3}\[|(?<![\d.])0%\s{0,2}\|", re.IGNORECASE)
+_EPOCH = re.compile(r"(?<![-_.])\bepoch\s{0,2}[:#\[(]?\s{0,2}(\d{1,6})\b", re.IGNORECASE)
+_STEP = re.compile(r"(?<![-_.])\b(?:iter(?:ation)?s?|steps?)\s{0,2}[:#\[(]?\s{0,2}(\d{1,9})\b|"
+                   r"(?<![\d/.])(\d{1,9})\s{0,2}/\s{0,2}\d{1,9}\s{0,3}\[", re.IGNORECASE)
+# A Jupyter/IPython kernel's marks in a traceback (IPython 7's "<ipython-input-N-...>", IPython 8's "Cell In[N]", the
+# kernel's package and its temporary cell files).
+_NOTEBOOK = re.compile(r"<ipython-input-\d|\bCell In\s?\[\d|\bipykernel\b|/tmp/ipykernel_\d", re.IGNORECASE)
+# Confidences of the figureless reading: below a bare line's shortage (0.45-0.55) with nothing said, level with the
+# lowest of it when steps ran (the same line fails at step 1 of a job too large), above it when whole epochs ran (every
+# batch of the data set had fit once, so a later failure is memory kept growing, not one batch's size), still below
+# any cause the allocator's figures back (0.7 and up).
+FIGURELESS_CONFIDENCE = 0.3
+AFTER_STEPS_CONFIDENCE = 0.45
+AFTER_EPOCHS_CONFIDENCE = 0.6
+
+
+# A traceback through the placing of the model on the device (torch.nn.Module.to / .cuda, which run _apply and its
+# convert closure; from_pretrained, load_state_dict, torch.load): the failure came before any step ran.
+_LOADING = re.compile(r'line \d{1,7}, in (?:_apply|convert|cuda|from_pretrained|load_state_dict|_load_from_state_dict)\b|'
+                      r"\bmodel\.(?:to|cuda)\(|\btorch\.load\(", re.IGNORECASE)
+
+
+def _progress(text: str) -> tuple[str, int] | None:
+    """("epoch", N) or ("step", N) for the last counter the log shows, ("first", 0) for a first step or a failure
+    while the model is placed on the device; None when the text shows none."""
+    if _FIRST_STEP.search(text) or _LOADING.search(text):
+        return ("first", 0)
+    epochs = [int(m.group(1)) for m in _EPOCH.finditer(text)]
+    if epochs and epochs[-1] >= 2:
+        return ("epoch", epochs[-1])
+    steps = [int(m.group(1) or m.group(2)) for m in _STEP.finditer(text)]
+    if steps:
+        return ("step", steps[-1])  # within the first epoch, the step counter says how far it went
+    return ("epoch", epochs[-1]) if epochs else None
+
+
+def _figureless(f: Facts) -> Cause | None:
+    """A one-line out-of-memory with no figure of the device (no capacity, free, allocated or reserved memory, no
+    process list): a job whose memory grows from step to step (a loss summed with its graph, outputs collected on the
+    GPU, a checkpoint dict kept referenced after loading, per-image results kept across a loop) fails with exactly the
+    same line as a job too large for the GPU and as one beside another process. The leak is ranked with the check that
+    separates it (pytorch#4420, #5210, SDL-Skeleton#6 and FaceDetection-DSFD#11 all paste one line, and their threads
+    found memory kept across iterations): 0.3 with nothing else said; 0.45 when the log shows steps ran before it, or
+    when the error comes from a notebook kernel (cells run again keep what earlier runs assigned); 0.6 when whole
+    epochs ran; none when the log shows the first step failing or the model being placed on the device (nothing was
+    kept yet)."""
+    r = f.report
+    dev = f.dev
+    text = r.text or ""
+    loop = (r.framework in _LOOP_FRAMEWORKS or r.runtime in _LOOP_FRAMEWORKS
+            or _THC_WORDING.search(text) is not None) and r.runtime in (None, *_LOOP_FRAMEWORKS)
+    if (r.source != "text" or r.kind not in _FIGURELESS_KINDS or r.signature not in (None, "bare_cuda_error")
+            or r.platform not in (None, "cuda") or not loop or _SERVING.search(text)
+            or any(v is not None for v in (f.total, f.free, f.allocated, f.reserved))
+            or (dev is not None and dev.other_processes) or r.parsed.get("in_use_bytes")
+            # a garbled message keeps the "not enough of the message" answer, which names the missing clauses
+            or not (r.signature == "bare_cuda_error" or genuine_shortage.reads_without_capacity(f))):
+        return None
+    progress = _progress(text)
+    if progress is not None and progress[0] == "first":
+        return None
+    if progress is None and _NOTEBOOK.search(text):
+        conf = AFTER_STEPS_CONFIDENCE
+        said = _("The error comes from a notebook: every cell run keeps what it assigned (a model or optimizer created "
+                 "again, outputs in Out[]) for as long as the kernel lives, so cells run again add to the memory of the "
+                 "earlier runs; restarting the kernel tells it apart.")
+    elif progress is not None and progress[0] == "epoch" and progress[1] >= 2:
+        conf = AFTER_EPOCHS_CONFIDENCE
+        said = _("The log shows epoch {n}: every batch of the data set fitted once before, so memory that keeps "
+                 "growing is likelier than one batch that is too large.").format(n=progress[1])
+    elif progress is not None and progress[1] >= 2:
+        conf = AFTER_STEPS_CONFIDENCE
+        said = _("The log shows {n} steps ran before the failure: the first steps fitted.").format(n=progress[1])
+    else:
+        conf = FIGURELESS_CONFIDENCE
+        said = _("The text does not show how long the job ran before it failed.")
+    return Cause(
+        id="leak",
+        title=_("Possibly memory kept from step to step (a leak)"),
+        confidence=conf,
+        evidence=evidence(progress=f"{progress[0]} {progress[1]}" if progress else None, requested_bytes=f.requested),
+        explanation=join_sentences([_("The message gives no figure of the GPU's memory. A job that keeps memory from step to "
+                                "step (a loss summed with its autograd graph, outputs or per-image results collected "
+                                "on the GPU, a loaded checkpoint kept referenced) fails with the same line, some "
+                                "steps after the first ones fitted."), said]),
+        fix=_("Store scalars, not tensors: total_loss += loss.item() (or loss.detach()); do not keep outputs that carry "
+              "the autograd graph"),
+        more_fixes=[_("Run evaluation and inference loops under torch.no_grad(), move collected results to the CPU "
+                      "(.cpu(), .item()), and drop a loaded checkpoint (checkpoint = None) once its state is loaded.")],
+        checks=[_("Log torch.cuda.memory_allocated() at the start of every step: a steady rise is a leak; a failure at "
+                  "the first step is the step's own need (lower the batch); nvidia-smi before the run shows another "
+                  "process.")],
+    )
 
 
 # TensorFlow names the op that failed ("[[node sample_sequence/while/concat (defined at ...) ]]", "[[{{node

@@ -52,7 +52,8 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules import genuine_shortage, held_outside
+from gpudesk.oom.parsers import smi_table
+from gpudesk.oom.rules import genuine_shortage, held_outside, signature
 from gpudesk.oom.report import ProcessMemory
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.oom.signatures import CHECKS, check_command
@@ -316,8 +317,127 @@ def _no_figures(f: Facts) -> bool:
             and genuine_shortage.reads_without_capacity(f))
 
 
+# A model's parameter count in its name ("llama3-llava-next-8b", "Qwen2-7B", "a 13B model") and a GPU's memory next
+# to a GPU word ("H100 80GB", "RTX 3090 24GB", "A100-40G", "24gb vram").
+_MODEL_PARAMS = re.compile(r"(?:[-_/\s]|^)(\d{1,3}(?:\.\d{1,2})?)\s?b(?![a-z0-9])", re.IGNORECASE)
+_GPU_MEMORY = re.compile(
+    r"\b(?:[AHLBV]\d{2,3}|[A-Z]?\d{4}(?:\s?ti)?|rtx|gtx|gpu|card)[-\s]{0,2}(?:\w{1,8}[-\s]{1,2})?(\d{1,3})\s?(?:gb|gib|g)\b|"
+    r"\b(\d{1,3})\s?(?:gb|gib|g)\s{0,2}(?:of\s{1,2})?(?:vram|gpu|card|显存)", re.IGNORECASE)
+# Words of a training run, whose need is many times the weights (gradients, optimizer state, activations).
+_TRAINING = re.compile(r"\btrain|fine-?tun|\bbackward|\blora\b|optimi[sz]er|训练|微调", re.IGNORECASE)
+# Bytes per parameter of weights served in bf16/fp16 (the default of every serving engine and of from_pretrained with
+# a half dtype), and the share of the GPU's memory under which such weights leave most of it to the rest of inference.
+SERVED_BYTES_PER_PARAM = 2
+SMALL_MODEL_SHARE = 0.3
+
+
+def model_far_below_gpu(text: str) -> tuple[float, int, int] | None:
+    """(billions of parameters, weight bytes, GPU bytes) when a figureless text names a model whose bf16 weights fill
+    under :data:`SMALL_MODEL_SHARE` of the GPU it names, and no training; else None. Inference of such a model does not
+    fill that GPU by itself, so memory something else holds (another process, a job placed on a GPU already in use
+    by a mistyped CUDA_VISIBLE_DEVICES, sglang#465: an 8B model on an 80 GB H100) is the likelier reading."""
+    if _TRAINING.search(text):
+        return None
+    params = [float(m.group(1)) for m in _MODEL_PARAMS.finditer(text) if 0 < float(m.group(1)) <= 1000]
+    gpus = [int(m.group(1) or m.group(2)) for m in _GPU_MEMORY.finditer(text)]
+    gpus = [g for g in gpus if 4 <= g <= 288]
+    if len(set(params)) != 1 or len(set(gpus)) != 1:
+        return None  # several models or GPUs named: which one ran where is not in the text
+    weights = int(params[0] * 1e9 * SERVED_BYTES_PER_PARAM)
+    gpu = gpus[0] * 10**9
+    if weights > SMALL_MODEL_SHARE * gpu:
+        return None
+    return params[0], weights, gpu
+
+
+# A GPU of a pasted nvidia-smi table at least this full has its memory taken; one at most this full is empty.
+SMI_FULL_SHARE = 0.9
+SMI_EMPTY_SHARE = 0.1
+
+
+def _smi_table_holder(f: Facts) -> Cause | None:
+    """A figureless out-of-memory pasted with an nvidia-smi table (gpudesk.oom.parsers.smi_table) in which a GPU is at
+    least :data:`SMI_FULL_SHARE` used: the table counts every process's memory on that GPU, and users paste it after
+    the failure to show the GPU's state, so a full GPU there is memory something still holds once the job has stopped
+    (yangjianxin1/GPT2-chitchat#19: another user's job at 15.5 of 16 GB on GPU 0, GPUs 1-3 empty). Taken while the
+    job ran, the same table shows the job's own memory, which is why the reading stays at 0.5: above a shortage read
+    from nothing (0.45), below one read from a request (0.55); its check is the table taken again with the job
+    stopped."""
+    rows = smi_table.gpu_memory(f.report.text or "")
+    full = [i for i, (used, total) in enumerate(rows) if used >= SMI_FULL_SHARE * total]
+    if not full:
+        return None
+    used, total = rows[full[0]]
+    free_gpus = [i for i, (u, t) in enumerate(rows) if u <= SMI_EMPTY_SHARE * t]
+    platform = f.report.platform
+    return Cause(
+        id="other_process",
+        title=_("The pasted nvidia-smi table shows the GPU full"),
+        confidence=0.5,
+        evidence=evidence(smi_gpu_index=full[0], smi_used_bytes=used, smi_total_bytes=total,
+                          deciding_check="other_process", check_command=check_command("other_process", platform)),
+        explanation=_("The nvidia-smi table pasted with the error shows GPU {index} with {used} of {total} in use. Taken "
+                      "after the job stopped, that memory is another process's (another user's job, a notebook kernel, "
+                      "a run that did not exit); taken while the job ran, it is the job's own.").format(
+                          index=full[0], used=format_bytes(used), total=format_bytes(total)),
+        fix=(_("Run on a GPU the table shows free: CUDA_VISIBLE_DEVICES={index}, or stop the process that fills GPU "
+               "{full}").format(index=free_gpus[0], full=full[0]) if free_gpus else
+             _("Stop the process that fills GPU {full}, or wait until it frees the memory").format(full=full[0])),
+        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+                                                  meaning=i18n._(CHECKS["other_process"].meaning))],
+    )
+
+
+def _ranks_on_one_gpu(f: Facts) -> Cause:
+    """A figureless out-of-memory from a multi-process launch (torchrun, DDP, DeepSpeed, MPI, Horovod, Accelerate:
+    gpudesk.oom.rules.signature.names_distributed_launch). A rank that does not bind its own GPU before its first CUDA
+    call creates its CUDA context on GPU 0, 0.3-1.2 GiB each beside the rank that trains there (returnn#1469: 15
+    contexts of 1.19 GiB; pytorch#135279, #49481), and a job launched on every GPU of a shared machine lands on GPUs
+    other users hold: 0.5, the reading the bare CUDA error gets from the same words, above a figureless shortage."""
+    platform = f.report.platform
+    return Cause(
+        id="other_process",
+        title=_("Other processes of the same job (or of other users) may hold this GPU"),
+        confidence=0.5,
+        evidence=evidence(requested_bytes=f.requested, deciding_check="other_process",
+                          check_command=check_command("other_process", platform)),
+        explanation=_("The text shows a multi-process launch and gives no figure of the GPU's memory. A rank that does "
+                      "not bind its own GPU before its first CUDA call puts its CUDA context on GPU 0 beside the rank "
+                      "that trains there, and a launch over every GPU of a shared machine lands on GPUs others hold."),
+        fix=_("Bind every rank to its own GPU before any CUDA call: torch.cuda.set_device(local_rank) at the top of "
+              "the script (or CUDA_VISIBLE_DEVICES per rank); on a shared machine list only the free GPUs in "
+              "CUDA_VISIBLE_DEVICES"),
+        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+                                                  meaning=i18n._(CHECKS["other_process"].meaning))],
+    )
+
+
 def _possible_holder(f: Facts) -> Cause:
     platform = f.report.platform
+    table = _smi_table_holder(f)
+    if table is not None:
+        return table
+    if signature.names_distributed_launch(f.report.text or ""):
+        return _ranks_on_one_gpu(f)
+    small = model_far_below_gpu(f.report.text or "")
+    if small is not None:
+        billions, weights, gpu = small
+        return Cause(
+            id="other_process",
+            title=_("Another process may hold the GPU"),
+            confidence=0.5,
+            evidence=evidence(model_parameters_billions=billions, model_weight_bytes=weights, gpu_memory_bytes=gpu,
+                              deciding_check="other_process", check_command=check_command("other_process", platform)),
+            explanation=_("The text names a model of {billions:g}B parameters, about {weights} of weights in bf16, on a "
+                          "GPU of {gpu}: its weights fill under a third of it, and the text names no training. Memory "
+                          "that something else holds (another process, or a GPU already in use chosen by mistake) is "
+                          "the likelier reading than the model's own need.").format(
+                              billions=billions, weights=format_bytes(weights), gpu=format_bytes(gpu)),
+            fix=_("Run nvidia-smi: stop the other processes, or check CUDA_VISIBLE_DEVICES (spelled exactly, set before "
+                  "the program starts) so that the job runs on the free GPU"),
+            checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+                                                      meaning=i18n._(CHECKS["other_process"].meaning))],
+        )
     return Cause(
         id="other_process",
         title=_("Another process may hold the GPU"),

@@ -1060,6 +1060,11 @@ _DISTRIBUTED_LAUNCH = re.compile(r"\btorchrun\b|torch[./\\]distributed|\bdistrib
                                  r"\bdeepspeed --num_gpus|accelerate launch", re.IGNORECASE)
 
 
+def names_distributed_launch(text: str) -> bool:
+    """The text names a multi-process launch (``_DISTRIBUTED_LAUNCH``)."""
+    return _DISTRIBUTED_LAUNCH.search(text) is not None
+
+
 _PINNED_WORDS = ("pin_memory", "non_blocking=true", "non_blocking = true", "cachinghostallocator", "cudahostalloc")
 
 
