@@ -33,8 +33,10 @@ One micro-batch on one GPU (one pipeline stage, one tensor/context/expert shard)
   GEMMs. The factors come from published measurements, cited there.
 - **Communication** (:mod:`gpudesk.sizing.speed_parallel`): tensor + sequence parallel on the intra-node link,
   context-parallel ring overlapped with attention, expert all-to-all on NVLink inside the NVLink domain and the
-  scale-out NIC beyond it, pipeline point-to-point sends, and data-parallel / ZeRO / FSDP traffic overlapped with
-  the compute its framework overlaps it with.
+  scale-out NIC beyond it, pipeline point-to-point sends (under the next chunk's compute in Megatron's interleaved
+  schedule), and data-parallel / ZeRO / FSDP traffic overlapped with the compute its framework overlaps it with.
+- **Pipeline stages** (:mod:`gpudesk.sizing.speed_pipeline`): the last stage runs the output head and the loss in
+  place of one layer, and the pipeline runs at the pace of that stage when the head costs more than a layer.
 
 Step: ``(m + (p-1)/v) x t_microbatch`` (1F1B / interleaved pipeline bubble, Narayanan et al. 2021) + exposed
 data-parallel sync + the optimizer update (Adam reads and writes ~32 bytes per local parameter; ZeRO paper
@@ -50,6 +52,7 @@ from gpudesk.sizing.checks import choice, positive_int
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
+from gpudesk.sizing.speed_pipeline import exposed_pipeline_p2p_seconds, last_stage_extra_seconds
 from gpudesk.sizing.speed_parallel import (
     LINK_EFFICIENCY,
     LinkSpeed,
@@ -186,7 +189,9 @@ class Framework:
     grouped K/V heads to the query heads before the attention call, so context parallelism moves the expanded
     K/V (torchtitan's Llama ``Attention.forward``: ``repeat_kv(xk, self.n_rep)`` before
     ``F.scaled_dot_product_attention``, torchtitan/models/llama/model.py, github.com/pytorch/torchtitan, 2024;
-    Transformer Engine's attention takes the grouped heads as they are)."""
+    Transformer Engine's attention takes the grouped heads as they are). ``overlaps_interleaved_p2p``: its
+    interleaved pipeline schedule runs the next model chunk while the stage-to-stage sends are in flight
+    (Megatron-Core ``--overlap-p2p-communication``, on by default: :mod:`gpudesk.sizing.speed_pipeline`)."""
 
     name: str
     non_gemm_traffic: float
@@ -198,6 +203,7 @@ class Framework:
     fp8_recipe: str = "delayed"
     cp_kv_exchange: str = "p2p"
     expands_gqa_kv: bool = False
+    overlaps_interleaved_p2p: bool = False
 
 
 # Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
@@ -216,8 +222,10 @@ FRAMEWORKS: dict[str, Framework] = {
     "megatron": Framework("megatron", 1.0, 0.6,
                           "Megatron-Core with Transformer Engine fused kernels (one pass, 1.0); TP communication "
                           "overlap with GEMMs (tp_comm_overlap, userbuffers) hides most of it: 0.6 (Megatron-Core "
-                          "docs, 'Communication overlap'; Wang et al. 2022, arXiv 2105.05720 overlap decomposition)"),
-    "nemo": Framework("nemo", 1.0, 0.6, "NeMo / Megatron-Bridge run Megatron-Core: same profile as megatron"),
+                          "docs, 'Communication overlap'; Wang et al. 2022, arXiv 2105.05720 overlap decomposition)",
+                          overlaps_interleaved_p2p=True),
+    "nemo": Framework("nemo", 1.0, 0.6, "NeMo / Megatron-Bridge run Megatron-Core: same profile as megatron",
+                      overlaps_interleaved_p2p=True),
     "torchtitan-compile": Framework("torchtitan-compile", 1.0, 0.0,
                                     "torch.compile fuses the pointwise kernels as Transformer Engine does (1.0); "
                                     "vanilla DTensor TP does not overlap its collectives (torchtitan async-TP "
@@ -725,7 +733,17 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         # ahead across those layers: each waits for the slower of its device work and its own issue time.
         per_layer = t_device / layers_local
         t_issue = max(t_host[0], (layers_local - moe_local) * per_layer + moe_local * max(per_layer, t_host[1]))
-    t_mb = t_issue + t_p2p
+    # The last stage also runs the output head and the loss (speed_pipeline): its GEMMs at the 16-bit rate (the head
+    # stays 16-bit under FP8) and the logits passes; the stage mean above carries 1/pp of them.
+    t_last = 0.0
+    if s.pp > 1:
+        head_rate = base_peak * eff * IN_SITU_SHARE_OF_MAMF
+        t_head = (per_param * sh.lm_head_params / s.tp * tokens_mb / head_rate
+                  + LOGITS_PASSES * 2 * sh.lm_head_params / sh.hidden / s.tp * tokens_mb / hbm * fw.non_gemm_traffic)
+        t_layer = max(0.0, t_issue - t_head / s.pp) / layers_local
+        t_last = last_stage_extra_seconds(t_head, t_layer, s.pp, head_units=1 + s.mtp_layers)
+        t_p2p = exposed_pipeline_p2p_seconds(t_p2p, t_issue, s.vp, fw.overlaps_interleaved_p2p)
+    t_mb = t_issue + t_p2p + t_last
 
     bubble = pipeline_bubble_fraction(s.pp, micro_batches, s.vp) if s.pp > 1 else 0.0
     t_pipeline = micro_batches * t_mb * (1 + bubble)
@@ -771,7 +789,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         "gemm_s": micro_batches * t_gemm, "attention_s": micro_batches * t_attn,
         "other_kernels_s": micro_batches * t_other, "tensor_parallel_exposed_s": micro_batches * exposed_tp,
         "context_parallel_exposed_s": micro_batches * exposed_cp, "expert_all_to_all_s": micro_batches * t_a2a,
-        "pipeline_p2p_s": micro_batches * t_p2p, "pipeline_bubble_s": micro_batches * t_mb * bubble,
+        "pipeline_p2p_s": micro_batches * t_p2p, "pipeline_last_stage_s": micro_batches * t_last,
+        "pipeline_bubble_s": micro_batches * t_mb * bubble,
         "data_parallel_exposed_s": exposed_dp, "optimizer_s": t_opt,
         "host_issue_bound_s": micro_batches * (t_issue - t_device),
     }
@@ -1113,7 +1132,8 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
     ]
     if s.mtp_layers:
         out.append(Assumption("mtp_layers", f"{s.mtp_layers}: one more transformer layer, projection and output-head "
-                                            "pass each, spread over the pipeline stages like the other layers",
+                                            "pass each; the layer spread over the pipeline stages like the others, "
+                                            "the head pass on the last stage",
                               "DeepSeek-V3 report (arXiv 2412.19437) section 2.2; Megatron-Core "
                               "multi_token_prediction.py (github.com/NVIDIA/Megatron-LM)"))
     if s.recompute_modules:
@@ -1124,6 +1144,15 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
     if s.pp > 1:
         out.append(Assumption("pipeline_bubble", f"{bubble:.3f}",
                               "(p-1)/(v m), Narayanan et al. 2021 (arXiv 2104.04473) sections 2.2.1-2.2.2"))
+        out.append(Assumption("pipeline_last_stage", "the last stage runs the output head and the loss in place of "
+                                                     "one layer; the pipeline runs at its pace",
+                              "Megatron-Core account_for_loss_in_pipeline_split (transformer_config.py), GPTModel "
+                              "post_process (gpt_model.py)"))
+        overlapped = s.vp > 1 and fw.overlaps_interleaved_p2p
+        out.append(Assumption("pipeline_p2p", "stage-to-stage sends under the next chunk's compute" if overlapped
+                              else "stage-to-stage sends exposed",
+                              "Megatron-LM --overlap-p2p-communication (on by default, interleaved schedule only: "
+                              "megatron/training/arguments.py)"))
     if s.cp > 1:
         out.append(Assumption("ring_attention", f"{s.cp} flash-attention calls per layer on {s.seq_len // (2 * s.cp)} "
                                                 f"keys each: x{ring_attention_chunk_slowdown(s.seq_len, s.cp):.3f} "

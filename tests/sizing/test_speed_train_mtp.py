@@ -66,8 +66,9 @@ def test_each_mtp_depth_adds_one_layer_its_projection_and_an_output_head_pass(de
     mtp = train_speed(deepseek, rates, replace(BASE, mtp_layers=1))
     assert mtp.step_time_s > plain.step_time_s
     assert mtp.tokens_per_s_per_gpu < plain.tokens_per_s_per_gpu
-    # One MoE layer of 62 plus a second output head: a few per cent, not a tenth.
-    assert 1.01 < mtp.step_time_s / plain.step_time_s < 1.08
+    # One MoE layer of 62 plus a second output head pass, which runs on the last of the 16 stages with the first
+    # (speed_pipeline: the split counts each head pass as one layer): about a tenth, not a fifth.
+    assert 1.01 < mtp.step_time_s / plain.step_time_s < 1.12
     # Model FLOPs count the depth: 6 x (layer + its 8 routed experts + the head) + its attention.
     extra = model_flops_per_token(deepseek, 4096, 1) - model_flops_per_token(deepseek, 4096)
     routed = 8 * deepseek.expert_params
