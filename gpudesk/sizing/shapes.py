@@ -474,6 +474,22 @@ def _first(cfg: dict[str, Any], *keys: str, default: Any = None) -> Any:
     return default
 
 
+#: Config keys that bound a decoder's context, as vLLM reads them (``vllm/config`` ``_get_and_verify_max_len``
+#: ``possible_keys``, https://github.com/vllm-project/vllm/blob/main/vllm/config/model.py).
+_CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length",
+                 "max_seq_length", "seq_len")
+
+
+def _context_length(cfg: dict[str, Any]) -> int | None:
+    """The context a serving engine derives from a config: the smallest of :data:`_CONTEXT_KEYS` present (vLLM
+    "Choose the smallest max_length from the possible keys"; SGLang ``get_context_length`` reads ``seq_length``
+    before ``max_position_embeddings``). Qwen v1 names 32768 positions for its dynamic-NTK rotary but was trained
+    on ``seq_length`` 8192, so both engines default to 8192; a config with one key keeps it."""
+    found = [int(v) for v in (cfg.get(k) for k in _CONTEXT_KEYS)
+             if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0]
+    return min(found) if found else None
+
+
 def _config_model_name(cfg: dict[str, Any], path: Path) -> str:
     """A display name for a model read from ``path``: the config's ``_name_or_path`` (Hugging Face writes the hub
     id there), else its first ``architectures`` entry or ``model_type`` with the file it came from, e.g.
@@ -729,7 +745,7 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
     return ModelSpec(
         name=name, params=params, kind="decoder", layers=layers, hidden_size=h, num_attention_heads=heads,
         num_kv_heads=kv_heads, ffn_size=ffn, vocab_size=vocab,
-        context_length=_first(cfg, "max_position_embeddings", "n_positions", "seq_length", "max_seq_len"), head_dim=head_dim,
+        context_length=_context_length(cfg), head_dim=head_dim,
         tied_embeddings=tied, gated_mlp=gated, moe_experts=experts, moe_active_experts=active, source=str(path),
         moe_ffn_size=moe.ffn if moe and moe.ffn != ffn else None, moe_shared_experts=moe.shared if moe else 0,
         moe_layers=moe.moe_layers if moe else None,

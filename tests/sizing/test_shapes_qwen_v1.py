@@ -64,3 +64,10 @@ def test_fresh11_qwen_training_rows_land_within_15_percent_on_the_7_7_b_model():
         assert case_workload(case).mode in ("lora", "train")
         result = evaluate_case(case, CONFIGS, "fresh-11")
         assert not result.error and abs(result.ratio - 1) <= 0.15, (case["id"], result.ratio)
+
+
+def test_serving_context_is_the_trained_seq_length_not_the_ntk_position_count():
+    # config: max_position_embeddings 32768, seq_length 8192; vLLM takes the smallest key, SGLang seq_length first.
+    assert QWEN_V1.context_length == 8192
+    llama = spec_from_hf_config(CONFIGS / "llama-2-13b.config.json")
+    assert llama.context_length == 4096
