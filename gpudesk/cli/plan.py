@@ -163,7 +163,7 @@ def add_parser(subparsers) -> None:
     m.add_argument("--weight-format", default=None, metavar="FMT",
                    help=_("inference weights: checkpoint (default: as the model's checkpoint ships, e.g. mxfp4 for "
                         "gpt-oss), bf16, fp8, int8, int4-g128, nf4-dq, mxfp4 ..."))
-    m.add_argument("--kv-precision", default="bf16", metavar="P", help=_("KV-cache precision (bf16, fp16, fp8)"))
+    m.add_argument("--kv-precision", default="bf16", metavar="P", help=_("KV-cache precision (bf16, fp16, fp8, int8)"))
     m.add_argument("--activation-bytes-per-sample", type=int, metavar="BYTES",
                    help=_("activations per sample for non-transformer models (CNN, 3D U-Net), measured or derived"))
     m.add_argument("--gpu", metavar="NAME", help=_("compare with this catalog GPU's usable memory and safe line"))
