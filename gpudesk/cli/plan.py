@@ -95,7 +95,8 @@ def add_parser(subparsers) -> None:
     m.add_argument("--pp-stages-per-rank", type=int, default=None, metavar="V",
                    help=_("model chunks per pipeline rank with interleaved-1f1b (default 2)"))
     m.add_argument("--loss", default="standard", choices=LOSS_MODES,
-                   help=_("cross-entropy: standard (full fp32 logits), standard-16bit (16-bit logits, no fp32 upcast), "
+                   help=_("cross-entropy: standard (full fp32 logits), standard-16bit (16-bit logits, no fp32 upcast: a model "
+                        "that does not upcast its logits, run without autocast as under DeepSpeed), "
                         "standard-compiled (fp32 upcast inside a torch.compile'd loss, e.g. torchtitan since 2025-04), "
                         "chunked (torchtune), fused (Liger fused linear CE), inplace-16bit (16-bit logits, gradient "
                         "written in place: Unsloth's Triton cross-entropy)"))
@@ -163,7 +164,7 @@ def add_parser(subparsers) -> None:
     m.add_argument("--weight-format", default=None, metavar="FMT",
                    help=_("inference weights: checkpoint (default: as the model's checkpoint ships, e.g. mxfp4 for "
                         "gpt-oss), bf16, fp8, int8, int4-g128, nf4-dq, mxfp4 ..."))
-    m.add_argument("--kv-precision", default="bf16", metavar="P", help=_("KV-cache precision (bf16, fp16, fp8)"))
+    m.add_argument("--kv-precision", default="bf16", metavar="P", help=_("KV-cache precision (bf16, fp16, fp8, int8)"))
     m.add_argument("--activation-bytes-per-sample", type=int, metavar="BYTES",
                    help=_("activations per sample for non-transformer models (CNN, 3D U-Net), measured or derived"))
     m.add_argument("--gpu", metavar="NAME", help=_("compare with this catalog GPU's usable memory and safe line"))

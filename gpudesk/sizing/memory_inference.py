@@ -149,7 +149,16 @@ def kv_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16") -> float:
         # MLA caches one compressed latent (+ the decoupled RoPE key) per layer (DeepSeek-V2, arXiv 2405.04434).
         return (spec.layers or 0) * spec.kv_latent_dim * precision_bytes("kv_precision", kv_precision)
     layers = spec.transformer_dims.layers
-    return 2 * layers * spec.kv_heads_resolved * spec.head_dim_resolved * precision_bytes("kv_precision", kv_precision)
+    return 2 * layers * spec.kv_heads_resolved * kv_head_token_bytes(spec, kv_precision)
+
+
+def kv_head_token_bytes(spec: ModelSpec, kv_precision: str = "bf16") -> float:
+    """Bytes one KV head caches per token for K (or for V): ``head_dim x bytes(kv_precision)``, plus, for an int8
+    cache of an architecture that quantises it per token and head, its 16-bit scale and zero point
+    (:attr:`ModelSpec.kv_int8_affine_params`; Qwen v1 ``modeling_qwen.py`` ``quantize_cache_v``)."""
+    width = precision_bytes("kv_precision", kv_precision)
+    affine = spec.kv_int8_affine_params * 2.0 if kv_precision.lower() == "int8" else 0.0
+    return spec.head_dim_resolved * width + affine
 
 
 def kv_heads_per_gpu(spec: ModelSpec, tensor_parallel: int = 1) -> int:
@@ -169,10 +178,9 @@ def kv_layer_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16", tensor
     if not spec.is_transformer:
         raise ShapeError("model", _("{model}: a KV cache needs layers, hidden size and attention heads.").format(
             model=spec.name))
-    width = precision_bytes("kv_precision", kv_precision)
     if spec.kv_latent_dim:
-        return spec.kv_latent_dim * width
-    return 2 * kv_heads_per_gpu(spec, tensor_parallel) * spec.head_dim_resolved * width
+        return spec.kv_latent_dim * precision_bytes("kv_precision", kv_precision)
+    return 2 * kv_heads_per_gpu(spec, tensor_parallel) * kv_head_token_bytes(spec, kv_precision)
 
 
 def kv_sequence_bytes(spec: ModelSpec, context_tokens: int, kv_precision: str = "bf16", tensor_parallel: int = 1,

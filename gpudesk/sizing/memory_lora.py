@@ -4,8 +4,12 @@
   arXiv 2106.09685, section 4.1: W + B A with B d_out x r and A r x d_in).
 - Frozen base weights at their storage format: bf16 for LoRA; NF4 with double quantisation (4.127 bit/param)
   for QLoRA (Dettmers et al. 2023, arXiv 2305.14314), with embeddings, LM head and norms kept in bf16.
-- Adapters carry weights + gradients + optimizer states: 16 B per trainable parameter by default (fp32 adapter,
-  fp32 grad, Adam m and v), or the chosen accounting.
+- Adapters carry weights + gradients + optimizer states at the typed precision: 16 B per trainable parameter with
+  Adam under ``bf16``/``fp16`` (16-bit adapter and gradient over an fp32 master and fp32 m, v: DeepSpeed's
+  bf16/fp16 optimizers, ZeRO paper arXiv 1910.02054 section 3.1) or ``fp16-amp``/``fp32`` (fp32 adapters, as PEFT
+  leaves them over a 4-bit base), 8 B under ``bf16-pure`` (PEFT casts the LoRA layers to a bf16 base's dtype and
+  torch AdamW keeps bf16 states). ZeRO-1/2 partition the adapters' master and states (ZeRO-2 their gradients) over
+  the GPUs and ZeRO-Offload keeps them in host memory, as :func:`gpudesk.sizing.memory_train.sharded_model_states`.
 - Activations: backprop still flows through the frozen layers (oom.md 1.2), but a frozen Linear keeps no input
   for a weight gradient, while each adapter keeps its own input path (dropout output and mask) and old
   bitsandbytes keeps the input of every 4-bit Linear: :mod:`gpudesk.sizing.activations_lora` replaces
@@ -55,6 +59,7 @@ from gpudesk.sizing.memory_train import (
     model_state_bytes_per_param,
     normalise_sharding,
     offload_value_text,
+    sharded_model_states,
 )
 from gpudesk.sizing.optimizers import optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
@@ -197,8 +202,12 @@ def lora_memory(
     stage = normalise_sharding(sharding)
     off = choice("offload", offload, OFFLOAD_MODES)
     trainable = lora_trainable_params(spec, rank, targets)
-    adapter_precision = "bf16-pure" if precision in ("bf16", "fp16", "fp8") else precision
-    per_trainable = sum(model_state_bytes_per_param(optimizer, adapter_precision))
+    # The precision names mean what the CLI says: bf16/fp16/fp8 are 16-bit adapters over an fp32 master with fp32
+    # optimizer states (DeepSpeed's bf16/fp16 optimizers, Lightning/FSDP mixed precision); bf16-pure is PEFT's LoRA
+    # layers cast to a bf16 base under HF AMP (torch AdamW keeps bf16 states); fp16-amp fp32 adapters.
+    adapter_precision = precision
+    adapter_state = model_state_bytes_per_param(optimizer, adapter_precision)
+    per_trainable = sum(adapter_state)
     base_bytes_per_param = 4.0 if precision_family(precision) == "fp32" else 2.0
     nf4_format = "nf4-dq" if double_quant else "nf4"
     if kbit_embeddings_bf16 and not kbit_fp32_upcast:
@@ -212,7 +221,13 @@ def lora_memory(
         base = spec.params * base_bytes_per_param
     gathered = 0.0
     adapters = trainable * per_trainable
-    resident_at_load = base + trainable * model_state_bytes_per_param(optimizer, adapter_precision)[0]
+    if stage in ("zero1", "zero2") and g > 1 or off == "optimizer":
+        # ZeRO-1/2 partition the adapters' master weights and optimizer states (ZeRO-2 their gradients too) over
+        # the data-parallel GPUs, and ZeRO-Offload keeps them in host memory, as for full training.
+        adapters = sum(sharded_model_states(trainable, adapter_state, g, stage, off).values())
+        if stage == "zero3":
+            adapters *= g  # divided by the GPUs with the base below
+    resident_at_load = base + trainable * adapter_state[0]
     staging = load_staging_bytes(spec, weight_loading, quantised_base=kind == "qlora",
                                  base_bytes_per_param=base_bytes_per_param,
                                  sharded_gpus=g if stage == "zero3" else 1)

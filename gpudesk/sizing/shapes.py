@@ -36,8 +36,21 @@ _REFERENCE_SHAPES: tuple[tuple[int, int], ...] = (
 _GATED_MODEL_TYPES = frozenset({
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text",
     "phi3", "deepseek_v2", "deepseek_v3", "olmo", "olmo2", "internlm2", "yi", "baichuan", "cohere", "granite",
-    "llama4", "llama4_text", "gpt_oss", "mistral3", "qwen3_vl", "qwen3_vl_moe", "qwen2_5_vl", "gemma3",
+    "llama4", "llama4_text", "gpt_oss", "mistral3", "qwen3_vl", "qwen3_vl_moe", "qwen2_5_vl", "gemma3", "qwen",
 })
+# Qwen v1 (model_type ``qwen``, ``QWenLMHeadModel``, remote code): its config.json names the sum of the two
+# gated-MLP input widths as ``intermediate_size`` (Qwen-7B: 22016) and ``modeling_qwen.py`` ``QWenMLP`` builds
+# ``w1`` and ``w2`` as hidden_size x (intermediate_size // 2) and ``c_proj`` as (intermediate_size // 2) x hidden_size,
+# output ``w1(x) * silu(w2(x))`` (https://huggingface.co/Qwen/Qwen-7B/blob/main/modeling_qwen.py): a SwiGLU MLP
+# 11008 wide, 7.72 B parameters for Qwen-7B (the model card's 7.7 B). The config has no ``hidden_act``.
+_HALVED_FFN_MODEL_TYPES = frozenset({"qwen"})
+#: ``model_type`` -> 16-bit parameters per token and KV head its int8 KV cache stores beside K and beside V. Qwen v1
+#: (``use_cache_quantization``, https://huggingface.co/Qwen/Qwen-7B/blob/main/modeling_qwen.py ``quantize_cache_v``):
+#: K and V are permuted to (batch, heads, tokens, head_dim), quantised to uint8 with ``scale = (max - min) / 255``
+#: and ``zero = qmin - min / scale`` taken over each head's values of the step and repeated for every token, both in
+#: the activation dtype, so ``layer_past`` holds (int8 K, scale, zero) and the same for V: head_dim + 2 x 2 bytes per
+#: token, head and K or V (Qwen-7B: 132 of the 256 bytes a bf16 cache needs).
+INT8_KV_AFFINE_MODEL_TYPES: dict[str, int] = {"qwen": 2}
 # Not in the set: Phi-1/1.5/2 (model_type ``phi``) has a
 # two-matrix MLP ``fc1`` -> gelu_new -> ``fc2`` (transformers ``models/phi/modeling_phi.py`` ``PhiMLP``,
 # https://github.com/huggingface/transformers/blob/main/src/transformers/models/phi/modeling_phi.py); only ``phi3``
@@ -144,6 +157,9 @@ class ModelSpec:
     #: Positions of each distinct rotary cos/sin table the engines cache, when not the one table of
     #: ``context_length`` (linear RoPE scaling, Gemma 3's local RoPE: :func:`rope_table_positions_from_config`).
     rope_table_positions: tuple[int, ...] = ()
+    #: 16-bit quantisation parameters the architecture's own int8 KV cache keeps per token and KV head beside the
+    #: int8 values of K and of V (:data:`INT8_KV_AFFINE_MODEL_TYPES`); 0 where no such layout is known.
+    kv_int8_affine_params: int = 0
 
     @property
     def is_transformer(self) -> bool:
@@ -458,6 +474,22 @@ def _first(cfg: dict[str, Any], *keys: str, default: Any = None) -> Any:
     return default
 
 
+#: Config keys that bound a decoder's context, as vLLM reads them (``vllm/config`` ``_get_and_verify_max_len``
+#: ``possible_keys``, https://github.com/vllm-project/vllm/blob/main/vllm/config/model.py).
+_CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length",
+                 "max_seq_length", "seq_len")
+
+
+def _context_length(cfg: dict[str, Any]) -> int | None:
+    """The context a serving engine derives from a config: the smallest of :data:`_CONTEXT_KEYS` present (vLLM
+    "Choose the smallest max_length from the possible keys"; SGLang ``get_context_length`` reads ``seq_length``
+    before ``max_position_embeddings``). Qwen v1 names 32768 positions for its dynamic-NTK rotary but was trained
+    on ``seq_length`` 8192, so both engines default to 8192; a config with one key keeps it."""
+    found = [int(v) for v in (cfg.get(k) for k in _CONTEXT_KEYS)
+             if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0]
+    return min(found) if found else None
+
+
 def _config_model_name(cfg: dict[str, Any], path: Path) -> str:
     """A display name for a model read from ``path``: the config's ``_name_or_path`` (Hugging Face writes the hub
     id there), else its first ``architectures`` entry or ``model_type`` with the file it came from, e.g.
@@ -680,7 +712,8 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
         raise ShapeError("num_key_value_heads", _("{kv_heads} does not divide the {heads} attention heads (grouped-query "
                                                   "attention shares each KV head among a whole group).").format(
             kv_heads=kv_heads, heads=heads))
-    head_dim = positive_int("head_dim", _first(cfg, "head_dim", default=h // heads))
+    # Qwen v1 and ChatGLM name the head width kv_channels (QWenAttention: projection_size = kv_channels x heads).
+    head_dim = positive_int("head_dim", _first(cfg, "head_dim", "kv_channels", default=h // heads))
     gated = model_type in _GATED_MODEL_TYPES or "silu" in str(cfg.get("hidden_act", "")).lower()
     # Llama 4 names its dense-layer width intermediate_size_mlp and its expert width intermediate_size.
     # MPT (llm-foundry MPTConfig) gives the MLP width as expansion_ratio x d_model.
@@ -688,6 +721,8 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
     dense_ffn = _first(cfg, "intermediate_size_mlp", "intermediate_size", "n_inner", "ffn_dim", "moe_intermediate_size",
                        default=int(mlp_ratio * h) if isinstance(mlp_ratio, (int, float)) and mlp_ratio > 0 else 4 * h)
     ffn = positive_int("intermediate_size", dense_ffn)
+    if model_type in _HALVED_FFN_MODEL_TYPES:
+        ffn = positive_int("intermediate_size", ffn // 2)
     experts = _first(cfg, "num_local_experts", "num_experts", "n_routed_experts")
     active = _first(cfg, "num_experts_per_tok", "moe_topk", "experts_per_token")
     tied = bool(cfg.get("tie_word_embeddings", model_type in ("gpt2", "gemma", "gemma2", "gemma3_text", "bloom", "gpt_bigcode", "mpt")))
@@ -710,7 +745,7 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
     return ModelSpec(
         name=name, params=params, kind="decoder", layers=layers, hidden_size=h, num_attention_heads=heads,
         num_kv_heads=kv_heads, ffn_size=ffn, vocab_size=vocab,
-        context_length=_first(cfg, "max_position_embeddings", "n_positions", "seq_length", "max_seq_len"), head_dim=head_dim,
+        context_length=_context_length(cfg), head_dim=head_dim,
         tied_embeddings=tied, gated_mlp=gated, moe_experts=experts, moe_active_experts=active, source=str(path),
         moe_ffn_size=moe.ffn if moe and moe.ffn != ffn else None, moe_shared_experts=moe.shared if moe else 0,
         moe_layers=moe.moe_layers if moe else None,
@@ -721,7 +756,7 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
         sliding_window_layers=local_layers,
         hf_repo=name if is_repo_id(name) else None,
         kv_latent_dim=(mla.kv_lora_rank + mla.qk_rope_head_dim) if mla else None,
-        fused_qkv=model_type in FUSED_QKV_MODEL_TYPES,
+        fused_qkv=model_type in FUSED_QKV_MODEL_TYPES, kv_int8_affine_params=INT8_KV_AFFINE_MODEL_TYPES.get(model_type, 0),
         expert_bias=bool(experts) and model_type in EXPERT_BIAS_MODEL_TYPES,
         clamped_glu=isinstance(cfg.get("swiglu_limit"), (int, float)) and not isinstance(cfg.get("swiglu_limit"), bool),
     )
