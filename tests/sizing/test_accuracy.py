@@ -60,6 +60,7 @@ FRESH8 = CASES.with_name("measured_peaks_fresh8.jsonl")
 FRESH9 = CASES.with_name("measured_peaks_fresh9.jsonl")
 FRESH10 = CASES.with_name("measured_peaks_fresh10.jsonl")
 FRESH11 = CASES.with_name("measured_peaks_fresh11.jsonl")
+FRESH12 = CASES.with_name("measured_peaks_fresh12.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -193,6 +194,8 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
 UNSUPPORTED_HELD_OUT = {"fresh-11": 1}
+# Held-out rows whose typed flags the estimator refuses as a contradiction, by set (at the first score).
+REFUSED_HELD_OUT = {"fresh-12": 1}
 
 
 @pytest.mark.parametrize(("name", "path", "added", "least"), [
@@ -210,6 +213,8 @@ UNSUPPORTED_HELD_OUT = {"fresh-11": 1}
     # fresh-11: collected while the fixes fresh-10 prompted were written, scored once after they merged
     # (27/62 within 15 %); one row (Meta's FP8 405B checkpoint, attention kept in bf16) is marked unsupported.
     ("fresh-11", FRESH11, "fresh11-2026-12-05", 63),
+    # fresh-12: collected while the fixes fresh-11 prompted were written, scored once after they merged (24/35).
+    ("fresh-12", FRESH12, "fresh12-2026-12-05", 36),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
@@ -220,7 +225,7 @@ def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, ad
     summary = summarize(results)
     # fresh-10's four Megatron-Bridge rows (a micro-batch of 1 with 16-32 pipeline micro-batches) are answered
     # through --global-batch (validation.case_global_batch); every held-out row is scored.
-    assert summary[name]["rows"] == len(rows) and summary[name]["failed_cases"] == 0
+    assert summary[name]["rows"] == len(rows) and summary[name]["failed_cases"] <= REFUSED_HELD_OUT.get(name, 0)
     assert summary[name]["cases"] == sum(r.supported and not r.error for r in rows)
     assert summary["cases"] == sum(r.supported and not r.error for r in results if r.case_set not in HELD_OUT_SETS)
     others = {r.source_url.split("#")[0] for r in results if r.case_set != name}
