@@ -123,7 +123,10 @@ class EstimatorAccuracyView(QWidget):
                 "fresh11": self.tr("eleventh fresh (collected after the model was frozen an eleventh time)"),
                 "fresh12": self.tr("twelfth fresh (collected after the model was frozen a twelfth time)"),
                 "fresh13": self.tr("thirteenth fresh (collected after the model was frozen a thirteenth time)"),
-                "fresh14": self.tr("fourteenth fresh (collected after the model was frozen a fourteenth time)")}
+                "fresh14": self.tr("fourteenth fresh (collected after the model was frozen a fourteenth time)"),
+                "fresh15": self.tr("fifteenth fresh (collected after the model was frozen a fifteenth time)"),
+                "fresh16": self.tr("sixteenth fresh (collected after the model was frozen a sixteenth time)"),
+                "fresh17": self.tr("seventeenth fresh (collected after the model was frozen a seventeenth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])

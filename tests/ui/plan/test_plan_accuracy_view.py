@@ -107,7 +107,10 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "eleventh fresh (collected after the model was frozen an eleventh time)",
                     "twelfth fresh (collected after the model was frozen a twelfth time)",
                     "thirteenth fresh (collected after the model was frozen a thirteenth time)",
-                    "fourteenth fresh (collected after the model was frozen a fourteenth time)"}
+                    "fourteenth fresh (collected after the model was frozen a fourteenth time)",
+                    "fifteenth fresh (collected after the model was frozen a fifteenth time)",
+                    "sixteenth fresh (collected after the model was frozen a sixteenth time)",
+                    "seventeenth fresh (collected after the model was frozen a seventeenth time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
