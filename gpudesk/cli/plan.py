@@ -122,6 +122,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--fsdp1-sync-each-batch", action="store_true",
                    help=_("with --fsdp-version 1 and --grad-accum: the loop reduce-scatters every micro-batch (torchtune, "
                         "Accelerate sync_each_batch) instead of accumulating full gradients under no_sync()"))
+    m.add_argument("--ddp-bucket-view", action="store_true",
+                   help=_("full training with --sharding ddp: the gradients are views into the all-reduce buckets "
+                          "(PyTorch DDP gradient_as_bucket_view=True, Megatron-Core DDP), so no second copy"))
     m.add_argument("--cuda-lazy-loading", default="on", choices=("on", "off"),
                    help=_("CUDA lazy module loading (off: CUDA < 11.7 or CUDA_MODULE_LOADING=EAGER, a 1.3 GiB context)"))
     m.add_argument("--kv-cache-impl", default="paged", choices=("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask"),
@@ -520,6 +523,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         global_batch_size=args.global_batch,
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
+        ddp_bucket_view=args.ddp_bucket_view,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
         embeddings_on_host=args.embeddings_on_host,
     )
