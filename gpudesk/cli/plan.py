@@ -114,8 +114,8 @@ def add_parser(subparsers) -> None:
     m.add_argument("--kbit-fp32-upcast", action="store_true",
                    help=_("lora/qlora after PEFT prepare_model_for_kbit_training: norms, embeddings and LM head in fp32"))
     m.add_argument("--kbit-embeddings-bf16", action="store_true",
-                   help=_("with --kbit-fp32-upcast: TRL's SFTTrainer under bf16 casts embeddings and LM head back to bf16 "
-                        "(norms stay fp32)"))
+                   help=_("TRL's SFTTrainer under bf16 (peft_module_casting_to_bf16): norms in fp32, embeddings and LM "
+                          "head in bf16 (cast back after --kbit-fp32-upcast, else as loaded)"))
     m.add_argument("--fsdp1-mixed-flat-params", action="store_true",
                    help=_("lora/qlora with --fsdp-version 1: adapters share FlatParameters with the frozen base (no "
                         "separate wrap), so the base gets gradients"))

@@ -97,8 +97,8 @@ class MemoryWorkload:
             ``adamw_hf``): whether ``optimizer.step()`` builds a state-sized temporary for every parameter.
         kbit_fp32_upcast: LoRA/QLoRA after PEFT ``prepare_model_for_kbit_training`` (norms, embeddings and LM head
             in fp32; an fp32 residual stream).
-        kbit_embeddings_bf16: with ``kbit_fp32_upcast``, TRL's ``SFTTrainer`` under bf16 casts the embeddings and
-            LM head back to bf16 (``peft_module_casting_to_bf16``); the norms stay fp32.
+        kbit_embeddings_bf16: TRL's ``SFTTrainer`` under bf16 runs ``peft_module_casting_to_bf16``: the norms
+            in fp32, the embeddings and LM head in bf16 (cast back after ``kbit_fp32_upcast``, or as loaded).
         fsdp1_mixed_flat_params: LoRA/QLoRA under FSDP1 with the adapters in the same FlatParameter as the frozen
             base (a per-block wrap without PEFT's ``fsdp_auto_wrap_policy``).
         lora_dropout: the adapters' dropout (PEFT ``LoraConfig`` default 0): above 0 each adapter keeps its own copy

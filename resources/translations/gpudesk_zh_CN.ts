@@ -5116,8 +5116,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="179"/>
-        <source>With the fp32 upcast: TRL&apos;s SFTTrainer under bf16 casts the embeddings and LM head back to bf16; the norms stay fp32.</source>
-        <translation>配合 fp32 上转：TRL 的 SFTTrainer 在 bf16 下把嵌入层和 LM head 转回 bf16；归一化层保持 fp32。</translation>
+        <source>TRL&apos;s SFTTrainer under bf16 makes the norms fp32 (an fp32 residual stream) and casts the embeddings and LM head back to bf16 after the fp32 upcast; without the upcast they stay as loaded.</source>
+        <translation>TRL 的 SFTTrainer 在 bf16 下把归一化层转为 fp32（残差流为 fp32），并在 fp32 上转之后把嵌入层和 LM head 转回 bf16；没有上转时它们保持加载时的精度。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="180"/>

@@ -176,7 +176,7 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.kbit_fp32_upcast", translate("PlanQuestions", "Norms and embeddings upcast to fp32 (prepare_model_for_kbit_training)"), kind="bool",
                tooltip=translate("PlanQuestions", "PEFT's prepare_model_for_kbit_training (called by TRL's SFTTrainer for a 4-bit model on one GPU) makes the residual stream fp32.")),
             _f("model.kbit_embeddings_bf16", translate("PlanQuestions", "Embeddings and LM head back in bf16 (TRL, bf16)"), kind="bool",
-               tooltip=translate("PlanQuestions", "With the fp32 upcast: TRL's SFTTrainer under bf16 casts the embeddings and LM head back to bf16; the norms stay fp32.")),
+               tooltip=translate("PlanQuestions", "TRL's SFTTrainer under bf16 makes the norms fp32 (an fp32 residual stream) and casts the embeddings and LM head back to bf16 after the fp32 upcast; without the upcast they stay as loaded.")),
             _f("model.fsdp1_mixed_flat_params", translate("PlanQuestions", "FSDP1: adapters share flat parameters with the frozen base"), kind="bool",
                tooltip=translate("PlanQuestions", "Without a separate wrap of the LoRA adapters (PEFT fsdp_auto_wrap_policy, torchtune lora_fsdp_wrap_policy), FSDP1 allocates gradients for the frozen base too.")),
             _f("model.cuda_lazy_loading", translate("PlanQuestions", "CUDA lazy module loading"), kind="bool",
