@@ -215,19 +215,32 @@ def selective_ac_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_bat
 
     With FlashAttention, Korthikanti's selective recompute (attention core only) stores the same as no recompute,
     so ``selective`` means this per-op policy.
+
+    "Every other" is counted per layer in forward order (the policy's ``{mode}_mm_count`` lives in a ``meta`` dict
+    made per checkpointed call; it saves the ``aten.mm`` calls of odd count): wq, wv, the gate (w1) and the down
+    projection (w2) of a gated MLP; wq, wv and the up projection without a gate. Under tensor parallelism the
+    row-parallel down projection's ``mm`` output is the rank's full-width partial sum (``s*b*h``, reduced after the
+    ``mm``), not ``1/t``; with sequence parallelism the ``reduce_scatter_tensor`` outputs of the attention and MLP
+    outputs are on the save list too (``2*s*b*h/t`` each;
+    https://github.com/pytorch/torchtitan/blob/c233ecdd9f498b6c49c36179908cbcab289275a9/torchtrain/parallelisms/parallelize_llama.py
+    ``no_recompute_list``, ``_custom_policy``).
     """
     h = spec.hidden_size or 1
     heads = spec.num_attention_heads or 1
     q = heads * spec.head_dim_resolved / h
     kv = spec.kv_heads_resolved * spec.head_dim_resolved / h
     ffn = (spec.ffn_size or 4 * h) / h
-    # outputs of q, k, v, o, (gate,) up, down projections, in units of s*b*h elements
-    mm_outputs = q + 2 * kv + 1 + (2 if spec.gated else 1) * ffn + 1
     t = tensor_parallel
+    # (width in units of h, row-parallel) of each matmul output in forward order: q, k, v, o, (gate, up,) down.
+    mms = [(q, False), (kv, False), (kv, False), (1.0, True)]
+    mms += [(ffn, False), (ffn, False), (1.0, True)] if spec.gated else [(ffn, False), (1.0, True)]
+    saved = [mm for i, mm in enumerate(mms) if i % 2 == 0]
+    kept_mm = sum(2.0 * (width if row_parallel else width / t) for width, row_parallel in saved)
     sbh = seq_len_tokens * micro_batch_size * h
     replicated = 2.0 / (t if sequence_parallel else 1)  # layer input (residual stream)
     attention_out = 2.0 * q / t
-    kept_mm = 0.5 * 2.0 * mm_outputs / t
+    if sequence_parallel and t > 1:
+        kept_mm += 2 * 2.0 / t  # reduce_scatter outputs after wo and the down projection
     core = 4 * heads * seq_len_tokens * micro_batch_size / t if flash_attention else (
         5 * heads * seq_len_tokens * seq_len_tokens * micro_batch_size / t)
     return sbh * (replicated + attention_out + kept_mm) + core
