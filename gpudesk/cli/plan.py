@@ -114,14 +114,17 @@ def add_parser(subparsers) -> None:
     m.add_argument("--kbit-fp32-upcast", action="store_true",
                    help=_("lora/qlora after PEFT prepare_model_for_kbit_training: norms, embeddings and LM head in fp32"))
     m.add_argument("--kbit-embeddings-bf16", action="store_true",
-                   help=_("with --kbit-fp32-upcast: TRL's SFTTrainer under bf16 casts embeddings and LM head back to bf16 "
-                        "(norms stay fp32)"))
+                   help=_("TRL's SFTTrainer under bf16 (peft_module_casting_to_bf16): norms in fp32, embeddings and LM "
+                          "head in bf16 (cast back after --kbit-fp32-upcast, else as loaded)"))
     m.add_argument("--fsdp1-mixed-flat-params", action="store_true",
                    help=_("lora/qlora with --fsdp-version 1: adapters share FlatParameters with the frozen base (no "
                         "separate wrap), so the base gets gradients"))
     m.add_argument("--fsdp1-sync-each-batch", action="store_true",
                    help=_("with --fsdp-version 1 and --grad-accum: the loop reduce-scatters every micro-batch (torchtune, "
                         "Accelerate sync_each_batch) instead of accumulating full gradients under no_sync()"))
+    m.add_argument("--ddp-bucket-view", action="store_true",
+                   help=_("full training with --sharding ddp: the gradients are views into the all-reduce buckets "
+                          "(PyTorch DDP gradient_as_bucket_view=True, Megatron-Core DDP), so no second copy"))
     m.add_argument("--cuda-lazy-loading", default="on", choices=("on", "off"),
                    help=_("CUDA lazy module loading (off: CUDA < 11.7 or CUDA_MODULE_LOADING=EAGER, a 1.3 GiB context)"))
     m.add_argument("--kv-cache-impl", default="paged", choices=("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask"),
@@ -520,6 +523,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         global_batch_size=args.global_batch,
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
+        ddp_bucket_view=args.ddp_bucket_view,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
         embeddings_on_host=args.embeddings_on_host,
     )

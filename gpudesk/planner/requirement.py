@@ -80,7 +80,8 @@ class ModelMemory:
     ``mla_decode_weights`` (up-proj / absorbed / none: MLA decode matrices by vLLM era), ``prompt_logits`` (last /
     all: transformers <= 4.44 ``generate`` computes fp32 logits of every prompt position);
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
-    full gradients under ``no_sync()``); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
+    full gradients under ``no_sync()``); ``ddp_bucket_view`` (PyTorch DDP ``gradient_as_bucket_view=True`` or
+    Megatron-Core's DDP: no second copy of the gradients in the all-reduce buckets); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
     AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``tp_replicated_vocab`` (inference tensor
     parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``embeddings_on_host``
     (inference that keeps the input embedding table in host memory, ExLlama); ``framework``
@@ -135,6 +136,7 @@ class ModelMemory:
     double_quant: bool = True
     prompt_logits: str = "last"
     fsdp1_sync_each_batch: bool = False
+    ddp_bucket_view: bool = False
     fused_qkv_load: bool = False
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False

@@ -184,7 +184,7 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         fsdp1_mixed_flat_params=m.fsdp1_mixed_flat_params, lora_dropout=m.lora_dropout,
         legacy_bnb_matmul=m.legacy_bnb_matmul, lora_kernels=m.lora_kernels, weight_loading=m.weight_loading, double_quant=m.double_quant,
         longest_sample_tokens=m.longest_sample_tokens, prompt_logits=m.prompt_logits,
-        fsdp1_no_sync=not m.fsdp1_sync_each_batch, fused_qkv_load=m.fused_qkv_load,
+        fsdp1_no_sync=not m.fsdp1_sync_each_batch, ddp_bucket_view=m.ddp_bucket_view, fused_qkv_load=m.fused_qkv_load,
         tp_replicated_vocab=m.tp_replicated_vocab, embeddings_on_host=m.embeddings_on_host,
         prompt_tokens=w.prompt_tokens if m.mode == "inference" and w.prompt_tokens > 0 else None,
     )

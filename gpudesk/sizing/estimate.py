@@ -9,6 +9,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "weights",
     "master_weights",
     "gradients",
+    "ddp_gradient_buckets",
     "optimizer_states",
     "optimizer_step_temporaries",
     "paged_optimizer_states",
@@ -45,7 +46,8 @@ class MemoryEstimate:
     Attributes:
         breakdown: component name -> bytes (ints >= 0), in :data:`COMPONENT_ORDER` order. Names:
             ``weights`` (the copy the forward pass reads, e.g. bf16), ``master_weights`` (fp32 copy kept by
-            mixed-precision optimizers), ``gradients``, ``optimizer_states`` (Adam m and v, or momentum),
+            mixed-precision optimizers), ``gradients``, ``ddp_gradient_buckets`` (PyTorch DDP's flat all-reduce buckets, a second copy of
+            the gradients unless ``gradient_as_bucket_view``), ``optimizer_states`` (Adam m and v, or momentum),
             ``lora_adapters`` (adapter weights + their grads and states), ``activations`` (saved for backward),
             ``logits`` (output logits + loss buffers), ``kv_cache``, ``prefill_workspace`` (transient inference
             activations), ``gathered_layers`` (ZeRO-3/FSDP all-gathered layer parameters and grads),

@@ -79,6 +79,9 @@ class MemoryWorkload:
         fsdp1_no_sync: full training under FSDP1 with gradient accumulation enters ``no_sync()`` for the
             non-final micro-batches (HF Accelerate, Lightning Fabric): full unsharded gradients on every rank;
             False: a loop that reduce-scatters every micro-batch (torchtune, Accelerate ``sync_each_batch``).
+        ddp_bucket_view: full training under PyTorch DDP with ``gradient_as_bucket_view=True`` (or Megatron-Core's
+            DDP, whose gradient buffer is the bucket): the gradients are views into the all-reduce buckets, no
+            second copy (:func:`gpudesk.sizing.memory_train.ddp_bucket_bytes`).
         fused_qkv_load: inference with the q, k and v projections fused after loading (AutoAWQ
             ``fuse_layers=True``): the allocated peak may be the loading moment that holds them twice
             (:mod:`gpudesk.sizing.fused_load`).
@@ -94,8 +97,8 @@ class MemoryWorkload:
             ``adamw_hf``): whether ``optimizer.step()`` builds a state-sized temporary for every parameter.
         kbit_fp32_upcast: LoRA/QLoRA after PEFT ``prepare_model_for_kbit_training`` (norms, embeddings and LM head
             in fp32; an fp32 residual stream).
-        kbit_embeddings_bf16: with ``kbit_fp32_upcast``, TRL's ``SFTTrainer`` under bf16 casts the embeddings and
-            LM head back to bf16 (``peft_module_casting_to_bf16``); the norms stay fp32.
+        kbit_embeddings_bf16: TRL's ``SFTTrainer`` under bf16 runs ``peft_module_casting_to_bf16``: the norms
+            in fp32, the embeddings and LM head in bf16 (cast back after ``kbit_fp32_upcast``, or as loaded).
         fsdp1_mixed_flat_params: LoRA/QLoRA under FSDP1 with the adapters in the same FlatParameter as the frozen
             base (a per-block wrap without PEFT's ``fsdp_auto_wrap_policy``).
         lora_dropout: the adapters' dropout (PEFT ``LoraConfig`` default 0): above 0 each adapter keeps its own copy
@@ -172,6 +175,7 @@ class MemoryWorkload:
     prompt_logits: str = "last"
     prompt_tokens: int | None = None
     fsdp1_no_sync: bool = True
+    ddp_bucket_view: bool = False
     fused_qkv_load: bool = False
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
@@ -324,7 +328,7 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
             weight_loading=w.weight_loading, pipeline_parallel=w.pipeline_parallel,
             pipeline_schedule=w.pipeline_schedule, pipeline_microbatches=w.pipeline_microbatches,
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
-            fsdp1_no_sync=w.fsdp1_no_sync,
+            fsdp1_no_sync=w.fsdp1_no_sync, ddp_bucket_view=w.ddp_bucket_view,
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))

@@ -30,8 +30,11 @@
   ``Linear4bit.forward`` returns its output in the input's dtype (``out = out.to(inp_dtype)``,
   https://github.com/bitsandbytes-foundation/bitsandbytes/blob/main/bitsandbytes/nn/modules.py), so the MLP output
   added to the residual is fp32.
-- ``kbit_embeddings_bf16`` (with ``kbit_fp32_upcast``): TRL's ``SFTTrainer`` under ``bf16`` then calls
-  ``peft_module_casting_to_bf16``, which casts the embeddings and the LM head back to bf16 and keeps the norms fp32
+- ``kbit_embeddings_bf16``: TRL's ``SFTTrainer`` under ``bf16`` calls ``peft_module_casting_to_bf16``, which
+  casts every norm module to fp32 and the embeddings and the LM head, where they are fp32, back to bf16. After
+  ``kbit_fp32_upcast`` that puts the embeddings back at 2 bytes and keeps the norms fp32; without it (TRL's own
+  ``prepare_model_for_kbit_training`` of late 2025 casts nothing, ``trl/models/utils.py``) the embeddings stay
+  16-bit as loaded and the norms become fp32 all the same, so the residual stream is fp32 either way
   (https://github.com/huggingface/trl/blob/v0.13.0/trl/trainer/utils.py ``peft_module_casting_to_bf16``; called in
   ``trl/trainer/sft_trainer.py`` when ``args.bf16`` and the model is 4-bit and not sharded): the embedding and
   LM-head weights take 2 bytes again (fp16 training leaves them fp32).
@@ -210,9 +213,8 @@ def lora_memory(
     per_trainable = sum(adapter_state)
     base_bytes_per_param = 4.0 if precision_family(precision) == "fp32" else 2.0
     nf4_format = "nf4-dq" if double_quant else "nf4"
-    if kbit_embeddings_bf16 and not kbit_fp32_upcast:
-        raise SizingError("kbit_embeddings_bf16", _("embeddings cast back to bf16 apply after the fp32 upcast of "
-                                                    "prepare_model_for_kbit_training (kbit_fp32_upcast)."))
+    # peft_module_casting_to_bf16 casts every norm to fp32 itself: with or without the upcast, its norms are fp32.
+    fp32_norms = kbit_fp32_upcast or kbit_embeddings_bf16
     keep_bytes = 4 if kbit_fp32_upcast and not kbit_embeddings_bf16 else 2
     if kind == "qlora":
         keep = spec.embedding_params
@@ -267,7 +269,7 @@ def lora_memory(
                                              flash_attention=flash_attention)
         counted = (min(2, dims.layers) if activation_offload else dims.layers) if recompute == "none" else 1
         acts = max(0.0, acts + (frozen - trained) * counted)
-    if kbit_fp32_upcast and spec.is_transformer:
+    if fp32_norms and spec.is_transformer:
         acts += fp32_residual_extra_bytes(spec, seq_len_tokens, micro_batch_size, recompute, activation_offload)
     fp32_head = kbit_fp32_upcast and not kbit_embeddings_bf16 and loss in ("standard-16bit", "inplace-16bit")
     if fp32_head:
@@ -304,6 +306,11 @@ def lora_memory(
                               "peft_module_casting_to_bf16): an fp32 residual stream"),
                             "peft utils/other.py prepare_model_for_kbit_training; trl trainer/utils.py; "
                             "bitsandbytes nn/modules.py Linear4bit.forward"))
+    elif kbit_embeddings_bf16:
+        assumptions.append((_("norms cast to fp32 by TRL peft_module_casting_to_bf16, embeddings and LM head left in "
+                              "16 bits (no fp32 upcast before it): an fp32 residual stream"),
+                            "trl models/utils.py peft_module_casting_to_bf16; bitsandbytes nn/modules.py "
+                            "Linear4bit.forward"))
     elif kbit_fp32_upcast:
         assumptions.append((_("norms, embeddings and LM head upcast to fp32 (prepare_model_for_kbit_training): an fp32 "
                               "residual stream"), "peft utils/other.py prepare_model_for_kbit_training"))

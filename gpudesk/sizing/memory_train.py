@@ -88,6 +88,27 @@ def normalise_sharding(sharding: str) -> str:
     return {"fsdp": "zero3", "fsdp-grad-op": "zero2", "none": "ddp"}.get(mode, mode)
 
 
+def ddp_bucket_bytes(rank_params: float, gradient_bytes_per_param: float, data_parallel: int, stage: str,
+                     offload: str = "none", bucket_view: bool = False) -> float:
+    """Bytes of PyTorch DDP's all-reduce buckets: a second, flat copy of every gradient.
+
+    ``DistributedDataParallel`` builds its ``Reducer`` at construction; ``Reducer::initialize_buckets`` allocates
+    each bucket's flat ``gradients`` tensor (``at::empty({offset}, options)``, the sum of its parameters' sizes in
+    the gradient dtype) and keeps it for the whole run; after backward each ``param.grad`` is copied into its
+    bucket, all-reduced, and copied back
+    (https://github.com/pytorch/pytorch/blob/v2.1.0/torch/csrc/distributed/c10d/reducer.cpp). The
+    ``gradient_as_bucket_view`` argument (default False) makes the gradients views into the buckets instead:
+    "This can reduce peak memory usage, where the saved memory size will be equal to the total gradients size"
+    (https://github.com/pytorch/pytorch/blob/v2.1.0/torch/nn/parallel/distributed.py). Megatron-Core's DDP
+    keeps one contiguous gradient buffer that is the bucket (``bucket_view``). Only plain data parallelism
+    over more than one rank builds them (ZeRO stages and FSDP reduce-scatter their own buffers); with the
+    optimizer offloaded to the CPU they are not counted here.
+    """
+    if stage != "ddp" or data_parallel <= 1 or bucket_view or offload != "none":
+        return 0.0
+    return rank_params * gradient_bytes_per_param
+
+
 def offload_value_text(value: str) -> str:
     """An offload mode (none / optimizer / all, the profile's and the CLI's words) in the reader's language: what
     ZeRO-Offload keeps in host memory (optimizer: fp32 master weights, gradients and optimizer states; all: the
@@ -194,19 +215,32 @@ def selective_ac_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_bat
 
     With FlashAttention, Korthikanti's selective recompute (attention core only) stores the same as no recompute,
     so ``selective`` means this per-op policy.
+
+    "Every other" is counted per layer in forward order (the policy's ``{mode}_mm_count`` lives in a ``meta`` dict
+    made per checkpointed call; it saves the ``aten.mm`` calls of odd count): wq, wv, the gate (w1) and the down
+    projection (w2) of a gated MLP; wq, wv and the up projection without a gate. Under tensor parallelism the
+    row-parallel down projection's ``mm`` output is the rank's full-width partial sum (``s*b*h``, reduced after the
+    ``mm``), not ``1/t``; with sequence parallelism the ``reduce_scatter_tensor`` outputs of the attention and MLP
+    outputs are on the save list too (``2*s*b*h/t`` each;
+    https://github.com/pytorch/torchtitan/blob/c233ecdd9f498b6c49c36179908cbcab289275a9/torchtrain/parallelisms/parallelize_llama.py
+    ``no_recompute_list``, ``_custom_policy``).
     """
     h = spec.hidden_size or 1
     heads = spec.num_attention_heads or 1
     q = heads * spec.head_dim_resolved / h
     kv = spec.kv_heads_resolved * spec.head_dim_resolved / h
     ffn = (spec.ffn_size or 4 * h) / h
-    # outputs of q, k, v, o, (gate,) up, down projections, in units of s*b*h elements
-    mm_outputs = q + 2 * kv + 1 + (2 if spec.gated else 1) * ffn + 1
     t = tensor_parallel
+    # (width in units of h, row-parallel) of each matmul output in forward order: q, k, v, o, (gate, up,) down.
+    mms = [(q, False), (kv, False), (kv, False), (1.0, True)]
+    mms += [(ffn, False), (ffn, False), (1.0, True)] if spec.gated else [(ffn, False), (1.0, True)]
+    saved = [mm for i, mm in enumerate(mms) if i % 2 == 0]
+    kept_mm = sum(2.0 * (width if row_parallel else width / t) for width, row_parallel in saved)
     sbh = seq_len_tokens * micro_batch_size * h
     replicated = 2.0 / (t if sequence_parallel else 1)  # layer input (residual stream)
     attention_out = 2.0 * q / t
-    kept_mm = 0.5 * 2.0 * mm_outputs / t
+    if sequence_parallel and t > 1:
+        kept_mm += 2 * 2.0 / t  # reduce_scatter outputs after wo and the down projection
     core = 4 * heads * seq_len_tokens * micro_batch_size / t if flash_attention else (
         5 * heads * seq_len_tokens * seq_len_tokens * micro_batch_size / t)
     return sbh * (replicated + attention_out + kept_mm) + core
@@ -392,6 +426,7 @@ def train_memory(
     pipeline_stages_per_rank: int | None = None,
     sp_gathered_inputs: bool = False,
     fsdp1_no_sync: bool = True,
+    ddp_bucket_view: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
 
@@ -427,6 +462,11 @@ def train_memory(
     https://github.com/pytorch/torchtitan/blob/9dec370ad26b5f8e9a7333a0e36165018262644b/torchtitan/parallelisms/parallelize_llama.py)
     and the unsharded gradients accumulate across micro-batches (``unsharded_parameters``,
     ``unsharded_gradients``).
+
+    ``ddp_bucket_view``: plain data parallelism (``sharding="ddp"`` over more than one data-parallel rank) holds
+    PyTorch DDP's all-reduce buckets, a second copy of the gradients for the whole run
+    (:func:`ddp_bucket_bytes`, ``ddp_gradient_buckets``), unless the gradients are views into them
+    (``gradient_as_bucket_view=True``, Megatron-Core's DDP).
 
     ``fsdp1_no_sync``: FSDP1 (``fsdp_version=1``) with ``gradient_accumulation`` runs the non-final micro-batches
     under ``FullyShardedDataParallel.no_sync()``, which accumulates the full unsharded gradient of every
@@ -551,6 +591,9 @@ def train_memory(
         parts["gradients"] = 0.0
     if step_temp:
         parts["optimizer_step_temporaries"] = step_temp
+    buckets = ddp_bucket_bytes(rank_params, per_param[2], g // mp, stage, offload, ddp_bucket_view)
+    if buckets:
+        parts["ddp_gradient_buckets"] = buckets
     offload_grad_shards = 0.0
     if fsdp and fsdp_version == 1 and offload == "all" and stage == "zero3":
         offload_grad_shards = fsdp1_offload_gradient_shard_bytes(rank_params, per_param, g // mp)
@@ -598,6 +641,11 @@ def train_memory(
     if step_temp:
         assumptions.append((_("the optimizer step builds one state-sized temporary for every parameter (foreach AdamW)"),
                             "torch/optim/adamw.py _multi_tensor_adamw (torch._foreach_sqrt)"))
+    if buckets:
+        assumptions.append((_("PyTorch DDP keeps its all-reduce buckets, a second copy of the gradients, for the whole "
+                              "run ({gib:.2f} GiB; none with gradient_as_bucket_view)").format(gib=buckets / 2**30),
+                            "torch/csrc/distributed/c10d/reducer.cpp initialize_buckets; torch/nn/parallel/distributed.py "
+                            "gradient_as_bucket_view"))
     if offload_grad_shards:
         assumptions.append((_("FSDP1 with parameter offload keeps every sharded gradient on the GPU until the end of "
                               "backward ({gib:.2f} GiB), in its own allocator pool beside the activations").format(

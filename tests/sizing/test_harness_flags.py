@@ -67,7 +67,8 @@ def cli_args(case: dict) -> list[str]:
                           ("kbit_embeddings_bf16", "--kbit-embeddings-bf16"),
                           ("fsdp1_mixed_flat_params", "--fsdp1-mixed-flat-params"),
                           ("legacy_bnb_matmul", "--legacy-bnb-matmul"),
-                          ("fsdp1_sync_each_batch", "--fsdp1-sync-each-batch")):
+                          ("fsdp1_sync_each_batch", "--fsdp1-sync-each-batch"),
+                          ("ddp_bucket_view", "--ddp-bucket-view")):
             if key == "flash_attention":
                 if not case.get(key, True):
                     args.append("--no-flash")

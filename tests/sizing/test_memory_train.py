@@ -104,3 +104,28 @@ def test_sequence_parallel_splits_the_eager_norm_copies_and_fp8_saves_one_byte_p
     bf16 = activation_terms(spec, tokens, 1, precision="bf16", **common).activations
     fp8 = activation_terms(spec, tokens, 1, precision="fp8", **common).activations
     assert bf16 - fp8 == pytest.approx(80 * saved)
+
+
+def test_selective_op_ac_counts_every_other_mm_per_layer_and_tp_partial_sums():
+    # torchtitan at c233ecdd (issue #191's recipe): 'op' SAC saves the odd aten.mm calls of each block (wq, wv, w1, w2)
+    # and the reduce-scatter outputs; w2's mm output is the rank's full-width partial sum under TP.
+    from gpudesk.sizing.memory_train import selective_ac_bytes_per_layer
+    spec = spec_from_hf_config(FIXTURES / "sizing" / "configs" / "llama-2-13b.config.json")
+    tokens, h, t = 8 * 4096, 5120, 4
+    kept = selective_ac_bytes_per_layer(spec, 4096, 8, tensor_parallel=t, sequence_parallel=True)
+    # input, wq, wv, sdpa output, 2 reduce-scatter outputs (each h/t), w1 (13824/t), w2 partial sum (h); bf16.
+    expected = 2 * tokens * (6 * h / t + 13824 / t + h) + 4 * 40 * tokens / t
+    assert kept == pytest.approx(expected)
+
+
+def test_torchtitan_issue_191_fsdp1_2d_row_is_within_15_percent():
+    import json
+
+    from gpudesk.sizing import estimate_memory
+    from gpudesk.sizing.validation import UNIT_BYTES, case_workload
+    path = FIXTURES / "sizing" / "measured_peaks_fresh12.jsonl"
+    row = next(r for r in map(json.loads, filter(None, path.read_text(encoding="utf-8").splitlines()))
+               if r["id"] == "fresh12-titan191-full-llama2-13b-8gpu-dp2tp4-fsdp1")
+    est = estimate_memory(spec_from_hf_config(FIXTURES / "sizing" / "configs" / "llama-2-13b.config.json"),
+                          case_workload(row))
+    assert est.statistic_bytes(row["statistic"]) / (row["value"] * UNIT_BYTES[row["unit"]]) == pytest.approx(1, abs=0.15)
