@@ -61,6 +61,7 @@ FRESH9 = CASES.with_name("measured_peaks_fresh9.jsonl")
 FRESH10 = CASES.with_name("measured_peaks_fresh10.jsonl")
 FRESH11 = CASES.with_name("measured_peaks_fresh11.jsonl")
 FRESH12 = CASES.with_name("measured_peaks_fresh12.jsonl")
+FRESH13 = CASES.with_name("measured_peaks_fresh13.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -193,7 +194,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9}
 # Held-out rows whose typed flags the estimator refuses as a contradiction, by set (at the first score).
 REFUSED_HELD_OUT = {"fresh-12": 1}
 
@@ -215,6 +216,8 @@ REFUSED_HELD_OUT = {"fresh-12": 1}
     ("fresh-11", FRESH11, "fresh11-2026-12-05", 63),
     # fresh-12: collected while the fixes fresh-11 prompted were written, scored once after they merged (24/35).
     ("fresh-12", FRESH12, "fresh12-2026-12-05", 36),
+    # fresh-13: collected while the fixes fresh-12 prompted were written, scored once after they merged (16/27).
+    ("fresh-13", FRESH13, "fresh13-2026-12-05", 36),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
