@@ -317,6 +317,49 @@ _SHORTAGE_PHRASE = re.compile(
 # (Bounded by anything but a Latin letter or digit, so that it is read beside CJK text too: "一跑就OOM了".)
 _OOM_ABBREVIATION = re.compile(r"(?<![A-Za-z0-9])OOM(?![A-Za-z0-9])")
 
+# A text that reports how much memory a job holds, or how that memory grows, without any failure: users paste these
+# when a runtime's up-front reservation looks like a fault ("the GPU memory gets immediately filled up", "uses around 70%
+# of the GPU memory", "each card can occupy about 28G", 显存占用21GB) or when memory climbs run after run ("more and more
+# gpu memory"). Such a text is about memory and names figures or growth the rules can read, so it is recognised (kind
+# "memory_report") rather than answered "not found". Every gap is bounded (linear on a long log).
+MEMORY_GROWTH = re.compile(
+    r"\bleak(?:s|age|ing|ed)?\b|memory (?:usage )?(?:keeps?|kept|is|was) (?:growing|increasing|going up|rising)"
+    r"|(?:grows|increases|rises|accumulates) (?:with|after|every|each|per|over)(?: (?:each|every|the))? "
+    r"(?:iterations?|epochs?|steps?|batch(?:es)?|frames?)\b"
+    # The same growth in other words: memory (GPU memory, RAM) "increasing with training iterations" (a participle and
+    # a word between), "keep increasing until", "more and more memory" (users' own wording: 3d-gaussian-splatting#5,
+    # pytorch#4932, ML2021#2), and every forward pass taking new memory (dgl#745).
+    r"|\b(?:memory|ram|vram)(?: usage)? (?:keeps? |kept |is |was |are )?(?:growing|increasing|going up|rising|climbing)"
+    r" (?:with|after|every|each|per|over|until|till|during)\b"
+    r"|\b(?:growing|increasing|rising|climbing) (?:with|after|every|each|per|over)(?: (?:each|every|the))?"
+    r"(?: (?:training|train|validation|inference|forward))? (?:iterations?|epochs?|steps?|batch(?:es)?|frames?)\b"
+    r"|\bmore and more (?:\w{1,12} )?(?:memory|ram|vram)\b"
+    r"|\b(?:each|every) (?:forward|step|iteration|batch)(?: pass)? (?:would |will |does |did )?(?:uses?|allocates?|takes?) "
+    r"new memory\b"
+    r"|泄漏|泄露|(?:显存|内存|占用)[^，,。；;\n]{0,12}?(?:不断|持续|逐渐|一直|越来越)(?:地)?(?:增加|增长|上涨|上升|变大|升高|多)"
+    r"|每(?:个|一个|次|轮)?(?:epoch|iteration|step|迭代|轮|步|帧)[^，,。；;\n]{0,8}?(?:增加|增长|上涨|上升|变大)",
+    re.IGNORECASE)
+MEMORY_USAGE = re.compile(
+    r"\b(?:memory|vram)\b[^\n.;]{0,30}?\b(?:fill(?:s|ed|ing)? up|(?:gets?|got|is|was|are) (?:immediately |completely |all |"
+    r"almost )?(?:filled|full|taken|used up)|taken up|used up)\b"
+    r"|\b(?:memory|vram)\s{0,2}footprint\b"
+    r"|\bus(?:es|e|ing)\s{1,3}(?:around |about |approximately |roughly |~)?\d{1,3}\s?%\s{0,3}of\s{1,3}(?:the\s{1,3})?"
+    r"(?:gpu\s{1,3}|video\s{1,3}|device\s{1,3})?(?:memory|vram)\b"
+    r"|\b(?:occupy|occupies|occupying|occupied|takes up|taken up|consumes|consuming)\b[^\n.;]{0,30}?\b\d{1,4}(?:\.\d{1,2})?\s?"
+    r"(?:G|GB|GiB)\b"
+    r"|显存占用|占用(?:了)?\s{0,2}(?:GPU|显存)?\s{0,2}\d{1,4}(?:\.\d{1,2})?\s{0,2}G",
+    re.IGNORECASE)
+
+
+def memory_report(text: str) -> str | None:
+    """"growth" or "usage" for a text that reports memory growing or held without naming a failure; else None."""
+    if MEMORY_GROWTH.search(text):
+        return "growth"
+    if MEMORY_USAGE.search(text):
+        return "usage"
+    return None
+
+
 # Words that say a call failed (lower-cased substrings): with a request figure they make any wording an allocation
 # failure.
 _FAILURE_WORDS = ("fail", "error", "unable", "could not", "couldn't", "cannot", "can't", "exhausted", "insufficient",
@@ -675,6 +718,13 @@ def parse(text: str, report: MemoryReport) -> bool:
             report.kind = "traceback_only"
             report.framework = report.framework if report.framework != "unknown" else (ex.runtime or "unknown")
             report.missing.append(N_("the error line (only the traceback was given)"))
+            return True
+        described = memory_report(text)
+        if described is not None:
+            # Memory held or growing, described without a failure: the rules read the figures and words.
+            report.kind = "memory_report"
+            report.parsed["memory_report"] = described
+            report.framework = report.framework if report.framework != "unknown" else (ex.runtime or "unknown")
             return True
         return False
     if already and report.kind not in FILL_KINDS and not _read_nothing(report):

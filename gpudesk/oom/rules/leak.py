@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.parsers import generic
 from gpudesk.oom.parsers.units import parse_size
 from gpudesk.oom.rules import genuine_shortage
 from gpudesk.oom.rules.base import Facts, clamp, evidence, join_sentences
@@ -27,13 +28,7 @@ from gpudesk.i18n import _
 # The same in Chinese, as Chinese-speaking users describe it: "显存/内存泄漏" or "泄露" (a video-memory / memory leak),
 # memory that keeps rising ("显存不断增加", "占用持续增长", "随迭代逐渐变大"), or that rises with every epoch or step
 # ("每个epoch后增加").
-_LEAK_WORDS = re.compile(
-    r"\bleak(?:s|age|ing|ed)?\b|memory (?:usage )?(?:keeps?|kept|is|was) (?:growing|increasing|going up|rising)"
-    r"|(?:grows|increases|rises|accumulates) (?:with|after|every|each|per|over)(?: (?:each|every|the))? "
-    r"(?:iterations?|epochs?|steps?|batch(?:es)?|frames?)\b"
-    r"|泄漏|泄露|(?:显存|内存|占用)[^，,。；;\n]{0,12}?(?:不断|持续|逐渐|一直|越来越)(?:地)?(?:增加|增长|上涨|上升|变大|升高|多)"
-    r"|每(?:个|一个|次|轮)?(?:epoch|iteration|step|迭代|轮|步|帧)[^，,。；;\n]{0,8}?(?:增加|增长|上涨|上升|变大)",
-    re.IGNORECASE)
+_LEAK_WORDS = generic.MEMORY_GROWTH
 _AFTER_RUNNING = re.compile(r"\bafter (?:\d{1,6}|several|some|many|a few) (?:epochs?|iterations?|steps?|batches|hours?|days?)\b",
                             re.IGNORECASE)
 

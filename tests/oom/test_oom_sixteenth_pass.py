@@ -1,0 +1,105 @@
+"""Sixteenth pass (issue 28): the misses of fresh-18 and fresh-19 read as mechanisms.
+
+* A text that reports memory in use without a failure ("the GPU memory gets immediately filled up", "uses around 70%
+  of the GPU memory", 显存占用21GB) is recognised (kind "memory_report"), not answered "not found"; the runtime that
+  reserves memory up front by design is named with its own knob: TGI's --cuda-memory-fraction, TensorRT-LLM's
+  kv_cache_free_gpu_mem_fraction, JAX's XLA_PYTHON_CLIENT_PREALLOCATE (also when the share of the GPU the text names
+  is JAX's default 75 %, whatever names the text gives), a serving engine's KV pool for a GPU 85 % full or more.
+* Memory growth in users' own words ("GPU memory increasing with training iterations", "more and more gpu memory",
+  "ram keep increasing until", "each forward would use new memory") is a leak, and recognised with no failure word.
+
+Every text is a real message quoted from the public thread named in its comment; a variant is marked as such.
+Negative cases check that each reading needs its own figures or words."""
+
+from __future__ import annotations
+
+from gpudesk.oom import diagnose_text
+
+
+def _top(text: str) -> tuple[str, bool, str]:
+    d = diagnose_text(text)
+    top = d.causes[0]
+    return top.id, d.found_oom, top.fix
+
+
+# huggingface/text-generation-inference#1599 (the maintainer: TGI always uses all available memory for its cache).
+TGI_FILLED = ("docker run -ti --runtime nvidia --shm-size 1g -p 8080:80 ghcr.io/huggingface/text-generation-inference:1.4 "
+              "--model-id mistralai/Mixtral-8x7B-Instruct-v0.1 --quantize bitsandbytes\n\nThe server downloads (or reuse) "
+              "weights and starts up shards. As soon as the shards are set up, the GPU memory gets immediately filled up "
+              "(all 4 cards for a total of >190Gbyte). Same behaviour with smaller models too - i.e. does not depend on "
+              "Mixtral.")
+# NVIDIA/TensorRT-LLM#732 (the Triton backend's paged KV pool, kv_cache_free_gpu_mem_fraction).
+TRTLLM_FOOTPRINT = ("Triton's gpumemory footprint is twice that of Tensorrt-LLM\nIn my test of qwen-72b, "
+                    "weight_only_precision int4 is used for loading with four cards, each occupying about 12G. However, "
+                    "when Triton conducts reasoning, each card can occupy about 28G. May I ask why the gap is so big?")
+# MichaelTMatthews/Craftax#28 (JAX's default 75 % pool; the text names no JAX).
+CRAFTAX_IMPORT = ("High GPU memory on simple import\nWhen importing craftax functions such as the one below, my GPU memory "
+                  "immediately fills up for a large part. E.g. when I run the single line below\n```\nfrom "
+                  "craftax.craftax_env import make_craftax_env_from_name\n```\nand then check the gpu memory, I get that "
+                  "60GB is already taken up on a H100 machine:")
+# ShaneFlandermeyer/bmpc-jax#2.
+BMPC_SHARE = ("When running bmpc-jax, I noticed that the training process consistently uses around 70% of the GPU memory, "
+              "regardless of the total available memory.\n\nHere are some of my test results:\n\nRTX 2080 Ti: 8G/11G\n"
+              "RTX 4090: 18G/24G\nRTX 3090: 18G/24G\nA800: 60G/80G")
+# InternLM/InternLM#760 (LMDeploy's KV pool: cache_max_entry_count).
+INTERNLM_4BIT = ("[QA] 7B-4bit量化显存占用21GB多，是正常的吗？\n使用的是官方给的四行4bit推理代码，确实非常精简。\n"
+                 "使用的GPU是RTX4090，推理时占用GPU21.4GB左右。速度还比较快吧，但感觉并没有降低显存占用。这是正常的吗？")
+
+
+def test_a_usage_report_of_an_engine_is_its_reservation_in_its_own_terms():
+    for text, knob in ((TGI_FILLED, "--cuda-memory-fraction"), (TRTLLM_FOOTPRINT, "kv_cache_free_gpu_mem_fraction")):
+        cause, found, fix = _top(text)
+        assert (cause, found) == ("preallocation", True), text
+        assert knob in fix
+
+
+def test_a_share_at_jaxs_default_pool_is_the_pool_whatever_the_text_names():
+    for text in (CRAFTAX_IMPORT, BMPC_SHARE):
+        cause, found, fix = _top(text)
+        assert (cause, found) == ("preallocation", True), text
+        assert "XLA_PYTHON_CLIENT_PREALLOCATE=false" in fix
+
+
+def test_a_gpu_nearly_full_with_a_quantised_model_is_an_engines_kv_pool():
+    cause, found, fix = _top(INTERNLM_4BIT)
+    assert (cause, found) == ("preallocation", True)
+    assert "cache_max_entry_count" in fix
+    assert diagnose_text(INTERNLM_4BIT).causes[0].confidence >= 0.55
+
+
+def test_a_usage_report_with_a_share_of_neither_pool_stays_a_weak_reading():
+    # Negative (variant): 10 GB of a H100 is neither JAX's 75 % nor an engine's pool.
+    d = diagnose_text("my GPU memory gets filled up: 10GB is already taken up on a H100 machine")
+    assert d.found_oom and d.causes[0].id == "preallocation" and d.causes[0].confidence < 0.5
+
+
+def test_a_text_with_no_memory_words_is_still_not_found():
+    # Negative: a kernel restart with no memory figure or word is not a memory report.
+    d = diagnose_text("gpu-jupyter kernel restarts for no apparent reason")
+    assert not d.found_oom
+
+
+# WangFeng18/3d-gaussian-splatting#5, pytorch/pytorch#4932, dmlc/dgl#745, pai4451/ML2021#2.
+GS_GROWTH = ("CUDA out of memory with training iterations\nWith the latest version of the code，I notice the GPU memory "
+             "increasing with training iterations and eventually overflowing. I'm wondering how to fix it, thanks.")
+EVAL_GROWTH = ("Model.eval() get more and more gpu memory\nI use this example "
+               "https://github.com/pytorch/examples/blob/master/imagenet/main.py\nbut I found in validation phase, the "
+               "gpu get more and more memory.")
+DGL_FORWARD = ("Validation out of memory\nI implement GAT in this repo with little change(I send different graph for each "
+               "data rather than a unique graph in the __init__). However, training if good, the validation would meet "
+               "out of memory problem. I check every single step. In validation, each forward would use new memory.")
+RAM_GROWTH = ("When i run the HW7 TA example code, my cpu ram keep increasing until out of my 64G ram.I think this problem "
+              "is coming from the training process. \n`train_loss += output.loss` # store the complete compution graph "
+              "leading to out of memory")
+
+
+def test_memory_growth_in_users_words_is_a_leak_found_without_a_failure_word():
+    for text in (GS_GROWTH, EVAL_GROWTH, DGL_FORWARD, RAM_GROWTH):
+        cause, found, _fix = _top(text)
+        assert (cause, found) == ("leak", True), text
+
+
+def test_growth_words_need_growth():
+    # Negative (variant): memory named beside "increasing" the batch is no growth over the run.
+    cause, _found, _fix = _top("CUDA out of memory after increasing the batch size to 64")
+    assert cause != "leak"
