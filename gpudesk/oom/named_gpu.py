@@ -50,3 +50,23 @@ def named_gpu_bytes(text: str) -> int | None:
     """The memory of the one GPU model ``text`` names, or None when it names none or several of different memory."""
     found = {memory for _token, pattern, memory in _catalog_tokens() if pattern.search(text)}
     return found.pop() if len(found) == 1 else None
+
+
+# A GPU's memory stated by the user next to a GPU word ("我只有6G显存", "my card has 6GB", "a 4GB GPU", "only 8 GB of
+# VRAM"): a nominal size, which vendors state in binary gigabytes (a "6 GB" card holds 6 GiB less what the driver keeps).
+_STATED = re.compile(
+    r"(?<![\d.])(\d{1,3})\s?(?:gb|gib|g)\s{0,2}(?:of\s{1,2})?(?:vram|gpu|card|graphics card|video memory|显存|的显存|显卡)"
+    r"|(?:vram|gpu|card|显存|显卡)\s{0,2}(?:is|has|only has|只有|是|为)?\s{0,2}(\d{1,3})\s?(?:gb|gib|g)\b",
+    re.IGNORECASE)
+
+
+def stated_gpu_bytes(text: str) -> int | None:
+    """The one GPU memory ``text`` states in words (``_STATED``), else that of the one GPU model it names; None when it
+    states none or several."""
+    stated = {int(m.group(1) or m.group(2)) for m in _STATED.finditer(text)}
+    stated = {g for g in stated if 1 <= g <= 288}
+    if len(stated) == 1:
+        return stated.pop() * 1024**3
+    if stated:
+        return None
+    return named_gpu_bytes(text)

@@ -103,3 +103,71 @@ def test_growth_words_need_growth():
     # Negative (variant): memory named beside "increasing" the batch is no growth over the run.
     cause, _found, _fix = _top("CUDA out of memory after increasing the batch size to 64")
     assert cause != "leak"
+
+
+# AUTOMATIC1111/stable-diffusion-webui#42 ("OOMs" as a verb; the web UI's own flag as the fix).
+WEBUI_MEDVRAM = ("--medvram OOMs\nMy video card is GTX 1650 4GB and I am running the script with\n\n`python "
+                 "stable-diffusion-webui/webui.py --medvram --precision full --no-half`\n\nI have noticed that the new "
+                 "`--medvram` option is not equivalent to the old `--lowvram` option. In this new implementation, I am "
+                 "unable to generate txt2img with 512x512 or 448x448 resolutions like I could before.")
+# hiyouga/LlamaFactory#24 (lower-case "oom" against Chinese text; one card already held 15 GB).
+LLAMAFACTORY_HELD = ("用两张4090微调13b的belle出现oom，单卡则不会\n我单卡微调没有出现这个情况，多卡出现了，但是我有一张卡已经被占用了"
+                     "15G显存，还剩8g左右，相当于我是8+24g进行多卡微调，这样微调会确实会出现问题？还是我没配置好的问题？")
+
+
+def test_oom_as_a_verb_is_found_and_the_web_ui_gets_its_own_flag():
+    cause, found, fix = _top(WEBUI_MEDVRAM)
+    assert (cause, found) == ("genuine_shortage", True)
+    assert "--lowvram" in fix and "micro-batch" not in fix
+
+
+def test_a_card_the_user_says_is_already_occupied_is_another_holder():
+    cause, found, fix = _top(LLAMAFACTORY_HELD)
+    assert (cause, found) == ("other_process", True)
+    assert "CUDA_VISIBLE_DEVICES" in fix
+
+
+def test_a_runtimes_own_question_about_other_processes_is_no_finding():
+    # Negative: PaddlePaddle's hint (PaddlePaddle/Paddle#26892) names other processes as a question.
+    text = ("Out of memory error on GPU 0. Cannot allocate 1.531250GB memory on GPU 0, available memory is only "
+            "416.625000MB.\n\nPlease check whether there is any other process using GPU 0.")
+    assert _top(text)[0] == "genuine_shortage"
+
+
+def test_lower_case_oom_inside_latin_words_is_not_the_abbreviation():
+    # Negative (variant): "room" and "zoom" hold the letters but are no out-of-memory.
+    assert not diagnose_text("the room was too small to zoom in").found_oom
+
+
+# ml-explore/mlx#63 (title), exo-explore/exo#1048, PaddlePaddle/PaddleOCR#17955 (title), innnky/so-vits-svc#129.
+MLX_TITLE = ("malloc error \"Unable to allocate\" on 8GB RAM Mac\nI kept encountering the below error while trying the "
+             "stable diffusion sample in [mlx-examples](https://github.com/ml-explore/mlx-examples) on an 8GB M2 Mac "
+             "Mini here.")
+EXO_BUFFER = ("Metal buffer limit exceeded on long prompts with large prefill_step_size (Apple Silicon)\nI'm running into "
+              "OOM crashes with long prompts (~24K tokens) on a Mac mini M4 Pro with 48 GB unified memory. In generate.py, "
+              "prefill_step_size is currently set to 65536, which causes MLX to attempt allocating a very large attention "
+              "matrix (~37 GB) as a single Metal buffer during prefill.")
+PADDLEOCR_KILL = "PaddleOCR 3.x CPU inference allocates ~43 GB RAM (OOM kill) with German/Latin model"
+SOVITS_STATED = "CUDA out of memory. Tried to allocate 7.41 GiB\n但我只有6G显存..."
+
+
+def test_mlxs_allocator_limit_quoted_without_its_prefix_is_its_cap():
+    assert _top(MLX_TITLE)[0] == "per_process_cap"
+
+
+def test_metals_per_buffer_limit_in_words_is_not_capacity_with_mlxs_own_fix():
+    d = diagnose_text(EXO_BUFFER)
+    assert d.causes[0].id == "not_capacity" and d.causes[0].evidence["deciding_check"] == "buffer_limit"
+    assert "prefill_step_size" in d.causes[0].fix
+
+
+def test_the_oom_killer_named_with_a_space_is_host_ram():
+    d = diagnose_text(PADDLEOCR_KILL)
+    assert d.causes[0].id == "not_capacity" and d.causes[0].evidence["deciding_check"] == "host_ram"
+
+
+def test_a_request_above_the_gpu_the_user_states_is_one_allocation_too_large():
+    assert _top(SOVITS_STATED)[0] == "single_allocation_exceeds_capacity"
+    # Negative (variant): the same request on a card the user says has 8 GB can fit.
+    assert _top("CUDA out of memory. Tried to allocate 7.41 GiB\n但我只有8G显存...")[0] != \
+        "single_allocation_exceeds_capacity"

@@ -315,7 +315,11 @@ _SHORTAGE_PHRASE = re.compile(
     r"\d[\d.,]{0,8}\s{0,2}[KMGT]i?B\b[^\n]{0,40}?\bbut\b[^\n]{0,30}?\b(?:has|have|had|available|free|visible)\b",
     re.IGNORECASE)
 # (Bounded by anything but a Latin letter or digit, so that it is read beside CJK text too: "一跑就OOM了".)
-_OOM_ABBREVIATION = re.compile(r"(?<![A-Za-z0-9])OOM(?![A-Za-z0-9])")
+# Its verb forms ("--medvram OOMs", "it OOMed", "OOMing") are the same word; in lower case it is read only against CJK
+# text ("出现oom，"), where a Latin word cannot be meant.
+_OOM_ABBREVIATION = re.compile(r"(?<![A-Za-z0-9])OOM(?:s|ed|ing|'d)?(?![A-Za-z0-9])"
+                               r"|(?<![A-Za-z0-9])oom(?=[\u3000-\u9fff\uff00-\uffef])"
+                               r"|(?<=[\u3000-\u9fff\uff00-\uffef])oom(?![A-Za-z0-9])")
 
 # A text that reports how much memory a job holds, or how that memory grows, without any failure: users paste these
 # when a runtime's up-front reservation looks like a fault ("the GPU memory gets immediately filled up", "uses around 70%
@@ -373,6 +377,9 @@ _RUNTIMES: tuple[tuple[str, tuple[str | re.Pattern[str], ...]], ...] = (
     ("ollama", ("ollama",)),
     ("trtllm", ("tensorrt-llm", "tensorrt_llm", "trt-llm", "trtllm")),
     ("comfyui", ("comfyui", "comfy.", "node type:", "vaedecode")),
+    # AUTOMATIC1111's Stable Diffusion web UI (and its forks): its repository and launcher names and its memory flags
+    # (modules/cmd_args.py: --medvram, --lowvram, --medvram-sdxl; https://github.com/AUTOMATIC1111/stable-diffusion-webui).
+    ("sdwebui", ("stable-diffusion-webui", "webui.py", "webui-user", "--medvram", "--lowvram")),
     ("llamacpp", ("ggml", "llama_", "llama.cpp", "llama-server", "llama-cli")),
     ("onnxruntime", ("onnxruntime", "bfc_arena", "bfcarena")),
     # OpenCV's CUDA modules ("(-217:Gpu API call)", cudaSafeCall): before TensorRT, whose DefaultAllocator shares a

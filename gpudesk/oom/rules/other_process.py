@@ -412,11 +412,47 @@ def _ranks_on_one_gpu(f: Facts) -> Cause:
     )
 
 
+# The user's own words that part of the GPU was already taken before the job ran: "one card already has 15G occupied"
+# (已经被占用了15G显存, hiyouga/LlamaFactory#24), "already in use by another process".
+_ALREADY_HELD = re.compile(
+    r"已(?:经)?被(?:其他|别的|别人的?)?[^，,。；;\n]{0,8}?占用|被(?:其他|别的|别人的?)[^，,。；;\n]{0,12}?占用"
+    r"|\balready (?:occupied|in use|taken|used|held)\b[^\n.;]{0,20}?\bby\b",
+    re.IGNORECASE)
+# (A runtime's own hint, "Please check whether there is any other process using GPU 0" (PaddlePaddle), is a question,
+# not a finding, and is not among these words.)
+
+
+def _said_already_held(f: Facts) -> Cause | None:
+    """A figureless out-of-memory whose text says part of the GPU was already taken by something else (``_ALREADY_HELD``):
+    the user saw the holder; 0.55, above a shortage read from nothing (0.45) and level with one read from a request."""
+    m = _ALREADY_HELD.search(f.report.text or "")
+    if m is None:
+        return None
+    platform = f.report.platform
+    return Cause(
+        id="other_process",
+        title=_("Another process holds part of the GPU"),
+        confidence=0.55,
+        evidence=evidence(described_as=m.group(0), deciding_check="other_process",
+                          check_command=check_command("other_process", platform)),
+        explanation=_("The text says part of the GPU was already taken before this job ran ('{words}'): what that "
+                      "holder keeps is missing from this job, which then runs out on that GPU first (in a multi-GPU "
+                      "job, the fullest GPU decides).").format(words=m.group(0)),
+        fix=_("Free that GPU (stop the process that holds it) or leave it out: CUDA_VISIBLE_DEVICES set to the free GPUs "
+              "only, before the program starts"),
+        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+                                                  meaning=i18n._(CHECKS["other_process"].meaning))],
+    )
+
+
 def _possible_holder(f: Facts) -> Cause:
     platform = f.report.platform
     table = _smi_table_holder(f)
     if table is not None:
         return table
+    said = _said_already_held(f)
+    if said is not None:
+        return said
     if signature.names_distributed_launch(f.report.text or ""):
         return _ranks_on_one_gpu(f)
     small = model_far_below_gpu(f.report.text or "")

@@ -256,6 +256,14 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                                   "for llama.cpp a smaller micro-batch (-ub 64 or 128) or context (-c), or flash "
                                   "attention (-fa), which shrinks the compute buffer; other runtimes: a smaller batch "
                                   "or sequence")
+    if key == "buffer_limit" and r.runtime == "mlx":
+        # MLX allocates each array as one Metal buffer (mlx/backend/metal/allocator.cpp), so the attention scores of a
+        # long prompt's prefill chunk are one buffer whose size grows with the chunk; mlx-lm's generate_step processes
+        # the prompt in prefill_step_size tokens at a time (mlx_lm/generate.py), and a smaller step keeps every buffer
+        # under maxBufferLength (exo-explore/exo#1048: 65536 tokens per step made one ~37 GB buffer on a 48 GB Mac).
+        fixes["buffer_limit"] = _("Keep every single array under the device's maxBufferLength: process the prompt in "
+                                  "smaller chunks (mlx-lm's prefill_step_size, e.g. 2048 or 4096), or a smaller batch "
+                                  "or sequence; more memory does not raise the per-buffer limit")
     if key == "buffer_limit" and r.runtime == "mlc":
         # TVM's Relax VM plans its buffers statically for the context and prefill chunk the model was configured with
         # (src/runtime/relax_vm/memory_manager.cc); a request beyond the planned region needs a plan that covers it.
