@@ -171,3 +171,70 @@ def test_a_request_above_the_gpu_the_user_states_is_one_allocation_too_large():
     # Negative (variant): the same request on a card the user says has 8 GB can fit.
     assert _top("CUDA out of memory. Tried to allocate 7.41 GiB\n但我只有8G显存...")[0] != \
         "single_allocation_exceeds_capacity"
+
+
+# znxlwm/UGATIT-pytorch#23 (title prepended; the log's bracketed counter stops at step 1000, its sampling pass).
+UGATIT_STEP = ("CUDA out of memory (with light flag)\n[  997/1000000] time: 582.6236 d_loss: 0.00474171, g_loss: 1344.68078613\n"
+               "[  998/1000000] time: 583.2094 d_loss: 0.00624988, g_loss: 1328.24572754\n"
+               "[  999/1000000] time: 583.7950 d_loss: 0.00641153, g_loss: 1374.71826172\n"
+               "[ 1000/1000000] time: 584.3810 d_loss: 0.00178387, g_loss: 1280.08032227\n"
+               "Traceback (most recent call last):\n  File \"main.py\", line 83, in <module>\n    main()\n"
+               "  File \"/home/p0wx/prj/UGATIT-pytorch/UGATIT.py\", line 209, in train\n"
+               "    fake_B2B, fake_B2B_cam_logit, _ = self.genA2B(real_B)\n")
+# AlexHex7/Non-local_pytorch#9.
+NONLOCAL_04 = ("python demo_MNIST.py can run in pytorch0.3.0, but out of memory in pytorch 0.4.0\nRuntimeError: cuda "
+               "runtime error (2) : out of memory at /opt/conda/conda-bld/pytorch_1525812548180/work/aten/src/THC/"
+               "generic/THCStorage.cu:58")
+
+
+def test_a_failure_at_a_round_step_after_it_fitted_is_the_periodic_pass():
+    d = diagnose_text(UGATIT_STEP)
+    assert d.causes[0].id == "leak" and "no_grad" in d.causes[0].fix
+    # Negative (variant): the same log stopping at step 997 is steps that ran, not the periodic pass.
+    odd = UGATIT_STEP.replace("[ 1000/1000000] time: 584.3810 d_loss: 0.00178387, g_loss: 1280.08032227\n", "")
+    assert diagnose_text(odd).causes[0].id != "leak" or diagnose_text(odd).causes[0].confidence < 0.5
+    # Negative (variant): a log printed every 100 steps shows a round counter wherever it fails.
+    sparse = "iter 3100, loss 0.22\niter 3200, loss 0.21\nCUDA out of memory. Tried to allocate 20.00 MiB"
+    assert diagnose_text(sparse).causes[0].id != "leak"
+
+
+def test_pytorch_04_beside_03_is_volatile_no_longer_disabling_the_graph():
+    d = diagnose_text(NONLOCAL_04)
+    assert d.causes[0].id == "leak" and "no_grad" in d.causes[0].fix
+    # Negative (variant): PyTorch 0.4 named alone is no comparison with the code's older release.
+    assert _top("RuntimeError: cuda runtime error (2) : out of memory (pytorch 0.4.0)")[0] != "leak"
+
+
+# sgl-project/sglang#1030 (title and the scheduler's log line), vllm-project/vllm#10569 (title above a cut traceback),
+# NVIDIA/TensorRT#2826 (the execution context's one allocation).
+SGLANG_PREFILL = ("[Bug] OOM for concurrent long requests\nINFO:   - \"POST /v1/chat/completions HTTP/1.1\" 200 OK\n"
+                  "[gpu=0] Prefill batch. #new-seq: 17, #new-token: 13938, #cached-token: 3260, cache hit rate: 17.86%,")
+VLLM_PROFILE = ("[Bug]: llama-3.2-11B-vision run in vllm==0.6.3 OOM error（L20）\nINFO 11-22 07:19:26 model_runner.py:1067] "
+                "Loading model weights took 19.9073 GB\nINFO 11-22 07:19:26 enc_dec_model_runner.py:301] Starting profile "
+                "run for multi-modal models.\n[rank0]:   File \"/usr/local/lib/python3.10/dist-packages/vllm/executor/"
+                "gpu_executor.py\", line 114, in determine_num_available_blocks\n")
+TRT_CONTEXT = ("Loading TensorRT engine: engine/vae.plan\n[I] Loading bytes from engine/vae.plan\n[E] 1: [defaultAllocator.cpp"
+               "::allocate::21] Error Code 1: Cuda Runtime (out of memory)\n[W] Requested amount of GPU memory "
+               "(20401098752 bytes) could not be allocated. There may not be enough free memory for allocation to "
+               "succeed.\n[E] 2: [executionContext.cpp::ExecutionContext::436] Error Code 2: OutOfMemory (no further "
+               "information)")
+
+
+def test_sglangs_scheduler_lines_name_the_engine_and_its_static_pool():
+    cause, found, fix = _top(SGLANG_PREFILL)
+    assert (cause, found) == ("kv_cache_budget", True)
+    assert "--max-prefill-tokens" in fix
+
+
+def test_vllms_profile_run_under_an_oom_title_is_the_profiling_budget():
+    cause, _found, fix = _top(VLLM_PROFILE)
+    assert cause == "kv_cache_budget" and "--max-num-seqs" in fix
+
+
+def test_tensorrts_execution_context_is_one_allocation_of_the_engines_activation_memory():
+    cause, _found, fix = _top(TRT_CONTEXT)
+    assert cause == "single_allocation_exceeds_capacity" and "optimisation profile" in fix
+    # Negative (variant): the same allocator failure while building keeps the builder's reading.
+    build = TRT_CONTEXT.replace("[E] 2: [executionContext.cpp::ExecutionContext::436] Error Code 2: OutOfMemory (no "
+                                "further information)", "")
+    assert _top(build)[0] != "single_allocation_exceeds_capacity"
