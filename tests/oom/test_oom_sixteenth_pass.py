@@ -238,3 +238,37 @@ def test_tensorrts_execution_context_is_one_allocation_of_the_engines_activation
     build = TRT_CONTEXT.replace("[E] 2: [executionContext.cpp::ExecutionContext::436] Error Code 2: OutOfMemory (no "
                                 "further information)", "")
     assert _top(build)[0] != "single_allocation_exceeds_capacity"
+
+
+# YanWenKun/ComfyUI-Docker#54 (a ROCm APU: free wrapped below zero).
+HIP_WRAPPED = ("HIP out of memory. Tried to allocate 72.00 MiB. GPU 0 has a total capacty of 512.00 MiB of which "
+               "17179869183.96 GiB is free. Of the allocated memory 292.04 MiB is allocated by PyTorch, and 137.96 MiB is "
+               "reserved by PyTorch but unallocated.")
+# desihub/redrock#235 (rank 32 of 64 on four A100s), invoke-ai/InvokeAI#25 (a cuDNN status after a move to another PC).
+REDROCK_RANK = ("rrdesi_mpi --gpu out of memory errors unless specifying --max-gpuprocs 4\nProc 32: "
+                "cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 333,274,112 bytes (allocated so far: "
+                "1,974,255,616 bytes).")
+INVOKE_MOVED = "CUDNN_STATUS_NOT_INITIALIZED\nReceiving the below error after trying to load this onto my beefier PC."
+
+
+def test_a_free_figure_wrapped_below_zero_is_nothing_free_not_a_missing_clause():
+    d = diagnose_text(HIP_WRAPPED)
+    assert d.report.device is not None and d.report.device.free_bytes == 0
+    assert d.causes[0].id != "unparseable"
+    # Negative (variant): NVML's "not available" (2**64 - 1, printed 17179869184.00 GiB) stays unknown.
+    nvml = HIP_WRAPPED.replace("17179869183.96 GiB", "17179869184.00 GiB")
+    assert diagnose_text(nvml).report.device.free_bytes is None
+
+
+def test_a_high_numbered_rank_failing_with_little_held_is_its_siblings_on_the_gpu():
+    cause, _found, fix = _top(REDROCK_RANK)
+    assert cause == "other_process" and "as many GPU processes as the node has GPUs" in fix
+    # Negative (variant): the same message from process 2 is one rank's own pool.
+    assert _top(REDROCK_RANK.replace("Proc 32:", "Proc 2:"))[0] != "other_process"
+
+
+def test_a_library_status_after_moving_to_another_machine_is_a_version_mismatch_first():
+    d = diagnose_text(INVOKE_MOVED)
+    assert d.causes[0].id == "not_capacity" and d.causes[0].evidence["deciding_check"] == "driver_version"
+    # Negative (variant): the status alone keeps its preallocation reading.
+    assert _top("CUDNN_STATUS_NOT_INITIALIZED")[0] != "not_capacity"
