@@ -148,7 +148,7 @@ _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
 }
 # Shapes whose rules already speak the engine's own terms (engine_budget, kv_cache_budget, mps_limit).
 _OWN_TERMS_KINDS = ("ggml_alloc_failed", "tgi_prefill", "trtllm_runtime_alloc", "trtllm_executor", "tensorrt_build_alloc",
-                    "vllm_kv_cache", "vllm_mamba_cache", "sglang_kv_pool", "mps_oom")
+                    "vllm_kv_cache", "vllm_mamba_cache", "sglang_kv_pool", "mps_oom", "model_load_failed")
 _INFERENCE_RUNTIMES = ("comfyui", "sdwebui", "diffusers", "vae", "llamacpp", "ollama", "onnxruntime", "tensorrt", "trtllm", "mlx",
                        "mlc", "faiss", "neuron", "catboost")
 _VAE = re.compile(r"vae.{0,40}decod|decod\w{0,6}.{0,20}vae|VAEDecode", re.IGNORECASE)

@@ -272,3 +272,16 @@ def test_a_library_status_after_moving_to_another_machine_is_a_version_mismatch_
     assert d.causes[0].id == "not_capacity" and d.causes[0].evidence["deciding_check"] == "driver_version"
     # Negative (variant): the status alone keeps its preallocation reading.
     assert _top("CUDNN_STATUS_NOT_INITIALIZED")[0] != "not_capacity"
+
+
+# lmstudio-ai/lmstudio-bug-tracker#297 (LM Studio's load failure; it loaded with GPU offload 0).
+LMSTUDIO_LOAD = ("🥲 Failed to load the model\n\nError loading model.\n\n(Exit code: 18446744072635812000). Unknown error. "
+                 "Try a different model and/or config.")
+
+
+def test_a_llama_cpp_load_failure_without_a_file_fault_is_read_as_its_allocations():
+    d = diagnose_text(LMSTUDIO_LOAD)
+    assert d.found_oom and d.causes[0].id == "genuine_shortage"
+    assert "GPU offload" in d.causes[0].fix and "GPU offload 0" in d.causes[0].checks[0]
+    # Negative (variant): a load failure that names the file's fault is no memory problem.
+    assert not diagnose_text("llama_model_load: error loading model: unknown model architecture: 'qwen3'").found_oom

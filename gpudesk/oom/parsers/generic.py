@@ -355,6 +355,16 @@ MEMORY_USAGE = re.compile(
     re.IGNORECASE)
 
 
+# llama.cpp's load failure relayed with no reason ("Error loading model." in LM Studio's dialog; llama.cpp itself
+# prints "llama_model_load: error loading model: <reason>", and "failed to load model '<path>'" alone is as often a
+# missing file), and the words of a load that failed for the file itself, not for memory (an unknown architecture, a
+# bad magic number, a truncated or unsupported file).
+_MODEL_LOAD_FAILED = re.compile(r"\berror loading model\b(?!\s{0,2}:)", re.IGNORECASE)
+_MODEL_FILE_FAULT = re.compile(r"unknown (?:model )?architecture|invalid magic|bad magic|unsupported|not supported|"
+                               r"corrupt|truncated|no such file|not found|tensor '[^']{1,80}' has wrong shape|"
+                               r"unknown pre-tokenizer|invalid model file", re.IGNORECASE)
+
+
 def memory_report(text: str) -> str | None:
     """"growth" or "usage" for a text that reports memory growing or held without naming a failure; else None."""
     if MEMORY_GROWTH.search(text):
@@ -725,6 +735,13 @@ def parse(text: str, report: MemoryReport) -> bool:
             report.kind = "traceback_only"
             report.framework = report.framework if report.framework != "unknown" else (ex.runtime or "unknown")
             report.missing.append(N_("the error line (only the traceback was given)"))
+            return True
+        if _MODEL_LOAD_FAILED.search(text) and not _MODEL_FILE_FAULT.search(text):
+            # llama.cpp's model load failing with no reason given: read by the rules as its allocation.
+            report.kind = "model_load_failed"
+            report.runtime = report.runtime or "llamacpp"
+            report.framework = report.framework if report.framework != "unknown" else "llamacpp"
+            report.missing.append(N_("the reason the model failed to load (the runtime's log)"))
             return True
         described = memory_report(text)
         if described is not None:

@@ -250,6 +250,8 @@ def check(f: Facts) -> Cause | None:
             more_fixes=[_("Cap the KV cache in bytes: KvCacheConfig.max_gpu_total_bytes."),
                         _("Use tensor parallelism to spread the weights.")],
         )
+    if r.kind == "model_load_failed":
+        return _model_load(f)
     if r.kind == "tensorrt_build_alloc" and f.total is None and _EXECUTION_CONTEXT.search(r.text or ""):
         return _context_memory(f)
     if r.kind == "tensorrt_build_alloc" and f.total is None:
@@ -349,4 +351,25 @@ def _context_memory(f: Facts) -> Cause:
               "(createExecutionContextWithoutDeviceMemory / setDeviceMemory)"),
         more_fixes=[_("Compare the request with the GPU's memory (nvidia-smi): an engine built on a larger GPU can "
                       "need more than this one has.")],
+    )
+
+
+def _model_load(f: Facts) -> Cause:
+    """llama.cpp (or an app built on it: LM Studio, Ollama, GPT4All) failed to load a model and gave no reason that
+    names the file (parsers/generic ``_MODEL_LOAD_FAILED``). Loading allocates the offloaded layers' weights on the GPU
+    and the context's KV cache and compute buffers at once, so a load that fails with no file fault is most often
+    those allocations not fitting the GPU (lmstudio-ai/lmstudio-bug-tracker#297: a 1B model on a 2 GB laptop GPU loaded
+    with GPU offload 0). 0.45, the figureless reading: the check tells it apart."""
+    return Cause(
+        id="genuine_shortage",
+        title=_("The model failed to load: likely its offloaded layers and context do not fit the GPU"),
+        confidence=0.45,
+        evidence=evidence(),
+        explanation=_("The runtime failed to load the model and gave no reason about the file. Loading allocates the "
+                      "GPU-offloaded layers and the context's KV cache and buffers at once, so this failure is most "
+                      "often those allocations not fitting the GPU."),
+        fix=_("Offload fewer layers to the GPU (GPU offload / -ngl lower, 0 to test on the CPU alone) and lower the "
+              "context length"),
+        checks=[_("Load the model with GPU offload 0: if it then loads, the offloaded layers and context did not fit "
+                  "the GPU; if it still fails, the file or the runtime version is at fault.")],
     )
