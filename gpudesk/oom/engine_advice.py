@@ -88,6 +88,10 @@ _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
                    "--novram), or decode on the CPU with --cpu-vae"),
                 [N_("Lower the resolution, the batch size or the number of video frames."),
                  N_("Close other programs that use the GPU (browsers, games, another UI).")]),
+    "sdwebui": (N_("Start the web UI with --lowvram (the strongest offload: one module on the GPU at a time) and "
+                   "--xformers or --opt-sdp-attention; lower the resolution or the batch size"),
+                [N_("Decode large images with a tiled-VAE extension."),
+                 N_("Close other programs that use the GPU (browsers, games, another UI).")]),
     "diffusers": (N_("Tile the VAE decode: pipe.vae.enable_tiling() (and pipe.enable_vae_slicing() for batches), and "
                      "offload idle models with pipe.enable_model_cpu_offload()"),
                   [N_("Lower the resolution, the batch size or the number of frames."),
@@ -144,8 +148,8 @@ _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
 }
 # Shapes whose rules already speak the engine's own terms (engine_budget, kv_cache_budget, mps_limit).
 _OWN_TERMS_KINDS = ("ggml_alloc_failed", "tgi_prefill", "trtllm_runtime_alloc", "trtllm_executor", "tensorrt_build_alloc",
-                    "vllm_kv_cache", "vllm_mamba_cache", "sglang_kv_pool", "mps_oom")
-_INFERENCE_RUNTIMES = ("comfyui", "diffusers", "vae", "llamacpp", "ollama", "onnxruntime", "tensorrt", "trtllm", "mlx",
+                    "vllm_kv_cache", "vllm_mamba_cache", "sglang_kv_pool", "mps_oom", "model_load_failed")
+_INFERENCE_RUNTIMES = ("comfyui", "sdwebui", "diffusers", "vae", "llamacpp", "ollama", "onnxruntime", "tensorrt", "trtllm", "mlx",
                        "mlc", "faiss", "neuron", "catboost")
 _VAE = re.compile(r"vae.{0,40}decod|decod\w{0,6}.{0,20}vae|VAEDecode", re.IGNORECASE)
 _JAX_VERSION = re.compile(r"\bjax(?:lib)?(?:==|\s{1,3}v?)(\d{1,2})\.(\d{1,2})\.(\d{1,3})")

@@ -460,7 +460,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   # "Container [pid=N,containerID=...] is running beyond physical memory limits. Current usage: X of
                   # Y physical memory used"; Spark on YARN: "Container killed by YARN for exceeding memory limits"):
                   # the executor's host memory, not the GPU's.
-                  "running beyond physical memory limits", "killed by yarn for exceeding memory limits")),
+                  "running beyond physical memory limits", "killed by yarn for exceeding memory limits",
+                  # The kernel's OOM killer named in words with a space ("~43 GB RAM (OOM kill)", "the OOM killer"):
+                  # it kills a process for the host's memory, never for a GPU's.
+                  "oom kill")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("va_reserve", ("cumemaddressreserve", "hipmemaddressreserve")),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
@@ -496,7 +499,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # (pytorch/pytorch#158824, aten/src/ATen/native/mps/OperationUtils.mm: "MPSGaph does not support
                       # tensor dims larger than INT_MAX", sic; pytorch#164415), where Metal itself aborts with
                       # "NDArray dimension length > INT_MAX".
-                      "does not support tensor dims larger than int_max", "ndarray dimension length > int_max")),
+                      "does not support tensor dims larger than int_max", "ndarray dimension length > int_max",
+                      # Metal's per-buffer limit named in users' words (MTLDevice.maxBufferLength: "Metal buffer limit
+                      # exceeded", one allocation "as a single Metal buffer" above it; exo-explore/exo#1048).
+                      "metal buffer limit", "maxbufferlength", "single metal buffer")),
     # ONNX Runtime's BFC arena at its own limit (onnxruntime/core/framework/bfc_arena.cc, BFCArena::Extend: "Available
     # memory of A is smaller than requested bytes of R", A = the arena's memory_limit minus what it already holds):
     # the limit is the session's gpu_mem_limit / arena config, not the device (infiniflow/ragflow#10295).
@@ -768,6 +774,10 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         if any(w in low for w in words
                if not (w in ("std::bad_alloc", "bad allocation") and _device_bad_alloc(low))):
             return key
+    if "unable to allocate" in low and "mlx" in low:
+        # MLX's allocator limit quoted without its "[malloc_or_wait]" prefix (a title: 'malloc error "Unable to
+        # allocate" on 8GB RAM Mac', ml-explore/mlx#63).
+        return "mlx_memory_limit"
     if _onnxruntime_on_cpu(low):
         return "host_ram"
     if _INIT_FILE.search(text) or _INIT_ERROR_OOM.search(low):

@@ -61,7 +61,10 @@ _GATES = {
 _Table = tuple[tuple[str, tuple[str, ...], tuple[str, re.Pattern[str]] | None], ...]
 _ENGINES: _Table = (
     ("vllm", ("vllm", "enginecore", "llmengine", "gpu_memory_utilization"), None),
-    ("sglang", ("sglang", "mem_fraction_static", "mem-fraction-static"), None),
+    # SGLang's scheduler log lines (python/sglang/srt/managers/scheduler.py: "Prefill batch. #new-seq: N, #new-token:
+    # N, #cached-token: N, ...", "Decode batch. #running-req: N, #token: N, token usage: ...").
+    ("sglang", ("sglang", "mem_fraction_static", "mem-fraction-static", "prefill batch. #new-seq", "#new-token:",
+                "decode batch. #running-req"), None),
     # LightLLM (its package, and its token-budget flag, lightllm/server/api_cli.py; https://github.com/ModelTC/lightllm).
     ("lightllm", ("lightllm", "max_total_token_num"), None),
     ("trtllm", ("tensorrt-llm", "trt-llm", "tensorrt_llm", "trtllm"), None),

@@ -315,7 +315,64 @@ _SHORTAGE_PHRASE = re.compile(
     r"\d[\d.,]{0,8}\s{0,2}[KMGT]i?B\b[^\n]{0,40}?\bbut\b[^\n]{0,30}?\b(?:has|have|had|available|free|visible)\b",
     re.IGNORECASE)
 # (Bounded by anything but a Latin letter or digit, so that it is read beside CJK text too: "一跑就OOM了".)
-_OOM_ABBREVIATION = re.compile(r"(?<![A-Za-z0-9])OOM(?![A-Za-z0-9])")
+# Its verb forms ("--medvram OOMs", "it OOMed", "OOMing") are the same word; in lower case it is read only against CJK
+# text ("出现oom，"), where a Latin word cannot be meant.
+_OOM_ABBREVIATION = re.compile(r"(?<![A-Za-z0-9])OOM(?:s|ed|ing|'d)?(?![A-Za-z0-9])"
+                               r"|(?<![A-Za-z0-9])oom(?=[\u3000-\u9fff\uff00-\uffef])"
+                               r"|(?<=[\u3000-\u9fff\uff00-\uffef])oom(?![A-Za-z0-9])")
+
+# A text that reports how much memory a job holds, or how that memory grows, without any failure: users paste these
+# when a runtime's up-front reservation looks like a fault ("the GPU memory gets immediately filled up", "uses around 70%
+# of the GPU memory", "each card can occupy about 28G", 显存占用21GB) or when memory climbs run after run ("more and more
+# gpu memory"). Such a text is about memory and names figures or growth the rules can read, so it is recognised (kind
+# "memory_report") rather than answered "not found". Every gap is bounded (linear on a long log).
+MEMORY_GROWTH = re.compile(
+    r"\bleak(?:s|age|ing|ed)?\b|memory (?:usage )?(?:keeps?|kept|is|was) (?:growing|increasing|going up|rising)"
+    r"|(?:grows|increases|rises|accumulates) (?:with|after|every|each|per|over)(?: (?:each|every|the))? "
+    r"(?:iterations?|epochs?|steps?|batch(?:es)?|frames?)\b"
+    # The same growth in other words: memory (GPU memory, RAM) "increasing with training iterations" (a participle and
+    # a word between), "keep increasing until", "more and more memory" (users' own wording: 3d-gaussian-splatting#5,
+    # pytorch#4932, ML2021#2), and every forward pass taking new memory (dgl#745).
+    r"|\b(?:memory|ram|vram)(?: usage)? (?:keeps? |kept |is |was |are )?(?:growing|increasing|going up|rising|climbing)"
+    r" (?:with|after|every|each|per|over|until|till|during)\b"
+    r"|\b(?:growing|increasing|rising|climbing) (?:with|after|every|each|per|over)(?: (?:each|every|the))?"
+    r"(?: (?:training|train|validation|inference|forward))? (?:iterations?|epochs?|steps?|batch(?:es)?|frames?)\b"
+    r"|\bmore and more (?:\w{1,12} )?(?:memory|ram|vram)\b"
+    r"|\b(?:each|every) (?:forward|step|iteration|batch)(?: pass)? (?:would |will |does |did )?(?:uses?|allocates?|takes?) "
+    r"new memory\b"
+    r"|泄漏|泄露|(?:显存|内存|占用)[^，,。；;\n]{0,12}?(?:不断|持续|逐渐|一直|越来越)(?:地)?(?:增加|增长|上涨|上升|变大|升高|多)"
+    r"|每(?:个|一个|次|轮)?(?:epoch|iteration|step|迭代|轮|步|帧)[^，,。；;\n]{0,8}?(?:增加|增长|上涨|上升|变大)",
+    re.IGNORECASE)
+MEMORY_USAGE = re.compile(
+    r"\b(?:memory|vram)\b[^\n.;]{0,30}?\b(?:fill(?:s|ed|ing)? up|(?:gets?|got|is|was|are) (?:immediately |completely |all |"
+    r"almost )?(?:filled|full|taken|used up)|taken up|used up)\b"
+    r"|\b(?:memory|vram)\s{0,2}footprint\b"
+    r"|\bus(?:es|e|ing)\s{1,3}(?:around |about |approximately |roughly |~)?\d{1,3}\s?%\s{0,3}of\s{1,3}(?:the\s{1,3})?"
+    r"(?:gpu\s{1,3}|video\s{1,3}|device\s{1,3})?(?:memory|vram)\b"
+    r"|\b(?:occupy|occupies|occupying|occupied|takes up|taken up|consumes|consuming)\b[^\n.;]{0,30}?\b\d{1,4}(?:\.\d{1,2})?\s?"
+    r"(?:G|GB|GiB)\b"
+    r"|显存占用|占用(?:了)?\s{0,2}(?:GPU|显存)?\s{0,2}\d{1,4}(?:\.\d{1,2})?\s{0,2}G",
+    re.IGNORECASE)
+
+
+# llama.cpp's load failure relayed with no reason ("Error loading model." in LM Studio's dialog; llama.cpp itself
+# prints "llama_model_load: error loading model: <reason>", and "failed to load model '<path>'" alone is as often a
+# missing file), and the words of a load that failed for the file itself, not for memory (an unknown architecture, a
+# bad magic number, a truncated or unsupported file).
+_MODEL_LOAD_FAILED = re.compile(r"\berror loading model\b(?!\s{0,2}:)", re.IGNORECASE)
+_MODEL_FILE_FAULT = re.compile(r"unknown (?:model )?architecture|invalid magic|bad magic|unsupported|not supported|"
+                               r"corrupt|truncated|no such file|not found|tensor '[^']{1,80}' has wrong shape|"
+                               r"unknown pre-tokenizer|invalid model file", re.IGNORECASE)
+
+
+def memory_report(text: str) -> str | None:
+    """"growth" or "usage" for a text that reports memory growing or held without naming a failure; else None."""
+    if MEMORY_GROWTH.search(text):
+        return "growth"
+    if MEMORY_USAGE.search(text):
+        return "usage"
+    return None
+
 
 # Words that say a call failed (lower-cased substrings): with a request figure they make any wording an allocation
 # failure.
@@ -330,6 +387,9 @@ _RUNTIMES: tuple[tuple[str, tuple[str | re.Pattern[str], ...]], ...] = (
     ("ollama", ("ollama",)),
     ("trtllm", ("tensorrt-llm", "tensorrt_llm", "trt-llm", "trtllm")),
     ("comfyui", ("comfyui", "comfy.", "node type:", "vaedecode")),
+    # AUTOMATIC1111's Stable Diffusion web UI (and its forks): its repository and launcher names and its memory flags
+    # (modules/cmd_args.py: --medvram, --lowvram, --medvram-sdxl; https://github.com/AUTOMATIC1111/stable-diffusion-webui).
+    ("sdwebui", ("stable-diffusion-webui", "webui.py", "webui-user", "--medvram", "--lowvram")),
     ("llamacpp", ("ggml", "llama_", "llama.cpp", "llama-server", "llama-cli")),
     ("onnxruntime", ("onnxruntime", "bfc_arena", "bfcarena")),
     # OpenCV's CUDA modules ("(-217:Gpu API call)", cudaSafeCall): before TensorRT, whose DefaultAllocator shares a
@@ -675,6 +735,20 @@ def parse(text: str, report: MemoryReport) -> bool:
             report.kind = "traceback_only"
             report.framework = report.framework if report.framework != "unknown" else (ex.runtime or "unknown")
             report.missing.append(N_("the error line (only the traceback was given)"))
+            return True
+        if _MODEL_LOAD_FAILED.search(text) and not _MODEL_FILE_FAULT.search(text):
+            # llama.cpp's model load failing with no reason given: read by the rules as its allocation.
+            report.kind = "model_load_failed"
+            report.runtime = report.runtime or "llamacpp"
+            report.framework = report.framework if report.framework != "unknown" else "llamacpp"
+            report.missing.append(N_("the reason the model failed to load (the runtime's log)"))
+            return True
+        described = memory_report(text)
+        if described is not None:
+            # Memory held or growing, described without a failure: the rules read the figures and words.
+            report.kind = "memory_report"
+            report.parsed["memory_report"] = described
+            report.framework = report.framework if report.framework != "unknown" else (ex.runtime or "unknown")
             return True
         return False
     if already and report.kind not in FILL_KINDS and not _read_nothing(report):

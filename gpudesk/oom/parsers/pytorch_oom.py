@@ -34,6 +34,8 @@ _OOM_WORDS = re.compile(r"(?:CUDA|HIP|XPU|NPU) out of memory", re.I)
 _ALLOWED = re.compile(SIZE + r"\s+allowed\s*;", re.I)
 # NVML's "not available" (2**64 - 1) printed as a size, or any capacity beyond a PiB: not a measurement.
 SENTINEL_BYTES = 1024**5
+# A free figure this far below 2**64 is a wrapped negative, not NVML's 2**64 - 1 printed with rounding.
+WRAPPED_MIN_BYTES = 1024**2
 _REQ = re.compile(r"Tried to allocate\s+" + SIZE, re.I)
 _REQ_ANY = re.compile(r"Tried to allocate\s+([^\s(;]+?)\.?(?=[\s(;]|$)", re.I)
 _DEV_OLD = re.compile(r"\(\s*[GN]PU\s+(\d{1,12})\s*;")
@@ -196,6 +198,15 @@ def parse(text: str, report: MemoryReport) -> bool:
                               "WSL/WDDM), not a measurement; treated as unknown.").format(total=format_bytes(total)))
         parsed["sentinel_total"] = 1
         total = None
+    if free is not None and free >= SENTINEL_BYTES and 2**64 - free >= WRAPPED_MIN_BYTES:
+        # Free computed as total - used in unsigned 64-bit arithmetic wraps round when the driver counts more in use
+        # than the total it reports ("512.00 MiB of which 17179869183.96 GiB is free" on a ROCm APU,
+        # YanWenKun/ComfyUI-Docker#54: 2**64 bytes less 0.04 GiB): nothing is free. NVML's "not available" is
+        # 2**64 - 1 exactly, which prints as 17179869184.00 GiB.
+        report.notes.append(_("The free memory reads {free}: a count that wrapped below zero (more in use than the "
+                              "total); read as nothing free.").format(free=format_bytes(free)))
+        parsed["free_wrapped_below_zero"] = 1
+        free = 0
     if free is not None and free >= SENTINEL_BYTES:
         report.notes.append(_("The free memory reads {free}: NVML's 'not available' value; treated as "
                               "unknown.").format(free=format_bytes(free)))

@@ -98,6 +98,8 @@ def _vllm_wake_up(f: Facts) -> Cause | None:
     )
 
 
+# "OOM" as a word (a title above a cut traceback: "llama-3.2-11B-vision run in vllm==0.6.3 OOM error", vllm#10569).
+_OOM_WORD = re.compile(r"(?<![A-Za-z0-9])OOM(?:s|ed|ing)?(?![A-Za-z0-9])")
 # The profiling step named in a traceback frame, a worker's error line or its log line (module docstring).
 _VLLM_PROFILE_RUN = re.compile(r"\bdetermine_num_available_blocks\b|\bdetermine_available_memory\b|\bprofile_run\b"
                                r"|starting profile run", re.IGNORECASE)
@@ -106,7 +108,8 @@ _VLLM_PROFILE_RUN = re.compile(r"\bdetermine_num_available_blocks\b|\bdetermine_
 def _vllm_profile_run(f: Facts) -> Cause | None:
     """vLLM's start-up profiling run did not fit beside the weights (module docstring)."""
     text = f.report.text or ""
-    if _VLLM_PROFILE_RUN.search(text) is None or "out of memory" not in text.lower():
+    if _VLLM_PROFILE_RUN.search(text) is None or ("out of memory" not in text.lower()
+                                                   and _OOM_WORD.search(text) is None):
         return None
     if f.report.signature is not None:
         return None  # a signature (ECC, host RAM, a garbage size, ...) explains the failure better
@@ -170,6 +173,36 @@ def _warm_up_budget(f: Facts) -> Cause | None:
     )
 
 
+# Shapes that carry no figure of the device: an engine's figureless out-of-memory.
+_FIGURELESS_KINDS = ("generic_oom", "pytorch_oom", "cuda_error_oom")
+
+
+def _sglang_static_pool(f: Facts) -> Cause | None:
+    """A figureless out-of-memory from SGLang while it serves (its scheduler's log lines or its name in the text, no
+    start-up figures): SGLang reserves ``mem_fraction_static`` (0.88 by default on large GPUs) of the GPU for the
+    weights and its KV pool when it starts (python/sglang/srt/server_args.py, model_executor/model_runner.py), and
+    every batch's activations, CUDA graphs and sampling buffers must fit in the rest; a prefill batch of many new
+    tokens is what outgrows it (sgl-project/sglang#1030: 13,938 new tokens from 17 sequences, fixed by
+    --max-prefill-tokens 4096; the maintainer: or a lower --mem-fraction-static). 0.55: above a figureless shortage
+    (0.45): the engine's budget, not the model's size."""
+    r = f.report
+    if (r.engine != "sglang" or r.kind not in _FIGURELESS_KINDS or r.signature is not None
+            or any(v is not None for v in (f.total, f.free, f.allocated, f.reserved))):
+        return None
+    return Cause(
+        id="kv_cache_budget",
+        title=_("SGLang's static pool leaves too little for this batch's activations"),
+        confidence=0.55,
+        evidence=evidence(requested_bytes=f.requested),
+        explanation=_("SGLang reserves mem_fraction_static of the GPU for the weights and its KV pool at start; each "
+                      "batch's activations must fit in what is left. A large prefill batch (many new tokens at once) "
+                      "outgrows that rest: the engine's budget, not the model's size."),
+        fix=_("Bound the prefill batch: --max-prefill-tokens 4096 (or --chunked-prefill-size 4096) and "
+              "--max-running-requests; if it still runs out, lower --mem-fraction-static (e.g. 0.8)"),
+        more_fixes=[_("Disable CUDA graphs (--disable-cuda-graph) or lower --cuda-graph-max-bs to leave more room.")],
+    )
+
+
 def names_sampler_warmup(f: Facts) -> bool:
     """The text is vLLM's sampler warm-up failure (its own reading here; the generic shortage stays silent)."""
     return _VLLM_SAMPLER.search(f.report.text or "") is not None
@@ -177,7 +210,8 @@ def names_sampler_warmup(f: Facts) -> bool:
 
 def check(f: Facts) -> Cause | None:
     r = f.report
-    sampler = _vllm_sampler(f) or _vllm_wake_up(f) or _vllm_profile_run(f) or _warm_up_budget(f)
+    sampler = (_vllm_sampler(f) or _vllm_wake_up(f) or _vllm_profile_run(f) or _warm_up_budget(f)
+               or _sglang_static_pool(f))
     if sampler is not None:
         return sampler
     if r.kind == "tgi_prefill":
@@ -216,6 +250,10 @@ def check(f: Facts) -> Cause | None:
             more_fixes=[_("Cap the KV cache in bytes: KvCacheConfig.max_gpu_total_bytes."),
                         _("Use tensor parallelism to spread the weights.")],
         )
+    if r.kind == "model_load_failed":
+        return _model_load(f)
+    if r.kind == "tensorrt_build_alloc" and f.total is None and _EXECUTION_CONTEXT.search(r.text or ""):
+        return _context_memory(f)
     if r.kind == "tensorrt_build_alloc" and f.total is None:
         return Cause(
             id="genuine_shortage",
@@ -285,3 +323,53 @@ def _ggml_confidence(f: Facts) -> float:
                             or (f.total is None and req >= largest_gpu_bytes() / 2)):
         return 0.6
     return 0.8
+
+
+# TensorRT creating an execution context ("executionContext.cpp::ExecutionContext", IExecutionContext): the context
+# allocates the engine's whole activation memory (ICudaEngine::getDeviceMemorySize, sized for the largest shapes of
+# its optimisation profiles) as one device allocation (TensorRT's developer guide, "Memory": "the execution context
+# ... device memory is allocated when the context is created unless createExecutionContextWithoutDeviceMemory").
+_EXECUTION_CONTEXT = re.compile(r"executioncontext|execution context", re.IGNORECASE)
+
+
+def _context_memory(f: Facts) -> Cause:
+    """TensorRT could not create an execution context: its one allocation is the activation memory of the engine's
+    largest profile, which a smaller built maximum (batch, shapes) shrinks (NVIDIA/TensorRT#2826: 20.4 GB asked for
+    a VAE engine built for batch 16 on a 16 GB V100, fine with max_batch_size 4). 0.6: above a builder shortage with no
+    capacity (0.5)."""
+    return Cause(
+        id="single_allocation_exceeds_capacity",
+        title=_("TensorRT's execution context asks for the engine's whole activation memory at once"),
+        confidence=0.6,
+        evidence=evidence(requested_bytes=f.requested),
+        explanation=_("Creating an execution context allocates the engine's activation memory ({requested}) in one "
+                      "piece, sized for the largest shapes and batch the engine was built for, whatever the input "
+                      "at run time: that one allocation is larger than the GPU could give.").format(
+                          requested=format_bytes(f.requested) if f.requested is not None else "?"),
+        fix=_("Rebuild the engine for smaller maximum shapes (a smaller max batch size in the optimisation profile), or "
+              "create the context without device memory and give it a smaller buffer "
+              "(createExecutionContextWithoutDeviceMemory / setDeviceMemory)"),
+        more_fixes=[_("Compare the request with the GPU's memory (nvidia-smi): an engine built on a larger GPU can "
+                      "need more than this one has.")],
+    )
+
+
+def _model_load(f: Facts) -> Cause:
+    """llama.cpp (or an app built on it: LM Studio, Ollama, GPT4All) failed to load a model and gave no reason that
+    names the file (parsers/generic ``_MODEL_LOAD_FAILED``). Loading allocates the offloaded layers' weights on the GPU
+    and the context's KV cache and compute buffers at once, so a load that fails with no file fault is most often
+    those allocations not fitting the GPU (lmstudio-ai/lmstudio-bug-tracker#297: a 1B model on a 2 GB laptop GPU loaded
+    with GPU offload 0). 0.45, the figureless reading: the check tells it apart."""
+    return Cause(
+        id="genuine_shortage",
+        title=_("The model failed to load: likely its offloaded layers and context do not fit the GPU"),
+        confidence=0.45,
+        evidence=evidence(),
+        explanation=_("The runtime failed to load the model and gave no reason about the file. Loading allocates the "
+                      "GPU-offloaded layers and the context's KV cache and buffers at once, so this failure is most "
+                      "often those allocations not fitting the GPU."),
+        fix=_("Offload fewer layers to the GPU (GPU offload / -ngl lower, 0 to test on the CPU alone) and lower the "
+              "context length"),
+        checks=[_("Load the model with GPU offload 0: if it then loads, the offloaded layers and context did not fit "
+                  "the GPU; if it still fails, the file or the runtime version is at fault.")],
+    )

@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.parsers import generic
 from gpudesk.oom.parsers.units import parse_size
 from gpudesk.oom.rules import genuine_shortage
 from gpudesk.oom.rules.base import Facts, clamp, evidence, join_sentences
@@ -27,13 +28,7 @@ from gpudesk.i18n import _
 # The same in Chinese, as Chinese-speaking users describe it: "显存/内存泄漏" or "泄露" (a video-memory / memory leak),
 # memory that keeps rising ("显存不断增加", "占用持续增长", "随迭代逐渐变大"), or that rises with every epoch or step
 # ("每个epoch后增加").
-_LEAK_WORDS = re.compile(
-    r"\bleak(?:s|age|ing|ed)?\b|memory (?:usage )?(?:keeps?|kept|is|was) (?:growing|increasing|going up|rising)"
-    r"|(?:grows|increases|rises|accumulates) (?:with|after|every|each|per|over)(?: (?:each|every|the))? "
-    r"(?:iterations?|epochs?|steps?|batch(?:es)?|frames?)\b"
-    r"|泄漏|泄露|(?:显存|内存|占用)[^，,。；;\n]{0,12}?(?:不断|持续|逐渐|一直|越来越)(?:地)?(?:增加|增长|上涨|上升|变大|升高|多)"
-    r"|每(?:个|一个|次|轮)?(?:epoch|iteration|step|迭代|轮|步|帧)[^，,。；;\n]{0,8}?(?:增加|增长|上涨|上升|变大)",
-    re.IGNORECASE)
+_LEAK_WORDS = generic.MEMORY_GROWTH
 _AFTER_RUNNING = re.compile(r"\bafter (?:\d{1,6}|several|some|many|a few) (?:epochs?|iterations?|steps?|batches|hours?|days?)\b",
                             re.IGNORECASE)
 
@@ -68,7 +63,39 @@ def check(f: Facts) -> Cause | None:
     if from_samples is not None:
         return from_samples
     return (_from_repeated_messages(f) or _from_words(f) or _in_validation(f) or _loop_accumulation(f)
-            or _undisposed_tensors(f) or _figureless(f))
+            or _undisposed_tensors(f) or _volatile_removed(f) or _figureless(f))
+
+
+# PyTorch 0.4 removed Variable(volatile=True), the pre-0.4 way to run evaluation without building a graph; from 0.4 on
+# the flag is ignored with "UserWarning: volatile was removed and now has no effect. Use `with torch.no_grad():`
+# instead." (torch/autograd/variable.py of 0.4; the 0.4.0 release notes, "volatile flag is now deprecated"). Code that
+# ran under 0.3 then keeps every evaluation batch's graph. Read from that warning, or from a text that names 0.4
+# beside 0.3 or volatile (AlexHex7/Non-local_pytorch#9: "can run in pytorch0.3.0, but out of memory in pytorch 0.4.0";
+# pytorch#4932).
+_VOLATILE_WARNING = re.compile(r"volatile was removed", re.IGNORECASE)
+_TORCH_04 = re.compile(r"\b(?:py)?torch\s{0,2}(?:==\s{0,2}|v)?0\.4(?:\.\d)?\b", re.IGNORECASE)
+_OLDER_OR_VOLATILE = re.compile(r"\b(?:py)?torch\s{0,2}(?:==\s{0,2}|v)?0\.3(?:\.\d)?\b|\bvolatile\b", re.IGNORECASE)
+
+
+def _volatile_removed(f: Facts) -> Cause | None:
+    """An out-of-memory under PyTorch 0.4 in code written for 0.3 (``_VOLATILE_WARNING`` / ``_TORCH_04``): evaluation
+    that relied on ``volatile=True`` builds and keeps graphs. 0.55: above a figureless shortage (0.45), below any
+    cause the allocator's figures back."""
+    text = f.report.text or ""
+    if not (_VOLATILE_WARNING.search(text) or (_TORCH_04.search(text) and _OLDER_OR_VOLATILE.search(text))):
+        return None
+    return Cause(
+        id="leak",
+        title=_("Evaluation keeps its graphs: volatile=True has no effect since PyTorch 0.4"),
+        confidence=0.55,
+        evidence=evidence(requested_bytes=f.requested),
+        explanation=_("PyTorch 0.4 removed the volatile flag: Variable(x, volatile=True), which kept evaluation from "
+                      "building an autograd graph in 0.3, is now ignored, so code written for 0.3 keeps every "
+                      "evaluation batch's graph and its activations until the GPU is full."),
+        fix=_("Wrap evaluation and inference in with torch.no_grad(): (and call model.eval()), and drop volatile=True"),
+        checks=[_("Log torch.cuda.memory_allocated() after each evaluation batch: a steady rise is the graphs being "
+                  "kept.")],
+    )
 
 
 # A .NET process in the text: the CLR's report of an exception it did not catch ("Unhandled exception.
@@ -126,7 +153,9 @@ _SERVING = re.compile(r"warm(?:ing)?[- ]?up|\bserv(?:e|er|ing|ice)\b|inference (
 _FIRST_STEP = re.compile(r"(?<![\d/])0\s{0,2}/\s{0,2}\d{1,9}\s{0,3}\[|(?<![\d.])0%\s{0,2}\|", re.IGNORECASE)
 _EPOCH = re.compile(r"(?<![-_.])\bepoch\s{0,2}[:#\[(]?\s{0,2}(\d{1,6})\b", re.IGNORECASE)
 _STEP = re.compile(r"(?<![-_.])\b(?:iter(?:ation)?s?|steps?)\s{0,2}[:#\[(]?\s{0,2}(\d{1,9})\b|"
-                   r"(?<![\d/.])(\d{1,9})\s{0,2}/\s{0,2}\d{1,9}\s{0,3}\[", re.IGNORECASE)
+                   r"(?<![\d/.])(\d{1,9})\s{0,2}/\s{0,2}\d{1,9}\s{0,3}\[|"
+                   # A bracketed counter at the start of a log line ("[  997/1000000] time: 582.6 d_loss: ...").
+                   r"^\s{0,8}\[\s{0,8}(\d{1,9})\s{0,2}/\s{0,2}\d{1,9}\s{0,2}\]", re.IGNORECASE | re.MULTILINE)
 # A Jupyter/IPython kernel's marks in a traceback (IPython 7's "<ipython-input-N-...>", IPython 8's "Cell In[N]", the
 # kernel's package and its temporary cell files).
 _NOTEBOOK = re.compile(r"<ipython-input-\d|\bCell In\s?\[\d|\bipykernel\b|/tmp/ipykernel_\d", re.IGNORECASE)
@@ -137,6 +166,12 @@ _NOTEBOOK = re.compile(r"<ipython-input-\d|\bCell In\s?\[\d|\bipykernel\b|/tmp/i
 FIGURELESS_CONFIDENCE = 0.3
 AFTER_STEPS_CONFIDENCE = 0.45
 AFTER_EPOCHS_CONFIDENCE = 0.6
+# A failure at a round step (a multiple of PERIODIC_STEP, after that many steps fitted, in a log that prints every step:
+# a log printed every N steps shows round counters whenever it fails) comes where training loops run
+# their periodic pass (print_freq / save_freq / val_check_interval of 100, 500, 1000 steps: znxlwm/UGATIT-pytorch#23
+# failed at step 1000 of its sampling pass, fixed by no_grad there): above a figureless shortage (0.45).
+PERIODIC_STEP = 100
+PERIODIC_STEP_CONFIDENCE = 0.5
 
 
 # A traceback through the placing of the model on the device (torch.nn.Module.to / .cuda, which run _apply and its
@@ -153,7 +188,10 @@ def _progress(text: str) -> tuple[str, int] | None:
     epochs = [int(m.group(1)) for m in _EPOCH.finditer(text)]
     if epochs and epochs[-1] >= 2:
         return ("epoch", epochs[-1])
-    steps = [int(m.group(1) or m.group(2)) for m in _STEP.finditer(text)]
+    steps = [int(m.group(1) or m.group(2) or m.group(3)) for m in _STEP.finditer(text)]
+    if len(steps) >= 2 and steps[-2] == steps[-1] - 1:
+        # A log that prints every step: its last counter is where the loop was when it failed.
+        return ("every_step", steps[-1])
     if steps:
         return ("step", steps[-1])  # within the first epoch, the step counter says how far it went
     return ("epoch", epochs[-1]) if epochs else None
@@ -193,12 +231,23 @@ def _figureless(f: Facts) -> Cause | None:
         conf = AFTER_EPOCHS_CONFIDENCE
         said = _("The log shows epoch {n}: every batch of the data set fitted once before, so memory that keeps "
                  "growing is likelier than one batch that is too large.").format(n=progress[1])
+    elif (progress is not None and progress[0] == "every_step" and progress[1] >= PERIODIC_STEP
+          and progress[1] % PERIODIC_STEP == 0):
+        conf = PERIODIC_STEP_CONFIDENCE
+        said = _("The log stops at step {n}, a round number after {n} steps fitted: training loops run their periodic "
+                 "work there (sampling or validation images, a checkpoint, logging), and that pass, run without "
+                 "torch.no_grad(), keeps its autograd graph on top of the training step's memory.").format(n=progress[1])
     elif progress is not None and progress[1] >= 2:
         conf = AFTER_STEPS_CONFIDENCE
         said = _("The log shows {n} steps ran before the failure: the first steps fitted.").format(n=progress[1])
     else:
         conf = FIGURELESS_CONFIDENCE
         said = _("The text does not show how long the job ran before it failed.")
+    fix = _("Store scalars, not tensors: total_loss += loss.item() (or loss.detach()); do not keep outputs that carry "
+            "the autograd graph")
+    if conf == PERIODIC_STEP_CONFIDENCE:
+        fix = _("Run the periodic pass (sample images, validation, logging) under torch.no_grad() with model.eval(), "
+                "and free its outputs before training goes on")
     return Cause(
         id="leak",
         title=_("Possibly memory kept from step to step (a leak)"),
@@ -208,8 +257,7 @@ def _figureless(f: Facts) -> Cause | None:
                                 "step (a loss summed with its autograd graph, outputs or per-image results collected "
                                 "on the GPU, a loaded checkpoint kept referenced) fails with the same line, some "
                                 "steps after the first ones fitted."), said]),
-        fix=_("Store scalars, not tensors: total_loss += loss.item() (or loss.detach()); do not keep outputs that carry "
-              "the autograd graph"),
+        fix=fix,
         more_fixes=[_("Run evaluation and inference loops under torch.no_grad(), move collected results to the CPU "
                       "(.cpu(), .item()), and drop a loaded checkpoint (checkpoint = None) once its state is loaded.")],
         checks=[_("Log torch.cuda.memory_allocated() at the start of every step: a steady rise is a leak; a failure at "

@@ -180,6 +180,9 @@ def check(f: Facts) -> Cause | None:
         # TensorFlow's device-discovery figures, when pasted, say more than the refusal alone.
         held = _held_before_start(f) if f.dev is not None and not f.dev.other_processes else None
         return held or _tf_reservation(f)
+    crowded = _rank_crowded(f)
+    if crowded is not None:
+        return crowded
     dev = f.dev
     if dev is None:
         return None
@@ -412,11 +415,84 @@ def _ranks_on_one_gpu(f: Facts) -> Cause:
     )
 
 
+# The user's own words that part of the GPU was already taken before the job ran: "one card already has 15G occupied"
+# (已经被占用了15G显存, hiyouga/LlamaFactory#24), "already in use by another process".
+_ALREADY_HELD = re.compile(
+    r"已(?:经)?被(?:其他|别的|别人的?)?[^，,。；;\n]{0,8}?占用|被(?:其他|别的|别人的?)[^，,。；;\n]{0,12}?占用"
+    r"|\balready (?:occupied|in use|taken|used|held)\b[^\n.;]{0,20}?\bby\b",
+    re.IGNORECASE)
+# (A runtime's own hint, "Please check whether there is any other process using GPU 0" (PaddlePaddle), is a question,
+# not a finding, and is not among these words.)
+
+
+def _said_already_held(f: Facts) -> Cause | None:
+    """A figureless out-of-memory whose text says part of the GPU was already taken by something else (``_ALREADY_HELD``):
+    the user saw the holder; 0.55, above a shortage read from nothing (0.45) and level with one read from a request."""
+    m = _ALREADY_HELD.search(f.report.text or "")
+    if m is None:
+        return None
+    platform = f.report.platform
+    return Cause(
+        id="other_process",
+        title=_("Another process holds part of the GPU"),
+        confidence=0.55,
+        evidence=evidence(described_as=m.group(0), deciding_check="other_process",
+                          check_command=check_command("other_process", platform)),
+        explanation=_("The text says part of the GPU was already taken before this job ran ('{words}'): what that "
+                      "holder keeps is missing from this job, which then runs out on that GPU first (in a multi-GPU "
+                      "job, the fullest GPU decides).").format(words=m.group(0)),
+        fix=_("Free that GPU (stop the process that holds it) or leave it out: CUDA_VISIBLE_DEVICES set to the free GPUs "
+              "only, before the program starts"),
+        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+                                                  meaning=i18n._(CHECKS["other_process"].meaning))],
+    )
+
+
+# A message one process of many prints with its own number ("Proc 32: cupy.cuda.memory.OutOfMemoryError ...", "[rank
+# 12]:", "rank 12:"), a number that no one node's GPUs reach one to one.
+_PROCESS_NUMBER = re.compile(r"(?:^|\n)\s{0,8}\[?\s{0,2}(?:proc(?:ess)?|rank)\s{0,2}(\d{1,6})\s{0,2}\]?\s{0,2}:",
+                             re.IGNORECASE)
+# Ranks numbered this high run several to a GPU on any node that has at most 8 GPUs, unless they are bound to GPUs.
+RANK_BEYOND_NODE = 8
+# What one rank held when it failed, at most: far below any GPU a multi-GPU node carries (16 GB and up).
+RANK_SMALL_HOLDING_BYTES = 4 * 1024**3
+
+
+def _rank_crowded(f: Facts) -> Cause | None:
+    """A memory pool's own figures (CuPy's "allocated so far") from a process numbered :data:`RANK_BEYOND_NODE` or
+    more, whose holding plus the request is under :data:`RANK_SMALL_HOLDING_BYTES`: one rank that small did not fill a
+    node's GPU alone; the job's other ranks on the same GPU did (desihub/redrock#235: 64 MPI ranks on four A100s, rank
+    32 failing at 2.3 GB, fixed by one GPU process per GPU). 0.6: above the pool's own shortage reading (0.55)."""
+    m = _PROCESS_NUMBER.search(f.report.text or "")
+    held, req = f.pool_held, f.requested
+    if (m is None or int(m.group(1)) < RANK_BEYOND_NODE or f.total is not None or held is None or req is None
+            or held + req >= RANK_SMALL_HOLDING_BYTES):
+        return None
+    platform = f.report.platform
+    return Cause(
+        id="other_process",
+        title=_("The job's other ranks share this GPU"),
+        confidence=0.6,
+        evidence=evidence(rank=int(m.group(1)), pool_held_bytes=held, requested_bytes=req,
+                          deciding_check="other_process", check_command=check_command("other_process", platform)),
+        explanation=_("Process {rank} of the job failed holding {held}: far less than a node's GPU. Ranks numbered this "
+                      "high run several to one GPU unless each is bound to its own, so the other ranks on that GPU hold "
+                      "the rest.").format(rank=m.group(1), held=format_bytes(held)),
+        fix=_("Run at most as many GPU processes as the node has GPUs (or bind each rank to its own GPU), and let the "
+              "other ranks work on the CPU or wait"),
+        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+                                                  meaning=i18n._(CHECKS["other_process"].meaning))],
+    )
+
+
 def _possible_holder(f: Facts) -> Cause:
     platform = f.report.platform
     table = _smi_table_holder(f)
     if table is not None:
         return table
+    said = _said_already_held(f)
+    if said is not None:
+        return said
     if signature.names_distributed_launch(f.report.text or ""):
         return _ranks_on_one_gpu(f)
     small = model_far_below_gpu(f.report.text or "")

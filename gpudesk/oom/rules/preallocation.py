@@ -15,15 +15,21 @@ forced onto the CPU fixed a PyTorch OOM).
 
 from __future__ import annotations
 
+import re
+
+from gpudesk import i18n
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.named_gpu import named_gpu_bytes
 from gpudesk.oom.rules import held_outside, other_process
-from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.oom.rules.base import Facts, evidence, join_sentences
 from gpudesk.units import GIB as GiB
-from gpudesk.i18n import _
+from gpudesk.i18n import N_, _
 
 
 def check(f: Facts) -> Cause | None:
     r = f.report
+    if r.kind == "memory_report":
+        return _usage(f)
     if r.platform == "tpu":
         return None  # TPU HBM has no preallocated pool to give back: a program that does not fit is a shortage
     if "vulkan" in (r.platform, r.backend):
@@ -90,3 +96,115 @@ def _second_framework_pool(f: Facts) -> Cause | None:
         fix=fix,
         more_fixes=[_("Check with nvidia-smi: this one process holds far more than PyTorch's reserved memory.")],
     )
+
+
+# Figures of memory in use a user writes beside a usage report: a share ("uses around 70% of the GPU memory"), used
+# over total pairs ("18G/24G"), or an amount ("60GB is already taken up", 占用GPU21.4GB) against the GPU the text names.
+_SHARE = re.compile(r"\b(\d{1,3}(?:\.\d)?)\s?%\s{0,3}of\s{1,3}(?:the\s{1,3})?(?:gpu\s{1,3}|video\s{1,3}|device\s{1,3})?"
+                    r"(?:memory|vram)\b", re.IGNORECASE)
+_PAIR = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,2})?)\s?(?:GiB|GB|G)?\s?/\s?(\d{1,3}(?:\.\d{1,2})?)\s?(?:GiB|GB|G)\b",
+                   re.IGNORECASE)
+_AMOUNT = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,2})?)\s?(?:GiB|GB|G)(?![A-Za-z])", re.IGNORECASE)
+# JAX's default pool is 75 % of each GPU (docs.jax.dev/en/latest/gpu_memory_allocation.html): a usage within this
+# band of a GPU's memory is that pool, whatever the program does.
+XLA_DEFAULT_BAND = (0.70, 0.80)
+# A serving engine's KV pool: vLLM's gpu_memory_utilization 0.9, TensorRT-LLM's kv_cache_free_gpu_mem_fraction 0.9 and
+# LMDeploy's cache_max_entry_count 0.8 of the memory left after the weights: together with the weights the GPU is this
+# full or more.
+ENGINE_POOL_SHARE = 0.85
+
+
+def _usage_share(text: str) -> float | None:
+    """The share of the GPU's memory the text says is in use (see ``_SHARE``); None when it gives none."""
+    m = _SHARE.search(text)
+    if m:
+        return float(m.group(1)) / 100
+    pairs = [(float(a), float(b)) for a, b in _PAIR.findall(text) if 0 < float(a) <= float(b)]
+    if pairs:
+        shares = sorted(a / b for a, b in pairs)
+        return shares[len(shares) // 2]
+    gpu = named_gpu_bytes(text)
+    if gpu is None:
+        return None
+    gib = gpu / GiB
+    amounts = [float(a) for a in _AMOUNT.findall(text) if 0 < float(a) < gib - 0.5]
+    return max(amounts) / gib if amounts else None
+
+
+# An engine's own knob for the memory it reserves up front, in its own terms (each engine's documented flag).
+_ENGINE_POOLS = {
+    # text-generation-inference's launcher: "--cuda-memory-fraction" (default 1.0: the KV cache takes what is left).
+    "tgi": (N_("TGI reserves all the memory left after the weights for its KV cache when the shards start (its "
+               "--cuda-memory-fraction defaults to 1.0)"),
+            N_("Lower TGI's share with --cuda-memory-fraction (e.g. 0.5), or bound the cache with --max-total-tokens / "
+               "--max-batch-prefill-tokens")),
+    # TensorRT-LLM's KV cache manager (KvCacheConfig.free_gpu_memory_fraction; the Triton backend's
+    # kv_cache_free_gpu_mem_fraction parameter in config.pbtxt), default 0.9 of the memory free after the engine loads.
+    "trtllm": (N_("TensorRT-LLM reserves 90 % of the memory free after the engine loads for its paged KV cache "
+                  "(kv_cache_free_gpu_mem_fraction, default 0.9)"),
+               N_("Set kv_cache_free_gpu_mem_fraction in the Triton model's config.pbtxt (KvCacheConfig("
+                  "free_gpu_memory_fraction=...) in the LLM API) to the share you want, or cap the cache with "
+                  "max_tokens_in_paged_kv_cache")),
+    "vllm": (N_("vLLM takes gpu_memory_utilization (default 0.9) of the GPU and fills what the weights leave with its "
+                "KV cache"),
+             N_("Lower --gpu-memory-utilization (e.g. 0.5) to leave memory for other work")),
+    "sglang": (N_("SGLang reserves mem_fraction_static of the GPU for the weights and its KV pool at start"),
+               N_("Lower --mem-fraction-static (e.g. 0.6)")),
+    "lightllm": (N_("LightLLM reserves its token budget's KV cache at start (max_total_token_num)"),
+                 N_("Lower --max_total_token_num or --mem_fraction")),
+}
+
+
+def _usage(f: Facts) -> Cause | None:
+    """A usage report with no failure (``kind == "memory_report"``, parsers/generic): memory a runtime reserves up front
+    by design is what the user sees, not a fault. The engine or framework the text names decides the knob; a share
+    of the GPU within :data:`XLA_DEFAULT_BAND` is JAX's default pool whatever names the text gives (Craftax#28: an
+    import takes 60 GB of an 80 GB H100); a GPU at least :data:`ENGINE_POOL_SHARE` full running a quantised or small
+    model's inference is a serving engine's KV pool (InternLM#760: a 7B 4-bit model, 21.4 of a 24 GB card)."""
+    r = f.report
+    text = r.text or ""
+    if r.parsed.get("memory_report") != "usage":
+        return None
+    share = _usage_share(text)
+    engine = r.engine if r.engine in _ENGINE_POOLS else (r.runtime if r.runtime in _ENGINE_POOLS else None)
+    jax_band = share is not None and XLA_DEFAULT_BAND[0] <= share <= XLA_DEFAULT_BAND[1]
+    check = _("Run nvidia-smi right after the program starts, before any work: memory already taken then is the "
+              "reservation, and it stays the same whatever the workload.")
+    ev = evidence(usage_share=round(share, 3) if share is not None else None)
+    if engine is not None:
+        why, fix = _ENGINE_POOLS[engine]
+        return Cause(id="preallocation", title=_("The engine reserves this memory up front (not a failure)"),
+                     confidence=0.7, evidence=ev,
+                     explanation=join_sentences([i18n._(why), _("The memory in use is the engine's reservation, made "
+                                                                "by design; it is not the model's size or a leak.")]),
+                     fix=i18n._(fix), checks=[check])
+    if r.framework in ("jax", "xla") or r.runtime in ("jax", "xla") or jax_band:
+        return Cause(id="preallocation", title=_("JAX/XLA preallocates 75 % of the GPU (not a failure)"),
+                     confidence=0.7 if jax_band else 0.6, evidence=ev,
+                     explanation=_("JAX's XLA client reserves 75 % of each visible GPU when the first array is "
+                                   "created, whatever the program needs; the memory in use is that pool, not the "
+                                   "program's size or a leak."),
+                     fix=_("Set XLA_PYTHON_CLIENT_PREALLOCATE=false (allocate on demand) or XLA_PYTHON_CLIENT_MEM_FRACTION"
+                           "=0.3 before JAX is imported"),
+                     checks=[check])
+    if r.framework == "tensorflow" or r.runtime == "tensorflow":
+        return Cause(id="preallocation", title=_("TensorFlow maps the whole GPU up front (not a failure)"),
+                     confidence=0.65, evidence=ev,
+                     explanation=_("TensorFlow maps nearly all of each visible GPU when it first touches it; the "
+                                   "memory in use is that pool, not the model's size."),
+                     fix=_("Enable memory growth: tf.config.experimental.set_memory_growth(gpu, True) for each GPU, or "
+                           "TF_FORCE_GPU_ALLOW_GROWTH=true"),
+                     checks=[check])
+    engine_pool = share is not None and share >= ENGINE_POOL_SHARE
+    return Cause(id="preallocation",
+                 title=_("Memory reserved up front by the runtime (not a failure)"),
+                 confidence=0.55 if engine_pool else 0.35, evidence=ev,
+                 explanation=_("The text reports memory in use, not a failed allocation. Inference engines reserve a "
+                               "fixed share of the GPU for their KV cache when they start (LMDeploy's "
+                               "cache_max_entry_count 0.8 of the free memory, vLLM's gpu_memory_utilization 0.9, "
+                               "TensorRT-LLM's kv_cache_free_gpu_mem_fraction 0.9), so a small or quantised model "
+                               "still fills most of the GPU."),
+                 fix=_("Lower the engine's cache share: LMDeploy cache_max_entry_count (TurbomindEngineConfig / "
+                       "--cache-max-entry-count, e.g. 0.2), vLLM --gpu-memory-utilization, TensorRT-LLM "
+                       "kv_cache_free_gpu_mem_fraction"),
+                 checks=[check])

@@ -256,6 +256,14 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                                   "for llama.cpp a smaller micro-batch (-ub 64 or 128) or context (-c), or flash "
                                   "attention (-fa), which shrinks the compute buffer; other runtimes: a smaller batch "
                                   "or sequence")
+    if key == "buffer_limit" and r.runtime == "mlx":
+        # MLX allocates each array as one Metal buffer (mlx/backend/metal/allocator.cpp), so the attention scores of a
+        # long prompt's prefill chunk are one buffer whose size grows with the chunk; mlx-lm's generate_step processes
+        # the prompt in prefill_step_size tokens at a time (mlx_lm/generate.py), and a smaller step keeps every buffer
+        # under maxBufferLength (exo-explore/exo#1048: 65536 tokens per step made one ~37 GB buffer on a 48 GB Mac).
+        fixes["buffer_limit"] = _("Keep every single array under the device's maxBufferLength: process the prompt in "
+                                  "smaller chunks (mlx-lm's prefill_step_size, e.g. 2048 or 4096), or a smaller batch "
+                                  "or sequence; more memory does not raise the per-buffer limit")
     if key == "buffer_limit" and r.runtime == "mlc":
         # TVM's Relax VM plans its buffers statically for the context and prefill chunk the model was configured with
         # (src/runtime/relax_vm/memory_manager.cc); a request beyond the planned region needs a plan that covers it.
@@ -697,6 +705,18 @@ def _cudacall_handle(f: Facts, status: str) -> list[Cause]:
     return [shortage, _other_process(0.4, f), _not_capacity("library_mismatch", 0.35, f)]
 
 
+# The text says the library failed after the program moved to another machine or after the driver / CUDA / cuDNN was
+# changed ("after trying to load this onto my beefier PC", invoke-ai/InvokeAI#25; "on a different machine", "after
+# updating the NVIDIA driver"): the installed driver, CUDA runtime and cuDNN are what changed, and a handle that cannot
+# be created in an environment the program has not run in is a version mismatch first.
+_OTHER_MACHINE = re.compile(
+    r"\bonto\s{1,3}(?:my|a|an|another|the)\s{1,3}(?:\w{2,12}\s{1,3})?(?:pc|machine|computer|workstation|server|laptop)\b"
+    r"|\b(?:another|different|new|second)\s{1,3}(?:\w{2,12}\s{1,3})?(?:pc|machine|computer|workstation|server|laptop)\b"
+    r"|\bafter\s{1,3}(?:updating|upgrading|installing|reinstalling|changing)\s{1,3}(?:the\s{1,3}|my\s{1,3})?"
+    r"(?:nvidia\s{1,3}|gpu\s{1,3}|graphics\s{1,3})?(?:drivers?|cuda|cudnn|toolkit)\b",
+    re.IGNORECASE)
+
+
 def _library_init(f: Facts) -> list[Cause]:
     r = f.report
     usage = _XLA_USAGE.search(r.text or "")
@@ -709,6 +729,8 @@ def _library_init(f: Facts) -> list[Cause]:
     if _AUTOTUNER in low:
         return _autotuner_preallocation(f)
     if _jax_wording(r):
+        return _library_mismatch_first(f)
+    if _OTHER_MACHINE.search(r.text or ""):
         return _library_mismatch_first(f)
     cudacall = _CUDACALL.search(r.text or "")
     if cudacall is not None and not any(w in low for w in _PREALLOCATING):

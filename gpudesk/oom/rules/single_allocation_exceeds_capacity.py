@@ -30,6 +30,7 @@ import functools
 
 from gpudesk.catalog import CatalogError, open_catalog
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.named_gpu import stated_gpu_bytes
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.units import GIB as GiB, format_bytes
 from gpudesk.i18n import _
@@ -88,6 +89,12 @@ def check(f: Facts) -> Cause | None:
         conf = 0.7
         why = _("One request of {requested} is larger than almost every GPU: only the largest ({largest}) could hold "
                 "it, and only nearly empty.").format(requested=format_bytes(req), largest=format_bytes(largest))
+    elif total is None and (stated := stated_gpu_bytes(f.report.text or "")) is not None and req > stated:
+        # The message gives no capacity, but the user states the GPU's memory in words ("Tried to allocate 7.41 GiB /
+        # 但我只有6G显存", innnky/so-vits-svc#129): one request above the whole card.
+        conf = 0.8
+        why = _("One request of {requested} is larger than the whole GPU the text names ({gpu}); no setting can make "
+                "it fit.").format(requested=format_bytes(req), gpu=format_bytes(stated))
     elif total is None:
         return None
     elif req > total:
