@@ -1,0 +1,92 @@
+"""The open loop's steady state (gpudesk.sizing.serve_steady) and the simulation that starts in it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gpudesk.catalog import open_catalog
+from gpudesk.sizing.serve_engine import engine_budget
+from gpudesk.sizing.serve_steady import steady_state
+from gpudesk.sizing.serve_step import step_model
+from gpudesk.sizing.shapes import spec_from_catalog
+from gpudesk.sizing.speed_serve import ServeLoad, serve_speed
+from gpudesk.sizing.speed_serve_cases import predict_serve_case
+from gpudesk.sizing.speed_validation import speed_cases_dir
+
+GOOGLE_B200 = "mlperf-i51-google-b200-llama2-70b-server-"
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return open_catalog()
+
+
+def _row(case_id: str) -> dict:
+    for line in (speed_cases_dir() / "fresh14_serve_runs.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip() and json.loads(line)["id"] == case_id:
+            return json.loads(line)
+    raise AssertionError(case_id)
+
+
+def test_steady_tpot_is_the_step_of_the_batch_littles_law_gives(catalog):
+    """Llama 3.1 8B FP8 on one H100, vLLM, 20 requests/s of 1000 / 200 tokens: the batch decoding is rate x
+    (output - 1) x TPOT and the TPOT is the step of that batch with the prompt tokens of one TPOT of arrivals."""
+    spec = spec_from_catalog(catalog.model("llama-3.1-8b"))
+    gpu = catalog.gpu("h100-sxm5")
+    load = ServeLoad(input_tokens=1000, output_tokens=200, request_rate_per_s=20.0, weight_format="fp8").validated()
+    budget = engine_budget(spec, gpu, load)
+    steps = step_model(spec, gpu, load, None, budget.kv_dtype)
+    state = steady_state(steps, budget, 20.0, 1000, 200)
+    assert state is not None
+    assert state.decode_requests == pytest.approx(20.0 * 199 * state.tpot_s)
+    d = state.decode_requests
+    step = steps.step_s(round(d), d * (1000 + 100), round(state.prefill_tokens_per_step),
+                        state.prefill_tokens_per_step * 500)
+    assert step == pytest.approx(state.tpot_s, rel=1e-3)
+    # A lone request's step is far shorter: the steady batch is what sets the TPOT.
+    assert state.tpot_s > 1.5 * steps.step_s(1, 1100)
+
+
+def test_arrivals_faster_than_the_engine_have_no_steady_state(catalog):
+    spec = spec_from_catalog(catalog.model("llama-3.1-8b"))
+    gpu = catalog.gpu("h100-sxm5")
+    load = ServeLoad(input_tokens=1000, output_tokens=200, request_rate_per_s=500.0).validated()
+    budget = engine_budget(spec, gpu, load)
+    steps = step_model(spec, gpu, load, None, budget.kv_dtype)
+    assert steady_state(steps, budget, 500.0, 1000, 200) is None
+    # The run is then simulated as it is: the engine delivers less than what arrives.
+    speed = serve_speed(spec, gpu, load)
+    assert speed.requests_per_s < 0.9 * 500.0
+
+
+def test_unmixed_prefill_steps_lengthen_the_steady_tpot(catalog):
+    """SGLang runs prompts in steps of their own (no --enable-mixed-chunk): the steady TPOT is longer than the
+    decode step of the same batch by the share of time spent in prefill steps."""
+    spec = spec_from_catalog(catalog.model("llama-3.1-8b"))
+    gpu = catalog.gpu("h100-sxm5")
+    load = ServeLoad(engine="sglang", input_tokens=2000, output_tokens=200, request_rate_per_s=10.0).validated()
+    budget = engine_budget(spec, gpu, load)
+    assert not budget.mixed_prefill
+    steps = step_model(spec, gpu, load, None, budget.kv_dtype)
+    state = steady_state(steps, budget, 10.0, 2000, 200)
+    assert state is not None and state.prefill_tokens_per_step == 0.0
+    d = state.decode_requests
+    assert state.tpot_s > 1.1 * steps.step_s(round(d), d * 2100)
+
+
+def test_mlperf_server_run_starts_in_its_steady_state():
+    """MLPerf Inference v5.1 Server, Llama 2 70B NVFP4 on 8 B200 (TensorRT-LLM, Google's submission: 364 queries/s,
+    measured 99,170 output tokens/s and a mean TTFT of 0.249 s). LoadGen runs the Server scenario for at least 600 s,
+    so the figures are the steady state: the served rate is the arrival rate, and a new prompt waits for the step
+    of the full steady batch (~1,500 requests per GPU) in progress and then its own step."""
+    throughput, assumptions = predict_serve_case(_row(GOOGLE_B200 + "output-tokens-per-s"))
+    assert throughput == pytest.approx(99_169.78, rel=0.05)
+    assert any(a.name == "steady_state" for a in assumptions)
+    ttft, _ = predict_serve_case(_row(GOOGLE_B200 + "ttft-s"))
+    assert ttft == pytest.approx(0.248789, rel=0.3)
+    # Started from an empty engine, a thousand arrivals per GPU (22 s) never see the steady batch: the TTFT of
+    # those short steps is under half of the measured one (the estimate before the steady start).
+    cold, _ = predict_serve_case(dict(_row(GOOGLE_B200 + "ttft-s"), num_prompts=8000))
+    assert cold < 0.5 * 0.248789
