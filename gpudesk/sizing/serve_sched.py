@@ -201,7 +201,8 @@ def _steady_start(steps: StepModel, budget: EngineBudget, load: Load) -> SteadyS
     rate = load.request_rate_per_s
     if rate is None or math.isinf(rate) or load.num_prompts is not None:
         return None
-    return steady_state(steps, budget, rate / load.replicas, load.input_tokens, load.output_tokens)
+    return steady_state(steps, budget, rate / load.replicas, load.input_tokens, load.output_tokens,
+                        max(1, load.num_scheduler_steps))
 
 
 def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:

@@ -14,7 +14,8 @@ on average, so
     TPOT = step(d decode requests with their contexts, rate x TPOT x input prompt tokens).
 
 Without mixing (SGLang's default, vLLM V0) the prompts run in steps of their own that pause decoding: the arrivals of
-one decode step are prefilled together, and TPOT = decode step / (1 - share of the time spent in prefill steps).
+one cycle (a decode step, or a block of ``--num-scheduler-steps`` of them, and the prefill step after it) are
+prefilled together, and TPOT = decode step / (1 - share of the time spent in prefill steps).
 
 The step grows with the batch, the batch with the step: the steady TPOT is the smallest fixed point of that map,
 found by bisection between 0 and the largest TPOT the engine's limits allow (the batch reaching ``max_num_seqs`` or
@@ -36,6 +37,7 @@ from gpudesk.sizing.serve_engine import EngineBudget
 from gpudesk.sizing.serve_step import StepModel
 
 BISECTION_STEPS = 48
+PREFILL_CYCLE_ROUNDS = 8  # rounds of the cycle <-> prompts-per-prefill-step fixed point (unmixed prefill)
 STEADY_SOURCE = ("Little's law (Little 1961, Operations Research 9(3)); scheduler of vllm/v1/core/sched/scheduler.py "
                  "and Sarathi-Serve arXiv 2403.02310; MLPerf Inference mlperf.conf min_duration 600 s")
 
@@ -59,9 +61,10 @@ def running_limit(budget: EngineBudget, input_tokens: int, output_tokens: int) -
 
 
 def steady_state(steps: StepModel, budget: EngineBudget, rate_per_s: float, input_tokens: int,
-                 output_tokens: int) -> SteadyState | None:
+                 output_tokens: int, block_steps: int = 1) -> SteadyState | None:
     """The steady state of Poisson arrivals at ``rate_per_s`` (one replica) of ``input_tokens`` / ``output_tokens``
-    requests, or None where the engine cannot keep up (module docstring)."""
+    requests, or None where the engine cannot keep up (module docstring). ``block_steps``: decode steps scheduled
+    at once (vLLM V0 ``--num-scheduler-steps``), between which prompts are admitted."""
     if rate_per_s <= 0 or output_tokens < 2:
         return None
     decode_per_s = rate_per_s * (output_tokens - 1)  # decode requests per second of TPOT (Little's law)
@@ -81,11 +84,18 @@ def steady_state(steps: StepModel, budget: EngineBudget, rate_per_s: float, inpu
             return steps.step_s(max(1, round(d)), d * context, round(prompt_tokens),
                                 prompt_tokens * input_tokens / 2)
         decode = steps.step_s(max(1, round(d)), d * context)
-        # The prompts that arrived during one decode step are prefilled together (at least one, at most the budget).
-        together = min(max(1.0, rate_per_s * decode), max(1.0, budget.token_budget / input_tokens))
-        tokens = round(together * input_tokens)
-        prefill_share = rate_per_s * steps.step_s(0, 0.0, tokens, together * input_tokens * input_tokens / 2) / together
-        return decode / (1 - prefill_share) if prefill_share < 1 else float("inf")
+        # The prompts that arrived during one cycle (a block of decode steps and the prefill step after it) are
+        # prefilled together: at least one, at most the token budget's worth.
+        most = max(1.0, budget.token_budget / input_tokens)
+        cycle_s = block_steps * decode
+        for _i in range(PREFILL_CYCLE_ROUNDS):
+            together = min(max(1.0, rate_per_s * cycle_s), most)
+            prefill_s = steps.step_s(0, 0.0, round(together * input_tokens), together * input_tokens ** 2 / 2)
+            prefill_share = rate_per_s * prefill_s / together  # share of the time spent in prefill steps
+            if prefill_share >= 1:
+                return float("inf")
+            cycle_s = block_steps * decode / (1 - prefill_share)
+        return cycle_s / block_steps
 
     if tpot(top) > top:
         return None
