@@ -25,6 +25,16 @@ asynchronous output processor, :func:`gpudesk.sizing.serve_host.output_lag_steps
 request's first and last tokens when the step after the one that sampled them ends (at once when no step follows),
 so TTFT and the end-to-end latency include that next step and a closed-loop client sends its next request only then.
 
+Scheduling one step ahead: where the engine overlaps its host work with the GPU (:mod:`gpudesk.sizing.serve_host`:
+SGLang's overlap scheduler, vLLM's asynchronous scheduling, TensorRT-LLM's overlap scheduler) the batch of step n + 1
+is scheduled and launched when step n starts, before step n's outputs are processed (TensorRT-LLM docs, "Overlap
+Scheduler": "At step n, the system launches GPU computation for step n+1 ... The optimization introduces one extra
+decoding step", ``tensorrt_llm/_torch/pyexecutor/py_executor.py`` ``_executor_loop_overlap``; SGLang v0.4 blog,
+"zero-overhead batch scheduler"; FuriosaAI's overlap-scheduling docs state the cost: "a newly arriving request
+cannot join a batch that has already been prepared"). A request that arrives while step n runs therefore joins step
+n + 2, not n + 1: one more step of TTFT, which at a large steady batch is most of the TTFT. An idle engine schedules
+an arriving request at once.
+
 Loads (one replica; the load is split evenly over replicas):
 - closed loop, ``concurrency`` C: C clients each send a request when their previous one finishes (vLLM
   ``benchmark_serving --max-concurrency``), ``num_prompts`` in all;
@@ -251,6 +261,10 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             context_base += req.inp + 1
 
     lag = load.output_lag_steps > 0
+    # With the host overlapped the next step's batch is scheduled when the current step starts (module docstring):
+    # waiting requests join a step only if they arrived before the previous step began.
+    lookahead = steps.host_overlap
+    scheduled_s = 0.0
     created = 0
     steady = closed and load.num_prompts is None  # leave the first wave out (module docstring)
     gaps: list[tuple[float, int]] = []  # (gap between two streamed tokens, how many such gaps), counted requests
@@ -342,7 +356,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
         return base
 
     while len(done) < prompts:
-        while arrivals and arrivals[0][0] <= now + 1e-12:
+        while arrivals and arrivals[0][0] <= scheduled_s + 1e-12:
             req_inp, req_out = lengths()
             arrived = arrivals.popleft()[1]
             after = created >= prompts  # one of the steady state's later arrivals
@@ -373,6 +387,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             if not arrivals:
                 break
             now = max(now, arrivals[0][0])
+            scheduled_s = now  # an idle engine schedules an arriving request at once
             continue
         if prefilling and (block_left == 0 or budget.mixed_prefill):
             # One step with prompt chunks: mixed with every decode token (decode first, then chunks up to the
@@ -398,6 +413,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 deliver(now + dt)
             if d:
                 emit(now + dt)
+            scheduled_s = now if lookahead else now + dt
             now += dt
             busy_batch_time += (d + len(prefilling)) * dt
             if d:
@@ -441,6 +457,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             mid = context + d * (k - 1) / 2
             dt = k * steps.step_s(d, mid)
             emit(now + dt, k)
+            scheduled_s = now + dt * (k - 1) / k if lookahead else now + dt
             now += dt
             busy_batch_time += d * dt
             decode_steps += k
