@@ -211,6 +211,9 @@ def _steady_start(steps: StepModel, budget: EngineBudget, load: Load) -> SteadyS
     rate = load.request_rate_per_s
     if rate is None or math.isinf(rate) or load.num_prompts is not None:
         return None
+    front_busy_s = load.frontend_request_s + load.frontend_token_s * load.output_tokens
+    if rate / load.replicas * front_busy_s >= max(1, load.frontend_servers):
+        return None  # the API servers cannot take the arrivals: their queue grows for as long as the run lasts
     return steady_state(steps, budget, rate / load.replicas, load.input_tokens, load.output_tokens,
                         max(1, load.num_scheduler_steps))
 

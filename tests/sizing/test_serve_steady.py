@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -103,3 +104,18 @@ def test_an_overlapped_scheduler_admits_new_prompts_one_step_later():
     serial, _ = predict_serve_case(dict(row, overlap_scheduling=False))
     tpot, _ = predict_serve_case(dict(row, measured={"metric": "tpot_s", "value": 0.170, "unit": "s"}))
     assert overlapped - serial > 0.7 * tpot
+
+
+def test_arrivals_faster_than_the_api_server_have_no_steady_state(catalog):
+    """vLLM V1's one API-server process takes ~12 ms per request (serve_host.front_end): at 150 requests/s of a
+    small model the engine could keep up but the front end cannot, so the run is simulated as it is and serves
+    less than what arrives."""
+    spec = spec_from_catalog(catalog.model("llama-3.1-8b"))
+    gpu = catalog.gpu("h100-sxm5")
+    load = ServeLoad(input_tokens=100, output_tokens=20, request_rate_per_s=150.0)
+    speed = serve_speed(spec, gpu, load)
+    assert not any(a.name == "steady_state" for a in speed.assumptions)
+    assert speed.requests_per_s < 0.9 * 150.0
+    four = serve_speed(spec, gpu, dataclasses.replace(load, api_server_count=4))
+    assert any(a.name == "steady_state" for a in four.assumptions)
+    assert four.requests_per_s == pytest.approx(150.0)
