@@ -25,8 +25,9 @@ asynchronous output processor, :func:`gpudesk.sizing.serve_host.output_lag_steps
 request's first and last tokens when the step after the one that sampled them ends (at once when no step follows),
 so TTFT and the end-to-end latency include that next step and a closed-loop client sends its next request only then.
 
-Scheduling one step ahead: where the engine overlaps its host work with the GPU (:mod:`gpudesk.sizing.serve_host`:
-SGLang's overlap scheduler, vLLM's asynchronous scheduling, TensorRT-LLM's overlap scheduler) the batch of step n + 1
+Scheduling one step ahead: where the engine overlaps its host work with the GPU in a scheduler loop that runs one
+batch ahead (:func:`gpudesk.sizing.serve_host.schedules_ahead`: SGLang's overlap scheduler, vLLM's asynchronous
+scheduling, TensorRT-LLM's PyTorch-flow overlap scheduler) the batch of step n + 1
 is scheduled and launched when step n starts, before step n's outputs are processed (TensorRT-LLM docs, "Overlap
 Scheduler": "At step n, the system launches GPU computation for step n+1 ... The optimization introduces one extra
 decoding step", ``tensorrt_llm/_torch/pyexecutor/py_executor.py`` ``_executor_loop_overlap``; SGLang v0.4 blog,
@@ -113,6 +114,7 @@ class Load:
     frontend_token_s: float = 0.0
     frontend_servers: int = 1
     first_prompt_cached: bool = False
+    schedule_ahead: bool = False  # step n + 1 is scheduled when step n starts (serve_host.schedules_ahead)
 
 
 @dataclass(frozen=True)
@@ -266,7 +268,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     lag = load.output_lag_steps > 0
     # With the host overlapped the next step's batch is scheduled when the current step starts (module docstring):
     # waiting requests join a step only if they arrived before the previous step began.
-    lookahead = steps.host_overlap
+    lookahead = load.schedule_ahead
     scheduled_s = 0.0
     created = 0
     steady = closed and load.num_prompts is None  # leave the first wave out (module docstring)

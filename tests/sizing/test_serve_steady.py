@@ -119,3 +119,26 @@ def test_arrivals_faster_than_the_api_server_have_no_steady_state(catalog):
     four = serve_speed(spec, gpu, dataclasses.replace(load, api_server_count=4))
     assert any(a.name == "steady_state" for a in four.assumptions)
     assert four.requests_per_s == pytest.approx(150.0)
+
+
+def test_only_a_scheduler_loop_that_runs_a_batch_ahead_delays_admission():
+    from gpudesk.sizing.serve_host import schedules_ahead
+    assert schedules_ahead("sglang", "0.5.6", None, True)
+    assert schedules_ahead("vllm", "0.12.0", None, True)
+    assert not schedules_ahead("vllm", "0.11.0", None, False)
+    assert schedules_ahead("trtllm", "1.2.0rc1", None, True)  # PyTorch flow, overlap scheduler
+    assert not schedules_ahead("trtllm", "0.14.0", None, True)  # TensorRT-engine flow (C++ executor)
+    assert not schedules_ahead("trtllm", "1.0.0", "tensorrt", True)
+
+
+def test_trtllm_014_engine_flow_ttft_at_32_qps_has_no_lookahead_step():
+    """TensorRT-LLM v0.14 online serving (Triton backend, TensorRT engines), Llama 3.1 8B BF16 on one H100, 467 / 256
+    tokens at 32 requests/s: mean TTFT 50 ms (perf-overview.md, v0.14 online table). The engine flow keeps
+    admitting prompts into the next step."""
+    for line in (speed_cases_dir() / "fresh_serve_runs.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip() and json.loads(line)["id"] == "trtllm-v014-online-llama-3-1-8b-h100-tp1-467-256-qps32-ttft":
+            row = json.loads(line)
+    ttft, _ = predict_serve_case(row)
+    assert ttft == pytest.approx(0.05, rel=0.2)
+    ahead, _ = predict_serve_case(dict(row, engine_version="1.0.0"))  # the PyTorch flow's overlap scheduler
+    assert ahead > 1.2 * ttft
