@@ -164,6 +164,18 @@ def host_overhead(engine: str, version: str | None, overlap: bool | None, num_sc
                         source=source)
 
 
+def schedules_ahead(engine: str, version: str | None, backend: str | None, overlapped: bool) -> bool:
+    """Whether the engine schedules step n + 1 when step n starts, so that a request arriving during step n joins
+    step n + 2 (:mod:`gpudesk.sizing.serve_sched`): where its host work is ``overlapped`` by the Python scheduler
+    loop that runs one batch ahead (SGLang's overlap scheduler, vLLM's asynchronous scheduling, TensorRT-LLM's
+    PyTorch-flow overlap scheduler: docs "Overlap Scheduler", ``_executor_loop_overlap``). TensorRT-LLM's
+    TensorRT-engine flow (the C++ executor) has no such documented loop: its overlap here is only the assumption
+    that its host work hides, so it is not counted as scheduling ahead."""
+    if not overlapped:
+        return False
+    return not (engine == "trtllm" and trtllm_backend(version, backend) == "tensorrt")
+
+
 def output_lag_steps(engine: str, version: str | None, cuda_graphs: bool) -> int:
     """Steps between the step that samples a token and the step after which the engine hands it to the client: 1
     for vLLM V0 with its asynchronous output processor (v0.6 up to v0.8, CUDA graphs on), else 0 (module

@@ -25,6 +25,17 @@ asynchronous output processor, :func:`gpudesk.sizing.serve_host.output_lag_steps
 request's first and last tokens when the step after the one that sampled them ends (at once when no step follows),
 so TTFT and the end-to-end latency include that next step and a closed-loop client sends its next request only then.
 
+Scheduling one step ahead: where the engine overlaps its host work with the GPU in a scheduler loop that runs one
+batch ahead (:func:`gpudesk.sizing.serve_host.schedules_ahead`: SGLang's overlap scheduler, vLLM's asynchronous
+scheduling, TensorRT-LLM's PyTorch-flow overlap scheduler) the batch of step n + 1
+is scheduled and launched when step n starts, before step n's outputs are processed (TensorRT-LLM docs, "Overlap
+Scheduler": "At step n, the system launches GPU computation for step n+1 ... The optimization introduces one extra
+decoding step", ``tensorrt_llm/_torch/pyexecutor/py_executor.py`` ``_executor_loop_overlap``; SGLang v0.4 blog,
+"zero-overhead batch scheduler"; FuriosaAI's overlap-scheduling docs state the cost: "a newly arriving request
+cannot join a batch that has already been prepared"). A request that arrives while step n runs therefore joins step
+n + 2, not n + 1: one more step of TTFT, which at a large steady batch is most of the TTFT. An idle engine schedules
+an arriving request at once.
+
 Loads (one replica; the load is split evenly over replicas):
 - closed loop, ``concurrency`` C: C clients each send a request when their previous one finishes (vLLM
   ``benchmark_serving --max-concurrency``), ``num_prompts`` in all;
@@ -38,7 +49,10 @@ describes: a closed loop's first wave is left out of the latency statistics (TTF
 benchmark client with a warm-up phase does (NVIDIA AIPerf ``--warmup-request-count``: "the warmup phase runs before
 your actual benchmark to prepare the system for steady-state measurement", docs.nvidia.com/aiperf, tutorials
 "Warmup Phase Configuration"; GenAI-Perf's perf_analyzer measures in windows until they are stable). Throughput is
-taken over the whole run either way.
+taken over the whole run either way. An open loop without one starts in its steady state
+(:mod:`gpudesk.sizing.serve_steady`): the steady batch is already decoding, arrivals go on after the run's prompts
+until the last of them is served, and the throughput is the arrival rate (what arrives is served); only where the
+arrivals outrun the engine (no steady state) is the run simulated from an empty engine as it is.
 
 Request lengths: every request has the given prompt and output tokens, or with ``length_spread`` r each draws them
 uniformly over [len (1 - r), len (1 + r)] (vLLM's benchmark random dataset, ``--random-range-ratio``,
@@ -69,6 +83,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.serve_client import cached_prompt_tokens
 from gpudesk.sizing.serve_engine import EngineBudget
 from gpudesk.sizing.serve_stats import summary, weighted_summary
+from gpudesk.sizing.serve_steady import STEADY_SOURCE, SteadyState, running_limit, steady_state
 from gpudesk.sizing.serve_step import StepModel
 from gpudesk.sizing.speed_common import Assumption
 
@@ -76,6 +91,9 @@ DEFAULT_PROMPTS_PER_CLIENT = 5
 MIN_DEFAULT_PROMPTS = 100
 MAX_DEFAULT_PROMPTS = 2000
 SEED = 2405_05465
+# Arrivals after the run's prompts in an open loop's steady state, in steady batches (serve_steady): the last prompt
+# lives one request lifetime, in which about one steady batch of requests arrives; half as many again for margin.
+STEADY_TAIL_LIFETIMES = 1.5
 
 
 @dataclass(frozen=True)
@@ -96,6 +114,7 @@ class Load:
     frontend_token_s: float = 0.0
     frontend_servers: int = 1
     first_prompt_cached: bool = False
+    schedule_ahead: bool = False  # step n + 1 is scheduled when step n starts (serve_host.schedules_ahead)
 
 
 @dataclass(frozen=True)
@@ -128,6 +147,7 @@ class _Request:
     last_token_s: float = 0.0
     joined_s: float = 0.0
     counted: bool = True
+    warm: bool = False  # part of the steady batch the run starts with: neither counted nor one of the run's prompts
 
 
 def _prompts(load: Load) -> int:
@@ -187,17 +207,33 @@ class _FrontEnd:
         return start + self.request_s, arrival_s
 
 
+def _steady_start(steps: StepModel, budget: EngineBudget, load: Load) -> SteadyState | None:
+    """The steady state an open loop without a published prompt count starts in (None: another load, or arrivals
+    faster than the engine, which has no steady state: :mod:`gpudesk.sizing.serve_steady`)."""
+    rate = load.request_rate_per_s
+    if rate is None or math.isinf(rate) or load.num_prompts is not None:
+        return None
+    front_busy_s = load.frontend_request_s + load.frontend_token_s * load.output_tokens
+    if rate / load.replicas * front_busy_s >= max(1, load.frontend_servers):
+        return None  # the API servers cannot take the arrivals: their queue grows for as long as the run lasts
+    return steady_state(steps, budget, rate / load.replicas, load.input_tokens, load.output_tokens,
+                        max(1, load.num_scheduler_steps))
+
+
 def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     """Run ``load`` through the scheduler of one replica and measure it like the engine's benchmark client."""
     prompts = _prompts(load)
     closed = load.concurrency is not None
     clients = max(1, math.ceil(load.concurrency / load.replicas)) if load.concurrency is not None else 0
     front = _FrontEnd(load)
-    first_arrivals = _arrivals(load, prompts) if not closed else [0.0] * min(clients, prompts)
+    warm = _steady_start(steps, budget, load)
+    # In the steady state arrivals go on while the run's last prompts are served: as many again as the steady batch
+    # (one lifetime of arrivals), neither counted nor awaited.
+    tail = math.ceil(STEADY_TAIL_LIFETIMES * warm.decode_requests) if warm is not None else 0
+    first_arrivals = _arrivals(load, prompts + tail) if not closed else [0.0] * min(clients, prompts)
     arrivals = deque(front.ready(t) for t in first_arrivals)  # (reaches the engine, arrived)
     issued = len(arrivals)
     inp, out = load.input_tokens, load.output_tokens
-    per_request_kv = inp + out
     lengths = _lengths(load)
     waiting: deque[_Request] = deque()
     prefilling: list[_Request] = []
@@ -213,15 +249,27 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     block_left = 0
     capacity = budget.kv_capacity_tokens
     on_demand = budget.engine == "vllm"
-    if on_demand:
-        limit = budget.max_running
-    else:
-        limit = min(budget.max_running, max(1, capacity // per_request_kv))
-        if capacity < per_request_kv:
-            limit = 1  # one request at a time, the engine preempts and recomputes (counted as if it fit)
+    # At most this many run; below one request's KV the engine runs one at a time, preempts and recomputes (counted
+    # as if it fit).
+    limit = running_limit(budget, inp, out)
     prefill_reserved = 0  # KV tokens of the prompts being prefilled (on-demand admission)
 
+    if warm is not None:
+        # The open loop's steady batch is already decoding when the run starts (module docstring).
+        count = round(warm.decode_requests)
+        for i in range(count):
+            left = 1 + i * (out - 1) // count  # decode steps it still needs, spread over 1 .. out - 1
+            req = _Request(arrival_s=0.0, inp=inp + out - 1 - left, out=left + 1, out_total=left + 1, counted=False,
+                           warm=True)
+            seq += 1
+            heapq.heappush(running, (left, seq, req))
+            context_base += req.inp + 1
+
     lag = load.output_lag_steps > 0
+    # With the host overlapped the next step's batch is scheduled when the current step starts (module docstring):
+    # waiting requests join a step only if they arrived before the previous step began.
+    lookahead = load.schedule_ahead
+    scheduled_s = 0.0
     created = 0
     steady = closed and load.num_prompts is None  # leave the first wave out (module docstring)
     gaps: list[tuple[float, int]] = []  # (gap between two streamed tokens, how many such gaps), counted requests
@@ -274,6 +322,8 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
 
     def finish(req: _Request) -> None:
         nonlocal issued
+        if req.warm:
+            return
         done.append(req)
         if closed and issued < prompts:
             arrivals.append(front.ready(req.finish_s))
@@ -311,11 +361,12 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
         return base
 
     while len(done) < prompts:
-        while arrivals and arrivals[0][0] <= now + 1e-12:
+        while arrivals and arrivals[0][0] <= scheduled_s + 1e-12:
             req_inp, req_out = lengths()
             arrived = arrivals.popleft()[1]
+            after = created >= prompts  # one of the steady state's later arrivals
             waiting.append(_Request(arrival_s=arrived, inp=req_inp, out=req_out, out_total=req_out,
-                                    counted=not (steady and arrived <= 0.0)))
+                                    counted=not (steady and arrived <= 0.0) and not after, warm=after))
             if created == 0 and load.first_prompt_cached:
                 waiting[-1].prefilled = cached_prompt_tokens(req_inp)  # the client's warm-up request (serve_client)
             created += 1
@@ -341,6 +392,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             if not arrivals:
                 break
             now = max(now, arrivals[0][0])
+            scheduled_s = now  # an idle engine schedules an arriving request at once
             continue
         if prefilling and (block_left == 0 or budget.mixed_prefill):
             # One step with prompt chunks: mixed with every decode token (decode first, then chunks up to the
@@ -366,6 +418,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 deliver(now + dt)
             if d:
                 emit(now + dt)
+            scheduled_s = now if lookahead else now + dt
             now += dt
             busy_batch_time += (d + len(prefilling)) * dt
             if d:
@@ -409,6 +462,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             mid = context + d * (k - 1) / 2
             dt = k * steps.step_s(d, mid)
             emit(now + dt, k)
+            scheduled_s = now + dt * (k - 1) / k if lookahead else now + dt
             now += dt
             busy_batch_time += d * dt
             decode_steps += k
@@ -434,12 +488,21 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
         "e2e_latency_s": summary([r.finish_s - r.arrival_s for r in measured]),
     }
     ttft, tpot, e2e = latency["ttft_s"]["mean"], latency["tpot_s"]["mean"], latency["e2e_latency_s"]["mean"]
-    assumptions = (
+    throughput = generated / duration, n / duration
+    if warm is not None and load.request_rate_per_s is not None:
+        rate = load.request_rate_per_s / load.replicas
+        throughput = rate * load.output_tokens, rate  # steady: what arrives is served
+    assumptions: tuple[Assumption, ...] = (
         Assumption("scheduler", _("continuous batching, chunked prefill: {budget} tokens per step, at most {limit} "
                                   "running requests, {prompts} requests simulated").format(
             budget=budget.token_budget, limit=limit, prompts=prompts),
             "Vidur arXiv 2405.05465; Sarathi-Serve arXiv 2403.02310; vllm/v1/core/sched/scheduler.py"),
     )
-    return SimResult(output_tokens_per_s=generated / duration, requests_per_s=n / duration, ttft_s=ttft, tpot_s=tpot,
+    if warm is not None:
+        assumptions += (Assumption("steady_state", _(
+            "open loop in its steady state: {requests} requests already decoding when the run starts, {tpot_ms:.1f} ms "
+            "per output token (Little's law)").format(requests=round(warm.decode_requests),
+                                                      tpot_ms=warm.tpot_s * 1e3), STEADY_SOURCE),)
+    return SimResult(output_tokens_per_s=throughput[0], requests_per_s=throughput[1], ttft_s=ttft, tpot_s=tpot,
                      e2e_latency_s=e2e, mean_batch=busy_batch_time / duration, prompts=n, assumptions=assumptions,
                      latency=latency)

@@ -136,6 +136,9 @@ from gpudesk.sizing.serve_rates import (
     gemm_rate_share,
     hbm_efficiency,
     kernel_latency_s,
+    SMALL_KERNEL_EAGER_S,
+    EAGER_PREFILL_SOURCE,
+    prefill_steps_run_eager,
     kernels_per_step,
     library_gemm_extra_s,
     link_efficiency,
@@ -224,6 +227,7 @@ class StepModel:
     # Megatron's two per layer; one (the MLP's gather + scatter) under data-parallel attention with one GPU per group
     allreduces_per_layer: int = 2
     moe_tiles: MoeTiles | None = None  # the routed experts' Triton fused-MoE row tiles (None: not that kernel)
+    prefill_layer_latency_s: float = 0.0  # per-layer floor of a step with prompt tokens where it runs eager (0: same)
 
     def gemm_flops_per_s(self, tokens: int) -> float:
         """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
@@ -304,7 +308,9 @@ class StepModel:
         attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
         attention = max(kv_bytes / self.bytes_per_s, attention_flops / self.attention_flops_per_s)
         elementwise = tokens * self.elementwise_bytes_per_token / self.bytes_per_s
-        gpu = gemm + attention + elementwise + self.layers * self.layer_latency_s + self.allreduce_s(tokens)
+        layer_s = self.prefill_layer_latency_s if prefill_tokens and self.prefill_layer_latency_s \
+            else self.layer_latency_s
+        gpu = gemm + attention + elementwise + self.layers * layer_s + self.allreduce_s(tokens)
         if tokens > self.skinny_max_tokens:
             gpu += self.library_gemm_s
         return gpu
@@ -426,6 +432,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
                                                                         gpu.architecture)
     kernels += mla_dequant_kernels
     layer_s = kernels * kernel_s / dims.layers
+    eager_prefill = load.cuda_graphs and prefill_steps_run_eager(load.engine.lower(),
+                                                                 engine_version_tuple(load.engine_version))
+    prefill_layer_s = kernels * SMALL_KERNEL_EAGER_S / dims.layers if eager_prefill else 0.0
     alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None \
         else (0.0, "")
     one_shot = one_shot_max_bytes(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None else 0.0
@@ -456,7 +465,15 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         Assumption("gemm_tile_tokens", _("a step of fewer than {tokens} tokens costs the GEMM math of {tokens} "
                                          "tokens").format(tokens=tile_tokens), GEMM_TILE_SOURCE),
     ]
+<<<<<<< HEAD
     block_rate, block_source = block_fp8_dense_stream_bytes_per_s(gpu)
+=======
+    if prefill_layer_s:
+        assumptions.append(Assumption("prefill_kernel_floor_s", _(
+            "steps with prompt tokens run without CUDA graphs: {us:g} us per kernel").format(
+            us=SMALL_KERNEL_EAGER_S * 1e6), EAGER_PREFILL_SOURCE))
+    block_rate = gpu.memory_bandwidth_gbps * 1e9 * BLOCK_FP8_WEIGHT_STREAM_SHARE
+>>>>>>> speedsrv4
     hbm_rate = gpu.memory_bandwidth_gbps * 1e9 * hbm_eff
     dense_extra = block_bytes * max(0.0, 1 / block_rate - 1 / hbm_rate) if block_bytes else 0.0
     dense_extra += mla_dequant_bytes / hbm_rate
@@ -523,7 +540,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         moe_layers=moe_layers, experts=experts, active_experts=spec.moe_active_experts or 0,
         kv_bytes_per_token=kv_per_token, elementwise_bytes_per_token=elementwise, flops_per_token=2.0 * spec.active_params / tp,
         attention_flops_per_context_token=attention, bytes_per_s=gpu.memory_bandwidth_gbps * 1e9 * hbm_eff,
-        flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
+        flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s,
+        prefill_layer_latency_s=prefill_layer_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
         assumptions=tuple(assumptions), host_step_s=host.step_s, host_request_s=host.request_s,
         host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,
         dequant_overlapped=overlapped and bool(dequant_rate),

@@ -20,7 +20,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.serve_client import SOURCE as WARMUP_SOURCE
 from gpudesk.sizing.serve_client import warmup_caches_first_prompt
 from gpudesk.sizing.serve_engine import EngineBudget, engine_budget
-from gpudesk.sizing.serve_host import OUTPUT_LAG_SOURCE, front_end, output_lag_steps
+from gpudesk.sizing.serve_host import OUTPUT_LAG_SOURCE, front_end, output_lag_steps, schedules_ahead
 from gpudesk.sizing.serve_load import ServeLoad
 from gpudesk.sizing.serve_sched import Load, simulate
 from gpudesk.sizing.serve_step import StepModel, step_model
@@ -91,7 +91,9 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
                                           frontend_request_s=front.request_s if front else 0.0,
                                           frontend_token_s=front.token_s if front else 0.0,
                                           frontend_servers=front.servers if front else 1,
-                                          first_prompt_cached=warmup))
+                                          first_prompt_cached=warmup,
+                                          schedule_ahead=schedules_ahead(load.engine.lower(), load.engine_version,
+                                                                         load.backend, steps.host_overlap)))
     assumptions = budget.assumptions + steps.assumptions + result.assumptions
     if front is not None:
         assumptions += (Assumption("front_end", _(
