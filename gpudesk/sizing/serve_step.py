@@ -465,15 +465,11 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         Assumption("gemm_tile_tokens", _("a step of fewer than {tokens} tokens costs the GEMM math of {tokens} "
                                          "tokens").format(tokens=tile_tokens), GEMM_TILE_SOURCE),
     ]
-<<<<<<< HEAD
-    block_rate, block_source = block_fp8_dense_stream_bytes_per_s(gpu)
-=======
     if prefill_layer_s:
         assumptions.append(Assumption("prefill_kernel_floor_s", _(
             "steps with prompt tokens run without CUDA graphs: {us:g} us per kernel").format(
             us=SMALL_KERNEL_EAGER_S * 1e6), EAGER_PREFILL_SOURCE))
-    block_rate = gpu.memory_bandwidth_gbps * 1e9 * BLOCK_FP8_WEIGHT_STREAM_SHARE
->>>>>>> speedsrv4
+    block_rate, block_source = block_fp8_dense_stream_bytes_per_s(gpu)
     hbm_rate = gpu.memory_bandwidth_gbps * 1e9 * hbm_eff
     dense_extra = block_bytes * max(0.0, 1 / block_rate - 1 / hbm_rate) if block_bytes else 0.0
     dense_extra += mla_dequant_bytes / hbm_rate
