@@ -22,7 +22,7 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
                "fresh-13": "fresh_cases_13.jsonl", "fresh-14": "fresh_cases_14.jsonl",
                "fresh-15": "fresh_cases_15.jsonl", "fresh-16": "fresh_cases_16.jsonl",
                "fresh-17": "fresh_cases_17.jsonl", "fresh-18": "fresh_cases_18.jsonl",
-               "fresh-19": "fresh_cases_19.jsonl"}
+               "fresh-19": "fresh_cases_19.jsonl", "fresh-20": "fresh_cases_20.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -201,11 +201,16 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # "fresh-19" (34: cuDNN init, SGLang, TPU, MIG, CuPy, XGBoost, TensorRT, 9 Chinese-language threads), collected while
 # the fifteenth pass was written, scored once after it merged: fresh-18 20/35 (9 not recognised: memory reported
 # full with nothing failing, titles in the user's words), fresh-19 14/34 (2 not recognised; leak, preallocation and
-# driver-version labels missed).
+# driver-version labels missed). The sixteenth pass (tests/oom/test_oom_sixteenth_pass.py) read them by mechanism:
+# memory described as filled with no failure is the engine's up-front reservation in its own setting's name; growth
+# in the user's words is a leak; "OOM" as a verb; a user-stated card size; SGLang scheduler lines; TensorRT's
+# execution context (seen: fresh-18 32/35, fresh-19 25/34; development sets 242/259).
+# "fresh-20" (35 messages, 11 Chinese-language threads, 18 labelled not-capacity, leak or another holder), collected
+# while the sixteenth pass was written, scored once after it merged: 13/35 (5 not recognised).
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23, "fresh-17": 19,
-                     "fresh-18": 20, "fresh-19": 14}
+                     "fresh-18": 20, "fresh-19": 14, "fresh-20": 13}
 
 
 def _rows(name: str) -> list[dict]:
