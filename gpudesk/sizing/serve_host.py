@@ -43,10 +43,10 @@ with overlap the CPU prepares step n+1 while the GPU runs step n, so a step last
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from gpudesk.i18n import _
+from gpudesk.sizing.engine_version import version_triple
 from gpudesk.sizing.errors import SizingError
 
 HOST_STEP_S = 1.0e-3
@@ -90,7 +90,6 @@ FRONTEND_TOKEN_S = HOST_REQUEST_S
 FRONTEND_SINCE = {"vllm": VLLM_V1_SINCE}
 FRONTEND_SOURCE = ("vLLM V1 API-server process: vllm-project/vllm PR 12287 (63.62 req/s, Llama-3.2-1B on A100, "
                    "ShareGPT at concurrency 400), issue 25301 (one tokenizer thread), PR 17546 (--api-server-count)")
-_VERSION = re.compile(r"(\d+)\.(\d+)")
 
 
 @dataclass(frozen=True)
@@ -112,11 +111,11 @@ def engine_version_tuple(version: str | None) -> tuple[int, int] | None:
     """
     if version is None or not str(version).strip():
         return None
-    match = _VERSION.search(str(version))
-    if match is None:
+    release = version_triple(version)
+    if release is None:
         raise SizingError("engine_version", _("{version!r} has no major.minor version number.").format(
             version=version))
-    return int(match.group(1)), int(match.group(2))
+    return release[0], release[1]
 
 
 def default_overlap(engine: str, version: str | None) -> bool:

@@ -14,10 +14,10 @@
 from __future__ import annotations
 
 import math
-import re
 
 from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
+from gpudesk.sizing.engine_version import version_triple
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.time import DEFAULT_LINK_EFFICIENCY, DEFAULT_MATMUL_EFFICIENCY
@@ -164,16 +164,6 @@ BLOCK_FP8_TRITON_SOURCE = ("block-FP8 Triton/CUTLASS GEMMs on H100, DeepSeek-V3 
 BLOCK_FP8_TRITON_ENGINES = ("vllm", "sglang")
 
 
-def _version_triple(version: str | None) -> tuple[int, int, int] | None:
-    """(major, minor, patch) of a published version string such as ``0.4.3.post2`` or ``v0.5.7``; None if absent."""
-    if not version:
-        return None
-    match = re.match(r"\s*v?(\d+)\.(\d+)(?:\.(\d+))?", version)
-    if match is None:
-        return None
-    return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
-
-
 def block_fp8_triton_peak_share(rows: float) -> float:
     """Share of the FP8 peak the block-FP8 Triton kernel reaches on a GEMM of ``rows`` token rows
     (:data:`BLOCK_FP8_TRITON_TFLOPS_BY_M`, interpolated in log M, held at both ends)."""
@@ -202,7 +192,7 @@ def block_fp8_triton_flops_share(spec: ModelSpec, engine: str, version: str | No
         routed = min(1.0, moe_layers * spec.moe_active_experts * spec.expert_params / active)
     dense_slow = engine == "vllm"
     if engine == "sglang":
-        parsed = _version_triple(version)
+        parsed = version_triple(version)
         dense_slow = parsed is not None and parsed < SGLANG_DEEPGEMM_DEFAULT_SINCE
     return (1.0 if dense_slow else routed), routed, BLOCK_FP8_TRITON_SOURCE
 

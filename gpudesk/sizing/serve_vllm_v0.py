@@ -23,10 +23,10 @@ From v0.8 the V1 engine is the default and always chunks (:mod:`gpudesk.sizing.s
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from gpudesk.catalog.records import GPU
+from gpudesk.sizing.engine_version import version_triple
 from gpudesk.sizing.shapes import ModelSpec
 
 V1_SINCE = (0, 8, 0)
@@ -45,7 +45,6 @@ MLA_NO_CHUNKED_SOURCE = (
     "vllm/config.py VllmConfig.__post_init__ (v0.7.1-v0.7.3): 'MLA is enabled; forcing chunked prefill and prefix "
     "caching to be disabled.' (https://github.com/vllm-project/vllm); non-GPU platforms only from v0.8")
 MLA_SOURCE = MLA_NO_CHUNKED_SOURCE + "; " + SOURCE
-_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 
 
 @dataclass(frozen=True)
@@ -55,15 +54,6 @@ class V0Scheduler:
     chunked: bool
     token_budget: int
     source: str = SOURCE
-
-
-def version_triple(version: str | None) -> tuple[int, int, int] | None:
-    """(major, minor, patch) of a published version (``0.6.5.dev964+mlperf50`` -> (0, 6, 5)); None when absent or
-    without a ``major.minor`` (the caller's version check reports that)."""
-    match = _VERSION.search(str(version)) if version else None
-    if match is None:
-        return None
-    return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
 
 
 def vllm_v0_scheduler(spec: ModelSpec, gpu: GPU, version: str | None, chunked: bool | None,

@@ -7,7 +7,8 @@ import pytest
 
 from gpudesk.catalog import open_catalog
 from gpudesk.sizing.serve_engine import engine_budget
-from gpudesk.sizing.serve_vllm_v0 import version_triple, vllm_v0_scheduler
+from gpudesk.sizing.engine_version import version_triple
+from gpudesk.sizing.serve_vllm_v0 import vllm_v0_scheduler
 from gpudesk.sizing.shapes import spec_from_catalog
 from gpudesk.sizing.speed_serve import ServeLoad, serve_speed
 
