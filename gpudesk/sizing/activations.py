@@ -174,6 +174,10 @@ def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: in
     torch.compile'd loss, 4 B/element), ``chunked`` (torchtune, 3.5 B/element eager,
     2.25 under torch.compile), ``fused`` (Liger fused linear CE, ~10*b*s*h bytes) or ``inplace-16bit`` (16-bit logits
     whose gradient is written in place, 2 B/element: Unsloth's Triton cross-entropy).
+    Megatron-Core's ``vocab_parallel_cross_entropy`` (megatron/core/tensor_parallel/cross_entropy.py,
+    github.com/NVIDIA/Megatron-LM) costs what ``standard-16bit`` counts, 6 B/element: beside the 16-bit logits it
+    makes one fp32 copy, turns it into the softmax in place (``-=``, ``torch.exp(out=)``, ``div_``), saves it and
+    writes the gradient into it in backward; ``standard`` (12 B) overstates a Megatron run.
 
     Raises:
         SizingError: unknown loss mode or non-positive sizes.

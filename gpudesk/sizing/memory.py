@@ -332,6 +332,8 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))
+    if w.context_parallel != 1:
+        raise SizingError("context_parallel", _("context parallelism is modelled for full training only."))
     return lora_memory(
         spec, mode=mode, rank=w.lora_rank, targets=w.lora_targets, precision=w.precision,
         optimizer=w.optimizer,
@@ -342,4 +344,5 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         fsdp1_mixed_flat_params=w.fsdp1_mixed_flat_params and w.fsdp_version == 1,
         lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul, weight_loading=w.weight_loading,
         double_quant=w.double_quant, fsdp_version=w.fsdp_version, lora_kernels=w.lora_kernels,
+        tensor_parallel=w.tensor_parallel, sequence_parallel=w.sequence_parallel,
     )

@@ -44,6 +44,15 @@
   the adapters in their own units "to work around FSDP allocating extra gradient memory when wrapped with other
   modules" (https://github.com/pytorch/torchtune/blob/fef3ed10dc9efe9e35b118e4397e84c680c0a737/torchtune/utils/_distributed.py
   ``lora_fsdp_wrap_policy``), as PEFT's ``fsdp_auto_wrap_policy`` does; a plain per-block wrap does not.
+- ``tensor_parallel`` (Megatron-Core LoRA, e.g. Megatron-SWIFT): the frozen base is split like any Megatron model
+  (column/row-parallel linears, vocab-parallel embeddings and head), so each rank holds ``1 / t`` of it and the
+  ZeRO/distributed-optimizer sharding runs over the ``gpus / t`` data-parallel ranks. The adapters follow PEFT's
+  ``LoraParallelLinear`` (https://github.com/huggingface/peft/blob/v0.13.2/src/peft/tuners/lora/tp_layer.py):
+  over a column-parallel base ``lora_A`` is a whole ``nn.Linear`` and ``lora_B`` is column-parallel; over a
+  row-parallel base (``o_proj``, ``down_proj``) ``lora_A`` is row-parallel and ``lora_B`` whole. Activations and
+  the vocab-parallel logits split as in full training (Korthikanti et al. 2022, arXiv 2205.05198, Table 2); the
+  frozen-layer correction of a kept layer is divided by ``t`` with them. A 4-bit base has no tensor-parallel
+  layer (bitsandbytes ``Linear4bit`` is a whole matrix), so QLoRA with ``t > 1`` is refused.
 """
 
 from __future__ import annotations
@@ -76,6 +85,7 @@ TARGET_ALIASES: dict[str, tuple[str, ...]] = {
     "default": ("q_proj", "v_proj"),  # PEFT's default target modules for Llama
 }
 LORA_MODES = ("lora", "qlora")
+ROW_PARALLEL_MODULES = ("o_proj", "down_proj")  # Megatron RowParallelLinear: the input dimension is split
 
 
 def resolve_targets(targets: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -154,6 +164,29 @@ def lora_trainable_params(spec: ModelSpec, rank: int, targets: str | tuple[str, 
     return spec.transformer_dims.layers * per_layer
 
 
+def lora_params_per_tp_rank(spec: ModelSpec, rank: int, targets: str | tuple[str, ...] | list[str],
+                            tensor_parallel: int) -> int:
+    """Adapter parameters one tensor-parallel rank holds (PEFT ``LoraParallelLinear``, module docstring): the
+    split factor of each adapter matrix follows its base layer; ``tensor_parallel`` 1 gives
+    :func:`lora_trainable_params`.
+
+    Raises:
+        ShapeError / SizingError: as :func:`lora_trainable_params`.
+    """
+    total = lora_trainable_params(spec, rank, targets)
+    if tensor_parallel == 1:
+        return total
+    names = tuple(n for n in resolve_targets(targets) if spec.gated or n != "gate_proj")
+    per_layer = 0.0
+    for name in names:
+        d_in, d_out = _module_dims(spec, name)
+        if name in ROW_PARALLEL_MODULES:
+            per_layer += rank * (d_in / tensor_parallel + d_out)
+        else:
+            per_layer += rank * (d_in + d_out / tensor_parallel)
+    return int(spec.transformer_dims.layers * per_layer)
+
+
 def lora_memory(
     spec: ModelSpec,
     *,
@@ -182,6 +215,8 @@ def lora_memory(
     double_quant: bool = True,
     fsdp_version: int = 2,
     lora_kernels: str = "peft",
+    tensor_parallel: int = 1,
+    sequence_parallel: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -204,7 +239,15 @@ def lora_memory(
     g = positive_int("gpus", gpus, MAX_GPUS)
     stage = normalise_sharding(sharding)
     off = choice("offload", offload, OFFLOAD_MODES)
-    trainable = lora_trainable_params(spec, rank, targets)
+    t = positive_int("tensor_parallel", tensor_parallel, 1024)
+    if g % t:
+        raise SizingError("tensor_parallel", _("{tp} does not divide the {gpus} GPUs.").format(tp=t, gpus=g))
+    if kind == "qlora" and t > 1:
+        raise SizingError("tensor_parallel", _("QLoRA has no tensor-parallel layers (a 4-bit base matrix is not "
+                                               "split); use tensor parallel 1 and shard the base with ZeRO-3 or FSDP."))
+    total_trainable = lora_trainable_params(spec, rank, targets)
+    trainable = lora_params_per_tp_rank(spec, rank, targets, t)
+    dp = g // t
     # The precision names mean what the CLI says: bf16/fp16/fp8 are 16-bit adapters over an fp32 master with fp32
     # optimizer states (DeepSpeed's bf16/fp16 optimizers, Lightning/FSDP mixed precision); bf16-pure is PEFT's LoRA
     # layers cast to a bf16 base under HF AMP (torch AdamW keeps bf16 states); fp16-amp fp32 adapters.
@@ -220,24 +263,24 @@ def lora_memory(
         keep = spec.embedding_params
         base = (spec.params - keep) * weight_bits_per_param(nf4_format) / 8 + keep * keep_bytes
     else:
-        base = spec.params * base_bytes_per_param
+        base = spec.params * base_bytes_per_param / t
     gathered = 0.0
     adapters = trainable * per_trainable
-    if stage in ("zero1", "zero2") and g > 1 or off == "optimizer":
+    if stage in ("zero1", "zero2") and dp > 1 or off == "optimizer":
         # ZeRO-1/2 partition the adapters' master weights and optimizer states (ZeRO-2 their gradients too) over
         # the data-parallel GPUs, and ZeRO-Offload keeps them in host memory, as for full training.
-        adapters = sum(sharded_model_states(trainable, adapter_state, g, stage, off).values())
+        adapters = sum(sharded_model_states(trainable, adapter_state, dp, stage, off).values())
         if stage == "zero3":
-            adapters *= g  # divided by the GPUs with the base below
+            adapters *= dp  # divided by the GPUs with the base below
     resident_at_load = base + trainable * adapter_state[0]
     staging = load_staging_bytes(spec, weight_loading, quantised_base=kind == "qlora",
                                  base_bytes_per_param=base_bytes_per_param,
-                                 sharded_gpus=g if stage == "zero3" else 1)
-    if stage == "zero3" and g > 1:
-        base /= g
-        adapters /= g
-        resident_at_load /= g
-        blocks = 2 * (spec.params - spec.embedding_params) / max(1, spec.layers or 1)
+                                 sharded_gpus=dp if stage == "zero3" else 1) if t == 1 else 0.0
+    if stage == "zero3" and dp > 1:
+        base /= dp
+        adapters /= dp
+        resident_at_load /= dp
+        blocks = 2 * (spec.params - spec.embedding_params) / max(1, spec.layers or 1) / t
         # FSDP MixedPrecision / DeepSpeed gather the compute dtype: 2 bytes unless training in fp32.
         compute_bytes = 4.0 if precision == "fp32" else 2.0
         gathered = blocks * (weight_bits_per_param(nf4_format) / 8 if kind == "qlora" else compute_bytes)
@@ -256,7 +299,8 @@ def lora_memory(
         base = 0.0
     acts, logits = activation_bytes(spec, seq_len_tokens, micro_batch_size, recompute=recompute,
                                     flash_attention=flash_attention, precision=precision, loss=loss,
-                                    activation_offload=activation_offload, compiled=compiled)
+                                    activation_offload=activation_offload, compiled=compiled,
+                                    tensor_parallel=t, sequence_parallel=sequence_parallel)
     if spec.is_transformer and recompute in ("none", "full") and precision_family(precision) != "fp32":
         names = tuple(n for n in resolve_targets(targets) if spec.gated or n != "gate_proj")
         dims = spec.transformer_dims
@@ -268,7 +312,7 @@ def lora_memory(
                                              dims.num_attention_heads, spec.ffn_size, gated_mlp=spec.gated,
                                              flash_attention=flash_attention)
         counted = (min(2, dims.layers) if activation_offload else dims.layers) if recompute == "none" else 1
-        acts = max(0.0, acts + (frozen - trained) * counted)
+        acts = max(0.0, acts + (frozen - trained) * counted / t)
     if fp32_norms and spec.is_transformer:
         acts += fp32_residual_extra_bytes(spec, seq_len_tokens, micro_batch_size, recompute, activation_offload)
     fp32_head = kbit_fp32_upcast and not kbit_embeddings_bf16 and loss in ("standard-16bit", "inplace-16bit")
@@ -278,7 +322,7 @@ def lora_memory(
                                "gathered_layers": gathered, "gradients": flat_grads}
     assumptions = [
         (_("{trainable:,} trainable parameters (rank {rank}, {targets})").format(
-            trainable=trainable, rank=rank, targets=", ".join(resolve_targets(targets))),
+            trainable=total_trainable, rank=rank, targets=", ".join(resolve_targets(targets))),
          "Hu et al. 2021, LoRA (arXiv 2106.09685)"),
         (_("adapters: {bytes:g} bytes per trainable parameter").format(bytes=per_trainable), optimizer_source(optimizer)),
         (_("frozen base {stage} over {gpus} GPU(s), offload {offload}").format(stage=stage, gpus=g,
@@ -286,6 +330,11 @@ def lora_memory(
          "ZeRO paper section 5; PyTorch FSDP2 fully_shard"),
         (_("activations are not reduced by LoRA"), "oom.md 1.2; Korthikanti et al. 2022 Table 2"),
     ]
+    if t > 1:
+        assumptions.append((_("tensor parallel {tp}: each rank holds 1/{tp} of the frozen base and {trainable:,} "
+                              "adapter parameters; activations and logits split as in full training").format(
+                                  tp=t, trainable=trainable),
+                            "peft tuners/lora/tp_layer.py LoraParallelLinear; Korthikanti et al. 2022 Table 2"))
     if kind == "qlora":
         largest = max(_module_dims(spec, n)[0] * _module_dims(spec, n)[1] for n in LLAMA_MODULES)
         parts["prefill_workspace"] = largest * 2
