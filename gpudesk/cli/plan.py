@@ -419,7 +419,8 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
     for name, previous in (("fresh-3", "fresh-2"), ("fresh-4", "fresh-3"), ("fresh-5", "fresh-4"),
                            ("fresh-6", "fresh-5"), ("fresh-7", "fresh-6"), ("fresh-8", "fresh-6"),
                            ("fresh-9", "fresh-8"), ("fresh-10", "fresh-9"), ("fresh-11", "fresh-10"),
-                           ("fresh-12", "fresh-10"), ("fresh-13", "fresh-12")):
+                           ("fresh-12", "fresh-10"), ("fresh-13", "fresh-12"),
+                           ("fresh-14", "fresh-13")):
         lines += _held_out_set_lines(name, previous, summary.get(name, {"rows": 0}))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:

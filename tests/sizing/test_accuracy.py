@@ -62,6 +62,7 @@ FRESH10 = CASES.with_name("measured_peaks_fresh10.jsonl")
 FRESH11 = CASES.with_name("measured_peaks_fresh11.jsonl")
 FRESH12 = CASES.with_name("measured_peaks_fresh12.jsonl")
 FRESH13 = CASES.with_name("measured_peaks_fresh13.jsonl")
+FRESH14 = CASES.with_name("measured_peaks_fresh14.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -194,7 +195,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2}
 # Held-out rows whose typed flags the estimator refuses as a contradiction, by set (at the first score).
 REFUSED_HELD_OUT = {"fresh-12": 1}
 
@@ -218,6 +219,8 @@ REFUSED_HELD_OUT = {"fresh-12": 1}
     ("fresh-12", FRESH12, "fresh12-2026-12-05", 36),
     # fresh-13: collected while the fixes fresh-12 prompted were written, scored once after they merged (16/27).
     ("fresh-13", FRESH13, "fresh13-2026-12-05", 36),
+    # fresh-14: collected while the fixes fresh-13 prompted were written, scored once after they merged (25/34).
+    ("fresh-14", FRESH14, "fresh14-2026-12-05", 36),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
