@@ -141,6 +141,22 @@ def nvlink_domain(catalog: Catalog, gpu: GPU) -> tuple[int, float, str]:
     return best
 
 
+def nvlink_hosts_per_domain(catalog: Catalog, gpu: GPU, host_gpus: int) -> int:
+    """GPUs that share one NVLink domain when a published run counts ``host_gpus`` GPUs per host.
+
+    On a rack-scale NVLink system (catalog server sold as a whole ``rack``) a host is one compute tray
+    (``min_gpus``: 4 on GB200/GB300 NVL72) and the NVLink switch trays join all trays of the rack into one domain, so a
+    run that names "4 GPUs per host" still talks over NVLink to the whole rack (NVIDIA GB300 NVL72 page,
+    https://www.nvidia.com/en-us/data-center/gb300-nvl72/: 18 compute trays of 4 GPUs, 72 GPUs in one NVLink domain).
+    Elsewhere the host is the domain. As ``gpudesk estimate speed --gpu gb300`` takes the rack by default.
+    """
+    for server in catalog.servers():
+        if (server.accepts(gpu) and server.sale_unit == "rack" and host_gpus <= server.min_gpus
+                and catalog.link(server.interconnect).kind != "network"):
+            return server.max_gpus
+    return host_gpus
+
+
 def case_model(case: dict[str, Any], catalog: Catalog) -> ModelSpec:
     """The row's model: a catalog id, or a config.json path relative to the source checkout."""
     model = str(case.get("model") or "")
@@ -175,7 +191,7 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         etp=int(case.get("etp") or 1), precision="bf16" if precision == "fp16" else precision,
         sharding=SHARDING.get(str(case.get("sharding")), "distributed-optimizer"),
         recompute=str(case.get("recompute") or "none"), framework=profile,
-        gpus_per_node=min(node, int(case.get("gpus_per_node") or node)), intra_gbps=intra, intra_name=intra_name,
+        gpus_per_node=min(node, _host_domain(case, catalog, gpu, node, intra_kind)), intra_gbps=intra, intra_name=intra_name,
         inter_gbps=net.bandwidth_gbps_per_direction, inter_name=net.name,
         tokens=float(case["tokens"]) if case.get("tokens") else None,
         adapter_params=float(case["adapter_params"]) if case.get("adapter_params") else None, ep_comm_overlap=bool(case.get("ep_overlap")),
@@ -183,6 +199,12 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         fp8_recipe=FP8_RECIPE_NAMES.get(str(case.get("fp8_recipe") or "")),
         mtp_layers=int(case.get("mtp_layers") or 0), recompute_modules=_modules(case.get("recompute_modules")),
         intra_kind=intra_kind)
+
+
+def _host_domain(case: dict[str, Any], catalog: Catalog, gpu: GPU, node: int, intra_kind: str) -> int:
+    """The row's GPUs per NVLink domain: its ``gpus_per_node``, widened to the rack for a tray of an NVL rack."""
+    host = int(case.get("gpus_per_node") or node)
+    return nvlink_hosts_per_domain(catalog, gpu, host) if intra_kind == "nvlink" else host
 
 
 def _modules(value: Any) -> tuple[str, ...]:
@@ -229,5 +251,5 @@ def predict_train_case(case: dict[str, Any], catalog: Catalog | None = None) -> 
     raise SizingError("measured.metric", _("the training model does not answer {metric!r}.").format(metric=metric))
 
 
-__all__ = ["case_model", "case_setup", "gpu_rates", "nvlink_domain", "predict_train_case", "replace",
+__all__ = ["case_model", "case_setup", "gpu_rates", "nvlink_domain", "nvlink_hosts_per_domain", "predict_train_case", "replace",
            "same_silicon_efficiency"]
