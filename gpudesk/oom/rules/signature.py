@@ -66,6 +66,7 @@ from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
+                                    bare_bus_error,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
                                     SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command, flatten_whitespace,
                                     names_managed_memory, names_unified_allocator, startup_pool_runtime)
@@ -467,6 +468,10 @@ def check(f: Facts) -> list[Cause]:
         out.append(_shortage(0.5, f, _("Metal derives its limits from the device's memory: a buffer above the "
                                        "per-buffer limit can mean that the model and its context do not fit this "
                                        "device at all; then only a smaller context or model helps.")))
+    elif sig == "dev_shm" and bare_bus_error(r.text or ""):
+        # A bus error with no word of shared memory (signatures.bare_bus_error): /dev/shm is the likeliest backing that
+        # faults so, not the only one (a memory-mapped file truncated under the process does too), hence 0.6.
+        out.append(_not_capacity(sig, 0.6, f))
     elif sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
     elif sig == "xpu_large":
