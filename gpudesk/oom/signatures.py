@@ -339,6 +339,18 @@ GGML_PINNED_CHECK = Check("pin_memory", "GGML_CUDA_NO_PINNED=1",
                           N_("If the error goes away with this set, page-locked host memory was the limit (small "
                              "under WSL2): keep it set there, or raise the WSL memory (.wslconfig memory=)."))
 
+# RDMA verbs (libibverbs, used by UCX, NCCL's IB transport, MPI) register host memory with the adapter by pinning it,
+# and the kernel counts what a process pins against RLIMIT_MEMLOCK: a registration or queue creation beyond it fails
+# with ENOMEM, "Cannot allocate memory", while RAM is free (ibv_reg_mr(3); rdma-core's "Memory locking" notes on
+# ulimit -l; openucx/ucx#8229: "ibv_create_cq(cqe=4096) failed: Cannot allocate memory", a memlock limit).
+VERBS_ENOMEM = re.compile(r"\bibv_(?:reg_mr|create_cq|create_qp|create_srq|alloc_pd|reg_dmabuf_mr)\b[^\n]{0,200}?"
+                          r"cannot allocate memory", re.IGNORECASE)
+# Its deciding check: the locked-memory limit of the shell (or container) that starts the job.
+VERBS_PINNED_CHECK = Check("pin_memory", "ulimit -l",
+                           N_("If this prints a small number (64 is a common default) rather than unlimited, the "
+                              "RDMA adapter could not pin more host memory: raise the limit (memlock in "
+                              "/etc/security/limits.conf, docker run --ulimit memlock=-1, systemd LimitMEMLOCK)."))
+
 # The deciding check of a cuDNN/cuBLAS handle that could not be created (``library_init``) read as a library problem:
 # which cuDNN the loader finds and which one the framework was built with (``driver_version``'s kind), and how much
 # memory was free when it failed (the memory reading).
@@ -785,6 +797,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
             or _RUST_ALLOC.search(text) or _RAM_SHORTAGE.search(text) or (
                 _ZH_RAM_SHORTAGE.search(text) and not any(w in low for w in _ZH_DEVICE_WORDS)):
         return "host_ram"
+    if VERBS_ENOMEM.search(low):
+        return "pin_memory"
     func_attribute_oom = _FUNC_ATTRIBUTE_OOM.search(low) is not None
     for key, words in _WORDS[1:]:
         if key == "shared_memory" and func_attribute_oom:

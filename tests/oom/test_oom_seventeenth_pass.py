@@ -90,3 +90,20 @@ def test_kubelet_eviction_is_host_ram() -> None:
     assert (cause, found, check) == ("not_capacity", True, "host_ram")
     # Negative: another resource under pressure is not memory.
     assert _top("The node was low on resource: ephemeral-storage.")[1] is False
+
+
+# openucx/ucx#8229 (the locked-memory limit).
+UCX = ("[1652739463.054681] [cn0022:4071024:0]        ib_iface.c:1035 UCX  ERROR ibv_create_cq(cqe=4096) failed: Cannot "
+       "allocate memory\n[cn0022:4071024] pml_ucx.c:309  Error: Failed to create UCP worker")
+
+
+def test_rdma_verbs_enomem_is_pinned_memory_with_ulimit_check() -> None:
+    d = diagnose_text(UCX)
+    top = d.causes[0]
+    assert (top.id, top.evidence.get("deciding_check"), top.confidence) == ("not_capacity", "pin_memory", 0.8)
+    assert top.checks[0].startswith("ulimit -l")
+    assert "memlock" in top.fix
+    # Variant: a memory registration.
+    assert _top("ibv_reg_mr failed: Cannot allocate memory")[3] == "pin_memory"
+    # Negative: a verbs call that failed for another reason names no memory.
+    assert _top("ibv_create_qp failed: Invalid argument")[1] is False

@@ -66,7 +66,7 @@ from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
-                                    bare_bus_error,
+                                    VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
                                     SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command, flatten_whitespace,
                                     names_managed_memory, names_unified_allocator, startup_pool_runtime)
@@ -237,6 +237,15 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         # ggml/src/ggml-cuda/ggml-cuda.cu); GGML_CUDA_NO_PINNED makes it use pageable memory (llama.cpp#1735).
         fixes["pin_memory"] = _("Set GGML_CUDA_NO_PINNED=1 before starting (ggml then uses pageable host memory), or "
                                 "raise the WSL memory in .wslconfig (memory=) and restart WSL")
+    verbs = key == "pin_memory" and VERBS_ENOMEM.search(r.text or "") is not None
+    if verbs:
+        # RDMA verbs pin what they register against RLIMIT_MEMLOCK (signatures.VERBS_ENOMEM).
+        explanations["pin_memory"] = _("An RDMA verbs call (ibv_*) could not pin host memory for the network "
+                                       "adapter: the locked-memory limit (ulimit -l) was reached, not the RAM or the "
+                                       "GPU's memory.")
+        fixes["pin_memory"] = _("Raise the locked-memory limit for the job: memlock unlimited in "
+                                "/etc/security/limits.conf (then log in again), docker run --ulimit memlock=-1, or "
+                                "LimitMEMLOCK=infinity for a systemd service or the batch scheduler's daemon")
     if key == "buffer_limit" and _WEBGPU_LIMIT.search(r.text or ""):
         # WebGPU devices start with the spec's default limits (maxBufferSize 256 MiB) unless the program asks the
         # adapter for more when it requests the device (wgpu: Limits::default(), DeviceDescriptor.required_limits; the
@@ -293,6 +302,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
     own_check = {"dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     if key == "pin_memory" and _ggml_cuda(r):
         own_check = GGML_PINNED_CHECK
+    if verbs:
+        own_check = VERBS_PINNED_CHECK
     if key == "buffer_limit" and _WEBGPU_LIMIT.search(r.text or ""):
         own_check = WEBGPU_LIMIT_CHECK
     elif key == "buffer_limit" and _OPENCL_LIMIT.search(r.text or ""):
@@ -472,6 +483,9 @@ def check(f: Facts) -> list[Cause]:
         # A bus error with no word of shared memory (signatures.bare_bus_error): /dev/shm is the likeliest backing that
         # faults so, not the only one (a memory-mapped file truncated under the process does too), hence 0.6.
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "pin_memory" and VERBS_ENOMEM.search(r.text or ""):
+        # ENOMEM from a verbs call is the memlock limit as a rule, the adapter's own resources at times: 0.8.
+        out.append(_not_capacity(sig, 0.8, f))
     elif sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
     elif sig == "xpu_large":
