@@ -107,3 +107,22 @@ def test_rdma_verbs_enomem_is_pinned_memory_with_ulimit_check() -> None:
     assert _top("ibv_reg_mr failed: Cannot allocate memory")[3] == "pin_memory"
     # Negative: a verbs call that failed for another reason names no memory.
     assert _top("ibv_create_qp failed: Invalid argument")[1] is False
+
+
+# modelscope/ms-swift#1376 and InternLM/lmdeploy#2145 (an automatic device map that piles the model on the first cards).
+SWIFT = ("部署InternVL2-26B显存配比不均衡，无法完成推理，会直接报显存溢出\n部署后，前两张卡跑满，后两张卡几乎无占用，"
+         "推理就会报显存溢出。")
+LMDEPLOY = ("hello，我使用 4 张 24G 显存的 3090，加载 InternVL2-26B，但是它好像并不是 device_map 的进行分配，0卡总是显存溢出，"
+            "其余卡显存占用极少。")
+
+
+def test_imbalance_said_in_words() -> None:
+    for text in (SWIFT, LMDEPLOY):
+        d = diagnose_text(text)
+        assert (d.causes[0].id, d.found_oom) == ("multi_gpu_imbalance", True), text
+        assert "max_memory" in d.causes[0].fix
+    # Variant in English.
+    assert _top("CUDA out of memory on GPU 0 while the other GPUs are almost empty")[0] == "multi_gpu_imbalance"
+    # Negatives: an imbalanced data set is not about GPUs; a plain failure names no imbalance.
+    assert _top("CUDA out of memory. My dataset is imbalanced across classes")[0] != "multi_gpu_imbalance"
+    assert _top("显存溢出，4张卡都跑满了")[0] != "multi_gpu_imbalance"
