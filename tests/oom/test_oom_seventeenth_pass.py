@@ -126,3 +126,18 @@ def test_imbalance_said_in_words() -> None:
     # Negatives: an imbalanced data set is not about GPUs; a plain failure names no imbalance.
     assert _top("CUDA out of memory. My dataset is imbalanced across classes")[0] != "multi_gpu_imbalance"
     assert _top("显存溢出，4张卡都跑满了")[0] != "multi_gpu_imbalance"
+
+
+# dhcode-cpp/X-R1#38 (vLLM inside a GRPO trainer: its gpu_memory_utilization share).
+XR1 = "3B用4块GPU3090训练时，vllm报显存不足"
+
+
+def test_vllm_inside_a_trainer_is_its_memory_share() -> None:
+    d = diagnose_text(XR1)
+    assert (d.causes[0].id, d.found_oom) == ("kv_cache_budget", True)
+    assert "gpu_memory_utilization" in d.causes[0].fix
+    # Variant in English.
+    assert _top("GRPO training: vLLM CUDA out of memory")[0] == "kv_cache_budget"
+    # Negatives: vLLM serving alone, or a trainer with no vLLM, is not this reading.
+    assert _top("vllm serve: CUDA out of memory")[0] != "kv_cache_budget"
+    assert _top("trainer: CUDA out of memory")[0] != "kv_cache_budget"
