@@ -141,3 +141,16 @@ def test_vllm_inside_a_trainer_is_its_memory_share() -> None:
     # Negatives: vLLM serving alone, or a trainer with no vLLM, is not this reading.
     assert _top("vllm serve: CUDA out of memory")[0] != "kv_cache_budget"
     assert _top("trainer: CUDA out of memory")[0] != "kv_cache_budget"
+
+
+# chelsea0x3b/cudarc#113 (a cuDNN the Rust binding could not set up).
+CUDARC = "Unable to instantiate Cudnn\nI get a `CUDNN_STATUS_NOT_INITIALIZED` error."
+
+
+def test_cudnn_not_initialized_said_as_a_library_failure() -> None:
+    assert _top(CUDARC)[0::3] == ("not_capacity", "driver_version")
+    # Variant: "could not load cudnn".
+    assert _top("could not load cudnn: CUDNN_STATUS_NOT_INITIALIZED")[3] == "driver_version"
+    # Negatives: the status alone, or beside a framework that preallocates, keeps its memory readings.
+    assert _top("CUDNN_STATUS_NOT_INITIALIZED")[0] == "preallocation"
+    assert _top("tensorflow: unable to instantiate cudnn: CUDNN_STATUS_NOT_INITIALIZED")[0] == "preallocation"

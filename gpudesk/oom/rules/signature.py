@@ -736,6 +736,11 @@ _OTHER_MACHINE = re.compile(
     re.IGNORECASE)
 
 
+# Words that say the library itself could not be set up (a binding's or a user's wording).
+_LIBRARY_NOT_LOADED = re.compile(r"\b(?:unable to|cannot|can't|could not|couldn't|failed to) (?:instantiate|load|find|open)"
+                                 r" (?:the )?(?:lib)?cudnn\b")
+
+
 def _library_init(f: Facts) -> list[Cause]:
     r = f.report
     usage = _XLA_USAGE.search(r.text or "")
@@ -756,6 +761,13 @@ def _library_init(f: Facts) -> list[Cause]:
         return _cudacall_handle(f, cudacall.group(1))
     if _EAGER_HANDLE_CALLER.search(r.text or "") and not any(w in low for w in _PREALLOCATING):
         return _eager_handle(f)
+    if ("cudnn_status_not_initialized" in low and runtime not in _PREALLOCATING and r.framework not in _PREALLOCATING
+            and _LIBRARY_NOT_LOADED.search(low) and not any(w in low for w in _MEMORY_WORDS)):
+        # cuDNN's NOT_INITIALIZED beside words that say the library itself could not be set up, naming no framework
+        # with an up-front pool and no memory at all ("Unable to instantiate Cudnn ... CUDNN_STATUS_NOT_INITIALIZED",
+        # chelsea0x3b/cudarc#113, a cuDNN the binding could not load): a mismatched or missing install comes first
+        # (as in _cudacall_handle).
+        return _cudacall_handle(f, "not_initialized")
     if runtime in _PREALLOCATING or r.framework in _PREALLOCATING or _not_pytorch_wording(r):
         return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
                          _("cuDNN and cuBLAS allocate their handles and workspaces with cudaMalloc, outside the "
