@@ -154,3 +154,22 @@ def test_cudnn_not_initialized_said_as_a_library_failure() -> None:
     # Negatives: the status alone, or beside a framework that preallocates, keeps its memory readings.
     assert _top("CUDNN_STATUS_NOT_INITIALIZED")[0] == "preallocation"
     assert _top("tensorflow: unable to instantiate cudnn: CUDNN_STATUS_NOT_INITIALIZED")[0] == "preallocation"
+
+
+# bobmatnyc/trusty-tools#600 (ONNX Runtime's BFC arena over-reserving, then fragmenting).
+TRUSTY = ("[trusty-search][CRITICAL] CUDA BFCArena over-reserves VRAM → OOM during embedding on 16GB GPUs\nONNX Runtime "
+          "CUDA execution provider BFCArena grabs ~14.9GB of a 16GB T4 then fragments → `bfc_arena.cc ... Failed to "
+          "allocate memory for requested buffer` on every embed batch during the semantic stage; worse under "
+          "concurrency.")
+
+
+def test_fragmentation_said_in_words() -> None:
+    d = diagnose_text(TRUSTY)
+    assert d.causes[0].id == "fragmentation"
+    assert "arena_extend_strategy" in d.causes[0].fix
+    # Variant outside ONNX Runtime: the allocator setting.
+    assert _top("CUDA out of memory; the memory seems to be fragmented")[0] == "fragmentation"
+    # Negatives: PyTorch's generic hint and XLA's statistics label are not a statement of fragmentation.
+    assert _top("RuntimeError: CUDA error: out of memory. See documentation to avoid fragmentation")[0] != "fragmentation"
+    assert _top("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4770354232 bytes.\n"
+                "  total fragmentation:  680.30MiB (4.60%)")[0] != "fragmentation"
