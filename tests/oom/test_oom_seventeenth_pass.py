@@ -173,3 +173,9 @@ def test_fragmentation_said_in_words() -> None:
     assert _top("RuntimeError: CUDA error: out of memory. See documentation to avoid fragmentation")[0] != "fragmentation"
     assert _top("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4770354232 bytes.\n"
                 "  total fragmentation:  680.30MiB (4.60%)")[0] != "fragmentation"
+
+
+def test_bare_bus_error_says_its_reading_is_likely_not_certain() -> None:
+    top = diagnose_text(BUS).causes[0]
+    assert top.title.startswith("Likely not GPU memory")
+    assert "SIGBUS" in top.explanation and top.checks[0].startswith("df -h /dev/shm")

@@ -237,6 +237,14 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         # ggml/src/ggml-cuda/ggml-cuda.cu); GGML_CUDA_NO_PINNED makes it use pageable memory (llama.cpp#1735).
         fixes["pin_memory"] = _("Set GGML_CUDA_NO_PINNED=1 before starting (ggml then uses pageable host memory), or "
                                 "raise the WSL memory in .wslconfig (memory=) and restart WSL")
+    if key == "dev_shm" and bare_bus_error(r.text or ""):
+        # The shell's "Bus error" alone (signatures.bare_bus_error): the likeliest backing, said as such.
+        titles["dev_shm"] = _("Likely not GPU memory: a bus error, most often shared memory (/dev/shm) that could not "
+                              "back a page")
+        explanations["dev_shm"] = _("The process was ended by SIGBUS. The kernel sends it when a page of a "
+                                    "memory-mapped file cannot be backed: most often /dev/shm full or small (the "
+                                    "DataLoader workers pass batches through it; Docker gives 64 MB), else a file "
+                                    "mapped by the program that was truncated.")
     verbs = key == "pin_memory" and VERBS_ENOMEM.search(r.text or "") is not None
     if verbs:
         # RDMA verbs pin what they register against RLIMIT_MEMLOCK (signatures.VERBS_ENOMEM).
