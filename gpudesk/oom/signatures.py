@@ -339,6 +339,18 @@ GGML_PINNED_CHECK = Check("pin_memory", "GGML_CUDA_NO_PINNED=1",
                           N_("If the error goes away with this set, page-locked host memory was the limit (small "
                              "under WSL2): keep it set there, or raise the WSL memory (.wslconfig memory=)."))
 
+# RDMA verbs (libibverbs, used by UCX, NCCL's IB transport, MPI) register host memory with the adapter by pinning it,
+# and the kernel counts what a process pins against RLIMIT_MEMLOCK: a registration or queue creation beyond it fails
+# with ENOMEM, "Cannot allocate memory", while RAM is free (ibv_reg_mr(3); rdma-core's "Memory locking" notes on
+# ulimit -l; openucx/ucx#8229: "ibv_create_cq(cqe=4096) failed: Cannot allocate memory", a memlock limit).
+VERBS_ENOMEM = re.compile(r"\bibv_(?:reg_mr|create_cq|create_qp|create_srq|alloc_pd|reg_dmabuf_mr)\b[^\n]{0,200}?"
+                          r"cannot allocate memory", re.IGNORECASE)
+# Its deciding check: the locked-memory limit of the shell (or container) that starts the job.
+VERBS_PINNED_CHECK = Check("pin_memory", "ulimit -l",
+                           N_("If this prints a small number (64 is a common default) rather than unlimited, the "
+                              "RDMA adapter could not pin more host memory: raise the limit (memlock in "
+                              "/etc/security/limits.conf, docker run --ulimit memlock=-1, systemd LimitMEMLOCK)."))
+
 # The deciding check of a cuDNN/cuBLAS handle that could not be created (``library_init``) read as a library problem:
 # which cuDNN the loader finds and which one the framework was built with (``driver_version``'s kind), and how much
 # memory was free when it failed (the memory reading).
@@ -397,6 +409,18 @@ _SHM_SEGMENT_WORDS = ("error while creating shared memory segment", "error while
 # file named, ncclSystemError's "unhandled system error" is that failure too.
 _SHM_FILE_FAILURES = ("failed to extend", "failed to create shared memory file", "could not map",
                       "unhandled system error")
+# The shell's report of a process ended by SIGBUS with nothing else about it ("Bus error (core dumped)",
+# POSTECH-CVLab/point-transformer#50). A page of a shared-memory file (tmpfs, /dev/shm: DataLoader workers' tensors)
+# that the kernel cannot back faults with SIGBUS rather than ENOMEM (mm/shmem.c; mmap(2), "SIGBUS"), so the size and
+# use of /dev/shm is the check that tells it apart from a truncated memory-mapped file.
+_BARE_BUS_ERROR = re.compile(r"^\s{0,8}(?:\S{1,200}:\s{1,4}(?:line \d{1,7}:\s{1,4}\d{1,10}\s{1,4})?)?Bus error"
+                             r"(?:\s{1,40}\(core dumped\))?(?:\s{1,8}\S[^\n]{0,300})?$", re.MULTILINE)
+
+
+def bare_bus_error(text: str) -> bool:
+    """True when ``text`` holds the shell's "Bus error" line and no word of shared memory."""
+    low = text.lower()
+    return _BARE_BUS_ERROR.search(text) is not None and not any(w in low for w in _DEV_SHM_WORDS)
 _DEV_SHM_WORDS = ("shared memory", "shared storage", "/dev/shm", "(shm)", "shm_size", "shm-size")
 # Words by which a Python MemoryError says the memory was the device's: Theano raises MemoryError for its GPU arrays
 # ("Error allocating N bytes of device memory (out of memory)", theano/sandbox/cuda/cuda_ndarray.cu; keras#1548).
@@ -448,6 +472,9 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   # victim process: NAME, pid: N", event reason SystemOOM; pkg/kubelet/oom/oom_watcher_linux.go,
                   # https://github.com/kubernetes/kubernetes): the node's RAM or the pod's cgroup limit.
                   "system oom encountered",
+                  # The kubelet's eviction of a pod under node memory pressure (pkg/kubelet/eviction/helpers.go:
+                  # "The node was low on resource: memory."; kubeflow/kubeflow#1261): the node's RAM.
+                  "the node was low on resource: memory",
                   "页面文件太小",
                   # Torch7's and early PyTorch's TH CPU allocator (THAlloc in TH/THGeneral.c: "$ Torch: not enough
                   # memory: you tried to allocate NGB. Buy new RAM!"): host memory by construction.
@@ -604,7 +631,10 @@ _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9
                       r"被(?:内核)?(?:强制)?(?:杀死|杀掉|干掉)|被\s{0,2}kill(?:ed)?(?![a-z])|"
                       # The English verb with a Chinese result particle ("kill掉", "killed off") or said of a process
                       # that ended by itself ("自己kill", "自动kill": no one else stopped it; Langchain-Chatchat#4841).
-                      r"(?<![a-z])kill(?:ed)?\s{0,2}掉|自(?:己|动)\s{0,2}(?:被\s{0,2})?kill(?![a-z])",
+                      r"(?<![a-z])kill(?:ed)?\s{0,2}掉|自(?:己|动)\s{0,2}(?:被\s{0,2})?kill(?![a-z])|"
+                      # The shell's "Killed" quoted by a user in prose ('"killed" will appear in second epoch',
+                      # ajhamdi/MVTN#2): the line they saw, in quotes.
+                      r"[\"'“‘]killed[\"'”’]",
                       re.IGNORECASE | re.MULTILINE)
 # SIGTRAP as macOS's shell reports it (BSD's description of signal 5), and the marks of a model running when it came
 # (a tqdm step bar "0/50 [00:00<?, ?it/s]", or the frameworks that run on Apple silicon's GPU): ``sigtrap_mac``.
@@ -753,7 +783,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "ecc"
     if _XID.search(text):
         return "xid"
-    if ("bus error" in low and any(w in low for w in _DEV_SHM_WORDS)) or (
+    if ("bus error" in low and any(w in low for w in _DEV_SHM_WORDS)) or _BARE_BUS_ERROR.search(text) or (
             "no space left on device" in low and "/torch_" in low) or any(w in low for w in _TORCH_SHM_FILE):
         return "dev_shm"
     if any(w in low for w in _SHM_SEGMENT_WORDS) or ("posix_fallocate failed" in low and "nccl" in low) or (
@@ -767,6 +797,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
             or _RUST_ALLOC.search(text) or _RAM_SHORTAGE.search(text) or (
                 _ZH_RAM_SHORTAGE.search(text) and not any(w in low for w in _ZH_DEVICE_WORDS)):
         return "host_ram"
+    if VERBS_ENOMEM.search(low):
+        return "pin_memory"
     func_attribute_oom = _FUNC_ATTRIBUTE_OOM.search(low) is not None
     for key, words in _WORDS[1:]:
         if key == "shared_memory" and func_attribute_oom:

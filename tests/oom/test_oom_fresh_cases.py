@@ -206,7 +206,13 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # in the user's words is a leak; "OOM" as a verb; a user-stated card size; SGLang scheduler lines; TensorRT's
 # execution context (seen: fresh-18 32/35, fresh-19 25/34; development sets 242/259).
 # "fresh-20" (35 messages, 11 Chinese-language threads, 18 labelled not-capacity, leak or another holder), collected
-# while the sixteenth pass was written, scored once after it merged: 13/35 (5 not recognised).
+# while the sixteenth pass was written, scored once after it merged: 13/35 (5 not recognised). The seventeenth pass
+# (tests/oom/test_oom_seventeenth_pass.py) read its misses by mechanism: growth in more words ("over time", "for too
+# long", "in the second epoch", 在350页到400页之间) and a kill after epochs as a leak; memory that "explodes" as a failure;
+# the shell's bare "Bus error" (/dev/shm, 0.6) and the kubelet's node-memory eviction as host RAM; RDMA verbs' ENOMEM as
+# the locked-memory limit (ulimit -l); GPU imbalance and vLLM inside a trainer said in words; cuDNN NOT_INITIALIZED with
+# "unable to instantiate cudnn" as a library mismatch; fragmentation said in words (seen: fresh-20 26/35, none not
+# found; fresh-13..19 unchanged; development sets 242/259).
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23, "fresh-17": 19,

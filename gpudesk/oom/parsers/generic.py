@@ -264,6 +264,9 @@ OOM_WORDS = (
     # (does not fit in GPU memory); and the Japanese and Korean words for a memory shortage (メモリ不足, メモリが足りない,
     # 메모리 부족, 메모리가 부족).
     "显存占满", "显存满了", "显存已满", "显存放不下", "显存装不下",
+    # The English counterpart of 爆显存 (video memory "blown"): memory that "explodes" or "blew up" ("GPU RAM exploding
+    # on validation ... the GPU memory explode after some iterations", leftthomas/SRGAN#43).
+    "memory explod", "ram explod", "memory blew up", "memory blows up", "memory blow up",
     "メモリ不足", "メモリが足りな", "メモリー不足", "메모리 부족", "메모리가 부족",
     # ONNX Runtime's BFC arena at its configured limit ("Available memory of A is smaller than requested bytes of R").
     "smaller than requested bytes",
@@ -338,6 +341,10 @@ MEMORY_GROWTH = re.compile(
     r"|\b(?:growing|increasing|rising|climbing) (?:with|after|every|each|per|over)(?: (?:each|every|the))?"
     r"(?: (?:training|train|validation|inference|forward))? (?:iterations?|epochs?|steps?|batch(?:es)?|frames?)\b"
     r"|\bmore and more (?:\w{1,12} )?(?:memory|ram|vram)\b"
+    # Memory (its usage) that rises "over time" in any verb form ("Cuda memory usage increase over time when training",
+    # VDIGPKU/T-SEA#13): growth over the run, not one step's need.
+    r"|\b(?:memory|ram|vram)(?: usage)? (?:keeps? |kept |is |was |are )?(?:grow|increas|ris|climb|go(?:es)? up)\w{0,3}"
+    r" (?:over time|with time|over the (?:run|training))\b"
     r"|\b(?:each|every) (?:forward|step|iteration|batch)(?: pass)? (?:would |will |does |did )?(?:uses?|allocates?|takes?) "
     r"new memory\b"
     r"|泄漏|泄露|(?:显存|内存|占用)[^，,。；;\n]{0,12}?(?:不断|持续|逐渐|一直|越来越)(?:地)?(?:增加|增长|上涨|上升|变大|升高|多)"

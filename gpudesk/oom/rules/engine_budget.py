@@ -98,6 +98,40 @@ def _vllm_wake_up(f: Facts) -> Cause | None:
     )
 
 
+# vLLM named as the part that failed inside a training job (RL trainers such as TRL's GRPOTrainer or OpenRLHF start
+# a vLLM engine for generation beside the model being trained): "3B用4块GPU3090训练时，vllm报显存不足" ("training a 3B
+# model on four 3090s, vllm reports out of memory", dhcode-cpp/X-R1#38). The engine takes gpu_memory_utilization of
+# the whole GPU at start (vllm/v1/worker/gpu_worker.py, the budget is a share of total memory, not of what is free),
+# so a share set for a GPU of its own does not fit beside a trainer, and one left to the engine still has to cover
+# weights, activations and the KV cache for max_model_len.
+_VLLM_WORD = re.compile(r"(?<![a-z])vllm(?![a-z])", re.IGNORECASE)
+_TRAINING = re.compile(r"\btrain(?:ing|er|ed)?\b|\bgrpo\b|\bppo\b|\brlhf\b|\bdpo\b|\bfine-?tun(?:e|ing)\b|训练|微调",
+                       re.IGNORECASE)
+
+
+def _vllm_in_trainer(f: Facts) -> Cause | None:
+    """A training job whose vLLM engine ran out of memory, with no figure the other rules can weigh (above)."""
+    text = f.report.text or ""
+    if f.requested is not None or f.total is not None or _VLLM_WORD.search(text) is None \
+            or _TRAINING.search(text) is None:
+        return None
+    return Cause(
+        id="kv_cache_budget",
+        title=_("The vLLM engine's memory share does not fit beside the training job"),
+        confidence=0.6,
+        evidence=evidence(engine="vllm"),
+        explanation=_("The training job starts a vLLM engine for generation, and vLLM takes gpu_memory_utilization "
+                      "of the whole GPU at start for its weights, activations and KV cache, whatever the trainer "
+                      "holds: a share meant for a GPU of its own does not fit beside the trainer, and a share too "
+                      "small cannot hold the KV cache for max_model_len."),
+        fix=_("Set the trainer's vLLM memory share (its gpu_memory_utilization setting) to what is left beside the "
+              "training process on that GPU, or give vLLM a GPU of its own; lower the vLLM max_model_len (the "
+              "prompt plus completion length) if the KV cache is what does not fit"),
+        more_fixes=[_("Use a smaller generation batch or fewer generations per prompt, so the engine needs less "
+                      "KV cache.")],
+    )
+
+
 # "OOM" as a word (a title above a cut traceback: "llama-3.2-11B-vision run in vllm==0.6.3 OOM error", vllm#10569).
 _OOM_WORD = re.compile(r"(?<![A-Za-z0-9])OOM(?:s|ed|ing)?(?![A-Za-z0-9])")
 # The profiling step named in a traceback frame, a worker's error line or its log line (module docstring).
@@ -211,7 +245,7 @@ def names_sampler_warmup(f: Facts) -> bool:
 def check(f: Facts) -> Cause | None:
     r = f.report
     sampler = (_vllm_sampler(f) or _vllm_wake_up(f) or _vllm_profile_run(f) or _warm_up_budget(f)
-               or _sglang_static_pool(f))
+               or _sglang_static_pool(f) or _vllm_in_trainer(f))
     if sampler is not None:
         return sampler
     if r.kind == "tgi_prefill":

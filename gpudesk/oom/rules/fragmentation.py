@@ -19,6 +19,8 @@ what the pool holds reads as cached blocks in the way (0.6), told apart from liv
 
 from __future__ import annotations
 
+import re
+
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, clamp, evidence, join_sentences
 from gpudesk.units import GIB as GiB, MIB as MiB, format_bytes
@@ -69,7 +71,7 @@ def stranded_in_old_allocator(f: Facts) -> bool:
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
-    pooled = _pool_limit_cache(f)
+    pooled = _pool_limit_cache(f) or _said_fragmented(f)
     if pooled is not None:
         return pooled
     dev = f.dev
@@ -157,6 +159,39 @@ def check(f: Facts) -> Cause | None:
                 "allocated curve is fragmentation, not a leak.")],
     )
 
+
+
+# Fragmentation said in the text's own words ("BFCArena grabs ~14.9GB of a 16GB T4 then fragments",
+# bobmatnyc/trusty-tools#600), with PyTorch's generic hint ("... to avoid fragmentation", in every 2.x message) taken out
+# first. ONNX Runtime's BFC arena grows by powers of two by default (arena_extend_strategy kNextPowerOfTwo) and keeps
+# what it took, so it over-reserves and then splits its regions (onnxruntime/core/framework/bfc_arena.cc; the CUDA
+# execution provider's options arena_extend_strategy and gpu_mem_limit,
+# https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html).
+# (A statistics label, XLA's "total fragmentation: 680.30MiB (4.60%)", is a figure, not a statement: left out.)
+_FRAGMENT_WORDS = re.compile(r"\bfragment(?:s|ed|ing|ation)\b(?!\s{0,3}:)", re.IGNORECASE)
+_PYTORCH_HINT = re.compile(r"(?:to avoid|against) fragmentation", re.IGNORECASE)
+
+
+def _said_fragmented(f: Facts) -> Cause | None:
+    """The text says the memory fragments, and no allocator figure is there to weigh it (0.55)."""
+    text = _PYTORCH_HINT.sub("", f.report.text or "")
+    m = _FRAGMENT_WORDS.search(text)
+    if m is None or f.reserved is not None or f.unallocated is not None:
+        return None
+    onnxruntime = f.report.runtime == "onnxruntime"
+    return Cause(
+        id="fragmentation",
+        title=_("Possibly a fragmented allocator cache"),
+        confidence=0.55,
+        evidence=evidence(described_as=m.group(0), requested_bytes=f.requested, total_capacity_bytes=f.total),
+        explanation=_("The text says the memory fragments ('{words}'): the allocator holds memory it cannot hand out "
+                      "as one contiguous block.").format(words=m.group(0)),
+        fix=(_("Set the CUDA execution provider's arena_extend_strategy to kSameAsRequested (the default doubles "
+               "each extension) and cap the arena with gpu_mem_limit") if onnxruntime
+             else i18n._(FIX).format(alloc_conf=i18n._(CUDA_ALLOC_CONF))),
+        checks=[_("Compare the memory the allocator reserves with what its live buffers use: a large gap that grows "
+                  "with varying input shapes is fragmentation.")],
+    )
 
 
 def _pool_limit_cache(f: Facts) -> Cause | None:

@@ -29,8 +29,17 @@ from gpudesk.i18n import _
 # memory that keeps rising ("显存不断增加", "占用持续增长", "随迭代逐渐变大"), or that rises with every epoch or step
 # ("每个epoch后增加").
 _LEAK_WORDS = generic.MEMORY_GROWTH
-_AFTER_RUNNING = re.compile(r"\bafter (?:\d{1,6}|several|some|many|a few) (?:epochs?|iterations?|steps?|batches|hours?|days?)\b",
-                            re.IGNORECASE)
+# The same timing in other words: a failure only once the job had run "for too long" (behavioral-data/Homekit2020#13),
+# one that comes "in the second epoch" (the first one fit: ajhamdi/MVTN#2), and, in Chinese, one that comes only after
+# hundreds of pages or images in one run ("一次跑500页 ... 在350页到400页之间出现爆显存", dmMaze/BallonsTranslator#198).
+_AFTER_RUNNING = re.compile(
+    r"\bafter (?:\d{1,6}|several|some|many|a few|hundreds of|thousands of) (?:epochs?|iterations?|steps?|batches|hours?|days?|"
+    r"pages|images|files|requests)\b"
+    r"|\b(?:train(?:ing|ed)?|run(?:ning)?|ran)\b[^\n.;]{0,30}?\bfor (?:too|very|so) long\b"
+    r"|\b(?:in|at|during|on) (?:the )?(?:second|third|fourth|fifth|2nd|3rd|[4-9]th|\d{2,4}(?:st|nd|rd|th)) "
+    r"(?:epoch|iteration|pass)\b"
+    r"|(?<!\d)\d{2,6}\s{0,2}(?:页|张|帧|轮|步)\s{0,2}(?:到|至|-|~)\s{0,2}\d{2,6}\s{0,2}(?:页|张|帧|轮|步)?\s{0,2}之间",
+    re.IGNORECASE)
 
 
 # A Python frame of the validation/evaluation pass in the traceback ("File "train.py", line 282, in validate"): the
@@ -378,6 +387,8 @@ def _from_words(f: Facts) -> Cause | None:
         return None
     said = (words or after)
     assert said is not None
+    if words is None and f.report.signature == "sigkill":
+        return _killed_after_running(f, said.group(0))
     return Cause(
         id="leak",
         title=_("Memory grows over the run (a leak)"),
@@ -391,6 +402,25 @@ def _from_words(f: Facts) -> Cause | None:
         checks=[_("Log torch.cuda.memory_allocated() every N steps: a steady rise is a leak, a flat line with one "
                   "spike is one larger batch (variable-length inputs, the validation pass without torch.no_grad())."),
                 _("Evaluation without torch.no_grad() keeps graphs; call model.eval() for dropout/batch-norm mode.")],
+    )
+
+
+def _killed_after_running(f: Facts, said: str) -> Cause:
+    """A process killed by SIGKILL (the Linux OOM killer's mark, signatures ``sigkill``) only once whole epochs had
+    run: the first epoch's host memory fit, so it grew over the run (mm/oom_kill.c kills the process whose memory
+    grew past what RAM and swap hold). 0.72: above the bare kill's host-RAM reading (0.7), whose check is the same."""
+    return Cause(
+        id="leak",
+        title=_("Memory grows over the run (a leak)"),
+        confidence=0.72,
+        evidence=evidence(described_as=said, deciding_check="host_ram"),
+        explanation=_("The process was killed ('{words}') only after the run had gone on: the first epoch fit in RAM, "
+                      "so the process's host memory grew until the kernel's OOM killer ended it.").format(words=said),
+        fix=_("Keep nothing per step on the host: store loss.item() rather than tensors, do not append outputs or "
+              "samples to Python lists across epochs, and let DataLoader workers hold numpy arrays rather than Python "
+              "lists"),
+        checks=[_("Watch the process's resident memory (top, or psutil's memory_info().rss) epoch by epoch: a steady "
+                  "rise is the leak; dmesg -T | grep -i 'killed process' confirms the OOM killer.")],
     )
 
 

@@ -47,8 +47,44 @@ def _dataparallel_warning(f: Facts) -> Cause | None:
     )
 
 
+# The imbalance said in words: memory "uneven/imbalanced" across GPUs, or the first card(s) full while the others
+# are almost empty. In Chinese: 显存配比不均衡 (the memory split is unbalanced), 前两张卡跑满，后两张卡几乎无占用 (the
+# first two cards run full, the last two almost unused; modelscope/ms-swift#1376), 0卡总是显存溢出，其余卡显存占用极少
+# (card 0 always overflows, the other cards hold very little; InternLM/lmdeploy#2145). An automatic device map
+# (accelerate's infer_auto_device_map, device_map="auto") fills the cards in order, leaving the first one no room
+# for the activations and outputs that run on it (accelerate docs, "Big Model Inference": max_memory,
+# "balanced_low_0").
+_SAID_UNEVEN = re.compile(
+    r"\b(?:uneven(?:ly)?|imbalanced?|unbalanced)\b[^.\n]{0,40}?\b(?:gpus|cards|devices|across (?:the )?gpus)\b"
+    r"|\bother (?:gpus?|cards?|devices?)\b[^.\n]{0,30}?\b(?:almost |nearly |mostly |are |stay |remain )*"
+    r"(?:empty|idle|unused)\b"
+    r"|(?:显存|负载|分配|配比)[^，,。\n]{0,6}?(?:不均衡|不均匀|不平衡)"
+    r"|(?:其余|其他|别的|后(?:面)?[两二三四五六七]?张|另外)[^，,。\n]{0,4}?(?:卡|gpu|显卡)[^，,。\n]{0,6}?"
+    r"(?:几乎|基本)?(?:无占用|没(?:有)?占用|占用(?:极少|很少|很低)|空闲|没用上|不占)",
+    re.IGNORECASE)
+
+
+def _said_uneven(f: Facts) -> Cause | None:
+    m = _SAID_UNEVEN.search(f.report.text or "")
+    if m is None:
+        return None
+    return Cause(
+        id="multi_gpu_imbalance",
+        title=_("Uneven memory across GPUs"),
+        confidence=0.7,
+        evidence=evidence(described_as=m.group(0)),
+        explanation=_("The text says the memory is spread unevenly ('{words}'): one card runs out while the others "
+                      "have room, so the job's total need fits the GPUs together.").format(words=m.group(0)),
+        fix=_("Spread the load: with an automatic device map give every GPU a max_memory that leaves room for "
+              "activations on the first one (or device_map=\"balanced_low_0\"), or use tensor parallelism; in "
+              "data-parallel training keep rank 0's extras (gathering, logging, evaluation) small"),
+        more_fixes=[_("Check that no process puts a context or tensors on GPU 0 by default "
+                      "(torch.cuda.set_device(local_rank) first).")],
+    )
+
+
 def check(f: Facts) -> Cause | None:
-    warned = _dataparallel_warning(f)
+    warned = _dataparallel_warning(f) or _said_uneven(f)
     if warned is not None:
         return warned
     loads = [(d.index, load) for d in f.report.devices if (load := _load(d)) is not None]

@@ -66,6 +66,7 @@ from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
+                                    VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
                                     SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command, flatten_whitespace,
                                     names_managed_memory, names_unified_allocator, startup_pool_runtime)
@@ -236,6 +237,23 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         # ggml/src/ggml-cuda/ggml-cuda.cu); GGML_CUDA_NO_PINNED makes it use pageable memory (llama.cpp#1735).
         fixes["pin_memory"] = _("Set GGML_CUDA_NO_PINNED=1 before starting (ggml then uses pageable host memory), or "
                                 "raise the WSL memory in .wslconfig (memory=) and restart WSL")
+    if key == "dev_shm" and bare_bus_error(r.text or ""):
+        # The shell's "Bus error" alone (signatures.bare_bus_error): the likeliest backing, said as such.
+        titles["dev_shm"] = _("Likely not GPU memory: a bus error, most often shared memory (/dev/shm) that could not "
+                              "back a page")
+        explanations["dev_shm"] = _("The process was ended by SIGBUS. The kernel sends it when a page of a "
+                                    "memory-mapped file cannot be backed: most often /dev/shm full or small (the "
+                                    "DataLoader workers pass batches through it; Docker gives 64 MB), else a file "
+                                    "mapped by the program that was truncated.")
+    verbs = key == "pin_memory" and VERBS_ENOMEM.search(r.text or "") is not None
+    if verbs:
+        # RDMA verbs pin what they register against RLIMIT_MEMLOCK (signatures.VERBS_ENOMEM).
+        explanations["pin_memory"] = _("An RDMA verbs call (ibv_*) could not pin host memory for the network "
+                                       "adapter: the locked-memory limit (ulimit -l) was reached, not the RAM or the "
+                                       "GPU's memory.")
+        fixes["pin_memory"] = _("Raise the locked-memory limit for the job: memlock unlimited in "
+                                "/etc/security/limits.conf (then log in again), docker run --ulimit memlock=-1, or "
+                                "LimitMEMLOCK=infinity for a systemd service or the batch scheduler's daemon")
     if key == "buffer_limit" and _WEBGPU_LIMIT.search(r.text or ""):
         # WebGPU devices start with the spec's default limits (maxBufferSize 256 MiB) unless the program asks the
         # adapter for more when it requests the device (wgpu: Limits::default(), DeviceDescriptor.required_limits; the
@@ -292,6 +310,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
     own_check = {"dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     if key == "pin_memory" and _ggml_cuda(r):
         own_check = GGML_PINNED_CHECK
+    if verbs:
+        own_check = VERBS_PINNED_CHECK
     if key == "buffer_limit" and _WEBGPU_LIMIT.search(r.text or ""):
         own_check = WEBGPU_LIMIT_CHECK
     elif key == "buffer_limit" and _OPENCL_LIMIT.search(r.text or ""):
@@ -467,6 +487,13 @@ def check(f: Facts) -> list[Cause]:
         out.append(_shortage(0.5, f, _("Metal derives its limits from the device's memory: a buffer above the "
                                        "per-buffer limit can mean that the model and its context do not fit this "
                                        "device at all; then only a smaller context or model helps.")))
+    elif sig == "dev_shm" and bare_bus_error(r.text or ""):
+        # A bus error with no word of shared memory (signatures.bare_bus_error): /dev/shm is the likeliest backing that
+        # faults so, not the only one (a memory-mapped file truncated under the process does too), hence 0.6.
+        out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "pin_memory" and VERBS_ENOMEM.search(r.text or ""):
+        # ENOMEM from a verbs call is the memlock limit as a rule, the adapter's own resources at times: 0.8.
+        out.append(_not_capacity(sig, 0.8, f))
     elif sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
     elif sig == "xpu_large":
@@ -717,6 +744,11 @@ _OTHER_MACHINE = re.compile(
     re.IGNORECASE)
 
 
+# Words that say the library itself could not be set up (a binding's or a user's wording).
+_LIBRARY_NOT_LOADED = re.compile(r"\b(?:unable to|cannot|can't|could not|couldn't|failed to) (?:instantiate|load|find|open)"
+                                 r" (?:the )?(?:lib)?cudnn\b")
+
+
 def _library_init(f: Facts) -> list[Cause]:
     r = f.report
     usage = _XLA_USAGE.search(r.text or "")
@@ -737,6 +769,13 @@ def _library_init(f: Facts) -> list[Cause]:
         return _cudacall_handle(f, cudacall.group(1))
     if _EAGER_HANDLE_CALLER.search(r.text or "") and not any(w in low for w in _PREALLOCATING):
         return _eager_handle(f)
+    if ("cudnn_status_not_initialized" in low and runtime not in _PREALLOCATING and r.framework not in _PREALLOCATING
+            and _LIBRARY_NOT_LOADED.search(low) and not any(w in low for w in _MEMORY_WORDS)):
+        # cuDNN's NOT_INITIALIZED beside words that say the library itself could not be set up, naming no framework
+        # with an up-front pool and no memory at all ("Unable to instantiate Cudnn ... CUDNN_STATUS_NOT_INITIALIZED",
+        # chelsea0x3b/cudarc#113, a cuDNN the binding could not load): a mismatched or missing install comes first
+        # (as in _cudacall_handle).
+        return _cudacall_handle(f, "not_initialized")
     if runtime in _PREALLOCATING or r.framework in _PREALLOCATING or _not_pytorch_wording(r):
         return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
                          _("cuDNN and cuBLAS allocate their handles and workspaces with cudaMalloc, outside the "
