@@ -48,7 +48,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpudesk.i18n import _
-from gpudesk.sizing.checks import choice, positive_int
+from gpudesk.sizing.checks import choice, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
@@ -542,6 +542,8 @@ def _check(setup: TrainSetup) -> None:
     for name in ("gpus", "seq_len", "global_batch", "micro_batch", "tp", "pp", "vp", "cp", "ep", "etp",
                  "gpus_per_node"):
         positive_int(name, getattr(s, name))
+    if s.tokens is not None:
+        positive_float("tokens", s.tokens)
     model_parallel = s.tp * s.pp * s.cp
     if s.gpus % model_parallel:
         raise SizingError("gpus", _("{gpus} GPUs are not a multiple of tp x pp x cp = {n}.").format(
