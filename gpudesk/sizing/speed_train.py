@@ -571,6 +571,13 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     sh = _shape(spec, s.seq_len, s.mtp_layers)
     if s.ep > 1 and not sh.experts:
         raise SizingError("ep", _("{model} has no experts; expert parallelism needs an MoE model.").format(model=spec.name))
+    if sh.experts and sh.experts % s.ep:
+        # Megatron-Core asserts num_moe_experts % expert_model_parallel_size == 0 (each EP rank holds whole experts).
+        raise SizingError("ep", _("{model} has {experts} routed experts; the expert-parallel degree {ep} must divide "
+                                  "them.").format(model=spec.name, experts=sh.experts, ep=s.ep))
+    if s.vp > 1 and s.pp == 1:
+        raise SizingError("vp", _("virtual pipeline stages need pipeline parallelism; set --pp above 1 or leave "
+                                  "--vp at 1."))
     eff = gpu.matmul_efficiency if gpu.matmul_efficiency else DEFAULT_MATMUL_EFFICIENCY
     fp8 = s.precision == "fp8"
     if fp8 and not gpu.fp8_tflops:

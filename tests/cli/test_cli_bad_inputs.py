@@ -101,3 +101,19 @@ def test_a_malformed_validation_set_is_a_clear_error(text: str, tmp_path: Path,
     cases = tmp_path / "cases.jsonl"
     cases.write_text(text, encoding="utf-8")
     _fails_naming(["estimate", "accuracy", "--cases", str(cases)], "--cases", capsys)
+
+
+def test_more_expert_parallel_ranks_than_experts_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    # Mixtral 8x7B has 8 routed experts: EP 16 would hold half an expert per rank (Megatron-Core refuses it).
+    err = _fails_naming(["estimate", "speed", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--count", "16",
+                         "--ep", "16"], "--ep", capsys)
+    assert "8 routed experts" in err
+
+
+def test_expert_parallel_dividing_the_experts_still_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["estimate", "speed", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--count", "16",
+                 "--ep", "8"]) == 0
+
+
+def test_virtual_stages_without_a_pipeline_are_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    _fails_naming(TRAIN + ["--vp", "2"], "--vp", capsys)
