@@ -19,7 +19,8 @@ from gpudesk.cli.speed_serve import add_serve_arguments, at_least_one, cmd_serve
 from gpudesk.i18n import _
 from gpudesk.units import format_duration
 
-_FLAGS = {"gpus": "--count", "seq_len": "--seq", "global_batch": "--global-batch", "micro_batch": "--micro-batch",
+_FLAGS = {"gpus": "--count", "seq_len": "--seq", "tokens": "--tokens", "global_batch": "--global-batch",
+          "micro_batch": "--micro-batch",
           "tp": "--tp", "pp": "--pp", "vp": "--vp", "cp": "--cp", "ep": "--ep", "etp": "--etp",
           "precision": "--precision", "sharding": "--sharding", "recompute": "--recompute",
           "framework": "--framework", "model": "--model", "gpu": "--gpu", "micro_batches": "--global-batch",
@@ -109,9 +110,23 @@ def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     return _spec(args), base
 
 
+# Training-only flags and their defaults: a serving estimate (--engine) that met one would drop it unseen.
+_TRAINING_ONLY = (("--vp", "vp", 1), ("--cp", "cp", 1), ("--ep", "ep", 1), ("--etp", "etp", 1),
+                  ("--ep-overlap", "ep_overlap", False), ("--fp8-recipe", "fp8_recipe", None),
+                  ("--ep-node-dedup", "ep_node_dedup", False), ("--micro-batch", "micro_batch", None),
+                  ("--global-batch", "global_batch", None), ("--seq", "seq", None), ("--precision", "precision", None),
+                  ("--sharding", "sharding", "distributed-optimizer"), ("--recompute", "recompute", "none"),
+                  ("--recompute-modules", "recompute_modules", None), ("--mtp-layers", "mtp_layers", 0),
+                  ("--framework", "framework", "megatron"), ("--tokens", "tokens", None))
+
+
 def cmd_estimate_speed(args: argparse.Namespace) -> int:
     """Print the speed of one option (module docstring). Returns the exit status."""
     if args.engine is not None:
+        for flag, name, default in _TRAINING_ONLY:
+            if getattr(args, name, default) != default:
+                raise CliError(_("{flag} is a training flag: drop --engine for a training estimate, or drop {flag} "
+                                 "for a serving one.").format(flag=flag))
         return cmd_serve_speed(args)
     for flag, value in (("--input-tokens", args.input_tokens), ("--output-tokens", args.output_tokens),
                         ("--concurrency", args.concurrency), ("--request-rate", args.request_rate),
@@ -146,13 +161,13 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
     count = args.count or tp * args.pp * args.cp
     micro = args.micro_batch or base["micro_batch"]
     replicas = max(1, count // max(1, tp * args.pp * args.cp))
-    setup_values = dict(gpus=count, seq_len=args.seq or base["seq_len"],
+    setup_values = dict(gpus=count, seq_len=base["seq_len"] if args.seq is None else args.seq,
                         global_batch=args.global_batch or base["global_batch"] or micro * replicas,
                         micro_batch=micro, tp=tp, pp=args.pp, vp=args.vp, cp=args.cp, ep=args.ep, etp=args.etp,
                         precision=args.precision or base["precision"], sharding=args.sharding,
                         recompute=args.recompute, framework=args.framework, gpus_per_node=node, intra_gbps=intra,
                         intra_name=intra_name, inter_gbps=network.bandwidth_gbps_per_direction,
-                        inter_name=network.name, tokens=args.tokens or base["tokens"],
+                        inter_name=network.name, tokens=base["tokens"] if args.tokens is None else args.tokens,
                         ep_comm_overlap=bool(args.ep_overlap), ep_node_dedup=bool(args.ep_node_dedup),
                         fp8_recipe=args.fp8_recipe, mtp_layers=args.mtp_layers or base["mtp_layers"],
                         recompute_modules=tuple(args.recompute_modules or base["recompute_modules"]),

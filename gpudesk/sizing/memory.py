@@ -241,6 +241,14 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
     """
     mode = choice("mode", workload.mode, MODES)
     w = workload
+    if w.pipeline_parallel <= 1:
+        # Without pipeline stages these settings have nothing to act on; dropping them unseen would hide a typo.
+        for name, given in (("pipeline_microbatches", w.pipeline_microbatches is not None),
+                            ("pipeline_stages_per_rank", w.pipeline_stages_per_rank is not None),
+                            ("pipeline_schedule", w.pipeline_schedule != "1f1b")):
+            if given:
+                raise SizingError(name, _("this setting applies to pipeline parallelism; set more than one "
+                                          "pipeline stage, or leave it out."))
     if w.global_batch_size is not None:
         if mode == "inference":
             raise SizingError("global_batch_size", _("a global batch applies to training; inference has none."))

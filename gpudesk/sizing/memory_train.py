@@ -523,7 +523,8 @@ def train_memory(
         parts["weights"] += rank_params * 2 / (g // mp if stage == "zero3" else 1)
     seq = positive_int("seq_len_tokens", seq_len_tokens, MAX_SEQ_LEN_TOKENS)
     batch = positive_int("micro_batch_size", micro_batch_size, MAX_BATCH)
-    microbatches = positive_int("pipeline_microbatches", pipeline_microbatches or pp, MAX_PIPELINE_MICROBATCHES) \
+    microbatches = positive_int("pipeline_microbatches", pp if pipeline_microbatches is None else pipeline_microbatches,
+                                MAX_PIPELINE_MICROBATCHES) \
         if pp > 1 else 1
     if batch % microbatches:
         raise SizingError("pipeline_microbatches", _(

@@ -70,7 +70,7 @@ def stages_per_rank_for(schedule: str, stages_per_rank: int | None) -> int:
                 "the {schedule} schedule runs one stage per rank; several stages per rank need interleaved-1f1b."
             ).format(schedule=name))
         return 1
-    v = positive_int("pipeline_stages_per_rank", stages_per_rank or 2, 64)
+    v = positive_int("pipeline_stages_per_rank", 2 if stages_per_rank is None else stages_per_rank, 64)
     if v < 2:
         raise SizingError("pipeline_stages_per_rank", _("interleaved-1f1b needs at least 2 stages per rank."))
     return v

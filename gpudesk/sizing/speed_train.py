@@ -48,7 +48,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpudesk.i18n import _
-from gpudesk.sizing.checks import choice, positive_int
+from gpudesk.sizing.checks import choice, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
@@ -542,6 +542,8 @@ def _check(setup: TrainSetup) -> None:
     for name in ("gpus", "seq_len", "global_batch", "micro_batch", "tp", "pp", "vp", "cp", "ep", "etp",
                  "gpus_per_node"):
         positive_int(name, getattr(s, name))
+    if s.tokens is not None:
+        positive_float("tokens", s.tokens)
     model_parallel = s.tp * s.pp * s.cp
     if s.gpus % model_parallel:
         raise SizingError("gpus", _("{gpus} GPUs are not a multiple of tp x pp x cp = {n}.").format(
@@ -569,6 +571,13 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     sh = _shape(spec, s.seq_len, s.mtp_layers)
     if s.ep > 1 and not sh.experts:
         raise SizingError("ep", _("{model} has no experts; expert parallelism needs an MoE model.").format(model=spec.name))
+    if sh.experts and sh.experts % s.ep:
+        # Megatron-Core asserts num_moe_experts % expert_model_parallel_size == 0 (each EP rank holds whole experts).
+        raise SizingError("ep", _("{model} has {experts} routed experts; the expert-parallel degree {ep} must divide "
+                                  "them.").format(model=spec.name, experts=sh.experts, ep=s.ep))
+    if s.vp > 1 and s.pp == 1:
+        raise SizingError("vp", _("virtual pipeline stages need pipeline parallelism; set --pp above 1 or leave "
+                                  "--vp at 1."))
     eff = gpu.matmul_efficiency if gpu.matmul_efficiency else DEFAULT_MATMUL_EFFICIENCY
     fp8 = s.precision == "fp8"
     if fp8 and not gpu.fp8_tflops:

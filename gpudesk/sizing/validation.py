@@ -12,6 +12,7 @@ types (``gpudesk estimate memory`` flags, the wizard's fields): there is no corr
 from __future__ import annotations
 
 import json
+import math
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,8 +142,34 @@ def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
                 path=p, line=number, reason=exc.msg)) from exc
         if not isinstance(item, dict):
             raise ConfigFileError("cases", _("{path} line {line} must be a JSON object.").format(path=p, line=number))
+        _check_case_fields(item, p, number)
         cases.append(item)
+    if not cases:
+        raise ConfigFileError("cases", _("{path} holds no cases: write one JSON object per line.").format(path=p))
     return cases
+
+
+def _check_case_fields(item: dict[str, Any], path: Path, number: int) -> None:
+    """The fields every row needs to be scored (``id``, ``method``, ``config``, ``value``, ``unit``).
+
+    Raises:
+        ConfigFileError: a missing field, an unknown method or unit, or a measured value that is not a positive
+            finite number.
+    """
+    for key in ("id", "method", "config", "value", "unit"):
+        if key not in item:
+            raise ConfigFileError("cases", _("{path} line {line} has no {field!r} field.").format(
+                path=path, line=number, field=key))
+    if item["method"] not in MODE_OF_METHOD:
+        raise ConfigFileError("cases", _("{path} line {line}: method {value!r} is not one of {names}.").format(
+            path=path, line=number, value=item["method"], names=", ".join(MODE_OF_METHOD)))
+    if item["unit"] not in UNIT_BYTES:
+        raise ConfigFileError("cases", _("{path} line {line}: unit {value!r} is not one of {names}.").format(
+            path=path, line=number, value=item["unit"], names=", ".join(UNIT_BYTES)))
+    value = item["value"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < math.inf):
+        raise ConfigFileError("cases", _("{path} line {line}: value must be a positive number, got {value!r}.").format(
+            path=path, line=number, value=value))
 
 
 def case_global_batch(case: dict[str, Any]) -> int | None:
@@ -235,6 +262,9 @@ def evaluate_case(case: dict[str, Any], configs_dir: Path, case_set: str = "") -
             deepspeed = deepspeed_model_states_bytes(spec, workload.gpus, workload.sharding, workload.offload)
     except SizingError as exc:
         error = str(exc)
+    except (ValueError, TypeError) as exc:  # a field of the wrong kind ("seq_len_tokens": "abc"): the row, not the model
+        raise ConfigFileError("cases", _("case {case}: a field has a value of the wrong kind ({reason}).").format(
+            case=case["id"], reason=exc)) from exc
     return CaseResult(case_id=str(case["id"]), method=str(case["method"]), gpus=int(case.get("gpus", 1)),
                       statistic=statistic, measured_bytes=measured, estimated_bytes=estimated,
                       supported=bool(case.get("supported", True)), source_url=str(case.get("source_url", "")),

@@ -1,0 +1,119 @@
+"""A new user's mistakes on ``gpudesk estimate speed|memory|accuracy``: each one is a clear one-line error naming
+the flag or file (exit status non-zero, no traceback), never a silent default or a figure computed from nonsense
+(a time to result of ``N/A`` for ``--tokens nan``, a median error of 0 % over an empty validation set)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpudesk.cli import main
+
+TRAIN = ["estimate", "speed", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--count", "8"]
+SERVE = ["estimate", "speed", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--engine", "vllm",
+         "--input-tokens", "1000", "--output-tokens", "200", "--concurrency", "8"]
+MEMORY = ["estimate", "memory", "--model", "llama-3-8b"]
+
+
+def _fails_naming(args: list[str], flag: str, capsys: pytest.CaptureFixture[str]) -> str:
+    """Run the command line; it must fail (status 1 or 2, via return or argparse) with one line naming ``flag``."""
+    try:
+        status = main(args)
+    except SystemExit as exc:  # argparse usage errors
+        status = exc.code  # type: ignore[assignment]
+    captured = capsys.readouterr()
+    assert status in (1, 2), captured.out[:300]
+    err = captured.err
+    assert "Traceback" not in err and flag in err, err
+    return err
+
+
+@pytest.mark.parametrize("tokens", ["nan", "-5", "inf", "0"])
+def test_tokens_to_train_must_be_a_finite_positive_count(tokens: str, capsys: pytest.CaptureFixture[str]) -> None:
+    _fails_naming(TRAIN + ["--tokens", tokens], "--tokens", capsys)
+
+
+def test_a_zero_sequence_length_is_not_read_as_the_default(capsys: pytest.CaptureFixture[str]) -> None:
+    _fails_naming(TRAIN + ["--seq", "0"], "--seq", capsys)
+
+
+@pytest.mark.parametrize("extra", [["--micro-batch", "4"], ["--global-batch", "7"], ["--tokens", "1e12"],
+                                   ["--sharding", "zero3"], ["--recompute", "full"], ["--vp", "2"], ["--cp", "2"],
+                                   ["--framework", "deepspeed"], ["--seq", "4096"], ["--ep", "4"]])
+def test_training_flags_are_not_silently_ignored_by_a_serving_estimate(
+        extra: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    _fails_naming(SERVE + ["--count", "8"] + extra, extra[0], capsys)
+
+
+def test_a_serving_estimate_still_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(SERVE + ["--count", "8", "--tp", "2", "--pp", "2"]) == 0
+    assert "TP 2 x PP 2 x 2 replicas" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("version", ["latest", "0.x", "3f2a9c1"])
+def test_an_engine_version_must_be_a_release_number(version: str, capsys: pytest.CaptureFixture[str]) -> None:
+    _fails_naming(SERVE + [f"--engine-version={version}"], "--engine-version", capsys)
+
+
+def test_a_published_engine_version_with_a_build_suffix_still_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(SERVE + ["--engine-version", "v0.6.5.dev964+mlperf50"]) == 0
+
+
+def test_zero_stages_per_rank_is_not_read_as_the_default(capsys: pytest.CaptureFixture[str]) -> None:
+    _fails_naming(MEMORY + ["--gpus", "8", "--pp", "2", "--batch", "4", "--pp-schedule", "interleaved-1f1b",
+                            "--pp-stages-per-rank", "0"], "--pp-stages-per-rank", capsys)
+
+
+def test_zero_pipeline_micro_batches_is_named_as_typed(capsys: pytest.CaptureFixture[str]) -> None:
+    err = _fails_naming(MEMORY + ["--gpus", "8", "--pp", "2", "--batch", "4", "--pp-microbatches", "0"],
+                        "--pp-microbatches", capsys)
+    assert "0" in err
+
+
+@pytest.mark.parametrize("extra", [["--pp-microbatches", "4"], ["--pp-schedule", "gpipe"],
+                                   ["--pp-stages-per-rank", "2"]])
+def test_pipeline_flags_without_a_pipeline_are_errors(extra: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    _fails_naming(MEMORY + ["--gpus", "8"] + extra, extra[0], capsys)
+
+
+def test_memory_with_a_pipeline_still_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(MEMORY + ["--gpus", "8", "--pp", "2", "--batch", "4", "--pp-microbatches", "4"]) == 0
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", '{"id": "x"}\n',
+                                  '{"id": "x", "method": "full", "config": "llama-3.1-8b", "value": "lots", '
+                                  '"unit": "GiB"}\n',
+                                  '{"id": "x", "method": "full", "config": "llama-3.1-8b", "value": 10, '
+                                  '"unit": "parsecs"}\n',
+                                  '{"id": "x", "method": "nonsense", "config": "llama-3.1-8b", "value": 10, '
+                                  '"unit": "GiB"}\n',
+                                  '{"id": "x", "method": "full", "config": "llama-3.1-8b", "value": 10, '
+                                  '"unit": "GiB", "seq_len_tokens": "abc"}\n'])
+def test_a_malformed_validation_set_is_a_clear_error(text: str, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    from gpudesk.sizing.validation import default_cases_path
+
+    (tmp_path / "configs").mkdir()  # the row's model config, so that only the row itself is at fault
+    shutil.copy(default_cases_path().parent / "configs" / "llama-3.1-8b.config.json", tmp_path / "configs")
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(text, encoding="utf-8")
+    _fails_naming(["estimate", "accuracy", "--cases", str(cases)], "--cases", capsys)
+
+
+def test_more_expert_parallel_ranks_than_experts_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    # Mixtral 8x7B has 8 routed experts: EP 16 would hold half an expert per rank (Megatron-Core refuses it).
+    err = _fails_naming(["estimate", "speed", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--count", "16",
+                         "--ep", "16"], "--ep", capsys)
+    assert "8 routed experts" in err
+
+
+def test_expert_parallel_dividing_the_experts_still_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["estimate", "speed", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--count", "16",
+                 "--ep", "8"]) == 0
+
+
+def test_virtual_stages_without_a_pipeline_are_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    _fails_naming(TRAIN + ["--vp", "2"], "--vp", capsys)
