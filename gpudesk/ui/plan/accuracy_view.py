@@ -126,7 +126,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh14": self.tr("fourteenth fresh (collected after the model was frozen a fourteenth time)"),
                 "fresh15": self.tr("fifteenth fresh (collected after the model was frozen a fifteenth time)"),
                 "fresh16": self.tr("sixteenth fresh (collected after the model was frozen a sixteenth time)"),
-                "fresh17": self.tr("seventeenth fresh (collected after the model was frozen a seventeenth time)")}
+                "fresh17": self.tr("seventeenth fresh (collected after the model was frozen a seventeenth time)"),
+                "fresh18": self.tr("eighteenth fresh (collected after the model was frozen an eighteenth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
