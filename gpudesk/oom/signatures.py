@@ -442,7 +442,9 @@ _ZH_DEVICE_WORDS = ("显存", "显卡", "gpu", "cuda", "device", "设备", "trie
 # Windows' commit-limit code named alone ("Error 1455", ComfyUI#8065's title): ERROR_COMMITMENT_LIMIT is system error
 # 1455 whatever the prefix ("The paging file is too small for this operation to complete", learn.microsoft.com "System
 # Error Codes (1300-1699)"), the host's RAM plus page file, never a GPU's memory.
-_COMMIT_LIMIT_CODE = re.compile(r"\berror\s{0,2}1455\b", re.IGNORECASE)
+# The same limit in users' shorter words ("page file too small", "pagefile is too small").
+_COMMIT_LIMIT_CODE = re.compile(r"\berror\s{0,2}1455\b|\b(?:paging|page)\s?file\s(?:is\s|was\s)?too\ssmall\b",
+                                re.IGNORECASE)
 _RUST_ALLOC = re.compile(r"^\s{0,8}memory allocation of \d{1,20} bytes failed", re.IGNORECASE | re.MULTILINE)
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),

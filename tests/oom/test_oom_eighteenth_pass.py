@@ -113,3 +113,30 @@ def test_card_zero_far_above_the_rest() -> None:
     # Memory short on its own, or another card number, is not the imbalance.
     assert _top("显存不够，oom")[0] != "multi_gpu_imbalance"
     assert _top("10号卡特别高，显存不足")[0] != "multi_gpu_imbalance"
+
+
+# megvii-research/tf-tutorials#69.
+TF_TUTORIALS = "请问一下为什么会out memory？"
+
+
+def test_out_memory_beside_cjk_is_recognised() -> None:
+    assert diagnose_text(TF_TUTORIALS).found_oom
+    # Variant; and an English phrase that only contains the words is not a failure.
+    assert diagnose_text("训练时out of memory了").found_oom
+    assert not diagnose_text("we carry out memory tests every night").found_oom
+
+
+def test_more_wordings_of_the_same_mechanisms() -> None:
+    # Variants: the page file in shorter words; JAX's pool named by the user; a ceiling named in two words.
+    assert _top("page file too small")[3] == "host_ram"
+    assert _top("JAX preallocates 75% of GPU memory and my second process OOMs")[0] == "preallocation"
+    assert _top("Model (30GB) exceeds the memory limit (24GB)")[0] == "per_process_cap"
+    # Negatives: the pool already off is not the pool; PyTorch is no JAX; XLA's "preallocated temp allocation"
+    # statistic is the program's own temporaries (a 14.44 GiB program on a 12 GB card is its need).
+    assert _top("torch preallocates memory, CUDA out of memory")[0] != "preallocation"
+    off = diagnose_text("jax: memory allocated twice? XLA_PYTHON_CLIENT_PREALLOCATE=false is set, still out of memory")
+    assert off.found_oom and all(c.title != "JAX/XLA's memory pool was taken twice" for c in off.causes)
+    xla = ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
+           "4770354232 bytes.\nBufferAssignment OOM Debugging.\nBufferAssignment stats:\n"
+           "     preallocated temp allocation:    4.44GiB\n                 total allocation:   14.44GiB")
+    assert diagnose_text(xla).causes[0].title != "JAX/XLA's memory pool was taken twice"

@@ -215,7 +215,7 @@ _LIMIT = [
 # model's size against its max-model-memory setting before loading it). Group 1-2: the size; group 3: the setting's
 # name (a word with "memory" or "limit" in it); group 4-5: the setting's value.
 CONFIGURED_CEILING = _c(r"\(\s{0,2}" + _SIZE_U + r"\s{0,2}\)\s{0,3}exceeds?\s{1,3}(?:the\s{1,3})?"
-                        r"([a-z][\w-]{0,40}?(?:memory|limit)[\w-]{0,20})\s{0,3}\(\s{0,2}" + _SIZE_U + r"\s{0,2}\)")
+                        r"([a-z][\w -]{0,40}?(?:memory|limit)[\w-]{0,20})\s{0,3}\(\s{0,2}" + _SIZE_U + r"\s{0,2}\)")
 # TensorRT's builder (``IBuilder`` autotuning): "Skipping tactic N due to insufficient memory on requested size of S
 # detected for tactic T" (older builds spell it "insuficient"). S is the workspace one tactic asked for, in one piece,
 # up to the workspace limit the build set (``IBuilderConfig::setMemoryPoolLimit(kWORKSPACE, ...)``,
@@ -332,6 +332,10 @@ MEMORY_TAKEN_TWICE = re.compile(
 # Its verb forms ("--medvram OOMs", "it OOMed", "OOMing") are the same word; in lower case it is read only against CJK
 # text ("出现oom，"), where a Latin word cannot be meant.
 _OOM_ABBREVIATION = re.compile(r"(?<![A-Za-z0-9])OOM(?:s|ed|ing|'d)?(?![A-Za-z0-9])"
+                               # "out memory" with the "of" dropped, read only against CJK text, where an English
+                               # phrase ("carry out memory tests") cannot be meant: "为什么会out memory？"
+                               # (megvii-research/tf-tutorials#69).
+                               r"|(?<=[\u3000-\u9fff\uff00-\uffef])\s?out\s(?:of\s)?memory(?![A-Za-z0-9])"
                                r"|(?<![A-Za-z0-9])oom(?=[\u3000-\u9fff\uff00-\uffef])"
                                r"|(?<=[\u3000-\u9fff\uff00-\uffef])oom(?![A-Za-z0-9])")
 
