@@ -173,6 +173,7 @@ LABELS: dict[str, str] = {
 # Issue 11: serving engines, other platforms and the memory account.
 LABELS.update({
     "allowed_bytes": N_("Allowed to this process (per-process cap)"),
+    "configured_limit_bytes": N_("The program's own memory setting"),
     "arena_available_bytes": N_("Left under the session's arena limit (ONNX Runtime gpu_mem_limit)"),
     "allowed_ratio": N_("Share of the GPU allowed to this process"),
     "fraction_that_fits_ratio": N_("Per-process memory fraction that fits"),

@@ -439,6 +439,12 @@ _RAM_SHORTAGE = re.compile(r"\b(?:not enough|insufficient|out of|ran out of)\s{1
 _ZH_RAM_SHORTAGE = re.compile(r"(?<![显存卡uU])内存(?:严重)?(?:不足|不够|耗尽|爆掉|爆了|炸了)|\[errno 12\] ?无法分配内存",
                               re.IGNORECASE)
 _ZH_DEVICE_WORDS = ("显存", "显卡", "gpu", "cuda", "device", "设备", "tried to allocate", "hip ", "mps", "vram")
+# Windows' commit-limit code named alone ("Error 1455", ComfyUI#8065's title): ERROR_COMMITMENT_LIMIT is system error
+# 1455 whatever the prefix ("The paging file is too small for this operation to complete", learn.microsoft.com "System
+# Error Codes (1300-1699)"), the host's RAM plus page file, never a GPU's memory.
+# The same limit in users' shorter words ("page file too small", "pagefile is too small").
+_COMMIT_LIMIT_CODE = re.compile(r"\berror\s{0,2}1455\b|\b(?:paging|page)\s?file\s(?:is\s|was\s)?too\ssmall\b",
+                                re.IGNORECASE)
 _RUST_ALLOC = re.compile(r"^\s{0,8}memory allocation of \d{1,20} bytes failed", re.IGNORECASE | re.MULTILINE)
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
@@ -794,7 +800,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
-            or _RUST_ALLOC.search(text) or _RAM_SHORTAGE.search(text) or (
+            or _RUST_ALLOC.search(text) or _RAM_SHORTAGE.search(text) or _COMMIT_LIMIT_CODE.search(text) or (
                 _ZH_RAM_SHORTAGE.search(text) and not any(w in low for w in _ZH_DEVICE_WORDS)):
         return "host_ram"
     if VERBS_ENOMEM.search(low):

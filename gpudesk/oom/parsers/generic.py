@@ -210,6 +210,12 @@ _LIMIT = [
     # A region planned ahead (TVM's Relax VM: "attempted to allocate N at offset 0 in region that is M bytes").
     _c(r"\bin (?:a |the )?region (?:that is|of size|of)\s{0,2}" + _SIZE),
 ]
+# A program's own configured memory ceiling refusing a load before anything is allocated: the size and the setting's
+# value side by side, "Model 'NAME' (10.20GB) exceeds max-model-memory (8.00GB)" (oMLX, an MLX model server, checks a
+# model's size against its max-model-memory setting before loading it). Group 1-2: the size; group 3: the setting's
+# name (a word with "memory" or "limit" in it); group 4-5: the setting's value.
+CONFIGURED_CEILING = _c(r"\(\s{0,2}" + _SIZE_U + r"\s{0,2}\)\s{0,3}exceeds?\s{1,3}(?:the\s{1,3})?"
+                        r"([a-z][\w -]{0,40}?(?:memory|limit)[\w-]{0,20})\s{0,3}\(\s{0,2}" + _SIZE_U + r"\s{0,2}\)")
 # TensorRT's builder (``IBuilder`` autotuning): "Skipping tactic N due to insufficient memory on requested size of S
 # detected for tactic T" (older builds spell it "insuficient"). S is the workspace one tactic asked for, in one piece,
 # up to the workspace limit the build set (``IBuilderConfig::setMemoryPoolLimit(kWORKSPACE, ...)``,
@@ -317,10 +323,19 @@ _SHORTAGE_PHRASE = re.compile(
     r"|\b(?:needs?|requires?|required|wants?)\s{1,3}(?:(?:at least|roughly|about|approximately|around|~)\s{0,3})?"
     r"\d[\d.,]{0,8}\s{0,2}[KMGT]i?B\b[^\n]{0,40}?\bbut\b[^\n]{0,30}?\b(?:has|have|had|available|free|visible)\b",
     re.IGNORECASE)
+# Memory reserved twice over, named as the fault ("Double allocation of memory causes xla GPU-compiler error",
+# apax-hub/apax#111): a pool taken a second time leaves the next allocation none, a memory failure in any wording.
+MEMORY_TAKEN_TWICE = re.compile(
+    r"\b(?:double|duplicated?)\s(?:pre-?)?allocations?\s(?:of\s)?(?:the\s)?(?:gpu\s|device\s)?memory\b"
+    r"|\bmemory\s(?:is\s|was\s|gets\s|being\s)?(?:pre-?)?allocated\stwice\b", re.IGNORECASE)
 # (Bounded by anything but a Latin letter or digit, so that it is read beside CJK text too: "一跑就OOM了".)
 # Its verb forms ("--medvram OOMs", "it OOMed", "OOMing") are the same word; in lower case it is read only against CJK
 # text ("出现oom，"), where a Latin word cannot be meant.
 _OOM_ABBREVIATION = re.compile(r"(?<![A-Za-z0-9])OOM(?:s|ed|ing|'d)?(?![A-Za-z0-9])"
+                               # "out memory" with the "of" dropped, read only against CJK text, where an English
+                               # phrase ("carry out memory tests") cannot be meant: "为什么会out memory？"
+                               # (megvii-research/tf-tutorials#69).
+                               r"|(?<=[\u3000-\u9fff\uff00-\uffef])\s?out\s(?:of\s)?memory(?![A-Za-z0-9])"
                                r"|(?<![A-Za-z0-9])oom(?=[\u3000-\u9fff\uff00-\uffef])"
                                r"|(?<=[\u3000-\u9fff\uff00-\uffef])oom(?![A-Za-z0-9])")
 
@@ -347,6 +362,13 @@ MEMORY_GROWTH = re.compile(
     r" (?:over time|with time|over the (?:run|training))\b"
     r"|\b(?:each|every) (?:forward|step|iteration|batch)(?: pass)? (?:would |will |does |did )?(?:uses?|allocates?|takes?) "
     r"new memory\b"
+    # Memory that one request, step or run leaves behind and the next adds to ("after the previous request ends, the
+    # GPU memory is not released, and the next request will continue to increase the GPU memory until OOM",
+    # NVIDIA/TensorRT-LLM#252): the verb before the memory noun, or the memory kept from one unit of work to the next.
+    r"|\b(?:continues?|continued|keeps?|kept) (?:to )?(?:increas|grow|rais)\w{0,3} (?:the )?(?:gpu |gpu's |cuda |video )?"
+    r"(?:memory|vram|ram)\b"
+    r"|\b(?:previous|last|earlier|finished) (?:request|step|iteration|batch|run|inference)s?\b[^\n.;]{0,40}?"
+    r"\b(?:memory|vram)\b[^\n.;]{0,16}?(?:\bnot |\bnever |n't (?:be |been )?)(?:be |been )?(?:released|freed)\b"
     r"|泄漏|泄露|(?:显存|内存|占用)[^，,。；;\n]{0,12}?(?:不断|持续|逐渐|一直|越来越)(?:地)?(?:增加|增长|上涨|上升|变大|升高|多)"
     r"|每(?:个|一个|次|轮)?(?:epoch|iteration|step|迭代|轮|步|帧)[^，,。；;\n]{0,8}?(?:增加|增长|上涨|上升|变大)",
     re.IGNORECASE)
@@ -491,6 +513,7 @@ class Extraction:
     tactic_workspace_bytes: int | None = None
     largest_allocation_bytes: int | None = None
     largest_allocation_padding_bytes: int | None = None
+    configured_limit_bytes: int | None = None
     runtime: str | None = None
     backend: str | None = None
     mig_profile: str | None = None
@@ -500,7 +523,7 @@ class Extraction:
     def has_figure(self) -> bool:
         return any(v is not None for v in (self.requested_bytes, self.total_bytes, self.free_bytes,
                                              self.in_use_bytes, self.limit_bytes, self.exceeded_bytes,
-                                             self.negative_size))
+                                             self.negative_size, self.configured_limit_bytes))
 
     @property
     def graph_capture(self) -> bool:
@@ -640,10 +663,16 @@ def extract(text: str) -> Extraction:
     raw, text = text, _decimal_hex_sizes(text)
     low = text.lower()
     ex = Extraction(oom_words=any(w in low for w in OOM_WORDS) or _CUT_OOM.search(low) is not None
-                    or _SHORTAGE_PHRASE.search(text) is not None or _OOM_ABBREVIATION.search(text) is not None,
+                    or _SHORTAGE_PHRASE.search(text) is not None or _OOM_ABBREVIATION.search(text) is not None
+                    or MEMORY_TAKEN_TWICE.search(text) is not None,
                     failure_words=any(w in low for w in _FAILURE_WORDS))
+    ceiling = CONFIGURED_CEILING.search(text)
+    if ceiling:
+        ex.configured_limit_bytes = _bytes(ceiling.group(4), ceiling.group(5))
     req = _first(_REQUEST, text)
-    if req is not None:
+    if req is None and ceiling:
+        ex.requested_bytes = _bytes(ceiling.group(1), ceiling.group(2))
+    elif req is not None:
         ex.requested_bytes = _bytes(req[1].group(1), req[1].group(2))
         ex.requested_is_lower_bound = "more than" in req[1].group(0).lower()
     elif ex.oom_words or ex.failure_words:
@@ -701,6 +730,7 @@ def recognised(ex: Extraction) -> bool:
     """An out-of-memory text: its words say so, or it names a request next to an allocation failure (any wording
     whose request figure was read and which says the allocation failed: "host allocation of size N failed")."""
     return (ex.oom_words or ex.exceeded_bytes is not None or ex.negative_size is not None
+            or (ex.configured_limit_bytes is not None and ex.requested_bytes is not None)
             or (ex.requested_bytes is not None and ex.failure_words))
 
 
@@ -729,7 +759,8 @@ def parse(text: str, report: MemoryReport) -> bool:
                        ("pool_held_bytes", ex.pool_held_bytes), ("pool_limit_bytes", ex.pool_limit_bytes),
                        ("tactic_workspace_bytes", ex.tactic_workspace_bytes),
                        ("largest_allocation_bytes", ex.largest_allocation_bytes),
-                       ("largest_allocation_padding_bytes", ex.largest_allocation_padding_bytes)):
+                       ("largest_allocation_padding_bytes", ex.largest_allocation_padding_bytes),
+                       ("configured_limit_bytes", ex.configured_limit_bytes)):
         if value is not None:
             parsed.setdefault(key, value)
     if ex.start_total_bytes is not None and ex.start_free_bytes is not None:

@@ -3,6 +3,7 @@ thresholds and sources. :data:`RULES` is in tie-break order (more specific cause
 
 from gpudesk.oom.rules import (
     allocation_outside_allocator,
+    budget_words,
     cuda_graph_pools,
     engine_budget,
     fragmentation,
@@ -31,6 +32,7 @@ RULES = (
     not_capacity,
     mps_limit,
     engine_budget,
+    budget_words,
     single_allocation_exceeds_capacity,
     cuda_graph_pools,
     other_process,

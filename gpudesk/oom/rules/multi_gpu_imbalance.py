@@ -50,7 +50,8 @@ def _dataparallel_warning(f: Facts) -> Cause | None:
 # The imbalance said in words: memory "uneven/imbalanced" across GPUs, or the first card(s) full while the others
 # are almost empty. In Chinese: 显存配比不均衡 (the memory split is unbalanced), 前两张卡跑满，后两张卡几乎无占用 (the
 # first two cards run full, the last two almost unused; modelscope/ms-swift#1376), 0卡总是显存溢出，其余卡显存占用极少
-# (card 0 always overflows, the other cards hold very little; InternLM/lmdeploy#2145). An automatic device map
+# (card 0 always overflows, the other cards hold very little; InternLM/lmdeploy#2145), 显存不太均匀，0号卡特别高 (memory
+# not quite even, card 0 especially high; InternLM/lmdeploy#1651). An automatic device map
 # (accelerate's infer_auto_device_map, device_map="auto") fills the cards in order, leaving the first one no room
 # for the activations and outputs that run on it (accelerate docs, "Big Model Inference": max_memory,
 # "balanced_low_0").
@@ -58,7 +59,9 @@ _SAID_UNEVEN = re.compile(
     r"\b(?:uneven(?:ly)?|imbalanced?|unbalanced)\b[^.\n]{0,40}?\b(?:gpus|cards|devices|across (?:the )?gpus)\b"
     r"|\bother (?:gpus?|cards?|devices?)\b[^.\n]{0,30}?\b(?:almost |nearly |mostly |are |stay |remain )*"
     r"(?:empty|idle|unused)\b"
-    r"|(?:显存|负载|分配|配比)[^，,。\n]{0,6}?(?:不均衡|不均匀|不平衡)"
+    r"|(?:显存|负载|分配|配比)[^，,。\n]{0,6}?(?:不太|不够|很不|不)(?:均衡|均匀|平衡)"
+    # Card 0 named as the one far above the rest: "0号卡特别高" (card 0 especially high, InternLM/lmdeploy#1651).
+    r"|(?<![\d.])0\s?号\s?(?:卡|gpu|显卡)[^，,。\n]{0,6}?(?:特别|非常|格外|明显|很|更)(?:高|多|大)"
     r"|(?:其余|其他|别的|后(?:面)?[两二三四五六七]?张|另外)[^，,。\n]{0,4}?(?:卡|gpu|显卡)[^，,。\n]{0,6}?"
     r"(?:几乎|基本)?(?:无占用|没(?:有)?占用|占用(?:极少|很少|很低)|空闲|没用上|不占)",
     re.IGNORECASE)

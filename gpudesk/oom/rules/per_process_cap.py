@@ -6,6 +6,16 @@ https://github.com/pytorch/pytorch); TGI's ``--cuda-memory-fraction`` and older 
 (set by user-supplied memory fraction)". Fires when the cap is below 97 % of the total (TheRock#2118: 1.05 of
 255.98 GiB allowed) — 0.9 when the process's memory plus the request exceed the cap. The fix names the
 fraction that fits: (reserved + request) / total, rounded up to the next hundredth above the cap.
+
+A program's own configured ceiling, printed beside the size it refused ("Model 'NAME' (10.20GB) exceeds
+max-model-memory (8.00GB)": oMLX, an MLX model server, checks a model's size against its max-model-memory setting
+before loading; parsers/generic ``CONFIGURED_CEILING``), is the same mechanism: the setting, not the device, refused.
+Such ceilings are set at a share of the machine's memory (Apple's default GPU wired limit is about two thirds to three
+quarters of unified memory, ``iogpu.wired_limit_mb``), so a size up to twice the ceiling can fit once the setting is
+raised or set to 0 (jundot/omlx#113: 10.20 GB against 8 GB on a 16 GB Mac; 0.8). A size more than twice the ceiling
+is more than the machine itself is likely to hold, and raising the setting would not help: the job's own need
+(``genuine_shortage``, 0.75, above the reading of one allocation larger than any GPU, since the text names a
+whole model checked against a setting; jundot/omlx#378: 218 GB against 25 GB on a 64 GB Mac).
 """
 
 from __future__ import annotations
@@ -18,7 +28,46 @@ from gpudesk.oom.rules.base import Facts, evidence, join_sentences
 from gpudesk.i18n import _
 
 
+# A size more than this many times the configured ceiling is read as more than the machine holds (module docstring).
+_CEILING_SHARE_BOUND = 2.0
+
+
+def _configured_ceiling(f: Facts) -> Cause | None:
+    """A program's own memory setting refused the size printed beside it (module docstring)."""
+    limit = f.report.parsed.get("configured_limit_bytes")
+    if not isinstance(limit, int) or limit <= 0 or f.requested is None or f.requested <= limit:
+        return None
+    sizes = {"requested": format_bytes(f.requested), "limit": format_bytes(limit)}
+    if f.requested > _CEILING_SHARE_BOUND * limit:
+        return Cause(
+            id="genuine_shortage",
+            title=_("The model is far larger than the memory setting and likely than the machine"),
+            confidence=0.75,
+            evidence=evidence(requested_bytes=f.requested, configured_limit_bytes=limit),
+            explanation=_("The program refused {requested} against its memory setting of {limit}. Such settings are "
+                          "a share of the machine's memory, so a size more than twice the setting is more than the "
+                          "machine is likely to hold: raising the setting would not make it fit.").format(**sizes),
+            fix=_("Use a smaller model or a smaller quantisation that fits the machine's memory, or a machine with "
+                  "more memory"),
+            more_fixes=[_("Compare {requested} with the machine's memory: if the machine does hold it, raise the "
+                          "memory setting (0 disables it in servers that allow that).").format(**sizes)],
+        )
+    return Cause(
+        id="per_process_cap",
+        title=_("The program's own memory setting refused the model"),
+        confidence=0.8,
+        evidence=evidence(requested_bytes=f.requested, configured_limit_bytes=limit),
+        explanation=_("The program checks each model against its memory setting of {limit} before loading it, and "
+                      "{requested} is above that setting: the setting refused it, not the device.").format(**sizes),
+        fix=_("Raise the memory setting above {requested} (or set it to 0 to disable it, if the server allows that), "
+              "leaving room for the system; or use a smaller quantisation of the model").format(**sizes),
+    )
+
+
 def check(f: Facts) -> Cause | None:
+    ceiling = _configured_ceiling(f)
+    if ceiling is not None:
+        return ceiling
     cap, total = f.allowed, f.total
     if cap is None or total is None or cap >= 0.97 * total:
         return None

@@ -3,7 +3,9 @@
 JAX preallocates 75 % of each GPU per process (docs.jax.dev gpu_memory_allocation); TensorFlow takes all of
 it unless memory growth is on. A small request failing (< 1 GiB: jaxline#11, jax#13428) or a cuBLAS handle /
 driver allocation failing in TensorFlow (tensorflow#30912, #9489) means the pool was taken by this or another
-process's preallocation → 0.6; larger XLA requests → 0.4.
+process's preallocation → 0.6; larger XLA requests → 0.4. A JAX/XLA text that names the memory taken twice ("Double
+allocation of memory causes xla GPU-compiler error", apax-hub/apax#111, fixed by XLA_PYTHON_CLIENT_PREALLOCATE=false)
+is the pool reserved a second time, and one that names the preallocation itself is the same pool → 0.65.
 
 A PyTorch allocator message whose remainder (``total − free − reserved``, :mod:`gpudesk.oom.rules.held_outside`) is
 large, in a text that runs through TensorFlow or JAX as well (a ``tf.data`` input pipeline, a JAX preprocessing step
@@ -20,10 +22,18 @@ import re
 from gpudesk import i18n
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.named_gpu import named_gpu_bytes
+from gpudesk.oom.parsers import generic
 from gpudesk.oom.rules import held_outside, other_process
 from gpudesk.oom.rules.base import Facts, evidence, join_sentences
 from gpudesk.units import GIB as GiB
 from gpudesk.i18n import N_, _
+
+
+# JAX or XLA named as a word, and the up-front pool named by the user ("JAX preallocates 75% of GPU memory").
+_JAX_WORD = re.compile(r"(?<![a-z0-9])(?:jax|xla)(?![a-z])", re.IGNORECASE)
+_PREALLOCATE_WORD = re.compile(r"\bpre-?allocat\w{0,5}\b", re.IGNORECASE)
+# The pool already turned off in the text ("XLA_PYTHON_CLIENT_PREALLOCATE=false"): the preallocation cannot be the cause.
+_PREALLOCATE_OFF = re.compile(r"preallocate\w{0,4}\s{0,2}[=:]\s{0,2}['\"]?(?:false|0)\b", re.IGNORECASE)
 
 
 def check(f: Facts) -> Cause | None:
@@ -39,6 +49,24 @@ def check(f: Facts) -> Cause | None:
     second = _second_framework_pool(f)
     if second is not None:
         return second
+    text = r.text or ""
+    # (The preallocation in the user's words only, with no figure: XLA's "preallocated temp allocation" line of
+    # BufferAssignment stats names the program's own temporaries, not the pool.)
+    said = _PREALLOCATE_WORD.search(text) is not None and f.requested is None and f.total is None
+    twice = (generic.MEMORY_TAKEN_TWICE.search(text) is not None or said) \
+        and (r.framework in ("jax", "xla") or _JAX_WORD.search(text) is not None) \
+        and _PREALLOCATE_OFF.search(text) is None
+    if twice:
+        return Cause(
+            id="preallocation",
+            title=_("JAX/XLA's memory pool was taken twice"),
+            confidence=0.65,
+            evidence=evidence(requested_bytes=f.requested),
+            explanation=_("JAX reserves 75 % of each visible GPU for its pool at start; a pool reserved a second time "
+                          "(a second client or process) leaves XLA's compiler and the next allocation no memory."),
+            fix=_("Set XLA_PYTHON_CLIENT_PREALLOCATE=false (or XLA_CLIENT_MEM_FRACTION=0.45 per process) before starting"),
+            more_fixes=[_("Give each process its own GPU with CUDA_VISIBLE_DEVICES.")],
+        )
     if r.kind == "xla_resource_exhausted" or r.framework == "jax":
         small = f.requested is not None and f.requested < GiB
         return Cause(
