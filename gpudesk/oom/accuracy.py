@@ -45,6 +45,8 @@ doctor was run on it:
 * ``fresh-20``: ``fresh_cases_20.jsonl``, 35 messages (11 from Chinese-language threads) collected while the sixteenth
   pass (fresh-18/19's classes) was written, labelled from their threads before the doctor first ran on them;
 * ``fresh-21``: ``fresh_cases_21.jsonl``, 22 messages collected while the seventeenth pass (fresh-20's classes) was
+  written, labelled from their threads before the doctor first ran on them;
+* ``fresh-22``: ``fresh_cases_22.jsonl``, 26 messages collected while the eighteenth pass (fresh-21's classes) was
   written, labelled from their threads before the doctor first ran on them.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
@@ -107,7 +109,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-14", "fresh_cases_14.jsonl"), ("fresh-15", "fresh_cases_15.jsonl"),
               ("fresh-16", "fresh_cases_16.jsonl"), ("fresh-17", "fresh_cases_17.jsonl"),
               ("fresh-18", "fresh_cases_18.jsonl"), ("fresh-19", "fresh_cases_19.jsonl"),
-              ("fresh-20", "fresh_cases_20.jsonl"), ("fresh-21", "fresh_cases_21.jsonl"))
+              ("fresh-20", "fresh_cases_20.jsonl"), ("fresh-21", "fresh_cases_21.jsonl"),
+              ("fresh-22", "fresh_cases_22.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
