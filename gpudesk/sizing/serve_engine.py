@@ -96,14 +96,15 @@ VLLM_V0_MAX_NUM_SEQS = 256
 # vLLM versions whose V1 defaults pick the large batch by device name (PR 12369) instead of memory (PR 17073).
 VLLM_NAME_RULE_BEFORE = (0, 9)
 VLLM_NAME_RULE_DEVICES = ("h100", "h200")
-# vLLM sizes the KV pool from a snapshot taken after the CUDA context and NCCL start (PR 10511, v0.6.5).
-VLLM_SNAPSHOT_SINCE = (0, 6, 5)
+# vLLM sizes the KV pool from the torch peak plus the non-torch increase since a snapshot taken after the CUDA
+# context and NCCL start (PR 9352, v0.6.4; the era table of gpudesk.sizing.engines.vllm, read in the wheels).
+VLLM_SNAPSHOT_SINCE = (0, 6, 4)
 VLLM_SNAPSHOT_SOURCE = (
     "vllm/v1/worker/gpu_worker.py Worker.init_device (init_snapshot taken after "
     "init_worker_distributed_environment: 'Initialize the distributed environment BEFORE taking memory snapshot') "
     "and determine_available_memory (memory_profiling from init_snapshot: non_kv_cache_memory = weights + "
     "torch_peak_increase + non_torch_increase; requested_memory = total x gpu_memory_utilization); "
-    "vllm-project/vllm PR 10511 (v0.6.5, 'overhaul memory profiling') (https://github.com/vllm-project/vllm)")
+    "vllm-project/vllm PR 9352 (v0.6.4) and PR 10511 ('overhaul memory profiling') (https://github.com/vllm-project/vllm)")
 
 _SOURCES = {
     "vllm": "vllm/config/cache.py gpu_memory_utilization=0.9; vllm/engine/arg_utils.py get_batch_defaults "
@@ -224,7 +225,7 @@ def default_mixed_prefill(spec: ModelSpec, engine: str, version: str | None) -> 
 
 
 def _vllm_snapshot_after_init(version: str | None) -> bool:
-    """Whether this vLLM sizes its KV pool from a memory snapshot taken after start-up (v0.6.5 and later, or no
+    """Whether this vLLM sizes its KV pool from a memory snapshot taken after start-up (v0.6.4 and later, or no
     version given): KV = total x gpu_memory_utilization - weights - torch peak increase - non-torch increase, where
     both increases are measured from the snapshot ``init_device`` takes once the CUDA context and the NCCL
     communicators exist (VLLM_SNAPSHOT_SOURCE). The context and the NCCL buffers then live in the memory the
