@@ -64,8 +64,11 @@ def precision_bytes(field: str, precision: str) -> float:
 def weight_bits_per_param(fmt: str) -> float:
     """Bits each stored weight costs in ``fmt``, quantisation constants included.
 
-    ``"bf16"`` -> 16, ``"nf4-dq"`` -> 4.127 (QLoRA), ``"int4-g128"`` -> 4.25 (GPTQ/AWQ group 128 with fp16
-    scale and zero), ``"int4"`` -> 4 (no constants counted).
+    ``"bf16"`` -> 16, ``"nf4-dq"`` -> 4.127 (QLoRA), ``"int4-g128"`` -> 4.156 (GPTQ/AWQ group 128: an fp16 scale
+    and a 4-bit zero point per group, the zeros packed eight to an int32 like the weights: ``qzeros`` of shape
+    (in / group, out / 8) int32 beside ``scales`` (in / group, out) fp16 in vLLM's
+    ``vllm/model_executor/layers/quantization/awq.py`` and ``gptq.py`` ``create_weights``; Llama 3.1 70B AWQ
+    INT4 checkpoints are ~39.8 GB), ``"int4"`` -> 4 (no constants counted).
 
     Raises:
         SizingError: unknown format, or a group size that is not a positive whole number.
@@ -86,7 +89,7 @@ def weight_bits_per_param(fmt: str) -> float:
         group = int(match.group(1))
         if group <= 0:
             raise SizingError("weight_format", _("group size must be positive in {format!r}.").format(format=fmt))
-        return 4 + 32 / group
+        return 4 + (16 + 4) / group
     raise SizingError("weight_format", _("unknown weight format {format!r}; use one of {names}, int4-gN or a GGUF "
                                          "type (q4_k_m, q5_k_s, iq4_xs, q8_0 ...).").format(
         format=fmt, names=", ".join(WEIGHT_FORMATS)))

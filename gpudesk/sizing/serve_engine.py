@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from gpudesk.catalog.records import GPU
 from gpudesk.i18n import _
 from gpudesk.sizing.capacity import gpu_reported_total_bytes
+from gpudesk.sizing.engine_version import version_triple
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.serve_dp_attention import (
     DP_ATTENTION_SOURCE,
@@ -95,6 +96,15 @@ VLLM_V0_MAX_NUM_SEQS = 256
 # vLLM versions whose V1 defaults pick the large batch by device name (PR 12369) instead of memory (PR 17073).
 VLLM_NAME_RULE_BEFORE = (0, 9)
 VLLM_NAME_RULE_DEVICES = ("h100", "h200")
+# vLLM sizes the KV pool from the torch peak plus the non-torch increase since a snapshot taken after the CUDA
+# context and NCCL start (PR 9352, v0.6.4; the era table of gpudesk.sizing.engines.vllm, read in the wheels).
+VLLM_SNAPSHOT_SINCE = (0, 6, 4)
+VLLM_SNAPSHOT_SOURCE = (
+    "vllm/v1/worker/gpu_worker.py Worker.init_device (init_snapshot taken after "
+    "init_worker_distributed_environment: 'Initialize the distributed environment BEFORE taking memory snapshot') "
+    "and determine_available_memory (memory_profiling from init_snapshot: non_kv_cache_memory = weights + "
+    "torch_peak_increase + non_torch_increase; requested_memory = total x gpu_memory_utilization); "
+    "vllm-project/vllm PR 9352 (v0.6.4) and PR 10511 ('overhaul memory profiling') (https://github.com/vllm-project/vllm)")
 
 _SOURCES = {
     "vllm": "vllm/config/cache.py gpu_memory_utilization=0.9; vllm/engine/arg_utils.py get_batch_defaults "
@@ -214,6 +224,16 @@ def default_mixed_prefill(spec: ModelSpec, engine: str, version: str | None) -> 
     return True, _SOURCES.get(engine, _SOURCES["vllm"])
 
 
+def _vllm_snapshot_after_init(version: str | None) -> bool:
+    """Whether this vLLM sizes its KV pool from a memory snapshot taken after start-up (v0.6.4 and later, or no
+    version given): KV = total x gpu_memory_utilization - weights - torch peak increase - non-torch increase, where
+    both increases are measured from the snapshot ``init_device`` takes once the CUDA context and the NCCL
+    communicators exist (VLLM_SNAPSHOT_SOURCE). The context and the NCCL buffers then live in the memory the
+    utilization leaves free, not in the KV budget."""
+    release = version_triple(version)
+    return release is None or release >= VLLM_SNAPSHOT_SINCE
+
+
 def kv_dtype_resolved(kv_dtype: str) -> str:
     """``auto`` -> the model's 16-bit dtype (bf16); else the given one."""
     return "bf16" if kv_dtype == "auto" else kv_dtype
@@ -264,6 +284,10 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     overheads = Overheads()
     runtime = overheads.cuda_context_bytes + overheads.inference_runtime_bytes + (
         overheads.nccl_bytes_per_gpu if tp * pp > 1 else 0)
+    if engine == "vllm" and _vllm_snapshot_after_init(version):
+        # vLLM takes its baseline memory snapshot after the CUDA context and the NCCL communicators exist and
+        # charges the KV budget only for what grows after it (VLLM_SNAPSHOT_SOURCE).
+        runtime = overheads.inference_runtime_bytes
     activation = prefill_workspace_bytes(spec, token_budget) / 1.0
     # The engine's total is what the driver reports (cudaMemGetInfo), ECC included: the one figure every sizing
     # path reads (:func:`gpudesk.sizing.capacity.gpu_reported_total_bytes`).

@@ -19,10 +19,10 @@ def _allocated(spec, tokens, fused, batch=1):
 
 
 def test_copy_is_every_layers_q_k_v_in_the_weight_format():
-    # Llama-2-7B: 32 layers x 4096 x (32 + 2 x 32) heads x 128 at 4.25 bit; Mistral's 8 KV heads make it 6144 wide.
-    assert fused_qkv_copy_bytes(LLAMA_7B, "int4-g128") == 32 * 4096 * 12288 * 4.25 / 8
-    assert fused_qkv_copy_bytes(MISTRAL_7B, "int4-g128") == 32 * 4096 * 6144 * 4.25 / 8
-    assert fused_qkv_copy_bytes(LLAMA_7B, "int4-g128", tensor_parallel=2) == 32 * 4096 * 12288 * 4.25 / 16
+    # Llama-2-7B: 32 layers x 4096 x (32 + 2 x 32) heads x 128 at 4.156 bit; Mistral's 8 KV heads make it 6144 wide.
+    assert fused_qkv_copy_bytes(LLAMA_7B, "int4-g128") == 32 * 4096 * 12288 * (4 + 20 / 128) / 8
+    assert fused_qkv_copy_bytes(MISTRAL_7B, "int4-g128") == 32 * 4096 * 6144 * (4 + 20 / 128) / 8
+    assert fused_qkv_copy_bytes(LLAMA_7B, "int4-g128", tensor_parallel=2) == 32 * 4096 * 12288 * (4 + 20 / 128) / 16
 
 
 def test_short_run_peaks_at_the_fusing_moment():

@@ -42,11 +42,11 @@ def test_paged_rounding():
 
 
 def test_quantised_weight_formats():
-    assert weight_bits_per_param("int4-g128") == 4.25
+    assert weight_bits_per_param("int4-g128") == 4 + 20 / 128  # fp16 scale + packed 4-bit zero per group
     assert weight_bits_per_param("nf4-dq") == pytest.approx(4.127, abs=1e-3)
     int4 = weight_bytes(L3, "int4-g128")
     # Embedding and LM head (2 x 128256 x 4096) stay in bf16: about 2.1 GB of the total.
-    assert int4 == pytest.approx((L3.params - 2 * 128256 * 4096) * 4.25 / 8 + 2 * 128256 * 4096 * 2)
+    assert int4 == pytest.approx((L3.params - 2 * 128256 * 4096) * (4 + 20 / 128) / 8 + 2 * 128256 * 4096 * 2)
     assert weight_bytes(L3, "bf16") == L3.params * 2
     with pytest.raises(SizingError):
         weight_bits_per_param("int3")

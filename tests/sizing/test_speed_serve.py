@@ -145,7 +145,7 @@ def test_vllm_kv_pool_is_its_memory_fraction_less_weights_activations_and_runtim
     gpu = catalog.gpu("h100-sxm5")
     budget = engine_budget(spec, gpu, ServeLoad(input_tokens=1000, output_tokens=1000, concurrency=8))
     o = Overheads()
-    runtime = o.cuda_context_bytes + o.inference_runtime_bytes
+    runtime = o.inference_runtime_bytes  # context and NCCL predate vLLM's memory snapshot
     hand_kv = gpu_reported_total_bytes(gpu) * 0.9 - spec.params * 2 - prefill_workspace_bytes(spec, 8192) - runtime
     assert budget.kv_bytes == pytest.approx(hand_kv)
     assert budget.kv_capacity_tokens == int(hand_kv // (2 * 32 * 8 * 128 * 2))
@@ -159,6 +159,27 @@ def test_vllm_kv_pool_is_its_memory_fraction_less_weights_activations_and_runtim
     assert offline.token_budget == 8192  # the offline LLM class's default
 
 
+
+
+def test_vllm_keeps_context_and_nccl_out_of_the_kv_budget_since_its_snapshot_rework(catalog):
+    # vLLM >= 0.6.5 measures the non-KV memory from a snapshot taken after the CUDA context and NCCL exist, so a
+    # PP2 replica of a 70B AWQ model on two 24 GB cards gets those ~1 GiB back as KV (CloudRift RTX 4090 x2 run:
+    # ~20 running requests of ~1500 tokens at FP8 KV, 234 output tok/s at 83 ms TPOT).
+    from gpudesk.sizing.overheads import Overheads
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    spec = _spec(catalog, "llama-3.3-70b")
+    gpu = catalog.gpu("rtx4090")
+    load = ServeLoad(input_tokens=1000, output_tokens=1000, concurrency=400, pp=2, weight_format="int4-awq",
+                     kv_dtype="fp8", max_num_batched_tokens=2048)
+    now = engine_budget(spec, gpu, load)
+    old = engine_budget(spec, gpu, dataclasses.replace(load, engine_version="0.6.3"))
+    o = Overheads()
+    assert now.kv_bytes - old.kv_bytes == pytest.approx(o.cuda_context_bytes + o.nccl_bytes_per_gpu)
+    assert now.kv_capacity_tokens >= 2 * old.kv_capacity_tokens
+    sglang = dataclasses.replace(load, engine="sglang", gpu_memory_utilization=0.9)
+    assert engine_budget(spec, gpu, sglang).kv_bytes == pytest.approx(
+        gpu_reported_total_bytes(gpu) * 0.9 - now.weights_bytes)  # other engines unchanged
 
 
 def test_hbm_efficiency_is_the_gpus_own_measured_stream_copy_where_published(catalog):
@@ -472,7 +493,7 @@ def test_vllm_admits_prompts_on_demand_and_preempts_when_decoding_fills_the_kv_p
     tight = serve_speed(spec, gpu, load)
     roomy = serve_speed(spec, gpu, dataclasses.replace(load, gpu_memory_utilization=0.5))
     assert tight.ttft_s == pytest.approx(roomy.ttft_s, rel=0.05)
-    assert tight.tpot_s > 1.05 * roomy.tpot_s
+    assert tight.tpot_s > 1.03 * roomy.tpot_s  # 44 whole requests fit in the pool, 50 run
     assert tight.output_tokens_per_s < 0.9 * roomy.output_tokens_per_s
 
 
