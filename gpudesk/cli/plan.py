@@ -99,7 +99,10 @@ def add_parser(subparsers) -> None:
                         "that does not upcast its logits, run without autocast as under DeepSpeed), "
                         "standard-compiled (fp32 upcast inside a torch.compile'd loss, e.g. torchtitan since 2025-04), "
                         "chunked (torchtune), fused (Liger fused linear CE), inplace-16bit (16-bit logits, gradient "
-                        "written in place: Unsloth's Triton cross-entropy)"))
+                        "written in place: Unsloth's Triton cross-entropy); Megatron-LM / Megatron-Core runs use "
+                        "standard-16bit: their unfused vocab-parallel cross-entropy "
+                        "(megatron/core/tensor_parallel/cross_entropy.py) keeps one fp32 copy of the logits, turned "
+                        "into the softmax and then the gradient in place (6 bytes a logit, not standard's 12)"))
     m.add_argument("--optimizer-in-backward", action="store_true", help=_("step each parameter in backward (no full gradient buffer)"))
     m.add_argument("--activation-offload", action="store_true", help=_("saved activations offloaded to host memory"))
     m.add_argument("--compile", action="store_true", help=_("torch.compile / fused kernels (fewer saved activations than eager)"))
