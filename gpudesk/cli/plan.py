@@ -99,7 +99,10 @@ def add_parser(subparsers) -> None:
                         "that does not upcast its logits, run without autocast as under DeepSpeed), "
                         "standard-compiled (fp32 upcast inside a torch.compile'd loss, e.g. torchtitan since 2025-04), "
                         "chunked (torchtune), fused (Liger fused linear CE), inplace-16bit (16-bit logits, gradient "
-                        "written in place: Unsloth's Triton cross-entropy)"))
+                        "written in place: Unsloth's Triton cross-entropy); Megatron-LM / Megatron-Core runs use "
+                        "standard-16bit: their unfused vocab-parallel cross-entropy "
+                        "(megatron/core/tensor_parallel/cross_entropy.py) keeps one fp32 copy of the logits, turned "
+                        "into the softmax and then the gradient in place (6 bytes a logit, not standard's 12)"))
     m.add_argument("--optimizer-in-backward", action="store_true", help=_("step each parameter in backward (no full gradient buffer)"))
     m.add_argument("--activation-offload", action="store_true", help=_("saved activations offloaded to host memory"))
     m.add_argument("--compile", action="store_true", help=_("torch.compile / fused kernels (fewer saved activations than eager)"))
@@ -497,6 +500,9 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         raise CliError(_("--longest-sample-tokens applies to training; for inference give the context with --seq."))
     if args.prompt_tokens is not None and not inference:
         raise CliError(_("--prompt-tokens applies to --mode inference; training takes its tokens from --seq."))
+    if args.weight_format is not None and args.mode == "qlora":
+        raise CliError(_("--weight-format applies to --mode inference; --mode qlora already holds its frozen base in "
+                         "4-bit NF4 (bitsandbytes) and trains at --precision, so leave --weight-format out."))
     if args.weight_format is not None and not inference:
         raise CliError(_("--weight-format applies to --mode inference; {mode} keeps the weights at --precision "
                          "(for a 4-bit frozen base use --mode qlora).").format(mode=args.mode))
@@ -545,7 +551,14 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "pipeline_microbatches": "--pp-microbatches", "pipeline_stages_per_rank": "--pp-stages-per-rank",
                 "global_batch_size": "--global-batch",
                 "longest_sample_tokens": "--longest-sample-tokens", "prompt_tokens": "--prompt-tokens",
-                "prompt_logits": "--prompt-logits"}
+                "prompt_logits": "--prompt-logits", "recompute": "--recompute", "compiled": "--compile",
+                "optimizer_in_backward": "--optimizer-in-backward", "activation_offload": "--activation-offload",
+                "zero_grad_keeps_grads": "--zero-grad-keeps-grads", "weight_loading": "--weight-loading",
+                "sequence_parallel": "--sp", "sp_gathered_inputs": "--sp-gathered-inputs",
+                "fsdp1_no_sync": "--fsdp1-sync-each-batch", "ddp_bucket_view": "--ddp-bucket-view",
+                "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",
+                "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",
+                "tp_replicated_vocab": "--tp-replicated-vocab", "embeddings_on_host": "--embeddings-on-host"}
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),
                                                   problem=exc.reason)) from exc
     verdict = None

@@ -17,13 +17,12 @@ from gpudesk.sizing.estimate import MemoryEstimate
 from gpudesk.sizing.memory_inference import inference_memory
 from gpudesk.sizing.memory_lora import lora_memory
 from gpudesk.sizing.memory_train import train_memory
+from gpudesk.sizing.mode_settings import check_mode_settings
 from gpudesk.sizing.overheads import EAGER_MODULE_LOADING_CONTEXT_BYTES, Overheads
 from gpudesk.sizing.pipeline import step_batching
 from gpudesk.sizing.shapes import ModelSpec
 
 MODES = ("train", "lora", "qlora", "inference")
-# Weight formats that say nothing a training precision does not (no quantisation to ignore).
-_FULL_WIDTH_FORMATS = frozenset({CHECKPOINT_WEIGHT_FORMAT, "bf16", "fp16", "fp32", "tf32"})
 DEEPSPEED_STAGES = ("zero1", "zero2", "zero3")
 
 
@@ -240,6 +239,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         SizingError / ShapeError: an invalid or inconsistent input; ``.field`` names it.
     """
     mode = choice("mode", workload.mode, MODES)
+    check_mode_settings(workload)
     w = workload
     if w.pipeline_parallel <= 1:
         # Without pipeline stages these settings have nothing to act on; dropping them unseen would hide a typo.
@@ -278,15 +278,6 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
                          "longest sample, under the cap of {cap})").format(tokens=peak_tokens, cap=workload.seq_len_tokens),
                        "torchtune padded_collate; transformers DataCollatorWithPadding (padding=True)")
             return _with_note(estimate_memory(spec, replace(w, longest_sample_tokens=None)), padding)
-    if mode != "inference" and (w.weight_format or CHECKPOINT_WEIGHT_FORMAT).lower() not in _FULL_WIDTH_FORMATS:
-        if mode == "qlora":
-            note = _("weight format {weight_format} ignored: it applies to inference; {mode} keeps the weights at "
-                     "{precision}").format(weight_format=w.weight_format, mode=mode, precision=w.precision)
-        else:
-            note = _("weight format {weight_format} ignored: it applies to inference; {mode} keeps the weights at "
-                     "{precision} (a 4-bit frozen base is mode qlora)").format(weight_format=w.weight_format, mode=mode,
-                                                                               precision=w.precision)
-        return _with_note(_estimate_training(spec, mode, w), (note, "gpudesk.sizing.memory"))
     if mode != "inference":
         return _estimate_training(spec, mode, w)
     return inference_memory(

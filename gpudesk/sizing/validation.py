@@ -21,6 +21,7 @@ from typing import Any
 from gpudesk.file_limits import InputFileError, display_path, read_input
 from gpudesk.i18n import _
 from gpudesk.paths import bundle_root
+from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT
 from gpudesk.sizing.errors import ConfigFileError, SizingError
 from gpudesk.sizing.memory import MemoryWorkload, estimate_memory
 from gpudesk.sizing.peer_formulas import (
@@ -197,7 +198,11 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
     mode = MODE_OF_METHOD[str(case["method"])]
     targets = tuple(str(case.get("lora_targets") or "all-linear").split(","))
     return MemoryWorkload(
-        mode=mode, precision=precision, optimizer=str(case.get("optimizer", "adamw")),
+        mode=mode, precision=precision,
+        # The row schema fills "optimizer": "adamw" into every row (training's default); an inference row's filler is
+        # not a setting its source gave, so, like a user of the CLI, it gives no --optimizer.
+        optimizer=str(case.get("optimizer", "adamw")) if mode != "inference" or case.get("optimizer", "adamw") != "adamw"
+        else MemoryWorkload.optimizer,
         seq_len_tokens=int(case.get("seq_len_tokens", 2048)), micro_batch_size=int(case.get("micro_batch_size", 1)),
         # ``--batch`` is the micro-batch of training and the concurrent sequences of inference (the CLI sets both).
         concurrent_sequences=int(case.get("micro_batch_size", 1)),
@@ -206,7 +211,8 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         tensor_parallel=int(case.get("tensor_parallel", 1)), sequence_parallel=bool(case.get("sequence_parallel", False)),
         sp_gathered_inputs=bool(case.get("sp_gathered_inputs", False)),
         lora_rank=int(case.get("lora_rank") or 16), lora_targets=targets,
-        weight_format=str(case.get("weight_format") or precision) if mode == "inference" else "bf16",
+        weight_format=str(case.get("weight_format") or precision) if mode == "inference" else str(
+            case.get("weight_format") or CHECKPOINT_WEIGHT_FORMAT),
         # Inference rows: "weights" rows need no context; "kv_cache" rows give the tokens the measured cache holds
         # per GPU and the engine's block granularity (vLLM 16 tokens, SGLang 1).
         context_tokens=int(case.get("context_tokens", 16)), kv_precision=str(case.get("kv_precision", "bf16")),

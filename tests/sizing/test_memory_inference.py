@@ -159,12 +159,12 @@ def test_mxfp4_is_ocp_mx_size_and_sources_match_the_format():
     assert not any("QLoRA" in source for _, source in est.assumptions)
 
 
-def test_training_says_a_weight_format_does_not_apply():
-    est = estimate_memory(L3, MemoryWorkload(mode="train", weight_format="int4-g128"))
-    assert any("int4-g128 ignored" in a for a, _ in est.assumptions)
+def test_training_refuses_a_weight_format_it_would_ignore():
+    with pytest.raises(SizingError) as err:
+        estimate_memory(L3, MemoryWorkload(mode="train", weight_format="int4-g128"))
+    assert err.value.field == "weight_format" and "inference" in err.value.reason
     plain = estimate_memory(L3, MemoryWorkload(mode="train"))
-    assert est.total_bytes == plain.total_bytes
-    assert not any("ignored" in a for a, _ in plain.assumptions)
+    assert estimate_memory(L3, MemoryWorkload(mode="train", weight_format="bf16")).total_bytes == plain.total_bytes
 
 
 def test_lora_without_recompute_names_the_common_recipe():

@@ -286,7 +286,9 @@ def test_frozen_base_keeps_adapter_paths_not_linear_inputs():
     modern = acts(mode="qlora", lora_targets=("q_proj", "v_proj"))
     tokens, h, ffn = 2048, 4096, 11008
     assert legacy - modern == pytest.approx(32 * tokens * 2 * (h + ffn), rel=1e-6)  # MLP and down_proj inputs
-    assert acts(mode="lora", lora_targets=("q_proj", "v_proj"), legacy_bnb_matmul=True) == qv_lora  # QLoRA only
+    with pytest.raises(SizingError) as legacy_err:  # QLoRA only: LoRA on a 16-bit base has no 4-bit matmul
+        acts(mode="lora", lora_targets=("q_proj", "v_proj"), legacy_bnb_matmul=True)
+    assert legacy_err.value.field == "legacy_bnb_matmul"
     with pytest.raises(SizingError) as err:
         acts(mode="lora", lora_dropout=1.0)
     assert err.value.field == "lora_dropout"

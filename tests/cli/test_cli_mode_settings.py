@@ -1,0 +1,47 @@
+"""A flag that the chosen ``--mode`` never reads is refused, naming the flag and the modes it applies to (QA
+found ``estimate memory`` dropping them silently: an optimizer for inference, a KV-cache layout for training,
+bitsandbytes double quantisation for LoRA on a 16-bit base)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudesk.cli import main
+
+MEMORY = ["estimate", "memory", "--model", "llama-3-8b"]
+
+
+def _error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    status = main(MEMORY + args)
+    err = capsys.readouterr().err
+    assert status in (1, 2) and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize(("args", "flag", "modes"), [
+    (["--mode", "inference", "--optimizer", "paged_adamw_8bit"], "--optimizer", "train, lora, qlora"),
+    (["--mode", "inference", "--lora-rank", "64"], "--lora-rank", "lora, qlora"),
+    (["--mode", "inference", "--sharding", "zero3", "--gpus", "2"], "--sharding", "train, lora, qlora"),
+    (["--mode", "train", "--no-double-quant"], "--no-double-quant", "qlora"),
+    (["--mode", "train", "--legacy-bnb-matmul"], "--legacy-bnb-matmul", "qlora"),
+    (["--mode", "train", "--kv-precision", "fp8"], "--kv-precision", "inference"),
+    (["--mode", "train", "--kv-cache-impl", "static"], "--kv-cache-impl", "inference"),
+    (["--mode", "lora", "--no-double-quant"], "--no-double-quant", "qlora"),
+    (["--mode", "lora", "--optimizer-in-backward"], "--optimizer-in-backward", "train"),
+])
+def test_a_flag_the_mode_ignores_is_refused(args: list[str], flag: str, modes: str,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    err = _error(args, capsys)
+    assert f"{flag}:" in err, err
+    assert f"mode {modes} only" in err, err
+
+
+def test_qlora_with_a_weight_format_is_not_told_to_use_qlora(capsys: pytest.CaptureFixture[str]) -> None:
+    err = _error(["--mode", "qlora", "--weight-format", "int8"], capsys)
+    assert "--weight-format" in err and "use --mode qlora" not in err and "NF4" in err, err
+
+
+def test_flags_at_their_defaults_and_flags_the_mode_reads_pass(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(MEMORY + ["--mode", "inference", "--optimizer", "adam-18", "--kv-precision", "fp8"]) == 0
+    assert main(MEMORY + ["--mode", "qlora", "--no-double-quant", "--legacy-bnb-matmul", "--lora-rank", "8"]) == 0
+    capsys.readouterr()
