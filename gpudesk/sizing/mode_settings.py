@@ -33,7 +33,7 @@ INFERENCE = ("inference",)
 # field of MemoryWorkload -> the modes whose formulas read it. Fields not listed apply to every mode.
 SETTING_MODES: dict[str, tuple[str, ...]] = {
     **{name: TRAINING for name in (
-        "optimizer", "sharding", "offload", "recompute", "loss", "activation_offload", "compiled",
+        "optimizer", "sharding", "offload", "recompute", "loss", "activation_offload",
         # PyTorch-era and Adam-implementation facts hold for any training; with adapters they act on tensors
         # below the LoRA model's resolution (adapter gradients and states are counted as persistent).
         "zero_grad_keeps_grads", "optimizer_impl",
@@ -54,6 +54,9 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
         "prompt_logits", "prompt_tokens", "fused_qkv_load", "tp_replicated_vocab", "embeddings_on_host",
     )},
 }
+
+# ``compiled`` is not in the table: torch.compile is a real choice for a generation loop too (gpt-fast, torchao's
+# llama benchmarks), which the inference model does not price, so it is accepted in every mode.
 
 # Weight formats that only restate a 16/32-bit training precision: not a setting training ignores.
 FULL_WIDTH_FORMATS = frozenset({CHECKPOINT_WEIGHT_FORMAT, "bf16", "fp16", "fp32", "tf32"})

@@ -9,7 +9,7 @@ file is an empty set; the format is that folder's README). Training rows go thro
 listed with the reason it cannot be answered. Classes: kind, vendor, pipeline parallel, expert parallel / MoE,
 FP8, engine; each with its share within 20 % and 50 %, median absolute error and geometric-mean ratio. The later
 set (rows collected after the model was written) and the fresh sets (rows collected after it was frozen; fresh2 after
-a second freeze, fresh3 after a third, fresh4 after a fourth, and so on to fresh18) are summarised on their own.
+a second freeze, fresh3 after a third, fresh4 after a fourth, and so on to fresh19) are summarised on their own.
 """
 
 from __future__ import annotations
@@ -238,7 +238,8 @@ def speed_report_lines(results: list[SpeedRow], summary: dict[str, Any]) -> list
                             ("fresh15", _("fifteenth fresh set (collected after the model was frozen a fifteenth time)")),
                             ("fresh16", _("sixteenth fresh set (collected after the model was frozen a sixteenth time)")),
                             ("fresh17", _("seventeenth fresh set (collected after the model was frozen a seventeenth time)")),
-                            ("fresh18", _("eighteenth fresh set (collected after the model was frozen an eighteenth time)"))):
+                            ("fresh18", _("eighteenth fresh set (collected after the model was frozen an eighteenth time)")),
+                            ("fresh19", _("nineteenth fresh set (collected after the model was frozen a nineteenth time)"))):
         s = summary[set_name]
         lines += ["", f"{title}: {fmt(s['all'])}"]
         for kind, sub in s["by_kind"].items():

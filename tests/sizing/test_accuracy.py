@@ -63,6 +63,7 @@ FRESH11 = CASES.with_name("measured_peaks_fresh11.jsonl")
 FRESH12 = CASES.with_name("measured_peaks_fresh12.jsonl")
 FRESH13 = CASES.with_name("measured_peaks_fresh13.jsonl")
 FRESH14 = CASES.with_name("measured_peaks_fresh14.jsonl")
+FRESH15 = CASES.with_name("measured_peaks_fresh15.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -195,12 +196,9 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2}
 # Held-out rows whose typed flags the estimator refuses as a contradiction, by set (at the first score).
-# fresh-10 (5) and fresh-14 (4): inference rows that type --compile, which the inference model does not read;
-# since gpudesk.sizing.mode_settings they are refused like any flag their mode ignores (the lead decides whether
-# compiled inference gets a term or the rows change).
-REFUSED_HELD_OUT = {"fresh-12": 1, "fresh-10": 5, "fresh-14": 4}
+REFUSED_HELD_OUT = {"fresh-12": 1}
 
 
 @pytest.mark.parametrize(("name", "path", "added", "least"), [
@@ -224,6 +222,8 @@ REFUSED_HELD_OUT = {"fresh-12": 1, "fresh-10": 5, "fresh-14": 4}
     ("fresh-13", FRESH13, "fresh13-2026-12-05", 36),
     # fresh-14: collected while the fixes fresh-13 prompted were written, scored once after they merged (25/34).
     ("fresh-14", FRESH14, "fresh14-2026-12-05", 36),
+    # fresh-15: collected while the fixes fresh-14 prompted were written, scored once after they merged (8/13).
+    ("fresh-15", FRESH15, "fresh15-2026-12-05", 15),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.

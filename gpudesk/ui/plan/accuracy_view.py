@@ -127,7 +127,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh15": self.tr("fifteenth fresh (collected after the model was frozen a fifteenth time)"),
                 "fresh16": self.tr("sixteenth fresh (collected after the model was frozen a sixteenth time)"),
                 "fresh17": self.tr("seventeenth fresh (collected after the model was frozen a seventeenth time)"),
-                "fresh18": self.tr("eighteenth fresh (collected after the model was frozen an eighteenth time)")}
+                "fresh18": self.tr("eighteenth fresh (collected after the model was frozen an eighteenth time)"),
+                "fresh19": self.tr("nineteenth fresh (collected after the model was frozen a nineteenth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
