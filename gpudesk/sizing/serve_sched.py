@@ -343,13 +343,15 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
         """vLLM's recompute preemption: while the running requests' next tokens overflow the KV pool, the newest
         one gives its blocks back and returns to the head of the waiting queue to prefill its prompt and the tokens
         it produced again (module docstring). Returns the new ``context_base``."""
-        while len(running) > 1 and prefill_reserved + base + len(running) * (decode_steps + 1) > capacity:
-            newest = max(range(len(running)), key=lambda i: running[i][1])
-            done_step, _s, victim = running[newest]
-            running[newest] = running[-1]
-            running.pop()
+        def overflows() -> bool:
+            return len(running) > 1 and prefill_reserved + base + len(running) * (decode_steps + 1) > capacity
+
+        if not overflows():
+            return base
+        running.sort(key=lambda entry: entry[1])  # by admission order: the newest last
+        while overflows():
+            done_step, _s, victim = running.pop()
             leave(victim)
-            heapq.heapify(running)
             join = done_step - victim.out + 1
             produced = 1 + decode_steps - join
             base -= victim.inp + 1 - join
@@ -358,6 +360,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             victim.prefilled = 0
             victim.resumed = True
             waiting.appendleft(victim)
+        heapq.heapify(running)
         return base
 
     while len(done) < prompts:

@@ -17,6 +17,8 @@ counted with their multiplicity.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -48,26 +50,23 @@ def summary(values: Sequence[float]) -> dict[str, float]:
 def weighted_summary(pairs: Sequence[tuple[float, int]]) -> dict[str, float]:
     """Mean and percentiles of values given as (value, how many times it occurs) pairs (all 0.0 when empty)."""
     items = sorted((v, n) for v, n in pairs if n > 0)
-    total = sum(n for _v, n in items)
-    if total == 0:
+    if not items:
         return {name: 0.0 for name in STATISTICS}
-    out = {"mean": sum(v * n for v, n in items) / total}
+    values = [v for v, _n in items]
+    ends = list(itertools.accumulate(n for _v, n in items))  # ends[i]: how many values sort at or before values[i]
+    out = {"mean": sum(v * n for v, n in items) / ends[-1]}
     for name, q in _QUANTILES.items():
-        out[name] = _quantile(items, total, q)
+        out[name] = _quantile(values, ends, q)
     return out
 
 
-def _quantile(items: list[tuple[float, int]], total: int, q: float) -> float:
+def _quantile(values: list[float], ends: list[int], q: float) -> float:
     """Linear interpolation between the order statistics at rank ``q (total - 1)`` (numpy's default)."""
-    rank = q * (total - 1)
+    rank = q * (ends[-1] - 1)
     low, high = math.floor(rank), math.ceil(rank)
-    return _nth(items, low) + (rank - low) * (_nth(items, high) - _nth(items, low))
+    return _nth(values, ends, low) + (rank - low) * (_nth(values, ends, high) - _nth(values, ends, low))
 
 
-def _nth(items: list[tuple[float, int]], index: int) -> float:
-    seen = 0
-    for value, count in items:
-        seen += count
-        if index < seen:
-            return value
-    return items[-1][0]
+def _nth(values: list[float], ends: list[int], index: int) -> float:
+    """The ``index``-th (from 0) order statistic: the first value whose run of copies reaches past ``index``."""
+    return values[min(bisect.bisect_right(ends, index), len(values) - 1)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 
 import pytest
@@ -13,6 +15,20 @@ from gpudesk.cli import main
 def _json(capsys, args: list[str]) -> dict:
     assert main(args) == 0
     return json.loads(capsys.readouterr().out)
+
+
+def _run(args: list[str]) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(args) == 0
+    return out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def accuracy_report() -> tuple[dict, str]:
+    """``estimate accuracy --json`` and its text, run once for this module: each run predicts every bundled case
+    (about a minute on a 2-core machine), and the tests below read different parts of the same report."""
+    return json.loads(_run(["estimate", "accuracy", "--json"])), _run(["estimate", "accuracy"])
 
 
 def test_serve_json_has_the_documented_keys(capsys) -> None:
@@ -54,15 +70,13 @@ def test_estimate_memory_takes_a_gguf_quant_name(capsys) -> None:
     assert abs(out["per_gpu"]["breakdown_bytes"]["weights"] / 2**30 - 4.58) < 0.01
 
 
-def test_estimate_accuracy_reports_the_engine_logs(capsys) -> None:
-    out = _json(capsys, ["estimate", "accuracy", "--json"])
+def test_estimate_accuracy_reports_the_engine_logs(accuracy_report) -> None:
+    out, text = accuracy_report
     engines = out["engines"]
     assert engines["summary"]["logs"] == len(engines["logs"]) > 0
     assert set(engines["summary"]["categories"]) >= {"weights", "kv", "concurrency", "buffers"}
     held = engines["summary"]["held_out"]
     assert held["logs"] == sum(1 for log in engines["logs"] if log["added_after_model"]) > 0
-    assert main(["estimate", "accuracy"]) == 0
-    text = capsys.readouterr().out
     assert "engine start-up logs" in text
     assert f"logs added after the models were last changed: {held['logs']}" in text
 
@@ -150,8 +164,8 @@ def test_serve_gpus_without_tp_splits_the_model_over_them(capsys) -> None:
     assert out["gpus"] == 4 and "--tensor-parallel-size 4" in out["command"]
 
 
-def test_estimate_accuracy_reports_the_fresh_speed_set_apart(capsys) -> None:
-    out = _json(capsys, ["estimate", "accuracy", "--json"])
+def test_estimate_accuracy_reports_the_fresh_speed_set_apart(accuracy_report) -> None:
+    out, text = accuracy_report
     summary = out["speed"]["summary"]
     assert set(summary) == {"dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
                             "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14",
@@ -172,8 +186,6 @@ def test_estimate_accuracy_reports_the_fresh_speed_set_apart(capsys) -> None:
     assert summary["fresh14"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh14") > 0
     for name in ("fresh15", "fresh16", "fresh17", "fresh18", "fresh19"):
         assert summary[name]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == name) > 0
-    assert main(["estimate", "accuracy"]) == 0
-    text = capsys.readouterr().out
     assert "fresh set (collected after the model was frozen)" in text
     assert "second fresh set (collected after the model was frozen again)" in text
     assert "third fresh set (collected after the model was frozen a third time)" in text
