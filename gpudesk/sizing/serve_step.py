@@ -63,7 +63,7 @@ of thousands of tokens the math.
   AMD and Marlin's 4-bit kernels: :func:`gpudesk.sizing.serve_rates.gemm_tile_tokens`), so a step of fewer tokens
   lasts at least the tile's math; where the matrix units are slow against the memory (H20) this, not the weight
   stream, sets a small-batch decode step.
-- GEMM library calls: vLLM on CDNA 3 (MI300X, MI325X) runs a step's dense GEMMs through its own skinny kernels only
+- GEMM library calls: vLLM on CDNA 3 and 4 (MI300X, MI325X, MI350X, MI355X) runs a step's dense GEMMs through its own skinny kernels only
   while the step has at most 4 tokens (16-bit linears) or 1 token (per-tensor FP8), else through hipBLASLt, which
   costs a measured few microseconds more per GEMM at decode sizes (:func:`gpudesk.sizing.serve_rates.
   library_gemm_extra_s`, vllm-project/vllm PR 15830); routed experts and AWQ/GPTQ/block-FP8 linears have their own
