@@ -288,7 +288,7 @@ def hbm_efficiency(gpu: GPU) -> tuple[float, str]:
         "STREAM copy over the datasheet bandwidth: {source}").format(source=AZURE_GUIDE)
 
 
-# vLLM on CDNA 3 (gfx942: MI300X, MI325X) sends a dense GEMM to its own skinny kernels only when the step has few
+# vLLM on CDNA 3 and CDNA 4 (gfx942: MI300X, MI325X; gfx950: MI350X, MI355X) sends a dense GEMM to its own skinny kernels only when the step has few
 # tokens, and to hipBLASLt (``torch.nn.functional.linear`` / ``torch._scaled_mm``) otherwise: unquantized BF16/FP16
 # linears take ``wvSplitK`` for 1-4 tokens (``vllm/model_executor/layers/utils.py`` rocm_unquantized_gemm_impl,
 # ``m > 8 and 0 < n <= 4``), per-tensor FP8 linears take ``wvSplitKQ`` for one token
@@ -298,18 +298,23 @@ def hbm_efficiency(gpu: GPU) -> tuple[float, str]:
 # batch 1 / 2 through hipBLASLt and 1.289 s / 1.344 s through the skinny kernels (vllm-project/vllm PR 15830,
 # April 2025): 0.123 s and 0.102 s over 127 decode steps of 321 GEMMs (80 layers x QKV, O, gate_up, down + LM head),
 # 3.0 and 2.5 us per GEMM; their mean is taken. The kernels that compute the routed experts (fused MoE) and other
-# quantized formats (AWQ/GPTQ, block-scaled FP8) are not hipBLASLt calls.
+# quantized formats (AWQ/GPTQ, block-scaled FP8) are not hipBLASLt calls. CDNA 4 (gfx950: MI350X, MI355X) takes the
+# same dispatch: the unquantized path gates the skinny kernels on ``on_gfx9()`` and the per-tensor FP8 kernel class
+# (``ROCmFP8ScaledMMLinearKernel.is_supported``) on ``on_mi3xx()``, and vllm/platforms/rocm.py counts gfx950 in both
+# (``_ON_MI3XX = ... ["gfx942", "gfx950"]``, ``_ON_GFX9 = ... ["gfx90a", "gfx942", "gfx950"]``); no gfx950 timing of
+# the hipBLASLt call was found, so the MI300X figure is used for both generations.
 HIPBLASLT_EXTRA_GEMM_S = (0.123 + 0.102) / 2 / 127 / 321
-HIPBLASLT_ARCHITECTURES = ("CDNA 3",)
+HIPBLASLT_ARCHITECTURES = ("CDNA 3", "CDNA 4")
 SKINNY_MAX_TOKENS = {"bf16": 4, "fp8": 1}
 HIPBLASLT_SOURCE = ("vLLM ROCm skinny-GEMM dispatch (vllm/model_executor/layers/utils.py rocm_unquantized_gemm_impl; "
-                    "quantization/kernels/scaled_mm/rocm.py rocm_per_tensor_float_w8a8_scaled_mm_impl); hipBLASLt "
+                    "quantization/kernels/scaled_mm/rocm.py rocm_per_tensor_float_w8a8_scaled_mm_impl; gfx942 and "
+                    "gfx950 both on_mi3xx / on_gfx9 in vllm/platforms/rocm.py); hipBLASLt "
                     "against the skinny kernels, Llama 3.1 70B TP 8 on MI300X: vllm-project/vllm PR 15830")
 
 
 def library_gemm_extra_s(engine: str, gpu: GPU, linear_format: str) -> tuple[float, int]:
     """(seconds a dense GEMM costs beyond its roofline time when the engine hands it to the vendor GEMM library,
-    the most tokens a step may have for the engine's own skinny kernels to take it instead): vLLM on CDNA 3 with
+    the most tokens a step may have for the engine's own skinny kernels to take it instead): vLLM on CDNA 3 or 4 with
     unquantized (``bf16``) or per-tensor FP8 (``fp8``) linears (module constants); (0, 0) elsewhere."""
     if engine.lower() != "vllm" or gpu.architecture not in HIPBLASLT_ARCHITECTURES:
         return 0.0, 0

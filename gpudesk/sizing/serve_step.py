@@ -63,7 +63,7 @@ of thousands of tokens the math.
   AMD and Marlin's 4-bit kernels: :func:`gpudesk.sizing.serve_rates.gemm_tile_tokens`), so a step of fewer tokens
   lasts at least the tile's math; where the matrix units are slow against the memory (H20) this, not the weight
   stream, sets a small-batch decode step.
-- GEMM library calls: vLLM on CDNA 3 (MI300X, MI325X) runs a step's dense GEMMs through its own skinny kernels only
+- GEMM library calls: vLLM on CDNA 3 and 4 (MI300X, MI325X, MI350X, MI355X) runs a step's dense GEMMs through its own skinny kernels only
   while the step has at most 4 tokens (16-bit linears) or 1 token (per-tensor FP8), else through hipBLASLt, which
   costs a measured few microseconds more per GEMM at decode sizes (:func:`gpudesk.sizing.serve_rates.
   library_gemm_extra_s`, vllm-project/vllm PR 15830); routed experts and AWQ/GPTQ/block-FP8 linears have their own
@@ -159,6 +159,7 @@ from gpudesk.sizing.serve_dp_attention import (
     attention_tp,
     replicated_attention_params_per_layer,
 )
+from gpudesk.sizing.serve_rocm_allreduce import ROCM_ALLREDUCE_SOURCE, curve_allreduce_s, rocm_allreduce_curve
 from gpudesk.sizing.serve_rocm_block_fp8 import block_fp8_dense_stream_bytes_per_s
 from gpudesk.sizing.serve_rocm_mla import ROCM_MLA_DEQUANT_SOURCE, rocm_mla_dequant_per_step
 from gpudesk.sizing.shapes import ModelSpec
@@ -228,6 +229,8 @@ class StepModel:
     allreduces_per_layer: int = 2
     moe_tiles: MoeTiles | None = None  # the routed experts' Triton fused-MoE row tiles (None: not that kernel)
     prefill_layer_latency_s: float = 0.0  # per-layer floor of a step with prompt tokens where it runs eager (0: same)
+    # the engine's all-reduce measured per message size, (bytes, seconds) points (serve_rocm_allreduce; (): alpha-beta)
+    allreduce_curve: tuple[tuple[float, float], ...] = ()
 
     def gemm_flops_per_s(self, tokens: int) -> float:
         """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
@@ -251,6 +254,8 @@ class StepModel:
         ring = ring_allreduce_bytes(message, self.tp)
         moved = (self.tp - 1) * message if message < self.one_shot_max_bytes else ring
         one = self.allreduce_alpha_s + moved / self.link_bytes_per_s
+        if self.allreduce_curve and message <= ENGINE_ALLREDUCE_MAX_BYTES:
+            one = curve_allreduce_s(self.allreduce_curve, message)
         if self.link is not None and message > ENGINE_ALLREDUCE_MAX_BYTES:
             busbw = measured_allreduce_busbw(self.link, message)
             if busbw:
@@ -531,6 +536,11 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"
             + (f"; {ENGINE_ALLREDUCE_SOURCE}; {AZURE_GUIDE}" if curve_link is not None else "")
             + (f"; {ONE_SHOT_SOURCE}" if one_shot else "")))
+    ar_curve = rocm_allreduce_curve(load.engine, link, tp, load.gpus_per_node) if dp_attn == 1 else ()
+    if ar_curve:
+        assumptions.append(Assumption("tp_allreduce_measured", _(
+            "all-reduces up to {mib:g} MiB take the engine kernel's time measured per message size on this "
+            "link").format(mib=ENGINE_ALLREDUCE_MAX_BYTES / 2**20), ROCM_ALLREDUCE_SOURCE))
     model = StepModel(
         layers=dims.layers, hidden_size=dims.hidden_size, tp=tp, dense_weight_bytes=dense, expert_bytes=expert_bytes,
         moe_layers=moe_layers, experts=experts, active_experts=spec.moe_active_experts or 0,
@@ -548,7 +558,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         slow_expert_flops_per_token=slow_expert_flops, slow_peak_flops_per_s=slow_peak,
         expert_rows_per_token=(spec.moe_active_experts or 0) / experts if experts else 0.0,
         allreduces_per_layer=2 if attn_tp > 1 else 1,
-        moe_tiles=fused_moe_tiles(load.engine, load.engine_version) if slow_expert_flops else None)
+        moe_tiles=fused_moe_tiles(load.engine, load.engine_version) if slow_expert_flops else None,
+        allreduce_curve=ar_curve)
     if load.pp == 1 or link is None:
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).

@@ -778,8 +778,8 @@ def test_block_fp8_checkpoint_streams_its_dense_weights_slowly(catalog):
     assert step_model(bf16, catalog.gpu("h100-sxm5"), one, None, "bf16").dense_stream_extra_s == 0.0
 
 
-def test_vllm_on_cdna3_pays_the_gemm_library_above_the_skinny_kernels_token_limit(catalog):
-    """vLLM on MI300X runs its skinny kernels for BF16 steps of at most 4 tokens and FP8 steps of 1 token, hipBLASLt
+def test_vllm_on_cdna3_and_cdna4_pays_the_gemm_library_above_the_skinny_kernels_token_limit(catalog):
+    """vLLM on MI300X and MI355X runs its skinny kernels for BF16 steps of at most 4 tokens and FP8 steps of 1 token, hipBLASLt
     above, which costs the PR 15830 figure per dense GEMM: Llama 3.1 70B at TP 8 has 80 x 4 + 1 of them. NVIDIA
     GPUs, other engines and formats with their own kernels (AWQ) pay nothing."""
     from gpudesk.sizing.serve_rates import HIPBLASLT_EXTRA_GEMM_S, dense_gemms_per_step
@@ -803,6 +803,13 @@ def test_vllm_on_cdna3_pays_the_gemm_library_above_the_skinny_kernels_token_limi
     assert any(a.name == "library_gemm_s" for a in fp8.assumptions)
     assert steps("mi300x", "int4-awq").library_gemm_s == 0.0
     assert steps("mi300x", "fp8", engine="sglang").library_gemm_s == 0.0
+    # CDNA 4 (gfx950) is on_mi3xx / on_gfx9 in vllm/platforms/rocm.py: the same skinny-or-hipBLASLt dispatch.
+    mi355x = step_model(spec, catalog.gpu("mi355x"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8,
+                                                                weight_format="fp8").validated(),
+                        catalog.link("amd-if-mi355x"), "bf16")
+    assert mi355x.library_gemm_s == pytest.approx(321 * HIPBLASLT_EXTRA_GEMM_S)
+    assert mi355x.skinny_max_tokens == 1
+    assert mi355x.step_s(2, 200) - mi355x.step_s(1, 100) > 0.8e-3
     h100 = step_model(spec, catalog.gpu("h100-sxm5"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8,
                                                                 weight_format="fp8").validated(),
                       catalog.link("nvlink4"), "bf16")
