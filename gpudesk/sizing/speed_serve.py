@@ -89,6 +89,7 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
                                           num_scheduler_steps=load.num_scheduler_steps,
                                           length_spread=load.length_spread, output_lag_steps=lag,
                                           frontend_request_s=front.request_s if front else 0.0,
+                                          frontend_intake_s=front.intake_s if front else 0.0,
                                           frontend_token_s=front.token_s if front else 0.0,
                                           frontend_servers=front.servers if front else 1,
                                           first_prompt_cached=warmup,
