@@ -36,9 +36,18 @@ with overlap the CPU prepares step n+1 while the GPU runs step n, so a step last
   2025), a model whose engine runs far faster at that batch: 1 / 63.62 = 15.7 ms per request. Its per-token share
   is taken as the output-processing cost per request per step above (17.6 us: detokenization and the output
   objects, the work V1 moved into this process), which leaves 15.7 - 202 x 0.0176 = 12.2 ms per request (HTTP,
-  request parsing, tokenization, the hop to the engine core). The request's own share delays its first token;
-  the token share occupies the process while the request streams. V0 (before v0.8) and the other engines have
-  no measured figure here and get no front-end stage.
+  request parsing, chat template, tokenization, the hops to and from the engine core, the final response and the
+  request's bookkeeping when it ends). That is what the process spends, so what caps its requests/s; it is not what
+  a request waits for. Only the work ahead of the first token delays it (``AsyncLLM.generate``: the input
+  processing and the hop to the engine core; the rest runs as its outputs stream back and after its last token).
+  That share is taken from vllm-project/vllm PR 8092's serving-vs-offline table (Llama 3.1 8B, one H100,
+  ShareGPT): streaming every token the API server costs 1 / 14.9 - 1 / 34.8 = 38.4 ms per request, streaming one
+  token in eight (multi-step 8) 1 / 33.3 - 1 / 42.9 = 6.7 ms; per request + per token x n = 38.4 and per request
+  + per token x n / 8 = 6.7 give 2.2 ms per request whatever it streams, 5.7 % of the whole (the PR: "the multistep
+  performance on main is less-bad because we currently only stream 1/8 tokens"). A request's own front-end latency
+  with the process idle is that share of PR 12287's 15.7 ms: 0.90 ms; it waits longer only behind the work of the
+  requests ahead of it (first come first served), i.e. where the front end is loaded. V0 (before v0.8) and the
+  other engines have no measured figure here and get no front-end stage.
 """
 
 from __future__ import annotations
@@ -85,11 +94,18 @@ OUTPUT_LAG_SOURCE = ("vLLM V0 asynchronous output processor: vllm-project/vllm P
                      "v0.8); off with --enforce-eager (issue 10295); first token after the next step: "
                      "tenstorrent/vllm PR 116")
 # vLLM V1 API server (module docstring): seconds per request / per streamed output token, one process.
-FRONTEND_REQUEST_S = 1 / 63.62 - 202 * HOST_REQUEST_S
+FRONTEND_BUSY_S = 1 / 63.62
+FRONTEND_REQUEST_S = FRONTEND_BUSY_S - 202 * HOST_REQUEST_S
 FRONTEND_TOKEN_S = HOST_REQUEST_S
+# The share of the process's time per request that lies ahead of the request's first token (module docstring).
+PR8092_STREAM_EVERY_S = 1 / 14.9 - 1 / 34.8  # API-server seconds per request, every token streamed
+PR8092_STREAM_EIGHTH_S = 1 / 33.3 - 1 / 42.9  # the same, one token in eight streamed (multi-step 8)
+FRONTEND_INTAKE_SHARE = (8 * PR8092_STREAM_EIGHTH_S - PR8092_STREAM_EVERY_S) / 7 / PR8092_STREAM_EVERY_S
+FRONTEND_INTAKE_S = FRONTEND_BUSY_S * FRONTEND_INTAKE_SHARE
 FRONTEND_SINCE = {"vllm": VLLM_V1_SINCE}
 FRONTEND_SOURCE = ("vLLM V1 API-server process: vllm-project/vllm PR 12287 (63.62 req/s, Llama-3.2-1B on A100, "
-                   "ShareGPT at concurrency 400), issue 25301 (one tokenizer thread), PR 17546 (--api-server-count)")
+                   "ShareGPT at concurrency 400), PR 8092 (the share of it ahead of the first token), issue 25301 "
+                   "(one tokenizer thread), PR 17546 (--api-server-count)")
 
 
 @dataclass(frozen=True)
@@ -188,13 +204,15 @@ def output_lag_steps(engine: str, version: str | None, cuda_graphs: bool) -> int
 
 @dataclass(frozen=True)
 class FrontEnd:
-    """The API-server stage in front of the engine: ``servers`` processes, each taking ``request_s`` of one
-    request before it reaches the engine and ``token_s`` per output token it streams (module docstring)."""
+    """The API-server stage in front of the engine: ``servers`` processes, each spending ``request_s`` on one
+    request and ``token_s`` per output token it streams; ``intake_s`` of the request's own time lies ahead of its
+    first token (module docstring)."""
 
     request_s: float
     token_s: float
     servers: int
     source: str
+    intake_s: float = FRONTEND_INTAKE_S
 
 
 def front_end(engine: str, version: str | None, api_server_count: int | None) -> FrontEnd | None:

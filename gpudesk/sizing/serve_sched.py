@@ -62,7 +62,8 @@ drift apart, as in a real sweep where outputs end at different steps.
 
 Front end (:func:`gpudesk.sizing.serve_host.front_end`): where the engine has an API-server stage, every request
 passes it first, first come first served over its ``servers`` processes: it reaches the engine's waiting queue
-``request_s`` after the process is free, and the process then stays busy ``token_s`` per output token it will stream.
+``intake_s`` after the process is free (the share of the request's work ahead of its first token), and the process
+stays busy ``request_s`` + ``token_s`` per output token it will stream, which is what caps the requests/s it takes.
 TTFT is counted from the request's arrival, so it includes the wait for and the time in the front end.
 
 Runs of decode-only steps between events are taken in one jump (the KV read grows by one token per request per
@@ -111,6 +112,7 @@ class Load:
     length_spread: float = 0.0
     output_lag_steps: int = 0
     frontend_request_s: float = 0.0
+    frontend_intake_s: float = 0.0  # the part of frontend_request_s ahead of the request's first token
     frontend_token_s: float = 0.0
     frontend_servers: int = 1
     first_prompt_cached: bool = False
@@ -193,7 +195,7 @@ class _FrontEnd:
     """The API-server processes: when each is free next (module docstring)."""
 
     def __init__(self, load: Load) -> None:
-        self.request_s = load.frontend_request_s
+        self.intake_s = load.frontend_intake_s
         self.busy_s = load.frontend_request_s + load.frontend_token_s * load.output_tokens
         self.free = [0.0] * max(1, load.frontend_servers)
 
@@ -204,7 +206,7 @@ class _FrontEnd:
         first = min(range(len(self.free)), key=self.free.__getitem__)
         start = max(arrival_s, self.free[first])
         self.free[first] = start + self.busy_s
-        return start + self.request_s, arrival_s
+        return start + self.intake_s, arrival_s
 
 
 def _steady_start(steps: StepModel, budget: EngineBudget, load: Load) -> SteadyState | None:

@@ -89,6 +89,7 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
                                           num_scheduler_steps=load.num_scheduler_steps,
                                           length_spread=load.length_spread, output_lag_steps=lag,
                                           frontend_request_s=front.request_s if front else 0.0,
+                                          frontend_intake_s=front.intake_s if front else 0.0,
                                           frontend_token_s=front.token_s if front else 0.0,
                                           frontend_servers=front.servers if front else 1,
                                           first_prompt_cached=warmup,
@@ -97,8 +98,10 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
     assumptions = budget.assumptions + steps.assumptions + result.assumptions
     if front is not None:
         assumptions += (Assumption("front_end", _(
-            "{servers} API-server process(es): {request:g} s per request + {token:g} s per streamed token").format(
-            servers=front.servers, request=front.request_s, token=front.token_s), front.source),)
+            "{servers} API-server process(es): {request:g} s per request + {token:g} s per streamed token, of which "
+            "{intake:g} s lie ahead of the request's first token").format(
+            servers=front.servers, request=front.request_s, token=front.token_s, intake=front.intake_s),
+            front.source),)
     if warmup:
         assumptions += (Assumption("warmup_request", _(
             "the benchmark client sends the first prompt once before the run: the run's first request finds it in "

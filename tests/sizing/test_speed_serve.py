@@ -10,7 +10,7 @@ import pytest
 from gpudesk.catalog import open_catalog
 from gpudesk.sizing.capacity import gpu_reported_total_bytes
 from gpudesk.sizing.errors import SizingError
-from gpudesk.sizing.serve_host import FRONTEND_REQUEST_S
+from gpudesk.sizing.serve_host import FRONTEND_INTAKE_S, FRONTEND_REQUEST_S
 from gpudesk.sizing.shapes import spec_from_catalog
 from gpudesk.sizing.speed_serve import ServeLoad, serve_speed
 from gpudesk.sizing.speed_serve_cases import predict_serve_case
@@ -452,7 +452,7 @@ def test_one_request_alone_is_prefill_then_decode_steps(catalog):
     assert s.e2e_latency_s == pytest.approx(s.ttft_s + 63 * s.tpot_s, rel=1e-9)
     assert s.requests_per_s == pytest.approx(1 / s.e2e_latency_s, rel=1e-6)
     # The engine idles while the API server takes the next request in (vLLM V1 front end, serve_host.front_end).
-    assert s.batch == pytest.approx(1.0 - FRONTEND_REQUEST_S / s.e2e_latency_s, rel=1e-6)
+    assert s.batch == pytest.approx(1.0 - FRONTEND_INTAKE_S / s.e2e_latency_s, rel=1e-6)
 
 
 def test_multi_step_blocks_delay_new_requests(catalog):
@@ -714,12 +714,12 @@ def test_vllm_v0_hands_the_first_token_over_after_the_next_step(catalog):
     v0_steps = step_model(spec, gpu, v0_load, None, engine_budget(spec, gpu, v0_load).kv_dtype)
     eager_prompt = v0_steps.layers * (v0_steps.prefill_layer_latency_s - v0_steps.layer_latency_s)
     assert eager_prompt > 0
-    assert v0.ttft_s - eager_prompt - (v1.ttft_s - FRONTEND_REQUEST_S) == pytest.approx(v1.tpot_s, rel=0.05)
+    assert v0.ttft_s - eager_prompt - (v1.ttft_s - FRONTEND_INTAKE_S) == pytest.approx(v1.tpot_s, rel=0.05)
     assert any(a.name == "output_lag_steps" for a in v0.assumptions)
     assert not any(a.name == "output_lag_steps" for a in v1.assumptions)
     eager = dict(shape, cuda_graphs=False)
     assert serve_speed(spec, gpu, ServeLoad(engine_version="0.6.0", **eager)).ttft_s == pytest.approx(
-        serve_speed(spec, gpu, ServeLoad(engine_version="0.8.0", **eager)).ttft_s - FRONTEND_REQUEST_S)
+        serve_speed(spec, gpu, ServeLoad(engine_version="0.8.0", **eager)).ttft_s - FRONTEND_INTAKE_S)
 
 
 # --- front end (gpudesk.sizing.serve_host.front_end) ------------------------------------------------------------
@@ -750,6 +750,37 @@ def test_front_end_reproduces_its_source_and_scales_with_api_servers(catalog):
     assert any(a.name == "front_end" for a in one.assumptions)
     with pytest.raises(SizingError, match="api_server_count"):
         ServeLoad(api_server_count=0, concurrency=1).validated()
+
+
+def test_front_end_latency_is_the_share_of_its_work_ahead_of_the_first_token():
+    """PR 8092's serving-vs-offline table (every token streamed: 14.9 vs 34.8 req/s; one in eight: 33.3 vs 42.9)
+    puts 5.7 % of the API server's work on the request whatever it streams; that share of PR 12287's 1 / 63.62 s is
+    the 0.90 ms a request spends in an idle front end, while the process stays busy the whole 15.7 ms."""
+    from gpudesk.sizing.serve_host import FRONTEND_INTAKE_SHARE, FRONTEND_TOKEN_S
+
+    every = 1 / 14.9 - 1 / 34.8  # API-server seconds per request, every token streamed
+    eighth = 1 / 33.3 - 1 / 42.9  # one token in eight streamed
+    tokens_share = (every - eighth) * 8 / 7 / every
+    assert math.isclose(FRONTEND_INTAKE_SHARE, 1 - tokens_share, rel_tol=1e-9)
+    assert abs(FRONTEND_INTAKE_SHARE - 0.057) < 0.001
+    assert abs(FRONTEND_INTAKE_S - 0.90e-3) < 0.01e-3
+    assert math.isclose(FRONTEND_REQUEST_S + 202 * FRONTEND_TOKEN_S, 1 / 63.62, rel_tol=1e-9)
+
+
+def test_an_idle_front_end_delays_a_request_by_its_intake_only(catalog):
+    """One request at a time through vLLM V1: its TTFT exceeds the engine's own by the 0.9 ms intake, not by the
+    12.2 ms the process spends on the request; and a loaded front end still caps PR 12287's run at 63.62/s."""
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    shape = dict(engine="vllm", engine_version="0.8.5", input_tokens=200, output_tokens=200, concurrency=1,
+                 num_prompts=4)
+    v1 = serve_speed(spec, gpu, ServeLoad(**shape))
+    offline = serve_speed(spec, gpu, ServeLoad(**dict(shape, concurrency=None, num_prompts=None, batch=1)))
+    assert v1.ttft_s - offline.ttft_s == pytest.approx(FRONTEND_INTAKE_S, abs=0.2e-3)
+    front = next(a for a in v1.assumptions if a.name == "front_end")
+    assert f"{FRONTEND_INTAKE_S:g} s lie ahead of the request's first token" in front.value
+    assert "PR 8092" in front.source
+    assert _pr12287(catalog).requests_per_s == pytest.approx(63.62, rel=0.05)
 
 
 def test_block_fp8_checkpoint_streams_its_dense_weights_slowly(catalog):
