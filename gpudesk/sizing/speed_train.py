@@ -21,7 +21,8 @@ One micro-batch on one GPU (one pipeline stage, one tensor/context/expert shard)
   backward execute 3.5x the forward, the backward recomputing the scores (:data:`FLASH_BACKWARD_SHARE`). FlashAttention reaches about half of the 16-bit peak in forward + backward (FlashAttention-2,
   Dao 2023, arXiv 2307.08691: 50-73 % forward, lower backward; FlashAttention-3, Shah et al. 2024, arXiv
   2407.08608: 75 % forward on H100): :data:`ATTENTION_EFFICIENCY`, a kernel benchmark, of which a training step
-  keeps the same in-step share as the GEMMs keep of MAMF (:func:`attention_rate_share`).
+  keeps the same in-step share as the GEMMs keep of MAMF (:func:`attention_rate_share`), at the model's head
+  dimension (:func:`attention_head_dim_factor`: the fixed softmax work per score weighs more at head dimension 64).
 - **Other kernels** (norms, residual adds, activation functions, rotary, dropout, softmax statistics, MoE
   permutation): memory bound. Each value a layer saves for backward (Korthikanti et al. 2022, arXiv 2205.05198,
   Table 2: ``(18 + (6 or 4) ffn/h) x h`` bytes per token) is written in forward, read in backward and its
@@ -45,6 +46,7 @@ section 3.1 16-byte states read and written).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from gpudesk.i18n import _
@@ -106,6 +108,15 @@ SPLIT_ACCUMULATION_ARCHITECTURES = ("Hopper", "Ada Lovelace")
 # Shah, Dao et al. 2026, together.ai/blog/flashattention-4) reaches 1613 TFLOPS forward, "up to 1.3x faster than
 # cuDNN 9.13": 1240 of 2250, 0.55; its backward taken at the same share (a stated assumption).
 ATTENTION_EFFICIENCY = {"fa2": {"Ampere": 0.50, "default": 0.35}, "cudnn": {"Blackwell": 0.55, "default": 0.50}}
+# The kernel efficiencies above are measured at head dimension 128. A fused attention kernel does per score the
+# two matmuls (4 d FLOPs for head dimension d) and a fixed softmax step (scale, running max, exponential, sum,
+# rescale) on the CUDA cores and the special-function units, which do not shrink with d; at d = 64 that fixed step
+# weighs twice as much per FLOP, and at d = 256 the tiles shrink to fit the registers. FlashAttention-3 (Shah et al.
+# 2024, arXiv 2407.08608, figure 5: BF16 forward, H100 SXM5, sequence 16k, non-causal) measured, in TFLOPS at head
+# dimension 64 / 128 / 256: cuDNN 413 / 595 / 509, FlashAttention-2 324 / 370 / 298. Rate at d relative to d = 128,
+# interpolated on log2(d) between the measured points and held flat outside them (see attention_head_dim_factor).
+ATTENTION_HEAD_DIM_TFLOPS = {"cudnn": ((64, 413.0), (128, 595.0), (256, 509.0)),
+                             "fa2": ((64, 324.0), (128, 370.0), (256, 298.0))}
 # FlashAttention's backward pass does 2.5x the forward's matmul FLOPs: it recomputes S = QK^T and P from the saved
 # softmax statistics, then forms dV, dP, dQ and dK (5 matmuls against 2; Dao 2023, arXiv 2307.08691 section 3.1.2;
 # flash-attention benchmarks/benchmark_flash_attention.py counts bwd = 2.5 x fwd). The kernel efficiencies above are
@@ -585,7 +596,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     base_peak = gpu.bf16_tflops * 1e12 if s.precision != "fp32" else gpu.bf16_tflops * 1e12 / 2
     gemm_eff = eff * IN_SITU_SHARE_OF_MAMF * (fp8_share_of_bf16_efficiency(gpu.architecture) if fp8 else 1.0)
     gemm_rate = (gpu.fp8_tflops * 1e12 if fp8 and gpu.fp8_tflops else base_peak) * gemm_eff
-    attn_rate = base_peak * attention_rate_share(fw, gpu.architecture)
+    attn_rate = base_peak * attention_rate_share(fw, gpu.architecture) * attention_head_dim_factor(
+        fw.attention_kernel, 128 if spec.attention_kind == "mla" else spec.head_dim_resolved)
     hbm = gpu.hbm_gbps * 1e9 * HBM_EFFICIENCY
 
     replicas = s.gpus // (s.tp * s.pp * s.cp)
@@ -1103,6 +1115,26 @@ def attention_efficiency(fw: Framework, architecture: str) -> float:
     :data:`ATTENTION_EFFICIENCY`)."""
     table = ATTENTION_EFFICIENCY[fw.attention_kernel]
     return table.get(architecture, table["default"])
+
+
+def attention_head_dim_factor(kernel: str, head_dim: int) -> float:
+    """The attention kernel's rate at ``head_dim`` relative to its rate at 128, where :data:`ATTENTION_EFFICIENCY`
+    was measured: interpolated on log2 of the head dimension between the points of
+    :data:`ATTENTION_HEAD_DIM_TFLOPS` (FlashAttention-3 paper, arXiv 2407.08608, figure 5), flat beyond them.
+
+    Multi-head latent attention (DeepSeek-V2/V3: query/key 192, value 128 per head) is taken at 128: the benchmark
+    has equal query and value widths, and no measurement at 192 / 128 of the same kernels is published.
+    """
+    points = ATTENTION_HEAD_DIM_TFLOPS[kernel]
+    at_128 = dict(points)[128]
+    d = math.log2(positive_int("head_dim", head_dim))
+    if d <= math.log2(points[0][0]):
+        return points[0][1] / at_128
+    for (d0, r0), (d1, r1) in zip(points, points[1:]):
+        x0, x1 = math.log2(d0), math.log2(d1)
+        if d <= x1:
+            return (r0 + (r1 - r0) * (d - x0) / (x1 - x0)) / at_128
+    return points[-1][1] / at_128
 
 
 def attention_rate_share(fw: Framework, architecture: str) -> float:
