@@ -485,7 +485,17 @@ def inference_memory(
         fused = add_fused_qkv_load(parts, fused_qkv_copy_bytes(spec, weight_format, t))
         if fused:
             assumptions.append(fused)
-    assumptions += add_overheads(parts, overheads.validated(), t, inference=True)
+    # A serving engine (paged KV cache) keeps CUDA-graph pools and buffers outside PyTorch's allocator; a contiguous
+    # cache runs in a PyTorch process (HF generate, gpt-fast, AutoAWQ) whose only memory outside the allocator is the
+    # CUDA context: its decode loop captures no graphs unless compiled, and a compiled graph's pool is allocator memory.
+    engine_pool = impl == "paged"
+    assumptions += add_overheads(parts, overheads.validated(), t, inference=engine_pool)
+    if not engine_pool:
+        assumptions.append((_("no serving-engine memory outside PyTorch: a {impl} KV cache runs in a plain PyTorch "
+                              "process (no CUDA-graph pool or engine buffers)").format(impl=impl),
+                            "transformers generation/utils.py (eager decode loop); vllm/v1/worker/gpu_model_runner.py "
+                            "capture_model (the engine's CUDA graphs); torch/cuda/graphs.py (a compiled graph's pool is "
+                            "caching-allocator memory)"))
     return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=t, assumptions=tuple(assumptions))
 
 

@@ -79,3 +79,17 @@ def test_cli_flags_and_their_errors(capsys):
     assert "--prompt-tokens" in capsys.readouterr().err
     assert main(["estimate", "memory", "--params", "7B", "--mode", "lora", "--prompt-tokens", "5"]) == 2
     assert "--prompt-tokens" in capsys.readouterr().err
+
+
+def test_a_plain_pytorch_generate_has_no_serving_engine_pool_outside_the_allocator():
+    # vLLM's CUDA-graph pool and non-torch buffers (0.75 GiB by default) belong to the paged engine only; HF generate
+    # and gpt-fast run in a PyTorch process whose only memory outside the allocator is the CUDA context.
+    for impl in ("legacy-tuple", "dynamic", "static"):
+        est = estimate_memory(L13, MemoryWorkload(mode="inference", precision="fp16", weight_format="fp16",
+                                                  kv_cache_impl=impl, context_tokens=1024))
+        assert est.component("framework_overhead") == 0
+        assert est.device_bytes == est.reserved_bytes + est.component("cuda_context")
+        assert any("no serving-engine memory" in a for a, _ in est.assumptions)
+    paged = estimate_memory(L13, MemoryWorkload(mode="inference", precision="fp16", weight_format="fp16",
+                                                context_tokens=1024))
+    assert paged.component("framework_overhead") == 3 * 2**30 // 4
