@@ -301,7 +301,7 @@ def kv_cache_impl_extra_bytes(spec: ModelSpec, kv_cache_impl: str, kv_bytes: flo
 
 
 def prefill_workspace_bytes(spec: ModelSpec, prefill_tokens: int, flash_attention: bool = True, batch: int = 1,
-                            prompt_logits: str = "last") -> float:
+                            prompt_logits: str = "last", eager_mlp: bool = False) -> float:
     """Transient bytes of one prefill forward over ``batch`` prompts of ``prefill_tokens`` each (16-bit activations).
 
     A decoder layer's transient is counted as ``b*s*(h + ffn)`` 16-bit values (the residual stream and one MLP
@@ -313,8 +313,15 @@ def prefill_workspace_bytes(spec: ModelSpec, prefill_tokens: int, flash_attentio
     (``act_fn(gate)``, ``up`` and their product, ``3 ffn`` a token; Qwen2.5-7B at a 30720-token prompt: 3.9 GB),
     but the prompt length is rarely known apart from the context (``--prompt-tokens`` is new), and counting a
     whole-context prefill at that width overstates short-prompt runs (gpt-fast at 131072 cached tokens with a
-    5-token prompt); it is left at the narrower figure until rows state their prompts. Layer transients are
-    freed before the LM head runs, so the peak is the larger of the layer transient and the logits:
+    5-token prompt); it is left at the narrower figure unless ``eager_mlp``: the prompt's length is stated
+    (``--prompt-tokens``) and the MLP runs as eager PyTorch modules. Then a dense layer holds its input and the
+    residual stream (``2 h``) beside the MLP's intermediates: ``act_fn(gate_proj(x))``, ``up_proj(x)`` and their
+    product for a gated MLP (``3 ffn``; the 16-bit ``gate_proj`` output is freed once ``act_fn`` returns), ``fc1``'s
+    output and its activation for a plain one (``2 ffn``)
+    (https://github.com/huggingface/transformers/blob/v4.46.0/src/transformers/models/llama/modeling_llama.py
+    ``LlamaMLP.forward``: ``down_proj(act_fn(gate_proj(x)) * up_proj(x))``; GPT-2 ``GPT2MLP.forward``). MoE layers
+    keep the narrower figure (each expert sees a share of the tokens). Layer transients are freed before the LM
+    head runs, so the peak is the larger of the layer transient and the logits:
 
     - ``prompt_logits="last"``: fp32 logits of the last position of each prompt (transformers >= 4.45
       ``num_logits_to_keep``, vLLM/SGLang ``LogitsProcessor`` on the last token only).
@@ -337,6 +344,8 @@ def prefill_workspace_bytes(spec: ModelSpec, prefill_tokens: int, flash_attentio
     dims = spec.transformer_dims
     ffn = spec.ffn_size or 4 * dims.hidden_size
     layer = 2.0 * b * s * (dims.hidden_size + ffn)
+    if eager_mlp and not spec.moe_ffn_size:
+        layer = 2.0 * b * s * (2 * dims.hidden_size + (3 if spec.gated else 2) * ffn)
     scores = 0 if flash_attention else 8.0 * b * dims.num_attention_heads * s * s
     vocab = spec.vocab_size or 0
     logits = 6.0 * b * s * vocab if mode == "all" else 4.0 * b * vocab
@@ -429,8 +438,12 @@ def inference_memory(
         parts["kv_cache"] = kv_cache_bytes(spec, context_tokens, concurrent_sequences, kv_precision, paged_block_tokens,
                                            t, hybrid_kv_cache)
         prefill_batch = concurrent_sequences if impl != "paged" else 1
+        # A stated prompt through Hugging Face modules (the dynamic and tuple caches are transformers'): the eager
+        # MLP's intermediates. A serving engine bounds its prefill by its token budget and fuses the activation; a
+        # static cache may be a runtime with its own fused MLP and preallocated buffers (ExLlama).
+        eager_mlp = impl in ("dynamic", "legacy-tuple") and prefill_tokens is not None
         parts["prefill_workspace"] = prefill_workspace_bytes(spec, prefill_tokens or context_tokens, flash_attention,
-                                                             prefill_batch, prompt_logits) / t
+                                                             prefill_batch, prompt_logits, eager_mlp) / t
         prefill = dict(batch=prefill_batch, tokens=prefill_tokens or context_tokens,
                        gib=parts["prefill_workspace"] / 2**30)
         assumptions.append((_("prefill of {batch} x {tokens} prompt tokens: {gib:.2f} GiB transient (a layer's MLP or "
@@ -485,7 +498,17 @@ def inference_memory(
         fused = add_fused_qkv_load(parts, fused_qkv_copy_bytes(spec, weight_format, t))
         if fused:
             assumptions.append(fused)
-    assumptions += add_overheads(parts, overheads.validated(), t, inference=True)
+    # A serving engine (paged KV cache) keeps CUDA-graph pools and buffers outside PyTorch's allocator; a contiguous
+    # cache runs in a PyTorch process (HF generate, gpt-fast, AutoAWQ) whose only memory outside the allocator is the
+    # CUDA context: its decode loop captures no graphs unless compiled, and a compiled graph's pool is allocator memory.
+    engine_pool = impl == "paged"
+    assumptions += add_overheads(parts, overheads.validated(), t, inference=engine_pool)
+    if not engine_pool:
+        assumptions.append((_("no serving-engine memory outside PyTorch: a {impl} KV cache runs in a plain PyTorch "
+                              "process (no CUDA-graph pool or engine buffers)").format(impl=impl),
+                            "transformers generation/utils.py (eager decode loop); vllm/v1/worker/gpu_model_runner.py "
+                            "capture_model (the engine's CUDA graphs); torch/cuda/graphs.py (a compiled graph's pool is "
+                            "caching-allocator memory)"))
     return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=t, assumptions=tuple(assumptions))
 
 

@@ -6,7 +6,8 @@
 - NCCL communicator buffers: hundreds of MB to > 1 GiB per communicator (oom.md 1.2); default 0.5 GiB per GPU,
   counted only when the job spans more than one GPU.
 - Inference runtime non-PyTorch memory and CUDA-graph pools: vLLM PR 21489 reports 0.07 GiB non-torch and
-  0.65 GiB CUDA-graph memory for an 8B model; default 0.75 GiB.
+  0.65 GiB CUDA-graph memory for an 8B model; default 0.75 GiB, counted for serving engines (paged KV cache)
+  only: a plain PyTorch ``generate`` keeps nothing but the CUDA context outside the allocator.
 - Fragmentation: 5 % of the working set (vllm-project/compressed-tensors PR 587 replaced a flat 1 GB with 5 %
   of model memory after the OOM in oom-cases.jsonl line 11).
 """

@@ -79,3 +79,33 @@ def test_cli_flags_and_their_errors(capsys):
     assert "--prompt-tokens" in capsys.readouterr().err
     assert main(["estimate", "memory", "--params", "7B", "--mode", "lora", "--prompt-tokens", "5"]) == 2
     assert "--prompt-tokens" in capsys.readouterr().err
+
+
+def test_a_plain_pytorch_generate_has_no_serving_engine_pool_outside_the_allocator():
+    # vLLM's CUDA-graph pool and non-torch buffers (0.75 GiB by default) belong to the paged engine only; HF generate
+    # and gpt-fast run in a PyTorch process whose only memory outside the allocator is the CUDA context.
+    for impl in ("legacy-tuple", "dynamic", "static"):
+        est = estimate_memory(L13, MemoryWorkload(mode="inference", precision="fp16", weight_format="fp16",
+                                                  kv_cache_impl=impl, context_tokens=1024))
+        assert est.component("framework_overhead") == 0
+        assert est.device_bytes == est.reserved_bytes + est.component("cuda_context")
+        assert any("no serving-engine memory" in a for a, _ in est.assumptions)
+    paged = estimate_memory(L13, MemoryWorkload(mode="inference", precision="fp16", weight_format="fp16",
+                                                context_tokens=1024))
+    assert paged.component("framework_overhead") == 3 * 2**30 // 4
+
+
+def test_a_stated_long_prompt_holds_the_eager_gated_mlp_intermediates():
+    # Qwen2.5-7B (h 3584, ffn 18944), a 30720-token prompt through transformers' Qwen2MLP: act_fn(gate), up and
+    # their product (3 ffn) beside the layer input and the residual (2 h), 16-bit: 3.93 GB.
+    base = dict(mode="inference", precision="bf16", weight_format="bf16", kv_precision="bf16",
+                kv_cache_impl="dynamic", context_tokens=32768)
+    stated = estimate_memory(QWEN7, MemoryWorkload(**base, prompt_tokens=30720)).component("prefill_workspace")
+    assert stated == 2 * 30720 * (2 * 3584 + 3 * 18944)
+    # Unknown prompt (the whole context, an upper bound on its length): the narrower per-token figure.
+    unknown = estimate_memory(QWEN7, MemoryWorkload(**base)).component("prefill_workspace")
+    assert unknown == 2 * 32768 * (3584 + 18944)
+    # A paged serving engine bounds and fuses its prefill: the narrower figure even with the prompt stated.
+    paged = estimate_memory(QWEN7, MemoryWorkload(**{**base, "kv_cache_impl": "paged"}, prompt_tokens=30720))
+    assert paged.component("prefill_workspace") == 2 * 30720 * (3584 + 18944)
+    assert prefill_workspace_bytes(QWEN7, 30720, eager_mlp=True) > prefill_workspace_bytes(QWEN7, 30720)
