@@ -391,3 +391,24 @@ def test_trl_late_2025_notebook_cast_without_upcast_is_estimated_not_refused():
     assert any("peft_module_casting_to_bf16" in a for a, _ in est.assumptions)
     # Unsloth's dynamic checkpoint keeps some layers in 16 bits (not expressible): the estimate may only be low.
     assert 0.75 <= est.statistic_bytes(row["statistic"]) / (row["value"] * UNIT_BYTES[row["unit"]]) <= 1.0
+
+
+def test_deepspeed_zero3_steps_one_sub_group_at_a_time():
+    # DeepSpeedZeroOptimizer_Stage3.step: per sub-group (sub_group_size 1e9), the fp32 gradient made from the 16-bit
+    # partition and the foreach AdamW temporary; PyTorch FSDP (also sharding zero3) steps all shards at once.
+    qwen7b = spec_from_hf_config(CONFIGS / "qwen-7b.config.json")
+    w = dict(mode="train", precision="bf16", optimizer="adamw", seq_len_tokens=256, micro_batch_size=1,
+             gradient_accumulation=True, gpus=2, recompute="full")
+    deepspeed = estimate_memory(qwen7b, MemoryWorkload(**w, sharding="zero3"))
+    assert deepspeed.component("optimizer_step_temporaries") == pytest.approx(1e9 * (4 + 4))
+    fused = estimate_memory(qwen7b, MemoryWorkload(**w, sharding="zero3", optimizer_impl="fused"))
+    assert fused.component("optimizer_step_temporaries") == pytest.approx(1e9 * 4)
+    fsdp = estimate_memory(qwen7b, MemoryWorkload(**w, sharding="fsdp"))
+    assert fsdp.component("optimizer_step_temporaries") == pytest.approx(qwen7b.params / 2 * 4, rel=1e-6)
+    # A partition under one sub-group steps whole: 8 GPUs hold 0.97 B parameters each.
+    eight = estimate_memory(qwen7b, MemoryWorkload(**dict(w, gpus=8), sharding="zero3"))
+    assert eight.component("optimizer_step_temporaries") == pytest.approx(qwen7b.params / 8 * 8, rel=1e-6)
+    # QwenLM/Qwen README (e8e15962) full fine-tuning of Qwen-7B on 2 x A100 with ds_config_zero3 at sequence 256:
+    # 139.2 GB over the two GPUs; the sub-group step brings the estimate from +22 % to within 15 %.
+    assert deepspeed.total_bytes / 69.6e9 == pytest.approx(1.0, abs=0.15)
+    assert any("sub-group" in text for text, _source in deepspeed.assumptions)
