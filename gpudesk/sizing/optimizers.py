@@ -140,11 +140,15 @@ def zero3_sub_group_step_bytes(partition_params: float, optimizer: str, precisio
     """Bytes alive for the optimizer step of DeepSpeed ZeRO-3 beyond the persistent model states: one sub-group
     (the rank's partition, capped at :data:`ZERO3_SUB_GROUP_ELEMENTS`) of fp32 gradient made from the 16-bit
     gradient partition, plus the step's temporaries for that sub-group only
-    (:func:`step_temporary_bytes_per_param`).
+    (:func:`step_temporary_bytes_per_param`). The accounting names (adam-16/18/20) are closed per-parameter
+    accountings of fused optimizers and add nothing.
 
     Raises:
         SizingError: unknown optimizer, precision or implementation.
     """
+    if str(optimizer).strip().lower() in LEGACY_ACCOUNTING:
+        choice("optimizer_impl", implementation, OPTIMIZER_IMPLS)
+        return 0.0
     elements = min(float(partition_params), float(ZERO3_SUB_GROUP_ELEMENTS))
     per_param = ZERO3_SUB_GROUP_FP32_GRAD_BYTES + step_temporary_bytes_per_param(optimizer, precision, implementation)
     return elements * per_param

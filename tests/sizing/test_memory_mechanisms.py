@@ -403,6 +403,9 @@ def test_deepspeed_zero3_steps_one_sub_group_at_a_time():
     assert deepspeed.component("optimizer_step_temporaries") == pytest.approx(1e9 * (4 + 4))
     fused = estimate_memory(qwen7b, MemoryWorkload(**w, sharding="zero3", optimizer_impl="fused"))
     assert fused.component("optimizer_step_temporaries") == pytest.approx(1e9 * 4)
+    # The accounting names are closed per-parameter accountings (adam-18 already holds fp32 gradients).
+    accounted = estimate_memory(qwen7b, MemoryWorkload(**dict(w, optimizer="adam-18"), sharding="zero3"))
+    assert accounted.component("optimizer_step_temporaries") == 0
     fsdp = estimate_memory(qwen7b, MemoryWorkload(**w, sharding="fsdp"))
     assert fsdp.component("optimizer_step_temporaries") == pytest.approx(qwen7b.params / 2 * 4, rel=1e-6)
     # A partition under one sub-group steps whole: 8 GPUs hold 0.97 B parameters each.
