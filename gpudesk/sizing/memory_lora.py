@@ -86,6 +86,27 @@ TARGET_ALIASES: dict[str, tuple[str, ...]] = {
 }
 LORA_MODES = ("lora", "qlora")
 ROW_PARALLEL_MODULES = ("o_proj", "down_proj")  # Megatron RowParallelLinear: the input dimension is split
+# Precisions that run torch.autocast over fp32 parameters (the CLI's ``--precision`` names).
+AUTOCAST_OVER_FP32 = ("fp16-amp", "bf16-amp")
+
+
+def autocast_frozen_weight_cast_bytes(spec: ModelSpec, saving_layers: int, tensor_parallel: int = 1) -> float:
+    """Bytes of the 16-bit weight casts autograd keeps for a LoRA run under ``torch.autocast`` over a frozen fp32
+    base (``fp16-amp``/``bf16-amp``).
+
+    Autocast caches the cast of a weight only for leaves that require grad (``cached_cast`` in
+    https://github.com/pytorch/pytorch/blob/v2.1.0/aten/src/ATen/autocast_mode.cpp), so a frozen base weight is cast
+    afresh at every use; the matmul then saves that 16-bit copy to compute its input's gradient (``mm``: ``mat2``
+    saved when ``self`` requires grad, tools/autograd/derivatives.yaml). Each block's frozen Linear weights stay
+    alive as 16-bit copies until that block's backward: ``saving_layers`` blocks (all of them without recompute,
+    the one being recomputed with it) plus the LM head, which sits outside the checkpointed blocks.
+    """
+    layers = spec.layers or 0
+    if not layers:
+        return 0.0
+    block_params = (spec.params - spec.embedding_params) / layers / max(1, tensor_parallel)
+    head_params = (spec.vocab_size or 0) * (spec.hidden_size or 0) / max(1, tensor_parallel)
+    return 2.0 * (block_params * saving_layers + head_params)
 
 
 def resolve_targets(targets: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -313,6 +334,13 @@ def lora_memory(
                                              flash_attention=flash_attention)
         counted = (min(2, dims.layers) if activation_offload else dims.layers) if recompute == "none" else 1
         acts = max(0.0, acts + (frozen - trained) * counted / t)
+    amp_casts = 0.0
+    # Under ZeRO-3/FSDP the base is gathered already in the 16-bit compute dtype (``gathered`` above): no casts.
+    if (kind == "lora" and precision in AUTOCAST_OVER_FP32 and spec.is_transformer and spec.layers
+            and not (stage == "zero3" and dp > 1)):
+        counted = (min(2, spec.layers) if activation_offload else spec.layers) if recompute == "none" else 1
+        amp_casts = autocast_frozen_weight_cast_bytes(spec, counted, t)
+        acts += amp_casts
     if fp32_norms and spec.is_transformer:
         acts += fp32_residual_extra_bytes(spec, seq_len_tokens, micro_batch_size, recompute, activation_offload)
     fp32_head = kbit_fp32_upcast and not kbit_embeddings_bf16 and loss in ("standard-16bit", "inplace-16bit")
@@ -367,6 +395,11 @@ def lora_memory(
         assumptions.append((_("the fp32 LM head writes fp32 logits, and the loss runs on them in fp32"),
                             "peft utils/other.py prepare_model_for_kbit_training; transformers "
                             "integrations/bitsandbytes.py get_keys_to_not_convert"))
+    if amp_casts:
+        assumptions.append((_("torch.autocast over a frozen fp32 base: each frozen Linear saves the 16-bit cast of its "
+                              "weight for backward ({gib:.2f} GiB)").format(gib=amp_casts / 2**30),
+                            "aten/src/ATen/autocast_mode.cpp cached_cast (cache only for leaves that require grad); "
+                            "tools/autograd/derivatives.yaml mm (saves mat2 for the input gradient)"))
     if recompute == "none":
         # PEFT's prepare_model_for_kbit_training defaults to use_gradient_checkpointing=True
         # (https://github.com/huggingface/peft/blob/main/src/peft/utils/other.py), and the QLoRA reference script

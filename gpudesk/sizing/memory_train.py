@@ -55,7 +55,9 @@ from gpudesk.sizing.optimizers import (
     is_paged,
     optimizer_bytes_per_param,
     optimizer_source,
+    ZERO3_SUB_GROUP_ELEMENTS,
     step_temporary_bytes_per_param,
+    zero3_sub_group_step_bytes,
 )
 from gpudesk.sizing.pipeline import MAX_PIPELINE_MICROBATCHES, pipeline_peak, stages_per_rank_for
 from gpudesk.sizing.shapes import ModelSpec
@@ -568,7 +570,11 @@ def train_memory(
             parts["unsharded_gradients"] = grads_alive
     grads = parts["gradients"]
     step_temp = 0.0
-    if not optimizer_in_backward and offload == "none" and grads > 0:
+    # DeepSpeed ZeRO-3 (not PyTorch FSDP) steps sub-group by sub-group (optimizers.zero3_sub_group_step_bytes).
+    zero3_sub_groups = not optimizer_in_backward and offload == "none" and grads > 0 and stage == "zero3" and not fsdp
+    if zero3_sub_groups:
+        step_temp = zero3_sub_group_step_bytes(rank_params / (g // mp), optimizer, precision, optimizer_impl)
+    elif not optimizer_in_backward and offload == "none" and grads > 0:
         step_temp = rank_params * step_temporary_bytes_per_param(optimizer, precision, optimizer_impl) / (
             g // mp if stage in ("zero1", "zero2", "zero3") else 1)
     if not keep_grads and grads > 0:
@@ -639,7 +645,13 @@ def train_memory(
                               "syncing micro-batch ({gib:.2f} GiB)").format(gib=no_sync_grads / 2**30),
                             "torch/distributed/fsdp/fully_sharded_data_parallel.py no_sync; accelerate "
                             "Accelerator.accumulate; lightning fabric FSDP no_backward_sync"))
-    if step_temp:
+    if step_temp and zero3_sub_groups:
+        assumptions.append((_("DeepSpeed ZeRO-3 steps the optimizer one sub-group of at most {elements:,} parameters at "
+                              "a time: that sub-group's fp32 gradient and step temporaries, {gib:.2f} GiB").format(
+                                  elements=ZERO3_SUB_GROUP_ELEMENTS, gib=step_temp / 2**30),
+                            "deepspeed/runtime/zero/stage3.py DeepSpeedZeroOptimizer_Stage3.step; "
+                            "deepspeed/runtime/zero/config.py sub_group_size"))
+    elif step_temp:
         assumptions.append((_("the optimizer step builds one state-sized temporary for every parameter (foreach AdamW)"),
                             "torch/optim/adamw.py _multi_tensor_adamw (torch._foreach_sqrt)"))
     if buckets:

@@ -125,6 +125,35 @@ def step_temporary_bytes_per_param(optimizer: str, precision: str = "bf16", impl
     return states / 2
 
 
+# DeepSpeed ZeRO-3 steps its fp32 partition one sub-group at a time (``DeepSpeedZeroOptimizer_Stage3.step``:
+# ``_prepare_fp32_grad_for_sub_group`` -> ``_optimizer_step`` -> ``_release_sub_group`` frees the fp32 gradient,
+# https://github.com/deepspeedai/DeepSpeed/blob/v0.14.0/deepspeed/runtime/zero/stage3.py), each sub-group at most
+# ``sub_group_size`` elements (default 1e9: ``DeepSpeedZeroConfig.sub_group_size``,
+# https://github.com/deepspeedai/DeepSpeed/blob/v0.14.0/deepspeed/runtime/zero/config.py and the ZeRO docs,
+# https://www.deepspeed.ai/docs/config-json/#parameter-offloading). PyTorch FSDP has no sub-groups.
+ZERO3_SUB_GROUP_ELEMENTS = 1_000_000_000
+ZERO3_SUB_GROUP_FP32_GRAD_BYTES = 4.0
+
+
+def zero3_sub_group_step_bytes(partition_params: float, optimizer: str, precision: str = "bf16",
+                               implementation: str = "foreach") -> float:
+    """Bytes alive for the optimizer step of DeepSpeed ZeRO-3 beyond the persistent model states: one sub-group
+    (the rank's partition, capped at :data:`ZERO3_SUB_GROUP_ELEMENTS`) of fp32 gradient made from the 16-bit
+    gradient partition, plus the step's temporaries for that sub-group only
+    (:func:`step_temporary_bytes_per_param`). The accounting names (adam-16/18/20) are closed per-parameter
+    accountings of fused optimizers and add nothing.
+
+    Raises:
+        SizingError: unknown optimizer, precision or implementation.
+    """
+    if str(optimizer).strip().lower() in LEGACY_ACCOUNTING:
+        choice("optimizer_impl", implementation, OPTIMIZER_IMPLS)
+        return 0.0
+    elements = min(float(partition_params), float(ZERO3_SUB_GROUP_ELEMENTS))
+    per_param = ZERO3_SUB_GROUP_FP32_GRAD_BYTES + step_temporary_bytes_per_param(optimizer, precision, implementation)
+    return elements * per_param
+
+
 def optimizer_source(optimizer: str) -> str:
     """The citation for an optimizer's state size."""
     fam = OPTIMIZER_ALIASES.get(str(optimizer).lower(), str(optimizer).lower())

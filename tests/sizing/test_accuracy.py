@@ -36,6 +36,9 @@ pool) then gave 49 of 64, seen. The fresh-6 rows (measured_peaks_fresh6.jsonl, 2
 litgpt 2024-03 tables, lit-gpt quantize tutorial, axolotl and llama-recipes examples), collected after those fixes:
 first score 19 of 29 within 15 %, median 10.1 % (inference 12/19: the batch-4/16 generate rows of transformers 4.35
 read low).
+Modelling DeepSpeed ZeRO-3's optimizer step by sub-group (sub_group_size 1e9) and the 16-bit weight casts autograd
+keeps for LoRA under autocast over a frozen fp32 base moved no development row; seen sets: fresh-11 34 of 62 (was 33),
+fresh-12 27 of 36 (was 26), fresh-14 26 of 34 (was 25), fresh-7..10, 13 and 15 unchanged.
 """
 
 from __future__ import annotations
