@@ -128,7 +128,9 @@ class EstimatorAccuracyView(QWidget):
                 "fresh16": self.tr("sixteenth fresh (collected after the model was frozen a sixteenth time)"),
                 "fresh17": self.tr("seventeenth fresh (collected after the model was frozen a seventeenth time)"),
                 "fresh18": self.tr("eighteenth fresh (collected after the model was frozen an eighteenth time)"),
-                "fresh19": self.tr("nineteenth fresh (collected after the model was frozen a nineteenth time)")}
+                "fresh19": self.tr("nineteenth fresh (collected after the model was frozen a nineteenth time)"),
+                "fresh20": self.tr("twentieth fresh (collected after the model was frozen a twentieth time)"),
+                "fresh21": self.tr("twenty-first fresh (collected after the model was frozen a twenty-first time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
