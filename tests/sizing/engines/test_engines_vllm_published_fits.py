@@ -98,3 +98,24 @@ def test_speed_model_vllm_kv_budget_agrees_with_engine_fit(model: str, gpu_id: s
     engine_kv = float(fit.extra["kv_budget_bytes"])
     assert 0.85 <= engine_kv / budget.kv_bytes <= 1.0
     assert budget.kv_bytes - engine_kv <= fit.per_gpu.activation_bytes + fit.per_gpu.non_torch_bytes
+
+
+#: tenstorrent/tt-inference-server issue 143 (comment of 2025-04-01, 'Performance Benchmarks for Qwen2.5-72B-Instruct
+#: on 2xH100'): prompts up to 8,192 tokens plus 128 generated served on two H100s, vLLM release and flags not given.
+TT_QWEN25_72B_2XH100 = "https://github.com/tenstorrent/tt-inference-server/issues/143"
+
+
+def test_qwen25_72b_for_8k_prompts_on_two_h100s_names_the_changes_that_start_it(h100: DeviceMemory) -> None:
+    """TT_QWEN25_72B_2XH100: at every default the sorted sampler's 1,024 rows of 152,064 logits (5.5 GiB) leave no
+    KV cache beside 67.7 GiB of weights per GPU; the run's unstated flags must differ, and the advice lists the
+    single changes that start it: the 0.95 utilization of the published 0.19.0 log, or 256 sequences per step."""
+    qwen = spec_from_catalog(open_catalog().model("qwen2.5-72b"))
+    r = engine_fit("vllm", qwen, h100, ["tensor_parallel_size=2", "max_model_len=8320"], version="0.10.2",
+                   weight_format="bf16", gpus=2)
+    assert not r.fits and r.per_gpu.activation_bytes / GIB == pytest.approx(5.64, abs=0.1)
+    settings = [c.settings for c in r.changes]
+    assert {"gpu_memory_utilization": 0.95} in settings and {"max_num_seqs": 256} in settings
+    for change in r.changes:
+        assert engine_fit("vllm", qwen, h100, ["tensor_parallel_size=2", "max_model_len=8320"]
+                          + [f"{k}={v}" for k, v in change.settings.items()], version="0.10.2",
+                          weight_format="bf16", gpus=2).fits
