@@ -55,9 +55,13 @@ sampling."); ``flashinfer_sample`` calls ``flashinfer.sampling.top_k_top_p_sampl
 fp32 logits (4) and ``torch.softmax`` the probabilities (4), rejection sampling needs no sort: with the 16-bit and
 fp32 logits 14 bytes per logit (:data:`V1_FLASHINFER_SAMPLER_BYTES_PER_LOGIT`). FlashInfer is in the vLLM Docker
 images, an optional pip extra from 0.10 (vllm-project/vllm PR 21959) and a default CUDA dependency only after
-0.11.0 (PR 26443); the user says which (``vllm_use_flashinfer_sampler``). From 0.14 the FlashInfer sampler is
-opt-in again (``topk_topp_sampler.py``: "Users must opt in explicitly via VLLM_USE_FLASHINFER_SAMPLER=1", read in
-the 0.14.1, 0.17.0 and 0.19.0 wheels).
+0.11.0 (PR 26443); the user says which (``vllm_use_flashinfer_sampler``). Once it was a default dependency the
+FlashInfer sampler became opt-in (vllm-project/vllm PR 26859, merged 2025-10-15, "Disable FlashInfer sampler by
+default", so from 0.11.1; ``topk_topp_sampler.py``: "Users must opt in explicitly via
+VLLM_USE_FLASHINFER_SAMPLER=1", read in the 0.14.1, 0.17.0 and 0.19.0 wheels). PR 40376 (merged 2026-04-20, "Enable
+FlashInfer top-k/top-p sampler by default") turned it back on after 0.19; the release that first carries it is not
+identified here, so an unnumbered ``v1`` keeps the Triton path below (the same 14 bytes a logit, plus its cached
+scratch rows).
 
 From vLLM 0.17 (absent in the 0.16.0 wheel, present in 0.17.0 and 0.19.0) the PyTorch path no longer sorts when
 there are 8 rows or more: ``apply_top_k_top_p`` calls ``apply_top_k_top_p_triton``

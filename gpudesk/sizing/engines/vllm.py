@@ -64,6 +64,14 @@ Sources (vllm-project/vllm):
   one fp32 vocabulary row per streaming multiprocessor (``vllm/v1/sample/ops/topk_topp_triton.py``
   ``_TRITON_BUFFER_CACHE``, 0.17.0 and 0.19.0 wheels; SM counts by device name,
   :func:`gpudesk.sizing.engines.device.streaming_multiprocessors`).
+  That choice alone decides whether a large-vocabulary model that nearly fills the GPU starts: gpt-oss-120b on one
+  H100 with vLLM 0.10.x defaults (1,024 rows of 201,088 logits) profiles 7.3 GiB with the sort and 2.7 GiB with
+  FlashInfer; without FlashInfer 0.9 x 79.18 GiB - 65.97 GiB weights - 7.3 GiB leaves about -2.1 GiB, as 0.10.1
+  printed ("Available KV cache memory: -2.14 GiB", vllm-project/vllm#23278), with it 2.4 GiB (34k tokens), and
+  GPUStack served it there with vLLM 0.10.2 and ``--max-model-len 32768`` in an environment with FlashInfer
+  installed (its ``VLLM_ATTENTION_BACKEND=FLASHINFER`` trial reached FlashInfer's attention-sink check,
+  gpustack/gpustack ``docs/performance-lab/gpt-oss-120b/h100.md``). So when a launch does not fit,
+  :func:`_changes` also tries the FlashInfer sampler and ``--max-num-seqs 256`` (fewer sampler rows).
 - Non-torch memory: CUDA context allocations outside PyTorch's allocator that appear during the profile (cuBLAS/
   cuBLASLt workspaces; with tensor parallelism NCCL's channel buffers and vLLM's custom all-reduce buffers). From
   0.16 at TP > 1 the profile run also creates the FlashInfer all-reduce fusion workspace and NCCL's lazily connected
@@ -197,11 +205,11 @@ def mxfp4_marlin(version: str, triton_kernels: bool | None = None) -> bool:
     """True when vLLM ``version`` runs MXFP4 MoE on the Marlin weight-only path on a GPU without native FP4
     (module docstring): always up to 0.10; from 0.10.2 unless ``triton_kernels`` is installed, which the wheels
     vendor from 0.12 (and an unnumbered release is taken to), unless told."""
-    release = _release(version)
-    if release is not None and release <= (0, 10):
+    release = _patch_release(version)
+    if release is not None and release < (0, 10, 2):
         return True
     if triton_kernels is None:
-        triton_kernels = release is None or release >= (0, 12)
+        triton_kernels = release is None or release >= (0, 12, 0)
     return not triton_kernels
 
 
@@ -572,6 +580,14 @@ def _changes(spec: ModelSpec, gpu_name: str, gpu_total: int, s: dict[str, Any], 
     without images (no encoder profile, and from 0.17 no vision tower: vllm_encoder.py), TP, utilization."""
     tries: list[tuple[str, dict[str, Any]]] = []
     tries.append((_("raise --gpu-memory-utilization"), {"gpu_memory_utilization": 0.95}))
+    if is_v1(version) and not s["vllm_use_flashinfer_sampler"] and not triton_top_k_top_p(version):
+        # The sorted top-k/top-p sampler of the profile run peaks at 38 bytes a logit over max_num_seqs rows
+        # (forward.py); FlashInfer's kernels need 14 (vLLM's Docker images ship FlashInfer).
+        tries.append((_("sample with FlashInfer (install flashinfer-python, as vLLM's Docker image does; "
+                        "{env}=1)").format(env=ENV_FLASHINFER_SAMPLER), {"vllm_use_flashinfer_sampler": True}))
+    seqs = int(s["max_num_seqs"] or default_max_num_seqs(version, gpu_total, gpu_name))
+    if is_v1(version) and seqs > 256:
+        tries.append((_("fewer sequences per step (--max-num-seqs 256)"), {"max_num_seqs": 256}))
     fp8 = fp8_kv_value("vllm", version)
     if fp8 and kv_precision(s["kv_cache_dtype"], s["dtype"]) != "fp8":
         tries.append((_("FP8 KV cache (--kv-cache-dtype {value})").format(value=fp8), {"kv_cache_dtype": fp8}))
