@@ -38,7 +38,7 @@ from gpudesk.i18n import _
 
 ROCM_COMPUTE_UNITS = {"mi300x": 304, "mi325x": 304, "mi300a": 228, "mi350x": 256, "mi355x": 256, "mi250x": 220,
                       "mi210": 104}
-VLLM_DEFAULT_BLOCK_SIZE = 16  # vllm/config/cache.py: block_size defaults to 16 on CUDA and ROCm
+VLLM_DEFAULT_BLOCK_SIZE = 16  # vllm/platforms/rocm.py check_and_update_config: block_size 16 where the user set none
 CUSTOM_PAGED_BLOCK_SIZES = (16, 32)
 CUSTOM_PAGED_HEAD_SIZES = (64, 128)
 CUSTOM_PAGED_MAX_GQA = 16

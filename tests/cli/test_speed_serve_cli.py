@@ -177,4 +177,4 @@ def test_rocm_aiter_off_with_large_kv_blocks_slows_amd_decode(capsys):
 
 def test_rocm_aiter_takes_only_on_or_off():
     with pytest.raises(SystemExit):
-        _parser().parse_args("--rocm-aiter maybe".split())
+        _parser().parse_args(["--rocm-aiter", "maybe"])
