@@ -3,7 +3,7 @@
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
 ``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``; ``--pp`` (pipeline stages per replica) comes from the
-training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--api-server-count``, ``--benchmark-warmup``, ``--enable-dp-attention`` / ``--attention-dp``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--api-server-count``, ``--benchmark-warmup``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
 ``{"serve": {...}, "assumptions": [...]}``.
@@ -28,7 +28,7 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "load": "--concurrency/--request-rate/--batch", "link": "--tp", "model": "--model", "gpu": "--gpu",
           "engine_version": "--engine-version", "gpus_per_node": "--server", "length_spread": "--length-spread",
           "api_server_count": "--api-server-count", "pp": "--pp",
-          "backend": "--trtllm-backend", "attention_dp": "--attention-dp"}
+          "backend": "--trtllm-backend", "attention_dp": "--attention-dp", "kv_block_size": "--block-size"}
 
 
 def _rate(text: str) -> float:
@@ -90,6 +90,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                                "(SGLang --enable-dp-attention, TensorRT-LLM enable_attention_dp)"))
     parser.add_argument("--attention-dp", type=at_least_one, default=None, metavar="D",
                         help=_("with --enable-dp-attention: attention groups per replica (SGLang --dp); default: --tp"))
+    parser.add_argument("--rocm-aiter", choices=("on", "off"), default=None,
+                        help=_("vLLM on AMD Instinct with AITER kernels (VLLM_ROCM_USE_AITER=1) or without; vLLM "
+                               "and its vllm/vllm-openai-rocm image leave it off, AMD's recipes turn it on, so the "
+                               "version does not tell: default on"))
+    parser.add_argument("--block-size", type=at_least_one, default=None, metavar="N",
+                        help=_("tokens per KV-cache block (vLLM --block-size); default: the engine's (16)"))
     parser.add_argument("--overlap-scheduling", action=argparse.BooleanOptionalAction, default=None,
                         help=_("the engine prepares the next step on the CPU while the GPU runs this one (vLLM "
                                "--async-scheduling, SGLang overlap scheduler); default: the engine's"))
@@ -155,6 +161,11 @@ def _parallel(args: argparse.Namespace) -> tuple[int, int]:
     return tp, replicas
 
 
+def _aiter(value: str | None) -> bool | None:
+    """--rocm-aiter on/off as the load's switch (None: not given)."""
+    return None if value is None else value == "on"
+
+
 def _attention_dp(args: argparse.Namespace, tp: int) -> int:
     """Attention data-parallel groups from --enable-dp-attention and --attention-dp (1 without the switch)."""
     groups = getattr(args, "attention_dp", None)
@@ -193,7 +204,9 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      overlap_scheduling=getattr(args, "overlap_scheduling", None),
                      pp=int(getattr(args, "pp", 1) or 1), backend=getattr(args, "trtllm_backend", None),
                      attention_dp=_attention_dp(args, tp),
-                     benchmark_warmup=bool(getattr(args, "benchmark_warmup", False)))
+                     benchmark_warmup=bool(getattr(args, "benchmark_warmup", False)),
+                     rocm_aiter=_aiter(getattr(args, "rocm_aiter", None)),
+                     kv_block_size=getattr(args, "block_size", None))
     try:
         link = intra_link(gpu, _interconnect(args)) if tp * load.pp > 1 else None
         load = replace(load, gpus_per_node=_gpus_per_node(args))

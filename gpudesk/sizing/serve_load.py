@@ -18,6 +18,7 @@ from gpudesk.sizing.serve_host import engine_version_tuple, trtllm_backend
 ENGINES = ("vllm", "sglang", "trtllm", "optimum-habana")
 KV_DTYPES = ("auto", "bf16", "fp16", "fp8")
 MAX_TP = 64
+MAX_KV_BLOCK_SIZE = 65_536
 MAX_API_SERVERS = 1024
 MAX_REPLICAS = 100_000
 MAX_REQUEST_RATE_PER_S = 1e6
@@ -64,6 +65,9 @@ class ServeLoad:
     bench serve`` / ``benchmark_serving.py``); with vLLM V1's prefix cache the measured first request then finds
     its prompt cached (:mod:`gpudesk.sizing.serve_client`). Off unless the user says so: a deployment's first
     request finds no cache.
+    ``rocm_aiter``: vLLM on AMD Instinct with AITER kernels (``VLLM_ROCM_USE_AITER=1``) or without (False); None:
+    the AITER kernels, since the version does not tell which image ran (:mod:`gpudesk.sizing.serve_rocm_attention`).
+    ``kv_block_size``: tokens per KV-cache block (vLLM ``--block-size``; None: the engine's default, 16).
     ``backend``: TensorRT-LLM's runtime, ``pytorch`` or ``tensorrt`` (None: the release's default,
     :func:`gpudesk.sizing.serve_host.trtllm_backend`); only TensorRT-LLM takes one.
     """
@@ -94,6 +98,8 @@ class ServeLoad:
     backend: str | None = None
     attention_dp: int = 1
     benchmark_warmup: bool = False
+    rocm_aiter: bool | None = None
+    kv_block_size: int | None = None
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.
@@ -139,6 +145,8 @@ class ServeLoad:
         if self.api_server_count is not None:
             positive_int("api_server_count", self.api_server_count, MAX_API_SERVERS)
         positive_int("attention_dp", self.attention_dp, MAX_TP)
+        if self.kv_block_size is not None:
+            positive_int("kv_block_size", self.kv_block_size, MAX_KV_BLOCK_SIZE)
         if self.tp % self.attention_dp:
             raise SizingError("attention_dp", _(
                 "data-parallel attention splits the {tp} tensor-parallel GPUs into groups: {dp} does not divide "

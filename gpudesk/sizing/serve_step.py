@@ -160,6 +160,12 @@ from gpudesk.sizing.serve_dp_attention import (
     replicated_attention_params_per_layer,
 )
 from gpudesk.sizing.serve_rocm_allreduce import ROCM_ALLREDUCE_SOURCE, curve_allreduce_s, rocm_allreduce_curve
+from gpudesk.sizing.serve_rocm_attention import (
+    ROCM_ATTENTION_SOURCE,
+    ROCM_COMPUTE_UNITS,
+    unsplit_note,
+    uses_unsplit_decode,
+)
 from gpudesk.sizing.serve_rocm_block_fp8 import block_fp8_dense_stream_bytes_per_s
 from gpudesk.sizing.serve_rocm_mla import ROCM_MLA_DEQUANT_SOURCE, rocm_mla_dequant_per_step
 from gpudesk.sizing.shapes import ModelSpec
@@ -231,6 +237,10 @@ class StepModel:
     prefill_layer_latency_s: float = 0.0  # per-layer floor of a step with prompt tokens where it runs eager (0: same)
     # the engine's all-reduce measured per message size, (bytes, seconds) points (serve_rocm_allreduce; (): alpha-beta)
     allreduce_curve: tuple[tuple[float, float], ...] = ()
+    # vLLM on ROCm with AITER off and the unsplit Triton decode kernel: workgroups per decoding sequence (its KV heads
+    # on this GPU) and the GPU's compute units; 0: the decode KV stream runs at the HBM rate (serve_rocm_attention)
+    decode_workgroups_per_request: float = 0.0
+    compute_units: int = 0
 
     def gemm_flops_per_s(self, tokens: int) -> float:
         """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
@@ -309,9 +319,10 @@ class StepModel:
         gemm = stream + math_s + self.dense_stream_extra_s + self.moe_tile_padding_s(tokens)
         if tokens < self.gemm_tile_tokens:
             gemm = max(gemm, self.gemm_tile_tokens * self.flops_per_token / rate)
-        kv_bytes = (decode_context_tokens + prefill_tokens) * self.kv_bytes_per_token
+        kv_s = (decode_context_tokens / self.decode_kv_share(decode_requests) + prefill_tokens) \
+            * self.kv_bytes_per_token / self.bytes_per_s
         attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
-        attention = max(kv_bytes / self.bytes_per_s, attention_flops / self.attention_flops_per_s)
+        attention = max(kv_s, attention_flops / self.attention_flops_per_s)
         elementwise = tokens * self.elementwise_bytes_per_token / self.bytes_per_s
         layer_s = self.prefill_layer_latency_s if prefill_tokens and self.prefill_layer_latency_s \
             else self.layer_latency_s
@@ -319,6 +330,13 @@ class StepModel:
         if tokens > self.skinny_max_tokens:
             gpu += self.library_gemm_s
         return gpu
+
+    def decode_kv_share(self, decode_requests: int) -> float:
+        """Share of the HBM rate the decode KV stream of ``decode_requests`` sequences reaches: 1, or with the
+        unsplit decode kernel its workgroups' share of the compute units (:mod:`gpudesk.sizing.serve_rocm_attention`)."""
+        if not self.compute_units or not self.decode_workgroups_per_request or decode_requests <= 0:
+            return 1.0
+        return min(1.0, decode_requests * self.decode_workgroups_per_request / self.compute_units)
 
     def moe_tile_padding_s(self, tokens: int) -> float:
         """Seconds the routed experts' padded tile rows add to a step of ``tokens`` tokens beyond their weight stream
@@ -537,6 +555,14 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             + (f"; {ENGINE_ALLREDUCE_SOURCE}; {AZURE_GUIDE}" if curve_link is not None else "")
             + (f"; {ONE_SHOT_SOURCE}" if one_shot else "")))
     ar_curve = rocm_allreduce_curve(load.engine, link, tp, load.gpus_per_node) if dp_attn == 1 else ()
+    kv_heads = spec.kv_heads_resolved
+    unsplit_workgroups = 0.0
+    if uses_unsplit_decode(load.engine, gpu.id, gpu.vendor, load.rocm_aiter, spec.head_dim_resolved,
+                           max(1, dims.num_attention_heads // max(1, kv_heads)), load.kv_block_size,
+                           load.input_tokens + load.output_tokens):
+        unsplit_workgroups = max(1.0, kv_heads / attn_tp)
+        assumptions.append(Assumption("rocm_decode_attention", unsplit_note(
+            unsplit_workgroups, ROCM_COMPUTE_UNITS[gpu.id], load.kv_block_size), ROCM_ATTENTION_SOURCE))
     if ar_curve:
         assumptions.append(Assumption("tp_allreduce_measured", _(
             "all-reduces up to {mib:g} MiB take the engine kernel's time measured per message size on this "
@@ -559,7 +585,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         expert_rows_per_token=(spec.moe_active_experts or 0) / experts if experts else 0.0,
         allreduces_per_layer=2 if attn_tp > 1 else 1,
         moe_tiles=fused_moe_tiles(load.engine, load.engine_version) if slow_expert_flops else None,
-        allreduce_curve=ar_curve)
+        allreduce_curve=ar_curve, decode_workgroups_per_request=unsplit_workgroups,
+        compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0)
     if load.pp == 1 or link is None:
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).

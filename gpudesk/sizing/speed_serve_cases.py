@@ -118,7 +118,18 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         backend=str(case["backend"]) if case.get("backend") else None,
         attention_dp=attention_dp,
         benchmark_warmup=bool(case.get("benchmark_warmup", False)),
+        rocm_aiter=_on_off(case.get("rocm_aiter")),
+        kv_block_size=int(case["block_size"]) if case.get("block_size") else None,
     )
+
+
+def _on_off(value: object) -> bool | None:
+    """A row's on/off switch (true/false, "on"/"off", 1/0); None where absent."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value.strip().lower() in ("on", "true", "1", "yes")
+    return bool(value)
 
 
 def attention_groups(case: dict[str, Any], tp: int) -> int:

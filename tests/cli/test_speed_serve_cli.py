@@ -159,3 +159,22 @@ def test_dp_attention_flags_raise_the_kv_capacity_and_are_checked(capsys):
         cmd_serve_speed(_parser().parse_args((base + " --attention-dp 2").split()))
     with pytest.raises(CliError, match="--attention-dp"):
         cmd_serve_speed(_parser().parse_args((base + " --enable-dp-attention --attention-dp 3").split()))
+
+
+def test_rocm_aiter_off_with_large_kv_blocks_slows_amd_decode(capsys):
+    base = ("--gpu mi355x --model llama-3.3-70b --count 8 --tp 8 --input-tokens 16384 --output-tokens 2048 "
+            "--concurrency 4 --weight-format fp8 --engine vllm --engine-version 0.15.1 --json")
+
+    def run(extra: str) -> dict:
+        assert cmd_serve_speed(_parser().parse_args((base + extra).split())) == 0
+        return json.loads(capsys.readouterr().out)
+
+    default, off = run(""), run(" --rocm-aiter off --block-size 128")
+    assert off["serve"]["tpot_s"] > 1.5 * default["serve"]["tpot_s"]
+    assert "rocm_decode_attention" in {a["name"] for a in off["assumptions"]}
+    assert run(" --rocm-aiter on --block-size 128")["serve"]["tpot_s"] == pytest.approx(default["serve"]["tpot_s"])
+
+
+def test_rocm_aiter_takes_only_on_or_off():
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["--rocm-aiter", "maybe"])
