@@ -232,6 +232,11 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         fixes["pin_memory"] = _("Free CuPy's pinned pool (cupy.get_default_pinned_memory_pool().free_all_blocks()), "
                                 "copy the array in smaller pieces, or use a CuPy release with cupy#1593, which falls "
                                 "back to a synchronous copy when pinned memory cannot be allocated")
+    if key == "pin_memory" and r.runtime == "comfyui":
+        # ComfyUI page-locks the host copies of model weights it streams to the GPU (cudaHostRegister, its HostBuffer;
+        # Comfy-Org/ComfyUI#14252); --disable-pinned-memory turns that off (#14250).
+        fixes["pin_memory"] = _("Start ComfyUI with --disable-pinned-memory (the weights are then streamed from "
+                                "pageable memory), close other programs that pin memory, or update ComfyUI")
     if key == "pin_memory" and _ggml_cuda(r):
         # ggml's CUDA backend page-locks its host buffers itself (ggml_cuda_host_malloc -> cudaMallocHost,
         # ggml/src/ggml-cuda/ggml-cuda.cu); GGML_CUDA_NO_PINNED makes it use pageable memory (llama.cpp#1735).
@@ -619,11 +624,19 @@ def _xpu_large_confidence(f: Facts) -> float:
 _BARE_STATUS = re.compile(r"\s{0,4}(?:CUDNN|CUBLAS)_STATUS_[A-Z_]{3,40}\s{0,4}")
 
 
+# PyTorch's own wording of a cuBLAS failure: ``TORCH_CUDABLAS_CHECK`` formats "CUDA error: <status> when calling
+# `<call>`" (aten/src/ATen/cuda/Exceptions.h, https://github.com/pytorch/pytorch), with or without the "RuntimeError:"
+# its Python binding adds; PyTorch has no up-front pool.
+_TORCH_BLAS_WORDING = re.compile(r"(?:CUBLAS|CUDNN)_STATUS_[A-Z_]{3,40} when calling `")
+
+
 def _not_pytorch_wording(r: MemoryReport) -> bool:
     """A library status that PyTorch did not word: the status alone, or no runtime and no PyTorch words at all
     (flexflow-train#51: Legion maps a fixed framebuffer up front, ``-ll:fsize``, as TensorFlow and JAX do)."""
     if _BARE_STATUS.fullmatch(r.text or "") is not None:
         return True
+    if _TORCH_BLAS_WORDING.search(r.text or "") is not None:
+        return False
     return r.runtime is None and r.framework in (None, "unknown")
 
 
@@ -776,6 +789,8 @@ def _library_init(f: Facts) -> list[Cause]:
         # chelsea0x3b/cudarc#113, a cuDNN the binding could not load): a mismatched or missing install comes first
         # (as in _cudacall_handle).
         return _cudacall_handle(f, "not_initialized")
+    if runtime in _GGML_RUNTIMES:
+        return _ggml_handle(f)
     if runtime in _PREALLOCATING or r.framework in _PREALLOCATING or _not_pytorch_wording(r):
         return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
                          _("cuDNN and cuBLAS allocate their handles and workspaces with cudaMalloc, outside the "
@@ -790,6 +805,29 @@ def _library_init(f: Facts) -> list[Cause]:
     return [_outside_allocator(0.6, f),
             _shortage(0.5, f, _("cuDNN/cuBLAS could not allocate their handle or workspace: the GPU was already "
                                 "full when the library initialised.")),
+            _other_process(0.4, f), _not_capacity("library_mismatch", 0.3, f)]
+
+
+_GGML_RUNTIMES = ("llamacpp", "ollama")
+
+
+def _ggml_handle(f: Facts) -> list[Cause]:
+    """ggml's CUDA backend creating its cuBLAS handle (``cublas_handle`` in ``ggml/src/ggml-cuda/common.cuh``,
+    https://github.com/ggml-org/llama.cpp): it is created lazily at the first matrix multiplication, after llama.cpp
+    has allocated the model buffer (``-ngl`` layers), the KV cache (``-c`` tokens; without ``-c`` the context the model
+    was trained for, n_ctx_train, since llama.cpp takes 0 as "the model's own") and the compute buffer. A handle that
+    cannot be created means those buffers filled the device; of them the context-sized KV cache is the one a default
+    setting makes large (llama.cpp#10080: ``-ngl 31 -c 8192`` started), the layers offloaded the other knob."""
+    budget = _generic("kv_cache_budget", 0.6, _("The context's KV cache left no room for cuBLAS"),
+                      _("llama.cpp creates its cuBLAS handle at the first matrix multiplication, after the model "
+                        "buffer, the KV cache and the compute buffer are allocated; the KV cache grows with the "
+                        "context (-c), and without -c the model's full training context is used, so these buffers "
+                        "filled the GPU."),
+                      _("Start with a smaller context (-c 8192 or less; Ollama: num_ctx) and, if that is not enough, "
+                        "fewer layers on the GPU (-ngl; Ollama: num_gpu) or a quantised KV cache (-ctk q8_0 -ctv "
+                        "q8_0 with -fa)"), "other_process", f)
+    return [budget, _shortage(0.5, f, _("cuBLAS could not create its handle: the model's layers on the GPU and its "
+                                        "buffers already filled it.")),
             _other_process(0.4, f), _not_capacity("library_mismatch", 0.3, f)]
 
 

@@ -1,0 +1,129 @@
+"""Nineteenth pass (issue 28): the misses of fresh-22 read as mechanisms.
+
+* A DataLoader worker "killed by signal: Bus error" with no shared-memory hint (PyTorch before the hint of
+  pytorch#5040): /dev/shm, host memory (not_capacity, host_ram check).
+* PyTorch's own wording of a cuBLAS failure ("... when calling `cublasCreate(handle)`") is PyTorch's, which has no
+  up-front pool: never TensorFlow's preallocation.
+* ggml's CUDA backend failing to create its cuBLAS handle: the buffers llama.cpp allocated first (the context-sized KV
+  cache above all) filled the GPU: kv_cache_budget with -c / -ngl.
+* ComfyUI's HostBuffer (host memory it page-locks with cudaHostRegister) failing: pinned memory, with
+  --disable-pinned-memory.
+* A process that ends by itself with no error while loading: the OOM killer's SIGKILL (host RAM), in Chinese and
+  English.
+* Memory that had room at the start of the run and ran out later, said in words (Chinese "溢出显存" recognised): a leak.
+* TensorFlow refusing a small variable's initial value (its "Initializer" graph node) before the first step: the GPU
+  was full before the model started, another process; TensorFlow 1's "tensor of shape [...]" wording read.
+
+Every text is a real message quoted from the public thread named in its comment; a variant is marked as such.
+Negative cases check that each reading needs its own words."""
+
+from __future__ import annotations
+
+from gpudesk.oom import diagnose_text
+
+
+def _top(text: str) -> tuple[str, bool, float, object]:
+    d = diagnose_text(text)
+    top = d.causes[0]
+    return top.id, d.found_oom, top.confidence, top.evidence.get("deciding_check")
+
+
+# pytorch/pytorch#5040.
+WORKER_BUS = "RuntimeError: DataLoader worker (pid 13) is killed by signal: Bus error."
+# QwenLM/Qwen#120 (the issue title).
+TORCH_CUBLAS = "CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`"
+# ggml-org/llama.cpp#10080.
+GGML_CUBLAS = ("/home/data1/llm_agent/llama.cpp-b3985/ggml/src/ggml-cuda.cu:70: CUDA error\n"
+               "CUDA error: CUBLAS_STATUS_NOT_INITIALIZED\n"
+               "  current device: 0, in function cublas_handle at /home/data1/llm_agent/llama.cpp-b3985/ggml/src/"
+               "ggml-cuda/common.cuh:663\n  cublasCreate_v2(&cublas_handles[device])")
+# Comfy-Org/ComfyUI#14250 (a commenter's error report).
+COMFY_HOSTBUFFER = ("# ComfyUI Error Report\n## Error Details\n- **Node ID:** 320:283\n- **Node Type:** "
+                    "SamplerCustomAdvanced\n- **Exception Type:** RuntimeError\n- **Exception Message:** RuntimeError: "
+                    "HostBuffer.read_file_slice failed")
+# zai-org/VisualGLM-6B#227 (the issue title).
+SILENT_EXIT_ZH = "使用Lora微调加载参数时自动结束进程"
+# jingyaogong/minimind#522 (the title and the reporter's words).
+ROOM_AT_START_ZH = ("求问为什么训练一段时间后就会溢出显存\n如图，训练开始的时候，显存应该是有空余的，但是不到1个epoch溢出"
+                    "中断训练两次")
+# balancap/SSD-Tensorflow#157.
+TF_INITIALIZER = (
+    "ResourceExhaustedError: OOM when allocating tensor with shape[3,3,512,512]\n"
+    "\t [[Node: ssd_300_vgg/conv5/conv5_1/weights/Initializer/random_uniform/RandomUniform = RandomUniform[T=DT_INT32, "
+    "_class=[\"loc:@ssd_300_vgg/conv5/conv5_1/weights\"], dtype=DT_FLOAT, seed=0, seed2=0, "
+    "_device=\"/job:localhost/replica:0/task:0/gpu:0\"](ssd_300_vgg/conv5/conv5_1/weights/Initializer/random_uniform/"
+    "shape)]]")
+# dongjun-Lee/text-classification-models-tf#4 (TensorFlow 1's "tensor of shape [...]" wording).
+TF_INITIALIZER_OF_SHAPE = (
+    "ResourceExhaustedError (see above for traceback): OOM when allocating tensor of shape [563354,256] and type "
+    "float\n\t [[Node: embeddings/Adam/Initializer/zeros = Const[dtype=DT_FLOAT, value=Tensor<type: float shape: "
+    "[563354,256] values: [0 0 0]...>, _device=\"/job:localhost/replica:0/task:0/device:GPU:0\"]()]]")
+
+
+def test_worker_bus_error_is_shared_memory() -> None:
+    assert _top(WORKER_BUS) == ("not_capacity", True, 0.96, "host_ram")
+    assert "shm" in diagnose_text(WORKER_BUS).causes[0].fix
+    # A worker killed by another signal is not /dev/shm.
+    killed = diagnose_text("RuntimeError: DataLoader worker (pid 13) is killed by signal: Killed.")
+    assert "/dev/shm" not in killed.causes[0].title
+
+
+def test_pytorch_cublas_wording_is_not_preallocation() -> None:
+    d = diagnose_text(TORCH_CUBLAS)
+    assert d.found_oom and "preallocation" not in [c.id for c in d.causes]
+    assert d.causes[0].id in ("allocation_outside_allocator", "genuine_shortage")
+    # The bare status, as TensorFlow's log line carries it, keeps the preallocation reading.
+    assert _top("CUBLAS_STATUS_NOT_INITIALIZED")[0] == "preallocation"
+
+
+def test_ggml_cublas_handle_is_the_context() -> None:
+    cause, found, conf, _check = _top(GGML_CUBLAS)
+    assert (cause, found) == ("kv_cache_budget", True) and conf >= 0.6
+    assert "-c " in diagnose_text(GGML_CUBLAS).causes[0].fix
+    # The same status in PyTorch's wording is not llama.cpp's context.
+    assert _top("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`")[0] \
+        != "kv_cache_budget"
+
+
+def test_comfyui_host_buffer_is_pinned_memory() -> None:
+    assert _top(COMFY_HOSTBUFFER) == ("not_capacity", True, 0.96, "pin_memory")
+    assert "--disable-pinned-memory" in diagnose_text(COMFY_HOSTBUFFER).causes[0].fix
+    # Variant: the other reader's name (Comfy-Org/ComfyUI#14281).
+    assert _top("RuntimeError: hostbuf_file_reader_read failed")[3] == "pin_memory"
+    # A host buffer named without the failure is not recognised.
+    assert not diagnose_text("HostBuffer.read_file_slice returned 4096 bytes").found_oom
+
+
+def test_silent_exit_while_loading_is_the_oom_killer() -> None:
+    assert _top(SILENT_EXIT_ZH) == ("not_capacity", True, 0.7, "host_ram")
+    # Variant: the same in English.
+    assert _top("The process exits silently while loading the checkpoint")[3] == "host_ram"
+    # An exit without loading words, or loading without an exit, is not read so.
+    assert not diagnose_text("训练时程序自动退出了").found_oom
+    assert not diagnose_text("The process exits silently after epoch 3").found_oom
+    assert not diagnose_text("Loading the checkpoint takes 3 minutes").found_oom
+
+
+def test_room_at_start_is_a_leak() -> None:
+    cause, found, conf, _check = _top(ROOM_AT_START_ZH)
+    assert (cause, found) == ("leak", True) and conf >= 0.6
+    # Variant: English words.
+    assert _top("CUDA out of memory. At the start there was plenty of free GPU memory, it failed in epoch 1")[0] \
+        == "leak"
+    # Elapsed time alone, with no memory seen at the start, stays a shortage (hiyouga/LlamaFactory#922).
+    assert _top("微调一段时间OOM\n单卡（32G），chatglm2微调，微调了几个小时，OOM")[0] == "genuine_shortage"
+    # The verb-first Chinese wording is recognised on its own.
+    assert diagnose_text("为什么会溢出显存").found_oom
+
+
+def test_tf_initializer_is_another_holder() -> None:
+    cause, found, conf, check = _top(TF_INITIALIZER)
+    assert (cause, found, check) == ("other_process", True, "other_process") and conf >= 0.6
+    d = diagnose_text(TF_INITIALIZER_OF_SHAPE)
+    assert d.report.requested_bytes == 563354 * 256 * 4  # "of shape [...] and type float" read
+    assert d.causes[0].id == "other_process"
+    # A large variable can be the model's own need; a step's activation is not an initializer.
+    big = TF_INITIALIZER.replace("shape[3,3,512,512]", "shape[300000,1024]")
+    assert _top(big)[0] != "other_process" or _top(big)[2] < 0.62
+    step = TF_INITIALIZER.replace("/Initializer/", "/Conv2D/")
+    assert _top(step)[0] == "genuine_shortage"
