@@ -810,6 +810,14 @@ def _region_limit(text: str, requested: int | None) -> bool:
     return requested is not None and m is not None and requested > int(m.group(1))
 
 
+# WSL2's GPU paravirtualisation driver (dxgkrnl, drivers/hv/dxgkrnl in the WSL2 kernel,
+# https://github.com/microsoft/WSL2-Linux-Kernel) asking the Windows host to make an allocation resident in video
+# memory, refused with ENOMEM ("dxgkio_make_resident: Ioctl failed: -12" in dmesg): the host's video memory manager
+# keeps a share of the GPU for Windows, so the ceiling sits below what nvidia-smi shows free inside WSL
+# (microsoft/WSL#41176: refused with about 2 GB free per GPU; a lower engine budget then passed).
+_WSL_RESIDENCY = re.compile(r"dxgkio_make_resident\b[^\n]{0,40}?(?:-12\b|enomem)", re.IGNORECASE)
+
+
 def classify(text: str, requested: int | None = None, negative_size: int | None = None,
              backend: str | None = None) -> str | None:
     """The signature of ``text`` (see the module docstring), or None. ``requested`` / ``negative_size`` are the
@@ -822,6 +830,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "ecc"
     if _XID.search(text):
         return "xid"
+    if _WSL_RESIDENCY.search(text):
+        return "wsl_residency"
     if ("bus error" in low and any(w in low for w in _DEV_SHM_WORDS)) or _BARE_BUS_ERROR.search(text) or \
             _WORKER_BUS_ERROR.search(low) or (
             "no space left on device" in low and "/torch_" in low) or any(w in low for w in _TORCH_SHM_FILE):

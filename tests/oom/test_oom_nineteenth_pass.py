@@ -13,6 +13,11 @@
 * Memory that had room at the start of the run and ran out later, said in words (Chinese "溢出显存" recognised): a leak.
 * TensorFlow refusing a small variable's initial value (its "Initializer" graph node) before the first step: the GPU
   was full before the model started, another process; TensorFlow 1's "tensor of shape [...]" wording read.
+* A device of 1 GiB or less in all (an APU's UMA carve-out): the job does not fit it, whatever the free figure says.
+* WSL2's "dxgkio_make_resident: Ioctl failed: -12": the residency ceiling below nvidia-smi's free memory, ranked by the
+  budget the text names (an engine's share first).
+* A bare PyTorch "CUDA error: out of memory" raised inside a module's forward: a device allocation, not pinned host
+  memory (no page-locked buffer is made inside forward).
 
 Every text is a real message quoted from the public thread named in its comment; a variant is marked as such.
 Negative cases check that each reading needs its own words."""
@@ -127,3 +132,48 @@ def test_tf_initializer_is_another_holder() -> None:
     assert _top(big)[0] != "other_process" or _top(big)[2] < 0.62
     step = TF_INITIALIZER.replace("/Initializer/", "/Conv2D/")
     assert _top(step)[0] == "genuine_shortage"
+
+
+# ROCm/legacy-rocm-build#2014.
+APU_512 = ("torch.cuda.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 MiB (GPU 0; 512.00 MiB total "
+           "capacity; 150.39 MiB already allocated; 312.00 MiB free; 168.00 MiB reserved in total by PyTorch) If "
+           "reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See "
+           "documentation for Memory Management and PYTORCH_HIP_ALLOC_CONF")
+# microsoft/WSL#41176 (the two lines quoted in the reporter's text).
+WSL_RESIDENT = "RuntimeError: CUDA driver error: device not ready\ndxgkio_make_resident: Ioctl failed: -12"
+
+
+def test_small_device_is_the_device_size() -> None:
+    cause, found, conf, _check = _top(APU_512)
+    assert (cause, found) == ("genuine_shortage", True) and conf > 0.92
+    assert "UMA" in diagnose_text(APU_512).causes[0].fix
+    # The same refusal on a 16 GiB card stays a refusal with memory free.
+    big = APU_512.replace("512.00 MiB total", "16.00 GiB total").replace("312.00 MiB free", "15.50 GiB free")
+    assert _top(big)[0] == "not_capacity"
+
+
+def test_wsl_residency() -> None:
+    d = diagnose_text(WSL_RESIDENT)
+    assert d.found_oom and d.causes[0].id == "genuine_shortage" and "WSL2" in d.causes[0].fix
+    # Variant: the engine's budget named beside it (the reporter's setting).
+    engine = "vllm serve --gpu-memory-utilization 0.88\n" + WSL_RESIDENT
+    assert _top(engine)[0] == "kv_cache_budget"
+    assert "--gpu-memory-utilization" in diagnose_text(engine).causes[0].fix
+    # Another dxgkrnl ioctl failing (an adapter query at boot) is not a memory refusal.
+    assert not diagnose_text("misc dxg: dxgk: dxgkio_query_adapter_info: Ioctl failed: -22").found_oom
+
+
+# modelscope/ms-agent#99 (the end of the traceback).
+FORWARD_BARE = ('s/transformers_modules/ModelScope-Agent-7B/modeling.py", line 1208, in forward\n'
+                "    output = self._norm(x.float()).type_as(x)\nRuntimeError: CUDA error: out of memory\n"
+                "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below "
+                "might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1.\nCompile with "
+                "`TORCH_USE_CUDA_DSA` to enable device-side assertions.")
+
+
+def test_bare_error_inside_forward_is_the_device() -> None:
+    assert _top(FORWARD_BARE)[:2] == ("genuine_shortage", True)
+    # The same error raised outside a forward pass keeps pinned host memory first (a running job's commonest
+    # allocation outside the caching allocator).
+    outside = FORWARD_BARE.replace("line 1208, in forward", "line 1208, in collate")
+    assert _top(outside)[:2] == ("not_capacity", True) and _top(outside)[3] == "pin_memory"

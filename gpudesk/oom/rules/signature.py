@@ -501,6 +501,8 @@ def check(f: Facts) -> list[Cause]:
         out.append(_not_capacity(sig, 0.8, f))
     elif sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
+    elif sig == "wsl_residency":
+        out.extend(_wsl_residency(f))
     elif sig == "xpu_large":
         out.append(_not_capacity(sig, _xpu_large_confidence(f), f))
     elif sig == "vulkan_large":
@@ -582,6 +584,53 @@ def check(f: Facts) -> list[Cause]:
     elif sig == "bare_cuda_error" and r.kind != "pin_memory_thread":
         out.extend(_bare(f))  # (the DataLoader pin-memory thread has its own reading: allocation_outside_allocator)
     return out
+
+
+# A serving engine's own memory budget named in the text (vLLM's and SGLang's settings, either spelling).
+_ENGINE_BUDGET_WORDS = re.compile(r"gpu[-_]memory[-_]utili[sz]ation|mem[-_]fraction[-_]static|"
+                                  r"kv[-_]cache[-_]free[-_]gpu[-_]mem[-_]fraction", re.IGNORECASE)
+_SERVING_ENGINES = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy")
+
+
+def _wsl_residency(f: Facts) -> list[Cause]:
+    """WSL2 could not make the job's device memory resident (signatures ``_WSL_RESIDENCY``): the Windows host keeps
+    part of the GPU, so what the job commits must stay below what nvidia-smi shows free. The first knob is the budget
+    the job sets itself: a serving engine's memory share (kv_cache_budget, 0.75), a framework's up-front pool
+    (preallocation, 0.7); otherwise the job's own size (0.55), the other Windows programs on the GPU second."""
+    r = f.report
+    text = r.text or ""
+    runtime = r.runtime or r.framework
+    command = "dmesg | grep -i dxgkio_make_resident"
+    explanation = _("WSL2's GPU driver could not make the job's memory resident on the GPU (dxgkio_make_resident "
+                    "failed with ENOMEM): Windows keeps part of the video memory for itself, so under WSL2 the real "
+                    "ceiling is below what nvidia-smi shows free.")
+    check_line = _("{command}: {meaning}").format(
+        command=command, meaning=_("one ENOMEM line per refused residency request confirms the WSL2 ceiling"))
+    if runtime in _SERVING_ENGINES or _ENGINE_BUDGET_WORDS.search(text):
+        first = Cause(id="kv_cache_budget", title=_("The engine's memory budget is above what WSL2 can make resident"),
+                      confidence=0.75, evidence=evidence(check_command=command),
+                      explanation=explanation,
+                      fix=_("Lower the engine's memory share until a few GB per GPU stay free (vLLM: "
+                            "--gpu-memory-utilization 0.8; SGLang: --mem-fraction-static 0.8), or a smaller KV cache "
+                            "(--max-model-len); or run natively on Linux"),
+                      checks=[check_line])
+    elif runtime in _PREALLOCATING:
+        first = Cause(id="preallocation", title=_("The framework's up-front pool is above what WSL2 can make resident"),
+                      confidence=0.7, evidence=evidence(check_command=command),
+                      explanation=explanation,
+                      fix=_("Take less up front: TF_FORCE_GPU_ALLOW_GROWTH=true (TensorFlow) or "
+                            "XLA_PYTHON_CLIENT_MEM_FRACTION=.7 (JAX), then rerun"),
+                      checks=[check_line])
+    else:
+        first = _shortage(0.55, f, explanation)
+        first.fix = _("Leave a few GB of the GPU unused under WSL2: a smaller batch, model or context, a lower memory "
+                      "share if the program sets one, or run natively on Linux")
+        first.checks = [check_line]
+    return [first, _generic("other_process", 0.35, _("Windows programs may hold part of the GPU"),
+                            _("Under WSL2 the Windows desktop and its programs share the GPU; their video memory is "
+                              "not listed by nvidia-smi inside WSL."),
+                            _("Close GPU-heavy Windows programs (browsers, games, other AI tools), or check the GPU's "
+                              "dedicated memory in the Windows Task Manager"), "other_process", f)]
 
 
 _MEMORY_WORDS = ("memory", "oom", "alloc", "resource exhausted", "resourceexhausted")
@@ -1165,6 +1214,11 @@ def names_distributed_launch(text: str) -> bool:
 
 
 _PINNED_WORDS = ("pin_memory", "non_blocking=true", "non_blocking = true", "cachinghostallocator", "cudahostalloc")
+# A frame of a module's forward pass in the traceback ('File ".../modeling.py", line 1208, in forward'): the failing call
+# ran inside the model's computation on device tensors, where no page-locked host buffer is allocated (the DataLoader's
+# pin thread and .to(..., non_blocking=True) copies do that, outside forward); a device allocation outside the
+# caching allocator (a library's workspace, a kernel's own) failed there, so the GPU was full.
+_FORWARD_FRAME = re.compile(r'line \d{1,7}, in (?:forward|_forward)\s*$', re.MULTILINE)
 
 
 def _bare(f: Facts) -> list[Cause]:
@@ -1227,7 +1281,7 @@ def _bare_ranked(f: Facts) -> list[Cause]:
     # error "always" with non_blocking on), or PyTorch's caching host allocator (CachingHostAllocator.cpp).
     pinned = any(w in low for w in _PINNED_WORDS) or _wsl(f)
     pytorch = r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low
-    if pinned or (pytorch and _ASYNC_NOTE in low):
+    if pinned or (pytorch and _ASYNC_NOTE in low and _FORWARD_FRAME.search(text) is None):
         # PyTorch's caching allocator reports its own failures as "Tried to allocate ..." (every release that
         # prints the asynchronous-error note does); a bare CUDA error is a call outside it, and in a running job
         # the commonest such allocation is page-locked host memory.
