@@ -670,6 +670,25 @@ _SILENT_EXIT = re.compile(r"(?:自动|自己|突然|直接|默默)(?:地)?(?:结
 _LOADING = re.compile(r"加载|载入|\bload(?:ing|s|ed)?\b", re.IGNORECASE)
 
 
+# A notebook's kernel that died or crashed with no error of its own ("The kernel appears to have died. It will restart
+# automatically.", Jupyter's notice when the kernel process exits unexpectedly; users: "Kernel crashes after restarting
+# crashed jupyter notebook", alihaydaroglu/suite3d#51), with a notebook named. A restart alone is not read so (a user
+# or a scheduler restarts a kernel too: tests/oom/test_oom_sixteenth_pass.py). The
+# kernel is a process of its own: ended by SIGKILL (the OOM killer, when RAM, swap or /dev/shm are exhausted) or by a
+# native crash, so host memory is the likelier reading, less firmly than a kill the shell reports (``kernel_died``).
+_KERNEL_DIED = re.compile(r"\bkernel\s{1,3}(?:appears\s{1,3}to\s{1,3}have\s{1,3}died|(?:has\s{1,3}|had\s{1,3})?died|"
+                          r"crash(?:es|ed|ing)?|keeps?\s{1,3}(?:dying|crashing))|"
+                          r"内核(?:已经|总是|一直)?(?:挂了|挂掉|崩溃|死了|死掉)",
+                          re.IGNORECASE)
+_NOTEBOOK_WORDS = re.compile(r"notebook|jupy?ter|ipykernel|\bcolab\b|\bkaggle\b", re.IGNORECASE)
+
+
+def notebook_kernel_died(text: str) -> bool:
+    """True when the text says a notebook's kernel died, crashed or restarted by itself (``_KERNEL_DIED``)."""
+    return (_KERNEL_DIED.search(text) is not None and _NOTEBOOK_WORDS.search(text) is not None) or \
+        "kernel appears to have died" in text.lower()
+
+
 def silent_exit_while_loading(text: str) -> bool:
     """True when the text says the process ended by itself while it was loading (``_SILENT_EXIT``)."""
     return _SILENT_EXIT.search(text) is not None and _LOADING.search(text) is not None
@@ -890,6 +909,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "nccl_cuda_error"
     if (_SIGKILL.search(text) or silent_exit_while_loading(text)) and not any(w in low for w in _OOM_OWN):
         return "sigkill"
+    if notebook_kernel_died(text) and not any(w in low for w in _OOM_OWN):
+        return "kernel_died"
     if _SIGTRAP_MAC.search(text) and _MODEL_RUNNING.search(text):
         return "sigtrap_mac"
     return None

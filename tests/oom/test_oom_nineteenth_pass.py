@@ -18,6 +18,8 @@
   budget the text names (an engine's share first).
 * A bare PyTorch "CUDA error: out of memory" raised inside a module's forward: a device allocation, not pinned host
   memory (no page-locked buffer is made inside forward).
+* A notebook's kernel that died or crashed: host memory first (the OOM killer), less firmly than a kill the
+  shell reports; another notebook holding the GPU second when a GPU is named.
 
 Every text is a real message quoted from the public thread named in its comment; a variant is marked as such.
 Negative cases check that each reading needs its own words."""
@@ -177,3 +179,25 @@ def test_bare_error_inside_forward_is_the_device() -> None:
     # allocation outside the caching allocator).
     outside = FORWARD_BARE.replace("line 1208, in forward", "line 1208, in collate")
     assert _top(outside)[:2] == ("not_capacity", True) and _top(outside)[3] == "pin_memory"
+
+
+# alihaydaroglu/suite3d#51 (the title and the reporter's words).
+KERNEL_CRASH = ("Kernel crashes after restarting crashed jupter notebook\nWhile running a file which was too big for the "
+                "GPU we were using, the notebook crashed. After reducing file size and restarting the notebook, running "
+                "the job_init_pass() crashed the kernel, which then required running the script from the start.")
+# radiasoft/devops#224 (the title).
+KERNEL_RESTARTS = "gpu-jupyter kernel restarts for no apparent reason"
+
+
+def test_notebook_kernel_died() -> None:
+    assert _top(KERNEL_CRASH) == ("not_capacity", True, 0.55, "host_ram")
+    # On a GPU server, another notebook holding the GPU is the second reading.
+    d = diagnose_text("The gpu-jupyter kernel died partway through the notebook")
+    assert d.found_oom and [c.id for c in d.causes[:2]] == ["not_capacity", "other_process"]
+    # A restart alone is not a death (a user or a scheduler restarts kernels too).
+    assert not diagnose_text(KERNEL_RESTARTS).found_oom
+    # Jupyter's own notice, which names no notebook.
+    assert _top("The kernel appears to have died. It will restart automatically.")[3] == "host_ram"
+    # A CUDA kernel's error, or an operating-system kernel, is not a notebook's kernel dying.
+    assert not diagnose_text("CUDA kernel errors might be asynchronously reported").found_oom
+    assert not diagnose_text("Linux kernel crashed during boot").found_oom

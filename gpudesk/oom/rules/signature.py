@@ -542,6 +542,22 @@ def check(f: Facts) -> list[Cause]:
         out.append(_other_process(0.35, f))
     elif sig == "sigkill":
         out.append(_not_capacity("oom_killer", 0.7, f))
+    elif sig == "kernel_died":
+        # A notebook kernel that died (signatures.notebook_kernel_died): the OOM killer's SIGKILL or a native crash;
+        # host memory first at 0.55, with the kernel log as the check.
+        cause = _not_capacity("oom_killer", 0.55, f)
+        cause.title = _("Likely not GPU memory: the notebook's kernel died, most often killed by the host's OOM killer")
+        cause.explanation = _("A notebook's kernel is a process of its own; when it dies with no Python error, the "
+                              "operating system ended it, most often the OOM killer because RAM, swap or /dev/shm ran out (a "
+                              "native crash is the other reading). Memory left by an earlier crashed run, such as "
+                              "files in /dev/shm or another kernel still alive, counts too.")
+        cause.more_fixes = [_("Free what an earlier run left: shut down other kernels, and remove its files from "
+                              "/dev/shm (ls -la /dev/shm)."), *cause.more_fixes]
+        out.append(cause)
+        if "gpu" in (r.text or "").lower():
+            # On a GPU server the kernel also dies in a native abort when its first CUDA allocation finds the GPU
+            # held by other notebooks' kernels (radiasoft/devops#224): the second reading, with nvidia-smi.
+            out.append(_other_process(0.4, f))
     elif sig == "sigtrap_mac":
         out.append(_mac_trap(f))
     elif sig == "metal_oom":
