@@ -18,6 +18,8 @@
   budget the text names (an engine's share first).
 * A bare PyTorch "CUDA error: out of memory" raised inside a module's forward: a device allocation, not pinned host
   memory (no page-locked buffer is made inside forward).
+* vLLM's profiling line with memory in use before profiling far above the weights it loaded: other processes' memory,
+  which those releases charge to the instance's budget (another process first, with the utilisation that covers it).
 * A notebook's kernel that died or crashed: host memory first (the OOM killer), less firmly than a kill the
   shell reports; another notebook holding the GPU second when a GPU is named.
 
@@ -201,3 +203,24 @@ def test_notebook_kernel_died() -> None:
     # A CUDA kernel's error, or an operating-system kernel, is not a notebook's kernel dying.
     assert not diagnose_text("CUDA kernel errors might be asynchronously reported").found_oom
     assert not diagnose_text("Linux kernel crashed during boot").found_oom
+
+
+# Variant built from vllm-project/vllm#10533's figures (its profiling line, cut from the stored thread, showed
+# initial_memory_usage=68.01GiB of 79.15GiB next to another instance; the weights line is the V0 worker's wording).
+VLLM_SHARED = ("INFO worker.py:232] Memory profiling results: total_gpu_memory=79.15GiB initial_memory_usage=68.01GiB "
+               "peak_torch_memory=10.02GiB memory_usage_post_profile=68.5Gib non_torch_memory=0.45GiB "
+               "kv_cache_size=-62.6GiB gpu_memory_utilization=0.20\n"
+               "INFO model_runner.py:1077] Loading model weights took 9.45 GB\n"
+               "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+               "initializing the engine.")
+
+
+def test_vllm_profile_shows_another_holder() -> None:
+    d = diagnose_text(VLLM_SHARED)
+    top = d.causes[0]
+    assert (top.id, top.confidence) == ("other_process", 0.92)
+    assert top.evidence["vllm_others_before_profile_bytes"] == round(68.01 * 2**30) - round(9.45 * 2**30)
+    assert "0.91" in top.fix and [c.id for c in d.causes[:2]] == ["other_process", "kv_cache_budget"]
+    # Memory in use before profiling close to the weights alone: the engine's own budget.
+    alone = VLLM_SHARED.replace("initial_memory_usage=68.01GiB", "initial_memory_usage=10.01GiB")
+    assert _top(alone)[0] == "kv_cache_budget"

@@ -216,9 +216,55 @@ def _tf_initializer(f: Facts) -> Cause | None:
     )
 
 
+# Memory in use before vLLM's profiling run beyond the weights it just loaded, as a share of the device, at and above
+# which another process holds it (the engine's own CUDA context and cuBLAS/NCCL handles stay well under a tenth).
+VLLM_OTHERS_SHARE = 0.10
+
+
+def _vllm_profile_others(f: Facts) -> Cause | None:
+    """vLLM's V0 profiling line shows memory in use before profiling (``initial_memory_usage``, total minus free after
+    the weights loaded) far above the weights it reports: the difference is other processes' memory. Those vLLM
+    releases charge it to this instance's budget (gpu_memory_utilization × total has to cover it), so a second engine
+    on a shared GPU finds no room for the KV cache (vllm-project/vllm#10533: initial_memory_usage 68.01 of 79.15 GiB
+    beside another instance; fixed in the profiler later). 0.92: above the budget reading (0.9), which the same
+    figures explain only through the other holder."""
+    r = f.report
+    initial, weights = r.parsed.get("vllm_initial_usage_bytes"), r.parsed.get("vllm_weights_bytes")
+    total = r.parsed.get("vllm_total_gpu_memory_bytes")
+    if not (isinstance(initial, int) and isinstance(weights, int) and isinstance(total, int) and total > 0):
+        return None
+    others = initial - weights
+    if others < VLLM_OTHERS_SHARE * total:
+        return None
+    key = "other_process"
+    return Cause(
+        id="other_process",
+        title=_("Another process holds the GPU that vLLM profiled"),
+        confidence=0.92,
+        evidence=evidence(vllm_initial_usage_bytes=initial, vllm_weights_bytes=weights, total_capacity_bytes=total,
+                          vllm_others_before_profile_bytes=others, deciding_check=key,
+                          check_command=check_command(key, r.platform)),
+        explanation=_("Before profiling, {initial} of the GPU's {total} was in use, but this engine's weights take "
+                      "{weights}: about {others} is held by other processes (another engine, a training job), and "
+                      "vLLM counts it against this instance's gpu_memory_utilization budget, so nothing is left for "
+                      "the KV cache.").format(initial=format_bytes(initial), total=format_bytes(total),
+                                              weights=format_bytes(weights), others=format_bytes(others)),
+        fix=_("Stop the other processes on this GPU (nvidia-smi), or, to share it on purpose, start this engine with "
+              "gpu_memory_utilization covering the others' share plus its own ({needed:.2f} or more here: the memory in "
+              "use before profiling plus a twentieth of the GPU for activations and the KV cache), or use a "
+              "vLLM release whose profiler no longer charges other processes' memory").format(
+                  needed=min(1.0, (initial + 0.05 * total) / total)),
+        checks=[_("{command}: {meaning}").format(command=check_command(key, r.platform),
+                                                 meaning=i18n._(CHECKS[key].meaning))],
+    )
+
+
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
+    profiled = _vllm_profile_others(f)
+    if profiled is not None:
+        return profiled
     if _tf_notebook_without_figures(f):
         return _tf_notebook(f)
     initializer = _tf_initializer(f)

@@ -891,6 +891,10 @@ def _ggml_handle(f: Facts) -> list[Cause]:
                       _("Start with a smaller context (-c 8192 or less; Ollama: num_ctx) and, if that is not enough, "
                         "fewer layers on the GPU (-ngl; Ollama: num_gpu) or a quantised KV cache (-ctk q8_0 -ctv "
                         "q8_0 with -fa)"), "other_process", f)
+    budget.evidence.pop("deciding_check", None)
+    budget.evidence["check_command"] = "grep -E 'n_ctx|KV buffer size' <llama.cpp start-up log>"
+    budget.checks = [_("llama.cpp's start-up log: 'n_ctx' and the 'KV buffer size' of each device; a context of the "
+                       "model's full training length makes the KV cache the largest buffer after the weights.")]
     return [budget, _shortage(0.5, f, _("cuBLAS could not create its handle: the model's layers on the GPU and its "
                                         "buffers already filled it.")),
             _other_process(0.4, f), _not_capacity("library_mismatch", 0.3, f)]
