@@ -661,7 +661,7 @@ _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9
 # without a word, and the kernel's OOM killer sends it when RAM and swap run out (mm/oom_kill.c) — loading is the
 # step where a whole checkpoint sits in host RAM at once (and once per process when several are launched). The likelier
 # reading (the kernel log decides), read as ``sigkill``.
-_SILENT_EXIT = re.compile(r"(?:自动|自己|突然|直接|默默)(?:地)?(?:结束|退出|终止|关闭)(?:了)?(?:进程|程序)|"
+_SILENT_EXIT = re.compile(r"(?:自动|自己|突然|默默)(?:地)?(?:结束|退出|终止)(?:了)?(?:进程|程序)|"
                           r"(?:进程|程序)(?:就|会)?(?:自动|自己|突然|直接|默默)(?:地)?(?:结束|退出|终止|关闭)|"
                           r"\b(?:process|script|program|python|training)\s{1,3}(?:just\s{1,3})?(?:exits|exited|ends|"
                           r"ended|terminates|terminated|quits|quit|dies|died|stops|stopped)\s{1,3}(?:by itself|on its "

@@ -111,6 +111,8 @@ def test_silent_exit_while_loading_is_the_oom_killer() -> None:
     assert not diagnose_text("训练时程序自动退出了").found_oom
     assert not diagnose_text("The process exits silently after epoch 3").found_oom
     assert not diagnose_text("Loading the checkpoint takes 3 minutes").found_oom
+    # A user closing the program is not the program ending by itself.
+    assert not diagnose_text("直接关闭程序后重新加载模型").found_oom
 
 
 def test_room_at_start_is_a_leak() -> None:
@@ -121,6 +123,8 @@ def test_room_at_start_is_a_leak() -> None:
         == "leak"
     # Elapsed time alone, with no memory seen at the start, stays a shortage (hiyouga/LlamaFactory#922).
     assert _top("微调一段时间OOM\n单卡（32G），chatglm2微调，微调了几个小时，OOM")[0] == "genuine_shortage"
+    # Memory short from the start ("一开始显存就不够用") is not room at the start.
+    assert _top("一开始显存就不够用，爆显存")[0] != "leak"
     # The verb-first Chinese wording is recognised on its own.
     assert diagnose_text("为什么会溢出显存").found_oom
 

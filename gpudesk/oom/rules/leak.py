@@ -47,7 +47,7 @@ _AFTER_RUNNING = re.compile(
 # observations of the same job at two times, the later one fuller: growth seen, not a peak guessed.
 _ROOM_AT_START = re.compile(
     r"(?:刚开始|一开始|开始(?:的时候|时)?|起初|最初)[^。；;\n]{0,16}?(?:显存|内存|memory)?[^。；;\n]{0,8}?"
-    r"(?:有空余|有剩余|有富余|还有空|空余|剩余很多|很充足|充足|够用|没满|没有满|未满)"
+    r"(?<![不没未])(?:有空余|有剩余|有富余|还有空|空余|剩余很多|很充足|充足|够用|没满|没有满|未满)"
     r"|\b(?:at (?:the )?(?:start|beginning)|at first|initially)\b[^\n.;]{0,40}?\b(?:plenty of |enough |much |lots of )?"
     r"(?:free|spare|unused) (?:gpu |video )?(?:memory|vram)\b",
     re.IGNORECASE)
