@@ -220,6 +220,8 @@ LABELS.update({
     "vllm_total_gpu_memory_bytes": N_("Total GPU memory (vLLM profiling)"),
     "vllm_weights_bytes": N_("Model weights (vLLM profiling)"),
     "vllm_non_torch_bytes": N_("Non-torch memory (vLLM profiling)"),
+    "vllm_initial_usage_bytes": N_("Memory in use before the profiling run (vLLM)"),
+    "vllm_others_before_profile_bytes": N_("Held by other processes before profiling (in use minus the weights)"),
     "vllm_activation_peak_bytes": N_("Activation peak (vLLM profiling)"),
     "vllm_kv_cache_memory_bytes": N_("Memory for the KV cache (vLLM profiling)"),
     "mem_fraction_static_ratio": N_("SGLang --mem-fraction-static"),

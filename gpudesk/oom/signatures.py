@@ -417,6 +417,13 @@ _BARE_BUS_ERROR = re.compile(r"^\s{0,8}(?:\S{1,200}:\s{1,4}(?:line \d{1,7}:\s{1,
                              r"(?:\s{1,40}\(core dumped\))?(?:\s{1,8}\S[^\n]{0,300})?$", re.MULTILINE)
 
 
+# PyTorch's main process reporting a worker ended by SIGBUS ("DataLoader worker (pid N) is killed by signal: Bus
+# error."; releases before the shared-memory hint of pytorch#5040 print only this): the worker's batch lives in
+# /dev/shm (torch/utils/data/dataloader.py, _MultiProcessingDataLoaderIter._try_get_data), so a page there that the
+# kernel could not back is the reading, with or without the hint that follows.
+_WORKER_BUS_ERROR = re.compile(r"\bworker\b[^\n]{0,80}?\bkilled by signal:?\s{0,3}bus error", re.IGNORECASE)
+
+
 def bare_bus_error(text: str) -> bool:
     """True when ``text`` holds the shell's "Bus error" line and no word of shared memory."""
     low = text.lower()
@@ -571,7 +578,12 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     "pinned_memory.pyx", "alloc_pinned_memory", "pinnedmemorypool",
                     # TensorFlow's / XLA's StreamExecutor host allocation (cuMemHostAlloc, page-locked):
                     # "failed to alloc N bytes on host: CUDA_ERROR_..." (stream_executor/cuda/cuda_driver.cc)
-                    "bytes on host:")),
+                    "bytes on host:",
+                    # ComfyUI's HostBuffer: the model file is read into host memory that ComfyUI page-locks itself
+                    # with cudaHostRegister (Comfy-Org/ComfyUI#14252, "Fix interoperation with external source of
+                    # pinned memory pressure"); its reads fail as "HostBuffer.read_file_slice failed" or
+                    # "hostbuf_file_reader_read failed", and --disable-pinned-memory turns the pinning off (#14250).
+                    "hostbuffer.read_file_slice failed", "hostbuf_file_reader_read failed")),
     ("library_init", ("cudnn_status_not_initialized", "cudnn_status_alloc_failed", "cudnn_status_internal_error",
                       "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle",
@@ -642,6 +654,46 @@ _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9
                       # ajhamdi/MVTN#2): the line they saw, in quotes.
                       r"[\"'“‘]killed[\"'”’]",
                       re.IGNORECASE | re.MULTILINE)
+# A process that ended by itself, with no error of its own, while it was loading a model or its parameters (the user's
+# words: "使用Lora微调加载参数时自动结束进程", "the process ends automatically while loading the parameters",
+# zai-org/VisualGLM-6B#227; "the script exits silently while loading the checkpoint"). A Python error prints a
+# traceback and a CUDA out-of-memory error has its own message; SIGKILL cannot be caught, so the process vanishes
+# without a word, and the kernel's OOM killer sends it when RAM and swap run out (mm/oom_kill.c) — loading is the
+# step where a whole checkpoint sits in host RAM at once (and once per process when several are launched). The likelier
+# reading (the kernel log decides), read as ``sigkill``.
+_SILENT_EXIT = re.compile(r"(?:自动|自己|突然|默默)(?:地)?(?:结束|退出|终止)(?:了)?(?:进程|程序)|"
+                          r"(?:进程|程序)(?:就|会)?(?:自动|自己|突然|直接|默默)(?:地)?(?:结束|退出|终止|关闭)|"
+                          r"\b(?:process|script|program|python|training)\s{1,3}(?:just\s{1,3})?(?:exits|exited|ends|"
+                          r"ended|terminates|terminated|quits|quit|dies|died|stops|stopped)\s{1,3}(?:by itself|on its "
+                          r"own|silently|automatically|without (?:any |an )?(?:error|traceback|message|output))",
+                          re.IGNORECASE)
+_LOADING = re.compile(r"加载|载入|\bload(?:ing|s|ed)?\b", re.IGNORECASE)
+
+
+# A notebook's kernel that died or crashed with no error of its own ("The kernel appears to have died. It will restart
+# automatically.", Jupyter's notice when the kernel process exits unexpectedly; users: "Kernel crashes after restarting
+# crashed jupyter notebook", alihaydaroglu/suite3d#51), with a notebook named. A restart alone is not read so (a user
+# or a scheduler restarts a kernel too: tests/oom/test_oom_sixteenth_pass.py). The
+# kernel is a process of its own: ended by SIGKILL (the OOM killer, when RAM, swap or /dev/shm are exhausted) or by a
+# native crash, so host memory is the likelier reading, less firmly than a kill the shell reports (``kernel_died``).
+_KERNEL_DIED = re.compile(r"\bkernel\s{1,3}(?:appears\s{1,3}to\s{1,3}have\s{1,3}died|(?:has\s{1,3}|had\s{1,3})?died|"
+                          r"crash(?:es|ed|ing)?|keeps?\s{1,3}(?:dying|crashing))|"
+                          r"内核(?:已经|总是|一直)?(?:挂了|挂掉|崩溃|死了|死掉)",
+                          re.IGNORECASE)
+_NOTEBOOK_WORDS = re.compile(r"notebook|jupy?ter|ipykernel|\bcolab\b|\bkaggle\b", re.IGNORECASE)
+
+
+def notebook_kernel_died(text: str) -> bool:
+    """True when the text says a notebook's kernel died, crashed or restarted by itself (``_KERNEL_DIED``)."""
+    return (_KERNEL_DIED.search(text) is not None and _NOTEBOOK_WORDS.search(text) is not None) or \
+        "kernel appears to have died" in text.lower()
+
+
+def silent_exit_while_loading(text: str) -> bool:
+    """True when the text says the process ended by itself while it was loading (``_SILENT_EXIT``)."""
+    return _SILENT_EXIT.search(text) is not None and _LOADING.search(text) is not None
+
+
 # SIGTRAP as macOS's shell reports it (BSD's description of signal 5), and the marks of a model running when it came
 # (a tqdm step bar "0/50 [00:00<?, ?it/s]", or the frameworks that run on Apple silicon's GPU): ``sigtrap_mac``.
 _SIGTRAP_MAC = re.compile(r"\btrace/bpt trap\b", re.IGNORECASE)
@@ -777,6 +829,14 @@ def _region_limit(text: str, requested: int | None) -> bool:
     return requested is not None and m is not None and requested > int(m.group(1))
 
 
+# WSL2's GPU paravirtualisation driver (dxgkrnl, drivers/hv/dxgkrnl in the WSL2 kernel,
+# https://github.com/microsoft/WSL2-Linux-Kernel) asking the Windows host to make an allocation resident in video
+# memory, refused with ENOMEM ("dxgkio_make_resident: Ioctl failed: -12" in dmesg): the host's video memory manager
+# keeps a share of the GPU for Windows, so the ceiling sits below what nvidia-smi shows free inside WSL
+# (microsoft/WSL#41176: refused with about 2 GB free per GPU; a lower engine budget then passed).
+_WSL_RESIDENCY = re.compile(r"dxgkio_make_resident\b[^\n]{0,40}?(?:-12\b|enomem)", re.IGNORECASE)
+
+
 def classify(text: str, requested: int | None = None, negative_size: int | None = None,
              backend: str | None = None) -> str | None:
     """The signature of ``text`` (see the module docstring), or None. ``requested`` / ``negative_size`` are the
@@ -789,7 +849,10 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "ecc"
     if _XID.search(text):
         return "xid"
-    if ("bus error" in low and any(w in low for w in _DEV_SHM_WORDS)) or _BARE_BUS_ERROR.search(text) or (
+    if _WSL_RESIDENCY.search(text):
+        return "wsl_residency"
+    if ("bus error" in low and any(w in low for w in _DEV_SHM_WORDS)) or _BARE_BUS_ERROR.search(text) or \
+            _WORKER_BUS_ERROR.search(low) or (
             "no space left on device" in low and "/torch_" in low) or any(w in low for w in _TORCH_SHM_FILE):
         return "dev_shm"
     if any(w in low for w in _SHM_SEGMENT_WORDS) or ("posix_fallocate failed" in low and "nccl" in low) or (
@@ -844,8 +907,10 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "bare_cuda_error"
     if _NCCL_CUDA_ERROR in low and "nccl" in low:
         return "nccl_cuda_error"
-    if _SIGKILL.search(text) and not any(w in low for w in _OOM_OWN):
+    if (_SIGKILL.search(text) or silent_exit_while_loading(text)) and not any(w in low for w in _OOM_OWN):
         return "sigkill"
+    if notebook_kernel_died(text) and not any(w in low for w in _OOM_OWN):
+        return "kernel_died"
     if _SIGTRAP_MAC.search(text) and _MODEL_RUNNING.search(text):
         return "sigtrap_mac"
     return None

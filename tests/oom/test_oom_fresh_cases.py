@@ -221,6 +221,13 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # leaves behind, JAX's double allocation, Chinese imbalance wordings (seen: fresh-21 18/22, none not found).
 # "fresh-22" (26 messages, 8 Chinese-language threads, 17 not-capacity, leak or another holder), collected while the
 # eighteenth pass was written, scored once after it merged: 12/26 (5 not recognised).
+# The nineteenth pass (tests/oom/test_oom_nineteenth_pass.py) read its misses by mechanism: a DataLoader worker's bus
+# error as /dev/shm; PyTorch's cuBLAS wording never as preallocation; ggml's cuBLAS handle as the context's KV cache;
+# ComfyUI's HostBuffer as pinned memory; a silent exit while loading and a notebook kernel that crashed as host RAM; room at
+# the start then an overflow as a leak; a small TensorFlow variable refused at initialisation as another holder; a
+# device of 1 GiB or less as the device's size; WSL2's residency ENOMEM; a bare error inside forward as the device
+# (seen: fresh-22 19/26, none not found; fresh-18 33/35, 1 not found; fresh-19 27/34, fresh-13 33/35; development
+# sets 242/259).
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23, "fresh-17": 19,

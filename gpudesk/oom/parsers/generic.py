@@ -270,6 +270,8 @@ OOM_WORDS = (
     # (does not fit in GPU memory); and the Japanese and Korean words for a memory shortage (メモリ不足, メモリが足りない,
     # 메모리 부족, 메모리가 부족).
     "显存占满", "显存满了", "显存已满", "显存放不下", "显存装不下",
+    # The verb before the noun: "溢出显存" / "爆了显存" ("overflowed the GPU memory", jingyaogong/minimind#522).
+    "溢出显存", "爆了显存",
     # The English counterpart of 爆显存 (video memory "blown"): memory that "explodes" or "blew up" ("GPU RAM exploding
     # on validation ... the GPU memory explode after some iterations", leftthomas/SRGAN#43).
     "memory explod", "ram explod", "memory blew up", "memory blows up", "memory blow up",

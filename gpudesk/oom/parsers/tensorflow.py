@@ -27,7 +27,7 @@ DTYPE_BYTES = {
     "bool": 1, "complex64": 8, "complex128": 16,
 }
 _TENSOR = re.compile(
-    r"OOM when allocating tensor (?:with shape\s*\[([\d,\s]*)\])?\s*(?:and type (\w+))?"
+    r"OOM when allocating tensor (?:(?:with|of) shape\s*\[([\d,\s]*)\])?\s*(?:and type (\w+))?"
     r"(?:\s+on\s+\S*?device:GPU:(\d{1,12}))?(?:\s+by allocator (\S+))?",
     re.I,
 )

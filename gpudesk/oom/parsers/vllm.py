@@ -24,10 +24,15 @@ _NEW = re.compile(r"max seq len \((\d{1,12})\),?\s*\(?" + SIZE + r" KV cach\s?e 
 _MAMBA = re.compile(r"max_num_seqs \((\d{1,12})\) exceeds available Mamba cache blocks \((\d{1,12})\)")
 # The V0 worker's profiling lines (vllm/worker/worker.py determine_num_available_blocks, 0.6-0.8), one-line
 # and tabular forms, and the V1 worker's (vllm/v1/worker/gpu_worker.py).
-_PROF_TOTAL = re.compile(r"total_gpu_memory\s*\(?\s*" + SIZE)
+_PROF_TOTAL = re.compile(r"total_gpu_memory\s*[=(]?\s*" + SIZE)
 _PROF_UTIL = re.compile(r"gpu_memory_utilization\s*\(?\s*(0?\.\d{1,4}|1(?:\.0{1,4})?)\b")
 _PROF_WEIGHTS = re.compile(r"(?:model weights take|Model loading took|Loading model weights took)\s+" + SIZE)
 _PROF_NON_TORCH = re.compile(r"non_torch_memory(?:\s+takes)?\s+" + SIZE)
+# The V0 worker's "initial_memory_usage=N GiB" (0.6.4-0.8, vllm/worker/worker.py determine_num_available_blocks:
+# total_gpu_memory - free_memory_pre_profile, measured after the weights loaded and before the profiling run): the
+# device's memory in use before profiling, this instance's weights and CUDA context plus whatever other processes
+# hold.
+_PROF_INITIAL = re.compile(r"initial_memory_usage\s*=?\s*" + SIZE)
 _PROF_ACT = re.compile(r"activation peak memory(?:\s+takes)?\s+" + SIZE)
 _PROF_KV = re.compile(r"(?:reserved for KV Cache is|available_kv_cache_memory|Available KV cache memory:)\s*(-?)\s*" + SIZE)
 _PROFILE_WORDS = re.compile(r"memory|took|weights|max_num_seqs|max-num-seqs|utilization")
@@ -115,7 +120,8 @@ def _profile(flat: str, report: MemoryReport) -> None:
     + activation peak + KV cache (the KV figure may be negative)."""
     parsed = report.parsed
     for key, pattern in (("vllm_total_gpu_memory_bytes", _PROF_TOTAL), ("vllm_weights_bytes", _PROF_WEIGHTS),
-                         ("vllm_non_torch_bytes", _PROF_NON_TORCH), ("vllm_activation_peak_bytes", _PROF_ACT)):
+                         ("vllm_non_torch_bytes", _PROF_NON_TORCH), ("vllm_activation_peak_bytes", _PROF_ACT),
+                         ("vllm_initial_usage_bytes", _PROF_INITIAL)):
         m = pattern.search(flat)
         if m:
             parsed[key] = to_bytes(m.group(1), m.group(2))

@@ -40,6 +40,35 @@ CHECKS = [
 ]
 
 
+# A device of 1 GiB or less: no discrete GPU sold for ML work in the last ten years is that small (the smallest MIG
+# slice, 1g.5gb, has 5 GB; NVIDIA's MIG User Guide), so such a total is an integrated GPU's carve-out (AMD APUs give the
+# iGPU 512 MiB of system RAM by default, the BIOS "UMA frame buffer size"; ROCm/legacy-rocm-build#2014,
+# YanWenKun/ComfyUI-Docker#54) or a display card.
+SMALL_DEVICE_BYTES = 1024**3
+
+
+def _small_device(f: Facts) -> Cause:
+    """The whole device holds 1 GiB or less (``SMALL_DEVICE_BYTES``): the job does not fit it, whatever the free and
+    cached figures say at the moment of the refusal (an iGPU's free figure is often garbage: 17179869183.96 GiB in
+    ComfyUI-Docker#54). 0.94: above a refusal read from free memory (not_capacity, 0.92) and a fragmented cache (at
+    most 0.85), whose fixes cannot make a 512 MiB device hold a model."""
+    assert f.total is not None
+    return Cause(
+        id="genuine_shortage",
+        title=_("The device is too small for this job"),
+        confidence=0.94,
+        evidence=evidence(requested_bytes=f.requested, total_capacity_bytes=f.total, free_bytes=f.free,
+                          allocated_bytes=f.allocated),
+        explanation=_("The device has {total} in all: that is an integrated GPU's share of system memory (an AMD "
+                      "APU's default carve-out is 512 MiB) or a display card, too small for a model's weights and "
+                      "activations, so the refusal is the device's size, not a setting.").format(
+                          total=format_bytes(f.total)),
+        fix=_("On an integrated GPU raise its memory in the BIOS/UEFI (UMA frame buffer size, e.g. 4 GB or more), then "
+              "reboot; otherwise run on a GPU with more memory or on the CPU"),
+        more_fixes=[i18n._(MORE[3])],
+    )
+
+
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
@@ -70,6 +99,8 @@ def check(f: Facts) -> Cause | None:
         return None
     if f.total is None:
         return _without_capacity(f)
+    if f.total <= SMALL_DEVICE_BYTES:
+        return _small_device(f)
     if f.margin is None:
         return _without_request(f)
     share = f.margin / f.total

@@ -41,6 +41,17 @@ _AFTER_RUNNING = re.compile(
     r"|(?<!\d)\d{2,6}\s{0,2}(?:页|张|帧|轮|步)\s{0,2}(?:到|至|-|~)\s{0,2}\d{2,6}\s{0,2}(?:页|张|帧|轮|步)?\s{0,2}之间",
     re.IGNORECASE)
 
+# The user compares the start of the run with its failure: the memory had room when the job started and ran out later
+# ("训练开始的时候，显存应该是有空余的，但是不到1个epoch溢出", jingyaogong/minimind#522: "at the start of training the GPU
+# memory had room, but it overflowed within one epoch"; "at the beginning there was plenty of free memory"). Two
+# observations of the same job at two times, the later one fuller: growth seen, not a peak guessed.
+_ROOM_AT_START = re.compile(
+    r"(?:刚开始|一开始|开始(?:的时候|时)?|起初|最初)[^。；;\n]{0,16}?(?:显存|内存|memory)?[^。；;\n]{0,8}?"
+    r"(?<![不没未])(?:有空余|有剩余|有富余|还有空|空余|剩余很多|很充足|充足|够用|没满|没有满|未满)"
+    r"|\b(?:at (?:the )?(?:start|beginning)|at first|initially)\b[^\n.;]{0,40}?\b(?:plenty of |enough |much |lots of )?"
+    r"(?:free|spare|unused) (?:gpu |video )?(?:memory|vram)\b",
+    re.IGNORECASE)
+
 
 # A Python frame of the validation/evaluation pass in the traceback ("File "train.py", line 282, in validate"): the
 # function names training loops give that pass (PyTorch Lightning's validation_step, Keras' evaluate, the tutorials'
@@ -381,7 +392,7 @@ def _from_words(f: Facts) -> Cause | None:
     allocator's 0.6 shortage: memory the user saw growing step after step is not the first step's need (a job whose
     steady need exceeds the GPU fails at its first step and does not grow)."""
     text = f.report.text or ""
-    words = _LEAK_WORDS.search(text)
+    words = _LEAK_WORDS.search(text) or _ROOM_AT_START.search(text)
     after = _AFTER_RUNNING.search(text)
     if words is None and after is None:
         return None

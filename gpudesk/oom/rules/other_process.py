@@ -169,11 +169,107 @@ def _tf_notebook(f: Facts) -> Cause:
     )
 
 
+# TensorFlow's graph node of a variable's initializer in the failing op ("[[Node: conv5/conv5_1/weights/Initializer/
+# random_uniform/RandomUniform = ...]]", "[[{{node embeddings/Adam/Initializer/zeros}}]]"): tf.Variable (and an
+# optimizer's slot variables) build an "Initializer" name scope (tensorflow/python/ops/variables.py,
+# https://github.com/tensorflow/tensorflow), run by global_variables_initializer() before the first step.
+_TF_INITIALIZER_NODE = re.compile(r"\[\[\s{0,3}(?:\{\{)?node:?\s{1,3}[\w/.-]{0,300}?/Initializer/", re.IGNORECASE)
+# Below this, one variable is not what fills a GPU of the last ten years (4 GiB or more).
+INITIALIZER_SMALL_BYTES = 1 * GiB
+_TF_ELEMENT_BYTES = 4  # float32, TensorFlow's default variable dtype
+
+
+def _tf_initializer(f: Facts) -> Cause | None:
+    """TensorFlow failing to allocate one variable's initial value, a tensor under 1 GiB, before the first step.
+
+    Variables are initialised once, before any step runs: at that moment the process holds only the variables created
+    before this one (no activations, no gradients), and a default TensorFlow session maps the memory the GPU has free
+    into its allocator at start. So a small variable refused at initialisation means the GPU was already full before
+    the model started: another process (a notebook kernel, a job left running) holds it (balancap/SSD-Tensorflow#157:
+    a 9 MB weight refused until the other processes were gone; dongjun-Lee/text-classification-models-tf#4). 0.62:
+    above the shortage read from the refusal alone (0.55), which remains for a model whose variables do not fit."""
+    r = f.report
+    if r.framework != "tensorflow" or _TF_INITIALIZER_NODE.search(r.text or "") is None:
+        return None
+    elements = r.parsed.get("tensor_elements")
+    size = f.requested if f.requested is not None else (
+        elements * _TF_ELEMENT_BYTES if isinstance(elements, int) else None)
+    if size is None or size >= INITIALIZER_SMALL_BYTES or f.total is not None:
+        return None
+    key = "other_process"
+    return Cause(
+        id="other_process",
+        title=_("The GPU was already full before the model started: another process may hold it"),
+        confidence=0.62,
+        evidence=evidence(requested_bytes=size, deciding_check=key,
+                          check_command=check_command(key, r.platform)),
+        explanation=_("The refused tensor ({size}) is a variable's initial value: variables are initialised before the "
+                      "first step, when the job holds nothing but its variables, so a tensor this small could not be "
+                      "placed because the GPU's memory was already taken, most likely by another process (an open "
+                      "notebook kernel, an earlier run still alive).").format(size=format_bytes(size)),
+        fix=_("Run nvidia-smi and stop the other processes on this GPU (or shut down other notebook kernels), or pick "
+              "a free GPU with CUDA_VISIBLE_DEVICES; then rerun"),
+        more_fixes=[_("If nothing else holds the GPU, turn on memory growth (tf.config.experimental.set_memory_growth) "
+                      "so that each TensorFlow process takes only what it uses.")],
+        checks=[_("{command}: {meaning}").format(command=check_command(key, r.platform),
+                                                 meaning=i18n._(CHECKS[key].meaning))],
+    )
+
+
+# Memory in use before vLLM's profiling run beyond the weights it just loaded, as a share of the device, at and above
+# which another process holds it (the engine's own CUDA context and cuBLAS/NCCL handles stay well under a tenth).
+VLLM_OTHERS_SHARE = 0.10
+
+
+def _vllm_profile_others(f: Facts) -> Cause | None:
+    """vLLM's V0 profiling line shows memory in use before profiling (``initial_memory_usage``, total minus free after
+    the weights loaded) far above the weights it reports: the difference is other processes' memory. Those vLLM
+    releases charge it to this instance's budget (gpu_memory_utilization × total has to cover it), so a second engine
+    on a shared GPU finds no room for the KV cache (vllm-project/vllm#10533: initial_memory_usage 68.01 of 79.15 GiB
+    beside another instance; fixed in the profiler later). 0.92: above the budget reading (0.9), which the same
+    figures explain only through the other holder."""
+    r = f.report
+    initial, weights = r.parsed.get("vllm_initial_usage_bytes"), r.parsed.get("vllm_weights_bytes")
+    total = r.parsed.get("vllm_total_gpu_memory_bytes")
+    if not (isinstance(initial, int) and isinstance(weights, int) and isinstance(total, int) and total > 0):
+        return None
+    others = initial - weights
+    if others < VLLM_OTHERS_SHARE * total:
+        return None
+    key = "other_process"
+    return Cause(
+        id="other_process",
+        title=_("Another process holds the GPU that vLLM profiled"),
+        confidence=0.92,
+        evidence=evidence(vllm_initial_usage_bytes=initial, vllm_weights_bytes=weights, total_capacity_bytes=total,
+                          vllm_others_before_profile_bytes=others, deciding_check=key,
+                          check_command=check_command(key, r.platform)),
+        explanation=_("Before profiling, {initial} of the GPU's {total} was in use, but this engine's weights take "
+                      "{weights}: about {others} is held by other processes (another engine, a training job), and "
+                      "vLLM counts it against this instance's gpu_memory_utilization budget, so nothing is left for "
+                      "the KV cache.").format(initial=format_bytes(initial), total=format_bytes(total),
+                                              weights=format_bytes(weights), others=format_bytes(others)),
+        fix=_("Stop the other processes on this GPU (nvidia-smi), or, to share it on purpose, start this engine with "
+              "gpu_memory_utilization covering the others' share plus its own ({needed:.2f} or more here: the memory in "
+              "use before profiling plus a twentieth of the GPU for activations and the KV cache), or use a "
+              "vLLM release whose profiler no longer charges other processes' memory").format(
+                  needed=min(1.0, (initial + 0.05 * total) / total)),
+        checks=[_("{command}: {meaning}").format(command=check_command(key, r.platform),
+                                                 meaning=i18n._(CHECKS[key].meaning))],
+    )
+
+
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
+    profiled = _vllm_profile_others(f)
+    if profiled is not None:
+        return profiled
     if _tf_notebook_without_figures(f):
         return _tf_notebook(f)
+    initializer = _tf_initializer(f)
+    if initializer is not None:
+        return initializer
     if f.report.kind == "engine_startup_free":
         return _engine_start(f)
     if tf_reservation_refused_on_cuda(f):

@@ -232,6 +232,11 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         fixes["pin_memory"] = _("Free CuPy's pinned pool (cupy.get_default_pinned_memory_pool().free_all_blocks()), "
                                 "copy the array in smaller pieces, or use a CuPy release with cupy#1593, which falls "
                                 "back to a synchronous copy when pinned memory cannot be allocated")
+    if key == "pin_memory" and r.runtime == "comfyui":
+        # ComfyUI page-locks the host copies of model weights it streams to the GPU (cudaHostRegister, its HostBuffer;
+        # Comfy-Org/ComfyUI#14252); --disable-pinned-memory turns that off (#14250).
+        fixes["pin_memory"] = _("Start ComfyUI with --disable-pinned-memory (the weights are then streamed from "
+                                "pageable memory), close other programs that pin memory, or update ComfyUI")
     if key == "pin_memory" and _ggml_cuda(r):
         # ggml's CUDA backend page-locks its host buffers itself (ggml_cuda_host_malloc -> cudaMallocHost,
         # ggml/src/ggml-cuda/ggml-cuda.cu); GGML_CUDA_NO_PINNED makes it use pageable memory (llama.cpp#1735).
@@ -496,6 +501,8 @@ def check(f: Facts) -> list[Cause]:
         out.append(_not_capacity(sig, 0.8, f))
     elif sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
+    elif sig == "wsl_residency":
+        out.extend(_wsl_residency(f))
     elif sig == "xpu_large":
         out.append(_not_capacity(sig, _xpu_large_confidence(f), f))
     elif sig == "vulkan_large":
@@ -535,6 +542,22 @@ def check(f: Facts) -> list[Cause]:
         out.append(_other_process(0.35, f))
     elif sig == "sigkill":
         out.append(_not_capacity("oom_killer", 0.7, f))
+    elif sig == "kernel_died":
+        # A notebook kernel that died (signatures.notebook_kernel_died): the OOM killer's SIGKILL or a native crash;
+        # host memory first at 0.55, with the kernel log as the check.
+        cause = _not_capacity("oom_killer", 0.55, f)
+        cause.title = _("Likely not GPU memory: the notebook's kernel died, most often killed by the host's OOM killer")
+        cause.explanation = _("A notebook's kernel is a process of its own; when it dies with no Python error, the "
+                              "operating system ended it, most often the OOM killer because RAM, swap or /dev/shm ran out (a "
+                              "native crash is the other reading). Memory left by an earlier crashed run, such as "
+                              "files in /dev/shm or another kernel still alive, counts too.")
+        cause.more_fixes = [_("Free what an earlier run left: shut down other kernels, and remove its files from "
+                              "/dev/shm (ls -la /dev/shm)."), *cause.more_fixes]
+        out.append(cause)
+        if "gpu" in (r.text or "").lower():
+            # On a GPU server the kernel also dies in a native abort when its first CUDA allocation finds the GPU
+            # held by other notebooks' kernels (radiasoft/devops#224): the second reading, with nvidia-smi.
+            out.append(_other_process(0.4, f))
     elif sig == "sigtrap_mac":
         out.append(_mac_trap(f))
     elif sig == "metal_oom":
@@ -579,6 +602,53 @@ def check(f: Facts) -> list[Cause]:
     return out
 
 
+# A serving engine's own memory budget named in the text (vLLM's and SGLang's settings, either spelling).
+_ENGINE_BUDGET_WORDS = re.compile(r"gpu[-_]memory[-_]utili[sz]ation|mem[-_]fraction[-_]static|"
+                                  r"kv[-_]cache[-_]free[-_]gpu[-_]mem[-_]fraction", re.IGNORECASE)
+_SERVING_ENGINES = ("vllm", "sglang", "trtllm", "tgi", "lmdeploy")
+
+
+def _wsl_residency(f: Facts) -> list[Cause]:
+    """WSL2 could not make the job's device memory resident (signatures ``_WSL_RESIDENCY``): the Windows host keeps
+    part of the GPU, so what the job commits must stay below what nvidia-smi shows free. The first knob is the budget
+    the job sets itself: a serving engine's memory share (kv_cache_budget, 0.75), a framework's up-front pool
+    (preallocation, 0.7); otherwise the job's own size (0.55), the other Windows programs on the GPU second."""
+    r = f.report
+    text = r.text or ""
+    runtime = r.runtime or r.framework
+    command = "dmesg | grep -i dxgkio_make_resident"
+    explanation = _("WSL2's GPU driver could not make the job's memory resident on the GPU (dxgkio_make_resident "
+                    "failed with ENOMEM): Windows keeps part of the video memory for itself, so under WSL2 the real "
+                    "ceiling is below what nvidia-smi shows free.")
+    check_line = _("{command}: {meaning}").format(
+        command=command, meaning=_("one ENOMEM line per refused residency request confirms the WSL2 ceiling"))
+    if runtime in _SERVING_ENGINES or _ENGINE_BUDGET_WORDS.search(text):
+        first = Cause(id="kv_cache_budget", title=_("The engine's memory budget is above what WSL2 can make resident"),
+                      confidence=0.75, evidence=evidence(check_command=command),
+                      explanation=explanation,
+                      fix=_("Lower the engine's memory share until a few GB per GPU stay free (vLLM: "
+                            "--gpu-memory-utilization 0.8; SGLang: --mem-fraction-static 0.8), or a smaller KV cache "
+                            "(--max-model-len); or run natively on Linux"),
+                      checks=[check_line])
+    elif runtime in _PREALLOCATING:
+        first = Cause(id="preallocation", title=_("The framework's up-front pool is above what WSL2 can make resident"),
+                      confidence=0.7, evidence=evidence(check_command=command),
+                      explanation=explanation,
+                      fix=_("Take less up front: TF_FORCE_GPU_ALLOW_GROWTH=true (TensorFlow) or "
+                            "XLA_PYTHON_CLIENT_MEM_FRACTION=.7 (JAX), then rerun"),
+                      checks=[check_line])
+    else:
+        first = _shortage(0.55, f, explanation)
+        first.fix = _("Leave a few GB of the GPU unused under WSL2: a smaller batch, model or context, a lower memory "
+                      "share if the program sets one, or run natively on Linux")
+        first.checks = [check_line]
+    return [first, _generic("other_process", 0.35, _("Windows programs may hold part of the GPU"),
+                            _("Under WSL2 the Windows desktop and its programs share the GPU; their video memory is "
+                              "not listed by nvidia-smi inside WSL."),
+                            _("Close GPU-heavy Windows programs (browsers, games, other AI tools), or check the GPU's "
+                              "dedicated memory in the Windows Task Manager"), "other_process", f)]
+
+
 _MEMORY_WORDS = ("memory", "oom", "alloc", "resource exhausted", "resourceexhausted")
 # The glog CHECK of a C++ framework that creates its cuDNN/cuBLAS handles when it sets up its layers and has no
 # up-front pool (Caffe's ``CUDNN_CHECK``, ``include/caffe/util/cudnn.hpp``: "Check failed: status ==
@@ -619,11 +689,19 @@ def _xpu_large_confidence(f: Facts) -> float:
 _BARE_STATUS = re.compile(r"\s{0,4}(?:CUDNN|CUBLAS)_STATUS_[A-Z_]{3,40}\s{0,4}")
 
 
+# PyTorch's own wording of a cuBLAS failure: ``TORCH_CUDABLAS_CHECK`` formats "CUDA error: <status> when calling
+# `<call>`" (aten/src/ATen/cuda/Exceptions.h, https://github.com/pytorch/pytorch), with or without the "RuntimeError:"
+# its Python binding adds; PyTorch has no up-front pool.
+_TORCH_BLAS_WORDING = re.compile(r"(?:CUBLAS|CUDNN)_STATUS_[A-Z_]{3,40} when calling `")
+
+
 def _not_pytorch_wording(r: MemoryReport) -> bool:
     """A library status that PyTorch did not word: the status alone, or no runtime and no PyTorch words at all
     (flexflow-train#51: Legion maps a fixed framebuffer up front, ``-ll:fsize``, as TensorFlow and JAX do)."""
     if _BARE_STATUS.fullmatch(r.text or "") is not None:
         return True
+    if _TORCH_BLAS_WORDING.search(r.text or "") is not None:
+        return False
     return r.runtime is None and r.framework in (None, "unknown")
 
 
@@ -776,6 +854,8 @@ def _library_init(f: Facts) -> list[Cause]:
         # chelsea0x3b/cudarc#113, a cuDNN the binding could not load): a mismatched or missing install comes first
         # (as in _cudacall_handle).
         return _cudacall_handle(f, "not_initialized")
+    if runtime in _GGML_RUNTIMES:
+        return _ggml_handle(f)
     if runtime in _PREALLOCATING or r.framework in _PREALLOCATING or _not_pytorch_wording(r):
         return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
                          _("cuDNN and cuBLAS allocate their handles and workspaces with cudaMalloc, outside the "
@@ -790,6 +870,33 @@ def _library_init(f: Facts) -> list[Cause]:
     return [_outside_allocator(0.6, f),
             _shortage(0.5, f, _("cuDNN/cuBLAS could not allocate their handle or workspace: the GPU was already "
                                 "full when the library initialised.")),
+            _other_process(0.4, f), _not_capacity("library_mismatch", 0.3, f)]
+
+
+_GGML_RUNTIMES = ("llamacpp", "ollama")
+
+
+def _ggml_handle(f: Facts) -> list[Cause]:
+    """ggml's CUDA backend creating its cuBLAS handle (``cublas_handle`` in ``ggml/src/ggml-cuda/common.cuh``,
+    https://github.com/ggml-org/llama.cpp): it is created lazily at the first matrix multiplication, after llama.cpp
+    has allocated the model buffer (``-ngl`` layers), the KV cache (``-c`` tokens; without ``-c`` the context the model
+    was trained for, n_ctx_train, since llama.cpp takes 0 as "the model's own") and the compute buffer. A handle that
+    cannot be created means those buffers filled the device; of them the context-sized KV cache is the one a default
+    setting makes large (llama.cpp#10080: ``-ngl 31 -c 8192`` started), the layers offloaded the other knob."""
+    budget = _generic("kv_cache_budget", 0.6, _("The context's KV cache left no room for cuBLAS"),
+                      _("llama.cpp creates its cuBLAS handle at the first matrix multiplication, after the model "
+                        "buffer, the KV cache and the compute buffer are allocated; the KV cache grows with the "
+                        "context (-c), and without -c the model's full training context is used, so these buffers "
+                        "filled the GPU."),
+                      _("Start with a smaller context (-c 8192 or less; Ollama: num_ctx) and, if that is not enough, "
+                        "fewer layers on the GPU (-ngl; Ollama: num_gpu) or a quantised KV cache (-ctk q8_0 -ctv "
+                        "q8_0 with -fa)"), "other_process", f)
+    budget.evidence.pop("deciding_check", None)
+    budget.evidence["check_command"] = "grep -E 'n_ctx|KV buffer size' <llama.cpp start-up log>"
+    budget.checks = [_("llama.cpp's start-up log: 'n_ctx' and the 'KV buffer size' of each device; a context of the "
+                       "model's full training length makes the KV cache the largest buffer after the weights.")]
+    return [budget, _shortage(0.5, f, _("cuBLAS could not create its handle: the model's layers on the GPU and its "
+                                        "buffers already filled it.")),
             _other_process(0.4, f), _not_capacity("library_mismatch", 0.3, f)]
 
 
@@ -1127,6 +1234,11 @@ def names_distributed_launch(text: str) -> bool:
 
 
 _PINNED_WORDS = ("pin_memory", "non_blocking=true", "non_blocking = true", "cachinghostallocator", "cudahostalloc")
+# A frame of a module's forward pass in the traceback ('File ".../modeling.py", line 1208, in forward'): the failing call
+# ran inside the model's computation on device tensors, where no page-locked host buffer is allocated (the DataLoader's
+# pin thread and .to(..., non_blocking=True) copies do that, outside forward); a device allocation outside the
+# caching allocator (a library's workspace, a kernel's own) failed there, so the GPU was full.
+_FORWARD_FRAME = re.compile(r'line \d{1,7}, in (?:forward|_forward)\s*$', re.MULTILINE)
 
 
 def _bare(f: Facts) -> list[Cause]:
@@ -1189,7 +1301,7 @@ def _bare_ranked(f: Facts) -> list[Cause]:
     # error "always" with non_blocking on), or PyTorch's caching host allocator (CachingHostAllocator.cpp).
     pinned = any(w in low for w in _PINNED_WORDS) or _wsl(f)
     pytorch = r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low
-    if pinned or (pytorch and _ASYNC_NOTE in low):
+    if pinned or (pytorch and _ASYNC_NOTE in low and _FORWARD_FRAME.search(text) is None):
         # PyTorch's caching allocator reports its own failures as "Tried to allocate ..." (every release that
         # prints the asynchronous-error note does); a bare CUDA error is a call outside it, and in a running job
         # the commonest such allocation is page-locked host memory.
