@@ -47,7 +47,10 @@ doctor was run on it:
 * ``fresh-21``: ``fresh_cases_21.jsonl``, 22 messages collected while the seventeenth pass (fresh-20's classes) was
   written, labelled from their threads before the doctor first ran on them;
 * ``fresh-22``: ``fresh_cases_22.jsonl``, 26 messages collected while the eighteenth pass (fresh-21's classes) was
-  written, labelled from their threads before the doctor first ran on them.
+  written, labelled from their threads before the doctor first ran on them;
+* ``fresh-23``, ``fresh-24``: ``fresh_cases_23.jsonl`` (35 messages) and ``fresh_cases_24.jsonl`` (43), collected
+  while the nineteenth pass (fresh-22's classes) was written, labelled from their threads before the doctor first ran
+  on them.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -110,7 +113,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-16", "fresh_cases_16.jsonl"), ("fresh-17", "fresh_cases_17.jsonl"),
               ("fresh-18", "fresh_cases_18.jsonl"), ("fresh-19", "fresh_cases_19.jsonl"),
               ("fresh-20", "fresh_cases_20.jsonl"), ("fresh-21", "fresh_cases_21.jsonl"),
-              ("fresh-22", "fresh_cases_22.jsonl"))
+              ("fresh-22", "fresh_cases_22.jsonl"), ("fresh-23", "fresh_cases_23.jsonl"),
+              ("fresh-24", "fresh_cases_24.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")

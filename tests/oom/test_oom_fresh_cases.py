@@ -23,7 +23,8 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
                "fresh-15": "fresh_cases_15.jsonl", "fresh-16": "fresh_cases_16.jsonl",
                "fresh-17": "fresh_cases_17.jsonl", "fresh-18": "fresh_cases_18.jsonl",
                "fresh-19": "fresh_cases_19.jsonl", "fresh-20": "fresh_cases_20.jsonl",
-               "fresh-21": "fresh_cases_21.jsonl", "fresh-22": "fresh_cases_22.jsonl"}
+               "fresh-21": "fresh_cases_21.jsonl", "fresh-22": "fresh_cases_22.jsonl",
+               "fresh-23": "fresh_cases_23.jsonl", "fresh-24": "fresh_cases_24.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -228,11 +229,14 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # device of 1 GiB or less as the device's size; WSL2's residency ENOMEM; a bare error inside forward as the device
 # (seen: fresh-22 19/26, none not found; fresh-18 33/35, 1 not found; fresh-19 27/34, fresh-13 33/35; development
 # sets 242/259).
+# "fresh-23" (35 messages, 10 Chinese-language threads) and "fresh-24" (43, 11), collected while the nineteenth pass
+# was written, scored once after it merged: 14/35 (3 not recognised) and 22/43 (5 not recognised); the
+# not-capacity, leak and other-holder labels 3/11 and 3/12, placement faults across GPUs 0/8.
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23, "fresh-17": 19,
                      "fresh-18": 20, "fresh-19": 14, "fresh-20": 13, "fresh-21": 10,
-                     "fresh-22": 12}
+                     "fresh-22": 12, "fresh-23": 14, "fresh-24": 22}
 
 
 def _rows(name: str) -> list[dict]:
