@@ -20,7 +20,15 @@ requests, ``schedule_policy.py`` PrefillAdder) are taken as reserving each reque
 Without mixing (SGLang's default, vLLM V0 without chunked prefill) a step runs either prompts or decode tokens,
 prompts first, so a prefill pauses every running request (the TPOT interference Sarathi-Serve removes). With
 ``num_scheduler_steps`` n > 1 (vLLM V0 multi-step scheduling) decode steps run in blocks of n and waiting requests
-are admitted only between blocks, which adds up to n steps to their TTFT. With an output lag of one step (vLLM V0's
+are admitted only between blocks, which adds up to n steps to their TTFT. With chunked prefill on as well (V0's
+multi-step chunked prefill) prompts are not chunked: a block's first step takes every running request's decode token,
+then whole waiting prompts, first-come first-served, while the next one fits in what is left of the token budget; the
+first that does not waits for a later block, and the prompts so admitted decode in the block's other n - 1 steps
+(``vllm/core/scheduler.py`` ``_chunk_new_tokens_to_schedule``, v0.6.x: "The current multi-step + chunked prefill
+capability does not actually support chunking prompts ... Prompts with more tokens than the current remaining budget
+are postponed to future scheduler steps"). Admission is then bounded by about budget / prompt requests per block of
+n steps. (A prompt longer than the whole budget, which vLLM refuses, is chunked here as without multi-step.) With an
+output lag of one step (vLLM V0's
 asynchronous output processor, :func:`gpudesk.sizing.serve_host.output_lag_steps`) the client receives each
 request's first and last tokens when the step after the one that sampled them ends (at once when no step follows),
 so TTFT and the end-to-end latency include that next step and a closed-loop client sends its next request only then.
@@ -251,6 +259,8 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     block_left = 0
     capacity = budget.kv_capacity_tokens
     on_demand = budget.engine == "vllm"
+    # vLLM V0 multi-step with chunked prefill: whole prompts in a block's first step (module docstring).
+    whole_prompts = block > 1 and budget.mixed_prefill
     # At most this many run; below one request's KV the engine runs one at a time, preempts and recomputes (counted
     # as if it fit).
     limit = running_limit(budget, inp, out)
@@ -381,11 +391,16 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             before = len(running)
             context_base = preempt(context_base)
             preempted = len(running) < before
+        room = budget.token_budget - len(running) - sum(r.inp - r.prefilled for r in prefilling)
         while block_left == 0 and waiting and len(running) + len(prefilling) < limit and not preempted:
             if on_demand and (running or prefilling) and (prefill_reserved + context_base
                                                           + len(running) * (decode_steps + 1) + waiting[0].inp
                                                           > capacity):
                 break
+            if whole_prompts and (running or prefilling) and room < waiting[0].inp - waiting[0].prefilled <= \
+                    budget.token_budget:
+                break  # multi-step chunked prefill: whole prompts only, the rest wait for a later block
+            room -= waiting[0].inp - waiting[0].prefilled
             req = waiting.popleft()
             prefill_reserved += req.inp
             prefilling.append(req)
@@ -428,6 +443,8 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             busy_batch_time += (d + len(prefilling)) * dt
             if d:
                 decode_steps += 1
+            if whole_prompts and not any(req not in completed for req in prefilling):
+                block_left = block - 1  # the prompts' step is the block's first; its other steps decode
             for req in completed:
                 prefilling.remove(req)
                 prefill_reserved -= req.inp

@@ -465,6 +465,22 @@ def test_multi_step_blocks_delay_new_requests(catalog):
     assert ten.ttft_s - one.ttft_s == pytest.approx(4.5 * one.tpot_s, rel=0.5)
 
 
+def test_multi_step_chunked_prefill_admits_whole_prompts_once_per_block(catalog):
+    """vLLM V0 multi-step + chunked prefill does not chunk prompts: a 15-step block's first step takes whole prompts
+    while they fit in the 512-token budget, so at most two 215-token prompts join per block (the dstack 8x H100
+    405B sweep's --num-scheduler-steps 15 --enable-chunked-prefill --max-num-batched-tokens 512 setting)."""
+    spec = _spec(catalog, "llama-3.1-8b")
+    gpu = catalog.gpu("h100-sxm5")
+    base = dict(input_tokens=215, output_tokens=117, request_rate_per_s=math.inf, num_prompts=300,
+                mixed_prefill=True, max_num_batched_tokens=512, max_num_seqs=512, engine_version="0.6.3")
+    one = serve_speed(spec, gpu, ServeLoad(**base))
+    many = serve_speed(spec, gpu, ServeLoad(**base, num_scheduler_steps=15))
+    # Two requests per block of 15 steps (one with the prompts, 14 decode-only), each step about one TPOT.
+    assert many.requests_per_s * 15 * many.tpot_s == pytest.approx(2.0, rel=0.15)
+    assert many.batch == pytest.approx(2 * 117 / 15, rel=0.2)
+    assert one.requests_per_s > 3 * many.requests_per_s
+
+
 def test_prefill_in_its_own_steps_pauses_decoding(catalog):
     """Without mixing (SGLang's default) every prompt stops the running requests for a step: TPOT rises."""
     spec = _spec(catalog, "llama-3.1-8b")
