@@ -266,7 +266,9 @@ def test_large_log_keeps_its_tail(qtbot, tab, tmp_path):
     filler = "epoch 3 step 1200 loss 1.92 lr 3e-4 tokens/s 51234\n" * (2 * MAX_FILE_BYTES // 50)
     log.write_text(filler + BY_CASE[10]["message"] + "\n", encoding="utf-8")
     _drop(tab, log)
-    qtbot.waitUntil(lambda: tab.results.diagnosis is not None, timeout=10000)
+    # The doctor reads the whole kept MiB in the worker (about 10 s on a loaded 2-core machine): a behaviour check,
+    # so the wait is generous; its speed is not what this test asserts.
+    qtbot.waitUntil(lambda: tab.results.diagnosis is not None, timeout=90000)
     assert "only the last 1.00 MiB" in tab.picker.text_input.info.text()
     assert len(tab.picker.text_input.text().encode("utf-8")) <= MAX_FILE_BYTES
     assert tab.results.cause_ids()[0] == "fragmentation"
