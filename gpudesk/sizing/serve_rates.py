@@ -201,24 +201,34 @@ def block_fp8_triton_flops_share(spec: ModelSpec, engine: str, version: str | No
 # peak than the FP8 GEMMs of Hopper reach of theirs, and a much smaller one at decode batch sizes. Measured on B200:
 # NVFP4 M 1024 x N 7168 x K 4608 at 3370 TFLOPS with FlashInfer's fastest backend (CUTLASS; cuDNN 2976, TensorRT-LLM
 # 2187; flashinfer-ai/flashinfer PR 1979), and cuBLASLt FP4 8192^3 at 5239 TFLOPS (deepseek-ai/DeepGEMM PR 348,
-# cublasTest 13.3), of the 9000 dense FP4 peak; vLLM's CUTLASS NVFP4 GEMM (N 6144, K 4096) measures 2895 TFLOPS at
-# M 1024 and 3779 at M 8192 (vllm-project/vllm PR 20646). A step of at most FP4_DECODE_TOKENS tokens runs at the
-# first share, one of at least FP4_LARGE_TOKENS at the second, linearly in log2(tokens) between. Other GPUs with
-# FP4 units (GeForce / RTX PRO Blackwell, compute capability 12.x, CDNA 4) have no measured figure and keep the
-# vendor's FP8 share.
+# cublasTest 13.3), of the 9000 dense FP4 peak; vLLM's CUTLASS NVFP4 GEMM at a Llama-3-8B layer shape (N 6144,
+# K 4096) measures 2895 TFLOPS at M 1024 and 3779 at M 8192 (vllm-project/vllm PR 20646). A step of at most
+# FP4_DECODE_TOKENS tokens runs at the first share, one of at least FP4_LARGE_TOKENS at the second, linearly in
+# log2(tokens) between. The share also depends on the GEMM's reduction length K: each output tile pays a fixed
+# prologue / epilogue (scale-factor loads, FP4 block-scale handling, the 16-bit output write) against a main loop
+# that grows with K, so a model of hidden size 4096 (the K of its QKV and gate/up GEMMs, the bulk of its FLOPs, whatever
+# the tensor parallelism: they are column-parallel) reaches the vLLM figures measured at K 4096, and one of hidden
+# size 8192 or more the larger-shape figures (K 4608 to 8192); log2-linear in the hidden size between
+# (FP4_SMALL_K_HIDDEN, FP4_LARGE_K_HIDDEN). Other GPUs with FP4 units (GeForce / RTX PRO Blackwell, compute
+# capability 12.x, CDNA 4) have no measured figure and keep the vendor's FP8 share.
 FP4_DECODE_TOKENS = 1024
 FP4_LARGE_TOKENS = 8192
 FP4_DECODE_MATMUL_EFFICIENCY = 3370.0 / 9000.0
 FP4_LARGE_MATMUL_EFFICIENCY = 5239.0 / 9000.0
+FP4_SMALL_K_DECODE_MATMUL_EFFICIENCY = 2895.0 / 9000.0
+FP4_SMALL_K_LARGE_MATMUL_EFFICIENCY = 3779.0 / 9000.0
+FP4_SMALL_K_HIDDEN = 4096
+FP4_LARGE_K_HIDDEN = 8192
 FP4_MEASURED_CAPABILITY = 10
 FP4_GEMM_SOURCE = ("NVFP4 GEMM on B200, M 1024: 3370 of 9000 TFLOPS, flashinfer-ai/flashinfer PR 1979; cuBLASLt FP4 "
                    "8192^3: 5239 TFLOPS, deepseek-ai/DeepGEMM PR 348; vLLM CUTLASS NVFP4 2895 / 3779 TFLOPS at M "
-                   "1024 / 8192, vllm-project/vllm PR 20646")
+                   "1024 / 8192 (N 6144, K 4096), vllm-project/vllm PR 20646")
 
 
-def fp4_matmul_efficiency(gpu: GPU) -> tuple[float, float] | None:
-    """(share of the FP4 peak at decode sizes, at large sizes) on ``gpu``, or None where no FP4 GEMM was measured
-    on its architecture (see :data:`FP4_DECODE_MATMUL_EFFICIENCY`)."""
+def fp4_matmul_efficiency(gpu: GPU, hidden_size: int = FP4_LARGE_K_HIDDEN) -> tuple[float, float] | None:
+    """(share of the FP4 peak at decode sizes, at large sizes) on ``gpu`` for a model of ``hidden_size`` (the K of
+    its column-parallel GEMMs), or None where no FP4 GEMM was measured on its architecture (see
+    :data:`FP4_DECODE_MATMUL_EFFICIENCY`)."""
     if gpu.vendor != "NVIDIA" or not gpu.fp4_dense_tflops:
         return None
     try:
@@ -227,7 +237,13 @@ def fp4_matmul_efficiency(gpu: GPU) -> tuple[float, float] | None:
         return None
     if int(capability) != FP4_MEASURED_CAPABILITY:
         return None
-    return FP4_DECODE_MATMUL_EFFICIENCY, FP4_LARGE_MATMUL_EFFICIENCY
+    clamped = min(max(hidden_size, FP4_SMALL_K_HIDDEN), FP4_LARGE_K_HIDDEN)
+    large_k = math.log2(clamped / FP4_SMALL_K_HIDDEN) / math.log2(FP4_LARGE_K_HIDDEN / FP4_SMALL_K_HIDDEN)
+    decode = FP4_SMALL_K_DECODE_MATMUL_EFFICIENCY + large_k * (
+        FP4_DECODE_MATMUL_EFFICIENCY - FP4_SMALL_K_DECODE_MATMUL_EFFICIENCY)
+    large = FP4_SMALL_K_LARGE_MATMUL_EFFICIENCY + large_k * (
+        FP4_LARGE_MATMUL_EFFICIENCY - FP4_SMALL_K_LARGE_MATMUL_EFFICIENCY)
+    return decode, large
 
 
 def gemm_rate_share(tokens: int, decode_share: float, large_share: float) -> float:

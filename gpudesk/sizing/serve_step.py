@@ -442,7 +442,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     overlapped, overlap_source = dequant_overlaps_weight_stream(load.engine, gpu, fmt)
     peak, peak_note = compute_peak_flops(gpu, compute)
     mm_eff, mm_source = matmul_efficiency(gpu, peak_note.lower())
-    fp4_shares = fp4_matmul_efficiency(gpu) if peak_note.lower() == "fp4" else None
+    fp4_shares = fp4_matmul_efficiency(gpu, dims.hidden_size) if peak_note.lower() == "fp4" else None
     attention_peak, _note = compute_peak_flops(gpu, "bf16")
     attention_eff, _source = matmul_efficiency(gpu, "bf16")
     hbm_eff, hbm_source = hbm_efficiency(gpu)

@@ -935,6 +935,21 @@ def test_fp4_gemm_efficiency_on_blackwell_rises_from_decode_to_large_steps():
     assert gemm_rate_share(2896, decode, large) == pytest.approx((decode + large) / 2, rel=1e-3)  # 2^11.5
 
 
+def test_fp4_gemm_efficiency_falls_with_the_models_hidden_size():
+    """vLLM's CUTLASS NVFP4 GEMM at a Llama-3-8B shape (K 4096) measured 2895 / 3779 TFLOPS at M 1024 / 8192
+    (vllm PR 20646) against 3370 / 5239 at the larger shapes: a hidden size of 4096 gets the K-4096 figures, 8192
+    and above the larger-shape ones, log2-linear between; an 8B model's FP4 step on B200 is therefore slower."""
+    from gpudesk.sizing.serve_rates import fp4_matmul_efficiency
+
+    b200 = open_catalog().gpu("b200")
+    assert fp4_matmul_efficiency(b200, 4096) == pytest.approx((2895 / 9000, 3779 / 9000))
+    assert fp4_matmul_efficiency(b200, 2048) == fp4_matmul_efficiency(b200, 4096)
+    assert fp4_matmul_efficiency(b200, 8192) == pytest.approx((3370 / 9000, 5239 / 9000))
+    assert fp4_matmul_efficiency(b200, 16384) == fp4_matmul_efficiency(b200, 8192)
+    middle = fp4_matmul_efficiency(b200, 5793)  # 2^12.5
+    assert middle is not None and middle[1] == pytest.approx((3779 + 5239) / 2 / 9000, rel=1e-3)
+
+
 def test_llama33_70b_fp4_on_b200_decodes_at_the_measured_fp4_gemm_rate():
     """TensorRT-LLM perf overview v1.0, Llama 3.3 70B FP4 on one B200, 1000/1000, 3000 requests at once: 7007
     output tokens/s measured. At the FP8-derived share (0.67 of the FP4 peak) the model predicted 1.30x; the decode
@@ -952,6 +967,25 @@ def test_llama33_70b_fp4_on_b200_decodes_at_the_measured_fp4_gemm_rate():
     assert any(a.name == "matmul_efficiency" and "FP4" in a.value for a in steps.assumptions)
     speed = serve_speed(spec, gpu, load)
     assert speed.output_tokens_per_s / 7007 == pytest.approx(1.0, abs=0.15)
+
+
+def test_llama31_8b_nvfp4_on_b200_runs_at_the_k4096_fp4_gemm_rate():
+    """MLPerf Inference v5.1 Offline, Llama-3.1-8B NVFP4 on B200, one TensorRT-LLM engine per GPU (Dell XE9680L,
+    closed/Dell/results/XE9680L_B200_SXM_180GBx8_TRT/llama3.1-8b/Offline): 143309 output tokens/s for 8 GPUs,
+    gpu_batch_size 6000, max_num_tokens 12000, 871 / 129 tokens. At the larger-shape FP4 shares the model predicted
+    1.38x; the hidden size 4096 takes vLLM's K-4096 NVFP4 GEMM figures and the prediction is within 20 %."""
+    from gpudesk.sizing.serve_step import step_model
+
+    catalog = open_catalog()
+    spec = spec_from_catalog(catalog.model("llama-3.1-8b"))
+    gpu = catalog.gpu("b200")
+    load = ServeLoad(engine="trtllm", input_tokens=871, output_tokens=129, batch=6000, num_prompts=90750,
+                     weight_format="nvfp4", kv_dtype="fp8", gpu_memory_utilization=0.9, max_num_seqs=6000,
+                     max_num_batched_tokens=12000, mixed_prefill=True)
+    steps = step_model(spec, gpu, load.validated(), None, "fp8")
+    assert steps.gemm_flops_per_s(12000) == pytest.approx(9000e12 * 3779 / 9000)
+    speed = serve_speed(spec, gpu, load)
+    assert 8 * speed.output_tokens_per_s / 143309 == pytest.approx(1.0, abs=0.2)
 
 
 def _pp_load(**kw):
