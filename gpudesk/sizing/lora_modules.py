@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
-from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.shapes import FUSED_QKV_MODEL_TYPES, ModelSpec
 
 LLAMA_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 #: One adapter over a fused projection (module docstring).
@@ -61,9 +61,34 @@ MODEL_TYPE_MODULES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
-def _roles_of(key: str, model_type: str | None) -> tuple[str, ...] | None:
+#: ``model_type`` values whose checkpoints hold Q, K and V as one Linear besides :data:`FUSED_QKV_MODEL_TYPES`
+#: (ChatGLM ``query_key_value``, Qwen v1 ``c_attn``, Baichuan ``W_pack``, InternLM2 ``wqkv``), and those whose gate
+#: and up projections are one Linear (ChatGLM2/3 ``dense_h_to_4h``, Phi-3 ``gate_up_proj``).
+FUSED_ATTENTION_MODEL_TYPES = FUSED_QKV_MODEL_TYPES | {"chatglm", "qwen", "baichuan", "internlm2"}
+FUSED_GATE_UP_MODEL_TYPES = frozenset({"chatglm", "phi3"})
+
+
+def _fused_alias(roles: tuple[str, ...], spec: ModelSpec | None) -> tuple[str, ...]:
+    """An alias over a model whose checkpoint fuses projections: PEFT's ``all-linear`` (and the names that make up
+    ``attention``/``mlp``) find the fused Linear, one adapter over it."""
+    if spec is None:
+        return roles
+    out = list(roles)
+    if (spec.fused_qkv or spec.model_type in FUSED_ATTENTION_MODEL_TYPES) and {"q_proj", "k_proj", "v_proj"} <= set(out):
+        at = out.index("q_proj")
+        out = [n for n in out if n not in ("q_proj", "k_proj", "v_proj")]
+        out.insert(at, FUSED_QKV)
+    if spec.model_type in FUSED_GATE_UP_MODEL_TYPES and {"gate_proj", "up_proj"} <= set(out):
+        at = out.index("gate_proj")
+        out = [n for n in out if n not in ("gate_proj", "up_proj")]
+        out.insert(at, FUSED_GATE_UP)
+    return tuple(out)
+
+
+def _roles_of(key: str, spec: ModelSpec | None) -> tuple[str, ...] | None:
+    model_type = spec.model_type if spec is not None else None
     if key in TARGET_ALIASES:
-        return TARGET_ALIASES[key]
+        return _fused_alias(TARGET_ALIASES[key], spec)
     if key in ROLES:
         return (key,)
     own = MODEL_TYPE_MODULES.get(model_type or "", {})
@@ -73,18 +98,18 @@ def _roles_of(key: str, model_type: str | None) -> tuple[str, ...] | None:
 def resolve_targets(targets: str | tuple[str, ...] | list[str], spec: ModelSpec | None = None) -> tuple[str, ...]:
     """Expand aliases (``all-linear``, ``attention``, ``mlp``, ``default``) and family module names into roles.
 
-    With ``spec``, names follow its ``model_type`` and, in a model without a gated MLP, a fused gate/up projection is
+    With ``spec``, names follow its ``model_type``, an alias adapts the fused projections of a model that has them
+    (``all-linear`` on ChatGLM: ``query_key_value``, ``dense``, ``dense_h_to_4h``, ``dense_4h_to_h``) and, in a model without a gated MLP, a fused gate/up projection is
     the plain up projection and ``gate_proj`` adapts nothing.
 
     Raises:
         SizingError: empty list or an unknown module name.
     """
     items = [targets] if isinstance(targets, str) else list(targets)
-    model_type = spec.model_type if spec is not None else None
     out: list[str] = []
     for item in items:
         key = str(item).strip().lower()
-        roles = _roles_of(key, model_type)
+        roles = _roles_of(key, spec)
         if roles is None:
             raise SizingError("lora_targets", _("unknown module {module!r}; use {modules} or {aliases}.").format(
                 module=item, modules=", ".join((*LLAMA_MODULES, *FAMILY_MODULES)), aliases=", ".join(TARGET_ALIASES)))

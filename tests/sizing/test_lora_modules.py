@@ -76,3 +76,16 @@ def test_unknown_module_names_the_accepted_ones():
         lora_trainable_params(CHATGLM3, 8, ["qkv"])
     assert info.value.field == "lora_targets"
     assert "query_key_value" in str(info.value) and "c_attn" in str(info.value)
+
+
+def test_all_linear_adapts_the_fused_projections_peft_finds():
+    # PEFT's all-linear adapts every Linear of the blocks as the checkpoint has them: ChatGLM's four, Qwen v1's
+    # fused c_attn with its separate w1/w2, Llama's seven.
+    assert resolve_targets("all-linear", CHATGLM3) == ("qkv_proj", "o_proj", "gate_up_proj", "down_proj")
+    assert lora_trainable_params(CHATGLM3, 8, "all-linear") == lora_trainable_params(
+        CHATGLM3, 8, ["query_key_value", "dense", "dense_h_to_4h", "dense_4h_to_h"])
+    assert lora_trainable_params(QWEN_V1, 64, "all-linear") == lora_trainable_params(
+        QWEN_V1, 64, ["c_attn", "c_proj", "w1", "w2"])
+    assert resolve_targets("attention", FALCON) == ("qkv_proj", "o_proj")
+    assert resolve_targets("all-linear", LLAMA2) == (
+        "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
