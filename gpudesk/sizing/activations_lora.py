@@ -46,8 +46,10 @@ ATTENTION_BLOCK = ("q_proj", "k_proj", "v_proj")
 MLP_BLOCK = ("gate_proj", "up_proj", "down_proj")
 
 # Which distinct tensor feeds each adapted module (q, k, v share the attention input; gate and up the MLP input).
+# A fused projection (:mod:`gpudesk.sizing.lora_modules`) is one module with one adapter over that same input.
 INPUT_OF_MODULE = {"q_proj": "attn_in", "k_proj": "attn_in", "v_proj": "attn_in", "o_proj": "attn_out",
-                   "gate_proj": "mlp_in", "up_proj": "mlp_in", "down_proj": "down_in"}
+                   "gate_proj": "mlp_in", "up_proj": "mlp_in", "down_proj": "down_in",
+                   "qkv_proj": "attn_in", "gate_up_proj": "mlp_in"}
 
 
 def _widths(spec: ModelSpec) -> dict[str, int]:

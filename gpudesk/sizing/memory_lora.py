@@ -64,6 +64,7 @@ from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.activations import activation_bytes_per_layer
 from gpudesk.sizing.activations_lora import frozen_layer_activation_bytes
+from gpudesk.sizing.lora_modules import LLAMA_MODULES, module_dims, resolve_targets
 from gpudesk.sizing.loading import add_loading_reserve, load_staging_bytes
 from gpudesk.sizing.memory_train import (
     OFFLOAD_MODES,
@@ -77,13 +78,6 @@ from gpudesk.sizing.optimizers import optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.shapes import ModelSpec
 
-LLAMA_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
-TARGET_ALIASES: dict[str, tuple[str, ...]] = {
-    "all-linear": LLAMA_MODULES,
-    "attention": ("q_proj", "k_proj", "v_proj", "o_proj"),
-    "mlp": ("gate_proj", "up_proj", "down_proj"),
-    "default": ("q_proj", "v_proj"),  # PEFT's default target modules for Llama
-}
 LORA_MODES = ("lora", "qlora")
 ROW_PARALLEL_MODULES = ("o_proj", "down_proj")  # Megatron RowParallelLinear: the input dimension is split
 # Precisions that run torch.autocast over fp32 parameters (the CLI's ``--precision`` names).
@@ -107,39 +101,6 @@ def autocast_frozen_weight_cast_bytes(spec: ModelSpec, saving_layers: int, tenso
     block_params = (spec.params - spec.embedding_params) / layers / max(1, tensor_parallel)
     head_params = (spec.vocab_size or 0) * (spec.hidden_size or 0) / max(1, tensor_parallel)
     return 2.0 * (block_params * saving_layers + head_params)
-
-
-def resolve_targets(targets: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """Expand aliases (``all-linear``, ``attention``, ``mlp``, ``default``) and check module names.
-
-    Raises:
-        SizingError: empty list or an unknown module name.
-    """
-    items = [targets] if isinstance(targets, str) else list(targets)
-    out: list[str] = []
-    for item in items:
-        key = str(item).strip().lower()
-        for name in TARGET_ALIASES.get(key, (key,)):
-            if name not in LLAMA_MODULES:
-                raise SizingError("lora_targets", _("unknown module {module!r}; use {modules} or {aliases}.").format(
-                    module=item, modules=", ".join(LLAMA_MODULES), aliases=", ".join(TARGET_ALIASES)))
-            if name not in out:
-                out.append(name)
-    if not out:
-        raise SizingError("lora_targets", _("name at least one module to adapt (e.g. q_proj, v_proj or all-linear)."))
-    return tuple(out)
-
-
-def _module_dims(spec: ModelSpec, name: str) -> tuple[int, int]:
-    dims = spec.transformer_dims
-    h = dims.hidden_size
-    q = dims.num_attention_heads * spec.head_dim_resolved
-    kv = spec.kv_heads_resolved * spec.head_dim_resolved
-    ffn = spec.ffn_size or 4 * h
-    return {
-        "q_proj": (h, q), "k_proj": (h, kv), "v_proj": (h, kv), "o_proj": (q, h),
-        "gate_proj": (h, ffn), "up_proj": (h, ffn), "down_proj": (ffn, h),
-    }[name]
 
 
 # With ``kbit_fp32_upcast`` the LM head is fp32 too: transformers leaves the output embedding unquantised
@@ -178,10 +139,8 @@ def lora_trainable_params(spec: ModelSpec, rank: int, targets: str | tuple[str, 
     if not spec.is_transformer:
         raise ShapeError("model", _("{model}: LoRA needs a transformer shape (layers, hidden size, heads).").format(
             model=spec.name))
-    names = resolve_targets(targets)
-    if not spec.gated and any(n in ("gate_proj",) for n in names):
-        names = tuple(n for n in names if n != "gate_proj")
-    per_layer = sum(r * sum(_module_dims(spec, n)) for n in names)
+    names = resolve_targets(targets, spec)
+    per_layer = sum(r * sum(module_dims(spec, n)) for n in names)
     return spec.transformer_dims.layers * per_layer
 
 
@@ -197,10 +156,10 @@ def lora_params_per_tp_rank(spec: ModelSpec, rank: int, targets: str | tuple[str
     total = lora_trainable_params(spec, rank, targets)
     if tensor_parallel == 1:
         return total
-    names = tuple(n for n in resolve_targets(targets) if spec.gated or n != "gate_proj")
+    names = resolve_targets(targets, spec)
     per_layer = 0.0
     for name in names:
-        d_in, d_out = _module_dims(spec, name)
+        d_in, d_out = module_dims(spec, name)
         if name in ROW_PARALLEL_MODULES:
             per_layer += rank * (d_in / tensor_parallel + d_out)
         else:
@@ -323,7 +282,7 @@ def lora_memory(
                                     activation_offload=activation_offload, compiled=compiled,
                                     tensor_parallel=t, sequence_parallel=sequence_parallel)
     if spec.is_transformer and recompute in ("none", "full") and precision_family(precision) != "fp32":
-        names = tuple(n for n in resolve_targets(targets) if spec.gated or n != "gate_proj")
+        names = resolve_targets(targets, spec)
         dims = spec.transformer_dims
         frozen = frozen_layer_activation_bytes(spec, seq_len_tokens, micro_batch_size, names, lora_dropout=lora_dropout,
                                                flash_attention=flash_attention,
@@ -350,7 +309,7 @@ def lora_memory(
                                "gathered_layers": gathered, "gradients": flat_grads}
     assumptions = [
         (_("{trainable:,} trainable parameters (rank {rank}, {targets})").format(
-            trainable=total_trainable, rank=rank, targets=", ".join(resolve_targets(targets))),
+            trainable=total_trainable, rank=rank, targets=", ".join(resolve_targets(targets, spec))),
          "Hu et al. 2021, LoRA (arXiv 2106.09685)"),
         (_("adapters: {bytes:g} bytes per trainable parameter").format(bytes=per_trainable), optimizer_source(optimizer)),
         (_("frozen base {stage} over {gpus} GPU(s), offload {offload}").format(stage=stage, gpus=g,
@@ -364,7 +323,7 @@ def lora_memory(
                                   tp=t, trainable=trainable),
                             "peft tuners/lora/tp_layer.py LoraParallelLinear; Korthikanti et al. 2022 Table 2"))
     if kind == "qlora":
-        largest = max(_module_dims(spec, n)[0] * _module_dims(spec, n)[1] for n in LLAMA_MODULES)
+        largest = max(module_dims(spec, n)[0] * module_dims(spec, n)[1] for n in LLAMA_MODULES)
         parts["prefill_workspace"] = largest * 2
         assumptions.append((_("base in NF4 with double quantisation (4.127 bit/param), embeddings in bf16") if double_quant
                             else _("base in NF4 without double quantisation (4.5 bit/param: an fp32 absmax per 64 "

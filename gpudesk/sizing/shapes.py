@@ -160,6 +160,9 @@ class ModelSpec:
     #: 16-bit quantisation parameters the architecture's own int8 KV cache keeps per token and KV head beside the
     #: int8 values of K and of V (:data:`INT8_KV_AFFINE_MODEL_TYPES`); 0 where no such layout is known.
     kv_int8_affine_params: int = 0
+    #: The config's ``model_type`` (``chatglm``, ``qwen``, ``internlm2``) where the shape comes from a config, which
+    #: names the architecture's own module names (LoRA targets, :mod:`gpudesk.sizing.lora_modules`); None otherwise.
+    model_type: str | None = None
 
     @property
     def is_transformer(self) -> bool:
@@ -756,7 +759,7 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
         sliding_window_layers=local_layers,
         hf_repo=name if is_repo_id(name) else None,
         kv_latent_dim=(mla.kv_lora_rank + mla.qk_rope_head_dim) if mla else None,
-        fused_qkv=model_type in FUSED_QKV_MODEL_TYPES, kv_int8_affine_params=INT8_KV_AFFINE_MODEL_TYPES.get(model_type, 0),
+        fused_qkv=model_type in FUSED_QKV_MODEL_TYPES, model_type=model_type or None, kv_int8_affine_params=INT8_KV_AFFINE_MODEL_TYPES.get(model_type, 0),
         expert_bias=bool(experts) and model_type in EXPERT_BIAS_MODEL_TYPES,
         clamped_glu=isinstance(cfg.get("swiglu_limit"), (int, float)) and not isinstance(cfg.get("swiglu_limit"), bool),
     )
