@@ -325,6 +325,10 @@ def _spec(args):
     from gpudesk.sizing import ShapeError, parse_param_count
     from gpudesk.sizing.shapes import is_repo_id
 
+    for flag, text in (("--model", args.model), ("--config", args.config), ("--params", args.params)):
+        if text is not None and not text.strip():
+            raise CliError(_("{flag}: the value is empty; give a catalog model id, a config.json path or a "
+                             "parameter count such as 13B.").format(flag=flag))
     try:
         if args.model:
             spec = resolve_model(ModelMemory(model=args.model), _catalog())

@@ -90,7 +90,9 @@ def _model(args):
     from gpudesk.sizing import SizingError
     from gpudesk.sizing.engines.gguf_file import read_gguf
 
-    if args.gguf:
+    if args.gguf is not None and not args.gguf.strip():
+        raise CliError(_("{flag}: the value is empty; give the path of a local GGUF file.").format(flag="--gguf"))
+    if args.gguf is not None:
         try:
             return read_gguf(args.gguf)
         except SizingError as exc:

@@ -117,3 +117,21 @@ def test_expert_parallel_dividing_the_experts_still_answers(capsys: pytest.Captu
 
 def test_virtual_stages_without_a_pipeline_are_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     _fails_naming(TRAIN + ["--vp", "2"], "--vp", capsys)
+
+
+@pytest.mark.parametrize("command", [
+    ["estimate", "memory"],
+    ["estimate", "speed", "--gpu", "h100-sxm5"],
+    ["estimate", "serve", "--engine", "vllm", "--gpu", "h100-sxm5"],
+])
+@pytest.mark.parametrize("flag", ["--model", "--config"])
+def test_an_empty_model_answer_names_the_flag_given(
+        command: list[str], flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--model ""`` (an unset shell variable) once fell through to --params and printed 'cannot read None'."""
+    err = _fails_naming(command + [flag, ""], flag, capsys)
+    assert "--params" not in err and "None" not in err, err
+
+
+def test_an_empty_gguf_path_is_refused_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    err = _fails_naming(["estimate", "serve", "--engine", "llamacpp", "--gpu", "rtx4090", "--gguf", ""], "--gguf", capsys)
+    assert "--params" not in err and "Is a directory" not in err, err
