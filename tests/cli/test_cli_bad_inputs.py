@@ -135,3 +135,21 @@ def test_an_empty_model_answer_names_the_flag_given(
 def test_an_empty_gguf_path_is_refused_by_name(capsys: pytest.CaptureFixture[str]) -> None:
     err = _fails_naming(["estimate", "serve", "--engine", "llamacpp", "--gpu", "rtx4090", "--gguf", ""], "--gguf", capsys)
     assert "--params" not in err and "Is a directory" not in err, err
+
+
+def test_an_empty_cases_path_is_refused_not_read_as_the_bundled_set(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--cases ""`` once ran the whole bundled validation set (minutes) as if no file had been given."""
+    _fails_naming(["estimate", "accuracy", "--cases", ""], "--cases", capsys)
+
+
+def test_a_truncated_cases_line_is_explained_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gpudesk import i18n
+
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text('{"precision": "bf16", "optimizer": "adamw", "micro_batch_size": 2, "seq_len')
+    before = i18n.current_language()
+    try:
+        err = _fails_naming(["--lang", "zh_CN", "estimate", "accuracy", "--cases", str(cases)], "--cases", capsys)
+    finally:
+        i18n.set_language(before)
+    assert "Unterminated" not in err and "第 1 行" in err, err
