@@ -153,3 +153,15 @@ def test_a_truncated_cases_line_is_explained_in_chinese(tmp_path: Path, capsys: 
     finally:
         i18n.set_language(before)
     assert "Unterminated" not in err and "第 1 行" in err, err
+
+
+@pytest.mark.parametrize("extra, flag", [(["--safe-free", "nan"], "--safe-free"), (["--safe-free", "0.3"], "--safe-free"),
+                                         (["--gpu", ""], "--gpu")])
+def test_memory_flags_are_not_silently_ignored(extra: list[str], flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--safe-free nan`` without --gpu and ``--gpu ""`` once printed the breakdown with no fit and exit 0."""
+    _fails_naming(MEMORY + extra, flag, capsys)
+
+
+def test_safe_free_with_a_gpu_still_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(MEMORY + ["--gpu", "h100-sxm5", "--safe-free", "0.3"]) == 0
+    assert "H100" in capsys.readouterr().out
