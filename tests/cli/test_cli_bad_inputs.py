@@ -165,3 +165,10 @@ def test_memory_flags_are_not_silently_ignored(extra: list[str], flag: str, caps
 def test_safe_free_with_a_gpu_still_answers(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(MEMORY + ["--gpu", "h100-sxm5", "--safe-free", "0.3"]) == 0
     assert "H100" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("version", ["", "-1.0"])
+def test_speed_refuses_the_engine_versions_serve_refuses(version: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``estimate serve`` refused ``--engine-version ""`` and ``-1.0``; ``estimate speed`` took them silently (the
+    blank as the default release, ``-1.0`` as release 1.0)."""
+    _fails_naming(SERVE + [f"--engine-version={version}"], "--engine-version", capsys)
