@@ -7,7 +7,36 @@ same way: what was wrong, which field or input, and what the user can do about i
 
 from __future__ import annotations
 
-from gpudesk.i18n import _
+import errno
+
+from gpudesk.i18n import N_, _, marked
+
+# The reasons a user meets when naming a file, in words that can be translated; the C library's strerror is in
+# the system's language (English on most installs), not the one gpudesk shows (errno(3), POSIX.1-2008).
+_OS_REASONS: dict[int, str] = {
+    errno.ENOENT: N_("the file or folder does not exist"),
+    errno.EACCES: N_("permission denied"),
+    errno.EPERM: N_("the operation is not permitted"),
+    errno.EISDIR: N_("it is a folder"),
+    errno.ENOTDIR: N_("a part of the path is not a folder"),
+    errno.ENAMETOOLONG: N_("the name is too long"),
+    errno.ELOOP: N_("too many levels of symbolic links"),
+    errno.EROFS: N_("the file system is read-only"),
+    errno.ENOSPC: N_("no space is left on the device"),
+    errno.EDQUOT: N_("the disk quota is exceeded"),
+    errno.EIO: N_("an input/output error on the device"),
+    errno.EEXIST: N_("it already exists"),
+    errno.EBUSY: N_("the device or resource is busy"),
+    errno.EMFILE: N_("too many files are open"),
+}
+
+
+def os_error_reason(exc: OSError) -> str:
+    """Why ``exc`` happened, in the user's language for the common ``errno`` values, else the system's text."""
+    known = _OS_REASONS.get(exc.errno) if exc.errno is not None else None
+    if known is not None:
+        return marked(known)
+    return exc.strerror or str(exc)
 
 
 class GpudeskError(Exception):

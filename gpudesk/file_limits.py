@@ -22,7 +22,7 @@ import os
 import stat
 from typing import Any, BinaryIO
 
-from gpudesk.errors import GpudeskError
+from gpudesk.errors import GpudeskError, os_error_reason
 from gpudesk.i18n import _
 from gpudesk.units import format_limit
 
@@ -72,7 +72,7 @@ def open_input(path: str | os.PathLike[str], limit_bytes: int, what: str, *, che
         fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise InputFileError(_("Cannot read {what} {path}: {reason}.").format(
-            what=what, path=shown, reason=exc.strerror or exc), field=shown) from exc
+            what=what, path=shown, reason=os_error_reason(exc)), field=shown) from exc
     try:
         info = os.fstat(fd)
         kind = _kind(info.st_mode)
@@ -117,7 +117,7 @@ def read_input(path: str | os.PathLike[str], limit_bytes: int, what: str) -> byt
         except OSError as exc:
             shown = display_path(path)
             raise InputFileError(_("Cannot read {what} {path}: {reason}.").format(
-                what=what, path=shown, reason=exc.strerror or exc), field=shown) from exc
+                what=what, path=shown, reason=os_error_reason(exc)), field=shown) from exc
 
 
 def read_stream(stream: Any, limit_bytes: int, what: str) -> bytes:

@@ -142,3 +142,25 @@ def test_endless_standard_input_is_refused_at_the_limit(argv, line, words, monke
     assert main(argv) != 0
     assert words in capsys.readouterr().err
     assert stdin.buffer.served == 256 * 2**20 + 1
+
+
+@pytest.mark.parametrize("make", ["missing", "not_a_folder"])
+def test_an_unreadable_path_is_explained_in_the_users_language(make, tmp_path):
+    """zh_CN once printed the C library's English reason ("No such file or directory") inside a Chinese sentence."""
+    from gpudesk import i18n
+    from gpudesk.file_limits import InputFileError, read_input
+
+    target = tmp_path / "missing.json"
+    if make == "not_a_folder":
+        (tmp_path / "plain").write_text("x")
+        target = tmp_path / "plain" / "config.json"
+    before = i18n.current_language()
+    i18n.set_language("zh_CN")
+    try:
+        with pytest.raises(InputFileError) as caught:
+            read_input(target, 1000, "the model config")
+    finally:
+        i18n.set_language(before)
+    text = caught.value.user_text()
+    assert "No such file" not in text and "Not a directory" not in text, text
+    assert ("不存在" if make == "missing" else "不是文件夹") in text, text

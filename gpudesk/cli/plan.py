@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from gpudesk.cli import CliError
-from gpudesk.cli.plan_flags import add_requirement_flags, flags_given, profile_from_args
+from gpudesk.cli.plan_flags import FLAG_KEYS, add_requirement_flags, flags_given, profile_from_args
 from gpudesk.cli.columns import display_width, ljust_display
 from gpudesk.cli.serve_fit import add_serve_parser, engines_accuracy, engines_accuracy_lines
 from gpudesk.cli.speed import add_speed_parser
@@ -174,7 +174,7 @@ def add_parser(subparsers) -> None:
     m.add_argument("--activation-bytes-per-sample", type=int, metavar="BYTES",
                    help=_("activations per sample for non-transformer models (CNN, 3D U-Net), measured or derived"))
     m.add_argument("--gpu", metavar="NAME", help=_("compare with this catalog GPU's usable memory and safe line"))
-    m.add_argument("--safe-free", type=float, default=0.20, metavar="F", help=_("share of usable memory to keep free (default 0.20)"))
+    m.add_argument("--safe-free", type=float, default=None, metavar="F", help=_("share of usable memory to keep free (default 0.20)"))
     m.add_argument("--json", action="store_true", help=_("print a JSON object"))
     m.set_defaults(func=cmd_estimate_memory)
     add_speed_parser(esub, _tokens)
@@ -277,8 +277,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
         else:
             req = load_profile(args.profile, catalog)
     except PlanInputError as exc:
+        by_flag = _problems_by_flag(exc, args)
+        if by_flag and not args.profile:
+            raise CliError(by_flag) from exc
         what = exc.detail if exc.field == "profile" else str(exc)  # no "profile x: profile: ..." stutter
-        raise CliError(_("profile {profile}: {error}").format(profile=where, error=what)) from exc
+        raise CliError(_("profile {profile}: {error}").format(profile=where, error=by_flag or what)) from exc
     prices = None if args.no_my_prices else my_prices()
     try:
         doc = plan_document(req, catalog, prices)  # the one plan document (a mixed workload: both sides)
@@ -318,6 +321,17 @@ def _say_how_model_matched(query: str, found) -> None:
     print(_('--model {query!r} matched catalog model {name} (id {id}); pass --model {id} to silence this note').format(query=query, name=found.name, id=found.id), file=sys.stderr)
 
 
+def _problems_by_flag(exc: Exception, args: argparse.Namespace) -> str:
+    """The requirement's problems, each under the flag that set its key (``--budget: must be a finite number``);
+    a key the flags did not set keeps its profile name. Empty when no problem came from a flag."""
+    flag_of = {".".join(FLAG_KEYS[dest]): "--" + dest.replace("_", "-") for dest in flags_given(args)}
+    problems = list(getattr(exc, "problems", None) or [exc])
+    if not any(getattr(p, "field", None) in flag_of for p in problems):
+        return ""
+    return " ".join(_("{flag}: {problem}").format(flag=flag_of.get(p.field, p.field), problem=p.reason)
+                    for p in problems)
+
+
 def _spec(args):
     from gpudesk.planner import PlanInputError
     from gpudesk.planner.requirement import ModelMemory
@@ -325,6 +339,10 @@ def _spec(args):
     from gpudesk.sizing import ShapeError, parse_param_count
     from gpudesk.sizing.shapes import is_repo_id
 
+    for flag, text in (("--model", args.model), ("--config", args.config), ("--params", args.params)):
+        if text is not None and not text.strip():
+            raise CliError(_("{flag}: the value is empty; give a catalog model id, a config.json path or a "
+                             "parameter count such as 13B.").format(flag=flag))
     try:
         if args.model:
             spec = resolve_model(ModelMemory(model=args.model), _catalog())
@@ -562,8 +580,13 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),
                                                   problem=exc.reason)) from exc
     verdict = None
+    if args.gpu is None and args.safe_free is not None:
+        raise CliError(_("--safe-free applies to the fit on a GPU: add --gpu NAME."))
+    if args.gpu is not None and not args.gpu.strip():
+        raise CliError(_("{flag}: the value is empty; give a catalog GPU id such as h100-sxm5.").format(flag="--gpu"))
     if args.gpu:
         from gpudesk.catalog import AmbiguousItemError, UnknownItemError
+        from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
         from gpudesk.planner.packages import device_of
 
         try:
@@ -575,7 +598,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
             raise CliError(_("{flag}: {problem}").format(flag=f"--gpu {args.gpu!r}", problem=exc.user_text())) from exc
         try:
             # Paged (unified-memory) states are evicted to host RAM when the GPU runs short: not needed on the device.
-            verdict = (gpu, gpu_fit(est.total_bytes - est.paged_bytes, gpu, args.safe_free))
+            verdict = (gpu, gpu_fit(est.total_bytes - est.paged_bytes, gpu,
+                                      DEFAULT_SAFE_FREE_FRACTION if args.safe_free is None else args.safe_free))
         except SizingError as exc:
             raise CliError(_("{flag}: {problem}").format(flag="--safe-free", problem=exc.reason)) from exc
     from gpudesk.planner.memory_parts import memory_part_label

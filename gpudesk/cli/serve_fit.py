@@ -15,7 +15,7 @@ import argparse
 
 from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli import CliError
-from gpudesk.i18n import _
+from gpudesk.i18n import _, ngettext
 
 from gpudesk.units import GIB
 MAX_CONCURRENCY = 1_000_000  # far above any engine's max_num_seqs; a larger number is a typo
@@ -90,7 +90,9 @@ def _model(args):
     from gpudesk.sizing import SizingError
     from gpudesk.sizing.engines.gguf_file import read_gguf
 
-    if args.gguf:
+    if args.gguf is not None and not args.gguf.strip():
+        raise CliError(_("{flag}: the value is empty; give the path of a local GGUF file.").format(flag="--gguf"))
+    if args.gguf is not None:
         try:
             return read_gguf(args.gguf)
         except SizingError as exc:
@@ -153,7 +155,8 @@ def render(r) -> list[str]:
         tokens=r.kv_cache_tokens, blocks=r.kv_cache_blocks, block=r.block_tokens),
         _("maximum concurrency for {context:,} tokens per request: {conc:.2f}x").format(
             context=r.context_tokens, conc=r.max_concurrency),
-        _("longest context at {n} concurrent requests: {tokens:,} tokens").format(
+        ngettext("longest context at {n} concurrent request: {tokens:,} tokens",
+                 "longest context at {n} concurrent requests: {tokens:,} tokens", r.concurrency).format(
             n=r.concurrency, tokens=r.max_context_tokens),
         "", (_("fits: yes") if r.fits else _("fits: NO - {reason}").format(reason=r.reason)), "", _("command:"),
         "  " + r.command]

@@ -16,7 +16,8 @@ from typing import Any
 from gpudesk.cli import CliError
 from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli.speed_serve import add_serve_arguments, at_least_one, cmd_serve_speed
-from gpudesk.i18n import _
+from gpudesk.cli.columns import display_width, ljust_display
+from gpudesk.i18n import N_, _, marked
 from gpudesk.units import format_duration
 
 _FLAGS = {"gpus": "--count", "seq_len": "--seq", "tokens": "--tokens", "global_batch": "--global-batch",
@@ -211,7 +212,34 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
                        "rest are misses); measured step likely {low:.3f}-{high:.3f} s (gpudesk estimate accuracy)").format(
             rows=band.rows, klass=band.klass, p10=band.ratio_p10, p90=band.ratio_p90, share=band.within_20_share,
             low=low, high=high))
-    lines += ["", _("per step:")] + [f"  {name:<28}{seconds:>10.3f} s" for name, seconds in speed.breakdown.items()]
+    lines += ["", _("per step:")] + _breakdown_lines(speed.breakdown)
     lines += ["", _("assumptions:")] + [f"  {a.name}: {a.value}  [{a.source}]" for a in speed.assumptions]
     print("\n".join(lines))
     return 0
+
+
+# The training step's parts (keys of TrainSpeed.breakdown, as --json prints them), in words.
+_BREAKDOWN_LABELS = {
+    "gemm_s": N_("matrix multiplies (GEMM)"),
+    "attention_s": N_("attention kernels"),
+    "other_kernels_s": N_("other kernels (norms, activations, ...)"),
+    "tensor_parallel_exposed_s": N_("tensor-parallel communication, exposed"),
+    "context_parallel_exposed_s": N_("context-parallel communication, exposed"),
+    "expert_all_to_all_s": N_("expert all-to-all (MoE)"),
+    "pipeline_p2p_s": N_("pipeline send/receive"),
+    "pipeline_last_stage_s": N_("pipeline last-stage extra work"),
+    "pipeline_bubble_s": N_("pipeline bubble"),
+    "data_parallel_exposed_s": N_("data-parallel gradient sync, exposed"),
+    "optimizer_s": N_("optimizer step"),
+    "host_issue_bound_s": N_("host launch overhead beyond the GPU"),
+}
+
+
+def _breakdown_lines(breakdown: dict[str, float]) -> list[str]:
+    """One line per part of the step: its label and seconds, the numbers aligned by display width."""
+    labels = {key: marked(_BREAKDOWN_LABELS[key]) if key in _BREAKDOWN_LABELS else key for key in breakdown}
+    times = {key: _("{seconds} s").format(seconds=f"{seconds:.3f}") for key, seconds in breakdown.items()}
+    label_width = max((display_width(text) for text in labels.values()), default=0) + 2
+    time_width = max((display_width(text) for text in times.values()), default=0)
+    return ["  " + ljust_display(labels[key], label_width) + " " * (time_width - display_width(times[key]))
+            + times[key] for key in breakdown]

@@ -16,6 +16,7 @@ from typing import Any
 
 import tomli_w
 
+from gpudesk.errors import os_error_reason
 from gpudesk.file_limits import InputFileError, display_path, read_input
 from gpudesk.i18n import _
 from gpudesk.planner.errors import ProfileError
@@ -171,7 +172,7 @@ def profile_file_text(path: str | Path) -> str:
         cause = exc.__cause__
         if isinstance(cause, OSError):
             raise ProfileError("profile", _("cannot read {path}: {reason}.").format(
-                path=display_path(path), reason=cause.strerror or cause)) from exc
+                path=display_path(path), reason=os_error_reason(cause))) from exc
         raise ProfileError("profile", exc.user_text()) from exc
     try:
         return raw.decode("utf-8")

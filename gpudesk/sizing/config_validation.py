@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gpudesk.file_limits import InputFileError, read_input
-from gpudesk.json_limits import json_depth_ok
+from gpudesk.json_limits import json_depth_ok, json_error_reason
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import ConfigFileError
 
@@ -75,7 +75,7 @@ def read_config_json(path: Path) -> dict[str, Any]:
         cfg = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigFileError("config", _("{path} is not valid JSON (line {line}, column {column}: {reason}).").format(
-            path=path, line=exc.lineno, column=exc.colno, reason=exc.msg)) from exc
+            path=path, line=exc.lineno, column=exc.colno, reason=json_error_reason(exc))) from exc
     except (ValueError, RecursionError) as exc:  # integers beyond Python's 4300-digit conversion limit
         raise ConfigFileError("config", _("{path} is not a usable config.json ({reason}).").format(
             path=path, reason=exc)) from exc

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gpudesk.i18n import _
+from gpudesk.json_limits import json_error_reason
 from gpudesk.paths import bundle_root
 from gpudesk.sizing.errors import ConfigFileError, SizingError
 
@@ -86,7 +87,7 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ConfigFileError(str(path), _("{path} line {line}: not JSON ({error}).").format(
-                path=path, line=number, error=exc.msg)) from exc
+                path=path, line=number, error=json_error_reason(exc))) from exc
         if not isinstance(row, dict):
             raise ConfigFileError(str(path), _("{path} line {line}: not a JSON object.").format(path=path, line=number))
         rows.append(row)

@@ -20,6 +20,7 @@ from typing import Any
 
 from gpudesk.file_limits import InputFileError, display_path, read_input
 from gpudesk.i18n import _
+from gpudesk.json_limits import json_error_reason
 from gpudesk.paths import bundle_root
 from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT
 from gpudesk.sizing.errors import ConfigFileError, SizingError
@@ -145,7 +146,7 @@ def load_cases(path: str | Path | None = None) -> list[dict[str, Any]]:
             item = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ConfigFileError("cases", _("{path} line {line} is not JSON ({reason}).").format(
-                path=p, line=number, reason=exc.msg)) from exc
+                path=p, line=number, reason=json_error_reason(exc))) from exc
         if not isinstance(item, dict):
             raise ConfigFileError("cases", _("{path} line {line} must be a JSON object.").format(path=p, line=number))
         _check_case_fields(item, p, number)
@@ -287,7 +288,10 @@ def evaluate_case(case: dict[str, Any], configs_dir: Path, case_set: str = "") -
 
 def evaluate(path: str | Path | None = None) -> list[CaseResult]:
     """Every case of the validation set with its estimate (default: every bundled set, :func:`default_cases_paths`)."""
-    paths = (Path(path),) if path else default_cases_paths()
+    if path is not None and not str(path).strip():
+        raise ConfigFileError("cases", _("the path of the validation set is empty; give a .jsonl file, or leave "
+                                         "the option out for the bundled sets."))
+    paths = (Path(path),) if path is not None else default_cases_paths()
     return [evaluate_case(c, p.parent / "configs", case_set_of(p)) for p in paths for c in load_cases(p)]
 
 

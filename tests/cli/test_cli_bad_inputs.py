@@ -117,3 +117,58 @@ def test_expert_parallel_dividing_the_experts_still_answers(capsys: pytest.Captu
 
 def test_virtual_stages_without_a_pipeline_are_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     _fails_naming(TRAIN + ["--vp", "2"], "--vp", capsys)
+
+
+@pytest.mark.parametrize("command", [
+    ["estimate", "memory"],
+    ["estimate", "speed", "--gpu", "h100-sxm5"],
+    ["estimate", "serve", "--engine", "vllm", "--gpu", "h100-sxm5"],
+])
+@pytest.mark.parametrize("flag", ["--model", "--config"])
+def test_an_empty_model_answer_names_the_flag_given(
+        command: list[str], flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--model ""`` (an unset shell variable) once fell through to --params and printed 'cannot read None'."""
+    err = _fails_naming(command + [flag, ""], flag, capsys)
+    assert "--params" not in err and "None" not in err, err
+
+
+def test_an_empty_gguf_path_is_refused_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    err = _fails_naming(["estimate", "serve", "--engine", "llamacpp", "--gpu", "rtx4090", "--gguf", ""], "--gguf", capsys)
+    assert "--params" not in err and "Is a directory" not in err, err
+
+
+def test_an_empty_cases_path_is_refused_not_read_as_the_bundled_set(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--cases ""`` once ran the whole bundled validation set (minutes) as if no file had been given."""
+    _fails_naming(["estimate", "accuracy", "--cases", ""], "--cases", capsys)
+
+
+def test_a_truncated_cases_line_is_explained_in_chinese(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gpudesk import i18n
+
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text('{"precision": "bf16", "optimizer": "adamw", "micro_batch_size": 2, "seq_len')
+    before = i18n.current_language()
+    try:
+        err = _fails_naming(["--lang", "zh_CN", "estimate", "accuracy", "--cases", str(cases)], "--cases", capsys)
+    finally:
+        i18n.set_language(before)
+    assert "Unterminated" not in err and "第 1 行" in err, err
+
+
+@pytest.mark.parametrize("extra, flag", [(["--safe-free", "nan"], "--safe-free"), (["--safe-free", "0.3"], "--safe-free"),
+                                         (["--gpu", ""], "--gpu")])
+def test_memory_flags_are_not_silently_ignored(extra: list[str], flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--safe-free nan`` without --gpu and ``--gpu ""`` once printed the breakdown with no fit and exit 0."""
+    _fails_naming(MEMORY + extra, flag, capsys)
+
+
+def test_safe_free_with_a_gpu_still_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(MEMORY + ["--gpu", "h100-sxm5", "--safe-free", "0.3"]) == 0
+    assert "H100" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("version", ["", "-1.0"])
+def test_speed_refuses_the_engine_versions_serve_refuses(version: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``estimate serve`` refused ``--engine-version ""`` and ``-1.0``; ``estimate speed`` took them silently (the
+    blank as the default release, ``-1.0`` as release 1.0)."""
+    _fails_naming(SERVE + [f"--engine-version={version}"], "--engine-version", capsys)

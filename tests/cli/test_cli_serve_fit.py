@@ -209,3 +209,10 @@ def test_serve_takes_the_ecc_state_of_a_gddr_card(capsys) -> None:
     with pytest.raises(SystemExit):
         main(base + ["--ecc", "maybe"])
     assert "--ecc" in capsys.readouterr().err
+
+
+def test_one_concurrent_request_is_singular(capsys):  # type: ignore[no-untyped-def]
+    """The default answer read "longest context at 1 concurrent requests"."""
+    assert main(["estimate", "serve", "--engine", "vllm", "--model", "llama-3-8b", "--gpu", "h100-sxm5"]) == 0
+    out = capsys.readouterr().out
+    assert "at 1 concurrent request:" in out, out

@@ -49,3 +49,21 @@ def test_the_rowwise_fp8_recipe_is_slower_than_tensorwise(capsys) -> None:  # ty
     rowwise = _train_json(args + ["rowwise"], capsys)
     assert rowwise["tokens_per_s_per_gpu"] < tensorwise["tokens_per_s_per_gpu"]
     assert rowwise["breakdown_s"]["other_kernels_s"] > tensorwise["breakdown_s"]["other_kernels_s"]
+
+
+def test_the_step_breakdown_is_labelled_in_the_users_language(capsys) -> None:  # type: ignore[no-untyped-def]
+    """zh_CN once listed the per-step times under their JSON keys (``gemm_s ... 52.120 s``), English and raw."""
+    from gpudesk import i18n
+
+    assert main(TRAIN + ["--count", "8", "--tp", "8"]) == 0
+    english = capsys.readouterr().out.split("per step:")[1].split("\n\n")[0]
+    assert "gemm_s" not in english and "GEMM" in english and english.rstrip().endswith(" s"), english
+    before = i18n.current_language()
+    try:
+        assert main(["--lang", "zh_CN"] + TRAIN + ["--count", "8", "--tp", "8"]) == 0
+    finally:
+        i18n.set_language(before)
+    out = capsys.readouterr().out
+    block = out.split("每步：")[1].split("\n\n")[0].strip().splitlines()
+    assert len(block) >= 10, out
+    assert all(line.rstrip().endswith("秒") and "_s" not in line for line in block), block

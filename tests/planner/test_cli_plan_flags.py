@@ -68,3 +68,24 @@ def test_help_profile_prints_the_documented_reference(capsys):
     assert (REPO / "docs" / "profile.md").read_text(encoding="utf-8").rstrip("\n") == profile_reference().rstrip("\n")
     for key in ("tokens_to_train", "deadline_s", "target_qps", "budget_usd", "market", "micro_batch_size"):
         assert f"| `{key}` |" in printed
+
+
+@pytest.mark.parametrize("extra, flag", [
+    (["--mode", "train", "--tokens", "1e12", "--deadline", "30d", "--budget", "nan"], "--budget"),
+    (["--mode", "train", "--tokens", "1e12", "--deadline", "30d", "--max-gpus", "0"], "--max-gpus"),
+    (["--mode", "inference", "--qps", "inf", "--prompt-tokens", "1000", "--output-tokens", "200"], "--qps"),
+])
+def test_a_bad_flag_value_is_reported_under_its_flag(extra, flag, capsys):
+    """``plan --budget nan`` once answered "profile the flags: operations.budget_usd: ..." (a profile key the user
+    never typed, in a sentence that does not parse)."""
+    assert main(["plan", "--model", "llama-3-70b"] + extra) == 2
+    err = capsys.readouterr().err
+    assert f"{flag}:" in err and "the flags" not in err and "operations." not in err and "workload." not in err, err
+
+
+def test_a_profile_key_keeps_its_name_when_the_flags_did_not_set_it(tmp_path, capsys):
+    profile = tmp_path / "p.toml"
+    profile.write_text('[model]\nmodel = "llama-3-70b"\nmode = "train"\n[workload]\ntokens_to_train = 1e12\n'
+                       'deadline_s = 86400\n[operations]\nmax_gpus = 0\n')
+    assert main(["plan", "--profile", str(profile), "--market", "global"]) == 2
+    assert "operations.max_gpus" in capsys.readouterr().err

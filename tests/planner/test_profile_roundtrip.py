@@ -84,3 +84,21 @@ def test_non_ascii_and_control_keys_in_price_tables_read_back():
     req.tco.gpu_price_overrides_usd = {"é-gpu": 1.0, "h100\r": 2.0, "a b": 3.0, "": 4.0, "数": 5.0}
     back = requirement_from_dict(tomllib.loads(dumps_profile(req)))
     assert back.tco.gpu_price_overrides_usd == req.tco.gpu_price_overrides_usd
+
+
+def test_a_missing_profile_is_explained_in_chinese_under_zh_cn(tmp_path):
+    """The OS reason (strerror, English) once sat inside the Chinese sentence: "无法读取 ...：No such file or directory"."""
+    import pytest
+
+    from gpudesk import i18n
+    from gpudesk.planner.errors import ProfileError
+    from gpudesk.planner.profile import profile_file_text
+
+    before = i18n.current_language()
+    i18n.set_language("zh_CN")
+    try:
+        with pytest.raises(ProfileError) as caught:
+            profile_file_text(tmp_path / "nope.toml")
+    finally:
+        i18n.set_language(before)
+    assert "No such file" not in caught.value.user_text() and "不存在" in caught.value.user_text()
