@@ -28,3 +28,11 @@ def test_rocm_aiter_switch_refuses_other_words(value: str) -> None:
 def test_block_size_is_read() -> None:
     assert load_of_case(dict(ROW, block_size=128)).kv_block_size == 128
     assert load_of_case(ROW).kv_block_size is None
+
+
+def test_rocm_aiter_is_refused_for_other_engines() -> None:
+    # Only vLLM reads VLLM_ROCM_USE_AITER; a switch that would change nothing is refused, not ignored.
+    with pytest.raises(SizingError) as err:
+        load_of_case(dict(ROW, engine="sglang", rocm_aiter="off")).validated()
+    assert err.value.field == "rocm_aiter"
+    assert load_of_case(dict(ROW, rocm_aiter="off")).validated().rocm_aiter is False
