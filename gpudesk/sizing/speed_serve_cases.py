@@ -120,7 +120,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         attention_dp=attention_dp,
         benchmark_warmup=bool(case.get("benchmark_warmup", False)),
         rocm_aiter=_on_off(case.get("rocm_aiter")),
-        kv_block_size=int(case["block_size"]) if case.get("block_size") else None,
+        kv_block_size=int(case["block_size"]) if case.get("block_size") is not None else None,
     )
 
 

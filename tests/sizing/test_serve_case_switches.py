@@ -36,3 +36,9 @@ def test_rocm_aiter_is_refused_for_other_engines() -> None:
         load_of_case(dict(ROW, engine="sglang", rocm_aiter="off")).validated()
     assert err.value.field == "rocm_aiter"
     assert load_of_case(dict(ROW, rocm_aiter="off")).validated().rocm_aiter is False
+
+
+def test_a_zero_block_size_is_refused_not_read_as_absent() -> None:
+    with pytest.raises(SizingError) as err:
+        load_of_case(dict(ROW, block_size=0)).validated()
+    assert err.value.field == "kv_block_size"
