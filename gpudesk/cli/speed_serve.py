@@ -28,7 +28,8 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "load": "--concurrency/--request-rate/--batch", "link": "--tp", "model": "--model", "gpu": "--gpu",
           "engine_version": "--engine-version", "gpus_per_node": "--server", "length_spread": "--length-spread",
           "api_server_count": "--api-server-count", "pp": "--pp",
-          "backend": "--trtllm-backend", "attention_dp": "--attention-dp", "kv_block_size": "--block-size"}
+          "backend": "--trtllm-backend", "attention_dp": "--attention-dp", "kv_block_size": "--block-size",
+          "rocm_aiter": "--rocm-aiter"}
 
 
 def _rate(text: str) -> float:

@@ -684,7 +684,7 @@ _NOTEBOOK_WORDS = re.compile(r"notebook|jupy?ter|ipykernel|\bcolab\b|\bkaggle\b"
 
 
 def notebook_kernel_died(text: str) -> bool:
-    """True when the text says a notebook's kernel died, crashed or restarted by itself (``_KERNEL_DIED``)."""
+    """True when the text says a notebook's kernel died or crashed (``_KERNEL_DIED``; a restart alone does not count)."""
     return (_KERNEL_DIED.search(text) is not None and _NOTEBOOK_WORDS.search(text) is not None) or \
         "kernel appears to have died" in text.lower()
 

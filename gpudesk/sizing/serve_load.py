@@ -131,6 +131,9 @@ class ServeLoad:
                 raise SizingError("backend", _("only TensorRT-LLM has a backend choice (got engine {engine!r}).").format(
                     engine=self.engine))
             trtllm_backend(self.engine_version, self.backend)
+        if self.rocm_aiter is not None and self.engine.lower() != "vllm":
+            raise SizingError("rocm_aiter", _("only vLLM has the AITER switch (VLLM_ROCM_USE_AITER; got engine "
+                                              "{engine!r}).").format(engine=self.engine))
         positive_int("replicas", self.replicas, MAX_REPLICAS)
         if self.max_num_batched_tokens is not None:
             positive_int("max_num_batched_tokens", self.max_num_batched_tokens, MAX_SEQ_LEN_TOKENS)

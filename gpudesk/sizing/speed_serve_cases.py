@@ -17,6 +17,7 @@ from gpudesk.catalog import Catalog, CatalogError, open_catalog
 from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
 from gpudesk.paths import bundle_root
+from gpudesk.sizing.checks import choice
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.shapes import ModelSpec, spec_from_catalog, spec_from_hf_config
 from gpudesk.sizing.speed_common import Assumption
@@ -119,17 +120,23 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         attention_dp=attention_dp,
         benchmark_warmup=bool(case.get("benchmark_warmup", False)),
         rocm_aiter=_on_off(case.get("rocm_aiter")),
-        kv_block_size=int(case["block_size"]) if case.get("block_size") else None,
+        kv_block_size=int(case["block_size"]) if case.get("block_size") is not None else None,
     )
 
 
-def _on_off(value: object) -> bool | None:
-    """A row's on/off switch (true/false, "on"/"off", 1/0); None where absent."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value.strip().lower() in ("on", "true", "1", "yes")
-    return bool(value)
+_ON_WORDS = ("on", "true", "1", "yes")
+_ON_OFF_WORDS = (*_ON_WORDS, "off", "false", "0", "no")
+
+
+def _on_off(value: object, field: str = "rocm_aiter") -> bool | None:
+    """A row's on/off switch (true/false, "on"/"off", 1/0); None where absent.
+
+    Raises:
+        SizingError: any other value (a misspelt "of" must not read as off).
+    """
+    if value is None or isinstance(value, bool):
+        return value
+    return choice(field, str(value).strip(), _ON_OFF_WORDS) in _ON_WORDS
 
 
 def attention_groups(case: dict[str, Any], tp: int) -> int:

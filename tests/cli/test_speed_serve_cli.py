@@ -178,3 +178,10 @@ def test_rocm_aiter_off_with_large_kv_blocks_slows_amd_decode(capsys):
 def test_rocm_aiter_takes_only_on_or_off():
     with pytest.raises(SystemExit):
         _parser().parse_args(["--rocm-aiter", "maybe"])
+
+
+def test_rocm_aiter_with_another_engine_is_a_clear_error():
+    base = ("--gpu mi355x --model llama-3.3-70b --count 8 --tp 8 --input-tokens 1024 --output-tokens 128 "
+            "--concurrency 4 --engine sglang --rocm-aiter off")
+    with pytest.raises(CliError, match="--rocm-aiter"):
+        cmd_serve_speed(_parser().parse_args(base.split()))

@@ -44,11 +44,14 @@ _AFTER_RUNNING = re.compile(
 # The user compares the start of the run with its failure: the memory had room when the job started and ran out later
 # ("训练开始的时候，显存应该是有空余的，但是不到1个epoch溢出", jingyaogong/minimind#522: "at the start of training the GPU
 # memory had room, but it overflowed within one epoch"; "at the beginning there was plenty of free memory"). Two
-# observations of the same job at two times, the later one fuller: growth seen, not a peak guessed.
+# observations of the same job at two times, the later one fuller: growth seen, not a peak guessed. A negation
+# between the two (没有空余, "no free memory", "not enough") says the opposite and is not read so.
 _ROOM_AT_START = re.compile(
-    r"(?:刚开始|一开始|开始(?:的时候|时)?|起初|最初)[^。；;\n]{0,16}?(?:显存|内存|memory)?[^。；;\n]{0,8}?"
+    r"(?:刚开始|一开始|开始(?:的时候|时)?|起初|最初)(?:(?![不没未无])[^。；;\n]){0,16}?(?:显存|内存|memory)?"
+    r"(?:(?![不没未无])[^。；;\n]){0,8}?"
     r"(?<![不没未])(?:有空余|有剩余|有富余|还有空|空余|剩余很多|很充足|充足|够用|没满|没有满|未满)"
-    r"|\b(?:at (?:the )?(?:start|beginning)|at first|initially)\b[^\n.;]{0,40}?\b(?:plenty of |enough |much |lots of )?"
+    r"|\b(?:at (?:the )?(?:start|beginning)|at first|initially)\b(?:(?!\bno\b|\bnot\b|n't\b|\bnever\b)[^\n.;]){0,40}?"
+    r"\b(?:plenty of |enough |much |lots of )?"
     r"(?:free|spare|unused) (?:gpu |video )?(?:memory|vram)\b",
     re.IGNORECASE)
 
