@@ -111,6 +111,26 @@ def ddp_bucket_bytes(rank_params: float, gradient_bytes_per_param: float, data_p
     return rank_params * gradient_bytes_per_param
 
 
+def deepspeed_fp32_master_clone_bytes(rank_params: float, per_param: tuple[float, float, float, float],
+                                      data_parallel: int, stage: str, offload: str, fsdp: bool) -> float:
+    """Bytes of the fp32 master partition DeepSpeed ZeRO clones even when the model itself is fp32.
+
+    With fp16/bf16 off (``precision="fp32"``: no separate master weights in the accounting), DeepSpeed's ZeRO
+    optimizers still build their own fp32 copy of this rank's partition and step that copy, then copy it back
+    into the model's partition: ZeRO-1/2 ``single_partition_of_fp32_groups`` from
+    ``parallel_partitioned_bit16_groups[i][partition_id].detach().clone()``
+    (https://github.com/deepspeedai/DeepSpeed/blob/v0.13.1/deepspeed/runtime/zero/stage_1_and_2.py, unchanged at
+    the 2026 head), ZeRO-3 ``fp32_partitioned_groups_flat`` from ``fp16_partitioned_groups_flat[i].to(device)
+    .clone().float()`` (https://github.com/deepspeedai/DeepSpeed/blob/v0.13.1/deepspeed/runtime/zero/stage3.py
+    ``_create_fp32_partitions``). DeepSpeed 0.18.2 (PR #7651, 2025-10-28) reuses the fp32 partition under ZeRO-3
+    instead of cloning it; earlier releases, which the published cases ran, hold both. With the optimizer offloaded
+    the clone lives in host memory; PyTorch FSDP keeps no such copy.
+    """
+    if fsdp or offload != "none" or stage not in ("zero1", "zero2", "zero3") or per_param[1] or per_param[0] != 4.0:
+        return 0.0
+    return rank_params * per_param[0] / data_parallel
+
+
 def offload_value_text(value: str) -> str:
     """An offload mode (none / optimizer / all, the profile's and the CLI's words) in the reader's language: what
     ZeRO-Offload keeps in host memory (optimizer: fp32 master weights, gradients and optimizer states; all: the
@@ -515,6 +535,9 @@ def train_memory(
     fsdp = choice("sharding", sharding, SHARDING_MODES) == "fsdp"
     if fsdp:
         parts["gathered_layers"] = fsdp_gathered_bytes(spec, per_param, t, fsdp_version)
+    fp32_master_clone = deepspeed_fp32_master_clone_bytes(rank_params, per_param, g // mp, stage, offload, fsdp)
+    if fp32_master_clone:
+        parts["master_weights"] = parts.get("master_weights", 0.0) + fp32_master_clone
     paged = is_paged(optimizer)
     if paged:
         parts["paged_optimizer_states"] = parts.pop("optimizer_states")
@@ -645,6 +668,12 @@ def train_memory(
                               "syncing micro-batch ({gib:.2f} GiB)").format(gib=no_sync_grads / 2**30),
                             "torch/distributed/fsdp/fully_sharded_data_parallel.py no_sync; accelerate "
                             "Accelerator.accumulate; lightning fabric FSDP no_backward_sync"))
+    if fp32_master_clone:
+        assumptions.append((_("DeepSpeed ZeRO keeps its own fp32 copy of this GPU's weight partition even when the "
+                              "model is fp32 ({gib:.2f} GiB; DeepSpeed 0.18.2 and later share it under ZeRO-3)").format(
+                                  gib=fp32_master_clone / 2**30),
+                            "deepspeed/runtime/zero/stage_1_and_2.py single_partition_of_fp32_groups; "
+                            "stage3.py _create_fp32_partitions; deepspeedai/DeepSpeed PR 7651"))
     if step_temp and zero3_sub_groups:
         assumptions.append((_("DeepSpeed ZeRO-3 steps the optimizer one sub-group of at most {elements:,} parameters at "
                               "a time: that sub-group's fp32 gradient and step temporaries, {gib:.2f} GiB").format(

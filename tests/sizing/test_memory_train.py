@@ -129,3 +129,31 @@ def test_torchtitan_issue_191_fsdp1_2d_row_is_within_15_percent():
     est = estimate_memory(spec_from_hf_config(FIXTURES / "sizing" / "configs" / "llama-2-13b.config.json"),
                           case_workload(row))
     assert est.statistic_bytes(row["statistic"]) / (row["value"] * UNIT_BYTES[row["unit"]]) == pytest.approx(1, abs=0.15)
+
+
+def test_deepspeed_zero_fp32_clones_the_master_partition_but_fsdp_and_offload_do_not():
+    # DeepSpeed ZeRO steps its own fp32 clone of the rank's partition even when the model is fp32
+    # (stage_1_and_2.py single_partition_of_fp32_groups, stage3.py _create_fp32_partitions before PR 7651).
+    spec = spec_from_hf_config(FIXTURES / "plan" / "llama-2-7b-hf.config.json")
+    common = {"optimizer": "adamw", "precision": "fp32", "seq_len_tokens": 512, "gpus": 4}
+    for stage in ("zero1", "zero2", "zero3"):
+        est = train_memory(spec, sharding=stage, **common)
+        assert est.component("master_weights") == pytest.approx(4 * spec.params / 4, rel=1e-6)
+    assert train_memory(spec, sharding="fsdp", **common).component("master_weights") == 0
+    assert train_memory(spec, sharding="zero3", offload="optimizer", **common).component("master_weights") == 0
+    # Mixed precision already counts the fp32 master once (4 B/param, sharded): no second copy.
+    bf16 = train_memory(spec, sharding="zero3", **{**common, "precision": "bf16"})
+    assert bf16.component("master_weights") == pytest.approx(4 * spec.params / 4, rel=1e-6)
+
+
+def test_chatglm3_zero3_fp32_full_sft_row_is_within_15_percent():
+    import json
+
+    from gpudesk.sizing import estimate_memory
+    from gpudesk.sizing.validation import UNIT_BYTES, case_workload
+    path = FIXTURES / "sizing" / "measured_peaks_fresh17.jsonl"
+    row = next(r for r in map(json.loads, filter(None, path.read_text(encoding="utf-8").splitlines()))
+               if r["id"] == "fresh17-chatglm3-2401-sft-full-6b-zero3-4gpu")
+    est = estimate_memory(spec_from_hf_config(FIXTURES / "sizing" / "configs" / "chatglm3-6b.config.json"),
+                          case_workload(row))
+    assert est.statistic_bytes(row["statistic"]) / (row["value"] * UNIT_BYTES[row["unit"]]) == pytest.approx(1, abs=0.15)
