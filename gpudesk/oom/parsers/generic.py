@@ -270,6 +270,8 @@ OOM_WORDS = (
     # (does not fit in GPU memory); and the Japanese and Korean words for a memory shortage (メモリ不足, メモリが足りない,
     # 메모리 부족, 메모리가 부족).
     "显存占满", "显存满了", "显存已满", "显存放不下", "显存装不下",
+    # GPU resources short: "报GPU资源不足" (THUDM/CogVLM#109).
+    "gpu资源不足", "gpu 资源不足", "显卡资源不足",
     # The verb before the noun: "溢出显存" / "爆了显存" ("overflowed the GPU memory", jingyaogong/minimind#522).
     "溢出显存", "爆了显存",
     # The English counterpart of 爆显存 (video memory "blown"): memory that "explodes" or "blew up" ("GPU RAM exploding
@@ -339,7 +341,9 @@ _OOM_ABBREVIATION = re.compile(r"(?<![A-Za-z0-9])OOM(?:s|ed|ing|'d)?(?![A-Za-z0-
                                # (megvii-research/tf-tutorials#69).
                                r"|(?<=[\u3000-\u9fff\uff00-\uffef])\s?out\s(?:of\s)?memory(?![A-Za-z0-9])"
                                r"|(?<![A-Za-z0-9])oom(?=[\u3000-\u9fff\uff00-\uffef])"
-                               r"|(?<=[\u3000-\u9fff\uff00-\uffef])oom(?![A-Za-z0-9])")
+                               r"|(?<=[\u3000-\u9fff\uff00-\uffef])oom(?![A-Za-z0-9])"
+                               # After the runtime's name, any case: "CUDA-ooM with large PDFs" (allenai/olmocr#50).
+                               r"|(?i:(?<=cuda[-_ ])oom)(?![A-Za-z0-9])")
 
 # A text that reports how much memory a job holds, or how that memory grows, without any failure: users paste these
 # when a runtime's up-front reservation looks like a fault ("the GPU memory gets immediately filled up", "uses around 70%
