@@ -120,3 +120,67 @@ def test_new_oom_words() -> None:
     assert diagnose_text("部署时报GPU资源不足").found_oom
     # "oom" inside a word is not the abbreviation.
     assert not diagnose_text("CUDA-oomph benchmark results").found_oom
+
+
+# researchmm/VOT2019#1.
+GROWS_UNTIL_OOM = ("CUDA out of memory\nWhen I tested, the GPU continued to increase with the tracking process,until out "
+                   "of memory.Any help will be appreciated.")
+# mks0601/TF-SimpleHumanPose#9.
+THE_MORE_THE_LARGER = ("OOM while training\nI encounter an OOM issue while training the model that The more time I "
+                       "utilize to train the model the larger memory is occupied.")
+# zai-org/ChatGLM-6B#64 and #71.
+DIALOGUE_ZH = "推理是显存会不断增加\nrt，在使用web进行推理时，模型的占用显存刚开始为13GB，随着不断交互，显存逐步增加直至OOM。"
+DIALOGUE_TURN_ZH = "显存占用增加\n每次对话显存占用都会增加几百Mb，请问除了重启程序有别的解决办法吗？"
+# vllm-project/vllm#9630.
+VLLM_SMALL_SHARE = ("[Bug]: Llama-3.2-11B-Vision gives OOM error on 96GB H100\nI am running server like `vllm serve "
+                    "/models/LLM/Llama-3.2-11B-Vision  --disable-log-requests --gpu-memory-utilization 0.2`")
+
+
+def test_growth_until_the_failure_is_a_leak() -> None:
+    for text in (GROWS_UNTIL_OOM, THE_MORE_THE_LARGER):
+        assert _top(text)[0] == "leak", text
+    # Growth that does not end in the failure, and "the more" with no memory after it.
+    assert _top("CUDA out of memory. The learning rate continued to increase until the warm-up ended.")[0] != "leak"
+    assert _top("CUDA out of memory. The more layers I add the larger the model.")[0] != "leak"
+
+
+def test_memory_growing_with_dialogue_turns_is_the_history() -> None:
+    for text in (DIALOGUE_ZH, DIALOGUE_TURN_ZH):
+        top = diagnose_text(text).causes[0]
+        assert top.id == "genuine_shortage", text
+        assert "history" in top.fix
+    # Growth with training steps stays a leak.
+    assert _top("训练时显存不断增加，直到OOM")[0] == "leak"
+
+
+def test_small_vllm_share_is_the_cap() -> None:
+    top = diagnose_text(VLLM_SMALL_SHARE).causes[0]
+    assert (top.id, top.evidence["gpu_memory_utilization_ratio"]) == ("per_process_cap", 0.2)
+    assert "--gpu-memory-utilization" in top.fix
+    # A usual share is not a cap that is too small.
+    assert _top(VLLM_SMALL_SHARE.replace("0.2`", "0.9`"))[0] != "per_process_cap"
+
+
+# zwhong714/PSFT#13.
+CAPTURING_GRAPHS = "OOM\nI found that during multi-node training, the OOM occurs during the process of capturing CUDA graphs."
+
+
+def test_oom_while_capturing_cuda_graphs() -> None:
+    top = diagnose_text(CAPTURING_GRAPHS).causes[0]
+    assert top.id == "cuda_graph_pools" and "enforce-eager" in top.fix
+    # CUDA graphs named with no failure during their capture.
+    assert _top("CUDA out of memory. I use CUDA graphs for inference.")[0] != "cuda_graph_pools"
+
+
+# jundot/omlx#1522.
+RUNNING_CEILING = ("omlx.scheduler - WARNING - Prefill force-stopped at 1441 tokens: memory 42.8GB exceeds ceiling 42.0GB\n"
+                   "omlx.scheduler - ERROR   - Prefill failed for <id>: Memory limit exceeded during prefill")
+
+
+def test_process_memory_over_the_servers_own_ceiling() -> None:
+    d = diagnose_text(RUNNING_CEILING)
+    top = d.causes[0]
+    assert d.found_oom and top.id == "per_process_cap"
+    assert top.evidence["configured_limit_bytes"] == 42 * 1024**3
+    # A ceiling that the memory does not exceed is not read.
+    assert not diagnose_text("memory 24.6GB is below ceiling 42.0GB").found_oom

@@ -216,6 +216,10 @@ _LIMIT = [
 # name (a word with "memory" or "limit" in it); group 4-5: the setting's value.
 CONFIGURED_CEILING = _c(r"\(\s{0,2}" + _SIZE_U + r"\s{0,2}\)\s{0,3}exceeds?\s{1,3}(?:the\s{1,3})?"
                         r"([a-z][\w -]{0,40}?(?:memory|limit)[\w-]{0,20})\s{0,3}\(\s{0,2}" + _SIZE_U + r"\s{0,2}\)")
+# The same check during a run, the process's memory against the server's own ceiling: "Prefill force-stopped at 1441
+# tokens: memory 42.8GB exceeds ceiling 42.0GB" (oMLX's process memory enforcer, jundot/omlx#1522). Same groups.
+CONFIGURED_CEILING_RUNNING = _c(r"\bmemory\s{1,3}" + _SIZE_U + r"\s{0,3}exceeds?\s{1,3}(?:the\s{1,3})?"
+                                r"((?:memory\s{1,3})?(?:ceiling|limit|cap))\s{0,3}:?\s{0,3}" + _SIZE_U + r"(?![\w.])")
 # TensorRT's builder (``IBuilder`` autotuning): "Skipping tactic N due to insufficient memory on requested size of S
 # detected for tactic T" (older builds spell it "insuficient"). S is the workspace one tactic asked for, in one piece,
 # up to the workspace limit the build set (``IBuilderConfig::setMemoryPoolLimit(kWORKSPACE, ...)``,
@@ -375,6 +379,13 @@ MEMORY_GROWTH = re.compile(
     r"(?:memory|vram|ram)\b"
     r"|\b(?:previous|last|earlier|finished) (?:request|step|iteration|batch|run|inference)s?\b[^\n.;]{0,40}?"
     r"\b(?:memory|vram)\b[^\n.;]{0,16}?(?:\bnot |\bnever |n't (?:be |been )?)(?:be |been )?(?:released|freed)\b"
+    # Growth that ends in the failure ("the GPU continued to increase with the tracking process,until out of memory",
+    # researchmm/VOT2019#1), and memory that scales with the time the job has run ("The more time I utilize to train
+    # the model the larger memory is occupied", mks0601/TF-SimpleHumanPose#9).
+    r"|\b(?:continues?|continued|keeps?|kept) (?:to )?(?:increas|grow|ris|climb)\w{0,3}\b[^\n;]{0,60}?\buntil\b"
+    r"[^\n;]{0,20}?(?:out of memory|\boom\b)"
+    r"|\bthe (?:more|longer)\b[^\n.;]{0,60}?\bthe (?:larger|more|bigger|higher|greater) (?:the )?(?:gpu |video )?"
+    r"(?:memory|vram|ram)\b"
     r"|泄漏|泄露|(?:显存|内存|占用)[^，,。；;\n]{0,12}?(?:不断|持续|逐渐|一直|越来越)(?:地)?(?:增加|增长|上涨|上升|变大|升高|多)"
     r"|每(?:个|一个|次|轮)?(?:epoch|iteration|step|迭代|轮|步|帧)[^，,。；;\n]{0,8}?(?:增加|增长|上涨|上升|变大)",
     re.IGNORECASE)
@@ -672,7 +683,7 @@ def extract(text: str) -> Extraction:
                     or _SHORTAGE_PHRASE.search(text) is not None or _OOM_ABBREVIATION.search(text) is not None
                     or MEMORY_TAKEN_TWICE.search(text) is not None,
                     failure_words=any(w in low for w in _FAILURE_WORDS))
-    ceiling = CONFIGURED_CEILING.search(text)
+    ceiling = CONFIGURED_CEILING.search(text) or CONFIGURED_CEILING_RUNNING.search(text)
     if ceiling:
         ex.configured_limit_bytes = _bytes(ceiling.group(4), ceiling.group(5))
     req = _first(_REQUEST, text)

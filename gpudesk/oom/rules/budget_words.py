@@ -25,6 +25,9 @@
   a standalone server on a 24 GB card needed --mem-fraction-static 0.80). 0.6.
 * vLLM named beside an OOM with ``gpu_memory_utilization`` said not to help (vllm#5993): the start-up check needs one
   request of ``max_model_len`` tokens in the KV cache whatever the share, so the context length is the knob. 0.6.
+* vLLM with a small ``gpu_memory_utilization`` (under 0.5) named beside an OOM (vllm#9630: 0.2 of a 96 GB H100 for an
+  11B vision model): vLLM limits itself to that share of the whole GPU for the weights, the profiling run and the KV
+  cache, so the cap it was given, not the GPU, is too small (``per_process_cap``, 0.65): raise the share.
 * llama.cpp's own context lines (``n_ctx = N``, "KV self size", "KV buffer size") in a log that runs out of memory
   with no figure of the failing request: the KV cache is sized by n_ctx and sits on the GPU with the offloaded layers
   (``src/llama-kv-cache.cpp``, https://github.com/ggml-org/llama.cpp), and the layer count chosen for the weights
@@ -161,6 +164,30 @@ def _vllm_context(f: Facts) -> Cause | None:
     )
 
 
+# A share of the GPU this small leaves an engine little beyond its weights (module docstring).
+_SMALL_SHARE = 0.5
+
+
+def _small_vllm_share(f: Facts) -> Cause | None:
+    text = f.report.text or ""
+    m = _UTILIZATION.search(text)
+    if m is None or float(m.group(1)) >= _SMALL_SHARE or float(m.group(1)) <= 0 or _VLLM.search(text) is None \
+            or _OOM_SAID.search(text) is None or not _no_figures(f):
+        return None
+    share = float(m.group(1))
+    return Cause(
+        id="per_process_cap",
+        title=_("vLLM was given too small a share of the GPU"),
+        confidence=0.65,
+        evidence=evidence(engine="vllm", gpu_memory_utilization_ratio=share),
+        explanation=_("vLLM keeps to gpu_memory_utilization ({share}) of the whole GPU for the weights, one profiling "
+                      "run and the KV cache; that share is smaller than the model needs, whatever the GPU has "
+                      "free.").format(share=share),
+        fix=_("Raise --gpu-memory-utilization (0.9 on a GPU of its own; on a shared GPU, the share the other "
+              "processes leave free), and lower --max-model-len if the KV cache is still too small"),
+    )
+
+
 def _llamacpp_context(f: Facts) -> Cause | None:
     text = f.report.text or ""
     m = _LLAMACPP_CONTEXT.search(text)
@@ -182,5 +209,5 @@ def _llamacpp_context(f: Facts) -> Cause | None:
 
 
 def check(f: Facts) -> Cause | None:
-    return (_whole_gpu_budget(f) or _ollama_context(f) or _tgi_tokens(f) or _sglang_server(f) or _vllm_context(f)
+    return (_whole_gpu_budget(f) or _small_vllm_share(f) or _ollama_context(f) or _tgi_tokens(f) or _sglang_server(f) or _vllm_context(f)
             or _llamacpp_context(f))
