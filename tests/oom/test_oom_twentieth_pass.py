@@ -8,6 +8,11 @@
   (--mem-fraction-static), vLLM with gpu_memory_utilization said not to help (max_model_len), llama.cpp's own
   context lines (n_ctx, KV buffers), Ollama's num_batch: kv_cache_budget first.
 * "GPU资源不足" and "CUDA-ooM" read as out-of-memory words.
+* Growth that ends in the failure ("continued to increase ... until out of memory", "the more time ... the larger
+  memory"): a leak. Memory growing with each dialogue turn: the history lengthens every prompt (genuine_shortage).
+* A small vLLM gpu_memory_utilization named beside an OOM: the engine's cap. An OOM while CUDA graphs are captured:
+  cuda_graph_pools. oMLX's "memory N exceeds ceiling M": the server's own cap.
+* An nvidia-smi table with memory in use and no process listed: processes outside this view (other_process).
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
 reading needs its own words."""
@@ -184,3 +189,31 @@ def test_process_memory_over_the_servers_own_ceiling() -> None:
     assert top.evidence["configured_limit_bytes"] == 42 * 1024**3
     # A ceiling that the memory does not exceed is not read.
     assert not diagnose_text("memory 24.6GB is below ceiling 42.0GB").found_oom
+
+
+# wencolani/CrossE#2.
+SMI_HEAD = ("OOM Problems\n\n"
+            "+-----------------------------------------------------------------------------+\n"
+            "| NVIDIA-SMI 410.48                 Driver Version: 410.48                    |\n"
+            "|-------------------------------+----------------------+----------------------+\n"
+            "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+            "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
+            "|===============================+======================+======================|\n"
+            "|   0  Tesla P100-SXM2...  Off  | 00000000:05:00.0 Off |                    0 |\n")
+SMI_ROW = "| N/A   36C    P0    41W / 300W |  {used}MiB / 16280MiB |      0%      Default |\n"
+SMI_PROCESSES = ("+-------------------------------+----------------------+----------------------+\n"
+                 "                                                                               \n"
+                 "+-----------------------------------------------------------------------------+\n"
+                 "| Processes:                                                       GPU Memory |\n"
+                 "|  GPU       PID   Type   Process name                             Usage      |\n"
+                 "|=============================================================================|\n")
+SMI_EMPTY_END = "+-----------------------------------------------------------------------------+\n"
+SMI_ONE_PROCESS = ("|    0     12345      C   python                                     12789MiB |\n" + SMI_EMPTY_END)
+
+
+def test_memory_in_use_with_no_process_listed_is_another_process() -> None:
+    hidden = SMI_HEAD + SMI_ROW.format(used=12799) + SMI_PROCESSES + SMI_EMPTY_END
+    assert _top(hidden)[0] == "other_process"
+    # The same table listing the job's own process, and an empty list with little memory in use.
+    assert _top(SMI_HEAD + SMI_ROW.format(used=12799) + SMI_PROCESSES + SMI_ONE_PROCESS)[0] != "other_process"
+    assert _top(SMI_HEAD + SMI_ROW.format(used=2799) + SMI_PROCESSES + SMI_EMPTY_END)[0] != "other_process"
