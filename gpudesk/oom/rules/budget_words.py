@@ -147,7 +147,7 @@ def _sglang_server(f: Facts) -> Cause | None:
 
 def _vllm_context(f: Facts) -> Cause | None:
     text = f.report.text or ""
-    if _VLLM.search(text) is None or _UTILIZATION_NO_HELP.search(text) is None or _OOM_SAID.search(text) is None:
+    if _UTILIZATION_NO_HELP.search(text) is None or _VLLM.search(text) is None or _OOM_SAID.search(text) is None:
         return None
     return Cause(
         id="kv_cache_budget",

@@ -33,7 +33,10 @@ _CAPTURE_SAID = re.compile(
 
 
 def _capture_said(f: Facts) -> Cause | None:
-    m = _CAPTURE_SAID.search(f.report.text or "")
+    text = f.report.text or ""
+    if "captur" not in text.lower() and "捕获" not in text:
+        return None  # the words the pattern needs, checked first: a long log is read once, cheaply
+    m = _CAPTURE_SAID.search(text)
     if m is None:
         return None
     return Cause(

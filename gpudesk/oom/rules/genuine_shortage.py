@@ -82,9 +82,15 @@ _DIALOGUE_GROWTH = re.compile(
     r"(?:chat |dialog(?:ue)? |conversation )?(?:turn|exchange|round)\b",
     re.IGNORECASE)
 
+_DIALOGUE_NOUNS = ("对话", "交互", "聊天", "问答", "turn", "exchange", "round")
+
 
 def _dialogue_growth(f: Facts) -> Cause | None:
-    m = _DIALOGUE_GROWTH.search(f.report.text or "")
+    text = f.report.text or ""
+    low = text.lower()
+    if not any(w in low for w in _DIALOGUE_NOUNS):
+        return None  # the words the pattern needs, checked first: a long log is read once, cheaply
+    m = _DIALOGUE_GROWTH.search(text)
     if m is None:
         return None
     return Cause(
