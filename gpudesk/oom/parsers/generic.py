@@ -216,6 +216,10 @@ _LIMIT = [
 # name (a word with "memory" or "limit" in it); group 4-5: the setting's value.
 CONFIGURED_CEILING = _c(r"\(\s{0,2}" + _SIZE_U + r"\s{0,2}\)\s{0,3}exceeds?\s{1,3}(?:the\s{1,3})?"
                         r"([a-z][\w -]{0,40}?(?:memory|limit)[\w-]{0,20})\s{0,3}\(\s{0,2}" + _SIZE_U + r"\s{0,2}\)")
+# The same check during a run, the process's memory against the server's own ceiling: "Prefill force-stopped at 1441
+# tokens: memory 42.8GB exceeds ceiling 42.0GB" (oMLX's process memory enforcer, jundot/omlx#1522). Same groups.
+CONFIGURED_CEILING_RUNNING = _c(r"\bmemory\s{1,3}" + _SIZE_U + r"\s{0,3}exceeds?\s{1,3}(?:the\s{1,3})?"
+                                r"((?:memory\s{1,3})?(?:ceiling|limit|cap))\s{0,3}:?\s{0,3}" + _SIZE_U + r"(?![\w.])")
 # TensorRT's builder (``IBuilder`` autotuning): "Skipping tactic N due to insufficient memory on requested size of S
 # detected for tactic T" (older builds spell it "insuficient"). S is the workspace one tactic asked for, in one piece,
 # up to the workspace limit the build set (``IBuilderConfig::setMemoryPoolLimit(kWORKSPACE, ...)``,
@@ -270,6 +274,8 @@ OOM_WORDS = (
     # (does not fit in GPU memory); and the Japanese and Korean words for a memory shortage (メモリ不足, メモリが足りない,
     # 메모리 부족, 메모리가 부족).
     "显存占满", "显存满了", "显存已满", "显存放不下", "显存装不下",
+    # GPU resources short: "报GPU资源不足" (THUDM/CogVLM#109).
+    "gpu资源不足", "gpu 资源不足", "显卡资源不足",
     # The verb before the noun: "溢出显存" / "爆了显存" ("overflowed the GPU memory", jingyaogong/minimind#522).
     "溢出显存", "爆了显存",
     # The English counterpart of 爆显存 (video memory "blown"): memory that "explodes" or "blew up" ("GPU RAM exploding
@@ -339,7 +345,9 @@ _OOM_ABBREVIATION = re.compile(r"(?<![A-Za-z0-9])OOM(?:s|ed|ing|'d)?(?![A-Za-z0-
                                # (megvii-research/tf-tutorials#69).
                                r"|(?<=[\u3000-\u9fff\uff00-\uffef])\s?out\s(?:of\s)?memory(?![A-Za-z0-9])"
                                r"|(?<![A-Za-z0-9])oom(?=[\u3000-\u9fff\uff00-\uffef])"
-                               r"|(?<=[\u3000-\u9fff\uff00-\uffef])oom(?![A-Za-z0-9])")
+                               r"|(?<=[\u3000-\u9fff\uff00-\uffef])oom(?![A-Za-z0-9])"
+                               # After the runtime's name, any case: "CUDA-ooM with large PDFs" (allenai/olmocr#50).
+                               r"|(?i:(?<=cuda[-_ ])oom)(?![A-Za-z0-9])")
 
 # A text that reports how much memory a job holds, or how that memory grows, without any failure: users paste these
 # when a runtime's up-front reservation looks like a fault ("the GPU memory gets immediately filled up", "uses around 70%
@@ -371,6 +379,13 @@ MEMORY_GROWTH = re.compile(
     r"(?:memory|vram|ram)\b"
     r"|\b(?:previous|last|earlier|finished) (?:request|step|iteration|batch|run|inference)s?\b[^\n.;]{0,40}?"
     r"\b(?:memory|vram)\b[^\n.;]{0,16}?(?:\bnot |\bnever |n't (?:be |been )?)(?:be |been )?(?:released|freed)\b"
+    # Growth that ends in the failure ("the GPU continued to increase with the tracking process,until out of memory",
+    # researchmm/VOT2019#1), and memory that scales with the time the job has run ("The more time I utilize to train
+    # the model the larger memory is occupied", mks0601/TF-SimpleHumanPose#9).
+    r"|\b(?:continues?|continued|keeps?|kept) (?:to )?(?:increas|grow|ris|climb)\w{0,3}\b[^\n;]{0,60}?\buntil\b"
+    r"[^\n;]{0,20}?(?:out of memory|\boom\b)"
+    r"|\bthe (?:more|longer)\b[^\n.;]{0,60}?\bthe (?:larger|more|bigger|higher|greater) (?:the )?(?:gpu |video )?"
+    r"(?:memory|vram|ram)\b"
     r"|泄漏|泄露|(?:显存|内存|占用)[^，,。；;\n]{0,12}?(?:不断|持续|逐渐|一直|越来越)(?:地)?(?:增加|增长|上涨|上升|变大|升高|多)"
     r"|每(?:个|一个|次|轮)?(?:epoch|iteration|step|迭代|轮|步|帧)[^，,。；;\n]{0,8}?(?:增加|增长|上涨|上升|变大)",
     re.IGNORECASE)
@@ -668,7 +683,7 @@ def extract(text: str) -> Extraction:
                     or _SHORTAGE_PHRASE.search(text) is not None or _OOM_ABBREVIATION.search(text) is not None
                     or MEMORY_TAKEN_TWICE.search(text) is not None,
                     failure_words=any(w in low for w in _FAILURE_WORDS))
-    ceiling = CONFIGURED_CEILING.search(text)
+    ceiling = CONFIGURED_CEILING.search(text) or CONFIGURED_CEILING_RUNNING.search(text)
     if ceiling:
         ex.configured_limit_bytes = _bytes(ceiling.group(4), ceiling.group(5))
     req = _first(_REQUEST, text)

@@ -12,7 +12,26 @@
   buffers grow with the context, and an estimate that leaves them out (or undercounts them) offloads layers the GPU
   cannot hold beside the cache of a large context (ollama#1952: fixed in 0.1.21/0.1.22, which offload fewer layers
   for a large ``num_ctx``; https://github.com/ollama/ollama, ``llm/memory.go`` EstimateGPULayers). 0.6: the figures
-  are not in the text.
+  are not in the text. Ollama's batch setting (``num_batch``) counts as the context's: llama.cpp's compute buffers grow
+  with the batch and the context together (ollama#1800: lowering num_batch from 512 ended the OOM of 16k contexts).
+* TGI's token budget named beside an OOM ("auto max_batch_total_tokens OOM", text-generation-inference#651). TGI
+  0.9+ infers ``--max-batch-total-tokens`` at warm-up from the memory it measures
+  (``server/text_generation_server/models/flash_causal_lm.py`` warmup, https://github.com/huggingface/text-generation-inference)
+  and allocates that KV cache; it counts the GPU as its own, so a budget larger than what stays free fails later.
+  0.6, fix: set the token budget (and ``--cuda-memory-fraction``) explicitly.
+* An SGLang server named beside an OOM with no figures: SGLang takes ``mem_fraction_static`` of the GPU for the weights
+  and its KV pool up front (``model_runner.py`` profile_max_num_token, https://github.com/sgl-project/sglang), and
+  what runs outside that pool (a vision encoder, CUDA graphs, large prefills) gets only the rest (allenai/olmocr#50:
+  a standalone server on a 24 GB card needed --mem-fraction-static 0.80). 0.6.
+* vLLM named beside an OOM with ``gpu_memory_utilization`` said not to help (vllm#5993): the start-up check needs one
+  request of ``max_model_len`` tokens in the KV cache whatever the share, so the context length is the knob. 0.6.
+* vLLM with a small ``gpu_memory_utilization`` (under 0.5) named beside an OOM (vllm#9630: 0.2 of a 96 GB H100 for an
+  11B vision model): vLLM limits itself to that share of the whole GPU for the weights, the profiling run and the KV
+  cache, so the cap it was given, not the GPU, is too small (``per_process_cap``, 0.65): raise the share.
+* llama.cpp's own context lines (``n_ctx = N``, "KV self size", "KV buffer size") in a log that runs out of memory
+  with no figure of the failing request: the KV cache is sized by n_ctx and sits on the GPU with the offloaded layers
+  (``src/llama-kv-cache.cpp``, https://github.com/ggml-org/llama.cpp), and the layer count chosen for the weights
+  alone (Ollama's estimate, ollama#2706) leaves the cache and compute buffers no room. 0.55.
 """
 
 from __future__ import annotations
@@ -29,9 +48,9 @@ _UTILIZATION = re.compile(r"gpu[_-]memory[_-]utili[sz]ation\W{0,3}(?:(?:to|of|at
                           r"(?![\d.])", re.IGNORECASE)
 # A share this close to the whole GPU leaves no margin for what the profiling run does not see (module docstring).
 _WHOLE_GPU_SHARE = 0.96
-_OLLAMA_CONTEXT = re.compile(r"\bnum_ctx\b|\bollama_context_length\b", re.IGNORECASE)
+_OLLAMA_CONTEXT = re.compile(r"\bnum_ctx\b|\bnum_batch\b|\bollama_context_length\b", re.IGNORECASE)
 _OLLAMA = re.compile(r"(?<![a-z])ollama(?![a-z])", re.IGNORECASE)
-_CONTEXT_WORDS = re.compile(r"\bnum_ctx\b|\bollama_context_length\b|\bcontext (?:window|size|length)s?\b",
+_CONTEXT_WORDS = re.compile(r"\bnum_ctx\b|\bnum_batch\b|\bollama_context_length\b|\bcontext (?:window|size|length)s?\b",
                             re.IGNORECASE)
 
 
@@ -73,5 +92,122 @@ def _ollama_context(f: Facts) -> Cause | None:
     )
 
 
+# An out-of-memory failure said in words, the short forms included ("OOM", "CUDA-ooM").
+_OOM_SAID = re.compile(r"out of memory|(?<![a-z0-9])oom(?:s|ed|ing)?(?![a-z0-9])|显存不足|爆显存|显存溢出", re.IGNORECASE)
+_TGI_TOKENS = re.compile(r"\bmax[_-]batch[_-]total[_-]tokens\b|\bmax[_-]total[_-]tokens\b", re.IGNORECASE)
+_SGLANG = re.compile(r"\bsglang\b", re.IGNORECASE)
+_SGLANG_FRACTION = re.compile(r"mem[_-]fraction[_-]static\W{0,3}(0?\.\d{1,4})", re.IGNORECASE)
+_VLLM = re.compile(r"(?<![a-z])vllm(?![a-z])|\bVllmWorkerProcess\b|\bLoading model weights took\b", re.IGNORECASE)
+_UTILIZATION_NO_HELP = re.compile(
+    r"gpu[_-]memory[_-]utili[sz]ation[^.\n]{0,40}?(?:did(?:n'?t| not) help|does(?:n'?t| not) help|no effect|"
+    r"still (?:oom|out of memory))", re.IGNORECASE)
+_LLAMACPP_CONTEXT = re.compile(r"\bn_ctx\s{0,8}=\s{0,3}(\d{2,7})\b|\bKV self size\b|\bKV buffer size\b", re.IGNORECASE)
+
+
+def _no_figures(f: Facts) -> bool:
+    return f.requested is None and f.total is None
+
+
+def _tgi_tokens(f: Facts) -> Cause | None:
+    text = f.report.text or ""
+    m = _TGI_TOKENS.search(text)
+    if m is None or not _no_figures(f) or _OOM_SAID.search(text) is None:
+        return None
+    return Cause(
+        id="kv_cache_budget",
+        title=_("TGI's token budget takes more memory than stays free"),
+        confidence=0.6,
+        evidence=evidence(engine="tgi", settings_named=m.group(0)),
+        explanation=_("TGI sizes its KV cache for {setting} tokens at warm-up from the memory it sees and counts the "
+                      "whole GPU as its own, so the cache it allocates leaves too little for the requests (or for "
+                      "other programs on the same GPU).").format(setting=m.group(0)),
+        fix=_("Set --max-batch-total-tokens explicitly below the inferred value, and cap TGI's share with "
+              "--cuda-memory-fraction on a shared GPU"),
+        more_fixes=[_("Lower --max-batch-prefill-tokens and --max-input-tokens with it.")],
+    )
+
+
+def _sglang_server(f: Facts) -> Cause | None:
+    text = f.report.text or ""
+    if _SGLANG.search(text) is None or not _no_figures(f) or _OOM_SAID.search(text) is None:
+        return None
+    m = _SGLANG_FRACTION.search(text)
+    return Cause(
+        id="kv_cache_budget",
+        title=_("SGLang's static memory share leaves too little for the rest"),
+        confidence=0.6,
+        evidence=evidence(engine="sglang", mem_fraction_static_ratio=float(m.group(1)) if m else None),
+        explanation=_("SGLang reserves mem_fraction_static of the GPU for the weights and its KV-cache pool when it "
+                      "starts; what runs outside the pool (a vision encoder, CUDA graphs, long prefills) has only "
+                      "the rest, which runs out on a smaller GPU."),
+        fix=_("Start the server with a lower --mem-fraction-static (0.8, or 0.7 on a 24 GB GPU), and lower "
+              "--chunked-prefill-size for long inputs"),
+    )
+
+
+def _vllm_context(f: Facts) -> Cause | None:
+    text = f.report.text or ""
+    if _UTILIZATION_NO_HELP.search(text) is None or _VLLM.search(text) is None or _OOM_SAID.search(text) is None:
+        return None
+    return Cause(
+        id="kv_cache_budget",
+        title=_("vLLM needs the KV cache of one full-length request"),
+        confidence=0.6,
+        evidence=evidence(engine="vllm"),
+        explanation=_("vLLM checks at start that the KV cache holds one request of max_model_len tokens (the model's "
+                      "whole context by default); with the weights loaded, no gpu_memory_utilization leaves that "
+                      "much, so changing it does not help."),
+        fix=_("Lower max_model_len (--max-model-len) to the context you need, and set gpu_memory_utilization to "
+              "0.9-0.95"),
+        more_fixes=[_("Spread the weights with --tensor-parallel-size, or store the KV cache in fp8 "
+                      "(--kv-cache-dtype fp8).")],
+    )
+
+
+# A share of the GPU this small leaves an engine little beyond its weights (module docstring).
+_SMALL_SHARE = 0.5
+
+
+def _small_vllm_share(f: Facts) -> Cause | None:
+    text = f.report.text or ""
+    m = _UTILIZATION.search(text)
+    if m is None or float(m.group(1)) >= _SMALL_SHARE or float(m.group(1)) <= 0 or _VLLM.search(text) is None \
+            or _OOM_SAID.search(text) is None or not _no_figures(f):
+        return None
+    share = float(m.group(1))
+    return Cause(
+        id="per_process_cap",
+        title=_("vLLM was given too small a share of the GPU"),
+        confidence=0.65,
+        evidence=evidence(engine="vllm", gpu_memory_utilization_ratio=share),
+        explanation=_("vLLM keeps to gpu_memory_utilization ({share}) of the whole GPU for the weights, one profiling "
+                      "run and the KV cache; that share is smaller than the model needs, whatever the GPU has "
+                      "free.").format(share=share),
+        fix=_("Raise --gpu-memory-utilization (0.9 on a GPU of its own; on a shared GPU, the share the other "
+              "processes leave free), and lower --max-model-len if the KV cache is still too small"),
+    )
+
+
+def _llamacpp_context(f: Facts) -> Cause | None:
+    text = f.report.text or ""
+    m = _LLAMACPP_CONTEXT.search(text)
+    if m is None or f.requested is not None or _OOM_SAID.search(text) is None:
+        return None
+    n_ctx = int(m.group(1)) if m.group(1) else None
+    return Cause(
+        id="kv_cache_budget",
+        title=_("llama.cpp's context buffers do not fit beside the offloaded layers"),
+        confidence=0.55,
+        evidence=evidence(engine="llama.cpp", n_ctx_tokens=n_ctx),
+        explanation=_("llama.cpp puts the KV cache (sized by n_ctx) and the compute buffers on the GPU beside the "
+                      "offloaded layers; a layer count chosen for the weights alone leaves them no room, and the "
+                      "compute buffers grow with the input."),
+        fix=_("Lower the context (-c / n_ctx, Ollama num_ctx) or the batch (-b / num_batch), or offload fewer layers "
+              "(-ngl, Ollama num_gpu)"),
+        more_fixes=[_("Quantise the KV cache (--cache-type-k q8_0 --cache-type-v q8_0 with flash attention).")],
+    )
+
+
 def check(f: Facts) -> Cause | None:
-    return _whole_gpu_budget(f) or _ollama_context(f)
+    return (_whole_gpu_budget(f) or _small_vllm_share(f) or _ollama_context(f) or _tgi_tokens(f) or _sglang_server(f) or _vllm_context(f)
+            or _llamacpp_context(f))

@@ -69,9 +69,50 @@ def _small_device(f: Facts) -> Cause:
     )
 
 
+# Memory that grows with each turn of a chat: the demos feed the whole dialogue history back as the prompt
+# (ChatGLM-6B's model.chat(tokenizer, query, history=history), https://github.com/zai-org/ChatGLM-6B cli_demo.py /
+# web_demo.py), so every turn's input is longer and its activations and KV cache larger; nothing leaks, the input
+# outgrows the GPU (zai-org/ChatGLM-6B#64 and #71: 每次对话显存占用都会增加 "memory grows with every dialogue",
+# 随着不断交互，显存逐步增加直至OOM "with continued exchanges the memory grows until OOM").
+_DIALOGUE_GROWTH = re.compile(
+    r"(?:每次|每轮|每一轮|随着(?:不断)?|多轮)(?:的)?(?:对话|交互|聊天|问答)[^。；;\n]{0,30}?(?:增加|增长|上涨|上升|变大|升高)"
+    r"|\b(?:each|every|with (?:each|every)) (?:chat |dialog(?:ue)? |conversation )?(?:turn|exchange|round)s?\b[^.\n]{0,40}?"
+    r"\b(?:memory|vram)\b[^.\n]{0,20}?\b(?:grows?|increases?|rises?|goes up)\b"
+    r"|\b(?:memory|vram)\b[^.\n]{0,30}?\b(?:grows?|increases?|rises?|goes up)\b[^.\n]{0,30}?\b(?:with|after) (?:each|every) "
+    r"(?:chat |dialog(?:ue)? |conversation )?(?:turn|exchange|round)\b",
+    re.IGNORECASE)
+
+_DIALOGUE_NOUNS = ("对话", "交互", "聊天", "问答", "turn", "exchange", "round")
+
+
+def _dialogue_growth(f: Facts) -> Cause | None:
+    text = f.report.text or ""
+    low = text.lower()
+    if not any(w in low for w in _DIALOGUE_NOUNS):
+        return None  # the words the pattern needs, checked first: a long log is read once, cheaply
+    m = _DIALOGUE_GROWTH.search(text)
+    if m is None:
+        return None
+    return Cause(
+        id="genuine_shortage",
+        title=_("The dialogue history makes every prompt longer"),
+        confidence=0.7,
+        evidence=evidence(described_as=m.group(0)),
+        explanation=_("The memory grows with each turn of the conversation ('{words}'): a chat that sends the whole "
+                      "history back as the prompt makes every input longer, and its activations and KV cache grow "
+                      "with it until the GPU cannot hold one turn.").format(words=m.group(0)),
+        fix=_("Keep the history short: pass only the last turns (or history=[] for a new topic), or cap the "
+              "prompt length"),
+        more_fixes=[_("Quantise the model (4-bit or 8-bit) to leave more room for long conversations.")],
+    )
+
+
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
+    dialogue = _dialogue_growth(f)
+    if dialogue is not None:
+        return dialogue
     if engine_budget.names_sampler_warmup(f):
         return None  # vLLM's sampler warm-up: engine_budget reads it with the engine's knobs
     r = f.report

@@ -58,13 +58,58 @@ def _dataparallel_warning(f: Facts) -> Cause | None:
 _SAID_UNEVEN = re.compile(
     r"\b(?:uneven(?:ly)?|imbalanced?|unbalanced)\b[^.\n]{0,40}?\b(?:gpus|cards|devices|across (?:the )?gpus)\b"
     r"|\bother (?:gpus?|cards?|devices?)\b[^.\n]{0,30}?\b(?:almost |nearly |mostly |are |stay |remain )*"
-    r"(?:empty|idle|unused)\b"
+    r"(?:empty|idle|unused|free)\b"
     r"|(?:显存|负载|分配|配比)[^，,。\n]{0,6}?(?:不太|不够|很不|不)(?:均衡|均匀|平衡)"
     # Card 0 named as the one far above the rest: "0号卡特别高" (card 0 especially high, InternLM/lmdeploy#1651).
     r"|(?<![\d.])0\s?号\s?(?:卡|gpu|显卡)[^，,。\n]{0,6}?(?:特别|非常|格外|明显|很|更)(?:高|多|大)"
     r"|(?:其余|其他|别的|后(?:面)?[两二三四五六七]?张|另外)[^，,。\n]{0,4}?(?:卡|gpu|显卡)[^，,。\n]{0,6}?"
-    r"(?:几乎|基本)?(?:无占用|没(?:有)?占用|占用(?:极少|很少|很低)|空闲|没用上|不占)",
+    r"(?:几乎|基本)?(?:无占用|没(?:有)?占用|占用(?:极少|很少|很低)|空闲|没用上|不占|不动)"
+    # The second card left unused: "第二张卡并没使用" (the second card was not used, THUDM/CogVLM#109).
+    r"|第二(?:张|个|块)\s?(?:卡|gpu|显卡)[^，,。\n]{0,6}?(?:并)?(?:没|未)(?:有)?(?:被)?(?:使用|用上|用到|占用)",
     re.IGNORECASE)
+
+# Placement said in words: the whole model on one card though several are there. "never uses the second one" /
+# "not splitting model to multiple GPUs" (ollama#1341), "will only load onto a single GPU" (SciSharp/LLamaSharp#617),
+# an automatic device map that "fill[s] up GPUs" (huggingface/accelerate#608), 所有的模型文件依然被加载进了第一个显卡中
+# (every model file still loaded onto the first card, THUDM/CogVLM2#179), and the opposite mistake, a full copy of the
+# model on every card (每一张卡都加载了一次模型, every card loaded the model once: hiyouga/LLaMA-Factory#5589), which is
+# data parallelism where the model needed to be split (accelerate docs, "Big Model Inference"; PyTorch DDP keeps one
+# full replica per rank, torch/nn/parallel/distributed.py).
+_SAID_ONE_CARD = re.compile(
+    r"\b(?:not|never|n't|unable to|fails? to|won't)\s+(?:be\s+)?(?:split(?:ting|s)?|spread(?:ing|s)?|distribut\w*|"
+    r"load(?:ing|s)?|shard(?:ing|s)?)\b[^.\n]{0,40}?\b(?:onto |to |on |over |across )?(?:multiple|several|two|2|both|all "
+    r"(?:the )?|the other) (?:gpus|cards|devices)\b"
+    # Loaded onto one card (what the user chose to use, "I only use one GPU", is not placement).
+    r"|\bonly (?:loads?|goes|(?:gets? |is |was )?loaded) (?:onto|on|to|into) (?:a single|one|the first|gpu ?0|cuda:0)"
+    r"(?: gpu| card| device)?"
+    r"|\bnever uses? the (?:second|other) (?:one|gpu|card|device)"
+    r"|\bfill(?:s|ed|ing)? up (?:the )?(?:first )?gpus?\b"
+    r"|(?:加载|放|分配)(?:进|到|在)了?(?:第一|0号?)(?:张|个|块)?\s?(?:卡|gpu|显卡)"
+    r"|\b(?:each|every) (?:gpu|card|rank|device|process)\b[^.\n]{0,20}?\b(?:loads?|holds?|gets?|has)\b[^.\n]{0,15}?"
+    r"\b(?:full|whole|entire|complete) (?:copy|model|replica)"
+    r"|每一?(?:张|个|块)\s?(?:卡|gpu|显卡)都(?:加载|载入|放)了?(?:一(?:次|份|遍))?(?:完整的?)?模型",
+    re.IGNORECASE)
+
+
+def _said_one_card(f: Facts) -> Cause | None:
+    m = _SAID_ONE_CARD.search(f.report.text or "")
+    if m is None:
+        return None
+    return Cause(
+        id="multi_gpu_imbalance",
+        title=_("The model is not split over the GPUs"),
+        confidence=0.7,
+        evidence=evidence(described_as=m.group(0)),
+        explanation=_("The text says the model is placed on the GPUs the wrong way ('{words}'): the whole model on "
+                      "one card, or a full copy on every card, while the GPUs together would hold one copy of it "
+                      "and its activations.").format(words=m.group(0)),
+        fix=_("Split the model over the GPUs: device_map=\"auto\" (or \"balanced_low_0\") with a max_memory per GPU "
+              "that leaves room for activations, tensor parallelism in a serving engine (vLLM "
+              "--tensor-parallel-size, llama.cpp --split-mode layer), and CUDA_VISIBLE_DEVICES listing every card"),
+        more_fixes=[_("For inference of a model that does not fit one card, do not start one full copy per GPU "
+                      "(data parallelism): load it once, sharded."),
+                    _("Use DistributedDataParallel instead of DataParallel, which gathers outputs on GPU 0.")],
+    )
 
 
 def _said_uneven(f: Facts) -> Cause | None:
@@ -87,7 +132,7 @@ def _said_uneven(f: Facts) -> Cause | None:
 
 
 def check(f: Facts) -> Cause | None:
-    warned = _dataparallel_warning(f) or _said_uneven(f)
+    warned = _dataparallel_warning(f) or _said_uneven(f) or _said_one_card(f)
     if warned is not None:
         return warned
     loads = [(d.index, load) for d in f.report.devices if (load := _load(d)) is not None]

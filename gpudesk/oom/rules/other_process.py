@@ -452,6 +452,12 @@ def model_far_below_gpu(text: str) -> tuple[float, int, int] | None:
 # A GPU of a pasted nvidia-smi table at least this full has its memory taken; one at most this full is empty.
 SMI_FULL_SHARE = 0.9
 SMI_EMPTY_SHARE = 0.1
+# With an empty process list, a GPU at least this full holds memory of processes the table does not show.
+SMI_HIDDEN_SHARE = 0.5
+# The table's process section with no row: its header rule followed directly by the closing border, or the driver's
+# "No running processes found".
+_SMI_NO_PROCESSES = re.compile(r"Processes:[^\n]{0,80}\n(?:[^\n]{0,120}\n){1,3}\|={20,}\|\s{0,4}\n\s{0,4}\+-{20,}\+"
+                               r"|No running processes found", re.IGNORECASE)
 
 
 def _smi_table_holder(f: Facts) -> Cause | None:
@@ -464,6 +470,11 @@ def _smi_table_holder(f: Facts) -> Cause | None:
     stopped."""
     rows = smi_table.gpu_memory(f.report.text or "")
     full = [i for i, (used, total) in enumerate(rows) if used >= SMI_FULL_SHARE * total]
+    if not full and _SMI_NO_PROCESSES.search(f.report.text or ""):
+        # Memory in use with no process listed: nvidia-smi lists only the processes it can see (inside a container,
+        # those of its own PID namespace), so the holder runs outside this view (wencolani/CrossE#2: 12.8 of 16 GB in
+        # use, an empty process list).
+        full = [i for i, (used, total) in enumerate(rows) if used >= SMI_HIDDEN_SHARE * total]
     if not full:
         return None
     used, total = rows[full[0]]
