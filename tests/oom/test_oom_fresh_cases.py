@@ -24,7 +24,8 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
                "fresh-17": "fresh_cases_17.jsonl", "fresh-18": "fresh_cases_18.jsonl",
                "fresh-19": "fresh_cases_19.jsonl", "fresh-20": "fresh_cases_20.jsonl",
                "fresh-21": "fresh_cases_21.jsonl", "fresh-22": "fresh_cases_22.jsonl",
-               "fresh-23": "fresh_cases_23.jsonl", "fresh-24": "fresh_cases_24.jsonl"}
+               "fresh-23": "fresh_cases_23.jsonl", "fresh-24": "fresh_cases_24.jsonl",
+               "fresh-25": "fresh_cases_25.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -232,11 +233,16 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # "fresh-23" (35 messages, 10 Chinese-language threads) and "fresh-24" (43, 11), collected while the nineteenth pass
 # was written, scored once after it merged: 14/35 (3 not recognised) and 22/43 (5 not recognised); the
 # not-capacity, leak and other-holder labels 3/11 and 3/12, placement faults across GPUs 0/8.
+# The twentieth pass (tests/oom/test_oom_twentieth_pass.py): placement across GPUs in the user's words, engine budget
+# words per engine (TGI, SGLang, vLLM, llama.cpp, Ollama), growth that ends in the failure, dialogue history, a low
+# vLLM share, capture of CUDA graphs, an nvidia-smi table with no process listed (seen: fresh-23 25/35, fresh-24
+# 32/43; development sets 242/259). "fresh-25" (18 messages, 5 Chinese-language threads), collected while it was
+# written, scored once after it merged: 12/18 (3 not recognised).
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23, "fresh-17": 19,
                      "fresh-18": 20, "fresh-19": 14, "fresh-20": 13, "fresh-21": 10,
-                     "fresh-22": 12, "fresh-23": 14, "fresh-24": 22}
+                     "fresh-22": 12, "fresh-23": 14, "fresh-24": 22, "fresh-25": 12}
 
 
 def _rows(name: str) -> list[dict]:
