@@ -320,7 +320,8 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     assumptions = (
         Assumption("mixed_prefill", str(mixed).lower(), mixed_source),
         Assumption("engine_memory_fraction", f"{fraction:g}", _SOURCES[engine]),
-        Assumption("kv_capacity_tokens", f"{capacity} ({kv / GIB:.1f} GiB, {kv_dtype})",
+        Assumption("kv_capacity_tokens", _("{tokens} tokens ({gib:.1f} GiB, {dtype})").format(
+            tokens=capacity, gib=kv / GIB, dtype=kv_dtype),
                    "PagedAttention arXiv 2309.06180; engine memory profiling (vllm PR 21489)"),
         Assumption("token_budget_per_step", str(token_budget), v0.source if v0 is not None and user_budget is None
                    else _SOURCES[engine]),
