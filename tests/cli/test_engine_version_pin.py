@@ -49,3 +49,4 @@ def test_each_engine_takes_its_own_distribution_name():
         release_version("trtllm", "vllm==0.8.5")
     with pytest.raises(SizingError):
         release_version("llamacpp", "llama-cpp-python==0.3.2")  # the Python binding, not the server's build
+
