@@ -180,7 +180,7 @@ def _attention_dp(args: argparse.Namespace, tp: int) -> int:
 def cmd_serve_speed(args: argparse.Namespace) -> int:
     """Print the serving speed of one option (module docstring). Returns the exit status."""
     from gpudesk.cli.plan import _spec
-    from gpudesk.sizing.engines.fit import check_version
+    from gpudesk.sizing.engines.fit import release_version
     from gpudesk.sizing.errors import SizingError
     from gpudesk.sizing.speed_serve import ServeLoad, serve_speed
     from gpudesk.sizing.speed_serve_cases import intra_link
@@ -210,7 +210,8 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      rocm_aiter=_aiter(getattr(args, "rocm_aiter", None)),
                      kv_block_size=getattr(args, "block_size", None))
     try:
-        check_version(load.engine_version)  # the release spellings estimate serve takes, refused alike
+        # the release spellings estimate serve takes (a pip freeze pin included), refused alike
+        load = replace(load, engine_version=release_version(load.engine, load.engine_version))
         link = intra_link(gpu, _interconnect(args)) if tp * load.pp > 1 else None
         load = replace(load, gpus_per_node=_gpus_per_node(args))
         speed = serve_speed(spec, gpu, load, link)

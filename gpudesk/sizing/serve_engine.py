@@ -301,7 +301,8 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
         kv = total * fraction - weights - activation - runtime
     per_token = sum_layers_kv_bytes(spec, kv_dtype, attn_tp) * stage_share
     if kv < PAGED_BLOCK_TOKENS * per_token:
-        raise SizingError("gpu_memory_utilization", _(
+        # the setting the user gave is the one to name; without one, the tensor-parallel degree is the lever
+        raise SizingError("gpu_memory_utilization" if user_fraction is not None else "tp", _(
             "{model} leaves no KV cache on {gpu} at TP {tp}: {weights:.1f} GiB of weights per GPU against "
             "{fraction:.0%} of {memory:.0f} GiB; raise the tensor-parallel degree or the memory fraction.").format(
             model=spec.name, gpu=gpu.name, tp=tp, weights=weights / GIB, fraction=fraction,
@@ -320,7 +321,8 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     assumptions = (
         Assumption("mixed_prefill", str(mixed).lower(), mixed_source),
         Assumption("engine_memory_fraction", f"{fraction:g}", _SOURCES[engine]),
-        Assumption("kv_capacity_tokens", f"{capacity} ({kv / GIB:.1f} GiB, {kv_dtype})",
+        Assumption("kv_capacity_tokens", _("{tokens} tokens ({gib:.1f} GiB, {dtype})").format(
+            tokens=capacity, gib=kv / GIB, dtype=kv_dtype),
                    "PagedAttention arXiv 2309.06180; engine memory profiling (vllm PR 21489)"),
         Assumption("token_budget_per_step", str(token_budget), v0.source if v0 is not None and user_budget is None
                    else _SOURCES[engine]),

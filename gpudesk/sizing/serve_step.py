@@ -478,13 +478,16 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         Assumption("host_overhead_s", _("{step:g} s per step + {request:g} s per running request, {mode}").format(
             step=host.step_s, request=host.request_s,
             mode=_("overlapped with the GPU") if host.overlap else _("added to the GPU step")), host.source),
-        Assumption("hbm_efficiency", f"{hbm_eff:g} of {gpu.memory_bandwidth_gbps:g} GB/s", hbm_source),
-        Assumption("matmul_efficiency", f"{mm_eff:g} of {peak / 1e12:g} TFLOPS {peak_note}", mm_source)
+        Assumption("hbm_efficiency", _("{share:g} of {gbps:g} GB/s").format(
+            share=hbm_eff, gbps=gpu.memory_bandwidth_gbps), hbm_source),
+        Assumption("matmul_efficiency", _("{share:g} of {tflops:g} TFLOPS {dtype}").format(
+            share=mm_eff, tflops=peak / 1e12, dtype=peak_note), mm_source)
         if fp4_shares is None else Assumption("matmul_efficiency", _(
             "{decode:.3g} of {peak:g} TFLOPS FP4 for steps of up to {small} tokens, {large:.3g} from {big} "
             "tokens").format(decode=fp4_shares[0], peak=peak / 1e12, small=FP4_DECODE_TOKENS,
                              large=fp4_shares[1], big=FP4_LARGE_TOKENS), FP4_GEMM_SOURCE),
-        Assumption("kernel_floor_s", f"{kernel_s:g} x {kernels} kernels per step", layer_source),
+        Assumption("kernel_floor_s", _("{seconds:g} s x {kernels} kernels per step").format(
+            seconds=kernel_s, kernels=kernels), layer_source),
         Assumption("gemm_tile_tokens", _("a step of fewer than {tokens} tokens costs the GEMM math of {tokens} "
                                          "tokens").format(tokens=tile_tokens), GEMM_TILE_SOURCE),
     ]

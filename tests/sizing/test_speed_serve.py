@@ -89,6 +89,10 @@ def test_weights_that_leave_no_kv_cache_are_an_error(catalog):
     spec = _spec(catalog, "llama-3.1-70b")
     with pytest.raises(SizingError) as err:
         serve_speed(spec, catalog.gpu("h100-sxm5"), ServeLoad(input_tokens=128, output_tokens=128, batch=1))
+    assert err.value.field == "tp"  # the user set no memory fraction: the tensor-parallel degree is to raise
+    with pytest.raises(SizingError) as err:
+        serve_speed(spec, catalog.gpu("h100-sxm5"), ServeLoad(input_tokens=128, output_tokens=128, batch=1,
+                                                              gpu_memory_utilization=0.9))
     assert err.value.field == "gpu_memory_utilization"
 
 

@@ -47,6 +47,38 @@ def check_version(version: str | None) -> None:
             version=version))
 
 
+#: The Python distribution of each engine as ``pip freeze`` names it (PEP 503 normalized), so a pasted
+#: ``vllm==0.8.5.post1`` reads as that engine's release. llama.cpp and Ollama ship no pip package of the server.
+PIP_NAMES = {"vllm": ("vllm",), "sglang": ("sglang",), "trtllm": ("tensorrt-llm",)}
+_PIP_PIN = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*===?\s*(.*)$")
+
+
+def release_version(engine: str, version: str | None) -> str | None:
+    """``version`` as a release, a ``pip freeze`` line's ``<name>==`` dropped where ``<name>`` is ``engine``'s own
+    distribution (``vllm==0.8.5.post1`` -> ``0.8.5.post1``; PEP 503 names, https://peps.python.org/pep-0503/);
+    then checked like :func:`check_version`.
+
+    Raises:
+        SizingError (field ``engine_version``): a pin of another package, or no release after it.
+    """
+    if version is None:
+        return None
+    pin = _PIP_PIN.match(version)
+    if pin is not None:
+        name = re.sub(r"[-_.]+", "-", pin.group(1)).lower()
+        key = engine.strip().lower().replace(".", "").replace("-", "").replace("_", "")
+        key = {"tensorrtllm": "trtllm"}.get(key, key)
+        if name not in PIP_NAMES.get(key, ()):
+            raise SizingError("engine_version", _("{version!r} pins the package {package!r}, not the {engine} "
+                                                  "engine.").format(version=version, package=pin.group(1),
+                                                                    engine=engine))
+        if not _VERSION_RE.match(pin.group(2).strip().lower()):
+            check_version(version)  # the whole pasted text named in the refusal
+        version = pin.group(2).strip()
+    check_version(version)
+    return version
+
+
 def check_flags_in_release(engine: str, version: str, given: dict[str, Any]) -> None:
     """Refuse settings whose flag (or ``--kv-cache-dtype`` value) the engine's parser of ``version`` does not have,
     so the command shown starts that release (:mod:`gpudesk.sizing.engines.flags`).
@@ -101,7 +133,7 @@ def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, 
         SizingError: unknown engine or setting, bad value, or a model the engine cannot size.
     """
     key = check_engine(engine)
-    check_version(version)
+    version = release_version(key, version)
     given: dict[str, Any] = parse_engine_args(key, engine_args or [], SETTINGS[key])
     ver = version or DEFAULT_VERSION[key]
     check_flags_in_release(key, ver, given)

@@ -35,7 +35,8 @@ def memory_rows(r: EngineFit) -> list[tuple[str, float]]:
     else:
         rows = [(_("model weights"), m.weights_bytes), (_("activation peak (profile run)"), m.activation_bytes),
                 (_("non-torch memory"), m.non_torch_bytes),
-                (_("CUDA graphs (after the KV cache, outside gpu_memory_utilization)"), m.cuda_graph_bytes),
+                (_("CUDA graphs (profiled, inside gpu_memory_utilization)") if r.extra.get("cuda_graphs_in_budget")
+                 else _("CUDA graphs (after the KV cache, outside gpu_memory_utilization)"), m.cuda_graph_bytes),
                 (_("KV cache"), m.kv_cache_bytes)]
     rows += [(name, value) for name, value in m.other.items()]
     return [(label, v) for label, v in rows if v or r.engine == "vllm"] + [(_("total per GPU"), m.total_bytes)]

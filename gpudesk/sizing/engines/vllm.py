@@ -557,7 +557,7 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
                      max_len, max(1, concurrency), max_conc, per_seq_ctx, fits, reason, cmd, s,
                      changes=changes, assumptions=assumptions,
                      extra={"engine_family": "v1" if v1 else "v0", "max_num_batched_tokens": batched,
-                            "profiling_era": era,
+                            "profiling_era": era, "cuda_graphs_in_budget": graphs_in_budget(version),
                             "kv_budget_bytes": round(max(0.0, available))})
 
 
