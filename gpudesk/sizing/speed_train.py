@@ -319,6 +319,7 @@ class GpuRates:
     hbm_gbps: float
     efficiency_source: str = ""
     architecture: str = ""
+    compute_capability: str = ""  # CUDA "major.minor" (catalog); empty where unknown or not CUDA
 
 
 @dataclass(frozen=True)
@@ -665,7 +666,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
             sh.hidden, sh.q_width, sh.dense_ffn_width) + moe_local * fp8_cast_elements_per_token(
             sh.hidden, sh.q_width, sh.expert_width, max(1, sh.top_k) if sh.experts else 1))
         recipe = s.fp8_recipe or fw.fp8_recipe
-        saved += elements * fp8_cast_bytes_per_element(recipe)
+        saved += elements * fp8_cast_bytes_per_element(recipe, non_tn_fp8_gemm(gpu.compute_capability))
         linear_params = (sh.dense_gemm_params - sh.lm_head_params) / (s.tp * s.pp)
         if not s.adapter_params:
             saved += rowwise_weight_gradient_bytes(recipe, linear_params)
@@ -1018,7 +1019,23 @@ def expert_input_saved_bytes(hidden: int, top_k: int) -> float:
     return 2 * positive_int("top_k", top_k) * positive_int("hidden", hidden)
 
 
-def fp8_cast_bytes_per_element(recipe: str) -> float:
+def non_tn_fp8_gemm(compute_capability: str) -> bool:
+    """Whether the GPU's FP8 GEMMs take operands in any layout (not only "TN"): CUDA compute capability 10.x
+    (B200, B300, GB200, GB300) and 13.0 or later, but not 12.x (RTX 50 / RTX PRO Blackwell) nor Hopper 9.0.
+    Transformer Engine's own test (``is_non_tn_fp8_gemm_supported`` in transformer_engine/pytorch/utils.py and
+    ``nvte_is_non_tn_fp8_gemm_supported``, github.com/NVIDIA/TransformerEngine) uses exactly these bounds; on such
+    a GPU its per-tensor FP8 quantizers (``Float8Quantizer`` / ``Float8CurrentScalingQuantizer``,
+    transformer_engine/pytorch/csrc/quantizer.cpp: ``with_transpose = columnwise_usage &&
+    !nvte_is_non_tn_fp8_gemm_supported()``) write no transposed copy. An unknown capability counts as TN-only."""
+    try:
+        major_s, _, minor_s = compute_capability.strip().partition(".")
+        major, minor = int(major_s), int(minor_s or 0)
+    except ValueError:
+        return False
+    return (10, 0) <= (major, minor) < (12, 0) or (major, minor) >= (13, 0)
+
+
+def fp8_cast_bytes_per_element(recipe: str, non_tn_gemm: bool = False) -> float:
     """HBM bytes moved to quantize one 16-bit GEMM input element to FP8 under ``recipe``.
 
     Read the 16-bit value (2) and write two FP8 copies (1 + 1): the GEMM that consumes the tensor transposed (the
@@ -1030,6 +1047,11 @@ def fp8_cast_bytes_per_element(recipe: str) -> float:
     before it can scale it: one more 16-bit read (Transformer Engine ``Float8CurrentScaling``; torchao float8
     tensorwise dynamic scaling). Delayed scaling takes the scale from the amax history, and MXFP8 computes each
     32-element block's scale inside the cast kernel: no extra pass.
+
+    ``non_tn_gemm`` (:func:`non_tn_fp8_gemm`, Blackwell data-center GPUs): the per-tensor recipes (``delayed``,
+    ``current``) keep one FP8 copy that every GEMM reads in the layout it needs, so the transposed copy's write
+    (1 byte) goes; MXFP8 still writes both, its scaling blocks differ per direction (Transformer Engine
+    ``MXFP8Quantizer`` keeps rowwise and columnwise data on every GPU).
     """
     choice("fp8_recipe", recipe, FP8_RECIPES)
     if recipe == "rowwise":
@@ -1040,7 +1062,8 @@ def fp8_cast_bytes_per_element(recipe: str) -> float:
         # Only the row pass: the weight-gradient GEMM takes its 16-bit inputs as they are; the data-gradient GEMM's
         # output is still rescaled: 3 + 2.
         return 3 + AXISWISE_RESCALE_BYTES_PER_CAST_ELEMENT
-    return 2 + 1 + 1 + (2 if recipe == "current" else 0)
+    transposed_copy = 0 if non_tn_gemm and recipe in ("delayed", "current") else 1
+    return 2 + 1 + transposed_copy + (2 if recipe == "current" else 0)
 
 
 # torchao runs the backward GEMMs of the axis-wise recipes without fast accumulation, and since PyTorch's row-wise
@@ -1227,7 +1250,8 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
         recipe = s.fp8_recipe or fw.fp8_recipe
         out.append(Assumption("fp8", f"GEMMs only at the FP8 peak x {fp8_share_of_bf16_efficiency(gpu.architecture):g} of the BF16 "
                                      f"efficiency; attention and other kernels 16-bit; {recipe} scaling casts at "
-                                     f"{fp8_cast_bytes_per_element(recipe):g} bytes per element",
+                                     f"{fp8_cast_bytes_per_element(recipe, non_tn_fp8_gemm(gpu.compute_capability)):g} "
+                                     "bytes per element",
                               "Transformer Engine FP8 recipe; Micikevicius et al. 2022 (arXiv 2209.05433); DeepSeek-V3 "
                               "report (arXiv 2412.19437) section 3.3.2"))
     return tuple(out)

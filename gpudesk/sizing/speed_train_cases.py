@@ -54,7 +54,8 @@ def gpu_rates(gpu: GPU, peers: Iterable[GPU] | None = None) -> GpuRates:
             efficiency, source = sibling
     return GpuRates(name=gpu.name, bf16_tflops=float(bf16), fp8_tflops=gpu.fp8_dense_tflops,
                     matmul_efficiency=efficiency, hbm_gbps=gpu.memory_bandwidth_gbps,
-                    efficiency_source=source, architecture=gpu.architecture)
+                    efficiency_source=source, architecture=gpu.architecture,
+                    compute_capability=gpu.compute_capability or "")
 
 
 def same_silicon_efficiency(gpu: GPU, peers: Iterable[GPU]) -> tuple[float, str] | None:

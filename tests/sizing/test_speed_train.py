@@ -842,3 +842,18 @@ def test_a_four_gpu_gb300_host_is_a_tray_of_the_nvl72_rack_so_ep64_all_to_all_st
     # the all-to-all alone took 41 s of the step (0.16 of the measured rate); inside the rack it is a small share.
     assert speed.breakdown["expert_all_to_all_s"] < 0.2 * speed.step_time_s
     assert predicted / row["measured"]["value"] > 0.4
+
+
+def test_blackwell_per_tensor_fp8_writes_no_transposed_copy_but_mxfp8_still_does(catalog):
+    # Transformer Engine: FP8 GEMMs take any operand layout on compute capability 10.x and >= 13.0 (not 9.0, not
+    # 12.x), and its per-tensor quantizers then skip the transposed copy; MXFP8 keeps both directions everywhere.
+    from gpudesk.sizing.speed_train import fp8_cast_bytes_per_element, non_tn_fp8_gemm
+    from gpudesk.sizing.speed_train_cases import gpu_rates
+
+    assert [non_tn_fp8_gemm(cc) for cc in ("9.0", "10.0", "10.3", "12.0", "13.0", "", "gfx942")] == [
+        False, True, True, False, True, False, False]
+    assert fp8_cast_bytes_per_element("delayed", non_tn_gemm=True) == 3
+    assert fp8_cast_bytes_per_element("current", non_tn_gemm=True) == 5
+    assert fp8_cast_bytes_per_element("mxfp8", non_tn_gemm=True) == 4
+    assert gpu_rates(catalog.find_gpu("b200")).compute_capability == "10.0"
+    assert not non_tn_fp8_gemm(gpu_rates(catalog.find_gpu("h100-sxm5")).compute_capability)
