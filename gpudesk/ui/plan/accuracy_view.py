@@ -130,7 +130,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh18": self.tr("eighteenth fresh (collected after the model was frozen an eighteenth time)"),
                 "fresh19": self.tr("nineteenth fresh (collected after the model was frozen a nineteenth time)"),
                 "fresh20": self.tr("twentieth fresh (collected after the model was frozen a twentieth time)"),
-                "fresh21": self.tr("twenty-first fresh (collected after the model was frozen a twenty-first time)")}
+                "fresh21": self.tr("twenty-first fresh (collected after the model was frozen a twenty-first time)"),
+                "fresh22": self.tr("twenty-second fresh (collected after the model was frozen a twenty-second time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
