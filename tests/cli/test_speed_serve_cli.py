@@ -49,7 +49,8 @@ def test_text_answer_names_the_option(capsys):
     ("--gpu h100-sxm5 --model llama-3.1-8b --input-tokens 10 --output-tokens 10", "--concurrency"),
     ("--model llama-3.1-8b --input-tokens 10 --output-tokens 10 --batch 1", "--gpu"),
     ("--gpu h100-sxm5 --model llama-3.1-8b --output-tokens 10 --batch 1", "--input-tokens"),
-    ("--gpu h100-sxm5 --model llama-3.1-70b --input-tokens 10 --output-tokens 10 --batch 1", "--gpu-memory-utilization"),
+    # No KV cache left at TP 1 and the memory fraction not given: the advice names --tp, the flag the user can raise.
+    ("--gpu h100-sxm5 --model llama-3.1-70b --input-tokens 10 --output-tokens 10 --batch 1", "--tp"),
     ("--gpu h100-sxm5 --model llama-3.1-8b --count 3 --tp 2 --input-tokens 10 --output-tokens 10 --batch 1", "--count"),
     ("--gpu h100-sxm5 --model llama-3.1-8b --input-tokens 10 --output-tokens 10 --batch 1 --gpu-memory-utilization 1.5",
      "--gpu-memory-utilization"),
