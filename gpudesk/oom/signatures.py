@@ -174,6 +174,7 @@ import re
 from dataclasses import dataclass
 
 from gpudesk.i18n import N_
+from gpudesk.oom import exit_marks, limit_words
 
 PiB = 1024**5
 VULKAN_LARGE_BYTES = 2 * 1024**3
@@ -860,6 +861,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "shm_segment"
     if "no space left on device" in low and any(w in low for w in _DEV_SHM_WORDS):
         return "dev_shm"
+    if exit_marks.worker_exit_in_container(text):
+        return "worker_exit_shm"
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
@@ -869,6 +872,10 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if VERBS_ENOMEM.search(low):
         return "pin_memory"
     func_attribute_oom = _FUNC_ATTRIBUTE_OOM.search(low) is not None
+    if limit_words.shared_memory_limit(text) and not func_attribute_oom:
+        return "shared_memory"
+    if limit_words.buffer_size_limit(text):
+        return "buffer_limit"
     for key, words in _WORDS[1:]:
         if key == "shared_memory" and func_attribute_oom:
             continue  # device memory, not the shared-memory limit (_FUNC_ATTRIBUTE_OOM)
@@ -907,8 +914,11 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "bare_cuda_error"
     if _NCCL_CUDA_ERROR in low and "nccl" in low:
         return "nccl_cuda_error"
-    if (_SIGKILL.search(text) or silent_exit_while_loading(text)) and not any(w in low for w in _OOM_OWN):
+    if (_SIGKILL.search(text) or silent_exit_while_loading(text) or exit_marks.killed_without_error(text)) \
+            and not any(w in low for w in _OOM_OWN):
         return "sigkill"
+    if exit_marks.paused_after_unfinished_load(text) and not any(w in low for w in _OOM_OWN):
+        return "load_exit_paused"
     if notebook_kernel_died(text) and not any(w in low for w in _OOM_OWN):
         return "kernel_died"
     if _SIGTRAP_MAC.search(text) and _MODEL_RUNNING.search(text):

@@ -63,6 +63,7 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
+from gpudesk.oom.rules import exit_causes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
@@ -542,6 +543,10 @@ def check(f: Facts) -> list[Cause]:
         out.append(_other_process(0.35, f))
     elif sig == "sigkill":
         out.append(_not_capacity("oom_killer", 0.7, f))
+    elif sig == "worker_exit_shm":
+        out.append(exit_causes.worker_exit_in_container(_not_capacity("dev_shm", 0.75, f)))
+    elif sig == "load_exit_paused":
+        out.append(exit_causes.paused_after_load(_page_file(0.65, f)))
     elif sig == "kernel_died":
         # A notebook kernel that died (signatures.notebook_kernel_died): the OOM killer's SIGKILL or a native crash;
         # host memory first at 0.55, with the kernel log as the check.
