@@ -63,6 +63,7 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
+from gpudesk.oom import library_words, start_words
 from gpudesk.oom.rules import exit_causes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
@@ -847,6 +848,10 @@ def _library_init(f: Facts) -> list[Cause]:
         return _library_mismatch_first(f)
     if _OTHER_MACHINE.search(r.text or ""):
         return _library_mismatch_first(f)
+    if library_words.library_not_memory(r.text or "") and not any(w in low for w in _PREALLOCATING):
+        # The failure stays at batch size 1, or the installed versions are what the user varied
+        # (gpudesk.oom.library_words): the library first, memory second.
+        return _cudacall_handle(f, "not_initialized")
     cudacall = _CUDACALL.search(r.text or "")
     if cudacall is not None and not any(w in low for w in _PREALLOCATING):
         return _cudacall_handle(f, cudacall.group(1))
@@ -1306,6 +1311,12 @@ def _bare_ranked(f: Facts) -> list[Cause]:
     # error "always" with non_blocking on), or PyTorch's caching host allocator (CachingHostAllocator.cpp).
     pinned = any(w in low for w in _PINNED_WORDS) or _wsl(f)
     pytorch = r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low
+    if not pinned and start_words.failed_at_start(text):
+        # The first CUDA call of the process, while the model is built (gpudesk.oom.start_words): the context could
+        # not be had, so the device was held by something else; the job's own need second.
+        return [_other_process(0.6, f), _shortage(0.45, f, _("The model's own first tensors may be larger than what "
+                                                             "the GPU has free.")),
+                _not_capacity("driver_version", 0.2, f)]
     if pinned or (pytorch and _ASYNC_NOTE in low and _FORWARD_FRAME.search(text) is None):
         # PyTorch's caching allocator reports its own failures as "Tried to allocate ..." (every release that
         # prints the asynchronous-error note does); a bare CUDA error is a call outside it, and in a running job
