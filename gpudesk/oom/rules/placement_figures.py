@@ -66,7 +66,7 @@ def check(f: Facts) -> Cause | None:
                       "the GPUs together; the placement puts too much on one of them.").format(
                           hi=format_bytes(hi), lo=format_bytes(lo)),
         fix=_("Spread the layers: give every GPU a max_memory in the device map that leaves room for activations on "
-              "the fullest one (device_map=\"auto\" with max_memory={0: ..., 1: ...}, or \"balanced_low_0\"), or "
+              "the fullest one (device_map=\"auto\" with a max_memory entry per GPU, or \"balanced_low_0\"), or "
               "place the largest unsplittable layers (embedding, LM head) yourself"),
         more_fixes=[_("Print model.hf_device_map to see which layers landed on the fullest GPU.")],
     )
