@@ -34,4 +34,9 @@ _VERSIONS_VARIED = re.compile(
 
 def library_not_memory(text: str) -> bool:
     """The text says the handle failure does not depend on the job's size, or that the versions were what changed."""
-    return _SIZE_INDEPENDENT.search(text) is not None or _VERSIONS_VARIED.search(text) is not None
+    low = text.lower()
+    return (("batch" in low and _SIZE_INDEPENDENT.search(text) is not None)
+            or (any(w in low for w in _VERSION_WORDS) and _VERSIONS_VARIED.search(text) is not None))
+
+
+_VERSION_WORDS = ("version", "downgrad", "upgrad", "switch", "reinstall", "改", "换", "切换", "降", "升")

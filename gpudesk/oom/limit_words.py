@@ -33,9 +33,9 @@ _BUFFER_SIZE_LIMIT = re.compile(
 
 def shared_memory_limit(text: str) -> bool:
     """A kernel's shared memory per block said to exceed the device's limit (module docstring)."""
-    return _SHARED_MEMORY_LIMIT.search(text) is not None
+    return "shared" in text.lower() and _SHARED_MEMORY_LIMIT.search(text) is not None
 
 
 def buffer_size_limit(text: str) -> bool:
     """One allocation said to exceed the device's maximum buffer size (module docstring)."""
-    return _BUFFER_SIZE_LIMIT.search(text) is not None
+    return "buffer" in text.lower() and _BUFFER_SIZE_LIMIT.search(text) is not None

@@ -29,6 +29,14 @@ _AT_START = re.compile(
     re.IGNORECASE)
 
 
+# Substrings one of the marks needs (lower-cased): a cheap test before the patterns run over a long log.
+_NEEDS = ("__init__", "initiali", "building", "constructing", "creating", "very beginning", "very start",
+          "right at the", "before the", "before any", "初始化", "开始")
+
+
 def failed_at_start(text: str) -> bool:
     """The failure came while the model was built or at the very start of the run (module docstring)."""
+    low = text.lower()
+    if not any(w in low for w in _NEEDS):
+        return False
     return _MODULE_CONSTRUCTOR.search(text) is not None or _AT_START.search(text) is not None

@@ -405,7 +405,7 @@ def _from_words(f: Facts) -> Cause | None:
         return _killed_after_running(f, said.group(0))
     # Only the timing, and the text ties the failure to the batch size (gpudesk.oom.rules.run_words): a peak of the
     # job's own working set, not memory kept; the leak reading drops below the figureless shortage (0.45).
-    batch_bound = words is None and run_words.BATCH_SETS_IT.search(text) is not None
+    batch_bound = words is None and run_words.batch_sets_it(text)
     return Cause(
         id="leak",
         title=_("Memory grows over the run (a leak)"),

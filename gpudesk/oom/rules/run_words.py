@@ -6,7 +6,7 @@ read by :mod:`gpudesk.oom.rules.leak`.
   the next adds to, a leak in words.
 * ``AFTER_RUNS``: an out-of-memory only after a number of whole generations ("after generating 2-3 videos"): the first
   ones fit, so the steady need fits.
-* ``BATCH_SETS_IT``: the text ties the failure to the batch size, so the failure is the step's own working set. A leak
+* ``batch_sets_it``: the text ties the failure to the batch size, so the failure is the step's own working set. A leak
   fails later with a smaller batch but fails all the same; a batch that fails at its very first step shows the steady
   need itself at the card's limit, so a later failure at a smaller batch is a larger step (a longer input, the
   validation pass) rather than memory kept ("batch size 16 ... after 10 iterations it throws a Cuda oom error ... 22
@@ -27,8 +27,27 @@ AFTER_RUNS = re.compile(
     r"\bafter\s{1,3}(?:generating|running|rendering|creating|making)\s{1,3}(?:\d{1,4}(?:\s{0,2}[-–~]\s{0,2}\d{1,4})?|"
     r"several|some|a few|many)\s{1,3}(?:videos?|images?|pictures?|clips?|generations?|prompts?|requests?|runs?)\b",
     re.IGNORECASE)
-BATCH_SETS_IT = re.compile(
-    r"\bwithout\s{1,3}(?:reducing|lowering|decreasing|changing)\s{1,3}(?:my\s{1,3}|the\s{1,3})?batch"
-    r"|\bbatch[ _-]?size\b.{0,240}?(?:\bdoes(?:n'?t| not)\s{1,3}even\s{1,3}start\b|\bfails?\s{1,3}(?:immediately|"
-    r"right away|at once)\b|\b(?:immediately|right away|at once)\s{1,3}(?:fails?|throws|crashes|ooms?)\b)",
-    re.IGNORECASE | re.DOTALL)
+_WITHOUT_REDUCING = re.compile(r"\bwithout\s{1,3}(?:reducing|lowering|decreasing|changing)\s{1,3}(?:my\s{1,3}|the\s{1,3})?"
+                               r"batch", re.IGNORECASE)
+# A failure at the very first step: "doesn't even start", "fails immediately", "right away OOMs".
+_AT_ONCE = re.compile(r"\bdoes(?:n'?t| not)\s{1,3}even\s{1,3}start\b|\bfails?\s{1,3}(?:immediately|right away|at once)\b|"
+                      r"\b(?:immediately|right away|at once)\s{1,3}(?:fails?|throws|crashes|ooms?)\b", re.IGNORECASE)
+_BATCH_SIZE = re.compile(r"\bbatch[ _-]?size\b", re.IGNORECASE)
+# How far before a failure-at-once the batch size may be named, and how many such failures are looked at.
+BATCH_WINDOW_CHARS = 240
+MAX_AT_ONCE = 20
+
+
+def batch_sets_it(text: str) -> bool:
+    """The text ties the failure to the batch size (module docstring): a user who would not
+    reduce the batch, or a failure at the very first step within a few lines after a batch size is named."""
+    if "batch" not in text.lower():
+        return False
+    if _WITHOUT_REDUCING.search(text) is not None:
+        return True
+    for n, m in enumerate(_AT_ONCE.finditer(text)):
+        if n >= MAX_AT_ONCE:
+            break
+        if _BATCH_SIZE.search(text, max(0, m.start() - BATCH_WINDOW_CHARS), m.start()) is not None:
+            return True
+    return False
