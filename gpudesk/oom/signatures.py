@@ -31,6 +31,15 @@ of the message say so. Each signature names the mechanism and the one check that
   the Linux OOM killer ends the process with the largest badness score with SIGKILL when RAM and swap run out
   (``mm/oom_kill.c``, "Out of memory: Killed process N"), so host RAM is the likelier reading; a scheduler or a user
   kills the same way, hence not a certain one (the kernel log decides).
+  The same kill in the shapes of :mod:`gpudesk.oom.exit_marks` ("Killed" glued to a progress bar or quoted as code,
+  Ollama's "llama runner exited, you may not have enough available memory") reads as ``sigkill`` too.
+* ``load_exit_paused``: a Windows console's pause prompt right after a checkpoint-loading bar that stopped before its
+  last shard, with no error (:mod:`gpudesk.oom.exit_marks`): python.exe ended while reading the checkpoint into RAM,
+  the commit limit (RAM + page file).
+* ``worker_exit_shm``: PyTorch's "DataLoader worker (pid(s) N) exited unexpectedly" inside a container: the workers'
+  shared memory (``/dev/shm``, 64 MiB in Docker by default) first (:mod:`gpudesk.oom.exit_marks`).
+* Limits said in words (:mod:`gpudesk.oom.limit_words`): a kernel's dynamic shared memory above the device's opt-in
+  limit is ``shared_memory``, one buffer beyond the device's maximum buffer size is ``buffer_limit``.
 * ``sigtrap_mac``: a process ended by SIGTRAP as macOS's shell reports it ("Trace/BPT trap: 5", the BSD description
   of signal 5; Linux's glibc words it "Trace/breakpoint trap") while a model was running (a step progress bar, PyTorch,
   MPS, Metal, MLX or diffusers named). On a Mac the GPU is Apple silicon's, sharing the system's memory; when a

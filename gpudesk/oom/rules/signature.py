@@ -28,6 +28,12 @@
 * A process killed by SIGKILL with no out-of-memory words of its own ("Killed", torchrun's "exitcode: -9") →
   ``not_capacity`` 0.7 with the kernel log's OOM-killer line as the check: the likelier reading, since a scheduler's
   kill looks the same.
+* A DataLoader worker found dead in a container (``worker_exit_shm``) → ``not_capacity`` 0.75 with ``df -h /dev/shm``;
+  a Windows pause prompt after an unfinished checkpoint load (``load_exit_paused``) → the commit limit 0.65
+  (:mod:`gpudesk.oom.rules.exit_causes`).
+* A bare CUDA error while the model is built (:mod:`gpudesk.oom.start_words`) → ``other_process`` 0.6, the job's own
+  need 0.45. cuDNN's NOT_INITIALIZED that stays at batch size 1 or beside versions the user varied
+  (:mod:`gpudesk.oom.library_words`) → the library first (0.55), memory 0.45.
 * Metal's command-buffer out-of-memory → ``genuine_shortage`` 0.7 (the working set is full).
 * The caching allocator's NVML assert (MIG) → ``genuine_shortage`` 0.6: an OOM whose figures were lost.
 * A bare ``CUDA error: out of memory`` → a ranked set, never one confident answer. From a PyTorch release that
