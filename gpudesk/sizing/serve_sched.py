@@ -27,7 +27,10 @@ first that does not waits for a later block, and the prompts so admitted decode 
 (``vllm/core/scheduler.py`` ``_chunk_new_tokens_to_schedule``, v0.6.x: "The current multi-step + chunked prefill
 capability does not actually support chunking prompts ... Prompts with more tokens than the current remaining budget
 are postponed to future scheduler steps"). Admission is then bounded by about budget / prompt requests per block of
-n steps. (A prompt longer than the whole budget, which vLLM refuses, is chunked here as without multi-step.) With an
+n steps. (A prompt longer than the whole budget, which vLLM refuses, is chunked here as without multi-step.)
+TensorRT-LLM's in-flight batching without chunked context admits the same way in every step (``EngineBudget.
+chunked_prompts`` False): each generation request's token first, then whole context requests in order until the next
+one would pass ``max_num_tokens`` (``cpp/tensorrt_llm/batch_manager/microBatchScheduler.cpp``). With an
 output lag of one step (vLLM V0's
 asynchronous output processor, :func:`gpudesk.sizing.serve_host.output_lag_steps`) the client receives each
 request's first and last tokens when the step after the one that sampled them ends (at once when no step follows),
@@ -259,8 +262,9 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     block_left = 0
     capacity = budget.kv_capacity_tokens
     on_demand = budget.engine == "vllm"
-    # vLLM V0 multi-step with chunked prefill: whole prompts in a block's first step (module docstring).
-    whole_prompts = block > 1 and budget.mixed_prefill
+    # vLLM V0 multi-step with chunked prefill, and TensorRT-LLM without chunked context: whole prompts only, in a
+    # block's first step (module docstring).
+    whole_prompts = budget.mixed_prefill and (block > 1 or not budget.chunked_prompts)
     # At most this many run; below one request's KV the engine runs one at a time, preempts and recomputes (counted
     # as if it fit).
     limit = running_limit(budget, inp, out)
