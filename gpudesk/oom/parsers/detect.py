@@ -45,7 +45,7 @@ _GATES = {
     "startup_free": ("on startup is less than",),
     "vllm": ("max seq len", "no available memory for the cache blocks", "mamba cache blocks",
              "available kv cache memory: -", "reserved for kv cache is -"),
-    "sglang": ("not enough memory", "profiled value"),
+    "sglang": ("not enough memory", "profiled value", "leave no gpu memory for the kv cache"),
     "trtllm": ("executor creation failed", "cuda runtime error in", "requested amount of gpu memory"),
     "tgi": ("prefill tokens",),
     "llamacpp": ("failed to allocate", "malloc failed"),
@@ -76,6 +76,10 @@ _ENGINES: _Table = (
 )
 _PLATFORMS: _Table = (
     ("mps", ("mps backend", "pytorch_mps_"), None),
+    # Intel's Level Zero named as the backend comes before the HIP words: a HIP program run on an Intel GPU through
+    # chipStar (HIP over Level Zero or OpenCL, https://github.com/CHIP-SPV/chipStar) calls hipMalloc, but the device and
+    # its limits are Intel's (CHIP-SPV/chipStar#1186: "Intel Arc A770", "Level Zero backend").
+    ("xpu", ("level zero", "levelzero", "intel arc", "intel(r) arc"), None),
     ("rocm", ("hip out of memory", "pytorch_hip_alloc_conf", "hip graphs", "hipmalloc", "amdgpu", "hiperror",
               "hipmem"),
      ("rocm", re.compile(r"ROCm\d|\bROCm\b|\brocm\b"))),

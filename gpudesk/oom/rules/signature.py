@@ -279,6 +279,16 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                                   "for llama.cpp a smaller micro-batch (-ub 64 or 128) or context (-c), or flash "
                                   "attention (-fa), which shrinks the compute buffer; other runtimes: a smaller batch "
                                   "or sequence")
+    if key == "buffer_limit" and r.platform == "xpu" and r.runtime is None:
+        # An Intel GPU's per-allocation maximum (Level Zero's ze_device_properties_t.maxMemAllocSize, what clinfo shows
+        # as "Max memory allocation") holds for each buffer whatever the free memory; SYCL's Unified Runtime lifts it
+        # for programs that opt in (UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1, with kernels built for >4 GB buffers), and
+        # any program can split the data over several allocations under it.
+        fixes["buffer_limit"] = _("Keep every single allocation under the device's maximum (clinfo | grep -i 'max "
+                                  "memory allocation'): split the data over several buffers or run a smaller problem "
+                                  "size; a SYCL / Level Zero program may opt in to larger buffers with "
+                                  "UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1 (kernels built with "
+                                  "-ze-opt-greater-than-4GB-buffer-required)")
     if key == "buffer_limit" and r.runtime == "mlx":
         # MLX allocates each array as one Metal buffer (mlx/backend/metal/allocator.cpp), so the attention scores of a
         # long prompt's prefill chunk are one buffer whose size grows with the chunk; mlx-lm's generate_step processes
