@@ -496,6 +496,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   # posix_memalign failing, "Fail to alloc memory of N size, error code is E", E = errno 12 ENOMEM);
                   # its GPU allocator words its failures "Cannot malloc N MB GPU memory" (PaddleOCR#2199).
                   "fail to alloc memory of",
+                  # SuperLU, the sparse direct solver behind scipy.sparse.linalg.spsolve/splu (SRC/memory.c and
+                  # [sdcz]memory.c: every failed SUPERLU_MALLOC aborts with "SUPERLU_MALLOC fails for <buffer> in
+                  # <function>()"): a CPU library, so its malloc is the host's heap (MarcoForte/closed-form-matting#21).
+                  "superlu_malloc fails",
                   # Hadoop YARN's NodeManager killing a container above its memory limit (ContainersMonitorImpl:
                   # "Container [pid=N,containerID=...] is running beyond physical memory limits. Current usage: X of
                   # Y physical memory used"; Spark on YARN: "Container killed by YARN for exceeding memory limits"):

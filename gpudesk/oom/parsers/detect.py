@@ -80,8 +80,10 @@ _PLATFORMS: _Table = (
     # chipStar (HIP over Level Zero or OpenCL, https://github.com/CHIP-SPV/chipStar) calls hipMalloc, but the device and
     # its limits are Intel's (CHIP-SPV/chipStar#1186: "Intel Arc A770", "Level Zero backend").
     ("xpu", ("level zero", "levelzero", "intel arc", "intel(r) arc"), None),
+    # (AMD's GPU target names, gfx90a / gfx942 / gfx1030 / gfx1100 / gfx1151 / gfx1201: LLVM's AMDGPU processors, the
+    # names ROCm builds and reports for each chip, https://llvm.org/docs/AMDGPUUsage.html.)
     ("rocm", ("hip out of memory", "pytorch_hip_alloc_conf", "hip graphs", "hipmalloc", "amdgpu", "hiperror",
-              "hipmem"),
+              "hipmem", "gfx90", "gfx94", "gfx95", "gfx103", "gfx110", "gfx115", "gfx120"),
      ("rocm", re.compile(r"ROCm\d|\bROCm\b|\brocm\b"))),
     ("xpu", ("xpu out of memory", "level zero", "intel(r) arc"), ("xpu", re.compile(r"\bxpu\b|\bXPU\b"))),
     ("npu", ("npu out of memory", "torch_npu", "el0004", "aclrt", "ascend"), None),

@@ -237,13 +237,13 @@ _NEGATIVE = _c(r"(?:negative (?:capacity|size)\s{0,3}:?\s{0,3}|allocate\s{1,3}|a
 
 # Words that mark a text as being about a failed allocation (lower-cased substrings).
 OOM_WORDS = (
-    "out of memory", "outofmemory", "out_of_memory", "not enough memory", "failed to allocate", "failed to alloc",
+    "out of memory", "outofmemory", "out_of_memory", "out-of-memory", "not enough memory", "failed to allocate", "failed to alloc",
     "resource_exhausted", "resource exhausted", "insufficient memory", "erroroutofdevicememory",
     "out_of_device_memory", "cannot allocate", "can't allocate", "could not be allocated", "could not allocate",
     "allocation on device", "not enough gpu", "memory allocation", "device allocation error", "out of resource",
     "cudaerrormemoryallocation", "alloc_failed", "greater than the maximum allowed buffer",
     "larger than buffer maximum", "unable to allocate", "oom when allocating", "ran out of memory",
-    "not enough space", "out of device memory", "negative capacity", "result=2 ", "malloc failed",
+    "not enough space", "out of device memory", "negative capacity", "result=2 ", "malloc failed", "malloc fails",
     # OpenCL, DirectML/Windows, oneAPI/SYCL and HIP names for the same failure.
     "cl_mem_object_allocation_failure", "cl_out_of_resources", "cl_out_of_host_memory", "e_outofmemory",
     "0x8007000e", "out_of_device_memory", "hiperroroutofmemory", "out_of_host_memory",
