@@ -859,6 +859,10 @@ def _region_limit(text: str, requested: int | None) -> bool:
 _WSL_RESIDENCY = re.compile(r"dxgkio_make_resident\b[^\n]{0,40}?(?:-12\b|enomem)", re.IGNORECASE)
 
 
+# Marks of a framework that preallocates the GPU (XLA under JAX or TensorFlow), as gpudesk.oom.parsers.cublas reads them.
+_PREALLOCATING_MARKS = ("xla", "jax", "stream_executor", "tensorflow")
+
+
 def classify(text: str, requested: int | None = None, negative_size: int | None = None,
              backend: str | None = None) -> str | None:
     """The signature of ``text`` (see the module docstring), or None. ``requested`` / ``negative_size`` are the
@@ -897,6 +901,10 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         if any(w in low for w in words
                if not (w in ("std::bad_alloc", "bad allocation") and _device_bad_alloc(low))):
             return key
+    if "cudnn_status_execution_failed" in low and any(w in low for w in _PREALLOCATING_MARKS):
+        # cuDNN's kernel failing under XLA / TensorFlow (gpudesk.oom.parsers.cublas, CUDNN_EXECUTION_FAILED): its own
+        # allocations outside the framework's preallocated pool, as at handle creation.
+        return "library_init"
     if "unable to allocate" in low and "mlx" in low:
         # MLX's allocator limit quoted without its "[malloc_or_wait]" prefix (a title: 'malloc error "Unable to
         # allocate" on 8GB RAM Mac', ml-explore/mlx#63).

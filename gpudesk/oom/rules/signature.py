@@ -746,7 +746,9 @@ def _autotuner_preallocation(f: Facts) -> list[Cause]:
     """XLA's "Failed to determine best cudnn convolution algorithm": the autotuner runs after cuDNN's handle was
     created (a missing or mismatched library stops earlier, at "DNN library initialization failed"), and profiles each
     candidate algorithm with scratch memory and cuDNN's own device allocations made outside XLA's preallocated pool;
-    when all of them fail, that memory could not be had. Preallocation first (elixir-nx/nx#1000: memory_fraction 0.6
+    when all of them fail, that memory could not be had. cuDNN's CUDNN_STATUS_EXECUTION_FAILED under XLA (read only
+    there, gpudesk.oom.parsers.cublas) is the same memory failing when the chosen algorithm runs (jax#12461, its
+    maintainers: preallocation). Preallocation first (elixir-nx/nx#1000: memory_fraction 0.6
     fixed it; jax#8506: the maintainer, JAX must leave cuDNN a minimum), the library reading second."""
     return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
                      _("XLA's convolution autotuner tries each cuDNN algorithm with scratch memory and cuDNN's own "
@@ -846,7 +848,7 @@ def _library_init(f: Facts) -> list[Cause]:
         if total and free / total > 0.5:
             return [_not_capacity("driver_version", 0.8, f)]
     low = (r.text or "").lower()
-    if _AUTOTUNER in low:
+    if _AUTOTUNER in low or "cudnn_status_execution_failed" in low:
         return _autotuner_preallocation(f)
     if _jax_wording(r):
         return _library_mismatch_first(f)
