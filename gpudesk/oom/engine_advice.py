@@ -178,7 +178,7 @@ def _leak_fix(key: str, cause: Cause) -> None:
     if not _PYTORCH_ONLY.search(cause.fix):
         return
     cause.more_fixes = [m for m in cause.more_fixes if not _PYTORCH_ONLY.search(m)]
-    cause.fix = i18n._(_LEAK_FIX[key]) if key in _LEAK_FIX else _(_LEAK_FIX_OTHER).format(runtime=key)
+    cause.fix = i18n._(_LEAK_FIX[key]) if key in _LEAK_FIX else i18n._(_LEAK_FIX_OTHER).format(runtime=key)
     if key in _NOT_TORCH:
         cause.checks = [c for c in cause.checks if not _PYTORCH_ONLY.search(c)] + [
             _("Watch the GPU's used memory (nvidia-smi -l 5) over identical requests or runs: a rise with every one is "

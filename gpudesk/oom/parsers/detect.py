@@ -13,6 +13,7 @@ from gpudesk.oom.errors import OomInputError
 from gpudesk.oom.parsers import (
     allowed_memory,
     cublas,
+    condense,
     generic,
     jax,
     llamacpp,
@@ -179,7 +180,11 @@ def parse_text(data: str | bytes) -> MemoryReport:
         OomInputError: see :func:`decode_text`.
     """
     text = decode_text(data)
-    report = _parse(text)
+    read = condense.repeated_lines(text)  # a long log's patterns scan it without the middle of its repeated lines
+    report = _parse(read)
+    if read is not text:
+        report.text = text  # the whole input is kept
+        return report
     if "\n" in text.strip() and len(text) <= UNWRAP_MAX_CHARS and (report.kind == "unknown" or report.missing):
         unwrapped = _parse(" ".join(text.split()))
         if unwrapped.kind != "unknown" and (report.kind == "unknown" or len(unwrapped.missing) < len(report.missing)):

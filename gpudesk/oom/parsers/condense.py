@@ -1,0 +1,48 @@
+"""A long log read without the middle of its repeated lines (issue 28: a 1 MiB log diagnosed in seconds).
+
+The doctor's parsers and rules scan the text with a few hundred bounded patterns, each linear in the text's length;
+on a 1 MiB training log that is about 30 ms a pattern and some 10 s in all. Such a log is mostly one or a few line
+shapes printed over and over (a step's loss, a progress bar, a throughput line), which say nothing a rule reads
+beyond their first and last occurrences: the out-of-memory message, its traceback and the lines around it are
+unique, or repeated far fewer times.
+
+:func:`repeated_lines` keeps every line whose shape (the line with its digit runs and hexadecimal numbers masked)
+occurs at most ``2 × KEEP_EACH_END`` times, and of a more frequent shape its first and last ``KEEP_EACH_END``
+occurrences, in their order. What the rules read from a repeated shape survives: the first and last counters of a
+progress log (the last two consecutive steps included), the first and last of repeated out-of-memory messages (the
+growth between them), and at least ``2 × KEEP_EACH_END`` of any repeated line. Texts under
+:data:`CONDENSE_MIN_CHARS` are read whole (every pasted message is far shorter), and the report keeps the whole input
+(``MemoryReport.text``): only what the patterns scan is shorter.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+# Below this many characters the text is read whole: a pasted error, a traceback, a few thousand log lines.
+CONDENSE_MIN_CHARS = 200_000
+# Occurrences kept at each end of a repeated line shape.
+KEEP_EACH_END = 3
+_VARIABLE = re.compile(r"0[xX][0-9a-fA-F]+|\d+")
+
+
+def repeated_lines(text: str) -> str:
+    """``text`` without the middle occurrences of its frequent line shapes (module docstring); ``text`` itself when it
+    is shorter than :data:`CONDENSE_MIN_CHARS` or nothing repeats often enough to drop."""
+    if len(text) < CONDENSE_MIN_CHARS:
+        return text
+    lines = text.split("\n")
+    shapes = [_VARIABLE.sub("#", line) for line in lines]
+    counts = Counter(shapes)
+    if max(counts.values()) <= 2 * KEEP_EACH_END:
+        return text
+    seen: Counter[str] = Counter()
+    kept = []
+    for line, shape in zip(lines, shapes):
+        total = counts[shape]
+        index = seen[shape]
+        seen[shape] += 1
+        if total <= 2 * KEEP_EACH_END or index < KEEP_EACH_END or index >= total - KEEP_EACH_END:
+            kept.append(line)
+    return "\n".join(kept)
