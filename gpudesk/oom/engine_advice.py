@@ -155,7 +155,15 @@ _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
 #     created (src/llama-context.cpp, ggml_backend_sched_reserve), so steady requests should hold memory flat; growth
 #     across requests is memory the server keeps outside those buffers, fixed by its releases.
 #   Ollama: a model stays loaded for keep_alive (OLLAMA_KEEP_ALIVE, docs/faq.md); `ollama stop MODEL` unloads it now.
+#   ONNX Runtime: its BFC arena keeps every chunk it extended by and extends in powers of two by default (CUDA EP
+#     option arena_extend_strategy, kNextPowerOfTwo / kSameAsRequested); the run option
+#     "memory.enable_memory_arena_shrinkage" ("gpu:0") returns unused chunks after a run
+#     (include/onnxruntime/core/session/onnxruntime_run_options_config_keys.h).
 _LEAK_FIX = {
+    "onnxruntime": N_("Keep ONNX Runtime's arena from growing run after run: the CUDA provider option "
+                      "arena_extend_strategy='kSameAsRequested', and shrink it after each run with the run option "
+                      "memory.enable_memory_arena_shrinkage='gpu:0' (RunOptions.add_run_config_entry); create each "
+                      "InferenceSession once and reuse it"),
     "comfyui": N_("Free ComfyUI's memory between queued runs (the 'Unload Models' / 'Free model and node cache' "
                   "buttons, or POST /free with {\"unload_models\": true, \"free_memory\": true}) and update the "
                   "custom node whose runs add memory: growth from run to run is memory a node keeps between runs"),

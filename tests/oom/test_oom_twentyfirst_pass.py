@@ -74,6 +74,10 @@ def test_growth_with_an_adverb_is_a_leak_in_the_runtimes_terms() -> None:
     assert not any("torch" in c for c in llama.checks)
     comfy = diagnose_text(COMFY_RUNS).causes[0]
     assert comfy.id == "leak" and "/free" in comfy.fix and "loss.item()" not in comfy.fix
+    # immich-app/immich#31675: ONNX Runtime's arena, in its own options.
+    ort = diagnose_text("Face Detection GPU VRAM leak (CUBLAS_STATUS_ALLOC_FAILED / BFCArena) on v3.1.0 and v3.2.2 — "
+                        "isolated to buffalo_l recognition, unrelated to job concurrency setting").causes[0]
+    assert ort.id == "leak" and "memory.enable_memory_arena_shrinkage" in ort.fix
     # A training loop keeps the training fix.
     assert "loss.item()" in diagnose_text("GPU memory gradually increasing each epoch until CUDA out of memory").causes[0].fix
     # An adverb without growth is no leak.
