@@ -207,3 +207,7 @@ def test_long_log_is_condensed_but_kept_whole() -> None:
     assert d.causes[0].id == diagnose_text("\n".join(steps.splitlines()[-3:]) + "\n" + oom).causes[0].id
     # A short text is read whole.
     assert condense.repeated_lines(oom) is oom
+    # A series of failures is kept whole (its falls as well as its rises), however often its shape repeats.
+    series = "\n".join(f"{steps}\nRuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB ({n}.00 GiB already "
+                       f"allocated)" for n in (12, 14, 13, 15, 16, 11, 17, 18))
+    assert condense.repeated_lines(series).count("CUDA out of memory") == 8

@@ -8,9 +8,10 @@ unique, or repeated far fewer times.
 
 :func:`repeated_lines` keeps every line whose shape (the line with its digit runs and hexadecimal numbers masked)
 occurs at most ``2 × KEEP_EACH_END`` times, and of a more frequent shape its first and last ``KEEP_EACH_END``
-occurrences, in their order. What the rules read from a repeated shape survives: the first and last counters of a
-progress log (the last two consecutive steps included), the first and last of repeated out-of-memory messages (the
-growth between them), and at least ``2 × KEEP_EACH_END`` of any repeated line. Texts under
+occurrences, in their order; a shape that names an allocation failure is kept whole. What the rules read from a
+repeated shape survives: the first and last counters of a progress log (the last two consecutive steps included),
+every out-of-memory message of a series (the live memory at each failure), and at least ``2 × KEEP_EACH_END`` of any
+repeated line. Texts under
 :data:`CONDENSE_MIN_CHARS` are read whole (every pasted message is far shorter), and the report keeps the whole input
 (``MemoryReport.text``): only what the patterns scan is shorter.
 """
@@ -20,6 +21,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from gpudesk.oom.parsers.generic import OOM_WORDS
+
 # Below this many characters the text is read whole: a pasted error, a traceback, a few thousand log lines.
 CONDENSE_MIN_CHARS = 200_000
 # Occurrences kept at each end of a repeated line shape.
@@ -27,22 +30,34 @@ KEEP_EACH_END = 3
 _VARIABLE = re.compile(r"0[xX][0-9a-fA-F]+|\d+")
 
 
+def _failure_shape(shape: str) -> bool:
+    """A line shape that names an allocation failure (:data:`gpudesk.oom.parsers.generic.OOM_WORDS`): every one of
+    its lines is kept, so that a series of failures (the live memory at each, read by gpudesk.oom.rules.leak) is read
+    whole, its falls as well as its rises."""
+    low = shape.lower()
+    return any(word in low for word in OOM_WORDS)
+
+
 def repeated_lines(text: str) -> str:
     """``text`` without the middle occurrences of its frequent line shapes (module docstring); ``text`` itself when it
-    is shorter than :data:`CONDENSE_MIN_CHARS` or nothing repeats often enough to drop."""
+    is shorter than :data:`CONDENSE_MIN_CHARS` or nothing repeats often enough to drop. Lines that name an allocation
+    failure are all kept (``_failure_shape``)."""
     if len(text) < CONDENSE_MIN_CHARS:
         return text
     lines = text.split("\n")
     shapes = [_VARIABLE.sub("#", line) for line in lines]
     counts = Counter(shapes)
-    if max(counts.values()) <= 2 * KEEP_EACH_END:
+    frequent = {shape for shape, n in counts.items() if n > 2 * KEEP_EACH_END and not _failure_shape(shape)}
+    if not frequent:
         return text
     seen: Counter[str] = Counter()
     kept = []
     for line, shape in zip(lines, shapes):
-        total = counts[shape]
+        if shape not in frequent:
+            kept.append(line)
+            continue
         index = seen[shape]
         seen[shape] += 1
-        if total <= 2 * KEEP_EACH_END or index < KEEP_EACH_END or index >= total - KEEP_EACH_END:
+        if index < KEEP_EACH_END or index >= counts[shape] - KEEP_EACH_END:
             kept.append(line)
     return "\n".join(kept)
