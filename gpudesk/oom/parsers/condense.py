@@ -44,12 +44,15 @@ def repeated_lines(text: str) -> str:
     failure are all kept (``_failure_shape``)."""
     if len(text) < CONDENSE_MIN_CHARS:
         return text
+    cached = _last
+    if cached is not None and cached[0] is text:
+        return cached[1]
     lines = text.split("\n")
-    shapes = [_VARIABLE.sub("#", line) for line in lines]
+    shapes = _VARIABLE.sub("#", text).split("\n")  # (the masks never touch a line break: one shape per line)
     counts = Counter(shapes)
     frequent = {shape for shape, n in counts.items() if n > 2 * KEEP_EACH_END and not _failure_shape(shape)}
     if not frequent:
-        return text
+        return _remember(text, text)
     seen: Counter[str] = Counter()
     kept = []
     for line, shape in zip(lines, shapes):
@@ -60,4 +63,14 @@ def repeated_lines(text: str) -> str:
         seen[shape] += 1
         if index < KEEP_EACH_END or index >= counts[shape] - KEEP_EACH_END:
             kept.append(line)
-    return "\n".join(kept)
+    return _remember(text, "\n".join(kept))
+
+
+# The last long text condensed and its result: parse_text and diagnose read the same text one after the other.
+_last: tuple[str, str] | None = None
+
+
+def _remember(text: str, read: str) -> str:
+    global _last
+    _last = (text, read)
+    return read
