@@ -116,6 +116,8 @@ def test_first_gpu_against_the_others() -> None:
     top = diagnose_text(USED_OF_TOTAL).causes[0]
     assert top.id == "multi_gpu_imbalance"
     assert top.evidence["busiest_gpu_bytes"] == 43 * 1024**3 and top.evidence["least_gpu_bytes"] == 32 * 1024**3
+    decimals = diagnose_text("CUDA out of memory: it took 43.5G/46G and 30.2G/46G on two A40 GPUs").causes[0]
+    assert decimals.id == "multi_gpu_imbalance" and decimals.evidence["imbalance_ratio"] == 1.44
     # Balanced figures, or one GPU's figures over time, are not an imbalance.
     assert _top("It took 32GB/46GB and 33GB/46GB on two A40 GPUs, then CUDA out of memory")[0] != "multi_gpu_imbalance"
     assert _top("Memory went from 12G/24G to 23G/24G, then CUDA out of memory")[0] != "multi_gpu_imbalance"

@@ -81,7 +81,7 @@ _USED_OF_TOTAL = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,2})?)\s?(?:G|GB|GiB)?\
                             re.IGNORECASE)
 _SEVERAL_GPUS = re.compile(r"\b(?:two|three|four|eight|both|multiple|several|\d{1,2})\s(?:\w{1,12}\s)?(?:gpus|cards|devices)\b"
                            r"|[两二三四五六七八多]\s?(?:张|块|个)\s?(?:\w{1,12}\s?)?(?:卡|gpu|显卡)", re.IGNORECASE)
-_SENTENCE = re.compile(r"[^.。\n!?！？]{1,600}")
+_SENTENCE = re.compile(r"(?:[^.。\n!?！？]|(?<=\d)\.(?=\d)){1,600}")  # (a decimal point ends no sentence)
 
 # Placement said in words: the whole model on one card though several are there. "never uses the second one" /
 # "not splitting model to multiple GPUs" (ollama#1341), "will only load onto a single GPU" (SciSharp/LLamaSharp#617),
