@@ -31,6 +31,15 @@ of the message say so. Each signature names the mechanism and the one check that
   the Linux OOM killer ends the process with the largest badness score with SIGKILL when RAM and swap run out
   (``mm/oom_kill.c``, "Out of memory: Killed process N"), so host RAM is the likelier reading; a scheduler or a user
   kills the same way, hence not a certain one (the kernel log decides).
+  The same kill in the shapes of :mod:`gpudesk.oom.exit_marks` ("Killed" glued to a progress bar or quoted as code,
+  Ollama's "llama runner exited, you may not have enough available memory") reads as ``sigkill`` too.
+* ``load_exit_paused``: a Windows console's pause prompt right after a checkpoint-loading bar that stopped before its
+  last shard, with no error (:mod:`gpudesk.oom.exit_marks`): python.exe ended while reading the checkpoint into RAM,
+  the commit limit (RAM + page file).
+* ``worker_exit_shm``: PyTorch's "DataLoader worker (pid(s) N) exited unexpectedly" inside a container: the workers'
+  shared memory (``/dev/shm``, 64 MiB in Docker by default) first (:mod:`gpudesk.oom.exit_marks`).
+* Limits said in words (:mod:`gpudesk.oom.limit_words`): a kernel's dynamic shared memory above the device's opt-in
+  limit is ``shared_memory``, one buffer beyond the device's maximum buffer size is ``buffer_limit``.
 * ``sigtrap_mac``: a process ended by SIGTRAP as macOS's shell reports it ("Trace/BPT trap: 5", the BSD description
   of signal 5; Linux's glibc words it "Trace/breakpoint trap") while a model was running (a step progress bar, PyTorch,
   MPS, Metal, MLX or diffusers named). On a Mac the GPU is Apple silicon's, sharing the system's memory; when a
@@ -174,6 +183,7 @@ import re
 from dataclasses import dataclass
 
 from gpudesk.i18n import N_
+from gpudesk.oom import exit_marks, limit_words
 
 PiB = 1024**5
 VULKAN_LARGE_BYTES = 2 * 1024**3
@@ -886,6 +896,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "shm_segment"
     if "no space left on device" in low and any(w in low for w in _DEV_SHM_WORDS):
         return "dev_shm"
+    if exit_marks.worker_exit_in_container(text):
+        return "worker_exit_shm"
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
@@ -895,6 +907,10 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if VERBS_ENOMEM.search(low):
         return "pin_memory"
     func_attribute_oom = _FUNC_ATTRIBUTE_OOM.search(low) is not None
+    if limit_words.shared_memory_limit(text) and not func_attribute_oom:
+        return "shared_memory"
+    if limit_words.buffer_size_limit(text):
+        return "buffer_limit"
     for key, words in _WORDS[1:]:
         if key == "shared_memory" and func_attribute_oom:
             continue  # device memory, not the shared-memory limit (_FUNC_ATTRIBUTE_OOM)
@@ -938,8 +954,11 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "bare_cuda_error"
     if _NCCL_CUDA_ERROR in low and "nccl" in low:
         return "nccl_cuda_error"
-    if (_SIGKILL.search(text) or silent_exit_while_loading(text)) and not any(w in low for w in _OOM_OWN):
+    if (_SIGKILL.search(text) or silent_exit_while_loading(text) or exit_marks.killed_without_error(text)) \
+            and not any(w in low for w in _OOM_OWN):
         return "sigkill"
+    if exit_marks.paused_after_unfinished_load(text) and not any(w in low for w in _OOM_OWN):
+        return "load_exit_paused"
     if notebook_kernel_died(text) and not any(w in low for w in _OOM_OWN):
         return "kernel_died"
     if _SIGTRAP_MAC.search(text) and _MODEL_RUNNING.search(text):

@@ -225,6 +225,13 @@ CONFIGURED_CEILING = _c(r"\(\s{0,2}" + _SIZE_U + r"\s{0,2}\)\s{0,3}exceeds?\s{1,
 # tokens: memory 42.8GB exceeds ceiling 42.0GB" (oMLX's process memory enforcer, jundot/omlx#1522). Same groups.
 CONFIGURED_CEILING_RUNNING = _c(r"\bmemory\s{1,3}" + _SIZE_U + r"\s{0,3}exceeds?\s{1,3}(?:the\s{1,3})?"
                                 r"((?:memory\s{1,3})?(?:ceiling|limit|cap))\s{0,3}:?\s{0,3}" + _SIZE_U + r"(?![\w.])")
+# The same check before a step, the step's estimated peak against the ceiling: "Prefill would require ~70.27 GB peak
+# (current 67.54 GB + KV+SDPA 2.73 GB) but metal_cap ceiling is 69.86 GB. Raise kernel iogpu.wired_limit_mb" (oMLX's
+# prefill guard, jundot/omlx#1998: the ceiling is macOS's GPU wired-memory limit, sysctl iogpu.wired_limit_mb). Same
+# groups.
+CONFIGURED_CEILING_REQUIRED = _c(r"\b(?:would\s{1,3})?requires?\s{1,3}~?\s{0,2}" + _SIZE_U + r"[^\n]{0,160}?\bbut\s{1,3}"
+                                 r"(?:the\s{1,3})?([a-z][\w-]{0,40}\s{1,3}(?:ceiling|limit|cap))\s{1,3}is\s{1,3}~?\s{0,2}"
+                                 + _SIZE_U + r"(?!\w)")
 # TensorRT's builder (``IBuilder`` autotuning): "Skipping tactic N due to insufficient memory on requested size of S
 # detected for tactic T" (older builds spell it "insuficient"). S is the workspace one tactic asked for, in one piece,
 # up to the workspace limit the build set (``IBuilderConfig::setMemoryPoolLimit(kWORKSPACE, ...)``,
@@ -697,7 +704,8 @@ def extract(text: str) -> Extraction:
                     or _SHORTAGE_PHRASE.search(text) is not None or _OOM_ABBREVIATION.search(text) is not None
                     or MEMORY_TAKEN_TWICE.search(text) is not None,
                     failure_words=any(w in low for w in _FAILURE_WORDS))
-    ceiling = CONFIGURED_CEILING.search(text) or CONFIGURED_CEILING_RUNNING.search(text)
+    ceiling = (CONFIGURED_CEILING.search(text) or CONFIGURED_CEILING_RUNNING.search(text)
+               or CONFIGURED_CEILING_REQUIRED.search(text))
     if ceiling:
         ex.configured_limit_bytes = _bytes(ceiling.group(4), ceiling.group(5))
     req = _first(_REQUEST, text)
