@@ -506,6 +506,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   # posix_memalign failing, "Fail to alloc memory of N size, error code is E", E = errno 12 ENOMEM);
                   # its GPU allocator words its failures "Cannot malloc N MB GPU memory" (PaddleOCR#2199).
                   "fail to alloc memory of",
+                  # SuperLU, the sparse direct solver behind scipy.sparse.linalg.spsolve/splu (SRC/memory.c and
+                  # [sdcz]memory.c: every failed SUPERLU_MALLOC aborts with "SUPERLU_MALLOC fails for <buffer> in
+                  # <function>()"): a CPU library, so its malloc is the host's heap (MarcoForte/closed-form-matting#21).
+                  "superlu_malloc fails",
                   # Hadoop YARN's NodeManager killing a container above its memory limit (ContainersMonitorImpl:
                   # "Container [pid=N,containerID=...] is running beyond physical memory limits. Current usage: X of
                   # Y physical memory used"; Spark on YARN: "Container killed by YARN for exceeding memory limits"):
@@ -638,9 +642,11 @@ _FUNC_ATTRIBUTE_OOM = re.compile(r"cudafuncsetattribute\b[^\n]{0,300}?out of mem
 # A process killed by SIGKILL with no words of its own: the Linux OOM killer's usual mark (the shell's "Killed" line,
 # torchrun's "exitcode: -9" in ChildFailedError, Python's "died with <Signals.SIGKILL: 9>"). A scheduler's or a user's
 # kill reads the same, so it is the likelier reading, not a certain one (gpudesk.oom.rules.signature).
+# (The shell's line may come back with the user's punctuation after it, as a title or a quote does: "Killed！",
+# Tangshitao/QuadTreeAttention#25.)
 # The same kill as an exit status: 128 + 9 = 137 (a shell, Docker's "exited with code 137"), a launcher's "return code
 # = -9", Go's "signal: killed" (Ollama's runner).
-_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed\s*$|"
+_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed[!！.。]{0,3}\s*$|"
                       r"signal: killed|exit(?:ed with)?[ _]code:?\s{0,2}137\b|exit status 137\b|"
                       r"return code\s{0,2}=\s{0,2}-9\b|"
                       # bash's report of a job or script command ended by SIGKILL (jobs.c, the signal's description
@@ -834,6 +840,22 @@ _BUFFER_LENGTH_LIMIT = re.compile(r"\bbuffer.{0,200}?\blength\s{0,2}[=:]?\s{0,2}
 RESOURCE_COUNT_LIMIT = re.compile(r"\bresource limit\s{0,2}\(\s{0,2}(\d{1,12})\s{0,2}\)\s{0,2}exceeded", re.IGNORECASE)
 
 
+# A runtime's per-allocation maximum stated as such, with the request above it: Level Zero's
+# ze_device_properties_t.maxMemAllocSize ("maximum memory allocation size in bytes"), OpenCL's
+# CL_DEVICE_MAX_MEM_ALLOC_SIZE and Vulkan's maxMemoryAllocationSize cap one allocation well below the device's memory
+# (a quarter of it by default on Intel GPUs), and a HIP-on-Level-Zero runtime refuses a hipMalloc above it ("chipStar's
+# allocation limit is 4294959104 bytes, so the 4294967296-byte request fails", CHIP-SPV/chipStar#1186).
+_STATED_ALLOCATION_LIMIT = re.compile(
+    r"\b(?:max(?:imum)?\s{1,3}(?:memory\s{1,3})?alloc(?:ation)?\s{1,3}size|(?:per[- ]|single[- ])?allocation\s{1,3}"
+    r"(?:size\s{1,3})?limit|maxmemallocsize|max_mem_alloc_size)\s{0,3}(?:is|of|=|:)\s{0,3}(\d{1,20})\s{0,2}bytes?\b",
+    re.IGNORECASE)
+
+
+def _stated_allocation_limit(text: str, requested: int | None) -> bool:
+    m = _STATED_ALLOCATION_LIMIT.search(text)
+    return requested is not None and m is not None and requested > int(m.group(1))
+
+
 def _region_limit(text: str, requested: int | None) -> bool:
     m = _REGION.search(text)
     return requested is not None and m is not None and requested > int(m.group(1))
@@ -845,6 +867,10 @@ def _region_limit(text: str, requested: int | None) -> bool:
 # keeps a share of the GPU for Windows, so the ceiling sits below what nvidia-smi shows free inside WSL
 # (microsoft/WSL#41176: refused with about 2 GB free per GPU; a lower engine budget then passed).
 _WSL_RESIDENCY = re.compile(r"dxgkio_make_resident\b[^\n]{0,40}?(?:-12\b|enomem)", re.IGNORECASE)
+
+
+# Marks of a framework that preallocates the GPU (XLA under JAX or TensorFlow), as gpudesk.oom.parsers.cublas reads them.
+_PREALLOCATING_MARKS = ("xla", "jax", "stream_executor", "tensorflow")
 
 
 def classify(text: str, requested: int | None = None, negative_size: int | None = None,
@@ -891,6 +917,10 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         if any(w in low for w in words
                if not (w in ("std::bad_alloc", "bad allocation") and _device_bad_alloc(low))):
             return key
+    if "cudnn_status_execution_failed" in low and any(w in low for w in _PREALLOCATING_MARKS):
+        # cuDNN's kernel failing under XLA / TensorFlow (gpudesk.oom.parsers.cublas, CUDNN_EXECUTION_FAILED): its own
+        # allocations outside the framework's preallocated pool, as at handle creation.
+        return "library_init"
     if "unable to allocate" in low and "mlx" in low:
         # MLX's allocator limit quoted without its "[malloc_or_wait]" prefix (a title: 'malloc error "Unable to
         # allocate" on 8GB RAM Mac', ml-explore/mlx#63).
@@ -903,7 +933,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "startup_pool"
     if _rmm_pool_cap(low):
         return "arena_limit"
-    if _region_limit(text, requested) or _BUFFER_LENGTH_LIMIT.search(low) or RESOURCE_COUNT_LIMIT.search(low):
+    if (_region_limit(text, requested) or _stated_allocation_limit(text, requested) or _BUFFER_LENGTH_LIMIT.search(low)
+            or RESOURCE_COUNT_LIMIT.search(low)):
         return "buffer_limit"
     if token_pool_has_room(text):
         return "token_pool_accounting"

@@ -287,6 +287,16 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                                   "for llama.cpp a smaller micro-batch (-ub 64 or 128) or context (-c), or flash "
                                   "attention (-fa), which shrinks the compute buffer; other runtimes: a smaller batch "
                                   "or sequence")
+    if key == "buffer_limit" and r.platform == "xpu" and r.runtime is None:
+        # An Intel GPU's per-allocation maximum (Level Zero's ze_device_properties_t.maxMemAllocSize, what clinfo shows
+        # as "Max memory allocation") holds for each buffer whatever the free memory; SYCL's Unified Runtime lifts it
+        # for programs that opt in (UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1, with kernels built for >4 GB buffers), and
+        # any program can split the data over several allocations under it.
+        fixes["buffer_limit"] = _("Keep every single allocation under the device's maximum (clinfo | grep -i 'max "
+                                  "memory allocation'): split the data over several buffers or run a smaller problem "
+                                  "size; a SYCL / Level Zero program may opt in to larger buffers with "
+                                  "UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1 (kernels built with "
+                                  "-ze-opt-greater-than-4GB-buffer-required)")
     if key == "buffer_limit" and r.runtime == "mlx":
         # MLX allocates each array as one Metal buffer (mlx/backend/metal/allocator.cpp), so the attention scores of a
         # long prompt's prefill chunk are one buffer whose size grows with the chunk; mlx-lm's generate_step processes
@@ -748,7 +758,9 @@ def _autotuner_preallocation(f: Facts) -> list[Cause]:
     """XLA's "Failed to determine best cudnn convolution algorithm": the autotuner runs after cuDNN's handle was
     created (a missing or mismatched library stops earlier, at "DNN library initialization failed"), and profiles each
     candidate algorithm with scratch memory and cuDNN's own device allocations made outside XLA's preallocated pool;
-    when all of them fail, that memory could not be had. Preallocation first (elixir-nx/nx#1000: memory_fraction 0.6
+    when all of them fail, that memory could not be had. cuDNN's CUDNN_STATUS_EXECUTION_FAILED under XLA (read only
+    there, gpudesk.oom.parsers.cublas) is the same memory failing when the chosen algorithm runs (jax#12461, its
+    maintainers: preallocation). Preallocation first (elixir-nx/nx#1000: memory_fraction 0.6
     fixed it; jax#8506: the maintainer, JAX must leave cuDNN a minimum), the library reading second."""
     return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
                      _("XLA's convolution autotuner tries each cuDNN algorithm with scratch memory and cuDNN's own "
@@ -848,7 +860,7 @@ def _library_init(f: Facts) -> list[Cause]:
         if total and free / total > 0.5:
             return [_not_capacity("driver_version", 0.8, f)]
     low = (r.text or "").lower()
-    if _AUTOTUNER in low:
+    if _AUTOTUNER in low or "cudnn_status_execution_failed" in low:
         return _autotuner_preallocation(f)
     if _jax_wording(r):
         return _library_mismatch_first(f)
