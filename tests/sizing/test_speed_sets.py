@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from gpudesk.sizing.speed_validation import SET_FILES, evaluate_speed, speed_report_lines, summarize_speed
+from gpudesk.sizing.speed_validation import SET_FILES, evaluate_speed, speed_cases_dir, speed_report_lines, summarize_speed
 
 
 def _row(case_id, kind, value):
@@ -201,3 +201,17 @@ def test_a_later_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path, n
     lines = speed_report_lines(results, summary)
     own = [line for line in lines if line.startswith(title)]
     assert len(own) == 1 and "2/2 answered" in own[0] and "ratio 1.00" in own[0]
+
+
+def test_the_bundled_check_is_kept_for_the_process_until_a_file_changes(tmp_path):
+    rows = (speed_cases_dir() / "serve_runs.jsonl").read_text(encoding="utf-8").splitlines()[:2]
+    path = tmp_path / "serve_runs.jsonl"
+    path.write_text(rows[0] + "\n", encoding="utf-8")
+    first = evaluate_speed(tmp_path)
+    again = evaluate_speed(tmp_path)
+    assert len(first) == 1 and first[0].predicted is not None
+    assert again == first and again[0] is first[0]  # not predicted a second time
+    path.write_text(rows[0] + "\n" + rows[1] + "\n", encoding="utf-8")
+    changed = evaluate_speed(tmp_path)
+    assert [r.case_id for r in changed] == [json.loads(line)["id"] for line in rows]
+    assert evaluate_speed(tmp_path, {"serve": lambda row: 1.0})[0] is not changed[0]  # own predictors: never kept
