@@ -20,6 +20,17 @@ Releases that carry the rule (read at each tag of https://github.com/vllm-projec
 
 The plugin's release numbers follow the vLLM release they pair with, so the row's ``engine_version`` on an Ascend
 NPU is the plugin's. No version given: the current plugin, which schedules as vLLM does.
+
+Eager launches. Releases before v0.9.0 run every model eagerly: v0.7.3 and v0.8.4rc1 force
+``CompilationLevel.NO_COMPILATION`` ("Compilation level %s is not supported on NPU now") and their V0 model runner
+captures no graph; ACL graph capture is the default from v0.9.0rc1 (``docs/source/user_guide/feature_guide/
+graph_mode.md``, vllm-project/vllm-ascend PR 1083). An eager operator on an Ascend NPU costs far more than on a GPU
+(torch_npu dispatch through the CANN operator queue): the plugin's own v0.7.3 release benchmark (vllm-project/
+vllm-ascend issue 776, Atlas A2 / 910B, Qwen2.5-7B-Instruct TP 1, ``benchmark_latency`` batch 8, 32 prompt and
+128 output tokens, eager V0) takes 4274.96 ms per run; this model's step at that shape, with the 10 us CUDA eager
+floor, gives 2473.7 ms for the 128 steps of 280 kernels, so each kernel costs (4274.96 - 2473.7) ms / (128 x 280)
+= 50.3 us more: :data:`ASCEND_EAGER_KERNEL_S` = 60 us. The same table's online run at 1 request/s (median TPOT 36.5
+ms) agrees.
 """
 
 from __future__ import annotations
@@ -36,6 +47,11 @@ PREFILL_FIRST_RELEASES = {(0, 9, 1, ""), (0, 10, 2, "rc"), (0, 11, 0, "rc")}
 SOURCE = ("vllm-ascend vllm_ascend/platform.py check_and_update_config ('Non-MLA LLMs forcibly disable the chunked "
           "prefill feature', PR 2659 in v0.9.1, PR 2894 in v0.10.2rc1-v0.11.0rc3, undone by PR 3967) and "
           "vllm_ascend/core/scheduler.py AscendScheduler (prefill-first) (https://github.com/vllm-project/vllm-ascend)")
+GRAPHS_SINCE = (0, 9, 0)
+ASCEND_EAGER_KERNEL_S = 60e-6
+EAGER_SOURCE = ("vllm-ascend v0.7.3 release benchmark, latency_qwen2_5_7B_tp1 (vllm-project/vllm-ascend issue 776); "
+                "eager before v0.9.0 (vllm_ascend/platform.py NO_COMPILATION, graph_mode.md) "
+                "(https://github.com/vllm-project/vllm-ascend)")
 _RELEASE = re.compile(r"(\d+)\.(\d+)\.(\d+)(rc\d*)?")
 
 
@@ -58,3 +74,17 @@ def vllm_ascend_scheduler(spec: ModelSpec, gpu: GPU, version: str | None, token_
     if gpu.vendor != ASCEND_VENDOR or spec.attention_kind == "mla" or not prefill_first_release(version):
         return None
     return V0Scheduler(chunked=False, token_budget=max(token_budget, spec.context_length or 0), source=SOURCE)
+
+
+def runs_eager(gpu: GPU, engine: str, version: str | None) -> bool:
+    """Whether vLLM on ``gpu`` launches every kernel eagerly whatever ``--enforce-eager`` says: an Ascend NPU with a
+    plugin release before v0.9.0 (module docstring)."""
+    release = _release(version)
+    return (gpu.vendor == ASCEND_VENDOR and engine == "vllm" and release is not None
+            and release[:3] < GRAPHS_SINCE)
+
+
+def eager_kernel_s(gpu: GPU) -> float | None:
+    """Fixed seconds of one eagerly launched kernel on ``gpu`` where this module has a measured figure (Ascend NPUs:
+    :data:`ASCEND_EAGER_KERNEL_S`), else None."""
+    return ASCEND_EAGER_KERNEL_S if gpu.vendor == ASCEND_VENDOR else None

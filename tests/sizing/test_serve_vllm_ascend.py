@@ -8,7 +8,13 @@ import pytest
 
 from gpudesk.catalog import open_catalog
 from gpudesk.sizing.serve_engine import engine_budget
-from gpudesk.sizing.serve_vllm_ascend import prefill_first_release, vllm_ascend_scheduler
+from gpudesk.sizing.serve_vllm_ascend import (
+    ASCEND_EAGER_KERNEL_S,
+    eager_kernel_s,
+    prefill_first_release,
+    runs_eager,
+    vllm_ascend_scheduler,
+)
 from gpudesk.sizing.shapes import spec_from_catalog
 from gpudesk.sizing.speed_serve import ServeLoad, serve_speed
 
@@ -57,3 +63,29 @@ def test_prompt_steps_pause_decoding_on_the_prefill_first_release(catalog):
     first = serve_speed(spec, npu, ServeLoad(engine_version="0.9.1", **kw))
     chunked = serve_speed(spec, npu, ServeLoad(engine_version="0.11.0", **kw))
     assert first.tpot_s > chunked.tpot_s * 1.05
+
+
+def test_releases_before_090_launch_every_kernel_eagerly_on_an_npu(catalog):
+    npu, h100 = catalog.gpu("ascend-910b"), catalog.gpu("h100-sxm5")
+    assert runs_eager(npu, "vllm", "0.7.3") and runs_eager(npu, "vllm", "v0.8.5rc1")
+    assert not runs_eager(npu, "vllm", "0.9.1") and not runs_eager(npu, "vllm", None)
+    assert not runs_eager(h100, "vllm", "0.7.3") and not runs_eager(npu, "sglang", "0.4.3")
+
+
+def test_the_plugins_own_v073_latency_benchmark_is_reproduced_by_the_eager_npu_kernel_cost(catalog):
+    """vLLM-Ascend v0.7.3 release benchmark (vllm-project/vllm-ascend issue 776): Qwen2.5-7B-Instruct, one 910B,
+    benchmark_latency batch 8, 32 in / 128 out, eager V0: 4274.96 ms per run. With the CUDA eager floor (10 us) the
+    model gives 2.47 s; with the NPU's 60 us per kernel within 1 %. The same server's online run at 1 request/s
+    (ShareGPT, 200 prompts) has a median TPOT of 36.5 ms: within 10 %, against 17 ms with graphs (v0.9.2rc1)."""
+    spec = spec_from_catalog(catalog.model("qwen2.5-7b"))
+    npu = catalog.gpu("ascend-910b")
+    run = serve_speed(spec, npu, ServeLoad(engine="vllm", engine_version="0.7.3", input_tokens=32, output_tokens=128,
+                                           batch=8))
+    assert run.e2e_latency_s == pytest.approx(4.27496, rel=0.01)
+    online = dict(engine="vllm", input_tokens=220, output_tokens=221, request_rate_per_s=1.0, num_prompts=200,
+                  length_spread=0.9)
+    assert serve_speed(spec, npu, ServeLoad(engine_version="0.7.3", **online)).tpot_s == pytest.approx(
+        0.0365, rel=0.1)
+    assert serve_speed(spec, npu, ServeLoad(engine_version="0.9.2rc1", **online)).tpot_s < 0.025
+    # --enforce-eager on a later release costs the same per kernel; a GPU keeps the CUDA eager floor.
+    assert eager_kernel_s(npu) == ASCEND_EAGER_KERNEL_S and eager_kernel_s(catalog.gpu("h100-sxm5")) is None
