@@ -44,6 +44,8 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
   prompt no longer rides in the decode steps: TTFT and TPOT follow the separate-prefill schedule.
 - vLLM V0 (a published ``engine_version`` below 0.8): chunked prefill only for contexts over 32K tokens, budget 512
   / 2048 with it and the whole context without (:mod:`gpudesk.sizing.serve_vllm_v0`).
+- vLLM-Ascend v0.9.1 and v0.10.2rc1-v0.11.0rc3 on an Ascend NPU: no chunked prefill for non-MLA models whatever the
+  flag, prefill-first steps of at least the model's context (:mod:`gpudesk.sizing.serve_vllm_ascend`).
 - FP8 KV (``--kv-cache-dtype fp8``) halves the bytes per token (:mod:`gpudesk.sizing.memory_inference`).
 """
 
@@ -75,6 +77,7 @@ from gpudesk.sizing.serve_host import engine_version_tuple
 from gpudesk.units import GIB
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_static import STATIC_SOURCE, is_static_batch, static_batch_limits
+from gpudesk.sizing.serve_vllm_ascend import vllm_ascend_scheduler
 from gpudesk.sizing.serve_vllm_v0 import MLA_NO_CHUNKED_SOURCE, vllm_v0_scheduler
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
@@ -294,6 +297,10 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
                            load.num_scheduler_steps) if engine == "vllm" else None
     if v0 is not None:
         token_budget = v0.token_budget
+    # vLLM-Ascend releases that force prefill-first scheduling whatever the user's flag (serve_vllm_ascend).
+    ascend = vllm_ascend_scheduler(spec, gpu, version, token_budget) if engine == "vllm" else None
+    if ascend is not None:
+        token_budget = ascend.token_budget
     overheads = Overheads()
     runtime = overheads.cuda_context_bytes + overheads.inference_runtime_bytes + (
         overheads.nccl_bytes_per_gpu if tp * pp > 1 else 0)
@@ -336,6 +343,8 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
         # In-flight batching mixes context and generation requests whatever the chunking; without chunked context
         # each context runs whole in one iteration (TRTLLM_IFB_SOURCE).
         mixed, chunked, mixed_source = True, False, TRTLLM_IFB_SOURCE
+    if ascend is not None:
+        mixed, mixed_source = ascend.chunked, ascend.source
     assumptions = (
         Assumption("mixed_prefill", str(mixed).lower() if chunked else _("true, whole prompts (no chunking)"),
                    mixed_source),
@@ -343,8 +352,8 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
         Assumption("kv_capacity_tokens", _("{tokens} tokens ({gib:.1f} GiB, {dtype})").format(
             tokens=capacity, gib=kv / GIB, dtype=kv_dtype),
                    "PagedAttention arXiv 2309.06180; engine memory profiling (vllm PR 21489)"),
-        Assumption("token_budget_per_step", str(token_budget), v0.source if v0 is not None and user_budget is None
-                   else _SOURCES[engine]),
+        Assumption("token_budget_per_step", str(token_budget), ascend.source if ascend is not None
+                   else v0.source if v0 is not None and user_budget is None else _SOURCES[engine]),
         Assumption("max_running_requests", str(max_running), _SOURCES[engine]),
     ) + ((Assumption("attention_dp", _(
         "attention in {groups} data-parallel groups of {gpus} GPU(s), each caching only its own requests").format(

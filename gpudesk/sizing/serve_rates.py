@@ -19,6 +19,7 @@ from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
 from gpudesk.sizing.engine_version import version_triple
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.serve_vllm_ascend import EAGER_SOURCE, eager_kernel_s
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.time import DEFAULT_LINK_EFFICIENCY, DEFAULT_MATMUL_EFFICIENCY
 from gpudesk.units import MIB
@@ -423,7 +424,12 @@ def prefill_steps_run_eager(engine: str, version: tuple[int, int] | None) -> boo
 
 
 def kernel_latency_s(gpu: GPU, cuda_graphs: bool) -> tuple[float, str]:
-    """(fixed seconds of one kernel whatever its work, source): replayed from a CUDA/HIP graph or launched eagerly."""
+    """(fixed seconds of one kernel whatever its work, source): replayed from a CUDA/HIP graph or launched eagerly
+    (an Ascend NPU's eager launch: :mod:`gpudesk.sizing.serve_vllm_ascend`)."""
+    npu = None if cuda_graphs else eager_kernel_s(gpu)
+    if npu is not None:
+        return npu, _("{us:g} us per kernel (eager, {gpu}): {source}; kernels per layer: {count}").format(
+            us=npu * 1e6, gpu=gpu.name, source=EAGER_SOURCE, count=KERNEL_COUNT_SOURCE)
     kernel = SMALL_KERNEL_GRAPH_S if cuda_graphs else SMALL_KERNEL_EAGER_S
     return kernel, _(
         "{us:g} us per kernel ({mode}): NVIDIA developer blog, Getting Started with CUDA Graphs "

@@ -112,6 +112,7 @@ from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
 from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
+from gpudesk.sizing.serve_vllm_ascend import runs_eager as ascend_runs_eager
 from gpudesk.sizing.serve_rates import (
     BLOCK_FP8_TRITON_PEAK_SHARE,
     block_fp8_triton_flops_share,
@@ -446,7 +447,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     attention_peak, _note = compute_peak_flops(gpu, "bf16")
     attention_eff, _source = matmul_efficiency(gpu, "bf16")
     hbm_eff, hbm_source = hbm_efficiency(gpu)
-    kernel_s, layer_source = kernel_latency_s(gpu, load.cuda_graphs)
+    graphs = load.cuda_graphs and not ascend_runs_eager(gpu, load.engine.lower(), load.engine_version)
+    kernel_s, layer_source = kernel_latency_s(gpu, graphs)
     kernels = kernels_per_step(spec)
     linear = _linear_format(fmt, block_fp8)
     quant_kernels = activation_quant_kernels(spec, load.engine, engine_version_tuple(load.engine_version), linear)
