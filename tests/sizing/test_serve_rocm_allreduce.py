@@ -105,3 +105,24 @@ def test_a_decode_step_of_128_requests_of_llama_70b_on_8_mi300x_pays_the_measure
         engine="sglang", input_tokens=10, output_tokens=10, batch=128, tp=8, weight_format="fp8",
         gpus_per_node=8).validated(), catalog.link("amd-if-mi300x"), "fp8")
     assert sglang.allreduce_s(128) == pytest.approx(160 * 17.2e-6, rel=0.01)
+
+
+def test_a_tp4_group_on_the_mi300x_mesh_reaches_three_of_its_seven_links(catalog):
+    """Alpha-beta model (an engine without a measured curve): 4 GPUs of the switchless MI300X mesh talk over 3 of
+    each GPU's 7 Infinity Fabric links (one per peer, AMD data sheet), 3 x 64 x 0.75 = 144 GB/s, not 336; on
+    NVSwitch every group gets the whole NVLink bandwidth."""
+    from gpudesk.sizing.serve_rates import mesh_peer_share
+
+    link = catalog.link("amd-if-mi300x")
+    assert mesh_peer_share(link, 3) == pytest.approx(3 / 7)
+    assert mesh_peer_share(link, 7) == 1.0
+    assert mesh_peer_share(catalog.link("nvlink4"), 3) == 1.0
+    spec = spec_from_catalog(catalog.model("llama-3.1-70b"))
+    load = ServeLoad(engine="sglang", input_tokens=10, output_tokens=10, batch=64, tp=4, weight_format="fp8",
+                     gpus_per_node=8).validated()
+    steps = step_model(spec, catalog.gpu("mi300x"), load, link, "fp8")
+    message = 64 * 8192 * 2  # 1 MiB: above the 512 KiB one-shot limit at TP 4, the ring's 2 (n-1)/n of it
+    assert steps.link_bytes_per_s == pytest.approx(3 * 64e9 * 0.75)
+    assert steps.allreduce_s(64) == pytest.approx(160 * (6.3e-6 + 1.5 * message / (144e9)))
+    tp_note = next(a for a in steps.assumptions if a.name == "tp_allreduce")
+    assert "192" in tp_note.value and "data sheet" in tp_note.source
