@@ -512,6 +512,26 @@ def measured_allreduce_busbw(link: Link, message_bytes: float) -> float | None:
 XGMI_LINK_EFFICIENCY = 48 / 64
 
 
+# Point-to-point meshes without a switch: every GPU has one link to each of its peers (AMD Instinct MI300X data
+# sheet: 7 Infinity Fabric links of 128 GB/s bidirectional per GPU on the 8-GPU UBB; MI355X brochure: 7 x 153.6 GB/s,
+# fully connected, no switch; db/links.csv). The link's per-direction figure in the catalog is the sum over the 7
+# links, of which a GPU talking to ``p`` peers uses ``p``: a tensor-parallel group of n GPUs reaches n - 1 of them
+# (its collectives spread over those links), a pipeline send between two GPUs one.
+MESH_LINKS_PER_GPU = {"amd-if-mi300x": 7, "amd-if-mi355x": 7}
+MESH_SOURCE = ("AMD Instinct MI300X data sheet (7 x 128 GB/s Infinity Fabric links per GPU, one per peer); "
+               "MI355X brochure (7 x 153.6 GB/s, fully connected, no switch)")
+
+
+def mesh_peer_share(link: Link, peers: int) -> float:
+    """Share of ``link``'s per-direction bandwidth a GPU reaches when it talks to ``peers`` peers: ``peers / links``
+    on a switchless mesh with one link per peer (:data:`MESH_LINKS_PER_GPU`), else 1 (a switch gives every peer the
+    GPU's whole bandwidth)."""
+    links = MESH_LINKS_PER_GPU.get(link.id)
+    if not links:
+        return 1.0
+    return min(max(1, peers), links) / links
+
+
 def link_efficiency(link: Link) -> tuple[float, str]:
     """(share of the link's per-direction bandwidth a ring all-reduce reaches, source)."""
     if link.id.startswith("amd-if"):
