@@ -141,7 +141,7 @@ _EVALUATED: dict[tuple[str, tuple[tuple[str, int | None, int | None], ...]], tup
 
 
 def _files_state(base: Path) -> tuple[str, tuple[tuple[str, int | None, int | None], ...]]:
-    state = []
+    state: list[tuple[str, int | None, int | None]] = []
     for files in SET_FILES.values():
         for name in files:
             try:
