@@ -83,7 +83,9 @@ def add_parser(subparsers) -> None:
                           "sequence parallel, torchtitan), not the shard Megatron-LM gathers again in backward"))
     m.add_argument("--cp", type=int, default=1, metavar="N", help=_("context-parallel degree (sequence split over N GPUs)"))
     m.add_argument("--pp", type=int, default=1, metavar="N",
-                   help=_("pipeline-parallel stages (training; --batch is then the batch per data-parallel rank)"))
+                   help=_("pipeline-parallel stages (training; --batch is then the batch per data-parallel rank); "
+                          "inference: GPUs that hold whole layers and run in turn (HF device_map=\"auto\", vLLM "
+                          "pipeline parallel), sized on the fullest"))
     m.add_argument("--pp-schedule", default="1f1b", choices=("1f1b", "interleaved-1f1b", "gpipe"),
                    help=_("pipeline schedule (PyTorch torch.distributed.pipelining names)"))
     m.add_argument("--pp-microbatches", type=int, default=None, metavar="M",
@@ -148,6 +150,9 @@ def add_parser(subparsers) -> None:
                           "generate/tp.py; vLLM splits them)"))
     m.add_argument("--embeddings-on-host", action="store_true",
                    help=_("inference: the input embedding table stays in host memory (ExLlama's device map)"))
+    m.add_argument("--bnb-fp32-compute", action="store_true",
+                   help=_("inference of bitsandbytes 4-bit weights (nf4) whose layers compute in fp32: "
+                          "BitsAndBytesConfig without bnb_4bit_compute_dtype (transformers' default float32)"))
     m.add_argument("--kv-block-tokens", type=int, default=16, metavar="N",
                    help=_("paged KV block size in tokens (vLLM 16, SGLang 1)"))
     m.add_argument("--framework", default=None, choices=FRAMEWORKS,
@@ -550,7 +555,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
         ddp_bucket_view=args.ddp_bucket_view,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
-        embeddings_on_host=args.embeddings_on_host,
+        embeddings_on_host=args.embeddings_on_host, bnb_fp32_compute=args.bnb_fp32_compute,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -576,7 +581,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "fsdp1_no_sync": "--fsdp1-sync-each-batch", "ddp_bucket_view": "--ddp-bucket-view",
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",
                 "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",
-                "tp_replicated_vocab": "--tp-replicated-vocab", "embeddings_on_host": "--embeddings-on-host"}
+                "tp_replicated_vocab": "--tp-replicated-vocab", "embeddings_on_host": "--embeddings-on-host",
+                "bnb_fp32_compute": "--bnb-fp32-compute"}
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),
                                                   problem=exc.reason)) from exc
     verdict = None

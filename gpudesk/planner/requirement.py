@@ -84,7 +84,8 @@ class ModelMemory:
     Megatron-Core's DDP: no second copy of the gradients in the all-reduce buckets); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
     AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``tp_replicated_vocab`` (inference tensor
     parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``embeddings_on_host``
-    (inference that keeps the input embedding table in host memory, ExLlama); ``framework``
+    (inference that keeps the input embedding table in host memory, ExLlama); ``bnb_fp32_compute`` (inference of
+    bitsandbytes 4-bit weights whose layers compute in fp32, ``BitsAndBytesConfig`` without a compute dtype); ``framework``
     only chooses which published cases give the estimate's expected error band. Training-speed inputs of
     Megatron-style runs: ``mtp_layers`` (multi-token-prediction depths trained with the model, Megatron-Core
     ``--mtp-num-layers``) and ``recompute_modules`` (what selective recompute redoes, Megatron-Core
@@ -140,6 +141,7 @@ class ModelMemory:
     fused_qkv_load: bool = False
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
+    bnb_fp32_compute: bool = False
     framework: str | None = None
     mtp_layers: int = 0
     recompute_modules: list[str] = field(default_factory=list)

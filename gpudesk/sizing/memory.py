@@ -86,6 +86,8 @@ class MemoryWorkload:
             (:mod:`gpudesk.sizing.fused_load`).
         tp_replicated_vocab: inference under tensor parallelism that keeps the embedding and LM head whole on
             every GPU (lit-gpt ``generate/tp.py``), instead of splitting the vocabulary (vLLM, Megatron-LM).
+        bnb_fp32_compute: inference of bitsandbytes 4-bit weights whose layers compute in fp32
+            (``BitsAndBytesConfig`` without ``bnb_4bit_compute_dtype``; :mod:`gpudesk.sizing.bnb_compute`).
         embeddings_on_host: inference that keeps the input embedding table in host memory (ExLlama's device map).
         prompt_tokens: inference prompt tokens per sequence, the prefill's length (None: the whole
             ``context_tokens``).
@@ -109,7 +111,9 @@ class MemoryWorkload:
             unchunked ``to_nf4`` before May 2024, ``fsdp1-sync-states`` for FSDP1 ``sync_module_states`` from rank
             0's CPU copy): the blocks cached while loading set the reserved peak when they exceed training's
             (:mod:`gpudesk.sizing.loading`).
-        pipeline_parallel: pipeline stages (training); ``pipeline_schedule`` ``1f1b``, ``interleaved-1f1b`` or
+        pipeline_parallel: pipeline stages (training); for inference, GPUs that hold whole decoder layers and run
+            in turn (Hugging Face ``device_map="auto"``, vLLM ``--pipeline-parallel-size``;
+            :mod:`gpudesk.sizing.layer_split`); ``pipeline_schedule`` ``1f1b``, ``interleaved-1f1b`` or
             ``gpipe``; ``pipeline_microbatches`` the micro-batches the batch is split into (None: the stage count,
             torchtitan's default); ``pipeline_stages_per_rank`` model chunks per rank (interleaved; None: 2).
         global_batch_size: training sequences per optimizer step over the whole job, Megatron style (None: not
@@ -178,6 +182,7 @@ class MemoryWorkload:
     fused_qkv_load: bool = False
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
+    bnb_fp32_compute: bool = False
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -280,6 +285,12 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
             return _with_note(estimate_memory(spec, replace(w, longest_sample_tokens=None)), padding)
     if mode != "inference":
         return _estimate_training(spec, mode, w)
+    for name, given in (("pipeline_microbatches", w.pipeline_microbatches is not None),
+                        ("pipeline_stages_per_rank", w.pipeline_stages_per_rank is not None),
+                        ("pipeline_schedule", w.pipeline_schedule != "1f1b")):
+        if given:
+            raise SizingError(name, _("inference runs each request through the pipeline stages in turn (no "
+                                      "micro-batch schedule); give the stages with the pipeline setting only."))
     return inference_memory(
         spec, weight_format=w.weight_format, kv_precision=w.kv_precision, context_tokens=w.context_tokens,
         concurrent_sequences=w.concurrent_sequences, paged_block_tokens=w.paged_block_tokens,
@@ -288,6 +299,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         kv_cache_impl=w.kv_cache_impl, mla_decode_weights=w.mla_decode_weights, prompt_logits=w.prompt_logits,
         prefill_tokens=w.prompt_tokens, fused_qkv_load=w.fused_qkv_load,
         tp_replicated_vocab=w.tp_replicated_vocab, embeddings_on_host=w.embeddings_on_host,
+        pipeline_parallel=w.pipeline_parallel, bnb_fp32_compute=w.bnb_fp32_compute,
     )
 
 

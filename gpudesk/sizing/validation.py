@@ -252,6 +252,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         fused_qkv_load=bool(case.get("fused_qkv_load", False)),
         tp_replicated_vocab=bool(case.get("tp_replicated_vocab", False)),
         embeddings_on_host=bool(case.get("embeddings_on_host", False)),
+        bnb_fp32_compute=bool(case.get("bnb_fp32_compute", False)),
     )
 
 

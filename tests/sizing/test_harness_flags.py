@@ -43,6 +43,10 @@ def cli_args(case: dict) -> list[str]:
             args.append("--tp-replicated-vocab")
         if case.get("embeddings_on_host"):
             args.append("--embeddings-on-host")
+        if case.get("bnb_fp32_compute"):
+            args.append("--bnb-fp32-compute")
+        if (case.get("pipeline_parallel") or 1) > 1:
+            args += ["--pp", str(case["pipeline_parallel"])]
         if not case.get("flash_attention", True):
             args.append("--no-flash")
     else:
