@@ -41,7 +41,8 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
     )},
     **{name: FULL_TRAINING for name in (
         "optimizer_in_backward", "sp_gathered_inputs", "fsdp1_no_sync",
-        "ddp_bucket_view", "context_parallel",
+        "ddp_bucket_view", "context_parallel", "zero3_max_reuse_distance", "zero3_max_live_parameters",
+        "zero3_prefetch_bucket", "zero3_persistence_threshold", "zero3_reduce_bucket",
     )},
     # Full training's pipeline schedules, and inference's layer split (gpudesk.sizing.layer_split).
     "pipeline_parallel": FULL_TRAINING + INFERENCE,
