@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Before pytest-qt or any test imports PySide6: the same eager type creation as the app (gpudesk/ui/__init__.py).
+os.environ.setdefault("PYSIDE6_OPTION_LAZY", "0")
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

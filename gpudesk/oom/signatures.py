@@ -31,6 +31,15 @@ of the message say so. Each signature names the mechanism and the one check that
   the Linux OOM killer ends the process with the largest badness score with SIGKILL when RAM and swap run out
   (``mm/oom_kill.c``, "Out of memory: Killed process N"), so host RAM is the likelier reading; a scheduler or a user
   kills the same way, hence not a certain one (the kernel log decides).
+  The same kill in the shapes of :mod:`gpudesk.oom.exit_marks` ("Killed" glued to a progress bar or quoted as code,
+  Ollama's "llama runner exited, you may not have enough available memory") reads as ``sigkill`` too.
+* ``load_exit_paused``: a Windows console's pause prompt right after a checkpoint-loading bar that stopped before its
+  last shard, with no error (:mod:`gpudesk.oom.exit_marks`): python.exe ended while reading the checkpoint into RAM,
+  the commit limit (RAM + page file).
+* ``worker_exit_shm``: PyTorch's "DataLoader worker (pid(s) N) exited unexpectedly" inside a container: the workers'
+  shared memory (``/dev/shm``, 64 MiB in Docker by default) first (:mod:`gpudesk.oom.exit_marks`).
+* Limits said in words (:mod:`gpudesk.oom.limit_words`): a kernel's dynamic shared memory above the device's opt-in
+  limit is ``shared_memory``, one buffer beyond the device's maximum buffer size is ``buffer_limit``.
 * ``sigtrap_mac``: a process ended by SIGTRAP as macOS's shell reports it ("Trace/BPT trap: 5", the BSD description
   of signal 5; Linux's glibc words it "Trace/breakpoint trap") while a model was running (a step progress bar, PyTorch,
   MPS, Metal, MLX or diffusers named). On a Mac the GPU is Apple silicon's, sharing the system's memory; when a
@@ -174,6 +183,7 @@ import re
 from dataclasses import dataclass
 
 from gpudesk.i18n import N_
+from gpudesk.oom import exit_marks, limit_words
 
 PiB = 1024**5
 VULKAN_LARGE_BYTES = 2 * 1024**3
@@ -496,6 +506,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   # posix_memalign failing, "Fail to alloc memory of N size, error code is E", E = errno 12 ENOMEM);
                   # its GPU allocator words its failures "Cannot malloc N MB GPU memory" (PaddleOCR#2199).
                   "fail to alloc memory of",
+                  # SuperLU, the sparse direct solver behind scipy.sparse.linalg.spsolve/splu (SRC/memory.c and
+                  # [sdcz]memory.c: every failed SUPERLU_MALLOC aborts with "SUPERLU_MALLOC fails for <buffer> in
+                  # <function>()"): a CPU library, so its malloc is the host's heap (MarcoForte/closed-form-matting#21).
+                  "superlu_malloc fails",
                   # Hadoop YARN's NodeManager killing a container above its memory limit (ContainersMonitorImpl:
                   # "Container [pid=N,containerID=...] is running beyond physical memory limits. Current usage: X of
                   # Y physical memory used"; Spark on YARN: "Container killed by YARN for exceeding memory limits"):
@@ -628,9 +642,11 @@ _FUNC_ATTRIBUTE_OOM = re.compile(r"cudafuncsetattribute\b[^\n]{0,300}?out of mem
 # A process killed by SIGKILL with no words of its own: the Linux OOM killer's usual mark (the shell's "Killed" line,
 # torchrun's "exitcode: -9" in ChildFailedError, Python's "died with <Signals.SIGKILL: 9>"). A scheduler's or a user's
 # kill reads the same, so it is the likelier reading, not a certain one (gpudesk.oom.rules.signature).
+# (The shell's line may come back with the user's punctuation after it, as a title or a quote does: "Killed！",
+# Tangshitao/QuadTreeAttention#25.)
 # The same kill as an exit status: 128 + 9 = 137 (a shell, Docker's "exited with code 137"), a launcher's "return code
 # = -9", Go's "signal: killed" (Ollama's runner).
-_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed\s*$|"
+_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed[!！.。]{0,3}\s*$|"
                       r"signal: killed|exit(?:ed with)?[ _]code:?\s{0,2}137\b|exit status 137\b|"
                       r"return code\s{0,2}=\s{0,2}-9\b|"
                       # bash's report of a job or script command ended by SIGKILL (jobs.c, the signal's description
@@ -824,6 +840,22 @@ _BUFFER_LENGTH_LIMIT = re.compile(r"\bbuffer.{0,200}?\blength\s{0,2}[=:]?\s{0,2}
 RESOURCE_COUNT_LIMIT = re.compile(r"\bresource limit\s{0,2}\(\s{0,2}(\d{1,12})\s{0,2}\)\s{0,2}exceeded", re.IGNORECASE)
 
 
+# A runtime's per-allocation maximum stated as such, with the request above it: Level Zero's
+# ze_device_properties_t.maxMemAllocSize ("maximum memory allocation size in bytes"), OpenCL's
+# CL_DEVICE_MAX_MEM_ALLOC_SIZE and Vulkan's maxMemoryAllocationSize cap one allocation well below the device's memory
+# (a quarter of it by default on Intel GPUs), and a HIP-on-Level-Zero runtime refuses a hipMalloc above it ("chipStar's
+# allocation limit is 4294959104 bytes, so the 4294967296-byte request fails", CHIP-SPV/chipStar#1186).
+_STATED_ALLOCATION_LIMIT = re.compile(
+    r"\b(?:max(?:imum)?\s{1,3}(?:memory\s{1,3})?alloc(?:ation)?\s{1,3}size|(?:per[- ]|single[- ])?allocation\s{1,3}"
+    r"(?:size\s{1,3})?limit|maxmemallocsize|max_mem_alloc_size)\s{0,3}(?:is|of|=|:)\s{0,3}(\d{1,20})\s{0,2}bytes?\b",
+    re.IGNORECASE)
+
+
+def _stated_allocation_limit(text: str, requested: int | None) -> bool:
+    m = _STATED_ALLOCATION_LIMIT.search(text)
+    return requested is not None and m is not None and requested > int(m.group(1))
+
+
 def _region_limit(text: str, requested: int | None) -> bool:
     m = _REGION.search(text)
     return requested is not None and m is not None and requested > int(m.group(1))
@@ -835,6 +867,10 @@ def _region_limit(text: str, requested: int | None) -> bool:
 # keeps a share of the GPU for Windows, so the ceiling sits below what nvidia-smi shows free inside WSL
 # (microsoft/WSL#41176: refused with about 2 GB free per GPU; a lower engine budget then passed).
 _WSL_RESIDENCY = re.compile(r"dxgkio_make_resident\b[^\n]{0,40}?(?:-12\b|enomem)", re.IGNORECASE)
+
+
+# Marks of a framework that preallocates the GPU (XLA under JAX or TensorFlow), as gpudesk.oom.parsers.cublas reads them.
+_PREALLOCATING_MARKS = ("xla", "jax", "stream_executor", "tensorflow")
 
 
 def classify(text: str, requested: int | None = None, negative_size: int | None = None,
@@ -860,6 +896,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "shm_segment"
     if "no space left on device" in low and any(w in low for w in _DEV_SHM_WORDS):
         return "dev_shm"
+    if exit_marks.worker_exit_in_container(text):
+        return "worker_exit_shm"
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
@@ -869,12 +907,20 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if VERBS_ENOMEM.search(low):
         return "pin_memory"
     func_attribute_oom = _FUNC_ATTRIBUTE_OOM.search(low) is not None
+    if limit_words.shared_memory_limit(text) and not func_attribute_oom:
+        return "shared_memory"
+    if limit_words.buffer_size_limit(text):
+        return "buffer_limit"
     for key, words in _WORDS[1:]:
         if key == "shared_memory" and func_attribute_oom:
             continue  # device memory, not the shared-memory limit (_FUNC_ATTRIBUTE_OOM)
         if any(w in low for w in words
                if not (w in ("std::bad_alloc", "bad allocation") and _device_bad_alloc(low))):
             return key
+    if "cudnn_status_execution_failed" in low and any(w in low for w in _PREALLOCATING_MARKS):
+        # cuDNN's kernel failing under XLA / TensorFlow (gpudesk.oom.parsers.cublas, CUDNN_EXECUTION_FAILED): its own
+        # allocations outside the framework's preallocated pool, as at handle creation.
+        return "library_init"
     if "unable to allocate" in low and "mlx" in low:
         # MLX's allocator limit quoted without its "[malloc_or_wait]" prefix (a title: 'malloc error "Unable to
         # allocate" on 8GB RAM Mac', ml-explore/mlx#63).
@@ -887,7 +933,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "startup_pool"
     if _rmm_pool_cap(low):
         return "arena_limit"
-    if _region_limit(text, requested) or _BUFFER_LENGTH_LIMIT.search(low) or RESOURCE_COUNT_LIMIT.search(low):
+    if (_region_limit(text, requested) or _stated_allocation_limit(text, requested) or _BUFFER_LENGTH_LIMIT.search(low)
+            or RESOURCE_COUNT_LIMIT.search(low)):
         return "buffer_limit"
     if token_pool_has_room(text):
         return "token_pool_accounting"
@@ -907,8 +954,11 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "bare_cuda_error"
     if _NCCL_CUDA_ERROR in low and "nccl" in low:
         return "nccl_cuda_error"
-    if (_SIGKILL.search(text) or silent_exit_while_loading(text)) and not any(w in low for w in _OOM_OWN):
+    if (_SIGKILL.search(text) or silent_exit_while_loading(text) or exit_marks.killed_without_error(text)) \
+            and not any(w in low for w in _OOM_OWN):
         return "sigkill"
+    if exit_marks.paused_after_unfinished_load(text) and not any(w in low for w in _OOM_OWN):
+        return "load_exit_paused"
     if notebook_kernel_died(text) and not any(w in low for w in _OOM_OWN):
         return "kernel_died"
     if _SIGTRAP_MAC.search(text) and _MODEL_RUNNING.search(text):

@@ -112,6 +112,7 @@ from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
 from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
+from gpudesk.sizing.serve_vllm_ascend import runs_eager as ascend_runs_eager
 from gpudesk.sizing.serve_rates import (
     BLOCK_FP8_TRITON_PEAK_SHARE,
     block_fp8_triton_flops_share,
@@ -143,6 +144,8 @@ from gpudesk.sizing.serve_rates import (
     library_gemm_extra_s,
     link_efficiency,
     matmul_efficiency,
+    MESH_SOURCE,
+    mesh_peer_share,
     measured_allreduce_busbw,
     one_shot_max_bytes,
     gemm_tile_tokens,
@@ -446,7 +449,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     attention_peak, _note = compute_peak_flops(gpu, "bf16")
     attention_eff, _source = matmul_efficiency(gpu, "bf16")
     hbm_eff, hbm_source = hbm_efficiency(gpu)
-    kernel_s, layer_source = kernel_latency_s(gpu, load.cuda_graphs)
+    graphs = load.cuda_graphs and not ascend_runs_eager(gpu, load.engine.lower(), load.engine_version)
+    kernel_s, layer_source = kernel_latency_s(gpu, graphs)
     kernels = kernels_per_step(spec)
     linear = _linear_format(fmt, block_fp8)
     quant_kernels = activation_quant_kernels(spec, load.engine, engine_version_tuple(load.engine_version), linear)
@@ -465,6 +469,10 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     link_bw = (link.bandwidth_gbps_per_direction * 1e9 * link_eff) if link is not None else 1.0
     if load.gpus_per_node and tp > load.gpus_per_node:
         link_bw = min(link_bw, NIC_BYTES_PER_S * link_eff)  # the ring's slowest hop is the network's
+    group_share = 1.0
+    if link is not None and not (load.gpus_per_node and tp > load.gpus_per_node):
+        group_share = mesh_peer_share(link, tp - 1)  # a mesh gives a group of tp GPUs tp - 1 of its links
+    link_bw *= group_share
     curve_link = None
     if link is not None and link.id in MEASURED_ALLREDUCE_BUSBW_GBPS and not (
             load.gpus_per_node and tp > load.gpus_per_node):
@@ -553,8 +561,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     if tp > 1 and link is not None:
         assumptions.append(Assumption("tp_allreduce", _("2 per layer over {link} ({gbps:g} GB/s per direction x {eff:g}), "
                                                         "{alpha:g} s latency each").format(
-            link=link.name, gbps=link.bandwidth_gbps_per_direction, eff=link_eff, alpha=alpha),
+            link=link.name, gbps=link.bandwidth_gbps_per_direction * group_share, eff=link_eff, alpha=alpha),
             f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"
+            + (f"; {MESH_SOURCE}" if group_share < 1 else "")
             + (f"; {ENGINE_ALLREDUCE_SOURCE}; {AZURE_GUIDE}" if curve_link is not None else "")
             + (f"; {ONE_SHOT_SOURCE}" if one_shot else "")))
     ar_curve = rocm_allreduce_curve(load.engine, link, tp, load.gpus_per_node) if dp_attn == 1 else ()
@@ -616,7 +625,7 @@ def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_nod
     share = layers / model.layers
     key = "amd" if gpu.vendor == "AMD" else "nvidia"
     link_eff, _source = link_efficiency(link)
-    bandwidth = link.bandwidth_gbps_per_direction * 1e9 * link_eff
+    bandwidth = link.bandwidth_gbps_per_direction * 1e9 * link_eff * mesh_peer_share(link, 1)  # one peer, one link
     alpha = RING_HOP_S[key]
     if gpus_per_node and model.tp * pp > gpus_per_node:
         bandwidth, alpha = min(bandwidth, NIC_BYTES_PER_S * link_eff), NETWORK_ALLREDUCE_S

@@ -174,7 +174,9 @@ def test_first_paint_needs_neither_pyqtgraph_nor_the_store_nor_the_planner(tmp_p
                             cwd=REPO, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
     seen = eval(result.stdout.strip().splitlines()[-1])  # noqa: S307 - our own probe's dict literal
-    assert seen == {"Qt namespace built at paint": False, "at paint": [], "after start-up": ["gpudesk.catalog", "numpy", "pyqtgraph", "sqlite_utils"],
+    # PySide6 creates its types at import (gpudesk/ui/__init__.py, PYSIDE6_OPTION_LAZY=0: lazy creation raced the
+    # worker-thread import of pyqtgraph), so the Qt namespace exists at paint; the 20-30 ms are the price of that.
+    assert seen == {"Qt namespace built at paint": True, "at paint": [], "after start-up": ["gpudesk.catalog", "numpy", "pyqtgraph", "sqlite_utils"],
                     "tab built": True, "store": True}
 
 
