@@ -540,8 +540,10 @@ def train_memory(
     elif stage == "zero3" and pp == 1:
         # DeepSpeed's coordinator: the modules gathered at once over the step's trace, the reduce bucket
         # (gpudesk.sizing.zero3_params).
-        parts["gathered_layers"] = zero3_gathered_bytes(spec, zero3, per_param[0] or per_param[1],
-                                                        per_param[2] or per_param[0] or 2.0,
+        # Gradients come out of backward, and are bucketed, in the parameters' own dtype (``__ipg_bucket_flat_buffer``
+        # has ``dtype=self.dtype``); an fp32 gradient exists only in the optimizer's partition.
+        compute_bytes = per_param[0] or per_param[1]
+        parts["gathered_layers"] = zero3_gathered_bytes(spec, zero3, compute_bytes, compute_bytes,
                                                         recompute != "none", t)
     fp32_master_clone = deepspeed_fp32_master_clone_bytes(rank_params, per_param, g // mp, stage, offload, fsdp)
     if fp32_master_clone:
