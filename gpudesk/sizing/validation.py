@@ -198,6 +198,12 @@ def case_global_batch(case: dict[str, Any]) -> int | None:
     return batch * m * max(1, int(case.get("gpus", 1)) // model_parallel)
 
 
+def _elements(case: dict[str, Any], name: str) -> int | None:
+    """A DeepSpeed ZeRO-3 setting a row may give, in elements (None when absent: DeepSpeed's default, or Hugging
+    Face's ``"auto"`` fill for the bucket sizes and the persistence threshold)."""
+    return None if case.get(name) is None else int(case[name])
+
+
 def case_workload(case: dict[str, Any]) -> MemoryWorkload:
     """The :class:`MemoryWorkload` a case describes, through exactly the settings ``gpudesk estimate memory``
     takes as flags (no correction keyed on the framework or the case)."""
@@ -253,6 +259,12 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         fused_qkv_load=bool(case.get("fused_qkv_load", False)),
         tp_replicated_vocab=bool(case.get("tp_replicated_vocab", False)),
         embeddings_on_host=bool(case.get("embeddings_on_host", False)),
+        bnb_fp32_compute=bool(case.get("bnb_fp32_compute", False)),
+        zero3_max_reuse_distance=int(case.get("zero3_max_reuse_distance", MemoryWorkload.zero3_max_reuse_distance)),
+        zero3_max_live_parameters=int(case.get("zero3_max_live_parameters", MemoryWorkload.zero3_max_live_parameters)),
+        zero3_prefetch_bucket=_elements(case, "zero3_prefetch_bucket"),
+        zero3_persistence_threshold=_elements(case, "zero3_persistence_threshold"),
+        zero3_reduce_bucket=_elements(case, "zero3_reduce_bucket"),
     )
 
 

@@ -43,6 +43,10 @@ def cli_args(case: dict) -> list[str]:
             args.append("--tp-replicated-vocab")
         if case.get("embeddings_on_host"):
             args.append("--embeddings-on-host")
+        if case.get("bnb_fp32_compute"):
+            args.append("--bnb-fp32-compute")
+        if (case.get("pipeline_parallel") or 1) > 1:
+            args += ["--pp", str(case["pipeline_parallel"])]
         if not case.get("flash_attention", True):
             args.append("--no-flash")
     else:
@@ -61,6 +65,13 @@ def cli_args(case: dict) -> list[str]:
                  "--lora-dropout", str(case.get("lora_dropout", 0.0)),
                  "--lora-kernels", case.get("lora_kernels", "peft"),
                  "--weight-loading", case.get("weight_loading", "per-tensor")]
+        for key, flag in (("zero3_max_reuse_distance", "--zero3-max-reuse-distance"),
+                          ("zero3_max_live_parameters", "--zero3-max-live-params"),
+                          ("zero3_prefetch_bucket", "--zero3-prefetch-bucket"),
+                          ("zero3_persistence_threshold", "--zero3-persistence-threshold"),
+                          ("zero3_reduce_bucket", "--zero3-reduce-bucket")):
+            if case.get(key) is not None:
+                args += [flag, str(case[key])]
         for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("sp_gathered_inputs", "--sp-gathered-inputs"), ("optimizer_in_backward", "--optimizer-in-backward"),
                           ("activation_offload", "--activation-offload"), ("compile", "--compile"),
                           ("zero_grad_keeps_grads", "--zero-grad-keeps-grads"), ("kbit_fp32_upcast", "--kbit-fp32-upcast"),
