@@ -704,7 +704,13 @@ _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9
                       r"(?<![a-z])kill(?:ed)?\s{0,2}掉|自(?:己|动)\s{0,2}(?:被\s{0,2})?kill(?![a-z])|"
                       # The shell's "Killed" quoted by a user in prose ('"killed" will appear in second epoch',
                       # ajhamdi/MVTN#2): the line they saw, in quotes.
-                      r"[\"'“‘]killed[\"'”’]",
+                      r"[\"'“‘]killed[\"'”’]|"
+                      # A user's English for the same: a process "killed due to memory reasons", "killed due to OOM",
+                      # "killed because of lack of memory" (Tomiinek/Multilingual_Text_to_Speech#76, Cam2BEV#6). A
+                      # device allocation that fails raises an error in the process; only the kernel's OOM killer
+                      # (mm/oom_kill.c) or a cgroup limit kills it for memory.
+                      r"\bkilled\s{1,3}(?:due\s{1,3}to|because\s{1,3}of|for)\s{1,3}(?:the\s{1,3}|a\s{1,3})?"
+                      r"(?:oom\b|memory\b|lack\s{1,3}of\s{1,3}memory\b|insufficient\s{1,3}memory\b)",
                       re.IGNORECASE | re.MULTILINE)
 # A process that ended by itself, with no error of its own, while it was loading a model or its parameters (the user's
 # words: "使用Lora微调加载参数时自动结束进程", "the process ends automatically while loading the parameters",
