@@ -490,7 +490,10 @@ def check(f: Facts) -> list[Cause]:
         # memory availability is limited), and a DataLoader's pin_memory=True fails there as a CUDA out-of-memory
         # (ddPn08/rvc-webui#78: "CUDA out of memory in WSL2", fixed by pin_memory=False). A message with no figure
         # cannot tell it from the job's own need, so it is ranked beside the shortage (0.4, second), with its check.
-        out.append(_not_capacity("pin_memory", 0.4, f))
+        # At batch size 1 (library_words.fails_at_batch_one) the job's own step is at its least, so the platform's
+        # limit comes first (0.5, above the figureless shortage's 0.45; AnyaCoder/Bert-VITS2#1: "cuda out of memory
+        # with bs=1" under WSL, gone on native Windows).
+        out.append(_not_capacity("pin_memory", 0.5 if library_words.fails_at_batch_one(r.text or "") else 0.4, f))
     if sig is None and r.backend == "directml" and r.host_os != "wsl" and f.requested is None and f.total is None:
         # DirectML runs on Direct3D 12 under WDDM, whose video memory manager backs device allocations with system
         # memory it can evict them to, so the Windows commit limit (RAM + page file) refuses them too
