@@ -462,6 +462,13 @@ _ZH_DEVICE_WORDS = ("显存", "显卡", "gpu", "cuda", "device", "设备", "trie
 # The same limit in users' shorter words ("page file too small", "pagefile is too small").
 _COMMIT_LIMIT_CODE = re.compile(r"\berror\s{0,2}1455\b|\b(?:paging|page)\s?file\s(?:is\s|was\s)?too\ssmall\b",
                                 re.IGNORECASE)
+# TensorFlow's CPU allocator warning of one host allocation above a tenth of the free RAM
+# (tensorflow/core/framework/cpu_allocator_impl.cc, CPUAllocator::AllocateRaw: "Allocation of N exceeds 10% of free
+# system memory."; faustomorales/keras-ocr#81, the process stopping after it on an 8 GB Windows machine): the host's
+# memory. It is a warning that TensorFlow logs in runs that go on, so a device allocator's failure in the same text
+# (_TF_DEVICE_OOM) is read from its own words instead.
+_TF_HOST_WARNING = "of free system memory"
+_TF_DEVICE_OOM = ("_bfc", "device:gpu", "cuda_error_out_of_memory", "cuda out of memory", "gpu memory")
 _RUST_ALLOC = re.compile(r"^\s{0,8}memory allocation of \d{1,20} bytes failed", re.IGNORECASE | re.MULTILINE)
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
@@ -525,12 +532,7 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   "running beyond physical memory limits", "killed by yarn for exceeding memory limits",
                   # The kernel's OOM killer named in words with a space ("~43 GB RAM (OOM kill)", "the OOM killer"):
                   # it kills a process for the host's memory, never for a GPU's.
-                  "oom kill",
-                  # TensorFlow's CPU allocator warning of one host allocation above a tenth of the free RAM
-                  # (tensorflow/core/framework/cpu_allocator_impl.cc, CPUAllocator::AllocateRaw: "Allocation of N
-                  # exceeds 10% of free system memory."; keras-ocr#81): the host's memory, printed before a host
-                  # OOM, never about the GPU's.
-                  "of free system memory")),
+                  "oom kill")),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("va_reserve", ("cumemaddressreserve", "hipmemaddressreserve")),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
@@ -948,6 +950,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
             or _RUST_ALLOC.search(text) or _RAM_SHORTAGE.search(text) or _COMMIT_LIMIT_CODE.search(text) or (
                 _ZH_RAM_SHORTAGE.search(text) and not any(w in low for w in _ZH_DEVICE_WORDS)):
+        return "host_ram"
+    if _TF_HOST_WARNING in low and not any(w in low for w in _TF_DEVICE_OOM):
         return "host_ram"
     if VERBS_ENOMEM.search(low):
         return "pin_memory"

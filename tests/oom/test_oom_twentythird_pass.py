@@ -102,6 +102,13 @@ def test_host_ram_in_runtime_and_user_words() -> None:
         assert _top(text, host_os) == ("not_capacity", True, "host_ram"), text
 
 
+def test_tf_host_warning_yields_to_a_device_failure() -> None:
+    # The warning beside the GPU allocator's own failure (a run that went on after it): the device's words decide.
+    gpu = (TF_FREE_SYSTEM + "\nResourceExhaustedError: OOM when allocating tensor with shape[64,512,512] and type float "
+           "on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc")
+    assert _top(gpu)[0] != "not_capacity"
+
+
 def test_killed_needs_memory_as_its_reason() -> None:
     assert not diagnose_text("The job was killed due to the time limit of the queue").found_oom
     gpu = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB; the run was killed due to OOM"
