@@ -40,3 +40,15 @@ def library_not_memory(text: str) -> bool:
 
 
 _VERSION_WORDS = ("version", "downgrad", "upgrad", "switch", "reinstall", "改", "换", "切换", "降", "升")
+
+
+# A failure said to happen at batch size 1, the job's smallest step ("cuda out of memory with bs=1", "OOM even at
+# batch size 1"): the working set that a smaller batch would shrink is already at its least.
+_AT_BATCH_ONE = re.compile(r"\b(?:with|at|even\s{1,3}at|even\s{1,3}with|for)\s{1,3}(?:a\s{1,3})?(?:bs|batch[ _-]?size)"
+                           r"\s{0,3}(?:=|:|of)?\s{0,2}1(?![\d.])", re.IGNORECASE)
+
+
+def fails_at_batch_one(text: str) -> bool:
+    """The text says the failure happens at batch size 1 (``_AT_BATCH_ONE``, or ``_SIZE_INDEPENDENT``)."""
+    return _AT_BATCH_ONE.search(text) is not None or (
+        "batch" in text.lower() and _SIZE_INDEPENDENT.search(text) is not None)

@@ -70,7 +70,10 @@ _ENGINES: _Table = (
     ("lightllm", ("lightllm", "max_total_token_num"), None),
     ("trtllm", ("tensorrt-llm", "trt-llm", "tensorrt_llm", "trtllm"), None),
     ("tgi", ("text-generation-inference", "text_generation_launcher", "text_generation_server",
-             "text_generation_client", "text_generation.", "unable to warmup model", "method warmup encountered"), None),
+             "text_generation_client", "text_generation.", "unable to warmup model", "method warmup encountered",
+             # TGI's token budget: the launcher's flag and the router's log after warm-up ("Setting max batch total
+             # tokens to N", router/src/main.rs) in its own words.
+             "max-batch-total-tokens", "max_batch_total_tokens", "max batch total"), None),
     ("ollama", ("ollama", "llama runner process"), None),
     ("llamacpp", ("ggml_", "llama_model", "llama_context", "llama_kv", "llama_new_context", "llama.cpp",
                   "llama-server"), None),

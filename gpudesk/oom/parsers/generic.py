@@ -343,6 +343,24 @@ _SHORTAGE_PHRASE = re.compile(
     r"|\b(?:needs?|requires?|required|wants?)\s{1,3}(?:(?:at least|roughly|about|approximately|around|~)\s{0,3})?"
     r"\d[\d.,]{0,8}\s{0,2}[KMGT]i?B\b[^\n]{0,40}?\bbut\b[^\n]{0,30}?\b(?:has|have|had|available|free|visible)\b",
     re.IGNORECASE)
+# A failure of the GPU's memory named in a user's words rather than a runtime's sentence: "GPU Memory error while
+# running run_drcd.sh" (PaddlePaddle/ERNIE#286), "when I crash the memory of my GPUs" (deepEMhancer#3), "GTX1070 and 8G
+# memory cause memory dump" (Tacotron-2#239). A memory noun joined to a failure noun or verb; read only where the text
+# names a GPU (_GPU_NAMED), so that Python's host MemoryError ("memory error") is left to the host-memory signatures.
+_MEMORY_FAILURE = re.compile(
+    r"\b(?:gpu|cuda|vram|video|graphics)\s{0,2}memory\s{1,3}(?:error|crash|overflow|dump|explosion)s?\b"
+    r"|\bcrash(?:es|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:gpu\s{1,3})?memory\s{1,3}of\b"
+    r"|\bcaus(?:e|es|ed|ing)\s{1,3}(?:a\s{1,3})?(?:gpu\s{1,3})?memory\s{1,3}(?:dump|overflow|crash|error)s?\b",
+    re.IGNORECASE)
+_GPU_NAMED = re.compile(r"\bgpus?\b|\bcuda\b|\bvram\b|\b(?:gtx|rtx|geforce|quadro|tesla)\s?-?\d{0,4}|"
+                        r"\b[KPVTAHL]\d{2,3}\b", re.IGNORECASE)
+
+
+def names_device_memory_failure(text: str) -> bool:
+    """A GPU's memory failure said in a user's words (``_MEMORY_FAILURE``) in a text that names a GPU."""
+    return _MEMORY_FAILURE.search(text) is not None and _GPU_NAMED.search(text) is not None
+
+
 # Memory reserved twice over, named as the fault ("Double allocation of memory causes xla GPU-compiler error",
 # apax-hub/apax#111): a pool taken a second time leaves the next allocation none, a memory failure in any wording.
 MEMORY_TAKEN_TWICE = re.compile(
@@ -702,7 +720,7 @@ def extract(text: str) -> Extraction:
     low = text.lower()
     ex = Extraction(oom_words=any(w in low for w in OOM_WORDS) or _CUT_OOM.search(low) is not None
                     or _SHORTAGE_PHRASE.search(text) is not None or _OOM_ABBREVIATION.search(text) is not None
-                    or MEMORY_TAKEN_TWICE.search(text) is not None,
+                    or MEMORY_TAKEN_TWICE.search(text) is not None or names_device_memory_failure(text),
                     failure_words=any(w in low for w in _FAILURE_WORDS))
     ceiling = (CONFIGURED_CEILING.search(text) or CONFIGURED_CEILING_RUNNING.search(text)
                or CONFIGURED_CEILING_REQUIRED.search(text))

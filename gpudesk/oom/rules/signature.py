@@ -490,7 +490,10 @@ def check(f: Facts) -> list[Cause]:
         # memory availability is limited), and a DataLoader's pin_memory=True fails there as a CUDA out-of-memory
         # (ddPn08/rvc-webui#78: "CUDA out of memory in WSL2", fixed by pin_memory=False). A message with no figure
         # cannot tell it from the job's own need, so it is ranked beside the shortage (0.4, second), with its check.
-        out.append(_not_capacity("pin_memory", 0.4, f))
+        # At batch size 1 (library_words.fails_at_batch_one) the job's own step is at its least, so the platform's
+        # limit comes first (0.5, above the figureless shortage's 0.45; AnyaCoder/Bert-VITS2#1: "cuda out of memory
+        # with bs=1" under WSL, gone on native Windows).
+        out.append(_not_capacity("pin_memory", 0.5 if library_words.fails_at_batch_one(r.text or "") else 0.4, f))
     if sig is None and r.backend == "directml" and r.host_os != "wsl" and f.requested is None and f.total is None:
         # DirectML runs on Direct3D 12 under WDDM, whose video memory manager backs device allocations with system
         # memory it can evict them to, so the Windows commit limit (RAM + page file) refuses them too
@@ -619,6 +622,10 @@ def check(f: Facts) -> list[Cause]:
                             "free_exceeds_request", f))
     elif sig == "nccl_cuda_error":
         out.extend(_nccl_cuda_error(f))
+    elif sig == "nccl_system_error":
+        out.append(_nccl_system_error(f))
+    elif sig == "launch_failure":
+        out.append(_launch_failure(f))
     elif sig == "bare_cuda_error" and r.kind != "pin_memory_thread":
         out.extend(_bare(f))  # (the DataLoader pin-memory thread has its own reading: allocation_outside_allocator)
     return out
@@ -1243,6 +1250,36 @@ def _nccl_cuda_error(f: Facts) -> list[Cause]:
     shortage = _shortage(0.35, f, _("NCCL allocates its buffers with cudaMalloc outside the framework's allocator when "
                                     "a communicator first runs; the job's own tensors and cache may have left no room."))
     return [holder, shortage, _not_capacity("driver_version", 0.3, f)]
+
+
+def _nccl_system_error(f: Facts) -> Cause:
+    """NCCL's "unhandled system error" with no word of memory (signatures ``nccl_system_error``): its shared-memory
+    segments in /dev/shm first, 0.6 (a socket or an InfiniBand call fails the same way), with NCCL_DEBUG=INFO's
+    "Last error" line as the confirmation."""
+    cause = _not_capacity("shm_segment", 0.6, f)
+    cause.title = _("Likely not GPU memory: NCCL's system error, most often its shared-memory segments (/dev/shm)")
+    cause.explanation = _("NCCL reports 'unhandled system error' when a system call of its own fails. When a "
+                          "communicator starts on one node those calls create its shared-memory segments in /dev/shm, "
+                          "which a container limits to 64 MB unless the run raises it and which stale segments of "
+                          "crashed runs fill; a socket or network call is the other reading.")
+    cause.more_fixes = [_("Rerun with NCCL_DEBUG=INFO: its 'Last error' line names the call that failed (a shared-"
+                          "memory segment, a socket, an InfiniBand verb)."),
+                        _("Remove the segments that crashed runs left (ls -la /dev/shm: nccl-* and psm_* files).")]
+    return cause
+
+
+def _launch_failure(f: Facts) -> Cause:
+    """CUDA's "unspecified launch failure" with no word of memory (signatures ``launch_failure``): a kernel's fault on
+    the device, which the driver logs as an Xid; the kernel log is the check, 0.6."""
+    cause = _not_capacity("xid", 0.6, f)
+    cause.title = _("Not a memory problem: a kernel failed on the device (unspecified launch failure)")
+    cause.explanation = _("'unspecified launch failure' is an exception on the device while a kernel ran: an "
+                          "invalid pointer, an out-of-bounds access, or a faulty GPU. The driver logs it as an Xid "
+                          "event and the process's CUDA context is unusable afterwards; no allocation was refused.")
+    cause.fix = _("Run dmesg | grep -i xid at the time of the failure; rerun with CUDA_LAUNCH_BLOCKING=1 to find the "
+                  "kernel; if the GPU stays unusable until a reboot or the failure follows one card, test or replace "
+                  "that card")
+    return cause
 
 
 # A multi-process launch named in the text: torchrun / torch.distributed's launcher, its ranks' log prefix, DDP,
