@@ -1283,12 +1283,14 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                                 "FP8 narrow-K points on H800 (github.com/deepseek-ai/DeepGEMM pull 74)")))
     if s.precision == "fp8":
         recipe = s.fp8_recipe or fw.fp8_recipe
-        out.append(Assumption("fp8", _("GEMMs only at the FP8 peak x {share:g} of the BF16 efficiency; attention and "
+        out.append(Assumption("fp8", _("GEMMs only at the FP8 peak x {share:.3g} of the BF16 efficiency; attention and "
                                        "other kernels 16-bit; {recipe} scaling casts at {cast_bytes:g} bytes per "
                                        "element").format(
             share=fp8_gemm_share(gpu.architecture, 4 if s.adapter_params else 6, s.recompute,
                                  fw.selective_mm_share), recipe=recipe,
             cast_bytes=fp8_cast_bytes_per_element(recipe, non_tn_fp8_gemm(gpu.compute_capability))),
-                              _("Transformer Engine FP8 recipe; Micikevicius et al. 2022 (arXiv 2209.05433); "
-                                "DeepSeek-V3 report (arXiv 2412.19437) section 3.3.2")))
+                              _("Transformer Engine FP8 recipe, split accumulator in backward only (_2X_ACC_FPROP / "
+                                "_2X_ACC_DGRAD / _2X_ACC_WGRAD, transformer_engine/pytorch/module/base.py); "
+                                "Micikevicius et al. 2022 (arXiv 2209.05433); DeepSeek-V3 report (arXiv 2412.19437) "
+                                "section 3.3.2")))
     return tuple(out)
