@@ -35,6 +35,7 @@ def test_published_h100_fp8_layout_gemm_time() -> None:
     speed = train_speed(spec, gpu, setup)
     bf16 = train_speed(spec, gpu, TrainSetup(**{**setup.__dict__, "precision": "bf16"}))
     # The FP8 GEMMs (all but the 16-bit LM head) take bf16 / fp8 peak / 0.857 of the BF16 GEMM time, not / 0.8.
+    assert spec.vocab_size and spec.hidden_size and spec.params and gpu.fp8_tflops
     head = spec.vocab_size * spec.hidden_size
     head_share = head / (spec.params - head)
     expected = bf16.breakdown["gemm_s"] * (head_share + (1 - head_share) * gpu.bf16_tflops / gpu.fp8_tflops * 7 / 6)
