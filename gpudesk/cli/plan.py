@@ -28,6 +28,7 @@ from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
+from gpudesk.sizing.lora_base import LORA_BASE_WEIGHTS
 from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
 
 from gpudesk.units import GIB
@@ -148,6 +149,9 @@ def add_parser(subparsers) -> None:
                           "generate/tp.py; vLLM splits them)"))
     m.add_argument("--embeddings-on-host", action="store_true",
                    help=_("inference: the input embedding table stays in host memory (ExLlama's device map)"))
+    m.add_argument("--no-kv-cache", action="store_true",
+                   help=_("inference that generates without a KV cache (transformers generate(use_cache=False)): "
+                          "every new token re-runs the whole sequence; the peak is one forward pass over --seq"))
     m.add_argument("--kv-block-tokens", type=int, default=16, metavar="N",
                    help=_("paged KV block size in tokens (vLLM 16, SGLang 1)"))
     m.add_argument("--framework", default=None, choices=FRAMEWORKS,
@@ -161,6 +165,12 @@ def add_parser(subparsers) -> None:
     m.add_argument("--lora-kernels", default="peft", choices=LORA_KERNELS,
                    help=_("LoRA autograd: peft (one node per Linear and adapter) or fused (Unsloth's fused LoRA blocks keep "
                           "only the MLP input and the gate and up outputs)"))
+    m.add_argument("--base-weights", default="precision", choices=LORA_BASE_WEIGHTS,
+                   help=_("lora: the frozen base at --precision (default) or int8 (bitsandbytes LLM.int8, load_in_8bit: "
+                          "1 byte a Linear weight, each 8-bit Linear keeps its 16-bit input for backward)"))
+    m.add_argument("--modules-to-save", default="", metavar="LIST",
+                   help=_("lora/qlora with PEFT modules_to_save: embed_tokens and/or lm_head (comma-separated), "
+                          "trained as full copies beside the frozen originals"))
     m.add_argument("--no-double-quant", action="store_true",
                    help=_("qlora base without bitsandbytes double quantisation (4.5 instead of 4.127 bits a weight)"))
     m.add_argument("--weight-loading", default="per-tensor", choices=WEIGHT_LOADERS,
@@ -550,7 +560,9 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
         ddp_bucket_view=args.ddp_bucket_view,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
-        embeddings_on_host=args.embeddings_on_host,
+        embeddings_on_host=args.embeddings_on_host, base_weights=args.base_weights,
+        modules_to_save=tuple(t.strip() for t in args.modules_to_save.split(",") if t.strip()),
+        no_kv_cache=args.no_kv_cache,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -576,7 +588,9 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "fsdp1_no_sync": "--fsdp1-sync-each-batch", "ddp_bucket_view": "--ddp-bucket-view",
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",
                 "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",
-                "tp_replicated_vocab": "--tp-replicated-vocab", "embeddings_on_host": "--embeddings-on-host"}
+                "tp_replicated_vocab": "--tp-replicated-vocab", "embeddings_on_host": "--embeddings-on-host",
+                "base_weights": "--base-weights", "modules_to_save": "--modules-to-save",
+                "no_kv_cache": "--no-kv-cache"}
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),
                                                   problem=exc.reason)) from exc
     verdict = None

@@ -376,6 +376,7 @@ def inference_memory(
     fused_qkv_load: bool = False,
     tp_replicated_vocab: bool = False,
     embeddings_on_host: bool = False,
+    no_kv_cache: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each.
 
@@ -404,6 +405,13 @@ def inference_memory(
     that device and ``forward`` moves the hidden states to the first layer's GPU;
     https://github.com/turboderp/exllama/blob/master/model.py): the table's 16-bit bytes leave the weights. A
     tied table is the LM head too and stays on the GPU.
+    ``no_kv_cache``: generation without a KV cache (transformers ``generate(use_cache=False)``, or a loop that feeds
+    the whole sequence back each step): ``model_kwargs["past_key_values"]`` stays None, so every step runs the model
+    over all tokens so far and keeps nothing between steps
+    (https://github.com/huggingface/transformers/blob/v4.46.0/src/transformers/generation/utils.py
+    ``_sample``, ``prepare_inputs_for_generation``: the input ids are cut to the uncached tokens only when a cache
+    exists). The peak is the last step's forward over the whole context, run by eager modules: no ``kv_cache``,
+    no cache growth, and a prefill working memory over ``context_tokens`` whatever the prompt; no engine pool.
 
     Raises:
         SizingError / ShapeError: invalid input, named by field.
@@ -434,7 +442,15 @@ def inference_memory(
         assumptions.append((_("MLA decode matrices ({mode}) kept beside the weights: {gib:.2f} GiB per GPU").format(
             mode=mla_decode_weights, gib=mla_extra / 2**30),
             "vllm attention/backends/mla process_weights_after_loading; vllm PR 12528, PR 14770"))
-    if spec.is_transformer and activation_bytes_per_sample is None:
+    if no_kv_cache and spec.is_transformer and activation_bytes_per_sample is None:
+        b = positive_int("concurrent_sequences", concurrent_sequences, MAX_BATCH)
+        parts["prefill_workspace"] = prefill_workspace_bytes(spec, context_tokens, flash_attention, b, prompt_logits,
+                                                             eager_mlp=True) / t
+        assumptions.append((_("no KV cache: each new token re-runs the whole sequence; the peak is one forward over "
+                              "{batch} x {tokens} tokens ({gib:.2f} GiB transient)").format(
+                                  batch=b, tokens=context_tokens, gib=parts["prefill_workspace"] / 2**30),
+                            "transformers generation/utils.py (use_cache=False: no past_key_values)"))
+    elif spec.is_transformer and activation_bytes_per_sample is None:
         parts["kv_cache"] = kv_cache_bytes(spec, context_tokens, concurrent_sequences, kv_precision, paged_block_tokens,
                                            t, hybrid_kv_cache)
         prefill_batch = concurrent_sequences if impl != "paged" else 1
@@ -501,9 +517,9 @@ def inference_memory(
     # A serving engine (paged KV cache) keeps CUDA-graph pools and buffers outside PyTorch's allocator; a contiguous
     # cache runs in a PyTorch process (HF generate, gpt-fast, AutoAWQ) whose only memory outside the allocator is the
     # CUDA context: its decode loop captures no graphs unless compiled, and a compiled graph's pool is allocator memory.
-    engine_pool = impl == "paged"
+    engine_pool = impl == "paged" and not no_kv_cache
     assumptions += add_overheads(parts, overheads.validated(), t, inference=engine_pool)
-    if not engine_pool:
+    if not engine_pool and not no_kv_cache:
         assumptions.append((_("no serving-engine memory outside PyTorch: a {impl} KV cache runs in a plain PyTorch "
                               "process (no CUDA-graph pool or engine buffers)").format(impl=impl),
                             "transformers generation/utils.py (eager decode loop); vllm/v1/worker/gpu_model_runner.py "

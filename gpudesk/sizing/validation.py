@@ -252,6 +252,9 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         fused_qkv_load=bool(case.get("fused_qkv_load", False)),
         tp_replicated_vocab=bool(case.get("tp_replicated_vocab", False)),
         embeddings_on_host=bool(case.get("embeddings_on_host", False)),
+        base_weights=str(case.get("base_weights", "precision")),
+        modules_to_save=tuple(m for m in str(case.get("modules_to_save") or "").split(",") if m),
+        no_kv_cache=bool(case.get("no_kv_cache", False)),
     )
 
 

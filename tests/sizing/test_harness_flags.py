@@ -43,6 +43,8 @@ def cli_args(case: dict) -> list[str]:
             args.append("--tp-replicated-vocab")
         if case.get("embeddings_on_host"):
             args.append("--embeddings-on-host")
+        if case.get("no_kv_cache"):
+            args.append("--no-kv-cache")
         if not case.get("flash_attention", True):
             args.append("--no-flash")
     else:
@@ -60,7 +62,10 @@ def cli_args(case: dict) -> list[str]:
                  "--lora-targets", case.get("lora_targets") or "all-linear",
                  "--lora-dropout", str(case.get("lora_dropout", 0.0)),
                  "--lora-kernels", case.get("lora_kernels", "peft"),
-                 "--weight-loading", case.get("weight_loading", "per-tensor")]
+                 "--weight-loading", case.get("weight_loading", "per-tensor"),
+                 "--base-weights", case.get("base_weights", "precision")]
+        if case.get("modules_to_save"):
+            args += ["--modules-to-save", case["modules_to_save"]]
         for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("sp_gathered_inputs", "--sp-gathered-inputs"), ("optimizer_in_backward", "--optimizer-in-backward"),
                           ("activation_offload", "--activation-offload"), ("compile", "--compile"),
                           ("zero_grad_keeps_grads", "--zero-grad-keeps-grads"), ("kbit_fp32_upcast", "--kbit-fp32-upcast"),
