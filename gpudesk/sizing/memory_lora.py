@@ -246,7 +246,7 @@ def lora_memory(
                                             "without tensor parallelism and without ZeRO-3/FSDP sharding."))
     copies = modules_to_save_params(spec, modules_to_save)
     total_trainable = lora_trainable_params(spec, rank, targets) + copies
-    trainable = lora_params_per_tp_rank(spec, rank, targets, t) + copies / t
+    trainable = lora_params_per_tp_rank(spec, rank, targets, t) + copies // t
     dp = g // t
     # The precision names mean what the CLI says: bf16/fp16/fp8 are 16-bit adapters over an fp32 master with fp32
     # optimizer states (DeepSpeed's bf16/fp16 optimizers, Lightning/FSDP mixed precision); bf16-pure is PEFT's LoRA
