@@ -84,7 +84,9 @@ def add_parser(subparsers) -> None:
                           "sequence parallel, torchtitan), not the shard Megatron-LM gathers again in backward"))
     m.add_argument("--cp", type=int, default=1, metavar="N", help=_("context-parallel degree (sequence split over N GPUs)"))
     m.add_argument("--pp", type=int, default=1, metavar="N",
-                   help=_("pipeline-parallel stages (training; --batch is then the batch per data-parallel rank)"))
+                   help=_("pipeline-parallel stages (training; --batch is then the batch per data-parallel rank); "
+                          "inference: GPUs that hold whole layers and run in turn (HF device_map=\"auto\", vLLM "
+                          "pipeline parallel), sized on the fullest"))
     m.add_argument("--pp-schedule", default="1f1b", choices=("1f1b", "interleaved-1f1b", "gpipe"),
                    help=_("pipeline schedule (PyTorch torch.distributed.pipelining names)"))
     m.add_argument("--pp-microbatches", type=int, default=None, metavar="M",
@@ -152,6 +154,22 @@ def add_parser(subparsers) -> None:
     m.add_argument("--no-kv-cache", action="store_true",
                    help=_("inference that generates without a KV cache (transformers generate(use_cache=False)): "
                           "every new token re-runs the whole sequence; the peak is one forward pass over --seq"))
+    m.add_argument("--zero3-max-reuse-distance", type=_elements, default=1_000_000_000, metavar="N",
+                   help=_("DeepSpeed ZeRO-3 stage3_max_reuse_distance in elements (default 1e9): gathered parameters "
+                          "used again within this many are kept"))
+    m.add_argument("--zero3-max-live-params", type=_elements, default=1_000_000_000, metavar="N",
+                   help=_("DeepSpeed ZeRO-3 stage3_max_live_parameters (default 1e9): cap on prefetched parameters"))
+    m.add_argument("--zero3-prefetch-bucket", type=_elements, default=None, metavar="N",
+                   help=_("DeepSpeed ZeRO-3 stage3_prefetch_bucket_size in elements (default auto: 0.9 x hidden^2)"))
+    m.add_argument("--zero3-persistence-threshold", type=_elements, default=None, metavar="N",
+                   help=_("DeepSpeed ZeRO-3 stage3_param_persistence_threshold in elements (default auto: 10 x "
+                          "hidden): smaller parameters are never partitioned"))
+    m.add_argument("--zero3-reduce-bucket", type=_elements, default=None, metavar="N",
+                   help=_("DeepSpeed ZeRO-3 reduce_bucket_size in elements (default auto: hidden^2): the flat "
+                          "gradient bucket kept on the GPU"))
+    m.add_argument("--bnb-fp32-compute", action="store_true",
+                   help=_("inference of bitsandbytes 4-bit weights (nf4) whose layers compute in fp32: "
+                          "BitsAndBytesConfig without bnb_4bit_compute_dtype (transformers' default float32)"))
     m.add_argument("--kv-block-tokens", type=int, default=16, metavar="N",
                    help=_("paged KV block size in tokens (vLLM 16, SGLang 1)"))
     m.add_argument("--framework", default=None, choices=FRAMEWORKS,
@@ -379,6 +397,22 @@ def _tokens(text: str) -> int:
     return int(value) * mult
 
 
+def _elements(text: str) -> int | None:
+    """A DeepSpeed element count as its config writes it (``1e9``, ``500000000``), or ``auto`` (None: Hugging Face's
+    fill from the hidden size); a clear argparse error otherwise."""
+    value = text.strip().lower().replace("_", "")
+    if value == "auto":
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not (0 <= number <= 1e13) or number != int(number):
+        raise argparse.ArgumentTypeError(_("{text!r} is not a number of elements; write e.g. 1e9, 500000000 or auto.")
+                                         .format(text=text))
+    return int(number)
+
+
 def _check_params_text(text: str) -> None:
     """``--params 8`` would mean eight parameters: ask for a unit instead of guessing."""
     bare = text.strip().replace("_", "").replace(",", "")
@@ -451,7 +485,7 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
                            ("fresh-6", "fresh-5"), ("fresh-7", "fresh-6"), ("fresh-8", "fresh-6"),
                            ("fresh-9", "fresh-8"), ("fresh-10", "fresh-9"), ("fresh-11", "fresh-10"),
                            ("fresh-12", "fresh-10"), ("fresh-13", "fresh-12"),
-                           ("fresh-14", "fresh-13"), ("fresh-15", "fresh-14"), ("fresh-16", "fresh-15"), ("fresh-17", "fresh-15"), ("fresh-18", "fresh-17")):
+                           ("fresh-14", "fresh-13"), ("fresh-15", "fresh-14"), ("fresh-16", "fresh-15"), ("fresh-17", "fresh-15"), ("fresh-18", "fresh-17"), ("fresh-19", "fresh-18")):
         lines += _held_out_set_lines(name, previous, summary.get(name, {"rows": 0}))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:
@@ -534,6 +568,11 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
     if args.weight_format is not None and not inference:
         raise CliError(_("--weight-format applies to --mode inference; {mode} keeps the weights at --precision "
                          "(for a 4-bit frozen base use --mode qlora).").format(mode=args.mode))
+    for option, value in (("--zero3-max-reuse-distance", args.zero3_max_reuse_distance),
+                          ("--zero3-max-live-params", args.zero3_max_live_params)):
+        if value is None:  # "auto" is a fill of the bucket sizes only
+            raise CliError(_("{flag} has no auto value; give a number of elements such as 1e9 (DeepSpeed's default)."
+                             ).format(flag=option))
     if args.recompute is None:
         # PEFT prepare_model_for_kbit_training defaults to use_gradient_checkpointing=True (peft utils/other.py).
         args.recompute = "full" if args.mode == "qlora" else "none"
@@ -562,7 +601,10 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
         embeddings_on_host=args.embeddings_on_host, base_weights=args.base_weights,
         modules_to_save=tuple(t.strip() for t in args.modules_to_save.split(",") if t.strip()),
-        no_kv_cache=args.no_kv_cache,
+        no_kv_cache=args.no_kv_cache, bnb_fp32_compute=args.bnb_fp32_compute,
+        zero3_max_reuse_distance=args.zero3_max_reuse_distance, zero3_max_live_parameters=args.zero3_max_live_params,
+        zero3_prefetch_bucket=args.zero3_prefetch_bucket,
+        zero3_persistence_threshold=args.zero3_persistence_threshold, zero3_reduce_bucket=args.zero3_reduce_bucket,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -590,7 +632,13 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",
                 "tp_replicated_vocab": "--tp-replicated-vocab", "embeddings_on_host": "--embeddings-on-host",
                 "base_weights": "--base-weights", "modules_to_save": "--modules-to-save",
-                "no_kv_cache": "--no-kv-cache"}
+                "no_kv_cache": "--no-kv-cache",
+                "bnb_fp32_compute": "--bnb-fp32-compute",
+                "zero3_max_reuse_distance": "--zero3-max-reuse-distance",
+                "zero3_max_live_parameters": "--zero3-max-live-params",
+                "zero3_prefetch_bucket": "--zero3-prefetch-bucket",
+                "zero3_persistence_threshold": "--zero3-persistence-threshold",
+                "zero3_reduce_bucket": "--zero3-reduce-bucket"}
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),
                                                   problem=exc.reason)) from exc
     verdict = None

@@ -14,7 +14,7 @@ from typing import Any
 from gpudesk.oom import engine_advice
 from gpudesk.oom.engine_sizing import engine_sizing_effects
 from gpudesk.oom.cause import Cause, Diagnosis, SizingEffect
-from gpudesk.oom.parsers import parse_text
+from gpudesk.oom.parsers import condense, parse_text
 from gpudesk.oom.rules import RULES, Facts
 from gpudesk.oom.report import MemoryReport
 from gpudesk.oom import user_context
@@ -34,6 +34,20 @@ def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) ->
     Returns a Diagnosis; a report with nothing to go on gets no causes (text input gets ``unparseable``).
     """
     start = time.perf_counter()
+    full_text = report.text
+    if report.source == "text" and full_text:
+        # The rules scan a long log without the middle of its repeated lines (gpudesk.oom.parsers.condense); the
+        # report keeps the whole text.
+        report.text = condense.repeated_lines(full_text)
+    try:
+        causes = _ranked(report, spec, workload)
+    finally:
+        report.text = full_text
+    return Diagnosis(report=report, causes=causes, elapsed_s=time.perf_counter() - start)
+
+
+def _ranked(report: MemoryReport, spec: Any, workload: Any) -> list[Cause]:
+    """Every rule's causes for ``report``, best first, with the engine's own fixes and the sizing effects."""
     facts = Facts.of(report)
     causes: list[Cause] = []
     for rule in RULES:
@@ -60,7 +74,7 @@ def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) ->
         elif cause.id == "kv_cache_budget" and spec is not None:
             kv_sizing(cause, report, spec, workload)
         cause.refresh_labels(report.framework)
-    return Diagnosis(report=report, causes=causes, elapsed_s=time.perf_counter() - start)
+    return causes
 
 
 def diagnose_text(text: str | bytes, *, context: UserContext | None = None, **kwargs: Any) -> Diagnosis:

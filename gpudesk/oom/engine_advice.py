@@ -146,6 +146,53 @@ _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
                "turning preallocation off does not add memory"),
             [N_("Donate buffers you no longer need (jax.jit(..., donate_argnums=...)).")]),
 }
+# Memory that grows from one run or request to the next in a long-running inference process (rules.leak, read from
+# the user's words): the training-loop fix (loss.item(), no_grad) is no knob of these programs. What each one offers:
+#   ComfyUI: the server's POST /free {"unload_models": true, "free_memory": true} (server.py; the queue's flags in
+#     main.py unload every model and empty the cache between prompts), the same as the UI's "Unload Models" / "Free model
+#     and node cache" buttons; a custom node that keeps tensors between runs is fixed by its own update.
+#   llama.cpp: llama-server allocates the KV cache for -c/--ctx-size and its compute buffers once, when the context is
+#     created (src/llama-context.cpp, ggml_backend_sched_reserve), so steady requests should hold memory flat; growth
+#     across requests is memory the server keeps outside those buffers, fixed by its releases.
+#   Ollama: a model stays loaded for keep_alive (OLLAMA_KEEP_ALIVE, docs/faq.md); `ollama stop MODEL` unloads it now.
+#   ONNX Runtime: its BFC arena keeps every chunk it extended by and extends in powers of two by default (CUDA EP
+#     option arena_extend_strategy, kNextPowerOfTwo / kSameAsRequested); the run option
+#     "memory.enable_memory_arena_shrinkage" ("gpu:0") returns unused chunks after a run
+#     (include/onnxruntime/core/session/onnxruntime_run_options_config_keys.h).
+_LEAK_FIX = {
+    "onnxruntime": N_("Keep ONNX Runtime's arena from growing run after run: the CUDA provider option "
+                      "arena_extend_strategy='kSameAsRequested', and shrink it after each run with the run option "
+                      "memory.enable_memory_arena_shrinkage='gpu:0' (RunOptions.add_run_config_entry); create each "
+                      "InferenceSession once and reuse it"),
+    "comfyui": N_("Free ComfyUI's memory between queued runs (the 'Unload Models' / 'Free model and node cache' "
+                  "buttons, or POST /free with {\"unload_models\": true, \"free_memory\": true}) and update the "
+                  "custom node whose runs add memory: growth from run to run is memory a node keeps between runs"),
+    "llamacpp": N_("Update llama.cpp and restart llama-server until then: the KV cache (-c / --ctx-size) and the "
+                   "compute buffers are allocated once at start, so memory that grows request after request is kept "
+                   "by the server outside them, not a context that is too large"),
+    "ollama": N_("Update Ollama, and unload the model between batches of requests until then (ollama stop MODEL, or "
+                 "OLLAMA_KEEP_ALIVE=0): memory that grows request after request is kept by the runner, not the "
+                 "context you set"),
+}
+_LEAK_FIX_OTHER = N_("Memory that grows from one run to the next is kept by the {runtime} process between runs: create "
+                     "the model, session or pipeline once and reuse it, keep results on the CPU, update {runtime}, and "
+                     "restart the process between batches until then")
+# Runtimes that are not PyTorch underneath: PyTorch's own calls in a check do not apply.
+_NOT_TORCH = ("llamacpp", "ollama", "onnxruntime", "tensorrt", "trtllm", "mlx", "mlc", "faiss", "neuron", "catboost")
+
+
+def _leak_fix(key: str, cause: Cause) -> None:
+    """An inference runtime's leak in its own terms (``_LEAK_FIX``), where the rule wrote the training-loop fix."""
+    if not _PYTORCH_ONLY.search(cause.fix):
+        return
+    cause.more_fixes = [m for m in cause.more_fixes if not _PYTORCH_ONLY.search(m)]
+    cause.fix = i18n._(_LEAK_FIX[key]) if key in _LEAK_FIX else i18n._(_LEAK_FIX_OTHER).format(runtime=key)
+    if key in _NOT_TORCH:
+        cause.checks = [c for c in cause.checks if not _PYTORCH_ONLY.search(c)] + [
+            _("Watch the GPU's used memory (nvidia-smi -l 5) over identical requests or runs: a rise with every one is "
+              "the leak; a rise only with longer inputs is their size.")]
+
+
 # Shapes whose rules already speak the engine's own terms (engine_budget, kv_cache_budget, mps_limit).
 _OWN_TERMS_KINDS = ("ggml_alloc_failed", "tgi_prefill", "trtllm_runtime_alloc", "trtllm_executor", "tensorrt_build_alloc",
                     "vllm_kv_cache", "vllm_mamba_cache", "sglang_kv_pool", "mps_oom", "model_load_failed")
@@ -221,6 +268,8 @@ def apply_runtime(report: MemoryReport, causes: list[Cause]) -> None:
             else:
                 cause.more_fixes = [cause.fix] + [i18n._(m) for m in more] + cause.more_fixes
             cause.fix = i18n._(fix)
+        if cause.id == "leak" and key is not None and key in _INFERENCE_RUNTIMES:
+            _leak_fix(key, cause)
         if report.mig_profile and cause.id in ("genuine_shortage", "single_allocation_exceeds_capacity"):
             cause.more_fixes.insert(0, _("This is a MIG slice ({profile}): the job gets only the slice's memory; use "
                                          "a larger profile or the whole GPU.").format(profile=report.mig_profile))

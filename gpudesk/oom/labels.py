@@ -37,6 +37,7 @@ LABELS: dict[str, str] = {
     # What kind of failure (issue 28: gpudesk.oom.signatures).
     "runtime": N_("Runtime that printed the message"),
     "engine": N_("Serving engine"),
+    "setting": N_("Engine setting the text names"),
     "smi_gpu_index": N_("GPU the pasted nvidia-smi table shows full"),
     "smi_used_bytes": N_("Memory in use on that GPU (nvidia-smi)"),
     "smi_total_bytes": N_("Memory of that GPU (nvidia-smi)"),

@@ -31,6 +31,15 @@ of the message say so. Each signature names the mechanism and the one check that
   the Linux OOM killer ends the process with the largest badness score with SIGKILL when RAM and swap run out
   (``mm/oom_kill.c``, "Out of memory: Killed process N"), so host RAM is the likelier reading; a scheduler or a user
   kills the same way, hence not a certain one (the kernel log decides).
+  The same kill in the shapes of :mod:`gpudesk.oom.exit_marks` ("Killed" glued to a progress bar or quoted as code,
+  Ollama's "llama runner exited, you may not have enough available memory") reads as ``sigkill`` too.
+* ``load_exit_paused``: a Windows console's pause prompt right after a checkpoint-loading bar that stopped before its
+  last shard, with no error (:mod:`gpudesk.oom.exit_marks`): python.exe ended while reading the checkpoint into RAM,
+  the commit limit (RAM + page file).
+* ``worker_exit_shm``: PyTorch's "DataLoader worker (pid(s) N) exited unexpectedly" inside a container: the workers'
+  shared memory (``/dev/shm``, 64 MiB in Docker by default) first (:mod:`gpudesk.oom.exit_marks`).
+* Limits said in words (:mod:`gpudesk.oom.limit_words`): a kernel's dynamic shared memory above the device's opt-in
+  limit is ``shared_memory``, one buffer beyond the device's maximum buffer size is ``buffer_limit``.
 * ``sigtrap_mac``: a process ended by SIGTRAP as macOS's shell reports it ("Trace/BPT trap: 5", the BSD description
   of signal 5; Linux's glibc words it "Trace/breakpoint trap") while a model was running (a step progress bar, PyTorch,
   MPS, Metal, MLX or diffusers named). On a Mac the GPU is Apple silicon's, sharing the system's memory; when a
@@ -174,6 +183,7 @@ import re
 from dataclasses import dataclass
 
 from gpudesk.i18n import N_
+from gpudesk.oom import exit_marks, limit_words
 
 PiB = 1024**5
 VULKAN_LARGE_BYTES = 2 * 1024**3
@@ -452,6 +462,13 @@ _ZH_DEVICE_WORDS = ("显存", "显卡", "gpu", "cuda", "device", "设备", "trie
 # The same limit in users' shorter words ("page file too small", "pagefile is too small").
 _COMMIT_LIMIT_CODE = re.compile(r"\berror\s{0,2}1455\b|\b(?:paging|page)\s?file\s(?:is\s|was\s)?too\ssmall\b",
                                 re.IGNORECASE)
+# TensorFlow's CPU allocator warning of one host allocation above a tenth of the free RAM
+# (tensorflow/core/framework/cpu_allocator_impl.cc, CPUAllocator::AllocateRaw: "Allocation of N exceeds 10% of free
+# system memory."; faustomorales/keras-ocr#81, the process stopping after it on an 8 GB Windows machine): the host's
+# memory. It is a warning that TensorFlow logs in runs that go on, so a device allocator's failure in the same text
+# (_TF_DEVICE_OOM) is read from its own words instead.
+_TF_HOST_WARNING = "of free system memory"
+_TF_DEVICE_OOM = ("_bfc", "device:gpu", "cuda_error_out_of_memory", "cuda out of memory", "gpu memory")
 _RUST_ALLOC = re.compile(r"^\s{0,8}memory allocation of \d{1,20} bytes failed", re.IGNORECASE | re.MULTILINE)
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
@@ -465,7 +482,15 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                        # the allowed dynamic shared memory size to N", src/runtime/cuda/cuda_module.cc, mlc-llm#2044),
                        # and ptxas rejects a static one at build time ("uses too much shared data").
                        "allowed dynamic shared memory size", "cudafuncattributemaxdynamicsharedmemorysize",
-                       "uses too much shared data")),
+                       "uses too much shared data",
+                       # A launch refused for the per-block resources of the SM, registers and shared memory for the
+                       # threads of one block (cudaErrorLaunchOutOfResources, "too many resources requested for
+                       # launch": CUDA Runtime API, "Data types used by CUDA Runtime", enum cudaError: "a launch did
+                       # not occur because it did not have appropriate resources ... the user has requested too many
+                       # threads or blocks"; Pose-Group/DCPose#46, 1024 threads per block on a Jetson): fewer threads
+                       # per block fix it, device memory never does.
+                       "too many resources requested for launch", "cudaerrorlaunchoutofresources",
+                       "cuda_error_launch_out_of_resources")),
     ("host_ram", ("defaultcpuallocator", "alloc_cpu.cpp", "cpuallocator.cpp", "cpu_buffer_type_alloc_buffer",
                   "core/src/alloc.cpp", "cv::outofmemoryerror", "(-4:insufficient memory)", "for an array with shape",
                   "_arraymemoryerror", "by allocator cpu", "by allocator mklcpu", "allocator (cpu) ran out of memory",
@@ -496,6 +521,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   # posix_memalign failing, "Fail to alloc memory of N size, error code is E", E = errno 12 ENOMEM);
                   # its GPU allocator words its failures "Cannot malloc N MB GPU memory" (PaddleOCR#2199).
                   "fail to alloc memory of",
+                  # SuperLU, the sparse direct solver behind scipy.sparse.linalg.spsolve/splu (SRC/memory.c and
+                  # [sdcz]memory.c: every failed SUPERLU_MALLOC aborts with "SUPERLU_MALLOC fails for <buffer> in
+                  # <function>()"): a CPU library, so its malloc is the host's heap (MarcoForte/closed-form-matting#21).
+                  "superlu_malloc fails",
                   # Hadoop YARN's NodeManager killing a container above its memory limit (ContainersMonitorImpl:
                   # "Container [pid=N,containerID=...] is running beyond physical memory limits. Current usage: X of
                   # Y physical memory used"; Spark on YARN: "Container killed by YARN for exceeding memory limits"):
@@ -542,7 +571,14 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "does not support tensor dims larger than int_max", "ndarray dimension length > int_max",
                       # Metal's per-buffer limit named in users' words (MTLDevice.maxBufferLength: "Metal buffer limit
                       # exceeded", one allocation "as a single Metal buffer" above it; exo-explore/exo#1048).
-                      "metal buffer limit", "maxbufferlength", "single metal buffer")),
+                      "metal buffer limit", "maxbufferlength", "single metal buffer",
+                      # FlashInfer's bump allocator over the workspace buffer the caller gives it
+                      # (include/flashinfer/allocator.h, AlignedAllocator::aligned_alloc: "Buffer overflow when
+                      # allocating memory for NAME with size N and alignment A, but only M bytes available in
+                      # AlignedAllocator. Increase the workspace buffer size."): the serving engine's fixed workspace
+                      # (vLLM's FLASHINFER_WORKSPACE_BUFFER_SIZE, 256 MiB until vllm-project/vllm#26048 made it
+                      # configurable; vllm#25342), not the device's memory.
+                      "bytes available in alignedallocator", "increase the workspace buffer size")),
     # ONNX Runtime's BFC arena at its own limit (onnxruntime/core/framework/bfc_arena.cc, BFCArena::Extend: "Available
     # memory of A is smaller than requested bytes of R", A = the arena's memory_limit minus what it already holds):
     # the limit is the session's gpu_mem_limit / arena config, not the device (infiniflow/ragflow#10295).
@@ -604,6 +640,22 @@ FAISS_SCRATCH_BYTES = (1536 * 1024**2,)
 # memory'", include/checks.h ``CUDACHECK``). nccl-tests word it "Test NCCL failure common.cu:N 'unhandled cuda error'"
 # (src/common.h ``NCCLCHECK``).
 _NCCL_CUDA_ERROR = "unhandled cuda error"
+# NCCL's ``ncclSystemError`` ("unhandled system error", src/misc/utils.cc ``ncclGetErrorString``; torch adds "System
+# call (e.g. socket, malloc) or external library call failed or device error"): a system call inside NCCL failed. At a
+# communicator's start on one node the calls are those of its shared-memory transport, a file in /dev/shm per peer pair
+# (src/transport/shm.cc, src/misc/shmutils.cc), and a container's /dev/shm is 64 MB unless the run raises it; NCCL's
+# troubleshooting guide names that first for containers ("Docker": "NCCL uses shared memory ... make sure enough shared
+# memory is available, --shm-size=1g", docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting.html).
+# Without a word of memory, that is the reading, with NCCL_DEBUG=INFO's "Last error" line as the confirmation
+# (MiniMax-AI/MiniMax-01#42, llm-d/llm-d#352: vLLM workers in pods whose /dev/shm was small or full of stale segments).
+_NCCL_SYSTEM_ERROR = "unhandled system error"
+_OOM_WORD = re.compile(r"OOM")
+# CUDA's cudaErrorLaunchFailure ("unspecified launch failure"; CUDA Runtime API, enum cudaError: "An exception occurred
+# on the device while executing a kernel. Common causes include dereferencing an invalid device pointer and accessing
+# out of bounds shared memory ... This leaves the process in an inconsistent state"): a kernel's fault, which the driver
+# logs as an Xid (13, 31, 43; 48, 63, 74, 79 for a faulty card: docs.nvidia.com/deploy/xid-errors), never a refused
+# allocation (opendatalab/MinerU#426: the GPU unusable until a reboot, fixed by replacing the card).
+_LAUNCH_FAILURE = ("unspecified launch failure", "cudaerrorlaunchfailure", "cuda_error_launch_failed")
 # An out-of-memory raised on the line of a runtime's own initialisation source (Torch7's cutorch ``init.c``, NCCL's
 # ``init.cu``, PaddlePaddle's ``platform/device_context.cc``, whose CUDADeviceContext constructor creates the device's
 # stream and its cuBLAS/cuDNN handles): the failing allocation is the runtime's start-up (its context and first
@@ -628,9 +680,11 @@ _FUNC_ATTRIBUTE_OOM = re.compile(r"cudafuncsetattribute\b[^\n]{0,300}?out of mem
 # A process killed by SIGKILL with no words of its own: the Linux OOM killer's usual mark (the shell's "Killed" line,
 # torchrun's "exitcode: -9" in ChildFailedError, Python's "died with <Signals.SIGKILL: 9>"). A scheduler's or a user's
 # kill reads the same, so it is the likelier reading, not a certain one (gpudesk.oom.rules.signature).
+# (The shell's line may come back with the user's punctuation after it, as a title or a quote does: "Killed！",
+# Tangshitao/QuadTreeAttention#25.)
 # The same kill as an exit status: 128 + 9 = 137 (a shell, Docker's "exited with code 137"), a launcher's "return code
 # = -9", Go's "signal: killed" (Ollama's runner).
-_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed\s*$|"
+_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed[!！.。]{0,3}\s*$|"
                       r"signal: killed|exit(?:ed with)?[ _]code:?\s{0,2}137\b|exit status 137\b|"
                       r"return code\s{0,2}=\s{0,2}-9\b|"
                       # bash's report of a job or script command ended by SIGKILL (jobs.c, the signal's description
@@ -652,7 +706,13 @@ _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9
                       r"(?<![a-z])kill(?:ed)?\s{0,2}掉|自(?:己|动)\s{0,2}(?:被\s{0,2})?kill(?![a-z])|"
                       # The shell's "Killed" quoted by a user in prose ('"killed" will appear in second epoch',
                       # ajhamdi/MVTN#2): the line they saw, in quotes.
-                      r"[\"'“‘]killed[\"'”’]",
+                      r"[\"'“‘]killed[\"'”’]|"
+                      # A user's English for the same: a process "killed due to memory reasons", "killed due to OOM",
+                      # "killed because of lack of memory" (Tomiinek/Multilingual_Text_to_Speech#76, Cam2BEV#6). A
+                      # device allocation that fails raises an error in the process; only the kernel's OOM killer
+                      # (mm/oom_kill.c) or a cgroup limit kills it for memory.
+                      r"\bkilled\s{1,3}(?:due\s{1,3}to|because\s{1,3}of|for)\s{1,3}(?:the\s{1,3}|a\s{1,3})?"
+                      r"(?:oom\b|memory\b|lack\s{1,3}of\s{1,3}memory\b|insufficient\s{1,3}memory\b)",
                       re.IGNORECASE | re.MULTILINE)
 # A process that ended by itself, with no error of its own, while it was loading a model or its parameters (the user's
 # words: "使用Lora微调加载参数时自动结束进程", "the process ends automatically while loading the parameters",
@@ -824,6 +884,22 @@ _BUFFER_LENGTH_LIMIT = re.compile(r"\bbuffer.{0,200}?\blength\s{0,2}[=:]?\s{0,2}
 RESOURCE_COUNT_LIMIT = re.compile(r"\bresource limit\s{0,2}\(\s{0,2}(\d{1,12})\s{0,2}\)\s{0,2}exceeded", re.IGNORECASE)
 
 
+# A runtime's per-allocation maximum stated as such, with the request above it: Level Zero's
+# ze_device_properties_t.maxMemAllocSize ("maximum memory allocation size in bytes"), OpenCL's
+# CL_DEVICE_MAX_MEM_ALLOC_SIZE and Vulkan's maxMemoryAllocationSize cap one allocation well below the device's memory
+# (a quarter of it by default on Intel GPUs), and a HIP-on-Level-Zero runtime refuses a hipMalloc above it ("chipStar's
+# allocation limit is 4294959104 bytes, so the 4294967296-byte request fails", CHIP-SPV/chipStar#1186).
+_STATED_ALLOCATION_LIMIT = re.compile(
+    r"\b(?:max(?:imum)?\s{1,3}(?:memory\s{1,3})?alloc(?:ation)?\s{1,3}size|(?:per[- ]|single[- ])?allocation\s{1,3}"
+    r"(?:size\s{1,3})?limit|maxmemallocsize|max_mem_alloc_size)\s{0,3}(?:is|of|=|:)\s{0,3}(\d{1,20})\s{0,2}bytes?\b",
+    re.IGNORECASE)
+
+
+def _stated_allocation_limit(text: str, requested: int | None) -> bool:
+    m = _STATED_ALLOCATION_LIMIT.search(text)
+    return requested is not None and m is not None and requested > int(m.group(1))
+
+
 def _region_limit(text: str, requested: int | None) -> bool:
     m = _REGION.search(text)
     return requested is not None and m is not None and requested > int(m.group(1))
@@ -835,6 +911,10 @@ def _region_limit(text: str, requested: int | None) -> bool:
 # keeps a share of the GPU for Windows, so the ceiling sits below what nvidia-smi shows free inside WSL
 # (microsoft/WSL#41176: refused with about 2 GB free per GPU; a lower engine budget then passed).
 _WSL_RESIDENCY = re.compile(r"dxgkio_make_resident\b[^\n]{0,40}?(?:-12\b|enomem)", re.IGNORECASE)
+
+
+# Marks of a framework that preallocates the GPU (XLA under JAX or TensorFlow), as gpudesk.oom.parsers.cublas reads them.
+_PREALLOCATING_MARKS = ("xla", "jax", "stream_executor", "tensorflow")
 
 
 def classify(text: str, requested: int | None = None, negative_size: int | None = None,
@@ -858,23 +938,38 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if any(w in low for w in _SHM_SEGMENT_WORDS) or ("posix_fallocate failed" in low and "nccl" in low) or (
             "/dev/shm/nccl-" in low and any(w in low for w in _SHM_FILE_FAILURES)):
         return "shm_segment"
+    if _NCCL_SYSTEM_ERROR in low and "nccl" in low and not any(w in low for w in _OOM_OWN) and \
+            _OOM_WORD.search(text) is None:
+        return "nccl_system_error"
     if "no space left on device" in low and any(w in low for w in _DEV_SHM_WORDS):
         return "dev_shm"
+    if exit_marks.worker_exit_in_container(text):
+        return "worker_exit_shm"
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
             or _RUST_ALLOC.search(text) or _RAM_SHORTAGE.search(text) or _COMMIT_LIMIT_CODE.search(text) or (
                 _ZH_RAM_SHORTAGE.search(text) and not any(w in low for w in _ZH_DEVICE_WORDS)):
         return "host_ram"
+    if _TF_HOST_WARNING in low and not any(w in low for w in _TF_DEVICE_OOM):
+        return "host_ram"
     if VERBS_ENOMEM.search(low):
         return "pin_memory"
     func_attribute_oom = _FUNC_ATTRIBUTE_OOM.search(low) is not None
+    if limit_words.shared_memory_limit(text) and not func_attribute_oom:
+        return "shared_memory"
+    if limit_words.buffer_size_limit(text):
+        return "buffer_limit"
     for key, words in _WORDS[1:]:
         if key == "shared_memory" and func_attribute_oom:
             continue  # device memory, not the shared-memory limit (_FUNC_ATTRIBUTE_OOM)
         if any(w in low for w in words
                if not (w in ("std::bad_alloc", "bad allocation") and _device_bad_alloc(low))):
             return key
+    if "cudnn_status_execution_failed" in low and any(w in low for w in _PREALLOCATING_MARKS):
+        # cuDNN's kernel failing under XLA / TensorFlow (gpudesk.oom.parsers.cublas, CUDNN_EXECUTION_FAILED): its own
+        # allocations outside the framework's preallocated pool, as at handle creation.
+        return "library_init"
     if "unable to allocate" in low and "mlx" in low:
         # MLX's allocator limit quoted without its "[malloc_or_wait]" prefix (a title: 'malloc error "Unable to
         # allocate" on 8GB RAM Mac', ml-explore/mlx#63).
@@ -887,7 +982,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "startup_pool"
     if _rmm_pool_cap(low):
         return "arena_limit"
-    if _region_limit(text, requested) or _BUFFER_LENGTH_LIMIT.search(low) or RESOURCE_COUNT_LIMIT.search(low):
+    if (_region_limit(text, requested) or _stated_allocation_limit(text, requested) or _BUFFER_LENGTH_LIMIT.search(low)
+            or RESOURCE_COUNT_LIMIT.search(low)):
         return "buffer_limit"
     if token_pool_has_room(text):
         return "token_pool_accounting"
@@ -895,6 +991,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "scratch_reserve"
     if any(w in low for w in _ILLEGAL_ADDRESS) and not any(w in low for w in _OOM_OWN):
         return "illegal_address"
+    if any(w in low for w in _LAUNCH_FAILURE) and not any(w in low for w in _OOM_OWN):
+        return "launch_failure"
     if backend == "vulkan" and requested is not None and requested >= VULKAN_LARGE_BYTES:
         return "vulkan_large"
     if backend == "vulkan" and requested is None and _VULKAN_BUFFER_CREATE.search(text) and not _ANY_SIZE.search(text):
@@ -907,8 +1005,11 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "bare_cuda_error"
     if _NCCL_CUDA_ERROR in low and "nccl" in low:
         return "nccl_cuda_error"
-    if (_SIGKILL.search(text) or silent_exit_while_loading(text)) and not any(w in low for w in _OOM_OWN):
+    if (_SIGKILL.search(text) or silent_exit_while_loading(text) or exit_marks.killed_without_error(text)) \
+            and not any(w in low for w in _OOM_OWN):
         return "sigkill"
+    if exit_marks.paused_after_unfinished_load(text) and not any(w in low for w in _OOM_OWN):
+        return "load_exit_paused"
     if notebook_kernel_died(text) and not any(w in low for w in _OOM_OWN):
         return "kernel_died"
     if _SIGTRAP_MAC.search(text) and _MODEL_RUNNING.search(text):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpudesk.errors import GpudeskError
-from gpudesk.i18n import ngettext
+from gpudesk.i18n import _, ngettext
 
 
 class PlannerError(GpudeskError):
@@ -30,8 +30,13 @@ class PlanInputErrors(PlanInputError):
     def __init__(self, problems: list[PlanInputError]):
         self.problems = list(problems)
         first = self.problems[0]
-        listed = "; ".join(f"({i}) {str(p).rstrip('.')}" for i, p in enumerate(self.problems, 1)) + "."
-        text = ngettext("{n} problem: {listed}", "{n} problems: {listed}", len(self.problems)).format(
+        # Each problem loses its own closing stop (ASCII or the translation's full-width one); the list separator and
+        # the closing stop belong to the sentence, so they are translated with it.
+        items = [_("({index}) {problem}").format(index=i, problem=str(p).rstrip(".。"))
+                 for i, p in enumerate(self.problems, 1)]
+        # Translators: the separator between the numbered problems of one sentence ("(1) ...; (2) ...").
+        listed = _("; ").join(items)
+        text = ngettext("{n} problem: {listed}.", "{n} problems: {listed}.", len(self.problems)).format(
             n=len(self.problems), listed=listed)
         super().__init__(first.field or "profile", text)
         self.message = text

@@ -21,6 +21,7 @@ from gpudesk.file_limits import InputFileError, display_path, read_input
 from gpudesk.i18n import _
 from gpudesk.planner.errors import ProfileError
 from gpudesk.planner.requirement import SECTIONS, Requirement, raise_problems
+from gpudesk.planner.toml_errors import toml_error_reason
 from gpudesk.planner.workload import profile_problems
 
 if sys.version_info >= (3, 11):
@@ -153,7 +154,8 @@ def parse_profile_text(text: str, where: str | None = None) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ProfileError("profile", _("{where} is not valid TOML: {reason}.").format(where=where, reason=exc)) from exc
+        raise ProfileError("profile", _("{where} is not valid TOML: {reason}.").format(where=where,
+                                                                                     reason=toml_error_reason(exc))) from exc
     except (RecursionError, ValueError) as exc:  # [[[[...]]]] nested past the parser's stack; 4300+ digit ints
         raise ProfileError("profile", _("{where} nests lists or tables too deeply or holds an unreadable number; a profile is flat: one [section] "
                                         "per question.").format(where=where)) from exc

@@ -87,7 +87,12 @@ class ModelMemory:
     parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``embeddings_on_host``
     (inference that keeps the input embedding table in host memory, ExLlama); ``base_weights`` (LoRA over a
     bitsandbytes LLM.int8 base: ``int8``); ``modules_to_save`` (PEFT trainable full copies of ``embed_tokens`` /
-    ``lm_head``); ``no_kv_cache`` (inference that generates without a KV cache, ``use_cache=False``); ``framework``
+    ``lm_head``); ``no_kv_cache`` (inference that generates without a KV cache, ``use_cache=False``);
+    ``bnb_fp32_compute`` (inference of bitsandbytes 4-bit weights whose layers compute in fp32,
+    ``BitsAndBytesConfig`` without a compute dtype);
+    ``zero3_max_reuse_distance``, ``zero3_max_live_parameters``, ``zero3_prefetch_bucket``,
+    ``zero3_persistence_threshold``, ``zero3_reduce_bucket`` (DeepSpeed ZeRO-3 settings in elements, None: the
+    Hugging Face ``"auto"`` fill; full training under ZeRO-3 only); ``framework``
     only chooses which published cases give the estimate's expected error band. Training-speed inputs of
     Megatron-style runs: ``mtp_layers`` (multi-token-prediction depths trained with the model, Megatron-Core
     ``--mtp-num-layers``) and ``recompute_modules`` (what selective recompute redoes, Megatron-Core
@@ -146,6 +151,12 @@ class ModelMemory:
     base_weights: str = "precision"
     modules_to_save: list[str] = field(default_factory=list)
     no_kv_cache: bool = False
+    bnb_fp32_compute: bool = False
+    zero3_max_reuse_distance: int = 1_000_000_000
+    zero3_max_live_parameters: int = 1_000_000_000
+    zero3_prefetch_bucket: int | None = None
+    zero3_persistence_threshold: int | None = None
+    zero3_reduce_bucket: int | None = None
     framework: str | None = None
     mtp_layers: int = 0
     recompute_modules: list[str] = field(default_factory=list)
@@ -385,6 +396,10 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
             "recompute modules choose what selective recompute redoes; full recompute already redoes every layer's "
             "forward.")))
     check(_num, "model.lora_rank", m.lora_rank, maximum=65536, integer=True)
+    for name in ("zero3_max_reuse_distance", "zero3_max_live_parameters"):
+        check(_num, f"model.{name}", getattr(m, name), minimum=0, strict=False, maximum=1e13, integer=True)
+    for name in ("zero3_prefetch_bucket", "zero3_persistence_threshold", "zero3_reduce_bucket"):
+        check(_num, f"model.{name}", getattr(m, name), minimum=0, strict=False, maximum=1e13, integer=True)
     check(_num, "model.activation_bytes_per_sample", m.activation_bytes_per_sample, maximum=1e13, integer=True)
     check(_num, "model.train_flops_per_sample", m.train_flops_per_sample, maximum=1e21)
     check(_num, "workload.training_share", w.training_share, minimum=0, strict=False, maximum=1)

@@ -167,7 +167,15 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         req, mb, max(1, gpus) // max(1, tp * max(1, m.context_parallel)))
     shard = sharding or (m.sharding if m.sharding != "auto" else "ddp")
     rec = recompute or (m.recompute if m.recompute != "auto" else "none")
+    # DeepSpeed's ZeRO-3 settings act where the plan runs full training under ZeRO-3 (sharding "auto" may pick another).
+    zero3 = m.mode == "train" and shard == "zero3"
+    defaults = MemoryWorkload()
     return MemoryWorkload(
+        zero3_max_reuse_distance=m.zero3_max_reuse_distance if zero3 else defaults.zero3_max_reuse_distance,
+        zero3_max_live_parameters=m.zero3_max_live_parameters if zero3 else defaults.zero3_max_live_parameters,
+        zero3_prefetch_bucket=m.zero3_prefetch_bucket if zero3 else None,
+        zero3_persistence_threshold=m.zero3_persistence_threshold if zero3 else None,
+        zero3_reduce_bucket=m.zero3_reduce_bucket if zero3 else None,
         mode=m.mode, precision=m.precision, optimizer=m.optimizer, seq_len_tokens=m.seq_len_tokens,
         micro_batch_size=mb, gpus=gpus, sharding=shard, offload=m.offload, recompute=rec,
         flash_attention=m.flash_attention, tensor_parallel=tp,
@@ -187,5 +195,6 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         fsdp1_no_sync=not m.fsdp1_sync_each_batch, ddp_bucket_view=m.ddp_bucket_view, fused_qkv_load=m.fused_qkv_load,
         tp_replicated_vocab=m.tp_replicated_vocab, embeddings_on_host=m.embeddings_on_host,
         base_weights=m.base_weights, modules_to_save=tuple(m.modules_to_save or ()), no_kv_cache=m.no_kv_cache,
+        bnb_fp32_compute=m.bnb_fp32_compute,
         prompt_tokens=w.prompt_tokens if m.mode == "inference" and w.prompt_tokens > 0 else None,
     )

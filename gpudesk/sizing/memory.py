@@ -21,6 +21,7 @@ from gpudesk.sizing.mode_settings import check_mode_settings
 from gpudesk.sizing.overheads import EAGER_MODULE_LOADING_CONTEXT_BYTES, Overheads
 from gpudesk.sizing.pipeline import step_batching
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.zero3_params import DEFAULT_MAX_LIVE_PARAMETERS, DEFAULT_MAX_REUSE_DISTANCE, Zero3Settings
 
 MODES = ("train", "lora", "qlora", "inference")
 DEEPSPEED_STAGES = ("zero1", "zero2", "zero3")
@@ -86,6 +87,13 @@ class MemoryWorkload:
             (:mod:`gpudesk.sizing.fused_load`).
         tp_replicated_vocab: inference under tensor parallelism that keeps the embedding and LM head whole on
             every GPU (lit-gpt ``generate/tp.py``), instead of splitting the vocabulary (vLLM, Megatron-LM).
+        zero3_max_reuse_distance, zero3_max_live_parameters, zero3_prefetch_bucket, zero3_persistence_threshold,
+            zero3_reduce_bucket: DeepSpeed ZeRO-3's ``stage3_max_reuse_distance``, ``stage3_max_live_parameters``,
+            ``stage3_prefetch_bucket_size``, ``stage3_param_persistence_threshold`` and ``reduce_bucket_size`` in
+            elements (None: Hugging Face's ``"auto"`` fill from the hidden size), full training under
+            ``sharding="zero3"`` (:mod:`gpudesk.sizing.zero3_params`).
+        bnb_fp32_compute: inference of bitsandbytes 4-bit weights whose layers compute in fp32
+            (``BitsAndBytesConfig`` without ``bnb_4bit_compute_dtype``; :mod:`gpudesk.sizing.bnb_compute`).
         embeddings_on_host: inference that keeps the input embedding table in host memory (ExLlama's device map).
         prompt_tokens: inference prompt tokens per sequence, the prefill's length (None: the whole
             ``context_tokens``).
@@ -109,7 +117,9 @@ class MemoryWorkload:
             unchunked ``to_nf4`` before May 2024, ``fsdp1-sync-states`` for FSDP1 ``sync_module_states`` from rank
             0's CPU copy): the blocks cached while loading set the reserved peak when they exceed training's
             (:mod:`gpudesk.sizing.loading`).
-        pipeline_parallel: pipeline stages (training); ``pipeline_schedule`` ``1f1b``, ``interleaved-1f1b`` or
+        pipeline_parallel: pipeline stages (training); for inference, GPUs that hold whole decoder layers and run
+            in turn (Hugging Face ``device_map="auto"``, vLLM ``--pipeline-parallel-size``;
+            :mod:`gpudesk.sizing.layer_split`); ``pipeline_schedule`` ``1f1b``, ``interleaved-1f1b`` or
             ``gpipe``; ``pipeline_microbatches`` the micro-batches the batch is split into (None: the stage count,
             torchtitan's default); ``pipeline_stages_per_rank`` model chunks per rank (interleaved; None: 2).
         global_batch_size: training sequences per optimizer step over the whole job, Megatron style (None: not
@@ -188,6 +198,12 @@ class MemoryWorkload:
     base_weights: str = "precision"
     modules_to_save: tuple[str, ...] = ()
     no_kv_cache: bool = False
+    bnb_fp32_compute: bool = False
+    zero3_max_reuse_distance: int = DEFAULT_MAX_REUSE_DISTANCE
+    zero3_max_live_parameters: int = DEFAULT_MAX_LIVE_PARAMETERS
+    zero3_prefetch_bucket: int | None = None
+    zero3_persistence_threshold: int | None = None
+    zero3_reduce_bucket: int | None = None
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -290,6 +306,12 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
             return _with_note(estimate_memory(spec, replace(w, longest_sample_tokens=None)), padding)
     if mode != "inference":
         return _estimate_training(spec, mode, w)
+    for name, given in (("pipeline_microbatches", w.pipeline_microbatches is not None),
+                        ("pipeline_stages_per_rank", w.pipeline_stages_per_rank is not None),
+                        ("pipeline_schedule", w.pipeline_schedule != "1f1b")):
+        if given:
+            raise SizingError(name, _("inference runs each request through the pipeline stages in turn (no "
+                                      "micro-batch schedule); give the stages with the pipeline setting only."))
     return inference_memory(
         spec, weight_format=w.weight_format, kv_precision=w.kv_precision, context_tokens=w.context_tokens,
         concurrent_sequences=w.concurrent_sequences, paged_block_tokens=w.paged_block_tokens,
@@ -299,6 +321,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         prefill_tokens=w.prompt_tokens, fused_qkv_load=w.fused_qkv_load,
         tp_replicated_vocab=w.tp_replicated_vocab, embeddings_on_host=w.embeddings_on_host,
         no_kv_cache=w.no_kv_cache,
+        pipeline_parallel=w.pipeline_parallel, bnb_fp32_compute=w.bnb_fp32_compute,
     )
 
 
@@ -324,7 +347,35 @@ def _with_note(est: MemoryEstimate, note: tuple[str, str]) -> MemoryEstimate:
     return replace(est, assumptions=(note,) + est.assumptions)
 
 
+ZERO3_SETTINGS = ("zero3_max_reuse_distance", "zero3_max_live_parameters", "zero3_prefetch_bucket",
+                  "zero3_persistence_threshold", "zero3_reduce_bucket")
+
+
+def zero3_settings(w: MemoryWorkload) -> Zero3Settings:
+    """The DeepSpeed ZeRO-3 settings of ``w``, checked; refused away from their defaults unless ``w`` is full
+    training under DeepSpeed ZeRO-3 (PyTorch FSDP has none of them).
+
+    Raises:
+        SizingError: a setting that is not a positive whole number, or one given where nothing reads it.
+    """
+    defaults = MemoryWorkload()
+    for name in ZERO3_SETTINGS:
+        value = getattr(w, name)
+        if value is not None and not (type(value) is int and 0 <= value <= 10**13):
+            raise SizingError(name, _("must be a whole number of elements from 0 to 1e13, got {value}.").format(
+                value=value))
+        if value != getattr(defaults, name) and not (w.mode == "train" and w.sharding == "zero3"):
+            raise SizingError(name, _("this DeepSpeed ZeRO-3 setting applies to full training with sharding zero3; "
+                                      "leave it out."))
+    return Zero3Settings(max_reuse_distance=w.zero3_max_reuse_distance,
+                         max_live_parameters=w.zero3_max_live_parameters,
+                         prefetch_bucket_size=w.zero3_prefetch_bucket,
+                         param_persistence_threshold=w.zero3_persistence_threshold,
+                         reduce_bucket_size=w.zero3_reduce_bucket)
+
+
 def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryEstimate:
+    zero3 = zero3_settings(w)
     if mode == "train":
         return train_memory(
             spec, precision=w.precision, optimizer=w.optimizer, seq_len_tokens=w.seq_len_tokens,
@@ -338,7 +389,7 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
             weight_loading=w.weight_loading, pipeline_parallel=w.pipeline_parallel,
             pipeline_schedule=w.pipeline_schedule, pipeline_microbatches=w.pipeline_microbatches,
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
-            fsdp1_no_sync=w.fsdp1_no_sync, ddp_bucket_view=w.ddp_bucket_view,
+            fsdp1_no_sync=w.fsdp1_no_sync, ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))

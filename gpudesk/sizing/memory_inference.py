@@ -28,14 +28,17 @@ blocks, prefill working memory.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from gpudesk.i18n import _, ngettext
+from gpudesk.sizing.bnb_compute import fp32_compute_extra_bytes, fp32_compute_note
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, positive_float, positive_int
 from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT, precision_bytes, weight_bits_per_param, weight_format_source
 from gpudesk.sizing.engines.ggml_types import canonical_file_type
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.fused_load import add_fused_qkv_load, fused_qkv_copy_bytes
+from gpudesk.sizing.layer_split import Stage, balanced_split, even_split, stage_weight_bytes
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.tp_vocab import replicated_vocab_extra_bytes, replicated_vocab_note
 from gpudesk.sizing.shapes import ModelSpec
@@ -301,7 +304,8 @@ def kv_cache_impl_extra_bytes(spec: ModelSpec, kv_cache_impl: str, kv_bytes: flo
 
 
 def prefill_workspace_bytes(spec: ModelSpec, prefill_tokens: int, flash_attention: bool = True, batch: int = 1,
-                            prompt_logits: str = "last", eager_mlp: bool = False) -> float:
+                            prompt_logits: str = "last", eager_mlp: bool = False, lm_head: bool = True,
+                            layers: bool = True, layer_extra_bytes: float = 0.0) -> float:
     """Transient bytes of one prefill forward over ``batch`` prompts of ``prefill_tokens`` each (16-bit activations).
 
     A decoder layer's transient is counted as ``b*s*(h + ffn)`` 16-bit values (the residual stream and one MLP
@@ -333,6 +337,10 @@ def prefill_workspace_bytes(spec: ModelSpec, prefill_tokens: int, flash_attentio
       https://github.com/huggingface/transformers/blob/v4.35.0/src/transformers/generation/utils.py
       ``greedy_search``). Llama-2-13B, 8 prompts of 512 tokens: 0.79 GB.
 
+    Under a layer split (:mod:`gpudesk.sizing.layer_split`) a GPU without the LM head (``lm_head=False``) computes
+    no logits, and one without decoder layers (``layers=False``) no layer transient. ``layer_extra_bytes``: what a
+    layer holds beyond its 16-bit flow (fp32 compute of bitsandbytes 4-bit layers, :mod:`gpudesk.sizing.bnb_compute`).
+
     Raises:
         SizingError / ShapeError: invalid input, or a model without a transformer shape.
     """
@@ -349,7 +357,7 @@ def prefill_workspace_bytes(spec: ModelSpec, prefill_tokens: int, flash_attentio
     scores = 0 if flash_attention else 8.0 * b * dims.num_attention_heads * s * s
     vocab = spec.vocab_size or 0
     logits = 6.0 * b * s * vocab if mode == "all" else 4.0 * b * vocab
-    return max(layer + scores, logits)
+    return max(layer + scores + layer_extra_bytes if layers else 0.0, logits if lm_head else 0.0)
 
 
 # Quantised checkpoints keep the embedding table in 16-bit (weight_bytes counts it so).
@@ -377,8 +385,86 @@ def inference_memory(
     tp_replicated_vocab: bool = False,
     embeddings_on_host: bool = False,
     no_kv_cache: bool = False,
+    pipeline_parallel: int = 1,
+    bnb_fp32_compute: bool = False,
 ) -> MemoryEstimate:
-    """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each.
+    """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each
+    (:func:`_inference_at_stage`), on the fullest GPU when ``pipeline_parallel`` > 1 splits whole decoder layers
+    over GPUs that run in turn (:mod:`gpudesk.sizing.layer_split`: accelerate's ``device_map="auto"`` for a
+    contiguous cache, Hugging Face ``generate``; vLLM's even ``get_pp_indices`` split for a paged engine).
+
+    Raises:
+        SizingError / ShapeError: invalid input, named by field.
+    """
+    kwargs = dict(weight_format=weight_format, kv_precision=kv_precision, context_tokens=context_tokens,
+                  concurrent_sequences=concurrent_sequences, paged_block_tokens=paged_block_tokens,
+                  prefill_tokens=prefill_tokens, flash_attention=flash_attention, tensor_parallel=tensor_parallel,
+                  activation_bytes_per_sample=activation_bytes_per_sample, overheads=overheads,
+                  hybrid_kv_cache=hybrid_kv_cache, kv_cache_impl=kv_cache_impl, mla_decode_weights=mla_decode_weights,
+                  prompt_logits=prompt_logits, fused_qkv_load=fused_qkv_load, tp_replicated_vocab=tp_replicated_vocab,
+                  embeddings_on_host=embeddings_on_host, bnb_fp32_compute=bnb_fp32_compute, no_kv_cache=no_kv_cache)
+    pp = positive_int("pipeline_parallel", pipeline_parallel, 1024)
+    if pp == 1:
+        return _inference_at_stage(spec, **kwargs)  # type: ignore[arg-type]
+    if not spec.is_transformer or activation_bytes_per_sample is not None:
+        raise SizingError("pipeline_parallel", _("a layer split needs a transformer's decoder layers; give a "
+                                                 "config.json, or leave the pipeline stages out."))
+    if pp > (spec.layers or 0):
+        raise SizingError("pipeline_parallel", _("{stages} pipeline stages for {layers} layers: every GPU needs at "
+                                                 "least one layer.").format(stages=pp, layers=spec.layers))
+    if tp_replicated_vocab or embeddings_on_host:
+        raise SizingError("pipeline_parallel", _("a layer split places the embedding and the LM head on its first "
+                                                 "and last GPU; leave out the replicated vocabulary and the host "
+                                                 "embeddings."))
+    fmt = resolve_weight_format(spec, weight_format)
+    total = weight_bytes(spec, fmt)
+    # Generation without a KV cache is a plain transformers process (generate(use_cache=False)), split by accelerate.
+    contiguous = choice("kv_cache_impl", kv_cache_impl, KV_CACHE_IMPLS) != "paged" or no_kv_cache
+    stages = balanced_split(spec, total, fmt, pp) if contiguous else even_split(spec, pp)
+    estimates = {i: _inference_at_stage(spec, stage=stage, stage_gpus=pp, **kwargs)  # type: ignore[arg-type]
+                 for i, stage in enumerate(stages) if stage.layers or stage.lm_head or stage.embeddings}
+    fullest = max(estimates, key=lambda i: estimates[i].total_bytes)
+    est = estimates[fullest]
+    note = (_("layers split over {gpus} GPUs that run in turn ({layers} layers a GPU); the fullest, GPU {index} "
+              "({its} layers{extra}), is shown").format(
+                gpus=pp, layers="/".join(str(st.layers) for st in stages), index=fullest, its=stages[fullest].layers,
+                extra=(_(", the embedding and the LM head") if stages[fullest].embeddings and stages[fullest].lm_head
+                       else _(", the embedding") if stages[fullest].embeddings
+                       else _(", the LM head and the logits") if stages[fullest].lm_head else "")),
+            "accelerate utils/modeling.py get_balanced_memory, infer_auto_device_map (device_map='auto')"
+            if contiguous else "vllm/distributed/utils.py get_pp_indices")
+    return replace(est, assumptions=(note,) + est.assumptions)
+
+
+def _inference_at_stage(
+    spec: ModelSpec,
+    *,
+    weight_format: str = CHECKPOINT_WEIGHT_FORMAT,
+    kv_precision: str = "bf16",
+    context_tokens: int = 4096,
+    concurrent_sequences: int = 1,
+    paged_block_tokens: int | None = PAGED_BLOCK_TOKENS,
+    prefill_tokens: int | None = None,
+    flash_attention: bool = True,
+    tensor_parallel: int = 1,
+    activation_bytes_per_sample: int | None = None,
+    overheads: Overheads = Overheads(),
+    hybrid_kv_cache: bool = True,
+    kv_cache_impl: str = "paged",
+    mla_decode_weights: str = "up-proj",
+    prompt_logits: str = "last",
+    fused_qkv_load: bool = False,
+    tp_replicated_vocab: bool = False,
+    embeddings_on_host: bool = False,
+    stage: Stage | None = None,
+    stage_gpus: int = 1,
+    bnb_fp32_compute: bool = False,
+    no_kv_cache: bool = False,
+) -> MemoryEstimate:
+    """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each; with ``stage``, the
+    memory of that GPU of a layer split over ``stage_gpus`` GPUs (its layers' weights and KV cache, one of its
+    layers' transient, the logits only where the LM head is). ``bnb_fp32_compute``: bitsandbytes 4-bit layers
+    that compute in fp32 (:mod:`gpudesk.sizing.bnb_compute`).
 
     Non-transformer models (CNN, tabular) skip the KV cache and use ``activation_bytes_per_sample`` x batch as
     the working memory. Weights are split over ``tensor_parallel`` GPUs; the KV cache by KV heads, at least one
@@ -425,7 +511,11 @@ def inference_memory(
         paged_block_tokens = None
     weight_format = resolve_weight_format(spec, weight_format)
     mla_extra = mla_decode_weight_bytes(spec, weight_format, mla_decode_weights, t)
-    parts: dict[str, float] = {"weights": weight_bytes(spec, weight_format) / t + mla_extra}
+    share = stage.layers / max(1, spec.layers or 1) if stage is not None else 1.0
+    stored = weight_bytes(spec, weight_format)
+    if stage is not None:
+        stored = stage_weight_bytes(spec, stage, stored, weight_format)
+    parts: dict[str, float] = {"weights": stored / t + mla_extra * share}
     assumptions = [(_("weights stored as {weight_format} ({bits:.3g} bit/param)").format(
                         weight_format=weight_format, bits=weight_bits_per_param(weight_format)),
                     weight_format_source(weight_format))]
@@ -444,22 +534,34 @@ def inference_memory(
             "vllm attention/backends/mla process_weights_after_loading; vllm PR 12528, PR 14770"))
     if no_kv_cache and spec.is_transformer and activation_bytes_per_sample is None:
         b = positive_int("concurrent_sequences", concurrent_sequences, MAX_BATCH)
-        parts["prefill_workspace"] = prefill_workspace_bytes(spec, context_tokens, flash_attention, b, prompt_logits,
-                                                             eager_mlp=True) / t
+        fp32_extra = fp32_compute_extra_bytes(spec, weight_format, b * context_tokens) if bnb_fp32_compute else 0.0
+        parts["prefill_workspace"] = prefill_workspace_bytes(
+            spec, context_tokens, flash_attention, b, prompt_logits, eager_mlp=True,
+            lm_head=stage is None or stage.lm_head, layers=stage is None or stage.layers > 0,
+            layer_extra_bytes=fp32_extra) / t
+        if fp32_extra:
+            assumptions.append(fp32_compute_note(fp32_extra / t))
         assumptions.append((_("no KV cache: each new token re-runs the whole sequence; the peak is one forward over "
                               "{batch} x {tokens} tokens ({gib:.2f} GiB transient)").format(
                                   batch=b, tokens=context_tokens, gib=parts["prefill_workspace"] / 2**30),
                             "transformers generation/utils.py (use_cache=False: no past_key_values)"))
     elif spec.is_transformer and activation_bytes_per_sample is None:
-        parts["kv_cache"] = kv_cache_bytes(spec, context_tokens, concurrent_sequences, kv_precision, paged_block_tokens,
-                                           t, hybrid_kv_cache)
+        full_kv = kv_cache_bytes(spec, context_tokens, concurrent_sequences, kv_precision, paged_block_tokens,
+                                 t, hybrid_kv_cache)
+        parts["kv_cache"] = full_kv * share
         prefill_batch = concurrent_sequences if impl != "paged" else 1
         # A stated prompt through Hugging Face modules (the dynamic and tuple caches are transformers'): the eager
         # MLP's intermediates. A serving engine bounds its prefill by its token budget and fuses the activation; a
         # static cache may be a runtime with its own fused MLP and preallocated buffers (ExLlama).
         eager_mlp = impl in ("dynamic", "legacy-tuple") and prefill_tokens is not None
-        parts["prefill_workspace"] = prefill_workspace_bytes(spec, prefill_tokens or context_tokens, flash_attention,
-                                                             prefill_batch, prompt_logits, eager_mlp) / t
+        fp32_extra = fp32_compute_extra_bytes(spec, weight_format, prefill_batch * (prefill_tokens or context_tokens)
+                                              ) if bnb_fp32_compute else 0.0
+        parts["prefill_workspace"] = prefill_workspace_bytes(
+            spec, prefill_tokens or context_tokens, flash_attention, prefill_batch, prompt_logits, eager_mlp,
+            lm_head=stage is None or stage.lm_head, layers=stage is None or stage.layers > 0,
+            layer_extra_bytes=fp32_extra) / t
+        if fp32_extra:
+            assumptions.append(fp32_compute_note(fp32_extra / t))
         prefill = dict(batch=prefill_batch, tokens=prefill_tokens or context_tokens,
                        gib=parts["prefill_workspace"] / 2**30)
         assumptions.append((_("prefill of {batch} x {tokens} prompt tokens: {gib:.2f} GiB transient (a layer's MLP or "
@@ -469,7 +571,11 @@ def inference_memory(
                               "attention, or the last position's logits)").format(**prefill),
                             "transformers modeling_llama.py LlamaMLP / LlamaForCausalLM (v4.35: logits.float())"))
         if impl != "paged":
-            extra = kv_cache_impl_extra_bytes(spec, impl, parts["kv_cache"], context_tokens)
+            # Under a layer split: one layer's copy (dynamic) is the same on every GPU that runs a layer, the tuple
+            # cache's second copy scales with the GPU's share of the layers, a static cache's mask is on every GPU.
+            extra = kv_cache_impl_extra_bytes(spec, impl, full_kv, context_tokens)
+            if impl == "legacy-tuple":
+                extra *= share
             if impl in ("dynamic", "legacy-tuple") and prefill_tokens and context_tokens <= prefill_tokens + 1:
                 extra = 0.0  # the prompt's forward yields the only new token: no decode step grows the cache
             if impl in ("dynamic", "legacy-tuple"):
@@ -482,7 +588,7 @@ def inference_memory(
         heads = kv_heads_per_gpu(spec, t)
         per_gpu = (ngettext("{n} KV head per GPU", "{n} KV heads per GPU", heads).format(n=heads)
                    if not spec.kv_latent_dim else _("the whole MLA latent on every GPU"))
-        kv = dict(kib=kv_layer_bytes_per_token(spec, kv_precision, t) * (spec.layers or 0) / 1024, per_gpu=per_gpu,
+        kv = dict(kib=kv_layer_bytes_per_token(spec, kv_precision, t) * (spec.layers or 0) * share / 1024, per_gpu=per_gpu,
                   sequences=concurrent_sequences, tokens=context_tokens, block_tokens=paged_block_tokens)
         if paged_block_tokens:
             kv_text = _("KV cache {kib:.0f} KiB/token per GPU for full attention ({per_gpu}), {sequences} x {tokens} "
@@ -518,7 +624,10 @@ def inference_memory(
     # cache runs in a PyTorch process (HF generate, gpt-fast, AutoAWQ) whose only memory outside the allocator is the
     # CUDA context: its decode loop captures no graphs unless compiled, and a compiled graph's pool is allocator memory.
     engine_pool = impl == "paged" and not no_kv_cache
-    assumptions += add_overheads(parts, overheads.validated(), t, inference=engine_pool)
+    # A layer split of a plain PyTorch process moves activations with .to() (no NCCL communicator); an engine's
+    # pipeline stages communicate through NCCL.
+    assumptions += add_overheads(parts, overheads.validated(), t * (stage_gpus if engine_pool else 1),
+                                 inference=engine_pool)
     if not engine_pool and not no_kv_cache:
         assumptions.append((_("no serving-engine memory outside PyTorch: a {impl} KV cache runs in a plain PyTorch "
                               "process (no CUDA-graph pool or engine buffers)").format(impl=impl),

@@ -61,6 +61,7 @@ from gpudesk.sizing.optimizers import (
 )
 from gpudesk.sizing.fsdp_grad_op import grad_op_shard_bytes
 from gpudesk.sizing.pipeline import MAX_PIPELINE_MICROBATCHES, pipeline_peak, stages_per_rank_for
+from gpudesk.sizing.zero3_params import Zero3Settings, zero3_gathered_bytes
 from gpudesk.sizing.shapes import ModelSpec
 
 # name -> (weights, master_weights, gradients, optimizer_states) bytes/param in mixed precision; the table and
@@ -450,6 +451,7 @@ def train_memory(
     sp_gathered_inputs: bool = False,
     fsdp1_no_sync: bool = True,
     ddp_bucket_view: bool = False,
+    zero3: Zero3Settings = Zero3Settings(),
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
 
@@ -539,6 +541,14 @@ def train_memory(
     parts["weights"] += grad_op_shard
     if fsdp:
         parts["gathered_layers"] = fsdp_gathered_bytes(spec, per_param, t, fsdp_version)
+    elif stage == "zero3" and pp == 1:
+        # DeepSpeed's coordinator: the modules gathered at once over the step's trace, the reduce bucket
+        # (gpudesk.sizing.zero3_params).
+        # Gradients come out of backward, and are bucketed, in the parameters' own dtype (``__ipg_bucket_flat_buffer``
+        # has ``dtype=self.dtype``); an fp32 gradient exists only in the optimizer's partition.
+        compute_bytes = per_param[0] or per_param[1]
+        parts["gathered_layers"] = zero3_gathered_bytes(spec, zero3, compute_bytes, compute_bytes,
+                                                        recompute != "none", t)
     fp32_master_clone = deepspeed_fp32_master_clone_bytes(rank_params, per_param, g // mp, stage, offload, fsdp)
     if fp32_master_clone:
         parts["master_weights"] = parts.get("master_weights", 0.0) + fp32_master_clone

@@ -41,8 +41,11 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
     )},
     **{name: FULL_TRAINING for name in (
         "optimizer_in_backward", "sp_gathered_inputs", "fsdp1_no_sync",
-        "ddp_bucket_view", "context_parallel", "pipeline_parallel",
+        "ddp_bucket_view", "context_parallel", "zero3_max_reuse_distance", "zero3_max_live_parameters",
+        "zero3_prefetch_bucket", "zero3_persistence_threshold", "zero3_reduce_bucket",
     )},
+    # Full training's pipeline schedules, and inference's layer split (gpudesk.sizing.layer_split).
+    "pipeline_parallel": FULL_TRAINING + INFERENCE,
     **{name: ADAPTERS for name in (
         "lora_rank", "lora_targets", "lora_dropout", "lora_kernels", "kbit_fp32_upcast", "kbit_embeddings_bf16",
         "fsdp1_mixed_flat_params", "modules_to_save",
@@ -54,6 +57,7 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
         "weight_format", "kv_precision", "kv_cache_impl", "paged_block_tokens", "mla_decode_weights",
         "prompt_logits", "prompt_tokens", "fused_qkv_load", "tp_replicated_vocab", "embeddings_on_host",
         "no_kv_cache",
+        "bnb_fp32_compute",
     )},
 }
 

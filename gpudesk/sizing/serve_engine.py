@@ -33,7 +33,8 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
   LLM API BuildConfig defaults, ``tensorrt_llm/llmapi/llm_args.py``).
 - Prefill mixing: vLLM V1 always schedules prompt chunks into the decode steps (chunked prefill, on by default
   since V1, ``vllm/v1/core/sched/scheduler.py``); TensorRT-LLM's in-flight batching runs context and generation
-  requests in the same iteration (docs "In-flight batching"); SGLang runs a prefill batch as its own step and mixes
+  requests in the same iteration (docs "In-flight batching"), with or without chunked context (without it each
+  prompt runs whole: ``TRTLLM_IFB_SOURCE``); SGLang runs a prefill batch as its own step and mixes
   only with ``--enable-mixed-chunk`` (``server_args.py`` enable_mixed_chunk=False). vLLM before V1 (a published
   ``engine_version`` below 0.8) turns chunked prefill off for a model with multi-head latent attention (DeepSeek
   V2/V3/R1): ``vllm/config.py`` VllmConfig.__post_init__ of v0.7.1-v0.7.3 logs "MLA is enabled; forcing chunked
@@ -43,6 +44,8 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
   prompt no longer rides in the decode steps: TTFT and TPOT follow the separate-prefill schedule.
 - vLLM V0 (a published ``engine_version`` below 0.8): chunked prefill only for contexts over 32K tokens, budget 512
   / 2048 with it and the whole context without (:mod:`gpudesk.sizing.serve_vllm_v0`).
+- vLLM-Ascend v0.9.1 and v0.10.2rc1-v0.11.0rc3 on an Ascend NPU: no chunked prefill for non-MLA models whatever the
+  flag, prefill-first steps of at least the model's context (:mod:`gpudesk.sizing.serve_vllm_ascend`).
 - FP8 KV (``--kv-cache-dtype fp8``) halves the bytes per token (:mod:`gpudesk.sizing.memory_inference`).
 """
 
@@ -74,6 +77,7 @@ from gpudesk.sizing.serve_host import engine_version_tuple
 from gpudesk.units import GIB
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_static import STATIC_SOURCE, is_static_batch, static_batch_limits
+from gpudesk.sizing.serve_vllm_ascend import vllm_ascend_scheduler
 from gpudesk.sizing.serve_vllm_v0 import MLA_NO_CHUNKED_SOURCE, vllm_v0_scheduler
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
@@ -116,6 +120,17 @@ _SOURCES = {
     "optimum-habana": STATIC_SOURCE,
 }
 
+# TensorRT-LLM's in-flight batching without chunked context (``enable_chunked_context`` / ``enable_chunked_prefill``
+# False): the micro-batch scheduler walks the active requests in order, gives each generation request its one token
+# and each context request its whole prompt in the same iteration, and stops at the first request that would push
+# the iteration past ``max_num_tokens`` ("if (maxNumTokensRuntime && batchNumTokens + reqNumTokens > ...) break;");
+# chunking only lets a context be split over iterations. Prompts therefore never pause the generation requests.
+TRTLLM_IFB_SOURCE = (
+    "TensorRT-LLM cpp/tensorrt_llm/batch_manager/microBatchScheduler.cpp MicroBatchScheduler::operator() "
+    "('Select the generation phase requests ... If there is any remaining space, include the context requests'; "
+    "without mCtxChunkConfig a context takes getNumTokens() whole or the loop breaks), commit 0a949d3 "
+    "(https://github.com/NVIDIA/TensorRT-LLM)")
+
 
 @dataclass(frozen=True)
 class EngineBudget:
@@ -135,6 +150,7 @@ class EngineBudget:
     max_running: int
     mixed_prefill: bool
     assumptions: tuple[Assumption, ...]
+    chunked_prompts: bool = True  # False: a prompt runs whole in one step (TensorRT-LLM without chunked context)
 
 
 def _sglang_heuristic(version: str | None) -> bool:
@@ -281,6 +297,10 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
                            load.num_scheduler_steps) if engine == "vllm" else None
     if v0 is not None:
         token_budget = v0.token_budget
+    # vLLM-Ascend releases that force prefill-first scheduling whatever the user's flag (serve_vllm_ascend).
+    ascend = vllm_ascend_scheduler(spec, gpu, version, token_budget) if engine == "vllm" else None
+    if ascend is not None:
+        token_budget = ascend.token_budget
     overheads = Overheads()
     runtime = overheads.cuda_context_bytes + overheads.inference_runtime_bytes + (
         overheads.nccl_bytes_per_gpu if tp * pp > 1 else 0)
@@ -318,14 +338,22 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
         mixed, mixed_source = v0.chunked, v0.source
     if load.mixed_prefill is not None:
         mixed, mixed_source = load.mixed_prefill, _SOURCES[engine]
+    chunked = True
+    if engine == "trtllm" and not mixed:
+        # In-flight batching mixes context and generation requests whatever the chunking; without chunked context
+        # each context runs whole in one iteration (TRTLLM_IFB_SOURCE).
+        mixed, chunked, mixed_source = True, False, TRTLLM_IFB_SOURCE
+    if ascend is not None:
+        mixed, mixed_source = ascend.chunked, ascend.source
     assumptions = (
-        Assumption("mixed_prefill", str(mixed).lower(), mixed_source),
+        Assumption("mixed_prefill", str(mixed).lower() if chunked else _("true, whole prompts (no chunking)"),
+                   mixed_source),
         Assumption("engine_memory_fraction", f"{fraction:g}", _SOURCES[engine]),
         Assumption("kv_capacity_tokens", _("{tokens} tokens ({gib:.1f} GiB, {dtype})").format(
             tokens=capacity, gib=kv / GIB, dtype=kv_dtype),
                    "PagedAttention arXiv 2309.06180; engine memory profiling (vllm PR 21489)"),
-        Assumption("token_budget_per_step", str(token_budget), v0.source if v0 is not None and user_budget is None
-                   else _SOURCES[engine]),
+        Assumption("token_budget_per_step", str(token_budget), ascend.source if ascend is not None
+                   else v0.source if v0 is not None and user_budget is None else _SOURCES[engine]),
         Assumption("max_running_requests", str(max_running), _SOURCES[engine]),
     ) + ((Assumption("attention_dp", _(
         "attention in {groups} data-parallel groups of {gpus} GPU(s), each caching only its own requests").format(
@@ -333,7 +361,7 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     return EngineBudget(engine=engine, memory_fraction=fraction, weights_bytes=weights, kv_bytes=kv,
                         kv_bytes_per_token=per_token, kv_capacity_tokens=capacity, kv_dtype=kv_dtype,
                         token_budget=token_budget, max_running=max_running, mixed_prefill=mixed,
-                        assumptions=assumptions)
+                        assumptions=assumptions, chunked_prompts=chunked)
 
 
 def sum_layers_kv_bytes(spec: ModelSpec, kv_dtype: str, tp: int) -> float:

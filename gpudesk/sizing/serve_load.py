@@ -54,7 +54,9 @@ class ServeLoad:
     requests in the benchmark (None: long enough for the steady state). ``mixed_prefill``: prompt chunks ride in
     the same steps as the decode tokens (vLLM V1 chunked prefill, TensorRT-LLM in-flight batching; SGLang
     ``--enable-mixed-chunk``); False: prompts run in steps of their own and pause decoding (SGLang's default, vLLM
-    V0 without ``--enable-chunked-prefill``); None: the engine's default. ``num_scheduler_steps``: decode steps
+    V0 without ``--enable-chunked-prefill``; for TensorRT-LLM, whose in-flight batching always mixes, False is
+    ``enable_chunked_context`` off: each prompt runs whole in one step with the decode tokens); None: the engine's
+    default. ``num_scheduler_steps``: decode steps
     scheduled at once (vLLM V0 ``--num-scheduler-steps``; new requests join only between such blocks).
     ``api_server_count``: API-server processes per replica (vLLM ``--api-server-count``; None: one).
     ``pp``: pipeline-parallel stages per replica (each stage ``tp`` GPUs; a replica is ``tp x pp`` GPUs).

@@ -19,6 +19,7 @@ from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
 from gpudesk.sizing.engine_version import version_triple
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.serve_vllm_ascend import EAGER_SOURCE, eager_kernel_s
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.time import DEFAULT_LINK_EFFICIENCY, DEFAULT_MATMUL_EFFICIENCY
 from gpudesk.units import MIB
@@ -423,7 +424,12 @@ def prefill_steps_run_eager(engine: str, version: tuple[int, int] | None) -> boo
 
 
 def kernel_latency_s(gpu: GPU, cuda_graphs: bool) -> tuple[float, str]:
-    """(fixed seconds of one kernel whatever its work, source): replayed from a CUDA/HIP graph or launched eagerly."""
+    """(fixed seconds of one kernel whatever its work, source): replayed from a CUDA/HIP graph or launched eagerly
+    (an Ascend NPU's eager launch: :mod:`gpudesk.sizing.serve_vllm_ascend`)."""
+    npu = None if cuda_graphs else eager_kernel_s(gpu)
+    if npu is not None:
+        return npu, _("{us:g} us per kernel (eager, {gpu}): {source}; kernels per layer: {count}").format(
+            us=npu * 1e6, gpu=gpu.name, source=EAGER_SOURCE, count=KERNEL_COUNT_SOURCE)
     kernel = SMALL_KERNEL_GRAPH_S if cuda_graphs else SMALL_KERNEL_EAGER_S
     return kernel, _(
         "{us:g} us per kernel ({mode}): NVIDIA developer blog, Getting Started with CUDA Graphs "
@@ -504,6 +510,26 @@ def measured_allreduce_busbw(link: Link, message_bytes: float) -> float | None:
 # "Understanding RCCL Bandwidth and xGMI Performance on AMD Instinct MI300X", 2025
 # (https://rocm.blogs.amd.com/software-tools-optimization/mi300x-rccl-xgmi/README.html).
 XGMI_LINK_EFFICIENCY = 48 / 64
+
+
+# Point-to-point meshes without a switch: every GPU has one link to each of its peers (AMD Instinct MI300X data
+# sheet: 7 Infinity Fabric links of 128 GB/s bidirectional per GPU on the 8-GPU UBB; MI355X brochure: 7 x 153.6 GB/s,
+# fully connected, no switch; db/links.csv). The link's per-direction figure in the catalog is the sum over the 7
+# links, of which a GPU talking to ``p`` peers uses ``p``: a tensor-parallel group of n GPUs reaches n - 1 of them
+# (its collectives spread over those links), a pipeline send between two GPUs one.
+MESH_LINKS_PER_GPU = {"amd-if-mi300x": 7, "amd-if-mi355x": 7}
+MESH_SOURCE = ("AMD Instinct MI300X data sheet (7 x 128 GB/s Infinity Fabric links per GPU, one per peer); "
+               "MI355X brochure (7 x 153.6 GB/s, fully connected, no switch)")
+
+
+def mesh_peer_share(link: Link, peers: int) -> float:
+    """Share of ``link``'s per-direction bandwidth a GPU reaches when it talks to ``peers`` peers: ``peers / links``
+    on a switchless mesh with one link per peer (:data:`MESH_LINKS_PER_GPU`), else 1 (a switch gives every peer the
+    GPU's whole bandwidth)."""
+    links = MESH_LINKS_PER_GPU.get(link.id)
+    if not links:
+        return 1.0
+    return min(max(1, peers), links) / links
 
 
 def link_efficiency(link: Link) -> tuple[float, str]:

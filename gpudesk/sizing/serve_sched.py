@@ -14,9 +14,13 @@ more slot per running request, and when the next step does not fit the newest ru
 blocks are freed, it goes back to the head of the waiting queue and later prefills its prompt and the tokens it
 already produced again (recompute; ``vllm/v1/core/sched/scheduler.py`` ``schedule``, preemption of the last
 running request, no admission in a step that preempted). Its first token keeps its time; its later tokens wait.
-TensorRT-LLM's default capacity policy ``GUARANTEED_NO_EVICT`` (``tensorrt_llm/llmapi/llm_args.py``
-CapacitySchedulerPolicy) and SGLang's admission (which reserves the expected output tokens of the running
-requests, ``schedule_policy.py`` PrefillAdder) are taken as reserving each request's prompt and output whole.
+SGLang admits the same way, but also holds back the whole output of the request it admits and its new-token ratio
+times the output the running requests may still produce (``schedule_policy.py`` PrefillAdder
+``_get_running_request_total_token_offset``; the ratio's floor, :data:`gpudesk.sizing.serve_steady.
+SGLANG_MIN_NEW_TOKEN_RATIO`), and retracts the newest running request when decoding runs out of KV
+(``retract_decode``), as vLLM preempts. TensorRT-LLM's default capacity policy ``GUARANTEED_NO_EVICT``
+(``tensorrt_llm/llmapi/llm_args.py`` CapacitySchedulerPolicy) is taken as reserving each request's prompt and output
+whole.
 Without mixing (SGLang's default, vLLM V0 without chunked prefill) a step runs either prompts or decode tokens,
 prompts first, so a prefill pauses every running request (the TPOT interference Sarathi-Serve removes). With
 ``num_scheduler_steps`` n > 1 (vLLM V0 multi-step scheduling) decode steps run in blocks of n and waiting requests
@@ -27,7 +31,10 @@ first that does not waits for a later block, and the prompts so admitted decode 
 (``vllm/core/scheduler.py`` ``_chunk_new_tokens_to_schedule``, v0.6.x: "The current multi-step + chunked prefill
 capability does not actually support chunking prompts ... Prompts with more tokens than the current remaining budget
 are postponed to future scheduler steps"). Admission is then bounded by about budget / prompt requests per block of
-n steps. (A prompt longer than the whole budget, which vLLM refuses, is chunked here as without multi-step.) With an
+n steps. (A prompt longer than the whole budget, which vLLM refuses, is chunked here as without multi-step.)
+TensorRT-LLM's in-flight batching without chunked context admits the same way in every step (``EngineBudget.
+chunked_prompts`` False): each generation request's token first, then whole context requests in order until the next
+one would pass ``max_num_tokens`` (``cpp/tensorrt_llm/batch_manager/microBatchScheduler.cpp``). With an
 output lag of one step (vLLM V0's
 asynchronous output processor, :func:`gpudesk.sizing.serve_host.output_lag_steps`) the client receives each
 request's first and last tokens when the step after the one that sampled them ends (at once when no step follows),
@@ -92,7 +99,14 @@ from gpudesk.i18n import _
 from gpudesk.sizing.serve_client import cached_prompt_tokens
 from gpudesk.sizing.serve_engine import EngineBudget
 from gpudesk.sizing.serve_stats import summary, weighted_summary
-from gpudesk.sizing.serve_steady import STEADY_SOURCE, SteadyState, running_limit, steady_state
+from gpudesk.sizing.serve_steady import (
+    ON_DEMAND_ENGINES,
+    SGLANG_MIN_NEW_TOKEN_RATIO,
+    STEADY_SOURCE,
+    SteadyState,
+    running_limit,
+    steady_state,
+)
 from gpudesk.sizing.serve_step import StepModel
 from gpudesk.sizing.speed_common import Assumption
 
@@ -258,9 +272,15 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     block = max(1, load.num_scheduler_steps)
     block_left = 0
     capacity = budget.kv_capacity_tokens
-    on_demand = budget.engine == "vllm"
-    # vLLM V0 multi-step with chunked prefill: whole prompts in a block's first step (module docstring).
-    whole_prompts = block > 1 and budget.mixed_prefill
+    on_demand = budget.engine in ON_DEMAND_ENGINES
+    # SGLang also holds back the output its running requests may still produce, scaled by its new-token ratio, and
+    # the whole output of the request it admits (module docstring).
+    future_share = SGLANG_MIN_NEW_TOKEN_RATIO if budget.engine == "sglang" else 0.0
+    done_sum = 0  # sum over running requests of the decode step at which each is done
+    prefill_outputs = 0  # output tokens of the requests being prefilled
+    # vLLM V0 multi-step with chunked prefill, and TensorRT-LLM without chunked context: whole prompts only, in a
+    # block's first step (module docstring).
+    whole_prompts = budget.mixed_prefill and (block > 1 or not budget.chunked_prompts)
     # At most this many run; below one request's KV the engine runs one at a time, preempts and recomputes (counted
     # as if it fit).
     limit = running_limit(budget, inp, out)
@@ -275,6 +295,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                            warm=True)
             seq += 1
             heapq.heappush(running, (left, seq, req))
+            done_sum += left
             context_base += req.inp + 1
 
     lag = load.output_lag_steps > 0
@@ -352,6 +373,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
         lagged_done.clear()
 
     def preempt(base: int) -> int:
+        nonlocal done_sum
         """vLLM's recompute preemption: while the running requests' next tokens overflow the KV pool, the newest
         one gives its blocks back and returns to the head of the waiting queue to prefill its prompt and the tokens
         it produced again (module docstring). Returns the new ``context_base``."""
@@ -363,6 +385,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
         running.sort(key=lambda entry: entry[1])  # by admission order: the newest last
         while overflows():
             done_step, _s, victim = running.pop()
+            done_sum -= done_step
             leave(victim)
             join = done_step - victim.out + 1
             produced = 1 + decode_steps - join
@@ -393,9 +416,10 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             preempted = len(running) < before
         room = budget.token_budget - len(running) - sum(r.inp - r.prefilled for r in prefilling)
         while block_left == 0 and waiting and len(running) + len(prefilling) < limit and not preempted:
-            if on_demand and (running or prefilling) and (prefill_reserved + context_base
-                                                          + len(running) * (decode_steps + 1) + waiting[0].inp
-                                                          > capacity):
+            if on_demand and (running or prefilling) and (
+                    prefill_reserved + context_base + len(running) * (decode_steps + 1) + waiting[0].inp
+                    + (waiting[0].out + future_share * (done_sum - len(running) * decode_steps + prefill_outputs)
+                       if future_share else 0) > capacity):
                 break
             if whole_prompts and (running or prefilling) and room < waiting[0].inp - waiting[0].prefilled <= \
                     budget.token_budget:
@@ -403,6 +427,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             room -= waiting[0].inp - waiting[0].prefilled
             req = waiting.popleft()
             prefill_reserved += req.inp
+            prefill_outputs += req.out
             prefilling.append(req)
         d = len(running)
         if not prefilling and d == 0:
@@ -448,6 +473,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             for req in completed:
                 prefilling.remove(req)
                 prefill_reserved -= req.inp
+                prefill_outputs -= req.out
                 if req.resumed and req.counted:
                     gaps.append((now - req.last_token_s, 1))
                 if not req.resumed:
@@ -463,6 +489,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 else:
                     seq += 1
                     heapq.heappush(running, (decode_steps + req.out - 1, seq, req))
+                    done_sum += decode_steps + req.out - 1
                     join(req)
                     context_base += req.inp + 1 - decode_steps
         else:
@@ -492,6 +519,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 block_left -= k
         while running and running[0][0] <= decode_steps:
             _step, _s, req = heapq.heappop(running)
+            done_sum -= _step
             leave(req)
             context_base -= req.inp + 1 - (_step - req.out + 1)
             req.finish_s = now

@@ -37,6 +37,16 @@ from gpudesk.sizing.serve_engine import EngineBudget
 from gpudesk.sizing.serve_step import StepModel
 
 BISECTION_STEPS = 48
+# Engines that admit a request once its prompt fits in the free KV pool and preempt (vLLM) or retract (SGLang) a running
+# request when the pool runs out, instead of reserving every request's whole output up front (TensorRT-LLM's
+# GUARANTEED_NO_EVICT). SGLang's PrefillAdder does reserve part of the running requests' remaining output, the
+# new-token ratio times it (sglang python/sglang/srt/managers/schedule_policy.py
+# _get_running_request_total_token_offset), a ratio that starts at SGLANG_INIT_NEW_TOKEN_RATIO 0.7 and decays over
+# SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600 decode steps to 0.7 x SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14
+# (python/sglang/srt/environ.py; scheduler.py init_new_token_ratio / min_new_token_ratio); a benchmark of thousands of
+# steps runs at that floor, which is taken here (a retraction raises it again for a while: not modelled).
+ON_DEMAND_ENGINES = ("vllm", "sglang")
+SGLANG_MIN_NEW_TOKEN_RATIO = 0.7 * 0.14
 PREFILL_CYCLE_ROUNDS = 8  # rounds of the cycle <-> prompts-per-prefill-step fixed point (unmixed prefill)
 STEADY_SOURCE = ("Little's law (Little 1961, Operations Research 9(3)); scheduler of vllm/v1/core/sched/scheduler.py "
                  "and Sarathi-Serve arXiv 2403.02310; MLPerf Inference mlperf.conf min_duration 600 s")
@@ -55,7 +65,7 @@ class SteadyState:
 def running_limit(budget: EngineBudget, input_tokens: int, output_tokens: int) -> int:
     """Most requests the engine runs at once: ``max_num_seqs``, and where it reserves each request's prompt and
     output whole (TensorRT-LLM, SGLang) the requests the KV pool holds (:mod:`gpudesk.sizing.serve_sched`)."""
-    if budget.engine == "vllm":
+    if budget.engine in ON_DEMAND_ENGINES:
         return budget.max_running
     return max(1, min(budget.max_running, budget.kv_capacity_tokens // max(1, input_tokens + output_tokens)))
 
@@ -71,7 +81,7 @@ def steady_state(steps: StepModel, budget: EngineBudget, rate_per_s: float, inpu
     context = input_tokens + output_tokens / 2  # mean context of a decoding request
     limit = running_limit(budget, input_tokens, output_tokens)
     caps = [limit / decode_per_s]
-    if budget.engine == "vllm":
+    if budget.engine in ON_DEMAND_ENGINES:
         caps.append(budget.kv_capacity_tokens / (decode_per_s * context))
     if budget.mixed_prefill:
         caps.append(budget.token_budget / (decode_per_s + rate_per_s * input_tokens))

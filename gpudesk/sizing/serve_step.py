@@ -112,6 +112,7 @@ from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
 from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
+from gpudesk.sizing.serve_vllm_ascend import runs_eager as ascend_runs_eager
 from gpudesk.sizing.serve_rates import (
     BLOCK_FP8_TRITON_PEAK_SHARE,
     block_fp8_triton_flops_share,
@@ -143,6 +144,8 @@ from gpudesk.sizing.serve_rates import (
     library_gemm_extra_s,
     link_efficiency,
     matmul_efficiency,
+    MESH_SOURCE,
+    mesh_peer_share,
     measured_allreduce_busbw,
     one_shot_max_bytes,
     gemm_tile_tokens,
@@ -167,6 +170,7 @@ from gpudesk.sizing.serve_rocm_attention import (
     uses_unsplit_decode,
 )
 from gpudesk.sizing.serve_rocm_block_fp8 import block_fp8_dense_stream_bytes_per_s
+from gpudesk.sizing.serve_rocm_gemm_size import GEMM_SIZE_SOURCE, gemm_size_shapes, size_extra_s
 from gpudesk.sizing.serve_rocm_mla import ROCM_MLA_DEQUANT_SOURCE, rocm_mla_dequant_per_step
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
@@ -241,6 +245,9 @@ class StepModel:
     # on this GPU) and the GPU's compute units; 0: the decode KV stream runs at the HBM rate (serve_rocm_attention)
     decode_workgroups_per_request: float = 0.0
     compute_units: int = 0
+    # hipBLASLt FP8 on CDNA 3: per-layer (N, K) of the dense linears whose rate depends on the GEMM's size
+    # (serve_rocm_gemm_size; (): every GEMM at flops_per_s)
+    size_curve_shapes: tuple[tuple[int, int], ...] = ()
 
     def gemm_flops_per_s(self, tokens: int) -> float:
         """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
@@ -309,6 +316,8 @@ class StepModel:
             stream = max(stream, unpack) if self.dequant_overlapped else stream + unpack
         rate = self.gemm_flops_per_s(tokens)
         math_s = tokens * self.flops_per_token / rate
+        if tokens > self.skinny_max_tokens:
+            math_s += size_extra_s(self.size_curve_shapes, self.layers, tokens, rate)
         if self.slow_flops_per_token and self.slow_peak_flops_per_s:
             dense_rate = self.slow_peak_flops_per_s * block_fp8_triton_peak_share(tokens)
             expert_rate = self.slow_peak_flops_per_s * block_fp8_triton_peak_share(
@@ -446,7 +455,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     attention_peak, _note = compute_peak_flops(gpu, "bf16")
     attention_eff, _source = matmul_efficiency(gpu, "bf16")
     hbm_eff, hbm_source = hbm_efficiency(gpu)
-    kernel_s, layer_source = kernel_latency_s(gpu, load.cuda_graphs)
+    graphs = load.cuda_graphs and not ascend_runs_eager(gpu, load.engine.lower(), load.engine_version)
+    kernel_s, layer_source = kernel_latency_s(gpu, graphs)
     kernels = kernels_per_step(spec)
     linear = _linear_format(fmt, block_fp8)
     quant_kernels = activation_quant_kernels(spec, load.engine, engine_version_tuple(load.engine_version), linear)
@@ -465,6 +475,10 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     link_bw = (link.bandwidth_gbps_per_direction * 1e9 * link_eff) if link is not None else 1.0
     if load.gpus_per_node and tp > load.gpus_per_node:
         link_bw = min(link_bw, NIC_BYTES_PER_S * link_eff)  # the ring's slowest hop is the network's
+    group_share = 1.0
+    if link is not None and not (load.gpus_per_node and tp > load.gpus_per_node):
+        group_share = mesh_peer_share(link, tp - 1)  # a mesh gives a group of tp GPUs tp - 1 of its links
+    link_bw *= group_share
     curve_link = None
     if link is not None and link.id in MEASURED_ALLREDUCE_BUSBW_GBPS and not (
             load.gpus_per_node and tp > load.gpus_per_node):
@@ -474,6 +488,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     gemm_extra, skinny_tokens = library_gemm_extra_s(load.engine, gpu, linear) if linear else (0.0, 0)
     gemms = dense_gemms_per_step(spec) if gemm_extra else 0
     tile_tokens = gemm_tile_tokens(gpu, fmt)
+    size_shapes = gemm_size_shapes(load.engine, gpu, linear, spec, tp) if dp_attn == 1 else ()
     assumptions = [
         Assumption("host_overhead_s", _("{step:g} s per step + {request:g} s per running request, {mode}").format(
             step=host.step_s, request=host.request_s,
@@ -508,6 +523,10 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         assumptions.append(Assumption("block_fp8_weight_stream", _(
             "{gb:.2f} GB of block-FP8 dense weights per GPU read at {share:.3g} of the memory bandwidth").format(
             gb=block_bytes / 1e9, share=block_rate / (gpu.memory_bandwidth_gbps * 1e9)), block_source))
+    if size_shapes:
+        assumptions.append(Assumption("gemm_size_rate", _(
+            "dense FP8 GEMMs of up to 4096^3 FLOPs at 955 TFLOPS, rising to the full rate at 8192^3 (measured "
+            "hipBLASLt rate by size)"), GEMM_SIZE_SOURCE))
     if gemms:
         assumptions.append(Assumption("library_gemm_s", _(
             "{gemms} dense GEMMs per step through the vendor library, {us:.2g} us each beyond the roofline, above "
@@ -553,8 +572,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     if tp > 1 and link is not None:
         assumptions.append(Assumption("tp_allreduce", _("2 per layer over {link} ({gbps:g} GB/s per direction x {eff:g}), "
                                                         "{alpha:g} s latency each").format(
-            link=link.name, gbps=link.bandwidth_gbps_per_direction, eff=link_eff, alpha=alpha),
+            link=link.name, gbps=link.bandwidth_gbps_per_direction * group_share, eff=link_eff, alpha=alpha),
             f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"
+            + (f"; {MESH_SOURCE}" if group_share < 1 else "")
             + (f"; {ENGINE_ALLREDUCE_SOURCE}; {AZURE_GUIDE}" if curve_link is not None else "")
             + (f"; {ONE_SHOT_SOURCE}" if one_shot else "")))
     ar_curve = rocm_allreduce_curve(load.engine, link, tp, load.gpus_per_node) if dp_attn == 1 else ()
@@ -589,7 +609,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         allreduces_per_layer=2 if attn_tp > 1 else 1,
         moe_tiles=fused_moe_tiles(load.engine, load.engine_version) if slow_expert_flops else None,
         allreduce_curve=ar_curve, decode_workgroups_per_request=unsplit_workgroups,
-        compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0)
+        compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0,
+        size_curve_shapes=size_shapes)
     if load.pp == 1 or link is None:
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).
@@ -616,7 +637,7 @@ def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_nod
     share = layers / model.layers
     key = "amd" if gpu.vendor == "AMD" else "nvidia"
     link_eff, _source = link_efficiency(link)
-    bandwidth = link.bandwidth_gbps_per_direction * 1e9 * link_eff
+    bandwidth = link.bandwidth_gbps_per_direction * 1e9 * link_eff * mesh_peer_share(link, 1)  # one peer, one link
     alpha = RING_HOP_S[key]
     if gpus_per_node and model.tp * pp > gpus_per_node:
         bandwidth, alpha = min(bandwidth, NIC_BYTES_PER_S * link_eff), NETWORK_ALLREDUCE_S

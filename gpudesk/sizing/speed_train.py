@@ -49,7 +49,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from gpudesk.i18n import _
+from gpudesk.i18n import N_, _, marked
 from gpudesk.sizing.checks import choice, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.shapes import ModelSpec
@@ -231,28 +231,29 @@ _EAGER = 4.0
 _TORCHTITAN_SAC = (0.5, False, "current")
 FRAMEWORKS: dict[str, Framework] = {
     "megatron": Framework("megatron", 1.0, 0.6,
-                          "Megatron-Core with Transformer Engine fused kernels (one pass, 1.0); TP communication "
-                          "overlap with GEMMs (tp_comm_overlap, userbuffers) hides most of it: 0.6 (Megatron-Core "
-                          "docs, 'Communication overlap'; Wang et al. 2022, arXiv 2105.05720 overlap decomposition)",
+                          N_("Megatron-Core with Transformer Engine fused kernels (one pass, 1.0); TP communication "
+                             "overlap with GEMMs (tp_comm_overlap, userbuffers) hides most of it: 0.6 (Megatron-Core "
+                             "docs, 'Communication overlap'; Wang et al. 2022, arXiv 2105.05720 overlap "
+                             "decomposition)"),
                           overlaps_interleaved_p2p=True),
-    "nemo": Framework("nemo", 1.0, 0.6, "NeMo / Megatron-Bridge run Megatron-Core: same profile as megatron",
+    "nemo": Framework("nemo", 1.0, 0.6, N_("NeMo / Megatron-Bridge run Megatron-Core: same profile as megatron"),
                       overlaps_interleaved_p2p=True),
     "torchtitan-compile": Framework("torchtitan-compile", 1.0, 0.0,
-                                    "torch.compile fuses the pointwise kernels as Transformer Engine does (1.0); "
-                                    "vanilla DTensor TP does not overlap its collectives (torchtitan async-TP "
-                                    "benchmark, June 2025: async TP is 1.09-1.16x faster); attention through "
-                                    "PyTorch SDPA (FlashAttention-2 kernels)", "fa2", *_TORCHTITAN_SAC,
+                                    N_("torch.compile fuses the pointwise kernels as Transformer Engine does "
+                                       "(1.0); vanilla DTensor TP does not overlap its collectives (torchtitan "
+                                       "async-TP benchmark, June 2025: async TP is 1.09-1.16x faster); attention "
+                                       "through PyTorch SDPA (FlashAttention-2 kernels)"), "fa2", *_TORCHTITAN_SAC,
                                     cp_kv_exchange="allgather", expands_gqa_kv=True),
     "torchtitan-eager": Framework("torchtitan-eager", _EAGER, 0.0,
-                                  "torchtitan benchmarks/llama3_h100_202412_torchtitan.md: compile is 1.16x eager; "
-                                  "SDPA FlashAttention-2", "fa2", *_TORCHTITAN_SAC,
+                                  N_("torchtitan benchmarks/llama3_h100_202412_torchtitan.md: compile is 1.16x "
+                                     "eager; SDPA FlashAttention-2"), "fa2", *_TORCHTITAN_SAC,
                                   cp_kv_exchange="allgather", expands_gqa_kv=True),
     "deepspeed": Framework("deepspeed", _EAGER, 0.0,
-                           "eager PyTorch modules under ZeRO (no kernel fusion by default): the eager factor "
-                           "measured by torchtitan (compile 1.16x eager); FlashAttention-2", "fa2"),
+                           N_("eager PyTorch modules under ZeRO (no kernel fusion by default): the eager factor "
+                              "measured by torchtitan (compile 1.16x eager); FlashAttention-2"), "fa2"),
     "hf-trainer": Framework("hf-trainer", _EAGER, 0.0,
-                            "eager transformers modules: the eager factor measured by torchtitan (compile 1.16x eager); "
-                            "SDPA FlashAttention-2", "fa2"),
+                            N_("eager transformers modules: the eager factor measured by torchtitan (compile "
+                               "1.16x eager); SDPA FlashAttention-2"), "fa2"),
 }
 
 
@@ -595,7 +596,10 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     if fp8 and not gpu.fp8_tflops:
         raise SizingError("precision", _("{gpu} has no FP8 tensor cores.").format(gpu=gpu.name))
     base_peak = gpu.bf16_tflops * 1e12 if s.precision != "fp32" else gpu.bf16_tflops * 1e12 / 2
-    gemm_eff = eff * IN_SITU_SHARE_OF_MAMF * (fp8_share_of_bf16_efficiency(gpu.architecture) if fp8 else 1.0)
+    per_param = 4 if s.adapter_params else 6
+    fp8_share = fp8_gemm_share(gpu.architecture, per_param, s.recompute if not s.recompute_modules else "none",
+                               fw.selective_mm_share) if fp8 else 1.0
+    gemm_eff = eff * IN_SITU_SHARE_OF_MAMF * fp8_share
     gemm_rate = (gpu.fp8_tflops * 1e12 if fp8 and gpu.fp8_tflops else base_peak) * gemm_eff
     attn_rate = base_peak * attention_rate_share(fw, gpu.architecture) * attention_head_dim_factor(
         fw.attention_kernel, 128 if spec.attention_kind == "mla" else spec.head_dim_resolved)
@@ -609,7 +613,6 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
 
     # GEMMs (dense part compute bound; experts on a roofline over the tokens each local expert receives). A frozen
     # base (LoRA) skips the weight gradients: forward 2 + input gradients 2 FLOPs per parameter (Hu et al. 2021).
-    per_param = 4 if s.adapter_params else 6
     dense_flops = per_param * sh.dense_gemm_params / (s.tp * s.pp) * tokens_mb
     t_dense = dense_flops / gemm_rate
     if fp8:
@@ -863,6 +866,27 @@ def fp8_share_of_bf16_efficiency(architecture: str) -> float:
     """FP8 GEMM efficiency as a share of the BF16 MAMF fraction on ``architecture`` (see
     :data:`FP8_SHARE_OF_BF16_EFFICIENCY`)."""
     return FP8_SHARE_OF_BF16_EFFICIENCY if architecture in SPLIT_ACCUMULATION_ARCHITECTURES else 1.0
+
+
+def fp8_gemm_share(architecture: str, per_param: int, recompute: str = "none", selective_mm_share: float = 0.0) -> float:
+    """FP8 GEMM efficiency as a share of the BF16 MAMF fraction over one training step's GEMMs: the forward GEMMs
+    (and their recompute) with fast accumulation at the full share, the backward GEMMs at
+    :func:`fp8_share_of_bf16_efficiency` (the split, promoting accumulator on Hopper / Ada).
+
+    Transformer Engine promotes only in backward: ``_2X_ACC_FPROP = False``, ``_2X_ACC_DGRAD = True``,
+    ``_2X_ACC_WGRAD = True`` (transformer_engine/pytorch/module/base.py, github.com/NVIDIA/TransformerEngine, passed as
+    ``use_split_accumulator`` to each GEMM); torchao's ``Float8LinearConfig`` defaults to ``gemm_config_output =
+    Float8GemmConfig(use_fast_accum=True)`` and leaves ``grad_input`` / ``grad_weight`` without fast accumulation
+    (torchao/float8/config.py, github.com/pytorch/ao). ``per_param``: GEMM FLOPs per parameter and token (6; 4 for
+    a frozen base under LoRA: forward and data gradient), of which 2 are the forward; ``recompute`` full adds one
+    more forward of every GEMM, selective ``selective_mm_share`` of one. The time-weighted (harmonic) mean: on
+    Hopper without recompute 6 / (2 + 4 / 0.8) = 0.857 instead of 0.8 for every GEMM."""
+    backward_share = fp8_share_of_bf16_efficiency(architecture)
+    if backward_share == 1.0:
+        return 1.0
+    forward = 2.0 + {"full": 2.0, "selective": 2.0 * selective_mm_share}.get(recompute, 0.0)
+    backward = float(per_param - 2)
+    return (forward + backward) / (forward + backward / backward_share)
 
 
 def host_issue_seconds(sh: _Shape, s: TrainSetup, layers_local: float, moe_local: float,
@@ -1172,86 +1196,101 @@ def attention_rate_share(fw: Framework, architecture: str) -> float:
 
 def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble: float,
                  experts: bool = False) -> tuple[Assumption, ...]:
+    """The estimate's inputs with their sources, in the user's language (names are stable ids, not translated)."""
     measured = gpu.matmul_efficiency is not None
     out = [
         Assumption("matmul_efficiency", f"{eff:g}",
-                   gpu.efficiency_source or "Stas Bekman MAMF table (ML Engineering, compute/accelerator)" if measured
-                   else f"default {DEFAULT_MATMUL_EFFICIENCY:g}: no MAMF measurement for {gpu.name} (below every NVIDIA "
-                        "GPU measured)"),
+                   gpu.efficiency_source or _("Stas Bekman MAMF table (ML Engineering, compute/accelerator)")
+                   if measured else _("default {value:g}: no MAMF measurement for {gpu} (below every NVIDIA GPU "
+                                      "measured)").format(value=DEFAULT_MATMUL_EFFICIENCY, gpu=gpu.name)),
         Assumption("in_situ_share_of_mamf", f"{IN_SITU_SHARE_OF_MAMF:g}",
-                   "Stas Bekman ML Engineering: ~180 TFLOPS in real A100 LLM training vs 271 TFLOPS MAMF"),
-        Assumption("attention_efficiency", f"{attention_efficiency(fw, gpu.architecture):g} ({fw.attention_kernel}) x "
-                                           f"{IN_SITU_SHARE_OF_MAMF:g} in the step = "
-                                           f"{attention_rate_share(fw, gpu.architecture):.3g}",
-                   "FlashAttention-2 (arXiv 2307.08691) 50-73 % forward on A100; FlashAttention-3 (arXiv 2407.08608): "
-                   "FA2 35 % on H100, FA3 75 % forward; in-step share as for GEMMs (Stas Bekman ML Engineering)"),
-        Assumption("hbm_efficiency", f"{HBM_EFFICIENCY:g}", "Stas Bekman ML Engineering: 80-90 % of datasheet bandwidth"),
-        Assumption("framework", f"{fw.name}: non-GEMM memory passes x{fw.non_gemm_traffic:g}, TP overlap "
-                                f"{tensor_parallel_overlap(fw, s.intra_kind):g} over {s.intra_kind}",
-                   fw.source),
+                   _("Stas Bekman ML Engineering: ~180 TFLOPS in real A100 LLM training vs 271 TFLOPS MAMF")),
+        Assumption("attention_efficiency", _("{kernel_share:g} ({kernel}) x {in_step:g} in the step = {share:.3g}").format(
+            kernel_share=attention_efficiency(fw, gpu.architecture), kernel=fw.attention_kernel,
+            in_step=IN_SITU_SHARE_OF_MAMF, share=attention_rate_share(fw, gpu.architecture)),
+                   _("FlashAttention-2 (arXiv 2307.08691) 50-73 % forward on A100; FlashAttention-3 (arXiv "
+                     "2407.08608): FA2 35 % on H100, FA3 75 % forward; in-step share as for GEMMs (Stas Bekman ML "
+                     "Engineering)")),
+        Assumption("hbm_efficiency", f"{HBM_EFFICIENCY:g}",
+                   _("Stas Bekman ML Engineering: 80-90 % of datasheet bandwidth")),
+        Assumption("framework", _("{framework}: non-GEMM memory passes x{passes:g}, TP overlap {overlap:g} over "
+                                  "{link}").format(framework=fw.name, passes=fw.non_gemm_traffic,
+                                                   overlap=tensor_parallel_overlap(fw, s.intra_kind),
+                                                   link=s.intra_kind),
+                   marked(fw.source)),
         Assumption("link_efficiency", f"{LINK_EFFICIENCY:g}",
-                   "NCCL bus bandwidth ~80 % of the per-direction link rate (Stas Bekman, network benchmarks)"),
-        Assumption("links", f"{s.intra_name} {s.intra_gbps:g} GB/s inside {s.gpus_per_node} GPUs, {s.inter_name} "
-                            f"{s.inter_gbps:g} GB/s per GPU between", "catalog links / servers"),
+                   _("NCCL bus bandwidth ~80 % of the per-direction link rate (Stas Bekman, network benchmarks)")),
+        Assumption("links", _("{intra} {intra_gbps:g} GB/s inside {node} GPUs, {inter} {inter_gbps:g} GB/s per GPU "
+                              "between").format(intra=s.intra_name, intra_gbps=s.intra_gbps, node=s.gpus_per_node,
+                                                inter=s.inter_name, inter_gbps=s.inter_gbps),
+                   _("catalog links / servers")),
     ]
     if s.mtp_layers:
-        out.append(Assumption("mtp_layers", f"{s.mtp_layers}: one more transformer layer, projection and output-head "
-                                            "pass each; the layer spread over the pipeline stages like the others, "
-                                            "the head pass on the last stage",
-                              "DeepSeek-V3 report (arXiv 2412.19437) section 2.2; Megatron-Core "
-                              "multi_token_prediction.py (github.com/NVIDIA/Megatron-LM)"))
+        out.append(Assumption("mtp_layers", _("{layers}: one more transformer layer, projection and output-head pass "
+                                              "each; the layer spread over the pipeline stages like the others, the "
+                                              "head pass on the last stage").format(layers=s.mtp_layers),
+                              _("DeepSeek-V3 report (arXiv 2412.19437) section 2.2; Megatron-Core "
+                                "multi_token_prediction.py (github.com/NVIDIA/Megatron-LM)")))
     if s.recompute_modules:
-        out.append(Assumption("recompute_modules", ", ".join(s.recompute_modules) + ": each module's forward runs "
-                                                   "again in backward",
-                              "Megatron-Core TransformerConfig.recompute_modules (megatron/core/transformer/"
-                              "transformer_config.py, github.com/NVIDIA/Megatron-LM)"))
+        out.append(Assumption("recompute_modules", _("{modules}: each module's forward runs again in backward").format(
+            modules=", ".join(s.recompute_modules)),
+                              _("Megatron-Core TransformerConfig.recompute_modules (megatron/core/transformer/"
+                                "transformer_config.py, github.com/NVIDIA/Megatron-LM)")))
     if s.pp > 1:
         out.append(Assumption("pipeline_bubble", f"{bubble:.3f}",
-                              "(p-1)/(v m), Narayanan et al. 2021 (arXiv 2104.04473) sections 2.2.1-2.2.2"))
-        out.append(Assumption("pipeline_last_stage", "the last stage runs the output head and the loss in place of "
-                                                     "one layer; the pipeline runs at its pace",
-                              "Megatron-Core account_for_loss_in_pipeline_split (transformer_config.py), GPTModel "
-                              "post_process (gpt_model.py)"))
+                              _("(p-1)/(v m), Narayanan et al. 2021 (arXiv 2104.04473) sections 2.2.1-2.2.2")))
+        out.append(Assumption("pipeline_last_stage", _("the last stage runs the output head and the loss in place of "
+                                                       "one layer; the pipeline runs at its pace"),
+                              _("Megatron-Core account_for_loss_in_pipeline_split (transformer_config.py), GPTModel "
+                                "post_process (gpt_model.py)")))
         overlapped = s.vp > 1 and fw.overlaps_interleaved_p2p
-        out.append(Assumption("pipeline_p2p", "stage-to-stage sends under the next chunk's compute" if overlapped
-                              else "stage-to-stage sends exposed",
-                              "Megatron-LM --overlap-p2p-communication (on by default, interleaved schedule only: "
-                              "megatron/training/arguments.py)"))
+        out.append(Assumption("pipeline_p2p", _("stage-to-stage sends under the next chunk's compute") if overlapped
+                              else _("stage-to-stage sends exposed"),
+                              _("Megatron-LM --overlap-p2p-communication (on by default, interleaved schedule only: "
+                                "megatron/training/arguments.py)")))
     if s.cp > 1:
-        out.append(Assumption("ring_attention", f"{s.cp} flash-attention calls per layer on {s.seq_len // (2 * s.cp)} "
-                                                f"keys each: x{ring_attention_chunk_slowdown(s.seq_len, s.cp):.3f} "
-                                                "attention time; partial-result merges as HBM traffic",
-                              "Transformer Engine AttnFuncWithCPAndKVP2P (context_parallel.py); PyTorch "
-                              "_templated_ring_attention (torch/distributed/tensor/experimental/_attention.py)"))
-        how = ("one K/V block per ring step under the step in hand" if fw.cp_kv_exchange == "p2p" else
-               "one all-gather of every rank's K/V per pass, under the first ring step only; FP32 dK/dV ring")
-        what = "K/V repeated to the query heads" if fw.expands_gqa_kv else "grouped K/V heads as they are"
-        out.append(Assumption("cp_kv_exchange", f"{fw.cp_kv_exchange}: {how}; {what}",
-                              "PyTorch _AllGatherRotater / _ContextParallelOptions.rotate_method (torch/distributed/"
-                              "tensor/experimental/_attention.py); torchtitan context_parallel_rotate_method, "
-                              "repeat_kv (torchtitan/models/llama/model.py); Transformer Engine "
-                              "AttnFuncWithCPAndKVP2P"))
+        out.append(Assumption("ring_attention", _("{cp} flash-attention calls per layer on {keys} keys each: "
+                                                  "x{slowdown:.3f} attention time; partial-result merges as HBM "
+                                                  "traffic").format(cp=s.cp, keys=s.seq_len // (2 * s.cp),
+                                                                    slowdown=ring_attention_chunk_slowdown(s.seq_len,
+                                                                                                           s.cp)),
+                              _("Transformer Engine AttnFuncWithCPAndKVP2P (context_parallel.py); PyTorch "
+                                "_templated_ring_attention (torch/distributed/tensor/experimental/_attention.py)")))
+        how = (_("one K/V block per ring step under the step in hand") if fw.cp_kv_exchange == "p2p" else
+               _("one all-gather of every rank's K/V per pass, under the first ring step only; FP32 dK/dV ring"))
+        what = _("K/V repeated to the query heads") if fw.expands_gqa_kv else _("grouped K/V heads as they are")
+        out.append(Assumption("cp_kv_exchange", _("{exchange}: {how}; {what}").format(
+            exchange=fw.cp_kv_exchange, how=how, what=what),
+                              _("PyTorch _AllGatherRotater / _ContextParallelOptions.rotate_method (torch/distributed/"
+                                "tensor/experimental/_attention.py); torchtitan context_parallel_rotate_method, "
+                                "repeat_kv (torchtitan/models/llama/model.py); Transformer Engine "
+                                "AttnFuncWithCPAndKVP2P")))
     if s.ep_comm_overlap and s.ep > 1:
-        out.append(Assumption("ep_comm_overlap", f"all-to-all under the other micro-batch's compute, "
-                                                 f"{OVERLAP_COMM_SM_SHARE:.2f} of the SMs held by communication",
-                              "Megatron-Core --overlap-moe-expert-parallel-comm (combined_1f1b.py); DeepSeek-V3 "
-                              "DualPipe (arXiv 2412.19437 sections 3.2.1-3.2.2: 20 of 132 SMs)"))
+        out.append(Assumption("ep_comm_overlap", _("all-to-all under the other micro-batch's compute, {share:.2f} of "
+                                                   "the SMs held by communication").format(share=OVERLAP_COMM_SM_SHARE),
+                              _("Megatron-Core --overlap-moe-expert-parallel-comm (combined_1f1b.py); DeepSeek-V3 "
+                                "DualPipe (arXiv 2412.19437 sections 3.2.1-3.2.2: 20 of 132 SMs)")))
     if s.ep_node_dedup and s.ep > 1:
-        out.append(Assumption("ep_node_dedup", "one copy of a token per destination GPU inside the NVLink domain, "
-                                               "one per remote NVLink domain over the network",
-                              "DeepEP normal kernels (github.com/deepseek-ai/DeepEP); DeepSeek-V3 report "
-                              "(arXiv 2412.19437) section 3.2.2; Megatron-Core HybridEP"))
+        out.append(Assumption("ep_node_dedup", _("one copy of a token per destination GPU inside the NVLink domain, "
+                                                 "one per remote NVLink domain over the network"),
+                              _("DeepEP normal kernels (github.com/deepseek-ai/DeepEP); DeepSeek-V3 report "
+                                "(arXiv 2412.19437) section 3.2.2; Megatron-Core HybridEP")))
     if experts:
-        out.append(Assumption("expert_gemm_roofline", "six GEMMs per routed expert, each max(FLOPs, operand reads) + its "
-                                                       "output write, with the expert's own width and tokens per expert",
-                              "Williams, Waterman, Patterson 2009 (Roofline, CACM 52(4)); checked against DeepGEMM FP8 "
-                              "narrow-K points on H800 (github.com/deepseek-ai/DeepGEMM pull 74)"))
+        out.append(Assumption("expert_gemm_roofline", _("six GEMMs per routed expert, each max(FLOPs, operand reads) + "
+                                                        "its output write, with the expert's own width and tokens per "
+                                                        "expert"),
+                              _("Williams, Waterman, Patterson 2009 (Roofline, CACM 52(4)); checked against DeepGEMM "
+                                "FP8 narrow-K points on H800 (github.com/deepseek-ai/DeepGEMM pull 74)")))
     if s.precision == "fp8":
         recipe = s.fp8_recipe or fw.fp8_recipe
-        out.append(Assumption("fp8", f"GEMMs only at the FP8 peak x {fp8_share_of_bf16_efficiency(gpu.architecture):g} of the BF16 "
-                                     f"efficiency; attention and other kernels 16-bit; {recipe} scaling casts at "
-                                     f"{fp8_cast_bytes_per_element(recipe, non_tn_fp8_gemm(gpu.compute_capability)):g} "
-                                     "bytes per element",
-                              "Transformer Engine FP8 recipe; Micikevicius et al. 2022 (arXiv 2209.05433); DeepSeek-V3 "
-                              "report (arXiv 2412.19437) section 3.3.2"))
+        out.append(Assumption("fp8", _("GEMMs only at the FP8 peak x {share:.3g} of the BF16 efficiency; attention and "
+                                       "other kernels 16-bit; {recipe} scaling casts at {cast_bytes:g} bytes per "
+                                       "element").format(
+            share=fp8_gemm_share(gpu.architecture, 4 if s.adapter_params else 6, s.recompute,
+                                 fw.selective_mm_share), recipe=recipe,
+            cast_bytes=fp8_cast_bytes_per_element(recipe, non_tn_fp8_gemm(gpu.compute_capability))),
+                              _("Transformer Engine FP8 recipe, split accumulator in backward only (_2X_ACC_FPROP / "
+                                "_2X_ACC_DGRAD / _2X_ACC_WGRAD, transformer_engine/pytorch/module/base.py); "
+                                "Micikevicius et al. 2022 (arXiv 2209.05433); DeepSeek-V3 report (arXiv 2412.19437) "
+                                "section 3.3.2")))
     return tuple(out)

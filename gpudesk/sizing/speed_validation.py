@@ -9,7 +9,7 @@ file is an empty set; the format is that folder's README). Training rows go thro
 listed with the reason it cannot be answered. Classes: kind, vendor, pipeline parallel, expert parallel / MoE,
 FP8, engine; each with its share within 20 % and 50 %, median absolute error and geometric-mean ratio. The later
 set (rows collected after the model was written) and the fresh sets (rows collected after it was frozen; fresh2 after
-a second freeze, fresh3 after a third, fresh4 after a fourth, and so on to fresh22) are summarised on their own.
+a second freeze, fresh3 after a third, fresh4 after a fourth, and so on to fresh23) are summarised on their own.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from gpudesk.json_limits import json_error_reason
 from gpudesk.paths import bundle_root
 from gpudesk.sizing.errors import ConfigFileError, SizingError
 
-SET_FILES = {"dev": ("train_runs.jsonl", "serve_runs.jsonl"), "later": ("later_runs.jsonl",), "fresh": ("fresh_train_runs.jsonl", "fresh_serve_runs.jsonl"), "fresh2": ("fresh2_train_runs.jsonl", "fresh2_serve_runs.jsonl"), "fresh3": ("fresh3_train_runs.jsonl", "fresh3_serve_runs.jsonl"), "fresh4": ("fresh4_train_runs.jsonl", "fresh4_serve_runs.jsonl"), "fresh5": ("fresh5_train_runs.jsonl", "fresh5_serve_runs.jsonl"), "fresh6": ("fresh6_train_runs.jsonl", "fresh6_serve_runs.jsonl"), "fresh7": ("fresh7_train_runs.jsonl", "fresh7_serve_runs.jsonl"), "fresh8": ("fresh8_train_runs.jsonl", "fresh8_serve_runs.jsonl"), "fresh9": ("fresh9_train_runs.jsonl", "fresh9_serve_runs.jsonl"), "fresh10": ("fresh10_train_runs.jsonl", "fresh10_serve_runs.jsonl"), "fresh11": ("fresh11_train_runs.jsonl", "fresh11_serve_runs.jsonl"), "fresh12": ("fresh12_train_runs.jsonl", "fresh12_serve_runs.jsonl"), "fresh13": ("fresh13_train_runs.jsonl", "fresh13_serve_runs.jsonl"), "fresh14": ("fresh14_train_runs.jsonl", "fresh14_serve_runs.jsonl"), "fresh15": ("fresh15_train_runs.jsonl", "fresh15_serve_runs.jsonl"), "fresh16": ("fresh16_train_runs.jsonl", "fresh16_serve_runs.jsonl"), "fresh17": ("fresh17_train_runs.jsonl", "fresh17_serve_runs.jsonl"), "fresh18": ("fresh18_train_runs.jsonl", "fresh18_serve_runs.jsonl"), "fresh19": ("fresh19_train_runs.jsonl", "fresh19_serve_runs.jsonl"), "fresh20": ("fresh20_train_runs.jsonl", "fresh20_serve_runs.jsonl"), "fresh21": ("fresh21_train_runs.jsonl", "fresh21_serve_runs.jsonl"), "fresh22": ("fresh22_train_runs.jsonl", "fresh22_serve_runs.jsonl")}
+SET_FILES = {"dev": ("train_runs.jsonl", "serve_runs.jsonl"), "later": ("later_runs.jsonl",), "fresh": ("fresh_train_runs.jsonl", "fresh_serve_runs.jsonl"), "fresh2": ("fresh2_train_runs.jsonl", "fresh2_serve_runs.jsonl"), "fresh3": ("fresh3_train_runs.jsonl", "fresh3_serve_runs.jsonl"), "fresh4": ("fresh4_train_runs.jsonl", "fresh4_serve_runs.jsonl"), "fresh5": ("fresh5_train_runs.jsonl", "fresh5_serve_runs.jsonl"), "fresh6": ("fresh6_train_runs.jsonl", "fresh6_serve_runs.jsonl"), "fresh7": ("fresh7_train_runs.jsonl", "fresh7_serve_runs.jsonl"), "fresh8": ("fresh8_train_runs.jsonl", "fresh8_serve_runs.jsonl"), "fresh9": ("fresh9_train_runs.jsonl", "fresh9_serve_runs.jsonl"), "fresh10": ("fresh10_train_runs.jsonl", "fresh10_serve_runs.jsonl"), "fresh11": ("fresh11_train_runs.jsonl", "fresh11_serve_runs.jsonl"), "fresh12": ("fresh12_train_runs.jsonl", "fresh12_serve_runs.jsonl"), "fresh13": ("fresh13_train_runs.jsonl", "fresh13_serve_runs.jsonl"), "fresh14": ("fresh14_train_runs.jsonl", "fresh14_serve_runs.jsonl"), "fresh15": ("fresh15_train_runs.jsonl", "fresh15_serve_runs.jsonl"), "fresh16": ("fresh16_train_runs.jsonl", "fresh16_serve_runs.jsonl"), "fresh17": ("fresh17_train_runs.jsonl", "fresh17_serve_runs.jsonl"), "fresh18": ("fresh18_train_runs.jsonl", "fresh18_serve_runs.jsonl"), "fresh19": ("fresh19_train_runs.jsonl", "fresh19_serve_runs.jsonl"), "fresh20": ("fresh20_train_runs.jsonl", "fresh20_serve_runs.jsonl"), "fresh21": ("fresh21_train_runs.jsonl", "fresh21_serve_runs.jsonl"), "fresh22": ("fresh22_train_runs.jsonl", "fresh22_serve_runs.jsonl"), "fresh23": ("fresh23_train_runs.jsonl", "fresh23_serve_runs.jsonl")}
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
@@ -134,15 +134,41 @@ def _serve_predictor(row: dict[str, Any]) -> float:
     return float(predict_serve_case(row)[0])
 
 
+# The bundled models' predictions of the files as they are: (folder, [(file, mtime_ns, size)]) -> rows. Predicting
+# 2,500 runs takes more than a minute; the window's accuracy dialog and the CLI ask for the same check more than once
+# in one process, and the files and the catalog do not change under a running process.
+_EVALUATED: dict[tuple[str, tuple[tuple[str, int | None, int | None], ...]], tuple[SpeedRow, ...]] = {}
+
+
+def _files_state(base: Path) -> tuple[str, tuple[tuple[str, int | None, int | None], ...]]:
+    state: list[tuple[str, int | None, int | None]] = []
+    for files in SET_FILES.values():
+        for name in files:
+            try:
+                stat = (base / name).stat()
+                state.append((name, stat.st_mtime_ns, stat.st_size))
+            except OSError:
+                state.append((name, None, None))
+    return str(base.resolve()), tuple(state)
+
+
 def evaluate_speed(folder: Path | None = None, predictors: dict[str, Predictor] | None = None) -> list[SpeedRow]:
-    """Predict every row of the dev, later and fresh sets in ``folder`` (default :func:`speed_cases_dir`)."""
+    """Predict every row of the dev, later and fresh sets in ``folder`` (default :func:`speed_cases_dir`).
+
+    With the bundled predictors the result is kept for the process and given again while no file of the folder
+    changed (size or modification time)."""
     base = folder or speed_cases_dir()
+    key = _files_state(base) if predictors is None else None
+    if key is not None and key in _EVALUATED:
+        return list(_EVALUATED[key])
     use = predictors or {"train": train_predictor, "serve": _serve_predictor}
     results: list[SpeedRow] = []
     for set_name, files in SET_FILES.items():
         for name in files:
             for row in read_rows(base / name):
                 results.append(_one(row, set_name, use))
+    if key is not None:
+        _EVALUATED[key] = tuple(results)
     return results
 
 
@@ -243,7 +269,8 @@ def speed_report_lines(results: list[SpeedRow], summary: dict[str, Any]) -> list
                             ("fresh19", _("nineteenth fresh set (collected after the model was frozen a nineteenth time)")),
                             ("fresh20", _("twentieth fresh set (collected after the model was frozen a twentieth time)")),
                             ("fresh21", _("twenty-first fresh set (collected after the model was frozen a twenty-first time)")),
-                            ("fresh22", _("twenty-second fresh set (collected after the model was frozen a twenty-second time)"))):
+                            ("fresh22", _("twenty-second fresh set (collected after the model was frozen a twenty-second time)")),
+                            ("fresh23", _("twenty-third fresh set (collected after the model was frozen a twenty-third time)"))):
         s = summary[set_name]
         lines += ["", f"{title}: {fmt(s['all'])}"]
         for kind, sub in s["by_kind"].items():

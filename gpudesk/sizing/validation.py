@@ -56,7 +56,8 @@ def default_cases_path() -> Path:
 # prompted were written (``summary["fresh-13"]``), ``fresh-14`` while the fixes fresh-13 prompted were written
 # (``summary["fresh-14"]``), ``fresh-15`` while the fixes fresh-14 prompted were written (``summary["fresh-15"]``),
 # ``fresh-16`` and ``fresh-17`` while the fixes fresh-11..15 prompted were written (``summary["fresh-16"]``,
-# ``["fresh-17"]``), ``fresh-18`` while the fixes fresh-16/17 prompted were written (``summary["fresh-18"]``).
+# ``["fresh-17"]``), ``fresh-18`` while the fixes fresh-16/17 prompted were written (``summary["fresh-18"]``),
+# ``fresh-19`` while the fixes fresh-18 prompted were written (``summary["fresh-19"]``).
 CASE_SET_FILES = {"first": "measured_peaks.jsonl", "later": "measured_peaks_later.jsonl",
                   "fresh": "measured_peaks_fresh.jsonl", "fresh-2": "measured_peaks_fresh2.jsonl",
                   "fresh-3": "measured_peaks_fresh3.jsonl", "fresh-4": "measured_peaks_fresh4.jsonl",
@@ -67,10 +68,10 @@ CASE_SET_FILES = {"first": "measured_peaks.jsonl", "later": "measured_peaks_late
                   "fresh-13": "measured_peaks_fresh13.jsonl", "fresh-14": "measured_peaks_fresh14.jsonl",
                   "fresh-15": "measured_peaks_fresh15.jsonl", "fresh-16": "measured_peaks_fresh16.jsonl",
                   "fresh-17": "measured_peaks_fresh17.jsonl",
-                  "fresh-18": "measured_peaks_fresh18.jsonl"}
+                  "fresh-18": "measured_peaks_fresh18.jsonl", "fresh-19": "measured_peaks_fresh19.jsonl"}
 HELD_OUT_SETS = frozenset({"fresh", "fresh-2", "fresh-3", "fresh-4", "fresh-5", "fresh-6", "fresh-7", "fresh-8",
                            "fresh-9", "fresh-10", "fresh-11", "fresh-12", "fresh-13",
-                           "fresh-14", "fresh-15", "fresh-16", "fresh-17", "fresh-18"})
+                           "fresh-14", "fresh-15", "fresh-16", "fresh-17", "fresh-18", "fresh-19"})
 
 
 def default_cases_paths() -> tuple[Path, ...]:
@@ -197,6 +198,12 @@ def case_global_batch(case: dict[str, Any]) -> int | None:
     return batch * m * max(1, int(case.get("gpus", 1)) // model_parallel)
 
 
+def _elements(case: dict[str, Any], name: str) -> int | None:
+    """A DeepSpeed ZeRO-3 setting a row may give, in elements (None when absent: DeepSpeed's default, or Hugging
+    Face's ``"auto"`` fill for the bucket sizes and the persistence threshold)."""
+    return None if case.get(name) is None else int(case[name])
+
+
 def case_workload(case: dict[str, Any]) -> MemoryWorkload:
     """The :class:`MemoryWorkload` a case describes, through exactly the settings ``gpudesk estimate memory``
     takes as flags (no correction keyed on the framework or the case)."""
@@ -255,6 +262,12 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         base_weights=str(case.get("base_weights", "precision")),
         modules_to_save=tuple(m for m in str(case.get("modules_to_save") or "").split(",") if m),
         no_kv_cache=bool(case.get("no_kv_cache", False)),
+        bnb_fp32_compute=bool(case.get("bnb_fp32_compute", False)),
+        zero3_max_reuse_distance=int(case.get("zero3_max_reuse_distance", MemoryWorkload.zero3_max_reuse_distance)),
+        zero3_max_live_parameters=int(case.get("zero3_max_live_parameters", MemoryWorkload.zero3_max_live_parameters)),
+        zero3_prefetch_bucket=_elements(case, "zero3_prefetch_bucket"),
+        zero3_persistence_threshold=_elements(case, "zero3_persistence_threshold"),
+        zero3_reduce_bucket=_elements(case, "zero3_reduce_bucket"),
     )
 
 

@@ -70,6 +70,7 @@ FRESH15 = CASES.with_name("measured_peaks_fresh15.jsonl")
 FRESH16 = CASES.with_name("measured_peaks_fresh16.jsonl")
 FRESH17 = CASES.with_name("measured_peaks_fresh17.jsonl")
 FRESH18 = CASES.with_name("measured_peaks_fresh18.jsonl")
+FRESH19 = CASES.with_name("measured_peaks_fresh19.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -202,7 +203,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3}
 # Held-out rows whose typed flags the estimator refuses, by set. fresh-17 had one at its first score (ChatGLM3's
 # --lora-targets query_key_value); family module names are accepted since (gpudesk.sizing.lora_modules), and that
 # row is within 15 %: 46/63 (all-linear on Qwen v1 now adapts the fused c_attn, 1.8B LoRA seq 4096 0.85 -> 0.84).
@@ -247,6 +248,9 @@ SHARED_PAGES = {
     # fresh-18: collected while the fixes fresh-16/17 prompted were written, scored once after they merged (25/30; 22
     # rows unsupported: DeepSeek-LLM 67B split over 8 GPUs by device_map, GLM-4 4-bit computing in fp32).
     ("fresh-18", FRESH18, "fresh18-2026-12-05", 52),
+    # fresh-19: collected while the fixes fresh-18 prompted were written, scored once on the model the previous stop
+    # left (50/60; 3 rows unsupported: LoRA over an int8 base, PEFT modules_to_save).
+    ("fresh-19", FRESH19, "fresh19-2026-12-05", 63),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.

@@ -45,6 +45,10 @@ def cli_args(case: dict) -> list[str]:
             args.append("--embeddings-on-host")
         if case.get("no_kv_cache"):
             args.append("--no-kv-cache")
+        if case.get("bnb_fp32_compute"):
+            args.append("--bnb-fp32-compute")
+        if (case.get("pipeline_parallel") or 1) > 1:
+            args += ["--pp", str(case["pipeline_parallel"])]
         if not case.get("flash_attention", True):
             args.append("--no-flash")
     else:
@@ -66,6 +70,13 @@ def cli_args(case: dict) -> list[str]:
                  "--base-weights", case.get("base_weights", "precision")]
         if case.get("modules_to_save"):
             args += ["--modules-to-save", case["modules_to_save"]]
+        for key, flag in (("zero3_max_reuse_distance", "--zero3-max-reuse-distance"),
+                          ("zero3_max_live_parameters", "--zero3-max-live-params"),
+                          ("zero3_prefetch_bucket", "--zero3-prefetch-bucket"),
+                          ("zero3_persistence_threshold", "--zero3-persistence-threshold"),
+                          ("zero3_reduce_bucket", "--zero3-reduce-bucket")):
+            if case.get(key) is not None:
+                args += [flag, str(case[key])]
         for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("sp_gathered_inputs", "--sp-gathered-inputs"), ("optimizer_in_backward", "--optimizer-in-backward"),
                           ("activation_offload", "--activation-offload"), ("compile", "--compile"),
                           ("zero_grad_keeps_grads", "--zero-grad-keeps-grads"), ("kbit_fp32_upcast", "--kbit-fp32-upcast"),

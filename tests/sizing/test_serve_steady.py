@@ -9,11 +9,11 @@ import pytest
 
 from gpudesk.catalog import open_catalog
 from gpudesk.sizing.serve_engine import engine_budget
-from gpudesk.sizing.serve_steady import steady_state
+from gpudesk.sizing.serve_steady import running_limit, steady_state
 from gpudesk.sizing.serve_step import step_model
 from gpudesk.sizing.shapes import spec_from_catalog
 from gpudesk.sizing.speed_serve import ServeLoad, serve_speed
-from gpudesk.sizing.speed_serve_cases import predict_serve_case
+from gpudesk.sizing.speed_serve_cases import load_of_case, predict_serve_case
 from gpudesk.sizing.speed_validation import speed_cases_dir
 
 GOOGLE_B200 = "mlperf-i51-google-b200-llama2-70b-server-"
@@ -165,3 +165,57 @@ def test_sglang_prefill_steps_launch_their_kernels_eagerly():
     assert steps.gpu_s(0, 0.0, 1) - steps.gpu_s(1, 0.0) > 0.5 * steps.layers * steps.prefill_layer_latency_s
     vllm_v1 = ServeLoad(engine="vllm", input_tokens=1000, output_tokens=100, concurrency=1).validated()
     assert step_model(spec, gpu, vllm_v1, None, budget.kv_dtype).prefill_layer_latency_s == 0.0
+
+
+def _fresh20_row(case_id: str) -> dict:
+    for line in (speed_cases_dir() / "fresh20_serve_runs.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip() and json.loads(line)["id"] == case_id:
+            return json.loads(line)
+    raise AssertionError(case_id)
+
+
+def test_trtllm_without_chunked_context_mixes_whole_prompts_into_generation_steps(catalog):
+    """MLPerf Inference v5.1 Server, Mixtral 8x7B FP8 on 8 RTX PRO 6000 (HPE DL380a, TensorRT-LLM, 208 queries/s,
+    enable_chunked_context False, max_num_tokens 8192: mean TTFT 0.286 s, mean TPOT 0.146 s). TensorRT-LLM's
+    micro-batch scheduler (microBatchScheduler.cpp) still runs context requests in the same iteration as the
+    generation requests; without chunking each context goes whole or waits. Prompt-only steps that pause decoding
+    (the SGLang / vLLM V0 schedule) gave 2.3x the TPOT and 9x the TTFT."""
+    spec = spec_from_catalog(catalog.model("mixtral-8x7b"))
+    gpu = catalog.gpu("rtx-pro-6000-bw-server")
+    load = ServeLoad(engine="trtllm", input_tokens=427, output_tokens=145, request_rate_per_s=26.0,
+                     weight_format="fp8", kv_dtype="fp8", mixed_prefill=False).validated()
+    budget = engine_budget(spec, gpu, load)
+    assert budget.mixed_prefill and not budget.chunked_prompts
+    vllm_v0 = engine_budget(spec, gpu, dataclasses.replace(load, engine="vllm", engine_version="0.6.3"))
+    assert not vllm_v0.mixed_prefill  # vLLM V0 without chunked prefill does run prompt-only steps
+    prefix = "mlperf-i51-hpe-dl380a-rtxpro6000-mixtral-8x7b-server-"
+    tpot, _ = predict_serve_case(_fresh20_row(prefix + "tpot-s"))
+    assert tpot == pytest.approx(0.146301, rel=0.3)
+    ttft, _ = predict_serve_case(_fresh20_row(prefix + "ttft-s"))
+    assert ttft == pytest.approx(0.286138, rel=0.5)
+
+
+def _fresh22_row(case_id: str) -> dict:
+    for line in (speed_cases_dir() / "fresh22_serve_runs.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip() and json.loads(line)["id"] == case_id:
+            return json.loads(line)
+    raise AssertionError(case_id)
+
+
+def test_sglang_admits_on_the_kv_in_use_not_on_every_whole_output(catalog):
+    """DataCrunch, Llama 3.3 70B BF16 on 4 H200 (TP4), SGLang, random 1024/1024 (range ratio 0), 3200 prompts at 16
+    requests/s, more than the engine serves: the published median TTFT is 0.614 s and the median ITL 179 ms, i.e.
+    new prompts are admitted at once and the running batch grows. SGLang's PrefillAdder holds back only the new-token
+    ratio (0.7 decaying to 0.098) times the running requests' remaining output; reserving every request's prompt and
+    whole output capped the batch at 1,184 requests and queued the rest (median TTFT 9.8 s, 16x)."""
+    row = _fresh22_row("dc22-h200-llama33-70b-sglang-random-rr16-ttft")
+    ttft, _ = predict_serve_case(row)
+    assert 0.4 * 0.61425 < ttft < 1.5 * 0.61425
+    spec = spec_from_catalog(catalog.model("llama-3.3-70b"))
+    gpu = catalog.gpu("h200-sxm")
+    load = load_of_case(row).validated()
+    budget = engine_budget(spec, gpu, load)
+    assert running_limit(budget, 509, 513) == budget.max_running > budget.kv_capacity_tokens // (509 + 513)
+    # TensorRT-LLM's GUARANTEED_NO_EVICT does reserve each request's prompt and whole output.
+    trt = engine_budget(spec, gpu, dataclasses.replace(load, engine="trtllm", engine_version=None))
+    assert running_limit(trt, 509, 513) == trt.kv_capacity_tokens // (509 + 513)

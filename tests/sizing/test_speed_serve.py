@@ -356,11 +356,16 @@ def test_tp_allreduce_is_alpha_beta_on_the_link(catalog):
     message = 64 * 8192 * 2
     one = 10.1e-6 + 2 * 7 / 8 * message / (450e9 * 0.8)
     assert steps.allreduce_s(64) == pytest.approx(2 * 80 * one)
-    # MI300X over Infinity Fabric: vLLM's ROCm one-shot kernel (6.3 us) and 48 of 64 GB/s per xGMI link.
-    mi = step_model(spec, catalog.gpu("mi300x"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8),
-                    catalog.link("amd-if-mi300x"), "bf16")
+    # MI300X over Infinity Fabric, an engine without a measured ROCm curve (SGLang): the one-shot kernel (6.3 us)
+    # and 48 of 64 GB/s per xGMI link.
+    mi = step_model(spec, catalog.gpu("mi300x"), ServeLoad(engine="sglang", input_tokens=10, output_tokens=10,
+                                                           batch=1, tp=8), catalog.link("amd-if-mi300x"), "bf16")
     # One token's 16 KiB is below the 256 KiB one-shot limit at TP 8: every rank reads its 7 peers' buffers.
     assert mi.allreduce_s(1) == pytest.approx(2 * 80 * (6.3e-6 + 7 * 8192 * 2 / (448e9 * 0.75)))
+    # vLLM there takes its kernel's measured time (gpudesk/sizing/serve_rocm_allreduce.py): 6.3 us at 16 KiB.
+    vllm_mi = step_model(spec, catalog.gpu("mi300x"), ServeLoad(engine="vllm", input_tokens=10, output_tokens=10,
+                                                                batch=1, tp=8), catalog.link("amd-if-mi300x"), "bf16")
+    assert vllm_mi.allreduce_s(1) == pytest.approx(2 * 80 * 6.3e-6)
     # Over PCIe no one-shot kernel: the library ring, 2 (n-1) hops of the measured NCCL hop (25.6 us / 14).
     pcie = step_model(spec, catalog.gpu("l40s"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=4,
                                                            weight_format="fp8"), catalog.link("pcie4-x16"), "bf16")
@@ -427,8 +432,13 @@ def test_allreduce_over_the_engine_kernel_limit_runs_at_the_librarys_measured_ba
     assert mi.allreduce_s(tokens) == pytest.approx(2 * 80 * 2 * 7 / 8 * message / busbw)
     kernel_model = 2 * 80 * (6.3e-6 + 2 * 7 / 8 * message / (448e9 * 0.75))
     assert mi.allreduce_s(tokens) > 1.2 * kernel_model
-    small = 256  # 4 MiB: the engine's one-shot / two-shot kernel
-    assert mi.allreduce_s(small) == pytest.approx(2 * 80 * (6.3e-6 + 2 * 7 / 8 * small * 8192 * 2 / (448e9 * 0.75)))
+    small = 256  # 4 MiB: the engine's one-shot / two-shot kernel (SGLang: alpha-beta; vLLM: its measured curve,
+    # gpudesk/sizing/serve_rocm_allreduce.py, 24.2 us at 1.5 MiB + 8.2 us per further 768 KiB)
+    sglang = step_model(spec, catalog.gpu("mi300x"), ServeLoad(engine="sglang", input_tokens=10, output_tokens=10,
+                                                               batch=1, tp=8), xgmi, "bf16")
+    assert sglang.allreduce_s(small) == pytest.approx(
+        2 * 80 * (6.3e-6 + 2 * 7 / 8 * small * 8192 * 2 / (448e9 * 0.75)))
+    assert mi.allreduce_s(small) == pytest.approx(2 * 80 * (24.2e-6 + 8.2e-6 * (4096 - 1536) / 768))
     assert serve_rates.measured_allreduce_busbw(catalog.link("pcie4-x16"), message) is None
 
 

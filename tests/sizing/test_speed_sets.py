@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from gpudesk.sizing.speed_validation import SET_FILES, evaluate_speed, speed_report_lines, summarize_speed
+from gpudesk.sizing.speed_validation import SET_FILES, evaluate_speed, speed_cases_dir, speed_report_lines, summarize_speed
 
 
 def _row(case_id, kind, value):
@@ -143,7 +143,7 @@ def test_the_sixth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path)
 
 
 @pytest.mark.parametrize(("name", "previous", "title", "values", "ratios"), [
-    # fresh7 to fresh22: runs collected after the seventh to twenty-second freezes (held out from the model builders).
+    # fresh7 to fresh23: runs collected after the seventh to twenty-third freezes (held out from the model builders).
     ("fresh7", ("fresh6", 400, 0.25), "seventh fresh set (collected after the model was frozen a seventh time)",
      (80, 125), (1.25, 0.8)),
     ("fresh8", ("fresh7", 125, 0.8), "eighth fresh set (collected after the model was frozen an eighth time)",
@@ -176,13 +176,15 @@ def test_the_sixth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path)
      (62.5, 160), (1.6, 0.625)),
     ("fresh22", ("fresh21", 160, 0.625), "twenty-second fresh set (collected after the model was frozen a twenty-second time)",
      (250, 40), (0.4, 2.5)),
+    ("fresh23", ("fresh22", 40, 2.5), "twenty-third fresh set (collected after the model was frozen a twenty-third time)",
+     (125, 80), (0.8, 1.25)),
 ])
 def test_a_later_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path, name, previous, title, values, ratios):
     order = list(SET_FILES)
     assert SET_FILES[name] == (f"{name}_train_runs.jsonl", f"{name}_serve_runs.jsonl")
     assert order == ["dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
                      "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16",
-                     "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22"]
+                     "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23"]
     assert order.index(previous[0]) == order.index(name) - 1
     (tmp_path / f"{previous[0]}_serve_runs.jsonl").write_text(json.dumps(_row("a", "serve", previous[1])) + "\n",
                                                               encoding="utf-8")
@@ -199,3 +201,17 @@ def test_a_later_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path, n
     lines = speed_report_lines(results, summary)
     own = [line for line in lines if line.startswith(title)]
     assert len(own) == 1 and "2/2 answered" in own[0] and "ratio 1.00" in own[0]
+
+
+def test_the_bundled_check_is_kept_for_the_process_until_a_file_changes(tmp_path):
+    rows = (speed_cases_dir() / "serve_runs.jsonl").read_text(encoding="utf-8").splitlines()[:2]
+    path = tmp_path / "serve_runs.jsonl"
+    path.write_text(rows[0] + "\n", encoding="utf-8")
+    first = evaluate_speed(tmp_path)
+    again = evaluate_speed(tmp_path)
+    assert len(first) == 1 and first[0].predicted is not None
+    assert again == first and again[0] is first[0]  # not predicted a second time
+    path.write_text(rows[0] + "\n" + rows[1] + "\n", encoding="utf-8")
+    changed = evaluate_speed(tmp_path)
+    assert [r.case_id for r in changed] == [json.loads(line)["id"] for line in rows]
+    assert evaluate_speed(tmp_path, {"serve": lambda row: 1.0})[0] is not changed[0]  # own predictors: never kept

@@ -77,11 +77,12 @@ def test_fp8_speeds_up_the_gemms_only(catalog):
     spec = spec_from_catalog(catalog.find_model("llama-3-8b"))
     bf16 = train_speed(spec, gpu_rates(gpu), _setup())
     fp8 = train_speed(spec, gpu_rates(gpu), _setup(precision="fp8"))
-    # GEMM time scales by the peak ratio and the FP8 share of the BF16 efficiency (0.8 on Hopper), except the LM head
+    # GEMM time scales by the peak ratio and the FP8 share of the BF16 efficiency (on Hopper the forward GEMMs with
+    # fast accumulation at 1.0, the backward ones promoting at 0.8: 6 / (2 + 4 / 0.8)), except the LM head
     # (vocabulary x hidden), which stays 16-bit; attention is unchanged.
     head_share = spec.vocab_size * spec.hidden_size / (spec.params - spec.vocab_size * spec.hidden_size)
     expected = bf16.breakdown["gemm_s"] * (head_share + (1 - head_share) * gpu.bf16_dense_tflops
-                                           / gpu.fp8_dense_tflops / 0.8)
+                                           / gpu.fp8_dense_tflops / (6 / 7))
     assert fp8.breakdown["gemm_s"] == pytest.approx(expected, rel=1e-3)
     assert fp8.breakdown["attention_s"] == pytest.approx(bf16.breakdown["attention_s"])
     assert fp8.breakdown["other_kernels_s"] > bf16.breakdown["other_kernels_s"]  # the FP8 casts

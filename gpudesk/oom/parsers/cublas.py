@@ -19,6 +19,13 @@ from gpudesk.i18n import N_
 
 _CUBLAS = re.compile(r"CUBLAS_STATUS_(ALLOC_FAILED|NOT_INITIALIZED)(?:\s+when calling\s+`?([\w(), ]+?)`?(?:\s|$))?")
 _CUDNN = re.compile(r"CUDNN_STATUS_(ALLOC_FAILED|NOT_INITIALIZED|INTERNAL_ERROR)")
+# cuDNN's kernel launch failing inside a framework that preallocates the GPU (XLA under JAX or TensorFlow: their
+# stream_executor's cuda_dnn.cc): cuDNN's own device allocations for the chosen algorithm are made outside the
+# framework's pool and fail at execution (cuDNN API reference, CUDNN_STATUS_EXECUTION_FAILED: "The GPU program failed
+# to execute"; BVLC/caffe#2197, the maintainer: the algorithm cuDNN picked needs more memory than was left; the JAX
+# maintainers on jax#12461/#17217: XLA's preallocation). Elsewhere the status is as often a kernel fault and is not read.
+CUDNN_EXECUTION_FAILED = re.compile(r"CUDNN_STATUS_EXECUTION_FAILED")
+PREALLOCATING_MARKS = ("xla", "jax", "stream_executor", "tensorflow")
 _CUDA_ERR = re.compile(r"CUDA error:\s*out of memory", re.IGNORECASE)
 # Two independent searches (linear): "NCCL" somewhere and NCCL's CUDA failure text somewhere. A single
 # "NCCL.*?failure" pattern rescans the rest of the text from every "NCCL" (quadratic on "NCCL " * 20000).
@@ -38,9 +45,17 @@ def _hccl(text: str) -> bool:
     return bool(_HCCL_WORD.search(text) and _HCCL_FAIL.search(text))
 
 
+def execution_failed_under_preallocation(text: str) -> bool:
+    """cuDNN's execution failure in a text from XLA / TensorFlow (``CUDNN_EXECUTION_FAILED``)."""
+    if CUDNN_EXECUTION_FAILED.search(text) is None:
+        return False
+    low = text.lower()
+    return any(w in low for w in PREALLOCATING_MARKS)
+
+
 def matches(text: str) -> bool:
     return bool(_CUBLAS.search(text) or _CUDNN.search(text) or _CUDA_ERR.search(text) or _nccl(text)
-                or _hccl(text) or _PIN.search(text))
+                or _hccl(text) or _PIN.search(text) or execution_failed_under_preallocation(text))
 
 
 def parse(text: str, report: MemoryReport) -> bool:
@@ -58,6 +73,9 @@ def parse(text: str, report: MemoryReport) -> bool:
     elif cudnn:
         report.kind = "cudnn_alloc_failed"
         parsed["library_status"] = f"CUDNN_STATUS_{cudnn.group(1)}"
+    elif execution_failed_under_preallocation(text):
+        report.kind = "cudnn_alloc_failed"
+        parsed["library_status"] = "CUDNN_STATUS_EXECUTION_FAILED"
     elif _nccl(text):
         report.kind = "nccl_oom"
     elif _hccl(text):
@@ -76,6 +94,9 @@ def parse(text: str, report: MemoryReport) -> bool:
         report.kind = "cuda_error_oom"
     if report.framework == "unknown":
         low = text.lower()
-        report.framework = "tensorflow" if "tensorflow" in low else "pytorch" if ("torch" in low or "runtimeerror" in low) else "unknown"
+        # (jaxlib's own module, "jaxlib.xla_extension.XlaRuntimeError", names JAX even where its XLA was built from
+        # TensorFlow's tree, "external/org_tensorflow/...".)
+        report.framework = ("jax" if "jaxlib" in low else "tensorflow" if "tensorflow" in low
+                            else "pytorch" if ("torch" in low or "runtimeerror" in low) else "unknown")
     report.missing.append(N_("allocator figures (this error happens outside the caching allocator)"))
     return True

@@ -13,6 +13,7 @@ from gpudesk.oom.errors import OomInputError
 from gpudesk.oom.parsers import (
     allowed_memory,
     cublas,
+    condense,
     generic,
     jax,
     llamacpp,
@@ -45,7 +46,7 @@ _GATES = {
     "startup_free": ("on startup is less than",),
     "vllm": ("max seq len", "no available memory for the cache blocks", "mamba cache blocks",
              "available kv cache memory: -", "reserved for kv cache is -"),
-    "sglang": ("not enough memory", "profiled value"),
+    "sglang": ("not enough memory", "profiled value", "leave no gpu memory for the kv cache"),
     "trtllm": ("executor creation failed", "cuda runtime error in", "requested amount of gpu memory"),
     "tgi": ("prefill tokens",),
     "llamacpp": ("failed to allocate", "malloc failed"),
@@ -69,15 +70,24 @@ _ENGINES: _Table = (
     ("lightllm", ("lightllm", "max_total_token_num"), None),
     ("trtllm", ("tensorrt-llm", "trt-llm", "tensorrt_llm", "trtllm"), None),
     ("tgi", ("text-generation-inference", "text_generation_launcher", "text_generation_server",
-             "text_generation_client", "text_generation.", "unable to warmup model", "method warmup encountered"), None),
+             "text_generation_client", "text_generation.", "unable to warmup model", "method warmup encountered",
+             # TGI's token budget: the launcher's flag and the router's log after warm-up ("Setting max batch total
+             # tokens to N", router/src/main.rs) in its own words.
+             "max-batch-total-tokens", "max_batch_total_tokens", "max batch total"), None),
     ("ollama", ("ollama", "llama runner process"), None),
     ("llamacpp", ("ggml_", "llama_model", "llama_context", "llama_kv", "llama_new_context", "llama.cpp",
                   "llama-server"), None),
 )
 _PLATFORMS: _Table = (
     ("mps", ("mps backend", "pytorch_mps_"), None),
+    # Intel's Level Zero named as the backend comes before the HIP words: a HIP program run on an Intel GPU through
+    # chipStar (HIP over Level Zero or OpenCL, https://github.com/CHIP-SPV/chipStar) calls hipMalloc, but the device and
+    # its limits are Intel's (CHIP-SPV/chipStar#1186: "Intel Arc A770", "Level Zero backend").
+    ("xpu", ("level zero", "levelzero", "intel arc", "intel(r) arc"), None),
+    # (AMD's GPU target names, gfx90a / gfx942 / gfx1030 / gfx1100 / gfx1151 / gfx1201: LLVM's AMDGPU processors, the
+    # names ROCm builds and reports for each chip, https://llvm.org/docs/AMDGPUUsage.html.)
     ("rocm", ("hip out of memory", "pytorch_hip_alloc_conf", "hip graphs", "hipmalloc", "amdgpu", "hiperror",
-              "hipmem"),
+              "hipmem", "gfx90", "gfx94", "gfx95", "gfx103", "gfx110", "gfx115", "gfx120"),
      ("rocm", re.compile(r"ROCm\d|\bROCm\b|\brocm\b"))),
     ("xpu", ("xpu out of memory", "level zero", "intel(r) arc"), ("xpu", re.compile(r"\bxpu\b|\bXPU\b"))),
     ("npu", ("npu out of memory", "torch_npu", "el0004", "aclrt", "ascend"), None),
@@ -173,7 +183,11 @@ def parse_text(data: str | bytes) -> MemoryReport:
         OomInputError: see :func:`decode_text`.
     """
     text = decode_text(data)
-    report = _parse(text)
+    read = condense.repeated_lines(text)  # a long log's patterns scan it without the middle of its repeated lines
+    report = _parse(read)
+    if read is not text:
+        report.text = text  # the whole input is kept
+        return report
     if "\n" in text.strip() and len(text) <= UNWRAP_MAX_CHARS and (report.kind == "unknown" or report.missing):
         unwrapped = _parse(" ".join(text.split()))
         if unwrapped.kind != "unknown" and (report.kind == "unknown" or len(unwrapped.missing) < len(report.missing)):

@@ -98,6 +98,8 @@ _REQUEST = [
     # of length N", N in bytes (iree#13516).
     _c(r"allocate buffer of length\s{1,3}" + _SIZE),
     _c(r"allocating\s{1,3}" + _SIZE + r"-byte buffer"),
+    # The request as an adjective before its noun: "so the 4294967296-byte request fails" (CHIP-SPV/chipStar#1186).
+    _c(_NUM + r"-(bytes?)\s{1,3}(?:request|allocation)\b"),
     _c(r"could not allocate tensor with\s{1,3}" + _SIZE),
     _c(r"\bsize\s{1,3}" + _SIZE + r"\s{1,3}is larger than"),
     _c(r"\brequested\s{0,3}:\s{0,3}" + _SIZE),
@@ -205,6 +207,9 @@ _LIMIT = [
     _c(r"max alloc(?:able)? (?:memory )?size (?:supported by (?:the )?device )?is\s{1,3}" + _SIZE),  # OpenVINO
     _c(r"max buffer size limit\s{0,2}\(\s{0,2}" + _SIZE),
     _c(r"with size larger than\s{1,3}" + _SIZE),  # a runtime's own per-allocation limit (intel/ipex-llm#11248)
+    # The same limit stated (signatures ``_STATED_ALLOCATION_LIMIT``: Level Zero's maxMemAllocSize and its kin).
+    _c(r"\b(?:max(?:imum)?\s{1,3}(?:memory\s{1,3})?alloc(?:ation)?\s{1,3}size|(?:per[- ]|single[- ])?allocation\s{1,3}"
+       r"(?:size\s{1,3})?limit)\s{0,3}(?:is|of|=|:)\s{0,3}" + _SIZE_U),
     _c(r"\bmemory limit\s{0,3}:\s{0,3}" + _SIZE),
     _c(r"\bavailable\s{1,3}" + _SIZE + r"\s{0,2}\)"),
     # A region planned ahead (TVM's Relax VM: "attempted to allocate N at offset 0 in region that is M bytes").
@@ -220,6 +225,13 @@ CONFIGURED_CEILING = _c(r"\(\s{0,2}" + _SIZE_U + r"\s{0,2}\)\s{0,3}exceeds?\s{1,
 # tokens: memory 42.8GB exceeds ceiling 42.0GB" (oMLX's process memory enforcer, jundot/omlx#1522). Same groups.
 CONFIGURED_CEILING_RUNNING = _c(r"\bmemory\s{1,3}" + _SIZE_U + r"\s{0,3}exceeds?\s{1,3}(?:the\s{1,3})?"
                                 r"((?:memory\s{1,3})?(?:ceiling|limit|cap))\s{0,3}:?\s{0,3}" + _SIZE_U + r"(?![\w.])")
+# The same check before a step, the step's estimated peak against the ceiling: "Prefill would require ~70.27 GB peak
+# (current 67.54 GB + KV+SDPA 2.73 GB) but metal_cap ceiling is 69.86 GB. Raise kernel iogpu.wired_limit_mb" (oMLX's
+# prefill guard, jundot/omlx#1998: the ceiling is macOS's GPU wired-memory limit, sysctl iogpu.wired_limit_mb). Same
+# groups.
+CONFIGURED_CEILING_REQUIRED = _c(r"\b(?:would\s{1,3})?requires?\s{1,3}~?\s{0,2}" + _SIZE_U + r"[^\n]{0,160}?\bbut\s{1,3}"
+                                 r"(?:the\s{1,3})?([a-z][\w-]{0,40}\s{1,3}(?:ceiling|limit|cap))\s{1,3}is\s{1,3}~?\s{0,2}"
+                                 + _SIZE_U + r"(?!\w)")
 # TensorRT's builder (``IBuilder`` autotuning): "Skipping tactic N due to insufficient memory on requested size of S
 # detected for tactic T" (older builds spell it "insuficient"). S is the workspace one tactic asked for, in one piece,
 # up to the workspace limit the build set (``IBuilderConfig::setMemoryPoolLimit(kWORKSPACE, ...)``,
@@ -232,13 +244,13 @@ _NEGATIVE = _c(r"(?:negative (?:capacity|size)\s{0,3}:?\s{0,3}|allocate\s{1,3}|a
 
 # Words that mark a text as being about a failed allocation (lower-cased substrings).
 OOM_WORDS = (
-    "out of memory", "outofmemory", "out_of_memory", "not enough memory", "failed to allocate", "failed to alloc",
+    "out of memory", "outofmemory", "out_of_memory", "out-of-memory", "not enough memory", "failed to allocate", "failed to alloc",
     "resource_exhausted", "resource exhausted", "insufficient memory", "erroroutofdevicememory",
     "out_of_device_memory", "cannot allocate", "can't allocate", "could not be allocated", "could not allocate",
     "allocation on device", "not enough gpu", "memory allocation", "device allocation error", "out of resource",
     "cudaerrormemoryallocation", "alloc_failed", "greater than the maximum allowed buffer",
     "larger than buffer maximum", "unable to allocate", "oom when allocating", "ran out of memory",
-    "not enough space", "out of device memory", "negative capacity", "result=2 ", "malloc failed",
+    "not enough space", "out of device memory", "negative capacity", "result=2 ", "malloc failed", "malloc fails",
     # OpenCL, DirectML/Windows, oneAPI/SYCL and HIP names for the same failure.
     "cl_mem_object_allocation_failure", "cl_out_of_resources", "cl_out_of_host_memory", "e_outofmemory",
     "0x8007000e", "out_of_device_memory", "hiperroroutofmemory", "out_of_host_memory",
@@ -331,6 +343,24 @@ _SHORTAGE_PHRASE = re.compile(
     r"|\b(?:needs?|requires?|required|wants?)\s{1,3}(?:(?:at least|roughly|about|approximately|around|~)\s{0,3})?"
     r"\d[\d.,]{0,8}\s{0,2}[KMGT]i?B\b[^\n]{0,40}?\bbut\b[^\n]{0,30}?\b(?:has|have|had|available|free|visible)\b",
     re.IGNORECASE)
+# A failure of the GPU's memory named in a user's words rather than a runtime's sentence: "GPU Memory error while
+# running run_drcd.sh" (PaddlePaddle/ERNIE#286), "when I crash the memory of my GPUs" (deepEMhancer#3), "GTX1070 and 8G
+# memory cause memory dump" (Tacotron-2#239). A memory noun joined to a failure noun or verb; read only where the text
+# names a GPU (_GPU_NAMED), so that Python's host MemoryError ("memory error") is left to the host-memory signatures.
+_MEMORY_FAILURE = re.compile(
+    r"\b(?:gpu|cuda|vram|video|graphics)\s{0,2}memory\s{1,3}(?:error|crash|overflow|dump|explosion)s?\b"
+    r"|\bcrash(?:es|ed|ing)?\s{1,3}(?:the\s{1,3})?(?:gpu\s{1,3})?memory\s{1,3}of\b"
+    r"|\bcaus(?:e|es|ed|ing)\s{1,3}(?:a\s{1,3})?(?:gpu\s{1,3})?memory\s{1,3}(?:dump|overflow|crash|error)s?\b",
+    re.IGNORECASE)
+_GPU_NAMED = re.compile(r"\bgpus?\b|\bcuda\b|\bvram\b|\b(?:gtx|rtx|geforce|quadro|tesla)\s?-?\d{0,4}|"
+                        r"\b[KPVTAHL]\d{2,3}\b", re.IGNORECASE)
+
+
+def names_device_memory_failure(text: str) -> bool:
+    """A GPU's memory failure said in a user's words (``_MEMORY_FAILURE``) in a text that names a GPU."""
+    return _MEMORY_FAILURE.search(text) is not None and _GPU_NAMED.search(text) is not None
+
+
 # Memory reserved twice over, named as the fault ("Double allocation of memory causes xla GPU-compiler error",
 # apax-hub/apax#111): a pool taken a second time leaves the next allocation none, a memory failure in any wording.
 MEMORY_TAKEN_TWICE = re.compile(
@@ -361,7 +391,10 @@ MEMORY_GROWTH = re.compile(
     # The same growth in other words: memory (GPU memory, RAM) "increasing with training iterations" (a participle and
     # a word between), "keep increasing until", "more and more memory" (users' own wording: 3d-gaussian-splatting#5,
     # pytorch#4932, ML2021#2), and every forward pass taking new memory (dgl#745).
-    r"|\b(?:memory|ram|vram)(?: usage)? (?:keeps? |kept |is |was |are )?(?:growing|increasing|going up|rising|climbing)"
+    # (An adverb of pace may stand before the verb: "vram usage gradually increasing each run until OOM",
+    # ggml-org/llama.cpp#23446.)
+    r"|\b(?:memory|ram|vram)(?: usage)? (?:keeps? |kept |is |was |are )?"
+    r"(?:(?:gradually|steadily|constantly|continuously|continually|slowly) )?(?:growing|increasing|going up|rising|climbing)"
     r" (?:with|after|every|each|per|over|until|till|during)\b"
     r"|\b(?:growing|increasing|rising|climbing) (?:with|after|every|each|per|over)(?: (?:each|every|the))?"
     r"(?: (?:training|train|validation|inference|forward))? (?:iterations?|epochs?|steps?|batch(?:es)?|frames?)\b"
@@ -432,7 +465,9 @@ _XLA_WORD = re.compile(r"(?<![a-z0-9])xla(?![a-z])")
 _RUNTIMES: tuple[tuple[str, tuple[str | re.Pattern[str], ...]], ...] = (
     ("ollama", ("ollama",)),
     ("trtllm", ("tensorrt-llm", "tensorrt_llm", "trt-llm", "trtllm")),
-    ("comfyui", ("comfyui", "comfy.", "node type:", "vaedecode")),
+    # (ComfyUI's executor logs "Got an OOM, unloading all loaded models." after any out-of-memory in a node,
+    # execution.py, https://github.com/comfyanonymous/ComfyUI: the one line of its own a pasted node error carries.)
+    ("comfyui", ("comfyui", "comfy.", "node type:", "vaedecode", "got an oom, unloading all loaded models")),
     # AUTOMATIC1111's Stable Diffusion web UI (and its forks): its repository and launcher names and its memory flags
     # (modules/cmd_args.py: --medvram, --lowvram, --medvram-sdxl; https://github.com/AUTOMATIC1111/stable-diffusion-webui).
     ("sdwebui", ("stable-diffusion-webui", "webui.py", "webui-user", "--medvram", "--lowvram")),
@@ -477,7 +512,8 @@ _RUNTIMES: tuple[tuple[str, tuple[str | re.Pattern[str], ...]], ...] = (
     ("pytorch", ("torch", "pytorch", "defaultcpuallocator", "alloc_cpu.cpp", "cudacachingallocator")),
 )
 _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("tpu", ("xla:tpu", "memory space hbm", "tpu_worker", "hbm capacity", "_hbm", "tpu")),
+    # ("tpu" as a word only: the letters sit inside "output" and "throughput"; ``_TPU_WORD``.)
+    ("tpu", ("xla:tpu", "memory space hbm", "tpu_worker", "hbm capacity", "_hbm")),
     ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory")),
     ("metal", ("metal", "mtldebugdevice", "mtldevice", "newbufferwith", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend", "[malloc_or_wait]")),
     ("rocm", ("hipmalloc", "hipmem", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1", "miopen")),
@@ -642,10 +678,13 @@ def detect_runtime(low: str) -> str | None:
     return None
 
 
+_TPU_WORD = re.compile(r"(?<![a-z])tpu")
+
+
 def detect_backend(low: str) -> str | None:
     """"tpu", "vulkan", "metal", "rocm", "directml", "cpu" or "cuda" from a lower-cased text; None if unsaid."""
     for name, words in _BACKENDS:
-        if any(w in low for w in words):
+        if any(w in low for w in words) or (name == "tpu" and "tpu" in low and _TPU_WORD.search(low)):
             return name
     return None
 
@@ -681,9 +720,10 @@ def extract(text: str) -> Extraction:
     low = text.lower()
     ex = Extraction(oom_words=any(w in low for w in OOM_WORDS) or _CUT_OOM.search(low) is not None
                     or _SHORTAGE_PHRASE.search(text) is not None or _OOM_ABBREVIATION.search(text) is not None
-                    or MEMORY_TAKEN_TWICE.search(text) is not None,
+                    or MEMORY_TAKEN_TWICE.search(text) is not None or names_device_memory_failure(text),
                     failure_words=any(w in low for w in _FAILURE_WORDS))
-    ceiling = CONFIGURED_CEILING.search(text) or CONFIGURED_CEILING_RUNNING.search(text)
+    ceiling = (CONFIGURED_CEILING.search(text) or CONFIGURED_CEILING_RUNNING.search(text)
+               or CONFIGURED_CEILING_REQUIRED.search(text))
     if ceiling:
         ex.configured_limit_bytes = _bytes(ceiling.group(4), ceiling.group(5))
     req = _first(_REQUEST, text)

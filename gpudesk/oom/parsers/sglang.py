@@ -9,7 +9,8 @@ https://github.com/sgl-project/sglang):
 
 ``total_before_load`` is the free memory measured before the weights load (the "Load weight begin. avail
 mem=" figure, or "avail mem" + "mem usage" of the "Load weight end" line). When the result is not positive
-SGLang raises ``RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.`` or logs
+SGLang raises ``RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.`` (later releases:
+``ValueError: Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=F``) or logs
 "max_total_tokens=N is larger than the profiled value -M". SGLang prints these figures in "GB" computed as
 bytes / 2**30 (``get_available_gpu_memory``), so they are read as GiB.
 """
@@ -22,7 +23,12 @@ from gpudesk.oom.parsers.units import to_bytes
 from gpudesk.oom.report import MemoryReport
 from gpudesk.i18n import N_
 
-_NOT_ENOUGH = re.compile(r"Not enough memory\.?\s+Please try to increase\s+--mem-fraction-static")
+# The same check in the wording of later releases (``_profile_available_bytes`` of the model runner's KV-cache mixin:
+# rest_memory <= 0 raises ``ValueError: Loaded weights leave no GPU memory for the KV cache under
+# --mem-fraction-static=F. Raise --mem-fraction-static above M (minimum viable = 1 - available/pre = ...)``,
+# https://github.com/sgl-project/sglang; SemiAnalysisAI/InferenceX#2128).
+_NOT_ENOUGH = re.compile(r"Not enough memory\.?\s+Please try to increase\s+--mem-fraction-static"
+                         r"|Loaded weights leave no GPU memory for the KV cache\b")
 _PROFILED = re.compile(r"larger than the profiled value\s+(-?\d{1,15})")
 _BEGIN = re.compile(r"Load weight begin\.\s+avail mem=(\d{1,9}(?:\.\d{1,6})?)\s*GB")
 _END = re.compile(r"Load weight end\..{0,200}?avail mem=(\d{1,9}(?:\.\d{1,6})?)\s*GB,\s*mem usage=(\d{1,9}(?:\.\d{1,6})?)\s*GB")

@@ -65,8 +65,23 @@ _SAID_UNEVEN = re.compile(
     r"|(?:其余|其他|别的|后(?:面)?[两二三四五六七]?张|另外)[^，,。\n]{0,4}?(?:卡|gpu|显卡)[^，,。\n]{0,6}?"
     r"(?:几乎|基本)?(?:无占用|没(?:有)?占用|占用(?:极少|很少|很低)|空闲|没用上|不占|不动)"
     # The second card left unused: "第二张卡并没使用" (the second card was not used, THUDM/CogVLM#109).
-    r"|第二(?:张|个|块)\s?(?:卡|gpu|显卡)[^，,。\n]{0,6}?(?:并)?(?:没|未)(?:有)?(?:被)?(?:使用|用上|用到|占用)",
+    r"|第二(?:张|个|块)\s?(?:卡|gpu|显卡)[^，,。\n]{0,6}?(?:并)?(?:没|未)(?:有)?(?:被)?(?:使用|用上|用到|占用)"
+    # The first card compared with the rest: "the code seems to use much more memory in the first gpu than others"
+    # (openai/train-procgen#5: every MPI rank's context landed on the first visible GPU).
+    r"|\bmore (?:gpu |video )?(?:memory|vram)\b[^.\n]{0,12}?\b(?:on|in) (?:the )?(?:first|1st|0th) (?:gpu|card|device)s?\b"
+    r"[^.\n]{0,12}?\bthan (?:the )?(?:others?|rest|remaining)\b"
+    r"|\b(?:first|1st|0th) (?:gpu|card|device)\b[^.\n]{0,30}?\b(?:much |far )?(?:more|higher|larger)\b[^.\n]{0,20}?"
+    r"\bthan (?:the )?(?:others?|rest|remaining)\b",
     re.IGNORECASE)
+
+# Each GPU's use against its size, written "used/total" in one sentence that names several GPUs ("it took 43G/46G and
+# 32G/46G for the same two A40 GPUs", InternLM/lmdeploy#1563): the figures of two or more GPUs of one size, read like
+# a probe's (the thresholds of ``check``). Units are the users' GB/G (binary or not, the ratio is the same).
+_USED_OF_TOTAL = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,2})?)\s?(?:G|GB|GiB)?\s?/\s?(\d{1,3}(?:\.\d{1,2})?)\s?(?:G|GB|GiB)\b",
+                            re.IGNORECASE)
+_SEVERAL_GPUS = re.compile(r"\b(?:two|three|four|eight|both|multiple|several|\d{1,2})\s(?:\w{1,12}\s)?(?:gpus|cards|devices)\b"
+                           r"|[两二三四五六七八多]\s?(?:张|块|个)\s?(?:\w{1,12}\s?)?(?:卡|gpu|显卡)", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?:[^.。\n!?！？]|(?<=\d)\.(?=\d)){1,600}")  # (a decimal point ends no sentence)
 
 # Placement said in words: the whole model on one card though several are there. "never uses the second one" /
 # "not splitting model to multiple GPUs" (ollama#1341), "will only load onto a single GPU" (SciSharp/LLamaSharp#617),
@@ -131,8 +146,42 @@ def _said_uneven(f: Facts) -> Cause | None:
     )
 
 
+def _used_of_total(f: Facts) -> Cause | None:
+    """Two or more "used/total" figures of one GPU size in one sentence that names several GPUs
+    (``_USED_OF_TOTAL``), the busiest >= 1.3 × the least busy and >= 1 GiB more: the probe's test on the user's
+    figures. 0.6: above a figureless shortage (0.45), below the imbalance said in words (0.7)."""
+    text = f.report.text or ""
+    if "/" not in text:
+        return None
+    for sentence in _SENTENCE.finditer(text):
+        part = sentence.group(0)
+        pairs = [(float(m.group(1)), float(m.group(2))) for m in _USED_OF_TOTAL.finditer(part)]
+        if len(pairs) < 2 or len({t for _u, t in pairs}) != 1 or not _SEVERAL_GPUS.search(part):
+            continue
+        used = [u for u, _t in pairs]
+        hi, lo, total = max(used), min(used), pairs[0][1]
+        if lo <= 0 or hi > total or hi < 1.3 * lo or (hi - lo) * GiB < GiB:
+            continue
+        return Cause(
+            id="multi_gpu_imbalance",
+            title=_("Uneven memory across GPUs"),
+            confidence=0.6,
+            evidence=evidence(described_as=part.strip(), busiest_gpu_bytes=round(hi * GiB),
+                              least_gpu_bytes=round(lo * GiB), imbalance_ratio=round(hi / lo, 2)),
+            explanation=_("The text gives the GPUs' memory side by side ('{words}'): one holds {ratio:.1f}× what "
+                          "another holds, so the fullest card runs out while the others have room.").format(
+                              words=part.strip(), ratio=hi / lo),
+            fix=_("Spread the load: with an automatic device map give every GPU a max_memory that leaves room for "
+                  "activations on the first one (or device_map=\"balanced_low_0\"), or use tensor parallelism; in "
+                  "data-parallel training keep rank 0's extras (gathering, logging, evaluation) small"),
+            more_fixes=[_("Check that no process puts a context or tensors on GPU 0 by default "
+                          "(torch.cuda.set_device(local_rank) first).")],
+        )
+    return None
+
+
 def check(f: Facts) -> Cause | None:
-    warned = _dataparallel_warning(f) or _said_uneven(f) or _said_one_card(f)
+    warned = _dataparallel_warning(f) or _said_uneven(f) or _said_one_card(f) or _used_of_total(f)
     if warned is not None:
         return warned
     loads = [(d.index, load) for d in f.report.devices if (load := _load(d)) is not None]

@@ -555,6 +555,49 @@ def _said_already_held(f: Facts) -> Cause | None:
     )
 
 
+# Memory left on the GPU by a process that ended badly, said in words: "the memory is orphaned on the GPU when pycaffe
+# exits unexpectedly" (BVLC/caffe#3136), memory "still occupied after the process was killed", 进程崩溃后显存没有释放.
+# The driver frees a process's memory when the process is gone, so memory that stays is held by what still lives:
+# a child or worker process, a hung process in the D state, a container's other process (the CUDA C Programming
+# Guide, "Initialization": a context and its allocations belong to a process). Each such process is another holder.
+_LEFT_BY_ENDED = re.compile(
+    r"\b(?:memory|vram)\b[^.\n]{0,30}?\b(?:is |was |gets |got |stays? |remains? )?(?:orphaned|not (?:freed|released)|"
+    r"never (?:freed|released)|still (?:occupied|used|in use|held|allocated))\b[^.\n]{0,60}?"
+    r"\b(?:exits?|exited|crash(?:es|ed)?|killed|kill|terminated|interrupted|ctrl\+c|dies|died)\b"
+    r"|\b(?:after|when)\b[^.\n]{0,30}?\b(?:crash(?:es|ed)?|exits?|exited|was killed|got killed|died|terminated|"
+    r"interrupted)\b[^.\n]{0,40}?\b(?:memory|vram)\b[^.\n]{0,20}?\b(?:is |was |stays? |remains? )?(?:still|not (?:freed|"
+    r"released)|never (?:freed|released)|orphaned)\b"
+    r"|(?:崩溃|退出|被杀|被kill|中断|结束)(?:了)?(?:之)?后[^，,。；;\n]{0,10}?显存[^，,。；;\n]{0,6}?(?:没有|没|未|仍|还|依然|一直)"
+    r"(?:被)?(?:释放|占用|占着)",
+    re.IGNORECASE)
+
+
+def _said_left_by_ended(f: Facts) -> Cause | None:
+    """A figureless out-of-memory whose text says memory stayed on the GPU after a process crashed, exited or was
+    killed (``_LEFT_BY_ENDED``): what stays is held by a process that still lives; 0.6, above a shortage read from
+    nothing (0.45) and a words-said holder (0.55)."""
+    m = _LEFT_BY_ENDED.search(f.report.text or "")
+    if m is None:
+        return None
+    platform = f.report.platform
+    return Cause(
+        id="other_process",
+        title=_("Processes that ended badly left memory on the GPU"),
+        confidence=0.6,
+        evidence=evidence(described_as=m.group(0), deciding_check="other_process",
+                          check_command=check_command("other_process", platform)),
+        explanation=_("The text says memory stayed on the GPU after a process ended ('{words}'). The driver frees a "
+                      "process's memory when the process is gone, so what stays belongs to processes still alive: "
+                      "leftover workers or children, a hung process, another process of the container; each run adds "
+                      "to it until the next one cannot start.").format(words=m.group(0)),
+        fix=_("List what still holds the GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv, or "
+              "fuser -v /dev/nvidia*) and end those processes (kill the leftover workers of the crashed run); make the "
+              "program exit cleanly (join or terminate its worker processes)"),
+        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+                                                  meaning=i18n._(CHECKS["other_process"].meaning))],
+    )
+
+
 # A message one process of many prints with its own number ("Proc 32: cupy.cuda.memory.OutOfMemoryError ...", "[rank
 # 12]:", "rank 12:"), a number that no one node's GPUs reach one to one.
 _PROCESS_NUMBER = re.compile(r"(?:^|\n)\s{0,8}\[?\s{0,2}(?:proc(?:ess)?|rank)\s{0,2}(\d{1,6})\s{0,2}\]?\s{0,2}:",
@@ -597,7 +640,7 @@ def _possible_holder(f: Facts) -> Cause:
     table = _smi_table_holder(f)
     if table is not None:
         return table
-    said = _said_already_held(f)
+    said = _said_left_by_ended(f) or _said_already_held(f)
     if said is not None:
         return said
     if signature.names_distributed_launch(f.report.text or ""):

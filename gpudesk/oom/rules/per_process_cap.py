@@ -21,6 +21,7 @@ whole model checked against a setting; jundot/omlx#378: 218 GB against 25 GB on 
 from __future__ import annotations
 
 import math
+import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.units import format_bytes
@@ -64,10 +65,46 @@ def _configured_ceiling(f: Facts) -> Cause | None:
     )
 
 
+# XLA's GPU allocator with unified memory on (TF_FORCE_UNIFIED_MEMORY=1): the BFC allocator takes its memory with
+# cuMemAllocManaged and its limit is the device's memory times XLA_PYTHON_CLIENT_MEM_FRACTION, a fraction that may then
+# exceed 1 (openxla/xla, xla/pjrt/gpu/gpu_helpers.cc, CreateBFCAllocator: with enable_unified_memory the allocation size
+# is total_memory * memory_fraction). AlphaFold's docker runner sets the pair to 1 and 4.0 (docker/run_docker.py), and
+# its maintainers read an allocation above the GPU refused there as that ceiling ("you could be hitting this limit",
+# google-deepmind/alphafold#149): the host RAM backs the rest, so the configured fraction, not the card, refused it.
+_UNIFIED_ON = re.compile(r"TF_FORCE_UNIFIED_MEMORY['\"]?\s{0,3}(?:=|:|set\s{1,3}to|to)\s{0,3}['\"]?(?:1|true)\b",
+                         re.IGNORECASE)
+_XLA_KINDS = ("xla_resource_exhausted", "tf_resource_exhausted", "tf_bfc_dump")
+
+
+def _unified_memory_fraction(f: Facts) -> Cause | None:
+    """An XLA allocation refused with unified memory on: the memory fraction's ceiling (``_UNIFIED_ON``), 0.85."""
+    r = f.report
+    if f.requested is None or not _UNIFIED_ON.search(r.text or "") or (
+            r.kind not in _XLA_KINDS and r.framework not in ("jax", "tensorflow")):
+        return None
+    return Cause(
+        id="per_process_cap",
+        title=_("XLA's memory fraction refused the allocation (unified memory on)"),
+        confidence=0.85,
+        evidence=evidence(requested_bytes=f.requested, total_capacity_bytes=f.total,
+                          check_command="echo $XLA_PYTHON_CLIENT_MEM_FRACTION"),
+        explanation=_("With TF_FORCE_UNIFIED_MEMORY=1, XLA's allocator takes managed memory that host RAM backs "
+                      "beyond the GPU, up to the GPU's memory times XLA_PYTHON_CLIENT_MEM_FRACTION: a request of "
+                      "{requested} with what the program already holds went past that ceiling, not past the "
+                      "machine.").format(requested=format_bytes(f.requested)),
+        fix=_("Raise XLA_PYTHON_CLIENT_MEM_FRACTION (above 1 with unified memory, e.g. 8.0) so that the GPU's memory "
+              "times it covers the job, as long as RAM and swap hold the rest"),
+        more_fixes=[_("Shorten the input (a shorter sequence, fewer residues) if RAM cannot hold it either.")],
+    )
+
+
 def check(f: Facts) -> Cause | None:
     ceiling = _configured_ceiling(f)
     if ceiling is not None:
         return ceiling
+    unified = _unified_memory_fraction(f)
+    if unified is not None:
+        return unified
     cap, total = f.allowed, f.total
     if cap is None or total is None or cap >= 0.97 * total:
         return None

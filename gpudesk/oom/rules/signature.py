@@ -28,6 +28,12 @@
 * A process killed by SIGKILL with no out-of-memory words of its own ("Killed", torchrun's "exitcode: -9") →
   ``not_capacity`` 0.7 with the kernel log's OOM-killer line as the check: the likelier reading, since a scheduler's
   kill looks the same.
+* A DataLoader worker found dead in a container (``worker_exit_shm``) → ``not_capacity`` 0.75 with ``df -h /dev/shm``;
+  a Windows pause prompt after an unfinished checkpoint load (``load_exit_paused``) → the commit limit 0.65
+  (:mod:`gpudesk.oom.rules.exit_causes`).
+* A bare CUDA error while the model is built (:mod:`gpudesk.oom.start_words`) → ``other_process`` 0.6, the job's own
+  need 0.45. cuDNN's NOT_INITIALIZED that stays at batch size 1 or beside versions the user varied
+  (:mod:`gpudesk.oom.library_words`) → the library first (0.55), memory 0.45.
 * Metal's command-buffer out-of-memory → ``genuine_shortage`` 0.7 (the working set is full).
 * The caching allocator's NVML assert (MIG) → ``genuine_shortage`` 0.6: an OOM whose figures were lost.
 * A bare ``CUDA error: out of memory`` → a ranked set, never one confident answer. From a PyTorch release that
@@ -63,6 +69,8 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
+from gpudesk.oom import library_words, start_words
+from gpudesk.oom.rules import exit_causes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
@@ -279,6 +287,16 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                                   "for llama.cpp a smaller micro-batch (-ub 64 or 128) or context (-c), or flash "
                                   "attention (-fa), which shrinks the compute buffer; other runtimes: a smaller batch "
                                   "or sequence")
+    if key == "buffer_limit" and r.platform == "xpu" and r.runtime is None:
+        # An Intel GPU's per-allocation maximum (Level Zero's ze_device_properties_t.maxMemAllocSize, what clinfo shows
+        # as "Max memory allocation") holds for each buffer whatever the free memory; SYCL's Unified Runtime lifts it
+        # for programs that opt in (UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1, with kernels built for >4 GB buffers), and
+        # any program can split the data over several allocations under it.
+        fixes["buffer_limit"] = _("Keep every single allocation under the device's maximum (clinfo | grep -i 'max "
+                                  "memory allocation'): split the data over several buffers or run a smaller problem "
+                                  "size; a SYCL / Level Zero program may opt in to larger buffers with "
+                                  "UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1 (kernels built with "
+                                  "-ze-opt-greater-than-4GB-buffer-required)")
     if key == "buffer_limit" and r.runtime == "mlx":
         # MLX allocates each array as one Metal buffer (mlx/backend/metal/allocator.cpp), so the attention scores of a
         # long prompt's prefill chunk are one buffer whose size grows with the chunk; mlx-lm's generate_step processes
@@ -472,7 +490,10 @@ def check(f: Facts) -> list[Cause]:
         # memory availability is limited), and a DataLoader's pin_memory=True fails there as a CUDA out-of-memory
         # (ddPn08/rvc-webui#78: "CUDA out of memory in WSL2", fixed by pin_memory=False). A message with no figure
         # cannot tell it from the job's own need, so it is ranked beside the shortage (0.4, second), with its check.
-        out.append(_not_capacity("pin_memory", 0.4, f))
+        # At batch size 1 (library_words.fails_at_batch_one) the job's own step is at its least, so the platform's
+        # limit comes first (0.5, above the figureless shortage's 0.45; AnyaCoder/Bert-VITS2#1: "cuda out of memory
+        # with bs=1" under WSL, gone on native Windows).
+        out.append(_not_capacity("pin_memory", 0.5 if library_words.fails_at_batch_one(r.text or "") else 0.4, f))
     if sig is None and r.backend == "directml" and r.host_os != "wsl" and f.requested is None and f.total is None:
         # DirectML runs on Direct3D 12 under WDDM, whose video memory manager backs device allocations with system
         # memory it can evict them to, so the Windows commit limit (RAM + page file) refuses them too
@@ -542,6 +563,10 @@ def check(f: Facts) -> list[Cause]:
         out.append(_other_process(0.35, f))
     elif sig == "sigkill":
         out.append(_not_capacity("oom_killer", 0.7, f))
+    elif sig == "worker_exit_shm":
+        out.append(exit_causes.worker_exit_in_container(_not_capacity("dev_shm", 0.75, f)))
+    elif sig == "load_exit_paused":
+        out.append(exit_causes.paused_after_load(_page_file(0.65, f)))
     elif sig == "kernel_died":
         # A notebook kernel that died (signatures.notebook_kernel_died): the OOM killer's SIGKILL or a native crash;
         # host memory first at 0.55, with the kernel log as the check.
@@ -597,6 +622,10 @@ def check(f: Facts) -> list[Cause]:
                             "free_exceeds_request", f))
     elif sig == "nccl_cuda_error":
         out.extend(_nccl_cuda_error(f))
+    elif sig == "nccl_system_error":
+        out.append(_nccl_system_error(f))
+    elif sig == "launch_failure":
+        out.append(_launch_failure(f))
     elif sig == "bare_cuda_error" and r.kind != "pin_memory_thread":
         out.extend(_bare(f))  # (the DataLoader pin-memory thread has its own reading: allocation_outside_allocator)
     return out
@@ -736,7 +765,9 @@ def _autotuner_preallocation(f: Facts) -> list[Cause]:
     """XLA's "Failed to determine best cudnn convolution algorithm": the autotuner runs after cuDNN's handle was
     created (a missing or mismatched library stops earlier, at "DNN library initialization failed"), and profiles each
     candidate algorithm with scratch memory and cuDNN's own device allocations made outside XLA's preallocated pool;
-    when all of them fail, that memory could not be had. Preallocation first (elixir-nx/nx#1000: memory_fraction 0.6
+    when all of them fail, that memory could not be had. cuDNN's CUDNN_STATUS_EXECUTION_FAILED under XLA (read only
+    there, gpudesk.oom.parsers.cublas) is the same memory failing when the chosen algorithm runs (jax#12461, its
+    maintainers: preallocation). Preallocation first (elixir-nx/nx#1000: memory_fraction 0.6
     fixed it; jax#8506: the maintainer, JAX must leave cuDNN a minimum), the library reading second."""
     return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
                      _("XLA's convolution autotuner tries each cuDNN algorithm with scratch memory and cuDNN's own "
@@ -836,12 +867,16 @@ def _library_init(f: Facts) -> list[Cause]:
         if total and free / total > 0.5:
             return [_not_capacity("driver_version", 0.8, f)]
     low = (r.text or "").lower()
-    if _AUTOTUNER in low:
+    if _AUTOTUNER in low or "cudnn_status_execution_failed" in low:
         return _autotuner_preallocation(f)
     if _jax_wording(r):
         return _library_mismatch_first(f)
     if _OTHER_MACHINE.search(r.text or ""):
         return _library_mismatch_first(f)
+    if library_words.library_not_memory(r.text or "") and not any(w in low for w in _PREALLOCATING):
+        # The failure stays at batch size 1, or the installed versions are what the user varied
+        # (gpudesk.oom.library_words): the library first, memory second.
+        return _cudacall_handle(f, "not_initialized")
     cudacall = _CUDACALL.search(r.text or "")
     if cudacall is not None and not any(w in low for w in _PREALLOCATING):
         return _cudacall_handle(f, cudacall.group(1))
@@ -1217,6 +1252,36 @@ def _nccl_cuda_error(f: Facts) -> list[Cause]:
     return [holder, shortage, _not_capacity("driver_version", 0.3, f)]
 
 
+def _nccl_system_error(f: Facts) -> Cause:
+    """NCCL's "unhandled system error" with no word of memory (signatures ``nccl_system_error``): its shared-memory
+    segments in /dev/shm first, 0.6 (a socket or an InfiniBand call fails the same way), with NCCL_DEBUG=INFO's
+    "Last error" line as the confirmation."""
+    cause = _not_capacity("shm_segment", 0.6, f)
+    cause.title = _("Likely not GPU memory: NCCL's system error, most often its shared-memory segments (/dev/shm)")
+    cause.explanation = _("NCCL reports 'unhandled system error' when a system call of its own fails. When a "
+                          "communicator starts on one node those calls create its shared-memory segments in /dev/shm, "
+                          "which a container limits to 64 MB unless the run raises it and which stale segments of "
+                          "crashed runs fill; a socket or network call is the other reading.")
+    cause.more_fixes = [_("Rerun with NCCL_DEBUG=INFO: its 'Last error' line names the call that failed (a shared-"
+                          "memory segment, a socket, an InfiniBand verb)."),
+                        _("Remove the segments that crashed runs left (ls -la /dev/shm: nccl-* and psm_* files).")]
+    return cause
+
+
+def _launch_failure(f: Facts) -> Cause:
+    """CUDA's "unspecified launch failure" with no word of memory (signatures ``launch_failure``): a kernel's fault on
+    the device, which the driver logs as an Xid; the kernel log is the check, 0.6."""
+    cause = _not_capacity("xid", 0.6, f)
+    cause.title = _("Not a memory problem: a kernel failed on the device (unspecified launch failure)")
+    cause.explanation = _("'unspecified launch failure' is an exception on the device while a kernel ran: an "
+                          "invalid pointer, an out-of-bounds access, or a faulty GPU. The driver logs it as an Xid "
+                          "event and the process's CUDA context is unusable afterwards; no allocation was refused.")
+    cause.fix = _("Run dmesg | grep -i xid at the time of the failure; rerun with CUDA_LAUNCH_BLOCKING=1 to find the "
+                  "kernel; if the GPU stays unusable until a reboot or the failure follows one card, test or replace "
+                  "that card")
+    return cause
+
+
 # A multi-process launch named in the text: torchrun / torch.distributed's launcher, its ranks' log prefix, DDP,
 # MPI, Horovod, DeepSpeed's and Accelerate's launchers. A rank that does not bind its GPU before its first CUDA call
 # (torch.cuda.set_device(local_rank), or CUDA_VISIBLE_DEVICES per rank) creates its CUDA context on GPU 0, 0.3-1.2 GiB
@@ -1301,6 +1366,12 @@ def _bare_ranked(f: Facts) -> list[Cause]:
     # error "always" with non_blocking on), or PyTorch's caching host allocator (CachingHostAllocator.cpp).
     pinned = any(w in low for w in _PINNED_WORDS) or _wsl(f)
     pytorch = r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low
+    if not pinned and start_words.failed_at_start(text):
+        # The first CUDA call of the process, while the model is built (gpudesk.oom.start_words): the context could
+        # not be had, so the device was held by something else; the job's own need second.
+        return [_other_process(0.6, f), _shortage(0.45, f, _("The model's own first tensors may be larger than what "
+                                                             "the GPU has free.")),
+                _not_capacity("driver_version", 0.2, f)]
     if pinned or (pytorch and _ASYNC_NOTE in low and _FORWARD_FRAME.search(text) is None):
         # PyTorch's caching allocator reports its own failures as "Tried to allocate ..." (every release that
         # prints the asynchronous-error note does); a bare CUDA error is a call outside it, and in a running job

@@ -19,6 +19,7 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.oom.signatures import check_command
 from gpudesk.i18n import _
 
 _TEXT = re.compile(r"shared GPU memory|sysmem\s*fallback|shared memory fallback", re.I)
@@ -36,6 +37,8 @@ def check(f: Facts) -> Cause | None:
                and allocated < 64 * f.total)
     if not hit and not shared and not spilled:
         return None
+    if r.platform == "rocm" and hit:
+        return _amd_placement(f, hit.group(0))
     return Cause(
         id="sysmem_fallback",
         title=_("Windows driver spills GPU memory to system RAM"),
@@ -48,4 +51,30 @@ def check(f: Facts) -> Cause | None:
         fix=_("NVIDIA Control Panel → Manage 3D settings → CUDA - Sysmem Fallback Policy → Prefer No Sysmem Fallback "
             "(for python.exe), then reduce memory use until it fits in VRAM"),
         more_fixes=[_("WSL2 does not honour this policy; reduce batch / resolution there.")],
+    )
+
+
+def _amd_placement(f: Facts, said: str) -> Cause:
+    """Shared GPU memory named on an AMD GPU (platform ``rocm``: HIP/ROCm words or an AMD target such as gfx1151). The
+    Sysmem Fallback Policy is a setting of NVIDIA's Windows driver (since 536.40); AMD's driver has no such switch and
+    places each allocation itself, in VRAM (on an APU the carve-out the firmware reserves, "UMA frame buffer" or AMD's
+    "Variable Graphics Memory") or in shared system memory (GTT). Allocations that land in shared memory while the
+    VRAM is not full are the driver's placement, not the job's size: the driver's version is what to check
+    (ROCm/TheRock#3032 on gfx1151 under Windows, fixed by a driver release). 0.65: above the NVIDIA reading's 0.6."""
+    platform = f.report.platform
+    return Cause(
+        id="not_capacity",
+        title=_("Likely not capacity: the AMD driver placed GPU memory in shared system memory"),
+        confidence=0.65,
+        evidence=evidence(text=said, deciding_check="driver_version",
+                          check_command=check_command("driver_version", platform)),
+        explanation=_("On an AMD GPU the driver decides whether an allocation goes to the GPU's own memory or to "
+                      "shared system memory; there is no NVIDIA-style fallback switch. Memory that lands in shared "
+                      "memory while the GPU's own memory has room is the driver's placement (a driver fault, or an APU "
+                      "whose dedicated carve-out is small), and the job then runs out of the shared part."),
+        fix=_("Update the AMD driver (AMD Software: Adrenalin Edition on Windows; amdgpu and ROCm on Linux) and check "
+              "that the PyTorch build matches the ROCm version; on an APU, give the GPU a larger dedicated share (BIOS "
+              "UMA frame buffer size, or Variable Graphics Memory in AMD Software)"),
+        more_fixes=[_("Compare the GPU's dedicated and shared memory in use (Task Manager → Performance → GPU, or "
+                      "rocm-smi --showmeminfo vram gtt) while the job runs.")],
     )

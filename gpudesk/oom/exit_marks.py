@@ -1,0 +1,78 @@
+"""Marks of a process that ended without an error of its own, read as host memory (issue 28, twenty-second pass).
+
+A Python error prints a traceback and a device allocation failure has its own message; SIGKILL cannot be caught, so a
+process the Linux OOM killer ends (``mm/oom_kill.c``, when RAM and swap run out) vanishes with only the shell's
+"Killed" line. These are the shapes that line and its relatives take in pasted logs, each read by
+:func:`gpudesk.oom.signatures.classify`:
+
+* ``Killed`` glued to a progress bar: tqdm redraws its bar with a carriage return and leaves the cursor at the end of
+  the line (tqdm/std.py, ``status_printer``), so the shell's "Killed" lands on the bar's own line
+  ("Loading checkpoint shards: 0%| | 0/2 [00:00<?, ?it/s]Killed"); a user quoting it as code writes ```killed```.
+* Ollama's "llama runner exited, you may not have enough available memory to run this model": Ollama (0.1.x,
+  ``llm/llama.go`` and ``llm/server.go``, https://github.com/ollama/ollama) prints it when the runner subprocess's
+  output ends with an unexpected EOF and the runner wrote no error line of its own (a CUDA failure of ggml prints
+  one, which Ollama then shows as "llama runner exited: <its message>"): the runner vanished, the OOM killer's mark.
+* A Windows console's pause prompt (cmd's ``pause``: "Press any key to continue . . .", localised: "続行するには何か
+  キーを押してください", "请按任意键继续") right after a checkpoint-loading bar that stopped before its last shard,
+  with no traceback: the launcher's batch file went on after python.exe ended with no error while the checkpoint
+  shards were being read into RAM. On Windows a process whose allocation exceeds the commit limit (RAM plus the page
+  file, "System Error Codes (1300-1699)", error 1455) dies in native code this way (lllyasviel/FramePack#75: the
+  load went on once the page file was enlarged).
+* PyTorch's "DataLoader worker (pid(s) N) exited unexpectedly" (``torch/utils/data/dataloader.py``,
+  ``_MultiProcessingDataLoaderIter._try_get_data``: a worker found dead while the main process waited for its batch)
+  inside a container: each batch reaches the main process through POSIX shared memory (``/dev/shm``), 64 MiB in a
+  Docker container unless ``--shm-size`` or ``--ipc=host`` says otherwise (docs.docker.com, "docker run"), and a
+  worker that cannot back a page there dies (SIGBUS). Outside a container the same line has other causes (a crash in
+  a worker's native code) and is not read so.
+"""
+
+from __future__ import annotations
+
+import re
+
+# "Killed" right after a tqdm bar's closing bracket ("?it/s]Killed", "43.56s/it]Killed"), at the end of the line.
+_KILLED_AFTER_BAR = re.compile(r"(?:it/s|s/it)\]\s{0,3}Killed[!.]{0,3}[^\S\n]*$", re.MULTILINE)
+# The shell's "Killed" quoted as code in prose ("with message `killed`").
+_KILLED_AS_CODE = re.compile(r"`\s{0,2}killed\s{0,2}`", re.IGNORECASE)
+# Ollama's report of a runner that vanished without an error line of its own (module docstring).
+_RUNNER_VANISHED = re.compile(r"runner exited,\s{0,3}you may not have enough available memory", re.IGNORECASE)
+# cmd's pause prompt, in the languages of the threads read (English, Japanese, Simplified and Traditional Chinese) and
+# in German, French and Spanish Windows.
+_PAUSE_PROMPT = re.compile(r"press any key to continue|続行するには何かキーを押してください|请按任意键继续|請按任意鍵繼續|"
+                           r"drücken sie eine beliebige taste|appuyez sur une touche pour continuer|"
+                           r"presione una tecla para continuar", re.IGNORECASE)
+# A checkpoint-loading bar (transformers' "Loading checkpoint shards", diffusers' "Loading pipeline components") and
+# its count "n/m".
+_LOAD_BAR = re.compile(r"\bloading (?:checkpoint shards|pipeline components|checkpoint|weights|model)[^\n|]{0,40}?:"
+                       r"[^\n]{0,400}?\|\s{0,3}(\d{1,5})/(\d{1,5})\b", re.IGNORECASE)
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\)|\bError\b|\bException\b")
+# PyTorch's report of a DataLoader worker found dead (module docstring), and words that place the job in a container.
+_WORKER_EXITED = re.compile(r"DataLoader worker \(pid(?:\(s\))?\s{0,3}[\d, ]{1,80}\)\s{0,3}exited unexpectedly",
+                            re.IGNORECASE)
+_CONTAINER = re.compile(r"\bdocker\b|\bcontainers?\b|\bkubernetes\b|\bk8s\b|\bpods?\b|\bpodman\b|\bsingularity\b",
+                        re.IGNORECASE)
+
+
+def killed_without_error(text: str) -> bool:
+    """The text shows a process ended by SIGKILL in one of the shapes of the module docstring (a "Killed" glued to a
+    progress bar or quoted as code, Ollama's vanished runner)."""
+    return bool(_KILLED_AFTER_BAR.search(text) or _KILLED_AS_CODE.search(text) or _RUNNER_VANISHED.search(text))
+
+
+def paused_after_unfinished_load(text: str) -> bool:
+    """A Windows console's pause prompt after a checkpoint-loading bar that stopped before its last part, with no
+    error between them (module docstring)."""
+    pause = _PAUSE_PROMPT.search(text)
+    if pause is None:
+        return False
+    bars = [m for m in _LOAD_BAR.finditer(text, 0, pause.start())]
+    if not bars:
+        return False
+    last = bars[-1]
+    done, parts = int(last.group(1)), int(last.group(2))
+    return done < parts and _TRACEBACK.search(text, last.end(), pause.start()) is None
+
+
+def worker_exit_in_container(text: str) -> bool:
+    """A DataLoader worker found dead inside a container (module docstring)."""
+    return _WORKER_EXITED.search(text) is not None and _CONTAINER.search(text) is not None

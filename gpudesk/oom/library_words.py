@@ -1,0 +1,54 @@
+"""Words that tell a cuDNN/cuBLAS handle failure from a lack of memory (issue 28, twenty-second pass).
+
+``CUDNN_STATUS_NOT_INITIALIZED`` is what ``cudnnCreate`` returns both when it cannot allocate its handle's device memory
+and when the library cannot start on this GPU and driver (a cuDNN built for other architectures, a CUDA runtime the
+driver does not support; cuDNN API reference, ``cudnnCreate``). Two things in the text decide for the library:
+
+* The failure does not depend on the job's size: it stays at batch size 1 ("even if reduced batch size to 1, still
+  shows up this error", Turoad/CLRNet#24). The handle is created at the first cuDNN op, and at batch size 1 the job's
+  own tensors leave that small allocation room; the thread's fix was the CUDA 11.1 build of PyTorch.
+* The user varied or changed the installed versions: "I have tried many pytorch versions"
+  (qubvel-org/segmentation_models.pytorch#287, solved by downgrading PyTorch), "改为 python3.8 后解决" ("solved after
+  switching to Python 3.8", deepseek-ai/DeepSeek-VL#30: another set of wheels). The versions are the variable, not
+  the memory.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SIZE_INDEPENDENT = re.compile(
+    r"\beven\s{1,3}(?:with|if|at|when|after)\b[^\n.;]{0,40}?\bbatch[ _-]?size\b[^\n.;]{0,12}?(?<![\d.])1\b"
+    r"|\bbatch[ _-]?size\s{0,3}(?:of\s{1,3}|=\s{0,2}|to\s{1,3}|is\s{1,3})?1\b[^\n.;]{0,40}?\b(?:still|same error|"
+    r"also fails?|does(?:n't| not) help|did(?:n't| not) help)\b"
+    r"|batch[ _-]?size\s{0,3}(?:设为|设置为|设成|改为|改成|调为|调到|=)\s{0,2}1\s{0,3}(?:也|还|依然|仍然|照样)",
+    re.IGNORECASE)
+_VERSIONS_VARIED = re.compile(
+    r"\b(?:tried|trying|try|tested)\s{1,3}(?:many|several|different|multiple|various|other|all)\s{1,3}"
+    r"(?:(?:py)?torch|cuda|cudnn|python|driver)\s{1,3}versions?\b"
+    r"|\b(?:downgrad|upgrad|switch|reinstall)\w{0,5}\s{1,3}(?:my\s{1,3}|the\s{1,3})?(?:py)?(?:torch|python|cuda|cudnn)"
+    r"(?:\s{1,3}(?:to|from)\s{1,3}\d)?\b[^\n.;]{0,30}?\b(?:solved|fixed|works?|worked|resolved)\b"
+    r"|(?:改为|改成|换成|换为|换到|切换到|切换为|降级到|降到|升级到|改用)\s{0,2}(?:py)?(?:python|torch|cuda|cudnn)\s{0,2}\d",
+    re.IGNORECASE)
+
+
+def library_not_memory(text: str) -> bool:
+    """The text says the handle failure does not depend on the job's size, or that the versions were what changed."""
+    low = text.lower()
+    return (("batch" in low and _SIZE_INDEPENDENT.search(text) is not None)
+            or (any(w in low for w in _VERSION_WORDS) and _VERSIONS_VARIED.search(text) is not None))
+
+
+_VERSION_WORDS = ("version", "downgrad", "upgrad", "switch", "reinstall", "改", "换", "切换", "降", "升")
+
+
+# A failure said to happen at batch size 1, the job's smallest step ("cuda out of memory with bs=1", "OOM even at
+# batch size 1"): the working set that a smaller batch would shrink is already at its least.
+_AT_BATCH_ONE = re.compile(r"\b(?:with|at|even\s{1,3}at|even\s{1,3}with|for)\s{1,3}(?:a\s{1,3})?(?:bs|batch[ _-]?size)"
+                           r"\s{0,3}(?:=|:|of)?\s{0,2}1(?![\d.])", re.IGNORECASE)
+
+
+def fails_at_batch_one(text: str) -> bool:
+    """The text says the failure happens at batch size 1 (``_AT_BATCH_ONE``, or ``_SIZE_INDEPENDENT``)."""
+    return _AT_BATCH_ONE.search(text) is not None or (
+        "batch" in text.lower() and _SIZE_INDEPENDENT.search(text) is not None)

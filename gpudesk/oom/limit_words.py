@@ -1,0 +1,41 @@
+"""Per-kernel and per-buffer limits stated in a user's or a runtime's own words (issue 28, twenty-second pass), read by
+:func:`gpudesk.oom.signatures.classify` beside the runtimes' exact messages.
+
+* Shared memory per thread block: a kernel launch asks for its dynamic shared memory, and above the device's opt-in
+  maximum (``cudaDevAttrMaxSharedMemoryPerBlockOptin``: 99 KiB on compute capability 8.6/8.9/12.0, 163 KiB on 8.0,
+  227 KiB on 9.0; CUDA C Programming Guide, "Compute Capabilities", technical specifications table) the launch is
+  refused whatever the device memory: "the generated kernels require more dynamic shared memory than the GPU permits
+  ... device opt-in shared-memory limit: 101,376 B" (state-spaces/mamba#1044, tilelang/Triton kernels on a Blackwell
+  workstation GPU). Triton words the same check "out of resource: shared memory" (``triton/compiler/compiler.py``).
+* One buffer above the device's maximum buffer size: ggml's graph allocator sizes its compute buffer from the graph
+  (``ggml_gallocr_reserve_n`` in ``ggml/src/ggml-alloc.c``, https://github.com/ggml-org/llama.cpp) and asks the
+  backend for it as one buffer; a backend whose single allocation is capped (Vulkan's ``maxMemoryAllocationSize``,
+  ``maxStorageBufferRange``; Metal's ``maxBufferLength``) refuses it with the device's memory free
+  ("ggml_gallocr_reserve_n tries to allocate beyond max buffer size", ggml-org/llama.cpp#11332 on an Intel iGPU under
+  Vulkan).
+"""
+
+from __future__ import annotations
+
+import re
+
+_SHARED_MEMORY_LIMIT = re.compile(
+    r"\bmore\s{1,3}(?:dynamic\s{1,3})?shared[- ]memory\s{1,3}(?:per\s{1,3}block\s{1,3})?than\b"
+    r"|\bopt-?in\s{1,3}shared[- ]memory\s{1,3}limit\b"
+    r"|\bshared[- ]memory\s{1,3}per\s{1,3}block\b[^\n]{0,80}?\b(?:exceeds?|exceeding|above|greater than|more than)\b",
+    re.IGNORECASE)
+_BUFFER_SIZE_LIMIT = re.compile(
+    r"\b(?:beyond|above|exceeds?|exceeding|larger than|greater than|bigger than)\s{1,3}(?:the\s{1,3})?"
+    r"(?:device'?s\s{1,3})?max(?:imum)?\.?\s{1,3}(?:allowed\s{1,3})?(?:single\s{1,3})?buffer\s{1,3}size\b"
+    r"|\bmaximum\s{1,3}allowed\s{1,3}buffer\s{1,3}size\s{1,3}of\s{1,3}the\s{1,3}device\b",
+    re.IGNORECASE)
+
+
+def shared_memory_limit(text: str) -> bool:
+    """A kernel's shared memory per block said to exceed the device's limit (module docstring)."""
+    return "shared" in text.lower() and _SHARED_MEMORY_LIMIT.search(text) is not None
+
+
+def buffer_size_limit(text: str) -> bool:
+    """One allocation said to exceed the device's maximum buffer size (module docstring)."""
+    return "buffer" in text.lower() and _BUFFER_SIZE_LIMIT.search(text) is not None

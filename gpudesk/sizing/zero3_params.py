@@ -1,0 +1,142 @@
+"""The parameters DeepSpeed ZeRO-3 holds gathered on a GPU, walked over one training step's module trace.
+
+ZeRO-3 keeps each parameter as a 1/N partition and all-gathers it when a module runs
+(``PartitionedParameterCoordinator.fetch_sub_module``). What is gathered at once, per
+https://github.com/deepspeedai/DeepSpeed/blob/v0.13.1/deepspeed/runtime/zero/partitioned_param_coordinator.py
+and the ZeRO-3 settings (https://www.deepspeed.ai/docs/config-json/#parameter-offloading, "ZeRO optimizations"):
+
+- ``stage3_max_reuse_distance`` (default 1e9 elements): after a module runs, ``__params_to_release`` walks the
+  rest of the step's module trace (``__submodule_order[step_id:]``, forward then backward) until it has passed that
+  many parameter elements; a parameter met again on the way is not released. The last decoder layers of the
+  forward pass are met again in the backward pass after ``2 x`` the parameters behind them (their own recompute
+  or backward, the LM head forward and backward between), so about ``max_reuse_distance / 2`` elements of them stay
+  gathered at the turn from forward to backward. The window ends with the step: nothing is kept across steps.
+- ``stage3_prefetch_bucket_size``: the parameters of the next modules fetched ahead of use (Hugging Face's
+  ``"auto"``: ``0.9 x hidden^2``; DeepSpeed's default 5e7), capped by ``stage3_max_live_parameters`` (default 1e9).
+- ``stage3_param_persistence_threshold``: parameters smaller than this are never partitioned (``ds_persist``):
+  norms and biases (``"auto"``: ``10 x hidden``; default 1e5).
+- ``reduce_bucket_size``: the gradient bucket ZeRO-3 reduce-scatters from, a flat 16-bit buffer of that many
+  elements on the GPU for the whole run (``stage3.py`` ``__ipg_bucket_flat_buffer``; ``"auto"``: ``hidden^2``;
+  default 5e8), beside the gradient of the module being reduced.
+
+The trace is built from the model's shapes at Linear granularity: the embedding, per layer q, k, v, o and the MLP's
+two (plain) or three (gated) matrices, then the LM head (the embedding again when tied); with activation
+checkpointing each layer's forward modules run again before its backward. Offloading the parameters
+(``offload_param``) moves the partitions, not the gathered copies: they are the same on the GPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpudesk.sizing.shapes import ModelSpec
+
+# DeepSpeed ZeRO-3 defaults (deepspeed/runtime/zero/config.py: ZeroConfig field defaults, v0.13.1).
+DEFAULT_MAX_REUSE_DISTANCE = 1_000_000_000
+DEFAULT_MAX_LIVE_PARAMETERS = 1_000_000_000
+
+
+@dataclass(frozen=True)
+class Zero3Settings:
+    """ZeRO-3 parameter settings in elements; None: Hugging Face's ``"auto"`` fill from the hidden size
+    (``transformers/integrations/deepspeed.py`` ``trainer_config_finalize``)."""
+
+    max_reuse_distance: int = DEFAULT_MAX_REUSE_DISTANCE
+    max_live_parameters: int = DEFAULT_MAX_LIVE_PARAMETERS
+    prefetch_bucket_size: int | None = None
+    param_persistence_threshold: int | None = None
+    reduce_bucket_size: int | None = None
+
+    def resolved(self, hidden: int) -> tuple[int, int, int, int, int]:
+        """(reuse distance, max live, prefetch bucket, persistence threshold, reduce bucket) with ``"auto"`` filled."""
+        prefetch = self.prefetch_bucket_size if self.prefetch_bucket_size is not None else int(0.9 * hidden * hidden)
+        persist = self.param_persistence_threshold if self.param_persistence_threshold is not None else 10 * hidden
+        reduce = self.reduce_bucket_size if self.reduce_bucket_size is not None else hidden * hidden
+        return self.max_reuse_distance, self.max_live_parameters, prefetch, persist, reduce
+
+
+def _layer_modules(spec: ModelSpec, tensor_parallel: int) -> list[int]:
+    """Parameter counts of one decoder layer's Linear modules, in forward order."""
+    h = spec.hidden_size or 0
+    heads = spec.num_attention_heads or 0
+    d = spec.head_dim_resolved if heads else 0
+    kv = spec.kv_heads_resolved if heads else 0
+    attention = [h * heads * d, h * kv * d, h * kv * d, heads * d * h]
+    vocab_tables = spec.embedding_params
+    layer = max(0, (spec.params - vocab_tables) // max(1, spec.layers or 1))
+    mlp = max(0, layer - sum(attention))
+    parts = 3 if spec.gated else 2
+    return [x // tensor_parallel for x in attention + [mlp // parts] * parts]
+
+
+def step_trace(spec: ModelSpec, recompute: bool, tensor_parallel: int = 1) -> list[tuple[int, int]]:
+    """One training step's module trace as ``(module id, parameters)``, forward then backward."""
+    layers = spec.layers or 0
+    per_layer = _layer_modules(spec, tensor_parallel)
+    table = (spec.vocab_size or 0) * (spec.hidden_size or 0) // tensor_parallel
+    embed, head = 0, (0 if spec.tied_embeddings else 1)
+
+    def layer_ids(i: int) -> list[tuple[int, int]]:
+        return [(2 + i * len(per_layer) + j, n) for j, n in enumerate(per_layer)]
+
+    forward = [(embed, table)] + [m for i in range(layers) for m in layer_ids(i)] + [(head, table)]
+    backward = [(head, table)]
+    for i in reversed(range(layers)):
+        if recompute:
+            backward += layer_ids(i)
+        backward += list(reversed(layer_ids(i)))
+    backward.append((embed, table))
+    return forward + backward
+
+
+def peak_gathered_params(spec: ModelSpec, settings: Zero3Settings, recompute: bool, tensor_parallel: int = 1) -> int:
+    """The most parameter elements gathered at once over a step (module docstring): the module running, those
+    kept for reuse within ``max_reuse_distance``, and the prefetched ones (at most ``max_live_parameters`` in all)."""
+    reuse, max_live, prefetch, persist, _reduce = settings.resolved(spec.hidden_size or 0)
+    trace = [(mid, n) for mid, n in step_trace(spec, recompute, tensor_parallel) if n >= persist]
+    # Elements passed before each position, and where each module is met next.
+    before = [0]
+    for _mid, n in trace:
+        before.append(before[-1] + n)
+    next_use: list[int | None] = [None] * len(trace)
+    seen: dict[int, int] = {}
+    for step in reversed(range(len(trace))):
+        next_use[step] = seen.get(trace[step][0])
+        seen[trace[step][0]] = step
+    gathered: dict[int, int] = {}
+    held = peak = 0
+    for step, (mid, n) in enumerate(trace):
+        if mid not in gathered:
+            gathered[mid] = n
+            held += n
+        ahead, fetched = step + 1, 0
+        while ahead < len(trace) and fetched < prefetch:
+            if trace[ahead][0] not in gathered:
+                fetched += trace[ahead][1]
+            ahead += 1
+        peak = max(peak, held + min(fetched, max(0, max_live - held)))
+        # __params_to_release: the module stays gathered if the walk meets it again before passing `reuse` elements.
+        again = next_use[step]
+        if again is None or before[again] - before[step + 1] >= reuse:
+            held -= gathered.pop(mid)
+    return peak
+
+
+def persistent_params(spec: ModelSpec, settings: Zero3Settings, tensor_parallel: int = 1) -> int:
+    """Elements never partitioned: Linear modules below the persistence threshold (norms and biases, a few
+    ``hidden`` per layer, are left out: under any threshold they are a rounding error)."""
+    _reuse, _live, _prefetch, persist, _reduce = settings.resolved(spec.hidden_size or 0)
+    small = [n for n in _layer_modules(spec, tensor_parallel) if n < persist]
+    return sum(small) * (spec.layers or 0)
+
+
+def zero3_gathered_bytes(spec: ModelSpec, settings: Zero3Settings, param_bytes: float, grad_bytes: float,
+                         recompute: bool, tensor_parallel: int = 1) -> float:
+    """Bytes ZeRO-3 holds beyond the partitions: the gathered parameters at their peak and the persistent ones at
+    ``param_bytes`` each, one module's unreduced gradient and the reduce bucket at ``grad_bytes``."""
+    _reuse, _live, _prefetch, _persist, reduce = settings.resolved(spec.hidden_size or 0)
+    largest_module = max(_layer_modules(spec, tensor_parallel) + [
+        (spec.vocab_size or 0) * (spec.hidden_size or 0) // tensor_parallel])
+    gathered = peak_gathered_params(spec, settings, recompute, tensor_parallel) + persistent_params(
+        spec, settings, tensor_parallel)
+    return gathered * param_bytes + (largest_module + reduce) * grad_bytes

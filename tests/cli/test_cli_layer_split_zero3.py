@@ -1,0 +1,64 @@
+"""``estimate memory`` flags of memfix10: the inference layer split (--pp), bitsandbytes fp32 compute and the
+DeepSpeed ZeRO-3 settings, on the published configs of the rows that prompted them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpudesk.cli import main
+
+CONFIGS = Path(__file__).resolve().parents[1] / "fixtures" / "sizing" / "configs"
+
+
+def _json(args: list[str], capsys: pytest.CaptureFixture[str]) -> dict:
+    assert main(["estimate", "memory", "--json"] + args) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    status = main(["estimate", "memory"] + args)
+    err = capsys.readouterr().err
+    assert status in (1, 2) and "Traceback" not in err, err
+    return err
+
+
+def test_layer_split_inference_sizes_the_fullest_gpu(capsys: pytest.CaptureFixture[str]) -> None:
+    # DeepSeek-LLM README (20d316b9): 67B over 8 A100-40GB with device_map="auto", batch 1 x 256: 16.92 GB.
+    args = ["--config", str(CONFIGS / "deepseek-llm-67b.config.json"), "--mode", "inference", "--weight-format",
+            "bf16", "--seq", "256", "--prompt-tokens", "256", "--no-flash", "--kv-cache-impl", "legacy-tuple",
+            "--prompt-logits", "all", "--gpus", "8"]
+    split = _json(args + ["--pp", "8"], capsys)["per_gpu"]
+    tp = _json(args + ["--tp", "8"], capsys)["per_gpu"]
+    assert split["breakdown_bytes"]["weights"] > tp["breakdown_bytes"]["weights"] * 1.05  # 13 layers, not an eighth
+    assert abs(split["device_bytes"] / (16.92 * 2**30) - 1) < 0.1
+    err = _error(args + ["--pp", "8", "--pp-microbatches", "4"], capsys)
+    assert "--pp-microbatches:" in err
+
+
+def test_bnb_fp32_compute_needs_bitsandbytes_weights(capsys: pytest.CaptureFixture[str]) -> None:
+    glm4 = ["--config", str(CONFIGS / "glm-4-9b.config.json"), "--mode", "inference", "--seq", "32512",
+            "--prompt-tokens", "32000", "--kv-cache-impl", "legacy-tuple"]
+    plain = _json(glm4 + ["--weight-format", "nf4"], capsys)["per_gpu"]["total_bytes"]
+    fp32 = _json(glm4 + ["--weight-format", "nf4", "--bnb-fp32-compute"], capsys)["per_gpu"]["total_bytes"]
+    assert fp32 - plain > 3.5 * 2**30
+    assert "--bnb-fp32-compute:" in _error(glm4 + ["--weight-format", "int4-g128", "--bnb-fp32-compute"], capsys)
+    assert "--bnb-fp32-compute:" in _error(["--model", "llama-3-8b", "--mode", "train", "--bnb-fp32-compute"], capsys)
+
+
+def test_zero3_settings_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    pythia = ["--config", str(CONFIGS / "pythia-6.9b.config.json"), "--mode", "train", "--precision", "fp16",
+              "--gpus", "3", "--sharding", "zero3", "--offload", "optimizer", "--seq", "512", "--recompute", "full"]
+    base = _json(pythia, capsys)["per_gpu"]["breakdown_bytes"]["gathered_layers"]
+    longer = _json(pythia + ["--zero3-max-reuse-distance", "1e10"], capsys)["per_gpu"]["breakdown_bytes"]["gathered_layers"]
+    bucket = _json(pythia + ["--zero3-reduce-bucket", "5e8"], capsys)["per_gpu"]["breakdown_bytes"]["gathered_layers"]
+    assert longer > base + 4 * 2**30
+    assert bucket - base == pytest.approx(2 * (5e8 - 4096 * 4096), rel=1e-6)
+    assert "has no auto value" in _error(pythia + ["--zero3-max-live-params", "auto"], capsys)
+    with pytest.raises(SystemExit) as stop:
+        main(["estimate", "memory"] + pythia + ["--zero3-prefetch-bucket", "lots"])
+    assert stop.value.code == 2 and "not a number of elements" in capsys.readouterr().err
+    assert "--zero3-reduce-bucket:" in _error(["--model", "llama-3-8b", "--mode", "train", "--sharding", "zero2",
+                                               "--gpus", "2", "--zero3-reduce-bucket", "1e6"], capsys)
