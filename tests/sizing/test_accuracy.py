@@ -71,6 +71,7 @@ FRESH16 = CASES.with_name("measured_peaks_fresh16.jsonl")
 FRESH17 = CASES.with_name("measured_peaks_fresh17.jsonl")
 FRESH18 = CASES.with_name("measured_peaks_fresh18.jsonl")
 FRESH19 = CASES.with_name("measured_peaks_fresh19.jsonl")
+FRESH20 = CASES.with_name("measured_peaks_fresh20.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -251,6 +252,8 @@ SHARED_PAGES = {
     # fresh-19: collected while the fixes fresh-18 prompted were written, scored once on the model the previous stop
     # left (50/60; 3 rows unsupported: LoRA over an int8 base, PEFT modules_to_save).
     ("fresh-19", FRESH19, "fresh19-2026-12-05", 63),
+    # fresh-20: collected while the fixes fresh-18/19 prompted were written, scored once after they merged (36/62).
+    ("fresh-20", FRESH20, "fresh20-2026-12-05", 62),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
