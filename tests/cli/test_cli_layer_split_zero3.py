@@ -62,3 +62,14 @@ def test_zero3_settings_flags(capsys: pytest.CaptureFixture[str]) -> None:
     assert stop.value.code == 2 and "not a number of elements" in capsys.readouterr().err
     assert "--zero3-reduce-bucket:" in _error(["--model", "llama-3-8b", "--mode", "train", "--sharding", "zero2",
                                                "--gpus", "2", "--zero3-reduce-bucket", "1e6"], capsys)
+
+
+@pytest.mark.parametrize("flag, value", [("--zero3-max-live-params", "1e9"), ("--zero3-max-reuse-distance", "1e9"),
+                                         ("--zero3-prefetch-bucket", "auto"), ("--zero3-reduce-bucket", "auto")])
+def test_zero3_flag_at_its_default_is_still_refused_outside_zero3(flag: str, value: str,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    # DeepSpeed's own default (1e9) or auto typed under ZeRO-2 was silently ignored: the user believed it applied.
+    err = _error(["--model", "llama-3-8b", "--mode", "train", "--sharding", "zero2", "--gpus", "2", flag, value], capsys)
+    assert f"{flag}:" in err and "sharding zero3" in err
+    assert _json(["--model", "llama-3-8b", "--mode", "train", "--sharding", "zero3", "--gpus", "2", flag, value],
+                 capsys)["per_gpu"]["breakdown_bytes"]["gathered_layers"] > 0
