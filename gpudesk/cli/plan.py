@@ -67,7 +67,7 @@ def add_parser(subparsers) -> None:
                    help=_("training with batches padded to their longest sample (no packing): the longest tokenised sample "
                         "the run meets (over a full epoch, the dataset's longest); the peak batch is the shorter of it "
                         "and --seq (the truncation cap)"))
-    m.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs the job is spread over (default: the --tp degree, else 1)"))
+    m.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs the job is spread over (default: --tp x --pp x --cp, else 1)"))
     m.add_argument("--sharding", default="ddp", choices=("ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op"),
                    help=_("zero1/zero2/zero3 are DeepSpeed ZeRO stages (fp32 master weights and optimizer states "
                           "whatever the model's dtype); fsdp/fsdp-grad-op are PyTorch FSDP"))
@@ -571,8 +571,13 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 flag=option, value=count))
     spec = _spec(args)
     inference = args.mode == "inference"
-    if args.gpus is None:
-        args.gpus = args.tp if args.tp and args.tp > 0 else 1
+    model_parallel = max(1, args.tp) * max(1, args.pp) * max(1, args.cp)
+    if args.gpus is None:  # the fewest GPUs the tensor x pipeline x context split runs on
+        args.gpus = model_parallel
+    elif inference and 0 < args.gpus < model_parallel:  # training's own check names the degree that does not fit
+        raise CliError(_("--gpus: {gpus} GPUs cannot hold the split of --tp {tp} x --pp {pp} = {need} GPUs; give "
+                         "--gpus {need} or more, or leave --gpus out.").format(
+                             gpus=args.gpus, tp=max(1, args.tp), pp=max(1, args.pp), need=model_parallel))
     if args.longest_sample_tokens is not None and inference:
         raise CliError(_("--longest-sample-tokens applies to training; for inference give the context with --seq."))
     if args.prompt_tokens is not None and not inference:
@@ -717,6 +722,6 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                         "GiB headroom)").format(gpu=gpu.name, usable_gib=f.usable_bytes / GIB,
                                                 safe_gib=f.safe_line_bytes / GIB, state=state,
                                                 headroom_gib=f.headroom_bytes / GIB)]
-    lines += ["", "assumptions:"] + [f"  - {a} [{s}]" for a, s in est.assumptions]
+    lines += ["", _("assumptions:")] + [f"  - {a} [{s}]" for a, s in est.assumptions]
     _emit("\n".join(lines), None)
     return 0

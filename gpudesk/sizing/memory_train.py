@@ -563,7 +563,9 @@ def train_memory(
         if pp > 1 else 1
     if batch % microbatches:
         raise SizingError("pipeline_microbatches", _(
-            "the batch of {batch} does not split into {m} pipeline micro-batches.").format(batch=batch, m=microbatches))
+            "the batch of {batch} does not split into {m} pipeline micro-batches (by default as many as the pipeline "
+            "stages): give a batch that is a multiple of {m}, or fewer micro-batches.").format(batch=batch,
+                                                                                               m=microbatches))
     terms = activation_terms(spec, max(1, seq // cp), batch // microbatches, recompute=recompute,
                              flash_attention=flash_attention, tensor_parallel=t,
                              sequence_parallel=sequence_parallel,

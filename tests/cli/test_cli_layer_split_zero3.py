@@ -73,3 +73,20 @@ def test_zero3_flag_at_its_default_is_still_refused_outside_zero3(flag: str, val
     assert f"{flag}:" in err and "sharding zero3" in err
     assert _json(["--model", "llama-3-8b", "--mode", "train", "--sharding", "zero3", "--gpus", "2", flag, value],
                  capsys)["per_gpu"]["breakdown_bytes"]["gathered_layers"] > 0
+
+
+def test_inference_gpus_default_to_the_split_and_refuse_fewer(capsys: pytest.CaptureFixture[str]) -> None:
+    llama = ["--config", str(CONFIGS / "llama-2-13b.config.json"), "--mode", "inference"]
+    # --pp 4 alone is read as 4 GPUs: the error band is the multi-GPU class, not "1 GPU".
+    assert _json(llama + ["--pp", "4"], capsys)["error_band"]["class"].startswith("inference, 2+")
+    err = _error(llama + ["--pp", "4", "--gpus", "2"], capsys)
+    assert "--gpus:" in err and "--gpus 4 or more" in err
+    assert "--gpus 8 or more" in _error(llama + ["--tp", "2", "--pp", "4", "--gpus", "4"], capsys)
+
+
+def test_training_pp_reads_the_gpus_from_the_split(capsys: pytest.CaptureFixture[str]) -> None:
+    # --pp 4 without --gpus was 1 GPU ("4 does not divide the 1 GPUs left"); now 4, and the default micro-batches
+    # (one per stage) ask for a batch that splits.
+    llama = ["--config", str(CONFIGS / "llama-2-13b.config.json"), "--mode", "train", "--pp", "4"]
+    assert "a multiple of 4" in _error(llama, capsys)
+    assert _json(llama + ["--batch", "4"], capsys)["per_gpu"]["gpus"] == 4
