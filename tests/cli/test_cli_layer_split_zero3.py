@@ -90,3 +90,15 @@ def test_training_pp_reads_the_gpus_from_the_split(capsys: pytest.CaptureFixture
     llama = ["--config", str(CONFIGS / "llama-2-13b.config.json"), "--mode", "train", "--pp", "4"]
     assert "a multiple of 4" in _error(llama, capsys)
     assert _json(llama + ["--batch", "4"], capsys)["per_gpu"]["gpus"] == 4
+
+
+def test_zero3_assumption_names_the_settings_it_used(capsys: pytest.CaptureFixture[str]) -> None:
+    # The gathered-layers figure moved with the ZeRO-3 flags but no line said which values it used.
+    args = ["--config", str(CONFIGS / "llama-2-13b.config.json"), "--mode", "train", "--sharding", "zero3",
+            "--gpus", "8", "--zero3-reduce-bucket", "5e8"]
+    per_gpu = _json(args, capsys)["per_gpu"]
+    note = next(a["assumption"] for a in per_gpu["assumptions"] if a["assumption"].startswith("DeepSpeed ZeRO-3 gathers"))
+    assert "reduce bucket 500,000,000 elements" in note and "prefetch bucket 23,592,960" in note  # 0.9 x 5120^2
+    assert f"{per_gpu['breakdown_bytes']['gathered_layers'] / 2**30:.2f} GiB" in note
+    zero2 = _json(args[:5] + ["zero2", "--gpus", "8"], capsys)["per_gpu"]["assumptions"]
+    assert not any(a["assumption"].startswith("DeepSpeed ZeRO-3 gathers") for a in zero2)
