@@ -68,7 +68,7 @@ def add_parser(subparsers) -> None:
                    help=_("training with batches padded to their longest sample (no packing): the longest tokenised sample "
                         "the run meets (over a full epoch, the dataset's longest); the peak batch is the shorter of it "
                         "and --seq (the truncation cap)"))
-    m.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs the job is spread over (default: the --tp degree, else 1)"))
+    m.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs the job is spread over (default: --tp x --pp x --cp, else 1)"))
     m.add_argument("--sharding", default="ddp", choices=("ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op"),
                    help=_("zero1/zero2/zero3 are DeepSpeed ZeRO stages (fp32 master weights and optimizer states "
                           "whatever the model's dtype); fsdp/fsdp-grad-op are PyTorch FSDP"))
@@ -154,17 +154,17 @@ def add_parser(subparsers) -> None:
     m.add_argument("--no-kv-cache", action="store_true",
                    help=_("inference that generates without a KV cache (transformers generate(use_cache=False)): "
                           "every new token re-runs the whole sequence; the peak is one forward pass over --seq"))
-    m.add_argument("--zero3-max-reuse-distance", type=_elements, default=1_000_000_000, metavar="N",
+    m.add_argument("--zero3-max-reuse-distance", type=_elements, default=_NOT_GIVEN, metavar="N",
                    help=_("DeepSpeed ZeRO-3 stage3_max_reuse_distance in elements (default 1e9): gathered parameters "
                           "used again within this many are kept"))
-    m.add_argument("--zero3-max-live-params", type=_elements, default=1_000_000_000, metavar="N",
+    m.add_argument("--zero3-max-live-params", type=_elements, default=_NOT_GIVEN, metavar="N",
                    help=_("DeepSpeed ZeRO-3 stage3_max_live_parameters (default 1e9): cap on prefetched parameters"))
-    m.add_argument("--zero3-prefetch-bucket", type=_elements, default=None, metavar="N",
+    m.add_argument("--zero3-prefetch-bucket", type=_elements, default=_NOT_GIVEN, metavar="N",
                    help=_("DeepSpeed ZeRO-3 stage3_prefetch_bucket_size in elements (default auto: 0.9 x hidden^2)"))
-    m.add_argument("--zero3-persistence-threshold", type=_elements, default=None, metavar="N",
+    m.add_argument("--zero3-persistence-threshold", type=_elements, default=_NOT_GIVEN, metavar="N",
                    help=_("DeepSpeed ZeRO-3 stage3_param_persistence_threshold in elements (default auto: 10 x "
                           "hidden): smaller parameters are never partitioned"))
-    m.add_argument("--zero3-reduce-bucket", type=_elements, default=None, metavar="N",
+    m.add_argument("--zero3-reduce-bucket", type=_elements, default=_NOT_GIVEN, metavar="N",
                    help=_("DeepSpeed ZeRO-3 reduce_bucket_size in elements (default auto: hidden^2): the flat "
                           "gradient bucket kept on the GPU"))
     m.add_argument("--bnb-fp32-compute", action="store_true",
@@ -397,6 +397,31 @@ def _tokens(text: str) -> int:
     return int(value) * mult
 
 
+# Default of the ZeRO-3 flags: tells a flag the user typed (even at DeepSpeed's default value, or ``auto``) from one
+# left out, so that a typed one outside ``--mode train --sharding zero3`` is refused instead of silently ignored.
+_NOT_GIVEN = object()
+
+# The ZeRO-3 flags' argparse destinations, their flags and the values a flag left out stands for (DeepSpeed's
+# stage3_max_reuse_distance / stage3_max_live_parameters default 1e9; the bucket sizes ``auto``).
+_ZERO3_FLAGS = (("zero3_max_reuse_distance", "--zero3-max-reuse-distance", 1_000_000_000),
+                ("zero3_max_live_params", "--zero3-max-live-params", 1_000_000_000),
+                ("zero3_prefetch_bucket", "--zero3-prefetch-bucket", None),
+                ("zero3_persistence_threshold", "--zero3-persistence-threshold", None),
+                ("zero3_reduce_bucket", "--zero3-reduce-bucket", None))
+
+
+def _check_zero3_flags(args: argparse.Namespace) -> None:
+    """Refuse a ZeRO-3 flag typed outside full training under ``--sharding zero3`` (nothing else reads it; a value
+    equal to DeepSpeed's default was silently ignored before), then fill the flags left out with their defaults."""
+    zero3 = args.mode == "train" and args.sharding == "zero3"
+    for dest, flag, default in _ZERO3_FLAGS:
+        if getattr(args, dest) is _NOT_GIVEN:
+            setattr(args, dest, default)
+        elif not zero3:
+            raise CliError(_("{flag}: {problem}").format(flag=flag, problem=_(
+                "this DeepSpeed ZeRO-3 setting applies to full training with sharding zero3; leave it out.")))
+
+
 def _elements(text: str) -> int | None:
     """A DeepSpeed element count as its config writes it (``1e9``, ``500000000``), or ``auto`` (None: Hugging Face's
     fill from the hidden size); a clear argparse error otherwise."""
@@ -556,8 +581,13 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 flag=option, value=count))
     spec = _spec(args)
     inference = args.mode == "inference"
-    if args.gpus is None:
-        args.gpus = args.tp if args.tp and args.tp > 0 else 1
+    model_parallel = max(1, args.tp) * max(1, args.pp) * max(1, args.cp)
+    if args.gpus is None:  # the fewest GPUs the tensor x pipeline x context split runs on
+        args.gpus = model_parallel
+    elif inference and 0 < args.gpus < model_parallel:  # training's own check names the degree that does not fit
+        raise CliError(_("--gpus: {gpus} GPUs cannot hold the split of --tp {tp} x --pp {pp} = {need} GPUs; give "
+                         "--gpus {need} or more, or leave --gpus out.").format(
+                             gpus=args.gpus, tp=max(1, args.tp), pp=max(1, args.pp), need=model_parallel))
     if args.longest_sample_tokens is not None and inference:
         raise CliError(_("--longest-sample-tokens applies to training; for inference give the context with --seq."))
     if args.prompt_tokens is not None and not inference:
@@ -568,6 +598,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
     if args.weight_format is not None and not inference:
         raise CliError(_("--weight-format applies to --mode inference; {mode} keeps the weights at --precision "
                          "(for a 4-bit frozen base use --mode qlora).").format(mode=args.mode))
+    _check_zero3_flags(args)
     for option, value in (("--zero3-max-reuse-distance", args.zero3_max_reuse_distance),
                           ("--zero3-max-live-params", args.zero3_max_live_params)):
         if value is None:  # "auto" is a fill of the bucket sizes only
@@ -705,6 +736,6 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                         "GiB headroom)").format(gpu=gpu.name, usable_gib=f.usable_bytes / GIB,
                                                 safe_gib=f.safe_line_bytes / GIB, state=state,
                                                 headroom_gib=f.headroom_bytes / GIB)]
-    lines += ["", "assumptions:"] + [f"  - {a} [{s}]" for a, s in est.assumptions]
+    lines += ["", _("assumptions:")] + [f"  - {a} [{s}]" for a, s in est.assumptions]
     _emit("\n".join(lines), None)
     return 0

@@ -56,7 +56,9 @@ def at_least_one(text: str) -> int:
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     """The serving flags of ``gpudesk estimate speed`` (module docstring)."""
-    parser.add_argument("--engine", choices=ENGINES, default="vllm", help=_("inference engine (default vllm)"))
+    parser.add_argument("--engine", choices=ENGINES, default="vllm",
+                        help=_("inference engine of a serving estimate (the serving flags need it); without it, the "
+                               "estimate is of training"))
     parser.add_argument("--input-tokens", type=int, default=None, metavar="N", help=_("prompt tokens per request"))
     parser.add_argument("--output-tokens", type=int, default=None, metavar="N", help=_("output tokens per request"))
     load = parser.add_mutually_exclusive_group()

@@ -22,7 +22,7 @@ the first GPU, 13 layers on each of the next six, the 5-6 left with the LM head 
 holds 13 layers (16.8 GiB of bf16 weights), not the 15.7 GiB of an even split.
 
 vLLM splits the layers evenly (``vllm/distributed/utils.py`` ``get_pp_indices``: ``num_hidden_layers //
-pp_size`` a rank, the remainder to the last ranks); a paged engine is sized with that split.
+pp_size`` a rank, the remainder one each to the ranks before the last, from the second-to-last back); a paged engine is sized with that split.
 """
 
 from __future__ import annotations
@@ -85,11 +85,14 @@ def balanced_split(spec: ModelSpec, total_weight_bytes: float, weight_format: st
 
 
 def even_split(spec: ModelSpec, gpus: int) -> tuple[Stage, ...]:
-    """Layers per GPU under vLLM's ``get_pp_indices``: ``L // n`` each, the remainder one more each to the last
-    ranks; the embedding on the first rank, the LM head on the last."""
+    """Layers per GPU under vLLM's ``get_pp_indices``: ``L // n`` each, the remainder one more each to the ranks
+    before the last, counting back from the second-to-last (``for i in range(2, remaining_layers + 2):
+    partitions[-i] += 1``, vllm/distributed/utils.py: the last rank also runs the final norm, the LM head and the
+    logits, so it gets no extra layer); the embedding on the first rank, the LM head on the last."""
     n_layers = spec.layers or 0
     base, extra = divmod(n_layers, gpus)
-    return tuple(Stage(layers=base + (1 if gpu >= gpus - extra else 0), embeddings=gpu == 0, lm_head=gpu == gpus - 1)
+    return tuple(Stage(layers=base + (1 if gpus - 1 - extra <= gpu < gpus - 1 else 0), embeddings=gpu == 0,
+                       lm_head=gpu == gpus - 1)
                  for gpu in range(gpus))
 
 

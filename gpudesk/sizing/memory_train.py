@@ -539,6 +539,7 @@ def train_memory(
     fsdp = sharding_name == "fsdp"
     grad_op_shard = grad_op_shard_bytes(rank_params, per_param, g // mp) if sharding_name == "fsdp-grad-op" else 0.0
     parts["weights"] += grad_op_shard
+    zero3_gathered = 0.0
     if fsdp:
         parts["gathered_layers"] = fsdp_gathered_bytes(spec, per_param, t, fsdp_version)
     elif stage == "zero3" and pp == 1:
@@ -547,8 +548,8 @@ def train_memory(
         # Gradients come out of backward, and are bucketed, in the parameters' own dtype (``__ipg_bucket_flat_buffer``
         # has ``dtype=self.dtype``); an fp32 gradient exists only in the optimizer's partition.
         compute_bytes = per_param[0] or per_param[1]
-        parts["gathered_layers"] = zero3_gathered_bytes(spec, zero3, compute_bytes, compute_bytes,
-                                                        recompute != "none", t)
+        parts["gathered_layers"] = zero3_gathered = zero3_gathered_bytes(spec, zero3, compute_bytes, compute_bytes,
+                                                                         recompute != "none", t)
     fp32_master_clone = deepspeed_fp32_master_clone_bytes(rank_params, per_param, g // mp, stage, offload, fsdp)
     if fp32_master_clone:
         parts["master_weights"] = parts.get("master_weights", 0.0) + fp32_master_clone
@@ -567,7 +568,9 @@ def train_memory(
         if pp > 1 else 1
     if batch % microbatches:
         raise SizingError("pipeline_microbatches", _(
-            "the batch of {batch} does not split into {m} pipeline micro-batches.").format(batch=batch, m=microbatches))
+            "the batch of {batch} does not split into {m} pipeline micro-batches (by default as many as the pipeline "
+            "stages): give a batch that is a multiple of {m}, or fewer micro-batches.").format(batch=batch,
+                                                                                               m=microbatches))
     terms = activation_terms(spec, max(1, seq // cp), batch // microbatches, recompute=recompute,
                              flash_attention=flash_attention, tensor_parallel=t,
                              sequence_parallel=sequence_parallel,
@@ -693,6 +696,15 @@ def train_memory(
                                   gib=fp32_master_clone / 2**30),
                             "deepspeed/runtime/zero/stage_1_and_2.py single_partition_of_fp32_groups; "
                             "stage3.py _create_fp32_partitions; deepspeedai/DeepSpeed PR 7651"))
+    if zero3_gathered:
+        reuse, live, prefetch, persist, reduce = zero3.resolved(spec.hidden_size or 0)
+        assumptions.append((_("DeepSpeed ZeRO-3 gathers each module's parameters as it runs, {gib:.2f} GiB at the peak "
+                              "with the reduce bucket: max reuse distance {reuse:,}, max live parameters {live:,}, "
+                              "prefetch bucket {prefetch:,}, persistence threshold {persist:,}, reduce bucket "
+                              "{reduce:,} elements").format(gib=zero3_gathered / 2**30, reuse=reuse, live=live,
+                                                            prefetch=prefetch, persist=persist, reduce=reduce),
+                            "deepspeed/runtime/zero/partitioned_param_coordinator.py (v0.13.1); "
+                            "deepspeed/runtime/zero/config.py; gpudesk.sizing.zero3_params"))
     if step_temp and zero3_sub_groups:
         assumptions.append((_("DeepSpeed ZeRO-3 steps the optimizer one sub-group of at most {elements:,} parameters at "
                               "a time: that sub-group's fp32 gradient and step temporaries, {gib:.2f} GiB").format(

@@ -301,8 +301,14 @@ def hbm_efficiency(gpu: GPU) -> tuple[float, str]:
         return min(1.0, measured * 1000 / gpu.memory_bandwidth_gbps), _(
             "{gpu} STREAM copy {tbps:g} TB/s over the datasheet bandwidth: {source}").format(
             gpu=gpu.name, tbps=measured, source=AZURE_GUIDE)
-    return VENDOR_HBM_EFFICIENCY.get(gpu.vendor, VENDOR_HBM_EFFICIENCY["NVIDIA"]), _(
-        "STREAM copy over the datasheet bandwidth: {source}").format(source=AZURE_GUIDE)
+    if gpu.vendor in VENDOR_HBM_EFFICIENCY:
+        return VENDOR_HBM_EFFICIENCY[gpu.vendor], _(
+            "{vendor} default (no measured figure for this GPU): STREAM copy over the datasheet bandwidth, "
+            "{source}").format(vendor=gpu.vendor, source=AZURE_GUIDE)
+    # Nothing measured for this vendor (Huawei Ascend, Intel Gaudi...): say that NVIDIA's share stands in for it.
+    return VENDOR_HBM_EFFICIENCY["NVIDIA"], _(
+        "NVIDIA's share for want of a {vendor} measurement: STREAM copy over the datasheet bandwidth, "
+        "{source}").format(vendor=gpu.vendor, source=AZURE_GUIDE)
 
 
 # vLLM on CDNA 3 and CDNA 4 (gfx942: MI300X, MI325X; gfx950: MI350X, MI355X) sends a dense GEMM to its own skinny kernels only when the step has few

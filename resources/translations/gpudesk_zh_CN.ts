@@ -5155,6 +5155,15 @@ PCI 总线：{bus}</translation>
         <translation>ZeRO-3 最大复用距离</translation>
     </message>
     <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="177"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="179"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="181"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="183"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
+        <source>elements</source>
+        <translation>个元素</translation>
+    </message>
+    <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="178"/>
         <source>DeepSpeed stage3_max_reuse_distance in elements (default 1e9): gathered parameters used again within this many stay on the GPU.</source>
         <translation>DeepSpeed stage3_max_reuse_distance，单位为元素个数（默认 1e9）：在此距离内会再次使用的已聚合参数留在 GPU 上。</translation>
@@ -5966,12 +5975,12 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/bar.py" line="112"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="261"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="266"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="259"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="264"/>
         <source>Save requirement profile</source>
         <translation>保存需求配置文件</translation>
     </message>
@@ -6051,22 +6060,22 @@ PCI 总线：{bus}</translation>
         <translation>已排序 {0} 个配置，排除 {1} 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="193"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="198"/>
         <source>Planning failed: {0}</source>
         <translation>规划失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="199"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="204"/>
         <source>&amp;Save changes</source>
         <translation>保存更改(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="199"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="204"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="243"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="248"/>
         <source>mode {0}, precision {1}, {2} data, no dataset size, no library pins, ECC not required, up to {3} GPUs, market {4}</source>
         <translation>模式 {0}，精度 {1}，{2} 数据，无数据集大小，无库版本锁定，不要求 ECC，最多 {3} 块 GPU，市场 {4}</translation>
     </message>
@@ -6094,7 +6103,7 @@ PCI 总线：{bus}</translation>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="232"/>
         <source>Editing “{0}”: change the answers, press Plan, then Save changes.</source>
         <translation>正在编辑“{0}”：修改回答，按“规划”，然后“保存更改”。</translation>
     </message>
@@ -6627,6 +6636,12 @@ PCI 总线：{bus}</translation>
         <translation>
             <numerusform>还有 %n 个字段需要修正： </numerusform>
         </translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="290"/>
+        <source>{0}: {1}</source>
+        <comment>a wizard field&apos;s caption, then what is wrong with its answer</comment>
+        <translation>{0}：{1}</translation>
     </message>
 </context>
 <context>

@@ -62,3 +62,43 @@ def test_zero3_settings_flags(capsys: pytest.CaptureFixture[str]) -> None:
     assert stop.value.code == 2 and "not a number of elements" in capsys.readouterr().err
     assert "--zero3-reduce-bucket:" in _error(["--model", "llama-3-8b", "--mode", "train", "--sharding", "zero2",
                                                "--gpus", "2", "--zero3-reduce-bucket", "1e6"], capsys)
+
+
+@pytest.mark.parametrize("flag, value", [("--zero3-max-live-params", "1e9"), ("--zero3-max-reuse-distance", "1e9"),
+                                         ("--zero3-prefetch-bucket", "auto"), ("--zero3-reduce-bucket", "auto")])
+def test_zero3_flag_at_its_default_is_still_refused_outside_zero3(flag: str, value: str,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    # DeepSpeed's own default (1e9) or auto typed under ZeRO-2 was silently ignored: the user believed it applied.
+    err = _error(["--model", "llama-3-8b", "--mode", "train", "--sharding", "zero2", "--gpus", "2", flag, value], capsys)
+    assert f"{flag}:" in err and "sharding zero3" in err
+    assert _json(["--model", "llama-3-8b", "--mode", "train", "--sharding", "zero3", "--gpus", "2", flag, value],
+                 capsys)["per_gpu"]["breakdown_bytes"]["gathered_layers"] > 0
+
+
+def test_inference_gpus_default_to_the_split_and_refuse_fewer(capsys: pytest.CaptureFixture[str]) -> None:
+    llama = ["--config", str(CONFIGS / "llama-2-13b.config.json"), "--mode", "inference"]
+    # --pp 4 alone is read as 4 GPUs: the error band is the multi-GPU class, not "1 GPU".
+    assert _json(llama + ["--pp", "4"], capsys)["error_band"]["class"].startswith("inference, 2+")
+    err = _error(llama + ["--pp", "4", "--gpus", "2"], capsys)
+    assert "--gpus:" in err and "--gpus 4 or more" in err
+    assert "--gpus 8 or more" in _error(llama + ["--tp", "2", "--pp", "4", "--gpus", "4"], capsys)
+
+
+def test_training_pp_reads_the_gpus_from_the_split(capsys: pytest.CaptureFixture[str]) -> None:
+    # --pp 4 without --gpus was 1 GPU ("4 does not divide the 1 GPUs left"); now 4, and the default micro-batches
+    # (one per stage) ask for a batch that splits.
+    llama = ["--config", str(CONFIGS / "llama-2-13b.config.json"), "--mode", "train", "--pp", "4"]
+    assert "a multiple of 4" in _error(llama, capsys)
+    assert _json(llama + ["--batch", "4"], capsys)["per_gpu"]["gpus"] == 4
+
+
+def test_zero3_assumption_names_the_settings_it_used(capsys: pytest.CaptureFixture[str]) -> None:
+    # The gathered-layers figure moved with the ZeRO-3 flags but no line said which values it used.
+    args = ["--config", str(CONFIGS / "llama-2-13b.config.json"), "--mode", "train", "--sharding", "zero3",
+            "--gpus", "8", "--zero3-reduce-bucket", "5e8"]
+    per_gpu = _json(args, capsys)["per_gpu"]
+    note = next(a["assumption"] for a in per_gpu["assumptions"] if a["assumption"].startswith("DeepSpeed ZeRO-3 gathers"))
+    assert "reduce bucket 500,000,000 elements" in note and "prefetch bucket 23,592,960" in note  # 0.9 x 5120^2
+    assert f"{per_gpu['breakdown_bytes']['gathered_layers'] / 2**30:.2f} GiB" in note
+    zero2 = _json(args[:5] + ["zero2", "--gpus", "8"], capsys)["per_gpu"]["assumptions"]
+    assert not any(a["assumption"].startswith("DeepSpeed ZeRO-3 gathers") for a in zero2)

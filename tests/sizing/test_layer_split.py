@@ -32,8 +32,14 @@ def test_accelerate_balanced_map_of_deepseek_67b():
     assert layer_bytes(DEEPSEEK_67B, total, "bf16") == pytest.approx(1.384e9, rel=0.01)
 
 
-def test_vllm_even_split_gives_the_remainder_to_the_last_ranks():
-    assert [s.layers for s in even_split(DEEPSEEK_67B, 8)] == [11, 12, 12, 12, 12, 12, 12, 12]
+def test_vllm_even_split_gives_the_remainder_to_the_ranks_before_the_last():
+    # vllm/distributed/utils.py get_pp_indices: ``for i in range(2, remaining_layers + 2): partitions[-i] += 1``;
+    # vLLM's docs' 61-layer example: PP4 -> [15, 15, 16, 15].
+    assert [s.layers for s in even_split(DEEPSEEK_67B, 8)] == [12, 12, 12, 12, 12, 12, 12, 11]
+    llama_70b = spec_from_hf_config(FIXTURES / "sizing" / "configs" / "llama-2-70b.config.json")
+    assert [s.layers for s in even_split(llama_70b, 3)] == [27, 27, 26]
+    assert [s.layers for s in even_split(llama_70b, 4)] == [20, 20, 20, 20]
+    assert [s.layers for s in even_split(llama_70b, 6)] == [13, 13, 13, 14, 14, 13]
 
 
 def test_fullest_gpu_holds_13_layers_and_full_width_attention():

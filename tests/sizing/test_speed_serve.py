@@ -204,6 +204,19 @@ def test_hbm_efficiency_is_the_gpus_own_measured_stream_copy_where_published(cat
                if r["id"] == "sglang-v030-bench-vllm-llama-3-1-8b-a100-80-sxm4-rps4-tpot")
     assert abs(predict_serve_case(row)[0] / row["measured"]["value"] - 1) < 0.06
 
+
+def test_hbm_efficiency_source_says_when_another_vendors_share_stands_in(catalog):
+    """Ascend 910B has no STREAM measurement: NVIDIA's share is used, and its source says so instead of citing the
+    H100 / MI300X tables as if they measured it; an unmeasured AMD part names its vendor's default."""
+    from gpudesk.sizing.serve_rates import VENDOR_HBM_EFFICIENCY, hbm_efficiency
+
+    share, source = hbm_efficiency(catalog.gpu("ascend-910b"))
+    assert share == pytest.approx(VENDOR_HBM_EFFICIENCY["NVIDIA"])
+    assert "NVIDIA's share" in source and "Huawei" in source
+    share, source = hbm_efficiency(catalog.gpu("mi325x"))
+    assert share == pytest.approx(VENDOR_HBM_EFFICIENCY["AMD"]) and source.startswith("AMD default")
+
+
 def test_vllm_before_v1_runs_at_most_256_requests(catalog):
     """vLLM V0 (before v0.8) defaulted max_num_seqs to 256 on every GPU; the published row (vLLM 0.6.0, Llama 3.1
     70B on 4x H100, 5000 ShareGPT prompts offline, sgl-project/sglang benchmark/benchmark_vllm_060/README.md)

@@ -188,9 +188,14 @@ class PlanTab(QWidget):
     def _plan_failed(self, exc: BaseException) -> None:
         wizard = self.pages.wizard
         if isinstance(exc, (PlanInputError, SizingError)):
-            wizard.show_problem(wizard.field_key(exc), wizard.describe_error(exc))
+            # The field's caption, not its internal key ("model.bnb_fp32_compute"), in the status line too.
+            message = wizard.describe_error(exc)
+            wizard.show_problem(wizard.field_key(exc), message)
             self.show_view(WIZARD)
-        message = error_text(exc) if isinstance(exc, (PlannerError, SizingError)) else self.tr("Planning failed: {0}").format(repr(exc))
+        elif isinstance(exc, PlannerError):
+            message = error_text(exc)
+        else:
+            message = self.tr("Planning failed: {0}").format(repr(exc))
         self.ctx.notify(message, "error")
         self.status.setText(message)
 

@@ -287,7 +287,8 @@ class PlanWizard(LivePreviewForm, QWidget):
         if key is None:
             return error_text(exc)
         detail = exc.reason if isinstance(exc, GpudeskError) else error_text(exc)
-        return f"{self.editors[key].spec.caption()}: {detail}"
+        return self.tr("{0}: {1}", "a wizard field's caption, then what is wrong with its answer").format(
+            self.editors[key].spec.caption(), detail)
 
     def field_key(self, exc: Exception) -> str | None:
         """The wizard field an error names: PlanInputError uses ``section.name``; the sizing formulas name

@@ -169,6 +169,19 @@ def test_planner_error_goes_back_to_the_field(qtbot, tab, ctx):
     assert tab.pages.wizard.current_index() == tab.pages.wizard.page_of["data.sample_count"]
 
 
+def test_a_sizing_error_in_the_background_names_the_field_by_its_caption(qtbot, tab, ctx):
+    # bitsandbytes fp32 compute on a training plan: the sizing refuses it once the plan runs; the field, the status
+    # line and the message bar say "4-bit layers compute in fp32", not the key "model.bnb_fp32_compute".
+    tab.load_example(ARTICLE)
+    tab.pages.wizard.editors["model.bnb_fp32_compute"].set_value(True)
+    tab.pages.wizard.request_plan()
+    qtbot.waitUntil(lambda: "inference" in tab.pages.wizard.problem.text(), timeout=60000)
+    assert tab.pages.wizard.problem.text().startswith("4-bit layers compute in fp32: applies to mode inference only")
+    assert tab.status.text() == tab.pages.wizard.problem.text()
+    assert ctx.notify[-1] == (tab.status.text(), "error")
+    assert "model.bnb_fp32_compute" not in tab.status.text()
+
+
 def test_results_before_any_plan_points_to_the_wizard(tab):
     tab.show_view(RESULTS)
     assert tab.pages.currentIndex() == WIZARD
