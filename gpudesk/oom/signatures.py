@@ -469,6 +469,23 @@ _COMMIT_LIMIT_CODE = re.compile(r"\berror\s{0,2}1455\b|\b(?:paging|page)\s?file\
 # (_TF_DEVICE_OOM) is read from its own words instead.
 _TF_HOST_WARNING = "of free system memory"
 _TF_DEVICE_OOM = ("_bfc", "device:gpu", "cuda_error_out_of_memory", "cuda out of memory", "gpu memory")
+# A CUDA library function the loader could not find in the library it loaded: XLA/TSL's lazy stubs report a symbol
+# missing from the libcudart/libcublas/... found at run time as "<function> symbol not found." (xla/tsl/cuda/
+# cudart_stub.cc, LoadSymbol / GetSymbolNotFoundError), which happens when that library is older than the one jaxlib was
+# built against (sokrypton/ColabFold#532: "operation gpuGetLastError() failed: cudaGetErrorString symbol not found.").
+# A library/driver version mismatch, never a refused allocation.
+_CUDA_SYMBOL_MISSING = re.compile(r"\b(?:cu|cuda|cublas|cudnn|cusolver|cusparse|cufft|curand|nccl)[A-Za-z_]{2,60}\s"
+                                  r"symbol not found\b")
+# llama.cpp's model loader failing to allocate a weights buffer ("error loading model: unable to allocate backend
+# buffer", src/llama.cpp llm_load_tensors before it named the buffer type) inside Ollama's runner ("llama runner process
+# has terminated", llm/server.go). Ollama's scheduler offloads only the layers its estimate fits in free VRAM
+# (llm/memory.go EstimateGPULayers) and leaves the rest in a CPU buffer, so with no device allocator's line beside it
+# (ggml-cuda's "cudaMalloc failed", ggml-metal's "failed to allocate Metal buffer") the buffer that failed is the host's:
+# the maintainer in ollama/ollama#5958 and #5764 ("you're trying to load a ~40G model, on an 8G GPU ... and don't have
+# ~32G of available host memory"), answered by ollama#5926's "model requires more system memory" check.
+_SCHEDULED_BACKEND_BUFFER = "unable to allocate backend buffer"
+_RUNNER_TERMINATED = "llama runner process has terminated"
+_GGML_DEVICE_WORDS = ("cudamalloc", "on device", "cuda", "rocm", "hip", "metal", "vulkan", "sycl", "vram", "gpu")
 _RUST_ALLOC = re.compile(r"^\s{0,8}memory allocation of \d{1,20} bytes failed", re.IGNORECASE | re.MULTILINE)
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
@@ -623,7 +640,12 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("library_init", ("cudnn_status_not_initialized", "cudnn_status_alloc_failed", "cudnn_status_internal_error",
                       "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle",
-                      "create cublas handle failed", "create cudnn handle failed", "cublascreate", "cudnncreate")),
+                      "create cublas handle failed", "create cudnn handle failed", "cublascreate", "cudnncreate",
+                      # cuSOLVER's handle, created by jaxlib's linear-algebra kernels on first use (jaxlib/gpu/solver
+                      # kernels: "operation cusolverDnCreate(&handle) failed", nrbennet/dl_binder_design#38), and XLA's
+                      # compiler finding no DNN library at all (its RET_CHECK "dnn != nullptr" in
+                      # xla/service/gpu/gpu_compiler.cc, sokrypton/ColabFold#405).
+                      "cusolverdncreate", "dnn != nullptr")),
 )
 # faiss's default GPU scratch reservation (StandardGpuResourcesImpl::getDefaultTempMemForGPU in
 # faiss/gpu/StandardGpuResources.cpp: ``k4GiBTempMem`` 512 MiB on a GPU of at most 4 GiB, ``k8GiBTempMem`` 1 GiB up to
@@ -953,6 +975,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "host_ram"
     if _TF_HOST_WARNING in low and not any(w in low for w in _TF_DEVICE_OOM):
         return "host_ram"
+    if _SCHEDULED_BACKEND_BUFFER in low and _RUNNER_TERMINATED in low and not any(w in low for w in _GGML_DEVICE_WORDS):
+        return "host_ram"
     if VERBS_ENOMEM.search(low):
         return "pin_memory"
     func_attribute_oom = _FUNC_ATTRIBUTE_OOM.search(low) is not None
@@ -960,6 +984,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "shared_memory"
     if limit_words.buffer_size_limit(text):
         return "buffer_limit"
+    if _CUDA_SYMBOL_MISSING.search(text):
+        return "driver_version"
     for key, words in _WORDS[1:]:
         if key == "shared_memory" and func_attribute_oom:
             continue  # device memory, not the shared-memory limit (_FUNC_ATTRIBUTE_OOM)

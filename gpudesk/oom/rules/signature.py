@@ -858,6 +858,18 @@ _LIBRARY_NOT_LOADED = re.compile(r"\b(?:unable to|cannot|can't|could not|couldn'
                                  r" (?:the )?(?:lib)?cudnn\b")
 
 
+# XLA's own words for a DNN/solver library it could not start, whichever framework embeds it: StreamExecutor's
+# "DNN library initialization failed. Look at the errors above for more details." (xla/stream_executor/cuda/
+# cuda_dnn.cc, CudnnSupport::Init, after cudnnCreate fails; the errors above it are the loader's "Loaded runtime CuDNN
+# library: X but source was compiled with: Y"), the compiler's RET_CHECK "dnn != nullptr" (no DNN library loaded at
+# all), and jaxlib's cusolverDnCreate. XLA preallocates before it compiles, but leaves a quarter of the GPU
+# (XLA_PYTHON_CLIENT_MEM_FRACTION=.75, docs.jax.dev "GPU memory allocation"), room for a handle; the threads that quote
+# them were a jaxlib built for another CUDA/cuDNN than the one installed (YoshitakaMo/localcolabfold#236, the
+# maintainer: install jax[cuda11] for CUDA 11.8; nrbennet/dl_binder_design#38: XLA_PYTHON_CLIENT_MEM_FRACTION=.5 did
+# not help, a conda CUDA newer than the driver did it). The library first, preallocation second (_library_mismatch_first).
+_XLA_LIBRARY_WORDS = ("dnn library initialization failed", "dnn != nullptr", "cusolverdncreate")
+
+
 def _library_init(f: Facts) -> list[Cause]:
     r = f.report
     usage = _XLA_USAGE.search(r.text or "")
@@ -869,7 +881,7 @@ def _library_init(f: Facts) -> list[Cause]:
     low = (r.text or "").lower()
     if _AUTOTUNER in low or "cudnn_status_execution_failed" in low:
         return _autotuner_preallocation(f)
-    if _jax_wording(r):
+    if _jax_wording(r) or any(w in low for w in _XLA_LIBRARY_WORDS):
         return _library_mismatch_first(f)
     if _OTHER_MACHINE.search(r.text or ""):
         return _library_mismatch_first(f)
