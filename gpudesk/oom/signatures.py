@@ -310,6 +310,13 @@ OOM_KILLER_CHECK = Check("host_ram", "dmesg -T | grep -i -E 'killed process|out 
                             "not involved): load with mmap or low_cpu_mem_usage=True, use fewer DataLoader workers or "
                             "ranks per node, or add RAM or swap; with no such line, a scheduler or a user killed it."))
 
+# The deciding check of ``pool_fallback``: the GPU's own use against its size. With the card far from full, the
+# refusal came from the runtime's fixed pool and its size option is the setting to raise.
+POOL_FALLBACK_CHECK = Check("buffer_limit", "nvidia-smi --query-gpu=memory.used,memory.total --format=csv",
+                            N_("If the GPU is far from full, the refusal came from the runtime's own fixed-size pool, "
+                               "not the GPU: raise that pool's size option (Triton: --cuda-memory-pool-byte-size) or "
+                               "ignore the warning, since the runtime went on with other memory."))
+
 # The deciding check of WebGPU's per-buffer limit (``buffer_limit`` in wgpu's or Dawn's words): the adapter's own limit
 # against the one the device was created with.
 WEBGPU_LIMIT_CHECK = Check("buffer_limit", "adapter.limits().max_buffer_size vs device.limits().max_buffer_size",
@@ -486,6 +493,14 @@ _CUDA_SYMBOL_MISSING = re.compile(r"\b(?:cu|cuda|cublas|cudnn|cusolver|cusparse|
 _SCHEDULED_BACKEND_BUFFER = "unable to allocate backend buffer"
 _RUNNER_TERMINATED = "llama runner process has terminated"
 _GGML_DEVICE_WORDS = ("cudamalloc", "on device", "cuda", "rocm", "hip", "metal", "vulkan", "sycl", "vram", "gpu")
+# A runtime's fixed-size memory pool refusing an allocation, and the runtime going on with other memory: Triton
+# Inference Server's CUDA pool, a CNMEM pool of --cuda-memory-pool-byte-size per GPU (64 MB by default; "Failed to
+# allocate CUDA memory with byte size N on GPU G: CNMEM_STATUS_OUT_OF_MEMORY, falling back to pinned system memory",
+# triton-inference-server/server#1765, 2 GB of a 22 GB P40 in use), and LuisaCompute's 64 MB pinned staging pool
+# ("Failed to allocate x bytes from CUDAHostBufferPool. Falling back to ad-hoc allocation.", LuisaGroup/LuisaRender#20,
+# the maintainer: a warning, safe to ignore). The pool's size is the limit, not the GPU, and nothing failed.
+_POOL_FALLBACK = re.compile(r"\b(?:failed|unable) to allocate\b[^\n]{0,160}?(?:pool|cnmem)\w{0,40}[^\n]{0,80}?"
+                            r"\bfall(?:ing)?\s{1,3}back\b", re.IGNORECASE)
 _RUST_ALLOC = re.compile(r"^\s{0,8}memory allocation of \d{1,20} bytes failed", re.IGNORECASE | re.MULTILINE)
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
@@ -611,7 +626,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # allocator's limit, 1.5 x the device's recommendedMaxWorkingSetSize unless mx.metal.set_memory_limit says
     # otherwise; ml-explore/mlx#63, #64 on 8 GB Macs).
     ("mlx_memory_limit", ("[malloc_or_wait] unable to allocate",)),
-    ("pool_chunk", ("insufficient gpu memory to allocation",)),
+    # The same check in Paddle's 2017 sources (paddle/platform/gpu_info.cc, GpuMaxChunkSize: PADDLE_ENFORCE_LE(
+    # allocating, available) without a message, so EnforceNotMet prints "enforce allocating <= available failed, A > F";
+    # PaddlePaddle/Paddle#7227, a 10.48 GB first chunk against 3.03 GB available).
+    ("pool_chunk", ("insufficient gpu memory to allocation", "enforce allocating <= available failed")),
     # faiss's GPU scratch space: StandardGpuResources reserves its temporary memory (a share of the GPU, 1.5 GiB at
     # most) in one cudaMalloc when first used (faiss/gpu/utils/StackDeviceMemory.cpp, the Stack constructor;
     # StandardGpuResources.cpp "alloc fail type TemporaryMemoryBuffer"); each resources object reserves its own.
@@ -986,6 +1004,11 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "buffer_limit"
     if _CUDA_SYMBOL_MISSING.search(text):
         return "driver_version"
+    if _POOL_FALLBACK.search(text):
+        return "pool_fallback"
+    if "memory capacity is unbalanced" in low:
+        # SGLang's comparison of its ranks' free memory at start (gpudesk.oom.rules.multi_gpu_imbalance).
+        return "rank_free_imbalance"
     for key, words in _WORDS[1:]:
         if key == "shared_memory" and func_attribute_oom:
             continue  # device memory, not the shared-memory limit (_FUNC_ATTRIBUTE_OOM)

@@ -70,10 +70,11 @@ from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom import library_words, start_words
-from gpudesk.oom.rules import exit_causes
+from gpudesk.oom.rules import exit_causes, multi_gpu_imbalance
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
+                                    POOL_FALLBACK_CHECK,
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
                                     SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command, flatten_whitespace,
@@ -110,6 +111,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "managed_oversubscription": _("Likely not capacity: managed (unified) memory larger than this GPU can "
                                       "back was refused"),
         "vulkan_large": _("Likely not capacity: a Vulkan allocation above the driver's per-allocation limit"),
+        "pool_fallback": _("Not a GPU capacity problem: the runtime's own fixed-size pool was full, and it fell back "
+                           "to other memory"),
         "xpu_large": _("Likely not capacity: an Intel GPU allocation of 4 GiB or more, above Level Zero's default limit"),
         "vulkan_unsized": _("Likely not capacity: Vulkan refused one buffer (its per-allocation limit or the memory type "
                             "chosen)"),
@@ -164,6 +167,10 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "buffer_limit": _("A single buffer is larger than the device allows for one allocation ({limit}); the "
                           "rest of the memory may be free.").format(
                               limit=format_bytes(limit) if isinstance(limit, int) else _("the driver's limit")),
+        "pool_fallback": _("The runtime keeps a memory pool of a fixed size that it set aside itself (Triton's CUDA "
+                           "pool is 64 MB per GPU by default); a buffer larger than what is left in it is refused "
+                           "there, and the runtime goes on with other memory (pinned host memory, a one-off "
+                           "allocation), slower but not failed. The GPU itself can have plenty free."),
         "vulkan_large": _("Vulkan drivers cap one allocation (maxMemoryAllocationSize, often 2-4 GiB); a request of "
                           "{size} fails there even when the GPU has room.").format(size=format_bytes(f.requested)),
         "vulkan_unsized": _("A Vulkan runtime's buffer creation failed with VK_ERROR_OUT_OF_DEVICE_MEMORY and no size "
@@ -218,6 +225,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                         "GGML_CUDA_NO_VMM=ON (the legacy pool); update the driver; under WSL run natively if it persists"),
         "buffer_limit": _("Make the largest buffer smaller: a smaller batch / ubatch / context, or a build that "
                           "splits buffers; on Vulkan, GGML_VK_FORCE_MAX_ALLOCATION_SIZE sets the split size"),
+        "pool_fallback": _("Raise the pool's size option to hold the largest buffer (tritonserver "
+                           "--cuda-memory-pool-byte-size=0:<bytes>), or leave it: the warning costs speed, not "
+                           "correctness"),
         "vulkan_large": _("Make the largest buffer smaller (-ub / -b / -c for llama.cpp), or set "
                           "GGML_VK_FORCE_MAX_ALLOCATION_SIZE to the driver's maxMemoryAllocationSize"),
         "vulkan_unsized": _("Compare the failing buffer's size with vulkaninfo's maxMemoryAllocationSize and heap sizes; "
@@ -325,12 +335,12 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         fixes["buffer_limit"] = _("Keep fewer arrays alive at once: evaluate each step (mx.eval), drop arrays and "
                                   "caches you no longer need, and update MLX and mlx-lm (releases that fix a model's "
                                   "cache path); a smaller model or more memory does not help")
-    check_key = {"vulkan_large": "buffer_limit", "vulkan_unsized": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
+    check_key = {"pool_fallback": "buffer_limit", "vulkan_large": "buffer_limit", "vulkan_unsized": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
                  "shm_segment": "host_ram",
                  "va_reserve": "free_exceeds_request", "vmm_handle": "free_exceeds_request",
                  "managed_memory": "free_exceeds_request", "managed_oversubscription": "free_exceeds_request",
                  "library_mismatch": "driver_version", "oom_killer": "host_ram"}.get(key, key)
-    own_check = {"dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
+    own_check = {"pool_fallback": POOL_FALLBACK_CHECK, "dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     if key == "pin_memory" and _ggml_cuda(r):
         own_check = GGML_PINNED_CHECK
     if verbs:
@@ -528,6 +538,11 @@ def check(f: Facts) -> list[Cause]:
         out.append(_not_capacity(sig, _xpu_large_confidence(f), f))
     elif sig == "vulkan_large":
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "rank_free_imbalance":
+        out.append(multi_gpu_imbalance.rank_free_check(f))
+        out.append(_other_process(0.5, f))
+    elif sig == "pool_fallback":
+        out.append(_not_capacity(sig, 0.85, f))
     elif sig == "vulkan_unsized":
         out.append(_not_capacity(sig, 0.5, f))
         out.append(_shortage(0.45, f, _("The Vulkan device's memory may be full: the text gives no figure to tell.")))
