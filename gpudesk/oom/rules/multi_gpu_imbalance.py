@@ -198,7 +198,7 @@ def rank_free_check(f: Facts) -> Cause:
         confidence=0.65,
         evidence=evidence(described_as="memory capacity is unbalanced"),
         explanation=_("The engine compares the free memory of every rank's GPU at start and refuses when the least "
-                      "free one has under 90 % of another's, since its KV cache is sized once from the least free GPU. "
+                      "free one has under nine tenths of another's, since its KV cache is sized once from the least free GPU. "
                       "Something made one GPU less free: another process on it, cards of different sizes in one "
                       "group, or ranks that load their models at different times."),
         fix=_("Run nvidia-smi and compare the GPUs' used memory: stop what holds one of them, group GPUs of the same "
