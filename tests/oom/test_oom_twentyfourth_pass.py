@@ -151,3 +151,41 @@ def test_deepspeed_launcher_kill_with_full_host_ram_is_the_oom_killer() -> None:
 def test_deepspeed_launcher_kill_needs_host_ram_nearly_full() -> None:
     calm = DEEPSPEED_KILL.replace("percent = 84.6%", "percent = 31.0%")
     assert diagnose_text(calm).report.signature != "sigkill"
+
+
+# NVIDIA/TensorRT#4258 and #2643.
+TRT_PIECE = ("[11/22/2024-13:40:47] [E] Error[1]: [defaultAllocator.cpp::allocate::31] Error Code 1: Cuda Runtime (out of "
+             "memory)\n[11/22/2024-13:40:47] [W] [TRT] Requested amount of GPU memory (15485030400 bytes) could not be "
+             "allocated. There may not be enough free memory for allocation to succeed.")
+TRT_PIECE_64G = ("[E] 2: [virtualMemoryBuffer.cpp::resizePhysical::145] Error Code 2: OutOfMemory (no further information)\n"
+                 "[W] Requested amount of GPU memory (68719476736 bytes) could not be allocated. There may not be enough "
+                 "free memory for allocation to succeed.")
+
+
+def test_tensorrt_large_single_piece_exceeds_the_gpu() -> None:
+    for text in (TRT_PIECE, TRT_PIECE_64G):
+        d = diagnose_text(text)
+        assert d.causes[0].id == "single_allocation_exceeds_capacity", text
+        assert "set_memory_pool_limit" in d.causes[0].fix
+
+
+def test_tensorrt_small_piece_is_not_read_so() -> None:
+    small = TRT_PIECE.replace("15485030400", "1048576000")
+    assert diagnose_text(small).causes[0].id != "single_allocation_exceeds_capacity"
+
+
+# googlecolab/colabtools#5126.
+TPU_HBM = ("RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate "
+           "129.50M. That was not possible. There are 78.17M free.; (0x0x0_HBM0)")
+
+
+def test_tpu_hbm_refusal_is_the_jobs_own_need() -> None:
+    d = diagnose_text(TPU_HBM)
+    assert [c.id for c in d.causes[:2]] == ["genuine_shortage", "other_process"]
+    assert "jax.checkpoint" in d.causes[0].fix
+
+
+def test_same_words_off_tpu_keep_another_process_beside() -> None:
+    # Without the TPU's HBM named, the platform is not a TPU and the TPU reading does not apply.
+    gpu = TPU_HBM.replace("; (0x0x0_HBM0)", "")
+    assert diagnose_text(gpu).causes[0].title != "Not enough TPU memory (HBM) for this computation"
