@@ -501,6 +501,16 @@ _GGML_DEVICE_WORDS = ("cudamalloc", "on device", "cuda", "rocm", "hip", "metal",
 # the maintainer: a warning, safe to ignore). The pool's size is the limit, not the GPU, and nothing failed.
 _POOL_FALLBACK = re.compile(r"\b(?:failed|unable) to allocate\b[^\n]{0,160}?(?:pool|cnmem)\w{0,40}[^\n]{0,80}?"
                             r"\bfall(?:ing)?\s{1,3}back\b", re.IGNORECASE)
+
+
+def runner_backend_buffer(text: str) -> bool:
+    """Ollama's runner ended on llama.cpp's bare backend-buffer failure with no device allocator's line beside it
+    (``_SCHEDULED_BACKEND_BUFFER`` above): read as the host's buffer, an inference from Ollama's scheduler rather than
+    the failing call's own words, so the rule ranks it below a named host allocator (gpudesk.oom.rules.signature)."""
+    low = flatten_whitespace(text)
+    return _SCHEDULED_BACKEND_BUFFER in low and _RUNNER_TERMINATED in low and not any(w in low for w in _GGML_DEVICE_WORDS)
+
+
 _RUST_ALLOC = re.compile(r"^\s{0,8}memory allocation of \d{1,20} bytes failed", re.IGNORECASE | re.MULTILINE)
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
@@ -993,7 +1003,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "host_ram"
     if _TF_HOST_WARNING in low and not any(w in low for w in _TF_DEVICE_OOM):
         return "host_ram"
-    if _SCHEDULED_BACKEND_BUFFER in low and _RUNNER_TERMINATED in low and not any(w in low for w in _GGML_DEVICE_WORDS):
+    if runner_backend_buffer(text):
         return "host_ram"
     if VERBS_ENOMEM.search(low):
         return "pin_memory"

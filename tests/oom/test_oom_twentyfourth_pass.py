@@ -76,8 +76,12 @@ OLLAMA_CUDA = ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 24289.03 
 def test_ollama_bare_backend_buffer_is_host_ram() -> None:
     for text in (OLLAMA_BUFFER, OLLAMA_BUFFER_TITLE):
         assert _top(text) == ("not_capacity", True, "host_ram"), text
-    fix = diagnose_text(OLLAMA_BUFFER).causes[0].fix.lower()
+    cause = diagnose_text(OLLAMA_BUFFER).causes[0]
+    fix = cause.fix.lower()
     assert "ram" in fix or "page file" in fix
+    # An inference from Ollama's scheduler, below a host allocator that names itself.
+    assert cause.confidence < diagnose_text("RuntimeError: [enforce fail at alloc_cpu.cpp:114] data. "
+                                            "DefaultCPUAllocator: not enough memory").causes[0].confidence
 
 
 def test_ollama_backend_buffer_with_a_device_line_is_not_host_ram() -> None:
