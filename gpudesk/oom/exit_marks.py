@@ -53,10 +53,30 @@ _CONTAINER = re.compile(r"\bdocker\b|\bcontainers?\b|\bkubernetes\b|\bk8s\b|\bpo
                         re.IGNORECASE)
 
 
+# DeepSpeed's launcher ending the job's other ranks once one rank process died ("[launch.py:N:sigkill_handler] Killing
+# subprocess PID", deepspeed/launcher/launch.py, sigkill_handler), beside DeepSpeed's own host-memory line
+# ("CPU Virtual Memory: used = 26.4 GB, percent = 84.6%", deepspeed/runtime/utils.py, see_memory_usage, from psutil).
+# With host RAM at 80 % or more just before and no error of the rank's own, the rank was killed by the kernel's OOM
+# killer (deepspeedai/DeepSpeed#4571: ZeRO-3 offload of a 6.7B model on a 31 GB machine). Below 80 % it is not read so.
+_LAUNCHER_KILL = re.compile(r"sigkill_handler\]?\s{0,3}Killing subprocess\b", re.IGNORECASE)
+_HOST_MEMORY_PERCENT = re.compile(r"CPU Virtual Memory:\s{0,3}used\s{0,2}=\s{0,2}[\d.]{1,8}\s{0,2}GB,\s{0,3}"
+                                  r"percent\s{0,2}=\s{0,2}(\d{1,3}(?:\.\d{1,3})?)\s{0,2}%", re.IGNORECASE)
+HOST_MEMORY_FULL_PERCENT = 80.0
+
+
+def launcher_kill_with_full_host(text: str) -> bool:
+    """DeepSpeed's launcher killing its ranks after its own host-memory line showed RAM at 80 % or more."""
+    if _LAUNCHER_KILL.search(text) is None:
+        return False
+    return any(float(m.group(1)) >= HOST_MEMORY_FULL_PERCENT for m in _HOST_MEMORY_PERCENT.finditer(text))
+
+
 def killed_without_error(text: str) -> bool:
     """The text shows a process ended by SIGKILL in one of the shapes of the module docstring (a "Killed" glued to a
-    progress bar or quoted as code, Ollama's vanished runner)."""
-    return bool(_KILLED_AFTER_BAR.search(text) or _KILLED_AS_CODE.search(text) or _RUNNER_VANISHED.search(text))
+    progress bar or quoted as code, Ollama's vanished runner, DeepSpeed's launcher after its host-memory line showed RAM
+    nearly full)."""
+    return bool(_KILLED_AFTER_BAR.search(text) or _KILLED_AS_CODE.search(text) or _RUNNER_VANISHED.search(text)
+                or launcher_kill_with_full_host(text))
 
 
 def paused_after_unfinished_load(text: str) -> bool:

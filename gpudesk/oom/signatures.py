@@ -310,6 +310,13 @@ OOM_KILLER_CHECK = Check("host_ram", "dmesg -T | grep -i -E 'killed process|out 
                             "not involved): load with mmap or low_cpu_mem_usage=True, use fewer DataLoader workers or "
                             "ranks per node, or add RAM or swap; with no such line, a scheduler or a user killed it."))
 
+# The deciding check of ``pool_fallback``: the GPU's own use against its size. With the card far from full, the
+# refusal came from the runtime's fixed pool and its size option is the setting to raise.
+POOL_FALLBACK_CHECK = Check("buffer_limit", "nvidia-smi --query-gpu=memory.used,memory.total --format=csv",
+                            N_("If the GPU is far from full, the refusal came from the runtime's own fixed-size pool, "
+                               "not the GPU: raise that pool's size option (Triton: --cuda-memory-pool-byte-size) or "
+                               "ignore the warning, since the runtime went on with other memory."))
+
 # The deciding check of WebGPU's per-buffer limit (``buffer_limit`` in wgpu's or Dawn's words): the adapter's own limit
 # against the one the device was created with.
 WEBGPU_LIMIT_CHECK = Check("buffer_limit", "adapter.limits().max_buffer_size vs device.limits().max_buffer_size",
@@ -469,6 +476,41 @@ _COMMIT_LIMIT_CODE = re.compile(r"\berror\s{0,2}1455\b|\b(?:paging|page)\s?file\
 # (_TF_DEVICE_OOM) is read from its own words instead.
 _TF_HOST_WARNING = "of free system memory"
 _TF_DEVICE_OOM = ("_bfc", "device:gpu", "cuda_error_out_of_memory", "cuda out of memory", "gpu memory")
+# A CUDA library function the loader could not find in the library it loaded: XLA/TSL's lazy stubs report a symbol
+# missing from the libcudart/libcublas/... found at run time as "<function> symbol not found." (xla/tsl/cuda/
+# cudart_stub.cc, LoadSymbol / GetSymbolNotFoundError), which happens when that library is older than the one jaxlib was
+# built against (sokrypton/ColabFold#532: "operation gpuGetLastError() failed: cudaGetErrorString symbol not found.").
+# A library/driver version mismatch, never a refused allocation.
+_CUDA_SYMBOL_MISSING = re.compile(r"\b(?:cu|cuda|cublas|cudnn|cusolver|cusparse|cufft|curand|nccl)[A-Za-z_]{2,60}\s"
+                                  r"symbol not found\b")
+# llama.cpp's model loader failing to allocate a weights buffer ("error loading model: unable to allocate backend
+# buffer", src/llama.cpp llm_load_tensors before it named the buffer type) inside Ollama's runner ("llama runner process
+# has terminated", llm/server.go). Ollama's scheduler offloads only the layers its estimate fits in free VRAM
+# (llm/memory.go EstimateGPULayers) and leaves the rest in a CPU buffer, so with no device allocator's line beside it
+# (ggml-cuda's "cudaMalloc failed", ggml-metal's "failed to allocate Metal buffer") the buffer that failed is the host's:
+# the maintainer in ollama/ollama#5958 and #5764 ("you're trying to load a ~40G model, on an 8G GPU ... and don't have
+# ~32G of available host memory"), answered by ollama#5926's "model requires more system memory" check.
+_SCHEDULED_BACKEND_BUFFER = "unable to allocate backend buffer"
+_RUNNER_TERMINATED = "llama runner process has terminated"
+_GGML_DEVICE_WORDS = ("cudamalloc", "on device", "cuda", "rocm", "hip", "metal", "vulkan", "sycl", "vram", "gpu")
+# A runtime's fixed-size memory pool refusing an allocation, and the runtime going on with other memory: Triton
+# Inference Server's CUDA pool, a CNMEM pool of --cuda-memory-pool-byte-size per GPU (64 MB by default; "Failed to
+# allocate CUDA memory with byte size N on GPU G: CNMEM_STATUS_OUT_OF_MEMORY, falling back to pinned system memory",
+# triton-inference-server/server#1765, 2 GB of a 22 GB P40 in use), and LuisaCompute's 64 MB pinned staging pool
+# ("Failed to allocate x bytes from CUDAHostBufferPool. Falling back to ad-hoc allocation.", LuisaGroup/LuisaRender#20,
+# the maintainer: a warning, safe to ignore). The pool's size is the limit, not the GPU, and nothing failed.
+_POOL_FALLBACK = re.compile(r"\b(?:failed|unable) to allocate\b[^\n]{0,160}?(?:pool|cnmem)\w{0,40}[^\n]{0,80}?"
+                            r"\bfall(?:ing)?\s{1,3}back\b", re.IGNORECASE)
+
+
+def runner_backend_buffer(text: str) -> bool:
+    """Ollama's runner ended on llama.cpp's bare backend-buffer failure with no device allocator's line beside it
+    (``_SCHEDULED_BACKEND_BUFFER`` above): read as the host's buffer, an inference from Ollama's scheduler rather than
+    the failing call's own words, so the rule ranks it below a named host allocator (gpudesk.oom.rules.signature)."""
+    low = flatten_whitespace(text)
+    return _SCHEDULED_BACKEND_BUFFER in low and _RUNNER_TERMINATED in low and not any(w in low for w in _GGML_DEVICE_WORDS)
+
+
 _RUST_ALLOC = re.compile(r"^\s{0,8}memory allocation of \d{1,20} bytes failed", re.IGNORECASE | re.MULTILINE)
 _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
@@ -594,7 +636,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # allocator's limit, 1.5 x the device's recommendedMaxWorkingSetSize unless mx.metal.set_memory_limit says
     # otherwise; ml-explore/mlx#63, #64 on 8 GB Macs).
     ("mlx_memory_limit", ("[malloc_or_wait] unable to allocate",)),
-    ("pool_chunk", ("insufficient gpu memory to allocation",)),
+    # The same check in Paddle's 2017 sources (paddle/platform/gpu_info.cc, GpuMaxChunkSize: PADDLE_ENFORCE_LE(
+    # allocating, available) without a message, so EnforceNotMet prints "enforce allocating <= available failed, A > F";
+    # PaddlePaddle/Paddle#7227, a 10.48 GB first chunk against 3.03 GB available).
+    ("pool_chunk", ("insufficient gpu memory to allocation", "enforce allocating <= available failed")),
     # faiss's GPU scratch space: StandardGpuResources reserves its temporary memory (a share of the GPU, 1.5 GiB at
     # most) in one cudaMalloc when first used (faiss/gpu/utils/StackDeviceMemory.cpp, the Stack constructor;
     # StandardGpuResources.cpp "alloc fail type TemporaryMemoryBuffer"); each resources object reserves its own.
@@ -623,7 +668,12 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("library_init", ("cudnn_status_not_initialized", "cudnn_status_alloc_failed", "cudnn_status_internal_error",
                       "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle",
-                      "create cublas handle failed", "create cudnn handle failed", "cublascreate", "cudnncreate")),
+                      "create cublas handle failed", "create cudnn handle failed", "cublascreate", "cudnncreate",
+                      # cuSOLVER's handle, created by jaxlib's linear-algebra kernels on first use (jaxlib/gpu/solver
+                      # kernels: "operation cusolverDnCreate(&handle) failed", nrbennet/dl_binder_design#38), and XLA's
+                      # compiler finding no DNN library at all (its RET_CHECK "dnn != nullptr" in
+                      # xla/service/gpu/gpu_compiler.cc, sokrypton/ColabFold#405).
+                      "cusolverdncreate", "dnn != nullptr")),
 )
 # faiss's default GPU scratch reservation (StandardGpuResourcesImpl::getDefaultTempMemForGPU in
 # faiss/gpu/StandardGpuResources.cpp: ``k4GiBTempMem`` 512 MiB on a GPU of at most 4 GiB, ``k8GiBTempMem`` 1 GiB up to
@@ -953,6 +1003,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "host_ram"
     if _TF_HOST_WARNING in low and not any(w in low for w in _TF_DEVICE_OOM):
         return "host_ram"
+    if runner_backend_buffer(text):
+        return "host_ram"
     if VERBS_ENOMEM.search(low):
         return "pin_memory"
     func_attribute_oom = _FUNC_ATTRIBUTE_OOM.search(low) is not None
@@ -960,6 +1012,13 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "shared_memory"
     if limit_words.buffer_size_limit(text):
         return "buffer_limit"
+    if _CUDA_SYMBOL_MISSING.search(text):
+        return "driver_version"
+    if _POOL_FALLBACK.search(text):
+        return "pool_fallback"
+    if "memory capacity is unbalanced" in low:
+        # SGLang's comparison of its ranks' free memory at start (gpudesk.oom.rules.multi_gpu_imbalance).
+        return "rank_free_imbalance"
     for key, words in _WORDS[1:]:
         if key == "shared_memory" and func_attribute_oom:
             continue  # device memory, not the shared-memory limit (_FUNC_ATTRIBUTE_OOM)

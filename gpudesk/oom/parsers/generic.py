@@ -122,6 +122,8 @@ _REQUEST = [
     # Paddle's GpuMaxChunkSize check (paddle/fluid/platform/gpu_info.cc, PADDLE_ENFORCE_LE(allocating, available,
     # "Insufficient GPU memory to allocation.")): "received allocating:20998686233 > available:19587333888".
     _c(r"\ballocating\s{0,2}:\s{0,2}" + _SIZE + r"\s{0,3}>\s{0,3}available"),
+    # Its 2017 form (paddle/platform/gpu_info.cc, no message): "enforce allocating <= available failed, A > F".
+    _c(r"allocating <= available failed,\s{0,3}" + _SIZE + r"\s{0,3}>"),
     _c(r"allocation of\s{1,3}" + _SIZE_U + r"(?:\s{1,3}\w{1,12}){0,3}\s{1,3}failed"),
     # Chinese wordings (PaddlePaddle/MindSpore docs, localised tools): "无法分配 512 MB", "需要 2.5 GB", "申请 1 GB";
     # 已分配 ("already allocated") is the in-use figure, not the request.
@@ -150,6 +152,7 @@ _FREE = [
     # available memory is only 4.062500MB."; its GpuMaxChunkSize check: "allocating:A > available:F".
     _c(r"available memory is(?: only)?\s{1,3}" + _SIZE_U),
     _c(r">\s{0,3}available\s{0,2}:\s{0,2}" + _SIZE),
+    _c(r"allocating <= available failed,\s{0,3}\d{1,20}\s{0,3}>\s{0,3}" + _SIZE),
     # Paddle's legacy allocator (legacy_allocator.cc): "Cannot allocate 196.000000MB in GPU 0, available 1.214539GB"
     # (ggml's "(needed N, available M)" is a pool limit, read in _LIMIT).
     _c(r",\s{0,3}available\s{1,3}" + _SIZE_U + r"(?!\s{0,2}\))"),

@@ -107,6 +107,22 @@ def _dialogue_growth(f: Facts) -> Cause | None:
     )
 
 
+def _tpu_own_hbm(f: Facts) -> Cause:
+    """A TPU's HBM refusing a device buffer, with no capacity in the text. libtpu gives a TPU chip to one process only:
+    a second one is refused at start ("The TPU is already in use by another process probably owned by another user.
+    Run \"$ sudo lsof -w /dev/accel0\" to figure out which process is using the TPU.", JAX's TPU backend; the lock file
+    /tmp/libtpu_lockfile), so whatever fills the HBM is this job's own working set (googlecolab/colabtools#5126: a 7B
+    model's training on a v2-8 core, 129.5 MB refused with 78 MB left). 0.55: above another process named beside a
+    free figure (0.45, gpudesk.oom.rules.other_process), which a TPU rules out."""
+    return Cause(id="genuine_shortage", title=_("Not enough TPU memory (HBM) for this computation"), confidence=0.55,
+                 evidence=evidence(requested_bytes=f.requested),
+                 explanation=_("A TPU chip is used by one process at a time, so the memory that is not free is this "
+                               "job's own: its model, optimizer state and activations do not fit the core's HBM."),
+                 fix=_("Reduce the per-core batch or sequence length, shard the model over more cores (FSDP / "
+                       "jax.sharding), rematerialise with jax.checkpoint, or use a smaller model"),
+                 more_fixes=MORE[2:])
+
+
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
@@ -131,6 +147,8 @@ def check(f: Facts) -> Cause | None:
             checks=CHECKS[:1],
         )
     if r.kind == "xla_resource_exhausted" and f.total is None:
+        if r.platform == "tpu" and f.requested is not None:
+            return _tpu_own_hbm(f)
         if f.requested is not None and f.requested >= 1024**3:
             return Cause(id="genuine_shortage", title=_("Not enough GPU memory for this computation"), confidence=0.5,
                          evidence=evidence(requested_bytes=f.requested),

@@ -180,6 +180,34 @@ def _used_of_total(f: Facts) -> Cause | None:
     return None
 
 
+def rank_free_check(f: Facts) -> Cause:
+    """SGLang's start-up comparison of its tensor-parallel ranks' free memory (signature ``rank_free_imbalance``).
+
+    Each rank measures its GPU's free memory and the group takes the minimum; when that minimum is below 90 % of a
+    rank's own, SGLang refuses to start: "The memory capacity is unbalanced. Some GPUs may be occupied by other
+    processes." (python/sglang/srt/model_executor/model_runner.py, ``init_torch_distributed``,
+    https://github.com/sgl-project/sglang). Its KV pool is sized once for all ranks from the least free GPU, so an
+    uneven start would waste the others. What makes one GPU less free: another process on it (sglang#1533, the
+    maintainer: kill the processes that hold GPU memory), cards of different sizes in one group (commenters there:
+    T10 16 GB beside a 3060 12 GB), or ranks that load at different times in a co-located trainer (sglang#4233 under
+    veRL, answered by sglang#5426, which made the check a warning). The imbalance is the reading; 0.65 leaves room for
+    the other process that the message names (ranked second by the signature rule)."""
+    return Cause(
+        id="multi_gpu_imbalance",
+        title=_("The GPUs of one tensor-parallel group had unequal free memory at start"),
+        confidence=0.65,
+        evidence=evidence(described_as="memory capacity is unbalanced"),
+        explanation=_("The engine compares the free memory of every rank's GPU at start and refuses when the least "
+                      "free one has under nine tenths of another's, since its KV cache is sized once from the least free GPU. "
+                      "Something made one GPU less free: another process on it, cards of different sizes in one "
+                      "group, or ranks that load their models at different times."),
+        fix=_("Run nvidia-smi and compare the GPUs' used memory: stop what holds one of them, group GPUs of the same "
+              "size (CUDA_VISIBLE_DEVICES), or start the engine before the co-located trainer loads its model"),
+        more_fixes=[_("Newer SGLang releases turn the check into a warning; lower --mem-fraction-static if it then "
+                      "runs out on the least free GPU.")],
+    )
+
+
 def check(f: Facts) -> Cause | None:
     warned = _dataparallel_warning(f) or _said_uneven(f) or _said_one_card(f) or _used_of_total(f)
     if warned is not None:

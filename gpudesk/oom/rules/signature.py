@@ -70,14 +70,16 @@ from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom import library_words, start_words
-from gpudesk.oom.rules import exit_causes
+from gpudesk.oom.rules import exit_causes, multi_gpu_imbalance
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
+                                    POOL_FALLBACK_CHECK,
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
                                     SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command, flatten_whitespace,
-                                    names_managed_memory, names_unified_allocator, startup_pool_runtime)
+                                    names_managed_memory, names_unified_allocator, runner_backend_buffer,
+                                    startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
@@ -110,6 +112,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "managed_oversubscription": _("Likely not capacity: managed (unified) memory larger than this GPU can "
                                       "back was refused"),
         "vulkan_large": _("Likely not capacity: a Vulkan allocation above the driver's per-allocation limit"),
+        "pool_fallback": _("Not a GPU capacity problem: the runtime's own fixed-size pool was full, and it fell back "
+                           "to other memory"),
         "xpu_large": _("Likely not capacity: an Intel GPU allocation of 4 GiB or more, above Level Zero's default limit"),
         "vulkan_unsized": _("Likely not capacity: Vulkan refused one buffer (its per-allocation limit or the memory type "
                             "chosen)"),
@@ -164,6 +168,10 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "buffer_limit": _("A single buffer is larger than the device allows for one allocation ({limit}); the "
                           "rest of the memory may be free.").format(
                               limit=format_bytes(limit) if isinstance(limit, int) else _("the driver's limit")),
+        "pool_fallback": _("The runtime keeps a memory pool of a fixed size that it set aside itself (Triton's CUDA "
+                           "pool is 64 MB per GPU by default); a buffer larger than what is left in it is refused "
+                           "there, and the runtime goes on with other memory (pinned host memory, a one-off "
+                           "allocation), slower but not failed. The GPU itself can have plenty free."),
         "vulkan_large": _("Vulkan drivers cap one allocation (maxMemoryAllocationSize, often 2-4 GiB); a request of "
                           "{size} fails there even when the GPU has room.").format(size=format_bytes(f.requested)),
         "vulkan_unsized": _("A Vulkan runtime's buffer creation failed with VK_ERROR_OUT_OF_DEVICE_MEMORY and no size "
@@ -218,6 +226,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                         "GGML_CUDA_NO_VMM=ON (the legacy pool); update the driver; under WSL run natively if it persists"),
         "buffer_limit": _("Make the largest buffer smaller: a smaller batch / ubatch / context, or a build that "
                           "splits buffers; on Vulkan, GGML_VK_FORCE_MAX_ALLOCATION_SIZE sets the split size"),
+        "pool_fallback": _("Raise the pool's size option to hold the largest buffer (tritonserver "
+                           "--cuda-memory-pool-byte-size=0:<bytes>), or leave it: the warning costs speed, not "
+                           "correctness"),
         "vulkan_large": _("Make the largest buffer smaller (-ub / -b / -c for llama.cpp), or set "
                           "GGML_VK_FORCE_MAX_ALLOCATION_SIZE to the driver's maxMemoryAllocationSize"),
         "vulkan_unsized": _("Compare the failing buffer's size with vulkaninfo's maxMemoryAllocationSize and heap sizes; "
@@ -325,12 +336,12 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         fixes["buffer_limit"] = _("Keep fewer arrays alive at once: evaluate each step (mx.eval), drop arrays and "
                                   "caches you no longer need, and update MLX and mlx-lm (releases that fix a model's "
                                   "cache path); a smaller model or more memory does not help")
-    check_key = {"vulkan_large": "buffer_limit", "vulkan_unsized": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
+    check_key = {"pool_fallback": "buffer_limit", "vulkan_large": "buffer_limit", "vulkan_unsized": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
                  "shm_segment": "host_ram",
                  "va_reserve": "free_exceeds_request", "vmm_handle": "free_exceeds_request",
                  "managed_memory": "free_exceeds_request", "managed_oversubscription": "free_exceeds_request",
                  "library_mismatch": "driver_version", "oom_killer": "host_ram"}.get(key, key)
-    own_check = {"dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
+    own_check = {"pool_fallback": POOL_FALLBACK_CHECK, "dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     if key == "pin_memory" and _ggml_cuda(r):
         own_check = GGML_PINNED_CHECK
     if verbs:
@@ -517,6 +528,9 @@ def check(f: Facts) -> list[Cause]:
         # A bus error with no word of shared memory (signatures.bare_bus_error): /dev/shm is the likeliest backing that
         # faults so, not the only one (a memory-mapped file truncated under the process does too), hence 0.6.
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "host_ram" and runner_backend_buffer(r.text or ""):
+        # Read from Ollama's scheduler, not from the call's own words (signatures.runner_backend_buffer): 0.8.
+        out.append(_not_capacity(sig, 0.8, f))
     elif sig == "pin_memory" and VERBS_ENOMEM.search(r.text or ""):
         # ENOMEM from a verbs call is the memlock limit as a rule, the adapter's own resources at times: 0.8.
         out.append(_not_capacity(sig, 0.8, f))
@@ -528,6 +542,11 @@ def check(f: Facts) -> list[Cause]:
         out.append(_not_capacity(sig, _xpu_large_confidence(f), f))
     elif sig == "vulkan_large":
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "rank_free_imbalance":
+        out.append(multi_gpu_imbalance.rank_free_check(f))
+        out.append(_other_process(0.5, f))
+    elif sig == "pool_fallback":
+        out.append(_not_capacity(sig, 0.85, f))
     elif sig == "vulkan_unsized":
         out.append(_not_capacity(sig, 0.5, f))
         out.append(_shortage(0.45, f, _("The Vulkan device's memory may be full: the text gives no figure to tell.")))
@@ -858,6 +877,18 @@ _LIBRARY_NOT_LOADED = re.compile(r"\b(?:unable to|cannot|can't|could not|couldn'
                                  r" (?:the )?(?:lib)?cudnn\b")
 
 
+# XLA's own words for a DNN/solver library it could not start, whichever framework embeds it: StreamExecutor's
+# "DNN library initialization failed. Look at the errors above for more details." (xla/stream_executor/cuda/
+# cuda_dnn.cc, CudnnSupport::Init, after cudnnCreate fails; the errors above it are the loader's "Loaded runtime CuDNN
+# library: X but source was compiled with: Y"), the compiler's RET_CHECK "dnn != nullptr" (no DNN library loaded at
+# all), and jaxlib's cusolverDnCreate. XLA preallocates before it compiles, but leaves a quarter of the GPU
+# (XLA_PYTHON_CLIENT_MEM_FRACTION=.75, docs.jax.dev "GPU memory allocation"), room for a handle; the threads that quote
+# them were a jaxlib built for another CUDA/cuDNN than the one installed (YoshitakaMo/localcolabfold#236, the
+# maintainer: install jax[cuda11] for CUDA 11.8; nrbennet/dl_binder_design#38: XLA_PYTHON_CLIENT_MEM_FRACTION=.5 did
+# not help, a conda CUDA newer than the driver did it). The library first, preallocation second (_library_mismatch_first).
+_XLA_LIBRARY_WORDS = ("dnn library initialization failed", "dnn != nullptr", "cusolverdncreate")
+
+
 def _library_init(f: Facts) -> list[Cause]:
     r = f.report
     usage = _XLA_USAGE.search(r.text or "")
@@ -869,7 +900,7 @@ def _library_init(f: Facts) -> list[Cause]:
     low = (r.text or "").lower()
     if _AUTOTUNER in low or "cudnn_status_execution_failed" in low:
         return _autotuner_preallocation(f)
-    if _jax_wording(r):
+    if _jax_wording(r) or any(w in low for w in _XLA_LIBRARY_WORDS):
         return _library_mismatch_first(f)
     if _OTHER_MACHINE.search(r.text or ""):
         return _library_mismatch_first(f)

@@ -27,6 +27,7 @@ buffer, the fix is the array's layout (the large dimensions last), not a smaller
 from __future__ import annotations
 
 import functools
+import re
 
 from gpudesk.catalog import CatalogError, open_catalog
 from gpudesk.oom.cause import Cause
@@ -63,6 +64,8 @@ def check(f: Facts) -> Cause | None:
     total = f.total
     largest = largest_gpu_bytes()
     workspace = _int(f.report.parsed.get("tactic_workspace_bytes"))
+    trt_piece = (_TRT_ONE_PIECE.search(f.report.text or "") is not None
+                 and _TRT_EXECUTION_CONTEXT.search(f.report.text or "") is None)
     bogus = (total is not None and req > 2 * total) or (total is None and req > largest)
     pool_held, pool_limit = f.pool_held, f.pool_limit
     checks: list[str] = []
@@ -85,6 +88,12 @@ def check(f: Facts) -> Cause | None:
         why = _("TensorRT's builder asked for {requested} in one piece as one tactic's workspace, up to the workspace "
                 "limit the build set, and the GPU could not give it: the limit is larger than this GPU can "
                 "hold beside the network.").format(requested=format_bytes(req))
+    elif total is None and trt_piece and req >= TRT_LARGE_PIECE_BYTES:
+        conf = 0.6
+        why = _("TensorRT asked for {requested} in one piece (one tactic's workspace while building, or the execution "
+                "context's whole activation memory) and the GPU could not give it: a piece that large is more than "
+                "most GPUs hold beside the network; the workspace limit or the engine's shapes set it.").format(
+                    requested=format_bytes(req))
     elif total is None and req >= largest / 2:
         conf = 0.7
         why = _("One request of {requested} is larger than almost every GPU: only the largest ({largest}) could hold "
@@ -117,7 +126,7 @@ def check(f: Facts) -> Cause | None:
         fix = _("Check the op that makes this tensor (shape {shape}): a Tile/Concat/broadcast that grew too "
                 "large").format(shape=r.tensor_shape)
         more = [_("Reduce the batch or the input length."), _("Add report_tensor_allocations_upon_oom to RunOptions.")]
-    if workspace is not None and not bogus:
+    if (workspace is not None or trt_piece) and not bogus:
         fix = _("Lower the builder's workspace limit below the GPU's free memory: "
                 "config.set_memory_pool_limit(trt.MemoryPoolType.WORKSPACE, N) (setMaxWorkspaceSize before TensorRT "
                 "8.4; trtexec --memPoolSize=workspace:N)")
@@ -145,6 +154,18 @@ def check(f: Facts) -> Cause | None:
         more_fixes=more,
         checks=checks,
     )
+
+
+# TensorRT's default allocator refusing one request ("Requested amount of GPU memory (N bytes) could not be allocated.
+# There may not be enough free memory for allocation to succeed.", logged by the builder and the runtime after a
+# failed cudaMalloc, NVIDIA/TensorRT#2643, #4258, #2826): TensorRT allocates a tactic's workspace while building, and an
+# execution context's activation memory (ICudaEngine::getDeviceMemorySize), each as one piece. With no capacity in the
+# text, a piece of 8 GiB or more (half of a 16 GB card, all of an 8 GB one) is read as one allocation the GPU cannot
+# hold (0.6, above a plain shortage's 0.5); a smaller one is not read so.
+_TRT_ONE_PIECE = re.compile(r"requested amount of gpu memory \(\d{1,20} bytes\) could not be allocated", re.IGNORECASE)
+TRT_LARGE_PIECE_BYTES = 8 * GiB
+# An execution context's creation is read by gpudesk.oom.rules.engine_budget (its own fix: the built maximum shapes).
+_TRT_EXECUTION_CONTEXT = re.compile(r"executioncontext|execution context", re.IGNORECASE)
 
 
 def _int(value: object) -> int | None:
