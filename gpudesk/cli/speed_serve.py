@@ -3,7 +3,7 @@
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
 ``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``; ``--pp`` (pipeline stages per replica) comes from the
-training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--api-server-count``, ``--benchmark-warmup``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--api-server-count``, ``--benchmark-warmup``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``, ``--scheduler-recv-interval``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
 ``{"serve": {...}, "assumptions": [...]}``.
@@ -29,7 +29,7 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "engine_version": "--engine-version", "gpus_per_node": "--server", "length_spread": "--length-spread",
           "api_server_count": "--api-server-count", "pp": "--pp",
           "backend": "--trtllm-backend", "attention_dp": "--attention-dp", "kv_block_size": "--block-size",
-          "rocm_aiter": "--rocm-aiter"}
+          "rocm_aiter": "--rocm-aiter", "scheduler_recv_interval": "--scheduler-recv-interval"}
 
 
 def _rate(text: str) -> float:
@@ -99,6 +99,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                                "version does not tell: default on"))
     parser.add_argument("--block-size", type=at_least_one, default=None, metavar="N",
                         help=_("tokens per KV-cache block (vLLM --block-size); default: the engine's (16)"))
+    parser.add_argument("--scheduler-recv-interval", type=at_least_one, default=1, metavar="N",
+                        help=_("SGLang takes new requests every N decode steps (--scheduler-recv-interval); "
+                               "default 1"))
     parser.add_argument("--overlap-scheduling", action=argparse.BooleanOptionalAction, default=None,
                         help=_("the engine prepares the next step on the CPU while the GPU runs this one (vLLM "
                                "--async-scheduling, SGLang overlap scheduler); default: the engine's"))
@@ -210,7 +213,8 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      attention_dp=_attention_dp(args, tp),
                      benchmark_warmup=bool(getattr(args, "benchmark_warmup", False)),
                      rocm_aiter=_aiter(getattr(args, "rocm_aiter", None)),
-                     kv_block_size=getattr(args, "block_size", None))
+                     kv_block_size=getattr(args, "block_size", None),
+                     scheduler_recv_interval=int(getattr(args, "scheduler_recv_interval", 1) or 1))
     try:
         # the release spellings estimate serve takes (a pip freeze pin included), refused alike
         load = replace(load, engine_version=release_version(load.engine, load.engine_version))

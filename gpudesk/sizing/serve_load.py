@@ -70,6 +70,8 @@ class ServeLoad:
     ``rocm_aiter``: vLLM on AMD Instinct with AITER kernels (``VLLM_ROCM_USE_AITER=1``) or without (False); None:
     the AITER kernels, since the version does not tell which image ran (:mod:`gpudesk.sizing.serve_rocm_attention`).
     ``kv_block_size``: tokens per KV-cache block (vLLM ``--block-size``; None: the engine's default, 16).
+    ``scheduler_recv_interval``: SGLang ``--scheduler-recv-interval`` (new requests are taken in every this many
+    decode steps; 1, the default, every step: :mod:`gpudesk.sizing.serve_sched`); only SGLang takes one.
     ``backend``: TensorRT-LLM's runtime, ``pytorch`` or ``tensorrt`` (None: the release's default,
     :func:`gpudesk.sizing.serve_host.trtllm_backend`); only TensorRT-LLM takes one.
     """
@@ -102,6 +104,7 @@ class ServeLoad:
     benchmark_warmup: bool = False
     rocm_aiter: bool | None = None
     kv_block_size: int | None = None
+    scheduler_recv_interval: int = 1
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.
@@ -144,6 +147,11 @@ class ServeLoad:
         if self.num_prompts is not None:
             positive_int("num_prompts", self.num_prompts, MAX_NUM_PROMPTS)
         positive_int("num_scheduler_steps", self.num_scheduler_steps, 1024)
+        positive_int("scheduler_recv_interval", self.scheduler_recv_interval, 1024)
+        if self.scheduler_recv_interval > 1 and self.engine.lower() != "sglang":
+            raise SizingError("scheduler_recv_interval", _(
+                "only SGLang has a scheduler receive interval (--scheduler-recv-interval; got engine {engine!r}).").format(
+                engine=self.engine))
         if self.gpus_per_node is not None:
             positive_int("gpus_per_node", self.gpus_per_node, MAX_TP)
         engine_version_tuple(self.engine_version)

@@ -51,6 +51,16 @@ cannot join a batch that has already been prepared"). A request that arrives whi
 n + 2, not n + 1: one more step of TTFT, which at a large steady batch is most of the TTFT. An idle engine schedules
 an arriving request at once.
 
+Receiving every n decode steps (SGLang ``--scheduler-recv-interval`` n > 1): the scheduler takes new requests
+from the tokenizer only when a counter, raised by 1 for each decode step (and for each idle turn of the loop) and
+by 1000 for any other step, reaches n; it then resets (``python/sglang/srt/managers/scheduler_recv_skipper.py``
+``SchedulerRecvSkipper.handle``: ``_WEIGHT_OF_FORWARD_MODE`` DECODE 1, None 1, default 1000; ``scheduler.py``
+``recv_requests`` returns nothing until ``handle`` says so; the weights, hard-coded there, became the environment
+variables ``SGLANG_SCHEDULER_RECV_SKIPPER_WEIGHT_*`` in sgl-project/sglang PR 13855, 2025-11). A request
+that arrives while the engine decodes therefore waits for the next such receive, up to n decode steps, on average
+about (n - 1) / 2 of them: TTFT rises by that many TPOTs, while an idle engine (the idle loop turns quickly) and the
+step after a prompt's take new requests at once.
+
 Loads (one replica; the load is split evenly over replicas):
 - closed loop, ``concurrency`` C: C clients each send a request when their previous one finishes (vLLM
   ``benchmark_serving --max-concurrency``), ``num_prompts`` in all;
@@ -139,6 +149,7 @@ class Load:
     frontend_servers: int = 1
     first_prompt_cached: bool = False
     schedule_ahead: bool = False  # step n + 1 is scheduled when step n starts (serve_host.schedules_ahead)
+    recv_interval_steps: int = 1  # new requests are taken every this many decode steps (module docstring)
 
 
 @dataclass(frozen=True)
@@ -398,8 +409,14 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
         heapq.heapify(running)
         return base
 
+    recv_every = max(1, load.recv_interval_steps)
+    recv_counter = recv_every  # decode steps since the scheduler last took new requests (module docstring)
+
     while len(done) < prompts:
-        while arrivals and arrivals[0][0] <= scheduled_s + 1e-12:
+        receive = recv_counter >= recv_every
+        if receive:
+            recv_counter = 0  # the receive resets the counter whether or not anything arrived
+        while receive and arrivals and arrivals[0][0] <= scheduled_s + 1e-12:
             req_inp, req_out = lengths()
             arrived = arrivals.popleft()[1]
             after = created >= prompts  # one of the steady state's later arrivals
@@ -438,6 +455,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 break
             now = max(now, arrivals[0][0])
             scheduled_s = now  # an idle engine schedules an arriving request at once
+            recv_counter = recv_every  # and its idle loop reaches the receive interval at once
             continue
         if prefilling and (block_left == 0 or budget.mixed_prefill):
             # One step with prompt chunks: mixed with every decode token (decode first, then chunks up to the
@@ -468,6 +486,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             busy_batch_time += (d + len(prefilling)) * dt
             if d:
                 decode_steps += 1
+            recv_counter = recv_every  # a step with prompts weighs 1000: the next turn receives
             if whole_prompts and not any(req not in completed for req in prefilling):
                 block_left = block - 1  # the prompts' step is the block's first; its other steps decode
             for req in completed:
@@ -504,7 +523,13 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 k = min(k, block_left)
             elif arrivals and len(running) < limit:
                 first = steps.step_s(d, context)
-                k = max(1, min(k, math.ceil((arrivals[0][0] - now) / first)))
+                reach = max(1, math.ceil((arrivals[0][0] - now) / first))
+                if recv_every > 1:
+                    # The arrival is taken at the first receive at or after it (module docstring).
+                    to_recv = max(1, recv_every - recv_counter)
+                    reach = to_recv if reach <= to_recv else to_recv + math.ceil((reach - to_recv) / recv_every) * \
+                        recv_every
+                k = max(1, min(k, reach))
             if on_demand:
                 free = capacity - prefill_reserved - context
                 k = max(1, min(k, free // max(1, d)))
@@ -515,6 +540,9 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             now += dt
             busy_batch_time += d * dt
             decode_steps += k
+            recv_counter += k
+            if recv_counter > recv_every:
+                recv_counter = recv_every if recv_every <= 1 else recv_counter % recv_every or recv_every
             if block > 1:
                 block_left -= k
         while running and running[0][0] <= decode_steps:

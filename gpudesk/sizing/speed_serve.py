@@ -93,6 +93,7 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
                                           frontend_token_s=front.token_s if front else 0.0,
                                           frontend_servers=front.servers if front else 1,
                                           first_prompt_cached=warmup,
+                                          recv_interval_steps=load.scheduler_recv_interval,
                                           schedule_ahead=schedules_ahead(load.engine.lower(), load.engine_version,
                                                                          load.backend, steps.host_overlap)))
     assumptions = budget.assumptions + steps.assumptions + result.assumptions

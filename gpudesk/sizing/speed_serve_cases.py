@@ -123,6 +123,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         benchmark_warmup=bool(case.get("benchmark_warmup", False)),
         rocm_aiter=_on_off(case.get("rocm_aiter")),
         kv_block_size=int(case["block_size"]) if case.get("block_size") is not None else None,
+        scheduler_recv_interval=int(case.get("scheduler_recv_interval") or 1),
     )
 
 

@@ -186,3 +186,20 @@ def test_rocm_aiter_with_another_engine_is_a_clear_error():
             "--concurrency 4 --engine sglang --rocm-aiter off")
     with pytest.raises(CliError, match="--rocm-aiter"):
         cmd_serve_speed(_parser().parse_args(base.split()))
+
+
+def test_scheduler_recv_interval_raises_sglang_ttft_and_is_sglang_only(capsys):
+    """SGLang --scheduler-recv-interval 30 (InferenceX's B200 / B300 DeepSeek-R1 recipes at concurrency >= 16): a
+    request arriving while 15 others decode waits for the next receive (serve_sched). Spread lengths keep the
+    clients out of lock step (with equal lengths all 16 finish together and find the engine idle)."""
+    base = ("--gpu h100-sxm5 --model llama-3.1-8b --count 1 --input-tokens 1024 --output-tokens 1024 "
+            "--concurrency 16 --length-spread 0.1 --engine sglang --json")
+
+    def run(extra: str) -> dict:
+        assert cmd_serve_speed(_parser().parse_args((base + extra).split())) == 0
+        return json.loads(capsys.readouterr().out)
+
+    every, thirty = run(""), run(" --scheduler-recv-interval 30")
+    assert thirty["serve"]["ttft_s"] - every["serve"]["ttft_s"] > 5 * every["serve"]["tpot_s"]
+    with pytest.raises(CliError, match="--scheduler-recv-interval"):
+        cmd_serve_speed(_parser().parse_args((base.replace("sglang", "vllm") + " --scheduler-recv-interval 30").split()))

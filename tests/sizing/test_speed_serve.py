@@ -1248,3 +1248,37 @@ def test_a_steady_state_estimate_leaves_the_closed_loops_first_wave_out(catalog)
     counted = serve_speed(spec, gpu, dataclasses.replace(load, num_prompts=125), link)
     assert steady.ttft_s < 0.8 * counted.ttft_s
     assert steady.output_tokens_per_s == pytest.approx(counted.output_tokens_per_s, rel=1e-9)
+
+
+def _b300_r1_row(concurrency: int, metric: str) -> dict:
+    """InferenceX's DeepSeek-R1-0528 FP8 TP8 run on 8x B300, SGLang 0.5.12, random 1k/1k (range ratio 0.8)
+    (SemiAnalysisAI/InferenceX PR 3175's baseline table, recipe benchmarks/single_node/dsr1_fp8_b300.sh at ed5867f:
+    --scheduler-recv-interval 10 below concurrency 16, else 30)."""
+    return {"kind": "serve", "model": "deepseek-r1", "gpu": "b300", "gpus": 8, "gpus_per_node": 8,
+            "interconnect": "nvlink", "engine": "sglang", "engine_version": "0.5.12", "tp": 8, "ep": 1,
+            "weight_format": "fp8", "kv_dtype": "fp8", "input_tokens": 922, "output_tokens": 922,
+            "length_spread": 0.111, "concurrency": concurrency, "num_prompts": 10 * concurrency,
+            "gpu_memory_utilization": 0.82, "max_num_batched_tokens": 32768, "max_num_seqs": 128,
+            "benchmark_warmup": True, "measured": {"metric": metric, "value": 1.0, "unit": "s"}}
+
+
+def test_sglang_recv_interval_delays_requests_that_arrive_while_decoding():
+    """SGLang's SchedulerRecvSkipper (python/sglang/srt/managers/scheduler_recv_skipper.py) takes new requests every
+    n decode steps: at concurrency 16 with n = 30 a request arriving mid-decode waits about (n - 1) / 2 steps. The
+    published TTFT rises from 146 ms (c8, n = 10) to 312 ms (c16, n = 30) while TPOT goes from 10.1 to 12.3 ms."""
+    row = _b300_r1_row(16, "ttft_s")
+    every, _a = predict_serve_case(row)
+    thirty, _a = predict_serve_case(dict(row, scheduler_recv_interval=30))
+    tpot, _a = predict_serve_case(dict(row, scheduler_recv_interval=30, measured={
+        "metric": "tpot_s", "value": 1.0, "unit": "s"}))
+    assert thirty - every == pytest.approx(14.5 * tpot, rel=0.35)
+    # An idle engine takes an arriving request at once: one client at a time waits for no receive.
+    one = _b300_r1_row(1, "ttft_s")
+    assert predict_serve_case(dict(one, scheduler_recv_interval=10))[0] == pytest.approx(
+        predict_serve_case(one)[0], rel=1e-9)
+
+
+def test_recv_interval_is_sglang_only():
+    with pytest.raises(SizingError) as err:
+        ServeLoad(engine="vllm", concurrency=4, scheduler_recv_interval=10).validated()
+    assert err.value.field == "scheduler_recv_interval"
