@@ -269,7 +269,7 @@ def test_fresh_cases_are_real_labelled_and_separate_from_the_development_sets():
     fresh_urls: list[str] = []
     for name in FRESH_FILES.values():
         for row in _rows(name):
-            assert row["url"].startswith("https://github.com/") and row["message"].strip() and row["context"].strip()
+            assert row["url"].startswith(("https://github.com/", "https://stackoverflow.com/")) and row["message"].strip() and row["context"].strip()
             assert row["expected_cause"] in CAUSE_IDS and row["labelled"] == "fresh"
             if row["expected_cause"] == "not_capacity":
                 assert row["expected_check"] in CHECKS, row["url"]
