@@ -33,16 +33,13 @@ _ONE_VS_OTHERS = re.compile(_SIZE + r"\s{1,3}on\s{1,3}one\s{1,3}(?:gpu|card|devi
 HIGH_CONFIDENCE = 0.88
 
 
-def _bytes(number: str, unit: str) -> int:
-    """A user's figure in bytes (GB and G read as GiB, as the doctor's parsers read them)."""
-    return to_bytes(number, "GiB" if unit.upper() in ("G", "GB", "GIB") else "MiB")
-
-
 def _figures(text: str) -> list[int]:
-    loads = [_bytes(m.group(3), m.group(4)) for m in _GPU_FIGURE.finditer(text)]
+    """The per-GPU figures of ``text`` in bytes (GB and G read as GiB, MB as MiB: :func:`to_bytes`, as the doctor's
+    parsers read them)."""
+    loads = [to_bytes(m.group(3), m.group(4)) for m in _GPU_FIGURE.finditer(text)]
     m = _ONE_VS_OTHERS.search(text)
     if m is not None:
-        loads += [_bytes(m.group(1), m.group(2)), _bytes(m.group(3), m.group(4))]
+        loads += [to_bytes(m.group(1), m.group(2)), to_bytes(m.group(3), m.group(4))]
     return loads
 
 
