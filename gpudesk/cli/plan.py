@@ -27,6 +27,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.error_band import FRAMEWORKS
+from gpudesk.sizing.zero3_params import DEFAULT_MAX_LIVE_PARAMETERS, DEFAULT_MAX_REUSE_DISTANCE
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
 
@@ -150,10 +151,10 @@ def add_parser(subparsers) -> None:
                           "generate/tp.py; vLLM splits them)"))
     m.add_argument("--embeddings-on-host", action="store_true",
                    help=_("inference: the input embedding table stays in host memory (ExLlama's device map)"))
-    m.add_argument("--zero3-max-reuse-distance", type=_elements, default=1_000_000_000, metavar="N",
+    m.add_argument("--zero3-max-reuse-distance", type=_elements, default=DEFAULT_MAX_REUSE_DISTANCE, metavar="N",
                    help=_("DeepSpeed ZeRO-3 stage3_max_reuse_distance in elements (default 1e9): gathered parameters "
                           "used again within this many are kept"))
-    m.add_argument("--zero3-max-live-params", type=_elements, default=1_000_000_000, metavar="N",
+    m.add_argument("--zero3-max-live-params", type=_elements, default=DEFAULT_MAX_LIVE_PARAMETERS, metavar="N",
                    help=_("DeepSpeed ZeRO-3 stage3_max_live_parameters (default 1e9): cap on prefetched parameters"))
     m.add_argument("--zero3-prefetch-bucket", type=_elements, default=None, metavar="N",
                    help=_("DeepSpeed ZeRO-3 stage3_prefetch_bucket_size in elements (default auto: 0.9 x hidden^2)"))
