@@ -437,28 +437,29 @@ def inference_memory(
 def _inference_at_stage(
     spec: ModelSpec,
     *,
-    weight_format: str = CHECKPOINT_WEIGHT_FORMAT,
-    kv_precision: str = "bf16",
-    context_tokens: int = 4096,
-    concurrent_sequences: int = 1,
-    paged_block_tokens: int | None = PAGED_BLOCK_TOKENS,
-    prefill_tokens: int | None = None,
-    flash_attention: bool = True,
-    tensor_parallel: int = 1,
-    activation_bytes_per_sample: int | None = None,
-    overheads: Overheads = Overheads(),
-    hybrid_kv_cache: bool = True,
-    kv_cache_impl: str = "paged",
-    mla_decode_weights: str = "up-proj",
-    prompt_logits: str = "last",
-    fused_qkv_load: bool = False,
-    tp_replicated_vocab: bool = False,
-    embeddings_on_host: bool = False,
+    weight_format: str,
+    kv_precision: str,
+    context_tokens: int,
+    concurrent_sequences: int,
+    paged_block_tokens: int | None,
+    prefill_tokens: int | None,
+    flash_attention: bool,
+    tensor_parallel: int,
+    activation_bytes_per_sample: int | None,
+    overheads: Overheads,
+    hybrid_kv_cache: bool,
+    kv_cache_impl: str,
+    mla_decode_weights: str,
+    prompt_logits: str,
+    fused_qkv_load: bool,
+    tp_replicated_vocab: bool,
+    embeddings_on_host: bool,
+    bnb_fp32_compute: bool,
     stage: Stage | None = None,
     stage_gpus: int = 1,
-    bnb_fp32_compute: bool = False,
 ) -> MemoryEstimate:
-    """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each; with ``stage``, the
+    """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each (the settings and their
+    defaults are :func:`inference_memory`'s, which passes every one); with ``stage``, the
     memory of that GPU of a layer split over ``stage_gpus`` GPUs (its layers' weights and KV cache, one of its
     layers' transient, the logits only where the LM head is). ``bnb_fp32_compute``: bitsandbytes 4-bit layers
     that compute in fp32 (:mod:`gpudesk.sizing.bnb_compute`).
