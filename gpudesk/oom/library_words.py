@@ -31,6 +31,9 @@ _VERSIONS_VARIED = re.compile(
     r"|(?:改为|改成|换成|换为|换到|切换到|切换为|降级到|降到|升级到|改用)\s{0,2}(?:py)?(?:python|torch|cuda|cudnn)\s{0,2}\d",
     re.IGNORECASE)
 
+# Substrings one of _VERSIONS_VARIED's branches needs (lower-cased): a cheap test before the pattern runs.
+_VERSION_WORDS = ("version", "downgrad", "upgrad", "switch", "reinstall", "改", "换", "切换", "降", "升")
+
 
 def library_not_memory(text: str) -> bool:
     """The text says the handle failure does not depend on the job's size, or that the versions were what changed."""
@@ -38,8 +41,6 @@ def library_not_memory(text: str) -> bool:
     return (("batch" in low and _SIZE_INDEPENDENT.search(text) is not None)
             or (any(w in low for w in _VERSION_WORDS) and _VERSIONS_VARIED.search(text) is not None))
 
-
-_VERSION_WORDS = ("version", "downgrad", "upgrad", "switch", "reinstall", "改", "换", "切换", "降", "升")
 
 
 # A failure said to happen at batch size 1, the job's smallest step ("cuda out of memory with bs=1", "OOM even at

@@ -18,7 +18,8 @@ from gpudesk.i18n import _
 from gpudesk.planner.errors import PlanInputError, PlanInputErrors
 from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
-from gpudesk.sizing.memory import MODES
+from gpudesk.sizing.zero3_params import DEFAULT_MAX_LIVE_PARAMETERS, DEFAULT_MAX_REUSE_DISTANCE
+from gpudesk.sizing.memory import MODES, ZERO3_SETTINGS
 from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.memory_train import OFFLOAD_MODES, SHARDING_MODES
@@ -152,8 +153,8 @@ class ModelMemory:
     modules_to_save: list[str] = field(default_factory=list)
     no_kv_cache: bool = False
     bnb_fp32_compute: bool = False
-    zero3_max_reuse_distance: int = 1_000_000_000
-    zero3_max_live_parameters: int = 1_000_000_000
+    zero3_max_reuse_distance: int = DEFAULT_MAX_REUSE_DISTANCE
+    zero3_max_live_parameters: int = DEFAULT_MAX_LIVE_PARAMETERS
     zero3_prefetch_bucket: int | None = None
     zero3_persistence_threshold: int | None = None
     zero3_reduce_bucket: int | None = None
@@ -396,9 +397,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
             "recompute modules choose what selective recompute redoes; full recompute already redoes every layer's "
             "forward.")))
     check(_num, "model.lora_rank", m.lora_rank, maximum=65536, integer=True)
-    for name in ("zero3_max_reuse_distance", "zero3_max_live_parameters"):
-        check(_num, f"model.{name}", getattr(m, name), minimum=0, strict=False, maximum=1e13, integer=True)
-    for name in ("zero3_prefetch_bucket", "zero3_persistence_threshold", "zero3_reduce_bucket"):
+    for name in ZERO3_SETTINGS:
         check(_num, f"model.{name}", getattr(m, name), minimum=0, strict=False, maximum=1e13, integer=True)
     check(_num, "model.activation_bytes_per_sample", m.activation_bytes_per_sample, maximum=1e13, integer=True)
     check(_num, "model.train_flops_per_sample", m.train_flops_per_sample, maximum=1e21)

@@ -12,7 +12,7 @@ from gpudesk.i18n import _
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.requirement import ModelMemory, Requirement
 from gpudesk.sizing.errors import ConfigFileError, ShapeError
-from gpudesk.sizing.memory import MemoryWorkload
+from gpudesk.sizing.memory import ZERO3_SETTINGS, MemoryWorkload
 from gpudesk.sizing.overheads import Overheads
 from gpudesk.sizing.shapes import (
     ModelSpec,
@@ -168,14 +168,9 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
     shard = sharding or (m.sharding if m.sharding != "auto" else "ddp")
     rec = recompute or (m.recompute if m.recompute != "auto" else "none")
     # DeepSpeed's ZeRO-3 settings act where the plan runs full training under ZeRO-3 (sharding "auto" may pick another).
-    zero3 = m.mode == "train" and shard == "zero3"
-    defaults = MemoryWorkload()
+    zero3 = {name: getattr(m, name) for name in ZERO3_SETTINGS} if m.mode == "train" and shard == "zero3" else {}
     return MemoryWorkload(
-        zero3_max_reuse_distance=m.zero3_max_reuse_distance if zero3 else defaults.zero3_max_reuse_distance,
-        zero3_max_live_parameters=m.zero3_max_live_parameters if zero3 else defaults.zero3_max_live_parameters,
-        zero3_prefetch_bucket=m.zero3_prefetch_bucket if zero3 else None,
-        zero3_persistence_threshold=m.zero3_persistence_threshold if zero3 else None,
-        zero3_reduce_bucket=m.zero3_reduce_bucket if zero3 else None,
+        **zero3,
         mode=m.mode, precision=m.precision, optimizer=m.optimizer, seq_len_tokens=m.seq_len_tokens,
         micro_batch_size=mb, gpus=gpus, sharding=shard, offload=m.offload, recompute=rec,
         flash_attention=m.flash_attention, tensor_parallel=tp,

@@ -24,6 +24,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.lora_modules import FUSED_GATE_UP_MODEL_TYPES
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.units import GIB
 
 # Weight formats stored by bitsandbytes ``Linear4bit`` (NF4/FP4 with or without double quantisation).
 BNB_4BIT_FORMATS = frozenset({"nf4", "nf4-dq"})
@@ -57,6 +58,6 @@ def fp32_compute_extra_bytes(spec: ModelSpec, weight_format: str, tokens: int, t
 def fp32_compute_note(extra_bytes: float) -> tuple[str, str]:
     """The assumption shown with the fp32 compute of bitsandbytes 4-bit layers."""
     return (_("bitsandbytes 4-bit layers compute in fp32: {gib:.2f} GiB more prefill transient (fp32 input, output "
-              "and dequantised weight of the widest layer)").format(gib=extra_bytes / 2**30),
+              "and dequantised weight of the widest layer)").format(gib=extra_bytes / GIB),
             "bitsandbytes nn/modules.py Linear4bit.forward; autograd/_functions.py MatMul4Bit; transformers "
             "BitsAndBytesConfig (bnb_4bit_compute_dtype default float32)")

@@ -384,10 +384,10 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
         lagged_done.clear()
 
     def preempt(base: int) -> int:
+        """vLLM's recompute preemption (SGLang's retraction alike): while the running requests' next tokens overflow
+        the KV pool, the newest one gives its blocks back and returns to the head of the waiting queue to prefill its
+        prompt and the tokens it produced again (module docstring). Returns the new ``context_base``."""
         nonlocal done_sum
-        """vLLM's recompute preemption: while the running requests' next tokens overflow the KV pool, the newest
-        one gives its blocks back and returns to the head of the waiting queue to prefill its prompt and the tokens
-        it produced again (module docstring). Returns the new ``context_base``."""
         def overflows() -> bool:
             return len(running) > 1 and prefill_reserved + base + len(running) * (decode_steps + 1) > capacity
 

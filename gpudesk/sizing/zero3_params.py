@@ -69,11 +69,16 @@ def _layer_modules(spec: ModelSpec, tensor_parallel: int) -> list[int]:
     return [x // tensor_parallel for x in attention + [mlp // parts] * parts]
 
 
+def _vocab_table(spec: ModelSpec, tensor_parallel: int) -> int:
+    """Parameter count of one vocabulary table (the embedding, or an untied LM head) on one GPU."""
+    return (spec.vocab_size or 0) * (spec.hidden_size or 0) // tensor_parallel
+
+
 def step_trace(spec: ModelSpec, recompute: bool, tensor_parallel: int = 1) -> list[tuple[int, int]]:
     """One training step's module trace as ``(module id, parameters)``, forward then backward."""
     layers = spec.layers or 0
     per_layer = _layer_modules(spec, tensor_parallel)
-    table = (spec.vocab_size or 0) * (spec.hidden_size or 0) // tensor_parallel
+    table = _vocab_table(spec, tensor_parallel)
     embed, head = 0, (0 if spec.tied_embeddings else 1)
 
     def layer_ids(i: int) -> list[tuple[int, int]]:
@@ -135,8 +140,7 @@ def zero3_gathered_bytes(spec: ModelSpec, settings: Zero3Settings, param_bytes: 
     """Bytes ZeRO-3 holds beyond the partitions: the gathered parameters at their peak and the persistent ones at
     ``param_bytes`` each, one module's unreduced gradient and the reduce bucket at ``grad_bytes``."""
     _reuse, _live, _prefetch, _persist, reduce = settings.resolved(spec.hidden_size or 0)
-    largest_module = max(_layer_modules(spec, tensor_parallel) + [
-        (spec.vocab_size or 0) * (spec.hidden_size or 0) // tensor_parallel])
+    largest_module = max(_layer_modules(spec, tensor_parallel) + [_vocab_table(spec, tensor_parallel)])
     gathered = peak_gathered_params(spec, settings, recompute, tensor_parallel) + persistent_params(
         spec, settings, tensor_parallel)
     return gathered * param_bytes + (largest_module + reduce) * grad_bytes

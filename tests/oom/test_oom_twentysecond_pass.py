@@ -165,6 +165,13 @@ def test_placement_and_growth_need_their_figures_and_engine() -> None:
     assert _top("CUDA runtime error: out of memory\n持续运行时显存一直缓慢增长直到oom")[0] != "kv_cache_budget"
 
 
+def test_placement_figures_in_mb_read_as_mib() -> None:
+    # "MB" as the doctor's parsers read it (binary): 9000 MB and 900 MB are 9000 and 900 MiB.
+    top = diagnose_text("GPU 0: 9000MB used\nGPU 1: 900MB used\nCUDA out of memory. Tried to allocate 2.00 GiB").causes[0]
+    assert top.id == "multi_gpu_imbalance"
+    assert (top.evidence["busiest_gpu_bytes"], top.evidence["least_gpu_bytes"]) == (9000 * 2**20, 900 * 2**20)
+
+
 # aigc-apps/EasyAnimate#157.
 NOT_CLEARED = "VRAM does not clear after video generation so goes OOM after generating 2-3 videos"
 # voice-cloning-app/Voice-Cloning-App#74.

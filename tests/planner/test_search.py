@@ -260,3 +260,16 @@ def serve_load_for(result, t, concurrency, serve_load):
         req = result.requirement
         spec = result.model
     return serve_load(_Ctx, t, concurrency)
+
+
+def test_zero3_settings_reach_the_workload_only_under_zero3_training():
+    # DeepSpeed's stage3_* / reduce_bucket_size act in full training under ZeRO-3; under another sharding the plan's
+    # workload keeps the defaults (the memory model refuses them elsewhere).
+    req = load_profile(examples_dir() / "article-13b-finetune.toml")  # mode train
+    req.model.zero3_reduce_bucket = 10**6
+    req.model.zero3_max_reuse_distance = 0
+    under = memory_workload(req, gpus=8, sharding="zero3")
+    assert (under.zero3_reduce_bucket, under.zero3_max_reuse_distance) == (10**6, 0)
+    other = memory_workload(req, gpus=8, sharding="fsdp")
+    assert other.zero3_reduce_bucket is None and other.zero3_max_reuse_distance == 1_000_000_000
+    assert estimate_memory(resolve_model(req.model, open_catalog()), other).total_bytes > 0  # not refused

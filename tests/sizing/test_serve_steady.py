@@ -167,8 +167,9 @@ def test_sglang_prefill_steps_launch_their_kernels_eagerly():
     assert step_model(spec, gpu, vllm_v1, None, budget.kv_dtype).prefill_layer_latency_s == 0.0
 
 
-def _fresh20_row(case_id: str) -> dict:
-    for line in (speed_cases_dir() / "fresh20_serve_runs.jsonl").read_text(encoding="utf-8").splitlines():
+def _serve_row(set_name: str, case_id: str) -> dict:
+    """The row ``case_id`` of the bundled ``<set_name>_serve_runs.jsonl``."""
+    for line in (speed_cases_dir() / f"{set_name}_serve_runs.jsonl").read_text(encoding="utf-8").splitlines():
         if line.strip() and json.loads(line)["id"] == case_id:
             return json.loads(line)
     raise AssertionError(case_id)
@@ -189,17 +190,10 @@ def test_trtllm_without_chunked_context_mixes_whole_prompts_into_generation_step
     vllm_v0 = engine_budget(spec, gpu, dataclasses.replace(load, engine="vllm", engine_version="0.6.3"))
     assert not vllm_v0.mixed_prefill  # vLLM V0 without chunked prefill does run prompt-only steps
     prefix = "mlperf-i51-hpe-dl380a-rtxpro6000-mixtral-8x7b-server-"
-    tpot, _ = predict_serve_case(_fresh20_row(prefix + "tpot-s"))
+    tpot, _ = predict_serve_case(_serve_row("fresh20", prefix + "tpot-s"))
     assert tpot == pytest.approx(0.146301, rel=0.3)
-    ttft, _ = predict_serve_case(_fresh20_row(prefix + "ttft-s"))
+    ttft, _ = predict_serve_case(_serve_row("fresh20", prefix + "ttft-s"))
     assert ttft == pytest.approx(0.286138, rel=0.5)
-
-
-def _fresh22_row(case_id: str) -> dict:
-    for line in (speed_cases_dir() / "fresh22_serve_runs.jsonl").read_text(encoding="utf-8").splitlines():
-        if line.strip() and json.loads(line)["id"] == case_id:
-            return json.loads(line)
-    raise AssertionError(case_id)
 
 
 def test_sglang_admits_on_the_kv_in_use_not_on_every_whole_output(catalog):
@@ -208,7 +202,7 @@ def test_sglang_admits_on_the_kv_in_use_not_on_every_whole_output(catalog):
     new prompts are admitted at once and the running batch grows. SGLang's PrefillAdder holds back only the new-token
     ratio (0.7 decaying to 0.098) times the running requests' remaining output; reserving every request's prompt and
     whole output capped the batch at 1,184 requests and queued the rest (median TTFT 9.8 s, 16x)."""
-    row = _fresh22_row("dc22-h200-llama33-70b-sglang-random-rr16-ttft")
+    row = _serve_row("fresh22", "dc22-h200-llama33-70b-sglang-random-rr16-ttft")
     ttft, _ = predict_serve_case(row)
     assert 0.4 * 0.61425 < ttft < 1.5 * 0.61425
     spec = spec_from_catalog(catalog.model("llama-3.3-70b"))

@@ -93,7 +93,7 @@ def _ollama_context(f: Facts) -> Cause | None:
 
 
 # An out-of-memory failure said in words, the short forms included ("OOM", "CUDA-ooM").
-_OOM_SAID = re.compile(r"out of memory|(?<![a-z0-9])oom(?:s|ed|ing)?(?![a-z0-9])|显存不足|爆显存|显存溢出", re.IGNORECASE)
+OOM_SAID = re.compile(r"out of memory|(?<![a-z0-9])oom(?:s|ed|ing)?(?![a-z0-9])|显存不足|爆显存|显存溢出", re.IGNORECASE)
 _TGI_TOKENS = re.compile(r"\bmax[_-]batch[_-]total[_-]tokens\b|\bmax[_-]total[_-]tokens\b", re.IGNORECASE)
 _SGLANG = re.compile(r"\bsglang\b", re.IGNORECASE)
 _SGLANG_FRACTION = re.compile(r"mem[_-]fraction[_-]static\W{0,3}(0?\.\d{1,4})", re.IGNORECASE)
@@ -111,7 +111,7 @@ def _no_figures(f: Facts) -> bool:
 def _tgi_tokens(f: Facts) -> Cause | None:
     text = f.report.text or ""
     m = _TGI_TOKENS.search(text)
-    if m is None or not _no_figures(f) or _OOM_SAID.search(text) is None:
+    if m is None or not _no_figures(f) or OOM_SAID.search(text) is None:
         return None
     return Cause(
         id="kv_cache_budget",
@@ -129,7 +129,7 @@ def _tgi_tokens(f: Facts) -> Cause | None:
 
 def _sglang_server(f: Facts) -> Cause | None:
     text = f.report.text or ""
-    if _SGLANG.search(text) is None or not _no_figures(f) or _OOM_SAID.search(text) is None:
+    if _SGLANG.search(text) is None or not _no_figures(f) or OOM_SAID.search(text) is None:
         return None
     m = _SGLANG_FRACTION.search(text)
     return Cause(
@@ -147,7 +147,7 @@ def _sglang_server(f: Facts) -> Cause | None:
 
 def _vllm_context(f: Facts) -> Cause | None:
     text = f.report.text or ""
-    if _UTILIZATION_NO_HELP.search(text) is None or _VLLM.search(text) is None or _OOM_SAID.search(text) is None:
+    if _UTILIZATION_NO_HELP.search(text) is None or _VLLM.search(text) is None or OOM_SAID.search(text) is None:
         return None
     return Cause(
         id="kv_cache_budget",
@@ -172,7 +172,7 @@ def _small_vllm_share(f: Facts) -> Cause | None:
     text = f.report.text or ""
     m = _UTILIZATION.search(text)
     if m is None or float(m.group(1)) >= _SMALL_SHARE or float(m.group(1)) <= 0 or _VLLM.search(text) is None \
-            or _OOM_SAID.search(text) is None or not _no_figures(f):
+            or OOM_SAID.search(text) is None or not _no_figures(f):
         return None
     share = float(m.group(1))
     return Cause(
@@ -191,7 +191,7 @@ def _small_vllm_share(f: Facts) -> Cause | None:
 def _llamacpp_context(f: Facts) -> Cause | None:
     text = f.report.text or ""
     m = _LLAMACPP_CONTEXT.search(text)
-    if m is None or f.requested is not None or _OOM_SAID.search(text) is None:
+    if m is None or f.requested is not None or OOM_SAID.search(text) is None:
         return None
     n_ctx = int(m.group(1)) if m.group(1) else None
     return Cause(

@@ -18,6 +18,7 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import generic
+from gpudesk.oom.rules import budget_words
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.i18n import _
 
@@ -26,12 +27,11 @@ _SETTING = re.compile(r"\bcache_max_entry_count\b|\bcache_chunk_size\b", re.IGNO
 # Growth in Chinese: memory that keeps (一直/持续/不断/逐渐/慢慢/缓慢) rising (增长/增加/上涨/上升/变大).
 _ZH_GROWTH = re.compile(r"(?:显存|内存|memory|vram)[^\n。；]{0,10}?(?:一直|持续|不断|逐渐|慢慢|缓慢)[^\n。；]{0,6}?"
                         r"(?:增长|增加|上涨|上升|变大)", re.IGNORECASE)
-_OOM = re.compile(r"out of memory|(?<![a-z0-9])oom(?:s|ed|ing)?(?![a-z0-9])|显存不足|爆显存|显存溢出", re.IGNORECASE)
 
 
 def check(f: Facts) -> Cause | None:
     text = f.report.text or ""
-    if _TURBOMIND.search(text) is None or _OOM.search(text) is None:
+    if _TURBOMIND.search(text) is None or budget_words.OOM_SAID.search(text) is None:
         return None
     said = _SETTING.search(text) or _ZH_GROWTH.search(text) or generic.MEMORY_GROWTH.search(text)
     if said is None:

@@ -20,6 +20,19 @@ from gpudesk.units import GIB as GiB
 from gpudesk.i18n import _
 
 
+# The probe's test of an uneven placement (module docstring): the busiest GPU holds at least this many times the least
+# busy one's memory, and at least this many bytes more.
+IMBALANCE_RATIO = 1.3
+IMBALANCE_MIN_BYTES = GiB
+
+
+def uneven(busiest_bytes: float, least_bytes: float) -> bool:
+    """The busiest GPU's memory against the least busy one's passes the probe's test (``IMBALANCE_RATIO`` and
+    ``IMBALANCE_MIN_BYTES``); read by ``check``, ``_used_of_total`` and :mod:`gpudesk.oom.rules.placement_figures`."""
+    return (least_bytes > 0 and busiest_bytes >= IMBALANCE_RATIO * least_bytes
+            and busiest_bytes - least_bytes >= IMBALANCE_MIN_BYTES)
+
+
 def _load(dev: DeviceMemory) -> int | None:
     return dev.allocated_bytes if dev.allocated_bytes is not None else dev.process_used_bytes
 
@@ -160,7 +173,7 @@ def _used_of_total(f: Facts) -> Cause | None:
             continue
         used = [u for u, _t in pairs]
         hi, lo, total = max(used), min(used), pairs[0][1]
-        if lo <= 0 or hi > total or hi < 1.3 * lo or (hi - lo) * GiB < GiB:
+        if hi > total or not uneven(hi * GiB, lo * GiB):
             continue
         return Cause(
             id="multi_gpu_imbalance",
@@ -217,7 +230,7 @@ def check(f: Facts) -> Cause | None:
         return None
     hi = max(loads, key=lambda x: x[1])
     lo = min(loads, key=lambda x: x[1])
-    if lo[1] <= 0 or hi[1] < 1.3 * lo[1] or hi[1] - lo[1] < GiB:
+    if not uneven(hi[1], lo[1]):
         return None
     ratio = hi[1] / lo[1]
     return Cause(

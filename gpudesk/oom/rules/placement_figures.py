@@ -6,7 +6,7 @@ An automatic device map places whole layers on the GPUs in order (accelerate's `
 embedding and LM head left unquantized beside 4-bit weights, pile onto the first and last GPUs while the middle ones
 hold little (huggingface/accelerate#2586: Gemma-3-27B in 4 bits, 19.78 GB on GPU 7 and 0.3 GB on GPUs 5-6 of eight
 24 GB A10Gs; the first step's 2.63 GB request failed on GPU 7). Figures of two or more GPUs whose busiest holds
-at least 1.3 × and 1 GiB more than the least (the probe's test in :mod:`gpudesk.oom.rules.multi_gpu_imbalance`) say
+at least 1.3 × and 1 GiB more than the least (the probe's test, :func:`gpudesk.oom.rules.multi_gpu_imbalance.uneven`) say
 the job's total fits the GPUs together. When the gap between them is at least the failed request, moving that much
 off the busiest GPU makes the request fit: 0.88, above a shortage read from the failing GPU's figures alone (0.85);
 a smaller gap 0.6.
@@ -18,8 +18,9 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers.units import to_bytes
+from gpudesk.oom.rules import multi_gpu_imbalance
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.units import GIB as GiB, format_bytes
+from gpudesk.units import format_bytes
 from gpudesk.i18n import _
 
 _SIZE = r"(\d{1,4}(?:\.\d{1,3})?)\s{0,2}(GiB|GB|G|MiB|MB)\b"
@@ -32,16 +33,13 @@ _ONE_VS_OTHERS = re.compile(_SIZE + r"\s{1,3}on\s{1,3}one\s{1,3}(?:gpu|card|devi
 HIGH_CONFIDENCE = 0.88
 
 
-def _bytes(number: str, unit: str) -> int:
-    """A user's figure in bytes (GB and G read as GiB, as the doctor's parsers read them)."""
-    return to_bytes(number, "GiB" if unit.upper() in ("G", "GB", "GIB") else "MiB")
-
-
 def _figures(text: str) -> list[int]:
-    loads = [_bytes(m.group(3), m.group(4)) for m in _GPU_FIGURE.finditer(text)]
+    """The per-GPU figures of ``text`` in bytes (GB and G read as GiB, MB as MiB: :func:`to_bytes`, as the doctor's
+    parsers read them)."""
+    loads = [to_bytes(m.group(3), m.group(4)) for m in _GPU_FIGURE.finditer(text)]
     m = _ONE_VS_OTHERS.search(text)
     if m is not None:
-        loads += [_bytes(m.group(1), m.group(2)), _bytes(m.group(3), m.group(4))]
+        loads += [to_bytes(m.group(1), m.group(2)), to_bytes(m.group(3), m.group(4))]
     return loads
 
 
@@ -53,7 +51,7 @@ def check(f: Facts) -> Cause | None:
     if len(loads) < 2:
         return None
     hi, lo = max(loads), min(loads)
-    if lo <= 0 or hi < 1.3 * lo or hi - lo < GiB:
+    if not multi_gpu_imbalance.uneven(hi, lo):
         return None
     covers = f.requested is not None and hi - lo >= f.requested
     return Cause(
