@@ -145,6 +145,10 @@ def add_parser(subparsers) -> None:
                         "(vLLM since 2025-03), absorbed (vLLM 0.7.1 to 0.7.3) or none (HF transformers)"))
     m.add_argument("--fused-qkv-load", action="store_true",
                    help=_("inference: q, k and v are fused after loading, briefly held twice (AutoAWQ fuse_layers=True)"))
+    m.add_argument("--prefill-kv-kept", action="store_true",
+                   help=_("inference with a static KV cache: the fused attention also returns the prompt's keys and "
+                          "values, which the model keeps for every layer until the prefill ends (AutoAWQ "
+                          "fuse_layers=True before 0.1.6 inside transformers' Llama model)"))
     m.add_argument("--tp-replicated-vocab", action="store_true",
                    help=_("inference: tensor parallelism keeps the embedding and LM head whole on every GPU (lit-gpt "
                           "generate/tp.py; vLLM splits them)"))
@@ -589,6 +593,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
         ddp_bucket_view=args.ddp_bucket_view,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
+        prefill_kv_kept=args.prefill_kv_kept,
         embeddings_on_host=args.embeddings_on_host, bnb_fp32_compute=args.bnb_fp32_compute,
         zero3_max_reuse_distance=args.zero3_max_reuse_distance, zero3_max_live_parameters=args.zero3_max_live_params,
         zero3_prefetch_bucket=args.zero3_prefetch_bucket,
@@ -618,6 +623,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "fsdp1_no_sync": "--fsdp1-sync-each-batch", "ddp_bucket_view": "--ddp-bucket-view",
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",
                 "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",
+                "prefill_kv_kept": "--prefill-kv-kept",
                 "tp_replicated_vocab": "--tp-replicated-vocab", "embeddings_on_host": "--embeddings-on-host",
                 "bnb_fp32_compute": "--bnb-fp32-compute",
                 "zero3_max_reuse_distance": "--zero3-max-reuse-distance",

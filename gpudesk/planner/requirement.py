@@ -82,7 +82,9 @@ class ModelMemory:
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
     full gradients under ``no_sync()``); ``ddp_bucket_view`` (PyTorch DDP ``gradient_as_bucket_view=True`` or
     Megatron-Core's DDP: no second copy of the gradients in the all-reduce buckets); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
-    AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``tp_replicated_vocab`` (inference tensor
+    AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``prefill_kv_kept`` (inference with a static cache
+    whose fused attention also returns the prompt's keys and values, kept for every layer until the prefill ends:
+    AutoAWQ's fused modules before 0.1.6 inside transformers' Llama model); ``tp_replicated_vocab`` (inference tensor
     parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``embeddings_on_host``
     (inference that keeps the input embedding table in host memory, ExLlama); ``bnb_fp32_compute`` (inference of
     bitsandbytes 4-bit weights whose layers compute in fp32, ``BitsAndBytesConfig`` without a compute dtype);
@@ -142,6 +144,7 @@ class ModelMemory:
     fsdp1_sync_each_batch: bool = False
     ddp_bucket_view: bool = False
     fused_qkv_load: bool = False
+    prefill_kv_kept: bool = False
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
     bnb_fp32_compute: bool = False

@@ -19,6 +19,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "kv_cache",
     "kv_cache_workspace",
     "prefill_workspace",
+    "prefill_kv_kept",
     "fused_load_copy",
     "gathered_layers",
     "unsharded_parameters",

@@ -85,6 +85,9 @@ class MemoryWorkload:
         fused_qkv_load: inference with the q, k and v projections fused after loading (AutoAWQ
             ``fuse_layers=True``): the allocated peak may be the loading moment that holds them twice
             (:mod:`gpudesk.sizing.fused_load`).
+        prefill_kv_kept: inference with a static cache whose fused attention also returns the prompt's keys and
+            values, kept for every layer until the prefill returns (AutoAWQ fused modules before 8110e02 inside
+            transformers' ``LlamaModel``; :mod:`gpudesk.sizing.prefill_kv_kept`).
         tp_replicated_vocab: inference under tensor parallelism that keeps the embedding and LM head whole on
             every GPU (lit-gpt ``generate/tp.py``), instead of splitting the vocabulary (vLLM, Megatron-LM).
         zero3_max_reuse_distance, zero3_max_live_parameters, zero3_prefetch_bucket, zero3_persistence_threshold,
@@ -186,6 +189,7 @@ class MemoryWorkload:
     fsdp1_no_sync: bool = True
     ddp_bucket_view: bool = False
     fused_qkv_load: bool = False
+    prefill_kv_kept: bool = False
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
     bnb_fp32_compute: bool = False
@@ -311,6 +315,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         prefill_tokens=w.prompt_tokens, fused_qkv_load=w.fused_qkv_load,
         tp_replicated_vocab=w.tp_replicated_vocab, embeddings_on_host=w.embeddings_on_host,
         pipeline_parallel=w.pipeline_parallel, bnb_fp32_compute=w.bnb_fp32_compute,
+        prefill_kv_kept=w.prefill_kv_kept,
     )
 
 

@@ -39,6 +39,8 @@ def cli_args(case: dict) -> list[str]:
             args += ["--prompt-tokens", str(case["prompt_tokens"])]
         if case.get("fused_qkv_load"):
             args.append("--fused-qkv-load")
+        if case.get("prefill_kv_kept"):
+            args.append("--prefill-kv-kept")
         if case.get("tp_replicated_vocab"):
             args.append("--tp-replicated-vocab")
         if case.get("embeddings_on_host"):

@@ -219,6 +219,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "Full training with plain DDP: on when the gradients are views into the all-reduce buckets (PyTorch gradient_as_bucket_view=True, Megatron-Core); off: PyTorch DDP's default keeps a second copy of every gradient.")),
             _f("model.fused_qkv_load", translate("PlanQuestions", "q/k/v fused after loading"), kind="bool",
                tooltip=translate("PlanQuestions", "Inference with AutoAWQ fuse_layers=True: every layer's q, k and v are copied into one matrix before the unfused layers are freed, so the peak may be while loading.")),
+            _f("model.prefill_kv_kept", translate("PlanQuestions", "Prompt keys and values kept twice"), kind="bool",
+               tooltip=translate("PlanQuestions", "Inference with a static KV cache whose fused attention also returns the prompt's keys and values, which the model keeps for every layer until the prefill ends (AutoAWQ fuse_layers=True before 0.1.6, inside transformers' Llama model).")),
             _f("model.tp_replicated_vocab", translate("PlanQuestions", "Embedding and LM head on every TP GPU"), kind="bool",
                tooltip=translate("PlanQuestions", "Inference with tensor parallelism that shards only the decoder blocks (lit-gpt generate/tp.py): every GPU keeps the whole embedding and LM head. Off: the vocabulary is split (vLLM, SGLang, Megatron-LM).")),
             _f("model.embeddings_on_host", translate("PlanQuestions", "Input embedding table in host memory"), kind="bool",
