@@ -20,6 +20,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "kv_cache_workspace",
     "prefill_workspace",
     "prefill_kv_kept",
+    "kernel_scratch",
     "fused_load_copy",
     "gathered_layers",
     "unsharded_parameters",

@@ -88,6 +88,9 @@ class MemoryWorkload:
         prefill_kv_kept: inference with a static cache whose fused attention also returns the prompt's keys and
             values, kept for every layer until the prefill returns (AutoAWQ fused modules before 8110e02 inside
             transformers' ``LlamaModel``; :mod:`gpudesk.sizing.prefill_kv_kept`).
+        gptq_kernel, max_input_tokens: inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels
+            (``exllama``, ``exllama-act-order``, ``exllamav2``; ``none``: kernels without a persistent scratch) and the
+            longest input the act-order buffer is sized for (:mod:`gpudesk.sizing.gptq_scratch`).
         tp_replicated_vocab: inference under tensor parallelism that keeps the embedding and LM head whole on
             every GPU (lit-gpt ``generate/tp.py``), instead of splitting the vocabulary (vLLM, Megatron-LM).
         zero3_max_reuse_distance, zero3_max_live_parameters, zero3_prefetch_bucket, zero3_persistence_threshold,
@@ -190,6 +193,8 @@ class MemoryWorkload:
     ddp_bucket_view: bool = False
     fused_qkv_load: bool = False
     prefill_kv_kept: bool = False
+    gptq_kernel: str = "none"
+    max_input_tokens: int = 2048
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
     bnb_fp32_compute: bool = False
@@ -315,7 +320,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         prefill_tokens=w.prompt_tokens, fused_qkv_load=w.fused_qkv_load,
         tp_replicated_vocab=w.tp_replicated_vocab, embeddings_on_host=w.embeddings_on_host,
         pipeline_parallel=w.pipeline_parallel, bnb_fp32_compute=w.bnb_fp32_compute,
-        prefill_kv_kept=w.prefill_kv_kept,
+        prefill_kv_kept=w.prefill_kv_kept, gptq_kernel=w.gptq_kernel, max_input_tokens=w.max_input_tokens,
     )
 
 

@@ -258,6 +258,8 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         longest_sample_tokens=int(case["longest_sample_tokens"]) if case.get("longest_sample_tokens") else None,
         fused_qkv_load=bool(case.get("fused_qkv_load", False)),
         prefill_kv_kept=bool(case.get("prefill_kv_kept", False)),
+        gptq_kernel=str(case.get("gptq_kernel", "none")),
+        max_input_tokens=int(case.get("max_input_tokens", 2048)),
         tp_replicated_vocab=bool(case.get("tp_replicated_vocab", False)),
         embeddings_on_host=bool(case.get("embeddings_on_host", False)),
         bnb_fp32_compute=bool(case.get("bnb_fp32_compute", False)),
