@@ -28,6 +28,7 @@ from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
+from gpudesk.sizing.lora_base import LORA_BASE_WEIGHTS
 from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
 
 from gpudesk.units import GIB
@@ -160,6 +161,9 @@ def add_parser(subparsers) -> None:
                           "generate/tp.py; vLLM splits them)"))
     m.add_argument("--embeddings-on-host", action="store_true",
                    help=_("inference: the input embedding table stays in host memory (ExLlama's device map)"))
+    m.add_argument("--no-kv-cache", action="store_true",
+                   help=_("inference that generates without a KV cache (transformers generate(use_cache=False)): "
+                          "every new token re-runs the whole sequence; the peak is one forward pass over --seq"))
     m.add_argument("--zero3-max-reuse-distance", type=_elements, default=1_000_000_000, metavar="N",
                    help=_("DeepSpeed ZeRO-3 stage3_max_reuse_distance in elements (default 1e9): gathered parameters "
                           "used again within this many are kept"))
@@ -189,6 +193,12 @@ def add_parser(subparsers) -> None:
     m.add_argument("--lora-kernels", default="peft", choices=LORA_KERNELS,
                    help=_("LoRA autograd: peft (one node per Linear and adapter) or fused (Unsloth's fused LoRA blocks keep "
                           "only the MLP input and the gate and up outputs)"))
+    m.add_argument("--base-weights", default="precision", choices=LORA_BASE_WEIGHTS,
+                   help=_("lora: the frozen base at --precision (default) or int8 (bitsandbytes LLM.int8, load_in_8bit: "
+                          "1 byte a Linear weight, each 8-bit Linear keeps its 16-bit input for backward)"))
+    m.add_argument("--modules-to-save", default="", metavar="LIST",
+                   help=_("lora/qlora with PEFT modules_to_save: embed_tokens and/or lm_head (comma-separated), "
+                          "trained as full copies beside the frozen originals"))
     m.add_argument("--no-double-quant", action="store_true",
                    help=_("qlora base without bitsandbytes double quantisation (4.5 instead of 4.127 bits a weight)"))
     m.add_argument("--weight-loading", default="per-tensor", choices=WEIGHT_LOADERS,
@@ -600,7 +610,9 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         ddp_bucket_view=args.ddp_bucket_view,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
         prefill_kv_kept=args.prefill_kv_kept, gptq_kernel=args.gptq_kernel, max_input_tokens=args.max_input_tokens,
-        embeddings_on_host=args.embeddings_on_host, bnb_fp32_compute=args.bnb_fp32_compute,
+        embeddings_on_host=args.embeddings_on_host, base_weights=args.base_weights,
+        modules_to_save=tuple(t.strip() for t in args.modules_to_save.split(",") if t.strip()),
+        no_kv_cache=args.no_kv_cache, bnb_fp32_compute=args.bnb_fp32_compute,
         zero3_max_reuse_distance=args.zero3_max_reuse_distance, zero3_max_live_parameters=args.zero3_max_live_params,
         zero3_prefetch_bucket=args.zero3_prefetch_bucket,
         zero3_persistence_threshold=args.zero3_persistence_threshold, zero3_reduce_bucket=args.zero3_reduce_bucket,
@@ -632,6 +644,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "prefill_kv_kept": "--prefill-kv-kept", "gptq_kernel": "--gptq-kernel",
                 "max_input_tokens": "--max-input-tokens",
                 "tp_replicated_vocab": "--tp-replicated-vocab", "embeddings_on_host": "--embeddings-on-host",
+                "base_weights": "--base-weights", "modules_to_save": "--modules-to-save",
+                "no_kv_cache": "--no-kv-cache",
                 "bnb_fp32_compute": "--bnb-fp32-compute",
                 "zero3_max_reuse_distance": "--zero3-max-reuse-distance",
                 "zero3_max_live_parameters": "--zero3-max-live-params",

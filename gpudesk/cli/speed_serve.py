@@ -212,7 +212,7 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
     try:
         # the release spellings estimate serve takes (a pip freeze pin included), refused alike
         load = replace(load, engine_version=release_version(load.engine, load.engine_version))
-        link = intra_link(gpu, _interconnect(args)) if tp * load.pp > 1 else None
+        link = intra_link(gpu, _interconnect(args), tp, load.pp) if tp * load.pp > 1 else None
         load = replace(load, gpus_per_node=_gpus_per_node(args))
         speed = serve_speed(spec, gpu, load, link)
     except SizingError as exc:

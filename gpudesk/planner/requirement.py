@@ -26,6 +26,7 @@ from gpudesk.sizing.memory_train import OFFLOAD_MODES, SHARDING_MODES
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS, MLA_DECODE_WEIGHTS, PROMPT_LOGITS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
+from gpudesk.sizing.lora_base import LORA_BASE_WEIGHTS, MODULES_TO_SAVE
 from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES, PARAM_PRECISIONS
 from gpudesk.sizing.speed_train import RECOMPUTE_MODULES
 
@@ -89,8 +90,11 @@ class ModelMemory:
     (inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels and their persistent scratch: none, exllama,
     exllama-act-order, exllamav2; the longest input of the act-order buffer); ``tp_replicated_vocab`` (inference tensor
     parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``embeddings_on_host``
-    (inference that keeps the input embedding table in host memory, ExLlama); ``bnb_fp32_compute`` (inference of
-    bitsandbytes 4-bit weights whose layers compute in fp32, ``BitsAndBytesConfig`` without a compute dtype);
+    (inference that keeps the input embedding table in host memory, ExLlama); ``base_weights`` (LoRA over a
+    bitsandbytes LLM.int8 base: ``int8``); ``modules_to_save`` (PEFT trainable full copies of ``embed_tokens`` /
+    ``lm_head``); ``no_kv_cache`` (inference that generates without a KV cache, ``use_cache=False``);
+    ``bnb_fp32_compute`` (inference of bitsandbytes 4-bit weights whose layers compute in fp32,
+    ``BitsAndBytesConfig`` without a compute dtype);
     ``zero3_max_reuse_distance``, ``zero3_max_live_parameters``, ``zero3_prefetch_bucket``,
     ``zero3_persistence_threshold``, ``zero3_reduce_bucket`` (DeepSpeed ZeRO-3 settings in elements, None: the
     Hugging Face ``"auto"`` fill; full training under ZeRO-3 only); ``framework``
@@ -152,6 +156,9 @@ class ModelMemory:
     max_input_tokens: int = 2048
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
+    base_weights: str = "precision"
+    modules_to_save: list[str] = field(default_factory=list)
+    no_kv_cache: bool = False
     bnb_fp32_compute: bool = False
     zero3_max_reuse_distance: int = 1_000_000_000
     zero3_max_live_parameters: int = 1_000_000_000
@@ -376,6 +383,9 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.weight_loading", m.weight_loading, WEIGHT_LOADERS)
     check(_choice, "model.lora_kernels", m.lora_kernels, LORA_KERNELS)
     check(_num, "model.lora_dropout", m.lora_dropout, maximum=0.99, strict=False)
+    check(_choice, "model.base_weights", m.base_weights, LORA_BASE_WEIGHTS)
+    for name in m.modules_to_save or []:
+        check(_choice, "model.modules_to_save", name, MODULES_TO_SAVE)
     if m.framework is not None:
         check(_choice, "model.framework", m.framework, FRAMEWORKS)
     check(_num, "model.context_parallel", m.context_parallel, maximum=1024, integer=True)

@@ -134,6 +134,13 @@ class MemoryWorkload:
             parallelism, gradient-accumulation steps without (:func:`gpudesk.sizing.pipeline.step_batching`).
         double_quant: QLoRA base with bitsandbytes double quantisation (``bnb_4bit_use_double_quant``, 4.127
             bit/param; off: 4.5 bit/param).
+        base_weights: LoRA's frozen base at ``precision`` (default) or ``int8`` (bitsandbytes LLM.int8,
+            ``load_in_8bit``; :mod:`gpudesk.sizing.lora_base`).
+        modules_to_save: LoRA/QLoRA with PEFT ``modules_to_save``: ``embed_tokens`` and/or ``lm_head`` trained as
+            full copies beside the frozen originals.
+        no_kv_cache: inference that generates without a KV cache (transformers ``generate(use_cache=False)``): each
+            new token re-runs the whole sequence, so the peak is one forward pass over the context and no cache
+            is kept (:mod:`gpudesk.sizing.memory_inference`).
         sp_gathered_inputs: with ``sequence_parallel``, the column-parallel linears save their all-gathered input
             (PyTorch DTensor sequence parallelism, torchtitan) rather than the shard Megatron-LM re-gathers in
             backward (training; :data:`gpudesk.sizing.activations.SP_GATHERED_INPUTS_PER_LAYER`).
@@ -197,6 +204,9 @@ class MemoryWorkload:
     max_input_tokens: int = 2048
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
+    base_weights: str = "precision"
+    modules_to_save: tuple[str, ...] = ()
+    no_kv_cache: bool = False
     bnb_fp32_compute: bool = False
     zero3_max_reuse_distance: int = DEFAULT_MAX_REUSE_DISTANCE
     zero3_max_live_parameters: int = DEFAULT_MAX_LIVE_PARAMETERS
@@ -319,6 +329,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         kv_cache_impl=w.kv_cache_impl, mla_decode_weights=w.mla_decode_weights, prompt_logits=w.prompt_logits,
         prefill_tokens=w.prompt_tokens, fused_qkv_load=w.fused_qkv_load,
         tp_replicated_vocab=w.tp_replicated_vocab, embeddings_on_host=w.embeddings_on_host,
+        no_kv_cache=w.no_kv_cache,
         pipeline_parallel=w.pipeline_parallel, bnb_fp32_compute=w.bnb_fp32_compute,
         prefill_kv_kept=w.prefill_kv_kept, gptq_kernel=w.gptq_kernel, max_input_tokens=w.max_input_tokens,
     )
@@ -405,4 +416,5 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul, weight_loading=w.weight_loading,
         double_quant=w.double_quant, fsdp_version=w.fsdp_version, lora_kernels=w.lora_kernels,
         tensor_parallel=w.tensor_parallel, sequence_parallel=w.sequence_parallel,
+        base_weights=w.base_weights, modules_to_save=tuple(w.modules_to_save),
     )

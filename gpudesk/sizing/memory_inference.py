@@ -386,6 +386,7 @@ def inference_memory(
     fused_qkv_load: bool = False,
     tp_replicated_vocab: bool = False,
     embeddings_on_host: bool = False,
+    no_kv_cache: bool = False,
     pipeline_parallel: int = 1,
     bnb_fp32_compute: bool = False,
     prefill_kv_kept: bool = False,
@@ -406,7 +407,7 @@ def inference_memory(
                   activation_bytes_per_sample=activation_bytes_per_sample, overheads=overheads,
                   hybrid_kv_cache=hybrid_kv_cache, kv_cache_impl=kv_cache_impl, mla_decode_weights=mla_decode_weights,
                   prompt_logits=prompt_logits, fused_qkv_load=fused_qkv_load, tp_replicated_vocab=tp_replicated_vocab,
-                  embeddings_on_host=embeddings_on_host, bnb_fp32_compute=bnb_fp32_compute,
+                  embeddings_on_host=embeddings_on_host, bnb_fp32_compute=bnb_fp32_compute, no_kv_cache=no_kv_cache,
                   prefill_kv_kept=prefill_kv_kept, gptq_kernel=gptq_kernel, max_input_tokens=max_input_tokens)
     pp = positive_int("pipeline_parallel", pipeline_parallel, 1024)
     if pp == 1:
@@ -423,7 +424,8 @@ def inference_memory(
                                                  "embeddings."))
     fmt = resolve_weight_format(spec, weight_format)
     total = weight_bytes(spec, fmt)
-    contiguous = choice("kv_cache_impl", kv_cache_impl, KV_CACHE_IMPLS) != "paged"
+    # Generation without a KV cache is a plain transformers process (generate(use_cache=False)), split by accelerate.
+    contiguous = choice("kv_cache_impl", kv_cache_impl, KV_CACHE_IMPLS) != "paged" or no_kv_cache
     stages = balanced_split(spec, total, fmt, pp) if contiguous else even_split(spec, pp)
     estimates = {i: _inference_at_stage(spec, stage=stage, stage_gpus=pp, **kwargs)  # type: ignore[arg-type]
                  for i, stage in enumerate(stages) if stage.layers or stage.lm_head or stage.embeddings}
@@ -463,6 +465,7 @@ def _inference_at_stage(
     stage: Stage | None = None,
     stage_gpus: int = 1,
     bnb_fp32_compute: bool = False,
+    no_kv_cache: bool = False,
     prefill_kv_kept: bool = False,
     gptq_kernel: str = "none",
     max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
@@ -500,6 +503,13 @@ def _inference_at_stage(
     that device and ``forward`` moves the hidden states to the first layer's GPU;
     https://github.com/turboderp/exllama/blob/master/model.py): the table's 16-bit bytes leave the weights. A
     tied table is the LM head too and stays on the GPU.
+    ``no_kv_cache``: generation without a KV cache (transformers ``generate(use_cache=False)``, or a loop that feeds
+    the whole sequence back each step): ``model_kwargs["past_key_values"]`` stays None, so every step runs the model
+    over all tokens so far and keeps nothing between steps
+    (https://github.com/huggingface/transformers/blob/v4.46.0/src/transformers/generation/utils.py
+    ``_sample``, ``prepare_inputs_for_generation``: the input ids are cut to the uncached tokens only when a cache
+    exists). The peak is the last step's forward over the whole context, run by eager modules: no ``kv_cache``,
+    no cache growth, and a prefill working memory over ``context_tokens`` whatever the prompt; no engine pool.
 
     Raises:
         SizingError / ShapeError: invalid input, named by field.
@@ -515,6 +525,9 @@ def _inference_at_stage(
         raise SizingError("prefill_kv_kept", _("the prompt's keys and values are kept twice only beside a "
                                                "preallocated (static) KV cache; choose a static cache or leave "
                                                "this setting off."))
+    if prefill_kv_kept and no_kv_cache:
+        raise SizingError("prefill_kv_kept", _("without a KV cache no prompt keys and values are kept; leave "
+                                               "one of these two settings off."))
     weight_format = resolve_weight_format(spec, weight_format)
     scratch = gptq_scratch_bytes(spec, gptq_kernel, max_input_tokens)
     if scratch and (weight_bits_per_param(weight_format) >= 8 or t > 1):
@@ -542,7 +555,20 @@ def _inference_at_stage(
         assumptions.append((_("MLA decode matrices ({mode}) kept beside the weights: {gib:.2f} GiB per GPU").format(
             mode=mla_decode_weights, gib=mla_extra / 2**30),
             "vllm attention/backends/mla process_weights_after_loading; vllm PR 12528, PR 14770"))
-    if spec.is_transformer and activation_bytes_per_sample is None:
+    if no_kv_cache and spec.is_transformer and activation_bytes_per_sample is None:
+        b = positive_int("concurrent_sequences", concurrent_sequences, MAX_BATCH)
+        fp32_extra = fp32_compute_extra_bytes(spec, weight_format, b * context_tokens) if bnb_fp32_compute else 0.0
+        parts["prefill_workspace"] = prefill_workspace_bytes(
+            spec, context_tokens, flash_attention, b, prompt_logits, eager_mlp=True,
+            lm_head=stage is None or stage.lm_head, layers=stage is None or stage.layers > 0,
+            layer_extra_bytes=fp32_extra) / t
+        if fp32_extra:
+            assumptions.append(fp32_compute_note(fp32_extra / t))
+        assumptions.append((_("no KV cache: each new token re-runs the whole sequence; the peak is one forward over "
+                              "{batch} x {tokens} tokens ({gib:.2f} GiB transient)").format(
+                                  batch=b, tokens=context_tokens, gib=parts["prefill_workspace"] / 2**30),
+                            "transformers generation/utils.py (use_cache=False: no past_key_values)"))
+    elif spec.is_transformer and activation_bytes_per_sample is None:
         full_kv = kv_cache_bytes(spec, context_tokens, concurrent_sequences, kv_precision, paged_block_tokens,
                                  t, hybrid_kv_cache)
         parts["kv_cache"] = full_kv * share
@@ -628,12 +654,12 @@ def _inference_at_stage(
     # A serving engine (paged KV cache) keeps CUDA-graph pools and buffers outside PyTorch's allocator; a contiguous
     # cache runs in a PyTorch process (HF generate, gpt-fast, AutoAWQ) whose only memory outside the allocator is the
     # CUDA context: its decode loop captures no graphs unless compiled, and a compiled graph's pool is allocator memory.
-    engine_pool = impl == "paged"
+    engine_pool = impl == "paged" and not no_kv_cache
     # A layer split of a plain PyTorch process moves activations with .to() (no NCCL communicator); an engine's
     # pipeline stages communicate through NCCL.
     assumptions += add_overheads(parts, overheads.validated(), t * (stage_gpus if engine_pool else 1),
                                  inference=engine_pool)
-    if not engine_pool:
+    if not engine_pool and not no_kv_cache:
         assumptions.append((_("no serving-engine memory outside PyTorch: a {impl} KV cache runs in a plain PyTorch "
                               "process (no CUDA-graph pool or engine buffers)").format(impl=impl),
                             "transformers generation/utils.py (eager decode loop); vllm/v1/worker/gpu_model_runner.py "

@@ -64,6 +64,13 @@ from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.activations import activation_bytes_per_layer
 from gpudesk.sizing.activations_lora import frozen_layer_activation_bytes
+from gpudesk.sizing.lora_base import (
+    LORA_BASE_WEIGHTS,
+    check_modules_to_save,
+    int8_base_bytes,
+    int8_dequant_workspace_bytes,
+    modules_to_save_params,
+)
 from gpudesk.sizing.lora_modules import LLAMA_MODULES, module_dims, resolve_targets
 from gpudesk.sizing.loading import add_loading_reserve, load_staging_bytes
 from gpudesk.sizing.memory_train import (
@@ -197,12 +204,16 @@ def lora_memory(
     lora_kernels: str = "peft",
     tensor_parallel: int = 1,
     sequence_parallel: bool = False,
+    base_weights: str = "precision",
+    modules_to_save: tuple[str, ...] = (),
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
     The frozen base follows ``sharding`` like any parameter: ZeRO-3 / FSDP divide it by ``gpus`` and keep two
     unsharded blocks gathered (torchtune ``lora_finetune_distributed``; Answer.AI FSDP+QLoRA,
     https://www.answer.ai/posts/2024-03-06-fsdp-qlora.html); ``offload="all"`` keeps it in host memory.
+    ``base_weights="int8"`` (LoRA) holds the base as bitsandbytes LLM.int8 Linears, and ``modules_to_save`` adds
+    PEFT's trainable full copies of the embeddings / LM head (:mod:`gpudesk.sizing.lora_base`).
     Under FSDP1 (``sharding="fsdp"``, ``fsdp_version=1``) the root unit (what the block wrap leaves out: the
     embeddings and the LM head, never quantised) stays unsharded from forward to backward
     (``torch/distributed/fsdp/_runtime_utils.py`` ``_post_forward``: only non-root units are resharded,
@@ -225,8 +236,17 @@ def lora_memory(
     if kind == "qlora" and t > 1:
         raise SizingError("tensor_parallel", _("QLoRA has no tensor-parallel layers (a 4-bit base matrix is not "
                                                "split); use tensor parallel 1 and shard the base with ZeRO-3 or FSDP."))
-    total_trainable = lora_trainable_params(spec, rank, targets)
-    trainable = lora_params_per_tp_rank(spec, rank, targets, t)
+    base_kind = choice("base_weights", base_weights, LORA_BASE_WEIGHTS)
+    int8_base = base_kind == "int8"
+    if int8_base and kind != "lora":
+        raise SizingError("base_weights", _("an 8-bit base applies to --mode lora; --mode qlora holds its base in "
+                                            "4-bit NF4."))
+    if int8_base and (t > 1 or stage == "zero3" and g > 1):
+        raise SizingError("base_weights", _("bitsandbytes 8-bit Linears are whole matrices: an 8-bit base is modelled "
+                                            "without tensor parallelism and without ZeRO-3/FSDP sharding."))
+    copies = modules_to_save_params(spec, modules_to_save)
+    total_trainable = lora_trainable_params(spec, rank, targets) + copies
+    trainable = lora_params_per_tp_rank(spec, rank, targets, t) + copies // t
     dp = g // t
     # The precision names mean what the CLI says: bf16/fp16/fp8 are 16-bit adapters over an fp32 master with fp32
     # optimizer states (DeepSpeed's bf16/fp16 optimizers, Lightning/FSDP mixed precision); bf16-pure is PEFT's LoRA
@@ -242,6 +262,8 @@ def lora_memory(
     if kind == "qlora":
         keep = spec.embedding_params
         base = (spec.params - keep) * weight_bits_per_param(nf4_format) / 8 + keep * keep_bytes
+    elif int8_base:
+        base = int8_base_bytes(spec, base_bytes_per_param)
     else:
         base = spec.params * base_bytes_per_param / t
     gathered = 0.0
@@ -253,7 +275,7 @@ def lora_memory(
         if stage == "zero3":
             adapters *= dp  # divided by the GPUs with the base below
     resident_at_load = base + trainable * adapter_state[0]
-    staging = load_staging_bytes(spec, weight_loading, quantised_base=kind == "qlora",
+    staging = load_staging_bytes(spec, weight_loading, quantised_base=kind == "qlora" or int8_base,
                                  base_bytes_per_param=base_bytes_per_param,
                                  sharded_gpus=dp if stage == "zero3" else 1) if t == 1 else 0.0
     if stage == "zero3" and dp > 1:
@@ -286,7 +308,7 @@ def lora_memory(
         dims = spec.transformer_dims
         frozen = frozen_layer_activation_bytes(spec, seq_len_tokens, micro_batch_size, names, lora_dropout=lora_dropout,
                                                flash_attention=flash_attention,
-                                               legacy_bnb_matmul=legacy_bnb_matmul and kind == "qlora",
+                                               legacy_bnb_matmul=(legacy_bnb_matmul and kind == "qlora") or int8_base,
                                                lora_kernels=lora_kernels)
         trained = activation_bytes_per_layer(seq_len_tokens, micro_batch_size, dims.hidden_size,
                                              dims.num_attention_heads, spec.ffn_size, gated_mlp=spec.gated,
@@ -295,7 +317,7 @@ def lora_memory(
         acts = max(0.0, acts + (frozen - trained) * counted / t)
     amp_casts = 0.0
     # Under ZeRO-3/FSDP the base is gathered already in the 16-bit compute dtype (``gathered`` above): no casts.
-    if (kind == "lora" and precision in AUTOCAST_OVER_FP32 and spec.is_transformer and spec.layers
+    if (kind == "lora" and not int8_base and precision in AUTOCAST_OVER_FP32 and spec.is_transformer and spec.layers
             and not (stage == "zero3" and dp > 1)):
         counted = (min(2, spec.layers) if activation_offload else spec.layers) if recompute == "none" else 1
         amp_casts = autocast_frozen_weight_cast_bytes(spec, counted, t)
@@ -329,6 +351,18 @@ def lora_memory(
                             else _("base in NF4 without double quantisation (4.5 bit/param: an fp32 absmax per 64 "
                                    "weights), embeddings in bf16"),
                             "Dettmers et al. 2023, QLoRA (arXiv 2305.14314)"))
+    if int8_base:
+        parts["prefill_workspace"] = int8_dequant_workspace_bytes(spec)
+        assumptions.append((_("base in bitsandbytes LLM.int8 (1 byte a Linear weight and an fp32 scale a row, embeddings "
+                              "and LM head 16-bit); every 8-bit Linear keeps its 16-bit input for backward and "
+                              "dequantises one weight matrix at a time for the input gradient"),
+                            "Dettmers et al. 2022, LLM.int8() (arXiv 2208.07339); bitsandbytes "
+                            "autograd/_functions.py MatMul8bitLt"))
+    if copies:
+        assumptions.append((_("modules_to_save: trainable full copies of {names} ({params:,} parameters) beside the "
+                              "frozen originals, at the adapters' bytes per parameter").format(
+                                  names=", ".join(check_modules_to_save(modules_to_save)), params=copies),
+                            "peft utils/other.py ModulesToSaveWrapper.update (copy.deepcopy)"))
     if root_bytes:
         assumptions.append((_("FSDP1 keeps its root unit (embeddings and LM head, {gib:.2f} GiB) unsharded from forward to "
                               "backward").format(gib=root_bytes / 2**30),

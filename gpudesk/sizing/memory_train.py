@@ -59,6 +59,7 @@ from gpudesk.sizing.optimizers import (
     step_temporary_bytes_per_param,
     zero3_sub_group_step_bytes,
 )
+from gpudesk.sizing.fsdp_grad_op import grad_op_shard_bytes
 from gpudesk.sizing.pipeline import MAX_PIPELINE_MICROBATCHES, pipeline_peak, stages_per_rank_for
 from gpudesk.sizing.zero3_params import Zero3Settings, zero3_gathered_bytes
 from gpudesk.sizing.shapes import ModelSpec
@@ -534,7 +535,10 @@ def train_memory(
                                  sharded_gpus=g // t if stage == "zero3" else 1) if mp == 1 else 0.0
     if fsdp_version not in FSDP_VERSIONS:
         raise SizingError("fsdp_version", _("FSDP version must be 1 or 2, got {value}.").format(value=fsdp_version))
-    fsdp = choice("sharding", sharding, SHARDING_MODES) == "fsdp"
+    sharding_name = choice("sharding", sharding, SHARDING_MODES)
+    fsdp = sharding_name == "fsdp"
+    grad_op_shard = grad_op_shard_bytes(rank_params, per_param, g // mp) if sharding_name == "fsdp-grad-op" else 0.0
+    parts["weights"] += grad_op_shard
     if fsdp:
         parts["gathered_layers"] = fsdp_gathered_bytes(spec, per_param, t, fsdp_version)
     elif stage == "zero3" and pp == 1:
@@ -652,6 +656,11 @@ def train_memory(
                                                                                    offload=offload_value_text(offload)),
          "ZeRO paper section 5; DeepSpeed memory docs"),
     ]
+    if grad_op_shard:
+        assumptions.append((_("FSDP SHARD_GRAD_OP keeps each rank's parameter shard ({gib:.2f} GiB) beside the unsharded "
+                              "parameters from forward to the end of backward").format(gib=grad_op_shard / 2**30),
+                            "torch/distributed/fsdp/api.py ShardingStrategy; _flat_param.py _local_shard, "
+                            "_full_param_padded"))
     if peak is not None:
         assumptions.append((_("pipeline {schedule} over {pp} stages: the peak is on stage rank {rank} with "
                               "{chunks} micro-batch chunks of activations in flight").format(

@@ -48,13 +48,15 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
     "pipeline_parallel": FULL_TRAINING + INFERENCE,
     **{name: ADAPTERS for name in (
         "lora_rank", "lora_targets", "lora_dropout", "lora_kernels", "kbit_fp32_upcast", "kbit_embeddings_bf16",
-        "fsdp1_mixed_flat_params",
+        "fsdp1_mixed_flat_params", "modules_to_save",
     )},
     "legacy_bnb_matmul": ("qlora",),
+    "base_weights": ("lora",),
     "double_quant": ("qlora",),
     **{name: INFERENCE for name in (
         "weight_format", "kv_precision", "kv_cache_impl", "paged_block_tokens", "mla_decode_weights",
         "prompt_logits", "prompt_tokens", "fused_qkv_load", "tp_replicated_vocab", "embeddings_on_host",
+        "no_kv_cache",
         "bnb_fp32_compute", "prefill_kv_kept", "gptq_kernel", "max_input_tokens",
     )},
 }
@@ -69,6 +71,8 @@ FULL_WIDTH_FORMATS = frozenset({CHECKPOINT_WEIGHT_FORMAT, "bf16", "fp16", "fp32"
 def _is_default(name: str, value: object, default: object) -> bool:
     if name == "weight_format":
         return str(value or CHECKPOINT_WEIGHT_FORMAT).lower() in FULL_WIDTH_FORMATS
+    if name == "modules_to_save":
+        return not tuple(value)  # type: ignore[arg-type]
     if name == "lora_targets":
         return tuple(value) == tuple(default)  # type: ignore[arg-type]
     return value == default

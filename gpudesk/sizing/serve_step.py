@@ -170,6 +170,7 @@ from gpudesk.sizing.serve_rocm_attention import (
     uses_unsplit_decode,
 )
 from gpudesk.sizing.serve_rocm_block_fp8 import block_fp8_dense_stream_bytes_per_s
+from gpudesk.sizing.serve_rocm_gemm_size import GEMM_SIZE_SOURCE, gemm_size_shapes, size_extra_s
 from gpudesk.sizing.serve_rocm_mla import ROCM_MLA_DEQUANT_SOURCE, rocm_mla_dequant_per_step
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
@@ -244,6 +245,9 @@ class StepModel:
     # on this GPU) and the GPU's compute units; 0: the decode KV stream runs at the HBM rate (serve_rocm_attention)
     decode_workgroups_per_request: float = 0.0
     compute_units: int = 0
+    # hipBLASLt FP8 on CDNA 3: per-layer (N, K) of the dense linears whose rate depends on the GEMM's size
+    # (serve_rocm_gemm_size; (): every GEMM at flops_per_s)
+    size_curve_shapes: tuple[tuple[int, int], ...] = ()
 
     def gemm_flops_per_s(self, tokens: int) -> float:
         """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
@@ -312,6 +316,8 @@ class StepModel:
             stream = max(stream, unpack) if self.dequant_overlapped else stream + unpack
         rate = self.gemm_flops_per_s(tokens)
         math_s = tokens * self.flops_per_token / rate
+        if tokens > self.skinny_max_tokens:
+            math_s += size_extra_s(self.size_curve_shapes, self.layers, tokens, rate)
         if self.slow_flops_per_token and self.slow_peak_flops_per_s:
             dense_rate = self.slow_peak_flops_per_s * block_fp8_triton_peak_share(tokens)
             expert_rate = self.slow_peak_flops_per_s * block_fp8_triton_peak_share(
@@ -482,6 +488,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     gemm_extra, skinny_tokens = library_gemm_extra_s(load.engine, gpu, linear) if linear else (0.0, 0)
     gemms = dense_gemms_per_step(spec) if gemm_extra else 0
     tile_tokens = gemm_tile_tokens(gpu, fmt)
+    size_shapes = gemm_size_shapes(load.engine, gpu, linear, spec, tp) if dp_attn == 1 else ()
     assumptions = [
         Assumption("host_overhead_s", _("{step:g} s per step + {request:g} s per running request, {mode}").format(
             step=host.step_s, request=host.request_s,
@@ -516,6 +523,10 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         assumptions.append(Assumption("block_fp8_weight_stream", _(
             "{gb:.2f} GB of block-FP8 dense weights per GPU read at {share:.3g} of the memory bandwidth").format(
             gb=block_bytes / 1e9, share=block_rate / (gpu.memory_bandwidth_gbps * 1e9)), block_source))
+    if size_shapes:
+        assumptions.append(Assumption("gemm_size_rate", _(
+            "dense FP8 GEMMs of up to 4096^3 FLOPs at 955 TFLOPS, rising to the full rate at 8192^3 (measured "
+            "hipBLASLt rate by size)"), GEMM_SIZE_SOURCE))
     if gemms:
         assumptions.append(Assumption("library_gemm_s", _(
             "{gemms} dense GEMMs per step through the vendor library, {us:.2g} us each beyond the roofline, above "
@@ -598,7 +609,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         allreduces_per_layer=2 if attn_tp > 1 else 1,
         moe_tiles=fused_moe_tiles(load.engine, load.engine_version) if slow_expert_flops else None,
         allreduce_curve=ar_curve, decode_workgroups_per_request=unsplit_workgroups,
-        compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0)
+        compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0,
+        size_curve_shapes=size_shapes)
     if load.pp == 1 or link is None:
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).

@@ -21,6 +21,7 @@ from gpudesk.sizing.checks import choice
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.shapes import ModelSpec, spec_from_catalog, spec_from_hf_config
 from gpudesk.sizing.speed_common import Assumption
+from gpudesk.sizing.serve_mesh import group_link
 from gpudesk.sizing.serve_stats import LATENCY_METRICS, check_statistic
 from gpudesk.sizing.speed_serve import ServeLoad, ServeSpeed, serve_speed
 
@@ -61,17 +62,18 @@ def _gpu(gpu_id: str) -> GPU:
         raise SizingError("gpu", str(exc)) from exc
 
 
-def intra_link(gpu: GPU, interconnect: str | None) -> Link:
-    """The GPU-GPU link of a replica: the catalog link when ``interconnect`` is one's id, PCIe of the GPU's
-    generation when published as ``pcie`` or the GPU has no NVLink/Infinity Fabric board in the catalog, else the
-    board's link (HGX NVLink, OAM Infinity Fabric)."""
+def intra_link(gpu: GPU, interconnect: str | None, tp: int = 1, pp: int = 1) -> Link:
+    """The GPU-GPU link of a replica of ``tp`` x ``pp`` GPUs: the catalog link when ``interconnect`` is one's id
+    (on a direct-mesh board the share that joins the replica's GPUs, :func:`gpudesk.sizing.serve_mesh.group_link`),
+    PCIe of the GPU's generation when published as ``pcie`` or the GPU has no NVLink/Infinity Fabric board in the
+    catalog, else the board's link (HGX NVLink, OAM Infinity Fabric)."""
     cat = _catalog()
     links = {link.id: link for link in cat.links()}
     pcie = links.get(f"pcie{gpu.pcie_gen}-x16") or links["pcie4-x16"]
     if interconnect and interconnect.lower().startswith(_PCIE):
         return pcie
     if interconnect and interconnect in links and links[interconnect].kind != "network":
-        return links[interconnect]  # a catalog link id (a server's interconnect)
+        return group_link(links[interconnect], tp, pp)  # a catalog link id (a server's interconnect)
     for server in cat.servers():
         link = links.get(server.interconnect)
         if link is not None and link.kind != "pcie" and server.accepts(gpu):
@@ -215,7 +217,7 @@ def predict_serve_case(case: dict[str, Any]) -> tuple[float, tuple[Assumption, .
         if isinstance(exc, SizingError):
             raise
         raise SizingError("case", _("a serving field is not a number: {error}").format(error=exc)) from exc
-    link = intra_link(gpu, case.get("interconnect")) if load.tp * load.pp > 1 else None
+    link = intra_link(gpu, case.get("interconnect"), load.tp, load.pp) if load.tp * load.pp > 1 else None
     speed = serve_speed(spec, gpu, load, link)
     value = metric_value(speed, metric, load.input_tokens, str(measured.get("statistic") or "mean"))
     return to_unit(value, metric, unit), speed.assumptions

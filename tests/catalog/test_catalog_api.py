@@ -37,7 +37,7 @@ def test_find_gpu(catalog, query, expected):
     assert catalog.find_gpu(query).id == expected
 
 
-@pytest.mark.parametrize(("query", "count"), [("h100", 3), ("a100 80gb", 2), ("v100 pcie", 2), ("nvidia", 39)])
+@pytest.mark.parametrize(("query", "count"), [("h100", 3), ("a100 80gb", 2), ("v100 pcie", 2), ("nvidia", 41)])
 def test_ambiguous_fragments_list_the_matches(catalog, query, count):
     with pytest.raises(AmbiguousItemError) as info:
         catalog.find_gpu(query)
@@ -67,7 +67,7 @@ def test_find_model(catalog):
 
 
 def test_search_gpus_full_text(catalog):
-    hopper = {"h100-pcie", "h100-sxm5", "h100-nvl", "h200-sxm", "h200-nvl", "h800-sxm5", "h20"}
+    hopper = {"h100-pcie", "h100-sxm5", "h100-nvl", "h200-sxm", "h200-nvl", "h800-sxm5", "h20", "gh200", "gh200-96"}
     assert {g.id for g in catalog.search_gpus("hopper")} == hopper
     assert {g.id for g in catalog.search_gpus("hop")} == hopper
     assert {g.id for g in catalog.search_gpus("geforce lovelace")} == {"rtx4080", "rtx4090", "rtx4090d"}

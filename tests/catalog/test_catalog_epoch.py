@@ -49,6 +49,8 @@ PAIRS = {
     "a800-80-sxm4": "NVIDIA A800 SXM",
     "mi325x": "AMD Instinct MI325X",
     "mi355x": "AMD Instinct MI355X",
+    # Added for issue 24 (MLPerf Inference v4.1 GH200-144GB rows)
+    "gh200": "NVIDIA GH200",
 }
 
 # catalog attribute -> (Epoch column, factor from Epoch units to catalog units)

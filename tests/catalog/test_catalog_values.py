@@ -95,6 +95,19 @@ def test_disagreements_keep_the_datasheet_and_say_so(catalog):
     assert "1555 GB/s and 250 W" in catalog.gpu("a100-40-pcie").notes
 
 
+def test_gh200_variants_follow_the_datasheet(catalog):
+    # GH200 datasheet: 96 GB HBM3 at up to 4 TB/s or 144 GB HBM3e at up to 4.9 TB/s; dense BF16 990 / FP8 1979
+    # (the printed 1979 / 3958 are sparse); NVLink-C2C 900 GB/s to Grace; module 450-1000 W.
+    hbm3e, hbm3 = catalog.gpu("gh200"), catalog.gpu("gh200-96")
+    assert (hbm3e.memory_gb, hbm3e.memory_type, hbm3e.memory_bandwidth_gbps) == (144, "HBM3e", 4900)
+    assert (hbm3.memory_gb, hbm3.memory_type, hbm3.memory_bandwidth_gbps) == (96, "HBM3", 4000)
+    h100 = catalog.gpu("h100-sxm5")
+    for gpu in (hbm3e, hbm3):
+        assert gpu.bf16_dense_tflops == h100.bf16_dense_tflops and gpu.fp8_dense_tflops == h100.fp8_dense_tflops
+        assert gpu.tdp_w == 1000 and "450-1000 W" in gpu.notes and "NVLink-C2C" in gpu.host_interface
+    assert catalog.find_gpu("gh200 144gb").id == "gh200" and catalog.find_gpu("gh200 96gb").id == "gh200-96"
+
+
 def test_geforce_rows_say_which_accumulate_rate(catalog):
     for gpu in catalog.gpus():
         assert gpu.consumer == gpu.name.startswith("NVIDIA GeForce")

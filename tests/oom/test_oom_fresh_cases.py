@@ -26,7 +26,7 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
                "fresh-21": "fresh_cases_21.jsonl", "fresh-22": "fresh_cases_22.jsonl",
                "fresh-23": "fresh_cases_23.jsonl", "fresh-24": "fresh_cases_24.jsonl",
                "fresh-25": "fresh_cases_25.jsonl", "fresh-26": "fresh_cases_26.jsonl",
-               "fresh-27": "fresh_cases_27.jsonl"}
+               "fresh-27": "fresh_cases_27.jsonl", "fresh-28": "fresh_cases_28.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -245,12 +245,16 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # (tests/oom/test_oom_twentyfirst_pass.py, test_oom_twentysecond_pass.py) read fresh-23..26 by mechanism (seen:
 # fresh-23 27/35, fresh-24 35/43, fresh-25 17/18, fresh-26 42/45). "fresh-27" (49 messages, 8 Chinese-language
 # threads; NCCL /dev/shm, JAX/TPU, XPU, TGI, lmdeploy, ECC/Xid), collected while they were written, scored once after
-# they merged: 32/49 (10 not recognised; not-capacity with the deciding check 10/20).
+# they merged: 32/49 (10 not recognised; not-capacity with the deciding check 10/20). The twenty-third pass
+# (tests/oom/test_oom_twentythird_pass.py) read fresh-27 by mechanism (seen: 47/49). "fresh-28" (45 messages, 22
+# not-capacity; JAX/XLA, Ollama, SGLang, TensorRT, Triton server), collected while it was written by a helper told to
+# prefer threads resolved by a cause other than a plain shortage, scored once after it merged: 14/45 (8 not
+# recognised; not-capacity with the deciding check 3/22).
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23, "fresh-17": 19,
                      "fresh-18": 20, "fresh-19": 14, "fresh-20": 13, "fresh-21": 10,
-                     "fresh-22": 12, "fresh-23": 14, "fresh-24": 22, "fresh-25": 12, "fresh-26": 24, "fresh-27": 32}
+                     "fresh-22": 12, "fresh-23": 14, "fresh-24": 22, "fresh-25": 12, "fresh-26": 24, "fresh-27": 32, "fresh-28": 14}
 
 
 def _rows(name: str) -> list[dict]:

@@ -49,6 +49,8 @@ def cli_args(case: dict) -> list[str]:
             args.append("--tp-replicated-vocab")
         if case.get("embeddings_on_host"):
             args.append("--embeddings-on-host")
+        if case.get("no_kv_cache"):
+            args.append("--no-kv-cache")
         if case.get("bnb_fp32_compute"):
             args.append("--bnb-fp32-compute")
         if (case.get("pipeline_parallel") or 1) > 1:
@@ -70,7 +72,10 @@ def cli_args(case: dict) -> list[str]:
                  "--lora-targets", case.get("lora_targets") or "all-linear",
                  "--lora-dropout", str(case.get("lora_dropout", 0.0)),
                  "--lora-kernels", case.get("lora_kernels", "peft"),
-                 "--weight-loading", case.get("weight_loading", "per-tensor")]
+                 "--weight-loading", case.get("weight_loading", "per-tensor"),
+                 "--base-weights", case.get("base_weights", "precision")]
+        if case.get("modules_to_save"):
+            args += ["--modules-to-save", case["modules_to_save"]]
         for key, flag in (("zero3_max_reuse_distance", "--zero3-max-reuse-distance"),
                           ("zero3_max_live_parameters", "--zero3-max-live-params"),
                           ("zero3_prefetch_bucket", "--zero3-prefetch-bucket"),

@@ -49,6 +49,16 @@ def test_refused_without_a_static_cache():
     assert err.value.field == "prefill_kv_kept"
 
 
+def test_refused_without_a_kv_cache():
+    # Generation without a cache (--no-kv-cache) keeps no prompt keys and values: the kept copy cannot be silently
+    # dropped from the estimate.
+    workload = MemoryWorkload(mode="inference", precision="fp16", weight_format="int4-g128", kv_precision="fp16",
+                              kv_cache_impl="static", context_tokens=512, prefill_kv_kept=True, no_kv_cache=True)
+    with pytest.raises(SizingError) as err:
+        estimate_memory(LLAMA_7B, workload)
+    assert err.value.field == "prefill_kv_kept"
+
+
 def _row(case_id):
     path = FIXTURES / "sizing" / "measured_peaks_fresh16.jsonl"
     return next(r for r in map(json.loads, path.read_text(encoding="utf-8").splitlines()) if r["id"] == case_id)

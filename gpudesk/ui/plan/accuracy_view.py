@@ -132,7 +132,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh20": self.tr("twentieth fresh (collected after the model was frozen a twentieth time)"),
                 "fresh21": self.tr("twenty-first fresh (collected after the model was frozen a twenty-first time)"),
                 "fresh22": self.tr("twenty-second fresh (collected after the model was frozen a twenty-second time)"),
-                "fresh23": self.tr("twenty-third fresh (collected after the model was frozen a twenty-third time)")}
+                "fresh23": self.tr("twenty-third fresh (collected after the model was frozen a twenty-third time)"),
+                "fresh24": self.tr("twenty-fourth fresh (collected after the model was frozen a twenty-fourth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])

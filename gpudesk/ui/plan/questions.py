@@ -19,6 +19,7 @@ from gpudesk.sizing import SHARDING_MODES, parse_param_count
 from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
+from gpudesk.sizing.lora_base import LORA_BASE_WEIGHTS
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.gptq_scratch import GPTQ_KERNELS
 from gpudesk.sizing.memory import MODES
@@ -204,6 +205,10 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "Old bitsandbytes keeps the input of every 4-bit Linear for backward, frozen ones included.")),
             _f("model.lora_kernels", translate("PlanQuestions", "LoRA kernels"), kind="choice", choices=_plain(LORA_KERNELS),
                tooltip=translate("PlanQuestions", "peft: one autograd node per Linear and adapter; fused: Unsloth's fused LoRA blocks keep only the MLP input and the gate and up outputs.")),
+            _f("model.base_weights", translate("PlanQuestions", "LoRA base weights"), kind="choice", choices=_plain(LORA_BASE_WEIGHTS),
+               tooltip=translate("PlanQuestions", "precision: the frozen base at the training precision; int8: bitsandbytes LLM.int8 (load_in_8bit), 1 byte a Linear weight, and every 8-bit Linear keeps its 16-bit input for backward.")),
+            _f("model.modules_to_save", translate("PlanQuestions", "Modules trained in full (comma-separated)"), kind="list", optional=True,
+               tooltip=translate("PlanQuestions", "PEFT modules_to_save: embed_tokens and/or lm_head are trained as full copies beside the frozen originals, with gradients and optimizer states.")),
             _f("model.double_quant", translate("PlanQuestions", "NF4 double quantisation (QLoRA)"), kind="bool",
                tooltip=translate("PlanQuestions", "bitsandbytes bnb_4bit_use_double_quant: 4.127 bits a weight; off: 4.5 bits.")),
             _f("model.weight_loading", translate("PlanQuestions", "Weight loading"), kind="choice", choices=_plain(WEIGHT_LOADERS),
@@ -218,6 +223,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "With FSDP1 and gradient accumulation: on for loops that reduce-scatter every micro-batch (torchtune, Accelerate sync_each_batch); off: full gradients accumulate on every GPU under no_sync() (Accelerate, Lightning Fabric).")),
             _f("model.ddp_bucket_view", translate("PlanQuestions", "DDP gradients as bucket views"), kind="bool",
                tooltip=translate("PlanQuestions", "Full training with plain DDP: on when the gradients are views into the all-reduce buckets (PyTorch gradient_as_bucket_view=True, Megatron-Core); off: PyTorch DDP's default keeps a second copy of every gradient.")),
+            _f("model.no_kv_cache", translate("PlanQuestions", "Generate without a KV cache"), kind="bool",
+               tooltip=translate("PlanQuestions", "Inference with use_cache=False: every new token re-runs the whole sequence, so no cache is kept and the peak is one forward pass over the context.")),
             _f("model.fused_qkv_load", translate("PlanQuestions", "q/k/v fused after loading"), kind="bool",
                tooltip=translate("PlanQuestions", "Inference with AutoAWQ fuse_layers=True: every layer's q, k and v are copied into one matrix before the unfused layers are freed, so the peak may be while loading.")),
             _f("model.prefill_kv_kept", translate("PlanQuestions", "Prompt keys and values kept twice"), kind="bool",

@@ -41,8 +41,8 @@ def select_rows(tab, ids: list[str]) -> None:
 
 def test_title_and_all_gpus_shown(tab):
     assert tab.windowTitle() == "Catalog"
-    assert len(shown_ids(tab)) == 51
-    assert tab.count.text() == "51 of 51 GPUs shown"
+    assert len(shown_ids(tab)) == 53
+    assert tab.count.text() == "53 of 53 GPUs shown"
     headers = [tab.proxy.headerData(c, Qt.Orientation.Horizontal) for c in range(tab.proxy.columnCount())]
     assert "Bandwidth (GB/s)" in headers and "BF16 (TFLOPS)" in headers and "Price (USD)" in headers
     tips = [tab.proxy.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole) for c in range(len(headers))]
@@ -51,10 +51,11 @@ def test_title_and_all_gpus_shown(tab):
 
 def test_text_search_uses_full_text_index(tab, qtbot):
     qtbot.keyClicks(tab.filters.search, "hopper")
-    assert set(shown_ids(tab)) == {"h100-pcie", "h100-sxm5", "h100-nvl", "h200-sxm", "h200-nvl", "h800-sxm5", "h20"}
-    assert tab.count.text() == "7 of 51 GPUs shown"
+    assert set(shown_ids(tab)) == {"h100-pcie", "h100-sxm5", "h100-nvl", "h200-sxm", "h200-nvl", "h800-sxm5", "h20",
+                                  "gh200", "gh200-96"}
+    assert tab.count.text() == "9 of 53 GPUs shown"
     tab.filters.search.clear()
-    assert len(shown_ids(tab)) == 51
+    assert len(shown_ids(tab)) == 53
 
 
 def test_ctrl_f_focuses_the_search(tab):
@@ -71,13 +72,14 @@ def test_combined_filters(tab):
     f.vendor.setCurrentIndex(f.vendor.findData("NVIDIA"))
     f.form_factor.setCurrentIndex(f.form_factor.findData("SXM"))
     f.fp8.setCurrentIndex(f.fp8.findData(True))
-    assert set(shown_ids(tab)) == {"h100-sxm5", "h200-sxm", "b200", "b300", "gb200", "gb300", "h800-sxm5", "h20"}
+    assert set(shown_ids(tab)) == {"h100-sxm5", "h200-sxm", "b200", "b300", "gb200", "gb300", "h800-sxm5", "h20",
+                                   "gh200", "gh200-96"}
     f.memory_min.setValue(100)
-    assert set(shown_ids(tab)) == {"h200-sxm", "b200", "b300", "gb200", "gb300"}
+    assert set(shown_ids(tab)) == {"h200-sxm", "b200", "b300", "gb200", "gb300", "gh200"}
     f.memory_max.setValue(150)
-    assert shown_ids(tab) == ["h200-sxm"]
+    assert set(shown_ids(tab)) == {"h200-sxm", "gh200"}
     tab.reset_button.click()
-    assert len(shown_ids(tab)) == 51
+    assert len(shown_ids(tab)) == 53
     f.architecture.setCurrentIndex(f.architecture.findData("Ada Lovelace"))
     f.fp8.setCurrentIndex(f.fp8.findData(False))
     assert shown_ids(tab) == []
