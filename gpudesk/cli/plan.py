@@ -146,6 +146,16 @@ def add_parser(subparsers) -> None:
                         "(vLLM since 2025-03), absorbed (vLLM 0.7.1 to 0.7.3) or none (HF transformers)"))
     m.add_argument("--fused-qkv-load", action="store_true",
                    help=_("inference: q, k and v are fused after loading, briefly held twice (AutoAWQ fuse_layers=True)"))
+    m.add_argument("--prefill-kv-kept", action="store_true",
+                   help=_("inference with a static KV cache: the fused attention also returns the prompt's keys and "
+                          "values, which the model keeps for every layer until the prefill ends (AutoAWQ "
+                          "fuse_layers=True before 0.1.6 inside transformers' Llama model)"))
+    m.add_argument("--gptq-kernel", default="none", choices=("none", "exllama", "exllama-act-order", "exllamav2"),
+                   help=_("inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels, which keep a scratch for "
+                          "the run: exllama, exllama-act-order (desc_act checkpoints), exllamav2; none: other kernels"))
+    m.add_argument("--max-input-tokens", type=int, default=2048, metavar="N",
+                   help=_("with --gptq-kernel exllama-act-order: the longest input its buffer is sized for "
+                          "(AutoGPTQ max_input_length, exllama_set_max_input_length; default 2048)"))
     m.add_argument("--tp-replicated-vocab", action="store_true",
                    help=_("inference: tensor parallelism keeps the embedding and LM head whole on every GPU (lit-gpt "
                           "generate/tp.py; vLLM splits them)"))
@@ -630,6 +640,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
         ddp_bucket_view=args.ddp_bucket_view,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
+        prefill_kv_kept=args.prefill_kv_kept, gptq_kernel=args.gptq_kernel, max_input_tokens=args.max_input_tokens,
         embeddings_on_host=args.embeddings_on_host, base_weights=args.base_weights,
         modules_to_save=tuple(t.strip() for t in args.modules_to_save.split(",") if t.strip()),
         no_kv_cache=args.no_kv_cache, bnb_fp32_compute=args.bnb_fp32_compute,
@@ -661,6 +672,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "fsdp1_no_sync": "--fsdp1-sync-each-batch", "ddp_bucket_view": "--ddp-bucket-view",
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",
                 "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",
+                "prefill_kv_kept": "--prefill-kv-kept", "gptq_kernel": "--gptq-kernel",
+                "max_input_tokens": "--max-input-tokens",
                 "tp_replicated_vocab": "--tp-replicated-vocab", "embeddings_on_host": "--embeddings-on-host",
                 "base_weights": "--base-weights", "modules_to_save": "--modules-to-save",
                 "no_kv_cache": "--no-kv-cache",

@@ -25,6 +25,8 @@ def memory_part_labels() -> dict[str, str]:
         "kv_cache": _("KV cache"),
         "kv_cache_workspace": _("KV cache workspace"),
         "prefill_workspace": _("Prefill workspace"),
+        "prefill_kv_kept": _("Prompt keys and values kept by the model"),
+        "kernel_scratch": _("Quantised kernel scratch"),
         "fused_load_copy": _("Fused q/k/v load copy"),
         "gathered_layers": _("Gathered layers (ZeRO-3)"),
         "unsharded_parameters": _("Unsharded parameters"),

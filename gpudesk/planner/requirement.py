@@ -19,6 +19,7 @@ from gpudesk.planner.errors import PlanInputError, PlanInputErrors
 from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
 from gpudesk.sizing.zero3_params import DEFAULT_MAX_LIVE_PARAMETERS, DEFAULT_MAX_REUSE_DISTANCE
+from gpudesk.sizing.gptq_scratch import GPTQ_KERNELS
 from gpudesk.sizing.memory import MODES, ZERO3_SETTINGS
 from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.activations_lora import LORA_KERNELS
@@ -84,7 +85,11 @@ class ModelMemory:
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
     full gradients under ``no_sync()``); ``ddp_bucket_view`` (PyTorch DDP ``gradient_as_bucket_view=True`` or
     Megatron-Core's DDP: no second copy of the gradients in the all-reduce buckets); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
-    AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``tp_replicated_vocab`` (inference tensor
+    AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``prefill_kv_kept`` (inference with a static cache
+    whose fused attention also returns the prompt's keys and values, kept for every layer until the prefill ends:
+    AutoAWQ's fused modules before 0.1.6 inside transformers' Llama model); ``gptq_kernel`` / ``max_input_tokens``
+    (inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels and their persistent scratch: none, exllama,
+    exllama-act-order, exllamav2; the longest input of the act-order buffer); ``tp_replicated_vocab`` (inference tensor
     parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``embeddings_on_host``
     (inference that keeps the input embedding table in host memory, ExLlama); ``base_weights`` (LoRA over a
     bitsandbytes LLM.int8 base: ``int8``); ``modules_to_save`` (PEFT trainable full copies of ``embed_tokens`` /
@@ -147,6 +152,9 @@ class ModelMemory:
     fsdp1_sync_each_batch: bool = False
     ddp_bucket_view: bool = False
     fused_qkv_load: bool = False
+    prefill_kv_kept: bool = False
+    gptq_kernel: str = "none"
+    max_input_tokens: int = 2048
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
     base_weights: str = "precision"
@@ -371,6 +379,8 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.kv_cache_impl", m.kv_cache_impl, KV_CACHE_IMPLS)
     check(_choice, "model.mla_decode_weights", m.mla_decode_weights, MLA_DECODE_WEIGHTS)
     check(_choice, "model.prompt_logits", m.prompt_logits, PROMPT_LOGITS)
+    check(_choice, "model.gptq_kernel", m.gptq_kernel, GPTQ_KERNELS)
+    check(_num, "model.max_input_tokens", m.max_input_tokens, maximum=16 * 1024 * 1024, integer=True)
     check(_choice, "model.weight_loading", m.weight_loading, WEIGHT_LOADERS)
     check(_choice, "model.lora_kernels", m.lora_kernels, LORA_KERNELS)
     check(_num, "model.lora_dropout", m.lora_dropout, maximum=0.99, strict=False)

@@ -19,6 +19,8 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "kv_cache",
     "kv_cache_workspace",
     "prefill_workspace",
+    "prefill_kv_kept",
+    "kernel_scratch",
     "fused_load_copy",
     "gathered_layers",
     "unsharded_parameters",

@@ -85,6 +85,12 @@ class MemoryWorkload:
         fused_qkv_load: inference with the q, k and v projections fused after loading (AutoAWQ
             ``fuse_layers=True``): the allocated peak may be the loading moment that holds them twice
             (:mod:`gpudesk.sizing.fused_load`).
+        prefill_kv_kept: inference with a static cache whose fused attention also returns the prompt's keys and
+            values, kept for every layer until the prefill returns (AutoAWQ fused modules before 8110e02 inside
+            transformers' ``LlamaModel``; :mod:`gpudesk.sizing.prefill_kv_kept`).
+        gptq_kernel, max_input_tokens: inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels
+            (``exllama``, ``exllama-act-order``, ``exllamav2``; ``none``: kernels without a persistent scratch) and the
+            longest input the act-order buffer is sized for (:mod:`gpudesk.sizing.gptq_scratch`).
         tp_replicated_vocab: inference under tensor parallelism that keeps the embedding and LM head whole on
             every GPU (lit-gpt ``generate/tp.py``), instead of splitting the vocabulary (vLLM, Megatron-LM).
         zero3_max_reuse_distance, zero3_max_live_parameters, zero3_prefetch_bucket, zero3_persistence_threshold,
@@ -193,6 +199,9 @@ class MemoryWorkload:
     fsdp1_no_sync: bool = True
     ddp_bucket_view: bool = False
     fused_qkv_load: bool = False
+    prefill_kv_kept: bool = False
+    gptq_kernel: str = "none"
+    max_input_tokens: int = 2048
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
     base_weights: str = "precision"
@@ -322,6 +331,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         tp_replicated_vocab=w.tp_replicated_vocab, embeddings_on_host=w.embeddings_on_host,
         no_kv_cache=w.no_kv_cache,
         pipeline_parallel=w.pipeline_parallel, bnb_fp32_compute=w.bnb_fp32_compute,
+        prefill_kv_kept=w.prefill_kv_kept, gptq_kernel=w.gptq_kernel, max_input_tokens=w.max_input_tokens,
     )
 
 

@@ -38,6 +38,8 @@ from gpudesk.sizing.engines.ggml_types import canonical_file_type
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.fused_load import add_fused_qkv_load, fused_qkv_copy_bytes
+from gpudesk.sizing.gptq_scratch import DEFAULT_MAX_INPUT_TOKENS, gptq_scratch_bytes, gptq_scratch_note
+from gpudesk.sizing.prefill_kv_kept import prefill_kv_kept_bytes, prefill_kv_kept_note
 from gpudesk.sizing.layer_split import Stage, balanced_split, even_split, stage_weight_bytes
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.tp_vocab import replicated_vocab_extra_bytes, replicated_vocab_note
@@ -387,6 +389,9 @@ def inference_memory(
     no_kv_cache: bool = False,
     pipeline_parallel: int = 1,
     bnb_fp32_compute: bool = False,
+    prefill_kv_kept: bool = False,
+    gptq_kernel: str = "none",
+    max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
 ) -> MemoryEstimate:
     """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each
     (:func:`_inference_at_stage`), on the fullest GPU when ``pipeline_parallel`` > 1 splits whole decoder layers
@@ -402,7 +407,8 @@ def inference_memory(
                   activation_bytes_per_sample=activation_bytes_per_sample, overheads=overheads,
                   hybrid_kv_cache=hybrid_kv_cache, kv_cache_impl=kv_cache_impl, mla_decode_weights=mla_decode_weights,
                   prompt_logits=prompt_logits, fused_qkv_load=fused_qkv_load, tp_replicated_vocab=tp_replicated_vocab,
-                  embeddings_on_host=embeddings_on_host, bnb_fp32_compute=bnb_fp32_compute, no_kv_cache=no_kv_cache)
+                  embeddings_on_host=embeddings_on_host, bnb_fp32_compute=bnb_fp32_compute, no_kv_cache=no_kv_cache,
+                  prefill_kv_kept=prefill_kv_kept, gptq_kernel=gptq_kernel, max_input_tokens=max_input_tokens)
     pp = positive_int("pipeline_parallel", pipeline_parallel, 1024)
     if pp == 1:
         return _inference_at_stage(spec, **kwargs)  # type: ignore[arg-type]
@@ -460,12 +466,18 @@ def _inference_at_stage(
     stage: Stage | None = None,
     stage_gpus: int = 1,
     no_kv_cache: bool = False,
+    prefill_kv_kept: bool = False,
+    gptq_kernel: str = "none",
+    max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
 ) -> MemoryEstimate:
     """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each (the settings and their
     defaults are :func:`inference_memory`'s, which passes every one); with ``stage``, the
     memory of that GPU of a layer split over ``stage_gpus`` GPUs (its layers' weights and KV cache, one of its
     layers' transient, the logits only where the LM head is). ``bnb_fp32_compute``: bitsandbytes 4-bit layers
-    that compute in fp32 (:mod:`gpudesk.sizing.bnb_compute`).
+    that compute in fp32 (:mod:`gpudesk.sizing.bnb_compute`). ``prefill_kv_kept``: a static cache whose fused
+    attention also returns the prompt's keys and values, which the model keeps for every layer until the prefill
+    returns (:mod:`gpudesk.sizing.prefill_kv_kept`). ``gptq_kernel``, ``max_input_tokens``: AutoGPTQ's ExLlama
+    kernels' persistent scratch (:mod:`gpudesk.sizing.gptq_scratch`).
 
     Non-transformer models (CNN, tabular) skip the KV cache and use ``activation_bytes_per_sample`` x batch as
     the working memory. Weights are split over ``tensor_parallel`` GPUs; the KV cache by KV heads, at least one
@@ -510,7 +522,18 @@ def _inference_at_stage(
                                              "tokens).").format(prompt=prefill_tokens, context=context_tokens))
     if impl != "paged":
         paged_block_tokens = None
+    if prefill_kv_kept and impl not in ("static", "static-linear-mask"):
+        raise SizingError("prefill_kv_kept", _("the prompt's keys and values are kept twice only beside a "
+                                               "preallocated (static) KV cache; choose a static cache or leave "
+                                               "this setting off."))
+    if prefill_kv_kept and no_kv_cache:
+        raise SizingError("prefill_kv_kept", _("without a KV cache no prompt keys and values are kept; leave "
+                                               "one of these two settings off."))
     weight_format = resolve_weight_format(spec, weight_format)
+    scratch = gptq_scratch_bytes(spec, gptq_kernel, max_input_tokens)
+    if scratch and (weight_bits_per_param(weight_format) >= 8 or t > 1):
+        raise SizingError("gptq_kernel", _("the ExLlama kernels run 4-bit GPTQ weights on whole layers; give a 4-bit "
+                                           "weight format without tensor parallelism, or choose no GPTQ kernel."))
     mla_extra = mla_decode_weight_bytes(spec, weight_format, mla_decode_weights, t)
     share = stage.layers / max(1, spec.layers or 1) if stage is not None else 1.0
     stored = weight_bytes(spec, weight_format)
@@ -571,6 +594,11 @@ def _inference_at_stage(
                             _("prefill of {batch} x {tokens} prompt tokens: {gib:.2f} GiB transient (a layer's MLP or "
                               "attention, or the last position's logits)").format(**prefill),
                             "transformers modeling_llama.py LlamaMLP / LlamaForCausalLM (v4.35: logits.float())"))
+        if prefill_kv_kept:
+            parts["prefill_kv_kept"] = prefill_kv_kept_bytes(
+                spec, prefill_tokens or context_tokens, prefill_batch, layers=stage.layers if stage else None,
+                tensor_parallel=t)
+            assumptions.append(prefill_kv_kept_note(parts["prefill_kv_kept"]))
         if impl != "paged":
             # Under a layer split: one layer's copy (dynamic) is the same on every GPU that runs a layer, the tuple
             # cache's second copy scales with the GPU's share of the layers, a static cache's mask is on every GPU.
@@ -614,6 +642,9 @@ def _inference_at_stage(
     else:
         raise ShapeError("activation_bytes_per_sample",
                          _("{model} has no transformer shape; give activation bytes per sample.").format(model=spec.name))
+    if scratch and (stage is None or stage.layers > 0):
+        parts["kernel_scratch"] = scratch
+        assumptions.append(gptq_scratch_note(gptq_kernel, scratch))
     if spec.shape_is_guess:
         assumptions.append((_("model shape inferred from the parameter count; KV assumes multi-head attention"),
                             _("a guess; give a config.json for exact figures")))

@@ -39,6 +39,12 @@ def cli_args(case: dict) -> list[str]:
             args += ["--prompt-tokens", str(case["prompt_tokens"])]
         if case.get("fused_qkv_load"):
             args.append("--fused-qkv-load")
+        if case.get("prefill_kv_kept"):
+            args.append("--prefill-kv-kept")
+        if case.get("gptq_kernel"):
+            args += ["--gptq-kernel", case["gptq_kernel"]]
+        if case.get("max_input_tokens"):
+            args += ["--max-input-tokens", str(case["max_input_tokens"])]
         if case.get("tp_replicated_vocab"):
             args.append("--tp-replicated-vocab")
         if case.get("embeddings_on_host"):

@@ -21,6 +21,7 @@ from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
 from gpudesk.sizing.lora_base import LORA_BASE_WEIGHTS
 from gpudesk.sizing.error_band import FRAMEWORKS
+from gpudesk.sizing.gptq_scratch import GPTQ_KERNELS
 from gpudesk.sizing.memory import MODES
 from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS, MLA_DECODE_WEIGHTS, PROMPT_LOGITS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
@@ -226,6 +227,12 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "Inference with use_cache=False: every new token re-runs the whole sequence, so no cache is kept and the peak is one forward pass over the context.")),
             _f("model.fused_qkv_load", translate("PlanQuestions", "q/k/v fused after loading"), kind="bool",
                tooltip=translate("PlanQuestions", "Inference with AutoAWQ fuse_layers=True: every layer's q, k and v are copied into one matrix before the unfused layers are freed, so the peak may be while loading.")),
+            _f("model.prefill_kv_kept", translate("PlanQuestions", "Prompt keys and values kept twice"), kind="bool",
+               tooltip=translate("PlanQuestions", "Inference with a static KV cache whose fused attention also returns the prompt's keys and values, which the model keeps for every layer until the prefill ends (AutoAWQ fuse_layers=True before 0.1.6, inside transformers' Llama model).")),
+            _f("model.gptq_kernel", translate("PlanQuestions", "GPTQ kernel"), kind="choice", choices=_plain(GPTQ_KERNELS),
+               tooltip=translate("PlanQuestions", "Inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels, which keep a scratch buffer for the whole run: exllama, exllama-act-order (desc_act checkpoints), exllamav2. none: kernels without one.")),
+            _f("model.max_input_tokens", translate("PlanQuestions", "Longest input (ExLlama act-order)"), kind="int", unit=translate("PlanQuestions", "tokens"), minimum=1,
+               tooltip=translate("PlanQuestions", "With the exllama-act-order kernel: the longest input its reorder buffer is sized for (AutoGPTQ max_input_length, default 2048).")),
             _f("model.tp_replicated_vocab", translate("PlanQuestions", "Embedding and LM head on every TP GPU"), kind="bool",
                tooltip=translate("PlanQuestions", "Inference with tensor parallelism that shards only the decoder blocks (lit-gpt generate/tp.py): every GPU keeps the whole embedding and LM head. Off: the vocabulary is split (vLLM, SGLang, Megatron-LM).")),
             _f("model.embeddings_on_host", translate("PlanQuestions", "Input embedding table in host memory"), kind="bool",
