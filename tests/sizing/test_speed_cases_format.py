@@ -106,8 +106,8 @@ def row_problems(row: Any, gpu_ids: set[str], model_ids: set[str]) -> list[str]:
     for name in ("gpus", "gpus_per_node"):
         if name in row and not _positive_int(row[name]):
             problems.append(f"{name} must be a positive integer")
-    if _positive_int(row.get("gpus")) and _positive_int(row.get("gpus_per_node")) and row["gpus_per_node"] > row["gpus"]:
-        problems.append("gpus_per_node exceeds gpus")
+    # gpus_per_node may exceed gpus: it is the NVLink domain the job's GPUs sit in (README), e.g. 4 GPUs of an 8-GPU
+    # board or 16 GPUs of an NVL72 rack.
     quality = row.get("quality")
     if quality not in ("good", "partial"):
         problems.append(f"quality must be 'good' or 'partial', not {quality!r}")
@@ -195,7 +195,8 @@ def _serve_problems(row: dict[str, Any]) -> list[str]:
     gpu_mem = row.get("gpu_memory_utilization")
     if gpu_mem is not None and not (isinstance(gpu_mem, (int, float)) and 0 < gpu_mem <= 1):
         problems.append("gpu_memory_utilization is a fraction (0-1]")
-    sizes = [row.get(n) for n in ("tp", "pp", "dp")]
+    # With data-parallel attention, dp counts the attention groups inside one tp x pp replica, not replicas (README).
+    sizes = [row.get(n) for n in (("tp", "pp") if row.get("enable_dp_attention") else ("tp", "pp", "dp"))]
     if all(_positive_int(s) for s in sizes) and _positive_int(row.get("gpus")):
         placed = math.prod(int(s) for s in sizes if s is not None)
         if placed != row["gpus"]:
