@@ -19,13 +19,9 @@ reading needs its own words."""
 
 from __future__ import annotations
 
+from helpers.oom_top import top_cause as _top
+
 from gpudesk.oom import diagnose_text
-
-
-def _top(text: str) -> tuple[str, bool, str | None]:
-    d = diagnose_text(text)
-    top = d.causes[0]
-    return top.id, d.found_oom, top.evidence.get("deciding_check")
 
 
 # YoshitakaMo/localcolabfold#236.

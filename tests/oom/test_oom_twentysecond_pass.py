@@ -20,14 +20,9 @@ reading needs its own words."""
 
 from __future__ import annotations
 
+from helpers.oom_top import top_cause as _top
+
 from gpudesk.oom import diagnose_text
-from gpudesk.oom.user_context import UserContext
-
-
-def _top(text: str, host_os: str | None = None) -> tuple[str, bool, str | None]:
-    d = diagnose_text(text, context=UserContext(host_os=host_os) if host_os else None)
-    top = d.causes[0]
-    return top.id, d.found_oom, top.evidence.get("deciding_check")
 
 
 # eosphoros-ai/DB-GPT#63.
