@@ -38,3 +38,16 @@ def _isolated_data_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUDESK_DATA_DIR", str(data))
     return data
 
+
+
+@pytest.fixture
+def zh_cn():
+    """Core messages (gettext) in Simplified Chinese for the test, the language before it restored after."""
+    from gpudesk import i18n
+
+    before = i18n.current_language()
+    i18n.set_language("zh_CN")
+    try:
+        yield
+    finally:
+        i18n.set_language(before)

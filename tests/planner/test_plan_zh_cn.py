@@ -4,7 +4,6 @@ while the stable ids of the JSON (workload kind, interconnect and field ids, mem
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from babel.messages.pofile import read_po
@@ -30,16 +29,6 @@ FIELD = re.compile(r"\{[^{}]*\}")
 @pytest.fixture(scope="module")
 def catalog():
     return open_catalog()
-
-
-@pytest.fixture
-def zh_cn() -> Iterator[None]:
-    before = i18n.current_language()
-    i18n.set_language("zh_CN")
-    try:
-        yield
-    finally:
-        i18n.set_language(before)
 
 
 def _english_phrases() -> set[str]:

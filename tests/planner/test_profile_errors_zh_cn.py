@@ -4,26 +4,14 @@ the line and column and the offending part kept (what ``gpudesk estimate speed -
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
-from gpudesk import i18n
 from gpudesk.planner.errors import PlanInputError, PlanInputErrors
 from gpudesk.planner.profile import parse_profile_text
 from gpudesk.planner.toml_errors import toml_error_reason
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-@pytest.fixture
-def zh_cn() -> Iterator[None]:
-    before = i18n.current_language()
-    i18n.set_language("zh_CN")
-    try:
-        yield
-    finally:
-        i18n.set_language(before)
 
 
 def _parse_error(text: str) -> str:

@@ -3,25 +3,13 @@ of train_memory / lora_memory are words ("卸载：关闭"), never the raw profi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 
 import pytest
 
 from conftest import FIXTURES
-from gpudesk import i18n
 from gpudesk.sizing import lora_memory, spec_from_hf_config, train_memory
 
 LLAMA_7B = spec_from_hf_config(FIXTURES / "plan" / "llama-2-7b-hf.config.json")
-
-
-@pytest.fixture
-def zh_cn() -> Iterator[None]:
-    before = i18n.current_language()
-    i18n.set_language("zh_CN")
-    try:
-        yield
-    finally:
-        i18n.set_language(before)
 
 
 def _text(estimate) -> str:

@@ -23,12 +23,12 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.oom.rules.budget_words import OOM_SAID
 from gpudesk.i18n import _
 
 # (Bounded by Latin letters and digits only: CJK text around them is a word character to \b.)
 _LMDEPLOY = re.compile(r"(?<![A-Za-z0-9])lmdeploy(?![A-Za-z0-9])", re.IGNORECASE)
 _MAX_BATCH = re.compile(r"(?<![A-Za-z0-9_])max[_-]batch[_-]size(?![A-Za-z0-9_])", re.IGNORECASE)
-_OOM = re.compile(r"out of memory|(?<![a-z0-9])oom(?:s|ed|ing)?(?![a-z0-9])|显存不足|爆显存|显存溢出", re.IGNORECASE)
 # bitsandbytes quantisation in TGI's and transformers' words (--quantize bitsandbytes / bitsandbytes-nf4 /
 # bitsandbytes-fp4, load_in_4bit / load_in_8bit, "nf4-quantized").
 _BNB = re.compile(r"\bbitsandbytes\b|\bbnb\b|(?<![a-z0-9])nf4(?![a-z0-9])|\bload_in_(?:4|8)bit\b", re.IGNORECASE)
@@ -39,9 +39,9 @@ def check(f: Facts) -> Cause | None:
     text = r.text or ""
     if f.requested is not None or f.total is not None or r.signature is not None:
         return None
-    if _LMDEPLOY.search(text) and _MAX_BATCH.search(text) and _OOM.search(text):
+    if _LMDEPLOY.search(text) and _MAX_BATCH.search(text) and OOM_SAID.search(text):
         return _lmdeploy_capture()
-    if r.engine == "tgi" and _BNB.search(text) and (_OOM.search(text) or r.kind != "unknown"):
+    if r.engine == "tgi" and _BNB.search(text) and (OOM_SAID.search(text) or r.kind != "unknown"):
         return _tgi_bnb_headroom()
     return None
 

@@ -3,11 +3,10 @@ name it "TPOT (time per output token)", in English and Chinese, and keep "Step t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 
 import pytest
 
-from gpudesk import i18n, paths
+from gpudesk import paths
 from gpudesk.catalog import open_catalog
 from gpudesk.planner import load_profile, plan, plan_to_dict, requirement_to_dict
 from gpudesk.planner.sheet_markdown import plan_to_markdown
@@ -20,16 +19,6 @@ from gpudesk.units import format_duration
 def chat_api() -> tuple[dict, dict]:
     req = load_profile(paths.examples_dir() / "chat-api-qps200.toml")
     return plan_to_dict(plan(req, open_catalog())), requirement_to_dict(req)
-
-
-@pytest.fixture
-def zh_cn() -> Iterator[None]:
-    before = i18n.current_language()
-    i18n.set_language("zh_CN")
-    try:
-        yield
-    finally:
-        i18n.set_language(before)
 
 
 def _saved(plan_dict: dict) -> SavedPlan:
