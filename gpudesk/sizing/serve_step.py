@@ -45,8 +45,9 @@ of thousands of tokens the math.
   kernel both engines run there, :mod:`gpudesk.sizing.serve_rocm_block_fp8`), whatever the batch; the embedding and LM
   head stay 16-bit and the routed experts' grouped GEMMs keep the HBM rate. Their math (prefill chunks, large
   batches) runs at the rate the engines' block-FP8 Triton / CUTLASS kernels reach, a fifth of the FP8 peak, not the
-  per-tensor cuBLASLt rate: the routed experts in vLLM and SGLang, the dense linears too in vLLM and in SGLang
-  before DeepGEMM became its default (:func:`gpudesk.sizing.serve_rates.block_fp8_triton_flops_share`), at the
+  per-tensor cuBLASLt rate: the routed experts in vLLM and SGLang, the dense linears too in vLLM, in SGLang
+  before DeepGEMM became its default and in SGLang on GPUs DeepGEMM does not run on (AMD Instinct: AITER's Triton
+  kernel; :func:`gpudesk.sizing.serve_rates.block_fp8_triton_flops_share`), at the
   kernel's measured rate for the GEMM's rows: the step's tokens for a dense linear, tokens x top-k / experts for a
   routed expert (:func:`gpudesk.sizing.serve_rates.block_fp8_triton_peak_share`).
 - Fused-MoE row tiles: where the routed experts run the engines' Triton fused MoE with block-FP8 weights, each
@@ -532,7 +533,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "{gemms} dense GEMMs per step through the vendor library, {us:.2g} us each beyond the roofline, above "
             "{tokens} token(s) per step").format(gemms=gemms, us=gemm_extra * 1e6, tokens=skinny_tokens),
             HIPBLASLT_SOURCE))
-    slow_share, slow_routed, slow_source = block_fp8_triton_flops_share(spec, load.engine, load.engine_version) \
+    slow_share, slow_routed, slow_source = block_fp8_triton_flops_share(spec, load.engine, load.engine_version, gpu) \
         if block_fp8 else (0.0, 0.0, "")
     slow_flops = slow_share * 2.0 * spec.active_params / tp
     slow_expert_flops = slow_routed * 2.0 * spec.active_params / tp
