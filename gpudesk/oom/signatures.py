@@ -183,7 +183,7 @@ import re
 from dataclasses import dataclass
 
 from gpudesk.i18n import N_
-from gpudesk.oom import exit_marks, limit_words
+from gpudesk.oom import exit_marks, limit_words, pool_words, vgpu_words
 
 PiB = 1024**5
 VULKAN_LARGE_BYTES = 2 * 1024**3
@@ -975,6 +975,12 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     low = flatten_whitespace(text)
     if (requested is not None and requested >= PiB) or "more than 1eb" in low or negative_size is not None:
         return "absurd_size"
+    if vgpu_words.counter_wrapped(text):
+        return "absurd_size"  # a vGPU layer's usage counter wrapped below zero (gpudesk.oom.vgpu_words)
+    if pool_words.fixed_pool_runtime(text) is not None:
+        return "fixed_pool"
+    if vgpu_words.hami_oom(text) is not None:
+        return "vgpu_limit"
     if "ecc" in low and any(w in low for w in _WORDS[0][1]):
         return "ecc"
     if _XID.search(text):
@@ -1074,3 +1080,12 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if _SIGTRAP_MAC.search(text) and _MODEL_RUNNING.search(text):
         return "sigtrap_mac"
     return None
+
+
+# The deciding check of a runtime's fixed pool (``fixed_pool``, :mod:`gpudesk.oom.pool_words`): the pool's configured
+# size against what the message says it needed.
+FIXED_POOL_CHECK = Check("buffer_limit", "grep -n -i -E 'memory|stack|buffer|INITIAL_MEMORY' <the model, scene or build "
+                                         "settings>",
+                         N_("If the size the runtime was configured with is below what the message asks for, the "
+                            "runtime's own fixed pool refused it, not the GPU or the host: raise that setting (or make "
+                            "the scene or problem smaller); free memory elsewhere changes nothing."))

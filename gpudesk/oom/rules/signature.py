@@ -69,8 +69,8 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
-from gpudesk.oom import library_words, start_words
-from gpudesk.oom.rules import exit_causes, multi_gpu_imbalance
+from gpudesk.oom import library_words, start_words, vgpu_words
+from gpudesk.oom.rules import exit_causes, fixed_pools, multi_gpu_imbalance
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
@@ -534,6 +534,12 @@ def check(f: Facts) -> list[Cause]:
     elif sig == "pin_memory" and VERBS_ENOMEM.search(r.text or ""):
         # ENOMEM from a verbs call is the memlock limit as a rule, the adapter's own resources at times: 0.8.
         out.append(_not_capacity(sig, 0.8, f))
+    elif sig == "fixed_pool":
+        out.append(fixed_pools.fixed_pool(f))
+    elif sig == "vgpu_limit":
+        out.append(fixed_pools.vgpu_limit(f))
+    elif sig == "absurd_size" and vgpu_words.counter_wrapped(r.text or ""):
+        out.append(fixed_pools.wrapped_counter(_not_capacity(sig, 0.96, f)))
     elif sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
     elif sig == "wsl_residency":
