@@ -731,10 +731,11 @@ _FUNC_ATTRIBUTE_OOM = re.compile(r"cudafuncsetattribute\b[^\n]{0,300}?out of mem
 # torchrun's "exitcode: -9" in ChildFailedError, Python's "died with <Signals.SIGKILL: 9>"). A scheduler's or a user's
 # kill reads the same, so it is the likelier reading, not a certain one (gpudesk.oom.rules.signature).
 # (The shell's line may come back with the user's punctuation after it, as a title or a quote does: "Killed！",
-# Tangshitao/QuadTreeAttention#25.)
+# Tangshitao/QuadTreeAttention#25, or named as the error it was: "Killed error", anishathalye/neural-style#131, whose
+# maintainer pointed to the OOM killer.)
 # The same kill as an exit status: 128 + 9 = 137 (a shell, Docker's "exited with code 137"), a launcher's "return code
 # = -9", Go's "signal: killed" (Ollama's runner).
-_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed[!！.。]{0,3}\s*$|"
+_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed(?:\s{1,2}error)?[!！.。]{0,3}\s*$|"
                       r"signal: killed|exit(?:ed with)?[ _]code:?\s{0,2}137\b|exit status 137\b|"
                       r"return code\s{0,2}=\s{0,2}-9\b|"
                       # bash's report of a job or script command ended by SIGKILL (jobs.c, the signal's description
@@ -856,6 +857,30 @@ def _onnxruntime_on_cpu(low: str) -> bool:
 # PyTorch's MapAllocator naming the shared-memory file of a tensor passed between processes (``dev_shm`` above).
 _TORCH_SHM_FILE = ("unable to write to file </torch", "unable to open shared memory object </torch",
                    "from file </torch", "unable to resize file </torch", "unable to open file </torch")
+
+
+# ENOSPC ("No space left on device", errno 28) is a filesystem's answer, never a GPU allocator's (CUDA refuses device
+# memory with cudaErrorMemoryAllocation / CUDA_ERROR_OUT_OF_MEMORY). A training or inference job that meets it while
+# its GPU has room is writing to the RAM-backed /dev/shm: the DataLoader workers pass every batch through it and Docker
+# gives a container 64 MB there (docs.docker.com, "docker run --shm-size"; ultralytics/ultralytics#1238: "No space left
+# on device with plenty of space left on GPU", fixed by --ipc=host). A job that was saving a checkpoint or installing
+# packages was writing to a disk instead, and is not read so.
+_ENOSPC_GPU_WORDS = ("gpu", "cuda", "vram", "dataloader")
+_DISK_WRITE_WORDS = ("torch.save", "save_pretrained", "save_checkpoint", "pip install", "docker pull", "write_file",
+                     "no space left on device: '/", "no space left on device: \"/")
+
+
+def _enospc_beside_gpu(low: str) -> bool:
+    """ENOSPC in a text about a GPU job that names no disk write (see ``_ENOSPC_GPU_WORDS``)."""
+    return any(w in low for w in _ENOSPC_GPU_WORDS) and not any(w in low for w in _DISK_WRITE_WORDS)
+
+
+def enospc_beside_gpu_only(text: str) -> bool:
+    """``dev_shm`` read from ENOSPC beside a GPU job alone, no word of shared memory: the likelier filesystem, not a
+    named one (gpudesk.oom.rules.signature ranks it below a named /dev/shm)."""
+    low = flatten_whitespace(text)
+    return ("no space left on device" in low and _enospc_beside_gpu(low) and not any(w in low for w in _DEV_SHM_WORDS)
+            and "/torch_" not in low and not any(w in low for w in _TORCH_SHM_FILE))
 
 
 def flatten_whitespace(text: str) -> str:
@@ -997,7 +1022,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if _NCCL_SYSTEM_ERROR in low and "nccl" in low and not any(w in low for w in _OOM_OWN) and \
             _OOM_WORD.search(text) is None:
         return "nccl_system_error"
-    if "no space left on device" in low and any(w in low for w in _DEV_SHM_WORDS):
+    if "no space left on device" in low and (any(w in low for w in _DEV_SHM_WORDS) or _enospc_beside_gpu(low)):
         return "dev_shm"
     if exit_marks.worker_exit_in_container(text):
         return "worker_exit_shm"

@@ -78,7 +78,8 @@ from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, G
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
                                     SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command, flatten_whitespace,
-                                    names_managed_memory, names_unified_allocator, runner_backend_buffer,
+                                    enospc_beside_gpu_only, names_managed_memory, names_unified_allocator,
+                                    runner_backend_buffer,
                                     startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
@@ -528,6 +529,10 @@ def check(f: Facts) -> list[Cause]:
         # A bus error with no word of shared memory (signatures.bare_bus_error): /dev/shm is the likeliest backing that
         # faults so, not the only one (a memory-mapped file truncated under the process does too), hence 0.6.
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "dev_shm" and enospc_beside_gpu_only(r.text or ""):
+        # ENOSPC beside a GPU job with no filesystem named (signatures.enospc_beside_gpu_only): /dev/shm is the
+        # likeliest filesystem such a job fills, not a named one, hence 0.75.
+        out.append(_not_capacity(sig, 0.75, f))
     elif sig == "host_ram" and runner_backend_buffer(r.text or ""):
         # Read from Ollama's scheduler, not from the call's own words (signatures.runner_backend_buffer): 0.8.
         out.append(_not_capacity(sig, 0.8, f))
