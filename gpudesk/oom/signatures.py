@@ -673,7 +673,15 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # kernels: "operation cusolverDnCreate(&handle) failed", nrbennet/dl_binder_design#38), and XLA's
                       # compiler finding no DNN library at all (its RET_CHECK "dnn != nullptr" in
                       # xla/service/gpu/gpu_compiler.cc, sokrypton/ColabFold#405).
-                      "cusolverdncreate", "dnn != nullptr")),
+                      "cusolverdncreate", "dnn != nullptr",
+                      # The algorithm queries that need a handle: StreamExecutor answers them only through the DNN or
+                      # BLAS support it holds, and reports them failed when that support was never created (the handle
+                      # failed before): TensorFlow's "Check failed: stream->parent()->GetConvolveAlgorithms(...)"
+                      # (tensorflow/core/kernels/conv_ops.cc, after "could not create cudnn handle", ymgaq/AQ#73) and
+                      # XLA's "RET_CHECK failure (.../gemm_algorithm_picker.cc:N) stream->parent()->
+                      # GetBlasGemmAlgorithms(...)" (jax-ml/jax#13504, gone once TensorFlow in the same process stopped
+                      # preallocating).
+                      "->getconvolvealgorithms(", "->getblasgemmalgorithms(")),
 )
 # faiss's default GPU scratch reservation (StandardGpuResourcesImpl::getDefaultTempMemForGPU in
 # faiss/gpu/StandardGpuResources.cpp: ``k4GiBTempMem`` 512 MiB on a GPU of at most 4 GiB, ``k8GiBTempMem`` 1 GiB up to

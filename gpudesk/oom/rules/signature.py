@@ -791,6 +791,35 @@ def _library_mismatch_first(f: Facts) -> list[Cause]:
 _AUTOTUNER = "best cudnn convolution algorithm"
 
 
+# cuBLAS's handle alone: its words, with none of cuDNN's (the DNN library's own failures read as above).
+_BLAS_WORDS = ("cublas", "getblasgemmalgorithms", "blas support")
+_DNN_WORDS = ("cudnn", "dnn library", "dnn != nullptr", "convolve", "cusolver")
+
+
+def _blas_only(low: str) -> bool:
+    return any(w in low for w in _BLAS_WORDS) and not any(w in low for w in _DNN_WORDS)
+
+
+def _blas_preallocation(f: Facts) -> list[Cause]:
+    """XLA or TensorFlow without its cuBLAS handle ("Failed to create cublas handle", then the GEMM autotuner's
+    RET_CHECK on ``GetBlasGemmAlgorithms`` in ``xla/service/gpu/gemm_algorithm_picker.cc``, which StreamExecutor answers
+    only through the BLAS support it could not create). cuBLAS is part of the CUDA release the framework's wheels pin
+    (jaxlib's ``nvidia-cublas-cu12`` dependency), so unlike a separately installed cuDNN it is seldom missing or
+    mismatched; ``cublasCreate`` allocates the handle's device resources (cuBLAS documentation, "cublasCreate()":
+    "allocates hardware resources on the host and device") with cudaMalloc, outside the framework's pool. With the GPU
+    mapped up front (by JAX, or by TensorFlow in the same process) there is nothing left: jax-ml/jax#13504 was fixed by
+    making TensorFlow grow instead of preallocating. Preallocation first (0.6), the library second (0.4)."""
+    return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuBLAS"),
+                     _("cuBLAS allocates its handle's device memory with cudaMalloc, outside the framework's pool; "
+                       "JAX (and TensorFlow in the same process) map most of the GPU at start, so the handle could "
+                       "not be created and every matrix multiplication that needs it fails."),
+                     _("Set XLA_PYTHON_CLIENT_PREALLOCATE=false or XLA_PYTHON_CLIENT_MEM_FRACTION=.5, and if "
+                       "TensorFlow runs in the same process let it grow (tf.config.experimental.set_memory_growth or "
+                       "TF_FORCE_GPU_ALLOW_GROWTH=true) or hide the GPU from it; then rerun"),
+                     "preallocation", f),
+            _not_capacity("library_mismatch", 0.4, f), _other_process(0.35, f)]
+
+
 def _autotuner_preallocation(f: Facts) -> list[Cause]:
     """XLA's "Failed to determine best cudnn convolution algorithm": the autotuner runs after cuDNN's handle was
     created (a missing or mismatched library stops earlier, at "DNN library initialization failed"), and profiles each
@@ -911,6 +940,8 @@ def _library_init(f: Facts) -> list[Cause]:
     low = (r.text or "").lower()
     if _AUTOTUNER in low or "cudnn_status_execution_failed" in low:
         return _autotuner_preallocation(f)
+    if _blas_only(low) and (_jax_wording(r) or any(w in low for w in _PREALLOCATING)):
+        return _blas_preallocation(f)
     if _jax_wording(r) or any(w in low for w in _XLA_LIBRARY_WORDS):
         return _library_mismatch_first(f)
     if _OTHER_MACHINE.search(r.text or ""):
