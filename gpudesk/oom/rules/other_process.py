@@ -52,40 +52,15 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom import named_gpu
 from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.rules import genuine_shortage, held_outside, signature
+from gpudesk.oom.rules.tf_pool import tf_fraction_reservation, tf_pool_growth_refused, tf_reservation_refused_on_cuda
 from gpudesk.oom.report import ProcessMemory
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.oom.signatures import CHECKS, check_command
 from gpudesk.units import GIB as GiB, format_bytes
 from gpudesk import i18n
 from gpudesk.i18n import _, ngettext
-
-
-def tf_reservation_refused_on_cuda(f: Facts) -> bool:
-    """TensorFlow's BFC reservation refused by the CUDA driver, no library failure beside it (module docstring)."""
-    r = f.report
-    return (r.framework == "tensorflow" and r.kind == "cuda_driver_oom" and not r.parsed.get("cublas_handle_failed")
-            and r.signature is None and "rocm" not in (r.backend or "", r.platform or ""))
-
-
-# TensorFlow sizes its pool, without a memory fraction, as the free memory less a reserve for the system
-# (gpu_device.cc, MinSystemMemory: 225 MiB below 2 GiB free, else max(300 MiB, 5 % of free)), so such a reservation
-# stays under 95 % of the card; with per_process_gpu_memory_fraction set it asks total × fraction instead. A refused
-# reservation of 95 % of the card or more is therefore a fraction near 1 asking for memory that was never free
-# (the driver's context and the display hold some): TensorFlow's own preallocation setting, not another process
-# (davidsandberg/facenet#402: 5.93 GiB asked on a 6 GB GTX 1060 with --gpu_memory_fraction 1.0; 0.8 fixed it).
-WHOLE_CARD_SHARE = 0.95
-
-
-def tf_fraction_reservation(f: Facts) -> bool:
-    """TensorFlow's refused reservation is 95 % of the card or more (``WHOLE_CARD_SHARE``): a fraction near 1."""
-    if not tf_reservation_refused_on_cuda(f) or f.requested is None:
-        return False
-    total = f.report.parsed.get("total_at_start_bytes")
-    capacity = total if isinstance(total, int) else (f.total or named_gpu.device_name_bytes(f.report.text or ""))
-    return capacity is not None and f.requested >= WHOLE_CARD_SHARE * capacity
 
 
 def _tf_reservation(f: Facts) -> Cause:
@@ -291,7 +266,7 @@ def check(f: Facts) -> Cause | None:
         return initializer
     if f.report.kind == "engine_startup_free":
         return _engine_start(f)
-    if tf_reservation_refused_on_cuda(f) and not tf_fraction_reservation(f):
+    if tf_reservation_refused_on_cuda(f) and not tf_fraction_reservation(f) and not tf_pool_growth_refused(f):
         # TensorFlow's device-discovery figures, when pasted, say more than the refusal alone.
         held = _held_before_start(f) if f.dev is not None and not f.dev.other_processes else None
         return held or _tf_reservation(f)

@@ -23,7 +23,7 @@ from gpudesk import i18n
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.named_gpu import named_gpu_bytes
 from gpudesk.oom.parsers import generic
-from gpudesk.oom.rules import held_outside, other_process
+from gpudesk.oom.rules import held_outside, tf_pool
 from gpudesk.oom.rules.base import Facts, evidence, join_sentences
 from gpudesk.units import GIB as GiB, format_bytes
 from gpudesk.i18n import N_, _
@@ -81,7 +81,7 @@ def check(f: Facts) -> Cause | None:
             more_fixes=[_("Give each process its own GPU with CUDA_VISIBLE_DEVICES."),
                         _("Check the 'BufferAssignment' / 'Peak buffers' lines for the largest buffers.")],
         )
-    if other_process.tf_fraction_reservation(f):
+    if tf_pool.tf_fraction_reservation(f):
         return Cause(
             id="preallocation",
             title=_("TensorFlow's memory fraction asks for the whole GPU"),
@@ -102,7 +102,7 @@ def check(f: Facts) -> Cause | None:
             id="preallocation",
             title=_("TensorFlow's preallocation left no memory"),
             # Its own reservation refused on CUDA: another process took the memory first (rules.other_process).
-            confidence=0.55 if other_process.tf_reservation_refused_on_cuda(f) else 0.6,
+            confidence=0.55 if tf_pool.tf_reservation_refused_on_cuda(f) else 0.6,
             evidence=evidence(requested_bytes=f.requested, error_kind=r.kind,
                               library_status=r.parsed.get("library_status")),
             explanation=_("TensorFlow maps nearly all GPU memory at start; a later driver-level allocation (cuBLAS "
