@@ -653,6 +653,11 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("pin_memory", ("pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost", "cudahostregister",
                     "hiphostregister", "hiphostmalloc", "hipmallochost",
                     "pinned memory", "cachinghostallocator",
+                    # A pinned buffer said to have failed or fallen back: ggml's CUDA_Host buffers are page-locked
+                    # (ggml_cuda_host_malloc -> cudaMallocHost) and fall back to pageable CPU memory when that fails
+                    # (ollama/ollama#17380: "silent CUDA_Host -> CPU pinned buffer fallback", fixed by a larger page
+                    # file on Windows).
+                    "pinned buffer fallback", "pinned buffer allocation failed", "failed to allocate pinned buffer",
                     # CuPy's pinned host pool (cupy/cuda/pinned_memory.pyx: alloc_pinned_memory, PinnedMemoryPool,
                     # cudaHostAlloc), used as the staging buffer of host-device copies (cupy#1576, fixed by cupy#1593
                     # "Fallback to synchronous transfer if pinned memory could not be allocated").
