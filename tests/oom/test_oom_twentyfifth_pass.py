@@ -226,3 +226,25 @@ PINNED_FALLBACK = ("Intermittent \"CUDA error: shared object initialization fail
 
 def test_pinned_buffer_fallback_is_pinned_host_memory() -> None:
     assert _top(PINNED_FALLBACK) == ("not_capacity", True, "pin_memory")
+
+
+# kaldi-asr/kaldi#4374 (the title), and Kaldi's full allocator message (src/cudamatrix/cu-allocator.cc, as a
+# Kaldi user quoted it in the same recipe's thread).
+KALDI_TITLE = "Failed to allocate a memory region during nnet3-chain-train2"
+KALDI_FULL = ("ERROR (nnet3-chain-train[5.5.313~1-203c]:AllocateNewRegion():cu-allocator.cc:519) Failed to allocate a "
+              "memory region of 82837504 bytes.  Possibly this is due to sharing the GPU.  Try switching the GPUs to "
+              "exclusive mode (nvidia-smi -c 3) and using the option --use-gpu=wait to scripts like "
+              "steps/nnet3/chain/train.py.  Memory info: free:15M, used:11160M, total:11175M, free/total:0.00138696")
+
+
+def test_kaldi_region_failure_is_its_own_jobs_sharing_the_gpu() -> None:
+    for text in (KALDI_TITLE, KALDI_FULL):
+        d = diagnose_text(text)
+        assert d.causes[0].id == "other_process", text
+        assert "nvidia-smi -c 3" in d.causes[0].fix and "--use-gpu=wait" in d.causes[0].fix
+    assert diagnose_text(KALDI_FULL).causes[0].confidence > diagnose_text(KALDI_TITLE).causes[0].confidence
+
+
+def test_region_words_without_kaldi_are_not_read_so() -> None:
+    text = "FATAL: Arena failed to allocate a memory region. CUDA out of memory"
+    assert diagnose_text(text).causes[0].title != "The training's own parallel jobs share this GPU"

@@ -53,7 +53,7 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import smi_table
-from gpudesk.oom.rules import genuine_shortage, held_outside, signature
+from gpudesk.oom.rules import exclusive_mode, genuine_shortage, held_outside, signature
 from gpudesk.oom.rules.tf_pool import tf_fraction_reservation, tf_pool_growth_refused, tf_reservation_refused_on_cuda
 from gpudesk.oom.report import ProcessMemory
 from gpudesk.oom.rules.base import Facts, clamp, evidence
@@ -256,7 +256,7 @@ def _vllm_profile_others(f: Facts) -> Cause | None:
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
-    profiled = _vllm_profile_others(f)
+    profiled = _vllm_profile_others(f) or exclusive_mode.shared_by_own_jobs(f)
     if profiled is not None:
         return profiled
     if _tf_notebook_without_figures(f):
