@@ -38,3 +38,18 @@ def counter_wrapped(text: str) -> bool:
     """HAMi-core's refusal with a counted usage no device has: its counter wrapped below zero (module docstring)."""
     found = hami_oom(text)
     return found is not None and found[1] >= WRAPPED_COUNTER_BYTES
+
+
+# A GPU-sharing layer named in the text: HAMi (its core library libvgpu.so, its pod resources nvidia.com/gpumem and
+# nvidia.com/gpucores) and Alibaba's gpushare scheduler exist to place several pods on one physical GPU, each with a
+# share of its memory. A CUDA out-of-memory under such a layer without the layer's own refusal (HAMi-core's "Device N
+# OOM" line above) came from the card itself: the pods placed beside this one hold it (Project-HAMi/HAMi-core#170: two
+# pods that each asked for a whole 16 GB V100 were scheduled onto the same card; the maintainer: upgrade Kubernetes so
+# the scheduler stops doing that).
+_SHARING_LAYER = re.compile(r"\bhami(?:-core)?\b|\blibvgpu\.so\b|nvidia\.com/gpu(?:mem|cores)\b|\bgpushare\b",
+                            re.IGNORECASE)
+
+
+def names_sharing_layer(text: str) -> bool:
+    """The text names a GPU-sharing layer and holds no refusal of its own (``_SHARING_LAYER``)."""
+    return _SHARING_LAYER.search(text) is not None and hami_oom(text) is None

@@ -248,3 +248,18 @@ def test_kaldi_region_failure_is_its_own_jobs_sharing_the_gpu() -> None:
 def test_region_words_without_kaldi_are_not_read_so() -> None:
     text = "FATAL: Arena failed to allocate a memory region. CUDA out of memory"
     assert diagnose_text(text).causes[0].title != "The training's own parallel jobs share this GPU"
+
+
+# Project-HAMi/HAMi-core#170 (the title and the first lines of the description).
+HAMI_CARD_FULL = "gpu error cuMemoryAllocate failed res=2 CUDA failure 2: out of memeory\nhami 2.6.1\n我的主机是v100 16G 两卡"
+
+
+def test_card_refusal_under_a_sharing_layer_is_the_other_pods() -> None:
+    d = diagnose_text(HAMI_CARD_FULL)
+    assert d.causes[0].id == "other_process"
+    assert "nvidia.com/gpumem" in d.causes[0].fix
+
+
+def test_same_refusal_without_a_sharing_layer_keeps_the_bare_reading() -> None:
+    bare = HAMI_CARD_FULL.replace("\nhami 2.6.1", "")
+    assert diagnose_text(bare).causes[0].title != "Other pods on the same GPU hold its memory"
