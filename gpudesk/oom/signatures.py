@@ -183,7 +183,7 @@ import re
 from dataclasses import dataclass
 
 from gpudesk.i18n import N_
-from gpudesk.oom import exit_marks, limit_words, pool_words, vgpu_words
+from gpudesk.oom import exit_marks, library_words, limit_words, pool_words, vgpu_words
 
 PiB = 1024**5
 VULKAN_LARGE_BYTES = 2 * 1024**3
@@ -1058,6 +1058,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "buffer_limit"
     if _CUDA_SYMBOL_MISSING.search(text):
         return "driver_version"
+    if library_words.version_changed_under_generic_question(text):
+        return "library_changed"
     if _POOL_FALLBACK.search(text):
         return "pool_fallback"
     if "memory capacity is unbalanced" in low:

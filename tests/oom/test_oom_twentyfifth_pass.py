@@ -263,3 +263,20 @@ def test_card_refusal_under_a_sharing_layer_is_the_other_pods() -> None:
 def test_same_refusal_without_a_sharing_layer_keeps_the_bare_reading() -> None:
     bare = HAMI_CARD_FULL.replace("\nhami 2.6.1", "")
     assert diagnose_text(bare).causes[0].title != "Other pods on the same GPU hold its memory"
+
+
+# YoshitakaMo/localcolabfold#228 (the title).
+QUESTION_AFTER_DOWNGRADE = "When I degraded the jax, the code can run on GPU, but Not Enough GPU memory?"
+
+
+def test_colabfold_question_after_a_version_change_is_the_library() -> None:
+    assert _top(QUESTION_AFTER_DOWNGRADE) == ("not_capacity", True, "driver_version")
+
+
+def test_colabfold_question_with_its_error_is_read_from_the_error() -> None:
+    # The exception after the question decides (sokrypton/ColabFold#186), version words or not.
+    text = ("When I degraded the jax: Could not predict test_cdf7a. Not Enough GPU memory? RESOURCE_EXHAUSTED: Out of "
+            "memory while trying to allocate 7866899248 bytes.")
+    assert diagnose_text(text).report.signature != "library_changed"
+    # The bare question without a version change is not read as the library.
+    assert diagnose_text("Could not predict x. Not Enough GPU memory?").report.signature != "library_changed"

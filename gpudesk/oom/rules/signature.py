@@ -541,6 +541,12 @@ def check(f: Facts) -> list[Cause]:
         out.append(_not_capacity(sig, 0.8, f))
     elif sig == "fixed_pool":
         out.append(fixed_pools.fixed_pool(f))
+    elif sig == "library_changed":
+        # ColabFold's catch-all question with no exception after it, beside a changed version
+        # (gpudesk.oom.library_words.version_changed_under_generic_question): the library first, memory second.
+        out.append(_not_capacity("library_mismatch", 0.55, f))
+        out.append(_shortage(0.45, f, _("The runtime asks whether memory ran out for any error it catches; with no "
+                                        "error pasted after the question, a real shortage reads the same.")))
     elif sig == "vgpu_limit":
         out.append(fixed_pools.vgpu_limit(f))
     elif sig == "absurd_size" and vgpu_words.counter_wrapped(r.text or ""):
