@@ -879,7 +879,8 @@ _TORCH_SHM_FILE = ("unable to write to file </torch", "unable to open shared mem
 # on device with plenty of space left on GPU", fixed by --ipc=host). A job that was saving a checkpoint or installing
 # packages was writing to a disk instead, and is not read so.
 _ENOSPC_GPU_WORDS = ("gpu", "cuda", "vram", "dataloader")
-_DISK_WRITE_WORDS = ("torch.save", "save_pretrained", "save_checkpoint", "pip install", "docker pull", "write_file",
+_DISK_WRITE_WORDS = ("torch.save", "save_pretrained", "save_checkpoint", "pip install", "conda install", "apt-get",
+                     "docker pull", "docker build", "/var/lib/docker", "failed to register layer", "write_file",
                      "no space left on device: '/", "no space left on device: \"/")
 
 

@@ -203,7 +203,9 @@ def test_dataparallel_named_is_gpu0_carrying_more() -> None:
 
 def test_distributed_data_parallel_is_not_read_so() -> None:
     for text in ("CUDA out of memory with distributed data parallel",
-                 "RuntimeError: CUDA out of memory in DistributedDataParallel"):
+                 "RuntimeError: CUDA out of memory in DistributedDataParallel",
+                 "RuntimeError: CUDA out of memory in FullyShardedDataParallel",
+                 "data_parallel_size=8\nRuntimeError: CUDA out of memory"):
         assert diagnose_text(text).causes[0].id != "multi_gpu_imbalance", text
 
 

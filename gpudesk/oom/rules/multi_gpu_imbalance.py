@@ -146,7 +146,10 @@ def _said_one_card(f: Facts) -> Cause | None:
 # onto output_device (device_ids[0] by default), where the loss, the gradients' reduction and the optimizer state live
 # too, so GPU 0 carries more than the others and runs out first (PyTorch's DataParallel documentation recommends
 # DistributedDataParallel instead; FFB6D#35 was fixed by one process per GPU with DDP).
-_DATAPARALLEL = re.compile(r"(?<!distributed)(?<!distributed )(?<!distributed_)\bdata[ _-]?parallel\b(?!ism)",
+# (Not DistributedDataParallel, FullyShardedDataParallel, nor a data-parallel degree, rank or group of a sharded
+# trainer's log: "data_parallel_size", "data parallel rank".)
+_DATAPARALLEL = re.compile(r"(?<!distributed)(?<!distributed )(?<!distributed_)(?<!sharded)(?<!sharded )"
+                           r"\bdata[ _-]?parallel\b(?![ _-]?(?:size|rank|group|world|degree|shard))",
                            re.IGNORECASE)
 _FIGURELESS_KINDS = ("pytorch_oom", "cuda_error_oom", "generic_oom")
 
