@@ -46,8 +46,9 @@ def counter_wrapped(text: str) -> bool:
 # OOM" line above) came from the card itself: the pods placed beside this one hold it (Project-HAMi/HAMi-core#170: two
 # pods that each asked for a whole 16 GB V100 were scheduled onto the same card; the maintainer: upgrade Kubernetes so
 # the scheduler stops doing that).
-_SHARING_LAYER = re.compile(r"\bhami(?:-core)?\b|\blibvgpu\.so\b|nvidia\.com/gpu(?:mem|cores)\b|\bgpushare\b",
-                            re.IGNORECASE)
+# (HAMi's name as a word, not a path part: "/home/hami/" is a user's directory.)
+_SHARING_LAYER = re.compile(r"(?<![/\w.-])hami(?:-core)?(?![/\w-])|\blibvgpu\.so\b|nvidia\.com/gpu(?:mem|cores)\b|"
+                            r"\bgpushare\b", re.IGNORECASE)
 
 
 def names_sharing_layer(text: str) -> bool:

@@ -265,6 +265,9 @@ def test_card_refusal_under_a_sharing_layer_is_the_other_pods() -> None:
 def test_same_refusal_without_a_sharing_layer_keeps_the_bare_reading() -> None:
     bare = HAMI_CARD_FULL.replace("\nhami 2.6.1", "")
     assert diagnose_text(bare).causes[0].title != "Other pods on the same GPU hold its memory"
+    # A user's directory of that name is not the layer.
+    home = HAMI_CARD_FULL.replace("hami 2.6.1", "/home/hami/run.sh")
+    assert diagnose_text(home).causes[0].title != "Other pods on the same GPU hold its memory"
 
 
 # YoshitakaMo/localcolabfold#228 (the title).
