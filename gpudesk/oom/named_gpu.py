@@ -70,3 +70,16 @@ def stated_gpu_bytes(text: str) -> int | None:
     if stated:
         return None
     return named_gpu_bytes(text)
+
+
+# A device name that carries its memory, as a framework's device line prints it ("name: GeForce GTX 1060 6GB",
+# "name: Tesla V100-SXM2-32GB", "name: A100-SXM4-40GB"): the vendor's nominal size in binary gigabytes, which the
+# device's reported total sits just below (a "6GB" GTX 1060 reports 5.93 GiB).
+_NAME_WITH_MEMORY = re.compile(r"\bname:\s{0,2}[^,\n]{0,60}?[\s-](\d{1,3})\s?GB\b")
+
+
+def device_name_bytes(text: str) -> int | None:
+    """The nominal memory of the one device whose printed name states it (``_NAME_WITH_MEMORY``), else None."""
+    found = {int(m.group(1)) for m in _NAME_WITH_MEMORY.finditer(text)}
+    found = {g for g in found if 1 <= g <= 288}
+    return found.pop() * 1024**3 if len(found) == 1 else None
