@@ -19,7 +19,9 @@ https://github.com/vllm-project/vllm/pull/14138) measures DeepSeek-V3-AWQ on 8 x
 to 5 times the time its 2.8 MB slice takes to stream from the A800's HBM. The kernel is latency bound in this regime, so the time
 is taken as the same on other GPUs. Where an expert's gate+up slice is wider than 4 column tiles (a 30B-A3B expert
 of width 768 on one GPU: 1536 columns, 12 tiles) the kernel spreads over the columns and runs at the weight
-stream (not counted here).
+stream (not counted here). Only the measured expert shape (hidden 7168, width 2048: DeepSeek-V3 / R1, Kimi-K2) is
+charged; narrow slices of other shapes (Qwen3-235B-A22B at TP 8: 384 columns, K 4096) have no published time and
+keep the weight stream.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ MARLIN_BLOCK_ROWS = (8, 16, 32, 48, 64)
 MARLIN_SMALL_BLOCK_MAX_ROWS = 16  # one 16-row m-block: the kernel's small-batch tile configuration
 MARLIN_TILE_COLUMNS = 128  # thread_n of small_batch_thread_configs
 MARLIN_NARROW_MAX_TILES = 4  # gate+up columns per GPU of a DeepSeek-V3 expert at TP 8: 512 / 128
+MEASURED_HIDDEN = 7168
+MEASURED_EXPERT_WIDTH = 2048
 MARLIN_EXPERT_LAYER_S = 7.3e-6  # vLLM PR 14138, DeepSeek-V3-AWQ 8 x A800, 1 -> 16 requests (module docstring)
 WEIGHT_ONLY_4BIT_PREFIXES = ("int4", "awq", "gptq", "w4a16")
 MARLIN_MOE_SOURCE = ("Marlin MoE runs 4-bit weight-only routed experts on NVIDIA: sglang compressed_tensors_moe.py "
@@ -47,12 +51,16 @@ def marlin_block_rows(tokens: int, experts: int, top_k: int) -> int:
     return MARLIN_BLOCK_ROWS[-1]
 
 
-def narrow_expert_block_s(gpu: GPU, weight_format: str, expert_width: int, tp: int, experts: int) -> float:
+def narrow_expert_block_s(gpu: GPU, weight_format: str, hidden: int, expert_width: int, tp: int,
+                          experts: int) -> float:
     """Seconds per active expert and MoE layer the Marlin MoE kernel takes at decode sizes on ``gpu`` for routed
-    experts of ``expert_width`` split over ``tp`` GPUs in ``weight_format``; 0 where it is not counted (not a
-    4-bit weight-only MoE on NVIDIA, or a gate+up slice wider than 4 column tiles)."""
+    experts of ``hidden`` x ``expert_width`` split over ``tp`` GPUs in ``weight_format``; 0 where it is not counted
+    (not a 4-bit weight-only MoE on NVIDIA, not the measured expert shape, or a gate+up slice wider than 4 column
+    tiles)."""
     fmt = weight_format.lower()
     if not experts or gpu.vendor.upper() != "NVIDIA" or not fmt.startswith(WEIGHT_ONLY_4BIT_PREFIXES):
+        return 0.0
+    if hidden != MEASURED_HIDDEN or expert_width != MEASURED_EXPERT_WIDTH:
         return 0.0
     columns = 2 * expert_width / max(1, tp)
     if columns > MARLIN_NARROW_MAX_TILES * MARLIN_TILE_COLUMNS:
