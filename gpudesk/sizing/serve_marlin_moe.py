@@ -27,15 +27,13 @@ keep the weight stream.
 from __future__ import annotations
 
 from gpudesk.catalog.records import GPU
+from gpudesk.sizing.serve_int4_moe_shape import measured_int4_experts
 
 MARLIN_BLOCK_ROWS = (8, 16, 32, 48, 64)
 MARLIN_SMALL_BLOCK_MAX_ROWS = 16  # one 16-row m-block: the kernel's small-batch tile configuration
 MARLIN_TILE_COLUMNS = 128  # thread_n of small_batch_thread_configs
 MARLIN_NARROW_MAX_TILES = 4  # gate+up columns per GPU of a DeepSeek-V3 expert at TP 8: 512 / 128
-MEASURED_HIDDEN = 7168
-MEASURED_EXPERT_WIDTH = 2048
 MARLIN_EXPERT_LAYER_S = 7.3e-6  # vLLM PR 14138, DeepSeek-V3-AWQ 8 x A800, 1 -> 16 requests (module docstring)
-WEIGHT_ONLY_4BIT_PREFIXES = ("int4", "awq", "gptq", "w4a16")
 MARLIN_MOE_SOURCE = ("Marlin MoE runs 4-bit weight-only routed experts on NVIDIA: sglang compressed_tensors_moe.py "
                      "CompressedTensorsWNA16MoEMethod -> fused_marlin_moe (block rows 8-64), vllm csrc/moe/"
                      "marlin_moe_wna16/ops.cu; 7.3 us per active expert and MoE layer for a 512-column TP slice: "
@@ -57,10 +55,7 @@ def narrow_expert_block_s(gpu: GPU, weight_format: str, hidden: int, expert_widt
     experts of ``hidden`` x ``expert_width`` split over ``tp`` GPUs in ``weight_format``; 0 where it is not counted
     (not a 4-bit weight-only MoE on NVIDIA, not the measured expert shape, or a gate+up slice wider than 4 column
     tiles)."""
-    fmt = weight_format.lower()
-    if not experts or gpu.vendor.upper() != "NVIDIA" or not fmt.startswith(WEIGHT_ONLY_4BIT_PREFIXES):
-        return 0.0
-    if hidden != MEASURED_HIDDEN or expert_width != MEASURED_EXPERT_WIDTH:
+    if gpu.vendor.upper() != "NVIDIA" or not measured_int4_experts(weight_format, hidden, expert_width, experts):
         return 0.0
     columns = 2 * expert_width / max(1, tp)
     if columns > MARLIN_NARROW_MAX_TILES * MARLIN_TILE_COLUMNS:

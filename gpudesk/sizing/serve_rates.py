@@ -192,7 +192,8 @@ def block_fp8_triton_peak_share(rows: float) -> float:
 
 def runs_deepgemm(gpu: GPU | None) -> bool:
     """Whether SGLang can run DeepGEMM on ``gpu`` (:data:`DEEPGEMM_SOURCE`): an NVIDIA GPU of compute capability
-    9.0 or newer (Hopper, Blackwell). None (no GPU given) is taken as such a GPU."""
+    9.0 or newer (Hopper, Blackwell). None (no GPU given) is taken as such a GPU; an NVIDIA GPU whose capability the
+    catalog does not give as "major.minor" is not (the catalog's other capability readers treat it so too)."""
     if gpu is None:
         return True
     if gpu.vendor != DEEPGEMM_VENDOR or not gpu.compute_capability:
@@ -221,10 +222,10 @@ def block_fp8_triton_flops_share(spec: ModelSpec, engine: str, version: str | No
         routed = min(1.0, moe_layers * spec.moe_active_experts * spec.expert_params / active)
     dense_slow = engine == "vllm"
     if engine == "sglang":
-        parsed = version_triple(version)
-        dense_slow = (parsed is not None and parsed < SGLANG_DEEPGEMM_DEFAULT_SINCE) or not runs_deepgemm(gpu)
-        if dense_slow and not runs_deepgemm(gpu):
+        if not runs_deepgemm(gpu):
             return 1.0, routed, f"{BLOCK_FP8_TRITON_SOURCE}; {DEEPGEMM_SOURCE}"
+        parsed = version_triple(version)
+        dense_slow = parsed is not None and parsed < SGLANG_DEEPGEMM_DEFAULT_SINCE
     return (1.0 if dense_slow else routed), routed, BLOCK_FP8_TRITON_SOURCE
 
 

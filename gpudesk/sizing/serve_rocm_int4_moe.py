@@ -23,15 +23,13 @@ the same at other tensor-parallel sizes (the kernel is bound by its tiles' laten
 from __future__ import annotations
 
 from gpudesk.catalog.records import GPU
+from gpudesk.sizing.serve_int4_moe_shape import measured_int4_experts
 
 ROCM_INT4_MOE_ARCHITECTURES = ("CDNA 4",)
-MEASURED_HIDDEN = 7168
-MEASURED_EXPERT_WIDTH = 2048
 FLAT_UP_TO_TOKENS = 2048
 # (tokens in the step, seconds per MoE layer): PR 22208 (1-8 tokens), PR 34460 (128-2048 tokens, the middle of 9.1-9.7)
 TRITON_INT4_MOE_S_BY_TOKENS: tuple[tuple[float, float], ...] = (
     (1, 0.212e-3), (2, 0.241e-3), (4, 0.298e-3), (8, 0.415e-3), (128, 9.4e-3), (FLAT_UP_TO_TOKENS, 9.4e-3))
-WEIGHT_ONLY_4BIT_PREFIXES = ("int4", "awq", "gptq", "w4a16")
 ROCM_INT4_MOE_SOURCE = ("SGLang on ROCm runs W4A16 MoE through the Triton fused MoE (sgl-project/sglang PR 17863); "
                         "no gfx950 tuned configuration, default tiles: 0.21-0.42 ms per MoE layer at 1-8 tokens "
                         "(PR 22208, MI355X), 9.1-9.7 ms from 128 to 2048 tokens (PR 34460, Kimi-K2.5 on MI350X) "
@@ -42,10 +40,9 @@ def rocm_int4_moe_applies(engine: str, gpu: GPU, weight_format: str, hidden: int
                           experts: int) -> bool:
     """Whether ``engine`` runs routed experts of this shape in ``weight_format`` on ``gpu`` through the untuned
     Triton int4 fused MoE whose times are measured (module docstring)."""
-    return (engine.lower() == "sglang" and bool(experts) and gpu.vendor.upper() == "AMD"
+    return (engine.lower() == "sglang" and gpu.vendor.upper() == "AMD"
             and gpu.architecture in ROCM_INT4_MOE_ARCHITECTURES
-            and weight_format.lower().startswith(WEIGHT_ONLY_4BIT_PREFIXES)
-            and hidden == MEASURED_HIDDEN and expert_width == MEASURED_EXPERT_WIDTH)
+            and measured_int4_experts(weight_format, hidden, expert_width, experts))
 
 
 def triton_int4_moe_layer_s(tokens: int) -> float:

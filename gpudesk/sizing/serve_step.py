@@ -388,8 +388,7 @@ class StepModel:
             return 0.0
         if marlin_block_rows(tokens, self.experts, self.active_experts) > MARLIN_SMALL_BLOCK_MAX_ROWS:
             return 0.0
-        active = self.experts * (1.0 - (1.0 - self.active_experts / self.experts) ** max(1, tokens))
-        stream = self.moe_layers * active * self.expert_bytes / self.bytes_per_s
+        active, stream = self._touched_experts_stream(tokens)
         return max(0.0, self.moe_layers * active * self.marlin_expert_s - stream)
 
     def rocm_int4_moe_extra_s(self, tokens: int) -> float:
@@ -397,9 +396,15 @@ class StepModel:
         routed experts' weight stream (:mod:`gpudesk.sizing.serve_rocm_int4_moe`); 0 elsewhere."""
         if not self.rocm_int4_moe or not self.experts or not self.moe_layers:
             return 0.0
-        active = self.experts * (1.0 - (1.0 - self.active_experts / self.experts) ** max(1, tokens))
-        stream = self.moe_layers * active * self.expert_bytes / self.bytes_per_s
+        _active, stream = self._touched_experts_stream(tokens)
         return max(0.0, self.moe_layers * triton_int4_moe_layer_s(tokens) - stream)
+
+    def _touched_experts_stream(self, tokens: int) -> tuple[float, float]:
+        """(routed experts a step of ``tokens`` tokens touches in each MoE layer, ``E (1 - (1 - k/E)^n)``; seconds
+        their weights take to stream from HBM over all MoE layers): what a measured MoE kernel time is set against.
+        Needs ``experts`` > 0."""
+        active = self.experts * (1.0 - (1.0 - self.active_experts / self.experts) ** max(1, tokens))
+        return active, self.moe_layers * active * self.expert_bytes / self.bytes_per_s
 
     def host_s(self, requests: int) -> float:
         """CPU seconds the engine spends on one step of ``requests`` requests (module docstring)."""
@@ -588,14 +593,13 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "each active expert computes whole tiles of {small} rows up to {tokens} tokens per step, of {large} "
             "rows above").format(small=tiles.small_rows, tokens=tiles.small_up_to_tokens, large=tiles.large_rows),
             MOE_TILE_SOURCE))
-    marlin_s = narrow_expert_block_s(gpu, load.weight_format, dims.hidden_size, spec.moe_ffn_size or spec.ffn_size or 0,
-                                     tp, experts)
+    expert_width = spec.moe_ffn_size or spec.ffn_size or 0
+    marlin_s = narrow_expert_block_s(gpu, load.weight_format, dims.hidden_size, expert_width, tp, experts)
     if marlin_s:
         assumptions.append(Assumption("marlin_moe_expert_s", _(
             "{us:g} us per active routed expert and MoE layer while the expert blocks fit one 16-row block (Marlin "
             "MoE on a narrow tensor-parallel expert slice)").format(us=marlin_s * 1e6), MARLIN_MOE_SOURCE))
-    rocm_int4 = rocm_int4_moe_applies(load.engine, gpu, load.weight_format, dims.hidden_size,
-                                      spec.moe_ffn_size or spec.ffn_size or 0, experts)
+    rocm_int4 = rocm_int4_moe_applies(load.engine, gpu, load.weight_format, dims.hidden_size, expert_width, experts)
     if rocm_int4:
         assumptions.append(Assumption("rocm_int4_moe_layer_s", _(
             "routed experts through the untuned Triton int4 fused MoE: {decode:g} ms per MoE layer at 1 token, "

@@ -16,7 +16,7 @@ from gpudesk.i18n import _
 from gpudesk.oom import pool_words, vgpu_words
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import FIXED_POOL_CHECK
+from gpudesk.oom.signatures import FIXED_POOL_CHECK, check_command
 
 
 def _fix(runtime: str | None) -> str:
@@ -64,7 +64,7 @@ def vgpu_limit(f: Facts) -> Cause:
         title=_("The container's GPU memory share (vGPU limit) refused the allocation"),
         confidence=0.85,
         evidence=evidence(vgpu_accounted_bytes=accounted, vgpu_limit_bytes=limit, deciding_check="free_exceeds_request",
-                          check_command="nvidia-smi --query-gpu=memory.used,memory.total --format=csv"),
+                          check_command=check_command("free_exceeds_request", f.report.platform)),
         explanation=_("A GPU-sharing layer in the container (HAMi-core) counts every allocation against the memory "
                       "share the pod was given and refuses one that would pass it, whatever the card has free."),
         fix=_("Give the pod a larger share (nvidia.com/gpumem or gpumem-percentage in its resources), or make the job "
