@@ -50,6 +50,7 @@ LABELS: dict[str, str] = {
     "pool_bytes": N_("Size of the runtime's fixed pool"),
     "pool_available_bytes": N_("Left in the runtime's fixed pool"),
     "pool_needed": N_("Size the runtime says its pool needs (in its own unit)"),
+    "pool_needed_bytes": N_("Heap size the runtime says it needed"),
     "vgpu_accounted_bytes": N_("Memory the vGPU layer counted for the container"),
     "vgpu_limit_bytes": N_("The container's vGPU memory limit"),
     "exceeded_by_bytes": N_("Exceeded the capacity by"),

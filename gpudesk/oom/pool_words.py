@@ -56,16 +56,16 @@ def fixed_pool_runtime(text: str) -> str | None:
 
 def pool_figures(text: str) -> dict[str, int]:
     """What the runtime's words say of its pool: ``pool_bytes`` (MuJoCo's max), ``pool_available_bytes``,
-    ``requested_bytes`` and ``pool_needed`` (the size PhysX or Emscripten say would have been enough, in the runtime's
-    own unit: bytes for a stack or a heap, a count for PhysX's patch and contact buffers). A negative PhysX figure is
-    a 32-bit count that wrapped and is left out."""
+    ``requested_bytes``, ``pool_needed_bytes`` (the heap size Emscripten says it needed, in bytes) and ``pool_needed``
+    (the size PhysX says its buffer needs, in the buffer's own unit: bytes for the collision stack, a count for the
+    patch and contact buffers). A negative PhysX figure is a 32-bit count that wrapped and is left out."""
     out: dict[str, int] = {}
     m = _MUJOCO_FIGURES.search(text)
     if m is not None:
         out["pool_bytes"], out["pool_available_bytes"], out["requested_bytes"] = (int(g) for g in m.groups())
     n = _NEEDED.search(text)
-    if n is not None:
-        value = int(n.group(1) or n.group(2))
-        if value > 0:
-            out["pool_needed"] = value
+    if n is not None and n.group(2) is not None:
+        out["pool_needed_bytes"] = int(n.group(2))
+    elif n is not None and int(n.group(1)) > 0:
+        out["pool_needed"] = int(n.group(1))
     return out

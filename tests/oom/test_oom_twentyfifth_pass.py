@@ -35,6 +35,11 @@ PHYSX_PATCH = ("[Error] [omni.physx.plugin] PhysX error: Patch buffer overflow d
 # mani-skill/ManiSkill#1209.
 PHYSX_STACK = ("[2025-07-31 12:53:49.591] [SAPIEN] [critical] PxgDynamicsMemoryConfig::collisionStackSize buffer overflow "
                "detected, please increase its size to at least 73774744 in the scene desc!")
+# lacyyy/DZSimulator's notes on its web port (Emscripten built with ASSERTIONS: the heap size it needed, in bytes).
+WASM_HEAP = ("Aborted(Cannot enlarge memory arrays to size 33558528 bytes (OOM). Either\n(1) compile with -sINITIAL_MEMORY=X "
+             "with X higher than the current value\n33554432, (2) compile with -sALLOW_MEMORY_GROWTH which allows "
+             "increasing\nthe size at runtime, or (3) if you want malloc to return NULL (0) instead\nof this abort, compile "
+             "with -sABORTING_MALLOC=0)")
 # kripken/ammo.js#296.
 AMMO = ("ammo.js:73 Uncaught Error: abort(OOM). Build with -s ASSERTIONS=1 for more info.\n    at pa (ammo.js:73)\n"
         "    at emscripten_resize_heap (ammo.js:83)\n    at Fb (ammo.js:53)")
@@ -51,6 +56,10 @@ def test_runtime_fixed_pools_are_not_capacity_with_their_own_setting() -> None:
     assert (mujoco["pool_bytes"], mujoco["pool_available_bytes"], mujoco["requested_bytes"]) == (
         15728640, 15728616, 18054040)
     assert diagnose_text(PHYSX_STACK).causes[0].evidence["pool_needed"] == 73774744
+    # Emscripten states its figure in bytes, PhysX in the buffer's own unit: two keys.
+    heap = diagnose_text(WASM_HEAP).causes[0]
+    assert heap.evidence["not_capacity_kind"] == "fixed_pool" and "INITIAL_MEMORY" in heap.fix
+    assert heap.evidence["pool_needed_bytes"] == 33558528 and "pool_needed" not in heap.evidence
 
 
 def test_fixed_pool_needs_the_runtimes_words() -> None:
