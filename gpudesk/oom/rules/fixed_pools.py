@@ -7,6 +7,8 @@
   the device can outweigh it; the fix is that runtime's own size setting.
 * ``vgpu_limit`` (HAMi-core's "Device N OOM A / L" below a wrapped counter) → ``per_process_cap`` 0.85: the container's
   configured share refused the allocation; the card may have room.
+* A card's own refusal under a GPU-sharing layer (:func:`gpudesk.oom.vgpu_words.names_sharing_layer`) →
+  ``other_process`` worded for the pods placed beside this one (:func:`pods_beside`).
 """
 
 from __future__ import annotations
@@ -82,4 +84,17 @@ def wrapped_counter(cause: Cause) -> Cause:
                           "refused, however much the card has free.")
     cause.fix = _("Update HAMi and HAMi-core (v2.6.1 fixed this count) and restart the pod to reset its count; "
                   "nvidia-smi inside the pod shows the same impossible figure until then")
+    return cause
+
+
+def pods_beside(cause: Cause) -> Cause:
+    """``cause`` (an ``other_process`` cause) worded for a card's own refusal under a GPU-sharing layer
+    (:func:`gpudesk.oom.vgpu_words.names_sharing_layer`): the pods the layer placed on the same GPU hold its memory."""
+    cause.title = _("Other pods on the same GPU hold its memory")
+    cause.explanation = _("The job runs under a GPU-sharing layer (HAMi, gpushare) that places several pods on one "
+                          "physical GPU, and the refusal came from the card itself, not from the layer's share: the "
+                          "pods placed beside this one hold the memory.")
+    cause.fix = _("List the pods on this GPU (the sharing layer's node view, or nvidia-smi on the host) and move this "
+                  "pod to a free card; make the shares add up to no more than the card (nvidia.com/gpumem), and keep "
+                  "the scheduler and Kubernetes at versions the layer supports")
     return cause

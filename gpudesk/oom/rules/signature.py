@@ -1421,15 +1421,8 @@ def _bare_ranked(f: Facts) -> list[Cause]:
     if vgpu_words.names_sharing_layer(text):
         # A GPU-sharing layer places several pods on one card (gpudesk.oom.vgpu_words.names_sharing_layer), and the
         # refusal is the card's, not the layer's: the pods beside this one first.
-        shared = _other_process(0.55, f)
-        shared.title = _("Other pods on the same GPU hold its memory")
-        shared.explanation = _("The job runs under a GPU-sharing layer (HAMi, gpushare) that places several pods on "
-                               "one physical GPU, and the refusal came from the card itself, not from the layer's "
-                               "share: the pods placed beside this one hold the memory.")
-        shared.fix = _("List the pods on this GPU (the sharing layer's node view, or nvidia-smi on the host) and move "
-                       "this pod to a free card; make the shares add up to no more than the card (nvidia.com/gpumem), "
-                       "and keep the scheduler and Kubernetes at versions the layer supports")
-        return [shared, _shortage(0.45, f, _("The job's own allocations may be what fills the card."))]
+        return [fixed_pools.pods_beside(_other_process(0.55, f)),
+                _shortage(0.45, f, _("The job's own allocations may be what fills the card."))]
     if runtime in ("llamacpp", "ollama") and _wsl(f):
         # ggml's CUDA backend page-locks its host buffers (ggml_cuda_host_malloc -> cudaMallocHost in
         # ggml/src/ggml-cuda/ggml-cuda.cu; GGML_CUDA_NO_PINNED turns it off), and WSL2 caps page-locked memory well
