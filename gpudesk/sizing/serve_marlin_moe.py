@@ -21,7 +21,9 @@ is taken as the same on other GPUs. Where an expert's gate+up slice is wider tha
 of width 768 on one GPU: 1536 columns, 12 tiles) the kernel spreads over the columns and runs at the weight
 stream (not counted here). Only the measured expert shape (hidden 7168, width 2048: DeepSeek-V3 / R1, Kimi-K2) is
 charged; narrow slices of other shapes (Qwen3-235B-A22B at TP 8: 384 columns, K 4096) have no published time and
-keep the weight stream.
+keep the weight stream. TensorRT-LLM runs 4-bit weight-only experts through its own CUTLASS grouped GEMM
+(``MoeGemmRunner<T, cutlass::uint4b_t>`` in tensorrt_llm/kernels/cutlass_kernels/moe_gemm,
+https://github.com/NVIDIA/TensorRT-LLM), not Marlin, and is not charged.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ MARLIN_SMALL_BLOCK_MAX_ROWS = 16  # one 16-row m-block: the kernel's small-batch
 MARLIN_TILE_COLUMNS = 128  # thread_n of small_batch_thread_configs
 MARLIN_NARROW_MAX_TILES = 4  # gate+up columns per GPU of a DeepSeek-V3 expert at TP 8: 512 / 128
 MARLIN_EXPERT_LAYER_S = 7.3e-6  # vLLM PR 14138, DeepSeek-V3-AWQ 8 x A800, 1 -> 16 requests (module docstring)
+MARLIN_MOE_ENGINES = ("vllm", "sglang")
 MARLIN_MOE_SOURCE = ("Marlin MoE runs 4-bit weight-only routed experts on NVIDIA: sglang compressed_tensors_moe.py "
                      "CompressedTensorsWNA16MoEMethod -> fused_marlin_moe (block rows 8-64), vllm csrc/moe/"
                      "marlin_moe_wna16/ops.cu; 7.3 us per active expert and MoE layer for a 512-column TP slice: "
@@ -49,13 +52,14 @@ def marlin_block_rows(tokens: int, experts: int, top_k: int) -> int:
     return MARLIN_BLOCK_ROWS[-1]
 
 
-def narrow_expert_block_s(gpu: GPU, weight_format: str, hidden: int, expert_width: int, tp: int,
+def narrow_expert_block_s(engine: str, gpu: GPU, weight_format: str, hidden: int, expert_width: int, tp: int,
                           experts: int) -> float:
-    """Seconds per active expert and MoE layer the Marlin MoE kernel takes at decode sizes on ``gpu`` for routed
-    experts of ``hidden`` x ``expert_width`` split over ``tp`` GPUs in ``weight_format``; 0 where it is not counted
-    (not a 4-bit weight-only MoE on NVIDIA, not the measured expert shape, or a gate+up slice wider than 4 column
-    tiles)."""
-    if gpu.vendor.upper() != "NVIDIA" or not measured_int4_experts(weight_format, hidden, expert_width, experts):
+    """Seconds per active expert and MoE layer the Marlin MoE kernel takes at decode sizes under ``engine`` on
+    ``gpu`` for routed experts of ``hidden`` x ``expert_width`` split over ``tp`` GPUs in ``weight_format``; 0 where
+    it is not counted (an engine that does not run Marlin MoE, not a 4-bit weight-only MoE on NVIDIA, not the
+    measured expert shape, or a gate+up slice wider than 4 column tiles)."""
+    if (engine.lower() not in MARLIN_MOE_ENGINES or gpu.vendor.upper() != "NVIDIA"
+            or not measured_int4_experts(weight_format, hidden, expert_width, experts)):
         return 0.0
     columns = 2 * expert_width / max(1, tp)
     if columns > MARLIN_NARROW_MAX_TILES * MARLIN_TILE_COLUMNS:

@@ -594,7 +594,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "rows above").format(small=tiles.small_rows, tokens=tiles.small_up_to_tokens, large=tiles.large_rows),
             MOE_TILE_SOURCE))
     expert_width = spec.moe_ffn_size or spec.ffn_size or 0
-    marlin_s = narrow_expert_block_s(gpu, load.weight_format, dims.hidden_size, expert_width, tp, experts)
+    marlin_s = narrow_expert_block_s(load.engine, gpu, load.weight_format, dims.hidden_size, expert_width, tp, experts)
     if marlin_s:
         assumptions.append(Assumption("marlin_moe_expert_s", _(
             "{us:g} us per active routed expert and MoE layer while the expert blocks fit one 16-row block (Marlin "

@@ -36,14 +36,21 @@ def test_block_rows_follow_fused_marlin_moe():
 
 def test_fixed_time_only_for_narrow_4bit_slices_on_nvidia(catalog):
     h200 = catalog.gpu("h200-sxm")
-    assert narrow_expert_block_s(h200, "int4-g32", 7168, 2048, 8, 384) == MARLIN_EXPERT_LAYER_S  # Kimi at TP 8
-    assert narrow_expert_block_s(h200, "int4-awq", 7168, 2048, 8, 256) == MARLIN_EXPERT_LAYER_S  # DeepSeek-V3 AWQ
-    assert narrow_expert_block_s(h200, "int4-g32", 7168, 2048, 2, 384) == 0.0  # TP 2: 2048 columns, 16 tiles
-    assert narrow_expert_block_s(h200, "int4-awq", 2048, 768, 1, 128) == 0.0  # Qwen3-30B-A3B, one GPU: 1536 columns
-    assert narrow_expert_block_s(h200, "int4-awq", 4096, 1536, 8, 128) == 0.0  # narrow, but a shape not measured
-    assert narrow_expert_block_s(h200, "fp8", 7168, 2048, 8, 256) == 0.0
-    assert narrow_expert_block_s(h200, "int4-awq", 8192, 28672, 8, 0) == 0.0  # dense model
-    assert narrow_expert_block_s(catalog.gpu("mi350x"), "int4-g32", 7168, 2048, 4, 384) == 0.0  # no Marlin on ROCm
+    # Kimi at TP 8
+    assert narrow_expert_block_s("sglang", h200, "int4-g32", 7168, 2048, 8, 384) == MARLIN_EXPERT_LAYER_S
+    # DeepSeek-V3 AWQ
+    assert narrow_expert_block_s("vllm", h200, "int4-awq", 7168, 2048, 8, 256) == MARLIN_EXPERT_LAYER_S
+    # TensorRT-LLM's own CUTLASS int4 MoE GEMM, not Marlin
+    assert narrow_expert_block_s("trtllm", h200, "int4-awq", 7168, 2048, 8, 256) == 0.0
+    assert narrow_expert_block_s("sglang", h200, "int4-g32", 7168, 2048, 2, 384) == 0.0  # TP 2: 2048 columns, 16 tiles
+    # Qwen3-30B-A3B, one GPU: 1536 columns
+    assert narrow_expert_block_s("sglang", h200, "int4-awq", 2048, 768, 1, 128) == 0.0
+    # narrow, but a shape not measured
+    assert narrow_expert_block_s("sglang", h200, "int4-awq", 4096, 1536, 8, 128) == 0.0
+    assert narrow_expert_block_s("sglang", h200, "fp8", 7168, 2048, 8, 256) == 0.0
+    assert narrow_expert_block_s("sglang", h200, "int4-awq", 8192, 28672, 8, 0) == 0.0  # dense model
+    # no Marlin on ROCm
+    assert narrow_expert_block_s("sglang", catalog.gpu("mi350x"), "int4-g32", 7168, 2048, 4, 384) == 0.0
 
 
 def test_kimi_k25_int4_decode_grows_with_the_experts_touched(catalog):
