@@ -28,6 +28,7 @@ GiB = 1024**3
     ("RTX 3080 12GB", 12),
     ("RTX 4070 Ti SUPER", 16),
     ("RTX 4060 Ti 16 GB", 16),
+    ("RTX 4060 with 8 GB", 8),
     ("NVIDIA TITAN RTX", 24),
     ("a 12 GB Titan V", 12),
     ("Tesla K80", 12),  # two 12 GB GPUs on the board: the OOM message is one device's

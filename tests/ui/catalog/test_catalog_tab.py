@@ -41,8 +41,8 @@ def select_rows(tab, ids: list[str]) -> None:
 
 def test_title_and_all_gpus_shown(tab):
     assert tab.windowTitle() == "Catalog"
-    assert len(shown_ids(tab)) == 96
-    assert tab.count.text() == "96 of 96 GPUs shown"
+    assert len(shown_ids(tab)) == 97
+    assert tab.count.text() == "97 of 97 GPUs shown"
     headers = [tab.proxy.headerData(c, Qt.Orientation.Horizontal) for c in range(tab.proxy.columnCount())]
     assert "Bandwidth (GB/s)" in headers and "BF16 (TFLOPS)" in headers and "Price (USD)" in headers
     tips = [tab.proxy.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole) for c in range(len(headers))]
@@ -53,9 +53,9 @@ def test_text_search_uses_full_text_index(tab, qtbot):
     qtbot.keyClicks(tab.filters.search, "hopper")
     assert set(shown_ids(tab)) == {"h100-pcie", "h100-sxm5", "h100-nvl", "h200-sxm", "h200-nvl", "h800-sxm5", "h20",
                                   "gh200", "gh200-96"}
-    assert tab.count.text() == "9 of 96 GPUs shown"
+    assert tab.count.text() == "9 of 97 GPUs shown"
     tab.filters.search.clear()
-    assert len(shown_ids(tab)) == 96
+    assert len(shown_ids(tab)) == 97
 
 
 def test_ctrl_f_focuses_the_search(tab):
@@ -79,7 +79,7 @@ def test_combined_filters(tab):
     f.memory_max.setValue(150)
     assert set(shown_ids(tab)) == {"h200-sxm", "gh200"}
     tab.reset_button.click()
-    assert len(shown_ids(tab)) == 96
+    assert len(shown_ids(tab)) == 97
     f.architecture.setCurrentIndex(f.architecture.findData("Ada Lovelace"))
     f.fp8.setCurrentIndex(f.fp8.findData(False))
     assert shown_ids(tab) == []
@@ -240,7 +240,7 @@ def test_export_current_view(tab, ctx, tmp_path):
     tab.table.sortByColumn(TABLE_COLUMNS.index("memory_gb"), Qt.SortOrder.DescendingOrder)
     path = tmp_path / "view.csv"
     # The view: every GeForce card (name) and the TITAN RTX (its notes name the GeForce driver), largest memory first.
-    assert tab.export_csv(path) == len(tab.proxy.visible_gpus()) == 25
+    assert tab.export_csv(path) == len(tab.proxy.visible_gpus()) == 26
     with path.open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert [r["Id"] for r in rows][0] == "rtx5090"
