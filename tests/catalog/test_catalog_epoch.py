@@ -51,6 +51,22 @@ PAIRS = {
     "mi355x": "AMD Instinct MI355X",
     # Added for issue 24 (MLPerf Inference v4.1 GH200-144GB rows)
     "gh200": "NVIDIA GH200",
+    # Added for issues 24/27/28 (cards users name in OOM messages and forum threads)
+    "gtx1080ti": "NVIDIA GeForce GTX 1080 Ti",
+    "rtx2080ti": "NVIDIA GeForce RTX 2080 Ti 11GB",
+    "titan-v": "NVIDIA Titan V",
+    "rtx3080": "NVIDIA GeForce RTX 3080",
+    "rtx3090ti": "NVIDIA GeForce RTX 3090 Ti",
+    "rtx4070": "NVIDIA GeForce RTX 4070",
+    "p100-pcie-16": "NVIDIA Tesla P100 PCIe 16GB",
+    "p40": "NVIDIA P40",
+    "p4": "NVIDIA Tesla P4",
+    "k80": "NVIDIA Tesla K80",
+    "a10g": "NVIDIA A10G",
+    "l40": "NVIDIA L40",
+    "rtx-a4000": "NVIDIA RTX A4000",
+    "rtx-a5000": "NVIDIA RTX A5000",
+    "rx7900xtx": "AMD Radeon RX 7900 XTX",
 }
 
 # catalog attribute -> (Epoch column, factor from Epoch units to catalog units)

@@ -109,11 +109,13 @@ def test_gh200_variants_follow_the_datasheet(catalog):
 
 
 def test_geforce_rows_say_which_accumulate_rate(catalog):
+    # Consumer cards: GeForce, the TITANs sold with the GeForce driver, and Radeon RX.
     for gpu in catalog.gpus():
-        assert gpu.consumer == gpu.name.startswith("NVIDIA GeForce")
+        assert gpu.consumer == gpu.name.startswith(("NVIDIA GeForce", "NVIDIA TITAN", "AMD Radeon RX")), gpu.id
         if gpu.consumer:
-            assert "FP32-accumulate" in gpu.accumulate_note
             assert not gpu.vgpu
+        if gpu.consumer and gpu.vendor == "NVIDIA" and gpu.fp16_dense_tflops:  # tensor cores (not the GTX 1080 Ti)
+            assert "FP32-accumulate" in gpu.accumulate_note, gpu.id
     assert catalog.gpu("rtx4090").bf16_dense_tflops == 165.2  # half of the 330.3 FP16-accumulate rate
 
 

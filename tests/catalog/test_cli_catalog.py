@@ -19,7 +19,7 @@ ISSUE_KEYS = [
 def test_list_json(capsys):
     assert main(["catalog", "list", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert len(rows) == 53
+    assert len(rows) == 97
     assert all(list(r) == ISSUE_KEYS for r in rows)
     by_id = {r["id"]: r for r in rows}
     assert by_id["a100-80-sxm4"]["fp8_dense_tflops"] is None  # unsupported is null, never 0

@@ -24,8 +24,10 @@ def catalog():
 
 def test_catalog_says_which_packages_hold_two_devices(catalog):
     two = {g.id for g in catalog.gpus() if g.devices_per_package == 2}
-    assert two == {"mi250x", "ascend-910c"}
-    assert all(g.devices_per_package == 1 for g in catalog.gpus() if g.id not in two)  # Gaudi 3, MI300X: one device
+    assert two == {"mi250x", "ascend-910c", "k80"}
+    assert catalog.gpu("a16").devices_per_package == 4  # four GA107 GPUs on one board
+    # Gaudi 3, MI300X: one device
+    assert all(g.devices_per_package == 1 for g in catalog.gpus() if g.id not in two | {"a16"})
 
 
 def test_a_device_is_half_the_package(catalog):
