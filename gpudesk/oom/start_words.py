@@ -10,8 +10,16 @@ other jobs on a shared server, fixed by moving to a free GPU with ``CUDA_VISIBLE
 the failure in ``nn.Conv2d.__init__`` under a CUDA default tensor type; MIC-DKFZ/nnUNet#359, "at the very beginning ...
 in model initialization").
 
-The marks read: a frame of a ``torch.nn`` module's constructor (``torch/nn/modules/<file>.py ... in __init__``), and
-the user's words for the model's construction or the very start of the run.
+The marks read: a frame of a ``torch.nn`` module's constructor (``torch/nn/modules/<file>.py ... in __init__``), the
+user's words for the model's construction or the very start of the run, and Darknet's layer table failing at its first
+layer. Darknet prints the table's header ("layer     filters    size              input                output") and
+then, for each layer of the .cfg, its index before it builds that layer (``parse_network_cfg`` in src/parser.c:
+``fprintf(stderr, "%5d ", count)`` ahead of ``parse_convolutional`` and the other ``parse_*``, whose ``make_*_layer``
+allocate the layer's device arrays with ``cuda_make_array``, src/cuda.c; https://github.com/pjreddie/darknet, and the
+AlexeyAB fork's src/parser.c does the same). "    0 CUDA Error: out of memory" under the header is therefore the
+first layer's first device array: the network's first CUDA allocation, which also creates the context
+(pjreddie/darknet#304: detection on one image failing at layer 0 on an 11 GB card; a reboot freed the GPU). A
+failure at a later index ("102 CUDA Error: out of memory") is the network's own size and is not read so.
 """
 
 from __future__ import annotations
@@ -29,9 +37,14 @@ _AT_START = re.compile(
     re.IGNORECASE)
 
 
+# Darknet's layer table with the error on its first layer's line (module docstring).
+_DARKNET_FIRST_LAYER = re.compile(r"^\s{0,8}layer\s{1,8}filters\b[^\n]{0,200}\n\s{0,8}0\s{1,4}CUDA\s{1,3}(?:status\s{1,3})?"
+                                  r"Error\b[^\n]{0,20}?out of memory", re.IGNORECASE | re.MULTILINE)
+
+
 # Substrings one of the marks needs (lower-cased): a cheap test before the patterns run over a long log.
 _NEEDS = ("__init__", "initiali", "building", "constructing", "creating", "very beginning", "very start",
-          "right at the", "before the", "before any", "初始化", "开始")
+          "right at the", "before the", "before any", "初始化", "开始", "filters")
 
 
 def failed_at_start(text: str) -> bool:
@@ -39,4 +52,5 @@ def failed_at_start(text: str) -> bool:
     low = text.lower()
     if not any(w in low for w in _NEEDS):
         return False
-    return _MODULE_CONSTRUCTOR.search(text) is not None or _AT_START.search(text) is not None
+    return (_MODULE_CONSTRUCTOR.search(text) is not None or _AT_START.search(text) is not None
+            or _DARKNET_FIRST_LAYER.search(text) is not None)

@@ -168,13 +168,18 @@ def check(f: Facts) -> Cause | None:
 # execution provider's options arena_extend_strategy and gpu_mem_limit,
 # https://onnxruntime.ai/docs/execution-providers/CUDA-ExecutionProvider.html).
 # (A statistics label, XLA's "total fragmentation: 680.30MiB (4.60%)", is a figure, not a statement: left out.)
+# TensorFlow's BFC allocator prints a generic hint of its own in every out-of-memory warning, whatever the cause:
+# "If the cause is memory fragmentation maybe the environment variable 'TF_GPU_ALLOCATOR=cuda_malloc_async' will
+# improve the situation." (tensorflow/core/common_runtime/bfc_allocator.cc, BFCAllocator::AllocateRawInternal, since
+# TensorFlow 2.5; GoogleCloudPlatform/practical-ml-vision-book#6 printed it when another notebook held the GPU): a
+# conditional of the runtime's, not the user's finding, taken out like PyTorch's.
 _FRAGMENT_WORDS = re.compile(r"\bfragment(?:s|ed|ing|ation)\b(?!\s{0,3}:)", re.IGNORECASE)
-_PYTORCH_HINT = re.compile(r"(?:to avoid|against) fragmentation", re.IGNORECASE)
+_GENERIC_HINTS = re.compile(r"(?:to avoid|against) fragmentation|if the cause is memory fragmentation", re.IGNORECASE)
 
 
 def _said_fragmented(f: Facts) -> Cause | None:
     """The text says the memory fragments, and no allocator figure is there to weigh it (0.55)."""
-    text = _PYTORCH_HINT.sub("", f.report.text or "")
+    text = _GENERIC_HINTS.sub("", f.report.text or "")
     m = _FRAGMENT_WORDS.search(text)
     if m is None or f.reserved is not None or f.unallocated is not None:
         return None

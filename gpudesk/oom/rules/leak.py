@@ -70,6 +70,19 @@ _VALIDATION_FRAME = re.compile(
     r'(?:_[a-z0-9_]{1,40})?|[a-z0-9_]{1,40}_(?:validate|validation|evaluate|evaluation|eval|val))\s{0,3}$',
     re.IGNORECASE | re.MULTILINE)
 
+# The same pass named in the user's words: an out-of-memory "during test", "in the validation phase", 测试时 / 验证的时候
+# (jiyanggao/Video-Person-ReID#5: "out of memory problem during test", a test loop written for PyTorch 0.3's
+# volatile=True, which 0.4 ignores, so every test batch built a graph). Not a test harness's words ("thrown in the test
+# body", gtest) nor a data set's name ("in the test set": a size, read by _AFTER_RUNNING).
+_VALIDATION_WORDS = re.compile(
+    r"\b(?:during|in)\s{1,3}(?:the\s{1,3})?(?:test(?:ing)?|validation|validating|evaluation|evaluating|eval)"
+    r"(?:\s{1,3}(?:phase|stage|step|pass|loop|time|mode))?\b"
+    r"(?!\s{0,3}(?:set|data|dataset|script|file|suite|case|body|bench|harness)s?\b)"
+    r"|(?:测试|验证|评估)(?:的)?(?:时候|时|阶段)",
+    re.IGNORECASE)
+# Frameworks whose evaluation keeps no autograd graph unless asked (TensorFlow's Keras evaluate, JAX, ONNX Runtime,
+# TensorRT): the words are read only where no framework is named or it is PyTorch.
+_GRAPH_KEEPING = (None, "unknown", "pytorch")
 
 # The live-tensor clause of each PyTorch (or torch_npu / XPU) out-of-memory message in a pasted log: "A already
 # allocated" (before 2.1) or "Of the allocated memory A is allocated by PyTorch" (2.1+), in the order they were logged.
@@ -374,19 +387,26 @@ def _in_validation(f: Facts) -> Cause | None:
     first suspect: a graph kept because the pass runs without ``torch.no_grad()`` (every batch's activations stay while
     its outputs are referenced), or outputs collected across batches on the GPU for a metric
     (sgrvinod/a-PyTorch-Tutorial-to-Image-Captioning#57: "in validate ... scores_copy = scores.clone()", the scores of
-    every batch kept for BLEU). 0.5: above a bare message's guesses (0.45), below any cause the figures back."""
-    m = _VALIDATION_FRAME.search(f.report.text or "")
-    if m is None or f.total is not None:
+    every batch kept for BLEU). The pass may be named in the user's words instead (``_VALIDATION_WORDS``), read only
+    where the framework is PyTorch or unnamed. 0.5: above a bare message's guesses (0.45), below any cause the figures
+    back."""
+    text = f.report.text or ""
+    frame = _VALIDATION_FRAME.search(text)
+    where = frame.group(1) if frame is not None else None
+    if where is None and f.report.framework in _GRAPH_KEEPING and f.report.runtime in _GRAPH_KEEPING:
+        said = _VALIDATION_WORDS.search(text)
+        where = said.group(0) if said is not None else None
+    if where is None or f.total is not None:
         return None
     return Cause(
         id="leak",
         title=_("Memory kept across the validation pass"),
         confidence=0.5,
-        evidence=evidence(frame=m.group(1), requested_bytes=f.requested),
+        evidence=evidence(frame=where, requested_bytes=f.requested),
         explanation=_("The error was raised in the validation pass ('{frame}'), after training steps that fit: what "
                       "validation keeps from batch to batch (the autograd graph when it runs without torch.no_grad(), "
                       "outputs collected on the GPU for a metric) grows until the GPU is full.").format(
-                          frame=m.group(1)),
+                          frame=where),
         fix=_("Run validation under torch.no_grad() (or torch.inference_mode()) with model.eval(), and move what you "
               "collect for metrics to the CPU (.cpu(), .item()) batch by batch"),
         checks=[_("Log torch.cuda.memory_allocated() after each validation batch: a steady rise is memory kept across "
@@ -407,8 +427,8 @@ def _from_words(f: Facts) -> Cause | None:
         return None
     said = (words or after)
     assert said is not None
-    if words is None and f.report.signature == "sigkill":
-        return _killed_after_running(f, said.group(0))
+    if f.report.signature == "sigkill":
+        return _killed_after_running(f, said.group(0), growth_seen=words is not None)
     # Only the timing, and the text ties the failure to the batch size (gpudesk.oom.rules.run_words): a peak of the
     # job's own working set, not memory kept; the leak reading drops below the figureless shortage (0.45).
     batch_bound = words is None and run_words.batch_sets_it(text)
@@ -430,17 +450,24 @@ def _from_words(f: Facts) -> Cause | None:
     )
 
 
-def _killed_after_running(f: Facts, said: str) -> Cause:
+def _killed_after_running(f: Facts, said: str, *, growth_seen: bool = False) -> Cause:
     """A process killed by SIGKILL (the Linux OOM killer's mark, signatures ``sigkill``) only once whole epochs had
-    run: the first epoch's host memory fit, so it grew over the run (mm/oom_kill.c kills the process whose memory
-    grew past what RAM and swap hold). 0.72: above the bare kill's host-RAM reading (0.7), whose check is the same."""
+    run, or after the user watched its memory grow ("内存占用一直增加，直到最后进程会被kill掉", VISION-SJTU/
+    DiffusionTrack#2: memory use kept rising until the process was killed; loss tensors stored without .item()): the
+    first steps' memory fit, so it grew over the run (mm/oom_kill.c kills the process whose memory grew past what RAM
+    and swap hold; the kill is where the growth ended, not its cause). 0.72: above the bare kill's host-RAM reading
+    (0.7), whose check is the same."""
+    explanation = (_("The text says the memory kept growing ('{words}') until the process was killed: the first steps "
+                     "fit, so something kept memory from step to step until the kernel's OOM killer ended the "
+                     "process.") if growth_seen else
+                   _("The process was killed ('{words}') only after the run had gone on: the first epoch fit in RAM, "
+                     "so the process's host memory grew until the kernel's OOM killer ended it."))
     return Cause(
         id="leak",
         title=_("Memory grows over the run (a leak)"),
         confidence=0.72,
         evidence=evidence(described_as=said, deciding_check="host_ram"),
-        explanation=_("The process was killed ('{words}') only after the run had gone on: the first epoch fit in RAM, "
-                      "so the process's host memory grew until the kernel's OOM killer ended it.").format(words=said),
+        explanation=explanation.format(words=said),
         fix=_("Keep nothing per step on the host: store loss.item() rather than tensors, do not append outputs or "
               "samples to Python lists across epochs, and let DataLoader workers hold numpy arrays rather than Python "
               "lists"),
