@@ -196,6 +196,21 @@ def expert_all_to_all_bytes_per_layer(tokens: float, hidden_size: int, top_k: in
     return 4 * (e - 1) / e * buffer * bytes_per_element
 
 
+def expert_ranks_per_domain(ep: int, etp: int, domain_gpus: int) -> int:
+    """How many ranks of one expert-parallel group share an NVLink domain of ``domain_gpus`` GPUs.
+
+    Megatron-Core lays out the MoE layers on their own rank grid ("MoE parallel folding", Liu et al. 2025, arXiv
+    2504.14960): ``initialize_model_parallel`` builds a second ``RankGenerator(tp=expert_tensor_parallel_size,
+    ep=expert_model_parallel_size, dp=expert_data_parallel_size, pp=..., cp=1, order="tp-cp-ep-dp-pp")``
+    (megatron/core/parallel_state.py at core_v0.15.0, the Megatron-Core of Megatron-Bridge 25.11; the same since
+    core_v0.10.0 introduced ``expert_tensor_parallel_size``). The attention's TP and CP are folded into the expert
+    grid, so consecutive EP ranks are ``etp`` GPUs apart whatever the attention TP: with ETP 1 an EP-32 group is 32
+    consecutive GPUs (4 eight-GPU nodes), not 32 GPUs strided by TP. The group spans ``ep x etp`` GPUs.
+    """
+    e, t, d = positive_int("ep", ep), positive_int("etp", etp), positive_int("domain_gpus", domain_gpus)
+    return max(1, min(e, d // t))
+
+
 def remote_nodes_per_token(top_k: int, nodes: int) -> float:
     """Expected number of OTHER NVLink domains a token's ``top_k`` experts land on when the expert-parallel ranks
     span ``nodes`` domains and routing is balanced (each expert equally likely): ``(n - 1) (1 - (1 - 1/n)^k)``,

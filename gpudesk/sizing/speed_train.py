@@ -64,6 +64,7 @@ from gpudesk.sizing.speed_parallel import (
     ring_attention_merge_bytes_per_layer,
     data_parallel_bytes,
     expert_all_to_all_bytes_per_layer,
+    expert_ranks_per_domain,
     exposed_bucketed_sync_seconds,
     gradient_buckets,
     pipeline_bubble_fraction,
@@ -726,15 +727,16 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     t_a2a = 0.0
     if s.ep > 1 and sh.experts:
         a2a_bytes = expert_all_to_all_bytes_per_layer(tokens_mb / s.tp, sh.hidden, sh.top_k, s.ep) * moe_local
-        span = s.ep * s.etp * s.tp
-        if span <= node:
+        # The EP group's GPUs under Megatron-Core's MoE parallel folding (expert_ranks_per_domain): ep x etp
+        # consecutive ranks, the attention's TP folded into them.
+        inside = expert_ranks_per_domain(s.ep, s.etp, node)
+        if inside >= s.ep:
             if s.ep_node_dedup:
                 # One copy of a token per destination GPU instead of one per routed expert (of top_k (ep-1)/ep).
                 a2a_bytes *= remote_nodes_per_token(sh.top_k, s.ep) / (sh.top_k * (s.ep - 1) / s.ep)
             t_a2a = intra.seconds(a2a_bytes, hops=int(4 * moe_local))
         else:
             # Peers inside the NVLink domain over NVLink, the rest over the NIC, both at once.
-            inside = max(1, node // (s.etp * s.tp))
             share_out = (s.ep - inside) / (s.ep - 1)
             out_bytes = a2a_bytes * share_out
             if s.ep_node_dedup:

@@ -568,8 +568,11 @@ def test_second_fresh_training_batch_keeps_the_level_it_was_first_scored_at():
     # accumulator at 0.8 of it) moves this batch's nine MoE rows in MXFP8 on Blackwell 4-17 % further above their
     # measurements (the missing in-node MoE term, train_model_notes.md) and its three dense B200/B300 Llama 8B rows
     # from 0.99-1.05 to 0.86-0.91 (0.89-0.95 with the 16-bit LM head): 61 -> 44 % within 20 %, median 13.6 -> 22.1 %,
-    # within 50 % 83 % unchanged.
-    assert s["within_20_share"] >= 0.44 and s["within_50_share"] >= 0.8 and s["median_abs_error"] <= 0.23
+    # within 50 % 83 % unchanged. MoE parallel folding (expert_ranks_per_domain: an ETP-1 expert group is ep consecutive
+    # GPUs whatever the attention TP) halves the nodes the two TP 2 rows' expert groups span: the B200 TP2 EP16
+    # DeepEP row 0.99 -> 1.71 and the H100 TP2 EP32 HybridEP row 1.49 -> 1.57 (its README value 214.3 is disputed by
+    # an open PR, NVIDIA/Megatron-LM#5728: 302.0): 44 -> 39 % within 20 %, 94 -> 83 % within 50 %.
+    assert s["within_20_share"] >= 0.38 and s["within_50_share"] >= 0.8 and s["median_abs_error"] <= 0.28
 
 
 def test_a_lora_row_trains_only_its_adapters(catalog):
@@ -858,3 +861,25 @@ def test_blackwell_per_tensor_fp8_writes_no_transposed_copy_but_mxfp8_still_does
     assert fp8_cast_bytes_per_element("mxfp8", non_tn_gemm=True) == 4
     assert gpu_rates(catalog.find_gpu("b200")).compute_capability == "10.0"
     assert not non_tn_fp8_gemm(gpu_rates(catalog.find_gpu("h100-sxm5")).compute_capability)
+
+
+def test_moe_parallel_folding_keeps_an_etp1_expert_group_on_consecutive_gpus(catalog):
+    # Megatron-Core builds the expert grid with its own RankGenerator (tp=etp, ep, edp, cp=1; parallel_state.py
+    # at core_v0.15.0): with ETP 1 the attention TP is folded away and EP ranks are consecutive GPUs.
+    from gpudesk.sizing.speed_parallel import expert_ranks_per_domain
+
+    assert expert_ranks_per_domain(32, 1, 8) == 8  # Qwen3-235B TP2 EP32 ETP1 on HGX nodes: 4 nodes, 8 each
+    assert expert_ranks_per_domain(8, 1, 8) == 8
+    assert expert_ranks_per_domain(128, 4, 8) == 2  # Llama 4 Maverick ETP 4 EP 128: two EP ranks per node
+    assert expert_ranks_per_domain(64, 1, 72) == 64
+    # Megatron MoE ModelZoo (Qwen3 best_practice readme, "Intra-node EP strategy"): TP4 EP8 ETP1 on 8-GPU H100
+    # nodes is an intra-node EP layout, so its all-to-all never touches the NIC: a slower NIC leaves it unchanged.
+    spec = spec_from_catalog(catalog.find_model("qwen3-235b-a22b"))
+    gpu = gpu_rates(catalog.find_gpu("h100-sxm5"))
+    fast = train_speed(spec, gpu, _setup(gpus=256, tp=4, pp=8, ep=8, global_batch=2048))
+    slow = train_speed(spec, gpu, _setup(gpus=256, tp=4, pp=8, ep=8, global_batch=2048, inter_gbps=5.0))
+    assert fast.breakdown["expert_all_to_all_s"] > 0
+    assert slow.breakdown["expert_all_to_all_s"] == pytest.approx(fast.breakdown["expert_all_to_all_s"])
+    # EP 16 with ETP 1 spans two nodes whatever the attention TP.
+    across = train_speed(spec, gpu, _setup(gpus=256, tp=4, pp=8, ep=16, global_batch=2048, inter_gbps=5.0))
+    assert across.breakdown["expert_all_to_all_s"] > 2 * slow.breakdown["expert_all_to_all_s"]
