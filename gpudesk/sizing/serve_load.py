@@ -14,6 +14,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, fraction, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.serve_host import engine_version_tuple, trtllm_backend
+from gpudesk.sizing.serve_lengths import LENGTH_DISTRIBUTIONS
 
 ENGINES = ("vllm", "sglang", "trtllm", "optimum-habana")
 KV_DTYPES = ("auto", "bf16", "fp16", "fp8")
@@ -97,6 +98,7 @@ class ServeLoad:
     overlap_scheduling: bool | None = None
     engine_version: str | None = None
     length_spread: float = 0.0
+    length_distribution: str = "fixed"
     api_server_count: int | None = None
     pp: int = 1
     backend: str | None = None
@@ -167,4 +169,5 @@ class ServeLoad:
         if not 0.0 <= self.length_spread <= 1.0:
             raise SizingError("length_spread", _("the length spread must be between 0 and 1 (got {value}).").format(
                 value=self.length_spread))
+        choice("length_distribution", self.length_distribution, LENGTH_DISTRIBUTIONS)
         return self
