@@ -110,7 +110,7 @@ from dataclasses import dataclass, field
 from gpudesk.i18n import _
 from gpudesk.sizing.serve_client import cached_prompt_tokens
 from gpudesk.sizing.serve_engine import EngineBudget
-from gpudesk.sizing.serve_lengths import sharegpt_lengths
+from gpudesk.sizing.serve_lengths import SHAREGPT_SOURCE, sharegpt_lengths
 from gpudesk.sizing.serve_stats import summary, weighted_summary
 from gpudesk.sizing.serve_steady import (
     ON_DEMAND_ENGINES,
@@ -585,6 +585,12 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             budget=budget.token_budget, limit=limit, prompts=prompts),
             "Vidur arXiv 2405.05465; Sarathi-Serve arXiv 2403.02310; vllm/v1/core/sched/scheduler.py"),
     )
+    if load.length_distribution == "sharegpt":
+        assumptions += (Assumption("length_distribution", _(
+            "ShareGPT request lengths: {prompt} prompt and {output} output tokens on average, the longest output "
+            "{longest} tokens; the run lasts until its longest requests are done").format(
+            prompt=load.input_tokens, output=load.output_tokens, longest=max((r.out_total for r in done), default=load.output_tokens)),
+            SHAREGPT_SOURCE),)
     if warm is not None:
         assumptions += (Assumption("steady_state", _(
             "open loop in its steady state: {requests} requests already decoding when the run starts, {tpot_ms:.1f} ms "

@@ -42,12 +42,14 @@ def test_a_sharegpt_request_rate_run_lasts_until_its_longest_request_is_done():
     spec = spec_from_catalog(catalog.model("qwen2.5-7b"))  # the row's model: the Qwen2.5-7B shape
     gpu = catalog.gpu("rtx4090")
 
-    def run(distribution: str) -> float:
+    def run(distribution: str):
         load = ServeLoad(engine="vllm", input_tokens=208, output_tokens=218, request_rate_per_s=16.0,
                          num_prompts=200, weight_format="fp16", kv_dtype="fp16", engine_version="0.8.5",
                          benchmark_warmup=True, length_distribution=distribution).validated()
-        return serve_speed(spec, gpu, load).output_tokens_per_s
+        return serve_speed(spec, gpu, load)
 
     fixed, sharegpt = run("fixed"), run("sharegpt")
-    assert sharegpt < 0.85 * fixed
-    assert abs(sharegpt / 1613.38 - 1) < abs(fixed / 1613.38 - 1)
+    assert sharegpt.output_tokens_per_s < 0.85 * fixed.output_tokens_per_s
+    assert abs(sharegpt.output_tokens_per_s / 1613.38 - 1) < abs(fixed.output_tokens_per_s / 1613.38 - 1)
+    assert any(a.name == "length_distribution" for a in sharegpt.assumptions)
+    assert not any(a.name == "length_distribution" for a in fixed.assumptions)
