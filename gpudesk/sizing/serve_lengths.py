@@ -35,6 +35,15 @@ SHAREGPT_SOURCE = ("vLLM benchmarks/benchmark_dataset.py is_valid_sequence (v0.8
                    "Fig. 11a); exponential within those bounds with the given means (gpudesk/sizing/serve_lengths.py)")
 
 
+def sharegpt_mean_limits(input_tokens: int) -> tuple[int, int]:
+    """(largest mean prompt, largest mean output for a mean prompt of ``input_tokens``) this shape reaches within the
+    client's bounds: a length's density only falls, so its mean stays below the middle of its range (module
+    docstring); ShareGPT's own means (about 200 prompt and 200 output tokens) are far inside."""
+    prompt = (SHAREGPT_MIN_TOKENS + SHAREGPT_MAX_PROMPT_TOKENS) // 2
+    output = (SHAREGPT_MIN_TOKENS + SHAREGPT_MAX_TOTAL_TOKENS - max(input_tokens, SHAREGPT_MIN_TOKENS)) // 2
+    return prompt, output
+
+
 def _truncated_exponential(u: float, scale: float, low: float, high: float) -> float:
     """The ``u`` quantile of an exponential of ``scale`` shifted to start at ``low`` and cut at ``high``."""
     span = max(0.0, high - low)

@@ -53,3 +53,13 @@ def test_a_sharegpt_request_rate_run_lasts_until_its_longest_request_is_done():
     assert abs(sharegpt.output_tokens_per_s / 1613.38 - 1) < abs(fixed.output_tokens_per_s / 1613.38 - 1)
     assert any(a.name == "length_distribution" for a in sharegpt.assumptions)
     assert not any(a.name == "length_distribution" for a in fixed.assumptions)
+
+
+def test_means_the_client_bounds_cannot_reach_are_refused_by_name():
+    """A 3000-token mean prompt cannot come from ShareGPT through vLLM's client (prompts of at most 1024 tokens)."""
+    with pytest.raises(SizingError) as err:
+        ServeLoad(engine="vllm", input_tokens=3000, output_tokens=200, request_rate_per_s=4.0,
+                  length_distribution="sharegpt").validated()
+    assert err.value.field == "length_distribution"
+    assert "3000" in str(err.value)
+    ServeLoad(engine="vllm", input_tokens=3000, output_tokens=200, request_rate_per_s=4.0).validated()
