@@ -53,3 +53,19 @@ def fails_at_batch_one(text: str) -> bool:
     """The text says the failure happens at batch size 1 (``_AT_BATCH_ONE``, or ``_SIZE_INDEPENDENT``)."""
     return _AT_BATCH_ONE.search(text) is not None or (
         "batch" in text.lower() and _SIZE_INDEPENDENT.search(text) is not None)
+
+
+# ColabFold's catch-all: every RuntimeError of a prediction is logged as "Could not predict NAME. Not Enough GPU memory?
+# {e}" (colabfold/batch.py, "This normally happens on OOM. TODO: Filter for the specific OOM error message";
+# https://github.com/sokrypton/ColabFold), so the question itself says nothing about memory; the exception after it
+# does. Quoted with nothing after it, beside a user's word that the framework's or a library's version was changed
+# ("When I degraded the jax, the code can run on GPU, but Not Enough GPU memory?", YoshitakaMo/localcolabfold#228,
+# fixed by the cuDNN wheel that matches the jaxlib build), the version change is the only evidence in the text.
+_GENERIC_QUESTION = re.compile(r"not enough gpu memory\?\s*$", re.IGNORECASE | re.MULTILINE)
+_VERSION_CHANGED = re.compile(r"\b(?:downgrad|degrad|upgrad|reinstall)\w{0,5}\s{1,3}(?:the\s{1,3}|my\s{1,3})?"
+                              r"(?:jax|jaxlib|cuda|cudnn|tensorflow|(?:py)?torch|driver)\b", re.IGNORECASE)
+
+
+def version_changed_under_generic_question(text: str) -> bool:
+    """ColabFold's memory question with no exception after it, beside a changed framework or library version."""
+    return _GENERIC_QUESTION.search(text) is not None and _VERSION_CHANGED.search(text) is not None

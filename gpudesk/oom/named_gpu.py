@@ -60,13 +60,34 @@ _STATED = re.compile(
     re.IGNORECASE)
 
 
+# The largest memory a GPU is sold with, in the same binary gigabytes (B300 and MI355X: 288 GB, db/ GPU rows); a
+# larger figure beside a GPU word is not a card's memory (a dataset size, a host's RAM).
+_LARGEST_NOMINAL_GB = 288
+
+
+def _nominal_sizes(gigabytes: set[int]) -> set[int]:
+    """The figures of ``gigabytes`` a GPU can have as its nominal memory (1 to ``_LARGEST_NOMINAL_GB``)."""
+    return {g for g in gigabytes if 1 <= g <= _LARGEST_NOMINAL_GB}
+
+
 def stated_gpu_bytes(text: str) -> int | None:
     """The one GPU memory ``text`` states in words (``_STATED``), else that of the one GPU model it names; None when it
     states none or several."""
-    stated = {int(m.group(1) or m.group(2)) for m in _STATED.finditer(text)}
-    stated = {g for g in stated if 1 <= g <= 288}
+    stated = _nominal_sizes({int(m.group(1) or m.group(2)) for m in _STATED.finditer(text)})
     if len(stated) == 1:
         return stated.pop() * 1024**3
     if stated:
         return None
     return named_gpu_bytes(text)
+
+
+# A device name that carries its memory, as a framework's device line prints it ("name: GeForce GTX 1060 6GB",
+# "name: Tesla V100-SXM2-32GB", "name: A100-SXM4-40GB"): the vendor's nominal size in binary gigabytes, which the
+# device's reported total sits just below (a "6GB" GTX 1060 reports 5.93 GiB).
+_NAME_WITH_MEMORY = re.compile(r"\bname:\s{0,2}[^,\n]{0,60}?[\s-](\d{1,3})\s?GB\b")
+
+
+def device_name_bytes(text: str) -> int | None:
+    """The nominal memory of the one device whose printed name states it (``_NAME_WITH_MEMORY``), else None."""
+    found = _nominal_sizes({int(m.group(1)) for m in _NAME_WITH_MEMORY.finditer(text)})
+    return found.pop() * 1024**3 if len(found) == 1 else None

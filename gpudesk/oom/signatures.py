@@ -183,7 +183,7 @@ import re
 from dataclasses import dataclass
 
 from gpudesk.i18n import N_
-from gpudesk.oom import exit_marks, limit_words
+from gpudesk.oom import exit_marks, library_words, limit_words, pool_words, vgpu_words
 
 PiB = 1024**5
 VULKAN_LARGE_BYTES = 2 * 1024**3
@@ -653,6 +653,11 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("pin_memory", ("pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost", "cudahostregister",
                     "hiphostregister", "hiphostmalloc", "hipmallochost",
                     "pinned memory", "cachinghostallocator",
+                    # A pinned buffer said to have failed or fallen back: ggml's CUDA_Host buffers are page-locked
+                    # (ggml_cuda_host_malloc -> cudaMallocHost) and fall back to pageable CPU memory when that fails
+                    # (ollama/ollama#17380: "silent CUDA_Host -> CPU pinned buffer fallback", fixed by a larger page
+                    # file on Windows).
+                    "pinned buffer fallback", "pinned buffer allocation failed", "failed to allocate pinned buffer",
                     # CuPy's pinned host pool (cupy/cuda/pinned_memory.pyx: alloc_pinned_memory, PinnedMemoryPool,
                     # cudaHostAlloc), used as the staging buffer of host-device copies (cupy#1576, fixed by cupy#1593
                     # "Fallback to synchronous transfer if pinned memory could not be allocated").
@@ -673,7 +678,15 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # kernels: "operation cusolverDnCreate(&handle) failed", nrbennet/dl_binder_design#38), and XLA's
                       # compiler finding no DNN library at all (its RET_CHECK "dnn != nullptr" in
                       # xla/service/gpu/gpu_compiler.cc, sokrypton/ColabFold#405).
-                      "cusolverdncreate", "dnn != nullptr")),
+                      "cusolverdncreate", "dnn != nullptr",
+                      # The algorithm queries that need a handle: StreamExecutor answers them only through the DNN or
+                      # BLAS support it holds, and reports them failed when that support was never created (the handle
+                      # failed before): TensorFlow's "Check failed: stream->parent()->GetConvolveAlgorithms(...)"
+                      # (tensorflow/core/kernels/conv_ops.cc, after "could not create cudnn handle", ymgaq/AQ#73) and
+                      # XLA's "RET_CHECK failure (.../gemm_algorithm_picker.cc:N) stream->parent()->
+                      # GetBlasGemmAlgorithms(...)" (jax-ml/jax#13504, gone once TensorFlow in the same process stopped
+                      # preallocating).
+                      "->getconvolvealgorithms(", "->getblasgemmalgorithms(")),
 )
 # faiss's default GPU scratch reservation (StandardGpuResourcesImpl::getDefaultTempMemForGPU in
 # faiss/gpu/StandardGpuResources.cpp: ``k4GiBTempMem`` 512 MiB on a GPU of at most 4 GiB, ``k8GiBTempMem`` 1 GiB up to
@@ -731,10 +744,11 @@ _FUNC_ATTRIBUTE_OOM = re.compile(r"cudafuncsetattribute\b[^\n]{0,300}?out of mem
 # torchrun's "exitcode: -9" in ChildFailedError, Python's "died with <Signals.SIGKILL: 9>"). A scheduler's or a user's
 # kill reads the same, so it is the likelier reading, not a certain one (gpudesk.oom.rules.signature).
 # (The shell's line may come back with the user's punctuation after it, as a title or a quote does: "Killed！",
-# Tangshitao/QuadTreeAttention#25.)
+# Tangshitao/QuadTreeAttention#25, or named as the error it was: "Killed error", anishathalye/neural-style#131, whose
+# maintainer pointed to the OOM killer.)
 # The same kill as an exit status: 128 + 9 = 137 (a shell, Docker's "exited with code 137"), a launcher's "return code
 # = -9", Go's "signal: killed" (Ollama's runner).
-_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed[!！.。]{0,3}\s*$|"
+_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed(?:\s{1,2}error)?[!！.。]{0,3}\s*$|"
                       r"signal: killed|exit(?:ed with)?[ _]code:?\s{0,2}137\b|exit status 137\b|"
                       r"return code\s{0,2}=\s{0,2}-9\b|"
                       # bash's report of a job or script command ended by SIGKILL (jobs.c, the signal's description
@@ -858,6 +872,31 @@ _TORCH_SHM_FILE = ("unable to write to file </torch", "unable to open shared mem
                    "from file </torch", "unable to resize file </torch", "unable to open file </torch")
 
 
+# ENOSPC ("No space left on device", errno 28) is a filesystem's answer, never a GPU allocator's (CUDA refuses device
+# memory with cudaErrorMemoryAllocation / CUDA_ERROR_OUT_OF_MEMORY). A training or inference job that meets it while
+# its GPU has room is writing to the RAM-backed /dev/shm: the DataLoader workers pass every batch through it and Docker
+# gives a container 64 MB there (docs.docker.com, "docker run --shm-size"; ultralytics/ultralytics#1238: "No space left
+# on device with plenty of space left on GPU", fixed by --ipc=host). A job that was saving a checkpoint or installing
+# packages was writing to a disk instead, and is not read so.
+_ENOSPC_GPU_WORDS = ("gpu", "cuda", "vram", "dataloader")
+_DISK_WRITE_WORDS = ("torch.save", "save_pretrained", "save_checkpoint", "pip install", "conda install", "apt-get",
+                     "docker pull", "docker build", "/var/lib/docker", "failed to register layer", "write_file",
+                     "no space left on device: '/", "no space left on device: \"/")
+
+
+def _enospc_beside_gpu(low: str) -> bool:
+    """ENOSPC in a text about a GPU job that names no disk write (see ``_ENOSPC_GPU_WORDS``)."""
+    return any(w in low for w in _ENOSPC_GPU_WORDS) and not any(w in low for w in _DISK_WRITE_WORDS)
+
+
+def enospc_beside_gpu_only(text: str) -> bool:
+    """``dev_shm`` read from ENOSPC beside a GPU job alone, no word of shared memory: the likelier filesystem, not a
+    named one (gpudesk.oom.rules.signature ranks it below a named /dev/shm)."""
+    low = flatten_whitespace(text)
+    return ("no space left on device" in low and _enospc_beside_gpu(low) and not any(w in low for w in _DEV_SHM_WORDS)
+            and "/torch_" not in low and not any(w in low for w in _TORCH_SHM_FILE))
+
+
 def flatten_whitespace(text: str) -> str:
     """``text`` lower-cased with every run of spaces, tabs and line breaks made one space.
 
@@ -975,6 +1014,12 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     low = flatten_whitespace(text)
     if (requested is not None and requested >= PiB) or "more than 1eb" in low or negative_size is not None:
         return "absurd_size"
+    if vgpu_words.counter_wrapped(text):
+        return "absurd_size"  # a vGPU layer's usage counter wrapped below zero (gpudesk.oom.vgpu_words)
+    if pool_words.fixed_pool_runtime(text) is not None:
+        return "fixed_pool"
+    if vgpu_words.hami_oom(text) is not None:
+        return "vgpu_limit"
     if "ecc" in low and any(w in low for w in _WORDS[0][1]):
         return "ecc"
     if _XID.search(text):
@@ -991,7 +1036,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if _NCCL_SYSTEM_ERROR in low and "nccl" in low and not any(w in low for w in _OOM_OWN) and \
             _OOM_WORD.search(text) is None:
         return "nccl_system_error"
-    if "no space left on device" in low and any(w in low for w in _DEV_SHM_WORDS):
+    if "no space left on device" in low and (any(w in low for w in _DEV_SHM_WORDS) or _enospc_beside_gpu(low)):
         return "dev_shm"
     if exit_marks.worker_exit_in_container(text):
         return "worker_exit_shm"
@@ -1014,6 +1059,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "buffer_limit"
     if _CUDA_SYMBOL_MISSING.search(text):
         return "driver_version"
+    if library_words.version_changed_under_generic_question(text):
+        return "library_changed"
     if _POOL_FALLBACK.search(text):
         return "pool_fallback"
     if "memory capacity is unbalanced" in low:
@@ -1074,3 +1121,12 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if _SIGTRAP_MAC.search(text) and _MODEL_RUNNING.search(text):
         return "sigtrap_mac"
     return None
+
+
+# The deciding check of a runtime's fixed pool (``fixed_pool``, :mod:`gpudesk.oom.pool_words`): the pool's configured
+# size against what the message says it needed.
+FIXED_POOL_CHECK = Check("buffer_limit", "grep -n -i -E 'memory|stack|buffer|INITIAL_MEMORY' <the model, scene or build "
+                                         "settings>",
+                         N_("If the size the runtime was configured with is below what the message asks for, the "
+                            "runtime's own fixed pool refused it, not the GPU or the host: raise that setting (or make "
+                            "the scene or problem smaller); free memory elsewhere changes nothing."))

@@ -58,6 +58,7 @@ from gpudesk.sizing.optimizers import (
     ZERO3_SUB_GROUP_ELEMENTS,
     step_temporary_bytes_per_param,
     zero3_sub_group_step_bytes,
+    zero12_step_bytes,
 )
 from gpudesk.sizing.fsdp_grad_op import grad_op_shard_bytes
 from gpudesk.sizing.pipeline import MAX_PIPELINE_MICROBATCHES, pipeline_peak, stages_per_rank_for
@@ -610,6 +611,7 @@ def train_memory(
             parts["unsharded_gradients"] = grads_alive
     grads = parts["gradients"]
     step_temp = 0.0
+    zero12_fp32_grads = 0.0
     # DeepSpeed ZeRO-3 (not PyTorch FSDP) steps sub-group by sub-group (optimizers.zero3_sub_group_step_bytes).
     zero3_sub_groups = not optimizer_in_backward and offload == "none" and grads > 0 and stage == "zero3" and not fsdp
     if zero3_sub_groups:
@@ -617,6 +619,11 @@ def train_memory(
     elif not optimizer_in_backward and offload == "none" and grads > 0:
         step_temp = rank_params * step_temporary_bytes_per_param(optimizer, precision, optimizer_impl) / (
             g // mp if stage in ("zero1", "zero2", "zero3") else 1)
+        if stage in ("zero1", "zero2") and sharding_name != "fsdp-grad-op":
+            # ZeRO-1/2 (DeepSpeed, Colossal-AI) copy the 16-bit gradient partition to fp32 for the step
+            # (optimizers.zero12_step_bytes); PyTorch FSDP SHARD_GRAD_OP reduces into its own gradient dtype.
+            zero12_fp32_grads = zero12_step_bytes(rank_params / (g // mp), optimizer, per_param)
+            step_temp += zero12_fp32_grads
     if not keep_grads and grads > 0:
         head_grad = pipeline_grads if stage_grads else min(grads, spec.largest_layer_params / t * per_param[2])
         if acts + logits + head_grad >= grads + step_temp:
@@ -711,9 +718,16 @@ def train_memory(
                                   elements=ZERO3_SUB_GROUP_ELEMENTS, gib=step_temp / 2**30),
                             "deepspeed/runtime/zero/stage3.py DeepSpeedZeroOptimizer_Stage3.step; "
                             "deepspeed/runtime/zero/config.py sub_group_size"))
-    elif step_temp:
-        assumptions.append((_("the optimizer step builds one state-sized temporary for every parameter (foreach AdamW)"),
-                            "torch/optim/adamw.py _multi_tensor_adamw (torch._foreach_sqrt)"))
+    else:
+        if step_temp > zero12_fp32_grads:
+            assumptions.append((_("the optimizer step builds one state-sized temporary for every parameter (foreach "
+                                  "AdamW)"), "torch/optim/adamw.py _multi_tensor_adamw (torch._foreach_sqrt)"))
+        if step_temp and zero12_fp32_grads:
+            assumptions.append((_("ZeRO-1/2 copies this GPU's gradient partition to fp32 for the optimizer step while "
+                                  "the 16-bit partition is still held ({gib:.2f} GiB)").format(
+                                      gib=zero12_fp32_grads / 2**30),
+                                "deepspeed/runtime/zero/stage_1_and_2.py DeepSpeedZeroOptimizer.step; "
+                                "colossalai/zero/low_level/low_level_optim.py LowLevelZeroOptimizer.step"))
     if buckets:
         assumptions.append((_("PyTorch DDP keeps its all-reduce buckets, a second copy of the gradients, for the whole "
                               "run ({gib:.2f} GiB; none with gradient_as_bucket_view)").format(gib=buckets / 2**30),

@@ -146,12 +146,40 @@ def zero3_sub_group_step_bytes(partition_params: float, optimizer: str, precisio
     Raises:
         SizingError: unknown optimizer, precision or implementation.
     """
-    if str(optimizer).strip().lower() in LEGACY_ACCOUNTING:
+    if _closed_accounting(optimizer):
         choice("optimizer_impl", implementation, OPTIMIZER_IMPLS)
         return 0.0
     elements = min(float(partition_params), float(ZERO3_SUB_GROUP_ELEMENTS))
     per_param = ZERO3_SUB_GROUP_FP32_GRAD_BYTES + step_temporary_bytes_per_param(optimizer, precision, implementation)
     return elements * per_param
+
+
+# DeepSpeed ZeRO-1/2 and Colossal-AI's ZeRO-1/2 (``LowLevelZeroOptimizer``) step the fp32 master partition with an
+# fp32 copy of the 16-bit gradient partition, made while the 16-bit partition is still held: DeepSpeed
+# ``DeepSpeedZeroOptimizer.step`` builds ``single_grad_partition = self.flatten(self.averaged_gradients[i]).to(fp32)``
+# for a whole parameter group before ``free_grad_in_param_list`` drops the 16-bit gradients
+# (https://github.com/deepspeedai/DeepSpeed/blob/v0.14.0/deepspeed/runtime/zero/stage_1_and_2.py); Colossal-AI
+# ``LowLevelZeroOptimizer.step`` converts every partitioned gradient with ``grad.to(master_param.dtype)`` and keeps
+# them all in ``grad_partition_groups`` until ``self.optim.step()`` returns, the 16-bit partition staying in its
+# gradient store (https://github.com/hpcaitech/ColossalAI/blob/d888c3787c38e6cd3a00193a1cac4939dd56a377/colossalai/
+# zero/low_level/low_level_optim.py). With the optimizer offloaded the copy goes to host memory.
+ZERO12_FP32_GRAD_BYTES = ZERO3_SUB_GROUP_FP32_GRAD_BYTES  # the same fp32 gradient element, 4 bytes
+
+
+def _closed_accounting(optimizer: str) -> bool:
+    """Whether ``optimizer`` is one of the closed per-parameter accountings (:data:`LEGACY_ACCOUNTING`: adam-16/18/20
+    ...), which already count every byte of the step."""
+    return str(optimizer).strip().lower() in LEGACY_ACCOUNTING
+
+
+def zero12_step_bytes(partition_params: float, optimizer: str, per_param: tuple[float, float, float, float]) -> float:
+    """Bytes alive for the optimizer step of ZeRO-1/2 beyond the persistent model states: the fp32 copy of this
+    rank's gradient partition (:data:`ZERO12_FP32_GRAD_BYTES` per parameter), when the accounting keeps fp32 master
+    weights and 16-bit gradients. The accounting names (adam-16/18/20) are closed per-parameter accountings and add
+    nothing; so do runs without a master copy (pure 16-bit or fp32 training)."""
+    if _closed_accounting(optimizer) or not per_param[1] or per_param[2] >= ZERO12_FP32_GRAD_BYTES:
+        return 0.0
+    return float(partition_params) * ZERO12_FP32_GRAD_BYTES
 
 
 def optimizer_source(optimizer: str) -> str:

@@ -145,7 +145,8 @@ BLOCK_FP8_SOURCE = ("block-FP8 GEMM at decode sizes, 15.1 MB in 33.9 us on H100 
 # - dense (attention, shared experts, dense MLP) linears: vLLM's Triton or CUTLASS block-FP8 kernels (PR 23280
 #   benchmarks them as the production path in Sep 2025); SGLang's Triton kernel until DeepGEMM became its default
 #   on Hopper (sgl-project/sglang PR 5628, "Turn on DeepGemm By Default", April 2025, release 0.4.6), DeepGEMM
-#   (near the per-tensor rate) from 0.4.6.
+#   (near the per-tensor rate) from 0.4.6 on NVIDIA GPUs of compute capability 9.0 and above, the only ones it
+#   runs on (:data:`DEEPGEMM_SOURCE`); on AMD Instinct SGLang's dense linears stay on AITER's Triton kernel.
 # TensorRT-LLM runs its own block-scale GEMMs and grouped MoE kernels and is not counted. Not checked: recent vLLM
 # selects DeepGEMM for block-FP8 MoE and linears when ``VLLM_USE_DEEP_GEMM`` is set and the package is installed
 # (``vllm/model_executor/layers/quantization/fp8.py`` get_fp8_moe_backend); the version from which both hold by
@@ -159,6 +160,17 @@ BLOCK_FP8_TRITON_TFLOPS_BY_M = ((256, 219.3), (512, 305.2), (1024, 366.8), (2048
                                 (8192, 406.5))
 BLOCK_FP8_TABLE_PEAK_TFLOPS = 1978.9
 SGLANG_DEEPGEMM_DEFAULT_SINCE = (0, 4, 6)
+# DeepGEMM is a CUDA library for compute capability 9.0 and above: SGLang enables it only on CUDA (or MUSA) devices
+# of SM 90 or newer (``python/sglang/srt/layers/quantization/deep_gemm_wrapper/configurer.py``
+# ``_compute_enable_deep_gemm``: ``if not (_is_cuda or _is_musa): return False``, ``sm_version < 90: return False``).
+# Elsewhere its block-FP8 linear dispatch (``fp8_utils.py`` ``dispatch_w8a8_block_fp8_linear``) falls through to
+# AITER's Triton ``gemm_a8w8_blockscale`` on AMD GPUs (``_use_aiter``) or its own Triton ``w8a8_block_fp8_matmul``.
+DEEPGEMM_VENDOR = "NVIDIA"
+DEEPGEMM_MIN_COMPUTE_CAPABILITY = (9, 0)
+DEEPGEMM_SOURCE = ("SGLang enables DeepGEMM only on CUDA devices of compute capability 9.0 or newer "
+                   "(python/sglang/srt/layers/quantization/deep_gemm_wrapper/configurer.py _compute_enable_deep_gemm); "
+                   "otherwise fp8_utils.py dispatch_w8a8_block_fp8_linear runs AITER's or its own Triton block-FP8 "
+                   "GEMM (https://github.com/sgl-project/sglang)")
 BLOCK_FP8_TRITON_SOURCE = ("block-FP8 Triton/CUTLASS GEMMs on H100, DeepSeek-V3 N 2112 K 7168: 396-490 TFLOPS at "
                            "M 2048-8192 (vllm-project/vllm PR 23280); SGLang Triton vs DeepGEMM (sgl-project/sglang "
                            "PR 5820); SGLang DeepGEMM default from 0.4.6 (sgl-project/sglang PR 5628)")
@@ -178,11 +190,28 @@ def block_fp8_triton_peak_share(rows: float) -> float:
     return table[-1][1] / BLOCK_FP8_TABLE_PEAK_TFLOPS
 
 
-def block_fp8_triton_flops_share(spec: ModelSpec, engine: str, version: str | None) -> tuple[float, float, str]:
+def runs_deepgemm(gpu: GPU | None) -> bool:
+    """Whether SGLang can run DeepGEMM on ``gpu`` (:data:`DEEPGEMM_SOURCE`): an NVIDIA GPU of compute capability
+    9.0 or newer (Hopper, Blackwell). None (no GPU given) is taken as such a GPU; an NVIDIA GPU whose capability the
+    catalog does not give as "major.minor" is not (the catalog's other capability readers treat it so too)."""
+    if gpu is None:
+        return True
+    if gpu.vendor != DEEPGEMM_VENDOR or not gpu.compute_capability:
+        return False
+    try:
+        major, minor = (int(part) for part in str(gpu.compute_capability).split(".")[:2])
+    except ValueError:
+        return False
+    return (major, minor) >= DEEPGEMM_MIN_COMPUTE_CAPABILITY
+
+
+def block_fp8_triton_flops_share(spec: ModelSpec, engine: str, version: str | None,
+                                 gpu: GPU | None = None) -> tuple[float, float, str]:
     """(share of a block-FP8 model's matmul FLOPs per token that ``engine`` at ``version`` runs through its Triton
-    or CUTLASS block-FP8 kernels, the routed experts' part of it, source): the routed experts' share (``2 x
-    moe_layers x top-k x expert params`` of ``2 x active params``) for vLLM and SGLang, plus the dense rest for vLLM
-    and for SGLang before 0.4.6; 0 for other engines (module constants)."""
+    or CUTLASS block-FP8 kernels on ``gpu``, the routed experts' part of it, source): the routed experts' share
+    (``2 x moe_layers x top-k x expert params`` of ``2 x active params``) for vLLM and SGLang, plus the dense rest
+    for vLLM, for SGLang before 0.4.6 and for SGLang on a GPU DeepGEMM does not run on (:func:`runs_deepgemm`: AMD
+    Instinct runs AITER's Triton block-FP8 GEMM); 0 for other engines (module constants)."""
     engine = engine.lower()
     if engine not in BLOCK_FP8_TRITON_ENGINES:
         return 0.0, 0.0, ""
@@ -193,6 +222,8 @@ def block_fp8_triton_flops_share(spec: ModelSpec, engine: str, version: str | No
         routed = min(1.0, moe_layers * spec.moe_active_experts * spec.expert_params / active)
     dense_slow = engine == "vllm"
     if engine == "sglang":
+        if not runs_deepgemm(gpu):
+            return 1.0, routed, f"{BLOCK_FP8_TRITON_SOURCE}; {DEEPGEMM_SOURCE}"
         parsed = version_triple(version)
         dense_slow = parsed is not None and parsed < SGLANG_DEEPGEMM_DEFAULT_SINCE
     return (1.0 if dense_slow else routed), routed, BLOCK_FP8_TRITON_SOURCE

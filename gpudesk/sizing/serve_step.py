@@ -45,8 +45,9 @@ of thousands of tokens the math.
   kernel both engines run there, :mod:`gpudesk.sizing.serve_rocm_block_fp8`), whatever the batch; the embedding and LM
   head stay 16-bit and the routed experts' grouped GEMMs keep the HBM rate. Their math (prefill chunks, large
   batches) runs at the rate the engines' block-FP8 Triton / CUTLASS kernels reach, a fifth of the FP8 peak, not the
-  per-tensor cuBLASLt rate: the routed experts in vLLM and SGLang, the dense linears too in vLLM and in SGLang
-  before DeepGEMM became its default (:func:`gpudesk.sizing.serve_rates.block_fp8_triton_flops_share`), at the
+  per-tensor cuBLASLt rate: the routed experts in vLLM and SGLang, the dense linears too in vLLM, in SGLang
+  before DeepGEMM became its default and in SGLang on GPUs DeepGEMM does not run on (AMD Instinct: AITER's Triton
+  kernel; :func:`gpudesk.sizing.serve_rates.block_fp8_triton_flops_share`), at the
   kernel's measured rate for the GEMM's rows: the step's tokens for a dense linear, tokens x top-k / experts for a
   routed expert (:func:`gpudesk.sizing.serve_rates.block_fp8_triton_peak_share`).
 - Fused-MoE row tiles: where the routed experts run the engines' Triton fused MoE with block-FP8 weights, each
@@ -154,6 +155,12 @@ from gpudesk.sizing.serve_rates import (
     ACTIVATION_QUANT_SOURCE,
     activation_quant_kernels,
 )
+from gpudesk.sizing.serve_marlin_moe import (
+    MARLIN_MOE_SOURCE,
+    MARLIN_SMALL_BLOCK_MAX_ROWS,
+    marlin_block_rows,
+    narrow_expert_block_s,
+)
 from gpudesk.sizing.serve_moe_tiles import MOE_TILE_SOURCE, MoeTiles, fused_moe_tiles, padded_expert_rows
 from gpudesk.sizing.serve_dp_attention import (
     DP_ATTENTION_SOURCE,
@@ -172,6 +179,11 @@ from gpudesk.sizing.serve_rocm_attention import (
 )
 from gpudesk.sizing.serve_rocm_block_fp8 import block_fp8_dense_stream_bytes_per_s
 from gpudesk.sizing.serve_rocm_gemm_size import GEMM_SIZE_SOURCE, gemm_size_shapes, size_extra_s
+from gpudesk.sizing.serve_rocm_int4_moe import (
+    ROCM_INT4_MOE_SOURCE,
+    rocm_int4_moe_applies,
+    triton_int4_moe_layer_s,
+)
 from gpudesk.sizing.serve_rocm_mla import ROCM_MLA_DEQUANT_SOURCE, rocm_mla_dequant_per_step
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption
@@ -249,6 +261,12 @@ class StepModel:
     # hipBLASLt FP8 on CDNA 3: per-layer (N, K) of the dense linears whose rate depends on the GEMM's size
     # (serve_rocm_gemm_size; (): every GEMM at flops_per_s)
     size_curve_shapes: tuple[tuple[int, int], ...] = ()
+    # Marlin MoE on narrow TP expert slices: seconds per active expert and MoE layer at decode block sizes (0: the
+    # experts stream at the HBM rate; serve_marlin_moe)
+    marlin_expert_s: float = 0.0
+    # SGLang's untuned Triton int4 fused MoE on CDNA 4: its measured time per MoE layer replaces the experts' weight
+    # stream where longer (serve_rocm_int4_moe)
+    rocm_int4_moe: bool = False
 
     def gemm_flops_per_s(self, tokens: int) -> float:
         """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
@@ -311,7 +329,7 @@ class StepModel:
         if tokens <= 0:
             return 0.0
         weights = self.weight_bytes_read(tokens)
-        stream = weights / self.bytes_per_s
+        stream = weights / self.bytes_per_s + self.marlin_extra_s(tokens) + self.rocm_int4_moe_extra_s(tokens)
         if self.dequant_weights_per_s:
             unpack = weights / self.weight_bytes_per_element / self.dequant_weights_per_s
             stream = max(stream, unpack) if self.dequant_overlapped else stream + unpack
@@ -362,6 +380,32 @@ class StepModel:
         stream = self.moe_layers * active * self.expert_bytes / self.bytes_per_s
         real = tokens * self.active_experts * flops_per_row / rate
         return max(0.0, padded * flops_per_row / rate - stream - real)
+
+    def marlin_extra_s(self, tokens: int) -> float:
+        """Seconds the Marlin MoE kernel's fixed time per active expert adds to a step of ``tokens`` tokens beyond
+        the experts' weight stream, while its expert blocks fit one 16-row m-block (:mod:`gpudesk.sizing.
+        serve_marlin_moe`); 0 elsewhere."""
+        if not self.marlin_expert_s or not self.experts or not self.moe_layers:
+            return 0.0
+        if marlin_block_rows(tokens, self.experts, self.active_experts) > MARLIN_SMALL_BLOCK_MAX_ROWS:
+            return 0.0
+        active, stream = self._touched_experts_stream(tokens)
+        return max(0.0, self.moe_layers * active * self.marlin_expert_s - stream)
+
+    def rocm_int4_moe_extra_s(self, tokens: int) -> float:
+        """Seconds SGLang's untuned Triton int4 fused MoE on CDNA 4 adds to a step of ``tokens`` tokens beyond the
+        routed experts' weight stream (:mod:`gpudesk.sizing.serve_rocm_int4_moe`); 0 elsewhere."""
+        if not self.rocm_int4_moe or not self.experts or not self.moe_layers:
+            return 0.0
+        _active, stream = self._touched_experts_stream(tokens)
+        return max(0.0, self.moe_layers * triton_int4_moe_layer_s(tokens) - stream)
+
+    def _touched_experts_stream(self, tokens: int) -> tuple[float, float]:
+        """(routed experts a step of ``tokens`` tokens touches in each MoE layer, ``E (1 - (1 - k/E)^n)``; seconds
+        their weights take to stream from HBM over all MoE layers): what a measured MoE kernel time is set against.
+        Needs ``experts`` > 0."""
+        active = self.experts * (1.0 - (1.0 - self.active_experts / self.experts) ** max(1, tokens))
+        return active, self.moe_layers * active * self.expert_bytes / self.bytes_per_s
 
     def host_s(self, requests: int) -> float:
         """CPU seconds the engine spends on one step of ``requests`` requests (module docstring)."""
@@ -538,7 +582,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "{gemms} dense GEMMs per step through the vendor library, {us:.2g} us each beyond the roofline, above "
             "{tokens} token(s) per step").format(gemms=gemms, us=gemm_extra * 1e6, tokens=skinny_tokens),
             HIPBLASLT_SOURCE))
-    slow_share, slow_routed, slow_source = block_fp8_triton_flops_share(spec, load.engine, load.engine_version) \
+    slow_share, slow_routed, slow_source = block_fp8_triton_flops_share(spec, load.engine, load.engine_version, gpu) \
         if block_fp8 else (0.0, 0.0, "")
     slow_flops = slow_share * 2.0 * spec.active_params / tp
     slow_expert_flops = slow_routed * 2.0 * spec.active_params / tp
@@ -555,6 +599,19 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "each active expert computes whole tiles of {small} rows up to {tokens} tokens per step, of {large} "
             "rows above").format(small=tiles.small_rows, tokens=tiles.small_up_to_tokens, large=tiles.large_rows),
             MOE_TILE_SOURCE))
+    expert_width = spec.moe_ffn_size or spec.ffn_size or 0
+    marlin_s = narrow_expert_block_s(load.engine, gpu, load.weight_format, dims.hidden_size, expert_width, tp, experts)
+    if marlin_s:
+        assumptions.append(Assumption("marlin_moe_expert_s", _(
+            "{us:g} us per active routed expert and MoE layer while the expert blocks fit one 16-row block (Marlin "
+            "MoE on a narrow tensor-parallel expert slice)").format(us=marlin_s * 1e6), MARLIN_MOE_SOURCE))
+    rocm_int4 = rocm_int4_moe_applies(load.engine, gpu, load.weight_format, dims.hidden_size, expert_width, experts)
+    if rocm_int4:
+        assumptions.append(Assumption("rocm_int4_moe_layer_s", _(
+            "routed experts through the untuned Triton int4 fused MoE: {decode:g} ms per MoE layer at 1 token, "
+            "{prefill:g} ms from 128 to 2048 tokens").format(
+            decode=triton_int4_moe_layer_s(1) * 1e3, prefill=triton_int4_moe_layer_s(128) * 1e3),
+            ROCM_INT4_MOE_SOURCE))
     if quant_kernels:
         assumptions.append(Assumption("activation_quant_kernels", _(
             "{kernels} FP8 activation-quantization kernels per step, each at the kernel floor").format(
@@ -616,7 +673,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         moe_tiles=fused_moe_tiles(load.engine, load.engine_version) if slow_expert_flops else None,
         allreduce_curve=ar_curve, decode_workgroups_per_request=unsplit_workgroups,
         compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0,
-        size_curve_shapes=size_shapes)
+        size_curve_shapes=size_shapes, marlin_expert_s=marlin_s, rocm_int4_moe=rocm_int4)
     if load.pp == 1 or link is None:
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).

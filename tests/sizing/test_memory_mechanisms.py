@@ -439,3 +439,29 @@ def test_autocast_over_a_frozen_fp32_base_keeps_16bit_weight_casts():
     sharded = estimate_memory(stablelm, MemoryWorkload(**w, precision="bf16-amp", recompute="none", gpus=2,
                                                        sharding="fsdp"))
     assert not any("16-bit cast" in text for text, _source in sharded.assumptions)
+
+
+def test_zero12_steps_with_an_fp32_copy_of_the_gradient_partition():
+    # ColossalChat 'Hardware Requirements' (hpcaitech/ColossalAI d888c378, benchmarks/benchmark_sft.py): Llama-2-7B
+    # full SFT under LowLevelZeroPlugin stage 2, bf16, HybridAdam, checkpointing + flash, 2048 tokens.
+    # LowLevelZeroOptimizer.step converts every gradient partition to fp32 (grad.to(master_param.dtype)) while the
+    # bf16 partition stays in its store: on 2 GPUs that step, not the activations, is the peak ('Max CUDA memory
+    # usage' 72390.95 MiB at batch 4).
+    llama7b = spec_from_hf_config(CONFIGS / "llama-2-7b.config.json")
+    w = dict(mode="train", precision="bf16", optimizer="adamw", optimizer_impl="fused", seq_len_tokens=2048,
+             recompute="full", flash_attention=True, sharding="zero2")
+    two = estimate_memory(llama7b, MemoryWorkload(**w, gpus=2, micro_batch_size=4))
+    assert two.component("optimizer_step_temporaries") == pytest.approx(llama7b.params * 4 / 2, rel=1e-6)
+    assert two.component("activations") == 0
+    assert two.allocated_bytes / 2**20 == pytest.approx(72390.95, rel=0.05)
+    # On 4 GPUs at batch 8 (43446.31 MiB) the partition is half as large and the activations stay the peak.
+    four = estimate_memory(llama7b, MemoryWorkload(**w, gpus=4, micro_batch_size=8))
+    assert four.component("optimizer_step_temporaries") == 0 and four.component("activations") > 0
+    assert four.allocated_bytes / 2**20 == pytest.approx(43446.31, rel=0.06)
+    # ZeRO-1 copies only this GPU's partition although its bf16 gradients are whole.
+    zero1 = estimate_memory(llama7b, MemoryWorkload(**dict(w, sharding="zero1"), gpus=8, micro_batch_size=1))
+    assert zero1.component("optimizer_step_temporaries") == pytest.approx(llama7b.params * 4 / 8, rel=1e-6)
+    # No copy: PyTorch FSDP SHARD_GRAD_OP, the closed accountings, the optimizer offloaded to the host.
+    for change in (dict(sharding="fsdp-grad-op"), dict(optimizer="adam-16"), dict(offload="optimizer")):
+        est = estimate_memory(llama7b, MemoryWorkload(**dict(w, **change), gpus=2, micro_batch_size=4))
+        assert est.component("optimizer_step_temporaries") == 0, change

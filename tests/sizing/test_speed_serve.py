@@ -1221,6 +1221,39 @@ def test_block_fp8_gemms_of_vllm_and_sglang_run_at_the_triton_block_kernel_rate(
                       "bf16").slow_flops_per_token == 0.0
 
 
+def test_sglang_runs_deepgemm_only_on_nvidia_hopper_and_newer(catalog):
+    """SGLang enables DeepGEMM only on CUDA devices of compute capability 9.0 or newer (deep_gemm_wrapper/
+    configurer.py ``_compute_enable_deep_gemm``); on AMD Instinct its block-FP8 dense linears go to AITER's Triton
+    ``gemm_a8w8_blockscale`` (fp8_utils.py ``dispatch_w8a8_block_fp8_linear``). So DeepSeek-R1's dense 46 % of the
+    matmul FLOPs run at the Triton block-FP8 rate on MI325X at SGLang 0.5.19 (InferenceX PR 3318's recipe), not on
+    H200 at 0.5.12, and an 8192-token prefill chunk on 8x MI325X takes longer than with DeepGEMM's rate."""
+    from gpudesk.sizing.serve_rates import block_fp8_triton_flops_share, runs_deepgemm
+    from gpudesk.sizing.serve_step import step_model
+    from gpudesk.sizing.speed_serve_cases import intra_link
+
+    r1 = _spec(catalog, "deepseek-r1")
+    h200, b300, mi325x, a100 = (catalog.gpu(g) for g in ("h200-sxm", "b300", "mi325x", "a100-80-sxm4"))
+    assert runs_deepgemm(h200) and runs_deepgemm(b300) and runs_deepgemm(None)
+    assert not runs_deepgemm(mi325x) and not runs_deepgemm(a100)
+    routed = block_fp8_triton_flops_share(r1, "sglang", "0.5.12", h200)[1]
+    assert block_fp8_triton_flops_share(r1, "sglang", "0.5.12", h200)[0] == pytest.approx(routed)
+    share, routed_amd, source = block_fp8_triton_flops_share(r1, "sglang", "0.5.19", mi325x)
+    assert (share, routed_amd) == pytest.approx((1.0, routed))
+    assert "_compute_enable_deep_gemm" in source
+    # vLLM's dense linears run its block-FP8 kernels everywhere: unchanged by the GPU
+    assert block_fp8_triton_flops_share(r1, "vllm", "0.11.0", h200)[0] == 1.0
+    link = intra_link(mi325x, "infinity-fabric")
+    load = ServeLoad(engine="sglang", engine_version="0.5.19", input_tokens=7373, output_tokens=922, concurrency=4,
+                     tp=8, weight_format="fp8", kv_dtype="fp8")
+    amd = step_model(r1, mi325x, load, link, "fp8")
+    assert amd.slow_flops_per_token == pytest.approx(2.0 * r1.active_params / 8)
+    chunk = 8192
+    deepgemm_like = dataclasses.replace(amd, slow_flops_per_token=amd.slow_expert_flops_per_token)
+    assert amd.gpu_s(0, 0, chunk, chunk * chunk / 2) > 1.05 * deepgemm_like.gpu_s(0, 0, chunk, chunk * chunk / 2)
+    # a decode step is weight bound: the dense math rate hardly moves it
+    assert amd.gpu_s(4, 4 * 8000) == pytest.approx(deepgemm_like.gpu_s(4, 4 * 8000), rel=0.02)
+
+
 def test_deepseek_r1_prefill_heavy_vllm_run_within_a_tenth_with_block_fp8_kernel_rates():
     """GPUStack's DeepSeek-R1-0528 on 8x H200 TP 8, vLLM 0.11.0, random 1997 in / 100 out, no rate limit: 17,691
     total tokens/s (gpustack/gpustack docs/performance-lab/deepseek-r1/h200.md). At the per-tensor FP8 GEMM rate

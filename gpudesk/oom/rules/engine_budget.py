@@ -163,6 +163,65 @@ def _vllm_profile_run(f: Facts) -> Cause | None:
     )
 
 
+# vLLM's own marks around an error raised while it serves: V0's model runner re-raises a failed step as "Error in model
+# execution (input dumped to /tmp/err_execute_model_input_<time>.pkl)" (vllm/worker/model_runner_base.py,
+# dump_input_when_exception), V1 dumps the failing batch from dump_input.py, and the engine logs the exception on
+# vLLM's own log line "ERROR mm-dd hh:mm:ss [engine.py:N]" (vllm/logger.py's format; the brackets since 0.8).
+_VLLM_SERVING = re.compile(r"Error in model execution \(input dumped to|err_execute_model_input_|"
+                           r"^(?:ERROR|WARNING|INFO)\s\d\d-\d\d\s\d\d:\d\d:\d\d\s\[?(?:engine|llm_engine|"
+                           r"async_llm_engine|core|dump_input|gpu_model_runner|model_runner|worker)\.py:\d{1,5}\]",
+                           re.MULTILINE)
+# The share of the GPU the engine's process holds at the failure from which its own budget is read as the holder
+# (vLLM's default gpu_memory_utilization is 0.9; the budget is what the process took at start).
+_ENGINE_HELD_SHARE = 0.85
+
+
+def _held_by_process(f: Facts) -> int | None:
+    """What the failing process holds on the GPU by PyTorch's message: NVML's "this process has", else the one process
+    it lists by pid (its own, when it cannot tell itself in a container), else PyTorch's reserved memory."""
+    parsed = f.report.parsed
+    values = [v for v in (parsed.get("this_process_bytes"), f.reserved) if isinstance(v, int)]
+    if parsed.get("other_processes_count") == 1 and isinstance(parsed.get("other_processes_bytes"), int):
+        values.append(int(parsed["other_processes_bytes"]))
+    return max(values) if values else None
+
+
+def _vllm_serving_budget(f: Facts) -> Cause | None:
+    """PyTorch's out-of-memory error raised inside vLLM's model execution, with the engine's own process holding most
+    of the GPU. vLLM takes ``gpu_memory_utilization`` × total (0.9 by default) at start for the weights, the KV cache
+    and the activation peak it profiled, and every step runs inside that budget; what it cannot profile (a vision
+    encoder's activations for a larger image, multi-step scheduling's extra buffers, the sampler at a larger batch)
+    must fit in the rest of the card. A failure while serving with the process holding 85 % of the card or more is that
+    rest running out: the budget is set too high for this load, and the maintainers' fix is a lower
+    gpu_memory_utilization (vllm-project/vllm#9290: 0.941 failed at request rate inf, 0.9 did not; OpenBMB/MiniCPM-V#612:
+    0.9 on a 24 GB card, advised 0.8). 0.88, as the profiling run's: the engine's settings, above the generic reading
+    of a full GPU. CUDA-graph capture and the start-up profiling run have their own readings."""
+    r = f.report
+    if (r.kind != "pytorch_oom" or r.graph_capture or r.signature is not None or f.total is None
+            or _VLLM_SERVING.search(r.text or "") is None or _VLLM_PROFILE_RUN.search(r.text or "") is not None):
+        return None
+    held = _held_by_process(f)
+    if held is None or held < _ENGINE_HELD_SHARE * f.total:
+        return None
+    return Cause(
+        id="kv_cache_budget",
+        title=_("vLLM's memory budget leaves too little of the GPU for this step"),
+        confidence=0.88,
+        evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total,
+                          in_use_bytes=held, setting="gpu_memory_utilization"),
+        explanation=_("vLLM takes gpu_memory_utilization of the GPU at start for the weights, the KV cache and the "
+                      "activations it profiled; its process held {held} of {total} when a step asked for {request} "
+                      "more. What the start-up profile did not cover (a larger image for a vision encoder, multi-step "
+                      "buffers, a larger sampling batch) must fit in the rest of the card, and that rest ran out.").format(
+                          held=format_bytes(held), total=format_bytes(f.total),
+                          request=format_bytes(f.requested) if f.requested else _("memory")),
+        fix=_("Start vLLM with a lower --gpu-memory-utilization (e.g. 0.8, or 0.05 below the current value) so the "
+              "steps have room outside the KV cache"),
+        more_fixes=[_("Or lower --max-num-seqs / --max-model-len (and --limit-mm-per-prompt for multimodal models) so "
+                      "each step needs less.")],
+    )
+
+
 # An engine's own words for a failed warm-up with an out-of-memory in the same sentence ("Warmup failed, because of
 # multimodal model inference out of memory", MindIE; "warm-up ran out of memory"), and the settings the message itself
 # tells the user to lower ("Please try to decrease `maxPrefillTokens`") or names with their value ("`maxInputTokenLen`
@@ -244,7 +303,8 @@ def names_sampler_warmup(f: Facts) -> bool:
 
 def check(f: Facts) -> Cause | None:
     r = f.report
-    sampler = (_vllm_sampler(f) or _vllm_wake_up(f) or _vllm_profile_run(f) or _warm_up_budget(f)
+    sampler = (_vllm_sampler(f) or _vllm_wake_up(f) or _vllm_profile_run(f) or _vllm_serving_budget(f)
+               or _warm_up_budget(f)
                or _sglang_static_pool(f) or _vllm_in_trainer(f))
     if sampler is not None:
         return sampler

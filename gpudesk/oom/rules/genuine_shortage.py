@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules import engine_budget, fragmentation
+from gpudesk.oom.rules import engine_budget, fragmentation, tf_pool
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.oom.signatures import CHECKS as SIGNATURE_CHECKS, check_command
@@ -132,6 +132,19 @@ def check(f: Facts) -> Cause | None:
     if engine_budget.names_sampler_warmup(f):
         return None  # vLLM's sampler warm-up: engine_budget reads it with the engine's knobs
     r = f.report
+    if tf_pool.tf_pool_growth_refused(f):
+        return Cause(
+            id="genuine_shortage",
+            title=_("TensorFlow's pool cannot grow further for this batch"),
+            confidence=0.65,
+            evidence=evidence(requested_bytes=f.requested),
+            explanation=_("TensorFlow asked the driver for the same next region of its memory pool ({size}) again and "
+                          "again: the pool had already taken what it could, and the job's tensors needed more. The "
+                          "batch's working set does not fit this GPU.").format(size=format_bytes(f.requested)
+                                                                              if f.requested else _("memory")),
+            fix=_("Reduce the batch size or the input size, or use a smaller model"),
+            more_fixes=[_("Use mixed precision (tf.keras.mixed_precision.set_global_policy('mixed_float16')).")],
+        )
     if r.kind in ("tf_resource_exhausted",) and f.total is None:
         return Cause(
             id="genuine_shortage",

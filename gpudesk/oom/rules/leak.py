@@ -32,12 +32,18 @@ _LEAK_WORDS = generic.MEMORY_GROWTH
 # The same timing in other words: a failure only once the job had run "for too long" (behavioral-data/Homekit2020#13),
 # one that comes "in the second epoch" (the first one fit: ajhamdi/MVTN#2), and, in Chinese, one that comes only after
 # hundreds of pages or images in one run ("一次跑500页 ... 在350页到400页之间出现爆显存", dmMaze/BallonsTranslator#198).
+# And one that depends on how much data an inference pass has gone through: "CUDA Out of Memory When Running Inference
+# on a Large Test Set" (muellerzr/fastinference#7). One inference batch needs the same memory whatever the size of the
+# set it comes from, so a pass that fails only on a large set keeps something per batch on the GPU (fastinference kept
+# every input batch until the loop ended; the fix moved them to the CPU).
 _AFTER_RUNNING = re.compile(
     r"\bafter (?:\d{1,6}|several|some|many|a few|hundreds of|thousands of) (?:epochs?|iterations?|steps?|batches|hours?|days?|"
     r"pages|images|files|requests)\b"
     r"|\b(?:train(?:ing|ed)?|run(?:ning)?|ran)\b[^\n.;]{0,30}?\bfor (?:too|very|so) long\b"
     r"|\b(?:in|at|during|on) (?:the )?(?:second|third|fourth|fifth|2nd|3rd|[4-9]th|\d{2,4}(?:st|nd|rd|th)) "
     r"(?:epoch|iteration|pass)\b"
+    r"|\b(?:inference|predict\w{0,4}|evaluat\w{0,5}|testing)\b[^\n.;]{0,30}?\bon (?:a |the )?(?:very )?"
+    r"(?:large|big|huge|whole|entire|full) (?:test |validation |eval |evaluation )?(?:set|dataset|data set)\b"
     r"|(?<!\d)\d{2,6}\s{0,2}(?:页|张|帧|轮|步)\s{0,2}(?:到|至|-|~)\s{0,2}\d{2,6}\s{0,2}(?:页|张|帧|轮|步)?\s{0,2}之间",
     re.IGNORECASE)
 
@@ -416,6 +422,8 @@ def _from_words(f: Facts) -> Cause | None:
                           words=said.group(0)),
         fix=_("Store scalars, not tensors: total_loss += loss.item() (or loss.detach()); do not keep outputs that carry "
               "the autograd graph"),
+        more_fixes=[_("In an inference or evaluation loop, move what you keep of each batch (predictions, inputs, "
+                      "targets) to the CPU (.cpu()) before storing it, and run the loop under torch.no_grad().")],
         checks=[_("Log torch.cuda.memory_allocated() every N steps: a steady rise is a leak, a flat line with one "
                   "spike is one larger batch (variable-length inputs, the validation pass without torch.no_grad())."),
                 _("Evaluation without torch.no_grad() keeps graphs; call model.eval() for dropout/batch-norm mode.")],

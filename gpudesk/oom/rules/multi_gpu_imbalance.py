@@ -140,6 +140,43 @@ def _said_one_card(f: Facts) -> Cause | None:
     )
 
 
+# Single-process data parallelism named in a figureless out-of-memory text ("CUDA out of memory related to data
+# parallel", ethnhe/FFB6D#35), not its distributed form. nn.DataParallel (torch/nn/parallel/data_parallel.py) replicates
+# the module from device_ids[0] at every forward, scatters the batch from it and gathers every replica's outputs back
+# onto output_device (device_ids[0] by default), where the loss, the gradients' reduction and the optimizer state live
+# too, so GPU 0 carries more than the others and runs out first (PyTorch's DataParallel documentation recommends
+# DistributedDataParallel instead; FFB6D#35 was fixed by one process per GPU with DDP).
+# (Not DistributedDataParallel, FullyShardedDataParallel, nor a data-parallel degree, rank or group of a sharded
+# trainer's log: "data_parallel_size", "data parallel rank".)
+_DATAPARALLEL = re.compile(r"(?<!distributed)(?<!distributed )(?<!distributed_)(?<!sharded)(?<!sharded )"
+                           r"\bdata[ _-]?parallel\b(?![ _-]?(?:size|rank|group|world|degree|shard))",
+                           re.IGNORECASE)
+_FIGURELESS_KINDS = ("pytorch_oom", "cuda_error_oom", "generic_oom")
+
+
+def _dataparallel_named(f: Facts) -> Cause | None:
+    """A figureless out-of-memory under nn.DataParallel (``_DATAPARALLEL``). 0.55: above a figureless shortage (0.45),
+    below the imbalance said in words (0.7)."""
+    r = f.report
+    if (r.kind not in _FIGURELESS_KINDS or r.signature is not None or _DATAPARALLEL.search(r.text or "") is None
+            or any(v is not None for v in (f.requested, f.total, f.free, f.allocated, f.reserved))):
+        return None
+    return Cause(
+        id="multi_gpu_imbalance",
+        title=_("DataParallel keeps more on GPU 0 than on the others"),
+        confidence=0.55,
+        evidence=evidence(described_as="data parallel"),
+        explanation=_("nn.DataParallel runs in one process: at every step it copies the model from GPU 0, splits the "
+                      "batch from it and gathers every GPU's outputs back onto it, where the loss and the optimizer "
+                      "state live too. GPU 0 therefore holds more than the others and runs out first, while they "
+                      "still have room."),
+        fix=_("Use DistributedDataParallel with one process per GPU (torchrun; torch.cuda.set_device(local_rank), "
+              "DDP(model, device_ids=[local_rank])), so every GPU holds the same"),
+        more_fixes=[_("With DataParallel, compute the loss inside the module so only the loss is gathered, or set "
+                      "output_device to a GPU with room.")],
+    )
+
+
 def _said_uneven(f: Facts) -> Cause | None:
     m = _SAID_UNEVEN.search(f.report.text or "")
     if m is None:
@@ -222,7 +259,8 @@ def rank_free_check(f: Facts) -> Cause:
 
 
 def check(f: Facts) -> Cause | None:
-    warned = _dataparallel_warning(f) or _said_uneven(f) or _said_one_card(f) or _used_of_total(f)
+    warned = (_dataparallel_warning(f) or _said_uneven(f) or _said_one_card(f) or _used_of_total(f)
+              or _dataparallel_named(f))
     if warned is not None:
         return warned
     loads = [(d.index, load) for d in f.report.devices if (load := _load(d)) is not None]

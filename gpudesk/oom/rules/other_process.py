@@ -53,20 +53,14 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import smi_table
-from gpudesk.oom.rules import genuine_shortage, held_outside, signature
+from gpudesk.oom.rules import exclusive_mode, genuine_shortage, held_outside, signature
+from gpudesk.oom.rules.tf_pool import tf_fraction_reservation, tf_pool_growth_refused, tf_reservation_refused_on_cuda
 from gpudesk.oom.report import ProcessMemory
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.oom.signatures import CHECKS, check_command
 from gpudesk.units import GIB as GiB, format_bytes
 from gpudesk import i18n
 from gpudesk.i18n import _, ngettext
-
-
-def tf_reservation_refused_on_cuda(f: Facts) -> bool:
-    """TensorFlow's BFC reservation refused by the CUDA driver, no library failure beside it (module docstring)."""
-    r = f.report
-    return (r.framework == "tensorflow" and r.kind == "cuda_driver_oom" and not r.parsed.get("cublas_handle_failed")
-            and r.signature is None and "rocm" not in (r.backend or "", r.platform or ""))
 
 
 def _tf_reservation(f: Facts) -> Cause:
@@ -262,7 +256,7 @@ def _vllm_profile_others(f: Facts) -> Cause | None:
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
-    profiled = _vllm_profile_others(f)
+    profiled = _vllm_profile_others(f) or exclusive_mode.shared_by_own_jobs(f)
     if profiled is not None:
         return profiled
     if _tf_notebook_without_figures(f):
@@ -272,7 +266,7 @@ def check(f: Facts) -> Cause | None:
         return initializer
     if f.report.kind == "engine_startup_free":
         return _engine_start(f)
-    if tf_reservation_refused_on_cuda(f):
+    if tf_reservation_refused_on_cuda(f) and not tf_fraction_reservation(f) and not tf_pool_growth_refused(f):
         # TensorFlow's device-discovery figures, when pasted, say more than the refusal alone.
         held = _held_before_start(f) if f.dev is not None and not f.dev.other_processes else None
         return held or _tf_reservation(f)

@@ -23,9 +23,9 @@ from gpudesk import i18n
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.named_gpu import named_gpu_bytes
 from gpudesk.oom.parsers import generic
-from gpudesk.oom.rules import held_outside, other_process
+from gpudesk.oom.rules import held_outside, tf_pool
 from gpudesk.oom.rules.base import Facts, evidence, join_sentences
-from gpudesk.units import GIB as GiB
+from gpudesk.units import GIB as GiB, format_bytes
 from gpudesk.i18n import N_, _
 
 
@@ -81,13 +81,28 @@ def check(f: Facts) -> Cause | None:
             more_fixes=[_("Give each process its own GPU with CUDA_VISIBLE_DEVICES."),
                         _("Check the 'BufferAssignment' / 'Peak buffers' lines for the largest buffers.")],
         )
+    if tf_pool.tf_fraction_reservation(f):
+        return Cause(
+            id="preallocation",
+            title=_("TensorFlow's memory fraction asks for the whole GPU"),
+            confidence=0.7,
+            evidence=evidence(requested_bytes=f.requested, error_kind=r.kind, deciding_check="preallocation",
+                              check_command="per_process_gpu_memory_fraction=0.8 / TF_FORCE_GPU_ALLOW_GROWTH=true"),
+            explanation=_("TensorFlow reserves its pool at start: without a memory fraction it takes the free memory "
+                          "less a reserve, under 95 % of the card; this reservation ({size}) is nearly the whole "
+                          "card, so a memory fraction near 1 asked for memory that is never free (the driver and the "
+                          "display hold some). The batch size does not matter.").format(size=format_bytes(f.requested)),
+            fix=_("Lower the memory fraction (per_process_gpu_memory_fraction / the script's gpu_memory_fraction, "
+                  "e.g. 0.8), or turn on memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true)"),
+            more_fixes=[_("Make sure no other process holds the GPU (nvidia-smi).")],
+        )
     if r.framework == "tensorflow" and (r.kind == "cuda_driver_oom" or r.parsed.get("cublas_handle_failed")
                                         or r.kind == "cublas_alloc_failed"):
         return Cause(
             id="preallocation",
             title=_("TensorFlow's preallocation left no memory"),
             # Its own reservation refused on CUDA: another process took the memory first (rules.other_process).
-            confidence=0.55 if other_process.tf_reservation_refused_on_cuda(f) else 0.6,
+            confidence=0.55 if tf_pool.tf_reservation_refused_on_cuda(f) else 0.6,
             evidence=evidence(requested_bytes=f.requested, error_kind=r.kind,
                               library_status=r.parsed.get("library_status")),
             explanation=_("TensorFlow maps nearly all GPU memory at start; a later driver-level allocation (cuBLAS "

@@ -69,8 +69,8 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
-from gpudesk.oom import library_words, start_words
-from gpudesk.oom.rules import exit_causes, multi_gpu_imbalance
+from gpudesk.oom import library_words, start_words, vgpu_words
+from gpudesk.oom.rules import exit_causes, fixed_pools, multi_gpu_imbalance
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
@@ -78,7 +78,8 @@ from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, G
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
                                     SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command, flatten_whitespace,
-                                    names_managed_memory, names_unified_allocator, runner_backend_buffer,
+                                    enospc_beside_gpu_only, names_managed_memory, names_unified_allocator,
+                                    runner_backend_buffer,
                                     startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
@@ -528,12 +529,28 @@ def check(f: Facts) -> list[Cause]:
         # A bus error with no word of shared memory (signatures.bare_bus_error): /dev/shm is the likeliest backing that
         # faults so, not the only one (a memory-mapped file truncated under the process does too), hence 0.6.
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "dev_shm" and enospc_beside_gpu_only(r.text or ""):
+        # ENOSPC beside a GPU job with no filesystem named (signatures.enospc_beside_gpu_only): /dev/shm is the
+        # likeliest filesystem such a job fills, not a named one, hence 0.75.
+        out.append(_not_capacity(sig, 0.75, f))
     elif sig == "host_ram" and runner_backend_buffer(r.text or ""):
         # Read from Ollama's scheduler, not from the call's own words (signatures.runner_backend_buffer): 0.8.
         out.append(_not_capacity(sig, 0.8, f))
     elif sig == "pin_memory" and VERBS_ENOMEM.search(r.text or ""):
         # ENOMEM from a verbs call is the memlock limit as a rule, the adapter's own resources at times: 0.8.
         out.append(_not_capacity(sig, 0.8, f))
+    elif sig == "fixed_pool":
+        out.append(fixed_pools.fixed_pool(f))
+    elif sig == "library_changed":
+        # ColabFold's catch-all question with no exception after it, beside a changed version
+        # (gpudesk.oom.library_words.version_changed_under_generic_question): the library first, memory second.
+        out.append(_not_capacity("library_mismatch", 0.55, f))
+        out.append(_shortage(0.45, f, _("The runtime asks whether memory ran out for any error it catches; with no "
+                                        "error pasted after the question, a real shortage reads the same.")))
+    elif sig == "vgpu_limit":
+        out.append(fixed_pools.vgpu_limit(f))
+    elif sig == "absurd_size" and vgpu_words.counter_wrapped(r.text or ""):
+        out.append(fixed_pools.wrapped_counter(_not_capacity(sig, 0.96, f)))
     elif sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
     elif sig == "wsl_residency":
@@ -780,6 +797,35 @@ def _library_mismatch_first(f: Facts) -> list[Cause]:
 _AUTOTUNER = "best cudnn convolution algorithm"
 
 
+# cuBLAS's handle alone: its words, with none of cuDNN's (the DNN library's own failures read as above).
+_BLAS_WORDS = ("cublas", "getblasgemmalgorithms", "blas support")
+_DNN_WORDS = ("cudnn", "dnn library", "dnn != nullptr", "convolve", "cusolver")
+
+
+def _blas_only(low: str) -> bool:
+    return any(w in low for w in _BLAS_WORDS) and not any(w in low for w in _DNN_WORDS)
+
+
+def _blas_preallocation(f: Facts) -> list[Cause]:
+    """XLA or TensorFlow without its cuBLAS handle ("Failed to create cublas handle", then the GEMM autotuner's
+    RET_CHECK on ``GetBlasGemmAlgorithms`` in ``xla/service/gpu/gemm_algorithm_picker.cc``, which StreamExecutor answers
+    only through the BLAS support it could not create). cuBLAS is part of the CUDA release the framework's wheels pin
+    (jaxlib's ``nvidia-cublas-cu12`` dependency), so unlike a separately installed cuDNN it is seldom missing or
+    mismatched; ``cublasCreate`` allocates the handle's device resources (cuBLAS documentation, "cublasCreate()":
+    "allocates hardware resources on the host and device") with cudaMalloc, outside the framework's pool. With the GPU
+    mapped up front (by JAX, or by TensorFlow in the same process) there is nothing left: jax-ml/jax#13504 was fixed by
+    making TensorFlow grow instead of preallocating. Preallocation first (0.6), the library second (0.4)."""
+    return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuBLAS"),
+                     _("cuBLAS allocates its handle's device memory with cudaMalloc, outside the framework's pool; "
+                       "JAX (and TensorFlow in the same process) map most of the GPU at start, so the handle could "
+                       "not be created and every matrix multiplication that needs it fails."),
+                     _("Set XLA_PYTHON_CLIENT_PREALLOCATE=false or XLA_PYTHON_CLIENT_MEM_FRACTION=.5, and if "
+                       "TensorFlow runs in the same process let it grow (tf.config.experimental.set_memory_growth or "
+                       "TF_FORCE_GPU_ALLOW_GROWTH=true) or hide the GPU from it; then rerun"),
+                     "preallocation", f),
+            _not_capacity("library_mismatch", 0.4, f), _other_process(0.35, f)]
+
+
 def _autotuner_preallocation(f: Facts) -> list[Cause]:
     """XLA's "Failed to determine best cudnn convolution algorithm": the autotuner runs after cuDNN's handle was
     created (a missing or mismatched library stops earlier, at "DNN library initialization failed"), and profiles each
@@ -900,6 +946,8 @@ def _library_init(f: Facts) -> list[Cause]:
     low = (r.text or "").lower()
     if _AUTOTUNER in low or "cudnn_status_execution_failed" in low:
         return _autotuner_preallocation(f)
+    if _blas_only(low) and (_jax_wording(r) or any(w in low for w in _PREALLOCATING)):
+        return _blas_preallocation(f)
     if _jax_wording(r) or any(w in low for w in _XLA_LIBRARY_WORDS):
         return _library_mismatch_first(f)
     if _OTHER_MACHINE.search(r.text or ""):
@@ -1370,6 +1418,11 @@ def _bare_ranked(f: Facts) -> list[Cause]:
     table = _smi_full_gpu(text)
     if table is not None:
         return [table, _shortage(0.4, f, _("The job's own allocations may be what fills the GPU in the table."))]
+    if vgpu_words.names_sharing_layer(text):
+        # A GPU-sharing layer places several pods on one card (gpudesk.oom.vgpu_words.names_sharing_layer), and the
+        # refusal is the card's, not the layer's: the pods beside this one first.
+        return [fixed_pools.pods_beside(_other_process(0.55, f)),
+                _shortage(0.45, f, _("The job's own allocations may be what fills the card."))]
     if runtime in ("llamacpp", "ollama") and _wsl(f):
         # ggml's CUDA backend page-locks its host buffers (ggml_cuda_host_malloc -> cudaMallocHost in
         # ggml/src/ggml-cuda/ggml-cuda.cu; GGML_CUDA_NO_PINNED turns it off), and WSL2 caps page-locked memory well
