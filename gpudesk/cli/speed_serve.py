@@ -3,7 +3,7 @@
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
 ``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``; ``--pp`` (pipeline stages per replica) comes from the
-training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--api-server-count``, ``--benchmark-warmup``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``, ``--scheduler-recv-interval``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--length-distribution``, ``--api-server-count``, ``--benchmark-warmup``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``, ``--scheduler-recv-interval``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
 ``{"serve": {...}, "assumptions": [...]}``.
@@ -19,6 +19,7 @@ from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli import CliError
 from gpudesk.i18n import _
 from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
+from gpudesk.sizing.serve_lengths import LENGTH_DISTRIBUTIONS
 from gpudesk.sizing.serve_load import ENGINES, KV_DTYPES, SERVING_WEIGHT_FORMATS
 
 _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens": "--output-tokens",
@@ -27,6 +28,7 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "gpu_memory_utilization": "--gpu-memory-utilization", "tp": "--tp", "replicas": "--replicas",
           "load": "--concurrency/--request-rate/--batch", "link": "--tp", "model": "--model", "gpu": "--gpu",
           "engine_version": "--engine-version", "gpus_per_node": "--server", "length_spread": "--length-spread",
+          "length_distribution": "--length-distribution",
           "api_server_count": "--api-server-count", "pp": "--pp",
           "backend": "--trtllm-backend", "attention_dp": "--attention-dp", "kv_block_size": "--block-size",
           "rocm_aiter": "--rocm-aiter", "scheduler_recv_interval": "--scheduler-recv-interval"}
@@ -78,6 +80,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--length-spread", type=float, default=0.0, metavar="R",
                         help=_("prompt and output lengths vary uniformly within 1 +- R of the given ones (vLLM "
                                "--random-range-ratio); default 0"))
+    parser.add_argument("--length-distribution", choices=LENGTH_DISTRIBUTIONS, default="fixed",
+                        help=_("per-request lengths: fixed (every request at the given lengths) or sharegpt (ShareGPT "
+                               "conversations' long-tailed lengths with the given means, as vLLM's benchmark sends "
+                               "them); default fixed"))
     parser.add_argument("--api-server-count", type=at_least_one, default=None, metavar="N",
                         help=_("API-server processes in front of each replica (vLLM --api-server-count); default 1"))
     parser.add_argument("--benchmark-warmup", action="store_true", default=False,
@@ -207,6 +213,7 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      gpu_memory_utilization=args.gpu_memory_utilization, tp=tp, replicas=replicas,
                      engine_version=getattr(args, "engine_version", None),
                      length_spread=getattr(args, "length_spread", 0.0),
+                     length_distribution=getattr(args, "length_distribution", "fixed"),
                      api_server_count=getattr(args, "api_server_count", None),
                      overlap_scheduling=getattr(args, "overlap_scheduling", None),
                      pp=int(getattr(args, "pp", 1) or 1), backend=getattr(args, "trtllm_backend", None),

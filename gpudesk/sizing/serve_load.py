@@ -14,6 +14,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, fraction, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.serve_host import engine_version_tuple, trtllm_backend
+from gpudesk.sizing.serve_lengths import LENGTH_DISTRIBUTIONS, SHAREGPT_MIN_TOKENS, sharegpt_mean_limits
 
 ENGINES = ("vllm", "sglang", "trtllm", "optimum-habana")
 KV_DTYPES = ("auto", "bf16", "fp16", "fp8")
@@ -97,6 +98,7 @@ class ServeLoad:
     overlap_scheduling: bool | None = None
     engine_version: str | None = None
     length_spread: float = 0.0
+    length_distribution: str = "fixed"
     api_server_count: int | None = None
     pp: int = 1
     backend: str | None = None
@@ -167,4 +169,15 @@ class ServeLoad:
         if not 0.0 <= self.length_spread <= 1.0:
             raise SizingError("length_spread", _("the length spread must be between 0 and 1 (got {value}).").format(
                 value=self.length_spread))
+        choice("length_distribution", self.length_distribution, LENGTH_DISTRIBUTIONS)
+        if self.length_distribution == "sharegpt":
+            max_prompt, max_output = sharegpt_mean_limits(self.input_tokens)
+            if not (SHAREGPT_MIN_TOKENS <= self.input_tokens <= max_prompt
+                    and SHAREGPT_MIN_TOKENS <= self.output_tokens <= max_output):
+                raise SizingError("length_distribution", _(
+                    "ShareGPT lengths (vLLM's client keeps prompts of 4 to 1024 tokens and prompt + output of at "
+                    "most 2048) cannot average {prompt} prompt and {output} output tokens: give means of 4 to "
+                    "{max_prompt} prompt and 4 to {max_output} output tokens, or fixed lengths.").format(
+                    prompt=self.input_tokens, output=self.output_tokens, max_prompt=max_prompt,
+                    max_output=max_output))
         return self

@@ -81,7 +81,9 @@ arrivals outrun the engine (no steady state) is the run simulated from an empty 
 
 Request lengths: every request has the given prompt and output tokens, or with ``length_spread`` r each draws them
 uniformly over [len (1 - r), len (1 + r)] (vLLM's benchmark random dataset, ``--random-range-ratio``,
-``vllm/benchmarks/datasets.py`` RandomDataset). Identical lengths keep closed-loop clients in lock step (they all
+``vllm/benchmarks/datasets.py`` RandomDataset), or with ``length_distribution`` ``sharegpt`` the long-tailed lengths
+of ShareGPT conversations with the given means (:mod:`gpudesk.sizing.serve_lengths`): the run then lasts until its
+longest requests are done. Identical lengths keep closed-loop clients in lock step (they all
 finish in the same step and send again together, so their prompts share prefill steps); spread lengths let them
 drift apart, as in a real sweep where outputs end at different steps.
 
@@ -108,6 +110,7 @@ from dataclasses import dataclass, field
 from gpudesk.i18n import _
 from gpudesk.sizing.serve_client import cached_prompt_tokens
 from gpudesk.sizing.serve_engine import EngineBudget
+from gpudesk.sizing.serve_lengths import SHAREGPT_SOURCE, sharegpt_lengths
 from gpudesk.sizing.serve_stats import summary, weighted_summary
 from gpudesk.sizing.serve_steady import (
     ON_DEMAND_ENGINES,
@@ -142,6 +145,7 @@ class Load:
     replicas: int = 1
     num_scheduler_steps: int = 1
     length_spread: float = 0.0
+    length_distribution: str = "fixed"  # or a named dataset's lengths (serve_lengths)
     output_lag_steps: int = 0
     frontend_request_s: float = 0.0
     frontend_intake_s: float = 0.0  # the part of frontend_request_s ahead of the request's first token
@@ -209,9 +213,14 @@ def _arrivals(load: Load, prompts: int) -> list[float]:
     return out
 
 
-def _lengths(load: Load) -> Callable[[], tuple[int, int]]:
+def _lengths(load: Load, prompts: int) -> Callable[[], tuple[int, int]]:
     """Draws (prompt, output) tokens of the next request: the given lengths, or with ``length_spread`` r uniform
-    integers over [len (1 - r), len (1 + r)] as vLLM's random dataset samples them (seeded)."""
+    integers over [len (1 - r), len (1 + r)] as vLLM's random dataset samples them (seeded), or a named dataset's
+    lengths for the run's ``prompts`` requests, in turn (:mod:`gpudesk.sizing.serve_lengths`)."""
+    if load.length_distribution == "sharegpt":
+        pairs = sharegpt_lengths(load.input_tokens, load.output_tokens, prompts, SEED + 1)
+        turn = iter(range(1 << 62))
+        return lambda: pairs[next(turn) % len(pairs)]
     spread = load.length_spread
     if spread <= 0:
         return lambda: (load.input_tokens, load.output_tokens)
@@ -269,7 +278,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     arrivals = deque(front.ready(t) for t in first_arrivals)  # (reaches the engine, arrived)
     issued = len(arrivals)
     inp, out = load.input_tokens, load.output_tokens
-    lengths = _lengths(load)
+    lengths = _lengths(load, prompts)
     waiting: deque[_Request] = deque()
     prefilling: list[_Request] = []
     # running: heap of (decode step index at which the request is done, seq, request)
@@ -576,6 +585,12 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             budget=budget.token_budget, limit=limit, prompts=prompts),
             "Vidur arXiv 2405.05465; Sarathi-Serve arXiv 2403.02310; vllm/v1/core/sched/scheduler.py"),
     )
+    if load.length_distribution == "sharegpt":
+        assumptions += (Assumption("length_distribution", _(
+            "ShareGPT request lengths: {prompt} prompt and {output} output tokens on average, the longest output "
+            "{longest} tokens; the run lasts until its longest requests are done").format(
+            prompt=load.input_tokens, output=load.output_tokens, longest=max((r.out_total for r in done), default=load.output_tokens)),
+            SHAREGPT_SOURCE),)
     if warm is not None:
         assumptions += (Assumption("steady_state", _(
             "open loop in its steady state: {requests} requests already decoding when the run starts, {tpot_ms:.1f} ms "

@@ -169,6 +169,7 @@ from gpudesk.sizing.serve_dp_attention import (
     attention_tp,
     replicated_attention_params_per_layer,
 )
+from gpudesk.sizing.serve_pcie_p2p import host_staged_allreduce
 from gpudesk.sizing.serve_rocm_allreduce import ROCM_ALLREDUCE_SOURCE, curve_allreduce_s, rocm_allreduce_curve
 from gpudesk.sizing.serve_rocm_attention import (
     ROCM_ATTENTION_SOURCE,
@@ -516,6 +517,11 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         else (0.0, "")
     one_shot = one_shot_max_bytes(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None else 0.0
     link_eff, link_source = link_efficiency(link) if link is not None else (1.0, "")
+    staged = host_staged_allreduce(gpu, link, tp) if not (load.gpus_per_node and tp > load.gpus_per_node) else None
+    if staged is not None:
+        # No PCIe peer-to-peer: NCCL through host memory (gpudesk.sizing.serve_pcie_p2p).
+        alpha, alpha_source = staged.latency_s, staged.source
+        link_eff, link_source = staged.link_share, staged.source
     link_bw = (link.bandwidth_gbps_per_direction * 1e9 * link_eff) if link is not None else 1.0
     if load.gpus_per_node and tp > load.gpus_per_node:
         link_bw = min(link_bw, NIC_BYTES_PER_S * link_eff)  # the ring's slowest hop is the network's

@@ -88,6 +88,7 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
                                           batch=load.batch, num_prompts=load.num_prompts, replicas=load.replicas,
                                           num_scheduler_steps=load.num_scheduler_steps,
                                           length_spread=load.length_spread, output_lag_steps=lag,
+                                          length_distribution=load.length_distribution,
                                           frontend_request_s=front.request_s if front else 0.0,
                                           frontend_intake_s=front.intake_s if front else 0.0,
                                           frontend_token_s=front.token_s if front else 0.0,

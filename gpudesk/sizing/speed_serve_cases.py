@@ -116,6 +116,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         overlap_scheduling=case.get("overlap_scheduling"),
         engine_version=published_version(case.get("engine_version")),
         length_spread=float(case.get("length_spread") or 0.0),
+        length_distribution=str(case.get("length_distribution") or "fixed"),
         api_server_count=int(case["api_server_count"]) if case.get("api_server_count") else None,
         pp=int(case.get("pp") or 1),
         backend=str(case["backend"]) if case.get("backend") else None,
