@@ -465,3 +465,22 @@ def test_zero12_steps_with_an_fp32_copy_of_the_gradient_partition():
     for change in (dict(sharding="fsdp-grad-op"), dict(optimizer="adam-16"), dict(offload="optimizer")):
         est = estimate_memory(llama7b, MemoryWorkload(**dict(w, **change), gpus=2, micro_batch_size=4))
         assert est.component("optimizer_step_temporaries") == 0, change
+
+
+def test_zero_step_fp32_gradient_copy_whatever_the_optimizer():
+    # DeepSpeed DeepSpeedZeroOptimizer.step (stage_1_and_2.py at edaa7221) casts the flat gradient partition to the
+    # fp32 master's dtype for any optimizer; stage3.py's _prepare_fp32_grad_for_sub_group likewise. The names
+    # adam-8bit and sgd are optimizers, not closed accountings: they must cost what adamw_8bit / sgd_momentum cost.
+    qwen7b = spec_from_hf_config(CONFIGS / "qwen-7b.config.json")
+    w = dict(mode="train", precision="bf16", seq_len_tokens=256, micro_batch_size=1, gradient_accumulation=True,
+             gpus=2, recompute="full")
+    for sharding, fp32_grad_bytes in (("zero1", qwen7b.params / 2 * 4), ("zero2", qwen7b.params / 2 * 4),
+                                      ("zero3", 1e9 * 4)):
+        for name, alias in (("adam-8bit", "adamw_8bit"), ("sgd", "sgd_momentum")):
+            est = estimate_memory(qwen7b, MemoryWorkload(**w, optimizer=name, sharding=sharding))
+            assert est.component("optimizer_step_temporaries") == pytest.approx(fp32_grad_bytes), (sharding, name)
+            same = estimate_memory(qwen7b, MemoryWorkload(**w, optimizer=alias, sharding=sharding))
+            assert est.allocated_bytes == pytest.approx(same.allocated_bytes), (sharding, name)
+        # adam-18 counts fp32 gradients already (a closed accounting): nothing more.
+        closed = estimate_memory(qwen7b, MemoryWorkload(**w, optimizer="adam-18", sharding=sharding))
+        assert closed.component("optimizer_step_temporaries") == 0
