@@ -166,10 +166,22 @@ def zero3_sub_group_step_bytes(partition_params: float, optimizer: str, precisio
 ZERO12_FP32_GRAD_BYTES = ZERO3_SUB_GROUP_FP32_GRAD_BYTES  # the same fp32 gradient element, 4 bytes
 
 
+# The names of :data:`LEGACY_ACCOUNTING` that are optimizers, not closed accountings: their tuple gives the states of
+# 8-bit Adam / SGD with momentum, and the ZeRO step still makes its fp32 gradient partition for them. DeepSpeed's
+# ``DeepSpeedZeroOptimizer.step`` (``flat_grad_partition.to(self.single_partition_of_fp32_groups[i].dtype)``) and
+# ``DeepSpeedZeroOptimizer_Stage3._prepare_fp32_grad_for_sub_group`` (``.to(self.fp32_partitioned_groups_flat[
+# sub_group_id].dtype)``) build it whatever ``self.optimizer`` is
+# (https://github.com/deepspeedai/DeepSpeed/blob/edaa7221267243c7be7fb49c5d5f5c4fb97b4641/deepspeed/runtime/zero/
+# stage_1_and_2.py and .../stage3.py), as Colossal-AI's ``LowLevelZeroOptimizer.step`` does (d888c378, above).
+_OPTIMIZER_ACCOUNTINGS = frozenset({"adam-8bit", "sgd"})
+
+
 def _closed_accounting(optimizer: str) -> bool:
-    """Whether ``optimizer`` is one of the closed per-parameter accountings (:data:`LEGACY_ACCOUNTING`: adam-16/18/20
-    ...), which already count every byte of the step."""
-    return str(optimizer).strip().lower() in LEGACY_ACCOUNTING
+    """Whether ``optimizer`` is one of the closed per-parameter accountings (:data:`LEGACY_ACCOUNTING`: adam-16/18/20,
+    adamw-bf16), which already count every byte of the step; ``adam-8bit`` and ``sgd`` are optimizers
+    (:data:`_OPTIMIZER_ACCOUNTINGS`)."""
+    name = str(optimizer).strip().lower()
+    return name in LEGACY_ACCOUNTING and name not in _OPTIMIZER_ACCOUNTINGS
 
 
 def zero12_step_bytes(partition_params: float, optimizer: str, per_param: tuple[float, float, float, float]) -> float:

@@ -302,10 +302,15 @@ def test_unchunked_nf4_search_sets_the_reserved_peak_not_the_allocated_one():
     searched = estimate_memory(llama7b, MemoryWorkload(**w, weight_loading="nf4-nearest-search"))
     # One bitsandbytes-style per-tensor copy never exceeds a training step's working set.
     assert streamed.component("loading_reserve") == 0
-    # torchao 0.1 to_nf4: (value - 16 codes) and its abs() for the 4096 x 11008 MLP matrix: 34 x 2 B x 45.1M.
-    staging = 4096 * 11008 * 2 * 34
+    # torchao 0.1 to_nf4: (value - 16 codes) and its abs(), 2 x 16 x 2 B a weight, cached once for the 4096 x 4096
+    # attention projections and again for the larger 4096 x 11008 MLP matrices (the caching allocator cannot serve
+    # the larger request from the smaller segments), beside the MLP matrix's input and scaled blocks (2 x 2 B).
+    staging = 4096 * 11008 * 2 * 2 + (4096 * 4096 + 4096 * 11008) * 2 * 32
     assert searched.allocated_bytes == streamed.allocated_bytes
     assert searched.reserved_bytes == pytest.approx(streamed.component("weights") + staging, rel=0.05)
+    # torchtune's QLoRA tutorial (0914d5cf) logs 9.13 GB reserved after model init; a replay of the allocator over
+    # that init gives 9.15 GB (the rest is the resident NF4 blocks splitting cached segments): the sum stays below.
+    assert 0.85 * 9.13e9 < searched.reserved_bytes < 9.13e9
     assert searched.reserved_bytes > streamed.reserved_bytes + 1 * GIB
     # A larger batch's training peak overtakes the loading peak: the reserved figure is max(loading, training).
     big = dict(w, micro_batch_size=64, seq_len_tokens=2048)
@@ -465,3 +470,35 @@ def test_zero12_steps_with_an_fp32_copy_of_the_gradient_partition():
     for change in (dict(sharding="fsdp-grad-op"), dict(optimizer="adam-16"), dict(offload="optimizer")):
         est = estimate_memory(llama7b, MemoryWorkload(**dict(w, **change), gpus=2, micro_batch_size=4))
         assert est.component("optimizer_step_temporaries") == 0, change
+
+
+def test_zero_step_fp32_gradient_copy_whatever_the_optimizer():
+    # DeepSpeed DeepSpeedZeroOptimizer.step (stage_1_and_2.py at edaa7221) casts the flat gradient partition to the
+    # fp32 master's dtype for any optimizer; stage3.py's _prepare_fp32_grad_for_sub_group likewise. The names
+    # adam-8bit and sgd are optimizers, not closed accountings: they must cost what adamw_8bit / sgd_momentum cost.
+    qwen7b = spec_from_hf_config(CONFIGS / "qwen-7b.config.json")
+    w = dict(mode="train", precision="bf16", seq_len_tokens=256, micro_batch_size=1, gradient_accumulation=True,
+             gpus=2, recompute="full")
+    for sharding, fp32_grad_bytes in (("zero1", qwen7b.params / 2 * 4), ("zero2", qwen7b.params / 2 * 4),
+                                      ("zero3", 1e9 * 4)):
+        for name, alias in (("adam-8bit", "adamw_8bit"), ("sgd", "sgd_momentum")):
+            est = estimate_memory(qwen7b, MemoryWorkload(**w, optimizer=name, sharding=sharding))
+            assert est.component("optimizer_step_temporaries") == pytest.approx(fp32_grad_bytes), (sharding, name)
+            same = estimate_memory(qwen7b, MemoryWorkload(**w, optimizer=alias, sharding=sharding))
+            assert est.allocated_bytes == pytest.approx(same.allocated_bytes), (sharding, name)
+        # adam-18 counts fp32 gradients already (a closed accounting): nothing more.
+        closed = estimate_memory(qwen7b, MemoryWorkload(**w, optimizer="adam-18", sharding=sharding))
+        assert closed.component("optimizer_step_temporaries") == 0
+
+
+def test_staging_sizes_that_need_new_allocator_segments():
+    from gpudesk.sizing.loading import largest_matrix_elements, layer_matrix_elements, staging_size_records
+
+    llama7b = spec_from_hf_config(CONFIGS / "llama-2-7b.config.json")
+    # q, k, v, o (4096 x 4096), then gate, up, down (4096 x 11008): two sizes, each larger than all before it.
+    assert layer_matrix_elements(llama7b) == [4096 * 4096] * 4 + [4096 * 11008] * 3
+    assert staging_size_records(llama7b) == [4096 * 4096, 4096 * 11008]
+    # Llama 3.1 8B (GQA, 8 KV heads): the k and v projections are smaller than q and reuse its cached segments.
+    llama8b = spec_from_hf_config(CONFIGS / "llama-3.1-8b.config.json")
+    assert staging_size_records(llama8b) == [4096 * 4096, 4096 * 14336]
+    assert staging_size_records(llama8b)[-1] == largest_matrix_elements(llama8b)
