@@ -360,7 +360,7 @@ def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -
                             batch=batch, tokens_per_s=speed.output_tokens_per_s, qps=speed.requests_per_s,
                             ttft_ms=speed.ttft_s * 1e3, tpot_ms=speed.tpot_s * 1e3,
                             kv_tokens=speed.kv_capacity_tokens),
-                        "; ".join(f"{a.name} {a.value}" for a in speed.assumptions) +
+                        "; ".join(a.line() for a in speed.assumptions) +
                         " (gpudesk.sizing.speed_serve; each figure's source in its assumptions, e.g. gpudesk estimate "
                         "speed --json)"))
         elif w.output_tokens:

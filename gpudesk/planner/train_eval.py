@@ -326,7 +326,7 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
                         other=parts["other_kernels_s"], comm=speed.comm_share * speed.step_time_s,
                         opt=parts["optimizer_s"], tps=speed.tokens_per_s_per_gpu, mfu=speed.mfu),
                     "gpudesk.sizing.speed_train (the model of gpudesk estimate speed): " + "; ".join(
-                        f"{a.name} {a.value}" for a in speed.assumptions[:5])))
+                        a.line() for a in speed.assumptions[:5])))
         why.append((_("ranking uses this step; the FLOPs-only rule (6 x params x tokens at {tflops:.0f} sustained "
                       "TFLOPS, no attention, memory-bound kernels or communication) would give {flops_only:.3f} s, "
                       "{ratio:.2f}x of it").format(tflops=achievable / 1e12, flops_only=flops_only,
