@@ -10,9 +10,12 @@ Rules, one per kind of quantity:
 * bytes: binary units (KiB, MiB, GiB = 2**30 bytes, as allocators, NVML and PyTorch count them), two decimals;
 * rates: decimal units (GB/s = 10**9 bytes per second, as datasheets state link and memory bandwidth), one
   decimal in GB/s, whole numbers below;
-* durations: milliseconds below a second, then seconds, minutes, "3 h 20 min" and "2 d 4 h": 12,000 s reads
-  "3 h 20 min" in every tab, command and sheet;
-* percentages: a fraction times 100 with a space before "%" (``digits`` chosen by the caller);
+* durations: microseconds below a millisecond, milliseconds below a second (three significant figures: "3.4 µs",
+  "17.6 µs", "12.2 ms"), then seconds, minutes, "3 h 20 min" and "2 d 4 h": 12,000 s reads "3 h 20 min" in every
+  tab, command and sheet;
+* compute rates: decimal TFLOPS (10**12 FLOP/s), as datasheets state them, three significant figures;
+* percentages: a fraction times 100 with a space before "%" (``digits`` chosen by the caller, or three
+  significant figures: "86.6 %");
 * counts: whole numbers with thousands separators; money: whole US dollars.
 
 See the NIST note on binary prefixes: https://physics.nist.gov/cuu/Units/binary.html
@@ -92,16 +95,34 @@ def format_gib(value_bytes: float | None, *, digits: int = 2, with_unit: bool = 
     return f"{number} GiB" if with_unit else number
 
 
-def format_rate(bytes_per_s: float | None, *, digits: int = 1) -> str:
-    """A transfer rate in decimal units: "850 MB/s", "31.5 GB/s"; None or NaN -> "N/A".
+def _significant(value: float, figures: int = 3) -> str:
+    """``value`` with at least ``figures`` significant figures, every digit of its whole part, thousands separators
+    and no trailing zeros: 3350 -> "3,350", 989.4 -> "989", 17.578 -> "17.6", 0.9 -> "0.9"."""
+    if value == 0:
+        return "0"
+    decimals = max(0, figures - 1 - math.floor(math.log10(abs(value))))
+    text = f"{value:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def format_rate(bytes_per_s: float | None, *, digits: int | None = 1) -> str:
+    """A transfer rate in decimal units: "850 MB/s", "31.5 GB/s"; ``digits=None``: three significant figures with
+    thousands separators, as datasheets state bandwidth ("3,350 GB/s", "450 GB/s", "2.9 GB/s"); None or NaN -> "N/A".
 
     >>> format_rate(31.504e9)
     '31.5 GB/s'
+    >>> format_rate(3350e9, digits=None)
+    '3,350 GB/s'
     """
     if _missing(bytes_per_s):
         return not_available()
     assert bytes_per_s is not None
     rate = float(bytes_per_s)
+    if digits is None:
+        for size, unit in ((1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s")):
+            if abs(rate) >= size:
+                return f"{_significant(rate / size)} {unit}"
+        return f"{_significant(rate)} B/s"
     if abs(rate) >= 1e9:
         return f"{rate / 1e9:.{digits}f} GB/s"
     if abs(rate) >= 1e6:
@@ -112,17 +133,23 @@ def format_rate(bytes_per_s: float | None, *, digits: int = 1) -> str:
 
 
 def format_duration(seconds: float | None) -> str:
-    """A duration for people: "610 ms", "2.5 s", "45 s", "12 min", "3 h 20 min", "2 d 4 h"; None, NaN or
+    """A duration for people: "3.4 µs", "610 ms", "2.5 s", "45 s", "12 min", "3 h 20 min", "2 d 4 h"; None, NaN or
     negative -> "N/A".
 
     >>> format_duration(12000)
     '3 h 20 min'
+    >>> format_duration(1.7578e-05)
+    '17.6 µs'
     """
     if _missing(seconds) or seconds is None or seconds < 0:
         return not_available()
     total = float(seconds)
     if total == 0:
         return _("{seconds} s").format(seconds=0)
+    if total < 1e-6:
+        return _("{nanoseconds} ns").format(nanoseconds=f"{total * 1e9:.3g}")
+    if float(f"{total * 1000:.3g}") < 1:
+        return _("{microseconds} µs").format(microseconds=f"{total * 1e6:.3g}")
     if total < 1:
         return _("{milliseconds} ms").format(milliseconds=f"{total * 1000:.3g}")
     if total < 10:
@@ -149,16 +176,34 @@ def format_duration_range(shortest_s: float, longest_s: float) -> str:
     return short if short == long else _("{short} to {long}").format(short=short, long=long)
 
 
-def format_percent(fraction: float | None, *, digits: int = 0) -> str:
-    """A fraction (0..1) as a percentage: "85 %" for 0.85; None or NaN -> "N/A".
+def format_percent(fraction: float | None, *, digits: int | None = 0) -> str:
+    """A fraction (0..1) as a percentage: "85 %" for 0.85; ``digits=None``: three significant figures ("86.6 %",
+    "90 %"); None or NaN -> "N/A".
 
     >>> format_percent(0.854, digits=1)
     '85.4 %'
+    >>> format_percent(0.865672, digits=None)
+    '86.6 %'
     """
     if _missing(fraction):
         return not_available()
     assert fraction is not None
+    if digits is None:
+        return f"{_significant(float(fraction) * 100)} %"
     return f"{float(fraction) * 100:.{digits}f} %"
+
+
+def format_flops(flops_per_s: float | None) -> str:
+    """A compute rate in decimal TFLOPS as datasheets state it, three significant figures: "989 TFLOPS",
+    "1,979 TFLOPS", "0.5 TFLOPS"; None or NaN -> "N/A".
+
+    >>> format_flops(989.4e12)
+    '989 TFLOPS'
+    """
+    if _missing(flops_per_s):
+        return not_available()
+    assert flops_per_s is not None
+    return f"{_significant(float(flops_per_s) / 1e12)} TFLOPS"
 
 
 def format_count(count: float | None) -> str:

@@ -17,6 +17,7 @@ from gpudesk.units import (
     format_count,
     format_duration,
     format_duration_range,
+    format_flops,
     format_gib,
     format_percent,
     format_rate,
@@ -54,6 +55,20 @@ def test_durations_read_naturally():
     assert format_duration(52 * 3600) == "2 d 4 h"
     assert format_duration(-1) == "N/A" and format_duration(None) == "N/A" and format_duration(math.inf) == "N/A"
     assert format_duration_range(6, 6.2) == "6 s to 6.2 s" and format_duration_range(30, 30.2) == "30 s"
+
+
+def test_short_durations_read_in_microseconds_with_three_figures():
+    assert format_duration(3.4e-6) == "3.4 µs" and format_duration(1.7578125e-05) == "17.6 µs"
+    assert format_duration(0.000899958) == "900 µs" and format_duration(0.0009996) == "1 ms"
+    assert format_duration(0.0121675) == "12.2 ms" and format_duration(5e-10) == "0.5 ns"
+
+
+def test_datasheet_rates_keep_their_figures_with_separators():
+    assert format_rate(3350e9, digits=None) == "3,350 GB/s" and format_rate(450e9, digits=None) == "450 GB/s"
+    assert format_rate(31.504e9, digits=None) == "31.5 GB/s" and format_rate(850e6, digits=None) == "850 MB/s"
+    assert format_flops(989.4e12) == "989 TFLOPS" and format_flops(1979e12) == "1,979 TFLOPS"
+    assert format_flops(None) == "N/A"
+    assert format_percent(0.865672, digits=None) == "86.6 %" and format_percent(0.9, digits=None) == "90 %"
 
 
 def test_twelve_thousand_seconds_read_the_same_in_both_languages_everywhere():

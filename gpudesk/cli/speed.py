@@ -213,7 +213,7 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
             rows=band.rows, klass=band.klass, p10=band.ratio_p10, p90=band.ratio_p90, share=band.within_20_share,
             low=low, high=high))
     lines += ["", _("per step:")] + _breakdown_lines(speed.breakdown)
-    lines += ["", _("assumptions:")] + [f"  {a.name}: {a.value}  [{a.source}]" for a in speed.assumptions]
+    lines += ["", _("assumptions:")] + [f"  {a.line()}  [{a.source}]" for a in speed.assumptions]
     print("\n".join(lines))
     return 0
 

@@ -252,6 +252,6 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
         "",
         _("assumptions:"),
     ]
-    lines += [f"  {a.name}: {a.value}  [{a.source}]" for a in speed.assumptions]
+    lines += [f"  {a.line()}  [{a.source}]" for a in speed.assumptions]
     print("\n".join(lines))
     return 0

@@ -43,6 +43,7 @@ def _peak(gpu: GPU, precision: str) -> float | None:
 
 
 TENSOR_PARALLEL_DEGREES = (1, 2, 4, 8)
+SPEED_SERVE_SOURCE = "gpudesk.sizing.speed_serve"  # where an assumption without a source of its own comes from
 LATENCY_PROMPTS = 200  # requests simulated for the latency a user sees at the target rate
 
 
@@ -360,9 +361,8 @@ def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -
                             batch=batch, tokens_per_s=speed.output_tokens_per_s, qps=speed.requests_per_s,
                             ttft_ms=speed.ttft_s * 1e3, tpot_ms=speed.tpot_s * 1e3,
                             kv_tokens=speed.kv_capacity_tokens),
-                        "; ".join(f"{a.name} {a.value}" for a in speed.assumptions) +
-                        " (gpudesk.sizing.speed_serve; each figure's source in its assumptions, e.g. gpudesk estimate "
-                        "speed --json)"))
+                        "gpudesk.sizing.speed_serve (the model of gpudesk estimate speed); its assumptions close this "
+                        "rationale, each with its own source"))
         elif w.output_tokens:
             why.append((_("decode step {step_ms:.1f} ms for {batch} sequences = {tokens_per_s:,.0f} tokens/s per replica "
                           "(weights {weights} + KV read at {bandwidth_gbps:g} GB/s x {hbm_efficiency:g}); prefill "
@@ -390,5 +390,7 @@ def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -
         if t > 1 and link.kind == "pcie":
             cand.warnings.append(_("Tensor parallelism over {link} without NVLink: every layer exchanges activations on "
                                    "PCIe").format(link=link.name))
+        if speed is not None:  # the serving model's assumptions, one step each with its own source
+            why.extend((a.line(), a.source or SPEED_SERVE_SOURCE) for a in speed.assumptions)
         out.append(cand)
     return out

@@ -37,6 +37,7 @@ DECODE_DEFAULT_BYTES_PER_S = {"cpu": 850e6, "gpu": 2.1e9}
 # accuracy), so a 0.3 % difference (selective recompute's extra attention forward) must not pick the layout. On a
 # tie the larger micro-batch wins: fewer accumulation passes and larger GEMMs, which the model does not credit.
 STEP_TIE_SHARE = 0.005
+SPEED_TRAIN_SOURCE = "gpudesk.sizing.speed_train"  # where an assumption without a source of its own comes from
 _PEAK_FIELD = {"bf16": "bf16_dense_tflops", "fp16": "fp16_dense_tflops", "fp8": "fp8_dense_tflops", "fp32": "fp32_tflops"}
 
 
@@ -325,8 +326,8 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
                         step=speed.step_time_s, gemm=parts["gemm_s"], attention=parts["attention_s"],
                         other=parts["other_kernels_s"], comm=speed.comm_share * speed.step_time_s,
                         opt=parts["optimizer_s"], tps=speed.tokens_per_s_per_gpu, mfu=speed.mfu),
-                    "gpudesk.sizing.speed_train (the model of gpudesk estimate speed): " + "; ".join(
-                        f"{a.name} {a.value}" for a in speed.assumptions[:5])))
+                    "gpudesk.sizing.speed_train (the model of gpudesk estimate speed); its assumptions close this "
+                    "rationale, each with its own source"))
         why.append((_("ranking uses this step; the FLOPs-only rule (6 x params x tokens at {tflops:.0f} sustained "
                       "TFLOPS, no attention, memory-bound kernels or communication) would give {flops_only:.3f} s, "
                       "{ratio:.2f}x of it").format(tflops=achievable / 1e12, flops_only=flops_only,
@@ -420,7 +421,8 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
         else:
             deadline_text = _("time to result {time} vs deadline {deadline}: misses by {miss}").format(**times)
         why.append((deadline_text, "requirement: workload.deadline_s"))
-    if speed is not None:
+    if speed is not None:  # the training model's assumptions, one step each with its own source
+        why.extend((a.line(), a.source or SPEED_TRAIN_SOURCE) for a in speed.assumptions)
         attach_error_band(cand)
         cand.flops_only_time_to_result_s = steps * flops_only / share
     if not cand.fits:

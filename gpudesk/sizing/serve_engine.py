@@ -74,13 +74,13 @@ from gpudesk.sizing.memory_inference import (
 )
 from gpudesk.sizing.overheads import Overheads
 from gpudesk.sizing.serve_host import engine_version_tuple
-from gpudesk.units import GIB
+from gpudesk.units import GIB, format_bytes, format_count, format_percent
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_static import STATIC_SOURCE, is_static_batch, static_batch_limits
 from gpudesk.sizing.serve_vllm_ascend import vllm_ascend_scheduler
 from gpudesk.sizing.serve_vllm_v0 import MLA_NO_CHUNKED_SOURCE, vllm_v0_scheduler
 from gpudesk.sizing.shapes import ModelSpec
-from gpudesk.sizing.speed_common import Assumption
+from gpudesk.sizing.speed_common import Assumption, raw
 
 VLLM_DEFAULT_UTILIZATION = 0.9
 TRTLLM_DEFAULT_FREE_FRACTION = 0.9
@@ -110,15 +110,47 @@ VLLM_SNAPSHOT_SOURCE = (
     "torch_peak_increase + non_torch_increase; requested_memory = total x gpu_memory_utilization); "
     "vllm-project/vllm PR 9352 (v0.6.4) and PR 10511 ('overhaul memory profiling') (https://github.com/vllm-project/vllm)")
 
-_SOURCES = {
-    "vllm": "vllm/config/cache.py gpu_memory_utilization=0.9; vllm/engine/arg_utils.py get_batch_defaults "
-            "(V0 before v0.8: max_num_seqs=256) (https://github.com/vllm-project/vllm)",
-    "sglang": "sglang python/sglang/srt/server_args.py mem_fraction_static, chunked_prefill_size (v0.4 table; "
-              "since v0.5.3 _handle_gpu_memory_settings, PR 10975) (https://github.com/sgl-project/sglang)",
-    "trtllm": "TensorRT-LLM tensorrt_llm/llmapi/llm_args.py KvCacheConfig.free_gpu_memory_fraction=0.9, "
-              "max_num_tokens=8192, max_batch_size=2048 (https://github.com/NVIDIA/TensorRT-LLM)",
+# Each setting cites its own mechanism: the memory fraction, the token budget per step, the running-request cap and
+# whether prompt chunks ride in the decode steps are separate defaults in each engine (module docstring).
+VLLM_REPO = "(https://github.com/vllm-project/vllm)"
+SGLANG_REPO = "(https://github.com/sgl-project/sglang)"
+TRTLLM_REPO = "(https://github.com/NVIDIA/TensorRT-LLM)"
+MEMORY_FRACTION_SOURCES = {
+    "vllm": "vllm/config/cache.py CacheConfig gpu_memory_utilization=0.9; vllm/v1/worker/gpu_worker.py "
+            "determine_available_memory " + VLLM_REPO,
+    "sglang": "sglang python/sglang/srt/server_args.py mem_fraction_static (v0.4 table by TP; since v0.5.3 "
+              "_handle_gpu_memory_settings, PR 10975) " + SGLANG_REPO,
+    "trtllm": "TensorRT-LLM tensorrt_llm/llmapi/llm_args.py KvCacheConfig.free_gpu_memory_fraction=0.9 " + TRTLLM_REPO,
     "optimum-habana": STATIC_SOURCE,
 }
+TOKEN_BUDGET_SOURCES = {
+    "vllm": "vllm/engine/arg_utils.py EngineArgs.get_batch_defaults max_num_batched_tokens (8192 serving, 16384 "
+            "offline on GPUs of at least 70 GiB other than A100, else 2048 / 8192; PR 12369, PR 17073, PR 17885) "
+            + VLLM_REPO,
+    "sglang": "sglang python/sglang/srt/server_args.py chunked_prefill_size (v0.4: 8192, 2048 under 25 GB; since "
+              "v0.5.3 by memory class, _handle_gpu_memory_settings, PR 10975) " + SGLANG_REPO,
+    "trtllm": "TensorRT-LLM tensorrt_llm/llmapi/llm_args.py max_num_tokens=8192 " + TRTLLM_REPO,
+    "optimum-habana": STATIC_SOURCE,
+}
+MAX_RUNNING_SOURCES = {
+    "vllm": "vllm/engine/arg_utils.py EngineArgs.get_batch_defaults max_num_seqs (1024 on GPUs of at least 70 GiB "
+            "other than A100, else 256; 256 on every GPU before PR 17073 and in V0) " + VLLM_REPO,
+    "sglang": "sglang python/sglang/srt/model_executor/model_runner.py max_running_requests (the KV pool's tokens / "
+              "2, at most 4096) " + SGLANG_REPO,
+    "trtllm": "TensorRT-LLM tensorrt_llm/llmapi/llm_args.py max_batch_size=2048 " + TRTLLM_REPO,
+    "optimum-habana": STATIC_SOURCE,
+}
+MIXED_PREFILL_SOURCES = {
+    "vllm": "vllm/v1/core/sched/scheduler.py Scheduler.schedule (V1: chunked prefill on by default, prompt chunks "
+            "scheduled into the decode steps under the token budget) " + VLLM_REPO,
+    "sglang": "sglang python/sglang/srt/server_args.py enable_mixed_chunk=False (a prefill batch runs as its own "
+              "step) " + SGLANG_REPO,
+    "trtllm": "TensorRT-LLM docs 'In-flight batching' (context and generation requests in one iteration); "
+              "tensorrt_llm/llmapi/llm_args.py enable_chunked_prefill " + TRTLLM_REPO,
+    "optimum-habana": STATIC_SOURCE,
+}
+#: The source of a setting the load itself gives (the engine flag the user typed) rather than the engine's default.
+USER_SETTING_SOURCE = "given: ServeLoad.{field} (the engine's own flag)"
 
 # TensorRT-LLM's in-flight batching without chunked context (``enable_chunked_context`` / ``enable_chunked_prefill``
 # False): the micro-batch scheduler walks the active requests in order, gives each generation request its one token
@@ -232,12 +264,12 @@ def default_mixed_prefill(spec: ModelSpec, engine: str, version: str | None) -> 
     """(whether the engine's default schedules prompt chunks into decode steps, source): vLLM and TensorRT-LLM
     yes, SGLang no; vLLM before 0.8 not for a multi-head latent attention model (module docstring)."""
     if engine == "sglang" or is_static_batch(engine):
-        return False, _SOURCES[engine]
+        return False, MIXED_PREFILL_SOURCES[engine]
     if engine == "vllm" and spec.attention_kind == "mla":
         parsed = engine_version_tuple(version)
         if parsed is not None and parsed < VLLM_MLA_CHUNKED_PREFILL_SINCE:
             return False, VLLM_MLA_NO_CHUNKED_PREFILL_SOURCE
-    return True, _SOURCES.get(engine, _SOURCES["vllm"])
+    return True, MIXED_PREFILL_SOURCES.get(engine, MIXED_PREFILL_SOURCES["vllm"])
 
 
 def _vllm_snapshot_after_init(version: str | None) -> bool:
@@ -337,7 +369,7 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     if v0 is not None and load.mixed_prefill is None:
         mixed, mixed_source = v0.chunked, v0.source
     if load.mixed_prefill is not None:
-        mixed, mixed_source = load.mixed_prefill, _SOURCES[engine]
+        mixed, mixed_source = load.mixed_prefill, USER_SETTING_SOURCE.format(field="mixed_prefill")
     chunked = True
     if engine == "trtllm" and not mixed:
         # In-flight batching mixes context and generation requests whatever the chunking; without chunked context
@@ -345,19 +377,32 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
         mixed, chunked, mixed_source = True, False, TRTLLM_IFB_SOURCE
     if ascend is not None:
         mixed, mixed_source = ascend.chunked, ascend.source
+    def _given(field: str, value: object, defaults: dict[str, str]) -> str:
+        return USER_SETTING_SOURCE.format(field=field) if value is not None else defaults[engine]
+
+    budget_source = (ascend.source if ascend is not None else v0.source if v0 is not None and user_budget is None
+                     else _given("max_num_batched_tokens", user_budget, TOKEN_BUDGET_SOURCES))
+    running_source = _given("max_num_seqs", user_running, MAX_RUNNING_SOURCES)
+    if per_rank_batch_scale(engine, dp_attn, user_running is not None) > 1:  # the cap is per attention rank
+        running_source += "; " + DP_ATTENTION_SOURCE
     assumptions = (
-        Assumption("mixed_prefill", str(mixed).lower() if chunked else _("true, whole prompts (no chunking)"),
-                   mixed_source),
-        Assumption("engine_memory_fraction", f"{fraction:g}", _SOURCES[engine]),
-        Assumption("kv_capacity_tokens", _("{tokens} tokens ({gib:.1f} GiB, {dtype})").format(
-            tokens=capacity, gib=kv / GIB, dtype=kv_dtype),
-                   "PagedAttention arXiv 2309.06180; engine memory profiling (vllm PR 21489)"),
-        Assumption("token_budget_per_step", str(token_budget), ascend.source if ascend is not None
-                   else v0.source if v0 is not None and user_budget is None else _SOURCES[engine]),
-        Assumption("max_running_requests", str(max_running), _SOURCES[engine]),
+        Assumption("mixed_prefill", (_("yes") if mixed else _("no")) if chunked
+                   else _("yes, whole prompts (no chunking)"), mixed_source, raw(mixed=mixed, chunked=chunked)),
+        Assumption("engine_memory_fraction", _("{share} of the GPU's memory").format(
+            share=format_percent(fraction, digits=None)),
+                   _given("gpu_memory_utilization", user_fraction, MEMORY_FRACTION_SOURCES), raw(share=fraction)),
+        Assumption("kv_capacity_tokens", _("{tokens} tokens ({size}, {dtype})").format(
+            tokens=format_count(capacity), size=format_bytes(kv, digits=1), dtype=kv_dtype),
+                   "PagedAttention arXiv 2309.06180; engine memory profiling (vllm PR 21489)",
+                   raw(tokens=capacity, bytes_per_gpu=kv, dtype=kv_dtype)),
+        Assumption("token_budget_per_step", _("{tokens} tokens").format(tokens=format_count(token_budget)),
+                   budget_source, raw(tokens=token_budget)),
+        Assumption("max_running_requests", _("{requests} requests").format(requests=format_count(max_running)),
+                   running_source, raw(requests=max_running)),
     ) + ((Assumption("attention_dp", _(
         "attention in {groups} data-parallel groups of {gpus} GPU(s), each caching only its own requests").format(
-        groups=dp_attn, gpus=attn_tp), DP_ATTENTION_SOURCE),) if dp_attn > 1 else ())
+        groups=dp_attn, gpus=attn_tp), DP_ATTENTION_SOURCE, raw(groups=dp_attn, gpus_per_group=attn_tp)),)
+        if dp_attn > 1 else ())
     return EngineBudget(engine=engine, memory_fraction=fraction, weights_bytes=weights, kv_bytes=kv,
                         kv_bytes_per_token=per_token, kv_capacity_tokens=capacity, kv_dtype=kv_dtype,
                         token_budget=token_budget, max_running=max_running, mixed_prefill=mixed,

@@ -121,7 +121,8 @@ from gpudesk.sizing.serve_steady import (
     steady_state,
 )
 from gpudesk.sizing.serve_step import StepModel
-from gpudesk.sizing.speed_common import Assumption
+from gpudesk.sizing.speed_common import Assumption, raw
+from gpudesk.units import format_count, format_duration
 
 DEFAULT_PROMPTS_PER_CLIENT = 5
 MIN_DEFAULT_PROMPTS = 100
@@ -582,8 +583,9 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     assumptions: tuple[Assumption, ...] = (
         Assumption("scheduler", _("continuous batching, chunked prefill: {budget} tokens per step, at most {limit} "
                                   "running requests, {prompts} requests simulated").format(
-            budget=budget.token_budget, limit=limit, prompts=prompts),
-            "Vidur arXiv 2405.05465; Sarathi-Serve arXiv 2403.02310; vllm/v1/core/sched/scheduler.py"),
+            budget=format_count(budget.token_budget), limit=format_count(limit), prompts=format_count(prompts)),
+            "Vidur arXiv 2405.05465; Sarathi-Serve arXiv 2403.02310; vllm/v1/core/sched/scheduler.py",
+            raw(tokens_per_step=budget.token_budget, max_running_requests=limit, requests_simulated=prompts)),
     )
     if load.length_distribution == "sharegpt":
         assumptions += (Assumption("length_distribution", _(
@@ -593,9 +595,10 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             SHAREGPT_SOURCE),)
     if warm is not None:
         assumptions += (Assumption("steady_state", _(
-            "open loop in its steady state: {requests} requests already decoding when the run starts, {tpot_ms:.1f} ms "
-            "per output token (Little's law)").format(requests=round(warm.decode_requests),
-                                                      tpot_ms=warm.tpot_s * 1e3), STEADY_SOURCE),)
+            "open loop in its steady state: {requests} requests already decoding when the run starts, {tpot} "
+            "per output token (Little's law)").format(requests=format_count(warm.decode_requests),
+                                                      tpot=format_duration(warm.tpot_s)), STEADY_SOURCE,
+            raw(decoding_requests=warm.decode_requests, tpot_s=warm.tpot_s)),)
     return SimResult(output_tokens_per_s=throughput[0], requests_per_s=throughput[1], ttft_s=ttft, tpot_s=tpot,
                      e2e_latency_s=e2e, mean_batch=busy_batch_time / duration, prompts=n, assumptions=assumptions,
                      latency=latency)

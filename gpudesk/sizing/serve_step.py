@@ -186,7 +186,8 @@ from gpudesk.sizing.serve_rocm_int4_moe import (
 )
 from gpudesk.sizing.serve_rocm_mla import ROCM_MLA_DEQUANT_SOURCE, rocm_mla_dequant_per_step
 from gpudesk.sizing.shapes import ModelSpec
-from gpudesk.sizing.speed_common import Assumption
+from gpudesk.sizing.speed_common import Assumption, raw
+from gpudesk.units import format_duration, format_flops, format_percent, format_rate
 from gpudesk.sizing.time import ring_allreduce_bytes
 
 ACTIVATION_BYTES = 2  # 16-bit hidden states between layers (bf16)
@@ -540,26 +541,33 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     tile_tokens = gemm_tile_tokens(gpu, fmt)
     size_shapes = gemm_size_shapes(load.engine, gpu, linear, spec, tp) if dp_attn == 1 else ()
     assumptions = [
-        Assumption("host_overhead_s", _("{step:g} s per step + {request:g} s per running request, {mode}").format(
-            step=host.step_s, request=host.request_s,
-            mode=_("overlapped with the GPU") if host.overlap else _("added to the GPU step")), host.source),
-        Assumption("hbm_efficiency", _("{share:g} of {gbps:g} GB/s").format(
-            share=hbm_eff, gbps=gpu.memory_bandwidth_gbps), hbm_source),
-        Assumption("matmul_efficiency", _("{share:g} of {tflops:g} TFLOPS {dtype}").format(
-            share=mm_eff, tflops=peak / 1e12, dtype=peak_note), mm_source)
+        Assumption("host_overhead_s", _("{step} per step + {request} per running request, {mode}").format(
+            step=format_duration(host.step_s), request=format_duration(host.request_s),
+            mode=_("overlapped with the GPU") if host.overlap else _("added to the GPU step")), host.source,
+            raw(step_s=host.step_s, request_s=host.request_s, overlapped=host.overlap)),
+        Assumption("hbm_efficiency", _("{share} of {bandwidth}").format(
+            share=format_percent(hbm_eff, digits=None),
+            bandwidth=format_rate(gpu.memory_bandwidth_gbps * 1e9, digits=None)), hbm_source,
+            raw(share=hbm_eff, bandwidth_bytes_per_s=gpu.memory_bandwidth_gbps * 1e9)),
+        Assumption("matmul_efficiency", _("{share} of {peak} {dtype}").format(
+            share=format_percent(mm_eff, digits=None), peak=format_flops(peak), dtype=peak_note), mm_source,
+            raw(share=mm_eff, peak_flops_per_s=peak))
         if fp4_shares is None else Assumption("matmul_efficiency", _(
-            "{decode:.3g} of {peak:g} TFLOPS FP4 for steps of up to {small} tokens, {large:.3g} from {big} "
-            "tokens").format(decode=fp4_shares[0], peak=peak / 1e12, small=FP4_DECODE_TOKENS,
-                             large=fp4_shares[1], big=FP4_LARGE_TOKENS), FP4_GEMM_SOURCE),
-        Assumption("kernel_floor_s", _("{seconds:g} s x {kernels} kernels per step").format(
-            seconds=kernel_s, kernels=kernels), layer_source),
+            "{decode} of {peak} FP4 for steps of up to {small} tokens, {large} from {big} tokens").format(
+            decode=format_percent(fp4_shares[0], digits=None), peak=format_flops(peak), small=FP4_DECODE_TOKENS,
+            large=format_percent(fp4_shares[1], digits=None), big=FP4_LARGE_TOKENS), FP4_GEMM_SOURCE,
+            raw(decode_share=fp4_shares[0], large_share=fp4_shares[1], peak_flops_per_s=peak)),
+        Assumption("kernel_floor_s", _("{time} x {kernels} kernels per step").format(
+            time=format_duration(kernel_s), kernels=kernels), layer_source,
+            raw(kernel_s=kernel_s, kernels_per_step=kernels)),
         Assumption("gemm_tile_tokens", _("a step of fewer than {tokens} tokens costs the GEMM math of {tokens} "
-                                         "tokens").format(tokens=tile_tokens), GEMM_TILE_SOURCE),
+                                         "tokens").format(tokens=tile_tokens), GEMM_TILE_SOURCE,
+                   raw(tokens=tile_tokens)),
     ]
     if prefill_layer_s:
         assumptions.append(Assumption("prefill_kernel_floor_s", _(
-            "steps with prompt tokens run without CUDA graphs: {us:g} us per kernel").format(
-            us=SMALL_KERNEL_EAGER_S * 1e6), EAGER_PREFILL_SOURCE))
+            "steps with prompt tokens run without CUDA graphs: {time} per kernel").format(
+            time=format_duration(SMALL_KERNEL_EAGER_S)), EAGER_PREFILL_SOURCE, raw(kernel_s=SMALL_KERNEL_EAGER_S)))
     block_rate, block_source = block_fp8_dense_stream_bytes_per_s(gpu)
     hbm_rate = gpu.memory_bandwidth_gbps * 1e9 * hbm_eff
     dense_extra = block_bytes * max(0.0, 1 / block_rate - 1 / hbm_rate) if block_bytes else 0.0
@@ -571,17 +579,18 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             ROCM_MLA_DEQUANT_SOURCE))
     if block_bytes:
         assumptions.append(Assumption("block_fp8_weight_stream", _(
-            "{gb:.2f} GB of block-FP8 dense weights per GPU read at {share:.3g} of the memory bandwidth").format(
-            gb=block_bytes / 1e9, share=block_rate / (gpu.memory_bandwidth_gbps * 1e9)), block_source))
+            "{gb:.2f} GB of block-FP8 dense weights per GPU read at {share} of the memory bandwidth").format(
+            gb=block_bytes / 1e9, share=format_percent(block_rate / (gpu.memory_bandwidth_gbps * 1e9), digits=None)),
+            block_source, raw(bytes_per_gpu=block_bytes, bytes_per_s=block_rate)))
     if size_shapes:
         assumptions.append(Assumption("gemm_size_rate", _(
             "dense FP8 GEMMs of up to 4096^3 FLOPs at 955 TFLOPS, rising to the full rate at 8192^3 (measured "
             "hipBLASLt rate by size)"), GEMM_SIZE_SOURCE))
     if gemms:
         assumptions.append(Assumption("library_gemm_s", _(
-            "{gemms} dense GEMMs per step through the vendor library, {us:.2g} us each beyond the roofline, above "
-            "{tokens} token(s) per step").format(gemms=gemms, us=gemm_extra * 1e6, tokens=skinny_tokens),
-            HIPBLASLT_SOURCE))
+            "{gemms} dense GEMMs per step through the vendor library, {time} each beyond the roofline, above "
+            "{tokens} token(s) per step").format(gemms=gemms, time=format_duration(gemm_extra), tokens=skinny_tokens),
+            HIPBLASLT_SOURCE, raw(gemms_per_step=gemms, extra_s=gemm_extra, above_tokens=skinny_tokens)))
     slow_share, slow_routed, slow_source = block_fp8_triton_flops_share(spec, load.engine, load.engine_version, gpu) \
         if block_fp8 else (0.0, 0.0, "")
     slow_flops = slow_share * 2.0 * spec.active_params / tp
@@ -589,8 +598,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     slow_peak = peak
     if slow_flops and peak * BLOCK_FP8_TRITON_PEAK_SHARE < peak * mm_eff:
         assumptions.append(Assumption("block_fp8_triton_gemm", _(
-            "{share:.0%} of the matmul FLOPs run by block-FP8 Triton kernels at {tflops:.0f} TFLOPS").format(
-            share=slow_share, tflops=peak * BLOCK_FP8_TRITON_PEAK_SHARE / 1e12), slow_source))
+            "{share} of the matmul FLOPs run by block-FP8 Triton kernels at {peak}").format(
+            share=format_percent(slow_share, digits=None), peak=format_flops(peak * BLOCK_FP8_TRITON_PEAK_SHARE)),
+            slow_source, raw(share=slow_share, flops_per_s=peak * BLOCK_FP8_TRITON_PEAK_SHARE)))
     else:
         slow_flops, slow_expert_flops, slow_peak = 0.0, 0.0, 0.0
     if slow_expert_flops and experts:
@@ -603,21 +613,24 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     marlin_s = narrow_expert_block_s(load.engine, gpu, load.weight_format, dims.hidden_size, expert_width, tp, experts)
     if marlin_s:
         assumptions.append(Assumption("marlin_moe_expert_s", _(
-            "{us:g} us per active routed expert and MoE layer while the expert blocks fit one 16-row block (Marlin "
-            "MoE on a narrow tensor-parallel expert slice)").format(us=marlin_s * 1e6), MARLIN_MOE_SOURCE))
+            "{time} per active routed expert and MoE layer while the expert blocks fit one 16-row block (Marlin "
+            "MoE on a narrow tensor-parallel expert slice)").format(time=format_duration(marlin_s)), MARLIN_MOE_SOURCE,
+            raw(expert_s=marlin_s)))
     rocm_int4 = rocm_int4_moe_applies(load.engine, gpu, load.weight_format, dims.hidden_size, expert_width, experts)
     if rocm_int4:
         assumptions.append(Assumption("rocm_int4_moe_layer_s", _(
-            "routed experts through the untuned Triton int4 fused MoE: {decode:g} ms per MoE layer at 1 token, "
-            "{prefill:g} ms from 128 to 2048 tokens").format(
-            decode=triton_int4_moe_layer_s(1) * 1e3, prefill=triton_int4_moe_layer_s(128) * 1e3),
-            ROCM_INT4_MOE_SOURCE))
+            "routed experts through the untuned Triton int4 fused MoE: {decode} per MoE layer at 1 token, "
+            "{prefill} from 128 to 2048 tokens").format(
+            decode=format_duration(triton_int4_moe_layer_s(1)), prefill=format_duration(triton_int4_moe_layer_s(128))),
+            ROCM_INT4_MOE_SOURCE, raw(layer_s_at_1_token=triton_int4_moe_layer_s(1),
+                                      layer_s_at_128_tokens=triton_int4_moe_layer_s(128))))
     if quant_kernels:
         assumptions.append(Assumption("activation_quant_kernels", _(
             "{kernels} FP8 activation-quantization kernels per step, each at the kernel floor").format(
             kernels=quant_kernels), ACTIVATION_QUANT_SOURCE))
     if dequant_rate:
-        assumptions.append(Assumption("dequant_weights_per_s", f"{dequant_rate:.3g}", dequant_source))
+        assumptions.append(Assumption("dequant_weights_per_s", _("{rate} trillion weights per second").format(
+            rate=f"{dequant_rate / 1e12:.3g}"), dequant_source, raw(weights_per_s=dequant_rate)))
         assumptions.append(Assumption(
             "dequant_overlap", _("overlapped with the weight loads") if overlapped else _("added to the weight loads"),
             overlap_source or dequant_source))
@@ -633,13 +646,16 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             gb=attention_params_per_layer(spec) * dims.layers * bytes_per_param * (1 / attn_tp - 1 / tp) / 1e9),
             DP_ATTENTION_SOURCE))
     if tp > 1 and link is not None:
-        assumptions.append(Assumption("tp_allreduce", _("2 per layer over {link} ({gbps:g} GB/s per direction x {eff:g}), "
-                                                        "{alpha:g} s latency each").format(
-            link=link.name, gbps=link.bandwidth_gbps_per_direction * group_share, eff=link_eff, alpha=alpha),
+        assumptions.append(Assumption("tp_allreduce", _(
+            "2 per layer over {link} ({bandwidth} per direction x {efficiency}), {latency} latency each").format(
+            link=link.name, bandwidth=format_rate(link.bandwidth_gbps_per_direction * group_share * 1e9, digits=None),
+            efficiency=format_percent(link_eff, digits=None), latency=format_duration(alpha)),
             f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"
             + (f"; {MESH_SOURCE}" if group_share < 1 else "")
             + (f"; {ENGINE_ALLREDUCE_SOURCE}; {AZURE_GUIDE}" if curve_link is not None else "")
-            + (f"; {ONE_SHOT_SOURCE}" if one_shot else "")))
+            + (f"; {ONE_SHOT_SOURCE}" if one_shot else ""),
+            raw(per_layer=2, bytes_per_s_per_direction=link.bandwidth_gbps_per_direction * group_share * 1e9,
+                link_efficiency=link_eff, latency_s=alpha)))
     ar_curve = rocm_allreduce_curve(load.engine, link, tp, load.gpus_per_node) if dp_attn == 1 else ()
     kv_heads = spec.kv_heads_resolved
     unsplit_workgroups = 0.0
@@ -706,8 +722,10 @@ def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_nod
         bandwidth, alpha = min(bandwidth, NIC_BYTES_PER_S * link_eff), NETWORK_ALLREDUCE_S
     assumption = Assumption("pipeline_parallel", _(
         "{pp} stages of up to {layers} layers; {micro} micro-batches in flight; each step of a request passes "
-        "every stage and {hops} activation send(s) of {us:.3g} us + bytes at {gbps:g} GB/s").format(
-        pp=pp, layers=layers, micro=micro, hops=pp - 1, us=alpha * 1e6, gbps=bandwidth / 1e9), PIPELINE_SOURCE)
+        "every stage and {hops} activation send(s) of {latency} + bytes at {bandwidth}").format(
+        pp=pp, layers=layers, micro=micro, hops=pp - 1, latency=format_duration(alpha),
+        bandwidth=format_rate(bandwidth, digits=None)), PIPELINE_SOURCE,
+        raw(stages=pp, layers_per_stage=layers, micro_batches=micro, send_latency_s=alpha, send_bytes_per_s=bandwidth))
     return dataclasses.replace(
         model, layers=layers, pp=pp, pp_micro_batches=micro, dense_weight_bytes=model.dense_weight_bytes * share,
         expert_bytes=model.expert_bytes * share, kv_bytes_per_token=model.kv_bytes_per_token * share,

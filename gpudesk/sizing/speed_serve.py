@@ -25,7 +25,8 @@ from gpudesk.sizing.serve_load import ServeLoad
 from gpudesk.sizing.serve_sched import Load, simulate
 from gpudesk.sizing.serve_step import StepModel, step_model
 from gpudesk.sizing.shapes import ModelSpec
-from gpudesk.sizing.speed_common import Assumption
+from gpudesk.sizing.speed_common import Assumption, raw
+from gpudesk.units import format_duration
 
 __all__ = ["ServeLoad", "ServeSpeed", "serve_speed"]
 
@@ -100,10 +101,12 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
     assumptions = budget.assumptions + steps.assumptions + result.assumptions
     if front is not None:
         assumptions += (Assumption("front_end", _(
-            "{servers} API-server process(es): {request:g} s per request + {token:g} s per streamed token, of which "
-            "{intake:g} s lie ahead of the request's first token").format(
-            servers=front.servers, request=front.request_s, token=front.token_s, intake=front.intake_s),
-            front.source),)
+            "{servers} API-server process(es): {request} per request + {token} per streamed token, of which "
+            "{intake} lie ahead of the request's first token").format(
+            servers=front.servers, request=format_duration(front.request_s), token=format_duration(front.token_s),
+            intake=format_duration(front.intake_s)),
+            front.source, raw(servers=front.servers, request_s=front.request_s, token_s=front.token_s,
+                              intake_s=front.intake_s)),)
     if warmup:
         assumptions += (Assumption("warmup_request", _(
             "the benchmark client sends the first prompt once before the run: the run's first request finds it in "

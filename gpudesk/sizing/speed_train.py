@@ -53,7 +53,7 @@ from gpudesk.i18n import N_, _, marked
 from gpudesk.sizing.checks import choice, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.shapes import ModelSpec
-from gpudesk.sizing.speed_common import Assumption
+from gpudesk.sizing.speed_common import Assumption, raw
 from gpudesk.sizing.speed_pipeline import exposed_pipeline_p2p_seconds, last_stage_extra_seconds
 from gpudesk.sizing.speed_parallel import (
     LINK_EFFICIENCY,
@@ -72,6 +72,7 @@ from gpudesk.sizing.speed_parallel import (
     remote_nodes_per_token,
     tensor_parallel_bytes_per_layer,
 )
+from gpudesk.units import format_flops, format_percent, format_rate
 
 # Below every NVIDIA GPU in Stas Bekman's MAMF table (A100 0.87, H100 0.80, B200 0.78, GB200 0.73): a stated
 # default for GPUs without a measurement.
@@ -1201,31 +1202,45 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
     """The estimate's inputs with their sources, in the user's language (names are stable ids, not translated)."""
     measured = gpu.matmul_efficiency is not None
     out = [
-        Assumption("matmul_efficiency", f"{eff:g}",
+        Assumption("matmul_efficiency", _("{share} of the dense BF16 peak ({peak})").format(
+            share=format_percent(eff, digits=None), peak=format_flops(gpu.bf16_tflops * 1e12)),
                    gpu.efficiency_source or _("Stas Bekman MAMF table (ML Engineering, compute/accelerator)")
                    if measured else _("default {value:g}: no MAMF measurement for {gpu} (below every NVIDIA GPU "
-                                      "measured)").format(value=DEFAULT_MATMUL_EFFICIENCY, gpu=gpu.name)),
-        Assumption("in_situ_share_of_mamf", f"{IN_SITU_SHARE_OF_MAMF:g}",
-                   _("Stas Bekman ML Engineering: ~180 TFLOPS in real A100 LLM training vs 271 TFLOPS MAMF")),
-        Assumption("attention_efficiency", _("{kernel_share:g} ({kernel}) x {in_step:g} in the step = {share:.3g}").format(
-            kernel_share=attention_efficiency(fw, gpu.architecture), kernel=fw.attention_kernel,
-            in_step=IN_SITU_SHARE_OF_MAMF, share=attention_rate_share(fw, gpu.architecture)),
+                                      "measured)").format(value=DEFAULT_MATMUL_EFFICIENCY, gpu=gpu.name),
+                   raw(share=eff, peak_flops_per_s=gpu.bf16_tflops * 1e12)),
+        Assumption("in_situ_share_of_mamf", format_percent(IN_SITU_SHARE_OF_MAMF, digits=None),
+                   _("Stas Bekman ML Engineering: ~180 TFLOPS in real A100 LLM training vs 271 TFLOPS MAMF"),
+                   raw(share=IN_SITU_SHARE_OF_MAMF)),
+        Assumption("attention_efficiency", _("{kernel_share} ({kernel}) x {in_step} in the step = {share}").format(
+            kernel_share=format_percent(attention_efficiency(fw, gpu.architecture), digits=None),
+            kernel=fw.attention_kernel, in_step=format_percent(IN_SITU_SHARE_OF_MAMF, digits=None),
+            share=format_percent(attention_rate_share(fw, gpu.architecture), digits=None)),
                    _("FlashAttention-2 (arXiv 2307.08691) 50-73 % forward on A100; FlashAttention-3 (arXiv "
                      "2407.08608): FA2 35 % on H100, FA3 75 % forward; in-step share as for GEMMs (Stas Bekman ML "
-                     "Engineering)")),
-        Assumption("hbm_efficiency", f"{HBM_EFFICIENCY:g}",
-                   _("Stas Bekman ML Engineering: 80-90 % of datasheet bandwidth")),
-        Assumption("framework", _("{framework}: non-GEMM memory passes x{passes:g}, TP overlap {overlap:g} over "
-                                  "{link}").format(framework=fw.name, passes=fw.non_gemm_traffic,
-                                                   overlap=tensor_parallel_overlap(fw, s.intra_kind),
-                                                   link=s.intra_kind),
-                   marked(fw.source)),
-        Assumption("link_efficiency", f"{LINK_EFFICIENCY:g}",
-                   _("NCCL bus bandwidth ~80 % of the per-direction link rate (Stas Bekman, network benchmarks)")),
-        Assumption("links", _("{intra} {intra_gbps:g} GB/s inside {node} GPUs, {inter} {inter_gbps:g} GB/s per GPU "
-                              "between").format(intra=s.intra_name, intra_gbps=s.intra_gbps, node=s.gpus_per_node,
-                                                inter=s.inter_name, inter_gbps=s.inter_gbps),
-                   _("catalog links / servers")),
+                     "Engineering)"),
+                   raw(kernel_share=attention_efficiency(fw, gpu.architecture),
+                       share=attention_rate_share(fw, gpu.architecture))),
+        Assumption("hbm_efficiency", _("{share} of {bandwidth}").format(
+            share=format_percent(HBM_EFFICIENCY, digits=None), bandwidth=format_rate(gpu.hbm_gbps * 1e9, digits=None)),
+                   _("Stas Bekman ML Engineering: 80-90 % of datasheet bandwidth"),
+                   raw(share=HBM_EFFICIENCY, bandwidth_bytes_per_s=gpu.hbm_gbps * 1e9)),
+        Assumption("framework", _("{framework}: non-GEMM memory passes x{passes:g}, {overlap} of the tensor-parallel "
+                                  "communication hidden over {link}").format(
+            framework=fw.name, passes=fw.non_gemm_traffic,
+            overlap=format_percent(tensor_parallel_overlap(fw, s.intra_kind), digits=None), link=s.intra_kind),
+                   marked(fw.source), raw(non_gemm_passes=fw.non_gemm_traffic,
+                                          tp_overlap_share=tensor_parallel_overlap(fw, s.intra_kind))),
+        Assumption("link_efficiency", _("{share} of the per-direction link rate").format(
+            share=format_percent(LINK_EFFICIENCY, digits=None)),
+                   _("NCCL bus bandwidth ~80 % of the per-direction link rate (Stas Bekman, network benchmarks)"),
+                   raw(share=LINK_EFFICIENCY)),
+        Assumption("links", _("{intra} {intra_bandwidth} inside {node} GPUs, {inter} {inter_bandwidth} per GPU "
+                              "between").format(intra=s.intra_name,
+                                                intra_bandwidth=format_rate(s.intra_gbps * 1e9, digits=None),
+                                                node=s.gpus_per_node, inter=s.inter_name,
+                                                inter_bandwidth=format_rate(s.inter_gbps * 1e9, digits=None)),
+                   _("catalog links / servers"), raw(intra_bytes_per_s=s.intra_gbps * 1e9, gpus_per_node=s.gpus_per_node,
+                                                     inter_bytes_per_s_per_gpu=s.inter_gbps * 1e9)),
     ]
     if s.mtp_layers:
         out.append(Assumption("mtp_layers", _("{layers}: one more transformer layer, projection and output-head pass "
@@ -1239,8 +1254,10 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                               _("Megatron-Core TransformerConfig.recompute_modules (megatron/core/transformer/"
                                 "transformer_config.py, github.com/NVIDIA/Megatron-LM)")))
     if s.pp > 1:
-        out.append(Assumption("pipeline_bubble", f"{bubble:.3f}",
-                              _("(p-1)/(v m), Narayanan et al. 2021 (arXiv 2104.04473) sections 2.2.1-2.2.2")))
+        out.append(Assumption("pipeline_bubble", _("{share} of the micro-batches' time idle").format(
+            share=format_percent(bubble, digits=None)),
+                              _("(p-1)/(v m), Narayanan et al. 2021 (arXiv 2104.04473) sections 2.2.1-2.2.2"),
+                              raw(share=bubble)))
         out.append(Assumption("pipeline_last_stage", _("the last stage runs the output head and the loss in place of "
                                                        "one layer; the pipeline runs at its pace"),
                               _("Megatron-Core account_for_loss_in_pipeline_split (transformer_config.py), GPTModel "
@@ -1268,8 +1285,9 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                                 "repeat_kv (torchtitan/models/llama/model.py); Transformer Engine "
                                 "AttnFuncWithCPAndKVP2P")))
     if s.ep_comm_overlap and s.ep > 1:
-        out.append(Assumption("ep_comm_overlap", _("all-to-all under the other micro-batch's compute, {share:.2f} of "
-                                                   "the SMs held by communication").format(share=OVERLAP_COMM_SM_SHARE),
+        out.append(Assumption("ep_comm_overlap", _("all-to-all under the other micro-batch's compute, {share} of "
+                                                   "the SMs held by communication").format(
+            share=format_percent(OVERLAP_COMM_SM_SHARE, digits=None)),
                               _("Megatron-Core --overlap-moe-expert-parallel-comm (combined_1f1b.py); DeepSeek-V3 "
                                 "DualPipe (arXiv 2412.19437 sections 3.2.1-3.2.2: 20 of 132 SMs)")))
     if s.ep_node_dedup and s.ep > 1:
@@ -1285,11 +1303,11 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                                 "FP8 narrow-K points on H800 (github.com/deepseek-ai/DeepGEMM pull 74)")))
     if s.precision == "fp8":
         recipe = s.fp8_recipe or fw.fp8_recipe
-        out.append(Assumption("fp8", _("GEMMs only at the FP8 peak x {share:.3g} of the BF16 efficiency; attention and "
+        out.append(Assumption("fp8", _("GEMMs only at the FP8 peak x {share} of the BF16 efficiency; attention and "
                                        "other kernels 16-bit; {recipe} scaling casts at {cast_bytes:g} bytes per "
                                        "element").format(
-            share=fp8_gemm_share(gpu.architecture, 4 if s.adapter_params else 6, s.recompute,
-                                 fw.selective_mm_share), recipe=recipe,
+            share=format_percent(fp8_gemm_share(gpu.architecture, 4 if s.adapter_params else 6, s.recompute,
+                                                fw.selective_mm_share), digits=None), recipe=recipe,
             cast_bytes=fp8_cast_bytes_per_element(recipe, non_tn_fp8_gemm(gpu.compute_capability))),
                               _("Transformer Engine FP8 recipe, split accumulator in backward only (_2X_ACC_FPROP / "
                                 "_2X_ACC_DGRAD / _2X_ACC_WGRAD, transformer_engine/pytorch/module/base.py); "
