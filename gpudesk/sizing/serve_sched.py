@@ -588,11 +588,14 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             raw(tokens_per_step=budget.token_budget, max_running_requests=limit, requests_simulated=prompts)),
     )
     if load.length_distribution == "sharegpt":
+        longest_output = max((r.out_total for r in done), default=load.output_tokens)
         assumptions += (Assumption("length_distribution", _(
             "ShareGPT request lengths: {prompt} prompt and {output} output tokens on average, the longest output "
             "{longest} tokens; the run lasts until its longest requests are done").format(
-            prompt=load.input_tokens, output=load.output_tokens, longest=max((r.out_total for r in done), default=load.output_tokens)),
-            SHAREGPT_SOURCE),)
+            prompt=format_count(load.input_tokens), output=format_count(load.output_tokens),
+            longest=format_count(longest_output)), SHAREGPT_SOURCE,
+            raw(mean_input_tokens=load.input_tokens, mean_output_tokens=load.output_tokens,
+                longest_output_tokens=longest_output)),)
     if warm is not None:
         assumptions += (Assumption("steady_state", _(
             "open loop in its steady state: {requests} requests already decoding when the run starts, {tpot} "

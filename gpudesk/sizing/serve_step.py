@@ -650,7 +650,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "2 per layer over {link} ({bandwidth} per direction x {efficiency}), {latency} latency each").format(
             link=link.name, bandwidth=format_rate(link.bandwidth_gbps_per_direction * group_share * 1e9, digits=None),
             efficiency=format_percent(link_eff, digits=None), latency=format_duration(alpha)),
-            f"Megatron-LM arXiv 1909.08053 section 3; {alpha_source}; {link_source}"
+            "; ".join(dict.fromkeys(("Megatron-LM arXiv 1909.08053 section 3", alpha_source, link_source)))
             + (f"; {MESH_SOURCE}" if group_share < 1 else "")
             + (f"; {ENGINE_ALLREDUCE_SOURCE}; {AZURE_GUIDE}" if curve_link is not None else "")
             + (f"; {ONE_SHOT_SOURCE}" if one_shot else ""),

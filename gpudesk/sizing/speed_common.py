@@ -32,6 +32,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "steady_state": N_("Steady state"),
     "front_end": N_("API front end"),
     "warmup_request": N_("Benchmark warm-up request"),
+    "length_distribution": N_("Request length distribution"),
     "output_lag_steps": N_("Output lag"),
     # serving: one step on the GPU
     "host_overhead_s": N_("Host overhead"),
