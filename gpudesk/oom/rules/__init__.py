@@ -3,6 +3,7 @@ thresholds and sources. :data:`RULES` is in tie-break order (more specific cause
 
 from gpudesk.oom.rules import (
     allocation_outside_allocator,
+    bank_allocator,
     budget_words,
     cuda_graph_pools,
     engine_budget,
@@ -30,6 +31,7 @@ from gpudesk.oom.rules.base import Facts
 
 RULES = (
     signature,
+    bank_allocator,
     kv_cache_budget,
     per_process_cap,
     not_capacity,
