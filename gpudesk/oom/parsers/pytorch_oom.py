@@ -52,7 +52,9 @@ _ALLOC_CUT = re.compile(r"allocated\s+memory\s+" + SIZE + r"\s+is\s+allo", re.I)
 _POOLS = re.compile(r"with\s+" + SIZE + r"\s+allocated\s+in\s+private\s+pools", re.I)
 _UNALLOC = re.compile(SIZE + r"\s+is\s+reserved\s+by\s+PyTorch\s+but\s+unallocated", re.I)
 _RESERVED_OLD = re.compile(SIZE + r"\s+reserved\s+in\s+total\s+by\s+PyTorch", re.I)
-_CACHED_OLD = re.compile(SIZE + r"\s+cached\s*\)", re.I)
+# Some builds of that era add the inactive-split figure after it ("77.13 MiB cached; 0 bytes inactive)",
+# horovod#2719): the cached clause is the same.
+_CACHED_OLD = re.compile(SIZE + r"\s+cached\s*(?:\)|;\s*" + SIZE + r"\s+inactive\s*\))", re.I)
 _HINT_ENV = re.compile(r"(PYTORCH_(?:CUDA_)?ALLOC_CONF)=([\w:.,\[\]>]+?)(?=\s|$|\.\s)")
 _HINT_SPLIT = re.compile(r"try\s+setting\s+max_split_size_mb", re.I)
 _RANK = re.compile(r"\[rank\s*(\d{1,12})\]", re.I)

@@ -23,6 +23,7 @@ from gpudesk.oom.rules import (
     preallocation,
     signature,
     single_allocation_exceeds_capacity,
+    sparse_conversion,
     sysmem_fallback,
     unparseable,
     zombie_workers,
@@ -32,6 +33,7 @@ from gpudesk.oom.rules.base import Facts
 RULES = (
     signature,
     bank_allocator,
+    sparse_conversion,
     kv_cache_budget,
     per_process_cap,
     not_capacity,
