@@ -681,7 +681,13 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     # with cudaHostRegister (Comfy-Org/ComfyUI#14252, "Fix interoperation with external source of
                     # pinned memory pressure"); its reads fail as "HostBuffer.read_file_slice failed" or
                     # "hostbuf_file_reader_read failed", and --disable-pinned-memory turns the pinning off (#14250).
-                    "hostbuffer.read_file_slice failed", "hostbuf_file_reader_read failed")),
+                    "hostbuffer.read_file_slice failed", "hostbuf_file_reader_read failed",
+                    # cudaErrorOperatingSystem (304, "OS call failed or operation not supported on this OS"): the
+                    # driver's page-locking of host memory (mlock / the OS's locked-page limit) refused, as PyTorch's
+                    # caching host allocator meets it when pinning (THCCachingHostAllocator.cpp: cudaHostAlloc);
+                    # FalkonML/falkon#31: beyond ~400 centres, gone with pin_memory=False ("some configurations do not
+                    # support pinning more than a little RAM").
+                    "os call failed or operation not supported on this os", "cudaerroroperatingsystem")),
     ("library_init", ("cudnn_status_not_initialized", "cudnn_status_alloc_failed", "cudnn_status_internal_error",
                       "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle",

@@ -315,6 +315,7 @@ def parse(text: str, report: MemoryReport) -> bool:
     if requested is None:
         missing.append(N_("requested size ('Tried to allocate ...')"))
     if unreadable is not None:
+        parsed["request_unreadable"] = 1
         report.notes.append(_(
             "The requested size reads '{text}' (redacted or garbled); the diagnosis uses the "
             "other clauses (capacity, allocated, free, reserved)."
