@@ -77,7 +77,7 @@ LABELS: dict[str, str] = {
     # Single allocation.
     "requested_to_capacity_ratio": N_("Request ÷ GPU total capacity"),
     "bogus_size": N_("Implausible size (shape or config bug)"),
-    "request_unreadable": N_("Requested size unreadable (redacted or garbled)"),
+    "request_redacted": N_("Requested size redacted (placeholders such as xxx)"),
     "tensor_shape": N_("Tensor shape"),
     "tensor_elements": N_("Tensor elements"),
     "dtype": N_("Data type"),
@@ -258,7 +258,7 @@ FRAMEWORK_LABELS: dict[str, dict[str, str]] = {
 }
 
 # Keys whose value 1 means "yes" (flags found in the text).
-FLAG_KEYS = frozenset({"driver_oom", "cublas_handle_failed", "library_error_also_present", "bogus_size", "request_unreadable",
+FLAG_KEYS = frozenset({"driver_oom", "cublas_handle_failed", "library_error_also_present", "bogus_size", "request_redacted",
                        "same_job_siblings", "read_unwrapped"})
 
 _SUMMARY_ROWS = {

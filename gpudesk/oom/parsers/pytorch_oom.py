@@ -38,6 +38,7 @@ SENTINEL_BYTES = 1024**5
 WRAPPED_MIN_BYTES = 1024**2
 _REQ = re.compile(r"Tried to allocate\s+" + SIZE, re.I)
 _REQ_ANY = re.compile(r"Tried to allocate\s+([^\s(;]+?)\.?(?=[\s(;]|$)", re.I)
+_REDACTED = re.compile(r"[xX]{1,6}(?:\.[xX]{1,6})?$")
 _DEV_OLD = re.compile(r"\(\s*[GN]PU\s+(\d{1,12})\s*;")
 _DEV_NEW = re.compile(r"[GN]PU\s+(\d{1,12})\s+has\s+a\s+total", re.I)
 _TOTAL_OLD = re.compile(SIZE + r"\s+total\s+capacity", re.I)
@@ -314,8 +315,11 @@ def parse(text: str, report: MemoryReport) -> bool:
     unreadable = _REQ_ANY.search(msg) if requested is None else None
     if requested is None:
         missing.append(N_("requested size ('Tried to allocate ...')"))
+    if unreadable is not None and _REDACTED.match(unreadable.group(1)):
+        # The figures replaced by the reporter's placeholders ("xxx GiB", "x.xx GiB"): a whole message with its numbers
+        # hidden, not a garbled one.
+        parsed["request_redacted"] = 1
     if unreadable is not None:
-        parsed["request_unreadable"] = 1
         report.notes.append(_(
             "The requested size reads '{text}' (redacted or garbled); the diagnosis uses the "
             "other clauses (capacity, allocated, free, reserved)."

@@ -17,7 +17,8 @@ The figures are per bank. Two readings come from them alone:
   so their size is a setting, not the chip's memory (tt-mlir#5556: 16384 B refused in a 32768 B L1_SMALL bank, gone
   with L1_SMALL_SIZE=64KB; "bank size is 0 B" when the region was not opened at all).
 
-A DRAM or L1 share above the free figure is the job's own need: the shortage rule reads it from the request.
+A DRAM or L1 share above the free figure is the job's own need: the shortage rule reads it from the request. So is a
+bank with under 5 % of it free (:data:`NEARLY_FULL_SHARE`): fragmentation is then the second reading.
 """
 
 from __future__ import annotations
@@ -30,9 +31,15 @@ from gpudesk.units import format_bytes
 from gpudesk.i18n import _
 
 _BANK_OOM = re.compile(
-    r"Not enough space to allocate (\d{1,20}) B (DRAM|L1_SMALL|L1|TRACE) buffer across (\d{1,6}) banks?, where each "
-    r"bank needs to store (\d{1,20}) B, but bank size is (?:only )?(\d{1,20}) B"
-    r"(?: \(allocated: (\d{1,20}) B, free: (\d{1,20}) B(?:, largest free block: (\d{1,20}) B)?\))?")
+    r"Not enough space to allocate (\d{1,20}) B (DRAM|L1_SMALL|L1|TRACE) buffer across (\d{1,6}) banks?,\s{1,3}where "
+    r"each bank needs to store (\d{1,20}) B,\s{1,3}but bank size is (?:only )?(\d{1,20}) B"
+    r"(?:\s{1,3}\(allocated: (\d{1,20}) B, free: (\d{1,20}) B(?:, largest free block: (\d{1,20}) B)?\))?")
+# Below this share of a bank free, the banks are nearly full: however the free memory lay, the job's buffers fill the
+# device, and fragmentation is only the second reading (0.45, under the shortage's 0.55). A tt-xla remediation note
+# (deepseek_r1_qwen_2_5_32b GGUF on a Blackhole p150b): 64,168,064 B free of a 4,273,390,016 B bank (1.5 %), a
+# 35,389,440 B share, a 26,546,624 B largest block; the weights took 31 of the 32 GB, a capacity mismatch. tt-forge#855
+# (12 % free) and tt-xla#4395 (76 %) were placements that a reverted compiler change had split.
+NEARLY_FULL_SHARE = 0.05
 # Regions sized when the device is opened (tt-metal ``CreateDevice`` / ``ttnn.open_device`` arguments).
 _SIZED_AT_OPEN = {"L1_SMALL": "l1_small_size", "TRACE": "trace_region_size"}
 
@@ -67,10 +74,12 @@ def check(f: Facts) -> Cause | None:
         )
     if free is None or largest is None or not largest < per_bank <= free:
         return None
+    nearly_full = free < NEARLY_FULL_SHARE * bank_size
     return Cause(
         id="fragmentation",
-        title=_("Fragmented device memory: free in each bank, but not in one block"),
-        confidence=0.88,
+        title=(_("Possibly fragmented device memory, on banks that are nearly full") if nearly_full else
+               _("Fragmented device memory: free in each bank, but not in one block")),
+        confidence=0.45 if nearly_full else 0.88,
         evidence=figures,
         explanation=_("Each {region} bank has {free} free, more than the {need} it must store, but its largest free "
                       "block is {largest}: the memory exists in pieces, left by the order in which buffers were "

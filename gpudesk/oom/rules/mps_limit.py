@@ -24,6 +24,7 @@ advice says so but never recommends 0.0 (no limit: the system may hang). No CUDA
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from gpudesk.oom.cause import Cause
 from gpudesk.units import format_bytes
@@ -82,7 +83,7 @@ def check(f: Facts) -> Cause | None:
     )
 
 
-def _cap_refused_under_its_figures(f: Facts, ev: dict, need: int, limit: int) -> Cause:
+def _cap_refused_under_its_figures(f: Facts, ev: dict[str, Any], need: int, limit: int) -> Cause:
     """The MPS limit refused an allocation that its own figures fit under (module docstring)."""
     return Cause(
         id="per_process_cap",
