@@ -94,6 +94,9 @@ def test_a_miners_dag_on_windows_is_the_commit_limit_first() -> None:
     assert _top(DAG_BARE, host_os="windows") == ("not_capacity", True, "host_ram")
     causes = diagnose_text(DAG_BARE).causes
     assert causes[0].id == "genuine_shortage"  # the OS unsaid: the card's own memory
+    # A workflow's DAG is not a miner's.
+    assert _top("CUDA error out of memory in task train of DAG nightly_models", host_os="windows")[0] == \
+        "genuine_shortage"
     # A bare CUDA error from another runtime on Windows keeps the shortage first (Purfview/whisper-standalone-win#255).
     assert _top("RuntimeError: CUDA failed with error out of memory", host_os="windows")[0] == "genuine_shortage"
 

@@ -1034,8 +1034,12 @@ def _eager_handle(f: Facts) -> list[Cause]:
 
 
 _ASYNC_NOTE = "kernel errors might be asynchronously reported"
-# A cryptocurrency miner's DAG named in its words: the Ethash dataset ("DAG", "daggerhashimoto", "ethash"/"etchash").
-_DAG_WORDS = re.compile(r"\bDAG\b|daggerhashimoto|\bet(?:c)?hash\b", re.IGNORECASE)
+# A cryptocurrency miner's DAG named in its words: the algorithms that build one (Ethash/Etchash, whose first name was
+# "Dagger-Hashimoto"; KawPow/ProgPoW) or the DAG named with its epoch, size, buffer or generation (a workflow tool's
+# "DAG" alone is not a miner's).
+_DAG_WORDS = re.compile(r"daggerhashimoto|\bet(?:c)?hash\b|\bkawpow\b|\bprogpow\b|"
+                        r"\bDAG\s{1,2}(?:epoch|size|file|buffer|generation)\b|\b(?:generating|buffer for|create)\s{1,2}DAG\b",
+                        re.IGNORECASE)
 
 
 def _figureless_device_oom(f: Facts) -> bool:
