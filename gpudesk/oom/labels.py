@@ -73,10 +73,17 @@ LABELS: dict[str, str] = {
     "inactive_split_bytes": N_("Non-releasable memory (inactive split blocks)"),
     "largest_free_block_bytes": N_("Largest free cached block"),
     "num_alloc_retries": N_("cudaMalloc retries (cache flushes)"),
+    # Tenstorrent's banked allocator (gpudesk.oom.rules.bank_allocator): figures per bank.
+    "bank_region": N_("Memory region (DRAM, L1, L1_SMALL, TRACE)"),
+    "banks": N_("Banks the buffer is spread over"),
+    "per_bank_request_bytes": N_("Requested per bank"),
+    "bank_size_bytes": N_("Size of one bank"),
+    "bank_free_bytes": N_("Free in each bank"),
     "num_ooms": N_("OOMs seen by the allocator"),
     # Single allocation.
     "requested_to_capacity_ratio": N_("Request ÷ GPU total capacity"),
     "bogus_size": N_("Implausible size (shape or config bug)"),
+    "request_redacted": N_("Requested size redacted (placeholders such as xxx)"),
     "tensor_shape": N_("Tensor shape"),
     "tensor_elements": N_("Tensor elements"),
     "dtype": N_("Data type"),
@@ -257,7 +264,7 @@ FRAMEWORK_LABELS: dict[str, dict[str, str]] = {
 }
 
 # Keys whose value 1 means "yes" (flags found in the text).
-FLAG_KEYS = frozenset({"driver_oom", "cublas_handle_failed", "library_error_also_present", "bogus_size",
+FLAG_KEYS = frozenset({"driver_oom", "cublas_handle_failed", "library_error_also_present", "bogus_size", "request_redacted",
                        "same_job_siblings", "read_unwrapped"})
 
 _SUMMARY_ROWS = {

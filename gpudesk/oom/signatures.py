@@ -72,7 +72,7 @@ of the message say so. Each signature names the mechanism and the one check that
   N)"; 2.12+ "Error: failed to extend /dev/shm/nccl-XXXXXX to N bytes, error: No space left on device (28)"; then
   ``ncclSystemError`` "unhandled system error"); in a container ``/dev/shm`` is 64 MiB unless ``--shm-size``
   or ``--ipc=host`` says otherwise (nccl#342): host memory, not the GPU's. ``NCCL_SHM_DISABLE=1`` routes around it.
-* ``absurd_size``: a request of a PiB or more, PyTorch's "more than 1EB" (its formatter's overflow text) or a
+* ``absurd_size``: a request of 64 TiB or more (:data:`ABSURD_REQUEST_BYTES`), PyTorch's "more than 1EB" (its formatter's overflow text) or a
   negative size is a garbage size (an overflow, an uninitialised shape, a corrupted model), not a need.
 * ``ecc``: ``uncorrectable ECC error encountered`` (``cudaErrorECCUncorrectable``): a GPU memory fault.
 * ``xid``: an ``Xid`` or "fallen off the bus": the driver lost the GPU.
@@ -186,6 +186,10 @@ from gpudesk.i18n import N_
 from gpudesk.oom import exit_marks, library_words, limit_words, pool_words, vgpu_words
 
 PiB = 1024**5
+# A request no machine could serve: above the memory of any single system, device and host together (the largest
+# shared-memory servers hold tens of TiB; a GPU's own memory is under 1 TiB). CUDA.jl#1668: "Out of GPU memory trying to
+# allocate 127.781 TiB", an uninitialised cuSPARSE buffer-size output.
+ABSURD_REQUEST_BYTES = 64 * 1024**4
 VULKAN_LARGE_BYTES = 2 * 1024**3
 XPU_LARGE_BYTES = 4 * 1024**3
 
@@ -467,7 +471,15 @@ _ZH_DEVICE_WORDS = ("显存", "显卡", "gpu", "cuda", "device", "设备", "trie
 # 1455 whatever the prefix ("The paging file is too small for this operation to complete", learn.microsoft.com "System
 # Error Codes (1300-1699)"), the host's RAM plus page file, never a GPU's memory.
 # The same limit in users' shorter words ("page file too small", "pagefile is too small").
-_COMMIT_LIMIT_CODE = re.compile(r"\berror\s{0,2}1455\b|\b(?:paging|page)\s?file\s(?:is\s|was\s)?too\ssmall\b",
+# Win32's VirtualAlloc failing (learn.microsoft.com, "VirtualAlloc function": committing pages charges the system commit
+# limit, and the call fails when the charge cannot be had; NiceHashMiner-Archived#652 "memory alloc failed: virtualalloc
+# failed", solved by a larger page file), and an error that asks for more "virtual memory" (Windows' own name for the
+# page file setting: System > Advanced system settings > Performance > Virtual memory; nanominer#20, fixed by a page
+# file of the DAG size times the cards): the same commit limit.
+_COMMIT_LIMIT_CODE = re.compile(r"\berror\s{0,2}1455\b|\b(?:paging|page)\s?file\s(?:is\s|was\s)?too\ssmall\b|"
+                                r"\bvirtualalloc\s{0,2}(?:\(\)\s{0,2})?failed\b|"
+                                r"\b(?:increas|rais|enlarg|extend)(?:e|ed|ing)?\s{1,3}(?:the\s{1,3}|your\s{1,3})?"
+                                r"(?:windows\s{1,3})?virtual\s{1,3}memory\b",
                                 re.IGNORECASE)
 # TensorFlow's CPU allocator warning of one host allocation above a tenth of the free RAM
 # (tensorflow/core/framework/cpu_allocator_impl.cc, CPUAllocator::AllocateRaw: "Allocation of N exceeds 10% of free
@@ -669,7 +681,13 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     # with cudaHostRegister (Comfy-Org/ComfyUI#14252, "Fix interoperation with external source of
                     # pinned memory pressure"); its reads fail as "HostBuffer.read_file_slice failed" or
                     # "hostbuf_file_reader_read failed", and --disable-pinned-memory turns the pinning off (#14250).
-                    "hostbuffer.read_file_slice failed", "hostbuf_file_reader_read failed")),
+                    "hostbuffer.read_file_slice failed", "hostbuf_file_reader_read failed",
+                    # cudaErrorOperatingSystem (304, "OS call failed or operation not supported on this OS"): the
+                    # driver's page-locking of host memory (mlock / the OS's locked-page limit) refused, as PyTorch's
+                    # caching host allocator meets it when pinning (THCCachingHostAllocator.cpp: cudaHostAlloc);
+                    # FalkonML/falkon#31: beyond ~400 centres, gone with pin_memory=False ("some configurations do not
+                    # support pinning more than a little RAM").
+                    "os call failed or operation not supported on this os", "cudaerroroperatingsystem")),
     ("library_init", ("cudnn_status_not_initialized", "cudnn_status_alloc_failed", "cudnn_status_internal_error",
                       "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle",
@@ -1012,7 +1030,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     figures the parsers read; ``backend`` is the one :func:`gpudesk.oom.parsers.generic.detect_backend` found.
     Words match across line breaks (:func:`flatten_whitespace`)."""
     low = flatten_whitespace(text)
-    if (requested is not None and requested >= PiB) or "more than 1eb" in low or negative_size is not None:
+    if (requested is not None and requested >= ABSURD_REQUEST_BYTES) or "more than 1eb" in low or negative_size is not None:
         return "absurd_size"
     if vgpu_words.counter_wrapped(text):
         return "absurd_size"  # a vGPU layer's usage counter wrapped below zero (gpudesk.oom.vgpu_words)

@@ -38,6 +38,7 @@ SENTINEL_BYTES = 1024**5
 WRAPPED_MIN_BYTES = 1024**2
 _REQ = re.compile(r"Tried to allocate\s+" + SIZE, re.I)
 _REQ_ANY = re.compile(r"Tried to allocate\s+([^\s(;]+?)\.?(?=[\s(;]|$)", re.I)
+_REDACTED = re.compile(r"[xX]{1,6}(?:\.[xX]{1,6})?$")
 _DEV_OLD = re.compile(r"\(\s*[GN]PU\s+(\d{1,12})\s*;")
 _DEV_NEW = re.compile(r"[GN]PU\s+(\d{1,12})\s+has\s+a\s+total", re.I)
 _TOTAL_OLD = re.compile(SIZE + r"\s+total\s+capacity", re.I)
@@ -52,7 +53,9 @@ _ALLOC_CUT = re.compile(r"allocated\s+memory\s+" + SIZE + r"\s+is\s+allo", re.I)
 _POOLS = re.compile(r"with\s+" + SIZE + r"\s+allocated\s+in\s+private\s+pools", re.I)
 _UNALLOC = re.compile(SIZE + r"\s+is\s+reserved\s+by\s+PyTorch\s+but\s+unallocated", re.I)
 _RESERVED_OLD = re.compile(SIZE + r"\s+reserved\s+in\s+total\s+by\s+PyTorch", re.I)
-_CACHED_OLD = re.compile(SIZE + r"\s+cached\s*\)", re.I)
+# Some builds of that era add the inactive-split figure after it ("77.13 MiB cached; 0 bytes inactive)",
+# horovod#2719): the cached clause is the same.
+_CACHED_OLD = re.compile(SIZE + r"\s+cached\s*(?:\)|;\s*" + SIZE + r"\s+inactive\s*\))", re.I)
 _HINT_ENV = re.compile(r"(PYTORCH_(?:CUDA_)?ALLOC_CONF)=([\w:.,\[\]>]+?)(?=\s|$|\.\s)")
 _HINT_SPLIT = re.compile(r"try\s+setting\s+max_split_size_mb", re.I)
 _RANK = re.compile(r"\[rank\s*(\d{1,12})\]", re.I)
@@ -312,6 +315,10 @@ def parse(text: str, report: MemoryReport) -> bool:
     unreadable = _REQ_ANY.search(msg) if requested is None else None
     if requested is None:
         missing.append(N_("requested size ('Tried to allocate ...')"))
+    if unreadable is not None and _REDACTED.match(unreadable.group(1)):
+        # The figures replaced by the reporter's placeholders ("xxx GiB", "x.xx GiB"): a whole message with its numbers
+        # hidden, not a garbled one.
+        parsed["request_redacted"] = 1
     if unreadable is not None:
         report.notes.append(_(
             "The requested size reads '{text}' (redacted or garbled); the diagnosis uses the "

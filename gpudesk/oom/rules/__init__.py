@@ -3,6 +3,7 @@ thresholds and sources. :data:`RULES` is in tie-break order (more specific cause
 
 from gpudesk.oom.rules import (
     allocation_outside_allocator,
+    bank_allocator,
     budget_words,
     cuda_graph_pools,
     engine_budget,
@@ -22,6 +23,7 @@ from gpudesk.oom.rules import (
     preallocation,
     signature,
     single_allocation_exceeds_capacity,
+    sparse_conversion,
     sysmem_fallback,
     unparseable,
     zombie_workers,
@@ -30,6 +32,8 @@ from gpudesk.oom.rules.base import Facts
 
 RULES = (
     signature,
+    bank_allocator,
+    sparse_conversion,
     kv_cache_budget,
     per_process_cap,
     not_capacity,

@@ -406,7 +406,10 @@ def _without_capacity(f: Facts) -> Cause | None:
     r = f.report
     cut_short = (r.kind == "pytorch_oom" and not _CLAUSES.search(r.text or "")) or (
         r.kind == "tf_bfc_dump" and f.total is None and f.free is None) or (  # the BFC line without its Stats block
-        _cut_after_request(f))
+        _cut_after_request(f)) or (
+        # The figures replaced by placeholders ("Tried to allocate xxx GiB (GPU 0; x.xx GiB total capacity; ...",
+        # pyannote-audio#1036): PyTorch's message with nothing to weigh, read as the one line alone.
+        r.kind == "pytorch_oom" and r.parsed.get("request_redacted") == 1 and f.total is None)
     if (r.kind not in _CAPACITY_UNKNOWN_KINDS and not cut_short) or r.signature not in (None, "metal_oom"):
         return None
     if f.requested is not None and f.free is not None:

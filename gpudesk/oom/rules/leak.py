@@ -105,7 +105,36 @@ def check(f: Facts) -> Cause | None:
     if from_samples is not None:
         return from_samples
     return (_from_repeated_messages(f) or _from_words(f) or _in_validation(f) or _loop_accumulation(f)
-            or _undisposed_tensors(f) or _volatile_removed(f) or _figureless(f))
+            or _undisposed_tensors(f) or _volatile_removed(f) or _texture_objects(f) or _figureless(f))
+
+
+# A texture object refused for memory: cudaCreateTextureObject only describes memory that is already allocated (the
+# resource descriptor points at it), so the call allocates nothing the job's data needs; when it fails with
+# cudaErrorMemoryAllocation the driver's resources for texture objects are spent, the mark of objects created again and
+# again and never destroyed (cudaDestroyTextureObject). lammps/lammps#1473: Kokkos "RandomRead" views created a texture
+# object on every reallocation and never destroyed it (fixed in kokkos/kokkos#2156 and lammps#1474), crashing after 14
+# million steps with 600 MiB of the GPU in use.
+_TEXTURE_OBJECT_OOM = re.compile(r"cudaCreateTextureObject\b[^\n]{0,200}?(?:out of memory|cudaErrorMemoryAllocation|"
+                                 r"returned \(0x2\))", re.IGNORECASE)
+
+
+def _texture_objects(f: Facts) -> Cause | None:
+    """``cudaCreateTextureObject`` failing for memory (``_TEXTURE_OBJECT_OOM``): texture objects kept, 0.65 (above the
+    bare CUDA error's 0.5 shortage)."""
+    if _TEXTURE_OBJECT_OOM.search(f.report.text or "") is None:
+        return None
+    return Cause(
+        id="leak",
+        title=_("Texture objects created and never destroyed"),
+        confidence=0.65,
+        evidence=evidence(requested_bytes=f.requested),
+        explanation=_("Creating a texture object allocates no memory for data: it describes memory already allocated. "
+                      "When it fails for memory, the driver's resources for texture objects are used up, which happens "
+                      "when the code creates them repeatedly (on each reallocation or step) and never destroys them."),
+        fix=_("Destroy each texture object (cudaDestroyTextureObject) when its memory is freed or reallocated, or "
+              "update the library that creates them (Kokkos RandomRead views: fixed by kokkos#2156 and lammps#1474)"),
+        checks=[_("Run with a shorter run or fewer reallocations: if it fails later, the objects are accumulating.")],
+    )
 
 
 # PyTorch 0.4 removed Variable(volatile=True), the pre-0.4 way to run evaluation without building a graph; from 0.4 on

@@ -9,6 +9,14 @@ and other libraries' buffers). Whichever is larger is the first cause:
 * other allocations → ``allocation_outside_allocator`` (torch.mps.empty_cache() between steps, close other
   GPU users; pytorch#105839: works after emptying the cache; 0.75).
 
+When the figures do not reach the limit (live tensors, other allocations and the request together under "max
+allowed", little held: kitzeslab/opensoundscape#850, 0 bytes allocated and 0 bytes asked under a 1.70 GB limit on a
+GitHub Actions macOS runner), the sum did not refuse it: the allocator's heap for the request, sized up from it
+(``MPSHeapAllocatorImpl::alloc_buffer`` in aten/src/ATen/mps/MPSAllocator.mm checks the heap's size, not the tensor's,
+against the watermark) or Metal itself (``newHeapWithDescriptor`` returning nil on a small virtual machine) did. The
+cap is the per-process limit here, ``per_process_cap`` (0.7): the run passed with the watermark off, the fix the message
+names (opensoundscape#851).
+
 The ratio that would admit the request is (allocated + other + request) / limit × the ratio in force; the
 advice says so but never recommends 0.0 (no limit: the system may hang). No CUDA allocator advice applies.
 """
@@ -16,6 +24,7 @@ advice says so but never recommends 0.0 (no limit: the system may hang). No CUDA
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from gpudesk.oom.cause import Cause
 from gpudesk.units import format_bytes
@@ -43,6 +52,8 @@ def check(f: Facts) -> Cause | None:
     ev = evidence(mps_allocated_bytes=allocated, mps_other_allocations_bytes=other, mps_max_allowed_bytes=limit,
                   requested_bytes=f.requested, shortfall_bytes=max(0, need - limit),
                   high_watermark_ratio_that_fits=ratio_fit)
+    if need <= limit and allocated + other < limit / 4:
+        return _cap_refused_under_its_figures(f, ev, need, limit)
     if other > allocated:
         return Cause(
             id="allocation_outside_allocator",
@@ -69,4 +80,24 @@ def check(f: Facts) -> Cause | None:
         fix=_("Reduce the memory per step on the Apple GPU: a smaller batch, resolution or sequence length, or a smaller "
             "/ lower-precision model (float16)"),
         more_fixes=([ratio_note] if ratio_note else []) + [_("Call torch.mps.empty_cache() between phases.")],
+    )
+
+
+def _cap_refused_under_its_figures(f: Facts, ev: dict[str, Any], need: int, limit: int) -> Cause:
+    """The MPS limit refused an allocation that its own figures fit under (module docstring)."""
+    return Cause(
+        id="per_process_cap",
+        title=_("The MPS allocator's per-process limit refused a request its figures fit under"),
+        confidence=0.7,
+        evidence=ev,
+        explanation=_("This process holds {held} and asked for {requested}, under the {limit} 'max allowed' limit: "
+                      "the figures do not reach it, so the refusal came from the limit's own accounting (the heap "
+                      "rounded up from the request) or from Metal on a machine with little memory for the GPU, such as "
+                      "a virtual machine or CI runner.").format(
+                          held=format_bytes(need - (f.requested or 0)), requested=format_bytes(f.requested or 0),
+                          limit=format_bytes(limit)),
+        fix=_("Run with PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 where the machine only runs this job (a CI runner), or "
+              "run on the CPU there; on a desktop raise the ratio a little instead, since 0.0 can stall the system"),
+        checks=[_("python -c \"import torch; print(torch.mps.recommended_max_memory())\": a small value means a "
+                  "machine (or virtual machine) that gives the GPU little memory.")],
     )

@@ -1034,6 +1034,12 @@ def _eager_handle(f: Facts) -> list[Cause]:
 
 
 _ASYNC_NOTE = "kernel errors might be asynchronously reported"
+# A cryptocurrency miner's DAG named in its words: the algorithms that build one (Ethash/Etchash, whose first name was
+# "Dagger-Hashimoto"; KawPow/ProgPoW) or the DAG named with its epoch, size, buffer or generation (a workflow tool's
+# "DAG" alone is not a miner's).
+_DAG_WORDS = re.compile(r"daggerhashimoto|\bet(?:c)?hash\b|\bkawpow\b|\bprogpow\b|"
+                        r"\bDAG\s{1,2}(?:epoch|size|file|buffer|generation)\b|\b(?:generating|buffer for|create)\s{1,2}DAG\b",
+                        re.IGNORECASE)
 
 
 def _figureless_device_oom(f: Facts) -> bool:
@@ -1472,6 +1478,15 @@ def _bare_ranked(f: Facts) -> list[Cause]:
         return causes + [_page_file(0.38, f)] if _windows(f) else causes
     # Any other runtime allocates device memory itself, so its bare CUDA error is first its own allocation; on
     # native Windows the commit limit (RAM + page file) is the next reading (gpudesk.oom.user_context).
+    if _windows(f) and _DAG_WORDS.search(text):
+        # A miner's DAG (Ethash/Etchash "Dagger-Hashimoto" dataset, several GB) is allocated once per card at start; on
+        # native Windows each card's allocation is charged against the commit limit, so a rig needs a page file of about
+        # the DAG size times the cards (nanominer#20's maintainer; excavator#311: one card works, three fail, fixed by
+        # more RAM / virtual memory). With no figure, the commit limit comes first, the card's own size second.
+        return [_page_file(0.55, f),
+                _shortage(0.5, f, _("The runtime's own device allocation failed (it prints no figures): the GPU is "
+                                    "full.")),
+                _other_process(0.4, f), _not_capacity("ecc", 0.2, f)]
     if _windows(f):
         return [_shortage(0.5, f, _("The runtime's own device allocation failed (it prints no figures): the GPU is "
                                     "full.")),

@@ -1,0 +1,93 @@
+"""Tenstorrent's banked allocator (tt-metal, ``tt_metal/impl/allocator/bank_manager.cpp``, ``BankManager::allocate_buffer``).
+
+tt-metal interleaves a buffer over the banks of one memory region (DRAM, L1, L1_SMALL, TRACE) and asks every bank
+for the same page-aligned share. When a bank cannot give it, the fatal error reads (tenstorrent/tt-metal, the
+``TT_FATAL`` in ``bank_manager.cpp``)::
+
+    Out of Memory: Not enough space to allocate 38928384 B L1 buffer across 64 banks, where each bank needs to
+    store 608256 B, but bank size is 1329888 B (allocated: 323936 B, free: 1005952 B, largest free block: 591872 B)
+
+The figures are per bank. Two readings come from them alone:
+
+* ``fragmentation``: each bank has the share free in total, but its largest free block is smaller than the share
+  (tt-xla#4395: 1,005,952 B free, 591,872 B largest block, 608,256 B needed; tt-forge#855 in DRAM): the allocation
+  order left the region in pieces (both threads: a compiler change in where tensors are placed, reverted);
+* ``not_capacity`` + ``buffer_limit`` for the L1_SMALL and TRACE regions: these are carved out of each core's L1 at
+  device open, sized by ``CreateDevice(..., l1_small_size, trace_region_size)`` (``ttnn.open_device(l1_small_size=)``),
+  so their size is a setting, not the chip's memory (tt-mlir#5556: 16384 B refused in a 32768 B L1_SMALL bank, gone
+  with L1_SMALL_SIZE=64KB; "bank size is 0 B" when the region was not opened at all).
+
+A DRAM or L1 share above the free figure is the job's own need: the shortage rule reads it from the request. So is a
+bank with under 5 % of it free (:data:`NEARLY_FULL_SHARE`): fragmentation is then the second reading.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpudesk.oom.cause import Cause
+from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.units import format_bytes
+from gpudesk.i18n import _
+
+_BANK_OOM = re.compile(
+    r"Not enough space to allocate (\d{1,20}) B (DRAM|L1_SMALL|L1|TRACE) buffer across (\d{1,6}) banks?,\s{1,3}where "
+    r"each bank needs to store (\d{1,20}) B,\s{1,3}but bank size is (?:only )?(\d{1,20}) B"
+    r"(?:\s{1,3}\(allocated: (\d{1,20}) B, free: (\d{1,20}) B(?:, largest free block: (\d{1,20}) B)?\))?")
+# Below this share of a bank free, the banks are nearly full: however the free memory lay, the job's buffers fill the
+# device, and fragmentation is only the second reading (0.45, under the shortage's 0.55). A tt-xla remediation note
+# (deepseek_r1_qwen_2_5_32b GGUF on a Blackhole p150b): 64,168,064 B free of a 4,273,390,016 B bank (1.5 %), a
+# 35,389,440 B share, a 26,546,624 B largest block; the weights took 31 of the 32 GB, a capacity mismatch. tt-forge#855
+# (12 % free) and tt-xla#4395 (76 %) were placements that a reverted compiler change had split.
+NEARLY_FULL_SHARE = 0.05
+# Regions sized when the device is opened (tt-metal ``CreateDevice`` / ``ttnn.open_device`` arguments).
+_SIZED_AT_OPEN = {"L1_SMALL": "l1_small_size", "TRACE": "trace_region_size"}
+
+
+def check(f: Facts) -> Cause | None:
+    m = _BANK_OOM.search(f.report.text or "")
+    if m is None:
+        return None
+    region = m.group(2)
+    per_bank, bank_size = int(m.group(4)), int(m.group(5))
+    free = int(m.group(7)) if m.group(7) else None
+    largest = int(m.group(8)) if m.group(8) else None
+    figures = evidence(requested_bytes=int(m.group(1)), bank_region=region, banks=int(m.group(3)),
+                       per_bank_request_bytes=per_bank, bank_size_bytes=bank_size, bank_free_bytes=free,
+                       largest_free_block_bytes=largest)
+    if region in _SIZED_AT_OPEN:
+        option = _SIZED_AT_OPEN[region]
+        return Cause(
+            id="not_capacity",
+            title=_("Not a capacity problem: the {region} region set when the device was opened is full").format(
+                region=region),
+            confidence=0.9,
+            evidence={**figures, "not_capacity_kind": "device_region", "deciding_check": "buffer_limit"},
+            explanation=_("The {region} region is carved out of each core's memory when the device is opened, "
+                          "{bank} per bank here; its size is the {option} setting, not the chip's memory, and each "
+                          "bank needed {need} more.").format(region=region, bank=format_bytes(bank_size),
+                                                             option=option, need=format_bytes(per_bank)),
+            fix=_("Open the device with a larger {option} (ttnn.open_device({option}=...), or the runtime's own "
+                  "option for it), or run the operation with less of that region").format(option=option),
+            checks=[_("The bank size in the message is the region's size per bank: if it is 0 B the region was not "
+                      "opened at all.")],
+        )
+    if free is None or largest is None or not largest < per_bank <= free:
+        return None
+    nearly_full = free < NEARLY_FULL_SHARE * bank_size
+    return Cause(
+        id="fragmentation",
+        title=(_("Possibly fragmented device memory, on banks that are nearly full") if nearly_full else
+               _("Fragmented device memory: free in each bank, but not in one block")),
+        confidence=0.45 if nearly_full else 0.88,
+        evidence=figures,
+        explanation=_("Each {region} bank has {free} free, more than the {need} it must store, but its largest free "
+                      "block is {largest}: the memory exists in pieces, left by the order in which buffers were "
+                      "placed and freed.").format(region=region, free=format_bytes(free), need=format_bytes(per_bank),
+                                                  largest=format_bytes(largest)),
+        fix=_("Change the placement, not the model: move long-lived tensors out of {region} or allocate them first, "
+              "deallocate intermediates sooner, or try the compiler or runtime release before the placement "
+              "changed").format(region=region),
+        checks=[_("Rerun with the previous compiler or runtime release: if it fits there, the new placement "
+                  "fragments the banks.")],
+    )
