@@ -131,6 +131,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--ddp-bucket-view", action="store_true",
                    help=_("full training with --sharding ddp: the gradients are views into the all-reduce buckets "
                           "(PyTorch DDP gradient_as_bucket_view=True, Megatron-Core DDP), so no second copy"))
+    m.add_argument("--unfused-gelu", action="store_true",
+                   help=_("training whose MLP activation is the tanh GELU computed op by op in eager PyTorch "
+                          "(transformers gelu_new, NewGELUActivation): three more MLP-wide tensors saved a layer"))
     m.add_argument("--cuda-lazy-loading", default="on", choices=("on", "off"),
                    help=_("CUDA lazy module loading (off: CUDA < 11.7 or CUDA_MODULE_LOADING=EAGER, a 1.3 GiB context)"))
     m.add_argument("--kv-cache-impl", default="paged", choices=("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask"),
@@ -638,7 +641,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         global_batch_size=args.global_batch,
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
-        ddp_bucket_view=args.ddp_bucket_view,
+        ddp_bucket_view=args.ddp_bucket_view, unfused_gelu=args.unfused_gelu,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
         prefill_kv_kept=args.prefill_kv_kept, gptq_kernel=args.gptq_kernel, max_input_tokens=args.max_input_tokens,
         embeddings_on_host=args.embeddings_on_host, base_weights=args.base_weights,
@@ -670,6 +673,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "zero_grad_keeps_grads": "--zero-grad-keeps-grads", "weight_loading": "--weight-loading",
                 "sequence_parallel": "--sp", "sp_gathered_inputs": "--sp-gathered-inputs",
                 "fsdp1_no_sync": "--fsdp1-sync-each-batch", "ddp_bucket_view": "--ddp-bucket-view",
+                "unfused_gelu": "--unfused-gelu",
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",
                 "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",
                 "prefill_kv_kept": "--prefill-kv-kept", "gptq_kernel": "--gptq-kernel",

@@ -82,6 +82,9 @@ class MemoryWorkload:
         ddp_bucket_view: full training under PyTorch DDP with ``gradient_as_bucket_view=True`` (or Megatron-Core's
             DDP, whose gradient buffer is the bucket): the gradients are views into the all-reduce buckets, no
             second copy (:func:`gpudesk.sizing.memory_train.ddp_bucket_bytes`).
+        unfused_gelu: training whose MLP activation is the tanh-approximate GELU computed op by op in eager PyTorch
+            (transformers ``NewGELUActivation``, config ``gelu_new``): three more MLP-wide tensors saved a layer
+            (:mod:`gpudesk.sizing.eager_gelu`).
         fused_qkv_load: inference with the q, k and v projections fused after loading (AutoAWQ
             ``fuse_layers=True``): the allocated peak may be the loading moment that holds them twice
             (:mod:`gpudesk.sizing.fused_load`).
@@ -198,6 +201,7 @@ class MemoryWorkload:
     prompt_tokens: int | None = None
     fsdp1_no_sync: bool = True
     ddp_bucket_view: bool = False
+    unfused_gelu: bool = False
     fused_qkv_load: bool = False
     prefill_kv_kept: bool = False
     gptq_kernel: str = "none"
@@ -400,6 +404,7 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
             pipeline_schedule=w.pipeline_schedule, pipeline_microbatches=w.pipeline_microbatches,
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
             fsdp1_no_sync=w.fsdp1_no_sync, ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
+            unfused_gelu=w.unfused_gelu,
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))
@@ -411,7 +416,7 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         seq_len_tokens=w.seq_len_tokens, micro_batch_size=w.micro_batch_size, recompute=w.recompute,
         flash_attention=w.flash_attention, overheads=w.overheads, gpus=w.gpus, sharding=w.sharding,
         offload=w.offload, loss=w.loss, activation_offload=w.activation_offload, compiled=w.compiled,
-        kbit_fp32_upcast=w.kbit_fp32_upcast, kbit_embeddings_bf16=w.kbit_embeddings_bf16,
+        unfused_gelu=w.unfused_gelu, kbit_fp32_upcast=w.kbit_fp32_upcast, kbit_embeddings_bf16=w.kbit_embeddings_bf16,
         fsdp1_mixed_flat_params=w.fsdp1_mixed_flat_params and w.fsdp_version == 1,
         lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul, weight_loading=w.weight_loading,
         double_quant=w.double_quant, fsdp_version=w.fsdp_version, lora_kernels=w.lora_kernels,

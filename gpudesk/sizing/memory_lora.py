@@ -193,6 +193,7 @@ def lora_memory(
     loss: str = "standard",
     activation_offload: bool = False,
     compiled: bool = False,
+    unfused_gelu: bool = False,
     kbit_fp32_upcast: bool = False,
     kbit_embeddings_bf16: bool = False,
     fsdp1_mixed_flat_params: bool = False,
@@ -302,7 +303,7 @@ def lora_memory(
     acts, logits = activation_bytes(spec, seq_len_tokens, micro_batch_size, recompute=recompute,
                                     flash_attention=flash_attention, precision=precision, loss=loss,
                                     activation_offload=activation_offload, compiled=compiled,
-                                    tensor_parallel=t, sequence_parallel=sequence_parallel)
+                                    tensor_parallel=t, sequence_parallel=sequence_parallel, unfused_gelu=unfused_gelu)
     if spec.is_transformer and recompute in ("none", "full") and precision_family(precision) != "fp32":
         names = resolve_targets(targets, spec)
         dims = spec.transformer_dims

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpudesk.i18n import _
+from gpudesk.sizing.eager_gelu import unfused_gelu_extra_bytes_per_layer
 from gpudesk.sizing.activations import (
     SP_GATHERED_INPUTS_PER_LAYER,
     activation_bytes_per_layer,
@@ -356,7 +357,8 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
                      flash_attention: bool = True, tensor_parallel: int = 1, sequence_parallel: bool = False,
                      activation_bytes_per_sample: int | None = None, precision: str = "bf16",
                      loss: str = "standard", activation_offload: bool = False,
-                     compiled: bool = True, sp_gathered_inputs: bool = False) -> ActivationTerms:
+                     compiled: bool = True, sp_gathered_inputs: bool = False,
+                     unfused_gelu: bool = False) -> ActivationTerms:
     """(activations, logits) bytes per GPU for one micro-batch of a whole model.
 
     Transformers use Korthikanti et al. 2022 per layer (see :mod:`gpudesk.sizing.activations`) times the layer
@@ -397,6 +399,8 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
         per_layer += amp_fp32_extra_bytes_per_layer(spec, s, b, flash_attention)
     if not compiled and recompute == "none":
         per_layer += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel)
+        if unfused_gelu:
+            per_layer += unfused_gelu_extra_bytes_per_layer(spec, s, b, precision, tensor_parallel)
     if precision == "fp8" and recompute == "none":
         per_layer -= fp8_saved_input_savings_per_layer(spec, s, b, tensor_parallel, sequence_parallel)
     kept_layers = min(2, layers) if activation_offload else layers
@@ -405,6 +409,8 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
         fixed += full_recompute_working_bytes(s, b, h, heads, spec.ffn_size, **common)  # type: ignore[arg-type]
         if not compiled:
             fixed += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel)
+            if unfused_gelu:
+                fixed += unfused_gelu_extra_bytes_per_layer(spec, s, b, precision, tensor_parallel)
     if sp_gathered_inputs and sequence_parallel and tensor_parallel > 1:
         gathered = sp_gathered_input_extra_bytes(s, b, h, tensor_parallel, SP_GATHERED_INPUTS_PER_LAYER, act_bytes)
         if recompute == "full":
@@ -453,6 +459,7 @@ def train_memory(
     fsdp1_no_sync: bool = True,
     ddp_bucket_view: bool = False,
     zero3: Zero3Settings = Zero3Settings(),
+    unfused_gelu: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
 
@@ -577,7 +584,7 @@ def train_memory(
                              sequence_parallel=sequence_parallel,
                              activation_bytes_per_sample=activation_bytes_per_sample, precision=precision,
                              loss=loss, activation_offload=activation_offload, compiled=compiled,
-                             sp_gathered_inputs=sp_gathered_inputs)
+                             sp_gathered_inputs=sp_gathered_inputs, unfused_gelu=unfused_gelu)
     acts, logits = terms.activations, terms.logits
     peak = None
     keep_grads = gradient_accumulation or zero_grad_keeps_grads

@@ -38,6 +38,8 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
         # below the LoRA model's resolution (adapter gradients and states are counted as persistent).
         "zero_grad_keeps_grads", "optimizer_impl",
         "fsdp_version", "weight_loading", "sequence_parallel", "longest_sample_tokens",
+        # Eager op-by-op GELU (gpudesk.sizing.eager_gelu): the trained model's own MLP, with or without adapters.
+        "unfused_gelu",
     )},
     **{name: FULL_TRAINING for name in (
         "optimizer_in_backward", "sp_gathered_inputs", "fsdp1_no_sync",

@@ -90,7 +90,8 @@ def cli_args(case: dict) -> list[str]:
                           ("fsdp1_mixed_flat_params", "--fsdp1-mixed-flat-params"),
                           ("legacy_bnb_matmul", "--legacy-bnb-matmul"),
                           ("fsdp1_sync_each_batch", "--fsdp1-sync-each-batch"),
-                          ("ddp_bucket_view", "--ddp-bucket-view")):
+                          ("ddp_bucket_view", "--ddp-bucket-view"),
+                          ("unfused_gelu", "--unfused-gelu")):
             if key == "flash_attention":
                 if not case.get(key, True):
                     args.append("--no-flash")
