@@ -73,6 +73,7 @@ FRESH18 = CASES.with_name("measured_peaks_fresh18.jsonl")
 FRESH19 = CASES.with_name("measured_peaks_fresh19.jsonl")
 FRESH20 = CASES.with_name("measured_peaks_fresh20.jsonl")
 FRESH21 = CASES.with_name("measured_peaks_fresh21.jsonl")
+FRESH22 = CASES.with_name("measured_peaks_fresh22.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +206,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2}
 # Held-out rows whose typed flags the estimator refuses, by set. fresh-17 had one at its first score (ChatGLM3's
 # --lora-targets query_key_value); family module names are accepted since (gpudesk.sizing.lora_modules), and that
 # row is within 15 %: 46/63 (all-linear on Qwen v1 now adapts the fused c_attn, 1.8B LoRA seq 4096 0.85 -> 0.84).
@@ -257,6 +258,9 @@ SHARED_PAGES = {
     ("fresh-20", FRESH20, "fresh20-2026-12-05", 62),
     # fresh-21: collected while the fixes fresh-20 prompted were written, scored once after they merged (50/113; 1 row unsupported: QLoRA split over 2 GPUs by device_map).
     ("fresh-21", FRESH21, "fresh21-2026-12-05", 114),
+    # fresh-22: collected while the fixes fresh-21 prompted were written, scored once after they merged (21/21; 2 rows
+    # unsupported: LLaMA-Factory GLM-4 rows whose padded batch is unknown).
+    ("fresh-22", FRESH22, "fresh22-2026-12-05", 23),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
