@@ -104,10 +104,10 @@ def cmd_list(args: argparse.Namespace) -> int:
     right = {i for i, f in enumerate(fields) if f.kind in ("number", "int", "money")}
     print(_table(headers, rows, right))
     print()
-    print(ngettext("{n} GPU. Throughput is dense (no sparsity); N/A = not supported by the GPU, or no dated price "
-                   "(`gpudesk catalog show GPU` gives the reason).",
-                   "{n} GPUs. Throughput is dense (no sparsity); N/A = not supported by the GPU, or no dated price "
-                   "(`gpudesk catalog show GPU` gives the reason).", len(gpus)).format(n=len(gpus)))
+    print(ngettext("{n} GPU. Throughput is dense (no sparsity); N/A = not supported by the GPU, not published, or no "
+                   "dated price (`gpudesk catalog show GPU` gives the reason).",
+                   "{n} GPUs. Throughput is dense (no sparsity); N/A = not supported by the GPU, not published, or no "
+                   "dated price (`gpudesk catalog show GPU` gives the reason).", len(gpus)).format(n=len(gpus)))
     print(_("Prices are the ones the planner uses (your own prices from the Catalog tab override them in a plan); "
             "a market is shown for SKUs made for one market only."))
     return 0
@@ -124,7 +124,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     sources = _("All sources:")
     width = max(display_width(sources), *(display_width(marked(f.label) + ":") for f in SPEC_FIELDS))
     for field in SPEC_FIELDS:
-        print(f"{ljust_display(marked(field.label) + ':', width)} {_shown_value(field, field.value(gpu))}")
+        print(f"{ljust_display(marked(field.label) + ':', width)} {_shown_value(field, field.value(gpu), gpu)}")
     mine = _your_price(gpu.id)
     if mine is not None:  # the planner uses it instead of the catalog price (gpudesk.planner.prices)
         label = _("Your price:")
@@ -148,10 +148,11 @@ def _your_price(gpu_id: str) -> dict | None:
         return None
 
 
-def _shown_value(field, value) -> str:
-    """``field.format(value)`` in the current language: the N/A reason, "none" and yes/no translated."""
+def _shown_value(field, value, gpu: GPU | None = None) -> str:
+    """``field.format(value)`` in the current language: the N/A reason (unknown or absent, for ``gpu``), "none"
+    and yes/no translated."""
     if value is None:
-        return _("N/A ({reason})").format(reason=marked(field.none_text))
+        return _("N/A ({reason})").format(reason=marked(field.none_reason(gpu)))
     if field.zero_text is not None and value == 0:
         return marked(field.zero_text)
     if field.kind == "bool":

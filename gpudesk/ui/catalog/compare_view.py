@@ -153,7 +153,7 @@ class CompareView(QWidget):
                 item = QTableWidgetItem(self.tr("N/A") if value is None else display_value(field, value))
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 if value is None:
-                    item.setToolTip(display_value(field, None))
+                    item.setToolTip(display_value(field, None, gpu=gpu))
                 if key in diff:
                     item.setBackground(DIFF_BRUSH)
                     item.setForeground(QBrush(QColor("#1a1a1a")))

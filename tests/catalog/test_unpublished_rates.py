@@ -1,0 +1,55 @@
+"""An empty rate cell reads "unknown" where the GPU's architecture has the precision (the A10G's tensor rates are
+not published) and "not supported" where it lacks it (FP8 on Ampere, everything on Kepler), in the CLI and in
+both languages. Before the fix, the A10G's FP16 cell read "N/A (no FP16 tensor cores)" although Ampere has them."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudesk import i18n
+from gpudesk.catalog import open_catalog
+from gpudesk.catalog.fields import FIELDS_BY_KEY, UNPUBLISHED_RATE_TEXT
+from gpudesk.cli import main
+
+
+@pytest.fixture(autouse=True)
+def english_afterwards(monkeypatch):
+    monkeypatch.delenv("GPUDESK_LANG", raising=False)
+    monkeypatch.setenv("LANGUAGE", "en")
+    before = i18n.current_language()
+    yield
+    monkeypatch.undo()
+    i18n.set_language(before)
+
+
+def test_unknown_rates_follow_the_architectures_precisions():
+    catalog = open_catalog()
+    a10g, a100, k80 = (catalog.gpu(i) for i in ("a10g", "a100-80-sxm4", "k80"))
+    # Ampere has TF32/FP16/BF16/INT8 tensor cores (precision_support); FP8 and FP4 it lacks.
+    assert set(a10g.unpublished_rates) == {"tf32_dense_tflops", "fp16_dense_tflops", "bf16_dense_tflops",
+                                           "int8_dense_tops"}
+    assert a100.unpublished_rates == ()  # every rate it has is published; FP8 is absent
+    assert k80.unpublished_rates == ()  # Kepler: no FP16/BF16/TF32/FP8/INT8/FP4 units at all
+    fp16, fp8 = FIELDS_BY_KEY["fp16_dense_tflops"], FIELDS_BY_KEY["fp8_dense_tflops"]
+    assert fp16.none_reason(a10g) == UNPUBLISHED_RATE_TEXT
+    assert fp8.none_reason(a10g) == fp8.none_reason(a100) == "no FP8 support"
+    assert fp16.none_reason(k80) == "no FP16 tensor cores"
+
+
+def _line(out: str, label: str) -> str:
+    return next(text for text in out.splitlines() if text.startswith(label))
+
+
+def test_show_says_unknown_apart_from_absent(capsys):
+    assert main(["catalog", "show", "a10g"]) == 0
+    out = capsys.readouterr().out
+    assert _line(out, "FP16 dense:").endswith("N/A (unknown: not published for this GPU)")
+    assert _line(out, "FP8 dense:").endswith("N/A (no FP8 support)")
+    assert "no FP16 tensor cores" not in out
+
+
+def test_show_in_chinese(capsys):
+    assert main(["--lang", "zh_CN", "catalog", "show", "a10g"]) == 0
+    out = capsys.readouterr().out
+    assert _line(out, "FP16 稠密").endswith("N/A（未知：此 GPU 未公布该值）")
+    assert _line(out, "FP8 稠密").endswith("N/A（不支持 FP8）")
