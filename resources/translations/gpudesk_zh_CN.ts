@@ -913,11 +913,6 @@
         <source>no</source>
         <translation>否</translation>
     </message>
-    <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="196"/>
-        <source>N/A</source>
-        <translation>不可用</translation>
-    </message>
 </context>
 <context>
     <name>CatalogTab</name>
@@ -1228,22 +1223,27 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>清除对比(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="153"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="154"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="160"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="154"/>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="161"/>
         <source>Differs between the compared GPUs</source>
         <translation>所比较的 GPU 之间存在差异</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="167"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="168"/>
         <source>Select up to {0} GPUs in the table and press Compare (Ctrl+D). Differences are highlighted.</source>
         <translation>在表格中选择最多 {0} 款 GPU，然后按“比较”（Ctrl+D）。差异项会高亮显示。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="171"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="172"/>
         <source>{0} of {1} GPUs; {2} specs differ (highlighted).</source>
         <translation>{0}/{1} 款 GPU；{2} 项规格不同（已高亮）。</translation>
     </message>
@@ -2430,22 +2430,22 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>目录价格及其日期；如您设置了自己的价格则显示该价格（斜体）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="234"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="235"/>
         <source>Your own price (gpudesk user database)</source>
         <translation>您自己的价格（gpudesk 用户数据库）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="251"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="252"/>
         <source>Your price, set {0}. Catalog: {1}</source>
         <translation>您的价格，设置于 {0}。目录：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="255"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="256"/>
         <source>{0} price, {1}; source: {2}</source>
         <translation>{0} 价格，{1}；来源：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="258"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="259"/>
         <source>Lowest on-demand rate in the catalog: {0}</source>
         <translation>目录中最低的按需租用价：{0}</translation>
     </message>

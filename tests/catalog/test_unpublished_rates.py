@@ -53,3 +53,27 @@ def test_show_in_chinese(capsys):
     out = capsys.readouterr().out
     assert _line(out, "FP16 稠密").endswith("N/A（未知：此 GPU 未公布该值）")
     assert _line(out, "FP8 稠密").endswith("N/A（不支持 FP8）")
+
+
+def test_list_and_compare_cells_say_unknown(capsys):
+    assert main(["catalog", "list"]) == 0
+    out = capsys.readouterr().out
+    cells = {line.split()[0]: line.split() for line in out.splitlines() if line.split()[:1] in (["a10g"], ["p40"])}
+    assert cells["a10g"][5] == "unknown" and cells["p40"][5] == "N/A"  # BF16: Ampere has it; Pascal lacks it
+    assert "unknown = a rate the GPU's architecture has but nobody published" in out
+    assert main(["catalog", "compare", "a10g", "p40"]) == 0
+    rows = {line[3:20].strip(): line.split()[-2:] for line in capsys.readouterr().out.splitlines()[2:]}
+    assert rows["BF16 dense"] == ["unknown", "N/A"] and rows["FP8 dense"] == ["N/A", "N/A"]
+
+
+def test_compare_and_list_headers_in_chinese_line_up(capsys):
+    from gpudesk.cli.columns import display_width
+
+    assert main(["--lang", "zh_CN", "catalog", "compare", "a10g", "p40"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[0] == "规格" and any("BF16 稠密" in line and "未知" in line for line in lines)
+    assert any("ECC" in line and line.split()[-2:] == ["是", "是"] for line in lines)  # yes/no translated
+    rows = [next(line for line in lines if label in line) for label in ("显存带宽", "FP32", "TF32 稠密", "INT8 稠密")]
+    assert len({display_width(line) for line in rows}) == 1  # right-aligned to one edge, counting terminal cells
+    assert main(["--lang", "zh_CN", "catalog", "list"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("标识")

@@ -192,8 +192,9 @@ class GpuTableModel(QAbstractTableModel):
             return gpu
         value = self.value(gpu, field.key)
         if role == Qt.ItemDataRole.DisplayRole:
-            if value is None:
-                return QCoreApplication.translate("CatalogFields", "N/A")
+            if value is None:  # an unpublished rate reads "unknown", an absent one "N/A" (the tooltip says why)
+                unknown = field.key in gpu.unpublished_rates
+                return QCoreApplication.translate("CatalogFields", "unknown" if unknown else "N/A")
             return display_value(field, value, with_unit=False)
         if role == SORT_ROLE:
             return value

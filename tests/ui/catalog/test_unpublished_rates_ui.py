@@ -25,3 +25,15 @@ def test_table_tooltip_and_compare_text(ctx):  # noqa: F811
     assert none_reason(fp16, a10g) == "unknown: not published for this GPU"
     assert none_reason(fp16, k80) == "no FP16 tensor cores"
     assert display_value(fp16, None, gpu=k80) == "N/A (no FP16 tensor cores)"
+
+
+def test_table_cell_reads_unknown_apart_from_na(ctx):  # noqa: F811
+    from PySide6.QtCore import Qt
+
+    from gpudesk.ui.catalog.table_model import GpuTableModel
+
+    model = GpuTableModel(ctx.catalog.gpus())
+    column = [f.key for f in model.fields()].index("bf16_dense_tflops")
+    shown = {gpu_id: model.data(model.index(model.row_of(gpu_id), column), Qt.ItemDataRole.DisplayRole)
+             for gpu_id in ("a10g", "p40")}
+    assert shown == {"a10g": "unknown", "p40": "N/A"}
