@@ -25,3 +25,12 @@ def test_length_spread_is_refused_with_sharegpt_lengths(capsys):
 def test_refusals_in_chinese(capsys):
     assert main(["--lang", "zh_CN"] + SERVE + ["--count", "3", "--tp", "3"]) != 0
     assert "--tp：" in capsys.readouterr().err
+
+
+def test_training_header_names_the_expert_tensor_parallel_degree(capsys):
+    train = ["estimate", "speed", "--model", "mixtral-8x7b", "--gpu", "h100-sxm5", "--count", "8", "--tokens", "1e9",
+             "--seq", "4096", "--global-batch", "256", "--micro-batch", "1"]
+    assert main(train + ["--ep", "2", "--etp", "2"]) == 0
+    assert "CP 1 EP 2 ETP 2, micro-batch 1" in capsys.readouterr().out.splitlines()[0]
+    assert main(train + ["--ep", "8"]) == 0
+    assert "EP 8, micro-batch 1" in capsys.readouterr().out.splitlines()[0]  # ETP 1 is left out
