@@ -163,6 +163,7 @@ DETAIL_JSON_KEYS: tuple[str, ...] = (
     "confidence",
     "date_checked",
     "notes",
+    "unpublished_rates",  # the rate keys whose null means "not published", not "not supported"
 )
 
 

@@ -2,7 +2,8 @@
 
 GPU arguments are an id or a unique, case-insensitive fragment of the name ("a100 80gb sxm"); an
 ambiguous fragment lists the matches and exits with status 2. ``--json`` prints keys with units in their
-names (see :data:`gpudesk.catalog.fields.JSON_KEYS`); unsupported precisions are ``null``.
+names (see :data:`gpudesk.catalog.fields.JSON_KEYS`); unsupported precisions are ``null``, and so are rates
+the architecture has but nobody published, which ``show --json`` lists in ``unpublished_rates``.
 """
 
 from __future__ import annotations

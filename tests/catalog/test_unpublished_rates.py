@@ -77,3 +77,12 @@ def test_compare_and_list_headers_in_chinese_line_up(capsys):
     assert len({display_width(line) for line in rows}) == 1  # right-aligned to one edge, counting terminal cells
     assert main(["--lang", "zh_CN", "catalog", "list"]) == 0
     assert capsys.readouterr().out.splitlines()[0].startswith("标识")
+
+
+def test_show_json_lists_the_unpublished_rates(capsys):
+    import json
+
+    assert main(["catalog", "show", "a10g", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["fp16_dense_tflops"] is None and shown["fp8_dense_tflops"] is None
+    assert "fp16_dense_tflops" in shown["unpublished_rates"] and "fp8_dense_tflops" not in shown["unpublished_rates"]
