@@ -26,6 +26,7 @@ from gpudesk.catalog.records import (
     CudaArchSupport,
     Link,
     ModelShape,
+    RATE_PRECISIONS,
     PrecisionSupport,
     Price,
     Scenario,
@@ -129,6 +130,15 @@ def _priced(gpu: GPU, prices: Sequence[Price], markets: dict[str, str], packages
     )
 
 
+def _with_unpublished_rates(gpu: GPU, supported: set[tuple[str, str]]) -> GPU:
+    """``gpu`` with the empty rate fields whose precision its architecture has (``precision_support``, from the
+    vendors' architecture whitepapers and datasheets): those rates are unknown (not published for this SKU, as
+    the A10G's tensor rates), not absent. A field stays "not supported" only where the architecture lacks it."""
+    unpublished = tuple(key for key, precision in RATE_PRECISIONS.items()
+                        if getattr(gpu, key) is None and (gpu.architecture, precision) in supported)
+    return dataclasses.replace(gpu, unpublished_rates=unpublished) if unpublished else gpu
+
+
 def _sold_in(gpu: GPU, servers: Sequence[Server]) -> GPU:
     """``gpu`` with the fewest GPUs one can buy (the smallest sale unit of the servers that take it), the figure
     the planner prices an option by."""
@@ -155,6 +165,8 @@ class Catalog:
         self._data["gpus"] = [dataclasses.replace(_priced(g, self._data["prices"], markets, packages),
                                                   ecc_default_on=g.id in ecc_on) for g in self._data["gpus"]]
         self._data["gpus"] = [_sold_in(g, self._data["servers"]) for g in self._data["gpus"]]
+        supported = {(p.architecture, p.precision) for p in self._data["precision_support"] if p.supported}
+        self._data["gpus"] = [_with_unpublished_rates(g, supported) for g in self._data["gpus"]]
         self._gpus: list[GPU] = self._data["gpus"]
         self._links: list[Link] = self._data["links"]
         self._servers: list[Server] = self._data["servers"]

@@ -1,7 +1,8 @@
 """The GPU spec fields as shown to people: label, unit and how to print a value (CLI and UI share this).
 
 Values stay in catalog units (decimal GB, GB/s, dense TFLOPS/TOPS, W). ``None`` prints as "N/A" plus the
-field's reason (``none_text``), never as 0.
+field's reason (``none_text``), never as 0; a rate the GPU's architecture has but nobody published (listed in
+``GPU.unpublished_rates``) reads :data:`UNPUBLISHED_RATE_TEXT` instead, so unknown and absent read differently.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from typing import Any
 
 from gpudesk.catalog.records import GPU
 from gpudesk.i18n import N_
+
+#: Why a rate cell is empty when the architecture has the precision but no figure is published for the SKU.
+UNPUBLISHED_RATE_TEXT = N_("unknown: not published for this GPU")
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,12 @@ class Field:
 
     def value(self, gpu: GPU) -> Any:
         return getattr(gpu, self.key)
+
+    def none_reason(self, gpu: GPU | None = None) -> str:
+        """English reason an empty value of ``gpu`` is empty: unknown for an unpublished rate, else ``none_text``."""
+        if gpu is not None and self.key in gpu.unpublished_rates:
+            return UNPUBLISHED_RATE_TEXT
+        return self.none_text
 
     def format(self, value: Any, with_unit: bool = True) -> str:
         """Human text for ``value``; "N/A (reason)" for None."""
@@ -153,6 +163,7 @@ DETAIL_JSON_KEYS: tuple[str, ...] = (
     "confidence",
     "date_checked",
     "notes",
+    "unpublished_rates",  # the rate keys whose null means "not published", not "not supported"
 )
 
 

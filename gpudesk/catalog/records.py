@@ -9,6 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+#: The dense rate fields of :class:`GPU` and the ``precision_support`` precision each one measures.
+RATE_PRECISIONS: dict[str, str] = {
+    "tf32_dense_tflops": "tf32",
+    "fp16_dense_tflops": "fp16",
+    "bf16_dense_tflops": "bf16",
+    "fp8_dense_tflops": "fp8",
+    "int8_dense_tops": "int8",
+    "fp4_dense_tflops": "fp4",
+}
+
+
 @dataclass(frozen=True)
 class GPU:
     """One GPU variant (SKU). Source: the datasheet in ``source_url``; other references in ``source_refs``."""
@@ -72,6 +83,10 @@ class GPU:
     #: servers that take it (1: PCIe cards one by one; 8: an HGX board; 72: a whole GB200 NVL72 rack); None when no
     #: server takes it.
     sale_unit_gpus: int | None = None
+    #: Keys of the rate fields (``fp16_dense_tflops`` ...) left empty although the GPU's architecture has that
+    #: precision (``precision_support`` table): the rate is unknown (not published), not absent. Filled at load
+    #: by :mod:`gpudesk.catalog.catalog`; a rate field that is None and not listed here means "not supported".
+    unpublished_rates: tuple[str, ...] = ()
 
     @property
     def supports_fp8(self) -> bool:

@@ -2,7 +2,8 @@
 
 GPU arguments are an id or a unique, case-insensitive fragment of the name ("a100 80gb sxm"); an
 ambiguous fragment lists the matches and exits with status 2. ``--json`` prints keys with units in their
-names (see :data:`gpudesk.catalog.fields.JSON_KEYS`); unsupported precisions are ``null``.
+names (see :data:`gpudesk.catalog.fields.JSON_KEYS`); unsupported precisions are ``null``, and so are rates
+the architecture has but nobody published, which ``show --json`` lists in ``unpublished_rates``.
 """
 
 from __future__ import annotations
@@ -72,18 +73,28 @@ def _find(catalog: Catalog, query: str) -> GPU:
 
 
 def _table(headers: list[str], rows: list[list[str]], right: set[int]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    """Aligned columns, padded by terminal cells (a Chinese label or "未知" is two cells a character)."""
+    from gpudesk.cli.columns import display_width, ljust_display
+
+    widths = [max(display_width(h), *(display_width(r[i]) for r in rows)) if rows else display_width(h)
+              for i, h in enumerate(headers)]
+
+    def rjust(text: str, width: int) -> str:
+        return " " * max(0, width - display_width(text)) + text
 
     def line(cells: list[str]) -> str:
-        out = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        out = [rjust(c, w) if i in right else ljust_display(c, w) for i, (c, w) in enumerate(zip(cells, widths))]
         return "  ".join(out).rstrip()
 
     return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
-def _short(field_key: str, value) -> str:
-    """Table cell: number without unit (the header carries it), "N/A" for None (the footer says why)."""
+def _short(field_key: str, value, gpu: GPU | None = None) -> str:
+    """Table cell: number without unit (the header carries it); for None "unknown" where it is a rate ``gpu``'s
+    architecture has but nobody published, else "N/A" (the footer says why)."""
     if value is None:
+        if gpu is not None and field_key in gpu.unpublished_rates:
+            return _("unknown")
         return "" if field_key == "market" else "N/A"
     return FIELDS_BY_KEY[field_key].format(value, with_unit=False)
 
@@ -99,15 +110,17 @@ def cmd_list(args: argparse.Namespace) -> int:
         _emit_json([gpu_json(g) for g in gpus])
         return 0
     fields = [FIELDS_BY_KEY[k] for k in LIST_COLUMNS]
-    headers = [f.header() for f in fields]
-    rows = [[_short(f.key, f.value(g)) for f in fields] for g in gpus]
+    headers = [f"{marked(f.label)} ({f.unit})" if f.unit else marked(f.label) for f in fields]
+    rows = [[_short(f.key, f.value(g), g) for f in fields] for g in gpus]
     right = {i for i, f in enumerate(fields) if f.kind in ("number", "int", "money")}
     print(_table(headers, rows, right))
     print()
-    print(ngettext("{n} GPU. Throughput is dense (no sparsity); N/A = not supported by the GPU, or no dated price "
-                   "(`gpudesk catalog show GPU` gives the reason).",
-                   "{n} GPUs. Throughput is dense (no sparsity); N/A = not supported by the GPU, or no dated price "
-                   "(`gpudesk catalog show GPU` gives the reason).", len(gpus)).format(n=len(gpus)))
+    print(ngettext("{n} GPU. Throughput is dense (no sparsity); N/A = not supported by the GPU, or no dated price; "
+                   "unknown = a rate the GPU's architecture has but nobody published (`gpudesk catalog show GPU` "
+                   "gives the reason).",
+                   "{n} GPUs. Throughput is dense (no sparsity); N/A = not supported by the GPU, or no dated price; "
+                   "unknown = a rate the GPU's architecture has but nobody published (`gpudesk catalog show GPU` "
+                   "gives the reason).", len(gpus)).format(n=len(gpus)))
     print(_("Prices are the ones the planner uses (your own prices from the Catalog tab override them in a plan); "
             "a market is shown for SKUs made for one market only."))
     return 0
@@ -124,7 +137,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     sources = _("All sources:")
     width = max(display_width(sources), *(display_width(marked(f.label) + ":") for f in SPEC_FIELDS))
     for field in SPEC_FIELDS:
-        print(f"{ljust_display(marked(field.label) + ':', width)} {_shown_value(field, field.value(gpu))}")
+        print(f"{ljust_display(marked(field.label) + ':', width)} {_shown_value(field, field.value(gpu), gpu)}")
     mine = _your_price(gpu.id)
     if mine is not None:  # the planner uses it instead of the catalog price (gpudesk.planner.prices)
         label = _("Your price:")
@@ -148,10 +161,11 @@ def _your_price(gpu_id: str) -> dict | None:
         return None
 
 
-def _shown_value(field, value) -> str:
-    """``field.format(value)`` in the current language: the N/A reason, "none" and yes/no translated."""
+def _shown_value(field, value, gpu: GPU | None = None) -> str:
+    """``field.format(value)`` in the current language: the N/A reason (unknown or absent, for ``gpu``), "none"
+    and yes/no translated."""
     if value is None:
-        return _("N/A ({reason})").format(reason=marked(field.none_text))
+        return _("N/A ({reason})").format(reason=marked(field.none_reason(gpu)))
     if field.zero_text is not None and value == 0:
         return marked(field.zero_text)
     if field.kind == "bool":
@@ -176,11 +190,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         return 0
     shown = [f for f in SPEC_FIELDS if f.key not in ("name", "id", "notes", "price_source", "source_url", "accumulate_note")]
     diff = differing_keys(gpus, tuple(f.key for f in shown))
-    headers = ["", "Spec"] + [g.id for g in gpus]
+    headers = ["", _("Spec")] + [g.id for g in gpus]
     rows = []
-    for f in shown:
-        cells = [f.format(f.value(g)) if f.value(g) is not None else "N/A" for g in gpus]
-        rows.append(["*" if f.key in diff else "", f.label] + cells)
+    for f in shown:  # labels, yes/no and "none (PCIe only)" in the user's language, as in `catalog show`
+        cells = [_shown_value(f, f.value(g), g) if f.value(g) is not None else _short(f.key, None, g) for g in gpus]
+        rows.append(["*" if f.key in diff else "", marked(f.label)] + cells)
     print(_table(headers, rows, set(range(2, len(headers)))))
     print()
     print(_("* = values differ. Throughput is dense (no sparsity)."))

@@ -193,7 +193,8 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
     lines = [
         _("{model} on {count} x {gpu}: TP {tp} PP {pp} (VP {vp}) CP {cp} EP {ep}, micro-batch {mb}, global batch {gb} "
           "x {seq} tokens, {precision}, {framework}").format(
-            model=spec.name, count=count, gpu=gpu.name, tp=s["tp"], pp=s["pp"], vp=s["vp"], cp=s["cp"], ep=s["ep"],
+            model=spec.name, count=count, gpu=gpu.name, tp=s["tp"], pp=s["pp"], vp=s["vp"], cp=s["cp"],
+            ep=f"{s['ep']} ETP {s['etp']}" if s["etp"] > 1 else s["ep"],  # the expert TP degree, when it splits experts
             mb=s["micro_batch"], gb=s["global_batch"], seq=s["seq_len"], precision=s["precision"],
             framework=s["framework"]),
         _("tokens/s per GPU: {tps:,.0f}").format(tps=speed.tokens_per_s_per_gpu),

@@ -28,6 +28,22 @@ def hardware_usd(c: Candidate) -> float | None:
     return gpus + hosts
 
 
+def known_hardware_usd(c: Candidate) -> float:
+    """The known part of the GPUs + hosts purchase price (USD): a lower bound on the hardware cost when one of the
+    two prices is unknown (an unknown price is at least $0)."""
+    if not c.tco:
+        return 0.0
+    return sum(c.tco.breakdown_usd.get(part) or 0.0 for part in ("gpus", "hosts"))
+
+
+def budget_ceiling_per_gpu_usd(c: Candidate, budget_usd: float) -> float | None:
+    """The highest GPU quote (USD per GPU) that keeps an option whose GPU price alone is unknown within the
+    budget: (budget - known hardware) / GPUs bought. None when the GPU price is known or another price is not."""
+    if c.unpriced_items != ["GPU"] or not c.bought:
+        return None
+    return max(0.0, budget_usd - known_hardware_usd(c)) / c.bought
+
+
 def syncs_over_pcie(c: Candidate) -> bool:
     """Whether some of ``c``'s gradient sync crosses PCIe: plain PCIe cards, or NVLink-bridged pairs with more
     than one pair (the pairs talk over PCIe)."""
@@ -47,7 +63,9 @@ def rank_key(c: Candidate, budget_usd: float | None, prefer_nvlink: bool = False
     if not budget_usd:
         budget_state = 0
     elif hw is None:
-        budget_state = 1  # price unknown: after options known to be within budget, before those over it
+        # Price unknown: after options known to be within budget, before those over it; but over it when the
+        # known part alone (the host of an unpriced GPU) already exceeds the budget, since no quote can bring it back.
+        budget_state = 2 if known_hardware_usd(c) > budget_usd else 1
     else:
         budget_state = 2 if hw > budget_usd else 0
     tco = c.tco_3y_usd
@@ -195,6 +213,9 @@ def explain_ranking(ranked: list[Candidate], budget_usd: float | None = None, pr
         first.append({0: _("within the budget"),
                       1: _("price unknown, so possibly within the budget, which every priced option exceeds"),
                       2: _("over the budget, as every option is")}[top_key[3]])
+        ceiling = budget_ceiling_per_gpu_usd(top, budget_usd) if top_key[3] == 1 else None
+        if ceiling is not None:  # how plausible "possibly" is: the quote the budget leaves room for
+            first.append(_("within it only at a quote up to ${price_usd:,.0f} per GPU").format(price_usd=ceiling))
     if prefer_nvlink and top.count > 1 and not top_key[4]:
         first.append(_("NVLink between all its GPUs (large model: options whose gradient sync crosses PCIe rank after "
                        "NVLink ones)"))

@@ -170,6 +170,12 @@ class ServeLoad:
             raise SizingError("length_spread", _("the length spread must be between 0 and 1 (got {value}).").format(
                 value=self.length_spread))
         choice("length_distribution", self.length_distribution, LENGTH_DISTRIBUTIONS)
+        if self.length_distribution == "sharegpt" and self.length_spread > 0:
+            # vLLM's --random-range-ratio belongs to its random dataset; ShareGPT lengths come from the conversations
+            # (benchmarks/benchmark_dataset.py): a spread given with them would be silently ignored.
+            raise SizingError("length_spread", _(
+                "a length spread varies the random dataset's lengths (vLLM --random-range-ratio); ShareGPT lengths "
+                "come from the conversations themselves: give one or the other."))
         if self.length_distribution == "sharegpt":
             max_prompt, max_output = sharegpt_mean_limits(self.input_tokens)
             if not (SHAREGPT_MIN_TOKENS <= self.input_tokens <= max_prompt

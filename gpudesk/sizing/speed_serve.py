@@ -17,6 +17,7 @@ from typing import Any
 
 from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
+from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.serve_client import SOURCE as WARMUP_SOURCE
 from gpudesk.sizing.serve_client import warmup_caches_first_prompt
 from gpudesk.sizing.serve_engine import EngineBudget, engine_budget
@@ -76,6 +77,14 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
             whose weights leave no KV cache under the engine's memory budget.
     """
     load = load.validated()
+    heads = spec.num_attention_heads
+    if load.tp > 1 and heads and heads % load.tp:
+        # vLLM ModelConfig.verify_with_parallel_config (vllm/config/model.py) refuses it ("Total number of attention
+        # heads must be divisible by tensor parallel size"); SGLang's ModelConfig and TensorRT-LLM's mapping alike:
+        # each rank holds a whole number of heads. The planner offers only dividing degrees (planner/serve_eval.py).
+        raise SizingError("tp", _("the model's {heads} attention heads do not split evenly over {tp} tensor-parallel "
+                                  "GPUs; the engines refuse it: use a degree that divides {heads}.").format(
+            heads=heads, tp=load.tp))
     budget: EngineBudget = engine_budget(spec, gpu, load)
     steps: StepModel = step_model(spec, gpu, load, link, budget.kv_dtype)
     lag = output_lag_steps(load.engine.lower(), load.engine_version, load.cuda_graphs)

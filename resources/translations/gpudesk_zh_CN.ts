@@ -755,163 +755,163 @@
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/table_model.py" line="89"/>
+        <source>unknown: not published for this GPU</source>
+        <translation>未知：此 GPU 未公布该值</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="90"/>
         <source>Tensor rate basis</source>
         <translation>张量算力口径</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="90"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="91"/>
         <source>Measured matmul efficiency</source>
         <translation>实测矩阵乘效率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="91"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="92"/>
         <source>no public measurement</source>
         <translation>无公开测量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="92"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="93"/>
         <source>TDP</source>
         <translation>TDP</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="93"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="94"/>
         <source>Form factor</source>
         <translation>形态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="94"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="95"/>
         <source>Host interface</source>
         <translation>主机接口</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="95"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="96"/>
         <source>NVLink / fabric (bidirectional)</source>
         <translation>NVLink / 互连（双向）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="96"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="97"/>
         <source>none (PCIe only)</source>
         <translation>无（仅 PCIe）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="97"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="98"/>
         <source>MIG max instances</source>
         <translation>MIG 最大实例数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="98"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="99"/>
         <source>ECC</source>
         <translation>ECC</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="99"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="100"/>
         <source>vGPU / SR-IOV</source>
         <translation>vGPU / SR-IOV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="100"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="101"/>
         <source>Consumer (GeForce)</source>
         <translation>消费级（GeForce）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="101"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="102"/>
         <source>Launch year</source>
         <translation>发布年份</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="102"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="103"/>
         <source>Price</source>
         <translation>价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="103"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="104"/>
         <source>no dated public price</source>
         <translation>无注明日期的公开价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="104"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="105"/>
         <source>Price date</source>
         <translation>价格日期</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="105"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="106"/>
         <source>Price source</source>
         <translation>价格来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="106"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="107"/>
         <source>Price kind</source>
         <translation>价格类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="107"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="108"/>
         <source>Cloud rate (on demand)</source>
         <translation>云租用价（按需）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="108"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="109"/>
         <source>no sourced cloud rate</source>
         <translation>无有来源的云租用价</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="109"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="110"/>
         <source>Cloud rate source</source>
         <translation>云租用价来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="110"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="111"/>
         <source>Made for market</source>
         <translation>面向市场</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="111"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="112"/>
         <source>sold worldwide</source>
         <translation>全球销售</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="112"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="113"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="113"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="114"/>
         <source>Confidence</source>
         <translation>可信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="114"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="115"/>
         <source>Date checked</source>
         <translation>核对日期</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="115"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="116"/>
         <source>Spec source</source>
         <translation>规格来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="116"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="117"/>
         <source>Notes</source>
         <translation>备注</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="138"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="141"/>
         <source>N/A ({0})</source>
         <translation>不可用（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="140"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="143"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="140"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="143"/>
         <source>no</source>
         <translation>否</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="193"/>
-        <source>N/A</source>
-        <translation>不可用</translation>
     </message>
 </context>
 <context>
@@ -1223,22 +1223,27 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>清除对比(&amp;I)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="153"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="154"/>
         <source>N/A</source>
         <translation>不可用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="160"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="154"/>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="161"/>
         <source>Differs between the compared GPUs</source>
         <translation>所比较的 GPU 之间存在差异</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="167"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="168"/>
         <source>Select up to {0} GPUs in the table and press Compare (Ctrl+D). Differences are highlighted.</source>
         <translation>在表格中选择最多 {0} 款 GPU，然后按“比较”（Ctrl+D）。差异项会高亮显示。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="171"/>
+        <location filename="../../gpudesk/ui/catalog/compare_view.py" line="172"/>
         <source>{0} of {1} GPUs; {2} specs differ (highlighted).</source>
         <translation>{0}/{1} 款 GPU；{2} 项规格不同（已高亮）。</translation>
     </message>
@@ -2415,32 +2420,32 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTableModel</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="176"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="179"/>
         <source>{0}: dense throughput from the datasheet (no 2:4 sparsity).</source>
         <translation>{0}：数据手册中的稠密吞吐量（不含 2:4 稀疏）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="180"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="183"/>
         <source>Catalog price with its date, or your own price where you set one (in italics).</source>
         <translation>目录价格及其日期；如您设置了自己的价格则显示该价格（斜体）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="231"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="235"/>
         <source>Your own price (gpudesk user database)</source>
         <translation>您自己的价格（gpudesk 用户数据库）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="248"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="252"/>
         <source>Your price, set {0}. Catalog: {1}</source>
         <translation>您的价格，设置于 {0}。目录：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="252"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="256"/>
         <source>{0} price, {1}; source: {2}</source>
         <translation>{0} 价格，{1}；来源：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="255"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="259"/>
         <source>Lowest on-demand rate in the catalog: {0}</source>
         <translation>目录中最低的按需租用价：{0}</translation>
     </message>

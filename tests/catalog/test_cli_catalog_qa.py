@@ -17,7 +17,7 @@ def test_list_shows_missing_values_as_na(capsys):
     assert t4.split()[9] == "N/A"  # no dated price
     assert t4.split()[-1] == "0.35"  # but an on-demand cloud rate
     assert " - " not in a100 + t4
-    assert "N/A = not supported by the GPU, or no dated price" in out
+    assert "N/A = not supported by the GPU, or no dated price; unknown = a rate" in out
 
 
 def test_compare_names_each_gpu_once(capsys):

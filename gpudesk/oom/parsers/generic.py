@@ -51,7 +51,8 @@ _SIZE_U = _NUM + r"\s{0,2}" + r"(bytes?|[KMGTPE]i?B|[KMGTPE](?![a-zA-Z])|B(?![a-
 
 
 def _bytes(number: str, unit: str | None) -> int | None:
-    """A size in bytes; None for a number that is not one (too long, not finite)."""
+    """A size in bytes; None for a number that is not one (too long, not finite, or a fraction with no unit: bytes
+    are whole, so "Tried to allocate 1.5" at the end of a cut-off message lost its unit and says no size)."""
     digits = number.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", number) else number.replace(",", ".")
     if len(digits) > 2 * MAX_DIGITS + 1:
         return None
@@ -60,7 +61,7 @@ def _bytes(number: str, unit: str | None) -> int | None:
     except ValueError:
         return None
     factor = _UNITS.get((unit or "").lower())
-    if factor is None:
+    if factor is None or (not unit and not value.is_integer()):
         return None
     return round(value * factor)
 

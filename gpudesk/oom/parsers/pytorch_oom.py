@@ -59,7 +59,10 @@ _CACHED_OLD = re.compile(SIZE + r"\s+cached\s*(?:\)|;\s*" + SIZE + r"\s+inactive
 _HINT_ENV = re.compile(r"(PYTORCH_(?:CUDA_)?ALLOC_CONF)=([\w:.,\[\]>]+?)(?=\s|$|\.\s)")
 _HINT_SPLIT = re.compile(r"try\s+setting\s+max_split_size_mb", re.I)
 _RANK = re.compile(r"\[rank\s*(\d{1,12})\]", re.I)
-_CLASS = re.compile(r"((?:torch\.)?(?:cuda\.)?OutOfMemoryError|RuntimeError)\s*:\s*CUDA out of memory", re.I)
+# The exception before the allocator's sentence, whichever device's allocator wrote it: ROCm builds hipify
+# CUDACachingAllocator's "CUDA out of memory" into "HIP out of memory"; XPU and Ascend NPU allocators say theirs.
+_CLASS = re.compile(r"((?:torch\.)?(?:cuda\.)?OutOfMemoryError|RuntimeError)\s*:\s*(?:CUDA|HIP|XPU|NPU) out of memory",
+                    re.I)
 _MALLOC_AT = re.compile(r"\(malloc at [^)]*\)")
 _CONF_LINE = re.compile(r"(PYTORCH_(?:CUDA_)?ALLOC_CONF)\s*[=:]\s*['\"]?([\w:.,]+(?:,[\w:.]+)*)")
 

@@ -150,10 +150,11 @@ class CompareView(QWidget):
                 header.setFont(bold if key in diff else QFont())
             for column, gpu in enumerate(gpus):
                 value = field.value(gpu)
-                item = QTableWidgetItem(self.tr("N/A") if value is None else display_value(field, value))
+                item = QTableWidgetItem(display_value(field, value) if value is not None else
+                                        self.tr("unknown") if field.key in gpu.unpublished_rates else self.tr("N/A"))
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 if value is None:
-                    item.setToolTip(display_value(field, None))
+                    item.setToolTip(display_value(field, None, gpu=gpu))
                 if key in diff:
                     item.setBackground(DIFF_BRUSH)
                     item.setForeground(QBrush(QColor("#1a1a1a")))

@@ -185,7 +185,7 @@ class GpuDetailPane(QWidget):
         for field in SPEC_FIELDS:
             label = self._values.get(field.key)
             if label is not None:
-                label.setText(display_value(field, field.value(gpu)))
+                label.setText(display_value(field, field.value(gpu), gpu=gpu))
         while self._links.count():
             item = self._links.takeAt(0)
             widget = item.widget() if item is not None else None

@@ -86,6 +86,7 @@ FIELD_TEXTS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("CatalogFields", "no INT8 tensor cores"),
     QT_TRANSLATE_NOOP("CatalogFields", "FP4 dense"),
     QT_TRANSLATE_NOOP("CatalogFields", "no FP4 support"),
+    QT_TRANSLATE_NOOP("CatalogFields", "unknown: not published for this GPU"),
     QT_TRANSLATE_NOOP("CatalogFields", "Tensor rate basis"),
     QT_TRANSLATE_NOOP("CatalogFields", "Measured matmul efficiency"),
     QT_TRANSLATE_NOOP("CatalogFields", "no public measurement"),
@@ -128,14 +129,16 @@ def field_header(field: Field) -> str:
     return f"{label} ({field.unit})" if field.unit else label
 
 
-def none_reason(field: Field) -> str:
-    return QCoreApplication.translate("CatalogFields", field.none_text)
+def none_reason(field: Field, gpu: GPU | None = None) -> str:
+    """Translated reason the value is empty: unknown (a rate ``gpu``'s architecture has, not published) or absent."""
+    return QCoreApplication.translate("CatalogFields", field.none_reason(gpu))
 
 
-def display_value(field: Field, value, with_unit: bool = True) -> str:
-    """Translated display text: "N/A (reason)" for None, yes/no for flags, else the number with its unit."""
+def display_value(field: Field, value, with_unit: bool = True, gpu: GPU | None = None) -> str:
+    """Translated display text: "N/A (reason)" for None (the reason of ``gpu``'s cell), yes/no for flags, else the
+    number with its unit."""
     if value is None:
-        return QCoreApplication.translate("CatalogFields", "N/A ({0})").format(none_reason(field))
+        return QCoreApplication.translate("CatalogFields", "N/A ({0})").format(none_reason(field, gpu))
     if field.kind == "bool":
         return QCoreApplication.translate("CatalogFields", "yes") if value else QCoreApplication.translate("CatalogFields", "no")
     if field.zero_text is not None and value == 0:
@@ -189,8 +192,9 @@ class GpuTableModel(QAbstractTableModel):
             return gpu
         value = self.value(gpu, field.key)
         if role == Qt.ItemDataRole.DisplayRole:
-            if value is None:
-                return QCoreApplication.translate("CatalogFields", "N/A")
+            if value is None:  # an unpublished rate reads "unknown", an absent one "N/A" (the tooltip says why)
+                unknown = field.key in gpu.unpublished_rates
+                return QCoreApplication.translate("CatalogFields", "unknown" if unknown else "N/A")
             return display_value(field, value, with_unit=False)
         if role == SORT_ROLE:
             return value
@@ -254,7 +258,7 @@ class GpuTableModel(QAbstractTableModel):
         if field.key == "cloud_usd_per_gpu_hour" and gpu.cloud_rate_source:
             return self.tr("Lowest on-demand rate in the catalog: {0}").format(gpu.cloud_rate_source)
         if value is None:
-            return none_reason(field)
+            return none_reason(field, gpu)
         if field.key.endswith(("_tflops", "_tops")) and gpu.consumer:
             return gpu.accumulate_note
         return None
