@@ -52,7 +52,8 @@ def slo_rate_per_s(steps: StepModel, budget: EngineBudget, load: Load, ttft_limi
     a steady state and its p99 TTFT / TPOT within the limits, and the simulation at that rate; None where even the
     lowest rate searched misses a limit (a limit below one request's own prefill or decode step)."""
     rate = load.request_rate_per_s
-    assert rate is not None and math.isfinite(rate)
+    if rate is None or not math.isfinite(rate):
+        return None  # no rate to search around (ServeLoad.validated refuses limits without one)
     found: tuple[float, SimResult] | None = None
     low, high = math.log(rate / RATE_RANGE), math.log(rate * RATE_RANGE)
     for _i in range(BISECTION_STEPS):
