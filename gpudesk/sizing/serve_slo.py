@@ -23,6 +23,7 @@ answer; the limit itself is a p99, so the means come out below it by the spread 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 from gpudesk.i18n import _
@@ -31,10 +32,10 @@ from gpudesk.sizing.serve_sched import Load, SimResult, has_steady_state, simula
 from gpudesk.sizing.serve_step import StepModel
 from gpudesk.sizing.speed_common import Assumption
 
-BISECTION_STEPS = 14
+BISECTION_STEPS = 10  # over a factor RATE_RANGE**2 = 9 of rates: the rate to 0.2 %
 # Rates searched: this factor below and above the published one (a modelled engine off by more than that is a
 # defect the step model shows elsewhere).
-RATE_RANGE = 4.0
+RATE_RANGE = 3.0
 SLO_SOURCE = ("MLPerf Inference rules v4.1/v5.0 (LLM latency constraints); mlcommons/inference loadgen/mlperf.conf "
               "(target_latency_percentile 99, ttft_latency, tpot_latency) and loadgen/issue_query_controller.cc")
 
@@ -48,6 +49,18 @@ def _meets(result: SimResult, ttft_limit_s: float | None, tpot_limit_s: float | 
 
 def slo_rate_per_s(steps: StepModel, budget: EngineBudget, load: Load, ttft_limit_s: float | None,
                    tpot_limit_s: float | None) -> tuple[float, SimResult] | None:
+    """The highest whole-system request rate meeting the limits and the simulation at it (:func:`_search`); the
+    TTFT, TPOT and throughput figures of one run search the same rates, so the answer is kept for the next."""
+    args = (steps, budget, load, ttft_limit_s, tpot_limit_s)
+    try:
+        hash(args)
+    except TypeError:  # a step model holding a mutable field: search without keeping the answer
+        return _search(*args)
+    return _search_kept(*args)
+
+
+def _search(steps: StepModel, budget: EngineBudget, load: Load, ttft_limit_s: float | None,
+            tpot_limit_s: float | None) -> tuple[float, SimResult] | None:
     """The highest whole-system request rate within ``RATE_RANGE`` of ``load``'s at which the modelled engine keeps
     a steady state and its p99 TTFT / TPOT within the limits, and the simulation at that rate; None where even the
     lowest rate searched misses a limit (a limit below one request's own prefill or decode step)."""
@@ -65,6 +78,9 @@ def slo_rate_per_s(steps: StepModel, budget: EngineBudget, load: Load, ttft_limi
         else:
             high = mid
     return found
+
+
+_search_kept = functools.lru_cache(maxsize=64)(_search)
 
 
 def slo_assumption(rate_per_s: float, published_per_s: float, ttft_limit_s: float | None,
