@@ -32,10 +32,10 @@ from gpudesk.sizing.serve_sched import Load, SimResult, has_steady_state, simula
 from gpudesk.sizing.serve_step import StepModel
 from gpudesk.sizing.speed_common import Assumption
 
-BISECTION_STEPS = 10  # over a factor RATE_RANGE**2 = 9 of rates: the rate to 0.2 %
+BISECTION_STEPS = 12  # over a factor RATE_RANGE**2 = 16 of rates: the rate to 0.07 %
 # Rates searched: this factor below and above the published one (a modelled engine off by more than that is a
 # defect the step model shows elsewhere).
-RATE_RANGE = 3.0
+RATE_RANGE = 4.0
 SLO_SOURCE = ("MLPerf Inference rules v4.1/v5.0 (LLM latency constraints); mlcommons/inference loadgen/mlperf.conf "
               "(target_latency_percentile 99, ttft_latency, tpot_latency) and loadgen/issue_query_controller.cc")
 
