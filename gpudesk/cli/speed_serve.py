@@ -3,7 +3,7 @@
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
 ``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``; ``--pp`` (pipeline stages per replica) comes from the
-training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--length-distribution``, ``--api-server-count``, ``--benchmark-warmup``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``, ``--scheduler-recv-interval``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--length-distribution``, ``--ttft-p99-limit`` / ``--tpot-p99-limit``, ``--api-server-count``, ``--benchmark-warmup``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``, ``--scheduler-recv-interval``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
 ``{"serve": {...}, "assumptions": [...]}``.
@@ -29,6 +29,7 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "load": "--concurrency/--request-rate/--batch", "link": "--tp", "model": "--model", "gpu": "--gpu",
           "engine_version": "--engine-version", "gpus_per_node": "--server", "length_spread": "--length-spread",
           "length_distribution": "--length-distribution",
+          "ttft_p99_limit_s": "--ttft-p99-limit", "tpot_p99_limit_s": "--tpot-p99-limit",
           "api_server_count": "--api-server-count", "pp": "--pp",
           "backend": "--trtllm-backend", "attention_dp": "--attention-dp", "kv_block_size": "--block-size",
           "rocm_aiter": "--rocm-aiter", "scheduler_recv_interval": "--scheduler-recv-interval"}
@@ -84,6 +85,12 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("per-request lengths: fixed (every request at the given lengths) or sharegpt (ShareGPT "
                                "conversations' long-tailed lengths with the given means, as vLLM's benchmark sends "
                                "them); default fixed"))
+    parser.add_argument("--ttft-p99-limit", type=float, default=None, metavar="S",
+                        help=_("with --request-rate: the rate is the highest whose p99 time to first token stays "
+                               "within S seconds (MLPerf Server); latencies are taken at that limit"))
+    parser.add_argument("--tpot-p99-limit", type=float, default=None, metavar="S",
+                        help=_("with --request-rate: the rate is the highest whose p99 time per output token stays "
+                               "within S seconds (MLPerf Server); latencies are taken at that limit"))
     parser.add_argument("--api-server-count", type=at_least_one, default=None, metavar="N",
                         help=_("API-server processes in front of each replica (vLLM --api-server-count); default 1"))
     parser.add_argument("--benchmark-warmup", action="store_true", default=False,
@@ -221,7 +228,9 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      benchmark_warmup=bool(getattr(args, "benchmark_warmup", False)),
                      rocm_aiter=_aiter(getattr(args, "rocm_aiter", None)),
                      kv_block_size=getattr(args, "block_size", None),
-                     scheduler_recv_interval=int(getattr(args, "scheduler_recv_interval", 1) or 1))
+                     scheduler_recv_interval=int(getattr(args, "scheduler_recv_interval", 1) or 1),
+                     ttft_p99_limit_s=getattr(args, "ttft_p99_limit", None),
+                     tpot_p99_limit_s=getattr(args, "tpot_p99_limit", None))
     try:
         # the release spellings estimate serve takes (a pip freeze pin included), refused alike
         load = replace(load, engine_version=release_version(load.engine, load.engine_version))

@@ -23,6 +23,7 @@ MAX_KV_BLOCK_SIZE = 65_536
 MAX_API_SERVERS = 1024
 MAX_REPLICAS = 100_000
 MAX_REQUEST_RATE_PER_S = 1e6
+MAX_LATENCY_LIMIT_S = 3600.0
 # Requests in one benchmark run: MLPerf Inference Offline runs over a million (8 x H200, Llama 2 70B: 1.2 M).
 MAX_NUM_PROMPTS = 100_000_000
 # Weight formats as serving engines and model cards name them -> the storage format of gpudesk.sizing.dtypes with the
@@ -107,6 +108,8 @@ class ServeLoad:
     rocm_aiter: bool | None = None
     kv_block_size: int | None = None
     scheduler_recv_interval: int = 1
+    ttft_p99_limit_s: float | None = None  # open loop run at the highest rate meeting these (serve_slo)
+    tpot_p99_limit_s: float | None = None
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.
@@ -166,6 +169,13 @@ class ServeLoad:
             raise SizingError("attention_dp", _(
                 "data-parallel attention splits the {tp} tensor-parallel GPUs into groups: {dp} does not divide "
                 "{tp}.").format(tp=self.tp, dp=self.attention_dp))
+        for name in ("ttft_p99_limit_s", "tpot_p99_limit_s"):
+            if getattr(self, name) is not None:
+                positive_float(name, getattr(self, name), MAX_LATENCY_LIMIT_S)
+        if (self.ttft_p99_limit_s or self.tpot_p99_limit_s) and self.request_rate_per_s in (None, math.inf):
+            raise SizingError("ttft_p99_limit_s", _(
+                "a p99 latency limit sets the highest request rate the run may reach: it needs a finite request "
+                "rate."))
         if not 0.0 <= self.length_spread <= 1.0:
             raise SizingError("length_spread", _("the length spread must be between 0 and 1 (got {value}).").format(
                 value=self.length_spread))

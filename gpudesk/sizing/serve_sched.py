@@ -265,6 +265,12 @@ def _steady_start(steps: StepModel, budget: EngineBudget, load: Load) -> SteadyS
                         max(1, load.num_scheduler_steps))
 
 
+def has_steady_state(steps: StepModel, budget: EngineBudget, load: Load) -> bool:
+    """Whether the open loop ``load`` (no published prompt count) has a steady state: the engine and its API servers
+    keep up with the arrivals (:mod:`gpudesk.sizing.serve_steady`)."""
+    return _steady_start(steps, budget, load) is not None
+
+
 def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     """Run ``load`` through the scheduler of one replica and measure it like the engine's benchmark client."""
     prompts = _prompts(load)

@@ -33,6 +33,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "front_end": N_("API front end"),
     "warmup_request": N_("Benchmark warm-up request"),
     "length_distribution": N_("Request length distribution"),
+    "latency_limits": N_("p99 latency limits"),
     "output_lag_steps": N_("Output lag"),
     # serving: one step on the GPU
     "host_overhead_s": N_("Host overhead"),

@@ -125,7 +125,13 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         rocm_aiter=_on_off(case.get("rocm_aiter")),
         kv_block_size=int(case["block_size"]) if case.get("block_size") is not None else None,
         scheduler_recv_interval=int(case.get("scheduler_recv_interval") or 1),
+        ttft_p99_limit_s=_limit(case, "ttft_p99_limit_s"), tpot_p99_limit_s=_limit(case, "tpot_p99_limit_s"),
     )
+
+
+def _limit(case: dict[str, Any], key: str) -> float | None:
+    """A p99 latency limit of the row (seconds), None where absent."""
+    return float(case[key]) if case.get(key) is not None else None
 
 
 _ON_WORDS = ("on", "true", "1", "yes")

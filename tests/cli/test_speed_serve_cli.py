@@ -60,6 +60,8 @@ def test_text_answer_names_the_option(capsys):
      "--server"),
     ("--gpu h100-sxm5 --model llama-3.1-8b --input-tokens 10 --output-tokens 10 --batch 1 --length-spread 2",
      "--length-spread"),
+    ("--gpu h100-sxm5 --model llama-3.1-8b --input-tokens 10 --output-tokens 10 --request-rate 1 --tpot-p99-limit 0",
+     "--tpot-p99-limit"),
 ])
 def test_bad_input_is_a_cli_error_naming_the_flag(argv, needle):
     with pytest.raises(CliError) as err:
