@@ -10,6 +10,8 @@ request stops being the story.
 * A request smaller than the live tensors and under half of the GPU, refused on a card the live tensors fill: the
   working set, not one oversized tensor (a request of half the card or more stays a single allocation).
 * Aphrodite's "Profiling peak memory usage..." line: vLLM's start-up profiling batch, sized by the context length.
+* A bare "CUDA error: out of memory" raised by torch.cuda.empty_cache(), a call that only gives memory back: the
+  driver's state (a driver update, a fault), not capacity.
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
 reading needs its own words or figures."""
@@ -56,6 +58,22 @@ APHRODITE_PROFILE = (
     "INFO:     Profiling peak memory usage...\nProcess SpawnProcess-1:\nTraceback (most recent call last):\n...\n"
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1024.00 MiB. GPU 0 has a total capacity of "
     "11.66 GiB...")
+# deepbeepmeep/Wan2GP#1215.
+EMPTY_CACHE = (
+    "CUDA error: out of memory CUDA kernel errors might be asynchronously reported at some other API call, so the "
+    "stacktrace below might be incorrect. For debugging consider passing CUDA_LAUNCH_BLOCKING=1 Compile with "
+    "`TORCH_USE_CUDA_DSA` to enable device-side assertions.\nTraceback (most recent call last):\n"
+    '  File "A:\\Wan2GP\\Wan2GP\\wgp.py", line 5746, in generate_video\n    offloadobj.unload_all()\n'
+    '  File "A:\\Wan2GP\\Wan2GP\\python_embeded\\lib\\site-packages\\mmgp\\offload.py", line 2070, in unload_all\n'
+    "    torch.cuda.empty_cache()\n"
+    '  File "A:\\Wan2GP\\Wan2GP\\python_embeded\\lib\\site-packages\\torch\\cuda\\memory.py", line 222, in '
+    "empty_cache\n    torch._C._cuda_emptyCache()\nRuntimeError: CUDA error: out of memory")
+# TheLastBen/fast-stable-diffusion#702: the same call reporting an ECC fault.
+EMPTY_CACHE_ECC = (
+    '  File "/usr/local/lib/python3.7/dist-packages/torch/cuda/memory.py", line 121, in empty_cache\n'
+    "    torch._C._cuda_emptyCache()\nRuntimeError: CUDA error: uncorrectable ECC error encountered\n"
+    "CUDA kernel errors might be asynchronously reported at some other API call,so the stacktrace below might be "
+    "incorrect.")
 
 
 def test_tensorflow_context_refused_is_another_process() -> None:
@@ -112,3 +130,17 @@ def test_aphrodite_profiling_line_is_the_profiling_batch() -> None:
     echoed = APHRODITE_PROFILE.replace("INFO:     Profiling peak memory usage...",
                                        "@echo Profiling peak memory usage (default attention)")
     assert _top(echoed)[0] != "kv_cache_budget"
+
+
+def test_out_of_memory_from_a_release_call_is_the_driver_s_state() -> None:
+    assert _top(EMPTY_CACHE) == ("not_capacity", True, "driver_version")
+    cause = diagnose_text(EMPTY_CACHE).causes[0]
+    assert "roll back" in cause.fix and "Xid" in cause.fix
+    assert cause.evidence["not_capacity_kind"] == "release_call_failed"
+    # The fault the same call names keeps its own reading.
+    assert _top(EMPTY_CACHE_ECC) == ("not_capacity", True, "ecc")
+    # empty_cache() earlier in the traceback, the error raised by a later call: not this reading.
+    later = EMPTY_CACHE.replace("    torch._C._cuda_emptyCache()\n",
+                                "    torch._C._cuda_emptyCache()\n  File \"x.py\", line 3, in forward\n"
+                                "    y = self.conv(x)\n")
+    assert diagnose_text(later).causes[0].evidence.get("not_capacity_kind") != "release_call_failed"
