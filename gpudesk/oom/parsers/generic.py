@@ -339,6 +339,14 @@ LIBRARY_ALLOC_STATUS = re.compile(r"\b(?:cusparse|cusolver)(?:\s{1,2}|_)(?:error
                                   r"\bcublas(?:\s{1,2}|_)(?:error|status)\s{0,2}[:=]?\s{0,2}(?:code\s{0,2})?3\b",
                                   re.IGNORECASE)
 
+# A CUDA status printed as its number: 2 is out of memory in both CUDA APIs (runtime ``cudaErrorMemoryAllocation = 2``,
+# driver ``CUDA_ERROR_OUT_OF_MEMORY = 2``; CUDA Runtime API reference, "Data types: cudaError"; Driver API reference,
+# "CUresult"). Extensions that check their own calls print the number alone: spconv's "cuda execution failed with error
+# 2" (the TV_CHECK_CUDA_ERR macro of the tensorview headers bundled with spconv and mmdet3d, which prints
+# ``cudaGetLastError()`` as an integer), "CUDA error 2", "CUDA error code: 2". "cuda" must come first on the line and
+# the number stand alone ("error 20", "error 2.1" are not read). No figure comes with it: the job's size first.
+CUDA_ALLOC_STATUS = re.compile(r"\bcuda\b[^\n]{0,40}?\berror(?:\s{1,3}code)?\s{0,3}[:=#]?\s{0,3}2(?![\d.])", re.IGNORECASE)
+
 # Level Zero reporting the device lost (ZE_RESULT_ERROR_DEVICE_LOST, through the Unified Runtime as
 # UR_RESULT_ERROR_DEVICE_LOST, error 20, or the older PI plug-in): Intel's GPU driver resets a device whose kernels ran
 # out of memory mid-run and reports it as lost rather than as an allocation failure (intel/torch-xpu-ops#2990: a 32 GB
@@ -746,6 +754,7 @@ def extract(text: str) -> Extraction:
                     or _SHORTAGE_PHRASE.search(text) is not None or _OOM_ABBREVIATION.search(text) is not None
                     or MEMORY_TAKEN_TWICE.search(text) is not None or names_device_memory_failure(text)
                     or LIBRARY_ALLOC_STATUS.search(text) is not None
+                    or CUDA_ALLOC_STATUS.search(text) is not None
                     or LEVEL_ZERO_DEVICE_LOST.search(text) is not None,
                     failure_words=any(w in low for w in _FAILURE_WORDS))
     ceiling = (CONFIGURED_CEILING.search(text) or CONFIGURED_CEILING_RUNNING.search(text)

@@ -135,8 +135,13 @@ def _vllm_in_trainer(f: Facts) -> Cause | None:
 # "OOM" as a word (a title above a cut traceback: "llama-3.2-11B-vision run in vllm==0.6.3 OOM error", vllm#10569).
 _OOM_WORD = re.compile(r"(?<![A-Za-z0-9])OOM(?:s|ed|ing)?(?![A-Za-z0-9])")
 # The profiling step named in a traceback frame, a worker's error line or its log line (module docstring).
+# Aphrodite (vLLM's fork, now dphnAI/sonar) logs the same step on its own "INFO:     " line as "Profiling peak memory
+# usage..." before the dummy batch and "Memory profiling completed in N seconds" after it (its log in dphnAI/sonar#1320);
+# an out-of-memory between the two is that batch: the context length it defaults to from config.json (131072 for
+# Llama 3.1) when --max-model-len is not given (dphnAI/sonar#1077).
 _VLLM_PROFILE_RUN = re.compile(r"\bdetermine_num_available_blocks\b|\bdetermine_available_memory\b|\bprofile_run\b"
-                               r"|starting profile run", re.IGNORECASE)
+                               r"|starting profile run|^INFO:\s{1,8}Profiling peak memory usage",
+                               re.IGNORECASE | re.MULTILINE)
 
 
 def _vllm_profile_run(f: Facts) -> Cause | None:

@@ -275,14 +275,18 @@ def check(f: Facts) -> Cause | None:
         return crowded
     dev = f.dev
     if dev is None:
-        return None
+        return _context_refused(f)
+    # The free memory at device discovery, when pasted, says more than a message without figures (_held_before_start).
+    held_at_start = _held_before_start(f)
+    if held_at_start is not None and not dev.other_processes:
+        return held_at_start
+    refused = _context_refused(f)
+    if refused is not None:
+        return refused
     if _whose_memory_unknown(f):
         return _unattributed(f)
     if _no_figures(f):
         return _possible_holder(f)
-    held_at_start = _held_before_start(f)
-    if held_at_start is not None and not dev.other_processes:
-        return held_at_start
     if held_outside.remainder_is_large(f) and held_outside.others_first(f):
         return _held_by_others(f)
     others = [p for p in dev.other_processes if not p.is_target and p.used_bytes is not None]
@@ -709,6 +713,42 @@ def _held_before_start(f: Facts) -> Cause | None:
         fix=_("Stop or move the other processes on this GPU (nvidia-smi shows them), or pick a free GPU with CUDA_VISIBLE_DEVICES"),
         more_fixes=[_("Two TensorFlow sessions in one program each map the GPU: close the first one or turn on "
                       "memory growth in both.")],
+    )
+
+
+# TensorFlow's forced runtime initialisation refused with out of memory (_context_refused's docstring).
+_TF_CONTEXT_REFUSED = re.compile(r"CUDA runtime implicit initiali[sz]ation on GPU:?\s?\d{1,3} failed\.?\s{1,3}"
+                                 r"Status:\s{1,3}out of memory", re.IGNORECASE)
+
+
+def _context_refused(f: Facts) -> Cause | None:
+    """TensorFlow could not create its CUDA context: the GPU was full before this process allocated anything.
+
+    Before it builds any GPU device or allocator, TensorFlow forces the CUDA runtime to initialise on every visible GPU
+    (``cudaSetDevice`` then ``cudaFree(nullptr)``, whose only effect is to create the primary context) and fails with
+    "CUDA runtime implicit initialization on GPU:N failed. Status: <cudaGetErrorString>"
+    (tensorflow/core/common_runtime/gpu/gpu_device.cc, ``BaseGPUDeviceFactory::CreateDevices``, TF 1.5 to 2.x). A
+    context takes a few hundred MiB (CUDA C Programming Guide, "Initialization"); "out of memory" there means the
+    device had not even that free while this process held nothing: another process holds it (a training job beside
+    TensorBoard, other users' applications on a shared server). 0.7: above the shortage read from a bare refusal."""
+    r = f.report
+    if r.framework != "tensorflow" or _TF_CONTEXT_REFUSED.search(r.text or "") is None:
+        return None
+    key = "other_process"
+    return Cause(
+        id="other_process",
+        title=_("TensorFlow could not even create its CUDA context: another process holds the GPU"),
+        confidence=0.7,
+        evidence=evidence(deciding_check=key, check_command=check_command(key, r.platform)),
+        explanation=_("TensorFlow initialises the CUDA runtime on each visible GPU before it allocates anything, and "
+                      "that initialisation (the CUDA context, a few hundred MiB) ran out of memory: the GPU was "
+                      "already full of another process's memory before this job started."),
+        fix=_("Run nvidia-smi and stop the other processes on this GPU, or pick a free GPU with CUDA_VISIBLE_DEVICES "
+              "(an empty CUDA_VISIBLE_DEVICES for a tool that needs no GPU, such as TensorBoard); then rerun"),
+        more_fixes=[_("If the other process is your own TensorFlow job, turn on memory growth there "
+                      "(TF_FORCE_GPU_ALLOW_GROWTH=true) so that it does not map the whole GPU.")],
+        checks=[_("{command}: {meaning}").format(command=check_command(key, r.platform),
+                                                 meaning=i18n._(CHECKS[key].meaning))],
     )
 
 

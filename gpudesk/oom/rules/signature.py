@@ -1391,6 +1391,41 @@ _PINNED_WORDS = ("pin_memory", "non_blocking=true", "non_blocking = true", "cach
 _FORWARD_FRAME = re.compile(r'line \d{1,7}, in (?:forward|_forward)\s*$', re.MULTILINE)
 
 
+# The traceback's last frame is PyTorch's cache release (``torch.cuda.empty_cache()`` -> ``torch._C._cuda_emptyCache()``)
+# and the bare out-of-memory is raised there (_release_call_failed's docstring).
+_RELEASE_CALL_FAILED = re.compile(r"(?:\b_cuda_emptyCache\(\)|\bempty_cache\(\))[ \t]{0,8}\n[ \t]{0,8}"
+                                  r"(?:RuntimeError|torch\.\w{1,30}Error):\s{0,3}CUDA error:\s{0,3}out of memory")
+
+
+def _release_call_failed(f: Facts) -> Cause:
+    """A bare ``CUDA error: out of memory`` raised by ``torch.cuda.empty_cache()``: a call that only gives memory back.
+
+    ``empty_cache`` returns the caching allocator's unused blocks to the driver (c10/cuda/CUDACachingAllocator.cpp,
+    ``emptyCache`` -> ``release_cached_blocks`` -> ``cudaFree``, after synchronising the device); it asks for no
+    memory. ``cudaFree`` "may also return error codes from previous, asynchronous launches" (CUDA Runtime API
+    reference, cudaFree), which PyTorch's note about errors "asynchronously reported" says too. An out-of-memory there
+    is therefore the driver's state, not a request the card could not hold: a driver that fails calls that used to
+    work (deepbeepmeep/Wan2GP#1215: every preset failed in ``empty_cache`` after the 591.44 driver update, and rolling
+    back to 581.80 fixed it), or a GPU fault (an uncorrectable ECC error is reported at the same call,
+    TheLastBen/fast-stable-diffusion#702). 0.6, the driver first, the Xid log beside it."""
+    key = "driver_version"
+    return Cause(
+        id="not_capacity",
+        title=_("Not a capacity problem: a call that only frees memory failed (the driver's state)"),
+        confidence=0.6,
+        evidence=evidence(not_capacity_kind="release_call_failed", deciding_check=key,
+                          check_command=check_command(key, f.report.platform)),
+        explanation=_("The error was raised by torch.cuda.empty_cache(), which gives the cache's unused memory back "
+                      "to the driver and asks for none. An out-of-memory there is an error the driver reported for "
+                      "an earlier call or for its own state: a driver update that broke calls that used to work, or a "
+                      "GPU fault, not a job larger than the card."),
+        fix=_("If the error started after a driver update, roll back to the previous driver (or install the next "
+              "one); check dmesg (or the Windows event log) for Xid errors, then restart the machine and rerun"),
+        more_fixes=[_("Run with CUDA_LAUNCH_BLOCKING=1 to find the call that really failed before empty_cache().")],
+        checks=[_check_line(key, f.report.platform)],
+    )
+
+
 def _bare(f: Facts) -> list[Cause]:
     causes = _bare_ranked(f)
     hidden = _("{command}: {meaning}").format(command=HIDDEN_HOLDER_CHECK.command,
@@ -1462,6 +1497,9 @@ def _bare_ranked(f: Facts) -> list[Cause]:
         return [_other_process(0.6, f), _shortage(0.45, f, _("The model's own first tensors may be larger than what "
                                                              "the GPU has free.")),
                 _not_capacity("driver_version", 0.2, f)]
+    if _RELEASE_CALL_FAILED.search(text):
+        return [_release_call_failed(f), _not_capacity("xid", 0.4, f), _not_capacity("ecc", 0.35, f),
+                _other_process(0.3, f)]
     if pinned or (pytorch and _ASYNC_NOTE in low and _FORWARD_FRAME.search(text) is None):
         # PyTorch's caching allocator reports its own failures as "Tried to allocate ..." (every release that
         # prints the asynchronous-error note does); a bare CUDA error is a call outside it, and in a running job

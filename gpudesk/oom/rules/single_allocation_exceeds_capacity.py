@@ -2,7 +2,7 @@
 
 oom.md §3.5 rules 1-2: request > total capacity (Qwen2.5-Omni#240 124.68 GiB on 95.22, clovaai#386
 26.05 on 23.70) → 0.95; request > total − allocated (SD-depth 14.48 of 14.76 with 6.23 live; TF BFC
-Limit − InUse, ASR#78) → 0.85 when it is over half the GPU, else 0.7; request > 2 × total, or with no total known
+Limit − InUse, ASR#78) → 0.85 when it is over half the GPU, else 0.7 when it is larger than the live tensors; request > 2 × total, or with no total known
 more than the largest GPU of the bundled catalog (pytorch#126766: 3725 GiB), is a bogus size from a shape or config
 bug. With no total known, a request of half the largest GPU or more (alphafold#185: 275 GiB for a 7,000-residue
 complex) fits almost no GPU → 0.7, above a plain shortage. TensorRT's builder skipping a tactic "due to
@@ -109,9 +109,12 @@ def check(f: Facts) -> Cause | None:
     elif req > total:
         conf = 0.95
         why = _("One request is larger than the whole GPU; no setting can make it fit.")
-    elif f.allocated is not None and req > total - f.allocated and (req > f.allocated or 4 * req >= total):
-        # A request smaller than the live tensors and under a quarter of the GPU is the last straw of an
-        # accumulated working set (the job's own need), not one oversized tensor.
+    elif f.allocated is not None and req > total - f.allocated and (req > f.allocated or 2 * req >= total):
+        # A request smaller than the live tensors and under half of the GPU is the last straw of an accumulated
+        # working set (the job's own need), not one oversized tensor: with fewer live tensors (a shorter clip, a
+        # coarser scale, a smaller batch) it fits (innnky/so-vits-svc#81: 11.15 GiB asked of 39.59 with 31.42 live,
+        # fixed by slicing the audio; turandai/gaussian_surfels#19: 14.17 of 44.38 with 39.34 live, fixed by a
+        # coarser scale). A request of half the GPU or more cannot sit beside a working set of its own size.
         conf = 0.85 if req > total / 2 else 0.7
         why = _("One request is larger than everything the GPU could free while the live tensors stay.")
     else:
