@@ -64,6 +64,8 @@ doctor was run on it:
 * ``fresh-30``: ``fresh_cases_30.jsonl``, 45 messages collected while the twenty-fifth and twenty-sixth passes were
   written, scored after they merged;
 * ``fresh-31``: ``fresh_cases_31.jsonl``, 38 messages collected while the twenty-seventh pass was written, scored
+  after it merged;
+* ``fresh-32``: ``fresh_cases_32.jsonl``, 28 messages collected while the twenty-eighth pass was written, scored
   after it merged.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
@@ -131,7 +133,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-24", "fresh_cases_24.jsonl"), ("fresh-25", "fresh_cases_25.jsonl"),
               ("fresh-26", "fresh_cases_26.jsonl"), ("fresh-27", "fresh_cases_27.jsonl"),
               ("fresh-28", "fresh_cases_28.jsonl"), ("fresh-29", "fresh_cases_29.jsonl"),
-              ("fresh-30", "fresh_cases_30.jsonl"), ("fresh-31", "fresh_cases_31.jsonl"))
+              ("fresh-30", "fresh_cases_30.jsonl"), ("fresh-31", "fresh_cases_31.jsonl"),
+              ("fresh-32", "fresh_cases_32.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
