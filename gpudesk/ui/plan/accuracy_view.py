@@ -133,7 +133,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh21": self.tr("twenty-first fresh (collected after the model was frozen a twenty-first time)"),
                 "fresh22": self.tr("twenty-second fresh (collected after the model was frozen a twenty-second time)"),
                 "fresh23": self.tr("twenty-third fresh (collected after the model was frozen a twenty-third time)"),
-                "fresh24": self.tr("twenty-fourth fresh (collected after the model was frozen a twenty-fourth time)")}
+                "fresh24": self.tr("twenty-fourth fresh (collected after the model was frozen a twenty-fourth time)"),
+                "fresh25": self.tr("twenty-fifth fresh (collected after the model was frozen a twenty-fifth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
