@@ -177,6 +177,16 @@ def gpu_json(gpu: GPU, detailed: bool = False) -> dict[str, Any]:
 
 
 def differing_keys(gpus: list[GPU], keys: tuple[str, ...] | None = None) -> set[str]:
-    """Field keys whose values are not all equal across ``gpus`` (for highlighting comparisons)."""
+    """Field keys whose values are not all equal across ``gpus`` (for highlighting comparisons).
+
+    An empty rate that is unknown (the GPU's architecture has it, nobody published it: ``unpublished_rates``)
+    differs from one that is absent (the GPU lacks it): the A10G's unknown FP16 tensor rate vs a card without one.
+    """
     keys = keys or tuple(f.key for f in SPEC_FIELDS)
-    return {k for k in keys if len({repr(getattr(g, k)) for g in gpus}) > 1}
+    return {k for k in keys if len({_compared_value(g, k) for g in gpus}) > 1}
+
+
+def _compared_value(gpu: GPU, key: str) -> str:
+    """``repr`` of the value, with an unpublished rate's None told apart from an absent one's."""
+    value = getattr(gpu, key)
+    return "<unknown>" if value is None and key in gpu.unpublished_rates else repr(value)
