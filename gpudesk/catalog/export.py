@@ -2,6 +2,10 @@
 
 OWASP "CSV injection": prefixing the cell with a single quote makes Excel/LibreOffice show it as text.
 Numbers are written as numbers (a negative number is data, not a formula, so it is left alone).
+
+An empty catalog value is written two ways (:func:`catalog_cell`): :data:`UNKNOWN_CELL` ("unknown") for a rate the
+GPU's architecture has but nobody published (``GPU.unpublished_rates``), an empty cell for a value the GPU does not
+have or the catalog does not record (README "Catalog").
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import csv
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from gpudesk.catalog.records import GPU
 from gpudesk.csv_cells import csv_cell
 from gpudesk.errors import GpudeskError
 from gpudesk.i18n import _
@@ -17,6 +22,19 @@ from gpudesk.i18n import _
 
 class ExportError(GpudeskError):
     """The file could not be written; the message names the file and the reason."""
+
+
+#: The cell written for an unpublished rate: a fixed token (not translated) so that a spreadsheet or script can
+#: tell it from an empty cell (absent: the GPU lacks the feature).
+UNKNOWN_CELL = "unknown"
+
+
+def catalog_cell(gpu: GPU, key: str, value: object) -> object:
+    """The export value of ``gpu``'s field ``key`` (``value``, the user's price where one is set): None becomes
+    :data:`UNKNOWN_CELL` for an unpublished rate and stays None (an empty cell) otherwise."""
+    if value is None and key in gpu.unpublished_rates:
+        return UNKNOWN_CELL
+    return value
 
 
 def safe_cell(value: object) -> object:

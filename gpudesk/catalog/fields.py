@@ -29,6 +29,8 @@ class Field:
         none_text: why the value may be missing, shown after "N/A".
         digits: decimals for numbers (trailing zeros are dropped).
         zero_text: text shown instead of a 0 that means "has none" (NVLink on a PCIe-only card), or None.
+        none_is_value: an empty value is itself an answer (no market restriction = "sold worldwide"), so
+            ``none_text`` is shown alone, not as "N/A (reason)".
     """
 
     key: str
@@ -38,6 +40,7 @@ class Field:
     none_text: str = "unknown"
     digits: int = 1
     zero_text: str | None = None
+    none_is_value: bool = False
 
     def value(self, gpu: GPU) -> Any:
         return getattr(gpu, self.key)
@@ -51,7 +54,7 @@ class Field:
     def format(self, value: Any, with_unit: bool = True) -> str:
         """Human text for ``value``; "N/A (reason)" for None."""
         if value is None:
-            return f"N/A ({self.none_text})"
+            return self.none_text if self.none_is_value else f"N/A ({self.none_text})"
         if self.kind == "bool":
             return "yes" if value else "no"
         if self.zero_text is not None and value == 0:
@@ -106,7 +109,7 @@ SPEC_FIELDS: tuple[Field, ...] = (
     Field("sale_unit_gpus", N_("Smallest purchase (GPUs)"), kind="int", none_text=N_("no catalog server takes it")),
     Field("cloud_usd_per_gpu_hour", N_("Cloud rate (on demand)"), "USD/GPU-hour", "number", N_("no sourced cloud rate"), 2),
     Field("cloud_rate_source", N_("Cloud rate source"), none_text=N_("none")),
-    Field("market", N_("Made for market"), none_text=N_("sold worldwide")),
+    Field("market", N_("Made for market"), none_text=N_("sold worldwide"), none_is_value=True),
     Field("devices_per_package", N_("Devices per package (each die its own device)"), kind="int"),
     Field("confidence", N_("Confidence")),
     Field("date_checked", N_("Date checked")),
@@ -174,6 +177,16 @@ def gpu_json(gpu: GPU, detailed: bool = False) -> dict[str, Any]:
 
 
 def differing_keys(gpus: list[GPU], keys: tuple[str, ...] | None = None) -> set[str]:
-    """Field keys whose values are not all equal across ``gpus`` (for highlighting comparisons)."""
+    """Field keys whose values are not all equal across ``gpus`` (for highlighting comparisons).
+
+    An empty rate that is unknown (the GPU's architecture has it, nobody published it: ``unpublished_rates``)
+    differs from one that is absent (the GPU lacks it): the A10G's unknown FP16 tensor rate vs a card without one.
+    """
     keys = keys or tuple(f.key for f in SPEC_FIELDS)
-    return {k for k in keys if len({repr(getattr(g, k)) for g in gpus}) > 1}
+    return {k for k in keys if len({_compared_value(g, k) for g in gpus}) > 1}
+
+
+def _compared_value(gpu: GPU, key: str) -> str:
+    """``repr`` of the value, with an unpublished rate's None told apart from an absent one's."""
+    value = getattr(gpu, key)
+    return "<unknown>" if value is None and key in gpu.unpublished_rates else repr(value)

@@ -165,6 +165,8 @@ def _shown_value(field, value, gpu: GPU | None = None) -> str:
     """``field.format(value)`` in the current language: the N/A reason (unknown or absent, for ``gpu``), "none"
     and yes/no translated."""
     if value is None:
+        if field.none_is_value:  # "sold worldwide" is the answer, not a reason for a missing one
+            return marked(field.none_reason(gpu))
         return _("N/A ({reason})").format(reason=marked(field.none_reason(gpu)))
     if field.zero_text is not None and value == 0:
         return marked(field.zero_text)

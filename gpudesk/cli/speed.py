@@ -22,7 +22,7 @@ from gpudesk.units import format_duration
 
 _FLAGS = {"gpus": "--count", "seq_len": "--seq", "tokens": "--tokens", "global_batch": "--global-batch",
           "micro_batch": "--micro-batch",
-          "tp": "--tp", "pp": "--pp", "vp": "--vp", "cp": "--cp", "ep": "--ep", "etp": "--etp",
+          "tp": "--tp", "pp": "--pp", "vp": "--vp", "cp": "--cp", "ep": "--ep", "etp": "--etp", "ep_etp": "--ep/--etp",
           "precision": "--precision", "sharding": "--sharding", "recompute": "--recompute",
           "framework": "--framework", "model": "--model", "gpu": "--gpu", "micro_batches": "--global-batch",
           "mtp_layers": "--mtp-layers", "recompute_modules": "--recompute-modules"}

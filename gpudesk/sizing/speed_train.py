@@ -563,8 +563,13 @@ def _check(setup: TrainSetup) -> None:
     if s.gpus % model_parallel:
         raise SizingError("gpus", _("{gpus} GPUs are not a multiple of tp x pp x cp = {n}.").format(
             gpus=s.gpus, n=model_parallel))
-    if (s.gpus // s.pp) % (s.ep * s.etp):
-        raise SizingError("ep", _("ep x etp = {n} does not divide the {gpus} GPUs of a pipeline stage.").format(
+    stage_gpus = s.gpus // s.pp
+    if stage_gpus % (s.ep * s.etp):
+        # Name the degree the user got wrong: the one that alone does not divide the stage; both when each alone
+        # divides it and only their product does not, or when neither does (the CLI shows "ep_etp" as "--ep/--etp").
+        ep_bad, etp_bad = bool(stage_gpus % s.ep), bool(stage_gpus % s.etp)
+        culprit = "ep" if ep_bad and not etp_bad else "etp" if etp_bad and not ep_bad else "ep_etp"
+        raise SizingError(culprit, _("ep x etp = {n} does not divide the {gpus} GPUs of a pipeline stage.").format(
             n=s.ep * s.etp, gpus=s.gpus // s.pp))
     replicas = s.gpus // model_parallel
     if s.global_batch % (replicas * s.micro_batch):

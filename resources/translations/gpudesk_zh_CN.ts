@@ -899,17 +899,17 @@
         <translation>备注</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="141"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="143"/>
         <source>N/A ({0})</source>
         <translation>不可用（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="143"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="145"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="143"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="145"/>
         <source>no</source>
         <translation>否</translation>
     </message>
@@ -977,7 +977,12 @@
         <translation>重新显示所有 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="287"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="260"/>
+        <source>Exported {0} GPUs to {1}. &quot;unknown&quot;: a rate the GPU has that was not published; empty: the GPU does not have it.</source>
+        <translation>已将 {0} 个 GPU 导出到 {1}。&quot;unknown&quot;：该 GPU 具备但未公布的速率；空白：该 GPU 不具备此项。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="289"/>
         <source>The GPU catalog could not be opened, so there is nothing to browse.
 
 {0}
@@ -990,7 +995,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 请重新安装 gpudesk，或在源码目录中运行 `make catalog`，然后重启 gpudesk。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="291"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="293"/>
         <source>No catalog was given.</source>
         <translation>未提供目录。</translation>
     </message>
@@ -1070,19 +1075,14 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>已撤销：您为 {0} 设置的价格恢复为 {1:,.0f} USD。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="251"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="252"/>
         <source>Export GPUs as CSV</source>
         <translation>将 GPU 导出为 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="251"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="252"/>
         <source>CSV files (*.csv)</source>
         <translation>CSV 文件 (*.csv)</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="259"/>
-        <source>Exported {0} GPUs to {1}.</source>
-        <translation>已将 {0} 款 GPU 导出到 {1}。</translation>
     </message>
 </context>
 <context>
@@ -2303,7 +2303,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="88"/>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="221"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="223"/>
         <source>Your price</source>
         <translation>您的价格</translation>
     </message>
@@ -2379,37 +2379,37 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>在网页浏览器中打开 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="217"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="218"/>
         <source>no public price found</source>
         <translation>未找到公开价格</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="222"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="224"/>
         <source>No public price found for this GPU; enter your quote.</source>
         <translation>未找到这款 GPU 的公开价格；请输入你的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="231"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="233"/>
         <source>Price overrides are unavailable: {0}</source>
         <translation>无法使用自定义价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="232"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="234"/>
         <source>the user database is not open.</source>
         <translation>用户数据库未打开。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="242"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="244"/>
         <source>Your price since {0}.</source>
         <translation>您的价格，自 {0} 起。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="246"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="248"/>
         <source>Catalog price: {0} ({1}).</source>
         <translation>目录价格：{0}（{1}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="248"/>
+        <location filename="../../gpudesk/ui/catalog/detail_pane.py" line="250"/>
         <source>The catalog has no dated price for this GPU; enter your quote.</source>
         <translation>目录中没有此 GPU 注明日期的价格；请输入您的报价。</translation>
     </message>
@@ -2425,32 +2425,32 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>GpuTableModel</name>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="179"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="181"/>
         <source>{0}: dense throughput from the datasheet (no 2:4 sparsity).</source>
         <translation>{0}：数据手册中的稠密吞吐量（不含 2:4 稀疏）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="183"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="185"/>
         <source>Catalog price with its date, or your own price where you set one (in italics).</source>
         <translation>目录价格及其日期；如您设置了自己的价格则显示该价格（斜体）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="235"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="239"/>
         <source>Your own price (gpudesk user database)</source>
         <translation>您自己的价格（gpudesk 用户数据库）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="252"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="256"/>
         <source>Your price, set {0}. Catalog: {1}</source>
         <translation>您的价格，设置于 {0}。目录：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="256"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="260"/>
         <source>{0} price, {1}; source: {2}</source>
         <translation>{0} 价格，{1}；来源：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="259"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="263"/>
         <source>Lowest on-demand rate in the catalog: {0}</source>
         <translation>目录中最低的按需租用价：{0}</translation>
     </message>

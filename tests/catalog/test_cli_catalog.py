@@ -51,6 +51,16 @@ def test_show_text_has_units(capsys):
     assert "All sources:" in capsys.readouterr().out  # datasheet plus the MIG supported-GPU list
 
 
+def test_show_says_sold_worldwide_plainly(capsys):
+    # no market restriction is an answer, not a missing value: never "N/A (sold worldwide)"
+    assert main(["catalog", "show", "rtx4090"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("Made for market:"))
+    assert line.split(":", 1)[1].strip() == "sold worldwide"
+    assert main(["catalog", "show", "h20"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("Made for market:"))
+    assert line.split(":", 1)[1].strip() == "china"
+
+
 def test_ambiguous_fragment_lists_matches_and_fails(capsys):
     assert main(["catalog", "show", "h100"]) == 2
     err = capsys.readouterr().err
@@ -100,3 +110,9 @@ def test_catalog_needs_an_action(capsys):
     with pytest.raises(SystemExit) as info:
         main(["catalog"])
     assert info.value.code == 2
+
+
+def test_show_says_sold_worldwide_in_chinese(capsys, zh_cn):
+    assert main(["catalog", "show", "rtx4090"]) == 0
+    out = capsys.readouterr().out
+    assert "全球销售" in out and "N/A" not in next(x for x in out.splitlines() if "全球销售" in x)

@@ -7,7 +7,7 @@ import csv
 import pytest
 
 from gpudesk.catalog import open_catalog
-from gpudesk.catalog.export import ExportError, safe_cell, write_csv
+from gpudesk.catalog.export import UNKNOWN_CELL, ExportError, catalog_cell, safe_cell, write_csv
 from gpudesk.catalog.fields import FIELDS_BY_KEY, differing_keys, gpu_json
 
 
@@ -59,3 +59,16 @@ def test_field_formatting(catalog):
     assert FIELDS_BY_KEY["launch_year"].format(2022) == "2022"
     assert gpu_json(gpu)["fp8_dense_tflops"] == 1978.9
     assert differing_keys([gpu, catalog.gpu("h200-sxm")], ("bf16_dense_tflops", "memory_gb")) == {"memory_gb"}
+
+
+def test_catalog_cell_tells_unknown_from_absent(catalog):
+    a10g = catalog.gpu("a10g")
+    assert catalog_cell(a10g, "bf16_dense_tflops", None) == UNKNOWN_CELL == "unknown"  # Ampere has BF16
+    assert catalog_cell(a10g, "fp8_dense_tflops", None) is None  # Ampere has no FP8: an empty cell
+    assert catalog_cell(a10g, "memory_gb", 24.0) == 24.0
+
+
+def test_differing_keys_tells_unknown_from_absent(catalog):
+    a10g, t4, p40 = catalog.gpu("a10g"), catalog.gpu("t4"), catalog.gpu("p40")
+    assert "bf16_dense_tflops" in differing_keys([a10g, t4], ("bf16_dense_tflops",))
+    assert "bf16_dense_tflops" not in differing_keys([t4, p40], ("bf16_dense_tflops",))

@@ -172,3 +172,17 @@ def test_speed_refuses_the_engine_versions_serve_refuses(version: str, capsys: p
     """``estimate serve`` refused ``--engine-version ""`` and ``-1.0``; ``estimate speed`` took them silently (the
     blank as the default release, ``-1.0`` as release 1.0)."""
     _fails_naming(SERVE + [f"--engine-version={version}"], "--engine-version", capsys)
+
+
+@pytest.mark.parametrize(("degrees", "flag"), [
+    (["--ep", "2", "--etp", "3"], "gpudesk: --etp:"),  # EP 2 divides the 8 GPUs; ETP 3 does not
+    (["--ep", "3", "--etp", "2"], "gpudesk: --ep:"),
+    (["--ep", "3"], "gpudesk: --ep:"),
+    (["--etp", "3"], "gpudesk: --etp:"),
+    (["--ep", "4", "--etp", "4"], "gpudesk: --ep/--etp:"),  # each divides 8, only the product 16 does not
+])
+def test_expert_degrees_not_dividing_the_stage_name_the_wrong_flag(
+        degrees: list[str], flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    err = _fails_naming(["estimate", "speed", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--count", "8",
+                         *degrees], flag, capsys)
+    assert "does not divide the 8 GPUs" in err

@@ -150,7 +150,7 @@ class CompareView(QWidget):
                 header.setFont(bold if key in diff else QFont())
             for column, gpu in enumerate(gpus):
                 value = field.value(gpu)
-                item = QTableWidgetItem(display_value(field, value) if value is not None else
+                item = QTableWidgetItem(display_value(field, value) if value is not None or field.none_is_value else
                                         self.tr("unknown") if field.key in gpu.unpublished_rates else self.tr("N/A"))
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 if value is None:

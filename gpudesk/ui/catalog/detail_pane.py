@@ -207,17 +207,19 @@ class GpuDetailPane(QWidget):
 
     def set_sourced_prices(self, gpu: GPU | None, prices: list) -> None:
         """Say the same thing about the price everywhere: the GPU record carries the catalog's one price (the row's,
-        else the prices table's by kind; gpudesk.catalog.prices), the one the planner uses; with none anywhere,
-        "no public price found" (the row's "see the prices table" would then point at nothing)."""
+        else the prices table's by kind; gpudesk.catalog.prices), the one the planner uses; with none anywhere, the
+        price reads "no public price found" (the row's "see the prices table" would then point at nothing) and the
+        source shows the catalog's note on why (catalog text), or the same sentence when it has none."""
         if gpu is None or self._gpu is None or gpu.id != self._gpu.id or gpu.price_usd is not None:
             return
         if any(not p.is_cloud and p.unit == "per-gpu" for p in prices):
             return
         price, source = self._values.get("price_usd"), self._values.get("price_source")
         none = self.tr("no public price found")
-        for label in (price, source):
-            if label is not None:
-                label.setText(none)
+        if price is not None:
+            price.setText(none)
+        if source is not None:  # the catalog's own note says why (A10G: "not sold, AWS EC2 G5 instances only")
+            source.setText(gpu.price_source or none)
         if not self._price_state.text().startswith(self.tr("Your price")):
             self._price_state.setText(self.tr("No public price found for this GPU; enter your quote."))
 

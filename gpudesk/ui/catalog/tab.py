@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.catalog.export import ExportError, write_csv
+from gpudesk.catalog.export import ExportError, catalog_cell, write_csv
 from gpudesk.catalog.fields import SPEC_FIELDS
 from gpudesk.ui.catalog.compare_view import MAX_COMPARE, CompareView
 from gpudesk.ui.catalog.controller import CatalogPrices
@@ -236,14 +236,15 @@ class CatalogTab(QWidget):
 
     # Export -----------------------------------------------------------------------------------------------
     def export_csv(self, path: str | Path) -> int:
-        """Write the current view (filters and sort order applied, user prices in) to ``path``.
+        """Write the current view (filters and sort order applied, user prices in) to ``path``; an unpublished
+        rate is written "unknown", an absent value as an empty cell (gpudesk.catalog.export.catalog_cell).
 
         Raises:
             ExportError: the file cannot be written.
         """
         fields = {f.key: f for f in SPEC_FIELDS}
         headers = [field_header(fields[k]) for k in EXPORT_KEYS]
-        rows = ([self.model.value(g, k) for k in EXPORT_KEYS] for g in self.proxy.visible_gpus())
+        rows = ([catalog_cell(g, k, self.model.value(g, k)) for k in EXPORT_KEYS] for g in self.proxy.visible_gpus())
         return write_csv(path, headers, rows)
 
     def _export_dialog(self) -> None:
@@ -256,7 +257,8 @@ class CatalogTab(QWidget):
         except ExportError as exc:
             self.ctx.notify(error_text(exc), "error")
             return
-        self.ctx.notify(self.tr("Exported {0} GPUs to {1}.").format(count, path), "info")
+        self.ctx.notify(self.tr("Exported {0} GPUs to {1}. \"unknown\": a rate the GPU has that was not published; "
+                                "empty: the GPU does not have it.").format(count, path), "info")
 
 
 def build_table(proxy: GpuFilterProxy, parent: QWidget) -> QTableView:

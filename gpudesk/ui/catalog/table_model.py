@@ -138,6 +138,8 @@ def display_value(field: Field, value, with_unit: bool = True, gpu: GPU | None =
     """Translated display text: "N/A (reason)" for None (the reason of ``gpu``'s cell), yes/no for flags, else the
     number with its unit."""
     if value is None:
+        if field.none_is_value:  # "sold worldwide" is the answer, not a reason for a missing one
+            return none_reason(field, gpu)
         return QCoreApplication.translate("CatalogFields", "N/A ({0})").format(none_reason(field, gpu))
     if field.kind == "bool":
         return QCoreApplication.translate("CatalogFields", "yes") if value else QCoreApplication.translate("CatalogFields", "no")
@@ -192,6 +194,8 @@ class GpuTableModel(QAbstractTableModel):
             return gpu
         value = self.value(gpu, field.key)
         if role == Qt.ItemDataRole.DisplayRole:
+            if value is None and field.none_is_value:  # "sold worldwide": the empty value is the answer
+                return none_reason(field, gpu)
             if value is None:  # an unpublished rate reads "unknown", an absent one "N/A" (the tooltip says why)
                 unknown = field.key in gpu.unpublished_rates
                 return QCoreApplication.translate("CatalogFields", "unknown" if unknown else "N/A")

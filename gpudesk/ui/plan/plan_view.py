@@ -479,8 +479,8 @@ class PlanView(QWidget):
         QTimer.singleShot(0, self.fit_summary)
 
     def summary_text(self, plan: PlanDocument, candidates: list[PlanOption]) -> str:
-        """The header: the title, then the decision lines (top candidate, serving side, what binds), then the
-        context (the job before the search, unpriced options, warnings); :meth:`fit_summary` keeps the decision lines
+        """The header: the title, then the decision lines (top candidate, unpriced options, serving side, what
+        binds), then the context (the job before the search, warnings); :meth:`fit_summary` keeps the decision lines
         in view."""
         model = plan.model
         lines = [
@@ -541,8 +541,8 @@ class PlanView(QWidget):
                 context.append(self.tr("The search changed your answers for it: {0}. “Apply this option” writes them into "
                                      "the wizard.").format("; ".join(changes)))
             unpriced = list(dict.fromkeys(c.name for c in candidates if c.gpu_price_unknown))
-            if unpriced:
-                context.append(self.tr("Price unknown for {0} (ranked after priced options): select one and enter your quote "
+            if unpriced:  # a decision line: it changes the ranking, so fit_summary keeps it in view, wrapped whole
+                lines.append(self.tr("Price unknown for {0} (ranked after priced options): select one and enter your quote "
                                      "on the right, or in the Catalog tab.").format(", ".join(unpriced[:4])
                                                                                     + (", …" if len(unpriced) > 4 else "")))
         side = plan.serving_side

@@ -28,8 +28,20 @@ def test_price_is_said_the_same_way_in_the_detail_and_the_prices_table(tab) -> N
     assert tab.price_sources.table.rowCount() >= 2
     _select(tab, "b300")  # nothing anywhere
     assert tab.detail.value_text("price_usd") == "no public price found"
-    assert tab.detail.value_text("price_source") == "no public price found"
+    # the catalog's own note on why there is none, not only "no public price found"
+    assert tab.detail.value_text("price_source") == "no public price found (searched 2026-12-01); enter your quote"
     assert tab.price_sources.table.rowCount() == 0
+    _select(tab, "a10g")  # an AWS-only part: the note says why no price can exist
+    assert tab.detail.value_text("price_usd") == "no public price found"
+    assert tab.detail.value_text("price_source") == "no public price: not sold, AWS EC2 G5 instances only"
+    assert tab.price_sources.table.rowCount() == 0
+
+
+def test_made_for_market_reads_sold_worldwide_not_na(tab) -> None:  # type: ignore[no-untyped-def]
+    _select(tab, "h100-sxm5")  # no market restriction: the empty value is the answer, not a missing one
+    assert tab.detail.value_text("market") == "sold worldwide"
+    _select(tab, "h20")
+    assert tab.detail.value_text("market") == "china"
 
 
 def test_rent_vs_buy_says_what_owning_costs_or_that_it_is_unknown(tab) -> None:  # type: ignore[no-untyped-def]

@@ -135,3 +135,39 @@ def test_compare_names_the_price_used(qtbot):
     rows = dict(view.rows_for(saved))
     assert rows["3-year TCO"] == "price unknown"
     assert rows["GPU price used"].startswith("GPU price unknown")
+
+
+@pytest.mark.parametrize("size", [(1280, 820), (1280, 800)])  # the main window's default size; the docs' shots
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_price_unknown_sentence_is_wrapped_whole_in_view(qtbot, qapp, ctx, tmp_path, language, size):
+    # QA: the sentence naming the unpriced options sat below the header's fold, cut through mid-line.
+    from PySide6.QtGui import QTextDocument
+
+    from gpudesk import i18n
+    from gpudesk.ui import app as app_module
+
+    before = i18n.current_language()
+    translators = app_module.apply_language(qapp, language)[1] if language != "en" else []
+    try:
+        widget = PlanTab(ctx)
+        qtbot.addWidget(widget)
+        widget.resize(*size)
+        widget.show()
+        _plan(qtbot, widget, tmp_path)
+        qtbot.wait(20)
+        view = widget.pages.results
+        lines = view.summary.text().split("\n")
+        marker = "Price unknown for" if language == "en" else "价格未知"
+        last = next(i for i, line in enumerate(lines) if marker in line and "NVIDIA A100 80GB SXM4" in line)
+        layout = QTextDocument()
+        layout.setDocumentMargin(0)
+        layout.setDefaultFont(view.summary.font())
+        layout.setTextWidth(view.summary.width())
+        layout.setPlainText("\n".join(lines[:last + 1]))
+        assert view.summary.wordWrap()
+        assert view.summary_area.verticalScrollBar().value() == 0
+        assert layout.size().height() <= view.summary_area.viewport().height() + 2, (language, lines[:last + 1])
+    finally:
+        for translator in translators:
+            qapp.removeTranslator(translator)
+        i18n.set_language(before)
