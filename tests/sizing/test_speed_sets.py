@@ -179,7 +179,7 @@ def test_the_sixth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path)
     ("fresh23", ("fresh22", 40, 2.5), "twenty-third fresh set (collected after the model was frozen a twenty-third time)",
      (125, 80), (0.8, 1.25)),
     ("fresh24", ("fresh23", 80, 1.25), "twenty-fourth fresh set (collected after the model was frozen a twenty-fourth time)",
-     (125, 80), (0.8, 1.25)),
+     (50, 200), (2.0, 0.5)),
     ("fresh25", ("fresh24", 200, 0.5), "twenty-fifth fresh set (collected after the model was frozen a twenty-fifth time)",
      (400, 25), (0.25, 4.0)),
 ])
