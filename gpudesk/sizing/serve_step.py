@@ -110,6 +110,7 @@ from dataclasses import dataclass
 from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.engine_version import version_triple
 from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
 from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
@@ -661,7 +662,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     unsplit_workgroups = 0.0
     if uses_unsplit_decode(load.engine, gpu.id, gpu.vendor, load.rocm_aiter, spec.head_dim_resolved,
                            max(1, dims.num_attention_heads // max(1, kv_heads)), load.kv_block_size,
-                           load.input_tokens + load.output_tokens):
+                           load.input_tokens + load.output_tokens, gpu.architecture,
+                           version_triple(load.engine_version)):
         unsplit_workgroups = max(1.0, kv_heads / attn_tp)
         assumptions.append(Assumption("rocm_decode_attention", unsplit_note(
             unsplit_workgroups, ROCM_COMPUTE_UNITS[gpu.id], load.kv_block_size), ROCM_ATTENTION_SOURCE))

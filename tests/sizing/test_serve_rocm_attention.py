@@ -35,6 +35,36 @@ def test_the_unsplit_kernel_runs_only_where_vllm_would_choose_it(engine, gpu, ve
     assert uses_unsplit_decode(engine, gpu, vendor, aiter, head, gqa, block, context) is expected
 
 
+@pytest.mark.parametrize("aiter, release, expected", [
+    (None, (0, 8, 5), True),    # the V1 Triton backend's paged decode: no custom kernel on gfx908
+    (False, (0, 8, 5), True),
+    (True, (0, 8, 5), False),   # AITER on (the MI100 images' TRITON_ATTN): not the paged kernel
+    (None, (0, 11, 1), False),  # from 0.9: unified_attention splits decode-only steps (PR 16828)
+    (None, None, False),        # release unknown: not charged
+])
+def test_cdna1_never_takes_the_custom_kernel_before_unified_attention(aiter, release, expected):
+    # Qwen3-32B on MI100 (gfx908): head size 128, 8 query heads per KV head, block 16: the custom HIP kernel's
+    # conditions hold, but vllm/platforms/rocm.py offers it only ON_GFX9 (gfx90a, gfx942, gfx950).
+    assert uses_unsplit_decode("vllm", "mi100", "AMD", aiter, 128, 8, None, 2048, "CDNA", release) is expected
+    assert not uses_unsplit_decode("vllm", "mi210", "AMD", aiter, 128, 8, None, 2048, "CDNA 2", release)
+
+
+def test_mi100_decode_under_vllm_085_streams_the_kv_cache_at_its_workgroups_share(catalog):
+    # btbtyler09/mi100-llm-testing 'VLLM Benchmarks.md' at 985b37a: Qwen3-32B, 4 x MI100, TP 4, vLLM 0.8.5 V1,
+    # 1024 in / 128 out at concurrency 5 (TPOT mean 83.03 ms). 8 KV heads over TP 4: 2 workgroups per sequence.
+    spec = spec_from_catalog(catalog.model("qwen3-32b"))
+    gpu = catalog.gpu("mi100")
+    link = catalog.link("pcie4-x16")
+    load = dict(engine="vllm", input_tokens=1024, output_tokens=128, concurrency=5, weight_format="bf16", tp=4,
+                gpus_per_node=4)
+    old = serve_speed(spec, gpu, ServeLoad(engine_version="0.8.5", **load), link)
+    new = serve_speed(spec, gpu, ServeLoad(engine_version="0.11.1", **load), link)
+    assert old.tpot_s > 1.05 * new.tpot_s
+    assert any(a.name == "rocm_decode_attention" for a in old.assumptions)
+    assert step_model(spec, gpu, ServeLoad(engine_version="0.8.5", **load), link, "bf16").decode_kv_share(
+        5) == pytest.approx(10 / 120)
+
+
 def _load(**kw):
     base = dict(engine="vllm", input_tokens=16384, output_tokens=2048, concurrency=4, weight_format="fp8", tp=8,
                 engine_version="0.15.1", gpus_per_node=8)
