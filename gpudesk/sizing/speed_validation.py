@@ -9,7 +9,7 @@ file is an empty set; the format is that folder's README). Training rows go thro
 listed with the reason it cannot be answered. Classes: kind, vendor, pipeline parallel, expert parallel / MoE,
 FP8, engine; each with its share within 20 % and 50 %, median absolute error and geometric-mean ratio. The later
 set (rows collected after the model was written) and the fresh sets (rows collected after it was frozen; fresh2 after
-a second freeze, fresh3 after a third, fresh4 after a fourth, and so on to fresh25) are summarised on their own.
+a second freeze, fresh3 after a third, fresh4 after a fourth, and so on to fresh26) are summarised on their own.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from gpudesk.json_limits import json_error_reason
 from gpudesk.paths import bundle_root
 from gpudesk.sizing.errors import ConfigFileError, SizingError
 
-SET_FILES = {"dev": ("train_runs.jsonl", "serve_runs.jsonl"), "later": ("later_runs.jsonl",), "fresh": ("fresh_train_runs.jsonl", "fresh_serve_runs.jsonl"), "fresh2": ("fresh2_train_runs.jsonl", "fresh2_serve_runs.jsonl"), "fresh3": ("fresh3_train_runs.jsonl", "fresh3_serve_runs.jsonl"), "fresh4": ("fresh4_train_runs.jsonl", "fresh4_serve_runs.jsonl"), "fresh5": ("fresh5_train_runs.jsonl", "fresh5_serve_runs.jsonl"), "fresh6": ("fresh6_train_runs.jsonl", "fresh6_serve_runs.jsonl"), "fresh7": ("fresh7_train_runs.jsonl", "fresh7_serve_runs.jsonl"), "fresh8": ("fresh8_train_runs.jsonl", "fresh8_serve_runs.jsonl"), "fresh9": ("fresh9_train_runs.jsonl", "fresh9_serve_runs.jsonl"), "fresh10": ("fresh10_train_runs.jsonl", "fresh10_serve_runs.jsonl"), "fresh11": ("fresh11_train_runs.jsonl", "fresh11_serve_runs.jsonl"), "fresh12": ("fresh12_train_runs.jsonl", "fresh12_serve_runs.jsonl"), "fresh13": ("fresh13_train_runs.jsonl", "fresh13_serve_runs.jsonl"), "fresh14": ("fresh14_train_runs.jsonl", "fresh14_serve_runs.jsonl"), "fresh15": ("fresh15_train_runs.jsonl", "fresh15_serve_runs.jsonl"), "fresh16": ("fresh16_train_runs.jsonl", "fresh16_serve_runs.jsonl"), "fresh17": ("fresh17_train_runs.jsonl", "fresh17_serve_runs.jsonl"), "fresh18": ("fresh18_train_runs.jsonl", "fresh18_serve_runs.jsonl"), "fresh19": ("fresh19_train_runs.jsonl", "fresh19_serve_runs.jsonl"), "fresh20": ("fresh20_train_runs.jsonl", "fresh20_serve_runs.jsonl"), "fresh21": ("fresh21_train_runs.jsonl", "fresh21_serve_runs.jsonl"), "fresh22": ("fresh22_train_runs.jsonl", "fresh22_serve_runs.jsonl"), "fresh23": ("fresh23_train_runs.jsonl", "fresh23_serve_runs.jsonl"), "fresh24": ("fresh24_train_runs.jsonl", "fresh24_serve_runs.jsonl"), "fresh25": ("fresh25_train_runs.jsonl", "fresh25_serve_runs.jsonl")}
+SET_FILES = {"dev": ("train_runs.jsonl", "serve_runs.jsonl"), "later": ("later_runs.jsonl",), "fresh": ("fresh_train_runs.jsonl", "fresh_serve_runs.jsonl"), "fresh2": ("fresh2_train_runs.jsonl", "fresh2_serve_runs.jsonl"), "fresh3": ("fresh3_train_runs.jsonl", "fresh3_serve_runs.jsonl"), "fresh4": ("fresh4_train_runs.jsonl", "fresh4_serve_runs.jsonl"), "fresh5": ("fresh5_train_runs.jsonl", "fresh5_serve_runs.jsonl"), "fresh6": ("fresh6_train_runs.jsonl", "fresh6_serve_runs.jsonl"), "fresh7": ("fresh7_train_runs.jsonl", "fresh7_serve_runs.jsonl"), "fresh8": ("fresh8_train_runs.jsonl", "fresh8_serve_runs.jsonl"), "fresh9": ("fresh9_train_runs.jsonl", "fresh9_serve_runs.jsonl"), "fresh10": ("fresh10_train_runs.jsonl", "fresh10_serve_runs.jsonl"), "fresh11": ("fresh11_train_runs.jsonl", "fresh11_serve_runs.jsonl"), "fresh12": ("fresh12_train_runs.jsonl", "fresh12_serve_runs.jsonl"), "fresh13": ("fresh13_train_runs.jsonl", "fresh13_serve_runs.jsonl"), "fresh14": ("fresh14_train_runs.jsonl", "fresh14_serve_runs.jsonl"), "fresh15": ("fresh15_train_runs.jsonl", "fresh15_serve_runs.jsonl"), "fresh16": ("fresh16_train_runs.jsonl", "fresh16_serve_runs.jsonl"), "fresh17": ("fresh17_train_runs.jsonl", "fresh17_serve_runs.jsonl"), "fresh18": ("fresh18_train_runs.jsonl", "fresh18_serve_runs.jsonl"), "fresh19": ("fresh19_train_runs.jsonl", "fresh19_serve_runs.jsonl"), "fresh20": ("fresh20_train_runs.jsonl", "fresh20_serve_runs.jsonl"), "fresh21": ("fresh21_train_runs.jsonl", "fresh21_serve_runs.jsonl"), "fresh22": ("fresh22_train_runs.jsonl", "fresh22_serve_runs.jsonl"), "fresh23": ("fresh23_train_runs.jsonl", "fresh23_serve_runs.jsonl"), "fresh24": ("fresh24_train_runs.jsonl", "fresh24_serve_runs.jsonl"), "fresh25": ("fresh25_train_runs.jsonl", "fresh25_serve_runs.jsonl"), "fresh26": ("fresh26_train_runs.jsonl", "fresh26_serve_runs.jsonl")}
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
 
@@ -272,7 +272,8 @@ def speed_report_lines(results: list[SpeedRow], summary: dict[str, Any]) -> list
                             ("fresh22", _("twenty-second fresh set (collected after the model was frozen a twenty-second time)")),
                             ("fresh23", _("twenty-third fresh set (collected after the model was frozen a twenty-third time)")),
                             ("fresh24", _("twenty-fourth fresh set (collected after the model was frozen a twenty-fourth time)")),
-                            ("fresh25", _("twenty-fifth fresh set (collected after the model was frozen a twenty-fifth time)"))):
+                            ("fresh25", _("twenty-fifth fresh set (collected after the model was frozen a twenty-fifth time)")),
+                            ("fresh26", _("twenty-sixth fresh set (collected after the model was frozen a twenty-sixth time)"))):
         s = summary[set_name]
         lines += ["", f"{title}: {fmt(s['all'])}"]
         for kind, sub in s["by_kind"].items():
