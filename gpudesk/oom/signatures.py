@@ -554,6 +554,11 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   # operator new refused the allocation.
                   "bad allocation",
                   "java.lang.outofmemoryerror", "killed by signal: killed", "oom-kill", "out of memory: killed process",
+                  # The same kernel OOM killer as kernels before 5.0 word it (mm/oom_kill.c, oom_kill_process():
+                  # "%s: Kill process %d (%s) score %u or sacrifice child", %s "Out of memory" or "Memory cgroup out
+                  # of memory"; then "Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:%lukB"): the
+                  # victim's resident host memory, RAM and swap exhausted (NervanaSystems/deepspeech#48).
+                  "out of memory: kill process", "or sacrifice child", "kb, anon-rss:",
                   "cannot allocate memory (12)", "cl_out_of_host_memory", "ur_result_error_out_of_host_memory",
                   "host allocation of size", "requires more system memory", "insufficient system memory",
                   "not enough system memory", "paging file is too small", "winerror 1455", "os error 1455",

@@ -267,7 +267,7 @@ def parse(text: str, report: MemoryReport) -> bool:
     # its host PID.
     # Without the reserved figure (a message cut after "allocated by PyTorch"), the allocated memory is the floor.
     own_floor = dev.reserved_bytes if dev.reserved_bytes is not None else dev.allocated_bytes
-    own = [] if this_proc is None or own_floor is None else [
+    own = [] if this_proc is not None or own_floor is None else [
         p for p in dev.other_processes
         if p.used_bytes is not None and own_floor <= p.used_bytes <= own_floor + 3 * 1024**3]
     if len(own) == 1:

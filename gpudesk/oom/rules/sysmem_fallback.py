@@ -11,6 +11,11 @@ shared memory behind it too (the driver gives the GPU at most half of the system
 Memory Reporting through WDDM", learn.microsoft.com): the job's total need is the cause to act on, the spill how it got
 that far → 0.6, below the shortage (Xilluill/KV-Edit#16: 20.56 GiB held on a 6 GiB card, the model needs 24 GB;
 huggingface/meshgen#7: 13.98 GiB on an 8 GiB card).
+A request more than twice the GPU (single_allocation_exceeds_capacity's implausible size) and larger than everything
+the spill has served so far (the allocated memory) is not one the fallback was about to serve: the shared memory
+behind VRAM is at most half the system RAM (WDDM, above), and the job never reached that size before this one
+tensor. The request's shape is the cause to act on, the spill how the live tensors got there → 0.6
+(xinntao/Real-ESRGAN#861: 110.72 GiB asked on an 8 GiB card holding 28.49 GiB, the whole image at once, no tiling).
 """
 
 from __future__ import annotations
@@ -42,7 +47,8 @@ def check(f: Facts) -> Cause | None:
     return Cause(
         id="sysmem_fallback",
         title=_("Windows driver spills GPU memory to system RAM"),
-        confidence=0.96 if spilled and (f.requested is None or f.total is None or f.requested >= f.total) else 0.6,
+        confidence=0.96 if spilled and not _beyond_any_spill(f.requested, f.total, allocated) and (
+            f.requested is None or f.total is None or f.requested >= f.total) else 0.6,
         evidence=evidence(shared_gpu_memory_bytes=shared, text=hit.group(0) if hit else None,
                           allocated_bytes=allocated if spilled else None,
                           total_capacity_bytes=f.total if spilled else None),
@@ -52,6 +58,12 @@ def check(f: Facts) -> Cause | None:
             "(for python.exe), then reduce memory use until it fits in VRAM"),
         more_fixes=[_("WSL2 does not honour this policy; reduce batch / resolution there.")],
     )
+
+
+def _beyond_any_spill(requested: int | None, total: int | None, allocated: int | None) -> bool:
+    """The one request is over twice the GPU and over all the job has placed so far (VRAM plus spill)."""
+    return (requested is not None and total is not None and allocated is not None
+            and requested > 2 * total and requested > allocated)
 
 
 def _amd_placement(f: Facts, said: str) -> Cause:
