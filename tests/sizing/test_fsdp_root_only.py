@@ -14,9 +14,10 @@ CONFIGS = FIXTURES / "sizing" / "configs"
 LLAMA = spec_from_hf_config(CONFIGS / "llama-2-7b.config.json")
 OPEN_LLAMA_3B = spec_from_hf_config(CONFIGS / "open-llama-3b-v2.config.json")
 # llm-chi (teaching-on-testbeds 5bb926bb): litgpt 0.5.7 under Lightning FSDPStrategy(sharding_strategy=FULL_SHARD)
-# with no auto_wrap_policy, bf16-true, 4 x A100 80GB; torch.cuda.memory_reserved() printed each step.
-A100_ROWS = {"fresh21-llmchi-openllama7b-4xa100-fsdp-b4": LLAMA, "fresh21-llmchi-openllama7b-4xa100-fsdp-b8": LLAMA,
-             "fresh21-llmchi-openllama3b-4xv100-fsdp": OPEN_LLAMA_3B}
+# with no auto_wrap_policy, bf16-true, 4 x A100 80GB (7B) and 4 x V100 32GB (3B, batch 1: its attention scores
+# are small, so the V100 SDPA doubt of the README does not move it); torch.cuda.memory_reserved() printed each step.
+LIGHTNING_ROWS = {"fresh21-llmchi-openllama7b-4xa100-fsdp-b4": LLAMA, "fresh21-llmchi-openllama7b-4xa100-fsdp-b8": LLAMA,
+                  "fresh21-llmchi-openllama3b-4xv100-fsdp": OPEN_LLAMA_3B}
 
 
 def _row(case_id: str) -> dict:
@@ -33,10 +34,10 @@ def test_whole_model_unsharded_and_its_gradient_twice():
     assert fsdp_gathered_bytes(LLAMA, per_param, 1, 1) < LLAMA.params * 6 / 5
 
 
-@pytest.mark.parametrize("case_id", sorted(A100_ROWS))
+@pytest.mark.parametrize("case_id", sorted(LIGHTNING_ROWS))
 def test_published_lightning_rows_typed_with_the_setting_come_within_15_percent(case_id):
     row = _row(case_id)
-    spec = A100_ROWS[case_id]
+    spec = LIGHTNING_ROWS[case_id]
     measured = float(row["value"]) * UNIT_BYTES[row["unit"]]
     plain = estimate_memory(spec, case_workload(row)).statistic_bytes("reserved")
     typed = estimate_memory(spec, case_workload(dict(row, fsdp_root_only=True))).statistic_bytes("reserved")
