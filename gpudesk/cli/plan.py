@@ -134,6 +134,10 @@ def add_parser(subparsers) -> None:
     m.add_argument("--unfused-gelu", action="store_true",
                    help=_("training whose MLP activation is the tanh GELU computed op by op in eager PyTorch "
                           "(transformers gelu_new, NewGELUActivation): three more MLP-wide tensors saved a layer"))
+    m.add_argument("--fsdp-root-only", action="store_true",
+                   help=_("full training with --sharding fsdp and no auto-wrap policy (Lightning FSDPStrategy() "
+                          "without auto_wrap_policy): the whole model is one FSDP unit, unsharded through forward "
+                          "and backward"))
     m.add_argument("--cuda-lazy-loading", default="on", choices=("on", "off"),
                    help=_("CUDA lazy module loading (off: CUDA < 11.7 or CUDA_MODULE_LOADING=EAGER, a 1.3 GiB context)"))
     m.add_argument("--kv-cache-impl", default="paged", choices=("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask"),
@@ -642,6 +646,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
         ddp_bucket_view=args.ddp_bucket_view, unfused_gelu=args.unfused_gelu,
+        fsdp_root_only=args.fsdp_root_only,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
         prefill_kv_kept=args.prefill_kv_kept, gptq_kernel=args.gptq_kernel, max_input_tokens=args.max_input_tokens,
         embeddings_on_host=args.embeddings_on_host, base_weights=args.base_weights,
@@ -673,7 +678,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "zero_grad_keeps_grads": "--zero-grad-keeps-grads", "weight_loading": "--weight-loading",
                 "sequence_parallel": "--sp", "sp_gathered_inputs": "--sp-gathered-inputs",
                 "fsdp1_no_sync": "--fsdp1-sync-each-batch", "ddp_bucket_view": "--ddp-bucket-view",
-                "unfused_gelu": "--unfused-gelu",
+                "unfused_gelu": "--unfused-gelu", "fsdp_root_only": "--fsdp-root-only",
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",
                 "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",
                 "prefill_kv_kept": "--prefill-kv-kept", "gptq_kernel": "--gptq-kernel",

@@ -85,7 +85,9 @@ class ModelMemory:
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
     full gradients under ``no_sync()``); ``ddp_bucket_view`` (PyTorch DDP ``gradient_as_bucket_view=True`` or
     Megatron-Core's DDP: no second copy of the gradients in the all-reduce buckets); ``unfused_gelu`` (training whose
-    MLP activation is the op-by-op tanh GELU of transformers' ``gelu_new``, eager); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
+    MLP activation is the op-by-op tanh GELU of transformers' ``gelu_new``, eager); ``fsdp_root_only`` (full
+    training under FSDP with no auto-wrap policy: the whole model one unit, unsharded through forward and
+    backward); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
     AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``prefill_kv_kept`` (inference with a static cache
     whose fused attention also returns the prompt's keys and values, kept for every layer until the prefill ends:
     AutoAWQ's fused modules before 0.1.6 inside transformers' Llama model); ``gptq_kernel`` / ``max_input_tokens``
@@ -153,6 +155,7 @@ class ModelMemory:
     fsdp1_sync_each_batch: bool = False
     ddp_bucket_view: bool = False
     unfused_gelu: bool = False
+    fsdp_root_only: bool = False
     fused_qkv_load: bool = False
     prefill_kv_kept: bool = False
     gptq_kernel: str = "none"

@@ -85,6 +85,9 @@ class MemoryWorkload:
         unfused_gelu: training whose MLP activation is the tanh-approximate GELU computed op by op in eager PyTorch
             (transformers ``NewGELUActivation``, config ``gelu_new``): three more MLP-wide tensors saved a layer
             (:mod:`gpudesk.sizing.eager_gelu`).
+        fsdp_root_only: full training under ``sharding="fsdp"`` with no auto-wrap policy: the whole model is one
+            FSDP unit, unsharded from forward to the end of backward, its gradient twice before the reduce-scatter
+            (:func:`gpudesk.sizing.memory_train.fsdp_gathered_bytes`).
         fused_qkv_load: inference with the q, k and v projections fused after loading (AutoAWQ
             ``fuse_layers=True``): the allocated peak may be the loading moment that holds them twice
             (:mod:`gpudesk.sizing.fused_load`).
@@ -202,6 +205,7 @@ class MemoryWorkload:
     fsdp1_no_sync: bool = True
     ddp_bucket_view: bool = False
     unfused_gelu: bool = False
+    fsdp_root_only: bool = False
     fused_qkv_load: bool = False
     prefill_kv_kept: bool = False
     gptq_kernel: str = "none"
@@ -404,7 +408,7 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
             pipeline_schedule=w.pipeline_schedule, pipeline_microbatches=w.pipeline_microbatches,
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
             fsdp1_no_sync=w.fsdp1_no_sync, ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
-            unfused_gelu=w.unfused_gelu,
+            unfused_gelu=w.unfused_gelu, fsdp_root_only=w.fsdp_root_only,
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))

@@ -186,7 +186,7 @@ def sharded_model_states(params: int, per_param: tuple[float, float, float, floa
 
 
 def fsdp_gathered_bytes(spec: ModelSpec, per_param: tuple[float, float, float, float], tensor_parallel: int = 1,
-                        fsdp_version: int = 2) -> float:
+                        fsdp_version: int = 2, root_only: bool = False) -> float:
     """Unsharded parameters and gradients FSDP holds at once: two transformer blocks (the one computing and the
     one prefetched) at the compute dtype plus one block's unsharded gradient, or the embedding / output layer when
     that is larger (PyTorch FSDP2 ``fully_shard`` per block, https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html).
@@ -198,8 +198,24 @@ def fsdp_gathered_bytes(spec: ModelSpec, per_param: tuple[float, float, float, f
     https://github.com/pytorch/pytorch/blob/v2.2.0/torch/distributed/fsdp/_runtime_utils.py). Its root unit
     (what the wrap policy leaves out: embeddings, final norm, an untied LM head) stays unsharded from forward to
     backward and is counted beside the blocks.
+
+    ``root_only``: FSDP wraps only the root module (no auto-wrap policy: Lightning's ``FSDPStrategy()`` without
+    ``auto_wrap_policy``, ``fully_shard(model)`` alone), so the whole model is one unit. The root is not resharded
+    after forward (FSDP1 ``_runtime_utils.py`` ``_post_forward_reshard``: ``free_unsharded_flat_param = not
+    state._is_root and ...``; FSDP2 ``fully_shard``: ``reshard_after_forward`` is set to False for the root), so
+    every parameter is unsharded from the first forward to the end of backward. Its gradient exists twice before
+    the reduce-scatter: FSDP1's original parameters are ``torch.split`` views of the one ``FlatParameter``
+    (``_flat_param.py`` ``_get_unflat_views_aligned``), so autograd holds each view's gradient until the last
+    one arrives and then concatenates them into the flat gradient (``SplitWithSizesBackward``); FSDP2's
+    ``foreach_reduce`` copies the unit's unsharded gradients, still alive, into a ``reduce_scatter_input`` of
+    the unit's whole size (``_fully_shard/_fsdp_collectives.py``), both at torch v2.5.1
+    (https://github.com/pytorch/pytorch/tree/v2.5.1/torch/distributed/fsdp). Counted, as for the per-block wrap,
+    beside the whole activations: the allocated peak is lower (backward frees activations as the gradients
+    grow); the caching allocator's reserved pool keeps both.
     """
     compute = min(per_param[0], 2.0) if per_param[1] else per_param[0]
+    if root_only:
+        return spec.params * (compute + 2 * per_param[2]) / tensor_parallel
     block = spec.params / max(1, spec.layers or 1)
     if spec.vocab_size and spec.hidden_size:
         block = (spec.params - spec.embedding_params) / max(1, spec.layers or 1)
@@ -460,6 +476,7 @@ def train_memory(
     ddp_bucket_view: bool = False,
     zero3: Zero3Settings = Zero3Settings(),
     unfused_gelu: bool = False,
+    fsdp_root_only: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
 
@@ -513,6 +530,9 @@ def train_memory(
     https://github.com/Lightning-AI/pytorch-lightning/blob/2.2.0/src/lightning/fabric/strategies/fsdp.py
     ``_FSDPBackwardSyncControl``); ``fsdp1_no_sync=False`` is a loop that reduce-scatters every micro-batch
     (torchtune, Accelerate ``sync_each_batch=True``). FSDP2 has no ``no_sync``. Not modelled with CPU offload.
+
+    ``fsdp_root_only``: ``sharding="fsdp"`` with no auto-wrap policy, the whole model one FSDP unit
+    (:func:`fsdp_gathered_bytes`); refused with any other sharding.
     Returns a :class:`MemoryEstimate` (bytes per GPU) whose breakdown has weights, master_weights, gradients,
     optimizer_states, gathered_layers, activations, logits, cuda_context, framework_overhead, fragmentation.
 
@@ -545,11 +565,14 @@ def train_memory(
         raise SizingError("fsdp_version", _("FSDP version must be 1 or 2, got {value}.").format(value=fsdp_version))
     sharding_name = choice("sharding", sharding, SHARDING_MODES)
     fsdp = sharding_name == "fsdp"
+    if fsdp_root_only and not fsdp:
+        raise SizingError("fsdp_root_only", _("a root-only FSDP wrap applies to sharding fsdp only, got {sharding}.")
+                          .format(sharding=sharding_name))
     grad_op_shard = grad_op_shard_bytes(rank_params, per_param, g // mp) if sharding_name == "fsdp-grad-op" else 0.0
     parts["weights"] += grad_op_shard
     zero3_gathered = 0.0
     if fsdp:
-        parts["gathered_layers"] = fsdp_gathered_bytes(spec, per_param, t, fsdp_version)
+        parts["gathered_layers"] = fsdp_gathered_bytes(spec, per_param, t, fsdp_version, fsdp_root_only)
     elif stage == "zero3" and pp == 1:
         # DeepSpeed's coordinator: the modules gathered at once over the step's trace, the reduce bucket
         # (gpudesk.sizing.zero3_params).

@@ -42,7 +42,7 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
         "unfused_gelu",
     )},
     **{name: FULL_TRAINING for name in (
-        "optimizer_in_backward", "sp_gathered_inputs", "fsdp1_no_sync",
+        "optimizer_in_backward", "sp_gathered_inputs", "fsdp1_no_sync", "fsdp_root_only",
         "ddp_bucket_view", "context_parallel", "zero3_max_reuse_distance", "zero3_max_live_parameters",
         "zero3_prefetch_bucket", "zero3_persistence_threshold", "zero3_reduce_bucket",
     )},

@@ -91,7 +91,8 @@ def cli_args(case: dict) -> list[str]:
                           ("legacy_bnb_matmul", "--legacy-bnb-matmul"),
                           ("fsdp1_sync_each_batch", "--fsdp1-sync-each-batch"),
                           ("ddp_bucket_view", "--ddp-bucket-view"),
-                          ("unfused_gelu", "--unfused-gelu")):
+                          ("unfused_gelu", "--unfused-gelu"),
+                          ("fsdp_root_only", "--fsdp-root-only")):
             if key == "flash_attention":
                 if not case.get(key, True):
                     args.append("--no-flash")
