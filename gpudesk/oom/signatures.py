@@ -799,7 +799,14 @@ _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9
                       # device allocation that fails raises an error in the process; only the kernel's OOM killer
                       # (mm/oom_kill.c) or a cgroup limit kills it for memory.
                       r"\bkilled\s{1,3}(?:due\s{1,3}to|because\s{1,3}of|for)\s{1,3}(?:the\s{1,3}|a\s{1,3})?"
-                      r"(?:oom\b|memory\b|lack\s{1,3}of\s{1,3}memory\b|insufficient\s{1,3}memory\b)",
+                      r"(?:oom\b|memory\b|lack\s{1,3}of\s{1,3}memory\b|insufficient\s{1,3}memory\b)|"
+                      # The shell's "Killed" line under other locales: bash prints strsignal(SIGKILL), which glibc
+                      # translates (its libc catalogues, msgid "Killed": fr "Processus arrêté", de "Getötet", es
+                      # "Terminado (killed)", it "Ucciso", pt_BR "Morto", ru "Убито", ja "強制終了", ko "죽었음", zh_TW
+                      # "強制結束", pl "Unicestwiony", nl "Geëlimineerd", tr "Süreç durduruldu"). Read only as a line
+                      # of its own, as the shell writes it (nerfstudio#2016: "Processus arrêté" while caching images).
+                      r"^\s{0,8}(?:Processus arrêté|Getötet|Terminado \(killed\)|Ucciso|Morto|Убито|強制終了|죽었음|"
+                      r"強制結束|Unicestwiony|Geëlimineerd|Süreç durduruldu)[!！.。]{0,3}\s*$",
                       re.IGNORECASE | re.MULTILINE)
 # A process that ended by itself, with no error of its own, while it was loading a model or its parameters (the user's
 # words: "使用Lora微调加载参数时自动结束进程", "the process ends automatically while loading the parameters",
