@@ -41,6 +41,15 @@ per ``deepstack_visual_indexes`` entry (the same, its LayerNorm over ``4h``). Qw
 less the 8.19 B language model. Its images have no fixed size (the processor's pixel bounds), so tokens per image are
 left unknown here.
 
+Gemma 4 (``gemma4_vision``; transformers ``models/gemma4/modeling_gemma4.py`` ``Gemma4VisionEncoderLayer``) is
+bias-free: q, k, v, out projections and a gated GELU MLP (gate, up, down), four RMSNorms (``4 h^2 + 3 h i + 4 h`` per
+layer, plus a ``head_dim`` q and k norm each, not counted: the catalog keeps no vision head count); a bias-free
+patch projection ``(channels x patch^2) x h``, a two-axis position table ``2 x position_embedding_size x h``, the
+``std_bias``/``std_scale`` vectors, and the ``embed_vision`` projection ``h x text_hidden`` (its pre-projection
+norm has no weight). gemma-4-31B-it (1,152 wide, 27 layers, MLP 4,304, 16 px patches, 10,240 positions, text
+5,376): 575,739,648 parameters, the checkpoint's tensor list (575,743,536 with the 27 x 144 q/k norm weights). Its
+images have a configurable token budget (``vision_soft_tokens_per_image``), so tokens per image are left unknown.
+
 The catalog keeps these ``vision_config`` fields per model (``gpudesk/catalog`` ``ModelShape.vision_*``), so a
 catalog model gets the same tower as its config file (:func:`vision_tower_from_fields`).
 """
@@ -81,6 +90,8 @@ PIXTRAL_MODEL_TYPES = frozenset({"pixtral"})
 QWEN3_VL_MODEL_TYPES = frozenset({"qwen3_vl", "qwen3_vl_moe"})
 #: ``vision_config.model_type`` values with Llama 4's pixel-shuffle adapter.
 LLAMA4_MODEL_TYPES = frozenset({"llama4_vision_model"})
+#: ``vision_config.model_type`` values with Gemma 4's bias-free gated layers and two-axis position table.
+GEMMA4_MODEL_TYPES = frozenset({"gemma4_vision"})
 
 
 def _float(cfg: dict[str, Any], key: str) -> float:
@@ -108,6 +119,10 @@ def vision_tower_from_fields(model_type: str, hidden_size: int, layers: int, int
         merged = side // merge
         return VisionTower(layers, h, layers * per_layer + embed + projector, inter, True, side * side,
                            tokens_per_image or merged * (merged + 1))
+    if model_type in GEMMA4_MODEL_TYPES:
+        per_layer = 4 * h * h + 3 * h * inter + 4 * h
+        embed = channels * patch * patch * h + 2 * position_embeddings * h + 2 * h
+        return VisionTower(layers, h, layers * per_layer + embed + h * text_hidden_size, inter, True, 0, 0)
     per_layer = 4 * h * h + 4 * h + 2 * h * inter + inter + h + 4 * h
     if model_type in QWEN3_VL_MODEL_TYPES:
         merge = spatial_merge_size or 2
@@ -149,7 +164,7 @@ def vision_tower_from_config(cfg: dict[str, Any]) -> VisionTower | None:
         spatial_merge_size=_int(cfg, "spatial_merge_size") or _int(vision, "spatial_merge_size"), tokens_per_image=_int(cfg, "mm_tokens_per_image"),
         output_dim=_int(vision, "vision_output_dim", "projector_output_dim", "out_hidden_size"),
         pixel_shuffle_ratio=_float(vision, "pixel_shuffle_ratio"),
-        position_embeddings=_int(vision, "num_position_embeddings"),
+        position_embeddings=_int(vision, "num_position_embeddings", "position_embedding_size"),
         deepstack_layers=len(deepstack) if isinstance(deepstack := vision.get("deepstack_visual_indexes"), list) else 0,
         temporal_patch_size=_int(vision, "temporal_patch_size"))
 

@@ -57,7 +57,10 @@ def test_catalog_moe_rows_keep_their_shape():
     catalog = open_catalog()
     for model_id, total, active in (("deepseek-v3", 671e9, 37e9), ("qwen3-235b-a22b", 235e9, 22e9),
                                     ("qwen3-30b-a3b", 30.5e9, 3.3e9), ("mixtral-8x7b", 46.7e9, 12.9e9),
-                                    ("llama-4-scout", 107.8e9, 17e9)):
+                                    ("llama-4-scout", 107.8e9, 17e9),
+                                    # published cards: 480 B / 35 B; MiniMax's M2 figure 230 B / 10 B (the active count
+                                    # here keeps the 1.23 B embedding and LM head: 11.0 B)
+                                    ("qwen3-coder-480b-a35b", 480e9, 35e9), ("minimax-m2.7", 228.7e9, 11.03e9)):
         spec = spec_from_catalog(catalog.model(model_id))
         assert spec.params == pytest.approx(total, rel=0.01), model_id
         assert spec.active_params == pytest.approx(active, rel=0.03), model_id

@@ -41,6 +41,17 @@ MISTRAL_SMALL_31_CONFIG = {
                       "num_attention_heads": 16, "num_channels": 3, "num_hidden_layers": 24, "patch_size": 14},
 }
 
+# google/gemma-4-31B-it config.json (https://huggingface.co/google/gemma-4-31B-it/blob/main/config.json), the keys
+# the tower is read from; its two safetensors files hold 575,743,536 vision parameters (27 x 144 of them q/k norms).
+GEMMA4_VISION_CONFIG = {"hidden_size": 1152, "intermediate_size": 4304, "model_type": "gemma4_vision",
+                        "num_attention_heads": 16, "num_hidden_layers": 27, "patch_size": 16,
+                        "position_embedding_size": 10240}
+GEMMA4_31B_CONFIG: dict[str, object] = {
+    "text_config": {"hidden_size": 5376, "num_hidden_layers": 60},
+    "vision_config": GEMMA4_VISION_CONFIG,
+    "vision_soft_tokens_per_image": 280,
+}
+
 
 def _spec(model_id: str) -> ModelSpec:
     return spec_from_catalog(open_catalog().model(model_id))
@@ -116,6 +127,7 @@ def test_encoder_budget_sets_the_dummy_images() -> None:
 
 def test_images_off_drops_the_tower_from_017_and_the_encoder_profile_always() -> None:
     spec = _spec("gemma-3-27b")
+    assert spec.vision_tower is not None
     on = engine_fit("vllm", spec, H100, LLMD_ARGS, version="0.19.0", weight_format="bf16")
     off = engine_fit("vllm", spec, H100, [*LLMD_ARGS, "limit_mm_per_prompt=image=0"], version="0.19.0",
                      weight_format="bf16")
@@ -203,3 +215,17 @@ def test_a_multimodal_model_that_does_not_fit_is_offered_text_only() -> None:
     assert any("--limit-mm-per-prompt" in t for t in texts)
     change = next(c for c in r.changes if "--limit-mm-per-prompt" in c.text)
     assert """--limit-mm-per-prompt '{"image": 0}'""" in change.command
+
+
+def test_catalog_gemma4_tower_is_the_bias_free_gated_one_of_its_checkpoint() -> None:
+    spec = _spec("gemma-4-31b")
+    assert spec.vision_tower == vision_tower_from_config(GEMMA4_31B_CONFIG)
+    assert spec.vision_tower is not None and spec.vision_tower.gated
+    assert spec.vision_tower.params == 575_743_536 - 27 * 144
+    # the SigLIP layer (biases, two-matrix MLP, no position table) would count 418.5 M
+    siglip = vision_tower_from_config({**GEMMA4_31B_CONFIG,
+                                       "vision_config": {**GEMMA4_VISION_CONFIG, "model_type": "siglip_vision_model"}})
+    assert siglip is not None and siglip.params < 0.42e9
+    # the token budget per image is configurable (70 to 1120): unknown, so no encoder profile is estimated
+    assert spec.vision_tower.tokens_per_image == 0
+    assert spec.sliding_window == 1024 and spec.sliding_window_layers == 50 and spec.tied_embeddings
