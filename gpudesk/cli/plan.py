@@ -26,6 +26,7 @@ from gpudesk.cli.json_text import dumps_json
 from gpudesk.i18n import _
 from gpudesk.sizing.activations import LOSS_MODES
 from gpudesk.sizing.activations_lora import LORA_KERNELS
+from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.lora_base import LORA_BASE_WEIGHTS
@@ -160,6 +161,11 @@ def add_parser(subparsers) -> None:
     m.add_argument("--gptq-kernel", default="none", choices=("none", "exllama", "exllama-act-order", "exllamav2"),
                    help=_("inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels, which keep a scratch for "
                           "the run: exllama, exllama-act-order (desc_act checkpoints), exllamav2; none: other kernels"))
+    m.add_argument("--decode-attention", default="fused", choices=DECODE_ATTENTIONS,
+                   help=_("inference with a contiguous KV cache: the attention of each decode step; fused (default: a "
+                          "fused kernel reads the cache in place), math-16bit / math-fp32 (eager PyTorch on the math SDPA "
+                          "backend, as gpt-fast / torchao generate.py: whole-context K/V copies of a layer; fp32 from "
+                          "PyTorch 2.5)"))
     m.add_argument("--max-input-tokens", type=int, default=2048, metavar="N",
                    help=_("with --gptq-kernel exllama-act-order: the longest input its buffer is sized for "
                           "(AutoGPTQ max_input_length, exllama_set_max_input_length; default 2048)"))
@@ -649,6 +655,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         fsdp_root_only=args.fsdp_root_only,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
         prefill_kv_kept=args.prefill_kv_kept, gptq_kernel=args.gptq_kernel, max_input_tokens=args.max_input_tokens,
+        decode_attention=args.decode_attention,
         embeddings_on_host=args.embeddings_on_host, base_weights=args.base_weights,
         modules_to_save=tuple(t.strip() for t in args.modules_to_save.split(",") if t.strip()),
         no_kv_cache=args.no_kv_cache, bnb_fp32_compute=args.bnb_fp32_compute,
@@ -682,7 +689,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",
                 "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",
                 "prefill_kv_kept": "--prefill-kv-kept", "gptq_kernel": "--gptq-kernel",
-                "max_input_tokens": "--max-input-tokens",
+                "max_input_tokens": "--max-input-tokens", "decode_attention": "--decode-attention",
                 "tp_replicated_vocab": "--tp-replicated-vocab", "embeddings_on_host": "--embeddings-on-host",
                 "base_weights": "--base-weights", "modules_to_save": "--modules-to-save",
                 "no_kv_cache": "--no-kv-cache",

@@ -24,6 +24,7 @@ def memory_part_labels() -> dict[str, str]:
         "logits": _("Logits and loss"),
         "kv_cache": _("KV cache"),
         "kv_cache_workspace": _("KV cache workspace"),
+        "decode_attention": _("Decode attention copies"),
         "prefill_workspace": _("Prefill workspace"),
         "prefill_kv_kept": _("Prompt keys and values kept by the model"),
         "kernel_scratch": _("Quantised kernel scratch"),

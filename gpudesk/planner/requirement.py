@@ -19,6 +19,7 @@ from gpudesk.planner.errors import PlanInputError, PlanInputErrors
 from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
 from gpudesk.sizing.zero3_params import DEFAULT_MAX_LIVE_PARAMETERS, DEFAULT_MAX_REUSE_DISTANCE
+from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
 from gpudesk.sizing.gptq_scratch import GPTQ_KERNELS
 from gpudesk.sizing.memory import MODES, ZERO3_SETTINGS
 from gpudesk.sizing.activations import LOSS_MODES
@@ -92,7 +93,8 @@ class ModelMemory:
     whose fused attention also returns the prompt's keys and values, kept for every layer until the prefill ends:
     AutoAWQ's fused modules before 0.1.6 inside transformers' Llama model); ``gptq_kernel`` / ``max_input_tokens``
     (inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels and their persistent scratch: none, exllama,
-    exllama-act-order, exllamav2; the longest input of the act-order buffer); ``tp_replicated_vocab`` (inference tensor
+    exllama-act-order, exllamav2; the longest input of the act-order buffer); ``decode_attention`` (inference: fused,
+    or the math SDPA backend of an eager gpt-fast / torchao decode, math-16bit before PyTorch 2.5, math-fp32 from it); ``tp_replicated_vocab`` (inference tensor
     parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``embeddings_on_host``
     (inference that keeps the input embedding table in host memory, ExLlama); ``base_weights`` (LoRA over a
     bitsandbytes LLM.int8 base: ``int8``); ``modules_to_save`` (PEFT trainable full copies of ``embed_tokens`` /
@@ -160,6 +162,7 @@ class ModelMemory:
     prefill_kv_kept: bool = False
     gptq_kernel: str = "none"
     max_input_tokens: int = 2048
+    decode_attention: str = "fused"
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
     base_weights: str = "precision"
@@ -386,6 +389,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.prompt_logits", m.prompt_logits, PROMPT_LOGITS)
     check(_choice, "model.gptq_kernel", m.gptq_kernel, GPTQ_KERNELS)
     check(_num, "model.max_input_tokens", m.max_input_tokens, maximum=16 * 1024 * 1024, integer=True)
+    check(_choice, "model.decode_attention", m.decode_attention, DECODE_ATTENTIONS)
     check(_choice, "model.weight_loading", m.weight_loading, WEIGHT_LOADERS)
     check(_choice, "model.lora_kernels", m.lora_kernels, LORA_KERNELS)
     check(_num, "model.lora_dropout", m.lora_dropout, maximum=0.99, strict=False)

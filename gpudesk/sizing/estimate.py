@@ -18,6 +18,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "logits",
     "kv_cache",
     "kv_cache_workspace",
+    "decode_attention",
     "prefill_workspace",
     "prefill_kv_kept",
     "kernel_scratch",
@@ -52,7 +53,7 @@ class MemoryEstimate:
             the gradients unless ``gradient_as_bucket_view``), ``optimizer_states`` (Adam m and v, or momentum),
             ``lora_adapters`` (adapter weights + their grads and states), ``activations`` (saved for backward),
             ``logits`` (output logits + loss buffers), ``kv_cache``, ``prefill_workspace`` (transient inference
-            activations), ``gathered_layers`` (ZeRO-3/FSDP all-gathered layer parameters and grads),
+            activations), ``decode_attention`` (a decode step's whole-context K/V copies on the math SDPA backend), ``gathered_layers`` (ZeRO-3/FSDP all-gathered layer parameters and grads),
             ``unsharded_parameters`` / ``unsharded_gradients`` (FSDP with pipeline parallelism: the stage's
             gathered parameters and its gradients accumulated over the micro-batches),
             ``cuda_context``, ``framework_overhead`` (NCCL, cuBLAS/cuDNN workspaces), ``fragmentation``

@@ -94,6 +94,10 @@ class MemoryWorkload:
         prefill_kv_kept: inference with a static cache whose fused attention also returns the prompt's keys and
             values, kept for every layer until the prefill returns (AutoAWQ fused modules before 8110e02 inside
             transformers' ``LlamaModel``; :mod:`gpudesk.sizing.prefill_kv_kept`).
+        decode_attention: inference whose decode steps run attention on PyTorch's math SDPA backend in eager mode
+            (gpt-fast / torchao ``generate.py``): ``math-16bit`` (PyTorch <= 2.4) or ``math-fp32`` (>= 2.5, inputs
+            upcast) hold whole-context copies of one layer's K and V (:mod:`gpudesk.sizing.decode_attention`);
+            ``fused``: a fused kernel reads the cache in place.
         gptq_kernel, max_input_tokens: inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels
             (``exllama``, ``exllama-act-order``, ``exllamav2``; ``none``: kernels without a persistent scratch) and the
             longest input the act-order buffer is sized for (:mod:`gpudesk.sizing.gptq_scratch`).
@@ -210,6 +214,7 @@ class MemoryWorkload:
     prefill_kv_kept: bool = False
     gptq_kernel: str = "none"
     max_input_tokens: int = 2048
+    decode_attention: str = "fused"
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
     base_weights: str = "precision"
@@ -340,6 +345,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         no_kv_cache=w.no_kv_cache,
         pipeline_parallel=w.pipeline_parallel, bnb_fp32_compute=w.bnb_fp32_compute,
         prefill_kv_kept=w.prefill_kv_kept, gptq_kernel=w.gptq_kernel, max_input_tokens=w.max_input_tokens,
+        decode_attention=w.decode_attention,
     )
 
 

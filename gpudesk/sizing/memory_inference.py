@@ -32,6 +32,7 @@ from dataclasses import replace
 
 from gpudesk.i18n import _, ngettext
 from gpudesk.sizing.bnb_compute import fp32_compute_extra_bytes, fp32_compute_note
+from gpudesk.sizing.decode_attention import decode_attention_bytes, decode_attention_note
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, positive_float, positive_int
 from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT, precision_bytes, weight_bits_per_param, weight_format_source
 from gpudesk.sizing.engines.ggml_types import canonical_file_type
@@ -392,6 +393,7 @@ def inference_memory(
     prefill_kv_kept: bool = False,
     gptq_kernel: str = "none",
     max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
+    decode_attention: str = "fused",
 ) -> MemoryEstimate:
     """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each
     (:func:`_inference_at_stage`), on the fullest GPU when ``pipeline_parallel`` > 1 splits whole decoder layers
@@ -408,7 +410,8 @@ def inference_memory(
                   hybrid_kv_cache=hybrid_kv_cache, kv_cache_impl=kv_cache_impl, mla_decode_weights=mla_decode_weights,
                   prompt_logits=prompt_logits, fused_qkv_load=fused_qkv_load, tp_replicated_vocab=tp_replicated_vocab,
                   embeddings_on_host=embeddings_on_host, bnb_fp32_compute=bnb_fp32_compute, no_kv_cache=no_kv_cache,
-                  prefill_kv_kept=prefill_kv_kept, gptq_kernel=gptq_kernel, max_input_tokens=max_input_tokens)
+                  prefill_kv_kept=prefill_kv_kept, gptq_kernel=gptq_kernel, max_input_tokens=max_input_tokens,
+                  decode_attention=decode_attention)
     pp = positive_int("pipeline_parallel", pipeline_parallel, 1024)
     if pp == 1:
         return _inference_at_stage(spec, **kwargs)  # type: ignore[arg-type]
@@ -468,6 +471,7 @@ def _inference_at_stage(
     no_kv_cache: bool = False,
     prefill_kv_kept: bool = False,
     gptq_kernel: str = "none",
+    decode_attention: str = "fused",
     max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
 ) -> MemoryEstimate:
     """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each (the settings and their
@@ -526,6 +530,10 @@ def _inference_at_stage(
         raise SizingError("prefill_kv_kept", _("the prompt's keys and values are kept twice only beside a "
                                                "preallocated (static) KV cache; choose a static cache or leave "
                                                "this setting off."))
+    if decode_attention != "fused" and (impl == "paged" or no_kv_cache):
+        raise SizingError("decode_attention", _("the math attention backend is a decode step over a contiguous KV "
+                                                "cache in a PyTorch process; choose a static, dynamic or tuple cache, "
+                                                "or leave the decode attention fused."))
     if prefill_kv_kept and no_kv_cache:
         raise SizingError("prefill_kv_kept", _("without a KV cache no prompt keys and values are kept; leave "
                                                "one of these two settings off."))
@@ -611,6 +619,12 @@ def _inference_at_stage(
                 # Decode-step copies and prefill transients are not alive at once.
                 extra = max(0.0, extra - parts["prefill_workspace"])
             parts["kv_cache_workspace"] = extra
+            if decode_attention != "fused" and (stage is None or stage.layers > 0):
+                # A decode step's attention copies and the prefill's transient are not alive at once.
+                step = decode_attention_bytes(spec, decode_attention, context_tokens, concurrent_sequences,
+                                              kv_precision, t)
+                parts["decode_attention"] = max(0.0, step - parts["prefill_workspace"])
+                assumptions.append(decode_attention_note(decode_attention, parts["decode_attention"]))
             assumptions.append((_("KV cache held as {impl}: {gib:.2f} GiB beyond the cache itself").format(
                 impl=impl, gib=parts["kv_cache_workspace"] / 2**30),
                 "transformers cache_utils.py DynamicCache; transformers <= 4.35 tuple cache; gpt-fast model.py setup_caches"))

@@ -59,7 +59,7 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
         "weight_format", "kv_precision", "kv_cache_impl", "paged_block_tokens", "mla_decode_weights",
         "prompt_logits", "prompt_tokens", "fused_qkv_load", "tp_replicated_vocab", "embeddings_on_host",
         "no_kv_cache",
-        "bnb_fp32_compute", "prefill_kv_kept", "gptq_kernel", "max_input_tokens",
+        "bnb_fp32_compute", "prefill_kv_kept", "gptq_kernel", "max_input_tokens", "decode_attention",
     )},
 }
 
