@@ -75,6 +75,7 @@ FRESH20 = CASES.with_name("measured_peaks_fresh20.jsonl")
 FRESH21 = CASES.with_name("measured_peaks_fresh21.jsonl")
 FRESH22 = CASES.with_name("measured_peaks_fresh22.jsonl")
 FRESH23 = CASES.with_name("measured_peaks_fresh23.jsonl")
+FRESH24 = CASES.with_name("measured_peaks_fresh24.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -207,7 +208,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1}
 # Held-out rows whose typed flags the estimator refuses, by set. fresh-17 had one at its first score (ChatGLM3's
 # --lora-targets query_key_value); family module names are accepted since (gpudesk.sizing.lora_modules), and that
 # row is within 15 %: 46/63 (all-linear on Qwen v1 now adapts the fused c_attn, 1.8B LoRA seq 4096 0.85 -> 0.84).
@@ -264,6 +265,8 @@ SHARED_PAGES = {
     ("fresh-22", FRESH22, "fresh22-2026-12-05", 23),
     # fresh-23: collected while the fixes fresh-21/22 prompted were written, scored once after they merged (33/44 within 15 %, median 8.7 %; 2 rows unsupported: DoRA and LoRA-FA adapters).
     ("fresh-23", FRESH23, "fresh23-2026-12-05", 46),
+    # fresh-24: collected while the fixes fresh-21/23 prompted were written, scored once after they merged (14/31 within 15 %, median 16.8 %; 1 row unsupported: ZeRO++ hpZ/qwZ).
+    ("fresh-24", FRESH24, "fresh24-2026-12-05", 32),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
