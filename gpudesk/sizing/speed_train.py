@@ -109,7 +109,15 @@ SPLIT_ACCUMULATION_ARCHITECTURES = ("Hopper", "Ada Lovelace")
 # of 989 weighted 1 : 2.5. cuDNN 9.13 on B200 is its own kernel (tcgen05, tensor memory): FlashAttention-4 (Zadouri,
 # Shah, Dao et al. 2026, together.ai/blog/flashattention-4) reaches 1613 TFLOPS forward, "up to 1.3x faster than
 # cuDNN 9.13": 1240 of 2250, 0.55; its backward taken at the same share (a stated assumption).
-ATTENTION_EFFICIENCY = {"fa2": {"Ampere": 0.50, "default": 0.35}, "cudnn": {"Blackwell": 0.55, "default": 0.50}}
+# "flash-attn-2": the flash-attn package's FlashAttention-2 kernels as called directly (Hugging Face transformers
+# attn_implementation="flash_attention_2"). The package builds only its sm80 kernels (warp-level mma.sync, no
+# wgmma or tcgen05) and runs them unchanged on Hopper and Blackwell, so on a B200 they stay near their Hopper
+# absolute rate: flash-attn 2.7.4 benchmark_flash_attention.py on a B200 gave 333-346 TFLOPS forward + backward at
+# 8k-16k tokens (github.com/Dao-AILab/flash-attention/issues/1589, 2025-04-13), and tritonbench's flash_v2 forward
+# 330-362 TFLOPS at head dimension 128, 2k-16k tokens (github.com/meta-pytorch/tritonbench/pull/171): ~345 of the
+# B200's 2250 TFLOPS, 0.155. Ampere and Hopper as "fa2".
+ATTENTION_EFFICIENCY = {"fa2": {"Ampere": 0.50, "default": 0.35}, "cudnn": {"Blackwell": 0.55, "default": 0.50},
+                        "flash-attn-2": {"Ampere": 0.50, "Blackwell": 345 / 2250, "default": 0.35}}
 # The kernel efficiencies above are measured at head dimension 128. A fused attention kernel does per score the
 # two matmuls (4 d FLOPs for head dimension d) and a fixed softmax step (scale, running max, exponential, sum,
 # rescale) on the CUDA cores and the special-function units, which do not shrink with d; at d = 64 that fixed step
@@ -118,7 +126,8 @@ ATTENTION_EFFICIENCY = {"fa2": {"Ampere": 0.50, "default": 0.35}, "cudnn": {"Bla
 # dimension 64 / 128 / 256: cuDNN 413 / 595 / 509, FlashAttention-2 324 / 370 / 298. Rate at d relative to d = 128,
 # interpolated on log2(d) between the measured points and held flat outside them (see attention_head_dim_factor).
 ATTENTION_HEAD_DIM_TFLOPS = {"cudnn": ((64, 413.0), (128, 595.0), (256, 509.0)),
-                             "fa2": ((64, 324.0), (128, 370.0), (256, 298.0))}
+                             "fa2": ((64, 324.0), (128, 370.0), (256, 298.0)),
+                             "flash-attn-2": ((64, 324.0), (128, 370.0), (256, 298.0))}
 # FlashAttention's backward pass does 2.5x the forward's matmul FLOPs: it recomputes S = QK^T and P from the saved
 # softmax statistics, then forms dV, dP, dQ and dK (5 matmuls against 2; Dao 2023, arXiv 2307.08691 section 3.1.2;
 # flash-attention benchmarks/benchmark_flash_attention.py counts bwd = 2.5 x fwd). The kernel efficiencies above are
@@ -250,6 +259,19 @@ FRAMEWORKS: dict[str, Framework] = {
                                   N_("torchtitan benchmarks/llama3_h100_202412_torchtitan.md: compile is 1.16x "
                                      "eager; SDPA FlashAttention-2"), "fa2", *_TORCHTITAN_SAC,
                                   cp_kv_exchange="allgather", expands_gqa_kv=True),
+    # prime-rl's trainer (src/prime_rl/trainer/model.py at github.com/PrimeIntellect-ai/prime-rl commit 8718eb1):
+    # torch FSDP2 fully_shard per transformer block, each block compiled on its own (apply_compile:
+    # ``model.model.layers[i].compile()``, so the pointwise kernels are fused as Inductor does), the model's
+    # attention through transformers' attn_implementation, default "flash_attention_2" (trainer config.py
+    # ModelConfig.attn), i.e. the flash-attn package; no tensor parallelism to overlap.
+    "prime-rl": Framework("prime-rl", 1.0, 0.0,
+                          N_("prime-rl trainer: torch FSDP2 with each transformer block compiled (fused pointwise "
+                             "kernels, 1.0); attention through the flash-attn package's FlashAttention-2 kernels "
+                             "(its default attn flash_attention_2; prime-rl src/prime_rl/trainer/model.py, "
+                             "config.py at 8718eb1)"), "flash-attn-2"),
+    "prime-rl-eager": Framework("prime-rl-eager", _EAGER, 0.0,
+                                N_("prime-rl trainer without --model.compile: eager transformers modules (the "
+                                   "torchtitan-measured eager factor); flash-attn FlashAttention-2"), "flash-attn-2"),
     "deepspeed": Framework("deepspeed", _EAGER, 0.0,
                            N_("eager PyTorch modules under ZeRO (no kernel fusion by default): the eager factor "
                               "measured by torchtitan (compile 1.16x eager); FlashAttention-2"), "fa2"),
