@@ -148,6 +148,15 @@ NON_GEMM_PASSES = 3
 # compiles the loss the same way): 4 passes of 2 bytes per vocabulary entry and token, on the last pipeline stage.
 # Beside a 4096-wide layer's saved values this is small, beside a 150-200k vocabulary on a 2-3k hidden model not.
 LOGITS_PASSES = 4
+# An unfused loss in FP32 outside the compiled region: the trainer casts the 16-bit logits to FP32 and calls the
+# eager torch.nn.CrossEntropyLoss (prime-rl src/prime_rl/trainer/sft/train.py ``ce_loss(logits.view(-1, V), ...)``
+# after model.py ``forward`` -> ``cast_float_and_contiguous``, commit 8718eb1; only the transformer blocks are
+# compiled). Bytes per vocabulary entry and token: the head writes 2; the cast reads 2 and writes 4; log_softmax
+# (ATen's non-persistent softmax kernel for a row this wide) reads 4 for the maximum, 4 for the sum and 4 to write
+# 4; backward, nll_loss writes a zeroed FP32 gradient (4), log_softmax's backward reads the gradient twice (sum, then
+# result) and the output once and writes 4 (16), the cast back reads 4 and writes 2: 2 + 6 + 16 + 4 + 16 + 6 = 50,
+# against LOGITS_PASSES x 2 = 8 fused.
+EAGER_FP32_LOSS_BYTES_PER_LOGIT = 50.0
 # Adam step: read weights/master/gradients/m/v, write master/m/v/weights: ~32 bytes per parameter it updates.
 OPTIMIZER_BYTES_PER_PARAM = 32
 # Host cost per operator: 5-25 us of CPU work before the kernel is queued (see host_issue_seconds): 15 us.
@@ -226,6 +235,7 @@ class Framework:
     cp_kv_exchange: str = "p2p"
     expands_gqa_kv: bool = False
     overlaps_interleaved_p2p: bool = False
+    logits_bytes_per_entry: float = LOGITS_PASSES * 2
 
 
 # Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
@@ -268,7 +278,8 @@ FRAMEWORKS: dict[str, Framework] = {
                           N_("prime-rl trainer: torch FSDP2 with each transformer block compiled (fused pointwise "
                              "kernels, 1.0); attention through the flash-attn package's FlashAttention-2 kernels "
                              "(its default attn flash_attention_2; prime-rl src/prime_rl/trainer/model.py, "
-                             "config.py at 8718eb1)"), "flash-attn-2"),
+                             "config.py at 8718eb1)"), "flash-attn-2",
+                          logits_bytes_per_entry=EAGER_FP32_LOSS_BYTES_PER_LOGIT),
     "prime-rl-eager": Framework("prime-rl-eager", _EAGER, 0.0,
                                 N_("prime-rl trainer without --model.compile: eager transformers modules (the "
                                    "torchtitan-measured eager factor); flash-attn FlashAttention-2"), "flash-attn-2"),
@@ -719,7 +730,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     t_gemm += redo_gemm_s + (t_expert * 2 / per_param if "moe" in modules else 0.0)
     saved += redo_bytes
     # Logits and cross entropy (LOGITS_PASSES), vocabulary-parallel over tp, on one of pp stages (the stage mean).
-    saved += LOGITS_PASSES * 2 * sh.lm_head_params / sh.hidden / (s.tp * s.pp) * tokens_mb
+    saved += fw.logits_bytes_per_entry * sh.lm_head_params / sh.hidden / (s.tp * s.pp) * tokens_mb
     t_other = saved / hbm
     t_other *= fw.non_gemm_traffic
     t_compute = t_gemm + t_attn + t_other
@@ -794,7 +805,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     if s.pp > 1:
         head_rate = base_peak * eff * IN_SITU_SHARE_OF_MAMF
         t_head = (per_param * sh.lm_head_params / s.tp * tokens_mb / head_rate
-                  + LOGITS_PASSES * 2 * sh.lm_head_params / sh.hidden / s.tp * tokens_mb / hbm * fw.non_gemm_traffic)
+                  + fw.logits_bytes_per_entry * sh.lm_head_params / sh.hidden / s.tp * tokens_mb / hbm
+                  * fw.non_gemm_traffic)
         t_layer = max(0.0, t_issue - t_head / s.pp) / layers_local
         t_last = last_stage_extra_seconds(t_head, t_layer, s.pp, head_units=1 + s.mtp_layers)
         t_p2p = exposed_pipeline_p2p_seconds(t_p2p, t_issue, s.vp, fw.overlaps_interleaved_p2p)

@@ -68,3 +68,18 @@ def test_flash_attn_package_kernels_stay_near_their_hopper_rate_on_blackwell(cat
     # Whole step within 20 % of the published 8,544.5 tokens/s/GPU (it was 2.05x too fast with cuDNN's rate).
     tps = train_speed(model, b200, setup).tokens_per_s_per_gpu
     assert 8544.5 * 0.8 < tps < 8544.5 * 1.2
+
+
+def test_prime_rl_fp32_eager_loss_moves_fifty_bytes_per_logit(catalog):
+    # prime-rl casts the logits to FP32 and runs torch's eager CrossEntropyLoss outside the compiled blocks
+    # (sft/train.py, model.py forward at 8718eb1): 50 bytes per vocabulary entry and token against the fused 8.
+    # Qwen3-0.6B (151,936-entry vocabulary, tied head) on one H100 at 8k, as prime-rl's nightly baseline ran it.
+    model = spec_from_hf_config(bundle_root() / "tests/fixtures/sizing/configs/qwen3-0.6b.config.json")
+    h100 = gpu_rates(catalog.find_gpu("h100-sxm5"))
+    setup = TrainSetup(gpus=1, seq_len=8192, global_batch=2, sharding="fsdp", recompute="full", framework="prime-rl")
+    fused = replace(setup, framework="torchtitan-compile")
+    extra = (train_speed(model, h100, setup).breakdown["other_kernels_s"]
+             - train_speed(model, h100, fused).breakdown["other_kernels_s"])
+    vocab = 151936
+    # 2 micro-batches of 8192 tokens, (50 - 8) bytes per entry, at 80 % of the H100's 3350 GB/s.
+    assert extra == pytest.approx(2 * 8192 * vocab * 42 / (3350e9 * 0.8), rel=1e-6)
