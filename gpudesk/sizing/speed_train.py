@@ -110,8 +110,8 @@ SPLIT_ACCUMULATION_ARCHITECTURES = ("Hopper", "Ada Lovelace")
 # Shah, Dao et al. 2026, together.ai/blog/flashattention-4) reaches 1613 TFLOPS forward, "up to 1.3x faster than
 # cuDNN 9.13": 1240 of 2250, 0.55; its backward taken at the same share (a stated assumption).
 # "flash-attn-2": the flash-attn package's FlashAttention-2 kernels as called directly (Hugging Face transformers
-# attn_implementation="flash_attention_2"). The package builds only its sm80 kernels (warp-level mma.sync, no
-# wgmma or tcgen05) and runs them unchanged on Hopper and Blackwell, so on a B200 they stay near their Hopper
+# attn_implementation="flash_attention_2"). Its kernels are written with Ampere's warp-level mma.sync (CUTLASS SM80
+# MMA atoms, no wgmma or tcgen05) whatever GPU they are compiled for, so on a B200 they stay near their Hopper
 # absolute rate: flash-attn 2.7.4 benchmark_flash_attention.py on a B200 gave 333-346 TFLOPS forward + backward at
 # 8k-16k tokens (github.com/Dao-AILab/flash-attention/issues/1589, 2025-04-13), and tritonbench's flash_v2 forward
 # 330-362 TFLOPS at head dimension 128, 2k-16k tokens (github.com/meta-pytorch/tritonbench/pull/171): ~345 of the
