@@ -109,7 +109,15 @@ SPLIT_ACCUMULATION_ARCHITECTURES = ("Hopper", "Ada Lovelace")
 # of 989 weighted 1 : 2.5. cuDNN 9.13 on B200 is its own kernel (tcgen05, tensor memory): FlashAttention-4 (Zadouri,
 # Shah, Dao et al. 2026, together.ai/blog/flashattention-4) reaches 1613 TFLOPS forward, "up to 1.3x faster than
 # cuDNN 9.13": 1240 of 2250, 0.55; its backward taken at the same share (a stated assumption).
-ATTENTION_EFFICIENCY = {"fa2": {"Ampere": 0.50, "default": 0.35}, "cudnn": {"Blackwell": 0.55, "default": 0.50}}
+# "flash-attn-2": the flash-attn package's FlashAttention-2 kernels as called directly (Hugging Face transformers
+# attn_implementation="flash_attention_2"). Its kernels are written with Ampere's warp-level mma.sync (CUTLASS SM80
+# MMA atoms, no wgmma or tcgen05) whatever GPU they are compiled for, so on a B200 they stay near their Hopper
+# absolute rate: flash-attn 2.7.4 benchmark_flash_attention.py on a B200 gave 333-346 TFLOPS forward + backward at
+# 8k-16k tokens (github.com/Dao-AILab/flash-attention/issues/1589, 2025-04-13), and tritonbench's flash_v2 forward
+# 330-362 TFLOPS at head dimension 128, 2k-16k tokens (github.com/meta-pytorch/tritonbench/pull/171): ~345 of the
+# B200's 2250 TFLOPS, 0.155. Ampere and Hopper as "fa2".
+ATTENTION_EFFICIENCY = {"fa2": {"Ampere": 0.50, "default": 0.35}, "cudnn": {"Blackwell": 0.55, "default": 0.50},
+                        "flash-attn-2": {"Ampere": 0.50, "Blackwell": 345 / 2250, "default": 0.35}}
 # The kernel efficiencies above are measured at head dimension 128. A fused attention kernel does per score the
 # two matmuls (4 d FLOPs for head dimension d) and a fixed softmax step (scale, running max, exponential, sum,
 # rescale) on the CUDA cores and the special-function units, which do not shrink with d; at d = 64 that fixed step
@@ -118,7 +126,8 @@ ATTENTION_EFFICIENCY = {"fa2": {"Ampere": 0.50, "default": 0.35}, "cudnn": {"Bla
 # dimension 64 / 128 / 256: cuDNN 413 / 595 / 509, FlashAttention-2 324 / 370 / 298. Rate at d relative to d = 128,
 # interpolated on log2(d) between the measured points and held flat outside them (see attention_head_dim_factor).
 ATTENTION_HEAD_DIM_TFLOPS = {"cudnn": ((64, 413.0), (128, 595.0), (256, 509.0)),
-                             "fa2": ((64, 324.0), (128, 370.0), (256, 298.0))}
+                             "fa2": ((64, 324.0), (128, 370.0), (256, 298.0)),
+                             "flash-attn-2": ((64, 324.0), (128, 370.0), (256, 298.0))}
 # FlashAttention's backward pass does 2.5x the forward's matmul FLOPs: it recomputes S = QK^T and P from the saved
 # softmax statistics, then forms dV, dP, dQ and dK (5 matmuls against 2; Dao 2023, arXiv 2307.08691 section 3.1.2;
 # flash-attention benchmarks/benchmark_flash_attention.py counts bwd = 2.5 x fwd). The kernel efficiencies above are
@@ -139,6 +148,15 @@ NON_GEMM_PASSES = 3
 # compiles the loss the same way): 4 passes of 2 bytes per vocabulary entry and token, on the last pipeline stage.
 # Beside a 4096-wide layer's saved values this is small, beside a 150-200k vocabulary on a 2-3k hidden model not.
 LOGITS_PASSES = 4
+# An unfused loss in FP32 outside the compiled region: the trainer casts the 16-bit logits to FP32 and calls the
+# eager torch.nn.CrossEntropyLoss (prime-rl src/prime_rl/trainer/sft/train.py ``ce_loss(logits.view(-1, V), ...)``
+# after model.py ``forward`` -> ``cast_float_and_contiguous``, commit 8718eb1; only the transformer blocks are
+# compiled). Bytes per vocabulary entry and token: the head writes 2; the cast reads 2 and writes 4; log_softmax
+# (ATen's non-persistent softmax kernel for a row this wide) reads 4 for the maximum, 4 for the sum and 4 to write
+# 4; backward, nll_loss writes a zeroed FP32 gradient (4), log_softmax's backward reads the gradient twice (sum, then
+# result) and the output once and writes 4 (16), the cast back reads 4 and writes 2: 2 + 6 + 16 + 4 + 16 + 6 = 50,
+# against LOGITS_PASSES x 2 = 8 fused.
+EAGER_FP32_LOSS_BYTES_PER_LOGIT = 50.0
 # Adam step: read weights/master/gradients/m/v, write master/m/v/weights: ~32 bytes per parameter it updates.
 OPTIMIZER_BYTES_PER_PARAM = 32
 # Host cost per operator: 5-25 us of CPU work before the kernel is queued (see host_issue_seconds): 15 us.
@@ -217,6 +235,7 @@ class Framework:
     cp_kv_exchange: str = "p2p"
     expands_gqa_kv: bool = False
     overlaps_interleaved_p2p: bool = False
+    logits_bytes_per_entry: float = LOGITS_PASSES * 2
 
 
 # Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
@@ -250,6 +269,20 @@ FRAMEWORKS: dict[str, Framework] = {
                                   N_("torchtitan benchmarks/llama3_h100_202412_torchtitan.md: compile is 1.16x "
                                      "eager; SDPA FlashAttention-2"), "fa2", *_TORCHTITAN_SAC,
                                   cp_kv_exchange="allgather", expands_gqa_kv=True),
+    # prime-rl's trainer (src/prime_rl/trainer/model.py at github.com/PrimeIntellect-ai/prime-rl commit 8718eb1):
+    # torch FSDP2 fully_shard per transformer block, each block compiled on its own (apply_compile:
+    # ``model.model.layers[i].compile()``, so the pointwise kernels are fused as Inductor does), the model's
+    # attention through transformers' attn_implementation, default "flash_attention_2" (trainer config.py
+    # ModelConfig.attn), i.e. the flash-attn package; no tensor parallelism to overlap.
+    "prime-rl": Framework("prime-rl", 1.0, 0.0,
+                          N_("prime-rl trainer: torch FSDP2 with each transformer block compiled (fused pointwise "
+                             "kernels, 1.0); attention through the flash-attn package's FlashAttention-2 kernels "
+                             "(its default attn flash_attention_2; prime-rl src/prime_rl/trainer/model.py, "
+                             "config.py at 8718eb1)"), "flash-attn-2",
+                          logits_bytes_per_entry=EAGER_FP32_LOSS_BYTES_PER_LOGIT),
+    "prime-rl-eager": Framework("prime-rl-eager", _EAGER, 0.0,
+                                N_("prime-rl trainer without --model.compile: eager transformers modules (the "
+                                   "torchtitan-measured eager factor); flash-attn FlashAttention-2"), "flash-attn-2"),
     "deepspeed": Framework("deepspeed", _EAGER, 0.0,
                            N_("eager PyTorch modules under ZeRO (no kernel fusion by default): the eager factor "
                               "measured by torchtitan (compile 1.16x eager); FlashAttention-2"), "fa2"),
@@ -697,7 +730,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     t_gemm += redo_gemm_s + (t_expert * 2 / per_param if "moe" in modules else 0.0)
     saved += redo_bytes
     # Logits and cross entropy (LOGITS_PASSES), vocabulary-parallel over tp, on one of pp stages (the stage mean).
-    saved += LOGITS_PASSES * 2 * sh.lm_head_params / sh.hidden / (s.tp * s.pp) * tokens_mb
+    saved += fw.logits_bytes_per_entry * sh.lm_head_params / sh.hidden / (s.tp * s.pp) * tokens_mb
     t_other = saved / hbm
     t_other *= fw.non_gemm_traffic
     t_compute = t_gemm + t_attn + t_other
@@ -772,7 +805,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     if s.pp > 1:
         head_rate = base_peak * eff * IN_SITU_SHARE_OF_MAMF
         t_head = (per_param * sh.lm_head_params / s.tp * tokens_mb / head_rate
-                  + LOGITS_PASSES * 2 * sh.lm_head_params / sh.hidden / s.tp * tokens_mb / hbm * fw.non_gemm_traffic)
+                  + fw.logits_bytes_per_entry * sh.lm_head_params / sh.hidden / s.tp * tokens_mb / hbm
+                  * fw.non_gemm_traffic)
         t_layer = max(0.0, t_issue - t_head / s.pp) / layers_local
         t_last = last_stage_extra_seconds(t_head, t_layer, s.pp, head_units=1 + s.mtp_layers)
         t_p2p = exposed_pipeline_p2p_seconds(t_p2p, t_issue, s.vp, fw.overlaps_interleaved_p2p)

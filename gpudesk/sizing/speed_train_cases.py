@@ -182,6 +182,8 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
     framework = str(case.get("framework", "megatron-lm"))
     if framework == "torchtitan":
         profile = "torchtitan-compile" if case.get("compile") else "torchtitan-eager"
+    elif framework == "prime-rl":
+        profile = "prime-rl" if case.get("compile") else "prime-rl-eager"
     else:
         profile = FRAMEWORK_PROFILES.get(framework, "megatron")
     precision = str(case.get("precision", "bf16"))
