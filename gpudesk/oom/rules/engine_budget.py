@@ -171,11 +171,24 @@ def _vllm_profile_run(f: Facts) -> Cause | None:
 # vLLM's own marks around an error raised while it serves: V0's model runner re-raises a failed step as "Error in model
 # execution (input dumped to /tmp/err_execute_model_input_<time>.pkl)" (vllm/worker/model_runner_base.py,
 # dump_input_when_exception), V1 dumps the failing batch from dump_input.py, and the engine logs the exception on
-# vLLM's own log line "ERROR mm-dd hh:mm:ss [engine.py:N]" (vllm/logger.py's format; the brackets since 0.8).
+# vLLM's own log line "ERROR mm-dd hh:mm:ss [engine.py:N]" (vllm/logger.py's format; the brackets since 0.8). A worker
+# process of vLLM's multiprocess executor writes its lines behind its name and pid, in colour on a terminal
+# ("(VllmWorkerProcess pid=N) " in V0, vllm/executor/multiproc_worker_utils.py ``_add_prefix``; "(Worker_TP0 pid=N) ",
+# "(VllmWorker rank=5 pid=N) ", "(EngineCore_DP0 pid=N) " in V1, vllm/utils ``decorate_logs``), and each executor logs a
+# worker's failed call with its traceback from the worker's loop (V0 multiproc_worker_utils.py ``_run_worker_process``,
+# V1 vllm/v1/executor/multiproc_executor.py ``worker_busy_loop``: "ERROR ... [multiproc_executor.py:N] ...");
+# https://github.com/vllm-project/vllm.
+_ANSI = r"(?:(?:\x1b|\u2190)\[[\d;]{0,12}m)?"
 _VLLM_SERVING = re.compile(r"Error in model execution \(input dumped to|err_execute_model_input_|"
-                           r"^(?:ERROR|WARNING|INFO)\s\d\d-\d\d\s\d\d:\d\d:\d\d\s\[?(?:engine|llm_engine|"
-                           r"async_llm_engine|core|dump_input|gpu_model_runner|model_runner|worker)\.py:\d{1,5}\]",
+                           r"^(?:" + _ANSI + r"\([A-Za-z][\w-]{0,40}(?: rank=\d{1,5})? pid=\d{1,9}\)" + _ANSI +
+                           r"\s{1,3})?(?:ERROR|WARNING|INFO)\s\d\d-\d\d\s\d\d:\d\d:\d\d\s\[?(?:engine|llm_engine|"
+                           r"async_llm_engine|core|dump_input|gpu_model_runner|model_runner|worker|multiproc_executor|"
+                           r"multiproc_worker_utils)\.py:\d{1,5}\]",
                            re.MULTILINE)
+# The worker loading its weights (V0 worker.py / V1 gpu_worker.py ``load_model`` -> model_loader ``get_model`` ->
+# the model's ``load_weights``) or opening its device (``init_device``): the same worker prefix, before any budget was
+# sized; weights that do not fit are the job's size, not the serving budget.
+_VLLM_LOADING = re.compile(r"\bload_model\b|\bload_weights\b|\bget_model\b|\binit_device\b")
 # The share of the GPU the engine's process holds at the failure from which its own budget is read as the holder
 # (vLLM's default gpu_memory_utilization is 0.9; the budget is what the process took at start).
 _ENGINE_HELD_SHARE = 0.85
@@ -203,7 +216,8 @@ def _vllm_serving_budget(f: Facts) -> Cause | None:
     of a full GPU. CUDA-graph capture and the start-up profiling run have their own readings."""
     r = f.report
     if (r.kind != "pytorch_oom" or r.graph_capture or r.signature is not None or f.total is None
-            or _VLLM_SERVING.search(r.text or "") is None or _VLLM_PROFILE_RUN.search(r.text or "") is not None):
+            or _VLLM_SERVING.search(r.text or "") is None or _VLLM_PROFILE_RUN.search(r.text or "") is not None
+            or _VLLM_LOADING.search(r.text or "") is not None):
         return None
     held = _held_by_process(f)
     if held is None or held < _ENGINE_HELD_SHARE * f.total:

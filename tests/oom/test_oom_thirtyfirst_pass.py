@@ -1,0 +1,63 @@
+"""Thirty-first pass (issue 28, the misses of fresh batches 30-33): what the text carries that the doctor ignored.
+
+* vLLM's multiprocess workers write every line behind their name and pid ("(Worker_TP0 pid=160) ERROR ...
+  [multiproc_executor.py:962]", V0's "(VllmWorkerProcess pid=N) ... multiproc_worker_utils.py:N]"): a PyTorch
+  out-of-memory error in that loop, with the worker holding most of the card, is the engine's gpu_memory_utilization
+  budget leaving too little for the step, as for the engine's own log lines (twenty-fifth pass); the worker loading
+  its weights is not.
+
+Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
+reading needs its own words or figures."""
+
+from __future__ import annotations
+
+from helpers.oom_top import top_cause as _top
+
+from gpudesk.oom import diagnose_text
+
+
+# noonghunna/club-3090#138 (vLLM V1, tensor-parallel worker 0; fixed by a lower --gpu-memory-utilization and
+# --max-num-batched-tokens).
+VLLM_WORKER = ("(Worker_TP0 pid=160) ERROR 05-20 20:54:32 [multiproc_executor.py:962] torch.OutOfMemoryError: CUDA out of "
+               "memory. Tried to allocate 136.00 MiB. GPU 0 has a total capacity of 23.56 GiB of which 117.38 MiB is "
+               "free. Including non-PyTorch memory, this process has 22.82 GiB memory in use. Of the allocated memory "
+               "21.98 GiB is allocated by PyTorch, with 21.71 MiB allocated in private pools (e.g., CUDA Graphs), and "
+               "391.42 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try "
+               "setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for "
+               "Memory Management  (https://docs.pytorch.org/docs/stable/notes/cuda.html"
+               "#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)\n"
+               "(Worker_TP0 pid=160) ERROR 05-20 20:54:32 [multiproc_executor.py:962] Traceback (most recent call last):\n"
+               "(Worker_TP0 pid=160) ERROR 05-20 20:54:32 [multiproc_executor.py:962]   File \"/usr/local/lib/python3.12/"
+               "dist-packages/vllm/v1/executor/multiproc_executor.py\", line 957, in worker_busy_loop\n"
+               "(Worker_TP0 pid=160) ERROR 05-20 20:54:32 [multiproc_executor.py:962]     output = func(*args, **kwargs)")
+# vllm-project/vllm#15182: a V1 worker's prefix (with its rank) on the frames of loading the weights.
+_LOADING_FRAMES = ("(VllmWorker rank=5 pid=3073)   File \"/opt/venv/lib/python3.12/site-packages/vllm/v1/executor/"
+                   "multiproc_executor.py\", line 244, in __init__\n(VllmWorker rank=5 pid=3073)     "
+                   "self.worker.load_model()\n")
+
+
+def test_vllm_worker_step_with_the_worker_holding_the_card_is_the_engines_budget() -> None:
+    assert _top(VLLM_WORKER)[0] == "kv_cache_budget"
+    cause = diagnose_text(VLLM_WORKER).causes[0]
+    assert "--gpu-memory-utilization" in cause.fix
+    assert cause.evidence["in_use_bytes"] == diagnose_text(VLLM_WORKER).report.parsed["this_process_bytes"]
+    # V0's worker prefix and log file, coloured as a terminal prints it (kaito-project/kaito#866's paste).
+    v0 = VLLM_WORKER.replace("(Worker_TP0 pid=160) ERROR 05-20 20:54:32 [multiproc_executor.py:962]",
+                             "\x1b[1;36m(VllmWorkerProcess pid=232077)\x1b[0;0m ERROR 12-29 07:45:20 "
+                             "multiproc_worker_utils.py:236]")
+    assert _top(v0)[0] == "kv_cache_budget"
+
+
+def test_vllm_worker_reading_needs_the_workers_marks_a_full_process_and_no_weight_loading() -> None:
+    # The PyTorch sentence alone: the figures' own reading (a full GPU).
+    bare = VLLM_WORKER.split("\n")[0].replace("(Worker_TP0 pid=160) ERROR 05-20 20:54:32 [multiproc_executor.py:962] ",
+                                              "")
+    assert _top(bare)[0] == "genuine_shortage"
+    # A prefix that is not a process's name and pid is not a vLLM worker's.
+    assert _top(VLLM_WORKER.replace("(Worker_TP0 pid=160)", "(Worker_TP0)"))[0] != "kv_cache_budget"
+    # The worker holding half the card: not its budget.
+    half = VLLM_WORKER.replace("this process has 22.82 GiB", "this process has 11.82 GiB").replace(
+        "21.98 GiB is allocated", "10.98 GiB is allocated")
+    assert _top(half)[0] != "kv_cache_budget"
+    # The worker loading its weights: the weights do not fit, no budget was sized yet.
+    assert _top(_LOADING_FRAMES + VLLM_WORKER)[0] != "kv_cache_budget"
