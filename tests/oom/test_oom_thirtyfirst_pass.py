@@ -61,3 +61,17 @@ def test_vllm_worker_reading_needs_the_workers_marks_a_full_process_and_no_weigh
     assert _top(half)[0] != "kv_cache_budget"
     # The worker loading its weights: the weights do not fit, no budget was sized yet.
     assert _top(_LOADING_FRAMES + VLLM_WORKER)[0] != "kv_cache_budget"
+
+
+# martinpacesa/BindCraft#225 (an 80 GB A100; the reporter rounded the size and the paste wraps before it).
+XLA_ROUNDED = ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate \n"
+               "~140GB")
+
+
+def test_xla_request_rounded_after_a_line_break_is_read() -> None:
+    d = diagnose_text(XLA_ROUNDED)
+    assert d.report.requested_bytes == 140 * 1024**3
+    # A request of 140 GB is the computation's size, not JAX's up-front reservation of the card.
+    assert d.causes[0].id != "preallocation"
+    # An approximation sign with no number after it is no size.
+    assert diagnose_text(XLA_ROUNDED.replace("~140GB", "~ a lot")).report.requested_bytes is None

@@ -15,7 +15,9 @@ from gpudesk.oom.report import MemoryReport
 from gpudesk.i18n import N_
 
 _EXHAUSTED = re.compile(r"RESOURCE_EXHAUSTED|Resource exhausted:\s*Out of memory|XlaRuntimeError", re.I)
-_REQUEST = re.compile(r"Out of memory (?:while )?trying to allocate\s+" + SIZE, re.I)
+# The size may follow a line break and an approximation sign where a user rounded it in the paste ("allocate \n~140GB",
+# martinpacesa/BindCraft#225).
+_REQUEST = re.compile(r"Out of memory (?:while )?trying to allocate\s{1,8}[~\u2248]?\s{0,2}" + SIZE, re.I)
 _DEVICE = re.compile(r"\b(?:gpu|cuda)[:_ ](\d{1,12})\b", re.I)
 _STAT = re.compile(r"^[ \t]*(parameter|constant|maybe_live_out|preallocated temp|total) allocation:\s*" + SIZE, re.M | re.I)
 _FRAG = re.compile(r"total fragmentation:\s*" + SIZE + r"\s*\((\d{1,20}(?:\.\d{1,20})?)%\)", re.I)
