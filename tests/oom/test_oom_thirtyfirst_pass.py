@@ -75,3 +75,35 @@ def test_xla_request_rounded_after_a_line_break_is_read() -> None:
     assert d.causes[0].id != "preallocation"
     # An approximation sign with no number after it is no size.
     assert diagnose_text(XLA_ROUNDED.replace("~140GB", "~ a lot")).report.requested_bytes is None
+
+
+# wtdcode/vllm-backport#94 (eight 80 GB GPUs; the reporter elided the log prefix).
+ALLOCATOR_WARNING = ("[rank5]:[W... CUDACachingAllocator.cpp:3933] memory allocation failed with OOM on device 5\n"
+                     "  while trying to allocate 671088640 bytes (free: 513736704, total: 85095874560).\n"
+                     "[rank2]: ... (same on devices 0-7)")
+
+
+def test_caching_allocator_warning_gives_the_devices_free_and_total() -> None:
+    d = diagnose_text(ALLOCATOR_WARNING)
+    parsed = d.report.parsed
+    assert (parsed["requested_bytes"], parsed["free_bytes"], parsed["total_capacity_bytes"]) == (
+        671088640, 513736704, 85095874560)
+    # 490 MiB free of 79 GiB for a 640 MiB request: the device is full.
+    assert d.causes[0].id == "genuine_shortage"
+    # Bare numbers in another parenthesis are not the device's figures.
+    other = diagnose_text(ALLOCATOR_WARNING.replace("(free: 513736704, total: 85095874560)",
+                                                    "(513736704, 85095874560)")).report.parsed
+    assert "free_bytes" not in other and "total_capacity_bytes" not in other
+
+
+def test_expandable_segments_mapping_warning_gives_its_request() -> None:
+    # The same warning from expandable segments (a refused mapping of more of a segment), with the device mostly free:
+    # the refusal is not capacity.
+    mapped = ("[W... CUDACachingAllocator.cpp:3933] expandable_segments: memory mapping failed with OOM on device 0 "
+              "while trying to map 20971520 bytes (free: 6223298560, total: 12884246528)")
+    d = diagnose_text(mapped)
+    assert d.report.parsed["requested_bytes"] == 20971520
+    assert _top(mapped) == ("not_capacity", True, "free_exceeds_request")
+    # With the device full, a shortage.
+    full = mapped.replace("free: 6223298560", "free: 5832704")
+    assert _top(full)[0] == "genuine_shortage"

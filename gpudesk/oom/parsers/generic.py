@@ -78,6 +78,9 @@ _REQUEST = [
     _c(r"\blength\s{0,2}[=:]?\s{0,2}" + _NUM + r"\s{0,2}(bytes?)?\s{0,3}(?:must not|may not|cannot|can't|does not|shall not)"
        r"\s{1,3}exceed\b"),
     _c(r"(?:tried|trying|attempting|attempt|attempted) to (?:allocate|reserve)\s{1,3}(?:more than\s{1,3})?" + _SIZE),
+    # PyTorch's expandable segments mapping more of a segment (CUDACachingAllocator.cpp's warning, see _TOTAL):
+    # "expandable_segments: memory mapping failed with OOM on device 0 while trying to map 20971520 bytes".
+    _c(r"memory mapping failed with OOM on device\s{0,2}\d{0,3}\s{1,3}while trying to map\s{1,3}" + _SIZE),
     _c(r"allocat\w{0,5} (?:memory )?for requested buffer of size\s{1,3}" + _SIZE),
     _c(r"(?:memory )?allocation of size\s{1,3}" + _SIZE),
     _c(r"allocating\s{1,3}" + _SIZE + r"\s{1,3}on device"),
@@ -150,6 +153,12 @@ _TOTAL = [
     # cudaMemGetInfo's figures as a widespread CUDA sample prints them: "Total amount of device memory: N bytes".
     _c(r"total amount of device memory\s{0,2}:\s{0,3}" + _SIZE),
     _c(r"\(\s{0,2}" + _SIZE_U + r",\s{0,3}" + _NUM + r"\s{0,2}(?:MiB|GiB|MB|GB)\s{1,3}free\s{0,2}\)"),
+    # PyTorch's caching allocator logging a refused cudaMalloc (or, with expandable segments, a refused mapping) as a
+    # warning, "[W... CUDACachingAllocator.cpp:3933] memory allocation failed with OOM on device 5 while trying to
+    # allocate 671088640 bytes (free: 513736704, total: 85095874560)" (c10/cuda/CUDACachingAllocator.cpp; the "W" of
+    # c10's log prefix is a warning): the device's free and total memory, in bytes.
+    _c(r"while trying to (?:allocate|map)\s{1,3}\d{1,20}\s{1,3}bytes\s{0,3}\(free:\s{0,2}\d{1,20},\s{0,3}total:\s{0,2}"
+       + _SIZE + r"\)"),
 ]
 _FREE = [
     _c(r"of which\s{1,3}" + _SIZE_U + r"\s{1,3}is free"),
@@ -174,6 +183,8 @@ _FREE = [
     _c(r",\s{0,3}" + _SIZE_U + r"\s{1,3}free\s{0,2}\)"),
     _c(_SIZE_U + r"\s{1,3}free\b"),
     _c(r"\bonly\s{1,3}" + _SIZE_U + r"\s{1,3}(?:is\s{1,3}|are\s{1,3})?(?:available|free)\b"),
+    # PyTorch's caching allocator warning (above, _TOTAL).
+    _c(r"while trying to (?:allocate|map)\s{1,3}\d{1,20}\s{1,3}bytes\s{0,3}\(free:\s{0,2}" + _SIZE + r",\s{0,3}total:"),
 ]
 _IN_USE = [
     _c(_SIZE_U + r"\s{1,3}already allocated"),
