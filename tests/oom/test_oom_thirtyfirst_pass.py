@@ -6,6 +6,11 @@
   budget leaving too little for the step, as for the engine's own log lines (twenty-fifth pass); the worker loading
   its weights is not.
 
+* Memory neither free nor in PyTorch's pool, large enough to be read as another holder, while the pool itself holds
+  more than it: the job's own working set is the GPU's largest occupant, so its need leads and the remainder is read
+  second (gpudesk.oom.rules.held_outside).
+* PyTorch's caching allocator warning "(free: F, total: T)" and XLA's request rounded after a line break: read.
+
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
 reading needs its own words or figures."""
 
@@ -107,3 +112,31 @@ def test_expandable_segments_mapping_warning_gives_its_request() -> None:
     # With the device full, a shortage.
     full = mapped.replace("free: 6223298560", "free: 5832704")
     assert _top(full)[0] == "genuine_shortage"
+
+
+# xinge008/Cylinder3D#109 (a smaller batch fixed it).
+POOL_LARGER = ("RuntimeError: CUDA out of memory. Tried to allocate 844.00 MiB (GPU 0; 14.76 GiB total capacity; 9.70 GiB "
+               "already allocated; 498.75 MiB free; 10.15 GiB reserved in total by PyTorch)")
+# ranahanocka/MeshCNN#105.
+POOL_LARGER_SMALL_GPU = ("RuntimeError: CUDA out of memory. Tried to allocate 1.62 GiB (GPU 0; 8.00 GiB total capacity; "
+                         "3.97 GiB already allocated; 1.25 GiB free; 4.68 GiB reserved in total by PyTorch).")
+# erikguo/yolov3#4 (another process held the GPU).
+REMAINDER_LARGER = ("RuntimeError: CUDA out of memory. Tried to allocate 338.00 MiB (GPU 0; 3.95 GiB total capacity; "
+                    "1.62 GiB already allocated; 23.00 MiB free; 9.10 MiB cached)")
+
+
+def test_a_pool_larger_than_the_remainder_is_the_jobs_own_need_first() -> None:
+    for text in (POOL_LARGER, POOL_LARGER_SMALL_GPU):
+        d = diagnose_text(text)
+        assert d.causes[0].id == "genuine_shortage", text
+        # The remainder is still named, second, with the check that tells its holder.
+        second = [c for c in d.causes[1:] if c.id in ("allocation_outside_allocator", "other_process")]
+        assert second and second[0].confidence == 0.5, text
+
+
+def test_a_remainder_larger_than_the_pool_keeps_its_holder_first() -> None:
+    assert _top(REMAINDER_LARGER)[0] == "other_process"
+    # Cylinder3D's figures with PyTorch holding less than the remainder: the remainder's reading leads again.
+    smaller_pool = POOL_LARGER.replace("9.70 GiB already allocated", "3.70 GiB already allocated").replace(
+        "10.15 GiB reserved", "4.15 GiB reserved")
+    assert _top(smaller_pool)[0] in ("allocation_outside_allocator", "other_process")

@@ -105,7 +105,8 @@ def _outside(f: Facts) -> Cause | None:
     return Cause(
         id="allocation_outside_allocator",
         title=_("Memory held outside this process's allocator fills the GPU"),
-        confidence=0.6 if others_first else 0.9,
+        confidence=(held_outside.POOL_LARGER_CONFIDENCE if held_outside.pool_outweighs_remainder(f)
+                    else 0.6 if others_first else 0.9),
         evidence=evidence(outside_allocator_bytes=f.outside, outside_allocator_ratio=round(share, 3),
                           total_capacity_bytes=f.total, free_bytes=f.free, reserved_bytes=f.reserved,
                           allocated_bytes=f.allocated, requested_bytes=f.requested),

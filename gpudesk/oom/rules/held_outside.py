@@ -19,6 +19,15 @@ What the figures say before that check is run:
   second (0.6); with an in-process holder named in the text the order is reversed. Threads where the remainder was
   large and the resolution was found: erikguo/yolov3#4 (kill the other process), ResidualMaskingNetwork#15 (other
   programs), FastMRI_challenge#238 (a zombie), LlamaFactory#182 (CUDA_VISIBLE_DEVICES overwritten: a shared GPU).
+* Both readings rank the remainder above the job's own need because, with it that large, the live tensors do not fill
+  the GPU. That premise fails when this process's allocator holds more than the remainder: PyTorch's "reserved in
+  total by PyTorch" is every segment its caching allocator holds, and the "free" figure is read after the allocator
+  has returned its cached whole segments to the driver (``release_cached_blocks`` before the OOM is raised,
+  c10/cuda/CUDACachingAllocator.cpp ``malloc``), so a reserved figure above the remainder is the job's own working set
+  being the GPU's largest occupant. The job's need leads there and the remainder is read second
+  (:data:`POOL_LARGER_CONFIDENCE`, with the same check): xinge008/Cylinder3D#109 (10.15 GiB reserved, 4.12 outside
+  of 14.76: a smaller batch), MouseLand/cellpose#591 (17.03 reserved, 6.97 outside of 24: whole-image flow arrays, run
+  on the CPU), yezhen17/3DIoUMatch-PVRCNN#3, ranahanocka/MeshCNN#105.
 * AMD GPUs are left to the older reading (the remainder is "outside the allocator", 0.9): the APUs ROCm runs on
   (Strix Halo, Phoenix) share system memory with every program, and those programs are not GPU processes that
   ``rocm-smi --showpids`` would list (kyuz0/amd-strix-halo-image-video-toolboxes#3).
@@ -41,6 +50,16 @@ def remainder_is_large(f: Facts) -> bool:
     """The remainder is at least 2 GiB and a quarter of the GPU, and no process list explains it."""
     return (not f.mps and f.outside is not None and f.total is not None and f.dev is not None
             and not f.dev.other_processes and f.outside >= max(2 * GiB, f.total / 4))
+
+
+# The remainder's readings when this process's own allocator holds more than the remainder (module docstring): below
+# the job's own need read from a full device (0.6-0.85), still named with the check that decides it.
+POOL_LARGER_CONFIDENCE = 0.5
+
+
+def pool_outweighs_remainder(f: Facts) -> bool:
+    """This process's allocator reserved more than the memory held outside it (module docstring)."""
+    return f.reserved is not None and f.outside is not None and f.reserved > f.outside
 
 
 def held_by_others_bytes(f: Facts) -> int | None:
