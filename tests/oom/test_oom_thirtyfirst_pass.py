@@ -19,6 +19,7 @@ from __future__ import annotations
 from helpers.oom_top import top_cause as _top
 
 from gpudesk.oom import diagnose_text
+from gpudesk.oom.parsers import terminal_rows
 
 
 # noonghunna/club-3090#138 (vLLM V1, tensor-parallel worker 0; fixed by a lower --gpu-memory-utilization and
@@ -140,3 +141,38 @@ def test_a_remainder_larger_than_the_pool_keeps_its_holder_first() -> None:
     smaller_pool = POOL_LARGER.replace("9.70 GiB already allocated", "3.70 GiB already allocated").replace(
         "10.15 GiB reserved", "4.15 GiB reserved")
     assert _top(smaller_pool)[0] in ("allocation_outside_allocator", "other_process")
+
+
+# noonghunna/club-3090#41: terminal rows of 80 characters, each padded with spaces to the window's width, the line
+# breaks lost in the copy (the third row lost its leading space to the padding).
+TERMINAL_ROWS = ('(EngineCore pid=49) torch.OutOfMemoryError: CUDA out of memory. Tried to allocat' +
+                 " " * 166 +
+                 'e 50.00 MiB. GPU 0 has a total capacity of 23.80 GiB of which 23.75 MiB is free.' +
+                 " " * 173 +
+                 'Process 246738 has 23.77 GiB memory in use. Of the allocated memory 23.09 GiB i' +
+                 " " * 172 +
+                 's allocated by PyTorch, with 24.00 MiB allocated in private pools (e.g., CUDA Gr' +
+                 " " * 170 + "\n" + " " * 2 +
+                 'aphs), and 326.18 MiB is reserved by PyTorch but unallocated. If reserved but un')
+
+
+def test_terminal_rows_padded_with_spaces_are_joined_back() -> None:
+    d = diagnose_text(TERMINAL_ROWS)
+    parsed = d.report.parsed
+    assert parsed["requested_bytes"] == 50 * 1024**2
+    assert parsed["allocated_bytes"] == round(23.09 * 1024**3)
+    assert parsed["reserved_unallocated_bytes"] == round(326.18 * 1024**2)
+    assert parsed["read_unwrapped"] == 1
+    assert d.report.text == TERMINAL_ROWS  # the report keeps what was pasted
+    joined = terminal_rows.unwrap(TERMINAL_ROWS)
+    assert joined is not None and "Tried to allocate 50.00 MiB" in joined and "is free. Process 246738" in joined
+
+
+def test_aligned_columns_are_not_terminal_rows() -> None:
+    # One padded cut is alignment, not rows.
+    assert terminal_rows.unwrap("Tried to allocate 50.00 MiB" + " " * 40 + "GPU 0 has a total capacity") is None
+    # The shape of nvidia-smi's process table: runs of spaces between columns, rows of varying widths.
+    table = ("|    0   N/A  N/A      2387      G   /usr/lib/xorg/Xorg                 " + " " * 18 + "4MiB |\n"
+             "|    0   N/A  N/A     11470      C   python                             " + " " * 18 + "10889MiB |\n"
+             "|    1   N/A  N/A     11471      C   python                             " + " " * 18 + "10889MiB |")
+    assert terminal_rows.unwrap(table) is None

@@ -23,6 +23,7 @@ from gpudesk.oom.parsers import (
     sglang,
     startup_free,
     tensorflow,
+    terminal_rows,
     tgi,
     trtllm,
     vllm,
@@ -188,6 +189,14 @@ def parse_text(data: str | bytes) -> MemoryReport:
     if read is not text:
         report.text = text  # the whole input is kept
         return report
+    rows = terminal_rows.unwrap(text) if len(text) <= UNWRAP_MAX_CHARS and (
+        report.kind == "unknown" or report.missing) else None
+    if rows is not None:
+        joined = _parse(rows)
+        if joined.kind != "unknown" and (report.kind == "unknown" or len(joined.missing) < len(report.missing)):
+            joined.text = text
+            joined.parsed["read_unwrapped"] = 1
+            return joined
     if "\n" in text.strip() and len(text) <= UNWRAP_MAX_CHARS and (report.kind == "unknown" or report.missing):
         unwrapped = _parse(" ".join(text.split()))
         if unwrapped.kind != "unknown" and (report.kind == "unknown" or len(unwrapped.missing) < len(report.missing)):
