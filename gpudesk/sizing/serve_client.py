@@ -12,6 +12,21 @@ default). V0 (before 0.8) had prefix caching off by default, and the offline ben
 one-prompt run measures a cached prefill. It is an input (``ServeLoad.benchmark_warmup``, ``estimate speed
 --benchmark-warmup``, a measured run's ``benchmark_warmup``): only the user knows which client measured the run, and
 a deployment's first request finds nothing cached.
+
+Prompts sent by an earlier run: a benchmark client that sweeps load levels against one server and takes each level's
+prompts from the head of a dataset read in a fixed order sends, at level N, the prompts its earlier levels already
+sent (evalscope ``perf --parallel a b c --number a b c``: ``evalscope/perf/main.py`` runs the levels one after the
+other against the same server, and ``evalscope/perf/benchmark.py`` ``get_requests`` reads the dataset plugin's
+prompts in order and sends the first ``--number`` of them, modelscope/evalscope at a403af2, 2025-07-18). The engine's
+prefix cache still holds those prompts where its pool has not evicted them: vLLM V1 as above; SGLang's radix cache
+(on by default, ``--disable-radix-cache`` turns it off; ``python/sglang/srt/server_args.py``), whose match is capped
+at the prompt's length minus one token (``schedule_batch.py`` ``Req.adjust_max_prefix_ids``, v0.4.x: "we need to
+ensure each request has at least one token") at the default page of one token. Such a request prefills one block
+(vLLM) or one token (SGLang) and produces its first token in the next step, instead of queueing behind the others'
+prefill. It is an input (``ServeLoad.cached_prompts``, a measured run's ``cached_prompts``): the number of the run's
+first prompts, in the order the client sends them, that an earlier run sent to the same server; only the user knows
+how the client picked its prompts. The cache keeps them while the pool has room for them next to the run's own
+requests (the engines evict the least recently used free blocks first): the count is capped at what fits.
 """
 
 from __future__ import annotations
@@ -20,9 +35,14 @@ from gpudesk.sizing.serve_host import engine_version_tuple
 
 VLLM_V1_SINCE = (0, 8)
 PREFIX_BLOCK_TOKENS = 16
+SGLANG_PAGE_TOKENS = 1  # SGLang --page-size default: the radix cache matches token by token
 SOURCE = ("vllm benchmarks/benchmark_serving.py initial single prompt test run (input_requests[0]); "
           "vllm/v1/core/kv_cache_manager.py get_computed_blocks (prefix caching on by default in V1) "
           "(https://github.com/vllm-project/vllm)")
+EARLIER_RUN_SOURCE = ("evalscope/perf/main.py and benchmark.py get_requests (levels in turn, prompts from the dataset's "
+                      "head in order; modelscope/evalscope a403af2); vllm/v1/core/kv_cache_manager.py "
+                      "get_computed_blocks; SGLang radix cache (server_args.py disable_radix_cache, schedule_batch.py "
+                      "Req.adjust_max_prefix_ids)")
 
 
 def warmup_caches_first_prompt(engine: str, version: str | None, offline: bool, num_prompts: int | None,
@@ -35,6 +55,39 @@ def warmup_caches_first_prompt(engine: str, version: str | None, offline: bool, 
     return parsed is None or parsed >= VLLM_V1_SINCE
 
 
-def cached_prompt_tokens(prompt_tokens: int) -> int:
+def cached_prompt_tokens(prompt_tokens: int, block_tokens: int = PREFIX_BLOCK_TOKENS) -> int:
     """Tokens of a fully cached prompt the engine does not recompute: whole blocks, the last token left out."""
-    return max(0, (prompt_tokens - 1) // PREFIX_BLOCK_TOKENS * PREFIX_BLOCK_TOKENS)
+    block = max(1, block_tokens)
+    return max(0, (prompt_tokens - 1) // block * block)
+
+
+def keeps_prefix_cache(engine: str, version: str | None) -> bool:
+    """Whether ``engine`` at ``version`` keeps a prefix cache by default (module docstring): vLLM V1 (0.8 on, or no
+    version given) and SGLang (radix cache)."""
+    if engine == "sglang":
+        return True
+    if engine != "vllm":
+        return False
+    parsed = engine_version_tuple(version)
+    return parsed is None or parsed >= VLLM_V1_SINCE
+
+
+def prefix_block_tokens(engine: str, kv_block_size: int | None) -> int:
+    """The unit a prefix-cache hit is counted in: vLLM's KV block (``--block-size``, 16), SGLang's page (1)."""
+    if engine == "sglang":
+        return SGLANG_PAGE_TOKENS
+    return kv_block_size or PREFIX_BLOCK_TOKENS
+
+
+def earlier_run_cached_prompts(engine: str, version: str | None, offline: bool, cached_prompts: int,
+                               num_prompts: int | None, request_tokens: int, live_requests: int,
+                               kv_capacity_tokens: int) -> int:
+    """How many of the run's first prompts the engine finds in its prefix cache because an earlier run sent them
+    (``cached_prompts``; module docstring): none where the engine keeps no prefix cache or the run is offline, at
+    most the run's prompts, and at most as many as the KV pool keeps (``request_tokens`` = prompt + output each)
+    next to the ``live_requests`` the run itself holds."""
+    if cached_prompts <= 0 or offline or not keeps_prefix_cache(engine, version):
+        return 0
+    count = cached_prompts if num_prompts is None else min(cached_prompts, num_prompts)
+    room = kv_capacity_tokens - live_requests * request_tokens
+    return max(0, min(count, room // max(1, request_tokens)))

@@ -69,6 +69,10 @@ class ServeLoad:
     bench serve`` / ``benchmark_serving.py``); with vLLM V1's prefix cache the measured first request then finds
     its prompt cached (:mod:`gpudesk.sizing.serve_client`). Off unless the user says so: a deployment's first
     request finds no cache.
+    ``cached_prompts``: how many of the run's first prompts (in the order the client sends them) an earlier run of
+    the client sent to the same server, so that the engine's prefix cache holds them (a sweep over load levels that
+    takes each level's prompts from the head of one dataset, as evalscope ``perf`` does; :mod:`gpudesk.sizing.
+    serve_client`). 0 unless the user says so; needs ``num_prompts``.
     ``rocm_aiter``: vLLM on AMD Instinct with AITER kernels (``VLLM_ROCM_USE_AITER=1``) or without (False); None:
     the AITER kernels, since the version does not tell which image ran (:mod:`gpudesk.sizing.serve_rocm_attention`).
     ``kv_block_size``: tokens per KV-cache block (vLLM ``--block-size``; None: the engine's default, 16).
@@ -105,6 +109,7 @@ class ServeLoad:
     backend: str | None = None
     attention_dp: int = 1
     benchmark_warmup: bool = False
+    cached_prompts: int = 0
     rocm_aiter: bool | None = None
     kv_block_size: int | None = None
     scheduler_recv_interval: int = 1
@@ -152,6 +157,12 @@ class ServeLoad:
         if self.num_prompts is not None:
             positive_int("num_prompts", self.num_prompts, MAX_NUM_PROMPTS)
         positive_int("num_scheduler_steps", self.num_scheduler_steps, 1024)
+        if self.cached_prompts:
+            positive_int("cached_prompts", self.cached_prompts, MAX_NUM_PROMPTS)
+            if self.num_prompts is None:
+                raise SizingError("cached_prompts", _(
+                    "prompts an earlier run sent need the run's prompt count (num_prompts): without one the estimate "
+                    "is the steady state, which no earlier prompt reaches."))
         positive_int("scheduler_recv_interval", self.scheduler_recv_interval, 1024)
         if self.scheduler_recv_interval > 1 and self.engine.lower() != "sglang":
             raise SizingError("scheduler_recv_interval", _(

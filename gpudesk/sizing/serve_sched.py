@@ -153,6 +153,8 @@ class Load:
     frontend_token_s: float = 0.0
     frontend_servers: int = 1
     first_prompt_cached: bool = False
+    cached_prompts: int = 0  # the run's first prompts an earlier run left in the prefix cache (serve_client)
+    prefix_block_tokens: int = 16  # the unit of a prefix-cache hit (serve_client.prefix_block_tokens)
     schedule_ahead: bool = False  # step n + 1 is scheduled when step n starts (serve_host.schedules_ahead)
     recv_interval_steps: int = 1  # new requests are taken every this many decode steps (module docstring)
 
@@ -438,8 +440,9 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             after = created >= prompts  # one of the steady state's later arrivals
             waiting.append(_Request(arrival_s=arrived, inp=req_inp, out=req_out, out_total=req_out,
                                     counted=not (steady and arrived <= 0.0) and not after, warm=after))
-            if created == 0 and load.first_prompt_cached:
-                waiting[-1].prefilled = cached_prompt_tokens(req_inp)  # the client's warm-up request (serve_client)
+            if created < load.cached_prompts or (created == 0 and load.first_prompt_cached):
+                # sent before: by an earlier run of the client, or as its warm-up request (serve_client)
+                waiting[-1].prefilled = cached_prompt_tokens(req_inp, load.prefix_block_tokens)
             created += 1
         # Admit waiting requests (FCFS) while the KV pool and max_num_seqs allow, between multi-step blocks.
         preempted = False

@@ -19,7 +19,12 @@ from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.serve_client import SOURCE as WARMUP_SOURCE
-from gpudesk.sizing.serve_client import warmup_caches_first_prompt
+from gpudesk.sizing.serve_client import (
+    EARLIER_RUN_SOURCE,
+    earlier_run_cached_prompts,
+    prefix_block_tokens,
+    warmup_caches_first_prompt,
+)
 from gpudesk.sizing.serve_engine import EngineBudget, engine_budget
 from gpudesk.sizing.serve_host import OUTPUT_LAG_SOURCE, front_end, output_lag_steps, schedules_ahead
 from gpudesk.sizing.serve_load import ServeLoad
@@ -94,6 +99,12 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
                                                             load.api_server_count)
     warmup = warmup_caches_first_prompt(load.engine.lower(), load.engine_version, load.batch is not None,
                                         load.num_prompts, load.benchmark_warmup)
+    live = load.concurrency if load.concurrency is not None else budget.max_running
+    cached = earlier_run_cached_prompts(load.engine.lower(), load.engine_version, load.batch is not None,
+                                        load.cached_prompts, load.num_prompts,
+                                        load.input_tokens + load.output_tokens,
+                                        min(live, load.num_prompts or live, budget.max_running),
+                                        budget.kv_capacity_tokens)
     sim_load = Load(input_tokens=load.input_tokens, output_tokens=load.output_tokens,
                                           concurrency=load.concurrency, request_rate_per_s=load.request_rate_per_s,
                                           batch=load.batch, num_prompts=load.num_prompts, replicas=load.replicas,
@@ -104,7 +115,9 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
                                           frontend_intake_s=front.intake_s if front else 0.0,
                                           frontend_token_s=front.token_s if front else 0.0,
                                           frontend_servers=front.servers if front else 1,
-                                          first_prompt_cached=warmup,
+                                          first_prompt_cached=warmup, cached_prompts=cached,
+                                          prefix_block_tokens=prefix_block_tokens(load.engine.lower(),
+                                                                                  load.kv_block_size),
                                           recv_interval_steps=load.scheduler_recv_interval,
                                           schedule_ahead=schedules_ahead(load.engine.lower(), load.engine_version,
                                                                          load.backend, steps.host_overlap))
@@ -131,6 +144,10 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
         assumptions += (Assumption("warmup_request", _(
             "the benchmark client sends the first prompt once before the run: the run's first request finds it in "
             "the prefix cache"), WARMUP_SOURCE),)
+    if cached:
+        assumptions += (Assumption("cached_prompts", _(
+            "the run's first {count} prompts were sent by an earlier run: the engine finds them in its prefix "
+            "cache").format(count=cached), EARLIER_RUN_SOURCE, raw(cached_prompts=cached)),)
     if lag:
         assumptions += (Assumption("output_lag_steps", _(
             "the engine hands each token to the client one step after the step that sampled it"),

@@ -62,3 +62,60 @@ def test_a_one_prompt_run_measures_a_cached_prefill(catalog):
     assert not any(a.name == "warmup_request" for a in plain.assumptions)
     assert plain.ttft_s > 3 * speed.ttft_s
 
+
+
+def test_engines_with_a_default_prefix_cache_and_the_unit_of_a_hit():
+    from gpudesk.sizing.serve_client import keeps_prefix_cache, prefix_block_tokens
+    assert keeps_prefix_cache("vllm", "0.9.0") and keeps_prefix_cache("vllm", None)
+    assert keeps_prefix_cache("sglang", "0.4.9")  # radix cache on by default
+    assert not keeps_prefix_cache("vllm", "0.6.3")  # V0: prefix caching off by default
+    assert not keeps_prefix_cache("trtllm", "0.19.0")
+    assert prefix_block_tokens("vllm", None) == 16 and prefix_block_tokens("vllm", 32) == 32
+    assert prefix_block_tokens("sglang", None) == 1
+    assert cached_prompt_tokens(1800, 1) == 1799  # SGLang recomputes the last token only
+
+
+def test_earlier_run_cached_prompts_is_capped_by_the_run_and_the_kv_pool():
+    from gpudesk.sizing.serve_client import earlier_run_cached_prompts
+    args = dict(offline=False, num_prompts=30, request_tokens=3800, live_requests=30, kv_capacity_tokens=400_000)
+    assert earlier_run_cached_prompts("sglang", "0.4.9", cached_prompts=20, **args) == 20
+    assert earlier_run_cached_prompts("sglang", "0.4.9", cached_prompts=50, **args) == 30  # at most the run's prompts
+    assert earlier_run_cached_prompts("vllm", "0.6.3", cached_prompts=20, **args) == 0  # no prefix cache
+    assert earlier_run_cached_prompts("vllm", "0.9.0", cached_prompts=0, **args) == 0
+    small = dict(args, kv_capacity_tokens=30 * 3800 + 5 * 3800 + 100)  # room for five more requests only
+    assert earlier_run_cached_prompts("vllm", "0.9.0", cached_prompts=20, **small) == 5
+
+
+def test_a_sweep_level_whose_first_prompts_an_earlier_level_sent_has_a_shorter_ttft(catalog):
+    """haitwang-cloud blog (2025-07-17, llm-benchmark-en.md at 3173929): Llama-3.1-8B on one H100, SGLang 0.4.9,
+    evalscope perf --parallel 5 10 20 30 --number 5 10 20 30 with LongAlpaca prompts (~1800 tokens) and 2000 output
+    tokens. The level of 30 sends the 20 prompts the level of 20 sent first (evalscope reads the dataset in order):
+    measured mean TTFT 0.236 s, while 30 cold 1800-token prompts at once take over half a second on average to
+    prefill one after another on an H100. With the 20 prompts cached the estimate falls to a third or less and the
+    decode rate stays."""
+    spec = spec_from_catalog(catalog.model("llama-3.1-8b"))
+    gpu = catalog.gpu("h100-sxm5")
+    load = ServeLoad(engine="sglang", engine_version="0.4.9", input_tokens=1800, output_tokens=2000,
+                     concurrency=30, num_prompts=30).validated()
+    cold = serve_speed(spec, gpu, load)
+    warm = serve_speed(spec, gpu, dataclasses.replace(load, cached_prompts=20).validated())
+    assert cold.ttft_s > 0.5
+    assert warm.ttft_s < 0.4 * cold.ttft_s
+    assert warm.output_tokens_per_s == pytest.approx(cold.output_tokens_per_s, rel=0.06)
+    assert any(a.name == "cached_prompts" for a in warm.assumptions)
+    assert not any(a.name == "cached_prompts" for a in cold.assumptions)
+    # vLLM V0 keeps no prefix cache by default: the same input changes nothing there.
+    v0 = dataclasses.replace(load, engine="vllm", engine_version="0.6.3")
+    assert serve_speed(spec, gpu, dataclasses.replace(v0, cached_prompts=20).validated()).ttft_s == pytest.approx(
+        serve_speed(spec, gpu, v0.validated()).ttft_s)
+
+
+def test_cached_prompts_must_be_a_whole_positive_count():
+    from gpudesk.sizing.errors import SizingError
+    with pytest.raises(SizingError) as err:
+        ServeLoad(engine="sglang", input_tokens=1800, output_tokens=2000, concurrency=30, num_prompts=30,
+                  cached_prompts=-3).validated()
+    assert err.value.field == "cached_prompts"
+    with pytest.raises(SizingError) as err:  # the steady state (no prompt count) holds no earlier prompt
+        ServeLoad(engine="sglang", input_tokens=1800, output_tokens=2000, concurrency=30, cached_prompts=20).validated()
+    assert err.value.field == "cached_prompts"
