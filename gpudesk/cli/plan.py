@@ -99,7 +99,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--pp-stages-per-rank", type=int, default=None, metavar="V",
                    help=_("model chunks per pipeline rank with interleaved-1f1b (default 2)"))
     m.add_argument("--loss", default="standard", choices=LOSS_MODES,
-                   help=_("cross-entropy: standard (full fp32 logits), standard-16bit (16-bit logits, no fp32 upcast: a model "
+                   help=_("cross-entropy: standard (full fp32 logits), standard-kept (standard, and the loop keeps the "
+                        "fp32 logits the model returned referenced through backward, e.g. prime-rl's SFT trainer: 16 "
+                        "bytes a logit), standard-16bit (16-bit logits, no fp32 upcast: a model "
                         "that does not upcast its logits, run without autocast as under DeepSpeed), "
                         "standard-compiled (fp32 upcast inside a torch.compile'd loss, e.g. torchtitan since 2025-04), "
                         "chunked (torchtune), fused (Liger fused linear CE), inplace-16bit (16-bit logits, gradient "

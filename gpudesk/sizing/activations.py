@@ -38,7 +38,19 @@ def recompute_value_text(value: str) -> str:
 
 
 LOGITS_BYTES_PER_ELEMENT = 12
-LOSS_MODES = ("standard", "standard-16bit", "standard-compiled", "chunked", "fused", "inplace-16bit")
+LOSS_MODES = ("standard", "standard-kept", "standard-16bit", "standard-compiled", "chunked", "fused", "inplace-16bit")
+# ``standard`` with the fp32 logits the model returned still referenced through backward: the loop keeps the model's
+# output (a dict or ModelOutput) in scope while ``loss.backward()`` runs. PyTorch's eager cross-entropy on fp32 logits
+# is ``log_softmax`` + ``nll_loss`` (aten/src/ATen/native/LossNLL.cpp ``cross_entropy``): log_softmax saves its fp32
+# output (tools/autograd/derivatives.yaml ``_log_softmax``: ``result``), nll_loss's backward writes a zeroed fp32
+# gradient of that output and ``_log_softmax_backward_data`` writes the fp32 gradient of the logits while both are
+# alive, 3 x 4 bytes a logit (``standard``); the kept fp32 logits add 4 more for the whole backward. prime-rl's SFT
+# trainer does this (src/prime_rl/trainer/sft/train.py at b798a90d: ``out = forward(...)``, ``logits =
+# out["logits"]``, ``del logits`` drops only the local name while ``out`` holds the fp32 tensor that model.py
+# ``forward`` -> ``cast_float_and_contiguous`` made, and the default ``loss_impl`` "torch" is
+# ``torch.nn.CrossEntropyLoss(reduction="none")``), as does any loop that keeps ``outputs = model(...)`` of a model
+# whose forward upcasts its logits.
+KEPT_LOGITS_BYTES_PER_ELEMENT = 16
 # A loss on 16-bit logits without the fp32 upcast (models whose forward does not call ``logits.float()``, e.g. a
 # plain ``F.cross_entropy`` on bf16 logits): log_softmax saves its bf16 output and the two backward gradients are
 # bf16 too, 3 x 2 bytes per element (PyTorch ``log_softmax`` / ``nll_loss`` keep the input dtype,
@@ -170,7 +182,8 @@ def logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: int, te
 def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: int, hidden_size: int, loss: str = "standard",
                       tensor_parallel: int = 1, compiled: bool = False) -> float:
     """Logits + cross-entropy buffers for a loss implementation: ``standard`` (full fp32 logits and gradient,
-    12 B/element), ``standard-16bit`` (no fp32 upcast, 6 B/element), ``standard-compiled`` (the fp32 upcast inside a
+    12 B/element), ``standard-kept`` (``standard`` with the returned fp32 logits kept through backward, 16
+    B/element), ``standard-16bit`` (no fp32 upcast, 6 B/element), ``standard-compiled`` (the fp32 upcast inside a
     torch.compile'd loss, 4 B/element), ``chunked`` (torchtune, 3.5 B/element eager,
     2.25 under torch.compile), ``fused`` (Liger fused linear CE, ~10*b*s*h bytes) or ``inplace-16bit`` (16-bit logits
     whose gradient is written in place, 2 B/element: Unsloth's Triton cross-entropy).
@@ -185,6 +198,8 @@ def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: in
     mode = choice("loss", loss, LOSS_MODES)
     if mode == "standard":
         return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel)
+    if mode == "standard-kept":
+        return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel, KEPT_LOGITS_BYTES_PER_ELEMENT)
     if mode == "standard-16bit":
         return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel, HALF_LOGITS_BYTES_PER_ELEMENT)
     if mode == "standard-compiled":

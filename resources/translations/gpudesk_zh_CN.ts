@@ -5112,8 +5112,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="168"/>
-        <source>standard: full fp32 logits; standard-16bit: 16-bit logits without the fp32 upcast; standard-compiled: the fp32 upcast inside a torch.compile&apos;d loss (torchtitan since 2025-04); chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy; inplace-16bit: 16-bit logits whose gradient is written in place (Unsloth).</source>
-        <translation>standard：完整 fp32 logits；standard-16bit：16 位 logits，不提升为 fp32；standard-compiled：在 torch.compile 编译的损失函数内提升为 fp32（2025-04 起的 torchtitan）；chunked：torchtune 分块交叉熵；fused：Liger 融合线性交叉熵；inplace-16bit：16 位 logits，梯度原地写回（Unsloth）。</translation>
+        <source>standard: full fp32 logits; standard-kept: standard, with the fp32 logits the model returned kept through backward (prime-rl SFT); standard-16bit: 16-bit logits without the fp32 upcast; standard-compiled: the fp32 upcast inside a torch.compile&apos;d loss (torchtitan since 2025-04); chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy; inplace-16bit: 16-bit logits whose gradient is written in place (Unsloth).</source>
+        <translation>standard：完整 fp32 logits；standard-kept：即 standard，且模型返回的 fp32 logits 在整个反向传播期间仍被保留（prime-rl SFT）；standard-16bit：16 位 logits，不提升为 fp32；standard-compiled：在 torch.compile 编译的损失函数内提升为 fp32（2025-04 起的 torchtitan）；chunked：torchtune 分块交叉熵；fused：Liger 融合线性交叉熵；inplace-16bit：16 位 logits，梯度原地写回（Unsloth）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="169"/>

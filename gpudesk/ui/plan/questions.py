@@ -165,7 +165,7 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.context_parallel", translate("PlanQuestions", "Context parallel"), kind="int", unit=translate("PlanQuestions", "GPUs"), minimum=1,
                tooltip=translate("PlanQuestions", "The sequence is split over this many GPUs (ring attention).")),
             _f("model.loss", translate("PlanQuestions", "Cross-entropy loss"), kind="choice", choices=_plain(LOSS_MODES),
-               tooltip=translate("PlanQuestions", "standard: full fp32 logits; standard-16bit: 16-bit logits without the fp32 upcast; standard-compiled: the fp32 upcast inside a torch.compile'd loss (torchtitan since 2025-04); chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy; inplace-16bit: 16-bit logits whose gradient is written in place (Unsloth).")),
+               tooltip=translate("PlanQuestions", "standard: full fp32 logits; standard-kept: standard, with the fp32 logits the model returned kept through backward (prime-rl SFT); standard-16bit: 16-bit logits without the fp32 upcast; standard-compiled: the fp32 upcast inside a torch.compile'd loss (torchtitan since 2025-04); chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy; inplace-16bit: 16-bit logits whose gradient is written in place (Unsloth).")),
             _f("model.optimizer_in_backward", translate("PlanQuestions", "Optimizer step in backward"), kind="bool",
                tooltip=translate("PlanQuestions", "Each parameter is updated as soon as its gradient is ready: no full gradient buffer.")),
             _f("model.activation_offload", translate("PlanQuestions", "Offload activations to host"), kind="bool"),
