@@ -209,8 +209,10 @@ def add_parser(subparsers) -> None:
                    help=_("LoRA autograd: peft (one node per Linear and adapter) or fused (Unsloth's fused LoRA blocks keep "
                           "only the MLP input and the gate and up outputs)"))
     m.add_argument("--base-weights", default="precision", choices=LORA_BASE_WEIGHTS,
-                   help=_("lora: the frozen base at --precision (default) or int8 (bitsandbytes LLM.int8, load_in_8bit: "
-                          "1 byte a Linear weight, each 8-bit Linear keeps its 16-bit input for backward)"))
+                   help=_("lora: the frozen base at --precision (default), int8 (bitsandbytes LLM.int8, load_in_8bit: "
+                          "1 byte a Linear weight, each 8-bit Linear keeps its 16-bit input for backward) or fp32 "
+                          "(with --sharding fsdp/zero3: the model loaded in fp32 and cast to the 16-bit --precision unit "
+                          "by unit by FSDP mixed precision, also on one GPU, e.g. prime-rl)"))
     m.add_argument("--modules-to-save", default="", metavar="LIST",
                    help=_("lora/qlora with PEFT modules_to_save: embed_tokens and/or lm_head (comma-separated), "
                           "trained as full copies beside the frozen originals"))

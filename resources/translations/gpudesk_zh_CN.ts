@@ -5331,8 +5331,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="210"/>
-        <source>precision: the frozen base at the training precision; int8: bitsandbytes LLM.int8 (load_in_8bit), 1 byte a Linear weight, and every 8-bit Linear keeps its 16-bit input for backward.</source>
-        <translation>precision：冻结基座按训练精度存储；int8：bitsandbytes LLM.int8（load_in_8bit），每个 Linear 权重 1 字节，每个 8 位 Linear 为反向保留其 16 位输入。</translation>
+        <source>precision: the frozen base at the training precision; int8: bitsandbytes LLM.int8 (load_in_8bit), 1 byte a Linear weight, and every 8-bit Linear keeps its 16-bit input for backward; fp32: with FSDP sharding, the model loaded in fp32 and cast to the 16-bit precision unit by unit by FSDP mixed precision (prime-rl).</source>
+        <translation>precision：冻结基座按训练精度存储；int8：bitsandbytes LLM.int8（load_in_8bit），每个 Linear 权重 1 字节，且每个 8 位 Linear 为反向保留其 16 位输入；fp32：在 FSDP 分片下，模型以 fp32 加载，由 FSDP 混合精度逐个单元转换为 16 位精度（prime-rl）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="211"/>

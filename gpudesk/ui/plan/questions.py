@@ -207,7 +207,7 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.lora_kernels", translate("PlanQuestions", "LoRA kernels"), kind="choice", choices=_plain(LORA_KERNELS),
                tooltip=translate("PlanQuestions", "peft: one autograd node per Linear and adapter; fused: Unsloth's fused LoRA blocks keep only the MLP input and the gate and up outputs.")),
             _f("model.base_weights", translate("PlanQuestions", "LoRA base weights"), kind="choice", choices=_plain(LORA_BASE_WEIGHTS),
-               tooltip=translate("PlanQuestions", "precision: the frozen base at the training precision; int8: bitsandbytes LLM.int8 (load_in_8bit), 1 byte a Linear weight, and every 8-bit Linear keeps its 16-bit input for backward.")),
+               tooltip=translate("PlanQuestions", "precision: the frozen base at the training precision; int8: bitsandbytes LLM.int8 (load_in_8bit), 1 byte a Linear weight, and every 8-bit Linear keeps its 16-bit input for backward; fp32: with FSDP sharding, the model loaded in fp32 and cast to the 16-bit precision unit by unit by FSDP mixed precision (prime-rl).")),
             _f("model.modules_to_save", translate("PlanQuestions", "Modules trained in full (comma-separated)"), kind="list", optional=True,
                tooltip=translate("PlanQuestions", "PEFT modules_to_save: embed_tokens and/or lm_head are trained as full copies beside the frozen originals, with gradients and optimizer states.")),
             _f("model.double_quant", translate("PlanQuestions", "NF4 double quantisation (QLoRA)"), kind="bool",
