@@ -24,7 +24,7 @@ from gpudesk.cli.serve_fit import add_serve_parser, engines_accuracy, engines_ac
 from gpudesk.cli.speed import add_speed_parser
 from gpudesk.cli.json_text import dumps_json
 from gpudesk.i18n import _
-from gpudesk.sizing.activations import LOSS_MODES
+from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, LOSS_MODES
 from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
 from gpudesk.sizing.error_band import FRAMEWORKS
@@ -105,10 +105,15 @@ def add_parser(subparsers) -> None:
                         "that does not upcast its logits, run without autocast as under DeepSpeed), "
                         "standard-compiled (fp32 upcast inside a torch.compile'd loss, e.g. torchtitan since 2025-04), "
                         "chunked (torchtune), fused (Liger fused linear CE), inplace-16bit (16-bit logits, gradient "
-                        "written in place: Unsloth's Triton cross-entropy); Megatron-LM / Megatron-Core runs use "
+                        "written in place: Unsloth's Triton cross-entropy), vocab-chunked (output layer and loss walked "
+                        "over --loss-vocab-chunk vocabulary columns at a time, logits never whole: prime-rl's RL "
+                        "FusedOutputLinear); Megatron-LM / Megatron-Core runs use "
                         "standard-16bit: their unfused vocab-parallel cross-entropy "
                         "(megatron/core/tensor_parallel/cross_entropy.py) keeps one fp32 copy of the logits, turned "
                         "into the softmax and then the gradient in place (6 bytes a logit, not standard's 12)"))
+    m.add_argument("--loss-vocab-chunk", type=int, default=DEFAULT_VOCAB_CHUNK_COLUMNS, metavar="COLUMNS",
+                   help=_("with --loss vocab-chunked: vocabulary columns the output layer and loss compute at a time "
+                          "(default 2048, prime-rl's RL trainer)"))
     m.add_argument("--optimizer-in-backward", action="store_true", help=_("step each parameter in backward (no full gradient buffer)"))
     m.add_argument("--activation-offload", action="store_true", help=_("saved activations offloaded to host memory"))
     m.add_argument("--compile", action="store_true", help=_("torch.compile / fused kernels (fewer saved activations than eager)"))
@@ -642,6 +647,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         weight_format=args.weight_format or "checkpoint", kv_precision=args.kv_precision, context_tokens=args.seq,
         concurrent_sequences=args.batch, activation_bytes_per_sample=args.activation_bytes_per_sample,
         sequence_parallel=args.sp, sp_gathered_inputs=args.sp_gathered_inputs, context_parallel=args.cp, loss=args.loss,
+        loss_vocab_chunk=args.loss_vocab_chunk,
         optimizer_in_backward=args.optimizer_in_backward, activation_offload=args.activation_offload,
         compiled=args.compile, gradient_accumulation=args.grad_accum > 1, fsdp_version=args.fsdp_version,
         optimizer_impl=args.optimizer_impl, zero_grad_keeps_grads=args.zero_grad_keeps_grads,
@@ -674,7 +680,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "concurrent_sequences": "--batch", "gpus": "--gpus", "tensor_parallel": "--tp", "lora_rank": "--lora-rank",
                 "lora_targets": "--lora-targets", "weight_format": "--weight-format", "kv_precision": "--kv-precision",
                 "activation_bytes_per_sample": "--activation-bytes-per-sample", "precision": "--precision",
-                "optimizer": "--optimizer", "context_parallel": "--cp", "loss": "--loss", "sharding": "--sharding",
+                "optimizer": "--optimizer", "context_parallel": "--cp", "loss": "--loss", "loss_vocab_chunk": "--loss-vocab-chunk", "sharding": "--sharding",
                 "offload": "--offload", "fsdp_version": "--fsdp-version", "optimizer_impl": "--optimizer-impl",
                 "kv_cache_impl": "--kv-cache-impl", "paged_block_tokens": "--kv-block-tokens",
                 "mla_decode_weights": "--mla-decode-weights",

@@ -62,7 +62,7 @@ from gpudesk.sizing.checks import MAX_GPUS, choice, positive_int
 from gpudesk.sizing.dtypes import weight_bits_per_param
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
-from gpudesk.sizing.activations import activation_bytes_per_layer
+from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, activation_bytes_per_layer
 from gpudesk.sizing.activations_lora import frozen_layer_activation_bytes
 from gpudesk.sizing.lora_base import (
     LORA_BASE_WEIGHTS,
@@ -207,6 +207,7 @@ def lora_memory(
     sequence_parallel: bool = False,
     base_weights: str = "precision",
     modules_to_save: tuple[str, ...] = (),
+    loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -309,7 +310,8 @@ def lora_memory(
     acts, logits = activation_bytes(spec, seq_len_tokens, micro_batch_size, recompute=recompute,
                                     flash_attention=flash_attention, precision=precision, loss=loss,
                                     activation_offload=activation_offload, compiled=compiled,
-                                    tensor_parallel=t, sequence_parallel=sequence_parallel, unfused_gelu=unfused_gelu)
+                                    tensor_parallel=t, sequence_parallel=sequence_parallel, unfused_gelu=unfused_gelu,
+                                    loss_vocab_chunk=loss_vocab_chunk)
     if spec.is_transformer and recompute in ("none", "full") and precision_family(precision) != "fp32":
         names = resolve_targets(targets, spec)
         dims = spec.transformer_dims
