@@ -24,7 +24,7 @@ from gpudesk.cli.serve_fit import add_serve_parser, engines_accuracy, engines_ac
 from gpudesk.cli.speed import add_speed_parser
 from gpudesk.cli.json_text import dumps_json
 from gpudesk.i18n import _
-from gpudesk.sizing.activations import LOSS_MODES
+from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, LOSS_MODES
 from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
 from gpudesk.sizing.error_band import FRAMEWORKS
@@ -99,14 +99,21 @@ def add_parser(subparsers) -> None:
     m.add_argument("--pp-stages-per-rank", type=int, default=None, metavar="V",
                    help=_("model chunks per pipeline rank with interleaved-1f1b (default 2)"))
     m.add_argument("--loss", default="standard", choices=LOSS_MODES,
-                   help=_("cross-entropy: standard (full fp32 logits), standard-16bit (16-bit logits, no fp32 upcast: a model "
+                   help=_("cross-entropy: standard (full fp32 logits), standard-kept (standard, and the loop keeps the "
+                        "fp32 logits the model returned referenced through backward, e.g. prime-rl's SFT trainer: 16 "
+                        "bytes a logit), standard-16bit (16-bit logits, no fp32 upcast: a model "
                         "that does not upcast its logits, run without autocast as under DeepSpeed), "
                         "standard-compiled (fp32 upcast inside a torch.compile'd loss, e.g. torchtitan since 2025-04), "
                         "chunked (torchtune), fused (Liger fused linear CE), inplace-16bit (16-bit logits, gradient "
-                        "written in place: Unsloth's Triton cross-entropy); Megatron-LM / Megatron-Core runs use "
+                        "written in place: Unsloth's Triton cross-entropy), vocab-chunked (output layer and loss walked "
+                        "over --loss-vocab-chunk vocabulary columns at a time, logits never whole: prime-rl's RL "
+                        "FusedOutputLinear); Megatron-LM / Megatron-Core runs use "
                         "standard-16bit: their unfused vocab-parallel cross-entropy "
                         "(megatron/core/tensor_parallel/cross_entropy.py) keeps one fp32 copy of the logits, turned "
                         "into the softmax and then the gradient in place (6 bytes a logit, not standard's 12)"))
+    m.add_argument("--loss-vocab-chunk", type=int, default=DEFAULT_VOCAB_CHUNK_COLUMNS, metavar="COLUMNS",
+                   help=_("with --loss vocab-chunked: vocabulary columns the output layer and loss compute at a time "
+                          "(default 2048, prime-rl's RL trainer)"))
     m.add_argument("--optimizer-in-backward", action="store_true", help=_("step each parameter in backward (no full gradient buffer)"))
     m.add_argument("--activation-offload", action="store_true", help=_("saved activations offloaded to host memory"))
     m.add_argument("--compile", action="store_true", help=_("torch.compile / fused kernels (fewer saved activations than eager)"))
@@ -207,8 +214,10 @@ def add_parser(subparsers) -> None:
                    help=_("LoRA autograd: peft (one node per Linear and adapter) or fused (Unsloth's fused LoRA blocks keep "
                           "only the MLP input and the gate and up outputs)"))
     m.add_argument("--base-weights", default="precision", choices=LORA_BASE_WEIGHTS,
-                   help=_("lora: the frozen base at --precision (default) or int8 (bitsandbytes LLM.int8, load_in_8bit: "
-                          "1 byte a Linear weight, each 8-bit Linear keeps its 16-bit input for backward)"))
+                   help=_("lora: the frozen base at --precision (default), int8 (bitsandbytes LLM.int8, load_in_8bit: "
+                          "1 byte a Linear weight, each 8-bit Linear keeps its 16-bit input for backward) or fp32 "
+                          "(with --sharding fsdp/zero3: the model loaded in fp32 and cast to the 16-bit --precision unit "
+                          "by unit by FSDP mixed precision, also on one GPU, e.g. prime-rl)"))
     m.add_argument("--modules-to-save", default="", metavar="LIST",
                    help=_("lora/qlora with PEFT modules_to_save: embed_tokens and/or lm_head (comma-separated), "
                           "trained as full copies beside the frozen originals"))
@@ -638,6 +647,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         weight_format=args.weight_format or "checkpoint", kv_precision=args.kv_precision, context_tokens=args.seq,
         concurrent_sequences=args.batch, activation_bytes_per_sample=args.activation_bytes_per_sample,
         sequence_parallel=args.sp, sp_gathered_inputs=args.sp_gathered_inputs, context_parallel=args.cp, loss=args.loss,
+        loss_vocab_chunk=args.loss_vocab_chunk,
         optimizer_in_backward=args.optimizer_in_backward, activation_offload=args.activation_offload,
         compiled=args.compile, gradient_accumulation=args.grad_accum > 1, fsdp_version=args.fsdp_version,
         optimizer_impl=args.optimizer_impl, zero_grad_keeps_grads=args.zero_grad_keeps_grads,
@@ -670,7 +680,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "concurrent_sequences": "--batch", "gpus": "--gpus", "tensor_parallel": "--tp", "lora_rank": "--lora-rank",
                 "lora_targets": "--lora-targets", "weight_format": "--weight-format", "kv_precision": "--kv-precision",
                 "activation_bytes_per_sample": "--activation-bytes-per-sample", "precision": "--precision",
-                "optimizer": "--optimizer", "context_parallel": "--cp", "loss": "--loss", "sharding": "--sharding",
+                "optimizer": "--optimizer", "context_parallel": "--cp", "loss": "--loss", "loss_vocab_chunk": "--loss-vocab-chunk", "sharding": "--sharding",
                 "offload": "--offload", "fsdp_version": "--fsdp-version", "optimizer_impl": "--optimizer-impl",
                 "kv_cache_impl": "--kv-cache-impl", "paged_block_tokens": "--kv-block-tokens",
                 "mla_decode_weights": "--mla-decode-weights",

@@ -22,7 +22,7 @@ from gpudesk.sizing.zero3_params import DEFAULT_MAX_LIVE_PARAMETERS, DEFAULT_MAX
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
 from gpudesk.sizing.gptq_scratch import GPTQ_KERNELS
 from gpudesk.sizing.memory import MODES, ZERO3_SETTINGS
-from gpudesk.sizing.activations import LOSS_MODES
+from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, LOSS_MODES
 from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.memory_train import OFFLOAD_MODES, SHARDING_MODES
 from gpudesk.sizing.error_band import FRAMEWORKS
@@ -70,7 +70,8 @@ class ModelMemory:
     batches are padded to their longest sample (the peak batch is the shorter of the two). ``sharding`` and ``recompute`` may be
     ``auto`` (the planner picks the least costly setting that fits). ``activation_bytes_per_sample`` and
     ``train_flops_per_sample`` describe non-transformer models (CNN, 3D U-Net). Recipe knobs that change memory
-    most: ``loss`` (standard / chunked / fused cross-entropy), ``optimizer_in_backward``, ``activation_offload``,
+    most: ``loss`` (standard / chunked / fused cross-entropy ...; ``loss_vocab_chunk``, the columns of one chunk of
+    the vocab-chunked loss), ``optimizer_in_backward``, ``activation_offload``,
     ``compiled`` (torch.compile or fused kernels), ``sequence_parallel`` (with tensor parallel; ``sp_gathered_inputs``
     when it is PyTorch DTensor's, whose linears save the all-gathered input) and
     ``context_parallel`` (see :mod:`gpudesk.sizing.memory_train`). Framework behaviour that changed memory between
@@ -133,6 +134,7 @@ class ModelMemory:
     activation_bytes_per_sample: int | None = None
     train_flops_per_sample: float | None = None
     loss: str = "standard"
+    loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS
     optimizer_in_backward: bool = False
     activation_offload: bool = False
     compiled: bool = False
@@ -382,6 +384,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.precision", m.precision, PRECISIONS)
     check(_choice, "model.optimizer", str(m.optimizer).lower(), OPTIMIZER_NAMES)
     check(_choice, "model.loss", m.loss, LOSS_MODES)
+    check(_num, "model.loss_vocab_chunk", m.loss_vocab_chunk, maximum=16 * 1024 * 1024, integer=True)
     check(_choice, "model.fsdp_version", str(m.fsdp_version), ("1", "2"))
     check(_choice, "model.optimizer_impl", m.optimizer_impl, OPTIMIZER_IMPLS)
     check(_choice, "model.kv_cache_impl", m.kv_cache_impl, KV_CACHE_IMPLS)

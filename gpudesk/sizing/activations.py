@@ -38,7 +38,20 @@ def recompute_value_text(value: str) -> str:
 
 
 LOGITS_BYTES_PER_ELEMENT = 12
-LOSS_MODES = ("standard", "standard-16bit", "standard-compiled", "chunked", "fused", "inplace-16bit")
+LOSS_MODES = ("standard", "standard-kept", "standard-16bit", "standard-compiled", "chunked", "fused", "inplace-16bit",
+              "vocab-chunked")
+# ``standard`` with the fp32 logits the model returned still referenced through backward: the loop keeps the model's
+# output (a dict or ModelOutput) in scope while ``loss.backward()`` runs. PyTorch's eager cross-entropy on fp32 logits
+# is ``log_softmax`` + ``nll_loss`` (aten/src/ATen/native/LossNLL.cpp ``cross_entropy``): log_softmax saves its fp32
+# output (tools/autograd/derivatives.yaml ``_log_softmax``: ``result``), nll_loss's backward writes a zeroed fp32
+# gradient of that output and ``_log_softmax_backward_data`` writes the fp32 gradient of the logits while both are
+# alive, 3 x 4 bytes a logit (``standard``); the kept fp32 logits add 4 more for the whole backward. prime-rl's SFT
+# trainer does this (src/prime_rl/trainer/sft/train.py at b798a90d: ``out = forward(...)``, ``logits =
+# out["logits"]``, ``del logits`` drops only the local name while ``out`` holds the fp32 tensor that model.py
+# ``forward`` -> ``cast_float_and_contiguous`` made, and the default ``loss_impl`` "torch" is
+# ``torch.nn.CrossEntropyLoss(reduction="none")``), as does any loop that keeps ``outputs = model(...)`` of a model
+# whose forward upcasts its logits.
+KEPT_LOGITS_BYTES_PER_ELEMENT = 16
 # A loss on 16-bit logits without the fp32 upcast (models whose forward does not call ``logits.float()``, e.g. a
 # plain ``F.cross_entropy`` on bf16 logits): log_softmax saves its bf16 output and the two backward gradients are
 # bf16 too, 3 x 2 bytes per element (PyTorch ``log_softmax`` / ``nll_loss`` keep the input dtype,
@@ -75,6 +88,18 @@ FUSED_LOSS_BYTES_PER_HIDDEN_ELEMENT = 10
 # to another dtype first (Unsloth's ``logits = logits.to(self.config.torch_dtype)``, unsloth/models/llama.py, with fp16
 # compute on a bf16 checkpoint), the cast's copy and its gradient add copies: ``standard-16bit`` is the closer count.
 INPLACE_LOGITS_BYTES_PER_ELEMENT = 2
+# An output layer and loss walked over the vocabulary in chunks of C columns, the whole logits never stored: the
+# forward keeps an online log-sum-exp per token, the backward recomputes each chunk's logits from the saved hidden
+# states and the weight (prime-rl ``FusedOutputLinear`` / ``_ChunkedLogProbEntropyFn``,
+# src/prime_rl/trainer/models/layers/lm_head.py at b798a90d, chunk 2048 columns for RL: rl/config.py
+# ``auto_setup_fused_lm_head_chunk_size``). What is live is one [tokens x C] chunk, not a function of the hidden
+# size (Liger's ``fused``). The backward step of a chunk, written op by op, holds at its peak the previous chunk's
+# fp32 logits, softmax and gradient (4 + 4 + 4: the loop's local names keep them until they are rebound) beside the new
+# chunk's 16-bit logits (2), the fp32 cast and its temperature-scaled product (4 + 4): 22 bytes an element of the
+# chunk; the forward's online log-sum-exp holds less (the 16-bit and fp32 logits, the shifted logits and their
+# exponential, 14).
+VOCAB_CHUNK_BYTES_PER_ELEMENT = 22
+DEFAULT_VOCAB_CHUNK_COLUMNS = 2048
 
 
 def activation_bytes_per_layer(
@@ -168,12 +193,16 @@ def logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: int, te
 
 
 def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: int, hidden_size: int, loss: str = "standard",
-                      tensor_parallel: int = 1, compiled: bool = False) -> float:
+                      tensor_parallel: int = 1, compiled: bool = False,
+                      vocab_chunk_columns: int = DEFAULT_VOCAB_CHUNK_COLUMNS) -> float:
     """Logits + cross-entropy buffers for a loss implementation: ``standard`` (full fp32 logits and gradient,
-    12 B/element), ``standard-16bit`` (no fp32 upcast, 6 B/element), ``standard-compiled`` (the fp32 upcast inside a
+    12 B/element), ``standard-kept`` (``standard`` with the returned fp32 logits kept through backward, 16
+    B/element), ``standard-16bit`` (no fp32 upcast, 6 B/element), ``standard-compiled`` (the fp32 upcast inside a
     torch.compile'd loss, 4 B/element), ``chunked`` (torchtune, 3.5 B/element eager,
     2.25 under torch.compile), ``fused`` (Liger fused linear CE, ~10*b*s*h bytes) or ``inplace-16bit`` (16-bit logits
-    whose gradient is written in place, 2 B/element: Unsloth's Triton cross-entropy).
+    whose gradient is written in place, 2 B/element: Unsloth's Triton cross-entropy) or ``vocab-chunked`` (the output
+    layer and loss walked over ``vocab_chunk_columns`` vocabulary columns at a time, 22 B an element of one chunk:
+    prime-rl's ``FusedOutputLinear``).
     Megatron-Core's ``vocab_parallel_cross_entropy`` (megatron/core/tensor_parallel/cross_entropy.py,
     github.com/NVIDIA/Megatron-LM) costs what ``standard-16bit`` counts, 6 B/element: beside the 16-bit logits it
     makes one fp32 copy, turns it into the softmax in place (``-=``, ``torch.exp(out=)``, ``div_``), saves it and
@@ -183,8 +212,17 @@ def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: in
         SizingError: unknown loss mode or non-positive sizes.
     """
     mode = choice("loss", loss, LOSS_MODES)
+    if mode == "vocab-chunked":
+        columns = positive_int("loss_vocab_chunk", vocab_chunk_columns)
+        s = positive_int("seq_len_tokens", seq_len_tokens, MAX_SEQ_LEN_TOKENS)
+        b = positive_int("micro_batch_size", micro_batch_size, MAX_BATCH)
+        v = positive_int("vocab_size", vocab_size)
+        t = positive_int("tensor_parallel", tensor_parallel, 1024)
+        return float(VOCAB_CHUNK_BYTES_PER_ELEMENT * s * b * min(columns, -(-v // t)))
     if mode == "standard":
         return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel)
+    if mode == "standard-kept":
+        return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel, KEPT_LOGITS_BYTES_PER_ELEMENT)
     if mode == "standard-16bit":
         return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel, HALF_LOGITS_BYTES_PER_ELEMENT)
     if mode == "standard-compiled":

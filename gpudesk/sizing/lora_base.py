@@ -23,6 +23,18 @@ PEFT ``modules_to_save``.
   forward), one matrix at a time: the largest Linear x 2 bytes, as QLoRA's dequantisation buffer. The outlier
   columns of the mixed-precision decomposition (threshold 6.0: ``subA``, ``state.subB``) are a few columns wide.
 
+``base_weights="fp32"`` (``--base-weights fp32``, with ``--sharding fsdp`` or ``zero3``): the model is loaded in fp32
+and FSDP's mixed precision casts each unit to the 16-bit compute dtype when it gathers it, frozen base included.
+PyTorch FSDP2 ``fully_shard(..., mp_policy=MixedPrecisionPolicy(param_dtype=torch.bfloat16))`` keeps the sharded
+parameters in their stored dtype and all-gathers a ``param_dtype`` copy per unit for forward and again for backward
+(``torch/distributed/fsdp/_fully_shard/_fsdp_param.py`` ``FSDPParam.init_all_gather_outputs`` /
+``all_gather_inputs``, torch v2.5+), also on one GPU, where the "all-gather" is that cast copy. prime-rl loads its
+model in ``optimization_dtype`` (default float32) and wraps it that way, LoRA included (src/prime_rl/trainer/model.py
+``setup_model``: ``get_model(..., dtype=DTYPE_MAP[config.optimization_dtype])``, then ``setup_fsdp`` with
+``MixedPrecisionPolicy(param_dtype=bfloat16, reduce_dtype=float32)``, config.py at b798a90d). The base then holds 4
+bytes a parameter (divided over the FSDP GPUs) and two blocks' 16-bit copies are gathered, as for a sharded 16-bit
+base.
+
 ``modules_to_save`` (``--modules-to-save embed_tokens,lm_head``): PEFT wraps each named module in a
 ``ModulesToSaveWrapper`` that keeps the original frozen and trains a ``copy.deepcopy`` of it
 (``peft/utils/other.py`` ``ModulesToSaveWrapper.update``, https://github.com/huggingface/peft/blob/v0.13.2/src/peft/utils/other.py).
@@ -39,7 +51,8 @@ from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.lora_modules import LLAMA_MODULES, module_dims
 from gpudesk.sizing.shapes import ModelSpec
 
-LORA_BASE_WEIGHTS = ("precision", "int8")  # the frozen base at --precision, or bitsandbytes LLM.int8
+# The frozen base at --precision, bitsandbytes LLM.int8, or stored in fp32 under FSDP mixed precision.
+LORA_BASE_WEIGHTS = ("precision", "int8", "fp32")
 MODULES_TO_SAVE = ("embed_tokens", "lm_head")  # the PEFT module names a trainable full copy is sized for
 INT8_SCALE_BYTES = 4.0  # fp32 SCB, one per output row (Int8Params)
 

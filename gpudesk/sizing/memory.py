@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from gpudesk.i18n import _
+from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS
 from gpudesk.sizing.checks import MAX_SEQ_LEN_TOKENS, choice, positive_int
 from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT
 from gpudesk.sizing.errors import SizingError
@@ -60,7 +61,9 @@ class MemoryWorkload:
         paged_block_tokens: KV block size (None: contiguous cache).
         activation_bytes_per_sample: for non-transformer models (CNN, 3D U-Net): measured or derived bytes.
         overheads: CUDA context, NCCL, runtime and fragmentation assumptions.
-        loss: ``standard`` (full fp32 logits), ``chunked`` (torchtune chunked CE) or ``fused`` (Liger fused linear CE).
+        loss: ``standard`` (full fp32 logits), ``chunked`` (torchtune chunked CE) or ``fused`` (Liger fused linear CE),
+            and the other :data:`gpudesk.sizing.activations.LOSS_MODES`.
+        loss_vocab_chunk: vocabulary columns of one chunk with ``loss="vocab-chunked"`` (default 2048).
         optimizer_in_backward: step each parameter in backward (no full gradient buffer).
         activation_offload: saved activations moved to host memory (torchtune).
         context_parallel: sequence split over this many GPUs (ring attention; torchtitan CP).
@@ -178,6 +181,7 @@ class MemoryWorkload:
     activation_bytes_per_sample: int | None = None
     overheads: Overheads = field(default_factory=Overheads)
     loss: str = "standard"
+    loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS
     optimizer_in_backward: bool = False
     activation_offload: bool = False
     context_parallel: int = 1
@@ -297,6 +301,10 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
             if given:
                 raise SizingError(name, _("this setting applies to pipeline parallelism; set more than one "
                                           "pipeline stage, or leave it out."))
+    if w.loss_vocab_chunk != DEFAULT_VOCAB_CHUNK_COLUMNS and w.loss != "vocab-chunked":
+        # Dropping it unseen would hide a typo.
+        raise SizingError("loss_vocab_chunk", _("the vocabulary chunk applies to the vocab-chunked loss; set that "
+                                                "loss, or leave it out."))
     if w.global_batch_size is not None:
         if mode == "inference":
             raise SizingError("global_batch_size", _("a global batch applies to training; inference has none."))
@@ -414,7 +422,7 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
             pipeline_schedule=w.pipeline_schedule, pipeline_microbatches=w.pipeline_microbatches,
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
             fsdp1_no_sync=w.fsdp1_no_sync, ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
-            unfused_gelu=w.unfused_gelu, fsdp_root_only=w.fsdp_root_only,
+            unfused_gelu=w.unfused_gelu, fsdp_root_only=w.fsdp_root_only, loss_vocab_chunk=w.loss_vocab_chunk,
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))
@@ -431,5 +439,5 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul, weight_loading=w.weight_loading,
         double_quant=w.double_quant, fsdp_version=w.fsdp_version, lora_kernels=w.lora_kernels,
         tensor_parallel=w.tensor_parallel, sequence_parallel=w.sequence_parallel,
-        base_weights=w.base_weights, modules_to_save=tuple(w.modules_to_save),
+        base_weights=w.base_weights, modules_to_save=tuple(w.modules_to_save), loss_vocab_chunk=w.loss_vocab_chunk,
     )

@@ -62,7 +62,7 @@ from gpudesk.sizing.checks import MAX_GPUS, choice, positive_int
 from gpudesk.sizing.dtypes import weight_bits_per_param
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
-from gpudesk.sizing.activations import activation_bytes_per_layer
+from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, activation_bytes_per_layer
 from gpudesk.sizing.activations_lora import frozen_layer_activation_bytes
 from gpudesk.sizing.lora_base import (
     LORA_BASE_WEIGHTS,
@@ -207,6 +207,7 @@ def lora_memory(
     sequence_parallel: bool = False,
     base_weights: str = "precision",
     modules_to_save: tuple[str, ...] = (),
+    loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -239,6 +240,11 @@ def lora_memory(
                                                "split); use tensor parallel 1 and shard the base with ZeRO-3 or FSDP."))
     base_kind = choice("base_weights", base_weights, LORA_BASE_WEIGHTS)
     int8_base = base_kind == "int8"
+    fp32_base = base_kind == "fp32"
+    if fp32_base and (kind != "lora" or stage != "zero3" or precision_family(precision) != "mixed"):
+        raise SizingError("base_weights", _("an fp32 base cast by FSDP mixed precision applies to --mode lora with "
+                                            "--sharding fsdp or zero3 and a 16-bit --precision (bf16, fp16); "
+                                            "torch.autocast over an fp32 base is --precision bf16-amp or fp16-amp."))
     if int8_base and kind != "lora":
         raise SizingError("base_weights", _("an 8-bit base applies to --mode lora; --mode qlora holds its base in "
                                             "4-bit NF4."))
@@ -255,7 +261,7 @@ def lora_memory(
     adapter_precision = precision
     adapter_state = model_state_bytes_per_param(optimizer, adapter_precision)
     per_trainable = sum(adapter_state)
-    base_bytes_per_param = 4.0 if precision_family(precision) == "fp32" else 2.0
+    base_bytes_per_param = 4.0 if precision_family(precision) == "fp32" or fp32_base else 2.0
     nf4_format = "nf4-dq" if double_quant else "nf4"
     # peft_module_casting_to_bf16 casts every norm to fp32 itself: with or without the upcast, its norms are fp32.
     fp32_norms = kbit_fp32_upcast or kbit_embeddings_bf16
@@ -279,7 +285,8 @@ def lora_memory(
     staging = load_staging_bytes(spec, weight_loading, quantised_base=kind == "qlora" or int8_base,
                                  base_bytes_per_param=base_bytes_per_param,
                                  sharded_gpus=dp if stage == "zero3" else 1) if t == 1 else 0.0
-    if stage == "zero3" and dp > 1:
+    # FSDP gathers each unit in the compute dtype; with an fp32 base it does so also on one GPU (the cast copy).
+    if stage == "zero3" and (dp > 1 or fp32_base):
         base /= dp
         adapters /= dp
         resident_at_load /= dp
@@ -303,7 +310,8 @@ def lora_memory(
     acts, logits = activation_bytes(spec, seq_len_tokens, micro_batch_size, recompute=recompute,
                                     flash_attention=flash_attention, precision=precision, loss=loss,
                                     activation_offload=activation_offload, compiled=compiled,
-                                    tensor_parallel=t, sequence_parallel=sequence_parallel, unfused_gelu=unfused_gelu)
+                                    tensor_parallel=t, sequence_parallel=sequence_parallel, unfused_gelu=unfused_gelu,
+                                    loss_vocab_chunk=loss_vocab_chunk)
     if spec.is_transformer and recompute in ("none", "full") and precision_family(precision) != "fp32":
         names = resolve_targets(targets, spec)
         dims = spec.transformer_dims
@@ -359,6 +367,11 @@ def lora_memory(
                               "dequantises one weight matrix at a time for the input gradient"),
                             "Dettmers et al. 2022, LLM.int8() (arXiv 2208.07339); bitsandbytes "
                             "autograd/_functions.py MatMul8bitLt"))
+    if fp32_base:
+        assumptions.append((_("frozen base stored in fp32 (4 bytes a parameter); FSDP mixed precision gathers each unit "
+                              "as a 16-bit copy, also on one GPU"),
+                            "torch/distributed/fsdp/_fully_shard/_fsdp_param.py FSDPParam.all_gather_inputs "
+                            "(MixedPrecisionPolicy param_dtype)"))
     if copies:
         assumptions.append((_("modules_to_save: trainable full copies of {names} ({params:,} parameters) beside the "
                               "frozen originals, at the adapters' bytes per parameter").format(

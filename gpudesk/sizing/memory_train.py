@@ -38,6 +38,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.eager_gelu import unfused_gelu_extra_bytes_per_layer
 from gpudesk.sizing.activations import (
     SP_GATHERED_INPUTS_PER_LAYER,
+    DEFAULT_VOCAB_CHUNK_COLUMNS,
     activation_bytes_per_layer,
     embedding_activation_bytes,
     full_recompute_working_bytes,
@@ -374,7 +375,8 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
                      activation_bytes_per_sample: int | None = None, precision: str = "bf16",
                      loss: str = "standard", activation_offload: bool = False,
                      compiled: bool = True, sp_gathered_inputs: bool = False,
-                     unfused_gelu: bool = False) -> ActivationTerms:
+                     unfused_gelu: bool = False,
+                     loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS) -> ActivationTerms:
     """(activations, logits) bytes per GPU for one micro-batch of a whole model.
 
     Transformers use Korthikanti et al. 2022 per layer (see :mod:`gpudesk.sizing.activations`) times the layer
@@ -437,7 +439,7 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
             fixed += sp_gathered_input_extra_bytes(s, b, h, tensor_parallel, 1, act_bytes)
     logits = 0.0
     if spec.vocab_size and spec.kind != "encoder":
-        logits = loss_logits_bytes(s, b, spec.vocab_size, h, loss, tensor_parallel, compiled)
+        logits = loss_logits_bytes(s, b, spec.vocab_size, h, loss, tensor_parallel, compiled, loss_vocab_chunk)
     return ActivationTerms(per_layer=per_layer, kept_layers=kept_layers, fixed=fixed, logits=logits)
 
 
@@ -477,6 +479,7 @@ def train_memory(
     zero3: Zero3Settings = Zero3Settings(),
     unfused_gelu: bool = False,
     fsdp_root_only: bool = False,
+    loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
 
@@ -607,7 +610,8 @@ def train_memory(
                              sequence_parallel=sequence_parallel,
                              activation_bytes_per_sample=activation_bytes_per_sample, precision=precision,
                              loss=loss, activation_offload=activation_offload, compiled=compiled,
-                             sp_gathered_inputs=sp_gathered_inputs, unfused_gelu=unfused_gelu)
+                             sp_gathered_inputs=sp_gathered_inputs, unfused_gelu=unfused_gelu,
+                             loss_vocab_chunk=loss_vocab_chunk)
     acts, logits = terms.activations, terms.logits
     peak = None
     keep_grads = gradient_accumulation or zero_grad_keeps_grads

@@ -33,7 +33,7 @@ INFERENCE = ("inference",)
 # field of MemoryWorkload -> the modes whose formulas read it. Fields not listed apply to every mode.
 SETTING_MODES: dict[str, tuple[str, ...]] = {
     **{name: TRAINING for name in (
-        "optimizer", "sharding", "offload", "recompute", "loss", "activation_offload",
+        "optimizer", "sharding", "offload", "recompute", "loss", "loss_vocab_chunk", "activation_offload",
         # PyTorch-era and Adam-implementation facts hold for any training; with adapters they act on tensors
         # below the LoRA model's resolution (adapter gradients and states are counted as persistent).
         "zero_grad_keeps_grads", "optimizer_impl",

@@ -238,7 +238,9 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         # per GPU and the engine's block granularity (vLLM 16 tokens, SGLang 1).
         context_tokens=int(case.get("context_tokens", 16)), kv_precision=str(case.get("kv_precision", "bf16")),
         paged_block_tokens=int(case.get("paged_block_tokens", 16)),
-        loss=str(case.get("loss", "standard")), optimizer_in_backward=bool(case.get("optimizer_in_backward", False)),
+        loss=str(case.get("loss", "standard")),
+        loss_vocab_chunk=int(case.get("loss_vocab_chunk", MemoryWorkload.loss_vocab_chunk)),
+        optimizer_in_backward=bool(case.get("optimizer_in_backward", False)),
         activation_offload=bool(case.get("activation_offload", False)),
         context_parallel=int(case.get("context_parallel", 1)), compiled=bool(case.get("compile", False)),
         gradient_accumulation=int(case.get("gradient_accumulation_steps", 1)) > 1,
