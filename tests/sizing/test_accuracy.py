@@ -76,6 +76,7 @@ FRESH21 = CASES.with_name("measured_peaks_fresh21.jsonl")
 FRESH22 = CASES.with_name("measured_peaks_fresh22.jsonl")
 FRESH23 = CASES.with_name("measured_peaks_fresh23.jsonl")
 FRESH24 = CASES.with_name("measured_peaks_fresh24.jsonl")
+FRESH25 = CASES.with_name("measured_peaks_fresh25.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -267,6 +268,8 @@ SHARED_PAGES = {
     ("fresh-23", FRESH23, "fresh23-2026-12-05", 46),
     # fresh-24: collected while the fixes fresh-21/23 prompted were written, scored once after they merged (14/31 within 15 %, median 16.8 %; 1 row unsupported: ZeRO++ hpZ/qwZ).
     ("fresh-24", FRESH24, "fresh24-2026-12-05", 32),
+    # fresh-25: collected while the fixes fresh-24 prompted were written, scored once after they merged (24/37 within 15 %, median 11.7 %).
+    ("fresh-25", FRESH25, "fresh25-2026-12-05", 37),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
