@@ -841,7 +841,7 @@ def _read_nothing(report: MemoryReport) -> bool:
     """A named parser recognised the shape but read no figure at all (a message in that runtime's words whose
     clauses are not there, "CUDA Out of Memory when trying to allocate 16 EiB"): the tolerant layer reads it."""
     dev = report.device
-    return report.requested_bytes is None and (dev is None or all(
+    return report.requested_bytes is None and report.kv_cache_tokens is None and (dev is None or all(
         v is None for v in (dev.total_bytes, dev.free_bytes, dev.allocated_bytes, dev.reserved_bytes)))
 
 
