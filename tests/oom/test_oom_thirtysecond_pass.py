@@ -40,13 +40,21 @@ def test_trtllm_pool_below_one_sequence_is_the_kv_budget_with_its_figures() -> N
     d = diagnose_text(TRTLLM_ONE_SEQUENCE)
     top = d.causes[0]
     assert top.id == "kv_cache_budget" and d.found_oom
-    assert (top.evidence["kv_cache_tokens"], top.evidence["max_model_len_tokens"]) == (29184, 128 * 272)
+    assert (top.evidence["kv_cache_tokens"], top.evidence["one_sequence_tokens"]) == (29184, 128 * 272)
     assert top.evidence["shortfall_tokens"] == 128 * 272 - 29184
     # 0.9 x 34816 / 29184 > 1: no fraction holds the sequence, the engine's length must come down to the pool.
     assert top.evidence["kv_cache_fraction_that_fits_ratio"] > 1
     assert "max_input_len + max_output_len" in top.fix and "29184" in top.fix
     # The INFO line's pool size is not the failing request.
     assert d.report.requested_bytes is None
+
+
+def test_trtllm_longest_sequence_that_fits_counts_the_beams() -> None:
+    # Four beams of one request share the pool: each holds a quarter of it, in whole 128-token blocks.
+    beams = TRTLLM_ONE_SEQUENCE.replace("beam_width (1)", "beam_width (4)")
+    top = diagnose_text(beams).causes[0]
+    assert top.evidence["one_sequence_tokens"] == 4 * 128 * 272
+    assert "at most 7296 tokens" in top.fix  # 29184 / 4 = 7296 = 57 blocks of 128
 
 
 def test_trtllm_fraction_that_holds_one_sequence_is_named_when_one_does() -> None:

@@ -253,8 +253,10 @@ def _trtllm_one_sequence(f: Facts) -> Cause:
     fits: float | None = None
     if tokens and need:
         fits = math.ceil(given * need / tokens * 100) / 100
-    longest = (tokens // per_block * per_block if isinstance(per_block, int) and per_block > 0 and tokens
-               else tokens)
+    beam = p.get("beam_width")
+    per_beam = tokens // beam if tokens and isinstance(beam, int) and beam > 0 else tokens
+    longest = (per_beam // per_block * per_block if isinstance(per_block, int) and per_block > 0 and per_beam
+               else per_beam)
     if fits is not None and fits < 1:
         fix = _("Raise kv_cache_free_gpu_mem_fraction to at least {fits:.2f} (now {given}): the KV pool holds {tokens} "
                 "tokens and one sequence at the engine's maximum length needs {need}").format(
@@ -271,9 +273,9 @@ def _trtllm_one_sequence(f: Facts) -> Cause:
         id="kv_cache_budget",
         title=_("TensorRT-LLM's KV cache cannot hold one sequence of the engine's maximum length"),
         confidence=0.9,
-        evidence=evidence(kv_cache_tokens=tokens, max_model_len_tokens=need,
+        evidence=evidence(kv_cache_tokens=tokens, one_sequence_tokens=need,
                           shortfall_tokens=(need - tokens) if tokens is not None and need is not None else None,
-                          kv_cache_pool_bytes=p.get("kv_cache_pool_bytes"), beam_width=p.get("beam_width"),
+                          kv_cache_pool_bytes=p.get("kv_cache_pool_bytes"), beam_width=beam,
                           kv_block_size_tokens=per_block, max_blocks_per_sequence=p.get("max_blocks_per_sequence"),
                           kv_cache_free_gpu_mem_fraction_ratio=frac, kv_cache_fraction_that_fits_ratio=fits),
         explanation=_("TensorRT-LLM's KV cache manager checks at start that its pool (a fraction of the memory free "
@@ -283,8 +285,8 @@ def _trtllm_one_sequence(f: Facts) -> Cause:
         fix=fix,
         more_fixes=[_("Set max_tokens_in_paged_kv_cache to at least the tokens of one sequence (or leave it empty so "
                       "the fraction decides)."),
-                    _("Lower max_batch_size / max_num_tokens at build: the runtime buffers created before the KV cache "
-                      "scale with them and leave less free memory for it.")],
+                    _("Lower max_batch_size / max_num_tokens at build: the engine's activation memory, taken before "
+                      "the KV cache is sized, scales with them.")],
     )
 
 
