@@ -49,6 +49,13 @@ def test_trtllm_pool_below_one_sequence_is_the_kv_budget_with_its_figures() -> N
     assert d.report.requested_bytes is None
 
 
+def test_trtllm_check_wrapped_by_a_terminal_is_read() -> None:
+    wrapped = TRTLLM_ONE_SEQUENCE.replace("must be large enough to process", "must be large enough\nto process").replace(
+        "* maxBlocksPerSeq", "\n* maxBlocksPerSeq")
+    top = diagnose_text(wrapped).causes[0]
+    assert top.id == "kv_cache_budget" and top.evidence["one_sequence_tokens"] == 128 * 272
+
+
 def test_trtllm_longest_sequence_that_fits_counts_the_beams() -> None:
     # Four beams of one request share the pool: each holds a quarter of it, in whole 128-token blocks.
     beams = TRTLLM_ONE_SEQUENCE.replace("beam_width (1)", "beam_width (4)")
