@@ -32,10 +32,12 @@ _FREE = re.compile(r"Free GPU memory before component creation attempt \(GiB\):\
 _STEP = re.compile(r"^[ \t]*([\w ()\-,.]{1,80}?):\s*(\d{1,7}(?:\.\d{1,4})?)\s*/\s*(\d{1,7}(?:\.\d{1,4})?)\s*$", re.MULTILINE)
 _RUNTIME = re.compile(r"CUDA runtime error in\s+::?(cudaMalloc\w*)\([^\n]{0,160}?\):\s*out of memory")
 _BUILD = re.compile(r"Requested amount of GPU memory \((\d{1,15}) bytes\) could not be allocated")
+# (Words may be split by a terminal's line breaks: any whitespace between them.)
 _KV_TOO_SMALL = re.compile(
-    r"maxTokensInPagedKvCache\s{0,2}(?:\((\d{1,12})\)\s{0,2})?must be large enough to process at least 1 sequence"
-    r"(?:[^\n]{0,120}?beam_width\s{0,2}\((\d{1,6})\)\s{0,2}\*\s{0,2}tokensPerBlock\s{0,2}\((\d{1,6})\)\s{0,2}\*\s{0,2}"
-    r"maxBlocksPerSeq\s{0,2}\((\d{1,9})\))?")
+    r"maxTokensInPagedKvCache\s{0,3}(?:\((\d{1,12})\)\s{0,3})?must\s{1,3}be\s{1,3}large\s{1,3}enough\s{1,3}to\s{1,3}"
+    r"process\s{1,3}at\s{1,3}least\s{1,3}1\s{1,3}sequence"
+    r"(?:.{0,120}?beam_width\s{0,3}\((\d{1,6})\)\s{0,3}\*\s{0,3}tokensPerBlock\s{0,3}\((\d{1,6})\)\s{0,3}\*\s{0,3}"
+    r"maxBlocksPerSeq\s{0,3}\((\d{1,9})\))?", re.DOTALL)
 _POOL_TOKENS = re.compile(r"Using (\d{1,12}) (?:total )?tokens in paged KV cache(?:, and (\d{1,9}) blocks per sequence)?")
 _POOL_BYTES = re.compile(r"Allocate (\d{1,15}) bytes for k/v cache")
 _FRACTION = re.compile(r"(?:kv_cache_free_gpu_mem_fraction|free_gpu_memory_fraction)\D{0,40}?(0?\.\d{1,4})")
