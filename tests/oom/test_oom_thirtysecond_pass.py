@@ -128,3 +128,16 @@ def test_pin_memory_reading_needs_the_threads_words() -> None:
     # A DataLoader worker's failure (not the pin-memory thread) is not read as pinned memory.
     worker = "RuntimeError: Caught RuntimeError in DataLoader worker process 0."
     assert _top(worker)[2] != "pin_memory"
+
+
+def test_kv_pool_info_line_beside_a_runtime_buffer_failure_is_not_the_request() -> None:
+    # TensorRT-LLM's INFO line reports the KV pool it created; the runtime buffer that failed afterwards is another
+    # allocation, whose size the error does not print (TensorRT-LLM#401's error line).
+    text = ("[TensorRT-LLM][INFO] Allocate 956301312 bytes for k/v cache. \n"
+            "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out of memory "
+            "(/code/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmBuffers.h:112)")
+    report = diagnose_text(text).report
+    assert report.requested_bytes is None and report.parsed["kv_cache_pool_bytes"] == 956301312
+    # The same words on an error line are the failing request.
+    failed = diagnose_text("RuntimeError: failed to allocate 956301312 bytes for k/v cache: out of memory").report
+    assert failed.requested_bytes == 956301312

@@ -56,6 +56,9 @@ def parse(text: str, report: MemoryReport) -> bool:
     frac = _FRACTION.search(text)
     if frac:
         parsed["kv_cache_free_gpu_mem_fraction_ratio"] = float(frac.group(1))
+    pool_bytes = _POOL_BYTES.search(text)
+    if pool_bytes:
+        parsed["kv_cache_pool_bytes"] = int(pool_bytes.group(1))  # created before the failure (an INFO line)
     too_small = _KV_TOO_SMALL.search(text)
     if too_small:
         _kv_too_small(text, too_small, report)
@@ -111,9 +114,6 @@ def _kv_too_small(text: str, m: re.Match[str], report: MemoryReport) -> None:
         report.max_model_len_tokens = beam * per_block * blocks
     elif pool and pool.group(2):
         parsed["max_blocks_per_sequence"] = int(pool.group(2))
-    size = _POOL_BYTES.search(text)
-    if size:
-        parsed["kv_cache_pool_bytes"] = int(size.group(1))
     if tokens is None:
         report.missing.append(N_("the KV cache's size in tokens (TensorRT-LLM's INFO line 'Using N tokens in paged KV "
                                  "cache')"))
