@@ -246,6 +246,11 @@ LABELS.update({
     "sglang_profiled_max_tokens": N_("KV tokens SGLang profiled"),
     "trtllm_component": N_("TensorRT-LLM component that failed"),
     "kv_cache_free_gpu_mem_fraction_ratio": N_("kv_cache_free_gpu_mem_fraction"),
+    "kv_cache_fraction_that_fits_ratio": N_("kv_cache_free_gpu_mem_fraction that holds one sequence"),
+    "kv_cache_pool_bytes": N_("KV cache pool (TensorRT-LLM 'Allocate N bytes for k/v cache')"),
+    "beam_width": N_("Beam width"),
+    "one_sequence_tokens": N_("Tokens one sequence needs (beam width × block size × blocks per sequence)"),
+    "max_blocks_per_sequence": N_("KV blocks per sequence at the maximum length"),
     "sentinel_total": N_("Total capacity is NVML's 'not available' value"),
 })
 

@@ -553,6 +553,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   # "bad allocation" on Windows; onnxruntime#16305's "Status Message: bad allocation"): the host's
                   # operator new refused the allocation.
                   "bad allocation",
+                  # Intel oneMKL's aligned host allocator (mkl_malloc/mkl_calloc, "Memory Management" in the oneMKL
+                  # developer reference): a buffer of the host's RAM for MKL's CPU routines, never device memory
+                  # (CTranslate2 on the CPU, Purfview/whisper-standalone-win#511: gone after closing other programs).
+                  "mkl_malloc: failed", "mkl_calloc: failed",
                   "java.lang.outofmemoryerror", "killed by signal: killed", "oom-kill", "out of memory: killed process",
                   # The same kernel OOM killer as kernels before 5.0 word it (mm/oom_kill.c, oom_kill_process():
                   # "%s: Kill process %d (%s) score %u or sacrifice child", %s "Out of memory" or "Memory cgroup out
@@ -667,7 +671,12 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "torch._c._cuda_init()", "in _lazy_init",
                       "cudasetdevice", "aclrtsetdevice", "rtsetdevice execution failed",
                       "kernel runtime initialization failed", "runtime init failed")),
-    ("pin_memory", ("pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost", "cudahostregister",
+    # PyTorch's DataLoader pin-memory thread (torch/utils/data/_utils/pin_memory.py: _pin_memory_loop -> do_one_step ->
+    # pin_memory(data, device), tensor.pin_memory() through the caching host allocator's cudaHostAlloc; its failure is
+    # re-raised as "Caught <Error> in pin memory thread for device N", ExceptionWrapper's where=): the batch being
+    # page-locked in host memory (hearbenchmark/hear-eval-kit#316 and mittagessen/kraken#510: gone with
+    # pin_memory=False).
+    ("pin_memory", ("in pin memory thread", "pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost", "cudahostregister",
                     "hiphostregister", "hiphostmalloc", "hipmallochost",
                     "pinned memory", "cachinghostallocator",
                     # A pinned buffer said to have failed or fallen back: ggml's CUDA_Host buffers are page-locked

@@ -644,6 +644,12 @@ _ALLOC_NEAR = _c(r"\b(?:cuda|cu|hip|c|re|m)?(?:malloc|alloc(?:ate|ated|ating|ati
                  + r"(?!\s{0,3}(?:free|available|total|in use|is free|of free|reserved|allocated|has been|already))")
 
 
+# A log line at INFO level ("[TensorRT-LLM][INFO] Allocate 956301312 bytes for k/v cache.", the runtime reporting the KV
+# pool it created, tensorrt_llm's logger prefix "[TensorRT-LLM][LEVEL]"): what it allocated succeeded, so its size is
+# not the failing request.
+_INFO_LINE = re.compile(r"\[INFO\]")
+
+
 # A size in hexadecimal bytes after "size =": vendor runtimes log the raw argument of the failed call (Sophgo's bmlib
 # "bm_alloc_gmem failed, dev_id = 0, size = 0xc0fb4000", sophgo/LLM-TPU#8).
 _HEX_SIZE = _c(r"\b(?:size|bytes)\s{0,2}[=:]\s{0,2}0x([0-9a-f]{1,16})\b")
@@ -691,8 +697,9 @@ def _near_request(text: str, raw: str) -> int | None:
     """The size closest after an allocation word (see ``_ALLOC_NEAR``), the "size N" field of a failed-allocation line
     (``_FAILED_ALLOC_LINE``), or a hexadecimal size (``_HEX_SIZE``, read in ``raw``, the text before
     ``_decimal_hex_sizes``) in a text that names an allocation; None if none."""
-    m = _ALLOC_NEAR.search(text)
-    if m:
+    for m in _ALLOC_NEAR.finditer(text):
+        if _INFO_LINE.search(text, text.rfind("\n", 0, m.start()) + 1, m.start()):
+            continue  # an allocation an INFO line reports as done, not the failing one
         return _bytes(m.group(1), m.group(2))
     field_size = _field_size(text)
     if field_size is not None:
@@ -841,7 +848,7 @@ def _read_nothing(report: MemoryReport) -> bool:
     """A named parser recognised the shape but read no figure at all (a message in that runtime's words whose
     clauses are not there, "CUDA Out of Memory when trying to allocate 16 EiB"): the tolerant layer reads it."""
     dev = report.device
-    return report.requested_bytes is None and (dev is None or all(
+    return report.requested_bytes is None and report.kv_cache_tokens is None and (dev is None or all(
         v is None for v in (dev.total_bytes, dev.free_bytes, dev.allocated_bytes, dev.reserved_bytes)))
 
 

@@ -5,6 +5,13 @@
   before / after it was created (GiB).
 * Runtime buffers: ``CUDA runtime error in ::cudaMallocAsync(ptr, n, ...): out of memory (.../tllmBuffers.h)``.
 * Engine build (TensorRT): ``Requested amount of GPU memory (N bytes) could not be allocated``.
+* KV cache smaller than one sequence: the KV cache manager's start-up check ``maxTokensInPagedKvCache (N) must be
+  large enough to process at least 1 sequence to completion (i.e. must be larger than beam_width (B) *
+  tokensPerBlock (T) * maxBlocksPerSeq (M))`` (``cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp``, the
+  KVCacheManager constructor's TLLM_CHECK_WITH_INFO, https://github.com/NVIDIA/TensorRT-LLM; releases before 0.8
+  print it without the figures), with the pool's size from the INFO lines before it ("Allocate N bytes for k/v
+  cache", "Using N [total] tokens in paged KV cache[, and M blocks per sequence]"). The pool holds N tokens; one
+  sequence at the engine's maximum length needs B × T × M.
 
 The KV cache takes ``free_gpu_memory_fraction`` (``kv_cache_free_gpu_mem_fraction``, default 0.9) of the
 memory free after the model and the other components (https://nvidia.github.io/TensorRT-LLM/features/kvcache.html).
@@ -16,6 +23,7 @@ import re
 
 from gpudesk.oom.parsers.units import to_bytes
 from gpudesk.oom.report import MemoryReport
+from gpudesk.i18n import N_
 
 _EXEC = re.compile(r"Executor creation failed due to insufficient GPU memory")
 _COMPONENT = re.compile(r"The following component could not be created:\s*([^\n]{1,80})")
@@ -24,11 +32,19 @@ _FREE = re.compile(r"Free GPU memory before component creation attempt \(GiB\):\
 _STEP = re.compile(r"^[ \t]*([\w ()\-,.]{1,80}?):\s*(\d{1,7}(?:\.\d{1,4})?)\s*/\s*(\d{1,7}(?:\.\d{1,4})?)\s*$", re.MULTILINE)
 _RUNTIME = re.compile(r"CUDA runtime error in\s+::?(cudaMalloc\w*)\([^\n]{0,160}?\):\s*out of memory")
 _BUILD = re.compile(r"Requested amount of GPU memory \((\d{1,15}) bytes\) could not be allocated")
+# (Words may be split by a terminal's line breaks: any whitespace between them.)
+_KV_TOO_SMALL = re.compile(
+    r"maxTokensInPagedKvCache\s{0,3}(?:\((\d{1,12})\)\s{0,3})?must\s{1,3}be\s{1,3}large\s{1,3}enough\s{1,3}to\s{1,3}"
+    r"process\s{1,3}at\s{1,3}least\s{1,3}1\s{1,3}sequence"
+    r"(?:.{0,120}?beam_width\s{0,3}\((\d{1,6})\)\s{0,3}\*\s{0,3}tokensPerBlock\s{0,3}\((\d{1,6})\)\s{0,3}\*\s{0,3}"
+    r"maxBlocksPerSeq\s{0,3}\((\d{1,9})\))?", re.DOTALL)
+_POOL_TOKENS = re.compile(r"Using (\d{1,12}) (?:total )?tokens in paged KV cache(?:, and (\d{1,9}) blocks per sequence)?")
+_POOL_BYTES = re.compile(r"Allocate (\d{1,15}) bytes for k/v cache")
 _FRACTION = re.compile(r"(?:kv_cache_free_gpu_mem_fraction|free_gpu_memory_fraction)\D{0,40}?(0?\.\d{1,4})")
 
 
 def matches(text: str) -> bool:
-    return bool(_EXEC.search(text) or _RUNTIME.search(text) or _BUILD.search(text))
+    return bool(_EXEC.search(text) or _RUNTIME.search(text) or _BUILD.search(text) or _KV_TOO_SMALL.search(text))
 
 
 def parse(text: str, report: MemoryReport) -> bool:
@@ -40,6 +56,13 @@ def parse(text: str, report: MemoryReport) -> bool:
     frac = _FRACTION.search(text)
     if frac:
         parsed["kv_cache_free_gpu_mem_fraction_ratio"] = float(frac.group(1))
+    pool_bytes = _POOL_BYTES.search(text)
+    if pool_bytes:
+        parsed["kv_cache_pool_bytes"] = int(pool_bytes.group(1))  # created before the failure (an INFO line)
+    too_small = _KV_TOO_SMALL.search(text)
+    if too_small:
+        _kv_too_small(text, too_small, report)
+        return True
     if _EXEC.search(text):
         report.kind = "trtllm_executor"
         comp = _COMPONENT.search(text)
@@ -73,3 +96,24 @@ def parse(text: str, report: MemoryReport) -> bool:
         parsed["requested_bytes"] = report.requested_bytes
         report.missing.append("total capacity (TensorRT's builder message prints only the request)")
     return True
+
+
+def _kv_too_small(text: str, m: re.Match[str], report: MemoryReport) -> None:
+    """The KV cache manager's one-sequence check (module docstring): the pool's tokens, one sequence's need."""
+    report.kind = "trtllm_kv_too_small"
+    parsed = report.parsed
+    pool = _POOL_TOKENS.search(text)
+    tokens = int(m.group(1)) if m.group(1) else (int(pool.group(1)) if pool else None)
+    if tokens is not None:
+        report.kv_cache_tokens = tokens
+    if m.group(2):
+        beam, per_block, blocks = int(m.group(2)), int(m.group(3)), int(m.group(4))
+        parsed["beam_width"] = beam
+        parsed["kv_block_size_tokens"] = per_block
+        parsed["max_blocks_per_sequence"] = blocks
+        report.max_model_len_tokens = beam * per_block * blocks
+    elif pool and pool.group(2):
+        parsed["max_blocks_per_sequence"] = int(pool.group(2))
+    if tokens is None:
+        report.missing.append(N_("the KV cache's size in tokens (TensorRT-LLM's INFO line 'Using N tokens in paged KV "
+                                 "cache')"))

@@ -25,7 +25,12 @@ Each engine sizes its KV cache from a memory budget after loading the weights an
   own context take that much, so the budget U × T is above what any start can have free; the fix is
   ``gpu_memory_utilization`` at most F/T; 0.75 (a larger holder is gpudesk.oom.rules.other_process's).
 * TensorRT-LLM: the KV cache takes ``kv_cache_free_gpu_mem_fraction`` (default 0.9) of the memory free after
-  the other components; failing to create it means that share plus what follows does not fit.
+  the other components; failing to create it means that share plus what follows does not fit. Its KV cache
+  manager refuses to start when the pool holds fewer tokens than one sequence at the engine's maximum length
+  (beam_width × tokensPerBlock × maxBlocksPerSeq, ``cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp``): the
+  pool's tokens scale with the fraction (KV bytes = fraction × free memory), so the fraction that fits is the
+  one given (default 0.9) × need / tokens; above 1 no fraction does, and the engine's maximum sequence length
+  (max_input_len + max_output_len at build) must come down to what the pool holds.
 
 KV bytes per token = 2 · layers · kv_heads · head_dim · bytes (oom.md §1.2) when the sizing code knows the
 model (see diagnose.kv_sizing).
@@ -58,6 +63,8 @@ def check(f: Facts) -> Cause | None:
         return _sglang(f)
     if r.kind == "trtllm_executor":
         return _trtllm(f)
+    if r.kind == "trtllm_kv_too_small":
+        return _trtllm_one_sequence(f)
     if r.kind == "tgi_total_tokens":
         return _tgi_total(f)
     if r.kind != "vllm_kv_cache":
@@ -229,6 +236,57 @@ def _trtllm(f: Facts) -> Cause | None:
         more_fixes=[_("Lower max_batch_size / max_num_tokens: the runtime buffers created after the KV cache scale with them."),
                     (_("If a fraction of 0.1 still fails with most memory free, the refusal is not about capacity: "
                     "check the driver and the other ranks."))],
+    )
+
+
+TRTLLM_DEFAULT_FRACTION = 0.9  # KvCacheConfig.free_gpu_memory_fraction's default
+
+
+def _trtllm_one_sequence(f: Facts) -> Cause:
+    """TensorRT-LLM's KV pool holds fewer tokens than one sequence (module docstring)."""
+    r = f.report
+    p = r.parsed
+    tokens, need = r.kv_cache_tokens, r.max_model_len_tokens
+    frac = p.get("kv_cache_free_gpu_mem_fraction_ratio")
+    given = frac if isinstance(frac, float) else TRTLLM_DEFAULT_FRACTION
+    per_block = p.get("kv_block_size_tokens")
+    fits: float | None = None
+    if tokens and need:
+        fits = math.ceil(given * need / tokens * 100) / 100
+    beam = p.get("beam_width")
+    per_beam = tokens // beam if tokens and isinstance(beam, int) and beam > 0 else tokens
+    longest = (per_beam // per_block * per_block if isinstance(per_block, int) and per_block > 0 and per_beam
+               else per_beam)
+    if fits is not None and fits < 1:
+        fix = _("Raise kv_cache_free_gpu_mem_fraction to at least {fits:.2f} (now {given}): the KV pool holds {tokens} "
+                "tokens and one sequence at the engine's maximum length needs {need}").format(
+                    fits=fits, given=given, tokens=tokens, need=need)
+    elif fits is not None:
+        fix = _("Rebuild the engine with a maximum sequence length (max_input_len + max_output_len) of at most "
+                "{longest} tokens, or spread the weights over more GPUs (tensor parallelism) to leave more memory for "
+                "the KV pool: even all the free memory (fraction 1.0) holds fewer than the {need} tokens one sequence "
+                "needs").format(longest=longest, need=need)
+    else:
+        fix = _("Give the KV pool one full sequence: raise kv_cache_free_gpu_mem_fraction (default 0.9) or "
+                "max_tokens_in_paged_kv_cache, or rebuild the engine with a smaller max_input_len + max_output_len")
+    return Cause(
+        id="kv_cache_budget",
+        title=_("TensorRT-LLM's KV cache cannot hold one sequence of the engine's maximum length"),
+        confidence=0.9,
+        evidence=evidence(kv_cache_tokens=tokens, one_sequence_tokens=need,
+                          shortfall_tokens=(need - tokens) if tokens is not None and need is not None else None,
+                          kv_cache_pool_bytes=p.get("kv_cache_pool_bytes"), beam_width=beam,
+                          kv_block_size_tokens=per_block, max_blocks_per_sequence=p.get("max_blocks_per_sequence"),
+                          kv_cache_free_gpu_mem_fraction_ratio=frac, kv_cache_fraction_that_fits_ratio=fits),
+        explanation=_("TensorRT-LLM's KV cache manager checks at start that its pool (a fraction of the memory free "
+                      "after the weights and runtime buffers, or max_tokens_in_paged_kv_cache) holds at least one "
+                      "sequence at the engine's maximum length, times the beam width; this pool holds less, so the "
+                      "model instance is not created."),
+        fix=fix,
+        more_fixes=[_("Set max_tokens_in_paged_kv_cache to at least the tokens of one sequence (or leave it empty so "
+                      "the fraction decides)."),
+                    _("Lower max_batch_size / max_num_tokens at build: the engine's activation memory, taken before "
+                      "the KV cache is sized, scales with them.")],
     )
 
 
