@@ -70,6 +70,8 @@ doctor was run on it:
 * ``fresh-33``: ``fresh_cases_33.jsonl``, 21 messages collected while the twenty-ninth pass was written, scored
   after it merged;
 * ``fresh-34``: ``fresh_cases_34.jsonl``, 44 messages collected while the thirty-first pass was written, scored
+  after it merged;
+* ``fresh-35``: ``fresh_cases_35.jsonl``, 54 messages collected while the thirty-second pass was written, scored
   after it merged.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
@@ -139,7 +141,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-28", "fresh_cases_28.jsonl"), ("fresh-29", "fresh_cases_29.jsonl"),
               ("fresh-30", "fresh_cases_30.jsonl"), ("fresh-31", "fresh_cases_31.jsonl"),
               ("fresh-32", "fresh_cases_32.jsonl"), ("fresh-33", "fresh_cases_33.jsonl"),
-              ("fresh-34", "fresh_cases_34.jsonl"))
+              ("fresh-34", "fresh_cases_34.jsonl"),
+              ("fresh-35", "fresh_cases_35.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
