@@ -137,3 +137,27 @@ def test_a_memory_row_inside_a_sentence_is_not_the_cards_total() -> None:
     prose = LOLMINER_DAG.replace("    Memory:  4096 MByte\n", "The card reports Memory: 4096 MByte here\n")
     d = diagnose_text(prose)
     assert d.causes[0].id != "single_allocation_exceeds_capacity"
+
+
+# Kaggle/docker-rstats#182 (R torch's GPU test after TensorFlow had mapped the GPU in the same R session): the error
+# quotes the tensor constructor's signature, whose last parameter is named pin_memory (FALSE unless asked).
+R_TORCH_SIGNATURE = (
+    "Error (test_torch.R:15:3): gpu imports\n"
+    "<Rcpp::exception/C++Error/error/condition>\n"
+    "Error in `torch_tensor_cpp(data, dtype, device, requires_grad, pin_memory)`: CUDA error: out of memory")
+
+
+def test_a_parameter_named_pin_memory_is_not_pinned_memory() -> None:
+    d = diagnose_text(R_TORCH_SIGNATURE)
+    assert d.found_oom
+    assert d.causes[0].evidence.get("deciding_check") != "pin_memory"
+
+
+def test_pin_memory_set_off_is_not_pinned_memory() -> None:
+    off = "loader = DataLoader(ds, batch_size=8, pin_memory=False)\nRuntimeError: CUDA error: out of memory"
+    assert _top(off)[2] != "pin_memory"
+
+
+def test_pin_memory_turned_on_is_still_read_first() -> None:
+    on = "loader = DataLoader(ds, batch_size=8, pin_memory=True)\nRuntimeError: CUDA error: out of memory"
+    assert _top(on)[0::2] == ("not_capacity", "pin_memory")
