@@ -161,3 +161,17 @@ def test_pin_memory_set_off_is_not_pinned_memory() -> None:
 def test_pin_memory_turned_on_is_still_read_first() -> None:
     on = "loader = DataLoader(ds, batch_size=8, pin_memory=True)\nRuntimeError: CUDA error: out of memory"
     assert _top(on)[0::2] == ("not_capacity", "pin_memory")
+
+
+# LMCache/LMCache#1051 (the reporter's words; the log is a screenshot).
+LMCACHE_WORDS = ("device：4090 48G；  memory：500GB\n"
+                 "When I run the cpu-offloading.py file in the documentation, enabling lmcache causes an error, "
+                 "indicating that memory cannot be allocated.")
+
+
+def test_memory_that_cannot_be_allocated_is_recognised() -> None:
+    assert diagnose_text(LMCACHE_WORDS).found_oom
+
+
+def test_a_passive_without_an_allocation_is_not_recognised() -> None:
+    assert not diagnose_text("The port cannot be opened; the file cannot be read.").found_oom

@@ -278,6 +278,9 @@ OOM_WORDS = (
     "out of memory", "outofmemory", "out_of_memory", "out-of-memory", "not enough memory", "failed to allocate", "failed to alloc",
     "resource_exhausted", "resource exhausted", "insufficient memory", "erroroutofdevicememory",
     "out_of_device_memory", "cannot allocate", "can't allocate", "could not be allocated", "could not allocate",
+    # The passive in the present tense, as a user or a wrapper reports the refusal ("memory cannot be allocated",
+    # LMCache#1051's reporter).
+    "cannot be allocated", "can't be allocated",
     "allocation on device", "not enough gpu", "memory allocation", "device allocation error", "out of resource",
     "cudaerrormemoryallocation", "alloc_failed", "greater than the maximum allowed buffer",
     "larger than buffer maximum", "unable to allocate", "oom when allocating", "ran out of memory",
