@@ -175,3 +175,33 @@ def test_memory_that_cannot_be_allocated_is_recognised() -> None:
 
 def test_a_passive_without_an_allocation_is_not_recognised() -> None:
     assert not diagnose_text("The port cannot be opened; the file cannot be read.").found_oom
+
+
+# nicehash/excavator#25 (DaggerHashimoto on a GTX 1060 3 GB under Windows 10; the developer: set enough virtual
+# memory) and ethereum-mining/ethminer#1891 (CUDA_SAFE_CALL's wording): a program's own check of a CUDA call.
+EXCAVATOR = ("[09:09:04][0x000018ac][fatal] wrkr0-0 | CUDA error 'out of memory' in func 'cuda_daggerhashimoto::run' "
+             "line 1292")
+ETHMINER = "Unexpected error CUDA error in func initEpoch_internal at line 123 out of memory on CUDA device 03:00.0"
+
+
+def test_a_miners_dag_on_windows_is_the_commit_limit_first() -> None:
+    assert _top(EXCAVATOR, host_os="windows")[0::2] == ("not_capacity", "host_ram")
+
+
+def test_the_same_line_off_windows_is_the_cards_memory() -> None:
+    assert _top(EXCAVATOR)[0] == "genuine_shortage"
+
+
+def test_a_call_sites_cuda_error_is_a_bare_cuda_error() -> None:
+    from gpudesk.oom.signatures import classify
+    assert classify(ETHMINER) == "bare_cuda_error"
+    assert classify(EXCAVATOR) == "bare_cuda_error"
+    assert classify("CUDA error in func initEpoch_internal at line 123 invalid device ordinal") != "bare_cuda_error"
+
+
+def test_nccl_system_error_beside_the_word_oom_is_not_read_as_nccl_alone() -> None:
+    # The word OOM (bounded) beside NCCL's system error: the host or device memory named, not /dev/shm's transport.
+    from gpudesk.oom.signatures import classify
+    nccl = "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1333, unhandled system error"
+    assert classify(nccl) == "nccl_system_error"
+    assert classify(nccl + "\nThe job was OOM killed on node 3") != "nccl_system_error"
