@@ -14,6 +14,7 @@ from gpudesk.i18n import N_, _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import MemoryReport
 from gpudesk.oom import stack_terms
+from gpudesk.oom.rules import preallocation
 from gpudesk.oom.rules.fragmentation import CUDA_ALLOC_CONF, HIP_ALLOC_CONF
 
 # NVIDIA's tools -> ROCm's (rocm-smi, the amdgpu driver's dmesg lines), most specific first; commands are never
@@ -251,7 +252,9 @@ def apply_runtime(report: MemoryReport, causes: list[Cause]) -> None:
     """Fixes in the runtime's own terms; nothing the text says is unsupported; no GPU advice for a TPU."""
     key = None if report.kind in _OWN_TERMS_KINDS else _runtime_key(report)
     for cause in causes:
-        if cause.id == "preallocation" and (report.runtime in ("jax", "xla") or report.framework == "jax"):
+        if cause.id == "preallocation" and (report.runtime in ("jax", "xla") or report.framework == "jax") \
+                and not preallocation.names_torch_xla(report.text or ""):
+            # (PyTorch/XLA's PJRT client is configured by its own variables: the rule's fix names them.)
             cause.fix = jax_fraction_fix(report)
         if (cause.id in ("genuine_shortage", "single_allocation_exceeds_capacity") and key is not None
                 and "largest_allocation_bytes" not in cause.evidence):  # XLA:TPU's largest buffer: its own layout fix

@@ -7,6 +7,10 @@
   refused whatever the device memory: "the generated kernels require more dynamic shared memory than the GPU permits
   ... device opt-in shared-memory limit: 101,376 B" (state-spaces/mamba#1044, tilelang/Triton kernels on a Blackwell
   workstation GPU). Triton words the same check "out of resource: shared memory" (``triton/compiler/compiler.py``).
+  IREE's HAL drivers check each kernel's shared memory before setting it on the function and word the refusal
+  "requested shared memory size of %d bytes larger than allowed size of %d bytes"
+  (``runtime/src/iree/hal/drivers/cuda/native_executable.c``, the HIP/HSA drivers alike, https://github.com/iree-org/iree;
+  older releases without "bytes": iree-org/iree#12975, 819200 asked against 166912 on an A100-class SM).
 * One buffer above the device's maximum buffer size: ggml's graph allocator sizes its compute buffer from the graph
   (``ggml_gallocr_reserve_n`` in ``ggml/src/ggml-alloc.c``, https://github.com/ggml-org/llama.cpp) and asks the
   backend for it as one buffer; a backend whose single allocation is capped (Vulkan's ``maxMemoryAllocationSize``,
@@ -22,6 +26,8 @@ import re
 _SHARED_MEMORY_LIMIT = re.compile(
     r"\bmore\s{1,3}(?:dynamic\s{1,3})?shared[- ]memory\s{1,3}(?:per\s{1,3}block\s{1,3})?than\b"
     r"|\bopt-?in\s{1,3}shared[- ]memory\s{1,3}limit\b"
+    r"|\brequested\s{1,3}shared\s{1,3}memory\s{1,3}size\s{1,3}of\s{1,3}\d{1,12}(?:\s{1,3}bytes)?\s{1,3}larger\s{1,3}than"
+    r"\s{1,3}(?:the\s{1,3})?allowed\s{1,3}size\b"
     r"|\bshared[- ]memory\s{1,3}per\s{1,3}block\b[^\n]{0,80}?\b(?:exceeds?|exceeding|above|greater than|more than)\b",
     re.IGNORECASE)
 _BUFFER_SIZE_LIMIT = re.compile(

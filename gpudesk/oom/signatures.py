@@ -744,7 +744,7 @@ _NCCL_CUDA_ERROR = "unhandled cuda error"
 # Without a word of memory, that is the reading, with NCCL_DEBUG=INFO's "Last error" line as the confirmation
 # (MiniMax-AI/MiniMax-01#42, llm-d/llm-d#352: vLLM workers in pods whose /dev/shm was small or full of stale segments).
 _NCCL_SYSTEM_ERROR = "unhandled system error"
-_OOM_WORD = re.compile(r"OOM")
+_OOM_WORD = re.compile(r"\bOOM\b")
 # CUDA's cudaErrorLaunchFailure ("unspecified launch failure"; CUDA Runtime API, enum cudaError: "An exception occurred
 # on the device while executing a kernel. Common causes include dereferencing an invalid device pointer and accessing
 # out of bounds shared memory ... This leaves the process in an inconsistent state"): a kernel's fault, which the driver
@@ -875,7 +875,13 @@ _BARE = re.compile(r"cuda error[:\s]{1,3}out of memory|hip error[:\s]{1,3}out of
                    # << cudaGetErrorString(e)), CTranslate2's CUDA_CHECK (src/cuda/utils.h: "CUDA failed with error "
                    # + cudaGetErrorString), OpenCV's cudaSafeCall (cv::Error::GpuApiCallError, "(-217:Gpu API call)").
                    r"cudamalloc (?:retry )?failed:\s{0,2}out of memory|cuda failed with error\s{0,2}out of memory|"
-                   r"gpu api call\)\s{0,2}out of memory", re.IGNORECASE)
+                   r"gpu api call\)\s{0,2}out of memory|"
+                   # Programs' own CUDA-call checks that print cudaGetErrorString after the call site: ethminer's
+                   # CUDA_SAFE_CALL ("CUDA error in func initEpoch_internal at line 123 out of memory",
+                   # libethash-cuda/CUDAMiner_cuda.h, ethminer#1891) and the quoted string of NiceHash excavator's
+                   # ("CUDA error 'out of memory' in func 'cuda_daggerhashimoto::run' line 1292", excavator#25).
+                   r"cuda error in func(?:tion)?\s{1,3}[\w:]{1,80}\s{1,3}at line\s{1,3}\d{1,6}\s{1,3}out of memory|"
+                   r"cuda error\s{0,2}'out of memory'", re.IGNORECASE)
 
 
 # Device allocators that throw C++'s std::bad_alloc for device memory: RMM (``rmm::out_of_memory`` derives from

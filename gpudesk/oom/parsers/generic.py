@@ -33,8 +33,8 @@ from gpudesk.i18n import N_
 _UNITS = {
     "": 1, "b": 1, "byte": 1, "bytes": 1,
     "k": 1024, "kb": 1024, "kib": 1024,
-    "m": 1024**2, "mb": 1024**2, "mib": 1024**2,
-    "g": 1024**3, "gb": 1024**3, "gib": 1024**3,
+    "m": 1024**2, "mb": 1024**2, "mib": 1024**2, "mbyte": 1024**2,
+    "g": 1024**3, "gb": 1024**3, "gib": 1024**3, "gbyte": 1024**3,
     "t": 1024**4, "tb": 1024**4, "tib": 1024**4,
     "p": 1024**5, "pb": 1024**5, "pib": 1024**5,
     "e": 1024**6, "eb": 1024**6, "eib": 1024**6,
@@ -138,6 +138,14 @@ _REQUEST = [
     # A need stated as such, last (the wordings above say more): "requires 20.5 GiB but only ...", "needs 12 GB",
     # "need 6442450944 bytes", "512 MiB needed".
     _c(r"\b(?:requires|needs|need)\s{1,3}(?:at least\s{1,3})?" + _SIZE_U),
+    # An Ethash miner's DAG, the one device buffer it allocates for an epoch (ethminer's CUDAMiner::initEpoch_internal
+    # cudaMalloc of the DAG, libethcore/EthashAux; the size grows by 8 MiB per epoch, past 4 GiB near epoch 380), as the
+    # miners log it before the allocation: Phoenix Miner "Allocating DAG (3.33) GB" (NiceHashMiner#1857), lolMiner
+    # "size of new DAG: 4184 MByte" (lolMiner-releases#271), ethminer "Generating DAG + Light : 3.14 GB" (DAG and light
+    # cache together; ethminer#1891 pastes it as "DAG _ Light").
+    _c(r"\ballocating dag\s{0,3}\(\s{0,2}" + _NUM + r"\s{0,2}\)\s{0,2}" + _UNIT),
+    _c(r"\bsize of (?:the\s{1,3})?(?:new\s{1,3})?dag\s{0,3}:\s{0,3}" + _SIZE_U),
+    _c(r"\bgenerating dag\b[^\n:]{0,12}:\s{0,3}" + _SIZE_U),
     _c(_SIZE_U + r"\s{1,3}(?:is\s{1,3})?(?:needed|required)\b"),
 ]
 _TOTAL = [
@@ -152,6 +160,8 @@ _TOTAL = [
     _c(r"total memory(?: reported)?\s{0,3}:?\s{0,3}" + _SIZE),
     # cudaMemGetInfo's figures as a widespread CUDA sample prints them: "Total amount of device memory: N bytes".
     _c(r"total amount of device memory\s{0,2}:\s{0,3}" + _SIZE),
+    # lolMiner's device table, one "Memory: N MByte" row per card (the device's memory; lolMiner-releases#271).
+    re.compile(r"^\s{0,12}memory:\s{1,6}" + _NUM + r"\s{0,2}(MByte|GByte)s?\s{0,3}$", re.IGNORECASE | re.MULTILINE),
     _c(r"\(\s{0,2}" + _SIZE_U + r",\s{0,3}" + _NUM + r"\s{0,2}(?:MiB|GiB|MB|GB)\s{1,3}free\s{0,2}\)"),
     # PyTorch's caching allocator logging a refused cudaMalloc (or, with expandable segments, a refused mapping) as a
     # warning, "[W... CUDACachingAllocator.cpp:3933] memory allocation failed with OOM on device 5 while trying to
@@ -268,6 +278,9 @@ OOM_WORDS = (
     "out of memory", "outofmemory", "out_of_memory", "out-of-memory", "not enough memory", "failed to allocate", "failed to alloc",
     "resource_exhausted", "resource exhausted", "insufficient memory", "erroroutofdevicememory",
     "out_of_device_memory", "cannot allocate", "can't allocate", "could not be allocated", "could not allocate",
+    # The passive in the present tense, as a user or a wrapper reports the refusal ("memory cannot be allocated",
+    # LMCache#1051's reporter).
+    "cannot be allocated", "can't be allocated",
     "allocation on device", "not enough gpu", "memory allocation", "device allocation error", "out of resource",
     "cudaerrormemoryallocation", "alloc_failed", "greater than the maximum allowed buffer",
     "larger than buffer maximum", "unable to allocate", "oom when allocating", "ran out of memory",
@@ -357,6 +370,20 @@ LIBRARY_ALLOC_STATUS = re.compile(r"\b(?:cusparse|cusolver)(?:\s{1,2}|_)(?:error
 # ``cudaGetLastError()`` as an integer), "CUDA error 2", "CUDA error code: 2". "cuda" must come first on the line and
 # the number stand alone ("error 20", "error 2.1" are not read). No figure comes with it: the job's size first.
 CUDA_ALLOC_STATUS = re.compile(r"\bcuda\b[^\n]{0,40}?\berror(?:\s{1,3}code)?\s{0,3}[:=#]?\s{0,3}2(?![\d.])", re.IGNORECASE)
+
+# A CUDA allocation call named as the one that failed, in a program's own wrapper words: "Unable to cudaMallocPitch"
+# (DeepFactors' CUDAException, jczarnowski/DeepFactors#2: GPU buffers that grow with the keyframes), "cudaMalloc3D
+# failed". The runtime's allocation entry points (cudaMalloc, cudaMallocPitch, cudaMalloc3D, cudaMalloc3DArray,
+# cudaMallocArray, cudaMallocAsync, cudaMallocFromPoolAsync; the driver's cuMemAlloc, cuMemAllocPitch: CUDA Runtime API
+# reference, "Memory Management"; Driver API reference, "Memory Management") fail for want of device memory
+# (cudaErrorMemoryAllocation) in all but misuse, so the failing call is the out-of-memory itself, with no figure.
+# Host-side calls (cudaMallocHost, cudaMallocManaged) are left to the pin_memory / managed_memory signatures.
+CUDA_ALLOC_CALL_FAILED = re.compile(
+    r"\b(?:unable to|could not|couldn't|cannot|can't|failed to)\s{1,3}(?:call\s{1,3})?"
+    r"(?:cudaMalloc(?:Pitch|3D(?:Array)?|Array|Async|FromPoolAsync)?|cuMemAlloc(?:Pitch)?(?:_v2)?)\b"
+    r"|\b(?:cudaMalloc(?:Pitch|3D(?:Array)?|Array|Async|FromPoolAsync)|cuMemAlloc(?:Pitch)?(?:_v2)?)\b"
+    r"(?:\(\))?\s{0,3}(?:failed|error)\b",
+    re.IGNORECASE)
 
 # Level Zero reporting the device lost (ZE_RESULT_ERROR_DEVICE_LOST, through the Unified Runtime as
 # UR_RESULT_ERROR_DEVICE_LOST, error 20, or the older PI plug-in): Intel's GPU driver resets a device whose kernels ran
@@ -773,6 +800,7 @@ def extract(text: str) -> Extraction:
                     or MEMORY_TAKEN_TWICE.search(text) is not None or names_device_memory_failure(text)
                     or LIBRARY_ALLOC_STATUS.search(text) is not None
                     or CUDA_ALLOC_STATUS.search(text) is not None
+                    or CUDA_ALLOC_CALL_FAILED.search(text) is not None
                     or LEVEL_ZERO_DEVICE_LOST.search(text) is not None,
                     failure_words=any(w in low for w in _FAILURE_WORDS))
     ceiling = (CONFIGURED_CEILING.search(text) or CONFIGURED_CEILING_RUNNING.search(text)

@@ -8,7 +8,8 @@ allocation of memory causes xla GPU-compiler error", apax-hub/apax#111, fixed by
 is the pool reserved a second time, and one that names the preallocation itself is the same pool → 0.65.
 
 A PyTorch allocator message whose remainder (``total − free − reserved``, :mod:`gpudesk.oom.rules.held_outside`) is
-large, in a text that runs through TensorFlow or JAX as well (a ``tf.data`` input pipeline, a JAX preprocessing step
+large (or this process's own NVML figure exceeds PyTorch's reserved memory by as much), in a text that runs through
+TensorFlow, JAX or PyTorch/XLA as well (a ``tf.data`` input pipeline, a JAX preprocessing step
 in the same process): TensorFlow maps nearly all of each visible GPU when it first touches it and JAX 75 % (the same
 sources), and that pool is what PyTorch's allocator does not see → 0.92, above the generic "memory outside the
 allocator" reading (0.9), with the fix in the other framework's terms (geoelements/gns#10: the TensorFlow dataloader
@@ -114,15 +115,44 @@ def check(f: Facts) -> Cause | None:
     return None
 
 
+# PyTorch/XLA named by its module (a traceback through ``torch_xla/...``, ``import torch_xla``) or its runtime
+# (PJRT): on a GPU its PJRT client is XLA's StreamExecutor GPU client in the same process as PyTorch's CUDA allocator,
+# and it preallocates its BFC pool when created, 75 % of the device by default (``PJRT_ALLOCATOR_FRACTION``, and
+# ``PJRT_ALLOCATOR_PREALLOCATE`` to turn it off: torch_xla/csrc/runtime/env_vars.cc and pjrt_registry.cc,
+# https://github.com/pytorch/xla, pytorch/xla#5759). CUDA tensors beside XLA buffers (XLA_FALLBACK_CUDA, mmcv ops
+# left on CUDA) then get what the pool left (pytorch/xla#6971: the one process holds 15.69 GiB of a 16 GB card,
+# PyTorch 3.5 GiB of it).
+_TORCH_XLA = re.compile(r"\btorch_xla\b|\bpjrt_(?:device|allocator)|\bpjrt\b", re.IGNORECASE)
+
+
+def names_torch_xla(text: str) -> bool:
+    """The text runs through PyTorch/XLA or names its PJRT runtime (``_TORCH_XLA``): its knobs are PJRT's, not
+    jaxlib's XLA_PYTHON_CLIENT_* variables."""
+    return _TORCH_XLA.search(text) is not None
+
+
+def _in_process_remainder_is_large(f: Facts) -> bool:
+    """This process's own NVML figure ("Process N has X memory in use" of the PyTorch 2.x message, when it is the one
+    process listed) exceeds PyTorch's reserved memory by at least 2 GiB and a quarter of the GPU: memory held in the
+    same process outside PyTorch's allocator, the size of a second framework's pool (the same bound as
+    held_outside.remainder_is_large)."""
+    return (f.non_pytorch is not None and f.total is not None
+            and f.non_pytorch >= max(2 * GiB, f.total / 4))
+
+
 def _second_framework_pool(f: Facts) -> Cause | None:
     """PyTorch's figures leave a large remainder and the text names TensorFlow or JAX (module docstring)."""
     r = f.report
-    if r.framework != "pytorch" or not held_outside.remainder_is_large(f):
+    if r.framework != "pytorch" or not (held_outside.remainder_is_large(f) or _in_process_remainder_is_large(f)):
         return None
     low = (r.text or "").lower()
     if "tensorflow" in low:
         fix = _("Keep TensorFlow off the GPU in this process (tf.config.set_visible_devices([], 'GPU') before the "
                 "input pipeline starts) or turn on its memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true)")
+    elif names_torch_xla(low):
+        fix = _("Keep PyTorch/XLA's PJRT client from taking the GPU up front in this process: "
+                "PJRT_ALLOCATOR_PREALLOCATE=false, or a smaller PJRT_ALLOCATOR_FRACTION (e.g. 0.5), before torch_xla "
+                "starts")
     elif "jax" in low or "xla_python_client" in low:
         fix = _("Keep JAX from preallocating in this process: XLA_PYTHON_CLIENT_PREALLOCATE=false (or "
                 "JAX_PLATFORMS=cpu for a preprocessing step) before JAX is imported")
@@ -132,10 +162,12 @@ def _second_framework_pool(f: Facts) -> Cause | None:
         id="preallocation",
         title=_("Another framework in the same process preallocated the GPU"),
         confidence=0.92,
-        evidence=evidence(requested_bytes=f.requested, total_capacity_bytes=f.total, outside_allocator_bytes=f.outside),
+        evidence=evidence(requested_bytes=f.requested, total_capacity_bytes=f.total, outside_allocator_bytes=f.outside,
+                          non_pytorch_bytes=f.non_pytorch),
         explanation=_("PyTorch holds little of the GPU, yet almost nothing is free, and the text runs through "
-                      "TensorFlow or JAX as well: those frameworks map most of the GPU when they first touch it "
-                      "(TensorFlow nearly all of it, JAX 75 %), and that pool is invisible to PyTorch's allocator."),
+                      "TensorFlow, JAX or PyTorch/XLA as well: those map most of the GPU when they first touch it "
+                      "(TensorFlow nearly all of it, JAX and PyTorch/XLA's PJRT client 75 %), and that pool is "
+                      "invisible to PyTorch's allocator."),
         fix=fix,
         more_fixes=[_("Check with nvidia-smi: this one process holds far more than PyTorch's reserved memory.")],
     )

@@ -1383,7 +1383,19 @@ def names_distributed_launch(text: str) -> bool:
     return _DISTRIBUTED_LAUNCH.search(text) is not None
 
 
-_PINNED_WORDS = ("pin_memory", "non_blocking=true", "non_blocking = true", "cachinghostallocator", "cudahostalloc")
+_PINNED_WORDS = ("non_blocking=true", "non_blocking = true", "cachinghostallocator", "cudahostalloc")
+# The word pin_memory where it does not say pinning is on: set off ("pin_memory=False", "pin_memory: 0"), or a
+# parameter's name in a function's signature ("torch_tensor_cpp(data, dtype, device, requires_grad, pin_memory)", R
+# torch's tensor constructor quoted by its error, Kaggle/docker-rstats#182: an argument every tensor creation passes,
+# FALSE by default).
+_PIN_MEMORY_WORD = re.compile(r"pin_memory(?!\s{0,2}[=:]\s{0,2}['\"]?(?:false|0)\b)(?<!,\spin_memory)(?<!,pin_memory)"
+                              r"|pin_memory(?!\s{0,2}[=:]\s{0,2}['\"]?(?:false|0)\b)(?!\s{0,2}[,)])")
+
+
+def _names_pinning(low: str) -> bool:
+    """The (lower-cased) text names page-locked host memory in use: an asynchronous copy, PyTorch's caching host
+    allocator, cudaHostAlloc, or pin_memory where it is not off or a parameter's name (``_PIN_MEMORY_WORD``)."""
+    return any(w in low for w in _PINNED_WORDS) or _PIN_MEMORY_WORD.search(low) is not None
 # A frame of a module's forward pass in the traceback ('File ".../modeling.py", line 1208, in forward'): the failing call
 # ran inside the model's computation on device tensors, where no page-locked host buffer is allocated (the DataLoader's
 # pin thread and .to(..., non_blocking=True) copies do that, outside forward); a device allocation outside the
@@ -1489,7 +1501,7 @@ def _bare_ranked(f: Facts) -> list[Cause]:
     # Page-locked memory named in the text: pin_memory, or an asynchronous host-to-device copy (non_blocking=True needs
     # a pinned source, so offloading code pins its host tensors first; kijai/ComfyUI-WanVideoWrapper#422: the bare
     # error "always" with non_blocking on), or PyTorch's caching host allocator (CachingHostAllocator.cpp).
-    pinned = any(w in low for w in _PINNED_WORDS) or _wsl(f)
+    pinned = _names_pinning(low) or _wsl(f)
     pytorch = r.framework == "pytorch" or "runtimeerror: cuda error" in low or "runtimeerror: hip error" in low
     if not pinned and start_words.failed_at_start(text):
         # The first CUDA call of the process, while the model is built (gpudesk.oom.start_words): the context could
