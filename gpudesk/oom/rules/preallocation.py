@@ -118,8 +118,9 @@ def check(f: Facts) -> Cause | None:
 # PyTorch/XLA named by its module (a traceback through ``torch_xla/...``, ``import torch_xla``) or its runtime
 # (PJRT): on a GPU its PJRT client is XLA's StreamExecutor GPU client in the same process as PyTorch's CUDA allocator,
 # and it preallocates its BFC pool when created, 75 % of the device by default (``PJRT_ALLOCATOR_FRACTION``, and
-# ``PJRT_ALLOCATOR_PREALLOCATE`` to turn it off: torch_xla/csrc/runtime/env_vars.cc and pjrt_registry.cc,
-# https://github.com/pytorch/xla, pytorch/xla#5759). CUDA tensors beside XLA buffers (XLA_FALLBACK_CUDA, mmcv ops
+# ``PJRT_ALLOCATOR_PREALLOCATE`` to turn it off: GetGpuAllocatorConfig in torch_xla/csrc/runtime/pjrt_registry.cc
+# at v2.3.0 (pjrt_computation_client.cc at v2.2.0), names in env_vars.h; https://github.com/pytorch/xla,
+# pytorch/xla#5759). CUDA tensors beside XLA buffers (XLA_FALLBACK_CUDA, mmcv ops
 # left on CUDA) then get what the pool left (pytorch/xla#6971: the one process holds 15.69 GiB of a 16 GB card,
 # PyTorch 3.5 GiB of it).
 _TORCH_XLA = re.compile(r"\btorch_xla\b|\bpjrt_(?:device|allocator)|\bpjrt\b", re.IGNORECASE)
