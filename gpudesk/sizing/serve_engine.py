@@ -67,7 +67,7 @@ from gpudesk.sizing.serve_dp_attention import (
 )
 from gpudesk.sizing.memory_inference import (
     PAGED_BLOCK_TOKENS,
-    kv_layer_bytes_per_token,
+    kv_token_bytes_all_layers,
     prefill_workspace_bytes,
     resolve_weight_format,
     weight_bytes,
@@ -410,6 +410,7 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
 
 
 def sum_layers_kv_bytes(spec: ModelSpec, kv_dtype: str, tp: int) -> float:
-    """KV bytes per token over all layers on one of ``tp`` GPUs (sliding-window layers counted in full: the
+    """KV bytes per token over all layers on one of ``tp`` GPUs, each layer with its own KV heads and width
+    (:func:`gpudesk.sizing.memory_inference.kv_token_bytes_all_layers`; sliding-window layers counted in full: the
     window caps what they hold, which only raises the capacity of long contexts)."""
-    return kv_layer_bytes_per_token(spec, kv_dtype, tp) * (spec.layers or 0)
+    return kv_token_bytes_all_layers(spec, kv_dtype, tp)
