@@ -136,7 +136,9 @@ CREATE TABLE models (
     vision_deepstack_layers INTEGER,
     vision_temporal_patch_size INTEGER,
     rope_linear_factor REAL,
-    rope_local_base_freq REAL
+    rope_local_base_freq REAL,
+    global_kv_heads INTEGER,
+    global_head_dim INTEGER
 );
 
 CREATE TABLE precision_support (

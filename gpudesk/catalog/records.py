@@ -171,7 +171,10 @@ class ModelShape:
     (``mm_tokens_per_image``), ``vision_output_dim`` (Llama 4's ``vision_output_dim``, Qwen3-VL's ``out_hidden_size``),
     Llama 4's ``vision_pixel_shuffle_ratio``, Qwen3-VL's ``vision_position_embeddings``, ``vision_deepstack_layers``
     and ``vision_temporal_patch_size``; the rotary tables: ``rope_linear_factor``
-    (``rope_scaling`` linear ``factor``) and ``rope_local_base_freq`` (Gemma 3's unscaled local table).
+    (``rope_scaling`` linear ``factor``) and ``rope_local_base_freq`` (Gemma 3's unscaled local table);
+    ``global_kv_heads`` and ``global_head_dim``: the KV heads and head width of the global (full-attention) layers
+    where they differ from the sliding-window layers the other columns describe (Gemma 4's
+    ``num_global_key_value_heads`` / ``global_head_dim``; empty: the same).
     """
 
     id: str
@@ -220,6 +223,8 @@ class ModelShape:
     vision_temporal_patch_size: int | None = None
     rope_linear_factor: float | None = None
     rope_local_base_freq: float | None = None
+    global_kv_heads: int | None = None
+    global_head_dim: int | None = None
 
 
 @dataclass(frozen=True)

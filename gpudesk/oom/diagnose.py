@@ -157,18 +157,17 @@ def sizing_effects(facts: Facts, spec: Any, workload: Any) -> list[SizingEffect]
 def kv_sizing(cause: Cause, report: MemoryReport, spec: Any, workload: Any) -> None:
     """Bytes behind a KV-cache budget cause: per token on one GPU (``2 · layers · kv_heads_per_gpu · head_dim ·
     bytes``; vLLM logs its token capacity per tensor-parallel rank, and each rank keeps ``max(1, kv_heads // tp)``
-    heads: gpudesk.sizing.memory_inference.kv_layer_bytes_per_token), the cache's size, what max_model_len needs,
+    heads: gpudesk.sizing.memory_inference.kv_token_bytes_all_layers), the cache's size, what max_model_len needs,
     and what an fp8 KV cache would save. Adds to ``cause.evidence`` / ``cause.sizing``; nothing when the model has
     no transformer shape."""
     from gpudesk.sizing.errors import SizingError
-    from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token
+    from gpudesk.sizing.memory_inference import kv_token_bytes_all_layers
 
     precision = getattr(workload, "kv_precision", "bf16") if workload is not None else "bf16"
     tp = int(getattr(workload, "tensor_parallel", 1) or 1) if workload is not None else 1
     try:
-        layers = int(spec.layers or 0)
-        per_token = kv_layer_bytes_per_token(spec, precision, tp) * layers
-        per_token_fp8 = kv_layer_bytes_per_token(spec, "fp8", tp) * layers
+        per_token = kv_token_bytes_all_layers(spec, precision, tp)
+        per_token_fp8 = kv_token_bytes_all_layers(spec, "fp8", tp)
     except SizingError as exc:
         cause.sizing.append(SizingEffect(fix=_("KV cache sizing"), saved_bytes=None, note=_('Sizing failed: {exc}').format(exc=exc)))
         return

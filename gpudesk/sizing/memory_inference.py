@@ -143,7 +143,8 @@ def mla_decode_weight_bytes(spec: ModelSpec, weight_format: str, mla_decode_weig
 
 def kv_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16") -> float:
     """KV-cache bytes per token over all GPUs, every layer full attention: ``2 * layers * n_kv_heads * head_dim *
-    bytes(kv_precision)``. Per GPU and with sliding windows: :func:`kv_sequence_bytes`.
+    bytes(kv_precision)``, the global layers with their own heads and width (:func:`kv_token_bytes_all_layers`).
+    Per GPU and with sliding windows: :func:`kv_sequence_bytes`.
 
     Raises:
         ShapeError: the model has no transformer shape.
@@ -154,25 +155,28 @@ def kv_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16") -> float:
     if spec.kv_latent_dim:
         # MLA caches one compressed latent (+ the decoupled RoPE key) per layer (DeepSeek-V2, arXiv 2405.04434).
         return (spec.layers or 0) * spec.kv_latent_dim * precision_bytes("kv_precision", kv_precision)
-    layers = spec.transformer_dims.layers
-    return 2 * layers * spec.kv_heads_resolved * kv_head_token_bytes(spec, kv_precision)
+    return kv_token_bytes_all_layers(spec, kv_precision, 1)
 
 
-def kv_head_token_bytes(spec: ModelSpec, kv_precision: str = "bf16") -> float:
-    """Bytes one KV head caches per token for K (or for V): ``head_dim x bytes(kv_precision)``, plus, for an int8
-    cache of an architecture that quantises it per token and head, its 16-bit scale and zero point
-    (:attr:`ModelSpec.kv_int8_affine_params`; Qwen v1 ``modeling_qwen.py`` ``quantize_cache_v``)."""
+def kv_head_token_bytes(spec: ModelSpec, kv_precision: str = "bf16", global_layer: bool = False) -> float:
+    """Bytes one KV head caches per token for K (or for V): ``head_dim x bytes(kv_precision)`` (a global layer's
+    ``global_head_dim`` where the model has one), plus, for an int8 cache of an architecture that quantises it per
+    token and head, its 16-bit scale and zero point (:attr:`ModelSpec.kv_int8_affine_params`; Qwen v1
+    ``modeling_qwen.py`` ``quantize_cache_v``)."""
     width = precision_bytes("kv_precision", kv_precision)
     affine = spec.kv_int8_affine_params * 2.0 if kv_precision.lower() == "int8" else 0.0
-    return spec.head_dim_resolved * width + affine
+    head_dim = spec.global_head_dim_resolved if global_layer else spec.head_dim_resolved
+    return head_dim * width + affine
 
 
-def kv_heads_per_gpu(spec: ModelSpec, tensor_parallel: int = 1) -> int:
-    """KV heads each tensor-parallel rank caches: ``max(1, kv_heads // tp)``; MLA's one latent on every rank."""
+def kv_heads_per_gpu(spec: ModelSpec, tensor_parallel: int = 1, global_layer: bool = False) -> int:
+    """KV heads each tensor-parallel rank caches: ``max(1, kv_heads // tp)`` (a global layer's ``global_kv_heads``
+    where the model has them); MLA's one latent on every rank."""
     t = positive_int("tensor_parallel", tensor_parallel, 1024)
     if spec.kv_latent_dim or spec.attention_kind == "mla":
         return 1
-    return max(1, spec.kv_heads_resolved // t)
+    heads = spec.global_kv_heads_resolved if global_layer else spec.kv_heads_resolved
+    return max(1, heads // t)
 
 
 def kv_layer_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16", tensor_parallel: int = 1) -> float:
@@ -189,6 +193,40 @@ def kv_layer_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16", tensor
     return 2 * kv_heads_per_gpu(spec, tensor_parallel) * kv_head_token_bytes(spec, kv_precision)
 
 
+def kv_global_layer_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16", tensor_parallel: int = 1) -> float:
+    """Bytes one global (full-attention) layer caches per token on one GPU: as :func:`kv_layer_bytes_per_token`,
+    with the global layers' own KV heads and head width where the model has them (Gemma 4 31B in bf16: 2 x 4 x 512
+    x 2 B = 8 KiB, against 16 KiB on a sliding layer; :attr:`ModelSpec.global_kv_heads`). Keys and values are two
+    tensors even where the checkpoint derives both from one projection (``attention_k_eq_v``): SGLang
+    ``models/gemma4_causal.py`` ``Gemma4Attention.forward`` caches ``k`` after ``k_norm`` and RoPE and ``v`` after
+    ``v_norm``, and its pool sizes a full layer as ``kv_heads x (head_dim + v_head_dim)``
+    (``model_runner_kv_cache_mixin.py`` ``get_cell_size_per_token``).
+
+    Raises:
+        ShapeError: the model has no transformer shape.
+    """
+    if not spec.is_transformer:
+        raise ShapeError("model", _("{model}: a KV cache needs layers, hidden size and attention heads.").format(
+            model=spec.name))
+    if spec.kv_latent_dim:
+        return spec.kv_latent_dim * precision_bytes("kv_precision", kv_precision)
+    return 2 * kv_heads_per_gpu(spec, tensor_parallel, True) * kv_head_token_bytes(spec, kv_precision, True)
+
+
+def kv_token_bytes_all_layers(spec: ModelSpec, kv_precision: str = "bf16", tensor_parallel: int = 1) -> float:
+    """KV bytes one token takes over all layers on one GPU, every layer holding it (no window cap): the
+    sliding-window layers at :func:`kv_layer_bytes_per_token`, the global ones at
+    :func:`kv_global_layer_bytes_per_token`. Gemma 4 31B in bf16: 50 x 16 + 10 x 8 = 880 KiB (60 x 16 = 960 KiB
+    with the sliding layers' heads everywhere).
+
+    Raises:
+        ShapeError: the model has no transformer shape.
+    """
+    local = spec.local_attention_layers
+    return (local * kv_layer_bytes_per_token(spec, kv_precision, tensor_parallel)
+            + spec.global_attention_layers * kv_global_layer_bytes_per_token(spec, kv_precision, tensor_parallel))
+
+
 def kv_sequence_bytes(spec: ModelSpec, context_tokens: int, kv_precision: str = "bf16", tensor_parallel: int = 1,
                       block_tokens: int | None = PAGED_BLOCK_TOKENS, hybrid_kv_cache: bool = True,
                       prefill_chunk_tokens: int = PREFILL_CHUNK_TOKENS) -> float:
@@ -201,6 +239,7 @@ def kv_sequence_bytes(spec: ModelSpec, context_tokens: int, kv_precision: str = 
     """
     n = positive_int("context_tokens", context_tokens, MAX_SEQ_LEN_TOKENS)
     per_layer = kv_layer_bytes_per_token(spec, kv_precision, tensor_parallel)
+    per_global_layer = kv_global_layer_bytes_per_token(spec, kv_precision, tensor_parallel)
     full_tokens = paged_tokens(n, block_tokens) if block_tokens else n
     local_layers = spec.local_attention_layers if hybrid_kv_cache else 0
     local_tokens = 0
@@ -211,8 +250,11 @@ def kv_sequence_bytes(spec: ModelSpec, context_tokens: int, kv_precision: str = 
             local_tokens = min(paged_tokens(min(window - 1 + chunk, n), block_tokens) + block_tokens, full_tokens)
         else:
             local_tokens = min(window, n)
+    if not hybrid_kv_cache:
+        # every layer holds every token: the sliding layers with their own geometry, the global ones with theirs
+        return full_tokens * kv_token_bytes_all_layers(spec, kv_precision, tensor_parallel)
     full_layers = (spec.layers or 0) - local_layers
-    return per_layer * (full_layers * full_tokens + local_layers * local_tokens)
+    return per_global_layer * full_layers * full_tokens + per_layer * local_layers * local_tokens
 
 
 def paged_tokens(tokens_per_sequence: int, block_tokens: int = PAGED_BLOCK_TOKENS) -> int:
@@ -631,7 +673,7 @@ def _inference_at_stage(
         heads = kv_heads_per_gpu(spec, t)
         per_gpu = (ngettext("{n} KV head per GPU", "{n} KV heads per GPU", heads).format(n=heads)
                    if not spec.kv_latent_dim else _("the whole MLA latent on every GPU"))
-        kv = dict(kib=kv_layer_bytes_per_token(spec, kv_precision, t) * (spec.layers or 0) * share / 1024, per_gpu=per_gpu,
+        kv = dict(kib=kv_token_bytes_all_layers(spec, kv_precision, t) * share / 1024, per_gpu=per_gpu,
                   sequences=concurrent_sequences, tokens=context_tokens, block_tokens=paged_block_tokens)
         if paged_block_tokens:
             kv_text = _("KV cache {kib:.0f} KiB/token per GPU for full attention ({per_gpu}), {sequences} x {tokens} "

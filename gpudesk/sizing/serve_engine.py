@@ -26,8 +26,10 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
   under 160 GiB, else 16384, the CUDA-graph batch cap ``cuda_graph_max_bs`` 24 / 32 / 256 (80 / 160 / 512 at TP 4
   and more) by the same classes and 512 from 160 GiB, and the fraction is (memory - reserved) / memory with
   reserved = 512 MiB + 1.5 MiB x max(chunk, 2048) + 2 MiB x cuda_graph_max_bs + TP/8 GiB, at least 10 GiB on
-  GPUs over 60 GiB. ``--max-running-requests`` by default the pool's token count / 2, at most 4096
-  (``python/sglang/srt/model_executor/model_runner.py``). No version given: the current release.
+  GPUs over 60 GiB. ``--max-running-requests`` by default ``tokens / context_len x 512`` clamped to 2048 .. 4096
+  and at most the pool's token count / 2 (``python/sglang/srt/model_executor/model_runner.py`` ``init_memory``:
+  ``min(max(int(max_total_num_tokens / context_len * 512), 2048), 4096)``; ``_resolve_max_num_reqs`` of later
+  releases adds the ``tokens // 2`` cap): a long-context model (Gemma 4, 262,144 tokens) gets 2048. No version given: the current release.
 - TensorRT-LLM: ``KvCacheConfig.free_gpu_memory_fraction`` (default 0.9) of the memory left free after the
   engine and its activations load; ``max_num_tokens`` 8192 and ``max_batch_size`` 2048 (``trtllm-serve`` /
   LLM API BuildConfig defaults, ``tensorrt_llm/llmapi/llm_args.py``).
@@ -67,7 +69,7 @@ from gpudesk.sizing.serve_dp_attention import (
 )
 from gpudesk.sizing.memory_inference import (
     PAGED_BLOCK_TOKENS,
-    kv_layer_bytes_per_token,
+    kv_token_bytes_all_layers,
     prefill_workspace_bytes,
     resolve_weight_format,
     weight_bytes,
@@ -93,6 +95,7 @@ SGLANG_HEURISTIC_SINCE = (0, 5, 3)
 LARGE_GPU_BYTES = 70 * GIB
 SGLANG_SMALL_GPU_BYTES = 25e9
 SGLANG_MAX_RUNNING = 4096
+SGLANG_MIN_RUNNING = 2048
 TRTLLM_MAX_NUM_TOKENS = 8192
 TRTLLM_MAX_BATCH = 2048
 VLLM_V1_DEFAULT_SINCE = (0, 8)
@@ -242,13 +245,18 @@ def default_token_budget(engine: str, gpu: GPU, offline: bool = False, tp: int =
     return 8192 if large else 2048
 
 
-def default_max_running(engine: str, gpu: GPU, kv_capacity_tokens: int, version: str | None = None) -> int:
+def default_max_running(engine: str, gpu: GPU, kv_capacity_tokens: int, version: str | None = None,
+                        context_tokens: int | None = None) -> int:
     """Requests one replica runs at once by default (module docstring); ``version`` the engine's published version
-    (None: the current release)."""
+    (None: the current release); ``context_tokens`` the model's context length (SGLang's ``context_len``; None:
+    not known, the 4096 ceiling)."""
     if engine == "trtllm":
         return TRTLLM_MAX_BATCH
     if engine == "sglang":
-        return max(1, min(SGLANG_MAX_RUNNING, kv_capacity_tokens // 2))
+        estimate = SGLANG_MAX_RUNNING
+        if context_tokens:
+            estimate = min(max(int(kv_capacity_tokens / context_tokens * 512), SGLANG_MIN_RUNNING), SGLANG_MAX_RUNNING)
+        return max(1, min(estimate, kv_capacity_tokens // 2))
     parsed = engine_version_tuple(version)
     if parsed is not None and parsed < VLLM_NAME_RULE_BEFORE:
         return VLLM_V0_MAX_NUM_SEQS  # V0, and V1 before PR 17073 (module docstring)
@@ -363,7 +371,7 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     capacity = rank_capacity * dp_attn  # each attention group caches only its own requests (serve_dp_attention)
     user_running = load.max_num_seqs
     max_running = int(user_running) if user_running is not None else static[1] if static is not None \
-        else default_max_running(engine, gpu, rank_capacity, version)
+        else default_max_running(engine, gpu, rank_capacity, version, spec.context_length)
     max_running *= per_rank_batch_scale(engine, dp_attn, user_running is not None)
     mixed, mixed_source = default_mixed_prefill(spec, engine, version)
     if v0 is not None and load.mixed_prefill is None:
@@ -410,6 +418,7 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
 
 
 def sum_layers_kv_bytes(spec: ModelSpec, kv_dtype: str, tp: int) -> float:
-    """KV bytes per token over all layers on one of ``tp`` GPUs (sliding-window layers counted in full: the
+    """KV bytes per token over all layers on one of ``tp`` GPUs, each layer with its own KV heads and width
+    (:func:`gpudesk.sizing.memory_inference.kv_token_bytes_all_layers`; sliding-window layers counted in full: the
     window caps what they hold, which only raises the capacity of long contexts)."""
-    return kv_layer_bytes_per_token(spec, kv_dtype, tp) * (spec.layers or 0)
+    return kv_token_bytes_all_layers(spec, kv_dtype, tp)

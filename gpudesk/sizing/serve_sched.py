@@ -18,7 +18,12 @@ SGLang admits the same way, but also holds back the whole output of the request 
 times the output the running requests may still produce (``schedule_policy.py`` PrefillAdder
 ``_get_running_request_total_token_offset``; the ratio's floor, :data:`gpudesk.sizing.serve_steady.
 SGLANG_MIN_NEW_TOKEN_RATIO`), and retracts the newest running request when decoding runs out of KV
-(``retract_decode``), as vLLM preempts. TensorRT-LLM's default capacity policy ``GUARANTEED_NO_EVICT``
+(``retract_decode``), as vLLM preempts, but appends it to the TAIL of the waiting queue: ``Scheduler.
+update_running_batch`` hands the retracted requests to ``_extend_requests_to_queue`` (``waiting_queue.extend``) and
+the default ``--schedule-policy fcfs`` leaves the queue in that order (``schedule_policy.py`` ``calc_priority``: FCFS
+does not sort; LPM falls back to FCFS beyond 128 waiting requests, ``_determine_active_policy``), so a retracted
+request waits behind every request queued before it: its later tokens, not its TTFT, carry that wait. TensorRT-LLM's
+default capacity policy ``GUARANTEED_NO_EVICT``
 (``tensorrt_llm/llmapi/llm_args.py`` CapacitySchedulerPolicy) is taken as reserving each request's prompt and output
 whole.
 Without mixing (SGLang's default, vLLM V0 without chunked prefill) a step runs either prompts or decode tokens,
@@ -305,6 +310,8 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     # SGLang also holds back the output its running requests may still produce, scaled by its new-token ratio, and
     # the whole output of the request it admits (module docstring).
     future_share = SGLANG_MIN_NEW_TOKEN_RATIO if budget.engine == "sglang" else 0.0
+    # SGLang re-queues a retracted request behind the waiting ones, vLLM in front of them (module docstring).
+    retract_to_tail = budget.engine == "sglang"
     done_sum = 0  # sum over running requests of the decode step at which each is done
     prefill_outputs = 0  # output tokens of the requests being prefilled
     # vLLM V0 multi-step with chunked prefill, and TensorRT-LLM without chunked context: whole prompts only, in a
@@ -403,8 +410,9 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
 
     def preempt(base: int) -> int:
         """vLLM's recompute preemption (SGLang's retraction alike): while the running requests' next tokens overflow
-        the KV pool, the newest one gives its blocks back and returns to the head of the waiting queue to prefill its
-        prompt and the tokens it produced again (module docstring). Returns the new ``context_base``."""
+        the KV pool, the newest one gives its blocks back and returns to the head of the waiting queue (SGLang: its
+        tail) to prefill its prompt and the tokens it produced again (module docstring). Returns the new
+        ``context_base``."""
         nonlocal done_sum
         def overflows() -> bool:
             return len(running) > 1 and prefill_reserved + base + len(running) * (decode_steps + 1) > capacity
@@ -423,7 +431,10 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             victim.out -= produced
             victim.prefilled = 0
             victim.resumed = True
-            waiting.appendleft(victim)
+            if retract_to_tail:
+                waiting.append(victim)
+            else:
+                waiting.appendleft(victim)
         heapq.heapify(running)
         return base
 

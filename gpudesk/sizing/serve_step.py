@@ -111,7 +111,7 @@ from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.engine_version import version_triple
-from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
+from gpudesk.sizing.memory_inference import kv_token_bytes_all_layers, resolve_weight_format, weight_bytes
 from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_vllm_ascend import runs_eager as ascend_runs_eager
@@ -485,12 +485,14 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     # MLA's down-projections are replicated on every attention-TP rank, not split (serve_dp_attention).
     replicated = replicated_attention_params_per_layer(spec) * dims.layers * bytes_per_param * (1 - 1 / attn_tp)
     dense += replicated
-    kv_per_token = kv_layer_bytes_per_token(spec, kv_dtype, attn_tp) * dims.layers / dp_attn
+    kv_per_token = kv_token_bytes_all_layers(spec, kv_dtype, attn_tp) / dp_attn
     block_fp8 = fmt.lower() == "fp8" and (spec.checkpoint_weight_format or "").lower() == "fp8"
     block_bytes = max(0.0, dense - spec.embedding_params * ACTIVATION_BYTES / tp) if block_fp8 else 0.0
     elementwise = elementwise_bytes_per_token(spec, tp)
     heads_per_gpu = dims.num_attention_heads / tp
-    attention = 4.0 * dims.layers * heads_per_gpu * spec.head_dim_resolved
+    # QK^T and PV over each layer's head width (a global layer's own where the model has one: Gemma 4 512 vs 256)
+    attention = 4.0 * heads_per_gpu * (spec.local_attention_layers * spec.head_dim_resolved
+                                       + spec.global_attention_layers * spec.global_head_dim_resolved)
     compute = _compute_format(load.weight_format if load.weight_format.lower() == "nvfp4" else fmt)
     if fmt.lower() == "mxfp4" and gpu.fp4_dense_tflops:
         compute = "fp4"  # MXFP4 on FP4 matrix units (MI355X, Blackwell): no dequantisation

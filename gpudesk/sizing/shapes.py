@@ -100,6 +100,11 @@ class ModelSpec:
             layer; gpt-oss and Gemma 2: every second layer); None with a window set: every layer (Mistral 7B
             v0.1). From the config's ``layer_types`` or ``sliding_window_pattern`` (transformers
             ``configuration_gemma3.py`` / ``configuration_gpt_oss.py``).
+        global_kv_heads, global_head_dim: KV heads and head width of the global (full-attention) layers where they
+            differ from those of the sliding-window layers, which ``num_kv_heads`` / ``head_dim`` then describe
+            (Gemma 4 31B: 16 KV heads x 256 on its 50 sliding layers, 4 x 512 on its 10 global ones; transformers
+            ``modeling_gemma4.py`` ``Gemma4TextAttention``: ``global_head_dim`` and, with ``attention_k_eq_v``,
+            ``num_global_key_value_heads`` on non-sliding layers). None: the same as the other layers.
         checkpoint_weight_format: the storage format of the published checkpoint (gpt-oss ``mxfp4`` from its
             ``quantization_config``; DeepSeek-V3 ``fp8``), the default for inference; None: 16-bit.
         published_active_params: the model card's active-parameter count where one is published (information;
@@ -149,6 +154,8 @@ class ModelSpec:
     hf_repo: str | None = None
     sliding_window_layers: int | None = None
     checkpoint_weight_format: str | None = None
+    global_kv_heads: int | None = None
+    global_head_dim: int | None = None
     unquantized_linear_params: int = 0
     fused_qkv: bool = False
     vision_tower: VisionTower | None = None
@@ -235,7 +242,8 @@ class ModelSpec:
     def kv_cache_elements_per_token(self) -> int:
         """Values cached per token over all layers: ``layers x (kv_lora_rank + qk_rope_head_dim)`` for MLA (one
         compressed latent shared by all heads, DeepSeek-V2 paper section 2.1.3), else ``2 x layers x kv_heads x
-        head_dim`` (keys and values). Sliding-window layers are not capped here.
+        head_dim`` (keys and values), the global layers with their own heads and width where the model gives them
+        (:attr:`global_kv_heads`). Sliding-window layers are not capped here.
 
         Raises:
             ShapeError: layers or heads unknown.
@@ -244,7 +252,9 @@ class ModelSpec:
             raise ShapeError("model", _("{model}: the layer count is unknown.").format(model=self.name))
         if self.attention_kind == "mla" and self.kv_lora_rank:
             return self.layers * (self.kv_lora_rank + (self.qk_rope_head_dim or 0))
-        return 2 * self.layers * self.kv_heads_resolved * self.head_dim_resolved
+        local = self.local_attention_layers
+        return 2 * (local * self.kv_heads_resolved * self.head_dim_resolved
+                    + self.global_attention_layers * self.global_kv_heads_resolved * self.global_head_dim_resolved)
 
     @property
     def local_attention_layers(self) -> int:
@@ -254,6 +264,21 @@ class ModelSpec:
         if self.sliding_window_layers is None:
             return self.layers
         return min(self.layers, self.sliding_window_layers)
+
+    @property
+    def global_attention_layers(self) -> int:
+        """Layers that attend to the whole context (all layers less :attr:`local_attention_layers`)."""
+        return max(0, (self.layers or 0) - self.local_attention_layers)
+
+    @property
+    def global_kv_heads_resolved(self) -> int:
+        """KV heads of a global layer: ``global_kv_heads`` where given, else :attr:`kv_heads_resolved`."""
+        return self.global_kv_heads or self.kv_heads_resolved
+
+    @property
+    def global_head_dim_resolved(self) -> int:
+        """Head width of a global layer: ``global_head_dim`` where given, else :attr:`head_dim_resolved`."""
+        return self.global_head_dim or self.head_dim_resolved
 
     @property
     def embedding_params(self) -> int:
@@ -431,6 +456,7 @@ def spec_from_catalog(shape: ModelShape) -> ModelSpec:
         published_active_params=getattr(shape, "active_params", None), hf_repo=getattr(shape, "hf_repo", None),
         sliding_window_layers=getattr(shape, "sliding_window_layers", None),
         checkpoint_weight_format=getattr(shape, "checkpoint_weight_format", None),
+        global_kv_heads=getattr(shape, "global_kv_heads", None), global_head_dim=getattr(shape, "global_head_dim", None),
         fused_qkv=getattr(shape, "family", None) in FUSED_QKV_FAMILIES,
         expert_bias=bool(shape.moe_experts) and getattr(shape, "family", None) in EXPERT_BIAS_FAMILIES,
         clamped_glu=getattr(shape, "family", None) in CLAMPED_GLU_FAMILIES,
@@ -635,6 +661,20 @@ def sliding_window_layout(cfg: dict[str, Any], model_type: str, layers: int) -> 
     return window, None
 
 
+def global_attention_layout(cfg: dict[str, Any], kv_heads: int, head_dim: int) -> tuple[int | None, int | None]:
+    """(KV heads, head width) of the global layers where the config gives them apart from the sliding ones, else
+    None for each: ``global_head_dim``, and ``num_global_key_value_heads`` when ``attention_k_eq_v`` is set
+    (transformers ``modeling_gemma4.py`` ``Gemma4TextAttention``: a non-sliding layer takes ``global_head_dim`` and,
+    with ``attention_k_eq_v``, ``num_global_key_value_heads``; SGLang ``models/gemma4_causal.py`` and vLLM size the
+    global layers' cache from the same two keys). Keys and values stay two cached tensors under
+    ``attention_k_eq_v``: the keys pass ``k_norm`` and RoPE, the values only the unscaled ``v_norm``."""
+    dim = cfg.get("global_head_dim")
+    heads = cfg.get("num_global_key_value_heads") if cfg.get("attention_k_eq_v") is True else None
+    global_dim = positive_int("global_head_dim", dim) if dim is not None else None
+    global_kv = positive_int("num_global_key_value_heads", heads) if heads is not None else None
+    return (global_kv if global_kv != kv_heads else None), (global_dim if global_dim != head_dim else None)
+
+
 def hf_hub_cache_dirs(env: dict[str, str] | None = None) -> list[Path]:
     """Where the Hugging Face hub keeps downloaded models, in huggingface_hub's order: ``HF_HUB_CACHE``, else
     ``HF_HOME``/hub, else ``XDG_CACHE_HOME``/huggingface/hub, else ~/.cache/huggingface/hub (huggingface_hub
@@ -745,6 +785,7 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
         if not tied:
             params += vocab * h
     window, local_layers = sliding_window_layout(cfg, model_type, layers)
+    global_kv, global_dim = global_attention_layout(cfg, kv_heads, head_dim) if window else (None, None)
     return ModelSpec(
         name=name, params=params, kind="decoder", layers=layers, hidden_size=h, num_attention_heads=heads,
         num_kv_heads=kv_heads, ffn_size=ffn, vocab_size=vocab,
@@ -756,7 +797,7 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
         kv_lora_rank=mla.kv_lora_rank if mla else None, q_lora_rank=mla.q_lora_rank if mla else None,
         qk_rope_head_dim=mla.qk_rope_head_dim if mla else None, sliding_window=window,
         qk_nope_head_dim=mla.qk_nope_head_dim if mla else None, v_head_dim=mla.v_head_dim if mla else None,
-        sliding_window_layers=local_layers,
+        sliding_window_layers=local_layers, global_kv_heads=global_kv, global_head_dim=global_dim,
         hf_repo=name if is_repo_id(name) else None,
         kv_latent_dim=(mla.kv_lora_rank + mla.qk_rope_head_dim) if mla else None,
         fused_qkv=model_type in FUSED_QKV_MODEL_TYPES, model_type=model_type or None, kv_int8_affine_params=INT8_KV_AFFINE_MODEL_TYPES.get(model_type, 0),

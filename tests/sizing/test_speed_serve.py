@@ -285,6 +285,25 @@ def test_sglang_static_fraction_holds_weights_and_pool_and_shrinks_with_tp(catal
     assert mi300x.memory_fraction == round((192 * 1024 - (512 + 1.5 * 16384 + 2 * 512 + 1024 / 8)) / (192 * 1024), 3)
 
 
+def test_sglang_default_running_cap_scales_with_the_pool_over_the_context_length(catalog):
+    """SGLang's default --max-running-requests: min(max(tokens / context_len x 512, 2048), 4096), at most half the
+    pool's tokens (model_runner.py init_memory / _resolve_max_num_reqs). gpt-oss-20b on an H100 (1.17 M tokens, 128K
+    context) reaches the 4096 ceiling; Gemma 4 31B on an MI300X (127 K tokens of 880 KiB, 256K context) and Llama 3.1
+    8B on an H100 (420 K tokens, 128K context) stay at the 2048 floor."""
+    from gpudesk.sizing.serve_engine import engine_budget
+
+    def running(model: str, gpu_id: str) -> tuple[int, int]:
+        b = engine_budget(_spec(catalog, model), catalog.gpu(gpu_id), ServeLoad(
+            engine="sglang", input_tokens=500, output_tokens=500, concurrency=64, engine_version="0.5.13"))
+        return b.kv_capacity_tokens, b.max_running
+
+    tokens, cap = running("gpt-oss-20b", "h100-sxm5")
+    assert tokens / 131072 * 512 > 4096 and cap == 4096
+    tokens, cap = running("gemma-4-31b", "mi300x")
+    assert tokens / 262144 * 512 < 2048 and cap == 2048
+    assert running("llama-3.1-8b", "h100-sxm5")[1] == 2048
+
+
 def test_trtllm_fraction_is_of_the_memory_left_free(catalog):
     from gpudesk.sizing.memory_inference import prefill_workspace_bytes, weight_bytes
     from gpudesk.sizing.overheads import Overheads
@@ -538,6 +557,25 @@ def test_vllm_admits_prompts_on_demand_and_preempts_when_decoding_fills_the_kv_p
     assert tight.ttft_s == pytest.approx(roomy.ttft_s, rel=0.05)
     assert tight.tpot_s > 1.03 * roomy.tpot_s  # 44 whole requests fit in the pool, 50 run
     assert tight.output_tokens_per_s < 0.9 * roomy.output_tokens_per_s
+
+
+def test_sglang_requeues_a_retracted_request_behind_the_waiting_ones(catalog):
+    """SGLang appends a retracted request to the tail of its FCFS waiting queue (scheduler.py
+    update_running_batch -> _extend_requests_to_queue; schedule_policy.py: FCFS does not sort), so its later tokens
+    wait for every request queued before it: with a KV pool that forces retractions (Qwen2.5-7B on an A100 80GB at
+    --mem-fraction-static 0.25, 1024 + 1024 tokens, all prompts at once), four times the prompts -- a longer
+    queue -- makes the mean TPOT grow by far more than the batch does, while vLLM's preempted request goes back to
+    the head of its queue."""
+    spec = _spec(catalog, "qwen2.5-7b")
+    gpu = catalog.gpu("a100-80-sxm4")
+
+    def tpot(engine: str, prompts: int, version: str) -> float:
+        return serve_speed(spec, gpu, ServeLoad(input_tokens=1024, output_tokens=1024, request_rate_per_s=math.inf,
+                                                num_prompts=prompts, engine=engine, gpu_memory_utilization=0.25,
+                                                engine_version=version)).tpot_s
+
+    assert tpot("sglang", 800, "0.5.2") > 2 * tpot("sglang", 200, "0.5.2")
+    assert tpot("vllm", 800, "0.10.1") < 1.5 * tpot("vllm", 200, "0.10.1")
 
 
 def test_open_loop_below_capacity_delivers_the_rate_and_above_it_queues(catalog):

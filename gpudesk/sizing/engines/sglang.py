@@ -60,7 +60,7 @@ from gpudesk.sizing.engines.common import (
     settings_with_defaults,
 )
 from gpudesk.sizing.engines.vllm import kv_precision
-from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
+from gpudesk.sizing.memory_inference import kv_token_bytes_all_layers, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.vision_tower import VisionTower, vision_tower_bytes
 from gpudesk.units import GIB, MIB
@@ -199,7 +199,7 @@ def sglang_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     available = free_before - weights
     rest = available - free_before * (1 - mfs)
     kvp = kv_precision(s["kv_cache_dtype"], s["dtype"])
-    cell = kv_layer_bytes_per_token(spec, kvp, tp) * (spec.layers or 0)
+    cell = kv_token_bytes_all_layers(spec, kvp, tp)
     tokens = max(0, int(rest // cell)) if rest > 0 else 0
     if s["max_total_tokens"]:
         tokens = min(tokens, int(s["max_total_tokens"]))

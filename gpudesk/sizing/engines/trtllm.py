@@ -33,7 +33,7 @@ from gpudesk.sizing.engines.flags import trtllm_serve_takes_extra_options, uses_
 from gpudesk.units import GIB
 from gpudesk.sizing.engines.forward import profile_peak_bytes
 from gpudesk.sizing.engines.vllm import kv_precision
-from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, resolve_weight_format, weight_bytes
+from gpudesk.sizing.memory_inference import kv_token_bytes_all_layers, resolve_weight_format, weight_bytes
 from gpudesk.sizing.shapes import ModelSpec
 
 SETTINGS: dict[str, Setting] = {
@@ -117,7 +117,7 @@ def trtllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict
     # device total, which for a unified device already leaves the idle OS out (device.py)
     frac = float(s["free_gpu_memory_fraction"])
     kvp = kv_precision(s["kv_cache_dtype"])
-    per_token = kv_layer_bytes_per_token(spec, kvp, tp) * (spec.layers or 0)
+    per_token = kv_token_bytes_all_layers(spec, kvp, tp)
     pool = 0
     if pytorch_backend(version):
         pool = profiling_pool_tokens(int(s["max_num_tokens"]), seq, int(s["tokens_per_block"]),

@@ -110,7 +110,14 @@ from gpudesk.sizing.engines.vllm_hybrid import (
     hybrid_tokens,
 )
 from gpudesk.units import GIB
-from gpudesk.sizing.memory_inference import kv_layer_bytes_per_token, kv_sequence_bytes, resolve_weight_format, weight_bytes
+from gpudesk.sizing.memory_inference import (
+    kv_global_layer_bytes_per_token,
+    kv_layer_bytes_per_token,
+    kv_sequence_bytes,
+    kv_token_bytes_all_layers,
+    resolve_weight_format,
+    weight_bytes,
+)
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.engines.vllm_encoder import encoder_profile, image_limit, tower_loaded
 from gpudesk.sizing.vision_tower import vision_tower_bytes
@@ -463,11 +470,13 @@ def vllm_fit(spec: ModelSpec, gpu_name: str, gpu_total_bytes: int, given: dict[s
     if graphs_in_budget(version):
         available -= graphs
     kvp = kv_precision(s["kv_cache_dtype"], s["dtype"])
-    per_token = kv_layer_bytes_per_token(spec, kvp, tp) * (spec.layers or 0)
+    per_token = kv_token_bytes_all_layers(spec, kvp, tp)
     groups = hybrid_groups(spec, _release(version)) if v1 and not s["disable_hybrid_kv_cache_manager"] else None
     if groups is not None:
         # vllm_hybrid.py: group_size tensors of num_blocks pages; the printed tokens count one group's blocks.
-        page = kv_layer_bytes_per_token(spec, kvp, tp) * block
+        # One page size for every group: the largest layer's (kv_cache_utils.py unify_kv_cache_spec_page_size
+        # widens the smaller layers' blocks to it).
+        page = max(kv_layer_bytes_per_token(spec, kvp, tp), kv_global_layer_bytes_per_token(spec, kvp, tp)) * block
         blocks = hybrid_num_blocks(groups, available, page)
         if s["num_gpu_blocks_override"]:
             blocks = int(s["num_gpu_blocks_override"])
