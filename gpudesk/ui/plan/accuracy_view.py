@@ -136,7 +136,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh24": self.tr("twenty-fourth fresh (collected after the model was frozen a twenty-fourth time)"),
                 "fresh25": self.tr("twenty-fifth fresh (collected after the model was frozen a twenty-fifth time)"),
                 "fresh26": self.tr("twenty-sixth fresh (collected after the model was frozen a twenty-sixth time)"),
-                "fresh27": self.tr("twenty-seventh fresh (collected after the model was frozen a twenty-seventh time)")}
+                "fresh27": self.tr("twenty-seventh fresh (collected after the model was frozen a twenty-seventh time)"),
+                "fresh28": self.tr("twenty-eighth fresh (collected after the model was frozen a twenty-eighth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
