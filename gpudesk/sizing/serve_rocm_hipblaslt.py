@@ -1,4 +1,4 @@
-"""SGLang's 16-bit dense linears on AMD Instinct: hipBLASLt calls at every step, with hipBLASLt's fixed time per call.
+"""SGLang's 16-bit dense linears on AMD Instinct: hipBLASLt calls at every step, each with hipBLASLt's fixed excess.
 
 Which kernel: SGLang has no skinny-GEMM dispatch of its own for unquantized linears.
 ``UnquantizedLinearMethod.apply`` (sgl-project/sglang ``python/sglang/srt/layers/quantization/unquant.py``) runs
@@ -12,29 +12,32 @@ as hipBLASLt GEMMs; only narrow ones (an MoE router of a few hundred experts) ta
 table for a model's shapes is assumed (the tables ship for the shapes AMD tuned, not for every model). vLLM instead
 sends 1-4-token steps to its own skinny kernels (:func:`gpudesk.sizing.serve_rates.library_gemm_extra_s`).
 
-What a hipBLASLt call costs at decode sizes: ROCm/rocm-libraries PR 12329 ("add rocBLAS wvSpltK skinny GEMMs
-(M=1/2/4) via GFA", https://github.com/ROCm/rocm-libraries/pull/12329, 2026) measures hipBLASLt on MI300X for one
-token (FP16, 14 shapes, N 4096-76032, K 8192-17792): 32.77 us at N 4096 x K 11008 (90 MB of weights) ... 497.12 us
-at 76032 x 13312 (2.02 GB). A least-squares line through all 14 points gives 9.73 us + bytes / 4.14 TB/s (every
-point within 11 us of it): the rate is the GPU's STREAM-copy rate the step model already streams weights at
-(4.11 TB/s, :data:`gpudesk.sizing.serve_rates.MEASURED_STREAM_COPY_TBPS`), and the 9.73 us is a fixed time per call,
-of which the model already charges one small-kernel floor (:data:`gpudesk.sizing.serve_rates.SMALL_KERNEL_GRAPH_S`).
-The same table gives the wvSpltK skinny kernel ~4 us + bytes / 4.9 TB/s. The fit is of one-token calls; it is taken
-for every step (a larger step's hipBLASLt GEMM of few rows keeps a fixed time of the same order: ROCm/FlyDSL PR 274,
-https://github.com/ROCm/FlyDSL/pull/274, measures torch-hipBLASLt BF16 at M 32, N 384, K 7168 - 5.5 MB of weights,
-under 1 us of streaming - in 12.9 us on MI308 and 10.9 us on MI355). CDNA 4 (gfx950) runs the same dispatch, and that
-MI355 figure agrees with the MI300X fixed time, so the MI300X fit is used for both generations.
+What a hipBLASLt call costs at decode sizes, beyond what the step model already charges for a GEMM (one small-kernel
+floor and its weights at the GPU's STREAM rate): vLLM measured it in the engine, CUDA/HIP graphs on, by sending the
+same GEMMs to hipBLASLt instead of its skinny kernels, 2.5-3.0 us more per GEMM for Llama 3.1 70B at TP 8 on MI300X
+(vllm-project/vllm PR 15830: :data:`gpudesk.sizing.serve_rates.HIPBLASLT_EXTRA_GEMM_S`); that in-engine figure is
+taken. It is a fixed time per call: ROCm/rocm-libraries PR 12329 (https://github.com/ROCm/rocm-libraries/pull/12329)
+times hipBLASLt one-token FP16 GEMMs on MI300X at 14 shapes (N 4096-76032, K 8192-17792: 32.77 us for 90 MB of
+weights ... 497.12 us for 2.02 GB), which a least-squares line fits as 9.73 us + bytes / 4.14 TB/s (every point within
+11 us): the rate is the STREAM rate (4.11 TB/s, :data:`gpudesk.sizing.serve_rates.MEASURED_STREAM_COPY_TBPS`), the
+rest a fixed time per call, and ROCm/FlyDSL PR 274 (https://github.com/ROCm/FlyDSL/pull/274) measures torch-hipBLASLt
+BF16 at M 32, N 384, K 7168 (5.5 MB, under 1 us of streaming) in 12.9 us on MI308 and 10.9 us on MI355, so larger
+steps and CDNA 4 keep a fixed time of the same order. Those stand-alone timings (9.73 us against the skinny kernel's
+~4 us in the same table) are read as including the host's launch of each call, which graph replay removes; the engine's own 2.76
+us is therefore the excess used, at every step and on both generations.
 """
 
 from __future__ import annotations
 
 from gpudesk.catalog.records import GPU
-from gpudesk.sizing.serve_rates import SMALL_KERNEL_GRAPH_S
+from gpudesk.sizing.serve_rates import HIPBLASLT_EXTRA_GEMM_S
 from gpudesk.sizing.shapes import ModelSpec
 
-# Least-squares line through PR 12329's 14 hipBLASLt one-token FP16 points on MI300X (module docstring).
+# Least-squares line through PR 12329's 14 hipBLASLt one-token FP16 points on MI300X, timed call by call outside a
+# graph (module docstring): the evidence that the cost is fixed per call, not the figure charged.
 HIPBLASLT_CALL_FIXED_S = 9.73e-6
-SGLANG_HIPBLASLT_EXTRA_S = HIPBLASLT_CALL_FIXED_S - SMALL_KERNEL_GRAPH_S
+# The in-engine excess of a hipBLASLt call over the skinny kernel (vLLM PR 15830, graphs on): charged per call.
+SGLANG_HIPBLASLT_EXTRA_S = HIPBLASLT_EXTRA_GEMM_S
 SGLANG_HIPBLASLT_ARCHITECTURES = ("CDNA 3", "CDNA 4")
 # aiter/tuned_gemm.py is_skinny_default_shape, one token: N <= 2 x compute units and K <= 9216.
 AITER_SKINNY_N_PER_CU = 2
@@ -43,8 +46,9 @@ MLA_ATTENTION_GEMMS = 5  # q (or q_a, q_b), kv_a, kv_b, o: as gpudesk.sizing.ser
 SGLANG_HIPBLASLT_SOURCE = (
     "SGLang runs 16-bit linears through F.linear or AITER tgemm, whose default for shapes wider than its skinny "
     "rule is torch/hipBLASLt (sgl-project/sglang python/sglang/srt/layers/quantization/unquant.py; ROCm/aiter "
-    "aiter/tuned_gemm.py is_skinny_default_shape); hipBLASLt one-token GEMMs on MI300X take 9.73 us + bytes / "
-    "4.14 TB/s (least squares over the 14 shapes of https://github.com/ROCm/rocm-libraries/pull/12329)")
+    "aiter/tuned_gemm.py is_skinny_default_shape); a hipBLASLt call costs 2.5-3.0 us more than the skinny kernel "
+    "in the engine (vllm-project/vllm PR 15830), a fixed time per call (hipBLASLt one-token GEMMs on MI300X: "
+    "9.73 us + bytes / 4.14 TB/s, https://github.com/ROCm/rocm-libraries/pull/12329)")
 
 
 def sglang_hipblaslt_applies(engine: str, gpu: GPU, linear_format: str | None) -> bool:

@@ -69,7 +69,7 @@ of thousands of tokens the math.
   costs a measured few microseconds more per GEMM at decode sizes (:func:`gpudesk.sizing.serve_rates.
   library_gemm_extra_s`, vllm-project/vllm PR 15830); routed experts and AWQ/GPTQ/block-FP8 linears have their own
   kernels and are not counted. SGLang on the same GPUs has no skinny dispatch for its 16-bit linears: they are
-  hipBLASLt calls at every step, each with hipBLASLt's measured fixed time beyond the kernel floor
+  hipBLASLt calls at every step, each with hipBLASLt's measured per-call excess over a skinny kernel
   (:mod:`gpudesk.sizing.serve_rocm_hipblaslt`).
 - FP8 activation quantization: a per-tensor / per-token FP8 linear run op by op (SGLang, vLLM V0) quantizes its
   16-bit input in a kernel of its own before the GEMM, two per attention and per MLP or expert block, each at the
@@ -602,8 +602,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "hipBLASLt rate by size)"), GEMM_SIZE_SOURCE))
     if gemms and sglang_library:
         assumptions.append(Assumption("library_gemm_s", _(
-            "{gemms} dense 16-bit GEMMs per step through hipBLASLt at every step, {time} each beyond the kernel "
-            "floor").format(gemms=gemms, time=format_duration(gemm_extra)),
+            "{gemms} dense 16-bit GEMMs per step through hipBLASLt at every step, {time} each beyond a skinny "
+            "kernel").format(gemms=gemms, time=format_duration(gemm_extra)),
             SGLANG_HIPBLASLT_SOURCE, raw(gemms_per_step=gemms, extra_s=gemm_extra, above_tokens=0)))
     elif gemms:
         assumptions.append(Assumption("library_gemm_s", _(
