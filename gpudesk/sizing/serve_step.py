@@ -68,7 +68,9 @@ of thousands of tokens the math.
   while the step has at most 4 tokens (16-bit linears) or 1 token (per-tensor FP8), else through hipBLASLt, which
   costs a measured few microseconds more per GEMM at decode sizes (:func:`gpudesk.sizing.serve_rates.
   library_gemm_extra_s`, vllm-project/vllm PR 15830); routed experts and AWQ/GPTQ/block-FP8 linears have their own
-  kernels and are not counted.
+  kernels and are not counted. SGLang on the same GPUs has no skinny dispatch for its 16-bit linears: they are
+  hipBLASLt calls at every step, each with hipBLASLt's measured per-call excess over a skinny kernel
+  (:mod:`gpudesk.sizing.serve_rocm_hipblaslt`).
 - FP8 activation quantization: a per-tensor / per-token FP8 linear run op by op (SGLang, vLLM V0) quantizes its
   16-bit input in a kernel of its own before the GEMM, two per attention and per MLP or expert block, each at the
   kernel floor (:func:`gpudesk.sizing.serve_rates.activation_quant_kernels`); compiled vLLM V1 and TensorRT-LLM
@@ -180,6 +182,12 @@ from gpudesk.sizing.serve_rocm_attention import (
 )
 from gpudesk.sizing.serve_rocm_block_fp8 import block_fp8_dense_stream_bytes_per_s
 from gpudesk.sizing.serve_rocm_gemm_size import GEMM_SIZE_SOURCE, gemm_size_shapes, size_extra_s
+from gpudesk.sizing.serve_rocm_hipblaslt import (
+    SGLANG_HIPBLASLT_EXTRA_S,
+    SGLANG_HIPBLASLT_SOURCE,
+    sglang_hipblaslt_applies,
+    sglang_hipblaslt_gemms,
+)
 from gpudesk.sizing.serve_rocm_int4_moe import (
     ROCM_INT4_MOE_SOURCE,
     rocm_int4_moe_applies,
@@ -541,6 +549,11 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
                          load.backend)
     gemm_extra, skinny_tokens = library_gemm_extra_s(load.engine, gpu, linear) if linear else (0.0, 0)
     gemms = dense_gemms_per_step(spec) if gemm_extra else 0
+    sglang_library = not gemm_extra and sglang_hipblaslt_applies(load.engine, gpu, linear)
+    if sglang_library:
+        # SGLang's 16-bit linears: hipBLASLt calls at every step (serve_rocm_hipblaslt).
+        gemm_extra, skinny_tokens = SGLANG_HIPBLASLT_EXTRA_S, 0
+        gemms = sglang_hipblaslt_gemms(spec, tp, ROCM_COMPUTE_UNITS.get(gpu.id, 0))
     tile_tokens = gemm_tile_tokens(gpu, fmt)
     size_shapes = gemm_size_shapes(load.engine, gpu, linear, spec, tp) if dp_attn == 1 else ()
     assumptions = [
@@ -589,7 +602,12 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         assumptions.append(Assumption("gemm_size_rate", _(
             "dense FP8 GEMMs of up to 4096^3 FLOPs at 955 TFLOPS, rising to the full rate at 8192^3 (measured "
             "hipBLASLt rate by size)"), GEMM_SIZE_SOURCE))
-    if gemms:
+    if gemms and sglang_library:
+        assumptions.append(Assumption("library_gemm_s", _(
+            "{gemms} dense 16-bit GEMMs per step through hipBLASLt at every step, {time} each beyond a skinny "
+            "kernel").format(gemms=gemms, time=format_duration(gemm_extra)),
+            SGLANG_HIPBLASLT_SOURCE, raw(gemms_per_step=gemms, extra_s=gemm_extra, above_tokens=0)))
+    elif gemms:
         assumptions.append(Assumption("library_gemm_s", _(
             "{gemms} dense GEMMs per step through the vendor library, {time} each beyond the roofline, above "
             "{tokens} token(s) per step").format(gemms=gemms, time=format_duration(gemm_extra), tokens=skinny_tokens),
