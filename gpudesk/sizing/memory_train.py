@@ -64,6 +64,7 @@ from gpudesk.sizing.optimizers import (
 )
 from gpudesk.sizing.fsdp_grad_op import grad_op_shard_bytes
 from gpudesk.sizing.pipeline import MAX_PIPELINE_MICROBATCHES, pipeline_peak, stages_per_rank_for
+from gpudesk.sizing.zero3_grad_buffer import zero3_resident_grad_partition
 from gpudesk.sizing.zero3_params import Zero3Settings, zero3_gathered_bytes
 from gpudesk.sizing.shapes import ModelSpec
 
@@ -660,6 +661,10 @@ def train_memory(
             step_temp += zero12_fp32_grads
     if not keep_grads and grads > 0:
         head_grad = pipeline_grads if stage_grads else min(grads, spec.largest_layer_params / t * per_param[2])
+        if zero3_resident_grad_partition(stage, fsdp, offload):
+            # DeepSpeed's flat gradient-partition buffer exists from init on (gpudesk.sizing.zero3_grad_buffer);
+            # the unreduced gradient of the module in backward is in `gathered_layers`.
+            head_grad = grads
         if acts + logits + head_grad >= grads + step_temp:
             parts["gradients"] = head_grad  # peak at the start of backward
             step_temp = 0.0
