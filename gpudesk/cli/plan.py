@@ -139,6 +139,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--ddp-bucket-view", action="store_true",
                    help=_("full training with --sharding ddp: the gradients are views into the all-reduce buckets "
                           "(PyTorch DDP gradient_as_bucket_view=True, Megatron-Core DDP), so no second copy"))
+    m.add_argument("--fp32-grad-buffer", action="store_true",
+                   help=_("full training: the gradients of the 16-bit parameters accumulate in an fp32 buffer, 4 bytes "
+                          "a parameter (Megatron-LM with --bf16)"))
     m.add_argument("--unfused-gelu", action="store_true",
                    help=_("training whose MLP activation is the tanh GELU computed op by op in eager PyTorch "
                           "(transformers gelu_new, NewGELUActivation): three more MLP-wide tensors saved a layer"))
@@ -661,7 +664,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         global_batch_size=args.global_batch,
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
-        ddp_bucket_view=args.ddp_bucket_view, unfused_gelu=args.unfused_gelu,
+        ddp_bucket_view=args.ddp_bucket_view, fp32_grad_buffer=args.fp32_grad_buffer, unfused_gelu=args.unfused_gelu,
         fsdp_root_only=args.fsdp_root_only,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
         prefill_kv_kept=args.prefill_kv_kept, gptq_kernel=args.gptq_kernel, max_input_tokens=args.max_input_tokens,
@@ -695,6 +698,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "zero_grad_keeps_grads": "--zero-grad-keeps-grads", "weight_loading": "--weight-loading",
                 "sequence_parallel": "--sp", "sp_gathered_inputs": "--sp-gathered-inputs",
                 "fsdp1_no_sync": "--fsdp1-sync-each-batch", "ddp_bucket_view": "--ddp-bucket-view",
+                "fp32_grad_buffer": "--fp32-grad-buffer",
                 "unfused_gelu": "--unfused-gelu", "fsdp_root_only": "--fsdp-root-only",
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",
                 "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",

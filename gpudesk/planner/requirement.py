@@ -86,7 +86,8 @@ class ModelMemory:
     all: transformers <= 4.44 ``generate`` computes fp32 logits of every prompt position);
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
     full gradients under ``no_sync()``); ``ddp_bucket_view`` (PyTorch DDP ``gradient_as_bucket_view=True`` or
-    Megatron-Core's DDP: no second copy of the gradients in the all-reduce buckets); ``unfused_gelu`` (training whose
+    Megatron-Core's DDP: no second copy of the gradients in the all-reduce buckets); ``fp32_grad_buffer`` (the
+    gradients of 16-bit parameters in an fp32 buffer, Megatron-LM ``--bf16``); ``unfused_gelu`` (training whose
     MLP activation is the op-by-op tanh GELU of transformers' ``gelu_new``, eager); ``fsdp_root_only`` (full
     training under FSDP with no auto-wrap policy: the whole model one unit, unsharded through forward and
     backward); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
@@ -158,6 +159,7 @@ class ModelMemory:
     prompt_logits: str = "last"
     fsdp1_sync_each_batch: bool = False
     ddp_bucket_view: bool = False
+    fp32_grad_buffer: bool = False
     unfused_gelu: bool = False
     fsdp_root_only: bool = False
     fused_qkv_load: bool = False

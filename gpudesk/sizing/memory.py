@@ -85,6 +85,8 @@ class MemoryWorkload:
         ddp_bucket_view: full training under PyTorch DDP with ``gradient_as_bucket_view=True`` (or Megatron-Core's
             DDP, whose gradient buffer is the bucket): the gradients are views into the all-reduce buckets, no
             second copy (:func:`gpudesk.sizing.memory_train.ddp_bucket_bytes`).
+        fp32_grad_buffer: full training whose 16-bit parameters accumulate and reduce their gradients in an fp32
+            buffer (Megatron-LM with ``--bf16``): 4 bytes a parameter (:mod:`gpudesk.sizing.fp32_grad_buffer`).
         unfused_gelu: training whose MLP activation is the tanh-approximate GELU computed op by op in eager PyTorch
             (transformers ``NewGELUActivation``, config ``gelu_new``): three more MLP-wide tensors saved a layer
             (:mod:`gpudesk.sizing.eager_gelu`).
@@ -212,6 +214,7 @@ class MemoryWorkload:
     prompt_tokens: int | None = None
     fsdp1_no_sync: bool = True
     ddp_bucket_view: bool = False
+    fp32_grad_buffer: bool = False
     unfused_gelu: bool = False
     fsdp_root_only: bool = False
     fused_qkv_load: bool = False
@@ -422,6 +425,7 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
             pipeline_schedule=w.pipeline_schedule, pipeline_microbatches=w.pipeline_microbatches,
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
             fsdp1_no_sync=w.fsdp1_no_sync, ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
+            fp32_grad_buffer=w.fp32_grad_buffer,
             unfused_gelu=w.unfused_gelu, fsdp_root_only=w.fsdp_root_only, loss_vocab_chunk=w.loss_vocab_chunk,
         )
     if w.pipeline_parallel != 1:

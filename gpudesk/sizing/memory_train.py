@@ -49,6 +49,7 @@ from gpudesk.sizing.activations import (
 from gpudesk.sizing.checks import MAX_BATCH, MAX_GPUS, MAX_SEQ_LEN_TOKENS, choice, positive_int
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
+from gpudesk.sizing.fp32_grad_buffer import with_fp32_grads
 from gpudesk.sizing.loading import add_loading_reserve, load_staging_bytes
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.optimizers import (
@@ -64,6 +65,7 @@ from gpudesk.sizing.optimizers import (
 )
 from gpudesk.sizing.fsdp_grad_op import grad_op_shard_bytes
 from gpudesk.sizing.pipeline import MAX_PIPELINE_MICROBATCHES, pipeline_peak, stages_per_rank_for
+from gpudesk.sizing.zero3_grad_buffer import zero3_resident_grad_partition
 from gpudesk.sizing.zero3_params import Zero3Settings, zero3_gathered_bytes
 from gpudesk.sizing.shapes import ModelSpec
 
@@ -476,6 +478,7 @@ def train_memory(
     sp_gathered_inputs: bool = False,
     fsdp1_no_sync: bool = True,
     ddp_bucket_view: bool = False,
+    fp32_grad_buffer: bool = False,
     zero3: Zero3Settings = Zero3Settings(),
     unfused_gelu: bool = False,
     fsdp_root_only: bool = False,
@@ -521,6 +524,9 @@ def train_memory(
     (:func:`ddp_bucket_bytes`, ``ddp_gradient_buckets``), unless the gradients are views into them
     (``gradient_as_bucket_view=True``, Megatron-Core's DDP).
 
+    ``fp32_grad_buffer``: the gradients of 16-bit parameters live in an fp32 buffer (Megatron-LM ``--bf16``,
+    :mod:`gpudesk.sizing.fp32_grad_buffer`): 4 bytes a parameter.
+
     ``fsdp1_no_sync``: FSDP1 (``fsdp_version=1``) with ``gradient_accumulation`` runs the non-final micro-batches
     under ``FullyShardedDataParallel.no_sync()``, which accumulates the full unsharded gradient of every
     ``FlatParameter`` on each rank until the syncing micro-batch ("This likely results in higher memory usage
@@ -554,7 +560,7 @@ def train_memory(
     if (g // (t * pp)) % cp:
         raise SizingError("context_parallel", _("{cp} does not divide the {dp} data-parallel GPUs.").format(
             cp=cp, dp=g // (t * pp)))
-    per_param = model_state_bytes_per_param(optimizer, precision)
+    per_param = with_fp32_grads(model_state_bytes_per_param(optimizer, precision), fp32_grad_buffer)
     stage = normalise_sharding(sharding)
     mp = t * pp  # model-parallel ranks: each holds 1/mp of the parameters
     rank_params = spec.params / mp
@@ -660,6 +666,10 @@ def train_memory(
             step_temp += zero12_fp32_grads
     if not keep_grads and grads > 0:
         head_grad = pipeline_grads if stage_grads else min(grads, spec.largest_layer_params / t * per_param[2])
+        if zero3_resident_grad_partition(stage, fsdp, offload):
+            # DeepSpeed's flat gradient-partition buffer exists from init on (gpudesk.sizing.zero3_grad_buffer);
+            # the unreduced gradient of the module in backward is in `gathered_layers`.
+            head_grad = grads
         if acts + logits + head_grad >= grads + step_temp:
             parts["gradients"] = head_grad  # peak at the start of backward
             step_temp = 0.0

@@ -226,6 +226,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "With FSDP1 and gradient accumulation: on for loops that reduce-scatter every micro-batch (torchtune, Accelerate sync_each_batch); off: full gradients accumulate on every GPU under no_sync() (Accelerate, Lightning Fabric).")),
             _f("model.ddp_bucket_view", translate("PlanQuestions", "DDP gradients as bucket views"), kind="bool",
                tooltip=translate("PlanQuestions", "Full training with plain DDP: on when the gradients are views into the all-reduce buckets (PyTorch gradient_as_bucket_view=True, Megatron-Core); off: PyTorch DDP's default keeps a second copy of every gradient.")),
+            _f("model.fp32_grad_buffer", translate("PlanQuestions", "Gradients kept in fp32"), kind="bool",
+               tooltip=translate("PlanQuestions", "Full training: on when the gradients of the 16-bit parameters accumulate in an fp32 buffer, 4 bytes a parameter (Megatron-LM with --bf16). Off: gradients in the parameters' own dtype.")),
             _f("model.unfused_gelu", translate("PlanQuestions", "GELU computed op by op"), kind="bool",
                tooltip=translate("PlanQuestions", "Training in eager PyTorch whose MLP activation is the tanh GELU written as Python arithmetic (transformers gelu_new: GPT-2, GPT-J, Phi): three more MLP-wide tensors are saved a layer. Off: a fused GELU kernel (torch.compile, litgpt, Megatron).")),
             _f("model.fsdp_root_only", translate("PlanQuestions", "FSDP wraps only the root module"), kind="bool",
