@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import psutil
 
+from gpudesk.i18n import _
 from gpudesk.oom.errors import OomInputError, ProbeResultError
 from gpudesk.oom.evidence import merge_into
 from gpudesk.oom.parsers import parse_text
@@ -206,7 +207,7 @@ class JobCollector:
             try:
                 probe_report = report_from_probe(doc, source="launch")
             except ProbeResultError as exc:
-                self.report.notes.append(f"The job's probe answer could not be read: {exc}")
+                self.report.notes.append(_("The job's probe answer could not be read: {error}").format(error=exc))
         if base is None:
             base = probe_report or MemoryReport(source="launch")
         elif probe_report is not None:
@@ -230,10 +231,10 @@ class JobCollector:
         if base.status is None:
             base.status = self.status.get(self.pid)
         if not self.hello:
-            base.notes.append(
+            base.notes.append(_(
                 "The probe did not load in the job: the command is not Python, or it runs Python with -I/-S "
                 "(no sitecustomize), or it clears PYTHONPATH. Output was still captured and parsed."
-            )
+            ))
         if text and base.text is None:
             base.text = text
         return base

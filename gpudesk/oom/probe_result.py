@@ -86,7 +86,8 @@ def report_from_probe(data: str | bytes | dict[str, Any], source: str = "probe")
         report.parsed[f"env_{key}"] = value
     errors = doc.get("errors")
     for err in errors if isinstance(errors, list) else []:
-        report.notes.append(f"probe: {str(err)[:500] if isinstance(err, (str, int, float)) else 'an error entry that is not text'}")
+        report.notes.append(_("probe: {error}").format(
+            error=str(err)[:500] if isinstance(err, (str, int, float)) else _("an error entry that is not text")))
     duration = doc.get("probe_duration_s")
     if isinstance(duration, (int, float)) and not isinstance(duration, bool) and math.isfinite(duration) and duration >= 0:
         report.parsed["probe_duration_s"] = duration
@@ -135,5 +136,6 @@ def _device(d: dict[str, Any], notes: list[str]) -> DeviceMemory:
             values[key] = clean_figure(raw)
         if raw is not None and values[key] is None:
             kind = type(raw).__name__ if isinstance(raw, (dict, list, str, bool)) else f"{raw!r:.40}"
-            notes.append(f"probe: GPU {d['index']} {key} was {kind}, not a figure; treated as unknown.")
+            notes.append(_("probe: GPU {index} {key} was {kind}, not a figure; treated as unknown.").format(
+                index=d["index"], key=key, kind=kind))
     return DeviceMemory(index=d["index"], **values)

@@ -32,7 +32,7 @@ from dataclasses import replace
 
 from gpudesk.i18n import _, ngettext
 from gpudesk.sizing.bnb_compute import fp32_compute_extra_bytes, fp32_compute_note
-from gpudesk.sizing.decode_attention import decode_attention_bytes, decode_attention_note
+from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS, decode_attention_bytes, decode_attention_note
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, positive_float, positive_int
 from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT, precision_bytes, weight_bits_per_param, weight_format_source
 from gpudesk.sizing.engines.ggml_types import canonical_file_type
@@ -572,6 +572,8 @@ def _inference_at_stage(
         raise SizingError("prefill_kv_kept", _("the prompt's keys and values are kept twice only beside a "
                                                "preallocated (static) KV cache; choose a static cache or leave "
                                                "this setting off."))
+    # An unknown mode is named as such before the cache it needs is checked.
+    decode_attention = choice("decode_attention", decode_attention, DECODE_ATTENTIONS)
     if decode_attention != "fused" and (impl == "paged" or no_kv_cache):
         raise SizingError("decode_attention", _("the math attention backend is a decode step over a contiguous KV "
                                                 "cache in a PyTorch process; choose a static, dynamic or tuple cache, "

@@ -125,9 +125,10 @@ ATTENTION_EFFICIENCY = {"fa2": {"Ampere": 0.50, "default": 0.35}, "cudnn": {"Bla
 # 2024, arXiv 2407.08608, figure 5: BF16 forward, H100 SXM5, sequence 16k, non-causal) measured, in TFLOPS at head
 # dimension 64 / 128 / 256: cuDNN 413 / 595 / 509, FlashAttention-2 324 / 370 / 298. Rate at d relative to d = 128,
 # interpolated on log2(d) between the measured points and held flat outside them (see attention_head_dim_factor).
+# The flash-attn package's kernels are the FlashAttention-2 measured here ("fa2").
+_FA2_HEAD_DIM_TFLOPS = ((64, 324.0), (128, 370.0), (256, 298.0))
 ATTENTION_HEAD_DIM_TFLOPS = {"cudnn": ((64, 413.0), (128, 595.0), (256, 509.0)),
-                             "fa2": ((64, 324.0), (128, 370.0), (256, 298.0)),
-                             "flash-attn-2": ((64, 324.0), (128, 370.0), (256, 298.0))}
+                             "fa2": _FA2_HEAD_DIM_TFLOPS, "flash-attn-2": _FA2_HEAD_DIM_TFLOPS}
 # FlashAttention's backward pass does 2.5x the forward's matmul FLOPs: it recomputes S = QK^T and P from the saved
 # softmax statistics, then forms dV, dP, dQ and dK (5 matmuls against 2; Dao 2023, arXiv 2307.08691 section 3.1.2;
 # flash-attention benchmarks/benchmark_flash_attention.py counts bwd = 2.5 x fwd). The kernel efficiencies above are

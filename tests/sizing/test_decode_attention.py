@@ -46,6 +46,13 @@ def test_needs_a_contiguous_cache_and_a_known_mode():
     with pytest.raises(SizingError) as err:
         estimate_memory(LLAMA31, MemoryWorkload(**base, kv_cache_impl="static", decode_attention="flash"))
     assert err.value.field == "decode_attention"
+    # An unknown mode is named as unknown, with the choices, whatever the cache (not told to change the cache).
+    with pytest.raises(SizingError) as err:
+        estimate_memory(LLAMA31, MemoryWorkload(**base, decode_attention="flash"))
+    assert err.value.field == "decode_attention" and "math-16bit" in str(err.value)
+    # Modes are read case-insensitively, as every other choice: FUSED on a paged cache is the default, no copies.
+    fused = estimate_memory(LLAMA31, MemoryWorkload(**base, decode_attention="FUSED")).breakdown
+    assert "decode_attention" not in fused
 
 
 def test_torchao_pr738_long_context_rows_with_the_math_backend():

@@ -85,7 +85,7 @@ def cli_args(case: dict) -> list[str]:
                           ("zero3_reduce_bucket", "--zero3-reduce-bucket")):
             if case.get(key) is not None:
                 args += [flag, str(case[key])]
-        for key, flag in (("flash_attention", None), ("sequence_parallel", "--sp"), ("sp_gathered_inputs", "--sp-gathered-inputs"), ("optimizer_in_backward", "--optimizer-in-backward"),
+        for key, flag in (("flash_attention", "--no-flash"), ("sequence_parallel", "--sp"), ("sp_gathered_inputs", "--sp-gathered-inputs"), ("optimizer_in_backward", "--optimizer-in-backward"),
                           ("activation_offload", "--activation-offload"), ("compile", "--compile"),
                           ("zero_grad_keeps_grads", "--zero-grad-keeps-grads"), ("kbit_fp32_upcast", "--kbit-fp32-upcast"),
                           ("kbit_embeddings_bf16", "--kbit-embeddings-bf16"),
@@ -102,7 +102,7 @@ def cli_args(case: dict) -> list[str]:
                 if not case.get("bnb_double_quant", True):
                     args.append("--no-double-quant")
             elif case.get(key):
-                args.append(flag)  # type: ignore[arg-type]
+                args.append(flag)
         for key, flag in (("pipeline_microbatches", "--pp-microbatches"),
                           ("pipeline_stages_per_rank", "--pp-stages-per-rank"),
                           ("longest_sample_tokens", "--longest-sample-tokens")):

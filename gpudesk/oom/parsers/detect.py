@@ -190,21 +190,25 @@ def parse_text(data: str | bytes) -> MemoryReport:
     if read is not text:
         report.text = text  # the whole input is kept
         return report
-    rows = terminal_rows.unwrap(text) if len(text) <= UNWRAP_MAX_CHARS and (
-        report.kind == "unknown" or report.missing) else None
-    if rows is not None:
-        joined = _parse(rows)
-        if joined.kind != "unknown" and (report.kind == "unknown" or len(joined.missing) < len(report.missing)):
-            joined.text = text
-            joined.parsed["read_unwrapped"] = 1
-            return joined
-    if "\n" in text.strip() and len(text) <= UNWRAP_MAX_CHARS and (report.kind == "unknown" or report.missing):
-        unwrapped = _parse(" ".join(text.split()))
-        if unwrapped.kind != "unknown" and (report.kind == "unknown" or len(unwrapped.missing) < len(report.missing)):
-            unwrapped.text = text
-            unwrapped.parsed["read_unwrapped"] = 1
-            return unwrapped
+    if len(text) > UNWRAP_MAX_CHARS or not (report.kind == "unknown" or report.missing):
+        return report
+    # Terminal rows padded with spaces first (their cut words rejoin exactly), then every whitespace run folded.
+    for rejoined in (terminal_rows.unwrap(text), " ".join(text.split()) if "\n" in text.strip() else None):
+        better = _better_reading(rejoined, text, report) if rejoined is not None else None
+        if better is not None:
+            return better
     return report
+
+
+def _better_reading(rejoined: str, text: str, report: MemoryReport) -> MemoryReport | None:
+    """The report of ``rejoined`` (``text`` with its line breaks undone) where it recognises a shape ``report`` did
+    not, or lacks fewer figures; it keeps ``text`` as pasted. None otherwise."""
+    again = _parse(rejoined)
+    if again.kind == "unknown" or (report.kind != "unknown" and len(again.missing) >= len(report.missing)):
+        return None
+    again.text = text
+    again.parsed["read_unwrapped"] = 1
+    return again
 
 
 def _parse(text: str) -> MemoryReport:

@@ -16,7 +16,7 @@ import re
 
 from gpudesk.oom.parsers.units import parse_count, to_bytes
 from gpudesk.oom.report import MemoryReport
-from gpudesk.i18n import N_
+from gpudesk.i18n import N_, _
 
 _MEMORY_ROWS = {
     "allocated memory": "allocated",
@@ -133,15 +133,15 @@ def parse(text: str, report: MemoryReport) -> bool:
     summary_values = [v for k, v in parsed.items() if k.startswith("summary_") and isinstance(v, int)
                       and not k.startswith(("summary_num_", "summary_units"))]
     if summary_values and not any(summary_values):
-        report.notes.append(
+        report.notes.append(_(
             "Every figure in the memory_summary table is 0: it was printed for a GPU this process has not used, or "
             "after everything was freed "
             "(memory_summary() without device= reports the current device, often GPU 0). Print it for the GPU "
             "that ran out: torch.cuda.memory_summary(device=N)."
-        )
+        ))
     if report.kind == "memory_summary":
-        if not any(n == "gpu reserved memory" for n, _ in rows):
+        if not any(n == "gpu reserved memory" for n, _figure in rows):
             report.missing.append(N_("GPU reserved memory row"))
-        if not any(n == "allocated memory" for n, _ in rows):
+        if not any(n == "allocated memory" for n, _figure in rows):
             report.missing.append(N_("Allocated memory row"))
     return True

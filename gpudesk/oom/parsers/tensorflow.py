@@ -20,6 +20,7 @@ import re
 
 from gpudesk.oom.parsers.units import SIZE, to_bytes
 from gpudesk.oom.report import MemoryReport
+from gpudesk.i18n import N_, _
 
 DTYPE_BYTES = {
     "float": 4, "float32": 4, "half": 2, "float16": 2, "bfloat16": 2, "double": 8, "float64": 8,
@@ -86,9 +87,10 @@ def parse(text: str, report: MemoryReport) -> bool:
         if size is not None:
             report.requested_bytes = math.prod(shape) * size
             parsed["requested_bytes"] = report.requested_bytes
-            report.notes.append(f"Requested size computed from shape × {size} bytes per {tensor.group(2)}.")
+            report.notes.append(_("Requested size computed from shape × {size} bytes per {dtype}.").format(
+                size=size, dtype=tensor.group(2)))
         else:
-            report.missing.append(f"element size of dtype {tensor.group(2)!r}")
+            report.missing.append(_("element size of dtype {dtype!r}").format(dtype=tensor.group(2)))
     if tensor and tensor.group(4):
         report.allocator_name = tensor.group(4)
     if alloc:
@@ -119,9 +121,9 @@ def parse(text: str, report: MemoryReport) -> bool:
     if "Limit" in stats and "InUse" in stats:
         dev.free_bytes = stats["Limit"] - stats["InUse"]
     if report.requested_bytes is None:
-        report.missing.append("requested size")
+        report.missing.append(N_("requested size"))
     if not stats:
-        report.missing.append("BFC allocator 'Stats:' block (limit / in use)")
+        report.missing.append(N_("BFC allocator 'Stats:' block (limit / in use)"))
     return True
 
 

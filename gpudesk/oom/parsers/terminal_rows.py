@@ -40,8 +40,10 @@ def unwrap(text: str) -> str | None:
         return None
     out = [text[:cuts[0].start()]]
     for i, cut in enumerate(cuts):
-        following = text[cut.end():cuts[i + 1].start()] if i + 1 < len(cuts) else text[cut.end():].split("\n", 1)[0]
-        # A following row one short lost its first character, a space, to the padding.
-        out.append(" " if i + 1 < len(cuts) and len(following) == width - 1 else "")
-        out.append(text[cut.end():cuts[i + 1].start()] if i + 1 < len(cuts) else text[cut.end():])
+        last = i + 1 == len(cuts)
+        following = text[cut.end():] if last else text[cut.end():cuts[i + 1].start()]
+        # A following row one short lost its first character, a space, to the padding (the last row is measured
+        # by nothing after it: it keeps what it has).
+        out.append(" " if not last and len(following) == width - 1 else "")
+        out.append(following)
     return "".join(out)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.report import MemoryReport
+from gpudesk.i18n import N_
 
 _PREFILL = re.compile(r"Not enough memory to handle\s+(\d{1,9})\s+prefill tokens")
 _TOTAL_WITH_PREFILL = re.compile(r"Not enough memory to handle\s+(\d{1,9})\s+total tokens with\s+(\d{1,9})\s+prefill "
@@ -31,7 +32,7 @@ def parse(text: str, report: MemoryReport) -> bool:
         report.kind = "tgi_total_tokens"
         report.parsed["max_batch_total_tokens"] = int(both.group(1))
         report.parsed["max_batch_prefill_tokens"] = int(both.group(2))
-        report.missing.append("memory figures (TGI's warm-up message prints none)")
+        report.missing.append(N_("memory figures (TGI's warm-up message prints none)"))
         return True
     m = _PREFILL.search(text)
     if m is None:
@@ -43,5 +44,5 @@ def parse(text: str, report: MemoryReport) -> bool:
     total = _TOTAL.search(text)
     if total:
         report.parsed["max_batch_total_tokens"] = int(total.group(1))
-    report.missing.append("memory figures (TGI's warm-up message prints none)")
+    report.missing.append(N_("memory figures (TGI's warm-up message prints none)"))
     return True

@@ -87,14 +87,14 @@ def parse(text: str, report: MemoryReport) -> bool:
     if runtime:
         report.kind = "trtllm_runtime_alloc"
         parsed["cuda_call"] = runtime.group(1)
-        report.missing.append("memory figures (TensorRT-LLM's runtime buffer error prints none)")
+        report.missing.append(N_("memory figures (TensorRT-LLM's runtime buffer error prints none)"))
         return True
     build = _BUILD.search(text)
     if build:
         report.kind = "tensorrt_build_alloc"
         report.requested_bytes = int(build.group(1))
         parsed["requested_bytes"] = report.requested_bytes
-        report.missing.append("total capacity (TensorRT's builder message prints only the request)")
+        report.missing.append(N_("total capacity (TensorRT's builder message prints only the request)"))
     return True
 
 

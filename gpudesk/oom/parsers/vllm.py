@@ -16,6 +16,7 @@ import re
 
 from gpudesk.oom.parsers.units import SIZE, to_bytes
 from gpudesk.oom.report import MemoryReport
+from gpudesk.i18n import N_
 
 _OLD = re.compile(r"max seq len \((\d{1,12})\) is larger than the maximum number of tokens that can be stored in KV\s*cache \((\d{1,12})\)")
 # "cach e": terminals wrap the V1 message mid-word (intel-arc-pro-b70-inference-cookbook#4).
@@ -107,11 +108,11 @@ def parse(text: str, report: MemoryReport) -> bool:
     if report.max_model_len_tokens is not None:
         parsed["max_model_len_tokens"] = report.max_model_len_tokens
     else:
-        report.missing.append("max_model_len")
+        report.missing.append(N_("max_model_len"))
     if report.kv_cache_tokens is not None:
         parsed["kv_cache_tokens"] = report.kv_cache_tokens
     else:
-        report.missing.append("KV cache capacity (tokens)")
+        report.missing.append(N_("KV cache capacity (tokens)"))
     return True
 
 
