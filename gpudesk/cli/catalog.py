@@ -35,7 +35,7 @@ LIST_COLUMNS = (
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser("catalog", help=_("list, show and compare GPUs in the bundled catalog"))
+    parser = subparsers.add_parser("catalog", help=_("list, show and compare GPUs in the bundled catalog; list its models"))
     sub = parser.add_subparsers(dest="catalog_command", metavar="ACTION", required=True)
 
     p_list = sub.add_parser("list", help=_("all GPUs, one per line"))
@@ -46,6 +46,10 @@ def add_parser(subparsers) -> None:
     p_show.add_argument("gpu", metavar="GPU", help=_('id or unique part of the name, e.g. "h100 sxm"'))
     p_show.add_argument("--json", action="store_true", help=_("print a JSON object"))
     p_show.set_defaults(func=cmd_show)
+
+    p_models = sub.add_parser("models", help=_("the model shapes the estimates and the planner know, one per line"))
+    p_models.add_argument("--json", action="store_true", help=_("print a JSON array"))
+    p_models.set_defaults(func=cmd_models)
 
     p_cmp = sub.add_parser("compare", help=_("GPUs side by side; differing rows are marked with *"))
     p_cmp.add_argument("gpus", metavar="GPU", nargs="+", help=_("two or more ids or name fragments"))
@@ -123,6 +127,39 @@ def cmd_list(args: argparse.Namespace) -> int:
                    "gives the reason).", len(gpus)).format(n=len(gpus)))
     print(_("Prices are the ones the planner uses (your own prices from the Catalog tab override them in a plan); "
             "a market is shown for SKUs made for one market only."))
+    return 0
+
+
+def _billions(count: int | None) -> str:
+    return "" if count is None else f"{count / 1e9:,.1f}"
+
+
+def model_json(m) -> dict:
+    """One catalog model for ``catalog models --json``: ids in English, counts and token lengths as numbers."""
+    return {"id": m.id, "name": m.name, "family": m.family, "kind": m.kind, "params": m.params,
+            "active_params": m.active_params, "layers": m.layers, "context_length_tokens": m.context_length,
+            "moe_experts": m.moe_experts, "moe_active_experts": m.moe_active_experts,
+            "checkpoint_weight_format": m.checkpoint_weight_format, "hf_repo": m.hf_repo, "source_url": m.source_url}
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    """``gpudesk catalog models``: the ids to give ``--model`` in ``estimate`` and ``plan``."""
+    models = sorted(_open().models(), key=lambda m: m.id)
+    if args.json:
+        _emit_json([model_json(m) for m in models])
+        return 0
+    headers = [_("id"), _("name"), _("parameters (B)"), _("active (B)"), _("layers"), _("context (tokens)"),
+               _("experts (routed / active)"), _("checkpoint")]
+    rows = [[m.id, m.name, _billions(m.params), _billions(m.active_params), str(m.layers or ""),
+             f"{m.context_length:,}" if m.context_length else "",
+             f"{m.moe_experts} / {m.moe_active_experts}" if m.moe_experts else "",
+             m.checkpoint_weight_format or _("16-bit")] for m in models]
+    print(_table(headers, rows, {2, 3, 4, 5}))
+    print()
+    print(ngettext("{n} model. Give its id to --model (gpudesk estimate, gpudesk plan); active = parameters a token "
+                   "runs through in a mixture-of-experts model; B = 10^9.",
+                   "{n} models. Give an id to --model (gpudesk estimate, gpudesk plan); active = parameters a token "
+                   "runs through in a mixture-of-experts model; B = 10^9.", len(models)).format(n=len(models)))
     return 0
 
 

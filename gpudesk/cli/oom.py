@@ -21,6 +21,7 @@ import sys
 import threading
 
 from gpudesk.cli import CliError
+from gpudesk.cli.columns import display_width, ljust_display
 from gpudesk.cli.json_text import dumps_json
 from gpudesk.oom import Diagnosis, OomError, diagnose, diagnose_text
 from gpudesk.oom.user_context import HOST_OSES, MAX_DEVICE_BYTES, UserContext
@@ -162,9 +163,9 @@ def _value(key: str, value) -> str:
     if isinstance(value, list):
         if key.endswith("_shape"):
             return "[" + ", ".join(str(item) for item in value) + "]"
-        return ", ".join(_value(key, item) for item in value) or "none"
+        return ", ".join(_value(key, item) for item in value) or _("none")
     if isinstance(value, bool) or (key in FLAG_KEYS and value in (0, 1)):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if not isinstance(value, (int, float)):
         return str(value)
     if key.endswith("_bytes_per_s"):
@@ -180,7 +181,8 @@ def _value(key: str, value) -> str:
     if key.endswith("_s"):
         return f"{value * 1000:.2f} ms" if value < 1 else f"{value:.2f} s"
     if key.endswith("_tokens"):
-        return f"{int(value):,} tokens"
+        # Translators: {count} is a number of tokens such as "2,048".
+        return _("{count} tokens").format(count=f"{int(value):,}")
     if isinstance(value, float):
         return f"{value:g}"
     if key in ("pid", "rank") or key.endswith(("_index", "_pids", "_pid")):
@@ -256,9 +258,10 @@ def _print_accounts(r, out) -> None:
 
 
 def _rows(items: list[tuple[str, str]], indent: str, out) -> None:
-    width = min(56, max((len(label) for label, _text in items), default=0))
+    # Terminal columns, not characters: a CJK label takes two columns a character.
+    width = min(56, max((display_width(label) for label, _text in items), default=0))
     for label, text in items:
-        print(f"{indent}{label:{width}}  {text}", file=out)
+        print(f"{indent}{ljust_display(label, width)}  {text}", file=out)
 
 
 def _process_line(r) -> str | None:

@@ -172,7 +172,8 @@ def add_parser(subparsers) -> None:
                    help=_("inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels, which keep a scratch for "
                           "the run: exllama, exllama-act-order (desc_act checkpoints), exllamav2; none: other kernels"))
     m.add_argument("--decode-attention", default="fused", choices=DECODE_ATTENTIONS,
-                   help=_("inference with a contiguous KV cache: the attention of each decode step; fused (default: a "
+                   help=_("inference with a contiguous KV cache (--kv-cache-impl static, dynamic or legacy-tuple; the "
+                          "default paged cache is refused): the attention of each decode step; fused (default: a "
                           "fused kernel reads the cache in place), math-16bit / math-fp32 (eager PyTorch on the math SDPA "
                           "backend, as gpt-fast / torchao generate.py: whole-context K/V copies of a layer; fp32 from "
                           "PyTorch 2.5)"))

@@ -574,10 +574,15 @@ def _inference_at_stage(
                                                "this setting off."))
     # An unknown mode is named as such before the cache it needs is checked.
     decode_attention = choice("decode_attention", decode_attention, DECODE_ATTENTIONS)
-    if decode_attention != "fused" and (impl == "paged" or no_kv_cache):
+    if decode_attention != "fused" and no_kv_cache:
+        raise SizingError("decode_attention", _("the math attention backend is a decode step over a KV cache; "
+                                                "without a KV cache leave the decode attention fused."))
+    if decode_attention != "fused" and impl == "paged":
+        # Paged is the inference default (a serving engine's block pool), so say which setting to change.
         raise SizingError("decode_attention", _("the math attention backend is a decode step over a contiguous KV "
-                                                "cache in a PyTorch process; choose a static, dynamic or tuple cache, "
-                                                "or leave the decode attention fused."))
+                                                "cache in a PyTorch process, and the KV cache here is paged (a "
+                                                "serving engine's, the default); set the KV cache to static, dynamic "
+                                                "or legacy-tuple, or leave the decode attention fused."))
     if prefill_kv_kept and no_kv_cache:
         raise SizingError("prefill_kv_kept", _("without a KV cache no prompt keys and values are kept; leave "
                                                "one of these two settings off."))

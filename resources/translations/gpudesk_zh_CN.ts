@@ -5516,8 +5516,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="244"/>
-        <source>Inference with a contiguous KV cache: fused (a fused kernel reads the cache in place); math-16bit / math-fp32: eager decode on PyTorch&apos;s math attention backend (gpt-fast, torchao generate.py), which copies a layer&apos;s keys and values over the whole context, in fp32 from PyTorch 2.5.</source>
-        <translation>推理且 KV 缓存连续存放时：fused（融合算子直接读取缓存）；math-16bit / math-fp32：eager decode 走 PyTorch 的 math 注意力后端（gpt-fast、torchao generate.py），会复制一层覆盖整个上下文的键和值，PyTorch 2.5 起为 fp32。</translation>
+        <source>Inference with a contiguous KV cache (KV cache implementation static, dynamic or legacy-tuple; not the default paged one): fused (a fused kernel reads the cache in place); math-16bit / math-fp32: eager decode on PyTorch&apos;s math attention backend (gpt-fast, torchao generate.py), which copies a layer&apos;s keys and values over the whole context, in fp32 from PyTorch 2.5.</source>
+        <translation>推理且 KV 缓存连续存放时（KV 缓存实现为 static、dynamic 或 legacy-tuple，而非默认的 paged）：fused（融合算子直接读取缓存）；math-16bit / math-fp32：eager decode 走 PyTorch 的 math 注意力后端（gpt-fast、torchao generate.py），会复制一层覆盖整个上下文的键和值，PyTorch 2.5 起为 fp32。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="245"/>

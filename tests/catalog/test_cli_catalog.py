@@ -116,3 +116,23 @@ def test_show_says_sold_worldwide_in_chinese(capsys, zh_cn):
     assert main(["catalog", "show", "rtx4090"]) == 0
     out = capsys.readouterr().out
     assert "全球销售" in out and "N/A" not in next(x for x in out.splitlines() if "全球销售" in x)
+
+
+def test_models_lists_the_ids_that_model_flags_take(capsys):
+    # A new user who reads "--model: catalog model id" needs the ids: `catalog models` lists them, the models added
+    # on 2026-12-05 included, with their sizes from db/models.csv.
+    assert main(["catalog", "models", "--json"]) == 0
+    rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["qwen3-coder-480b-a35b"]["params"] == 480_154_875_392
+    assert rows["qwen3-coder-480b-a35b"]["moe_experts"] == 160
+    assert rows["minimax-m2.7"]["checkpoint_weight_format"] == "fp8"
+    assert rows["gemma-4-31b"]["context_length_tokens"] == 262_144 and rows["gemma-4-31b"]["active_params"] is None
+    assert main(["catalog", "models"]) == 0
+    text = capsys.readouterr().out
+    line = next(ln for ln in text.splitlines() if ln.startswith("minimax-m2.7 "))
+    assert "228.7" in line and "10.0" in line and "256 / 8" in line and "204,800" in line
+    assert f"{len(rows)} models." in text
+    assert main(["estimate", "memory", "--model", "gemma-4-31b", "--mode", "inference", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["model"]["params"] == rows["gemma-4-31b"]["params"]
+    assert main(["--lang", "zh_CN", "catalog", "models"]) == 0
+    assert "个模型" in capsys.readouterr().out

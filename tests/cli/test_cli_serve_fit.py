@@ -216,3 +216,12 @@ def test_one_concurrent_request_is_singular(capsys):  # type: ignore[no-untyped-
     assert main(["estimate", "serve", "--engine", "vllm", "--model", "llama-3-8b", "--gpu", "h100-sxm5"]) == 0
     out = capsys.readouterr().out
     assert "at 1 concurrent request:" in out, out
+
+
+def test_vllm_suggests_no_tensor_parallel_size_that_does_not_divide_the_heads(capsys) -> None:
+    # Qwen3-Coder 480B has 96 attention heads: on 8 H100s it does not fit, and of TP 16 / 32 / 64 vLLM starts only
+    # the first two ("must be divisible by tensor parallel size", ModelConfig.verify_with_parallel_config).
+    out = _run(["estimate", "serve", "--engine", "vllm", "--model", "qwen3-coder-480b-a35b", "--gpu", "h100-sxm5",
+                "--gpus", "8"])
+    assert "--tensor-parallel-size 16" in out and "--tensor-parallel-size 32" in out
+    assert "--tensor-parallel-size 64" not in out

@@ -86,3 +86,29 @@ def test_what_the_input_lacks_reads_in_chinese_and_stays_english_in_the_report(l
     assert main(["oom", "diagnose", str(path)]) == 0
     missing = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("缺少"))
     assert "本进程的显存" in missing and "this process's memory" not in missing
+
+
+TRTLLM_ONE_SEQUENCE = (
+    "[TensorRT-LLM][ERROR] Assertion failed: The maxTokensInPagedKvCache (2048) must be large enough to process at "
+    "least 1 sequence to completion (i.e. must be larger than beam_width (1) * tokensPerBlock (64) * maxBlocksPerSeq "
+    "(64))")
+
+
+def test_token_counts_read_in_chinese_and_the_evidence_column_lines_up(tmp_path, capsys, language_restored):
+    # TensorRT-LLM's KV-pool assertion (trtGptModelInflightBatching.cpp): its evidence is counted in tokens; under
+    # zh_CN the unit was left in English and the values stood at ragged columns (labels padded by characters,
+    # while a CJK character takes two terminal cells).
+    path = tmp_path / "trtllm.txt"
+    path.write_text(TRTLLM_ONE_SEQUENCE, encoding="utf-8")
+    assert main(["--lang", "zh_CN", "oom", "diagnose", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "2,048 个 token" in out and " tokens" not in out
+    from gpudesk.cli.columns import display_width
+    # Labels wider than the 56-cell cap (the one-sequence row) overflow it by design: compare the others.
+    rows = [line for line in out.splitlines() if line.endswith("个 token") and line.startswith("     ")
+            and "束宽 ×" not in line]
+    assert len(rows) == 3
+    starts = {display_width(line[:re.search(r"[\d,]+ 个 token$", line).start()]) for line in rows}
+    assert len(starts) == 1, rows
+    assert main(["--lang", "en", "oom", "diagnose", str(path)]) == 0
+    assert "2,048 tokens" in capsys.readouterr().out

@@ -84,3 +84,19 @@ def test_cli_flag_adds_the_part(capsys):
     assert main(["estimate", "memory", "--config", str(CONFIGS / "llama-3.1-8b.config.json"), "--mode", "inference",
                  "--seq", "4096", "--decode-attention", "math-fp32"]) != 0
     assert "--decode-attention" in capsys.readouterr().err
+
+
+def test_refusal_on_the_default_paged_cache_names_the_setting_to_change(capsys):
+    # A new user adds --decode-attention math-fp32 to a plain inference estimate: the cache is paged by default,
+    # so the refusal must say that and which cache kinds to choose, not only "a contiguous cache".
+    base = ["estimate", "memory", "--config", str(CONFIGS / "llama-3.1-8b.config.json"), "--mode", "inference",
+            "--seq", "4096", "--decode-attention", "math-fp32"]
+    assert main(base) != 0
+    err = capsys.readouterr().err
+    assert "paged" in err and "static, dynamic or legacy-tuple" in err
+    assert main(base + ["--no-kv-cache"]) != 0
+    err = capsys.readouterr().err
+    assert "without a KV cache" in err and "paged" not in err
+    assert main(["--lang", "zh_CN"] + base) != 0
+    assert "分页" in capsys.readouterr().err
+    assert main(base + ["--kv-cache-impl", "dynamic"]) == 0

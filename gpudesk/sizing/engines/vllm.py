@@ -608,6 +608,10 @@ def _changes(spec: ModelSpec, gpu_name: str, gpu_total: int, s: dict[str, Any], 
             tries.append((_("shorter context (--max-model-len {ctx})").format(ctx=ctx), {"max_model_len": ctx}))
     tp = int(s["tensor_parallel_size"])
     for more in (tp * 2, tp * 4, tp * 8):
+        if spec.num_attention_heads and spec.num_attention_heads % more:
+            # vLLM refuses it at start: "Total number of attention heads (96) must be divisible by tensor parallel
+            # size (64)" (vllm/config/model.py ModelConfig.verify_with_parallel_config).
+            continue
         tries.append((_("more GPUs (--tensor-parallel-size {tp})").format(tp=more), {"tensor_parallel_size": more}))
     out = []
     for text, change in tries:

@@ -260,3 +260,20 @@ def test_commas_only_group_thousands(wizard, typed, accepted):
         assert value is None and "comma" in problem
     else:
         assert value == accepted and problem is None
+
+
+def test_math_decode_attention_on_the_default_paged_cache_says_which_field_to_change(qtbot, wizard):
+    # The 70B serving example keeps the default paged KV cache; math decode attention needs a contiguous one. The
+    # tooltip says so before, and the live preview's refusal names the cache kinds to pick.
+    wizard.load_profile(tomllib.loads((paths.examples_dir() / "serve-70b-any-vendor.toml").read_text(encoding="utf-8")))
+    editor = wizard.editors["model.decode_attention"]
+    assert "not the default paged one" in editor.spec.tooltip
+    type_into(qtbot, editor, "math-fp32")
+    wizard.update_preview()
+    text = wizard.preview.message.text()
+    assert "Memory preview paused" in text and "Decode attention: " in text
+    assert "paged" in text and "static, dynamic or legacy-tuple" in text
+    type_into(qtbot, wizard.editors["model.kv_cache_impl"], "static")
+    wizard.update_preview()
+    assert wizard.preview.last_estimate is not None
+    assert wizard.preview.last_estimate.breakdown["decode_attention"] > 0
