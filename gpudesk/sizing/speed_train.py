@@ -199,6 +199,9 @@ FP8_RECIPES = ("current", "delayed", "mxfp8", "rowwise", "rowwise_with_gw_hp")
 AXISWISE_RECIPES = ("rowwise", "rowwise_with_gw_hp")
 SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp", "distributed-optimizer")
 RECOMPUTES = ("none", "selective", "full")
+# The shardings whose gradients are not partitioned while the backward runs: a DeepSpeed-style engine
+# (Framework.reduces_after_backward) reduces them once, at the gradient-accumulation boundary.
+SYNC_AT_BOUNDARY_SHARDINGS = ("ddp", "zero1")
 # The submodules Megatron-Core's selective recompute can redo in backward (``TransformerConfig.recompute_modules``,
 # megatron/core/transformer/transformer_config.py, github.com/NVIDIA/Megatron-LM; ``--recompute-modules``, default
 # ["core_attn"]): "core_attn" the core attention, "moe_act" the MoE MLP activation function, "layernorm" the
@@ -222,7 +225,10 @@ class Framework:
     ``F.scaled_dot_product_attention``, torchtitan/models/llama/model.py, github.com/pytorch/torchtitan, 2024;
     Transformer Engine's attention takes the grouped heads as they are). ``overlaps_interleaved_p2p``: its
     interleaved pipeline schedule runs the next model chunk while the stage-to-stage sends are in flight
-    (Megatron-Core ``--overlap-p2p-communication``, on by default: :mod:`gpudesk.sizing.speed_pipeline`)."""
+    (Megatron-Core ``--overlap-p2p-communication``, on by default: :mod:`gpudesk.sizing.speed_pipeline`).
+    ``reduces_after_backward``: without partitioned gradients (no sharding, ZeRO-1) its engine reduces the gradients
+    only at the gradient-accumulation boundary, after the last backward has finished, and gathers the updated
+    weights after the optimizer step, so none of that sync runs under compute (:data:`SYNC_AT_BOUNDARY_SHARDINGS`)."""
 
     name: str
     non_gemm_traffic: float
@@ -236,6 +242,7 @@ class Framework:
     expands_gqa_kv: bool = False
     overlaps_interleaved_p2p: bool = False
     logits_bytes_per_entry: float = LOGITS_PASSES * 2
+    reduces_after_backward: bool = False
 
 
 # Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
@@ -283,9 +290,18 @@ FRAMEWORKS: dict[str, Framework] = {
     "prime-rl-eager": Framework("prime-rl-eager", _EAGER, 0.0,
                                 N_("prime-rl trainer without --model.compile: eager transformers modules (the "
                                    "torchtitan-measured eager factor); flash-attn FlashAttention-2"), "flash-attn-2"),
+    # DeepSpeed's engine (deepspeed/runtime/engine.py, DeepSpeedEngine.allreduce_gradients, github.com/microsoft/
+    # DeepSpeed, v0.9-v0.16): "ZeRO stage >= 2 communicates during non gradient accumulation boundaries as well"
+    # (reduce in backward hooks); otherwise "Communicate only at gradient accumulation boundaries": ZeRO-1
+    # optimizer.reduce_gradients() / buffered_allreduce_fallback(), called from engine.backward() after the
+    # autograd backward has returned; the ZeRO-1/2 step then all-gathers the updated partitions
+    # (runtime/zero/stage_1_and_2.py, step(): all_gather_dp_groups).
     "deepspeed": Framework("deepspeed", _EAGER, 0.0,
                            N_("eager PyTorch modules under ZeRO (no kernel fusion by default): the eager factor "
-                              "measured by torchtitan (compile 1.16x eager); FlashAttention-2"), "fa2"),
+                              "measured by torchtitan (compile 1.16x eager); FlashAttention-2; without partitioned "
+                              "gradients (ZeRO-0/1) the gradient reduce runs after the last backward, at the "
+                              "accumulation boundary (DeepSpeedEngine.allreduce_gradients)"), "fa2",
+                           reduces_after_backward=True),
     "hf-trainer": Framework("hf-trainer", _EAGER, 0.0,
                             N_("eager transformers modules: the eager factor measured by torchtitan (compile "
                                "1.16x eager); SDPA FlashAttention-2"), "fa2"),
@@ -834,6 +850,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     if sharding == "fsdp":
         # FSDP prefetches the next layer's gather under all the compute of the step.
         exposed_dp = max(0.0, t_dp_dense + t_dp_expert - micro_batches * t_compute)
+    elif fw.reduces_after_backward and s.sharding in SYNC_AT_BOUNDARY_SHARDINGS:
+        exposed_dp = t_dp_dense + t_dp_expert
     else:
         # Megatron / DDP start the gradient reduce in the last micro-batch's backward and the (distributed
         # optimizer's) weight gather in the first one's forward, bucket by bucket.
