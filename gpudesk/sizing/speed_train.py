@@ -266,6 +266,19 @@ FRAMEWORKS: dict[str, Framework] = {
                           overlaps_interleaved_p2p=True),
     "nemo": Framework("nemo", 1.0, 0.6, N_("NeMo / Megatron-Bridge run Megatron-Core: same profile as megatron"),
                       overlaps_interleaved_p2p=True),
+    # Megatron-LM's --tp-comm-overlap (Transformer Engine userbuffers) is off unless passed (megatron/training/
+    # arguments.py, github.com/NVIDIA/Megatron-LM: action='store_true'); NeMo's performance recipes turn it on. Without
+    # it only the column-parallel linears' backward overlaps its collectives: the input all-gather for the weight
+    # gradient runs under the input-gradient GEMM and the input-gradient reduce-scatter under the weight-gradient GEMM
+    # (megatron/core/tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication.backward; Transformer
+    # Engine module/linear.py _Linear.backward, async_op=True). Of the 8 collectives a layer issues with sequence
+    # parallelism (4 forward, 4 backward) the 2 column-parallel reduce-scatters of the backward hide: 2 / 8.
+    "megatron-lm": Framework("megatron-lm", 1.0, 2 / 8,
+                             N_("Megatron-LM without --tp-comm-overlap (its default): Transformer Engine fused "
+                                "kernels (1.0); only the column-parallel backward reduce-scatters overlap GEMMs, "
+                                "2 of the 8 tensor-parallel collectives a layer issues (megatron/core/tensor_parallel/"
+                                "layers.py, async reduce-scatter under the weight-gradient GEMM)"),
+                             overlaps_interleaved_p2p=True),
     "torchtitan-compile": Framework("torchtitan-compile", 1.0, 0.0,
                                     N_("torch.compile fuses the pointwise kernels as Transformer Engine does "
                                        "(1.0); vanilla DTensor TP does not overlap its collectives (torchtitan "
