@@ -66,6 +66,7 @@ from gpudesk.sizing.speed_parallel import (
     expert_all_to_all_bytes_per_layer,
     expert_ranks_per_domain,
     exposed_bucketed_sync_seconds,
+    frozen_weight_gather_bytes,
     gradient_buckets,
     pipeline_bubble_fraction,
     pipeline_p2p_bytes,
@@ -856,6 +857,13 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     dp_bytes = data_parallel_bytes(dense_params_gpu, dp_dense, sharding) if dp_dense > 1 else 0.0
     dp_bytes_expert = data_parallel_bytes(expert_params_gpu, dp_expert, sharding) if (
         dp_expert > 1 and expert_params_gpu) else 0.0
+    if sharding == "fsdp" and s.adapter_params:
+        # The frozen base is sharded too and gathered for every forward and backward (frozen_weight_gather_bytes).
+        if dp_dense > 1:
+            dp_bytes += frozen_weight_gather_bytes((spec.params + sh.extra_dense_params - own_experts) / (s.tp * s.pp),
+                                                   dp_dense)
+        if dp_expert > 1 and sh.expert_params_total:
+            dp_bytes_expert += frozen_weight_gather_bytes(sh.expert_params_total / (s.ep * s.etp * s.pp), dp_expert)
     gathers = micro_batches if sharding == "fsdp" else 1  # FSDP re-gathers the weights for every micro-batch
     t_dp_dense = ring_link(intra, inter, node, s.tp * s.cp, dp_dense).seconds(dp_bytes * gathers, hops=2 * dp_dense)
     t_dp_expert = ring_link(intra, inter, node, s.ep * s.etp, dp_expert).seconds(dp_bytes_expert * gathers,
