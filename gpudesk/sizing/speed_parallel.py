@@ -242,6 +242,20 @@ def data_parallel_bytes(params_per_gpu: float, dp: int, sharding: str, gradient_
     return volume * (n - 1) / n * positive_float("params_per_gpu", params_per_gpu) * gradient_bytes
 
 
+def frozen_weight_gather_bytes(params_per_gpu: float, dp: int, weight_bytes: float = 2.0) -> float:
+    """Bytes one GPU receives per micro-batch to gather the frozen (not trained) weights that ZeRO-3 / FSDP shards over
+    ``dp`` ranks: one all-gather for the forward and one for the backward, ``2 (n-1)/n x P x bytes``, and no gradient
+    reduce-scatter. ZeRO-3 partitions every parameter of the model whether it trains or not (Rajbhandari et al. 2019,
+    arXiv 1910.02054, section 5.3: P_os+g+p), as FSDP shards all parameters of a wrapped module, frozen ones included
+    (PyTorch FSDP docs, ``use_orig_params`` for mixed ``requires_grad``): a LoRA run's base model is gathered like a
+    full run's, while only the adapters have gradients to sync.
+    """
+    n = positive_int("dp", dp)
+    if n == 1:
+        return 0.0
+    return 2 * (n - 1) / n * positive_float("params_per_gpu", params_per_gpu) * weight_bytes
+
+
 def pipeline_p2p_bytes(tokens: float, hidden_size: int, tp: int, bytes_per_element: float = 2.0) -> float:
     """Bytes one stage boundary sends per micro-batch, forward activation + backward gradient; with sequence
     parallelism each of the ``tp`` ranks sends its ``1/tp`` slice (Narayanan et al. 2021, section 4.1 scatter/gather)."""

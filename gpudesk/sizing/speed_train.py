@@ -66,6 +66,7 @@ from gpudesk.sizing.speed_parallel import (
     expert_all_to_all_bytes_per_layer,
     expert_ranks_per_domain,
     exposed_bucketed_sync_seconds,
+    frozen_weight_gather_bytes,
     gradient_buckets,
     pipeline_bubble_fraction,
     pipeline_p2p_bytes,
@@ -200,6 +201,9 @@ FP8_RECIPES = ("current", "delayed", "mxfp8", "rowwise", "rowwise_with_gw_hp")
 AXISWISE_RECIPES = ("rowwise", "rowwise_with_gw_hp")
 SHARDINGS = ("ddp", "zero1", "zero2", "zero3", "fsdp", "distributed-optimizer")
 RECOMPUTES = ("none", "selective", "full")
+# The shardings whose gradients are not partitioned while the backward runs: a DeepSpeed-style engine
+# (Framework.reduces_after_backward) reduces them once, at the gradient-accumulation boundary.
+SYNC_AT_BOUNDARY_SHARDINGS = ("ddp", "zero1")
 # The submodules Megatron-Core's selective recompute can redo in backward (``TransformerConfig.recompute_modules``,
 # megatron/core/transformer/transformer_config.py, github.com/NVIDIA/Megatron-LM; ``--recompute-modules``, default
 # ["core_attn"]): "core_attn" the core attention, "moe_act" the MoE MLP activation function, "layernorm" the
@@ -223,7 +227,10 @@ class Framework:
     ``F.scaled_dot_product_attention``, torchtitan/models/llama/model.py, github.com/pytorch/torchtitan, 2024;
     Transformer Engine's attention takes the grouped heads as they are). ``overlaps_interleaved_p2p``: its
     interleaved pipeline schedule runs the next model chunk while the stage-to-stage sends are in flight
-    (Megatron-Core ``--overlap-p2p-communication``, on by default: :mod:`gpudesk.sizing.speed_pipeline`)."""
+    (Megatron-Core ``--overlap-p2p-communication``, on by default: :mod:`gpudesk.sizing.speed_pipeline`).
+    ``reduces_after_backward``: without partitioned gradients (no sharding, ZeRO-1) its engine reduces the gradients
+    only at the gradient-accumulation boundary, after the last backward has finished, and gathers the updated
+    weights after the optimizer step, so none of that sync runs under compute (:data:`SYNC_AT_BOUNDARY_SHARDINGS`)."""
 
     name: str
     non_gemm_traffic: float
@@ -237,6 +244,7 @@ class Framework:
     expands_gqa_kv: bool = False
     overlaps_interleaved_p2p: bool = False
     logits_bytes_per_entry: float = LOGITS_PASSES * 2
+    reduces_after_backward: bool = False
 
 
 # Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
@@ -260,6 +268,19 @@ FRAMEWORKS: dict[str, Framework] = {
                           overlaps_interleaved_p2p=True),
     "nemo": Framework("nemo", 1.0, 0.6, N_("NeMo / Megatron-Bridge run Megatron-Core: same profile as megatron"),
                       overlaps_interleaved_p2p=True),
+    # Megatron-LM's --tp-comm-overlap (Transformer Engine userbuffers) is off unless passed (megatron/training/
+    # arguments.py, github.com/NVIDIA/Megatron-LM: action='store_true'); NeMo's performance recipes turn it on. Without
+    # it only the column-parallel linears' backward overlaps its collectives: the input all-gather for the weight
+    # gradient runs under the input-gradient GEMM and the input-gradient reduce-scatter under the weight-gradient GEMM
+    # (megatron/core/tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication.backward; Transformer
+    # Engine module/linear.py _Linear.backward, async_op=True). Of the 8 collectives a layer issues with sequence
+    # parallelism (4 forward, 4 backward) the 2 column-parallel reduce-scatters of the backward hide: 2 / 8.
+    "megatron-lm": Framework("megatron-lm", 1.0, 2 / 8,
+                             N_("Megatron-LM without --tp-comm-overlap (its default): Transformer Engine fused "
+                                "kernels (1.0); only the column-parallel backward reduce-scatters overlap GEMMs, "
+                                "2 of the 8 tensor-parallel collectives a layer issues (megatron/core/tensor_parallel/"
+                                "layers.py, async reduce-scatter under the weight-gradient GEMM)"),
+                             overlaps_interleaved_p2p=True),
     "torchtitan-compile": Framework("torchtitan-compile", 1.0, 0.0,
                                     N_("torch.compile fuses the pointwise kernels as Transformer Engine does "
                                        "(1.0); vanilla DTensor TP does not overlap its collectives (torchtitan "
@@ -284,9 +305,18 @@ FRAMEWORKS: dict[str, Framework] = {
     "prime-rl-eager": Framework("prime-rl-eager", _EAGER, 0.0,
                                 N_("prime-rl trainer without --model.compile: eager transformers modules (the "
                                    "torchtitan-measured eager factor); flash-attn FlashAttention-2"), "flash-attn-2"),
+    # DeepSpeed's engine (deepspeed/runtime/engine.py, DeepSpeedEngine.allreduce_gradients, github.com/microsoft/
+    # DeepSpeed, v0.9-v0.16): "ZeRO stage >= 2 communicates during non gradient accumulation boundaries as well"
+    # (reduce in backward hooks); otherwise "Communicate only at gradient accumulation boundaries": ZeRO-1
+    # optimizer.reduce_gradients() / buffered_allreduce_fallback(), called from engine.backward() after the
+    # autograd backward has returned; the ZeRO-1/2 step then all-gathers the updated partitions
+    # (runtime/zero/stage_1_and_2.py, step(): all_gather_dp_groups).
     "deepspeed": Framework("deepspeed", _EAGER, 0.0,
                            N_("eager PyTorch modules under ZeRO (no kernel fusion by default): the eager factor "
-                              "measured by torchtitan (compile 1.16x eager); FlashAttention-2"), "fa2"),
+                              "measured by torchtitan (compile 1.16x eager); FlashAttention-2; without partitioned "
+                              "gradients (ZeRO-0/1) the gradient reduce runs after the last backward, at the "
+                              "accumulation boundary (DeepSpeedEngine.allreduce_gradients)"), "fa2",
+                           reduces_after_backward=True),
     "hf-trainer": Framework("hf-trainer", _EAGER, 0.0,
                             N_("eager transformers modules: the eager factor measured by torchtitan (compile "
                                "1.16x eager); SDPA FlashAttention-2"), "fa2"),
@@ -828,6 +858,13 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     dp_bytes = data_parallel_bytes(dense_params_gpu, dp_dense, sharding) if dp_dense > 1 else 0.0
     dp_bytes_expert = data_parallel_bytes(expert_params_gpu, dp_expert, sharding) if (
         dp_expert > 1 and expert_params_gpu) else 0.0
+    if sharding == "fsdp" and s.adapter_params:
+        # The frozen base is sharded too and gathered for every forward and backward (frozen_weight_gather_bytes).
+        if dp_dense > 1:
+            dp_bytes += frozen_weight_gather_bytes((spec.params + sh.extra_dense_params - own_experts) / (s.tp * s.pp),
+                                                   dp_dense)
+        if dp_expert > 1 and sh.expert_params_total:
+            dp_bytes_expert += frozen_weight_gather_bytes(sh.expert_params_total / (s.ep * s.etp * s.pp), dp_expert)
     gathers = micro_batches if sharding == "fsdp" else 1  # FSDP re-gathers the weights for every micro-batch
     t_dp_dense = ring_link(intra, inter, node, s.tp * s.cp, dp_dense).seconds(dp_bytes * gathers, hops=2 * dp_dense)
     t_dp_expert = ring_link(intra, inter, node, s.ep * s.etp, dp_expert).seconds(dp_bytes_expert * gathers,
@@ -835,6 +872,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     if sharding == "fsdp":
         # FSDP prefetches the next layer's gather under all the compute of the step.
         exposed_dp = max(0.0, t_dp_dense + t_dp_expert - micro_batches * t_compute)
+    elif fw.reduces_after_backward and s.sharding in SYNC_AT_BOUNDARY_SHARDINGS:
+        exposed_dp = t_dp_dense + t_dp_expert
     else:
         # Megatron / DDP start the gradient reduce in the last micro-batch's backward and the (distributed
         # optimizer's) weight gather in the first one's forward, bucket by bucket.

@@ -27,7 +27,7 @@ NETWORK_LINKS = {"ib-hdr": "ib-hdr", "ib-ndr": "ib-ndr", "ib-400g": "ib-ndr", "i
 # A single-node or NVL72 row names only its NVLink; its scale-out NIC is the DGX/HGX one: 400 Gb/s per GPU.
 DEFAULT_NETWORK = "ib-ndr"
 # Published framework names -> the --framework profile a user would pick for that software.
-FRAMEWORK_PROFILES = {"megatron-lm": "megatron", "megatron-core": "megatron", "nemo": "nemo",
+FRAMEWORK_PROFILES = {"megatron-lm": "megatron-lm", "flagscale": "megatron-lm", "megatron-core": "megatron", "nemo": "nemo",
                       "megatron-bridge": "nemo", "deepspeed": "deepspeed", "hf-trainer": "hf-trainer",
                       "meta-internal": "megatron"}
 # Published FP8 scaling recipe names -> the model's recipes (absent: the framework's default).
