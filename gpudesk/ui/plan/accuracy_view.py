@@ -137,7 +137,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh25": self.tr("twenty-fifth fresh (collected after the model was frozen a twenty-fifth time)"),
                 "fresh26": self.tr("twenty-sixth fresh (collected after the model was frozen a twenty-sixth time)"),
                 "fresh27": self.tr("twenty-seventh fresh (collected after the model was frozen a twenty-seventh time)"),
-                "fresh28": self.tr("twenty-eighth fresh (collected after the model was frozen a twenty-eighth time)")}
+                "fresh28": self.tr("twenty-eighth fresh (collected after the model was frozen a twenty-eighth time)"),
+                "fresh29": self.tr("twenty-ninth fresh (collected after the model was frozen a twenty-ninth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
