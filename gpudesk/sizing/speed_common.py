@@ -32,6 +32,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "steady_state": N_("Steady state"),
     "front_end": N_("API front end"),
     "warmup_request": N_("Benchmark warm-up request"),
+    "cached_prompts": N_("Prompts already in the prefix cache"),
     "length_distribution": N_("Request length distribution"),
     "latency_limits": N_("p99 latency limits"),
     "output_lag_steps": N_("Output lag"),
