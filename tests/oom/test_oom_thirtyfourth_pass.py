@@ -5,6 +5,9 @@
   mark is the same SIGKILL of the OOM killer (``host_ram``).
 * PyTorch's message whose figures stop after the capacity ("(GPU 1; 14.76 GiB total capacity;)"): the capacity alone
   weighs nothing, so it reads as the bare "CUDA out of memory." does, not as clauses that failed to parse.
+* PyTorch's cudaMallocAsync backend ("Allocation on device N would exceed allowed memory"): device limit − free −
+  currently allocated is memory the stream-ordered pool retains (or another process holds); a quarter of the device
+  beyond a context, many times the request, is the pool's fragmentation, not the job's size.
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
 reading needs its own words or figures."""
@@ -14,6 +17,7 @@ from __future__ import annotations
 from helpers.oom_top import top_cause as _top
 
 from gpudesk.oom import diagnose_text
+from gpudesk.units import GIB
 
 
 # Shark-NLP/DiffuSeq#64 (tokenising 3.38M pairs in memory; the process is killed two thirds through padding).
@@ -66,3 +70,72 @@ def test_capacity_with_a_live_figure_is_not_the_bare_reading() -> None:
     cut = "RuntimeError: CUDA out of memory. (GPU 0; 10.76 GiB total capacity; 9.10 GiB already allocated;)"
     top = diagnose_text(cut).causes[0]
     assert (top.id, top.confidence) != ("genuine_shortage", 0.45)
+
+
+# pytorch/pytorch#110194 (training with backend:cudaMallocAsync on an 80 GB card; the native allocator runs the job).
+ASYNC_POOL_TRAINING = (
+    "torch.cuda.OutOfMemoryError: Allocation on device 5 would exceed allowed memory. (out of memory)\n"
+    "Currently allocated     : 54.14 GiB\n"
+    "Requested               : 686.41 MiB\n"
+    "Device limit            : 79.35 GiB\n"
+    "Free (according to CUDA): 27.19 MiB\n"
+    "PyTorch limit (set by user-supplied memory fraction)\n"
+    "                        : 17179869184.00 GiB")
+
+# huggingface/text-generation-inference#655 (BLOOM shards; fixed by leaving the cudaMallocAsync allocator).
+ASYNC_POOL_SERVING = (
+    '  File "/opt/conda/lib/python3.9/site-packages/text_generation_server/models/custom_modeling/bloom_modeling.py", '
+    "line 306, in compute_attention\n"
+    "    value_layer = torch.cat((past_value, value_layer), dim=1)\n"
+    "torch.cuda.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)\n"
+    "Currently allocated     : 9.64 GiB\n"
+    "Requested               : 1.49 MiB\n"
+    "Device limit            : 39.39 GiB\n"
+    "Free (according to CUDA): 3.06 MiB\n"
+    "PyTorch limit (set by user-supplied memory fraction)\n"
+    "                        : 39.39 GiB")
+
+
+def test_async_pool_holding_a_third_of_the_card_is_fragmentation() -> None:
+    d = diagnose_text(ASYNC_POOL_TRAINING)
+    top = d.causes[0]
+    assert top.id == "fragmentation"
+    # 79.35 − 54.14 GiB − 27 MiB: about 25.2 GiB in neither figure.
+    assert 25.1 * GIB < top.evidence["unaccounted_bytes"] < 25.3 * GIB
+    assert "backend:cudaMallocAsync" in top.fix
+    assert top.evidence["deciding_check"] == "other_process"
+    assert "genuine_shortage" in [c.id for c in d.causes[1:]]
+
+
+def test_async_pool_with_a_fraction_limit_equal_to_the_device_is_read_too() -> None:
+    top = diagnose_text(ASYNC_POOL_SERVING).causes[0]
+    assert top.id == "fragmentation" and top.evidence["unaccounted_bytes"] > 29 * GIB
+
+
+# huggingface/text-generation-inference#563 (flan-t5-xl warm-up with a large token budget on a 24 GB card).
+ASYNC_WARMUP_REQUEST = (
+    "Allocation on device 0 would exceed allowed memory. (out of memory)\nCurrently allocated     : 16.08 GiB\n"
+    "Requested               : 4.83 GiB\nDevice limit            : 22.20 GiB\nFree (according to CUDA): 11.12 MiB\n"
+    "PyTorch limit (set by user-supplied memory fraction)\n                        : 22.20 GiB")
+
+# Comfy-Org/ComfyUI#1781 (SDXL control-LoRA on a 6 GB RTX 2060).
+ASYNC_SMALL_CARD = (
+    "Allocation on device 0 would exceed allowed memory. (out of memory)\nCurrently allocated : 4.58 GiB\n"
+    "Requested : 256.00 MiB\nDevice limit : 6.00 GiB\nFree (according to CUDA): 0 bytes\n"
+    "PyTorch limit (set by user-supplied memory fraction)\n: 17179869184.00 GiB")
+
+
+def test_unaccounted_memory_near_the_request_is_not_the_pool() -> None:
+    # 6.1 GiB outside the live tensors for a 4.83 GiB request: the request not fitting beside them.
+    assert diagnose_text(ASYNC_WARMUP_REQUEST).causes[0].id == "genuine_shortage"
+
+
+def test_a_desktop_cards_context_and_display_are_not_the_pool() -> None:
+    # 1.42 GiB outside the live tensors on a 6 GiB card: a context and a desktop, not a quarter of it beyond that.
+    assert diagnose_text(ASYNC_SMALL_CARD).causes[0].id != "fragmentation"
+
+
+def test_a_user_fraction_below_the_device_is_not_read_as_the_pool() -> None:
+    capped = ASYNC_POOL_TRAINING.replace("17179869184.00 GiB", "40.00 GiB")
+    # The user's 40 GiB cap, not the pool, is what the request ran into (per_process_cap reads it).
+    assert diagnose_text(capped).causes[0].id == "per_process_cap"
