@@ -8,6 +8,8 @@
 * PyTorch's cudaMallocAsync backend ("Allocation on device N would exceed allowed memory"): device limit − free −
   currently allocated is memory the stream-ordered pool retains (or another process holds); a quarter of the device
   beyond a context, many times the request, is the pool's fragmentation, not the job's size.
+* Several PyTorch OOMs for one GPU in one log: the program caught the earlier ones (an uncaught exception ends the
+  process), so the last one's figures are what the fatal refusal met.
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
 reading needs its own words or figures."""
@@ -139,3 +141,31 @@ def test_a_user_fraction_below_the_device_is_not_read_as_the_pool() -> None:
     capped = ASYNC_POOL_TRAINING.replace("17179869184.00 GiB", "40.00 GiB")
     # The user's 40 GiB cap, not the pool, is what the request ran into (per_process_cap reads it).
     assert diagnose_text(capped).causes[0].id == "per_process_cap"
+
+
+# nanoporetech/dorado#326 (duplex basecalling on an A100 40 GB; dorado catches the first OOM, empties the cache and
+# retries; the retry fails with other figures and ends the run).
+CAUGHT_THEN_FATAL = (
+    "[2023-08-09 13:29:43.998] [warning] Caught Torch error 'CUDA out of memory. Tried to allocate 22.47 GiB (GPU 1; "
+    "39.39 GiB total capacity; 17.26 GiB already allocated; 4.07 GiB free; 34.77 GiB reserved in total by PyTorch) If "
+    "reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation "
+    "for Memory Management and PYTORCH_CUDA_ALLOC_CONF', clearing CUDA cache and retrying.\n"
+    "terminate called after throwing an instance of 'c10::OutOfMemoryError'\n"
+    "  what():  CUDA out of memory. Tried to allocate 22.47 GiB (GPU 1; 39.39 GiB total capacity; 16.70 GiB already "
+    "allocated; 4.63 GiB free; 34.21 GiB reserved in total by PyTorch)")
+
+
+def test_the_last_message_for_the_gpu_is_the_one_diagnosed() -> None:
+    d = diagnose_text(CAUGHT_THEN_FATAL)
+    top = d.causes[0]
+    # The retry's figures: 16.70 GiB live, so 22.69 GiB could be freed for the 22.47 GiB request; free plus cached
+    # (22.14 GiB) falls short of it: the work size is too large for the card, not one request beyond it.
+    assert top.id == "genuine_shortage"
+    assert 16.6 * GIB < top.evidence["allocated_bytes"] < 16.8 * GIB
+
+
+def test_messages_for_other_gpus_keep_the_first_as_diagnosed() -> None:
+    two_ranks = CAUGHT_THEN_FATAL.replace("(GPU 1; 39.39 GiB total capacity; 16.70", "(GPU 2; 39.39 GiB total "
+                                          "capacity; 16.70")
+    d = diagnose_text(two_ranks)
+    assert 17.2 * GIB < d.report.device.allocated_bytes < 17.3 * GIB
