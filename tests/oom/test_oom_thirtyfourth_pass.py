@@ -167,5 +167,6 @@ def test_the_last_message_for_the_gpu_is_the_one_diagnosed() -> None:
 def test_messages_for_other_gpus_keep_the_first_as_diagnosed() -> None:
     two_ranks = CAUGHT_THEN_FATAL.replace("(GPU 1; 39.39 GiB total capacity; 16.70", "(GPU 2; 39.39 GiB total "
                                           "capacity; 16.70")
-    d = diagnose_text(two_ranks)
-    assert 17.2 * GIB < d.report.device.allocated_bytes < 17.3 * GIB
+    device = diagnose_text(two_ranks).report.device
+    assert device is not None and device.allocated_bytes is not None
+    assert 17.2 * GIB < device.allocated_bytes < 17.3 * GIB
