@@ -30,8 +30,11 @@ from __future__ import annotations
 
 import re
 
-# "Killed" right after a tqdm bar's closing bracket ("?it/s]Killed", "43.56s/it]Killed"), at the end of the line.
-_KILLED_AFTER_BAR = re.compile(r"(?:it/s|s/it)\]\s{0,3}Killed[!.]{0,3}[^\S\n]*$", re.MULTILINE)
+# "Killed" right after a tqdm bar's closing bracket ("?it/s]Killed", "43.56s/it]Killed"), at the end of the line. The
+# rate is "<unit>/s" or "s/<unit>" for whatever ``unit=`` the caller passed (tqdm/std.py, ``format_meter``:
+# ``rate_fmt``), not only tqdm's default "it": HF datasets' ``map`` counts "examples" ("20891.13 examples/s]Killed",
+# Shark-NLP/DiffuSeq#64, its tokenising pass killed two thirds through), a download counts "B" or "MB".
+_KILLED_AFTER_BAR = re.compile(r"(?:[A-Za-z]{1,16}/s|s/[A-Za-z]{1,16})\]\s{0,3}Killed[!.]{0,3}[^\S\n]*$", re.MULTILINE)
 # The shell's "Killed" quoted as code in prose ("with message `killed`").
 _KILLED_AS_CODE = re.compile(r"`\s{0,2}killed\s{0,2}`", re.IGNORECASE)
 # Ollama's report of a runner that vanished without an error line of its own (module docstring).

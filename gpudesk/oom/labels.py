@@ -96,6 +96,7 @@ LABELS: dict[str, str] = {
     "same_job_siblings": N_("Same job's other ranks"),
     # Outside the allocator.
     "non_pytorch_bytes": N_("Outside PyTorch's allocator (process − reserved)"),
+    "unaccounted_bytes": N_("Held by neither live tensors nor free memory (device − free − allocated)"),
     "non_pytorch_ratio": N_("Outside the allocator, share of the GPU"),
     "error_kind": N_("Kind of error"),
     "library_status": N_("Library status"),

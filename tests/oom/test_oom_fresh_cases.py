@@ -279,6 +279,7 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # The thirty-third pass (tests/oom/test_oom_thirtythird_pass.py) read fresh-35 by mechanism (seen: 42/54).
 # "fresh-36" (48 messages, 11 not-capacity; sentence-transformers, nnU-Net, dorado, kohya_ss/Forge/FramePack, vLLM start-up refusals, TGI, four Chinese threads), collected while the thirty-third pass was written, scored once
 # after it merged: 37/48 (1 not recognised; not-capacity with the deciding check 9/11).
+# The thirty-fourth pass (tests/oom/test_oom_thirtyfourth_pass.py) read fresh-36 by mechanism (seen: 42/48).
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23, "fresh-17": 19,

@@ -1,5 +1,6 @@
-"""PyTorch's per-process-cap message (CUDACachingAllocator with ``set_per_process_memory_fraction``, torch
-1.x-2.0), as TGI's warm-up prints it inside a Rust panic (literal ``\\n`` escapes; TGI#563):
+"""PyTorch's out-of-memory message from its cudaMallocAsync backend (``PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync``,
+c10/cuda/CUDAMallocAsyncAllocator.cpp; the last line is the ``set_per_process_memory_fraction`` limit, 2^64 bytes when
+none is set), as TGI's warm-up prints it inside a Rust panic (literal ``\\n`` escapes; TGI#563):
 
 ``Allocation on device 0 would exceed allowed memory. (out of memory)
 Currently allocated     : 16.08 GiB

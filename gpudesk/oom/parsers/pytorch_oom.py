@@ -103,6 +103,23 @@ def _messages(flat: str) -> list[str]:
     return [flat[a:b] for a, b in zip(bounds, bounds[1:])]
 
 
+def _fatal(messages: list[str]) -> str:
+    """The message that ended the run: the last one for the first message's GPU.
+
+    An exception nobody catches ends the process, so an earlier OOM for the same GPU was caught by the program,
+    which went on (or retried after emptying the cache: dorado's "Caught Torch error '...', clearing CUDA cache and
+    retrying", nanoporetech/dorado#326, whose retry failed with other figures); the later message's figures are what
+    the refusal met. Messages for other GPUs (ranks of one job) keep the first as the diagnosed one."""
+    first = _DEV_NEW.search(messages[0]) or _DEV_OLD.search(messages[0])
+    if first is None or not _REQ.search(messages[0]):
+        return messages[0]
+    for msg in reversed(messages[1:]):
+        dev_m = _DEV_NEW.search(msg) or _DEV_OLD.search(msg)
+        if dev_m is not None and dev_m.group(1) == first.group(1) and _REQ.search(msg):
+            return msg
+    return messages[0]
+
+
 def _other_gpus(messages: list[str], report: MemoryReport) -> None:
     """Figures of further GPUs from later messages (several ranks in one log), for multi_gpu_imbalance."""
     for msg in messages:
@@ -128,7 +145,7 @@ def parse(text: str, report: MemoryReport) -> bool:
         return False  # a platform-specific parser already read this message
     flat = re.sub(r"\s+", " ", text)
     messages = _messages(flat)
-    msg, count = messages[0], len(messages)
+    msg, count = _fatal(messages), len(messages)
     report.framework = "pytorch"
     if report.kind == "unknown" or not report.kind.startswith(("vllm_", "sglang_", "trtllm_", "tgi_", "ggml_")):
         report.kind = "pytorch_oom"

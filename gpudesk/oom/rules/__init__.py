@@ -3,6 +3,7 @@ thresholds and sources. :data:`RULES` is in tie-break order (more specific cause
 
 from gpudesk.oom.rules import (
     allocation_outside_allocator,
+    async_pool,
     bank_allocator,
     budget_words,
     cuda_graph_pools,
@@ -48,6 +49,7 @@ RULES = (
     cuda_graph_pools,
     other_process,
     fragmentation,
+    async_pool,
     genuine_shortage,
     preallocation,
     allocation_outside_allocator,

@@ -169,7 +169,7 @@ def check(f: Facts) -> Cause | None:
                          fix=_("Reduce the batch or sequence length, or rematerialise with jax.checkpoint"),
                          more_fixes=MORE[2:])
         return None
-    if f.total is None:
+    if f.total is None or capacity_alone(f):
         return _without_capacity(f)
     if f.total <= SMALL_DEVICE_BYTES:
         return _small_device(f)
@@ -382,6 +382,16 @@ def _cut_after_request(f: Facts) -> bool:
 TINY_REQUEST_BYTES = 2 * 1024**2
 
 
+def capacity_alone(f: Facts) -> bool:
+    """PyTorch's message whose figures stop after the capacity ("CUDA out of memory.(GPU 1; 14.76 GiB total
+    capacity;)", an issue title cut there: pytorch_geometric#2730, a full-graph GCN on a 15 GB card, fixed by
+    mini-batches): with no request, free, allocated or reserved figure there is nothing to weigh the capacity against,
+    so the message reads as the bare first sentence does (:func:`_without_capacity`, 0.45), not as clauses that failed
+    to parse."""
+    return (f.report.kind == "pytorch_oom" and f.total is not None and f.requested is None and f.free is None
+            and f.allocated is None and f.reserved is None and f.report.parsed.get("request_redacted") != 1)
+
+
 def reads_without_capacity(f: Facts) -> bool:
     """This rule reads the text as a shortage with no capacity figure (:func:`_without_capacity`); other_process
     ranks the holder second beside that reading."""
@@ -409,7 +419,7 @@ def _without_capacity(f: Facts) -> Cause | None:
         _cut_after_request(f)) or (
         # The figures replaced by placeholders ("Tried to allocate xxx GiB (GPU 0; x.xx GiB total capacity; ...",
         # pyannote-audio#1036): PyTorch's message with nothing to weigh, read as the one line alone.
-        r.kind == "pytorch_oom" and r.parsed.get("request_redacted") == 1 and f.total is None)
+        r.kind == "pytorch_oom" and r.parsed.get("request_redacted") == 1 and f.total is None) or capacity_alone(f)
     if (r.kind not in _CAPACITY_UNKNOWN_KINDS and not cut_short) or r.signature not in (None, "metal_oom"):
         return None
     if f.requested is not None and f.free is not None:
