@@ -449,21 +449,14 @@ def activation_quant_kernels(spec: ModelSpec, engine: str, version: tuple[int, i
 # (vllm/worker/model_runner.py: graphs only for decode batches). vLLM V1 captures piecewise graphs for mixed steps
 # up to its capture sizes; TensorRT-LLM's context batches are not counted (not checked in its source here).
 EAGER_PREFILL_SOURCE = ("sglang python/sglang/srt/model_executor/cuda_graph_runner.py CudaGraphRunner.can_run "
-                        "(decode batches only); vllm/worker/model_runner.py (V0: decode batches only); TensorRT-LLM "
-                        "PyTorch flow (v0.21 onwards): tensorrt_llm/_torch/pyexecutor/scheduler.py "
-                        "ScheduledRequests.can_run_cuda_graph (no context requests) gating "
-                        "model_engine.py PyTorchModelEngine._maybe_get_cuda_graph (generation-only batches)")
+                        "(decode batches only); vllm/worker/model_runner.py (V0: decode batches only)")
 
 
-def prefill_steps_run_eager(engine: str, version: tuple[int, int] | None, trtllm_runtime: str | None = None) -> bool:
+def prefill_steps_run_eager(engine: str, version: tuple[int, int] | None) -> bool:
     """Whether a step with prompt tokens launches its kernels without CUDA graphs (:data:`EAGER_PREFILL_SOURCE`);
-    ``version`` the engine's (major, minor); ``trtllm_runtime`` TensorRT-LLM's resolved backend (``pytorch`` or
-    ``tensorrt``): the PyTorch flow replays its graphs for generation-only batches and launches a batch with a
-    context request op by op from Python; the TensorRT-engine flow enqueues its engine from C++ (not counted)."""
+    ``version`` the engine's (major, minor)."""
     if engine == "sglang":
         return True
-    if engine == "trtllm":
-        return trtllm_runtime == "pytorch"
     return engine == "vllm" and version is not None and version < (0, 8)
 
 

@@ -114,7 +114,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.engine_version import version_triple
 from gpudesk.sizing.memory_inference import kv_token_bytes_all_layers, resolve_weight_format, weight_bytes
-from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead, trtllm_backend
+from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_vllm_ascend import runs_eager as ascend_runs_eager
 from gpudesk.sizing.serve_rates import (
@@ -522,9 +522,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
                                                                         gpu.architecture)
     kernels += mla_dequant_kernels
     layer_s = kernels * kernel_s / dims.layers
-    eager_prefill = load.cuda_graphs and prefill_steps_run_eager(
-        load.engine.lower(), engine_version_tuple(load.engine_version),
-        trtllm_backend(load.engine_version, load.backend) if load.engine.lower() == "trtllm" else None)
+    eager_prefill = load.cuda_graphs and prefill_steps_run_eager(load.engine.lower(),
+                                                                 engine_version_tuple(load.engine_version))
     prefill_layer_s = kernels * SMALL_KERNEL_EAGER_S / dims.layers if eager_prefill else 0.0
     alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None \
         else (0.0, "")
