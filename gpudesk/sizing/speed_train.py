@@ -230,7 +230,10 @@ class Framework:
     (Megatron-Core ``--overlap-p2p-communication``, on by default: :mod:`gpudesk.sizing.speed_pipeline`).
     ``reduces_after_backward``: without partitioned gradients (no sharding, ZeRO-1) its engine reduces the gradients
     only at the gradient-accumulation boundary, after the last backward has finished, and gathers the updated
-    weights after the optimizer step, so none of that sync runs under compute (:data:`SYNC_AT_BOUNDARY_SHARDINGS`)."""
+    weights after the optimizer step, so none of that sync runs under compute (:data:`SYNC_AT_BOUNDARY_SHARDINGS`).
+    ``hides_sharded_gathers``: under FSDP / ZeRO-3 it issues the next layer's weight all-gather (and the previous
+    layer's gradient reduce-scatter) while the current layer computes; False where each layer's collectives run in
+    that layer's own turn, ahead of or after the compute that needs them (:data:`FRAMEWORKS` ``xla-unpipelined``)."""
 
     name: str
     non_gemm_traffic: float
@@ -245,6 +248,7 @@ class Framework:
     overlaps_interleaved_p2p: bool = False
     logits_bytes_per_entry: float = LOGITS_PASSES * 2
     reduces_after_backward: bool = False
+    hides_sharded_gathers: bool = True
 
 
 # Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
@@ -320,6 +324,25 @@ FRAMEWORKS: dict[str, Framework] = {
     "hf-trainer": Framework("hf-trainer", _EAGER, 0.0,
                             N_("eager transformers modules: the eager factor measured by torchtitan (compile "
                                "1.16x eager); SDPA FlashAttention-2"), "fa2"),
+    # JAX/XLA (MaxText) runs the decoder layers as one scanned loop (scan_layers: true in MaxText's base.yml,
+    # github.com/AI-Hypercomputer/maxtext e591f30, and in AMD-AGI/Primus examples/maxtext/configs/MI355X); under FSDP
+    # each iteration all-gathers its layer's weights and reduce-scatters its gradients. XLA moves those collectives
+    # into the neighbouring iteration, under the other layer's compute, only with its collective pipeliner on
+    # (--xla_gpu_enable_pipelined_all_gather / _reduce_scatter / _all_reduce and
+    # --xla_gpu_enable_while_loop_double_buffering, all off unless passed): MaxText's GPU launch scripts pass them
+    # (MaxText/configs/a3/llama_2_7b/16vm.sh at github.com/AI-Hypercomputer/maxtext efb6d9e). Without them the
+    # latency-hiding scheduler has nothing in the same iteration to hide a gather behind (the layer's compute needs
+    # the gathered weights) or a gradient reduce-scatter behind (it closes the iteration), so the FSDP traffic adds
+    # to the step. The JAX training images AMD builds bake XLA_FLAGS with the latency-hiding scheduler on and no
+    # pipelining flag (github.com/AMD-AGI/Primus .github/workflows/docker-release/Dockerfile.jax-v26.4, fd1eeab;
+    # no Primus MaxText config sets one either).
+    # Compute as the fused-kernel profile (XLA fuses the pointwise ops; 1.0); no collective matmul, so no TP overlap.
+    "xla-unpipelined": Framework("xla-unpipelined", 1.0, 0.0,
+                                 N_("JAX/XLA (MaxText) without XLA's collective pipeliner (the default XLA flags of "
+                                    "AMD's JAX training images): each scanned layer's FSDP weight all-gather and "
+                                    "gradient reduce-scatter run in that layer's turn, not under other layers' "
+                                    "compute (MaxText configs/a3 launch scripts turn the pipeliner on)"),
+                                 hides_sharded_gathers=False),
 }
 
 
@@ -869,7 +892,10 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     t_dp_dense = ring_link(intra, inter, node, s.tp * s.cp, dp_dense).seconds(dp_bytes * gathers, hops=2 * dp_dense)
     t_dp_expert = ring_link(intra, inter, node, s.ep * s.etp, dp_expert).seconds(dp_bytes_expert * gathers,
                                                                                  hops=2 * dp_expert)
-    if sharding == "fsdp":
+    if sharding == "fsdp" and not fw.hides_sharded_gathers:
+        # Each layer's gather and reduce-scatter run in that layer's own turn (Framework.hides_sharded_gathers).
+        exposed_dp = t_dp_dense + t_dp_expert
+    elif sharding == "fsdp":
         # FSDP prefetches the next layer's gather under all the compute of the step.
         exposed_dp = max(0.0, t_dp_dense + t_dp_expert - micro_batches * t_compute)
     elif fw.reduces_after_backward and s.sharding in SYNC_AT_BOUNDARY_SHARDINGS:

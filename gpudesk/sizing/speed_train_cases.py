@@ -30,6 +30,11 @@ DEFAULT_NETWORK = "ib-ndr"
 FRAMEWORK_PROFILES = {"megatron-lm": "megatron-lm", "flagscale": "megatron-lm", "megatron-core": "megatron", "nemo": "nemo",
                       "megatron-bridge": "nemo", "deepspeed": "deepspeed", "hf-trainer": "hf-trainer",
                       "meta-internal": "megatron"}
+# MaxText on AMD GPUs runs in AMD's JAX training images, whose baked XLA_FLAGS turn the latency-hiding scheduler on
+# but not XLA's collective pipeliner (github.com/AMD-AGI/Primus .github/workflows/docker-release/Dockerfile.jax-v26.4,
+# fd1eeab): the speed_train ``xla-unpipelined`` profile. (MaxText's own GPU launch scripts, which NVIDIA runs use,
+# pass the pipeliner flags: the default profile.)
+MAXTEXT_AMD_PROFILE = "xla-unpipelined"
 # Published FP8 scaling recipe names -> the model's recipes (absent: the framework's default).
 FP8_RECIPE_NAMES = {"delayed": "delayed", "current": "current", "tensorwise": "current", "mxfp8": "mxfp8",
                     "mx": "mxfp8", "rowwise": "rowwise", "rowwise_with_gw_hp": "rowwise_with_gw_hp"}
@@ -184,6 +189,8 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         profile = "torchtitan-compile" if case.get("compile") else "torchtitan-eager"
     elif framework == "prime-rl":
         profile = "prime-rl" if case.get("compile") else "prime-rl-eager"
+    elif framework == "maxtext" and gpu.vendor == "AMD":
+        profile = MAXTEXT_AMD_PROFILE
     else:
         profile = FRAMEWORK_PROFILES.get(framework, "megatron")
     precision = str(case.get("precision", "bf16"))
