@@ -34,7 +34,7 @@ from gpudesk.oom.errors import (
     ProbeError,
     TargetNotFound,
 )
-from gpudesk.oom.labels import FLAG_KEYS, label_for
+from gpudesk.oom.labels import FLAG_KEYS, id_value_name, label_for
 from gpudesk.units import format_bytes
 from gpudesk import i18n
 from gpudesk.i18n import N_, _, ngettext
@@ -160,6 +160,9 @@ def _save(diagnosis: Diagnosis, target: str) -> int:
 
 def _value(key: str, value) -> str:
     """Display text of an evidence / parsed value; the key's suffix gives the unit."""
+    named = id_value_name(key, value)  # a cause / check id: its name, never the raw id
+    if named is not None:
+        return named
     if isinstance(value, list):
         if key.endswith("_shape"):
             return "[" + ", ".join(str(item) for item in value) + "]"

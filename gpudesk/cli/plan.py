@@ -111,9 +111,9 @@ def add_parser(subparsers) -> None:
                         "standard-16bit: their unfused vocab-parallel cross-entropy "
                         "(megatron/core/tensor_parallel/cross_entropy.py) keeps one fp32 copy of the logits, turned "
                         "into the softmax and then the gradient in place (6 bytes a logit, not standard's 12)"))
-    m.add_argument("--loss-vocab-chunk", type=int, default=DEFAULT_VOCAB_CHUNK_COLUMNS, metavar="COLUMNS",
+    m.add_argument("--loss-vocab-chunk", type=int, default=None, metavar="COLUMNS",
                    help=_("with --loss vocab-chunked: vocabulary columns the output layer and loss compute at a time "
-                          "(default 2048, prime-rl's RL trainer)"))
+                          "(default {columns}, prime-rl's RL trainer)").format(columns=DEFAULT_VOCAB_CHUNK_COLUMNS))
     m.add_argument("--optimizer-in-backward", action="store_true", help=_("step each parameter in backward (no full gradient buffer)"))
     m.add_argument("--activation-offload", action="store_true", help=_("saved activations offloaded to host memory"))
     m.add_argument("--compile", action="store_true", help=_("torch.compile / fused kernels (fewer saved activations than eager)"))

@@ -120,6 +120,9 @@ def cmd_estimate_serve(args: argparse.Namespace) -> int:
                             concurrency=args.concurrency)
     except SizingError as exc:
         field = str(exc.field or "")
+        if field == TP_SETTING.get(args.engine) and not any(a.split("=", 1)[0].strip() == field
+                                                            for a in args.engine_arg or []):
+            flags[field] = "--tp" if args.tp is not None else "--gpus"  # the degree came from these flags
         raise CliError(_("{flag}: {problem}").format(flag=flags.get(field, "--engine-arg " + field),
                                                     problem=exc.detail or exc.user_text())) from exc
     if args.json:

@@ -269,6 +269,94 @@ FRAMEWORK_LABELS: dict[str, dict[str, str]] = {
     },
 }
 
+# Display names of the ids that evidence values and the history carry (one table for the CLI and the UI): the
+# causes (gpudesk.oom.cause.CAUSE_IDS), the kinds of "not a capacity problem" (``not_capacity_kind``: the signatures
+# of gpudesk.oom.signatures and the rules' own kinds) and the deciding checks (``deciding_check``: the keys of
+# gpudesk.oom.signatures.CHECKS). The JSON keeps the id; people read the name.
+CAUSE_NAMES: dict[str, str] = {
+    "fragmentation": N_("Fragmented allocator cache"),
+    "genuine_shortage": N_("Not enough GPU memory"),
+    "other_process": N_("Other processes use the GPU"),
+    "single_allocation_exceeds_capacity": N_("One allocation larger than the GPU"),
+    "cuda_graph_pools": N_("CUDA graph private pools"),
+    "kv_cache_budget": N_("KV cache too small"),
+    "allocation_outside_allocator": N_("Memory outside PyTorch's allocator"),
+    "multi_gpu_imbalance": N_("Uneven memory across GPUs"),
+    "host_memory_growth": N_("Host memory growth"),
+    "zombie_workers": N_("Zombie or dead workers"),
+    "sysmem_fallback": N_("System memory fallback"),
+    "leak": N_("Memory leak"),
+    "preallocation": N_("Framework preallocation"),
+    "not_capacity": N_("Not a memory capacity problem"),
+    "per_process_cap": N_("Per-process memory cap"),
+    "unparseable": N_("No OOM message found"),
+}
+NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
+    "shared_memory": N_("On-chip shared memory of one core"),
+    "host_ram": N_("Host RAM (system memory)"),
+    "oom_killer": N_("Killed by the host's OOM killer"),
+    "dev_shm": N_("Shared memory of the DataLoader workers (/dev/shm)"),
+    "shm_segment": N_("NCCL shared-memory segments (/dev/shm)"),
+    "absurd_size": N_("Implausible requested size"),
+    "ecc": N_("Uncorrectable ECC error"),
+    "xid": N_("Driver lost the GPU (Xid)"),
+    "driver_version": N_("Driver older than the CUDA runtime"),
+    "expandable_segments": N_("Expandable segments refused"),
+    "buffer_limit": N_("Per-allocation buffer limit"),
+    "va_reserve": N_("Virtual address reservation refused"),
+    "vmm_handle": N_("HIP memory handle limit"),
+    "managed_memory": N_("Managed memory under WSL2 or Windows"),
+    "managed_oversubscription": N_("Managed memory oversubscription"),
+    "vulkan_large": N_("Vulkan per-allocation limit"),
+    "pool_fallback": N_("Runtime's fixed pool full"),
+    "xpu_large": N_("Intel GPU allocation of 4 GiB or more"),
+    "vulkan_unsized": N_("Vulkan buffer refused"),
+    "pin_memory": N_("Page-locked (pinned) host memory"),
+    "free_exceeds_request": N_("Memory was free"),
+    "illegal_address": N_("Illegal memory access"),
+    "library_mismatch": N_("cuDNN/cuBLAS missing or mismatched"),
+    "call_not_supported": N_("Call not supported on this device"),
+    "fixed_pool": N_("Runtime's fixed pool full"),
+    "legacy_sparse_conversion": N_("Legacy sparse conversion"),
+    "page_file": N_("Windows page file (commit limit)"),
+    "release_call_failed": N_("A call that only frees memory failed"),
+    "token_pool_accounting": N_("Token pool accounting"),
+}
+CHECK_NAMES: dict[str, str] = {
+    "ecc": N_("ECC error counts"),
+    "xid": N_("Xid lines in the kernel log"),
+    "driver_version": N_("Driver and CUDA versions"),
+    "pin_memory": N_("Run without pinned memory"),
+    "shared_memory": N_("Kernel's shared memory per block"),
+    "host_ram": N_("Host memory use"),
+    "absurd_size": N_("Shape and dtype at the failing op"),
+    "expandable_segments": N_("Run without expandable segments"),
+    "buffer_limit": N_("Device's per-allocation limit"),
+    "free_exceeds_request": N_("Free memory on the GPU"),
+    "illegal_address": N_("Memory checker (compute-sanitizer)"),
+    "other_process": N_("Processes on the GPU"),
+    "preallocation": N_("Run without preallocation"),
+}
+# Evidence keys whose value is one of those ids.
+ID_VALUE_NAMES: dict[str, dict[str, str]] = {
+    "not_capacity_kind": NOT_CAPACITY_KIND_NAMES,
+    "deciding_check": CHECK_NAMES,
+}
+
+
+def cause_name(cause_id: str) -> str:
+    """The display name of a cause id ("genuine_shortage" -> "Not enough GPU memory"); an unknown id as it is."""
+    name = CAUSE_NAMES.get(cause_id)
+    return i18n._(name) if name else cause_id
+
+
+def id_value_name(key: str, value: object) -> str | None:
+    """The display name of an id held by evidence key ``key`` (``not_capacity_kind``, ``deciding_check``), None
+    when ``key`` holds no id or the id has no name."""
+    name = ID_VALUE_NAMES.get(key, {}).get(value) if isinstance(value, str) else None
+    return i18n._(name) if name else None
+
+
 # Keys whose value 1 means "yes" (flags found in the text).
 FLAG_KEYS = frozenset({"driver_oom", "cublas_handle_failed", "library_error_also_present", "bogus_size", "request_redacted",
                        "same_job_siblings", "read_unwrapped"})

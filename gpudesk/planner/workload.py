@@ -177,7 +177,9 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         lora_rank=m.lora_rank, lora_targets=tuple(m.lora_targets), weight_format=m.weight_format,
         kv_precision=m.kv_precision, context_tokens=w.prompt_tokens + w.output_tokens,
         concurrent_sequences=concurrent_sequences, activation_bytes_per_sample=m.activation_bytes_per_sample,
-        overheads=Overheads(), loss=m.loss, loss_vocab_chunk=m.loss_vocab_chunk,
+        overheads=Overheads(), loss=m.loss,
+        # The wizard always carries a chunk; it is the user's only with the loss that reads it.
+        loss_vocab_chunk=m.loss_vocab_chunk if m.loss == "vocab-chunked" else None,
         optimizer_in_backward=m.optimizer_in_backward,
         activation_offload=m.activation_offload, compiled=m.compiled, sequence_parallel=m.sequence_parallel,
         sp_gathered_inputs=m.sp_gathered_inputs, context_parallel=m.context_parallel,

@@ -102,6 +102,26 @@ VOCAB_CHUNK_BYTES_PER_ELEMENT = 22
 DEFAULT_VOCAB_CHUNK_COLUMNS = 2048
 
 
+def vocab_chunk_width(vocab_chunk_columns: int, vocab_size: int, tensor_parallel: int = 1) -> int:
+    """The columns one chunk really spans: a chunk wider than the vocabulary (its shard under tensor parallelism) is
+    the whole vocabulary, walked in one step."""
+    return min(vocab_chunk_columns, -(-vocab_size // tensor_parallel))
+
+
+def loss_assumption(loss: str, vocab_chunk_columns: int = DEFAULT_VOCAB_CHUNK_COLUMNS, vocab_size: int | None = None,
+                    tensor_parallel: int = 1) -> tuple[str, str]:
+    """The (assumption, source) naming the loss the logits were counted for (and the chunk of ``vocab-chunked``)."""
+    if loss == "vocab-chunked":
+        source = "prime-rl src/prime_rl/trainer/models/layers/lm_head.py FusedOutputLinear at b798a90d"
+        if vocab_size and vocab_chunk_width(vocab_chunk_columns, vocab_size, tensor_parallel) < vocab_chunk_columns:
+            return (_("loss vocab-chunked, one chunk of the whole vocabulary ({columns} columns a GPU; {given} "
+                      "given)").format(columns=vocab_chunk_width(vocab_chunk_columns, vocab_size, tensor_parallel),
+                                       given=vocab_chunk_columns), source)
+        return (_("loss vocab-chunked, {columns} vocabulary columns a chunk").format(columns=vocab_chunk_columns),
+                source)
+    return (_("loss {loss}").format(loss=loss), "gpudesk.sizing.activations.loss_logits_bytes (per-loss sources)")
+
+
 def activation_bytes_per_layer(
     seq_len_tokens: int,
     micro_batch_size: int,
@@ -218,7 +238,7 @@ def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: in
         b = positive_int("micro_batch_size", micro_batch_size, MAX_BATCH)
         v = positive_int("vocab_size", vocab_size)
         t = positive_int("tensor_parallel", tensor_parallel, 1024)
-        return float(VOCAB_CHUNK_BYTES_PER_ELEMENT * s * b * min(columns, -(-v // t)))
+        return float(VOCAB_CHUNK_BYTES_PER_ELEMENT * s * b * vocab_chunk_width(columns, v, t))
     if mode == "standard":
         return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel)
     if mode == "standard-kept":

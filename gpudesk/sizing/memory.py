@@ -63,7 +63,8 @@ class MemoryWorkload:
         overheads: CUDA context, NCCL, runtime and fragmentation assumptions.
         loss: ``standard`` (full fp32 logits), ``chunked`` (torchtune chunked CE) or ``fused`` (Liger fused linear CE),
             and the other :data:`gpudesk.sizing.activations.LOSS_MODES`.
-        loss_vocab_chunk: vocabulary columns of one chunk with ``loss="vocab-chunked"`` (default 2048).
+        loss_vocab_chunk: vocabulary columns of one chunk with ``loss="vocab-chunked"``; None: not set (that loss
+            then walks :data:`gpudesk.sizing.activations.DEFAULT_VOCAB_CHUNK_COLUMNS`; any other loss refuses a chunk).
         optimizer_in_backward: step each parameter in backward (no full gradient buffer).
         activation_offload: saved activations moved to host memory (torchtune).
         context_parallel: sequence split over this many GPUs (ring attention; torchtitan CP).
@@ -183,7 +184,7 @@ class MemoryWorkload:
     activation_bytes_per_sample: int | None = None
     overheads: Overheads = field(default_factory=Overheads)
     loss: str = "standard"
-    loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS
+    loss_vocab_chunk: int | None = None
     optimizer_in_backward: bool = False
     activation_offload: bool = False
     context_parallel: int = 1
@@ -304,7 +305,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
             if given:
                 raise SizingError(name, _("this setting applies to pipeline parallelism; set more than one "
                                           "pipeline stage, or leave it out."))
-    if w.loss_vocab_chunk != DEFAULT_VOCAB_CHUNK_COLUMNS and w.loss != "vocab-chunked":
+    if w.loss_vocab_chunk is not None and w.loss != "vocab-chunked":
         # Dropping it unseen would hide a typo.
         raise SizingError("loss_vocab_chunk", _("the vocabulary chunk applies to the vocab-chunked loss; set that "
                                                 "loss, or leave it out."))
@@ -409,6 +410,11 @@ def zero3_settings(w: MemoryWorkload) -> Zero3Settings:
                          reduce_bucket_size=w.zero3_reduce_bucket)
 
 
+def _vocab_chunk(w: MemoryWorkload) -> int:
+    """The vocabulary columns of one chunk: the given ones, or the default where none was set."""
+    return DEFAULT_VOCAB_CHUNK_COLUMNS if w.loss_vocab_chunk is None else w.loss_vocab_chunk
+
+
 def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryEstimate:
     zero3 = zero3_settings(w)
     if mode == "train":
@@ -426,7 +432,7 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
             fsdp1_no_sync=w.fsdp1_no_sync, ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
             fp32_grad_buffer=w.fp32_grad_buffer,
-            unfused_gelu=w.unfused_gelu, fsdp_root_only=w.fsdp_root_only, loss_vocab_chunk=w.loss_vocab_chunk,
+            unfused_gelu=w.unfused_gelu, fsdp_root_only=w.fsdp_root_only, loss_vocab_chunk=_vocab_chunk(w),
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))
@@ -443,5 +449,5 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul, weight_loading=w.weight_loading,
         double_quant=w.double_quant, fsdp_version=w.fsdp_version, lora_kernels=w.lora_kernels,
         tensor_parallel=w.tensor_parallel, sequence_parallel=w.sequence_parallel,
-        base_weights=w.base_weights, modules_to_save=tuple(w.modules_to_save), loss_vocab_chunk=w.loss_vocab_chunk,
+        base_weights=w.base_weights, modules_to_save=tuple(w.modules_to_save), loss_vocab_chunk=_vocab_chunk(w),
     )

@@ -62,7 +62,7 @@ from gpudesk.sizing.checks import MAX_GPUS, choice, positive_int
 from gpudesk.sizing.dtypes import weight_bits_per_param
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
-from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, activation_bytes_per_layer
+from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, activation_bytes_per_layer, loss_assumption
 from gpudesk.sizing.activations_lora import frozen_layer_activation_bytes
 from gpudesk.sizing.lora_base import (
     LORA_BASE_WEIGHTS,
@@ -75,6 +75,7 @@ from gpudesk.sizing.lora_modules import LLAMA_MODULES, module_dims, resolve_targ
 from gpudesk.sizing.loading import add_loading_reserve, load_staging_bytes
 from gpudesk.sizing.memory_train import (
     OFFLOAD_MODES,
+    SHARDING_MODES,
     activation_bytes,
     model_state_bytes_per_param,
     normalise_sharding,
@@ -231,6 +232,7 @@ def lora_memory(
     kind = choice("mode", mode, LORA_MODES)
     g = positive_int("gpus", gpus, MAX_GPUS)
     stage = normalise_sharding(sharding)
+    sharding_name = choice("sharding", sharding, SHARDING_MODES)  # the user's own choice, named in the assumptions
     off = choice("offload", offload, OFFLOAD_MODES)
     t = positive_int("tensor_parallel", tensor_parallel, 1024)
     if g % t:
@@ -343,10 +345,11 @@ def lora_memory(
             trainable=total_trainable, rank=rank, targets=", ".join(resolve_targets(targets, spec))),
          "Hu et al. 2021, LoRA (arXiv 2106.09685)"),
         (_("adapters: {bytes:g} bytes per trainable parameter").format(bytes=per_trainable), optimizer_source(optimizer)),
-        (_("frozen base {stage} over {gpus} GPU(s), offload {offload}").format(stage=stage, gpus=g,
+        (_("frozen base {stage} over {gpus} GPU(s), offload {offload}").format(stage=sharding_name, gpus=g,
                                                                                   offload=offload_value_text(off)),
          "ZeRO paper section 5; PyTorch FSDP2 fully_shard"),
         (_("activations are not reduced by LoRA"), "oom.md 1.2; Korthikanti et al. 2022 Table 2"),
+        loss_assumption(loss, loss_vocab_chunk, spec.vocab_size, t),
     ]
     if t > 1:
         assumptions.append((_("tensor parallel {tp}: each rank holds 1/{tp} of the frozen base and {trainable:,} "
@@ -368,8 +371,8 @@ def lora_memory(
                             "Dettmers et al. 2022, LLM.int8() (arXiv 2208.07339); bitsandbytes "
                             "autograd/_functions.py MatMul8bitLt"))
     if fp32_base:
-        assumptions.append((_("frozen base stored in fp32 (4 bytes a parameter); FSDP mixed precision gathers each unit "
-                              "as a 16-bit copy, also on one GPU"),
+        assumptions.append((_("frozen base stored in fp32 (4 bytes a parameter); {sharding} mixed precision gathers "
+                              "each unit as a 16-bit copy, also on one GPU").format(sharding=sharding_name),
                             "torch/distributed/fsdp/_fully_shard/_fsdp_param.py FSDPParam.all_gather_inputs "
                             "(MixedPrecisionPolicy param_dtype)"))
     if copies:

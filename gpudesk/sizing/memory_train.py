@@ -42,6 +42,7 @@ from gpudesk.sizing.activations import (
     activation_bytes_per_layer,
     embedding_activation_bytes,
     full_recompute_working_bytes,
+    loss_assumption,
     loss_logits_bytes,
     recompute_value_text,
     sp_gathered_input_extra_bytes,
@@ -706,7 +707,8 @@ def train_memory(
         (_("{optimizer} accounting, {bytes:g} bytes/param before sharding").format(optimizer=optimizer,
                                                                                     bytes=sum(per_param)),
          optimizer_source(optimizer)),
-        (_("{stage} over {dp} data-parallel GPUs, offload {offload}").format(stage=stage, dp=g // mp,
+        # The user's own sharding choice (fsdp, not the ZeRO stage it is counted as).
+        (_("{stage} over {dp} data-parallel GPUs, offload {offload}").format(stage=sharding_name, dp=g // mp,
                                                                                    offload=offload_value_text(offload)),
          "ZeRO paper section 5; DeepSpeed memory docs"),
     ]
@@ -729,6 +731,7 @@ def train_memory(
                             "Korthikanti et al. 2022 (arXiv 2205.05198) Table 2"))
     else:
         assumptions.append((_("activations from the given bytes per sample x micro-batch"), _("user input")))
+    assumptions.append(loss_assumption(loss, loss_vocab_chunk, spec.vocab_size, t))
     if zero_grad_keeps_grads:
         assumptions.append((_("zero_grad keeps zero-filled gradients between steps (PyTorch before 2.0)"),
                             "pytorch/pytorch PR 92731 (set_to_none default)"))

@@ -243,7 +243,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         context_tokens=int(case.get("context_tokens", 16)), kv_precision=str(case.get("kv_precision", "bf16")),
         paged_block_tokens=int(case.get("paged_block_tokens", 16)),
         loss=str(case.get("loss", "standard")),
-        loss_vocab_chunk=int(case.get("loss_vocab_chunk", MemoryWorkload.loss_vocab_chunk)),
+        loss_vocab_chunk=int(case["loss_vocab_chunk"]) if case.get("loss_vocab_chunk") is not None else None,
         optimizer_in_backward=bool(case.get("optimizer_in_backward", False)),
         activation_offload=bool(case.get("activation_offload", False)),
         context_parallel=int(case.get("context_parallel", 1)), compiled=bool(case.get("compile", False)),

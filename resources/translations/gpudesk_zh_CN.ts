@@ -1088,67 +1088,67 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CauseCard</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="175"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="178"/>
         <source>Cause id: %1</source>
         <translation>原因编号：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="181"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="184"/>
         <source>confidence %p %</source>
         <translation>置信度 %p %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="184"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="187"/>
         <source>How strongly the evidence supports this cause</source>
         <translation>证据对这一原因的支持程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="190"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="193"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="196"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="199"/>
         <source>Fix: %1</source>
         <translation>修复：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="207"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="210"/>
         <source>Copy fix</source>
         <translation>复制修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="208"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="211"/>
         <source>Copy the fix to the clipboard</source>
         <translation>将修复方法复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="212"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="215"/>
         <source>Further fixes</source>
         <translation>更多修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="216"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="219"/>
         <source>Also check</source>
         <translation>另请检查</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="220"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="223"/>
         <source>Effect of sizing fixes</source>
         <translation>调整规模类修复的效果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="223"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="226"/>
         <source>saves %1</source>
         <translation>节省 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="228"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="231"/>
         <source>Copy cause</source>
         <translation>复制原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="229"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="232"/>
         <source>Copy this cause with its evidence and fix as text</source>
         <translation>将此原因连同证据和修复以文本形式复制</translation>
     </message>
@@ -2591,112 +2591,112 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>HistoryView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="79"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="66"/>
         <source>When (UTC)</source>
         <translation>时间（UTC）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="79"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="66"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="79"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="66"/>
         <source>Framework</source>
         <translation>框架</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="79"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="66"/>
         <source>Top cause</source>
         <translation>首要原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="79"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="66"/>
         <source>Confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="93"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="80"/>
         <source>&amp;Reopen</source>
         <translation>重新打开(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="94"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="81"/>
         <source>Show the selected diagnosis again (double-click works too)</source>
         <translation>再次显示所选诊断（也可双击）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="97"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="84"/>
         <source>Remove the selected diagnosis from the history</source>
         <translation>从历史记录中删除所选诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="96"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="83"/>
         <source>D&amp;elete</source>
         <translation>删除(&amp;E)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="99"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="86"/>
         <source>Refre&amp;sh</source>
         <translation>刷新(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="114"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="101"/>
         <source>The diagnosis could not be saved to the history: %1</source>
         <translation>诊断无法保存到历史记录：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="123"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="110"/>
         <source>No user database is open, so the history is not available.</source>
         <translation>未打开用户数据库，因此历史记录不可用。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="129"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="116"/>
         <source>The history cannot be read: %1</source>
         <translation>无法读取历史记录：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="138"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="125"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="139"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="126"/>
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="147"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="134"/>
         <source>Cause id: %1</source>
         <translation>原因编号：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="150"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="137"/>
         <source>%1 saved diagnosis(es).</source>
         <translation>已保存 %1 条诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="152"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="139"/>
         <source>No saved diagnoses yet: every diagnosis you run is kept here.</source>
         <translation>还没有保存的诊断：每次运行的诊断都会保存在这里。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="183"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="170"/>
         <source>%1, saved %2</source>
         <translation>%1，保存于 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="192"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="179"/>
         <source>Delete diagnosis?</source>
         <translation>删除诊断？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="193"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="180"/>
         <source>Delete the saved diagnosis %1 from the history? This cannot be undone.</source>
         <translation>从历史记录中删除已保存的诊断 %1？此操作无法撤销。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="199"/>
+        <location filename="../../gpudesk/ui/oom/history_view.py" line="186"/>
         <source>The diagnosis could not be deleted: %1</source>
         <translation>无法删除该诊断：%1</translation>
     </message>
@@ -4463,79 +4463,6 @@ PCI 总线：{bus}</translation>
     </message>
 </context>
 <context>
-    <name>OomCauses</name>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="40"/>
-        <source>Fragmented allocator cache</source>
-        <translation>分配器缓存碎片化</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="41"/>
-        <source>Not enough GPU memory</source>
-        <translation>GPU 显存不足</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="42"/>
-        <source>Other processes use the GPU</source>
-        <translation>其他进程占用 GPU</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="43"/>
-        <source>One allocation larger than the GPU</source>
-        <translation>单次分配超过 GPU 容量</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="44"/>
-        <source>CUDA graph private pools</source>
-        <translation>CUDA 图私有内存池</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="45"/>
-        <source>KV cache too small</source>
-        <translation>KV 缓存过小</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="46"/>
-        <source>Memory outside PyTorch&apos;s allocator</source>
-        <translation>PyTorch 分配器之外的显存</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="47"/>
-        <source>Uneven memory across GPUs</source>
-        <translation>各 GPU 显存不均衡</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="48"/>
-        <source>Host memory growth</source>
-        <translation>主机内存增长</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="49"/>
-        <source>Zombie or dead workers</source>
-        <translation>僵尸或已退出的工作进程</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="50"/>
-        <source>System memory fallback</source>
-        <translation>回退到系统内存</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="51"/>
-        <source>Memory leak</source>
-        <translation>显存泄漏</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="52"/>
-        <source>Framework preallocation</source>
-        <translation>框架预分配</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/history_view.py" line="53"/>
-        <source>No OOM message found</source>
-        <translation>未找到 OOM 消息</translation>
-    </message>
-</context>
-<context>
     <name>OomMethod</name>
     <message>
         <location filename="../../gpudesk/ui/oom/method_choice.py" line="57"/>
@@ -4556,72 +4483,72 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomResults</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="45"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="48"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="47"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="50"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="47"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="50"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="57"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="60"/>
         <source>%1 (%2 bytes)</source>
         <translation>%1（%2 字节）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="64"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="67"/>
         <source>%1 tokens</source>
         <translation>%1 个 token</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="75"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="78"/>
         <source>OOM diagnosis: framework %1, message shape %2</source>
         <translation>OOM 诊断：框架 %1，消息形式 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="80"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="83"/>
         <source>PyTorch message era: %1</source>
         <translation>PyTorch 消息版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="83"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="86"/>
         <source>Missing from the input: %1</source>
         <translation>输入中缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="88"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="91"/>
         <source>Parsed values:</source>
         <translation>解析出的数值：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="101"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="104"/>
         <source>confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="106"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="109"/>
         <source>Evidence:</source>
         <translation>证据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="109"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="112"/>
         <source>Fix: %1</source>
         <translation>修复：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="113"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="116"/>
         <source>Check: %1</source>
         <translation>检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="143"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="146"/>
         <source>Key in the JSON report: %1</source>
         <translation>JSON 报告中的键：%1</translation>
     </message>
@@ -5142,8 +5069,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="170"/>
-        <source>With the vocab-chunked loss: vocabulary columns the output layer and loss compute at a time (prime-rl: 2048).</source>
-        <translation>配合 vocab-chunked 损失：输出层和损失每次计算的词表列数（prime-rl：2048）。</translation>
+        <source>With the vocab-chunked loss: vocabulary columns the output layer and loss compute at a time (prime-rl: %1).</source>
+        <translation>使用 vocab-chunked 损失时：输出层和损失每次计算的词表列数（prime-rl：%1）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="171"/>
@@ -7446,113 +7373,113 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ResultsView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="252"/>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="308"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="255"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="311"/>
         <source>No diagnosis yet.</source>
         <translation>尚无诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="262"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="265"/>
         <source>Copy report</source>
         <translation>复制报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="263"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="266"/>
         <source>Copy the whole diagnosis as text</source>
         <translation>将整个诊断以文本形式复制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="265"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="268"/>
         <source>Copy JSON</source>
         <translation>复制 JSON</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="266"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="269"/>
         <source>Copy the diagnosis as JSON (the same as gpudesk oom diagnose --json)</source>
         <translation>将诊断以 JSON 形式复制（与 gpudesk oom diagnose --json 相同）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="294"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="297"/>
         <source>Values read from the input</source>
         <translation>从输入中读取的数值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="323"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="326"/>
         <source>Unparseable input: nothing could be diagnosed.</source>
         <translation>无法解析的输入：无法进行诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="343"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="346"/>
         <source>Engine: %1</source>
         <translation>引擎：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="345"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="348"/>
         <source>Framework: %1</source>
         <translation>框架：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="347"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="350"/>
         <source>message shape: %1</source>
         <translation>消息形式：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="350"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="353"/>
         <source>PyTorch era: %1</source>
         <translation>PyTorch 版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="352"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="355"/>
         <source>torch %1</source>
         <translation>torch %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="354"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="357"/>
         <source>Python %1</source>
         <translation>Python %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="356"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="359"/>
         <source>from %1</source>
         <translation>来自%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="357"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="360"/>
         <source>Diagnosis</source>
         <translation>诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="365"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="368"/>
         <source>Partial result, the input lacks: %1</source>
         <translation>部分结果，输入缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="393"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="396"/>
         <source>Child processes of the target (psutil)</source>
         <translation>目标的子进程（psutil）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="395"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="398"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="395"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="398"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="395"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="398"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="395"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="398"/>
         <source>Host RSS</source>
         <translation>主机 RSS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="401"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="404"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>

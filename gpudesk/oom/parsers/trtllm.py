@@ -50,7 +50,11 @@ def matches(text: str) -> bool:
 def parse(text: str, report: MemoryReport) -> bool:
     if not matches(text):
         return False
-    report.framework = "pytorch"
+    # TensorRT-LLM's C++ runtime prints these; PyTorch only where the text itself shows it (the PyTorch backend's
+    # traceback), by the detection every parser falls back on.
+    from gpudesk.oom.parsers.detect import detect_framework  # detect imports this module
+
+    report.framework = detect_framework(text)
     report.engine = "trtllm"
     parsed = report.parsed
     frac = _FRACTION.search(text)

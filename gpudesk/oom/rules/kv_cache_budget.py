@@ -258,9 +258,14 @@ def _trtllm_one_sequence(f: Facts) -> Cause:
     longest = (per_beam // per_block * per_block if isinstance(per_block, int) and per_block > 0 and per_beam
                else per_beam)
     if fits is not None and fits < 1:
-        fix = _("Raise kv_cache_free_gpu_mem_fraction to at least {fits:.2f} (now {given}): the KV pool holds {tokens} "
-                "tokens and one sequence at the engine's maximum length needs {need}").format(
-                    fits=fits, given=given, tokens=tokens, need=need)
+        if isinstance(frac, float):
+            fix = _("Raise kv_cache_free_gpu_mem_fraction to at least {fits:.2f} (now {given}): the KV pool holds "
+                    "{tokens} tokens and one sequence at the engine's maximum length needs {need}").format(
+                        fits=fits, given=given, tokens=tokens, need=need)
+        else:  # the log printed no fraction: TensorRT-LLM's default is assumed, not read
+            fix = _("Raise kv_cache_free_gpu_mem_fraction to at least {fits:.2f} (default {given}): the KV pool holds "
+                    "{tokens} tokens and one sequence at the engine's maximum length needs {need}").format(
+                        fits=fits, given=given, tokens=tokens, need=need)
     elif fits is not None:
         fix = _("Rebuild the engine with a maximum sequence length (max_input_len + max_output_len) of at most "
                 "{longest} tokens, or spread the weights over more GPUs (tensor parallelism) to leave more memory for "

@@ -124,6 +124,27 @@ def ggml_tensors_for(spec: ModelSpec, weight_format: str, llamacpp_version: str 
     return gguf_tensors(spec, key, split_experts=build is not None and build < MERGED_EXPERTS_BUILD)
 
 
+def _check_heads_split(key: str, spec: ModelSpec, given: dict[str, Any]) -> None:
+    """Refuse a tensor-parallel degree that does not divide the attention heads: vLLM stops at start ("Total number
+    of attention heads (32) must be divisible by tensor parallel size (3)", vllm/config/model.py
+    ModelConfig.verify_with_parallel_config), and SGLang's ModelConfig and TensorRT-LLM's Mapping alike (each rank
+    holds whole heads). The planner never offers such a degree (gpudesk.planner.serve_eval); this is the user's own.
+
+    Raises:
+        SizingError: field the engine's tensor-parallel setting (``tensor_parallel_size``, ``tp_size``).
+    """
+    from gpudesk.sizing.engines.flags import ENGINE_NAMES  # as check_flags_in_release imports it
+
+    setting = TP_SETTING.get(key)
+    value = given.get(setting) if setting else None
+    tp = int(value) if isinstance(value, (int, float, str)) and str(value).isdigit() else 1
+    heads = spec.num_attention_heads
+    if setting and tp > 1 and heads and heads % tp:
+        raise SizingError(setting, _("the model's {heads} attention heads do not split evenly over {tp} "
+                                     "tensor-parallel GPUs; {engine} refuses to start: use a degree that divides "
+                                     "{heads}.").format(heads=heads, tp=tp, engine=ENGINE_NAMES.get(key, key)))
+
+
 def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, engine_args: list[str] | None = None,
                *, version: str | None = None, weight_format: str = "checkpoint", gpus: int = 1,
                tensor_parallel: int | None = None, concurrency: int = 1, model_ref: str | None = None) -> EngineFit:
@@ -146,6 +167,7 @@ def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, 
                                         "or ollama.").format(engine=key))
     else:
         spec, tensors, ref = model, [], model_ref or (model.hf_repo or model.name)
+    _check_heads_split(key, spec, given)
     if key == "vllm":
         return vllm.vllm_fit(spec, device.name, device.total_bytes, given, version=ver, weight_format=weight_format,
                              concurrency=concurrency, model_ref=ref, nvlink=device.nvlink)

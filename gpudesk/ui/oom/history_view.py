@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.oom.history import load_diagnosis, save_diagnosis
+from gpudesk.oom.labels import CAUSE_NAMES, cause_name
 from gpudesk.store.diagnoses import delete_diagnosis, list_diagnoses
 from gpudesk.store.errors import StoreError
 from gpudesk.ui.context import AppContext
@@ -34,24 +35,10 @@ ID_ROLE = Qt.ItemDataRole.UserRole
 
 
 def cause_names() -> dict[str, str]:
-    """Short readable names of the cause ids (``gpudesk.oom.cause.CAUSE_IDS``) for the history table; the
-    stored row keeps only the id (shown in the cell's tooltip)."""
-    return {
-        "fragmentation": QCoreApplication.translate("OomCauses", "Fragmented allocator cache"),
-        "genuine_shortage": QCoreApplication.translate("OomCauses", "Not enough GPU memory"),
-        "other_process": QCoreApplication.translate("OomCauses", "Other processes use the GPU"),
-        "single_allocation_exceeds_capacity": QCoreApplication.translate("OomCauses", "One allocation larger than the GPU"),
-        "cuda_graph_pools": QCoreApplication.translate("OomCauses", "CUDA graph private pools"),
-        "kv_cache_budget": QCoreApplication.translate("OomCauses", "KV cache too small"),
-        "allocation_outside_allocator": QCoreApplication.translate("OomCauses", "Memory outside PyTorch's allocator"),
-        "multi_gpu_imbalance": QCoreApplication.translate("OomCauses", "Uneven memory across GPUs"),
-        "host_memory_growth": QCoreApplication.translate("OomCauses", "Host memory growth"),
-        "zombie_workers": QCoreApplication.translate("OomCauses", "Zombie or dead workers"),
-        "sysmem_fallback": QCoreApplication.translate("OomCauses", "System memory fallback"),
-        "leak": QCoreApplication.translate("OomCauses", "Memory leak"),
-        "preallocation": QCoreApplication.translate("OomCauses", "Framework preallocation"),
-        "unparseable": QCoreApplication.translate("OomCauses", "No OOM message found"),
-    }
+    """Short readable names of the cause ids (``gpudesk.oom.cause.CAUSE_IDS``) for the history table, from the one
+    table the CLI uses too (gpudesk.oom.labels.CAUSE_NAMES); the stored row keeps only the id (shown in the cell's
+    tooltip)."""
+    return {cause_id: cause_name(cause_id) for cause_id in CAUSE_NAMES}
 
 
 class HistoryView(QWidget):

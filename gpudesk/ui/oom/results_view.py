@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk import i18n
-from gpudesk.oom.labels import label_for
+from gpudesk.oom.labels import id_value_name, label_for
 from gpudesk.ui.oom.accuracy_view import OomAccuracyLink
 from gpudesk.ui.oom.account_view import AccountView
 from gpudesk.ui.oom.memory_bars import MemoryBarsPanel, bars_from_report, process_tool
@@ -41,6 +41,9 @@ from gpudesk.units import format_bytes, format_duration, format_percent
 
 def format_value(key: str, value: Any) -> str:
     """Display text for an evidence or parsed value; the key's suffix gives the unit (``_bytes``...)."""
+    named = id_value_name(key, value)  # a cause / check id (gpudesk.oom.labels): its name, never the raw id
+    if named is not None:
+        return named
     if value is None:
         return QCoreApplication.translate("OomResults", "N/A")
     if isinstance(value, bool):

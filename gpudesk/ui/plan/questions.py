@@ -16,7 +16,7 @@ from PySide6.QtCore import QCoreApplication
 from gpudesk.planner import DataIO, ModelMemory, Operations, SoftwareStack, TcoAssumptions, WorkloadMix
 from gpudesk.planner.requirement import DECODE_PATHS, MODALITIES, PRECISIONS, RECOMPUTE_CHOICES
 from gpudesk.sizing import SHARDING_MODES, parse_param_count
-from gpudesk.sizing.activations import LOSS_MODES
+from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, LOSS_MODES
 from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
 from gpudesk.sizing.lora_base import LORA_BASE_WEIGHTS
@@ -167,7 +167,7 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.loss", translate("PlanQuestions", "Cross-entropy loss"), kind="choice", choices=_plain(LOSS_MODES),
                tooltip=translate("PlanQuestions", "standard: full fp32 logits; standard-kept: standard, with the fp32 logits the model returned kept through backward (prime-rl SFT); standard-16bit: 16-bit logits without the fp32 upcast; standard-compiled: the fp32 upcast inside a torch.compile'd loss (torchtitan since 2025-04); chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy; inplace-16bit: 16-bit logits whose gradient is written in place (Unsloth); vocab-chunked: the output layer and loss walked over a few vocabulary columns at a time, logits never whole (prime-rl RL).")),
             _f("model.loss_vocab_chunk", translate("PlanQuestions", "Loss vocabulary chunk"), kind="int", unit=translate("PlanQuestions", "columns"), minimum=1,
-               tooltip=translate("PlanQuestions", "With the vocab-chunked loss: vocabulary columns the output layer and loss compute at a time (prime-rl: 2048).")),
+               tooltip=translate("PlanQuestions", "With the vocab-chunked loss: vocabulary columns the output layer and loss compute at a time (prime-rl: %1).").replace("%1", str(DEFAULT_VOCAB_CHUNK_COLUMNS))),
             _f("model.optimizer_in_backward", translate("PlanQuestions", "Optimizer step in backward"), kind="bool",
                tooltip=translate("PlanQuestions", "Each parameter is updated as soon as its gradient is ready: no full gradient buffer.")),
             _f("model.activation_offload", translate("PlanQuestions", "Offload activations to host"), kind="bool"),
