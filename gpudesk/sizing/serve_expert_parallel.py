@@ -10,8 +10,13 @@ SGLang ``--ep-size`` / ``--expert-parallel-size``; TensorRT-LLM ``--ep_size`` / 
 -1 and skipped; https://github.com/vllm-project/vllm, https://github.com/sgl-project/sglang,
 https://github.com/NVIDIA/TensorRT-LLM). Two things change per GPU:
 
-- The routed rows: a GPU gathers, writes and sums only the rows of the pairs routed to its own experts,
-  ``n k / ep`` of them instead of all ``n k`` (:data:`gpudesk.sizing.serve_step.MOE_ROUTED_ROW_PASSES`).
+- The routed rows: a GPU's grouped GEMM gathers only the rows of the pairs routed to its own experts, ``n k / ep``
+  of them instead of all ``n k``; the other two hidden-wide passes stay whole, since the kernel writes a zero
+  output row for every pair routed to another GPU (``fused_moe_kernel``: ``if off_experts == -1:
+  write_zeros_to_output``, "Write back zeros to the output when the expert is not in the current expert parallel
+  rank", vllm/model_executor/layers/fused_moe/fused_moe.py, read at ROCm/vllm f8c9a385, 2025-08-28, which carries
+  upstream's kernel; SGLang's Triton fused MoE is derived from it) and ``moe_sum`` reads all ``n k`` rows back
+  (:data:`gpudesk.sizing.serve_step.MOE_ROUTED_ROW_PASSES`).
 - The weights read: on average the same bytes (``E / ep`` experts at ``ep`` times a TP slice), but the step ends
   when the busiest GPU ends. With uniform routing each of a GPU's ``E / ep`` experts is touched by a step of ``n``
   tokens with probability ``p = 1 - (1 - k / E)^n``, so the experts it reads are binomial (mean ``E p / ep``,

@@ -434,7 +434,7 @@ class StepModel:
 
 def elementwise_bytes_per_token(spec: ModelSpec, tp: int, expert_parallel: int = 1) -> float:
     """Bytes the elementwise kernels of every layer move per token on one of ``tp`` GPUs (module docstring); under
-    expert parallelism a GPU moves only the routed rows of its own experts, ``1 / expert_parallel`` of them
+    expert parallelism a GPU gathers only the routed rows of its own experts, ``1 / expert_parallel`` of them
     (:mod:`gpudesk.sizing.serve_expert_parallel`)."""
     dims = spec.transformer_dims
     head_dim = spec.head_dim_resolved
@@ -449,7 +449,10 @@ def elementwise_bytes_per_token(spec: ModelSpec, tp: int, expert_parallel: int =
     routed = 0.0
     if spec.moe_experts and spec.moe_active_experts:
         moe_layers = spec.moe_layers if spec.moe_layers is not None else dims.layers
-        routed = moe_layers * MOE_ROUTED_ROW_PASSES * spec.moe_active_experts * dims.hidden_size / expert_parallel
+        # under expert parallelism only the gather reads just the GPU's own pairs; the pairs routed elsewhere still
+        # get their hidden-wide output row written (zeros) and read back by the top-k sum (serve_expert_parallel)
+        passes = MOE_ROUTED_ROW_PASSES - 1 + 1 / expert_parallel
+        routed = moe_layers * passes * spec.moe_active_experts * dims.hidden_size
     return (elements * dims.layers + routed) * ACTIVATION_BYTES
 
 
