@@ -111,8 +111,9 @@ def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     return _spec(args), base
 
 
-# Training-only flags and their defaults: a serving estimate (--engine) that met one would drop it unseen.
-_TRAINING_ONLY = (("--vp", "vp", 1), ("--cp", "cp", 1), ("--ep", "ep", 1), ("--etp", "etp", 1),
+# Training-only flags and their defaults: a serving estimate (--engine) that met one would drop it unseen (--ep is
+# both: a serving replica's expert-parallel size, gpudesk.sizing.serve_expert_parallel).
+_TRAINING_ONLY = (("--vp", "vp", 1), ("--cp", "cp", 1), ("--etp", "etp", 1),
                   ("--ep-overlap", "ep_overlap", False), ("--fp8-recipe", "fp8_recipe", None),
                   ("--ep-node-dedup", "ep_node_dedup", False), ("--micro-batch", "micro_batch", None),
                   ("--global-batch", "global_batch", None), ("--seq", "seq", None), ("--precision", "precision", None),

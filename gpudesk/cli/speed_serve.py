@@ -3,7 +3,7 @@
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
 ``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``; ``--pp`` (pipeline stages per replica) comes from the
-training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--length-distribution``, ``--ttft-p99-limit`` / ``--tpot-p99-limit``, ``--api-server-count``, ``--benchmark-warmup``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``, ``--scheduler-recv-interval``); ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--length-distribution``, ``--ttft-p99-limit`` / ``--tpot-p99-limit``, ``--api-server-count``, ``--benchmark-warmup``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``, ``--scheduler-recv-interval``); ``--ep`` (the replica's expert-parallel size: vLLM --enable-expert-parallel, SGLang --ep-size, TensorRT-LLM --ep_size) also comes from the training flags; ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
 ``{"serve": {...}, "assumptions": [...]}``.
@@ -32,7 +32,8 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "ttft_p99_limit_s": "--ttft-p99-limit", "tpot_p99_limit_s": "--tpot-p99-limit",
           "api_server_count": "--api-server-count", "pp": "--pp",
           "backend": "--trtllm-backend", "attention_dp": "--attention-dp", "kv_block_size": "--block-size",
-          "rocm_aiter": "--rocm-aiter", "scheduler_recv_interval": "--scheduler-recv-interval"}
+          "rocm_aiter": "--rocm-aiter", "scheduler_recv_interval": "--scheduler-recv-interval",
+          "expert_parallel": "--ep"}
 
 
 def _rate(text: str) -> float:
@@ -230,7 +231,8 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      kv_block_size=getattr(args, "block_size", None),
                      scheduler_recv_interval=int(getattr(args, "scheduler_recv_interval", 1) or 1),
                      ttft_p99_limit_s=getattr(args, "ttft_p99_limit", None),
-                     tpot_p99_limit_s=getattr(args, "tpot_p99_limit", None))
+                     tpot_p99_limit_s=getattr(args, "tpot_p99_limit", None),
+                     expert_parallel=int(getattr(args, "ep", 1) or 1))
     try:
         # the release spellings estimate serve takes (a pip freeze pin included), refused alike
         load = replace(load, engine_version=release_version(load.engine, load.engine_version))

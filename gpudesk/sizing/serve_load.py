@@ -115,6 +115,7 @@ class ServeLoad:
     scheduler_recv_interval: int = 1
     ttft_p99_limit_s: float | None = None  # open loop run at the highest rate meeting these (serve_slo)
     tpot_p99_limit_s: float | None = None
+    expert_parallel: int = 1  # GPUs of the replica the routed experts are spread over (serve_expert_parallel)
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.
@@ -176,6 +177,11 @@ class ServeLoad:
         positive_int("attention_dp", self.attention_dp, MAX_TP)
         if self.kv_block_size is not None:
             positive_int("kv_block_size", self.kv_block_size, MAX_KV_BLOCK_SIZE)
+        positive_int("expert_parallel", self.expert_parallel, MAX_TP)
+        if self.tp % self.expert_parallel:
+            raise SizingError("expert_parallel", _(
+                "The expert-parallel size {ep} does not divide the {tp} GPUs of the replica.").format(
+                    tp=self.tp, ep=self.expert_parallel))
         if self.tp % self.attention_dp:
             raise SizingError("attention_dp", _(
                 "data-parallel attention splits the {tp} tensor-parallel GPUs into groups: {dp} does not divide "

@@ -164,6 +164,7 @@ from gpudesk.sizing.serve_marlin_moe import (
     marlin_block_rows,
     narrow_expert_block_s,
 )
+from gpudesk.sizing.serve_expert_parallel import busiest_rank_experts
 from gpudesk.sizing.serve_moe_tiles import MOE_TILE_SOURCE, MoeTiles, fused_moe_tiles, padded_expert_rows
 from gpudesk.sizing.serve_dp_attention import (
     DP_ATTENTION_SOURCE,
@@ -277,6 +278,9 @@ class StepModel:
     # SGLang's untuned Triton int4 fused MoE on CDNA 4: its measured time per MoE layer replaces the experts' weight
     # stream where longer (serve_rocm_int4_moe)
     rocm_int4_moe: bool = False
+    # GPUs the routed experts are spread over as whole experts (1: every GPU holds a tp-th of every expert;
+    # serve_expert_parallel)
+    expert_parallel: int = 1
 
     def gemm_flops_per_s(self, tokens: int) -> float:
         """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
@@ -289,8 +293,14 @@ class StepModel:
         """Weight bytes a step of ``tokens`` tokens reads on one GPU (dense part + the experts touched)."""
         if not self.experts or not self.moe_layers:
             return self.dense_weight_bytes
-        share = 1.0 - (1.0 - self.active_experts / self.experts) ** max(1, tokens)
-        return self.dense_weight_bytes + self.moe_layers * self.experts * share * self.expert_bytes
+        return self.dense_weight_bytes + self.moe_layers * self._read_experts(tokens) * self.expert_bytes
+
+    def _read_experts(self, tokens: int) -> float:
+        """Routed experts per MoE layer whose weights the step's busiest GPU reads, counted in TP slices of
+        ``expert_bytes`` (under expert parallelism a GPU's whole expert is ``expert_parallel`` such slices;
+        :mod:`gpudesk.sizing.serve_expert_parallel`)."""
+        busiest = busiest_rank_experts(max(1, tokens), self.experts, self.active_experts, self.expert_parallel)
+        return busiest * self.expert_parallel
 
     def allreduce_s(self, tokens: int) -> float:
         """Both all-reduces of every layer for ``tokens`` tokens (0 at TP 1)."""
@@ -414,7 +424,7 @@ class StepModel:
         """(routed experts a step of ``tokens`` tokens touches in each MoE layer, ``E (1 - (1 - k/E)^n)``; seconds
         their weights take to stream from HBM over all MoE layers): what a measured MoE kernel time is set against.
         Needs ``experts`` > 0."""
-        active = self.experts * (1.0 - (1.0 - self.active_experts / self.experts) ** max(1, tokens))
+        active = self._read_experts(tokens)
         return active, self.moe_layers * active * self.expert_bytes / self.bytes_per_s
 
     def host_s(self, requests: int) -> float:
@@ -422,8 +432,10 @@ class StepModel:
         return self.host_step_s + requests * self.host_request_s
 
 
-def elementwise_bytes_per_token(spec: ModelSpec, tp: int) -> float:
-    """Bytes the elementwise kernels of every layer move per token on one of ``tp`` GPUs (module docstring)."""
+def elementwise_bytes_per_token(spec: ModelSpec, tp: int, expert_parallel: int = 1) -> float:
+    """Bytes the elementwise kernels of every layer move per token on one of ``tp`` GPUs (module docstring); under
+    expert parallelism a GPU gathers only the routed rows of its own experts, ``1 / expert_parallel`` of them
+    (:mod:`gpudesk.sizing.serve_expert_parallel`)."""
     dims = spec.transformer_dims
     head_dim = spec.head_dim_resolved
     q = dims.num_attention_heads * head_dim / tp
@@ -437,7 +449,10 @@ def elementwise_bytes_per_token(spec: ModelSpec, tp: int) -> float:
     routed = 0.0
     if spec.moe_experts and spec.moe_active_experts:
         moe_layers = spec.moe_layers if spec.moe_layers is not None else dims.layers
-        routed = moe_layers * MOE_ROUTED_ROW_PASSES * spec.moe_active_experts * dims.hidden_size
+        # under expert parallelism only the gather reads just the GPU's own pairs; the pairs routed elsewhere still
+        # get their hidden-wide output row written (zeros) and read back by the top-k sum (serve_expert_parallel)
+        passes = MOE_ROUTED_ROW_PASSES - 1 + 1 / expert_parallel
+        routed = moe_layers * passes * spec.moe_active_experts * dims.hidden_size
     return (elements * dims.layers + routed) * ACTIVATION_BYTES
 
 
@@ -496,7 +511,11 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     kv_per_token = kv_token_bytes_all_layers(spec, kv_dtype, attn_tp) / dp_attn
     block_fp8 = fmt.lower() == "fp8" and (spec.checkpoint_weight_format or "").lower() == "fp8"
     block_bytes = max(0.0, dense - spec.embedding_params * ACTIVATION_BYTES / tp) if block_fp8 else 0.0
-    elementwise = elementwise_bytes_per_token(spec, tp)
+    ep = load.expert_parallel
+    if ep > 1 and not experts:
+        raise SizingError("expert_parallel", _("{model} has no experts; expert parallelism needs an MoE model.").format(
+            model=spec.name))
+    elementwise = elementwise_bytes_per_token(spec, tp, ep)
     heads_per_gpu = dims.num_attention_heads / tp
     # QK^T and PV over each layer's head width (a global layer's own where the model has one: Gemma 4 512 vs 256)
     attention = 4.0 * heads_per_gpu * (spec.local_attention_layers * spec.head_dim_resolved
@@ -711,7 +730,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         moe_tiles=fused_moe_tiles(load.engine, load.engine_version) if slow_expert_flops else None,
         allreduce_curve=ar_curve, decode_workgroups_per_request=unsplit_workgroups,
         compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0,
-        size_curve_shapes=size_shapes, marlin_expert_s=marlin_s, rocm_int4_moe=rocm_int4)
+        size_curve_shapes=size_shapes, marlin_expert_s=marlin_s, rocm_int4_moe=rocm_int4, expert_parallel=ep)
     if load.pp == 1 or link is None:
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).

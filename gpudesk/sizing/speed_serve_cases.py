@@ -120,7 +120,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         api_server_count=int(case["api_server_count"]) if case.get("api_server_count") else None,
         pp=int(case.get("pp") or 1),
         backend=str(case["backend"]) if case.get("backend") else None,
-        attention_dp=attention_dp,
+        attention_dp=attention_dp, expert_parallel=int(case.get("ep") or 1),
         benchmark_warmup=bool(case.get("benchmark_warmup", False)),
         cached_prompts=int(case.get("cached_prompts", 0)),
         rocm_aiter=_on_off(case.get("rocm_aiter")),

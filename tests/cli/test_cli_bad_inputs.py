@@ -40,10 +40,16 @@ def test_a_zero_sequence_length_is_not_read_as_the_default(capsys: pytest.Captur
 
 @pytest.mark.parametrize("extra", [["--micro-batch", "4"], ["--global-batch", "7"], ["--tokens", "1e12"],
                                    ["--sharding", "zero3"], ["--recompute", "full"], ["--vp", "2"], ["--cp", "2"],
-                                   ["--framework", "deepspeed"], ["--seq", "4096"], ["--ep", "4"]])
+                                   ["--framework", "deepspeed"], ["--seq", "4096"]])
 def test_training_flags_are_not_silently_ignored_by_a_serving_estimate(
         extra: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     _fails_naming(SERVE + ["--count", "8"] + extra, extra[0], capsys)
+
+
+def test_a_serving_expert_parallel_size_is_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    # --ep is also the serving replica's expert-parallel size: it must divide --tp and needs routed experts
+    _fails_naming(SERVE + ["--count", "8", "--tp", "2", "--ep", "4"], "--ep", capsys)
+    _fails_naming(SERVE + ["--count", "8", "--tp", "2", "--ep", "2"], "--ep", capsys)  # llama-3-8b has no experts
 
 
 def test_a_serving_estimate_still_answers(capsys: pytest.CaptureFixture[str]) -> None:
