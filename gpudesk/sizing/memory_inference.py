@@ -179,8 +179,11 @@ def kv_heads_per_gpu(spec: ModelSpec, tensor_parallel: int = 1, global_layer: bo
     return max(1, heads // t)
 
 
-def kv_layer_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16", tensor_parallel: int = 1) -> float:
-    """Bytes one layer caches per token on one GPU (K and V of its heads, or the MLA latent).
+def kv_layer_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16", tensor_parallel: int = 1,
+                             global_layer: bool = False) -> float:
+    """Bytes one layer caches per token on one GPU (K and V of its heads, or the MLA latent); ``global_layer``: a
+    global (full-attention) layer's, with its own KV heads and width where the model has them
+    (:func:`kv_global_layer_bytes_per_token`).
 
     Raises:
         ShapeError: the model has no transformer shape.
@@ -190,7 +193,8 @@ def kv_layer_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16", tensor
             model=spec.name))
     if spec.kv_latent_dim:
         return spec.kv_latent_dim * precision_bytes("kv_precision", kv_precision)
-    return 2 * kv_heads_per_gpu(spec, tensor_parallel) * kv_head_token_bytes(spec, kv_precision)
+    return (2 * kv_heads_per_gpu(spec, tensor_parallel, global_layer)
+            * kv_head_token_bytes(spec, kv_precision, global_layer))
 
 
 def kv_global_layer_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16", tensor_parallel: int = 1) -> float:
@@ -205,12 +209,7 @@ def kv_global_layer_bytes_per_token(spec: ModelSpec, kv_precision: str = "bf16",
     Raises:
         ShapeError: the model has no transformer shape.
     """
-    if not spec.is_transformer:
-        raise ShapeError("model", _("{model}: a KV cache needs layers, hidden size and attention heads.").format(
-            model=spec.name))
-    if spec.kv_latent_dim:
-        return spec.kv_latent_dim * precision_bytes("kv_precision", kv_precision)
-    return 2 * kv_heads_per_gpu(spec, tensor_parallel, True) * kv_head_token_bytes(spec, kv_precision, True)
+    return kv_layer_bytes_per_token(spec, kv_precision, tensor_parallel, global_layer=True)
 
 
 def kv_token_bytes_all_layers(spec: ModelSpec, kv_precision: str = "bf16", tensor_parallel: int = 1) -> float:
