@@ -43,6 +43,23 @@ def library_not_memory(text: str) -> bool:
 
 
 
+# A PyTorch traceback through the backward pass: the user's ``loss.backward()`` (``torch.autograd.backward``, the
+# ``Tensor.backward`` method, ``run_backward`` / ``_execution_engine.run_backward``, the autograd engine's entry). PyTorch
+# keeps one cuDNN handle per device and thread (``aten/src/ATen/cudnn/Handle.cpp``: ``DeviceThreadHandlePool``) and the
+# autograd engine runs the backward of CUDA ops on a thread of its own per device (``torch/csrc/autograd/engine.cpp``),
+# which creates its handle at its first cuDNN op. A cuDNN op in backward is the backward of one the forward pass ran,
+# so the forward thread's ``cudnnCreate`` had already worked with this library, driver and GPU: a handle refused there
+# is the second handle failing with the forward's activations on the GPU, memory (seanie12/Info-HCVAE#7: the
+# maintainer, "probably GPU memory; try a smaller batch size").
+_BACKWARD_FRAME = re.compile(r"\.backward\(|\btorch\.autograd\.backward\b|\brun_backward\b|"
+                             r"[\\/]torch[\\/]autograd[\\/]__init__\.py\"?, line \d{1,5}, in backward\b")
+
+
+def failed_in_backward(text: str) -> bool:
+    """The traceback goes through PyTorch's backward pass (``_BACKWARD_FRAME``): the forward's cuDNN ops had run."""
+    return _BACKWARD_FRAME.search(text) is not None
+
+
 # A failure said to happen at batch size 1, the job's smallest step ("cuda out of memory with bs=1", "OOM even at
 # batch size 1"): the working set that a smaller batch would shrink is already at its least.
 _AT_BATCH_ONE = re.compile(r"\b(?:with|at|even\s{1,3}at|even\s{1,3}with|for)\s{1,3}(?:a\s{1,3})?(?:bs|batch[ _-]?size)"

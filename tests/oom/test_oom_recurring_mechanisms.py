@@ -105,12 +105,13 @@ def test_tensorflow_cudnn_handle_stays_preallocation():
     assert diagnose_text(text).causes[0].id == "preallocation"
 
 
-def test_pytorch_cudnn_not_initialized_is_memory_first_with_the_library_check():
-    # haotian-liu/LLaVA#392: "merely an OOM" (a small convolution first shows the real one).
+def test_pytorch_cudnn_not_initialized_ranks_the_library_and_memory_with_the_library_check():
+    # The line alone (haotian-liu/LLaVA#458 and #392 quote the same one: a mismatched CUDA, then "merely an OOM"): the
+    # library first since the thirty-fifth pass (tests/oom/test_oom_thirtyfifth_pass.py), memory right behind it.
     causes = diagnose_text("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED").causes
-    assert [c.id for c in causes[:3]] == ["genuine_shortage", "allocation_outside_allocator", "not_capacity"]
+    assert [c.id for c in causes[:3]] == ["not_capacity", "genuine_shortage", "allocation_outside_allocator"]
     assert causes[0].evidence["deciding_check"] == "driver_version"
-    assert causes[2].evidence["not_capacity_kind"] == "library_mismatch"
+    assert causes[0].evidence["not_capacity_kind"] == "library_mismatch"
 
 
 def test_cublas_alloc_failed_in_pytorch_stays_outside_the_allocator():

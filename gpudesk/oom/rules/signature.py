@@ -20,7 +20,9 @@
   free → a library or driver mismatch (``not_capacity``, 0.8). JAX (which leaves a quarter of the GPU outside its
   pool) → a missing or mismatched cuDNN / old driver first (``not_capacity`` 0.65 with ``ldconfig -p | grep cudnn``
   and the versions), preallocation 0.45. PyTorch's ``CUDNN_STATUS_NOT_INITIALIZED`` (memory and a library mismatch
-  both end there) → ``genuine_shortage`` 0.55 with that check, the library reading 0.4.
+  both end there): in a traceback through the backward pass (the forward's cuDNN ops had worked) →
+  ``genuine_shortage`` 0.55 with the library check, the library reading 0.4; anywhere else → the library first
+  (``not_capacity`` 0.55), memory 0.45 (:func:`_not_initialized_pytorch`).
 * DataLoader workers killed by a bus error with shared memory named (``dev_shm``) → ``not_capacity`` 0.96 with
   ``df -h /dev/shm`` (host memory: ``host_ram``'s kind of check), the fix ``--shm-size`` / ``--ipc=host``.
 * PaddlePaddle's up-front chunk larger than what is available (``pool_chunk``) → ``preallocation`` 0.7, then
@@ -845,16 +847,39 @@ def _autotuner_preallocation(f: Facts) -> list[Cause]:
 
 
 def _not_initialized_pytorch(f: Facts) -> list[Cause]:
-    """PyTorch's ``CUDNN_STATUS_NOT_INITIALIZED``: ``cudnnCreate`` could not start, which it reports alike when its
-    handle's device memory cannot be had and when the library does not match (an old cuDNN, a build for other GPUs).
-    PyTorch creates the handle lazily at the first cuDNN op of each device and thread (``aten/src/ATen/cudnn/
-    Handle.cpp``), when the job's tensors and cache already fill the GPU: in the threads where it fails mid-run the
-    real out-of-memory shows once a small convolution runs first and a smaller batch fixes it (haotian-liu/LLaVA#392);
-    a library mismatch fails at the first op of a run instead. Ranked, with the check that separates them."""
-    cause = _shortage(0.55, f, _("cuDNN could not create its handle (CUDNN_STATUS_NOT_INITIALIZED). PyTorch creates "
-                                 "it at the first cuDNN op, when the job's tensors and cache fill the GPU: the usual "
-                                 "reason is memory (a small convolution run first shows the real out-of-memory "
-                                 "error); a cuDNN that does not match the build is the other one."))
+    """PyTorch's ``CUDNN_STATUS_NOT_INITIALIZED``: ``cudnnCreate`` could not start.
+
+    The cuDNN API reference words the status "The cuDNN library was not initialized properly ... usually due to an
+    error in the CUDA Runtime API called by cudnnCreate() or by an error in the hardware setup" (a cuDNN or a PyTorch
+    build for other GPUs or another CUDA, a driver older than the runtime), while the handle's own allocation failing is
+    its ``CUDNN_STATUS_ALLOC_FAILED`` / ``INTERNAL_ERROR``; a runtime that cannot load the library's kernels for lack of
+    device memory still reports it (haotian-liu/LLaVA#392: a small convolution run first showed the real out-of-memory).
+    What the text decides is when it failed. PyTorch creates a handle lazily at the first cuDNN op of each device and
+    thread (``aten/src/ATen/cudnn/Handle.cpp``), and the autograd engine runs the backward pass on a thread of its own
+    (:func:`gpudesk.oom.library_words.failed_in_backward`): a failure in backward comes after the forward's handle
+    worked, so the library loads and memory is the reading (seanie12/Info-HCVAE#7) → ``genuine_shortage`` 0.55. With no
+    such frame the failure is at the first cuDNN op of the run, where a build that does not match the GPU, driver or
+    CUDA fails on every input (the threads that quote the line alone: LLaVA#458, werner-duvaud/muzero-general#139,
+    chen-zhoujian/SegNet-pytorch#2, NVIDIA/pix2pixHD#285, all fixed or diagnosed by another build) → the library first,
+    ``not_capacity`` 0.55 with its check, memory 0.45. Ranked either way, with the check that separates them."""
+    if not library_words.failed_in_backward(f.report.text or ""):
+        mismatch = _not_capacity("library_mismatch", 0.55, f)
+        # PyTorch's pip and conda builds bring their own cuDNN and CUDA runtime, so the build is what must match the
+        # GPU (its compute capability in torch.cuda.get_arch_list()) and the driver.
+        mismatch.fix = _("Install the PyTorch build made for this GPU and driver (its CUDA version at most the "
+                         "driver's, and the GPU's sm_XX in torch.cuda.get_arch_list()); pip and conda builds bring "
+                         "their own cuDNN, so a separately installed one must not shadow it; then rerun")
+        return [mismatch,
+                _generic("genuine_shortage", 0.45, _("Not enough GPU memory for this job"),
+                         _("cuDNN could not create its handle (CUDNN_STATUS_NOT_INITIALIZED) at the first cuDNN op of "
+                           "the run: the GPU may already have been full of the model when the library started (a "
+                           "small convolution run first shows the real out-of-memory error)."),
+                         _("Reduce what this step keeps on the GPU (batch, resolution, context, layers on the GPU)"),
+                         "other_process", f),
+                _outside_allocator(0.4, f), _other_process(0.35, f)]
+    cause = _shortage(0.55, f, _("cuDNN could not create its handle (CUDNN_STATUS_NOT_INITIALIZED) in the backward "
+                                 "pass, after the forward pass had used cuDNN: the library works, and the backward "
+                                 "thread's handle found the GPU full of the forward's activations."))
     cause.evidence.update(evidence(deciding_check="driver_version", check_command=LIBRARY_CHECK.command))
     cause.checks = [_("{command}: {meaning}").format(command=LIBRARY_CHECK.command,
                                                        meaning=i18n._(LIBRARY_CHECK.meaning))]
