@@ -74,6 +74,8 @@ doctor was run on it:
 * ``fresh-35``: ``fresh_cases_35.jsonl``, 54 messages collected while the thirty-second pass was written, scored
   after it merged;
 * ``fresh-36``: ``fresh_cases_36.jsonl``, 48 messages collected while the thirty-third pass was written, scored
+  after it merged;
+* ``fresh-37``: ``fresh_cases_37.jsonl``, 35 messages collected while the thirty-fifth pass was written, scored
   after it merged.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
@@ -145,7 +147,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-32", "fresh_cases_32.jsonl"), ("fresh-33", "fresh_cases_33.jsonl"),
               ("fresh-34", "fresh_cases_34.jsonl"),
               ("fresh-35", "fresh_cases_35.jsonl"),
-              ("fresh-36", "fresh_cases_36.jsonl"))
+              ("fresh-36", "fresh_cases_36.jsonl"),
+              ("fresh-37", "fresh_cases_37.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")

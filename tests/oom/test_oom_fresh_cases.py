@@ -31,7 +31,8 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
                "fresh-31": "fresh_cases_31.jsonl", "fresh-32": "fresh_cases_32.jsonl",
                "fresh-33": "fresh_cases_33.jsonl", "fresh-34": "fresh_cases_34.jsonl",
                "fresh-35": "fresh_cases_35.jsonl",
-               "fresh-36": "fresh_cases_36.jsonl"}
+               "fresh-36": "fresh_cases_36.jsonl",
+               "fresh-37": "fresh_cases_37.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -280,13 +281,15 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # "fresh-36" (48 messages, 11 not-capacity; sentence-transformers, nnU-Net, dorado, kohya_ss/Forge/FramePack, vLLM start-up refusals, TGI, four Chinese threads), collected while the thirty-third pass was written, scored once
 # after it merged: 37/48 (1 not recognised; not-capacity with the deciding check 9/11).
 # The thirty-fourth pass (tests/oom/test_oom_thirtyfourth_pass.py) read fresh-36 by mechanism (seen: 42/48).
+# "fresh-37" (35 messages, 14 not-capacity (9 host RAM); pbrt-v4/Mitsuba renderers, llm.c, RAPIDS Spark, TorchServe on a shared GPU, NCCL /dev/shm, Qwen3 vLLM), collected while the thirty-fifth pass was written, scored once
+# after it merged: 21/35 (1 not recognised; not-capacity with the deciding check 13/14).
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23, "fresh-17": 19,
                      "fresh-18": 20, "fresh-19": 14, "fresh-20": 13, "fresh-21": 10,
                      "fresh-22": 12, "fresh-23": 14, "fresh-24": 22, "fresh-25": 12, "fresh-26": 24, "fresh-27": 32, "fresh-28": 14, "fresh-29": 25,
                      "fresh-30": 23, "fresh-31": 22,
-                     "fresh-32": 19, "fresh-33": 10, "fresh-34": 35, "fresh-35": 36, "fresh-36": 37}
+                     "fresh-32": 19, "fresh-33": 10, "fresh-34": 35, "fresh-35": 36, "fresh-36": 37, "fresh-37": 21}
 
 
 def _rows(name: str) -> list[dict]:
