@@ -48,7 +48,8 @@ def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     src.add_argument("--profile", metavar="FILE.toml", help=_("requirement profile: model, sequence, batch, precision "
                                                              "and tokens to train"))
     p.add_argument("--gpu", required=True, metavar="NAME", help=_("catalog GPU id"))
-    p.add_argument("--count", type=at_least_one, default=None, metavar="N", help=_("GPUs in all"))
+    p.add_argument("--count", "--gpus", dest="count", type=at_least_one, default=None, metavar="N",
+                   help=_("GPUs in all (--gpus is the same flag, as in estimate memory and serve-fit)"))
     p.add_argument("--server", metavar="ID", help=_("catalog server (its GPU-GPU link and NVLink domain); default: "
                                                     "the widest that takes the GPU"))
     p.add_argument("--network", default="ib-ndr", metavar="LINK", help=_("catalog network link between servers "

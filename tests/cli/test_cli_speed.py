@@ -19,12 +19,30 @@ def test_counts_below_one_are_usage_errors(args, capsys) -> None:  # type: ignor
     assert exc.value.code == 2
     err = capsys.readouterr().err
     flag = next(a for a in reversed(args) if a.startswith("--"))
+    flag = {"--count": "--count/--gpus"}.get(flag, flag)  # argparse names a flag by all its spellings
     assert f"argument {flag}:" in err and "Traceback" not in err
 
 
 def test_a_valid_count_still_answers(capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(TRAIN + ["--count", "8", "--tp", "8"]) == 0
     assert "on 8 x NVIDIA H100" in capsys.readouterr().out
+
+
+def test_gpus_is_the_same_flag_as_count(capsys) -> None:  # type: ignore[no-untyped-def]
+    # estimate memory and serve-fit spell the GPU count --gpus: estimate speed takes that spelling too.
+    import json
+
+    # TP 4 on 8 GPUs: two data-parallel replicas; without a count the layout would be 4 GPUs
+    assert main(TRAIN + ["--tp", "4", "--json"]) == 0
+    default = json.loads(capsys.readouterr().out)["train"]
+    assert main(TRAIN + ["--count", "8", "--tp", "4", "--json"]) == 0
+    by_count = json.loads(capsys.readouterr().out)["train"]
+    assert main(TRAIN + ["--gpus", "8", "--tp", "4", "--json"]) == 0
+    by_gpus = json.loads(capsys.readouterr().out)["train"]
+    assert by_gpus == by_count != default
+    with pytest.raises(SystemExit) as exc:
+        main(TRAIN + ["--gpus", "0"])
+    assert exc.value.code == 2 and "argument --count/--gpus:" in capsys.readouterr().err
 
 
 def _train_json(args: list[str], capsys) -> dict:  # type: ignore[no-untyped-def,type-arg]
