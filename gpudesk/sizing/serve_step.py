@@ -174,6 +174,12 @@ from gpudesk.sizing.serve_dp_attention import (
     replicated_attention_params_per_layer,
 )
 from gpudesk.sizing.serve_pcie_p2p import host_staged_allreduce
+from gpudesk.sizing.serve_rocm_aiter_moe import (
+    AITER_MOE_FLOOR_KERNELS,
+    AITER_MOE_SOURCE,
+    aiter_moe_layer_s,
+    aiter_moe_points,
+)
 from gpudesk.sizing.serve_rocm_allreduce import ROCM_ALLREDUCE_SOURCE, curve_allreduce_s, rocm_allreduce_curve
 from gpudesk.sizing.serve_rocm_attention import (
     ROCM_ATTENTION_SOURCE,
@@ -281,6 +287,10 @@ class StepModel:
     # GPUs the routed experts are spread over as whole experts (1: every GPU holds a tp-th of every expert;
     # serve_expert_parallel)
     expert_parallel: int = 1
+    # vLLM's AITER fused MoE on CDNA 4: its measured (pairs on the GPU, seconds per MoE layer) points replace the
+    # routed experts' modelled time where longer, and the seconds of its kernels in the floor (serve_rocm_aiter_moe)
+    aiter_moe_points: tuple[tuple[float, float], ...] = ()
+    aiter_moe_floor_s: float = 0.0
 
     def gemm_flops_per_s(self, tokens: int) -> float:
         """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
@@ -349,7 +359,8 @@ class StepModel:
         if tokens <= 0:
             return 0.0
         weights = self.weight_bytes_read(tokens)
-        stream = weights / self.bytes_per_s + self.marlin_extra_s(tokens) + self.rocm_int4_moe_extra_s(tokens)
+        stream = weights / self.bytes_per_s + self.marlin_extra_s(tokens) + self.rocm_int4_moe_extra_s(tokens) \
+            + self.rocm_aiter_moe_extra_s(tokens)
         if self.dequant_weights_per_s:
             unpack = weights / self.weight_bytes_per_element / self.dequant_weights_per_s
             stream = max(stream, unpack) if self.dequant_overlapped else stream + unpack
@@ -419,6 +430,19 @@ class StepModel:
             return 0.0
         _active, stream = self._touched_experts_stream(tokens)
         return max(0.0, self.moe_layers * triton_int4_moe_layer_s(tokens) - stream)
+
+    def rocm_aiter_moe_extra_s(self, tokens: int) -> float:
+        """Seconds vLLM's AITER fused MoE on CDNA 4 adds to a step of ``tokens`` tokens beyond the routed experts'
+        modelled time: their weight stream, their matmul at the dense rate and the fused MoE's kernels at the floor
+        (:mod:`gpudesk.sizing.serve_rocm_aiter_moe`); 0 where its time was not measured."""
+        if not self.aiter_moe_points or not self.experts or not self.moe_layers or tokens <= 0:
+            return 0.0
+        pairs = tokens * self.active_experts / self.expert_parallel
+        measured = self.moe_layers * aiter_moe_layer_s(self.aiter_moe_points, pairs)
+        _active, stream = self._touched_experts_stream(tokens)
+        expert_flops = 2.0 * self.active_experts * self.expert_bytes / self.weight_bytes_per_element
+        math_s = tokens * self.moe_layers * expert_flops / self.gemm_flops_per_s(tokens)
+        return max(0.0, measured - stream - math_s - self.moe_layers * self.aiter_moe_floor_s)
 
     def _touched_experts_stream(self, tokens: int) -> tuple[float, float]:
         """(routed experts a step of ``tokens`` tokens touches in each MoE layer, ``E (1 - (1 - k/E)^n)``; seconds
@@ -664,6 +688,17 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             decode=format_duration(triton_int4_moe_layer_s(1)), prefill=format_duration(triton_int4_moe_layer_s(128))),
             ROCM_INT4_MOE_SOURCE, raw(layer_s_at_1_token=triton_int4_moe_layer_s(1),
                                       layer_s_at_128_tokens=triton_int4_moe_layer_s(128))))
+    aiter_points = aiter_moe_points(load.engine, load.rocm_aiter, gpu, ROCM_COMPUTE_UNITS.get(gpu.id, 0),
+                                    load.weight_format, dims.hidden_size, expert_width, experts,
+                                    spec.moe_active_experts or 0, tp, ep)
+    if aiter_points:
+        assumptions.append(Assumption("rocm_aiter_moe_layer_s", _(
+            "routed experts through AITER's fused MoE at its measured time: {decode} per MoE layer at {few} "
+            "(token, expert) pairs per GPU, {prefill} at {many}").format(
+            decode=format_duration(aiter_points[0][1]), few=int(aiter_points[0][0]),
+            prefill=format_duration(aiter_points[3][1]), many=int(aiter_points[3][0])),
+            AITER_MOE_SOURCE, raw(layer_s_at_first_pairs=aiter_points[0][1], first_pairs=aiter_points[0][0],
+                                  layer_s_at_fourth_pairs=aiter_points[3][1], fourth_pairs=aiter_points[3][0])))
     if quant_kernels:
         assumptions.append(Assumption("activation_quant_kernels", _(
             "{kernels} FP8 activation-quantization kernels per step, each at the kernel floor").format(
@@ -730,7 +765,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         moe_tiles=fused_moe_tiles(load.engine, load.engine_version) if slow_expert_flops else None,
         allreduce_curve=ar_curve, decode_workgroups_per_request=unsplit_workgroups,
         compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0,
-        size_curve_shapes=size_shapes, marlin_expert_s=marlin_s, rocm_int4_moe=rocm_int4, expert_parallel=ep)
+        size_curve_shapes=size_shapes, marlin_expert_s=marlin_s, rocm_int4_moe=rocm_int4, expert_parallel=ep,
+        aiter_moe_points=aiter_points, aiter_moe_floor_s=AITER_MOE_FLOOR_KERNELS * kernel_s if aiter_points else 0.0)
     if load.pp == 1 or link is None:
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).
