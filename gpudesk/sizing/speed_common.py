@@ -51,6 +51,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "fused_moe_tile_rows": N_("Fused-MoE tile rows"),
     "marlin_moe_expert_s": N_("Marlin MoE expert time"),
     "rocm_int4_moe_layer_s": N_("Int4 MoE layer time (ROCm)"),
+    "rocm_aiter_moe_layer_s": N_("AITER fused-MoE layer time (ROCm, measured table)"),
     "activation_quant_kernels": N_("Activation quantization kernels"),
     "dequant_weights_per_s": N_("Weight dequantization rate"),
     "dequant_overlap": N_("Dequantization overlap"),

@@ -122,7 +122,8 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "twenty-sixth fresh (collected after the model was frozen a twenty-sixth time)",
                     "twenty-seventh fresh (collected after the model was frozen a twenty-seventh time)",
                     "twenty-eighth fresh (collected after the model was frozen a twenty-eighth time)",
-                    "twenty-ninth fresh (collected after the model was frozen a twenty-ninth time)"}
+                    "twenty-ninth fresh (collected after the model was frozen a twenty-ninth time)",
+                    "thirtieth fresh (collected after the model was frozen a thirtieth time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
