@@ -152,8 +152,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--cuda-lazy-loading", default="on", choices=("on", "off"),
                    help=_("CUDA lazy module loading (off: CUDA < 11.7 or CUDA_MODULE_LOADING=EAGER, a 1.3 GiB context)"))
     m.add_argument("--kv-cache-impl", default="paged", choices=("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask"),
-                   help=_("inference KV cache: paged (vLLM/SGLang), dynamic (HF DynamicCache), legacy-tuple "
-                        "(transformers <= 4.35), static (gpt-fast, quadratic causal mask), static-linear-mask"))
+                   help=_("inference KV cache: paged (vLLM/SGLang), dynamic (HF DynamicCache kept by generate, transformers "
+                        ">= 4.42), legacy-tuple (tuple past_key_values, transformers <= 4.41 generate), static "
+                        "(gpt-fast, quadratic causal mask), static-linear-mask"))
     m.add_argument("--prompt-tokens", type=int, default=None, metavar="N",
                    help=_("inference: prompt tokens per sequence, the prefill's length (default: all of --seq)"))
     m.add_argument("--prompt-logits", default="last", choices=("last", "all"),
