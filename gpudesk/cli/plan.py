@@ -767,6 +767,10 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                          (_("reserved (max_memory_reserved)"), est.reserved_bytes),
                          (_("device (nvidia-smi)"), est.device_bytes)):
         lines.append(f"{ljust_display(label, 36)}{value / GIB:>8.2f} GiB")
+    summed, gpu_count = est.allocated_sum_bytes, len(est.gpu_allocated_bytes) or est.gpus
+    if summed is not None and gpu_count > 1:
+        label = _("allocated, summed over {n} GPUs").format(n=gpu_count)
+        lines.append(f"{ljust_display(label, 36)}{summed / GIB:>8.2f} GiB")
     if est.paged_bytes:
         lines.append(_("paged optimizer states {gib:.2f} GiB are CUDA unified memory: outside the allocator figures; when "
                        "the GPU runs short the driver moves them to host RAM (slower steps, no out-of-memory error)")

@@ -486,7 +486,9 @@ def inference_memory(
                        else _(", the LM head and the logits") if stages[fullest].lm_head else "")),
             "accelerate utils/modeling.py get_balanced_memory, infer_auto_device_map (device_map='auto')"
             if contiguous else "vllm/distributed/utils.py get_pp_indices")
-    return replace(est, assumptions=(note,) + est.assumptions)
+    # Each stage's GPUs (tensor_parallel of them) hold that stage's share.
+    per_gpu = tuple(estimates[i].allocated_bytes for i in sorted(estimates) for _gpu in range(est.gpus))
+    return replace(est, assumptions=(note,) + est.assumptions, gpu_allocated_bytes=per_gpu)
 
 
 def _inference_at_stage(
