@@ -152,8 +152,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--cuda-lazy-loading", default="on", choices=("on", "off"),
                    help=_("CUDA lazy module loading (off: CUDA < 11.7 or CUDA_MODULE_LOADING=EAGER, a 1.3 GiB context)"))
     m.add_argument("--kv-cache-impl", default="paged", choices=("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask"),
-                   help=_("inference KV cache: paged (vLLM/SGLang), dynamic (HF DynamicCache), legacy-tuple "
-                        "(transformers <= 4.35), static (gpt-fast, quadratic causal mask), static-linear-mask"))
+                   help=_("inference KV cache: paged (vLLM/SGLang), dynamic (HF DynamicCache kept by generate, transformers "
+                        ">= 4.42), legacy-tuple (tuple past_key_values, transformers <= 4.41 generate), static "
+                        "(gpt-fast, quadratic causal mask), static-linear-mask"))
     m.add_argument("--prompt-tokens", type=int, default=None, metavar="N",
                    help=_("inference: prompt tokens per sequence, the prefill's length (default: all of --seq)"))
     m.add_argument("--prompt-logits", default="last", choices=("last", "all"),
@@ -766,6 +767,10 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                          (_("reserved (max_memory_reserved)"), est.reserved_bytes),
                          (_("device (nvidia-smi)"), est.device_bytes)):
         lines.append(f"{ljust_display(label, 36)}{value / GIB:>8.2f} GiB")
+    summed, gpu_count = est.allocated_sum_bytes, len(est.gpu_allocated_bytes) or est.gpus
+    if summed is not None and gpu_count > 1:
+        label = _("allocated, summed over {n} GPUs").format(n=gpu_count)
+        lines.append(f"{ljust_display(label, 36)}{summed / GIB:>8.2f} GiB")
     if est.paged_bytes:
         lines.append(_("paged optimizer states {gib:.2f} GiB are CUDA unified memory: outside the allocator figures; when "
                        "the GPU runs short the driver moves them to host RAM (slower steps, no out-of-memory error)")

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpudesk.i18n import _
+from gpudesk.sizing.errors import SizingError
+
 # Component names used in breakdowns, in display order (PyTorch / ZeRO-paper terms).
 COMPONENT_ORDER: tuple[str, ...] = (
     "weights",
@@ -60,6 +63,10 @@ class MemoryEstimate:
             (allocator headroom), ``loading_reserve`` (blocks cached while loading the model beyond what training
             reserves: the reserved peak is max(loading, training)).
         gpus: number of GPUs the job is spread over; the breakdown is per GPU.
+        gpu_allocated_bytes: each GPU's allocated peak where the GPUs hold different shares and every one is
+            sized (an inference layer split, :mod:`gpudesk.sizing.layer_split`); empty otherwise.
+        uneven_gpus: the GPUs hold different shares and only the fullest is sized (pipeline-parallel training):
+            no sum over the GPUs can be given.
         assumptions: (assumption, source) pairs, e.g. ("18 bytes/param mixed-precision Adam",
             "Megatron-LM theoretical_memory_usage.py").
     """
@@ -67,6 +74,8 @@ class MemoryEstimate:
     breakdown: dict[str, int]
     gpus: int = 1
     assumptions: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    gpu_allocated_bytes: tuple[int, ...] = ()
+    uneven_gpus: bool = False
 
     @property
     def total_bytes(self) -> int:
@@ -86,6 +95,16 @@ class MemoryEstimate:
         return self.allocated_bytes + self.breakdown.get("fragmentation", 0) + self.breakdown.get("loading_reserve", 0)
 
     @property
+    def allocated_sum_bytes(self) -> int | None:
+        """The allocated peaks of all the job's GPUs added up (the figure a benchmark prints when it sums
+        ``torch.cuda.max_memory_allocated(device)`` over its devices, e.g. AutoAWQ ``examples/benchmark.py`` at
+        d54bf0ef or Qwen's ``speed_benchmark_transformers.py``); each GPU's own peak, wherever in the run it
+        falls. None where only the fullest GPU is sized (:attr:`uneven_gpus`)."""
+        if self.gpu_allocated_bytes:
+            return sum(self.gpu_allocated_bytes)
+        return None if self.uneven_gpus else self.allocated_bytes * self.gpus
+
+    @property
     def device_bytes(self) -> int:
         """What nvidia-smi / NVML shows for the process: reserved + CUDA context + NCCL/cuBLAS/runtime buffers."""
         return self.total_bytes
@@ -93,7 +112,18 @@ class MemoryEstimate:
     def statistic_bytes(self, statistic: str) -> int:
         """Bytes for a named statistic: ``allocated``/``active``, ``reserved``, ``device``, or one component that
         serving engines log on its own: ``weights`` (vLLM "Model loading took"), ``kv_cache`` (vLLM "Available KV
-        cache memory", SGLang "KV Cache is allocated")."""
+        cache memory", SGLang "KV Cache is allocated"); ``allocated_sum``, the allocated peaks summed over the
+        job's GPUs (:attr:`allocated_sum_bytes`).
+
+        Raises:
+            SizingError: ``allocated_sum`` of an estimate that sizes only its fullest GPU.
+        """
+        if statistic == "allocated_sum":
+            total = self.allocated_sum_bytes
+            if total is None:
+                raise SizingError("statistic", _("the GPUs of a pipeline-parallel training run hold different "
+                                                 "shares and only the fullest is sized: no sum over the GPUs."))
+            return total
         return {"allocated": self.allocated_bytes, "active": self.allocated_bytes, "reserved": self.reserved_bytes,
                 "device": self.device_bytes, "weights": self.component("weights"),
                 "kv_cache": self.component("kv_cache")}[statistic]
@@ -113,6 +143,7 @@ class MemoryEstimate:
         return {
             "total_bytes": self.total_bytes,
             "allocated_bytes": self.allocated_bytes,
+            "allocated_sum_bytes": self.allocated_sum_bytes,
             "reserved_bytes": self.reserved_bytes,
             "device_bytes": self.device_bytes,
             "paged_unified_memory_bytes": self.paged_bytes,

@@ -75,8 +75,9 @@ class MemoryWorkload:
         zero_grad_keeps_grads: ``zero_grad()`` zero-fills instead of freeing (PyTorch < 2.0 default).
         cuda_lazy_loading: CUDA >= 11.7 lazy module loading (``CUDA_MODULE_LOADING=LAZY``, PyTorch >= 2.0 default);
             off loads every kernel at start-up (a 1.3 GiB context, transformers memory-anatomy guide).
-        kv_cache_impl: inference KV cache: ``paged`` (vLLM/SGLang), ``dynamic`` (HF DynamicCache),
-            ``legacy-tuple`` (transformers <= 4.35), ``static`` (gpt-fast, quadratic causal mask) or
+        kv_cache_impl: inference KV cache: ``paged`` (vLLM/SGLang), ``dynamic`` (HF DynamicCache kept by
+            ``generate``, transformers >= 4.42), ``legacy-tuple`` (tuple ``past_key_values``, transformers <= 4.41
+            ``generate``: :mod:`gpudesk.sizing.tuple_cache_step`), ``static`` (gpt-fast, quadratic causal mask) or
             ``static-linear-mask``.
         prompt_logits: inference prefill logits: ``last`` (the last prompt position; transformers >= 4.45, vLLM,
             SGLang) or ``all`` (every prompt position upcast to fp32: transformers <= 4.44 ``generate``).

@@ -39,6 +39,7 @@ from gpudesk.sizing.engines.ggml_types import canonical_file_type
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.fused_load import add_fused_qkv_load, fused_qkv_copy_bytes
+from gpudesk.sizing.tuple_cache_step import first_decode_step_bytes, first_decode_step_note, leaked_prompt_logits_bytes
 from gpudesk.sizing.gptq_scratch import DEFAULT_MAX_INPUT_TOKENS, gptq_scratch_bytes, gptq_scratch_note
 from gpudesk.sizing.prefill_kv_kept import prefill_kv_kept_bytes, prefill_kv_kept_note
 from gpudesk.sizing.layer_split import Stage, balanced_split, even_split, stage_weight_bytes
@@ -318,11 +319,13 @@ def kv_cache_impl_extra_bytes(spec: ModelSpec, kv_cache_impl: str, kv_bytes: flo
     """Bytes a KV-cache implementation holds beyond the cache itself, at the peak of one decode step.
 
     - ``paged``: none (vLLM/SGLang blocks; rounding is in :func:`kv_sequence_bytes`).
-    - ``dynamic`` (Hugging Face ``DynamicCache``, transformers >= 4.36): each layer's ``torch.cat`` builds the grown
-      K and V while the old ones are alive: one layer's cache
+    - ``dynamic`` (Hugging Face ``DynamicCache`` that ``generate`` keeps from start to end, transformers >= 4.42,
+      PR 30536): each layer's ``torch.cat`` builds the grown K and V while the old ones are alive: one layer's cache
       (https://github.com/huggingface/transformers/blob/v4.36.0/src/transformers/cache_utils.py ``DynamicCache.update``).
-    - ``legacy-tuple`` (transformers <= 4.35 ``past_key_values`` tuples): every layer concatenates into a new tuple
-      while ``generate`` still holds the previous one until the forward returns: the whole cache twice
+    - ``legacy-tuple`` (``past_key_values`` tuples, transformers <= 4.41 ``generate``, also 4.36-4.41 models that
+      rebuild a ``DynamicCache`` from the tuple each step): every layer concatenates into a new tuple while
+      ``generate`` still holds the previous one until the forward returns: the whole cache twice; the first decode
+      step also holds the prompt's logits (:mod:`gpudesk.sizing.tuple_cache_step`, added by the caller)
       (https://github.com/huggingface/transformers/blob/v4.35.0/src/transformers/models/llama/modeling_llama.py
       ``torch.cat([past_key_value[0], key_states], dim=2)``).
     - ``static`` (gpt-fast / torchao ``setup_caches``): a preallocated cache plus a boolean causal mask of
@@ -483,7 +486,9 @@ def inference_memory(
                        else _(", the LM head and the logits") if stages[fullest].lm_head else "")),
             "accelerate utils/modeling.py get_balanced_memory, infer_auto_device_map (device_map='auto')"
             if contiguous else "vllm/distributed/utils.py get_pp_indices")
-    return replace(est, assumptions=(note,) + est.assumptions)
+    # Each stage's GPUs (tensor_parallel of them) hold that stage's share.
+    per_gpu = tuple(estimates[i].allocated_bytes for i in sorted(estimates) for _gpu in range(est.gpus))
+    return replace(est, assumptions=(note,) + est.assumptions, gpu_allocated_bytes=per_gpu)
 
 
 def _inference_at_stage(
@@ -663,6 +668,19 @@ def _inference_at_stage(
                 extra *= share
             if impl in ("dynamic", "legacy-tuple") and prefill_tokens and context_tokens <= prefill_tokens + 1:
                 extra = 0.0  # the prompt's forward yields the only new token: no decode step grows the cache
+            elif impl == "legacy-tuple" and prefill_tokens:
+                # The first decode step still holds the prefill's output: the prompt's cache and its logits.
+                leaked = leaked_prompt_logits_bytes(spec.vocab_size or 0, prefill_tokens, prefill_batch,
+                                                    prompt_logits) / t if stage is None or stage.lm_head else 0.0
+                step = first_decode_step_bytes(
+                    kv_cache_bytes(spec, prefill_tokens, concurrent_sequences, kv_precision, None, t,
+                                   hybrid_kv_cache) * share,
+                    kv_cache_bytes(spec, prefill_tokens + 1, concurrent_sequences, kv_precision, None, t,
+                                   hybrid_kv_cache) * share, leaked)
+                if step - parts["kv_cache"] > extra:
+                    extra = step - parts["kv_cache"]
+                    if extra > parts["prefill_workspace"]:
+                        assumptions.append(first_decode_step_note(step))
             if impl in ("dynamic", "legacy-tuple"):
                 # Decode-step copies and prefill transients are not alive at once.
                 extra = max(0.0, extra - parts["prefill_workspace"])
@@ -675,7 +693,7 @@ def _inference_at_stage(
                 assumptions.append(decode_attention_note(decode_attention, parts["decode_attention"]))
             assumptions.append((_("KV cache held as {impl}: {gib:.2f} GiB beyond the cache itself").format(
                 impl=impl, gib=parts["kv_cache_workspace"] / 2**30),
-                "transformers cache_utils.py DynamicCache; transformers <= 4.35 tuple cache; gpt-fast model.py setup_caches"))
+                "transformers cache_utils.py DynamicCache; transformers <= 4.41 tuple cache (PR 30536); gpt-fast model.py setup_caches"))
         heads = kv_heads_per_gpu(spec, t)
         per_gpu = (ngettext("{n} KV head per GPU", "{n} KV heads per GPU", heads).format(n=heads)
                    if not spec.kv_latent_dim else _("the whole MLA latent on every GPU"))

@@ -797,7 +797,8 @@ def train_memory(
     if add_loading_reserve(parts, resident_at_load, staging):
         assumptions.append((_("loading ({loader}) reserves more than training: the reserved peak is the loading "
                               "peak").format(loader=weight_loading), "gpudesk.sizing.loading"))
-    return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=g, assumptions=tuple(assumptions))
+    return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=g, assumptions=tuple(assumptions),
+                          uneven_gpus=pp > 1)
 
 
 def parallel_train_memory_bytes(spec: ModelSpec, *, gpus: int, seq_len_tokens: int, micro_batch_size: int,

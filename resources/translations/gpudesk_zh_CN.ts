@@ -5343,8 +5343,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="222"/>
-        <source>paged: vLLM/SGLang; dynamic: HF DynamicCache; legacy-tuple: transformers 4.35 and older (old and new cache at once); static: gpt-fast (a causal mask quadratic in the cache length).</source>
-        <translation>paged：vLLM/SGLang；dynamic：HF DynamicCache；legacy-tuple：transformers 4.35 及更早（新旧缓存同时存在）；static：gpt-fast（因果掩码大小为缓存长度的平方）。</translation>
+        <source>paged: vLLM/SGLang; dynamic: HF DynamicCache kept by generate (transformers 4.42 and later); legacy-tuple: tuple past_key_values, transformers 4.41 and older (old and new cache at once, the prompt logits kept through the first step); static: gpt-fast (a causal mask quadratic in the cache length).</source>
+        <translation>paged：vLLM/SGLang；dynamic：generate 全程保留的 HF DynamicCache（transformers 4.42 及以后）；legacy-tuple：元组 past_key_values，transformers 4.41 及更早（新旧缓存同时存在，提示词的 logits 保留到第一个解码步）；static：gpt-fast（因果掩码随缓存长度平方增长）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="223"/>

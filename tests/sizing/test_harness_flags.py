@@ -17,7 +17,7 @@ SETS = (FIXTURES / "measured_peaks.jsonl", FIXTURES / "measured_peaks_later.json
         FIXTURES / "measured_peaks_fresh3.jsonl", FIXTURES / "measured_peaks_fresh5.jsonl",
         FIXTURES / "measured_peaks_fresh6.jsonl")
 STAT_KEY = {"allocated": "allocated_bytes", "active": "allocated_bytes", "reserved": "reserved_bytes",
-            "device": "device_bytes"}
+            "device": "device_bytes", "allocated_sum": "allocated_sum_bytes"}
 
 
 def cli_args(case: dict) -> list[str]:

@@ -219,7 +219,7 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.weight_format", translate("PlanQuestions", "Inference weight format"), kind="choice", choices=_plain(WEIGHT_FORMAT_CHOICES)),
             _f("model.kv_precision", translate("PlanQuestions", "KV cache precision"), kind="choice", choices=_plain(("bf16", "fp16", "fp8", "int8"))),
             _f("model.kv_cache_impl", translate("PlanQuestions", "KV cache implementation"), kind="choice", choices=_plain(KV_CACHE_IMPLS),
-               tooltip=translate("PlanQuestions", "paged: vLLM/SGLang; dynamic: HF DynamicCache; legacy-tuple: transformers 4.35 and older (old and new cache at once); static: gpt-fast (a causal mask quadratic in the cache length).")),
+               tooltip=translate("PlanQuestions", "paged: vLLM/SGLang; dynamic: HF DynamicCache kept by generate (transformers 4.42 and later); legacy-tuple: tuple past_key_values, transformers 4.41 and older (old and new cache at once, the prompt logits kept through the first step); static: gpt-fast (a causal mask quadratic in the cache length).")),
             _f("model.prompt_logits", translate("PlanQuestions", "Prefill logits"), kind="choice", choices=_plain(PROMPT_LOGITS),
                tooltip=translate("PlanQuestions", "last: only the last prompt position (transformers 4.45 and later, vLLM, SGLang); all: every prompt position in fp32 (transformers 4.44 and older generate).")),
             _f("model.fsdp1_sync_each_batch", translate("PlanQuestions", "FSDP1 syncs every micro-batch"), kind="bool",
