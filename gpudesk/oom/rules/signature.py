@@ -1384,7 +1384,7 @@ def _nccl_tests_headroom(f: Facts, max_bytes: int) -> list[Cause]:
         id="allocation_outside_allocator",
         title=_("NCCL's own buffers did not fit beside the benchmark's buffers"),
         confidence=0.65,
-        evidence=evidence(nccl_tests_max_bytes=max_bytes, headroom_bytes=NCCL_TESTS_HEADROOM_BYTES,
+        evidence=evidence(nccl_tests_max_bytes=max_bytes, nccl_tests_headroom_bytes=NCCL_TESTS_HEADROOM_BYTES,
                           deciding_check="other_process", check_command=NCCL_DEBUG_COMMAND),
         explanation=_("nccl-tests printed that it reduced maxBytes to {max_bytes} bytes: it sizes its send, receive "
                       "and check buffers from the GPU's total memory and leaves {headroom} beside them for everything "
