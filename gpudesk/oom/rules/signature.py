@@ -1352,8 +1352,8 @@ def _nccl_cuda_error(f: Facts) -> list[Cause]:
 
     A CUDA call inside NCCL failed. NCCL allocates its channel and proxy buffers with cudaMalloc outside the
     framework's allocator when a communicator first runs a collective, so on a device other processes (or a framework's
-    cache) already fill, that allocation is the usual failure (scitix/sichek#71: GPUs held by a training job; the
-    nccl-tests maintainers, NVIDIA/nccl-tests#322: "Reducing maxBytes ... due to memory limitation"); a driver that
+    cache) already fill, that allocation is the usual failure (scitix/sichek#71: GPUs held by a training job; an
+    nccl-tests run that capped its buffers at the GPU's capacity has its own reading, ``_nccl_tests_headroom``); a driver that
     does not match the CUDA NCCL was built with, or a peer-access call the platform refuses, end the same way
     (TheAtticusProject/cuad#9: "updating drivers"). Ranked, with ``NCCL_DEBUG=WARN`` naming the failing call: another
     holder first (0.6 for nccl-tests, which run alone; 0.45 otherwise), the job's own memory, then the driver."""
