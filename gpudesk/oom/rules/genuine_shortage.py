@@ -52,8 +52,10 @@ def live_tensors_fill(f: Facts) -> bool:
     (city-super/Octree-GS#58: 20.71 of 23.70 GiB allocated, 1.92 GiB cached, an 18 MiB request, fixed by keeping the
     images on the CPU and downsampling; RVC-Project/Retrieval-based-Voice-Conversion-WebUI#934: 13.60 of 16 GiB, fixed
     by a smaller batch). Fragmentation's own cases hold far less live memory beside a larger cache (SadTalker#229: 41 %
-    live, 49 % of reserved cached; Vad-R1#11: 72 %, 20 %)."""
-    return (f.allocated is not None and f.total is not None and f.total > 0 and f.frag_ratio is not None
+    live, 49 % of reserved cached; Vad-R1#11: 72 %, 20 %). Read only from PyTorch's own message (report kind
+    ``pytorch_oom``, CUDA, ROCm and the NPU/XPU ports of the same allocator), whose figures these are."""
+    return (f.report.kind == "pytorch_oom" and f.allocated is not None and f.total is not None and f.total > 0
+            and f.frag_ratio is not None
             and f.allocated >= LIVE_FILL_SHARE * f.total and f.frag_ratio < LIVE_FILL_MAX_FRAG_RATIO)
 CHECKS = [
     N_("Evaluation inside torch.no_grad()/torch.inference_mode() and model.eval(): without them activations are kept."),
