@@ -34,6 +34,8 @@ LABELS: dict[str, str] = {
     "headroom_bytes": N_("Free + cached (the most a request could get)"),
     "headroom_ratio": N_("Free + cached, share of the GPU"),
     "headroom_upper_bound_bytes": N_("At most free + cached (capacity minus live tensors)"),
+    "nccl_tests_max_bytes": N_("nccl-tests' largest size after its memory cap"),
+    "nccl_tests_headroom_bytes": N_("Left by nccl-tests beside its buffers"),
     # What kind of failure (issue 28: gpudesk.oom.signatures).
     "runtime": N_("Runtime that printed the message"),
     "engine": N_("Serving engine"),

@@ -33,6 +33,30 @@ MORE = [
 ]
 # The job's peak with PyTorch < 1.10's stranded cache (above that allocator's "possible fragmentation", 0.5).
 OLD_ALLOCATOR_PEAK_CONFIDENCE = 0.6
+# Live tensors that fill the GPU beside a small cache (``live_tensors_fill``): at least this share of the capacity is
+# allocated, and the cache is under fragmentation's own threshold (frag_ratio 0.15, gpudesk.oom.rules.fragmentation).
+LIVE_FILL_SHARE = 0.8
+LIVE_FILL_MAX_FRAG_RATIO = 0.15
+# Above fragmentation's reading of a small cache that merely covers the request (0.3 + ratio, at most 0.45).
+LIVE_FILL_CONFIDENCE = 0.5
+
+
+def live_tensors_fill(f: Facts) -> bool:
+    """The live tensors hold at least four fifths of the GPU and the cache is under 15 % of the reserved memory.
+
+    PyTorch's caching allocator returns its whole cached segments to the driver and retries before it raises
+    (``release_cached_blocks`` in ``malloc``, c10/cuda/CUDACachingAllocator.cpp), so the "reserved but unallocated"
+    figure of its message is memory inside segments that live tensors still occupy. When those tensors alone hold
+    80 % or more of the capacity, packing that cache perfectly (expandable_segments) would give the job at most what is
+    left of the card, and the next step's growth needs more: the job's own working set is what fills the GPU
+    (city-super/Octree-GS#58: 20.71 of 23.70 GiB allocated, 1.92 GiB cached, an 18 MiB request, fixed by keeping the
+    images on the CPU and downsampling; RVC-Project/Retrieval-based-Voice-Conversion-WebUI#934: 13.60 of 16 GiB, fixed
+    by a smaller batch). Fragmentation's own cases hold far less live memory beside a larger cache (SadTalker#229: 41 %
+    live, 49 % of reserved cached; Vad-R1#11: 72 %, 20 %). Read only from PyTorch's own message (report kind
+    ``pytorch_oom``, CUDA, ROCm and the NPU/XPU ports of the same allocator), whose figures these are."""
+    return (f.report.kind == "pytorch_oom" and f.allocated is not None and f.total is not None and f.total > 0
+            and f.frag_ratio is not None
+            and f.allocated >= LIVE_FILL_SHARE * f.total and f.frag_ratio < LIVE_FILL_MAX_FRAG_RATIO)
 CHECKS = [
     N_("Evaluation inside torch.no_grad()/torch.inference_mode() and model.eval(): without them activations are kept."),
     N_("AMP misuse: a model cast with .half() under autocast keeps cast copies; fp32 weights without autocast double activations."),
@@ -182,6 +206,8 @@ def check(f: Facts) -> Cause | None:
         conf = 0.75
     elif share < 0.08:
         conf = 0.6
+    elif live_tensors_fill(f):
+        conf = LIVE_FILL_CONFIDENCE
     else:
         conf = 0.35
     if (f.requested is not None and f.allocated is not None and f.requested > f.total - f.allocated
@@ -218,6 +244,14 @@ def check(f: Facts) -> Cause | None:
                         "the peak (batch, input size) is what frees it.").format(
                             allocated=format_bytes(f.allocated or 0), cached=format_bytes(f.unallocated or 0),
                             requested=format_bytes(f.requested or 0))
+    elif live_tensors_fill(f):
+        title = _("The job's live tensors fill the GPU")
+        explanation = _("The live tensors hold {allocated} of {total} ({share:.0%}); the {cached} cached beside them "
+                        "sits in segments those tensors still occupy, since PyTorch returns whole free segments to "
+                        "the driver before it raises. Even packed perfectly, that cache would leave the job at the "
+                        "edge of the card: the working set itself is what to lower.").format(
+                            allocated=format_bytes(f.allocated or 0), total=format_bytes(f.total),
+                            share=(f.allocated or 0) / f.total, cached=format_bytes(f.unallocated or 0))
     else:
         title = _("GPU memory is tight, though this request would fit")
         explanation = _("{margin} ({share:.0%} of the GPU) would be left after this request, so a plain shortage is "

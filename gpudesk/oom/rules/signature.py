@@ -1332,9 +1332,18 @@ def _rmm_pool_max(f: Facts) -> Cause:
 
 
 # nccl-tests' own failure wording (src/common.h, ``NCCLCHECK`` / ``CUDACHECK``: "Test NCCL failure", "Test CUDA
-# failure"): the benchmark runs alone by design and sizes its buffers to the free memory it finds ("Reducing maxBytes
-# to N due to memory limitation", src/common.cu), so a failure there is a GPU someone else holds.
+# failure"): the benchmark runs alone by design, so a failure there is first a GPU someone else holds.
 _NCCL_TESTS = re.compile(r"\btest (?:nccl|cuda) failure\b", re.IGNORECASE)
+# nccl-tests' notice that it capped its buffers at the GPU's capacity (src/common.cu ``run()``, NVIDIA/nccl-tests at
+# 01d67614: "We need sendbuff, recvbuff, expected (when datacheck enabled), plus 1G for the rest": memMaxBytes =
+# (min totalGlobalMem - 1 GiB) / 3, or / 2 without the data check, then "Reducing maxBytes to %ld due to memory
+# limitation"). The figure comes from the device's total, not from its free memory, and the buffers are allocated
+# before the communicators are created: with the notice printed, the test's own buffers take all but 1 GiB of every
+# GPU, and the CUDA context plus NCCL's own device buffers (channels, proxy and NVLS buffers, cudaMalloc'd by the
+# library outside the test's buffers) must fit in that 1 GiB (NVIDIA/nccl-tests#220: "1 GiB headroom might be too
+# small"; #322: every rank fails with 'unhandled cuda error' after the 16 GiB size).
+_NCCL_TESTS_CAPPED = re.compile(r"\breducing maxbytes to (\d{6,20}) due to memory limitation\b", re.IGNORECASE)
+NCCL_TESTS_HEADROOM_BYTES = 1 << 30
 NCCL_DEBUG_COMMAND = "NCCL_DEBUG=WARN"
 
 
@@ -1343,13 +1352,16 @@ def _nccl_cuda_error(f: Facts) -> list[Cause]:
 
     A CUDA call inside NCCL failed. NCCL allocates its channel and proxy buffers with cudaMalloc outside the
     framework's allocator when a communicator first runs a collective, so on a device other processes (or a framework's
-    cache) already fill, that allocation is the usual failure (scitix/sichek#71: GPUs held by a training job; the
-    nccl-tests maintainers, NVIDIA/nccl-tests#322: "Reducing maxBytes ... due to memory limitation"); a driver that
+    cache) already fill, that allocation is the usual failure (scitix/sichek#71: GPUs held by a training job; an
+    nccl-tests run that capped its buffers at the GPU's capacity has its own reading, ``_nccl_tests_headroom``); a driver that
     does not match the CUDA NCCL was built with, or a peer-access call the platform refuses, end the same way
     (TheAtticusProject/cuad#9: "updating drivers"). Ranked, with ``NCCL_DEBUG=WARN`` naming the failing call: another
     holder first (0.6 for nccl-tests, which run alone; 0.45 otherwise), the job's own memory, then the driver."""
     text = f.report.text or ""
     alone = _NCCL_TESTS.search(text) is not None
+    capped = _NCCL_TESTS_CAPPED.search(text)
+    if capped is not None:
+        return _nccl_tests_headroom(f, int(capped.group(1)))
     holder = _other_process(0.6 if alone else 0.45, f)
     debug = _("{command}: {meaning}").format(
         command=NCCL_DEBUG_COMMAND,
@@ -1360,6 +1372,35 @@ def _nccl_cuda_error(f: Facts) -> list[Cause]:
     shortage = _shortage(0.35, f, _("NCCL allocates its buffers with cudaMalloc outside the framework's allocator when "
                                     "a communicator first runs; the job's own tensors and cache may have left no room."))
     return [holder, shortage, _not_capacity("driver_version", 0.3, f)]
+
+
+def _nccl_tests_headroom(f: Facts, max_bytes: int) -> list[Cause]:
+    """NCCL's "unhandled cuda error" in an nccl-tests run that printed "Reducing maxBytes to N due to memory
+    limitation" (``_NCCL_TESTS_CAPPED``): the test sized its buffers from the GPU's total and left 1 GiB beside them for
+    the CUDA context and NCCL's own buffers, so NCCL's allocation outside the test's buffers is the first reading
+    (0.65, above another holder's 0.6 for a run without the notice), with NCCL_DEBUG=WARN naming the failing call; a
+    GPU someone else holds comes next (the cap assumes an empty GPU), then the driver."""
+    cause = Cause(
+        id="allocation_outside_allocator",
+        title=_("NCCL's own buffers did not fit beside the benchmark's buffers"),
+        confidence=0.65,
+        evidence=evidence(nccl_tests_max_bytes=max_bytes, nccl_tests_headroom_bytes=NCCL_TESTS_HEADROOM_BYTES,
+                          deciding_check="other_process", check_command=NCCL_DEBUG_COMMAND),
+        explanation=_("nccl-tests printed that it reduced maxBytes to {max_bytes} bytes: it sizes its send, receive "
+                      "and check buffers from the GPU's total memory and leaves {headroom} beside them for everything "
+                      "else. NCCL allocates its channel and proxy buffers with cudaMalloc outside those buffers, and "
+                      "together with the CUDA context they did not fit in that room.").format(
+                          max_bytes=max_bytes, headroom=format_bytes(NCCL_TESTS_HEADROOM_BYTES)),
+        fix=_("Run the test with a smaller largest size (-e, e.g. half of {max_bytes} bytes) or without the data "
+              "check (-c 0: two buffers instead of three), so that more than 1 GiB is left for NCCL").format(
+                  max_bytes=max_bytes),
+        more_fixes=[_("Run nvidia-smi before the test: the cap assumes that nothing else holds the GPU.")],
+        checks=[_("{command}: {meaning}").format(
+            command=NCCL_DEBUG_COMMAND,
+            meaning=_("Rerun with this set: \"Cuda failure 'out of memory'\" from NCCL is its own buffers; "
+                      "nvidia-smi during the run shows whether another process also holds the GPU."))],
+    )
+    return [cause, _other_process(0.5, f), _not_capacity("driver_version", 0.3, f)]
 
 
 def _nccl_system_error(f: Facts) -> Cause:
