@@ -139,7 +139,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh27": self.tr("twenty-seventh fresh (collected after the model was frozen a twenty-seventh time)"),
                 "fresh28": self.tr("twenty-eighth fresh (collected after the model was frozen a twenty-eighth time)"),
                 "fresh29": self.tr("twenty-ninth fresh (collected after the model was frozen a twenty-ninth time)"),
-                "fresh30": self.tr("thirtieth fresh (collected after the model was frozen a thirtieth time)")}
+                "fresh30": self.tr("thirtieth fresh (collected after the model was frozen a thirtieth time)"),
+                "fresh31": self.tr("thirty-first fresh (collected after the model was frozen a thirty-first time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
