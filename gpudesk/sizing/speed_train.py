@@ -97,7 +97,8 @@ IN_SITU_SHARE_OF_MAMF = 0.66
 FP8_SHARE_OF_BF16_EFFICIENCY = 0.80
 SPLIT_ACCUMULATION_ARCHITECTURES = ("Hopper", "Ada Lovelace")
 # Fraction of the 16-bit dense peak fused attention reaches in forward + backward. FlashAttention-2 on A100: 50-73 %
-# forward, 45-63 % backward (Dao 2023, arXiv 2307.08691): 0.5. FlashAttention-2 on Hopper/Blackwell uses none of
+# forward, 45-63 % backward (Dao 2023, arXiv 2307.08691): 0.655 at long sequences (FA2_AMPERE_EFFICIENCY below; 0.50,
+# the short-sequence low end, before). FlashAttention-2 on Hopper/Blackwell uses none of
 # the new asynchronous tensor-core instructions: "only 35 % utilization on H100" (FlashAttention-3, Shah et al.
 # 2024, arXiv 2407.08608); FlashAttention-3 / cuDNN fused attention (Transformer Engine): 75 % forward, ~0.5 both.
 # These are kernel benchmarks: one attention call run back to back on an otherwise idle GPU, as MAMF is for GEMMs.
@@ -117,8 +118,27 @@ SPLIT_ACCUMULATION_ARCHITECTURES = ("Hopper", "Ada Lovelace")
 # 8k-16k tokens (github.com/Dao-AILab/flash-attention/issues/1589, 2025-04-13), and tritonbench's flash_v2 forward
 # 330-362 TFLOPS at head dimension 128, 2k-16k tokens (github.com/meta-pytorch/tritonbench/pull/171): ~345 of the
 # B200's 2250 TFLOPS, 0.155. Ampere and Hopper as "fa2".
-ATTENTION_EFFICIENCY = {"fa2": {"Ampere": 0.50, "default": 0.35}, "cudnn": {"Blackwell": 0.55, "default": 0.50},
-                        "flash-attn-2": {"Ampere": 0.50, "Blackwell": 345 / 2250, "default": 0.35}}
+# FlashAttention's backward pass does 2.5x the forward's matmul FLOPs: it recomputes S = QK^T and P from the saved
+# softmax statistics, then forms dV, dP, dQ and dK (5 matmuls against 2; Dao 2023, arXiv 2307.08691 section 3.1.2;
+# flash-attention benchmarks/benchmark_flash_attention.py counts bwd = 2.5 x fwd). The kernel efficiencies above are
+# measured against that count.
+FLASH_BACKWARD_SHARE = 2.5
+# Ampere: FlashAttention-2 is that GPU's own kernel (written for sm80's mma.sync), and the one every framework runs
+# there (Transformer Engine's attention backends on sm80 are flash-attn 2 and cuDNN's FA2-class fused kernel; there is
+# no wgmma on Ampere for a FlashAttention-3 class kernel). Dao 2023 (arXiv 2307.08691, section 4.1): "up to 73 % of
+# the theoretical max throughput in the forward pass, and up to 63 % ... in the backward pass" on A100, the long-
+# sequence points of its sweep (512 to 16k tokens, 16k tokens per batch; the 50 % / 45 % lower ends are its short-
+# sequence and head-dimension-64 points, where the fixed per-tile softmax and epilogue work weighs most). The other
+# entries of this table are long-sequence (16k) figures too, so Ampere takes the same point: forward and backward
+# weighted by their matmul FLOPs (1 : FLASH_BACKWARD_SHARE). 0.655 of the peak; with the in-step share 0.43, against
+# ~0.58 that xtuner's own TFLOPs give for its 128k-token A100 run (docs benchmark.rst: 180 TFLOPs at 72 % attention).
+FA2_AMPERE_FORWARD_SHARE = 0.73
+FA2_AMPERE_BACKWARD_SHARE = 0.63
+FA2_AMPERE_EFFICIENCY = (1 + FLASH_BACKWARD_SHARE) / (1 / FA2_AMPERE_FORWARD_SHARE
+                                                    + FLASH_BACKWARD_SHARE / FA2_AMPERE_BACKWARD_SHARE)
+ATTENTION_EFFICIENCY = {"fa2": {"Ampere": FA2_AMPERE_EFFICIENCY, "default": 0.35},
+                        "cudnn": {"Ampere": FA2_AMPERE_EFFICIENCY, "Blackwell": 0.55, "default": 0.50},
+                        "flash-attn-2": {"Ampere": FA2_AMPERE_EFFICIENCY, "Blackwell": 345 / 2250, "default": 0.35}}
 # The kernel efficiencies above are measured at head dimension 128. A fused attention kernel does per score the
 # two matmuls (4 d FLOPs for head dimension d) and a fixed softmax step (scale, running max, exponential, sum,
 # rescale) on the CUDA cores and the special-function units, which do not shrink with d; at d = 64 that fixed step
@@ -130,11 +150,6 @@ ATTENTION_EFFICIENCY = {"fa2": {"Ampere": 0.50, "default": 0.35}, "cudnn": {"Bla
 _FA2_HEAD_DIM_TFLOPS = ((64, 324.0), (128, 370.0), (256, 298.0))
 ATTENTION_HEAD_DIM_TFLOPS = {"cudnn": ((64, 413.0), (128, 595.0), (256, 509.0)),
                              "fa2": _FA2_HEAD_DIM_TFLOPS, "flash-attn-2": _FA2_HEAD_DIM_TFLOPS}
-# FlashAttention's backward pass does 2.5x the forward's matmul FLOPs: it recomputes S = QK^T and P from the saved
-# softmax statistics, then forms dV, dP, dQ and dK (5 matmuls against 2; Dao 2023, arXiv 2307.08691 section 3.1.2;
-# flash-attention benchmarks/benchmark_flash_attention.py counts bwd = 2.5 x fwd). The kernel efficiencies above are
-# measured against that count.
-FLASH_BACKWARD_SHARE = 2.5
 # PyTorch's ring backward accumulates dK/dV in FP32 (_ContextParallelOptions.convert_to_f32) and passes them
 # around the ring in that dtype: twice the bytes of the 16-bit K/V (torch/distributed/tensor/experimental/_attention.py).
 PYTORCH_RING_GRAD_BYTES_RATIO = 2.0
