@@ -538,6 +538,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         "driver/library version mismatch")),
     ("shared_memory", ("out of resource: shared memory", "outofresources: out of resource: shared",
                        "memory space vmem", "memory space smem",
+                       # The same limit in the XLA:TPU compiler's allocation check ("Allocation (size=N) would exceed
+                       # memory (size=M) :: #allocationK [shape = ..., space=vmem, ...]", openxla/xla
+                       # docs/errors/error_1001.md, "HBM and Vmem OOM").
+                       "space=vmem", "space=smem",
                        # A kernel's dynamic shared memory above the SM's opt-in limit: cudaFuncSetAttribute(...,
                        # cudaFuncAttributeMaxDynamicSharedMemorySize, N) refuses it (TVM's CUDA module: "Failed to set
                        # the allowed dynamic shared memory size to N", src/runtime/cuda/cuda_module.cc, mlc-llm#2044),

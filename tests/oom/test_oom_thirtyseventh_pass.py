@@ -158,3 +158,37 @@ def test_a_request_of_exactly_four_gib_stays_a_real_size() -> None:
     d = diagnose_text(YOLO_TRT_169)
     assert d.report.signature != "absurd_size"
     assert d.causes[0].id != "not_capacity"
+
+
+# openxla/xla docs/errors/error_1001.md's sample (a Pallas kernel's scoped VMEM over the core's)
+XLA_1001_VMEM = (
+    "XlaRuntimeError: RESOURCE_EXHAUSTED: Allocation (size=134217728) would exceed memory (size=67108864) :: "
+    "#allocation25 [shape = 'u8[134217728]{0}', space=vmem, size = 0x8000000, tag = 'scoped memory for "
+    "ragged_latency_optimized_all_gather_lhs_contracting_gated_matmul_kernel.2'] :: "
+    "ragged_latency_optimized_all_gather_lhs_contracting_gated_matmul_kernel.2")
+
+# openxla/xla docs/errors/error_0101.md's sample (the TPU runtime loading a program into HBM)
+XLA_0101_RESERVE = (
+    "XlaRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_embedding_pipeline_step_fn': Attempting to reserve "
+    "29.49G at the bottom of memory. That was not possible. There are 147.64M free, 0B reserved, and 147.64M "
+    "reservable. Scope: unknown..: while running replica 0 and partition 34 of a replicated computation (other "
+    "replicas may have failed as well).")
+
+
+def test_xla_allocation_check_in_vmem_is_the_kernels_on_chip_limit() -> None:
+    d = diagnose_text(XLA_1001_VMEM)
+    assert d.report.platform == "tpu" and d.report.parsed["tpu_memory_space"] == "vmem"
+    assert d.causes[0].id == "not_capacity" and d.report.signature == "shared_memory"
+    # Neither JAX's GPU preallocation nor an HBM shortage is named for a TPU core's VMEM.
+    assert all(c.id not in ("preallocation", "genuine_shortage") for c in d.causes)
+
+
+def test_tpu_program_reservation_is_read_on_the_tpu_with_its_figures() -> None:
+    d = diagnose_text(XLA_0101_RESERVE)
+    assert d.report.platform == "tpu"
+    assert d.report.requested_bytes is not None and d.report.requested_bytes > 29 * 1024**3
+    dev = d.report.device
+    assert dev is not None and dev.free_bytes is not None and dev.free_bytes < 150 * 1024**2
+    top = d.causes[0]
+    assert top.id == "genuine_shortage" and "TPU" in top.title
+    assert all(c.id != "preallocation" for c in d.causes)

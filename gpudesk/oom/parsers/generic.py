@@ -240,7 +240,7 @@ _TPU_RESERVE = _c(r"attempting to reserve\s{1,3}" + _SIZE_U + r"\s{1,3}at the (?
                   r"that was not possible\.?(?:\s{0,3}there (?:are|is)\s{1,3}" + _SIZE_U + r"\s{1,3}free)?")
 # XLA:TPU's memory spaces besides HBM: a kernel's vector and scalar scratchpads ("Ran out of memory in memory space
 # vmem / smem"), whose size is fixed per core and set by the kernel's block sizes, not by the model's memory.
-_TPU_MEMORY_SPACE = _c(r"ran out of memory in memory space\s{1,3}(hbm|vmem|smem|cmem|sflag)\b")
+_TPU_MEMORY_SPACE = _c(r"(?:ran out of memory in memory space\s{1,3}|\bspace\s{0,2}=\s{0,2})(hbm|vmem|smem|cmem|sflag)\b")
 # TensorFlow's device discovery line (core/common_runtime/gpu/gpu_device.cc, "Found device N with properties"):
 # TF1 "totalMemory: 3.94GiB freeMemory: 187.62MiB", older "Total memory: 7.92GiB" / "Free memory: 190.31MiB". It is
 # logged before TensorFlow creates its allocator, so the free figure is what other processes left on the GPU.
@@ -598,8 +598,11 @@ _RUNTIMES: tuple[tuple[str, tuple[str | re.Pattern[str], ...]], ...] = (
 )
 _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # ("tpu" as a word only: the letters sit inside "output" and "throughput"; ``_TPU_WORD``.)
+    # (The TPU runtime's program reservation, "at the bottom of memory" / "Top-of-Memory reserved", is TPU-only wording:
+    # openxla/xla docs/errors/error_0101.md, "XLA backends: TPU"; error_1001.md names the core's "space=vmem".)
     ("tpu", ("xla:tpu", "memory space hbm", "tpu_worker", "hbm capacity", "_hbm", "hbm usage", "hbm requirement",
-             "memory space vmem", "memory space smem")),
+             "memory space vmem", "memory space smem", "at the bottom of memory", "top-of-memory", "space=vmem",
+             "space=smem")),
     ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory")),
     ("metal", ("metal", "mtldebugdevice", "mtldevice", "newbufferwith", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend", "[malloc_or_wait]")),
     ("rocm", ("hipmalloc", "hipmem", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1", "miopen")),

@@ -228,6 +228,8 @@ def check(f: Facts) -> Cause | None:
         )
     if r.kind == "xla_resource_exhausted" and f.total is None:
         if r.platform == "tpu" and f.requested is not None:
+            if r.parsed.get("tpu_memory_space", "hbm") != "hbm":
+                return None  # a kernel's vmem / smem scratchpad (signature ``shared_memory``), not the HBM
             return _tpu_own_hbm(f)
         if f.requested is not None and f.requested >= 1024**3:
             return Cause(id="genuine_shortage", title=_("Not enough GPU memory for this computation"), confidence=0.5,
