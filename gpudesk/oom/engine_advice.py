@@ -257,7 +257,8 @@ def apply_runtime(report: MemoryReport, causes: list[Cause]) -> None:
             # (PyTorch/XLA's PJRT client is configured by its own variables: the rule's fix names them.)
             cause.fix = jax_fraction_fix(report)
         if (cause.id in ("genuine_shortage", "single_allocation_exceeds_capacity") and key is not None
-                and "largest_allocation_bytes" not in cause.evidence):  # XLA:TPU's largest buffer: its own layout fix
+                and "largest_allocation_bytes" not in cause.evidence  # XLA:TPU's largest buffer: its own layout fix
+                and "tpu_hbm_usage_bytes" not in cause.evidence):  # XLA:TPU's HBM parts: the larger part's own fix
             if report.engine in _SHORTAGE_FIX and key not in ("comfyui", "diffusers", "tpu"):
                 continue  # the serving engine's own knob is already first
             fix, more = _RUNTIME_FIX[key]

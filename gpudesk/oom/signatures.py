@@ -72,7 +72,8 @@ of the message say so. Each signature names the mechanism and the one check that
   N)"; 2.12+ "Error: failed to extend /dev/shm/nccl-XXXXXX to N bytes, error: No space left on device (28)"; then
   ``ncclSystemError`` "unhandled system error"); in a container ``/dev/shm`` is 64 MiB unless ``--shm-size``
   or ``--ipc=host`` says otherwise (nccl#342): host memory, not the GPU's. ``NCCL_SHM_DISABLE=1`` routes around it.
-* ``absurd_size``: a request of 64 TiB or more (:data:`ABSURD_REQUEST_BYTES`), PyTorch's "more than 1EB" (its formatter's overflow text) or a
+* ``absurd_size``: a request of 64 TiB or more (:data:`ABSURD_REQUEST_BYTES`), PyTorch's "more than 1EB" (its formatter's overflow text), a
+  request of exactly 2**32 - 1 bytes (:data:`WRAPPED_MINUS_ONE_BYTES`, -1 in a 32-bit unsigned size) or a
   negative size is a garbage size (an overflow, an uninitialised shape, a corrupted model), not a need.
 * ``ecc``: ``uncorrectable ECC error encountered`` (``cudaErrorECCUncorrectable``): a GPU memory fault.
 * ``xid``: an ``Xid`` or "fallen off the bus": the driver lost the GPU.
@@ -190,6 +191,12 @@ PiB = 1024**5
 # shared-memory servers hold tens of TiB; a GPU's own memory is under 1 TiB). CUDA.jl#1668: "Out of GPU memory trying to
 # allocate 127.781 TiB", an uninitialised cuSPARSE buffer-size output.
 ABSURD_REQUEST_BYTES = 64 * 1024**4
+# -1 stored in a 32-bit unsigned size: 2**32 - 1 bytes exactly. No allocator asks for an odd all-ones byte count on its
+# own (a real 4 GiB buffer is 2**32 bytes); a size computed as -1 (a count not found, an empty range's "last - first")
+# and converted to ``uint32_t`` / a 32-bit ``size_t`` is (flow123d/flow123d#72: "Not enough memory for allocating
+# 4294967295 bytes" from xmalloc, a wrong array size in DofHandler, release build only). The 64-bit value is above
+# ABSURD_REQUEST_BYTES already.
+WRAPPED_MINUS_ONE_BYTES = 2**32 - 1
 VULKAN_LARGE_BYTES = 2 * 1024**3
 XPU_LARGE_BYTES = 4 * 1024**3
 
@@ -531,6 +538,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         "driver/library version mismatch")),
     ("shared_memory", ("out of resource: shared memory", "outofresources: out of resource: shared",
                        "memory space vmem", "memory space smem",
+                       # The same limit in the XLA:TPU compiler's allocation check ("Allocation (size=N) would exceed
+                       # memory (size=M) :: #allocationK [shape = ..., space=vmem, ...]", openxla/xla
+                       # docs/errors/error_1001.md, "HBM and Vmem OOM").
+                       "space=vmem", "space=smem",
                        # A kernel's dynamic shared memory above the SM's opt-in limit: cudaFuncSetAttribute(...,
                        # cudaFuncAttributeMaxDynamicSharedMemorySize, N) refuses it (TVM's CUDA module: "Failed to set
                        # the allowed dynamic shared memory size to N", src/runtime/cuda/cuda_module.cc, mlc-llm#2044),
@@ -718,7 +729,12 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # XLA's "RET_CHECK failure (.../gemm_algorithm_picker.cc:N) stream->parent()->
                       # GetBlasGemmAlgorithms(...)" (jax-ml/jax#13504, gone once TensorFlow in the same process stopped
                       # preallocating).
-                      "->getconvolvealgorithms(", "->getblasgemmalgorithms(")),
+                      "->getconvolvealgorithms(", "->getblasgemmalgorithms(",
+                      # TensorRT's builder creating the cuDNN / cuBLAS handles of its tactics (TensorRT 7-8
+                      # safeContext.cpp, logged through its ILogger: "Cudnn Error in initializeCommonContext: 1 (Could
+                      # not initialize cudnn, please check cudnn installation.)"; 1 is CUDNN_STATUS_NOT_INITIALIZED,
+                      # what cudnnCreate returns when it cannot allocate its handle's memory: gpudesk.oom.library_words).
+                      "error in initializecommoncontext", "could not initialize cudnn", "could not initialize cublas")),
 )
 # faiss's default GPU scratch reservation (StandardGpuResourcesImpl::getDefaultTempMemForGPU in
 # faiss/gpu/StandardGpuResources.cpp: ``k4GiBTempMem`` 512 MiB on a GPU of at most 4 GiB, ``k8GiBTempMem`` 1 GiB up to
@@ -1057,7 +1073,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     figures the parsers read; ``backend`` is the one :func:`gpudesk.oom.parsers.generic.detect_backend` found.
     Words match across line breaks (:func:`flatten_whitespace`)."""
     low = flatten_whitespace(text)
-    if (requested is not None and requested >= ABSURD_REQUEST_BYTES) or "more than 1eb" in low or negative_size is not None:
+    if (requested is not None and (requested >= ABSURD_REQUEST_BYTES or requested == WRAPPED_MINUS_ONE_BYTES)
+            or "more than 1eb" in low or negative_size is not None):
         return "absurd_size"
     if vgpu_words.counter_wrapped(text):
         return "absurd_size"  # a vGPU layer's usage counter wrapped below zero (gpudesk.oom.vgpu_words)

@@ -54,7 +54,7 @@ _GATES = {
     "llamacpp": ("failed to allocate", "malloc failed"),
     "mps": ("mps backend out of memory",),
     "allowed_memory": ("would exceed allowed memory",),
-    "pytorch_oom": ("out of memory", "tried to allocate"),
+    "pytorch_oom": ("out of memory", "tried to allocate", "total capacity"),
 }
 
 # Words that name a serving engine or a platform in a log: lower-case substrings found with ``in`` on the

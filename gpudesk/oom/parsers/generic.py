@@ -226,6 +226,21 @@ _EXCEEDED = _c(r"exceed(?:s|ed)?\s{1,3}(?:the\s{1,3})?(?:total\s{1,3}|hbm\s{1,3}
 _LARGEST_PROGRAM_ALLOCATION = _c(r"largest program allocations in\s{1,3}\w{1,12}\s{0,3}:?\s{0,12}1\.\s{0,3}size\s{0,3}:\s{0,3}"
                                  + _SIZE_U)
 _PADDING = _c(r"extra memory due to padding\s{0,3}:\s{0,3}" + _SIZE_U)
+# XLA:TPU's out-of-memory report in the compiler's and the TPU runtime's own words (libtpu; the report is quoted whole in
+# public threads, e.g. sokrypton/ColabFold#62, erfanzar/EasyDeL#166, and openxla/xla docs/errors/error_0101.md):
+# * the compile-time breakdown printed under "Ran out of memory in memory space hbm. Used A of B hbm": "Total hbm usage
+#   >= T:" then "reserved R", "program P", "arguments A" (the persistent inputs: parameters, optimizer state), then
+#   "Program hbm requirement P:" ("HLO temp": the program's temporaries). It is printed only when the program does not
+#   fit, so the breakdown alone, as users often quote it, is the out-of-memory report, and T is what the step needs;
+# * the runtime's load-time refusal "Attempting to reserve N at the bottom of memory. That was not possible. There are
+#   F free, R reserved, and V reservable": the program's N against the V that is left of the core's HBM.
+_TPU_HBM_USAGE = _c(r"total\s{1,3}hbm\s{1,3}usage\s{0,3}>=?\s{0,3}" + _SIZE_U)
+_TPU_HBM_PART = re.compile(r"^[ \t]{0,40}(reserved|program|arguments)[ \t]{1,40}" + _SIZE_U + r"[ \t]{0,40}$", re.I | re.M)
+_TPU_RESERVE = _c(r"attempting to reserve\s{1,3}" + _SIZE_U + r"\s{1,3}at the (?:bottom|top) of memory\.?\s{0,3}"
+                  r"that was not possible\.?(?:\s{0,3}there (?:are|is)\s{1,3}" + _SIZE_U + r"\s{1,3}free)?")
+# XLA:TPU's memory spaces besides HBM: a kernel's vector and scalar scratchpads ("Ran out of memory in memory space
+# vmem / smem"), whose size is fixed per core and set by the kernel's block sizes, not by the model's memory.
+_TPU_MEMORY_SPACE = _c(r"(?:ran out of memory in memory space\s{1,3}|\bspace\s{0,2}=\s{0,2})(hbm|vmem|smem|cmem|sflag)\b")
 # TensorFlow's device discovery line (core/common_runtime/gpu/gpu_device.cc, "Found device N with properties"):
 # TF1 "totalMemory: 3.94GiB freeMemory: 187.62MiB", older "Total memory: 7.92GiB" / "Free memory: 190.31MiB". It is
 # logged before TensorFlow creates its allocator, so the free figure is what other processes left on the GPU.
@@ -583,7 +598,11 @@ _RUNTIMES: tuple[tuple[str, tuple[str | re.Pattern[str], ...]], ...] = (
 )
 _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # ("tpu" as a word only: the letters sit inside "output" and "throughput"; ``_TPU_WORD``.)
-    ("tpu", ("xla:tpu", "memory space hbm", "tpu_worker", "hbm capacity", "_hbm")),
+    # (The TPU runtime's program reservation, "at the bottom of memory" / "Top-of-Memory reserved", is TPU-only wording:
+    # openxla/xla docs/errors/error_0101.md, "XLA backends: TPU"; error_1001.md names the core's "space=vmem".)
+    ("tpu", ("xla:tpu", "memory space hbm", "tpu_worker", "hbm capacity", "_hbm", "hbm usage", "hbm requirement",
+             "memory space vmem", "memory space smem", "at the bottom of memory", "top-of-memory", "space=vmem",
+             "space=smem")),
     ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory")),
     ("metal", ("metal", "mtldebugdevice", "mtldevice", "newbufferwith", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend", "[malloc_or_wait]")),
     ("rocm", ("hipmalloc", "hipmem", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1", "miopen")),
@@ -635,6 +654,9 @@ class Extraction:
     start_free_bytes: int | None = None
     tactic_workspace_bytes: int | None = None
     largest_allocation_bytes: int | None = None
+    tpu_hbm_usage_bytes: int | None = None
+    tpu_hbm_parts: dict[str, int | None] = field(default_factory=dict)
+    tpu_memory_space: str | None = None
     largest_allocation_padding_bytes: int | None = None
     configured_limit_bytes: int | None = None
     runtime: str | None = None
@@ -836,6 +858,7 @@ def extract(text: str) -> Extraction:
         padding = _PADDING.search(text, largest.end())
         if padding:
             ex.largest_allocation_padding_bytes = _bytes(padding.group(1), padding.group(2))
+    _tpu_figures(ex, text)
     negative = _NEGATIVE.search(text)
     if negative:
         ex.negative_size = -int(negative.group(1))
@@ -862,6 +885,30 @@ def _pool_figures(ex: Extraction, text: str) -> None:
     limit = _POOL_LIMIT.search(text)
     if limit:
         ex.pool_limit_bytes = _bytes(limit.group(1), limit.group(2))
+
+
+def _tpu_figures(ex: Extraction, text: str) -> None:
+    """XLA:TPU's own report (``_TPU_HBM_USAGE``, ``_TPU_RESERVE``, ``_TPU_MEMORY_SPACE``): what the step needs, its
+    parts, the runtime's refused reservation, and the memory space that ran out."""
+    usage = _TPU_HBM_USAGE.search(text)
+    if usage:
+        ex.oom_words = True
+        ex.tpu_hbm_usage_bytes = _bytes(usage.group(1), usage.group(2))
+        if ex.in_use_bytes is None:
+            ex.in_use_bytes = ex.tpu_hbm_usage_bytes
+        block = text[usage.end():usage.end() + 400]
+        for m in _TPU_HBM_PART.finditer(block):
+            ex.tpu_hbm_parts.setdefault(m.group(1).lower(), _bytes(m.group(2), m.group(3)))
+    reserve = _TPU_RESERVE.search(text)
+    if reserve:
+        ex.oom_words = True
+        if ex.requested_bytes is None:
+            ex.requested_bytes = _bytes(reserve.group(1), reserve.group(2))
+        if reserve.group(3) is not None and ex.free_bytes is None:
+            ex.free_bytes = _bytes(reserve.group(3), reserve.group(4))
+    space = _TPU_MEMORY_SPACE.search(text)
+    if space:
+        ex.tpu_memory_space = space.group(1).lower()
 
 
 def recognised(ex: Extraction) -> bool:
@@ -901,6 +948,13 @@ def parse(text: str, report: MemoryReport) -> bool:
                        ("configured_limit_bytes", ex.configured_limit_bytes)):
         if value is not None:
             parsed.setdefault(key, value)
+    if ex.tpu_hbm_usage_bytes is not None:
+        parsed.setdefault("tpu_hbm_usage_bytes", ex.tpu_hbm_usage_bytes)
+        for part, size in ex.tpu_hbm_parts.items():
+            if size is not None:
+                parsed.setdefault(f"tpu_hbm_{part}_bytes", size)
+    if ex.tpu_memory_space is not None:
+        parsed.setdefault("tpu_memory_space", ex.tpu_memory_space)
     if ex.start_total_bytes is not None and ex.start_free_bytes is not None:
         parsed.setdefault("total_at_start_bytes", ex.start_total_bytes)
         parsed.setdefault("free_at_start_bytes", ex.start_free_bytes)

@@ -79,9 +79,20 @@ def _sole_holder(dev: DeviceMemory, total: int | None, free: int | None, own_flo
     return used is not None and used >= total - free - CONTEXT_FLOOR_BYTES and (own_floor is None or used >= own_floor)
 
 
+# The caching allocator's figures clause on its own, as a user quotes it without the sentence before it: before
+# PyTorch 2.1 "(GPU 0; 15.75 GiB total capacity; 79.11 MiB already allocated; 3.62 MiB free; 86.00 MiB reserved in
+# total by PyTorch)", since then "GPU 0 has a total capacity of 8.00 GiB of which 3.90 GiB is free" (the format strings
+# of c10/cuda/CUDACachingAllocator.cpp's OOM report in PyTorch 1.x-2.0 and in 2.1 on). Only that allocator
+# words its device's capacity this way, so the clause alone is a PyTorch OOM report (Morizeyao/GPT2-Chinese#215).
+_FIGURES_CLAUSE = re.compile(r"\(\s*[GN]PU\s+\d{1,12}\s*;\s*" + SIZE + r"\s+total\s+capacity\s*;\s*" + SIZE
+                             + r"\s+already\s+allocated|[GN]PU\s+\d{1,12}\s+has\s+a\s+total\s+capaci?ty\s+of\s+"
+                             + SIZE + r"\s+of\s+which\s+" + SIZE + r"\s+is\s+free", re.I)
+
+
 def matches(text: str) -> bool:
-    """True when ``text`` holds a PyTorch caching-allocator OOM message (any era, even truncated)."""
-    return bool(_REQ.search(text) or _OOM_WORDS.search(text))
+    """True when ``text`` holds a PyTorch caching-allocator OOM message (any era, even truncated, or its figures
+    clause alone)."""
+    return bool(_REQ.search(text) or _OOM_WORDS.search(text) or _FIGURES_CLAUSE.search(text))
 
 
 def _size(m: re.Match[str] | None, group: int = 1) -> int | None:

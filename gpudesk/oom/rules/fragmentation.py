@@ -173,7 +173,9 @@ def check(f: Facts) -> Cause | None:
 # improve the situation." (tensorflow/core/common_runtime/bfc_allocator.cc, BFCAllocator::AllocateRawInternal, since
 # TensorFlow 2.5; GoogleCloudPlatform/practical-ml-vision-book#6 printed it when another notebook held the GPU): a
 # conditional of the runtime's, not the user's finding, taken out like PyTorch's.
-_FRAGMENT_WORDS = re.compile(r"\bfragment(?:s|ed|ing|ation)\b(?!\s{0,3}:)", re.IGNORECASE)
+# XLA:TPU's per-buffer statistics ("HLO temp 1.68G (66.7% utilization: ..., 0.5% fragmentation (7.92M))") are a figure
+# too: a percentage right before the word.
+_FRAGMENT_WORDS = re.compile(r"(?<!%)(?<!% )\bfragment(?:s|ed|ing|ation)\b(?!\s{0,3}:)", re.IGNORECASE)
 _GENERIC_HINTS = re.compile(r"(?:to avoid|against) fragmentation|if the cause is memory fragmentation", re.IGNORECASE)
 
 

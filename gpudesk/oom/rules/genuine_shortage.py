@@ -147,9 +147,52 @@ def _tpu_own_hbm(f: Facts) -> Cause:
                  more_fixes=MORE[2:])
 
 
+TPU_COMPILE_REPORT_CONFIDENCE = 0.6
+
+
+def _tpu_compile_report(f: Facts) -> Cause | None:
+    """XLA:TPU's compile-time HBM report (gpudesk.oom.parsers.generic ``_TPU_HBM_USAGE``): "Total hbm usage >= T"
+    with its parts, reserved R, program P (the step's temporaries) and arguments A (parameters and state kept across
+    steps). The compiler prints it only when the program it placed does not fit the core's HBM, and a TPU chip serves
+    one process at a time (:func:`_tpu_own_hbm`), so T is this job's need: a genuine shortage (pytorch/xla#3041:
+    7.04G of arguments and 1.68G of program on an 8 GiB core; erfanzar/EasyDeL#95: 8.98G of temporaries on a v2 core).
+    The larger part names the fix: arguments call for sharding the state, the program for a smaller step. 0.6: the
+    compiler's own accounting, above the 0.55 of a TPU refusal read from a request alone. None for another memory
+    space (vmem, smem: a kernel's scratchpad, set by its block sizes, not by the model)."""
+    parsed = f.report.parsed
+    usage = parsed.get("tpu_hbm_usage_bytes")
+    if not isinstance(usage, int) or parsed.get("tpu_memory_space", "hbm") != "hbm":
+        return None
+    program, arguments = parsed.get("tpu_hbm_program_bytes"), parsed.get("tpu_hbm_arguments_bytes")
+    parts = {k: v for k, v in (("program", program), ("arguments", arguments)) if isinstance(v, int)}
+    state_heavy = bool(parts) and parts.get("arguments", 0) > parts.get("program", 0)
+    shard = _("Shard the parameters and optimizer state over more TPU cores (FSDP / jax.sharding), keep them in bf16, "
+              "or use a TPU with more HBM per core")
+    smaller_step = _("Reduce the per-core batch or sequence length, rematerialise with jax.checkpoint (gradient "
+                     "checkpointing), or use a TPU with more HBM per core")
+    fix, other = (shard, smaller_step) if state_heavy else (smaller_step, shard)
+    return Cause(
+        id="genuine_shortage", title=_("Not enough TPU memory (HBM) for this computation"),
+        confidence=TPU_COMPILE_REPORT_CONFIDENCE,
+        evidence=evidence(tpu_hbm_usage_bytes=usage, tpu_hbm_program_bytes=program,
+                          tpu_hbm_arguments_bytes=arguments),
+        explanation=_("The TPU compiler's report: the step needs at least {usage} of HBM ({program} of program "
+                      "temporaries, {arguments} of arguments: parameters and state), more than the core has. A TPU "
+                      "chip serves one process at a time, so all of it is this job's.").format(
+            usage=format_bytes(usage),
+            program=format_bytes(program) if isinstance(program, int) else _("unknown"),
+            arguments=format_bytes(arguments) if isinstance(arguments, int) else _("unknown")),
+        fix=fix,
+        more_fixes=[other],
+    )
+
+
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
+    tpu_report = _tpu_compile_report(f)
+    if tpu_report is not None:
+        return tpu_report
     dialogue = _dialogue_growth(f)
     if dialogue is not None:
         return dialogue
@@ -185,6 +228,8 @@ def check(f: Facts) -> Cause | None:
         )
     if r.kind == "xla_resource_exhausted" and f.total is None:
         if r.platform == "tpu" and f.requested is not None:
+            if r.parsed.get("tpu_memory_space", "hbm") != "hbm":
+                return None  # a kernel's vmem / smem scratchpad (signature ``shared_memory``), not the HBM
             return _tpu_own_hbm(f)
         if f.requested is not None and f.requested >= 1024**3:
             return Cause(id="genuine_shortage", title=_("Not enough GPU memory for this computation"), confidence=0.5,

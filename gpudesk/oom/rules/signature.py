@@ -995,7 +995,8 @@ def _library_init(f: Facts) -> list[Cause]:
         return _cudacall_handle(f, "not_initialized")
     if runtime in _GGML_RUNTIMES:
         return _ggml_handle(f)
-    if runtime in _PREALLOCATING or r.framework in _PREALLOCATING or _not_pytorch_wording(r):
+    if (runtime in _PREALLOCATING or r.framework in _PREALLOCATING or _not_pytorch_wording(r)
+            or any(w in low for w in _TF_TRT_WORDS)):
         return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),
                          _("cuDNN and cuBLAS allocate their handles and workspaces with cudaMalloc, outside the "
                            "framework's pool; TensorFlow and JAX/XLA map most of the GPU at start, so the library "
@@ -1013,6 +1014,13 @@ def _library_init(f: Facts) -> list[Cause]:
 
 
 _GGML_RUNTIMES = ("llamacpp", "ollama")
+# TF-TRT: TensorRT engines built inside a TensorFlow process (its log lines name their source,
+# tensorflow/compiler/tf2tensorrt/..., and its warnings "TF-TRT Warning"; its op is TRTEngineOp). TensorRT's engine
+# memory comes from TensorFlow's allocator (TRTDeviceAllocator, tf2tensorrt/utils/trt_allocator.cc), but the cuDNN and
+# cuBLAS handles its builder creates are cudaMalloc'd outside it, after TensorFlow's BFC pool has mapped most of the
+# GPU at start: a handle that cannot be created there is that preallocation (tensorflow/tensorrt#283, whose reporter's
+# twin thread tensorflow/tensorflow#53730 was fixed by set_memory_growth).
+_TF_TRT_WORDS = ("tf2tensorrt", "tf-trt", "trtengineop")
 
 
 def _ggml_handle(f: Facts) -> list[Cause]:
