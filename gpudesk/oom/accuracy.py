@@ -78,6 +78,8 @@ doctor was run on it:
 * ``fresh-37``: ``fresh_cases_37.jsonl``, 35 messages collected while the thirty-fifth pass was written, scored
   after it merged;
 * ``fresh-38``: ``fresh_cases_38.jsonl``, 49 messages collected while the thirty-sixth pass was written, scored
+  after it merged;
+* ``fresh-39``: ``fresh_cases_39.jsonl``, 50 messages collected while the thirty-seventh pass was written, scored
   after it merged.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
@@ -151,7 +153,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-35", "fresh_cases_35.jsonl"),
               ("fresh-36", "fresh_cases_36.jsonl"),
               ("fresh-37", "fresh_cases_37.jsonl"),
-              ("fresh-38", "fresh_cases_38.jsonl"))
+              ("fresh-38", "fresh_cases_38.jsonl"),
+              ("fresh-39", "fresh_cases_39.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
