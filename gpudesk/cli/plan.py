@@ -27,6 +27,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, LOSS_MODES
 from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
+from gpudesk.sizing.load_cast import LOAD_DTYPES
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.lora_base import LORA_BASE_WEIGHTS
@@ -172,6 +173,10 @@ def add_parser(subparsers) -> None:
     m.add_argument("--gptq-kernel", default="none", choices=("none", "exllama", "exllama-act-order", "exllamav2"),
                    help=_("inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels, which keep a scratch for "
                           "the run: exllama, exllama-act-order (desc_act checkpoints), exllamav2; none: other kernels"))
+    m.add_argument("--load-dtype", default="weight-format", choices=LOAD_DTYPES,
+                   help=_("inference with 16-bit weights: how they reach the GPU; weight-format (default: loaded as "
+                          "they run) or fp32 (loaded as fp32 onto the GPU and cast there, e.g. from_pretrained without "
+                          "torch_dtype then .cuda().half(): the peak may be the cast, and the fp32 blocks stay reserved)"))
     m.add_argument("--decode-attention", default="fused", choices=DECODE_ATTENTIONS,
                    help=_("inference with a contiguous KV cache (--kv-cache-impl static, dynamic or legacy-tuple; the "
                           "default paged cache is refused): the attention of each decode step; fused (default: a "
@@ -670,7 +675,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         fsdp_root_only=args.fsdp_root_only,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
         prefill_kv_kept=args.prefill_kv_kept, gptq_kernel=args.gptq_kernel, max_input_tokens=args.max_input_tokens,
-        decode_attention=args.decode_attention,
+        decode_attention=args.decode_attention, load_dtype=args.load_dtype,
         embeddings_on_host=args.embeddings_on_host, base_weights=args.base_weights,
         modules_to_save=tuple(t.strip() for t in args.modules_to_save.split(",") if t.strip()),
         no_kv_cache=args.no_kv_cache, bnb_fp32_compute=args.bnb_fp32_compute,
@@ -706,6 +711,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",
                 "prefill_kv_kept": "--prefill-kv-kept", "gptq_kernel": "--gptq-kernel",
                 "max_input_tokens": "--max-input-tokens", "decode_attention": "--decode-attention",
+                "load_dtype": "--load-dtype",
                 "tp_replicated_vocab": "--tp-replicated-vocab", "embeddings_on_host": "--embeddings-on-host",
                 "base_weights": "--base-weights", "modules_to_save": "--modules-to-save",
                 "no_kv_cache": "--no-kv-cache",

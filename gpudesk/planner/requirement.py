@@ -20,6 +20,7 @@ from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
 from gpudesk.sizing.zero3_params import DEFAULT_MAX_LIVE_PARAMETERS, DEFAULT_MAX_REUSE_DISTANCE
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
+from gpudesk.sizing.load_cast import LOAD_DTYPES
 from gpudesk.sizing.gptq_scratch import GPTQ_KERNELS
 from gpudesk.sizing.memory import MODES, ZERO3_SETTINGS
 from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, LOSS_MODES
@@ -96,7 +97,8 @@ class ModelMemory:
     AutoAWQ's fused modules before 0.1.6 inside transformers' Llama model); ``gptq_kernel`` / ``max_input_tokens``
     (inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels and their persistent scratch: none, exllama,
     exllama-act-order, exllamav2; the longest input of the act-order buffer); ``decode_attention`` (inference: fused,
-    or the math SDPA backend of an eager gpt-fast / torchao decode, math-16bit before PyTorch 2.5, math-fp32 from it); ``tp_replicated_vocab`` (inference tensor
+    or the math SDPA backend of an eager gpt-fast / torchao decode, math-16bit before PyTorch 2.5, math-fp32 from it); ``load_dtype`` (inference: weight-format, or fp32 for
+    16-bit weights loaded as fp32 onto the GPU and cast there); ``tp_replicated_vocab`` (inference tensor
     parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``embeddings_on_host``
     (inference that keeps the input embedding table in host memory, ExLlama); ``base_weights`` (LoRA over a
     bitsandbytes LLM.int8 base: ``int8``); ``modules_to_save`` (PEFT trainable full copies of ``embed_tokens`` /
@@ -167,6 +169,7 @@ class ModelMemory:
     gptq_kernel: str = "none"
     max_input_tokens: int = 2048
     decode_attention: str = "fused"
+    load_dtype: str = "weight-format"
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
     base_weights: str = "precision"
@@ -395,6 +398,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.gptq_kernel", m.gptq_kernel, GPTQ_KERNELS)
     check(_num, "model.max_input_tokens", m.max_input_tokens, maximum=16 * 1024 * 1024, integer=True)
     check(_choice, "model.decode_attention", m.decode_attention, DECODE_ATTENTIONS)
+    check(_choice, "model.load_dtype", m.load_dtype, LOAD_DTYPES)
     check(_choice, "model.weight_loading", m.weight_loading, WEIGHT_LOADERS)
     check(_choice, "model.lora_kernels", m.lora_kernels, LORA_KERNELS)
     check(_num, "model.lora_dropout", m.lora_dropout, maximum=0.99, strict=False)

@@ -197,5 +197,6 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         base_weights=m.base_weights, modules_to_save=tuple(m.modules_to_save or ()), no_kv_cache=m.no_kv_cache,
         bnb_fp32_compute=m.bnb_fp32_compute, prefill_kv_kept=m.prefill_kv_kept, gptq_kernel=m.gptq_kernel,
         max_input_tokens=m.max_input_tokens, decode_attention=m.decode_attention,
+        load_dtype=m.load_dtype,
         prompt_tokens=w.prompt_tokens if m.mode == "inference" and w.prompt_tokens > 0 else None,
     )

@@ -105,6 +105,9 @@ class MemoryWorkload:
             (gpt-fast / torchao ``generate.py``): ``math-16bit`` (PyTorch <= 2.4) or ``math-fp32`` (>= 2.5, inputs
             upcast) hold whole-context copies of one layer's K and V (:mod:`gpudesk.sizing.decode_attention`);
             ``fused``: a fused kernel reads the cache in place.
+        load_dtype: inference whose 16-bit weights reach the GPU as fp32 and are cast there (``fp32``: transformers
+            ``from_pretrained`` without ``torch_dtype``, then ``.cuda().half()``), so the peak may be the cast's
+            first step (:mod:`gpudesk.sizing.load_cast`); ``weight-format``: loaded as they run.
         gptq_kernel, max_input_tokens: inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels
             (``exllama``, ``exllama-act-order``, ``exllamav2``; ``none``: kernels without a persistent scratch) and the
             longest input the act-order buffer is sized for (:mod:`gpudesk.sizing.gptq_scratch`).
@@ -224,6 +227,7 @@ class MemoryWorkload:
     gptq_kernel: str = "none"
     max_input_tokens: int = 2048
     decode_attention: str = "fused"
+    load_dtype: str = "weight-format"
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
     base_weights: str = "precision"
@@ -358,7 +362,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         no_kv_cache=w.no_kv_cache,
         pipeline_parallel=w.pipeline_parallel, bnb_fp32_compute=w.bnb_fp32_compute,
         prefill_kv_kept=w.prefill_kv_kept, gptq_kernel=w.gptq_kernel, max_input_tokens=w.max_input_tokens,
-        decode_attention=w.decode_attention,
+        decode_attention=w.decode_attention, load_dtype=w.load_dtype,
     )
 
 

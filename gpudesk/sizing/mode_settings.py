@@ -60,6 +60,7 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
         "prompt_logits", "prompt_tokens", "fused_qkv_load", "tp_replicated_vocab", "embeddings_on_host",
         "no_kv_cache",
         "bnb_fp32_compute", "prefill_kv_kept", "gptq_kernel", "max_input_tokens", "decode_attention",
+        "load_dtype",
     )},
 }
 

@@ -280,6 +280,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         gptq_kernel=str(case.get("gptq_kernel", "none")),
         max_input_tokens=int(case.get("max_input_tokens", 2048)),
         decode_attention=str(case.get("decode_attention", "fused")),
+        load_dtype=str(case.get("load_dtype", "weight-format")),
         tp_replicated_vocab=bool(case.get("tp_replicated_vocab", False)),
         embeddings_on_host=bool(case.get("embeddings_on_host", False)),
         base_weights=str(case.get("base_weights", "precision")),
