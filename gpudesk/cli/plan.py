@@ -146,6 +146,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--unfused-gelu", action="store_true",
                    help=_("training whose MLP activation is the tanh GELU computed op by op in eager PyTorch "
                           "(transformers gelu_new, NewGELUActivation): three more MLP-wide tensors saved a layer"))
+    m.add_argument("--fused-norm", action="store_true",
+                   help=_("training in eager PyTorch whose RMSNorms run in a fused kernel (apex FusedRMSNorm, Megatron-LM "
+                          "forks with --apply-layernorm-rms): no fp32 copies of the norms saved; the SiLU output still is"))
     m.add_argument("--fsdp-root-only", action="store_true",
                    help=_("full training with --sharding fsdp and no auto-wrap policy (Lightning FSDPStrategy() "
                           "without auto_wrap_policy): the whole model is one FSDP unit, unsharded through forward "
@@ -672,6 +675,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
         ddp_bucket_view=args.ddp_bucket_view, fp32_grad_buffer=args.fp32_grad_buffer, unfused_gelu=args.unfused_gelu,
+        fused_norm=args.fused_norm,
         fsdp_root_only=args.fsdp_root_only,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
         prefill_kv_kept=args.prefill_kv_kept, gptq_kernel=args.gptq_kernel, max_input_tokens=args.max_input_tokens,
@@ -706,7 +710,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "sequence_parallel": "--sp", "sp_gathered_inputs": "--sp-gathered-inputs",
                 "fsdp1_no_sync": "--fsdp1-sync-each-batch", "ddp_bucket_view": "--ddp-bucket-view",
                 "fp32_grad_buffer": "--fp32-grad-buffer",
-                "unfused_gelu": "--unfused-gelu", "fsdp_root_only": "--fsdp-root-only",
+                "unfused_gelu": "--unfused-gelu", "fused_norm": "--fused-norm", "fsdp_root_only": "--fsdp-root-only",
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",
                 "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",
                 "prefill_kv_kept": "--prefill-kv-kept", "gptq_kernel": "--gptq-kernel",

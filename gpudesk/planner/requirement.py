@@ -89,7 +89,8 @@ class ModelMemory:
     full gradients under ``no_sync()``); ``ddp_bucket_view`` (PyTorch DDP ``gradient_as_bucket_view=True`` or
     Megatron-Core's DDP: no second copy of the gradients in the all-reduce buckets); ``fp32_grad_buffer`` (the
     gradients of 16-bit parameters in an fp32 buffer, Megatron-LM ``--bf16``); ``unfused_gelu`` (training whose
-    MLP activation is the op-by-op tanh GELU of transformers' ``gelu_new``, eager); ``fsdp_root_only`` (full
+    MLP activation is the op-by-op tanh GELU of transformers' ``gelu_new``, eager); ``fused_norm`` (eager
+    training whose RMSNorms run in a fused kernel, apex ``FusedRMSNorm`` / Megatron-LM forks: no fp32 norm copies); ``fsdp_root_only`` (full
     training under FSDP with no auto-wrap policy: the whole model one unit, unsharded through forward and
     backward); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
     AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``prefill_kv_kept`` (inference with a static cache
@@ -163,6 +164,7 @@ class ModelMemory:
     ddp_bucket_view: bool = False
     fp32_grad_buffer: bool = False
     unfused_gelu: bool = False
+    fused_norm: bool = False
     fsdp_root_only: bool = False
     fused_qkv_load: bool = False
     prefill_kv_kept: bool = False

@@ -256,7 +256,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         fsdp1_no_sync=not bool(case.get("fsdp1_sync_each_batch", False)),
         ddp_bucket_view=bool(case.get("ddp_bucket_view", False)),
         fp32_grad_buffer=bool(case.get("fp32_grad_buffer", False)),
-        unfused_gelu=bool(case.get("unfused_gelu", False)), fsdp_root_only=bool(case.get("fsdp_root_only", False)),
+        unfused_gelu=bool(case.get("unfused_gelu", False)), fused_norm=bool(case.get("fused_norm", False)), fsdp_root_only=bool(case.get("fsdp_root_only", False)),
         kv_cache_impl=str(case.get("kv_cache_impl", "paged")),
         mla_decode_weights=str(case.get("mla_decode_weights", "up-proj")),
         prompt_logits=str(case.get("prompt_logits", "last")),

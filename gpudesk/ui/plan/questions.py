@@ -231,6 +231,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "Full training: on when the gradients of the 16-bit parameters accumulate in an fp32 buffer, 4 bytes a parameter (Megatron-LM with --bf16). Off: gradients in the parameters' own dtype.")),
             _f("model.unfused_gelu", translate("PlanQuestions", "GELU computed op by op"), kind="bool",
                tooltip=translate("PlanQuestions", "Training in eager PyTorch whose MLP activation is the tanh GELU written as Python arithmetic (transformers gelu_new: GPT-2, GPT-J, Phi): three more MLP-wide tensors are saved a layer. Off: a fused GELU kernel (torch.compile, litgpt, Megatron).")),
+            _f("model.fused_norm", translate("PlanQuestions", "Fused RMSNorm kernel"), kind="bool",
+               tooltip=translate("PlanQuestions", "Training in eager PyTorch whose RMSNorms run in a fused kernel (apex FusedRMSNorm, Megatron-LM forks with --apply-layernorm-rms): no fp32 copies of the norms are saved; an eager SiLU still saves its output. Off: Python RMSNorms with an fp32 upcast (transformers, torchtune). torch.compile removes both.")),
             _f("model.fsdp_root_only", translate("PlanQuestions", "FSDP wraps only the root module"), kind="bool",
                tooltip=translate("PlanQuestions", "Full training with FSDP and no auto-wrap policy (Lightning FSDPStrategy() without auto_wrap_policy, fully_shard on the model alone): the whole model is one unit, so every parameter is unsharded from forward to the end of backward and its gradient exists twice before the reduce-scatter. Off: one unit per transformer block.")),
             _f("model.no_kv_cache", translate("PlanQuestions", "Generate without a KV cache"), kind="bool",
