@@ -27,6 +27,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, LOSS_MODES
 from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
+from gpudesk.sizing.load_cast import LOAD_DTYPES
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.lora_base import LORA_BASE_WEIGHTS
@@ -145,6 +146,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--unfused-gelu", action="store_true",
                    help=_("training whose MLP activation is the tanh GELU computed op by op in eager PyTorch "
                           "(transformers gelu_new, NewGELUActivation): three more MLP-wide tensors saved a layer"))
+    m.add_argument("--fused-norm", action="store_true",
+                   help=_("training in eager PyTorch whose RMSNorms run in a fused kernel (apex FusedRMSNorm, Megatron-LM "
+                          "forks with --apply-layernorm-rms): no fp32 copies of the norms saved; the SiLU output still is"))
     m.add_argument("--fsdp-root-only", action="store_true",
                    help=_("full training with --sharding fsdp and no auto-wrap policy (Lightning FSDPStrategy() "
                           "without auto_wrap_policy): the whole model is one FSDP unit, unsharded through forward "
@@ -172,6 +176,10 @@ def add_parser(subparsers) -> None:
     m.add_argument("--gptq-kernel", default="none", choices=("none", "exllama", "exllama-act-order", "exllamav2"),
                    help=_("inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels, which keep a scratch for "
                           "the run: exllama, exllama-act-order (desc_act checkpoints), exllamav2; none: other kernels"))
+    m.add_argument("--load-dtype", default="weight-format", choices=LOAD_DTYPES,
+                   help=_("inference with 16-bit weights: how they reach the GPU; weight-format (default: loaded as "
+                          "they run) or fp32 (loaded as fp32 onto the GPU and cast there, e.g. from_pretrained without "
+                          "torch_dtype then .cuda().half(): the peak may be the cast, and the fp32 blocks stay reserved)"))
     m.add_argument("--decode-attention", default="fused", choices=DECODE_ATTENTIONS,
                    help=_("inference with a contiguous KV cache (--kv-cache-impl static, dynamic or legacy-tuple; the "
                           "default paged cache is refused): the attention of each decode step; fused (default: a "
@@ -667,10 +675,11 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
         ddp_bucket_view=args.ddp_bucket_view, fp32_grad_buffer=args.fp32_grad_buffer, unfused_gelu=args.unfused_gelu,
+        fused_norm=args.fused_norm,
         fsdp_root_only=args.fsdp_root_only,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
         prefill_kv_kept=args.prefill_kv_kept, gptq_kernel=args.gptq_kernel, max_input_tokens=args.max_input_tokens,
-        decode_attention=args.decode_attention,
+        decode_attention=args.decode_attention, load_dtype=args.load_dtype,
         embeddings_on_host=args.embeddings_on_host, base_weights=args.base_weights,
         modules_to_save=tuple(t.strip() for t in args.modules_to_save.split(",") if t.strip()),
         no_kv_cache=args.no_kv_cache, bnb_fp32_compute=args.bnb_fp32_compute,
@@ -701,11 +710,12 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "sequence_parallel": "--sp", "sp_gathered_inputs": "--sp-gathered-inputs",
                 "fsdp1_no_sync": "--fsdp1-sync-each-batch", "ddp_bucket_view": "--ddp-bucket-view",
                 "fp32_grad_buffer": "--fp32-grad-buffer",
-                "unfused_gelu": "--unfused-gelu", "fsdp_root_only": "--fsdp-root-only",
+                "unfused_gelu": "--unfused-gelu", "fused_norm": "--fused-norm", "fsdp_root_only": "--fsdp-root-only",
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",
                 "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",
                 "prefill_kv_kept": "--prefill-kv-kept", "gptq_kernel": "--gptq-kernel",
                 "max_input_tokens": "--max-input-tokens", "decode_attention": "--decode-attention",
+                "load_dtype": "--load-dtype",
                 "tp_replicated_vocab": "--tp-replicated-vocab", "embeddings_on_host": "--embeddings-on-host",
                 "base_weights": "--base-weights", "modules_to_save": "--modules-to-save",
                 "no_kv_cache": "--no-kv-cache",

@@ -29,6 +29,7 @@ def memory_part_labels() -> dict[str, str]:
         "prefill_kv_kept": _("Prompt keys and values kept by the model"),
         "kernel_scratch": _("Quantised kernel scratch"),
         "fused_load_copy": _("Fused q/k/v load copy"),
+        "load_cast_copy": _("fp32 weights while casting"),
         "gathered_layers": _("Gathered layers (ZeRO-3)"),
         "unsharded_parameters": _("Unsharded parameters"),
         "unsharded_gradients": _("Unsharded gradients"),

@@ -20,6 +20,7 @@ from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
 from gpudesk.sizing.zero3_params import DEFAULT_MAX_LIVE_PARAMETERS, DEFAULT_MAX_REUSE_DISTANCE
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
+from gpudesk.sizing.load_cast import LOAD_DTYPES
 from gpudesk.sizing.gptq_scratch import GPTQ_KERNELS
 from gpudesk.sizing.memory import MODES, ZERO3_SETTINGS
 from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, LOSS_MODES
@@ -88,7 +89,8 @@ class ModelMemory:
     full gradients under ``no_sync()``); ``ddp_bucket_view`` (PyTorch DDP ``gradient_as_bucket_view=True`` or
     Megatron-Core's DDP: no second copy of the gradients in the all-reduce buckets); ``fp32_grad_buffer`` (the
     gradients of 16-bit parameters in an fp32 buffer, Megatron-LM ``--bf16``); ``unfused_gelu`` (training whose
-    MLP activation is the op-by-op tanh GELU of transformers' ``gelu_new``, eager); ``fsdp_root_only`` (full
+    MLP activation is the op-by-op tanh GELU of transformers' ``gelu_new``, eager); ``fused_norm`` (eager
+    training whose RMSNorms run in a fused kernel, apex ``FusedRMSNorm`` / Megatron-LM forks: no fp32 norm copies); ``fsdp_root_only`` (full
     training under FSDP with no auto-wrap policy: the whole model one unit, unsharded through forward and
     backward); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
     AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``prefill_kv_kept`` (inference with a static cache
@@ -96,7 +98,8 @@ class ModelMemory:
     AutoAWQ's fused modules before 0.1.6 inside transformers' Llama model); ``gptq_kernel`` / ``max_input_tokens``
     (inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels and their persistent scratch: none, exllama,
     exllama-act-order, exllamav2; the longest input of the act-order buffer); ``decode_attention`` (inference: fused,
-    or the math SDPA backend of an eager gpt-fast / torchao decode, math-16bit before PyTorch 2.5, math-fp32 from it); ``tp_replicated_vocab`` (inference tensor
+    or the math SDPA backend of an eager gpt-fast / torchao decode, math-16bit before PyTorch 2.5, math-fp32 from it); ``load_dtype`` (inference: weight-format, or fp32 for
+    16-bit weights loaded as fp32 onto the GPU and cast there); ``tp_replicated_vocab`` (inference tensor
     parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``embeddings_on_host``
     (inference that keeps the input embedding table in host memory, ExLlama); ``base_weights`` (LoRA over a
     bitsandbytes LLM.int8 base: ``int8``); ``modules_to_save`` (PEFT trainable full copies of ``embed_tokens`` /
@@ -161,12 +164,14 @@ class ModelMemory:
     ddp_bucket_view: bool = False
     fp32_grad_buffer: bool = False
     unfused_gelu: bool = False
+    fused_norm: bool = False
     fsdp_root_only: bool = False
     fused_qkv_load: bool = False
     prefill_kv_kept: bool = False
     gptq_kernel: str = "none"
     max_input_tokens: int = 2048
     decode_attention: str = "fused"
+    load_dtype: str = "weight-format"
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
     base_weights: str = "precision"
@@ -395,6 +400,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.gptq_kernel", m.gptq_kernel, GPTQ_KERNELS)
     check(_num, "model.max_input_tokens", m.max_input_tokens, maximum=16 * 1024 * 1024, integer=True)
     check(_choice, "model.decode_attention", m.decode_attention, DECODE_ATTENTIONS)
+    check(_choice, "model.load_dtype", m.load_dtype, LOAD_DTYPES)
     check(_choice, "model.weight_loading", m.weight_loading, WEIGHT_LOADERS)
     check(_choice, "model.lora_kernels", m.lora_kernels, LORA_KERNELS)
     check(_num, "model.lora_dropout", m.lora_dropout, maximum=0.99, strict=False)

@@ -26,6 +26,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "prefill_kv_kept",
     "kernel_scratch",
     "fused_load_copy",
+    "load_cast_copy",
     "gathered_layers",
     "unsharded_parameters",
     "unsharded_gradients",

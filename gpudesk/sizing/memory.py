@@ -92,6 +92,9 @@ class MemoryWorkload:
         unfused_gelu: training whose MLP activation is the tanh-approximate GELU computed op by op in eager PyTorch
             (transformers ``NewGELUActivation``, config ``gelu_new``): three more MLP-wide tensors saved a layer
             (:mod:`gpudesk.sizing.eager_gelu`).
+        fused_norm: training in eager PyTorch whose RMSNorms run in a fused kernel (apex ``FusedRMSNorm``,
+            Megatron-LM forks with ``--apply-layernorm-rms``) that saves no fp32 copies; the unfused SiLU-and-multiply
+            still saves its output (:func:`gpudesk.sizing.memory_train.eager_extra_bytes_per_layer`).
         fsdp_root_only: full training under ``sharding="fsdp"`` with no auto-wrap policy: the whole model is one
             FSDP unit, unsharded from forward to the end of backward, its gradient twice before the reduce-scatter
             (:func:`gpudesk.sizing.memory_train.fsdp_gathered_bytes`).
@@ -105,6 +108,9 @@ class MemoryWorkload:
             (gpt-fast / torchao ``generate.py``): ``math-16bit`` (PyTorch <= 2.4) or ``math-fp32`` (>= 2.5, inputs
             upcast) hold whole-context copies of one layer's K and V (:mod:`gpudesk.sizing.decode_attention`);
             ``fused``: a fused kernel reads the cache in place.
+        load_dtype: inference whose 16-bit weights reach the GPU as fp32 and are cast there (``fp32``: transformers
+            ``from_pretrained`` without ``torch_dtype``, then ``.cuda().half()``), so the peak may be the cast's
+            first step (:mod:`gpudesk.sizing.load_cast`); ``weight-format``: loaded as they run.
         gptq_kernel, max_input_tokens: inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels
             (``exllama``, ``exllama-act-order``, ``exllamav2``; ``none``: kernels without a persistent scratch) and the
             longest input the act-order buffer is sized for (:mod:`gpudesk.sizing.gptq_scratch`).
@@ -218,12 +224,14 @@ class MemoryWorkload:
     ddp_bucket_view: bool = False
     fp32_grad_buffer: bool = False
     unfused_gelu: bool = False
+    fused_norm: bool = False
     fsdp_root_only: bool = False
     fused_qkv_load: bool = False
     prefill_kv_kept: bool = False
     gptq_kernel: str = "none"
     max_input_tokens: int = 2048
     decode_attention: str = "fused"
+    load_dtype: str = "weight-format"
     tp_replicated_vocab: bool = False
     embeddings_on_host: bool = False
     base_weights: str = "precision"
@@ -358,7 +366,7 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         no_kv_cache=w.no_kv_cache,
         pipeline_parallel=w.pipeline_parallel, bnb_fp32_compute=w.bnb_fp32_compute,
         prefill_kv_kept=w.prefill_kv_kept, gptq_kernel=w.gptq_kernel, max_input_tokens=w.max_input_tokens,
-        decode_attention=w.decode_attention,
+        decode_attention=w.decode_attention, load_dtype=w.load_dtype,
     )
 
 
@@ -433,7 +441,8 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
             fsdp1_no_sync=w.fsdp1_no_sync, ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
             fp32_grad_buffer=w.fp32_grad_buffer,
-            unfused_gelu=w.unfused_gelu, fsdp_root_only=w.fsdp_root_only, loss_vocab_chunk=_vocab_chunk(w),
+            unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, fsdp_root_only=w.fsdp_root_only,
+            loss_vocab_chunk=_vocab_chunk(w),
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))
@@ -445,7 +454,7 @@ def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryE
         seq_len_tokens=w.seq_len_tokens, micro_batch_size=w.micro_batch_size, recompute=w.recompute,
         flash_attention=w.flash_attention, overheads=w.overheads, gpus=w.gpus, sharding=w.sharding,
         offload=w.offload, loss=w.loss, activation_offload=w.activation_offload, compiled=w.compiled,
-        unfused_gelu=w.unfused_gelu, kbit_fp32_upcast=w.kbit_fp32_upcast, kbit_embeddings_bf16=w.kbit_embeddings_bf16,
+        unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, kbit_fp32_upcast=w.kbit_fp32_upcast, kbit_embeddings_bf16=w.kbit_embeddings_bf16,
         fsdp1_mixed_flat_params=w.fsdp1_mixed_flat_params and w.fsdp_version == 1,
         lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul, weight_loading=w.weight_loading,
         double_quant=w.double_quant, fsdp_version=w.fsdp_version, lora_kernels=w.lora_kernels,

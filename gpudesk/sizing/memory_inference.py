@@ -42,6 +42,7 @@ from gpudesk.sizing.fused_load import add_fused_qkv_load, fused_qkv_copy_bytes
 from gpudesk.sizing.tuple_cache_step import first_decode_step_bytes, first_decode_step_note, leaked_prompt_logits_bytes
 from gpudesk.sizing.gptq_scratch import DEFAULT_MAX_INPUT_TOKENS, gptq_scratch_bytes, gptq_scratch_note
 from gpudesk.sizing.prefill_kv_kept import prefill_kv_kept_bytes, prefill_kv_kept_note
+from gpudesk.sizing.load_cast import add_fp32_load_cast, check_load_dtype, first_cast_copy_bytes
 from gpudesk.sizing.layer_split import Stage, balanced_split, even_split, stage_weight_bytes
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.tp_vocab import replicated_vocab_extra_bytes, replicated_vocab_note
@@ -438,6 +439,7 @@ def inference_memory(
     gptq_kernel: str = "none",
     max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
     decode_attention: str = "fused",
+    load_dtype: str = "weight-format",
 ) -> MemoryEstimate:
     """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each
     (:func:`_inference_at_stage`), on the fullest GPU when ``pipeline_parallel`` > 1 splits whole decoder layers
@@ -455,7 +457,7 @@ def inference_memory(
                   prompt_logits=prompt_logits, fused_qkv_load=fused_qkv_load, tp_replicated_vocab=tp_replicated_vocab,
                   embeddings_on_host=embeddings_on_host, bnb_fp32_compute=bnb_fp32_compute, no_kv_cache=no_kv_cache,
                   prefill_kv_kept=prefill_kv_kept, gptq_kernel=gptq_kernel, max_input_tokens=max_input_tokens,
-                  decode_attention=decode_attention)
+                  decode_attention=decode_attention, load_dtype=load_dtype)
     pp = positive_int("pipeline_parallel", pipeline_parallel, 1024)
     if pp == 1:
         return _inference_at_stage(spec, **kwargs)  # type: ignore[arg-type]
@@ -519,6 +521,7 @@ def _inference_at_stage(
     gptq_kernel: str = "none",
     decode_attention: str = "fused",
     max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
+    load_dtype: str = "weight-format",
 ) -> MemoryEstimate:
     """Per-GPU memory of serving ``concurrent_sequences`` requests of ``context_tokens`` each (the settings and their
     defaults are :func:`inference_memory`'s, which passes every one); with ``stage``, the
@@ -527,7 +530,8 @@ def _inference_at_stage(
     that compute in fp32 (:mod:`gpudesk.sizing.bnb_compute`). ``prefill_kv_kept``: a static cache whose fused
     attention also returns the prompt's keys and values, which the model keeps for every layer until the prefill
     returns (:mod:`gpudesk.sizing.prefill_kv_kept`). ``gptq_kernel``, ``max_input_tokens``: AutoGPTQ's ExLlama
-    kernels' persistent scratch (:mod:`gpudesk.sizing.gptq_scratch`).
+    kernels' persistent scratch (:mod:`gpudesk.sizing.gptq_scratch`). ``load_dtype`` ``fp32``: the weights reach
+    the GPU as fp32 and are cast there, so the peak may be the cast's first step (:mod:`gpudesk.sizing.load_cast`).
 
     Non-transformer models (CNN, tabular) skip the KV cache and use ``activation_bytes_per_sample`` x batch as
     the working memory. Weights are split over ``tensor_parallel`` GPUs; the KV cache by KV heads, at least one
@@ -591,6 +595,7 @@ def _inference_at_stage(
         raise SizingError("prefill_kv_kept", _("without a KV cache no prompt keys and values are kept; leave "
                                                "one of these two settings off."))
     weight_format = resolve_weight_format(spec, weight_format)
+    load = check_load_dtype(load_dtype, weight_format)
     scratch = gptq_scratch_bytes(spec, gptq_kernel, max_input_tokens)
     if scratch and (weight_bits_per_param(weight_format) >= 8 or t > 1):
         raise SizingError("gptq_kernel", _("the ExLlama kernels run 4-bit GPTQ weights on whole layers; give a 4-bit "
@@ -732,6 +737,12 @@ def _inference_at_stage(
         fused = add_fused_qkv_load(parts, fused_qkv_copy_bytes(spec, weight_format, t))
         if fused:
             assumptions.append(fused)
+    if load == "fp32":
+        # The cast's first tensor is the input embedding, on the GPU that holds it.
+        first = first_cast_copy_bytes(spec, weight_format, t) if stage is None or stage.embeddings else 0.0
+        cast = add_fp32_load_cast(parts, weight_format, first)
+        if cast:
+            assumptions.append(cast)
     # A serving engine (paged KV cache) keeps CUDA-graph pools and buffers outside PyTorch's allocator; a contiguous
     # cache runs in a PyTorch process (HF generate, gpt-fast, AutoAWQ) whose only memory outside the allocator is the
     # CUDA context: its decode loop captures no graphs unless compiled, and a compiled graph's pool is allocator memory.

@@ -195,6 +195,7 @@ def lora_memory(
     activation_offload: bool = False,
     compiled: bool = False,
     unfused_gelu: bool = False,
+    fused_norm: bool = False,
     kbit_fp32_upcast: bool = False,
     kbit_embeddings_bf16: bool = False,
     fsdp1_mixed_flat_params: bool = False,
@@ -313,6 +314,7 @@ def lora_memory(
                                     flash_attention=flash_attention, precision=precision, loss=loss,
                                     activation_offload=activation_offload, compiled=compiled,
                                     tensor_parallel=t, sequence_parallel=sequence_parallel, unfused_gelu=unfused_gelu,
+                                    fused_norm=fused_norm,
                                     loss_vocab_chunk=loss_vocab_chunk)
     if spec.is_transformer and recompute in ("none", "full") and precision_family(precision) != "fp32":
         names = resolve_targets(targets, spec)

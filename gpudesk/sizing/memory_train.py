@@ -293,7 +293,8 @@ def selective_ac_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_bat
 
 
 def eager_extra_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int,
-                                tensor_parallel: int = 1, sequence_parallel: bool = False) -> float:
+                                tensor_parallel: int = 1, sequence_parallel: bool = False,
+                                fused_norm: bool = False) -> float:
     """Extra bytes per layer eager PyTorch saves beyond Megatron's fused kernels (Korthikanti's coefficients), for
     Llama-style decoders: each of the two Python RMSNorms upcasts to fp32 and saves the fp32 input and the fp32
     normalised bf16 output (+4 sbh bytes each over the 16-bit input Korthikanti counts; torchtune
@@ -303,6 +304,13 @@ def eager_extra_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batc
     Under sequence parallelism the norms run on the rank's ``1/t`` of the sequence (Korthikanti et al. 2022,
     section 4.2.2: the LayerNorm and dropout regions are split along the sequence), so their part is divided by
     ``t`` as well.
+
+    ``fused_norm``: the RMSNorms run in a fused kernel that saves only the 16-bit input and one fp32 statistic a
+    row, as Korthikanti counts (apex ``FusedRMSNormAffineFunction``: ``ctx.save_for_backward(input_, weight_,
+    invvar)``, https://github.com/NVIDIA/apex/blob/master/apex/normalization/fused_layer_norm.py; Megatron-LM forks
+    with ``--apply-layernorm-rms``, e.g. FlagScale ed555321f ``megatron/model/fused_layer_norm.py``
+    ``MixedFusedLayerNorm``, whose SwiGLU stays eager, ``megatron/model/transformer.py`` ``ParallelMLP``:
+    ``F.silu(x[0]) * x[1]``): only the SiLU output is extra.
     """
     if not spec.gated:
         return 0.0
@@ -310,7 +318,8 @@ def eager_extra_bytes_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batc
     ffn = spec.ffn_size or 4 * h
     tokens = seq_len_tokens * micro_batch_size
     norm_split = tensor_parallel if sequence_parallel else 1
-    return tokens * (8.0 * h / norm_split + 2.0 * ffn / tensor_parallel)
+    norms = 0.0 if fused_norm else 8.0 * h / norm_split
+    return tokens * (norms + 2.0 * ffn / tensor_parallel)
 
 
 def fp8_saved_input_savings_per_layer(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int,
@@ -378,7 +387,7 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
                      activation_bytes_per_sample: int | None = None, precision: str = "bf16",
                      loss: str = "standard", activation_offload: bool = False,
                      compiled: bool = True, sp_gathered_inputs: bool = False,
-                     unfused_gelu: bool = False,
+                     unfused_gelu: bool = False, fused_norm: bool = False,
                      loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS) -> ActivationTerms:
     """(activations, logits) bytes per GPU for one micro-batch of a whole model.
 
@@ -419,7 +428,7 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     if precision in ("fp16-amp", "bf16-amp") and recompute != "full":
         per_layer += amp_fp32_extra_bytes_per_layer(spec, s, b, flash_attention)
     if not compiled and recompute == "none":
-        per_layer += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel)
+        per_layer += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel, fused_norm)
         if unfused_gelu:
             per_layer += unfused_gelu_extra_bytes_per_layer(spec, s, b, precision, tensor_parallel)
     if precision == "fp8" and recompute == "none":
@@ -429,7 +438,7 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     if recompute == "full":
         fixed += full_recompute_working_bytes(s, b, h, heads, spec.ffn_size, **common)  # type: ignore[arg-type]
         if not compiled:
-            fixed += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel)
+            fixed += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel, fused_norm)
             if unfused_gelu:
                 fixed += unfused_gelu_extra_bytes_per_layer(spec, s, b, precision, tensor_parallel)
     if sp_gathered_inputs and sequence_parallel and tensor_parallel > 1:
@@ -482,6 +491,7 @@ def train_memory(
     fp32_grad_buffer: bool = False,
     zero3: Zero3Settings = Zero3Settings(),
     unfused_gelu: bool = False,
+    fused_norm: bool = False,
     fsdp_root_only: bool = False,
     loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
 ) -> MemoryEstimate:
@@ -492,7 +502,8 @@ def train_memory(
     + the output layer's gradient) and the end of backward (all gradients): PyTorch memory snapshot timelines,
     https://pytorch.org/blog/understanding-gpu-memory-1/. With ``gradient_accumulation`` the gradients of the
     previous micro-batches stay alive during forward and both are counted. ``compiled`` (torch.compile or fused
-    kernels) drops the eager-mode extra saved tensors (:func:`eager_extra_bytes_per_layer`).
+    kernels) drops the eager-mode extra saved tensors (:func:`eager_extra_bytes_per_layer`); ``fused_norm`` drops only
+    those of the norms.
 
     ``optimizer_in_backward`` (torchtune ``optimizer_in_bwd``, PyTorch ``register_post_accumulate_grad_hook``,
     https://pytorch.org/tutorials/intermediate/optimizer_step_in_backward_tutorial.html) steps each parameter as
@@ -617,7 +628,7 @@ def train_memory(
                              sequence_parallel=sequence_parallel,
                              activation_bytes_per_sample=activation_bytes_per_sample, precision=precision,
                              loss=loss, activation_offload=activation_offload, compiled=compiled,
-                             sp_gathered_inputs=sp_gathered_inputs, unfused_gelu=unfused_gelu,
+                             sp_gathered_inputs=sp_gathered_inputs, unfused_gelu=unfused_gelu, fused_norm=fused_norm,
                              loss_vocab_chunk=loss_vocab_chunk)
     acts, logits = terms.activations, terms.logits
     peak = None

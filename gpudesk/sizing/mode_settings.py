@@ -39,7 +39,7 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
         "zero_grad_keeps_grads", "optimizer_impl",
         "fsdp_version", "weight_loading", "sequence_parallel", "longest_sample_tokens",
         # Eager op-by-op GELU (gpudesk.sizing.eager_gelu): the trained model's own MLP, with or without adapters.
-        "unfused_gelu",
+        "unfused_gelu", "fused_norm",
     )},
     **{name: FULL_TRAINING for name in (
         "optimizer_in_backward", "sp_gathered_inputs", "fsdp1_no_sync", "fsdp_root_only",
@@ -60,6 +60,7 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
         "prompt_logits", "prompt_tokens", "fused_qkv_load", "tp_replicated_vocab", "embeddings_on_host",
         "no_kv_cache",
         "bnb_fp32_compute", "prefill_kv_kept", "gptq_kernel", "max_input_tokens", "decode_attention",
+        "load_dtype",
     )},
 }
 

@@ -45,6 +45,10 @@ def cli_args(case: dict) -> list[str]:
             args += ["--gptq-kernel", case["gptq_kernel"]]
         if case.get("max_input_tokens"):
             args += ["--max-input-tokens", str(case["max_input_tokens"])]
+        if case.get("fused_norm"):
+            args.append("--fused-norm")
+        if case.get("load_dtype"):
+            args += ["--load-dtype", case["load_dtype"]]
         if case.get("decode_attention"):
             args += ["--decode-attention", case["decode_attention"]]
         if case.get("tp_replicated_vocab"):

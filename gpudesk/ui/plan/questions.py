@@ -22,6 +22,7 @@ from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
 from gpudesk.sizing.lora_base import LORA_BASE_WEIGHTS
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
+from gpudesk.sizing.load_cast import LOAD_DTYPES
 from gpudesk.sizing.gptq_scratch import GPTQ_KERNELS
 from gpudesk.sizing.memory import MODES
 from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS, MLA_DECODE_WEIGHTS, PROMPT_LOGITS
@@ -230,6 +231,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "Full training: on when the gradients of the 16-bit parameters accumulate in an fp32 buffer, 4 bytes a parameter (Megatron-LM with --bf16). Off: gradients in the parameters' own dtype.")),
             _f("model.unfused_gelu", translate("PlanQuestions", "GELU computed op by op"), kind="bool",
                tooltip=translate("PlanQuestions", "Training in eager PyTorch whose MLP activation is the tanh GELU written as Python arithmetic (transformers gelu_new: GPT-2, GPT-J, Phi): three more MLP-wide tensors are saved a layer. Off: a fused GELU kernel (torch.compile, litgpt, Megatron).")),
+            _f("model.fused_norm", translate("PlanQuestions", "Fused RMSNorm kernel"), kind="bool",
+               tooltip=translate("PlanQuestions", "Training in eager PyTorch whose RMSNorms run in a fused kernel (apex FusedRMSNorm, Megatron-LM forks with --apply-layernorm-rms): no fp32 copies of the norms are saved; an eager SiLU still saves its output. Off: Python RMSNorms with an fp32 upcast (transformers, torchtune). torch.compile removes both.")),
             _f("model.fsdp_root_only", translate("PlanQuestions", "FSDP wraps only the root module"), kind="bool",
                tooltip=translate("PlanQuestions", "Full training with FSDP and no auto-wrap policy (Lightning FSDPStrategy() without auto_wrap_policy, fully_shard on the model alone): the whole model is one unit, so every parameter is unsharded from forward to the end of backward and its gradient exists twice before the reduce-scatter. Off: one unit per transformer block.")),
             _f("model.no_kv_cache", translate("PlanQuestions", "Generate without a KV cache"), kind="bool",
@@ -242,6 +245,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "Inference of 4-bit GPTQ weights through AutoGPTQ's ExLlama kernels, which keep a scratch buffer for the whole run: exllama, exllama-act-order (desc_act checkpoints), exllamav2. none: kernels without one.")),
             _f("model.decode_attention", translate("PlanQuestions", "Decode attention"), kind="choice", choices=_plain(DECODE_ATTENTIONS),
                tooltip=translate("PlanQuestions", "Inference with a contiguous KV cache (KV cache implementation static, dynamic or legacy-tuple; not the default paged one): fused (a fused kernel reads the cache in place); math-16bit / math-fp32: eager decode on PyTorch's math attention backend (gpt-fast, torchao generate.py), which copies a layer's keys and values over the whole context, in fp32 from PyTorch 2.5.")),
+            _f("model.load_dtype", translate("PlanQuestions", "Load dtype"), kind="choice", choices=_plain(LOAD_DTYPES),
+               tooltip=translate("PlanQuestions", "Inference with 16-bit weights: weight-format (loaded as they run) or fp32 (from_pretrained without torch_dtype, then .cuda().half(): the whole fp32 model is on the GPU before the cast, and the allocator keeps its blocks reserved).")),
             _f("model.max_input_tokens", translate("PlanQuestions", "Longest input (ExLlama act-order)"), kind="int", unit=translate("PlanQuestions", "tokens"), minimum=1,
                tooltip=translate("PlanQuestions", "With the exllama-act-order kernel: the longest input its reorder buffer is sized for (AutoGPTQ max_input_length, default 2048).")),
             _f("model.tp_replicated_vocab", translate("PlanQuestions", "Embedding and LM head on every TP GPU"), kind="bool",
