@@ -79,6 +79,7 @@ FRESH24 = CASES.with_name("measured_peaks_fresh24.jsonl")
 FRESH25 = CASES.with_name("measured_peaks_fresh25.jsonl")
 FRESH26 = CASES.with_name("measured_peaks_fresh26.jsonl")
 FRESH27 = CASES.with_name("measured_peaks_fresh27.jsonl")
+FRESH28 = CASES.with_name("measured_peaks_fresh28.jsonl")
 
 
 @pytest.fixture(scope="module")
