@@ -174,6 +174,7 @@ from gpudesk.sizing.serve_dp_attention import (
     replicated_attention_params_per_layer,
 )
 from gpudesk.sizing.serve_pcie_p2p import host_staged_allreduce
+from gpudesk.sizing.serve_qk_norm import LAYER_QK_NORM_BYTES_PER_TOKEN, LAYER_QK_NORM_SOURCE, layer_qk_norm_per_layer
 from gpudesk.sizing.serve_rocm_aiter_moe import (
     AITER_MOE_FLOOR_KERNELS,
     AITER_MOE_SOURCE,
@@ -291,6 +292,9 @@ class StepModel:
     # routed experts' modelled time where longer, and the seconds of its kernels in the floor (serve_rocm_aiter_moe)
     aiter_moe_points: tuple[tuple[float, float], ...] = ()
     aiter_moe_floor_s: float = 0.0
+    # all-reduces per layer of a few bytes per token besides Megatron's: a layer-wide QK RMSNorm's sums of squares
+    # under tensor parallelism (serve_qk_norm)
+    norm_allreduces_per_layer: int = 0
 
     def gemm_flops_per_s(self, tokens: int) -> float:
         """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
@@ -316,7 +320,15 @@ class StepModel:
         """Both all-reduces of every layer for ``tokens`` tokens (0 at TP 1)."""
         if self.tp == 1:
             return 0.0
-        message = tokens * self.hidden_size * ACTIVATION_BYTES
+        one = self._one_allreduce_s(tokens * self.hidden_size * ACTIVATION_BYTES)
+        total = self.allreduces_per_layer * self.layers * one
+        if self.norm_allreduces_per_layer:
+            norm = self._one_allreduce_s(tokens * LAYER_QK_NORM_BYTES_PER_TOKEN)
+            total += self.norm_allreduces_per_layer * self.layers * norm
+        return total
+
+    def _one_allreduce_s(self, message: float) -> float:
+        """Seconds of one all-reduce of ``message`` bytes over the replica's ``tp`` GPUs (module docstring)."""
         ring = ring_allreduce_bytes(message, self.tp)
         moved = (self.tp - 1) * message if message < self.one_shot_max_bytes else ring
         one = self.allreduce_alpha_s + moved / self.link_bytes_per_s
@@ -326,7 +338,7 @@ class StepModel:
             busbw = measured_allreduce_busbw(self.link, message)
             if busbw:
                 one = max(one, ring / busbw)
-        return self.allreduces_per_layer * self.layers * one
+        return one
 
     def step_s(self, decode_requests: int, decode_context_tokens: float, prefill_tokens: int = 0,
                prefill_attention_tokens: float = 0.0) -> float:
@@ -564,6 +576,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     mla_dequant_kernels, mla_dequant_bytes = rocm_mla_dequant_per_step(spec, load.engine, gpu.vendor, fmt, attn_tp,
                                                                         gpu.architecture)
     kernels += mla_dequant_kernels
+    qk_norm_kernels, qk_norm_allreduces = layer_qk_norm_per_layer(spec, attn_tp)
+    kernels += qk_norm_kernels * dims.layers
     layer_s = kernels * kernel_s / dims.layers
     eager_prefill = load.cuda_graphs and prefill_steps_run_eager(load.engine.lower(),
                                                                  engine_version_tuple(load.engine_version))
@@ -699,6 +713,12 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             prefill=format_duration(aiter_points[3][1]), many=int(aiter_points[3][0])),
             AITER_MOE_SOURCE, raw(layer_s_at_first_pairs=aiter_points[0][1], first_pairs=aiter_points[0][0],
                                   layer_s_at_fourth_pairs=aiter_points[3][1], fourth_pairs=aiter_points[3][0])))
+    if qk_norm_allreduces:
+        assumptions.append(Assumption("layer_qk_norm_allreduce", _(
+            "the QK RMSNorm spans every head: {allreduces} more all-reduce of the sums of squares and {kernels} "
+            "kernels per layer across the {tp} tensor-parallel GPUs").format(
+            allreduces=qk_norm_allreduces, kernels=qk_norm_kernels, tp=attn_tp), LAYER_QK_NORM_SOURCE,
+            raw(allreduces_per_layer=qk_norm_allreduces, kernels_per_layer=qk_norm_kernels)))
     if quant_kernels:
         assumptions.append(Assumption("activation_quant_kernels", _(
             "{kernels} FP8 activation-quantization kernels per step, each at the kernel floor").format(
@@ -766,7 +786,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         allreduce_curve=ar_curve, decode_workgroups_per_request=unsplit_workgroups,
         compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0,
         size_curve_shapes=size_shapes, marlin_expert_s=marlin_s, rocm_int4_moe=rocm_int4, expert_parallel=ep,
-        aiter_moe_points=aiter_points, aiter_moe_floor_s=AITER_MOE_FLOOR_KERNELS * kernel_s if aiter_points else 0.0)
+        aiter_moe_points=aiter_points, aiter_moe_floor_s=AITER_MOE_FLOOR_KERNELS * kernel_s if aiter_points else 0.0,
+        norm_allreduces_per_layer=qk_norm_allreduces)
     if load.pp == 1 or link is None:
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).

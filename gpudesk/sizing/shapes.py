@@ -118,6 +118,10 @@ class ModelSpec:
         expert_bias: the routed experts' linears carry a bias per expert (gpt-oss: ``GptOssExperts``
             ``gate_up_proj_bias`` / ``down_proj_bias``, transformers ``modeling_gpt_oss.py``; :data:`EXPERT_BIAS_MODEL_TYPES`).
         clamped_glu: the gated activation clamps its inputs (the config's ``swiglu_limit``, gpt-oss 7.0).
+        layer_qk_norm: the attention's QK RMSNorm normalises each token's whole q and k projections (every head
+            at once, one weight per element: the config's ``qk_norm_type`` ``per_layer``, MiniMax-M2 / M2.5 / M2.7;
+            :data:`LAYER_QK_NORM_FAMILIES`), not each head apart; under tensor parallelism a rank holds only its
+            heads, so the engines sum the squares across the ranks (:mod:`gpudesk.sizing.serve_qk_norm`).
         vision_tower: a multimodal checkpoint's vision encoder (:mod:`gpudesk.sizing.vision_tower`), loaded by
             serving engines besides the language model this shape describes; None for text-only models.
     """
@@ -161,6 +165,7 @@ class ModelSpec:
     vision_tower: VisionTower | None = None
     expert_bias: bool = False
     clamped_glu: bool = False
+    layer_qk_norm: bool = False
     #: Positions of each distinct rotary cos/sin table the engines cache, when not the one table of
     #: ``context_length`` (linear RoPE scaling, Gemma 3's local RoPE: :func:`rope_table_positions_from_config`).
     rope_table_positions: tuple[int, ...] = ()
@@ -427,6 +432,10 @@ EXPERT_BIAS_MODEL_TYPES = frozenset({"gpt_oss"})
 #: Catalog families of that architecture; their configs also set ``swiglu_limit`` (gpt-oss 7.0).
 EXPERT_BIAS_FAMILIES = frozenset({"gpt-oss"})
 CLAMPED_GLU_FAMILIES = frozenset({"gpt-oss"})
+#: Catalog families whose QK RMSNorm spans every head of the layer (``qk_norm_type`` ``per_layer`` in their configs:
+#: MiniMaxAI/MiniMax-M2 .. M2.7 config.json; transformers ``modeling_minimax_m2.py`` normalises ``q_proj`` /
+#: ``k_proj``'s whole output before splitting it into heads).
+LAYER_QK_NORM_FAMILIES = frozenset({"MiniMax M2"})
 
 
 def spec_from_catalog(shape: ModelShape) -> ModelSpec:
@@ -460,6 +469,7 @@ def spec_from_catalog(shape: ModelShape) -> ModelSpec:
         fused_qkv=getattr(shape, "family", None) in FUSED_QKV_FAMILIES,
         expert_bias=bool(shape.moe_experts) and getattr(shape, "family", None) in EXPERT_BIAS_FAMILIES,
         clamped_glu=getattr(shape, "family", None) in CLAMPED_GLU_FAMILIES,
+        layer_qk_norm=getattr(shape, "family", None) in LAYER_QK_NORM_FAMILIES,
         vision_tower=_catalog_vision_tower(shape),
         rope_table_positions=rope_table_positions_from_config(_catalog_rope_config(shape), shape.context_length),
     )
@@ -803,6 +813,7 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
         fused_qkv=model_type in FUSED_QKV_MODEL_TYPES, model_type=model_type or None, kv_int8_affine_params=INT8_KV_AFFINE_MODEL_TYPES.get(model_type, 0),
         expert_bias=bool(experts) and model_type in EXPERT_BIAS_MODEL_TYPES,
         clamped_glu=isinstance(cfg.get("swiglu_limit"), (int, float)) and not isinstance(cfg.get("swiglu_limit"), bool),
+        layer_qk_norm=str(cfg.get("qk_norm_type", "")).lower() == "per_layer" and cfg.get("use_qk_norm", True) is not False,
     )
 
 
