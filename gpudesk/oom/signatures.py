@@ -687,7 +687,7 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # re-raised as "Caught <Error> in pin memory thread for device N", ExceptionWrapper's where=): the batch being
     # page-locked in host memory (hearbenchmark/hear-eval-kit#316 and mittagessen/kraken#510: gone with
     # pin_memory=False).
-    ("pin_memory", ("in pin memory thread", "pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost", "cudahostregister",
+    ("pin_memory", ("in pin memory thread", "pin memory thread exited unexpectedly", "pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost", "cudahostregister",
                     "hiphostregister", "hiphostmalloc", "hipmallochost",
                     "pinned memory", "cachinghostallocator",
                     # A pinned buffer said to have failed or fallen back: ggml's CUDA_Host buffers are page-locked

@@ -369,6 +369,12 @@ OOM_WORDS = (
     # C++'s std::bad_alloc as MSVC's runtime words its what() ("bad allocation"; libstdc++ says "std::bad_alloc"):
     # ONNX Runtime and other C++ libraries pass it on as their status message.
     "bad allocation",
+    # transformers' bitsandbytes quantizers refuse a device map that put modules off the GPU
+    # (transformers/quantizers/quantizer_bnb_4bit.py and quantizer_bnb_8bit.py, validate_environment: "Some modules are
+    # dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the quantized model."): with
+    # device_map="auto", accelerate's infer_auto_device_map places on the CPU or disk whatever the GPU's free memory
+    # cannot hold, so the refusal says the quantized model did not fit the GPU (unslothai/unsloth#1629).
+    "some modules are dispatched on the cpu or the disk",
 )
 
 # A CUDA math library's allocation failure printed as its status number (the numbering of cusparse.h and
