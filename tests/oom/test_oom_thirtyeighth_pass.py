@@ -9,6 +9,9 @@ Each reading is the runtime's own wording, read from its source:
   dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the quantized model.",
   transformers/quantizers/quantizer_bnb_4bit.py, validate_environment): device_map="auto" put off the GPU what its free
   memory could not hold, so the quantized model does not fit.
+* LMDeploy TurboMind's own CUDA check ("[TM][ERROR] CUDA runtime error: out of memory <turbomind file>:<line>") while it
+  serves: LMDeploy's FAQ reads this line as the k/v cache's share (cache_max_entry_count of the free memory) leaving too
+  little for the runtime buffers (kv_cache_budget). While the weights load it is the model's size instead.
 
 Every text is a real message quoted from the public thread named in its comment.
 """
@@ -28,6 +31,21 @@ UNSLOTH_1629 = (
     "you need to set `llm_int8_enable_fp32_cpu_offload=True` and pass a custom `device_map` to `from_pretrained`. "
     "Check https://huggingface.co/docs/transformers/main/en/main_classes/quantization#offload-between-cpu-and-gpu for "
     "more details. ")
+
+
+# https://github.com/InternLM/lmdeploy/issues/2236 (TurboMind on one A100 40 GB; the thread points to the FAQ)
+LMDEPLOY_2236 = "RuntimeError: [TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomind/utils/memory_utils.cu:32"
+
+# https://github.com/InternLM/lmdeploy/issues/3557 (LMDeploy 0.8.0 serving many concurrent requests)
+LMDEPLOY_3557 = ("Failed to find a feasible kernel in the cache, will dispatch by heuristic.\n"
+                 "[TM][ERROR] CUDA runtime error: out of memory /lmdeploy/src/turbomind/core/allocator.cc:49")
+
+# https://github.com/pytorch/pytorch/issues/1455 (PyTorch's own THC check, 2017: not TurboMind)
+THC_1455 = ("THCudaCheck FAIL file=/home/mktran/pytorch/torch/lib/THC/generic/THCStorage.cu line=66 error=2 : out of "
+            "memory\n"
+            "Traceback (most recent call last):\n"
+            "  File \"main.py\", line 136, in train\n"
+            "    loss.backward()")
 
 
 def test_pin_memory_thread_that_exited_is_pinned_host_memory() -> None:
@@ -54,3 +72,25 @@ def test_enough_gpu_ram_alone_is_not_an_out_of_memory() -> None:
     # The advice sentence without the quantizer's refusal names no failure.
     d = diagnose_text("Make sure you have enough GPU RAM to fit the quantized model.")
     assert not d.found_oom
+
+
+def test_turbomind_cuda_check_out_of_memory_is_the_kv_cache_share() -> None:
+    for text in (LMDEPLOY_2236, LMDEPLOY_3557):
+        d = diagnose_text(text)
+        top = d.causes[0]
+        assert d.found_oom and top.id == "kv_cache_budget"
+        assert "cache_max_entry_count" in top.fix
+        assert top.evidence["engine"] == "lmdeploy"
+
+
+def test_turbomind_out_of_memory_while_loading_weights_is_not_the_kv_share() -> None:
+    d = diagnose_text("[TM][ERROR] CUDA runtime error: out of memory "
+                      "/lmdeploy/src/turbomind/models/llama/LlamaWeight.cc:88")
+    assert d.found_oom
+    assert d.causes[0].id != "kv_cache_budget"
+
+
+def test_pytorch_thc_runtime_error_is_not_turbomind() -> None:
+    d = diagnose_text(THC_1455)
+    assert d.found_oom
+    assert all(c.id != "kv_cache_budget" for c in d.causes)
