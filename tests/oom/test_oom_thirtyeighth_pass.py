@@ -12,6 +12,10 @@ Each reading is the runtime's own wording, read from its source:
 * LMDeploy TurboMind's own CUDA check ("[TM][ERROR] CUDA runtime error: out of memory <turbomind file>:<line>") while it
   serves: LMDeploy's FAQ reads this line as the k/v cache's share (cache_max_entry_count of the free memory) leaving too
   little for the runtime buffers (kv_cache_budget). While the weights load it is the model's size instead.
+* PyTorch's OOM raised under a frame of vLLM's model runner (vllm/v1/worker/gpu_model_runner.py, the module that runs
+  each scheduled step) with the engine's process holding 85 % of the card or more: a serving step outgrew what
+  gpu_memory_utilization left, read as vLLM's own error lines already are. The same frame with the process holding
+  little of the card is not that.
 
 Every text is a real message quoted from the public thread named in its comment.
 """
@@ -46,6 +50,18 @@ THC_1455 = ("THCudaCheck FAIL file=/home/mktran/pytorch/torch/lib/THC/generic/TH
             "Traceback (most recent call last):\n"
             "  File \"main.py\", line 136, in train\n"
             "    loss.backward()")
+
+
+# https://github.com/vllm-project/vllm/issues/34643 (prompt_logprobs' float32 log_softmax after the engine's budget)
+VLLM_34643 = (
+    'File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 4308, in '
+    '_get_prompt_logprobs_dict logprobs = self.sampler.compute_logprobs(logits) File '
+    '"/usr/local/lib/python3.12/dist-packages/vllm/v1/sample/sampler.py", line 207, in compute_logprobs return '
+    'logits.log_softmax(dim=-1, dtype=torch.float32)\n'
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.71 GiB. GPU 0 has a total capacity of 22.30 GiB of "
+    "which 1.52 GiB is free. Process 29153 has 248.00 MiB memory in use. Process 162529 has 248.00 MiB memory in use. "
+    "Process 162519 has 20.28 GiB memory in use. Of the allocated memory 19.55 GiB is allocated by PyTorch, and 244.94 "
+    "MiB is reserved by PyTorch but unallocated.")
 
 
 def test_pin_memory_thread_that_exited_is_pinned_host_memory() -> None:
@@ -94,3 +110,19 @@ def test_pytorch_thc_runtime_error_is_not_turbomind() -> None:
     d = diagnose_text(THC_1455)
     assert d.found_oom
     assert all(c.id != "kv_cache_budget" for c in d.causes)
+
+
+def test_oom_under_vllms_model_runner_with_the_engine_holding_the_card_is_its_budget() -> None:
+    d = diagnose_text(VLLM_34643)
+    top = d.causes[0]
+    assert top.id == "kv_cache_budget"
+    assert "--gpu-memory-utilization" in top.fix
+    assert top.evidence["in_use_bytes"] > 0.85 * top.evidence["total_capacity_bytes"]
+
+
+def test_vllm_model_runner_frame_with_a_small_process_is_not_the_engines_budget() -> None:
+    # The same frame, but the process holds 2 GiB of 22 GiB: the engine's budget is not what filled the card.
+    text = VLLM_34643.replace("Process 162519 has 20.28 GiB", "Process 162519 has 2.00 GiB").replace(
+        "19.55 GiB is allocated", "1.55 GiB is allocated")
+    d = diagnose_text(text)
+    assert d.causes[0].id != "kv_cache_budget"

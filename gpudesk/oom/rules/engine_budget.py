@@ -183,7 +183,11 @@ _VLLM_SERVING = re.compile(r"Error in model execution \(input dumped to|err_exec
                            r"^(?:" + _ANSI + r"\([A-Za-z][\w-]{0,40}(?: rank=\d{1,5})? pid=\d{1,9}\)" + _ANSI +
                            r"\s{1,3})?(?:ERROR|WARNING|INFO)\s\d\d-\d\d\s\d\d:\d\d:\d\d\s\[?(?:engine|llm_engine|"
                            r"async_llm_engine|core|dump_input|gpu_model_runner|model_runner|worker|multiproc_executor|"
-                           r"multiproc_worker_utils)\.py:\d{1,5}\]",
+                           r"multiproc_worker_utils)\.py:\d{1,5}\]"
+                           # A traceback frame in vLLM's model runner, the module that executes each scheduled step
+                           # (V1 vllm/v1/worker/gpu_model_runner.py execute_model and the sampler it calls, V0
+                           # vllm/worker/model_runner.py): the error was raised inside a serving step.
+                           r"|[/\\]vllm[/\\](?:v1[/\\])?worker[/\\](?:gpu_)?model_runner\.py\"?,\s{1,3}line\s{1,3}\d",
                            re.MULTILINE)
 # The worker loading its weights (V0 worker.py / V1 gpu_worker.py ``load_model`` -> model_loader ``get_model`` ->
 # the model's ``load_weights``) or opening its device (``init_device``): the same worker prefix, before any budget was
