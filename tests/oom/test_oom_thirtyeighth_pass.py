@@ -126,3 +126,26 @@ def test_vllm_model_runner_frame_with_a_small_process_is_not_the_engines_budget(
         "19.55 GiB is allocated", "1.55 GiB is allocated")
     d = diagnose_text(text)
     assert d.causes[0].id != "kv_cache_budget"
+
+
+# https://github.com/Ascend/sglang/issues/617 (torch_npu's workspace allocator at SGLang start-up on a 61 GiB NPU)
+ASCEND_SGLANG_617 = (
+    "[rank0]:[E522 11:31:08.878836785 OpParamMaker.cpp:454] NPU out of memory. NPUWorkspaceAllocator tried to allocate "
+    "216.00 MiB(NPU 0; 61.27 GiB total capacity; 90.23 MiB free). If you want to reduce memory usage, take a try to "
+    "set the environment variable TASK_QUEUE_ENABLE=1.")
+
+
+def test_npu_workspace_allocator_free_clause_closing_the_figures_is_read() -> None:
+    d = diagnose_text(ASCEND_SGLANG_617)
+    dev = d.report.device
+    assert dev is not None and dev.free_bytes is not None
+    assert 90 * 1024**2 < dev.free_bytes < 91 * 1024**2
+    assert dev.total_bytes is not None and dev.total_bytes > 61 * 1024**3
+    # Read from its figures (a full device), not "not enough of the message".
+    assert d.causes[0].id != "unparseable"
+
+
+def test_a_free_figure_outside_the_figures_clause_is_not_read_as_free() -> None:
+    d = diagnose_text("NPU out of memory. NPUWorkspaceAllocator tried to allocate 216.00 MiB (90.23 MiB free)")
+    dev = d.report.device
+    assert dev is None or dev.free_bytes is None
