@@ -16,6 +16,10 @@ Each reading is the runtime's own wording, read from its source:
   each scheduled step) with the engine's process holding 85 % of the card or more: a serving step outgrew what
   gpu_memory_utilization left, read as vLLM's own error lines already are. The same frame with the process holding
   little of the card is not that.
+* The TPU runtime's program reservation with the memory free but not in one piece ("There are F free, 0B reserved,
+  and V reservable" with F >= request > V): openxla/xla docs/errors/error_0101.md's "HBM Fragmentation". Free below
+  the request stays a shortage.
+* torch_npu's workspace allocator closing its figures with the free clause ("...; 90.23 MiB free)"): read.
 
 Every text is a real message quoted from the public thread named in its comment.
 """
@@ -149,3 +153,40 @@ def test_a_free_figure_outside_the_figures_clause_is_not_read_as_free() -> None:
     d = diagnose_text("NPU out of memory. NPUWorkspaceAllocator tried to allocate 216.00 MiB (90.23 MiB free)")
     dev = d.report.device
     assert dev is None or dev.free_bytes is None
+
+
+# https://github.com/patil-suraj/exploring-T5/issues/5 (T5 on a Colab TPU with PyTorch/XLA; a commenter's log)
+T5_TPU_5 = (
+    "RuntimeError: Resource exhausted: From /job:tpu_worker/replica:0/task:0:\n"
+    "2 root error(s) found.\n"
+    "  (0) Resource exhausted: Attempting to reserve 3.60G at the bottom of memory. That was not possible. There are "
+    "5.52G free, 0B reserved, and 3.53G reservable.\n"
+    "\t [[{{node XRTExecute}}]]")
+
+# https://github.com/google/flax/issues/1658 (a TPU v3-8; "solved with an ugly hack ... flushing the memory")
+FLAX_1658 = (
+    "2021-11-03 15:31:06.338128: E external/org_tensorflow/tensorflow/compiler/xla/pjrt/pjrt_stream_executor_client.cc:"
+    "2085] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Attempting to reserve 11.35G at the bottom of memory. "
+    "That was not possible. There are 12.18G free, 0B reserved, and 10.52G reservable.")
+
+# https://github.com/pytorch/xla/issues/1735 (free below the request: the program does not fit)
+XLA_1735 = ("RuntimeError: Resource exhausted: From /job:tpu_worker/replica:0/task:0:\n"
+            "Attempting to reserve 3.95G at the bottom of memory. That was not possible. There are 1.92G free, 0B "
+            "reserved, and 1.92G reservable.")
+
+
+def test_tpu_reservation_with_enough_free_but_no_piece_large_enough_is_fragmentation() -> None:
+    for text in (T5_TPU_5, FLAX_1658):
+        d = diagnose_text(text)
+        top = d.causes[0]
+        assert d.found_oom and top.id == "fragmentation"
+        reservable, requested, free = (top.evidence["reservable_bytes"], top.evidence["requested_bytes"],
+                                       top.evidence["free_bytes"])
+        assert reservable < requested <= free
+        assert "donate_argnums" in top.fix
+
+
+def test_tpu_reservation_with_too_little_free_is_not_fragmentation() -> None:
+    d = diagnose_text(XLA_1735)
+    assert d.causes[0].id == "genuine_shortage"
+    assert all(c.id != "fragmentation" for c in d.causes)
