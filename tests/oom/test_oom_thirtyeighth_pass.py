@@ -19,6 +19,9 @@ Each reading is the runtime's own wording, read from its source:
 * The TPU runtime's program reservation with the memory free but not in one piece ("There are F free, 0B reserved,
   and V reservable" with F >= request > V): openxla/xla docs/errors/error_0101.md's "HBM Fragmentation". Free below
   the request stays a shortage.
+* PyTorch's request with its decimals mangled in the paste ("Tried to allocate 512.— MiB"): the whole part is the
+  request rounded down (a lower bound), enough to weigh it against free and cached memory. Placeholders ("xxx MiB")
+  stay unread.
 * torch_npu's workspace allocator closing its figures with the free clause ("...; 90.23 MiB free)"): read.
 
 Every text is a real message quoted from the public thread named in its comment.
@@ -190,3 +193,23 @@ def test_tpu_reservation_with_too_little_free_is_not_fragmentation() -> None:
     d = diagnose_text(XLA_1735)
     assert d.causes[0].id == "genuine_shortage"
     assert all(c.id != "fragmentation" for c in d.causes)
+
+
+# https://github.com/sshaoshuai/PointRCNN/issues/225 (RCNN stage at batch 2 on a 3 GB card; '512.— MiB' as posted)
+POINTRCNN_225 = ("RuntimeError: CUDA out of memory. Tried to allocate 512.— MiB (GPU 0; 2.95 GiB total capacity; 1.81 GiB "
+                 "already allocated; 356.00 MiB free; 1.89 GiB reserved in total by PyTorch )")
+
+
+def test_request_with_garbled_decimals_is_read_from_its_whole_part() -> None:
+    d = diagnose_text(POINTRCNN_225)
+    assert d.report.requested_bytes == 512 * 1024**2
+    assert d.report.parsed["requested_is_lower_bound"] == 1
+    top = d.causes[0]
+    assert top.id == "genuine_shortage"
+    assert top.evidence["shortfall_bytes"] > 0
+
+
+def test_request_placeholder_is_not_read_as_a_size() -> None:
+    d = diagnose_text(POINTRCNN_225.replace("512.— MiB", "xxx.xx MiB"))
+    assert d.report.requested_bytes is None
+    assert "requested_is_lower_bound" not in d.report.parsed
