@@ -22,6 +22,10 @@ Each reading is the runtime's own wording, read from its source:
 * PyTorch's request with its decimals mangled in the paste ("Tried to allocate 512.— MiB"): the whole part is the
   request rounded down (a lower bound), enough to weigh it against free and cached memory. Placeholders ("xxx MiB")
   stay unread.
+* A pinned host buffer refused with the CUDA runtime's own reason that CUDA could not start
+  (cudaErrorSystemDriverMismatch "system has unsupported display driver / cuda driver combination", cudaErrorNoDevice
+  "no CUDA-capable device is detected"): the driver, not page-locked memory, decides (driver_version). The same buffer
+  refused for "out of memory" stays pinned memory.
 * torch_npu's workspace allocator closing its figures with the free clause ("...; 90.23 MiB free)"): read.
 
 Every text is a real message quoted from the public thread named in its comment.
@@ -213,3 +217,26 @@ def test_request_placeholder_is_not_read_as_a_size() -> None:
     d = diagnose_text(POINTRCNN_225.replace("512.— MiB", "xxx.xx MiB"))
     assert d.report.requested_bytes is None
     assert "requested_is_lower_bound" not in d.report.parsed
+
+
+# https://github.com/abetlen/llama-cpp-python/issues/1687 (a newer wheel's CUDA runtime against the installed driver)
+LLAMA_CPP_PY_1687 = ("ggml_cuda_host_malloc: failed to allocate 1012.00 MiB of pinned memory: system has unsupported "
+                     "display driver / cuda driver combination")
+
+# https://github.com/janhq/jan/issues/3782 (Jan's Cortex engine; the CUDA runtime sees no GPU)
+JAN_3782 = ("[CORTEX]::Error: ggml_cuda_host_malloc: failed to allocate 1034.00 MiB of pinned memory: no CUDA-capable "
+            "device is detected")
+
+
+def test_pinned_buffer_refused_because_cuda_did_not_start_names_the_driver_check() -> None:
+    for text in (LLAMA_CPP_PY_1687, JAN_3782):
+        d = diagnose_text(text)
+        top = d.causes[0]
+        assert top.id == "not_capacity" and d.report.signature == "driver_version"
+        assert top.checks and top.checks[0].startswith("nvidia-smi")
+
+
+def test_pinned_buffer_refused_for_memory_stays_pinned_memory() -> None:
+    d = diagnose_text(LLAMA_CPP_PY_1687.replace("system has unsupported display driver / cuda driver combination",
+                                                "out of memory"))
+    assert d.report.signature == "pin_memory"
