@@ -91,8 +91,11 @@ def test_a_dataloader_worker_that_exited_is_not_the_pin_memory_thread() -> None:
 
 def test_bitsandbytes_refusing_modules_off_the_gpu_is_a_model_that_does_not_fit() -> None:
     d = diagnose_text(UNSLOTH_1629)
+    top = d.causes[0]
     assert d.found_oom
-    assert d.causes[0].id == "genuine_shortage"
+    assert top.id == "genuine_shortage" and "quantized" in top.title
+    assert "llm_int8_enable_fp32_cpu_offload" in " ".join(top.more_fixes)
+    assert [c.id for c in d.causes].count("genuine_shortage") == 1
 
 
 def test_enough_gpu_ram_alone_is_not_an_out_of_memory() -> None:
