@@ -706,13 +706,16 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
                                     load.weight_format, dims.hidden_size, expert_width, experts,
                                     spec.moe_active_experts or 0, tp, ep)
     if aiter_points:
+        # The first measured point (a decode step) and the fourth (512 tuner tokens, a prefill), or the last of a
+        # shorter table.
+        few_pairs, few_s = aiter_points[0]
+        many_pairs, many_s = aiter_points[min(3, len(aiter_points) - 1)]
         assumptions.append(Assumption("rocm_aiter_moe_layer_s", _(
             "routed experts through AITER's fused MoE at its measured time: {decode} per MoE layer at {few} "
             "(token, expert) pairs per GPU, {prefill} at {many}").format(
-            decode=format_duration(aiter_points[0][1]), few=int(aiter_points[0][0]),
-            prefill=format_duration(aiter_points[3][1]), many=int(aiter_points[3][0])),
-            AITER_MOE_SOURCE, raw(layer_s_at_first_pairs=aiter_points[0][1], first_pairs=aiter_points[0][0],
-                                  layer_s_at_fourth_pairs=aiter_points[3][1], fourth_pairs=aiter_points[3][0])))
+            decode=format_duration(few_s), few=int(few_pairs), prefill=format_duration(many_s), many=int(many_pairs)),
+            AITER_MOE_SOURCE, raw(layer_s_at_first_pairs=few_s, first_pairs=few_pairs,
+                                  layer_s_at_fourth_pairs=many_s, fourth_pairs=many_pairs)))
     if qk_norm_allreduces:
         assumptions.append(Assumption("layer_qk_norm_allreduce", _(
             "the QK RMSNorm spans every head: {allreduces} more all-reduce of the sums of squares and {kernels} "
