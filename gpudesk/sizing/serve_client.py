@@ -10,7 +10,7 @@ it but the one holding the last token, which it recomputes to sample from (``vll
 default). V0 (before 0.8) had prefix caching off by default, and the offline benchmarks (``benchmark_throughput``,
 ``benchmark_latency``) send no such request. This matters only where a published run has few prompts: a
 one-prompt run measures a cached prefill. It is an input (``ServeLoad.benchmark_warmup``, ``estimate speed
---benchmark-warmup``, a measured run's ``benchmark_warmup``): only the user knows which client measured the run, and
+--num-prompts N --benchmark-warmup``, ``--prefix-caching``, a measured run's ``benchmark_warmup``): only the user knows which client measured the run, and
 a deployment's first request finds nothing cached.
 
 Prompts sent by an earlier run: a benchmark client that sweeps load levels against one server and takes each level's
