@@ -79,7 +79,8 @@ from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, G
                                     POOL_FALLBACK_CHECK,
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
-                                    SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command, flatten_whitespace,
+                                    SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, check_command,
+                                    flatten_whitespace,
                                     enospc_beside_gpu_only, names_managed_memory, names_unified_allocator,
                                     runner_backend_buffer,
                                     startup_pool_runtime)
@@ -142,9 +143,14 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "shm_segment": _("NCCL passes data between the ranks of one node through shared-memory segments in "
                          "/dev/shm, a RAM-backed filesystem; creating one failed (no space left there). Containers "
                          "get 64 MiB there unless told otherwise; the GPU is not involved."),
-        "absurd_size": _("A request of {size} is more than any device or computer has: it comes from an overflowed "
-                         "or uninitialised size, usually after an earlier error.").format(
-                             size=format_bytes(f.requested) if f.requested else _("more than 1 EiB or below zero")),
+        "absurd_size": (_("A request of exactly {bytes:,} bytes is 2^32 - 1, what a size of -1 becomes when it is "
+                          "stored as an unsigned 32-bit number: no allocator asks for that on its own, so a size "
+                          "came out as -1 (a count not found, an empty range) before the allocation.").format(
+                              bytes=f.requested)
+                        if f.requested == WRAPPED_MINUS_ONE_BYTES else
+                        _("A request of {size} is more than any device or computer has: it comes from an overflowed "
+                          "or uninitialised size, usually after an earlier error.").format(
+                              size=format_bytes(f.requested) if f.requested else _("more than 1 EiB or below zero"))),
         "ecc": _("The GPU reported an uncorrectable error in its memory. Every later CUDA call can fail, often as "
                  "'out of memory'; freeing memory does not help."),
         "xid": _("The kernel log holds an Xid event: the driver reset or lost the GPU, and later allocations fail "
