@@ -159,6 +159,7 @@ def test_a_request_of_two_to_the_32_minus_one_bytes_is_a_garbage_size() -> None:
     # 4 GiB is no size "more than any device has": the explanation names the -1 that wrapped
     assert "2^32 - 1" in top.explanation and "-1" in top.explanation
     assert "more than any device" not in top.explanation
+    assert "-1 stored as an unsigned 32-bit size" in top.checks[0] and "No device has" not in top.checks[0]
 
 
 def test_every_part_of_the_tpu_hbm_report_has_a_written_label() -> None:

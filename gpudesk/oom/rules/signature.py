@@ -79,7 +79,8 @@ from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, G
                                     POOL_FALLBACK_CHECK,
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
-                                    SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, check_command,
+                                    SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
+                                    check_command,
                                     flatten_whitespace,
                                     enospc_beside_gpu_only, names_managed_memory, names_unified_allocator,
                                     runner_backend_buffer,
@@ -361,6 +362,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         own_check = OPENCL_LIMIT_CHECK
     elif count_limit is not None:
         own_check = BUFFER_COUNT_CHECK
+    elif key == "absurd_size" and f.requested == WRAPPED_MINUS_ONE_BYTES:
+        own_check = WRAPPED_SIZE_CHECK
     command = own_check.command if own_check is not None else check_command(check_key, r.platform)
     check_line = (_("{command}: {meaning}").format(command=command, meaning=i18n._(own_check.meaning))
                   if own_check is not None else _check_line(check_key, r.platform))
