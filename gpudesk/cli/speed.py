@@ -39,7 +39,7 @@ def add_speed_parser(esub: Any, tokens_type: Any) -> None:
         TRAIN_PRECISIONS,
     )
 
-    p = esub.add_parser("speed", help=_("training or serving speed of one fixed option (tokens/s, step time, MFU; "
+    p = esub.add_parser("speed", allow_abbrev=False, help=_("training or serving speed of one fixed option (tokens/s, step time, MFU; "
                                         "TTFT, TPOT with --engine)"))
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="NAME", help=_("catalog model id or name fragment, e.g. llama-3-8b"))

@@ -192,3 +192,22 @@ def test_expert_degrees_not_dividing_the_stage_name_the_wrong_flag(
     err = _fails_naming(["estimate", "speed", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--count", "8",
                          *degrees], flag, capsys)
     assert "does not divide the 8 GPUs" in err
+
+
+def test_estimate_memorys_mode_flag_is_not_read_as_the_speed_model(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse's prefix matching used to read "--mode train" as "--model train" ("'train' is not in the catalog")
+    err = _fails_naming(TRAIN + ["--mode", "train"], "--mode", capsys)
+    assert "an option of gpudesk estimate memory" in err and "not in the catalog" not in err
+
+
+def test_a_flag_of_the_sibling_command_is_named_as_such(capsys: pytest.CaptureFixture[str]) -> None:
+    err = _fails_naming(MEMORY + ["--input-tokens", "5"], "--input-tokens", capsys)
+    assert "an option of gpudesk estimate speed" in err
+    err = _fails_naming(TRAIN + ["--modle", "x"], "--modle", capsys)
+    assert "did you mean --model?" in err
+
+
+def test_the_hint_survives_a_language_chosen_before_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    # "--lang en" takes a value: the value is no command word, so the error still belongs to estimate speed
+    err = _fails_naming(["--lang", "en"] + TRAIN + ["--mode", "train"], "--mode", capsys)
+    assert "gpudesk estimate speed: error" in err and "an option of gpudesk estimate memory" in err
