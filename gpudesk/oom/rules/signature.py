@@ -1408,9 +1408,11 @@ def _nccl_tests_headroom(f: Facts, max_bytes: int) -> list[Cause]:
                       "else. NCCL allocates its channel and proxy buffers with cudaMalloc outside those buffers, and "
                       "together with the CUDA context they did not fit in that room.").format(
                           max_bytes=max_bytes, headroom=format_bytes(NCCL_TESTS_HEADROOM_BYTES)),
-        fix=_("Run the test with a smaller largest size (-e, e.g. half of {max_bytes} bytes) or without the data "
-              "check (-c 0: two buffers instead of three), so that more than 1 GiB is left for NCCL").format(
-                  max_bytes=max_bytes),
+        # -e takes a size with a K/M/G suffix in powers of 1024 (nccl-tests src/common.cu parsesize): half the cap,
+        # rounded down to whole GiB (at least 1G), is a value the user can type as it stands
+        fix=_("Run the test with a smaller largest size (-e {size}G, about half of the {max_bytes:,} bytes it capped "
+              "to) or without the data check (-c 0: two buffers instead of three), so that more than 1 GiB is left "
+              "for NCCL").format(size=max(1, max_bytes // 2 // 1024**3), max_bytes=max_bytes),
         more_fixes=[_("Run nvidia-smi before the test: the cap assumes that nothing else holds the GPU.")],
         checks=[_("{command}: {meaning}").format(
             command=NCCL_DEBUG_COMMAND,
