@@ -213,3 +213,10 @@ def test_the_hint_survives_a_language_chosen_before_the_command(capsys: pytest.C
     # "--lang en" takes a value: the value is no command word, so the error still belongs to estimate speed
     err = _fails_naming(["--lang", "en"] + TRAIN + ["--mode", "train"], "--mode", capsys)
     assert "gpudesk estimate speed: error" in err and "an option of gpudesk estimate memory" in err
+
+
+def test_two_different_gpu_counts_are_refused_not_the_last_taken(capsys: pytest.CaptureFixture[str]) -> None:
+    # --gpus is --count: "--count 8 --gpus 2" used to size 2 GPUs without a word
+    err = _fails_naming(TRAIN + ["--gpus", "2"], "--gpus 2", capsys)
+    assert "already given as 8" in err
+    assert main(TRAIN + ["--gpus", "8"]) == 0  # the same value twice is no contradiction
