@@ -28,6 +28,18 @@ _FLAGS = {"gpus": "--count", "seq_len": "--seq", "tokens": "--tokens", "global_b
           "mtp_layers": "--mtp-layers", "recompute_modules": "--recompute-modules"}
 
 
+class _OneCount(argparse.Action):
+    """--count and --gpus are one flag: given twice with different values, the second must not silently win."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        previous = getattr(namespace, self.dest, None)
+        if previous is not None and previous != values:
+            parser.error(_("{flag} {value}: the GPU count was already given as {previous} (--count and --gpus are the "
+                           "same flag); give it once.").format(flag=option_string, value=values, previous=previous))
+        setattr(namespace, self.dest, values)
+
+
 def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     """Register ``estimate speed`` on the ``estimate`` sub-parsers."""
     from gpudesk.sizing.speed_train import (
@@ -39,7 +51,7 @@ def add_speed_parser(esub: Any, tokens_type: Any) -> None:
         TRAIN_PRECISIONS,
     )
 
-    p = esub.add_parser("speed", help=_("training or serving speed of one fixed option (tokens/s, step time, MFU; "
+    p = esub.add_parser("speed", allow_abbrev=False, help=_("training or serving speed of one fixed option (tokens/s, step time, MFU; "
                                         "TTFT, TPOT with --engine)"))
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", metavar="NAME", help=_("catalog model id or name fragment, e.g. llama-3-8b"))
@@ -48,7 +60,7 @@ def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     src.add_argument("--profile", metavar="FILE.toml", help=_("requirement profile: model, sequence, batch, precision "
                                                              "and tokens to train"))
     p.add_argument("--gpu", required=True, metavar="NAME", help=_("catalog GPU id"))
-    p.add_argument("--count", "--gpus", dest="count", type=at_least_one, default=None, metavar="N",
+    p.add_argument("--count", "--gpus", dest="count", type=at_least_one, default=None, metavar="N", action=_OneCount,
                    help=_("GPUs in all (--gpus is the same flag, as in estimate memory and serve-fit)"))
     p.add_argument("--server", metavar="ID", help=_("catalog server (its GPU-GPU link and NVLink domain); default: "
                                                     "the widest that takes the GPU"))

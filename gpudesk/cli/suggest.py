@@ -18,15 +18,34 @@ def _subparsers(parser: argparse.ArgumentParser) -> argparse._SubParsersAction |
 
 def command_parser(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.ArgumentParser:
     """The deepest (sub)command parser the words of ``argv`` select (``gpudesk estimate memory`` -> its parser)."""
-    current = parser
+    return _command_path(parser, argv)[-1][1]
+
+
+def _command_words(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[tuple[str, argparse.ArgumentParser]]:
+    """(word, the parser it selects) for the command words of ``argv``, skipping options and the values they take
+    (``gpudesk --lang zh_CN estimate speed``: ``zh_CN`` is --lang's value, not a command)."""
+    out: list[tuple[str, argparse.ArgumentParser]] = []
+    current, skip = parser, False
     for word in argv:
+        if skip:
+            skip = False
+            continue
         if word.startswith("-"):
+            action = current._option_string_actions.get(word)
+            skip = action is not None and action.nargs != 0 and "=" not in word
             continue
         sub = _subparsers(current)
         if sub is None or word not in sub.choices:
             break
         current = sub.choices[word]
-    return current
+        out.append((word, current))
+    return out
+
+
+def _command_path(parser: argparse.ArgumentParser,
+                  argv: Sequence[str]) -> list[tuple[str, argparse.ArgumentParser]]:
+    """``[(prog, parser), (word, its parser) ...]``: the top parser and each command word's parser."""
+    return [(parser.prog, parser), *_command_words(parser, argv)]
 
 
 def suggestion(word: str, choices: Sequence[str]) -> str:
@@ -35,6 +54,29 @@ def suggestion(word: str, choices: Sequence[str]) -> str:
 
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return _(" (did you mean {choice}?)").format(choice=close[0]) if close else ""
+
+
+def _sibling_commands(parser: argparse.ArgumentParser, argv: Sequence[str],
+                      target: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The commands beside ``target`` under the same parent (``estimate memory`` beside ``estimate speed``), by
+    their full name (``gpudesk estimate memory``)."""
+    path = _command_path(parser, argv)
+    if len(path) < 2 or path[-1][1] is not target:
+        return {}
+    sub = _subparsers(path[-2][1])
+    if sub is None:
+        return {}
+    names = [word for word, _parser in path[:-1]]
+    return {" ".join([*names, name]): p for name, p in sub.choices.items() if p is not target}
+
+
+def _hint(option: str, options: Sequence[str], siblings: dict[str, argparse.ArgumentParser]) -> str:
+    """" (an option of gpudesk estimate memory)" where a sibling command has exactly ``option`` (a flag typed for
+    the wrong command), else the closest spelling among ``options``."""
+    owners = [name for name, p in siblings.items() if option in p._option_string_actions]
+    if owners:
+        return _(" (an option of {commands}, not of this command)").format(commands=", ".join(owners))
+    return suggestion(option, options)
 
 
 def parse_with_suggestions(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
@@ -52,7 +94,8 @@ def parse_with_suggestions(parser: argparse.ArgumentParser, argv: Sequence[str])
     if extras:
         target = command_parser(parser, argv)
         options = [o for action in target._actions for o in action.option_strings]
-        described = [f"{word}{suggestion(word.split('=', 1)[0], options) if word.startswith('-') else ''}"
+        siblings = _sibling_commands(parser, argv, target)
+        described = [f"{word}{_hint(word.split('=', 1)[0], options, siblings) if word.startswith('-') else ''}"
                      for word in extras]
         target.error(_("unrecognized arguments: {words}").format(words=" ".join(described)))
     return args

@@ -210,6 +210,8 @@ LABELS.update({
     "tpu_hbm_usage_bytes": N_("HBM the TPU program needs (compiler's report)"),
     "tpu_hbm_program_bytes": N_("Program temporaries in HBM"),
     "tpu_hbm_arguments_bytes": N_("Arguments in HBM (parameters and state)"),
+    # XLA:TPU's "reserved" line under "Total hbm usage >=": HBM the TPU runtime keeps for itself, outside the program
+    "tpu_hbm_reserved_bytes": N_("Reserved in HBM by the TPU runtime"),
     "frame": N_("Function the error was raised in"),
     "progress": N_("How far the log shows the job ran (epoch or step)"),
     "usage_share": N_("Share of the GPU's memory the text says is in use"),

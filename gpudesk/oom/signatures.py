@@ -338,6 +338,13 @@ WEBGPU_LIMIT_CHECK = Check("buffer_limit", "adapter.limits().max_buffer_size vs 
 
 # The deciding check of a limit on the number of resident Metal buffers (``buffer_limit`` read from MLX's "Resource
 # limit (N) exceeded", :data:`RESOURCE_COUNT_LIMIT`): MLX's device information against the memory in use.
+# The check of a request of exactly WRAPPED_MINUS_ONE_BYTES: 4 GiB fits many devices, so "no device has this much"
+# would be false; the size is -1 wrapped, and the value to find is the one that came out as -1.
+WRAPPED_SIZE_CHECK = Check("absurd_size", "print(tensor.shape, tensor.dtype) at the failing op",
+                           N_("4,294,967,295 is -1 stored as an unsigned 32-bit size, not a buffer the program "
+                              "meant: print the sizes and counts the allocation is computed from and find the one "
+                              "that is -1 (a search that found nothing, an empty range)."))
+
 BUFFER_COUNT_CHECK = Check("buffer_limit", "python3 -c \"import mlx.core as mx; print(mx.metal.device_info())\"",
                            N_("The limit in the message counts buffers, not bytes: with memory_size well above what "
                               "the program uses, many small arrays kept alive at once reach it; evaluate each step "

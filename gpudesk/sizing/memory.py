@@ -15,6 +15,7 @@ from gpudesk.sizing.checks import MAX_SEQ_LEN_TOKENS, choice, positive_int
 from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.estimate import MemoryEstimate
+from gpudesk.sizing.fused_norm import fused_norm_note
 from gpudesk.sizing.memory_inference import inference_memory
 from gpudesk.sizing.memory_lora import lora_memory
 from gpudesk.sizing.memory_train import train_memory
@@ -425,6 +426,16 @@ def _vocab_chunk(w: MemoryWorkload) -> int:
 
 
 def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryEstimate:
+    est = _estimate_training_modes(spec, mode, w)
+    if not w.fused_norm:
+        return est
+    note = fused_norm_note(spec, w.seq_len_tokens, w.micro_batch_size, tensor_parallel=w.tensor_parallel,
+                           sequence_parallel=w.sequence_parallel, recompute=w.recompute, compiled=w.compiled,
+                           activation_bytes_given=w.activation_bytes_per_sample is not None)
+    return replace(est, assumptions=est.assumptions + (note,))
+
+
+def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryEstimate:
     zero3 = zero3_settings(w)
     if mode == "train":
         return train_memory(

@@ -184,7 +184,9 @@ class ServeLoad:
         positive_int("expert_parallel", self.expert_parallel, MAX_TP)
         if self.tp % self.expert_parallel:
             raise SizingError("expert_parallel", _(
-                "The expert-parallel size {ep} does not divide the {tp} GPUs of the replica.").format(
+                "The expert-parallel size {ep} does not divide the {tp} GPUs of the replica: the experts are spread "
+                "over a replica's tensor-parallel GPUs, so raise the tensor-parallel degree to a multiple of "
+                "{ep}.").format(
                     tp=self.tp, ep=self.expert_parallel))
         if self.tp % self.attention_dp:
             raise SizingError("attention_dp", _(

@@ -7571,187 +7571,197 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ServeFitPage</name>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="72"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="82"/>
         <source>latest (e.g. 0.6.4, v0, v1, b4600)</source>
         <translation>最新版（例如 0.6.4、v0、v1、b4600）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="81"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="91"/>
         <source>GPUs of this kind; the tensor-parallel degree for vLLM, SGLang and TensorRT-LLM, the layer split for llama.cpp and Ollama</source>
         <translation>此型号 GPU 的数量；对 vLLM、SGLang 和 TensorRT-LLM 即张量并行度，对 llama.cpp 和 Ollama 即层的拆分</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="84"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="94"/>
         <source>As the card ships</source>
         <translation>按出厂状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="85"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="95"/>
         <source>On</source>
         <translation>开启</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="86"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="96"/>
         <source>Off</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="87"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="97"/>
         <source>ECC on a GDDR card keeps its check bits in the same memory: the driver then reports 1/16 less. Data-center cards (T4, A10, L4, L40S) ship with it on, GeForce and RTX workstation cards with it off; HBM cards lose nothing.</source>
         <translation>GDDR 显卡的 ECC 校验位占用同一块显存：开启后驱动报告的显存少 1/16。数据中心卡（T4、A10、L4、L40S）出厂时开启，GeForce 和 RTX 工作站卡出厂时关闭；HBM 显卡不受影响。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="93"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="103"/>
         <source>checkpoint (as published), bf16, fp8, int4-g128, or a GGUF type such as q4_k_m</source>
         <translation>checkpoint（按发布格式）、bf16、fp8、int4-g128，或 GGUF 类型如 q4_k_m</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="96"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="106"/>
         <source>Engine settings as the engine spells them, NAME=VALUE separated by spaces</source>
         <translation>按引擎自身写法填写的引擎设置，NAME=VALUE，以空格分隔</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="98"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="108"/>
         <source>&amp;Check</source>
         <translation>检查(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="102"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="112"/>
         <source>&amp;Engine:</source>
         <translation>引擎(&amp;E)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="102"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="112"/>
         <source>Engine &amp;version:</source>
         <translation>引擎版本(&amp;V)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="103"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="113"/>
         <source>&amp;Model:</source>
         <translation>模型(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="103"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="113"/>
         <source>&amp;GPU:</source>
         <translation>GPU(&amp;G)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="104"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="114"/>
         <source>GPU &amp;count:</source>
         <translation>GPU 数量(&amp;C)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="104"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="114"/>
         <source>ECC o&amp;n GDDR memory:</source>
         <translation>GDDR 显存 ECC(&amp;N)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="105"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="115"/>
         <source>&amp;Weight format:</source>
         <translation>权重格式(&amp;W)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="106"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="116"/>
         <source>Engine &amp;settings:</source>
         <translation>引擎设置(&amp;S)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="111"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="121"/>
         <source>Choose a model, a GPU and an engine, then press Check.</source>
         <translation>选择模型、GPU 和引擎，然后按“检查”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="118"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="128"/>
         <source>Per GPU</source>
         <translation>每块 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="118"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="128"/>
         <source>GiB</source>
         <translation>GiB</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="123"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="133"/>
         <source>Memory per GPU</source>
         <translation>每块 GPU 的显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="132"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="142"/>
         <source>Command line</source>
         <translation>命令行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="133"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="143"/>
         <source>Co&amp;py</source>
         <translation>复制(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="134"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="144"/>
         <source>Copy the command line to the clipboard</source>
         <translation>将命令行复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="137"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="147"/>
         <source>Comman&amp;d:</source>
         <translation>命令(&amp;D)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="188"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="198"/>
         <source>The plan&apos;s model is not a decoder in the catalog; choose the model here.</source>
         <translation>方案中的模型不是目录中的解码器模型，请在此处选择模型。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="205"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="215"/>
         <source>The engine settings cannot be read: %1</source>
         <translation>无法读取引擎设置：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="221"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="229"/>
+        <source>GPU count: %1</source>
+        <translation>GPU 数量：%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="250"/>
+        <source>more GPUs (GPU count %1)</source>
+        <translation>更多 GPU（GPU 数量 %1）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="255"/>
         <source>Cannot size this launch: %1</source>
         <translation>无法估算此次启动：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="231"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="265"/>
         <source>Fits: %1 on %2 x %3 (%4 GiB each).</source>
         <translation>放得下：%1，%2 × %3（每块 %4 GiB）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="232"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="266"/>
         <source>Does not fit: %1 on %2 x %3 (%4 GiB each).</source>
         <translation>放不下：%1，%2 × %3（每块 %4 GiB）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="240"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="274"/>
         <source>Host (CPU) memory</source>
         <translation>主机（CPU）内存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="247"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="281"/>
         <source>KV cache: %1 tokens in %2 blocks of %3.</source>
         <translation>KV 缓存：%1 个 token，共 %2 块，每块 %3 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="249"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="283"/>
         <source>Maximum concurrency for %1 tokens per request: %2x.</source>
         <translation>每个请求 %1 个 token 时的最大并发：%2 倍。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="251"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="285"/>
         <source>Longest context at %1 concurrent requests: %2 tokens.</source>
         <translation>%1 个并发请求时的最长上下文：%2 个 token。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="254"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="288"/>
         <source>Layers offloaded to the GPU: %1 of %2.</source>
         <translation>卸载到 GPU 的层：%1 / %2。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="258"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="292"/>
         <source>Smallest changes that make it fit:</source>
         <translation>能放得下的最小改动：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="275"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="309"/>
         <source>Will it fit?</source>
         <translation>放得下吗？</translation>
     </message>

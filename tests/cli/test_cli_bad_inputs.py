@@ -48,7 +48,9 @@ def test_training_flags_are_not_silently_ignored_by_a_serving_estimate(
 
 def test_a_serving_expert_parallel_size_is_checked(capsys: pytest.CaptureFixture[str]) -> None:
     # --ep is also the serving replica's expert-parallel size: it must divide --tp and needs routed experts
-    _fails_naming(SERVE + ["--count", "8", "--tp", "2", "--ep", "4"], "--ep", capsys)
+    err = _fails_naming(SERVE + ["--count", "8", "--tp", "2", "--ep", "4"], "--ep", capsys)
+    # with the GPU count alone the replica has 1 tensor-parallel GPU: the message says which setting to raise
+    assert "raise the tensor-parallel degree to a multiple of 4" in err
     _fails_naming(SERVE + ["--count", "8", "--tp", "2", "--ep", "2"], "--ep", capsys)  # llama-3-8b has no experts
 
 
@@ -192,3 +194,29 @@ def test_expert_degrees_not_dividing_the_stage_name_the_wrong_flag(
     err = _fails_naming(["estimate", "speed", "--model", "mixtral-8x7b", "--gpu", "h100-sxm", "--count", "8",
                          *degrees], flag, capsys)
     assert "does not divide the 8 GPUs" in err
+
+
+def test_estimate_memorys_mode_flag_is_not_read_as_the_speed_model(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse's prefix matching used to read "--mode train" as "--model train" ("'train' is not in the catalog")
+    err = _fails_naming(TRAIN + ["--mode", "train"], "--mode", capsys)
+    assert "an option of gpudesk estimate memory" in err and "not in the catalog" not in err
+
+
+def test_a_flag_of_the_sibling_command_is_named_as_such(capsys: pytest.CaptureFixture[str]) -> None:
+    err = _fails_naming(MEMORY + ["--input-tokens", "5"], "--input-tokens", capsys)
+    assert "an option of gpudesk estimate speed" in err
+    err = _fails_naming(TRAIN + ["--modle", "x"], "--modle", capsys)
+    assert "did you mean --model?" in err
+
+
+def test_the_hint_survives_a_language_chosen_before_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    # "--lang en" takes a value: the value is no command word, so the error still belongs to estimate speed
+    err = _fails_naming(["--lang", "en"] + TRAIN + ["--mode", "train"], "--mode", capsys)
+    assert "gpudesk estimate speed: error" in err and "an option of gpudesk estimate memory" in err
+
+
+def test_two_different_gpu_counts_are_refused_not_the_last_taken(capsys: pytest.CaptureFixture[str]) -> None:
+    # --gpus is --count: "--count 8 --gpus 2" used to size 2 GPUs without a word
+    err = _fails_naming(TRAIN + ["--gpus", "2"], "--gpus 2", capsys)
+    assert "already given as 8" in err
+    assert main(TRAIN + ["--gpus", "8"]) == 0  # the same value twice is no contradiction

@@ -18,6 +18,7 @@ Every text is a real message quoted from the public thread named in its comment.
 from __future__ import annotations
 
 from gpudesk.oom import diagnose_text
+from gpudesk.oom.labels import has_label
 from gpudesk.oom.rules import genuine_shortage
 
 # https://github.com/pytorch/xla/issues/3041 (8 GB-per-core TPU; the arguments alone nearly fill the core)
@@ -155,6 +156,17 @@ def test_a_request_of_two_to_the_32_minus_one_bytes_is_a_garbage_size() -> None:
     assert top.id == "not_capacity"
     assert d.report.signature == "absurd_size"
     assert "shape" in top.fix.lower() or "size" in top.fix.lower()
+    # 4 GiB is no size "more than any device has": the explanation names the -1 that wrapped
+    assert "2^32 - 1" in top.explanation and "-1" in top.explanation
+    assert "more than any device" not in top.explanation
+    assert "-1 stored as an unsigned 32-bit size" in top.checks[0] and "No device has" not in top.checks[0]
+
+
+def test_every_part_of_the_tpu_hbm_report_has_a_written_label() -> None:
+    for text in (XLA_3041, EASYDEL_95):
+        parsed = diagnose_text(text).report.parsed
+        assert parsed["tpu_hbm_reserved_bytes"] > 0
+        assert [key for key in parsed if not has_label(key)] == []
 
 
 def test_a_request_of_exactly_four_gib_stays_a_real_size() -> None:

@@ -60,6 +60,8 @@ def test_nccl_tests_cap_notice_reads_nccl_buffers_outside_the_test_buffers_first
     assert top.evidence["nccl_tests_max_bytes"] == 27951912277
     assert top.evidence["nccl_tests_headroom_bytes"] == 1 << 30
     assert "-e" in top.fix and "-c 0" in top.fix
+    # a value to type: half of the 26.03 GiB cap, in whole GiB as nccl-tests' -e reads "13G"
+    assert "-e 13G" in top.fix and "27,951,912,277 bytes" in top.fix
     assert any("NCCL_DEBUG=WARN" in c for c in top.checks)
     # Another holder stays named right behind it.
     assert d.causes[1].id == "other_process"

@@ -28,7 +28,10 @@ def test_only_the_silu_output_is_extra():
 def test_compiled_or_inference():
     base = dict(mode="train", precision="bf16", seq_len_tokens=2048, micro_batch_size=8)
     compiled = estimate_memory(LLAMA2, MemoryWorkload(**base, compiled=True))
-    assert estimate_memory(LLAMA2, MemoryWorkload(**base, compiled=True, fused_norm=True)) == compiled
+    compiled_fused = estimate_memory(LLAMA2, MemoryWorkload(**base, compiled=True, fused_norm=True))
+    assert compiled_fused.breakdown == compiled.breakdown
+    # the setting is named even where it changes nothing, so that the user sees why
+    assert "fused RMSNorm kernel: no change here" in compiled_fused.assumptions[-1][0]
     eager = estimate_memory(LLAMA2, MemoryWorkload(**base))
     fused = estimate_memory(LLAMA2, MemoryWorkload(**base, fused_norm=True))
     # the peak is the start of backward: 32 layers x 16384 tokens x 8 h bytes fewer
@@ -36,6 +39,18 @@ def test_compiled_or_inference():
     with pytest.raises(SizingError) as err:
         estimate_memory(LLAMA2, MemoryWorkload(mode="inference", fused_norm=True))
     assert err.value.field == "fused_norm"
+
+
+def test_the_assumptions_name_the_fused_norm_and_its_saving_a_layer():
+    base = dict(mode="train", precision="bf16", seq_len_tokens=2048, micro_batch_size=8)
+    eager = estimate_memory(LLAMA2, MemoryWorkload(**base))
+    fused = estimate_memory(LLAMA2, MemoryWorkload(**base, fused_norm=True))
+    assert not any("RMSNorm" in text for text, _source in eager.assumptions)
+    text, source = fused.assumptions[-1]
+    # 16384 tokens x 8 h bytes = 512 MiB a layer, the activations' drop over 32 layers
+    assert "fused RMSNorm kernel" in text and "512.00 MiB less a layer" in text and "apex" in source
+    lora = estimate_memory(LLAMA2, MemoryWorkload(**dict(base, mode="lora"), fused_norm=True))
+    assert "512.00 MiB less a layer" in lora.assumptions[-1][0]
 
 
 def test_flagscale_aquila_rows_typed_with_the_fused_norm():

@@ -79,7 +79,9 @@ from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, G
                                     POOL_FALLBACK_CHECK,
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
-                                    SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command, flatten_whitespace,
+                                    SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
+                                    check_command,
+                                    flatten_whitespace,
                                     enospc_beside_gpu_only, names_managed_memory, names_unified_allocator,
                                     runner_backend_buffer,
                                     startup_pool_runtime)
@@ -142,9 +144,14 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "shm_segment": _("NCCL passes data between the ranks of one node through shared-memory segments in "
                          "/dev/shm, a RAM-backed filesystem; creating one failed (no space left there). Containers "
                          "get 64 MiB there unless told otherwise; the GPU is not involved."),
-        "absurd_size": _("A request of {size} is more than any device or computer has: it comes from an overflowed "
-                         "or uninitialised size, usually after an earlier error.").format(
-                             size=format_bytes(f.requested) if f.requested else _("more than 1 EiB or below zero")),
+        "absurd_size": (_("A request of exactly {bytes:,} bytes is 2^32 - 1, what a size of -1 becomes when it is "
+                          "stored as an unsigned 32-bit number: no allocator asks for that on its own, so a size "
+                          "came out as -1 (a count not found, an empty range) before the allocation.").format(
+                              bytes=f.requested)
+                        if f.requested == WRAPPED_MINUS_ONE_BYTES else
+                        _("A request of {size} is more than any device or computer has: it comes from an overflowed "
+                          "or uninitialised size, usually after an earlier error.").format(
+                              size=format_bytes(f.requested) if f.requested else _("more than 1 EiB or below zero"))),
         "ecc": _("The GPU reported an uncorrectable error in its memory. Every later CUDA call can fail, often as "
                  "'out of memory'; freeing memory does not help."),
         "xid": _("The kernel log holds an Xid event: the driver reset or lost the GPU, and later allocations fail "
@@ -355,6 +362,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         own_check = OPENCL_LIMIT_CHECK
     elif count_limit is not None:
         own_check = BUFFER_COUNT_CHECK
+    elif key == "absurd_size" and f.requested == WRAPPED_MINUS_ONE_BYTES:
+        own_check = WRAPPED_SIZE_CHECK
     command = own_check.command if own_check is not None else check_command(check_key, r.platform)
     check_line = (_("{command}: {meaning}").format(command=command, meaning=i18n._(own_check.meaning))
                   if own_check is not None else _check_line(check_key, r.platform))
@@ -1399,9 +1408,11 @@ def _nccl_tests_headroom(f: Facts, max_bytes: int) -> list[Cause]:
                       "else. NCCL allocates its channel and proxy buffers with cudaMalloc outside those buffers, and "
                       "together with the CUDA context they did not fit in that room.").format(
                           max_bytes=max_bytes, headroom=format_bytes(NCCL_TESTS_HEADROOM_BYTES)),
-        fix=_("Run the test with a smaller largest size (-e, e.g. half of {max_bytes} bytes) or without the data "
-              "check (-c 0: two buffers instead of three), so that more than 1 GiB is left for NCCL").format(
-                  max_bytes=max_bytes),
+        # -e takes a size with a K/M/G suffix in powers of 1024 (nccl-tests src/common.cu parsesize): half the cap,
+        # rounded down to whole GiB (at least 1G), is a value the user can type as it stands
+        fix=_("Run the test with a smaller largest size (-e {size}G, about half of the {max_bytes:,} bytes it capped "
+              "to) or without the data check (-c 0: two buffers instead of three), so that more than 1 GiB is left "
+              "for NCCL").format(size=max(1, max_bytes // 2 // 1024**3), max_bytes=max_bytes),
         more_fixes=[_("Run nvidia-smi before the test: the cap assumes that nothing else holds the GPU.")],
         checks=[_("{command}: {meaning}").format(
             command=NCCL_DEBUG_COMMAND,

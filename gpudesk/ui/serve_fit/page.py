@@ -11,6 +11,7 @@ results opens it filled from that option (:func:`gpudesk.planner.serve_launch.la
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from PySide6.QtCore import QCoreApplication, Qt
@@ -35,7 +36,8 @@ from PySide6.QtWidgets import (
 
 from gpudesk.errors import GpudeskError
 from gpudesk.planner.serve_launch import LaunchInputs
-from gpudesk.sizing.engines.common import ENGINES, EngineFit
+from gpudesk.sizing.engines.common import ENGINES, Change, EngineFit
+from gpudesk.sizing.engines.fit import TP_SETTING
 from gpudesk.sizing.engines.terms import engine_title, memory_rows
 
 from gpudesk.units import GIB
@@ -51,6 +53,14 @@ SETTING_EXAMPLES = {
     "llamacpp": "n_gpu_layers=99 n_ctx=8192 cache_type_k=q8_0",
     "ollama": "num_ctx=8192 num_parallel=1",
 }
+
+
+def sentence_start(reason: str) -> str:
+    """``reason`` as the start of a sentence: its first word capitalised where it is a plain lower-case word
+    ("the", "weights"), left as it is where it is a name or a setting ("vLLM", "gpu_memory_utilization", "--dtype")."""
+    if re.match(r"[a-z]+(?=[ ,;:.'])", reason):
+        return reason[:1].upper() + reason[1:]
+    return reason
 
 
 class ServeFitPage(QWidget):
@@ -195,7 +205,7 @@ class ServeFitPage(QWidget):
     def check(self) -> None:
         """Size the launch with :func:`engine_fit` and show it; a bad input is said in the verdict line."""
         from gpudesk.sizing.engines.device import catalog_device
-        from gpudesk.sizing.engines.fit import TP_SETTING, engine_fit
+        from gpudesk.sizing.engines.fit import engine_fit
         from gpudesk.sizing.shapes import spec_from_catalog
 
         engine = str(self.engine.currentData())
@@ -212,9 +222,33 @@ class ServeFitPage(QWidget):
                                 weight_format=self.weight_format.currentText().strip() or "checkpoint", gpus=gpus,
                                 tensor_parallel=gpus if engine in TP_SETTING else None)
         except GpudeskError as exc:
-            self._show_error(error_text(exc))
+            field = str(getattr(exc, "field", "") or "")
+            if field and field == TP_SETTING.get(engine) and not self._typed(field):
+                # the degree came from the GPU count field, not from a setting the user typed: name that field
+                reason = getattr(exc, "reason", None) or error_text(exc)
+                self._show_error(self.tr("GPU count: %1").replace("%1", reason))
+            else:
+                self._show_error(error_text(exc))
             return
         self.show_result(result)
+
+    def _typed(self, setting: str) -> bool:
+        """True when the engine settings field sets ``setting`` (NAME=VALUE, or the engine's --flag spelling)."""
+        try:
+            args = shlex.split(self.settings.text())
+        except ValueError:
+            return False
+        names = {a.split("=", 1)[0].strip().lstrip("-").replace("-", "_") for a in args}
+        return setting in names
+
+    def _change_text(self, change: Change) -> str:
+        """A smallest change as the window offers it: the GPU count field where the change is only the engine's
+        tensor-parallel degree and the user did not type that setting (the command line keeps the engine's flag)."""
+        engine = str(self.engine.currentData())
+        setting = TP_SETTING.get(engine)
+        if setting and set(change.settings) == {setting} and not self._typed(setting):
+            return self.tr("more GPUs (GPU count %1)").replace("%1", str(change.settings[setting]))
+        return change.text
 
     def _show_error(self, message: str) -> None:
         self.result = None
@@ -233,7 +267,7 @@ class ServeFitPage(QWidget):
         text = (head.replace("%1", engine_title(r)).replace("%2", str(r.gpus)).replace("%3", r.gpu_name)
                 .replace("%4", f"{r.gpu_total_bytes / GIB:.2f}"))
         if not r.fits and r.reason:
-            text += " " + r.reason
+            text += " " + sentence_start(r.reason)
         self.verdict.setText(text)
         rows = memory_rows(r)
         if r.host_bytes:
@@ -256,7 +290,7 @@ class ServeFitPage(QWidget):
         self.capacity.setText("\n".join(lines))
         if r.changes:
             self.changes.setText(self.tr("Smallest changes that make it fit:") + "\n" +
-                                 "\n".join(f"• {c.text}: {c.command}" for c in r.changes))
+                                 "\n".join(f"• {self._change_text(c)}: {c.command}" for c in r.changes))
         else:
             self.changes.setText("")
         self.command.setText(r.command)

@@ -141,3 +141,43 @@ def test_ecc_choice_changes_the_cards_total_like_the_cli(qtbot) -> None:
     l40s = open_catalog().gpu("l40s")
     assert kv[None] == kv[True] and kv[None][0] == catalog_device(l40s).total_bytes
     assert kv[False][0] > kv[True][0] and kv[False][1] > kv[True][1]
+
+
+def test_the_gpu_count_field_is_named_where_the_window_sets_the_degree(qtbot) -> None:
+    # Qwen3-Coder 480B has 96 attention heads: 5 GPUs is no tensor-parallel degree vLLM starts with. The window's
+    # own control is the GPU count field, so the refusal names it rather than vLLM's tensor_parallel_size.
+    page = _page(qtbot, "h200-sxm")
+    page.set_engine("vllm")
+    page.set_model("qwen3-coder-480b-a35b")
+    page.gpus.setValue(5)
+    page.check()
+    assert page.verdict.text().startswith("Cannot size this launch: GPU count: the model's 96 attention heads")
+    assert "tensor_parallel_size" not in page.verdict.text()
+    # typed by the user in the settings field, the setting keeps its own name
+    page.gpus.setValue(8)
+    page.settings.setText("tensor_parallel_size=5")
+    page.check()
+    assert "tensor_parallel_size" in page.verdict.text() and "GPU count" not in page.verdict.text()
+
+
+def test_a_change_of_the_degree_alone_is_offered_as_the_gpu_count(qtbot) -> None:
+    # 2 x H200 cannot hold the bf16 480B model: vLLM's change is --tensor-parallel-size 16, the window's 16 GPUs.
+    page = _page(qtbot, "h200-sxm")
+    page.set_engine("vllm")
+    page.set_model("qwen3-coder-480b-a35b")
+    page.gpus.setValue(2)
+    page.check()
+    assert page.result is not None and not page.result.fits
+    assert "• more GPUs (GPU count 16): vllm serve" in page.changes.text()
+    assert "--tensor-parallel-size 16" in page.changes.text()  # the command keeps the engine's flag
+    # the engine's reason starts its own sentence after the verdict
+    assert "GiB each). Weights, activation peak" in page.verdict.text()
+
+
+def test_sentence_start_leaves_names_and_settings_alone() -> None:
+    from gpudesk.ui.serve_fit.page import sentence_start
+
+    assert sentence_start("the model's max seq len") == "The model's max seq len"
+    assert sentence_start("gpu_memory_utilization 0.9 leaves") == "gpu_memory_utilization 0.9 leaves"
+    assert sentence_start("vLLM refuses") == "vLLM refuses"
+    assert sentence_start("weights, activation peak") == "Weights, activation peak"
