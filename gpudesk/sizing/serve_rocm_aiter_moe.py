@@ -58,10 +58,11 @@ def aiter_moe_points(engine: str, rocm_aiter: bool | None, gpu: GPU, compute_uni
                      hidden: int, expert_width: int, experts: int, active_experts: int, tp: int,
                      expert_parallel: int) -> tuple[tuple[float, float], ...]:
     """The measured (pairs on a GPU, seconds per MoE layer) points of the AITER fused-MoE call this layout runs, or
-    () where none was measured (module docstring): vLLM with AITER switched on, a CDNA 4 GPU with the table's compute
+    () where none was measured (module docstring): vLLM with AITER not switched off (unset means on, as for the other
+    AITER kernels: :mod:`gpudesk.sizing.serve_rocm_attention`), a CDNA 4 GPU with the table's compute
     units, FP8 experts, and the expert shape each GPU holds (the whole expert under expert parallelism, a
     ``1 / tp`` slice of its width otherwise) equal to a measured one."""
-    if (engine.lower() != "vllm" or rocm_aiter is not True or gpu.vendor.upper() != "AMD"
+    if (engine.lower() != "vllm" or rocm_aiter is False or gpu.vendor.upper() != "AMD"
             or gpu.architecture not in AITER_MOE_ARCHITECTURES or compute_units != AITER_MOE_COMPUTE_UNITS
             or weight_format.lower() not in AITER_MOE_WEIGHT_FORMATS or not experts or not active_experts):
         return ()

@@ -52,6 +52,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "marlin_moe_expert_s": N_("Marlin MoE expert time"),
     "rocm_int4_moe_layer_s": N_("Int4 MoE layer time (ROCm)"),
     "rocm_aiter_moe_layer_s": N_("AITER fused-MoE layer time (ROCm, measured table)"),
+    "layer_qk_norm_allreduce": N_("All-reduce of the per-layer q/k norm (attention TP)"),
     "activation_quant_kernels": N_("Activation quantization kernels"),
     "dequant_weights_per_s": N_("Weight dequantization rate"),
     "dequant_overlap": N_("Dequantization overlap"),

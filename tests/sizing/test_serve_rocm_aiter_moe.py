@@ -41,7 +41,8 @@ def test_applies_to_vllm_with_aiter_on_cdna4_and_the_measured_slice(catalog):
     mi355x = catalog.gpu("mi355x")
     args = ("fp8", 4096, 1536, 128, 8)
     assert aiter_moe_points("vllm", True, mi355x, 256, *args, tp=8, expert_parallel=8) == QWEN3_POINTS
-    assert aiter_moe_points("vllm", None, mi355x, 256, *args, tp=8, expert_parallel=8) == ()  # AITER not said on
+    # unset means on, as for vLLM's other AITER kernels (serve_rocm_attention): only an explicit off drops it
+    assert aiter_moe_points("vllm", None, mi355x, 256, *args, tp=8, expert_parallel=8) == QWEN3_POINTS
     assert aiter_moe_points("vllm", False, mi355x, 256, *args, tp=8, expert_parallel=8) == ()
     assert aiter_moe_points("sglang", True, mi355x, 256, *args, tp=8, expert_parallel=8) == ()
     # TP 8 without expert parallelism: 128 experts of a 192-wide slice, another shape (not measured)
@@ -60,7 +61,7 @@ def test_qwen3_235b_ep8_decode_on_mi355x_pays_the_fused_moe_call(catalog):
     gpu = catalog.gpu("mi355x")
     link = intra_link(gpu, "infinity-fabric", 8)
     on = ServeLoad(engine="vllm", tp=8, expert_parallel=8, concurrency=1, weight_format="fp8", rocm_aiter=True)
-    off = ServeLoad(engine="vllm", tp=8, expert_parallel=8, concurrency=1, weight_format="fp8", rocm_aiter=None)
+    off = ServeLoad(engine="vllm", tp=8, expert_parallel=8, concurrency=1, weight_format="fp8", rocm_aiter=False)
     with_aiter = step_model(spec, gpu, on, link, "bf16")
     without = step_model(spec, gpu, off, link, "bf16")
     assert with_aiter.aiter_moe_points and not without.aiter_moe_points
