@@ -268,7 +268,15 @@ class Framework:
     weights after the optimizer step, so none of that sync runs under compute (:data:`SYNC_AT_BOUNDARY_SHARDINGS`).
     ``hides_sharded_gathers``: under FSDP / ZeRO-3 it issues the next layer's weight all-gather (and the previous
     layer's gradient reduce-scatter) while the current layer computes; False where each layer's collectives run in
-    that layer's own turn, ahead of or after the compute that needs them (:data:`FRAMEWORKS` ``xla-unpipelined``)."""
+    that layer's own turn, ahead of or after the compute that needs them (:data:`FRAMEWORKS` ``xla-unpipelined``).
+    ``layer_host_ops``: operators one layer issues in forward + backward (:func:`host_issue_seconds`).
+    ``regathers_for_recompute``: under ZeRO-3 with full activation checkpointing the recomputed forward gathers each
+    block's weights again: DeepSpeed's pre-forward module hook fires in the recompute as in the forward
+    (deepspeed/runtime/zero/parameter_offload.py ``pre_sub_module_forward_function``; github.com/deepspeedai/
+    DeepSpeed issue 4784 traces the hooks of the recomputation step in backward), its post-forward hook releases
+    them, and the pre-backward hook gathers them once more: 3 all-gathers per micro-batch instead of 2. Torch FSDP
+    unshards a wrapped block in its pre-backward hook before the checkpoint's recompute runs inside that block, so
+    it gathers twice."""
 
     name: str
     non_gemm_traffic: float
@@ -285,6 +293,7 @@ class Framework:
     reduces_after_backward: bool = False
     hides_sharded_gathers: bool = True
     layer_host_ops: int = DENSE_LAYER_HOST_OPS
+    regathers_for_recompute: bool = False
 
 
 # Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
@@ -358,7 +367,8 @@ FRAMEWORKS: dict[str, Framework] = {
                               "measured by torchtitan (compile 1.16x eager); FlashAttention-2; without partitioned "
                               "gradients (ZeRO-0/1) the gradient reduce runs after the last backward, at the "
                               "accumulation boundary (DeepSpeedEngine.allreduce_gradients)"), "fa2",
-                           reduces_after_backward=True, layer_host_ops=EAGER_LAYER_HOST_OPS),
+                           reduces_after_backward=True, layer_host_ops=EAGER_LAYER_HOST_OPS,
+                           regathers_for_recompute=True),
     "hf-trainer": Framework("hf-trainer", _EAGER, 0.0,
                             N_("eager transformers modules: the eager factor measured by torchtitan (compile "
                                "1.16x eager); SDPA FlashAttention-2"), "fa2", layer_host_ops=EAGER_LAYER_HOST_OPS),
@@ -916,16 +926,21 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     expert_params_gpu = 0.0 if s.adapter_params else sh.expert_params_total / (s.ep * s.etp * s.pp)
     dp_dense = s.gpus // (s.tp * s.pp)
     dp_expert = max(1, s.gpus // (s.ep * s.etp * s.pp))
-    dp_bytes = data_parallel_bytes(dense_params_gpu, dp_dense, sharding) if dp_dense > 1 else 0.0
-    dp_bytes_expert = data_parallel_bytes(expert_params_gpu, dp_expert, sharding) if (
+    # Under activation checkpointing DeepSpeed's ZeRO-3 module hooks gather a block's weights for its recomputed
+    # forward too, then release them and gather them again for its backward (Framework.regathers_for_recompute).
+    weight_gathers = 3 if fw.regathers_for_recompute and s.recompute == "full" else 2
+    dp_bytes = data_parallel_bytes(dense_params_gpu, dp_dense, sharding,
+                                   weight_gathers=weight_gathers) if dp_dense > 1 else 0.0
+    dp_bytes_expert = data_parallel_bytes(expert_params_gpu, dp_expert, sharding, weight_gathers=weight_gathers) if (
         dp_expert > 1 and expert_params_gpu) else 0.0
     if sharding == "fsdp" and s.adapter_params:
         # The frozen base is sharded too and gathered for every forward and backward (frozen_weight_gather_bytes).
         if dp_dense > 1:
             dp_bytes += frozen_weight_gather_bytes((spec.params + sh.extra_dense_params - own_experts) / (s.tp * s.pp),
-                                                   dp_dense)
+                                                   dp_dense, weight_gathers=weight_gathers)
         if dp_expert > 1 and sh.expert_params_total:
-            dp_bytes_expert += frozen_weight_gather_bytes(sh.expert_params_total / (s.ep * s.etp * s.pp), dp_expert)
+            dp_bytes_expert += frozen_weight_gather_bytes(sh.expert_params_total / (s.ep * s.etp * s.pp), dp_expert,
+                                                          weight_gathers=weight_gathers)
     gathers = micro_batches if sharding == "fsdp" else 1  # FSDP re-gathers the weights for every micro-batch
     t_dp_dense = ring_link(intra, inter, node, s.tp * s.cp, dp_dense).seconds(dp_bytes * gathers, hops=2 * dp_dense)
     t_dp_expert = ring_link(intra, inter, node, s.ep * s.etp, dp_expert).seconds(dp_bytes_expert * gathers,
