@@ -21,10 +21,11 @@ import dataclasses
 from gpudesk.catalog.records import Link
 
 # catalog link id -> peers each GPU is wired to directly (the board's GPUs - 1)
-MESH_PEERS = {"nvlink4-hgx4": 3}
+MESH_PEERS = {"nvlink4-hgx4": 3, "nvlink4-gh200-quad": 3}
 SOURCE = ("NVIDIA HGX H100 4-GPU (https://www.nvidia.com/en-us/data-center/hgx/): fully connected NVLink 4, "
           "6 of 18 links per GPU pair; mlcommons/inference_results_v4.1 closed/Fujitsu/systems/"
-          "GX2560M7_H100_SXM_80GBx4_TRT.json ('6x 4th Gen NVLINK, 900GB/s')")
+          "GX2560M7_H100_SXM_80GBx4_TRT.json ('6x 4th Gen NVLINK, 900GB/s'); the HPE Cray EX254n quad GH200 node "
+          "wires its four GPUs the same way (Isambard-AI, arXiv 2410.11199)")
 
 
 def group_link(link: Link, tp: int, pp: int = 1) -> Link:

@@ -228,32 +228,38 @@ def remote_nodes_per_token(top_k: int, nodes: int) -> float:
     return (n - 1) * (1 - (1 - 1 / n) ** k)
 
 
-def data_parallel_bytes(params_per_gpu: float, dp: int, sharding: str, gradient_bytes: float = 2.0) -> float:
+def data_parallel_bytes(params_per_gpu: float, dp: int, sharding: str, gradient_bytes: float = 2.0,
+                        weight_gathers: int = 2) -> float:
     """Bytes one GPU sends per optimizer step to synchronise ``params_per_gpu`` gradients over ``dp`` ranks.
 
     DDP / ZeRO-1 / ZeRO-2 / Megatron distributed optimizer: reduce-scatter of the gradients + all-gather of the
     updated weights (or one all-reduce), ``2 (n-1)/n x P x bytes``. ZeRO-3 / FSDP also all-gathers the weights
-    for backward: ``3 (n-1)/n x P x bytes`` (Rajbhandari et al. 2019, ZeRO, arXiv 1910.02054, section 7: 1.5x).
+    for backward: ``3 (n-1)/n x P x bytes`` (Rajbhandari et al. 2019, ZeRO, arXiv 1910.02054, section 7: 1.5x);
+    ``weight_gathers`` 3 where the recomputed forward gathers the weights once more (DeepSpeed ZeRO-3 under activation
+    checkpointing: ``Framework.regathers_for_recompute``).
     """
     n = positive_int("dp", dp)
     if n == 1:
         return 0.0
-    volume = 3 if sharding in ("zero3", "fsdp") else 2
+    volume = positive_int("weight_gathers", weight_gathers) + 1 if sharding in ("zero3", "fsdp") else 2
     return volume * (n - 1) / n * positive_float("params_per_gpu", params_per_gpu) * gradient_bytes
 
 
-def frozen_weight_gather_bytes(params_per_gpu: float, dp: int, weight_bytes: float = 2.0) -> float:
+def frozen_weight_gather_bytes(params_per_gpu: float, dp: int, weight_bytes: float = 2.0,
+                               weight_gathers: int = 2) -> float:
     """Bytes one GPU receives per micro-batch to gather the frozen (not trained) weights that ZeRO-3 / FSDP shards over
     ``dp`` ranks: one all-gather for the forward and one for the backward, ``2 (n-1)/n x P x bytes``, and no gradient
     reduce-scatter. ZeRO-3 partitions every parameter of the model whether it trains or not (Rajbhandari et al. 2019,
     arXiv 1910.02054, section 5.3: P_os+g+p), as FSDP shards all parameters of a wrapped module, frozen ones included
     (PyTorch FSDP docs, ``use_orig_params`` for mixed ``requires_grad``): a LoRA run's base model is gathered like a
-    full run's, while only the adapters have gradients to sync.
+    full run's, while only the adapters have gradients to sync. ``weight_gathers`` 3 where the recomputed forward
+    gathers them once more (see :func:`data_parallel_bytes`).
     """
     n = positive_int("dp", dp)
     if n == 1:
         return 0.0
-    return 2 * (n - 1) / n * positive_float("params_per_gpu", params_per_gpu) * weight_bytes
+    return (positive_int("weight_gathers", weight_gathers) * (n - 1) / n
+            * positive_float("params_per_gpu", params_per_gpu) * weight_bytes)
 
 
 def pipeline_p2p_bytes(tokens: float, hidden_size: int, tp: int, bytes_per_element: float = 2.0) -> float:

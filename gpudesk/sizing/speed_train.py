@@ -191,6 +191,26 @@ HOST_SECONDS_PER_OP = 15e-6
 # ~55 in forward, about twice that in backward: 165.
 DENSE_LAYER_HOST_OPS = 60
 MOE_LAYER_HOST_OPS = 165
+# A LoRA adapter on a linear runs beside the frozen base GEMM as separate operators (PEFT ``lora.Linear.forward``,
+# github.com/huggingface/peft src/peft/tuners/lora/layer.py: ``result = self.base_layer(x)``, then
+# ``result = result + lora_B(lora_A(dropout(x))) * scaling``, with the input and result dtype casts; NeMo's
+# ``ParallelLinearAdapter`` likewise runs linear_in, linear_out, the optional dropout and the alpha scaling as their
+# own modules): forward dropout, A, B, scale, add = 5; backward the two trainable GEMMs' data and weight gradients
+# (4), the scale's and dropout's gradients (2), the sum of the input's two gradient branches (1) and the two
+# gradient accumulations into .grad (2), 9; 14 per adapted linear.
+LORA_HOST_OPS_PER_ADAPTED_LINEAR = 14
+# An eager transformers decoder layer (transformers LlamaDecoderLayer with flash_attention_2, github.com/huggingface/
+# transformers src/transformers/models/llama/modeling_llama.py, v4.3x) issues each step as its own operator: two
+# RMSNorms of 8 each (upcast, square, mean, add eps, rsqrt, multiply, cast, weight), q/k/v projections with their
+# views and transposes (9), rotary on q and k (cos/sin lookup, rotate_half's two slices, negation and concatenation,
+# two products and a sum: ~16), the attention call with its layout changes (~5), the output projection and its
+# reshape (2), SwiGLU (gate, up, activation, product, down: 5), two residual adds: ~60 in forward, about twice that
+# in backward: 180 (the fused Transformer Engine layer: DENSE_LAYER_HOST_OPS).
+EAGER_LAYER_HOST_OPS = 180
+# Linears LoRA adapts in one layer when the row does not say which: every projection of a Llama-style block (q, k,
+# v, o, gate, up, down; PEFT's ``target_modules="all-linear"`` and the QLoRA paper's practice, Dettmers et al. 2023,
+# arXiv 2305.14314 section 4: "LoRA on all linear transformer block layers").
+LORA_ADAPTED_LINEARS_PER_LAYER = 7
 # FP8 expert GEMMs one by one: per expert, 2 linears x (forward GEMM, two backward GEMMs, 2 casts) = 10.
 FP8_HOST_OPS_PER_LOCAL_EXPERT = 10
 # 16-bit expert GEMMs: Transformer Engine's GroupedLinear hands the whole group to one C++ call
@@ -248,7 +268,15 @@ class Framework:
     weights after the optimizer step, so none of that sync runs under compute (:data:`SYNC_AT_BOUNDARY_SHARDINGS`).
     ``hides_sharded_gathers``: under FSDP / ZeRO-3 it issues the next layer's weight all-gather (and the previous
     layer's gradient reduce-scatter) while the current layer computes; False where each layer's collectives run in
-    that layer's own turn, ahead of or after the compute that needs them (:data:`FRAMEWORKS` ``xla-unpipelined``)."""
+    that layer's own turn, ahead of or after the compute that needs them (:data:`FRAMEWORKS` ``xla-unpipelined``).
+    ``layer_host_ops``: operators one layer issues in forward + backward (:func:`host_issue_seconds`).
+    ``regathers_for_recompute``: under ZeRO-3 with full activation checkpointing the recomputed forward gathers each
+    block's weights again: DeepSpeed's pre-forward module hook fires in the recompute as in the forward
+    (deepspeed/runtime/zero/parameter_offload.py ``pre_sub_module_forward_function``; github.com/deepspeedai/
+    DeepSpeed issue 4784 traces the hooks of the recomputation step in backward), its post-forward hook releases
+    them, and the pre-backward hook gathers them once more: 3 all-gathers per micro-batch instead of 2. Torch FSDP
+    unshards a wrapped block in its pre-backward hook before the checkpoint's recompute runs inside that block, so
+    it gathers twice."""
 
     name: str
     non_gemm_traffic: float
@@ -264,6 +292,8 @@ class Framework:
     logits_bytes_per_entry: float = LOGITS_PASSES * 2
     reduces_after_backward: bool = False
     hides_sharded_gathers: bool = True
+    layer_host_ops: int = DENSE_LAYER_HOST_OPS
+    regathers_for_recompute: bool = False
 
 
 # Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
@@ -309,7 +339,8 @@ FRAMEWORKS: dict[str, Framework] = {
     "torchtitan-eager": Framework("torchtitan-eager", _EAGER, 0.0,
                                   N_("torchtitan benchmarks/llama3_h100_202412_torchtitan.md: compile is 1.16x "
                                      "eager; SDPA FlashAttention-2"), "fa2", *_TORCHTITAN_SAC,
-                                  cp_kv_exchange="allgather", expands_gqa_kv=True),
+                                  cp_kv_exchange="allgather", expands_gqa_kv=True,
+                                  layer_host_ops=EAGER_LAYER_HOST_OPS),
     # prime-rl's trainer (src/prime_rl/trainer/model.py at github.com/PrimeIntellect-ai/prime-rl commit 8718eb1):
     # torch FSDP2 fully_shard per transformer block, each block compiled on its own (apply_compile:
     # ``model.model.layers[i].compile()``, so the pointwise kernels are fused as Inductor does), the model's
@@ -323,7 +354,8 @@ FRAMEWORKS: dict[str, Framework] = {
                           logits_bytes_per_entry=EAGER_FP32_LOSS_BYTES_PER_LOGIT),
     "prime-rl-eager": Framework("prime-rl-eager", _EAGER, 0.0,
                                 N_("prime-rl trainer without --model.compile: eager transformers modules (the "
-                                   "torchtitan-measured eager factor); flash-attn FlashAttention-2"), "flash-attn-2"),
+                                   "torchtitan-measured eager factor); flash-attn FlashAttention-2"), "flash-attn-2",
+                                layer_host_ops=EAGER_LAYER_HOST_OPS),
     # DeepSpeed's engine (deepspeed/runtime/engine.py, DeepSpeedEngine.allreduce_gradients, github.com/microsoft/
     # DeepSpeed, v0.9-v0.16): "ZeRO stage >= 2 communicates during non gradient accumulation boundaries as well"
     # (reduce in backward hooks); otherwise "Communicate only at gradient accumulation boundaries": ZeRO-1
@@ -335,10 +367,11 @@ FRAMEWORKS: dict[str, Framework] = {
                               "measured by torchtitan (compile 1.16x eager); FlashAttention-2; without partitioned "
                               "gradients (ZeRO-0/1) the gradient reduce runs after the last backward, at the "
                               "accumulation boundary (DeepSpeedEngine.allreduce_gradients)"), "fa2",
-                           reduces_after_backward=True),
+                           reduces_after_backward=True, layer_host_ops=EAGER_LAYER_HOST_OPS,
+                           regathers_for_recompute=True),
     "hf-trainer": Framework("hf-trainer", _EAGER, 0.0,
                             N_("eager transformers modules: the eager factor measured by torchtitan (compile "
-                               "1.16x eager); SDPA FlashAttention-2"), "fa2"),
+                               "1.16x eager); SDPA FlashAttention-2"), "fa2", layer_host_ops=EAGER_LAYER_HOST_OPS),
     # JAX/XLA (MaxText) runs the decoder layers as one scanned loop (scan_layers: true in MaxText's base.yml,
     # github.com/AI-Hypercomputer/maxtext e591f30, and in AMD-AGI/Primus examples/maxtext/configs/MI355X); under FSDP
     # each iteration all-gathers its layer's weights and reduce-scatters its gradients. XLA moves those collectives
@@ -893,16 +926,21 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     expert_params_gpu = 0.0 if s.adapter_params else sh.expert_params_total / (s.ep * s.etp * s.pp)
     dp_dense = s.gpus // (s.tp * s.pp)
     dp_expert = max(1, s.gpus // (s.ep * s.etp * s.pp))
-    dp_bytes = data_parallel_bytes(dense_params_gpu, dp_dense, sharding) if dp_dense > 1 else 0.0
-    dp_bytes_expert = data_parallel_bytes(expert_params_gpu, dp_expert, sharding) if (
+    # Under activation checkpointing DeepSpeed's ZeRO-3 module hooks gather a block's weights for its recomputed
+    # forward too, then release them and gather them again for its backward (Framework.regathers_for_recompute).
+    weight_gathers = 3 if fw.regathers_for_recompute and s.recompute == "full" else 2
+    dp_bytes = data_parallel_bytes(dense_params_gpu, dp_dense, sharding,
+                                   weight_gathers=weight_gathers) if dp_dense > 1 else 0.0
+    dp_bytes_expert = data_parallel_bytes(expert_params_gpu, dp_expert, sharding, weight_gathers=weight_gathers) if (
         dp_expert > 1 and expert_params_gpu) else 0.0
     if sharding == "fsdp" and s.adapter_params:
         # The frozen base is sharded too and gathered for every forward and backward (frozen_weight_gather_bytes).
         if dp_dense > 1:
             dp_bytes += frozen_weight_gather_bytes((spec.params + sh.extra_dense_params - own_experts) / (s.tp * s.pp),
-                                                   dp_dense)
+                                                   dp_dense, weight_gathers=weight_gathers)
         if dp_expert > 1 and sh.expert_params_total:
-            dp_bytes_expert += frozen_weight_gather_bytes(sh.expert_params_total / (s.ep * s.etp * s.pp), dp_expert)
+            dp_bytes_expert += frozen_weight_gather_bytes(sh.expert_params_total / (s.ep * s.etp * s.pp), dp_expert,
+                                                          weight_gathers=weight_gathers)
     gathers = micro_batches if sharding == "fsdp" else 1  # FSDP re-gathers the weights for every micro-batch
     t_dp_dense = ring_link(intra, inter, node, s.tp * s.cp, dp_dense).seconds(dp_bytes * gathers, hops=2 * dp_dense)
     t_dp_expert = ring_link(intra, inter, node, s.ep * s.etp, dp_expert).seconds(dp_bytes_expert * gathers,
@@ -1018,7 +1056,8 @@ def host_issue_seconds(sh: _Shape, s: TrainSetup, layers_local: float, moe_local
 
     Each operator costs the host ~5-25 us before its kernel is queued (Python, autograd, dispatcher, launch;
     https://jiahuanglin.xyz/all_lessons/gpu_kernel_serving/18_pytorch_to_kernel.html): :data:`HOST_SECONDS_PER_OP`.
-    A transformer layer issues :data:`DENSE_LAYER_HOST_OPS` operators in forward + backward; an MoE layer adds
+    A transformer layer issues its framework's ``layer_host_ops`` in forward + backward (a fused Transformer Engine
+    layer :data:`DENSE_LAYER_HOST_OPS`, an eager transformers layer :data:`EAGER_LAYER_HOST_OPS`); an MoE layer adds
     the router, permutation, two all-to-alls and the expert MLP (:data:`MOE_LAYER_HOST_OPS`), and in FP8 the expert
     GEMMs run one by one, each with its casts (Transformer Engine ``GroupedLinear`` splits the input per expert):
     :data:`FP8_HOST_OPS_PER_LOCAL_EXPERT` per expert on the GPU; in 16-bit the grouped call still queues one
@@ -1026,11 +1065,15 @@ def host_issue_seconds(sh: _Shape, s: TrainSetup, layers_local: float, moe_local
     all-to-all dispatcher the received tokens are split into ``ep x local`` chunks and concatenated in expert
     order, and restored before the combine (:func:`expert_chunk_sort_bytes_per_token`): a host cost per chunk,
     :data:`HOST_SECONDS_PER_SORTED_CHUNK`, four passes; the node-deduplicating dispatchers skip it. Full recompute
-    issues the forward again. Dropless routing copies the tokens per expert to the host in every MoE layer, so these
+    issues the forward again. Under LoRA each adapted linear adds its adapter's operators
+    (:data:`LORA_HOST_OPS_PER_ADAPTED_LINEAR` x :data:`LORA_ADAPTED_LINEARS_PER_LAYER`). Dropless routing copies the tokens per expert to the host in every MoE layer, so these
     costs cannot be hidden behind earlier layers (see :func:`train_speed`).
     """
     redo = 4 / 3 if s.recompute == "full" else 1.0
-    dense = DENSE_LAYER_HOST_OPS * HOST_SECONDS_PER_OP * redo
+    layer_ops = FRAMEWORKS[s.framework].layer_host_ops
+    if s.adapter_params:
+        layer_ops += LORA_HOST_OPS_PER_ADAPTED_LINEAR * LORA_ADAPTED_LINEARS_PER_LAYER
+    dense = layer_ops * HOST_SECONDS_PER_OP * redo
     if not (sh.experts and moe_local):
         return layers_local * dense, 0.0
     local = sh.experts / (s.ep * s.etp)

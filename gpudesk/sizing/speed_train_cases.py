@@ -7,6 +7,7 @@ user would select it (``--framework``). Nothing here depends on a row's id or so
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
@@ -23,7 +24,7 @@ from gpudesk.sizing.speed_train import GpuRates, TrainSetup, TrainSpeed, train_s
 
 # Published network names -> catalog network links (per-GPU NIC, GB/s per direction).
 NETWORK_LINKS = {"ib-hdr": "ib-hdr", "ib-ndr": "ib-ndr", "ib-400g": "ib-ndr", "ib-xdr": "ib-xdr", "ib-800g": "ib-xdr",
-                 "roce-400": "roce-400", "roce-200": "roce-200", "roce-100": "roce-100"}
+                 "roce-400": "roce-400", "roce-200": "roce-200", "roce-100": "roce-100", "slingshot-11": "slingshot-11"}
 # A single-node or NVL72 row names only its NVLink; its scale-out NIC is the DGX/HGX one: 400 Gb/s per GPU.
 DEFAULT_NETWORK = "ib-ndr"
 # Published framework names -> the --framework profile a user would pick for that software.
@@ -168,6 +169,19 @@ def nvlink_hosts_per_domain(catalog: Catalog, gpu: GPU, host_gpus: int) -> int:
     return host_gpus
 
 
+def named_network(interconnect: str) -> str:
+    """The catalog network link a row's ``interconnect`` text names: the whole text, else the first
+    :data:`NETWORK_LINKS` name written in it as a word ("nvlink (GH200 quad node) + slingshot-11 (4x 200 Gb/s ...)"
+    -> slingshot-11); none named: :data:`DEFAULT_NETWORK`."""
+    if interconnect in NETWORK_LINKS:
+        return NETWORK_LINKS[interconnect]
+    words = re.findall(r"[a-z0-9][a-z0-9-]*", interconnect.lower())
+    for word in words:
+        if word in NETWORK_LINKS:
+            return NETWORK_LINKS[word]
+    return DEFAULT_NETWORK
+
+
 def case_model(case: dict[str, Any], catalog: Catalog) -> ModelSpec:
     """The row's model: a catalog id, or a config.json path relative to the source checkout."""
     model = str(case.get("model") or "")
@@ -188,7 +202,7 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         intra_kind = "pcie"
     else:
         intra_kind = "nvlink"
-    net = catalog.link(NETWORK_LINKS.get(str(case.get("interconnect")), DEFAULT_NETWORK))
+    net = catalog.link(named_network(str(case.get("interconnect") or "")))
     framework = str(case.get("framework", "megatron-lm"))
     if framework == "torchtitan":
         profile = "torchtitan-compile" if case.get("compile") else "torchtitan-eager"

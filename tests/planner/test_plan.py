@@ -71,8 +71,10 @@ def test_fp8_and_cuda_gates(catalog):
     reasons = {r.gpu_id: " ".join(r.reasons) for r in result.rejected if r.count == 0}
     assert "FP8" in reasons["a100-80-sxm4"]
     assert "sm_100" in reasons["b200"] and "12.8" in reasons["b200"]  # CUDA 12.1 cannot run Blackwell
-    # Hopper and Ada cards with FP8 (H20, H800 and L20 are Hopper / Ada China-market SKUs).
-    assert all(c.gpu_id.startswith(("h100", "h200", "h800", "h20", "l40s", "l4", "l20", "rtx-6000-ada")) for c in result.candidates)
+    # Hopper and Ada cards with FP8 (H20, H800 and L20 are Hopper / Ada China-market SKUs; the GH200 96GB since the
+    # catalog has a server for it, the HPE Cray EX254n quad node).
+    assert all(c.gpu_id.startswith(("h100", "h200", "h800", "h20", "l40s", "l4", "l20", "rtx-6000-ada", "gh200"))
+               for c in result.candidates)
     req.software.framework_version = "2.0.1"
     old = plan(req, catalog)
     assert any("PyTorch >= 2.1" in " ".join(r.reasons) for r in old.rejected if r.gpu_id == "h100-sxm5")

@@ -41,9 +41,12 @@ def test_lora_under_zero3_gathers_the_base_model(lora_run):
     speed = train_speed(spec, rates, setup)
     b = speed.breakdown
     compute = b["gemm_s"] + b["attention_s"] + b["other_kernels_s"]
-    moved = data_parallel_bytes(setup.adapter_params, 32, "zero3") + frozen_weight_gather_bytes(spec.params, 32)
+    # DeepSpeed under full recompute gathers the weights for the recomputed forward too: 3 gathers per micro-batch
+    # (speed_train Framework.regathers_for_recompute).
+    moved = (data_parallel_bytes(setup.adapter_params, 32, "zero3", weight_gathers=3)
+             + frozen_weight_gather_bytes(spec.params, 32, weight_gathers=3))
     expected = LinkSpeed("ring", 12.5).seconds(moved, hops=2 * 32) - compute
-    assert expected > 10.0  # 2 x 138 GB over one 100 Gb/s port per GPU is far beyond the step's compute
+    assert expected > 10.0  # 3 x 138 GB over one 100 Gb/s port per GPU is far beyond the step's compute
     assert b["data_parallel_exposed_s"] == pytest.approx(expected, rel=1e-9)
 
 
