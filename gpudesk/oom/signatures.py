@@ -469,6 +469,14 @@ _PY_MEMORY_ERROR = re.compile(r"(?<![\w.])MemoryError\b")
 # (a GPU's is VRAM, HBM or device memory), read as such in any runtime's wording.
 _RAM_SHORTAGE = re.compile(r"\b(?:not enough|insufficient|out of|ran out of)\s{1,3}(?:system\s{1,3}|host\s{1,3}|cpu\s{1,3})?"
                            r"ram\b|\bram\b[^\n.;]{0,16}?\b(?:is |was )?(?:exhausted|insufficient)\b", re.IGNORECASE)
+# PyTorch's CPU allocator's own words for a refused host allocation (c10/core/impl/alloc_cpu.cpp, alloc_cpu():
+# "DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes"), quoted by a caller that drops the
+# prefix: DeepSpeed's ZeRO offload building its host-side copies at start ("DeepSpeedZeRoOffload initialization failed
+# (can't allocate memory)", Tencent/TencentPretrain#70, solved on a machine with more RAM, CVI-SZU/Linly#83). A device
+# runtime says "out of memory" in its own words; a text that names the GPU is not read so (thirty-ninth pass).
+_CPU_ALLOCATOR_WORDS = re.compile(r"\bcan'?t allocate memory\b", re.IGNORECASE)
+_CPU_ALLOCATOR_DEVICE_WORDS = ("cuda", "gpu", "vram", "device memory", "video memory", "hip ", "hiperror", "hipmalloc",
+                               "hiphost", "xpu", "npu", "mps")
 # RAM said short in Chinese: "内存" is the host's memory (the GPU's is "显存", video memory), "不足/不够/耗尽" short or
 # exhausted; glibc's zh_CN text of ENOMEM is "无法分配内存" ("[Errno 12] 无法分配内存" from Python). A text that also
 # names the GPU ("GPU内存不足", "CUDA out of memory") is about device memory and is not read so (:func:`classify`).
@@ -1117,6 +1125,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     # is device memory.)
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
             or _RUST_ALLOC.search(text) or _RAM_SHORTAGE.search(text) or _COMMIT_LIMIT_CODE.search(text) or (
+                _CPU_ALLOCATOR_WORDS.search(text) and not any(w in low for w in _CPU_ALLOCATOR_DEVICE_WORDS)) or (
                 _ZH_RAM_SHORTAGE.search(text) and not any(w in low for w in _ZH_DEVICE_WORDS)):
         return "host_ram"
     if _TF_HOST_WARNING in low and not any(w in low for w in _TF_DEVICE_OOM):

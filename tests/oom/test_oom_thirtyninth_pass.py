@@ -1,0 +1,79 @@
+"""Thirty-ninth pass (issue 28, fresh-40's text that came back "not found", and host memory in DeepSpeed's words).
+
+Each reading is the runtime's own wording, read from its source:
+
+* DeepSpeed's launcher killing the job's ranks ("[launch.py:N:sigkill_handler] Killing subprocess PID",
+  deepspeed/launcher/launch.py) right after the job read its checkpoint back ("successfully read N ZeRO state_dicts for
+  rank R", deepspeed/runtime/engine.py, _get_all_zero_checkpoint_state_dicts), with no error of the rank's own between:
+  the rank's torch.load of the saved states outgrew RAM and the kernel's OOM killer ended it (host_ram). A rank that
+  printed an error of its own before the launcher's line is not read so.
+* PyTorch's CPU allocator's words "can't allocate memory" (c10/core/impl/alloc_cpu.cpp) quoted without their
+  "DefaultCPUAllocator:" prefix, as DeepSpeed's ZeRO offload reports its failed start: host RAM. The same words beside
+  a GPU runtime's are not read so.
+
+Every text is a real message quoted from the public thread named in its comment.
+"""
+
+from __future__ import annotations
+
+from gpudesk.oom import diagnose_text
+
+# https://github.com/deepspeedai/DeepSpeed/issues/1956 (GPT-J-6B resumed under ZeRO on 2 GPUs, "error -9. No error
+# message"; the same log in huggingface/transformers#17258, where torch.load's extra CPU memory at resume was the cause)
+DEEPSPEED_1956 = (
+    "[INFO|deepspeed.py:449] 2022-05-15 00:12:20,447 >> Attempting to resume from finetuned/checkpoint-22\n"
+    "[2022-05-15 00:12:51,292] [INFO] [engine.py:2754:_get_all_zero_checkpoint_state_dicts] successfully read 2 ZeRO "
+    "state_dicts for rank 0\n"
+    "[2022-05-15 00:12:57,785] [INFO] [launch.py:178:sigkill_handler] Killing subprocess 97277\n"
+    "[2022-05-15 00:12:57,786] [INFO] [launch.py:178:sigkill_handler] Killing subprocess 97278")
+
+# https://github.com/deepspeedai/DeepSpeed/issues/3869 (a rank's own CUDA OOM, then the launcher's lines)
+DEEPSPEED_3869 = (
+    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 978.00 MiB (GPU 0; 4.00 GiB total capacity; "
+    "1.68 GiB already allocated; 0 bytes free; 2.72 GiB reserved in total by PyTorch) If reserved memory is >> "
+    "allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management "
+    "and PYTORCH_CUDA_ALLOC_CONF\n"
+    "[2023-07-04 17:31:27,755] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 953850")
+
+# https://github.com/Tencent/TencentPretrain/issues/70 (the title; ZeRO-3 offload of LLaMA-7B on a 94 GB server, solved
+# on one with more RAM in the reporter's CVI-SZU/Linly#83)
+TENCENTPRETRAIN_70 = "DeepSpeedZeRoOffload initialization failed (can't allocate memory)"
+
+# https://github.com/ROCm/legacy-rocm-build/issues/1483 (HIP's own log: a device/pinned allocation, not host RAM)
+ROCM_1483 = (":1:rocdevice.cpp            :1692: 0853955992 us: Failed creating memory\n"
+             ":1:memory.cpp               :328 : 0853955996 us: Video memory allocation failed!\n"
+             ":1:memory.cpp               :292 : 0853955998 us: Can't allocate memory size - 0x02800000 bytes!\n"
+             ":3:hip_memory.cpp           :713 : 0853956016 us: 3463 : [7fd907a1e880] hipHostRegister: Returned "
+             "hipErrorOutOfMemory :")
+
+
+def test_launcher_kill_right_after_the_checkpoint_was_read_is_host_ram() -> None:
+    d = diagnose_text(DEEPSPEED_1956)
+    top = d.causes[0]
+    assert d.found_oom and d.report.signature == "sigkill"
+    assert top.id == "not_capacity"
+    assert "OOM killer" in top.title
+    assert "add RAM or swap" in top.fix
+
+
+def test_launcher_kill_after_the_ranks_own_cuda_oom_is_not_the_oom_killer() -> None:
+    d = diagnose_text(DEEPSPEED_3869)
+    assert d.found_oom and d.report.signature != "sigkill"
+
+
+def test_launcher_kill_alone_is_not_read_as_host_ram() -> None:
+    d = diagnose_text("[2022-05-15 00:12:57,785] [INFO] [launch.py:178:sigkill_handler] Killing subprocess 97277")
+    assert d.report.signature != "sigkill"
+
+
+def test_cpu_allocator_words_without_its_prefix_are_host_ram() -> None:
+    d = diagnose_text(TENCENTPRETRAIN_70)
+    top = d.causes[0]
+    assert d.found_oom and d.report.signature == "host_ram"
+    assert top.id == "not_capacity" and "host RAM" in top.title
+    assert "Free host RAM" in top.fix
+
+
+def test_the_same_words_in_a_gpu_runtimes_log_are_not_host_ram() -> None:
+    d = diagnose_text(ROCM_1483)
+    assert d.report.signature != "host_ram"
