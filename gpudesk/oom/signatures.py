@@ -72,7 +72,8 @@ of the message say so. Each signature names the mechanism and the one check that
   N)"; 2.12+ "Error: failed to extend /dev/shm/nccl-XXXXXX to N bytes, error: No space left on device (28)"; then
   ``ncclSystemError`` "unhandled system error"); in a container ``/dev/shm`` is 64 MiB unless ``--shm-size``
   or ``--ipc=host`` says otherwise (nccl#342): host memory, not the GPU's. ``NCCL_SHM_DISABLE=1`` routes around it.
-* ``absurd_size``: a request of 64 TiB or more (:data:`ABSURD_REQUEST_BYTES`), PyTorch's "more than 1EB" (its formatter's overflow text), a
+* ``absurd_size``: a request of 64 TiB or more (:data:`ABSURD_REQUEST_BYTES`) or 64 times the card
+  (:func:`absurd_for_device`), PyTorch's "more than 1EB" (its formatter's overflow text), a
   request of exactly 2**32 - 1 bytes (:data:`WRAPPED_MINUS_ONE_BYTES`, -1 in a 32-bit unsigned size) or a
   negative size is a garbage size (an overflow, an uninitialised shape, a corrupted model), not a need.
 * ``ecc``: ``uncorrectable ECC error encountered`` (``cudaErrorECCUncorrectable``): a GPU memory fault.
@@ -192,6 +193,48 @@ PiB = 1024**5
 # shared-memory servers hold tens of TiB; a GPU's own memory is under 1 TiB). CUDA.jl#1668: "Out of GPU memory trying to
 # allocate 127.781 TiB", an uninitialised cuSPARSE buffer-size output.
 ABSURD_REQUEST_BYTES = 64 * 1024**4
+# A device request no GPU's memory comes near (thirty-ninth pass): 64 times the card the text names. The labelled cases
+# place the line between 37x (pygod-team/pygod#72, a real 597 GiB edge tensor on a 16 GiB card) and 173x
+# (ultralytics/yolov5#10528, 1936 GiB on 11 GiB) or 1974x (dcharatan/pixelsplat#45). A text that names no card is not
+# read so: 32 TiB of real attention logits (leaderj1001/Attention-Augmented-Conv2d#18) and 21 TiB from a rasterizer's
+# corrupted count (USTC3DV/FlashAvatar-code#18) read the same.
+ABSURD_CARD_MULTIPLE = 64
+# The 3D Gaussian-splatting rasterizer's forward pass (graphdeco-inria/diff-gaussian-rasterization,
+# cuda_rasterizer/rasterizer_impl.cu, CudaRasterizer::Rasterizer::forward) sizes its binning buffer from
+# ``num_rendered``, a 32-bit int copied back from the last element of its prefix sum over the Gaussians' tile counts:
+# a few tens of bytes per (tile, Gaussian) pair (64- and 32-bit sort keys and values, doubled for the radix sort), so a
+# valid count asks for at most about 2**31 pairs x 48 bytes = 96 GiB. A larger request under the rasterizer's frame
+# comes from a count the kernels never wrote, the mark of an extension built for another GPU architecture or CUDA
+# toolkit (sdbds/TRELLIS-for-windows#5: 712 GiB, the wheel built for sm_89 only; graphdeco-inria/gaussian-splatting#587:
+# toolkit 12.3). A real large scene's request below that stays a size (hbb1/2d-gaussian-splatting#97: 35.79 GiB).
+RASTERIZER_MAX_BINNING_BYTES = 2**31 * 48
+_GAUSSIAN_RASTERIZER = re.compile(r"diff_gaussian_rasteri[sz]ation|\brasterize_gaussians\b|rasterizer_impl\.cu",
+                                  re.IGNORECASE)
+
+
+def absurd_for_device(text: str, requested: int | None, total_bytes: int | None) -> bool:
+    """``requested`` is beyond any need: 64 times the card the text names, or above what the Gaussian rasterizer's
+    32-bit pair count can size, under that rasterizer's frame."""
+    if requested is None:
+        return False
+    if total_bytes is not None and requested >= ABSURD_CARD_MULTIPLE * total_bytes:
+        return True
+    return rasterizer_garbage(text, requested)
+
+
+def beyond_card_only(requested: int | None, total_bytes: int | None) -> bool:
+    """``requested`` is 64 times the card or more but below :data:`ABSURD_REQUEST_BYTES` (a garbage size that a large
+    machine could still hold) and not the wrapped -1."""
+    return (requested is not None and total_bytes is not None and requested != WRAPPED_MINUS_ONE_BYTES
+            and ABSURD_CARD_MULTIPLE * total_bytes <= requested < ABSURD_REQUEST_BYTES)
+
+
+def rasterizer_garbage(text: str, requested: int | None) -> bool:
+    """A request above what the Gaussian rasterizer's 32-bit pair count can size, under that rasterizer's frame."""
+    return (requested is not None and requested > RASTERIZER_MAX_BINNING_BYTES
+            and _GAUSSIAN_RASTERIZER.search(text) is not None)
+
+
 # -1 stored in a 32-bit unsigned size: 2**32 - 1 bytes exactly. No allocator asks for an odd all-ones byte count on its
 # own (a real 4 GiB buffer is 2**32 bytes); a size computed as -1 (a count not found, an empty range's "last - first")
 # and converted to ``uint32_t`` / a 32-bit ``size_t`` is (flow123d/flow123d#72: "Not enough memory for allocating
@@ -1087,13 +1130,14 @@ _PREALLOCATING_MARKS = ("xla", "jax", "stream_executor", "tensorflow")
 
 
 def classify(text: str, requested: int | None = None, negative_size: int | None = None,
-             backend: str | None = None) -> str | None:
+             backend: str | None = None, total_bytes: int | None = None) -> str | None:
     """The signature of ``text`` (see the module docstring), or None. ``requested`` / ``negative_size`` are the
-    figures the parsers read; ``backend`` is the one :func:`gpudesk.oom.parsers.generic.detect_backend` found.
+    figures the parsers read; ``backend`` is the one :func:`gpudesk.oom.parsers.generic.detect_backend` found;
+    ``total_bytes`` the failing device's capacity when the text gives it.
     Words match across line breaks (:func:`flatten_whitespace`)."""
     low = flatten_whitespace(text)
     if (requested is not None and (requested >= ABSURD_REQUEST_BYTES or requested == WRAPPED_MINUS_ONE_BYTES)
-            or "more than 1eb" in low or negative_size is not None):
+            or "more than 1eb" in low or negative_size is not None or absurd_for_device(text, requested, total_bytes)):
         return "absurd_size"
     if vgpu_words.counter_wrapped(text):
         return "absurd_size"  # a vGPU layer's usage counter wrapped below zero (gpudesk.oom.vgpu_words)

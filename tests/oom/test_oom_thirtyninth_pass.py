@@ -10,6 +10,12 @@ Each reading is the runtime's own wording, read from its source:
 * PyTorch's CPU allocator's words "can't allocate memory" (c10/core/impl/alloc_cpu.cpp) quoted without their
   "DefaultCPUAllocator:" prefix, as DeepSpeed's ZeRO offload reports its failed start: host RAM. The same words beside
   a GPU runtime's are not read so.
+* A device request 64 times the card the text names or more is a garbage size (absurd_size), between the labelled
+  37x of a real edge tensor (pygod#72, a size) and 173x (yolov5#10528). A text that names no card is not read so.
+* Under the 3D Gaussian-splatting rasterizer's frame (diff_gaussian_rasterization, rasterize_gaussians), a request
+  above what its 32-bit (tile, Gaussian) pair count can size (2**31 x 48 bytes, 96 GiB) is a count the kernels never
+  wrote: the extension was built for another GPU or toolkit (absurd_size, worded as such, with the rebuild as fix). A
+  real large scene below it stays a size (2d-gaussian-splatting#97).
 
 Every text is a real message quoted from the public thread named in its comment.
 """
@@ -46,6 +52,38 @@ ROCM_1483 = (":1:rocdevice.cpp            :1692: 0853955992 us: Failed creating 
              ":3:hip_memory.cpp           :713 : 0853956016 us: 3463 : [7fd907a1e880] hipHostRegister: Returned "
              "hipErrorOutOfMemory :")
 
+# https://github.com/sdbds/TRELLIS-for-windows/issues/5 (the prebuilt rasterizer wheel was built for sm_89 only; the
+# commenter's bold markers kept)
+TRELLIS_5 = (
+    'TRELLIS-for-windows\\.venv\\lib\\site-packages\\diff_gaussian_rasterization\\__init__.py", line 94, in forward\n'
+    "    num_rendered, color, radii, geomBuffer, binningBuffer, imgBuffer = _C.rasterize_gaussians(*args)\n"
+    "RuntimeError: CUDA out of memory. **Tried to allocate 712.03 GiB**. GPU 0 has a total capacity of 24.00 GiB of "
+    "which 16.66 GiB is free. Of the allocated memory 5.43 GiB is allocated by PyTorch, and 58.25 MiB is reserved by "
+    "PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  ")
+
+# https://github.com/hbb1/2d-gaussian-splatting/issues/97 (a real large scene: a size above the card)
+SPLATTING_2D_97 = (
+    "num_rendered, color, depth, radii, geomBuffer, binningBuffer, imgBuffer = _C.rasterize_gaussians(*args)\n"
+    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 35.79 GiB (GPU 0; 23.49 GiB total capacity; "
+    "990.78 MiB already allocated; 21.66 GiB free; 1.14 GiB reserved in total by PyTorch) If reserved memory is >> "
+    "allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management "
+    "and PYTORCH_CUDA_ALLOC_CONF")
+
+# https://github.com/ultralytics/yolov5/issues/10528 (1936 GiB on an 11 GiB card)
+YOLOV5_10528 = (
+    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1936.00 GiB (GPU 1; 11.17 GiB total capacity; "
+    "2.15 GiB already allocated; 7.62 GiB free; 3.02 GiB reserved in total by PyTorch) If reserved memory is >> "
+    "allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management "
+    "and PYTORCH_CUDA_ALLOC_CONF")
+
+# https://github.com/pygod-team/pygod/issues/72 (a real dense adjacency of 597 GiB on a 16 GiB card, 37x)
+PYGOD_72 = ("RuntimeError: CUDA out of memory. Tried to allocate 597.53 GiB (GPU 0; 16.00 GiB total capacity; 1.32 GiB "
+            "already allocated; 12.78 GiB free; 1.35 GiB reserved in total by PyTorch)")
+
+# https://github.com/leaderj1001/Attention-Augmented-Conv2d/issues/18 (32 TiB of real attention logits, no card named)
+ATTENTION_18 = "CUDA out of memory : tried to allocate 32768.00 Gib (only 10.00 Gib free)"
+
 
 def test_launcher_kill_right_after_the_checkpoint_was_read_is_host_ram() -> None:
     d = diagnose_text(DEEPSPEED_1956)
@@ -77,3 +115,36 @@ def test_cpu_allocator_words_without_its_prefix_are_host_ram() -> None:
 def test_the_same_words_in_a_gpu_runtimes_log_are_not_host_ram() -> None:
     d = diagnose_text(ROCM_1483)
     assert d.report.signature != "host_ram"
+
+
+def test_rasterizer_request_above_its_pair_count_is_a_build_for_another_gpu() -> None:
+    d = diagnose_text(TRELLIS_5)
+    top = d.causes[0]
+    assert d.report.signature == "absurd_size"
+    assert top.id == "not_capacity" and "rasterizer" in top.title
+    assert "TORCH_CUDA_ARCH_LIST" in top.fix
+
+
+def test_rasterizer_request_a_real_scene_can_make_stays_a_size() -> None:
+    d = diagnose_text(SPLATTING_2D_97)
+    assert d.report.signature != "absurd_size"
+    assert d.causes[0].id != "not_capacity"
+
+
+def test_request_64_times_the_card_is_a_garbage_size() -> None:
+    d = diagnose_text(YOLOV5_10528)
+    top = d.causes[0]
+    assert d.report.signature == "absurd_size" and top.id == "not_capacity"
+    assert "64 times this GPU" in top.explanation
+    assert "print shapes" in top.fix
+
+
+def test_request_37_times_the_card_stays_a_size() -> None:
+    d = diagnose_text(PYGOD_72)
+    assert d.report.signature != "absurd_size"
+    assert d.causes[0].id == "single_allocation_exceeds_capacity"
+
+
+def test_huge_request_with_no_card_named_is_not_read_as_garbage() -> None:
+    d = diagnose_text(ATTENTION_18)
+    assert d.report.signature != "absurd_size"

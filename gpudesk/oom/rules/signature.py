@@ -72,7 +72,7 @@ from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom import library_words, start_words, vgpu_words
-from gpudesk.oom.rules import exit_causes, fixed_pools, multi_gpu_imbalance
+from gpudesk.oom.rules import exit_causes, fixed_pools, garbage_sizes, multi_gpu_imbalance
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
@@ -81,7 +81,7 @@ from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, G
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
                                     SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, check_command, flatten_whitespace,
                                     enospc_beside_gpu_only, names_managed_memory, names_unified_allocator,
-                                    runner_backend_buffer,
+                                    beyond_card_only, rasterizer_garbage, runner_backend_buffer,
                                     startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
@@ -553,6 +553,10 @@ def check(f: Facts) -> list[Cause]:
         out.append(fixed_pools.vgpu_limit(f))
     elif sig == "absurd_size" and vgpu_words.counter_wrapped(r.text or ""):
         out.append(fixed_pools.wrapped_counter(_not_capacity(sig, 0.96, f)))
+    elif sig == "absurd_size" and rasterizer_garbage(r.text or "", r.requested_bytes):
+        out.append(garbage_sizes.rasterizer_count(_not_capacity(sig, 0.9, f)))
+    elif sig == "absurd_size" and beyond_card_only(r.requested_bytes, r.device.total_bytes if r.device else None):
+        out.append(garbage_sizes.beyond_card(_not_capacity(sig, 0.9, f)))
     elif sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
     elif sig == "wsl_residency":
