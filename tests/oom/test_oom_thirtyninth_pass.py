@@ -16,6 +16,9 @@ Each reading is the runtime's own wording, read from its source:
   above what its 32-bit (tile, Gaussian) pair count can size (2**31 x 48 bytes, 96 GiB) is a count the kernels never
   wrote: the extension was built for another GPU or toolkit (absurd_size, worded as such, with the rebuild as fix). A
   real large scene below it stays a size (2d-gaussian-splatting#97).
+* llama.cpp's compute buffer refused under Ollama's own load request for a context of 32768 tokens or more
+  ("KvSize:262144"): without flash attention that buffer holds the attention scores against the whole context, so the
+  context, not the model, decides (kv_cache_budget). A short context stays the buffers' reading.
 
 Every text is a real message quoted from the public thread named in its comment.
 """
@@ -84,6 +87,17 @@ PYGOD_72 = ("RuntimeError: CUDA out of memory. Tried to allocate 597.53 GiB (GPU
 # https://github.com/leaderj1001/Attention-Augmented-Conv2d/issues/18 (32 TiB of real attention logits, no card named)
 ATTENTION_18 = "CUDA out of memory : tried to allocate 32768.00 Gib (only 10.00 Gib free)"
 
+# https://github.com/ollama/ollama/issues/15284 (Gemma 4 31B Q4 on several GPUs, a 262144-token context)
+OLLAMA_15284 = (
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 19123.94 MiB on device 1: cudaMalloc failed: out of memory\n"
+    "ggml_gallocr_reserve_n_impl: failed to allocate CUDA1 buffer of size 20052907008\n"
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 16990.01 MiB on device 2: cudaMalloc failed: out of memory\n"
+    "ggml_gallocr_reserve_n_impl: failed to allocate CUDA2 buffer of size 17815312384\n"
+    'time=2026-04-03T12:44:10.396Z level=INFO source=runner.go:1290 msg=load request="{Operation:alloc LoraPath:[] '
+    "Parallel:1 BatchSize:512 FlashAttention:Disabled KvSize:262144 KvCacheType: NumThreads:16 "
+    "GPULayers:31[ID:GPU-a000b5fa-b553-4068-d239-bbebd2e92d97 Layers:31(29..59)  ] MultiUserCache:false ProjectorPath: "
+    'MainGPU:0 UseMmap:false}"')
+
 
 def test_launcher_kill_right_after_the_checkpoint_was_read_is_host_ram() -> None:
     d = diagnose_text(DEEPSPEED_1956)
@@ -148,3 +162,15 @@ def test_request_37_times_the_card_stays_a_size() -> None:
 def test_huge_request_with_no_card_named_is_not_read_as_garbage() -> None:
     d = diagnose_text(ATTENTION_18)
     assert d.report.signature != "absurd_size"
+
+
+def test_ollama_compute_buffer_under_a_long_context_is_the_context() -> None:
+    d = diagnose_text(OLLAMA_15284)
+    top = d.causes[0]
+    assert top.id == "kv_cache_budget" and "262144" in top.explanation
+    assert "OLLAMA_CONTEXT_LENGTH" in top.fix
+
+
+def test_ollama_compute_buffer_under_a_short_context_stays_the_buffer() -> None:
+    d = diagnose_text(OLLAMA_15284.replace("KvSize:262144", "KvSize:4096"))
+    assert d.causes[0].id == "genuine_shortage"
