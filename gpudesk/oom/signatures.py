@@ -222,6 +222,23 @@ def absurd_for_device(text: str, requested: int | None, total_bytes: int | None)
     return rasterizer_garbage(text, requested)
 
 
+# Thrust's allocation failure ("std::bad_alloc: cudaErrorMemoryAllocation: out of memory", thrust::system::detail::
+# bad_alloc, raised as Python's MemoryError by pybind11) from simple-knn's ``distCUDA2`` (the 3D Gaussian-splatting
+# initialiser: each point's mean distance to its 3 nearest neighbours, once, on the input point cloud; a few arrays of N
+# floats and a CUB sort, tens of MB for millions of points). Where the extension has no code for the GPU's
+# architecture, or was built with another CUDA toolkit, CUB's dispatch sizes its temporary storage from kernels that
+# never ran and Thrust's allocation fails on an empty card (graphdeco-inria/gaussian-splatting#961: Quadro RTX 8000
+# 48 GB, TORCH_CUDA_ARCH_LIST missing the card; #740: V100 32 GB, binaries built for another GPU): the build, not the
+# memory (``extension_arch``, the driver/toolkit check). Thirty-ninth pass.
+_KNN_THRUST_BAD_ALLOC = re.compile(r"\bdistCUDA2\b[\s\S]{0,600}?std::bad_alloc:\s{0,3}cudaErrorMemoryAllocation",
+                                   re.IGNORECASE)
+
+
+def extension_arch_bad_alloc(text: str) -> bool:
+    """Thrust's bad_alloc raised from simple-knn's distCUDA2 (see :data:`_KNN_THRUST_BAD_ALLOC`)."""
+    return _KNN_THRUST_BAD_ALLOC.search(text) is not None
+
+
 def beyond_card_only(requested: int | None, total_bytes: int | None) -> bool:
     """``requested`` is 64 times the card or more but below :data:`ABSURD_REQUEST_BYTES` (a garbage size that a large
     machine could still hold) and not the wrapped -1."""
@@ -434,7 +451,7 @@ LIBRARY_CHECK = Check("driver_version",
                          "library cannot start whatever is free: install the matching cuDNN or update the driver. If "
                          "they match and nvidia-smi shows the GPU nearly full, it is memory."))
 
-NOT_CAPACITY = ("dev_shm", "shm_segment", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
+NOT_CAPACITY = ("extension_arch", "dev_shm", "shm_segment", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
                 "va_reserve", "buffer_limit", "pin_memory", "illegal_address")
 
 _XID = re.compile(r"\bXid\b")
@@ -1233,6 +1250,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "xpu_large"
     if "hipmemcreate" in low and requested is None and "hipmemaddressreserve" not in low:
         return "vmm_handle"
+    if extension_arch_bad_alloc(text):
+        return "extension_arch"
     if _BARE.search(text):
         return "bare_cuda_error"
     if _NCCL_CUDA_ERROR in low and "nccl" in low:

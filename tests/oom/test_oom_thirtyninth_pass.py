@@ -19,6 +19,9 @@ Each reading is the runtime's own wording, read from its source:
 * llama.cpp's compute buffer refused under Ollama's own load request for a context of 32768 tokens or more
   ("KvSize:262144"): without flash attention that buffer holds the attention scores against the whole context, so the
   context, not the model, decides (kv_cache_budget). A short context stays the buffers' reading.
+* Thrust's bad_alloc ("std::bad_alloc: cudaErrorMemoryAllocation") from simple-knn's distCUDA2, which needs tens of MB
+  once at scene creation: the extension built for another GPU or toolkit (not_capacity, the driver/toolkit check,
+  0.7, a full card second). The same Thrust error elsewhere is not read so.
 
 Every text is a real message quoted from the public thread named in its comment.
 """
@@ -98,6 +101,12 @@ OLLAMA_15284 = (
     "GPULayers:31[ID:GPU-a000b5fa-b553-4068-d239-bbebd2e92d97 Layers:31(29..59)  ] MultiUserCache:false ProjectorPath: "
     'MainGPU:0 UseMmap:false}"')
 
+# https://github.com/graphdeco-inria/gaussian-splatting/issues/740 (a 32 GB V100; binaries built for another GPU)
+SPLATTING_740 = (
+    'File "***/gaussian-splatting/scene/gaussian_model.py", line 134, in create_from_pcd\n'
+    "    dist2 = torch.clamp_min(distCUDA2(torch.from_numpy(np.asarray(pcd.points)).float().cuda()), 0.0000001)\n"
+    "MemoryError: std::bad_alloc: cudaErrorMemoryAllocation: out of memory")
+
 
 def test_launcher_kill_right_after_the_checkpoint_was_read_is_host_ram() -> None:
     d = diagnose_text(DEEPSPEED_1956)
@@ -174,3 +183,17 @@ def test_ollama_compute_buffer_under_a_long_context_is_the_context() -> None:
 def test_ollama_compute_buffer_under_a_short_context_stays_the_buffer() -> None:
     d = diagnose_text(OLLAMA_15284.replace("KvSize:262144", "KvSize:4096"))
     assert d.causes[0].id == "genuine_shortage"
+
+
+def test_thrust_bad_alloc_in_simple_knn_is_the_extension_build() -> None:
+    d = diagnose_text(SPLATTING_740)
+    top = d.causes[0]
+    assert d.found_oom and d.report.signature == "extension_arch"
+    assert top.id == "not_capacity" and top.evidence.get("deciding_check") == "driver_version"
+    assert "TORCH_CUDA_ARCH_LIST" in top.fix
+    assert "genuine_shortage" in [c.id for c in d.causes[1:]]
+
+
+def test_thrust_bad_alloc_elsewhere_is_not_the_extension_build() -> None:
+    d = diagnose_text("MemoryError: std::bad_alloc: cudaErrorMemoryAllocation: out of memory")
+    assert d.report.signature != "extension_arch"
