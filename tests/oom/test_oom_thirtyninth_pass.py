@@ -22,6 +22,9 @@ Each reading is the runtime's own wording, read from its source:
 * Thrust's bad_alloc ("std::bad_alloc: cudaErrorMemoryAllocation") from simple-knn's distCUDA2, which needs tens of MB
   once at scene creation: the extension built for another GPU or toolkit (not_capacity, the driver/toolkit check,
   0.7, a full card second). The same Thrust error elsewhere is not read so.
+* A figureless OOM from a library no loop reading knew, after a log that shows whole epochs done ("Epoch 4/10"): every
+  batch fitted once, so memory kept growing is read first (leak, 0.6), as it already was for PyTorch and TensorFlow.
+  The same line at the first epoch is not read so.
 
 Every text is a real message quoted from the public thread named in its comment.
 """
@@ -106,6 +109,12 @@ SPLATTING_740 = (
     'File "***/gaussian-splatting/scene/gaussian_model.py", line 134, in create_from_pcd\n'
     "    dist2 = torch.clamp_min(distCUDA2(torch.from_numpy(np.asarray(pcd.points)).float().cuda()), 0.0000001)\n"
     "MemoryError: std::bad_alloc: cudaErrorMemoryAllocation: out of memory")
+
+# https://github.com/lhnguyen102/cuTAGI/issues/71 (device memory 3.1, 8.8, 10.2, 13.7 GiB after epochs 1-4; the
+# maintainer fixed the leak)
+CUTAGI_71 = ("Epoch 4/10 | training error: 43.58% | test error: 48.08%:  40%|██████████████▊                      | "
+             "4/10 [25:27<38:13, 382.20s/it]CUDA Runtime Error at: /home/mf/Documents/RESNET/cuTAGI/src/"
+             "data_struct_cuda.cu:83\nout of memory cudaMalloc(&this->d_jcb, size * sizeof(float))")
 
 
 def test_launcher_kill_right_after_the_checkpoint_was_read_is_host_ram() -> None:
@@ -197,3 +206,15 @@ def test_thrust_bad_alloc_in_simple_knn_is_the_extension_build() -> None:
 def test_thrust_bad_alloc_elsewhere_is_not_the_extension_build() -> None:
     d = diagnose_text("MemoryError: std::bad_alloc: cudaErrorMemoryAllocation: out of memory")
     assert d.report.signature != "extension_arch"
+
+
+def test_oom_after_whole_epochs_in_any_library_reads_as_a_leak_first() -> None:
+    d = diagnose_text(CUTAGI_71)
+    top = d.causes[0]
+    assert top.id == "leak" and "epoch 4" in top.explanation
+    assert "genuine_shortage" in [c.id for c in d.causes[1:]]
+
+
+def test_the_same_line_in_the_first_epoch_is_not_a_leak_first() -> None:
+    d = diagnose_text(CUTAGI_71.replace("Epoch 4/10", "Epoch 1/10").replace("40%", "0%").replace("4/10 [", "0/10 ["))
+    assert d.causes[0].id != "leak"
