@@ -536,7 +536,7 @@ _RAM_SHORTAGE = re.compile(r"\b(?:not enough|insufficient|out of|ran out of)\s{1
 # runtime says "out of memory" in its own words; a text that names the GPU is not read so (thirty-ninth pass).
 _CPU_ALLOCATOR_WORDS = re.compile(r"\bcan'?t allocate memory\b", re.IGNORECASE)
 _CPU_ALLOCATOR_DEVICE_WORDS = ("cuda", "gpu", "vram", "device memory", "video memory", "hip ", "hiperror", "hipmalloc",
-                               "hiphost", "xpu", "npu", "mps")
+                               "hiphost", "rocm", "xpu", "npu", "mps", "metal", "vulkan", "opencl")
 # RAM said short in Chinese: "内存" is the host's memory (the GPU's is "显存", video memory), "不足/不够/耗尽" short or
 # exhausted; glibc's zh_CN text of ENOMEM is "无法分配内存" ("[Errno 12] 无法分配内存" from Python). A text that also
 # names the GPU ("GPU内存不足", "CUDA out of memory") is about device memory and is not read so (:func:`classify`).
