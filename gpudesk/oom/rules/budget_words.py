@@ -239,7 +239,7 @@ def ollama_long_context(f: Facts) -> Cause | None:
         id="kv_cache_budget",
         title=_("The context Ollama was asked for is too long for these GPUs"),
         confidence=0.85,
-        evidence=evidence(engine="ollama", kv_size_tokens=max(sizes), requested_bytes=f.requested,
+        evidence=evidence(engine="ollama", n_ctx_tokens=max(sizes), requested_bytes=f.requested,
                           device_index=r.device_index),
         explanation=_("Ollama's load request sets a context of {tokens} tokens (KvSize). The KV cache and llama.cpp's "
                       "compute buffer grow with it: without flash attention the compute buffer holds each "
