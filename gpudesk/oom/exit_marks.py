@@ -74,12 +74,36 @@ def launcher_kill_with_full_host(text: str) -> bool:
     return any(float(m.group(1)) >= HOST_MEMORY_FULL_PERCENT for m in _HOST_MEMORY_PERCENT.finditer(text))
 
 
+# The same launcher line right after the job read its checkpoint back, with no error of the rank's own between them
+# (thirty-ninth pass). Resuming, every rank ``torch.load``s the saved model and optimizer states into host memory first
+# (DeepSpeed's engine logs "successfully read N ZeRO state_dicts for rank R", deepspeed/runtime/engine.py,
+# ``_get_all_zero_checkpoint_state_dicts``; transformers' Trainer "Loading model from <dir>" / "resume from
+# checkpoint"); the optimizer states of a ZeRO checkpoint are several times the model's size, and a rank whose
+# ``torch.load`` outgrows RAM dies by SIGKILL with no traceback (huggingface/transformers#17258: GPT-J-6B resumed under
+# ZeRO, "error -9. No error message", the extra CPU memory of torch.load at resume). A rank that failed with an error of
+# its own prints it before the launcher's line, and is not read so.
+_CHECKPOINT_READ = re.compile(r"\bZeRO state_dicts?\b|\bresum(?:e|ing) (?:training )?from (?:the )?checkpoint|"
+                              r"\bloading (?:model )?(?:from )?checkpoint\b|\bload_checkpoint\b|"
+                              r"\bloading model from\b", re.IGNORECASE)
+_RANK_ERROR = re.compile(r"Traceback \(most recent call last\)|\w(?:Error|Exception)\b|\bERROR\b|out of memory|"
+                         r"exits with return code\s{0,2}=\s{0,2}[1-9]")
+
+
+def launcher_kill_after_checkpoint_read(text: str) -> bool:
+    """DeepSpeed's launcher killing its ranks right after the job read its checkpoint back, with no error between."""
+    kill = _LAUNCHER_KILL.search(text)
+    if kill is None:
+        return False
+    reads = list(_CHECKPOINT_READ.finditer(text, 0, kill.start()))
+    return bool(reads) and _RANK_ERROR.search(text, reads[-1].end()) is None
+
+
 def killed_without_error(text: str) -> bool:
     """The text shows a process ended by SIGKILL in one of the shapes of the module docstring (a "Killed" glued to a
     progress bar or quoted as code, Ollama's vanished runner, DeepSpeed's launcher after its host-memory line showed RAM
-    nearly full)."""
+    nearly full or right after the checkpoint was read back)."""
     return bool(_KILLED_AFTER_BAR.search(text) or _KILLED_AS_CODE.search(text) or _RUNNER_VANISHED.search(text)
-                or launcher_kill_with_full_host(text))
+                or launcher_kill_with_full_host(text) or launcher_kill_after_checkpoint_read(text))
 
 
 def paused_after_unfinished_load(text: str) -> bool:

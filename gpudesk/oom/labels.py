@@ -324,6 +324,7 @@ NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
     "free_exceeds_request": N_("Memory was free"),
     "illegal_address": N_("Illegal memory access"),
     "library_mismatch": N_("cuDNN/cuBLAS missing or mismatched"),
+    "extension_arch": N_("CUDA extension built for another GPU or toolkit"),
     "call_not_supported": N_("Call not supported on this device"),
     "fixed_pool": N_("Runtime's fixed pool full"),
     "legacy_sparse_conversion": N_("Legacy sparse conversion"),

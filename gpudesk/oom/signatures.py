@@ -72,7 +72,8 @@ of the message say so. Each signature names the mechanism and the one check that
   N)"; 2.12+ "Error: failed to extend /dev/shm/nccl-XXXXXX to N bytes, error: No space left on device (28)"; then
   ``ncclSystemError`` "unhandled system error"); in a container ``/dev/shm`` is 64 MiB unless ``--shm-size``
   or ``--ipc=host`` says otherwise (nccl#342): host memory, not the GPU's. ``NCCL_SHM_DISABLE=1`` routes around it.
-* ``absurd_size``: a request of 64 TiB or more (:data:`ABSURD_REQUEST_BYTES`), PyTorch's "more than 1EB" (its formatter's overflow text), a
+* ``absurd_size``: a request of 64 TiB or more (:data:`ABSURD_REQUEST_BYTES`) or 64 times the card
+  (:func:`absurd_for_device`), PyTorch's "more than 1EB" (its formatter's overflow text), a
   request of exactly 2**32 - 1 bytes (:data:`WRAPPED_MINUS_ONE_BYTES`, -1 in a 32-bit unsigned size) or a
   negative size is a garbage size (an overflow, an uninitialised shape, a corrupted model), not a need.
 * ``ecc``: ``uncorrectable ECC error encountered`` (``cudaErrorECCUncorrectable``): a GPU memory fault.
@@ -192,6 +193,65 @@ PiB = 1024**5
 # shared-memory servers hold tens of TiB; a GPU's own memory is under 1 TiB). CUDA.jl#1668: "Out of GPU memory trying to
 # allocate 127.781 TiB", an uninitialised cuSPARSE buffer-size output.
 ABSURD_REQUEST_BYTES = 64 * 1024**4
+# A device request no GPU's memory comes near (thirty-ninth pass): 64 times the card the text names. The labelled cases
+# place the line between 37x (pygod-team/pygod#72, a real 597 GiB edge tensor on a 16 GiB card) and 173x
+# (ultralytics/yolov5#10528, 1936 GiB on 11 GiB) or 1974x (dcharatan/pixelsplat#45). A text that names no card is not
+# read so: 32 TiB of real attention logits (leaderj1001/Attention-Augmented-Conv2d#18) and 21 TiB from a rasterizer's
+# corrupted count (USTC3DV/FlashAvatar-code#18) read the same.
+ABSURD_CARD_MULTIPLE = 64
+# The 3D Gaussian-splatting rasterizer's forward pass (graphdeco-inria/diff-gaussian-rasterization,
+# cuda_rasterizer/rasterizer_impl.cu, CudaRasterizer::Rasterizer::forward) sizes its binning buffer from
+# ``num_rendered``, a 32-bit int copied back from the last element of its prefix sum over the Gaussians' tile counts:
+# a few tens of bytes per (tile, Gaussian) pair (64- and 32-bit sort keys and values, doubled for the radix sort), so a
+# valid count asks for at most about 2**31 pairs x 48 bytes = 96 GiB. A larger request under the rasterizer's frame
+# comes from a count the kernels never wrote, the mark of an extension built for another GPU architecture or CUDA
+# toolkit (sdbds/TRELLIS-for-windows#5: 712 GiB, the wheel built for sm_89 only; graphdeco-inria/gaussian-splatting#587:
+# toolkit 12.3). A real large scene's request below that stays a size (hbb1/2d-gaussian-splatting#97: 35.79 GiB).
+RASTERIZER_MAX_BINNING_BYTES = 2**31 * 48
+_GAUSSIAN_RASTERIZER = re.compile(r"diff_gaussian_rasteri[sz]ation|\brasterize_gaussians\b|rasterizer_impl\.cu",
+                                  re.IGNORECASE)
+
+
+def absurd_for_device(text: str, requested: int | None, total_bytes: int | None) -> bool:
+    """``requested`` is beyond any need: 64 times the card the text names, or above what the Gaussian rasterizer's
+    32-bit pair count can size, under that rasterizer's frame."""
+    if requested is None:
+        return False
+    if total_bytes is not None and requested >= ABSURD_CARD_MULTIPLE * total_bytes:
+        return True
+    return rasterizer_garbage(text, requested)
+
+
+# Thrust's allocation failure ("std::bad_alloc: cudaErrorMemoryAllocation: out of memory", thrust::system::detail::
+# bad_alloc, raised as Python's MemoryError by pybind11) from simple-knn's ``distCUDA2`` (the 3D Gaussian-splatting
+# initialiser: each point's mean distance to its 3 nearest neighbours, once, on the input point cloud; a few arrays of N
+# floats and a CUB sort, tens of MB for millions of points). Where the extension has no code for the GPU's
+# architecture, or was built with another CUDA toolkit, CUB's dispatch sizes its temporary storage from kernels that
+# never ran and Thrust's allocation fails on an empty card (graphdeco-inria/gaussian-splatting#961: Quadro RTX 8000
+# 48 GB, TORCH_CUDA_ARCH_LIST missing the card; #740: V100 32 GB, binaries built for another GPU): the build, not the
+# memory (``extension_arch``, the driver/toolkit check). Thirty-ninth pass.
+_KNN_THRUST_BAD_ALLOC = re.compile(r"\bdistCUDA2\b[\s\S]{0,600}?std::bad_alloc:\s{0,3}cudaErrorMemoryAllocation",
+                                   re.IGNORECASE)
+
+
+def extension_arch_bad_alloc(text: str) -> bool:
+    """Thrust's bad_alloc raised from simple-knn's distCUDA2 (see :data:`_KNN_THRUST_BAD_ALLOC`)."""
+    return _KNN_THRUST_BAD_ALLOC.search(text) is not None
+
+
+def beyond_card_only(requested: int | None, total_bytes: int | None) -> bool:
+    """``requested`` is 64 times the card or more but below :data:`ABSURD_REQUEST_BYTES` (a garbage size that a large
+    machine could still hold) and not the wrapped -1."""
+    return (requested is not None and total_bytes is not None and requested != WRAPPED_MINUS_ONE_BYTES
+            and ABSURD_CARD_MULTIPLE * total_bytes <= requested < ABSURD_REQUEST_BYTES)
+
+
+def rasterizer_garbage(text: str, requested: int | None) -> bool:
+    """A request above what the Gaussian rasterizer's 32-bit pair count can size, under that rasterizer's frame."""
+    return (requested is not None and requested > RASTERIZER_MAX_BINNING_BYTES
+            and _GAUSSIAN_RASTERIZER.search(text) is not None)
+
+
 # -1 stored in a 32-bit unsigned size: 2**32 - 1 bytes exactly. No allocator asks for an odd all-ones byte count on its
 # own (a real 4 GiB buffer is 2**32 bytes); a size computed as -1 (a count not found, an empty range's "last - first")
 # and converted to ``uint32_t`` / a 32-bit ``size_t`` is (flow123d/flow123d#72: "Not enough memory for allocating
@@ -398,7 +458,7 @@ LIBRARY_CHECK = Check("driver_version",
                          "library cannot start whatever is free: install the matching cuDNN or update the driver. If "
                          "they match and nvidia-smi shows the GPU nearly full, it is memory."))
 
-NOT_CAPACITY = ("dev_shm", "shm_segment", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
+NOT_CAPACITY = ("extension_arch", "dev_shm", "shm_segment", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
                 "va_reserve", "buffer_limit", "pin_memory", "illegal_address")
 
 _XID = re.compile(r"\bXid\b")
@@ -476,6 +536,14 @@ _PY_MEMORY_ERROR = re.compile(r"(?<![\w.])MemoryError\b")
 # (a GPU's is VRAM, HBM or device memory), read as such in any runtime's wording.
 _RAM_SHORTAGE = re.compile(r"\b(?:not enough|insufficient|out of|ran out of)\s{1,3}(?:system\s{1,3}|host\s{1,3}|cpu\s{1,3})?"
                            r"ram\b|\bram\b[^\n.;]{0,16}?\b(?:is |was )?(?:exhausted|insufficient)\b", re.IGNORECASE)
+# PyTorch's CPU allocator's own words for a refused host allocation (c10/core/impl/alloc_cpu.cpp, alloc_cpu():
+# "DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes"), quoted by a caller that drops the
+# prefix: DeepSpeed's ZeRO offload building its host-side copies at start ("DeepSpeedZeRoOffload initialization failed
+# (can't allocate memory)", Tencent/TencentPretrain#70, solved on a machine with more RAM, CVI-SZU/Linly#83). A device
+# runtime says "out of memory" in its own words; a text that names the GPU is not read so (thirty-ninth pass).
+_CPU_ALLOCATOR_WORDS = re.compile(r"\bcan'?t allocate memory\b", re.IGNORECASE)
+_CPU_ALLOCATOR_DEVICE_WORDS = ("cuda", "gpu", "vram", "device memory", "video memory", "hip ", "hiperror", "hipmalloc",
+                               "hiphost", "rocm", "xpu", "npu", "mps", "metal", "vulkan", "opencl")
 # RAM said short in Chinese: "内存" is the host's memory (the GPU's is "显存", video memory), "不足/不够/耗尽" short or
 # exhausted; glibc's zh_CN text of ENOMEM is "无法分配内存" ("[Errno 12] 无法分配内存" from Python). A text that also
 # names the GPU ("GPU内存不足", "CUDA out of memory") is about device memory and is not read so (:func:`classify`).
@@ -1086,13 +1154,14 @@ _PREALLOCATING_MARKS = ("xla", "jax", "stream_executor", "tensorflow")
 
 
 def classify(text: str, requested: int | None = None, negative_size: int | None = None,
-             backend: str | None = None) -> str | None:
+             backend: str | None = None, total_bytes: int | None = None) -> str | None:
     """The signature of ``text`` (see the module docstring), or None. ``requested`` / ``negative_size`` are the
-    figures the parsers read; ``backend`` is the one :func:`gpudesk.oom.parsers.generic.detect_backend` found.
+    figures the parsers read; ``backend`` is the one :func:`gpudesk.oom.parsers.generic.detect_backend` found;
+    ``total_bytes`` the failing device's capacity when the text gives it.
     Words match across line breaks (:func:`flatten_whitespace`)."""
     low = flatten_whitespace(text)
     if (requested is not None and (requested >= ABSURD_REQUEST_BYTES or requested == WRAPPED_MINUS_ONE_BYTES)
-            or "more than 1eb" in low or negative_size is not None):
+            or "more than 1eb" in low or negative_size is not None or absurd_for_device(text, requested, total_bytes)):
         return "absurd_size"
     if vgpu_words.counter_wrapped(text):
         return "absurd_size"  # a vGPU layer's usage counter wrapped below zero (gpudesk.oom.vgpu_words)
@@ -1124,6 +1193,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     # is device memory.)
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
             or _RUST_ALLOC.search(text) or _RAM_SHORTAGE.search(text) or _COMMIT_LIMIT_CODE.search(text) or (
+                _CPU_ALLOCATOR_WORDS.search(text) and not any(w in low for w in _CPU_ALLOCATOR_DEVICE_WORDS)) or (
                 _ZH_RAM_SHORTAGE.search(text) and not any(w in low for w in _ZH_DEVICE_WORDS)):
         return "host_ram"
     if _TF_HOST_WARNING in low and not any(w in low for w in _TF_DEVICE_OOM):
@@ -1187,6 +1257,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "xpu_large"
     if "hipmemcreate" in low and requested is None and "hipmemaddressreserve" not in low:
         return "vmm_handle"
+    if extension_arch_bad_alloc(text):
+        return "extension_arch"
     if _BARE.search(text):
         return "bare_cuda_error"
     if _NCCL_CUDA_ERROR in low and "nccl" in low:

@@ -233,8 +233,9 @@ def _parse(text: str) -> MemoryReport:
     report.platform = report.platform or detect_platform(text) or _BACKEND_PLATFORM.get(report.backend or "")
     _slice_capacity(report)
     negative = report.parsed.get("negative_size_bytes")
+    card = report.device.total_bytes if report.device is not None else None
     report.signature = classify(text, report.requested_bytes, negative if isinstance(negative, int) else None,
-                                report.backend)
+                                report.backend, card)
     if report.signature in CALL_SIGNATURES and report.kind not in _CALL_LEVEL_KINDS:
         # A named format with its own figures (PyTorch's allocator message, TF/XLA, MPS, an engine's) says which
         # call failed; words such as pin_memory=True or cuDNN elsewhere in a traceback do not override it.

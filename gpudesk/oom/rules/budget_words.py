@@ -32,6 +32,14 @@
   with no figure of the failing request: the KV cache is sized by n_ctx and sits on the GPU with the offloaded layers
   (``src/llama-kv-cache.cpp``, https://github.com/ggml-org/llama.cpp), and the layer count chosen for the weights
   alone (Ollama's estimate, ollama#2706) leaves the cache and compute buffers no room. 0.55.
+* Ollama's own load request (``runner.go``: ``msg=load request="{Operation:... KvSize:N ...}"``, the context in tokens
+  times the parallel slots, ``num_ctx`` x ``OLLAMA_NUM_PARALLEL``) naming 32768 tokens or more, with llama.cpp's compute
+  buffer refused (thirty-ninth pass). Without flash attention the compute buffer holds one micro-batch's attention
+  scores against the whole cache, n_ubatch x n_ctx x n_head x 4 bytes (``ggml_soft_max`` over ``kq`` in
+  ``src/llama-graph.cpp``, https://github.com/ggml-org/llama.cpp): 512 x 262144 x 32 x 4 bytes is 16 GiB, the 17-19 GB
+  per GPU of ollama#15284 (KvSize:262144, FlashAttention:Disabled). The context decides, not the model's size
+  (``kv_cache_budget``, 0.85; ollama#1952 and #1800 were fixed the same way). A context below that is read from the
+  buffers as before.
 """
 
 from __future__ import annotations
@@ -211,3 +219,32 @@ def _llamacpp_context(f: Facts) -> Cause | None:
 def check(f: Facts) -> Cause | None:
     return (_whole_gpu_budget(f) or _small_vllm_share(f) or _ollama_context(f) or _tgi_tokens(f) or _sglang_server(f) or _vllm_context(f)
             or _llamacpp_context(f))
+
+
+# Ollama's load request's context field (module docstring) and the context from which its compute buffer, not the
+# weights, is read as the cause.
+_OLLAMA_KV_SIZE = re.compile(r"\bKvSize:\s{0,2}(\d{3,9})\b")
+LONG_CONTEXT_TOKENS = 32768
+
+
+def ollama_long_context(f: Facts) -> Cause | None:
+    """llama.cpp's compute buffer refused under Ollama's load request for a context of 32768 tokens or more."""
+    r = f.report
+    if r.parsed.get("ggml_buffer", "compute") != "compute":
+        return None
+    sizes = [int(m.group(1)) for m in _OLLAMA_KV_SIZE.finditer(r.text or "")]
+    if not sizes or max(sizes) < LONG_CONTEXT_TOKENS:
+        return None
+    return Cause(
+        id="kv_cache_budget",
+        title=_("The context Ollama was asked for is too long for these GPUs"),
+        confidence=0.85,
+        evidence=evidence(engine="ollama", n_ctx_tokens=max(sizes), requested_bytes=f.requested,
+                          device_index=r.device_index),
+        explanation=_("Ollama's load request sets a context of {tokens} tokens (KvSize). The KV cache and llama.cpp's "
+                      "compute buffer grow with it: without flash attention the compute buffer holds each "
+                      "micro-batch's attention scores against the whole context, so a long context alone can need "
+                      "more than the GPU has beside the model's layers.").format(tokens=max(sizes)),
+        fix=_("Lower the context: num_ctx in the request or Modelfile, or OLLAMA_CONTEXT_LENGTH for the server "
+              "(e.g. 8192); enable flash attention (OLLAMA_FLASH_ATTENTION=1) so the scores are not held at once"),
+    )

@@ -42,6 +42,7 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.units import format_bytes
+from gpudesk.oom.rules import budget_words
 from gpudesk.oom.rules.base import Facts, evidence, join_sentences
 from gpudesk.oom.rules.single_allocation_exceeds_capacity import largest_gpu_bytes
 from gpudesk.i18n import _
@@ -388,7 +389,7 @@ def check(f: Facts) -> Cause | None:
     if r.kind == "ggml_alloc_failed":
         if f.free is not None and f.requested is not None and f.free >= 1.05 * f.requested:
             return None  # the buffer fitted in what was free: not_capacity explains the refusal
-        return _ggml(f)
+        return budget_words.ollama_long_context(f) or _ggml(f)
     if r.kind == "trtllm_runtime_alloc":
         return Cause(
             id="genuine_shortage",

@@ -283,6 +283,13 @@ def _figureless(f: Facts) -> Cause | None:
     text = r.text or ""
     loop = (r.framework in _LOOP_FRAMEWORKS or r.runtime in _LOOP_FRAMEWORKS
             or _THC_WORDING.search(text) is not None) and r.runtime in (None, *_LOOP_FRAMEWORKS)
+    # Any training loop whose log shows whole epochs done (thirty-ninth pass): every batch of the data set fitted
+    # once, whatever library runs it (lhnguyen102/cuTAGI#71, a C++/CUDA library: "Epoch 4/10" then cudaMalloc out of
+    # memory, device memory 3.1, 8.8, 10.2, 13.7 GiB after epochs 1-4, a leak its maintainer fixed).
+    epochs_done = _progress(text)
+    if not loop and r.framework in (None, "unknown") and r.runtime is None and epochs_done is not None \
+            and epochs_done[0] == "epoch" and epochs_done[1] >= 2:
+        loop = True
     if (r.source != "text" or r.kind not in _FIGURELESS_KINDS or r.signature not in (None, "bare_cuda_error")
             or r.platform not in (None, "cuda") or not loop or _SERVING.search(text)
             or any(v is not None for v in (f.total, f.free, f.allocated, f.reserved))

@@ -72,7 +72,7 @@ from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
 from gpudesk.oom import library_words, start_words, vgpu_words
-from gpudesk.oom.rules import exit_causes, fixed_pools, multi_gpu_imbalance
+from gpudesk.oom.rules import exit_causes, fixed_pools, garbage_sizes, multi_gpu_imbalance
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
@@ -83,7 +83,7 @@ from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, G
                                     check_command,
                                     flatten_whitespace,
                                     enospc_beside_gpu_only, names_managed_memory, names_unified_allocator,
-                                    runner_backend_buffer,
+                                    beyond_card_only, rasterizer_garbage, runner_backend_buffer,
                                     startup_pool_runtime)
 
 _PREALLOCATING = ("tensorflow", "jax", "xla")
@@ -105,6 +105,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "dev_shm": _("Not a GPU memory problem: the DataLoader workers ran out of shared memory (/dev/shm)"),
         "shm_segment": _("Not a GPU memory problem: NCCL could not create its shared-memory segments (/dev/shm)"),
         "absurd_size": _("Not a memory problem: the requested size is garbage"),
+        "extension_arch": _("Likely not memory: a compiled CUDA extension (simple-knn) built for another GPU or CUDA "
+                            "toolkit"),
         "ecc": _("Not a capacity problem: an uncorrectable ECC error (GPU memory fault)"),
         "xid": _("Not a capacity problem: the driver lost the GPU (Xid)"),
         "driver_version": _("Not a memory problem: the driver is older than the CUDA runtime"),
@@ -144,6 +146,10 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "shm_segment": _("NCCL passes data between the ranks of one node through shared-memory segments in "
                          "/dev/shm, a RAM-backed filesystem; creating one failed (no space left there). Containers "
                          "get 64 MiB there unless told otherwise; the GPU is not involved."),
+        "extension_arch": _("simple-knn's distCUDA2 runs once on the input point cloud and needs only tens of MB. "
+                            "Thrust's allocation fails there when the extension has no code for this GPU's "
+                            "architecture or was built with another CUDA toolkit: its sort sizes scratch memory from "
+                            "kernels that never ran, so the card is refused memory it has."),
         "absurd_size": (_("A request of exactly {bytes:,} bytes is 2^32 - 1, what a size of -1 becomes when it is "
                           "stored as an unsigned 32-bit number: no allocator asks for that on its own, so a size "
                           "came out as -1 (a count not found, an empty range) before the allocation.").format(
@@ -218,6 +224,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "shm_segment": _("Give the container more shared memory (docker run --shm-size=8g, or --ipc=host; Kubernetes: "
                          "an emptyDir with medium: Memory on /dev/shm), free /dev/shm, or set NCCL_SHM_DISABLE=1 to "
                          "route the ranks around it"),
+        "extension_arch": _("Rebuild the extension for this GPU: delete its build folder, set TORCH_CUDA_ARCH_LIST to "
+                            "the card's compute capability and reinstall it with the CUDA toolkit PyTorch uses (pip "
+                            "install --no-build-isolation --force-reinstall submodules/simple-knn)"),
         "absurd_size": _("Find the shape that produced the size (print shapes before the failing op); fix the "
                          "earlier error first if one came before"),
         "ecc": _("Run nvidia-smi -q -d ECC; with uncorrectable errors reset the GPU (nvidia-smi -r) or use another one"),
@@ -350,7 +359,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                  "shm_segment": "host_ram",
                  "va_reserve": "free_exceeds_request", "vmm_handle": "free_exceeds_request",
                  "managed_memory": "free_exceeds_request", "managed_oversubscription": "free_exceeds_request",
-                 "library_mismatch": "driver_version", "oom_killer": "host_ram"}.get(key, key)
+                 "library_mismatch": "driver_version", "extension_arch": "driver_version",
+                 "oom_killer": "host_ram"}.get(key, key)
     own_check = {"pool_fallback": POOL_FALLBACK_CHECK, "dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     if key == "pin_memory" and _ggml_cuda(r):
         own_check = GGML_PINNED_CHECK
@@ -562,6 +572,15 @@ def check(f: Facts) -> list[Cause]:
         out.append(fixed_pools.vgpu_limit(f))
     elif sig == "absurd_size" and vgpu_words.counter_wrapped(r.text or ""):
         out.append(fixed_pools.wrapped_counter(_not_capacity(sig, 0.96, f)))
+    elif sig == "extension_arch":
+        # A card that is really full (another process) refuses Thrust the same way: the build first, 0.7.
+        out.append(_not_capacity(sig, 0.7, f))
+        out.append(_shortage(0.3, f, _("If another process holds the GPU's memory, the extension is refused memory "
+                                       "the same way: nvidia-smi shows which.")))
+    elif sig == "absurd_size" and rasterizer_garbage(r.text or "", r.requested_bytes):
+        out.append(garbage_sizes.rasterizer_count(_not_capacity(sig, 0.9, f)))
+    elif sig == "absurd_size" and beyond_card_only(r.requested_bytes, r.device.total_bytes if r.device else None):
+        out.append(garbage_sizes.beyond_card(_not_capacity(sig, 0.9, f)))
     elif sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
     elif sig == "wsl_residency":
