@@ -167,9 +167,10 @@ def add_parser(subparsers) -> None:
                         "(gpt-fast, quadratic causal mask), static-linear-mask"))
     m.add_argument("--prompt-tokens", type=int, default=None, metavar="N",
                    help=_("inference: prompt tokens per sequence, the prefill's length (default: all of --seq)"))
-    m.add_argument("--prompt-logits", default="last", choices=("last", "all"),
-                   help=_("inference prefill logits: last (last prompt position; transformers >= 4.45, vLLM, SGLang) or "
-                        "all (every prompt position upcast to fp32; transformers <= 4.44 generate)"))
+    m.add_argument("--prompt-logits", default="last", choices=("last", "all", "all-16bit"),
+                   help=_("inference prefill logits: last (last prompt position; transformers >= 4.45, vLLM, SGLang), "
+                        "all (every prompt position upcast to fp32; transformers <= 4.44 generate) or all-16bit (every "
+                        "prompt position at the 16-bit dtype, a forward that does not upcast, e.g. OPT)"))
     m.add_argument("--mla-decode-weights", default="up-proj", choices=("up-proj", "absorbed", "none"),
                    help=_("inference of an MLA model (DeepSeek-V2/V3): 16-bit decode matrices the engine builds, up-proj "
                         "(vLLM since 2025-03), absorbed (vLLM 0.7.1 to 0.7.3) or none (HF transformers)"))

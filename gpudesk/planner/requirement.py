@@ -85,7 +85,8 @@ class ModelMemory:
     nf4-nearest-search / fsdp1-sync-states), ``double_quant`` (QLoRA NF4 double quantisation) and, for
     inference, ``kv_cache_impl`` (paged / dynamic / legacy-tuple / static / static-linear-mask) and
     ``mla_decode_weights`` (up-proj / absorbed / none: MLA decode matrices by vLLM era), ``prompt_logits`` (last /
-    all: transformers <= 4.44 ``generate`` computes fp32 logits of every prompt position);
+    all: transformers <= 4.44 ``generate`` computes fp32 logits of every prompt position / all-16bit: every prompt
+    position at the 16-bit dtype, a forward that does not upcast, e.g. OPT);
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
     full gradients under ``no_sync()``); ``ddp_bucket_view`` (PyTorch DDP ``gradient_as_bucket_view=True`` or
     Megatron-Core's DDP: no second copy of the gradients in the all-reduce buckets); ``fp32_grad_buffer`` (the

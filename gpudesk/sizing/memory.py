@@ -80,7 +80,8 @@ class MemoryWorkload:
             ``generate``: :mod:`gpudesk.sizing.tuple_cache_step`), ``static`` (gpt-fast, quadratic causal mask) or
             ``static-linear-mask``.
         prompt_logits: inference prefill logits: ``last`` (the last prompt position; transformers >= 4.45, vLLM,
-            SGLang) or ``all`` (every prompt position upcast to fp32: transformers <= 4.44 ``generate``).
+            SGLang), ``all`` (every prompt position upcast to fp32: transformers <= 4.44 ``generate``) or
+            ``all-16bit`` (every prompt position at the 16-bit dtype: a forward that does not upcast, e.g. OPT).
         fsdp1_no_sync: full training under FSDP1 with gradient accumulation enters ``no_sync()`` for the
             non-final micro-batches (HF Accelerate, Lightning Fabric): full unsharded gradients on every rank;
             False: a loop that reduce-scatters every micro-batch (torchtune, Accelerate ``sync_each_batch``).

@@ -5358,8 +5358,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="226"/>
-        <source>last: only the last prompt position (transformers 4.45 and later, vLLM, SGLang); all: every prompt position in fp32 (transformers 4.44 and older generate).</source>
-        <translation>last：仅最后一个提示位置（transformers 4.45 及以后、vLLM、SGLang）；all：全部提示位置，fp32（transformers 4.44 及更早的 generate）。</translation>
+        <source>last: only the last prompt position (transformers 4.45 and later, vLLM, SGLang); all: every prompt position in fp32 (transformers 4.44 and older generate); all-16bit: every prompt position at the 16-bit dtype (a model whose forward does not upcast its logits, e.g. OPT).</source>
+        <translation>last：仅最后一个提示位置（transformers 4.45 及以后、vLLM、SGLang）；all：全部提示位置，fp32（transformers 4.44 及以前的 generate）；all-16bit：全部提示位置，保持 16 位类型（前向不提升 logits 的模型，例如 OPT）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="227"/>
