@@ -1,7 +1,6 @@
 """--eager-softmax: what an eager attention keeps of its scores, by how its softmax is written."""
 
 import json
-from pathlib import Path
 
 import pytest
 
