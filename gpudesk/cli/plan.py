@@ -27,6 +27,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, LOSS_MODES
 from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
+from gpudesk.sizing.eager_softmax import EAGER_SOFTMAX
 from gpudesk.sizing.load_cast import LOAD_DTYPES
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
@@ -149,6 +150,11 @@ def add_parser(subparsers) -> None:
     m.add_argument("--fused-norm", action="store_true",
                    help=_("training in eager PyTorch whose RMSNorms run in a fused kernel (apex FusedRMSNorm, Megatron-LM "
                           "forks with --apply-layernorm-rms): no fp32 copies of the norms saved; the SiLU output still is"))
+    m.add_argument("--eager-softmax", default="16bit", choices=EAGER_SOFTMAX,
+                   help=_("training of 16-bit weights without a fused attention kernel (--no-flash): how the eager "
+                          "softmax is written; 16bit (default: a fused softmax kernel, 5 bytes kept a score), fp32 "
+                          "(softmax in fp32 cast back, transformers eager attention: 6 bytes) or fp32-clamped (the "
+                          "masked scores clamped with torch.max first, OPT: 8 bytes)"))
     m.add_argument("--fsdp-root-only", action="store_true",
                    help=_("full training with --sharding fsdp and no auto-wrap policy (Lightning FSDPStrategy() "
                           "without auto_wrap_policy): the whole model is one FSDP unit, unsharded through forward "
@@ -161,9 +167,10 @@ def add_parser(subparsers) -> None:
                         "(gpt-fast, quadratic causal mask), static-linear-mask"))
     m.add_argument("--prompt-tokens", type=int, default=None, metavar="N",
                    help=_("inference: prompt tokens per sequence, the prefill's length (default: all of --seq)"))
-    m.add_argument("--prompt-logits", default="last", choices=("last", "all"),
-                   help=_("inference prefill logits: last (last prompt position; transformers >= 4.45, vLLM, SGLang) or "
-                        "all (every prompt position upcast to fp32; transformers <= 4.44 generate)"))
+    m.add_argument("--prompt-logits", default="last", choices=("last", "all", "all-16bit"),
+                   help=_("inference prefill logits: last (last prompt position; transformers >= 4.45, vLLM, SGLang), "
+                        "all (every prompt position upcast to fp32; transformers <= 4.44 generate) or all-16bit (every "
+                        "prompt position at the 16-bit dtype, a forward that does not upcast, e.g. OPT)"))
     m.add_argument("--mla-decode-weights", default="up-proj", choices=("up-proj", "absorbed", "none"),
                    help=_("inference of an MLA model (DeepSeek-V2/V3): 16-bit decode matrices the engine builds, up-proj "
                         "(vLLM since 2025-03), absorbed (vLLM 0.7.1 to 0.7.3) or none (HF transformers)"))
@@ -675,7 +682,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
         ddp_bucket_view=args.ddp_bucket_view, fp32_grad_buffer=args.fp32_grad_buffer, unfused_gelu=args.unfused_gelu,
-        fused_norm=args.fused_norm,
+        fused_norm=args.fused_norm, eager_softmax=args.eager_softmax,
         fsdp_root_only=args.fsdp_root_only,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
         prefill_kv_kept=args.prefill_kv_kept, gptq_kernel=args.gptq_kernel, max_input_tokens=args.max_input_tokens,
@@ -710,7 +717,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "sequence_parallel": "--sp", "sp_gathered_inputs": "--sp-gathered-inputs",
                 "fsdp1_no_sync": "--fsdp1-sync-each-batch", "ddp_bucket_view": "--ddp-bucket-view",
                 "fp32_grad_buffer": "--fp32-grad-buffer",
-                "unfused_gelu": "--unfused-gelu", "fused_norm": "--fused-norm", "fsdp_root_only": "--fsdp-root-only",
+                "unfused_gelu": "--unfused-gelu", "fused_norm": "--fused-norm", "eager_softmax": "--eager-softmax", "fsdp_root_only": "--fsdp-root-only",
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",
                 "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",
                 "prefill_kv_kept": "--prefill-kv-kept", "gptq_kernel": "--gptq-kernel",

@@ -20,6 +20,7 @@ from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
 from gpudesk.sizing.zero3_params import DEFAULT_MAX_LIVE_PARAMETERS, DEFAULT_MAX_REUSE_DISTANCE
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
+from gpudesk.sizing.eager_softmax import EAGER_SOFTMAX
 from gpudesk.sizing.load_cast import LOAD_DTYPES
 from gpudesk.sizing.gptq_scratch import GPTQ_KERNELS
 from gpudesk.sizing.memory import MODES, ZERO3_SETTINGS
@@ -84,13 +85,16 @@ class ModelMemory:
     nf4-nearest-search / fsdp1-sync-states), ``double_quant`` (QLoRA NF4 double quantisation) and, for
     inference, ``kv_cache_impl`` (paged / dynamic / legacy-tuple / static / static-linear-mask) and
     ``mla_decode_weights`` (up-proj / absorbed / none: MLA decode matrices by vLLM era), ``prompt_logits`` (last /
-    all: transformers <= 4.44 ``generate`` computes fp32 logits of every prompt position);
+    all: transformers <= 4.44 ``generate`` computes fp32 logits of every prompt position / all-16bit: every prompt
+    position at the 16-bit dtype, a forward that does not upcast, e.g. OPT);
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
     full gradients under ``no_sync()``); ``ddp_bucket_view`` (PyTorch DDP ``gradient_as_bucket_view=True`` or
     Megatron-Core's DDP: no second copy of the gradients in the all-reduce buckets); ``fp32_grad_buffer`` (the
     gradients of 16-bit parameters in an fp32 buffer, Megatron-LM ``--bf16``); ``unfused_gelu`` (training whose
     MLP activation is the op-by-op tanh GELU of transformers' ``gelu_new``, eager); ``fused_norm`` (eager
-    training whose RMSNorms run in a fused kernel, apex ``FusedRMSNorm`` / Megatron-LM forks: no fp32 norm copies); ``fsdp_root_only`` (full
+    training whose RMSNorms run in a fused kernel, apex ``FusedRMSNorm`` / Megatron-LM forks: no fp32 norm copies);
+    ``eager_softmax`` (training without a fused attention kernel: 16bit, fp32 as transformers' eager attention, or
+    fp32-clamped as OPT's); ``fsdp_root_only`` (full
     training under FSDP with no auto-wrap policy: the whole model one unit, unsharded through forward and
     backward); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
     AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``prefill_kv_kept`` (inference with a static cache
@@ -165,6 +169,7 @@ class ModelMemory:
     fp32_grad_buffer: bool = False
     unfused_gelu: bool = False
     fused_norm: bool = False
+    eager_softmax: str = "16bit"
     fsdp_root_only: bool = False
     fused_qkv_load: bool = False
     prefill_kv_kept: bool = False
@@ -401,6 +406,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_num, "model.max_input_tokens", m.max_input_tokens, maximum=16 * 1024 * 1024, integer=True)
     check(_choice, "model.decode_attention", m.decode_attention, DECODE_ATTENTIONS)
     check(_choice, "model.load_dtype", m.load_dtype, LOAD_DTYPES)
+    check(_choice, "model.eager_softmax", m.eager_softmax, EAGER_SOFTMAX)
     check(_choice, "model.weight_loading", m.weight_loading, WEIGHT_LOADERS)
     check(_choice, "model.lora_kernels", m.lora_kernels, LORA_KERNELS)
     check(_num, "model.lora_dropout", m.lora_dropout, maximum=0.99, strict=False)

@@ -81,7 +81,8 @@ class MemoryWorkload:
             ``generate``: :mod:`gpudesk.sizing.tuple_cache_step`), ``static`` (gpt-fast, quadratic causal mask) or
             ``static-linear-mask``.
         prompt_logits: inference prefill logits: ``last`` (the last prompt position; transformers >= 4.45, vLLM,
-            SGLang) or ``all`` (every prompt position upcast to fp32: transformers <= 4.44 ``generate``).
+            SGLang), ``all`` (every prompt position upcast to fp32: transformers <= 4.44 ``generate``) or
+            ``all-16bit`` (every prompt position at the 16-bit dtype: a forward that does not upcast, e.g. OPT).
         fsdp1_no_sync: full training under FSDP1 with gradient accumulation enters ``no_sync()`` for the
             non-final micro-batches (HF Accelerate, Lightning Fabric): full unsharded gradients on every rank;
             False: a loop that reduce-scatters every micro-batch (torchtune, Accelerate ``sync_each_batch``).
@@ -96,6 +97,9 @@ class MemoryWorkload:
         fused_norm: training in eager PyTorch whose RMSNorms run in a fused kernel (apex ``FusedRMSNorm``,
             Megatron-LM forks with ``--apply-layernorm-rms``) that saves no fp32 copies; the unfused SiLU-and-multiply
             still saves its output (:func:`gpudesk.sizing.memory_train.eager_extra_bytes_per_layer`).
+        eager_softmax: training without a fused attention kernel, how the eager softmax is written: ``16bit``
+            (Korthikanti's count), ``fp32`` (transformers' ``softmax(..., dtype=torch.float32).to(dtype)``) or
+            ``fp32-clamped`` (OPT's, after a ``torch.max`` clamp of the masked scores) (:mod:`gpudesk.sizing.eager_softmax`).
         fsdp_root_only: full training under ``sharding="fsdp"`` with no auto-wrap policy: the whole model is one
             FSDP unit, unsharded from forward to the end of backward, its gradient twice before the reduce-scatter
             (:func:`gpudesk.sizing.memory_train.fsdp_gathered_bytes`).
@@ -226,6 +230,7 @@ class MemoryWorkload:
     fp32_grad_buffer: bool = False
     unfused_gelu: bool = False
     fused_norm: bool = False
+    eager_softmax: str = "16bit"
     fsdp_root_only: bool = False
     fused_qkv_load: bool = False
     prefill_kv_kept: bool = False
@@ -452,7 +457,8 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
             fsdp1_no_sync=w.fsdp1_no_sync, ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
             fp32_grad_buffer=w.fp32_grad_buffer,
-            unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, fsdp_root_only=w.fsdp_root_only,
+            unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, eager_softmax=w.eager_softmax,
+            fsdp_root_only=w.fsdp_root_only,
             loss_vocab_chunk=_vocab_chunk(w),
         )
     if w.pipeline_parallel != 1:
@@ -465,7 +471,8 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
         seq_len_tokens=w.seq_len_tokens, micro_batch_size=w.micro_batch_size, recompute=w.recompute,
         flash_attention=w.flash_attention, overheads=w.overheads, gpus=w.gpus, sharding=w.sharding,
         offload=w.offload, loss=w.loss, activation_offload=w.activation_offload, compiled=w.compiled,
-        unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, kbit_fp32_upcast=w.kbit_fp32_upcast, kbit_embeddings_bf16=w.kbit_embeddings_bf16,
+        unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, eager_softmax=w.eager_softmax,
+        kbit_fp32_upcast=w.kbit_fp32_upcast, kbit_embeddings_bf16=w.kbit_embeddings_bf16,
         fsdp1_mixed_flat_params=w.fsdp1_mixed_flat_params and w.fsdp_version == 1,
         lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul, weight_loading=w.weight_loading,
         double_quant=w.double_quant, fsdp_version=w.fsdp_version, lora_kernels=w.lora_kernels,

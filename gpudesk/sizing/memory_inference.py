@@ -57,7 +57,7 @@ KV_CACHE_IMPLS = ("paged", "dynamic", "legacy-tuple", "static", "static-linear-m
 # Which 16-bit matrices an engine builds for MLA's decode path after loading (see :func:`mla_decode_weight_bytes`).
 MLA_DECODE_WEIGHTS = ("up-proj", "absorbed", "none")
 # Which prompt positions the prefill forward computes logits for (see :func:`prefill_workspace_bytes`).
-PROMPT_LOGITS = ("last", "all")
+PROMPT_LOGITS = ("last", "all", "all-16bit")
 
 
 def resolve_weight_format(spec: ModelSpec, weight_format: str | None = CHECKPOINT_WEIGHT_FORMAT) -> str:
@@ -384,6 +384,10 @@ def prefill_workspace_bytes(spec: ModelSpec, prefill_tokens: int, flash_attentio
       ``generate`` keeps only ``outputs.logits[:, -1, :]`` afterwards,
       https://github.com/huggingface/transformers/blob/v4.35.0/src/transformers/generation/utils.py
       ``greedy_search``). Llama-2-13B, 8 prompts of 512 tokens: 0.79 GB.
+    - ``prompt_logits="all-16bit"``: the LM head runs over every prompt position and the model's forward returns
+      its output as computed, at the 16-bit activation dtype, with no upcast: ``b*s*V*2`` bytes (transformers
+      v4.45 ``OPTForCausalLM.forward``: ``logits = self.lm_head(outputs[0]).contiguous()``, the fp32 cast only on
+      the loss path, https://github.com/huggingface/transformers/blob/v4.45.0/src/transformers/models/opt/modeling_opt.py).
 
     Under a layer split (:mod:`gpudesk.sizing.layer_split`) a GPU without the LM head (``lm_head=False``) computes
     no logits, and one without decoder layers (``layers=False``) no layer transient. ``layer_extra_bytes``: what a
@@ -404,7 +408,7 @@ def prefill_workspace_bytes(spec: ModelSpec, prefill_tokens: int, flash_attentio
         layer = 2.0 * b * s * (2 * dims.hidden_size + (3 if spec.gated else 2) * ffn)
     scores = 0 if flash_attention else 8.0 * b * dims.num_attention_heads * s * s
     vocab = spec.vocab_size or 0
-    logits = 6.0 * b * s * vocab if mode == "all" else 4.0 * b * vocab
+    logits = {"all": 6.0 * b * s * vocab, "all-16bit": 2.0 * b * s * vocab}.get(mode, 4.0 * b * vocab)
     return max(layer + scores + layer_extra_bytes if layers else 0.0, logits if lm_head else 0.0)
 
 
@@ -657,6 +661,9 @@ def _inference_at_stage(
         assumptions.append((_("prefill of {batch} x {tokens} prompt tokens: {gib:.2f} GiB transient (a layer's MLP or "
                               "attention, or the logits of every prompt position in fp32)").format(**prefill)
                             if prompt_logits == "all" else
+                            _("prefill of {batch} x {tokens} prompt tokens: {gib:.2f} GiB transient (a layer's MLP or "
+                              "attention, or the 16-bit logits of every prompt position)").format(**prefill)
+                            if prompt_logits == "all-16bit" else
                             _("prefill of {batch} x {tokens} prompt tokens: {gib:.2f} GiB transient (a layer's MLP or "
                               "attention, or the last position's logits)").format(**prefill),
                             "transformers modeling_llama.py LlamaMLP / LlamaForCausalLM (v4.35: logits.float())"))

@@ -196,6 +196,7 @@ def lora_memory(
     compiled: bool = False,
     unfused_gelu: bool = False,
     fused_norm: bool = False,
+    eager_softmax: str = "16bit",
     kbit_fp32_upcast: bool = False,
     kbit_embeddings_bf16: bool = False,
     fsdp1_mixed_flat_params: bool = False,
@@ -314,7 +315,7 @@ def lora_memory(
                                     flash_attention=flash_attention, precision=precision, loss=loss,
                                     activation_offload=activation_offload, compiled=compiled,
                                     tensor_parallel=t, sequence_parallel=sequence_parallel, unfused_gelu=unfused_gelu,
-                                    fused_norm=fused_norm,
+                                    fused_norm=fused_norm, eager_softmax=eager_softmax,
                                     loss_vocab_chunk=loss_vocab_chunk)
     if spec.is_transformer and recompute in ("none", "full") and precision_family(precision) != "fp32":
         names = resolve_targets(targets, spec)

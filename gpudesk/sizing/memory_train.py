@@ -36,6 +36,7 @@ from typing import Any
 
 from gpudesk.i18n import _
 from gpudesk.sizing.eager_gelu import unfused_gelu_extra_bytes_per_layer
+from gpudesk.sizing.eager_softmax import eager_softmax_extra_bytes_per_layer
 from gpudesk.sizing.activations import (
     SP_GATHERED_INPUTS_PER_LAYER,
     DEFAULT_VOCAB_CHUNK_COLUMNS,
@@ -387,7 +388,7 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
                      activation_bytes_per_sample: int | None = None, precision: str = "bf16",
                      loss: str = "standard", activation_offload: bool = False,
                      compiled: bool = True, sp_gathered_inputs: bool = False,
-                     unfused_gelu: bool = False, fused_norm: bool = False,
+                     unfused_gelu: bool = False, fused_norm: bool = False, eager_softmax: str = "16bit",
                      loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS) -> ActivationTerms:
     """(activations, logits) bytes per GPU for one micro-batch of a whole model.
 
@@ -427,6 +428,10 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
                                                recompute=recompute, **common)  # type: ignore[arg-type]
     if precision in ("fp16-amp", "bf16-amp") and recompute != "full":
         per_layer += amp_fp32_extra_bytes_per_layer(spec, s, b, flash_attention)
+    softmax_extra = eager_softmax_extra_bytes_per_layer(eager_softmax, s, b, heads, tensor_parallel=tensor_parallel,
+                                                        flash_attention=flash_attention, precision=precision)
+    if recompute == "none":
+        per_layer += softmax_extra
     if not compiled and recompute == "none":
         per_layer += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel, fused_norm)
         if unfused_gelu:
@@ -437,6 +442,7 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     fixed = embedding_activation_bytes(s, b, h, tensor_parallel, sequence_parallel)
     if recompute == "full":
         fixed += full_recompute_working_bytes(s, b, h, heads, spec.ffn_size, **common)  # type: ignore[arg-type]
+        fixed += softmax_extra
         if not compiled:
             fixed += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel, fused_norm)
             if unfused_gelu:
@@ -492,6 +498,7 @@ def train_memory(
     zero3: Zero3Settings = Zero3Settings(),
     unfused_gelu: bool = False,
     fused_norm: bool = False,
+    eager_softmax: str = "16bit",
     fsdp_root_only: bool = False,
     loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
 ) -> MemoryEstimate:
@@ -629,7 +636,7 @@ def train_memory(
                              activation_bytes_per_sample=activation_bytes_per_sample, precision=precision,
                              loss=loss, activation_offload=activation_offload, compiled=compiled,
                              sp_gathered_inputs=sp_gathered_inputs, unfused_gelu=unfused_gelu, fused_norm=fused_norm,
-                             loss_vocab_chunk=loss_vocab_chunk)
+                             eager_softmax=eager_softmax, loss_vocab_chunk=loss_vocab_chunk)
     acts, logits = terms.activations, terms.logits
     peak = None
     keep_grads = gradient_accumulation or zero_grad_keeps_grads

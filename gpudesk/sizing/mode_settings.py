@@ -39,7 +39,7 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
         "zero_grad_keeps_grads", "optimizer_impl",
         "fsdp_version", "weight_loading", "sequence_parallel", "longest_sample_tokens",
         # Eager op-by-op GELU (gpudesk.sizing.eager_gelu): the trained model's own MLP, with or without adapters.
-        "unfused_gelu", "fused_norm",
+        "unfused_gelu", "fused_norm", "eager_softmax",
     )},
     **{name: FULL_TRAINING for name in (
         "optimizer_in_backward", "sp_gathered_inputs", "fsdp1_no_sync", "fsdp_root_only",

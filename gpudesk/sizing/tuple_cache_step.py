@@ -24,13 +24,17 @@ from gpudesk.i18n import _
 
 # Bytes of an fp32 logit (the prompt logits ``generate`` keeps are the upcast ones).
 FP32_LOGIT_BYTES = 4
+# Bytes of a 16-bit logit (a causal-LM forward that does not upcast, ``prompt_logits="all-16bit"``).
+HALF_LOGIT_BYTES = 2
 
 
 def leaked_prompt_logits_bytes(vocab_size: int, prompt_tokens: int, batch: int, prompt_logits: str) -> float:
-    """Bytes of the prefill's fp32 logits that the first decode step still holds: every prompt position with
-    ``prompt_logits="all"``, the last one otherwise."""
-    positions = prompt_tokens if prompt_logits == "all" else 1
-    return float(FP32_LOGIT_BYTES * batch * positions * max(0, vocab_size))
+    """Bytes of the prefill's logits that the first decode step still holds: every prompt position with
+    ``prompt_logits="all"`` (fp32) or ``"all-16bit"`` (a forward that returns the LM head's 16-bit output), the last
+    one otherwise (fp32)."""
+    positions = prompt_tokens if prompt_logits in ("all", "all-16bit") else 1
+    per_logit = HALF_LOGIT_BYTES if prompt_logits == "all-16bit" else FP32_LOGIT_BYTES
+    return float(per_logit * batch * positions * max(0, vocab_size))
 
 
 def first_decode_step_bytes(prompt_kv_bytes: float, grown_kv_bytes: float, leaked_logits_bytes: float) -> float:

@@ -47,6 +47,8 @@ def cli_args(case: dict) -> list[str]:
             args += ["--max-input-tokens", str(case["max_input_tokens"])]
         if case.get("fused_norm"):
             args.append("--fused-norm")
+        if case.get("eager_softmax"):
+            args += ["--eager-softmax", case["eager_softmax"]]
         if case.get("load_dtype"):
             args += ["--load-dtype", case["load_dtype"]]
         if case.get("decode_attention"):

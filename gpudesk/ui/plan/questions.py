@@ -22,6 +22,7 @@ from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
 from gpudesk.sizing.lora_base import LORA_BASE_WEIGHTS
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
+from gpudesk.sizing.eager_softmax import EAGER_SOFTMAX
 from gpudesk.sizing.load_cast import LOAD_DTYPES
 from gpudesk.sizing.gptq_scratch import GPTQ_KERNELS
 from gpudesk.sizing.memory import MODES
@@ -222,7 +223,7 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.kv_cache_impl", translate("PlanQuestions", "KV cache implementation"), kind="choice", choices=_plain(KV_CACHE_IMPLS),
                tooltip=translate("PlanQuestions", "paged: vLLM/SGLang; dynamic: HF DynamicCache kept by generate (transformers 4.42 and later); legacy-tuple: tuple past_key_values, transformers 4.41 and older (old and new cache at once, the prompt logits kept through the first step); static: gpt-fast (a causal mask quadratic in the cache length).")),
             _f("model.prompt_logits", translate("PlanQuestions", "Prefill logits"), kind="choice", choices=_plain(PROMPT_LOGITS),
-               tooltip=translate("PlanQuestions", "last: only the last prompt position (transformers 4.45 and later, vLLM, SGLang); all: every prompt position in fp32 (transformers 4.44 and older generate).")),
+               tooltip=translate("PlanQuestions", "last: only the last prompt position (transformers 4.45 and later, vLLM, SGLang); all: every prompt position in fp32 (transformers 4.44 and older generate); all-16bit: every prompt position at the 16-bit dtype (a model whose forward does not upcast its logits, e.g. OPT).")),
             _f("model.fsdp1_sync_each_batch", translate("PlanQuestions", "FSDP1 syncs every micro-batch"), kind="bool",
                tooltip=translate("PlanQuestions", "With FSDP1 and gradient accumulation: on for loops that reduce-scatter every micro-batch (torchtune, Accelerate sync_each_batch); off: full gradients accumulate on every GPU under no_sync() (Accelerate, Lightning Fabric).")),
             _f("model.ddp_bucket_view", translate("PlanQuestions", "DDP gradients as bucket views"), kind="bool",
@@ -233,6 +234,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "Training in eager PyTorch whose MLP activation is the tanh GELU written as Python arithmetic (transformers gelu_new: GPT-2, GPT-J, Phi): three more MLP-wide tensors are saved a layer. Off: a fused GELU kernel (torch.compile, litgpt, Megatron).")),
             _f("model.fused_norm", translate("PlanQuestions", "Fused RMSNorm kernel"), kind="bool",
                tooltip=translate("PlanQuestions", "Training in eager PyTorch whose RMSNorms run in a fused kernel (apex FusedRMSNorm, Megatron-LM forks with --apply-layernorm-rms): no fp32 copies of the norms are saved; an eager SiLU still saves its output. Off: Python RMSNorms with an fp32 upcast (transformers, torchtune). torch.compile removes both.")),
+            _f("model.eager_softmax", translate("PlanQuestions", "Eager softmax"), kind="choice", choices=_plain(EAGER_SOFTMAX),
+               tooltip=translate("PlanQuestions", "Training of 16-bit weights without a fused attention kernel: 16bit (a fused softmax kernel, 5 bytes kept per attention score), fp32 (softmax computed in fp32 and cast back, transformers' eager attention: 6 bytes) or fp32-clamped (the masked scores clamped with torch.max first, OPT: 8 bytes).")),
             _f("model.fsdp_root_only", translate("PlanQuestions", "FSDP wraps only the root module"), kind="bool",
                tooltip=translate("PlanQuestions", "Full training with FSDP and no auto-wrap policy (Lightning FSDPStrategy() without auto_wrap_policy, fully_shard on the model alone): the whole model is one unit, so every parameter is unsharded from forward to the end of backward and its gradient exists twice before the reduce-scatter. Off: one unit per transformer block.")),
             _f("model.no_kv_cache", translate("PlanQuestions", "Generate without a KV cache"), kind="bool",
