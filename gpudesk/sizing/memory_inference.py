@@ -96,7 +96,39 @@ def weight_bytes(spec: ModelSpec, weight_format: str = CHECKPOINT_WEIGHT_FORMAT)
         # The checkpoint's ignore list keeps these Linear layers 16-bit (Llama 3.1 405B FP8: every self_attn and
         # the first and last decoder layers), :mod:`gpudesk.sizing.quant_ignore`.
         keep += spec.unquantized_linear_params
-    return (spec.params - keep) * bits / 8 + keep * 2
+    block_fp8 = is_block_fp8_checkpoint(spec, weight_format)
+    if block_fp8:
+        keep += moe_router_params(spec)
+    quantised = spec.params - keep
+    scales = quantised / (FP8_WEIGHT_BLOCK * FP8_WEIGHT_BLOCK) * FP8_BLOCK_SCALE_BYTES if block_fp8 else 0.0
+    return quantised * bits / 8 + keep * 2 + scales
+
+
+# A published FP8 checkpoint (``quantization_config`` ``quant_method: fp8`` with ``weight_block_size: [128, 128]``:
+# DeepSeek-V3/R1, MiniMax-M2.x, Qwen3 *-FP8) stores one float32 ``weight_scale_inv`` per 128 x 128 block of every
+# quantised Linear weight, which vLLM and SGLang load as float32 parameters of that shape (vLLM
+# ``vllm/model_executor/layers/quantization/fp8.py`` ``Fp8LinearMethod.create_weights`` with a ``weight_block_size``:
+# ``ceil(out / 128) x ceil(in / 128)`` scales, and ``Fp8MoEMethod.create_weights`` ``w13_weight_scale_inv`` /
+# ``w2_weight_scale_inv`` per expert). The shapes here are multiples of 128, so the count is quantised params / 16384.
+FP8_WEIGHT_BLOCK = 128
+FP8_BLOCK_SCALE_BYTES = 4
+
+
+def is_block_fp8_checkpoint(spec: ModelSpec, weight_format: str) -> bool:
+    """Whether ``weight_format`` serves the model's own published block-FP8 checkpoint (its
+    ``checkpoint_weight_format`` is ``fp8``), not a 16-bit one quantised to FP8 on loading."""
+    return weight_format.lower() == "fp8" and (spec.checkpoint_weight_format or "").lower() == "fp8"
+
+
+def moe_router_params(spec: ModelSpec) -> int:
+    """Parameters of the MoE router gates, ``moe_layers x hidden x experts``, which block-FP8 checkpoints keep in
+    BF16 (Qwen3-MoE's ``mlp.gate`` and DeepSeek-V3's ``mlp.gate`` are built without a quantisation method: vLLM
+    ``vllm/model_executor/models/qwen3_moe.py`` ``Qwen3MoeSparseMoeBlock`` ``ReplicatedLinear(..., quant_config=None)``;
+    MiniMax-M2's config keeps ``gate`` unconverted); 0 for dense models."""
+    if not (spec.moe_experts and spec.hidden_size):
+        return 0
+    moe_layers = spec.moe_layers if spec.moe_layers is not None else (spec.layers or 0)
+    return moe_layers * spec.hidden_size * spec.moe_experts
 
 
 def mla_decode_weight_bytes(spec: ModelSpec, weight_format: str, mla_decode_weights: str = "up-proj",
