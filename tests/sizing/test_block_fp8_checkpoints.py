@@ -114,11 +114,16 @@ def test_serve_fit_loads_the_fp8_repo_and_its_weights(capsys):
     assert out["fits"]
 
 
-def test_estimate_memory_and_speed_take_the_fp8_checkpoint(capsys):
-    assert main(["estimate", "memory", "--model", "qwen3-30b-a3b-fp8", "--mode", "inference", "--json"]) == 0
-    memory = json.loads(capsys.readouterr().out)
-    text = json.dumps(memory)
-    assert "fp8" in text
+def test_estimate_memory_names_the_block_scales(capsys):
+    assert main(["estimate", "memory", "--model", "qwen3-30b-a3b-fp8", "--mode", "inference"]) == 0
+    text = capsys.readouterr().out
+    # 29.9 B quantised weights / 16384 x 4 bytes = 7.3 MB of scales; 48 x 2048 x 128 = 12.6 M router weights
+    assert "one float32 scale per 128 x 128 weight block (7 MB in all)" in text and "12.6 M MoE router" in text
+    assert main(["estimate", "memory", "--model", "qwen3-30b-a3b", "--mode", "inference", "--weight-format", "fp8"]) == 0
+    assert "weight block" not in capsys.readouterr().out  # online FP8 of the BF16 model: per-tensor scales
+
+
+def test_estimate_speed_takes_the_fp8_checkpoint(capsys):
     assert main(["estimate", "speed", "--model", "qwen3-30b-a3b-fp8", "--gpu", "h100-sxm5", "--engine", "vllm",
                  "--input-tokens", "1024", "--output-tokens", "256", "--concurrency", "8", "--json"]) == 0
     speed = json.dumps(json.loads(capsys.readouterr().out))
