@@ -3,7 +3,7 @@
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
 ``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``; ``--pp`` (pipeline stages per replica) comes from the
-training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--length-distribution``, ``--ttft-p99-limit`` / ``--tpot-p99-limit``, ``--api-server-count``, ``--benchmark-warmup``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``, ``--scheduler-recv-interval``); ``--ep`` (the replica's expert-parallel size: vLLM --enable-expert-parallel, SGLang --ep-size, TensorRT-LLM --ep_size) also comes from the training flags; ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--length-distribution``, ``--ttft-p99-limit`` / ``--tpot-p99-limit``, ``--api-server-count``, ``--num-prompts``, ``--benchmark-warmup``, ``--prefix-caching``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``, ``--scheduler-recv-interval``); ``--ep`` (the replica's expert-parallel size: vLLM --enable-expert-parallel, SGLang --ep-size, TensorRT-LLM --ep_size) also comes from the training flags; ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
 ``{"serve": {...}, "assumptions": [...]}``.
@@ -33,6 +33,7 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "api_server_count": "--api-server-count", "pp": "--pp",
           "backend": "--trtllm-backend", "attention_dp": "--attention-dp", "kv_block_size": "--block-size",
           "rocm_aiter": "--rocm-aiter", "scheduler_recv_interval": "--scheduler-recv-interval",
+          "num_prompts": "--num-prompts",
           "expert_parallel": "--ep"}
 
 
@@ -94,9 +95,16 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                                "within S seconds (MLPerf Server); latencies are taken at that limit"))
     parser.add_argument("--api-server-count", type=at_least_one, default=None, metavar="N",
                         help=_("API-server processes in front of each replica (vLLM --api-server-count); default 1"))
+    parser.add_argument("--num-prompts", type=at_least_one, default=None, metavar="N",
+                        help=_("requests the benchmark sends in all (vllm bench serve --num-prompts); default: a run "
+                               "long enough for the steady state"))
     parser.add_argument("--benchmark-warmup", action="store_true", default=False,
-                        help=_("the benchmark client sends the first prompt once before measuring (vllm bench serve); "
-                               "with vLLM V1's prefix cache the measured first request finds it cached"))
+                        help=_("with --num-prompts: the benchmark client sends the first prompt once before measuring "
+                               "(vllm bench serve); with vLLM's prefix cache on, the measured first request finds it "
+                               "cached"))
+    parser.add_argument("--prefix-caching", choices=("on", "off"), default=None,
+                        help=_("the engine's prefix cache (off: vLLM --no-enable-prefix-caching, SGLang "
+                               "--disable-radix-cache); default: the engine's (on in vLLM V1 and SGLang)"))
     parser.add_argument("--engine-version", default=None, metavar="X.Y",
                         help=_("engine release (e.g. 0.6.3); sets the defaults that changed between releases"))
     parser.add_argument("--trtllm-backend", choices=("pytorch", "tensorrt"), default=None,
@@ -182,7 +190,7 @@ def _parallel(args: argparse.Namespace) -> tuple[int, int]:
 
 
 def _aiter(value: str | None) -> bool | None:
-    """--rocm-aiter on/off as the load's switch (None: not given)."""
+    """An on/off flag (--rocm-aiter, --prefix-caching) as the load's switch (None: not given)."""
     return None if value is None else value == "on"
 
 
@@ -226,7 +234,9 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      overlap_scheduling=getattr(args, "overlap_scheduling", None),
                      pp=int(getattr(args, "pp", 1) or 1), backend=getattr(args, "trtllm_backend", None),
                      attention_dp=_attention_dp(args, tp),
+                     num_prompts=getattr(args, "num_prompts", None),
                      benchmark_warmup=bool(getattr(args, "benchmark_warmup", False)),
+                     prefix_caching=_aiter(getattr(args, "prefix_caching", None)),
                      rocm_aiter=_aiter(getattr(args, "rocm_aiter", None)),
                      kv_block_size=getattr(args, "block_size", None),
                      scheduler_recv_interval=int(getattr(args, "scheduler_recv_interval", 1) or 1),

@@ -25,6 +25,8 @@ LABELS: dict[str, str] = {
     "allocated_bytes": N_("Allocated by PyTorch (live tensors)"),
     "reserved_bytes": N_("Reserved by PyTorch (incl. live tensors)"),
     "reserved_unallocated_bytes": N_("Reserved but unallocated (allocator cache)"),
+    # The TPU runtime's "... and V reservable": the largest piece its program reservation could take (openxla error 0101).
+    "reservable_bytes": N_("Largest piece the TPU runtime could reserve"),
     "cached_bytes": N_("Cached (old name for reserved but unallocated)"),
     "private_pools_bytes": N_("Allocated in private pools (CUDA graphs)"),
     "device_index": N_("GPU index"),

@@ -78,7 +78,8 @@ of the message say so. Each signature names the mechanism and the one check that
 * ``ecc``: ``uncorrectable ECC error encountered`` (``cudaErrorECCUncorrectable``): a GPU memory fault.
 * ``xid``: an ``Xid`` or "fallen off the bus": the driver lost the GPU.
 * ``driver_version``: ``CUDA driver version is insufficient for CUDA runtime version`` (error 35) and its
-  relatives: the toolkit the program was built with needs a newer driver.
+  relatives (803 "system has unsupported display driver / cuda driver combination", 804, and 100 "no CUDA-capable
+  device is detected"): the toolkit the program was built with needs a newer driver, or CUDA could not start at all.
 * ``expandable_segments``: ``CUDA driver error: out of memory`` is only formatted by ``C10_CUDA_DRIVER_CHECK``
   (``c10/cuda/driver_api.h``), which inside the caching allocator wraps the expandable-segment calls
   (``cuMemCreate``/``cuMemMap``/``cuMemSetAccess``) only; platforms without full virtual-memory support (Tegra,
@@ -535,7 +536,17 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ecc", ("uncorrectable ecc", "ecc_uncorrectable", "eccuncorrectable")),
     ("xid", ("fallen off the bus", "gpu is lost", "gpu has fallen")),
     ("driver_version", ("driver version is insufficient", "cudaerrorinsufficientdriver", "insufficient driver",
-                        "driver/library version mismatch")),
+                        "driver/library version mismatch",
+                        # The CUDA runtime's own strings for a runtime that could not start on this driver (CUDA
+                        # Runtime API, enum cudaError): cudaErrorSystemDriverMismatch (803, "system has unsupported
+                        # display driver / cuda driver combination"), cudaErrorCompatNotSupportedOnDevice (804) and
+                        # cudaErrorNoDevice (100, "no CUDA-capable device is detected"). A pinned host buffer that
+                        # "failed to allocate" with one of them as its reason (ggml_cuda_host_malloc prints
+                        # cudaGetErrorString) failed because CUDA never started, not for want of memory
+                        # (ollama/ollama#5517, abetlen/llama-cpp-python#1687, janhq/jan#3782).
+                        "unsupported display driver / cuda driver combination", "cudaerrorsystemdrivermismatch",
+                        "forward compatibility was attempted on non supported hw", "cudaerrorcompatnotsupportedondevice",
+                        "no cuda-capable device is detected", "cudaerrornodevice")),
     ("shared_memory", ("out of resource: shared memory", "outofresources: out of resource: shared",
                        "memory space vmem", "memory space smem",
                        # The same limit in the XLA:TPU compiler's allocation check ("Allocation (size=N) would exceed
@@ -687,7 +698,7 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # re-raised as "Caught <Error> in pin memory thread for device N", ExceptionWrapper's where=): the batch being
     # page-locked in host memory (hearbenchmark/hear-eval-kit#316 and mittagessen/kraken#510: gone with
     # pin_memory=False).
-    ("pin_memory", ("in pin memory thread", "pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost", "cudahostregister",
+    ("pin_memory", ("in pin memory thread", "pin memory thread exited unexpectedly", "pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost", "cudahostregister",
                     "hiphostregister", "hiphostmalloc", "hipmallochost",
                     "pinned memory", "cachinghostallocator",
                     # A pinned buffer said to have failed or fallen back: ggml's CUDA_Host buffers are page-locked

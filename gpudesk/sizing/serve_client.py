@@ -10,7 +10,7 @@ it but the one holding the last token, which it recomputes to sample from (``vll
 default). V0 (before 0.8) had prefix caching off by default, and the offline benchmarks (``benchmark_throughput``,
 ``benchmark_latency``) send no such request. This matters only where a published run has few prompts: a
 one-prompt run measures a cached prefill. It is an input (``ServeLoad.benchmark_warmup``, ``estimate speed
---benchmark-warmup``, a measured run's ``benchmark_warmup``): only the user knows which client measured the run, and
+--num-prompts N --benchmark-warmup``, ``--prefix-caching``, a measured run's ``benchmark_warmup``): only the user knows which client measured the run, and
 a deployment's first request finds nothing cached.
 
 Prompts sent by an earlier run: a benchmark client that sweeps load levels against one server and takes each level's
@@ -46,13 +46,13 @@ EARLIER_RUN_SOURCE = ("evalscope/perf/main.py and benchmark.py get_requests (lev
 
 
 def warmup_caches_first_prompt(engine: str, version: str | None, offline: bool, num_prompts: int | None,
-                               warmup: bool = True) -> bool:
+                               warmup: bool = True, prefix_caching: bool | None = None) -> bool:
     """Whether the measured run's first prompt is already in the engine's prefix cache because the benchmark client
-    sent it once before (``warmup``; module docstring): vLLM V1 served online with a published request count."""
+    sent it once before (``warmup``; module docstring): vLLM served online with a published request count, its
+    prefix cache on (``prefix_caching``, else V1's default)."""
     if not warmup or engine != "vllm" or offline or num_prompts is None:
         return False
-    parsed = engine_version_tuple(version)
-    return parsed is None or parsed >= VLLM_V1_SINCE
+    return keeps_prefix_cache(engine, version, prefix_caching)
 
 
 def cached_prompt_tokens(prompt_tokens: int, block_tokens: int = PREFIX_BLOCK_TOKENS) -> int:
@@ -61,9 +61,13 @@ def cached_prompt_tokens(prompt_tokens: int, block_tokens: int = PREFIX_BLOCK_TO
     return max(0, (prompt_tokens - 1) // block * block)
 
 
-def keeps_prefix_cache(engine: str, version: str | None) -> bool:
-    """Whether ``engine`` at ``version`` keeps a prefix cache by default (module docstring): vLLM V1 (0.8 on, or no
-    version given) and SGLang (radix cache)."""
+def keeps_prefix_cache(engine: str, version: str | None, enabled: bool | None = None) -> bool:
+    """Whether ``engine`` at ``version`` keeps a prefix cache (module docstring): ``enabled`` where the server's flag
+    was given (vLLM ``--enable-prefix-caching`` / ``--no-enable-prefix-caching``, SGLang ``--disable-radix-cache``:
+    ``vllm/engine/arg_utils.py`` EngineArgs.enable_prefix_caching, ``python/sglang/srt/server_args.py``
+    disable_radix_cache), else the default: vLLM V1 (0.8 on, or no version given) and SGLang (radix cache)."""
+    if enabled is not None:
+        return enabled and engine in ("vllm", "sglang")
     if engine == "sglang":
         return True
     if engine != "vllm":
@@ -81,12 +85,12 @@ def prefix_block_tokens(engine: str, kv_block_size: int | None) -> int:
 
 def earlier_run_cached_prompts(engine: str, version: str | None, offline: bool, cached_prompts: int,
                                num_prompts: int | None, request_tokens: int, live_requests: int,
-                               kv_capacity_tokens: int) -> int:
+                               kv_capacity_tokens: int, prefix_caching: bool | None = None) -> int:
     """How many of the run's first prompts the engine finds in its prefix cache because an earlier run sent them
     (``cached_prompts``; module docstring): none where the engine keeps no prefix cache or the run is offline, at
     most the run's prompts, and at most as many as the KV pool keeps (``request_tokens`` = prompt + output each)
     next to the ``live_requests`` the run itself holds."""
-    if cached_prompts <= 0 or offline or not keeps_prefix_cache(engine, version):
+    if cached_prompts <= 0 or offline or not keeps_prefix_cache(engine, version, prefix_caching):
         return 0
     count = cached_prompts if num_prompts is None else min(cached_prompts, num_prompts)
     room = kv_capacity_tokens - live_requests * request_tokens

@@ -73,6 +73,9 @@ class ServeLoad:
     the client sent to the same server, so that the engine's prefix cache holds them (a sweep over load levels that
     takes each level's prompts from the head of one dataset, as evalscope ``perf`` does; :mod:`gpudesk.sizing.
     serve_client`). 0 unless the user says so; needs ``num_prompts``.
+    ``prefix_caching``: the engine's prefix cache on (True) or off (False: vLLM ``--no-enable-prefix-caching``,
+    SGLang ``--disable-radix-cache``); None: the engine's default (:func:`gpudesk.sizing.serve_client.
+    keeps_prefix_cache`). Off, neither the warm-up prompt nor an earlier run's prompts are found cached.
     ``rocm_aiter``: vLLM on AMD Instinct with AITER kernels (``VLLM_ROCM_USE_AITER=1``) or without (False); None:
     the AITER kernels, since the version does not tell which image ran (:mod:`gpudesk.sizing.serve_rocm_attention`).
     ``kv_block_size``: tokens per KV-cache block (vLLM ``--block-size``; None: the engine's default, 16).
@@ -110,6 +113,7 @@ class ServeLoad:
     attention_dp: int = 1
     benchmark_warmup: bool = False
     cached_prompts: int = 0
+    prefix_caching: bool | None = None
     rocm_aiter: bool | None = None
     kv_block_size: int | None = None
     scheduler_recv_interval: int = 1

@@ -23,7 +23,9 @@ local: nothing is added.
 
 from __future__ import annotations
 
+from gpudesk.i18n import _
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.speed_common import Assumption, raw
 
 LAYER_QK_NORM_SOURCE = ("TP-wide QK RMSNorm: sglang python/sglang/srt/models/minimax_m2.py MiniMaxM2QKRMSNorm "
                         "(rms_sumsq_serial, attn_tp_all_reduce, rms_apply_serial); vllm model_executor/layers/mamba/"
@@ -41,3 +43,12 @@ def layer_qk_norm_per_layer(spec: ModelSpec, attention_tp: int) -> tuple[int, in
     if not spec.layer_qk_norm or attention_tp <= 1:
         return 0, 0
     return LAYER_QK_NORM_KERNELS, 1
+
+
+def layer_qk_norm_assumption(allreduces: int, kernels: int, attention_tp: int) -> Assumption:
+    """The assumption a step model shows when :func:`layer_qk_norm_per_layer` adds ``allreduces`` and ``kernels``."""
+    return Assumption("layer_qk_norm_allreduce", _(
+        "the QK RMSNorm spans every head: {allreduces} more all-reduce of the sums of squares and {kernels} "
+        "kernels per layer across the {tp} tensor-parallel GPUs").format(
+        allreduces=allreduces, kernels=kernels, tp=attention_tp), LAYER_QK_NORM_SOURCE,
+        raw(allreduces_per_layer=allreduces, kernels_per_layer=kernels))

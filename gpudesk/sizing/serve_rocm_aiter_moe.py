@@ -32,6 +32,9 @@ Other shapes are not charged: the DeepSeek-V3 table's rows above 512 tokens repe
 from __future__ import annotations
 
 from gpudesk.catalog.records import GPU
+from gpudesk.i18n import _
+from gpudesk.sizing.speed_common import Assumption, raw
+from gpudesk.units import format_duration
 
 AITER_MOE_ARCHITECTURES = ("CDNA 4",)
 AITER_MOE_COMPUTE_UNITS = 256  # the table's cu_num: MI350X / MI355X
@@ -84,3 +87,16 @@ def aiter_moe_layer_s(points: tuple[tuple[float, float], ...], pairs: float) -> 
         if pairs <= high_pairs:
             return low_s + (high_s - low_s) * (pairs - low_pairs) / (high_pairs - low_pairs)
     return points[-1][1] * pairs / points[-1][0]
+
+
+def aiter_moe_assumption(points: tuple[tuple[float, float], ...]) -> Assumption:
+    """The assumption a step model shows for the measured ``points``: the first (a decode step) and the fourth (512
+    tuner tokens, a prefill), or the last of a shorter table."""
+    few_pairs, few_s = points[0]
+    many_pairs, many_s = points[min(3, len(points) - 1)]
+    return Assumption("rocm_aiter_moe_layer_s", _(
+        "routed experts through AITER's fused MoE at its measured time: {decode} per MoE layer at {few} "
+        "(token, expert) pairs per GPU, {prefill} at {many}").format(
+        decode=format_duration(few_s), few=int(few_pairs), prefill=format_duration(many_s), many=int(many_pairs)),
+        AITER_MOE_SOURCE, raw(layer_s_at_first_pairs=few_s, first_pairs=few_pairs,
+                              layer_s_at_fourth_pairs=many_s, fourth_pairs=many_pairs))

@@ -174,10 +174,14 @@ from gpudesk.sizing.serve_dp_attention import (
     replicated_attention_params_per_layer,
 )
 from gpudesk.sizing.serve_pcie_p2p import host_staged_allreduce
-from gpudesk.sizing.serve_qk_norm import LAYER_QK_NORM_BYTES_PER_TOKEN, LAYER_QK_NORM_SOURCE, layer_qk_norm_per_layer
+from gpudesk.sizing.serve_qk_norm import (
+    LAYER_QK_NORM_BYTES_PER_TOKEN,
+    layer_qk_norm_assumption,
+    layer_qk_norm_per_layer,
+)
 from gpudesk.sizing.serve_rocm_aiter_moe import (
     AITER_MOE_FLOOR_KERNELS,
-    AITER_MOE_SOURCE,
+    aiter_moe_assumption,
     aiter_moe_layer_s,
     aiter_moe_points,
 )
@@ -706,19 +710,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
                                     load.weight_format, dims.hidden_size, expert_width, experts,
                                     spec.moe_active_experts or 0, tp, ep)
     if aiter_points:
-        assumptions.append(Assumption("rocm_aiter_moe_layer_s", _(
-            "routed experts through AITER's fused MoE at its measured time: {decode} per MoE layer at {few} "
-            "(token, expert) pairs per GPU, {prefill} at {many}").format(
-            decode=format_duration(aiter_points[0][1]), few=int(aiter_points[0][0]),
-            prefill=format_duration(aiter_points[3][1]), many=int(aiter_points[3][0])),
-            AITER_MOE_SOURCE, raw(layer_s_at_first_pairs=aiter_points[0][1], first_pairs=aiter_points[0][0],
-                                  layer_s_at_fourth_pairs=aiter_points[3][1], fourth_pairs=aiter_points[3][0])))
+        assumptions.append(aiter_moe_assumption(aiter_points))
     if qk_norm_allreduces:
-        assumptions.append(Assumption("layer_qk_norm_allreduce", _(
-            "the QK RMSNorm spans every head: {allreduces} more all-reduce of the sums of squares and {kernels} "
-            "kernels per layer across the {tp} tensor-parallel GPUs").format(
-            allreduces=qk_norm_allreduces, kernels=qk_norm_kernels, tp=attn_tp), LAYER_QK_NORM_SOURCE,
-            raw(allreduces_per_layer=qk_norm_allreduces, kernels_per_layer=qk_norm_kernels)))
+        assumptions.append(layer_qk_norm_assumption(qk_norm_allreduces, qk_norm_kernels, attn_tp))
     if quant_kernels:
         assumptions.append(Assumption("activation_quant_kernels", _(
             "{kernels} FP8 activation-quantization kernels per step, each at the kernel floor").format(

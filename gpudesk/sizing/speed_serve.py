@@ -98,13 +98,13 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
     front = None if load.batch is not None else front_end(load.engine.lower(), load.engine_version,
                                                             load.api_server_count)
     warmup = warmup_caches_first_prompt(load.engine.lower(), load.engine_version, load.batch is not None,
-                                        load.num_prompts, load.benchmark_warmup)
+                                        load.num_prompts, load.benchmark_warmup, load.prefix_caching)
     live = load.concurrency if load.concurrency is not None else budget.max_running
     cached = earlier_run_cached_prompts(load.engine.lower(), load.engine_version, load.batch is not None,
                                         load.cached_prompts, load.num_prompts,
                                         load.input_tokens + load.output_tokens,
                                         min(live, load.num_prompts or live, budget.max_running),
-                                        budget.kv_capacity_tokens)
+                                        budget.kv_capacity_tokens, load.prefix_caching)
     sim_load = Load(input_tokens=load.input_tokens, output_tokens=load.output_tokens,
                                           concurrency=load.concurrency, request_rate_per_s=load.request_rate_per_s,
                                           batch=load.batch, num_prompts=load.num_prompts, replicas=load.replicas,

@@ -123,6 +123,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         attention_dp=attention_dp, expert_parallel=int(case.get("ep") or 1),
         benchmark_warmup=bool(case.get("benchmark_warmup", False)),
         cached_prompts=int(case.get("cached_prompts", 0)),
+        prefix_caching=_on_off(case.get("prefix_caching"), "prefix_caching"),
         rocm_aiter=_on_off(case.get("rocm_aiter")),
         kv_block_size=int(case["block_size"]) if case.get("block_size") is not None else None,
         scheduler_recv_interval=int(case.get("scheduler_recv_interval") or 1),

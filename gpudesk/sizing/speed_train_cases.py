@@ -92,6 +92,11 @@ def same_silicon_efficiency(gpu: GPU, peers: Iterable[GPU]) -> tuple[float, str]
         peer_bf16 = float(peer.bf16_dense_tflops or peer.fp16_dense_tflops or 0.0)
         if peer.id == gpu.id or peer.matmul_efficiency is None or die_name(peer.chip) != die or not peer_bf16:
             continue
+        if bool(peer.consumer) != bool(gpu.consumer):
+            # GeForce boards run FP16/BF16 with FP32 accumulate at half the tensor rate per clock of the professional
+            # boards on the same die (NVIDIA Ada whitepaper appendix table; RTX Blackwell whitepaper: RTX 5090 209.5
+            # dense against the RTX PRO 6000's 500 on GB202), so their MAMF share is a share of another peak.
+            continue
         if peer_bf16 == bf16 and peer.tdp_w == gpu.tdp_w:
             return peer.matmul_efficiency, _("{source} (measured on the {peer}: same chip, peak and power)").format(
                 source=peer.matmul_efficiency_source or "MAMF", peer=peer.name)

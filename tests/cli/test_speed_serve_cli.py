@@ -221,3 +221,24 @@ def test_sharegpt_length_distribution_lowers_the_throughput_of_a_short_request_r
     assert sharegpt["serve"]["output_tokens_per_s"] < 0.85 * fixed["serve"]["output_tokens_per_s"]
     with pytest.raises(SystemExit):
         _parser().parse_args((base + " --length-distribution lmsys").split())
+
+
+def test_warmup_prompt_and_prefix_cache_flags_reach_the_estimate(capsys):
+    # pegainfer docs/benchmarks/gemma4-31b-gh200.md @f8862b1 (fresh30): vLLM on one GH200, random 1024/256, 4 clients,
+    # 16 prompts, vllm bench serve's warm-up prompt. With vLLM V1's prefix cache on (its default) the warm-up prompt
+    # is cached and the first request runs a step ahead, which shortens the median TTFT; with the cache off (as that
+    # run was) the four clients stay in lock step. Without --num-prompts the warm-up has no run to shorten.
+    base = ("--gpu gh200-96 --model gemma-4-31b --count 1 --input-tokens 1024 --output-tokens 256 --concurrency 4 "
+            "--weight-format bf16 --kv-dtype bf16 --engine vllm --gpu-memory-utilization 0.9 --json")
+
+    def ttft(extra: str) -> float:
+        assert cmd_serve_speed(_parser().parse_args((base + extra).split())) == 0
+        return json.loads(capsys.readouterr().out)["serve"]["ttft_s"]
+
+    warm = ttft(" --num-prompts 16 --benchmark-warmup")
+    off = ttft(" --num-prompts 16 --benchmark-warmup --prefix-caching off")
+    assert warm < 0.8 * off
+    assert ttft(" --num-prompts 16 --benchmark-warmup --prefix-caching on") == warm
+    assert ttft(" --num-prompts 16") == off
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["--prefix-caching", "maybe"])

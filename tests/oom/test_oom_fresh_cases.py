@@ -34,7 +34,8 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
                "fresh-36": "fresh_cases_36.jsonl",
                "fresh-37": "fresh_cases_37.jsonl",
                "fresh-38": "fresh_cases_38.jsonl",
-               "fresh-39": "fresh_cases_39.jsonl"}
+               "fresh-39": "fresh_cases_39.jsonl",
+               "fresh-40": "fresh_cases_40.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -291,13 +292,16 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # The thirty-seventh pass (tests/oom/test_oom_thirtyseventh_pass.py) read fresh-38 by mechanism (seen: 40/49).
 # "fresh-39" (50 messages, 14 not-capacity (7 host RAM); lmdeploy, SGLang on Ascend NPU, ChatRTX, whisper-jax, YOLO, six Chinese threads), collected while the thirty-seventh pass was written, scored once
 # after it merged: 34/50 (2 not recognised; not-capacity with the deciding check 10/14).
+# The thirty-eighth pass (tests/oom/test_oom_thirtyeighth_pass.py) read fresh-39 by mechanism (seen: 41/50).
+# "fresh-40" (44 messages, 12 not-capacity (4 absurd sizes from Gaussian-splatting rasterizers, 4 host RAM); Boltz-2/Chai-1, TRELLIS, Hunyuan3D, SLAM, medical segmentation), collected while the thirty-eighth pass was written, scored once
+# after it merged: 31/44 (1 not recognised; not-capacity with the deciding check 6/12).
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23, "fresh-17": 19,
                      "fresh-18": 20, "fresh-19": 14, "fresh-20": 13, "fresh-21": 10,
                      "fresh-22": 12, "fresh-23": 14, "fresh-24": 22, "fresh-25": 12, "fresh-26": 24, "fresh-27": 32, "fresh-28": 14, "fresh-29": 25,
                      "fresh-30": 23, "fresh-31": 22,
-                     "fresh-32": 19, "fresh-33": 10, "fresh-34": 35, "fresh-35": 36, "fresh-36": 37, "fresh-37": 21, "fresh-38": 35, "fresh-39": 34}
+                     "fresh-32": 19, "fresh-33": 10, "fresh-34": 35, "fresh-35": 36, "fresh-36": 37, "fresh-37": 21, "fresh-38": 35, "fresh-39": 34, "fresh-40": 31}
 
 
 def _rows(name: str) -> list[dict]:

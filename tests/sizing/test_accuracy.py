@@ -80,6 +80,7 @@ FRESH25 = CASES.with_name("measured_peaks_fresh25.jsonl")
 FRESH26 = CASES.with_name("measured_peaks_fresh26.jsonl")
 FRESH27 = CASES.with_name("measured_peaks_fresh27.jsonl")
 FRESH28 = CASES.with_name("measured_peaks_fresh28.jsonl")
+FRESH29 = CASES.with_name("measured_peaks_fresh29.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -279,6 +280,8 @@ SHARED_PAGES = {
     ("fresh-27", FRESH27, "fresh27-2026-12-06", 34),
     # fresh-28: collected while memfix22 was written, scored once after they merged (9/11 supported within 15 %, median 10.9 %; 2 unsupported).
     ("fresh-28", FRESH28, "fresh28-2026-12-06", 13),
+    # fresh-29: collected while memfix22 was written, scored once after they merged (25/56 supported within 15 %, median 19.4 %).
+    ("fresh-29", FRESH29, "fresh29-2026-12-06", 56),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.

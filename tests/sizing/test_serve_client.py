@@ -119,3 +119,35 @@ def test_cached_prompts_must_be_a_whole_positive_count():
     with pytest.raises(SizingError) as err:  # the steady state (no prompt count) holds no earlier prompt
         ServeLoad(engine="sglang", input_tokens=1800, output_tokens=2000, concurrency=30, cached_prompts=20).validated()
     assert err.value.field == "cached_prompts"
+
+
+def test_a_server_with_its_prefix_cache_off_finds_neither_the_warmup_nor_an_earlier_runs_prompts_cached():
+    from gpudesk.sizing.serve_client import earlier_run_cached_prompts, keeps_prefix_cache
+
+    # vLLM --no-enable-prefix-caching / SGLang --disable-radix-cache; True where the flag turns it on (vLLM V0).
+    assert not warmup_caches_first_prompt("vllm", "0.22.1", offline=False, num_prompts=8, prefix_caching=False)
+    assert warmup_caches_first_prompt("vllm", "0.22.1", offline=False, num_prompts=8, prefix_caching=None)
+    assert warmup_caches_first_prompt("vllm", "0.6.3", offline=False, num_prompts=8, prefix_caching=True)
+    assert not keeps_prefix_cache("sglang", "0.5.12", False) and keeps_prefix_cache("sglang", "0.5.12")
+    assert not keeps_prefix_cache("tensorrt-llm", None, True)
+    assert earlier_run_cached_prompts("sglang", "0.5.12", False, 64, 128, 2048, 16, 10**6, prefix_caching=False) == 0
+    assert earlier_run_cached_prompts("sglang", "0.5.12", False, 64, 128, 2048, 16, 10**6) == 64
+
+
+def test_with_the_prefix_cache_off_closed_loop_clients_stay_in_lock_step():
+    # pegainfer docs/benchmarks/gemma4-31b-gh200.md @f8862b1: Gemma 4 31B BF16 on one GH200, vLLM with prefix caching
+    # off, vllm bench serve (one warm-up prompt) random 1024/256 --ignore-eos, 4 clients, 16 prompts: p50 TTFT 461 ms,
+    # one prefill step of the four prompts sent together. With the warm-up prompt cached (the V1 default) the first
+    # request runs a step ahead of the other three and the waves drift apart (about half the TTFT).
+    from gpudesk.sizing.speed_serve_cases import predict_serve_case
+    from gpudesk.sizing.speed_validation import read_rows, speed_cases_dir
+
+    row = next(r for r in read_rows(speed_cases_dir() / "fresh30_serve_runs.jsonl")
+               if r["id"] == "pegainfer-gh200-gemma4-31b-vllm-c4-ttft-p50")
+    measured = row["measured"]["value"]
+    assert "prefix caching off" in row["notes"] and "prefix_caching" not in row
+    off = predict_serve_case(dict(row, prefix_caching=False))[0]
+    default = predict_serve_case(row)[0]
+    assert off / measured == pytest.approx(1.0, abs=0.2)
+    assert default < 0.6 * off
+    assert predict_serve_case(dict(row, prefix_caching="on"))[0] == default

@@ -72,3 +72,16 @@ def test_qwen3_235b_ep8_decode_on_mi355x_pays_the_fused_moe_call(catalog):
     # a 4096-token prefill: 4096 pairs per GPU, 249 us per MoE layer, longer than the modelled experts' time
     assert with_aiter.rocm_aiter_moe_extra_s(4096) > 0.0
     assert any(a.name == "rocm_aiter_moe_layer_s" for a in with_aiter.assumptions)
+
+
+def test_a_shorter_measured_table_still_names_its_points(catalog, monkeypatch):
+    """A table with fewer than four points (a shape measured at fewer token counts) is shown by its first and last
+    point instead of failing on a missing fourth."""
+    import gpudesk.sizing.serve_rocm_aiter_moe as aiter
+
+    monkeypatch.setitem(aiter.AITER_FUSED_MOE_S_BY_PAIRS, QWEN3_235B_EP_SHAPE, QWEN3_POINTS[:2])
+    spec, gpu = _spec("qwen3-235b-a22b"), catalog.gpu("mi355x")
+    load = ServeLoad(engine="vllm", tp=8, expert_parallel=8, concurrency=1, weight_format="fp8", rocm_aiter=True)
+    model = step_model(spec, gpu, load, intra_link(gpu, "infinity-fabric", 8), "bf16")
+    shown = next(a for a in model.assumptions if a.name == "rocm_aiter_moe_layer_s")
+    assert dict(shown.quantities)["fourth_pairs"] == QWEN3_POINTS[1][0]

@@ -661,7 +661,7 @@ def test_spread_lengths_let_closed_loop_clients_drift_out_of_lock_step(catalog):
     same = serve_speed(spec, gpu, ServeLoad(input_tokens=256, output_tokens=128, concurrency=8, num_prompts=300))
     load = ServeLoad(input_tokens=256, output_tokens=128, concurrency=8, num_prompts=300, length_spread=0.1)
     spread = serve_speed(spec, gpu, load)
-    assert spread.ttft_s < 0.5 * same.ttft_s
+    assert spread.ttft_s < 0.6 * same.ttft_s  # 0.54 with the 4090 at its measured matmul rate (speedfix53)
     assert spread.output_tokens_per_s == pytest.approx(same.output_tokens_per_s, rel=0.05)
     assert serve_speed(spec, gpu, load).ttft_s == spread.ttft_s
     with pytest.raises(SizingError):

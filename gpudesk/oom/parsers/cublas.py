@@ -34,7 +34,12 @@ _NCCL_FAIL = re.compile(r"Cuda failure\s{0,4}'?out of memory'?|cudaErrorMemoryAl
 _HCCL_WORD = re.compile(r"Hccl|HCCL")
 _HCCL_FAIL = re.compile(r"Failed to allocate|Memory resources are exhausted|out of memory", re.IGNORECASE)
 _CANN_SIZE = re.compile(r"resource\[DeviceMemory\] with info \[size:(\d{1,15})\]")
-_PIN = re.compile(r"Caught \w+ in pin memory thread(?: for device (\d{1,12}))?", re.IGNORECASE)
+# The DataLoader's own words for its pin-memory thread: "Caught <Error> in pin memory thread for device N" (the
+# thread's exception re-raised) and "Pin memory thread exited unexpectedly" (the thread died without one:
+# torch/utils/data/dataloader.py, _MultiProcessingDataLoaderIter._try_get_data, checks
+# self._pin_memory_thread.is_alive() after a queue timeout).
+_PIN = re.compile(r"Caught \w+ in pin memory thread(?: for device (\d{1,12}))?|pin memory thread exited unexpectedly",
+                  re.IGNORECASE)
 
 
 def _nccl(text: str) -> bool:

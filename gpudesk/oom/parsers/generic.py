@@ -238,6 +238,9 @@ _TPU_HBM_USAGE = _c(r"total\s{1,3}hbm\s{1,3}usage\s{0,3}>=?\s{0,3}" + _SIZE_U)
 _TPU_HBM_PART = re.compile(r"^[ \t]{0,40}(reserved|program|arguments)[ \t]{1,40}" + _SIZE_U + r"[ \t]{0,40}$", re.I | re.M)
 _TPU_RESERVE = _c(r"attempting to reserve\s{1,3}" + _SIZE_U + r"\s{1,3}at the (?:bottom|top) of memory\.?\s{0,3}"
                   r"that was not possible\.?(?:\s{0,3}there (?:are|is)\s{1,3}" + _SIZE_U + r"\s{1,3}free)?")
+# The same refusal's last figure, the largest piece the reservation could take ("... and 3.53G reservable"; openxla/xla
+# docs/errors/error_0101.md: free HBM sufficient in aggregate but not one contiguous block is HBM fragmentation).
+_TPU_RESERVABLE = _c(r"that was not possible\.?[^\n]{0,120}?\band\s{1,3}" + _SIZE_U + r"\s{1,3}reservable\b")
 # XLA:TPU's memory spaces besides HBM: a kernel's vector and scalar scratchpads ("Ran out of memory in memory space
 # vmem / smem"), whose size is fixed per core and set by the kernel's block sizes, not by the model's memory.
 _TPU_MEMORY_SPACE = _c(r"(?:ran out of memory in memory space\s{1,3}|\bspace\s{0,2}=\s{0,2})(hbm|vmem|smem|cmem|sflag)\b")
@@ -369,6 +372,12 @@ OOM_WORDS = (
     # C++'s std::bad_alloc as MSVC's runtime words its what() ("bad allocation"; libstdc++ says "std::bad_alloc"):
     # ONNX Runtime and other C++ libraries pass it on as their status message.
     "bad allocation",
+    # transformers' bitsandbytes quantizers refuse a device map that put modules off the GPU
+    # (transformers/quantizers/quantizer_bnb_4bit.py and quantizer_bnb_8bit.py, validate_environment: "Some modules are
+    # dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the quantized model."): with
+    # device_map="auto", accelerate's infer_auto_device_map places on the CPU or disk whatever the GPU's free memory
+    # cannot hold, so the refusal says the quantized model did not fit the GPU (unslothai/unsloth#1629).
+    "some modules are dispatched on the cpu or the disk",
 )
 
 # A CUDA math library's allocation failure printed as its status number (the numbering of cusparse.h and
@@ -657,6 +666,7 @@ class Extraction:
     tpu_hbm_usage_bytes: int | None = None
     tpu_hbm_parts: dict[str, int | None] = field(default_factory=dict)
     tpu_memory_space: str | None = None
+    tpu_reservable_bytes: int | None = None
     largest_allocation_padding_bytes: int | None = None
     configured_limit_bytes: int | None = None
     runtime: str | None = None
@@ -906,6 +916,9 @@ def _tpu_figures(ex: Extraction, text: str) -> None:
             ex.requested_bytes = _bytes(reserve.group(1), reserve.group(2))
         if reserve.group(3) is not None and ex.free_bytes is None:
             ex.free_bytes = _bytes(reserve.group(3), reserve.group(4))
+        reservable = _TPU_RESERVABLE.search(text, reserve.start())
+        if reservable:
+            ex.tpu_reservable_bytes = _bytes(reservable.group(1), reservable.group(2))
     space = _TPU_MEMORY_SPACE.search(text)
     if space:
         ex.tpu_memory_space = space.group(1).lower()
@@ -955,6 +968,8 @@ def parse(text: str, report: MemoryReport) -> bool:
                 parsed.setdefault(f"tpu_hbm_{part}_bytes", size)
     if ex.tpu_memory_space is not None:
         parsed.setdefault("tpu_memory_space", ex.tpu_memory_space)
+    if ex.tpu_reservable_bytes is not None:
+        parsed.setdefault("tpu_reservable_bytes", ex.tpu_reservable_bytes)
     if ex.start_total_bytes is not None and ex.start_free_bytes is not None:
         parsed.setdefault("total_at_start_bytes", ex.start_total_bytes)
         parsed.setdefault("free_at_start_bytes", ex.start_free_bytes)

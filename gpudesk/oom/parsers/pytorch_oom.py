@@ -24,7 +24,7 @@ import re
 
 from gpudesk.i18n import N_, _
 from gpudesk.oom.parsers.hip_apu import apu_capacity
-from gpudesk.oom.parsers.units import SIZE, to_bytes
+from gpudesk.oom.parsers.units import SIZE, UNIT, to_bytes
 from gpudesk.units import format_bytes
 from gpudesk.oom.report import DeviceMemory, MemoryReport, ProcessMemory
 
@@ -39,11 +39,17 @@ WRAPPED_MIN_BYTES = 1024**2
 _REQ = re.compile(r"Tried to allocate\s+" + SIZE, re.I)
 _REQ_ANY = re.compile(r"Tried to allocate\s+([^\s(;]+?)\.?(?=[\s(;]|$)", re.I)
 _REDACTED = re.compile(r"[xX]{1,6}(?:\.[xX]{1,6})?$")
+# A request whose whole part is intact and whose decimals were mangled in the paste ("Tried to allocate 512.— MiB": a
+# dash where the "00" stood). PyTorch prints the size with two decimals (c10's format_size), so the whole part is the
+# request rounded down: a lower bound, which is enough to weigh it against the free and cached memory.
+_REQ_WHOLE_PART = re.compile(r"Tried to allocate\s+(\d{1,9})\.[^\d\s(;]{1,3}\s*" + UNIT + r"\b", re.I)
 _DEV_OLD = re.compile(r"\(\s*[GN]PU\s+(\d{1,12})\s*;")
 _DEV_NEW = re.compile(r"[GN]PU\s+(\d{1,12})\s+has\s+a\s+total", re.I)
 _TOTAL_OLD = re.compile(SIZE + r"\s+total\s+capacity", re.I)
 _TOTAL_NEW = re.compile(r"total\s+capaci?ty\s+of\s+" + SIZE, re.I)
-_FREE_OLD = re.compile(r";\s*" + SIZE + r"\s+free\s*;", re.I)
+# (torch_npu's workspace allocator closes its figures with the free clause: "(NPU 0; 61.27 GiB total capacity; 90.23 MiB
+# free)", torch_npu/csrc/core/npu/NPUWorkspaceAllocator.cpp.)
+_FREE_OLD = re.compile(r";\s*" + SIZE + r"\s+free\s*[;)]", re.I)
 _FREE_NEW = re.compile(r"of\s+which\s+" + SIZE + r"\s+is\s+free", re.I)
 _PROC = re.compile(r"Process\s+(\d{1,12})\s+has\s+" + SIZE + r"\s+memory\s+in\s+use", re.I)
 _THIS = re.compile(r"this\s+process\s+has\s+" + SIZE + r"\s+memory\s+in\s+use", re.I)
@@ -175,6 +181,14 @@ def parse(text: str, report: MemoryReport) -> bool:
                               "their GPUs' figures.").format(count=count))
 
     requested = _size(_REQ.search(msg))
+    whole_part = _REQ_WHOLE_PART.search(msg) if requested is None else None
+    if whole_part is not None:
+        requested = _size(whole_part)
+        parsed["requested_is_lower_bound"] = 1
+        report.notes.append(_("The requested size's decimals are garbled ('{text}'); its whole part, {size}, is read "
+                              "as the request (at least that much).").format(
+                                  text=whole_part.group(0)[len("Tried to allocate"):].strip(),
+                                  size=format_bytes(requested or 0)))
     dev_m = _DEV_NEW.search(msg) or _DEV_OLD.search(msg)
     device_index = int(dev_m.group(1)) if dev_m else None
     total = _size(_TOTAL_NEW.search(msg)) or _size(_TOTAL_OLD.search(msg))

@@ -183,7 +183,11 @@ _VLLM_SERVING = re.compile(r"Error in model execution \(input dumped to|err_exec
                            r"^(?:" + _ANSI + r"\([A-Za-z][\w-]{0,40}(?: rank=\d{1,5})? pid=\d{1,9}\)" + _ANSI +
                            r"\s{1,3})?(?:ERROR|WARNING|INFO)\s\d\d-\d\d\s\d\d:\d\d:\d\d\s\[?(?:engine|llm_engine|"
                            r"async_llm_engine|core|dump_input|gpu_model_runner|model_runner|worker|multiproc_executor|"
-                           r"multiproc_worker_utils)\.py:\d{1,5}\]",
+                           r"multiproc_worker_utils)\.py:\d{1,5}\]"
+                           # A traceback frame in vLLM's model runner, the module that executes each scheduled step
+                           # (V1 vllm/v1/worker/gpu_model_runner.py execute_model and the sampler it calls, V0
+                           # vllm/worker/model_runner.py): the error was raised inside a serving step.
+                           r"|[/\\]vllm[/\\](?:v1[/\\])?worker[/\\](?:gpu_)?model_runner\.py\"?,\s{1,3}line\s{1,3}\d",
                            re.MULTILINE)
 # The worker loading its weights (V0 worker.py / V1 gpu_worker.py ``load_model`` -> model_loader ``get_model`` ->
 # the model's ``load_weights``) or opening its device (``init_device``): the same worker prefix, before any budget was
@@ -315,16 +319,52 @@ def _sglang_static_pool(f: Facts) -> Cause | None:
     )
 
 
+# transformers' bitsandbytes quantizers refusing a device map that put modules on the CPU or the disk
+# (transformers/quantizers/quantizer_bnb_4bit.py and quantizer_bnb_8bit.py, validate_environment).
+_BNB_MODULES_OFF_GPU = re.compile(r"some modules are dispatched on the cpu or the disk", re.IGNORECASE)
+
+
+def _quantized_model_off_gpu(f: Facts) -> Cause | None:
+    """transformers' bitsandbytes quantizer refused the device map: with device_map="auto", accelerate's
+    infer_auto_device_map places on the CPU or the disk what the GPU's free memory cannot hold, and a quantized
+    module cannot run there unless it is kept in fp32 (llm_int8_enable_fp32_cpu_offload). The quantized model does not
+    fit the GPU's free memory (unslothai/unsloth#1629: "you most likely have too less VRAM"). 0.6: the library's own
+    reason, no figures."""
+    m = _BNB_MODULES_OFF_GPU.search(f.report.text or "")
+    if m is None or f.report.signature is not None:
+        return None
+    return Cause(
+        id="genuine_shortage",
+        title=_("The quantized model does not fit the GPU's free memory"),
+        confidence=0.6,
+        evidence=evidence(described_as=m.group(0)),
+        explanation=_("Loading with an automatic device map placed some modules on the CPU or the disk because the "
+                      "GPU's free memory could not hold them, and bitsandbytes cannot run quantized modules there: "
+                      "the quantized model is larger than what the GPU had free."),
+        fix=_("Load a smaller model (or fewer bits, e.g. 4-bit instead of 8-bit) on this GPU, free the GPU of other "
+              "processes, or use a GPU with more memory"),
+        more_fixes=[_("To run anyway with part of the model on the CPU (slowly), keep those modules in fp32: "
+                      "BitsAndBytesConfig(llm_int8_enable_fp32_cpu_offload=True) with a device_map that names them.")],
+        checks=[_("nvidia-smi: compare the GPU's free memory with the model's size at its quantized precision.")],
+    )
+
+
 def names_sampler_warmup(f: Facts) -> bool:
     """The text is vLLM's sampler warm-up failure (its own reading here; the generic shortage stays silent)."""
     return _VLLM_SAMPLER.search(f.report.text or "") is not None
+
+
+def names_quantized_model_off_gpu(f: Facts) -> bool:
+    """The text is bitsandbytes' refusal of modules off the GPU (its own reading here; the generic shortage stays
+    silent)."""
+    return _BNB_MODULES_OFF_GPU.search(f.report.text or "") is not None and f.report.signature is None
 
 
 def check(f: Facts) -> Cause | None:
     r = f.report
     sampler = (_vllm_sampler(f) or _vllm_wake_up(f) or _vllm_profile_run(f) or _vllm_serving_budget(f)
                or _warm_up_budget(f)
-               or _sglang_static_pool(f) or _vllm_in_trainer(f))
+               or _sglang_static_pool(f) or _vllm_in_trainer(f) or _quantized_model_off_gpu(f))
     if sampler is not None:
         return sampler
     if r.kind == "tgi_prefill":

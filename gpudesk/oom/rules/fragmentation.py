@@ -71,7 +71,7 @@ def stranded_in_old_allocator(f: Facts) -> bool:
 def check(f: Facts) -> Cause | None:
     if f.mps:
         return None  # Apple MPS: see mps_limit
-    pooled = _pool_limit_cache(f) or _said_fragmented(f)
+    pooled = _pool_limit_cache(f) or _said_fragmented(f) or _tpu_heap_pieces(f)
     if pooled is not None:
         return pooled
     dev = f.dev
@@ -198,6 +198,35 @@ def _said_fragmented(f: Facts) -> Cause | None:
              else i18n._(FIX).format(alloc_conf=i18n._(CUDA_ALLOC_CONF))),
         checks=[_("Compare the memory the allocator reserves with what its live buffers use: a large gap that grows "
                   "with varying input shapes is fragmentation.")],
+    )
+
+
+def _tpu_heap_pieces(f: Facts) -> Cause | None:
+    """The TPU runtime's program reservation refused while the core has the memory free, in pieces: "Attempting to
+    reserve N at the bottom of memory. That was not possible. There are F free, R reserved, and V reservable" with
+    F >= N > V. The runtime loads a compiled program into one contiguous region at the bottom of HBM, and the data
+    buffers allocated since sit in the way; openxla/xla docs/errors/error_0101.md names this case "HBM
+    Fragmentation: ... the total free HBM on the device might be sufficient in aggregate, it is not available in a
+    single, contiguous block". Free below N is a shortage (genuine_shortage reads it). 0.75: the figures decide."""
+    r = f.report
+    reservable = r.parsed.get("tpu_reservable_bytes")
+    if (not isinstance(reservable, int) or f.requested is None or f.free is None
+            or not reservable < f.requested <= f.free):
+        return None
+    return Cause(
+        id="fragmentation",
+        title=_("The TPU core has the memory free, but not in one piece"),
+        confidence=0.75,
+        evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, reservable_bytes=reservable),
+        explanation=_("The TPU runtime had to reserve {requested} in one contiguous region for the program; {free} was "
+                      "free, but the largest region it could reserve was {reservable}: the data buffers allocated "
+                      "before it split the free memory.").format(requested=format_bytes(f.requested),
+                                                                 free=format_bytes(f.free),
+                                                                 reservable=format_bytes(reservable)),
+        fix=_("Hold fewer buffers on the core when the program loads: drop references to arrays you no longer need "
+              "and donate inputs (jax.jit(..., donate_argnums=...)), or lower the batch size so the program and its "
+              "buffers leave a large enough piece"),
+        more_fixes=[_("Run with the tpu_log_allocations_on_oom flag to list the buffers that hold the memory.")],
     )
 
 

@@ -198,6 +198,8 @@ def check(f: Facts) -> Cause | None:
         return dialogue
     if engine_budget.names_sampler_warmup(f):
         return None  # vLLM's sampler warm-up: engine_budget reads it with the engine's knobs
+    if engine_budget.names_quantized_model_off_gpu(f):
+        return None  # bitsandbytes' refusal of modules off the GPU: engine_budget reads it
     r = f.report
     if tf_pool.tf_pool_growth_refused(f):
         return Cause(
