@@ -20,6 +20,13 @@ SMs streaming: the rate is the measured one x tiles / 17, capped at the memory r
 wide: 32-192 tiles, 2-11x the narrow projection's rate. The narrow projections keep the measured rate (no GEMM
 narrower than 17 tiles is taken slower than it: the measured figure is the floor of this model). Dense weights of
 an MoE model outside the attention (shared experts, leading dense layers) keep the measured narrow rate.
+
+NVIDIA GPUs only (:data:`TILES_VENDOR`): the grid and the 17-tile measurement are those of the CUDA kernels above.
+On AMD Instinct both engines run AITER's kernels for these linears (Triton ``gemm_a8w8_blockscale`` with tuned
+split-K configurations, CK preshuffled kernels on gfx950; :mod:`gpudesk.sizing.serve_rocm_block_fp8`), whose tile
+grid is not established here, and the measured rate stays: on CDNA 3 SGLang's DeepSeek-V3 with DP attention on
+8 x MI300X (every GPU reads all 128 heads' projections, N up to 24576) measured 463.8 output tokens/s at concurrency
+100 (SGLang cookbook), which the unscaled rate matches and a tile-scaled one overshoots 2.2x.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.serve_rocm_gemm_size import dense_linear_shapes
 
 BLOCK_FP8_TILE_N = 128
+TILES_VENDOR = "NVIDIA"
 # DeepSeek-V3's fused q_a / kv_a projection, the GEMM the measured stream share comes from (N 2112, K 7168).
 MEASURED_N = 2112
 MEASURED_TILES = math.ceil(MEASURED_N / BLOCK_FP8_TILE_N)

@@ -23,10 +23,8 @@ order of its measured default-configuration time.
 
 The measured default-configuration rate at M = 64, 123.6 GB/s, is taken as the rate at which a CDNA 3 GPU streams
 its block-FP8 dense weights in a decode step, whatever the batch (latency bound, not a share of the bandwidth).
-It is not scaled by the GEMM's output tiles as the NVIDIA rate is (:mod:`gpudesk.sizing.serve_block_fp8_tiles`):
-SGLang's DeepSeek-V3 at TP8 + DP-attention 8 on 8 x MI300X, where every GPU reads all 128 heads' attention
-projections (N up to 24576, 192 tiles of 128), measured 463.8 output tokens/s at concurrency 100 (SGLang cookbook,
-fresh13 set), which the unscaled rate matches and a tile-scaled one overshoots 2.2x. CDNA 4 (gfx950) runs tuned and CK-preshuffled kernels for these shapes and keeps the vendor-neutral share of
+It is not scaled by the GEMM's output tiles as the NVIDIA rate is (:mod:`gpudesk.sizing.serve_block_fp8_tiles`).
+CDNA 4 (gfx950) runs tuned and CK-preshuffled kernels for these shapes and keeps the vendor-neutral share of
 :data:`gpudesk.sizing.serve_rates.BLOCK_FP8_WEIGHT_STREAM_SHARE`.
 """
 

@@ -42,7 +42,9 @@ of thousands of tokens the math.
 - Block-scaled FP8: where the weights are the checkpoint's own block-scaled FP8 (DeepSeek-V3 / R1), the dense
   (non-expert) GEMMs stream their weights at the small share of the bandwidth those kernels reach at decode sizes
   (:data:`gpudesk.sizing.serve_rates.BLOCK_FP8_WEIGHT_STREAM_SHARE`; on CDNA 3 the measured rate of the Triton
-  kernel both engines run there, :mod:`gpudesk.sizing.serve_rocm_block_fp8`), whatever the batch; the embedding and LM
+  kernel both engines run there, :mod:`gpudesk.sizing.serve_rocm_block_fp8`), whatever the batch, each linear
+  elsewhere at that share x its 128-wide output tiles over the measured GEMM's 17, up to the roofline
+  (:mod:`gpudesk.sizing.serve_block_fp8_tiles`: Qwen3's 4k-50k wide linears fill the SMs); the embedding and LM
   head stay 16-bit and the routed experts' grouped GEMMs keep the HBM rate. Their math (prefill chunks, large
   batches) runs at the rate the engines' block-FP8 Triton / CUTLASS kernels reach, a fifth of the FP8 peak, not the
   per-tensor cuBLASLt rate: the routed experts in vLLM and SGLang, the dense linears too in vLLM, in SGLang
@@ -193,8 +195,9 @@ from gpudesk.sizing.serve_rocm_attention import (
     uses_unsplit_decode,
 )
 from gpudesk.sizing.serve_block_fp8_tiles import TILES_SOURCE as BLOCK_FP8_TILES_SOURCE
+from gpudesk.sizing.serve_block_fp8_tiles import TILES_VENDOR as BLOCK_FP8_TILES_VENDOR
 from gpudesk.sizing.serve_block_fp8_tiles import block_fp8_linear_shapes, block_fp8_stream_s, dense_peak_share, tile_mix
-from gpudesk.sizing.serve_rocm_block_fp8 import CDNA3_ARCHITECTURES, block_fp8_dense_stream_bytes_per_s
+from gpudesk.sizing.serve_rocm_block_fp8 import block_fp8_dense_stream_bytes_per_s
 from gpudesk.sizing.serve_rocm_gemm_size import GEMM_SIZE_SOURCE, gemm_size_shapes, size_extra_s
 from gpudesk.sizing.serve_rocm_hipblaslt import (
     SGLANG_HIPBLASLT_EXTRA_S,
@@ -652,9 +655,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             time=format_duration(SMALL_KERNEL_EAGER_S)), EAGER_PREFILL_SOURCE, raw(kernel_s=SMALL_KERNEL_EAGER_S)))
     block_rate, block_source = block_fp8_dense_stream_bytes_per_s(gpu)
     hbm_rate = gpu.memory_bandwidth_gbps * 1e9 * hbm_eff
-    # CDNA 3 keeps its measured latency-bound rate whatever the GEMM's width (serve_rocm_block_fp8).
+    # The tile scaling is the NVIDIA kernels' grid (serve_block_fp8_tiles); AMD GPUs keep their measured rate.
     block_shapes = block_fp8_linear_shapes(spec, tp, attn_tp) \
-        if block_bytes and gpu.architecture not in CDNA3_ARCHITECTURES else ()
+        if block_bytes and gpu.vendor == BLOCK_FP8_TILES_VENDOR else ()
     listed_bytes = sum(n * k for n, k in block_shapes) * dims.layers
     dense_mix = tile_mix(block_shapes, listed_bytes / block_bytes) if block_bytes else ()
     if block_bytes:

@@ -75,3 +75,8 @@ def test_wide_gemms_reach_the_triton_rate_at_fewer_rows(catalog):
     step = step_model(_spec(catalog, "qwen3-8b-fp8"), gpu, load, None, "bf16")
     assert dense_peak_share(512, step.dense_tile_mix, block_fp8_triton_peak_share) > \
         1.2 * block_fp8_triton_peak_share(512)
+
+
+def test_amd_instinct_keeps_the_measured_share_whatever_the_width(catalog):
+    """The tile grid is the CUDA kernels'; on CDNA 4 (MI355X) the vendor-neutral measured share stays."""
+    assert _stream_share(catalog, "qwen3-8b-fp8", "mi355x") == pytest.approx(BLOCK_FP8_WEIGHT_STREAM_SHARE)
