@@ -42,8 +42,8 @@ of thousands of tokens the math.
 - Block-scaled FP8: where the weights are the checkpoint's own block-scaled FP8 (DeepSeek-V3 / R1), the dense
   (non-expert) GEMMs stream their weights at the small share of the bandwidth those kernels reach at decode sizes
   (:data:`gpudesk.sizing.serve_rates.BLOCK_FP8_WEIGHT_STREAM_SHARE`; on CDNA 3 the measured rate of the Triton
-  kernel both engines run there, :mod:`gpudesk.sizing.serve_rocm_block_fp8`), whatever the batch, each linear
-  elsewhere at that share x its 128-wide output tiles over the measured GEMM's 17, up to the roofline
+  kernel both engines run there, :mod:`gpudesk.sizing.serve_rocm_block_fp8`), whatever the batch; on NVIDIA GPUs
+  each linear at that share x its 128-wide output tiles over the measured GEMM's 17, up to the roofline
   (:mod:`gpudesk.sizing.serve_block_fp8_tiles`: Qwen3's 4k-50k wide linears fill the SMs); the embedding and LM
   head stay 16-bit and the routed experts' grouped GEMMs keep the HBM rate. Their math (prefill chunks, large
   batches) runs at the rate the engines' block-FP8 Triton / CUTLASS kernels reach, a fifth of the FP8 peak, not the
