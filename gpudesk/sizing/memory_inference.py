@@ -91,12 +91,58 @@ def weight_bytes(spec: ModelSpec, weight_format: str = CHECKPOINT_WEIGHT_FORMAT)
         return experts * bits / 8 + (spec.params - experts) * 2
     if bits >= 16 or canonical_file_type(weight_format):  # a GGUF type's average already covers the embeddings
         return spec.params * bits / 8
+    keep = kept_16bit_params(spec, weight_format)
+    return (spec.params - keep) * bits / 8 + keep * 2 + block_fp8_scale_bytes(spec, weight_format)
+
+
+def kept_16bit_params(spec: ModelSpec, weight_format: str) -> int:
+    """Parameters a quantised ``weight_format`` (below 16 bits, not GGUF or MXFP4) leaves 16-bit: the embeddings
+    and LM head; with the checkpoint's own format, the Linear layers its ignore list keeps (Llama 3.1 405B FP8: every
+    self_attn and the first and last decoder layers, :mod:`gpudesk.sizing.quant_ignore`) and, for a block-FP8
+    checkpoint, the MoE router gates (:func:`moe_router_params`)."""
     keep = spec.embedding_params
     if spec.unquantized_linear_params and weight_format.lower() == (spec.checkpoint_weight_format or "").lower():
-        # The checkpoint's ignore list keeps these Linear layers 16-bit (Llama 3.1 405B FP8: every self_attn and
-        # the first and last decoder layers), :mod:`gpudesk.sizing.quant_ignore`.
         keep += spec.unquantized_linear_params
-    return (spec.params - keep) * bits / 8 + keep * 2
+    if is_block_fp8_checkpoint(spec, weight_format):
+        keep += moe_router_params(spec)
+    return keep
+
+
+def block_fp8_scale_bytes(spec: ModelSpec, weight_format: str) -> float:
+    """Bytes of the float32 block scales of a block-FP8 checkpoint's quantised weights (the parameters not
+    :func:`kept_16bit_params`, /16384), 0 for any other format; see :data:`FP8_WEIGHT_BLOCK`. A per-channel FP8
+    checkpoint (``fbgemm_fp8``) has one scale per output row instead, as many where the input width is 16384."""
+    if not is_block_fp8_checkpoint(spec, weight_format):
+        return 0.0
+    quantised = spec.params - kept_16bit_params(spec, weight_format)
+    return quantised / (FP8_WEIGHT_BLOCK * FP8_WEIGHT_BLOCK) * FP8_BLOCK_SCALE_BYTES
+
+
+# A published FP8 checkpoint (``quantization_config`` ``quant_method: fp8`` with ``weight_block_size: [128, 128]``:
+# DeepSeek-V3/R1, MiniMax-M2.x, Qwen3 *-FP8) stores one float32 ``weight_scale_inv`` per 128 x 128 block of every
+# quantised Linear weight, which vLLM and SGLang load as float32 parameters of that shape (vLLM
+# ``vllm/model_executor/layers/quantization/fp8.py`` ``Fp8LinearMethod.create_weights`` with a ``weight_block_size``:
+# ``ceil(out / 128) x ceil(in / 128)`` scales, and ``Fp8MoEMethod.create_weights`` ``w13_weight_scale_inv`` /
+# ``w2_weight_scale_inv`` per expert). The shapes here are multiples of 128, so the count is quantised params / 16384.
+FP8_WEIGHT_BLOCK = 128
+FP8_BLOCK_SCALE_BYTES = 4
+
+
+def is_block_fp8_checkpoint(spec: ModelSpec, weight_format: str) -> bool:
+    """Whether ``weight_format`` serves the model's own published block-FP8 checkpoint (its
+    ``checkpoint_weight_format`` is ``fp8``), not a 16-bit one quantised to FP8 on loading."""
+    return weight_format.lower() == "fp8" and (spec.checkpoint_weight_format or "").lower() == "fp8"
+
+
+def moe_router_params(spec: ModelSpec) -> int:
+    """Parameters of the MoE router gates, ``moe_layers x hidden x experts``, which block-FP8 checkpoints keep in
+    BF16 (Qwen3-MoE's ``mlp.gate`` and DeepSeek-V3's ``mlp.gate`` are built without a quantisation method: vLLM
+    ``vllm/model_executor/models/qwen3_moe.py`` ``Qwen3MoeSparseMoeBlock`` ``ReplicatedLinear(..., quant_config=None)``;
+    MiniMax-M2's config keeps ``gate`` unconverted); 0 for dense models."""
+    if not (spec.moe_experts and spec.hidden_size):
+        return 0
+    moe_layers = spec.moe_layers if spec.moe_layers is not None else (spec.layers or 0)
+    return moe_layers * spec.hidden_size * spec.moe_experts
 
 
 def mla_decode_weight_bytes(spec: ModelSpec, weight_format: str, mla_decode_weights: str = "up-proj",
@@ -613,6 +659,12 @@ def _inference_at_stage(
     assumptions = [(_("weights stored as {weight_format} ({bits:.3g} bit/param)").format(
                         weight_format=weight_format, bits=weight_bits_per_param(weight_format)),
                     weight_format_source(weight_format))]
+    scale_bytes = block_fp8_scale_bytes(spec, weight_format)
+    if scale_bytes:
+        assumptions.append((_("block-FP8 checkpoint: one float32 scale per 128 x 128 weight block ({scales_mb:.0f} MB in "
+                              "all), embeddings, LM head and {router_m:.1f} M MoE router parameters kept 16-bit").format(
+            scales_mb=scale_bytes / 1e6, router_m=moe_router_params(spec) / 1e6),
+            "vllm/model_executor/layers/quantization/fp8.py Fp8LinearMethod / Fp8MoEMethod weight_scale_inv"))
     if tp_replicated_vocab and t > 1:
         vocab_extra = replicated_vocab_extra_bytes(spec, weight_format, t)
         parts["weights"] += vocab_extra

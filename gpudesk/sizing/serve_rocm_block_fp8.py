@@ -23,6 +23,7 @@ order of its measured default-configuration time.
 
 The measured default-configuration rate at M = 64, 123.6 GB/s, is taken as the rate at which a CDNA 3 GPU streams
 its block-FP8 dense weights in a decode step, whatever the batch (latency bound, not a share of the bandwidth).
+It is not scaled by the GEMM's output tiles as the NVIDIA rate is (:mod:`gpudesk.sizing.serve_block_fp8_tiles`).
 CDNA 4 (gfx950) runs tuned and CK-preshuffled kernels for these shapes and keeps the vendor-neutral share of
 :data:`gpudesk.sizing.serve_rates.BLOCK_FP8_WEIGHT_STREAM_SHARE`.
 """

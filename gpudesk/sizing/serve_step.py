@@ -42,7 +42,9 @@ of thousands of tokens the math.
 - Block-scaled FP8: where the weights are the checkpoint's own block-scaled FP8 (DeepSeek-V3 / R1), the dense
   (non-expert) GEMMs stream their weights at the small share of the bandwidth those kernels reach at decode sizes
   (:data:`gpudesk.sizing.serve_rates.BLOCK_FP8_WEIGHT_STREAM_SHARE`; on CDNA 3 the measured rate of the Triton
-  kernel both engines run there, :mod:`gpudesk.sizing.serve_rocm_block_fp8`), whatever the batch; the embedding and LM
+  kernel both engines run there, :mod:`gpudesk.sizing.serve_rocm_block_fp8`), whatever the batch; on NVIDIA GPUs
+  each linear at that share x its 128-wide output tiles over the measured GEMM's 17, up to the roofline
+  (:mod:`gpudesk.sizing.serve_block_fp8_tiles`: Qwen3's 4k-50k wide linears fill the SMs); the embedding and LM
   head stay 16-bit and the routed experts' grouped GEMMs keep the HBM rate. Their math (prefill chunks, large
   batches) runs at the rate the engines' block-FP8 Triton / CUTLASS kernels reach, a fifth of the FP8 peak, not the
   per-tensor cuBLASLt rate: the routed experts in vLLM and SGLang, the dense linears too in vLLM, in SGLang
@@ -192,6 +194,9 @@ from gpudesk.sizing.serve_rocm_attention import (
     unsplit_note,
     uses_unsplit_decode,
 )
+from gpudesk.sizing.serve_block_fp8_tiles import TILES_SOURCE as BLOCK_FP8_TILES_SOURCE
+from gpudesk.sizing.serve_block_fp8_tiles import TILES_VENDOR as BLOCK_FP8_TILES_VENDOR
+from gpudesk.sizing.serve_block_fp8_tiles import block_fp8_linear_shapes, block_fp8_stream_s, dense_peak_share, tile_mix
 from gpudesk.sizing.serve_rocm_block_fp8 import block_fp8_dense_stream_bytes_per_s
 from gpudesk.sizing.serve_rocm_gemm_size import GEMM_SIZE_SOURCE, gemm_size_shapes, size_extra_s
 from gpudesk.sizing.serve_rocm_hipblaslt import (
@@ -270,6 +275,8 @@ class StepModel:
     slow_expert_flops_per_token: float = 0.0  # the routed experts' part of it
     slow_peak_flops_per_s: float = 0.0  # the FP8 peak their rate is a share of (0: not counted)
     expert_rows_per_token: float = 0.0  # top-k / experts: rows an expert's GEMM gets per token of the step
+    # (FLOP weight, output-tile scale) of the dense block-FP8 linears (serve_block_fp8_tiles.tile_mix; (): N 2112)
+    dense_tile_mix: tuple[tuple[float, float], ...] = ()
     # Megatron's two per layer; one (the MLP's gather + scatter) under data-parallel attention with one GPU per group
     allreduces_per_layer: int = 2
     moe_tiles: MoeTiles | None = None  # the routed experts' Triton fused-MoE row tiles (None: not that kernel)
@@ -385,7 +392,8 @@ class StepModel:
         if tokens > self.skinny_max_tokens:
             math_s += size_extra_s(self.size_curve_shapes, self.layers, tokens, rate)
         if self.slow_flops_per_token and self.slow_peak_flops_per_s:
-            dense_rate = self.slow_peak_flops_per_s * block_fp8_triton_peak_share(tokens)
+            dense_rate = self.slow_peak_flops_per_s * dense_peak_share(tokens, self.dense_tile_mix,
+                                                                       block_fp8_triton_peak_share)
             expert_rate = self.slow_peak_flops_per_s * block_fp8_triton_peak_share(
                 tokens * self.expert_rows_per_token)
             dense_slow = self.slow_flops_per_token - self.slow_expert_flops_per_token
@@ -647,6 +655,16 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             time=format_duration(SMALL_KERNEL_EAGER_S)), EAGER_PREFILL_SOURCE, raw(kernel_s=SMALL_KERNEL_EAGER_S)))
     block_rate, block_source = block_fp8_dense_stream_bytes_per_s(gpu)
     hbm_rate = gpu.memory_bandwidth_gbps * 1e9 * hbm_eff
+    # The tile scaling is the NVIDIA kernels' grid (serve_block_fp8_tiles); AMD GPUs keep their measured rate.
+    block_shapes = block_fp8_linear_shapes(spec, tp, attn_tp) \
+        if block_bytes and gpu.vendor == BLOCK_FP8_TILES_VENDOR else ()
+    listed_bytes = sum(n * k for n, k in block_shapes) * dims.layers
+    dense_mix = tile_mix(block_shapes, listed_bytes / block_bytes) if block_bytes else ()
+    if block_bytes:
+        # Each linear streams at the narrow GEMM's measured rate x its output tiles (serve_block_fp8_tiles).
+        block_s = block_fp8_stream_s(block_bytes, block_shapes, dims.layers, block_rate, hbm_rate)
+        if block_shapes:
+            block_rate, block_source = block_bytes / block_s, f"{block_source}; {BLOCK_FP8_TILES_SOURCE}"
     dense_extra = block_bytes * max(0.0, 1 / block_rate - 1 / hbm_rate) if block_bytes else 0.0
     dense_extra += mla_dequant_bytes / hbm_rate
     if mla_dequant_kernels:
@@ -774,6 +792,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         gemm_peak_flops_per_s=peak if fp4_shares else 0.0, gemm_decode_share=fp4_shares[0] if fp4_shares else 0.0,
         gemm_large_share=fp4_shares[1] if fp4_shares else 0.0, slow_flops_per_token=slow_flops,
         slow_expert_flops_per_token=slow_expert_flops, slow_peak_flops_per_s=slow_peak,
+        dense_tile_mix=dense_mix,
         expert_rows_per_token=(spec.moe_active_experts or 0) / experts if experts else 0.0,
         allreduces_per_layer=2 if attn_tp > 1 else 1,
         moe_tiles=fused_moe_tiles(load.engine, load.engine_version) if slow_expert_flops else None,
