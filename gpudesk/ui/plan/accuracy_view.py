@@ -140,7 +140,10 @@ class EstimatorAccuracyView(QWidget):
                 "fresh28": self.tr("twenty-eighth fresh (collected after the model was frozen a twenty-eighth time)"),
                 "fresh29": self.tr("twenty-ninth fresh (collected after the model was frozen a twenty-ninth time)"),
                 "fresh30": self.tr("thirtieth fresh (collected after the model was frozen a thirtieth time)"),
-                "fresh31": self.tr("thirty-first fresh (collected after the model was frozen a thirty-first time)")}
+                "fresh31": self.tr("thirty-first fresh (collected after the model was frozen a thirty-first time)"),
+                "fresh32": self.tr("thirty-second fresh (collected after the model was frozen a thirty-second time)"),
+                "fresh33": self.tr("thirty-third fresh (collected after the model was frozen a thirty-third time)"),
+                "fresh34": self.tr("thirty-fourth fresh (collected after the model was frozen a thirty-fourth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])

@@ -124,7 +124,10 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "twenty-eighth fresh (collected after the model was frozen a twenty-eighth time)",
                     "twenty-ninth fresh (collected after the model was frozen a twenty-ninth time)",
                     "thirtieth fresh (collected after the model was frozen a thirtieth time)",
-                    "thirty-first fresh (collected after the model was frozen a thirty-first time)"}
+                    "thirty-first fresh (collected after the model was frozen a thirty-first time)",
+                    "thirty-second fresh (collected after the model was frozen a thirty-second time)",
+                    "thirty-third fresh (collected after the model was frozen a thirty-third time)",
+                    "thirty-fourth fresh (collected after the model was frozen a thirty-fourth time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
