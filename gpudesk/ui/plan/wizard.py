@@ -278,6 +278,10 @@ class PlanWizard(LivePreviewForm, QWidget):
             req = requirement_from_dict(data).validate()
         except (PlanInputError, ProfileError, SizingError) as exc:
             self.show_problem(self.field_key(exc), self.describe_error(exc))
+            # Every field a problem names keeps a red frame, as for fields that do not parse; the first gets focus.
+            for problem in getattr(exc, "problems", [])[1:]:
+                if (other := self.field_key(problem)) is not None:
+                    self.editors[other].set_problem(describe_error(problem, self.captions))
             return None, data
         self.show_problem(None, "")
         return req, data

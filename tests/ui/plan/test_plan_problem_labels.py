@@ -86,6 +86,8 @@ def test_problems_line_names_each_field_by_its_page_label(qtbot, catalog, langua
     for problem in raised.value.problems:
         assert problem.reason.rstrip(".。") in text
     assert wizard.current_index() == wizard.page_of["workload.target_qps"]
+    # Both fields are marked, not only the first.
+    assert wizard.editors["workload.target_qps"].problem and wizard.editors["workload.training_share"].problem
 
     # Quick mode and the live preview name the fields with the same captions (one mapping).
     quick = QuickMode(ctx)
