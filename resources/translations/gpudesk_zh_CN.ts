@@ -4769,6 +4769,33 @@ PCI 总线：{bus}</translation>
     </message>
 </context>
 <context>
+    <name>PlanProblems</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/problem_text.py" line="46"/>
+        <source>{0}: {1}</source>
+        <comment>a form field&apos;s caption, then what is wrong with its answer</comment>
+        <translation>{0}：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/problem_text.py" line="56"/>
+        <source>({0}) {1}</source>
+        <comment>a problem&apos;s number, then the problem</comment>
+        <translation>({0}) {1}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/problem_text.py" line="58"/>
+        <source>; </source>
+        <comment>the separator between numbered problems</comment>
+        <translation>；</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/problem_text.py" line="60"/>
+        <source>{0} problems: {1}.</source>
+        <comment>how many problems, then the numbered list</comment>
+        <translation>{0} 个问题：{1}。</translation>
+    </message>
+</context>
+<context>
     <name>PlanQuestions</name>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="88"/>
@@ -6662,84 +6689,78 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanWizard</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="100"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="99"/>
         <source>Plan name</source>
         <translation>规划名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="101"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="229"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="247"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="100"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="230"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="248"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="102"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="101"/>
         <source>Name under which the plan is saved</source>
         <translation>保存规划时使用的名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="104"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="103"/>
         <source>Notes (optional): context, sources, who asked</source>
         <translation>备注（可选）：背景、来源、提出人</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="105"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="104"/>
         <source>Free text kept with the requirement and printed on the sheet</source>
         <translation>随需求保存并打印在配置单上的自由文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="123"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="124"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; 上一步(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="124"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="125"/>
         <source>&amp;Next &gt;</source>
         <translation>下一步(&amp;N) &gt;</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="126"/>
         <source>&amp;Plan</source>
         <translation>规划(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="127"/>
         <source>Check every answer and rank the configurations (runs in the background). Enter in a field goes to the next page; Ctrl+Enter plans from any page.</source>
         <translation>检查所有回答并对配置排序（在后台运行）。在字段中按 Enter 进入下一页；在任意页按 Ctrl+Enter 开始规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="128"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="129"/>
         <source>&amp;Quick mode</source>
         <translation>快速模式(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="129"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="130"/>
         <source>Back to the four-field quick mode</source>
         <translation>返回四项快速模式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="146"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="147"/>
         <source>Plan na&amp;me:</source>
         <translation>规划名称(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="150"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="151"/>
         <source>No&amp;tes:</source>
         <translation>备注(&amp;T)：</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="273"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="274"/>
         <source>%n more field(s) to fix: </source>
         <translation>
             <numerusform>还有 %n 个字段需要修正： </numerusform>
         </translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="290"/>
-        <source>{0}: {1}</source>
-        <comment>a wizard field&apos;s caption, then what is wrong with its answer</comment>
-        <translation>{0}：{1}</translation>
     </message>
 </context>
 <context>
@@ -7188,22 +7209,22 @@ PCI 总线：{bus}</translation>
 <context>
     <name>QuickMode</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="33"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="34"/>
         <source>Quick check: does it fit?</source>
         <translation>快速检查：显存放得下吗？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="35"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="36"/>
         <source>Four answers for the common case. The chart shows memory per GPU against the chosen card&apos;s safe line as you type. For a full plan (time, cost, servers), continue in the wizard.</source>
         <translation>常见情况只需四个回答。输入时，图表显示每块 GPU 的显存占用与所选显卡安全线的对比。如需完整规划（时间、成本、服务器），请在向导中继续。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="53"/>
         <source>Continue in the &amp;full wizard &gt;</source>
         <translation>在完整向导中继续(&amp;F) &gt;</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/quick.py" line="53"/>
+        <location filename="../../gpudesk/ui/plan/quick.py" line="54"/>
         <source>Open the five questions with these answers filled in</source>
         <translation>打开五个问题，并填入这些回答</translation>
     </message>
@@ -8613,7 +8634,7 @@ PCI 总线：{bus}</translation>
 <context>
     <name>WizardPage</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="64"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="63"/>
         <source>Cost assumptions (TCO); every default names its source in its tooltip</source>
         <translation>成本假设（TCO）；每个默认值的来源见其工具提示</translation>
     </message>

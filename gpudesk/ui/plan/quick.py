@@ -8,12 +8,11 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
-from gpudesk.errors import GpudeskError
 from gpudesk.ui.plan.fields import FieldEditor, set_path
 from gpudesk.ui.plan.live_preview import LivePreview
 from gpudesk.ui.plan.live_form import LivePreviewForm
-from gpudesk.ui.plan.questions import model_page
-from gpudesk.ui.error_text import error_text
+from gpudesk.ui.plan.problem_text import describe_error, field_captions
+from gpudesk.ui.plan.questions import build_pages
 
 QUICK_KEYS = ("model.model", "model.params", "model.mode", "model.seq_len_tokens", "model.micro_batch_size")
 DEBOUNCE_MS = 120
@@ -28,7 +27,9 @@ class QuickMode(LivePreviewForm, QWidget):
     def __init__(self, ctx: Any, parent: QWidget | None = None):
         super().__init__(parent)
         self.ctx = ctx
-        specs = {spec.key: spec for spec in model_page(ctx.catalog).fields}
+        pages = build_pages(ctx.catalog)
+        specs = {spec.key: spec for page in pages for spec in page.fields}
+        self.captions = field_captions(pages)  # every page's captions: a problem may name a field asked later
         self.editors: dict[str, FieldEditor] = {}
         title = QLabel(self.tr("Quick check: does it fit?"), self)
         title.setStyleSheet("font-size: 15pt; font-weight: bold;")
@@ -91,13 +92,9 @@ class QuickMode(LivePreviewForm, QWidget):
         return data, problems
 
     def describe_error(self, exc: Exception) -> str:
-        """The planner's message with the field's label instead of its internal key (``model.model``)."""
-        raw = str(getattr(exc, "field", "") or "")
-        detail = exc.reason if isinstance(exc, GpudeskError) else error_text(exc)
-        for key in (raw, f"model.{raw}"):
-            if key in self.editors:
-                return f"{self.editors[key].spec.caption()}: {detail}"
-        return detail
+        """The planner's message with each field's caption (the wizard's, for a field quick mode does not ask)
+        instead of its internal key (``model.model``)."""
+        return describe_error(exc, self.captions)
 
     def set_field_text(self, key: str, text: str) -> None:
         self.editors[key].type_text(text)

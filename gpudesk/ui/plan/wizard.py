@@ -26,14 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.errors import GpudeskError
 from gpudesk.planner import PlanInputError, ProfileError, Requirement, requirement_from_dict
 from gpudesk.sizing import SizingError
 from gpudesk.ui.plan.fields import FieldEditor, PageSpec, get_path, set_path
 from gpudesk.ui.plan.live_preview import LivePreview
 from gpudesk.ui.plan.live_form import LivePreviewForm
+from gpudesk.ui.plan.problem_text import describe_error, field_captions, field_key
 from gpudesk.ui.plan.questions import build_pages
-from gpudesk.ui.error_text import error_text
 
 DEBOUNCE_MS = 120
 
@@ -106,7 +105,9 @@ class PlanWizard(LivePreviewForm, QWidget):
         self.steps = QListWidget(self)
         self.steps.setMaximumWidth(175)
         self.stack = QStackedWidget(self)
-        for index, spec in enumerate(build_pages(ctx.catalog)):
+        page_specs = build_pages(ctx.catalog)
+        self.captions = field_captions(page_specs)  # key -> the caption its row shows, for the problems line
+        for index, spec in enumerate(page_specs):
             page = WizardPage(spec, self.stack)
             self.pages.append(page)
             self.stack.addWidget(page)
@@ -277,29 +278,22 @@ class PlanWizard(LivePreviewForm, QWidget):
             req = requirement_from_dict(data).validate()
         except (PlanInputError, ProfileError, SizingError) as exc:
             self.show_problem(self.field_key(exc), self.describe_error(exc))
+            # Every field a problem names keeps a red frame, as for fields that do not parse; the first gets focus.
+            for problem in getattr(exc, "problems", [])[1:]:
+                if (other := self.field_key(problem)) is not None:
+                    self.editors[other].set_problem(describe_error(problem, self.captions))
             return None, data
         self.show_problem(None, "")
         return req, data
 
     def describe_error(self, exc: Exception) -> str:
-        """The planner's message with the field's label in front of it (``Samples (million): ...``)."""
-        key = self.field_key(exc)
-        if key is None:
-            return error_text(exc)
-        detail = exc.reason if isinstance(exc, GpudeskError) else error_text(exc)
-        return self.tr("{0}: {1}", "a wizard field's caption, then what is wrong with its answer").format(
-            self.editors[key].spec.caption(), detail)
+        """The planner's message with each field's caption in front of it (``Samples (million): ...``); several
+        problems are numbered, each with its own field's caption."""
+        return describe_error(exc, self.captions)
 
     def field_key(self, exc: Exception) -> str | None:
-        """The wizard field an error names: PlanInputError uses ``section.name``; the sizing formulas name
-        model fields without the section (``seq_len_tokens``)."""
-        raw = getattr(exc, "field", None)
-        if not raw:
-            return None
-        for key in (raw, f"model.{raw}", f"workload.{raw}"):
-            if key in self.editors:
-                return key
-        return None
+        """The wizard field an error names (the first problem's, when there are several)."""
+        return field_key(exc, self.captions)
 
     def show_problem(self, key: str | None, message: str) -> None:
         self.problem.setText(message)
