@@ -230,6 +230,11 @@ def add_parser(subparsers) -> None:
                    help=_("adapter dropout (PEFT default 0; above 0 every adapter keeps its own copy of its input)"))
     m.add_argument("--legacy-bnb-matmul", action="store_true",
                    help=_("qlora with bitsandbytes older than 0.43.2: every 4-bit Linear keeps its input for backward"))
+    m.add_argument("--non-reentrant-checkpoint", action="store_true",
+                   help=_("lora/qlora with --recompute full run by non-reentrant checkpointing (use_reentrant=False, "
+                          "checkpoint_wrapper NO_REENTRANT): a bitsandbytes base (--legacy-bnb-matmul, or --base-weights "
+                          "int8) keeps every layer's Linear inputs from forward to backward; unset, reentrant "
+                          "(transformers' default), which keeps none"))
     m.add_argument("--lora-kernels", default="peft", choices=LORA_KERNELS,
                    help=_("LoRA autograd: peft (one node per Linear and adapter) or fused (Unsloth's fused LoRA blocks keep "
                           "only the MLP input and the gate and up outputs)"))
@@ -675,7 +680,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         mla_decode_weights=args.mla_decode_weights, paged_block_tokens=args.kv_block_tokens, kbit_fp32_upcast=args.kbit_fp32_upcast,
         kbit_embeddings_bf16=args.kbit_embeddings_bf16,
         fsdp1_mixed_flat_params=args.fsdp1_mixed_flat_params, lora_dropout=args.lora_dropout,
-        legacy_bnb_matmul=args.legacy_bnb_matmul, lora_kernels=args.lora_kernels, weight_loading=args.weight_loading,
+        legacy_bnb_matmul=args.legacy_bnb_matmul, nonreentrant_checkpoint=args.non_reentrant_checkpoint,
+        lora_kernels=args.lora_kernels, weight_loading=args.weight_loading,
         double_quant=not args.no_double_quant, pipeline_parallel=args.pp, pipeline_schedule=args.pp_schedule,
         pipeline_microbatches=args.pp_microbatches, pipeline_stages_per_rank=args.pp_stages_per_rank,
         global_batch_size=args.global_batch,
@@ -719,6 +725,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "fp32_grad_buffer": "--fp32-grad-buffer",
                 "unfused_gelu": "--unfused-gelu", "fused_norm": "--fused-norm", "eager_softmax": "--eager-softmax", "fsdp_root_only": "--fsdp-root-only",
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",
+                "nonreentrant_checkpoint": "--non-reentrant-checkpoint",
                 "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",
                 "prefill_kv_kept": "--prefill-kv-kept", "gptq_kernel": "--gptq-kernel",
                 "max_input_tokens": "--max-input-tokens", "decode_attention": "--decode-attention",

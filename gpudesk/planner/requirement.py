@@ -81,7 +81,7 @@ class ModelMemory:
     Adam step), ``zero_grad_keeps_grads`` (PyTorch < 2.0), ``cuda_lazy_loading`` (CUDA >= 11.7),
     ``kbit_fp32_upcast`` (PEFT ``prepare_model_for_kbit_training``), ``kbit_embeddings_bf16`` (TRL casts embeddings
     and LM head back to bf16), ``fsdp1_mixed_flat_params`` (adapters and frozen
-    base in one FSDP1 FlatParameter), ``lora_dropout``, ``legacy_bnb_matmul`` (bitsandbytes < 0.43.2), ``lora_kernels`` (peft / fused: Unsloth's fused LoRA blocks), ``weight_loading`` (how the weights reach the GPU: per-tensor /
+    base in one FSDP1 FlatParameter), ``lora_dropout``, ``legacy_bnb_matmul`` (bitsandbytes < 0.43.2), ``nonreentrant_checkpoint`` (whole-layer recompute by non-reentrant checkpointing: a bitsandbytes base keeps its Linear inputs), ``lora_kernels`` (peft / fused: Unsloth's fused LoRA blocks), ``weight_loading`` (how the weights reach the GPU: per-tensor /
     nf4-nearest-search / fsdp1-sync-states), ``double_quant`` (QLoRA NF4 double quantisation) and, for
     inference, ``kv_cache_impl`` (paged / dynamic / legacy-tuple / static / static-linear-mask) and
     ``mla_decode_weights`` (up-proj / absorbed / none: MLA decode matrices by vLLM era), ``prompt_logits`` (last /
@@ -160,6 +160,7 @@ class ModelMemory:
     fsdp1_mixed_flat_params: bool = False
     lora_dropout: float = 0.0
     legacy_bnb_matmul: bool = False
+    nonreentrant_checkpoint: bool = False
     lora_kernels: str = "peft"
     weight_loading: str = "per-tensor"
     double_quant: bool = True

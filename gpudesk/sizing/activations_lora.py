@@ -59,6 +59,29 @@ def _widths(spec: ModelSpec) -> dict[str, int]:
             "down_in": spec.ffn_size or 4 * h}
 
 
+def bnb_matmul_input_widths(spec: ModelSpec, targets: tuple[str, ...], *, lora_dropout: float = 0.0,
+                            lora_kernels: str = "peft") -> list[int]:
+    """Widths of the distinct inputs of a layer's quantised Linears that run through bitsandbytes' matmul
+    functions (``attn_in``, ``attn_out``, ``mlp_in``, ``down_in``), leaving out the blocks that fused LoRA kernels
+    run themselves (``lora_kernels="fused"``: they dequantise inside their own functions).
+
+    Raises:
+        SizingError: an unknown kernel choice.
+    """
+    kernels = choice("lora_kernels", lora_kernels, LORA_KERNELS)
+    widths = _widths(spec)
+    groups = ["attn_in", "attn_out", "mlp_in", "down_in"]
+    if kernels == "fused" and lora_dropout == 0:
+        if all(n in targets for n in ATTENTION_BLOCK):
+            groups.remove("attn_in")
+        if "o_proj" in targets:
+            groups.remove("attn_out")
+        if spec.gated and all(n in targets for n in MLP_BLOCK):
+            groups.remove("mlp_in")
+            groups.remove("down_in")
+    return [widths[g] for g in groups]
+
+
 def frozen_layer_activation_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int,
                                   targets: tuple[str, ...], *, lora_dropout: float = 0.0,
                                   flash_attention: bool = True, legacy_bnb_matmul: bool = False,

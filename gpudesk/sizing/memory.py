@@ -145,6 +145,10 @@ class MemoryWorkload:
         lora_dropout: the adapters' dropout (PEFT ``LoraConfig`` default 0): above 0 each adapter keeps its own copy
             of its input.
         legacy_bnb_matmul: QLoRA with bitsandbytes < 0.43.2 (every 4-bit Linear keeps its input).
+        nonreentrant_checkpoint: LoRA/QLoRA with ``recompute="full"`` run by non-reentrant checkpointing
+            (``use_reentrant=False``): a bitsandbytes base keeps every layer's Linear inputs on the autograd context
+            from forward to backward (:mod:`gpudesk.sizing.ctx_kept_inputs`); False: reentrant (transformers'
+            default), which keeps none.
         lora_kernels: ``peft`` (one autograd node per Linear and adapter) or ``fused`` (Unsloth's fused LoRA
             blocks, which keep the MLP's input, gate and up outputs only; :mod:`gpudesk.sizing.activations_lora`).
         weight_loading: how the weights reach the GPU (``per-tensor``, ``nf4-nearest-search`` for torchao's
@@ -213,6 +217,7 @@ class MemoryWorkload:
     fsdp1_mixed_flat_params: bool = False
     lora_dropout: float = 0.0
     legacy_bnb_matmul: bool = False
+    nonreentrant_checkpoint: bool = False
     lora_kernels: str = "peft"
     weight_loading: str = "per-tensor"
     double_quant: bool = True
@@ -475,6 +480,7 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
         kbit_fp32_upcast=w.kbit_fp32_upcast, kbit_embeddings_bf16=w.kbit_embeddings_bf16,
         fsdp1_mixed_flat_params=w.fsdp1_mixed_flat_params and w.fsdp_version == 1,
         lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul, weight_loading=w.weight_loading,
+        nonreentrant_checkpoint=w.nonreentrant_checkpoint,
         double_quant=w.double_quant, fsdp_version=w.fsdp_version, lora_kernels=w.lora_kernels,
         tensor_parallel=w.tensor_parallel, sequence_parallel=w.sequence_parallel,
         base_weights=w.base_weights, modules_to_save=tuple(w.modules_to_save), loss_vocab_chunk=_vocab_chunk(w),

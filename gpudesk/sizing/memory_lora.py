@@ -63,6 +63,7 @@ from gpudesk.sizing.dtypes import weight_bits_per_param
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, activation_bytes_per_layer, loss_assumption
+from gpudesk.sizing.ctx_kept_inputs import ctx_kept_input_bytes_per_layer
 from gpudesk.sizing.activations_lora import frozen_layer_activation_bytes
 from gpudesk.sizing.lora_base import (
     LORA_BASE_WEIGHTS,
@@ -202,6 +203,7 @@ def lora_memory(
     fsdp1_mixed_flat_params: bool = False,
     lora_dropout: float = 0.0,
     legacy_bnb_matmul: bool = False,
+    nonreentrant_checkpoint: bool = False,
     weight_loading: str = "per-tensor",
     double_quant: bool = True,
     fsdp_version: int = 2,
@@ -317,18 +319,32 @@ def lora_memory(
                                     tensor_parallel=t, sequence_parallel=sequence_parallel, unfused_gelu=unfused_gelu,
                                     fused_norm=fused_norm, eager_softmax=eager_softmax,
                                     loss_vocab_chunk=loss_vocab_chunk)
+    if nonreentrant_checkpoint and recompute != "full":
+        raise SizingError("nonreentrant_checkpoint", _("non-reentrant checkpointing is a way of recomputing whole "
+                                                       "layers: it needs --recompute full."))
+    ctx_inputs = 0.0
+    bnb_keeps_inputs = (legacy_bnb_matmul and kind == "qlora") or int8_base
     if spec.is_transformer and recompute in ("none", "full") and precision_family(precision) != "fp32":
         names = resolve_targets(targets, spec)
         dims = spec.transformer_dims
         frozen = frozen_layer_activation_bytes(spec, seq_len_tokens, micro_batch_size, names, lora_dropout=lora_dropout,
-                                               flash_attention=flash_attention,
-                                               legacy_bnb_matmul=(legacy_bnb_matmul and kind == "qlora") or int8_base,
+                                               flash_attention=flash_attention, legacy_bnb_matmul=bnb_keeps_inputs,
                                                lora_kernels=lora_kernels)
         trained = activation_bytes_per_layer(seq_len_tokens, micro_batch_size, dims.hidden_size,
                                              dims.num_attention_heads, spec.ffn_size, gated_mlp=spec.gated,
                                              flash_attention=flash_attention)
         counted = (min(2, dims.layers) if activation_offload else dims.layers) if recompute == "none" else 1
         acts = max(0.0, acts + (frozen - trained) * counted / t)
+        if nonreentrant_checkpoint and bnb_keeps_inputs:
+            # Every layer's quantised Linears keep their inputs on ctx (gpudesk.sizing.ctx_kept_inputs); the
+            # recomputed layer's copies, counted in ``frozen`` above, are those same forward copies.
+            plain = frozen_layer_activation_bytes(spec, seq_len_tokens, micro_batch_size, names,
+                                                  lora_dropout=lora_dropout, flash_attention=flash_attention,
+                                                  lora_kernels=lora_kernels)
+            per_layer = ctx_kept_input_bytes_per_layer(spec, seq_len_tokens, micro_batch_size, names,
+                                                       lora_dropout=lora_dropout, lora_kernels=lora_kernels)
+            ctx_inputs = max(0.0, dims.layers * per_layer - (frozen - plain)) / t
+            acts += ctx_inputs
     amp_casts = 0.0
     # Under ZeRO-3/FSDP the base is gathered already in the 16-bit compute dtype (``gathered`` above): no casts.
     if (kind == "lora" and not int8_base and precision in AUTOCAST_OVER_FP32 and spec.is_transformer and spec.layers
@@ -408,6 +424,12 @@ def lora_memory(
         assumptions.append((_("the fp32 LM head writes fp32 logits, and the loss runs on them in fp32"),
                             "peft utils/other.py prepare_model_for_kbit_training; transformers "
                             "integrations/bitsandbytes.py get_keys_to_not_convert"))
+    if ctx_inputs:
+        assumptions.append((_("non-reentrant checkpointing keeps each layer's quantised-Linear inputs, which bitsandbytes "
+                              "stores on the autograd context, from forward to backward ({gib:.2f} GiB)").format(
+                                  gib=ctx_inputs / 2**30),
+                            "bitsandbytes autograd/_functions.py MatMul4Bit (< 0.43.2) / MatMul8bitLt ctx.tensors; "
+                            "torch/utils/checkpoint.py saved_tensors_hooks; AnswerDotAI/fsdp_qlora README"))
     if amp_casts:
         assumptions.append((_("torch.autocast over a frozen fp32 base: each frozen Linear saves the 16-bit cast of its "
                               "weight for backward ({gib:.2f} GiB)").format(gib=amp_casts / 2**30),

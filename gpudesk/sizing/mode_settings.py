@@ -53,6 +53,8 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
         "fsdp1_mixed_flat_params", "modules_to_save",
     )},
     "legacy_bnb_matmul": ("qlora",),
+    # LoRA/QLoRA: a bitsandbytes base (4-bit, or LLM.int8 under --base-weights int8) keeps inputs on ctx.
+    "nonreentrant_checkpoint": ADAPTERS,
     "base_weights": ("lora",),
     "double_quant": ("qlora",),
     **{name: INFERENCE for name in (

@@ -271,6 +271,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         kbit_embeddings_bf16=bool(case.get("kbit_embeddings_bf16", False)),
         fsdp1_mixed_flat_params=bool(case.get("fsdp1_mixed_flat_params", False)),
         lora_dropout=float(case.get("lora_dropout", 0.0)), legacy_bnb_matmul=bool(case.get("legacy_bnb_matmul", False)),
+        nonreentrant_checkpoint=bool(case.get("nonreentrant_checkpoint", False)),
         lora_kernels=str(case.get("lora_kernels", "peft")),
         weight_loading=str(case.get("weight_loading", "per-tensor")),
         double_quant=bool(case.get("bnb_double_quant", True)),

@@ -97,6 +97,7 @@ def cli_args(case: dict) -> list[str]:
                           ("kbit_embeddings_bf16", "--kbit-embeddings-bf16"),
                           ("fsdp1_mixed_flat_params", "--fsdp1-mixed-flat-params"),
                           ("legacy_bnb_matmul", "--legacy-bnb-matmul"),
+                          ("nonreentrant_checkpoint", "--non-reentrant-checkpoint"),
                           ("fsdp1_sync_each_batch", "--fsdp1-sync-each-batch"),
                           ("ddp_bucket_view", "--ddp-bucket-view"),
                           ("fp32_grad_buffer", "--fp32-grad-buffer"),

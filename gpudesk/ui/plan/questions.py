@@ -208,6 +208,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "Above 0 every adapter keeps its own copy of its input for backward (PEFT's default is 0).")),
             _f("model.legacy_bnb_matmul", translate("PlanQuestions", "bitsandbytes older than 0.43.2 (QLoRA)"), kind="bool",
                tooltip=translate("PlanQuestions", "Old bitsandbytes keeps the input of every 4-bit Linear for backward, frozen ones included.")),
+            _f("model.nonreentrant_checkpoint", translate("PlanQuestions", "Non-reentrant checkpointing"), kind="bool",
+               tooltip=translate("PlanQuestions", "Whole-layer recompute with use_reentrant=False: a bitsandbytes base (old 4-bit, or 8-bit) keeps every layer's Linear inputs from forward to backward. Off: reentrant, transformers' default.")),
             _f("model.lora_kernels", translate("PlanQuestions", "LoRA kernels"), kind="choice", choices=_plain(LORA_KERNELS),
                tooltip=translate("PlanQuestions", "peft: one autograd node per Linear and adapter; fused: Unsloth's fused LoRA blocks keep only the MLP input and the gate and up outputs.")),
             _f("model.base_weights", translate("PlanQuestions", "LoRA base weights"), kind="choice", choices=_plain(LORA_BASE_WEIGHTS),
