@@ -24,6 +24,8 @@ def _error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     (["--mode", "inference", "--sharding", "zero3", "--gpus", "2"], "--sharding", "train, lora, qlora"),
     (["--mode", "train", "--no-double-quant"], "--no-double-quant", "qlora"),
     (["--mode", "train", "--legacy-bnb-matmul"], "--legacy-bnb-matmul", "qlora"),
+    (["--mode", "train", "--recompute", "full", "--non-reentrant-checkpoint"], "--non-reentrant-checkpoint",
+     "lora, qlora"),
     (["--mode", "train", "--kv-precision", "fp8"], "--kv-precision", "inference"),
     (["--mode", "train", "--kv-cache-impl", "static"], "--kv-cache-impl", "inference"),
     (["--mode", "lora", "--no-double-quant"], "--no-double-quant", "qlora"),
@@ -45,3 +47,13 @@ def test_flags_at_their_defaults_and_flags_the_mode_reads_pass(capsys: pytest.Ca
     assert main(MEMORY + ["--mode", "inference", "--optimizer", "adam-18", "--kv-precision", "fp8"]) == 0
     assert main(MEMORY + ["--mode", "qlora", "--no-double-quant", "--legacy-bnb-matmul", "--lora-rank", "8"]) == 0
     capsys.readouterr()
+
+
+def test_non_reentrant_checkpoint_needs_whole_layer_recompute_and_names_what_it_keeps(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    err = _error(["--mode", "qlora", "--legacy-bnb-matmul", "--recompute", "none", "--non-reentrant-checkpoint"],
+                 capsys)
+    assert "--non-reentrant-checkpoint" in err and "--recompute full" in err, err
+    assert main(MEMORY + ["--mode", "qlora", "--legacy-bnb-matmul", "--recompute", "full",
+                          "--non-reentrant-checkpoint"]) == 0
+    assert "non-reentrant checkpointing keeps each layer's quantised-Linear inputs" in capsys.readouterr().out
