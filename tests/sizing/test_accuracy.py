@@ -81,6 +81,7 @@ FRESH26 = CASES.with_name("measured_peaks_fresh26.jsonl")
 FRESH27 = CASES.with_name("measured_peaks_fresh27.jsonl")
 FRESH28 = CASES.with_name("measured_peaks_fresh28.jsonl")
 FRESH29 = CASES.with_name("measured_peaks_fresh29.jsonl")
+FRESH30 = CASES.with_name("measured_peaks_fresh30.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -213,7 +214,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1}
 # Held-out rows whose typed flags the estimator refuses, by set. fresh-17 had one at its first score (ChatGLM3's
 # --lora-targets query_key_value); family module names are accepted since (gpudesk.sizing.lora_modules), and that
 # row is within 15 %: 46/63 (all-linear on Qwen v1 now adapts the fused c_attn, 1.8B LoRA seq 4096 0.85 -> 0.84).
@@ -282,6 +283,8 @@ SHARED_PAGES = {
     ("fresh-28", FRESH28, "fresh28-2026-12-06", 13),
     # fresh-29: collected while memfix22 was written, scored once after they merged (25/56 supported within 15 %, median 19.4 %).
     ("fresh-29", FRESH29, "fresh29-2026-12-06", 56),
+    # fresh-30: collected while memfix24 was written, scored once after they merged (34/41 supported within 15 %, median 4.8 %).
+    ("fresh-30", FRESH30, "fresh30-2026-12-06", 42),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
