@@ -51,6 +51,7 @@ def test_trtllm_buffer_refused_in_the_serving_loop_is_the_kv_share() -> None:
         assert d.found_oom and d.report.engine == "trtllm"
         assert top.id == "kv_cache_budget", text[:60]
         assert "free_gpu_memory_fraction" in top.fix and "0.8" in top.fix
+        assert "default, 0.9, is assumed" in top.explanation
         assert "genuine_shortage" in [c.id for c in d.causes[1:]]
 
 
@@ -59,6 +60,7 @@ def test_trtllm_buffer_in_the_serving_loop_names_the_fraction_the_log_gives() ->
     top = d.causes[0]
     assert top.id == "kv_cache_budget"
     assert "below 0.95" in top.fix and "0.85" in top.fix
+    assert "95%" in top.explanation and "is assumed" not in top.explanation
 
 
 def test_trtllm_buffer_refused_while_the_instance_is_created_stays_the_shortage() -> None:

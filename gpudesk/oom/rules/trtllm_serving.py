@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.oom.rules.base import Facts, evidence, join_sentences
 from gpudesk.i18n import _
 
 # The serving loop's marks: the executor's error for a failed iteration (executor.cpp), the per-iteration reshape of
@@ -30,6 +30,7 @@ from gpudesk.i18n import _
 _SERVING_LOOP = re.compile(r"Encountered an error in forwardAsync function|\bRuntimeBuffers::reshape\b|"
                            r"\bTrtGptModelInflightBatching::forwardAsync\b")
 BUFFERS_AFTER_POOL_CONFIDENCE = 0.75
+TRTLLM_DEFAULT_FRACTION = 0.9  # KvCacheConfig.free_gpu_memory_fraction's default
 
 
 def buffers_after_pool(f: Facts) -> Cause | None:
@@ -39,17 +40,20 @@ def buffers_after_pool(f: Facts) -> Cause | None:
     if r.kind != "trtllm_runtime_alloc" or hit is None:
         return None
     frac = r.parsed.get("kv_cache_free_gpu_mem_fraction_ratio")
-    given = frac if isinstance(frac, float) else 0.9
+    given = frac if isinstance(frac, float) else TRTLLM_DEFAULT_FRACTION
     return Cause(
         id="kv_cache_budget",
         title=_("TensorRT-LLM's KV cache left too little memory for the buffers of a running batch"),
         confidence=BUFFERS_AFTER_POOL_CONFIDENCE,
         evidence=evidence(trtllm_stage=hit.group(0), cuda_call=r.parsed.get("cuda_call"),
                           kv_cache_free_gpu_mem_fraction_ratio=frac),
-        explanation=_("The allocation failed inside the serving loop, after start-up: TensorRT-LLM had already given "
-                      "its KV cache {share:.0%} of the memory that was free, and sizes the buffers of each batch "
-                      "(among them the context and generation logits a request asks for) only when the batch runs, "
-                      "from what the KV cache left.").format(share=given),
+        explanation=join_sentences([
+            _("The allocation failed inside the serving loop, after start-up: TensorRT-LLM had already given its KV "
+              "cache {share:.0%} of the memory that was free, and sizes the buffers of each batch (among them the "
+              "context and generation logits a request asks for) only when the batch runs, from what the KV cache "
+              "left.").format(share=given),
+            *([] if isinstance(frac, float) else
+              [_("The log does not show the fraction: TensorRT-LLM's default, 0.9, is assumed.")])]),
         fix=_("Lower the KV cache's share: KvCacheConfig.free_gpu_memory_fraction (kv_cache_free_gpu_mem_fraction) "
               "below {fraction}, e.g. {lower}, or cap it with KvCacheConfig.max_tokens").format(
                   fraction=given, lower=round(max(0.1, given - 0.1), 2)),
