@@ -255,6 +255,7 @@ LABELS.update({
     "sglang_weights_bytes": N_("Weights (SGLang 'mem usage')"),
     "sglang_profiled_max_tokens": N_("KV tokens SGLang profiled"),
     "trtllm_component": N_("TensorRT-LLM component that failed"),
+    "trtllm_stage": N_("Where TensorRT-LLM failed (its serving loop's words)"),
     "kv_cache_free_gpu_mem_fraction_ratio": N_("kv_cache_free_gpu_mem_fraction"),
     "kv_cache_fraction_that_fits_ratio": N_("kv_cache_free_gpu_mem_fraction that holds one sequence"),
     "kv_cache_pool_bytes": N_("KV cache pool (TensorRT-LLM 'Allocate N bytes for k/v cache')"),

@@ -42,7 +42,7 @@ import math
 
 from gpudesk.oom.cause import Cause
 from gpudesk.units import format_bytes
-from gpudesk.oom.rules import kv_pool_allocation
+from gpudesk.oom.rules import kv_pool_allocation, trtllm_serving
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.rules.other_process import STARTUP_HELD_SHARE, engine_start_held
 from gpudesk.i18n import _
@@ -65,6 +65,8 @@ def check(f: Facts) -> Cause | None:
         return _trtllm(f)
     if r.kind == "trtllm_kv_too_small":
         return _trtllm_one_sequence(f)
+    if r.kind == "trtllm_runtime_alloc":
+        return trtllm_serving.buffers_after_pool(f)
     if r.kind == "tgi_total_tokens":
         return _tgi_total(f)
     if r.kind != "vllm_kv_cache":
