@@ -84,6 +84,17 @@ taken over the whole run either way. An open loop without one starts in its stea
 until the last of them is served, and the throughput is the arrival rate (what arrives is served); only where the
 arrivals outrun the engine (no steady state) is the run simulated from an empty engine as it is.
 
+How long that steady open loop runs: a thousand arrivals, the default, estimate the mean latencies; a high percentile
+needs more. Near the engine's capacity the batch wanders with the Poisson arrivals over windows of many request
+lifetimes (a run of a few more arrivals than average lengthens every running request's steps, which lets more
+requests pile up), and a run of a thousand arrivals, shorter than one lifetime of a large steady batch, sees one such
+window: its p99 TPOT is its mean. Where a percentile over a benchmark's run is asked for (the p99 limits of
+:mod:`gpudesk.sizing.serve_slo`), ``steady_run_s`` gives that run's length: MLPerf Inference LoadGen issues Server
+queries for at least ``min_duration`` 600 s (``loadgen/mlperf.conf`` ``*.*.min_duration = 600000``), i.e. ``rate x
+600 s`` prompts per replica (a 600 s run of Llama 2 70B holds about 6,000 queries per MI300X, 27,000 per B200), at
+least the default thousand, and for run time at most :data:`MAX_STEADY_PROMPTS` (a p99 over them still rests on the
+200 slowest requests; 20,000 requests simulate in about half a second).
+
 Request lengths: every request has the given prompt and output tokens, or with ``length_spread`` r each draws them
 uniformly over [len (1 - r), len (1 + r)] (vLLM's benchmark random dataset, ``--random-range-ratio``,
 ``vllm/benchmarks/datasets.py`` RandomDataset), or with ``length_distribution`` ``sharegpt`` the long-tailed lengths
@@ -132,6 +143,7 @@ from gpudesk.units import format_count, format_duration
 DEFAULT_PROMPTS_PER_CLIENT = 5
 MIN_DEFAULT_PROMPTS = 100
 MAX_DEFAULT_PROMPTS = 2000
+MAX_STEADY_PROMPTS = 20_000  # prompts per replica of a steady open loop run for steady_run_s (module docstring)
 SEED = 2405_05465
 # Arrivals after the run's prompts in an open loop's steady state, in steady batches (serve_steady): the last prompt
 # lives one request lifetime, in which about one steady batch of requests arrives; half as many again for margin.
@@ -162,6 +174,7 @@ class Load:
     prefix_block_tokens: int = 16  # the unit of a prefix-cache hit (serve_client.prefix_block_tokens)
     schedule_ahead: bool = False  # step n + 1 is scheduled when step n starts (serve_host.schedules_ahead)
     recv_interval_steps: int = 1  # new requests are taken every this many decode steps (module docstring)
+    steady_run_s: float = 0.0  # a steady open loop's arrivals last this long (0: the default run; module docstring)
 
 
 @dataclass(frozen=True)
@@ -278,13 +291,20 @@ def has_steady_state(steps: StepModel, budget: EngineBudget, load: Load) -> bool
     return _steady_start(steps, budget, load) is not None
 
 
+def _steady_prompts(load: Load) -> int:
+    """Prompts per replica of an open loop measured in its steady state: its arrivals over ``steady_run_s``, at
+    least the default run's, at most :data:`MAX_STEADY_PROMPTS` (module docstring)."""
+    rate = (load.request_rate_per_s or 0.0) / load.replicas
+    return min(MAX_STEADY_PROMPTS, max(_prompts(load), math.ceil(rate * load.steady_run_s)))
+
+
 def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     """Run ``load`` through the scheduler of one replica and measure it like the engine's benchmark client."""
-    prompts = _prompts(load)
     closed = load.concurrency is not None
     clients = max(1, math.ceil(load.concurrency / load.replicas)) if load.concurrency is not None else 0
     front = _FrontEnd(load)
     warm = _steady_start(steps, budget, load)
+    prompts = _steady_prompts(load) if warm is not None else _prompts(load)
     # In the steady state arrivals go on while the run's last prompts are served: as many again as the steady batch
     # (one lifetime of arrivals), neither counted nor awaited.
     tail = math.ceil(STEADY_TAIL_LIFETIMES * warm.decode_requests) if warm is not None else 0
