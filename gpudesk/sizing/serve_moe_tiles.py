@@ -29,6 +29,12 @@ N 256 at TP 8, block FP8, on H200; other GPUs and shapes are taken to follow the
   v0.4.8's Triton 3.3.1, sgl-project/sglang PR 7687). From v0.4.8: 16 rows up to 512 tokens, 64 above
   (``configs/triton_3_3_1/E=257,N=256,device_name=NVIDIA_H200,dtype=fp8_w8a8,block_shape=[128, 128].json``).
 - No version given: the current releases' tiles (16 up to 512 tokens).
+
+Those are the tuned files' tiles. A local expert shape with no tuned file (:mod:`gpudesk.sizing.serve_moe_configs`)
+runs ``get_default_config``'s block-FP8 tiles: 64 rows at every size in SGLang and in vLLM before v0.17
+(``"BLOCK_SIZE_M": 64`` with ``BLOCK_SIZE_N`` / ``BLOCK_SIZE_K`` the quantization block), and from vLLM PR 34846
+("[Perf] Improve default triton fused moe configs", merged 2026-02-18, v0.17) 16 rows up to 64 tokens, 64 above
+(``"BLOCK_SIZE_M": 16 if M <= 64 else 64``); with no version the latter.
 """
 
 from __future__ import annotations
@@ -41,7 +47,8 @@ from gpudesk.sizing.serve_host import engine_version_tuple
 
 MOE_TILE_SOURCE = ("Triton fused MoE pads each expert's rows to BLOCK_SIZE_M (moe_align_block_size); BLOCK_SIZE_M "
                    "64 in vLLM's H200 DeepSeek config before PR 28992 (v0.12) and in both engines' block-FP8 default "
-                   "config, 16 up to 512 tokens in vLLM PR 28992 and SGLang's triton_3_3_1 config (PR 7687, v0.4.8) "
+                   "config, 16 up to 512 tokens in vLLM PR 28992 and SGLang's triton_3_3_1 config (PR 7687, v0.4.8), "
+                   "16 up to 64 tokens in vLLM's default config from PR 34846 (v0.17) "
                    "(https://github.com/vllm-project/vllm, https://github.com/sgl-project/sglang)")
 SMALL_TILE_ROWS = 16
 LARGE_TILE_ROWS = 64
@@ -49,6 +56,8 @@ VLLM_SMALL_TILES_SINCE = (0, 12)
 VLLM_OLD_SMALL_TILE_BELOW_TOKENS = 4
 SGLANG_SMALL_TILES_SINCE = (0, 4, 8)
 SMALL_TILES_UP_TO_TOKENS = 512
+VLLM_SMALL_DEFAULT_TILES_SINCE = (0, 17)
+DEFAULT_SMALL_TILES_UP_TO_TOKENS = 64
 
 
 @dataclass(frozen=True)
@@ -71,13 +80,19 @@ def _sglang_release(version: str | None) -> tuple[int, int, int] | None:
     return int(match.group(1)), int(match.group(2)), int(match.group(3) or 0)
 
 
-def fused_moe_tiles(engine: str, version: str | None) -> MoeTiles:
-    """The row tiles of ``engine``'s Triton fused MoE at the published ``version`` (module docstring).
+def fused_moe_tiles(engine: str, version: str | None, tuned: bool = True) -> MoeTiles:
+    """The row tiles of ``engine``'s Triton fused MoE at the published ``version`` (module docstring): those of the
+    shipped tuned configuration, or with ``tuned`` False those of the engine's default configuration.
 
     Raises:
         SizingError: a version with no major.minor in it.
     """
     name = engine.lower()
+    if not tuned and name in ("vllm", "sglang"):
+        parsed = engine_version_tuple(version)
+        if name == "vllm" and (parsed is None or parsed >= VLLM_SMALL_DEFAULT_TILES_SINCE):
+            return MoeTiles(small_up_to_tokens=DEFAULT_SMALL_TILES_UP_TO_TOKENS)
+        return MoeTiles(small_rows=LARGE_TILE_ROWS)
     if name == "vllm":
         parsed = engine_version_tuple(version)
         if parsed is not None and parsed < VLLM_SMALL_TILES_SINCE:

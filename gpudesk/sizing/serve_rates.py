@@ -443,6 +443,34 @@ def activation_quant_kernels(spec: ModelSpec, engine: str, version: tuple[int, i
     return QUANT_KERNELS_PER_GEMM_PAIR * blocks
 
 
+# The routed experts' FP8 inputs are quantized inside the fused-MoE op itself, before each of its two grouped GEMMs:
+# vLLM ``fused_experts_impl`` calls ``moe_kernel_quantize_input`` (``per_token_group_quant_fp8`` for block-scaled
+# weights, ``scaled_fp8_quant`` per tensor) for the gate/up GEMM's input and again for the down GEMM's
+# (vllm/model_executor/layers/fused_moe/fused_moe.py and utils.py), and SGLang's ``invoke_fused_moe_kernel`` the same
+# (``sglang_per_token_group_quant_fp8`` / ``scaled_fp8_quant``, python/sglang/srt/layers/moe/fused_moe_triton/
+# fused_moe.py). The op is registered as a custom op (``direct_register_custom_op``), opaque to vLLM V1's compiler, so
+# no fusion pass merges these two kernels into the kernels around them, at any vLLM release, for block-scaled and
+# per-tensor FP8 experts alike. :func:`activation_quant_kernels` already counts them where every FP8 linear is
+# charged (per-tensor FP8 in SGLang and vLLM V0); elsewhere they are 2 kernels per MoE layer at the floor.
+EXPERT_QUANT_KERNELS_PER_LAYER = 2
+EXPERT_QUANT_SOURCE = ("FP8 activation quantization inside the fused MoE, before each grouped GEMM: vLLM fused_moe.py "
+                       "fused_experts_impl (moe_kernel_quantize_input), SGLang fused_moe_triton/fused_moe.py "
+                       "(https://github.com/vllm-project/vllm, https://github.com/sgl-project/sglang)")
+
+
+def expert_quant_kernels(spec: ModelSpec, engine: str, version: tuple[int, int] | None, weight_format: str,
+                         linear_format: str | None) -> int:
+    """Kernels one step spends quantizing the routed experts' FP8 inputs inside vLLM's or SGLang's fused MoE, beyond
+    those :func:`activation_quant_kernels` counts (module comment); 0 for other engines and formats."""
+    if not spec.moe_experts or weight_format.lower() != "fp8" or engine.lower() not in ("vllm", "sglang"):
+        return 0
+    if activation_quant_kernels(spec, engine, version, linear_format):
+        return 0
+    layers = spec.layers or 0
+    moe_layers = spec.moe_layers if spec.moe_layers is not None else layers
+    return EXPERT_QUANT_KERNELS_PER_LAYER * moe_layers
+
+
 # Which engines replay CUDA graphs only for decode-only steps, so that a step carrying prompt tokens launches its
 # kernels eagerly: SGLang (python/sglang/srt/model_executor/cuda_graph_runner.py CudaGraphRunner.can_run: decode
 # batches up to cuda_graph_max_bs; extend batches run eager unless --enable-piecewise-cuda-graph), vLLM V0

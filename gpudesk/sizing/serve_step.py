@@ -159,6 +159,8 @@ from gpudesk.sizing.serve_rates import (
     ONE_SHOT_SOURCE,
     ACTIVATION_QUANT_SOURCE,
     activation_quant_kernels,
+    EXPERT_QUANT_SOURCE,
+    expert_quant_kernels,
 )
 from gpudesk.sizing.serve_marlin_moe import (
     MARLIN_MOE_SOURCE,
@@ -167,6 +169,7 @@ from gpudesk.sizing.serve_marlin_moe import (
     narrow_expert_block_s,
 )
 from gpudesk.sizing.serve_expert_parallel import busiest_rank_experts
+from gpudesk.sizing.serve_moe_configs import MOE_CONFIG_SOURCE, local_expert_shape, tuned_block_fp8_config
 from gpudesk.sizing.serve_moe_tiles import MOE_TILE_SOURCE, MoeTiles, fused_moe_tiles, padded_expert_rows
 from gpudesk.sizing.serve_dp_attention import (
     DP_ATTENTION_SOURCE,
@@ -585,6 +588,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     linear = _linear_format(fmt, block_fp8)
     quant_kernels = activation_quant_kernels(spec, load.engine, engine_version_tuple(load.engine_version), linear)
     kernels += quant_kernels
+    expert_quant = expert_quant_kernels(spec, load.engine, engine_version_tuple(load.engine_version), fmt, linear)
+    kernels += expert_quant
     mla_dequant_kernels, mla_dequant_bytes = rocm_mla_dequant_per_step(spec, load.engine, gpu.vendor, fmt, attn_tp,
                                                                         gpu.architecture)
     kernels += mla_dequant_kernels
@@ -703,13 +708,21 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             slow_source, raw(share=slow_share, flops_per_s=peak * BLOCK_FP8_TRITON_PEAK_SHARE)))
     else:
         slow_flops, slow_expert_flops, slow_peak = 0.0, 0.0, 0.0
+    expert_width = spec.moe_ffn_size or spec.ffn_size or 0
+    moe_tiles: MoeTiles | None = None
     if slow_expert_flops and experts:
-        tiles = fused_moe_tiles(load.engine, load.engine_version)
+        local_experts, local_width = local_expert_shape(experts, expert_width or dims.hidden_size, tp, ep)
+        tuned = tuned_block_fp8_config(local_experts, local_width)
+        moe_tiles = fused_moe_tiles(load.engine, load.engine_version, tuned)
         assumptions.append(Assumption("fused_moe_tile_rows", _(
             "each active expert computes whole tiles of {small} rows up to {tokens} tokens per step, of {large} "
-            "rows above").format(small=tiles.small_rows, tokens=tiles.small_up_to_tokens, large=tiles.large_rows),
-            MOE_TILE_SOURCE))
-    expert_width = spec.moe_ffn_size or spec.ffn_size or 0
+            "rows above").format(small=moe_tiles.small_rows, tokens=moe_tiles.small_up_to_tokens,
+                                 large=moe_tiles.large_rows), MOE_TILE_SOURCE))
+        if not tuned:
+            assumptions.append(Assumption("fused_moe_default_config", _(
+                "no tuned fused-MoE configuration ships for the GPU's expert shape E={experts}, N={width} (block "
+                "FP8): the engine runs its default tiles").format(experts=local_experts, width=local_width),
+                MOE_CONFIG_SOURCE, raw(local_experts=local_experts, local_width=local_width)))
     marlin_s = narrow_expert_block_s(load.engine, gpu, load.weight_format, dims.hidden_size, expert_width, tp, experts)
     if marlin_s:
         assumptions.append(Assumption("marlin_moe_expert_s", _(
@@ -731,6 +744,10 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         assumptions.append(aiter_moe_assumption(aiter_points))
     if qk_norm_allreduces:
         assumptions.append(layer_qk_norm_assumption(qk_norm_allreduces, qk_norm_kernels, attn_tp))
+    if expert_quant:
+        assumptions.append(Assumption("expert_quant_kernels", _(
+            "{kernels} FP8 quantization kernels per step inside the fused MoE (two per MoE layer), each at the kernel "
+            "floor").format(kernels=expert_quant), EXPERT_QUANT_SOURCE, raw(kernels_per_step=expert_quant)))
     if quant_kernels:
         assumptions.append(Assumption("activation_quant_kernels", _(
             "{kernels} FP8 activation-quantization kernels per step, each at the kernel floor").format(
@@ -795,7 +812,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         dense_tile_mix=dense_mix,
         expert_rows_per_token=(spec.moe_active_experts or 0) / experts if experts else 0.0,
         allreduces_per_layer=2 if attn_tp > 1 else 1,
-        moe_tiles=fused_moe_tiles(load.engine, load.engine_version) if slow_expert_flops else None,
+        moe_tiles=moe_tiles,
         allreduce_curve=ar_curve, decode_workgroups_per_request=unsplit_workgroups,
         compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0,
         size_curve_shapes=size_shapes, marlin_expert_s=marlin_s, rocm_int4_moe=rocm_int4, expert_parallel=ep,
