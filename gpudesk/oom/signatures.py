@@ -884,8 +884,10 @@ _INIT_ERROR_OOM = re.compile(r"\binitiali[sz]ation (?:error|failed)\b[^\n]{0,60}
 # The same start-up in a Lua traceback: an out-of-memory raised while Torch7 loads its CUDA package (``require
 # 'cutorch'``: cutorch's init calls THCudaInit, lib/THC/THCGeneral.c, which sets every visible device in turn and so
 # creates a context on each before the script allocates anything; torch/cutorch#441, failing while three other jobs
-# trained on the other GPUs). Lua's traceback names the loader frame "in function 'require'" (luaL_traceback).
-_LUA_REQUIRE_OOM = re.compile(r"out of memory[\s\S]{0,600}?\bin function 'require'", re.IGNORECASE)
+# trained on the other GPUs). Lua's traceback names the loader frame "in function 'require'" (luaL_traceback); the
+# failing check is in THCGeneral.c (THCudaInit's file), not in a tensor or storage file of the script's own work.
+_LUA_REQUIRE_OOM = re.compile(r"THCGeneral\.c\b[^\n]{0,80}?(?:out of memory|error=2\b)[\s\S]{0,600}?"
+                              r"\bin function 'require'", re.IGNORECASE)
 # cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, N) refuses a shared-memory size above the
 # device's opt-in limit with cudaErrorInvalidValue ("invalid argument"; CUDA Runtime API, "cudaFuncSetAttribute": "If
 # the specified attribute cannot be written, or if the value is incorrect, then cudaErrorInvalidValue is returned").

@@ -111,3 +111,9 @@ def test_oom_in_a_lua_script_after_loading_is_not_start_up() -> None:
     # The same runtime error raised by the script's own work (no loader frame): not read as the start-up.
     text = CUTORCH_441.replace("in function 'require'", "in function 'forward'")
     assert diagnose_text(text).causes[0].id != "other_process"
+
+
+def test_oom_in_a_storage_file_under_require_is_not_start_up() -> None:
+    # A module that allocates while it loads fails in THC's storage code, not in THCudaInit's file: not the start-up.
+    text = CUTORCH_441.replace("THCGeneral.c", "THCStorage.cu")
+    assert diagnose_text(text).causes[0].id != "other_process"
