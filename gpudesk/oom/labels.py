@@ -318,6 +318,7 @@ NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
     "managed_memory": N_("Managed memory under WSL2 or Windows"),
     "managed_oversubscription": N_("Managed memory oversubscription"),
     "vulkan_large": N_("Vulkan per-allocation limit"),
+    "vulkan_heap": N_("Vulkan allocation above its heap's size"),
     "pool_fallback": N_("Runtime's fixed pool full"),
     "xpu_large": N_("Intel GPU allocation of 4 GiB or more"),
     "vulkan_unsized": N_("Vulkan buffer refused"),

@@ -17,6 +17,13 @@
   ``maxStorageBufferRange``; Metal's ``maxBufferLength``) refuses it with the device's memory free
   ("ggml_gallocr_reserve_n tries to allocate beyond max buffer size", ggml-org/llama.cpp#11332 on an Intel iGPU under
   Vulkan).
+* One allocation above the size of the memory heap it was asked from: the Vulkan spec requires ``allocationSize`` of
+  ``vkAllocateMemory`` to be at most the size of the heap of the memory type chosen (VUID-vkAllocateMemory-
+  pAllocateInfo-01713), and the Khronos validation layer words a breach "attempting to allocate N bytes from heap H,
+  but size of that heap is only M bytes" (Vulkan-ValidationLayers, ``layers/core_checks/cc_device_memory.cpp``).
+  Without Resizable BAR the memory type that is both DEVICE_LOCAL and HOST_VISIBLE lives in a heap of at most the
+  256 MiB PCIe BAR window, whatever the card's VRAM (AMD GPUOpen, "Vulkan device memory", A. Sawicki; iree-org/iree#5268
+  and #12876, zakarumych/gpu-alloc#72: 0.6-1.7 GB asked from a 246-256 MiB heap of an 8+ GiB card).
 """
 
 from __future__ import annotations
@@ -45,3 +52,21 @@ def shared_memory_limit(text: str) -> bool:
 def buffer_size_limit(text: str) -> bool:
     """One allocation said to exceed the device's maximum buffer size (module docstring)."""
     return "buffer" in text.lower() and _BUFFER_SIZE_LIMIT.search(text) is not None
+
+
+_HEAP_SIZE_EXCEEDED = re.compile(
+    r"\ballocate\s{1,3}(\d{1,20})\s{1,3}bytes\s{1,3}from\s{1,3}heap\s{1,3}\d{1,3}\s{0,2},\s{0,3}but\s{1,3}size\s{1,3}"
+    r"of\s{1,3}that\s{1,3}heap\s{1,3}is\s{1,3}only\s{1,3}(\d{1,20})\s{1,3}bytes\b",
+    re.IGNORECASE)
+
+
+def heap_size_exceeded(text: str) -> tuple[int, int] | None:
+    """(requested bytes, heap size bytes) of a Vulkan allocation larger than the whole heap it was asked from, in the
+    validation layer's words (module docstring); None when the text does not say so or the request fits the heap."""
+    if "heap" not in text.lower():
+        return None
+    match = _HEAP_SIZE_EXCEEDED.search(text)
+    if match is None:
+        return None
+    requested, heap = int(match.group(1)), int(match.group(2))
+    return (requested, heap) if requested > heap else None

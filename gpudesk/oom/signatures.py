@@ -94,7 +94,10 @@ of the message say so. Each signature names the mechanism and the one check that
   small memory heap first (``vulkan_unsized``, weaker still): the Vulkan spec lets ``vkAllocateMemory`` return
   ``VK_ERROR_OUT_OF_DEVICE_MEMORY`` for one allocation above ``maxMemoryAllocationSize``, and a buffer asked for
   device-local and host-visible memory gets the 256 MiB BAR heap without Resizable BAR (iree#12876, #13516: 26 GB
-  allocated once the memory type was device-local only).
+  allocated once the memory type was device-local only). The validation layer's own words for an allocation above the
+  whole heap of a memory type ("attempting to allocate N bytes from heap H, but size of that heap is only M bytes"),
+  with a heap of 256 MiB or less, are that small heap for certain (``vulkan_heap``,
+  :func:`gpudesk.oom.limit_words.heap_size_exceeded`).
   Intel GPUs under Level Zero cap one allocation below 4 GiB unless the program opts in to larger buffers
   (``UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1`` and the ``-ze-opt-greater-than-4GB-buffer-required`` build option,
   Intel oneAPI GPU Optimization Guide, "Allocations Greater Than 4 GB"; intel-extension-for-pytorch#846, #863):
@@ -259,6 +262,10 @@ def rasterizer_garbage(text: str, requested: int | None) -> bool:
 # ABSURD_REQUEST_BYTES already.
 WRAPPED_MINUS_ONE_BYTES = 2**32 - 1
 VULKAN_LARGE_BYTES = 2 * 1024**3
+# The PCIe BAR window through which the CPU maps VRAM without Resizable BAR: 256 MiB, the size of the DEVICE_LOCAL |
+# HOST_VISIBLE heap Vulkan drivers expose then (AMD GPUOpen, "Vulkan device memory"; iree-org/iree#5268). A heap of this
+# size or less that an allocation exceeds is that small heap (``vulkan_heap``), not the card.
+VULKAN_BAR_HEAP_BYTES = 256 * 1024**2
 XPU_LARGE_BYTES = 4 * 1024**3
 
 
@@ -395,6 +402,14 @@ WEBGPU_LIMIT_CHECK = Check("buffer_limit", "adapter.limits().max_buffer_size vs 
                            N_("If the adapter's limit is above the device's, the device was created with WebGPU's "
                               "default limit (256 MiB): request the adapter's limit; if the buffer is above the "
                               "adapter's own limit too, split it."))
+
+# The deciding check of a Vulkan allocation above the size of its heap (``vulkan_heap``): the heaps and the memory types
+# in them, with the flags each type has (vulkaninfo's VkPhysicalDeviceMemoryProperties section).
+VULKAN_HEAP_CHECK = Check("buffer_limit", "vulkaninfo | grep -A4 -E 'memoryHeaps|propertyFlags'",
+                          N_("If the heap named in the message is small (256 MiB) and a larger DEVICE_LOCAL heap is "
+                             "listed, the allocation asked for a memory type in the small host-visible heap: ask for "
+                             "DEVICE_LOCAL without HOST_VISIBLE (copy through a staging buffer) or enable Resizable "
+                             "BAR; the card's memory is not full."))
 
 # The deciding check of a limit on the number of resident Metal buffers (``buffer_limit`` read from MLX's "Resource
 # limit (N) exceeded", :data:`RESOURCE_COUNT_LIMIT`): MLX's device information against the memory in use.
@@ -866,6 +881,13 @@ _INIT_FILE = re.compile(_INIT_SOURCE + r"[^\n]{0,80}?(?:out of memory|error=2\b)
 # allocated yet, so the memory a context needs (a few hundred MiB) is held by something else on that GPU: another
 # process, a display. (cudaErrorInitializationError alone, error 3, is not an out-of-memory and is not read so.)
 _INIT_ERROR_OOM = re.compile(r"\binitiali[sz]ation (?:error|failed)\b[^\n]{0,60}?out of memory", re.IGNORECASE)
+# The same start-up in a Lua traceback: an out-of-memory raised while Torch7 loads its CUDA package (``require
+# 'cutorch'``: cutorch's init calls THCudaInit, lib/THC/THCGeneral.c, which sets every visible device in turn and so
+# creates a context on each before the script allocates anything; torch/cutorch#441, failing while three other jobs
+# trained on the other GPUs). Lua's traceback names the loader frame "in function 'require'" (luaL_traceback); the
+# failing check is in THCGeneral.c (THCudaInit's file), not in a tensor or storage file of the script's own work.
+_LUA_REQUIRE_OOM = re.compile(r"THCGeneral\.c\b[^\n]{0,80}?(?:out of memory|error=2\b)[\s\S]{0,600}?"
+                              r"\bin function 'require'", re.IGNORECASE)
 # cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, N) refuses a shared-memory size above the
 # device's opt-in limit with cudaErrorInvalidValue ("invalid argument"; CUDA Runtime API, "cudaFuncSetAttribute": "If
 # the specified attribute cannot be written, or if the value is incorrect, then cudaErrorInvalidValue is returned").
@@ -882,7 +904,11 @@ _FUNC_ATTRIBUTE_OOM = re.compile(r"cudafuncsetattribute\b[^\n]{0,300}?out of mem
 # maintainer pointed to the OOM killer.)
 # The same kill as an exit status: 128 + 9 = 137 (a shell, Docker's "exited with code 137"), a launcher's "return code
 # = -9", Go's "signal: killed" (Ollama's runner).
-_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|^\s{0,8}Killed(?:\s{1,2}error)?[!！.。]{0,3}\s*$|"
+_SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9\b|\bSIGKILL\b|"
+                      # (The line may carry Docker Compose's log prefix, "<service>-<n>  | ": compose prints each
+                      # container's output after its name and a bar, docker/compose pkg/compose/printer.go and
+                      # cmd/formatter/logs.go; lichess-org/lila-docker#84, "lila-1  | Killed".)
+                      r"^\s{0,8}(?:[\w.-]{1,64}\s{1,8}\|\s{1,4})?Killed(?:\s{1,2}error)?[!！.。]{0,3}\s*$|"
                       r"signal: killed|exit(?:ed with)?[ _]code:?\s{0,2}137\b|exit status 137\b|"
                       r"return code\s{0,2}=\s{0,2}-9\b|"
                       # bash's report of a job or script command ended by SIGKILL (jobs.c, the signal's description
@@ -1207,6 +1233,11 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "shared_memory"
     if limit_words.buffer_size_limit(text):
         return "buffer_limit"
+    heap = limit_words.heap_size_exceeded(text)
+    if heap is not None and heap[1] <= VULKAN_BAR_HEAP_BYTES:
+        # A heap no larger than the BAR window is the host-visible device-local heap, never the card's VRAM
+        # (gpudesk.oom.limit_words); a request above a larger heap is left to the capacity readings.
+        return "vulkan_heap"
     if _CUDA_SYMBOL_MISSING.search(text):
         return "driver_version"
     if library_words.version_changed_under_generic_question(text):
@@ -1232,7 +1263,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "mlx_memory_limit"
     if _onnxruntime_on_cpu(low):
         return "host_ram"
-    if _INIT_FILE.search(text) or _INIT_ERROR_OOM.search(low):
+    if _INIT_FILE.search(text) or _INIT_ERROR_OOM.search(low) or _LUA_REQUIRE_OOM.search(text):
         return "context_init"
     if startup_pool_runtime(low) is not None and any(w in low for w in _OOM_OWN):
         return "startup_pool"

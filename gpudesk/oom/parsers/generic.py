@@ -110,7 +110,8 @@ _REQUEST = [
     _c(r"\brequested bytes of\s{1,3}" + _SIZE),  # ONNX Runtime's arena limit (signatures ``arena_limit``)
     # "Requested N MB" as a field of the error, its unit required (CatBoost's GPU memory pool, catboost/cuda/cuda_lib/
     # memory_pool/stack_like_memory_pool.h: "Error: Out of memory. Requested 8880 MB; Free 5902.061425 MB").
-    _c(r"(?:^|[;,.(]\s{0,3}|\s)requested\s{1,3}" + _SIZE_U),
+    # (Also at the start of a quote: a user pasting the pair in backticks or quotes, catboost/catboost#1081.)
+    _c(r"(?:^|[;,.(`'\"]\s{0,3}|\s)requested\s{1,3}" + _SIZE_U),
     # XGBoost's device allocator (src/common/device_helpers.cuh, ThrowOOMError): a list under the error, "- Free memory:
     # F" and "- Requested memory: R", in bytes when no unit follows (dmlc/xgboost#7140, #8484; GB in 2.x, #11457).
     _c(r"(?m)^\s{0,4}-\s{0,2}requested memory\s{0,2}:\s{0,3}" + _SIZE),
@@ -924,12 +925,23 @@ def _tpu_figures(ex: Extraction, text: str) -> None:
         ex.tpu_memory_space = space.group(1).lower()
 
 
-def recognised(ex: Extraction) -> bool:
+# A pool's refusal stated as its two figures alone, the request then what is free: "Requested 5696 MB; Free 3958.17 MB".
+# CatBoost's GPU memory pool raises TOutOfMemoryError with "Error: Out of memory. Requested R MB; Free F MB"
+# (catboost/cuda/cuda_lib/memory_pool/stack_like_memory_pool.h); a user quoting only the figure pair
+# (catboost/catboost#1081) still states an allocation larger than what is free.
+_REQUEST_FREE_PAIR = re.compile(r"\brequested\s{1,3}" + _SIZE_U + r"\s{0,2}[;,]\s{0,3}free\s{1,3}" + _NUM,
+                                re.IGNORECASE)
+
+
+def recognised(ex: Extraction, text: str = "") -> bool:
     """An out-of-memory text: its words say so, or it names a request next to an allocation failure (any wording
-    whose request figure was read and which says the allocation failed: "host allocation of size N failed")."""
+    whose request figure was read and which says the allocation failed: "host allocation of size N failed"), or a
+    request and the free memory side by side with the request the larger (``_REQUEST_FREE_PAIR``)."""
     return (ex.oom_words or ex.exceeded_bytes is not None or ex.negative_size is not None
             or (ex.configured_limit_bytes is not None and ex.requested_bytes is not None)
-            or (ex.requested_bytes is not None and ex.failure_words))
+            or (ex.requested_bytes is not None and ex.failure_words)
+            or (ex.requested_bytes is not None and ex.free_bytes is not None and ex.requested_bytes > ex.free_bytes
+                and _REQUEST_FREE_PAIR.search(text) is not None))
 
 
 def _read_nothing(report: MemoryReport) -> bool:
@@ -974,7 +986,7 @@ def parse(text: str, report: MemoryReport) -> bool:
         parsed.setdefault("total_at_start_bytes", ex.start_total_bytes)
         parsed.setdefault("free_at_start_bytes", ex.start_free_bytes)
     already = report.kind != "unknown"
-    if not already and not recognised(ex):
+    if not already and not recognised(ex, text):
         if ex.graph_capture and ex.frames:
             # A traceback into CUDA-graph capture pasted into the OOM doctor: the capture is the context.
             report.kind = "traceback_only"

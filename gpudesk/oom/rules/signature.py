@@ -58,7 +58,10 @@
 * A model's process ended by a trap on a Mac (``sigtrap_mac``) → ``genuine_shortage`` 0.55 with memory pressure and
   swap as the check; a Vulkan buffer refused with no size in the text (``vulkan_unsized``) → the per-allocation limit
   or a small heap first (``not_capacity`` 0.5, ``buffer_limit``'s check), a full device 0.45. WebGPU's and OpenCL's
-  per-buffer limits (wgpu, Dawn, OpenVINO's GPU plugin) name their own checks (the adapter's limits, clinfo).
+  per-buffer limits (wgpu, Dawn, OpenVINO's GPU plugin) name their own checks (the adapter's limits, clinfo). The
+  Vulkan validation layer's "attempting to allocate N bytes from heap H, but size of that heap is only M bytes" with a
+  heap of 256 MiB or less (``vulkan_heap``: the host-visible BAR heap) → ``not_capacity`` 0.9, with the heaps and
+  memory types as the check (iree#12876, gpu-alloc#72).
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
-from gpudesk.oom import library_words, start_words, vgpu_words
+from gpudesk.oom import library_words, limit_words, start_words, vgpu_words
 from gpudesk.oom.rules import exit_causes, fixed_pools, garbage_sizes, multi_gpu_imbalance
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
@@ -79,7 +82,7 @@ from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, G
                                     POOL_FALLBACK_CHECK,
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
-                                    SHM_SEGMENT_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
+                                    SHM_SEGMENT_CHECK, VULKAN_HEAP_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
                                     check_command,
                                     flatten_whitespace,
                                     enospc_beside_gpu_only, names_managed_memory, names_unified_allocator,
@@ -89,6 +92,12 @@ from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, G
 _PREALLOCATING = ("tensorflow", "jax", "xla")
 _XLA_USAGE = re.compile(r"Memory usage:\s{0,3}(\d{1,20}) bytes free,\s{0,3}(\d{1,20}) bytes total")
 _NCCL_OTHER_RANK = re.compile(r"\brank [1-9]\d{0,5}\b.{0,80}\bdevice 0\b", re.IGNORECASE)
+
+def _heap_bytes(r: MemoryReport) -> int | None:
+    """The size of the Vulkan heap an allocation exceeded (gpudesk.oom.limit_words.heap_size_exceeded)."""
+    heap = limit_words.heap_size_exceeded(r.text or "")
+    return heap[1] if heap is not None else None
+
 
 def _check_line(key: str, platform: str | None = None) -> str:
     check = CHECKS[key]
@@ -119,6 +128,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "managed_oversubscription": _("Likely not capacity: managed (unified) memory larger than this GPU can "
                                       "back was refused"),
         "vulkan_large": _("Likely not capacity: a Vulkan allocation above the driver's per-allocation limit"),
+        "vulkan_heap": _("Not a capacity problem: a Vulkan allocation larger than the small heap it was asked from"),
         "pool_fallback": _("Not a GPU capacity problem: the runtime's own fixed-size pool was full, and it fell back "
                            "to other memory"),
         "xpu_large": _("Likely not capacity: an Intel GPU allocation of 4 GiB or more, above Level Zero's default limit"),
@@ -190,6 +200,10 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                            "allocation), slower but not failed. The GPU itself can have plenty free."),
         "vulkan_large": _("Vulkan drivers cap one allocation (maxMemoryAllocationSize, often 2-4 GiB); a request of "
                           "{size} fails there even when the GPU has room.").format(size=format_bytes(f.requested)),
+        "vulkan_heap": _("The allocation of {size} was asked from a memory heap of only {heap}: the memory type chosen "
+                         "(device-local and host-visible) lives in the PCIe BAR window, which is 256 MiB without "
+                         "Resizable BAR whatever the card's memory; the large device-local heap may be free.").format(
+                             size=format_bytes(f.requested), heap=format_bytes(_heap_bytes(r))),
         "vulkan_unsized": _("A Vulkan runtime's buffer creation failed with VK_ERROR_OUT_OF_DEVICE_MEMORY and no size "
                             "or capacity in the text. Vulkan returns it not only when the heap is full but for one "
                             "allocation above the driver's maxMemoryAllocationSize (often 2-4 GiB) and when the memory "
@@ -248,6 +262,10 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "pool_fallback": _("Raise the pool's size option to hold the largest buffer (tritonserver "
                            "--cuda-memory-pool-byte-size=0:<bytes>), or leave it: the warning costs speed, not "
                            "correctness"),
+        "vulkan_heap": _("Allocate large buffers from a DEVICE_LOCAL memory type without HOST_VISIBLE and upload "
+                         "through a staging buffer (in a library: a device-only usage flag, or a release that stops "
+                         "preferring the host-visible heap), or enable Resizable BAR in the firmware so that heap "
+                         "spans the whole memory"),
         "vulkan_large": _("Make the largest buffer smaller (-ub / -b / -c for llama.cpp), or set "
                           "GGML_VK_FORCE_MAX_ALLOCATION_SIZE to the driver's maxMemoryAllocationSize"),
         "vulkan_unsized": _("Compare the failing buffer's size with vulkaninfo's maxMemoryAllocationSize and heap sizes; "
@@ -355,7 +373,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         fixes["buffer_limit"] = _("Keep fewer arrays alive at once: evaluate each step (mx.eval), drop arrays and "
                                   "caches you no longer need, and update MLX and mlx-lm (releases that fix a model's "
                                   "cache path); a smaller model or more memory does not help")
-    check_key = {"pool_fallback": "buffer_limit", "vulkan_large": "buffer_limit", "vulkan_unsized": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
+    check_key = {"pool_fallback": "buffer_limit", "vulkan_large": "buffer_limit", "vulkan_heap": "buffer_limit", "vulkan_unsized": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
                  "shm_segment": "host_ram",
                  "va_reserve": "free_exceeds_request", "vmm_handle": "free_exceeds_request",
                  "managed_memory": "free_exceeds_request", "managed_oversubscription": "free_exceeds_request",
@@ -372,6 +390,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         own_check = OPENCL_LIMIT_CHECK
     elif count_limit is not None:
         own_check = BUFFER_COUNT_CHECK
+    elif key == "vulkan_heap":
+        own_check = VULKAN_HEAP_CHECK
     elif key == "absurd_size" and f.requested == WRAPPED_MINUS_ONE_BYTES:
         own_check = WRAPPED_SIZE_CHECK
     command = own_check.command if own_check is not None else check_command(check_key, r.platform)
@@ -589,6 +609,9 @@ def check(f: Facts) -> list[Cause]:
         out.append(_not_capacity(sig, _xpu_large_confidence(f), f))
     elif sig == "vulkan_large":
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "vulkan_heap":
+        # The validation layer's own comparison of the request with the whole heap: no free memory makes it fit.
+        out.append(_not_capacity(sig, 0.9, f))
     elif sig == "rank_free_imbalance":
         out.append(multi_gpu_imbalance.rank_free_check(f))
         out.append(_other_process(0.5, f))
