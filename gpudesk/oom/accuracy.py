@@ -84,6 +84,10 @@ doctor was run on it:
 * ``fresh-40``: ``fresh_cases_40.jsonl``, 44 messages collected while the thirty-eighth pass was written, scored
   after it merged;
 * ``fresh-41``: ``fresh_cases_41.jsonl``, 42 messages collected while the fortieth pass was written, scored
+  after it merged;
+* ``fresh-42``: ``fresh_cases_42.jsonl``, 44 messages collected while the forty-first pass was written, scored
+  after it merged;
+* ``fresh-43``: ``fresh_cases_43.jsonl``, 23 messages collected while the forty-first pass was written, scored
   after it merged.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
@@ -160,7 +164,9 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-38", "fresh_cases_38.jsonl"),
               ("fresh-39", "fresh_cases_39.jsonl"),
               ("fresh-40", "fresh_cases_40.jsonl"),
-              ("fresh-41", "fresh_cases_41.jsonl"))
+              ("fresh-41", "fresh_cases_41.jsonl"),
+              ("fresh-42", "fresh_cases_42.jsonl"),
+              ("fresh-43", "fresh_cases_43.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
