@@ -468,15 +468,16 @@ _ZERO3_FLAGS = (("zero3_max_reuse_distance", "--zero3-max-reuse-distance", 1_000
 
 
 def _check_zero3_flags(args: argparse.Namespace) -> None:
-    """Refuse a ZeRO-3 flag typed outside full training under ``--sharding zero3`` (nothing else reads it; a value
-    equal to DeepSpeed's default was silently ignored before), then fill the flags left out with their defaults."""
-    zero3 = args.mode == "train" and args.sharding == "zero3"
+    """Refuse a ZeRO-3 flag typed outside full training or LoRA under ``--sharding zero3`` (nothing else reads it; a
+    value equal to DeepSpeed's default was silently ignored before), then fill the flags left out with their
+    defaults."""
+    zero3 = args.mode in ("train", "lora") and args.sharding == "zero3"
     for dest, flag, default in _ZERO3_FLAGS:
         if getattr(args, dest) is _NOT_GIVEN:
             setattr(args, dest, default)
         elif not zero3:
             raise CliError(_("{flag}: {problem}").format(flag=flag, problem=_(
-                "this DeepSpeed ZeRO-3 setting applies to full training with sharding zero3; leave it out.")))
+                "this DeepSpeed ZeRO-3 setting applies to full training or LoRA with sharding zero3; leave it out.")))
 
 
 def _elements(text: str) -> int | None:

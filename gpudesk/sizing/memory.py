@@ -124,8 +124,8 @@ class MemoryWorkload:
         zero3_max_reuse_distance, zero3_max_live_parameters, zero3_prefetch_bucket, zero3_persistence_threshold,
             zero3_reduce_bucket: DeepSpeed ZeRO-3's ``stage3_max_reuse_distance``, ``stage3_max_live_parameters``,
             ``stage3_prefetch_bucket_size``, ``stage3_param_persistence_threshold`` and ``reduce_bucket_size`` in
-            elements (None: Hugging Face's ``"auto"`` fill from the hidden size), full training under
-            ``sharding="zero3"`` (:mod:`gpudesk.sizing.zero3_params`).
+            elements (None: Hugging Face's ``"auto"`` fill from the hidden size), full training or LoRA (the
+            frozen base is gathered the same way) under ``sharding="zero3"`` (:mod:`gpudesk.sizing.zero3_params`).
         bnb_fp32_compute: inference of bitsandbytes 4-bit weights whose layers compute in fp32
             (``BitsAndBytesConfig`` without ``bnb_4bit_compute_dtype``; :mod:`gpudesk.sizing.bnb_compute`).
         embeddings_on_host: inference that keeps the input embedding table in host memory (ExLlama's device map).
@@ -409,7 +409,7 @@ ZERO3_SETTINGS = ("zero3_max_reuse_distance", "zero3_max_live_parameters", "zero
 
 def zero3_settings(w: MemoryWorkload) -> Zero3Settings:
     """The DeepSpeed ZeRO-3 settings of ``w``, checked; refused away from their defaults unless ``w`` is full
-    training under DeepSpeed ZeRO-3 (PyTorch FSDP has none of them).
+    training or LoRA under DeepSpeed ZeRO-3 (PyTorch FSDP has none of them).
 
     Raises:
         SizingError: a setting that is not a positive whole number, or one given where nothing reads it.
@@ -420,9 +420,9 @@ def zero3_settings(w: MemoryWorkload) -> Zero3Settings:
         if value is not None and not (type(value) is int and 0 <= value <= 10**13):
             raise SizingError(name, _("must be a whole number of elements from 0 to 1e13, got {value}.").format(
                 value=value))
-        if value != getattr(defaults, name) and not (w.mode == "train" and w.sharding == "zero3"):
-            raise SizingError(name, _("this DeepSpeed ZeRO-3 setting applies to full training with sharding zero3; "
-                                      "leave it out."))
+        if value != getattr(defaults, name) and not (w.mode in ("train", "lora") and w.sharding == "zero3"):
+            raise SizingError(name, _(
+                "this DeepSpeed ZeRO-3 setting applies to full training or LoRA with sharding zero3; leave it out."))
     return Zero3Settings(max_reuse_distance=w.zero3_max_reuse_distance,
                          max_live_parameters=w.zero3_max_live_parameters,
                          prefetch_bucket_size=w.zero3_prefetch_bucket,
@@ -484,4 +484,5 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
         double_quant=w.double_quant, fsdp_version=w.fsdp_version, lora_kernels=w.lora_kernels,
         tensor_parallel=w.tensor_parallel, sequence_parallel=w.sequence_parallel,
         base_weights=w.base_weights, modules_to_save=tuple(w.modules_to_save), loss_vocab_chunk=_vocab_chunk(w),
+        zero3=zero3,
     )

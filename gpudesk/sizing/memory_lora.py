@@ -86,6 +86,7 @@ from gpudesk.sizing.memory_train import (
 from gpudesk.sizing.optimizers import optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.zero3_params import Zero3Settings, zero3_frozen_gathered_bytes
 
 LORA_MODES = ("lora", "qlora")
 ROW_PARALLEL_MODULES = ("o_proj", "down_proj")  # Megatron RowParallelLinear: the input dimension is split
@@ -213,6 +214,7 @@ def lora_memory(
     base_weights: str = "precision",
     modules_to_save: tuple[str, ...] = (),
     loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
+    zero3: Zero3Settings | None = None,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -280,6 +282,9 @@ def lora_memory(
     else:
         base = spec.params * base_bytes_per_param / t
     gathered = 0.0
+    # FSDP MixedPrecision / DeepSpeed gather the compute dtype: 2 bytes unless training in fp32.
+    compute_bytes = 4.0 if precision == "fp32" else 2.0
+    deepspeed_zero3 = sharding_name == "zero3" and kind == "lora" and not int8_base and not fp32_base
     adapters = trainable * per_trainable
     if stage in ("zero1", "zero2") and dp > 1 or off == "optimizer":
         # ZeRO-1/2 partition the adapters' master weights and optimizer states (ZeRO-2 their gradients too) over
@@ -297,9 +302,15 @@ def lora_memory(
         adapters /= dp
         resident_at_load /= dp
         blocks = 2 * (spec.params - spec.embedding_params) / max(1, spec.layers or 1) / t
-        # FSDP MixedPrecision / DeepSpeed gather the compute dtype: 2 bytes unless training in fp32.
-        compute_bytes = 4.0 if precision == "fp32" else 2.0
         gathered = blocks * (weight_bits_per_param(nf4_format) / 8 if kind == "qlora" else compute_bytes)
+    zero3_gathered = 0.0
+    if deepspeed_zero3 and (dp > 1 or off == "all"):
+        # DeepSpeed ZeRO-3 gathers a frozen 16/32-bit base through the same coordinator as a trained one
+        # (gpudesk.sizing.zero3_params.zero3_frozen_gathered_bytes): its live window and reuse distance, not two
+        # FSDP blocks; with the parameters offloaded (``offload_param``) the gathered copies are on the GPU also
+        # on one GPU, where the base is not divided.
+        gathered = zero3_gathered = zero3_frozen_gathered_bytes(spec, zero3 or Zero3Settings(), compute_bytes,
+                                                                recompute != "none", t)
     root_bytes = 0.0
     if fsdp_version == 1 and sharding == "fsdp" and g > 1:
         root_bytes = (keep_bytes if kind == "qlora" else base_bytes_per_param) * spec.embedding_params
@@ -370,6 +381,15 @@ def lora_memory(
         (_("activations are not reduced by LoRA"), "oom.md 1.2; Korthikanti et al. 2022 Table 2"),
         loss_assumption(loss, loss_vocab_chunk, spec.vocab_size, t),
     ]
+    if zero3_gathered:
+        reuse, live, prefetch, persist, reduce = (zero3 or Zero3Settings()).resolved(spec.hidden_size or 0)
+        assumptions.append((_("DeepSpeed ZeRO-3 gathers each module's parameters as it runs, {gib:.2f} GiB at the peak "
+                              "with the reduce bucket: max reuse distance {reuse:,}, max live parameters {live:,}, "
+                              "prefetch bucket {prefetch:,}, persistence threshold {persist:,}, reduce bucket "
+                              "{reduce:,} elements").format(gib=zero3_gathered / 2**30, reuse=reuse, live=live,
+                                                            prefetch=prefetch, persist=persist, reduce=reduce),
+                            "deepspeed/runtime/zero/partitioned_param_coordinator.py, stage3.py (v0.13.1); "
+                            "gpudesk.sizing.zero3_params"))
     if t > 1:
         assumptions.append((_("tensor parallel {tp}: each rank holds 1/{tp} of the frozen base and {trainable:,} "
                               "adapter parameters; activations and logits split as in full training").format(

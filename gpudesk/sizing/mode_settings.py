@@ -43,8 +43,13 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
     )},
     **{name: FULL_TRAINING for name in (
         "optimizer_in_backward", "sp_gathered_inputs", "fsdp1_no_sync", "fsdp_root_only",
-        "ddp_bucket_view", "fp32_grad_buffer", "context_parallel", "zero3_max_reuse_distance", "zero3_max_live_parameters",
-        "zero3_prefetch_bucket", "zero3_persistence_threshold", "zero3_reduce_bucket",
+        "ddp_bucket_view", "fp32_grad_buffer", "context_parallel",
+    )},
+    # DeepSpeed ZeRO-3's coordinator gathers a frozen LoRA base as it gathers a trained model
+    # (gpudesk.sizing.zero3_params.zero3_frozen_gathered_bytes); QLoRA's 4-bit base is not modelled through it.
+    **{name: ("train", "lora") for name in (
+        "zero3_max_reuse_distance", "zero3_max_live_parameters", "zero3_prefetch_bucket", "zero3_persistence_threshold",
+        "zero3_reduce_bucket",
     )},
     # Full training's pipeline schedules, and inference's layer split (gpudesk.sizing.layer_split).
     "pipeline_parallel": FULL_TRAINING + INFERENCE,

@@ -144,3 +144,19 @@ def zero3_gathered_bytes(spec: ModelSpec, settings: Zero3Settings, param_bytes: 
     gathered = peak_gathered_params(spec, settings, recompute, tensor_parallel) + persistent_params(
         spec, settings, tensor_parallel)
     return gathered * param_bytes + (largest_module + reduce) * grad_bytes
+
+
+def zero3_frozen_gathered_bytes(spec: ModelSpec, settings: Zero3Settings, param_bytes: float, recompute: bool,
+                                tensor_parallel: int = 1) -> float:
+    """Bytes ZeRO-3 holds beyond the partitions when the base is frozen (LoRA): the same gathered and persistent
+    parameters as :func:`zero3_gathered_bytes` (``Init`` partitions every parameter, trained or not, and the
+    coordinator fetches a module's parameters whatever their ``requires_grad``), and the reduce bucket, which
+    ``DeepSpeedZeroOptimizer_Stage3._setup_for_real_optimizer`` allocates on the GPU (``torch.empty(
+    self.reduce_bucket_size, dtype=self.dtype, device=current_device_name())`` when ``contiguous_gradients``,
+    DeepSpeed's default) also when the optimizer is offloaded and only adapters are trained. No frozen module has
+    a gradient to reduce, so none is counted beside the bucket.
+    https://github.com/deepspeedai/DeepSpeed/blob/v0.13.1/deepspeed/runtime/zero/stage3.py"""
+    _reuse, _live, _prefetch, _persist, reduce = settings.resolved(spec.hidden_size or 0)
+    gathered = peak_gathered_params(spec, settings, recompute, tensor_parallel) + persistent_params(
+        spec, settings, tensor_parallel)
+    return (gathered + reduce) * param_bytes

@@ -102,3 +102,17 @@ def test_zero3_assumption_names_the_settings_it_used(capsys: pytest.CaptureFixtu
     assert f"{per_gpu['breakdown_bytes']['gathered_layers'] / 2**30:.2f} GiB" in note
     zero2 = _json(args[:5] + ["zero2", "--gpus", "8"], capsys)["per_gpu"]["assumptions"]
     assert not any(a["assumption"].startswith("DeepSpeed ZeRO-3 gathers") for a in zero2)
+
+
+def test_zero3_flags_apply_to_lora_and_not_qlora(capsys: pytest.CaptureFixture[str]) -> None:
+    # PEFT issue 779: bloomz-7b1 LoRA under ZeRO-3 with offload; the frozen base is gathered by DeepSpeed's coordinator.
+    bloomz = ["--config", str(CONFIGS / "bloomz-7b1.config.json"), "--precision", "fp32", "--gpus", "6",
+              "--sharding", "zero3", "--offload", "all", "--seq", "64", "--batch", "8", "--lora-rank", "8",
+              "--lora-targets", "query_key_value", "--no-flash"]
+    base = _json(bloomz + ["--mode", "lora"], capsys)["per_gpu"]["breakdown_bytes"]["gathered_layers"]
+    bucket = _json(bloomz + ["--mode", "lora", "--zero3-reduce-bucket", "5e8"],
+                   capsys)["per_gpu"]["breakdown_bytes"]["gathered_layers"]
+    assert bucket - base == pytest.approx(4 * (5e8 - 4096 * 4096), rel=1e-6)
+    err = _error(bloomz[:2] + ["--mode", "qlora", "--gpus", "6", "--sharding", "zero3", "--zero3-reduce-bucket", "5e8"],
+                 capsys)
+    assert "--zero3-reduce-bucket:" in err
