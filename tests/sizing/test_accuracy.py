@@ -83,6 +83,7 @@ FRESH28 = CASES.with_name("measured_peaks_fresh28.jsonl")
 FRESH29 = CASES.with_name("measured_peaks_fresh29.jsonl")
 FRESH30 = CASES.with_name("measured_peaks_fresh30.jsonl")
 FRESH31 = CASES.with_name("measured_peaks_fresh31.jsonl")
+FRESH32 = CASES.with_name("measured_peaks_fresh32.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -215,7 +216,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15}
 # Held-out rows whose typed flags the estimator refuses, by set. fresh-17 had one at its first score (ChatGLM3's
 # --lora-targets query_key_value); family module names are accepted since (gpudesk.sizing.lora_modules), and that
 # row is within 15 %: 46/63 (all-linear on Qwen v1 now adapts the fused c_attn, 1.8B LoRA seq 4096 0.85 -> 0.84).
@@ -288,6 +289,8 @@ SHARED_PAGES = {
     ("fresh-30", FRESH30, "fresh30-2026-12-06", 42),
     # fresh-31: collected while the model stood at memfix24 (no builder changed it), scored once after they merged (1/3 supported within 15 %, median 15.7 %).
     ("fresh-31", FRESH31, "fresh31-2026-12-06", 11),
+    # fresh-32: collected while memfix25 was written, scored once after they merged (11/44 supported within 15 %, median 27.6 %).
+    ("fresh-32", FRESH32, "fresh32-2026-12-06", 59),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
