@@ -941,7 +941,16 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         if dp_expert > 1 and sh.expert_params_total:
             dp_bytes_expert += frozen_weight_gather_bytes(sh.expert_params_total / (s.ep * s.etp * s.pp), dp_expert,
                                                           weight_gathers=weight_gathers)
+    # Forward weight gathers: one of the (n-1)/n x P x 2 byte units above, per sharded group (trainable and frozen).
+    forward_gather_bytes = 0.0
+    if sharding == "fsdp":
+        units = [(dense_params_gpu, dp_dense), (expert_params_gpu, dp_expert)]
+        if s.adapter_params:
+            units += [((spec.params + sh.extra_dense_params - own_experts) / (s.tp * s.pp), dp_dense),
+                      (sh.expert_params_total / (s.ep * s.etp * s.pp), dp_expert)]
+        forward_gather_bytes = sum(2.0 * (n - 1) / n * p for p, n in units if n > 1 and p)
     gathers = micro_batches if sharding == "fsdp" else 1  # FSDP re-gathers the weights for every micro-batch
+    total_bytes = dp_bytes + dp_bytes_expert
     t_dp_dense = ring_link(intra, inter, node, s.tp * s.cp, dp_dense).seconds(dp_bytes * gathers, hops=2 * dp_dense)
     t_dp_expert = ring_link(intra, inter, node, s.ep * s.etp, dp_expert).seconds(dp_bytes_expert * gathers,
                                                                                  hops=2 * dp_expert)
@@ -949,8 +958,20 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         # Each layer's gather and reduce-scatter run in that layer's own turn (Framework.hides_sharded_gathers).
         exposed_dp = t_dp_dense + t_dp_expert
     elif sharding == "fsdp":
-        # FSDP prefetches the next layer's gather under all the compute of the step.
-        exposed_dp = max(0.0, t_dp_dense + t_dp_expert - micro_batches * t_compute)
+        # FSDP prefetches one block ahead within each pass: in forward the next block's all-gather runs on its own
+        # stream under the current block's forward ("implicit forward prefetching", PyTorch docs notes/fsdp.rst
+        # "FSDP Prefetch Nuances"); in backward the previous block's all-gather (explicit prefetching in reverse
+        # post-forward order, pytorch/pytorch PR 128884) and the reduce-scatter of the block just done run under the
+        # current block's backward (FSDP2 RFC, pytorch/pytorch issue 114299). So the forward's gathers hide only
+        # under forward compute, the backward's gathers and reduce-scatters only under backward compute (its
+        # recomputed forward included): a pass whose traffic outlasts its own compute exposes the excess, even where
+        # the step's traffic is less than the step's compute (an MoE model sharded without expert parallelism
+        # gathers all its experts for a forward that computes only the routed few).
+        t_forward = t_compute * 2 / (per_param + (2 if s.recompute == "full" else 0))
+        t_sharded = t_dp_dense + t_dp_expert
+        forward_share = forward_gather_bytes / total_bytes if total_bytes > 0 else 0.0
+        exposed_dp = (max(0.0, t_sharded * forward_share - micro_batches * t_forward)
+                      + max(0.0, t_sharded * (1 - forward_share) - micro_batches * (t_compute - t_forward)))
     elif fw.reduces_after_backward and s.sharding in SYNC_AT_BOUNDARY_SHARDINGS:
         exposed_dp = t_dp_dense + t_dp_expert
     else:
