@@ -189,7 +189,7 @@ import re
 from dataclasses import dataclass
 
 from gpudesk.i18n import N_
-from gpudesk.oom import exit_marks, library_words, limit_words, pool_words, vgpu_words
+from gpudesk.oom import exit_marks, library_words, limit_words, need_have, pool_words, vgpu_words
 
 PiB = 1024**5
 # A request no machine could serve: above the memory of any single system, device and host together (the largest
@@ -533,6 +533,18 @@ _BARE_BUS_ERROR = re.compile(r"^\s{0,8}(?:\S{1,200}:\s{1,4}(?:line \d{1,7}:\s{1,
 # /dev/shm (torch/utils/data/dataloader.py, _MultiProcessingDataLoaderIter._try_get_data), so a page there that the
 # kernel could not back is the reading, with or without the hint that follows.
 _WORKER_BUS_ERROR = re.compile(r"\bworker\b[^\n]{0,80}?\bkilled by signal:?\s{0,3}bus error", re.IGNORECASE)
+
+
+# A process ended by SIGBUS (signal 7 on Linux, signal(7)) as a launcher or Python reports it, with nothing else said:
+# Python's subprocess gives a child killed by signal N the return code -N (docs.python.org, "subprocess.Popen.
+# returncode"), which DeepSpeed's launcher prints ("exits with return code = -7", deepspeed/launcher/launch.py,
+# ``sigkill_handler``) and torch.distributed's elastic agent as "exitcode: -7" (torch/distributed/elastic/
+# multiprocessing/errors); "<Signals.SIGBUS: 7>" and "signal 7 (SIGBUS)" name it. In a training job the page that
+# could not be backed is almost always one of /dev/shm's (the DataLoader workers' batches, NCCL's segments; Docker
+# gives a container 64 MiB of it), as the shell's bare "Bus error" (deepspeedai/DeepSpeed#4002: --shm-size fixed it;
+# zai-org/VisualGLM-6B#295: host memory).
+_SIGBUS_EXIT = re.compile(r"return code\s{0,2}=\s{0,2}-7(?!\d)|exit ?code\s{0,2}:?\s{0,2}-7(?!\d)|<Signals\.SIGBUS: 7>|"
+                          r"\bsignal 7 \(SIGBUS\)|\bSIGBUS\b", re.IGNORECASE)
 
 
 def bare_bus_error(text: str) -> bool:
@@ -1202,7 +1214,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if _WSL_RESIDENCY.search(text):
         return "wsl_residency"
     if ("bus error" in low and any(w in low for w in _DEV_SHM_WORDS)) or _BARE_BUS_ERROR.search(text) or \
-            _WORKER_BUS_ERROR.search(low) or (
+            _WORKER_BUS_ERROR.search(low) or _SIGBUS_EXIT.search(text) or (
             "no space left on device" in low and "/torch_" in low) or any(w in low for w in _TORCH_SHM_FILE):
         return "dev_shm"
     if any(w in low for w in _SHM_SEGMENT_WORDS) or ("posix_fallocate failed" in low and "nccl" in low) or (
@@ -1215,6 +1227,12 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "dev_shm"
     if exit_marks.worker_exit_in_container(text):
         return "worker_exit_shm"
+    # A need above what there was, in a sentence that places the memory in /dev/shm or the host (gpudesk.oom.need_have).
+    stated = need_have.find(text)
+    if stated is not None and stated.place == "shared_memory":
+        return "dev_shm"
+    if stated is not None and stated.place == "host":
+        return "host_ram"
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \

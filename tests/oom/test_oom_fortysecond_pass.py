@@ -1,0 +1,115 @@
+"""Forty-second pass (issue 28, fresh-42's texts the doctor did not find, and the groups their text decides).
+
+Each reading is the runtime's own wording or figures, read from its source:
+
+* A need and what there was, side by side in one sentence about memory (gpudesk.oom.need_have), in any wording: the
+  ZED SDK's "(630MB vs 562MB)" pair after "required ... free memory", Ray's plasma store "The request is for N bytes,
+  and the amount available is M bytes" (src/ray/object_manager/plasma/store_runner.cc), vLLM's "N out of the M total
+  CPU memory" refused as too large (vllm/config.py, CacheConfig.verify_with_parallel_config). Where the sentence places
+  the memory (/dev/shm, CPU/system memory) it is not the device's.
+* A process ended by SIGBUS as a launcher reports it (Python's return code -7: DeepSpeed's "exits with return code =
+  -7"): the shared-memory filesystem, as the shell's bare "Bus error".
+* zsh's job line "[1] N killed  python ..." glued to a progress bar: the OOM killer, as without the bar.
+
+Every text is a real message quoted from the public thread named in its comment.
+"""
+
+from __future__ import annotations
+
+from gpudesk.oom import diagnose_text
+
+# https://github.com/stereolabs/zed-sdk/issues/359 (body tracking on a 2 GB GeForce MX130)
+ZED_359 = ("[ZED][Object Detection] Please wait while the AI model is being optimized for your graphics card\n"
+           " This operation will be run only once and may take a few minutes  |[ZED][Object Detection] Required memory "
+           "for Object detection optimization is too high for the current free memory (630MB vs 562MB)\n"
+           "[ZED][Object Detection] Required memory for Object detection optimization is too high for the current free "
+           "memory (630MB vs 562MB)\n Done[ZED] [Object Detection] MODEL_NOT_FOUND")
+
+# https://github.com/gpustack/gpustack/issues/5014 (vLLM with Ray on Ascend NPUs inside GPUStack's container)
+GPUSTACK_5014 = (
+    "[2026-03-25 05:44:29,435 W 39 39] (raylet) store_runner.cc:83: System memory request exceeds memory available in "
+    "/dev/shm. The request is for 10200547328 bytes, and the amount available is 9663676416 bytes.\nYou may be able to "
+    "free up space by deleting files in /dev/shm. If you are inside a Docker container, you may need to pass an "
+    "argument with the flag '--shm-size' to 'docker run'.")
+
+# https://github.com/Ksuriuri/index-tts-vllm/issues/99 (vLLM's default 4 GiB swap space on a 4.3 GiB host)
+INDEX_TTS_99 = ("ValueError: Too large swap space. 4.00 GiB out of the 4.30 GiB total CPU memory is allocated for the "
+                "swap space.")
+
+# https://github.com/deepspeedai/DeepSpeed/issues/4002 (the issue title; 64 MB of /dev/shm in Docker)
+DEEPSPEED_4002 = '[BUG] Have "exits with return code = -7" without any error message'
+
+# https://github.com/zai-org/VisualGLM-6B/issues/295 (the post's sentence)
+VISUALGLM_295 = "使用命令bash finetune/finetune_visualglm.sh进行微调，最后程序直接exits with return code=-7退出了，没法进行错误溯源，求大佬解答"
+
+# https://github.com/baichuan-inc/Baichuan2/issues/138 (the loader killed at 0 of 3 shards)
+BAICHUAN2_138 = ("pip install xformers.\nLoading checkpoint shards:   0%|                                        "
+                 "| 0/3 [00:00<?, ?it/s][1]    26478 killed     python test.py")
+
+
+def test_need_and_free_pair_is_an_oom_with_its_figures() -> None:
+    d = diagnose_text(ZED_359)
+    assert d.found_oom
+    assert d.report.requested_bytes == 630 * 1024**2
+    assert d.report.device is not None and d.report.device.free_bytes == 562 * 1024**2
+    assert d.causes[0].id == "genuine_shortage"
+    assert d.causes[0].fix
+
+
+def test_need_below_free_is_not_a_refusal() -> None:
+    # The same sentence with the need the smaller: nothing was refused.
+    assert not diagnose_text("Required memory for optimization is lower than the current free memory (530MB vs 562MB)"
+                             ).found_oom
+
+
+def test_request_above_dev_shm_is_shared_memory_not_the_device() -> None:
+    d = diagnose_text(GPUSTACK_5014)
+    top = d.causes[0]
+    assert d.found_oom and top.id == "not_capacity"
+    assert top.evidence["not_capacity_kind"] == "dev_shm"
+    assert "--shm-size" in top.fix or "shm-size" in " ".join(top.checks)
+    # Not a device figure: /dev/shm's free space is not the GPU's.
+    assert d.report.device is None or d.report.device.free_bytes is None
+
+
+def test_request_within_what_is_available_is_not_a_refusal() -> None:
+    text = GPUSTACK_5014.replace("10200547328 bytes, and", "1020054732 bytes, and")
+    assert not diagnose_text(text).found_oom
+
+
+def test_part_of_host_memory_refused_as_too_large_is_host_ram() -> None:
+    d = diagnose_text(INDEX_TTS_99)
+    top = d.causes[0]
+    assert d.found_oom and top.id == "not_capacity"
+    assert top.evidence["deciding_check"] == "host_ram"
+
+
+def test_part_of_total_without_a_refusal_is_not_an_oom() -> None:
+    # A report of a share with no word that refuses it: nothing failed.
+    assert not diagnose_text("4.00 GiB out of the 16.00 GiB total CPU memory is allocated for the swap space.").found_oom
+
+
+def test_launcher_return_code_minus_seven_is_a_bus_error_in_shared_memory() -> None:
+    for text in (DEEPSPEED_4002, VISUALGLM_295):
+        d = diagnose_text(text)
+        top = d.causes[0]
+        assert d.found_oom and top.id == "not_capacity", text
+        assert top.evidence["not_capacity_kind"] == "dev_shm"
+        assert top.checks[0].startswith("df -h /dev/shm")
+
+
+def test_other_negative_return_codes_are_not_sigbus() -> None:
+    assert diagnose_text('exits with return code = -11').causes[0].evidence.get("not_capacity_kind") != "dev_shm"
+    assert diagnose_text('exits with return code = -70').causes[0].evidence.get("not_capacity_kind") != "dev_shm"
+
+
+def test_zsh_job_killed_after_a_progress_bar_is_the_oom_killer() -> None:
+    d = diagnose_text(BAICHUAN2_138)
+    top = d.causes[0]
+    assert d.found_oom and top.id == "not_capacity"
+    assert top.evidence["deciding_check"] == "host_ram"
+
+
+def test_progress_bar_then_a_job_done_line_is_not_a_kill() -> None:
+    text = BAICHUAN2_138.replace("killed     python", "done     python")
+    assert not diagnose_text(text).found_oom
