@@ -1110,11 +1110,23 @@ _STARTUP_POOL = (("amrex", ("amrex_arena.cpp", "amrex::arena")),
                  ("taichi", ("initialize_runtime_system", "ti.init(")))
 
 
+# Taichi's CUDA backend asks the driver itself (cuMemAlloc) only for that up-front pool: fields are then carved from the
+# pool by Taichi's own allocator, whose exhaustion it words as "Out of CUDA pre-allocated memory" (taichi/runtime/llvm/
+# runtime_module/runtime.cpp; the pool itself from LlvmRuntimeExecutor / Program::initialize_runtime_system through
+# CUDADriver's malloc, taichi/rhi/cuda/cuda_driver.h, whose failures read "CUDA Error CUDA_ERROR_OUT_OF_MEMORY: out of
+# memory while calling malloc (cuMemAlloc_v2)"). Such a failure with no Python traceback of the program (nothing of
+# its own had run: taichi#765, a second Taichi program started beside the first) is the pool's reservation at start.
+_TAICHI_DRIVER_MALLOC = re.compile(r"while calling malloc \(cumemalloc(?:_v2)?\)")
+_PY_TRACEBACK = "traceback (most recent call last)"
+
+
 def startup_pool_runtime(low: str) -> str | None:
     """The runtime whose start-up pool a (lower-cased, flattened) out-of-memory text names (``_STARTUP_POOL``)."""
     for runtime, words in _STARTUP_POOL:
         if runtime in low and any(w in low for w in words):
             return runtime
+    if "taichi" in low and _TAICHI_DRIVER_MALLOC.search(low) and _PY_TRACEBACK not in low:
+        return "taichi"
     return None
 
 

@@ -10,6 +10,12 @@ Each reading is the runtime's own wording or figures, read from its source:
 * A process ended by SIGBUS as a launcher reports it (Python's return code -7: DeepSpeed's "exits with return code =
   -7"): the shared-memory filesystem, as the shell's bare "Bus error".
 * zsh's job line "[1] N killed  python ..." glued to a progress bar: the OOM killer, as without the bar.
+* A runtime's memory status printout (CUDA.jl's memory_status, src/pool.jl): "memory usage: P% (U/T)" is the device's
+  used and total memory, "pool usage: A (R reserved)" the pool's live and held memory, "usage: U (capped at C)" the
+  cap the runtime was started with; an allocator at its cap with the device free is the cap's refusal.
+* A garbage collection at the failed allocation that freed a quarter of the device or more (CUDA.jl's retry_reclaim,
+  "running a quick GC (freed N)"): arrays no longer used held the device until collected (``leak``).
+* Taichi's driver malloc (cuMemAlloc) failing with no Python traceback of the program: its up-front pool at start.
 
 Every text is a real message quoted from the public thread named in its comment.
 """
@@ -113,3 +119,81 @@ def test_zsh_job_killed_after_a_progress_bar_is_the_oom_killer() -> None:
 def test_progress_bar_then_a_job_done_line_is_not_a_kill() -> None:
     text = BAICHUAN2_138.replace("killed     python", "done     python")
     assert not diagnose_text(text).found_oom
+
+
+# https://github.com/JuliaGPU/CUDA.jl/issues/579 (a maintainer quoting a user's OOM; JULIA_CUDA_MEMORY_LIMIT of 14 GiB)
+CUDAJL_579 = ("Out of GPU memory trying to allocate 8.016 MiB\nEffective GPU memory usage: 91.54% (14.446 GiB/15.782 GiB)\n"
+              "CUDA allocator usage: 13.984 GiB (capped at 14.000 GiB)\nbinned usage: 15.141 KiB (15.141 KiB allocated, "
+              "0 bytes cached)\nDiscrepancy of 13.984 GiB between memory pool and allocator!")
+
+# https://github.com/JuliaGPU/CUDA.jl/issues/2197 (Flux training; a try/catch kept earlier iterations' arrays alive)
+CUDAJL_2197 = ("[ Info: starting training\nEffective GPU memory usage: 99.55% (11.688 GiB/11.741 GiB)\n"
+               "Memory pool usage: 8.505 GiB (10.406 GiB reserved)\nWARNING: CUDA memory allocation failed; attempting to "
+               "free up memory...\n... waiting for pending frees (freed 0 bytes)\n... waiting for all pending frees (freed "
+               "0 bytes)\n... running a quick GC (freed 8.292 GiB)\nEffective GPU memory usage: 99.55% (11.688 GiB/11.741 "
+               "GiB)\nMemory pool usage: 8.492 GiB (10.406 GiB reserved)")
+
+# https://github.com/QuantumSavory/QuantumClifford.jl/issues/164 (CUDA.memory_status() after a benchmark run)
+QUANTUMCLIFFORD_164 = ("Effective GPU memory usage: 99.71% (5.782 GiB/5.799 GiB)\n"
+                       "Memory pool usage: 2.852 GiB (5.656 GiB reserved)")
+
+# https://github.com/taichi-dev/taichi/issues/765 (two Taichi programs started at once on a card without unified memory)
+TAICHI_765 = ("(glew) [bate@archit taichi]$ p multirestart.my.py & p multirestart.my.py  \n[1] 5805\n"
+              "[Taichi] mode=development\n[Taichi] mode=development\n[Taichi] preparing sandbox at /tmp/taichi-vs1ag8qy\n"
+              "[Taichi] sandbox prepared\n[Taichi] <dev mode>, supported archs: [cpu, cuda, opengl], commit 2ffc1e55, "
+              "python 3.8.2\n[E 04/13/20 22:57:47.637] [cuda_driver.h:operator()@66] CUDA Error "
+              "CUDA_ERROR_OUT_OF_MEMORY: out of memory while calling malloc (cuMemAlloc_v2)")
+
+
+def test_memory_status_printout_gives_device_and_pool_figures() -> None:
+    d = diagnose_text(QUANTUMCLIFFORD_164)
+    assert d.found_oom
+    dev = d.report.device
+    assert dev is not None
+    assert dev.total_bytes == int(5.799 * 1024**3)
+    assert dev.free_bytes == int(5.799 * 1024**3) - int(5.782 * 1024**3)
+    assert dev.allocated_bytes == int(2.852 * 1024**3) and dev.reserved_bytes == int(5.656 * 1024**3)
+
+
+def test_allocator_at_its_cap_with_the_device_free_is_the_cap() -> None:
+    d = diagnose_text(CUDAJL_579)
+    top = d.causes[0]
+    assert top.id == "per_process_cap"
+    assert "JULIA_CUDA_MEMORY_LIMIT" in top.fix and "set_per_process_memory_fraction" not in top.fix
+
+
+def test_allocator_far_below_its_cap_is_not_the_cap() -> None:
+    text = CUDAJL_579.replace("CUDA allocator usage: 13.984 GiB", "CUDA allocator usage: 6.984 GiB")
+    assert diagnose_text(text).causes[0].id != "per_process_cap"
+
+
+def test_large_collection_at_the_failure_is_arrays_left_to_the_collector() -> None:
+    d = diagnose_text(CUDAJL_2197)
+    top = d.causes[0]
+    assert top.id == "leak"
+    assert top.evidence["gc_freed_bytes"] == int(8.292 * 1024**3)
+    assert "unsafe_free!" in top.fix
+
+
+def test_small_collection_at_the_failure_is_not_a_leak() -> None:
+    text = CUDAJL_2197.replace("freed 8.292 GiB", "freed 0.292 GiB")
+    assert diagnose_text(text).causes[0].id != "leak"
+
+
+def test_taichi_driver_malloc_at_start_is_its_up_front_pool() -> None:
+    d = diagnose_text(TAICHI_765)
+    top = d.causes[0]
+    assert top.id == "preallocation"
+    assert "device_memory_fraction" in top.fix or "device_memory_GB" in top.fix
+
+
+def test_taichi_driver_malloc_under_a_python_traceback_is_not_the_start() -> None:
+    # The same driver failure raised inside the program's own call (its traceback through Taichi's package): not the
+    # start-up reservation.
+    text = ("Traceback (most recent call last):\n  File \"run.py\", line 9, in <module>\n    x = ti.ndarray(ti.f32, n)\n"
+            "  File \"/usr/lib/python3/site-packages/taichi/lang/_ndarray.py\", line 40, in __init__\n"
+            + TAICHI_765.rsplit("\n", 1)[1])
+    assert "taichi" in text
+    assert diagnose_text(text).causes[0].id != "preallocation"
+    assert diagnose_text(TAICHI_765.replace("\n[1] 5805", "\n[1] 5805\nTraceback (most recent call last):")
+                         ).causes[0].id != "preallocation"

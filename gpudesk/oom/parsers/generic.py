@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from gpudesk.oom import need_have
+from gpudesk.oom.parsers import pool_status
 from gpudesk.oom.parsers.units import MAX_DIGITS
 from gpudesk.oom.report import MemoryReport
 from gpudesk.i18n import N_
@@ -1023,8 +1024,11 @@ def parse(text: str, report: MemoryReport) -> bool:
             report.framework = report.framework if report.framework != "unknown" else "llamacpp"
             report.missing.append(N_("the reason the model failed to load (the runtime's log)"))
             return True
-        described = memory_report(text)
+        status = pool_status.read(text)
+        described = memory_report(text) or ("usage" if status is not None and status.used_bytes is not None else None)
         if described is not None:
+            if status is not None:
+                _fill_status(report, status)
             # Memory held or growing, described without a failure: the rules read the figures and words.
             report.kind = "memory_report"
             report.parsed["memory_report"] = described
@@ -1043,6 +1047,9 @@ def parse(text: str, report: MemoryReport) -> bool:
         if request is not None:
             report.requested_bytes = request
             parsed.setdefault("requested_bytes", request)
+    status = pool_status.read(text)
+    if status is not None:
+        _fill_status(report, status)
     if dev.total_bytes is None and ex.total_bytes is not None:
         dev.total_bytes = ex.total_bytes
         parsed.setdefault("total_capacity_bytes", ex.total_bytes)
@@ -1054,3 +1061,17 @@ def parse(text: str, report: MemoryReport) -> bool:
         if report.framework == "unknown" and ex.runtime:
             report.framework = ex.runtime
     return True
+
+
+def _fill_status(report: MemoryReport, status: pool_status.PoolStatus) -> None:
+    """The figures of a runtime's memory status printout (:mod:`.pool_status`) where nothing else gave them: the
+    device's total and free memory, its pool's allocated and reserved memory, and the pool's cap (a per-process limit,
+    ``allowed_bytes``)."""
+    dev = report.device or report.ensure_device(report.device_index)
+    for name, value in (("total_bytes", status.total_bytes), ("free_bytes", status.free_bytes),
+                        ("allocated_bytes", status.allocated_bytes), ("reserved_bytes", status.reserved_bytes),
+                        ("allowed_bytes", status.cap_bytes)):
+        if value is not None and getattr(dev, name) is None:
+            setattr(dev, name, value)
+    if status.cap_bytes is not None:
+        report.parsed.setdefault("allocator_cap_bytes", status.cap_bytes)
