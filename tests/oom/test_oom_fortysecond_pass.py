@@ -16,6 +16,10 @@ Each reading is the runtime's own wording or figures, read from its source:
 * A garbage collection at the failed allocation that freed a quarter of the device or more (CUDA.jl's retry_reclaim,
   "running a quick GC (freed N)"): arrays no longer used held the device until collected (``leak``).
 * Taichi's driver malloc (cuMemAlloc) failing with no Python traceback of the program: its up-front pool at start.
+* The driver API's page-locked host allocation (cuMemAllocHost) failing: pinned host memory, not the GPU.
+* "内存OOM" (RAM, with the English abbreviation) with no device word: host RAM, as "内存不足".
+* CUDA memory calls failing with "unknown error" and never with out-of-memory (cudaMemGetInfo allocates nothing): the
+  runtime cannot use the driver, the installation's check.
 
 Every text is a real message quoted from the public thread named in its comment.
 """
@@ -197,3 +201,54 @@ def test_taichi_driver_malloc_under_a_python_traceback_is_not_the_start() -> Non
     assert diagnose_text(text).causes[0].id != "preallocation"
     assert diagnose_text(TAICHI_765.replace("\n[1] 5805", "\n[1] 5805\nTraceback (most recent call last):")
                          ).causes[0].id != "preallocation"
+
+
+# https://github.com/heterodb/pg-strom/issues/215 (PG-Strom's DMA buffers on a Tesla K40c)
+PG_STROM_215 = ("LOG:  CUDA Runtime version: 7.5.0\nLOG:  NVIDIA driver version: 352.39\nLOG:  GPU0 Tesla K40c (2880 CUDA "
+                "cores, 745MHz), L2 1536KB, RAM 11519MB (384bits, 3004MHz), capability 3.5\nERROR:  failed on "
+                "cuMemAllocHost: CUDA_ERROR_OUT_OF_MEMORY - out of memory")
+
+# https://github.com/OpenGVLab/InternVL/issues/554 (the post's description; 115 GB of RAM, more than one worker)
+INTERNVL_554 = ("用5000w以上的数据微调8B的模型，batchsize设置为1， 当dataloader_num_workers设置为大于1的时候，到dataloader时出现内存OOM"
+                "错误；当dataloader_num_workers设置为0或者1的时候，可以正常训练;\n内存大小有115G，数据json在磁盘中大约有30G")
+
+# https://github.com/SPECFEM/specfem3d_globe/issues/617 (every rank's device-memory probe; CUDA 5.5)
+SPECFEM_617 = ("Error testing memory allocation on device failed\nError rank 1: cudaMalloc failed: unknown error\n"
+               "Error testing memory allocation on device failed\nError rank 2: cudaMalloc failed: unknown error\n"
+               "Error: cudaMemGetInfo fails, unknown error\nERROR: CUDA runtime error: cudaMalloc failed")
+
+
+def test_driver_api_pinned_host_allocation_is_pinned_memory() -> None:
+    top = diagnose_text(PG_STROM_215).causes[0]
+    assert top.id == "not_capacity"
+    assert top.evidence["deciding_check"] == "pin_memory"
+
+
+def test_driver_api_device_allocation_is_not_pinned_memory() -> None:
+    text = PG_STROM_215.replace("cuMemAllocHost", "cuMemAlloc")
+    assert diagnose_text(text).causes[0].evidence.get("deciding_check") != "pin_memory"
+
+
+def test_ram_oom_in_chinese_is_host_ram() -> None:
+    top = diagnose_text(INTERNVL_554).causes[0]
+    assert top.id == "not_capacity"
+    assert top.evidence["deciding_check"] == "host_ram"
+
+
+def test_video_memory_oom_in_chinese_is_not_host_ram() -> None:
+    # 显存 is the GPU's memory: "显存OOM" is not the host's.
+    top = diagnose_text(INTERNVL_554.replace("内存OOM", "显存OOM").replace("内存大小", "显存大小")).causes[0]
+    assert top.evidence.get("deciding_check") != "host_ram"
+
+
+def test_memory_calls_failing_with_unknown_error_are_the_installation() -> None:
+    top = diagnose_text(SPECFEM_617).causes[0]
+    assert top.id == "not_capacity"
+    assert top.evidence["not_capacity_kind"] == "runtime_unusable"
+    assert top.evidence["deciding_check"] == "driver_version"
+    assert "deviceQuery" in top.fix
+
+
+def test_memory_call_failing_with_out_of_memory_is_not_the_installation() -> None:
+    text = SPECFEM_617.replace("unknown error", "out of memory")
+    assert diagnose_text(text).causes[0].evidence.get("not_capacity_kind") != "runtime_unusable"
