@@ -35,6 +35,10 @@ import re
 # ``rate_fmt``), not only tqdm's default "it": HF datasets' ``map`` counts "examples" ("20891.13 examples/s]Killed",
 # Shark-NLP/DiffuSeq#64, its tokenising pass killed two thirds through), a download counts "B" or "MB".
 _KILLED_AFTER_BAR = re.compile(r"(?:[A-Za-z]{1,16}/s|s/[A-Za-z]{1,16})\]\s{0,3}Killed[!.]{0,3}[^\S\n]*$", re.MULTILINE)
+# The job line of zsh ("[1]    26478 killed     python test.py", signatures._SIGKILL) glued to a progress bar the same
+# way (baichuan-inc/Baichuan2#138, at 0/3 checkpoint shards).
+_JOB_KILLED_AFTER_BAR = re.compile(r"(?:[A-Za-z]{1,16}/s|s/[A-Za-z]{1,16})\]\s{0,3}\[\d{1,4}\][+-]?\s{1,8}\d{1,10}\s{1,8}"
+                                   r"killed\s", re.IGNORECASE)
 # The shell's "Killed" quoted as code in prose ("with message `killed`").
 _KILLED_AS_CODE = re.compile(r"`\s{0,2}killed\s{0,2}`", re.IGNORECASE)
 # Ollama's report of a runner that vanished without an error line of its own (module docstring).
@@ -102,7 +106,7 @@ def killed_without_error(text: str) -> bool:
     """The text shows a process ended by SIGKILL in one of the shapes of the module docstring (a "Killed" glued to a
     progress bar or quoted as code, Ollama's vanished runner, DeepSpeed's launcher after its host-memory line showed RAM
     nearly full or right after the checkpoint was read back)."""
-    return bool(_KILLED_AFTER_BAR.search(text) or _KILLED_AS_CODE.search(text) or _RUNNER_VANISHED.search(text)
+    return bool(_KILLED_AFTER_BAR.search(text) or _JOB_KILLED_AFTER_BAR.search(text) or _KILLED_AS_CODE.search(text) or _RUNNER_VANISHED.search(text)
                 or launcher_kill_with_full_host(text) or launcher_kill_after_checkpoint_read(text))
 
 

@@ -311,6 +311,7 @@ NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
     "ecc": N_("Uncorrectable ECC error"),
     "xid": N_("Driver lost the GPU (Xid)"),
     "driver_version": N_("Driver older than the CUDA runtime"),
+    "runtime_unusable": N_("CUDA runtime cannot use the driver"),
     "expandable_segments": N_("Expandable segments refused"),
     "buffer_limit": N_("Per-allocation buffer limit"),
     "va_reserve": N_("Virtual address reservation refused"),

@@ -81,6 +81,9 @@ of the message say so. Each signature names the mechanism and the one check that
 * ``driver_version``: ``CUDA driver version is insufficient for CUDA runtime version`` (error 35) and its
   relatives (803 "system has unsupported display driver / cuda driver combination", 804, and 100 "no CUDA-capable
   device is detected"): the toolkit the program was built with needs a newer driver, or CUDA could not start at all.
+* ``runtime_unusable``: a CUDA memory call (cudaMalloc, cudaMemGetInfo, cuMemAlloc) that failed with "unknown error"
+  (cudaErrorUnknown) and never with out-of-memory: the runtime cannot work with the driver (``_CUDA_CALL_UNKNOWN_ERROR``),
+  the driver's state read by the ``driver_version`` check.
 * ``expandable_segments``: ``CUDA driver error: out of memory`` is only formatted by ``C10_CUDA_DRIVER_CHECK``
   (``c10/cuda/driver_api.h``), which inside the caching allocator wraps the expandable-segment calls
   (``cuMemCreate``/``cuMemMap``/``cuMemSetAccess``) only; platforms without full virtual-memory support (Tegra,
@@ -189,7 +192,7 @@ import re
 from dataclasses import dataclass
 
 from gpudesk.i18n import N_
-from gpudesk.oom import exit_marks, library_words, limit_words, pool_words, vgpu_words
+from gpudesk.oom import exit_marks, library_words, limit_words, need_have, pool_words, vgpu_words
 
 PiB = 1024**5
 # A request no machine could serve: above the memory of any single system, device and host together (the largest
@@ -473,7 +476,7 @@ LIBRARY_CHECK = Check("driver_version",
                          "library cannot start whatever is free: install the matching cuDNN or update the driver. If "
                          "they match and nvidia-smi shows the GPU nearly full, it is memory."))
 
-NOT_CAPACITY = ("extension_arch", "dev_shm", "shm_segment", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "expandable_segments",
+NOT_CAPACITY = ("extension_arch", "dev_shm", "shm_segment", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "runtime_unusable", "expandable_segments",
                 "va_reserve", "buffer_limit", "pin_memory", "illegal_address")
 
 _XID = re.compile(r"\bXid\b")
@@ -535,6 +538,18 @@ _BARE_BUS_ERROR = re.compile(r"^\s{0,8}(?:\S{1,200}:\s{1,4}(?:line \d{1,7}:\s{1,
 _WORKER_BUS_ERROR = re.compile(r"\bworker\b[^\n]{0,80}?\bkilled by signal:?\s{0,3}bus error", re.IGNORECASE)
 
 
+# A process ended by SIGBUS (signal 7 on Linux, signal(7)) as a launcher or Python reports it, with nothing else said:
+# Python's subprocess gives a child killed by signal N the return code -N (docs.python.org, "subprocess.Popen.
+# returncode"), which DeepSpeed's launcher prints ("exits with return code = -7", deepspeed/launcher/launch.py,
+# ``sigkill_handler``) and torch.distributed's elastic agent as "exitcode: -7" (torch/distributed/elastic/
+# multiprocessing/errors); "<Signals.SIGBUS: 7>" and "signal 7 (SIGBUS)" name it. In a training job the page that
+# could not be backed is almost always one of /dev/shm's (the DataLoader workers' batches, NCCL's segments; Docker
+# gives a container 64 MiB of it), as the shell's bare "Bus error" (deepspeedai/DeepSpeed#4002: --shm-size fixed it;
+# zai-org/VisualGLM-6B#295: host memory).
+_SIGBUS_EXIT = re.compile(r"return code\s{0,2}=\s{0,2}-7(?!\d)|exit ?code\s{0,2}:?\s{0,2}-7(?!\d)|<Signals\.SIGBUS: 7>|"
+                          r"\bsignal 7 \(SIGBUS\)|\bSIGBUS\b", re.IGNORECASE)
+
+
 def bare_bus_error(text: str) -> bool:
     """True when ``text`` holds the shell's "Bus error" line and no word of shared memory."""
     low = text.lower()
@@ -562,7 +577,10 @@ _CPU_ALLOCATOR_DEVICE_WORDS = ("cuda", "gpu", "vram", "device memory", "video me
 # RAM said short in Chinese: "内存" is the host's memory (the GPU's is "显存", video memory), "不足/不够/耗尽" short or
 # exhausted; glibc's zh_CN text of ENOMEM is "无法分配内存" ("[Errno 12] 无法分配内存" from Python). A text that also
 # names the GPU ("GPU内存不足", "CUDA out of memory") is about device memory and is not read so (:func:`classify`).
-_ZH_RAM_SHORTAGE = re.compile(r"(?<![显存卡uU])内存(?:严重)?(?:不足|不够|耗尽|爆掉|爆了|炸了)|\[errno 12\] ?无法分配内存",
+_ZH_RAM_SHORTAGE = re.compile(r"(?<![显存卡uU])内存(?:严重)?(?:不足|不够|耗尽|爆掉|爆了|炸了)|\[errno 12\] ?无法分配内存|"
+                              # "内存OOM": the same with the English abbreviation (OpenGVLab/InternVL#554, host RAM
+                              # with more DataLoader workers).
+                              r"(?<![显存卡uU])内存\s{0,2}OOM",
                               re.IGNORECASE)
 _ZH_DEVICE_WORDS = ("显存", "显卡", "gpu", "cuda", "device", "设备", "tried to allocate", "hip ", "mps", "vram")
 # Windows' commit-limit code named alone ("Error 1455", ComfyUI#8065's title): ERROR_COMMITMENT_LIMIT is system error
@@ -593,6 +611,13 @@ _TF_DEVICE_OOM = ("_bfc", "device:gpu", "cuda_error_out_of_memory", "cuda out of
 # A library/driver version mismatch, never a refused allocation.
 _CUDA_SYMBOL_MISSING = re.compile(r"\b(?:cu|cuda|cublas|cudnn|cusolver|cusparse|cufft|curand|nccl)[A-Za-z_]{2,60}\s"
                                   r"symbol not found\b")
+# A CUDA memory call that failed with the runtime's "unknown error" (cudaErrorUnknown, 999, or the driver's
+# CUDA_ERROR_UNKNOWN: cudaGetErrorString's text, CUDA Runtime API "Error Handling") and never with out-of-memory: the
+# runtime could not work with the driver at all, since a memory query (cudaMemGetInfo) allocates nothing and still
+# failed (SPECFEM/specfem3d_globe#617: "cudaMalloc failed: unknown error" on every rank, "cudaMemGetInfo fails, unknown
+# error"; the maintainer: a local installation problem). The call is named before the error on its line.
+_CUDA_CALL_UNKNOWN_ERROR = re.compile(r"\b(?:cuda|cu)(?:Malloc\w{0,12}|MemGetInfo|MemAlloc\w{0,8}|Mem_?GetInfo\w{0,4})\b"
+                                      r"[^\n]{0,40}?\bfail\w{0,3}\b[:,]?\s{0,3}unknown error\b", re.IGNORECASE)
 # llama.cpp's model loader failing to allocate a weights buffer ("error loading model: unable to allocate backend
 # buffer", src/llama.cpp llm_load_tensors before it named the buffer type) inside Ollama's runner ("llama runner process
 # has terminated", llm/server.go). Ollama's scheduler offloads only the layers its estimate fits in free VRAM
@@ -790,6 +815,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # pin_memory=False).
     ("pin_memory", ("in pin memory thread", "pin memory thread exited unexpectedly", "pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost", "cudahostregister",
                     "hiphostregister", "hiphostmalloc", "hipmallochost",
+                    # The driver API's page-locked host allocations (CUDA Driver API, "Memory Management":
+                    # cuMemAllocHost, cuMemHostAlloc, cuMemHostRegister), as PG-Strom's DMA buffers call them
+                    # ("failed on cuMemAllocHost: CUDA_ERROR_OUT_OF_MEMORY", heterodb/pg-strom#215).
+                    "cumemallochost", "cumemhostalloc", "cumemhostregister",
                     "pinned memory", "cachinghostallocator",
                     # A pinned buffer said to have failed or fallen back: ggml's CUDA_Host buffers are page-locked
                     # (ggml_cuda_host_malloc -> cudaMallocHost) and fall back to pageable CPU memory when that fails
@@ -1098,11 +1127,23 @@ _STARTUP_POOL = (("amrex", ("amrex_arena.cpp", "amrex::arena")),
                  ("taichi", ("initialize_runtime_system", "ti.init(")))
 
 
+# Taichi's CUDA backend asks the driver itself (cuMemAlloc) only for that up-front pool: fields are then carved from the
+# pool by Taichi's own allocator, whose exhaustion it words as "Out of CUDA pre-allocated memory" (taichi/runtime/llvm/
+# runtime_module/runtime.cpp; the pool itself from LlvmRuntimeExecutor / Program::initialize_runtime_system through
+# CUDADriver's malloc, taichi/rhi/cuda/cuda_driver.h, whose failures read "CUDA Error CUDA_ERROR_OUT_OF_MEMORY: out of
+# memory while calling malloc (cuMemAlloc_v2)"). Such a failure with no Python traceback of the program (nothing of
+# its own had run: taichi#765, a second Taichi program started beside the first) is the pool's reservation at start.
+_TAICHI_DRIVER_MALLOC = re.compile(r"while calling malloc \(cumemalloc(?:_v2)?\)")
+_PY_TRACEBACK = "traceback (most recent call last)"
+
+
 def startup_pool_runtime(low: str) -> str | None:
     """The runtime whose start-up pool a (lower-cased, flattened) out-of-memory text names (``_STARTUP_POOL``)."""
     for runtime, words in _STARTUP_POOL:
         if runtime in low and any(w in low for w in words):
             return runtime
+    if "taichi" in low and _TAICHI_DRIVER_MALLOC.search(low) and _PY_TRACEBACK not in low:
+        return "taichi"
     return None
 
 
@@ -1202,7 +1243,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if _WSL_RESIDENCY.search(text):
         return "wsl_residency"
     if ("bus error" in low and any(w in low for w in _DEV_SHM_WORDS)) or _BARE_BUS_ERROR.search(text) or \
-            _WORKER_BUS_ERROR.search(low) or (
+            _WORKER_BUS_ERROR.search(low) or _SIGBUS_EXIT.search(text) or (
             "no space left on device" in low and "/torch_" in low) or any(w in low for w in _TORCH_SHM_FILE):
         return "dev_shm"
     if any(w in low for w in _SHM_SEGMENT_WORDS) or ("posix_fallocate failed" in low and "nccl" in low) or (
@@ -1215,6 +1256,12 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "dev_shm"
     if exit_marks.worker_exit_in_container(text):
         return "worker_exit_shm"
+    # A need above what there was, in a sentence that places the memory in /dev/shm or the host (gpudesk.oom.need_have).
+    stated = need_have.find(text)
+    if stated is not None and stated.place == "shared_memory":
+        return "dev_shm"
+    if stated is not None and stated.place == "host":
+        return "host_ram"
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
@@ -1240,6 +1287,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "vulkan_heap"
     if _CUDA_SYMBOL_MISSING.search(text):
         return "driver_version"
+    if _CUDA_CALL_UNKNOWN_ERROR.search(text) and not any(w in low for w in _OOM_OWN):
+        return "runtime_unusable"
     if library_words.version_changed_under_generic_question(text):
         return "library_changed"
     if _POOL_FALLBACK.search(text):

@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from gpudesk.oom import need_have
+from gpudesk.oom.parsers import pool_status
 from gpudesk.oom.parsers.units import MAX_DIGITS
 from gpudesk.oom.report import MemoryReport
 from gpudesk.i18n import N_
@@ -663,6 +665,7 @@ class Extraction:
     start_total_bytes: int | None = None
     start_free_bytes: int | None = None
     tactic_workspace_bytes: int | None = None
+    need_and_have: need_have.NeedHave | None = None
     largest_allocation_bytes: int | None = None
     tpu_hbm_usage_bytes: int | None = None
     tpu_hbm_parts: dict[str, int | None] = field(default_factory=dict)
@@ -850,6 +853,7 @@ def extract(text: str) -> Extraction:
         ex.requested_bytes = _near_request(text, raw)
     ex.total_bytes = _plausible(_size(_TOTAL, text))
     ex.free_bytes = _plausible(_size(_FREE, text))
+    _need_and_have(ex, text)
     ex.in_use_bytes = _plausible(_size(_IN_USE, text))
     ex.limit_bytes = _size(_LIMIT, text)
     exceeded = _EXCEEDED.search(text)
@@ -881,6 +885,24 @@ def extract(text: str) -> Extraction:
         ex.mig_profile = f"{g}g.{gb}gb"
     ex.frames = frames_of(text)
     return ex
+
+
+def _need_and_have(ex: Extraction, text: str) -> None:
+    """A need and what there was, side by side in one sentence about memory (:mod:`gpudesk.oom.need_have`): the
+    request, and what was free or (for a part of the whole) the total, where no other clause gave them. Memory the
+    sentence places in the host or its shared-memory filesystem is not the device's, so it fills no device figure."""
+    found = need_have.find(text)
+    if found is None:
+        return
+    ex.need_and_have = found
+    if ex.requested_bytes is None:
+        ex.requested_bytes = found.need_bytes
+    if found.place is not None:
+        return
+    if found.have_is_total and ex.total_bytes is None:
+        ex.total_bytes = _plausible(found.have_bytes)
+    elif not found.have_is_total and ex.free_bytes is None:
+        ex.free_bytes = _plausible(found.have_bytes)
 
 
 def _pool_figures(ex: Extraction, text: str) -> None:
@@ -936,12 +958,14 @@ _REQUEST_FREE_PAIR = re.compile(r"\brequested\s{1,3}" + _SIZE_U + r"\s{0,2}[;,]\
 def recognised(ex: Extraction, text: str = "") -> bool:
     """An out-of-memory text: its words say so, or it names a request next to an allocation failure (any wording
     whose request figure was read and which says the allocation failed: "host allocation of size N failed"), or a
-    request and the free memory side by side with the request the larger (``_REQUEST_FREE_PAIR``)."""
+    request and the free memory side by side with the request the larger (``_REQUEST_FREE_PAIR``), or any sentence
+    about memory that states a need above what there was (:mod:`gpudesk.oom.need_have`)."""
     return (ex.oom_words or ex.exceeded_bytes is not None or ex.negative_size is not None
             or (ex.configured_limit_bytes is not None and ex.requested_bytes is not None)
             or (ex.requested_bytes is not None and ex.failure_words)
             or (ex.requested_bytes is not None and ex.free_bytes is not None and ex.requested_bytes > ex.free_bytes
-                and _REQUEST_FREE_PAIR.search(text) is not None))
+                and _REQUEST_FREE_PAIR.search(text) is not None)
+            or ex.need_and_have is not None)
 
 
 def _read_nothing(report: MemoryReport) -> bool:
@@ -1000,8 +1024,11 @@ def parse(text: str, report: MemoryReport) -> bool:
             report.framework = report.framework if report.framework != "unknown" else "llamacpp"
             report.missing.append(N_("the reason the model failed to load (the runtime's log)"))
             return True
-        described = memory_report(text)
+        status = pool_status.read(text)
+        described = memory_report(text) or ("usage" if status is not None and status.used_bytes is not None else None)
         if described is not None:
+            if status is not None:
+                _fill_status(report, status)
             # Memory held or growing, described without a failure: the rules read the figures and words.
             report.kind = "memory_report"
             report.parsed["memory_report"] = described
@@ -1020,6 +1047,9 @@ def parse(text: str, report: MemoryReport) -> bool:
         if request is not None:
             report.requested_bytes = request
             parsed.setdefault("requested_bytes", request)
+    status = pool_status.read(text)
+    if status is not None:
+        _fill_status(report, status)
     if dev.total_bytes is None and ex.total_bytes is not None:
         dev.total_bytes = ex.total_bytes
         parsed.setdefault("total_capacity_bytes", ex.total_bytes)
@@ -1031,3 +1061,17 @@ def parse(text: str, report: MemoryReport) -> bool:
         if report.framework == "unknown" and ex.runtime:
             report.framework = ex.runtime
     return True
+
+
+def _fill_status(report: MemoryReport, status: pool_status.PoolStatus) -> None:
+    """The figures of a runtime's memory status printout (:mod:`.pool_status`) where nothing else gave them: the
+    device's total and free memory, its pool's allocated and reserved memory, and the pool's cap (a per-process limit,
+    ``allowed_bytes``)."""
+    dev = report.device or report.ensure_device(report.device_index)
+    for name, value in (("total_bytes", status.total_bytes), ("free_bytes", status.free_bytes),
+                        ("allocated_bytes", status.allocated_bytes), ("reserved_bytes", status.reserved_bytes),
+                        ("allowed_bytes", status.cap_bytes)):
+        if value is not None and getattr(dev, name) is None:
+            setattr(dev, name, value)
+    if status.cap_bytes is not None:
+        report.parsed.setdefault("allocator_cap_bytes", status.cap_bytes)

@@ -127,6 +127,11 @@ def check(f: Facts) -> Cause | None:
              "{total})").format(**sizes))
     if f.report.engine == "tgi":
         fix = _("Raise --cuda-memory-fraction (it allows {cap} of {total})").format(**sizes)
+    elif f.report.parsed.get("allocator_cap_bytes") == cap:
+        # The cap as the runtime's own status printout states it ("usage: U (capped at C)", parsers/pool_status):
+        # the limit the runtime was started with, not PyTorch's fraction.
+        fix = _("Raise or remove the memory limit the runtime was started with (it allows {cap} of {total}; CUDA.jl: "
+                "JULIA_CUDA_MEMORY_LIMIT)").format(**sizes)
     return Cause(
         id="per_process_cap",
         title=_("A per-process memory cap refused the allocation"),

@@ -119,6 +119,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "ecc": _("Not a capacity problem: an uncorrectable ECC error (GPU memory fault)"),
         "xid": _("Not a capacity problem: the driver lost the GPU (Xid)"),
         "driver_version": _("Not a memory problem: the driver is older than the CUDA runtime"),
+        "runtime_unusable": _("Not a memory problem: the CUDA runtime cannot work with the driver (unknown error)"),
         "expandable_segments": _("Not a capacity problem: expandable segments are refused on this platform"),
         "buffer_limit": _("Not a capacity problem: one buffer exceeds the per-allocation limit"),
         "va_reserve": _("Not a capacity problem: a virtual address reservation was refused"),
@@ -174,6 +175,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                  "whatever is free."),
         "driver_version": _("The CUDA runtime the program was built with needs a newer driver than the one "
                             "installed; nothing runs on the GPU until they match."),
+        "runtime_unusable": _("The memory calls failed with CUDA's 'unknown error', not with out-of-memory, and even "
+                              "a query of free memory (which allocates nothing) can fail so: the runtime cannot use "
+                              "the driver or the GPU, most often a broken or mismatched installation."),
         "expandable_segments": _("'CUDA driver error: out of memory' comes from the expandable-segments path of "
                                  "PyTorch's allocator (cuMemCreate / cuMemMap), which this platform refuses even "
                                  "with memory free."),
@@ -247,6 +251,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "xid": _("Run dmesg | grep -i xid; reset or reboot, check power and cooling, then rerun"),
         "driver_version": _("Update the NVIDIA driver, or install the framework build for the CUDA version the "
                             "driver supports"),
+        "runtime_unusable": _("Check the installation: nvidia-smi must list the GPU, and the CUDA toolkit the program "
+                              "was built with must match the driver; run a CUDA sample (deviceQuery) before the job"),
         "expandable_segments": _("Remove expandable_segments:True from PYTORCH_CUDA_ALLOC_CONF on this platform"),
         "vmm_handle": _("Raise the open-files limit (ulimit -n 65536) before starting, allocate fewer larger "
                         "buffers, or use a ROCm release that no longer keeps a descriptor per allocation"),
@@ -378,6 +384,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                  "va_reserve": "free_exceeds_request", "vmm_handle": "free_exceeds_request",
                  "managed_memory": "free_exceeds_request", "managed_oversubscription": "free_exceeds_request",
                  "library_mismatch": "driver_version", "extension_arch": "driver_version",
+                 "runtime_unusable": "driver_version",
                  "oom_killer": "host_ram"}.get(key, key)
     own_check = {"pool_fallback": POOL_FALLBACK_CHECK, "dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
     if key == "pin_memory" and _ggml_cuda(r):
