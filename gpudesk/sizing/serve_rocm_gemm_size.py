@@ -11,8 +11,16 @@ gate_up).
 
 Rate by size (``2 M N K`` FLOPs of one GEMM): the measured rate interpolated linearly in log2(FLOPs) between the
 4096^3 and 8192^3 points, the 8192^3 rate above (the larger cubes of the table, 1015 / 1029 TFLOPS at 16384^3 /
-32768^3, are long runs at a lower sustained clock, and 6144 x 12288 x 12288 keeps 1159.5), and the 4096^3 rate
-below it: a stated default, not a measurement. The table's smaller cubes (427.74 TFLOPS at 2048^3, 53.13 at
+32768^3, are long runs at a lower sustained clock, and 6144 x 12288 x 12288 keeps 1159.5). Below 4096^3 the rate
+falls as the measured FP8 GEMMs of serving shapes on the same chip fall (:data:`SMALL_SIZE_SOURCE`): AITER's tuned
+FP8 GEMM tables for MI300X (gfx942, 304 compute units) record the measured time of every (M, N, K) they tuned, M
+from 1 to 32768 tokens, N and K those of dense 27B / 32B models' projections (17706 shapes). Their median rate per
+power of two of FLOPs (:data:`SMALL_SIZE_TFLOPS`) is 719 TFLOPS at 137 GFLOP, 638 at 69, 537 at 34, 419 at 17,
+330 at 8.6 GFLOP: too few output tiles to fill 304 compute units, the fall every tiled MFMA GEMM on the chip shares.
+That kernel is AITER's block-scaled FP8 GEMM, not hipBLASLt's per-tensor one, and saturates lower (822 TFLOPS);
+only its fall is taken, as the ratio to its own rate at 4096^3's FLOPs, times the hipBLASLt 4096^3 share (the two
+curves meet there). Below the table's smallest bucket (1.07 GFLOP) the share stays at that bucket's. The table's
+smaller cubes (427.74 TFLOPS at 2048^3, 53.13 at
 1024^3, 110.96 at 1024 x 2145 x 1024) are not used: all three take the same ~40 us (2.15, 17.2 and 4.50 GFLOP),
 a per-call floor of that benchmark rather than the kernel's rate, and a decode GEMM of few tokens is shaped
 differently from a small cube (its N x K spreads over many tiles). The published serving rows bound the thin end
@@ -47,18 +55,38 @@ SMALL_GEMM_TFLOPS = 955.17
 LARGE_GEMM_FLOPS = 2.0 * 8192**3
 LARGE_GEMM_TFLOPS = 1159.23
 SIZE_CURVE_ARCHITECTURES = ("CDNA 3",)
+SMALL_SIZE_SOURCE = ("ROCm/aiter aiter/configs/model_configs/a8w8_blockscale_tuned_gemm_qwen3_vl_32b.csv and "
+                     "a8w8_blockscale_tuned_gemm_qwen36_27b.csv (commit e4048607a535), rows gfx942 / cu_num 304: "
+                     "measured us and TFLOPS per (M, N, K); median TFLOPS per power of two of 2 M N K")
+# (log2 of one GEMM's FLOPs, median measured TFLOPS of the AITER table's GEMMs in that power of two)
+SMALL_SIZE_TFLOPS = ((30, 86.19), (31, 156.95), (32, 235.14), (33, 330.43), (34, 419.09), (35, 536.53),
+                     (36, 638.43), (37, 718.83))
 
 
 def gemm_size_share(flops: float) -> float:
     """The share of the largest measured rate a hipBLASLt FP8 GEMM of ``flops`` FLOPs reaches on CDNA 3 (module
-    docstring): 955.17 / 1159.23 up to 4096^3, 1 from 8192^3, linear in log2(FLOPs) between."""
+    docstring): 955.17 / 1159.23 at 4096^3 and the measured fall below it, 1 from 8192^3, linear in log2(FLOPs)
+    between."""
     low = SMALL_GEMM_TFLOPS / LARGE_GEMM_TFLOPS
     if flops <= SMALL_GEMM_FLOPS:
-        return low
+        return low * small_size_fall(flops)
     if flops >= LARGE_GEMM_FLOPS:
         return 1.0
     position = math.log2(flops / SMALL_GEMM_FLOPS) / math.log2(LARGE_GEMM_FLOPS / SMALL_GEMM_FLOPS)
     return low + position * (1.0 - low)
+
+
+def small_size_fall(flops: float) -> float:
+    """The measured rate of a GEMM of ``flops`` FLOPs over that at 4096^3's FLOPs, below it (module docstring:
+    :data:`SMALL_SIZE_TFLOPS`, linear in log2(FLOPs) between its buckets, its smallest bucket's below them)."""
+    top = SMALL_SIZE_TFLOPS[-1][1]
+    position = math.log2(max(flops, 1.0))
+    if position <= SMALL_SIZE_TFLOPS[0][0]:
+        return SMALL_SIZE_TFLOPS[0][1] / top
+    for (low_log, low_rate), (high_log, high_rate) in zip(SMALL_SIZE_TFLOPS, SMALL_SIZE_TFLOPS[1:]):
+        if position <= high_log:
+            return (low_rate + (position - low_log) / (high_log - low_log) * (high_rate - low_rate)) / top
+    return 1.0
 
 
 def dense_linear_shapes(spec: ModelSpec, tp: int) -> tuple[tuple[int, int], ...]:

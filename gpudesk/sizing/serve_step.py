@@ -201,7 +201,12 @@ from gpudesk.sizing.serve_block_fp8_tiles import TILES_SOURCE as BLOCK_FP8_TILES
 from gpudesk.sizing.serve_block_fp8_tiles import TILES_VENDOR as BLOCK_FP8_TILES_VENDOR
 from gpudesk.sizing.serve_block_fp8_tiles import block_fp8_linear_shapes, block_fp8_stream_s, dense_peak_share, tile_mix
 from gpudesk.sizing.serve_rocm_block_fp8 import block_fp8_dense_stream_bytes_per_s
-from gpudesk.sizing.serve_rocm_gemm_size import GEMM_SIZE_SOURCE, gemm_size_shapes, size_extra_s
+from gpudesk.sizing.serve_rocm_gemm_size import (
+    GEMM_SIZE_SOURCE,
+    SMALL_SIZE_SOURCE,
+    gemm_size_shapes,
+    size_extra_s,
+)
 from gpudesk.sizing.serve_rocm_hipblaslt import (
     SGLANG_HIPBLASLT_EXTRA_S,
     SGLANG_HIPBLASLT_SOURCE,
@@ -684,8 +689,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             block_source, raw(bytes_per_gpu=block_bytes, bytes_per_s=block_rate)))
     if size_shapes:
         assumptions.append(Assumption("gemm_size_rate", _(
-            "dense FP8 GEMMs of up to 4096^3 FLOPs at 955 TFLOPS, rising to the full rate at 8192^3 (measured "
-            "hipBLASLt rate by size)"), GEMM_SIZE_SOURCE))
+            "dense FP8 GEMMs at 955 TFLOPS at 4096^3 FLOPs, slower below it as measured GEMMs of serving shapes "
+            "are, rising to the full rate at 8192^3 (measured rate by size)"),
+            GEMM_SIZE_SOURCE + "; " + SMALL_SIZE_SOURCE))
     if gemms and sglang_library:
         assumptions.append(Assumption("library_gemm_s", _(
             "{gemms} dense 16-bit GEMMs per step through hipBLASLt at every step, {time} each beyond a skinny "
