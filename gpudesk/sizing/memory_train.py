@@ -37,6 +37,7 @@ from typing import Any
 from gpudesk.i18n import _
 from gpudesk.sizing.eager_gelu import unfused_gelu_extra_bytes_per_layer
 from gpudesk.sizing.eager_softmax import eager_softmax_extra_bytes_per_layer
+from gpudesk.sizing.encoder_lm_head import check_encoder_lm_head, encoder_lm_head_transform_bytes
 from gpudesk.sizing.activations import (
     SP_GATHERED_INPUTS_PER_LAYER,
     DEFAULT_VOCAB_CHUNK_COLUMNS,
@@ -389,13 +390,15 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
                      loss: str = "standard", activation_offload: bool = False,
                      compiled: bool = True, sp_gathered_inputs: bool = False,
                      unfused_gelu: bool = False, fused_norm: bool = False, eager_softmax: str = "16bit",
-                     loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS) -> ActivationTerms:
+                     loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
+                     encoder_lm_head: bool = False) -> ActivationTerms:
     """(activations, logits) bytes per GPU for one micro-batch of a whole model.
 
     Transformers use Korthikanti et al. 2022 per layer (see :mod:`gpudesk.sizing.activations`) times the layer
     count, plus embeddings; with full recompute one layer's working set is added. Activations are 4 bytes in
     fp32 training, 2 otherwise (AMP and bf16 store 16-bit activations). Encoder classifiers (BERT) have no
-    vocabulary logits. ``activation_offload`` (torchtune OffloadActivations,
+    vocabulary logits; ``encoder_lm_head`` (an encoder trained with its MLM head over every position) counts them
+    and the head's transform (:mod:`gpudesk.sizing.encoder_lm_head`). ``activation_offload`` (torchtune OffloadActivations,
     https://github.com/pytorch/torchtune/blob/main/torchtune/training/_activation_offloading.py) moves the saved
     tensors to the host and keeps about two layers' worth on the GPU (the one in use and the one prefetched).
     Non-transformer models (CNN, 3D U-Net) need ``activation_bytes_per_sample`` times the micro-batch.
@@ -456,8 +459,11 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
         if spec.vocab_size and spec.kind != "encoder":
             fixed += sp_gathered_input_extra_bytes(s, b, h, tensor_parallel, 1, act_bytes)
     logits = 0.0
-    if spec.vocab_size and spec.kind != "encoder":
+    check_encoder_lm_head(spec.kind, encoder_lm_head)
+    if spec.vocab_size and (spec.kind != "encoder" or encoder_lm_head):
         logits = loss_logits_bytes(s, b, spec.vocab_size, h, loss, tensor_parallel, compiled, loss_vocab_chunk)
+    if encoder_lm_head:
+        fixed += encoder_lm_head_transform_bytes(s, b, h, act_bytes)
     return ActivationTerms(per_layer=per_layer, kept_layers=kept_layers, fixed=fixed, logits=logits)
 
 
@@ -501,6 +507,7 @@ def train_memory(
     eager_softmax: str = "16bit",
     fsdp_root_only: bool = False,
     loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
+    encoder_lm_head: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
 
@@ -636,7 +643,8 @@ def train_memory(
                              activation_bytes_per_sample=activation_bytes_per_sample, precision=precision,
                              loss=loss, activation_offload=activation_offload, compiled=compiled,
                              sp_gathered_inputs=sp_gathered_inputs, unfused_gelu=unfused_gelu, fused_norm=fused_norm,
-                             eager_softmax=eager_softmax, loss_vocab_chunk=loss_vocab_chunk)
+                             eager_softmax=eager_softmax, loss_vocab_chunk=loss_vocab_chunk,
+                             encoder_lm_head=encoder_lm_head)
     acts, logits = terms.activations, terms.logits
     peak = None
     keep_grads = gradient_accumulation or zero_grad_keeps_grads
