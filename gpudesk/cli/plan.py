@@ -109,7 +109,9 @@ def add_parser(subparsers) -> None:
                         "chunked (torchtune), fused (Liger fused linear CE), inplace-16bit (16-bit logits, gradient "
                         "written in place: Unsloth's Triton cross-entropy), vocab-chunked (output layer and loss walked "
                         "over --loss-vocab-chunk vocabulary columns at a time, logits never whole: prime-rl's RL "
-                        "FusedOutputLinear); Megatron-LM / Megatron-Core runs use "
+                        "FusedOutputLinear), sum-16bit (outputs.logits.sum() over 16-bit logits kept through "
+                        "backward, as the transformers SDPA training benchmarks do: the logits and one dense copy of "
+                        "their gradient, 4 bytes a logit); Megatron-LM / Megatron-Core runs use "
                         "standard-16bit: their unfused vocab-parallel cross-entropy "
                         "(megatron/core/tensor_parallel/cross_entropy.py) keeps one fp32 copy of the logits, turned "
                         "into the softmax and then the gradient in place (6 bytes a logit, not standard's 12)"))
