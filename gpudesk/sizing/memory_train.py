@@ -38,6 +38,8 @@ from gpudesk.i18n import _
 from gpudesk.sizing.eager_gelu import unfused_gelu_extra_bytes_per_layer
 from gpudesk.sizing.eager_softmax import eager_softmax_extra_bytes_per_layer
 from gpudesk.sizing.encoder_lm_head import check_encoder_lm_head, encoder_lm_head_transform_bytes
+from gpudesk.sizing.tied_embedding_grad import TIED_EMBEDDING_GRAD_SOURCE, tied_embedding_grad_bytes
+from gpudesk.units import format_bytes
 from gpudesk.sizing.activations import (
     SP_GATHERED_INPUTS_PER_LAYER,
     DEFAULT_VOCAB_CHUNK_COLUMNS,
@@ -691,22 +693,31 @@ def train_memory(
             # (optimizers.zero12_step_bytes); PyTorch FSDP SHARD_GRAD_OP reduces into its own gradient dtype.
             zero12_fp32_grads = zero12_step_bytes(rank_params / (g // mp), optimizer, per_param)
             step_temp += zero12_fp32_grads
+    # The tied embedding's second gradient, a moment at the end of backward (gpudesk.sizing.tied_embedding_grad):
+    # plain data parallelism only; Megatron's fp32 buffer and ZeRO/FSDP reduce through their own hooks.
+    tied_grad = 0.0
+    if stage == "ddp" and pp == 1 and not optimizer_in_backward and not fp32_grad_buffer and grads > 0:
+        tied_grad = tied_embedding_grad_bytes(spec, per_param[2], tensor_parallel=t,
+                                              vocabulary_head=spec.kind != "encoder" or encoder_lm_head)
+    end_extra = max(0.0, tied_grad - step_temp)
     if not keep_grads and grads > 0:
         head_grad = pipeline_grads if stage_grads else min(grads, spec.largest_layer_params / t * per_param[2])
         if zero3_resident_grad_partition(stage, fsdp, offload):
             # DeepSpeed's flat gradient-partition buffer exists from init on (gpudesk.sizing.zero3_grad_buffer);
             # the unreduced gradient of the module in backward is in `gathered_layers`.
             head_grad = grads
-        if acts + logits + head_grad >= grads + step_temp:
+        if acts + logits + head_grad >= grads + step_temp + end_extra:
             parts["gradients"] = head_grad  # peak at the start of backward
             step_temp = 0.0
         else:
             acts, logits = 0.0, 0.0  # peak at the end of backward / optimizer step: activations already freed
+            parts["gradients"] = grads + end_extra
     no_sync_grads = 0.0
     if fsdp and fsdp_version == 1 and gradient_accumulation and fsdp1_no_sync and offload == "none" and pp == 1:
         no_sync_grads = rank_params * per_param[2]
-    if keep_grads and step_temp > acts + logits + no_sync_grads:
+    if keep_grads and step_temp + end_extra > acts + logits + no_sync_grads:
         acts, logits = 0.0, 0.0  # the optimizer step (all gradients + its temporaries) is the peak
+        parts["gradients"] += end_extra
         no_sync_grads = 0.0  # reduce-scattered and freed by the syncing backward
     elif keep_grads:
         step_temp = 0.0
@@ -738,6 +749,10 @@ def train_memory(
                                                                                    offload=offload_value_text(offload)),
          "ZeRO paper section 5; DeepSpeed memory docs"),
     ]
+    if end_extra and not acts:
+        assumptions.append((_("tied embedding: the input embedding's dense gradient ({size}) exists beside the LM "
+                              "head's at the end of backward, before it is added into it").format(
+                                  size=format_bytes(int(tied_grad))), TIED_EMBEDDING_GRAD_SOURCE))
     if grad_op_shard:
         assumptions.append((_("FSDP SHARD_GRAD_OP keeps each rank's parameter shard ({gib:.2f} GiB) beside the unsharded "
                               "parameters from forward to the end of backward").format(gib=grad_op_shard / 2**30),
