@@ -109,7 +109,9 @@ def add_parser(subparsers) -> None:
                         "chunked (torchtune), fused (Liger fused linear CE), inplace-16bit (16-bit logits, gradient "
                         "written in place: Unsloth's Triton cross-entropy), vocab-chunked (output layer and loss walked "
                         "over --loss-vocab-chunk vocabulary columns at a time, logits never whole: prime-rl's RL "
-                        "FusedOutputLinear); Megatron-LM / Megatron-Core runs use "
+                        "FusedOutputLinear), sum-16bit (outputs.logits.sum() over 16-bit logits kept through "
+                        "backward, as the transformers SDPA training benchmarks do: the logits and one dense copy of "
+                        "their gradient, 4 bytes a logit); Megatron-LM / Megatron-Core runs use "
                         "standard-16bit: their unfused vocab-parallel cross-entropy "
                         "(megatron/core/tensor_parallel/cross_entropy.py) keeps one fp32 copy of the logits, turned "
                         "into the softmax and then the gradient in place (6 bytes a logit, not standard's 12)"))
@@ -155,6 +157,10 @@ def add_parser(subparsers) -> None:
                           "softmax is written; 16bit (default: a fused softmax kernel, 5 bytes kept a score), fp32 "
                           "(softmax in fp32 cast back, transformers eager attention: 6 bytes) or fp32-clamped (the "
                           "masked scores clamped with torch.max first, OPT: 8 bytes)"))
+    m.add_argument("--encoder-lm-head", action="store_true",
+                   help=_("full training of an encoder (BERT, RoBERTa, DistilBERT) with its masked-language-model head "
+                          "over every position: counts the vocabulary logits (kept as --loss says) and the head's "
+                          "dense, GELU and LayerNorm; off: a classifier head, no vocabulary logits"))
     m.add_argument("--fsdp-root-only", action="store_true",
                    help=_("full training with --sharding fsdp and no auto-wrap policy (Lightning FSDPStrategy() "
                           "without auto_wrap_policy): the whole model is one FSDP unit, unsharded through forward "
@@ -689,7 +695,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
         ddp_bucket_view=args.ddp_bucket_view, fp32_grad_buffer=args.fp32_grad_buffer, unfused_gelu=args.unfused_gelu,
-        fused_norm=args.fused_norm, eager_softmax=args.eager_softmax,
+        fused_norm=args.fused_norm, eager_softmax=args.eager_softmax, encoder_lm_head=args.encoder_lm_head,
         fsdp_root_only=args.fsdp_root_only,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
         prefill_kv_kept=args.prefill_kv_kept, gptq_kernel=args.gptq_kernel, max_input_tokens=args.max_input_tokens,
@@ -725,6 +731,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "fsdp1_no_sync": "--fsdp1-sync-each-batch", "ddp_bucket_view": "--ddp-bucket-view",
                 "fp32_grad_buffer": "--fp32-grad-buffer",
                 "unfused_gelu": "--unfused-gelu", "fused_norm": "--fused-norm", "eager_softmax": "--eager-softmax", "fsdp_root_only": "--fsdp-root-only",
+                "encoder_lm_head": "--encoder-lm-head",
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",
                 "nonreentrant_checkpoint": "--non-reentrant-checkpoint",
                 "double_quant": "--no-double-quant", "fused_qkv_load": "--fused-qkv-load",

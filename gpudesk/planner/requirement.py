@@ -94,7 +94,8 @@ class ModelMemory:
     MLP activation is the op-by-op tanh GELU of transformers' ``gelu_new``, eager); ``fused_norm`` (eager
     training whose RMSNorms run in a fused kernel, apex ``FusedRMSNorm`` / Megatron-LM forks: no fp32 norm copies);
     ``eager_softmax`` (training without a fused attention kernel: 16bit, fp32 as transformers' eager attention, or
-    fp32-clamped as OPT's); ``fsdp_root_only`` (full
+    fp32-clamped as OPT's); ``encoder_lm_head`` (full training of an encoder with its MLM head over every position:
+    vocabulary logits and the head's transform counted); ``fsdp_root_only`` (full
     training under FSDP with no auto-wrap policy: the whole model one unit, unsharded through forward and
     backward); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
     AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``prefill_kv_kept`` (inference with a static cache
@@ -171,6 +172,7 @@ class ModelMemory:
     unfused_gelu: bool = False
     fused_norm: bool = False
     eager_softmax: str = "16bit"
+    encoder_lm_head: bool = False
     fsdp_root_only: bool = False
     fused_qkv_load: bool = False
     prefill_kv_kept: bool = False

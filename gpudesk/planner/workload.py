@@ -194,6 +194,7 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         fsdp1_no_sync=not m.fsdp1_sync_each_batch, ddp_bucket_view=m.ddp_bucket_view, fused_qkv_load=m.fused_qkv_load,
         fp32_grad_buffer=m.fp32_grad_buffer,
         unfused_gelu=m.unfused_gelu, fused_norm=m.fused_norm, eager_softmax=m.eager_softmax, fsdp_root_only=m.fsdp_root_only,
+        encoder_lm_head=m.encoder_lm_head,
         tp_replicated_vocab=m.tp_replicated_vocab, embeddings_on_host=m.embeddings_on_host,
         base_weights=m.base_weights, modules_to_save=tuple(m.modules_to_save or ()), no_kv_cache=m.no_kv_cache,
         bnb_fp32_compute=m.bnb_fp32_compute, prefill_kv_kept=m.prefill_kv_kept, gptq_kernel=m.gptq_kernel,

@@ -39,7 +39,7 @@ def recompute_value_text(value: str) -> str:
 
 LOGITS_BYTES_PER_ELEMENT = 12
 LOSS_MODES = ("standard", "standard-kept", "standard-16bit", "standard-compiled", "chunked", "fused", "inplace-16bit",
-              "vocab-chunked")
+              "vocab-chunked", "sum-16bit")
 # ``standard`` with the fp32 logits the model returned still referenced through backward: the loop keeps the model's
 # output (a dict or ModelOutput) in scope while ``loss.backward()`` runs. PyTorch's eager cross-entropy on fp32 logits
 # is ``log_softmax`` + ``nll_loss`` (aten/src/ATen/native/LossNLL.cpp ``cross_entropy``): log_softmax saves its fp32
@@ -99,6 +99,16 @@ INPLACE_LOGITS_BYTES_PER_ELEMENT = 2
 # chunk; the forward's online log-sum-exp holds less (the 16-bit and fp32 logits, the shifted logits and their
 # exponential, 14).
 VOCAB_CHUNK_BYTES_PER_ELEMENT = 22
+# A plain reduction of the 16-bit logits as the loss (``loss = outputs.logits.sum()``, the SDPA training
+# micro-benchmarks of transformers' model docs and PRs #28802, #31031, #33298, #33724), with the model's output kept by
+# the caller through ``backward``: ``sum``'s gradient is a stride-0 ``expand`` of a scalar
+# (tools/autograd/derivatives.yaml ``sum``: ``grad.expand_symint(self.sym_sizes())``), and the output layer's
+# ``addmm`` backward hands it to ``mm``, whose cuBLAS path copies an operand without a unit stride into a contiguous
+# buffer (aten/src/ATen/native/cuda/Blas.cpp ``prepare_matrix_for_cublas``: ``clone(at::MemoryFormat::Contiguous)``):
+# the kept 16-bit logits (2 B) and one dense 16-bit copy of their gradient (2 B) at the start of backward. Measured
+# beside it (fresh-32 BERT-base doc table, typed with the encoder LM head): the residual slope of the estimate with 2
+# bytes a logit is 62 KB a token, 2 x 30,522 bytes.
+SUM_LOGITS_BYTES_PER_ELEMENT = 4
 DEFAULT_VOCAB_CHUNK_COLUMNS = 2048
 
 
@@ -222,7 +232,8 @@ def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: in
     2.25 under torch.compile), ``fused`` (Liger fused linear CE, ~10*b*s*h bytes) or ``inplace-16bit`` (16-bit logits
     whose gradient is written in place, 2 B/element: Unsloth's Triton cross-entropy) or ``vocab-chunked`` (the output
     layer and loss walked over ``vocab_chunk_columns`` vocabulary columns at a time, 22 B an element of one chunk:
-    prime-rl's ``FusedOutputLinear``).
+    prime-rl's ``FusedOutputLinear``) or ``sum-16bit`` (``outputs.logits.sum()`` over 16-bit logits kept through
+    backward, 4 B/element: :data:`SUM_LOGITS_BYTES_PER_ELEMENT`).
     Megatron-Core's ``vocab_parallel_cross_entropy`` (megatron/core/tensor_parallel/cross_entropy.py,
     github.com/NVIDIA/Megatron-LM) costs what ``standard-16bit`` counts, 6 B/element: beside the 16-bit logits it
     makes one fp32 copy, turns it into the softmax in place (``-=``, ``torch.exp(out=)``, ``div_``), saves it and
@@ -250,6 +261,8 @@ def loss_logits_bytes(seq_len_tokens: int, micro_batch_size: int, vocab_size: in
                             COMPILED_UPCAST_LOGITS_BYTES_PER_ELEMENT)
     if mode == "inplace-16bit":
         return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel, INPLACE_LOGITS_BYTES_PER_ELEMENT)
+    if mode == "sum-16bit":
+        return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel, SUM_LOGITS_BYTES_PER_ELEMENT)
     if mode == "chunked":
         per_element = CHUNKED_COMPILED_LOGITS_BYTES_PER_ELEMENT if compiled else CHUNKED_LOGITS_BYTES_PER_ELEMENT
         return logits_bytes(seq_len_tokens, micro_batch_size, vocab_size, tensor_parallel, per_element)

@@ -15,6 +15,7 @@ from gpudesk.sizing.checks import MAX_SEQ_LEN_TOKENS, choice, positive_int
 from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.estimate import MemoryEstimate
+from gpudesk.sizing.encoder_lm_head import encoder_lm_head_note
 from gpudesk.sizing.fused_norm import fused_norm_note
 from gpudesk.sizing.memory_inference import inference_memory
 from gpudesk.sizing.memory_lora import lora_memory
@@ -100,6 +101,9 @@ class MemoryWorkload:
         eager_softmax: training without a fused attention kernel, how the eager softmax is written: ``16bit``
             (Korthikanti's count), ``fp32`` (transformers' ``softmax(..., dtype=torch.float32).to(dtype)``) or
             ``fp32-clamped`` (OPT's, after a ``torch.max`` clamp of the masked scores) (:mod:`gpudesk.sizing.eager_softmax`).
+        encoder_lm_head: full training of an encoder (BERT, RoBERTa, DistilBERT) with its masked-language-model
+            head over every position: the vocabulary logits (kept as ``loss`` says) and the head's transform are
+            counted; refused for other models (:mod:`gpudesk.sizing.encoder_lm_head`).
         fsdp_root_only: full training under ``sharding="fsdp"`` with no auto-wrap policy: the whole model is one
             FSDP unit, unsharded from forward to the end of backward, its gradient twice before the reduce-scatter
             (:func:`gpudesk.sizing.memory_train.fsdp_gathered_bytes`).
@@ -236,6 +240,7 @@ class MemoryWorkload:
     unfused_gelu: bool = False
     fused_norm: bool = False
     eager_softmax: str = "16bit"
+    encoder_lm_head: bool = False
     fsdp_root_only: bool = False
     fused_qkv_load: bool = False
     prefill_kv_kept: bool = False
@@ -437,6 +442,9 @@ def _vocab_chunk(w: MemoryWorkload) -> int:
 
 def _estimate_training(spec: ModelSpec, mode: str, w: MemoryWorkload) -> MemoryEstimate:
     est = _estimate_training_modes(spec, mode, w)
+    if w.encoder_lm_head and spec.vocab_size and w.activation_bytes_per_sample is None:
+        est = replace(est, assumptions=est.assumptions + (encoder_lm_head_note(spec.hidden_size or 0,
+                                                                                spec.vocab_size),))
     if not w.fused_norm:
         return est
     note = fused_norm_note(spec, w.seq_len_tokens, w.micro_batch_size, tensor_parallel=w.tensor_parallel,
@@ -464,7 +472,7 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
             fp32_grad_buffer=w.fp32_grad_buffer,
             unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, eager_softmax=w.eager_softmax,
             fsdp_root_only=w.fsdp_root_only,
-            loss_vocab_chunk=_vocab_chunk(w),
+            loss_vocab_chunk=_vocab_chunk(w), encoder_lm_head=w.encoder_lm_head,
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))

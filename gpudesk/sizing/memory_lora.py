@@ -365,7 +365,7 @@ def lora_memory(
         acts += amp_casts
     if fp32_norms and spec.is_transformer:
         acts += fp32_residual_extra_bytes(spec, seq_len_tokens, micro_batch_size, recompute, activation_offload)
-    fp32_head = kbit_fp32_upcast and not kbit_embeddings_bf16 and loss in ("standard-16bit", "inplace-16bit")
+    fp32_head = kbit_fp32_upcast and not kbit_embeddings_bf16 and loss in ("standard-16bit", "inplace-16bit", "sum-16bit")
     if fp32_head:
         logits *= FP32_HEAD_LOGITS_FACTOR
     parts: dict[str, float] = {"weights": base, "lora_adapters": adapters, "activations": acts, "logits": logits,

@@ -37,6 +37,9 @@ from typing import Any
 from gpudesk.i18n import _
 from gpudesk.sizing.eager_gelu import unfused_gelu_extra_bytes_per_layer
 from gpudesk.sizing.eager_softmax import eager_softmax_extra_bytes_per_layer
+from gpudesk.sizing.encoder_lm_head import check_encoder_lm_head, encoder_lm_head_transform_bytes
+from gpudesk.sizing.tied_embedding_grad import TIED_EMBEDDING_GRAD_SOURCE, tied_embedding_grad_bytes
+from gpudesk.units import format_bytes
 from gpudesk.sizing.activations import (
     SP_GATHERED_INPUTS_PER_LAYER,
     DEFAULT_VOCAB_CHUNK_COLUMNS,
@@ -389,13 +392,15 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
                      loss: str = "standard", activation_offload: bool = False,
                      compiled: bool = True, sp_gathered_inputs: bool = False,
                      unfused_gelu: bool = False, fused_norm: bool = False, eager_softmax: str = "16bit",
-                     loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS) -> ActivationTerms:
+                     loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
+                     encoder_lm_head: bool = False) -> ActivationTerms:
     """(activations, logits) bytes per GPU for one micro-batch of a whole model.
 
     Transformers use Korthikanti et al. 2022 per layer (see :mod:`gpudesk.sizing.activations`) times the layer
     count, plus embeddings; with full recompute one layer's working set is added. Activations are 4 bytes in
     fp32 training, 2 otherwise (AMP and bf16 store 16-bit activations). Encoder classifiers (BERT) have no
-    vocabulary logits. ``activation_offload`` (torchtune OffloadActivations,
+    vocabulary logits; ``encoder_lm_head`` (an encoder trained with its MLM head over every position) counts them
+    and the head's transform (:mod:`gpudesk.sizing.encoder_lm_head`). ``activation_offload`` (torchtune OffloadActivations,
     https://github.com/pytorch/torchtune/blob/main/torchtune/training/_activation_offloading.py) moves the saved
     tensors to the host and keeps about two layers' worth on the GPU (the one in use and the one prefetched).
     Non-transformer models (CNN, 3D U-Net) need ``activation_bytes_per_sample`` times the micro-batch.
@@ -456,8 +461,11 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
         if spec.vocab_size and spec.kind != "encoder":
             fixed += sp_gathered_input_extra_bytes(s, b, h, tensor_parallel, 1, act_bytes)
     logits = 0.0
-    if spec.vocab_size and spec.kind != "encoder":
+    check_encoder_lm_head(spec.kind, encoder_lm_head)
+    if spec.vocab_size and (spec.kind != "encoder" or encoder_lm_head):
         logits = loss_logits_bytes(s, b, spec.vocab_size, h, loss, tensor_parallel, compiled, loss_vocab_chunk)
+    if encoder_lm_head:
+        fixed += encoder_lm_head_transform_bytes(s, b, h, act_bytes)
     return ActivationTerms(per_layer=per_layer, kept_layers=kept_layers, fixed=fixed, logits=logits)
 
 
@@ -501,6 +509,7 @@ def train_memory(
     eager_softmax: str = "16bit",
     fsdp_root_only: bool = False,
     loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
+    encoder_lm_head: bool = False,
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
 
@@ -636,7 +645,8 @@ def train_memory(
                              activation_bytes_per_sample=activation_bytes_per_sample, precision=precision,
                              loss=loss, activation_offload=activation_offload, compiled=compiled,
                              sp_gathered_inputs=sp_gathered_inputs, unfused_gelu=unfused_gelu, fused_norm=fused_norm,
-                             eager_softmax=eager_softmax, loss_vocab_chunk=loss_vocab_chunk)
+                             eager_softmax=eager_softmax, loss_vocab_chunk=loss_vocab_chunk,
+                             encoder_lm_head=encoder_lm_head)
     acts, logits = terms.activations, terms.logits
     peak = None
     keep_grads = gradient_accumulation or zero_grad_keeps_grads
@@ -683,22 +693,31 @@ def train_memory(
             # (optimizers.zero12_step_bytes); PyTorch FSDP SHARD_GRAD_OP reduces into its own gradient dtype.
             zero12_fp32_grads = zero12_step_bytes(rank_params / (g // mp), optimizer, per_param)
             step_temp += zero12_fp32_grads
+    # The tied embedding's second gradient, a moment at the end of backward (gpudesk.sizing.tied_embedding_grad):
+    # plain data parallelism only; Megatron's fp32 buffer and ZeRO/FSDP reduce through their own hooks.
+    tied_grad = 0.0
+    if stage == "ddp" and pp == 1 and not optimizer_in_backward and not fp32_grad_buffer and grads > 0:
+        tied_grad = tied_embedding_grad_bytes(spec, per_param[2], tensor_parallel=t,
+                                              vocabulary_head=spec.kind != "encoder" or encoder_lm_head)
+    end_extra = max(0.0, tied_grad - step_temp)
     if not keep_grads and grads > 0:
         head_grad = pipeline_grads if stage_grads else min(grads, spec.largest_layer_params / t * per_param[2])
         if zero3_resident_grad_partition(stage, fsdp, offload):
             # DeepSpeed's flat gradient-partition buffer exists from init on (gpudesk.sizing.zero3_grad_buffer);
             # the unreduced gradient of the module in backward is in `gathered_layers`.
             head_grad = grads
-        if acts + logits + head_grad >= grads + step_temp:
+        if acts + logits + head_grad >= grads + step_temp + end_extra:
             parts["gradients"] = head_grad  # peak at the start of backward
             step_temp = 0.0
         else:
             acts, logits = 0.0, 0.0  # peak at the end of backward / optimizer step: activations already freed
+            parts["gradients"] = grads + end_extra
     no_sync_grads = 0.0
     if fsdp and fsdp_version == 1 and gradient_accumulation and fsdp1_no_sync and offload == "none" and pp == 1:
         no_sync_grads = rank_params * per_param[2]
-    if keep_grads and step_temp > acts + logits + no_sync_grads:
+    if keep_grads and step_temp + end_extra > acts + logits + no_sync_grads:
         acts, logits = 0.0, 0.0  # the optimizer step (all gradients + its temporaries) is the peak
+        parts["gradients"] += end_extra
         no_sync_grads = 0.0  # reduce-scattered and freed by the syncing backward
     elif keep_grads:
         step_temp = 0.0
@@ -730,6 +749,10 @@ def train_memory(
                                                                                    offload=offload_value_text(offload)),
          "ZeRO paper section 5; DeepSpeed memory docs"),
     ]
+    if end_extra and not acts:
+        assumptions.append((_("tied embedding: the input embedding's dense gradient ({size}) exists beside the LM "
+                              "head's at the end of backward, before it is added into it").format(
+                                  size=format_bytes(int(tied_grad))), TIED_EMBEDDING_GRAD_SOURCE))
     if grad_op_shard:
         assumptions.append((_("FSDP SHARD_GRAD_OP keeps each rank's parameter shard ({gib:.2f} GiB) beside the unsharded "
                               "parameters from forward to the end of backward").format(gib=grad_op_shard / 2**30),

@@ -268,6 +268,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         fp32_grad_buffer=bool(case.get("fp32_grad_buffer", False)),
         unfused_gelu=bool(case.get("unfused_gelu", False)), fused_norm=bool(case.get("fused_norm", False)),
         eager_softmax=str(case.get("eager_softmax", "16bit")), fsdp_root_only=bool(case.get("fsdp_root_only", False)),
+        encoder_lm_head=bool(case.get("encoder_lm_head", False)),
         kv_cache_impl=str(case.get("kv_cache_impl", "paged")),
         mla_decode_weights=str(case.get("mla_decode_weights", "up-proj")),
         prompt_logits=str(case.get("prompt_logits", "last")),

@@ -49,6 +49,8 @@ def cli_args(case: dict) -> list[str]:
             args.append("--fused-norm")
         if case.get("eager_softmax"):
             args += ["--eager-softmax", case["eager_softmax"]]
+        if case.get("encoder_lm_head"):
+            args.append("--encoder-lm-head")
         if case.get("load_dtype"):
             args += ["--load-dtype", case["load_dtype"]]
         if case.get("decode_attention"):
