@@ -321,7 +321,7 @@ def lora_memory(
                                     loss_vocab_chunk=loss_vocab_chunk)
     if nonreentrant_checkpoint and recompute != "full":
         raise SizingError("nonreentrant_checkpoint", _("non-reentrant checkpointing is a way of recomputing whole "
-                                                       "layers: it needs --recompute full."))
+                                                       "layers: it needs activation recompute full."))
     ctx_inputs = 0.0
     bnb_keeps_inputs = (legacy_bnb_matmul and kind == "qlora") or int8_base
     if spec.is_transformer and recompute in ("none", "full") and precision_family(precision) != "fp32":
