@@ -332,7 +332,7 @@ def lora_memory(
                                     loss_vocab_chunk=loss_vocab_chunk)
     if nonreentrant_checkpoint and recompute != "full":
         raise SizingError("nonreentrant_checkpoint", _("non-reentrant checkpointing is a way of recomputing whole "
-                                                       "layers: it needs --recompute full."))
+                                                       "layers: it needs activation recompute full."))
     ctx_inputs = 0.0
     bnb_keeps_inputs = (legacy_bnb_matmul and kind == "qlora") or int8_base
     if spec.is_transformer and recompute in ("none", "full") and precision_family(precision) != "fp32":
@@ -450,6 +450,13 @@ def lora_memory(
                                   gib=ctx_inputs / 2**30),
                             "bitsandbytes autograd/_functions.py MatMul4Bit (< 0.43.2) / MatMul8bitLt ctx.tensors; "
                             "torch/utils/checkpoint.py saved_tensors_hooks; AnswerDotAI/fsdp_qlora README"))
+    elif nonreentrant_checkpoint and not bnb_keeps_inputs:
+        # Read, and nothing to add: a flag the user set is acknowledged rather than silently without effect.
+        assumptions.append((_("non-reentrant checkpointing: this base keeps no Linear inputs on the autograd context "
+                              "(a 16-bit base, or bitsandbytes 0.43.2 and later), so it keeps no more than reentrant "
+                              "checkpointing"),
+                            "torch/utils/checkpoint.py saved_tensors_hooks; bitsandbytes PR 1270 (0.43.2, "
+                            "MatMul4Bit stores (None, B))"))
     if amp_casts:
         assumptions.append((_("torch.autocast over a frozen fp32 base: each frozen Linear saves the 16-bit cast of its "
                               "weight for backward ({gib:.2f} GiB)").format(gib=amp_casts / 2**30),

@@ -90,13 +90,31 @@ def _search(steps: StepModel, budget: EngineBudget, load: Load, ttft_limit_s: fl
 _search_kept = functools.lru_cache(maxsize=64)(_search)
 
 
+def _limits_text(ttft_limit_s: float | None, tpot_limit_s: float | None) -> str:
+    return ", ".join(f"{name} <= {format_duration(value)}" for name, value in (("p99 TTFT", ttft_limit_s),
+                                                                           ("p99 TPOT", tpot_limit_s))
+                     if value is not None)
+
+
+def slo_unmet_assumption(published_per_s: float, ttft_limit_s: float | None,
+                         tpot_limit_s: float | None) -> Assumption:
+    """The limits given, and no rate searched (``RATE_RANGE`` either side of the published one) meets them: the
+    answer is the run at the published rate, and says that the limits were not met rather than dropping them."""
+    return Assumption("latency_limits", _(
+        "no rate from {lowest} to {highest} requests/s meets {limits} in the modelled engine (a limit below one "
+        "request's own prefill or decode step cannot be met at any rate): latencies and throughput at the "
+        "published rate {published} requests/s").format(
+        lowest=f"{published_per_s / RATE_RANGE:.3g}", highest=f"{published_per_s * RATE_RANGE:.3g}",
+        limits=_limits_text(ttft_limit_s, tpot_limit_s), published=f"{published_per_s:.3g}"), SLO_SOURCE,
+        raw(published_rate_per_s=published_per_s, limits_met=False, ttft_p99_limit_s=ttft_limit_s or 0.0,
+            tpot_p99_limit_s=tpot_limit_s or 0.0))
+
+
 def slo_assumption(rate_per_s: float, published_per_s: float, ttft_limit_s: float | None,
                    tpot_limit_s: float | None) -> Assumption:
     """What the answer assumed: the latencies at the highest rate meeting the limits, the throughput at the
     published rate."""
-    limits = ", ".join(f"{name} <= {format_duration(value)}" for name, value in (("p99 TTFT", ttft_limit_s),
-                                                                             ("p99 TPOT", tpot_limit_s))
-                       if value is not None)
+    limits = _limits_text(ttft_limit_s, tpot_limit_s)
     return Assumption("latency_limits", _(
         "the published rate {published} requests/s is the highest meeting {limits}: latencies taken where the "
         "modelled engine meets them, at {rate} requests/s; throughput at the published rate").format(

@@ -29,7 +29,7 @@ from gpudesk.sizing.serve_engine import EngineBudget, engine_budget
 from gpudesk.sizing.serve_host import OUTPUT_LAG_SOURCE, front_end, output_lag_steps, schedules_ahead
 from gpudesk.sizing.serve_load import ServeLoad
 from gpudesk.sizing.serve_sched import Load, simulate
-from gpudesk.sizing.serve_slo import slo_assumption, slo_rate_per_s
+from gpudesk.sizing.serve_slo import slo_assumption, slo_rate_per_s, slo_unmet_assumption
 from gpudesk.sizing.serve_step import StepModel, step_model
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption, raw
@@ -132,6 +132,9 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
             latency_run = found[1]
             assumptions += (slo_assumption(found[0], float(load.request_rate_per_s or 0.0), load.ttft_p99_limit_s,
                                            load.tpot_p99_limit_s),)
+        else:  # no rate searched meets them: say so, the limits are not dropped in silence
+            assumptions += (slo_unmet_assumption(float(load.request_rate_per_s or 0.0), load.ttft_p99_limit_s,
+                                                 load.tpot_p99_limit_s),)
     if front is not None:
         assumptions += (Assumption("front_end", _(
             "{servers} API-server process(es): {request} per request + {token} per streamed token, of which "

@@ -1391,52 +1391,52 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>ContextInputs</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="27"/>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="30"/>
         <source>Linux</source>
         <translation>Linux</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="27"/>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="30"/>
         <source>Windows (native)</source>
         <translation>Windows（原生）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="27"/>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="30"/>
         <source>WSL2 on Windows</source>
         <translation>Windows 上的 WSL2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="28"/>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="31"/>
         <source>macOS</source>
         <translation>macOS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="29"/>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="32"/>
         <source>Detect from the text</source>
         <translation>从文本中识别</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="33"/>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="36"/>
         <source>The operating system the job ran on. A bare &quot;CUDA error: out of memory&quot; has different causes on WSL2 (pinned host memory) and native Windows (the page file) than on Linux; by default it is read from the text&apos;s paths and words.</source>
         <translation>任务运行所在的操作系统。单独一行 &quot;CUDA error: out of memory&quot; 在 WSL2（锁页主机内存）和原生 Windows（页面文件）上的原因与 Linux 上不同；默认从文本中的路径和用词识别。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="36"/>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="39"/>
         <source>The &amp;job&apos;s operating system:</source>
         <translation>任务的操作系统(&amp;J)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="43"/>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="46"/>
         <source>not given</source>
         <translation>未提供</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="46"/>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="49"/>
         <source>GPU memory other processes held when the error happened, in GiB (the sum of the other rows of nvidia-smi&apos;s process list). A pasted message rarely shows it; 0 = not given. It is shown as given by you in the memory account.</source>
         <translation>出错时其他进程占用的 GPU 显存，单位 GiB（nvidia-smi 进程列表中其他各行之和）。粘贴的报错信息很少包含它；0 表示未提供。它在显存账目中显示为“由您提供”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="49"/>
+        <location filename="../../gpudesk/ui/oom/context_inputs.py" line="52"/>
         <source>Memory held &amp;by other processes (GiB):</source>
         <translation>其他进程占用的显存(&amp;B)（GiB）：</translation>
     </message>
@@ -3223,52 +3223,52 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MemoryBars</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="321"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="323"/>
         <source>not in the input (missing: %1)</source>
         <translation>输入中没有（缺少：%1）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="323"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="325"/>
         <source>not reported by the source</source>
         <translation>来源未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="326"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="328"/>
         <source>total</source>
         <translation>总量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="327"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="329"/>
         <source>allocated</source>
         <translation>已分配</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="328"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="330"/>
         <source>reserved</source>
         <translation>已保留</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="329"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="331"/>
         <source>%1 used by process</source>
         <translation>进程占用 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="356"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="358"/>
         <source>rocm-smi</source>
         <translation>rocm-smi</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="358"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="360"/>
         <source>Metal driver</source>
         <translation>Metal 驱动</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="359"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="361"/>
         <source>NVML</source>
         <translation>NVML</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="331"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="333"/>
         <source>free</source>
         <translation>空闲</translation>
     </message>
@@ -3277,98 +3277,98 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     <name>MemoryBarsPanel</name>
     <message>
         <location filename="../../gpudesk/ui/oom/memory_bars.py" line="173"/>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="237"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="239"/>
         <source>No memory figures yet: paste a message or pick a target.</source>
         <extracomment>The accelerator platform (&quot;cuda&quot;, &quot;rocm&quot;, &quot;mps&quot;; None: unsaid), for the name of the per-process tool.</extracomment>
         <translation>还没有显存数据：请粘贴一条消息或选择一个目标。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="182"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="184"/>
         <source>Allocated (live tensors)</source>
         <translation>已分配（活动张量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="183"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="185"/>
         <source>Reserved but unallocated (allocator cache)</source>
         <translation>已保留但未分配（分配器缓存）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="184"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="186"/>
         <source>Non-PyTorch in process (CUDA context, NCCL, libraries)</source>
         <translation>进程内非 PyTorch 部分（CUDA 上下文、NCCL、库）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="185"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="187"/>
         <source>This process per NVML (allocator figures unknown)</source>
         <translation>NVML 统计的本进程用量（分配器数据未知）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="186"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="188"/>
         <source>Other processes</source>
         <translation>其他进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="187"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="189"/>
         <source>Unattributed (driver, display, processes not listed)</source>
         <translation>未归属（驱动、显示、未列出的进程）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="188"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="190"/>
         <source>Free</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="242"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="244"/>
         <source>This input gives no per-GPU memory figures (total, allocated, free); the causes below come from the message itself.</source>
         <translation>这段输入没有逐 GPU 的显存数字（总量、已分配、空闲）；下面的原因来自消息本身。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="279"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="281"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="279"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="281"/>
         <source>GPU (index not given)</source>
         <translation>GPU（未给出编号）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="283"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="285"/>
         <source>%1%2 · total memory unknown (not in the input); the bar spans the parts shown</source>
         <translation>%1%2 · 总显存未知（输入中没有）；条形图按所示各部分绘制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="285"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="287"/>
         <source>%1%2 · %3 total</source>
         <translation>%1%2 · 共 %3</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="291"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="293"/>
         <source>allocated %1</source>
         <translation>已分配 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="292"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="294"/>
         <source>reserved %1</source>
         <translation>已保留 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="293"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="295"/>
         <source>%1 used by process %2</source>
         <translation>进程 %2 占用 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="295"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="297"/>
         <source>other processes %1</source>
         <translation>其他进程 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="296"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="298"/>
         <source>free %1</source>
         <translation>空闲 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="304"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="306"/>
         <source>%1 is N/A: %2</source>
         <translation>%1 为 N/A：%2</translation>
     </message>
@@ -7505,77 +7505,77 @@ PCI 总线：{bus}</translation>
         <translation>无法解析的输入：无法进行诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="346"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="347"/>
         <source>Engine: %1</source>
         <translation>引擎：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="348"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="349"/>
         <source>Framework: %1</source>
         <translation>框架：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="350"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="351"/>
         <source>message shape: %1</source>
         <translation>消息形式：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="353"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="354"/>
         <source>PyTorch era: %1</source>
         <translation>PyTorch 版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="355"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="356"/>
         <source>torch %1</source>
         <translation>torch %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="357"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="358"/>
         <source>Python %1</source>
         <translation>Python %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="359"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="360"/>
         <source>from %1</source>
         <translation>来自%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="360"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="361"/>
         <source>Diagnosis</source>
         <translation>诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="368"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="369"/>
         <source>Partial result, the input lacks: %1</source>
         <translation>部分结果，输入缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="396"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="397"/>
         <source>Child processes of the target (psutil)</source>
         <translation>目标的子进程（psutil）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="398"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="399"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="398"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="399"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="398"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="399"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="398"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="399"/>
         <source>Host RSS</source>
         <translation>主机 RSS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="404"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="405"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>

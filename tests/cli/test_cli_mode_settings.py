@@ -4,6 +4,8 @@ bitsandbytes double quantisation for LoRA on a 16-bit base)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from gpudesk.cli import main
@@ -53,7 +55,20 @@ def test_non_reentrant_checkpoint_needs_whole_layer_recompute_and_names_what_it_
         capsys: pytest.CaptureFixture[str]) -> None:
     err = _error(["--mode", "qlora", "--legacy-bnb-matmul", "--recompute", "none", "--non-reentrant-checkpoint"],
                  capsys)
-    assert "--non-reentrant-checkpoint" in err and "--recompute full" in err, err
+    assert "--non-reentrant-checkpoint" in err and "recompute full" in err, err
     assert main(MEMORY + ["--mode", "qlora", "--legacy-bnb-matmul", "--recompute", "full",
                           "--non-reentrant-checkpoint"]) == 0
     assert "non-reentrant checkpointing keeps each layer's quantised-Linear inputs" in capsys.readouterr().out
+
+
+def test_non_reentrant_checkpoint_without_a_bitsandbytes_base_is_acknowledged(capsys: pytest.CaptureFixture[str]) -> None:
+    """A 16-bit LoRA base keeps nothing on the autograd context: the flag changes no figure, and the answer says it
+    was read (before, it was accepted without a word)."""
+    args = MEMORY + ["--mode", "lora", "--recompute", "full", "--json"]
+    assert main(args) == 0
+    plain = json.loads(capsys.readouterr().out)["per_gpu"]
+    assert main(args + ["--non-reentrant-checkpoint"]) == 0
+    flagged = json.loads(capsys.readouterr().out)["per_gpu"]
+    assert flagged["total_bytes"] == plain["total_bytes"]
+    added = [a["assumption"] for a in flagged["assumptions"] if a not in plain["assumptions"]]
+    assert len(added) == 1 and added[0].startswith("non-reentrant checkpointing: this base keeps no Linear inputs")

@@ -140,3 +140,18 @@ def test_every_assumption_the_models_state_has_a_label():
     assert len(names) > 40  # the scan finds the models' assumptions
     assert names - set(ASSUMPTION_LABELS) == set()
     assert set(ASSUMPTION_LABELS) - names == set(), "a label for an assumption no model states"
+
+
+def test_the_fused_moe_assumptions_read_as_labels_in_both_languages(capsys):
+    """MiniMax-M2 at TP 8 (E 256, N 192 per GPU) ships no tuned block-FP8 fused-MoE config: the default-tile and the
+    FP8 expert-quantization assumptions are printed under their labels, never their machine names."""
+    args = ["estimate", "speed", "--model", "minimax-m2.7", "--gpu", "h100-sxm5", "--count", "8", "--engine", "vllm",
+            "--tp", "8", "--concurrency", "64", "--input-tokens", "1024", "--output-tokens", "1024"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "  Fused-MoE configuration: no tuned fused-MoE configuration ships" in out
+    assert "  FP8 quantization kernels in the fused MoE: 124 FP8 quantization kernels per step" in out
+    assert main(["--lang", "zh_CN", *args]) == 0
+    out = capsys.readouterr().out
+    assert "  融合 MoE 配置：" in out and "  融合 MoE 内的 FP8 量化内核：" in out
+    assert "fused_moe_default_config" not in out and "expert_quant_kernels" not in out

@@ -45,6 +45,9 @@ def test_refused_without_whole_layer_recompute():
     with pytest.raises(SizingError) as err:
         _acts(recompute="none", legacy_bnb_matmul=True, nonreentrant_checkpoint=True)
     assert err.value.field == "nonreentrant_checkpoint"
+    # The window shows the sentence under its own fields (Activation recomputation: full), the CLI before the
+    # flag: no CLI flag in it (it read "--recompute full" in the Plan wizard).
+    assert "recompute full" in err.value.reason and "--" not in err.value.reason
 
 
 def test_answerai_qlora_profile_rows():

@@ -102,3 +102,18 @@ def test_a_600_s_run_puts_the_p99_tpot_above_the_mean():
     assert tpot["p99"] <= 0.2
     assert tpot["p99"] > 1.06 * tpot["mean"]
     assert tpot["mean"] == pytest.approx(row["measured"]["value"], rel=0.4)
+
+
+def test_a_limit_no_rate_meets_is_said_not_dropped():
+    """A p99 TPOT limit of 1 ms is below one decode step of Llama-2-70B on TP 2 at any rate searched: the answer is
+    the run at the published rate, as without limits, and an assumption says the limits were not met (before, the
+    limits vanished from the answer without a word)."""
+    row = _row(DGX_H100, ttft_p99_limit_s=2.0, tpot_p99_limit_s=0.001)
+    load = load_of_case(row)
+    free = _speed(dataclasses.replace(load, ttft_p99_limit_s=None, tpot_p99_limit_s=None), row)
+    unmet = _speed(load, row)
+    assert unmet.tpot_s == pytest.approx(free.tpot_s)
+    limits = [a for a in unmet.assumptions if a.name == "latency_limits"]
+    assert len(limits) == 1
+    assert "meets p99 TTFT <= 2 s, p99 TPOT <= 1 ms" in limits[0].value
+    assert dict(limits[0].quantities)["limits_met"] is False

@@ -9,7 +9,7 @@ box's lowest value, 0, means "not given".
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QWidget
 
 from gpudesk.oom.user_context import HOST_OSES, MAX_DEVICE_BYTES, UserContext
 from gpudesk.units import GIB
@@ -21,8 +21,11 @@ class ContextInputs(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        layout = QHBoxLayout(self)
+        # One row each: side by side the two labels and fields are about 700 px wide in English, which forced the
+        # OOM tab past a 784-px window and squeezed the diagnosis pane into a sideways scroll.
+        layout = QFormLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         self.os_combo = QComboBox(self)
         names = {"linux": self.tr("Linux"), "windows": self.tr("Windows (native)"), "wsl": self.tr("WSL2 on Windows"),
                  "macos": self.tr("macOS")}
@@ -48,12 +51,8 @@ class ContextInputs(QWidget):
             "by you in the memory account."))
         others_label = QLabel(self.tr("Memory held &by other processes (GiB):"), self)
         others_label.setBuddy(self.others_spin)
-        layout.addWidget(os_label)
-        layout.addWidget(self.os_combo)
-        layout.addSpacing(12)
-        layout.addWidget(others_label)
-        layout.addWidget(self.others_spin)
-        layout.addStretch(1)
+        layout.addRow(os_label, self.os_combo)
+        layout.addRow(others_label, self.others_spin)
         self.setTabOrder(self.os_combo, self.others_spin)
 
     def context(self) -> UserContext | None:

@@ -172,6 +172,8 @@ class MemoryBarsPanel(QWidget):
         self._layout.addWidget(self._rows)
         self._empty = QLabel(self.tr("No memory figures yet: paste a message or pick a target."), self)
         self._empty.setTextFormat(Qt.TextFormat.PlainText)
+        # The no-figures sentence is about 700 px on one line: it wraps to the pane instead of widening it.
+        self._empty.setWordWrap(True)
         self._layout.addWidget(self._empty)
         self.bars: list[MemoryBar] = []
         self.captions: list[QLabel] = []

@@ -282,3 +282,34 @@ def test_damaged_history_entry_is_reported(qtbot, tab):
     with qtbot.assertNotEmitted(tab.history.reopenRequested):
         tab.history.reopen_button.click()
     assert any("cannot be read back" in text for text, level in tab.messages if level == "error")
+
+
+def _fresh_message(marker: str, name: str = "fresh_cases_41.jsonl") -> str:
+    rows = (json.loads(line) for line in (FIXTURES.parent / "oom" / name).read_text(
+        encoding="utf-8").splitlines() if line)
+    return next(row["message"] for row in rows if marker in row["message"])
+
+
+def test_a_message_without_gpu_figures_fits_a_784x600_window(qtbot, tab):
+    """The Vulkan heap-limit message (VUID-01713) gives no per-GPU figures: the "no per-GPU memory figures" line
+    wraps, and the job's OS / other processes' memory inputs stack, so neither pushes the tab past 784 px nor the
+    diagnosis pane into a sideways scroll (both did: the tab was 1034 px at least, the pane 706 px)."""
+    tab.resize(784, 600)
+    tab.show()
+    qtbot.waitExposed(tab)
+    _diagnose(qtbot, tab, _fresh_message("VUID-vkAllocateMemory-pAllocateInfo-01713"))
+    qtbot.wait(50)
+    assert tab.minimumSizeHint().width() <= 784
+    assert tab.width() == 784
+    results = tab.results
+    assert not results.bars.bars, "this message has no per-GPU bar"
+    assert results.body.minimumSizeHint().width() <= results.scroll_area.viewport().width()
+
+
+def test_the_header_names_the_engine_as_the_recognised_line_does(qtbot, tab):
+    """TensorRT-LLM's serving-loop buffer error: the header said "Engine: trtllm" (the internal id) above
+    "Recognised: engine TensorRT-LLM"."""
+    _diagnose(qtbot, tab, _fresh_message("Encountered an error in forwardAsync function", "fresh_cases_38.jsonl"))
+    header = tab.results.header.text()
+    assert header.startswith("Engine: TensorRT-LLM · "), header
+    assert "engine TensorRT-LLM" in tab.results.account.recognised.text()
