@@ -115,7 +115,9 @@ engine core returns them, vllm-project/vllm v0.9 ``vllm/v1/engine/async_llm.py``
 behind the intakes of the requests that arrived before it and behind the output work of requests already in the
 engine, not behind the output work of requests that are still queued for intake themselves: a burst of N arrivals
 (a closed loop's first wave) reaches the engine after N intakes, and a steady stream of arrivals still pays every
-request's whole work, as the throughput cap has it.
+request's whole work, as the throughput cap has it. Where the intakes run ahead of the output work (a burst, an
+overload), the output work still has to be done before the client's last response: the run lasts at least until the
+processes have done the whole work of its requests.
 TTFT is counted from the request's arrival, so it includes the wait for and the time in the front end.
 
 Runs of decode-only steps between events are taken in one jump (the KV read grows by one token per request per
@@ -293,6 +295,13 @@ class _FrontEnd:
         self.free[first] = reached
         self.output_work[first].append((reached, max(0.0, self.busy_s - self.intake_s)))
         return reached, arrival_s
+
+    def drained_s(self) -> float:
+        """When the processes have done all the work of the requests they took in: the client's last response
+        comes no earlier, so a burst or an overload the intakes took in quickly still lasts the whole work."""
+        for server in range(len(self.free)):
+            self._absorb(server, math.inf)
+        return max(self.free)
 
 
 def _steady_start(steps: StepModel, budget: EngineBudget, load: Load) -> SteadyState | None:
@@ -628,7 +637,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 lagged_done.append(req)
             else:
                 finish(req)
-    duration = max(now, 1e-12)
+    duration = max(now, front.drained_s() if front.busy_s > 0 else 0.0, 1e-12)
     n = len(done)
     generated = sum(r.out_total for r in done)
     measured = [r for r in done if r.counted] or done
