@@ -106,18 +106,7 @@ drift apart, as in a real sweep where outputs end at different steps.
 Front end (:func:`gpudesk.sizing.serve_host.front_end`): where the engine has an API-server stage, every request
 passes it first, first come first served over its ``servers`` processes: it reaches the engine's waiting queue
 ``intake_s`` after the process is free (the share of the request's work ahead of its first token), and the process
-spends ``request_s`` + ``token_s`` per output token it will stream on it, which is what caps the requests/s it takes.
-Only the intake is work the process does on arrival: the rest (detokenising and streaming the outputs, the final
-response) is work it does once the request is in the engine and its tokens come back. The process runs one event
-loop that handles its events in the order they occur (``vllm/entrypoints/openai/api_server.py`` on uvloop;
-``AsyncLLM.generate`` runs the input processing on the request's arrival, ``output_handler`` the outputs as the
-engine core returns them, vllm-project/vllm v0.9 ``vllm/v1/engine/async_llm.py``), so a request that arrives waits
-behind the intakes of the requests that arrived before it and behind the output work of requests already in the
-engine, not behind the output work of requests that are still queued for intake themselves: a burst of N arrivals
-(a closed loop's first wave) reaches the engine after N intakes, and a steady stream of arrivals still pays every
-request's whole work, as the throughput cap has it. Where the intakes run ahead of the output work (a burst, an
-overload), the output work still has to be done before the client's last response: the run lasts at least until the
-processes have done the whole work of its requests.
+stays busy ``request_s`` + ``token_s`` per output token it will stream, which is what caps the requests/s it takes.
 TTFT is counted from the request's arrival, so it includes the wait for and the time in the front end.
 
 Runs of decode-only steps between events are taken in one jump (the KV read grows by one token per request per
@@ -272,36 +261,15 @@ class _FrontEnd:
         self.intake_s = load.frontend_intake_s
         self.busy_s = load.frontend_request_s + load.frontend_token_s * load.output_tokens
         self.free = [0.0] * max(1, load.frontend_servers)
-        # per process: (time the engine starts returning the request's outputs, the output work then due), in order
-        self.output_work: list[deque[tuple[float, float]]] = [deque() for _ in self.free]
-
-    def _absorb(self, server: int, until_s: float) -> None:
-        """Charge the process with the output work of its requests whose outputs come back by ``until_s``."""
-        pending = self.output_work[server]
-        while pending and pending[0][0] <= until_s:
-            due_s, work_s = pending.popleft()
-            self.free[server] = max(self.free[server], due_s) + work_s
 
     def ready(self, arrival_s: float) -> tuple[float, float]:
-        """(time the request reaches the engine, its arrival) for a request arriving at ``arrival_s``: after the
-        process has done the intakes queued before it and the output work already due (module docstring)."""
+        """(time the request reaches the engine, its arrival) for a request arriving at ``arrival_s``."""
         if self.busy_s <= 0:
             return arrival_s, arrival_s
-        for server in range(len(self.free)):
-            self._absorb(server, arrival_s)
-        first = min(range(len(self.free)), key=lambda i: (self.free[i], len(self.output_work[i])))
+        first = min(range(len(self.free)), key=self.free.__getitem__)
         start = max(arrival_s, self.free[first])
-        reached = start + self.intake_s
-        self.free[first] = reached
-        self.output_work[first].append((reached, max(0.0, self.busy_s - self.intake_s)))
-        return reached, arrival_s
-
-    def drained_s(self) -> float:
-        """When the processes have done all the work of the requests they took in: the client's last response
-        comes no earlier, so a burst or an overload the intakes took in quickly still lasts the whole work."""
-        for server in range(len(self.free)):
-            self._absorb(server, math.inf)
-        return max(self.free)
+        self.free[first] = start + self.busy_s
+        return start + self.intake_s, arrival_s
 
 
 def _steady_start(steps: StepModel, budget: EngineBudget, load: Load) -> SteadyState | None:
@@ -637,7 +605,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 lagged_done.append(req)
             else:
                 finish(req)
-    duration = max(now, front.drained_s() if front.busy_s > 0 else 0.0, 1e-12)
+    duration = max(now, 1e-12)
     n = len(done)
     generated = sum(r.out_total for r in done)
     measured = [r for r in done if r.counted] or done
