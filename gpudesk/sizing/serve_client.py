@@ -26,7 +26,18 @@ ensure each request has at least one token") at the default page of one token. S
 prefill. It is an input (``ServeLoad.cached_prompts``, a measured run's ``cached_prompts``): the number of the run's
 first prompts, in the order the client sends them, that an earlier run sent to the same server; only the user knows
 how the client picked its prompts. The cache keeps them while the pool has room for them next to the run's own
-requests (the engines evict the least recently used free blocks first): the count is capped at what fits.
+requests (the engines evict the least recently used free blocks first): the count is capped at what fits. Two
+things set that room. (1) The run's first requests (as many as it keeps in flight) arrive together and are admitted
+first; a cached one takes its prompt's blocks out of the free queue at admission (vLLM V1
+``KVCacheManager.get_computed_blocks`` then ``allocate_slots`` touches the hit blocks; SGLang
+``RadixCache.match_prefix`` + ``inc_lock_ref`` locks the matched nodes), before the decode of the others allocates
+anything, so those prompts are kept whatever the pool: their blocks ARE the request's own prompt blocks, counted in
+its footprint once. (2) A cached prompt the client sends later must outlive the run's requests already in flight:
+it is kept while the pool holds its PROMPT next to their whole footprints. The earlier run's output blocks need not
+survive: they are no part of the prompt, and both engines evict them first (vLLM V1 frees a request's blocks in
+reverse order, "so that the tail blocks are evicted first", ``vllm/v1/core/block_pool.py`` ``free_blocks`` via
+``single_type_kv_cache_manager.py``; SGLang's radix cache evicts least recently used leaves, and a finished
+request's output tokens are the leaves below its prompt, ``python/sglang/srt/mem_cache/radix_cache.py`` ``evict``).
 """
 
 from __future__ import annotations
@@ -85,13 +96,17 @@ def prefix_block_tokens(engine: str, kv_block_size: int | None) -> int:
 
 def earlier_run_cached_prompts(engine: str, version: str | None, offline: bool, cached_prompts: int,
                                num_prompts: int | None, request_tokens: int, live_requests: int,
-                               kv_capacity_tokens: int, prefix_caching: bool | None = None) -> int:
+                               kv_capacity_tokens: int, prefix_caching: bool | None = None,
+                               prompt_tokens: int | None = None) -> int:
     """How many of the run's first prompts the engine finds in its prefix cache because an earlier run sent them
     (``cached_prompts``; module docstring): none where the engine keeps no prefix cache or the run is offline, at
-    most the run's prompts, and at most as many as the KV pool keeps (``request_tokens`` = prompt + output each)
-    next to the ``live_requests`` the run itself holds."""
+    most the run's prompts; those among the run's first ``live_requests`` (its first wave) as far as the pool holds
+    their prompts (``prompt_tokens`` each; ``request_tokens`` = prompt + output where not given), and the later
+    ones as far as the pool holds their prompts next to the whole footprints of the ``live_requests``."""
     if cached_prompts <= 0 or offline or not keeps_prefix_cache(engine, version, prefix_caching):
         return 0
     count = cached_prompts if num_prompts is None else min(cached_prompts, num_prompts)
+    prompt = max(1, prompt_tokens if prompt_tokens is not None else request_tokens)
+    first_wave = min(count, max(0, live_requests), kv_capacity_tokens // prompt)
     room = kv_capacity_tokens - live_requests * request_tokens
-    return max(0, min(count, room // max(1, request_tokens)))
+    return first_wave + max(0, min(count - first_wave, room // prompt))

@@ -104,7 +104,8 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
                                         load.cached_prompts, load.num_prompts,
                                         load.input_tokens + load.output_tokens,
                                         min(live, load.num_prompts or live, budget.max_running),
-                                        budget.kv_capacity_tokens, load.prefix_caching)
+                                        budget.kv_capacity_tokens, load.prefix_caching,
+                                        prompt_tokens=load.input_tokens)
     sim_load = Load(input_tokens=load.input_tokens, output_tokens=load.output_tokens,
                                           concurrency=load.concurrency, request_rate_per_s=load.request_rate_per_s,
                                           batch=load.batch, num_prompts=load.num_prompts, replicas=load.replicas,

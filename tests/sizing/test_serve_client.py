@@ -16,6 +16,8 @@ from gpudesk.sizing.serve_sched import Load, simulate
 from gpudesk.sizing.serve_step import step_model
 from gpudesk.sizing.shapes import spec_from_catalog
 from gpudesk.sizing.speed_serve import ServeLoad, serve_speed
+from gpudesk.sizing.speed_serve_cases import predict_serve_case
+from gpudesk.sizing.speed_validation import read_rows, speed_cases_dir
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +85,14 @@ def test_earlier_run_cached_prompts_is_capped_by_the_run_and_the_kv_pool():
     assert earlier_run_cached_prompts("vllm", "0.6.3", cached_prompts=20, **args) == 0  # no prefix cache
     assert earlier_run_cached_prompts("vllm", "0.9.0", cached_prompts=0, **args) == 0
     small = dict(args, kv_capacity_tokens=30 * 3800 + 5 * 3800 + 100)  # room for five more requests only
-    assert earlier_run_cached_prompts("vllm", "0.9.0", cached_prompts=20, **small) == 5
+    # The 20 cached prompts are among the 30 the run sends at once: admitted first, their prompt blocks are the
+    # requests' own, so the pool keeps them whatever it holds next to them (module docstring).
+    assert earlier_run_cached_prompts("vllm", "0.9.0", cached_prompts=20, **small) == 20
+    # 60 prompts through 30 clients, 50 sent before: the first wave's 30 are kept; of the 20 sent later only as many
+    # PROMPTS (1800 tokens) as fit next to the 30 in-flight requests' whole footprints: 19100 // 1800 = 10.
+    later = dict(small, num_prompts=60)
+    assert earlier_run_cached_prompts("vllm", "0.9.0", cached_prompts=50, prompt_tokens=1800, **later) == 40
+    assert earlier_run_cached_prompts("vllm", "0.9.0", cached_prompts=50, **later) == 35  # whole requests: 5 more
 
 
 def test_a_sweep_level_whose_first_prompts_an_earlier_level_sent_has_a_shorter_ttft(catalog):
@@ -151,3 +160,19 @@ def test_with_the_prefix_cache_off_closed_loop_clients_stay_in_lock_step():
     assert off / measured == pytest.approx(1.0, abs=0.2)
     assert default < 0.6 * off
     assert predict_serve_case(dict(row, prefix_caching="on"))[0] == default
+
+
+def test_a_sweep_level_keeps_the_prompts_its_first_wave_was_sent_before_whatever_the_pool():
+    """Tim Wang blog (2025-07-17, section V): Llama-3.1-8B on one H100, SGLang 0.4.9, evalscope --parallel 100
+    --number 100 after the level of 90 (LongAlpaca, ~1800-token prompts, 2000 output tokens): 100 requests at once
+    whose first 90 the server saw before. 100 x 3800 tokens nearly fill the ~450k-token pool, which left room for
+    only 17 cached prompts when each had to fit next to the run's whole footprint; but the 90 are admitted first and
+    their cached prompt blocks become their own (module docstring): all 90 hit, and the mean TTFT (measured 0.254 s)
+    is a fraction of what 90 cold 1800-token prompts take to prefill."""
+    row = next(r for r in read_rows(speed_cases_dir() / "fresh33_serve_runs.jsonl")
+               if r["id"] == "timwang-h100-llama31-8b-sglang049-longalpaca-c100-ttft-s")
+    assert row["cached_prompts"] == 90 and row["concurrency"] == row["num_prompts"] == 100
+    cached = predict_serve_case(row)[0]
+    cold = predict_serve_case(dict(row, cached_prompts=0))[0]
+    assert cached < 0.2 * cold
+    assert cached / row["measured"]["value"] == pytest.approx(1.0, abs=0.3)
