@@ -19,6 +19,9 @@ from gpudesk.sizing.serve_lengths import LENGTH_DISTRIBUTIONS, SHAREGPT_MIN_TOKE
 ENGINES = ("vllm", "sglang", "trtllm", "optimum-habana")
 KV_DTYPES = ("auto", "bf16", "fp16", "fp8")
 MAX_TP = 64
+#: The largest scale-up (NVLink) domain a buyer can rack as one "node": 72 GPUs in a GB200/GB300 NVL72 rack (NVIDIA
+#: GB200 NVL72 datasheet), 576 in the announced Rubin Ultra NVL576. Tensor parallelism stays within MAX_TP.
+MAX_GPUS_PER_NODE = 576
 MAX_KV_BLOCK_SIZE = 65_536
 MAX_API_SERVERS = 1024
 MAX_REPLICAS = 100_000
@@ -174,7 +177,7 @@ class ServeLoad:
                 "only SGLang has a scheduler receive interval (--scheduler-recv-interval; got engine {engine!r}).").format(
                 engine=self.engine))
         if self.gpus_per_node is not None:
-            positive_int("gpus_per_node", self.gpus_per_node, MAX_TP)
+            positive_int("gpus_per_node", self.gpus_per_node, MAX_GPUS_PER_NODE)
         engine_version_tuple(self.engine_version)
         if self.api_server_count is not None:
             positive_int("api_server_count", self.api_server_count, MAX_API_SERVERS)
