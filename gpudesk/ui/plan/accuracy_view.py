@@ -143,7 +143,10 @@ class EstimatorAccuracyView(QWidget):
                 "fresh31": self.tr("thirty-first fresh (collected after the model was frozen a thirty-first time)"),
                 "fresh32": self.tr("thirty-second fresh (collected after the model was frozen a thirty-second time)"),
                 "fresh33": self.tr("thirty-third fresh (collected after the model was frozen a thirty-third time)"),
-                "fresh34": self.tr("thirty-fourth fresh (collected after the model was frozen a thirty-fourth time)")}
+                "fresh34": self.tr("thirty-fourth fresh (collected after the model was frozen a thirty-fourth time)"),
+                "fresh35": self.tr("thirty-fifth fresh (collected after the model was frozen a thirty-fifth time)"),
+                "fresh36": self.tr("thirty-sixth fresh (collected after the model was frozen a thirty-sixth time)"),
+                "fresh37": self.tr("thirty-seventh fresh (collected after the model was frozen a thirty-seventh time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])
