@@ -196,10 +196,12 @@ def _serve_problems(row: dict[str, Any]) -> list[str]:
     if gpu_mem is not None and not (isinstance(gpu_mem, (int, float)) and 0 < gpu_mem <= 1):
         problems.append("gpu_memory_utilization is a fraction (0-1]")
     # With data-parallel attention, dp counts the attention groups inside one tp x pp replica, not replicas (README).
-    sizes = [row.get(n) for n in (("tp", "pp") if row.get("enable_dp_attention") else ("tp", "pp", "dp"))]
+    # Replicas of such a row are every GPU of the run: gpus must then be a whole number of tp x pp replicas.
+    dp_attention = row.get("enable_dp_attention") or (row.get("attention_dp") or 1) > 1
+    sizes = [row.get(n) for n in (("tp", "pp") if dp_attention else ("tp", "pp", "dp"))]
     if all(_positive_int(s) for s in sizes) and _positive_int(row.get("gpus")):
         placed = math.prod(int(s) for s in sizes if s is not None)
-        if placed != row["gpus"]:
+        if (row["gpus"] % placed if dp_attention else placed != row["gpus"]):
             problems.append(f"tp x pp x dp = {placed} but gpus = {row['gpus']}")
     return problems
 
