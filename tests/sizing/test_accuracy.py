@@ -84,6 +84,7 @@ FRESH29 = CASES.with_name("measured_peaks_fresh29.jsonl")
 FRESH30 = CASES.with_name("measured_peaks_fresh30.jsonl")
 FRESH31 = CASES.with_name("measured_peaks_fresh31.jsonl")
 FRESH32 = CASES.with_name("measured_peaks_fresh32.jsonl")
+FRESH33 = CASES.with_name("measured_peaks_fresh33.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -216,7 +217,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3}
 # Held-out rows whose typed flags the estimator refuses, by set. fresh-17 had one at its first score (ChatGLM3's
 # --lora-targets query_key_value); family module names are accepted since (gpudesk.sizing.lora_modules), and that
 # row is within 15 %: 46/63 (all-linear on Qwen v1 now adapts the fused c_attn, 1.8B LoRA seq 4096 0.85 -> 0.84).
@@ -294,6 +295,8 @@ SHARED_PAGES = {
     # fresh-32: collected while memfix25 was written, scored once after they merged (10/43 supported within 15 %, median 27.9 %; the
     # collector's copy of the one run fresh-6 already holds from llama-recipes PR 41 was dropped, it passed).
     ("fresh-32", FRESH32, "fresh32-2026-12-06", 58),
+    # fresh-33: collected while memfix26 was written, scored once after they merged (20/33 supported within 15 %, median 9.3 %).
+    ("fresh-33", FRESH33, "fresh33-2026-12-06", 36),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
