@@ -86,7 +86,7 @@ from gpudesk.sizing.memory_train import (
 from gpudesk.sizing.optimizers import optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.shapes import ModelSpec
-from gpudesk.sizing.zero3_params import Zero3Settings, zero3_frozen_gathered_bytes
+from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_frozen_gathered_bytes
 
 LORA_MODES = ("lora", "qlora")
 ROW_PARALLEL_MODULES = ("o_proj", "down_proj")  # Megatron RowParallelLinear: the input dimension is split
@@ -382,14 +382,7 @@ def lora_memory(
         loss_assumption(loss, loss_vocab_chunk, spec.vocab_size, t),
     ]
     if zero3_gathered:
-        reuse, live, prefetch, persist, reduce = (zero3 or Zero3Settings()).resolved(spec.hidden_size or 0)
-        assumptions.append((_("DeepSpeed ZeRO-3 gathers each module's parameters as it runs, {gib:.2f} GiB at the peak "
-                              "with the reduce bucket: max reuse distance {reuse:,}, max live parameters {live:,}, "
-                              "prefetch bucket {prefetch:,}, persistence threshold {persist:,}, reduce bucket "
-                              "{reduce:,} elements").format(gib=zero3_gathered / 2**30, reuse=reuse, live=live,
-                                                            prefetch=prefetch, persist=persist, reduce=reduce),
-                            "deepspeed/runtime/zero/partitioned_param_coordinator.py, stage3.py (v0.13.1); "
-                            "gpudesk.sizing.zero3_params"))
+        assumptions.append(gathered_assumption(zero3_gathered, zero3 or Zero3Settings(), spec.hidden_size or 0))
     if t > 1:
         assumptions.append((_("tensor parallel {tp}: each rank holds 1/{tp} of the frozen base and {trainable:,} "
                               "adapter parameters; activations and logits split as in full training").format(

@@ -71,7 +71,7 @@ from gpudesk.sizing.optimizers import (
 from gpudesk.sizing.fsdp_grad_op import grad_op_shard_bytes
 from gpudesk.sizing.pipeline import MAX_PIPELINE_MICROBATCHES, pipeline_peak, stages_per_rank_for
 from gpudesk.sizing.zero3_grad_buffer import zero3_resident_grad_partition
-from gpudesk.sizing.zero3_params import Zero3Settings, zero3_gathered_bytes
+from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_gathered_bytes
 from gpudesk.sizing.shapes import ModelSpec
 
 # name -> (weights, master_weights, gradients, optimizer_states) bytes/param in mixed precision; the table and
@@ -792,14 +792,7 @@ def train_memory(
                             "deepspeed/runtime/zero/stage_1_and_2.py single_partition_of_fp32_groups; "
                             "stage3.py _create_fp32_partitions; deepspeedai/DeepSpeed PR 7651"))
     if zero3_gathered:
-        reuse, live, prefetch, persist, reduce = zero3.resolved(spec.hidden_size or 0)
-        assumptions.append((_("DeepSpeed ZeRO-3 gathers each module's parameters as it runs, {gib:.2f} GiB at the peak "
-                              "with the reduce bucket: max reuse distance {reuse:,}, max live parameters {live:,}, "
-                              "prefetch bucket {prefetch:,}, persistence threshold {persist:,}, reduce bucket "
-                              "{reduce:,} elements").format(gib=zero3_gathered / 2**30, reuse=reuse, live=live,
-                                                            prefetch=prefetch, persist=persist, reduce=reduce),
-                            "deepspeed/runtime/zero/partitioned_param_coordinator.py (v0.13.1); "
-                            "deepspeed/runtime/zero/config.py; gpudesk.sizing.zero3_params"))
+        assumptions.append(gathered_assumption(zero3_gathered, zero3, spec.hidden_size or 0))
     if step_temp and zero3_sub_groups:
         assumptions.append((_("DeepSpeed ZeRO-3 steps the optimizer one sub-group of at most {elements:,} parameters at "
                               "a time: that sub-group's fp32 gradient and step temporaries, {gib:.2f} GiB").format(

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpudesk.i18n import _
 from gpudesk.sizing.shapes import ModelSpec
 
 # DeepSpeed ZeRO-3 defaults (deepspeed/runtime/zero/config.py: ZeroConfig field defaults, v0.13.1).
@@ -160,3 +161,16 @@ def zero3_frozen_gathered_bytes(spec: ModelSpec, settings: Zero3Settings, param_
     gathered = peak_gathered_params(spec, settings, recompute, tensor_parallel) + persistent_params(
         spec, settings, tensor_parallel)
     return (gathered + reduce) * param_bytes
+
+
+def gathered_assumption(gathered_bytes: float, settings: Zero3Settings, hidden_size: int) -> tuple[str, str]:
+    """The assumption line (text, source) for the gathered window :func:`zero3_gathered_bytes` or
+    :func:`zero3_frozen_gathered_bytes` counted, with the settings as resolved for ``hidden_size``."""
+    reuse, live, prefetch, persist, reduce = settings.resolved(hidden_size)
+    return (_("DeepSpeed ZeRO-3 gathers each module's parameters as it runs, {gib:.2f} GiB at the peak "
+              "with the reduce bucket: max reuse distance {reuse:,}, max live parameters {live:,}, "
+              "prefetch bucket {prefetch:,}, persistence threshold {persist:,}, reduce bucket "
+              "{reduce:,} elements").format(gib=gathered_bytes / 2**30, reuse=reuse, live=live,
+                                            prefetch=prefetch, persist=persist, reduce=reduce),
+            "deepspeed/runtime/zero/partitioned_param_coordinator.py, stage3.py (v0.13.1); "
+            "deepspeed/runtime/zero/config.py; gpudesk.sizing.zero3_params")
