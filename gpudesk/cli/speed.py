@@ -82,6 +82,9 @@ def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     p.add_argument("--ep-node-dedup", action="store_true",
                    help=_("the MoE dispatcher sends each token once per destination GPU and once per remote node "
                           "(DeepEP, HybridEP)"))
+    p.add_argument("--moe-permute-fusion", default=None, choices=("on", "off"),
+                   help=_("MoE token permutation with fused kernels (Megatron --moe-permute-fusion) or not "
+                          "(default: the framework's own)"))
     p.add_argument("--micro-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per micro-batch"))
     p.add_argument("--global-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per optimizer step"))
     p.add_argument("--seq", type=tokens_type, default=None, metavar="TOKENS", help=_("sequence length, e.g. 8k"))
@@ -128,7 +131,8 @@ def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
 # both: a serving replica's expert-parallel size, gpudesk.sizing.serve_expert_parallel).
 _TRAINING_ONLY = (("--vp", "vp", 1), ("--cp", "cp", 1), ("--etp", "etp", 1),
                   ("--ep-overlap", "ep_overlap", False), ("--fp8-recipe", "fp8_recipe", None),
-                  ("--ep-node-dedup", "ep_node_dedup", False), ("--micro-batch", "micro_batch", None),
+                  ("--ep-node-dedup", "ep_node_dedup", False), ("--moe-permute-fusion", "moe_permute_fusion", None),
+                  ("--micro-batch", "micro_batch", None),
                   ("--global-batch", "global_batch", None), ("--seq", "seq", None), ("--precision", "precision", None),
                   ("--sharding", "sharding", "distributed-optimizer"), ("--recompute", "recompute", "none"),
                   ("--recompute-modules", "recompute_modules", None), ("--mtp-layers", "mtp_layers", 0),
@@ -186,7 +190,8 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
                         ep_comm_overlap=bool(args.ep_overlap), ep_node_dedup=bool(args.ep_node_dedup),
                         fp8_recipe=args.fp8_recipe, mtp_layers=args.mtp_layers or base["mtp_layers"],
                         recompute_modules=tuple(args.recompute_modules or base["recompute_modules"]),
-                        intra_kind=intra_kind)
+                        intra_kind=intra_kind,
+                        moe_permute_fusion=None if args.moe_permute_fusion is None else args.moe_permute_fusion == "on")
     try:
         speed = train_speed(spec, gpu_rates(gpu), TrainSetup(**setup_values))
     except SizingError as exc:
