@@ -107,7 +107,8 @@ def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     from gpudesk.cli.plan import _catalog, _spec
 
     base: dict[str, Any] = {"seq_len": 2048, "micro_batch": 1, "global_batch": None, "precision": "bf16", "tp": 1,
-                            "tokens": None, "mtp_layers": 0, "recompute_modules": ()}
+                            "tokens": None, "mtp_layers": 0, "recompute_modules": (),
+                            "moe_permute_fusion": None}
     if args.profile:
         from gpudesk.planner import PlanInputError, load_profile
         from gpudesk.planner.workload import resolve_model
@@ -121,6 +122,7 @@ def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         base.update(seq_len=m.seq_len_tokens, micro_batch=m.micro_batch_size, global_batch=m.global_batch_size,
                     precision="fp8" if m.precision == "fp8" else "bf16", tp=m.tensor_parallel,
                     mtp_layers=m.mtp_layers, recompute_modules=tuple(m.recompute_modules),
+                    moe_permute_fusion=m.moe_permute_fusion,
                     tokens=req.workload.tokens_to_train or (
                         (req.data.sample_count or 0) * m.seq_len_tokens * (req.data.epochs or 1.0)) or None)
         return spec, base
@@ -191,7 +193,8 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
                         fp8_recipe=args.fp8_recipe, mtp_layers=args.mtp_layers or base["mtp_layers"],
                         recompute_modules=tuple(args.recompute_modules or base["recompute_modules"]),
                         intra_kind=intra_kind,
-                        moe_permute_fusion=None if args.moe_permute_fusion is None else args.moe_permute_fusion == "on")
+                        moe_permute_fusion=base["moe_permute_fusion"] if args.moe_permute_fusion is None
+                        else args.moe_permute_fusion == "on")
     try:
         speed = train_speed(spec, gpu_rates(gpu), TrainSetup(**setup_values))
     except SizingError as exc:

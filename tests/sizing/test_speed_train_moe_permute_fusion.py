@@ -96,3 +96,25 @@ def test_cli_flag(capsys):
     assert on < off
     assert main(["estimate", "speed", "--model", "qwen3-30b-a3b", "--gpu", "b200", "--engine", "vllm",
                  "--moe-permute-fusion", "on"]) != 0
+
+
+def test_profile_field(tmp_path, capsys):
+    import json
+
+    def step(model_section: str) -> float:
+        profile = tmp_path / "p.toml"
+        profile.write_text('[model]\nmodel = "qwen3-30b-a3b"\nmode = "train"\nseq_len_tokens = 4096\n'
+                           "micro_batch_size = 4\nglobal_batch_size = 64\n" + model_section + "[workload]\ntokens_to_train = 1e9\n",
+                           encoding="utf-8")
+        assert main(["estimate", "speed", "--profile", str(profile), "--gpu", "b200", "--count", "8", "--ep", "8",
+                     "--framework", "megatron-lm", "--json"]) == 0
+        return float(json.loads(capsys.readouterr().out)["train"]["step_time_s"])
+
+    unset, on = step(""), step("moe_permute_fusion = true\n")
+    assert on < unset
+    assert step("moe_permute_fusion = false\n") == pytest.approx(unset)
+    profile = tmp_path / "p.toml"
+    profile.write_text('[model]\nmodel = "qwen3-30b-a3b"\nmode = "train"\nmoe_permute_fusion = "yes"\n'
+                       '[workload]\ntokens_to_train = 1e9\n', encoding="utf-8")
+    assert main(["estimate", "speed", "--profile", str(profile), "--gpu", "b200", "--count", "8"]) != 0
+    assert "model.moe_permute_fusion" in capsys.readouterr().err
