@@ -82,6 +82,9 @@ def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     p.add_argument("--ep-node-dedup", action="store_true",
                    help=_("the MoE dispatcher sends each token once per destination GPU and once per remote node "
                           "(DeepEP, HybridEP)"))
+    p.add_argument("--moe-permute-fusion", default=None, choices=("on", "off"),
+                   help=_("MoE token permutation with fused kernels (Megatron --moe-permute-fusion) or not "
+                          "(default: the framework's own)"))
     p.add_argument("--micro-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per micro-batch"))
     p.add_argument("--global-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per optimizer step"))
     p.add_argument("--seq", type=tokens_type, default=None, metavar="TOKENS", help=_("sequence length, e.g. 8k"))
@@ -104,7 +107,8 @@ def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     from gpudesk.cli.plan import _catalog, _spec
 
     base: dict[str, Any] = {"seq_len": 2048, "micro_batch": 1, "global_batch": None, "precision": "bf16", "tp": 1,
-                            "tokens": None, "mtp_layers": 0, "recompute_modules": ()}
+                            "tokens": None, "mtp_layers": 0, "recompute_modules": (),
+                            "moe_permute_fusion": None}
     if args.profile:
         from gpudesk.planner import PlanInputError, load_profile
         from gpudesk.planner.workload import resolve_model
@@ -118,6 +122,7 @@ def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         base.update(seq_len=m.seq_len_tokens, micro_batch=m.micro_batch_size, global_batch=m.global_batch_size,
                     precision="fp8" if m.precision == "fp8" else "bf16", tp=m.tensor_parallel,
                     mtp_layers=m.mtp_layers, recompute_modules=tuple(m.recompute_modules),
+                    moe_permute_fusion=m.moe_permute_fusion,
                     tokens=req.workload.tokens_to_train or (
                         (req.data.sample_count or 0) * m.seq_len_tokens * (req.data.epochs or 1.0)) or None)
         return spec, base
@@ -128,7 +133,8 @@ def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
 # both: a serving replica's expert-parallel size, gpudesk.sizing.serve_expert_parallel).
 _TRAINING_ONLY = (("--vp", "vp", 1), ("--cp", "cp", 1), ("--etp", "etp", 1),
                   ("--ep-overlap", "ep_overlap", False), ("--fp8-recipe", "fp8_recipe", None),
-                  ("--ep-node-dedup", "ep_node_dedup", False), ("--micro-batch", "micro_batch", None),
+                  ("--ep-node-dedup", "ep_node_dedup", False), ("--moe-permute-fusion", "moe_permute_fusion", None),
+                  ("--micro-batch", "micro_batch", None),
                   ("--global-batch", "global_batch", None), ("--seq", "seq", None), ("--precision", "precision", None),
                   ("--sharding", "sharding", "distributed-optimizer"), ("--recompute", "recompute", "none"),
                   ("--recompute-modules", "recompute_modules", None), ("--mtp-layers", "mtp_layers", 0),
@@ -186,7 +192,9 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
                         ep_comm_overlap=bool(args.ep_overlap), ep_node_dedup=bool(args.ep_node_dedup),
                         fp8_recipe=args.fp8_recipe, mtp_layers=args.mtp_layers or base["mtp_layers"],
                         recompute_modules=tuple(args.recompute_modules or base["recompute_modules"]),
-                        intra_kind=intra_kind)
+                        intra_kind=intra_kind,
+                        moe_permute_fusion=base["moe_permute_fusion"] if args.moe_permute_fusion is None
+                        else args.moe_permute_fusion == "on")
     try:
         speed = train_speed(spec, gpu_rates(gpu), TrainSetup(**setup_values))
     except SizingError as exc:

@@ -118,7 +118,8 @@ class ModelMemory:
     Megatron-style runs: ``mtp_layers`` (multi-token-prediction depths trained with the model, Megatron-Core
     ``--mtp-num-layers``) and ``recompute_modules`` (what selective recompute redoes, Megatron-Core
     ``--recompute-modules``: core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts; empty: the
-    framework's default set).
+    framework's default set) and ``moe_permute_fusion`` (the MoE token permutation runs in fused kernels,
+    Megatron-Core ``--moe-permute-fusion``; None: the framework's default).
     """
 
     model: str | None = None
@@ -194,6 +195,7 @@ class ModelMemory:
     framework: str | None = None
     mtp_layers: int = 0
     recompute_modules: list[str] = field(default_factory=list)
+    moe_permute_fusion: bool | None = None
 
 
 @dataclass

@@ -89,7 +89,7 @@ def parallel_layouts(ctx: PlanContext, gpu: GPU, server: Server, count: int) -> 
                                        intra_gbps=link.bandwidth_gbps_per_direction, intra_name=link.name,
                                        intra_kind="pcie" if link.kind == "pcie" else "nvlink",
                                        inter_gbps=ctx.network.bandwidth_gbps_per_direction,
-                                       inter_name=ctx.network.name, mtp_layers=m.mtp_layers,
+                                       inter_name=ctx.network.name, mtp_layers=m.mtp_layers, moe_permute_fusion=m.moe_permute_fusion,
                                        recompute_modules=tuple(m.recompute_modules) if recompute != "full" else ())
                     speed = train_speed(spec, rates, setup)
                 except SizingError:

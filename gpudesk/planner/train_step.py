@@ -99,7 +99,7 @@ def option_speed(ctx: PlanContext, gpu: GPU, links: OptionLinks, count: int, sha
                        framework=framework_profile(ctx), gpus_per_node=min(count, links.gpus_per_domain),
                        intra_gbps=links.domain_gbps, intra_name=links.domain_name,
                        inter_gbps=links.between_gbps, inter_name=links.between_name,
-                       adapter_params=adapter_params, mtp_layers=m.mtp_layers,
+                       adapter_params=adapter_params, mtp_layers=m.mtp_layers, moe_permute_fusion=m.moe_permute_fusion,
                        recompute_modules=tuple(m.recompute_modules) if recompute != "full" else ())
     return train_speed(ctx.spec, gpu_rates(gpu), setup)
 

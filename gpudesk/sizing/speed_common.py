@@ -78,6 +78,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "cp_kv_exchange": N_("Context-parallel K/V exchange"),
     "ep_comm_overlap": N_("Expert-parallel communication overlap"),
     "ep_node_dedup": N_("Expert-parallel token deduplication"),
+    "moe_permute_fusion": N_("MoE token permutation kernels"),
     "expert_gemm_roofline": N_("Expert GEMM roofline"),
     "fp8": N_("FP8 training"),
 }

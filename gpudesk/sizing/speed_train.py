@@ -155,6 +155,30 @@ ATTENTION_HEAD_DIM_TFLOPS = {"cudnn": ((64, 413.0), (128, 595.0), (256, 509.0)),
 PYTORCH_RING_GRAD_BYTES_RATIO = 2.0
 # Permute and unpermute in forward and again in backward: 4 passes over (1 + top_k) hidden states per token.
 MOE_PERMUTE_PASSES = 4
+# The same permutation without the fused kernels (Megatron-Core ``moe_permute_fusion`` False, the TransformerConfig
+# default since core_r0.11, github.com/NVIDIA/Megatron-LM megatron/core/transformer/transformer_config.py;
+# moe_utils.py ``permute`` / ``unpermute``, unfused branch, core_r0.12 to d98e8a6, where the token dispatcher permutes
+# the probabilities with the tokens and applies them in the experts): forward ``tokens.index_select`` reads top_k
+# rows and writes top_k rows (the fused kernel reads the token once), ``unpermute`` writes a zeroed output and
+# scatter-adds the top_k expert rows into it; backward, the scatter-add's gradient is a gather of top_k rows (read
+# and write top_k), the index_select's gradient a zeroed buffer and an index_add of top_k rows. 16-bit elements:
+# 2 x (6 top_k + 4) hidden values per token against the fused kernels' 2 x 4 (1 + top_k).
+MOE_UNFUSED_PERMUTE_TOPK_PASSES = 12
+MOE_UNFUSED_PERMUTE_TOKEN_PASSES = 8
+
+
+def moe_permute_bytes_per_token(hidden: int, top_k: int, fused: bool) -> float:
+    """HBM bytes one token's permutation around the experts moves in one MoE layer, forward and backward.
+
+    ``fused``: Transformer Engine's ``moe_permute`` / ``moe_unpermute`` kernels (Megatron-Core
+    ``--moe-permute-fusion``): 4 passes over (1 + top_k) 16-bit hidden states (:data:`MOE_PERMUTE_PASSES`). Unfused:
+    the PyTorch index_select / scatter_add path (:data:`MOE_UNFUSED_PERMUTE_TOPK_PASSES`).
+    """
+    if fused:
+        return MOE_PERMUTE_PASSES * (1 + top_k) * hidden * 2
+    return (MOE_UNFUSED_PERMUTE_TOPK_PASSES * top_k + MOE_UNFUSED_PERMUTE_TOKEN_PASSES) * hidden
+
+
 # Stas Bekman (ML Engineering, compute/accelerator): measured memory bandwidth is ~80-90 % of the datasheet.
 HBM_EFFICIENCY = 0.80
 # Korthikanti et al. 2022: saved values written in forward, read in backward, their gradients written.
@@ -270,6 +294,10 @@ class Framework:
     layer's gradient reduce-scatter) while the current layer computes; False where each layer's collectives run in
     that layer's own turn, ahead of or after the compute that needs them (:data:`FRAMEWORKS` ``xla-unpipelined``).
     ``layer_host_ops``: operators one layer issues in forward + backward (:func:`host_issue_seconds`).
+    ``moe_permute_fusion``: its default for the token permutation around the experts, fused kernels or not
+    (:func:`moe_permute_bytes_per_token`; Megatron-LM: off unless ``--moe-permute-fusion``, TransformerConfig
+    default; Megatron-Bridge: on, its MoE model bridges and recipes set ``provider.moe_permute_fusion = True``,
+    github.com/NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/models/*/…_bridge.py at 067f987).
     ``regathers_for_recompute``: under ZeRO-3 with full activation checkpointing the recomputed forward gathers each
     block's weights again: DeepSpeed's pre-forward module hook fires in the recompute as in the forward
     (deepspeed/runtime/zero/parameter_offload.py ``pre_sub_module_forward_function``; github.com/deepspeedai/
@@ -294,6 +322,7 @@ class Framework:
     hides_sharded_gathers: bool = True
     layer_host_ops: int = DENSE_LAYER_HOST_OPS
     regathers_for_recompute: bool = False
+    moe_permute_fusion: bool = True
 
 
 # Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
@@ -329,7 +358,7 @@ FRAMEWORKS: dict[str, Framework] = {
                                 "kernels (1.0); only the column-parallel backward reduce-scatters overlap GEMMs, "
                                 "2 of the 8 tensor-parallel collectives a layer issues (megatron/core/tensor_parallel/"
                                 "layers.py, async reduce-scatter under the weight-gradient GEMM)"),
-                             overlaps_interleaved_p2p=True),
+                             overlaps_interleaved_p2p=True, moe_permute_fusion=False),
     "torchtitan-compile": Framework("torchtitan-compile", 1.0, 0.0,
                                     N_("torch.compile fuses the pointwise kernels as Transformer Engine does "
                                        "(1.0); vanilla DTensor TP does not overlap its collectives (torchtitan "
@@ -415,6 +444,9 @@ class TrainSetup:
     ``recompute_modules``: the submodules selective recompute redoes in backward (:data:`RECOMPUTE_MODULES`,
     Megatron-Core ``--recompute-modules``); giving them means selective recompute of exactly those modules
     (:func:`recompute_module_seconds`); empty: ``recompute`` alone decides.
+    ``moe_permute_fusion``: the tokens are permuted around the experts by fused kernels (Megatron-Core
+    ``--moe-permute-fusion``) or not (:func:`moe_permute_bytes_per_token`); None: the framework's default
+    (:attr:`Framework.moe_permute_fusion`).
     """
 
     gpus: int
@@ -444,6 +476,12 @@ class TrainSetup:
     mtp_layers: int = 0
     recompute_modules: tuple[str, ...] = ()
     intra_kind: str = "nvlink"
+    moe_permute_fusion: bool | None = None
+
+
+def permute_fused(s: TrainSetup, fw: Framework) -> bool:
+    """Whether the run permutes its tokens with fused kernels: the setup's choice, else the framework's default."""
+    return fw.moe_permute_fusion if s.moe_permute_fusion is None else s.moe_permute_fusion
 
 
 @dataclass(frozen=True)
@@ -820,7 +858,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         # Megatron-LM megatron/core/transformer/moe/moe_utils.py): forward gathers each
         # token's hidden state into expert order (read h, write top_k h) and scatters the expert outputs back (read
         # top_k h, write h); backward does the same with the gradients. 16-bit elements.
-        saved += MOE_PERMUTE_PASSES * (1 + sh.top_k) * sh.hidden * 2 * tokens_mb / s.tp * moe_local
+        saved += moe_permute_bytes_per_token(sh.hidden, sh.top_k, permute_fused(s, fw)) * tokens_mb / s.tp * moe_local
         saved += expert_chunk_sort_bytes_per_token(sh.hidden, sh.top_k, sh.experts, s.ep, s.ep_node_dedup) * (
             tokens_mb / s.tp * moe_local)
         saved += sh.top_k * expert_eager_bytes_per_routed_token(sh.hidden, sh.expert_width / s.etp, sh.expert_bias,
@@ -1474,6 +1512,14 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
             share=format_percent(OVERLAP_COMM_SM_SHARE, digits=None)),
                               _("Megatron-Core --overlap-moe-expert-parallel-comm (combined_1f1b.py); DeepSeek-V3 "
                                 "DualPipe (arXiv 2412.19437 sections 3.2.1-3.2.2: 20 of 132 SMs)")))
+    if experts and not permute_fused(s, fw):
+        out.append(Assumption("moe_permute_fusion", _("tokens permuted around the experts without fused kernels: "
+                                                      "{topk} x top_k + {token} hidden states per token moved in "
+                                                      "forward and backward, against {fused} x (top_k + 1) fused").format(
+            topk=MOE_UNFUSED_PERMUTE_TOPK_PASSES // 2, token=MOE_UNFUSED_PERMUTE_TOKEN_PASSES // 2,
+            fused=MOE_PERMUTE_PASSES),
+                              _("Megatron-Core moe_utils.py permute / unpermute (index_select, scatter_add); "
+                                "moe_permute_fusion off by default (transformer_config.py)")))
     if s.ep_node_dedup and s.ep > 1:
         out.append(Assumption("ep_node_dedup", _("one copy of a token per destination GPU inside the NVLink domain, "
                                                  "one per remote NVLink domain over the network"),

@@ -227,7 +227,19 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         ep_node_dedup=str(case.get("ep_dispatcher") or "alltoall") in NODE_DEDUP_DISPATCHERS,
         fp8_recipe=FP8_RECIPE_NAMES.get(str(case.get("fp8_recipe") or "")),
         mtp_layers=int(case.get("mtp_layers") or 0), recompute_modules=_modules(case.get("recompute_modules")),
-        intra_kind=intra_kind)
+        intra_kind=intra_kind, moe_permute_fusion=_optional_bool(case, "moe_permute_fusion"))
+
+
+def _optional_bool(case: dict[str, Any], field: str) -> bool | None:
+    """A row's true/false field; absent (or null): None, the framework's default.
+
+    Raises:
+        SizingError: a value other than true or false.
+    """
+    value = case.get(field)
+    if value is None or isinstance(value, bool):
+        return value
+    raise SizingError(field, _("must be true or false, not {value!r}.").format(value=value))
 
 
 def _host_domain(case: dict[str, Any], catalog: Catalog, gpu: GPU, node: int, intra_kind: str) -> int:
