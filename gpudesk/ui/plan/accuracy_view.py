@@ -146,7 +146,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh34": self.tr("thirty-fourth fresh (collected after the model was frozen a thirty-fourth time)"),
                 "fresh35": self.tr("thirty-fifth fresh (collected after the model was frozen a thirty-fifth time)"),
                 "fresh36": self.tr("thirty-sixth fresh (collected after the model was frozen a thirty-sixth time)"),
-                "fresh37": self.tr("thirty-seventh fresh (collected after the model was frozen a thirty-seventh time)")}
+                "fresh37": self.tr("thirty-seventh fresh (collected after the model was frozen a thirty-seventh time)"),
+                "fresh38": self.tr("thirty-eighth fresh (collected after the model was frozen a thirty-eighth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             answered = bool(r["answered"])

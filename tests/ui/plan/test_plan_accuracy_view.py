@@ -130,7 +130,8 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "thirty-fourth fresh (collected after the model was frozen a thirty-fourth time)",
                     "thirty-fifth fresh (collected after the model was frozen a thirty-fifth time)",
                     "thirty-sixth fresh (collected after the model was frozen a thirty-sixth time)",
-                    "thirty-seventh fresh (collected after the model was frozen a thirty-seventh time)"}
+                    "thirty-seventh fresh (collected after the model was frozen a thirty-seventh time)",
+                    "thirty-eighth fresh (collected after the model was frozen a thirty-eighth time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
