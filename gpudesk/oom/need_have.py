@@ -27,9 +27,6 @@ from dataclasses import dataclass
 _NUM = r"(\d{1,20}(?:\.\d{1,6})?)"
 _UNIT = r"\s{0,2}(bytes?|[KMGTP]i?B|[KMGTP](?![a-zA-Z])|B(?![a-zA-Z]))"
 _SIZE_U = _NUM + _UNIT
-_UNITS = {"b": 1, "byte": 1, "bytes": 1, "k": 1024, "kb": 1024, "kib": 1024, "m": 1024**2, "mb": 1024**2,
-          "mib": 1024**2, "g": 1024**3, "gb": 1024**3, "gib": 1024**3, "t": 1024**4, "tb": 1024**4, "tib": 1024**4,
-          "p": 1024**5, "pb": 1024**5, "pib": 1024**5}
 # A clause boundary the two figures must not cross: a line break, or a full stop that ends a sentence (not a decimal
 # point).
 _CLAUSE = r"(?:[^\n.]|\.(?=\d)){0,%d}?"
@@ -72,7 +69,9 @@ class NeedHave:
 
 
 def _bytes(number: str, unit: str) -> int:
-    return int(float(number) * _UNITS[unit.lower()])
+    # Imported here: gpudesk.oom.signatures reads this module while the parsers package is being initialised.
+    from gpudesk.oom.parsers.units import to_bytes
+    return to_bytes(number, unit)
 
 
 def _place(text: str) -> str | None:

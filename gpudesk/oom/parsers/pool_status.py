@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gpudesk.oom.parsers.units import to_bytes
+
 _SIZE = r"(\d{1,20}(?:\.\d{1,6})?)\s{0,2}([KMGTP]i?B|bytes?)"
-_UNITS = {"b": 1, "byte": 1, "bytes": 1, "kb": 1024, "kib": 1024, "mb": 1024**2, "mib": 1024**2, "gb": 1024**3,
-          "gib": 1024**3, "tb": 1024**4, "tib": 1024**4, "pb": 1024**5, "pib": 1024**5}
 _DEVICE_USAGE = re.compile(r"\bmemory usage\s{0,2}:\s{0,3}\d{1,3}(?:\.\d{1,3})?\s{0,2}%\s{0,3}\(\s{0,2}" + _SIZE
                            + r"\s{0,2}/\s{0,2}" + _SIZE + r"\s{0,2}\)", re.IGNORECASE)
 _POOL_USAGE = re.compile(r"\bpool usage\s{0,2}:\s{0,3}" + _SIZE + r"\s{0,3}\(\s{0,2}" + _SIZE + r"\s{1,3}reserved\s{0,2}\)",
@@ -48,7 +48,7 @@ class PoolStatus:
 
 
 def _bytes(number: str, unit: str) -> int:
-    return int(float(number) * _UNITS[unit.lower()])
+    return to_bytes(number, unit)
 
 
 def read(text: str) -> PoolStatus | None:

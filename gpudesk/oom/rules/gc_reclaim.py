@@ -19,13 +19,12 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.parsers.units import to_bytes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.units import format_bytes
 from gpudesk.i18n import _
 
 _SIZE = r"(\d{1,20}(?:\.\d{1,6})?)\s{0,2}([KMGTP]i?B|bytes?)"
-_UNITS = {"b": 1, "byte": 1, "bytes": 1, "kb": 1024, "kib": 1024, "mb": 1024**2, "mib": 1024**2, "gb": 1024**3,
-          "gib": 1024**3, "tb": 1024**4, "tib": 1024**4, "pb": 1024**5, "pib": 1024**5}
 # A garbage collection run at an allocation failure and what it freed ("running a quick GC (freed 8.292 GiB)").
 _GC_FREED = re.compile(r"\b(?:running|ran)\s{1,3}(?:a\s{1,3})?(?:quick\s{1,3}|full\s{1,3}|incremental\s{1,3})?"
                        r"(?:GC|garbage collection)\s{0,3}\(\s{0,2}freed\s{1,3}" + _SIZE + r"\s{0,2}\)", re.IGNORECASE)
@@ -35,7 +34,7 @@ LARGE_SHARE = 0.25
 
 def largest_freed_bytes(text: str) -> int | None:
     """The most one collection freed in ``text`` (``_GC_FREED``), or None."""
-    freed = [int(float(m.group(1)) * _UNITS[m.group(2).lower()]) for m in _GC_FREED.finditer(text)]
+    freed = [to_bytes(m.group(1), m.group(2)) for m in _GC_FREED.finditer(text)]
     return max(freed) if freed else None
 
 
