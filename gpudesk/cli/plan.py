@@ -59,7 +59,9 @@ def add_parser(subparsers) -> None:
     src.add_argument("--config", metavar="config.json", help=_("local Hugging Face config.json (read offline)"))
     m.add_argument("--mode", choices=("train", "lora", "qlora", "inference"), default="train")
     m.add_argument("--precision", default="bf16", choices=PARAM_PRECISIONS,
-                   help=_("bf16/fp16/fp8: 16-bit compute over an fp32 master; bf16-pure: all-bf16 (torchtune); "
+                   help=_("bf16/fp16/fp8: 16-bit compute over an fp32 master (also a model loaded in bf16 under FSDP "
+                        "with Accelerate's bf16 mixed precision, e.g. HF Trainer --bf16: Accelerate 0.30 and later "
+                        "upcast the shards to fp32); bf16-pure: all-bf16 (torchtune; HF Trainer without --bf16); "
                         "fp16-amp: torch.autocast over fp32 params (HF Trainer fp16=True); fp32"))
     m.add_argument("--optimizer", default="adam-18", type=str.lower, choices=OPTIMIZER_NAMES, metavar="NAME",
                    help=_("adamw, adamw_torch, adamw_8bit, paged_adamw_8bit, adafactor, sgd (with momentum: one state), sgd_plain "

@@ -36,6 +36,7 @@ def memory_part_labels() -> dict[str, str]:
         "cuda_context": _("CUDA context"),
         "framework_overhead": _("NCCL / runtime"),
         "fragmentation": _("Fragmentation headroom"),
+        "fsdp_stream_cache": _("FSDP streams' cached blocks"),
         "loading_reserve": _("Loading reserve"),
     }
 

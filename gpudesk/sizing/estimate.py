@@ -33,6 +33,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "cuda_context",
     "framework_overhead",
     "fragmentation",
+    "fsdp_stream_cache",
     "loading_reserve",
 )
 
@@ -41,9 +42,9 @@ COMPONENT_ORDER: tuple[str, ...] = (
 # and bitsandbytes paged optimizer states (cudaMallocManaged unified memory, evicted to host under pressure;
 # https://github.com/bitsandbytes-foundation/bitsandbytes/blob/main/bitsandbytes/functional.py ``get_paged``).
 # ``loading_reserve``: blocks the allocator cached while the model was loaded, beyond what training reserves
-# (gpudesk.sizing.loading).
+# (gpudesk.sizing.loading). ``fsdp_stream_cache``: blocks FSDP's side streams keep cached (gpudesk.sizing.fsdp_step_reshard).
 _NOT_ALLOCATED = frozenset({"cuda_context", "framework_overhead", "fragmentation", "paged_optimizer_states",
-                            "loading_reserve"})
+                            "loading_reserve", "fsdp_stream_cache"})
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,9 @@ class MemoryEstimate:
             gathered parameters and its gradients accumulated over the micro-batches),
             ``cuda_context``, ``framework_overhead`` (NCCL, cuBLAS/cuDNN workspaces), ``fragmentation``
             (allocator headroom), ``loading_reserve`` (blocks cached while loading the model beyond what training
-            reserves: the reserved peak is max(loading, training)).
+            reserves: the reserved peak is max(loading, training)), ``fsdp_stream_cache`` (blocks the
+            caching allocator keeps for FSDP's all-gather and reduce-scatter streams beside the default stream's,
+            reserved but not allocated at the peak; :mod:`gpudesk.sizing.fsdp_step_reshard`).
         gpus: number of GPUs the job is spread over; the breakdown is per GPU.
         gpu_allocated_bytes: each GPU's allocated peak where the GPUs hold different shares and every one is
             sized (an inference layer split, :mod:`gpudesk.sizing.layer_split`); empty otherwise.
@@ -93,7 +96,8 @@ class MemoryEstimate:
     def reserved_bytes(self) -> int:
         """What the caching allocator holds (``torch.cuda.max_memory_reserved``): allocated + its cache/fragments
         (https://pytorch.org/docs/stable/notes/cuda.html#memory-management)."""
-        return self.allocated_bytes + self.breakdown.get("fragmentation", 0) + self.breakdown.get("loading_reserve", 0)
+        return (self.allocated_bytes + self.breakdown.get("fragmentation", 0) + self.breakdown.get("loading_reserve", 0)
+                + self.breakdown.get("fsdp_stream_cache", 0))
 
     @property
     def allocated_sum_bytes(self) -> int | None:

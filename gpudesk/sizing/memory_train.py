@@ -69,6 +69,11 @@ from gpudesk.sizing.optimizers import (
     zero12_step_bytes,
 )
 from gpudesk.sizing.fsdp_grad_op import grad_op_shard_bytes
+from gpudesk.sizing.fsdp_step_reshard import (
+    fsdp_end_of_backward_gathered_bytes,
+    fsdp_stream_cache_bytes,
+    step_phase_bytes,
+)
 from gpudesk.sizing.pipeline import MAX_PIPELINE_MICROBATCHES, pipeline_peak, stages_per_rank_for
 from gpudesk.sizing.zero3_grad_buffer import zero3_resident_grad_partition
 from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_gathered_bytes
@@ -700,25 +705,43 @@ def train_memory(
         tied_grad = tied_embedding_grad_bytes(spec, per_param[2], tensor_parallel=t,
                                               vocabulary_head=spec.kind != "encoder" or encoder_lm_head)
     end_extra = max(0.0, tied_grad - step_temp)
+    # FSDP reshards every unit after backward (gpudesk.sizing.fsdp_step_reshard): the blocks gathered during
+    # forward/backward are not alive at the end of backward or at the optimizer step.
+    reshard = fsdp and pp == 1
+    gathered_fwd_bwd = parts.get("gathered_layers", 0.0) if reshard else 0.0
+    end_gathered = fsdp_end_of_backward_gathered_bytes(spec, per_param, t, fsdp_root_only) if reshard else 0.0
+    # What is alive besides the resident states: in backward (beside the gathered units), at the optimizer step,
+    # and at the later of the end of backward and the step (gpudesk.sizing.fsdp_step_reshard).
+    fwd_bwd_phase, step_phase = acts + logits, grads + step_temp + end_extra
+    after_backward_phase = step_phase
     if not keep_grads and grads > 0:
         head_grad = pipeline_grads if stage_grads else min(grads, spec.largest_layer_params / t * per_param[2])
         if zero3_resident_grad_partition(stage, fsdp, offload):
             # DeepSpeed's flat gradient-partition buffer exists from init on (gpudesk.sizing.zero3_grad_buffer);
             # the unreduced gradient of the module in backward is in `gathered_layers`.
             head_grad = grads
-        if acts + logits + head_grad >= grads + step_temp + end_extra:
+        fwd_bwd_phase += head_grad
+        after_backward = max(step_temp + end_extra, end_gathered) if reshard else step_temp + end_extra
+        after_backward_phase = grads + after_backward
+        if acts + logits + head_grad + gathered_fwd_bwd >= grads + after_backward:
             parts["gradients"] = head_grad  # peak at the start of backward
             step_temp = 0.0
         else:
             acts, logits = 0.0, 0.0  # peak at the end of backward / optimizer step: activations already freed
             parts["gradients"] = grads + end_extra
+            if reshard:
+                step_temp, parts["gathered_layers"] = step_phase_bytes(step_temp, end_gathered)
     no_sync_grads = 0.0
     if fsdp and fsdp_version == 1 and gradient_accumulation and fsdp1_no_sync and offload == "none" and pp == 1:
         no_sync_grads = rank_params * per_param[2]
-    if keep_grads and step_temp + end_extra > acts + logits + no_sync_grads:
+    if keep_grads:
+        fwd_bwd_phase += grads + no_sync_grads
+    if keep_grads and step_temp + end_extra > acts + logits + no_sync_grads + gathered_fwd_bwd:
         acts, logits = 0.0, 0.0  # the optimizer step (all gradients + its temporaries) is the peak
         parts["gradients"] += end_extra
         no_sync_grads = 0.0  # reduce-scattered and freed by the syncing backward
+        if reshard:
+            parts["gathered_layers"] = 0.0  # every FSDP unit resharded before the step
     elif keep_grads:
         step_temp = 0.0
     if no_sync_grads:
@@ -736,6 +759,11 @@ def train_memory(
         parts["gradients"] = max(parts["gradients"], offload_grad_shards)
     parts["activations"] = acts
     parts["logits"] = logits
+    if reshard:
+        cache = fsdp_stream_cache_bytes(gathered_bytes=gathered_fwd_bwd, fwd_bwd_bytes=fwd_bwd_phase,
+                                        step_bytes=step_phase, after_backward_bytes=after_backward_phase)
+        if cache:
+            parts["fsdp_stream_cache"] = cache
     assumptions = [
         (_("the peak is the larger of start of backward (activations) and end of backward (all gradients), gradients "
            "accumulate across micro-batches") if gradient_accumulation else
@@ -814,6 +842,13 @@ def train_memory(
                               "run ({gib:.2f} GiB; none with gradient_as_bucket_view)").format(gib=buckets / 2**30),
                             "torch/csrc/distributed/c10d/reducer.cpp initialize_buckets; torch/nn/parallel/distributed.py "
                             "gradient_as_bucket_view"))
+    if parts.get("fsdp_stream_cache"):
+        assumptions.append((_("FSDP reshards every unit after backward: no gathered layer is alive at the optimizer "
+                              "step, while the allocator still reserves the {gib:.2f} GiB of units gathered in backward "
+                              "(FSDP allocates them on its own CUDA stream)").format(
+                                  gib=parts["fsdp_stream_cache"] / 2**30),
+                            "torch/distributed/fsdp/_runtime_utils.py _post_backward_reshard, _unshard; "
+                            "c10/cuda/CUDACachingAllocator.cpp get_free_block (per-stream pools)"))
     if offload_grad_shards:
         assumptions.append((_("FSDP1 with parameter offload keeps every sharded gradient on the GPU until the end of "
                               "backward ({gib:.2f} GiB), in its own allocator pool beside the activations").format(

@@ -4975,8 +4975,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="144"/>
-        <source>BF16 is the safe default (Ampere and newer).</source>
-        <translation>BF16 是稳妥的默认值（Ampere 及更新架构）。</translation>
+        <source>BF16 is the safe default (Ampere and newer): 16-bit compute over fp32 master weights, also what FSDP under Accelerate&apos;s bf16 mixed precision (HF Trainer --bf16) makes of a model loaded in bf16 (Accelerate 0.30 and later upcast the shards). bf16-pure: parameters, gradients and optimizer states all in bf16 (torchtune dtype bf16; HF Trainer without --bf16).</source>
+        <translation>BF16 是稳妥的默认值（Ampere 及更新架构）：在 fp32 主权重之上做 16 位计算；以 bf16 加载的模型在 FSDP 下开启 Accelerate 的 bf16 混合精度（HF Trainer --bf16）时也是如此（Accelerate 0.30 及以后会把分片上转为 fp32）。bf16-pure：参数、梯度和优化器状态全部为 bf16（torchtune dtype bf16；不加 --bf16 的 HF Trainer）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="145"/>

@@ -83,7 +83,10 @@ def test_paged_optimizer_states_are_reported_outside_the_allocator(llama8b):
 
 def test_fsdp1_holds_a_second_unsharded_block_gradient(mistral, llama8b):
     # Mistral's 32K vocabulary: two blocks outweigh the embedding (Llama 3's 128K embedding would dominate both).
-    w = dict(mode="train", precision="bf16", optimizer="adamw", gpus=8, sharding="fsdp", recompute="full")
+    # A batch whose backward outweighs the optimizer step, when no unit is gathered any more
+    # (gpudesk.sizing.fsdp_step_reshard).
+    w = dict(mode="train", precision="bf16", optimizer="adamw", gpus=8, sharding="fsdp", recompute="full",
+             micro_batch_size=8, seq_len_tokens=4096)
     v1 = estimate_memory(mistral, MemoryWorkload(**w, fsdp_version=1)).component("gathered_layers")
     v2 = estimate_memory(mistral, MemoryWorkload(**w, fsdp_version=2)).component("gathered_layers")
     block = (mistral.params - mistral.embedding_params) / mistral.layers

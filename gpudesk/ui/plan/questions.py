@@ -141,7 +141,7 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.mode", translate("PlanQuestions", "Method"), kind="choice", choices=_plain(MODES),
                tooltip=translate("PlanQuestions", "train: full training or full fine-tune; lora / qlora: adapters; inference: serving.")),
             _f("model.precision", translate("PlanQuestions", "Training precision"), kind="choice", choices=_plain(PRECISIONS),
-               tooltip=translate("PlanQuestions", "BF16 is the safe default (Ampere and newer).")),
+               tooltip=translate("PlanQuestions", "BF16 is the safe default (Ampere and newer): 16-bit compute over fp32 master weights, also what FSDP under Accelerate's bf16 mixed precision (HF Trainer --bf16) makes of a model loaded in bf16 (Accelerate 0.30 and later upcast the shards). bf16-pure: parameters, gradients and optimizer states all in bf16 (torchtune dtype bf16; HF Trainer without --bf16).")),
             _f("model.optimizer", translate("PlanQuestions", "Optimizer"), kind="choice", choices=_plain(OPTIMIZER_NAMES),
                tooltip=translate("PlanQuestions", "adamw / adamw_torch, adamw_8bit, paged_adamw_8bit (states outside PyTorch's allocator), adafactor, sgd; or an accounting: adam-16 (ZeRO paper), adam-18 (Megatron/DeepSpeed), adam-20, adamw-bf16, adam-8bit.")),
             _f("model.seq_len_tokens", translate("PlanQuestions", "Sequence length"), kind="int", unit=translate("PlanQuestions", "tokens"), minimum=1),
