@@ -1,0 +1,56 @@
+"""Forty-third pass (issue 28, the misses over every fresh batch, no new set): the groups whose text decides.
+
+Each reading is the runtime's own wording, read from its source:
+
+* TensorRT's allocator refusing memory with no size while the builder times tactics (TensorRT 7's
+  "rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)" beside "getBestTactic" / "Building the
+  TensorRT Engine"): each tactic is timed with its workspace, one piece up to the build's workspace limit, so the
+  limit is what did not fit (the workspace fix first, the build's shortage second).
+
+Every text is a real message quoted from the public thread named in its comment.
+"""
+
+from __future__ import annotations
+
+from gpudesk.oom import diagnose_text
+
+# https://github.com/linghu8812/tensorrt_inference/issues/155 (YOLOv4-tiny engine build, TensorRT 7.1.3)
+TENSORRT_INFERENCE_155 = (
+    "start building engine\n"
+    "[09/29/2022-16:59:38] [E] [TRT] ../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)\n"
+    "[09/29/2022-16:59:38] [E] [TRT] ../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)\n"
+    "build engine done\n"
+    "tensorrt_inference: /home/thuong/source/tensorrt_inference/code/src/model.cpp:46: void Model::OnnxToTRTModel(): "
+    "Assertion `engine' failed.\nAborted (core dumped)")
+
+# https://github.com/NVIDIA/TensorRT/issues/840 (a YOLOv3 FP16 batch-64 engine build)
+TENSORRT_840 = (
+    "File does not exist : ../configs/yolov3-kHALF-batch64.engine\nBuilding the TensorRT Engine...\n"
+    "ERROR: ../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)\n"
+    "WARNING: Get cuda error during getBestTactic: (Unnamed Layer* 1) [ElementWise]\n"
+    "ERROR: ../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)\n"
+    "WARNING: Get cuda error during timeReformat.")
+
+# https://github.com/NVIDIA/TensorRT/issues/948 (the allocator's line alone, no build step in the paste)
+TENSORRT_948 = ("[E] [TRT] C:\\source\\rtSafe\\safeRuntime.cpp (25) - Cuda Error in "
+                "nvinfer1::internal::DefaultAllocator::allocate: 2 (out of memory)")
+
+
+def test_allocator_refusal_while_the_builder_times_tactics_is_the_workspace() -> None:
+    for text in (TENSORRT_INFERENCE_155, TENSORRT_840):
+        d = diagnose_text(text)
+        top = d.causes[0]
+        assert d.found_oom and top.id == "single_allocation_exceeds_capacity", text
+        assert "WORKSPACE" in top.fix and "workspace" in top.explanation
+        # The build's own shortage stays the next reading.
+        assert d.causes[1].id == "genuine_shortage"
+
+
+def test_allocator_refusal_without_a_build_step_is_not_read_as_the_workspace() -> None:
+    d = diagnose_text(TENSORRT_948)
+    assert d.found_oom and d.causes[0].id == "genuine_shortage"
+
+
+def test_build_step_with_an_execution_context_is_left_to_the_context_reading() -> None:
+    text = TENSORRT_840 + "\n[E] [TRT] executionContext.cpp: could not create the execution context"
+    assert diagnose_text(text).causes[0].title != "TensorRT's builder workspace is larger than the GPU can give"
