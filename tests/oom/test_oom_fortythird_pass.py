@@ -6,6 +6,8 @@ Each reading is the runtime's own wording, read from its source:
   "rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)" beside "getBestTactic" / "Building the
   TensorRT Engine"): each tactic is timed with its workspace, one piece up to the build's workspace limit, so the
   limit is what did not fit (the workspace fix first, the build's shortage second).
+* The user's own figure for the free memory, as a share of the GPU ("with GPU having 80% of its vram free"): a refusal
+  with most of the device free is not about capacity, the figures' free-exceeds-request reading said in words.
 
 Every text is a real message quoted from the public thread named in its comment.
 """
@@ -54,3 +56,27 @@ def test_allocator_refusal_without_a_build_step_is_not_read_as_the_workspace() -
 def test_build_step_with_an_execution_context_is_left_to_the_context_reading() -> None:
     text = TENSORRT_840 + "\n[E] [TRT] executionContext.cpp: could not create the execution context"
     assert diagnose_text(text).causes[0].title != "TensorRT's builder workspace is larger than the GPU can give"
+
+
+# https://github.com/autonomousvision/stylegan-xl/issues/90 (the issue title and the reporter's words)
+STYLEGAN_XL_90 = (
+    "Out of Memory error with GPU having 80% of its vram free.\n"
+    "I'm getting OOM errors even at lowest resolution batch_size = 1 , with 12gb vram and 32gb system ram. \n"
+    "Strangely the OOM error message says I had more than 9.7gb of vram left , yet I got OOM error'ed for much "
+    "smaller allocations.")
+
+
+def test_most_of_the_memory_said_free_is_not_capacity() -> None:
+    d = diagnose_text(STYLEGAN_XL_90)
+    top = d.causes[0]
+    assert d.found_oom and top.id == "not_capacity"
+    assert top.evidence["deciding_check"] == "free_exceeds_request"
+    assert top.evidence["stated_free_share"] == 0.8
+    assert "driver" in top.fix and "batch" in top.explanation
+
+
+def test_a_share_in_use_or_a_small_share_free_is_not_read_as_free() -> None:
+    in_use = STYLEGAN_XL_90.replace("having 80% of its vram free", "using 80% of its vram")
+    assert diagnose_text(in_use).causes[0].id != "not_capacity"
+    little_free = STYLEGAN_XL_90.replace("80% of its vram free", "20% of its vram free")
+    assert diagnose_text(little_free).causes[0].id != "not_capacity"
