@@ -8,6 +8,10 @@ Each reading is the runtime's own wording, read from its source:
   limit is what did not fit (the workspace fix first, the build's shortage second).
 * The user's own figure for the free memory, as a share of the GPU ("with GPU having 80% of its vram free"): a refusal
   with most of the device free is not about capacity, the figures' free-exceeds-request reading said in words.
+* cuDNN's CUDNN_STATUS_NOT_INITIALIZED alone (an issue title, "[Bug]: CUDNN_STATUS_NOT_INITIALIZED"): the cuDNN API
+  reference's status for a library that could not start (cudnnCreate's CUDA runtime calls, the hardware setup), the
+  handle's memory being ALLOC_FAILED; with no framework named whose pool could have taken the memory, the library's
+  build against the driver is checked first.
 
 Every text is a real message quoted from the public thread named in its comment.
 """
@@ -80,3 +84,24 @@ def test_a_share_in_use_or_a_small_share_free_is_not_read_as_free() -> None:
     assert diagnose_text(in_use).causes[0].id != "not_capacity"
     little_free = STYLEGAN_XL_90.replace("80% of its vram free", "20% of its vram free")
     assert diagnose_text(little_free).causes[0].id != "not_capacity"
+
+
+# https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/9589 (the issue title)
+WEBUI_9589 = "[Bug]: CUDNN_STATUS_NOT_INITIALIZED"
+
+
+def test_cudnn_not_initialized_alone_is_the_library_first() -> None:
+    for text in (WEBUI_9589, "CUDNN_STATUS_NOT_INITIALIZED"):
+        d = diagnose_text(text)
+        top = d.causes[0]
+        assert d.found_oom and top.id == "not_capacity", text
+        assert top.evidence["deciding_check"] == "driver_version"
+        # Memory stays ranked behind it.
+        assert "genuine_shortage" in [c.id for c in d.causes[1:3]]
+
+
+def test_other_bare_statuses_stay_with_the_up_front_pool() -> None:
+    # The handle's allocation failing, and cuBLAS's NOT_INITIALIZED (also its out-of-resources status): a framework's
+    # preallocation first, as before.
+    for text in ("CUDNN_STATUS_ALLOC_FAILED", "CUBLAS_STATUS_NOT_INITIALIZED", "[Bug]: CUDNN_STATUS_INTERNAL_ERROR"):
+        assert diagnose_text(text).causes[0].id == "preallocation", text
