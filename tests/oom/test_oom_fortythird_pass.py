@@ -84,6 +84,9 @@ def test_a_share_in_use_or_a_small_share_free_is_not_read_as_free() -> None:
     assert diagnose_text(in_use).causes[0].id != "not_capacity"
     little_free = STYLEGAN_XL_90.replace("80% of its vram free", "20% of its vram free")
     assert diagnose_text(little_free).causes[0].id != "not_capacity"
+    # No out-of-memory text at all: nothing was refused.
+    calm = diagnose_text("The GPU has 80% of its memory free and training runs fine.")
+    assert not calm.found_oom and "not_capacity" not in [c.id for c in calm.causes]
 
 
 # https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/9589 (the issue title)

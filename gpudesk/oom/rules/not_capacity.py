@@ -102,6 +102,8 @@ def _said_mostly_free(f: Facts) -> Cause | None:
     """The text has no device figure, but the user says half the device's memory or more was free (``_SAID_FREE_SHARE``):
     the refusal is read as not about capacity, with the same check as the figures' reading, less firmly (0.6, above
     the figureless shortage's 0.45-0.5)."""
+    if f.report.kind == "unknown":
+        return None  # no out-of-memory text: a share said free refuses nothing
     m = _SAID_FREE_SHARE.search(f.report.text or "")
     if m is None:
         return None
