@@ -12,6 +12,11 @@ Each reading is the runtime's own wording, read from its source:
   reference's status for a library that could not start (cudnnCreate's CUDA runtime calls, the hardware setup), the
   handle's memory being ALLOC_FAILED; with no framework named whose pool could have taken the memory, the library's
   build against the driver is checked first.
+* PyTorch's message cut inside its clauses, before the free figure (a title or a paste that stops at "total capacity"
+  or "already all"): read from the clauses that survived (the request against the capacity, the live tensors'
+  bound), the job's need first and another process second with nvidia-smi, a request of half the card or more as one
+  oversized allocation, instead of "not enough of the message"; garbled clauses and complete messages that print no
+  free figure keep their readings.
 
 Every text is a real message quoted from the public thread named in its comment.
 """
@@ -108,3 +113,47 @@ def test_other_bare_statuses_stay_with_the_up_front_pool() -> None:
     # preallocation first, as before.
     for text in ("CUDNN_STATUS_ALLOC_FAILED", "CUBLAS_STATUS_NOT_INITIALIZED", "[Bug]: CUDNN_STATUS_INTERNAL_ERROR"):
         assert diagnose_text(text).causes[0].id == "preallocation", text
+
+
+# The messages of RVC-Project/Retrieval-based-Voice-Conversion-WebUI#1106, opendatalab/MinerU#3418 and
+# paTRICK-swk/D3DP#9, cut where a title or a paste is cut: inside the clause list, before the free figure.
+RVC_1106 = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 4.00 GiB total "
+            "capacity; 2.33 GiB already allocated; 1.89 MiB free; 2.35 GiB reserved in total by PyTorch)")
+MINERU_3418 = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 42.00 MiB. GPU 0 has a total capacity of "
+               "23.49 GiB of which 55.38 MiB is free. Including non-PyTorch memory, this process has 22.31 GiB memory "
+               "in use.")
+D3DP_9 = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 23.11 GiB (GPU 0; 23.70 GiB total "
+          "capacity; 1.54 GiB already allocated; 20.83 GiB free; 1.87 GiB reserved in total by PyTorch)")
+
+
+def _cut(text: str, after: str) -> str:
+    return text[:text.index(after) + len(after)]
+
+
+def test_message_cut_before_its_free_figure_is_read_from_what_survived() -> None:
+    for text in (_cut(RVC_1106, "total capacity; 2.33 GiB already all"), _cut(RVC_1106, "4.00 GiB total capacity"),
+                 _cut(MINERU_3418, "23.49 GiB of which")):
+        d = diagnose_text(text)
+        ids = [c.id for c in d.causes]
+        assert d.found_oom and ids[0] == "genuine_shortage", text
+        assert "other_process" in ids[1:3] and "unparseable" not in ids
+        assert d.causes[0].evidence["deciding_check"] == "other_process"
+        assert "nvidia-smi" in d.causes[0].checks[0] and "cut" in d.causes[0].explanation
+
+
+def test_cut_message_with_a_request_of_half_the_card_is_one_oversized_allocation() -> None:
+    d = diagnose_text(_cut(D3DP_9, "23.70 GiB total capacity"))
+    assert d.causes[0].id == "single_allocation_exceeds_capacity"
+    assert d.causes[1].id == "genuine_shortage"
+
+
+def test_garbled_or_complete_messages_without_a_free_figure_keep_their_readings() -> None:
+    # Clauses present but unreadable: still "not enough of the message".
+    garbled = "RuntimeError: CUDA out of memory. Tried to allocate 66.00 MiB (GPU 0; ?? total capacity; ?? free)"
+    assert diagnose_text(garbled).causes[0].id == "unparseable"
+    # The whole message with its free figure: read from the figures, not as cut.
+    assert "cut" not in diagnose_text(RVC_1106).causes[0].explanation
+    # Intel's XPU allocator prints no free figure but closes its clauses: not cut.
+    xpu = ("RuntimeError: XPU out of memory. Tried to allocate 1.00 GiB (GPU 0; 15.56 GiB total capacity; 990.00 MiB "
+           "already allocated; 990.00 MiB reserved in total by PyTorch)")
+    assert diagnose_text(xpu).causes[0].id == "not_capacity"

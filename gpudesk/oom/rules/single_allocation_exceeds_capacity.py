@@ -32,6 +32,7 @@ import re
 from gpudesk.catalog import CatalogError, open_catalog
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.named_gpu import stated_gpu_bytes
+from gpudesk.oom.rules import cut_clauses
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.units import GIB as GiB, format_bytes
 from gpudesk.i18n import _
@@ -109,6 +110,13 @@ def check(f: Facts) -> Cause | None:
     elif req > total:
         conf = 0.95
         why = _("One request is larger than the whole GPU; no setting can make it fit.")
+    elif f.allocated is None and 2 * req >= total and cut_clauses.cut_before_free(f):
+        # A message cut before its other figures (rules.cut_clauses): a request of half the GPU or more cannot sit
+        # beside a working set of its own size (the branch below, with the live tensors known).
+        conf = 0.7
+        why = _("One request of {requested} is half the GPU ({total}) or more: it cannot sit beside a working set of "
+                "its own size (the message was cut before what PyTorch held).").format(
+                    requested=format_bytes(req), total=format_bytes(total))
     elif f.allocated is not None and req > total - f.allocated and (req > f.allocated or 2 * req >= total):
         # A request smaller than the live tensors and under half of the GPU is the last straw of an accumulated
         # working set (the job's own need), not one oversized tensor: with fewer live tensors (a shorter clip, a
