@@ -132,13 +132,20 @@ def _cut(text: str, after: str) -> str:
 
 def test_message_cut_before_its_free_figure_is_read_from_what_survived() -> None:
     for text in (_cut(RVC_1106, "total capacity; 2.33 GiB already all"), _cut(RVC_1106, "4.00 GiB total capacity"),
-                 _cut(MINERU_3418, "23.49 GiB of which")):
+                 _cut(MINERU_3418, "23.49 GiB of which"),
+                 # cut inside the first clause, before the capacity's figure could be read
+                 _cut(RVC_1106, "(GPU 0;"), _cut(RVC_1106, "4.00 GiB total ca"), _cut(MINERU_3418, "capacity of 23.4")):
         d = diagnose_text(text)
         ids = [c.id for c in d.causes]
         assert d.found_oom and ids[0] == "genuine_shortage", text
         assert "other_process" in ids[1:3] and "unparseable" not in ids
         assert d.causes[0].evidence["deciding_check"] == "other_process"
         assert "nvidia-smi" in d.causes[0].checks[0] and "cut" in d.causes[0].explanation
+
+
+def test_message_cut_inside_its_request_size_still_asks_for_the_message() -> None:
+    # The size itself cut ("Tried to allocate" and nothing after): nothing to read (test_truncated_request_size).
+    assert diagnose_text(_cut(RVC_1106, "Tried to allocate")).causes[0].id == "unparseable"
 
 
 def test_cut_message_with_a_request_of_half_the_card_is_one_oversized_allocation() -> None:

@@ -449,11 +449,21 @@ _CLAUSES_AFTER_REQUEST = re.compile(r"total capacity|already allocated|is free|\
                                     re.IGNORECASE)
 
 
+# The same message cut inside its first clause, before the capacity's figure could be read ("Tried to allocate 20.00
+# MiB (GPU 0;", "(GPU 0; 4.00 GiB total ca", "GPU 0 has a total capacity"): the text ends in an unclosed clause list a few
+# characters after the request. Garbled clauses ("?? total capacity; ?? free)") close their parenthesis and are not cut.
+_CUT_IN_FIRST_CLAUSE = re.compile(r"tried to allocate\s{1,2}[\d.]{1,12}\s{0,2}[KMGT]i?B(?:\s{0,2}\(GPU\s{0,2}\d{1,2}[^()\n]{0,40}"
+                                  r"|\.\s{1,2}GPU\s{0,2}\d{1,2} has a total capacity[^()\n]{0,24})\s*$", re.IGNORECASE)
+
+
 def _cut_after_request(f: Facts) -> bool:
-    """PyTorch's message cut right after its request: the caching allocator's own failure, with only its size."""
+    """PyTorch's message cut right after its request, or inside its first clause (``_CUT_IN_FIRST_CLAUSE``): the
+    caching allocator's own failure, with only its size."""
     r = f.report
+    text = r.text or ""
     return (r.kind == "pytorch_oom" and f.requested is not None and f.total is None and f.free is None
-            and f.allocated is None and f.reserved is None and not _CLAUSES_AFTER_REQUEST.search(r.text or ""))
+            and f.allocated is None and f.reserved is None
+            and (not _CLAUSES_AFTER_REQUEST.search(text) or _CUT_IN_FIRST_CLAUSE.search(text) is not None))
 
 
 # CUDA's allocation granularity (2 MiB, cuMemGetAllocationGranularity; PyTorch's caching allocator rounds small
