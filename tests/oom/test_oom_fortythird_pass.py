@@ -17,6 +17,9 @@ Each reading is the runtime's own wording, read from its source:
   bound), the job's need first and another process second with nvidia-smi, a request of half the card or more as one
   oversized allocation, instead of "not enough of the message"; garbled clauses and complete messages that print no
   free figure keep their readings.
+* A need and what there was as a labelled list ("Insufficient GPU memory. Required: 18.5 GB, Available: 15.2 GB", the
+  wording of many applications' own pre-flight checks; CatBoost's "Requested 5696 MB; Free 3958.17 MB"): an OOM with
+  its figures, as the forty-second pass's need-and-have sentences.
 
 Every text is a real message quoted from the public thread named in its comment.
 """
@@ -164,3 +167,23 @@ def test_garbled_or_complete_messages_without_a_free_figure_keep_their_readings(
     xpu = ("RuntimeError: XPU out of memory. Tried to allocate 1.00 GiB (GPU 0; 15.56 GiB total capacity; 990.00 MiB "
            "already allocated; 990.00 MiB reserved in total by PyTorch)")
     assert diagnose_text(xpu).causes[0].id == "not_capacity"
+
+
+# The wording of applications' own pre-flight checks (f"Insufficient GPU memory. Required: {required}GB, Available:
+# {available}GB", printed by Python, C++ and JavaScript sources alike), with figures filled in.
+PREFLIGHT = "ERROR: Insufficient GPU memory. Required: 18.5 GB, Available: 15.2 GB"
+# https://github.com/catboost/catboost/issues/1081 (CatBoost's memory pool, fresh-41)
+CATBOOST_1081 = "Requested 5696 MB; Free 3958.169335 MB"
+
+
+def test_need_and_have_as_a_labelled_list_is_an_oom_with_its_figures() -> None:
+    d = diagnose_text(PREFLIGHT)
+    assert d.found_oom and d.causes[0].id == "genuine_shortage"
+    assert d.report.requested_bytes == round(18.5 * 1024**3)
+    assert d.report.device is not None and d.report.device.free_bytes == round(15.2 * 1024**3)
+    cat = diagnose_text(CATBOOST_1081)
+    assert cat.found_oom and cat.report.requested_bytes == 5696 * 1024**2
+
+
+def test_need_below_have_in_a_labelled_list_refuses_nothing() -> None:
+    assert not diagnose_text("GPU memory check passed. Required: 12.5 GB, Available: 15.2 GB").found_oom
