@@ -215,6 +215,7 @@ LABELS.update({
     "frame": N_("Function the error was raised in"),
     "progress": N_("How far the log shows the job ran (epoch or step)"),
     "usage_share": N_("Share of the GPU's memory the text says is in use"),
+    "stated_free_share": N_("Share of the GPU's memory the text says was free"),
     "settings_named": N_("Engine settings the message names, with their values"),
     "model_parameters_billions": N_("Parameters of the model the text names (billions)"),
     "model_weight_bytes": N_("Weights of that model in bf16"),

@@ -9,6 +9,8 @@ meaning, not by one product's sentence:
 * a request "for N" and an amount "available is M": Ray's plasma store sizing its object store in /dev/shm, "System
   memory request exceeds memory available in /dev/shm. The request is for N bytes, and the amount available is M
   bytes" (ray-project/ray, src/ray/object_manager/plasma/store_runner.cc; gpustack/gpustack#5014);
+* the two figures labelled in a list, a need word and its size then a have word and its size: "Insufficient GPU
+  memory. Required: 18.5 GB, Available: 15.2 GB", "(need 12 GB, have 8 GB)";
 * a part "N out of the M total" memory, refused as too large: vLLM's check of its CPU swap space against the host's
   RAM, "Too large swap space. 4.00 GiB out of the 4.30 GiB total CPU memory is allocated for the swap space."
   (vllm-project/vllm, vllm/config.py ``CacheConfig.verify_with_parallel_config``: above 70 % of the host's memory it
@@ -41,6 +43,13 @@ _PAIR = re.compile(_NEED_WORD + _CLAUSE % 120 + _HAVE_WORD + _CLAUSE % 40
 _REQUEST_AVAILABLE = re.compile(r"\brequest\w{0,3}\s{1,3}(?:is\s{1,3}|was\s{1,3})?for\s{1,3}" + _SIZE_U
                                 + _CLAUSE % 80 + r"\b(?:available|free)\s{1,3}(?:is|was|:)\s{0,3}" + _SIZE_U,
                                 re.IGNORECASE)
+# The two figures labelled in a list: "Insufficient GPU memory. Required: 18.5 GB, Available: 15.2 GB" (the wording many
+# applications' own pre-flight checks print, in Python, C++ and JavaScript sources alike: "Insufficient GPU memory.
+# Required: {required}GB, Available: {available}GB"), "required 18.5 GB, available 15.2 GB", "(need 12 GB, have 8 GB)":
+# a need word and its size, then a have word and its size, with only a separator between them.
+_LABELLED = re.compile(_NEED_WORD + r"\s{0,2}[:=]?\s{0,2}" + _SIZE_U + r"\s{0,3}[,;/|]?\s{0,3}"
+                       + r"(?:\b(?:free|available|remaining)\b|\bhave\b|\bhas\b)\s{0,2}[:=]?\s{0,2}" + _SIZE_U,
+                       re.IGNORECASE)
 # "N out of the M total CPU memory", in a sentence that calls it too large (or says it exceeds).
 _PART_OF_TOTAL = re.compile(_SIZE_U + r"\s{1,3}out of\s{1,3}(?:the\s{1,3})?" + _SIZE_U + r"\s{1,3}(?:of\s{1,3})?total\b",
                             re.IGNORECASE)
@@ -84,7 +93,7 @@ def _place(text: str) -> str | None:
 
 def find(text: str) -> NeedHave | None:
     """The first need-and-have sentence about memory in ``text`` (module docstring), or None."""
-    for pattern, is_total in ((_PAIR, False), (_REQUEST_AVAILABLE, False), (_PART_OF_TOTAL, True)):
+    for pattern, is_total in ((_PAIR, False), (_REQUEST_AVAILABLE, False), (_LABELLED, False), (_PART_OF_TOTAL, True)):
         m = pattern.search(text)
         if m is None:
             continue

@@ -53,8 +53,11 @@ def test_cudnn_not_initialized_from_an_eagerly_initialising_framework_is_a_libra
 
 
 def test_the_bare_tensorflow_status_still_reads_as_preallocation():
-    # The status alone, as clipped from TensorFlow's StreamExecutor log (tensorflow#14345): no eager caller's words.
-    assert _top("CUDNN_STATUS_NOT_INITIALIZED")[0] == "preallocation"
+    # The status alone, as clipped from TensorFlow's StreamExecutor log (tensorflow#14345, whose status is cuBLAS's
+    # ALLOC_FAILED): no eager caller's words. (cuDNN's NOT_INITIALIZED alone reads as the library's start since the
+    # forty-third pass: tests/oom/test_oom_fortythird_pass.py.)
+    assert _top("CUBLAS_STATUS_ALLOC_FAILED")[0] == "preallocation"
+    assert _top("CUDNN_STATUS_ALLOC_FAILED")[0] == "preallocation"
 
 
 def test_mxnet_cublas_handle_failure_is_recognised_and_read_as_the_jobs_need():

@@ -151,8 +151,9 @@ def test_cudnn_not_initialized_said_as_a_library_failure() -> None:
     assert _top(CUDARC)[0::3] == ("not_capacity", "driver_version")
     # Variant: "could not load cudnn".
     assert _top("could not load cudnn: CUDNN_STATUS_NOT_INITIALIZED")[3] == "driver_version"
-    # Negatives: the status alone, or beside a framework that preallocates, keeps its memory readings.
-    assert _top("CUDNN_STATUS_NOT_INITIALIZED")[0] == "preallocation"
+    # Negatives: the handle's allocation status alone, or the status beside a framework that preallocates, keeps its
+    # memory readings (cuDNN's NOT_INITIALIZED alone is the library's start since the forty-third pass).
+    assert _top("CUDNN_STATUS_ALLOC_FAILED")[0] == "preallocation"
     assert _top("tensorflow: unable to instantiate cudnn: CUDNN_STATUS_NOT_INITIALIZED")[0] == "preallocation"
 
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.rules import engine_budget, fragmentation, tf_pool
+from gpudesk.oom.rules import cut_clauses, engine_budget, fragmentation, tf_pool
 from gpudesk.units import format_bytes
-from gpudesk.oom.rules.base import Facts, clamp, evidence
+from gpudesk.oom.rules.base import Facts, clamp, evidence, join_sentences
 from gpudesk.oom.signatures import CHECKS as SIGNATURE_CHECKS, check_command
 from gpudesk import i18n
 from gpudesk.i18n import N_, _
@@ -244,6 +244,8 @@ def check(f: Facts) -> Cause | None:
         return _without_capacity(f)
     if f.total <= SMALL_DEVICE_BYTES:
         return _small_device(f)
+    if cut_clauses.cut_before_free(f):
+        return _cut_before_free(f)
     if f.margin is None:
         return _without_request(f)
     share = f.margin / f.total
@@ -447,11 +449,21 @@ _CLAUSES_AFTER_REQUEST = re.compile(r"total capacity|already allocated|is free|\
                                     re.IGNORECASE)
 
 
+# The same message cut inside its first clause, before the capacity's figure could be read ("Tried to allocate 20.00
+# MiB (GPU 0;", "(GPU 0; 4.00 GiB total ca", "GPU 0 has a total capacity"): the text ends in an unclosed clause list a few
+# characters after the request. Garbled clauses ("?? total capacity; ?? free)") close their parenthesis and are not cut.
+_CUT_IN_FIRST_CLAUSE = re.compile(r"tried to allocate\s{1,2}[\d.]{1,12}\s{0,2}[KMGT]i?B(?:\s{0,2}\(GPU\s{0,2}\d{1,2}[^()\n]{0,40}"
+                                  r"|\.\s{1,2}GPU\s{0,2}\d{1,2} has a total capacity[^()\n]{0,24})\s*$", re.IGNORECASE)
+
+
 def _cut_after_request(f: Facts) -> bool:
-    """PyTorch's message cut right after its request: the caching allocator's own failure, with only its size."""
+    """PyTorch's message cut right after its request, or inside its first clause (``_CUT_IN_FIRST_CLAUSE``): the
+    caching allocator's own failure, with only its size."""
     r = f.report
+    text = r.text or ""
     return (r.kind == "pytorch_oom" and f.requested is not None and f.total is None and f.free is None
-            and f.allocated is None and f.reserved is None and not _CLAUSES_AFTER_REQUEST.search(r.text or ""))
+            and f.allocated is None and f.reserved is None
+            and (not _CLAUSES_AFTER_REQUEST.search(text) or _CUT_IN_FIRST_CLAUSE.search(text) is not None))
 
 
 # CUDA's allocation granularity (2 MiB, cuMemGetAllocationGranularity; PyTorch's caching allocator rounds small
@@ -548,6 +560,47 @@ def _without_capacity(f: Facts) -> Cause | None:
         fix=i18n._(FIX),
         more_fixes=[i18n._(m) for m in MORE],
         checks=checks,
+    )
+
+
+def _cut_before_free(f: Facts) -> Cause:
+    """A message cut before its free figure (:func:`gpudesk.oom.rules.cut_clauses.cut_before_free`): read from the
+    clauses that survived.
+
+    With the live tensors read, the bound of :func:`_request_against_bound` decides when it is tight; otherwise (or
+    with only the request and the capacity) the request failed on a device whose free memory the cut took away, and
+    the reading is the one of a message cut right after its request (the job's own memory first, 0.5; another process
+    the other, with nvidia-smi as the check that tells them apart), not "not enough of the message": the
+    caching allocator refused the request, and the clauses that would say whose memory filled the device are gone.
+    A request of half the device or more is read by single_allocation_exceeds_capacity."""
+    assert f.requested is not None and f.total is not None
+    if f.allocated is not None and f.allocated <= f.total:
+        bounded = _request_against_bound(f, f.total, f.allocated, f.total - f.allocated)
+        if bounded is not None:
+            return bounded
+    r = f.report
+    deciding = "other_process"
+    command = check_command(deciding, r.platform)
+    if f.allocated is None:
+        said = _("PyTorch's allocator could not get {requested} on a GPU of {total}; the message was cut before its "
+                 "free and reserved figures.").format(requested=format_bytes(f.requested), total=format_bytes(f.total))
+    else:
+        said = _("PyTorch's allocator could not get {requested} on a GPU of {total} while its tensors held {allocated}; "
+                 "the message was cut before its free and reserved figures.").format(
+                     requested=format_bytes(f.requested), total=format_bytes(f.total),
+                     allocated=format_bytes(f.allocated))
+    return Cause(
+        id="genuine_shortage",
+        title=_("Not enough GPU memory for this job"),
+        confidence=0.5 if f.allocated is None else 0.45,
+        evidence=evidence(requested_bytes=f.requested, total_capacity_bytes=f.total, allocated_bytes=f.allocated,
+                          deciding_check=deciding, check_command=command),
+        explanation=join_sentences([said, _("The job's own memory filling the GPU is the likelier reading; another "
+                                            "process holding it is the other, and nvidia-smi tells them apart.")]),
+        fix=i18n._(FIX),
+        more_fixes=[i18n._(m) for m in MORE],
+        checks=[_("{command}: {meaning}").format(command=command, meaning=i18n._(SIGNATURE_CHECKS[deciding].meaning)),
+                *[i18n._(c) for c in CHECKS]],
     )
 
 

@@ -24,6 +24,8 @@ the allocator asks the driver for a new segment of the request's size and the dr
 
 from __future__ import annotations
 
+import re
+
 from gpudesk.oom.cause import Cause
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
@@ -33,7 +35,11 @@ from gpudesk.i18n import _
 
 
 def check(f: Facts) -> Cause | list[Cause] | None:
-    if f.mps or f.requested is None or f.total is None:
+    if f.mps:
+        return None
+    if f.total is None and f.free is None:
+        return _said_mostly_free(f)
+    if f.requested is None or f.total is None:
         return None
     if f.free is None:
         return _free_unknown_but_unheld(f)
@@ -73,6 +79,52 @@ def check(f: Facts) -> Cause | list[Cause] | None:
         checks=[_("A per-process memory fraction set by a framework or test harness."),
                 _("Windows: the WDDM / WSL2 driver's own limits; the figures under WSL can be wrong."),
                 _("{command}: {meaning}").format(command=CHECKS["free_exceeds_request"].command,
+                                                     meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
+    )
+
+
+# The user's words for the device's free memory as a share of it, at the failure: "Out of Memory error with GPU having
+# 80% of its vram free" (autonomousvision/stylegan-xl#90, whose message said 9.7 GB of 12 were left while much smaller
+# allocations failed; a CUDA toolkit that did not match the extension build was the fix). Free memory that is most of
+# the device is the figure the rule above reads from a message ("the device reports at least a quarter of its capacity
+# free"), said in words: a refusal with most of the device free is not about capacity. Only a share of the memory named
+# free, left, unused or available counts, at half the device or more; a share in use ("uses 80% of the GPU memory") is
+# the opposite figure and is not read here.
+_SAID_FREE_SHARE = re.compile(
+    r"(?<![\d.])(\d{1,3}(?:\.\d{1,2})?)\s?%\s{0,3}(?:of\s{1,3}(?:its|the|my|his|her|their|our)\s{1,3})?"
+    r"(?:gpu'?s?\s{1,3}|graphics\s{1,3}|video\s{1,3}|device\s{1,3})?(?:v?ram|memory)\s{1,3}(?:is\s{1,3}|was\s{1,3})?"
+    r"(?:still\s{1,3})?(?:free|unused|left|available)\b",
+    re.IGNORECASE)
+SAID_FREE_MIN_SHARE = 0.5
+
+
+def _said_mostly_free(f: Facts) -> Cause | None:
+    """The text has no device figure, but the user says half the device's memory or more was free (``_SAID_FREE_SHARE``):
+    the refusal is read as not about capacity, with the same check as the figures' reading, less firmly (0.6, above
+    the figureless shortage's 0.45-0.5)."""
+    if f.report.kind == "unknown":
+        return None  # no out-of-memory text: a share said free refuses nothing
+    m = _SAID_FREE_SHARE.search(f.report.text or "")
+    if m is None:
+        return None
+    share = float(m.group(1)) / 100
+    if not SAID_FREE_MIN_SHARE <= share <= 1:
+        return None
+    command = check_command("free_exceeds_request", f.report.platform)
+    return Cause(
+        id="not_capacity",
+        title=_("The allocation was refused although most of the GPU was free"),
+        confidence=0.6,
+        evidence=evidence(stated_free_share=round(share, 3), described_as=m.group(0),
+                          not_capacity_kind="free_exceeds_request", deciding_check="free_exceeds_request",
+                          check_command=command),
+        explanation=_("The text says {share:.0%} of the GPU's memory was free when the allocation failed: a request "
+                      "refused with most of the device free is not refused for capacity, so a smaller batch or "
+                      "freeing memory will not fix it.").format(share=share),
+        fix=_("Look for what refused it rather than memory to save: a CUDA toolkit, driver or library build that does "
+              "not match the one the program (or its compiled extensions) was built for, a per-process cap, or the "
+              "WDDM/WSL limits; rebuild or reinstall for the installed driver and rerun"),
+        checks=[_("{command}: {meaning}").format(command=command,
                                                      meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
     )
 

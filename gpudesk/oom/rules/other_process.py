@@ -53,7 +53,7 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import smi_table
-from gpudesk.oom.rules import exclusive_mode, genuine_shortage, held_outside, signature
+from gpudesk.oom.rules import cut_clauses, exclusive_mode, genuine_shortage, held_outside, signature
 from gpudesk.oom.rules.tf_pool import tf_fraction_reservation, tf_pool_growth_refused, tf_reservation_refused_on_cuda
 from gpudesk.oom.report import ProcessMemory
 from gpudesk.oom.rules.base import Facts, clamp, evidence
@@ -408,10 +408,14 @@ def _no_figures(f: Facts) -> bool:
     rules/genuine_shortage reads there, with the command that decides."""
     r = f.report
     dev = f.dev
+    # A PyTorch message cut before its free figure with only the request and the capacity read
+    # (rules.cut_clauses.cut_before_free) has nothing more to say whose memory filled the device.
+    figureless = (all(v is None for v in (f.total, f.free, f.allocated, f.reserved))
+                  and genuine_shortage.reads_without_capacity(f))
+    cut = f.allocated is None and cut_clauses.cut_before_free(f)
     return (r.source == "text" and r.kind != "unknown" and r.signature is None and r.platform in (None, "cuda")
-            and all(v is None for v in (f.total, f.free, f.allocated, f.reserved))
             and (dev is None or not dev.other_processes) and not r.parsed.get("in_use_bytes")
-            and genuine_shortage.reads_without_capacity(f))
+            and (figureless or cut))
 
 
 # A model's parameter count in its name ("llama3-llava-next-8b", "Qwen2-7B", "a 13B model") and a GPU's memory next

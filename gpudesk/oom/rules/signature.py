@@ -814,6 +814,18 @@ def _xpu_large_confidence(f: Facts) -> float:
 _BARE_STATUS = re.compile(r"\s{0,4}(?:CUDNN|CUBLAS)_STATUS_[A-Z_]{3,40}\s{0,4}")
 
 
+# cuDNN's CUDNN_STATUS_NOT_INITIALIZED and nothing else, or after an issue form's title tag ("[Bug]: ..."). The cuDNN
+# API reference words the status "The cuDNN library was not initialized properly ... usually due to an error in the
+# CUDA Runtime API called by cudnnCreate() or by an error in the hardware setup", while a handle whose memory could not
+# be allocated is CUDNN_STATUS_ALLOC_FAILED (or INTERNAL_ERROR, above): with no framework named whose pool could have
+# taken the memory, the status names the library's start (a build for another GPU, CUDA or driver) first, as
+# _not_initialized_pytorch reads PyTorch's wording of it (AUTOMATIC1111/stable-diffusion-webui#9589: the torch build
+# reinstalled for a K80's older driver fixed it). The bare ALLOC_FAILED / INTERNAL_ERROR statuses, and cuBLAS's
+# NOT_INITIALIZED (which cublasCreate also returns when it cannot get its resources, google/flax#445), stay with the
+# up-front pool below.
+_BARE_CUDNN_NOT_INITIALIZED = re.compile(r"\s{0,4}(?:\[[A-Za-z ]{2,16}\]:?\s{0,4})?CUDNN_STATUS_NOT_INITIALIZED\s{0,4}")
+
+
 # PyTorch's own wording of a cuBLAS failure: ``TORCH_CUDABLAS_CHECK`` formats "CUDA error: <status> when calling
 # `<call>`" (aten/src/ATen/cuda/Exceptions.h, https://github.com/pytorch/pytorch), with or without the "RuntimeError:"
 # its Python binding adds; PyTorch has no up-front pool.
@@ -1053,6 +1065,10 @@ def _library_init(f: Facts) -> list[Cause]:
         return _cudacall_handle(f, "not_initialized")
     if runtime in _GGML_RUNTIMES:
         return _ggml_handle(f)
+    if _BARE_CUDNN_NOT_INITIALIZED.fullmatch(r.text or "") is not None:
+        # cuDNN's NOT_INITIALIZED alone (a title, "[Bug]: CUDNN_STATUS_NOT_INITIALIZED"): the library's start, as in
+        # _not_initialized_pytorch, not a pool the text names.
+        return _cudacall_handle(f, "not_initialized")
     if (runtime in _PREALLOCATING or r.framework in _PREALLOCATING or _not_pytorch_wording(r)
             or any(w in low for w in _TF_TRT_WORDS)):
         return [_generic("preallocation", 0.6, _("The framework's preallocation left no memory for cuDNN/cuBLAS"),

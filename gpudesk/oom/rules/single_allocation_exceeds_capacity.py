@@ -32,6 +32,7 @@ import re
 from gpudesk.catalog import CatalogError, open_catalog
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.named_gpu import stated_gpu_bytes
+from gpudesk.oom.rules import cut_clauses
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.units import GIB as GiB, format_bytes
 from gpudesk.i18n import _
@@ -60,7 +61,7 @@ def check(f: Facts) -> Cause | None:
         return largest_buffer
     req = f.requested
     if req is None:
-        return None
+        return _builder_workspace_refused(f)
     total = f.total
     largest = largest_gpu_bytes()
     workspace = _int(f.report.parsed.get("tactic_workspace_bytes"))
@@ -109,6 +110,13 @@ def check(f: Facts) -> Cause | None:
     elif req > total:
         conf = 0.95
         why = _("One request is larger than the whole GPU; no setting can make it fit.")
+    elif f.allocated is None and 2 * req >= total and cut_clauses.cut_before_free(f):
+        # A message cut before its other figures (rules.cut_clauses): a request of half the GPU or more cannot sit
+        # beside a working set of its own size (the branch below, with the live tensors known).
+        conf = 0.7
+        why = _("One request of {requested} is half the GPU ({total}) or more: it cannot sit beside a working set of "
+                "its own size (the message was cut before what PyTorch held).").format(
+                    requested=format_bytes(req), total=format_bytes(total))
     elif f.allocated is not None and req > total - f.allocated and (req > f.allocated or 2 * req >= total):
         # A request smaller than the live tensors and under half of the GPU is the last straw of an accumulated
         # working set (the job's own need), not one oversized tensor: with fewer live tensors (a shorter clip, a
@@ -169,6 +177,54 @@ _TRT_ONE_PIECE = re.compile(r"requested amount of gpu memory \(\d{1,20} bytes\) 
 TRT_LARGE_PIECE_BYTES = 8 * GiB
 # An execution context's creation is read by gpudesk.oom.rules.engine_budget (its own fix: the built maximum shapes).
 _TRT_EXECUTION_CONTEXT = re.compile(r"executioncontext|execution context", re.IGNORECASE)
+
+
+# TensorRT's own allocator refusing memory with no size, while the builder times tactics: TensorRT 7's
+# "rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)" (2 is cudaErrorMemoryAllocation) and 8's
+# "DefaultAllocator::allocate ... Error Code 1: Cuda Runtime (out of memory)", next to the builder's own words: its
+# tactic timing ("Get cuda error during getBestTactic", "during timeReformat") or the application's build step
+# ("Building the TensorRT Engine", "build engine done"). While it builds, TensorRT times each candidate tactic with the
+# workspace that tactic asks for, each one allocation up to the workspace limit the build set
+# (IBuilderConfig::setMaxWorkspaceSize before 8.4, setMemoryPoolLimit(kWORKSPACE) after; TensorRT Developer Guide,
+# "Memory" / "The Build Phase"); a limit set near or above the GPU's free memory makes those allocations fail one after
+# another, where a smaller limit only skips the tactics that need more (TensorRT 8's "Skipping tactic ... insufficient
+# memory ... Try decreasing the workspace size", read above with its size). NVIDIA's answer to the same TensorRT 7
+# line (NVIDIA/TensorRT#948) and the maintainer's in linghu8812/tensorrt_inference#155 was the workspace limit. Read as
+# that one oversized piece (0.55), above the build's plain shortage (0.45) that genuine_shortage gives TensorRT; the
+# execution context's own memory (engine_budget) and a refusal with its size are read elsewhere.
+_TRT_ALLOCATOR_REFUSED = re.compile(
+    r"cuda error in [\w:]{0,60}allocate(?:async)?:\s{0,2}2\s{0,2}\(out of memory\)"
+    r"|defaultallocator\S{0,40}allocate\S{0,20}\s{0,3}error code 1:\s{0,2}cuda runtime \(out of memory\)",
+    re.IGNORECASE)
+_TRT_BUILDER_WORDS = re.compile(
+    r"\bgetbesttactic\b|\btimereformat\b|\bbuild(?:ing)?\s{1,3}(?:the\s{1,3})?(?:tensorrt\s{1,3}|trt\s{1,3})?engine\b"
+    r"|\bbuild(?:engine(?:withconfig)?|cudaengine|serializednetwork)\b",
+    re.IGNORECASE)
+
+
+def _builder_workspace_refused(f: Facts) -> Cause | None:
+    """TensorRT's allocator refused a tactic's workspace while the builder ran (``_TRT_ALLOCATOR_REFUSED`` beside
+    ``_TRT_BUILDER_WORDS``); None otherwise."""
+    text = f.report.text or ""
+    if (f.total is not None or _TRT_ALLOCATOR_REFUSED.search(text) is None
+            or _TRT_BUILDER_WORDS.search(text) is None or _TRT_EXECUTION_CONTEXT.search(text) is not None):
+        return None
+    return Cause(
+        id="single_allocation_exceeds_capacity",
+        title=_("TensorRT's builder workspace is larger than the GPU can give"),
+        confidence=0.55,
+        evidence=evidence(requested_bytes=None, error_kind=f.report.kind),
+        explanation=_("TensorRT's allocator refused memory while the builder was timing tactics: each tactic is timed "
+                      "with the workspace it asks for, up to the workspace limit the build set, in one piece; a limit "
+                      "near or above the GPU's free memory makes those allocations fail."),
+        fix=_("Lower the builder's workspace limit below the GPU's free memory: "
+              "config.set_memory_pool_limit(trt.MemoryPoolType.WORKSPACE, N) (setMaxWorkspaceSize before TensorRT "
+              "8.4; trtexec --memPoolSize=workspace:N)"),
+        more_fixes=[_("If a small workspace still fails, the network's weights and activations do not fit: build for "
+                      "smaller maximum shapes or batch, or in FP16/INT8.")],
+        checks=[_("nvidia-smi before the build: the free memory against the workspace limit the build sets (the "
+                  "builder's verbose log prints it).")],
+    )
 
 
 def _int(value: object) -> int | None:
