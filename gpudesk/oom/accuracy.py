@@ -88,6 +88,12 @@ doctor was run on it:
 * ``fresh-42``: ``fresh_cases_42.jsonl``, 44 messages collected while the forty-first pass was written, scored
   after it merged;
 * ``fresh-43``: ``fresh_cases_43.jsonl``, 23 messages collected while the forty-first pass was written, scored
+  after it merged;
+* ``fresh-44``: ``fresh_cases_44.jsonl``, 39 messages collected while the forty-third pass was written, scored
+  after it merged;
+* ``fresh-45``: ``fresh_cases_45.jsonl``, 38 messages collected while the forty-third pass was written, scored
+  after it merged;
+* ``fresh-46``: ``fresh_cases_46.jsonl``, 32 messages collected while the forty-third pass was written, scored
   after it merged.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
@@ -166,7 +172,10 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-40", "fresh_cases_40.jsonl"),
               ("fresh-41", "fresh_cases_41.jsonl"),
               ("fresh-42", "fresh_cases_42.jsonl"),
-              ("fresh-43", "fresh_cases_43.jsonl"))
+              ("fresh-43", "fresh_cases_43.jsonl"),
+              ("fresh-44", "fresh_cases_44.jsonl"),
+              ("fresh-45", "fresh_cases_45.jsonl"),
+              ("fresh-46", "fresh_cases_46.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")

@@ -38,7 +38,10 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
                "fresh-40": "fresh_cases_40.jsonl",
                "fresh-41": "fresh_cases_41.jsonl",
                "fresh-42": "fresh_cases_42.jsonl",
-               "fresh-43": "fresh_cases_43.jsonl"}
+               "fresh-43": "fresh_cases_43.jsonl",
+               "fresh-44": "fresh_cases_44.jsonl",
+               "fresh-45": "fresh_cases_45.jsonl",
+               "fresh-46": "fresh_cases_46.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -306,13 +309,20 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # after it merged: 24/44 (8 not recognised; not-capacity with the deciding check 6/17).
 # "fresh-43" (23 messages, 8 not-capacity (4 pinned memory); SPECFEM, OpenMM tools, PG-Strom, llm-d, LMDeploy, TPU program size), collected while the forty-first pass was written, scored once
 # after it merged: 17/23 (none not recognised; not-capacity with the deciding check 5/8).
+# The forty-second pass (tests/oom/test_oom_fortysecond_pass.py) read fresh-43 by mechanism (seen: 19/23).
+# "fresh-44" (39 messages, 14 not-capacity (6 host RAM, 3 free exceeds request, 2 ECC); vLLM, ONNX Runtime, Caffe, PyTorch/XLA on TPU, six Chinese threads), collected while the forty-third pass was written, scored once
+# after it merged: 26/39 (1 not recognised; not-capacity with the deciding check 10/14).
+# "fresh-45" (38 messages, 13 not-capacity (6 host RAM, 2 absurd sizes); TensorFlow, ds4, OpenCV, Spark RAPIDS, Jetson, Tenstorrent, three Chinese threads), collected while the forty-third pass was written, scored once
+# after it merged: 23/38 (2 not recognised; not-capacity with the deciding check 8/13).
+# "fresh-46" (32 messages, 11 not-capacity (7 host RAM, 2 pinned memory); RELION, XMRig, ds4, CUDA.jl, ZLUDA, Theano, Caffe), collected while the forty-third pass was written, scored once
+# after it merged: 19/32 (none not recognised; not-capacity with the deciding check 8/11).
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23, "fresh-17": 19,
                      "fresh-18": 20, "fresh-19": 14, "fresh-20": 13, "fresh-21": 10,
                      "fresh-22": 12, "fresh-23": 14, "fresh-24": 22, "fresh-25": 12, "fresh-26": 24, "fresh-27": 32, "fresh-28": 14, "fresh-29": 25,
                      "fresh-30": 23, "fresh-31": 22,
-                     "fresh-32": 19, "fresh-33": 10, "fresh-34": 35, "fresh-35": 36, "fresh-36": 37, "fresh-37": 21, "fresh-38": 35, "fresh-39": 34, "fresh-40": 31, "fresh-41": 33, "fresh-42": 24, "fresh-43": 17}
+                     "fresh-32": 19, "fresh-33": 10, "fresh-34": 35, "fresh-35": 36, "fresh-36": 37, "fresh-37": 21, "fresh-38": 35, "fresh-39": 34, "fresh-40": 31, "fresh-41": 33, "fresh-42": 24, "fresh-43": 17, "fresh-44": 26, "fresh-45": 23, "fresh-46": 19}
 
 
 def _rows(name: str) -> list[dict]:
