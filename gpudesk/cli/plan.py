@@ -33,6 +33,7 @@ from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.lora_base import LORA_BASE_WEIGHTS
 from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
+from gpudesk.sizing.zero3_params import ZERO3_DEFAULTS
 
 from gpudesk.units import GIB
 
@@ -225,6 +226,12 @@ def add_parser(subparsers) -> None:
     m.add_argument("--zero3-reduce-bucket", type=_elements, default=_NOT_GIVEN, metavar="N",
                    help=_("DeepSpeed ZeRO-3 reduce_bucket_size in elements (default auto: hidden^2): the flat "
                           "gradient bucket kept on the GPU"))
+    m.add_argument("--zero3-defaults", choices=ZERO3_DEFAULTS, default=_NOT_GIVEN,
+                   help=_("where the ZeRO-3 bucket sizes and persistence threshold you leave out come from: hf-auto "
+                          "(default: the DeepSpeed config says \"auto\", filled from the hidden size by the Hugging "
+                          "Face Trainer or accelerate) or deepspeed (the config leaves them out, as accelerate's "
+                          "DeepSpeed plugin without a config file does: DeepSpeed's reduce bucket 5e8, prefetch "
+                          "bucket 5e7, persistence threshold 1e5)"))
     m.add_argument("--bnb-fp32-compute", action="store_true",
                    help=_("inference of bitsandbytes 4-bit weights (nf4) whose layers compute in fp32: "
                           "BitsAndBytesConfig without bnb_4bit_compute_dtype (transformers' default float32)"))
@@ -472,7 +479,8 @@ _ZERO3_FLAGS = (("zero3_max_reuse_distance", "--zero3-max-reuse-distance", 1_000
                 ("zero3_max_live_params", "--zero3-max-live-params", 1_000_000_000),
                 ("zero3_prefetch_bucket", "--zero3-prefetch-bucket", None),
                 ("zero3_persistence_threshold", "--zero3-persistence-threshold", None),
-                ("zero3_reduce_bucket", "--zero3-reduce-bucket", None))
+                ("zero3_reduce_bucket", "--zero3-reduce-bucket", None),
+                ("zero3_defaults", "--zero3-defaults", "hf-auto"))
 
 
 def _check_zero3_flags(args: argparse.Namespace) -> None:
@@ -708,6 +716,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         zero3_max_reuse_distance=args.zero3_max_reuse_distance, zero3_max_live_parameters=args.zero3_max_live_params,
         zero3_prefetch_bucket=args.zero3_prefetch_bucket,
         zero3_persistence_threshold=args.zero3_persistence_threshold, zero3_reduce_bucket=args.zero3_reduce_bucket,
+        zero3_defaults=args.zero3_defaults,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -748,7 +757,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "zero3_max_live_parameters": "--zero3-max-live-params",
                 "zero3_prefetch_bucket": "--zero3-prefetch-bucket",
                 "zero3_persistence_threshold": "--zero3-persistence-threshold",
-                "zero3_reduce_bucket": "--zero3-reduce-bucket"}
+                "zero3_reduce_bucket": "--zero3-reduce-bucket", "zero3_defaults": "--zero3-defaults"}
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),
                                                   problem=exc.reason)) from exc
     verdict = None

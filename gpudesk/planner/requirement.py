@@ -18,7 +18,7 @@ from gpudesk.i18n import _
 from gpudesk.planner.errors import PlanInputError, PlanInputErrors
 from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
-from gpudesk.sizing.zero3_params import DEFAULT_MAX_LIVE_PARAMETERS, DEFAULT_MAX_REUSE_DISTANCE
+from gpudesk.sizing.zero3_params import DEFAULT_MAX_LIVE_PARAMETERS, DEFAULT_MAX_REUSE_DISTANCE, ZERO3_DEFAULTS
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
 from gpudesk.sizing.eager_softmax import EAGER_SOFTMAX
 from gpudesk.sizing.load_cast import LOAD_DTYPES
@@ -112,8 +112,9 @@ class ModelMemory:
     ``bnb_fp32_compute`` (inference of bitsandbytes 4-bit weights whose layers compute in fp32,
     ``BitsAndBytesConfig`` without a compute dtype);
     ``zero3_max_reuse_distance``, ``zero3_max_live_parameters``, ``zero3_prefetch_bucket``,
-    ``zero3_persistence_threshold``, ``zero3_reduce_bucket`` (DeepSpeed ZeRO-3 settings in elements, None: the
-    Hugging Face ``"auto"`` fill; full training under ZeRO-3 only); ``framework``
+    ``zero3_persistence_threshold``, ``zero3_reduce_bucket`` (DeepSpeed ZeRO-3 settings in elements, None: filled
+    as ``zero3_defaults`` says: ``hf-auto``, the Hugging Face ``"auto"`` fill from the hidden size, or
+    ``deepspeed``, DeepSpeed's own defaults for a config that leaves them out; full training under ZeRO-3 only); ``framework``
     only chooses which published cases give the estimate's expected error band. Training-speed inputs of
     Megatron-style runs: ``mtp_layers`` (multi-token-prediction depths trained with the model, Megatron-Core
     ``--mtp-num-layers``) and ``recompute_modules`` (what selective recompute redoes, Megatron-Core
@@ -192,6 +193,7 @@ class ModelMemory:
     zero3_prefetch_bucket: int | None = None
     zero3_persistence_threshold: int | None = None
     zero3_reduce_bucket: int | None = None
+    zero3_defaults: str = "hf-auto"
     framework: str | None = None
     mtp_layers: int = 0
     recompute_modules: list[str] = field(default_factory=list)
@@ -413,6 +415,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.load_dtype", m.load_dtype, LOAD_DTYPES)
     check(_choice, "model.eager_softmax", m.eager_softmax, EAGER_SOFTMAX)
     check(_choice, "model.weight_loading", m.weight_loading, WEIGHT_LOADERS)
+    check(_choice, "model.zero3_defaults", m.zero3_defaults, ZERO3_DEFAULTS)
     check(_choice, "model.lora_kernels", m.lora_kernels, LORA_KERNELS)
     check(_num, "model.lora_dropout", m.lora_dropout, maximum=0.99, strict=False)
     check(_choice, "model.base_weights", m.base_weights, LORA_BASE_WEIGHTS)

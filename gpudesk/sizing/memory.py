@@ -24,7 +24,12 @@ from gpudesk.sizing.mode_settings import check_mode_settings
 from gpudesk.sizing.overheads import EAGER_MODULE_LOADING_CONTEXT_BYTES, Overheads
 from gpudesk.sizing.pipeline import step_batching
 from gpudesk.sizing.shapes import ModelSpec
-from gpudesk.sizing.zero3_params import DEFAULT_MAX_LIVE_PARAMETERS, DEFAULT_MAX_REUSE_DISTANCE, Zero3Settings
+from gpudesk.sizing.zero3_params import (
+    DEFAULT_MAX_LIVE_PARAMETERS,
+    DEFAULT_MAX_REUSE_DISTANCE,
+    ZERO3_DEFAULTS,
+    Zero3Settings,
+)
 
 MODES = ("train", "lora", "qlora", "inference")
 DEEPSPEED_STAGES = ("zero1", "zero2", "zero3")
@@ -130,6 +135,9 @@ class MemoryWorkload:
             ``stage3_prefetch_bucket_size``, ``stage3_param_persistence_threshold`` and ``reduce_bucket_size`` in
             elements (None: Hugging Face's ``"auto"`` fill from the hidden size), full training or LoRA (the
             frozen base is gathered the same way) under ``sharding="zero3"`` (:mod:`gpudesk.sizing.zero3_params`).
+        zero3_defaults: where the three ZeRO-3 sizes not given come from: ``hf-auto`` (the config says ``"auto"``,
+            filled from the hidden size) or ``deepspeed`` (the config leaves them out: DeepSpeed's own reduce bucket
+            5e8, prefetch bucket 5e7 and persistence threshold 1e5; :data:`gpudesk.sizing.zero3_params.ZERO3_DEFAULTS`).
         bnb_fp32_compute: inference of bitsandbytes 4-bit weights whose layers compute in fp32
             (``BitsAndBytesConfig`` without ``bnb_4bit_compute_dtype``; :mod:`gpudesk.sizing.bnb_compute`).
         embeddings_on_host: inference that keeps the input embedding table in host memory (ExLlama's device map).
@@ -259,6 +267,7 @@ class MemoryWorkload:
     zero3_prefetch_bucket: int | None = None
     zero3_persistence_threshold: int | None = None
     zero3_reduce_bucket: int | None = None
+    zero3_defaults: str = "hf-auto"
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -428,11 +437,15 @@ def zero3_settings(w: MemoryWorkload) -> Zero3Settings:
         if value != getattr(defaults, name) and not (w.mode in ("train", "lora") and w.sharding == "zero3"):
             raise SizingError(name, _(
                 "this DeepSpeed ZeRO-3 setting applies to full training or LoRA with sharding zero3; leave it out."))
+    unset = choice("zero3_defaults", w.zero3_defaults, ZERO3_DEFAULTS)
+    if unset != defaults.zero3_defaults and not (w.mode in ("train", "lora") and w.sharding == "zero3"):
+        raise SizingError("zero3_defaults", _(
+            "this DeepSpeed ZeRO-3 setting applies to full training or LoRA with sharding zero3; leave it out."))
     return Zero3Settings(max_reuse_distance=w.zero3_max_reuse_distance,
                          max_live_parameters=w.zero3_max_live_parameters,
                          prefetch_bucket_size=w.zero3_prefetch_bucket,
                          param_persistence_threshold=w.zero3_persistence_threshold,
-                         reduce_bucket_size=w.zero3_reduce_bucket)
+                         reduce_bucket_size=w.zero3_reduce_bucket, unset=unset)
 
 
 def _vocab_chunk(w: MemoryWorkload) -> int:

@@ -12,7 +12,8 @@ and the ZeRO-3 settings (https://www.deepspeed.ai/docs/config-json/#parameter-of
   or backward, the LM head forward and backward between), so about ``max_reuse_distance / 2`` elements of them stay
   gathered at the turn from forward to backward. The window ends with the step: nothing is kept across steps.
 - ``stage3_prefetch_bucket_size``: the parameters of the next modules fetched ahead of use (Hugging Face's
-  ``"auto"``: ``0.9 x hidden^2``; DeepSpeed's default 5e7), capped by ``stage3_max_live_parameters`` (default 1e9).
+  ``"auto"``: ``0.9 x hidden^2``; DeepSpeed's default 5e7, :data:`ZERO3_DEFAULTS`), capped by
+  ``stage3_max_live_parameters`` (default 1e9).
 - ``stage3_param_persistence_threshold``: parameters smaller than this are never partitioned (``ds_persist``):
   norms and biases (``"auto"``: ``10 x hidden``; default 1e5).
 - ``reduce_bucket_size``: the gradient bucket ZeRO-3 reduce-scatters from, a flat 16-bit buffer of that many
@@ -32,27 +33,50 @@ from dataclasses import dataclass
 from gpudesk.i18n import _
 from gpudesk.sizing.shapes import ModelSpec
 
-# DeepSpeed ZeRO-3 defaults (deepspeed/runtime/zero/config.py: ZeroConfig field defaults, v0.13.1).
+# DeepSpeed ZeRO-3 defaults (deepspeed/runtime/zero/config.py: ZeroConfig field defaults, v0.13.1; the same at
+# v0.14.2, 5f631abc, lines 105-223, and as ZERO_OPTIMIZATION_*_DEFAULT in deepspeed/runtime/zero/constants.py at
+# v0.6.5).
 DEFAULT_MAX_REUSE_DISTANCE = 1_000_000_000
 DEFAULT_MAX_LIVE_PARAMETERS = 1_000_000_000
+DEEPSPEED_PREFETCH_BUCKET = 50_000_000  # stage3_prefetch_bucket_size: pp_int(5e7)
+DEEPSPEED_PERSISTENCE_THRESHOLD = 100_000  # stage3_param_persistence_threshold: pp_int(1e5)
+DEEPSPEED_REDUCE_BUCKET = 500_000_000  # reduce_bucket_size: pp_int(5e8)
+
+# Where a size the user does not give comes from (``--zero3-defaults``):
+# - ``hf-auto``: the config says ``"auto"`` and Hugging Face fills it from the hidden size ``h`` before DeepSpeed
+#   starts: reduce bucket ``h^2``, prefetch bucket ``0.9 h^2``, persistence threshold ``10 h``
+#   (transformers ``integrations/deepspeed.py`` ``trainer_config_finalize``; accelerate ``Accelerator._prepare_deepspeed``,
+#   v0.21.0 8514c351 ``accelerator.py`` lines 1479-1493). The Trainer's and the usual example configs.
+# - ``deepspeed``: the config leaves the key out, so DeepSpeed's own default holds. accelerate fills a key only where
+#   the config says ``"auto"`` (``HfDeepSpeedConfig`` ``fill_match``: ``if config.get(ds_key) == "auto"``,
+#   ``utils/dataclasses.py`` lines 613-629 at v0.21.0) and the config its ``DeepSpeedPlugin`` builds without a
+#   config file has no bucket keys (lines 580-598): ``accelerate config`` with DeepSpeed and no file, a plain
+#   ``deepspeed.initialize`` with a config that names none of them.
+ZERO3_DEFAULTS = ("hf-auto", "deepspeed")
 
 
 @dataclass(frozen=True)
 class Zero3Settings:
-    """ZeRO-3 parameter settings in elements; None: Hugging Face's ``"auto"`` fill from the hidden size
-    (``transformers/integrations/deepspeed.py`` ``trainer_config_finalize``)."""
+    """ZeRO-3 parameter settings in elements; None: filled as ``unset`` says (:data:`ZERO3_DEFAULTS`), Hugging
+    Face's ``"auto"`` fill from the hidden size or DeepSpeed's own defaults."""
 
     max_reuse_distance: int = DEFAULT_MAX_REUSE_DISTANCE
     max_live_parameters: int = DEFAULT_MAX_LIVE_PARAMETERS
     prefetch_bucket_size: int | None = None
     param_persistence_threshold: int | None = None
     reduce_bucket_size: int | None = None
+    unset: str = "hf-auto"
 
     def resolved(self, hidden: int) -> tuple[int, int, int, int, int]:
-        """(reuse distance, max live, prefetch bucket, persistence threshold, reduce bucket) with ``"auto"`` filled."""
-        prefetch = self.prefetch_bucket_size if self.prefetch_bucket_size is not None else int(0.9 * hidden * hidden)
-        persist = self.param_persistence_threshold if self.param_persistence_threshold is not None else 10 * hidden
-        reduce = self.reduce_bucket_size if self.reduce_bucket_size is not None else hidden * hidden
+        """(reuse distance, max live, prefetch bucket, persistence threshold, reduce bucket) with the sizes not
+        given filled as :attr:`unset` says."""
+        if self.unset == "deepspeed":
+            fill = (DEEPSPEED_PREFETCH_BUCKET, DEEPSPEED_PERSISTENCE_THRESHOLD, DEEPSPEED_REDUCE_BUCKET)
+        else:
+            fill = (int(0.9 * hidden * hidden), 10 * hidden, hidden * hidden)
+        prefetch = self.prefetch_bucket_size if self.prefetch_bucket_size is not None else fill[0]
+        persist = self.param_persistence_threshold if self.param_persistence_threshold is not None else fill[1]
+        reduce = self.reduce_bucket_size if self.reduce_bucket_size is not None else fill[2]
         return self.max_reuse_distance, self.max_live_parameters, prefetch, persist, reduce
 
 

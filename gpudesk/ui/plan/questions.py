@@ -30,6 +30,7 @@ from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS, MLA_DECODE_WEIGHTS, 
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.memory_train import OFFLOAD_MODES
 from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES
+from gpudesk.sizing.zero3_params import ZERO3_DEFAULTS
 from gpudesk.ui.plan.fields import FieldSpec, PageSpec
 
 TB = 1e12
@@ -194,6 +195,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "DeepSpeed stage3_param_persistence_threshold in elements; empty: auto (10 x hidden). Smaller parameters are never partitioned.")),
             _f("model.zero3_reduce_bucket", translate("PlanQuestions", "ZeRO-3 reduce bucket"), kind="int", unit=translate("PlanQuestions", "elements"), minimum=0, optional=True,
                tooltip=translate("PlanQuestions", "DeepSpeed reduce_bucket_size in elements; empty: auto (hidden^2). A flat gradient buffer of that size stays on the GPU.")),
+            _f("model.zero3_defaults", translate("PlanQuestions", "ZeRO-3 sizes left empty"), kind="choice", choices=_plain(ZERO3_DEFAULTS),
+               tooltip=translate("PlanQuestions", "Where the three ZeRO-3 sizes left empty come from: hf-auto when the DeepSpeed config says \"auto\" (Hugging Face Trainer, accelerate with a config file); deepspeed when the config leaves them out (accelerate's DeepSpeed plugin without a config file): reduce bucket 5e8, prefetch bucket 5e7, persistence threshold 1e5.")),
             _f("model.kbit_fp32_upcast", translate("PlanQuestions", "Norms and embeddings upcast to fp32 (prepare_model_for_kbit_training)"), kind="bool",
                tooltip=translate("PlanQuestions", "PEFT's prepare_model_for_kbit_training (called by TRL's SFTTrainer for a 4-bit model on one GPU) makes the residual stream fp32.")),
             _f("model.kbit_embeddings_bf16", translate("PlanQuestions", "Embeddings and LM head back in bf16 (TRL, bf16)"), kind="bool",
