@@ -85,6 +85,8 @@ FRESH30 = CASES.with_name("measured_peaks_fresh30.jsonl")
 FRESH31 = CASES.with_name("measured_peaks_fresh31.jsonl")
 FRESH32 = CASES.with_name("measured_peaks_fresh32.jsonl")
 FRESH33 = CASES.with_name("measured_peaks_fresh33.jsonl")
+FRESH34 = CASES.with_name("measured_peaks_fresh34.jsonl")
+FRESH35 = CASES.with_name("measured_peaks_fresh35.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -297,6 +299,10 @@ SHARED_PAGES = {
     ("fresh-32", FRESH32, "fresh32-2026-12-06", 58),
     # fresh-33: collected while memfix26 was written, scored once after they merged (20/33 supported within 15 %, median 9.3 %).
     ("fresh-33", FRESH33, "fresh33-2026-12-06", 36),
+    # fresh-34: collected while memfix27 and memfix28 were written, scored once after they merged (12 of 32 within 15 %; 2 rows repeating fresh-10 runs dropped).
+    ("fresh-34", FRESH34, "fresh34-2026-12-06", 32),
+    # fresh-35: collected while memfix27 and memfix28 were written, scored once after they merged (17 of 26 within 15 %).
+    ("fresh-35", FRESH35, "fresh35-2026-12-06", 26),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
