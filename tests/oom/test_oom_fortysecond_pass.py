@@ -27,6 +27,7 @@ Every text is a real message quoted from the public thread named in its comment.
 from __future__ import annotations
 
 from gpudesk.oom import diagnose_text
+from gpudesk.oom.parsers.generic import extract
 
 # https://github.com/stereolabs/zed-sdk/issues/359 (body tracking on a 2 GB GeForce MX130)
 ZED_359 = ("[ZED][Object Detection] Please wait while the AI model is being optimized for your graphics card\n"
@@ -252,3 +253,14 @@ def test_memory_calls_failing_with_unknown_error_are_the_installation() -> None:
 def test_memory_call_failing_with_out_of_memory_is_not_the_installation() -> None:
     text = SPECFEM_617.replace("unknown error", "out of memory")
     assert diagnose_text(text).causes[0].evidence.get("not_capacity_kind") != "runtime_unusable"
+
+
+def test_host_memory_total_is_not_read_as_the_gpu_capacity() -> None:
+    # vLLM's "4.30 GiB total CPU memory" is the host's RAM: the window and the report showed it as "GPU total
+    # capacity 4.30 GiB" (QA pass on Ksuriuri/index-tts-vllm#99).
+    d = diagnose_text(INDEX_TTS_99)
+    assert d.report.device is None or d.report.device.total_bytes is None
+    assert "total_bytes" not in d.causes[0].evidence
+    # A device total in the same words still reads as the device's.
+    assert extract("out of memory: 4.30 GiB total, 0 B free").total_bytes == round(4.30 * 1024**3)
+    assert extract("out of memory: 4.30 GiB total system memory").total_bytes is None
