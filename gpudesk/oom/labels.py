@@ -305,7 +305,7 @@ NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
     "shared_memory": N_("On-chip shared memory of one core"),
     "host_ram": N_("Host RAM (system memory)"),
     "oom_killer": N_("Killed by the host's OOM killer"),
-    "dev_shm": N_("Shared memory of the DataLoader workers (/dev/shm)"),
+    "dev_shm": N_("Shared-memory filesystem (/dev/shm)"),  # DataLoader workers, Ray's object store, any mmap user
     "shm_segment": N_("NCCL shared-memory segments (/dev/shm)"),
     "absurd_size": N_("Implausible requested size"),
     "ecc": N_("Uncorrectable ECC error"),

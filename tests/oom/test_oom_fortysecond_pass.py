@@ -264,3 +264,20 @@ def test_host_memory_total_is_not_read_as_the_gpu_capacity() -> None:
     # A device total in the same words still reads as the device's.
     assert extract("out of memory: 4.30 GiB total, 0 B free").total_bytes == round(4.30 * 1024**3)
     assert extract("out of memory: 4.30 GiB total system memory").total_bytes is None
+
+
+def test_dev_shm_causes_say_what_used_shared_memory() -> None:
+    # Ray's object store asking /dev/shm for more than it has was told "A DataLoader worker was killed by a bus
+    # error", and DeepSpeed's bare "return code = -7" likewise: neither text names a worker (QA pass).
+    ray = diagnose_text(GPUSTACK_5014).causes[0]
+    assert "DataLoader" not in ray.title + ray.explanation
+    assert "9.50 GiB" in ray.title and "9.00 GiB" in ray.title
+    assert "--shm-size" in ray.fix
+    for text in (DEEPSPEED_4002, VISUALGLM_295):
+        top = diagnose_text(text).causes[0]
+        assert top.title.startswith("Likely not GPU memory: a bus error"), text
+        assert "SIGBUS" in top.explanation
+    # A worker killed by a bus error with shared memory named keeps the DataLoader reading.
+    worker = diagnose_text("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient "
+                           "shared memory (shm).").causes[0]
+    assert "DataLoader" in worker.title
