@@ -281,3 +281,23 @@ def test_dev_shm_causes_say_what_used_shared_memory() -> None:
     worker = diagnose_text("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient "
                            "shared memory (shm).").causes[0]
     assert "DataLoader" in worker.title
+
+
+def test_every_figure_of_this_pass_has_a_written_name() -> None:
+    # The report showed "Gc freed", "Freed share" and "Memory report: usage" (keys and ids read out as words) for
+    # CUDA.jl's texts (QA pass); the readability test covers the older case sets only.
+    from gpudesk.oom.labels import has_label, label_for
+
+    for text in (ZED_359, GPUSTACK_5014, INDEX_TTS_99, DEEPSPEED_4002, CUDAJL_579, CUDAJL_2197, QUANTUMCLIFFORD_164,
+                 TAICHI_765, CUDAJL_2197[:150]):
+        d = diagnose_text(text)
+        for cause in d.causes:
+            for key, label, value in cause.evidence_items():
+                assert has_label(key), (key, text[:40])
+                assert value != "usage", key
+        for key in d.report.parsed:
+            assert has_label(key), (key, text[:40])
+    assert label_for("gc_freed_bytes") == "Freed by the garbage collector at the failure"
+    assert diagnose_text(CUDAJL_2197[:150]).report.parsed.get("memory_report") == "usage"
+    from gpudesk.oom.labels import id_value_name
+    assert id_value_name("memory_report", "usage") == "Memory in use, no failure named"
