@@ -51,7 +51,7 @@ def add_parser(subparsers) -> None:
     add_requirement_flags(p)
     p.set_defaults(func=cmd_plan)
 
-    e = subparsers.add_parser("estimate", help=_("estimate GPU memory for a model and workload"))
+    e = subparsers.add_parser("estimate", help=_("estimate memory, speed or engine start-up for a model and workload"))
     esub = e.add_subparsers(dest="estimate_command", metavar="WHAT", required=True)
     m = esub.add_parser("memory", help=_("per-GPU memory breakdown (weights, gradients, optimizer, activations, KV ...)"))
     src = m.add_mutually_exclusive_group(required=True)

@@ -141,6 +141,31 @@ _TRAINING_ONLY = (("--vp", "vp", 1), ("--cp", "cp", 1), ("--etp", "etp", 1),
                   ("--framework", "framework", "megatron"), ("--tokens", "tokens", None))
 
 
+# Flags that act only on the routed experts of an MoE layer (their help says how); on a dense model they would be
+# dropped unseen, as --ep is refused there by the model (gpudesk.sizing.speed_train).
+_MOE_ONLY = (("--moe-permute-fusion", "moe_permute_fusion", None), ("--ep-overlap", "ep_overlap", False),
+             ("--ep-node-dedup", "ep_node_dedup", False))
+
+
+def _refuse_moe_flags_on_a_dense_model(args: argparse.Namespace, spec: Any) -> None:
+    if spec.moe_experts:
+        return
+    for flag, name, default in _MOE_ONLY:
+        if getattr(args, name, default) != default:
+            raise CliError(_("{flag} acts on the experts of an MoE model; {model} has no experts, so leave {flag} "
+                             "out.").format(flag=flag, model=spec.name))
+
+
+def _server_refusal(server: Any, gpu: Any) -> str:
+    """Why ``server`` does not take ``gpu``, with what it does take (:meth:`Server.accepts`: the catalog's GPU ids,
+    else its GPU form factor; no bundled server gives architectures without ids), so the user can pick a --gpu."""
+    if server.gpu_ids:
+        return _("--server {server} does not take {gpu}; it takes only {gpus}: pass one of them as --gpu, or choose "
+                 "another --server.").format(server=server.id, gpu=gpu.name, gpus=", ".join(server.gpu_ids))
+    return _("--server {server} does not take {gpu}; it takes {form} GPUs: choose such a --gpu, or another "
+             "--server.").format(server=server.id, gpu=gpu.name, form=server.gpu_form_factor)
+
+
 def cmd_estimate_speed(args: argparse.Namespace) -> int:
     """Print the speed of one option (module docstring). Returns the exit status."""
     if args.engine is not None:
@@ -161,6 +186,7 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
     from gpudesk.sizing.speed_train_cases import gpu_rates, nvlink_domain
 
     spec, base = _training_inputs(args)
+    _refuse_moe_flags_on_a_dense_model(args, spec)
     catalog = _catalog()
     gpu = catalog.find_gpu(args.gpu) if args.gpu else None
     if gpu is None:
@@ -171,7 +197,7 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
         if args.server:
             server = catalog.server(args.server)
             if not server.accepts(gpu):
-                raise CliError(_("--server {server} does not take {gpu}.").format(server=server.id, gpu=gpu.name))
+                raise CliError(_server_refusal(server, gpu))
             link = catalog.link(server.interconnect)
             node, intra, intra_name = server.max_gpus, link.bandwidth_gbps_per_direction, link.name
             intra_kind = "pcie" if link.kind == "pcie" else "nvlink"

@@ -219,6 +219,11 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
             raise CliError(_("{flag} is required for a serving estimate.").format(flag=flag))
     if args.concurrency is None and args.request_rate is None and args.batch is None:
         raise CliError(_("give the load: --concurrency N, --request-rate R or --batch N."))
+    if getattr(args, "benchmark_warmup", False) and getattr(args, "num_prompts", None) is None:
+        # The warm-up prompt only weighs in a run of --num-prompts requests (gpudesk.sizing.serve_client); without one
+        # the flag was dropped unseen.
+        raise CliError(_("--benchmark-warmup applies to a benchmark run of --num-prompts requests: add "
+                         "--num-prompts N, or leave --benchmark-warmup out."))
     spec = _spec(argparse.Namespace(model=getattr(args, "model", None), config=getattr(args, "config", None),
                                     params=getattr(args, "params", None)))
     gpu = _gpu(args.gpu)

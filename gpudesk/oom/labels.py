@@ -191,6 +191,18 @@ LABELS: dict[str, str] = {
 # (BFC ``Stats:`` block: Limit, InUse; oom.md §3.2).
 # Issue 11: serving engines, other platforms and the memory account.
 LABELS.update({
+    # Keys of later passes that had no written name (the QA pass listed them over every older case set).
+    "gc_freed_bytes": N_("Freed by the garbage collector at the failure"),
+    "freed_share_ratio": N_("Share of the GPU the collector freed"),
+    "allocator_cap_bytes": N_("The allocator's memory cap"),
+    "carveout_total_bytes": N_("Total the runtime printed (the APU's VRAM carve-out)"),
+    "collective_library": N_("Collective communication library"),
+    "free_wrapped_below_zero": N_("Free figure wrapped below zero"),
+    "gpu_memory_utilization": N_("gpu_memory_utilization"),
+    "memory_report": N_("What the text reports"),
+    "requested_is_lower_bound": N_("The request is a lower bound ('more than')"),
+    "tpu_memory_space": N_("TPU memory space"),
+    "tpu_reservable_bytes": N_("TPU memory that could be reserved"),
     "allowed_bytes": N_("Allowed to this process (per-process cap)"),
     "configured_limit_bytes": N_("The program's own memory setting"),
     "arena_available_bytes": N_("Left under the session's arena limit (ONNX Runtime gpu_mem_limit)"),
@@ -306,7 +318,7 @@ NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
     "shared_memory": N_("On-chip shared memory of one core"),
     "host_ram": N_("Host RAM (system memory)"),
     "oom_killer": N_("Killed by the host's OOM killer"),
-    "dev_shm": N_("Shared memory of the DataLoader workers (/dev/shm)"),
+    "dev_shm": N_("Shared-memory filesystem (/dev/shm)"),  # DataLoader workers, Ray's object store, any mmap user
     "shm_segment": N_("NCCL shared-memory segments (/dev/shm)"),
     "absurd_size": N_("Implausible requested size"),
     "ecc": N_("Uncorrectable ECC error"),
@@ -319,6 +331,7 @@ NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
     "vmm_handle": N_("HIP memory handle limit"),
     "managed_memory": N_("Managed memory under WSL2 or Windows"),
     "managed_oversubscription": N_("Managed memory oversubscription"),
+    "device_region": N_("Device memory region sized when the device was opened"),
     "vulkan_large": N_("Vulkan per-allocation limit"),
     "vulkan_heap": N_("Vulkan allocation above its heap's size"),
     "pool_fallback": N_("Runtime's fixed pool full"),
@@ -352,9 +365,15 @@ CHECK_NAMES: dict[str, str] = {
     "preallocation": N_("Run without preallocation"),
 }
 # Evidence keys whose value is one of those ids.
+# A memory report's kind (gpudesk.oom.parsers.generic.memory_report): memory held or growing, no failure named.
+MEMORY_REPORT_NAMES: dict[str, str] = {
+    "usage": N_("Memory in use, no failure named"),
+    "growth": N_("Memory growing, no failure named"),
+}
 ID_VALUE_NAMES: dict[str, dict[str, str]] = {
     "not_capacity_kind": NOT_CAPACITY_KIND_NAMES,
     "deciding_check": CHECK_NAMES,
+    "memory_report": MEMORY_REPORT_NAMES,
 }
 
 

@@ -554,6 +554,13 @@ def bare_bus_error(text: str) -> bool:
     """True when ``text`` holds the shell's "Bus error" line and no word of shared memory."""
     low = text.lower()
     return _BARE_BUS_ERROR.search(text) is not None and not any(w in low for w in _DEV_SHM_WORDS)
+
+
+def sigbus_exit(text: str) -> bool:
+    """True when ``text`` holds a launcher's report of a process ended by SIGBUS (``_SIGBUS_EXIT``: "return code =
+    -7") and no word of shared memory: a bus error said without its backing, as the shell's bare "Bus error"."""
+    low = text.lower()
+    return _SIGBUS_EXIT.search(text) is not None and not any(w in low for w in _DEV_SHM_WORDS)
 _DEV_SHM_WORDS = ("shared memory", "shared storage", "/dev/shm", "(shm)", "shm_size", "shm-size")
 # Words by which a Python MemoryError says the memory was the device's: Theano raises MemoryError for its GPU arrays
 # ("Error allocating N bytes of device memory (out of memory)", theano/sandbox/cuda/cuda_ndarray.cu; keras#1548).

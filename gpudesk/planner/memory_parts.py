@@ -30,7 +30,7 @@ def memory_part_labels() -> dict[str, str]:
         "kernel_scratch": _("Quantised kernel scratch"),
         "fused_load_copy": _("Fused q/k/v load copy"),
         "load_cast_copy": _("fp32 weights while casting"),
-        "gathered_layers": _("Gathered layers (ZeRO-3)"),
+        "gathered_layers": _("Gathered layers"),  # ZeRO-3 and FSDP alike gather the layers they run
         "unsharded_parameters": _("Unsharded parameters"),
         "unsharded_gradients": _("Unsharded gradients"),
         "cuda_context": _("CUDA context"),

@@ -72,6 +72,11 @@ def _plan_warnings(req: Requirement, spec: ModelSpec) -> list[str]:
         out.append(_('workload.target_qps {qps:g} is not sized by this plan: it sizes the {mode} job (training share '
                      '{share:.0%}); plan the serving side separately with mode = "inference"').format(
             qps=req.workload.target_qps, mode=req.model.mode, share=req.workload.training_share))
+    if req.model.moe_permute_fusion is not None and not spec.moe_experts:
+        # The setting acts on the routed experts' token permutation only (gpudesk.sizing.speed_train); said, not
+        # dropped unseen, as estimate speed refuses --moe-permute-fusion on a dense model.
+        out.append(_("MoE token permutation (model.moe_permute_fusion) is set, but {model} has no experts: it does "
+                     "not change this plan; leave it at the framework default").format(model=spec.name))
     if req.software.libraries:
         out.append(_("Pin and test the listed libraries on the delivered system: {libraries}").format(
             libraries=", ".join(req.software.libraries)))

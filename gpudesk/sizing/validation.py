@@ -408,8 +408,10 @@ def summarize(results: list[CaseResult]) -> dict[str, Any]:
 
 
 def typical_error_for(results: list[CaseResult], method: str) -> dict[str, Any]:
-    """The summary for one kind of job (``full``, ``lora``, ``qlora``, ``inference``), for the Plan's hint."""
-    return _summary([r for r in results if r.supported and not r.error and r.method == method])
+    """The summary for one kind of job (``full``, ``lora``, ``qlora``, ``inference``), for the Plan's hint: over the
+    same rows as :func:`summarize`'s headline (held-out sets left out), so the hint's count never exceeds it."""
+    return _summary([r for r in results if r.supported and not r.error and r.method == method
+                     and r.case_set not in HELD_OUT_SETS])
 
 
 @dataclass(frozen=True)

@@ -116,3 +116,12 @@ def test_zero3_flags_apply_to_lora_and_not_qlora(capsys: pytest.CaptureFixture[s
     err = _error(bloomz[:2] + ["--mode", "qlora", "--gpus", "6", "--sharding", "zero3", "--zero3-reduce-bucket", "5e8"],
                  capsys)
     assert "--zero3-reduce-bucket:" in err
+
+
+def test_fsdp_gathered_layers_are_not_labelled_zero3_only(capsys: pytest.CaptureFixture[str]) -> None:
+    # --sharding fsdp printed its all-gathered layers as "Gathered layers (ZeRO-3)" (QA pass): FSDP gathers alike,
+    # and the label stays short enough for the preview's legend column.
+    assert main(["estimate", "memory", "--config", str(CONFIGS / "llama-3.2-1b.config.json"), "--mode", "train",
+                 "--sharding", "fsdp", "--gpus", "8", "--seq", "2048", "--batch", "4"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("Gathered layers"))
+    assert "ZeRO-3" not in row

@@ -85,3 +85,33 @@ def test_the_step_breakdown_is_labelled_in_the_users_language(capsys) -> None:  
     block = out.split("每步：")[1].split("\n\n")[0].strip().splitlines()
     assert len(block) >= 10, out
     assert all(line.rstrip().endswith("秒") and "_s" not in line for line in block), block
+
+
+@pytest.mark.parametrize("flag", [["--moe-permute-fusion", "on"], ["--moe-permute-fusion", "off"], ["--ep-overlap"],
+                                  ["--ep-node-dedup"]])
+def test_moe_only_flags_are_refused_on_a_dense_model(flag, capsys) -> None:  # type: ignore[no-untyped-def]
+    # Llama 3.1 8B has no experts: these flags used to be accepted and dropped unseen (the same figures as without).
+    assert main(TRAIN + ["--count", "8"] + flag) != 0
+    err = capsys.readouterr().err
+    assert flag[0] in err and "no experts" in err and "Traceback" not in err
+
+
+def test_moe_only_flags_still_act_on_an_moe_model(capsys) -> None:  # type: ignore[no-untyped-def]
+    args = ["estimate", "speed", "--model", "mixtral-8x7b", "--gpu", "h100-sxm5", "--count", "8", "--ep", "8"]
+    fused = _train_json(args + ["--moe-permute-fusion", "on"], capsys)
+    unfused = _train_json(args + ["--moe-permute-fusion", "off"], capsys)
+    assert unfused["step_time_s"] > fused["step_time_s"]
+
+
+def test_a_server_that_refuses_the_gpu_names_the_gpus_it_takes(capsys) -> None:  # type: ignore[no-untyped-def]
+    # An NVL72 rack takes its own GB200 only: "--gpu b200" used to be refused without saying which GPU fits.
+    base = ["estimate", "speed", "--model", "mixtral-8x7b", "--count", "72", "--server", "gb200-nvl72"]
+    assert main(base + ["--gpu", "b200"]) != 0
+    err = capsys.readouterr().err
+    assert "does not take NVIDIA B200" in err and "it takes only gb200" in err
+    assert main(base + ["--gpu", "gb200", "--json"]) == 0
+    assert "train" in capsys.readouterr().out
+    # A PCIe chassis lists no GPU ids: its form factor is what it takes.
+    assert main(["estimate", "speed", "--model", "llama-3-8b", "--gpu", "h100-sxm5", "--count", "8",
+                 "--server", "pcie-4u-gen4"]) != 0
+    assert "it takes PCIe GPUs" in capsys.readouterr().err

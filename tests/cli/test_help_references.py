@@ -40,3 +40,13 @@ def test_help_texts_name_commands():
 def test_every_referenced_command_parses(ref):
     argv = [t for t in shlex.split(ref)[1:] if t != "..."]
     build_parser().parse_args(argv)  # SystemExit (unknown command or option) fails the test
+
+
+def test_the_estimate_command_is_described_by_all_it_does(capsys):
+    # "gpudesk --help" said "estimate GPU memory for a model and workload" over memory, speed and serve (QA pass).
+    from gpudesk.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("estimate"))
+    assert "speed" in line and "memory" in line

@@ -34,3 +34,11 @@ def test_training_header_names_the_expert_tensor_parallel_degree(capsys):
     assert "CP 1 EP 2 ETP 2, micro-batch 1" in capsys.readouterr().out.splitlines()[0]
     assert main(train + ["--ep", "8"]) == 0
     assert "EP 8, micro-batch 1" in capsys.readouterr().out.splitlines()[0]  # ETP 1 is left out
+
+
+def test_benchmark_warmup_needs_a_number_of_prompts(capsys):
+    # --benchmark-warmup weighs only in a run of --num-prompts requests: alone it gave the same figures as without.
+    assert main(SERVE + ["--benchmark-warmup"]) != 0
+    err = capsys.readouterr().err
+    assert "--benchmark-warmup" in err and "--num-prompts N" in err and "Traceback" not in err
+    assert main(SERVE + ["--benchmark-warmup", "--num-prompts", "32"]) == 0

@@ -27,6 +27,7 @@ Every text is a real message quoted from the public thread named in its comment.
 from __future__ import annotations
 
 from gpudesk.oom import diagnose_text
+from gpudesk.oom.parsers.generic import extract
 
 # https://github.com/stereolabs/zed-sdk/issues/359 (body tracking on a 2 GB GeForce MX130)
 ZED_359 = ("[ZED][Object Detection] Please wait while the AI model is being optimized for your graphics card\n"
@@ -252,3 +253,51 @@ def test_memory_calls_failing_with_unknown_error_are_the_installation() -> None:
 def test_memory_call_failing_with_out_of_memory_is_not_the_installation() -> None:
     text = SPECFEM_617.replace("unknown error", "out of memory")
     assert diagnose_text(text).causes[0].evidence.get("not_capacity_kind") != "runtime_unusable"
+
+
+def test_host_memory_total_is_not_read_as_the_gpu_capacity() -> None:
+    # vLLM's "4.30 GiB total CPU memory" is the host's RAM: the window and the report showed it as "GPU total
+    # capacity 4.30 GiB" (QA pass on Ksuriuri/index-tts-vllm#99).
+    d = diagnose_text(INDEX_TTS_99)
+    assert d.report.device is None or d.report.device.total_bytes is None
+    assert "total_bytes" not in d.causes[0].evidence
+    # A device total in the same words still reads as the device's.
+    assert extract("out of memory: 4.30 GiB total, 0 B free").total_bytes == round(4.30 * 1024**3)
+    assert extract("out of memory: 4.30 GiB total system memory").total_bytes is None
+
+
+def test_dev_shm_causes_say_what_used_shared_memory() -> None:
+    # Ray's object store asking /dev/shm for more than it has was told "A DataLoader worker was killed by a bus
+    # error", and DeepSpeed's bare "return code = -7" likewise: neither text names a worker (QA pass).
+    ray = diagnose_text(GPUSTACK_5014).causes[0]
+    assert "DataLoader" not in ray.title + ray.explanation
+    assert "9.50 GiB" in ray.title and "9.00 GiB" in ray.title
+    assert "--shm-size" in ray.fix
+    for text in (DEEPSPEED_4002, VISUALGLM_295):
+        top = diagnose_text(text).causes[0]
+        assert top.title.startswith("Likely not GPU memory: a bus error"), text
+        assert "SIGBUS" in top.explanation
+    # A worker killed by a bus error with shared memory named keeps the DataLoader reading.
+    worker = diagnose_text("ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient "
+                           "shared memory (shm).").causes[0]
+    assert "DataLoader" in worker.title
+
+
+def test_every_figure_of_this_pass_has_a_written_name() -> None:
+    # The report showed "Gc freed", "Freed share" and "Memory report: usage" (keys and ids read out as words) for
+    # CUDA.jl's texts (QA pass); the readability test covers the older case sets only.
+    from gpudesk.oom.labels import has_label, label_for
+
+    for text in (ZED_359, GPUSTACK_5014, INDEX_TTS_99, DEEPSPEED_4002, CUDAJL_579, CUDAJL_2197, QUANTUMCLIFFORD_164,
+                 TAICHI_765, CUDAJL_2197[:150]):
+        d = diagnose_text(text)
+        for cause in d.causes:
+            for key, label, value in cause.evidence_items():
+                assert has_label(key) and label != key, (key, text[:40])
+                assert value != "usage", key
+        for key in d.report.parsed:
+            assert has_label(key), (key, text[:40])
+    assert label_for("gc_freed_bytes") == "Freed by the garbage collector at the failure"
+    assert diagnose_text(CUDAJL_2197[:150]).report.parsed.get("memory_report") == "usage"
+    from gpudesk.oom.labels import id_value_name
+    assert id_value_name("memory_report", "usage") == "Memory in use, no failure named"

@@ -172,3 +172,13 @@ def test_estimate_memory_text_is_chinese_and_aligned_under_zh_cn(capsys):
     assert not any(line.startswith(("mode ", "component")) for line in lines)
     table = [line for line in lines if line.startswith(("权重", "KV 缓存", "每 GPU 合计"))]
     assert len(table) == 3 and len({display_width(line) for line in table}) == 1, table
+
+
+def test_moe_permutation_setting_on_a_dense_model_is_said(catalog, tmp_path):
+    # The wizard's "MoE token permutation" on a dense model changed nothing and said nothing (QA pass).
+    dense = load_profile(_profile(tmp_path, '[model]\nmodel = "llama-2-7b"\nmoe_permute_fusion = false\n'
+                                            '[data]\nsample_count = 1000\n'))
+    assert any("has no experts" in w for w in plan(dense, catalog).warnings)
+    moe = load_profile(_profile(tmp_path, '[model]\nmodel = "mixtral-8x7b"\nmoe_permute_fusion = false\n'
+                                          '[data]\nsample_count = 1000\n', name="moe.toml"))
+    assert not any("has no experts" in w for w in plan(moe, catalog).warnings)

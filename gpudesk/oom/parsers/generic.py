@@ -159,7 +159,9 @@ _TOTAL = [
     _c(r"hbm capacity\s{0,3}" + _SIZE_U),
     _c(r"\bof\s{1,3}" + _SIZE_U + r"\s{1,3}hbm"),
     _c(r"device limit\s{0,3}:\s{0,3}" + _SIZE_U),
-    _c(_SIZE_U + r"\s{1,3}total\b"),
+    # "N total", but not the host's "N total CPU memory" (vLLM's swap-space check, vllm/config.py
+    # CacheConfig.verify_with_parallel_config): the host's RAM is no device capacity (gpudesk.oom.need_have places it).
+    _c(_SIZE_U + r"\s{1,3}total\b(?!\s{1,3}(?:cpu|system|host)\s{1,3}memory\b|\s{1,3}(?:ram|swap)\b)"),
     _c(r"total memory(?: reported)?\s{0,3}:?\s{0,3}" + _SIZE),
     # cudaMemGetInfo's figures as a widespread CUDA sample prints them: "Total amount of device memory: N bytes".
     _c(r"total amount of device memory\s{0,2}:\s{0,3}" + _SIZE),

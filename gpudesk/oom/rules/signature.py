@@ -74,13 +74,13 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import smi_table
 from gpudesk.oom.report import MemoryReport
 from gpudesk.units import format_bytes
-from gpudesk.oom import library_words, limit_words, start_words, vgpu_words
+from gpudesk.oom import library_words, limit_words, need_have, start_words, vgpu_words
 from gpudesk.oom.rules import exit_causes, fixed_pools, garbage_sizes, multi_gpu_imbalance
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
                                     POOL_FALLBACK_CHECK,
-                                    VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error,
+                                    VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error, sigbus_exit,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
                                     SHM_SEGMENT_CHECK, VULKAN_HEAP_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
                                     check_command,
@@ -304,14 +304,29 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         # ggml/src/ggml-cuda/ggml-cuda.cu); GGML_CUDA_NO_PINNED makes it use pageable memory (llama.cpp#1735).
         fixes["pin_memory"] = _("Set GGML_CUDA_NO_PINNED=1 before starting (ggml then uses pageable host memory), or "
                                 "raise the WSL memory in .wslconfig (memory=) and restart WSL")
-    if key == "dev_shm" and bare_bus_error(r.text or ""):
-        # The shell's "Bus error" alone (signatures.bare_bus_error): the likeliest backing, said as such.
+    stated = need_have.find(r.text or "") if key == "dev_shm" else None
+    if key == "dev_shm" and (bare_bus_error(r.text or "") or sigbus_exit(r.text or "")):
+        # The shell's "Bus error" alone (signatures.bare_bus_error), or a launcher's "return code = -7"
+        # (signatures.sigbus_exit): a bus error with no worker named, the likeliest backing said as such.
         titles["dev_shm"] = _("Likely not GPU memory: a bus error, most often shared memory (/dev/shm) that could not "
                               "back a page")
         explanations["dev_shm"] = _("The process was ended by SIGBUS. The kernel sends it when a page of a "
                                     "memory-mapped file cannot be backed: most often /dev/shm full or small (the "
                                     "DataLoader workers pass batches through it; Docker gives 64 MB), else a file "
                                     "mapped by the program that was truncated.")
+    elif stated is not None and stated.place == "shared_memory":
+        # A request sized against what /dev/shm has free, refused before any worker wrote there (gpudesk.oom.need_have:
+        # Ray's plasma store sizing its object store, src/ray/object_manager/plasma/store_runner.cc): no DataLoader
+        # worker and no bus error is involved.
+        titles["dev_shm"] = _("Not a GPU memory problem: a request for {need} in shared memory (/dev/shm) is more than "
+                              "the {have} there").format(need=format_bytes(stated.need_bytes),
+                                                         have=format_bytes(stated.have_bytes))
+        explanations["dev_shm"] = _("The program sizes a store of its own in /dev/shm, a RAM-backed filesystem (Ray "
+                                    "keeps its object store there), and asked for more than that filesystem has. "
+                                    "Containers get 64 MiB there unless told otherwise; the GPU is not involved.")
+        fixes["dev_shm"] = _("Give the container more shared memory (docker run --shm-size=8g, or --ipc=host; "
+                             "Kubernetes: an emptyDir with medium: Memory on /dev/shm), free /dev/shm, or ask the "
+                             "program for a smaller store (Ray: --object-store-memory)")
     verbs = key == "pin_memory" and VERBS_ENOMEM.search(r.text or "") is not None
     if verbs:
         # RDMA verbs pin what they register against RLIMIT_MEMLOCK (signatures.VERBS_ENOMEM).
