@@ -17,7 +17,7 @@ from gpudesk.cli import CliError
 from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli.speed_serve import add_serve_arguments, at_least_one, cmd_serve_speed
 from gpudesk.cli.columns import display_width, ljust_display
-from gpudesk.i18n import N_, _, marked
+from gpudesk.i18n import N_, _, marked, ngettext
 from gpudesk.units import format_duration
 
 _FLAGS = {"gpus": "--count", "seq_len": "--seq", "tokens": "--tokens", "global_batch": "--global-batch",
@@ -246,8 +246,9 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
             mb=s["micro_batch"], gb=s["global_batch"], seq=s["seq_len"], precision=s["precision"],
             framework=s["framework"]),
         _("tokens/s per GPU: {tps:,.0f}").format(tps=speed.tokens_per_s_per_gpu),
-        _("step time: {step:.3f} s ({mbs} micro-batches per replica)").format(step=speed.step_time_s,
-                                                                              mbs=speed.micro_batches),
+        ngettext("step time: {step:.3f} s ({mbs} micro-batch per replica)",
+                 "step time: {step:.3f} s ({mbs} micro-batches per replica)", speed.micro_batches).format(
+                     step=speed.step_time_s, mbs=speed.micro_batches),
         _("MFU (model FLOPs / BF16 dense peak): {mfu:.1%}").format(mfu=speed.mfu),
         _("exposed communication: {comm:.1%} of the step; pipeline bubble: {bubble:.1%}").format(
             comm=speed.comm_share, bubble=speed.bubble_share),

@@ -69,7 +69,7 @@ def _ranked(report: MemoryReport, spec: Any, workload: Any) -> list[Cause]:
             engine = engine_sizing_effects(report)
             if engine is not None:
                 cause.sizing = engine
-            elif not engine_advice.is_inference_runtime(report):  # training-sizing fixes only where they apply
+            elif engine_advice.training_fixes_apply(report):  # training-sizing fixes only where they apply
                 cause.sizing = sizing_effects(facts, spec, workload)
         elif cause.id == "kv_cache_budget" and spec is not None:
             kv_sizing(cause, report, spec, workload)

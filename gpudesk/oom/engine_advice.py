@@ -14,7 +14,7 @@ from gpudesk.i18n import N_, _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import MemoryReport
 from gpudesk.oom import stack_terms
-from gpudesk.oom.rules import preallocation
+from gpudesk.oom.rules import genuine_shortage, preallocation
 from gpudesk.oom.rules.fragmentation import CUDA_ALLOC_CONF, HIP_ALLOC_CONF
 
 # NVIDIA's tools -> ROCm's (rocm-smi, the amdgpu driver's dmesg lines), most specific first; commands are never
@@ -74,6 +74,10 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
 #     jaxlib 0.4.1, of total memory since: jaxlib 0.4.1 release notes).
 #   MLX / Metal: mx.set_cache_limit; macOS 14+ `sudo sysctl iogpu.wired_limit_mb=N` raises the GPU's wired limit.
 #   CuPy: cupy.get_default_memory_pool().set_limit / free_all_blocks (docs "Memory management").
+#   CUDA.jl (Julia): docs "Memory management" (https://cuda.juliagpu.org/stable/usage/memory/): arrays are freed by
+#     Julia's garbage collector into CUDA.jl's pool; GC.gc(); CUDA.reclaim() returns the pool's cached memory to the
+#     driver, CUDA.unsafe_free!(a) frees one array at once; JULIA_CUDA_MEMORY_POOL=none turns the pool off and
+#     JULIA_CUDA_SOFT_MEMORY_LIMIT / JULIA_CUDA_HARD_MEMORY_LIMIT bound it (CUDA.memory_status() prints its use).
 #   NCCL: NCCL_BUFFSIZE / NCCL_MAX_NCHANNELS (NCCL environment variables) and headroom outside the framework cache.
 #   MLC LLM: docs "Configure engine": mlc_llm serve --overrides "gpu_memory_utilization=...;context_window_size=...;
 #     prefill_chunk_size=..."; mlc_llm gen_config --tensor-parallel-shards (named in its own "Insufficient GPU memory"
@@ -138,6 +142,11 @@ _RUNTIME_FIX: dict[str, tuple[str, list[str]]] = {
     "faiss": (N_("Search and add in smaller batches, reserve less scratch memory (res.setTempMemory), and store the "
                  "vectors in float16 (GpuIndexFlatConfig.useFloat16 / GpuClonerOptions.useFloat16)"),
               [N_("Shard the index over several GPUs (faiss.index_cpu_to_all_gpus with shard=True).")]),
+    "cudajl": (N_("Lower what each step keeps on the GPU (the batch or the array sizes), free arrays as soon as they "
+                  "are dead (CUDA.unsafe_free!) and return the pool's cache with GC.gc(); CUDA.reclaim() between "
+                  "phases"),
+               [N_("Bound CUDA.jl's pool with JULIA_CUDA_HARD_MEMORY_LIMIT (or JULIA_CUDA_SOFT_MEMORY_LIMIT) when "
+                   "another process shares the GPU, or turn the pool off with JULIA_CUDA_MEMORY_POOL=none.")]),
     "cupy": (N_("Bound and release CuPy's pool: cupy.get_default_memory_pool().set_limit(size=...) and "
                 "free_all_blocks() between stages; process the data in chunks"), []),
     "tpu": (N_("Lower the per-core batch, shard the model and optimizer over more TPU cores (jax.sharding / pjit, "
@@ -179,7 +188,19 @@ _LEAK_FIX_OTHER = N_("Memory that grows from one run to the next is kept by the 
                      "the model, session or pipeline once and reuse it, keep results on the CPU, update {runtime}, and "
                      "restart the process between batches until then")
 # Runtimes that are not PyTorch underneath: PyTorch's own calls in a check do not apply.
-_NOT_TORCH = ("llamacpp", "ollama", "onnxruntime", "tensorrt", "trtllm", "mlx", "mlc", "faiss", "neuron", "catboost")
+_NOT_TORCH = ("llamacpp", "ollama", "onnxruntime", "tensorrt", "trtllm", "mlx", "mlc", "faiss", "neuron", "catboost",
+              "cudajl")
+# A runtime's own pool, where a rule's fix or check names PyTorch's caching allocator (PYTORCH_ALLOC_CONF,
+# torch.cuda.empty_cache(), memory_reserved()): the same advice in that pool's terms (sources above).
+_POOL_FIX = {
+    "cudajl": (N_("Return CUDA.jl's cached pool memory to the driver between phases (GC.gc(); CUDA.reclaim()), or "
+                  "turn the pool off with JULIA_CUDA_MEMORY_POOL=none; JULIA_CUDA_HARD_MEMORY_LIMIT / "
+                  "JULIA_CUDA_SOFT_MEMORY_LIMIT bound it"),
+               N_("Print CUDA.memory_status() after each step: a pool that keeps more than the arrays in use is cache "
+                  "that GC.gc(); CUDA.reclaim() returns; a use that grows with every step is arrays kept alive.")),
+}
+_TORCH_ALLOCATOR = re.compile(r"PYTORCH_\w*ALLOC_CONF|expandable_segments|max_split_size|empty_cache|"
+                              r"memory_(?:reserved|allocated)\(|torch|autocast|\.half\(\)|\.item\(\)", re.IGNORECASE)
 
 
 def _leak_fix(key: str, cause: Cause) -> None:
@@ -271,7 +292,17 @@ def apply_runtime(report: MemoryReport, causes: list[Cause]) -> None:
                     cause.more_fixes.append(_("Use a GPU with more memory."))
             else:
                 cause.more_fixes = [cause.fix] + [i18n._(m) for m in more] + cause.more_fixes
+                if key in _NOT_TORCH:  # a runtime that is not PyTorch underneath (CUDA.jl): no torch calls, no FSDP
+                    training = _training_fix_texts()
+                    cause.more_fixes = [m for m in cause.more_fixes if not _PYTORCH_ONLY.search(m)
+                                        and (m not in training or m == i18n._(genuine_shortage.FIX))]
+                    cause.checks = [c for c in cause.checks if not _PYTORCH_ONLY.search(c)]
             cause.fix = i18n._(fix)
+        elif cause.id in ("genuine_shortage", "single_allocation_exceeds_capacity") and key is None \
+                and not training_fixes_apply(report):
+            _without_training_fixes(cause)
+        if key in _POOL_FIX:
+            _pool_terms(cause, *_POOL_FIX[key])
         if cause.id == "leak" and key is not None and key in _INFERENCE_RUNTIMES:
             _leak_fix(key, cause)
         if report.mig_profile and cause.id in ("genuine_shortage", "single_allocation_exceeds_capacity"):
@@ -309,6 +340,61 @@ def _drop(cause: Cause, pattern: re.Pattern[str]) -> None:
     if pattern.search(cause.fix):
         cause.fix = cause.more_fixes.pop(0) if cause.more_fixes else _(
             "Reduce what the step keeps in memory (batch, input size), or use a device with more memory")
+
+
+# Evidence that the program trains (the training-sizing fixes of gpudesk.oom.rules.genuine_shortage apply): a training
+# word in the text, or a framework that trains named with no word of inference beside it. A program that names no
+# framework (a C++ SDK, a camera's depth engine, an unknown binary) or names inference only gets fixes that fit any
+# program: smaller inputs or model, fewer programs on the GPU, a larger GPU.
+_TRAINING_WORDS = re.compile(r"\b(?:train(?:ing|er|s)?|epochs?|backward|optimi[sz]er|fine-?tun\w*|finetun\w*|"
+                             r"gradients?|loss|accelerate|deepspeed|lightning)\b", re.IGNORECASE)
+_INFERENCE_WORDS = re.compile(r"\b(?:inference|infer(?:ring)?|predict(?:ion|ing)?|sdk|serving|deploy\w*|"
+                              r"detector|camera|runtime engine)\b", re.IGNORECASE)
+_TRAINING_STACKS = ("pytorch", "tensorflow", "jax", "xla", "paddle", "mxnet")
+_LARGER_GPU = N_("Use a GPU with more memory.")
+_INFERENCE_FIX = N_("Lower what the program holds on the GPU at once: a smaller input (resolution, batch, sequence "
+                    "length) or a smaller or quantised model; close other programs that use the GPU")
+
+
+def training_fixes_apply(report: MemoryReport) -> bool:
+    """The text shows a training job, or a training framework with no sign of inference only (see above)."""
+    if is_inference_runtime(report):
+        return False
+    text = report.text or ""
+    if _TRAINING_WORDS.search(text):
+        return True
+    stack = report.framework in _TRAINING_STACKS or report.runtime in _TRAINING_STACKS
+    return stack and not _INFERENCE_WORDS.search(text)
+
+
+def _training_fix_texts() -> set[str]:
+    """genuine_shortage's training-sizing fixes as shown (translated), the larger GPU aside."""
+    return {i18n._(m) for m in (genuine_shortage.FIX, *genuine_shortage.MORE)} - {i18n._(_LARGER_GPU)}
+
+
+def _without_training_fixes(cause: Cause) -> None:
+    """Drop the training-sizing fixes and PyTorch-only checks (genuine_shortage's) from ``cause``."""
+    training = _training_fix_texts()
+    kept = [m for m in [cause.fix, *cause.more_fixes] if m not in training and not _PYTORCH_ONLY.search(m)]
+    if cause.fix in training or _PYTORCH_ONLY.search(cause.fix):
+        cause.fix = i18n._(_INFERENCE_FIX)
+        cause.more_fixes = kept
+    else:
+        cause.more_fixes = kept[1:]
+    cause.checks = [c for c in cause.checks if not _PYTORCH_ONLY.search(c)]
+
+
+def _pool_terms(cause: Cause, fix: str, check: str) -> None:
+    """Fixes and checks naming PyTorch's caching allocator, in the runtime's own pool's terms (``_POOL_FIX``)."""
+    named = bool(_TORCH_ALLOCATOR.search(cause.fix)) or any(_TORCH_ALLOCATOR.search(m) for m in cause.more_fixes)
+    if named:
+        cause.more_fixes = [m for m in cause.more_fixes if not _TORCH_ALLOCATOR.search(m)]
+        if _TORCH_ALLOCATOR.search(cause.fix):
+            cause.fix = i18n._(fix)
+        elif i18n._(fix) not in cause.more_fixes:
+            cause.more_fixes.append(i18n._(fix))
+    if any(_TORCH_ALLOCATOR.search(c) for c in cause.checks):
+        cause.checks = [c for c in cause.checks if not _TORCH_ALLOCATOR.search(c)] + [i18n._(check)]
 
 
 def is_inference_runtime(report: MemoryReport) -> bool:

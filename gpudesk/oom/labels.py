@@ -290,6 +290,15 @@ FRAMEWORK_LABELS: dict[str, dict[str, str]] = {
         "allocated_bytes": N_("In use by XLA"),
         "reserved_bytes": N_("Reserved by XLA"),
     },
+    # CUDA.jl's status printout: "Memory pool usage: A (R reserved)" (src/pool.jl memory_status).
+    "cudajl": {
+        "this_process_bytes": N_("Used by this process (NVML, incl. memory outside CUDA.jl's pool)"),
+        "allocated_bytes": N_("In use by CUDA.jl's pool (live arrays)"),
+        "reserved_bytes": N_("Reserved by CUDA.jl's pool (incl. live arrays)"),
+        "reserved_unallocated_bytes": N_("Reserved but unused (CUDA.jl's pool cache)"),
+        "device_allocated_bytes": N_("Allocated by CUDA.jl"),
+        "non_pytorch_bytes": N_("Outside CUDA.jl's pool (process − reserved)"),
+    },
 }
 
 # Display names of the ids that evidence values and the history carry (one table for the CLI and the UI): the

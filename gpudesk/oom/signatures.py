@@ -369,9 +369,10 @@ def check_command(key: str, platform: str | None) -> str:
 
 # The deciding check of ``dev_shm``: the size and use of the shared-memory filesystem (host RAM; ``host_ram``'s kind).
 DEV_SHM_CHECK = Check("host_ram", "df -h /dev/shm",
-                      N_("If /dev/shm is small (64M is Docker's default) or full, the DataLoader workers ran out of "
-                         "shared memory: start the container with --shm-size=8g or --ipc=host, or use fewer "
-                         "workers."))
+                      N_("If /dev/shm is small (64M is Docker's default) or full, what passes data through it "
+                         "(DataLoader workers, Ray's object store, any program that maps files there) ran out of "
+                         "shared memory: start the container with --shm-size=8g or --ipc=host, or ask for less there "
+                         "(fewer workers, a smaller object store)."))
 
 # The deciding check of NCCL's shared-memory segments (``shm_segment``): the same filesystem, for the ranks of a node.
 SHM_SEGMENT_CHECK = Check("host_ram", "df -h /dev/shm",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from gpudesk.i18n import _
+from gpudesk.i18n import _, ngettext
 from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS
 from gpudesk.sizing.checks import MAX_SEQ_LEN_TOKENS, choice, positive_int
 from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT
@@ -350,9 +350,11 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
         microbatches = resolved.pipeline_microbatches if w.pipeline_parallel > 1 else (
             w.global_batch_size // (w.micro_batch_size * data_parallel_of(w)))
         batching_note = (
-            _("global batch {global_batch} = micro-batch {micro} x {m} micro-batches per step x {dp} "
-              "data-parallel GPUs").format(global_batch=w.global_batch_size, m=microbatches,
-                                           micro=w.micro_batch_size, dp=data_parallel_of(w)),
+            _("global batch {global_batch} = micro-batch {micro} x {microbatches} per step x {gpus}").format(
+                global_batch=w.global_batch_size, micro=w.micro_batch_size,
+                microbatches=ngettext("{m} micro-batch", "{m} micro-batches", microbatches or 0).format(m=microbatches),
+                gpus=ngettext("{dp} data-parallel GPU", "{dp} data-parallel GPUs", data_parallel_of(w)).format(
+                    dp=data_parallel_of(w))),
             "Megatron-Core num_microbatches_calculator.py")
         return _with_note(estimate_memory(spec, resolved), batching_note)
     if not w.cuda_lazy_loading and w.overheads.cuda_context_bytes < EAGER_MODULE_LOADING_CONTEXT_BYTES:

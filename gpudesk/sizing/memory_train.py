@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gpudesk.i18n import _
+from gpudesk.i18n import _, ngettext
 from gpudesk.sizing.eager_gelu import unfused_gelu_extra_bytes_per_layer
 from gpudesk.sizing.eager_softmax import eager_softmax_extra_bytes_per_layer
 from gpudesk.sizing.encoder_lm_head import check_encoder_lm_head, encoder_lm_head_transform_bytes
@@ -773,8 +773,9 @@ def train_memory(
                                                                                     bytes=sum(per_param)),
          optimizer_source(optimizer)),
         # The user's own sharding choice (fsdp, not the ZeRO stage it is counted as).
-        (_("{stage} over {dp} data-parallel GPUs, offload {offload}").format(stage=sharding_name, dp=g // mp,
-                                                                                   offload=offload_value_text(offload)),
+        (ngettext("{stage} over {dp} data-parallel GPU, offload {offload}",
+                  "{stage} over {dp} data-parallel GPUs, offload {offload}", g // mp).format(
+                      stage=sharding_name, dp=g // mp, offload=offload_value_text(offload)),
          "ZeRO paper section 5; DeepSpeed memory docs"),
     ]
     if end_extra and not acts:

@@ -70,3 +70,10 @@ def test_the_users_sharding_is_named():
     notes = _assumptions(["--mode", "lora", "--gpus", "8", "--sharding", "fsdp", "--base-weights", "fp32"])
     assert "frozen base fsdp over 8 GPU(s), offload off" in notes
     assert any("fsdp mixed precision gathers each unit" in n for n in notes)
+
+
+def test_one_data_parallel_gpu_is_singular():
+    """qa16: "over 1 data-parallel GPUs" read as a slip; the count picks the form (gpudesk.i18n.ngettext)."""
+    notes = _assumptions(["--mode", "train", "--gpus", "1", "--sharding", "zero2"])
+    assert any(" over 1 data-parallel GPU, offload" in n for n in notes), notes
+    assert not any("1 data-parallel GPUs" in n for n in notes)

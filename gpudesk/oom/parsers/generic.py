@@ -579,6 +579,11 @@ _RUNTIMES: tuple[tuple[str, tuple[str | re.Pattern[str], ...]], ...] = (
     # MLX: its package name, its Metal allocator's messages ("[metal::malloc] ...", "[malloc_or_wait] Unable to
     # allocate N bytes", mlx/backend/metal/allocator.cpp).
     ("mlx", ("mlx", "metal::malloc", "[metal]", "[malloc_or_wait]")),
+    # CUDA.jl (Julia): its package and array names, its OutOfGPUMemoryError ("Out of GPU memory trying to allocate N")
+    # and its status printout ("Effective GPU memory usage: ...", src/pool.jl memory_status; gpudesk.oom.parsers
+    # .pool_status) and its retry line ("CUDA memory allocation failed; attempting to free up memory").
+    ("cudajl", ("cuda.jl", "juliagpu", "cuarrays", "cuarray{", ".julia/packages", "outofgpumemoryerror",
+                "out of gpu memory trying to allocate", "effective gpu memory usage", "attempting to free up memory")),
     ("nccl", ("nccl",)),
     ("vllm", ("vllm",)),
     ("sglang", ("sglang",)),
