@@ -91,6 +91,7 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(0, 0, 0, 0)
         self.message_bar = MessageBar(central)
         self.ctx.notify = self.message_bar.show_message
+        self.ctx.retract = self.message_bar.retract
         self._watching_tasks = False
         if "gpudesk.ui.workers" in sys.modules:  # background tasks may already run: report their failures now
             self._watch_tasks()

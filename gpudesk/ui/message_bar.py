@@ -66,6 +66,13 @@ class MessageBar(QWidget):
         else:
             self._timer.stop()
 
+    def retract(self, text: str) -> None:
+        """Hide the strip if it still shows ``text``: a message whose cause is gone (the input that caused an error
+        was changed, or a later run succeeded) does not stay; a newer message is left alone."""
+        if self.isVisible() and self._label.text() == text:
+            self._timer.stop()
+            self.hide()
+
     def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
         if event.key() == QtCore.Qt.Key.Key_Escape:
             self.hide()

@@ -52,6 +52,7 @@ class PlanTab(QWidget):
         self.ctl = PlanController(ctx, lambda: store_now(ctx))
         self.bar = PlanBar(self)
         self.pages = PlanPages(ctx, self._wire, self)
+        self._error_notice: str | None = None  # the plan error shown in the message bar, withdrawn when stale
         self.status = QLabel(self)
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         layout = QVBoxLayout(self)
@@ -76,6 +77,8 @@ class PlanTab(QWidget):
         if index == WIZARD:
             page.quickRequested.connect(lambda: self.show_view(QUICK))
             page.planRequested.connect(self.ctl.start_plan)
+            for editor in page.editors.values():  # the answer that caused the error changed: it is stale
+                editor.changed.connect(lambda *_args: self._retract_error())
         elif index == RESULTS:
             page.saveRequested.connect(self.save_current)
             page.editRequested.connect(lambda: self.show_view(WIZARD))
@@ -174,7 +177,13 @@ class PlanTab(QWidget):
         self.pages.wizard.plan_button.setEnabled(False)
         self.status.setText(self.tr("Planning over the whole catalog…"))
 
+    def _retract_error(self) -> None:
+        if self._error_notice is not None:
+            self.ctx.retract(self._error_notice)
+            self._error_notice = None
+
     def _plan_done(self, result: PlanDocument) -> None:
+        self._retract_error()
         self.pages.results.show_plan(result, result.name, self.ctl.current_profile)
         self._update_save_button()
         self.status.setText(self.tr("{0} configurations ranked, {1} rejected.").format(
@@ -197,6 +206,7 @@ class PlanTab(QWidget):
         else:
             message = self.tr("Planning failed: {0}").format(repr(exc))
         self.ctx.notify(message, "error")
+        self._error_notice = message
         self.status.setText(message)
 
     def _update_save_button(self) -> None:
