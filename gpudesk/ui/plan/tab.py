@@ -180,6 +180,8 @@ class PlanTab(QWidget):
     def _retract_error(self) -> None:
         if self._error_notice is not None:
             self.ctx.retract(self._error_notice)
+            if self.status.text() == self._error_notice:
+                self.status.clear()  # the status line repeats it: stale there too
             self._error_notice = None
 
     def _plan_done(self, result: PlanDocument) -> None:

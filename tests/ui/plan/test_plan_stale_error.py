@@ -43,8 +43,10 @@ def _failed_plan(qtbot, catalog, tmp_path):
 
 def test_error_goes_when_its_field_changes(qtbot, catalog, tmp_path):
     tab, bar, _host = _failed_plan(qtbot, catalog, tmp_path)
+    assert "missing.config.json" in tab.status.text()
     tab.pages.wizard.set_field_text("model.config_path", "")
     assert bar.isHidden()
+    assert "missing.config.json" not in tab.status.text()  # the tab's status line repeated it
 
 
 def test_error_goes_when_a_plan_succeeds_and_a_newer_message_stays(qtbot, catalog, tmp_path):
