@@ -72,6 +72,16 @@ class ServeSpeed:
         }
 
 
+def busy_replicas(load: ServeLoad) -> int:
+    """Replicas that get requests. The load is split evenly over the replicas (gpudesk.sizing.serve_sched, at least one
+    request per replica); fewer requests in flight (closed loop) or submitted (offline) than replicas leave the rest
+    idle: C clients keep at most C replicas busy, so the system's throughput is C replicas' worth, not all of them."""
+    for count in (load.concurrency, load.batch):
+        if count is not None:
+            return max(1, min(load.replicas, count))
+    return load.replicas
+
+
 def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = None) -> ServeSpeed:
     """Serving speed of ``spec`` on ``load.tp`` x ``load.pp`` x ``load.replicas`` ``gpu``s under ``load``.
 
@@ -156,9 +166,10 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
         assumptions += (Assumption("output_lag_steps", _(
             "the engine hands each token to the client one step after the step that sampled it"),
             OUTPUT_LAG_SOURCE),)
+    busy = busy_replicas(load)
     return ServeSpeed(
-        output_tokens_per_s=result.output_tokens_per_s * load.replicas,
-        requests_per_s=result.requests_per_s * load.replicas,
+        output_tokens_per_s=result.output_tokens_per_s * busy,
+        requests_per_s=result.requests_per_s * busy,
         ttft_s=latency_run.ttft_s,
         tpot_s=latency_run.tpot_s,
         batch=latency_run.mean_batch,
