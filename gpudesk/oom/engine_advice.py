@@ -352,8 +352,8 @@ _INFERENCE_WORDS = re.compile(r"\b(?:inference|infer(?:ring)?|predict(?:ion|ing)
                               r"detector|camera|runtime engine)\b", re.IGNORECASE)
 _TRAINING_STACKS = ("pytorch", "tensorflow", "jax", "xla", "paddle", "mxnet")
 _LARGER_GPU = N_("Use a GPU with more memory.")
-_INFERENCE_FIX = N_("Lower what the program holds on the GPU at once: a smaller input (resolution, batch, sequence "
-                    "length) or a smaller or quantised model; close other programs that use the GPU")
+_INFERENCE_FIX = N_("Lower what the program holds on the GPU at once: a smaller batch or input (resolution, sequence "
+                    "length, frames) or a smaller model; close other programs that use the GPU")
 
 
 def training_fixes_apply(report: MemoryReport) -> bool:

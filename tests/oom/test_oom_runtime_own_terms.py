@@ -43,7 +43,7 @@ def test_inference_sdk_gets_no_training_fixes() -> None:
     text = _shown(shortage)
     for training in ("micro-batch", "checkpointing", "FSDP", "LoRA", "master weights", "no_grad"):
         assert training not in text, training
-    assert "smaller input" in shortage.fix
+    assert "smaller batch or input" in shortage.fix
     assert not shortage.sizing  # no training-sizing effects either
 
 
