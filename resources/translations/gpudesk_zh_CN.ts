@@ -976,10 +976,12 @@
         <source>Show every GPU again</source>
         <translation>重新显示所有 GPU</translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location filename="../../gpudesk/ui/catalog/tab.py" line="260"/>
-        <source>Exported {0} GPUs to {1}. &quot;unknown&quot;: a rate the GPU has that was not published; empty: the GPU does not have it.</source>
-        <translation>已将 {0} 个 GPU 导出到 {1}。&quot;unknown&quot;：该 GPU 具备但未公布的速率；空白：该 GPU 不具备此项。</translation>
+        <source>Exported %n GPU(s) to {0}. &quot;unknown&quot;: a rate the GPU has that was not published; empty: the GPU does not have it.</source>
+        <translation>
+            <numerusform>已将 %n 个 GPU 导出到 {0}。&quot;unknown&quot;：该 GPU 具备但未公布的速率；空白：该 GPU 不具备此项。</numerusform>
+        </translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/tab.py" line="289"/>
@@ -1185,10 +1187,12 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <source>&amp;Y axis:</source>
         <translation>&amp;Y 轴：</translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location filename="../../gpudesk/ui/catalog/chart_view.py" line="172"/>
-        <source>{0} GPUs plotted; click a point to select it.</source>
-        <translation>已绘制 {0} 款 GPU；单击某点可选中它。</translation>
+        <source>%n GPU(s) plotted; click a point to select it.</source>
+        <translation>
+            <numerusform>已绘制 %n 款 GPU；单击某点可选中它。</numerusform>
+        </translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/chart_view.py" line="174"/>
@@ -1242,10 +1246,12 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <source>Select up to {0} GPUs in the table and press Compare (Ctrl+D). Differences are highlighted.</source>
         <translation>在表格中选择最多 {0} 款 GPU，然后按“比较”（Ctrl+D）。差异项会高亮显示。</translation>
     </message>
-    <message>
+    <message numerus="yes">
         <location filename="../../gpudesk/ui/catalog/compare_view.py" line="172"/>
-        <source>{0} of {1} GPUs; {2} specs differ (highlighted).</source>
-        <translation>{0}/{1} 款 GPU；{2} 项规格不同（已高亮）。</translation>
+        <source>{0} of {1} GPUs; %n spec(s) differ (highlighted).</source>
+        <translation>
+            <numerusform>{0}/{1} 款 GPU；%n 项规格不同（已高亮）。</numerusform>
+        </translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/compare.py" line="35"/>
@@ -3180,42 +3186,42 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>gpudesk</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="203"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="204"/>
         <source>A background task failed: {0}</source>
         <translation>后台任务失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="233"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="234"/>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="234"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="235"/>
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="239"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="240"/>
         <source>Keep watching for &amp;alerts in the tray</source>
         <translation>在托盘中持续监视告警(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="243"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="244"/>
         <source>Alert &amp;delivery…</source>
         <translation>告警投递(&amp;D)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="247"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="248"/>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="256"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="257"/>
         <source>&amp;About gpudesk and data sources…</source>
         <translation>关于 gpudesk 和数据来源(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/main_window.py" line="294"/>
+        <location filename="../../gpudesk/ui/main_window.py" line="295"/>
         <source>gpudesk keeps watching for alerts in the tray; quit it from the tray menu or File &gt; Quit.</source>
         <translation>gpudesk 会在托盘中继续监视告警；可从托盘菜单或“文件 &gt; 退出”退出。</translation>
     </message>
@@ -6164,7 +6170,7 @@ PCI 总线：{bus}</translation>
         <translation>正在规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="102"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="105"/>
         <source>No plan yet: answer the wizard&apos;s questions and press Plan.</source>
         <translation>尚无规划：请回答向导中的问题并按“规划”。</translation>
     </message>
@@ -6175,12 +6181,12 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/bar.py" line="112"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="266"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="278"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="264"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="276"/>
         <source>Save requirement profile</source>
         <translation>保存需求配置文件</translation>
     </message>
@@ -6190,12 +6196,12 @@ PCI 总线：{bus}</translation>
         <translation>配置文件已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="161"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="164"/>
         <source>Cannot load the profile {0}: {1}</source>
         <translation>无法载入配置文件 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="169"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="172"/>
         <source>Loaded “{0}” ({1}). Check the answers and press Plan.</source>
         <translation>已载入“{0}”（{1}）。请检查回答并按“规划”。</translation>
     </message>
@@ -6205,7 +6211,7 @@ PCI 总线：{bus}</translation>
         <translation>GPU 目录不可用，无法进行规划。请查看启动时的消息。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="175"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="178"/>
         <source>Planning over the whole catalog…</source>
         <translation>正在基于整个目录规划…</translation>
     </message>
@@ -6240,42 +6246,44 @@ PCI 总线：{bus}</translation>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。正在重新规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="116"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="119"/>
         <source>New plan. Defaults: {0}. Enter the model and the amount of data, then press Plan.</source>
         <translation>新方案。默认值：{0}。请输入模型和数据量，然后按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="142"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="145"/>
         <source>Applied to the answers: {0}. Press Plan to plan again with them.</source>
         <translation>已写入答案：{0}。按“规划”以此重新规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="143"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="146"/>
         <source>nothing to change</source>
         <translation>无需更改</translation>
     </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="180"/>
-        <source>{0} configurations ranked, {1} rejected.</source>
-        <translation>已排序 {0} 个配置，排除 {1} 个。</translation>
+    <message numerus="yes">
+        <location filename="../../gpudesk/ui/plan/tab.py" line="191"/>
+        <source>%n configuration(s) ranked, {0} rejected.</source>
+        <translation>
+            <numerusform>已排序 %n 个配置，排除 {0} 个。</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="198"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="209"/>
         <source>Planning failed: {0}</source>
         <translation>规划失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="204"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="216"/>
         <source>&amp;Save changes</source>
         <translation>保存更改(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="204"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="216"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="248"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="260"/>
         <source>mode {0}, precision {1}, {2} data, no dataset size, no library pins, ECC not required, up to {3} GPUs, market {4}</source>
         <translation>模式 {0}，精度 {1}，{2} 数据，无数据集大小，无库版本锁定，不要求 ECC，最多 {3} 块 GPU，市场 {4}</translation>
     </message>
@@ -6286,8 +6294,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/controller.py" line="165"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="114"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="123"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="117"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="126"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
@@ -6303,7 +6311,7 @@ PCI 总线：{bus}</translation>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="232"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="244"/>
         <source>Editing “{0}”: change the answers, press Plan, then Save changes.</source>
         <translation>正在编辑“{0}”：修改回答，按“规划”，然后“保存更改”。</translation>
     </message>

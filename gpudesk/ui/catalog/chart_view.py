@@ -169,7 +169,7 @@ class ChartView(QWidget):
                 label.setVisible(False)
         self.plot.setLabel("bottom", field_header(FIELDS_BY_KEY[x_key]))
         self.plot.setLabel("left", field_header(FIELDS_BY_KEY[y_key]))
-        text = self.tr("{0} GPUs plotted; click a point to select it.").format(len(spots))
+        text = self.tr("%n GPU(s) plotted; click a point to select it.", "", len(spots))
         if missing:
             text += " " + self.tr("Not plotted (no value on an axis): {0}.").format(", ".join(missing))
         self._caption.setText(text)

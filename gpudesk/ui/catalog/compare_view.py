@@ -169,6 +169,6 @@ class CompareView(QWidget):
             self._hint.setText(hint.format(MAX_COMPARE))
         else:
             self._hint.setText(
-                self.tr("{0} of {1} GPUs; {2} specs differ (highlighted).").format(len(gpus), MAX_COMPARE, len(diff))
+                self.tr("{0} of {1} GPUs; %n spec(s) differ (highlighted).", "", len(diff)).format(len(gpus), MAX_COMPARE)
             )
         self.changed.emit()

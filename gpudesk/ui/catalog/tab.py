@@ -257,8 +257,8 @@ class CatalogTab(QWidget):
         except ExportError as exc:
             self.ctx.notify(error_text(exc), "error")
             return
-        self.ctx.notify(self.tr("Exported {0} GPUs to {1}. \"unknown\": a rate the GPU has that was not published; "
-                                "empty: the GPU does not have it.").format(count, path), "info")
+        self.ctx.notify(self.tr("Exported %n GPU(s) to {0}. \"unknown\": a rate the GPU has that was not published; "
+                                "empty: the GPU does not have it.", "", count).format(path), "info")
 
 
 def build_table(proxy: GpuFilterProxy, parent: QWidget) -> QTableView:

@@ -188,8 +188,8 @@ class PlanTab(QWidget):
         self._retract_error()
         self.pages.results.show_plan(result, result.name, self.ctl.current_profile)
         self._update_save_button()
-        self.status.setText(self.tr("{0} configurations ranked, {1} rejected.").format(
-            len(result.candidates), len(result.rejected)))
+        self.status.setText(self.tr("%n configuration(s) ranked, {0} rejected.", "", len(result.candidates)).format(
+            len(result.rejected)))
         top = result.top
         if top is not None:
             self.pages.wizard.preview.show_option(top, search_changes(top, result.requirement))
