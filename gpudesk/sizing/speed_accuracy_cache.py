@@ -127,8 +127,8 @@ def check_speed_sets(on_set: Callable[[str, int, int, list[dict[str, Any]]], Non
             try:
                 write_cached(set_name, key, part)
             except OSError as exc:
-                cache_error = _("the results cannot be kept for next time in {path}: {error}").format(
-                    path=cache_file(set_name).parent, error=exc.strerror or exc)
+                cache_error = _("cannot write {path}: {error}").format(path=cache_file(set_name).parent,
+                                                                       error=exc.strerror or exc)
         rows += part
         if on_set is not None:
             on_set(set_name, number, len(names), part)

@@ -158,8 +158,8 @@ class EstimatorAccuracyView(QWidget):
         if parts:
             self.speed_headline.setText(self.tr("Speed model: %1.").replace("%1", "; ".join(parts)))
         elif rows:
-            self.speed_headline.setText(self.tr("No published measured run answered yet: treat speeds as "
-                                                "unvalidated."))
+            unvalidated = self.tr("No published measured run answered yet: treat speeds as unvalidated.")
+            self.speed_headline.setText(unvalidated)
         sets = {"dev": self.tr("development"), "later": self.tr("later (collected after the model)"),
                 "fresh": self.tr("fresh (collected after the model was frozen)"),
                 "fresh2": self.tr("second fresh (collected after the model was frozen again)"),
