@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt, QThreadPool
+from PySide6.QtCore import QCoreApplication, Qt, QThreadPool
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -306,13 +306,19 @@ class AccuracyDialog(QDialog):
                                    on_result=self.view.finish_speed,
                                    on_error=lambda exc: self.view.show_speed_error(error_text(exc)),
                                    pool=self._speed_pool)
+        app = QCoreApplication.instance()
+        if app is not None:  # quitting with the dialog open: its pool, deleted with it, must not wait for the check
+            app.aboutToQuit.connect(self._cancel_speed_check)
+
+    def _cancel_speed_check(self) -> None:
+        if self.speed_task is not None:
+            self.speed_task.cancel()
 
     def done(self, result: int) -> None:
         """Closing stops the speed check and waits for its thread (it ends before its next run, well under a
         second; at most :data:`STOP_WAIT_MS`)."""
-        if self.speed_task is not None:
-            self.speed_task.cancel()
-            self._speed_pool.waitForDone(STOP_WAIT_MS)
+        self._cancel_speed_check()
+        self._speed_pool.waitForDone(STOP_WAIT_MS)
         super().done(result)
 
 
