@@ -147,7 +147,8 @@ def _sold_in(gpu: GPU, servers: Sequence[Server]) -> GPU:
 
 
 def _load_tables(conn: sqlite3.Connection) -> dict[str, list[Any]]:
-    """Every table of ``conn`` as records, the GPUs with their price, market, sale unit and unpublished rates."""
+    """Every table of ``conn`` as records, the GPUs with their price, market, sale unit and unpublished rates;
+    ``meta`` (one dict, key -> value) and ``sources`` (one dict per row)."""
     data: dict[str, list[Any]] = {}
     for table, cls in _TABLES.items():
         cursor = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")
@@ -159,6 +160,8 @@ def _load_tables(conn: sqlite3.Connection) -> dict[str, list[Any]]:
     data["gpus"] = [_sold_in(g, data["servers"]) for g in data["gpus"]]
     supported = {(p.architecture, p.precision) for p in data["precision_support"] if p.supported}
     data["gpus"] = [_with_unpublished_rates(g, supported) for g in data["gpus"]]
+    data["meta"] = [{r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM meta")}]
+    data["sources"] = [dict(r) for r in conn.execute("SELECT * FROM sources ORDER BY rowid")]
     return data
 
 
@@ -211,8 +214,8 @@ class Catalog:
         self._servers: list[Server] = self._data["servers"]
         self._models: list[ModelShape] = self._data["models"]
         self._gpu_by_id = {g.id: g for g in self._gpus}
-        self._meta = {r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM meta")}
-        self._sources = [dict(r) for r in conn.execute("SELECT * FROM sources ORDER BY rowid")]
+        self._meta: dict[str, Any] = dict(self._data.pop("meta")[0])
+        self._sources: list[dict[str, Any]] = [dict(r) for r in self._data.pop("sources")]
 
     # GPUs ---------------------------------------------------------------------------------------------
     def gpus(self) -> list[GPU]:
