@@ -562,7 +562,8 @@ def _simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             if d:
                 decode_steps += 1
             recv_counter = recv_every  # a step with prompts weighs 1000: the next turn receives
-            if whole_prompts and not any(req not in completed for req in prefilling):
+            # every prompt being prefilled finished in this step (``completed`` holds each of them at most once)
+            if whole_prompts and len(completed) == len(prefilling):
                 block_left = block - 1  # the prompts' step is the block's first; its other steps decode
             for req in completed:
                 prefilling.remove(req)
