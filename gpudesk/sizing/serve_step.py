@@ -109,7 +109,7 @@ of thousands of tokens the math.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
@@ -314,6 +314,11 @@ class StepModel:
     # all-reduces per layer of a few bytes per token besides Megatron's: a layer-wide QK RMSNorm's sums of squares
     # under tensor parallelism (serve_qk_norm)
     norm_allreduces_per_layer: int = 0
+    # tokens -> the parts of :meth:`gpu_s` that depend on the step's tokens alone (matmuls with their weight stream,
+    # elementwise kernels, all-reduces): the scheduler asks for the same batch sizes hundreds of thousands of times.
+    # Filled as asked; the fields above are frozen, so an entry never goes stale.
+    _token_parts: dict[int, tuple[float, float, float]] = field(default_factory=dict, init=False, repr=False,
+                                                                 compare=False)
 
     def gemm_flops_per_s(self, tokens: int) -> float:
         """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
@@ -389,6 +394,24 @@ class StepModel:
         tokens = decode_requests + prefill_tokens
         if tokens <= 0:
             return 0.0
+        parts = self._token_parts.get(tokens)
+        if parts is None:
+            parts = self._token_parts[tokens] = self._token_only_s(tokens)
+        gemm, elementwise, allreduce = parts
+        kv_s = (decode_context_tokens / self.decode_kv_share(decode_requests) + prefill_tokens) \
+            * self.kv_bytes_per_token / self.bytes_per_s
+        attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
+        attention = max(kv_s, attention_flops / self.attention_flops_per_s)
+        layer_s = self.prefill_layer_latency_s if prefill_tokens and self.prefill_layer_latency_s \
+            else self.layer_latency_s
+        gpu = gemm + attention + elementwise + self.layers * layer_s + allreduce
+        if tokens > self.skinny_max_tokens:
+            gpu += self.library_gemm_s
+        return gpu
+
+    def _token_only_s(self, tokens: int) -> tuple[float, float, float]:
+        """(matmul seconds with the weight stream, elementwise seconds, all-reduce seconds) of a step of ``tokens``
+        tokens: the parts of :meth:`gpu_s` that do not depend on the contexts."""
         weights = self.weight_bytes_read(tokens)
         stream = weights / self.bytes_per_s + self.marlin_extra_s(tokens) + self.rocm_int4_moe_extra_s(tokens) \
             + self.rocm_aiter_moe_extra_s(tokens)
@@ -410,17 +433,8 @@ class StepModel:
         gemm = stream + math_s + self.dense_stream_extra_s + self.moe_tile_padding_s(tokens)
         if tokens < self.gemm_tile_tokens:
             gemm = max(gemm, self.gemm_tile_tokens * self.flops_per_token / rate)
-        kv_s = (decode_context_tokens / self.decode_kv_share(decode_requests) + prefill_tokens) \
-            * self.kv_bytes_per_token / self.bytes_per_s
-        attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
-        attention = max(kv_s, attention_flops / self.attention_flops_per_s)
         elementwise = tokens * self.elementwise_bytes_per_token / self.bytes_per_s
-        layer_s = self.prefill_layer_latency_s if prefill_tokens and self.prefill_layer_latency_s \
-            else self.layer_latency_s
-        gpu = gemm + attention + elementwise + self.layers * layer_s + self.allreduce_s(tokens)
-        if tokens > self.skinny_max_tokens:
-            gpu += self.library_gemm_s
-        return gpu
+        return gemm, elementwise, self.allreduce_s(tokens)
 
     def decode_kv_share(self, decode_requests: int) -> float:
         """Share of the HBM rate the decode KV stream of ``decode_requests`` sequences reaches: 1, or with the
