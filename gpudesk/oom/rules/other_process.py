@@ -53,7 +53,7 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import smi_table
-from gpudesk.oom.rules import cut_clauses, exclusive_mode, genuine_shortage, held_outside, signature
+from gpudesk.oom.rules import cut_clauses, exclusive_mode, genuine_shortage, held_outside, pool_start, signature
 from gpudesk.oom.rules.tf_pool import tf_fraction_reservation, tf_pool_growth_refused, tf_reservation_refused_on_cuda
 from gpudesk.oom.report import ProcessMemory
 from gpudesk.oom.rules.base import Facts, clamp, evidence
@@ -266,6 +266,8 @@ def check(f: Facts) -> Cause | None:
         return initializer
     if f.report.kind == "engine_startup_free":
         return _engine_start(f)
+    if f.report.kind == "rmm_pool_startup_free":
+        return pool_start.held_at_pool_start(f)
     if tf_reservation_refused_on_cuda(f) and not tf_fraction_reservation(f) and not tf_pool_growth_refused(f):
         # TensorFlow's device-discovery figures, when pasted, say more than the refusal alone.
         held = _held_before_start(f) if f.dev is not None and not f.dev.other_processes else None
