@@ -8,6 +8,9 @@
 * An allocator's refusal as labelled fields, RELION's custom allocator ("[requestedSpace: N B]" then
   "[totalFreeSpace: T B]", src/acc/cuda/custom_allocator.cuh): the request and the pool's free memory, so a 2^63-byte
   request is a garbage size (not_capacity, absurd_size) instead of a shortage without figures.
+* vLLM's start-up check quoted without its figures ("Free memory on device on startup is less than desired GPU memory
+  utilization (0.8)"): free below 0.8 of the device with nothing loaded means more than a fifth was held, another
+  holder's (0.75); a share above 0.9 leaves the budget itself first.
 * TensorFlow before 1.0 naming the failing node's placement "/job:localhost/replica:0/task:0/cpu:0" with no GPU device
   in the text: the CPU allocator, host RAM.
 
@@ -141,3 +144,18 @@ def test_allocator_fields_give_the_request_and_the_free_memory() -> None:
     assert d.found_oom and d.causes[0].id != "not_capacity" and d.report.requested_bytes == 21474836480
     # A request the pool's free memory covers in total (refused only for its largest free piece) states no shortage.
     assert find(RELION_HIP_1587.replace("9223372036854775808", "4294967296")) is None
+
+
+# https://github.com/verl-project/verl/issues/4229 (the issue title: fully-async rollout worker, vLLM at 0.8)
+VERL_4229 = ("vLLMAsyncRollout _loop_forever error: Free memory on device on startup is less than desired GPU memory "
+             "utilization (0.8)")
+
+
+def test_vllm_start_check_without_figures_reads_the_share_held() -> None:
+    d = diagnose_text(VERL_4229)
+    top = d.causes[0]
+    assert d.found_oom and top.id == "other_process" and top.evidence["held_share_at_least"] == 0.2
+    assert "20%" in top.explanation and "gpu-memory-utilization" in top.fix
+    # Built from it: at 0.95 the driver and the context alone can leave less free, so the share is first.
+    high = diagnose_text(VERL_4229.replace("(0.8)", "(0.95)")).causes[0]
+    assert high.id == "kv_cache_budget" and high.evidence["deciding_check"] == "other_process"
