@@ -106,6 +106,11 @@ def test_rmm_pool_start_alone_on_the_gpu_is_the_pool_fraction() -> None:
     # The GPU was the executor's own: the pool's fraction is what does not fit.
     assert [c.id for c in d.causes] == ["preallocation"]
     assert "allocFraction" in d.causes[0].fix
+    # Built from RAPIDS_2847 with the GPU free and allocFraction set below minAllocFraction: a configuration that
+    # refuses itself, neither another process nor a pool set larger than the free memory.
+    own_setting = RAPIDS_2847.replace("(=0.9) and 1466.625 MB", "(=0.1) and 15466.625 MB")
+    assert parse_text(own_setting).kind == "rmm_pool_startup_free"
+    assert {c.id for c in diagnose_text(own_setting).causes}.isdisjoint({"other_process", "preallocation"})
 
 
 def test_tensorflow_node_placed_on_the_cpu_is_host_ram() -> None:

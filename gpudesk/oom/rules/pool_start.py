@@ -84,8 +84,8 @@ def pool_above_free(f: Facts) -> Cause | None:
     if r.kind != "rmm_pool_startup_free" or held_at_pool_start(f) is not None:
         return None
     free, pool = r.parsed.get("free_at_start_bytes"), r.parsed.get("engine_budget_bytes")
-    if not isinstance(free, int) or not isinstance(pool, int):
-        return None
+    if not isinstance(free, int) or not isinstance(pool, int) or pool <= free:
+        return None  # a pool below its minimum (21.x's check) is not one set too large
     return Cause(
         id="preallocation",
         title=_("The executor's memory pool is set larger than the free memory at start"),
