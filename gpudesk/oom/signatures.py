@@ -614,6 +614,15 @@ _TF_DEVICE_OOM = ("_bfc", "device:gpu", "cuda_error_out_of_memory", "cuda out of
 _TF_CPU_NODE = re.compile(r"OOM when allocating tensor[\s\S]{0,2000}?\[\[\s{0,3}Node:[^\n]{0,3000}?"
                           r"_device\s{0,2}=\s{0,2}\\?\"/job:\w{1,40}/replica:\d{1,4}/task:\d{1,4}/(?:device:)?cpu:\d",
                           re.IGNORECASE)
+# The compilers of a CUDA build running out of the host's memory, in their own words: NVIDIA's PTX assembler
+# ("ptxas fatal   : Memory allocation failure", its host malloc refused), the EDG C++ front end that nvcc runs as
+# cudafe++ ("catastrophic error: out of memory"; MSVC-style logs put a space before the colon) and GCC's cc1plus
+# (libiberty's xmalloc_failed, libiberty/xmalloc.c: "cc1plus: out of memory allocating N bytes after a total of M
+# bytes"). Compilers are host programs, so a parallel build of heavy CUDA sources (flash-attention, CUTLASS) that fails
+# so ran out of RAM (or the Windows commit limit), whatever GPU the machine has (onnxruntime#25377).
+TOOLCHAIN_HOST_OOM = re.compile(r"\bptxas\s{0,3}fatal\s{0,8}:\s{0,3}memory allocation failure|"
+                                 r"\bcatastrophic error\s{0,2}:\s{0,3}out of memory\b|"
+                                 r"\bcc1(?:plus)?(?:\.exe)?:\s{0,3}out of memory allocating \d", re.IGNORECASE)
 _TF_GPU_PLACEMENT = re.compile(r"/(?:device:)?gpu:\d|_bfc\b|cuda_error|\bcuda out of memory", re.IGNORECASE)
 # A CUDA library function the loader could not find in the library it loaded: XLA/TSL's lazy stubs report a symbol
 # missing from the libcudart/libcublas/... found at run time as "<function> symbol not found." (xla/tsl/cuda/
@@ -1283,6 +1292,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if _TF_HOST_WARNING in low and not any(w in low for w in _TF_DEVICE_OOM):
         return "host_ram"
     if _TF_CPU_NODE.search(text) and _TF_GPU_PLACEMENT.search(text) is None:
+        return "host_ram"
+    if TOOLCHAIN_HOST_OOM.search(text):
         return "host_ram"
     if runner_backend_buffer(text):
         return "host_ram"

@@ -11,6 +11,9 @@
 * vLLM's start-up check quoted without its figures ("Free memory on device on startup is less than desired GPU memory
   utilization (0.8)"): free below 0.8 of the device with nothing loaded means more than a fifth was held, another
   holder's (0.75); a share above 0.9 leaves the budget itself first.
+* The compilers of a CUDA build out of memory in their own words ("ptxas fatal   : Memory allocation failure",
+  cudafe++'s "catastrophic error : out of memory", cc1plus's "out of memory allocating N bytes"): host programs, so
+  host RAM (fewer parallel jobs).
 * TensorFlow before 1.0 naming the failing node's placement "/job:localhost/replica:0/task:0/cpu:0" with no GPU device
   in the text: the CPU allocator, host RAM.
 
@@ -164,3 +167,31 @@ def test_vllm_start_check_without_figures_reads_the_share_held() -> None:
     # Built from it: at 0.95 the driver and the context alone can leave less free, so the share is first.
     high = diagnose_text(VERL_4229.replace("(0.8)", "(0.95)")).causes[0]
     assert high.id == "kv_cache_budget" and high.evidence["deciding_check"] == "other_process"
+
+
+# https://github.com/microsoft/onnxruntime/issues/25377 (build.bat --parallel, CUDA 12.8 on Windows 10)
+ORT_BUILD_25377 = (
+    "19:03:36   Compiling CUDA source file ..\\..\\..\\onnxruntime\\contrib_ops\\cuda\\bert\\flash_attention\\"
+    "flash_fwd_hdim32_bf16_sm80.cu...\n"
+    "19:03:37   ptxas fatal   : Memory allocation failure\n"
+    "19:03:37 D:\\workspace\\ONNX-Runtime\\src\\build\\Windows\\Debug\\_deps\\cutlass-src\\include\\cute/atom/"
+    "mma_traits_sm100.hpp(3324): catastrophic error : out of memory [D:\\workspace\\ONNX-R")
+
+# desihub/redrock#235: CuPy's own "Out of memory allocating N bytes", device memory (another process held it).
+REDROCK_235 = ("rrdesi_mpi --gpu out of memory errors unless specifying --max-gpuprocs 4\n"
+               "Proc 32: cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 333,274,112 bytes (allocated so "
+               "far: 1,974,255,616 bytes).")
+
+
+def test_cuda_build_compilers_out_of_memory_is_host_ram() -> None:
+    top = diagnose_text(ORT_BUILD_25377).causes[0]
+    assert (top.id, top.evidence.get("deciding_check")) == ("not_capacity", "host_ram")
+    assert "parallel" in top.fix and "compiler" in top.explanation
+    # Each compiler's line alone says the same: ptxas's line from ORT_BUILD_25377, and cc1plus's built from
+    # libiberty's format string (xmalloc_failed, libiberty/xmalloc.c) with figures of our own.
+    assert diagnose_text("ptxas fatal   : Memory allocation failure").causes[0].evidence.get("deciding_check") == \
+        "host_ram"
+    cc1 = "cc1plus: out of memory allocating 65536 bytes after a total of 3207376896 bytes"
+    assert diagnose_text(cc1).causes[0].evidence.get("deciding_check") == "host_ram"
+    # A device allocator's "Out of memory allocating N bytes" is not a compiler's.
+    assert diagnose_text(REDROCK_235).causes[0].evidence.get("deciding_check") != "host_ram"
