@@ -95,7 +95,7 @@ def test_rmm_pool_start_with_the_gpu_held_is_another_process() -> None:
         assert top.evidence["deciding_check"] == "other_process"
         assert "one executor per GPU" in top.fix and "allocFraction" in top.more_fixes[0]
     # Without the total, the bound comes from the pool: 74 MiB free against a 13.4 GiB pool.
-    assert diagnose_text(RAPIDS_636).causes[0].evidence["held_share_at_least"] > 0.99
+    assert diagnose_text(RAPIDS_636).causes[0].evidence["held_at_start_min_ratio"] > 0.99
     report = parse_text(RAPIDS_2847)
     assert report.kind == "rmm_pool_startup_free"
     assert report.parsed["total_at_start_bytes"] == int(16127.625 * 1024 * 1024)
@@ -162,7 +162,7 @@ VERL_4229 = ("vLLMAsyncRollout _loop_forever error: Free memory on device on sta
 def test_vllm_start_check_without_figures_reads_the_share_held() -> None:
     d = diagnose_text(VERL_4229)
     top = d.causes[0]
-    assert d.found_oom and top.id == "other_process" and top.evidence["held_share_at_least"] == 0.2
+    assert d.found_oom and top.id == "other_process" and top.evidence["held_at_start_min_ratio"] == 0.2
     assert "20%" in top.explanation and "gpu-memory-utilization" in top.fix
     # Built from it: at 0.95 the driver and the context alone can leave less free, so the share is first.
     high = diagnose_text(VERL_4229.replace("(0.8)", "(0.95)")).causes[0]

@@ -350,7 +350,7 @@ def _share_above_free(f: Facts) -> Cause | None:
         id="kv_cache_budget",
         title=_("The engine's memory budget is larger than the free memory at start"),
         confidence=0.6,
-        evidence=evidence(gpu_memory_utilization=util, deciding_check="other_process",
+        evidence=evidence(gpu_memory_utilization_ratio=util, deciding_check="other_process",
                           check_command=check_command("other_process", r.platform)),
         explanation=_("gpu_memory_utilization asks for {util:.0%} of the GPU before anything is loaded, which leaves "
                       "less than the driver, the CUDA context and a desktop can already hold.").format(util=util),

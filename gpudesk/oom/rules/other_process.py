@@ -141,7 +141,7 @@ def _engine_start_share(f: Facts) -> Cause | None:
         id="other_process",
         title=_("Another process held the GPU when the engine started"),
         confidence=0.75,
-        evidence=evidence(held_share_at_least=above, gpu_memory_utilization=r.parsed.get("gpu_memory_utilization"),
+        evidence=evidence(held_at_start_min_ratio=above, gpu_memory_utilization_ratio=r.parsed.get("gpu_memory_utilization"),
                           deciding_check=key, check_command=check_command(key, r.platform)),
         explanation=_("The engine checks the free memory before loading anything and found less than the "
                       "{util:.0%} of the GPU it was asked to take: more than {above:.0%} of the GPU was already held, "

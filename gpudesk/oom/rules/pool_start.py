@@ -60,7 +60,7 @@ def held_at_pool_start(f: Facts) -> Cause | None:
         title=_("Another process held the GPU when the executor started"),
         confidence=0.85,
         evidence=evidence(free_at_start_bytes=free, total_at_start_bytes=total, other_processes_bytes=held,
-                          pool_bytes=pool if isinstance(pool, int) else None, held_share_at_least=round(share, 3),
+                          rmm_pool_bytes=pool if isinstance(pool, int) else None, held_at_start_min_ratio=round(share, 3),
                           deciding_check=key, check_command=check_command(key, r.platform)),
         explanation=join_sentences([said, _("The executor sizes its memory pool once, at start, from the free memory "
                                              "it finds, so the memory that was not free then belongs to another "
@@ -90,7 +90,7 @@ def pool_above_free(f: Facts) -> Cause | None:
         id="preallocation",
         title=_("The executor's memory pool is set larger than the free memory at start"),
         confidence=0.7,
-        evidence=evidence(free_at_start_bytes=free, pool_bytes=pool,
+        evidence=evidence(free_at_start_bytes=free, rmm_pool_bytes=pool,
                           total_at_start_bytes=r.parsed.get("total_at_start_bytes")),
         explanation=_("The executor sizes one RMM pool at start as a fraction of the GPU (allocFraction) and asked "
                       "for {pool} with {free} free: the GPU was (nearly) its own, and the fraction leaves no room for "
