@@ -537,6 +537,24 @@ def _compute_format(weight_format: str) -> str:
     return "bf16"
 
 
+MXFP4_WEIGHT_ONLY_SOURCE = (
+    "gpt-oss checkpoints: quantization_config quant_method mxfp4 on the MoE weights only (OpenAI gpt-oss model card, "
+    "arXiv 2508.10925); their MoE kernels take 16-bit or MXFP8/FP8 activations (TensorRT-LLM W4A8_MXFP4_MXFP8 / "
+    "W4A16_MXFP4, FlashInfer cute_dsl_fused_moe_mxfp8_mxfp4, vLLM mxfp4.py SM100_FI_MXFP4_MXFP8 / _BF16, AITER "
+    "a8w4 / a16w4); a block-scaled MMA with an FP8 operand runs at the FP8 rate (ROCm/composable_kernel PR 5388: "
+    "\"performance of scale MFMAs is the same when neither A nor B is fp8/bf8\"; NVIDIA tcgen05 kind::f8f6f4 vs "
+    "kind::mxf4)")
+
+
+def mxfp4_matmul_format(spec: ModelSpec) -> str:
+    """The matmul rate MXFP4 weights run at on FP4 matrix units: ``fp8`` for a checkpoint whose own format is
+    weight-only MXFP4 (gpt-oss: no activation scales, so no engine feeds its MoE GEMMs FP4 activations; the kernels
+    take 16-bit or (MX)FP8 activations and a block-scaled MMA with an FP8 operand runs at the FP8 rate,
+    :data:`MXFP4_WEIGHT_ONLY_SOURCE`), ``fp4`` for a model quantized to MXFP4 weights and activations (AMD Quark
+    W-MXFP4 A-MXFP4 of a 16-bit checkpoint)."""
+    return "fp8" if (spec.checkpoint_weight_format or "").lower() == "mxfp4" else "fp4"
+
+
 def _linear_format(weight_format: str, block_fp8: bool) -> str | None:
     """The kind of GEMM the dense linears run as far as the GEMM library goes: ``bf16`` (16-bit weights, and
     MXFP4 checkpoints whose attention stays 16-bit), ``fp8`` (per-tensor FP8), None for formats with their own
@@ -592,7 +610,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
                                        + spec.global_attention_layers * spec.global_head_dim_resolved)
     compute = _compute_format(load.weight_format if load.weight_format.lower() == "nvfp4" else fmt)
     if fmt.lower() == "mxfp4" and gpu.fp4_dense_tflops:
-        compute = "fp4"  # MXFP4 on FP4 matrix units (MI355X, Blackwell): no dequantisation
+        compute = mxfp4_matmul_format(spec)  # on FP4 matrix units (MI355X, Blackwell): no dequantisation
     dequant_rate, dequant_source = dequant_weights_per_s(gpu, fmt)
     overlapped, overlap_source = dequant_overlaps_weight_stream(load.engine, gpu, fmt)
     peak, peak_note = compute_peak_flops(gpu, compute)
