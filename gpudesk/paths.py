@@ -91,6 +91,18 @@ def data_dir(create: bool = True) -> Path:
     return path
 
 
+def cache_dir() -> Path:
+    """The folder of files gpudesk can make again (the speed check's finished summaries): ``cache`` inside
+    ``$GPUDESK_DATA_DIR`` when that is set (tests and portable installs keep everything in one place), else
+    platformdirs' user cache dir. Not created here."""
+    override = os.environ.get(ENV_DATA_DIR)
+    if override:
+        return Path(override).expanduser() / "cache"
+    import platformdirs  # here, not at the top (start-up time)
+
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
 def store_path() -> Path:
     """The user's SQLite database (plans, recordings, diagnoses, price overrides)."""
     return data_dir() / "gpudesk.db"

@@ -146,34 +146,76 @@ def _sold_in(gpu: GPU, servers: Sequence[Server]) -> GPU:
     return dataclasses.replace(gpu, sale_unit_gpus=min(units) if units else None)
 
 
+def _load_tables(conn: sqlite3.Connection) -> dict[str, list[Any]]:
+    """Every table of ``conn`` as records, the GPUs with their price, market, sale unit and unpublished rates;
+    ``meta`` (one dict, key -> value) and ``sources`` (one dict per row)."""
+    data: dict[str, list[Any]] = {}
+    for table, cls in _TABLES.items():
+        cursor = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")
+        load = _loader(cls, [d[0] for d in cursor.description])
+        data[table] = [load(tuple(r)) for r in cursor.fetchall()]
+    markets, packages, ecc_on = _markets(conn), _packages(conn), _ecc_default_on(conn)
+    data["gpus"] = [dataclasses.replace(_priced(g, data["prices"], markets, packages), ecc_default_on=g.id in ecc_on)
+                    for g in data["gpus"]]
+    data["gpus"] = [_sold_in(g, data["servers"]) for g in data["gpus"]]
+    supported = {(p.architecture, p.precision) for p in data["precision_support"] if p.supported}
+    data["gpus"] = [_with_unpublished_rates(g, supported) for g in data["gpus"]]
+    data["meta"] = [{r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM meta")}]
+    data["sources"] = [dict(r) for r in conn.execute("SELECT * FROM sources ORDER BY rowid")]
+    return data
+
+
+# The loaded tables of each catalog file as it is on disk: (resolved path, inode, size, modification and change
+# time in ns) -> tables. Loading them (pricing every GPU) takes ~35 ms, and the sizing code opens the catalog once per
+# lookup: predicting the bundled measured runs opened it ~6,000 times. A rebuilt file has another key, so it is read
+# again; the records are frozen dataclasses and every Catalog gets its own lists, so sharing them changes nothing.
+_TABLES_CACHE: dict[tuple[str, int, int, int, int], dict[str, list[Any]]] = {}
+_TABLES_CACHE_LOCK = threading.Lock()
+
+
+def _file_key(target: Path) -> tuple[str, int, int, int, int] | None:
+    """The cache key of the catalog file (None when it cannot be read: then it is not cached)."""
+    try:
+        stat = target.stat()
+    except OSError:
+        return None
+    return str(target.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
+
+
+def _cached_tables(conn: sqlite3.Connection, target: Path) -> dict[str, list[Any]]:
+    """:func:`_load_tables` of ``conn``, loaded once per state of the file ``target`` (see ``_TABLES_CACHE``)."""
+    key = _file_key(target)
+    if key is None:
+        return _load_tables(conn)
+    with _TABLES_CACHE_LOCK:
+        found = _TABLES_CACHE.get(key)
+    if found is None:
+        found = _load_tables(conn)
+        with _TABLES_CACHE_LOCK:
+            _TABLES_CACHE.clear()  # one file state at a time: an older state is never asked for again
+            _TABLES_CACHE[key] = found
+    return found
+
+
 class Catalog:
     """The bundled catalog. Create it with :func:`open_catalog`.
 
     All list methods return items in catalog order (the CSV order, grouped by generation).
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: Path):
+    def __init__(self, conn: sqlite3.Connection, path: Path, tables: dict[str, list[Any]] | None = None):
         self.path = path
         self._conn = conn
         self._lock = threading.Lock()
-        self._data: dict[str, list[Any]] = {}
-        for table, cls in _TABLES.items():
-            cursor = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")
-            load = _loader(cls, [d[0] for d in cursor.description])
-            self._data[table] = [load(tuple(r)) for r in cursor.fetchall()]
-        markets, packages, ecc_on = _markets(conn), _packages(conn), _ecc_default_on(conn)
-        self._data["gpus"] = [dataclasses.replace(_priced(g, self._data["prices"], markets, packages),
-                                                  ecc_default_on=g.id in ecc_on) for g in self._data["gpus"]]
-        self._data["gpus"] = [_sold_in(g, self._data["servers"]) for g in self._data["gpus"]]
-        supported = {(p.architecture, p.precision) for p in self._data["precision_support"] if p.supported}
-        self._data["gpus"] = [_with_unpublished_rates(g, supported) for g in self._data["gpus"]]
+        # Each catalog gets its own lists (of frozen records), so nothing one catalog does reaches another.
+        self._data: dict[str, list[Any]] = {name: list(rows) for name, rows in (tables or _load_tables(conn)).items()}
         self._gpus: list[GPU] = self._data["gpus"]
         self._links: list[Link] = self._data["links"]
         self._servers: list[Server] = self._data["servers"]
         self._models: list[ModelShape] = self._data["models"]
         self._gpu_by_id = {g.id: g for g in self._gpus}
-        self._meta = {r["key"]: r["value"] for r in conn.execute("SELECT key, value FROM meta")}
-        self._sources = [dict(r) for r in conn.execute("SELECT * FROM sources ORDER BY rowid")]
+        self._meta: dict[str, Any] = dict(self._data.pop("meta")[0])
+        self._sources: list[dict[str, Any]] = [dict(r) for r in self._data.pop("sources")]
 
     # GPUs ---------------------------------------------------------------------------------------------
     def gpus(self) -> list[GPU]:
@@ -326,7 +368,7 @@ def open_catalog(path: str | Path | None = None) -> Catalog:
             raise CatalogError(_(
                 "The GPU catalog {path} has schema version {version}, but this gpudesk reads version {expected}. "
                 "{hint}").format(path=target, version=version, expected=SCHEMA_VERSION, hint=_rebuild_hint()))
-        return Catalog(conn, target)
+        return Catalog(conn, target, _cached_tables(conn, target))
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise CatalogError(_("The GPU catalog {path} is damaged or not a catalog ({reason}). {hint}").format(

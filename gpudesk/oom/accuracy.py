@@ -94,6 +94,10 @@ doctor was run on it:
 * ``fresh-45``: ``fresh_cases_45.jsonl``, 38 messages collected while the forty-third pass was written, scored
   after it merged;
 * ``fresh-46``: ``fresh_cases_46.jsonl``, 32 messages collected while the forty-third pass was written, scored
+  after it merged;
+* ``fresh-47``: ``fresh_cases_47.jsonl``, 26 messages collected while the forty-fourth pass was written, scored
+  after it merged;
+* ``fresh-48``: ``fresh_cases_48.jsonl``, 23 messages collected while the forty-fourth pass was written, scored
   after it merged.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
@@ -175,7 +179,9 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-43", "fresh_cases_43.jsonl"),
               ("fresh-44", "fresh_cases_44.jsonl"),
               ("fresh-45", "fresh_cases_45.jsonl"),
-              ("fresh-46", "fresh_cases_46.jsonl"))
+              ("fresh-46", "fresh_cases_46.jsonl"),
+              ("fresh-47", "fresh_cases_47.jsonl"),
+              ("fresh-48", "fresh_cases_48.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")

@@ -65,6 +65,8 @@ LABELS: dict[str, str] = {
     "free_at_start_bytes": N_("Free on the GPU when the framework started"),
     "engine_budget_bytes": N_("Memory the engine asked for at start (utilization × total)"),
     "held_at_start_bytes": N_("Held on the GPU before the engine started"),
+    "held_at_start_min_ratio": N_("Held on the GPU before the start, share of the GPU (at least)"),
+    "rmm_pool_bytes": N_("Memory pool the executor asked for at start"),
     "allocated_beyond_capacity_bytes": N_("Allocated beyond the GPU's capacity"),
     "mig_slice_capacity_bytes": N_("MIG slice capacity (at most)"),
     "smaller_gpu_index": N_("Smaller GPU that DataParallel warned about"),

@@ -53,6 +53,13 @@ _LABELLED = re.compile(_NEED_WORD + r"\s{0,2}[:=]?\s{0,2}" + _SIZE_U + r"\s{0,3}
 # "N out of the M total CPU memory", in a sentence that calls it too large (or says it exceeds).
 _PART_OF_TOTAL = re.compile(_SIZE_U + r"\s{1,3}out of\s{1,3}(?:the\s{1,3})?" + _SIZE_U + r"\s{1,3}(?:of\s{1,3})?total\b",
                             re.IGNORECASE)
+# An allocator's own report of a refusal as labelled fields, one per line: RELION's custom allocator
+# (src/acc/cuda/custom_allocator.cuh and its HIP port, https://github.com/3dem/relion) prints "CudaCustomAllocator out
+# of memory" then "[requestedSpace:             N B]", "[largestContinuousFreeSpace: L B]" and "[totalFreeSpace: T B]"
+# (its pool's free memory, padded to one column). The need label, then the pool's total free memory: the need word
+# and the free word joined to their field names (camelCase), the free field within the next few lines.
+_FIELDS = re.compile(r"\brequested\w{0,12}\s{0,2}[:=]\s{0,40}" + _SIZE_U + r"[^\n]{0,4}(?:\n[^\n]{0,120}){0,3}?\n[^\n]{0,8}?"
+                     r"\btotal_?free\w{0,12}\s{0,2}[:=]\s{0,40}" + _SIZE_U, re.IGNORECASE)
 _TOO_LARGE = re.compile(r"\btoo (?:large|big|high|much)\b|\bexceeds?\b|\bexceeding\b", re.IGNORECASE)
 # Where the sentence says the memory is (module docstring).
 _SHARED_MEMORY_PLACE = re.compile(r"/dev/shm\b|\bshared memory\b", re.IGNORECASE)
@@ -93,12 +100,16 @@ def _place(text: str) -> str | None:
 
 def find(text: str) -> NeedHave | None:
     """The first need-and-have sentence about memory in ``text`` (module docstring), or None."""
-    for pattern, is_total in ((_PAIR, False), (_REQUEST_AVAILABLE, False), (_LABELLED, False), (_PART_OF_TOTAL, True)):
+    for pattern, is_total in ((_PAIR, False), (_REQUEST_AVAILABLE, False), (_LABELLED, False), (_PART_OF_TOTAL, True),
+                              (_FIELDS, False)):
         m = pattern.search(text)
         if m is None:
             continue
-        # The sentence with the figures and the one before it (Ray names /dev/shm in the sentence before its figures).
+        # The sentence with the figures and the one before it (Ray names /dev/shm in the sentence before its figures);
+        # an allocator's field list, the line before it (its "out of memory" heading).
         start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - _CONTEXT_CHARS)
+        if pattern is _FIELDS:
+            start = max(text.rfind("\n", 0, max(0, start - 1)) + 1, m.start() - _CONTEXT_CHARS)
         line_end = text.find("\n", m.end())
         context = text[start:min(len(text) if line_end < 0 else line_end, m.end() + _CONTEXT_CHARS)]
         if _MEMORY_WORD.search(context) is None:

@@ -612,6 +612,26 @@ _COMMIT_LIMIT_CODE = re.compile(r"\berror\s{0,2}1455\b|\b(?:paging|page)\s?file\
 # (_TF_DEVICE_OOM) is read from its own words instead.
 _TF_HOST_WARNING = "of free system memory"
 _TF_DEVICE_OOM = ("_bfc", "device:gpu", "cuda_error_out_of_memory", "cuda out of memory", "gpu memory")
+# TensorFlow before 1.0 names no allocator in its op-level OOM ("Resource exhausted: OOM when allocating tensor with
+# shape..." from tensorflow/core/kernels/conv_ops.cc), but the failing node's placement follows it in the graph's own
+# attribute, "[[Node: Conv2D_2 = Conv2D[..., _device="/job:localhost/replica:0/task:0/cpu:0"](...)]]" (the device
+# names of tensorflow/core/util/device_name_utils.cc, "/job:J/replica:R/task:T/cpu:N" before "/device:CPU:N"). A node
+# placed on the CPU allocates from the CPU allocator, the host's RAM (tensorflow#576: the MNIST tutorial's evaluation in
+# a 3 GB VM). A GPU job's log names a GPU device ("/gpu:0" as a _Recv's send_device, "GPU_0_bfc", "device:GPU:0"),
+# and then this placement is one node of many and is not read so.
+_TF_CPU_NODE = re.compile(r"OOM when allocating tensor[\s\S]{0,2000}?\[\[\s{0,3}Node:[^\n]{0,3000}?"
+                          r"_device\s{0,2}=\s{0,2}\\?\"/job:\w{1,40}/replica:\d{1,4}/task:\d{1,4}/(?:device:)?cpu:\d",
+                          re.IGNORECASE)
+# The compilers of a CUDA build running out of the host's memory, in their own words: NVIDIA's PTX assembler
+# ("ptxas fatal   : Memory allocation failure", its host malloc refused), the EDG C++ front end that nvcc runs as
+# cudafe++ ("catastrophic error: out of memory"; MSVC-style logs put a space before the colon) and GCC's cc1plus
+# (libiberty's xmalloc_failed, libiberty/xmalloc.c: "cc1plus: out of memory allocating N bytes after a total of M
+# bytes"). Compilers are host programs, so a parallel build of heavy CUDA sources (flash-attention, CUTLASS) that fails
+# so ran out of RAM (or the Windows commit limit), whatever GPU the machine has (onnxruntime#25377).
+TOOLCHAIN_HOST_OOM = re.compile(r"\bptxas\s{0,3}fatal\s{0,8}:\s{0,3}memory allocation failure|"
+                                 r"\bcatastrophic error\s{0,2}:\s{0,3}out of memory\b|"
+                                 r"\bcc1(?:plus)?(?:\.exe)?:\s{0,3}out of memory allocating \d", re.IGNORECASE)
+_TF_GPU_PLACEMENT = re.compile(r"/(?:device:)?gpu:\d|_bfc\b|cuda_error|\bcuda out of memory", re.IGNORECASE)
 # A CUDA library function the loader could not find in the library it loaded: XLA/TSL's lazy stubs report a symbol
 # missing from the libcudart/libcublas/... found at run time as "<function> symbol not found." (xla/tsl/cuda/
 # cudart_stub.cc, LoadSymbol / GetSymbolNotFoundError), which happens when that library is older than the one jaxlib was
@@ -1278,6 +1298,10 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
                 _ZH_RAM_SHORTAGE.search(text) and not any(w in low for w in _ZH_DEVICE_WORDS)):
         return "host_ram"
     if _TF_HOST_WARNING in low and not any(w in low for w in _TF_DEVICE_OOM):
+        return "host_ram"
+    if _TF_CPU_NODE.search(text) and _TF_GPU_PLACEMENT.search(text) is None:
+        return "host_ram"
+    if TOOLCHAIN_HOST_OOM.search(text):
         return "host_ram"
     if runner_backend_buffer(text):
         return "host_ram"

@@ -76,6 +76,7 @@ from gpudesk.sizing.memory_inference import (
 )
 from gpudesk.sizing.overheads import Overheads
 from gpudesk.sizing.serve_host import engine_version_tuple
+from gpudesk.sizing.serve_hybrid_kv import HYBRID_SOURCE, hybrid_capacity
 from gpudesk.units import GIB, format_bytes, format_count, format_percent
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_static import STATIC_SOURCE, is_static_batch, static_batch_limits
@@ -368,6 +369,11 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
             model=spec.name, gpu=gpu.name, tp=tp, weights=weights / GIB, fraction=fraction,
             memory=total / GIB))
     rank_capacity = int(kv // per_token)
+    hybrid = (hybrid_capacity(spec, kv_dtype, attn_tp, kv / stage_share, load.kv_block_size or PAGED_BLOCK_TOKENS,
+                              load.input_tokens + load.output_tokens // 2, engine_version_tuple(version))
+              if engine == "vllm" and v0 is None and ascend is None else None)
+    if hybrid is not None:
+        rank_capacity = hybrid.tokens
     capacity = rank_capacity * dp_attn  # each attention group caches only its own requests (serve_dp_attention)
     user_running = load.max_num_seqs
     max_running = int(user_running) if user_running is not None else static[1] if static is not None \
@@ -403,6 +409,13 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
             tokens=format_count(capacity), size=format_bytes(kv, digits=1), dtype=kv_dtype),
                    "PagedAttention arXiv 2309.06180; engine memory profiling (vllm PR 21489)",
                    raw(tokens=capacity, bytes_per_gpu=kv, dtype=kv_dtype)),
+    ) + ((Assumption("hybrid_kv_cache", _(
+        "sliding-window layers keep only their window's blocks: {groups} KV cache groups of {layers} layers, "
+        "{per_request} blocks per request of {context} tokens").format(
+        groups=hybrid.groups.groups, layers=hybrid.groups.group_size, per_request=hybrid.blocks_per_request,
+        context=format_count(load.input_tokens + load.output_tokens // 2)), HYBRID_SOURCE,
+        raw(groups=hybrid.groups.groups, group_size=hybrid.groups.group_size, blocks=hybrid.blocks,
+            blocks_per_request=hybrid.blocks_per_request)),) if hybrid is not None else ()) + (
         Assumption("token_budget_per_step", _("{tokens} tokens").format(tokens=format_count(token_budget)),
                    budget_source, raw(tokens=token_budget)),
         Assumption("max_running_requests", _("{requests} requests").format(requests=format_count(max_running)),
@@ -419,6 +432,7 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
 
 def sum_layers_kv_bytes(spec: ModelSpec, kv_dtype: str, tp: int) -> float:
     """KV bytes per token over all layers on one of ``tp`` GPUs, each layer with its own KV heads and width
-    (:func:`gpudesk.sizing.memory_inference.kv_token_bytes_all_layers`; sliding-window layers counted in full: the
-    window caps what they hold, which only raises the capacity of long contexts)."""
+    (:func:`gpudesk.sizing.memory_inference.kv_token_bytes_all_layers`; sliding-window layers counted in full, as
+    engines without a per-window pool hold them; vLLM V1's hybrid manager keeps only their window:
+    :mod:`gpudesk.sizing.serve_hybrid_kv`)."""
     return kv_token_bytes_all_layers(spec, kv_dtype, tp)

@@ -23,6 +23,7 @@ bounds cut the tail, so the scale is above the mean).
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 
@@ -58,7 +59,19 @@ def _fit(quantiles: list[float], highs: list[float], low: float, mean: float) ->
     target = min(max(float(mean), low), max(highs))
 
     def sample(scale: float) -> list[float]:
-        return [_truncated_exponential(u, scale, low, high) for u, high in zip(quantiles, highs, strict=True)]
+        # _truncated_exponential of each (u, high), its factor 1 - exp(-span / scale) computed once per distinct
+        # cut (the same operations in the same order, so the same floats): the bisection samples every request
+        # 101 times, and the requests share a few hundred cuts.
+        factors: dict[float, float | None] = {}
+        for high in highs:
+            if high not in factors:
+                span = max(0.0, high - low)
+                factors[high] = None if span <= 0 else 1.0 - math.exp(-span / scale)
+        out = []
+        for u, high in zip(quantiles, highs, strict=True):
+            factor = factors[high]
+            out.append(low if factor is None else low - scale * math.log(1.0 - u * factor))
+        return out
 
     lo_scale, hi_scale = 1e-3, 1e7
     for _i in range(100):
@@ -72,7 +85,13 @@ def _fit(quantiles: list[float], highs: list[float], low: float, mean: float) ->
 
 def sharegpt_lengths(input_tokens: int, output_tokens: int, count: int, seed: int) -> list[tuple[int, int]]:
     """``count`` (prompt, output) token pairs drawn (seeded) as vLLM's ShareGPT client sends them, with mean prompt
-    ``input_tokens`` and mean output ``output_tokens`` (module docstring)."""
+    ``input_tokens`` and mean output ``output_tokens`` (module docstring). The draw is kept per arguments (the
+    scheduler asks for the same run's lengths again; each caller gets its own list)."""
+    return list(_sharegpt_lengths(input_tokens, output_tokens, count, seed))
+
+
+@functools.lru_cache(maxsize=64)
+def _sharegpt_lengths(input_tokens: int, output_tokens: int, count: int, seed: int) -> tuple[tuple[int, int], ...]:
     count = max(1, count)
     rng = random.Random(seed)
     prompt_u = [rng.random() for _i in range(count)]
@@ -80,4 +99,4 @@ def sharegpt_lengths(input_tokens: int, output_tokens: int, count: int, seed: in
     prompts = _fit(prompt_u, [float(SHAREGPT_MAX_PROMPT_TOKENS)] * count, SHAREGPT_MIN_TOKENS, input_tokens)
     output_highs = [float(SHAREGPT_MAX_TOTAL_TOKENS - p) for p in prompts]
     outputs = _fit(output_u, output_highs, SHAREGPT_MIN_TOKENS, output_tokens)
-    return list(zip(prompts, outputs, strict=True))
+    return tuple(zip(prompts, outputs, strict=True))

@@ -84,6 +84,10 @@ class ServeLoad:
     ``kv_block_size``: tokens per KV-cache block (vLLM ``--block-size``; None: the engine's default, 16).
     ``scheduler_recv_interval``: SGLang ``--scheduler-recv-interval`` (new requests are taken in every this many
     decode steps; 1, the default, every step: :mod:`gpudesk.sizing.serve_sched`); only SGLang takes one.
+    ``admit_interval_steps`` n and ``admit_min_running`` m: once m or more requests run, the scheduler admits
+    waiting requests in only one step of every n (AMD's MLPerf vLLM build: ``VLLM_SUBSEQUENT_DECODE_STEPS`` = n - 1,
+    ``VLLM_MIN_REQUEST_DECODE_STEP`` = m; :mod:`gpudesk.sizing.serve_sched`); n = 1, the default: every step, as
+    upstream vLLM and the other engines do. Only vLLM takes one.
     ``backend``: TensorRT-LLM's runtime, ``pytorch`` or ``tensorrt`` (None: the release's default,
     :func:`gpudesk.sizing.serve_host.trtllm_backend`); only TensorRT-LLM takes one.
     """
@@ -123,6 +127,8 @@ class ServeLoad:
     ttft_p99_limit_s: float | None = None  # open loop run at the highest rate meeting these (serve_slo)
     tpot_p99_limit_s: float | None = None
     expert_parallel: int = 1  # GPUs of the replica the routed experts are spread over (serve_expert_parallel)
+    admit_interval_steps: int = 1  # admit waiting requests in one step of every n (serve_sched)
+    admit_min_running: int = 0  # ... once this many run
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.
@@ -172,6 +178,13 @@ class ServeLoad:
                     "prompts an earlier run sent need the run's prompt count (num_prompts): without one the estimate "
                     "is the steady state, which no earlier prompt reaches."))
         positive_int("scheduler_recv_interval", self.scheduler_recv_interval, 1024)
+        positive_int("admit_interval_steps", self.admit_interval_steps, 1024)
+        if self.admit_min_running:
+            positive_int("admit_min_running", self.admit_min_running, MAX_BATCH)
+        if self.admit_interval_steps > 1 and self.engine.lower() != "vllm":
+            raise SizingError("admit_interval_steps", _(
+                "admitting new requests every n-th step is a setting of AMD's vLLM build (VLLM_SUBSEQUENT_DECODE_STEPS; "
+                "got engine {engine!r}).").format(engine=self.engine))
         if self.scheduler_recv_interval > 1 and self.engine.lower() != "sglang":
             raise SizingError("scheduler_recv_interval", _(
                 "only SGLang has a scheduler receive interval (--scheduler-recv-interval; got engine {engine!r}).").format(

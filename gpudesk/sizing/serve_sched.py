@@ -66,6 +66,19 @@ that arrives while the engine decodes therefore waits for the next such receive,
 about (n - 1) / 2 of them: TTFT rises by that many TPOTs, while an idle engine (the idle loop turns quickly) and the
 step after a prompt's take new requests at once.
 
+Admitting new requests only every n-th step (``admit_interval_steps`` n > 1, with ``admit_min_running`` m): a
+scheduler that, once m or more requests run, takes waiting requests only in one step of every n, so that n - 1
+steps in a row decode without new prompts and the prompts that arrived meanwhile are prefilled together. AMD's
+vLLM build for MLPerf Inference v6.0 (gpt-oss-120b) adds it as the environment variables
+``VLLM_SUBSEQUENT_DECODE_STEPS`` (n - 1) and ``VLLM_MIN_REQUEST_DECODE_STEP`` (m): in ``Scheduler.schedule`` the
+loop over WAITING requests breaks while ``current_step != 0`` and ``len(self.running) >= m``, and
+``current_step`` counts the scheduler's steps modulo n (patch ``closed/AMD/setup/gpt-oss-120b/patches/
+gpt-oss-120b_vllm_v0.14.0_amd_dev.patch`` of the MLPerf Inference v6.0 results, ``vllm/v1/core/sched/
+scheduler.py``; the Server yaml sets 10 and 128: n = 11). A request that arrives while m or more run waits for the
+next admitting step, on average about (n - 1) / 2 steps, and its prompt shares that step with the others that
+waited: TTFT rises by those steps and by the longer prefill step, and the decoding requests' TPOT carries that
+step's prefill once in n steps. Upstream vLLM has no such gate (n = 1, the default).
+
 Loads (one replica; the load is split evenly over replicas):
 - closed loop, ``concurrency`` C: C clients each send a request when their previous one finishes (vLLM
   ``benchmark_serving --max-concurrency``), ``num_prompts`` in all;
@@ -116,12 +129,15 @@ thousand events.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import heapq
 import math
 import random
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from gpudesk.i18n import _
 from gpudesk.sizing.serve_client import cached_prompt_tokens
@@ -145,6 +161,10 @@ MIN_DEFAULT_PROMPTS = 100
 MAX_DEFAULT_PROMPTS = 2000
 MAX_STEADY_PROMPTS = 20_000  # prompts per replica of a steady open loop run for steady_run_s (module docstring)
 SEED = 2405_05465
+_ADMISSION_ORDER = itemgetter(1)  # a running entry's admission sequence number
+ADMIT_INTERVAL_SOURCE = ("AMD vLLM build for MLPerf Inference v6.0 gpt-oss-120b: VLLM_SUBSEQUENT_DECODE_STEPS, "
+                         "VLLM_MIN_REQUEST_DECODE_STEP in vllm/v1/core/sched/scheduler.py (closed/AMD/setup/"
+                         "gpt-oss-120b/patches/gpt-oss-120b_vllm_v0.14.0_amd_dev.patch)")
 # Arrivals after the run's prompts in an open loop's steady state, in steady batches (serve_steady): the last prompt
 # lives one request lifetime, in which about one steady batch of requests arrives; half as many again for margin.
 STEADY_TAIL_LIFETIMES = 1.5
@@ -174,6 +194,8 @@ class Load:
     prefix_block_tokens: int = 16  # the unit of a prefix-cache hit (serve_client.prefix_block_tokens)
     schedule_ahead: bool = False  # step n + 1 is scheduled when step n starts (serve_host.schedules_ahead)
     recv_interval_steps: int = 1  # new requests are taken every this many decode steps (module docstring)
+    admit_interval_steps: int = 1  # waiting requests are admitted in one step of every this many (module docstring)
+    admit_min_running: int = 0  # ... once at least this many requests run
     steady_run_s: float = 0.0  # a steady open loop's arrivals last this long (0: the default run; module docstring)
 
 
@@ -299,7 +321,25 @@ def _steady_prompts(load: Load) -> int:
 
 
 def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
-    """Run ``load`` through the scheduler of one replica and measure it like the engine's benchmark client."""
+    """Run ``load`` through the scheduler of one replica and measure it like the engine's benchmark client.
+
+    The run is deterministic (seeded) and its inputs are frozen, so the result of the same inputs is kept: a
+    published run gives several rows (throughput, TTFT, TPOT) and the p99 search (serve_slo) asks for the same
+    rates again. Each caller gets its own ``latency`` dicts."""
+    try:
+        result = _simulate_kept(steps, budget, load)
+    except TypeError:  # an input with an unhashable part: run it without keeping it
+        result = _simulate(steps, budget, load)
+    return dataclasses.replace(result, latency={name: dict(stats) for name, stats in result.latency.items()})
+
+
+@functools.lru_cache(maxsize=256)
+def _simulate_kept(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
+    return _simulate(steps, budget, load)
+
+
+def _simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
+    """:func:`simulate`, run."""
     closed = load.concurrency is not None
     clients = max(1, math.ceil(load.concurrency / load.replicas)) if load.concurrency is not None else 0
     front = _FrontEnd(load)
@@ -341,6 +381,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     # as if it fit).
     limit = running_limit(budget, inp, out)
     prefill_reserved = 0  # KV tokens of the prompts being prefilled (on-demand admission)
+    prefill_left = 0  # prompt tokens the requests being prefilled still have to prefill (kept as they change)
 
     if warm is not None:
         # The open loop's steady batch is already decoding when the run starts (module docstring).
@@ -439,7 +480,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
 
         if not overflows():
             return base
-        running.sort(key=lambda entry: entry[1])  # by admission order: the newest last
+        running.sort(key=_ADMISSION_ORDER)  # by admission order: the newest last
         while overflows():
             done_step, _s, victim = running.pop()
             done_sum -= done_step
@@ -459,6 +500,14 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
         return base
 
     recv_every = max(1, load.recv_interval_steps)
+    admit_every = max(1, load.admit_interval_steps)
+    gate_step = 0  # the scheduler's steps since its last admitting step, modulo admit_every (module docstring)
+
+    def gated() -> bool:
+        """Whether this step may not admit waiting requests (module docstring, admission every n-th step)."""
+        live = len(running) + len(prefilling)
+        return admit_every > 1 and gate_step != 0 and live > 0 and live >= load.admit_min_running
+
     recv_counter = recv_every  # decode steps since the scheduler last took new requests (module docstring)
 
     while len(done) < prompts:
@@ -481,8 +530,9 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             before = len(running)
             context_base = preempt(context_base)
             preempted = len(running) < before
-        room = budget.token_budget - len(running) - sum(r.inp - r.prefilled for r in prefilling)
-        while block_left == 0 and waiting and len(running) + len(prefilling) < limit and not preempted:
+        room = budget.token_budget - len(running) - prefill_left
+        while block_left == 0 and waiting and len(running) + len(prefilling) < limit and not preempted \
+                and not gated():
             if on_demand and (running or prefilling) and (
                     prefill_reserved + context_base + len(running) * (decode_steps + 1) + waiting[0].inp
                     + (waiting[0].out + future_share * (done_sum - len(running) * decode_steps + prefill_outputs)
@@ -494,6 +544,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             room -= waiting[0].inp - waiting[0].prefilled
             req = waiting.popleft()
             prefill_reserved += req.inp
+            prefill_left += req.inp - req.prefilled
             prefill_outputs += req.out
             prefilling.append(req)
         d = len(running)
@@ -521,6 +572,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 take = min(room, req.inp - req.prefilled)
                 attention += take * (req.prefilled + take / 2)
                 req.prefilled += take
+                prefill_left -= take
                 room -= take
                 chunk_total += take
                 if req.prefilled >= req.inp:
@@ -537,7 +589,9 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             if d:
                 decode_steps += 1
             recv_counter = recv_every  # a step with prompts weighs 1000: the next turn receives
-            if whole_prompts and not any(req not in completed for req in prefilling):
+            gate_step = (gate_step + 1) % admit_every
+            # every prompt being prefilled finished in this step (``completed`` holds each of them at most once)
+            if whole_prompts and len(completed) == len(prefilling):
                 block_left = block - 1  # the prompts' step is the block's first; its other steps decode
             for req in completed:
                 prefilling.remove(req)
@@ -580,6 +634,15 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                     reach = to_recv if reach <= to_recv else to_recv + math.ceil((reach - to_recv) / recv_every) * \
                         recv_every
                 k = max(1, min(k, reach))
+            if admit_every > 1 and (waiting or arrivals) and d >= load.admit_min_running:
+                # stop at the next admitting step, where the waiting requests (or the next arrival) may join
+                to_gate = (admit_every - gate_step) % admit_every or admit_every
+                if waiting:
+                    k = min(k, to_gate)
+                else:
+                    reach = max(1, math.ceil((arrivals[0][0] - now) / steps.step_s(d, context)))
+                    k = min(k, to_gate if reach <= to_gate else
+                            to_gate + math.ceil((reach - to_gate) / admit_every) * admit_every)
             if on_demand:
                 free = capacity - prefill_reserved - context
                 k = max(1, min(k, free // max(1, d)))
@@ -591,6 +654,7 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             busy_batch_time += d * dt
             decode_steps += k
             recv_counter += k
+            gate_step = (gate_step + k) % admit_every
             if recv_counter > recv_every:
                 recv_counter = recv_every if recv_every <= 1 else recv_counter % recv_every or recv_every
             if block > 1:
@@ -636,6 +700,11 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             longest=format_count(longest_output)), SHAREGPT_SOURCE,
             raw(mean_input_tokens=load.input_tokens, mean_output_tokens=load.output_tokens,
                 longest_output_tokens=longest_output)),)
+    if admit_every > 1:
+        assumptions += (Assumption("admit_interval", _(
+            "once {running} requests run, waiting requests join in one step of every {steps}").format(
+            running=format_count(load.admit_min_running), steps=admit_every), ADMIT_INTERVAL_SOURCE,
+            raw(admit_interval_steps=admit_every, admit_min_running=load.admit_min_running)),)
     if warm is not None:
         assumptions += (Assumption("steady_state", _(
             "open loop in its steady state: {requests} requests already decoding when the run starts, {tpot} "

@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+import operator
 from collections.abc import Sequence
 
 from gpudesk.i18n import _
@@ -43,18 +44,31 @@ def check_statistic(statistic: str) -> str:
 
 
 def summary(values: Sequence[float]) -> dict[str, float]:
-    """Mean and the percentiles of :data:`STATISTICS` of ``values`` (all 0.0 when empty)."""
-    return weighted_summary([(v, 1) for v in values])
+    """Mean and the percentiles of :data:`STATISTICS` of ``values`` (all 0.0 when empty): :func:`weighted_summary`
+    with every value once, without building the pairs (the same sums in the same order, so the same floats)."""
+    ordered = sorted(values)
+    if not ordered:
+        return {name: 0.0 for name in STATISTICS}
+    return _summarize(ordered, list(range(1, len(ordered) + 1)), sum(ordered))
 
 
 def weighted_summary(pairs: Sequence[tuple[float, int]]) -> dict[str, float]:
     """Mean and percentiles of values given as (value, how many times it occurs) pairs (all 0.0 when empty)."""
-    items = sorted((v, n) for v, n in pairs if n > 0)
+    items = sorted(p for p in pairs if p[1] > 0)
     if not items:
         return {name: 0.0 for name in STATISTICS}
-    values = [v for v, _n in items]
-    ends = list(itertools.accumulate(n for _v, n in items))  # ends[i]: how many values sort at or before values[i]
-    out = {"mean": sum(v * n for v, n in items) / ends[-1]}
+    values = list(map(_VALUE, items))
+    counts = list(map(_COUNT, items))
+    return _summarize(values, list(itertools.accumulate(counts)), sum(map(operator.mul, values, counts)))
+
+
+_VALUE, _COUNT = operator.itemgetter(0), operator.itemgetter(1)
+
+
+def _summarize(values: list[float], ends: list[int], total: float) -> dict[str, float]:
+    """Mean and percentiles of sorted ``values``; ``ends[i]``: how many values sort at or before ``values[i]``;
+    ``total``: the sum of every value counted as often as it occurs."""
+    out = {"mean": total / ends[-1]}
     for name, q in _QUANTILES.items():
         out[name] = _quantile(values, ends, q)
     return out

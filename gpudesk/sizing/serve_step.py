@@ -109,7 +109,7 @@ of thousands of tokens the math.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
@@ -314,6 +314,11 @@ class StepModel:
     # all-reduces per layer of a few bytes per token besides Megatron's: a layer-wide QK RMSNorm's sums of squares
     # under tensor parallelism (serve_qk_norm)
     norm_allreduces_per_layer: int = 0
+    # tokens -> the parts of :meth:`gpu_s` that depend on the step's tokens alone (matmuls with their weight stream,
+    # elementwise kernels, all-reduces): the scheduler asks for the same batch sizes hundreds of thousands of times.
+    # Filled as asked; the fields above are frozen, so an entry never goes stale.
+    _token_parts: dict[int, tuple[float, float, float]] = field(default_factory=dict, init=False, repr=False,
+                                                                 compare=False)
 
     def gemm_flops_per_s(self, tokens: int) -> float:
         """The dense matmul rate of a step of ``tokens`` tokens (``flops_per_s`` unless a size-dependent
@@ -389,6 +394,24 @@ class StepModel:
         tokens = decode_requests + prefill_tokens
         if tokens <= 0:
             return 0.0
+        parts = self._token_parts.get(tokens)
+        if parts is None:
+            parts = self._token_parts[tokens] = self._token_only_s(tokens)
+        gemm, elementwise, allreduce = parts
+        kv_s = (decode_context_tokens / self.decode_kv_share(decode_requests) + prefill_tokens) \
+            * self.kv_bytes_per_token / self.bytes_per_s
+        attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
+        attention = max(kv_s, attention_flops / self.attention_flops_per_s)
+        layer_s = self.prefill_layer_latency_s if prefill_tokens and self.prefill_layer_latency_s \
+            else self.layer_latency_s
+        gpu = gemm + attention + elementwise + self.layers * layer_s + allreduce
+        if tokens > self.skinny_max_tokens:
+            gpu += self.library_gemm_s
+        return gpu
+
+    def _token_only_s(self, tokens: int) -> tuple[float, float, float]:
+        """(matmul seconds with the weight stream, elementwise seconds, all-reduce seconds) of a step of ``tokens``
+        tokens: the parts of :meth:`gpu_s` that do not depend on the contexts."""
         weights = self.weight_bytes_read(tokens)
         stream = weights / self.bytes_per_s + self.marlin_extra_s(tokens) + self.rocm_int4_moe_extra_s(tokens) \
             + self.rocm_aiter_moe_extra_s(tokens)
@@ -410,17 +433,8 @@ class StepModel:
         gemm = stream + math_s + self.dense_stream_extra_s + self.moe_tile_padding_s(tokens)
         if tokens < self.gemm_tile_tokens:
             gemm = max(gemm, self.gemm_tile_tokens * self.flops_per_token / rate)
-        kv_s = (decode_context_tokens / self.decode_kv_share(decode_requests) + prefill_tokens) \
-            * self.kv_bytes_per_token / self.bytes_per_s
-        attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
-        attention = max(kv_s, attention_flops / self.attention_flops_per_s)
         elementwise = tokens * self.elementwise_bytes_per_token / self.bytes_per_s
-        layer_s = self.prefill_layer_latency_s if prefill_tokens and self.prefill_layer_latency_s \
-            else self.layer_latency_s
-        gpu = gemm + attention + elementwise + self.layers * layer_s + self.allreduce_s(tokens)
-        if tokens > self.skinny_max_tokens:
-            gpu += self.library_gemm_s
-        return gpu
+        return gemm, elementwise, self.allreduce_s(tokens)
 
     def decode_kv_share(self, decode_requests: int) -> float:
         """Share of the HBM rate the decode KV stream of ``decode_requests`` sequences reaches: 1, or with the
@@ -523,6 +537,24 @@ def _compute_format(weight_format: str) -> str:
     return "bf16"
 
 
+MXFP4_WEIGHT_ONLY_SOURCE = (
+    "gpt-oss checkpoints: quantization_config quant_method mxfp4 on the MoE weights only (OpenAI gpt-oss model card, "
+    "arXiv 2508.10925); their MoE kernels take 16-bit or MXFP8/FP8 activations (TensorRT-LLM W4A8_MXFP4_MXFP8 / "
+    "W4A16_MXFP4, FlashInfer cute_dsl_fused_moe_mxfp8_mxfp4, vLLM mxfp4.py SM100_FI_MXFP4_MXFP8 / _BF16, AITER "
+    "a8w4 / a16w4); a block-scaled MMA with an FP8 operand runs at the FP8 rate (ROCm/composable_kernel PR 5388: "
+    "\"performance of scale MFMAs is the same when neither A nor B is fp8/bf8\"; NVIDIA tcgen05 kind::f8f6f4 vs "
+    "kind::mxf4)")
+
+
+def mxfp4_matmul_format(spec: ModelSpec) -> str:
+    """The matmul rate MXFP4 weights run at on FP4 matrix units: ``fp8`` for a checkpoint whose own format is
+    weight-only MXFP4 (gpt-oss: no activation scales, so no engine feeds its MoE GEMMs FP4 activations; the kernels
+    take 16-bit or (MX)FP8 activations and a block-scaled MMA with an FP8 operand runs at the FP8 rate,
+    :data:`MXFP4_WEIGHT_ONLY_SOURCE`), ``fp4`` for a model quantized to MXFP4 weights and activations (AMD Quark
+    W-MXFP4 A-MXFP4 of a 16-bit checkpoint)."""
+    return "fp8" if (spec.checkpoint_weight_format or "").lower() == "mxfp4" else "fp4"
+
+
 def _linear_format(weight_format: str, block_fp8: bool) -> str | None:
     """The kind of GEMM the dense linears run as far as the GEMM library goes: ``bf16`` (16-bit weights, and
     MXFP4 checkpoints whose attention stays 16-bit), ``fp8`` (per-tensor FP8), None for formats with their own
@@ -578,7 +610,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
                                        + spec.global_attention_layers * spec.global_head_dim_resolved)
     compute = _compute_format(load.weight_format if load.weight_format.lower() == "nvfp4" else fmt)
     if fmt.lower() == "mxfp4" and gpu.fp4_dense_tflops:
-        compute = "fp4"  # MXFP4 on FP4 matrix units (MI355X, Blackwell): no dequantisation
+        compute = mxfp4_matmul_format(spec)  # on FP4 matrix units (MI355X, Blackwell): no dequantisation
     dequant_rate, dequant_source = dequant_weights_per_s(gpu, fmt)
     overlapped, overlap_source = dequant_overlaps_weight_stream(load.engine, gpu, fmt)
     peak, peak_note = compute_peak_flops(gpu, compute)

@@ -51,6 +51,8 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "fused_moe_tile_rows": N_("Fused-MoE tile rows"),
     "fused_moe_default_config": N_("Fused-MoE configuration"),
     "expert_quant_kernels": N_("FP8 quantization kernels in the fused MoE"),
+    "admit_interval": N_("Admission every n-th step"),
+    "hybrid_kv_cache": N_("Hybrid KV cache (sliding-window blocks freed)"),
     "marlin_moe_expert_s": N_("Marlin MoE expert time"),
     "rocm_int4_moe_layer_s": N_("Int4 MoE layer time (ROCm)"),
     "rocm_aiter_moe_layer_s": N_("AITER fused-MoE layer time (ROCm, measured table)"),

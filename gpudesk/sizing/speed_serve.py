@@ -130,6 +130,8 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
                                           prefix_block_tokens=prefix_block_tokens(load.engine.lower(),
                                                                                   load.kv_block_size),
                                           recv_interval_steps=load.scheduler_recv_interval,
+                                          admit_interval_steps=load.admit_interval_steps,
+                                          admit_min_running=load.admit_min_running,
                                           schedule_ahead=schedules_ahead(load.engine.lower(), load.engine_version,
                                                                          load.backend, steps.host_overlap))
     result = simulate(steps, budget, sim_load)

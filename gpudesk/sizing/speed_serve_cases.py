@@ -127,6 +127,8 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         rocm_aiter=_on_off(case.get("rocm_aiter")),
         kv_block_size=int(case["block_size"]) if case.get("block_size") is not None else None,
         scheduler_recv_interval=int(case.get("scheduler_recv_interval") or 1),
+        admit_interval_steps=int(case.get("admit_interval_steps") or 1),
+        admit_min_running=int(case.get("admit_min_running") or 0),
         ttft_p99_limit_s=_limit(case, "ttft_p99_limit_s"), tpot_p99_limit_s=_limit(case, "tpot_p99_limit_s"),
     )
 

@@ -134,22 +134,21 @@ def _serve_predictor(row: dict[str, Any]) -> float:
     return float(predict_serve_case(row)[0])
 
 
-# The bundled models' predictions of the files as they are: (folder, [(file, mtime_ns, size)]) -> rows. Predicting
-# 2,500 runs takes more than a minute; the window's accuracy dialog and the CLI ask for the same check more than once
+# The bundled models' predictions of each set's files as they are: (folder, set, [(file, mtime_ns, size)]) -> rows.
+# Predicting every run takes minutes; the window's accuracy dialog and the CLI ask for the same check more than once
 # in one process, and the files and the catalog do not change under a running process.
-_EVALUATED: dict[tuple[str, tuple[tuple[str, int | None, int | None], ...]], tuple[SpeedRow, ...]] = {}
+_EVALUATED: dict[tuple[str, str, tuple[tuple[str, int | None, int | None], ...]], tuple[SpeedRow, ...]] = {}
 
 
-def _files_state(base: Path) -> tuple[str, tuple[tuple[str, int | None, int | None], ...]]:
+def _files_state(base: Path, set_name: str) -> tuple[str, str, tuple[tuple[str, int | None, int | None], ...]]:
     state: list[tuple[str, int | None, int | None]] = []
-    for files in SET_FILES.values():
-        for name in files:
-            try:
-                stat = (base / name).stat()
-                state.append((name, stat.st_mtime_ns, stat.st_size))
-            except OSError:
-                state.append((name, None, None))
-    return str(base.resolve()), tuple(state)
+    for name in SET_FILES[set_name]:
+        try:
+            stat = (base / name).stat()
+            state.append((name, stat.st_mtime_ns, stat.st_size))
+        except OSError:
+            state.append((name, None, None))
+    return str(base.resolve()), set_name, tuple(state)
 
 
 def evaluate_speed(folder: Path | None = None, predictors: dict[str, Predictor] | None = None) -> list[SpeedRow]:
@@ -157,16 +156,30 @@ def evaluate_speed(folder: Path | None = None, predictors: dict[str, Predictor] 
 
     With the bundled predictors the result is kept for the process and given again while no file of the folder
     changed (size or modification time)."""
+    results: list[SpeedRow] = []
+    for set_name in SET_FILES:
+        results += evaluate_speed_set(set_name, folder, predictors) or []
+    return results
+
+
+def evaluate_speed_set(set_name: str, folder: Path | None = None, predictors: dict[str, Predictor] | None = None,
+                       should_stop: Callable[[], bool] | None = None) -> list[SpeedRow] | None:
+    """Predict every row of the set ``set_name`` (a key of :data:`SET_FILES`) in ``folder``, in file order.
+
+    ``should_stop`` is asked before each row; once it answers true the set is left unfinished and None returned
+    (nothing is kept). With the bundled predictors a finished set is kept for the process while its files do not
+    change (size or modification time)."""
     base = folder or speed_cases_dir()
-    key = _files_state(base) if predictors is None else None
+    key = _files_state(base, set_name) if predictors is None else None
     if key is not None and key in _EVALUATED:
         return list(_EVALUATED[key])
     use = predictors or {"train": train_predictor, "serve": _serve_predictor}
     results: list[SpeedRow] = []
-    for set_name, files in SET_FILES.items():
-        for name in files:
-            for row in read_rows(base / name):
-                results.append(_one(row, set_name, use))
+    for name in SET_FILES[set_name]:
+        for row in read_rows(base / name):
+            if should_stop is not None and should_stop():
+                return None
+            results.append(_one(row, set_name, use))
     if key is not None:
         _EVALUATED[key] = tuple(results)
     return results
@@ -319,3 +332,10 @@ def load_speed_accuracy() -> list[dict[str, Any]]:
     """Predict every bundled measured run and return :func:`speed_class_rows` (what "How accurate is this?" shows
     for speed)."""
     return speed_class_rows(summarize_speed(evaluate_speed()))
+
+
+def speed_set_class_rows(set_name: str, should_stop: Callable[[], bool] | None = None) -> list[dict[str, Any]] | None:
+    """:func:`speed_class_rows` of one bundled set, the same rows :func:`load_speed_accuracy` gives for it (None:
+    ``should_stop`` answered true before the set was finished)."""
+    results = evaluate_speed_set(set_name, should_stop=should_stop)
+    return None if results is None else speed_class_rows(summarize_speed(results))

@@ -4,7 +4,9 @@
 pool and delivers its result, exception or progress to slots on the GUI thread through queued signals.
 ``fn`` may accept a ``progress`` keyword (:class:`gpudesk.progress.Progress`: ``progress(message, fraction)``,
 the same protocol as the core's long jobs) to report progress; ``on_progress(message, fraction)`` gets it on the
-GUI thread.
+GUI thread. Likewise a ``partial`` keyword (``partial(value)``) hands results over while the task goes on
+(``on_partial(value)``), and a ``should_stop`` keyword (a function answering whether :meth:`Task.cancel` was
+called) lets a long task end early when its caller no longer wants it: the task checks it and returns.
 
 Every exception a task raises (``BaseException`` included) reaches the GUI thread: to ``on_error`` when the
 caller gave one, otherwise to :attr:`WorkTracker.unhandled`, which the main window shows in its message bar.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import threading
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -46,6 +49,8 @@ class _TaskSignals(QObject):
     """The task raised: the exception (its traceback text in .__gpudesk_traceback__)."""
     progress = Signal(str, object)
     """The task reported progress: a message and the fraction done (0..1) or None."""
+    partial = Signal(object)
+    """The task handed over part of its result (its own value) while it goes on."""
     finished = Signal()
     """The task ended, after result or error. No arguments."""
 
@@ -60,10 +65,22 @@ class Task(QRunnable):
         self.kwargs: dict[str, Any] = kwargs
         self.signals = _TaskSignals()
         self.setAutoDelete(True)
+        self._stop = threading.Event()
         try:
-            self._wants_progress = "progress" in inspect.signature(fn).parameters
+            parameters = inspect.signature(fn).parameters
         except (TypeError, ValueError):
-            self._wants_progress = False
+            parameters = {}  # type: ignore[assignment]
+        self._wants_progress = "progress" in parameters
+        self._wants_partial = "partial" in parameters
+        self._wants_should_stop = "should_stop" in parameters
+
+    def cancel(self) -> None:
+        """Ask the task to end early: its ``should_stop`` answers true from now on (a task without it runs on)."""
+        self._stop.set()
+
+    def cancelled(self) -> bool:
+        """Whether :meth:`cancel` was called."""
+        return self._stop.is_set()
 
     @Slot()
     def run(self) -> None:
@@ -77,6 +94,10 @@ class Task(QRunnable):
             if self._wants_progress:
                 signals = self.signals
                 kwargs["progress"] = lambda message, fraction: signals.progress.emit(str(message), fraction)
+            if self._wants_partial:
+                kwargs["partial"] = self.signals.partial.emit
+            if self._wants_should_stop:
+                kwargs["should_stop"] = self._stop.is_set
             value = fn(*args, **kwargs)
         except BaseException as exc:  # noqa: BLE001 - every error is handed to the GUI, never swallowed
             exc.__gpudesk_traceback__ = traceback.format_exc()  # type: ignore[attr-defined]
@@ -140,6 +161,7 @@ def run_task(
     on_result: Callable[[Any], None] | None = None,
     on_error: Callable[[BaseException], None] | None = None,
     on_progress: Callable[[str, float | None], None] | None = None,
+    on_partial: Callable[[Any], None] | None = None,
     on_finished: Callable[[], None] | None = None,
     pool: QThreadPool | None = None,
     **kwargs: Any,
@@ -155,6 +177,8 @@ def run_task(
     task.signals.error.connect(on_error if on_error is not None else work.unhandled.emit)
     if on_progress is not None:
         task.signals.progress.connect(on_progress)
+    if on_partial is not None:
+        task.signals.partial.connect(on_partial)
     if on_finished is not None:
         task.signals.finished.connect(on_finished)
     # The caller may drop the returned Task; without a reference its signals object could be collected

@@ -50,6 +50,35 @@ def test_run_task_hands_errors_to_the_gui(qtbot):
     del task
 
 
+
+def test_run_task_hands_partial_results_to_the_gui_and_stops_when_cancelled(qtbot):
+    gui = threading.get_ident()
+    started = threading.Event()
+    partials: list[tuple[int, int]] = []
+    result: list[object] = []
+
+    def work(partial, should_stop):
+        done = 0
+        while not should_stop():
+            done += 1
+            partial(done)
+            started.set()
+            threading.Event().wait(0.01)
+        return ("stopped after", done)
+
+    task = run_task(work, on_partial=lambda value: partials.append((value, threading.get_ident())),
+                    on_result=result.append)
+    assert started.wait(5)
+    assert not task.cancelled()
+    task.cancel()
+    assert task.cancelled()
+    qtbot.waitUntil(lambda: len(result) == 1, timeout=5000)
+    stopped_after = result[0][1]  # type: ignore[index]
+    qtbot.waitUntil(lambda: len(partials) == stopped_after, timeout=5000)
+    assert [p[0] for p in partials] == list(range(1, stopped_after + 1))
+    assert all(p[1] == gui for p in partials)
+
+
 class _Ticker(ThreadWorker):
     def __init__(self):
         super().__init__()

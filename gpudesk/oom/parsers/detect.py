@@ -20,6 +20,7 @@ from gpudesk.oom.parsers import (
     memory_summary,
     mps,
     pytorch_oom,
+    rmm_pool_start,
     sglang,
     startup_free,
     tensorflow,
@@ -40,11 +41,12 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 # Order matters: the first parser that recognises the text sets framework/kind; later ones add figures.
 # Engines first (their start-up errors are the first cause; a PyTorch OOM in the same log adds figures), then
 # the platform-specific shapes, then the generic allocator messages.
-PARSERS = (startup_free, vllm, sglang, trtllm, tgi, llamacpp, mps, allowed_memory, pytorch_oom, tensorflow, jax, memory_summary,
+PARSERS = (startup_free, rmm_pool_start, vllm, sglang, trtllm, tgi, llamacpp, mps, allowed_memory, pytorch_oom, tensorflow, jax, memory_summary,
            cublas)
 # Lower-case words every message of a parser contains; the parser's regexes run only when one is present.
 _GATES = {
     "startup_free": ("on startup is less than",),
+    "rmm_pool_start": ("initial rmm allocation", "initial allocation of", "pool allocation of"),
     "vllm": ("max seq len", "no available memory for the cache blocks", "mamba cache blocks",
              "available kv cache memory: -", "reserved for kv cache is -"),
     "sglang": ("not enough memory", "profiled value", "leave no gpu memory for the kv cache"),

@@ -25,15 +25,23 @@ _VLLM = re.compile(r"Free memory on device(?:\s+[\w:]{1,16})?\s*\(\s*" + _NUM + 
                    r"desired GPU memory utilization\s*\(\s*(0?\.\d{1,4}|1(?:\.0{1,4})?)\s*,\s*" + SIZE + r"\s*\)",
                    re.IGNORECASE)
 
+# The same check quoted without its figures (a caller's log or an issue title: verl's "vLLMAsyncRollout _loop_forever
+# error: Free memory on device on startup is less than desired GPU memory utilization (0.8)"): only the share asked for.
+# Free below ``U × total`` with nothing loaded means more than ``(1 − U) × total`` was already held, recorded as
+# ``held_share_above``.
+_VLLM_SHARE_ONLY = re.compile(r"Free memory on device(?:\s+[\w:]{1,16})?\s*on startup is less than desired GPU memory "
+                              r"utilization\s*\(\s*(0?\.\d{1,4}|1(?:\.0{1,4})?)\s*\)", re.IGNORECASE)
+
 
 def matches(text: str) -> bool:
-    return bool(_VLLM.search(text))
+    return bool(_VLLM.search(text) or _VLLM_SHARE_ONLY.search(text))
 
 
 def parse(text: str, report: MemoryReport) -> bool:
-    m = _VLLM.search(re.sub(r"\s+", " ", text))
+    flat = re.sub(r"\s+", " ", text)
+    m = _VLLM.search(flat)
     if m is None:
-        return False
+        return _share_only(flat, report)
     unit = m.group(3)
     free, total = to_bytes(m.group(1), unit), to_bytes(m.group(2), unit)
     budget = to_bytes(m.group(5), m.group(6))
@@ -44,4 +52,16 @@ def parse(text: str, report: MemoryReport) -> bool:
     dev.total_bytes, dev.free_bytes = total, free
     report.parsed.update({"free_at_start_bytes": free, "total_at_start_bytes": total, "engine_budget_bytes": budget,
                           "gpu_memory_utilization": float(m.group(4))})
+    return True
+
+
+def _share_only(flat: str, report: MemoryReport) -> bool:
+    m = _VLLM_SHARE_ONLY.search(flat)
+    if m is None:
+        return False
+    share = float(m.group(1))
+    report.framework = "vllm"
+    report.engine = "vllm"
+    report.kind = "engine_startup_free"
+    report.parsed.update({"gpu_memory_utilization": share, "held_share_above": round(1 - share, 4)})
     return True

@@ -44,6 +44,7 @@ from gpudesk.oom.cause import Cause
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules import kv_pool_allocation, trtllm_serving
 from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.oom.signatures import check_command
 from gpudesk.oom.rules.other_process import STARTUP_HELD_SHARE, engine_start_held
 from gpudesk.i18n import _
 
@@ -56,7 +57,7 @@ def check(f: Facts) -> Cause | None:
     if pool is not None:
         return pool
     if r.kind == "engine_startup_free":
-        return _budget_above_free(f)
+        return _budget_above_free(f) or _share_above_free(f)
     if r.kind == "vllm_mamba_cache":
         return _mamba(f)
     if r.kind == "sglang_kv_pool":
@@ -333,4 +334,25 @@ def _budget_above_free(f: Facts) -> Cause | None:
                           budget=format_bytes(budget) if isinstance(budget, int) else "?",
                           total=format_bytes(total), free=format_bytes(free), held=format_bytes(held)),
         fix=_("Set --gpu-memory-utilization to at most {most:.2f}").format(most=most),
+    )
+
+
+def _share_above_free(f: Facts) -> Cause | None:
+    """vLLM's start-up check quoted with only the share asked for, above 0.9 (gpudesk.oom.parsers.startup_free): what
+    was held could be as little as the driver's and the engine's own context, so the share itself is the first reading
+    (0.6), another holder beside it (gpudesk.oom.rules.other_process reads shares of 0.9 and below)."""
+    r = f.report
+    above, util = r.parsed.get("held_share_above"), r.parsed.get("gpu_memory_utilization")
+    if engine_start_held(f) is not None or not isinstance(above, float) or not isinstance(util, float) \
+            or above >= STARTUP_HELD_SHARE:
+        return None
+    return Cause(
+        id="kv_cache_budget",
+        title=_("The engine's memory budget is larger than the free memory at start"),
+        confidence=0.6,
+        evidence=evidence(gpu_memory_utilization_ratio=util, deciding_check="other_process",
+                          check_command=check_command("other_process", r.platform)),
+        explanation=_("gpu_memory_utilization asks for {util:.0%} of the GPU before anything is loaded, which leaves "
+                      "less than the driver, the CUDA context and a desktop can already hold.").format(util=util),
+        fix=_("Set --gpu-memory-utilization to 0.9 or less (nvidia-smi shows what is already in use)"),
     )

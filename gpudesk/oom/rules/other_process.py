@@ -53,7 +53,7 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import smi_table
-from gpudesk.oom.rules import cut_clauses, exclusive_mode, genuine_shortage, held_outside, signature
+from gpudesk.oom.rules import cut_clauses, exclusive_mode, genuine_shortage, held_outside, pool_start, signature
 from gpudesk.oom.rules.tf_pool import tf_fraction_reservation, tf_pool_growth_refused, tf_reservation_refused_on_cuda
 from gpudesk.oom.report import ProcessMemory
 from gpudesk.oom.rules.base import Facts, clamp, evidence
@@ -121,6 +121,36 @@ def _engine_start(f: Facts) -> Cause | None:
         fix=_("Stop the other processes on this GPU (nvidia-smi lists them) or pick a free GPU; to share it, lower "
               "--gpu-memory-utilization to at most {most:.2f}").format(most=most),
         checks=[_("{command}: {meaning}").format(command=check_command(key, f.report.platform),
+                                                 meaning=i18n._(CHECKS[key].meaning))],
+    )
+
+
+def _engine_start_share(f: Facts) -> Cause | None:
+    """vLLM's start-up check quoted without its figures, only the share asked for ("... less than desired GPU memory
+    utilization (0.8)", gpudesk.oom.parsers.startup_free): free memory below ``U × total`` before anything was loaded
+    means more than ``(1 − U) × total`` was already held; at ``U`` of 0.9 or less that is a tenth of the device or more,
+    another holder's as at the check with figures (verl#4229: the job's own FSDP copy of the model on the rollout
+    worker's GPU). 0.75: below the reading with figures (0.85), since the held share is a bound, not a measure."""
+    r = f.report
+    above = r.parsed.get("held_share_above")
+    if r.kind != "engine_startup_free" or engine_start_held(f) is not None or not isinstance(above, float) \
+            or above < STARTUP_HELD_SHARE:
+        return None
+    key = "other_process"
+    return Cause(
+        id="other_process",
+        title=_("Another process held the GPU when the engine started"),
+        confidence=0.75,
+        evidence=evidence(held_at_start_min_ratio=above, gpu_memory_utilization_ratio=r.parsed.get("gpu_memory_utilization"),
+                          deciding_check=key, check_command=check_command(key, r.platform)),
+        explanation=_("The engine checks the free memory before loading anything and found less than the "
+                      "{util:.0%} of the GPU it was asked to take: more than {above:.0%} of the GPU was already held, "
+                      "far more than the driver and the engine's own context take, so another process (a second "
+                      "engine, a training copy of the model, a run that did not exit) holds it.").format(
+                          util=1 - above, above=above),
+        fix=_("Stop the other processes on this GPU (nvidia-smi lists them) or pick a free GPU; to share it, lower "
+              "--gpu-memory-utilization below the share the others leave free"),
+        checks=[_("{command}: {meaning}").format(command=check_command(key, r.platform),
                                                  meaning=i18n._(CHECKS[key].meaning))],
     )
 
@@ -265,7 +295,9 @@ def check(f: Facts) -> Cause | None:
     if initializer is not None:
         return initializer
     if f.report.kind == "engine_startup_free":
-        return _engine_start(f)
+        return _engine_start(f) or _engine_start_share(f)
+    if f.report.kind == "rmm_pool_startup_free":
+        return pool_start.held_at_pool_start(f)
     if tf_reservation_refused_on_cuda(f) and not tf_fraction_reservation(f) and not tf_pool_growth_refused(f):
         # TensorFlow's device-discovery figures, when pasted, say more than the refusal alone.
         held = _held_before_start(f) if f.dev is not None and not f.dev.other_processes else None

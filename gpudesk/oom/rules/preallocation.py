@@ -14,6 +14,9 @@ in the same process): TensorFlow maps nearly all of each visible GPU when it fir
 sources), and that pool is what PyTorch's allocator does not see → 0.92, above the generic "memory outside the
 allocator" reading (0.9), with the fix in the other framework's terms (geoelements/gns#10: the TensorFlow dataloader
 forced onto the CPU fixed a PyTorch OOM).
+
+The RAPIDS Accelerator for Spark's RMM pool sized at executor start above the free memory, with the GPU (nearly) the
+executor's own, is the pool's fraction set too high (0.7; :func:`gpudesk.oom.rules.pool_start.pool_above_free`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from gpudesk import i18n
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.named_gpu import named_gpu_bytes
 from gpudesk.oom.parsers import generic
-from gpudesk.oom.rules import held_outside, tf_pool
+from gpudesk.oom.rules import held_outside, pool_start, tf_pool
 from gpudesk.oom.rules.base import Facts, evidence, join_sentences
 from gpudesk.units import GIB as GiB, format_bytes
 from gpudesk.i18n import N_, _
@@ -41,6 +44,8 @@ def check(f: Facts) -> Cause | None:
     r = f.report
     if r.kind == "memory_report":
         return _usage(f)
+    if r.kind == "rmm_pool_startup_free":
+        return pool_start.pool_above_free(f)
     if r.platform == "tpu":
         return None  # TPU HBM has no preallocated pool to give back: a program that does not fit is a shortage
     if "vulkan" in (r.platform, r.backend):

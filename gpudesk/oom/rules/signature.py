@@ -82,7 +82,7 @@ from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, G
                                     POOL_FALLBACK_CHECK,
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error, sigbus_exit,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
-                                    SHM_SEGMENT_CHECK, VULKAN_HEAP_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
+                                    SHM_SEGMENT_CHECK, TOOLCHAIN_HOST_OOM, VULKAN_HEAP_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
                                     check_command,
                                     flatten_whitespace,
                                     enospc_beside_gpu_only, names_managed_memory, names_unified_allocator,
@@ -380,6 +380,14 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         fixes["buffer_limit"] = _("Keep the input within what the memory plan was made for, or plan for more: "
                                   "mlc_llm gen_config --context-window-size / --prefill-chunk-size (or mlc_llm serve "
                                   "--overrides \"context_window_size=...;prefill_chunk_size=...\"), then rerun")
+    if key == "host_ram" and TOOLCHAIN_HOST_OOM.search(r.text or ""):
+        # The CUDA build's compilers (ptxas, cudafe++, cc1plus) ran out of host memory (signatures.TOOLCHAIN_HOST_OOM):
+        # every parallel job holds one heavy translation unit's compiler in RAM.
+        explanations["host_ram"] = _("The compiler of a build ran out of memory (ptxas, the CUDA front end or "
+                                     "cc1plus, all programs on the host): the parallel compile jobs together need "
+                                     "more RAM than the machine has; the GPU plays no part.")
+        fixes["host_ram"] = _("Build with fewer parallel jobs (MAX_JOBS=2 for PyTorch extensions, --parallel 2 or "
+                              "make -j2), or add RAM / enlarge the Windows page file")
     count_limit = RESOURCE_COUNT_LIMIT.search(r.text or "") if key == "buffer_limit" else None
     if count_limit is not None:
         # MLX's allocator counts the Metal buffers it holds and refuses one more at its resource limit

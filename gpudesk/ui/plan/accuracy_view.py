@@ -5,14 +5,18 @@ error for the current kind of job, and one row per published case (measured vs e
 its source). :class:`AccuracyLink` is the "How accurate is this?" button placed next to a memory figure; it opens
 the view in a dialog. The data comes from :func:`gpudesk.sizing.validation.load_accuracy`, run off the GUI thread.
 Below it, the speed model's check (:func:`gpudesk.sizing.speed_validation.load_speed_accuracy`): one row per set
-(development, later) and class (kind, vendor, GPU, pipeline, MoE, FP8, engine) with its misses.
+(development, later) and class (kind, vendor, GPU, pipeline, MoE, FP8, engine) with its misses. Predicting every
+run takes minutes, so the dialog fills the speed table set by set as each is done
+(:func:`gpudesk.sizing.speed_accuracy_cache.check_speed_sets`, which keeps finished sets on disk for the next
+opening), shows which set it is checking, and stops the check when it is closed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt, QThreadPool
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -20,6 +24,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QHeaderView,
     QLabel,
+    QProgressBar,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -27,9 +32,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpudesk.sizing.speed_validation import load_speed_accuracy
+from gpudesk.sizing.speed_accuracy_cache import SpeedCheck, check_speed_sets
+from gpudesk.sizing import speed_validation
 from gpudesk.sizing.validation import AccuracyReport, load_accuracy
-from gpudesk.ui.workers import run_task
+from gpudesk.ui.workers import Task, run_task
 
 from gpudesk.units import GIB
 from gpudesk.ui.error_text import error_text
@@ -74,6 +80,12 @@ class EstimatorAccuracyView(QWidget):
         self.speed_headline.setTextFormat(Qt.TextFormat.PlainText)
         self.speed_headline.setWordWrap(True)
         self.speed_headline.setFont(font)
+        self.speed_status = QLabel("")
+        self.speed_status.setTextFormat(Qt.TextFormat.PlainText)
+        self.speed_status.setWordWrap(True)
+        self.speed_progress = QProgressBar()
+        self.speed_progress.setAccessibleName(self.tr("Speed check progress"))
+        self.speed_progress.setVisible(False)
         self.speed_table = QTableWidget(0, SPEED_COLUMNS)
         self.speed_table.setHorizontalHeaderLabels([
             self.tr("Set"), self.tr("Class"), self.tr("Runs"), self.tr("Within 20 %"), self.tr("Within 50 %"),
@@ -90,14 +102,50 @@ class EstimatorAccuracyView(QWidget):
         layout.addWidget(self.breakdown)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.speed_headline)
+        layout.addWidget(self.speed_status)
+        layout.addWidget(self.speed_progress)
         layout.addWidget(self.speed_table, 1)
+        self._speed_rows: list[dict[str, Any]] = []
 
     def show_speed_error(self, message: str) -> None:
         """Say why the speed check could not run (outside text shown as plain text)."""
         self.speed_headline.setText(self.tr("The speed check could not run: %1").replace("%1", message))
+        self.speed_progress.setVisible(False)
+        self.speed_status.setText("")
+
+    def show_speed_progress(self, done: int, total: int) -> None:
+        """``done`` of the ``total`` sets are checked: say which one is being checked now."""
+        if done >= total:
+            self.speed_progress.setVisible(False)
+            self.speed_status.setText("")
+            return
+        self.speed_progress.setRange(0, total)
+        self.speed_progress.setValue(done)
+        self.speed_progress.setVisible(True)
+        self.speed_status.setText(self.tr("Checking the speed model: set %1 of %2").replace("%1", str(done + 1))
+                                  .replace("%2", str(total)))
+
+    def add_speed_set(self, part: tuple[str, int, int, list[dict[str, Any]]]) -> None:
+        """A set's rows are in (``(set, number, total, rows)`` from
+        :func:`gpudesk.sizing.speed_accuracy_cache.check_speed_sets`): add them and say which set comes next."""
+        _set_name, number, total, rows = part
+        self._show_speed_rows(self._speed_rows + list(rows), len(self._speed_rows))
+        self.show_speed_progress(number, total)
+
+    def finish_speed(self, check: SpeedCheck | None) -> None:
+        """The speed check ended (None: it was stopped): hide the progress and say what could not be kept."""
+        self.speed_progress.setVisible(False)
+        self.speed_status.setText(self.tr("Shown, but not kept for next time: %1").replace("%1", check.cache_error)
+                                  if check is not None and check.cache_error else "")
 
     def set_speed(self, rows: list[dict[str, Any]]) -> None:
         """Fill the speed table from :func:`gpudesk.sizing.speed_validation.load_speed_accuracy` rows."""
+        self._show_speed_rows(list(rows), 0)
+
+    def _show_speed_rows(self, rows: list[dict[str, Any]], first: int) -> None:
+        """Show ``rows`` (all the speed rows so far): the headline from them, the table's rows from ``first`` on (the
+        rows before it are already shown)."""
+        self._speed_rows = rows
         train = next((r for r in rows if r["set"] == "dev" and r["class"] == "kind" and r["value"] == "train"), None)
         serve = next((r for r in rows if r["set"] == "dev" and r["class"] == "kind" and r["value"] == "serve"), None)
         parts = []
@@ -107,8 +155,11 @@ class EstimatorAccuracyView(QWidget):
                                      "or not answered)").replace("%1", label)
                              .replace("%2", str(round(r["within_20_share"] * r["answered"])))
                              .replace("%3", str(r["rows"])).replace("%4", str(r["misses"])))
-        self.speed_headline.setText(self.tr("Speed model: %1.").replace("%1", "; ".join(parts)) if parts else
-                                    self.tr("No published measured run answered yet: treat speeds as unvalidated."))
+        if parts:
+            self.speed_headline.setText(self.tr("Speed model: %1.").replace("%1", "; ".join(parts)))
+        elif rows:
+            unvalidated = self.tr("No published measured run answered yet: treat speeds as unvalidated.")
+            self.speed_headline.setText(unvalidated)
         sets = {"dev": self.tr("development"), "later": self.tr("later (collected after the model)"),
                 "fresh": self.tr("fresh (collected after the model was frozen)"),
                 "fresh2": self.tr("second fresh (collected after the model was frozen again)"),
@@ -149,7 +200,7 @@ class EstimatorAccuracyView(QWidget):
                 "fresh37": self.tr("thirty-seventh fresh (collected after the model was frozen a thirty-seventh time)"),
                 "fresh38": self.tr("thirty-eighth fresh (collected after the model was frozen a thirty-eighth time)")}
         self.speed_table.setRowCount(len(rows))
-        for i, r in enumerate(rows):
+        for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
             values = [sets.get(r["set"], r["set"]), f"{r['class']}: {r['value']}", f"{r['answered']}/{r['rows']}",
                       f"{100 * r['within_20_share']:.0f} %" if answered else "",
@@ -242,12 +293,43 @@ class AccuracyDialog(QDialog):
         layout.addWidget(self.view)
         layout.addWidget(buttons)
         self.resize(1100, 560)
+        # The speed check runs on the dialog's own pool, so closing the dialog can wait for exactly that thread.
+        self._speed_pool = QThreadPool(self)
+        self._speed_pool.setMaxThreadCount(1)
+        self.speed_task: Task | None = None
 
     def load(self) -> None:
-        """Evaluate the validation set off the GUI thread and fill the view."""
+        """Evaluate the validation set off the GUI thread and fill the view; the speed table fills set by set."""
         run_task(load_accuracy, on_result=self.view.set_report, on_error=lambda exc: self.view.show_error(error_text(exc)))
-        run_task(load_speed_accuracy, on_result=self.view.set_speed,
-                 on_error=lambda exc: self.view.show_speed_error(error_text(exc)))
+        self.view.show_speed_progress(0, len(speed_validation.SET_FILES))
+        self.speed_task = run_task(_check_speed_sets, on_partial=self.view.add_speed_set,
+                                   on_result=self.view.finish_speed,
+                                   on_error=lambda exc: self.view.show_speed_error(error_text(exc)),
+                                   pool=self._speed_pool)
+        app = QCoreApplication.instance()
+        if app is not None:  # quitting with the dialog open: its pool, deleted with it, must not wait for the check
+            app.aboutToQuit.connect(self._cancel_speed_check)
+
+    def _cancel_speed_check(self) -> None:
+        if self.speed_task is not None:
+            self.speed_task.cancel()
+
+    def done(self, result: int) -> None:
+        """Closing stops the speed check and waits for its thread (it ends before its next run, well under a
+        second; at most :data:`STOP_WAIT_MS`)."""
+        self._cancel_speed_check()
+        self._speed_pool.waitForDone(STOP_WAIT_MS)
+        super().done(result)
+
+
+#: How long closing the dialog waits for the speed check's thread to end after asking it to stop.
+STOP_WAIT_MS = 60_000
+
+
+def _check_speed_sets(partial: Callable[[Any], None], should_stop: Callable[[], bool]) -> SpeedCheck | None:
+    """:func:`~gpudesk.sizing.speed_accuracy_cache.check_speed_sets` handing each finished set to ``partial``."""
+    return check_speed_sets(on_set=lambda name, number, total, rows: partial((name, number, total, rows)),
+                            should_stop=should_stop)
 
 
 class AccuracyLink(QPushButton):
