@@ -78,6 +78,7 @@ def cli_args(case: dict) -> list[str]:
                  "--fsdp-version", str(case.get("fsdp_version") or 2),
                  "--optimizer-impl", case.get("optimizer_impl", "foreach"),
                  "--cuda-lazy-loading", "on" if case.get("cuda_lazy_loading", True) else "off",
+                 "--cuda-major-version", str(case.get("cuda_major_version", 12)),
                  "--lora-rank", str(case.get("lora_rank") or 16),
                  "--lora-targets", case.get("lora_targets") or "all-linear",
                  "--lora-dropout", str(case.get("lora_dropout", 0.0)),
