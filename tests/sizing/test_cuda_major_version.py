@@ -71,3 +71,14 @@ def test_cli_flag(capsys: pytest.CaptureFixture[str]) -> None:
     status = main(lazy + ["--cuda-major-version", "10"])
     err = capsys.readouterr().err
     assert status in (1, 2) and "--cuda-major-version:" in err and "11.7" in err
+
+
+def test_profile_field_reaches_the_workload_and_is_checked():
+    from gpudesk.planner.requirement import ModelMemory, Requirement, requirement_problems
+    from gpudesk.planner.workload import memory_workload
+
+    req = Requirement(model=ModelMemory(mode="inference", cuda_lazy_loading=False, cuda_major_version=10))
+    assert memory_workload(req).cuda_major_version == 10
+    assert not [p for p in requirement_problems(req) if "cuda_major_version" in str(p)]
+    bad = Requirement(model=ModelMemory(mode="inference", cuda_major_version=9))
+    assert [p for p in requirement_problems(bad) if "cuda_major_version" in str(p)]
