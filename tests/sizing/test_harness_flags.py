@@ -32,7 +32,9 @@ def cli_args(case: dict) -> list[str]:
                  "--kv-precision", case.get("kv_precision", "bf16"),
                  "--kv-block-tokens", str(case.get("paged_block_tokens", 16)),
                  "--kv-cache-impl", case.get("kv_cache_impl", "paged"),
-                 "--mla-decode-weights", case.get("mla_decode_weights", "up-proj")]
+                 "--mla-decode-weights", case.get("mla_decode_weights", "up-proj"),
+                 "--cuda-lazy-loading", "on" if case.get("cuda_lazy_loading", True) else "off",
+                 "--cuda-major-version", str(case.get("cuda_major_version", 12))]
         if case.get("weight_format"):
             args += ["--weight-format", case["weight_format"]]
         if case.get("prompt_tokens"):
