@@ -32,6 +32,7 @@ from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS, MLA_DECODE_WEIGHTS, 
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.lora_base import LORA_BASE_WEIGHTS, MODULES_TO_SAVE
 from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES, PARAM_PRECISIONS
+from gpudesk.sizing.overheads import CUDA_MAJOR_VERSIONS
 from gpudesk.sizing.speed_train import RECOMPUTE_MODULES
 
 MODALITIES = ("text", "image", "image-text", "video", "3d-volume", "audio", "tabular")
@@ -79,6 +80,7 @@ class ModelMemory:
     ``context_parallel`` (see :mod:`gpudesk.sizing.memory_train`). Framework behaviour that changed memory between
     versions: ``fsdp_version`` (1 flat parameters, 2 fully_shard), ``optimizer_impl`` (foreach / fused / for-loop
     Adam step), ``zero_grad_keeps_grads`` (PyTorch < 2.0), ``cuda_lazy_loading`` (CUDA >= 11.7),
+    ``cuda_major_version`` (the PyTorch build's CUDA: 10 has a smaller eager context),
     ``kbit_fp32_upcast`` (PEFT ``prepare_model_for_kbit_training``), ``kbit_embeddings_bf16`` (TRL casts embeddings
     and LM head back to bf16), ``fsdp1_mixed_flat_params`` (adapters and frozen
     base in one FSDP1 FlatParameter), ``lora_dropout``, ``legacy_bnb_matmul`` (bitsandbytes < 0.43.2), ``nonreentrant_checkpoint`` (whole-layer recompute by non-reentrant checkpointing: a bitsandbytes base keeps its Linear inputs), ``lora_kernels`` (peft / fused: Unsloth's fused LoRA blocks), ``weight_loading`` (how the weights reach the GPU: per-tensor /
@@ -156,6 +158,7 @@ class ModelMemory:
     optimizer_impl: str = "foreach"
     zero_grad_keeps_grads: bool = False
     cuda_lazy_loading: bool = True
+    cuda_major_version: int = 12
     kv_cache_impl: str = "paged"
     mla_decode_weights: str = "up-proj"
     kbit_fp32_upcast: bool = False
@@ -405,6 +408,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.loss", m.loss, LOSS_MODES)
     check(_num, "model.loss_vocab_chunk", m.loss_vocab_chunk, maximum=16 * 1024 * 1024, integer=True)
     check(_choice, "model.fsdp_version", str(m.fsdp_version), ("1", "2"))
+    check(_choice, "model.cuda_major_version", str(m.cuda_major_version), tuple(str(v) for v in CUDA_MAJOR_VERSIONS))
     check(_choice, "model.optimizer_impl", m.optimizer_impl, OPTIMIZER_IMPLS)
     check(_choice, "model.kv_cache_impl", m.kv_cache_impl, KV_CACHE_IMPLS)
     check(_choice, "model.mla_decode_weights", m.mla_decode_weights, MLA_DECODE_WEIGHTS)

@@ -21,7 +21,7 @@ from gpudesk.sizing.memory_inference import inference_memory
 from gpudesk.sizing.memory_lora import lora_memory
 from gpudesk.sizing.memory_train import train_memory
 from gpudesk.sizing.mode_settings import check_mode_settings
-from gpudesk.sizing.overheads import EAGER_MODULE_LOADING_CONTEXT_BYTES, Overheads
+from gpudesk.sizing.overheads import CUDA_MAJOR_VERSIONS, Overheads, eager_context_bytes
 from gpudesk.sizing.pipeline import step_batching
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.zero3_params import (
@@ -82,6 +82,9 @@ class MemoryWorkload:
         zero_grad_keeps_grads: ``zero_grad()`` zero-fills instead of freeing (PyTorch < 2.0 default).
         cuda_lazy_loading: CUDA >= 11.7 lazy module loading (``CUDA_MODULE_LOADING=LAZY``, PyTorch >= 2.0 default);
             off loads every kernel at start-up (a 1.3 GiB context, transformers memory-anatomy guide).
+        cuda_major_version: the CUDA major version the PyTorch build uses (``torch.version.cuda``): with lazy
+            loading off, 10 (or earlier) gives CUDA 10's smaller eager context (877 MiB,
+            :data:`gpudesk.sizing.overheads.EAGER_CUDA10_CONTEXT_BYTES`); lazy loading needs 11.7 or later.
         kv_cache_impl: inference KV cache: ``paged`` (vLLM/SGLang), ``dynamic`` (HF DynamicCache kept by
             ``generate``, transformers >= 4.42), ``legacy-tuple`` (tuple ``past_key_values``, transformers <= 4.41
             ``generate``: :mod:`gpudesk.sizing.tuple_cache_step`), ``static`` (gpt-fast, quadratic causal mask) or
@@ -221,6 +224,7 @@ class MemoryWorkload:
     fsdp_version: int = 2
     zero_grad_keeps_grads: bool = False
     cuda_lazy_loading: bool = True
+    cuda_major_version: int = 12
     kv_cache_impl: str = "paged"
     mla_decode_weights: str = "up-proj"
     optimizer_impl: str = "foreach"
@@ -357,8 +361,15 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
                     dp=data_parallel_of(w))),
             "Megatron-Core num_microbatches_calculator.py")
         return _with_note(estimate_memory(spec, resolved), batching_note)
-    if not w.cuda_lazy_loading and w.overheads.cuda_context_bytes < EAGER_MODULE_LOADING_CONTEXT_BYTES:
-        w = replace(w, overheads=replace(w.overheads, cuda_context_bytes=EAGER_MODULE_LOADING_CONTEXT_BYTES))
+    if isinstance(w.cuda_major_version, bool) or w.cuda_major_version not in CUDA_MAJOR_VERSIONS:
+        raise SizingError("cuda_major_version", _("{value!r} is not one of: {options}.").format(
+            value=w.cuda_major_version, options=", ".join(str(v) for v in CUDA_MAJOR_VERSIONS)))
+    if w.cuda_lazy_loading and w.cuda_major_version < 11:
+        # CUDA_MODULE_LOADING=LAZY arrived with CUDA 11.7 (CUDA C Programming Guide, "Lazy Loading").
+        raise SizingError("cuda_major_version", _("lazy module loading needs CUDA 11.7 or later; a build on CUDA "
+                                                  "10 loads every kernel at start-up: turn lazy loading off."))
+    if not w.cuda_lazy_loading and w.overheads.cuda_context_bytes < eager_context_bytes(w.cuda_major_version):
+        w = replace(w, overheads=replace(w.overheads, cuda_context_bytes=eager_context_bytes(w.cuda_major_version)))
     if w.sharding in DEEPSPEED_STAGES and w.precision in ("fp16-amp", "bf16-amp"):
         # DeepSpeed's fp16/bf16 engine casts the module itself to 16 bits (fp32 master copies live in the
         # optimizer): https://github.com/deepspeedai/DeepSpeed/blob/master/deepspeed/runtime/engine.py

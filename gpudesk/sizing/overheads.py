@@ -25,6 +25,22 @@ from gpudesk.units import GIB, MIB
 # (https://huggingface.co/docs/transformers/model_memory_anatomy). Lazy loading (CUDA >= 11.7, PyTorch >= 2.0
 # default) keeps it near the 0.5 GiB default.
 EAGER_MODULE_LOADING_CONTEXT_BYTES = 1343 * MIB
+# The same eager context of a CUDA 10.x build (PyTorch <= 1.8 "+cu10x" wheels, cuDNN 7, cuBLAS 10): its libraries
+# hold far fewer kernel images than CUDA 11's (cuDNN 8, cuBLAS/cuBLASLt 11), and eager loading puts all of those
+# for the card's architecture in the context. pytorch/pytorch#49877: a 156.25 MiB tensor (a 158 MiB caching-allocator
+# block) showed 1035 MiB in nvidia-smi on a GTX 2080 Ti with PyTorch 1.6.0+cu101 (877 MiB beyond it) and 1644 MiB on
+# an RTX 3090 with 1.7.1+cu110; pytorch/pytorch#55277: ``torch.Tensor(1).cuda()`` 721 MB on a GTX 1080 with
+# 1.8.2+cu101, 1687 MB on an RTX 3090 with 1.8.2+cu111. The Turing figure is taken (the Pascal one is 156 MiB lower:
+# the context also holds only the card's own architecture's images).
+EAGER_CUDA10_CONTEXT_BYTES = 877 * MIB
+# CUDA major versions a PyTorch build can name; lazy loading needs 11.7 or later.
+CUDA_MAJOR_VERSIONS = (10, 11, 12, 13)
+
+
+def eager_context_bytes(cuda_major_version: int) -> int:
+    """The CUDA context with every kernel module loaded at start-up, for a build on that CUDA major version
+    (10 or earlier: :data:`EAGER_CUDA10_CONTEXT_BYTES`; 11 and later: :data:`EAGER_MODULE_LOADING_CONTEXT_BYTES`)."""
+    return EAGER_CUDA10_CONTEXT_BYTES if cuda_major_version <= 10 else EAGER_MODULE_LOADING_CONTEXT_BYTES
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,9 @@ def cli_args(case: dict) -> list[str]:
                  "--kv-precision", case.get("kv_precision", "bf16"),
                  "--kv-block-tokens", str(case.get("paged_block_tokens", 16)),
                  "--kv-cache-impl", case.get("kv_cache_impl", "paged"),
-                 "--mla-decode-weights", case.get("mla_decode_weights", "up-proj")]
+                 "--mla-decode-weights", case.get("mla_decode_weights", "up-proj"),
+                 "--cuda-lazy-loading", "on" if case.get("cuda_lazy_loading", True) else "off",
+                 "--cuda-major-version", str(case.get("cuda_major_version", 12))]
         if case.get("weight_format"):
             args += ["--weight-format", case["weight_format"]]
         if case.get("prompt_tokens"):
@@ -78,6 +80,7 @@ def cli_args(case: dict) -> list[str]:
                  "--fsdp-version", str(case.get("fsdp_version") or 2),
                  "--optimizer-impl", case.get("optimizer_impl", "foreach"),
                  "--cuda-lazy-loading", "on" if case.get("cuda_lazy_loading", True) else "off",
+                 "--cuda-major-version", str(case.get("cuda_major_version", 12)),
                  "--lora-rank", str(case.get("lora_rank") or 16),
                  "--lora-targets", case.get("lora_targets") or "all-linear",
                  "--lora-dropout", str(case.get("lora_dropout", 0.0)),

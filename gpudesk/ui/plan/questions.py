@@ -30,6 +30,7 @@ from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS, MLA_DECODE_WEIGHTS, 
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.memory_train import OFFLOAD_MODES
 from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES
+from gpudesk.sizing.overheads import CUDA_MAJOR_VERSIONS
 from gpudesk.sizing.zero3_params import ZERO3_DEFAULTS
 from gpudesk.ui.plan.fields import FieldSpec, PageSpec
 
@@ -205,6 +206,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "Without a separate wrap of the LoRA adapters (PEFT fsdp_auto_wrap_policy, torchtune lora_fsdp_wrap_policy), FSDP1 allocates gradients for the frozen base too.")),
             _f("model.cuda_lazy_loading", translate("PlanQuestions", "CUDA lazy module loading"), kind="bool",
                tooltip=translate("PlanQuestions", "On since CUDA 11.7 / PyTorch 2.0; off loads every kernel at start-up (about 1.3 GiB of context).")),
+            _f("model.cuda_major_version", translate("PlanQuestions", "CUDA major version of the PyTorch build"), kind="choice", choices=tuple((v, str(v)) for v in CUDA_MAJOR_VERSIONS),
+               tooltip=translate("PlanQuestions", "torch.version.cuda. With lazy loading off, CUDA 10 (PyTorch 1.8 and older +cu10x wheels) loads smaller kernel libraries: about 0.9 GiB of context instead of 1.3 GiB.")),
             _f("model.framework", translate("PlanQuestions", "Framework (for the expected error only)"), kind="choice",
                choices=((None, translate("PlanQuestions", "any")),) + _plain(FRAMEWORKS), optional=True,
                tooltip=translate("PlanQuestions", "Chooses which published cases give the estimate's expected error band; the estimate itself does not change.")),
