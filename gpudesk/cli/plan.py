@@ -589,7 +589,7 @@ def cmd_estimate_validate(args: argparse.Namespace) -> int:
                            ("fresh-6", "fresh-5"), ("fresh-7", "fresh-6"), ("fresh-8", "fresh-6"),
                            ("fresh-9", "fresh-8"), ("fresh-10", "fresh-9"), ("fresh-11", "fresh-10"),
                            ("fresh-12", "fresh-10"), ("fresh-13", "fresh-12"),
-                           ("fresh-14", "fresh-13"), ("fresh-15", "fresh-14"), ("fresh-16", "fresh-15"), ("fresh-17", "fresh-15"), ("fresh-18", "fresh-17"), ("fresh-19", "fresh-18"), ("fresh-20", "fresh-19"), ("fresh-21", "fresh-20"), ("fresh-22", "fresh-21"), ("fresh-23", "fresh-22"), ("fresh-24", "fresh-23"), ("fresh-25", "fresh-24"), ("fresh-26", "fresh-25"), ("fresh-27", "fresh-26"), ("fresh-28", "fresh-27"), ("fresh-29", "fresh-28"), ("fresh-30", "fresh-29"), ("fresh-31", "fresh-30"), ("fresh-32", "fresh-31"), ("fresh-33", "fresh-32"), ("fresh-34", "fresh-33"), ("fresh-35", "fresh-33")):
+                           ("fresh-14", "fresh-13"), ("fresh-15", "fresh-14"), ("fresh-16", "fresh-15"), ("fresh-17", "fresh-15"), ("fresh-18", "fresh-17"), ("fresh-19", "fresh-18"), ("fresh-20", "fresh-19"), ("fresh-21", "fresh-20"), ("fresh-22", "fresh-21"), ("fresh-23", "fresh-22"), ("fresh-24", "fresh-23"), ("fresh-25", "fresh-24"), ("fresh-26", "fresh-25"), ("fresh-27", "fresh-26"), ("fresh-28", "fresh-27"), ("fresh-29", "fresh-28"), ("fresh-30", "fresh-29"), ("fresh-31", "fresh-30"), ("fresh-32", "fresh-31"), ("fresh-33", "fresh-32"), ("fresh-34", "fresh-33"), ("fresh-35", "fresh-33"), ("fresh-36", "fresh-33"), ("fresh-37", "fresh-35")):
         lines += _held_out_set_lines(name, previous, summary.get(name, {"rows": 0}))
     for peer, sub in summary["peers"].items():
         if sub["cases"]:

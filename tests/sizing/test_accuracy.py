@@ -87,6 +87,8 @@ FRESH32 = CASES.with_name("measured_peaks_fresh32.jsonl")
 FRESH33 = CASES.with_name("measured_peaks_fresh33.jsonl")
 FRESH34 = CASES.with_name("measured_peaks_fresh34.jsonl")
 FRESH35 = CASES.with_name("measured_peaks_fresh35.jsonl")
+FRESH36 = CASES.with_name("measured_peaks_fresh36.jsonl")
+FRESH37 = CASES.with_name("measured_peaks_fresh37.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -219,7 +221,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5}
 # Held-out rows whose typed flags the estimator refuses, by set. fresh-17 had one at its first score (ChatGLM3's
 # --lora-targets query_key_value); family module names are accepted since (gpudesk.sizing.lora_modules), and that
 # row is within 15 %: 46/63 (all-linear on Qwen v1 now adapts the fused c_attn, 1.8B LoRA seq 4096 0.85 -> 0.84).
@@ -232,7 +234,10 @@ SHARED_PAGES = {
     "https://github.com/QwenLM/Qwen2.5/blob/0f0ecfba609c08a3cdbb3a589bf74e36255ebd75/docs/source/benchmark/speed_benchmark.rst",
     "https://github.com/QwenLM/Qwen3/blob/c7f51a1a1ce3d4bb750bc545cd2673fff4c5a8f9/docs/source/getting_started/speed_benchmark.md",
     # fresh-6 took one run of this PR's table (logits freed, active); fresh-32 the five other settings and statistics.
-    "https://github.com/meta-llama/llama-cookbook/pull/41"}
+    "https://github.com/meta-llama/llama-cookbook/pull/41",
+    # milabench's benchmark definitions at two commits: fresh-35 took the BERT and OPT entries, fresh-36 the t5 ones.
+    "https://github.com/mila-iqia/milabench/blob/1f1bb167bd2a4e116913a373bca6adcfddf2f151/config/scaling.yaml",
+    "https://github.com/mila-iqia/milabench/blob/33f4eb7d09c31f450193f3056edc998f9d2fb302/config/scaling.yaml"}
 
 
 @pytest.mark.parametrize(("name", "path", "added", "least"), [
@@ -303,6 +308,10 @@ SHARED_PAGES = {
     ("fresh-34", FRESH34, "fresh34-2026-12-06", 32),
     # fresh-35: collected while memfix27 and memfix28 were written, scored once after they merged (17 of 26 within 15 %).
     ("fresh-35", FRESH35, "fresh35-2026-12-06", 26),
+    # fresh-36: collected while memfix27-28 finished, before memfix29 merged; scored once after it merged (9 of 35 supported within 15 %).
+    ("fresh-36", FRESH36, "fresh36-2026-12-06", 40),
+    # fresh-37: collected while memfix29 was written, scored once after it merged (17 of 43 supported within 15 %).
+    ("fresh-37", FRESH37, "fresh37-2026-12-06", 48),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
