@@ -638,6 +638,17 @@ _TF_CPU_NODE = re.compile(r"OOM when allocating tensor[\s\S]{0,2000}?\[\[\s{0,3}
 # wording instead, which none of these phrases matches.
 RAY_MEMORY_MONITOR_WORDS = ("node running low on memory", "exceeds the memory usage threshold", "rayoutofmemoryerror",
                             "ray.exceptions.outofmemoryerror", "% of the memory on node")
+# The same monitor's list of the node's largest processes, printed under its kill message ("Top 10 memory users:" then
+# "PID MEM(GB) COMMAND", the Python monitor's "PID MEM COMMAND"), quoted alone (verl-project/verl#224: eight rollout
+# workers at 11 GB each on a 96 GB node): resident host memory per process, Ray's workers named "ray::...".
+_RAY_TOP_MEMORY_TABLE = re.compile(r"\bPID[ \t]{1,8}MEM(?:\(GB\))?[ \t]{1,8}COMMAND[ \t]*\r?\n(?:[^\n]{0,200}\n){0,3}"
+                                   r"[ \t]{0,8}\d{1,9}[ \t]{1,8}\d{1,6}(?:\.\d{1,3})?(?:GiB)?[ \t]{1,8}ray::")
+
+
+def ray_memory_monitor(text: str) -> bool:
+    """Ray's memory monitor in its own words or with its table of the node's largest processes (host RAM)."""
+    low = text.lower()
+    return any(w in low for w in RAY_MEMORY_MONITOR_WORDS) or _RAY_TOP_MEMORY_TABLE.search(text) is not None
 TOOLCHAIN_HOST_OOM = re.compile(r"\bptxas\s{0,3}fatal\s{0,8}:\s{0,3}memory allocation failure|"
                                  r"\bcatastrophic error\s{0,2}:\s{0,3}out of memory\b|"
                                  r"\bcc1(?:plus)?(?:\.exe)?:\s{0,3}out of memory allocating \d", re.IGNORECASE)
@@ -1316,7 +1327,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "host_ram"
     if _TF_CPU_NODE.search(text) and _TF_GPU_PLACEMENT.search(text) is None:
         return "host_ram"
-    if TOOLCHAIN_HOST_OOM.search(text):
+    if TOOLCHAIN_HOST_OOM.search(text) or ray_memory_monitor(text):
         return "host_ram"
     if runner_backend_buffer(text):
         return "host_ram"

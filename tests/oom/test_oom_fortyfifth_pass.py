@@ -4,7 +4,8 @@ runtime's "allocatable / available" pair.
 * Ray's memory monitor kills a task when the node's RAM passes its threshold (0.95): the raylet's "Task was killed due
   to the node running low on memory ... which exceeds the memory usage threshold of 0.95" (ray.exceptions.
   OutOfMemoryError) and, before Ray 2.0, "RayOutOfMemoryError: More than 95% of the memory on node ... is used (X / Y
-  GB)". Host RAM (not_capacity, host_ram), with Ray's own fix; a GPU OOM inside a Ray task is not read so.
+  GB)", or its table of the node's largest processes ("PID MEM(GB) COMMAND" with ray:: workers). Host RAM
+  (not_capacity, host_ram), with Ray's own fix; a GPU OOM inside a Ray task is not read so.
 * FlashInfer's bump allocator over the caller's fixed workspace in its 2024 wording ("Failed to allocate memory for
   batch_prefill_tmp_v with size N and alignment 16 in AlignedAllocator", flashinfer-ai/flashinfer#413): buffer_limit.
 * "Could not allocate N bytes in memory 0x0x0_HBM0; A bytes allocatable, F bytes available" with A < N <= F: the HBM
@@ -37,6 +38,13 @@ RAY_TASK_CUDA_OOM = ("ray.exceptions.RayTaskError(OutOfMemoryError): ray::Worker
                      "78.08 GiB memory in use. Of the allocated memory 76.40 GiB is allocated by PyTorch, and 1.02 GiB "
                      "is reserved by PyTorch but unallocated.")
 
+# verl-project/verl#224 (Ray's table of the node's largest processes, quoted without the kill message).
+RAY_TOP_TABLE = ("I tested qwen7b on single node with 8*A800 80g and 96g memory and got OOM.\n"
+                 "There were 8 rollout processes and each consumed 11G memory:\n```\nPID     MEM(GB) COMMAND\n"
+                 "40126   11.20   ray::WorkerDict.actor_rollout_generate_sequences\n"
+                 "40125   11.17   ray::WorkerDict.actor_rollout_generate_sequences\n"
+                 "39907   0.54    ray::main_task\n...\n```")
+
 # sgl-project/sglang#2102 (the last line of the traceback).
 FLASHINFER_2024 = ("RuntimeError: Failed to allocate memory for batch_prefill_tmp_v with size 435814400 and alignment "
                    "16 in AlignedAllocator")
@@ -53,6 +61,18 @@ def test_ray_memory_monitor_kill_is_host_ram_with_rays_fix() -> None:
         assert top.id == "not_capacity", text
         assert top.evidence["deciding_check"] == "host_ram"
         assert "Ray's memory monitor" in top.explanation and "fewer tasks or actors per node" in top.fix
+
+
+def test_rays_table_of_the_largest_processes_is_host_ram() -> None:
+    top = diagnose_text(RAY_TOP_TABLE).causes[0]
+    assert top.id == "not_capacity" and top.evidence["deciding_check"] == "host_ram"
+    assert "Ray's memory monitor" in top.explanation
+
+
+def test_a_process_table_without_ray_workers_is_not_the_memory_monitor() -> None:
+    text = RAY_TOP_TABLE.replace("ray::WorkerDict.actor_rollout_generate_sequences", "python train.py").replace(
+        "ray::main_task", "python main.py")
+    assert diagnose_text(text).causes[0].evidence.get("deciding_check") != "host_ram"
 
 
 def test_cuda_oom_inside_a_ray_task_is_not_the_memory_monitor() -> None:
