@@ -628,6 +628,28 @@ _TF_CPU_NODE = re.compile(r"OOM when allocating tensor[\s\S]{0,2000}?\[\[\s{0,3}
 # (libiberty's xmalloc_failed, libiberty/xmalloc.c: "cc1plus: out of memory allocating N bytes after a total of M
 # bytes"). Compilers are host programs, so a parallel build of heavy CUDA sources (flash-attention, CUTLASS) that fails
 # so ran out of RAM (or the Windows commit limit), whatever GPU the machine has (onnxruntime#25377).
+# Ray's memory monitor, which kills a worker when the node's host memory passes its threshold
+# (RAY_memory_usage_threshold, 0.95 by default): the raylet's kill message "Task was killed due to the node running low
+# on memory. Memory on the node (IP: ..., ID: ...) where the task (...) was running was X GB / Y GB (r), which exceeds
+# the memory usage threshold of 0.95. Ray killed this worker ..." raised as ray.exceptions.OutOfMemoryError
+# (python/ray/exceptions.py; real-stanford/flingbot#11, OpenRLHF/OpenRLHF#1013), and before Ray 2.0 the Python monitor
+# (python/ray/_private/memory_monitor.py, raise_if_low_memory, as the traceback of ray-project/ray#15226 shows it):
+# "RayOutOfMemoryError: More than 95% of the memory on node NAME is used (X / Y GB)". The figures are the node's RAM,
+# never a GPU's; a GPU OOM inside a Ray task arrives as "RayTaskError(OutOfMemoryError)" with the framework's own CUDA
+# wording instead, which none of these phrases matches.
+RAY_MEMORY_MONITOR_WORDS = ("node running low on memory", "exceeds the memory usage threshold", "rayoutofmemoryerror",
+                            "ray.exceptions.outofmemoryerror", "% of the memory on node")
+# The same monitor's list of the node's largest processes, printed under its kill message ("Top 10 memory users:" then
+# "PID MEM(GB) COMMAND", the Python monitor's "PID MEM COMMAND"), quoted alone (verl-project/verl#224: eight rollout
+# workers at 11 GB each on a 96 GB node): resident host memory per process, Ray's workers named "ray::...".
+_RAY_TOP_MEMORY_TABLE = re.compile(r"\bPID[ \t]{1,8}MEM(?:\(GB\))?[ \t]{1,8}COMMAND[ \t]*\r?\n(?:[^\n]{0,200}\n){0,3}"
+                                   r"[ \t]{0,8}\d{1,9}[ \t]{1,8}\d{1,6}(?:\.\d{1,3})?(?:GiB)?[ \t]{1,8}ray::")
+
+
+def ray_memory_monitor(text: str) -> bool:
+    """Ray's memory monitor in its own words or with its table of the node's largest processes (host RAM)."""
+    low = text.lower()
+    return any(w in low for w in RAY_MEMORY_MONITOR_WORDS) or _RAY_TOP_MEMORY_TABLE.search(text) is not None
 TOOLCHAIN_HOST_OOM = re.compile(r"\bptxas\s{0,3}fatal\s{0,8}:\s{0,3}memory allocation failure|"
                                  r"\bcatastrophic error\s{0,2}:\s{0,3}out of memory\b|"
                                  r"\bcc1(?:plus)?(?:\.exe)?:\s{0,3}out of memory allocating \d", re.IGNORECASE)
@@ -760,7 +782,7 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   "running beyond physical memory limits", "killed by yarn for exceeding memory limits",
                   # The kernel's OOM killer named in words with a space ("~43 GB RAM (OOM kill)", "the OOM killer"):
                   # it kills a process for the host's memory, never for a GPU's.
-                  "oom kill")),
+                  "oom kill", *RAY_MEMORY_MONITOR_WORDS)),
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("va_reserve", ("cumemaddressreserve", "hipmemaddressreserve")),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
@@ -806,7 +828,12 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # AlignedAllocator. Increase the workspace buffer size."): the serving engine's fixed workspace
                       # (vLLM's FLASHINFER_WORKSPACE_BUFFER_SIZE, 256 MiB until vllm-project/vllm#26048 made it
                       # configurable; vllm#25342), not the device's memory.
-                      "bytes available in alignedallocator", "increase the workspace buffer size")),
+                      "bytes available in alignedallocator", "increase the workspace buffer size",
+                      # The same bump allocator's two earlier wordings (flashinfer-ai/flashinfer#413, commit 5e36c527,
+                      # 2024-07: "Failed to allocate memory for NAME with size N and alignment A in AlignedAllocator";
+                      # before it "Out of workspace memory in AlignedAlloactor", sic): no "available" figure, the
+                      # same fixed workspace (sglang's flashinfer_workspace_size; sgl-project/sglang#2102).
+                      "in alignedallocator", "in alignedalloactor")),
     # ONNX Runtime's BFC arena at its own limit (onnxruntime/core/framework/bfc_arena.cc, BFCArena::Extend: "Available
     # memory of A is smaller than requested bytes of R", A = the arena's memory_limit minus what it already holds):
     # the limit is the session's gpu_mem_limit / arena config, not the device (infiniflow/ragflow#10295).
@@ -1301,7 +1328,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "host_ram"
     if _TF_CPU_NODE.search(text) and _TF_GPU_PLACEMENT.search(text) is None:
         return "host_ram"
-    if TOOLCHAIN_HOST_OOM.search(text):
+    if TOOLCHAIN_HOST_OOM.search(text) or ray_memory_monitor(text):
         return "host_ram"
     if runner_backend_buffer(text):
         return "host_ram"

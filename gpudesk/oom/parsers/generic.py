@@ -246,6 +246,12 @@ _TPU_RESERVE = _c(r"attempting to reserve\s{1,3}" + _SIZE_U + r"\s{1,3}at the (?
 # The same refusal's last figure, the largest piece the reservation could take ("... and 3.53G reservable"; openxla/xla
 # docs/errors/error_0101.md: free HBM sufficient in aggregate but not one contiguous block is HBM fragmentation).
 _TPU_RESERVABLE = _c(r"that was not possible\.?[^\n]{0,120}?\band\s{1,3}" + _SIZE_U + r"\s{1,3}reservable\b")
+# The TPU runtime's refusal of one buffer with its two figures of free memory: "Could not allocate N bytes in memory
+# 0x0x0_HBM0; A bytes allocatable, F bytes available" (jax-ml/jax#14304): F the core's free HBM in all, A the largest
+# piece the allocator can hand out in one block. A < N <= F is the fragmentation case of openxla/xla
+# docs/errors/error_0101.md ("sufficient in aggregate, ... not available in a single, contiguous block").
+_TPU_ALLOCATABLE = _c(r"could not allocate\s{1,3}" + _SIZE_U + r"\s{1,3}in memory\s{1,3}[^;\n]{1,60};\s{0,3}" + _SIZE_U
+                      + r"\s{1,3}allocatable,\s{0,3}" + _SIZE_U + r"\s{1,3}available\b")
 # XLA:TPU's memory spaces besides HBM: a kernel's vector and scalar scratchpads ("Ran out of memory in memory space
 # vmem / smem"), whose size is fixed per core and set by the kernel's block sizes, not by the model's memory.
 _TPU_MEMORY_SPACE = _c(r"(?:ran out of memory in memory space\s{1,3}|\bspace\s{0,2}=\s{0,2})(hbm|vmem|smem|cmem|sflag)\b")
@@ -949,6 +955,15 @@ def _tpu_figures(ex: Extraction, text: str) -> None:
         reservable = _TPU_RESERVABLE.search(text, reserve.start())
         if reservable:
             ex.tpu_reservable_bytes = _bytes(reservable.group(1), reservable.group(2))
+    pieces = _TPU_ALLOCATABLE.search(text)
+    if pieces:
+        ex.oom_words = True
+        if ex.requested_bytes is None:
+            ex.requested_bytes = _bytes(pieces.group(1), pieces.group(2))
+        if ex.free_bytes is None:
+            ex.free_bytes = _bytes(pieces.group(5), pieces.group(6))
+        if ex.tpu_reservable_bytes is None:
+            ex.tpu_reservable_bytes = _bytes(pieces.group(3), pieces.group(4))
     space = _TPU_MEMORY_SPACE.search(text)
     if space:
         ex.tpu_memory_space = space.group(1).lower()

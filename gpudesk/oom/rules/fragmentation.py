@@ -201,8 +201,14 @@ def _said_fragmented(f: Facts) -> Cause | None:
     )
 
 
+# The load-time wording of the program's reservation; the other wording with the same three figures is one buffer's
+# allocation ("Could not allocate N bytes in memory ...; A bytes allocatable, F bytes available",
+# gpudesk.oom.parsers.generic, _TPU_ALLOCATABLE).
+_PROGRAM_RESERVE = re.compile(r"attempting to reserve", re.IGNORECASE)
+
+
 def _tpu_heap_pieces(f: Facts) -> Cause | None:
-    """The TPU runtime's program reservation refused while the core has the memory free, in pieces: "Attempting to
+    """The TPU runtime's program reservation (or one buffer) refused while the core has the memory free, in pieces: "Attempting to
     reserve N at the bottom of memory. That was not possible. There are F free, R reserved, and V reservable" with
     F >= N > V. The runtime loads a compiled program into one contiguous region at the bottom of HBM, and the data
     buffers allocated since sit in the way; openxla/xla docs/errors/error_0101.md names this case "HBM
@@ -218,11 +224,14 @@ def _tpu_heap_pieces(f: Facts) -> Cause | None:
         title=_("The TPU core has the memory free, but not in one piece"),
         confidence=0.75,
         evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, reservable_bytes=reservable),
-        explanation=_("The TPU runtime had to reserve {requested} in one contiguous region for the program; {free} was "
-                      "free, but the largest region it could reserve was {reservable}: the data buffers allocated "
-                      "before it split the free memory.").format(requested=format_bytes(f.requested),
-                                                                 free=format_bytes(f.free),
-                                                                 reservable=format_bytes(reservable)),
+        explanation=(_("The TPU runtime had to reserve {requested} in one contiguous region for the program; {free} "
+                       "was free, but the largest region it could reserve was {reservable}: the data buffers allocated "
+                       "before it split the free memory.") if _PROGRAM_RESERVE.search(r.text or "") else
+                     _("The TPU runtime could not allocate one buffer of {requested}: {free} of its HBM was free in "
+                       "all, but the largest piece it could hand out was {reservable}; the buffers allocated before "
+                       "it split the free memory.")).format(requested=format_bytes(f.requested),
+                                                            free=format_bytes(f.free),
+                                                            reservable=format_bytes(reservable)),
         fix=_("Hold fewer buffers on the core when the program loads: drop references to arrays you no longer need "
               "and donate inputs (jax.jit(..., donate_argnums=...)), or lower the batch size so the program and its "
               "buffers leave a large enough piece"),

@@ -82,7 +82,7 @@ from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, G
                                     POOL_FALLBACK_CHECK,
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error, sigbus_exit,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
-                                    SHM_SEGMENT_CHECK, TOOLCHAIN_HOST_OOM, VULKAN_HEAP_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
+                                    SHM_SEGMENT_CHECK, TOOLCHAIN_HOST_OOM, ray_memory_monitor, VULKAN_HEAP_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
                                     check_command,
                                     flatten_whitespace,
                                     enospc_beside_gpu_only, names_managed_memory, names_unified_allocator,
@@ -388,6 +388,17 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                                      "more RAM than the machine has; the GPU plays no part.")
         fixes["host_ram"] = _("Build with fewer parallel jobs (MAX_JOBS=2 for PyTorch extensions, --parallel 2 or "
                               "make -j2), or add RAM / enlarge the Windows page file")
+    if key == "host_ram" and ray_memory_monitor(r.text or ""):
+        # Ray's memory monitor killed a task for the node's RAM (signatures.ray_memory_monitor): the workers and
+        # actors on the node together pass its threshold; Ray schedules by CPU/GPU counts, not by host memory, unless
+        # tasks declare memory= (Ray's docs, "Out-Of-Memory Prevention" and "Memory-aware scheduling").
+        explanations["host_ram"] = _("Ray's memory monitor killed the task because the node's host RAM passed its "
+                                     "threshold: the figures it quotes are the machine's RAM used by all the "
+                                     "workers and actors on it, not GPU memory.")
+        fixes["host_ram"] = _("Run fewer tasks or actors per node at once (give each num_cpus or memory= so Ray "
+                              "schedules fewer), shrink what each holds in host RAM (replay buffers, datasets, "
+                              "weights offloaded to the CPU), or add RAM; raising RAY_memory_usage_threshold only "
+                              "moves the kill to the kernel's OOM killer")
     count_limit = RESOURCE_COUNT_LIMIT.search(r.text or "") if key == "buffer_limit" else None
     if count_limit is not None:
         # MLX's allocator counts the Metal buffers it holds and refuses one more at its resource limit
