@@ -190,6 +190,7 @@ from gpudesk.sizing.serve_rocm_aiter_moe import (
     aiter_moe_layer_s,
     aiter_moe_points,
 )
+from gpudesk.sizing.serve_nvlink_allreduce import NVLINK_ALLREDUCE_SOURCE, nvlink_allreduce_curve
 from gpudesk.sizing.serve_rocm_allreduce import ROCM_ALLREDUCE_SOURCE, curve_allreduce_s, rocm_allreduce_curve
 from gpudesk.sizing.serve_rocm_attention import (
     ROCM_ATTENTION_SOURCE,
@@ -291,6 +292,9 @@ class StepModel:
     prefill_layer_latency_s: float = 0.0  # per-layer floor of a step with prompt tokens where it runs eager (0: same)
     # the engine's all-reduce measured per message size, (bytes, seconds) points (serve_rocm_allreduce; (): alpha-beta)
     allreduce_curve: tuple[tuple[float, float], ...] = ()
+    # vLLM's custom all-reduce on NVLink measured per message size at decode sizes (serve_nvlink_allreduce; ():
+    # alpha-beta): within its points the measured time where longer, above them the alpha-beta growth
+    nvlink_curve: tuple[tuple[float, float], ...] = ()
     # vLLM on ROCm with AITER off and the unsplit Triton decode kernel: workgroups per decoding sequence (its KV heads
     # on this GPU) and the GPU's compute units; 0: the decode KV stream runs at the HBM rate (serve_rocm_attention)
     decode_workgroups_per_request: float = 0.0
@@ -356,6 +360,15 @@ class StepModel:
         ring = ring_allreduce_bytes(message, self.tp)
         moved = (self.tp - 1) * message if message < self.one_shot_max_bytes else ring
         one = self.allreduce_alpha_s + moved / self.link_bytes_per_s
+        if self.nvlink_curve and message <= ENGINE_ALLREDUCE_MAX_BYTES:
+            last_bytes, last_s = self.nvlink_curve[-1]
+            if message <= last_bytes:
+                one = max(one, curve_allreduce_s(self.nvlink_curve, message))
+            else:
+                at_last = self.allreduce_alpha_s + ring_allreduce_bytes(last_bytes, self.tp) / self.link_bytes_per_s \
+                    if last_bytes >= self.one_shot_max_bytes else \
+                    self.allreduce_alpha_s + (self.tp - 1) * last_bytes / self.link_bytes_per_s
+                one = max(one, last_s + one - at_last)
         if self.allreduce_curve and message <= ENGINE_ALLREDUCE_MAX_BYTES:
             one = curve_allreduce_s(self.allreduce_curve, message)
         if self.link is not None and message > ENGINE_ALLREDUCE_MAX_BYTES:
@@ -819,6 +832,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             raw(per_layer=2, bytes_per_s_per_direction=link.bandwidth_gbps_per_direction * group_share * 1e9,
                 link_efficiency=link_eff, latency_s=alpha)))
     ar_curve = rocm_allreduce_curve(load.engine, link, tp, load.gpus_per_node) if dp_attn == 1 else ()
+    nvlink_curve = nvlink_allreduce_curve(tp) if (
+        load.engine.lower() == "vllm" and tp > 1 and link is not None and gpu.vendor == "NVIDIA" and link.kind == "nvlink" and staged is None
+        and not (load.gpus_per_node and tp > load.gpus_per_node)) else ()
     kv_heads = spec.kv_heads_resolved
     unsplit_workgroups = 0.0
     if uses_unsplit_decode(load.engine, gpu.id, gpu.vendor, load.rocm_aiter, spec.head_dim_resolved,
@@ -828,6 +844,10 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         unsplit_workgroups = max(1.0, kv_heads / attn_tp)
         assumptions.append(Assumption("rocm_decode_attention", unsplit_note(
             unsplit_workgroups, ROCM_COMPUTE_UNITS[gpu.id], load.kv_block_size), ROCM_ATTENTION_SOURCE))
+    if nvlink_curve:
+        assumptions.append(Assumption("tp_allreduce_measured", _(
+            "all-reduces up to {mib:g} MiB take the engine kernel's time measured per message size on this "
+            "link").format(mib=nvlink_curve[-1][0] / 2**20), NVLINK_ALLREDUCE_SOURCE))
     if ar_curve:
         assumptions.append(Assumption("tp_allreduce_measured", _(
             "all-reduces up to {mib:g} MiB take the engine kernel's time measured per message size on this "
@@ -851,7 +871,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         expert_rows_per_token=(spec.moe_active_experts or 0) / experts if experts else 0.0,
         allreduces_per_layer=2 if attn_tp > 1 else 1,
         moe_tiles=moe_tiles,
-        allreduce_curve=ar_curve, decode_workgroups_per_request=unsplit_workgroups,
+        allreduce_curve=ar_curve, nvlink_curve=nvlink_curve, decode_workgroups_per_request=unsplit_workgroups,
         compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0,
         size_curve_shapes=size_shapes, marlin_expert_s=marlin_s, rocm_int4_moe=rocm_int4, expert_parallel=ep,
         aiter_moe_points=aiter_points, aiter_moe_floor_s=AITER_MOE_FLOOR_KERNELS * kernel_s if aiter_points else 0.0,

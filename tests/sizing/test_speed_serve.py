@@ -386,7 +386,9 @@ def test_tp_allreduce_is_alpha_beta_on_the_link(catalog):
     spec = _spec(catalog, "llama-3.1-70b")
     nvlink = catalog.link("nvlink4")
     h100 = catalog.gpu("h100-sxm5")
-    steps = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8), nvlink, "bf16")
+    # SGLang: no measured curve of its own kernel on NVLink (vLLM's: tests/sizing/test_serve_nvlink_allreduce.py).
+    steps = step_model(spec, h100, ServeLoad(engine="sglang", input_tokens=10, output_tokens=10, batch=1, tp=8),
+                       nvlink, "bf16")
     message = 64 * 8192 * 2
     one = 10.1e-6 + 2 * 7 / 8 * message / (450e9 * 0.8)
     assert steps.allreduce_s(64) == pytest.approx(2 * 80 * one)
@@ -412,8 +414,8 @@ def test_tp_allreduce_is_alpha_beta_on_the_link(catalog):
                            nvlink, "bf16")
     assert two_nodes.allreduce_s(1) == pytest.approx(
         2 * 80 * (14 * hop + 19.9e-6 + 2 * 15 / 16 * 8192 * 2 / (50e9 * 0.8)))
-    one_node = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8, gpus_per_node=8),
-                          nvlink, "bf16")
+    one_node = step_model(spec, h100, ServeLoad(engine="sglang", input_tokens=10, output_tokens=10, batch=1, tp=8,
+                                                gpus_per_node=8), nvlink, "bf16")
     assert one_node.allreduce_s(64) == pytest.approx(steps.allreduce_s(64))
     with pytest.raises(SizingError):
         ServeLoad(batch=1, gpus_per_node=0).validated()
@@ -423,23 +425,27 @@ def test_tp_allreduce_is_alpha_beta_on_the_link(catalog):
 def test_custom_allreduce_reads_every_peer_below_its_one_shot_limit_and_the_ring_volume_above(catalog):
     """vLLM's custom all-reduce (csrc/custom_all_reduce.cuh) runs one-shot, each rank reading (n - 1) x the message,
     below 256 KiB at TP 8 and 512 KiB at TP 4 (always at TP 2), and two-shot (the ring's 2 (n - 1) / n) above; the
-    library ring over PCIe is unchanged."""
+    library ring over PCIe is unchanged. SGLang's copy of the kernel (vLLM's own takes its measured time per message
+    size: tests/sizing/test_serve_nvlink_allreduce.py)."""
     from gpudesk.sizing.serve_step import step_model
 
     spec = _spec(catalog, "llama-3.1-70b")
     nvlink = catalog.link("nvlink4")
     h100 = catalog.gpu("h100-sxm5")
     bw = 450e9 * 0.8
-    tp8 = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=8), nvlink, "bf16")
+    tp8 = step_model(spec, h100, ServeLoad(engine="sglang", input_tokens=10, output_tokens=10, batch=1, tp=8),
+                     nvlink, "bf16")
     assert tp8.one_shot_max_bytes == 256 * 1024
     assert tp8.allreduce_s(15) == pytest.approx(2 * 80 * (10.1e-6 + 7 * 15 * 8192 * 2 / bw))
     assert tp8.allreduce_s(16) == pytest.approx(2 * 80 * (10.1e-6 + 2 * 7 / 8 * 16 * 8192 * 2 / bw))
     # One-shot moves four times the ring's bytes at TP 8, so 15 tokens cost more than 16.
     assert tp8.allreduce_s(15) > tp8.allreduce_s(16)
-    tp4 = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=4), nvlink, "bf16")
+    tp4 = step_model(spec, h100, ServeLoad(engine="sglang", input_tokens=10, output_tokens=10, batch=1, tp=4),
+                     nvlink, "bf16")
     assert tp4.allreduce_s(31) == pytest.approx(2 * 80 * (9.1e-6 + 3 * 31 * 8192 * 2 / bw))
     assert tp4.allreduce_s(32) == pytest.approx(2 * 80 * (9.1e-6 + 2 * 3 / 4 * 32 * 8192 * 2 / bw))
-    tp2 = step_model(spec, h100, ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=2), nvlink, "bf16")
+    tp2 = step_model(spec, h100, ServeLoad(engine="sglang", input_tokens=10, output_tokens=10, batch=1, tp=2),
+                     nvlink, "bf16")
     assert tp2.allreduce_s(256) == pytest.approx(2 * 80 * (9.5e-6 + 256 * 8192 * 2 / bw))
     pcie = step_model(spec, catalog.gpu("l40s"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=4,
                                                            weight_format="fp8"), catalog.link("pcie4-x16"), "bf16")
