@@ -198,7 +198,10 @@ class EstimatorAccuracyView(QWidget):
                 "fresh35": self.tr("thirty-fifth fresh (collected after the model was frozen a thirty-fifth time)"),
                 "fresh36": self.tr("thirty-sixth fresh (collected after the model was frozen a thirty-sixth time)"),
                 "fresh37": self.tr("thirty-seventh fresh (collected after the model was frozen a thirty-seventh time)"),
-                "fresh38": self.tr("thirty-eighth fresh (collected after the model was frozen a thirty-eighth time)")}
+                "fresh38": self.tr("thirty-eighth fresh (collected after the model was frozen a thirty-eighth time)"),
+                "fresh39": self.tr("thirty-ninth fresh (collected after the model was frozen a thirty-ninth time)"),
+                "fresh40": self.tr("fortieth fresh (collected after the model was frozen a fortieth time)"),
+                "fresh41": self.tr("forty-first fresh (collected after the model was frozen a forty-first time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
