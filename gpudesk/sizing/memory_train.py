@@ -74,7 +74,12 @@ from gpudesk.sizing.fsdp_step_reshard import (
     fsdp_stream_cache_bytes,
     step_phase_bytes,
 )
-from gpudesk.sizing.pipeline import MAX_PIPELINE_MICROBATCHES, pipeline_peak, stages_per_rank_for
+from gpudesk.sizing.pipeline import (
+    MAX_PIPELINE_MICROBATCHES,
+    fullest_stage_params,
+    pipeline_peak,
+    stages_per_rank_for,
+)
 from gpudesk.sizing.zero3_grad_buffer import zero3_resident_grad_partition
 from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_gathered_bytes
 from gpudesk.sizing.shapes import ModelSpec
@@ -596,7 +601,9 @@ def train_memory(
     per_param = with_fp32_grads(model_state_bytes_per_param(optimizer, precision), fp32_grad_buffer)
     stage = normalise_sharding(sharding)
     mp = t * pp  # model-parallel ranks: each holds 1/mp of the parameters
-    rank_params = spec.params / mp
+    # The fullest stage holds a whole vocabulary table beside its share of the layers (pipeline.fullest_stage_params).
+    vocab_table = (spec.vocab_size or 0) * (spec.hidden_size or 0) if spec.embedding_params else 0
+    rank_params = fullest_stage_params(spec.params, vocab_table, spec.embedding_params, pp) / t
     parts = sharded_model_states(int(rank_params), per_param, g // mp, stage, offload,
                                  spec.largest_layer_params // t)
     resident_at_load = parts["weights"] + parts.get("master_weights", 0.0)
