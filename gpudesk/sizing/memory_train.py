@@ -74,7 +74,12 @@ from gpudesk.sizing.fsdp_step_reshard import (
     fsdp_stream_cache_bytes,
     step_phase_bytes,
 )
-from gpudesk.sizing.pipeline import MAX_PIPELINE_MICROBATCHES, pipeline_peak, stages_per_rank_for
+from gpudesk.sizing.pipeline import (
+    MAX_PIPELINE_MICROBATCHES,
+    fullest_stage_params,
+    pipeline_peak,
+    stages_per_rank_for,
+)
 from gpudesk.sizing.zero3_grad_buffer import zero3_resident_grad_partition
 from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_gathered_bytes
 from gpudesk.sizing.shapes import ModelSpec
@@ -543,7 +548,8 @@ def train_memory(
     no out-of-memory error).
 
     ``gpus`` counts all GPUs of the job; the data-parallel degree is ``gpus / (tensor_parallel x
-    pipeline_parallel)``. With ``pipeline_parallel`` p > 1 each rank holds ``1/p`` of the parameters and the batch
+    pipeline_parallel)``. With ``pipeline_parallel`` p > 1 the fullest rank holds ``1/p`` of the decoder layers and
+    a whole vocabulary table (:func:`gpudesk.sizing.pipeline.fullest_stage_params`), and the batch
     (``micro_batch_size``, per data-parallel rank) is split into ``pipeline_microbatches`` (default p, torchtitan
     ``pipeline_parallel_microbatches``); the activations and accumulated gradients alive at once come from walking
     the schedule (:mod:`gpudesk.sizing.pipeline`). Under FSDP with pipeline parallelism the stage's parameters stay
@@ -595,8 +601,10 @@ def train_memory(
             cp=cp, dp=g // (t * pp)))
     per_param = with_fp32_grads(model_state_bytes_per_param(optimizer, precision), fp32_grad_buffer)
     stage = normalise_sharding(sharding)
-    mp = t * pp  # model-parallel ranks: each holds 1/mp of the parameters
-    rank_params = spec.params / mp
+    mp = t * pp  # model-parallel ranks
+    # The fullest stage holds a whole vocabulary table beside its share of the layers (pipeline.fullest_stage_params).
+    vocab_table = (spec.vocab_size or 0) * (spec.hidden_size or 0) if spec.embedding_params else 0
+    rank_params = fullest_stage_params(spec.params, vocab_table, spec.embedding_params, pp) / t
     parts = sharded_model_states(int(rank_params), per_param, g // mp, stage, offload,
                                  spec.largest_layer_params // t)
     resident_at_load = parts["weights"] + parts.get("master_weights", 0.0)

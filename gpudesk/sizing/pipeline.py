@@ -147,6 +147,24 @@ def pipeline_peak(schedule: str, stages: int, microbatches: int, stages_per_rank
     return best
 
 
+def fullest_stage_params(params: int, vocab_table_params: int, embedding_params: int, stages: int) -> float:
+    """Parameters on the fullest pipeline stage (before tensor parallelism): its ``1/p`` share of the decoder
+    layers plus one whole ``vocab x hidden`` table, which is not split over the stages.
+
+    The first stage holds the input embedding, the last the LM head (or, with tied embeddings, its own copy of the
+    word embedding, Megatron-LM ``MegatronModule.initialize_word_embeddings``): Megatron-LM
+    ``theoretical_memory_usage.py`` ``compute_weight_and_optimizer_memory`` sizes the most loaded shard as
+    ``(transformer_params / pp + embedding_size) / tp``
+    (https://github.com/NVIDIA/Megatron-LM/blob/d98e8a64ddf34856e74b24714e3bedb2f5a39553/megatron/training/theoretical_memory_usage.py),
+    and the layers go ``num_layers / pp`` to a stage (``ParallelTransformer._get_num_layers``). ``params`` counts
+    a tied table once and an untied head separately (``embedding_params`` is both tables then); with one stage the
+    result is ``params``.
+    """
+    if stages <= 1:
+        return float(params)
+    return (params - embedding_params) / stages + vocab_table_params
+
+
 @dataclass(frozen=True)
 class StepBatching:
     """How one optimizer step's samples reach a data-parallel rank: ``local_batch`` sequences per rank per step,

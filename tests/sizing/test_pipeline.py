@@ -8,7 +8,7 @@ import pytest
 
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory import MemoryWorkload, estimate_memory
-from gpudesk.sizing.pipeline import pipeline_peak, rank_schedule, stages_per_rank_for
+from gpudesk.sizing.pipeline import fullest_stage_params, pipeline_peak, rank_schedule, stages_per_rank_for
 from gpudesk.sizing.shapes import spec_from_hf_config
 
 CONFIGS = Path(__file__).resolve().parents[1] / "fixtures" / "sizing" / "configs"
@@ -71,14 +71,17 @@ def test_fsdp_pipeline_keeps_stage_parameters_and_gradients_unsharded():
                 pipeline_parallel=8)
     one = estimate_memory(spec, MemoryWorkload(**base)).breakdown
     inter = estimate_memory(spec, MemoryWorkload(**base, pipeline_schedule="interleaved-1f1b")).breakdown
-    stage_params = spec.params / 64
+    # The fullest stage: 1/8 of the layers and one whole vocabulary table (fullest_stage_params), over TP 8.
+    table = spec.vocab_size * spec.hidden_size
+    stage_params = ((spec.params - spec.embedding_params) / 8 + table) / 8
     assert one["unsharded_parameters"] == pytest.approx(stage_params * 2, rel=1e-6)
     assert one["unsharded_gradients"] == pytest.approx(stage_params * 4, rel=1e-6)  # fp32 reduce dtype
     assert "gathered_layers" not in one
     # Interleaved: the same stage size, but the peak holds half the gradients or half the activations.
     assert sum(inter.values()) < sum(one.values())
     more = estimate_memory(spec, MemoryWorkload(**{**base, "pipeline_parallel": 4, "gpus": 256})).breakdown
-    assert more["unsharded_parameters"] == pytest.approx(2 * one["unsharded_parameters"], rel=1e-6)
+    assert more["unsharded_parameters"] == pytest.approx(
+        2 * ((spec.params - spec.embedding_params) / 4 + table) / 8, rel=1e-6)
 
 
 def test_cli_pipeline_flags_and_their_errors(capsys):
@@ -128,7 +131,8 @@ def test_megatron_global_batch_gives_the_pipeline_microbatches_of_one_micro_batc
     assert est.assumptions[0][0] == "global batch 32 = micro-batch 1 x 16 micro-batches per step x 2 data-parallel GPUs"
     # Without FSDP the stage's 16-bit gradients accumulate over the 16 micro-batches: the steady 1F1B state still
     # holds 23 chunks in flight once backwards have reached all five chunks, so all of them are counted.
-    assert est.breakdown["gradients"] == pytest.approx(spec.params / 16 * 2, rel=1e-6)
+    assert est.breakdown["gradients"] == pytest.approx(fullest_stage_params(
+        spec.params, spec.vocab_size * spec.hidden_size, spec.embedding_params, 4) / 4 * 2, rel=1e-6)
     assert est.breakdown["activations"] == split.breakdown["activations"]
     measured = 59e9  # reported by the last pipeline rank (Megatron-Bridge logs before 2026-05-08): an upper band
     assert 0.85 < est.statistic_bytes("allocated") / measured < 1.45
@@ -194,9 +198,28 @@ def test_pipeline_gradients_without_fsdp_appear_at_the_first_backward():
     base = dict(mode="train", precision="bf16", optimizer="adamw", seq_len_tokens=4096, gpus=4, pipeline_parallel=4,
                 recompute="none", compiled=True)
     many = estimate_memory(spec, MemoryWorkload(**base, micro_batch_size=8, pipeline_microbatches=8)).breakdown
-    stage_grads = spec.params / 4 * 2
+    stage_grads = ((spec.params - spec.embedding_params) / 4 + spec.vocab_size * spec.hidden_size) * 2
     assert many["gradients"] == pytest.approx(stage_grads, rel=1e-6)
     # One micro-batch: nothing accumulates, the peak is the start of backward with the output layer's gradient only.
-    one = estimate_memory(spec, MemoryWorkload(**base, micro_batch_size=1, pipeline_microbatches=1)).breakdown
+    # (8K tokens: at 4K the first stage's states with its whole embedding table make the step the peak instead.)
+    one = estimate_memory(spec, MemoryWorkload(**{**base, "seq_len_tokens": 8192}, micro_batch_size=1,
+                                               pipeline_microbatches=1)).breakdown
     assert one["gradients"] == pytest.approx(spec.vocab_size * spec.hidden_size * 2)
     assert one["gradients"] < stage_grads / 3
+
+
+def test_fullest_stage_holds_its_share_of_the_layers_and_a_whole_vocabulary_table():
+    # Megatron-LM theoretical_memory_usage.py: (transformer params / pp + vocab x hidden) / tp on the most loaded
+    # shard; the first stage keeps the whole input embedding (the last its head or tied copy).
+    assert fullest_stage_params(1000, 100, 100, 4) == pytest.approx(900 / 4 + 100)
+    assert fullest_stage_params(1100, 100, 200, 4) == pytest.approx(900 / 4 + 100)  # untied: one table a stage
+    assert fullest_stage_params(1000, 100, 100, 1) == 1000
+    spec = spec_from_hf_config(CONFIGS / "megatron2021-gpt-40x6144-h32.config.json")
+    table = spec.vocab_size * spec.hidden_size
+    for pp in (4, 16):
+        est = estimate_memory(spec, MemoryWorkload(mode="train", precision="fp16", optimizer="adamw", gpus=4 * pp,
+                                                   tensor_parallel=4, pipeline_parallel=pp, micro_batch_size=pp,
+                                                   seq_len_tokens=1024, recompute="full"))
+        stage_params = ((spec.params - spec.embedding_params) / pp + table) / 4
+        assert est.breakdown["weights"] == pytest.approx(2 * stage_params, rel=1e-6)
+        assert est.breakdown["weights"] > 2 * spec.params / (4 * pp)
