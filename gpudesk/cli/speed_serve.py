@@ -3,7 +3,7 @@
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
 ``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``; ``--pp`` (pipeline stages per replica) comes from the
-training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--length-distribution``, ``--ttft-p99-limit`` / ``--tpot-p99-limit``, ``--api-server-count``, ``--num-prompts``, ``--benchmark-warmup``, ``--prefix-caching``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``, ``--scheduler-recv-interval``); ``--ep`` (the replica's expert-parallel size: vLLM --enable-expert-parallel, SGLang --ep-size, TensorRT-LLM --ep_size) also comes from the training flags; ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--length-distribution``, ``--ttft-p99-limit`` / ``--tpot-p99-limit``, ``--api-server-count``, ``--num-prompts``, ``--benchmark-warmup``, ``--prefix-caching``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``, ``--scheduler-recv-interval``, ``--admit-interval-steps`` / ``--admit-min-running``); ``--ep`` (the replica's expert-parallel size: vLLM --enable-expert-parallel, SGLang --ep-size, TensorRT-LLM --ep_size) also comes from the training flags; ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
 ``{"serve": {...}, "assumptions": [...]}``.
@@ -33,6 +33,7 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "api_server_count": "--api-server-count", "pp": "--pp",
           "backend": "--trtllm-backend", "attention_dp": "--attention-dp", "kv_block_size": "--block-size",
           "rocm_aiter": "--rocm-aiter", "scheduler_recv_interval": "--scheduler-recv-interval",
+          "admit_interval_steps": "--admit-interval-steps", "admit_min_running": "--admit-min-running",
           "num_prompts": "--num-prompts",
           "expert_parallel": "--ep"}
 
@@ -124,6 +125,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scheduler-recv-interval", type=at_least_one, default=1, metavar="N",
                         help=_("SGLang takes new requests every N decode steps (--scheduler-recv-interval); "
                                "default 1"))
+    parser.add_argument("--admit-interval-steps", type=at_least_one, default=1, metavar="N",
+                        help=_("vLLM builds whose scheduler admits waiting requests in only one step of every N once "
+                               "--admit-min-running requests run (AMD's MLPerf build: VLLM_SUBSEQUENT_DECODE_STEPS = "
+                               "N - 1); default 1: every step, as upstream vLLM"))
+    parser.add_argument("--admit-min-running", type=int, default=0, metavar="M",
+                        help=_("with --admit-interval-steps: the running requests from which admission waits for "
+                               "every N-th step (AMD's VLLM_MIN_REQUEST_DECODE_STEP); default 0"))
     parser.add_argument("--overlap-scheduling", action=argparse.BooleanOptionalAction, default=None,
                         help=_("the engine prepares the next step on the CPU while the GPU runs this one (vLLM "
                                "--async-scheduling, SGLang overlap scheduler); default: the engine's"))
@@ -224,6 +232,10 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
         # the flag was dropped unseen.
         raise CliError(_("--benchmark-warmup applies to a benchmark run of --num-prompts requests: add "
                          "--num-prompts N, or leave --benchmark-warmup out."))
+    if getattr(args, "admit_min_running", 0) and int(getattr(args, "admit_interval_steps", 1) or 1) <= 1:
+        # The threshold only gates admission every n-th step (gpudesk.sizing.serve_sched); alone it changes nothing.
+        raise CliError(_("--admit-min-running applies with --admit-interval-steps N above 1: add it, or leave "
+                         "--admit-min-running out."))
     spec = _spec(argparse.Namespace(model=getattr(args, "model", None), config=getattr(args, "config", None),
                                     params=getattr(args, "params", None)))
     gpu = _gpu(args.gpu)
@@ -245,6 +257,8 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      rocm_aiter=_aiter(getattr(args, "rocm_aiter", None)),
                      kv_block_size=getattr(args, "block_size", None),
                      scheduler_recv_interval=int(getattr(args, "scheduler_recv_interval", 1) or 1),
+                     admit_interval_steps=int(getattr(args, "admit_interval_steps", 1) or 1),
+                     admit_min_running=int(getattr(args, "admit_min_running", 0) or 0),
                      ttft_p99_limit_s=getattr(args, "ttft_p99_limit", None),
                      tpot_p99_limit_s=getattr(args, "tpot_p99_limit", None),
                      expert_parallel=int(getattr(args, "ep", 1) or 1))

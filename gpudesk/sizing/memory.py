@@ -454,6 +454,11 @@ def zero3_settings(w: MemoryWorkload) -> Zero3Settings:
     if unset != defaults.zero3_defaults and not (w.mode in ("train", "lora") and w.sharding == "zero3"):
         raise SizingError("zero3_defaults", _(
             "this DeepSpeed ZeRO-3 setting applies to full training or LoRA with sharding zero3; leave it out."))
+    sizes = (w.zero3_prefetch_bucket, w.zero3_persistence_threshold, w.zero3_reduce_bucket)
+    if unset != defaults.zero3_defaults and all(size is not None for size in sizes):
+        # it fills only the sizes left out (Zero3Settings.resolved): with all three given it would be dropped unseen
+        raise SizingError("zero3_defaults", _(
+            "says where the ZeRO-3 sizes left out come from, and all three are given; leave it out."))
     return Zero3Settings(max_reuse_distance=w.zero3_max_reuse_distance,
                          max_live_parameters=w.zero3_max_live_parameters,
                          prefetch_bucket_size=w.zero3_prefetch_bucket,

@@ -327,9 +327,11 @@ def simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     published run gives several rows (throughput, TTFT, TPOT) and the p99 search (serve_slo) asks for the same
     rates again. Each caller gets its own ``latency`` dicts."""
     try:
-        result = _simulate_kept(steps, budget, load)
+        hash((steps, budget, load))
     except TypeError:  # an input with an unhashable part: run it without keeping it
         result = _simulate(steps, budget, load)
+    else:  # (a TypeError the run itself raises is not taken for an unhashable input and run a second time)
+        result = _simulate_kept(steps, budget, load)
     return dataclasses.replace(result, latency={name: dict(stats) for name, stats in result.latency.items()})
 
 

@@ -4,8 +4,9 @@ Predicting every bundled measured run takes minutes (:mod:`gpudesk.sizing.speed_
 :func:`~gpudesk.sizing.speed_validation.speed_set_class_rows` is written to ``<cache dir>/speed_accuracy/<set>.json``
 with the key it was computed under, and read back only while the key is the same. The key is a SHA-256 over
 everything a prediction reads: gpudesk's version, the set's fixture files, the model configurations of the
-fixture folder, every Python file of the gpudesk package outside its UI (the models and what they import), and the
-catalog file; a change to any of them gives another key, so old figures are never shown. A cache file that cannot be
+fixture folder and every ``config.json`` the set's rows name (most live under ``tests/fixtures/sizing/configs``),
+every Python file of the gpudesk package outside its UI (the models and what they import), and the catalog file; a
+change to any of them gives another key, so old figures are never shown. A cache file that cannot be
 read or parsed is a miss (the set is predicted again and the file rewritten); a file that cannot be written is
 reported to the caller, and the figures are shown all the same.
 """
@@ -16,6 +17,7 @@ import hashlib
 import json
 import os
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,11 +57,34 @@ def models_digest() -> str:
     return digest.hexdigest()
 
 
+def _row_config_paths(model: str) -> list[Path]:
+    """Where a row's ``model`` that names a ``config.json`` can be read from: the places the case readers look
+    (:func:`gpudesk.sizing.speed_serve_cases._spec`: under ``tests/fixtures``, then the source checkout;
+    :func:`gpudesk.sizing.speed_train_cases.case_model`: the source checkout). [] for a catalog model id."""
+    if not model.endswith(".json"):
+        return []
+    path = Path(model)
+    if path.is_absolute():
+        return [path]
+    root = paths.bundle_root()
+    return [root / "tests" / "fixtures" / path, root / path]
+
+
 def set_key(set_name: str, models: str) -> str:
-    """The key of ``set_name``'s summary: ``models`` (:func:`models_digest`) and the set's own fixture files."""
+    """The key of ``set_name``'s summary: ``models`` (:func:`models_digest`), the set's own fixture files and the
+    model configurations its rows name.
+
+    Raises:
+        ConfigFileError: a fixture file of the set cannot be read (:func:`gpudesk.sizing.speed_validation.read_rows`).
+    """
     digest = hashlib.sha256(f"{models}\0{set_name}\0".encode())
+    configs: set[Path] = set()
     for name in sv.SET_FILES[set_name]:
         _hash_file(digest, sv.speed_cases_dir() / name)
+        for row in sv.read_rows(sv.speed_cases_dir() / name):
+            configs.update(_row_config_paths(str(row.get("model") or "")))
+    for path in sorted(configs):
+        _hash_file(digest, path)
     return digest.hexdigest()
 
 
@@ -89,7 +114,9 @@ def write_cached(set_name: str, key: str, rows: list[dict[str, Any]]) -> None:
     """
     target = cache_file(set_name)
     target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    # One temporary name per process and thread: the dialog's check and a CLI check in one process may write the
+    # same set at once, each its own whole file.
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         temporary.write_text(json.dumps({"key": key, "rows": rows}), encoding="utf-8")
         os.replace(temporary, target)

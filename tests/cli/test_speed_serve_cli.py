@@ -207,6 +207,24 @@ def test_scheduler_recv_interval_raises_sglang_ttft_and_is_sglang_only(capsys):
         cmd_serve_speed(_parser().parse_args((base.replace("sglang", "vllm") + " --scheduler-recv-interval 30").split()))
 
 
+def test_admit_interval_steps_raises_vllm_ttft_and_needs_its_interval(capsys):
+    """--admit-interval-steps 11 --admit-min-running 128 (AMD's MLPerf vLLM build, serve_sched): with 256 clients a
+    request waits for the next admitting step; the threshold alone does nothing and is refused, as is another engine."""
+    base = ("--gpu h100-sxm5 --model llama-3.1-8b --count 1 --input-tokens 1024 --output-tokens 1024 "
+            "--concurrency 256 --length-spread 0.1 --engine vllm --json")
+
+    def run(extra: str) -> dict:
+        assert cmd_serve_speed(_parser().parse_args((base + extra).split())) == 0
+        return json.loads(capsys.readouterr().out)
+
+    every, gated = run(""), run(" --admit-interval-steps 11 --admit-min-running 128")
+    assert gated["serve"]["ttft_s"] > 1.5 * every["serve"]["ttft_s"]
+    with pytest.raises(CliError, match="--admit-min-running applies with --admit-interval-steps"):
+        cmd_serve_speed(_parser().parse_args((base + " --admit-min-running 128").split()))
+    with pytest.raises(CliError, match="--admit-interval-steps"):
+        cmd_serve_speed(_parser().parse_args((base.replace("vllm", "sglang") + " --admit-interval-steps 11").split()))
+
+
 def test_sharegpt_length_distribution_lowers_the_throughput_of_a_short_request_rate_run(capsys):
     """ShareGPT-like requests at 16 req/s on one RTX 4090 (IOG's vLLM 0.8.5 runs), more than the engine takes: with
     ShareGPT's long-tailed lengths the run waits for its longest requests after the last arrival (serve_lengths)."""

@@ -47,6 +47,25 @@ def test_key_changes_when_a_fixture_row_changes(cases):
     assert cache.set_key(SET, models) != before
 
 
+def test_key_changes_when_a_model_config_a_row_names_changes(cases, tmp_path, monkeypatch):
+    # Most rows name a config.json under tests/fixtures/sizing/configs, outside the speed fixture folder.
+    name = "tests/fixtures/sizing/configs/qwen2.5-coder-14b.config.json"
+    root = tmp_path / "root"
+    config = root / name
+    config.parent.mkdir(parents=True)
+    shutil.copy(paths.bundle_root() / name, config)
+    models = cache.models_digest()
+    monkeypatch.setattr(paths, "bundle_root", lambda: root)
+    text = _serve_file(cases).read_text(encoding="utf-8")
+    assert '"model": "qwen2.5-7b"' in text
+    _serve_file(cases).write_text(text.replace('"model": "qwen2.5-7b"', f'"model": "{name}"', 1), encoding="utf-8")
+    before = cache.set_key(SET, models)
+    assert cache.set_key(SET, models) == before
+    config.write_text(config.read_text(encoding="utf-8").replace('"num_hidden_layers": 48', '"num_hidden_layers": 47'),
+                      encoding="utf-8")
+    assert cache.set_key(SET, models) != before
+
+
 def test_key_changes_when_the_catalog_changes(cases, tmp_path, monkeypatch):
     catalog = tmp_path / "catalog.db"
     shutil.copy(paths.catalog_path(), catalog)

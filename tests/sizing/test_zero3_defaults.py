@@ -52,6 +52,11 @@ def test_refused_where_nothing_reads_it():
     with pytest.raises(SizingError) as err:
         estimate_memory(BLOOMZ_7B, _peft779(zero3_defaults="auto"))
     assert err.value.field == "zero3_defaults"
+    # every size it would fill is given: it would change nothing
+    with pytest.raises(SizingError, match="all three are given") as err:
+        estimate_memory(BLOOMZ_7B, _peft779(zero3_defaults="deepspeed", zero3_reduce_bucket=5 * 10**8,
+                                            zero3_prefetch_bucket=5 * 10**7, zero3_persistence_threshold=10**5))
+    assert err.value.field == "zero3_defaults"
 
 
 def test_peft779_row_typed_with_its_launchers_defaults():

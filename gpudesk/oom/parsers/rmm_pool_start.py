@@ -33,6 +33,8 @@ import re
 
 from gpudesk.oom.report import MemoryReport
 
+# The plugin's "MB" is binary: GpuDeviceManager.scala prints its figures through ``toMB(x) = x / 1024 / 1024.0``, and
+# the later wording says MiB outright.
 _MIB = 1024 * 1024
 _NUM = r"(\d{1,12}(?:\.\d{1,16})?)"
 # 2020: the pool (allocFraction × total) above the free memory.

@@ -354,5 +354,7 @@ def _share_above_free(f: Facts) -> Cause | None:
                           check_command=check_command("other_process", r.platform)),
         explanation=_("gpu_memory_utilization asks for {util:.0%} of the GPU before anything is loaded, which leaves "
                       "less than the driver, the CUDA context and a desktop can already hold.").format(util=util),
-        fix=_("Set --gpu-memory-utilization to 0.9 or less (nvidia-smi shows what is already in use)"),
+        # the share the start-up check leaves to the driver and the context (other_process.STARTUP_HELD_SHARE)
+        fix=_("Set --gpu-memory-utilization to {most:.1f} or less (nvidia-smi shows what is already in use)").format(
+            most=1 - STARTUP_HELD_SHARE),
     )

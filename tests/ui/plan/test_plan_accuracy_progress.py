@@ -98,7 +98,9 @@ def test_closing_mid_check_stops_its_thread(qtbot, monkeypatch, how):
     dialog, seen, finished = _recording_dialog(qtbot, monkeypatch)
     dialog.load()
     dialog.show()
-    qtbot.waitUntil(lambda: len(seen) == 1 and bool(dialog.memory_done), timeout=120000)
+    # Closed as soon as the first set is shown (the next one takes seconds). Not "and the memory check is done": on a
+    # loaded machine the memory check outlasts the second set, len(seen) passes 1 and the wait never ends.
+    qtbot.waitUntil(lambda: len(seen) >= 1, timeout=120000)
     if how == "close":
         dialog.close()
     else:
@@ -112,3 +114,4 @@ def test_closing_mid_check_stops_its_thread(qtbot, monkeypatch, how):
     assert [s["set"] for s in seen] == ["fresh6"]
     assert dialog.view.speed_table.rowCount() == seen[0]["rows"]
     assert not dialog.view.speed_progress.isVisible()
+    qtbot.waitUntil(lambda: bool(dialog.memory_done), timeout=120000)  # no task outlives the test
