@@ -77,7 +77,7 @@ from gpudesk.units import format_bytes
 from gpudesk.oom import library_words, limit_words, need_have, start_words, vgpu_words
 from gpudesk.oom.rules import exit_causes, fixed_pools, garbage_sizes, multi_gpu_imbalance
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, PINNED_HOST_CHECK,
+from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, DATALOADER_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
                                     POOL_FALLBACK_CHECK,
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error, sigbus_exit,
@@ -431,8 +431,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         own_check = GGML_PINNED_CHECK
     if verbs:
         own_check = VERBS_PINNED_CHECK
-    if key == "pin_memory" and own_check is None and not _DATALOADER.search(r.text or ""):
-        own_check = PINNED_HOST_CHECK
+    if key == "pin_memory" and own_check is None and _DATALOADER.search(r.text or ""):
+        own_check = DATALOADER_PINNED_CHECK
     if key == "buffer_limit" and _WEBGPU_LIMIT.search(r.text or ""):
         own_check = WEBGPU_LIMIT_CHECK
     elif key == "buffer_limit" and _OPENCL_LIMIT.search(r.text or ""):
