@@ -177,57 +177,62 @@
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="128"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="127"/>
         <source>engine %1</source>
         <translation>引擎 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="130"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="129"/>
+        <source>runtime %1</source>
+        <translation>运行时 %1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="131"/>
         <source>platform %1</source>
         <translation>平台 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="134"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="135"/>
         <source>OS %1 (given by you)</source>
         <translation>操作系统 %1（由您提供）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="134"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="135"/>
         <source>OS %1 (from the text)</source>
         <translation>操作系统 %1（从文本识别）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="136"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="137"/>
         <source>Recognised: %1</source>
         <translation>已识别：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="152"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="153"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="153"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="154"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="154"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="155"/>
         <source>MPS high-watermark limit</source>
         <translation>MPS 高水位限制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="154"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="155"/>
         <source>total capacity</source>
         <translation>总容量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="155"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="156"/>
         <source>Memory account of %1: %2 %3 (%4)</source>
         <translation>%1 的显存账目：%2 %3（%4）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="176"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="177"/>
         <source>%1: %2%3, %4 — %5</source>
         <translation>%1：%2%3，%4 — %5</translation>
     </message>
@@ -4774,8 +4779,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="95"/>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="218"/>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="223"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="220"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="225"/>
         <source>{0}: a value is required</source>
         <translation>{0}：必须填写一个值</translation>
     </message>
@@ -6798,74 +6803,74 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanWizard</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="99"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="100"/>
         <source>Plan name</source>
         <translation>规划名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="100"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="230"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="248"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="231"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="249"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="102"/>
         <source>Name under which the plan is saved</source>
         <translation>保存规划时使用的名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="104"/>
         <source>Notes (optional): context, sources, who asked</source>
         <translation>备注（可选）：背景、来源、提出人</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="104"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="105"/>
         <source>Free text kept with the requirement and printed on the sheet</source>
         <translation>随需求保存并打印在配置单上的自由文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="124"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="125"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; 上一步(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="126"/>
         <source>&amp;Next &gt;</source>
         <translation>下一步(&amp;N) &gt;</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="127"/>
         <source>&amp;Plan</source>
         <translation>规划(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="127"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="128"/>
         <source>Check every answer and rank the configurations (runs in the background). Enter in a field goes to the next page; Ctrl+Enter plans from any page.</source>
         <translation>检查所有回答并对配置排序（在后台运行）。在字段中按 Enter 进入下一页；在任意页按 Ctrl+Enter 开始规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="129"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="130"/>
         <source>&amp;Quick mode</source>
         <translation>快速模式(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="130"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="131"/>
         <source>Back to the four-field quick mode</source>
         <translation>返回四项快速模式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="147"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="148"/>
         <source>Plan na&amp;me:</source>
         <translation>规划名称(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="151"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="152"/>
         <source>No&amp;tes:</source>
         <translation>备注(&amp;T)：</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="274"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="275"/>
         <source>%n more field(s) to fix: </source>
         <translation>
             <numerusform>还有 %n 个字段需要修正： </numerusform>
@@ -8743,7 +8748,7 @@ PCI 总线：{bus}</translation>
 <context>
     <name>WizardPage</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="63"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="64"/>
         <source>Cost assumptions (TCO); every default names its source in its tooltip</source>
         <translation>成本假设（TCO）；每个默认值的来源见其工具提示</translation>
     </message>

@@ -123,9 +123,10 @@ class AccountView(QWidget):
         report = diagnosis.report
         self.report = report
         parts = []
-        runner = report.engine or (report.runtime if report.runtime != "pytorch" else None)  # as the CLI's line
-        if runner:
-            parts.append(self.tr("engine %1").replace("%1", runtime_name(runner)))
+        if report.engine:
+            parts.append(self.tr("engine %1").replace("%1", runtime_name(report.engine)))
+        elif report.runtime and report.runtime != "pytorch":  # as the CLI's line; PyTorch is the header's already
+            parts.append(self.tr("runtime %1").replace("%1", runtime_name(report.runtime)))
         if report.platform:
             parts.append(self.tr("platform %1").replace("%1", PLATFORM_NAMES.get(report.platform, report.platform)))
         if report.host_os:

@@ -92,7 +92,7 @@ def test_cuda_jl_account_and_header_use_its_name_not_pytorch_or_its_id(qtbot):
     diagnosis = diagnose_text(CUDA_JL)
     view.set_diagnosis(diagnosis)
     texts = " ".join(_texts(view))
-    assert "Recognised: engine CUDA.jl" in texts
+    assert "Recognised: runtime CUDA.jl" in texts
     assert "PyTorch" not in texts and "cudajl" not in texts
     assert view.term_names(diagnosis.report.framework)["non_pytorch"] == "Outside CUDA.jl's pool (process − reserved)"
     assert view.term_names("tensorflow")["non_pytorch"] == "Outside the framework's allocator (process − reserved)"
