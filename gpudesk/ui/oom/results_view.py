@@ -77,7 +77,7 @@ def diagnosis_as_text(diagnosis) -> str:
     report = diagnosis.report
     lines = [
         QCoreApplication.translate("OomResults", "OOM diagnosis: framework %1, message shape %2")
-        .replace("%1", report.framework)
+        .replace("%1", runtime_name(report.framework))
         .replace("%2", report.kind)
     ]
     if report.era:

@@ -101,3 +101,10 @@ def test_cuda_jl_account_and_header_use_its_name_not_pytorch_or_its_id(qtbot):
     qtbot.addWidget(results)
     results.show_diagnosis(diagnosis)
     assert "Framework: CUDA.jl" in results.header.text()
+
+
+def test_copied_report_names_the_runtime_not_its_id():
+    from gpudesk.ui.oom.results_view import diagnosis_as_text
+
+    first = diagnosis_as_text(diagnose_text(CUDA_JL)).splitlines()[0]
+    assert "CUDA.jl" in first and "cudajl" not in first
