@@ -43,6 +43,15 @@ def current_language() -> str | None:
     return _language
 
 
+def effective_language() -> str | None:
+    """The language core messages are shown in: the one set, else the one the environment selects (GPUDESK_LANG,
+    LANGUAGE, LC_ALL, LC_MESSAGES, LANG, as gettext reads them); None for English (no catalog found)."""
+    if _language:
+        return _language
+    found = _gettext.find(DOMAIN, localedir=LOCALE_DIR, languages=_languages_from_environment())
+    return Path(found).parent.parent.name if found else None  # <locale>/<language>/LC_MESSAGES/gpudesk.mo
+
+
 def _(message: str) -> str:
     """Translate one whole sentence."""
     return _translation.gettext(message)

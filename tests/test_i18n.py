@@ -326,3 +326,25 @@ def test_units_number_format_suits_every_shipped_language(language):
     assert get_decimal_symbol(language) == "."
     assert get_group_symbol(language) == ","
     assert units.format_gib(85_100_000_000) == "79.26 GiB"
+
+
+def test_effective_language_follows_the_environment(monkeypatch):
+    # qa17: LANGUAGE=zh_CN gave a Chinese PDF sheet whose chart titles stayed English: the chart child process only
+    # knew a language set by --lang / GPUDESK_LANG, not the one gettext took from the environment.
+    from gpudesk import i18n
+
+    for name in ("GPUDESK_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANGUAGE", "zh_CN")
+    try:
+        i18n.set_language(None)
+        assert i18n.current_language() is None
+        assert i18n.effective_language() == "zh_CN"
+        monkeypatch.setenv("LANGUAGE", "en")
+        i18n.set_language(None)
+        assert i18n.effective_language() is None
+        i18n.set_language("zh_CN")
+        assert i18n.effective_language() == "zh_CN"
+    finally:
+        monkeypatch.undo()
+        i18n.set_language(None)

@@ -34,7 +34,7 @@ from gpudesk.oom.errors import (
     ProbeError,
     TargetNotFound,
 )
-from gpudesk.oom.labels import FLAG_KEYS, id_value_name, label_for
+from gpudesk.oom.labels import FLAG_KEYS, PYTORCH_FRAMEWORKS, id_value_name, label_for, runtime_name
 from gpudesk.units import format_bytes
 from gpudesk import i18n
 from gpudesk.i18n import N_, _, ngettext
@@ -193,11 +193,6 @@ def _value(key: str, value) -> str:
     return f"{value:,}"
 
 
-_ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "tgi": "Text Generation Inference",
-                 "llamacpp": "llama.cpp", "ollama": "Ollama", "onnxruntime": "ONNX Runtime", "tensorrt": "TensorRT",
-                 "nccl": "NCCL", "mlx": "MLX", "jax": "JAX/XLA", "xla": "XLA", "tensorflow": "TensorFlow",
-                 "comfyui": "ComfyUI", "diffusers": "diffusers", "cupy": "CuPy", "numba": "Numba", "jcuda": "JCuda",
-                 "triton": "Triton", "pytorch": "PyTorch"}
 _PLATFORM_NAMES = {"cuda": "NVIDIA CUDA", "rocm": "AMD ROCm (HIP)", "mps": "Apple MPS", "xpu": "Intel XPU",
                    "tpu": "Google TPU", "metal": "Apple Metal", "vulkan": "Vulkan", "directml": "DirectML",
                    "cpu": "CPU (host memory)"}
@@ -207,7 +202,7 @@ def _recognised(r) -> str | None:
     """"Recognised: vLLM on AMD ROCm (HIP)" — the engine and platform the text names; None when neither."""
     runtime = getattr(r, "runtime", None)
     runner = r.engine or (runtime if runtime != "pytorch" else None)  # PyTorch is the "Framework:" line already
-    engine = _ENGINE_NAMES.get(runner, runner) if runner else None
+    engine = runtime_name(runner) if runner else None
     platform = _PLATFORM_NAMES.get(r.platform, r.platform) if r.platform else None
     if engine and platform:
         return _("Recognised: {engine} on {platform}").format(engine=engine, platform=platform)
@@ -253,7 +248,10 @@ def _print_accounts(r, out) -> None:
         else:
             print(_("Memory account of the GPU: {limit} {total} ({status})").format(
                 limit=limit, total=total, status=status), file=out)
-        _rows([(i18n._(_TERM_NAMES.get(t.name, t.name)),
+        names = dict(_TERM_NAMES)
+        if r.framework not in PYTORCH_FRAMEWORKS:
+            names["non_pytorch"] = N_("this process, outside its allocator")  # CUDA.jl, TensorFlow, JAX ... : not PyTorch's
+        _rows([(i18n._(names.get(t.name, t.name)),
                 f"{format_bytes(t.value_bytes)}  [{i18n._(_TERM_STATUS.get(t.status, t.status))}] {t.note}")
                for t in acc.terms], "  ", out)
         for flag in acc.flags:
@@ -322,12 +320,12 @@ def print_diagnosis(diagnosis: Diagnosis, out=None) -> None:
     out = out or sys.stdout
     r = diagnosis.report
     if r.source == "text" and r.era:
-        head = _("Framework: {framework}   message: {kind}   era: {era}").format(framework=r.framework, kind=r.kind,
+        head = _("Framework: {framework}   message: {kind}   era: {era}").format(framework=runtime_name(r.framework), kind=r.kind,
                                                                                 era=r.era)
     elif r.source == "text":
-        head = _("Framework: {framework}   message: {kind}").format(framework=r.framework, kind=r.kind)
+        head = _("Framework: {framework}   message: {kind}").format(framework=runtime_name(r.framework), kind=r.kind)
     else:
-        head = _("Framework: {framework}   source: {source}").format(framework=r.framework, source=r.source)
+        head = _("Framework: {framework}   source: {source}").format(framework=runtime_name(r.framework), source=r.source)
     print(head, file=out)
     recognised = _recognised(r)
     if recognised:

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from gpudesk.i18n import _
+from gpudesk.oom.labels import PYTORCH_FRAMEWORKS
 from gpudesk.oom.report import DeviceMemory, MemoryReport
 
 MEASURED = "measured"
@@ -87,6 +88,8 @@ def account_of(dev: DeviceMemory, report: MemoryReport | None = None) -> MemoryA
     flags: list[str] = []
     mps = report is not None and report.platform == "mps"
     rocm = report is not None and report.platform == "rocm"
+    # PyTorch's words only for PyTorch's allocator; CUDA.jl, TensorFlow, JAX ... hold memory outside their own.
+    pytorch = report is None or report.framework in PYTORCH_FRAMEWORKS
     total = _believable(dev.total_bytes, "total", flags)
     free = _believable(dev.free_bytes, "free", flags)
     if total is not None and free is not None and free > total:
@@ -132,7 +135,9 @@ def account_of(dev: DeviceMemory, report: MemoryReport | None = None) -> MemoryA
             rest = total - free - reserved - (others or 0)
             terms.append(AccountTerm("outside_allocator", rest, DERIVED,
                                      _("total − free − this process's allocator − listed processes: another process, "
-                                       "a zombie, or this process's non-PyTorch memory")))
+                                       "a zombie, or this process's non-PyTorch memory") if pytorch else
+                                     _("total − free − this process's allocator − listed processes: another process, "
+                                       "a zombie, or this process's memory outside the framework's allocator")))
         elif allocated is not None:
             rest = total - free - allocated - (others or 0)
             terms.append(AccountTerm("unattributed", rest, DERIVED,

@@ -303,6 +303,45 @@ FRAMEWORK_LABELS: dict[str, dict[str, str]] = {
     },
 }
 
+# Display names of the runtimes, engines and frameworks a report recognises (``report.runtime``, ``report.engine``,
+# ``report.framework``: gpudesk.oom.parsers.generic._RUNTIMES and the engine parsers): one table for the CLI's
+# header and "Recognised:" line and the window's. The JSON keeps the id.
+RUNTIME_NAMES: dict[str, str] = {
+    "pytorch": N_("PyTorch"), "tensorflow": N_("TensorFlow"), "jax": N_("JAX/XLA"), "xla": N_("XLA"),
+    "cudajl": N_("CUDA.jl"), "vllm": N_("vLLM"), "sglang": N_("SGLang"), "trtllm": N_("TensorRT-LLM"),
+    "tgi": N_("Text Generation Inference"), "llamacpp": N_("llama.cpp"), "ollama": N_("Ollama"),
+    "onnxruntime": N_("ONNX Runtime"), "tensorrt": N_("TensorRT"), "opencv": N_("OpenCV"), "nccl": N_("NCCL"),
+    "mlx": N_("MLX"), "comfyui": N_("ComfyUI"), "sdwebui": N_("Stable Diffusion web UI"), "diffusers": N_("diffusers"),
+    "cupy": N_("CuPy"), "numba": N_("Numba"), "jcuda": N_("JCuda"), "triton": N_("Triton"), "mlc": N_("MLC LLM"),
+    "neuron": N_("AWS Neuron"), "faiss": N_("Faiss"), "taichi": N_("Taichi"), "amrex": N_("AMReX"),
+    "paddle": N_("PaddlePaddle"), "mxnet": N_("MXNet"), "catboost": N_("CatBoost"), "ctranslate2": N_("CTranslate2"),
+    "ggml": N_("ggml"),
+}
+# Frameworks whose allocator is PyTorch's caching allocator (vLLM's reports carry "vllm" as their framework).
+PYTORCH_FRAMEWORKS = ("pytorch", "vllm")
+
+
+def runtime_name(runtime_id: str | None) -> str:
+    """The translated display name of a runtime / engine / framework id ("cudajl" -> "CUDA.jl"); an id without
+    one is shown as it is."""
+    if not runtime_id:
+        return ""
+    name = RUNTIME_NAMES.get(runtime_id)
+    return i18n._(name) if name else runtime_id
+
+
+def outside_allocator_words(runtime_id: str | None) -> str:
+    """What a process holds outside its framework's allocator, in that framework's words: the runtime's own label of
+    ``non_pytorch_bytes`` where :data:`FRAMEWORK_LABELS` has one (CUDA.jl's pool), PyTorch's for PyTorch, the
+    framework's allocator otherwise."""
+    special = FRAMEWORK_LABELS.get(runtime_id or "", {}).get("non_pytorch_bytes")
+    if special:
+        return i18n._(special)
+    if runtime_id in PYTORCH_FRAMEWORKS:
+        return i18n._(LABELS["non_pytorch_bytes"])
+    return _("Outside the framework's allocator (process − reserved)")
+
+
 # Display names of the ids that evidence values and the history carry (one table for the CLI and the UI): the
 # causes (gpudesk.oom.cause.CAUSE_IDS), the kinds of "not a capacity problem" (``not_capacity_kind``: the signatures
 # of gpudesk.oom.signatures and the rules' own kinds) and the deciding checks (``deciding_check``: the keys of

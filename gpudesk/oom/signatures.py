@@ -293,9 +293,14 @@ CHECKS: dict[str, Check] = {
                             N_("The 'CUDA Version' nvidia-smi prints is the newest the driver supports; if the "
                                "framework's CUDA version is newer, update the driver or install a build for the "
                                "older CUDA.")),
-    "pin_memory": Check("pin_memory", "DataLoader(..., pin_memory=False)",
-                        N_("If the error goes away with pin_memory=False, page-locked host memory was the limit "
-                           "(small under WSL2): keep it off there, or raise the WSL memory (.wslconfig memory=).")),
+    # Pinned (page-locked) host memory: the driver pins what cudaHostAlloc / cuMemHostAlloc / cudaHostRegister ask
+    # for, limited by the host's RAM and, where the OS counts it, the locked-memory limit (RLIMIT_MEMLOCK; CUDA
+    # Runtime API, "Memory Management": cudaHostAlloc "allocates ... page-locked", and "allocating excessive amounts of
+    # pinned memory may degrade system performance"). A DataLoader's own switch: DATALOADER_PINNED_CHECK.
+    "pin_memory": Check("pin_memory", "ulimit -l; free -h",
+                        N_("If the locked-memory limit is small or the host's free RAM is below what the program "
+                           "pins, pinning failed there: pin smaller buffers or fewer at once, or raise the limit "
+                           "(under WSL2 raise the WSL memory, .wslconfig memory=).")),
     "shared_memory": Check("shared_memory", "num_stages=1, smaller BLOCK_M / BLOCK_N",
                            N_("The kernel asks for more shared memory per block than this GPU's SM has (the "
                               "'Hardware limit'); a smaller tile or fewer pipeline stages fit it, more GPU memory "
@@ -450,6 +455,13 @@ MAC_MEMORY_CHECK = Check("host_ram", "sysctl vm.swapusage; memory_pressure",
 
 # The deciding check of page-locked memory in ggml's CUDA backend (llama.cpp, Ollama): its host buffers are pinned by
 # ggml_cuda_host_malloc unless GGML_CUDA_NO_PINNED is set (ggml/src/ggml-cuda/ggml-cuda.cu; llama.cpp#1735 under WSL2).
+# PyTorch's DataLoader pins each batch in its pin-memory thread (torch/utils/data/_utils/pin_memory.py); its
+# pin_memory=False turns that off: the check where the text shows a DataLoader.
+DATALOADER_PINNED_CHECK = Check("pin_memory", "DataLoader(..., pin_memory=False)",
+                                N_("If the error goes away with pin_memory=False, page-locked host memory was the "
+                                   "limit (small under WSL2): keep it off there, or raise the WSL memory (.wslconfig "
+                                   "memory=)."))
+
 GGML_PINNED_CHECK = Check("pin_memory", "GGML_CUDA_NO_PINNED=1",
                           N_("If the error goes away with this set, page-locked host memory was the limit (small "
                              "under WSL2): keep it set there, or raise the WSL memory (.wslconfig memory=)."))

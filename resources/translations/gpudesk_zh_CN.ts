@@ -114,7 +114,7 @@
 <context>
     <name>AccountBar</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="55"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="54"/>
         <source>Memory account bar</source>
         <translation>显存账目条形图</translation>
     </message>
@@ -122,112 +122,117 @@
 <context>
     <name>AccountView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="92"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="96"/>
         <source>Allocated (live tensors)</source>
         <translation>已分配（活动张量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="93"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="97"/>
         <source>Cached by the allocator</source>
         <translation>分配器缓存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="94"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="93"/>
         <source>This process outside PyTorch</source>
         <translation>本进程在 PyTorch 之外的占用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="95"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="99"/>
         <source>Outside this process&apos;s allocator</source>
         <translation>本进程分配器之外的占用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="96"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="100"/>
         <source>Other processes</source>
         <translation>其他进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="97"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="101"/>
         <source>Unattributed</source>
         <translation>未归属</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="98"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="102"/>
         <source>Free</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="102"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="106"/>
         <source>measured</source>
         <translation>实测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="102"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="106"/>
         <source>derived</source>
         <translation>推导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="102"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="106"/>
         <source>given by you</source>
         <translation>由您提供</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="103"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="107"/>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="122"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="127"/>
         <source>engine %1</source>
         <translation>引擎 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="124"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="129"/>
+        <source>runtime %1</source>
+        <translation>运行时 %1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="131"/>
         <source>platform %1</source>
         <translation>平台 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="128"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="135"/>
         <source>OS %1 (given by you)</source>
         <translation>操作系统 %1（由您提供）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="128"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="135"/>
         <source>OS %1 (from the text)</source>
         <translation>操作系统 %1（从文本识别）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="130"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="137"/>
         <source>Recognised: %1</source>
         <translation>已识别：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="145"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="153"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="146"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="154"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="147"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="155"/>
         <source>MPS high-watermark limit</source>
         <translation>MPS 高水位限制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="147"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="155"/>
         <source>total capacity</source>
         <translation>总容量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="148"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="156"/>
         <source>Memory account of %1: %2 %3 (%4)</source>
         <translation>%1 的显存账目：%2 %3（%4）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/account_view.py" line="169"/>
+        <location filename="../../gpudesk/ui/oom/account_view.py" line="177"/>
         <source>%1: %2%3, %4 — %5</source>
         <translation>%1：%2%3，%4 — %5</translation>
     </message>
@@ -1091,67 +1096,67 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CauseCard</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="178"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="179"/>
         <source>Cause id: %1</source>
         <translation>原因编号：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="184"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="185"/>
         <source>confidence %p %</source>
         <translation>置信度 %p %</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="187"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="188"/>
         <source>How strongly the evidence supports this cause</source>
         <translation>证据对这一原因的支持程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="193"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="194"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="199"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="200"/>
         <source>Fix: %1</source>
         <translation>修复：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="210"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="211"/>
         <source>Copy fix</source>
         <translation>复制修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="211"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="212"/>
         <source>Copy the fix to the clipboard</source>
         <translation>将修复方法复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="215"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="216"/>
         <source>Further fixes</source>
         <translation>更多修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="219"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="220"/>
         <source>Also check</source>
         <translation>另请检查</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="223"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="224"/>
         <source>Effect of sizing fixes</source>
         <translation>调整规模类修复的效果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="226"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="227"/>
         <source>saves %1</source>
         <translation>节省 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="231"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="232"/>
         <source>Copy cause</source>
         <translation>复制原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="232"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="233"/>
         <source>Copy this cause with its evidence and fix as text</source>
         <translation>将此原因连同证据和修复以文本形式复制</translation>
     </message>
@@ -4033,7 +4038,7 @@ PCI 总线：{bus}</translation>
         <translation>演示是生成的示例，不是真实采集：{gpus} 块 GPU 训练运行的 {minutes} 分钟 nvidia-smi dmon 格式数据，含一次数据供给停顿和一块过热的 GPU。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/sources.py" line="132"/>
+        <location filename="../../gpudesk/ui/monitor/sources.py" line="135"/>
         <source>Demo</source>
         <translation>演示</translation>
     </message>
@@ -4565,72 +4570,72 @@ PCI 总线：{bus}</translation>
 <context>
     <name>OomResults</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="48"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="49"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="50"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="51"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="50"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="51"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="60"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="61"/>
         <source>%1 (%2 bytes)</source>
         <translation>%1（%2 字节）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="67"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="68"/>
         <source>%1 tokens</source>
         <translation>%1 个 token</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="78"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="79"/>
         <source>OOM diagnosis: framework %1, message shape %2</source>
         <translation>OOM 诊断：框架 %1，消息形式 %2</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="83"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="84"/>
         <source>PyTorch message era: %1</source>
         <translation>PyTorch 消息版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="86"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="87"/>
         <source>Missing from the input: %1</source>
         <translation>输入中缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="91"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="92"/>
         <source>Parsed values:</source>
         <translation>解析出的数值：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="104"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="105"/>
         <source>confidence</source>
         <translation>置信度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="109"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="110"/>
         <source>Evidence:</source>
         <translation>证据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="112"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="113"/>
         <source>Fix: %1</source>
         <translation>修复：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="116"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="117"/>
         <source>Check: %1</source>
         <translation>检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="146"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="147"/>
         <source>Key in the JSON report: %1</source>
         <translation>JSON 报告中的键：%1</translation>
     </message>
@@ -4789,8 +4794,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/fields.py" line="95"/>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="218"/>
-        <location filename="../../gpudesk/ui/plan/fields.py" line="223"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="220"/>
+        <location filename="../../gpudesk/ui/plan/fields.py" line="225"/>
         <source>{0}: a value is required</source>
         <translation>{0}：必须填写一个值</translation>
     </message>
@@ -6813,74 +6818,74 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanWizard</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="99"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="100"/>
         <source>Plan name</source>
         <translation>规划名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="100"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="230"/>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="248"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="231"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="249"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="101"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="102"/>
         <source>Name under which the plan is saved</source>
         <translation>保存规划时使用的名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="103"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="104"/>
         <source>Notes (optional): context, sources, who asked</source>
         <translation>备注（可选）：背景、来源、提出人</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="104"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="105"/>
         <source>Free text kept with the requirement and printed on the sheet</source>
         <translation>随需求保存并打印在配置单上的自由文本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="124"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="125"/>
         <source>&lt; &amp;Back</source>
         <translation>&lt; 上一步(&amp;B)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="126"/>
         <source>&amp;Next &gt;</source>
         <translation>下一步(&amp;N) &gt;</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="127"/>
         <source>&amp;Plan</source>
         <translation>规划(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="127"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="128"/>
         <source>Check every answer and rank the configurations (runs in the background). Enter in a field goes to the next page; Ctrl+Enter plans from any page.</source>
         <translation>检查所有回答并对配置排序（在后台运行）。在字段中按 Enter 进入下一页；在任意页按 Ctrl+Enter 开始规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="129"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="130"/>
         <source>&amp;Quick mode</source>
         <translation>快速模式(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="130"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="131"/>
         <source>Back to the four-field quick mode</source>
         <translation>返回四项快速模式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="147"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="148"/>
         <source>Plan na&amp;me:</source>
         <translation>规划名称(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="151"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="152"/>
         <source>No&amp;tes:</source>
         <translation>备注(&amp;T)：</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="274"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="275"/>
         <source>%n more field(s) to fix: </source>
         <translation>
             <numerusform>还有 %n 个字段需要修正： </numerusform>
@@ -7573,113 +7578,113 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ResultsView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="255"/>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="311"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="256"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="312"/>
         <source>No diagnosis yet.</source>
         <translation>尚无诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="265"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="266"/>
         <source>Copy report</source>
         <translation>复制报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="266"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="267"/>
         <source>Copy the whole diagnosis as text</source>
         <translation>将整个诊断以文本形式复制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="268"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="269"/>
         <source>Copy JSON</source>
         <translation>复制 JSON</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="269"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="270"/>
         <source>Copy the diagnosis as JSON (the same as gpudesk oom diagnose --json)</source>
         <translation>将诊断以 JSON 形式复制（与 gpudesk oom diagnose --json 相同）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="297"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="298"/>
         <source>Values read from the input</source>
         <translation>从输入中读取的数值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="326"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="327"/>
         <source>Unparseable input: nothing could be diagnosed.</source>
         <translation>无法解析的输入：无法进行诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="347"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="348"/>
         <source>Engine: %1</source>
         <translation>引擎：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="349"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="350"/>
         <source>Framework: %1</source>
         <translation>框架：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="351"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="352"/>
         <source>message shape: %1</source>
         <translation>消息形式：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="354"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="355"/>
         <source>PyTorch era: %1</source>
         <translation>PyTorch 版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="356"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="357"/>
         <source>torch %1</source>
         <translation>torch %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="358"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="359"/>
         <source>Python %1</source>
         <translation>Python %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="360"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="361"/>
         <source>from %1</source>
         <translation>来自%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="361"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="362"/>
         <source>Diagnosis</source>
         <translation>诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="369"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="370"/>
         <source>Partial result, the input lacks: %1</source>
         <translation>部分结果，输入缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="397"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="398"/>
         <source>Child processes of the target (psutil)</source>
         <translation>目标的子进程（psutil）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="399"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="400"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="399"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="400"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="399"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="400"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="399"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="400"/>
         <source>Host RSS</source>
         <translation>主机 RSS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="405"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="406"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>
@@ -8758,7 +8763,7 @@ PCI 总线：{bus}</translation>
 <context>
     <name>WizardPage</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/wizard.py" line="63"/>
+        <location filename="../../gpudesk/ui/plan/wizard.py" line="64"/>
         <source>Cost assumptions (TCO); every default names its source in its tooltip</source>
         <translation>成本假设（TCO）；每个默认值的来源见其工具提示</translation>
     </message>

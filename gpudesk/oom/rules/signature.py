@@ -77,7 +77,7 @@ from gpudesk.units import format_bytes
 from gpudesk.oom import library_words, limit_words, need_have, start_words, vgpu_words
 from gpudesk.oom.rules import exit_causes, fixed_pools, garbage_sizes, multi_gpu_imbalance
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK,
+from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, DATALOADER_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
                                     POOL_FALLBACK_CHECK,
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error, sigbus_exit,
@@ -279,8 +279,9 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                             "only"),
         "xpu_large": _("Set UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1 before starting Python (and build SYCL kernels with "
                        "-ze-opt-greater-than-4GB-buffer-required), or split the tensor into pieces under 4 GiB"),
-        "pin_memory": _("Set pin_memory=False in the DataLoader (or avoid pinned buffers); under WSL2 raise the "
-                        "memory in .wslconfig"),
+        "pin_memory": _("Pin less host memory at once (smaller or fewer pinned buffers, or turn pinning off in the "
+                        "program that pins), check the locked-memory limit (ulimit -l) and the host's free RAM; under "
+                        "WSL2 raise the memory in .wslconfig"),
         "free_exceeds_request": _("Look for the limit that refused it: a per-process cap, the WDDM/WSL or ROCm-on-"
                                   "Windows allocation limit, an APU carve-out, a MIG slice or a container limit"),
         "illegal_address": _("Rerun with CUDA_LAUNCH_BLOCKING=1 (or under compute-sanitizer) to find the kernel at "
@@ -289,6 +290,11 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                               "wheels it names (jax[cuda12], nvidia-cudnn-cu12), or update the NVIDIA driver; then "
                               "rerun"),
     }
+    if key == "pin_memory" and _DATALOADER.search(r.text or ""):
+        # PyTorch's DataLoader pins each batch in its pin-memory thread (torch/utils/data/_utils/pin_memory.py);
+        # pin_memory=False there is the switch. Named only when the text shows a DataLoader.
+        fixes["pin_memory"] = _("Set pin_memory=False in the DataLoader (or avoid pinned buffers); under WSL2 raise the "
+                                "memory in .wslconfig")
     if key == "pin_memory" and r.runtime == "cupy":
         # CuPy stages host-device copies through its own pinned pool (cupy/cuda/pinned_memory.pyx), not a DataLoader.
         fixes["pin_memory"] = _("Free CuPy's pinned pool (cupy.get_default_pinned_memory_pool().free_all_blocks()), "
@@ -425,6 +431,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         own_check = GGML_PINNED_CHECK
     if verbs:
         own_check = VERBS_PINNED_CHECK
+    if key == "pin_memory" and own_check is None and _DATALOADER.search(r.text or ""):
+        own_check = DATALOADER_PINNED_CHECK
     if key == "buffer_limit" and _WEBGPU_LIMIT.search(r.text or ""):
         own_check = WEBGPU_LIMIT_CHECK
     elif key == "buffer_limit" and _OPENCL_LIMIT.search(r.text or ""):
@@ -477,6 +485,12 @@ _OPENCL_LIMIT = re.compile(r"max size of memory object allocation|max alloc size
 # WebGPU's per-buffer limit in wgpu's and Dawn's words (signatures ``buffer_limit``).
 _WEBGPU_LIMIT = re.compile(r"greater than the maximum buffer size|exceeds the max buffer size limit|maxBufferSize|"
                            r"\bwgpu", re.IGNORECASE)
+
+
+# What shows a PyTorch DataLoader in a text: its name, its package (torch.utils.data / torch/utils/data) or its
+# pin-memory thread's own error ("Caught ... in pin memory thread", "Pin memory thread exited unexpectedly",
+# torch/utils/data/_utils/pin_memory.py and dataloader.py).
+_DATALOADER = re.compile(r"dataloader|torch[./\\]utils[./\\]data|pin memory thread", re.IGNORECASE)
 
 
 def _ggml_cuda(r: MemoryReport) -> bool:

@@ -211,6 +211,14 @@ def demo_path() -> Path:
     return resources_dir() / "demo" / DEMO_FILE
 
 
+def demo_note(rounds: int, gpus: int) -> str:
+    """The note :func:`load_demo` adds to the demo's notes (in the current language), so that a caller that says what
+    the demo is in its own title can leave this one out."""
+    return _("Demo: a generated example, not a real capture: {rounds} one-second samples of a {gpus}-GPU training "
+             "run in nvidia-smi dmon format, with an input stall and one GPU that overheats.").format(
+        rounds=rounds, gpus=gpus)
+
+
 def load_demo() -> tuple[History, list[DeviceInfo], LogRead]:
     """The demo capture parsed for showing or replay: (frame, devices, log). Its notes say, in one sentence for
     users, what the demo is and where it comes from.
@@ -224,9 +232,7 @@ def load_demo() -> tuple[History, list[DeviceInfo], LogRead]:
                         remedy=_("Reinstall gpudesk."))
     frame, devices, log = frame_and_devices_from_file(path)
     gpus, rounds = len(frame.gpus), len(frame)
-    note = _("Demo: a generated example, not a real capture: {rounds} one-second samples of a {gpus}-GPU training "
-             "run in nvidia-smi dmon format, with an input stall and one GPU that overheats.").format(
-        rounds=rounds, gpus=gpus)
+    note = demo_note(rounds, gpus)
     for notes in {id(frame.notes): frame.notes, id(log.notes): log.notes}.values():  # often one list
         notes.append(note)
     return frame, devices, log

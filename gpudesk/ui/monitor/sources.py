@@ -124,11 +124,14 @@ def load_demo() -> Loaded:
     """
     from gpudesk.telemetry.formats.dmon_import import load_demo as core_load_demo
 
-    from gpudesk.telemetry.formats.dmon_import import log_basis
+    from gpudesk.telemetry.formats.dmon_import import demo_note, log_basis
 
     frame, devices, log = core_load_demo()
     buffer = HistoryBuffer.of(frame, frame_history_metrics(frame), gpus=[d.index for d in devices])
-    notes = [n for n in log.notes if not n.startswith("Demo:")]  # the title says what the demo is
+    # The title says what the demo is; the core's note is left out in any language (a test of its English "Demo:"
+    # prefix let the translated note through: the zh_CN banner said it twice).
+    note = demo_note(len(frame), len(frame.gpus))
+    notes = [n for n in log.notes if n != note]
     return Loaded(buffer, devices, demo_description() or QCoreApplication.translate("Monitor", "Demo"), notes,
                   SourceKind.DEMO, basis=log_basis(log))
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.oom.account import MemoryAccount, accounts_of
+from gpudesk.oom.labels import PYTORCH_FRAMEWORKS, outside_allocator_words, runtime_name
 from gpudesk.ui.oom.plain import plain_label, plain_tooltip
 from gpudesk.units import format_bytes, format_percent
 
@@ -32,8 +33,6 @@ TERM_COLORS = {
     "free": "#cfe3c0",
 }
 
-ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "tgi": "Text Generation Inference",
-                "llamacpp": "llama.cpp", "ollama": "Ollama"}
 PLATFORM_NAMES = {"cuda": "NVIDIA CUDA", "rocm": "AMD ROCm (HIP)", "mps": "Apple MPS", "xpu": "Intel XPU",
                   "tpu": "Google TPU"}
 
@@ -85,13 +84,18 @@ class AccountView(QWidget):
         self.layout_.addWidget(self.recognised)
         self.boxes: list[QWidget] = []
         self.accounts: list[MemoryAccount] = []
+        self.report = None
         self.hide()
 
-    def term_names(self) -> dict[str, str]:
+    def term_names(self, framework: str | None = "pytorch") -> dict[str, str]:
+        """The terms' names; the memory outside the allocator is named for ``framework`` (the report's): PyTorch's
+        words for PyTorch, the runtime's own label where core has one (CUDA.jl's pool), the framework's otherwise."""
+        outside = (self.tr("This process outside PyTorch") if framework in PYTORCH_FRAMEWORKS
+                   else outside_allocator_words(framework))
         return {
             "allocated": self.tr("Allocated (live tensors)"),
             "cached": self.tr("Cached by the allocator"),
-            "non_pytorch": self.tr("This process outside PyTorch"),
+            "non_pytorch": outside,
             "outside_allocator": self.tr("Outside this process's allocator"),
             "other_processes": self.tr("Other processes"),
             "unattributed": self.tr("Unattributed"),
@@ -117,9 +121,12 @@ class AccountView(QWidget):
         """Show the accounts of ``diagnosis.report`` (a ``gpudesk.oom.Diagnosis``)."""
         self.clear()
         report = diagnosis.report
+        self.report = report
         parts = []
         if report.engine:
-            parts.append(self.tr("engine %1").replace("%1", ENGINE_NAMES.get(report.engine, report.engine)))
+            parts.append(self.tr("engine %1").replace("%1", runtime_name(report.engine)))
+        elif report.runtime and report.runtime != "pytorch":  # as the CLI's line; PyTorch is the header's already
+            parts.append(self.tr("runtime %1").replace("%1", runtime_name(report.runtime)))
         if report.platform:
             parts.append(self.tr("platform %1").replace("%1", PLATFORM_NAMES.get(report.platform, report.platform)))
         if report.host_os:
@@ -138,7 +145,8 @@ class AccountView(QWidget):
         self.setVisible(bool(parts) or bool(self.accounts))
 
     def _account_box(self, account: MemoryAccount) -> QWidget:
-        names, statuses = self.term_names(), self.status_names()
+        framework = self.report.framework if self.report is not None else "pytorch"
+        names, statuses = self.term_names(framework), self.status_names()
         box = QFrame(self)
         box.setFrameShape(QFrame.Shape.StyledPanel)
         lay = QVBoxLayout(box)

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.oom.history import load_diagnosis, save_diagnosis
-from gpudesk.oom.labels import CAUSE_NAMES, cause_name
+from gpudesk.oom.labels import CAUSE_NAMES, cause_name, runtime_name
 from gpudesk.store.diagnoses import delete_diagnosis, list_diagnoses
 from gpudesk.store.errors import StoreError
 from gpudesk.ui.context import AppContext
@@ -122,7 +122,7 @@ class HistoryView(QWidget):
             values = [
                 row.created_at.replace("T", " ").removesuffix("+00:00"),
                 row.target or row.source,
-                row.framework or self.tr("N/A"),
+                runtime_name(row.framework) or self.tr("N/A"),
                 names.get(row.top_cause_id or "", row.top_cause_id or "") or self.tr("none"),
                 format_percent(row.top_confidence),
             ]

@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
 from gpudesk import i18n
 from gpudesk.oom.labels import id_value_name, label_for
 from gpudesk.ui.oom.accuracy_view import OomAccuracyLink
-from gpudesk.ui.oom.account_view import ENGINE_NAMES, AccountView
+from gpudesk.oom.labels import runtime_name
+from gpudesk.ui.oom.account_view import AccountView
 from gpudesk.ui.oom.memory_bars import MemoryBarsPanel, bars_from_report, process_tool
 from gpudesk.ui.oom.plain import plain_label, plain_tooltip
 from gpudesk.units import format_bytes, format_duration, format_percent
@@ -76,7 +77,7 @@ def diagnosis_as_text(diagnosis) -> str:
     report = diagnosis.report
     lines = [
         QCoreApplication.translate("OomResults", "OOM diagnosis: framework %1, message shape %2")
-        .replace("%1", report.framework)
+        .replace("%1", runtime_name(report.framework))
         .replace("%2", report.kind)
     ]
     if report.era:
@@ -344,9 +345,9 @@ class ResultsView(QWidget):
         parts = []
         if getattr(report, "engine", None):
             # The engine's name, as the "Recognised:" line below and the CLI give it ("TensorRT-LLM", not "trtllm").
-            parts.append(self.tr("Engine: %1").replace("%1", ENGINE_NAMES.get(report.engine, str(report.engine))))
+            parts.append(self.tr("Engine: %1").replace("%1", runtime_name(report.engine)))
         if report.framework and report.framework != "unknown":
-            parts.append(self.tr("Framework: %1").replace("%1", report.framework))
+            parts.append(self.tr("Framework: %1").replace("%1", runtime_name(report.framework)))
         if report.kind and report.kind != "unknown":
             parts.append(self.tr("message shape: %1").replace("%1", report.kind))
         if report.era:

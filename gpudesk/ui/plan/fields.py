@@ -168,6 +168,8 @@ class FieldEditor(QObject):
             if spec.kind in ("int", "float"):
                 edit.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 edit.setFixedWidth(160)
+            else:  # a path or a list: room for about 40 characters whether empty or filled
+                edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance("x" * 40))
             edit.textEdited.connect(lambda _t: self.changed.emit(spec.key))
             self.widget = edit
         self.problem: str | None = ""  # "" = unknown, forces the first set_problem(None) to apply

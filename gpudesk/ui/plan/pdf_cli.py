@@ -50,7 +50,11 @@ def main(argv: list[str] | None = None) -> int:
     from gpudesk.ui.plan.sheet_pdf import markdown_to_pdf
 
     app = QGuiApplication.instance() or QGuiApplication([sys.argv[0]])
-    _use_language(app, args.lang or os.environ.get("GPUDESK_LANG"))
+    # Without --lang the charts follow the language the core's text is in (the environment's: LANGUAGE=zh_CN gave a
+    # Chinese sheet with English chart titles).
+    from gpudesk.i18n import effective_language
+
+    _use_language(app, args.lang or effective_language())
     try:
         text = args.markdown.read_text(encoding="utf-8")
         plan = PlanDocument.from_json(args.plan.read_text(encoding="utf-8")) if args.plan else None

@@ -54,8 +54,9 @@ class WizardPage(QScrollArea):
         layout.addWidget(question)
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
-        # In a narrow window a label goes above its field instead of pushing the field out of view.
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        # Every label above its field: with WrapLongRows only the rows with long labels wrapped, and the others put
+        # their field (a text box at its small size hint) at the far right of the longest unwrapped label.
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
         self.editors: dict[str, FieldEditor] = {}
         section = None
         for field_spec in spec.fields:

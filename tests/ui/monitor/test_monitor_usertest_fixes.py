@@ -234,3 +234,17 @@ def test_rule_only_columns_are_kept_without_a_drawing_pyramid():
     assert full.series(m.POWER_VIOLATION)[0, 0] == 12.0
     with pytest.raises(HistoryError):
         full.decimated_columns(m.POWER_VIOLATION, [0], 0.0, 2.0, 100)
+
+
+def test_demo_note_is_left_out_of_the_notes_in_chinese_too(monkeypatch):
+    """qa17: under zh_CN the demo banner said what the demo is twice: the core's note, translated, no longer began
+    with the English "Demo:" that the window filtered on."""
+    from gpudesk import i18n
+    from gpudesk.ui.monitor.sources import load_demo
+
+    try:
+        i18n.set_language("zh_CN")
+        loaded = load_demo()
+        assert not any("生成的示例" in n for n in loaded.notes), loaded.notes
+    finally:
+        i18n.set_language(None)

@@ -78,3 +78,33 @@ def test_results_view_shows_the_account_and_engine_cause(qtbot):
     view.resize(400, 700)  # a narrow pane: the account wraps instead of widening the body
     qtbot.wait(20)
     assert view.account.minimumSizeHint().width() <= 360
+
+
+# CUDA.jl's OutOfGPUMemoryError with its status printout (src/pool.jl memory_status), written for this test (qa17).
+CUDA_JL = ("ERROR: LoadError: Out of GPU memory trying to allocate 8.016 MiB\n"
+           "Effective GPU memory usage: 91.54% (14.446 GiB/15.782 GiB)\n"
+           "Memory pool usage: 13.984 GiB (14.000 GiB reserved)\n")
+
+
+def test_cuda_jl_account_and_header_use_its_name_not_pytorch_or_its_id(qtbot):
+    view = AccountView()
+    qtbot.addWidget(view)
+    diagnosis = diagnose_text(CUDA_JL)
+    view.set_diagnosis(diagnosis)
+    texts = " ".join(_texts(view))
+    assert "Recognised: runtime CUDA.jl" in texts
+    assert "PyTorch" not in texts and "cudajl" not in texts
+    assert view.term_names(diagnosis.report.framework)["non_pytorch"] == "Outside CUDA.jl's pool (process − reserved)"
+    assert view.term_names("tensorflow")["non_pytorch"] == "Outside the framework's allocator (process − reserved)"
+    assert view.term_names("pytorch")["non_pytorch"] == "This process outside PyTorch"
+    results = ResultsView()
+    qtbot.addWidget(results)
+    results.show_diagnosis(diagnosis)
+    assert "Framework: CUDA.jl" in results.header.text()
+
+
+def test_copied_report_names_the_runtime_not_its_id():
+    from gpudesk.ui.oom.results_view import diagnosis_as_text
+
+    first = diagnosis_as_text(diagnose_text(CUDA_JL)).splitlines()[0]
+    assert "CUDA.jl" in first and "cudajl" not in first

@@ -107,7 +107,7 @@ def _diagnose(qtbot, tab, text: str):  # type: ignore[no-untyped-def]
 
 def test_sglang_header_names_the_engine_and_no_placeholder_after_a_diagnosis(qtbot, tab) -> None:  # type: ignore[no-untyped-def]
     results = _diagnose(qtbot, tab, CASES["https://github.com/sgl-project/sglang/issues/4330"]["message"])
-    assert results.header.text().startswith("Engine: SGLang · Framework: pytorch")
+    assert results.header.text().startswith("Engine: SGLang · Framework: PyTorch")
     shown = [label.text() for label in results.bars.findChildren(QLabel) if label.isVisible()]
     assert not any("No memory figures yet" in text for text in shown)
     assert any("gives no per-GPU memory figures" in text for text in shown)

@@ -49,3 +49,19 @@ def test_results_show_rows_figures_and_a_readable_chart(qtbot, tab) -> None:  # 
         assert header.sectionViewportPosition(column) + header.sectionSize(column) <= width, title
     assert table.viewport().height() >= 4 * table.rowHeight(0)
     assert view.memory_chart.height() >= 300
+
+
+def test_emptied_config_json_field_keeps_its_width_under_its_label(qtbot, tab) -> None:  # type: ignore[no-untyped-def]
+    # qa16/qa17 new-user test: the emptied "Hugging Face config.json" box shrank to ~107 px at the far right of its
+    # row while the rows around it put their fields under their labels.
+    tab.resize(1280, 800)
+    tab.load_example(ARTICLE)
+    wizard = tab.pages.wizard
+    wizard.go_to(1)
+    wizard.set_field_text("model.config_path", "")
+    qtbot.wait(50)
+    page = wizard.pages[1]
+    config = page.editors["model.config_path"].widget
+    params = page.editors["model.params"].widget
+    assert config.width() >= params.width()
+    assert config.mapTo(page.widget(), QPoint(0, 0)).x() == params.mapTo(page.widget(), QPoint(0, 0)).x()
