@@ -375,12 +375,12 @@ def _training_fix_texts() -> set[str]:
 def _without_training_fixes(cause: Cause) -> None:
     """Drop the training-sizing fixes and PyTorch-only checks (genuine_shortage's) from ``cause``."""
     training = _training_fix_texts()
-    kept = [m for m in [cause.fix, *cause.more_fixes] if m not in training and not _PYTORCH_ONLY.search(m)]
-    if cause.fix in training or _PYTORCH_ONLY.search(cause.fix):
+    kept = [m for m in cause.more_fixes if m not in training and not _PYTORCH_ONLY.search(m)]
+    if cause.fix in training:
         cause.fix = i18n._(_INFERENCE_FIX)
-        cause.more_fixes = kept
-    else:
-        cause.more_fixes = kept[1:]
+    # A rule's own first fix stays even where it names a PyTorch setting: the rule chose it from the text (the Mac
+    # trap's PYTORCH_MPS_HIGH_WATERMARK_RATIO); only the generic PyTorch extras go.
+    cause.more_fixes = [m for m in kept if m != cause.fix]
     cause.checks = [c for c in cause.checks if not _PYTORCH_ONLY.search(c)]
 
 

@@ -57,7 +57,7 @@ def test_cli_lang_option_prints_the_diagnosis_in_chinese(tmp_path, capsys, langu
     path.write_text(VAD_R1["message"], encoding="utf-8")
     assert main(["--lang", "zh_CN", "oom", "diagnose", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "框架：pytorch" in out
+    assert "框架：PyTorch" in out
     assert "分配器缓存碎片 [fragmentation]" in out and "置信度" in out
     assert "证据：" in out and "请求的分配" in out
     assert "修复：在进程启动前设置 PYTORCH_ALLOC_CONF=expandable_segments:True" in out
