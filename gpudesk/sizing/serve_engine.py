@@ -79,6 +79,7 @@ from gpudesk.sizing.serve_host import engine_version_tuple
 from gpudesk.sizing.serve_hybrid_kv import HYBRID_SOURCE, hybrid_capacity
 from gpudesk.units import GIB, format_bytes, format_count, format_percent
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
+from gpudesk.sizing import serve_lmdeploy as lmdeploy
 from gpudesk.sizing.serve_static import STATIC_SOURCE, is_static_batch, static_batch_limits
 from gpudesk.sizing.serve_vllm_ascend import vllm_ascend_scheduler
 from gpudesk.sizing.serve_vllm_v0 import MLA_NO_CHUNKED_SOURCE, vllm_v0_scheduler
@@ -125,6 +126,7 @@ MEMORY_FRACTION_SOURCES = {
     "sglang": "sglang python/sglang/srt/server_args.py mem_fraction_static (v0.4 table by TP; since v0.5.3 "
               "_handle_gpu_memory_settings, PR 10975) " + SGLANG_REPO,
     "trtllm": "TensorRT-LLM tensorrt_llm/llmapi/llm_args.py KvCacheConfig.free_gpu_memory_fraction=0.9 " + TRTLLM_REPO,
+    "lmdeploy": lmdeploy.MEMORY_SOURCE,
     "optimum-habana": STATIC_SOURCE,
 }
 TOKEN_BUDGET_SOURCES = {
@@ -134,6 +136,7 @@ TOKEN_BUDGET_SOURCES = {
     "sglang": "sglang python/sglang/srt/server_args.py chunked_prefill_size (v0.4: 8192, 2048 under 25 GB; since "
               "v0.5.3 by memory class, _handle_gpu_memory_settings, PR 10975) " + SGLANG_REPO,
     "trtllm": "TensorRT-LLM tensorrt_llm/llmapi/llm_args.py max_num_tokens=8192 " + TRTLLM_REPO,
+    "lmdeploy": lmdeploy.BUDGET_SOURCE,
     "optimum-habana": STATIC_SOURCE,
 }
 MAX_RUNNING_SOURCES = {
@@ -142,6 +145,7 @@ MAX_RUNNING_SOURCES = {
     "sglang": "sglang python/sglang/srt/model_executor/model_runner.py max_running_requests (the KV pool's tokens / "
               "2, at most 4096) " + SGLANG_REPO,
     "trtllm": "TensorRT-LLM tensorrt_llm/llmapi/llm_args.py max_batch_size=2048 " + TRTLLM_REPO,
+    "lmdeploy": lmdeploy.RUNNING_SOURCE,
     "optimum-habana": STATIC_SOURCE,
 }
 MIXED_PREFILL_SOURCES = {
@@ -204,8 +208,11 @@ def _sglang_class(gpu: GPU, tp: int) -> tuple[int, int]:
     return chunk, small_tp if tp < 4 else large_tp
 
 
-def default_memory_fraction(engine: str, gpu: GPU, tp: int, version: str | None = None) -> float:
-    """The engine's default memory fraction (module docstring)."""
+def default_memory_fraction(engine: str, gpu: GPU, tp: int, version: str | None = None,
+                            backend: str | None = None) -> float:
+    """The engine's default memory fraction (module docstring); ``backend``: LMDeploy's."""
+    if engine == "lmdeploy":
+        return lmdeploy.default_cache_max_entry_count(version, backend)
     if engine == "sglang":
         if not _sglang_heuristic(version):
             return next(f for min_tp, f in SGLANG_FRACTION_BY_TP if tp >= min_tp)
@@ -231,9 +238,11 @@ def _vllm_large_defaults(gpu: GPU, version: str | None) -> bool:
 
 
 def default_token_budget(engine: str, gpu: GPU, offline: bool = False, tp: int = 1,
-                         version: str | None = None) -> int:
+                         version: str | None = None, backend: str | None = None, context_tokens: int = 0) -> int:
     """Prefill + decode tokens one scheduler step takes by default (module docstring); ``offline``: vLLM's ``LLM``
-    class defaults."""
+    class defaults; ``backend`` and ``context_tokens`` (the session length): LMDeploy's."""
+    if engine == "lmdeploy":
+        return lmdeploy.default_prefill_tokens(version, backend, context_tokens)[0]
     if engine == "trtllm":
         return TRTLLM_MAX_NUM_TOKENS
     if engine == "sglang":
@@ -253,6 +262,8 @@ def default_max_running(engine: str, gpu: GPU, kv_capacity_tokens: int, version:
     not known, the 4096 ceiling)."""
     if engine == "trtllm":
         return TRTLLM_MAX_BATCH
+    if engine == "lmdeploy":
+        return lmdeploy.default_max_batch_size(gpu, version)
     if engine == "sglang":
         estimate = SGLANG_MAX_RUNNING
         if context_tokens:
@@ -269,9 +280,14 @@ VLLM_MLA_CHUNKED_PREFILL_SINCE = (0, 8)
 VLLM_MLA_NO_CHUNKED_PREFILL_SOURCE = MLA_NO_CHUNKED_SOURCE
 
 
-def default_mixed_prefill(spec: ModelSpec, engine: str, version: str | None) -> tuple[bool, str]:
+def default_mixed_prefill(spec: ModelSpec, engine: str, version: str | None,
+                          backend: str | None = None) -> tuple[bool, str]:
     """(whether the engine's default schedules prompt chunks into decode steps, source): vLLM and TensorRT-LLM
-    yes, SGLang no; vLLM before 0.8 not for a multi-head latent attention model (module docstring)."""
+    yes, SGLang no; vLLM before 0.8 not for a multi-head latent attention model (module docstring); LMDeploy's
+    TurboMind yes, its PyTorch engine no (:mod:`gpudesk.sizing.serve_lmdeploy`)."""
+    if engine == "lmdeploy":
+        backend = lmdeploy.lmdeploy_backend(backend)
+        return lmdeploy.mixed_prefill(backend), lmdeploy.MIXED_SOURCE[backend]
     if engine == "sglang" or is_static_batch(engine):
         return False, MIXED_PREFILL_SOURCES[engine]
     if engine == "vllm" and spec.attention_kind == "mla":
@@ -327,10 +343,10 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     user_fraction = load.gpu_memory_utilization
     version = load.engine_version
     fraction = float(user_fraction) if user_fraction is not None else default_memory_fraction(engine, gpu, tp,
-                                                                                              version)
+                                                                                              version, load.backend)
     user_budget = load.max_num_batched_tokens
     token_budget = int(user_budget) if user_budget is not None else default_token_budget(
-        engine, gpu, load.batch is not None, tp, version)
+        engine, gpu, load.batch is not None, tp, version, load.backend, spec.context_length or 0)
     static = static_batch_limits(load) if is_static_batch(engine) else None
     if static is not None and user_budget is None:
         token_budget = static[0]
@@ -353,8 +369,13 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     # The engine's total is what the driver reports (cudaMemGetInfo), ECC included: the one figure every sizing
     # path reads (:func:`gpudesk.sizing.capacity.gpu_reported_total_bytes`).
     total = float(gpu_reported_total_bytes(gpu))
-    if engine == "trtllm":
+    if engine == "trtllm" or (engine == "lmdeploy" and lmdeploy.fraction_of_free_memory(version, load.backend)):
+        # TensorRT-LLM's free_gpu_memory_fraction and LMDeploy's cache_max_entry_count (TurboMind from v0.2.2,
+        # the PyTorch engine): a share of the memory free once the weights, activations and runtime are in.
         kv = fraction * (total - weights - activation - runtime)
+    elif engine == "lmdeploy":
+        # TurboMind to v0.2.1: cache_max_entry_count of the device total (BlockManager.cc GetBlockCount).
+        kv = fraction * total
     elif engine == "sglang":
         # The static fraction holds weights + KV pool; activations and runtime live in the rest.
         kv = total * fraction - weights
@@ -379,12 +400,15 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     max_running = int(user_running) if user_running is not None else static[1] if static is not None \
         else default_max_running(engine, gpu, rank_capacity, version, spec.context_length)
     max_running *= per_rank_batch_scale(engine, dp_attn, user_running is not None)
-    mixed, mixed_source = default_mixed_prefill(spec, engine, version)
+    mixed, mixed_source = default_mixed_prefill(spec, engine, version, load.backend)
     if v0 is not None and load.mixed_prefill is None:
         mixed, mixed_source = v0.chunked, v0.source
     if load.mixed_prefill is not None:
         mixed, mixed_source = load.mixed_prefill, USER_SETTING_SOURCE.format(field="mixed_prefill")
     chunked = True
+    if engine == "lmdeploy" and mixed and user_budget is None and not lmdeploy.default_prefill_tokens(
+            version, load.backend, spec.context_length or 0)[1]:
+        chunked = False  # TurboMind before v0.2.5 runs each prompt whole (serve_lmdeploy)
     if engine == "trtllm" and not mixed:
         # In-flight batching mixes context and generation requests whatever the chunking; without chunked context
         # each context runs whole in one iteration (TRTLLM_IFB_SOURCE).

@@ -14,9 +14,10 @@ from gpudesk.i18n import _
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, fraction, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.serve_host import engine_version_tuple, trtllm_backend
+from gpudesk.sizing.serve_lmdeploy import lmdeploy_backend
 from gpudesk.sizing.serve_lengths import LENGTH_DISTRIBUTIONS, SHAREGPT_MIN_TOKENS, sharegpt_mean_limits
 
-ENGINES = ("vllm", "sglang", "trtllm", "optimum-habana")
+ENGINES = ("vllm", "sglang", "trtllm", "lmdeploy", "optimum-habana")
 KV_DTYPES = ("auto", "bf16", "fp16", "fp8")
 MAX_TP = 64
 #: The largest scale-up (NVLink) domain a buyer can rack as one "node": 72 GPUs in a GB200/GB300 NVL72 rack (NVIDIA
@@ -47,7 +48,7 @@ def storage_weight_format(weight_format: str) -> str:
 class ServeLoad:
     """One serving option and its load.
 
-    ``engine``: vllm, sglang or trtllm. ``input_tokens`` / ``output_tokens`` per request. Exactly one of
+    ``engine``: vllm, sglang, trtllm or lmdeploy. ``input_tokens`` / ``output_tokens`` per request. Exactly one of
     ``concurrency`` (closed loop, requests in flight), ``request_rate_per_s`` (open loop, Poisson arrivals; ``math.inf``: all at once) and
     ``batch`` (offline: ``batch`` requests submitted at once, repeated). ``weight_format``: ``checkpoint`` or a
     format of :mod:`gpudesk.sizing.dtypes`. ``kv_dtype``: ``auto`` (the model's 16-bit dtype) or ``fp8``.
@@ -89,7 +90,10 @@ class ServeLoad:
     ``VLLM_MIN_REQUEST_DECODE_STEP`` = m; :mod:`gpudesk.sizing.serve_sched`); n = 1, the default: every step, as
     upstream vLLM and the other engines do. Only vLLM takes one.
     ``backend``: TensorRT-LLM's runtime, ``pytorch`` or ``tensorrt`` (None: the release's default,
-    :func:`gpudesk.sizing.serve_host.trtllm_backend`); only TensorRT-LLM takes one.
+    :func:`gpudesk.sizing.serve_host.trtllm_backend`); LMDeploy's, ``turbomind`` or ``pytorch`` (None:
+    ``turbomind``, :func:`gpudesk.sizing.serve_lmdeploy.lmdeploy_backend`); no other engine takes one.
+    For LMDeploy ``gpu_memory_utilization`` is ``--cache-max-entry-count`` and ``max_num_seqs``
+    ``--max-batch-size`` (:mod:`gpudesk.sizing.serve_lmdeploy`).
     """
 
     engine: str = "vllm"
@@ -156,10 +160,13 @@ class ServeLoad:
         positive_int("tp", self.tp, MAX_TP)
         positive_int("pp", self.pp, MAX_TP)
         if self.backend is not None:
-            if self.engine.lower() != "trtllm":
-                raise SizingError("backend", _("only TensorRT-LLM has a backend choice (got engine {engine!r}).").format(
-                    engine=self.engine))
-            trtllm_backend(self.engine_version, self.backend)
+            if self.engine.lower() == "lmdeploy":
+                lmdeploy_backend(self.backend)
+            elif self.engine.lower() != "trtllm":
+                raise SizingError("backend", _("only TensorRT-LLM and LMDeploy have a backend choice (got engine "
+                                               "{engine!r}).").format(engine=self.engine))
+            else:
+                trtllm_backend(self.engine_version, self.backend)
         if self.rocm_aiter is not None and self.engine.lower() != "vllm":
             raise SizingError("rocm_aiter", _("only vLLM has the AITER switch (VLLM_ROCM_USE_AITER; got engine "
                                               "{engine!r}).").format(engine=self.engine))
