@@ -22,7 +22,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
 from gpudesk.sizing.serve_lengths import LENGTH_DISTRIBUTIONS
 from gpudesk.sizing.serve_load import ENGINES, KV_DTYPES, SERVING_WEIGHT_FORMATS
-from gpudesk.sizing.serve_lmdeploy import LMDEPLOY_BACKENDS
+from gpudesk.sizing.serve_lmdeploy import LMDEPLOY_BACKENDS, lmdeploy_backend
 
 _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens": "--output-tokens",
           "concurrency": "--concurrency", "request_rate_per_s": "--request-rate", "batch": "--batch",
@@ -225,6 +225,13 @@ def _attention_dp(args: argparse.Namespace, tp: int) -> int:
     return int(groups) if groups is not None else tp
 
 
+def _engine_label(engine: str, backend: str | None) -> str:
+    """The engine as the header names it: LMDeploy with its backend ("lmdeploy TurboMind"), the others as typed."""
+    if engine != "lmdeploy":
+        return engine
+    return _("lmdeploy TurboMind") if lmdeploy_backend(backend) == "turbomind" else _("lmdeploy PyTorch engine")
+
+
 _LMDEPLOY_FLAGS = (("--lmdeploy-backend", "lmdeploy_backend"), ("--cache-max-entry-count", "cache_max_entry_count"),
                    ("--max-batch-size", "max_batch_size"), ("--max-prefill-token-num", "max_prefill_token_num"))
 
@@ -320,9 +327,11 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
         return 0
     lines = [
         _("{model} on {gpus} x {gpu} ({engine}, TP {tp} x {replicas} replicas)").format(
-            model=spec.name, gpus=speed.gpus, gpu=gpu.name, engine=args.engine, tp=tp, replicas=replicas)
+            model=spec.name, gpus=speed.gpus, gpu=gpu.name, engine=_engine_label(args.engine, load.backend), tp=tp,
+            replicas=replicas)
         if load.pp == 1 else _("{model} on {gpus} x {gpu} ({engine}, TP {tp} x PP {pp} x {replicas} replicas)").format(
-            model=spec.name, gpus=speed.gpus, gpu=gpu.name, engine=args.engine, tp=tp, pp=load.pp,
+            model=spec.name, gpus=speed.gpus, gpu=gpu.name, engine=_engine_label(args.engine, load.backend), tp=tp,
+            pp=load.pp,
             replicas=replicas),
         _("output tokens/s: {value:,.0f} ({per_gpu:,.0f} per GPU)").format(
             value=speed.output_tokens_per_s, per_gpu=speed.output_tokens_per_s / speed.gpus),

@@ -426,7 +426,9 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     assumptions = (
         Assumption("mixed_prefill", (_("yes") if mixed else _("no")) if chunked
                    else _("yes, whole prompts (no chunking)"), mixed_source, raw(mixed=mixed, chunked=chunked)),
-        Assumption("engine_memory_fraction", _("{share} of the GPU's memory").format(
+        Assumption("engine_memory_fraction", (
+            _("{share} of the memory free after the weights") if engine == "lmdeploy"
+            and lmdeploy.fraction_of_free_memory(version, load.backend) else _("{share} of the GPU's memory")).format(
             share=format_percent(fraction, digits=None)),
                    _given("gpu_memory_utilization", user_fraction, MEMORY_FRACTION_SOURCES), raw(share=fraction)),
         Assumption("kv_capacity_tokens", _("{tokens} tokens ({size}, {dtype})").format(
