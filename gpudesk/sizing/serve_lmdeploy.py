@@ -48,7 +48,7 @@ TURBOMIND_PREFILL_TOKENS = 8192
 #: (first release, PyTorch engine max_prefill_token_num), newest last.
 PYTORCH_PREFILL_TOKENS = (((0, 0, 0), 16384), ((0, 2, 4), 8192), ((0, 2, 6), 4096), ((0, 13, 0), 8192))
 #: (first release, {device-name fragment: max_batch_size}, fallback), newest last (``get_max_batch_size``).
-MAX_BATCH_SIZE = (
+MAX_BATCH_SIZE: tuple[tuple[tuple[int, int, int], dict[str, int], int], ...] = (
     ((0, 0, 0), {}, 64),
     ((0, 2, 0), {}, 128),
     ((0, 6, 0), {"a100": 256, "a800": 256, "h100": 512, "h800": 512}, 128),
