@@ -180,7 +180,8 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
                         ("--lmdeploy-backend", getattr(args, "lmdeploy_backend", None)),
                         ("--cache-max-entry-count", getattr(args, "cache_max_entry_count", None)),
                         ("--max-batch-size", getattr(args, "max_batch_size", None)),
-                        ("--max-prefill-token-num", getattr(args, "max_prefill_token_num", None))):
+                        ("--max-prefill-token-num", getattr(args, "max_prefill_token_num", None)),
+                        ("--quant-policy", getattr(args, "quant_policy", None))):
         if value is not None:
             raise CliError(_("{flag} is a serving flag: add --engine vllm|sglang|trtllm|lmdeploy for a serving estimate.").format(
                 flag=flag))

@@ -124,6 +124,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("LMDeploy requests running at once; default: the release's (by GPU from 0.6)"))
     parser.add_argument("--max-prefill-token-num", type=at_least_one, default=None, metavar="N",
                         help=_("LMDeploy prompt tokens per step; default: the release's (TurboMind 8192)"))
+    parser.add_argument("--quant-policy", type=int, choices=(0, 4, 8), default=None,
+                        help=_("LMDeploy KV-cache quantization: 8 int8, 4 int4 (from 0.4.0), 0 none (the "
+                               "--kv-dtype int8 / int4 / auto of LMDeploy)"))
     parser.add_argument("--enable-dp-attention", action="store_true",
                         help=_("attention data-parallel across the replica's tensor-parallel GPUs, one group per GPU "
                                "(SGLang --enable-dp-attention, TensorRT-LLM enable_attention_dp)"))
@@ -233,7 +236,9 @@ def _engine_label(engine: str, backend: str | None) -> str:
 
 
 _LMDEPLOY_FLAGS = (("--lmdeploy-backend", "lmdeploy_backend"), ("--cache-max-entry-count", "cache_max_entry_count"),
-                   ("--max-batch-size", "max_batch_size"), ("--max-prefill-token-num", "max_prefill_token_num"))
+                   ("--max-batch-size", "max_batch_size"), ("--max-prefill-token-num", "max_prefill_token_num"),
+                   ("--quant-policy", "quant_policy"))
+_QUANT_POLICY_KV = {0: "auto", 4: "int4", 8: "int8"}
 
 
 def _lmdeploy_settings(args: argparse.Namespace) -> tuple[str | None, float | None]:
@@ -283,13 +288,19 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
         raise CliError(_("--admit-min-running applies with --admit-interval-steps N above 1: add it, or leave "
                          "--admit-min-running out."))
     backend, fraction = _lmdeploy_settings(args)
+    kv_dtype = args.kv_dtype
+    policy = getattr(args, "quant_policy", None)
+    if policy is not None:
+        if kv_dtype != "auto":
+            raise CliError(_("--quant-policy and --kv-dtype set the same LMDeploy KV cache: give one."))
+        kv_dtype = _QUANT_POLICY_KV[policy]
     spec = _spec(argparse.Namespace(model=getattr(args, "model", None), config=getattr(args, "config", None),
                                     params=getattr(args, "params", None)))
     gpu = _gpu(args.gpu)
     tp, replicas = _parallel(args)
     load = ServeLoad(engine=args.engine, input_tokens=args.input_tokens, output_tokens=args.output_tokens,
                      concurrency=args.concurrency, request_rate_per_s=args.request_rate, batch=args.batch,
-                     weight_format=args.weight_format, kv_dtype=args.kv_dtype,
+                     weight_format=args.weight_format, kv_dtype=kv_dtype,
                      gpu_memory_utilization=fraction, tp=tp, replicas=replicas,
                      max_num_seqs=getattr(args, "max_batch_size", None),
                      max_num_batched_tokens=getattr(args, "max_prefill_token_num", None),

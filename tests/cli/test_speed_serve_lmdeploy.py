@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gpudesk.cli import main
 
 SERVE = ["estimate", "speed", "--model", "llama-2-7b", "--gpu", "a100-80-sxm4", "--engine", "lmdeploy",
@@ -44,3 +46,19 @@ def test_lmdeploy_flags_are_refused_elsewhere(capsys):
     assert "give one" in capsys.readouterr().err
     assert main(SERVE + ["--trtllm-backend", "pytorch"]) != 0
     assert "--lmdeploy-backend" in capsys.readouterr().err
+
+
+def test_quant_policy_is_the_kv_cache_dtype(capsys):
+    """--quant-policy 8 / 4 (lmdeploy/cli/utils.py, choices [0, 4, 8] from v0.4.0): an int8 KV cache holds twice
+    the tokens of bf16 and an int4 one four times; int4 is refused before 0.4.0 and with another engine."""
+    tokens = {}
+    for policy in ("0", "8", "4"):
+        value = _assumptions(capsys, ["--quant-policy", policy])["kv_capacity_tokens"]
+        tokens[policy] = int(value.split(" ")[0].replace(",", ""))
+    assert tokens["8"] == pytest.approx(2 * tokens["0"], rel=0.01)
+    assert tokens["4"] == pytest.approx(4 * tokens["0"], rel=0.01)
+    assert main(SERVE + ["--quant-policy", "4", "--engine-version", "0.3.0"]) != 0
+    assert "no int4 KV cache" in capsys.readouterr().err
+    vllm = [a if a != "lmdeploy" else "vllm" for a in SERVE]
+    assert main(vllm + ["--kv-dtype", "int8"]) != 0
+    assert "LMDeploy's quant_policy" in capsys.readouterr().err
