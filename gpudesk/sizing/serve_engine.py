@@ -369,13 +369,12 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     # The engine's total is what the driver reports (cudaMemGetInfo), ECC included: the one figure every sizing
     # path reads (:func:`gpudesk.sizing.capacity.gpu_reported_total_bytes`).
     total = float(gpu_reported_total_bytes(gpu))
-    if engine == "trtllm" or (engine == "lmdeploy" and lmdeploy.fraction_of_free_memory(version, load.backend)):
-        # TensorRT-LLM's free_gpu_memory_fraction and LMDeploy's cache_max_entry_count (TurboMind from v0.2.2,
-        # the PyTorch engine): a share of the memory free once the weights, activations and runtime are in.
+    if engine == "trtllm":
         kv = fraction * (total - weights - activation - runtime)
     elif engine == "lmdeploy":
-        # TurboMind to v0.2.1: cache_max_entry_count of the device total (BlockManager.cc GetBlockCount).
-        kv = fraction * total
+        # cache_max_entry_count of the total (TurboMind to v0.2.1) or of the free memory (serve_lmdeploy)
+        kv = lmdeploy.kv_pool_bytes(fraction, version, load.backend, total, weights, runtime, token_budget,
+                                    spec.vocab_size or 0)
     elif engine == "sglang":
         # The static fraction holds weights + KV pool; activations and runtime live in the rest.
         kv = total * fraction - weights

@@ -11,8 +11,12 @@ Read in the InternLM/lmdeploy source at each tag (https://github.com/InternLM/lm
   value of 1 or more is a block count, not modelled here) takes a fraction of the device's total memory; from
   v0.2.2 (``GetBlockCount(block_size, ratio, get_free_size)``: ``free * ratio``, the memory free after the weights)
   a fraction of the FREE memory, default 0.8 (``messages.py`` v0.2.2 to v0.16.0). The PyTorch engine's
-  ``PytorchEngineConfig.cache_max_entry_count`` (0.8) is also a share of the memory free after the weights and its
-  warm-up forward.
+  ``PytorchEngineConfig.cache_max_entry_count`` (0.8) is also a share of the memory free after the weights, less a
+  runtime reserve of ``max_prefill_token_num x vocab_size x 7`` bytes ("lm_head output(2) + to float(4) + estimated
+  misc(1) = 7", ``lmdeploy/pytorch/engine/model_agent.py`` ``__get_runtime_size``, v0.6.0). TurboMind measures the
+  free memory before it allocates its own batch buffers (``LlamaBatch::LlamaBatch``: the ``SequenceManager`` gets
+  ``get_free_size`` ahead of ``AllocateBuffer`` / ``AllocatePersistantBuffer``, v0.2.6 to v0.10.0), so its
+  activations live in the share the fraction leaves.
 - Prefill budget: TurboMind before v0.2.5 runs each prompt whole (``LlamaTritonModel.cc``: ``max_context_token_num``
   unset defaults to ``session_len``, v0.2.0); from v0.2.5 ``max_prefill_token_num`` 8192 tokens per iteration,
   longer prompts chunked over iterations (``messages.py`` TurbomindEngineConfig v0.2.5 to v0.16.0). The PyTorch
@@ -95,6 +99,22 @@ def fraction_of_free_memory(version: str | None, backend: str | None) -> bool:
     TurboMind from v0.2.2 and with no version) rather than of the device total (TurboMind to v0.2.1)."""
     release = _release(version)
     return lmdeploy_backend(backend) == "pytorch" or release is None or release >= FREE_MEMORY_FRACTION_SINCE
+
+
+PYTORCH_RUNTIME_BYTES_PER_TOKEN_VOCAB = 7
+
+
+def kv_pool_bytes(fraction: float, version: str | None, backend: str | None, total_bytes: float,
+                  weights_bytes: float, runtime_bytes: float, prefill_tokens: int, vocab_size: int) -> float:
+    """The KV pool of one GPU (module docstring): ``fraction`` (``cache_max_entry_count``) of the device total
+    (TurboMind to v0.2.1), of the memory free after the weights and the runtime (TurboMind from v0.2.2), or of that
+    less the PyTorch engine's logits reserve (``prefill_tokens`` x ``vocab_size`` x 7 bytes)."""
+    if not fraction_of_free_memory(version, backend):
+        return fraction * total_bytes
+    free = total_bytes - weights_bytes - runtime_bytes
+    if lmdeploy_backend(backend) == "pytorch":
+        free -= prefill_tokens * vocab_size * PYTORCH_RUNTIME_BYTES_PER_TOKEN_VOCAB
+    return fraction * free
 
 
 def default_cache_max_entry_count(version: str | None, backend: str | None) -> float:

@@ -50,7 +50,7 @@ def test_cache_share_is_of_the_total_until_0_2_1_and_of_the_free_memory_after(ca
     old = engine_budget(spec, gpu, _load(engine_version="0.1.0"))
     assert old.kv_bytes == pytest.approx(0.5 * total)
     new = engine_budget(spec, gpu, _load(engine_version="0.2.6"))
-    assert new.kv_bytes < 0.8 * (total - new.weights_bytes)  # runtime and activations come off the free memory too
+    assert new.kv_bytes < 0.8 * (total - new.weights_bytes)  # the CUDA context and runtime come off the free memory
     assert new.kv_bytes > 0.7 * (total - new.weights_bytes)
     assert new.max_running == 128 and old.max_running == 64
 
@@ -99,3 +99,14 @@ def test_an_unknown_backend_is_refused():
     assert err.value.field == "backend"
     with pytest.raises(SizingError):
         ServeLoad(engine="vllm", input_tokens=8, output_tokens=8, batch=1, backend="turbomind").validated()
+
+
+def test_the_pytorch_engine_keeps_a_logits_reserve_out_of_the_free_memory(catalog):
+    """model_agent.py __get_runtime_size (v0.6.0): max_prefill_token_num x vocab x 7 bytes come off the free memory
+    before the 0.8 share; Llama 2 7B (32,000 tokens) at 4096 prompt tokens: 0.92 GB, 0.73 GB less KV. TurboMind
+    takes its share before its own buffers, so it keeps no such reserve."""
+    spec, gpu = spec_from_catalog(catalog.model("llama-2-7b")), catalog.gpu("a100-80-sxm4")
+    turbomind = engine_budget(spec, gpu, _load(engine_version="0.6.0"))
+    pytorch = engine_budget(spec, gpu, _load(engine_version="0.6.0", backend="pytorch"))
+    assert pytorch.token_budget == 4096
+    assert turbomind.kv_bytes - pytorch.kv_bytes == pytest.approx(0.8 * 4096 * 32000 * 7)
