@@ -33,6 +33,9 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
 - TensorRT-LLM: ``KvCacheConfig.free_gpu_memory_fraction`` (default 0.9) of the memory left free after the
   engine and its activations load; ``max_num_tokens`` 8192 and ``max_batch_size`` 2048 (``trtllm-serve`` /
   LLM API BuildConfig defaults, ``tensorrt_llm/llmapi/llm_args.py``).
+- LMDeploy (TurboMind or the PyTorch engine): ``cache_max_entry_count`` of the total to v0.2.1, of the memory free
+  after the weights from v0.2.2; ``max_prefill_token_num`` and ``max_batch_size`` by release and device
+  (:mod:`gpudesk.sizing.serve_lmdeploy`).
 - Prefill mixing: vLLM V1 always schedules prompt chunks into the decode steps (chunked prefill, on by default
   since V1, ``vllm/v1/core/sched/scheduler.py``); TensorRT-LLM's in-flight batching runs context and generation
   requests in the same iteration (docs "In-flight batching"), with or without chunked context (without it each
