@@ -176,9 +176,14 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
         return cmd_serve_speed(args)
     for flag, value in (("--input-tokens", args.input_tokens), ("--output-tokens", args.output_tokens),
                         ("--concurrency", args.concurrency), ("--request-rate", args.request_rate),
-                        ("--batch", args.batch)):
+                        ("--batch", args.batch),
+                        ("--lmdeploy-backend", getattr(args, "lmdeploy_backend", None)),
+                        ("--cache-max-entry-count", getattr(args, "cache_max_entry_count", None)),
+                        ("--max-batch-size", getattr(args, "max_batch_size", None)),
+                        ("--max-prefill-token-num", getattr(args, "max_prefill_token_num", None)),
+                        ("--quant-policy", getattr(args, "quant_policy", None))):
         if value is not None:
-            raise CliError(_("{flag} is a serving flag: add --engine vllm|sglang|trtllm for a serving estimate.").format(
+            raise CliError(_("{flag} is a serving flag: add --engine vllm|sglang|trtllm|lmdeploy for a serving estimate.").format(
                 flag=flag))
     from gpudesk.cli.plan import _catalog
     from gpudesk.sizing.errors import SizingError

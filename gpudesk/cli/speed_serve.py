@@ -3,7 +3,8 @@
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
 ``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``; ``--pp`` (pipeline stages per replica) comes from the
-training flags, ``--trtllm-backend``, ``--[no-]overlap-scheduling``, ``--length-spread``, ``--length-distribution``, ``--ttft-p99-limit`` / ``--tpot-p99-limit``, ``--api-server-count``, ``--num-prompts``, ``--benchmark-warmup``, ``--prefix-caching``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``, ``--scheduler-recv-interval``, ``--admit-interval-steps`` / ``--admit-min-running``); ``--ep`` (the replica's expert-parallel size: vLLM --enable-expert-parallel, SGLang --ep-size, TensorRT-LLM --ep_size) also comes from the training flags; ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+training flags, ``--trtllm-backend``, ``--lmdeploy-backend`` / ``--cache-max-entry-count`` / ``--max-batch-size`` /
+``--max-prefill-token-num`` (LMDeploy only), ``--[no-]overlap-scheduling``, ``--length-spread``, ``--length-distribution``, ``--ttft-p99-limit`` / ``--tpot-p99-limit``, ``--api-server-count``, ``--num-prompts``, ``--benchmark-warmup``, ``--prefix-caching``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``, ``--scheduler-recv-interval``, ``--admit-interval-steps`` / ``--admit-min-running``); ``--ep`` (the replica's expert-parallel size: vLLM --enable-expert-parallel, SGLang --ep-size, TensorRT-LLM --ep_size) also comes from the training flags; ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
 ``{"serve": {...}, "assumptions": [...]}``.
@@ -21,6 +22,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
 from gpudesk.sizing.serve_lengths import LENGTH_DISTRIBUTIONS
 from gpudesk.sizing.serve_load import ENGINES, KV_DTYPES, SERVING_WEIGHT_FORMATS
+from gpudesk.sizing.serve_lmdeploy import LMDEPLOY_BACKENDS, lmdeploy_backend
 
 _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens": "--output-tokens",
           "concurrency": "--concurrency", "request_rate_per_s": "--request-rate", "batch": "--batch",
@@ -34,7 +36,8 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "backend": "--trtllm-backend", "attention_dp": "--attention-dp", "kv_block_size": "--block-size",
           "rocm_aiter": "--rocm-aiter", "scheduler_recv_interval": "--scheduler-recv-interval",
           "admit_interval_steps": "--admit-interval-steps", "admit_min_running": "--admit-min-running",
-          "num_prompts": "--num-prompts",
+          "num_prompts": "--num-prompts", "max_num_seqs": "--max-batch-size",
+          "max_num_batched_tokens": "--max-prefill-token-num",
           "expert_parallel": "--ep"}
 
 
@@ -111,6 +114,19 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trtllm-backend", choices=("pytorch", "tensorrt"), default=None,
                         help=_("TensorRT-LLM runtime: the PyTorch flow or the TensorRT-engine flow (trtllm-bench "
                                "--backend); default: the release's (PyTorch from 1.0)"))
+    parser.add_argument("--lmdeploy-backend", choices=LMDEPLOY_BACKENDS, default=None,
+                        help=_("LMDeploy engine: TurboMind or the PyTorch engine (lmdeploy serve api_server "
+                               "--backend); default: turbomind"))
+    parser.add_argument("--cache-max-entry-count", type=float, default=None, metavar="F",
+                        help=_("LMDeploy KV-cache share: of the memory free after the weights (of the total before "
+                               "0.2.2); default: the release's (0.8, 0.5 before 0.2.2)"))
+    parser.add_argument("--max-batch-size", type=at_least_one, default=None, metavar="N",
+                        help=_("LMDeploy requests running at once; default: the release's (by GPU from 0.6)"))
+    parser.add_argument("--max-prefill-token-num", type=at_least_one, default=None, metavar="N",
+                        help=_("LMDeploy prompt tokens per step; default: the release's (TurboMind 8192)"))
+    parser.add_argument("--quant-policy", type=int, choices=(0, 4, 8), default=None,
+                        help=_("LMDeploy KV-cache quantization: 8 int8, 4 int4 (from 0.4.0), 0 none (the "
+                               "--kv-dtype int8 / int4 / auto of LMDeploy)"))
     parser.add_argument("--enable-dp-attention", action="store_true",
                         help=_("attention data-parallel across the replica's tensor-parallel GPUs, one group per GPU "
                                "(SGLang --enable-dp-attention, TensorRT-LLM enable_attention_dp)"))
@@ -212,6 +228,41 @@ def _attention_dp(args: argparse.Namespace, tp: int) -> int:
     return int(groups) if groups is not None else tp
 
 
+def _engine_label(engine: str, backend: str | None) -> str:
+    """The engine as the header names it: LMDeploy with its backend ("lmdeploy TurboMind"), the others as typed."""
+    if engine != "lmdeploy":
+        return engine
+    return _("lmdeploy TurboMind") if lmdeploy_backend(backend) == "turbomind" else _("lmdeploy PyTorch engine")
+
+
+_LMDEPLOY_FLAGS = (("--lmdeploy-backend", "lmdeploy_backend"), ("--cache-max-entry-count", "cache_max_entry_count"),
+                   ("--max-batch-size", "max_batch_size"), ("--max-prefill-token-num", "max_prefill_token_num"),
+                   ("--quant-policy", "quant_policy"))
+_QUANT_POLICY_KV = {0: "auto", 4: "int4", 8: "int8"}
+
+
+def _lmdeploy_settings(args: argparse.Namespace) -> tuple[str | None, float | None]:
+    """(backend, memory fraction) from the LMDeploy flags and ``--trtllm-backend`` / ``--gpu-memory-utilization``.
+
+    Raises:
+        CliError: an LMDeploy flag with another engine (it would be dropped unseen), or both spellings of the
+            memory fraction.
+    """
+    if args.engine != "lmdeploy":
+        for flag, name in _LMDEPLOY_FLAGS:
+            if getattr(args, name, None) is not None:
+                raise CliError(_("{flag} is an LMDeploy setting: add --engine lmdeploy, or leave {flag} "
+                                 "out.").format(flag=flag))
+        return getattr(args, "trtllm_backend", None), args.gpu_memory_utilization
+    if getattr(args, "trtllm_backend", None) is not None:
+        raise CliError(_("--trtllm-backend is a TensorRT-LLM setting: use --lmdeploy-backend with --engine lmdeploy."))
+    given = getattr(args, "cache_max_entry_count", None)
+    if given is not None and args.gpu_memory_utilization is not None:
+        raise CliError(_("--cache-max-entry-count and --gpu-memory-utilization set the same LMDeploy fraction: "
+                         "give one."))
+    return getattr(args, "lmdeploy_backend", None), given if given is not None else args.gpu_memory_utilization
+
+
 def cmd_serve_speed(args: argparse.Namespace) -> int:
     """Print the serving speed of one option (module docstring). Returns the exit status."""
     from gpudesk.cli.plan import _spec
@@ -236,20 +287,29 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
         # The threshold only gates admission every n-th step (gpudesk.sizing.serve_sched); alone it changes nothing.
         raise CliError(_("--admit-min-running applies with --admit-interval-steps N above 1: add it, or leave "
                          "--admit-min-running out."))
+    backend, fraction = _lmdeploy_settings(args)
+    kv_dtype = args.kv_dtype
+    policy = getattr(args, "quant_policy", None)
+    if policy is not None:
+        if kv_dtype != "auto":
+            raise CliError(_("--quant-policy and --kv-dtype set the same LMDeploy KV cache: give one."))
+        kv_dtype = _QUANT_POLICY_KV[policy]
     spec = _spec(argparse.Namespace(model=getattr(args, "model", None), config=getattr(args, "config", None),
                                     params=getattr(args, "params", None)))
     gpu = _gpu(args.gpu)
     tp, replicas = _parallel(args)
     load = ServeLoad(engine=args.engine, input_tokens=args.input_tokens, output_tokens=args.output_tokens,
                      concurrency=args.concurrency, request_rate_per_s=args.request_rate, batch=args.batch,
-                     weight_format=args.weight_format, kv_dtype=args.kv_dtype,
-                     gpu_memory_utilization=args.gpu_memory_utilization, tp=tp, replicas=replicas,
+                     weight_format=args.weight_format, kv_dtype=kv_dtype,
+                     gpu_memory_utilization=fraction, tp=tp, replicas=replicas,
+                     max_num_seqs=getattr(args, "max_batch_size", None),
+                     max_num_batched_tokens=getattr(args, "max_prefill_token_num", None),
                      engine_version=getattr(args, "engine_version", None),
                      length_spread=getattr(args, "length_spread", 0.0),
                      length_distribution=getattr(args, "length_distribution", "fixed"),
                      api_server_count=getattr(args, "api_server_count", None),
                      overlap_scheduling=getattr(args, "overlap_scheduling", None),
-                     pp=int(getattr(args, "pp", 1) or 1), backend=getattr(args, "trtllm_backend", None),
+                     pp=int(getattr(args, "pp", 1) or 1), backend=backend,
                      attention_dp=_attention_dp(args, tp),
                      num_prompts=getattr(args, "num_prompts", None),
                      benchmark_warmup=bool(getattr(args, "benchmark_warmup", False)),
@@ -278,9 +338,11 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
         return 0
     lines = [
         _("{model} on {gpus} x {gpu} ({engine}, TP {tp} x {replicas} replicas)").format(
-            model=spec.name, gpus=speed.gpus, gpu=gpu.name, engine=args.engine, tp=tp, replicas=replicas)
+            model=spec.name, gpus=speed.gpus, gpu=gpu.name, engine=_engine_label(args.engine, load.backend), tp=tp,
+            replicas=replicas)
         if load.pp == 1 else _("{model} on {gpus} x {gpu} ({engine}, TP {tp} x PP {pp} x {replicas} replicas)").format(
-            model=spec.name, gpus=speed.gpus, gpu=gpu.name, engine=args.engine, tp=tp, pp=load.pp,
+            model=spec.name, gpus=speed.gpus, gpu=gpu.name, engine=_engine_label(args.engine, load.backend), tp=tp,
+            pp=load.pp,
             replicas=replicas),
         _("output tokens/s: {value:,.0f} ({per_gpu:,.0f} per GPU)").format(
             value=speed.output_tokens_per_s, per_gpu=speed.output_tokens_per_s / speed.gpus),

@@ -33,6 +33,9 @@ planning safe line (:mod:`gpudesk.sizing.capacity`): the engine fills its fracti
 - TensorRT-LLM: ``KvCacheConfig.free_gpu_memory_fraction`` (default 0.9) of the memory left free after the
   engine and its activations load; ``max_num_tokens`` 8192 and ``max_batch_size`` 2048 (``trtllm-serve`` /
   LLM API BuildConfig defaults, ``tensorrt_llm/llmapi/llm_args.py``).
+- LMDeploy (TurboMind or the PyTorch engine): ``cache_max_entry_count`` of the total to v0.2.1, of the memory free
+  after the weights from v0.2.2; ``max_prefill_token_num`` and ``max_batch_size`` by release and device
+  (:mod:`gpudesk.sizing.serve_lmdeploy`).
 - Prefill mixing: vLLM V1 always schedules prompt chunks into the decode steps (chunked prefill, on by default
   since V1, ``vllm/v1/core/sched/scheduler.py``); TensorRT-LLM's in-flight batching runs context and generation
   requests in the same iteration (docs "In-flight batching"), with or without chunked context (without it each
@@ -79,6 +82,7 @@ from gpudesk.sizing.serve_host import engine_version_tuple
 from gpudesk.sizing.serve_hybrid_kv import HYBRID_SOURCE, hybrid_capacity
 from gpudesk.units import GIB, format_bytes, format_count, format_percent
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
+from gpudesk.sizing import serve_lmdeploy as lmdeploy
 from gpudesk.sizing.serve_static import STATIC_SOURCE, is_static_batch, static_batch_limits
 from gpudesk.sizing.serve_vllm_ascend import vllm_ascend_scheduler
 from gpudesk.sizing.serve_vllm_v0 import MLA_NO_CHUNKED_SOURCE, vllm_v0_scheduler
@@ -125,6 +129,7 @@ MEMORY_FRACTION_SOURCES = {
     "sglang": "sglang python/sglang/srt/server_args.py mem_fraction_static (v0.4 table by TP; since v0.5.3 "
               "_handle_gpu_memory_settings, PR 10975) " + SGLANG_REPO,
     "trtllm": "TensorRT-LLM tensorrt_llm/llmapi/llm_args.py KvCacheConfig.free_gpu_memory_fraction=0.9 " + TRTLLM_REPO,
+    "lmdeploy": lmdeploy.MEMORY_SOURCE,
     "optimum-habana": STATIC_SOURCE,
 }
 TOKEN_BUDGET_SOURCES = {
@@ -134,6 +139,7 @@ TOKEN_BUDGET_SOURCES = {
     "sglang": "sglang python/sglang/srt/server_args.py chunked_prefill_size (v0.4: 8192, 2048 under 25 GB; since "
               "v0.5.3 by memory class, _handle_gpu_memory_settings, PR 10975) " + SGLANG_REPO,
     "trtllm": "TensorRT-LLM tensorrt_llm/llmapi/llm_args.py max_num_tokens=8192 " + TRTLLM_REPO,
+    "lmdeploy": lmdeploy.BUDGET_SOURCE,
     "optimum-habana": STATIC_SOURCE,
 }
 MAX_RUNNING_SOURCES = {
@@ -142,6 +148,7 @@ MAX_RUNNING_SOURCES = {
     "sglang": "sglang python/sglang/srt/model_executor/model_runner.py max_running_requests (the KV pool's tokens / "
               "2, at most 4096) " + SGLANG_REPO,
     "trtllm": "TensorRT-LLM tensorrt_llm/llmapi/llm_args.py max_batch_size=2048 " + TRTLLM_REPO,
+    "lmdeploy": lmdeploy.RUNNING_SOURCE,
     "optimum-habana": STATIC_SOURCE,
 }
 MIXED_PREFILL_SOURCES = {
@@ -204,8 +211,11 @@ def _sglang_class(gpu: GPU, tp: int) -> tuple[int, int]:
     return chunk, small_tp if tp < 4 else large_tp
 
 
-def default_memory_fraction(engine: str, gpu: GPU, tp: int, version: str | None = None) -> float:
-    """The engine's default memory fraction (module docstring)."""
+def default_memory_fraction(engine: str, gpu: GPU, tp: int, version: str | None = None,
+                            backend: str | None = None) -> float:
+    """The engine's default memory fraction (module docstring); ``backend``: LMDeploy's."""
+    if engine == "lmdeploy":
+        return lmdeploy.default_cache_max_entry_count(version, backend)
     if engine == "sglang":
         if not _sglang_heuristic(version):
             return next(f for min_tp, f in SGLANG_FRACTION_BY_TP if tp >= min_tp)
@@ -231,9 +241,11 @@ def _vllm_large_defaults(gpu: GPU, version: str | None) -> bool:
 
 
 def default_token_budget(engine: str, gpu: GPU, offline: bool = False, tp: int = 1,
-                         version: str | None = None) -> int:
+                         version: str | None = None, backend: str | None = None, context_tokens: int = 0) -> int:
     """Prefill + decode tokens one scheduler step takes by default (module docstring); ``offline``: vLLM's ``LLM``
-    class defaults."""
+    class defaults; ``backend`` and ``context_tokens`` (the session length): LMDeploy's."""
+    if engine == "lmdeploy":
+        return lmdeploy.default_prefill_tokens(version, backend, context_tokens)[0]
     if engine == "trtllm":
         return TRTLLM_MAX_NUM_TOKENS
     if engine == "sglang":
@@ -253,6 +265,8 @@ def default_max_running(engine: str, gpu: GPU, kv_capacity_tokens: int, version:
     not known, the 4096 ceiling)."""
     if engine == "trtllm":
         return TRTLLM_MAX_BATCH
+    if engine == "lmdeploy":
+        return lmdeploy.default_max_batch_size(gpu, version)
     if engine == "sglang":
         estimate = SGLANG_MAX_RUNNING
         if context_tokens:
@@ -269,9 +283,14 @@ VLLM_MLA_CHUNKED_PREFILL_SINCE = (0, 8)
 VLLM_MLA_NO_CHUNKED_PREFILL_SOURCE = MLA_NO_CHUNKED_SOURCE
 
 
-def default_mixed_prefill(spec: ModelSpec, engine: str, version: str | None) -> tuple[bool, str]:
+def default_mixed_prefill(spec: ModelSpec, engine: str, version: str | None,
+                          backend: str | None = None) -> tuple[bool, str]:
     """(whether the engine's default schedules prompt chunks into decode steps, source): vLLM and TensorRT-LLM
-    yes, SGLang no; vLLM before 0.8 not for a multi-head latent attention model (module docstring)."""
+    yes, SGLang no; vLLM before 0.8 not for a multi-head latent attention model (module docstring); LMDeploy's
+    TurboMind yes, its PyTorch engine no (:mod:`gpudesk.sizing.serve_lmdeploy`)."""
+    if engine == "lmdeploy":
+        backend = lmdeploy.lmdeploy_backend(backend)
+        return lmdeploy.mixed_prefill(backend), lmdeploy.MIXED_SOURCE[backend]
     if engine == "sglang" or is_static_batch(engine):
         return False, MIXED_PREFILL_SOURCES[engine]
     if engine == "vllm" and spec.attention_kind == "mla":
@@ -327,10 +346,10 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     user_fraction = load.gpu_memory_utilization
     version = load.engine_version
     fraction = float(user_fraction) if user_fraction is not None else default_memory_fraction(engine, gpu, tp,
-                                                                                              version)
+                                                                                              version, load.backend)
     user_budget = load.max_num_batched_tokens
     token_budget = int(user_budget) if user_budget is not None else default_token_budget(
-        engine, gpu, load.batch is not None, tp, version)
+        engine, gpu, load.batch is not None, tp, version, load.backend, spec.context_length or 0)
     static = static_batch_limits(load) if is_static_batch(engine) else None
     if static is not None and user_budget is None:
         token_budget = static[0]
@@ -355,6 +374,10 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     total = float(gpu_reported_total_bytes(gpu))
     if engine == "trtllm":
         kv = fraction * (total - weights - activation - runtime)
+    elif engine == "lmdeploy":
+        # cache_max_entry_count of the total (TurboMind to v0.2.1) or of the free memory (serve_lmdeploy)
+        kv = lmdeploy.kv_pool_bytes(fraction, version, load.backend, total, weights, runtime, token_budget,
+                                    spec.vocab_size or 0)
     elif engine == "sglang":
         # The static fraction holds weights + KV pool; activations and runtime live in the rest.
         kv = total * fraction - weights
@@ -379,12 +402,15 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     max_running = int(user_running) if user_running is not None else static[1] if static is not None \
         else default_max_running(engine, gpu, rank_capacity, version, spec.context_length)
     max_running *= per_rank_batch_scale(engine, dp_attn, user_running is not None)
-    mixed, mixed_source = default_mixed_prefill(spec, engine, version)
+    mixed, mixed_source = default_mixed_prefill(spec, engine, version, load.backend)
     if v0 is not None and load.mixed_prefill is None:
         mixed, mixed_source = v0.chunked, v0.source
     if load.mixed_prefill is not None:
         mixed, mixed_source = load.mixed_prefill, USER_SETTING_SOURCE.format(field="mixed_prefill")
     chunked = True
+    if engine == "lmdeploy" and mixed and user_budget is None and not lmdeploy.default_prefill_tokens(
+            version, load.backend, spec.context_length or 0)[1]:
+        chunked = False  # TurboMind before v0.2.5 runs each prompt whole (serve_lmdeploy)
     if engine == "trtllm" and not mixed:
         # In-flight batching mixes context and generation requests whatever the chunking; without chunked context
         # each context runs whole in one iteration (TRTLLM_IFB_SOURCE).
@@ -402,7 +428,9 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
     assumptions = (
         Assumption("mixed_prefill", (_("yes") if mixed else _("no")) if chunked
                    else _("yes, whole prompts (no chunking)"), mixed_source, raw(mixed=mixed, chunked=chunked)),
-        Assumption("engine_memory_fraction", _("{share} of the GPU's memory").format(
+        Assumption("engine_memory_fraction", (
+            _("{share} of the memory free after the weights") if engine == "lmdeploy"
+            and lmdeploy.fraction_of_free_memory(version, load.backend) else _("{share} of the GPU's memory")).format(
             share=format_percent(fraction, digits=None)),
                    _given("gpu_memory_utilization", user_fraction, MEMORY_FRACTION_SOURCES), raw(share=fraction)),
         Assumption("kv_capacity_tokens", _("{tokens} tokens ({size}, {dtype})").format(

@@ -62,12 +62,20 @@ HOST_STEP_S = 1.0e-3
 HOST_REQUEST_S = (5.5e-3 - HOST_STEP_S) / 256
 HOST_SOURCE = ("vllm-project/vllm PR 17866 (V1 TPOT at batch 1), issue 10634 (gap between decode steps at batch "
                "256), RFC 6854 (multi-step scheduling)")
+# LMDeploy: TurboMind's step loop is C++ (src/turbomind/models/llama/LlamaBatch.cc, its own thread), and the Python
+# front end turns its outputs into text in other threads, so the per-request output work is not on the step's path;
+# its C++ loop does not schedule one batch ahead either. The PyTorch engine's step loop is Python
+# (lmdeploy/pytorch/engine/engine.py): its host work is taken as adding to every step. No measured figure for
+# either: the generic per-step cost above is kept (InternLM/lmdeploy, read at v0.2.6 and v0.16.0).
+LMDEPLOY_HOST_SOURCE = ("lmdeploy src/turbomind/models/llama/LlamaBatch.cc (C++ step loop); lmdeploy/pytorch/engine/"
+                        "engine.py (Python step loop) (https://github.com/InternLM/lmdeploy)")
 # (engine, first version whose default overlaps the host work with the GPU); None: always overlapped.
-OVERLAP_SINCE = {"vllm": (0, 12), "sglang": (0, 4), "trtllm": None}
+OVERLAP_SINCE = {"vllm": (0, 12), "sglang": (0, 4), "trtllm": None, "lmdeploy": None}
 OVERLAP_SOURCE = {
     "vllm": "vllm/config/scheduler.py async_scheduling, on by default since v0.12 (vllm-project/vllm PR 27614)",
     "sglang": "sglang server_args.py disable_overlap_schedule=False (overlap scheduler since v0.4)",
     "trtllm": "TensorRT-LLM llm_args.py disable_overlap_scheduler=False",
+    "lmdeploy": LMDEPLOY_HOST_SOURCE,
 }
 # TensorRT-LLM runs a model through one of two runtimes ("backends"): the TensorRT-engine flow (C++ executor; the
 # default path of the 0.x trtllm-bench, ``--backend`` default None, "Default is cpp path") and the PyTorch flow
@@ -174,6 +182,8 @@ def host_overhead(engine: str, version: str | None, overlap: bool | None, num_sc
         if overlap is None and runtime == "pytorch" and parsed is not None and parsed < TRTLLM_PYTORCH_OVERLAP_SINCE:
             resolved = False
         source = f"{source}; {TRTLLM_BACKEND_SOURCE}"
+    if engine == "lmdeploy" and overlap is None and backend is not None and backend.lower() == "pytorch":
+        resolved = False  # the PyTorch engine's Python step loop (LMDEPLOY_HOST_SOURCE)
     block = max(1, num_scheduler_steps)
     return HostOverhead(step_s=HOST_STEP_S / block, request_s=HOST_REQUEST_S / block, overlap=resolved,
                         source=source)
@@ -186,7 +196,7 @@ def schedules_ahead(engine: str, version: str | None, backend: str | None, overl
     PyTorch-flow overlap scheduler: docs "Overlap Scheduler", ``_executor_loop_overlap``). TensorRT-LLM's
     TensorRT-engine flow (the C++ executor) has no such documented loop: its overlap here is only the assumption
     that its host work hides, so it is not counted as scheduling ahead."""
-    if not overlapped:
+    if not overlapped or engine == "lmdeploy":  # TurboMind's C++ loop does not run a batch ahead
         return False
     return not (engine == "trtllm" and trtllm_backend(version, backend) == "tensorrt")
 

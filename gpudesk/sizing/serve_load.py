@@ -14,10 +14,15 @@ from gpudesk.i18n import _
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, fraction, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.serve_host import engine_version_tuple, trtllm_backend
+from gpudesk.sizing.serve_lmdeploy import lmdeploy_backend
 from gpudesk.sizing.serve_lengths import LENGTH_DISTRIBUTIONS, SHAREGPT_MIN_TOKENS, sharegpt_mean_limits
 
-ENGINES = ("vllm", "sglang", "trtllm", "optimum-habana")
-KV_DTYPES = ("auto", "bf16", "fp16", "fp8")
+ENGINES = ("vllm", "sglang", "trtllm", "lmdeploy", "optimum-habana")
+KV_DTYPES = ("auto", "bf16", "fp16", "fp8", "int8", "int4")
+#: KV dtypes only LMDeploy offers: ``quant_policy`` 8 (int8) and 4 (int4) (lmdeploy/messages.py
+#: TurbomindEngineConfig.quant_policy, int8 since v0.1.0, int4 since v0.4.0; InternLM/lmdeploy).
+LMDEPLOY_KV_DTYPES = frozenset({"int8", "int4"})
+LMDEPLOY_INT4_KV_SINCE = (0, 4)  # lmdeploy/cli/utils.py --quant-policy choices [0, 4, 8] from v0.4.0
 MAX_TP = 64
 #: The largest scale-up (NVLink) domain a buyer can rack as one "node": 72 GPUs in a GB200/GB300 NVL72 rack (NVIDIA
 #: GB200 NVL72 datasheet), 576 in the announced Rubin Ultra NVL576. Tensor parallelism stays within MAX_TP.
@@ -47,10 +52,11 @@ def storage_weight_format(weight_format: str) -> str:
 class ServeLoad:
     """One serving option and its load.
 
-    ``engine``: vllm, sglang or trtllm. ``input_tokens`` / ``output_tokens`` per request. Exactly one of
+    ``engine``: vllm, sglang, trtllm or lmdeploy. ``input_tokens`` / ``output_tokens`` per request. Exactly one of
     ``concurrency`` (closed loop, requests in flight), ``request_rate_per_s`` (open loop, Poisson arrivals; ``math.inf``: all at once) and
     ``batch`` (offline: ``batch`` requests submitted at once, repeated). ``weight_format``: ``checkpoint`` or a
-    format of :mod:`gpudesk.sizing.dtypes`. ``kv_dtype``: ``auto`` (the model's 16-bit dtype) or ``fp8``.
+    format of :mod:`gpudesk.sizing.dtypes`. ``kv_dtype``: ``auto`` (the model's 16-bit dtype) or ``fp8``; LMDeploy
+    also ``int8`` / ``int4`` (``--quant-policy 8`` / ``4``).
     ``gpu_memory_utilization``: the engine's memory fraction (vLLM ``--gpu-memory-utilization``, SGLang
     ``--mem-fraction-static``, TensorRT-LLM ``free_gpu_memory_fraction``); None = the engine's default.
     ``tp`` GPUs per replica, ``replicas`` data-parallel copies. ``max_num_batched_tokens`` (the scheduler's
@@ -89,7 +95,10 @@ class ServeLoad:
     ``VLLM_MIN_REQUEST_DECODE_STEP`` = m; :mod:`gpudesk.sizing.serve_sched`); n = 1, the default: every step, as
     upstream vLLM and the other engines do. Only vLLM takes one.
     ``backend``: TensorRT-LLM's runtime, ``pytorch`` or ``tensorrt`` (None: the release's default,
-    :func:`gpudesk.sizing.serve_host.trtllm_backend`); only TensorRT-LLM takes one.
+    :func:`gpudesk.sizing.serve_host.trtllm_backend`); LMDeploy's, ``turbomind`` or ``pytorch`` (None:
+    ``turbomind``, :func:`gpudesk.sizing.serve_lmdeploy.lmdeploy_backend`); no other engine takes one.
+    For LMDeploy ``gpu_memory_utilization`` is ``--cache-max-entry-count`` and ``max_num_seqs``
+    ``--max-batch-size`` (:mod:`gpudesk.sizing.serve_lmdeploy`).
     """
 
     engine: str = "vllm"
@@ -139,6 +148,13 @@ class ServeLoad:
         """
         choice("engine", self.engine, frozenset(ENGINES))
         choice("kv_dtype", self.kv_dtype, frozenset(KV_DTYPES))
+        if self.kv_dtype.lower() in LMDEPLOY_KV_DTYPES and self.engine.lower() != "lmdeploy":
+            raise SizingError("kv_dtype", _("an {dtype} KV cache is LMDeploy's quant_policy; engine {engine!r} has "
+                                            "none: use auto or fp8.").format(dtype=self.kv_dtype, engine=self.engine))
+        release = engine_version_tuple(self.engine_version)
+        if self.kv_dtype.lower() == "int4" and release is not None and release < LMDEPLOY_INT4_KV_SINCE:
+            raise SizingError("kv_dtype", _("LMDeploy {version} has no int4 KV cache (--quant-policy 4 came in "
+                                            "0.4.0): use int8.").format(version=self.engine_version))
         positive_int("input_tokens", self.input_tokens, MAX_SEQ_LEN_TOKENS)
         positive_int("output_tokens", self.output_tokens, MAX_SEQ_LEN_TOKENS)
         loads = [name for name in ("concurrency", "request_rate_per_s", "batch") if getattr(self, name) is not None]
@@ -156,10 +172,13 @@ class ServeLoad:
         positive_int("tp", self.tp, MAX_TP)
         positive_int("pp", self.pp, MAX_TP)
         if self.backend is not None:
-            if self.engine.lower() != "trtllm":
-                raise SizingError("backend", _("only TensorRT-LLM has a backend choice (got engine {engine!r}).").format(
-                    engine=self.engine))
-            trtllm_backend(self.engine_version, self.backend)
+            if self.engine.lower() == "lmdeploy":
+                lmdeploy_backend(self.backend)
+            elif self.engine.lower() != "trtllm":
+                raise SizingError("backend", _("only TensorRT-LLM and LMDeploy have a backend choice (got engine "
+                                               "{engine!r}).").format(engine=self.engine))
+            else:
+                trtllm_backend(self.engine_version, self.backend)
         if self.rocm_aiter is not None and self.engine.lower() != "vllm":
             raise SizingError("rocm_aiter", _("only vLLM has the AITER switch (VLLM_ROCM_USE_AITER; got engine "
                                               "{engine!r}).").format(engine=self.engine))

@@ -45,7 +45,11 @@ BISECTION_STEPS = 48
 # SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS 600 decode steps to 0.7 x SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14
 # (python/sglang/srt/environ.py; scheduler.py init_new_token_ratio / min_new_token_ratio); a benchmark of thousands of
 # steps runs at that floor, which is taken here (a retraction raises it again for a while: not modelled).
-ON_DEMAND_ENGINES = ("vllm", "sglang")
+# LMDeploy alike: TurboMind's SequenceManager::Materialize gives each running sequence the blocks its next step needs
+# and swaps out or drops the lowest-priority ones when the pool runs short (src/turbomind/models/llama/
+# SequenceManager.cc), the PyTorch engine's scheduler evicts (lmdeploy/pytorch/paging/scheduler.py,
+# eviction_helper; InternLM/lmdeploy v0.2.6).
+ON_DEMAND_ENGINES = ("vllm", "sglang", "lmdeploy")
 SGLANG_MIN_NEW_TOKEN_RATIO = 0.7 * 0.14
 PREFILL_CYCLE_ROUNDS = 8  # rounds of the cycle <-> prompts-per-prefill-step fixed point (unmixed prefill)
 STEADY_SOURCE = ("Little's law (Little 1961, Operations Research 9(3)); scheduler of vllm/v1/core/sched/scheduler.py "

@@ -117,6 +117,7 @@ from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.engine_version import version_triple
 from gpudesk.sizing.memory_inference import kv_token_bytes_all_layers, resolve_weight_format, weight_bytes
 from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead
+from gpudesk.sizing.serve_lmdeploy import uses_cuda_graphs
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_vllm_ascend import runs_eager as ascend_runs_eager
 from gpudesk.sizing.serve_rates import (
@@ -633,6 +634,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     attention_eff, _source = matmul_efficiency(gpu, "bf16")
     hbm_eff, hbm_source = hbm_efficiency(gpu)
     graphs = load.cuda_graphs and not ascend_runs_eager(gpu, load.engine.lower(), load.engine_version)
+    if load.engine.lower() == "lmdeploy":  # TurboMind launches its kernels one by one (serve_lmdeploy)
+        graphs = graphs and uses_cuda_graphs(load.engine_version, load.backend)
     kernel_s, layer_source = kernel_latency_s(gpu, graphs)
     kernels = kernels_per_step(spec)
     linear = _linear_format(fmt, block_fp8)
