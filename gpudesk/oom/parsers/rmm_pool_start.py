@@ -32,10 +32,10 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.report import MemoryReport
+from gpudesk.units import MIB
 
-# The plugin's "MB" is binary: GpuDeviceManager.scala prints its figures through ``toMB(x) = x / 1024 / 1024.0``, and
-# the later wording says MiB outright.
-_MIB = 1024 * 1024
+# The plugin's "MB" is binary (MIB): GpuDeviceManager.scala prints its figures through ``toMB(x) = x / 1024 / 1024.0``,
+# and the later wording says MiB outright.
 _NUM = r"(\d{1,12}(?:\.\d{1,16})?)"
 # 2020: the pool (allocFraction × total) above the free memory.
 _LARGER_THAN_FREE = re.compile(r"Initial RMM allocation\s*\(\s*" + _NUM + r"\s*MB\s*\)\s*is larger than free memory\s*"
@@ -56,7 +56,7 @@ def matches(text: str) -> bool:
 
 
 def _mib(value: str) -> int:
-    return int(float(value) * _MIB)
+    return int(float(value) * MIB)
 
 
 def parse(text: str, report: MemoryReport) -> bool:

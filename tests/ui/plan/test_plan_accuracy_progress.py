@@ -3,6 +3,7 @@ it mid-check stops the check's thread. The set table is cut to a few small real 
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -95,6 +96,20 @@ def test_closing_mid_check_stops_its_thread(qtbot, monkeypatch, how):
     # first set is shown.
     _use_sets(monkeypatch, {"fresh6": sv.SET_FILES["fresh6"], "later": sv.SET_FILES["later"],
                             "fresh23": sv.SET_FILES["fresh23"], "fresh24": sv.SET_FILES["fresh24"]})
+    # The sets after the first are held until the check is told to stop, as a slow set would be: the speed model
+    # checks these sets in seconds now, so without this the check could finish before the dialog closes.
+    real = sv.speed_set_class_rows
+
+    def held_after_first(set_name, should_stop=None):
+        if set_name != "fresh6":
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                if should_stop is not None and should_stop():
+                    return None
+                time.sleep(0.01)
+        return real(set_name, should_stop)
+
+    monkeypatch.setattr(sv, "speed_set_class_rows", held_after_first)
     dialog, seen, finished = _recording_dialog(qtbot, monkeypatch)
     dialog.load()
     dialog.show()
