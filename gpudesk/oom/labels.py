@@ -316,6 +316,8 @@ RUNTIME_NAMES: dict[str, str] = {
     "neuron": N_("AWS Neuron"), "faiss": N_("Faiss"), "taichi": N_("Taichi"), "amrex": N_("AMReX"),
     "paddle": N_("PaddlePaddle"), "mxnet": N_("MXNet"), "catboost": N_("CatBoost"), "ctranslate2": N_("CTranslate2"),
     "ggml": N_("ggml"),
+    # A report whose framework no parser recognised (MemoryReport.framework's default).
+    "unknown": N_("unknown"),
 }
 # Frameworks whose allocator is PyTorch's caching allocator (vLLM's reports carry "vllm" as their framework).
 PYTORCH_FRAMEWORKS = ("pytorch", "vllm")

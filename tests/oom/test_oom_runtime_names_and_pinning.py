@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 
+from gpudesk import i18n
+
 from gpudesk.oom import diagnose_text
 from gpudesk.oom.account import accounts_of
 from gpudesk.oom.labels import runtime_name
@@ -59,3 +61,14 @@ def test_account_note_words_memory_outside_the_runtime_not_pytorch() -> None:
     notes = " ".join(t.note for a in accounts_of(diagnose_text(CUDA_JL).report) for t in a.terms)
     assert "PyTorch" not in notes
     assert "outside the framework's allocator" in notes
+
+
+def test_unrecognised_framework_is_named_in_the_language() -> None:
+    """The copied report and the history table show an unrecognised framework through runtime_name."""
+    before = i18n.current_language()
+    try:
+        assert runtime_name("unknown") == "unknown"
+        i18n.set_language("zh_CN")
+        assert runtime_name("unknown") == "未知"
+    finally:
+        i18n.set_language(before)
