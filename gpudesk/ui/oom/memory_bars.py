@@ -17,6 +17,7 @@ from PySide6.QtCore import QCoreApplication, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from gpudesk.oom.labels import PYTORCH_FRAMEWORKS, outside_allocator_words
 from gpudesk.ui.oom.plain import plain_tooltip
 from gpudesk.units import format_bytes
 
@@ -59,6 +60,9 @@ class GpuBarData:
     notes: dict[str, str] = field(default_factory=dict)
     #: The accelerator platform ("cuda", "rocm", "mps"; None: unsaid), for the name of the per-process tool.
     platform: str | None = None
+    #: The report's framework ("pytorch", "tensorflow", "unknown", ...; None: unsaid), for the name of the memory
+    #: the process holds outside its allocator.
+    framework: str | None = None
 
 
 def bar_segments(data: GpuBarData) -> list[tuple[str, int]]:
@@ -165,6 +169,8 @@ class MemoryBarsPanel(QWidget):
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._legend_cells: dict[str, QWidget] = {}
+        self._legend_labels: dict[str, QLabel] = {}
+        self._framework: str | None = "pytorch"
         self._layout.addWidget(self._legend())
         self._rows = QWidget(self)
         self._rows_layout = QVBoxLayout(self._rows)
@@ -179,11 +185,15 @@ class MemoryBarsPanel(QWidget):
         self.captions: list[QLabel] = []
         self.titles: list[QLabel] = []
 
-    def segment_names(self) -> dict[str, str]:
+    def segment_names(self, framework: str | None = "pytorch") -> dict[str, str]:
+        """The segments' names; the process's memory outside the allocator is named for ``framework``: PyTorch's
+        words for PyTorch (and when unsaid), the runtime's own or the framework-neutral words otherwise."""
+        outside = (self.tr("Non-PyTorch in process (CUDA context, NCCL, libraries)")
+                   if framework is None or framework in PYTORCH_FRAMEWORKS else outside_allocator_words(framework))
         return {
             "allocated": self.tr("Allocated (live tensors)"),
             "reserved_unallocated": self.tr("Reserved but unallocated (allocator cache)"),
-            "non_pytorch": self.tr("Non-PyTorch in process (CUDA context, NCCL, libraries)"),
+            "non_pytorch": outside,
             "process_unsplit": self.tr("This process per NVML (allocator figures unknown)"),
             "other_processes": self.tr("Other processes"),
             "unattributed": self.tr("Unattributed (driver, display, processes not listed)"),
@@ -200,6 +210,7 @@ class MemoryBarsPanel(QWidget):
             row.setContentsMargins(0, 0, 8, 0)
             row.addWidget(_Swatch(SEGMENT_COLORS[key], cell), 0, 0)
             label = QLabel(text, cell)
+            self._legend_labels[key] = label
             label.setTextFormat(Qt.TextFormat.PlainText)
             label.setWordWrap(True)
             row.addWidget(label, 0, 1)
@@ -246,6 +257,9 @@ class MemoryBarsPanel(QWidget):
         for data in items:
             self._add_row(data)
         self._empty.setVisible(not items)
+        self._framework = items[0].framework if items else "pytorch"
+        for key, text in self.segment_names(self._framework).items():
+            self._legend_labels[key].setText(text)
         drawn = {key for bar in self.bars for key, size in bar.segments() if size > 0}
         self._place_legend([key for key in self._legend_cells if key in drawn])
 
@@ -300,7 +314,7 @@ class MemoryBarsPanel(QWidget):
         return " · ".join(parts)
 
     def _tooltip(self, data: GpuBarData, segments: list[tuple[str, int]]) -> str:
-        names = self.segment_names()
+        names = self.segment_names(data.framework)
         lines = [f"{names[key]}: {format_bytes(size)}" for key, size in segments]
         for value_name, reason in data.notes.items():
             lines.append(self.tr("%1 is N/A: %2").replace("%1", value_name).replace("%2", reason))
@@ -346,6 +360,7 @@ def bars_from_report(report) -> list[GpuBarData]:
                 free_bytes=dev.free_bytes,
                 notes=notes,
                 platform=getattr(report, "platform", None),
+                framework=getattr(report, "framework", None),
             )
         )
     return items

@@ -117,3 +117,16 @@ def test_results_list_child_processes(qtbot):
     assert view.workers_table.item(0, 3).text() == "N/A"
     assert view.workers_table.item(1, 3).text() == "2.00 GiB"
     assert "zombie_workers" in view.cause_ids()
+
+
+def test_legend_names_memory_outside_the_allocator_for_the_framework(qtbot):
+    """A TensorFlow report's bar does not call the process's other memory "Non-PyTorch"; a PyTorch one does."""
+    panel = MemoryBarsPanel()
+    qtbot.addWidget(panel)
+    figures = dict(total_bytes=24 * GiB, allocated_bytes=20 * GiB, reserved_bytes=21 * GiB,
+                   process_used_bytes=22 * GiB, free_bytes=1 * GiB)
+    panel.set_bars([GpuBarData(0, framework="tensorflow", **figures)])
+    legend = panel._legend_labels["non_pytorch"].text()
+    assert "PyTorch" not in legend and "PyTorch" not in panel.bars[0].toolTip()
+    panel.set_bars([GpuBarData(0, framework="pytorch", **figures)])
+    assert panel._legend_labels["non_pytorch"].text().startswith("Non-PyTorch")
