@@ -49,6 +49,11 @@ SAFE_COLOR = "#c62828"
 USABLE_COLOR = "#333333"
 
 
+def gib_unbroken(value: float) -> str:
+    """format_gib with a no-break space between the figure and "GiB": a wrapped label keeps them on one line."""
+    return format_gib(value).replace(" ", "\u00a0")
+
+
 @dataclass(frozen=True)
 class MemoryBarSpec:
     """What one bar shows.
@@ -272,18 +277,19 @@ class MemoryBreakdownChart(QWidget):
         return np.array(xs, dtype=float), np.array(ys, dtype=float)
 
     def default_caption(self, specs: list[MemoryBarSpec]) -> str:
-        """One line per bar: total against the safe line, with the headroom or the overshoot."""
+        """One line per bar: total against the safe line, with the headroom or the overshoot. A figure and its unit
+        are joined by a no-break space, so the word-wrapped caption never leaves "GiB" alone on the next line."""
         lines = []
         for index, spec in enumerate(specs):
             if len(specs) > 2:
                 spec = MemoryBarSpec(f"#{index + 1} {spec.label}", spec.parts, spec.usable_bytes, spec.safe_bytes)
             if spec.safe_bytes is None:
-                lines.append(self.tr("{0}: {1} per GPU (no safe line known)").format(spec.label, format_gib(spec.total_bytes)))
+                lines.append(self.tr("{0}: {1} per GPU (no safe line known)").format(spec.label, gib_unbroken(spec.total_bytes)))
                 continue
             margin = spec.safe_bytes - spec.total_bytes
             if margin >= 0:
                 text = self.tr("{0}: {1} per GPU, {2} under the safe line of {3}")
             else:
                 text = self.tr("{0}: {1} per GPU, {2} OVER the safe line of {3}")
-            lines.append(text.format(spec.label, format_gib(spec.total_bytes), format_gib(abs(margin)), format_gib(spec.safe_bytes)))
+            lines.append(text.format(spec.label, gib_unbroken(spec.total_bytes), gib_unbroken(abs(margin)), gib_unbroken(spec.safe_bytes)))
         return "\n".join(lines)

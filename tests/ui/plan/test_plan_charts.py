@@ -20,10 +20,12 @@ def test_memory_bars_stack_and_caption_the_safe_line(qtbot):
     under = MemoryBarSpec("A", [("weights", 10 * GIB), ("activations", 20 * GIB)], 79.18 * GIB, 63.34 * GIB)
     over = MemoryBarSpec("B", [("weights", 50 * GIB), ("kv_cache", 20 * GIB)], 79.18 * GIB, 63.34 * GIB)
     chart.set_bars([under, over])
-    assert chart.caption.text().splitlines() == [
+    # A figure and its unit are joined by a no-break space: the wrapped caption never leaves "GiB" alone.
+    assert chart.caption.text().replace("\u00a0", " ").splitlines() == [
         "A: 30.00 GiB per GPU, 33.34 GiB under the safe line of 63.34 GiB",
         "B: 70.00 GiB per GPU, 6.66 GiB OVER the safe line of 63.34 GiB",
     ]
+    assert " GiB" not in chart.caption.text() and chart.caption.text().count("\u00a0GiB") == 6
     bars = chart._items  # noqa: SLF001 - the drawn items are the point of this test
     assert list(bars["activations"].opts["y0"]) == pytest.approx([10.0, 50.0])
     assert list(bars["kv_cache"].opts["y0"]) == pytest.approx([30.0, 50.0])
@@ -34,7 +36,7 @@ def test_memory_bars_stack_and_caption_the_safe_line(qtbot):
     # A redraw with fewer parts drops the stale ones from the plot and the legend.
     chart.set_bars([MemoryBarSpec("C", [("weights", GIB)], None, None)])
     assert set(chart._items) == {"weights"}  # noqa: SLF001
-    assert chart.caption.text() == "C: 1.00 GiB per GPU (no safe line known)"
+    assert chart.caption.text() == "C: 1.00\u00a0GiB per GPU (no safe line known)"
 
 
 def test_tco_chart_skips_candidates_without_a_total(qtbot):
