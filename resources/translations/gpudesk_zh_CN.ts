@@ -1101,62 +1101,62 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>原因编号：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="185"/>
-        <source>confidence %p %</source>
-        <translation>置信度 %p %</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="188"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="191"/>
         <source>How strongly the evidence supports this cause</source>
         <translation>证据对这一原因的支持程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="194"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="193"/>
+        <source>confidence %1 %</source>
+        <translation>置信度 %1 %</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="204"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="200"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="210"/>
         <source>Fix: %1</source>
         <translation>修复：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="211"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="221"/>
         <source>Copy fix</source>
         <translation>复制修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="212"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="222"/>
         <source>Copy the fix to the clipboard</source>
         <translation>将修复方法复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="216"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="226"/>
         <source>Further fixes</source>
         <translation>更多修复</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="220"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="230"/>
         <source>Also check</source>
         <translation>另请检查</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="224"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="234"/>
         <source>Effect of sizing fixes</source>
         <translation>调整规模类修复的效果</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="227"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="237"/>
         <source>saves %1</source>
         <translation>节省 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="232"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="242"/>
         <source>Copy cause</source>
         <translation>复制原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="233"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="243"/>
         <source>Copy this cause with its evidence and fix as text</source>
         <translation>将此原因连同证据和修复以文本形式复制</translation>
     </message>
@@ -3290,52 +3290,52 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MemoryBars</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="323"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="337"/>
         <source>not in the input (missing: %1)</source>
         <translation>输入中没有（缺少：%1）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="325"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="339"/>
         <source>not reported by the source</source>
         <translation>来源未报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="328"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="342"/>
         <source>total</source>
         <translation>总量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="329"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="343"/>
         <source>allocated</source>
         <translation>已分配</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="330"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="344"/>
         <source>reserved</source>
         <translation>已保留</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="331"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="345"/>
         <source>%1 used by process</source>
         <translation>进程占用 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="358"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="373"/>
         <source>rocm-smi</source>
         <translation>rocm-smi</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="360"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="375"/>
         <source>Metal driver</source>
         <translation>Metal 驱动</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="361"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="376"/>
         <source>NVML</source>
         <translation>NVML</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="333"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="347"/>
         <source>free</source>
         <translation>空闲</translation>
     </message>
@@ -3343,99 +3343,99 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MemoryBarsPanel</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="173"/>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="239"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="179"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="250"/>
         <source>No memory figures yet: paste a message or pick a target.</source>
-        <extracomment>The accelerator platform (&quot;cuda&quot;, &quot;rocm&quot;, &quot;mps&quot;; None: unsaid), for the name of the per-process tool.</extracomment>
+        <extracomment>The accelerator platform (&quot;cuda&quot;, &quot;rocm&quot;, &quot;mps&quot;; None: unsaid), for the name of the per-process tool. The report&apos;s framework (&quot;pytorch&quot;, &quot;tensorflow&quot;, &quot;unknown&quot;, ...; None: unsaid), for the name of the memory the process holds outside its allocator.</extracomment>
         <translation>还没有显存数据：请粘贴一条消息或选择一个目标。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="184"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="194"/>
         <source>Allocated (live tensors)</source>
         <translation>已分配（活动张量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="185"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="195"/>
         <source>Reserved but unallocated (allocator cache)</source>
         <translation>已保留但未分配（分配器缓存）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="186"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="191"/>
         <source>Non-PyTorch in process (CUDA context, NCCL, libraries)</source>
         <translation>进程内非 PyTorch 部分（CUDA 上下文、NCCL、库）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="187"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="197"/>
         <source>This process per NVML (allocator figures unknown)</source>
         <translation>NVML 统计的本进程用量（分配器数据未知）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="188"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="198"/>
         <source>Other processes</source>
         <translation>其他进程</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="189"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="199"/>
         <source>Unattributed (driver, display, processes not listed)</source>
         <translation>未归属（驱动、显示、未列出的进程）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="190"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="200"/>
         <source>Free</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="244"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="255"/>
         <source>This input gives no per-GPU memory figures (total, allocated, free); the causes below come from the message itself.</source>
         <translation>这段输入没有逐 GPU 的显存数字（总量、已分配、空闲）；下面的原因来自消息本身。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="281"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="295"/>
         <source>GPU %1</source>
         <translation>GPU %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="281"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="295"/>
         <source>GPU (index not given)</source>
         <translation>GPU（未给出编号）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="285"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="299"/>
         <source>%1%2 · total memory unknown (not in the input); the bar spans the parts shown</source>
         <translation>%1%2 · 总显存未知（输入中没有）；条形图按所示各部分绘制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="287"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="301"/>
         <source>%1%2 · %3 total</source>
         <translation>%1%2 · 共 %3</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="293"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="307"/>
         <source>allocated %1</source>
         <translation>已分配 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="294"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="308"/>
         <source>reserved %1</source>
         <translation>已保留 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="295"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="309"/>
         <source>%1 used by process %2</source>
         <translation>进程 %2 占用 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="297"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="311"/>
         <source>other processes %1</source>
         <translation>其他进程 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="298"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="312"/>
         <source>free %1</source>
         <translation>空闲 %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="306"/>
+        <location filename="../../gpudesk/ui/oom/memory_bars.py" line="320"/>
         <source>%1 is N/A: %2</source>
         <translation>%1 为 N/A：%2</translation>
     </message>
@@ -3443,38 +3443,38 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MemoryBreakdownChart</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="142"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="147"/>
         <source>Drawing the chart…</source>
         <extracomment>Fixed colours for the usual part names; other names take the fallback cycle in order of appearance.</extracomment>
         <translation>正在绘制图表…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="173"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="178"/>
         <source>Memory per GPU (GiB)</source>
         <translation>每 GPU 显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="205"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="210"/>
         <source>Usable capacity</source>
         <translation>可用容量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="205"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="210"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="281"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="287"/>
         <source>{0}: {1} per GPU (no safe line known)</source>
         <translation>{0}：每 GPU {1}（安全线未知）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="285"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="291"/>
         <source>{0}: {1} per GPU, {2} under the safe line of {3}</source>
         <translation>{0}：每 GPU {1}，比安全线 {3} 低 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="287"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="293"/>
         <source>{0}: {1} per GPU, {2} OVER the safe line of {3}</source>
         <translation>{0}：每 GPU {1}，超出安全线 {3} 达 {2}</translation>
     </message>
@@ -7583,113 +7583,113 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ResultsView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="256"/>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="312"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="266"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="322"/>
         <source>No diagnosis yet.</source>
         <translation>尚无诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="266"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="276"/>
         <source>Copy report</source>
         <translation>复制报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="267"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="277"/>
         <source>Copy the whole diagnosis as text</source>
         <translation>将整个诊断以文本形式复制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="269"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="279"/>
         <source>Copy JSON</source>
         <translation>复制 JSON</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="270"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="280"/>
         <source>Copy the diagnosis as JSON (the same as gpudesk oom diagnose --json)</source>
         <translation>将诊断以 JSON 形式复制（与 gpudesk oom diagnose --json 相同）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="298"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="308"/>
         <source>Values read from the input</source>
         <translation>从输入中读取的数值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="327"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="337"/>
         <source>Unparseable input: nothing could be diagnosed.</source>
         <translation>无法解析的输入：无法进行诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="348"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="358"/>
         <source>Engine: %1</source>
         <translation>引擎：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="350"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="360"/>
         <source>Framework: %1</source>
         <translation>框架：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="352"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="362"/>
         <source>message shape: %1</source>
         <translation>消息形式：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="355"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="365"/>
         <source>PyTorch era: %1</source>
         <translation>PyTorch 版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="357"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="367"/>
         <source>torch %1</source>
         <translation>torch %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="359"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="369"/>
         <source>Python %1</source>
         <translation>Python %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="361"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="371"/>
         <source>from %1</source>
         <translation>来自%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="362"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="372"/>
         <source>Diagnosis</source>
         <translation>诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="370"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="380"/>
         <source>Partial result, the input lacks: %1</source>
         <translation>部分结果，输入缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="398"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="408"/>
         <source>Child processes of the target (psutil)</source>
         <translation>目标的子进程（psutil）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="400"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="410"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="400"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="410"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="400"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="410"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="400"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="410"/>
         <source>Host RSS</source>
         <translation>主机 RSS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="406"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="416"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>

@@ -179,15 +179,25 @@ class CauseCard(QFrame):
         title.setToolTip(self.tr("Cause id: %1").replace("%1", cause.id))
         self.title_label = title
         layout.addWidget(title)
+        # The percentage is a label beside the bar, not the bar's own text: drawn over the filled part (the
+        # highlight colour) the bar's text is unreadable in some styles.
+        percent = int(round(max(0.0, min(1.0, float(cause.confidence))) * 100))
         confidence = QProgressBar(self)
         confidence.setRange(0, 100)
-        confidence.setValue(int(round(max(0.0, min(1.0, float(cause.confidence))) * 100)))
-        confidence.setFormat(self.tr("confidence %p %"))
+        confidence.setValue(percent)
+        confidence.setTextVisible(False)
         confidence.setMinimumWidth(120)
         confidence.setMaximumWidth(220)
         confidence.setToolTip(self.tr("How strongly the evidence supports this cause"))
         self.confidence_bar = confidence
-        layout.addWidget(confidence)
+        self.confidence_label = plain_label(self.tr("confidence %1 %").replace("%1", str(percent)), self)
+        self.confidence_label.setToolTip(confidence.toolTip())
+        confidence.setAccessibleName(self.confidence_label.text())
+        confidence_row = QHBoxLayout()
+        confidence_row.addWidget(self.confidence_label)
+        confidence_row.addWidget(confidence)
+        confidence_row.addStretch(1)
+        layout.addLayout(confidence_row)
         if cause.explanation:
             layout.addWidget(plain_label(cause.explanation, self, wrap=True, selectable=True))
         if cause.evidence:

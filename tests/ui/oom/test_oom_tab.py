@@ -126,6 +126,14 @@ def test_cause_cards_fit_a_784x600_window(qtbot, tab):
     assert results.scroll_area.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAsNeeded
 
 
+def test_confidence_is_written_beside_its_bar_not_over_the_fill(qtbot, tab):
+    _diagnose(qtbot, tab, BY_CASE[8]["message"])
+    for card in tab.results.cards:
+        bar = card.confidence_bar
+        assert not bar.isTextVisible(), "the bar's own text is drawn over its filled part"
+        assert card.confidence_label.text() == f"confidence {bar.value()} %"
+
+
 def test_memory_summary_shows_a_bar_and_says_the_total_is_unknown(qtbot, tab):
     # pytorch#35901: a memory_summary table gives allocated/reserved but not the GPU's size.
     _diagnose(qtbot, tab, BY_CASE[1]["message"])
