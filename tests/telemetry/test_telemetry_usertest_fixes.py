@@ -40,7 +40,7 @@ def test_throttling_is_judged_from_dmon_pviol_tviol_and_reported_when_absent():
 def test_cli_analyze_prints_the_throttling_verdict(capsys):
     assert main(["monitor", "analyze", str(SAMPLE_A)]) == 0
     out = capsys.readouterr().out
-    assert out.count("[info] power-throttling") == 4 and out.count("[info] thermal-throttling") == 4
+    assert out.count("[info] Power throttling") == 4 and out.count("[info] Thermal throttling") == 4
 
 
 def test_unknown_gpu_model_names_the_real_list_command_and_suggests(capsys):
@@ -144,7 +144,7 @@ def test_one_sample_is_not_judged_for_busy_time_imbalance_or_stragglers(tmp_path
     out = capsys.readouterr().out
     assert "busy 0 %" not in out and "GPUs busy" not in out
     assert "Stalls not judged: 1 sample (1 s)" in out
-    for rule in ("low-utilization", "multi-gpu-imbalance", "straggler"):
+    for rule in ("Low utilization", "Imbalance between GPUs", "Straggler GPU"):
         assert f"[not-judged] {rule} (all GPUs): Could not judge: 1 sample" in out, rule
 
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.telemetry.rules.heatmap import Heatmap
+from gpudesk.telemetry.rules.evidence_names import evidence_name, rule_name
 from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING, Finding
 from gpudesk.ui.monitor.display import when
 from gpudesk.units import format_duration, format_gib, format_rate
@@ -60,7 +61,7 @@ def evidence_line(key: str, value: object) -> tuple[str, str]:
     Times read as the shown history's times do (:func:`display.when`: a clock time, or "t+150 s" for a log
     without one); byte rates in MB/s or GB/s (decimal), bytes in GiB; None reads "N/A", booleans "yes"/"no"."""
     suffix, unit = next(((s, u) for s, u in _UNITS if key.endswith(s)), ("", ""))
-    label = (key[: -len(suffix)] if suffix else key).replace("_", " ")
+    label = evidence_name(key)
     na = QCoreApplication.translate("Monitor", "N/A")
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return label, na
@@ -71,7 +72,7 @@ def evidence_line(key: str, value: object) -> tuple[str, str]:
         return label, str(value)
     v = float(value)
     if unit == "s":
-        if label == "offset":
+        if key == "offset_s":
             return QCoreApplication.translate("Monitor", "from the start"), f"t+{format_duration(v)}"
         if v > _EPOCH_MIN_S:
             return label, when(v, "%H:%M:%S")
@@ -100,7 +101,7 @@ def severity_text(severity: str) -> str:
 
 def details_text(f: Finding, rule_label: str, evidence_label: str, advice_label: str) -> str:
     """Plain text of one finding for the details pane: summary, evidence (one line per key), advice."""
-    lines = [f.summary, "", f"{rule_label}: {f.rule} ({severity_text(f.severity)})", f"{evidence_label}:"]
+    lines = [f.summary, "", f"{rule_label}: {rule_name(f.rule)} ({severity_text(f.severity)})", f"{evidence_label}:"]
     for key, value in f.evidence.items():
         if key == "spans" and isinstance(value, list):
             lines.append("  " + QCoreApplication.translate("Monitor", "spans: {n} (listed on the timeline)").format(
@@ -172,7 +173,8 @@ class FindingsListView(QWidget):
         for rule, items in sorted(groups.items(), key=lambda kv: (ORDER.get(kv[1][0].severity, 9), kv[0])):
             worst = items[0]
             judged = [f for f in items if f.severity in (CRITICAL, WARNING)]
-            head = QTreeWidgetItem([self.tr("{rule} ({n})").format(rule=rule, n=len(judged)) if judged else rule,
+            name = rule_name(rule)
+            head = QTreeWidgetItem([self.tr("{rule} ({n})").format(rule=name, n=len(judged)) if judged else name,
                                     "", "", severity_text(worst.severity)])
             head.setForeground(3, QBrush(QColor(COLOUR.get(worst.severity, "#000"))))
             font = head.font(0)

@@ -33,8 +33,8 @@ def test_findings_grouped_worst_first_and_zoom_on_activation(qtbot, stall):
     view.set_findings(result.findings, result.summary, frame.span, heatmap(frame, bins=120))
     assert view.summary.text().startswith("GPUs busy 94 % of the run; 1 stall of 35 s")
     first = view.tree.topLevelItem(0)
-    assert first.text(0) == "input-starvation (1)" and first.isExpanded()
-    assert view.tree.topLevelItem(1).text(0) == "low-utilization (1)"
+    assert first.text(0) == "Input starvation (1)" and first.isExpanded()  # the rule's name, not its id
+    assert view.tree.topLevelItem(1).text(0) == "Low utilization (1)"
     last = view.tree.topLevelItem(view.tree.topLevelItemCount() - 1)
     assert last.text(3) == "not judged" and not last.isExpanded()  # the severity in words (id: not-judged)
     child = first.child(0)

@@ -32,10 +32,12 @@ def test_evidence_reads_as_values_with_units_not_python_reprs():
                         "What to do")
     assert "None" not in text and "False" not in text and "1796047350" not in text and "_s:" not in text
     lines = text.splitlines()
-    for expected in ("  gpu: N/A", "  start: 14:02:30", "  end: 14:03:04", "  duration: 35 s",
-                     "  gpu util median: 2 %", "  pcie rx median: 3 MB/s", "  host cpu median: N/A",
-                     "  at edge: no", "  from the start: t+2 min", "  gpu temp max: 91 °C", "  mem used max: 32.00 GiB"):
+    for expected in ("  GPU: N/A", "  Start: 14:02:30", "  End: 14:03:04", "  Duration: 35 s",
+                     "  Median GPU utilization: 2 %", "  Median PCIe receive: 3 MB/s", "  Median host CPU use: N/A",
+                     "  At the edge of the recording: no", "  from the start: t+2 min",
+                     "  Highest GPU temperature: 91 °C", "  Most memory used: 32.00 GiB"):
         assert expected in lines, expected
+    assert "Rule: Low utilization (warning)" in lines
     set_time_basis(timebase.RELATIVE)  # a log without a time column: offsets, never 1970
     assert evidence_line("start_s", 1796047350.0)[1].startswith("t+")
     set_time_basis(timebase.LOCAL)
@@ -93,3 +95,21 @@ def test_export_dialogs_open_in_documents_then_the_last_folder(qtbot, tmp_path, 
     assert asked[0] == str(expected_start / "gpudesk-monitor.csv") and not asked[0].startswith(str(Path.cwd()) + "/g")
     export_folder.ask_save_path(None, "Export plots as PNG", "gpudesk-monitor.png", "PNG images (*.png)")
     assert asked[1] == str(chosen.parent / "gpudesk-monitor.png")  # the folder used last time
+
+
+def test_evidence_and_rule_names_read_in_chinese():
+    """zh_CN: the details pane names the rule and each evidence key in Chinese, never the raw key or id."""
+    from gpudesk import i18n
+    from gpudesk.telemetry.rules.evidence_names import EVIDENCE_NAMES, RULE_NAMES
+
+    before = i18n.current_language()
+    try:
+        i18n.set_language("zh_CN")
+        evidence = {"thermal_throttled_samples_pct": 58.3, "samples": 120, **STALL}
+        text = details_text(Finding("thermal-throttling", 0, WARNING, "GPU 0", evidence), "规则", "证据", "建议")
+        assert "温度降频样本: 58.3 %" in text and "规则: 温度降频" in text
+        assert "thermal-throttling" not in text and "throttled samples" not in text
+        for name in {*EVIDENCE_NAMES.values(), *RULE_NAMES.values()} - {"GPU", "GPUs"}:  # "GPU" reads "GPU"
+            assert i18n._(name) != name, name  # every name has its translation
+    finally:
+        i18n.set_language(before)
