@@ -30,3 +30,12 @@ def test_a_key_without_a_name_reads_as_its_words() -> None:
     assert evidence_name("brand_new_key_s") == "brand new key"
     assert rule_name("thermal-throttling") == "Thermal throttling"
     assert rule_name("brand-new-rule") == "brand new rule"
+
+
+def test_the_summary_names_the_other_flagged_rules() -> None:
+    from gpudesk.telemetry.rules.base import WARNING, Finding
+    from gpudesk.telemetry.rules.findings_summary import summarize
+
+    text = summarize([Finding("thermal-throttling", 3, WARNING, "GPU 3: thermal throttling in 58 % of the samples.",
+                              {"thermal_throttled_samples_pct": 58.3})])
+    assert "Also flagged: Thermal throttling." in text and "thermal-throttling" not in text

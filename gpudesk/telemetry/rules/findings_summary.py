@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from gpudesk.i18n import _, ngettext
 from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING, Finding, not_judged_reason
 from gpudesk.units import format_duration, format_rate
+from gpudesk.telemetry.rules.evidence_names import rule_name
 from gpudesk.telemetry.rules.text import sentences as join_sentences
 
 JUDGED = (WARNING, CRITICAL)
@@ -93,7 +94,7 @@ def summarize(findings: Sequence[Finding]) -> str:
               and "start_s" not in f.evidence and "spans" not in f.evidence]
     sentences += [f.summary for f in barely]
     if others:
-        sentences.append(_("Also flagged: {rules}.").format(rules=", ".join(others)))
+        sentences.append(_("Also flagged: {rules}.").format(rules=", ".join(rule_name(rule) for rule in others)))
     if not lengths and not others and not starving and not barely:
         judged = len({f.rule for f in findings if f.severity == INFO})
         blind = len({f.rule for f in findings if f.severity == NOT_JUDGED})
