@@ -2031,87 +2031,87 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FindingsListView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="93"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="94"/>
         <source>critical</source>
         <translation>严重</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="94"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="95"/>
         <source>warning</source>
         <translation>警告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="95"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="96"/>
         <source>info</source>
         <translation>信息</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="96"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="97"/>
         <source>not judged</source>
         <translation>无法判断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="134"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="135"/>
         <source>Finding</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="134"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="135"/>
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="134"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="135"/>
         <source>Length</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="134"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="135"/>
         <source>Severity</source>
         <translation>严重程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="136"/>
         <source>Findings grouped by rule</source>
         <translation>按规则分组的发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="142"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="143"/>
         <source>Evidence and advice of the selected finding</source>
         <translation>所选发现的证据和建议</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="162"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="163"/>
         <source>No findings yet.</source>
         <translation>暂无发现。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="175"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="177"/>
         <source>{rule} ({n})</source>
         <translation>{rule}（{n}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="185"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="187"/>
         <source>job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="185"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="187"/>
         <source>GPU {gpu}</source>
         <translation>GPU {gpu}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="212"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="214"/>
         <source>Rule</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="212"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="214"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="213"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="215"/>
         <source>What to do</source>
         <translation>处理建议</translation>
     </message>
@@ -3824,7 +3824,7 @@ It also resets the peak counter.</source>
     </message>
     <message>
         <location filename="../../gpudesk/ui/monitor/display.py" line="109"/>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="64"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="65"/>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="224"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="94"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="97"/>
@@ -4068,22 +4068,22 @@ PCI 总线：{bus}</translation>
         <translation>{fleet} 中的 {gpu}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="68"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="69"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="68"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="69"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="75"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="76"/>
         <source>from the start</source>
         <translation>从开始起</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="106"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="107"/>
         <source>spans: {n} (listed on the timeline)</source>
         <translation>时段：{n} 个（列在时间线上）</translation>
     </message>
