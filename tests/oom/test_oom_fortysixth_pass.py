@@ -95,3 +95,11 @@ def test_the_same_loop_failing_at_its_first_items_is_not_read_as_growth() -> Non
 def test_a_training_loop_with_the_same_counter_is_not_the_inference_reading() -> None:
     text = EVAL_LOOP.replace("processing image...", "loss: 0.412").replace("logit = net(data)", "loss.backward()")
     assert all(c.title != "Memory kept from item to item in an inference loop" for c in diagnose_text(text).causes)
+
+
+def test_a_counter_without_words_of_inference_is_not_the_inference_reading() -> None:
+    # The same counted loop with nothing that says what it counts: a traceback's "File" lines and PyTorch's
+    # "Process N has" clause are not words of an inference loop.
+    text = (EVAL_LOOP.replace(" processing image...", "").replace("evaluate.py", "run.py")
+            + "\nProcess 4242 has 7.50 GiB memory in use.")
+    assert all(c.title != "Memory kept from item to item in an inference loop" for c in diagnose_text(text).causes)

@@ -29,9 +29,10 @@ CONFIDENCE = 0.65
 # Words of training (a training loop's later step may legitimately need more; module docstring).
 _TRAINING = re.compile(r"\b(?:backward|optimi[sz]er|loss|train\w{0,10}|epochs?|grad(?:ient)?s?)\b", re.IGNORECASE)
 # Words of a per-item inference loop: the work ("processing", "infer", "predict", "evaluate", "test", "demo",
-# "render") or the items counted ("image", "frame", "video", "file"; tqdm's "frame/s" unit glued to its rate).
-_INFERENCE = re.compile(r"\b(?:infer\w{0,10}|predict\w{0,10}|evaluat\w{0,5}|eval|test(?:ing)?|demo|process(?:ing|ed)?|"
-                        r"render\w{0,5})\b|(?<![A-Za-z])(?:images?|frames?|videos?|files?)(?:/s)?\b", re.IGNORECASE)
+# "render") or the items counted ("image", "frame", "video"; tqdm's "frame/s" unit glued to its rate). Not "process"
+# (PyTorch's "Process N has X memory in use") nor "file" (every traceback line says "File").
+_INFERENCE = re.compile(r"\b(?:infer\w{0,10}|predict\w{0,10}|evaluat\w{0,5}|eval|test(?:ing)?|demo|process(?:ing|ed)|"
+                        r"render\w{0,5})\b|(?<![A-Za-z])(?:images?|frames?|videos?)(?:/s)?\b", re.IGNORECASE)
 
 
 def check(f: Facts, progress: tuple[str, int] | None) -> Cause | None:
