@@ -1,7 +1,7 @@
 """Forty-sixth pass (issue 28): causes the threads found outside a plain shortage, read from what the text shows.
 
-* vLLM's V0 KV-cache allocation refused (the cache engine's ``_allocate_kv_cache`` frame or its
-  ``torch.empty(kv_cache_shape, ...)`` line) with no device figures: the V0 budget is ``total ×
+* vLLM's V0 KV-cache allocation refused (the V0 cache engine's ``_allocate_kv_cache`` allocation, or its
+  ``torch.empty(kv_cache_shape, ..., pin_memory=pin_memory, ...)`` line) with no device figures: the V0 budget is ``total ×
   gpu_memory_utilization − peak`` (vllm/worker/worker.py, determine_num_available_blocks), which does not subtract
   other processes' memory, so at a share of 0.9 or less the cache sized to fit it is refused only when another process
   holds more than a tenth of the GPU: other_process first, the budget second. A stated share above 0.9 keeps the
@@ -103,3 +103,13 @@ def test_a_counter_without_words_of_inference_is_not_the_inference_reading() -> 
     text = (EVAL_LOOP.replace(" processing image...", "").replace("evaluate.py", "run.py")
             + "\nProcess 4242 has 7.50 GiB memory in use.")
     assert all(c.title != "Memory kept from item to item in an inference loop" for c in diagnose_text(text).causes)
+
+
+def test_a_models_own_kv_cache_line_is_not_vllms_cache_engine() -> None:
+    # A model's own KV cache sized for max_batch_size x max_seq_len (a gpt-fast style "self.k_cache =
+    # torch.empty(kv_cache_shape)", no pinned CPU twin): the budget reading, not vLLM V0's other-holder one.
+    text = ("    self.k_cache = torch.empty(kv_cache_shape)\n\n"
+            "OutOfMemoryError: CUDA out of memory. Tried to allocate 642.00 MiB. GPU")
+    causes = diagnose_text(text).causes
+    assert causes[0].id == "kv_cache_budget"
+    assert all("vLLM's KV cache was refused" not in c.title for c in causes)

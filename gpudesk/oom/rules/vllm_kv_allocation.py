@@ -27,10 +27,22 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import CHECKS, check_command
 
-# vLLM V0's cache-engine allocation in a traceback: the frame ("in _allocate_kv_cache", IPython's "in
-# CacheEngine._allocate_kv_cache(") or its call, or the allocating line itself ("torch.empty(kv_cache_shape,").
-# V1's "_allocate_kv_cache_tensors" is not matched (\b): V1 checks the free memory at start-up instead.
-_V0_KV_ALLOCATION = re.compile(r"\b_allocate_kv_cache\b|\btorch\.(?:empty|zeros)\(\s{0,3}kv_cache_shape\b")
+# vLLM V0's cache engine (vllm/worker/cache_engine.py, class CacheEngine) in a traceback, with its KV allocation (the
+# "_allocate_kv_cache" frame or call, or the allocating line, "torch.empty(kv_cache_shape," / "torch.zeros(alloc_shape,").
+# The function name alone is not V0's: V1's model runners and other engines have their own "_allocate_kv_cache", and
+# V1 checks the free memory at start-up instead (gpudesk.oom.parsers.startup_free).
+_V0_CACHE_ENGINE = re.compile(r"\bcache_engine\b|\bCacheEngine\b")
+_KV_ALLOCATION = re.compile(r"\b_allocate_kv_cache\b|\btorch\.(?:empty|zeros)\(\s{0,3}(?:kv_cache_shape|alloc_shape)\b")
+# The V0 cache engine's allocating line quoted without its frame: one function makes the GPU cache and the pinned CPU
+# swap cache, hence its "pin_memory=pin_memory" argument (a model's own KV cache, "self.k_cache =
+# torch.empty(kv_cache_shape)", has none).
+_V0_PINNED_LINE = re.compile(r"\btorch\.(?:empty|zeros)\(\s{0,3}kv_cache_shape\b[^)]{0,300}?"
+                             r"\bpin_memory\s{0,2}=\s{0,2}pin_memory\b")
+
+
+def v0_kv_allocation(text: str) -> bool:
+    """The text's failing call is vLLM V0's cache engine allocating the KV cache (the patterns above)."""
+    return bool((_V0_CACHE_ENGINE.search(text) and _KV_ALLOCATION.search(text)) or _V0_PINNED_LINE.search(text))
 # A stated gpu_memory_utilization ("gpu_memory_utilization=0.95", "--gpu-memory-utilization 0.95").
 _UTILIZATION = re.compile(r"gpu[_-]memory[_-]utilization\s{0,2}[=:]?\s{0,2}(0?\.\d{1,4}|1(?:\.0{1,4})?)\b",
                           re.IGNORECASE)
@@ -50,7 +62,7 @@ def others_inside_budget(f: Facts) -> bool:
     docstring)."""
     r = f.report
     text = r.text or ""
-    if r.kind not in _ALLOCATOR_KINDS or f.total is not None or _V0_KV_ALLOCATION.search(text) is None:
+    if r.kind not in _ALLOCATOR_KINDS or f.total is not None or not v0_kv_allocation(text):
         return False
     util = stated_utilization(text)
     return util is None or util <= DEFAULT_UTILIZATION
