@@ -6,8 +6,9 @@
   other processes' memory, so at a share of 0.9 or less the cache sized to fit it is refused only when another process
   holds more than a tenth of the GPU: other_process first, the budget second. A stated share above 0.9 keeps the
   budget first.
-* An inference or evaluation loop that printed every item and failed after ten or more of them fitted: memory kept
-  from item to item (leak), with the per-item memory log as its check; a training loop is not read so.
+* An inference or evaluation loop that printed every item and failed after ten or more of them fitted, before its
+  progress bar reached its total: memory kept from item to item (leak), with the per-item memory log as its check; a
+  training loop, a finished bar or a counter with no word of inference is not read so.
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
 reading needs its own evidence."""
@@ -113,3 +114,13 @@ def test_a_models_own_kv_cache_line_is_not_vllms_cache_engine() -> None:
     causes = diagnose_text(text).causes
     assert causes[0].id == "kv_cache_budget"
     assert all("vLLM's KV cache was refused" not in c.title for c in causes)
+
+
+def test_a_finished_progress_bar_is_not_a_failure_inside_the_loop() -> None:
+    # The same loop drawn as a tqdm bar that reached its total: the failure came after the last item (a decode or a
+    # save step), not from memory kept across the items.
+    text = ("Processing images:  95%|#########5| 19/20 [00:05<00:00,  3.91it/s]\n"
+            "Processing images: 100%|##########| 20/20 [00:05<00:00,  3.90it/s]\n" + EVAL_LOOP.split("\n", 2)[2])
+    assert all(c.title != "Memory kept from item to item in an inference loop" for c in diagnose_text(text).causes)
+    unfinished = text.replace("19/20 [", "11/20 [").replace("20/20 [", "12/20 [")
+    assert diagnose_text(unfinished).causes[0].title == "Memory kept from item to item in an inference loop"

@@ -35,12 +35,24 @@ _INFERENCE = re.compile(r"\b(?:infer\w{0,10}|predict\w{0,10}|evaluat\w{0,5}|eval
                         r"render\w{0,5})\b|(?<![A-Za-z])(?:images?|frames?|videos?)(?:/s)?\b", re.IGNORECASE)
 
 
+# A progress bar's counter ("1732/1744 [08:43<00:03, ..."): tqdm redraws it after an item is done, so a bar at its
+# total ("20/20 [") says the loop had finished and the failure came after it (a diffusion pipeline's VAE decode after
+# its sampling steps), not inside it.
+_BAR_COUNTER = re.compile(r"(?<![\d/.])(\d{1,9})\s{0,2}/\s{0,2}(\d{1,9})\s{0,3}\[")
+
+
+def _bar_finished(text: str) -> bool:
+    """The text's last progress-bar counter is at its total (``_BAR_COUNTER``)."""
+    counters = _BAR_COUNTER.findall(text)
+    return bool(counters) and int(counters[-1][0]) >= int(counters[-1][1]) > 0
+
+
 def check(f: Facts, progress: tuple[str, int] | None) -> Cause | None:
     """``progress`` is the log's last counter as :func:`gpudesk.oom.rules.leak._progress` reads it; the loop is read
-    only when the log printed every item ("every_step")."""
+    only when the log printed every item ("every_step") and its bar had not finished."""
     text = f.report.text or ""
     if (progress is None or progress[0] != "every_step" or progress[1] < ITEMS_DONE_MIN
-            or _TRAINING.search(text) is not None or _INFERENCE.search(text) is None):
+            or _TRAINING.search(text) is not None or _INFERENCE.search(text) is None or _bar_finished(text)):
         return None
     done = progress[1]
     return Cause(
