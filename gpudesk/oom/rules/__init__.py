@@ -28,6 +28,7 @@ from gpudesk.oom.rules import (
     sparse_conversion,
     sysmem_fallback,
     unparseable,
+    vllm_kv_allocation,
     zombie_workers,
 )
 from gpudesk.oom.rules.base import Facts
@@ -36,6 +37,7 @@ RULES = (
     signature,
     bank_allocator,
     sparse_conversion,
+    vllm_kv_allocation,
     kv_cache_budget,
     per_process_cap,
     not_capacity,

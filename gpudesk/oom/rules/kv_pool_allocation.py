@@ -19,16 +19,22 @@ import re
 
 from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.rules import vllm_kv_allocation
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.units import format_bytes
 
 # The allocation of a per-layer K/V buffer (a source line as a traceback prints it), or the engines' pool frames.
-_KV_BUFFER_LINE = re.compile(r"\b(?:key|value|kv|k|v)_(?:buffer|cache)s?\s{0,2}=\s{0,2}\[?\s{0,2}torch\.(?:empty|zeros)\(")
+_KV_BUFFER_LINE = re.compile(r"\b(?:key|value|kv|k|v)_(?:buffer|cache)s?\s{0,2}=\s{0,2}\[?\s{0,2}torch\.(?:empty|zeros)\(|"
+                             # vLLM V0's cache engine, the allocating call as a traceback or IPython prints it
+                             # (vllm/worker/cache_engine.py, _allocate_kv_cache: torch.empty(kv_cache_shape, ...)).
+                             r"\btorch\.(?:empty|zeros)\(\s{0,3}kv_cache_shape\b")
 # (A plain traceback prints "line N, in _allocate_kv_cache"; IPython "in CacheEngine._allocate_kv_cache(self, ...)".)
 _KV_POOL_FRAMES = re.compile(r"\bin (?:\w{1,60}\.)?(?:_allocate_kv_cache|allocate_kv_cache|initialize_kv_cache|"
                              r"_init_kv_cache|init_kv_cache)\b")
 # Shapes that are an allocator's own failure (the engine's shapes have their own readings in kv_cache_budget).
 _ALLOCATOR_KINDS = frozenset({"pytorch_oom", "generic_oom", "cuda_error_oom"})
+# The budget reading behind vLLM V0's other-holder reading (0.75).
+OTHERS_FIRST_CONFIDENCE = 0.55
 
 
 def kv_pool_allocation(text: str) -> bool:
@@ -59,10 +65,13 @@ def check(f: Facts) -> Cause | None:
     r = f.report
     if r.kind not in _ALLOCATOR_KINDS or not kv_pool_allocation(r.text or ""):
         return None
+    # vLLM V0's budget counts other processes' memory as its own: with no figures and a share of 0.9 or less, another
+    # holder comes first (gpudesk.oom.rules.vllm_kv_allocation) and the budget second.
+    others_first = vllm_kv_allocation.others_inside_budget(f)
     return Cause(
         id="kv_cache_budget",
         title=_("The serving engine's KV-cache pool does not fit next to the weights"),
-        confidence=0.87,
+        confidence=OTHERS_FIRST_CONFIDENCE if others_first else 0.87,
         evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total,
                           engine=r.engine),
         explanation=(_("The failing allocation is the KV-cache pool the engine makes once at start-up, one buffer "

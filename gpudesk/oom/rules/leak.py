@@ -16,7 +16,7 @@ from collections import defaultdict
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import generic
 from gpudesk.oom.parsers.units import parse_size
-from gpudesk.oom.rules import gc_reclaim, genuine_shortage, run_words
+from gpudesk.oom.rules import gc_reclaim, genuine_shortage, item_loop, run_words
 from gpudesk.oom.rules.base import Facts, clamp, evidence, join_sentences
 from gpudesk.units import MIB as MiB, format_bytes
 from gpudesk.i18n import _
@@ -105,7 +105,8 @@ def check(f: Facts) -> Cause | None:
     if from_samples is not None:
         return from_samples
     return (gc_reclaim.check(f) or _from_repeated_messages(f) or _from_words(f) or _in_validation(f) or _loop_accumulation(f)
-            or _undisposed_tensors(f) or _volatile_removed(f) or _texture_objects(f) or _figureless(f))
+            or _undisposed_tensors(f) or _volatile_removed(f) or _texture_objects(f)
+            or item_loop.check(f, _progress(f.report.text or "")) or _figureless(f))
 
 
 # A texture object refused for memory: cudaCreateTextureObject only describes memory that is already allocated (the
