@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from gpudesk.i18n import N_, _, marked
 from gpudesk.sizing.checks import choice, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.gemm_waves import wave_efficiency
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption, raw
 from gpudesk.sizing.speed_pipeline import exposed_pipeline_p2p_seconds, last_stage_extra_seconds
@@ -496,6 +497,7 @@ class GpuRates:
     efficiency_source: str = ""
     architecture: str = ""
     compute_capability: str = ""  # CUDA "major.minor" (catalog); empty where unknown or not CUDA
+    sm_count: int = 0  # streaming multiprocessors (gemm_waves); 0 where unknown: no wave quantization
 
 
 @dataclass(frozen=True)
@@ -815,7 +817,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         rows = tokens_mb * sh.top_k * s.etp / (s.tp * local_experts)
         t_expert = moe_local * local_experts * expert_mlp_seconds(
             rows, sh.hidden, sh.expert_width / s.etp, sh.expert_fc1_factor, 1 if fp8 else 2, gemm_rate, hbm,
-            weight_gradients=not s.adapter_params)
+            weight_gradients=not s.adapter_params, sm_count=gpu.sm_count)
     modules = frozenset(m.lower() for m in s.recompute_modules)
     recompute_gemm = {"full": (per_param + 2) / per_param,
                       "selective": (per_param + 2 * fw.selective_mm_share) / per_param, "none": 1.0}[s.recompute]
@@ -1173,7 +1175,7 @@ WEIGHT_GRADIENT_BYTES = 8
 
 
 def expert_mlp_seconds(rows: float, hidden: int, width: float, fc1_factor: int, in_bytes: float, flops_per_s: float,
-                       bytes_per_s: float, weight_gradients: bool = True) -> float:
+                       bytes_per_s: float, weight_gradients: bool = True, sm_count: int = 0) -> float:
     """Seconds of one routed expert's MLP in forward + backward over ``rows`` routed tokens: six GEMMs, each on
     the roofline of :func:`gemm_seconds` with the expert's own shape.
 
@@ -1182,18 +1184,22 @@ def expert_mlp_seconds(rows: float, hidden: int, width: float, fc1_factor: int, 
     data gradients: the transposes (reductions over ``hidden`` and ``fc1_factor x width``), each writing a 16-bit
     gradient; weight gradients: reductions over ``rows``, accumulated into the FP32 gradient (read and written,
     :data:`WEIGHT_GRADIENT_BYTES`), skipped
-    for a frozen base (LoRA). Operands at ``in_bytes`` (2 for BF16, 1 for FP8), outputs 16-bit.
+    for a frozen base (LoRA). Operands at ``in_bytes`` (2 for BF16, 1 for FP8), outputs 16-bit. Each GEMM is its own
+    launch (one per local expert), so its FLOP rate is ``flops_per_s`` times the share of the ``sm_count`` SMs its
+    output tiles keep busy (:func:`gpudesk.sizing.gemm_waves.wave_efficiency`; 0 SMs: no wave term).
     """
     fc1 = fc1_factor * width
-    forward = (gemm_seconds(rows, fc1, hidden, in_bytes, 2, flops_per_s, bytes_per_s)
-               + gemm_seconds(rows, hidden, width, in_bytes, 2, flops_per_s, bytes_per_s))
-    data_gradients = (gemm_seconds(rows, width, hidden, in_bytes, 2, flops_per_s, bytes_per_s)
-                      + gemm_seconds(rows, hidden, fc1, in_bytes, 2, flops_per_s, bytes_per_s))
+
+    def gemm(m: float, n: float, k: float, out_bytes: float) -> float:
+        # Each expert's GEMM is its own launch: its output tiles fill the SMs in whole waves (gemm_waves).
+        return gemm_seconds(m, n, k, in_bytes, out_bytes, flops_per_s * wave_efficiency(m, n, sm_count), bytes_per_s)
+
+    forward = gemm(rows, fc1, hidden, 2) + gemm(rows, hidden, width, 2)
+    data_gradients = gemm(rows, width, hidden, 2) + gemm(rows, hidden, fc1, 2)
     if not weight_gradients:
         return forward + data_gradients
     w = WEIGHT_GRADIENT_BYTES
-    return forward + data_gradients + (gemm_seconds(hidden, fc1, rows, in_bytes, w, flops_per_s, bytes_per_s)
-                                       + gemm_seconds(width, hidden, rows, in_bytes, w, flops_per_s, bytes_per_s))
+    return forward + data_gradients + gemm(hidden, fc1, rows, w) + gemm(width, hidden, rows, w)
 
 
 def fp8_cast_elements_per_token(hidden: int, q_width: int, mlp_width: int, top_k: int = 1) -> float:
