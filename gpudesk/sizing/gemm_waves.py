@@ -16,6 +16,10 @@ MAMF efficiency), while a routed expert's GEMMs are launched one expert at a tim
 cublaslt_gemm.cu) with a few thousand rows and an expert width of 768-2048: Qwen3-30B-A3B's gate/up GEMM at 2048 rows
 per expert is 8 x 12 = 96 tiles of 256 x 128, one wave with 52 of a B200's 148 SMs idle.
 
+Not modelled: a split of the reduction (split-K / stream-K) that a library may choose for a small output with a
+long reduction (the experts' weight gradients at many rows per expert), and the overlap of the per-expert
+launches Transformer Engine spreads over its compute streams; both would fill some of the idle SMs.
+
 SM counts (the catalog has none): NVIDIA A100 Tensor Core GPU Architecture whitepaper (A100: 108 SMs; the A800 is
 the same GA100 configuration); NVIDIA H100 Tensor Core GPU Architecture whitepaper (H100 SXM5 132 SMs, H100 PCIe 114;
 the H200 SXM, H800 SXM5 and GH200 carry the H100 SXM5's GH100 configuration); B200 and GB200 148 SMs (CUDA device
