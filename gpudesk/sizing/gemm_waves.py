@@ -16,6 +16,11 @@ MAMF efficiency), while a routed expert's GEMMs are launched one expert at a tim
 cublaslt_gemm.cu) with a few thousand rows and an expert width of 768-2048: Qwen3-30B-A3B's gate/up GEMM at 2048 rows
 per expert is 8 x 12 = 96 tiles of 256 x 128, one wave with 52 of a B200's 148 SMs idle.
 
+A framework that runs all local experts of a linear as ONE grouped launch (torch._grouped_mm: torchtitan's
+``GroupedExperts._run_experts_grouped_mm``, prime-rl's MoE experts; PyTorch aten/src/ATen/native/cuda/GroupedBlas.cpp
+``_grouped_mm_cuda`` takes the CUTLASS ``bf16bf16_grouped_mm`` path on sm90 and sm100) pools the experts' tiles into
+one set of waves (``groups``).
+
 Not modelled: a split of the reduction (split-K / stream-K) that a library may choose for a small output with a
 long reduction (the experts' weight gradients at many rows per expert), and the overlap of the per-expert
 launches Transformer Engine spreads over its compute streams; both would fill some of the idle SMs.
@@ -55,12 +60,15 @@ def gemm_output_tiles(m: float, n: float) -> int:
                math.ceil(rows / GEMM_TILE_SHORT) * math.ceil(cols / GEMM_TILE_LONG))
 
 
-def wave_efficiency(m: float, n: float, sms: int) -> float:
-    """Share of the GPU's SM-time one ``m x n`` GEMM launch keeps busy: tiles / (waves x SMs); 1 when ``sms`` is 0
-    (unknown)."""
+def wave_efficiency(m: float, n: float, sms: int, groups: int = 1) -> float:
+    """Share of the GPU's SM-time one launch keeps busy: tiles / (waves x SMs); 1 when ``sms`` is 0 (unknown).
+
+    ``groups``: equal ``m x n`` problems in the same launch (a grouped GEMM whose tile scheduler hands out the tiles
+    of every group, as ``torch._grouped_mm`` does): their tiles share the waves.
+    """
     if sms <= 0:
         return 1.0
-    tiles = gemm_output_tiles(m, n)
+    tiles = max(1, groups) * gemm_output_tiles(m, n)
     return tiles / (math.ceil(tiles / sms) * sms)
 
 

@@ -51,3 +51,20 @@ def test_catalog_gpus_carry_their_sm_count() -> None:
     assert gpu_rates(catalog.find_gpu("b200")).sm_count == 148
     assert gpu_rates(catalog.find_gpu("h100-sxm5")).sm_count == 132
     assert gpu_rates(catalog.find_gpu("gb300")).sm_count == 160
+
+
+def test_grouped_launch_pools_the_experts_tiles() -> None:
+    # torch._grouped_mm over Qwen3-30B-A3B's 16 local experts: 16 x 96 = 1536 tiles, 11 waves on 148 SMs (94 % busy),
+    # where 16 separate launches keep 65 % busy.
+    assert wave_efficiency(ROWS, 2 * WIDTH, 148, groups=16) == pytest.approx(1536 / (11 * 148))
+    rate, hbm = 2250e12 * 0.7, 8e12 * 0.8
+    grouped = expert_mlp_seconds(ROWS, HIDDEN, WIDTH, 2, 2, rate, hbm, sm_count=148, experts_per_launch=16)
+    per_expert = expert_mlp_seconds(ROWS, HIDDEN, WIDTH, 2, 2, rate, hbm, sm_count=148)
+    assert grouped < 0.85 * per_expert
+
+
+def test_torch_grouped_mm_frameworks_launch_the_experts_together() -> None:
+    from gpudesk.sizing.speed_train import FRAMEWORKS
+
+    grouped = {name for name, fw in FRAMEWORKS.items() if fw.grouped_expert_gemm}
+    assert grouped == {"torchtitan-compile", "torchtitan-eager", "prime-rl", "prime-rl-eager"}
