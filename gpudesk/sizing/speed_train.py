@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from gpudesk.i18n import N_, _, marked
 from gpudesk.sizing.checks import choice, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.gemm_waves import wave_efficiency
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption, raw
 from gpudesk.sizing.speed_pipeline import exposed_pipeline_p2p_seconds, last_stage_extra_seconds
@@ -304,7 +305,10 @@ class Framework:
     DeepSpeed issue 4784 traces the hooks of the recomputation step in backward), its post-forward hook releases
     them, and the pre-backward hook gathers them once more: 3 all-gathers per micro-batch instead of 2. Torch FSDP
     unshards a wrapped block in its pre-backward hook before the checkpoint's recompute runs inside that block, so
-    it gathers twice."""
+    it gathers twice. ``grouped_expert_gemm``: its routed experts' linears run as one grouped GEMM launch over all
+    local experts (``torch._grouped_mm``: torchtitan ``GroupedExperts``, prime-rl's MoE experts), whose tiles share
+    the waves, instead of one GEMM launch per expert (Transformer Engine ``GroupedLinear``,
+    :mod:`gpudesk.sizing.gemm_waves`)."""
 
     name: str
     non_gemm_traffic: float
@@ -323,6 +327,7 @@ class Framework:
     layer_host_ops: int = DENSE_LAYER_HOST_OPS
     regathers_for_recompute: bool = False
     moe_permute_fusion: bool = True
+    grouped_expert_gemm: bool = False
 
 
 # Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
@@ -364,12 +369,12 @@ FRAMEWORKS: dict[str, Framework] = {
                                        "(1.0); vanilla DTensor TP does not overlap its collectives (torchtitan "
                                        "async-TP benchmark, June 2025: async TP is 1.09-1.16x faster); attention "
                                        "through PyTorch SDPA (FlashAttention-2 kernels)"), "fa2", *_TORCHTITAN_SAC,
-                                    cp_kv_exchange="allgather", expands_gqa_kv=True),
+                                    cp_kv_exchange="allgather", expands_gqa_kv=True, grouped_expert_gemm=True),
     "torchtitan-eager": Framework("torchtitan-eager", _EAGER, 0.0,
                                   N_("torchtitan benchmarks/llama3_h100_202412_torchtitan.md: compile is 1.16x "
                                      "eager; SDPA FlashAttention-2"), "fa2", *_TORCHTITAN_SAC,
                                   cp_kv_exchange="allgather", expands_gqa_kv=True,
-                                  layer_host_ops=EAGER_LAYER_HOST_OPS),
+                                  layer_host_ops=EAGER_LAYER_HOST_OPS, grouped_expert_gemm=True),
     # prime-rl's trainer (src/prime_rl/trainer/model.py at github.com/PrimeIntellect-ai/prime-rl commit 8718eb1):
     # torch FSDP2 fully_shard per transformer block, each block compiled on its own (apply_compile:
     # ``model.model.layers[i].compile()``, so the pointwise kernels are fused as Inductor does), the model's
@@ -380,11 +385,11 @@ FRAMEWORKS: dict[str, Framework] = {
                              "kernels, 1.0); attention through the flash-attn package's FlashAttention-2 kernels "
                              "(its default attn flash_attention_2; prime-rl src/prime_rl/trainer/model.py, "
                              "config.py at 8718eb1)"), "flash-attn-2",
-                          logits_bytes_per_entry=EAGER_FP32_LOSS_BYTES_PER_LOGIT),
+                          logits_bytes_per_entry=EAGER_FP32_LOSS_BYTES_PER_LOGIT, grouped_expert_gemm=True),
     "prime-rl-eager": Framework("prime-rl-eager", _EAGER, 0.0,
                                 N_("prime-rl trainer without --model.compile: eager transformers modules (the "
                                    "torchtitan-measured eager factor); flash-attn FlashAttention-2"), "flash-attn-2",
-                                layer_host_ops=EAGER_LAYER_HOST_OPS),
+                                layer_host_ops=EAGER_LAYER_HOST_OPS, grouped_expert_gemm=True),
     # DeepSpeed's engine (deepspeed/runtime/engine.py, DeepSpeedEngine.allreduce_gradients, github.com/microsoft/
     # DeepSpeed, v0.9-v0.16): "ZeRO stage >= 2 communicates during non gradient accumulation boundaries as well"
     # (reduce in backward hooks); otherwise "Communicate only at gradient accumulation boundaries": ZeRO-1
@@ -496,6 +501,7 @@ class GpuRates:
     efficiency_source: str = ""
     architecture: str = ""
     compute_capability: str = ""  # CUDA "major.minor" (catalog); empty where unknown or not CUDA
+    sm_count: int = 0  # streaming multiprocessors (gemm_waves); 0 where unknown: no wave quantization
 
 
 @dataclass(frozen=True)
@@ -815,7 +821,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         rows = tokens_mb * sh.top_k * s.etp / (s.tp * local_experts)
         t_expert = moe_local * local_experts * expert_mlp_seconds(
             rows, sh.hidden, sh.expert_width / s.etp, sh.expert_fc1_factor, 1 if fp8 else 2, gemm_rate, hbm,
-            weight_gradients=not s.adapter_params)
+            weight_gradients=not s.adapter_params, sm_count=gpu.sm_count,
+            experts_per_launch=round(local_experts) if fw.grouped_expert_gemm else 1)
     modules = frozenset(m.lower() for m in s.recompute_modules)
     recompute_gemm = {"full": (per_param + 2) / per_param,
                       "selective": (per_param + 2 * fw.selective_mm_share) / per_param, "none": 1.0}[s.recompute]
@@ -1173,7 +1180,8 @@ WEIGHT_GRADIENT_BYTES = 8
 
 
 def expert_mlp_seconds(rows: float, hidden: int, width: float, fc1_factor: int, in_bytes: float, flops_per_s: float,
-                       bytes_per_s: float, weight_gradients: bool = True) -> float:
+                       bytes_per_s: float, weight_gradients: bool = True, sm_count: int = 0,
+                       experts_per_launch: int = 1) -> float:
     """Seconds of one routed expert's MLP in forward + backward over ``rows`` routed tokens: six GEMMs, each on
     the roofline of :func:`gemm_seconds` with the expert's own shape.
 
@@ -1182,18 +1190,24 @@ def expert_mlp_seconds(rows: float, hidden: int, width: float, fc1_factor: int, 
     data gradients: the transposes (reductions over ``hidden`` and ``fc1_factor x width``), each writing a 16-bit
     gradient; weight gradients: reductions over ``rows``, accumulated into the FP32 gradient (read and written,
     :data:`WEIGHT_GRADIENT_BYTES`), skipped
-    for a frozen base (LoRA). Operands at ``in_bytes`` (2 for BF16, 1 for FP8), outputs 16-bit.
+    for a frozen base (LoRA). Operands at ``in_bytes`` (2 for BF16, 1 for FP8), outputs 16-bit. Each GEMM is its own
+    launch (one per local expert), so its FLOP rate is ``flops_per_s`` times the share of the ``sm_count`` SMs its
+    output tiles keep busy (:func:`gpudesk.sizing.gemm_waves.wave_efficiency`; 0 SMs: no wave term);
+    ``experts_per_launch`` experts' GEMMs share one grouped launch and its waves.
     """
     fc1 = fc1_factor * width
-    forward = (gemm_seconds(rows, fc1, hidden, in_bytes, 2, flops_per_s, bytes_per_s)
-               + gemm_seconds(rows, hidden, width, in_bytes, 2, flops_per_s, bytes_per_s))
-    data_gradients = (gemm_seconds(rows, width, hidden, in_bytes, 2, flops_per_s, bytes_per_s)
-                      + gemm_seconds(rows, hidden, fc1, in_bytes, 2, flops_per_s, bytes_per_s))
+
+    def gemm(m: float, n: float, k: float, out_bytes: float) -> float:
+        # Each expert's GEMM is its own launch: its output tiles fill the SMs in whole waves (gemm_waves).
+        return gemm_seconds(m, n, k, in_bytes, out_bytes, flops_per_s * wave_efficiency(m, n, sm_count, experts_per_launch),
+                            bytes_per_s)
+
+    forward = gemm(rows, fc1, hidden, 2) + gemm(rows, hidden, width, 2)
+    data_gradients = gemm(rows, width, hidden, 2) + gemm(rows, hidden, fc1, 2)
     if not weight_gradients:
         return forward + data_gradients
     w = WEIGHT_GRADIENT_BYTES
-    return forward + data_gradients + (gemm_seconds(hidden, fc1, rows, in_bytes, w, flops_per_s, bytes_per_s)
-                                       + gemm_seconds(width, hidden, rows, in_bytes, w, flops_per_s, bytes_per_s))
+    return forward + data_gradients + gemm(hidden, fc1, rows, w) + gemm(width, hidden, rows, w)
 
 
 def fp8_cast_elements_per_token(hidden: int, q_width: int, mlp_width: int, top_k: int = 1) -> float:

@@ -1,0 +1,70 @@
+"""Wave quantization of the routed experts' GEMMs (gpudesk.sizing.gemm_waves) and its place in the training model."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudesk.catalog import open_catalog
+from gpudesk.sizing.gemm_waves import gemm_output_tiles, streaming_multiprocessors, wave_efficiency
+from gpudesk.sizing.speed_train import expert_mlp_seconds
+from gpudesk.sizing.speed_train_cases import gpu_rates
+
+# Qwen3-30B-A3B (hidden 2048, expert width 768, gate + up fused: 1536) at expert parallelism 8 on 8 B200: 16 local
+# experts, a 4096-token micro-batch routes 4096 x 8 / 16 = 2048 rows to each (Megatron-Bridge's published recipe).
+ROWS, HIDDEN, WIDTH = 2048, 2048, 768
+
+
+def test_qwen3_30b_expert_gemm_fills_one_partial_wave_on_b200() -> None:
+    # gate/up: 2048 x 1536 output = 8 x 12 tiles of 256 x 128 = 96 tiles; 148 SMs run them in one wave, 52 idle.
+    assert gemm_output_tiles(ROWS, 2 * WIDTH) == 96
+    assert wave_efficiency(ROWS, 2 * WIDTH, 148) == pytest.approx(96 / 148)
+    # 160 SMs (Blackwell Ultra) leave more of them idle for the same launch.
+    assert wave_efficiency(ROWS, 2 * WIDTH, 160) == pytest.approx(96 / 160)
+    # One tile more than a wave runs as two waves.
+    assert wave_efficiency(256 * 149, 128, 148) == pytest.approx(149 / 296)
+
+
+def test_large_dense_gemm_loses_little() -> None:
+    # A dense 16384-token x 14336 MLP GEMM: 64 x 112 = 7168 tiles, 49 waves on 148 SMs, the last 44 % full.
+    assert wave_efficiency(16384, 14336, 148) > 0.98
+
+
+def test_unknown_sm_count_adds_nothing() -> None:
+    assert wave_efficiency(ROWS, 2 * WIDTH, 0) == 1.0
+    assert streaming_multiprocessors("no-such-gpu") == 0
+
+
+def test_expert_mlp_is_slower_with_idle_sms() -> None:
+    rate, hbm = 2250e12 * 0.7, 8e12 * 0.8
+    plain = expert_mlp_seconds(ROWS, HIDDEN, WIDTH, 2, 2, rate, hbm)
+    waves = expert_mlp_seconds(ROWS, HIDDEN, WIDTH, 2, 2, rate, hbm, sm_count=148)
+    assert waves > 1.2 * plain
+    # With many rows per expert (few local experts) the row-wise GEMMs fill their waves; the weight gradients keep
+    # their weight-sized output (hidden x 2 width: 96 tiles) whatever the rows (no split of the reduction modelled).
+    many = 32 * ROWS
+    assert wave_efficiency(many, 2 * WIDTH, 148) > 0.98
+    assert wave_efficiency(HIDDEN, 2 * WIDTH, 148) == pytest.approx(96 / 148)
+
+
+def test_catalog_gpus_carry_their_sm_count() -> None:
+    catalog = open_catalog()
+    assert gpu_rates(catalog.find_gpu("b200")).sm_count == 148
+    assert gpu_rates(catalog.find_gpu("h100-sxm5")).sm_count == 132
+    assert gpu_rates(catalog.find_gpu("gb300")).sm_count == 160
+
+
+def test_grouped_launch_pools_the_experts_tiles() -> None:
+    # torch._grouped_mm over Qwen3-30B-A3B's 16 local experts: 16 x 96 = 1536 tiles, 11 waves on 148 SMs (94 % busy),
+    # where 16 separate launches keep 65 % busy.
+    assert wave_efficiency(ROWS, 2 * WIDTH, 148, groups=16) == pytest.approx(1536 / (11 * 148))
+    rate, hbm = 2250e12 * 0.7, 8e12 * 0.8
+    grouped = expert_mlp_seconds(ROWS, HIDDEN, WIDTH, 2, 2, rate, hbm, sm_count=148, experts_per_launch=16)
+    per_expert = expert_mlp_seconds(ROWS, HIDDEN, WIDTH, 2, 2, rate, hbm, sm_count=148)
+    assert grouped < 0.85 * per_expert
+
+
+def test_torch_grouped_mm_frameworks_launch_the_experts_together() -> None:
+    from gpudesk.sizing.speed_train import FRAMEWORKS
+
+    grouped = {name for name, fw in FRAMEWORKS.items() if fw.grouped_expert_gemm}
+    assert grouped == {"torchtitan-compile", "torchtitan-eager", "prime-rl", "prime-rl-eager"}
