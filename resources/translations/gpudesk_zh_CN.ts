@@ -2031,87 +2031,67 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FindingsListView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="94"/>
-        <source>critical</source>
-        <translation>严重</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="95"/>
-        <source>warning</source>
-        <translation>警告</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="96"/>
-        <source>info</source>
-        <translation>信息</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="97"/>
-        <source>not judged</source>
-        <translation>无法判断</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
         <source>Finding</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
         <source>Length</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
         <source>Severity</source>
         <translation>严重程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="136"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="130"/>
         <source>Findings grouped by rule</source>
         <translation>按规则分组的发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="143"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="137"/>
         <source>Evidence and advice of the selected finding</source>
         <translation>所选发现的证据和建议</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="163"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="157"/>
         <source>No findings yet.</source>
         <translation>暂无发现。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="177"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="171"/>
         <source>{rule} ({n})</source>
         <translation>{rule}（{n}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="187"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="181"/>
         <source>job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="187"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="181"/>
         <source>GPU {gpu}</source>
         <translation>GPU {gpu}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="214"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="208"/>
         <source>Rule</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="214"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="208"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="215"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="209"/>
         <source>What to do</source>
         <translation>处理建议</translation>
     </message>
@@ -4083,7 +4063,7 @@ PCI 总线：{bus}</translation>
         <translation>从开始起</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="107"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="101"/>
         <source>spans: {n} (listed on the timeline)</source>
         <translation>时段：{n} 个（列在时间线上）</translation>
     </message>
