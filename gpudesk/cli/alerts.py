@@ -10,6 +10,7 @@ import time
 from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli import CliError
 from gpudesk.i18n import _
+from gpudesk.telemetry.rules.evidence_names import severity_name
 
 MAX_HISTORY_LIMIT = 1_000_000  # far more alerts than a store keeps; sqlite3 cannot bind an int past 2**63
 
@@ -82,7 +83,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
                                     memory_horizon_s=args.memory_horizon_minutes * 60)
 
     def show(alert, delivered, errors) -> None:
-        print(f"[{alert.severity}] {alert.kind.value}: {alert.message}", flush=True)
+        print(f"[{severity_name(alert.severity)}] {alert.kind.value}: {alert.message}", flush=True)
         for error in errors:
             print("  " + _("delivery failed: {error}").format(error=error), flush=True)
 
@@ -131,7 +132,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         print(_("No alerts yet: 'gpudesk monitor alerts watch' raises them."))
     for r in rows:
         where = _("GPU {gpu}").format(gpu=r.gpu_index) if r.gpu_index is not None else _("machine")
-        print(f"{r.created_at}  [{r.severity}] {r.kind} ({where}): {r.message}")
+        print(f"{r.created_at}  [{severity_name(r.severity)}] {r.kind} ({where}): {r.message}")
         if r.delivery_error:
             print("  " + _("delivery failed: {error}").format(error=r.delivery_error))
     return 0

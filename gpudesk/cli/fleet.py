@@ -124,6 +124,7 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     from gpudesk.telemetry.core import model as m
     from gpudesk.telemetry.fleet.fleet import fleet_findings
     from gpudesk.telemetry.fleet.fleet_processes import rollup_by_user
+    from gpudesk.telemetry.rules.evidence_names import rule_name, severity_name
 
     _check_numbers(args)
     try:
@@ -206,10 +207,10 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     for f in judged:
         who = f"{f.key.label} ({f.key.uuid or _('no UUID')})" if f.key else _("group {group}").format(group=f.group)
         job = " " + _("job {job}").format(job=f.key.job_name) if f.key and f.key.job_name else ""
-        print(f"  [{f.finding.severity}] {f.finding.rule}: {who}{job}: {f.finding.summary}")
+        print(f"  [{severity_name(f.finding.severity)}] {rule_name(f.finding.rule)}: {who}{job}: {f.finding.summary}")
     for f in skipped:
         who = f.key.label if f.key else _("group {group}").format(group=f.group)
-        print("  " + _("[not judged] {rule}: {who}: {summary}").format(rule=f.finding.rule, who=who,
+        print("  " + _("[not judged] {rule}: {who}: {summary}").format(rule=rule_name(f.finding.rule), who=who,
                                                                      summary=f.finding.summary))
     for note in history.notes:
         print("  " + _("note: {note}").format(note=note))

@@ -17,7 +17,7 @@ from gpudesk.cli.fleet import add_fleet_parser
 from gpudesk.cli.processes import add_process_parsers
 from gpudesk.cli.serve import add_serve_parser
 from gpudesk.errors import GpudeskError
-from gpudesk.telemetry.rules.evidence_names import rule_name
+from gpudesk.telemetry.rules.evidence_names import rule_name, severity_name
 from gpudesk.telemetry.rules.thresholds import Thresholds, load_thresholds
 from gpudesk.i18n import _, ngettext
 from gpudesk.units import format_duration
@@ -685,7 +685,7 @@ def _print_analysis(title: str, result) -> None:
     print(_("Findings:"))
     for f in result.findings:
         where = _("all GPUs") if f.gpu is None else _("GPU {index}").format(index=f.gpu)
-        print(f"  [{f.severity}] {rule_name(f.rule)} ({where}): {f.summary}")
+        print(f"  [{severity_name(f.severity)}] {rule_name(f.rule)} ({where}): {f.summary}")
         if f.advice:
             print("      " + _("advice: {advice}").format(advice=f.advice))
     for note in result.notes:

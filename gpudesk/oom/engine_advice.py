@@ -13,7 +13,7 @@ from gpudesk import i18n
 from gpudesk.i18n import N_, _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import MemoryReport
-from gpudesk.oom import stack_terms
+from gpudesk.oom import framework_checks, stack_terms
 from gpudesk.oom.rules import genuine_shortage, preallocation
 from gpudesk.oom.rules.fragmentation import CUDA_ALLOC_CONF, HIP_ALLOC_CONF
 
@@ -57,6 +57,7 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
             cause.fix = i18n._(_SHORTAGE_FIX[report.engine])
     stack_terms.apply(report, causes)
     apply_runtime(report, causes)
+    framework_checks.apply(report, causes)  # the "Also check" list in the report's framework's terms
 
 
 # --- Fixes in the user's runtime's own terms (issue 28) ----------------------------------------------------------

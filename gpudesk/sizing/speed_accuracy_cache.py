@@ -40,8 +40,9 @@ def _hash_file(digest: Any, path: Path) -> None:
     digest.update(b"\0")
 
 
-def models_digest() -> str:
-    """SHA-256 over what every set's predictions read besides the set's own files (module docstring)."""
+def models_digest(folder: Path | None = None) -> str:
+    """SHA-256 over what every set's predictions read besides the set's own files (module docstring); ``folder`` is
+    the measured-run folder (default :func:`~gpudesk.sizing.speed_validation.speed_cases_dir`)."""
     digest = hashlib.sha256(f"gpudesk {__version__} cache format {FORMAT}\0".encode())
     package = paths.package_dir()
     sources = sorted(p for p in package.rglob("*.py") if "ui" not in p.relative_to(package).parts[:1])
@@ -50,7 +51,7 @@ def models_digest() -> str:
     if not sources:  # a frozen build keeps no .py files: its executable stands for the code
         _hash_file(digest, Path(sys.executable))
     _hash_file(digest, paths.catalog_path())
-    configs = sv.speed_cases_dir() / "configs"
+    configs = (folder or sv.speed_cases_dir()) / "configs"
     for path in sorted(configs.rglob("*")) if configs.is_dir() else []:
         if path.is_file():
             _hash_file(digest, path)
@@ -70,18 +71,21 @@ def _row_config_paths(model: str) -> list[Path]:
     return [root / "tests" / "fixtures" / path, root / path]
 
 
-def set_key(set_name: str, models: str) -> str:
-    """The key of ``set_name``'s summary: ``models`` (:func:`models_digest`), the set's own fixture files and the
-    model configurations its rows name.
+def set_key(set_name: str, models: str, folder: Path | None = None) -> str:
+    """The key of ``set_name``'s summary: ``models`` (:func:`models_digest`), the set's own fixture files in
+    ``folder`` (default :func:`~gpudesk.sizing.speed_validation.speed_cases_dir`) and the model configurations its
+    rows name. The one key of a set's predictions: this disk cache and the process's own
+    (:func:`gpudesk.sizing.speed_validation.evaluate_speed_set`) both use it.
 
     Raises:
         ConfigFileError: a fixture file of the set cannot be read (:func:`gpudesk.sizing.speed_validation.read_rows`).
     """
+    base = folder or sv.speed_cases_dir()
     digest = hashlib.sha256(f"{models}\0{set_name}\0".encode())
     configs: set[Path] = set()
     for name in sv.SET_FILES[set_name]:
-        _hash_file(digest, sv.speed_cases_dir() / name)
-        for row in sv.read_rows(sv.speed_cases_dir() / name):
+        _hash_file(digest, base / name)
+        for row in sv.read_rows(base / name):
             configs.update(_row_config_paths(str(row.get("model") or "")))
     for path in sorted(configs):
         _hash_file(digest, path)

@@ -134,43 +134,47 @@ def _serve_predictor(row: dict[str, Any]) -> float:
     return float(predict_serve_case(row)[0])
 
 
-# The bundled models' predictions of each set's files as they are: (folder, set, [(file, mtime_ns, size)]) -> rows.
-# Predicting every run takes minutes; the window's accuracy dialog and the CLI ask for the same check more than once
-# in one process, and the files and the catalog do not change under a running process.
-_EVALUATED: dict[tuple[str, str, tuple[tuple[str, int | None, int | None], ...]], tuple[SpeedRow, ...]] = {}
+# The bundled models' predictions of each set, by the set's key (:func:`gpudesk.sizing.speed_accuracy_cache.set_key`,
+# the disk cache's key too: the set's files, the model configurations its rows name, the models' code and the catalog)
+# -> rows. Predicting every run takes minutes; the window's accuracy dialog and the CLI ask for the same check more than
+# once in one process, and an edited file or configuration gives another key.
+_EVALUATED: dict[tuple[str, str], tuple[SpeedRow, ...]] = {}
 
 
-def _files_state(base: Path, set_name: str) -> tuple[str, str, tuple[tuple[str, int | None, int | None], ...]]:
-    state: list[tuple[str, int | None, int | None]] = []
-    for name in SET_FILES[set_name]:
-        try:
-            stat = (base / name).stat()
-            state.append((name, stat.st_mtime_ns, stat.st_size))
-        except OSError:
-            state.append((name, None, None))
-    return str(base.resolve()), set_name, tuple(state)
+def _set_key(set_name: str, base: Path, models: str | None) -> tuple[str, str]:
+    # Imported here: the disk cache's module imports this one (SET_FILES, read_rows, speed_cases_dir).
+    from gpudesk.sizing.speed_accuracy_cache import models_digest, set_key
+
+    return set_name, set_key(set_name, models if models is not None else models_digest(base), base)
 
 
 def evaluate_speed(folder: Path | None = None, predictors: dict[str, Predictor] | None = None) -> list[SpeedRow]:
     """Predict every row of the dev, later and fresh sets in ``folder`` (default :func:`speed_cases_dir`).
 
-    With the bundled predictors the result is kept for the process and given again while no file of the folder
-    changed (size or modification time)."""
+    With the bundled predictors each set's result is kept for the process and given again while its key is the
+    same (see :func:`evaluate_speed_set`)."""
+    models = None
+    if predictors is None:
+        from gpudesk.sizing.speed_accuracy_cache import models_digest  # (see _set_key)
+
+        models = models_digest(folder or speed_cases_dir())  # once for every set
     results: list[SpeedRow] = []
     for set_name in SET_FILES:
-        results += evaluate_speed_set(set_name, folder, predictors) or []
+        results += evaluate_speed_set(set_name, folder, predictors, models=models) or []
     return results
 
 
 def evaluate_speed_set(set_name: str, folder: Path | None = None, predictors: dict[str, Predictor] | None = None,
-                       should_stop: Callable[[], bool] | None = None) -> list[SpeedRow] | None:
+                       should_stop: Callable[[], bool] | None = None, models: str | None = None
+                       ) -> list[SpeedRow] | None:
     """Predict every row of the set ``set_name`` (a key of :data:`SET_FILES`) in ``folder``, in file order.
 
     ``should_stop`` is asked before each row; once it answers true the set is left unfinished and None returned
-    (nothing is kept). With the bundled predictors a finished set is kept for the process while its files do not
-    change (size or modification time)."""
+    (nothing is kept). With the bundled predictors a finished set is kept for the process under the disk cache's key
+    (:func:`gpudesk.sizing.speed_accuracy_cache.set_key`; ``models`` its models digest when the caller has it), so an
+    edited set file or model configuration that a row names is predicted again."""
     base = folder or speed_cases_dir()
-    key = _files_state(base, set_name) if predictors is None else None
+    key = _set_key(set_name, base, models) if predictors is None else None
     if key is not None and key in _EVALUATED:
         return list(_EVALUATED[key])
     use = predictors or {"train": train_predictor, "serve": _serve_predictor}

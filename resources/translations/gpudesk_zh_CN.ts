@@ -240,7 +240,7 @@
 <context>
     <name>AccuracyDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="292"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="294"/>
         <source>How accurate is this estimate?</source>
         <extracomment>The column of the source URL in the accuracy table (the last). Columns of the speed table: set, class, runs, within 20 %, within 50 %, median error, geometric mean, misses.</extracomment>
         <translation>这个估算有多准确？</translation>
@@ -249,13 +249,12 @@
 <context>
     <name>AccuracyLink</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="344"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="366"/>
         <source>How accurate is this?</source>
-        <extracomment>How long closing the dialog waits for the speed check&apos;s thread to end after asking it to stop.</extracomment>
         <translation>准确度如何？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="347"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="369"/>
         <source>Compare the memory and speed estimators with published measured runs</source>
         <translation>将显存与速度估算器和公开的实测运行对比</translation>
     </message>
@@ -1507,397 +1506,397 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>EstimatorAccuracyView</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="54"/>
         <source>Checking the estimator against published measurements…</source>
         <translation>正在用公开发表的实测数据检验估算器…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="68"/>
         <source>Published case</source>
         <translation>公开案例</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="68"/>
         <source>Method</source>
         <translation>方法</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="68"/>
         <source>GPUs</source>
         <translation>GPU 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="68"/>
         <source>Statistic</source>
         <translation>统计量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="69"/>
         <source>Measured (GiB)</source>
         <translation>实测（GiB）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="69"/>
         <source>Estimate (GiB)</source>
         <translation>估算（GiB）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="69"/>
         <source>Estimate / measured</source>
         <translation>估算 / 实测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="69"/>
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="80"/>
         <source>Estimator accuracy by published case</source>
         <translation>按公开案例列出的估算器准确度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="81"/>
         <source>Checking the speed model against published measured runs…</source>
         <translation>正在用公开的实测运行检查速度模型…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="87"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="89"/>
         <source>Speed check progress</source>
         <translation>速度检查进度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="93"/>
         <source>Set</source>
         <translation>数据集</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="93"/>
         <source>Class</source>
         <translation>类别</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="93"/>
         <source>Runs</source>
         <translation>运行数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="93"/>
         <source>Within 20 %</source>
         <translation>20 % 以内</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="93"/>
         <source>Within 50 %</source>
         <translation>50 % 以内</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="92"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="94"/>
         <source>Median error</source>
         <translation>中位误差</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="92"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="94"/>
         <source>Predicted / measured (geometric mean)</source>
         <translation>预测 / 实测（几何平均）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="92"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="94"/>
         <source>Misses</source>
         <translation>偏差较大</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="98"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="100"/>
         <source>Speed model accuracy by class</source>
         <translation>按类别的速度模型准确度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="112"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="114"/>
         <source>The speed check could not run: %1</source>
         <translation>速度检查无法运行：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="127"/>
         <source>Checking the speed model: set %1 of %2</source>
         <translation>正在检查速度模型：第 %1 组，共 %2 组</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="138"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="140"/>
         <source>Shown, but not kept for next time: %1</source>
         <translation>已显示，但未保存以供下次使用：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="152"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="154"/>
         <source>training</source>
         <translation>训练</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="152"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="154"/>
         <source>serving</source>
         <translation>推理服务</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="154"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="156"/>
         <source>%1: within 20 % on %2 of %3 published runs, %4 misses (more than 50 % off or not answered)</source>
         <translation>%1：%3 个公开运行中 %2 个在 20 % 以内，%4 个偏差较大（偏差超过 50 % 或无法回答）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="159"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="161"/>
         <source>Speed model: %1.</source>
         <translation>速度模型：%1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="161"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="163"/>
         <source>No published measured run answered yet: treat speeds as unvalidated.</source>
         <translation>尚无可回答的公开实测运行：速度估算视为未经验证。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="163"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="165"/>
         <source>development</source>
         <translation>开发集</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="163"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="165"/>
         <source>later (collected after the model)</source>
         <translation>后续集（在模型之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="164"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="166"/>
         <source>fresh (collected after the model was frozen)</source>
         <translation>新集（在模型冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="165"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="167"/>
         <source>second fresh (collected after the model was frozen again)</source>
         <translation>第二个新集（在模型再次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="166"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="168"/>
         <source>third fresh (collected after the model was frozen a third time)</source>
         <translation>第三个新集（在模型第三次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="167"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="169"/>
         <source>fourth fresh (collected after the model was frozen a fourth time)</source>
         <translation>第四个新集（在模型第四次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="168"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="170"/>
         <source>fifth fresh (collected after the model was frozen a fifth time)</source>
         <translation>第五个新集（在模型第五次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="169"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="171"/>
         <source>sixth fresh (collected after the model was frozen a sixth time)</source>
         <translation>第六个新集（在模型第六次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="170"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="172"/>
         <source>seventh fresh (collected after the model was frozen a seventh time)</source>
         <translation>第七个新集（在模型第七次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="171"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="173"/>
         <source>eighth fresh (collected after the model was frozen an eighth time)</source>
         <translation>第八个新集（在模型第八次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="172"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="174"/>
         <source>ninth fresh (collected after the model was frozen a ninth time)</source>
         <translation>第九个新集（在模型第九次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="173"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="175"/>
         <source>tenth fresh (collected after the model was frozen a tenth time)</source>
         <translation>第十个新集（在模型第十次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="174"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="176"/>
         <source>eleventh fresh (collected after the model was frozen an eleventh time)</source>
         <translation>第十一个新集（在模型第十一次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="175"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="177"/>
         <source>twelfth fresh (collected after the model was frozen a twelfth time)</source>
         <translation>第十二个新集（在模型第十二次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="176"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="178"/>
         <source>thirteenth fresh (collected after the model was frozen a thirteenth time)</source>
         <translation>第十三个新集（在模型第十三次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="177"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="179"/>
         <source>fourteenth fresh (collected after the model was frozen a fourteenth time)</source>
         <translation>第十四个新集（在模型第十四次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="178"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="180"/>
         <source>fifteenth fresh (collected after the model was frozen a fifteenth time)</source>
         <translation>第十五个新集（在模型第十五次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="179"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="181"/>
         <source>sixteenth fresh (collected after the model was frozen a sixteenth time)</source>
         <translation>第十六个新集（在模型第十六次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="180"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="182"/>
         <source>seventeenth fresh (collected after the model was frozen a seventeenth time)</source>
         <translation>第十七个新集（在模型第十七次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="181"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="183"/>
         <source>eighteenth fresh (collected after the model was frozen an eighteenth time)</source>
         <translation>第十八个新集（在模型第十八次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="182"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="184"/>
         <source>nineteenth fresh (collected after the model was frozen a nineteenth time)</source>
         <translation>第十九个新集（在模型第十九次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="183"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="185"/>
         <source>twentieth fresh (collected after the model was frozen a twentieth time)</source>
         <translation>第二十个新集（在模型第二十次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="184"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="186"/>
         <source>twenty-first fresh (collected after the model was frozen a twenty-first time)</source>
         <translation>第二十一个新集（在模型第二十一次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="185"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="187"/>
         <source>twenty-second fresh (collected after the model was frozen a twenty-second time)</source>
         <translation>第二十二个新集（在模型第二十二次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="186"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="188"/>
         <source>twenty-third fresh (collected after the model was frozen a twenty-third time)</source>
         <translation>第二十三个新集（在模型第二十三次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="187"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="189"/>
         <source>twenty-fourth fresh (collected after the model was frozen a twenty-fourth time)</source>
         <translation>第二十四个新集（在模型第二十四次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="188"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="190"/>
         <source>twenty-fifth fresh (collected after the model was frozen a twenty-fifth time)</source>
         <translation>第二十五个新集（在模型第二十五次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="189"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="191"/>
         <source>twenty-sixth fresh (collected after the model was frozen a twenty-sixth time)</source>
         <translation>第二十六个新集（在模型第二十六次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="190"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="192"/>
         <source>twenty-seventh fresh (collected after the model was frozen a twenty-seventh time)</source>
         <translation>第二十七个新集（在模型第二十七次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="191"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="193"/>
         <source>twenty-eighth fresh (collected after the model was frozen a twenty-eighth time)</source>
         <translation>第二十八个新集（在模型第二十八次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="192"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="194"/>
         <source>twenty-ninth fresh (collected after the model was frozen a twenty-ninth time)</source>
         <translation>第二十九个新集（在模型第二十九次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="193"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="195"/>
         <source>thirtieth fresh (collected after the model was frozen a thirtieth time)</source>
         <translation>第三十个新集（在模型第三十次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="194"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="196"/>
         <source>thirty-first fresh (collected after the model was frozen a thirty-first time)</source>
         <translation>第三十一个新集（在模型第三十一次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="195"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="197"/>
         <source>thirty-second fresh (collected after the model was frozen a thirty-second time)</source>
         <translation>第三十二个新集（在模型第三十二次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="196"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="198"/>
         <source>thirty-third fresh (collected after the model was frozen a thirty-third time)</source>
         <translation>第三十三个新集（在模型第三十三次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="197"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="199"/>
         <source>thirty-fourth fresh (collected after the model was frozen a thirty-fourth time)</source>
         <translation>第三十四个新集（在模型第三十四次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="198"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="200"/>
         <source>thirty-fifth fresh (collected after the model was frozen a thirty-fifth time)</source>
         <translation>第三十五个新集（在模型第三十五次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="199"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="201"/>
         <source>thirty-sixth fresh (collected after the model was frozen a thirty-sixth time)</source>
         <translation>第三十六个新集（在模型第三十六次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="200"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="202"/>
         <source>thirty-seventh fresh (collected after the model was frozen a thirty-seventh time)</source>
         <translation>第三十七个新集（在模型第三十七次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="201"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="203"/>
         <source>thirty-eighth fresh (collected after the model was frozen a thirty-eighth time)</source>
         <translation>第三十八个新集（在模型第三十八次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="202"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="204"/>
         <source>thirty-ninth fresh (collected after the model was frozen a thirty-ninth time)</source>
         <translation>第三十九个新集（在模型第三十九次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="203"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="205"/>
         <source>fortieth fresh (collected after the model was frozen a fortieth time)</source>
         <translation>第四十个新集（在模型第四十次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="204"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="206"/>
         <source>forty-first fresh (collected after the model was frozen a forty-first time)</source>
         <translation>第四十一个新集（在模型第四十一次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="205"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="207"/>
         <source>forty-second fresh (collected after the model was frozen a forty-second time)</source>
         <translation>第四十二个新集（在模型第四十二次冻结之后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="228"/>
         <source>The accuracy check could not run: %1</source>
         <translation>无法运行准确度检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="232"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="234"/>
         <source>This estimator is within 15 % on %1 of %2 published measurements (median error %3 %).</source>
         <translation>在 %2 个公开实测中，此估算器有 %1 个误差在 15 % 以内（误差中位数 %3 %）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="237"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="239"/>
         <source>%1 sources; %2 more cases are listed but not scored (their setup is not fully published or uses pipeline parallelism, which is not modelled).</source>
         <translation>%1 个来源；另有 %2 个案例已列出但未计分（其配置未完整公开，或使用了未建模的流水线并行）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="247"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="249"/>
         <source>No published measurement of a %1 job yet: treat the figure as unvalidated.</source>
         <translation>尚无 %1 作业的公开实测数据：请将该数值视为未经验证。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="250"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="252"/>
         <source>For %1 jobs: within 15 % on %2 of %3 cases, median error %4 %.</source>
         <translation>对于 %1 作业：%3 个案例中有 %2 个误差在 15 % 以内，误差中位数 %4 %。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="259"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="261"/>
         <source>%1 (not scored)</source>
         <translation>%1（未计分）</translation>
     </message>
@@ -2031,87 +2030,67 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FindingsListView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="94"/>
-        <source>critical</source>
-        <translation>严重</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="95"/>
-        <source>warning</source>
-        <translation>警告</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="96"/>
-        <source>info</source>
-        <translation>信息</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="97"/>
-        <source>not judged</source>
-        <translation>无法判断</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
         <source>Finding</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
         <source>Length</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="135"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="129"/>
         <source>Severity</source>
         <translation>严重程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="136"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="130"/>
         <source>Findings grouped by rule</source>
         <translation>按规则分组的发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="143"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="137"/>
         <source>Evidence and advice of the selected finding</source>
         <translation>所选发现的证据和建议</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="163"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="157"/>
         <source>No findings yet.</source>
         <translation>暂无发现。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="177"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="171"/>
         <source>{rule} ({n})</source>
         <translation>{rule}（{n}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="187"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="181"/>
         <source>job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="187"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="181"/>
         <source>GPU {gpu}</source>
         <translation>GPU {gpu}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="214"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="208"/>
         <source>Rule</source>
         <translation>规则</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="214"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="208"/>
         <source>Evidence</source>
         <translation>证据</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="215"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="209"/>
         <source>What to do</source>
         <translation>处理建议</translation>
     </message>
@@ -4083,7 +4062,7 @@ PCI 总线：{bus}</translation>
         <translation>从开始起</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="107"/>
+        <location filename="../../gpudesk/ui/monitor/findings_list.py" line="101"/>
         <source>spans: {n} (listed on the timeline)</source>
         <translation>时段：{n} 个（列在时间线上）</translation>
     </message>

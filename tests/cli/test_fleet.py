@@ -91,7 +91,14 @@ def test_dcgmi_output_says_what_was_not_judged(capsys):
                  "--host", "n1"]) == 0
     out = capsys.readouterr().out
     assert "0 finding(s)" not in out
-    assert "not judged" in out and "[not judged] multi-gpu-imbalance" in out
+    assert "not judged" in out and "[not judged] Imbalance between GPUs" in out
+    # qa19: people read the rules' names, the JSON keeps their ids.
+    assert "multi-gpu-imbalance" not in out and "[info] Input starvation" in out
+    assert main(["monitor", "fleet", "--dcgmi", str(FIXTURES / "dcgmi_dmon_8gpu_na_issue244.txt"), "--host", "n1",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "multi-gpu-imbalance" in {f["rule"] for f in doc["not_judged"]}
+    assert "input-starvation" in {f["rule"] for f in doc["findings"]}
 
 
 # --- issue 25: hostile servers through the CLI (tests/helpers/hostile_server.py) ---------------------------------

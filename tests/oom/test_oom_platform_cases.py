@@ -12,6 +12,7 @@ from oom_support import FIXTURES
 from gpudesk.oom import diagnose_text
 from gpudesk.oom.accuracy import FAMILY_MIN_CASES, evaluate, load_accuracy, load_cases
 from gpudesk.oom.cause import CAUSE_IDS
+from gpudesk.oom.framework_checks import framework_of, in_framework_terms
 from gpudesk.oom.parsers.generic import extract
 from gpudesk.oom.signatures import CHECKS, GGML_PINNED_CHECK, check_command
 
@@ -87,4 +88,7 @@ def test_not_capacity_answers_carry_their_check_command(row):
                 # ggml's CUDA backend pins through its own switch (GGML_PINNED_CHECK), not a DataLoader's.
                 assert d.report.runtime in ("llamacpp", "ollama") and d.report.backend in ("cuda", "rocm")
                 command = GGML_PINNED_CHECK.command
+            framework = framework_of(d.report)
+            if framework:  # a non-PyTorch framework's own calls (qa19)
+                command = in_framework_terms(command, framework) or command
             assert command in " ".join(cause.checks) or command in cause.fix

@@ -134,3 +134,21 @@ def test_stop_before_the_end_gives_nothing_and_keeps_nothing(cases):
     assert cache.check_speed_sets(should_stop=stop) is None
     assert not cache.cache_file(SET).exists()
     assert not sv._EVALUATED  # an unfinished set is not kept in the process either
+
+
+def test_the_process_cache_misses_when_a_config_a_row_names_is_edited(cases, tmp_path):
+    # qa19: the process's own cache (speed_validation._EVALUATED) uses the disk cache's key, which includes the
+    # configurations the rows name: before, it was keyed on the set's own files only and gave the old figures.
+    name = "tests/fixtures/sizing/configs/qwen2.5-coder-14b.config.json"
+    config = tmp_path / "qwen2.5-coder-14b.config.json"
+    shutil.copy(paths.bundle_root() / name, config)
+    text = _serve_file(cases).read_text(encoding="utf-8")
+    _serve_file(cases).write_text(text.replace('"model": "qwen2.5-7b"', f'"model": "{config}"', 1), encoding="utf-8")
+    first = sv.evaluate_speed_set(SET)
+    assert first is not None and len(sv._EVALUATED) == 1
+    assert sv.evaluate_speed_set(SET) == first and len(sv._EVALUATED) == 1  # the same files and configs: a hit
+    config.write_text(config.read_text(encoding="utf-8").replace('"num_hidden_layers": 48', '"num_hidden_layers": 47'),
+                      encoding="utf-8")
+    again = sv.evaluate_speed_set(SET)
+    assert len(sv._EVALUATED) == 2  # predicted again, not the kept rows
+    assert again is not None and again != first  # the edited configuration's run is predicted from its new layers

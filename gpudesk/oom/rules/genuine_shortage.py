@@ -144,7 +144,7 @@ def _tpu_own_hbm(f: Facts) -> Cause:
                                "job's own: its model, optimizer state and activations do not fit the core's HBM."),
                  fix=_("Reduce the per-core batch or sequence length, shard the model over more cores (FSDP / "
                        "jax.sharding), rematerialise with jax.checkpoint, or use a smaller model"),
-                 more_fixes=MORE[2:])
+                 more_fixes=[i18n._(m) for m in MORE[2:]])
 
 
 TPU_COMPILE_REPORT_CONFIDENCE = 0.6
@@ -226,7 +226,7 @@ def check(f: Facts) -> Cause | None:
             fix=_("Reduce the batch size (per replica with multi_gpu_model / MirroredStrategy) or the input size"),
             more_fixes=[_("Use mixed precision (tf.keras.mixed_precision.set_global_policy('mixed_float16'))."),
                         _("Add report_tensor_allocations_upon_oom to RunOptions to list the live tensors.")],
-            checks=CHECKS[:1],
+            checks=[i18n._(CHECKS[0])],
         )
     if r.kind == "xla_resource_exhausted" and f.total is None:
         if r.platform == "tpu" and f.requested is not None:
@@ -238,7 +238,7 @@ def check(f: Facts) -> Cause | None:
                          evidence=evidence(requested_bytes=f.requested),
                          explanation=_("XLA could not place a buffer of more than 1 GiB."),
                          fix=_("Reduce the batch or sequence length, or rematerialise with jax.checkpoint"),
-                         more_fixes=MORE[2:])
+                         more_fixes=[i18n._(m) for m in MORE[2:]])
         return None
     if f.total is None or capacity_alone(f):
         return _without_capacity(f)

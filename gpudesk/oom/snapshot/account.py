@@ -11,6 +11,7 @@ several iterations and all alive at the peak) add a ``leak`` cause when the curv
 
 from __future__ import annotations
 
+from gpudesk import i18n
 from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause, Diagnosis
 from gpudesk.oom.diagnose import diagnose
@@ -140,9 +141,9 @@ def _shortage_cause(dev: DeviceAnalysis) -> Cause:
         explanation=_("Even a perfectly packed cache plus the GPU's free memory ({headroom}) is smaller than the "
                       "request ({req}): live tensors take the memory.").format(
             headroom=format_bytes(headroom), req=format_bytes(dev.oom.requested_bytes)),
-        fix=shortage_rule.FIX,
-        more_fixes=list(shortage_rule.MORE),
-        checks=list(shortage_rule.CHECKS),
+        fix=i18n._(shortage_rule.FIX),
+        more_fixes=[i18n._(m) for m in shortage_rule.MORE],
+        checks=[i18n._(c) for c in shortage_rule.CHECKS],
     )
 
 

@@ -16,7 +16,8 @@ from gpudesk.i18n import _
 from gpudesk.telemetry.core import timebase
 from gpudesk.telemetry.recording.burnin import FAIL, INCOMPLETE, PASS, BurnInReport
 from gpudesk.telemetry.core.model import TelemetryError
-from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING
+from gpudesk.telemetry.rules.base import CRITICAL, NOT_JUDGED, WARNING
+from gpudesk.telemetry.rules.evidence_names import severity_name
 from gpudesk.units import GIB, format_duration
 
 FORMATS = ("md", "html", "json")
@@ -31,8 +32,7 @@ def verdict_text(verdict: str) -> str:
 
 def _severity(severity: str) -> str:
     """A finding's severity as the report says it (the JSON keeps the English id)."""
-    names = {INFO: _("info"), WARNING: _("warning"), CRITICAL: _("critical"), NOT_JUDGED: _("not judged")}
-    return names.get(severity, severity)
+    return severity_name(severity)
 
 
 def _md(text: object) -> str:

@@ -1,4 +1,5 @@
-"""Display names of the findings' evidence keys and rule ids: one table next to the rules, for the window and the CLI.
+"""Display names of the findings' evidence keys, rule ids and severities: one table next to the rules, for the window,
+the CLI and the reports.
 
 The rules keep machine keys with their unit in the name (``thermal_throttled_samples_pct``, ``lag_s``) and stable
 rule ids (``thermal-throttling``) for JSON, alerts and scripts. People read :func:`evidence_name` and
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from gpudesk import i18n
 from gpudesk.i18n import N_
+from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING
 
 # Evidence keys of the rules in this package (the keys their Finding.evidence dicts write).
 EVIDENCE_NAMES: dict[str, str] = {
@@ -159,3 +161,15 @@ def rule_name(rule: str) -> str:
     """The translated name of a rule id: "thermal-throttling" -> "Thermal throttling"."""
     name = RULE_NAMES.get(rule)
     return i18n._(name) if name else rule.replace("-", " ")
+
+
+# A finding's severity (gpudesk.telemetry.rules.base): the JSON, alerts' environment and scripts keep the id.
+SEVERITY_NAMES: dict[str, str] = {
+    INFO: N_("info"), WARNING: N_("warning"), CRITICAL: N_("critical"), NOT_JUDGED: N_("not judged"),
+}
+
+
+def severity_name(severity: str) -> str:
+    """The translated word of a severity id: "warning" -> "警告" in zh_CN; an unknown id is shown as it is."""
+    name = SEVERITY_NAMES.get(severity)
+    return i18n._(name) if name else severity

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpudesk.telemetry.rules.heatmap import Heatmap
-from gpudesk.telemetry.rules.evidence_names import evidence_name, rule_name
+from gpudesk.telemetry.rules.evidence_names import evidence_name, rule_name, severity_name
 from gpudesk.telemetry.rules.base import CRITICAL, INFO, NOT_JUDGED, WARNING, Finding
 from gpudesk.ui.monitor.display import when
 from gpudesk.units import format_duration, format_gib, format_rate
@@ -90,13 +90,7 @@ def evidence_line(key: str, value: object) -> tuple[str, str]:
 
 def severity_text(severity: str) -> str:
     """A finding's severity as the window says it (the rules and the JSON keep the English id)."""
-    names = {
-        CRITICAL: QCoreApplication.translate("FindingsListView", "critical"),
-        WARNING: QCoreApplication.translate("FindingsListView", "warning"),
-        INFO: QCoreApplication.translate("FindingsListView", "info"),
-        NOT_JUDGED: QCoreApplication.translate("FindingsListView", "not judged"),
-    }
-    return names.get(severity, severity)
+    return severity_name(severity)  # the one table the CLI and the reports use too
 
 
 def details_text(f: Finding, rule_label: str, evidence_label: str, advice_label: str) -> str:

@@ -8,7 +8,7 @@ Below it, the speed model's check (:func:`gpudesk.sizing.speed_validation.load_s
 (development, later) and class (kind, vendor, GPU, pipeline, MoE, FP8, engine) with its misses. Predicting every
 run takes minutes, so the dialog fills the speed table set by set as each is done
 (:func:`gpudesk.sizing.speed_accuracy_cache.check_speed_sets`, which keeps finished sets on disk for the next
-opening), shows which set it is checking, and stops the check when it is closed.
+opening), shows which set it is checking, and tells the check to stop when it is closed (closing never waits for it).
 """
 
 from __future__ import annotations
@@ -32,10 +32,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from shiboken6 import isValid
+
 from gpudesk.sizing.speed_accuracy_cache import SpeedCheck, check_speed_sets
 from gpudesk.sizing import speed_validation
 from gpudesk.sizing.validation import AccuracyReport, load_accuracy
-from gpudesk.ui.workers import Task, run_task
+from gpudesk.ui.workers import Task, run_task, tracker
 
 from gpudesk.units import GIB
 from gpudesk.ui.error_text import error_text
@@ -297,37 +299,57 @@ class AccuracyDialog(QDialog):
         layout.addWidget(self.view)
         layout.addWidget(buttons)
         self.resize(1100, 560)
-        # The speed check runs on the dialog's own pool, so closing the dialog can wait for exactly that thread.
-        self._speed_pool = QThreadPool(self)
-        self._speed_pool.setMaxThreadCount(1)
         self.speed_task: Task | None = None
 
     def load(self) -> None:
         """Evaluate the validation set off the GUI thread and fill the view; the speed table fills set by set."""
-        run_task(load_accuracy, on_result=self.view.set_report, on_error=lambda exc: self.view.show_error(error_text(exc)))
+        run_task(load_accuracy, on_result=self.view.set_report, on_error=self._memory_error)
         self.view.show_speed_progress(0, len(speed_validation.SET_FILES))
         self.speed_task = run_task(_check_speed_sets, on_partial=self.view.add_speed_set,
-                                   on_result=self.view.finish_speed,
-                                   on_error=lambda exc: self.view.show_speed_error(error_text(exc)),
-                                   pool=self._speed_pool)
+                                   on_result=self.view.finish_speed, on_error=self._speed_error, pool=speed_pool())
         app = QCoreApplication.instance()
-        if app is not None:  # quitting with the dialog open: its pool, deleted with it, must not wait for the check
+        if app is not None:  # quitting with the dialog open: the check ends at its next boundary
             app.aboutToQuit.connect(self._cancel_speed_check)
+
+    # Slots are the dialog's and its view's own methods, never lambdas: Qt drops a connection to a destroyed object,
+    # so a result that arrives after the dialog is gone touches nothing.
+    def _memory_error(self, exc: BaseException) -> None:
+        self.view.show_error(error_text(exc))
+
+    def _speed_error(self, exc: BaseException) -> None:
+        self.view.show_speed_error(error_text(exc))
 
     def _cancel_speed_check(self) -> None:
         if self.speed_task is not None:
             self.speed_task.cancel()
 
     def done(self, result: int) -> None:
-        """Closing stops the speed check and waits for its thread (it ends before its next run, well under a
-        second; at most :data:`STOP_WAIT_MS`)."""
-        self._cancel_speed_check()
-        self._speed_pool.waitForDone(STOP_WAIT_MS)
+        """Closing returns at once: it tells the speed check to stop and leaves it to end on its own thread (at its
+        next boundary, a run or a set), never waiting for it on the GUI thread. What the check hands over after
+        this reaches no part of the dialog; a failure still reaches the main window's message bar."""
+        task, self.speed_task = self.speed_task, None
+        if task is not None:
+            task.cancel()
+            signals = task.signals
+            signals.partial.disconnect(self.view.add_speed_set)
+            signals.result.disconnect(self.view.finish_speed)
+            signals.error.disconnect(self._speed_error)
+            signals.error.connect(tracker().unhandled.emit)
         super().done(result)
 
 
-#: How long closing the dialog waits for the speed check's thread to end after asking it to stop.
-STOP_WAIT_MS = 60_000
+_SPEED_POOL: QThreadPool | None = None
+
+
+def speed_pool() -> QThreadPool:
+    """The one thread the speed check runs on, owned by the application rather than by a dialog: a closed dialog
+    never waits for it (a pool deleted with its dialog would wait for its thread), and two openings never check
+    and write the kept sets at once (the second waits in the queue while the first ends)."""
+    global _SPEED_POOL
+    if _SPEED_POOL is None or not isValid(_SPEED_POOL):  # (a new application after the last one was deleted)
+        _SPEED_POOL = QThreadPool(QCoreApplication.instance())
+        _SPEED_POOL.setMaxThreadCount(1)
+    return _SPEED_POOL
 
 
 def _check_speed_sets(partial: Callable[[Any], None], should_stop: Callable[[], bool]) -> SpeedCheck | None:

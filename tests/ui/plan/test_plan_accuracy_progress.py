@@ -1,5 +1,5 @@
 """The "How accurate is this?" dialog fills its speed table set by set, says which set it is checking, and closing
-it mid-check stops the check's thread. The set table is cut to a few small real sets (real predictions)."""
+it mid-check tells the check's thread to stop. The set table is cut to a few small real sets (real predictions)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gpudesk.sizing import speed_validation as sv
-from gpudesk.ui.plan.accuracy_view import AccuracyDialog
+from gpudesk.ui.plan.accuracy_view import AccuracyDialog, speed_pool
 
 
 def _use_sets(monkeypatch, sets: dict[str, tuple[str, ...]]) -> None:
@@ -116,17 +116,18 @@ def test_closing_mid_check_stops_its_thread(qtbot, monkeypatch, how):
     # Closed as soon as the first set is shown (the next one takes seconds). Not "and the memory check is done": on a
     # loaded machine the memory check outlasts the second set, len(seen) passes 1 and the wait never ends.
     qtbot.waitUntil(lambda: len(seen) >= 1, timeout=120000)
+    task = dialog.speed_task
+    assert task is not None
     if how == "close":
         dialog.close()
     else:
         qtbot.keyClick(dialog, "\x1b")  # Escape rejects the dialog
     assert not dialog.isVisible()
-    assert dialog.speed_task is not None and dialog.speed_task.cancelled()
-    # done() waited for the check's thread: nothing of it is left running.
-    assert dialog._speed_pool.activeThreadCount() == 0
-    qtbot.waitUntil(lambda: len(finished) == 1, timeout=5000)
-    assert finished == [None]  # stopped, not finished
+    assert dialog.speed_task is None and task.cancelled()
+    # The check ends on its own thread (qa19: closing does not wait for it), and nothing of it reaches the dialog.
+    qtbot.waitUntil(lambda: speed_pool().activeThreadCount() == 0, timeout=60000)
+    qtbot.wait(50)  # its last signals, queued to the GUI thread, are delivered (to nothing)
+    assert finished == []
     assert [s["set"] for s in seen] == ["fresh6"]
     assert dialog.view.speed_table.rowCount() == seen[0]["rows"]
-    assert not dialog.view.speed_progress.isVisible()
     qtbot.waitUntil(lambda: bool(dialog.memory_done), timeout=120000)  # no task outlives the test
