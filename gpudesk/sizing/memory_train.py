@@ -769,6 +769,10 @@ def train_memory(
         # Held unsharded instead of as shards: the shards appear only as the syncing backward frees these.
         parts["unsharded_gradients"] = no_sync_grads
         parts["gradients"] = 0.0
+    if flat_copy and end_extra and flat_copy >= tied_grad and parts["gradients"] >= grads + end_extra:
+        # The peak is the all-reduce after backward: the flat copy is that moment's bucket, not more gradients.
+        parts["gradients"] -= end_extra
+        parts["ddp_gradient_buckets"] = end_extra
     if step_temp:
         parts["optimizer_step_temporaries"] = step_temp
     buckets = ddp_bucket_bytes(rank_params, per_param[2], g // mp, stage, offload,
