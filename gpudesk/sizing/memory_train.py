@@ -66,6 +66,7 @@ from gpudesk.sizing.optimizers import (
     optimizer_source,
     ZERO3_SUB_GROUP_ELEMENTS,
     step_temporary_bytes_per_param,
+    ddp_master_grad_step_bytes,
     zero3_sub_group_step_bytes,
     zero12_step_bytes,
 )
@@ -712,6 +713,10 @@ def train_memory(
     elif not optimizer_in_backward and offload == "none" and grads > 0:
         step_temp = rank_params * step_temporary_bytes_per_param(optimizer, precision, optimizer_impl) / (
             g // mp if stage in ("zero1", "zero2", "zero3") else 1)
+        if stage == "ddp" and not main_grads_kept:
+            # The fp32 gradients of the master weights (optimizers.ddp_master_grad_step_bytes); kept main gradients
+            # (gpudesk.sizing.main_grads_kept) are already resident.
+            step_temp += ddp_master_grad_step_bytes(rank_params, optimizer, per_param)
         if stage in ("zero1", "zero2") and sharding_name != "fsdp-grad-op":
             # ZeRO-1/2 (DeepSpeed, Colossal-AI) copy the 16-bit gradient partition to fp32 for the step
             # (optimizers.zero12_step_bytes); PyTorch FSDP SHARD_GRAD_OP reduces into its own gradient dtype.
