@@ -150,6 +150,10 @@ def add_parser(subparsers) -> None:
     m.add_argument("--fp32-grad-buffer", action="store_true",
                    help=_("full training: the gradients of the 16-bit parameters accumulate in an fp32 buffer, 4 bytes "
                           "a parameter (Megatron-LM with --bf16)"))
+    m.add_argument("--main-grads-kept", action="store_true",
+                   help=_("full training with --sharding ddp and precision fp16/bf16: the optimizer keeps the fp32 "
+                          "main gradients between steps and the all-reduce packs the gradients into one flat copy "
+                          "(Megatron-LM's fp16 optimizer with local DDP before contiguous buffers, 2021)"))
     m.add_argument("--unfused-gelu", action="store_true",
                    help=_("training whose MLP activation is the tanh GELU computed op by op in eager PyTorch "
                           "(transformers gelu_new, NewGELUActivation): three more MLP-wide tensors saved a layer"))
@@ -710,7 +714,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         global_batch_size=args.global_batch,
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
-        ddp_bucket_view=args.ddp_bucket_view, fp32_grad_buffer=args.fp32_grad_buffer, unfused_gelu=args.unfused_gelu,
+        ddp_bucket_view=args.ddp_bucket_view, fp32_grad_buffer=args.fp32_grad_buffer, main_grads_kept=args.main_grads_kept,
+        unfused_gelu=args.unfused_gelu,
         fused_norm=args.fused_norm, eager_softmax=args.eager_softmax, encoder_lm_head=args.encoder_lm_head,
         fsdp_root_only=args.fsdp_root_only,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
@@ -746,7 +751,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "zero_grad_keeps_grads": "--zero-grad-keeps-grads", "weight_loading": "--weight-loading",
                 "sequence_parallel": "--sp", "sp_gathered_inputs": "--sp-gathered-inputs",
                 "fsdp1_no_sync": "--fsdp1-sync-each-batch", "ddp_bucket_view": "--ddp-bucket-view",
-                "fp32_grad_buffer": "--fp32-grad-buffer",
+                "fp32_grad_buffer": "--fp32-grad-buffer", "main_grads_kept": "--main-grads-kept",
                 "unfused_gelu": "--unfused-gelu", "fused_norm": "--fused-norm", "eager_softmax": "--eager-softmax", "fsdp_root_only": "--fsdp-root-only",
                 "encoder_lm_head": "--encoder-lm-head",
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",

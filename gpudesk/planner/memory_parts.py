@@ -15,6 +15,7 @@ def memory_part_labels() -> dict[str, str]:
         "weights": _("Weights"),
         "master_weights": _("FP32 master weights"),
         "gradients": _("Gradients"),
+        "main_gradients": _("FP32 main gradients kept"),
         "ddp_gradient_buckets": _("DDP gradient buckets"),
         "optimizer_states": _("Optimizer states"),
         "optimizer_step_temporaries": _("Optimizer step temporaries"),

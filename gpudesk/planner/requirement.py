@@ -92,9 +92,11 @@ class ModelMemory:
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
     full gradients under ``no_sync()``); ``ddp_bucket_view`` (PyTorch DDP ``gradient_as_bucket_view=True`` or
     Megatron-Core's DDP: no second copy of the gradients in the all-reduce buckets); ``fp32_grad_buffer`` (the
-    gradients of 16-bit parameters in an fp32 buffer, Megatron-LM ``--bf16``); ``unfused_gelu`` (training whose
-    MLP activation is the op-by-op tanh GELU of transformers' ``gelu_new``, eager); ``fused_norm`` (eager
-    training whose RMSNorms run in a fused kernel, apex ``FusedRMSNorm`` / Megatron-LM forks: no fp32 norm copies);
+    gradients of 16-bit parameters in an fp32 buffer, Megatron-LM ``--bf16``); ``main_grads_kept`` (fp32 main
+    gradients kept between steps and a flat all-reduce copy, Megatron-LM's 2021 fp16 optimizer with local DDP);
+    ``unfused_gelu`` (training whose MLP activation is the op-by-op tanh GELU of transformers' ``gelu_new``,
+    eager); ``fused_norm`` (eager training whose RMSNorms run in a fused kernel, apex ``FusedRMSNorm`` /
+    Megatron-LM forks: no fp32 norm copies);
     ``eager_softmax`` (training without a fused attention kernel: 16bit, fp32 as transformers' eager attention, or
     fp32-clamped as OPT's); ``encoder_lm_head`` (full training of an encoder with its MLM head over every position:
     vocabulary logits and the head's transform counted); ``fsdp_root_only`` (full
@@ -174,6 +176,7 @@ class ModelMemory:
     fsdp1_sync_each_batch: bool = False
     ddp_bucket_view: bool = False
     fp32_grad_buffer: bool = False
+    main_grads_kept: bool = False
     unfused_gelu: bool = False
     fused_norm: bool = False
     eager_softmax: str = "16bit"

@@ -12,6 +12,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "weights",
     "master_weights",
     "gradients",
+    "main_gradients",
     "ddp_gradient_buckets",
     "optimizer_states",
     "optimizer_step_temporaries",
@@ -54,8 +55,10 @@ class MemoryEstimate:
     Attributes:
         breakdown: component name -> bytes (ints >= 0), in :data:`COMPONENT_ORDER` order. Names:
             ``weights`` (the copy the forward pass reads, e.g. bf16), ``master_weights`` (fp32 copy kept by
-            mixed-precision optimizers), ``gradients``, ``ddp_gradient_buckets`` (PyTorch DDP's flat all-reduce buckets, a second copy of
-            the gradients unless ``gradient_as_bucket_view``), ``optimizer_states`` (Adam m and v, or momentum),
+            mixed-precision optimizers), ``gradients``, ``main_gradients`` (fp32 main gradients an optimizer keeps
+            between steps, :mod:`gpudesk.sizing.main_grads_kept`), ``ddp_gradient_buckets`` (PyTorch DDP's flat all-reduce buckets, a second copy of
+            the gradients unless ``gradient_as_bucket_view``; with ``main_grads_kept`` the flat copy made for the
+            all-reduce when that moment is the peak), ``optimizer_states`` (Adam m and v, or momentum),
             ``lora_adapters`` (adapter weights + their grads and states), ``activations`` (saved for backward),
             ``logits`` (output logits + loss buffers), ``kv_cache``, ``prefill_workspace`` (transient inference
             activations), ``decode_attention`` (a decode step's whole-context K/V copies on the math SDPA backend), ``gathered_layers`` (ZeRO-3/FSDP all-gathered layer parameters and grads),

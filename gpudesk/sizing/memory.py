@@ -100,6 +100,10 @@ class MemoryWorkload:
             second copy (:func:`gpudesk.sizing.memory_train.ddp_bucket_bytes`).
         fp32_grad_buffer: full training whose 16-bit parameters accumulate and reduce their gradients in an fp32
             buffer (Megatron-LM with ``--bf16``): 4 bytes a parameter (:mod:`gpudesk.sizing.fp32_grad_buffer`).
+        main_grads_kept: full training of 16-bit parameters with fp32 master weights under plain data parallelism
+            whose optimizer keeps the fp32 main gradients between steps and whose all-reduce packs the gradients
+            into one flat copy (Megatron-LM's fp16 optimizer with local DDP before contiguous buffers, 2021):
+            :mod:`gpudesk.sizing.main_grads_kept`.
         unfused_gelu: training whose MLP activation is the tanh-approximate GELU computed op by op in eager PyTorch
             (transformers ``NewGELUActivation``, config ``gelu_new``): three more MLP-wide tensors saved a layer
             (:mod:`gpudesk.sizing.eager_gelu`).
@@ -249,6 +253,7 @@ class MemoryWorkload:
     fsdp1_no_sync: bool = True
     ddp_bucket_view: bool = False
     fp32_grad_buffer: bool = False
+    main_grads_kept: bool = False
     unfused_gelu: bool = False
     fused_norm: bool = False
     eager_softmax: str = "16bit"
@@ -500,7 +505,7 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
             pipeline_schedule=w.pipeline_schedule, pipeline_microbatches=w.pipeline_microbatches,
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
             fsdp1_no_sync=w.fsdp1_no_sync, ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
-            fp32_grad_buffer=w.fp32_grad_buffer,
+            fp32_grad_buffer=w.fp32_grad_buffer, main_grads_kept=w.main_grads_kept,
             unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, eager_softmax=w.eager_softmax,
             fsdp_root_only=w.fsdp_root_only,
             loss_vocab_chunk=_vocab_chunk(w), encoder_lm_head=w.encoder_lm_head,

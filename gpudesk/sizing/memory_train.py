@@ -55,6 +55,7 @@ from gpudesk.sizing.checks import MAX_BATCH, MAX_GPUS, MAX_SEQ_LEN_TOKENS, choic
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.fp32_grad_buffer import with_fp32_grads
+from gpudesk.sizing.main_grads_kept import check_main_grads_kept, flat_allreduce_copy_bytes, kept_main_grad_bytes
 from gpudesk.sizing.loading import add_loading_reserve, load_staging_bytes
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.optimizers import (
@@ -65,6 +66,7 @@ from gpudesk.sizing.optimizers import (
     optimizer_source,
     ZERO3_SUB_GROUP_ELEMENTS,
     step_temporary_bytes_per_param,
+    ddp_master_grad_step_bytes,
     zero3_sub_group_step_bytes,
     zero12_step_bytes,
 )
@@ -513,6 +515,7 @@ def train_memory(
     fsdp1_no_sync: bool = True,
     ddp_bucket_view: bool = False,
     fp32_grad_buffer: bool = False,
+    main_grads_kept: bool = False,
     zero3: Zero3Settings = Zero3Settings(),
     unfused_gelu: bool = False,
     fused_norm: bool = False,
@@ -566,6 +569,11 @@ def train_memory(
     ``fp32_grad_buffer``: the gradients of 16-bit parameters live in an fp32 buffer (Megatron-LM ``--bf16``,
     :mod:`gpudesk.sizing.fp32_grad_buffer`): 4 bytes a parameter.
 
+    ``main_grads_kept``: 16-bit parameters with fp32 master weights under plain data parallelism whose optimizer keeps
+    the fp32 main gradients between steps (``main_gradients``, 4 bytes a parameter in every phase) and whose
+    all-reduce packs the gradients into one flat copy after backward instead of PyTorch DDP's run-long buckets
+    (Megatron-LM's fp16 optimizer with local DDP before contiguous buffers, :mod:`gpudesk.sizing.main_grads_kept`).
+
     ``fsdp1_no_sync``: FSDP1 (``fsdp_version=1``) with ``gradient_accumulation`` runs the non-final micro-batches
     under ``FullyShardedDataParallel.no_sync()``, which accumulates the full unsharded gradient of every
     ``FlatParameter`` on each rank until the syncing micro-batch ("This likely results in higher memory usage
@@ -601,12 +609,16 @@ def train_memory(
             cp=cp, dp=g // (t * pp)))
     per_param = with_fp32_grads(model_state_bytes_per_param(optimizer, precision), fp32_grad_buffer)
     stage = normalise_sharding(sharding)
+    check_main_grads_kept(main_grads_kept, per_param, stage, offload, fp32_grad_buffer)
     mp = t * pp  # model-parallel ranks
     # The fullest stage holds a whole vocabulary table beside its share of the layers (pipeline.fullest_stage_params).
     vocab_table = (spec.vocab_size or 0) * (spec.hidden_size or 0) if spec.embedding_params else 0
     rank_params = fullest_stage_params(spec.params, vocab_table, spec.embedding_params, pp) / t
     parts = sharded_model_states(int(rank_params), per_param, g // mp, stage, offload,
                                  spec.largest_layer_params // t)
+    kept_main_grads = kept_main_grad_bytes(rank_params, main_grads_kept)
+    if kept_main_grads:
+        parts["main_gradients"] = kept_main_grads
     resident_at_load = parts["weights"] + parts.get("master_weights", 0.0)
     staging = load_staging_bytes(spec, weight_loading, quantised_base=False,
                                  base_bytes_per_param=per_param[0] or per_param[1],
@@ -701,6 +713,10 @@ def train_memory(
     elif not optimizer_in_backward and offload == "none" and grads > 0:
         step_temp = rank_params * step_temporary_bytes_per_param(optimizer, precision, optimizer_impl) / (
             g // mp if stage in ("zero1", "zero2", "zero3") else 1)
+        if stage == "ddp" and not main_grads_kept:
+            # The fp32 gradients of the master weights (optimizers.ddp_master_grad_step_bytes); kept main gradients
+            # (gpudesk.sizing.main_grads_kept) are already resident.
+            step_temp += ddp_master_grad_step_bytes(rank_params, optimizer, per_param)
         if stage in ("zero1", "zero2") and sharding_name != "fsdp-grad-op":
             # ZeRO-1/2 (DeepSpeed, Colossal-AI) copy the 16-bit gradient partition to fp32 for the step
             # (optimizers.zero12_step_bytes); PyTorch FSDP SHARD_GRAD_OP reduces into its own gradient dtype.
@@ -712,7 +728,9 @@ def train_memory(
     if stage == "ddp" and pp == 1 and not optimizer_in_backward and not fp32_grad_buffer and grads > 0:
         tied_grad = tied_embedding_grad_bytes(spec, per_param[2], tensor_parallel=t,
                                               vocabulary_head=spec.kind != "encoder" or encoder_lm_head)
-    end_extra = max(0.0, tied_grad - step_temp)
+    # The flat copy of the gradients for the all-reduce, a moment after backward (gpudesk.sizing.main_grads_kept).
+    flat_copy = flat_allreduce_copy_bytes(rank_params, per_param[2], main_grads_kept) if grads > 0 else 0.0
+    end_extra = max(0.0, max(tied_grad, flat_copy) - step_temp)
     # FSDP reshards every unit after backward (gpudesk.sizing.fsdp_step_reshard): the blocks gathered during
     # forward/backward are not alive at the end of backward or at the optimizer step.
     reshard = fsdp and pp == 1
@@ -756,9 +774,14 @@ def train_memory(
         # Held unsharded instead of as shards: the shards appear only as the syncing backward frees these.
         parts["unsharded_gradients"] = no_sync_grads
         parts["gradients"] = 0.0
+    if flat_copy and end_extra and flat_copy >= tied_grad and parts["gradients"] >= grads + end_extra:
+        # The peak is the all-reduce after backward: the flat copy is that moment's bucket, not more gradients.
+        parts["gradients"] -= end_extra
+        parts["ddp_gradient_buckets"] = end_extra
     if step_temp:
         parts["optimizer_step_temporaries"] = step_temp
-    buckets = ddp_bucket_bytes(rank_params, per_param[2], g // mp, stage, offload, ddp_bucket_view)
+    buckets = ddp_bucket_bytes(rank_params, per_param[2], g // mp, stage, offload,
+                               ddp_bucket_view or main_grads_kept)
     if buckets:
         parts["ddp_gradient_buckets"] = buckets
     offload_grad_shards = 0.0
@@ -786,7 +809,7 @@ def train_memory(
                       stage=sharding_name, dp=g // mp, offload=offload_value_text(offload)),
          "ZeRO paper section 5; DeepSpeed memory docs"),
     ]
-    if end_extra and not acts:
+    if end_extra and not acts and tied_grad > flat_copy:
         assumptions.append((_("tied embedding: the input embedding's dense gradient ({size}) exists beside the LM "
                               "head's at the end of backward, before it is added into it").format(
                                   size=format_bytes(int(tied_grad))), TIED_EMBEDDING_GRAD_SOURCE))
@@ -813,6 +836,12 @@ def train_memory(
     if zero_grad_keeps_grads:
         assumptions.append((_("zero_grad keeps zero-filled gradients between steps (PyTorch before 2.0)"),
                             "pytorch/pytorch PR 92731 (set_to_none default)"))
+    if kept_main_grads:
+        assumptions.append((_("the fp32 main gradients stay allocated between steps ({gib:.2f} GiB) and the gradients "
+                              "are all-reduced through one flat copy after backward").format(
+                                  gib=kept_main_grads / 2**30),
+                            "NVIDIA/Megatron-LM 63121a9e megatron/optimizer/optimizer.py zero_grad, "
+                            "megatron/model/distributed.py allreduce_gradients"))
     if sp_gathered_inputs and sequence_parallel and t > 1:
         assumptions.append((_("sequence parallel as PyTorch DTensor does it: the column-parallel linears keep their "
                               "all-gathered input for backward"),

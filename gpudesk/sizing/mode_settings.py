@@ -43,7 +43,7 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
     )},
     **{name: FULL_TRAINING for name in (
         "optimizer_in_backward", "sp_gathered_inputs", "fsdp1_no_sync", "fsdp_root_only",
-        "ddp_bucket_view", "fp32_grad_buffer", "context_parallel", "encoder_lm_head",
+        "ddp_bucket_view", "fp32_grad_buffer", "main_grads_kept", "context_parallel", "encoder_lm_head",
     )},
     # DeepSpeed ZeRO-3's coordinator gathers a frozen LoRA base as it gathers a trained model
     # (gpudesk.sizing.zero3_params.zero3_frozen_gathered_bytes); QLoRA's 4-bit base is not modelled through it.

@@ -194,6 +194,31 @@ def zero12_step_bytes(partition_params: float, optimizer: str, per_param: tuple[
     return float(partition_params) * ZERO12_FP32_GRAD_BYTES
 
 
+# The fp32 gradients a mixed-precision optimizer (16-bit parameters, fp32 master weights) gives its master weights for
+# the step under plain data parallelism, where nothing shards them: Megatron-LM's fp16 optimizer sets
+# ``main_param.grad = model_param.grad.float()`` for every parameter before unscaling, clipping and stepping
+# (https://github.com/NVIDIA/Megatron-LM/blob/63121a9e0f5b85dcff046fb2f918557f0c885594/megatron/optimizer/optimizer.py
+# ``_copy_model_grads_to_main_grads``, lines 298-307), and DeepSpeed's non-ZeRO ``FP16_Optimizer.step`` flattens
+# ``p.grad.to(fp32)`` of every parameter into ``fp32_groups_flat[i].grad`` before the 16-bit gradients are dropped
+# (https://github.com/deepspeedai/DeepSpeed/blob/v0.14.2/deepspeed/runtime/fp16/fused_optimizer.py lines 282-291).
+# The bigscience 2021 Megatron 52B log (experiments/gpt2-meg-ds-3d/meg_ds_3d_gpt2_perf_n16-ds-off.out at 6980df2d) reads
+# it: its middle ranks' ``max allocated`` after the first iteration is 15,492.8 MiB for 805,560,320 parameters, 20.2
+# bytes a parameter = 16-bit weights 2 + fp32 master 4 + 16-bit gradients 2 + Adam 8 + fp32 gradients 4 (apex
+# FusedAdam keeps no temporaries). ZeRO-1/2 count the same element for their partition (:func:`zero12_step_bytes`).
+DDP_MASTER_GRAD_BYTES = ZERO12_FP32_GRAD_BYTES
+
+
+def ddp_master_grad_step_bytes(rank_params: float, optimizer: str, per_param: tuple[float, float, float, float]
+                               ) -> float:
+    """Bytes of the fp32 gradients of this rank's master weights at the optimizer step under plain data
+    parallelism (:data:`DDP_MASTER_GRAD_BYTES` a parameter), when the accounting keeps fp32 master weights beside
+    16-bit gradients; nothing for the closed accountings (adam-16/18/20, adamw-bf16), pure 16-bit or fp32 training,
+    or gradients already kept in fp32 (``fp32_grad_buffer``)."""
+    if _closed_accounting(optimizer) or not per_param[1] or per_param[2] >= DDP_MASTER_GRAD_BYTES:
+        return 0.0
+    return float(rank_params) * DDP_MASTER_GRAD_BYTES
+
+
 def optimizer_source(optimizer: str) -> str:
     """The citation for an optimizer's state size."""
     fam = OPTIMIZER_ALIASES.get(str(optimizer).lower(), str(optimizer).lower())

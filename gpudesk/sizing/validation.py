@@ -279,6 +279,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         fsdp1_no_sync=not bool(case.get("fsdp1_sync_each_batch", False)),
         ddp_bucket_view=bool(case.get("ddp_bucket_view", False)),
         fp32_grad_buffer=bool(case.get("fp32_grad_buffer", False)),
+        main_grads_kept=bool(case.get("main_grads_kept", False)),
         unfused_gelu=bool(case.get("unfused_gelu", False)), fused_norm=bool(case.get("fused_norm", False)),
         eager_softmax=str(case.get("eager_softmax", "16bit")), fsdp_root_only=bool(case.get("fsdp_root_only", False)),
         encoder_lm_head=bool(case.get("encoder_lm_head", False)),

@@ -107,6 +107,7 @@ def cli_args(case: dict) -> list[str]:
                           ("fsdp1_sync_each_batch", "--fsdp1-sync-each-batch"),
                           ("ddp_bucket_view", "--ddp-bucket-view"),
                           ("fp32_grad_buffer", "--fp32-grad-buffer"),
+                          ("main_grads_kept", "--main-grads-kept"),
                           ("unfused_gelu", "--unfused-gelu"),
                           ("fsdp_root_only", "--fsdp-root-only")):
             if key == "flash_attention":
