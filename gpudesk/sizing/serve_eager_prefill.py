@@ -30,9 +30,11 @@ which covers the Python ops around it (views, splits, casts, the router's top-k)
 own model code has a figure of its own: Llama 2 7B at batch 1 ran 100 output tokens in 1.05 s with CUDA graphs and
 1.2 s eagerly (vllm-project/vllm PR 1440, the change that brought CUDA graphs to vLLM): an eager step of 12 ms
 against at most 10.5 ms of GPU work, i.e. the CPU's launches, over the 320 kernels the model counts for a Llama 2 7B
-step: 37.5 us each. TensorRT-LLM's PyTorch flow has no measured figure here and takes SGLang's (Python model code
-issuing PyTorch ops and custom kernels alike). The figures apply by the kernels each model's layers launch; the
-host's CPU speed, which no row states, moves them.
+step: 37.5 us each. The figures apply by the kernels each model's layers launch; the host's CPU speed, which no row
+states, moves them. TensorRT-LLM's PyTorch flow has no measured figure: its model code fuses more of a layer into
+its own kernels than SGLang's, so SGLang's figure would overstate it, and with it every in-flight step that carries
+a context chunk (the MLPerf DeepSeek-R1 Offline and Server throughputs, within 5 % without it, fell 7-13 % with it).
+Its prompt steps are counted eager but get no launch bound until a figure is found.
 """
 
 from __future__ import annotations
@@ -76,10 +78,15 @@ def prompt_steps_run_eager(engine: str, version: tuple[int, int] | None, version
     return False
 
 
+# Measured CPU seconds per counted kernel of an eager step, by engine (module docstring); an engine not listed has
+# no figure and no launch bound.
+LAUNCH_S_PER_KERNEL = {"sglang": EAGER_LAUNCH_S_PER_KERNEL, "vllm": VLLM_EAGER_LAUNCH_S_PER_KERNEL}
+
+
 def launch_s_per_kernel(engine: str) -> float:
-    """CPU seconds to issue one counted kernel of an eager step of ``engine`` (module docstring): vLLM's own figure,
-    SGLang's for the others."""
-    return VLLM_EAGER_LAUNCH_S_PER_KERNEL if engine.lower() == "vllm" else EAGER_LAUNCH_S_PER_KERNEL
+    """CPU seconds to issue one counted kernel of an eager step of ``engine`` (:data:`LAUNCH_S_PER_KERNEL`; 0 where
+    no figure was measured)."""
+    return LAUNCH_S_PER_KERNEL.get(engine.lower(), 0.0)
 
 
 def eager_launch_s(kernels: int, engine: str) -> float:

@@ -10,8 +10,10 @@ import pytest
 from gpudesk.catalog import open_catalog
 from gpudesk.sizing.serve_eager_prefill import (
     DEEPSEEK_V3_SGLANG_FP8_KERNELS,
+    LLAMA_2_7B_KERNELS,
     PR12160_EAGER_FORWARD_S,
     PR12160_GRAPH_FORWARD_S,
+    launch_s_per_kernel,
     prompt_steps_run_eager,
 )
 from gpudesk.sizing.serve_engine import engine_budget
@@ -101,4 +103,13 @@ def test_which_engines_launch_their_prompt_steps_eagerly():
     assert prompt_steps_run_eager("trtllm", (1, 0), "1.0.0")  # PyTorch flow by default from 1.0
     assert not prompt_steps_run_eager("trtllm", (0, 17), "0.17.0")  # TensorRT-engine flow by default in 0.x
     assert prompt_steps_run_eager("trtllm", (0, 21), "0.21.0", "pytorch")
+    # ... but only the engines with a measured CPU time per kernel get the launch bound (module docstring).
+    assert launch_s_per_kernel("trtllm") == 0.0
+    assert launch_s_per_kernel("SGLang") == pytest.approx(82.6e-3 / 1437)
+    assert launch_s_per_kernel("vllm") == pytest.approx(1.2 / 100 / 320)
     assert not prompt_steps_run_eager("lmdeploy", (0, 6), "0.6.0")
+
+
+def test_vllm_figure_counts_the_kernels_of_the_model_it_was_measured_on(catalog):
+    """vllm-project/vllm PR 1440 timed Llama 2 7B: the step model's kernel count for it is the divisor."""
+    assert kernels_per_step(spec_from_catalog(catalog.model("llama-2-7b"))) == LLAMA_2_7B_KERNELS
