@@ -471,23 +471,6 @@ def expert_quant_kernels(spec: ModelSpec, engine: str, version: tuple[int, int] 
     return EXPERT_QUANT_KERNELS_PER_LAYER * moe_layers
 
 
-# Which engines replay CUDA graphs only for decode-only steps, so that a step carrying prompt tokens launches its
-# kernels eagerly: SGLang (python/sglang/srt/model_executor/cuda_graph_runner.py CudaGraphRunner.can_run: decode
-# batches up to cuda_graph_max_bs; extend batches run eager unless --enable-piecewise-cuda-graph), vLLM V0
-# (vllm/worker/model_runner.py: graphs only for decode batches). vLLM V1 captures piecewise graphs for mixed steps
-# up to its capture sizes; TensorRT-LLM's context batches are not counted (not checked in its source here).
-EAGER_PREFILL_SOURCE = ("sglang python/sglang/srt/model_executor/cuda_graph_runner.py CudaGraphRunner.can_run "
-                        "(decode batches only); vllm/worker/model_runner.py (V0: decode batches only)")
-
-
-def prefill_steps_run_eager(engine: str, version: tuple[int, int] | None) -> bool:
-    """Whether a step with prompt tokens launches its kernels without CUDA graphs (:data:`EAGER_PREFILL_SOURCE`);
-    ``version`` the engine's (major, minor)."""
-    if engine == "sglang":
-        return True
-    return engine == "vllm" and version is not None and version < (0, 8)
-
-
 def kernel_latency_s(gpu: GPU, cuda_graphs: bool) -> tuple[float, str]:
     """(fixed seconds of one kernel whatever its work, source): replayed from a CUDA/HIP graph or launched eagerly
     (an Ascend NPU's eager launch: :mod:`gpudesk.sizing.serve_vllm_ascend`)."""

@@ -120,6 +120,12 @@ from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead
 from gpudesk.sizing.serve_lmdeploy import uses_cuda_graphs
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_vllm_ascend import runs_eager as ascend_runs_eager
+from gpudesk.sizing.serve_eager_prefill import (
+    SOURCE as EAGER_PREFILL_SOURCE,
+    eager_launch_s,
+    launch_s_per_kernel,
+    prompt_steps_run_eager,
+)
 from gpudesk.sizing.serve_rates import (
     BLOCK_FP8_TRITON_PEAK_SHARE,
     block_fp8_triton_flops_share,
@@ -144,9 +150,6 @@ from gpudesk.sizing.serve_rates import (
     gemm_rate_share,
     hbm_efficiency,
     kernel_latency_s,
-    SMALL_KERNEL_EAGER_S,
-    EAGER_PREFILL_SOURCE,
-    prefill_steps_run_eager,
     kernels_per_step,
     library_gemm_extra_s,
     link_efficiency,
@@ -290,7 +293,9 @@ class StepModel:
     # Megatron's two per layer; one (the MLP's gather + scatter) under data-parallel attention with one GPU per group
     allreduces_per_layer: int = 2
     moe_tiles: MoeTiles | None = None  # the routed experts' Triton fused-MoE row tiles (None: not that kernel)
-    prefill_layer_latency_s: float = 0.0  # per-layer floor of a step with prompt tokens where it runs eager (0: same)
+    # CPU seconds per layer to issue the kernels of a step with prompt tokens where the engine runs it eagerly: the
+    # step lasts at least that long (serve_eager_prefill; 0: prompt steps replay CUDA graphs like the others)
+    prefill_launch_layer_s: float = 0.0
     # the engine's all-reduce measured per message size, (bytes, seconds) points (serve_rocm_allreduce; (): alpha-beta)
     allreduce_curve: tuple[tuple[float, float], ...] = ()
     # vLLM's custom all-reduce on NVLink measured per message size at decode sizes (serve_nvlink_allreduce; ():
@@ -416,11 +421,12 @@ class StepModel:
             * self.kv_bytes_per_token / self.bytes_per_s
         attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
         attention = max(kv_s, attention_flops / self.attention_flops_per_s)
-        layer_s = self.prefill_layer_latency_s if prefill_tokens and self.prefill_layer_latency_s \
-            else self.layer_latency_s
-        gpu = gemm + attention + elementwise + self.layers * layer_s + allreduce
+        gpu = gemm + attention + elementwise + self.layers * self.layer_latency_s + allreduce
         if tokens > self.skinny_max_tokens:
             gpu += self.library_gemm_s
+        if prefill_tokens and self.prefill_launch_layer_s:
+            # eager prompt step: the CPU issues the kernels while the GPU runs them (serve_eager_prefill)
+            gpu = max(gpu, self.layers * self.prefill_launch_layer_s)
         return gpu
 
     def _token_only_s(self, tokens: int) -> tuple[float, float, float]:
@@ -649,9 +655,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     qk_norm_kernels, qk_norm_allreduces = layer_qk_norm_per_layer(spec, attn_tp)
     kernels += qk_norm_kernels * dims.layers
     layer_s = kernels * kernel_s / dims.layers
-    eager_prefill = load.cuda_graphs and prefill_steps_run_eager(load.engine.lower(),
-                                                                 engine_version_tuple(load.engine_version))
-    prefill_layer_s = kernels * SMALL_KERNEL_EAGER_S / dims.layers if eager_prefill else 0.0
+    eager_prefill = load.cuda_graphs and prompt_steps_run_eager(
+        load.engine, engine_version_tuple(load.engine_version), load.engine_version, load.backend)
+    prefill_launch_s = eager_launch_s(kernels, load.engine) / dims.layers if eager_prefill else 0.0
     alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None \
         else (0.0, "")
     one_shot = one_shot_max_bytes(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None else 0.0
@@ -707,10 +713,11 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
                                          "tokens").format(tokens=tile_tokens), GEMM_TILE_SOURCE,
                    raw(tokens=tile_tokens)),
     ]
-    if prefill_layer_s:
-        assumptions.append(Assumption("prefill_kernel_floor_s", _(
-            "steps with prompt tokens run without CUDA graphs: {time} per kernel").format(
-            time=format_duration(SMALL_KERNEL_EAGER_S)), EAGER_PREFILL_SOURCE, raw(kernel_s=SMALL_KERNEL_EAGER_S)))
+    if prefill_launch_s:
+        assumptions.append(Assumption("prefill_launch_s", _(
+            "steps with prompt tokens run without CUDA graphs: they last at least the {time} the CPU takes to issue "
+            "their {kernels} kernels").format(time=format_duration(prefill_launch_s * dims.layers), kernels=kernels),
+            EAGER_PREFILL_SOURCE, raw(kernel_s=launch_s_per_kernel(load.engine), kernels_per_step=kernels)))
     block_rate, block_source = block_fp8_dense_stream_bytes_per_s(gpu)
     hbm_rate = gpu.memory_bandwidth_gbps * 1e9 * hbm_eff
     # The tile scaling is the NVIDIA kernels' grid (serve_block_fp8_tiles); AMD GPUs keep their measured rate.
@@ -861,7 +868,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         kv_bytes_per_token=kv_per_token, elementwise_bytes_per_token=elementwise, flops_per_token=2.0 * spec.active_params / tp,
         attention_flops_per_context_token=attention, bytes_per_s=gpu.memory_bandwidth_gbps * 1e9 * hbm_eff,
         flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s,
-        prefill_layer_latency_s=prefill_layer_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
+        prefill_launch_layer_s=prefill_launch_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
         assumptions=tuple(assumptions), host_step_s=host.step_s, host_request_s=host.request_s,
         host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,
         dequant_overlapped=overlapped and bool(dequant_rate),

@@ -146,7 +146,8 @@ def test_trtllm_014_engine_flow_ttft_at_32_qps_has_no_lookahead_step():
 
 def test_sglang_prefill_steps_launch_their_kernels_eagerly():
     """SGLang replays CUDA graphs for decode batches only (cuda_graph_runner.py can_run): a step with prompt tokens
-    pays the eager launch floor of every kernel, a decode step the graph floor. SGLang v0.3.0's own benchmark, Llama
+    lasts at least the CPU's time to issue its kernels one by one (serve_eager_prefill), a decode step pays the graph
+    floor. SGLang v0.3.0's own benchmark, Llama
     3.1 70B on 4 H100 (TP 4), 8 requests/s: measured mean TTFT 58 ms (dev row; 0.77 of it before)."""
     row = None
     for line in (speed_cases_dir() / "serve_runs.jsonl").read_text(encoding="utf-8").splitlines():
@@ -161,10 +162,11 @@ def test_sglang_prefill_steps_launch_their_kernels_eagerly():
     sglang = ServeLoad(engine="sglang", input_tokens=1000, output_tokens=100, concurrency=1).validated()
     budget = engine_budget(spec, gpu, sglang)
     steps = step_model(spec, gpu, sglang, None, budget.kv_dtype)
-    assert steps.prefill_layer_latency_s > 2.5 * steps.layer_latency_s
-    assert steps.gpu_s(0, 0.0, 1) - steps.gpu_s(1, 0.0) > 0.5 * steps.layers * steps.prefill_layer_latency_s
+    assert steps.prefill_launch_layer_s > 10 * steps.layer_latency_s
+    assert steps.gpu_s(0, 0.0, 1) == pytest.approx(steps.layers * steps.prefill_launch_layer_s)
+    assert steps.gpu_s(1, 0.0) < 0.5 * steps.gpu_s(0, 0.0, 1)
     vllm_v1 = ServeLoad(engine="vllm", input_tokens=1000, output_tokens=100, concurrency=1).validated()
-    assert step_model(spec, gpu, vllm_v1, None, budget.kv_dtype).prefill_layer_latency_s == 0.0
+    assert step_model(spec, gpu, vllm_v1, None, budget.kv_dtype).prefill_launch_layer_s == 0.0
 
 
 def _serve_row(set_name: str, case_id: str) -> dict:

@@ -48,7 +48,7 @@ def test_later_rows_beat_the_model_they_arrived_to(rows):
     within20 = sum(e <= 0.2 for e in errors) / len(rows)
     assert within20 >= 0.43 > before["within_20_pct"]
     # 64 of 86 (0.744): InferenceX SGLang 0.5.7 DeepSeek-R1 c16 TTFT, already over-predicted, crossed 1.5x (1.48 ->
-    # 1.52) when SGLang's prompt steps lost their CUDA graphs (serve_rates.prefill_steps_run_eager).
+    # 1.52) when SGLang's prompt steps lost their CUDA graphs (serve_eager_prefill).
     # 63 of 86 (0.733): AMD's MLPerf v5.1 MI300X llama2-70b Interactive TPOT, already over-predicted (1.45), crossed
     # 1.5x (1.62) when vLLM's per-tensor FP8 GEMMs on CDNA 3 took the hipBLASLt rate measured for their size
     # (serve_rocm_gemm_size: its throughput moved 1.025 -> 1.024, the TPOT near saturation amplifies the change).

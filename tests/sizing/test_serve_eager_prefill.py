@@ -1,0 +1,115 @@
+"""Eager prompt steps (gpudesk.sizing.serve_eager_prefill): the CPU's time to issue their kernels bounds them."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from gpudesk.catalog import open_catalog
+from gpudesk.sizing.serve_eager_prefill import (
+    DEEPSEEK_V3_SGLANG_FP8_KERNELS,
+    LLAMA_2_7B_KERNELS,
+    PR12160_EAGER_FORWARD_S,
+    PR12160_GRAPH_FORWARD_S,
+    launch_s_per_kernel,
+    prompt_steps_run_eager,
+)
+from gpudesk.sizing.serve_engine import engine_budget
+from gpudesk.sizing.serve_rates import expert_quant_kernels, kernels_per_step
+from gpudesk.sizing.serve_step import step_model
+from gpudesk.sizing.shapes import spec_from_catalog
+from gpudesk.sizing.speed_serve import ServeLoad
+from gpudesk.sizing.speed_serve_cases import predict_serve_case
+from gpudesk.sizing.speed_validation import speed_cases_dir
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return open_catalog()
+
+
+def _deepseek_v3_sglang(catalog, **extra):
+    spec = spec_from_catalog(catalog.model("deepseek-v3"))
+    gpu = catalog.gpu("h200-sxm")
+    load = ServeLoad(engine="sglang", input_tokens=1000, output_tokens=100, concurrency=1, tp=8,
+                     weight_format="fp8", **extra).validated()
+    return spec, step_model(spec, gpu, load, catalog.link("nvlink4"), engine_budget(spec, gpu, load).kv_dtype)
+
+
+def test_one_token_sglang_prefill_of_deepseek_v3_lasts_its_measured_eager_forward(catalog):
+    """sgl-project/sglang PR 12160 logs a one-token prefill of DeepSeek-V3 at TP 8: forward cost 82.6 ms eager,
+    23.1 ms replayed from a graph. The step model counts the kernels of that forward and the eager prompt step lasts
+    the CPU's time to issue them; a decode step (a CUDA graph) stays below the graphed forward."""
+    spec, steps = _deepseek_v3_sglang(catalog)
+    assert kernels_per_step(spec) + expert_quant_kernels(spec, "sglang", None, "fp8", None) \
+        == DEEPSEEK_V3_SGLANG_FP8_KERNELS
+    assert steps.gpu_s(0, 0.0, 1) == pytest.approx(PR12160_EAGER_FORWARD_S, rel=0.01)
+    assert steps.gpu_s(1, 1000.0) < PR12160_GRAPH_FORWARD_S
+    assert any(a.name == "prefill_launch_s" for a in steps.assumptions)
+    # Graph-replaying engines (vLLM V1's piecewise graphs) have no such bound.
+    gpu = catalog.gpu("h200-sxm")
+    v1 = ServeLoad(engine="vllm", engine_version="0.10.0", input_tokens=1000, output_tokens=100, concurrency=1,
+                   tp=8, weight_format="fp8").validated()
+    v1_steps = step_model(spec, gpu, v1, catalog.link("nvlink4"), engine_budget(spec, gpu, v1).kv_dtype)
+    assert v1_steps.prefill_launch_layer_s == 0.0
+    assert v1_steps.gpu_s(0, 0.0, 1) < 0.5 * PR12160_EAGER_FORWARD_S
+    # Forced eager everywhere (cuda_graphs off) keeps the per-kernel eager floor of every step instead.
+    _spec, eager = _deepseek_v3_sglang(catalog, cuda_graphs=False)
+    assert eager.prefill_launch_layer_s == 0.0
+
+
+def test_a_long_prompt_outlasts_the_launch():
+    """The bound is a max, not a sum: once the prompt's math outgrows the CPU's launches the step is the GPU's."""
+    catalog = open_catalog()
+    _spec, steps = _deepseek_v3_sglang(catalog)
+    launch = steps.layers * steps.prefill_launch_layer_s
+    long = steps.gpu_s(0, 0.0, 16384, 16384 * 16384 / 2)
+    assert long > 2 * launch
+    graphed = dataclasses.replace(steps, prefill_launch_layer_s=0.0)
+    assert long == pytest.approx(graphed.gpu_s(0, 0.0, 16384, 16384 * 16384 / 2))
+
+
+def _fresh31(case_id: str) -> dict:
+    for line in (speed_cases_dir() / "fresh31_serve_runs.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip() and json.loads(line)["id"] == case_id:
+            return json.loads(line)
+    raise AssertionError(case_id)
+
+
+def test_sglang_ttft_is_flat_in_the_prompt_length_while_the_cpu_sets_the_step():
+    """SGLang cookbook, MiniMax-M2.5 FP8 on 8 B200 (TP 8, EP 8), one request at a time: mean TTFT 130.6 ms at 609
+    prompt tokens and 131.5 ms at 4194 (fresh31 rows): flat over 7x the prompt, the CPU's launches and not the
+    prefill's math setting the step (tenstorrent/tt-inference-server issue 356 shows the same on 16 H100). The model
+    gives both the same launch-bound TTFT, twice to three times what it gave before (0.17 and 0.36 of the
+    measured)."""
+    short_row = _fresh31("sglcookbook-minimaxm25-b200-tp8ep8-1k1k-c1-n10-ttft")
+    long_row = _fresh31("sglcookbook-minimaxm25-b200-tp8ep8-8k1k-c1-n10-ttft")
+    short, _ = predict_serve_case(short_row)
+    long, _ = predict_serve_case(long_row)
+    assert long / short == pytest.approx(long_row["measured"]["value"] / short_row["measured"]["value"], rel=0.1)
+    assert short / short_row["measured"]["value"] > 0.45
+    assert long / long_row["measured"]["value"] > 0.45
+
+
+def test_which_engines_launch_their_prompt_steps_eagerly():
+    """SGLang (decode-only graphs), vLLM V0 (decode-only graphs, before 0.8) and TensorRT-LLM's PyTorch flow
+    (``can_run_cuda_graph`` without context requests); not vLLM V1 nor TensorRT-LLM's TensorRT-engine flow."""
+    assert prompt_steps_run_eager("sglang", (0, 5), "0.5.6")
+    assert prompt_steps_run_eager("vllm", (0, 7), "0.7.3")
+    assert not prompt_steps_run_eager("vllm", (0, 8), "0.8.5")
+    assert not prompt_steps_run_eager("vllm", None, None)  # no version: the current engine, V1
+    assert prompt_steps_run_eager("trtllm", (1, 0), "1.0.0")  # PyTorch flow by default from 1.0
+    assert not prompt_steps_run_eager("trtllm", (0, 17), "0.17.0")  # TensorRT-engine flow by default in 0.x
+    assert prompt_steps_run_eager("trtllm", (0, 21), "0.21.0", "pytorch")
+    # ... but only the engines with a measured CPU time per kernel get the launch bound (module docstring).
+    assert launch_s_per_kernel("trtllm") == 0.0
+    assert launch_s_per_kernel("SGLang") == pytest.approx(82.6e-3 / 1437)
+    assert launch_s_per_kernel("vllm") == pytest.approx(1.2 / 100 / 320)
+    assert not prompt_steps_run_eager("lmdeploy", (0, 6), "0.6.0")
+
+
+def test_vllm_figure_counts_the_kernels_of_the_model_it_was_measured_on(catalog):
+    """vllm-project/vllm PR 1440 timed Llama 2 7B: the step model's kernel count for it is the divisor."""
+    assert kernels_per_step(spec_from_catalog(catalog.model("llama-2-7b"))) == LLAMA_2_7B_KERNELS
