@@ -135,7 +135,9 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "thirty-ninth fresh (collected after the model was frozen a thirty-ninth time)",
                     "fortieth fresh (collected after the model was frozen a fortieth time)",
                     "forty-first fresh (collected after the model was frozen a forty-first time)",
-                    "forty-second fresh (collected after the model was frozen a forty-second time)"}
+                    "forty-second fresh (collected after the model was frozen a forty-second time)",
+                    "forty-third fresh (collected after the model was frozen a forty-third time)",
+                    "forty-fourth fresh (collected after the model was frozen a forty-fourth time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
