@@ -405,7 +405,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                     about = (_("{source}, {gpus} GPU(s), {duration}, interrupted") if s.interrupted
                              else _("{source}, {gpus} GPU(s), {duration}")).format(
                         source=s.source, gpus=s.gpu_count, duration=format_duration(s.duration_s))
-                    print(f"{s.id:5d}  {s.name}  ({about})")
+                    print(_("{id:5d}  {name}  ({about})").format(id=s.id, name=s.name, about=about))
                 if not sessions:
                     print(_("No recordings yet: 'gpudesk monitor record' or 'gpudesk monitor import FILE'."))
             return 0
@@ -442,14 +442,14 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         result = analyze(frame, devices, t0=args.t0, t1=args.t1, thresholds=_thresholds(args.thresholds))
         if result.span is None:
             span = frame.span
-            bounds = " and ".join(f"{flag} {value:.0f}" if value == int(value) else f"{flag} {value:.3f}"
-                                  for flag, value in (("--from", args.t0), ("--to", args.t1)) if value is not None)
+            shown = {flag: f"{flag} {value:.0f}" if value == int(value) else f"{flag} {value:.3f}"
+                     for flag, value in (("--from", args.t0), ("--to", args.t1)) if value is not None}
             if args.t0 is not None and args.t1 is not None:
-                where = _("between {bounds}").format(bounds=bounds)
+                where = _("between {start} and {end}").format(start=shown["--from"], end=shown["--to"])
             elif args.t0 is not None:
-                where = _("after {bounds}").format(bounds=bounds)
+                where = _("after {bounds}").format(bounds=shown["--from"])
             else:
-                where = _("before {bounds}").format(bounds=bounds)
+                where = _("before {bounds}").format(bounds=shown["--to"])
             raise CliError(_("{title}: no samples {where}; the data spans {first:.0f} to {last:.0f} (epoch s).").format(
                 title=title, where=where, first=span[0], last=span[1]) if span else
                 _("{title}: no samples {where}.").format(title=title, where=where))
@@ -488,7 +488,8 @@ def _load_target(args: argparse.Namespace) -> tuple:
     if args.target.isdigit():
         db = open_store()
         sess = get_session(db, int(args.target))
-        return load_frame(db, sess.id), session_devices(db, sess.id), f"recording {sess.id} ({sess.name})"
+        return (load_frame(db, sess.id), session_devices(db, sess.id),
+                _("recording {id} ({name})").format(id=sess.id, name=sess.name))
     raise CliError(_("{target}: neither a file nor a recording id (see 'gpudesk monitor analyze --list').").format(target=args.target))
 
 
@@ -633,7 +634,7 @@ def _fmt(value: float, scale: tuple[float, str]) -> str:
 
 def _stat_line(label: str, unit: str, s) -> str:
     """One metric's row: median, p5, p95 (or the one value of a single sample); a bool as a share of samples."""
-    return f"  {label:32s} {_stat_value(unit, s)}"
+    return "  " + _("{label:32s} {value}").format(label=label, value=_stat_value(unit, s))
 
 
 def _stat_value(unit: str, s) -> str:
@@ -685,7 +686,8 @@ def _print_analysis(title: str, result) -> None:
     print(_("Findings:"))
     for f in result.findings:
         where = _("all GPUs") if f.gpu is None else _("GPU {index}").format(index=f.gpu)
-        print(f"  [{severity_name(f.severity)}] {rule_name(f.rule)} ({where}): {f.summary}")
+        print("  " + _("[{severity}] {rule} ({where}): {summary}").format(
+            severity=severity_name(f.severity), rule=rule_name(f.rule), where=where, summary=f.summary))
         if f.advice:
             print("      " + _("advice: {advice}").format(advice=f.advice))
     for note in result.notes:
