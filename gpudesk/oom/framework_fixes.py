@@ -3,7 +3,8 @@
 :mod:`gpudesk.oom.rules.genuine_shortage` words its further fixes for PyTorch (``torch.utils.checkpoint``,
 ``torch.autocast``, FSDP / DeepSpeed ZeRO) and :func:`gpudesk.oom.diagnose.sizing_effects` names ZeRO-3 / FSDP. A
 TensorFlow, JAX or PaddlePaddle program (:func:`gpudesk.oom.framework_checks.framework_of`) has none of these: each
-fix is rewritten with the framework's own call for the same mechanism, and dropped where the framework has none.
+fix is rewritten with the framework's own call for the same mechanism, and dropped where the framework has none;
+any other further fix that still names PyTorch is dropped too.
 Which cause ranks first is not touched: only the wording of fixes the causes already carry.
 
 The framework's own calls, from each one's documentation:
@@ -29,7 +30,7 @@ from __future__ import annotations
 from gpudesk import i18n
 from gpudesk.i18n import N_
 from gpudesk.oom.cause import Cause
-from gpudesk.oom.framework_checks import framework_of
+from gpudesk.oom.framework_checks import framework_of, needs_pytorch
 from gpudesk.oom.report import MemoryReport
 from gpudesk.oom.rules import genuine_shortage
 
@@ -84,7 +85,9 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
     replacements = _replacements(framework)
     for cause in causes:
         kept = [replacements.get(m, m) for m in cause.more_fixes]
-        cause.more_fixes = [m for m in kept if m is not None]
+        # A further fix still naming PyTorch (a leak's "torch.no_grad() ... .cpu(), .item()") has no one equivalent:
+        # dropped, as framework_checks drops such a check. A rule's own first fix stays (it read it from the text).
+        cause.more_fixes = [m for m in kept if m is not None and not needs_pytorch(m)]
         if cause.fix in replacements:
             own = replacements[cause.fix]
             if own is not None:

@@ -101,3 +101,9 @@ def test_rocm_command_to_run_says_rocm_smi() -> None:
     assert cause is not None and cause.id == "not_capacity"
     assert cause.evidence["check_command"] == "rocm-smi --showmeminfo vram"
     assert any(c.startswith("rocm-smi --showmeminfo vram") for c in cause.checks)
+
+
+def test_no_further_fix_names_pytorch_for_tensorflow() -> None:
+    # The leak's "Run evaluation and inference loops under torch.no_grad() ..." has no one TensorFlow equivalent.
+    further = [m for cause in diagnose_text(TF).causes for m in cause.more_fixes]
+    assert further and not [m for m in further if "torch" in m], further
