@@ -11,11 +11,13 @@ import time
 from pathlib import Path
 
 from gpudesk.cli import CliError
+from gpudesk.cli.columns import ljust_display
 from gpudesk.cli.alerts import add_alert_parsers
 from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli.fleet import add_fleet_parser
 from gpudesk.cli.processes import add_process_parsers
 from gpudesk.cli.serve import add_serve_parser
+from gpudesk import i18n
 from gpudesk.errors import GpudeskError
 from gpudesk.telemetry.rules.evidence_names import rule_name, severity_name
 from gpudesk.telemetry.rules.thresholds import Thresholds, load_thresholds
@@ -634,7 +636,8 @@ def _fmt(value: float, scale: tuple[float, str]) -> str:
 
 def _stat_line(label: str, unit: str, s) -> str:
     """One metric's row: median, p5, p95 (or the one value of a single sample); a bool as a share of samples."""
-    return "  " + _("{label:32s} {value}").format(label=label, value=_stat_value(unit, s))
+    # Padded by display width (gpudesk.cli.columns): a translated label's CJK characters take two cells each.
+    return "  " + _("{label} {value}").format(label=ljust_display(label, 32), value=_stat_value(unit, s))
 
 
 def _stat_value(unit: str, s) -> str:
@@ -679,7 +682,7 @@ def _print_analysis(title: str, result) -> None:
             if s.n == 0:
                 continue
             unit = metric_unit(name)
-            label = metric_label(name)
+            label = i18n._(metric_label(name))  # marked N_ where defined (telemetry.core.model, dcgm_fields)
             print(_stat_line(label, unit, s))
     if result.summary:
         print(_("Summary: {summary}").format(summary=result.summary))

@@ -47,3 +47,15 @@ def test_fleet_findings_and_mig_read_in_chinese(capsys, monkeypatch):
     assert not [line for line in findings if ": " in line]
     assert main(["--lang", "zh_CN", "monitor", "fleet", "--dcgmi", str(MIG), "--host", "h100"]) == 0
     assert "  h100 GPU ? | MIG 21（?） | 无 UUID | SM 活跃 1.294" in capsys.readouterr().out
+
+
+def test_analyze_metric_rows_are_translated_and_aligned(capsys):
+    from gpudesk.cli.columns import display_width
+
+    assert main(["--lang", "zh_CN", "monitor", "analyze", str(DMON)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.endswith("（1 个采样）")]
+    assert "  功耗                             111 W（1 个采样）" in rows
+    assert not [row for row in rows if "Power draw" in row or "Memory used" in row]
+    # every value starts in the same terminal column, whatever the label's script
+    starts = {display_width(row[:len(row) - len(row[2:].split("  ")[-1].lstrip())]) for row in rows}
+    assert starts == {35}, starts
