@@ -107,3 +107,12 @@ def test_no_further_fix_names_pytorch_for_tensorflow() -> None:
     # The leak's "Run evaluation and inference loops under torch.no_grad() ..." has no one TensorFlow equivalent.
     further = [m for cause in diagnose_text(TF).causes for m in cause.more_fixes]
     assert further and not [m for m in further if "torch" in m], further
+
+
+def test_ascend_command_to_run_says_npu_smi() -> None:
+    # vllm-project/vllm-ascend#1670: another process holds the NPU; the checks said npu-smi, the evidence nvidia-smi.
+    diagnosis = diagnose_text(_message("vendor_cases_2.jsonl", "https://github.com/vllm-project/vllm-ascend/issues/1670"))
+    assert diagnosis.report.platform == "npu"
+    cause = diagnosis.top
+    assert cause is not None and cause.id == "other_process"
+    assert cause.evidence["check_command"] == "npu-smi info"
