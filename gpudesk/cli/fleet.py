@@ -180,9 +180,11 @@ def cmd_fleet(args: argparse.Namespace) -> int:
                      if row[f"{k}_mean"] is not None), None)
         why = row["reasons"]
         mem = row[f"{m.MEM_USED}_max"]
-        parts = [f"{row['host']} GPU {row['gpu_index'] if row['gpu_index'] is not None else '?'}"]
+        parts = [_("{host} GPU {index}").format(host=row["host"],
+                                                index=row["gpu_index"] if row["gpu_index"] is not None else "?")]
         if row["mig_instance"] is not None:
-            parts.append(f"MIG {row['mig_instance']} ({row['mig_profile'] or '?'})")
+            parts.append(_("MIG {instance} ({profile})").format(instance=row["mig_instance"],
+                                                                profile=row["mig_profile"] or "?"))
         parts.append(row["uuid"] or _("no UUID"))
         parts.append(busy_text(*busy) if busy is not None else _na(_("util N/A"), why.get(util_metric)))
         parts.append(_("mem {memory}").format(memory=format_gib(mem, digits=1)) if mem is not None else _na(_("mem N/A"), why.get(m.MEM_USED)))
@@ -205,9 +207,12 @@ def cmd_fleet(args: argparse.Namespace) -> int:
     if not len(history.frame):
         print("  " + _("not judged: no samples were read, so no rule ran."))
     for f in judged:
-        who = f"{f.key.label} ({f.key.uuid or _('no UUID')})" if f.key else _("group {group}").format(group=f.group)
-        job = " " + _("job {job}").format(job=f.key.job_name) if f.key and f.key.job_name else ""
-        print(f"  [{severity_name(f.finding.severity)}] {rule_name(f.finding.rule)}: {who}{job}: {f.finding.summary}")
+        who = (_("{gpu} ({uuid})").format(gpu=f.key.label, uuid=f.key.uuid or _("no UUID")) if f.key
+               else _("group {group}").format(group=f.group))
+        line = (_("[{severity}] {rule}: {who} job {job}: {summary}") if f.key and f.key.job_name
+                else _("[{severity}] {rule}: {who}: {summary}"))
+        print("  " + line.format(severity=severity_name(f.finding.severity), rule=rule_name(f.finding.rule), who=who,
+                                 job=f.key.job_name if f.key else "", summary=f.finding.summary))
     for f in skipped:
         who = f.key.label if f.key else _("group {group}").format(group=f.group)
         print("  " + _("[not judged] {rule}: {who}: {summary}").format(rule=rule_name(f.finding.rule), who=who,

@@ -11,11 +11,13 @@ import time
 from pathlib import Path
 
 from gpudesk.cli import CliError
+from gpudesk.cli.columns import ljust_display
 from gpudesk.cli.alerts import add_alert_parsers
 from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli.fleet import add_fleet_parser
 from gpudesk.cli.processes import add_process_parsers
 from gpudesk.cli.serve import add_serve_parser
+from gpudesk import i18n
 from gpudesk.errors import GpudeskError
 from gpudesk.telemetry.rules.evidence_names import rule_name, severity_name
 from gpudesk.telemetry.rules.thresholds import Thresholds, load_thresholds
@@ -405,7 +407,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
                     about = (_("{source}, {gpus} GPU(s), {duration}, interrupted") if s.interrupted
                              else _("{source}, {gpus} GPU(s), {duration}")).format(
                         source=s.source, gpus=s.gpu_count, duration=format_duration(s.duration_s))
-                    print(f"{s.id:5d}  {s.name}  ({about})")
+                    print(_("{id:5d}  {name}  ({about})").format(id=s.id, name=s.name, about=about))
                 if not sessions:
                     print(_("No recordings yet: 'gpudesk monitor record' or 'gpudesk monitor import FILE'."))
             return 0
@@ -442,14 +444,14 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         result = analyze(frame, devices, t0=args.t0, t1=args.t1, thresholds=_thresholds(args.thresholds))
         if result.span is None:
             span = frame.span
-            bounds = " and ".join(f"{flag} {value:.0f}" if value == int(value) else f"{flag} {value:.3f}"
-                                  for flag, value in (("--from", args.t0), ("--to", args.t1)) if value is not None)
+            shown = {flag: f"{flag} {value:.0f}" if value == int(value) else f"{flag} {value:.3f}"
+                     for flag, value in (("--from", args.t0), ("--to", args.t1)) if value is not None}
             if args.t0 is not None and args.t1 is not None:
-                where = _("between {bounds}").format(bounds=bounds)
+                where = _("between {start} and {end}").format(start=shown["--from"], end=shown["--to"])
             elif args.t0 is not None:
-                where = _("after {bounds}").format(bounds=bounds)
+                where = _("after {bounds}").format(bounds=shown["--from"])
             else:
-                where = _("before {bounds}").format(bounds=bounds)
+                where = _("before {bounds}").format(bounds=shown["--to"])
             raise CliError(_("{title}: no samples {where}; the data spans {first:.0f} to {last:.0f} (epoch s).").format(
                 title=title, where=where, first=span[0], last=span[1]) if span else
                 _("{title}: no samples {where}.").format(title=title, where=where))
@@ -488,7 +490,8 @@ def _load_target(args: argparse.Namespace) -> tuple:
     if args.target.isdigit():
         db = open_store()
         sess = get_session(db, int(args.target))
-        return load_frame(db, sess.id), session_devices(db, sess.id), f"recording {sess.id} ({sess.name})"
+        return (load_frame(db, sess.id), session_devices(db, sess.id),
+                _("recording {id} ({name})").format(id=sess.id, name=sess.name))
     raise CliError(_("{target}: neither a file nor a recording id (see 'gpudesk monitor analyze --list').").format(target=args.target))
 
 
@@ -633,7 +636,8 @@ def _fmt(value: float, scale: tuple[float, str]) -> str:
 
 def _stat_line(label: str, unit: str, s) -> str:
     """One metric's row: median, p5, p95 (or the one value of a single sample); a bool as a share of samples."""
-    return f"  {label:32s} {_stat_value(unit, s)}"
+    # Padded by display width (gpudesk.cli.columns): a translated label's CJK characters take two cells each.
+    return "  " + _("{label} {value}").format(label=ljust_display(label, 32), value=_stat_value(unit, s))
 
 
 def _stat_value(unit: str, s) -> str:
@@ -678,14 +682,15 @@ def _print_analysis(title: str, result) -> None:
             if s.n == 0:
                 continue
             unit = metric_unit(name)
-            label = metric_label(name)
+            label = i18n._(metric_label(name))  # marked N_ where defined (telemetry.core.model, dcgm_fields)
             print(_stat_line(label, unit, s))
     if result.summary:
         print(_("Summary: {summary}").format(summary=result.summary))
     print(_("Findings:"))
     for f in result.findings:
         where = _("all GPUs") if f.gpu is None else _("GPU {index}").format(index=f.gpu)
-        print(f"  [{severity_name(f.severity)}] {rule_name(f.rule)} ({where}): {f.summary}")
+        print("  " + _("[{severity}] {rule} ({where}): {summary}").format(
+            severity=severity_name(f.severity), rule=rule_name(f.rule), where=where, summary=f.summary))
         if f.advice:
             print("      " + _("advice: {advice}").format(advice=f.advice))
     for note in result.notes:

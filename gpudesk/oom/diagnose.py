@@ -11,7 +11,7 @@ import dataclasses
 import time
 from typing import Any
 
-from gpudesk.oom import engine_advice
+from gpudesk.oom import engine_advice, framework_fixes
 from gpudesk.oom.engine_sizing import engine_sizing_effects
 from gpudesk.oom.cause import Cause, Diagnosis, SizingEffect
 from gpudesk.oom.parsers import condense, parse_text
@@ -104,21 +104,23 @@ _FIXES = (
 
 
 def sizing_effects(facts: Facts, spec: Any, workload: Any) -> list[SizingEffect]:
-    """Savings of each sizing fix for this job, bytes per GPU; ``saved_bytes`` None when not computable."""
+    """Savings of each sizing fix for this job, bytes per GPU; ``saved_bytes`` None when not computable. The fixes
+    are named in the report's framework's terms (:func:`gpudesk.oom.framework_fixes.sizing_fixes`)."""
+    fixes = framework_fixes.sizing_fixes(facts.report, _FIXES)
     if spec is None or workload is None:
         return [SizingEffect(fix=i18n._(name), saved_bytes=None,
                              note=_("Give the model and workload (Plan tab) to compute the saving."))
-                for name, _kind in _FIXES]
+                for name, _kind in fixes]
     from gpudesk.sizing.errors import SizingError
     from gpudesk.sizing.memory import estimate_memory
 
     try:
         base = estimate_memory(spec, workload).total_bytes
     except SizingError as exc:
-        return [SizingEffect(fix=i18n._(name), saved_bytes=None, note=_('Sizing failed: {exc}').format(exc=exc)) for name, _kind in _FIXES]
+        return [SizingEffect(fix=i18n._(name), saved_bytes=None, note=_('Sizing failed: {exc}').format(exc=exc)) for name, _kind in fixes]
     shortfall = max(0, -(facts.margin or 0))
     out = []
-    for name, kind in _FIXES:
+    for name, kind in fixes:
         change: dict[str, Any] = {}
         if kind == "micro_batch":
             if workload.micro_batch_size <= 1:

@@ -13,12 +13,18 @@ from gpudesk import i18n
 from gpudesk.i18n import N_, _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import MemoryReport
-from gpudesk.oom import framework_checks, stack_terms
+from gpudesk.oom import framework_checks, framework_fixes, stack_terms
 from gpudesk.oom.rules import genuine_shortage, preallocation
 from gpudesk.oom.rules.fragmentation import CUDA_ALLOC_CONF, HIP_ALLOC_CONF
 
 # NVIDIA's tools -> ROCm's (rocm-smi, the amdgpu driver's dmesg lines), most specific first; commands are never
-# translated, so this works on the translated sentences too.
+# translated, so this works on the translated sentences too. rocm-smi's options, from its documentation
+# (https://rocm.docs.amd.com/projects/rocm_smi_lib/en/latest/python_usage.html, `rocm-smi -h`): --showrasinfo (the RAS
+# error counts, ECC's), --gpureset -d N, --showpids (the processes using the GPUs), --showmeminfo vram (total and used
+# VRAM). amd-smi, its successor from ROCm 6 (https://rocm.docs.amd.com/projects/amdsmi/en/latest/how-to/amdsmi-cli-tool.html),
+# has the same under `amd-smi metric --ecc`, `amd-smi reset --gpureset`, `amd-smi process`, `amd-smi metric
+# --mem-usage`, and `amd-smi --rocm-smi` prints rocm-smi's format; the checks (gpudesk.oom.signatures.ROCM_COMMANDS)
+# say rocm-smi, so the evidence's "Command to run" does too.
 _ROCM_TOOLS = (("nvidia-smi -q -d ECC", "rocm-smi --showrasinfo all"), ("dmesg | grep -i xid", "dmesg | grep -i amdgpu"),
                ("nvidia-smi -r", "rocm-smi --gpureset -d <N>"),
                ("nvidia-smi --query-compute-apps=pid,used_memory --format=csv", "rocm-smi --showpids"),
@@ -51,6 +57,9 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
             cause.fix = _rocm_commands(cause.fix.replace(cuda_conf, hip_conf))
             cause.more_fixes = [_rocm_commands(m.replace(cuda_conf, hip_conf)) for m in cause.more_fixes]
             cause.checks = [_rocm_commands(c) for c in cause.checks]
+            command = cause.evidence.get("check_command")
+            if isinstance(command, str):  # the deciding check's command ("Command to run"), as the checks say it
+                cause.evidence["check_command"] = _rocm_commands(command)
         if cause.id == "genuine_shortage" and report.engine in _SHORTAGE_FIX and report.kind.startswith(
                 ("pytorch_", "cuda_")):
             cause.more_fixes = [cause.fix] + [m for m in cause.more_fixes if m != cause.fix]
@@ -58,6 +67,7 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
     stack_terms.apply(report, causes)
     apply_runtime(report, causes)
     framework_checks.apply(report, causes)  # the "Also check" list in the report's framework's terms
+    framework_fixes.apply(report, causes)  # and the training fixes
 
 
 # --- Fixes in the user's runtime's own terms (issue 28) ----------------------------------------------------------

@@ -56,6 +56,11 @@ _PYTORCH_ONLY = re.compile(r"torch|autocast|\.half\(\)|\.item\(\)|PYTORCH_\w*ALL
 _NVIDIA_SMI_USED = "nvidia-smi --query-gpu=memory.used --format=csv -l 5"
 
 
+def needs_pytorch(text: str) -> bool:
+    """``text`` names a PyTorch call, setting or variable (``_PYTORCH_ONLY``)."""
+    return bool(_PYTORCH_ONLY.search(text))
+
+
 def framework_of(report: MemoryReport) -> str | None:
     """The report's framework when it is not PyTorch (:data:`NOT_PYTORCH`), else None."""
     framework = report.framework

@@ -45,7 +45,8 @@ def _swap(text: str, platform: str, alloc_conf: str | None) -> str:
 
 
 def apply(report: MemoryReport, causes: list[Cause]) -> None:
-    """Rewrite the fixes, further fixes and checks of ``causes`` in place for an Ascend or Intel GPU report."""
+    """Rewrite the fixes, further fixes, checks and the deciding check's command of ``causes`` in place for an
+    Ascend or Intel GPU report."""
     platform = report.platform or ""
     if platform not in _TERMS:
         return
@@ -54,3 +55,6 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
         cause.fix = _swap(cause.fix, platform, alloc_conf)
         cause.more_fixes = [_swap(m, platform, alloc_conf) for m in cause.more_fixes]
         cause.checks = [_swap(c, platform, alloc_conf) for c in cause.checks]
+        command = cause.evidence.get("check_command")
+        if isinstance(command, str):  # the deciding check's command ("Command to run"), as the checks say it
+            cause.evidence["check_command"] = _swap(command, platform, None)

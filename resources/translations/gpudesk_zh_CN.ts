@@ -1151,11 +1151,16 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     </message>
     <message>
         <location filename="../../gpudesk/ui/oom/results_view.py" line="242"/>
+        <source>• %1: %2</source>
+        <translation>• %1：%2</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="244"/>
         <source>Copy cause</source>
         <translation>复制原因</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="243"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="245"/>
         <source>Copy this cause with its evidence and fix as text</source>
         <translation>将此原因连同证据和修复以文本形式复制</translation>
     </message>
@@ -7582,113 +7587,113 @@ PCI 总线：{bus}</translation>
 <context>
     <name>ResultsView</name>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="266"/>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="322"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="268"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="324"/>
         <source>No diagnosis yet.</source>
         <translation>尚无诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="276"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="278"/>
         <source>Copy report</source>
         <translation>复制报告</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="277"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="279"/>
         <source>Copy the whole diagnosis as text</source>
         <translation>将整个诊断以文本形式复制</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="279"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="281"/>
         <source>Copy JSON</source>
         <translation>复制 JSON</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="280"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="282"/>
         <source>Copy the diagnosis as JSON (the same as gpudesk oom diagnose --json)</source>
         <translation>将诊断以 JSON 形式复制（与 gpudesk oom diagnose --json 相同）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="308"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="310"/>
         <source>Values read from the input</source>
         <translation>从输入中读取的数值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="337"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="339"/>
         <source>Unparseable input: nothing could be diagnosed.</source>
         <translation>无法解析的输入：无法进行诊断。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="358"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="360"/>
         <source>Engine: %1</source>
         <translation>引擎：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="360"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="362"/>
         <source>Framework: %1</source>
         <translation>框架：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="362"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="364"/>
         <source>message shape: %1</source>
         <translation>消息形式：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="365"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="367"/>
         <source>PyTorch era: %1</source>
         <translation>PyTorch 版本：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="367"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="369"/>
         <source>torch %1</source>
         <translation>torch %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="369"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="371"/>
         <source>Python %1</source>
         <translation>Python %1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="371"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="373"/>
         <source>from %1</source>
         <translation>来自%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="372"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="374"/>
         <source>Diagnosis</source>
         <translation>诊断</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="380"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="382"/>
         <source>Partial result, the input lacks: %1</source>
         <translation>部分结果，输入缺少：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="408"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="410"/>
         <source>Child processes of the target (psutil)</source>
         <translation>目标的子进程（psutil）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="410"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="412"/>
         <source>PID</source>
         <translation>PID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="410"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="412"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="410"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="412"/>
         <source>Name</source>
         <translation>名称</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="410"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="412"/>
         <source>Host RSS</source>
         <translation>主机 RSS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/oom/results_view.py" line="416"/>
+        <location filename="../../gpudesk/ui/oom/results_view.py" line="418"/>
         <source>N/A</source>
         <translation>N/A</translation>
     </message>

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from gpudesk.i18n import N_
 from gpudesk.telemetry.core import model as m
 from gpudesk.units import MIB
 
@@ -44,19 +45,19 @@ THERMAL_VIOLATION_NS = "thermal_violation_ns"
 
 # gpudesk metric -> (unit, label) for the metrics above (model.METRICS holds the NVML/dmon ones).
 EXTRA_METRICS: dict[str, tuple[str, str]] = {
-    GR_ENGINE_ACTIVE: ("%", "Graphics engine active"),
-    SM_ACTIVE: ("%", "SM active"),
-    SM_OCCUPANCY: ("%", "SM occupancy"),
-    TENSOR_ACTIVE: ("%", "Tensor pipe active"),
-    DRAM_ACTIVE: ("%", "DRAM active"),
-    FP64_ACTIVE: ("%", "FP64 pipe active"),
-    FP32_ACTIVE: ("%", "FP32 pipe active"),
-    FP16_ACTIVE: ("%", "FP16 pipe active"),
-    XID_LAST: ("code", "Last XID error"),
-    ENERGY_TOTAL: ("J", "Energy since boot"),
-    NVLINK_BANDWIDTH_TOTAL: ("count", "NVLink bandwidth counter"),
-    POWER_VIOLATION_NS: ("ns", "Time throttled by power"),
-    THERMAL_VIOLATION_NS: ("ns", "Time throttled by heat"),
+    GR_ENGINE_ACTIVE: ("%", N_("Graphics engine active")),
+    SM_ACTIVE: ("%", N_("SM active")),
+    SM_OCCUPANCY: ("%", N_("SM occupancy")),
+    TENSOR_ACTIVE: ("%", N_("Tensor pipe active")),
+    DRAM_ACTIVE: ("%", N_("DRAM active")),
+    FP64_ACTIVE: ("%", N_("FP64 pipe active")),
+    FP32_ACTIVE: ("%", N_("FP32 pipe active")),
+    FP16_ACTIVE: ("%", N_("FP16 pipe active")),
+    XID_LAST: ("code", N_("Last XID error")),
+    ENERGY_TOTAL: ("J", N_("Energy since boot")),
+    NVLINK_BANDWIDTH_TOTAL: ("count", N_("NVLink bandwidth counter")),
+    POWER_VIOLATION_NS: ("ns", N_("Time throttled by power")),
+    THERMAL_VIOLATION_NS: ("ns", N_("Time throttled by heat")),
 }
 
 

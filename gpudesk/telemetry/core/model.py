@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpudesk.errors import GpudeskError
-from gpudesk.i18n import _
+from gpudesk.i18n import N_, _
 from gpudesk.nvml.device import DeviceInfo as DeviceInfo  # re-exported: part of the telemetry model
 
 # --- metric names (units in the name) ---------------------------------------------------------------------
@@ -68,7 +68,10 @@ NVLINK_TX = "nvlink_tx_bytes_per_s"
 
 @dataclass(frozen=True)
 class MetricInfo:
-    """Static description of a metric: its unit, a short label, and what it is called by NVML and dmon."""
+    """Static description of a metric: its unit, a short label, and what it is called by NVML and dmon.
+
+    The label is English, marked with ``N_`` so that a text for people translates it (``i18n._(label)``, the CLI's
+    analysis); machine-read texts (Prometheus HELP) keep it as it is."""
 
     name: str
     unit: str
@@ -80,41 +83,41 @@ class MetricInfo:
 METRICS: dict[str, MetricInfo] = {
     m.name: m
     for m in (
-        MetricInfo(GPU_UTIL, "%", "GPU utilization", "nvmlDeviceGetUtilizationRates.gpu", ("sm",)),
-        MetricInfo(MEM_UTIL, "%", "Memory-controller utilization", "nvmlDeviceGetUtilizationRates.memory", ("mem",)),
-        MetricInfo(ENC_UTIL, "%", "Encoder utilization", "nvmlDeviceGetEncoderUtilization", ("enc",)),
-        MetricInfo(DEC_UTIL, "%", "Decoder utilization", "nvmlDeviceGetDecoderUtilization", ("dec",)),
-        MetricInfo(JPG_UTIL, "%", "JPEG engine utilization", "nvmlDeviceGetJpgUtilization", ("jpg",)),
-        MetricInfo(OFA_UTIL, "%", "Optical-flow engine utilization", "nvmlDeviceGetOfaUtilization", ("ofa",)),
-        MetricInfo(MEM_USED, "bytes", "Memory used", "nvmlDeviceGetMemoryInfo.used", ("fb",)),
-        MetricInfo(MEM_FREE, "bytes", "Memory free", "nvmlDeviceGetMemoryInfo.free"),
-        MetricInfo(MEM_TOTAL, "bytes", "Memory total", "nvmlDeviceGetMemoryInfo.total"),
-        MetricInfo(MEM_RESERVED, "bytes", "Memory reserved (driver)", "nvmlDeviceGetMemoryInfo_v2.reserved"),
-        MetricInfo(BAR1_USED, "bytes", "BAR1 used", "nvmlDeviceGetBAR1MemoryInfo.bar1Used", ("bar1",)),
-        MetricInfo(CCPM_USED, "bytes", "CC-protected memory used", "usedGpuCcProtectedMemory", ("ccpm",)),
-        MetricInfo(PCIE_RX, "bytes/s", "PCIe RX", "nvmlDeviceGetPcieThroughput(RX_BYTES)", ("rxpci",)),
-        MetricInfo(PCIE_TX, "bytes/s", "PCIe TX", "nvmlDeviceGetPcieThroughput(TX_BYTES)", ("txpci",)),
-        MetricInfo(PCIE_GEN_CUR, "gen", "PCIe generation (current)", "nvmlDeviceGetCurrPcieLinkGeneration"),
-        MetricInfo(PCIE_GEN_MAX, "gen", "PCIe generation (max)", "nvmlDeviceGetMaxPcieLinkGeneration"),
-        MetricInfo(PCIE_WIDTH_CUR, "lanes", "PCIe width (current)", "nvmlDeviceGetCurrPcieLinkWidth"),
-        MetricInfo(PCIE_WIDTH_MAX, "lanes", "PCIe width (max)", "nvmlDeviceGetMaxPcieLinkWidth"),
-        MetricInfo(POWER, "W", "Power draw", "nvmlDeviceGetPowerUsage", ("pwr",)),
-        MetricInfo(POWER_LIMIT, "W", "Power limit", "nvmlDeviceGetEnforcedPowerLimit"),
-        MetricInfo(GPU_TEMP, "C", "GPU temperature", "nvmlDeviceGetTemperature(GPU)", ("temp", "gtemp")),
-        MetricInfo(MEM_TEMP, "C", "Memory temperature", "NVML_FI_DEV_MEMORY_TEMP", ("mtemp",)),
-        MetricInfo(SM_CLOCK, "Hz", "SM clock", "nvmlDeviceGetClockInfo(SM)", ("pclk",)),
-        MetricInfo(MEM_CLOCK, "Hz", "Memory clock", "nvmlDeviceGetClockInfo(MEM)", ("mclk",)),
-        MetricInfo(CLOCK_EVENTS, "bitmask", "Clock event (throttle) reasons", "nvmlDeviceGetCurrentClocksEventReasons"),
-        MetricInfo(POWER_VIOLATION, "%", "Power violation", "NVML_PERF_POLICY_POWER", ("pviol",)),
-        MetricInfo(THERMAL_VIOLATION, "bool", "Thermal violation", "NVML_PERF_POLICY_THERMAL", ("tviol",)),
-        MetricInfo(ECC_SBE, "count", "ECC corrected (volatile)", "nvmlDeviceGetTotalEccErrors", ("sbecc",)),
-        MetricInfo(ECC_DBE, "count", "ECC uncorrected (volatile)", "nvmlDeviceGetTotalEccErrors", ("dbecc",)),
-        MetricInfo(PCIE_REPLAY, "count", "PCIe replay errors", "nvmlDeviceGetPcieReplayCounter", ("pci",)),
-        MetricInfo(RETIRED_SBE, "count", "Retired pages (single-bit)", "nvmlDeviceGetRetiredPages"),
-        MetricInfo(RETIRED_DBE, "count", "Retired pages (double-bit)", "nvmlDeviceGetRetiredPages"),
-        MetricInfo(RETIRED_PENDING, "bool", "Page retirement pending", "nvmlDeviceGetRetiredPagesPendingStatus"),
-        MetricInfo(NVLINK_RX, "bytes/s", "NVLink RX", "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX"),
-        MetricInfo(NVLINK_TX, "bytes/s", "NVLink TX", "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX"),
+        MetricInfo(GPU_UTIL, "%", N_("GPU utilization"), "nvmlDeviceGetUtilizationRates.gpu", ("sm",)),
+        MetricInfo(MEM_UTIL, "%", N_("Memory-controller utilization"), "nvmlDeviceGetUtilizationRates.memory", ("mem",)),
+        MetricInfo(ENC_UTIL, "%", N_("Encoder utilization"), "nvmlDeviceGetEncoderUtilization", ("enc",)),
+        MetricInfo(DEC_UTIL, "%", N_("Decoder utilization"), "nvmlDeviceGetDecoderUtilization", ("dec",)),
+        MetricInfo(JPG_UTIL, "%", N_("JPEG engine utilization"), "nvmlDeviceGetJpgUtilization", ("jpg",)),
+        MetricInfo(OFA_UTIL, "%", N_("Optical-flow engine utilization"), "nvmlDeviceGetOfaUtilization", ("ofa",)),
+        MetricInfo(MEM_USED, "bytes", N_("Memory used"), "nvmlDeviceGetMemoryInfo.used", ("fb",)),
+        MetricInfo(MEM_FREE, "bytes", N_("Memory free"), "nvmlDeviceGetMemoryInfo.free"),
+        MetricInfo(MEM_TOTAL, "bytes", N_("Memory total"), "nvmlDeviceGetMemoryInfo.total"),
+        MetricInfo(MEM_RESERVED, "bytes", N_("Memory reserved (driver)"), "nvmlDeviceGetMemoryInfo_v2.reserved"),
+        MetricInfo(BAR1_USED, "bytes", N_("BAR1 used"), "nvmlDeviceGetBAR1MemoryInfo.bar1Used", ("bar1",)),
+        MetricInfo(CCPM_USED, "bytes", N_("CC-protected memory used"), "usedGpuCcProtectedMemory", ("ccpm",)),
+        MetricInfo(PCIE_RX, "bytes/s", N_("PCIe RX"), "nvmlDeviceGetPcieThroughput(RX_BYTES)", ("rxpci",)),
+        MetricInfo(PCIE_TX, "bytes/s", N_("PCIe TX"), "nvmlDeviceGetPcieThroughput(TX_BYTES)", ("txpci",)),
+        MetricInfo(PCIE_GEN_CUR, "gen", N_("PCIe generation (current)"), "nvmlDeviceGetCurrPcieLinkGeneration"),
+        MetricInfo(PCIE_GEN_MAX, "gen", N_("PCIe generation (max)"), "nvmlDeviceGetMaxPcieLinkGeneration"),
+        MetricInfo(PCIE_WIDTH_CUR, "lanes", N_("PCIe width (current)"), "nvmlDeviceGetCurrPcieLinkWidth"),
+        MetricInfo(PCIE_WIDTH_MAX, "lanes", N_("PCIe width (max)"), "nvmlDeviceGetMaxPcieLinkWidth"),
+        MetricInfo(POWER, "W", N_("Power draw"), "nvmlDeviceGetPowerUsage", ("pwr",)),
+        MetricInfo(POWER_LIMIT, "W", N_("Power limit"), "nvmlDeviceGetEnforcedPowerLimit"),
+        MetricInfo(GPU_TEMP, "C", N_("GPU temperature"), "nvmlDeviceGetTemperature(GPU)", ("temp", "gtemp")),
+        MetricInfo(MEM_TEMP, "C", N_("Memory temperature"), "NVML_FI_DEV_MEMORY_TEMP", ("mtemp",)),
+        MetricInfo(SM_CLOCK, "Hz", N_("SM clock"), "nvmlDeviceGetClockInfo(SM)", ("pclk",)),
+        MetricInfo(MEM_CLOCK, "Hz", N_("Memory clock"), "nvmlDeviceGetClockInfo(MEM)", ("mclk",)),
+        MetricInfo(CLOCK_EVENTS, "bitmask", N_("Clock event (throttle) reasons"), "nvmlDeviceGetCurrentClocksEventReasons"),
+        MetricInfo(POWER_VIOLATION, "%", N_("Power violation"), "NVML_PERF_POLICY_POWER", ("pviol",)),
+        MetricInfo(THERMAL_VIOLATION, "bool", N_("Thermal violation"), "NVML_PERF_POLICY_THERMAL", ("tviol",)),
+        MetricInfo(ECC_SBE, "count", N_("ECC corrected (volatile)"), "nvmlDeviceGetTotalEccErrors", ("sbecc",)),
+        MetricInfo(ECC_DBE, "count", N_("ECC uncorrected (volatile)"), "nvmlDeviceGetTotalEccErrors", ("dbecc",)),
+        MetricInfo(PCIE_REPLAY, "count", N_("PCIe replay errors"), "nvmlDeviceGetPcieReplayCounter", ("pci",)),
+        MetricInfo(RETIRED_SBE, "count", N_("Retired pages (single-bit)"), "nvmlDeviceGetRetiredPages"),
+        MetricInfo(RETIRED_DBE, "count", N_("Retired pages (double-bit)"), "nvmlDeviceGetRetiredPages"),
+        MetricInfo(RETIRED_PENDING, "bool", N_("Page retirement pending"), "nvmlDeviceGetRetiredPagesPendingStatus"),
+        MetricInfo(NVLINK_RX, "bytes/s", N_("NVLink RX"), "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX"),
+        MetricInfo(NVLINK_TX, "bytes/s", N_("NVLink TX"), "NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX"),
     )
 }
 

@@ -238,7 +238,9 @@ class CauseCard(QFrame):
                 if effect.saved_bytes is not None
                 else effect.note
             )
-            layout.addWidget(plain_label(f"• {effect.fix}: {saved}", self, wrap=True, selectable=True))
+            # One translated line: the colon is the language's own (zh_CN: "：").
+            line = self.tr("• %1: %2").replace("%2", saved).replace("%1", effect.fix)
+            layout.addWidget(plain_label(line, self, wrap=True, selectable=True))
         self.copy_all_button = QPushButton(self.tr("Copy cause"), self)
         self.copy_all_button.setToolTip(self.tr("Copy this cause with its evidence and fix as text"))
         self.copy_all_button.clicked.connect(lambda: QGuiApplication.clipboard().setText(cause_as_text(cause, rank)))
