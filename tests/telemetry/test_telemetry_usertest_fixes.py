@@ -145,7 +145,7 @@ def test_one_sample_is_not_judged_for_busy_time_imbalance_or_stragglers(tmp_path
     assert "busy 0 %" not in out and "GPUs busy" not in out
     assert "Stalls not judged: 1 sample (1 s)" in out
     for rule in ("Low utilization", "Imbalance between GPUs", "Straggler GPU"):
-        assert f"[not-judged] {rule} (all GPUs): Could not judge: 1 sample" in out, rule
+        assert f"[not judged] {rule} (all GPUs): Could not judge: 1 sample" in out, rule
 
 
 def test_equal_dip_lengths_read_once_and_a_never_set_flag_reads_no():
