@@ -138,6 +138,9 @@ LABELS: dict[str, str] = {
     # KV cache (vLLM).
     "max_model_len_tokens": N_("Maximum model length (max_model_len)"),
     "kv_cache_tokens": N_("KV cache capacity"),
+    "context_tokens": N_("Context length (n_ctx)"),
+    "retraction_lines": N_("Retraction log lines"),
+    "retracted_requests": N_("Requests retracted"),
     "shortfall_tokens": N_("Tokens missing"),
     "kv_cache_blocks": N_("KV cache blocks"),
     "kv_block_size_tokens": N_("KV block size"),
@@ -389,6 +392,7 @@ NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
     "pool_fallback": N_("Runtime's fixed pool full"),
     "xpu_large": N_("Intel GPU allocation of 4 GiB or more"),
     "vulkan_unsized": N_("Vulkan buffer refused"),
+    "vulkan_command_buffer": N_("Vulkan command buffer refused by the driver"),
     "pin_memory": N_("Page-locked (pinned) host memory"),
     "free_exceeds_request": N_("Memory was free"),
     "illegal_address": N_("Illegal memory access"),

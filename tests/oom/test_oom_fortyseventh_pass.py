@@ -1,0 +1,106 @@
+"""Forty-seventh pass (issue 28): engine and runtime wordings the doctor did not read, each from its own source.
+
+* llama.cpp's KV cache refused on a GPU backend ("llama_kv_cache_init: failed to allocate buffer for kv cache" beside a
+  device refusal): the whole cache is allocated after the weights, sized by the context length, so the context setting
+  is the knob (kv_cache_budget); the same refusal in host RAM stays host RAM.
+* SGLang's decode retraction log ("Decode out of memory happened. #retracted_reqs: N, #new_token_ratio: A -> B"): the
+  scheduler found its KV token pool full and retracted requests (kv_cache_budget); SGLang's "Decode out of memory. Try
+  to lower your batch size" with the pool's free tokens stays the pool's accounting.
+* PyOpenCL's MEM_OBJECT_ALLOCATION_FAILURE (CL_MEM_OBJECT_ALLOCATION_FAILURE, -4) and Vulkan's -1 after
+  vkAllocateMemory are read as out-of-memory texts; a Vulkan command-buffer call refused with out-of-memory is the
+  driver's objects, not the data's memory (not_capacity, buffer_limit kind).
+
+Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
+reading needs its own evidence."""
+
+from __future__ import annotations
+
+from gpudesk.oom import diagnose_text
+
+# janhq/jan#3796 (Cortex / llama.cpp, ctx_len 128000 on two 12 GB cards; lines quoted by the maintainer).
+LLAMA_KV_DEVICE = ("cudaMalloc failed: out of memory\nllama_kv_cache_init: failed to allocate buffer for kv cache\n"
+                   "llama_new_context_with_model: llama_kv_cache_init() failed for self-attention cache")
+# ggml-org/llama.cpp#8101 (the KV cache for n_ctx 1048576 refused in host RAM).
+LLAMA_KV_HOST = ("llama_new_context_with_model: n_ctx      = 1048576\n"
+                 "ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of size 137438953504\n"
+                 "llama_kv_cache_init: failed to allocate buffer for kv cache\n"
+                 "llama_new_context_with_model: llama_kv_cache_init() failed for self-attention cache")
+# sgl-project/sglang#4184 (DeepSeek-R1 over 16 ranks; the log repeats on every rank).
+SGLANG_RETRACT = (
+    "[2025-03-07 21:49:33 TP13] Decode out of memory happened. #retracted_reqs: 1, #new_token_ratio: 0.1474 -> 0.1845\n"
+    "[2025-03-07 21:49:33 TP12] Decode out of memory happened. #retracted_reqs: 1, #new_token_ratio: 0.1474 -> 0.1845\n"
+    "[2025-03-07 21:49:45 TP9] Decode out of memory happened. #retracted_reqs: 1, #new_token_ratio: 0.0980 -> 0.1919")
+# sgl-project/sglang#4602 (the pool's accounting with page size > 1: 2048 tokens free for 148).
+SGLANG_ACCOUNTING = ("RuntimeError: Decode out of memory. Try to lower your batch size.\nTry to allocate 148 tokens.\n"
+                     "Avaliable tokens: 2048\nself.token_to_kv_pool_allocator.available_size()=2048\n"
+                     "self.tree_cache.evictable_size()=0")
+# tinygrad/tinygrad#722 (LLaMA-7B on a 6 GB GTX 1660 Ti through PyOpenCL; the paste cut as stored).
+PYOPENCL = ("using GPU backend\nusing <pyopencl.Device 'NVIDIA GeForce GTX 1660 Ti' on 'NVIDIA CUDA' at 0x1af146f39a0>\n"
+            "loaded weights in 4721.49 ms, 5.79 GB loaded at 1.23 GB/s\nTraceback (most recent call last):\n...\n"
+            "pyopencl._cl.MemoryError: clEnqueueWriteBuffer failed: MEM_OBJECT_ALLOCATION_FAILURE,")
+# nihui/waifu2x-ncnn-vulkan#1 (a 1956x1956 image at scale 2; tiling fixed it).
+NCNN_MINUS_ONE = "vkAllocateMemory failed -1"
+# ggml-org/llama.cpp#19420 (Intel Arc iGPU on Windows, --no-mmap; one command buffer per 1 MB transfer).
+VK_COMMAND_BUFFER = "llama_model_load: error loading model: vk::CommandBuffer::begin: ErrorOutOfHostMemory"
+
+
+def test_llama_kv_cache_refused_on_the_gpu_is_the_context_budget() -> None:
+    d = diagnose_text(LLAMA_KV_DEVICE)
+    top = d.causes[0]
+    assert top.id == "kv_cache_budget"
+    assert "KV cache" in top.explanation and "context length" in top.explanation
+    assert "--ctx-size" in top.fix and "num_ctx" in top.fix
+    assert any(c.id == "genuine_shortage" for c in d.causes[1:])
+
+
+def test_llama_kv_cache_context_size_is_quoted_when_logged() -> None:
+    text = "llama_new_context_with_model: n_ctx      = 131072\n" + LLAMA_KV_DEVICE
+    top = diagnose_text(text).causes[0]
+    assert top.id == "kv_cache_budget" and top.evidence["context_tokens"] == 131072
+    assert "131072 tokens" in top.explanation
+
+
+def test_llama_kv_cache_refused_in_host_ram_stays_host_ram() -> None:
+    top = diagnose_text(LLAMA_KV_HOST).causes[0]
+    assert top.id == "not_capacity" and top.evidence["deciding_check"] == "host_ram"
+
+
+def test_sglang_retraction_log_is_the_kv_pool() -> None:
+    d = diagnose_text(SGLANG_RETRACT)
+    top = d.causes[0]
+    assert top.id == "kv_cache_budget"
+    assert top.evidence["retracted_requests"] == 3 and top.evidence["retraction_lines"] == 3
+    assert "--schedule-conservativeness" in top.fix and "--mem-fraction-static" in top.fix
+    assert "not a failed CUDA allocation" in top.explanation
+
+
+def test_sglang_decode_error_with_free_tokens_stays_the_accounting() -> None:
+    top = diagnose_text(SGLANG_ACCOUNTING).causes[0]
+    assert top.id == "not_capacity"
+
+
+def test_pyopencl_allocation_failure_is_read() -> None:
+    d = diagnose_text(PYOPENCL)
+    assert d.causes[0].id != "unparseable"
+    assert d.causes[0].id == "genuine_shortage"
+
+
+def test_vulkan_minus_one_after_vkallocatememory_is_read() -> None:
+    d = diagnose_text(NCNN_MINUS_ONE)
+    assert d.causes[0].id == "genuine_shortage"
+
+
+def test_vulkan_command_buffer_refusal_is_the_driver_not_capacity() -> None:
+    d = diagnose_text(VK_COMMAND_BUFFER)
+    top = d.causes[0]
+    assert top.id == "not_capacity"
+    assert top.evidence["deciding_check"] == "buffer_limit"
+    assert top.evidence["check_command"] == "vulkaninfo --summary"
+    assert "command buffer" in top.explanation and "16383" in top.explanation
+    assert "reuses command buffers" in top.fix
+
+
+def test_vulkan_data_allocation_refused_is_not_the_command_buffer_reading() -> None:
+    text = VK_COMMAND_BUFFER + "\nggml_vulkan: Device memory allocation of size 4294967296 failed.\nvkAllocateMemory"
+    top = diagnose_text(text).causes[0]
+    assert top.evidence.get("not_capacity_kind") != "vulkan_command_buffer"
