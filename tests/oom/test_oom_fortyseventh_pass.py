@@ -9,6 +9,10 @@
 * PyOpenCL's MEM_OBJECT_ALLOCATION_FAILURE (CL_MEM_OBJECT_ALLOCATION_FAILURE, -4) and Vulkan's -1 after
   vkAllocateMemory are read as out-of-memory texts; a Vulkan command-buffer call refused with out-of-memory is the
   driver's objects, not the data's memory (not_capacity, buffer_limit kind).
+* ONNX Runtime's C API argument check "not enough space: expected N, got M" (CreateTensorWithDataAsOrtValue): a
+  caller's buffer shorter than its tensor's shape, nothing allocated (not_capacity, the shape as the check).
+* PaddlePaddle's buddy allocator refusal with "available A, total T ... GPU memory used: U": with Paddle using almost
+  nothing and more than half the device outside its use and the free memory, another process holds the GPU.
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
 reading needs its own evidence."""
@@ -42,6 +46,16 @@ PYOPENCL = ("using GPU backend\nusing <pyopencl.Device 'NVIDIA GeForce GTX 1660 
 NCNN_MINUS_ONE = "vkAllocateMemory failed -1"
 # ggml-org/llama.cpp#19420 (Intel Arc iGPU on Windows, --no-mmap; one command buffer per 1 MB transfer).
 VK_COMMAND_BUFFER = "llama_model_load: error loading model: vk::CommandBuffer::begin: ErrorOutOfHostMemory"
+# wenet-e2e/wenet#906 (WeNet's ONNX encoder under Triton's onnxruntime backend; the issue title).
+ORT_SHORT_BUFFER = "onnx runtime error 2: not enough space: expected 318080, got 314240"
+# PaddlePaddle/Paddle#18819 (Paddle 1.5.1, FLAGS_fraction_of_gpu_memory_to_use 0.003, an 8 GB card).
+PADDLE_BUDDY = (
+    "W0725 17:13:27.698426 175955 system_allocator.cc:121] Cannot malloc 195.801 MB GPU memory. Please shrink "
+    "FLAGS_fraction_of_gpu_memory_to_use or FLAGS_initial_gpu_memory_in_mb or FLAGS_reallocate_gpu_memory_in_mb"
+    "environment variable to a lower value. Current FLAGS_fraction_of_gpu_memory_to_use value is 0.003. Current "
+    "FLAGS_initial_gpu_memory_in_mb value is 0. Current FLAGS_reallocate_gpu_memory_in_mb value is 0\n"
+    "F0725 17:13:27.698644 175955 legacy_allocator.cc:201] Cannot allocate 195.800781MB in GPU 0, available "
+    "5.937500MBtotal 7981694976GpuMinChunkSize 256.000000BGpuMaxChunkSize 21.694021MBGPU memory used: 324.750000kB")
 
 
 def test_llama_kv_cache_refused_on_the_gpu_is_the_context_budget() -> None:
@@ -104,3 +118,34 @@ def test_vulkan_data_allocation_refused_is_not_the_command_buffer_reading() -> N
     text = VK_COMMAND_BUFFER + "\nggml_vulkan: Device memory allocation of size 4294967296 failed.\nvkAllocateMemory"
     top = diagnose_text(text).causes[0]
     assert top.evidence.get("not_capacity_kind") != "vulkan_command_buffer"
+
+
+def test_ort_short_caller_buffer_is_not_memory() -> None:
+    top = diagnose_text(ORT_SHORT_BUFFER).causes[0]
+    assert top.id == "not_capacity"
+    assert top.evidence["not_capacity_kind"] == "caller_buffer" and top.evidence["deciding_check"] == "absurd_size"
+    assert top.evidence["tensor_bytes"] == 318080 and top.evidence["buffer_bytes"] == 314240
+    assert "invalid argument" in top.explanation and "shape" in top.fix
+
+
+def test_ort_buffer_figures_the_other_way_round_are_not_read_so() -> None:
+    top = diagnose_text("not enough space: expected 1024, got 4096").causes[0]
+    assert top.evidence.get("not_capacity_kind") != "caller_buffer"
+
+
+def test_paddle_buddy_refusal_with_paddle_using_nothing_is_another_process() -> None:
+    d = diagnose_text(PADDLE_BUDDY)
+    top = d.causes[0]
+    assert top.id == "other_process" and top.evidence["deciding_check"] == "other_process"
+    assert top.evidence["framework_used_bytes"] == 332544
+    assert top.evidence["held_outside_bytes"] > 7 * 2**30
+    assert "FLAGS_fraction_of_gpu_memory_to_use" in top.explanation
+    assert "nvidia-smi" in top.fix
+
+
+def test_paddle_buddy_refusal_with_paddle_holding_the_card_is_not_another_process() -> None:
+    # The same refusal with Paddle's own tensors using 7 GB of the 7.98 GB card: the job's own need.
+    text = PADDLE_BUDDY.replace("GPU memory used: 324.750000kB", "GPU memory used: 7.100000GB")
+    d = diagnose_text(text)
+    assert not any(c.evidence.get("framework_used_bytes") for c in d.causes)
+    assert d.causes[0].id != "other_process"

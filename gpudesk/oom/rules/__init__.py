@@ -6,6 +6,7 @@ from gpudesk.oom.rules import (
     async_pool,
     bank_allocator,
     budget_words,
+    caller_buffer,
     cuda_graph_pools,
     engine_budget,
     engine_growth,
@@ -20,6 +21,7 @@ from gpudesk.oom.rules import (
     multi_gpu_imbalance,
     not_capacity,
     other_process,
+    paddle_buddy_held,
     per_process_cap,
     placement_figures,
     preallocation,
@@ -38,6 +40,7 @@ from gpudesk.oom.rules.base import Facts
 
 RULES = (
     signature,
+    caller_buffer,
     bank_allocator,
     sparse_conversion,
     vllm_kv_allocation,
@@ -55,6 +58,7 @@ RULES = (
     budget_words,
     single_allocation_exceeds_capacity,
     cuda_graph_pools,
+    paddle_buddy_held,
     other_process,
     fragmentation,
     async_pool,
