@@ -398,6 +398,7 @@ NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
     "vulkan_unsized": N_("Vulkan buffer refused"),
     "vulkan_command_buffer": N_("Vulkan command buffer refused by the driver"),
     "caller_buffer": N_("Caller's buffer shorter than the tensor's shape"),
+    "bar1_mapping": N_("BAR1 address space for mappings exhausted"),
     "pin_memory": N_("Page-locked (pinned) host memory"),
     "free_exceeds_request": N_("Memory was free"),
     "illegal_address": N_("Illegal memory access"),

@@ -13,6 +13,8 @@
   caller's buffer shorter than its tensor's shape, nothing allocated (not_capacity, the shape as the check).
 * PaddlePaddle's buddy allocator refusal with "available A, total T ... GPU memory used: U": with Paddle using almost
   nothing and more than half the device outside its use and the free memory, another process holds the GPU.
+* The NVIDIA kernel driver's "can't alloc VA space for mapping" (dmaAllocMapping, NV_ERR_NO_MEMORY): the BAR1 mapping
+  window is full, not the VRAM (not_capacity, with nvidia-smi's BAR1 figures as the check).
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
 reading needs its own evidence."""
@@ -46,6 +48,10 @@ PYOPENCL = ("using GPU backend\nusing <pyopencl.Device 'NVIDIA GeForce GTX 1660 
 NCNN_MINUS_ONE = "vkAllocateMemory failed -1"
 # ggml-org/llama.cpp#19420 (Intel Arc iGPU on Windows, --no-mmap; one command buffer per 1 MB transfer).
 VK_COMMAND_BUFFER = "llama_model_load: error loading model: vk::CommandBuffer::begin: ErrorOutOfHostMemory"
+# omacom/omarchy#5372 (RTX 2080 Ti, nvidia-open 595.58.03; Chromium under Wayland, BAR1 exhaustion over time).
+NVRM_BAR1 = ("NVRM: dmaAllocMapping_GM107: can't alloc VA space for mapping.\nNVRM: Out of memory [NV_ERR_NO_MEMORY]\n"
+             "[drm:__nv_drm_gem_nvkms_map [nvidia_drm]] *ERROR* Failed to map NvKmsKapiMemory\n"
+             "traps: Media[2036251] trap invalid opcode in chromium")
 # wenet-e2e/wenet#906 (WeNet's ONNX encoder under Triton's onnxruntime backend; the issue title).
 ORT_SHORT_BUFFER = "onnx runtime error 2: not enough space: expected 318080, got 314240"
 # PaddlePaddle/Paddle#18819 (Paddle 1.5.1, FLAGS_fraction_of_gpu_memory_to_use 0.003, an 8 GB card).
@@ -149,3 +155,15 @@ def test_paddle_buddy_refusal_with_paddle_holding_the_card_is_not_another_proces
     d = diagnose_text(text)
     assert not any(c.evidence.get("framework_used_bytes") for c in d.causes)
     assert d.causes[0].id != "other_process"
+
+
+def test_nvrm_mapping_va_refusal_is_bar1_not_capacity() -> None:
+    top = diagnose_text(NVRM_BAR1).causes[0]
+    assert top.id == "not_capacity" and top.evidence["not_capacity_kind"] == "bar1_mapping"
+    assert top.evidence["check_command"] == "nvidia-smi -q -d MEMORY"
+    assert "BAR1" in top.explanation and "Resizable BAR" in top.fix
+
+
+def test_nvrm_out_of_memory_without_the_mapping_line_is_not_bar1() -> None:
+    d = diagnose_text("NVRM: Out of memory [NV_ERR_NO_MEMORY]")
+    assert not any(c.evidence.get("not_capacity_kind") == "bar1_mapping" for c in d.causes)

@@ -5,6 +5,7 @@ from gpudesk.oom.rules import (
     allocation_outside_allocator,
     async_pool,
     bank_allocator,
+    bar1_mapping,
     budget_words,
     caller_buffer,
     cuda_graph_pools,
@@ -41,6 +42,7 @@ from gpudesk.oom.rules.base import Facts
 RULES = (
     signature,
     caller_buffer,
+    bar1_mapping,
     bank_allocator,
     sparse_conversion,
     vllm_kv_allocation,
