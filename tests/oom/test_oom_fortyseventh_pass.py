@@ -13,6 +13,8 @@
   caller's buffer shorter than its tensor's shape, nothing allocated (not_capacity, the shape as the check).
 * PaddlePaddle's buddy allocator refusal with "available A, total T ... GPU memory used: U": with Paddle using almost
   nothing and more than half the device outside its use and the free memory, another process holds the GPU.
+* PyTorch's CPU allocator in its older words without the prefix ("not enough memory: you tried to allocate N bytes",
+  c10/core/impl/alloc_cpu.cpp): host RAM, as its later "can't allocate memory" already was.
 * The NVIDIA kernel driver's "can't alloc VA space for mapping" (dmaAllocMapping, NV_ERR_NO_MEMORY): the BAR1 mapping
   window is full, not the VRAM (not_capacity, with nvidia-smi's BAR1 figures as the check).
 
@@ -48,6 +50,8 @@ PYOPENCL = ("using GPU backend\nusing <pyopencl.Device 'NVIDIA GeForce GTX 1660 
 NCNN_MINUS_ONE = "vkAllocateMemory failed -1"
 # ggml-org/llama.cpp#19420 (Intel Arc iGPU on Windows, --no-mmap; one command buffer per 1 MB transfer).
 VK_COMMAND_BUFFER = "llama_model_load: error loading model: vk::CommandBuffer::begin: ErrorOutOfHostMemory"
+# lllyasviel/Fooocus#177 (the issue title; fixed by disk room for the Windows page file).
+CPU_ALLOCATOR_OLD = "not enough memory: you tried to allocate 9437184 bytes"
 # omacom/omarchy#5372 (RTX 2080 Ti, nvidia-open 595.58.03; Chromium under Wayland, BAR1 exhaustion over time).
 NVRM_BAR1 = ("NVRM: dmaAllocMapping_GM107: can't alloc VA space for mapping.\nNVRM: Out of memory [NV_ERR_NO_MEMORY]\n"
              "[drm:__nv_drm_gem_nvkms_map [nvidia_drm]] *ERROR* Failed to map NvKmsKapiMemory\n"
@@ -167,3 +171,14 @@ def test_nvrm_mapping_va_refusal_is_bar1_not_capacity() -> None:
 def test_nvrm_out_of_memory_without_the_mapping_line_is_not_bar1() -> None:
     d = diagnose_text("NVRM: Out of memory [NV_ERR_NO_MEMORY]")
     assert not any(c.evidence.get("not_capacity_kind") == "bar1_mapping" for c in d.causes)
+
+
+def test_cpu_allocator_older_words_without_prefix_are_host_ram() -> None:
+    top = diagnose_text(CPU_ALLOCATOR_OLD).causes[0]
+    assert top.id == "not_capacity" and top.evidence["deciding_check"] == "host_ram"
+
+
+def test_cpu_allocator_words_beside_a_cuda_error_are_not_host_ram() -> None:
+    text = "RuntimeError: CUDA error: not enough memory: you tried to allocate 9437184 bytes on the GPU"
+    top = diagnose_text(text).causes[0]
+    assert top.evidence.get("deciding_check") != "host_ram"
