@@ -19,8 +19,12 @@ from gpudesk.i18n import N_, _
 LABELS: dict[str, str] = {
     # Request and capacity (the OOM message's clauses).
     "requested_bytes": N_("Requested allocation"),
+    "tensor_bytes": N_("Bytes the tensor's shape needs"),
+    "buffer_bytes": N_("Bytes of the buffer given"),
     "total_capacity_bytes": N_("GPU total capacity"),
     "free_bytes": N_("Free on the GPU"),
+    "framework_used_bytes": N_("In use by the framework's allocator"),
+    "held_outside_bytes": N_("Held outside the framework (total − free − in use)"),
     "this_process_bytes": N_("Used by this process (NVML, incl. non-PyTorch)"),
     "allocated_bytes": N_("Allocated by PyTorch (live tensors)"),
     "reserved_bytes": N_("Reserved by PyTorch (incl. live tensors)"),
@@ -138,6 +142,9 @@ LABELS: dict[str, str] = {
     # KV cache (vLLM).
     "max_model_len_tokens": N_("Maximum model length (max_model_len)"),
     "kv_cache_tokens": N_("KV cache capacity"),
+    "context_tokens": N_("Context length (n_ctx)"),
+    "retraction_lines": N_("Retraction log lines"),
+    "retracted_requests": N_("Requests retracted"),
     "shortfall_tokens": N_("Tokens missing"),
     "kv_cache_blocks": N_("KV cache blocks"),
     "kv_block_size_tokens": N_("KV block size"),
@@ -389,6 +396,9 @@ NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
     "pool_fallback": N_("Runtime's fixed pool full"),
     "xpu_large": N_("Intel GPU allocation of 4 GiB or more"),
     "vulkan_unsized": N_("Vulkan buffer refused"),
+    "vulkan_command_buffer": N_("Vulkan command buffer refused by the driver"),
+    "caller_buffer": N_("Caller's buffer shorter than the tensor's shape"),
+    "bar1_mapping": N_("BAR1 address space for mappings exhausted"),
     "pin_memory": N_("Page-locked (pinned) host memory"),
     "free_exceeds_request": N_("Memory was free"),
     "illegal_address": N_("Illegal memory access"),

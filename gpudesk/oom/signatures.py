@@ -591,7 +591,10 @@ _RAM_SHORTAGE = re.compile(r"\b(?:not enough|insufficient|out of|ran out of)\s{1
 # prefix: DeepSpeed's ZeRO offload building its host-side copies at start ("DeepSpeedZeRoOffload initialization failed
 # (can't allocate memory)", Tencent/TencentPretrain#70, solved on a machine with more RAM, CVI-SZU/Linly#83). A device
 # runtime says "out of memory" in its own words; a text that names the GPU is not read so (thirty-ninth pass).
-_CPU_ALLOCATOR_WORDS = re.compile(r"\bcan'?t allocate memory\b", re.IGNORECASE)
+# The allocator's older wording, "DefaultCPUAllocator: not enough memory: you tried to allocate N bytes. Buy new RAM!"
+# (the same alloc_cpu(), PyTorch 1.x), quoted without its prefix (a title: lllyasviel/Fooocus#177, "not enough memory:
+# you tried to allocate 9437184 bytes", fixed by room for the Windows page file) is the same host allocation.
+_CPU_ALLOCATOR_WORDS = re.compile(r"\bcan'?t allocate memory\b|\bnot enough memory: you tried to allocate \d", re.IGNORECASE)
 _CPU_ALLOCATOR_DEVICE_WORDS = ("cuda", "gpu", "vram", "device memory", "video memory", "hip ", "hiperror", "hipmalloc",
                                "hiphost", "rocm", "xpu", "npu", "mps", "metal", "vulkan", "opencl")
 # RAM said short in Chinese: "内存" is the host's memory (the GPU's is "显存", video memory), "不足/不够/耗尽" short or

@@ -322,6 +322,11 @@ OOM_WORDS = (
     # MPSAllocator.mm "Invalid buffer size", MPSNDArray's "total bytes of NDArray > 2**32"), and TensorFlow's copy to
     # a GPU tensor it could not allocate ("Dst tensor is not initialized", common_runtime/gpu/gpu_util.cc).
     "out_of_resources", "vkallocatememory failed -2", "invalid buffer size", "total bytes of ndarray",
+    # OpenCL's CL_MEM_OBJECT_ALLOCATION_FAILURE (-4, Khronos CL/cl.h) as PyOpenCL names it, without the prefix
+    # ("pyopencl._cl.MemoryError: clEnqueueWriteBuffer failed: MEM_OBJECT_ALLOCATION_FAILURE"); Vulkan's
+    # VK_ERROR_OUT_OF_HOST_MEMORY (-1, vulkan_core.h VkResult) as vulkan.hpp names it ("ErrorOutOfHostMemory") or as
+    # a number after the allocation call, which the spec lets vkAllocateMemory return beside -2.
+    "mem_object_allocation_failure", "erroroutofhostmemory", "vkallocatememory failed -1",
     "product of dimension sizes >",
     # MIOpen's HIP handle (src/hip/handlehip.cpp, Handle::Create / AllocateBuffer: "Memory not available to allocate
     # buffer: N", N in bytes), the workspace of ROCm's convolutions; the kubelet's event for a kernel OOM kill.
@@ -628,13 +633,13 @@ _BACKENDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("tpu", ("xla:tpu", "memory space hbm", "tpu_worker", "hbm capacity", "_hbm", "hbm usage", "hbm requirement",
              "memory space vmem", "memory space smem", "at the bottom of memory", "top-of-memory", "space=vmem",
              "space=smem")),
-    ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory")),
+    ("vulkan", ("vulkan", "vk::", "vk_error", "erroroutofdevicememory", "erroroutofhostmemory")),
     ("metal", ("metal", "mtldebugdevice", "mtldevice", "newbufferwith", "kiogpu", "iogpu", "mtlcommandbuffer", "mps backend", "[malloc_or_wait]")),
     ("rocm", ("hipmalloc", "hipmem", "hip out of memory", "hip error", "hiperror", "rocm", "amdgpu", "gfx1", "miopen")),
     # torch-directml's allocator words its failure "DML allocator out of memory!"; TensorFlow-DirectML names its
     # allocator "DmlAllocator" ("by allocator DmlAllocator").
     ("directml", ("directml", "gpu video memory", "dml:", "dml allocator", "dmlallocator")),
-    ("opencl", ("cl_mem_object_allocation_failure", "cl_out_of_resources", "opencl")),
+    ("opencl", ("mem_object_allocation_failure", "cl_out_of_resources", "opencl", "pyopencl")),
     ("cpu", ("defaultcpuallocator", "alloc_cpu.cpp", "cpu buffer", "cpuallocator.cpp", "cannot allocate memory")),
     ("cuda", ("cuda", "cudnn", "cublas", "nvidia", "cumem", "nccl", "gpu api call")),
 )
