@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpudesk.catalog import open_catalog
-from gpudesk.sizing.gemm_waves import gemm_output_tiles, streaming_multiprocessors, wave_efficiency
+from gpudesk.sizing.gemm_waves import gemm_output_tiles, wave_efficiency
 from gpudesk.sizing.speed_train import expert_mlp_seconds
 from gpudesk.sizing.speed_train_cases import gpu_rates
 
@@ -31,7 +31,10 @@ def test_large_dense_gemm_loses_little() -> None:
 
 def test_unknown_sm_count_adds_nothing() -> None:
     assert wave_efficiency(ROWS, 2 * WIDTH, 0) == 1.0
-    assert streaming_multiprocessors("no-such-gpu") == 0
+    # A catalog GPU without a sourced SM count (gpu_sms.csv has no row for it): unknown, no wave term.
+    catalog = open_catalog()
+    unknown = catalog.find_gpu("h100-nvl")
+    assert unknown.sm_count is None and gpu_rates(unknown).sm_count == 0
 
 
 def test_expert_mlp_is_slower_with_idle_sms() -> None:
@@ -47,7 +50,9 @@ def test_expert_mlp_is_slower_with_idle_sms() -> None:
 
 
 def test_catalog_gpus_carry_their_sm_count() -> None:
+    # Read from the catalog's gpu_streaming_multiprocessors table (db/gpu_sms.csv).
     catalog = open_catalog()
+    assert catalog.find_gpu("b200").sm_count == 148
     assert gpu_rates(catalog.find_gpu("b200")).sm_count == 148
     assert gpu_rates(catalog.find_gpu("h100-sxm5")).sm_count == 132
     assert gpu_rates(catalog.find_gpu("gb300")).sm_count == 160
