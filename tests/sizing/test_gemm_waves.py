@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from gpudesk.catalog import open_catalog
+from gpudesk.cli import main
 from gpudesk.sizing.gemm_waves import gemm_output_tiles, wave_efficiency
-from gpudesk.sizing.speed_train import expert_mlp_seconds
-from gpudesk.sizing.speed_train_cases import gpu_rates
+from gpudesk.sizing.speed_train import FRAMEWORKS, expert_mlp_seconds
+from gpudesk.sizing.speed_train_cases import case_setup, gpu_rates
 
 # Qwen3-30B-A3B (hidden 2048, expert width 768, gate + up fused: 1536) at expert parallelism 8 on 8 B200: 16 local
 # experts, a 4096-token micro-batch routes 4096 x 8 / 16 = 2048 rows to each (Megatron-Bridge's published recipe).
@@ -69,7 +72,31 @@ def test_grouped_launch_pools_the_experts_tiles() -> None:
 
 
 def test_torch_grouped_mm_frameworks_launch_the_experts_together() -> None:
-    from gpudesk.sizing.speed_train import FRAMEWORKS
-
     grouped = {name for name, fw in FRAMEWORKS.items() if fw.grouped_expert_gemm}
     assert grouped == {"torchtitan-compile", "torchtitan-eager", "prime-rl", "prime-rl-eager"}
+
+
+def test_the_user_overrides_the_frameworks_launch(capsys) -> None:
+    # torchtitan launches the experts grouped unless MoEArgs.use_grouped_mm is off; Megatron-LM (Transformer Engine
+    # GroupedLinear) launches one GEMM per expert unless told otherwise: the setup, a row and the CLI each say so.
+    catalog = open_catalog()
+    gpu = catalog.find_gpu("b200")
+    row = {"gpus": 8, "seq_len": 4096, "global_batch": 64, "ep": 8, "framework": "megatron-lm"}
+    assert case_setup(row, catalog, gpu).grouped_expert_gemm is None
+    assert case_setup({**row, "grouped_expert_gemm": True}, catalog, gpu).grouped_expert_gemm is True
+    args = ["estimate", "speed", "--model", "qwen3-30b-a3b", "--gpu", "b200", "--count", "8", "--ep", "8",
+            "--seq", "4096", "--global-batch", "64", "--micro-batch", "4", "--json"]
+
+    def step(extra: list[str]) -> float:
+        assert main(args + extra) == 0
+        return float(json.loads(capsys.readouterr().out)["train"]["step_time_s"])
+
+    megatron = step(["--framework", "megatron-lm"])
+    assert megatron == pytest.approx(step(["--framework", "megatron-lm", "--grouped-expert-gemm", "off"]))
+    assert step(["--framework", "megatron-lm", "--grouped-expert-gemm", "on"]) < megatron
+    titan = step(["--framework", "torchtitan-compile"])
+    assert titan == pytest.approx(step(["--framework", "torchtitan-compile", "--grouped-expert-gemm", "on"]))
+    assert step(["--framework", "torchtitan-compile", "--grouped-expert-gemm", "off"]) > titan
+    # The flag acts on routed experts only: refused on a dense model.
+    assert main(["estimate", "speed", "--model", "llama-3.1-8b", "--gpu", "b200", "--count", "8",
+                 "--grouped-expert-gemm", "on"]) != 0
