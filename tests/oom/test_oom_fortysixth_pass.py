@@ -124,3 +124,41 @@ def test_a_finished_progress_bar_is_not_a_failure_inside_the_loop() -> None:
     assert all(c.title != "Memory kept from item to item in an inference loop" for c in diagnose_text(text).causes)
     unfinished = text.replace("19/20 [", "11/20 [").replace("20/20 [", "12/20 [")
     assert diagnose_text(unfinished).causes[0].title == "Memory kept from item to item in an inference loop"
+
+
+# Review of the forty-sixth pass: the two readings on real messages they were not written for.
+
+# NVIDIA/TensorRT-LLM#6281 (tests/fixtures/oom/fresh_cases_37.jsonl): a weight-loading bar cut by the failure.
+TRTLLM_LOADING = (
+    "Loading weights concurrently:  47%|████▋     | 667/1417 [00:03<00:05, 139.82it/s][07/23/2025-06:37:06] [TRT-LLM] "
+    "[RANK 1] [E] Error executing load_single_module with args ('model.layers.29.mlp.gate_up_proj', Linear()): CUDA out "
+    "of memory. Tried to allocate 126.00 MiB. GPU 0 has a total capacity of 23.53 GiB of which 43.00 MiB is free. "
+    "Process 32689 has 404.00 MiB memory in use. Process 33095 has 19.44 GiB memory in use. Process 33096 has 3.63 GiB "
+    "memory in use.")
+ITEM_LOOP_TITLE = "Memory kept from item to item in an inference loop"
+
+
+def test_a_weight_loading_bar_is_not_an_item_loop() -> None:
+    # The same bar as tqdm writes it to a log file (every redraw on its own line) from a script named infer.py: the
+    # items counted are weights that stay on the device by design, so their count says nothing of memory kept per item.
+    redrawn = TRTLLM_LOADING.replace(
+        "Loading weights concurrently:  47%",
+        "Loading weights concurrently:  47%|████▋     | 666/1417 [00:03<00:05, 139.80it/s]\n"
+        "Loading weights concurrently:  47%", 1)
+    causes = diagnose_text("python infer.py\n" + redrawn).causes
+    assert causes[0].id == "other_process"
+    assert all(c.title != ITEM_LOOP_TITLE for c in causes)
+    # The same counters labelled as frames processed stay the item-loop reading.
+    frames = redrawn.replace("Loading weights concurrently", "Processing frames")
+    assert any(c.title == ITEM_LOOP_TITLE for c in diagnose_text("python infer.py\n" + frames).causes)
+
+
+def test_vllm_kv_allocation_reads_the_share_in_every_form_a_config_states_it() -> None:
+    # A JSON or dict config ('"gpu_memory_utilization": 0.95') and words ("set ... to 0.95") state a share above the
+    # default as surely as "--gpu-memory-utilization 0.95": the budget reading stays first.
+    for stated in ('{"model": "Qwen/Qwen1.5-32B-Chat-GPTQ-Int4", "gpu_memory_utilization": 0.95}',
+                   "engine_args = {'gpu_memory_utilization': 0.95, 'max_model_len': 8192}",
+                   "I set gpu_memory_utilization to 0.95"):
+        assert diagnose_text(stated + "\n" + VLLM_KV_ALLOCATION).causes[0].id == "kv_cache_budget", stated
+    top = diagnose_text('{"gpu_memory_utilization": 0.8}\n' + VLLM_KV_ALLOCATION).causes[0]
+    assert top.id == "other_process" and "(0.80)" in top.explanation

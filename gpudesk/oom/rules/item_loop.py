@@ -47,12 +47,32 @@ def _bar_finished(text: str) -> bool:
     return bool(counters) and int(counters[-1][0]) >= int(counters[-1][1]) > 0
 
 
+# A bar that counts what is being loaded ("Loading checkpoint shards: 40%|...| 12/30 [", "Loading weights
+# concurrently: 47%|...| 667/1417 [", tinygrad's "loading 117 ram used: 5.70 GB: 36%|...| 117/323 ["): each item
+# loaded stays on the device by design, so a failure after many of them is the model not fitting, not memory kept
+# by mistake.
+_LOADING_LABEL = re.compile(r"\b(?:load(?:s|ing|ed)?|download(?:s|ing|ed)?|shards?|weights?|checkpoints?)\b",
+                            re.IGNORECASE)
+
+
+def _bar_counts_loading(text: str) -> bool:
+    """The label before the text's last progress-bar counter (on its line) names loading (``_LOADING_LABEL``)."""
+    last = None
+    for last in _BAR_COUNTER.finditer(text):
+        pass
+    if last is None:
+        return False
+    line_start = text.rfind("\n", 0, last.start()) + 1
+    return _LOADING_LABEL.search(text, line_start, last.start()) is not None
+
+
 def check(f: Facts, progress: tuple[str, int] | None) -> Cause | None:
     """``progress`` is the log's last counter as :func:`gpudesk.oom.rules.leak._progress` reads it; the loop is read
-    only when the log printed every item ("every_step") and its bar had not finished."""
+    only when the log printed every item ("every_step") and its bar had not finished nor counts items loaded."""
     text = f.report.text or ""
     if (progress is None or progress[0] != "every_step" or progress[1] < ITEMS_DONE_MIN
-            or _TRAINING.search(text) is not None or _INFERENCE.search(text) is None or _bar_finished(text)):
+            or _TRAINING.search(text) is not None or _INFERENCE.search(text) is None or _bar_finished(text)
+            or _bar_counts_loading(text)):
         return None
     done = progress[1]
     return Cause(
