@@ -57,11 +57,10 @@ _LOADING_LABEL = re.compile(r"\b(?:load(?:s|ing|ed)?|download(?:s|ing|ed)?|shard
 
 def _bar_counts_loading(text: str) -> bool:
     """The label before the text's last progress-bar counter (on its line) names loading (``_LOADING_LABEL``)."""
-    last = None
-    for last in _BAR_COUNTER.finditer(text):
-        pass
-    if last is None:
+    counters = list(_BAR_COUNTER.finditer(text))
+    if not counters:
         return False
+    last = counters[-1]
     line_start = text.rfind("\n", 0, last.start()) + 1
     return _LOADING_LABEL.search(text, line_start, last.start()) is not None
 
