@@ -1556,6 +1556,17 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                                                         "expert"),
                               _("Williams, Waterman, Patterson 2009 (Roofline, CACM 52(4)); checked against DeepGEMM "
                                 "FP8 narrow-K points on H800 (github.com/deepseek-ai/DeepGEMM pull 74)")))
+        if gpu.sm_count > 0:
+            grouped = experts_grouped(s, fw)
+            out.append(Assumption(
+                "expert_gemm_waves",
+                (_("each expert linear is one grouped launch over the local experts, whose 256 x 128 output tiles "
+                   "share waves of {sms} SMs") if grouped else
+                 _("each expert's GEMM is its own launch, whose 256 x 128 output tiles fill waves of {sms} SMs; a "
+                   "partly filled wave leaves SMs idle")).format(sms=gpu.sm_count),
+                _("NVIDIA Matrix Multiplication Background User's Guide (DU-09799-001), 3.2 Wave Quantization; "
+                  "torch._grouped_mm (grouped) or Transformer Engine GroupedLinear (one GEMM per expert)"),
+                raw(sm_count=gpu.sm_count, grouped=grouped)))
     if s.precision == "fp8":
         recipe = s.fp8_recipe or fw.fp8_recipe
         out.append(Assumption("fp8", _("GEMMs only at the FP8 peak x {share} of the BF16 efficiency; attention and "

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from gpudesk.catalog import open_catalog
 from gpudesk.cli import main
 from gpudesk.sizing.gemm_waves import gemm_output_tiles, wave_efficiency
-from gpudesk.sizing.speed_train import FRAMEWORKS, expert_mlp_seconds
+from gpudesk.sizing.shapes import spec_from_catalog
+from gpudesk.sizing.speed_train import FRAMEWORKS, TrainSetup, expert_mlp_seconds, train_speed
 from gpudesk.sizing.speed_train_cases import case_setup, gpu_rates
 
 # Qwen3-30B-A3B (hidden 2048, expert width 768, gate + up fused: 1536) at expert parallelism 8 on 8 B200: 16 local
@@ -100,3 +102,18 @@ def test_the_user_overrides_the_frameworks_launch(capsys) -> None:
     # The flag acts on routed experts only: refused on a dense model.
     assert main(["estimate", "speed", "--model", "llama-3.1-8b", "--gpu", "b200", "--count", "8",
                  "--grouped-expert-gemm", "on"]) != 0
+
+
+def test_the_wave_term_is_named_in_the_assumptions() -> None:
+    catalog = open_catalog()
+    moe = spec_from_catalog(catalog.find_model("qwen3-30b-a3b"))
+    setup = TrainSetup(gpus=8, seq_len=4096, global_batch=64, micro_batch=4, ep=8, framework="megatron-lm")
+
+    def waves(gpu_id: str, **changes: object) -> dict[str, object] | None:
+        found = [a for a in train_speed(moe, gpu_rates(catalog.find_gpu(gpu_id)), replace(setup, **changes)).assumptions
+                 if a.name == "expert_gemm_waves"]
+        return dict(found[0].quantities) if found else None
+
+    assert waves("b200") == {"sm_count": 148, "grouped": False}
+    assert waves("b200", grouped_expert_gemm=True) == {"sm_count": 148, "grouped": True}
+    assert waves("h100-nvl") is None  # no sourced SM count: no wave term, none named
