@@ -139,9 +139,10 @@ ITEM_LOOP_TITLE = "Memory kept from item to item in an inference loop"
 
 
 def test_a_weight_loading_bar_is_not_an_item_loop() -> None:
-    # The same bar as tqdm writes it to a log file (every redraw on its own line) from a script named infer.py: the
-    # items counted are weights that stay on the device by design, so their count says nothing of memory kept per item.
-    redrawn = TRTLLM_LOADING.replace(
+    # The same bar as tqdm writes it to a log file (every redraw on its own line) from a script named infer.py, the
+    # engine's tag left out (an engine named is not read as an item loop either): the items counted are weights that
+    # stay on the device by design, so their count says nothing of memory kept per item.
+    redrawn = TRTLLM_LOADING.replace("[TRT-LLM] ", "").replace(
         "Loading weights concurrently:  47%",
         "Loading weights concurrently:  47%|████▋     | 666/1417 [00:03<00:05, 139.80it/s]\n"
         "Loading weights concurrently:  47%", 1)
@@ -162,3 +163,21 @@ def test_vllm_kv_allocation_reads_the_share_in_every_form_a_config_states_it() -
         assert diagnose_text(stated + "\n" + VLLM_KV_ALLOCATION).causes[0].id == "kv_cache_budget", stated
     top = diagnose_text('{"gpu_memory_utilization": 0.8}\n' + VLLM_KV_ALLOCATION).causes[0]
     assert top.id == "other_process" and "(0.80)" in top.explanation
+
+
+def test_a_serving_engines_request_bar_is_not_an_item_loop() -> None:
+    # vLLM's offline bar ("Processed prompts", vllm/entrypoints/llm.py _run_engine) counts requests served from the KV
+    # pool the engine sized at start-up, under inference mode: no autograd graph or per-item result to keep. Its
+    # sampler's logprobs allocation refused at request 12 is the step's own need beside the pool.
+    text = ("Processed prompts:  11%|█         | 11/100 [00:21<02:50,  1.92s/it, est. speed input: 910.21 toks/s]\n"
+            "Processed prompts:  12%|█▏        | 12/100 [00:23<02:48,  1.92s/it, est. speed input: 905.33 toks/s]\n"
+            'Traceback (most recent call last):\n  File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/'
+            'layers/sampler.py", line 305, in _get_logprobs\n'
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.64 GiB. GPU 0 has a total capacity of "
+            "79.15 GiB of which 3.02 GiB is free. Including non-PyTorch memory, this process has 76.12 GiB memory in "
+            "use. Of the allocated memory 74.50 GiB is allocated by PyTorch, and 1.02 GiB is reserved by PyTorch but "
+            "unallocated.")
+    assert all(c.title != ITEM_LOOP_TITLE for c in diagnose_text(text).causes)
+    # The same bar from a script of one's own (no engine named) is the item-loop reading.
+    own = text.replace("/vllm/model_executor/layers/sampler.py", "/mytool/generate.py")
+    assert any(c.title == ITEM_LOOP_TITLE for c in diagnose_text(own).causes)

@@ -11,8 +11,13 @@ reading is an item larger than all before it (a bigger image), which the per-ite
 
 Training loops are left to the step and epoch readings of :mod:`gpudesk.oom.rules.leak` (a batch of a longer sequence
 or a larger image legitimately needs more at step N): a text that names a backward pass, an optimizer, a loss or
-training is not read here. 0.65: above the shortage the device's figures give when the GPU is full (0.6), below the
-readings the figures decide (0.75 and up).
+training is not read here. Nor is a serving engine's run (vLLM, SGLang, TensorRT-LLM ... named in the log,
+:func:`gpudesk.oom.parsers.detect.detect_engine`): the prompts it counts ("Processed prompts: 12/100 [") take their
+KV cache from the pool the engine sized at start-up and run under inference mode, so neither the autograd graph nor
+results kept per item is how its memory grows.
+
+0.65: above the shortage the device's figures give when the GPU is full (0.6), below the readings the figures decide
+(0.75 and up).
 """
 
 from __future__ import annotations
@@ -69,7 +74,7 @@ def check(f: Facts, progress: tuple[str, int] | None) -> Cause | None:
     """``progress`` is the log's last counter as :func:`gpudesk.oom.rules.leak._progress` reads it; the loop is read
     only when the log printed every item ("every_step") and its bar had not finished nor counts items loaded."""
     text = f.report.text or ""
-    if (progress is None or progress[0] != "every_step" or progress[1] < ITEMS_DONE_MIN
+    if (progress is None or f.report.engine is not None or progress[0] != "every_step" or progress[1] < ITEMS_DONE_MIN
             or _TRAINING.search(text) is not None or _INFERENCE.search(text) is None or _bar_finished(text)
             or _bar_counts_loading(text)):
         return None
