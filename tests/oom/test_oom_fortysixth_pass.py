@@ -11,7 +11,8 @@
   training loop, a finished bar or a counter with no word of inference is not read so.
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
-reading needs its own evidence."""
+reading needs its own evidence; the review's negative cases (at the end) edit such real messages or are built from the
+engine's own source lines (vLLM's progress bar and frames), as each comment says."""
 
 from __future__ import annotations
 
@@ -166,7 +167,8 @@ def test_vllm_kv_allocation_reads_the_share_in_every_form_a_config_states_it() -
 
 
 def test_a_serving_engines_request_bar_is_not_an_item_loop() -> None:
-    # vLLM's offline bar ("Processed prompts", vllm/entrypoints/llm.py _run_engine) counts requests served from the KV
+    # Built from vLLM's own lines (not a thread's paste): its offline bar ("Processed prompts", vllm/entrypoints/llm.py
+    # _run_engine) and its sampler's frame. The bar counts requests served from the KV
     # pool the engine sized at start-up, under inference mode: no autograd graph or per-item result to keep. Its
     # sampler's logprobs allocation refused at request 12 is the step's own need beside the pool.
     text = ("Processed prompts:  11%|█         | 11/100 [00:21<02:50,  1.92s/it, est. speed input: 910.21 toks/s]\n"
@@ -181,3 +183,15 @@ def test_a_serving_engines_request_bar_is_not_an_item_loop() -> None:
     # The same bar from a script of one's own (no engine named) is the item-loop reading.
     own = text.replace("/vllm/model_executor/layers/sampler.py", "/mytool/generate.py")
     assert any(c.title == ITEM_LOOP_TITLE for c in diagnose_text(own).causes)
+
+
+def test_vllm_v1s_kv_cache_allocation_is_not_v0s_cache_engine() -> None:
+    # Built from vLLM V1's own source (vllm/v1/worker/gpu_model_runner.py, initialize_kv_cache, 0.7-0.8: "kv_caches[
+    # layer_name] = torch.zeros(kv_cache_shape, ..."), which shares V0's variable name but not its cache engine: the
+    # KV-pool budget reading, not V0's other-holder one.
+    text = ('  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 1459, in '
+            "initialize_kv_cache\n    kv_caches[layer_name] = torch.zeros(kv_cache_shape,\n"
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 642.00 MiB. GPU")
+    causes = diagnose_text(text).causes
+    assert causes[0].id == "kv_cache_budget"
+    assert all("vLLM's KV cache was refused" not in c.title for c in causes)
