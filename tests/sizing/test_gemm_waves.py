@@ -109,11 +109,12 @@ def test_the_wave_term_is_named_in_the_assumptions() -> None:
     moe = spec_from_catalog(catalog.find_model("qwen3-30b-a3b"))
     setup = TrainSetup(gpus=8, seq_len=4096, global_batch=64, micro_batch=4, ep=8, framework="megatron-lm")
 
-    def waves(gpu_id: str, **changes: object) -> dict[str, object] | None:
-        found = [a for a in train_speed(moe, gpu_rates(catalog.find_gpu(gpu_id)), replace(setup, **changes)).assumptions
+    def waves(gpu_id: str, grouped: bool | None = None) -> dict[str, object] | None:
+        run = replace(setup, grouped_expert_gemm=grouped)
+        found = [a for a in train_speed(moe, gpu_rates(catalog.find_gpu(gpu_id)), run).assumptions
                  if a.name == "expert_gemm_waves"]
         return dict(found[0].quantities) if found else None
 
     assert waves("b200") == {"sm_count": 148, "grouped": False}
-    assert waves("b200", grouped_expert_gemm=True) == {"sm_count": 148, "grouped": True}
+    assert waves("b200", grouped=True) == {"sm_count": 148, "grouped": True}
     assert waves("h100-nvl") is None  # no sourced SM count: no wave term, none named
