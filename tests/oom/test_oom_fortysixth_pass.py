@@ -195,3 +195,18 @@ def test_vllm_v1s_kv_cache_allocation_is_not_v0s_cache_engine() -> None:
     causes = diagnose_text(text).causes
     assert causes[0].id == "kv_cache_budget"
     assert all("vLLM's KV cache was refused" not in c.title for c in causes)
+
+
+def test_a_whole_tqdm_log_with_its_first_redraw_is_still_the_item_loop() -> None:
+    # hacksider/Deep-Live-Cam#584 (tests/fixtures/oom/fresh_cases_44.jsonl) as the whole log shows it: tqdm's first
+    # redraw at 0 of 1744 frames, then the frames that failed (their ONNX Runtime line abridged). The 0 at the top is
+    # where the loop began, not where it failed: 1731 frames fitted before.
+    failure = ("[ONNXRuntimeError] : 1 : FAIL : onnxruntime::CudaCall CUDA failure 2: out of memory ; GPU=0 ; "
+               "hostname=DESKTOP-QUBEI ; expr=cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);\n")
+    excerpt = ("Processing:  99%|▉| 1732/1744 [08:43<00:03,  3.79frame/s, execution_providers=['CUDAExecutionProvider'], "
+               "execution_thre" + failure + "\nProcessing:  99%|▉| 1733/1744 [08:44<00:03,  3.27frame/s, "
+               "execution_providers=['CUDAExecutionProvider'], execution_thre" + failure)
+    whole = "Processing:   0%|          | 0/1744 [00:00<?, ?frame/s]\n" + excerpt
+    for text in (excerpt, whole):
+        top = diagnose_text(text).causes[0]
+        assert top.title == ITEM_LOOP_TITLE and "up to 1733" in top.explanation

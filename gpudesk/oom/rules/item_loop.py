@@ -70,15 +70,14 @@ def _bar_counts_loading(text: str) -> bool:
     return _LOADING_LABEL.search(text, line_start, last.start()) is not None
 
 
-def check(f: Facts, progress: tuple[str, int] | None) -> Cause | None:
-    """``progress`` is the log's last counter as :func:`gpudesk.oom.rules.leak._progress` reads it; the loop is read
-    only when the log printed every item ("every_step") and its bar had not finished nor counts items loaded."""
+def check(f: Facts, done: int | None) -> Cause | None:
+    """``done``: the last counter of a log that printed every item (:func:`gpudesk.oom.rules.leak._every_step`), None
+    when it did not; the loop is read only when its bar had not finished nor counts items loaded."""
     text = f.report.text or ""
-    if (progress is None or f.report.engine is not None or progress[0] != "every_step" or progress[1] < ITEMS_DONE_MIN
+    if (done is None or f.report.engine is not None or done < ITEMS_DONE_MIN
             or _TRAINING.search(text) is not None or _INFERENCE.search(text) is None or _bar_finished(text)
             or _bar_counts_loading(text)):
         return None
-    done = progress[1]
     return Cause(
         id="leak",
         title=_("Memory kept from item to item in an inference loop"),
