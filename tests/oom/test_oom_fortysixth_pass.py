@@ -210,3 +210,13 @@ def test_a_whole_tqdm_log_with_its_first_redraw_is_still_the_item_loop() -> None
     for text in (excerpt, whole):
         top = diagnose_text(text).causes[0]
         assert top.title == ITEM_LOOP_TITLE and "up to 1733" in top.explanation
+
+
+def test_a_samplers_step_bar_after_its_first_redraw_is_not_an_item_loop() -> None:
+    # A diffusion sampler's unlabelled step bar in a whole log (first redraw at 0, then steps 10 and 11 of 20) with
+    # ComfyUI's "Exception during processing" line: the counter counts denoising steps of one image, not items, and
+    # its own line names nothing; the failure stays a shortage.
+    text = ("got prompt\n  0%|          | 0/20 [00:00<?, ?it/s]\n 50%|#####     | 10/20 [00:04<00:04,  2.31it/s]\n"
+            " 55%|#####5    | 11/20 [00:04<00:03,  2.30it/s]\n!!! Exception during processing !!! CUDA out of memory. "
+            "Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 11.99 GiB of which 0 bytes is free.")
+    assert all(c.title != ITEM_LOOP_TITLE for c in diagnose_text(text).causes)

@@ -70,11 +70,19 @@ def _bar_counts_loading(text: str) -> bool:
     return _LOADING_LABEL.search(text, line_start, last.start()) is not None
 
 
-def check(f: Facts, done: int | None) -> Cause | None:
+def check(f: Facts, done: int | None, progress: tuple[str, int] | None, counter_line: str) -> Cause | None:
     """``done``: the last counter of a log that printed every item (:func:`gpudesk.oom.rules.leak._every_step`), None
-    when it did not; the loop is read only when its bar had not finished nor counts items loaded."""
+    when it did not; the loop is read only when its bar had not finished nor counts items loaded.
+
+    ``progress`` (:func:`gpudesk.oom.rules.leak._progress`) is ("first", 0) where the text also shows a bar at 0 (its
+    first redraw, as a whole tqdm log begins) or the model being placed: then the counted items are read as the
+    loop's only where the last counter's own line (``counter_line``) names them ("Processing: ...| 1733/1744 [",
+    "[ 30/210] processing image"), not a sampler's unlabelled step bar ("55%|#####5| 11/20 [") in a log that says
+    "processing" elsewhere."""
     text = f.report.text or ""
+    first_seen = progress is not None and progress[0] == "first"
     if (done is None or f.report.engine is not None or done < ITEMS_DONE_MIN
+            or (first_seen and _INFERENCE.search(counter_line) is None)
             or _TRAINING.search(text) is not None or _INFERENCE.search(text) is None or _bar_finished(text)
             or _bar_counts_loading(text)):
         return None

@@ -106,7 +106,8 @@ def check(f: Facts) -> Cause | None:
         return from_samples
     return (gc_reclaim.check(f) or _from_repeated_messages(f) or _from_words(f) or _in_validation(f) or _loop_accumulation(f)
             or _undisposed_tensors(f) or _volatile_removed(f) or _texture_objects(f)
-            or item_loop.check(f, _every_step(f.report.text or "")) or _figureless(f))
+            or item_loop.check(f, _every_step(f.report.text or ""), _progress(f.report.text or ""),
+                                  _last_counter_line(f.report.text or "")) or _figureless(f))
 
 
 # A texture object refused for memory: cudaCreateTextureObject only describes memory that is already allocated (the
@@ -262,6 +263,16 @@ def _every_step(text: str) -> int | None:
     them: a bar's first redraw at 0 ("0/1744 [") at the top of a whole log does not make step 1733 a first step."""
     steps = _steps(text)
     return steps[-1] if len(steps) >= 2 and steps[-2] == steps[-1] - 1 else None
+
+
+def _last_counter_line(text: str) -> str:
+    """The line of the text's last step counter (``_STEP``), "" when it has none."""
+    matches = list(_STEP.finditer(text))
+    if not matches:
+        return ""
+    start = text.rfind("\n", 0, matches[-1].start()) + 1
+    end = text.find("\n", matches[-1].end())
+    return text[start:] if end < 0 else text[start:end]
 
 
 def _progress(text: str) -> tuple[str, int] | None:
