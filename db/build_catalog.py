@@ -45,6 +45,7 @@ TABLES: list[tuple[str, str]] = [
     ("gpu_markets.csv", "gpu_markets"),
     ("gpu_packages.csv", "gpu_packages"),
     ("gpu_memory_ecc.csv", "gpu_memory_ecc"),
+    ("gpu_sms.csv", "gpu_streaming_multiprocessors"),
 ]
 
 # Columns computed here rather than read from the CSV.
@@ -216,6 +217,9 @@ def _check_references(conn: sqlite3.Connection) -> None:
             raise BuildError(f"gpu_memory_ecc.csv: gpu id {gpu_id!r} is not in gpus.csv.")
         if not memory_type.upper().startswith("GDDR"):
             raise BuildError(f"gpu_memory_ecc.csv: {gpu_id} has {memory_type} memory; only GDDR cards lose memory to ECC.")
+    for (gpu_id,) in conn.execute("SELECT gpu_id FROM gpu_streaming_multiprocessors"):
+        if gpu_id not in gpus:
+            raise BuildError(f"gpu_sms.csv: gpu id {gpu_id!r} is not in gpus.csv.")
     for sid, inter, host, gpu_ids in conn.execute("SELECT id, interconnect, host_link, gpu_ids FROM servers"):
         for link in (inter, host):
             if link not in links:

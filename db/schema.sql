@@ -272,3 +272,14 @@ CREATE TABLE gpu_memory_ecc (
     date_checked TEXT NOT NULL,
     notes TEXT
 );
+
+-- Streaming multiprocessors per GPU (gpu_sms.csv): how many thread blocks of a large-tile GEMM run at once, the
+-- wave a GEMM's output tiles fill (gpudesk/sizing/gemm_waves.py). A GPU without a row: unknown (no wave term).
+CREATE TABLE gpu_streaming_multiprocessors (
+    gpu_id TEXT PRIMARY KEY REFERENCES gpus(id),
+    sm_count INTEGER NOT NULL CHECK (sm_count > 0),
+    source_url TEXT NOT NULL,
+    date_checked TEXT NOT NULL,
+    notes TEXT
+);
+

@@ -109,6 +109,15 @@ def _ecc_default_on(conn: sqlite3.Connection) -> set[str]:
         return set()
 
 
+def _sm_counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """gpu id -> streaming multiprocessors (``gpu_streaming_multiprocessors`` table); {} for a catalog built before
+    the table."""
+    try:
+        return {r[0]: int(r[1]) for r in conn.execute("SELECT gpu_id, sm_count FROM gpu_streaming_multiprocessors")}
+    except sqlite3.OperationalError:
+        return {}
+
+
 def _priced(gpu: GPU, prices: Sequence[Price], markets: dict[str, str], packages: dict[str, int] | None = None) -> GPU:
     """``gpu`` with the one catalog price every screen shows (:mod:`gpudesk.catalog.prices`), its cloud rate, its
     market and its devices per package."""
@@ -154,9 +163,9 @@ def _load_tables(conn: sqlite3.Connection) -> dict[str, list[Any]]:
         cursor = conn.execute(f"SELECT * FROM {table} ORDER BY rowid")
         load = _loader(cls, [d[0] for d in cursor.description])
         data[table] = [load(tuple(r)) for r in cursor.fetchall()]
-    markets, packages, ecc_on = _markets(conn), _packages(conn), _ecc_default_on(conn)
-    data["gpus"] = [dataclasses.replace(_priced(g, data["prices"], markets, packages), ecc_default_on=g.id in ecc_on)
-                    for g in data["gpus"]]
+    markets, packages, ecc_on, sms = _markets(conn), _packages(conn), _ecc_default_on(conn), _sm_counts(conn)
+    data["gpus"] = [dataclasses.replace(_priced(g, data["prices"], markets, packages), ecc_default_on=g.id in ecc_on,
+                                        sm_count=sms.get(g.id)) for g in data["gpus"]]
     data["gpus"] = [_sold_in(g, data["servers"]) for g in data["gpus"]]
     supported = {(p.architecture, p.precision) for p in data["precision_support"] if p.supported}
     data["gpus"] = [_with_unpublished_rates(g, supported) for g in data["gpus"]]

@@ -79,6 +79,10 @@ class GPU:
     #: whose driver then reports 1/16 less memory; False for HBM cards (ECC costs them no capacity) and cards
     #: shipped with ECC off or without it.
     ecc_default_on: bool = False
+    #: Streaming multiprocessors (``gpu_streaming_multiprocessors`` table, from the vendor's architecture
+    #: whitepapers): how many thread blocks of a large-tile GEMM run at once (:mod:`gpudesk.sizing.gemm_waves`);
+    #: None where the catalog has no sourced count.
+    sm_count: int | None = None
     #: The fewest GPUs one can buy of this SKU: the smallest sale unit (servers.sale_unit_gpus) among the catalog
     #: servers that take it (1: PCIe cards one by one; 8: an HGX board; 72: a whole GB200 NVL72 rack); None when no
     #: server takes it.

@@ -85,6 +85,9 @@ def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     p.add_argument("--moe-permute-fusion", default=None, choices=("on", "off"),
                    help=_("MoE token permutation with fused kernels (Megatron --moe-permute-fusion) or not "
                           "(default: the framework's own)"))
+    p.add_argument("--grouped-expert-gemm", default=None, choices=("on", "off"),
+                   help=_("each expert linear runs as one grouped GEMM over the local experts (torchtitan "
+                          "use_grouped_mm) or as one GEMM per expert (default: the framework's own)"))
     p.add_argument("--micro-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per micro-batch"))
     p.add_argument("--global-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per optimizer step"))
     p.add_argument("--seq", type=tokens_type, default=None, metavar="TOKENS", help=_("sequence length, e.g. 8k"))
@@ -108,7 +111,7 @@ def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
 
     base: dict[str, Any] = {"seq_len": 2048, "micro_batch": 1, "global_batch": None, "precision": "bf16", "tp": 1,
                             "tokens": None, "mtp_layers": 0, "recompute_modules": (),
-                            "moe_permute_fusion": None}
+                            "moe_permute_fusion": None, "grouped_expert_gemm": None}
     if args.profile:
         from gpudesk.planner import PlanInputError, load_profile
         from gpudesk.planner.workload import resolve_model
@@ -134,7 +137,7 @@ def _training_inputs(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
 _TRAINING_ONLY = (("--vp", "vp", 1), ("--cp", "cp", 1), ("--etp", "etp", 1),
                   ("--ep-overlap", "ep_overlap", False), ("--fp8-recipe", "fp8_recipe", None),
                   ("--ep-node-dedup", "ep_node_dedup", False), ("--moe-permute-fusion", "moe_permute_fusion", None),
-                  ("--micro-batch", "micro_batch", None),
+                  ("--grouped-expert-gemm", "grouped_expert_gemm", None), ("--micro-batch", "micro_batch", None),
                   ("--global-batch", "global_batch", None), ("--seq", "seq", None), ("--precision", "precision", None),
                   ("--sharding", "sharding", "distributed-optimizer"), ("--recompute", "recompute", "none"),
                   ("--recompute-modules", "recompute_modules", None), ("--mtp-layers", "mtp_layers", 0),
@@ -144,7 +147,7 @@ _TRAINING_ONLY = (("--vp", "vp", 1), ("--cp", "cp", 1), ("--etp", "etp", 1),
 # Flags that act only on the routed experts of an MoE layer (their help says how); on a dense model they would be
 # dropped unseen, as --ep is refused there by the model (gpudesk.sizing.speed_train).
 _MOE_ONLY = (("--moe-permute-fusion", "moe_permute_fusion", None), ("--ep-overlap", "ep_overlap", False),
-             ("--ep-node-dedup", "ep_node_dedup", False))
+             ("--ep-node-dedup", "ep_node_dedup", False), ("--grouped-expert-gemm", "grouped_expert_gemm", None))
 
 
 def _refuse_moe_flags_on_a_dense_model(args: argparse.Namespace, spec: Any) -> None:
@@ -225,7 +228,9 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
                         recompute_modules=tuple(args.recompute_modules or base["recompute_modules"]),
                         intra_kind=intra_kind,
                         moe_permute_fusion=base["moe_permute_fusion"] if args.moe_permute_fusion is None
-                        else args.moe_permute_fusion == "on")
+                        else args.moe_permute_fusion == "on",
+                        grouped_expert_gemm=base["grouped_expert_gemm"] if args.grouped_expert_gemm is None
+                        else args.grouped_expert_gemm == "on")
     try:
         speed = train_speed(spec, gpu_rates(gpu), TrainSetup(**setup_values))
     except SizingError as exc:

@@ -25,12 +25,8 @@ Not modelled: a split of the reduction (split-K / stream-K) that a library may c
 long reduction (the experts' weight gradients at many rows per expert), and the overlap of the per-expert
 launches Transformer Engine spreads over its compute streams; both would fill some of the idle SMs.
 
-SM counts (the catalog has none): NVIDIA A100 Tensor Core GPU Architecture whitepaper (A100: 108 SMs; the A800 is
-the same GA100 configuration); NVIDIA H100 Tensor Core GPU Architecture whitepaper (H100 SXM5 132 SMs, H100 PCIe 114;
-the H200 SXM, H800 SXM5 and GH200 carry the H100 SXM5's GH100 configuration); B200 and GB200 148 SMs (CUDA device
-properties, ``multi_processor_count``; Megatron-Core's HybridEP budget "32 of 148 SMs"); Blackwell Ultra (B300, GB300)
-160 SMs (NVIDIA technical blog "Inside NVIDIA Blackwell Ultra: The Chip Powering the AI Factory Era", August 2025,
-figure 1 note: "Blackwell Ultra GPUs contain up to 160 SMs"). A GPU not listed gets no wave term (0).
+SM counts come from the catalog (``GPU.sm_count``: the ``gpu_streaming_multiprocessors`` table, built from
+``db/gpu_sms.csv`` where each count has its source); a GPU without one gets no wave term (0).
 """
 
 from __future__ import annotations
@@ -40,17 +36,6 @@ import math
 # cuBLAS's large tile (output rows x columns), either orientation (the library picks the one with fewer tiles).
 GEMM_TILE_LONG = 256
 GEMM_TILE_SHORT = 128
-
-STREAMING_MULTIPROCESSORS = {
-    "a100-40-sxm4": 108, "a100-80-sxm4": 108, "a100-40-pcie": 108, "a100-80-pcie": 108, "a800-80-sxm4": 108,
-    "a800-80-pcie": 108, "h100-sxm5": 132, "h100-pcie": 114, "h200-sxm": 132, "h800-sxm5": 132, "gh200": 132,
-    "gh200-96": 132, "b200": 148, "gb200": 148, "b300": 160, "gb300": 160,
-}
-
-
-def streaming_multiprocessors(gpu_id: str) -> int:
-    """The SM count of a catalog GPU (:data:`STREAMING_MULTIPROCESSORS`), 0 where not known."""
-    return STREAMING_MULTIPROCESSORS.get(gpu_id, 0)
 
 
 def gemm_output_tiles(m: float, n: float) -> int:
@@ -72,5 +57,4 @@ def wave_efficiency(m: float, n: float, sms: int, groups: int = 1) -> float:
     return tiles / (math.ceil(tiles / sms) * sms)
 
 
-__all__ = ["GEMM_TILE_LONG", "GEMM_TILE_SHORT", "STREAMING_MULTIPROCESSORS", "gemm_output_tiles",
-           "streaming_multiprocessors", "wave_efficiency"]
+__all__ = ["GEMM_TILE_LONG", "GEMM_TILE_SHORT", "gemm_output_tiles", "wave_efficiency"]

@@ -82,6 +82,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "ep_node_dedup": N_("Expert-parallel token deduplication"),
     "moe_permute_fusion": N_("MoE token permutation kernels"),
     "expert_gemm_roofline": N_("Expert GEMM roofline"),
+    "expert_gemm_waves": N_("Expert GEMM waves"),
     "fp8": N_("FP8 training"),
 }
 

@@ -452,6 +452,10 @@ class TrainSetup:
     ``moe_permute_fusion``: the tokens are permuted around the experts by fused kernels (Megatron-Core
     ``--moe-permute-fusion``) or not (:func:`moe_permute_bytes_per_token`); None: the framework's default
     (:attr:`Framework.moe_permute_fusion`).
+    ``grouped_expert_gemm``: each routed-expert linear runs as one grouped GEMM launch over the local experts
+    (torchtitan ``MoEArgs.use_grouped_mm``, ``torch._grouped_mm``) or as one launch per expert (torchtitan's
+    for-loop path, Transformer Engine ``GroupedLinear``), see :func:`gpudesk.sizing.gemm_waves.wave_efficiency`;
+    None: the framework's default (:attr:`Framework.grouped_expert_gemm`).
     """
 
     gpus: int
@@ -482,11 +486,18 @@ class TrainSetup:
     recompute_modules: tuple[str, ...] = ()
     intra_kind: str = "nvlink"
     moe_permute_fusion: bool | None = None
+    grouped_expert_gemm: bool | None = None
 
 
 def permute_fused(s: TrainSetup, fw: Framework) -> bool:
     """Whether the run permutes its tokens with fused kernels: the setup's choice, else the framework's default."""
     return fw.moe_permute_fusion if s.moe_permute_fusion is None else s.moe_permute_fusion
+
+
+def experts_grouped(s: TrainSetup, fw: Framework) -> bool:
+    """Whether the run launches each expert linear once for all local experts (a grouped GEMM): the setup's choice,
+    else the framework's default."""
+    return fw.grouped_expert_gemm if s.grouped_expert_gemm is None else s.grouped_expert_gemm
 
 
 @dataclass(frozen=True)
@@ -822,7 +833,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         t_expert = moe_local * local_experts * expert_mlp_seconds(
             rows, sh.hidden, sh.expert_width / s.etp, sh.expert_fc1_factor, 1 if fp8 else 2, gemm_rate, hbm,
             weight_gradients=not s.adapter_params, sm_count=gpu.sm_count,
-            experts_per_launch=round(local_experts) if fw.grouped_expert_gemm else 1)
+            experts_per_launch=round(local_experts) if experts_grouped(s, fw) else 1)
     modules = frozenset(m.lower() for m in s.recompute_modules)
     recompute_gemm = {"full": (per_param + 2) / per_param,
                       "selective": (per_param + 2 * fw.selective_mm_share) / per_param, "none": 1.0}[s.recompute]
@@ -1545,6 +1556,17 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                                                         "expert"),
                               _("Williams, Waterman, Patterson 2009 (Roofline, CACM 52(4)); checked against DeepGEMM "
                                 "FP8 narrow-K points on H800 (github.com/deepseek-ai/DeepGEMM pull 74)")))
+        if gpu.sm_count > 0:
+            grouped = experts_grouped(s, fw)
+            out.append(Assumption(
+                "expert_gemm_waves",
+                (_("each expert linear is one grouped launch over the local experts, whose 256 x 128 output tiles "
+                   "share waves of {sms} SMs") if grouped else
+                 _("each expert's GEMM is its own launch, whose 256 x 128 output tiles fill waves of {sms} SMs; a "
+                   "partly filled wave leaves SMs idle")).format(sms=gpu.sm_count),
+                _("NVIDIA Matrix Multiplication Background User's Guide (DU-09799-001), 3.2 Wave Quantization; "
+                  "torch._grouped_mm (grouped) or Transformer Engine GroupedLinear (one GEMM per expert)"),
+                raw(sm_count=gpu.sm_count, grouped=grouped)))
     if s.precision == "fp8":
         recipe = s.fp8_recipe or fw.fp8_recipe
         out.append(Assumption("fp8", _("GEMMs only at the FP8 peak x {share} of the BF16 efficiency; attention and "

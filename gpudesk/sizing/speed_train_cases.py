@@ -19,7 +19,6 @@ from gpudesk.catalog.records import GPU
 from gpudesk.i18n import _
 from gpudesk.paths import bundle_root, catalog_path
 from gpudesk.sizing.errors import SizingError
-from gpudesk.sizing.gemm_waves import streaming_multiprocessors
 from gpudesk.sizing.shapes import ModelSpec, spec_from_catalog, spec_from_hf_config
 from gpudesk.sizing.speed_train import GpuRates, TrainSetup, TrainSpeed, train_speed
 
@@ -62,7 +61,7 @@ def gpu_rates(gpu: GPU, peers: Iterable[GPU] | None = None) -> GpuRates:
     return GpuRates(name=gpu.name, bf16_tflops=float(bf16), fp8_tflops=gpu.fp8_dense_tflops,
                     matmul_efficiency=efficiency, hbm_gbps=gpu.memory_bandwidth_gbps,
                     efficiency_source=source, architecture=gpu.architecture,
-                    compute_capability=gpu.compute_capability or "", sm_count=streaming_multiprocessors(gpu.id))
+                    compute_capability=gpu.compute_capability or "", sm_count=gpu.sm_count or 0)
 
 
 def same_silicon_efficiency(gpu: GPU, peers: Iterable[GPU]) -> tuple[float, str] | None:
@@ -228,7 +227,8 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         ep_node_dedup=str(case.get("ep_dispatcher") or "alltoall") in NODE_DEDUP_DISPATCHERS,
         fp8_recipe=FP8_RECIPE_NAMES.get(str(case.get("fp8_recipe") or "")),
         mtp_layers=int(case.get("mtp_layers") or 0), recompute_modules=_modules(case.get("recompute_modules")),
-        intra_kind=intra_kind, moe_permute_fusion=_optional_bool(case, "moe_permute_fusion"))
+        intra_kind=intra_kind, moe_permute_fusion=_optional_bool(case, "moe_permute_fusion"),
+        grouped_expert_gemm=_optional_bool(case, "grouped_expert_gemm"))
 
 
 def _optional_bool(case: dict[str, Any], field: str) -> bool | None:

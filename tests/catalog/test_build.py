@@ -97,6 +97,17 @@ def test_dangling_server_link_and_bad_kind(tmp_path):
         builder.build(tmp_path / "out.db", src2)
 
 
+def test_sm_count_of_an_unknown_gpu_or_below_one_is_refused(tmp_path):
+    src = _sources(tmp_path)
+    _edit(src / "gpu_sms.csv", "\nb200,148,", "\nb250,148,")
+    with pytest.raises(builder.BuildError, match="gpu_sms.csv: gpu id 'b250' is not in gpus.csv"):
+        builder.build(tmp_path / "out.db", src)
+    src2 = _sources(tmp_path / "b")
+    _edit(src2 / "gpu_sms.csv", "\nb200,148,", "\nb200,0,")
+    with pytest.raises(builder.BuildError):
+        builder.build(tmp_path / "out.db", src2)
+
+
 def test_existing_output_is_kept_when_the_build_fails(tmp_path):
     out = builder.build(tmp_path / "catalog.db")
     before = out.read_bytes()

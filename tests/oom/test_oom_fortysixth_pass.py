@@ -11,7 +11,8 @@
   training loop, a finished bar or a counter with no word of inference is not read so.
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
-reading needs its own evidence."""
+reading needs its own evidence; the review's negative cases (at the end) edit such real messages or are built from the
+engine's own source lines (vLLM's progress bar and frames), as each comment says."""
 
 from __future__ import annotations
 
@@ -124,3 +125,98 @@ def test_a_finished_progress_bar_is_not_a_failure_inside_the_loop() -> None:
     assert all(c.title != "Memory kept from item to item in an inference loop" for c in diagnose_text(text).causes)
     unfinished = text.replace("19/20 [", "11/20 [").replace("20/20 [", "12/20 [")
     assert diagnose_text(unfinished).causes[0].title == "Memory kept from item to item in an inference loop"
+
+
+# Review of the forty-sixth pass: the two readings on real messages they were not written for.
+
+# NVIDIA/TensorRT-LLM#6281 (tests/fixtures/oom/fresh_cases_37.jsonl): a weight-loading bar cut by the failure.
+TRTLLM_LOADING = (
+    "Loading weights concurrently:  47%|████▋     | 667/1417 [00:03<00:05, 139.82it/s][07/23/2025-06:37:06] [TRT-LLM] "
+    "[RANK 1] [E] Error executing load_single_module with args ('model.layers.29.mlp.gate_up_proj', Linear()): CUDA out "
+    "of memory. Tried to allocate 126.00 MiB. GPU 0 has a total capacity of 23.53 GiB of which 43.00 MiB is free. "
+    "Process 32689 has 404.00 MiB memory in use. Process 33095 has 19.44 GiB memory in use. Process 33096 has 3.63 GiB "
+    "memory in use.")
+ITEM_LOOP_TITLE = "Memory kept from item to item in an inference loop"
+
+
+def test_a_weight_loading_bar_is_not_an_item_loop() -> None:
+    # The same bar as tqdm writes it to a log file (every redraw on its own line) from a script named infer.py, the
+    # engine's tag left out (an engine named is not read as an item loop either): the items counted are weights that
+    # stay on the device by design, so their count says nothing of memory kept per item.
+    redrawn = TRTLLM_LOADING.replace("[TRT-LLM] ", "").replace(
+        "Loading weights concurrently:  47%",
+        "Loading weights concurrently:  47%|████▋     | 666/1417 [00:03<00:05, 139.80it/s]\n"
+        "Loading weights concurrently:  47%", 1)
+    causes = diagnose_text("python infer.py\n" + redrawn).causes
+    assert causes[0].id == "other_process"
+    assert all(c.title != ITEM_LOOP_TITLE for c in causes)
+    # The same counters labelled as frames processed stay the item-loop reading.
+    frames = redrawn.replace("Loading weights concurrently", "Processing frames")
+    assert any(c.title == ITEM_LOOP_TITLE for c in diagnose_text("python infer.py\n" + frames).causes)
+
+
+def test_vllm_kv_allocation_reads_the_share_in_every_form_a_config_states_it() -> None:
+    # A JSON or dict config ('"gpu_memory_utilization": 0.95') and words ("set ... to 0.95") state a share above the
+    # default as surely as "--gpu-memory-utilization 0.95": the budget reading stays first.
+    for stated in ('{"model": "Qwen/Qwen1.5-32B-Chat-GPTQ-Int4", "gpu_memory_utilization": 0.95}',
+                   "engine_args = {'gpu_memory_utilization': 0.95, 'max_model_len': 8192}",
+                   "I set gpu_memory_utilization to 0.95"):
+        assert diagnose_text(stated + "\n" + VLLM_KV_ALLOCATION).causes[0].id == "kv_cache_budget", stated
+    top = diagnose_text('{"gpu_memory_utilization": 0.8}\n' + VLLM_KV_ALLOCATION).causes[0]
+    assert top.id == "other_process" and "(0.80)" in top.explanation
+
+
+def test_a_serving_engines_request_bar_is_not_an_item_loop() -> None:
+    # Built from vLLM's own lines (not a thread's paste): its offline bar ("Processed prompts", vllm/entrypoints/llm.py
+    # _run_engine) and its sampler's frame. The bar counts requests served from the KV
+    # pool the engine sized at start-up, under inference mode: no autograd graph or per-item result to keep. Its
+    # sampler's logprobs allocation refused at request 12 is the step's own need beside the pool.
+    text = ("Processed prompts:  11%|█         | 11/100 [00:21<02:50,  1.92s/it, est. speed input: 910.21 toks/s]\n"
+            "Processed prompts:  12%|█▏        | 12/100 [00:23<02:48,  1.92s/it, est. speed input: 905.33 toks/s]\n"
+            'Traceback (most recent call last):\n  File "/usr/local/lib/python3.10/dist-packages/vllm/model_executor/'
+            'layers/sampler.py", line 305, in _get_logprobs\n'
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.64 GiB. GPU 0 has a total capacity of "
+            "79.15 GiB of which 3.02 GiB is free. Including non-PyTorch memory, this process has 76.12 GiB memory in "
+            "use. Of the allocated memory 74.50 GiB is allocated by PyTorch, and 1.02 GiB is reserved by PyTorch but "
+            "unallocated.")
+    assert all(c.title != ITEM_LOOP_TITLE for c in diagnose_text(text).causes)
+    # The same bar from a script of one's own (no engine named) is the item-loop reading.
+    own = text.replace("/vllm/model_executor/layers/sampler.py", "/mytool/generate.py")
+    assert any(c.title == ITEM_LOOP_TITLE for c in diagnose_text(own).causes)
+
+
+def test_vllm_v1s_kv_cache_allocation_is_not_v0s_cache_engine() -> None:
+    # Built from vLLM V1's own source (vllm/v1/worker/gpu_model_runner.py, initialize_kv_cache, 0.7-0.8: "kv_caches[
+    # layer_name] = torch.zeros(kv_cache_shape, ..."), which shares V0's variable name but not its cache engine: the
+    # KV-pool budget reading, not V0's other-holder one.
+    text = ('  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 1459, in '
+            "initialize_kv_cache\n    kv_caches[layer_name] = torch.zeros(kv_cache_shape,\n"
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 642.00 MiB. GPU")
+    causes = diagnose_text(text).causes
+    assert causes[0].id == "kv_cache_budget"
+    assert all("vLLM's KV cache was refused" not in c.title for c in causes)
+
+
+def test_a_whole_tqdm_log_with_its_first_redraw_is_still_the_item_loop() -> None:
+    # hacksider/Deep-Live-Cam#584 (tests/fixtures/oom/fresh_cases_44.jsonl) as the whole log shows it: tqdm's first
+    # redraw at 0 of 1744 frames, then the frames that failed (their ONNX Runtime line abridged). The 0 at the top is
+    # where the loop began, not where it failed: 1731 frames fitted before.
+    failure = ("[ONNXRuntimeError] : 1 : FAIL : onnxruntime::CudaCall CUDA failure 2: out of memory ; GPU=0 ; "
+               "hostname=DESKTOP-QUBEI ; expr=cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);\n")
+    excerpt = ("Processing:  99%|▉| 1732/1744 [08:43<00:03,  3.79frame/s, execution_providers=['CUDAExecutionProvider'], "
+               "execution_thre" + failure + "\nProcessing:  99%|▉| 1733/1744 [08:44<00:03,  3.27frame/s, "
+               "execution_providers=['CUDAExecutionProvider'], execution_thre" + failure)
+    whole = "Processing:   0%|          | 0/1744 [00:00<?, ?frame/s]\n" + excerpt
+    for text in (excerpt, whole):
+        top = diagnose_text(text).causes[0]
+        assert top.title == ITEM_LOOP_TITLE and "up to 1733" in top.explanation
+
+
+def test_a_samplers_step_bar_after_its_first_redraw_is_not_an_item_loop() -> None:
+    # A diffusion sampler's unlabelled step bar in a whole log (first redraw at 0, then steps 10 and 11 of 20) with
+    # ComfyUI's "Exception during processing" line: the counter counts denoising steps of one image, not items, and
+    # its own line names nothing; the failure stays a shortage.
+    text = ("got prompt\n  0%|          | 0/20 [00:00<?, ?it/s]\n 50%|#####     | 10/20 [00:04<00:04,  2.31it/s]\n"
+            " 55%|#####5    | 11/20 [00:04<00:03,  2.30it/s]\n!!! Exception during processing !!! CUDA out of memory. "
+            "Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 11.99 GiB of which 0 bytes is free.")
+    assert all(c.title != ITEM_LOOP_TITLE for c in diagnose_text(text).causes)

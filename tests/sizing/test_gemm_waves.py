@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 import pytest
 
 from gpudesk.catalog import open_catalog
-from gpudesk.sizing.gemm_waves import gemm_output_tiles, streaming_multiprocessors, wave_efficiency
-from gpudesk.sizing.speed_train import expert_mlp_seconds
-from gpudesk.sizing.speed_train_cases import gpu_rates
+from gpudesk.cli import main
+from gpudesk.sizing.gemm_waves import gemm_output_tiles, wave_efficiency
+from gpudesk.sizing.shapes import spec_from_catalog
+from gpudesk.sizing.speed_train import FRAMEWORKS, TrainSetup, expert_mlp_seconds, train_speed
+from gpudesk.sizing.speed_train_cases import case_setup, gpu_rates
 
 # Qwen3-30B-A3B (hidden 2048, expert width 768, gate + up fused: 1536) at expert parallelism 8 on 8 B200: 16 local
 # experts, a 4096-token micro-batch routes 4096 x 8 / 16 = 2048 rows to each (Megatron-Bridge's published recipe).
@@ -31,7 +36,10 @@ def test_large_dense_gemm_loses_little() -> None:
 
 def test_unknown_sm_count_adds_nothing() -> None:
     assert wave_efficiency(ROWS, 2 * WIDTH, 0) == 1.0
-    assert streaming_multiprocessors("no-such-gpu") == 0
+    # A catalog GPU without a sourced SM count (gpu_sms.csv has no row for it): unknown, no wave term.
+    catalog = open_catalog()
+    unknown = catalog.find_gpu("h100-nvl")
+    assert unknown.sm_count is None and gpu_rates(unknown).sm_count == 0
 
 
 def test_expert_mlp_is_slower_with_idle_sms() -> None:
@@ -47,7 +55,9 @@ def test_expert_mlp_is_slower_with_idle_sms() -> None:
 
 
 def test_catalog_gpus_carry_their_sm_count() -> None:
+    # Read from the catalog's gpu_streaming_multiprocessors table (db/gpu_sms.csv).
     catalog = open_catalog()
+    assert catalog.find_gpu("b200").sm_count == 148
     assert gpu_rates(catalog.find_gpu("b200")).sm_count == 148
     assert gpu_rates(catalog.find_gpu("h100-sxm5")).sm_count == 132
     assert gpu_rates(catalog.find_gpu("gb300")).sm_count == 160
@@ -64,7 +74,47 @@ def test_grouped_launch_pools_the_experts_tiles() -> None:
 
 
 def test_torch_grouped_mm_frameworks_launch_the_experts_together() -> None:
-    from gpudesk.sizing.speed_train import FRAMEWORKS
-
     grouped = {name for name, fw in FRAMEWORKS.items() if fw.grouped_expert_gemm}
     assert grouped == {"torchtitan-compile", "torchtitan-eager", "prime-rl", "prime-rl-eager"}
+
+
+def test_the_user_overrides_the_frameworks_launch(capsys) -> None:
+    # torchtitan launches the experts grouped unless MoEArgs.use_grouped_mm is off; Megatron-LM (Transformer Engine
+    # GroupedLinear) launches one GEMM per expert unless told otherwise: the setup, a row and the CLI each say so.
+    catalog = open_catalog()
+    gpu = catalog.find_gpu("b200")
+    row = {"gpus": 8, "seq_len": 4096, "global_batch": 64, "ep": 8, "framework": "megatron-lm"}
+    assert case_setup(row, catalog, gpu).grouped_expert_gemm is None
+    assert case_setup({**row, "grouped_expert_gemm": True}, catalog, gpu).grouped_expert_gemm is True
+    args = ["estimate", "speed", "--model", "qwen3-30b-a3b", "--gpu", "b200", "--count", "8", "--ep", "8",
+            "--seq", "4096", "--global-batch", "64", "--micro-batch", "4", "--json"]
+
+    def step(extra: list[str]) -> float:
+        assert main(args + extra) == 0
+        return float(json.loads(capsys.readouterr().out)["train"]["step_time_s"])
+
+    megatron = step(["--framework", "megatron-lm"])
+    assert megatron == pytest.approx(step(["--framework", "megatron-lm", "--grouped-expert-gemm", "off"]))
+    assert step(["--framework", "megatron-lm", "--grouped-expert-gemm", "on"]) < megatron
+    titan = step(["--framework", "torchtitan-compile"])
+    assert titan == pytest.approx(step(["--framework", "torchtitan-compile", "--grouped-expert-gemm", "on"]))
+    assert step(["--framework", "torchtitan-compile", "--grouped-expert-gemm", "off"]) > titan
+    # The flag acts on routed experts only: refused on a dense model.
+    assert main(["estimate", "speed", "--model", "llama-3.1-8b", "--gpu", "b200", "--count", "8",
+                 "--grouped-expert-gemm", "on"]) != 0
+
+
+def test_the_wave_term_is_named_in_the_assumptions() -> None:
+    catalog = open_catalog()
+    moe = spec_from_catalog(catalog.find_model("qwen3-30b-a3b"))
+    setup = TrainSetup(gpus=8, seq_len=4096, global_batch=64, micro_batch=4, ep=8, framework="megatron-lm")
+
+    def waves(gpu_id: str, grouped: bool | None = None) -> dict[str, object] | None:
+        run = replace(setup, grouped_expert_gemm=grouped)
+        found = [a for a in train_speed(moe, gpu_rates(catalog.find_gpu(gpu_id)), run).assumptions
+                 if a.name == "expert_gemm_waves"]
+        return dict(found[0].quantities) if found else None
+
+    assert waves("b200") == {"sm_count": 148, "grouped": False}
+    assert waves("b200", grouped=True) == {"sm_count": 148, "grouped": True}
+    assert waves("h100-nvl") is None  # no sourced SM count: no wave term, none named

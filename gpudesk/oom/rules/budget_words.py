@@ -51,8 +51,8 @@ from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.i18n import _
 
 # The setting and its value as users and logs write it: "gpu_memory_utilization=1.0", "--gpu-memory-utilization 0.98",
-# "setting gpu_memory_utilization to 1.0".
-_UTILIZATION = re.compile(r"gpu[_-]memory[_-]utili[sz]ation\W{0,3}(?:(?:to|of|at|=|:)\s{0,3})?(0?\.\d{1,4}|1(?:\.0{1,4})?)"
+# "setting gpu_memory_utilization to 1.0", '"gpu_memory_utilization": 0.95' (also read by vllm_kv_allocation).
+UTILIZATION = re.compile(r"gpu[_-]memory[_-]utili[sz]ation\W{0,3}(?:(?:to|of|at|=|:)\s{0,3})?(0?\.\d{1,4}|1(?:\.0{1,4})?)"
                           r"(?![\d.])", re.IGNORECASE)
 # A share this close to the whole GPU leaves no margin for what the profiling run does not see (module docstring).
 _WHOLE_GPU_SHARE = 0.96
@@ -63,7 +63,7 @@ _CONTEXT_WORDS = re.compile(r"\bnum_ctx\b|\bnum_batch\b|\bollama_context_length\
 
 
 def _whole_gpu_budget(f: Facts) -> Cause | None:
-    m = _UTILIZATION.search(f.report.text or "")
+    m = UTILIZATION.search(f.report.text or "")
     if m is None or float(m.group(1)) < _WHOLE_GPU_SHARE:
         return None
     share = float(m.group(1))
@@ -178,7 +178,7 @@ _SMALL_SHARE = 0.5
 
 def _small_vllm_share(f: Facts) -> Cause | None:
     text = f.report.text or ""
-    m = _UTILIZATION.search(text)
+    m = UTILIZATION.search(text)
     if m is None or float(m.group(1)) >= _SMALL_SHARE or float(m.group(1)) <= 0 or _VLLM.search(text) is None \
             or OOM_SAID.search(text) is None or not _no_figures(f):
         return None

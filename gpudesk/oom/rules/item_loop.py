@@ -11,8 +11,13 @@ reading is an item larger than all before it (a bigger image), which the per-ite
 
 Training loops are left to the step and epoch readings of :mod:`gpudesk.oom.rules.leak` (a batch of a longer sequence
 or a larger image legitimately needs more at step N): a text that names a backward pass, an optimizer, a loss or
-training is not read here. 0.65: above the shortage the device's figures give when the GPU is full (0.6), below the
-readings the figures decide (0.75 and up).
+training is not read here. Nor is a serving engine's run (vLLM, SGLang, TensorRT-LLM ... named in the log,
+:func:`gpudesk.oom.parsers.detect.detect_engine`): the prompts it counts ("Processed prompts: 12/100 [") take their
+KV cache from the pool the engine sized at start-up and run under inference mode, so neither the autograd graph nor
+results kept per item is how its memory grows.
+
+0.65: above the shortage the device's figures give when the GPU is full (0.6), below the readings the figures decide
+(0.75 and up).
 """
 
 from __future__ import annotations
@@ -47,14 +52,40 @@ def _bar_finished(text: str) -> bool:
     return bool(counters) and int(counters[-1][0]) >= int(counters[-1][1]) > 0
 
 
-def check(f: Facts, progress: tuple[str, int] | None) -> Cause | None:
-    """``progress`` is the log's last counter as :func:`gpudesk.oom.rules.leak._progress` reads it; the loop is read
-    only when the log printed every item ("every_step") and its bar had not finished."""
+# A bar that counts what is being loaded ("Loading checkpoint shards: 40%|...| 12/30 [", "Loading weights
+# concurrently: 47%|...| 667/1417 [", tinygrad's "loading 117 ram used: 5.70 GB: 36%|...| 117/323 ["): each item
+# loaded stays on the device by design, so a failure after many of them is the model not fitting, not memory kept
+# by mistake.
+_LOADING_LABEL = re.compile(r"\b(?:load(?:s|ing|ed)?|download(?:s|ing|ed)?|shards?|weights?|checkpoints?)\b",
+                            re.IGNORECASE)
+
+
+def _bar_counts_loading(text: str) -> bool:
+    """The label before the text's last progress-bar counter (on its line) names loading (``_LOADING_LABEL``)."""
+    counters = list(_BAR_COUNTER.finditer(text))
+    if not counters:
+        return False
+    last = counters[-1]
+    line_start = text.rfind("\n", 0, last.start()) + 1
+    return _LOADING_LABEL.search(text, line_start, last.start()) is not None
+
+
+def check(f: Facts, done: int | None, progress: tuple[str, int] | None, counter_line: str) -> Cause | None:
+    """``done``: the last counter of a log that printed every item (:func:`gpudesk.oom.rules.leak._every_step`), None
+    when it did not; the loop is read only when its bar had not finished nor counts items loaded.
+
+    ``progress`` (:func:`gpudesk.oom.rules.leak._progress`) is ("first", 0) where the text also shows a bar at 0 (its
+    first redraw, as a whole tqdm log begins) or the model being placed: then the counted items are read as the
+    loop's only where the last counter's own line (``counter_line``) names them ("Processing: ...| 1733/1744 [",
+    "[ 30/210] processing image"), not a sampler's unlabelled step bar ("55%|#####5| 11/20 [") in a log that says
+    "processing" elsewhere."""
     text = f.report.text or ""
-    if (progress is None or progress[0] != "every_step" or progress[1] < ITEMS_DONE_MIN
-            or _TRAINING.search(text) is not None or _INFERENCE.search(text) is None or _bar_finished(text)):
+    first_seen = progress is not None and progress[0] == "first"
+    if (done is None or f.report.engine is not None or done < ITEMS_DONE_MIN
+            or (first_seen and _INFERENCE.search(counter_line) is None)
+            or _TRAINING.search(text) is not None or _INFERENCE.search(text) is None or _bar_finished(text)
+            or _bar_counts_loading(text)):
         return None
-    done = progress[1]
     return Cause(
         id="leak",
         title=_("Memory kept from item to item in an inference loop"),

@@ -106,7 +106,8 @@ def check(f: Facts) -> Cause | None:
         return from_samples
     return (gc_reclaim.check(f) or _from_repeated_messages(f) or _from_words(f) or _in_validation(f) or _loop_accumulation(f)
             or _undisposed_tensors(f) or _volatile_removed(f) or _texture_objects(f)
-            or item_loop.check(f, _progress(f.report.text or "")) or _figureless(f))
+            or item_loop.check(f, _every_step(f.report.text or ""), _progress(f.report.text or ""),
+                                  _last_counter_line(f.report.text or "")) or _figureless(f))
 
 
 # A texture object refused for memory: cudaCreateTextureObject only describes memory that is already allocated (the
@@ -252,6 +253,28 @@ _LOADING = re.compile(r'line \d{1,7}, in (?:_apply|convert|cuda|from_pretrained|
                       r"\bmodel\.(?:to|cuda)\(|\btorch\.load\(", re.IGNORECASE)
 
 
+def _steps(text: str) -> list[int]:
+    """Every step counter of the text, in order (``_STEP``)."""
+    return [int(m.group(1) or m.group(2) or m.group(3)) for m in _STEP.finditer(text)]
+
+
+def _every_step(text: str) -> int | None:
+    """The last counter of a log that prints every step (its last two counters consecutive), whatever came before
+    them: a bar's first redraw at 0 ("0/1744 [") at the top of a whole log does not make step 1733 a first step."""
+    steps = _steps(text)
+    return steps[-1] if len(steps) >= 2 and steps[-2] == steps[-1] - 1 else None
+
+
+def _last_counter_line(text: str) -> str:
+    """The line of the text's last step counter (``_STEP``), "" when it has none."""
+    matches = list(_STEP.finditer(text))
+    if not matches:
+        return ""
+    start = text.rfind("\n", 0, matches[-1].start()) + 1
+    end = text.find("\n", matches[-1].end())
+    return text[start:] if end < 0 else text[start:end]
+
+
 def _progress(text: str) -> tuple[str, int] | None:
     """("epoch", N) or ("step", N) for the last counter the log shows, ("first", 0) for a first step or a failure
     while the model is placed on the device; None when the text shows none."""
@@ -260,7 +283,7 @@ def _progress(text: str) -> tuple[str, int] | None:
     epochs = [int(m.group(1)) for m in _EPOCH.finditer(text)]
     if epochs and epochs[-1] >= 2:
         return ("epoch", epochs[-1])
-    steps = [int(m.group(1) or m.group(2) or m.group(3)) for m in _STEP.finditer(text)]
+    steps = _steps(text)
     if len(steps) >= 2 and steps[-2] == steps[-1] - 1:
         # A log that prints every step: its last counter is where the loop was when it failed.
         return ("every_step", steps[-1])

@@ -25,6 +25,7 @@ from gpudesk import i18n
 from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
+from gpudesk.oom.rules.budget_words import UTILIZATION
 from gpudesk.oom.signatures import CHECKS, check_command
 
 # vLLM V0's cache engine (vllm/worker/cache_engine.py, class CacheEngine) in a traceback, with its KV allocation (the
@@ -43,17 +44,17 @@ _V0_PINNED_LINE = re.compile(r"\btorch\.(?:empty|zeros)\(\s{0,3}kv_cache_shape\b
 def v0_kv_allocation(text: str) -> bool:
     """The text's failing call is vLLM V0's cache engine allocating the KV cache (the patterns above)."""
     return bool((_V0_CACHE_ENGINE.search(text) and _KV_ALLOCATION.search(text)) or _V0_PINNED_LINE.search(text))
-# A stated gpu_memory_utilization ("gpu_memory_utilization=0.95", "--gpu-memory-utilization 0.95").
-_UTILIZATION = re.compile(r"gpu[_-]memory[_-]utilization\s{0,2}[=:]?\s{0,2}(0?\.\d{1,4}|1(?:\.0{1,4})?)\b",
-                          re.IGNORECASE)
+
+
 # vLLM's default budget share; above it the share left outside the budget no longer covers other holders.
 DEFAULT_UTILIZATION = 0.9
 _ALLOCATOR_KINDS = frozenset({"pytorch_oom", "generic_oom", "cuda_error_oom"})
 
 
 def stated_utilization(text: str) -> float | None:
-    """The gpu_memory_utilization the text states (the last one), None when it states none."""
-    found = _UTILIZATION.findall(text)
+    """The gpu_memory_utilization the text states (the last one, in any of the forms
+    :data:`gpudesk.oom.rules.budget_words.UTILIZATION` reads), None when it states none."""
+    found = UTILIZATION.findall(text)
     return float(found[-1]) if found else None
 
 
