@@ -31,6 +31,13 @@ DEFAULT_NETWORK = "ib-ndr"
 FRAMEWORK_PROFILES = {"megatron-lm": "megatron-lm", "flagscale": "megatron-lm", "megatron-core": "megatron", "nemo": "nemo",
                       "megatron-bridge": "nemo", "deepspeed": "deepspeed", "hf-trainer": "hf-trainer",
                       "meta-internal": "megatron"}
+# Trainers built on the same PyTorch-native stack as torchtitan (FSDP2 ``fully_shard`` per block, DTensor tensor and
+# sequence parallelism without async TP, the K/V heads repeated before ``F.scaled_dot_product_attention``,
+# torch.compile optional): they take torchtitan's profiles, compiled or eager by the row's ``compile``.
+# KempnerForge: kempnerforge/distributed/parallel.py (apply_fsdp2, default_mp_policy), distributed/tensor_parallel.py
+# (ColwiseParallel / RowwiseParallel / SequenceParallel), model/attention.py (repeat_interleave then SDPA) at
+# github.com/KempnerInstitute/KempnerForge abbbac3.
+TORCHTITAN_STACK = ("torchtitan", "kempnerforge")
 # MaxText on AMD GPUs runs in AMD's JAX training images, whose baked XLA_FLAGS turn the latency-hiding scheduler on
 # but not XLA's collective pipeliner (github.com/AMD-AGI/Primus .github/workflows/docker-release/Dockerfile.jax-v26.4,
 # fd1eeab): the speed_train ``xla-unpipelined`` profile. (MaxText's own GPU launch scripts, which NVIDIA runs use,
@@ -204,7 +211,7 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         intra_kind = "nvlink"
     net = catalog.link(named_network(str(case.get("interconnect") or "")))
     framework = str(case.get("framework", "megatron-lm"))
-    if framework == "torchtitan":
+    if framework in TORCHTITAN_STACK:
         profile = "torchtitan-compile" if case.get("compile") else "torchtitan-eager"
     elif framework == "prime-rl":
         profile = "prime-rl" if case.get("compile") else "prime-rl-eager"
