@@ -3,6 +3,8 @@
 * TensorRT's builder (8.6-9) logging a tactic it skips with its units, "Tactic Device request: N MB Available: M MB.
   Device memory is insufficient to use tactic.", before the unit-less "Skipping tactic ... requested size of N": the
   tactic's scratch in one piece, read in MB (single_allocation_exceeds_capacity, the workspace limit as the fix).
+* LMDeploy TurboMind's "`session_len` truncated to N due to limited KV cache memory", with warm-ups that end as too
+  long (status 6, Request::kTooLong): the KV-cache blocks left beside the weights hold N tokens (kv_cache_budget).
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
 reading needs its own evidence."""
@@ -23,6 +25,15 @@ TRT_TACTIC_BYTES_ALONE = (
     "[W] UNSUPPORTED_STATESkipping tactic 0 due to insufficient memory on requested size of 11580055552 detected for "
     "tactic 0x0000000000000000.Try decreasing the workspace size with IBuilderConfig::setMemoryPoolLimit().")
 
+# InternLM/lmdeploy#4366 (GLM-4.7-Flash-AWQ on one V100-32G).
+TURBOMIND_TRUNCATED = (
+    "[TM][WARNING] [TM] `max_context_token_num` is not set, default to 202752.\n"
+    "[TM][WARNING] [SegMgr] prefix caching is enabled\n"
+    "[TM][WARNING] `session_len` truncated to 4928 due to limited KV cache memory\n"
+    "[TM][ERROR] [Engine] Warm-up for 6144 tokens failed with status 6\n"
+    "[TM][ERROR] [Engine] Warm-up for 8192 tokens failed with status 6\n"
+    "[TM][ERROR] [Engine] Warm-up for 8320 tokens failed with status 6")
+
 
 def test_trt_tactic_device_request_in_mb_is_one_piece() -> None:
     d = diagnose_text(TRT_TACTIC_MB)
@@ -37,3 +48,18 @@ def test_trt_unitless_tactic_size_alone_is_not_read_as_mb() -> None:
     d = diagnose_text(TRT_TACTIC_BYTES_ALONE)
     assert d.causes[0].id == "genuine_shortage"
     assert all(c.evidence.get("tactic_workspace_bytes") != 11580055552 * 2**20 for c in d.causes)
+
+
+def test_turbomind_session_len_truncation_is_the_kv_budget() -> None:
+    d = diagnose_text(TURBOMIND_TRUNCATED)
+    assert d.found_oom
+    top = d.causes[0]
+    assert top.id == "kv_cache_budget"
+    assert top.evidence["kv_cache_tokens"] == 4928 and top.evidence["refused_request_tokens"] == 8320
+    assert "cache_max_entry_count" in top.fix and "quant_policy" in top.fix
+    assert "6144, 8192, 8320 tokens" in top.explanation
+
+
+def test_turbomind_warmup_status_alone_is_not_the_kv_budget() -> None:
+    d = diagnose_text("[TM][ERROR] [Engine] Warm-up for 8192 tokens failed with status 6")
+    assert all(c.id != "kv_cache_budget" for c in d.causes)

@@ -334,6 +334,9 @@ OOM_WORDS = (
     # VK_ERROR_OUT_OF_HOST_MEMORY (-1, vulkan_core.h VkResult) as vulkan.hpp names it ("ErrorOutOfHostMemory") or as
     # a number after the allocation call, which the spec lets vkAllocateMemory return beside -2.
     "mem_object_allocation_failure", "erroroutofhostmemory", "vkallocatememory failed -1",
+    # LMDeploy TurboMind's engine cutting session_len to what its KV-cache blocks hold ("`session_len` truncated to N
+    # due to limited KV cache memory", src/turbomind/engine/engine.cc, https://github.com/InternLM/lmdeploy).
+    "due to limited kv cache memory",
     "product of dimension sizes >",
     # MIOpen's HIP handle (src/hip/handlehip.cpp, Handle::Create / AllocateBuffer: "Memory not available to allocate
     # buffer: N", N in bytes), the workspace of ROCm's convolutions; the kubelet's event for a kernel OOM kill.
