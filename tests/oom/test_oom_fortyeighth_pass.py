@@ -5,6 +5,8 @@
   tactic's scratch in one piece, read in MB (single_allocation_exceeds_capacity, the workspace limit as the fix).
 * LMDeploy TurboMind's "`session_len` truncated to N due to limited KV cache memory", with warm-ups that end as too
   long (status 6, Request::kTooLong): the KV-cache blocks left beside the weights hold N tokens (kv_cache_budget).
+* An engine's own refusal "Not enough memory for KV cache, try reducing --num-pages": the KV pool it is about to
+  reserve does not fit beside the weights (kv_cache_budget, the setting the hint names as the fix).
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
 reading needs its own evidence."""
@@ -34,6 +36,9 @@ TURBOMIND_TRUNCATED = (
     "[TM][ERROR] [Engine] Warm-up for 8192 tokens failed with status 6\n"
     "[TM][ERROR] [Engine] Warm-up for 8320 tokens failed with status 6")
 
+# FlashML-org/FreeToken-Web#2 (the engine's assertion as a commenter quoted it, RTX 5090D; full-width comma as written).
+ENGINE_KV_WORDS = "AssertionError: Not enough memory for KV cache\uff0ctry reducing --num-pages"
+
 
 def test_trt_tactic_device_request_in_mb_is_one_piece() -> None:
     d = diagnose_text(TRT_TACTIC_MB)
@@ -62,4 +67,17 @@ def test_turbomind_session_len_truncation_is_the_kv_budget() -> None:
 
 def test_turbomind_warmup_status_alone_is_not_the_kv_budget() -> None:
     d = diagnose_text("[TM][ERROR] [Engine] Warm-up for 8192 tokens failed with status 6")
+    assert all(c.id != "kv_cache_budget" for c in d.causes)
+
+
+def test_engine_kv_refusal_names_its_setting() -> None:
+    d = diagnose_text(ENGINE_KV_WORDS)
+    top = d.causes[0]
+    assert top.id == "kv_cache_budget" and top.evidence["kv_setting"] == "--num-pages"
+    assert top.fix.startswith("Lower --num-pages")
+
+
+def test_not_enough_memory_without_the_kv_cache_is_not_the_kv_budget() -> None:
+    # lllyasviel/Fooocus#177 (the issue title: PyTorch's CPU allocator, host RAM).
+    d = diagnose_text("not enough memory: you tried to allocate 9437184 bytes")
     assert all(c.id != "kv_cache_budget" for c in d.causes)
