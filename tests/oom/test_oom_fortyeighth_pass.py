@@ -7,6 +7,9 @@
   long (status 6, Request::kTooLong): the KV-cache blocks left beside the weights hold N tokens (kv_cache_budget).
 * An engine's own refusal "Not enough memory for KV cache, try reducing --num-pages": the KV pool it is about to
   reserve does not fit beside the weights (kv_cache_budget, the setting the hint names as the fix).
+* llama.cpp's weights buffer for one device ("allocating N MiB on device D: cudaMalloc failed") larger than the whole
+  GPU the log names: one buffer no card of that size can hold, the layer split's doing (single allocation, fewer
+  offloaded layers as the fix).
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
 reading needs its own evidence."""
@@ -38,6 +41,25 @@ TURBOMIND_TRUNCATED = (
 
 # FlashML-org/FreeToken-Web#2 (the engine's assertion as a commenter quoted it, RTX 5090D; full-width comma as written).
 ENGINE_KV_WORDS = "AssertionError: Not enough memory for KV cache\uff0ctry reducing --num-pages"
+
+# ollama/ollama#8776 (DeepSeek-R1 671B on three 64 GB MI210s; the ROCm build's log).
+GGML_WEIGHTS_OVER_CARD = (
+    "llama_load_model_from_file: using device ROCm1 (AMD Instinct MI210) - 65430 MiB free\n"
+    "llama_load_model_from_file: using device ROCm2 (AMD Instinct MI210) - 65430 MiB free\n"
+    "llama_load_model_from_file: using device ROCm0 (AMD Instinct MI210) - 64468 MiB free\n"
+    "llm_load_tensors: tensor 'token_embd.weight' (q4_K) (and 531 others) cannot be used with preferred buffer type "
+    "ROCm_Host, using CPU instead\n"
+    "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 70139.08 MiB on device 0: cudaMalloc failed: out of memory\n"
+    "llama_model_load: error loading model: unable to allocate ROCm0 buffer\n"
+    "llama_load_model_from_file: failed to load model")
+# janhq/jan#4953 (Gemma-3-12B Q4_1 on a GTX 1070 8 GB; the log names no card).
+GGML_WEIGHTS_NO_CARD = (
+    "20250430 21:55:01.443740 UTC 8354 ERROR ggml_backend_cuda_buffer_type_alloc_buffer: allocating 7203.17 MiB on "
+    "device 0: cudaMalloc failed: out of memory\n - llama_engine.cc:533\n"
+    "20250430 21:55:01.443769 UTC 8354 ERROR alloc_tensor_range: failed to allocate CUDA0 buffer of size 7553073280\n"
+    " - llama_engine.cc:533\n"
+    "20250430 21:55:01.597022 UTC 8354 ERROR llama_model_load: error loading model: unable to allocate CUDA0 buffer\n"
+    " - llama_engine.cc:533")
 
 
 def test_trt_tactic_device_request_in_mb_is_one_piece() -> None:
@@ -81,3 +103,18 @@ def test_not_enough_memory_without_the_kv_cache_is_not_the_kv_budget() -> None:
     # lllyasviel/Fooocus#177 (the issue title: PyTorch's CPU allocator, host RAM).
     d = diagnose_text("not enough memory: you tried to allocate 9437184 bytes")
     assert all(c.id != "kv_cache_budget" for c in d.causes)
+
+
+def test_ggml_weights_buffer_over_the_named_card_is_one_allocation() -> None:
+    d = diagnose_text(GGML_WEIGHTS_OVER_CARD)
+    top = d.causes[0]
+    assert top.id == "single_allocation_exceeds_capacity"
+    assert top.evidence["requested_bytes"] > 64 * 2**30
+    assert "layers" in top.fix and "-ngl" in top.fix
+    assert "64.00 GiB" in top.explanation
+    assert d.causes[1].id == "genuine_shortage"
+
+
+def test_ggml_weights_buffer_with_no_card_named_stays_the_layers_shortage() -> None:
+    top = diagnose_text(GGML_WEIGHTS_NO_CARD).causes[0]
+    assert top.id == "genuine_shortage" and top.evidence["ggml_buffer"] == "model"
