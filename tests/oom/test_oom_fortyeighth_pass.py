@@ -10,6 +10,8 @@
 * llama.cpp's weights buffer for one device ("allocating N MiB on device D: cudaMalloc failed") larger than the whole
   GPU the log names: one buffer no card of that size can hold, the layer split's doing (single allocation, fewer
   offloaded layers as the fix).
+* PyTorch's MapAllocator failing to map a file into host memory ("unable to mmap N bytes from file <FILE>: Cannot
+  allocate memory"): mmap's ENOMEM, host RAM or its limits (not_capacity, host_ram check).
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
 reading needs its own evidence."""
@@ -60,6 +62,10 @@ GGML_WEIGHTS_NO_CARD = (
     " - llama_engine.cc:533\n"
     "20250430 21:55:01.597022 UTC 8354 ERROR llama_model_load: error loading model: unable to allocate CUDA0 buffer\n"
     " - llama_engine.cc:533")
+
+# vllm-project/vllm#9753 (a 3B model's first safetensors shard on an A10; the line as stored, cut after "(").
+MMAP_ENOMEM = ("Failed to load model with Error: unable to mmap 4965799096 bytes from file "
+               "<Llama-3.2-3B-Instruct/model-00001-of-00002.safetensors>: Cannot allocate memory (")
 
 
 def test_trt_tactic_device_request_in_mb_is_one_piece() -> None:
@@ -118,3 +124,14 @@ def test_ggml_weights_buffer_over_the_named_card_is_one_allocation() -> None:
 def test_ggml_weights_buffer_with_no_card_named_stays_the_layers_shortage() -> None:
     top = diagnose_text(GGML_WEIGHTS_NO_CARD).causes[0]
     assert top.id == "genuine_shortage" and top.evidence["ggml_buffer"] == "model"
+
+
+def test_file_mmap_enomem_is_host_memory() -> None:
+    top = diagnose_text(MMAP_ENOMEM).causes[0]
+    assert top.id == "not_capacity" and top.evidence["deciding_check"] == "host_ram"
+
+
+def test_cannot_allocate_memory_without_a_mapped_file_is_not_read_as_host_ram() -> None:
+    # NVIDIA/k8s-device-plugin#243 (the issue title; a GPU with an uncorrectable ECC error).
+    d = diagnose_text("cuda error: Cannot allocate memory")
+    assert all(c.evidence.get("deciding_check") != "host_ram" for c in d.causes)
