@@ -1322,6 +1322,11 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
             _WORKER_BUS_ERROR.search(low) or _SIGBUS_EXIT.search(text) or (
             "no space left on device" in low and "/torch_" in low) or any(w in low for w in _TORCH_SHM_FILE):
         return "dev_shm"
+    if VERBS_ENOMEM.search(low):
+        # NCCL's "unhandled system error" with its InfiniBand transport's registration refused as ENOMEM beside it
+        # (vllm#19613: "Call to ibv_reg_dmabuf_mr failed with error Cannot allocate memory"): the system call that
+        # failed is the verbs registration, pinned memory against RLIMIT_MEMLOCK, not a /dev/shm segment.
+        return "pin_memory"
     if any(w in low for w in _SHM_SEGMENT_WORDS) or ("posix_fallocate failed" in low and "nccl" in low) or (
             "/dev/shm/nccl-" in low and any(w in low for w in _SHM_FILE_FAILURES)):
         return "shm_segment"

@@ -12,6 +12,9 @@
   offloaded layers as the fix).
 * PyTorch's MapAllocator failing to map a file into host memory ("unable to mmap N bytes from file <FILE>: Cannot
   allocate memory"): mmap's ENOMEM, host RAM or its limits (not_capacity, host_ram check).
+* NCCL's "unhandled system error" with its InfiniBand registration refused beside it ("Call to ibv_reg_dmabuf_mr
+  failed with error Cannot allocate memory"): pinned memory against the memlock limit (pin_memory check), not a
+  /dev/shm segment; NCCL's /dev/shm segment failure alone stays the shared-memory segment.
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
 reading needs its own evidence."""
@@ -66,6 +69,21 @@ GGML_WEIGHTS_NO_CARD = (
 # vllm-project/vllm#9753 (a 3B model's first safetensors shard on an A10; the line as stored, cut after "(").
 MMAP_ENOMEM = ("Failed to load model with Error: unable to mmap 4965799096 bytes from file "
                "<Llama-3.2-3B-Instruct/model-00001-of-00002.safetensors>: Cannot allocate memory (")
+
+# vllm-project/vllm#19613 (the issue's paste, then the reporter's own NCCL_DEBUG line; NCCL_BUFFSIZE set too large).
+NCCL_VERBS_ENOMEM = (
+    "ERROR 06-13 07:35:59 [core.py:517]   File \"cupy_backends/cuda/libs/nccl.pyx\", line 129, in "
+    "cupy_backends.cuda.libs.nccl.check_status\n"
+    "ERROR 06-13 07:35:59 [core.py:517] cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_SYSTEM_ERROR: unhandled "
+    "system error (run with NCCL_DEBUG=INFO for details)\n"
+    "[2025-06-16 17:17:39] kilo:318:3584 [5] misc/ibvwrap.cc:183 NCCL WARN Call to ibv_reg_dmabuf_mr failed with error "
+    "Cannot allocate memory")
+# vllm-project/vllm#15255 (NCCL's /dev/shm segment, --tensor-parallel-size > 1 in a container).
+NCCL_SHM_SEGMENT = (
+    "(VllmWorker rank=1 pid=97) ERROR 03-20 23:26:06 [multiproc_executor.py:375] ncclSystemError: System call (e.g. "
+    "socket, malloc) or external library call failed or device error.\n"
+    "(VllmWorker rank=1 pid=97) ERROR 03-20 23:26:06 [multiproc_executor.py:375] Error while creating shared memory "
+    "segment /dev/shm/nccl-6R371p (size 9637888)")
 
 
 def test_trt_tactic_device_request_in_mb_is_one_piece() -> None:
@@ -135,3 +153,14 @@ def test_cannot_allocate_memory_without_a_mapped_file_is_not_read_as_host_ram() 
     # NVIDIA/k8s-device-plugin#243 (the issue title; a GPU with an uncorrectable ECC error).
     d = diagnose_text("cuda error: Cannot allocate memory")
     assert all(c.evidence.get("deciding_check") != "host_ram" for c in d.causes)
+
+
+def test_nccl_system_error_from_verbs_enomem_is_pinned_memory() -> None:
+    top = diagnose_text(NCCL_VERBS_ENOMEM).causes[0]
+    assert top.id == "not_capacity"
+    assert top.evidence["deciding_check"] == "pin_memory" and top.evidence["check_command"] == "ulimit -l"
+
+
+def test_nccl_shm_segment_without_verbs_stays_shared_memory() -> None:
+    top = diagnose_text(NCCL_SHM_SEGMENT).causes[0]
+    assert top.id == "not_capacity" and top.evidence["not_capacity_kind"] == "shm_segment"
