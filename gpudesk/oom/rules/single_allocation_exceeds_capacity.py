@@ -156,8 +156,17 @@ def check(f: Facts) -> Cause | None:
                   "fails is short of memory elsewhere (the network's weights and activations).")]
     if ggml_weights and not bogus:
         ollama = r.engine == "ollama"
-        fix = (_("Offload fewer layers: lower num_gpu so the layers on this GPU fit in its memory") if ollama else
-               _("Offload fewer layers: lower -ngl / --n-gpu-layers, or spread them with --tensor-split"))
+        knob = "num_gpu" if ollama else "-ngl / --n-gpu-layers"
+        model_buf, layers = r.parsed.get("model_buffer_bytes"), r.parsed.get("offloaded_layers")
+        if f.free is not None and isinstance(model_buf, int) and isinstance(layers, int) and model_buf:
+            # The layers share the buffer evenly enough to scale (as gpudesk.oom.rules.engine_budget reads them).
+            fits = max(0, int(layers * f.free / model_buf))
+            fix = _("Offload fewer layers: {knob} {fits} (the free memory holds about {fits} of {layers})").format(
+                knob=knob, fits=fits, layers=layers)
+        elif ollama:
+            fix = _("Offload fewer layers: lower num_gpu so the layers on this GPU fit in its memory")
+        else:
+            fix = _("Offload fewer layers: lower -ngl / --n-gpu-layers, or spread them with --tensor-split")
         more = [_("Use a smaller quantisation (e.g. Q4_K_M) or add GPUs so each one holds fewer layers.")]
     if bogus:
         fix = _("Print the shapes feeding this allocation; the requested size is not a plausible tensor")
