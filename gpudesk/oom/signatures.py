@@ -771,6 +771,12 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                   # Kubernetes' container memory limit (the kubelet's "OOMKilled" reason), Colab's RAM meter,
                   # and the C library's ENOMEM as Python prints it (fork, mmap of host memory).
                   "oomkilled", "using all available ram", "[errno 12] cannot allocate memory",
+                  # PyTorch's MapAllocator mapping a file into host memory ("unable to mmap N bytes from file
+                  # <FILE>: Cannot allocate memory (12)", aten/src/ATen/MapAllocator.cpp: the file in angle brackets,
+                  # then strerror(errno)): mmap's ENOMEM, the host's RAM / address-space limit (overcommit, the
+                  # container's memory limit, ulimit -v) while loading weights (vllm#9753). A /torch_ file is /dev/shm
+                  # (dev_shm, read first).
+                  ">: cannot allocate memory",
                   # The kubelet's node event for a kernel OOM kill it saw in /dev/kmsg ("System OOM encountered,
                   # victim process: NAME, pid: N", event reason SystemOOM; pkg/kubelet/oom/oom_watcher_linux.go,
                   # https://github.com/kubernetes/kubernetes): the node's RAM or the pod's cgroup limit.
@@ -1316,6 +1322,11 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
             _WORKER_BUS_ERROR.search(low) or _SIGBUS_EXIT.search(text) or (
             "no space left on device" in low and "/torch_" in low) or any(w in low for w in _TORCH_SHM_FILE):
         return "dev_shm"
+    if VERBS_ENOMEM.search(low):
+        # NCCL's "unhandled system error" with its InfiniBand transport's registration refused as ENOMEM beside it
+        # (vllm#19613: "Call to ibv_reg_dmabuf_mr failed with error Cannot allocate memory"): the system call that
+        # failed is the verbs registration, pinned memory against RLIMIT_MEMLOCK, not a /dev/shm segment.
+        return "pin_memory"
     if any(w in low for w in _SHM_SEGMENT_WORDS) or ("posix_fallocate failed" in low and "nccl" in low) or (
             "/dev/shm/nccl-" in low and any(w in low for w in _SHM_FILE_FAILURES)):
         return "shm_segment"

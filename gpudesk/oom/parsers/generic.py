@@ -297,6 +297,13 @@ CONFIGURED_CEILING_REQUIRED = _c(r"\b(?:would\s{1,3})?requires?\s{1,3}~?\s{0,2}"
 # up to the workspace limit the build set (``IBuilderConfig::setMemoryPoolLimit(kWORKSPACE, ...)``,
 # ``setMaxWorkspaceSize`` before TensorRT 8.4; TensorRT Developer Guide, "The Build Phase").
 _TACTIC_WORKSPACE = _c(r"skipping tactic.{0,120}?insuf{1,2}icient memory on requested size of\s{1,3}" + _SIZE)
+# TensorRT 8.6-9's builder logs the same refusal a line earlier with its units: "Tactic Device request: 16512MB
+# Available: 12281MB. Device memory is insufficient to use tactic." and then "Skipping tactic 0 due to insufficient
+# memory on requested size of 16512 detected ..." with the figure in MB and no unit (TensorRT-LLM 0.5-0.7 builds on
+# TensorRT 9, NVIDIA/TensorRT-LLM#85 and #910). The device request is the tactic's scratch in one piece; "Available"
+# is what the device had free for it beside the network being built. TensorRT's MB are 2**20 bytes.
+_TACTIC_DEVICE_REQUEST = _c(r"tactic device request:\s{0,3}" + _NUM + r"\s{0,2}(MB)\s{0,3}available:\s{0,3}" + _NUM
+                            + r"\s{0,2}(MB)\b[^\n]{0,20}device memory is insuf{1,2}icient")
 # A size below zero: "negative size", "allocate -N", and an allocator's running count printed as "allocation of -N b"
 # (TCLB's cudaMalloc wrapper, src/cross.cu in https://github.com/CFD-GO/TCLB: "Cumulative allocation of -24577536 b
 # (18446744073.7 GB)", its signed total wrapped round as unsigned; TCLB#496).
@@ -327,6 +334,9 @@ OOM_WORDS = (
     # VK_ERROR_OUT_OF_HOST_MEMORY (-1, vulkan_core.h VkResult) as vulkan.hpp names it ("ErrorOutOfHostMemory") or as
     # a number after the allocation call, which the spec lets vkAllocateMemory return beside -2.
     "mem_object_allocation_failure", "erroroutofhostmemory", "vkallocatememory failed -1",
+    # LMDeploy TurboMind's engine cutting session_len to what its KV-cache blocks hold ("`session_len` truncated to N
+    # due to limited KV cache memory", src/turbomind/engine/engine.cc, https://github.com/InternLM/lmdeploy).
+    "due to limited kv cache memory",
     "product of dimension sizes >",
     # MIOpen's HIP handle (src/hip/handlehip.cpp, Handle::Create / AllocateBuffer: "Memory not available to allocate
     # buffer: N", N in bytes), the workspace of ROCm's convolutions; the kubelet's event for a kernel OOM kill.
@@ -885,6 +895,9 @@ def extract(text: str) -> Extraction:
     tactic = _TACTIC_WORKSPACE.search(text)
     if tactic:
         ex.tactic_workspace_bytes = _bytes(tactic.group(1), tactic.group(2))
+    device_request = _TACTIC_DEVICE_REQUEST.search(text)
+    if device_request:  # the same request with its unit: it wins over the unit-less figure of "requested size of N"
+        ex.tactic_workspace_bytes = _bytes(device_request.group(1), "MiB")
     largest = _LARGEST_PROGRAM_ALLOCATION.search(text)
     if largest:
         ex.largest_allocation_bytes = _bytes(largest.group(1), largest.group(2))

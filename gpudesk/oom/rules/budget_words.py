@@ -40,6 +40,10 @@
   per GPU of ollama#15284 (KvSize:262144, FlashAttention:Disabled). The context decides, not the model's size
   (``kv_cache_budget``, 0.85; ollama#1952 and #1800 were fixed the same way). A context below that is read from the
   buffers as before.
+* An engine's own refusal naming its KV cache as what the memory is not enough for ("AssertionError: Not enough memory
+  for KV cache, try reducing --num-pages", FlashML-org/FreeToken-Web#2): the engine checks the pool it is about to
+  reserve (pages or tokens × the KV bytes of one token) against the memory left after the weights, before any CUDA
+  allocation fails, so the KV setting it names is the knob (0.7, above a shortage with no figure).
 """
 
 from __future__ import annotations
@@ -216,9 +220,40 @@ def _llamacpp_context(f: Facts) -> Cause | None:
     )
 
 
+# The refusal in the engine's words, and the setting its hint names ("try reducing --num-pages").
+_KV_NOT_ENOUGH = re.compile(r"\b(?:not enough|insufficient)\s{1,3}(?:gpu\s{1,3}|device\s{1,3})?memory\s{1,3}for\s{1,3}"
+                            r"(?:the\s{1,3})?(?:kv|key[- ]value)[ -]?cache\b", re.IGNORECASE)
+_KV_HINT = re.compile(r"\b(?:try\s{1,3})?(?:reduc(?:e|ing)|lower(?:ing)?|decreas(?:e|ing))\s{1,3}(--?[a-z][\w-]{1,40})",
+                      re.IGNORECASE)
+
+
+def _engine_kv_words(f: Facts) -> Cause | None:
+    text = f.report.text or ""
+    m = _KV_NOT_ENOUGH.search(text)
+    if m is None:
+        return None
+    hint = _KV_HINT.search(text, m.end())
+    setting = hint.group(1) if hint else None
+    fix = (_("Lower {setting} (the KV cache's size) or the maximum context length, so the KV pool fits beside the "
+             "weights").format(setting=setting) if setting else
+           _("Lower the KV cache's size (its token, page or block count) or the maximum context length, so the KV "
+             "pool fits beside the weights"))
+    return Cause(
+        id="kv_cache_budget",
+        title=_("The engine's KV cache does not fit in the memory left beside the weights"),
+        confidence=0.7,
+        evidence=evidence(engine_words=m.group(0), kv_setting=setting),
+        explanation=_("The engine itself refused its KV cache: it checks the pool it is about to reserve (its pages or "
+                      "tokens times the KV bytes of one token) against the memory left after loading the weights, "
+                      "before any CUDA allocation fails."),
+        fix=fix,
+        more_fixes=[_("Quantise the KV cache or the weights, or use a GPU with more memory.")],
+    )
+
+
 def check(f: Facts) -> Cause | None:
     return (_whole_gpu_budget(f) or _small_vllm_share(f) or _ollama_context(f) or _tgi_tokens(f) or _sglang_server(f) or _vllm_context(f)
-            or _llamacpp_context(f))
+            or _llamacpp_context(f) or _engine_kv_words(f))
 
 
 # Ollama's load request's context field (module docstring) and the context from which its compute buffer, not the

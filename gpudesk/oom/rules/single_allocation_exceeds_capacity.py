@@ -68,6 +68,7 @@ def check(f: Facts) -> Cause | None:
     trt_piece = (_TRT_ONE_PIECE.search(f.report.text or "") is not None
                  and _TRT_EXECUTION_CONTEXT.search(f.report.text or "") is None)
     bogus = (total is not None and req > 2 * total) or (total is None and req > largest)
+    ggml_weights = f.report.parsed.get("ggml_buffer") == "model"
     pool_held, pool_limit = f.pool_held, f.pool_limit
     checks: list[str] = []
     if bogus:
@@ -105,6 +106,16 @@ def check(f: Facts) -> Cause | None:
         conf = 0.8
         why = _("One request of {requested} is larger than the whole GPU the text names ({gpu}); no setting can make "
                 "it fit.").format(requested=format_bytes(req), gpu=format_bytes(stated))
+        if ggml_weights:
+            # llama.cpp allocates the weights it places on one device as one backend buffer (llama-model.cpp
+            # load_tensors: ggml_backend_alloc_ctx_tensors_from_buft per buffer type; ggml-cuda.cu
+            # ggml_backend_cuda_buffer_type_alloc_buffer logs "allocating N MiB on device D" before its cudaMalloc):
+            # a weights buffer larger than the whole card is the layer split asking the impossible (Ollama's
+            # estimate or -ngl placing more layers than the card holds, ollama#8776), not a card that others fill.
+            conf = 0.85
+            why = _("The weights placed on this GPU form one buffer of {requested}, larger than the whole GPU the text "
+                    "names ({gpu}): the layer split put more layers on it than it can ever hold.").format(
+                        requested=format_bytes(req), gpu=format_bytes(stated))
     elif total is None:
         return None
     elif req > total:
@@ -143,6 +154,20 @@ def check(f: Facts) -> Cause | None:
                 "8.4; trtexec --memPoolSize=workspace:N)")
         more = [_("A skipped tactic is a warning: the build goes on with tactics that fit, so a build that still "
                   "fails is short of memory elsewhere (the network's weights and activations).")]
+    if ggml_weights and not bogus:
+        ollama = r.engine == "ollama"
+        knob = "num_gpu" if ollama else "-ngl / --n-gpu-layers"
+        model_buf, layers = r.parsed.get("model_buffer_bytes"), r.parsed.get("offloaded_layers")
+        if f.free is not None and isinstance(model_buf, int) and isinstance(layers, int) and model_buf:
+            # The layers share the buffer evenly enough to scale (as gpudesk.oom.rules.engine_budget reads them).
+            fits = max(0, int(layers * f.free / model_buf))
+            fix = _("Offload fewer layers: {knob} {fits} (the free memory holds about {fits} of {layers})").format(
+                knob=knob, fits=fits, layers=layers)
+        elif ollama:
+            fix = _("Offload fewer layers: lower num_gpu so the layers on this GPU fit in its memory")
+        else:
+            fix = _("Offload fewer layers: lower -ngl / --n-gpu-layers, or spread them with --tensor-split")
+        more = [_("Use a smaller quantisation (e.g. Q4_K_M) or add GPUs so each one holds fewer layers.")]
     if bogus:
         fix = _("Print the shapes feeding this allocation; the requested size is not a plausible tensor")
     return Cause(
