@@ -193,7 +193,7 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         legacy_bnb_matmul=m.legacy_bnb_matmul, nonreentrant_checkpoint=m.nonreentrant_checkpoint,
         lora_kernels=m.lora_kernels, weight_loading=m.weight_loading, double_quant=m.double_quant,
         longest_sample_tokens=m.longest_sample_tokens, prompt_logits=m.prompt_logits,
-        fsdp1_no_sync=not m.fsdp1_sync_each_batch, ddp_bucket_view=m.ddp_bucket_view, fused_qkv_load=m.fused_qkv_load,
+        fsdp1_no_sync=not m.fsdp1_sync_each_batch, fsdp2_no_sync=m.fsdp2_no_sync, ddp_bucket_view=m.ddp_bucket_view, fused_qkv_load=m.fused_qkv_load,
         fp32_grad_buffer=m.fp32_grad_buffer, main_grads_kept=m.main_grads_kept,
         unfused_gelu=m.unfused_gelu, fused_norm=m.fused_norm, eager_softmax=m.eager_softmax, fsdp_root_only=m.fsdp_root_only,
         encoder_lm_head=m.encoder_lm_head,

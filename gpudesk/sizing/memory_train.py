@@ -55,6 +55,7 @@ from gpudesk.sizing.checks import MAX_BATCH, MAX_GPUS, MAX_SEQ_LEN_TOKENS, choic
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.fp32_grad_buffer import with_fp32_grads
+from gpudesk.sizing.fsdp2_no_sync import check_fsdp2_no_sync, fsdp2_no_sync_gradient_bytes
 from gpudesk.sizing.main_grads_kept import check_main_grads_kept, flat_allreduce_copy_bytes, kept_main_grad_bytes
 from gpudesk.sizing.loading import add_loading_reserve, load_staging_bytes
 from gpudesk.sizing.overheads import Overheads, add_overheads
@@ -513,6 +514,7 @@ def train_memory(
     pipeline_stages_per_rank: int | None = None,
     sp_gathered_inputs: bool = False,
     fsdp1_no_sync: bool = True,
+    fsdp2_no_sync: str = "off",
     ddp_bucket_view: bool = False,
     fp32_grad_buffer: bool = False,
     main_grads_kept: bool = False,
@@ -585,7 +587,12 @@ def train_memory(
     (https://github.com/huggingface/accelerate/blob/v0.28.0/src/accelerate/accelerator.py ``no_sync``;
     https://github.com/Lightning-AI/pytorch-lightning/blob/2.2.0/src/lightning/fabric/strategies/fsdp.py
     ``_FSDPBackwardSyncControl``); ``fsdp1_no_sync=False`` is a loop that reduce-scatters every micro-batch
-    (torchtune, Accelerate ``sync_each_batch=True``). FSDP2 has no ``no_sync``. Not modelled with CPU offload.
+    (torchtune, Accelerate ``sync_each_batch=True``). Not modelled with CPU offload.
+
+    ``fsdp2_no_sync``: FSDP2 (``fsdp_version=2``) with ``gradient_accumulation`` in a loop that calls
+    ``set_requires_gradient_sync(False)`` on the non-final micro-batches (:mod:`gpudesk.sizing.fsdp2_no_sync`):
+    ``unsharded_gradients`` = the rank's parameters x 4 bytes (``fp32``: ``reduce_dtype=float32``) or x the gradient
+    bytes (``grad-dtype``), as for FSDP1; ``off`` (default): the loop reduce-scatters every micro-batch.
 
     ``fsdp_root_only``: ``sharding="fsdp"`` with no auto-wrap policy, the whole model one FSDP unit
     (:func:`fsdp_gathered_bytes`); refused with any other sharding.
@@ -627,6 +634,7 @@ def train_memory(
         raise SizingError("fsdp_version", _("FSDP version must be 1 or 2, got {value}.").format(value=fsdp_version))
     sharding_name = choice("sharding", sharding, SHARDING_MODES)
     fsdp = sharding_name == "fsdp"
+    check_fsdp2_no_sync(fsdp2_no_sync, fsdp, fsdp_version)
     if fsdp_root_only and not fsdp:
         raise SizingError("fsdp_root_only", _("a root-only FSDP wrap applies to sharding fsdp only, got {sharding}.")
                           .format(sharding=sharding_name))
@@ -760,6 +768,8 @@ def train_memory(
     no_sync_grads = 0.0
     if fsdp and fsdp_version == 1 and gradient_accumulation and fsdp1_no_sync and offload == "none" and pp == 1:
         no_sync_grads = rank_params * per_param[2]
+    if fsdp and fsdp_version == 2 and gradient_accumulation and offload == "none" and pp == 1:
+        no_sync_grads = fsdp2_no_sync_gradient_bytes(rank_params, per_param[2], fsdp2_no_sync)
     if keep_grads:
         fwd_bwd_phase += grads + no_sync_grads
     if keep_grads and step_temp + end_extra > acts + logits + no_sync_grads + gathered_fwd_bwd:
@@ -846,7 +856,13 @@ def train_memory(
         assumptions.append((_("sequence parallel as PyTorch DTensor does it: the column-parallel linears keep their "
                               "all-gathered input for backward"),
                             "torchtitan parallelize_llama (PrepareModuleInput Shard(1) -> Replicate())"))
-    if no_sync_grads:
+    if no_sync_grads and fsdp_version == 2:
+        assumptions.append((_("FSDP2 with gradient sync off keeps the full unsharded gradients on every GPU between "
+                              "micro-batches until the syncing micro-batch ({gib:.2f} GiB)").format(
+                                  gib=no_sync_grads / 2**30),
+                            "torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py post_backward, _fsdp_param.py "
+                            "to_accumulated_grad_if_needed (PyTorch v2.13.0); accelerate PR 3762"))
+    elif no_sync_grads:
         assumptions.append((_("FSDP1 accumulates the full unsharded gradients on every GPU under no_sync() until the "
                               "syncing micro-batch ({gib:.2f} GiB)").format(gib=no_sync_grads / 2**30),
                             "torch/distributed/fsdp/fully_sharded_data_parallel.py no_sync; accelerate "

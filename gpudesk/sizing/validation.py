@@ -281,6 +281,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         cuda_major_version=int(case.get("cuda_major_version", MemoryWorkload.cuda_major_version)),
         fsdp_version=int(case.get("fsdp_version") or 2),
         fsdp1_no_sync=not bool(case.get("fsdp1_sync_each_batch", False)),
+        fsdp2_no_sync=str(case.get("fsdp2_no_sync", "off")),
         ddp_bucket_view=bool(case.get("ddp_bucket_view", False)),
         fp32_grad_buffer=bool(case.get("fp32_grad_buffer", False)),
         main_grads_kept=bool(case.get("main_grads_kept", False)),
