@@ -93,6 +93,8 @@ class ModelMemory:
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
     full gradients under ``no_sync()``); ``fsdp2_no_sync`` (off / fp32 / grad-dtype: an FSDP2 loop that turns gradient
     sync off on the non-final micro-batches keeps unsharded gradients, :mod:`gpudesk.sizing.fsdp2_no_sync`);
+    ``tp_whole_logits`` / ``tp_replicated_embedding`` (tensor-parallel training whose every rank holds the whole
+    vocabulary logits, no loss parallel / the whole token embedding, :mod:`gpudesk.sizing.tp_training_vocab`);
     ``ddp_bucket_view`` (PyTorch DDP ``gradient_as_bucket_view=True`` or
     Megatron-Core's DDP: no second copy of the gradients in the all-reduce buckets); ``fp32_grad_buffer`` (the
     gradients of 16-bit parameters in an fp32 buffer, Megatron-LM ``--bf16``); ``main_grads_kept`` (fp32 main
@@ -178,6 +180,8 @@ class ModelMemory:
     prompt_logits: str = "last"
     fsdp1_sync_each_batch: bool = False
     fsdp2_no_sync: str = "off"
+    tp_whole_logits: bool = False
+    tp_replicated_embedding: bool = False
     ddp_bucket_view: bool = False
     fp32_grad_buffer: bool = False
     main_grads_kept: bool = False

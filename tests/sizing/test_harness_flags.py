@@ -107,6 +107,8 @@ def cli_args(case: dict) -> list[str]:
                           ("nonreentrant_checkpoint", "--non-reentrant-checkpoint"),
                           ("fsdp1_sync_each_batch", "--fsdp1-sync-each-batch"),
                           ("ddp_bucket_view", "--ddp-bucket-view"),
+                          ("tp_whole_logits", "--tp-whole-logits"),
+                          ("tp_replicated_embedding", "--tp-replicated-embedding"),
                           ("fp32_grad_buffer", "--fp32-grad-buffer"),
                           ("main_grads_kept", "--main-grads-kept"),
                           ("unfused_gelu", "--unfused-gelu"),
