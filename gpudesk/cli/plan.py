@@ -28,6 +28,7 @@ from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, LOSS_MODES
 from gpudesk.sizing.activations_lora import LORA_KERNELS
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
 from gpudesk.sizing.eager_softmax import EAGER_SOFTMAX
+from gpudesk.sizing.fsdp2_no_sync import FSDP2_NO_SYNC
 from gpudesk.sizing.load_cast import LOAD_DTYPES
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
@@ -144,6 +145,17 @@ def add_parser(subparsers) -> None:
     m.add_argument("--fsdp1-sync-each-batch", action="store_true",
                    help=_("with --fsdp-version 1 and --grad-accum: the loop reduce-scatters every micro-batch (torchtune, "
                         "Accelerate sync_each_batch) instead of accumulating full gradients under no_sync()"))
+    m.add_argument("--fsdp2-no-sync", default="off", choices=FSDP2_NO_SYNC,
+                   help=_("with --sharding fsdp --fsdp-version 2 and --grad-accum: off (default: the loop reduce-scatters "
+                          "every micro-batch, torchtitan, torchtune); fp32: set_requires_gradient_sync(False) on the "
+                          "non-final micro-batches keeps each GPU's full gradients in the fp32 reduce dtype (Accelerate "
+                          "since PR 3762); grad-dtype: the same in the gradients' own dtype"))
+    m.add_argument("--tp-whole-logits", action="store_true",
+                   help=_("full training with --tp: the output layer gathers the whole vocabulary logits on every GPU "
+                          "for a plain cross-entropy (no loss parallel: torchtitan disable_loss_parallel, KempnerForge)"))
+    m.add_argument("--tp-replicated-embedding", action="store_true",
+                   help=_("full training with --tp: the token embedding stays whole on every tensor-parallel GPU "
+                          "(KempnerForge); the default shards it"))
     m.add_argument("--ddp-bucket-view", action="store_true",
                    help=_("full training with --sharding ddp: the gradients are views into the all-reduce buckets "
                           "(PyTorch DDP gradient_as_bucket_view=True, Megatron-Core DDP), so no second copy"))
@@ -713,7 +725,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         pipeline_microbatches=args.pp_microbatches, pipeline_stages_per_rank=args.pp_stages_per_rank,
         global_batch_size=args.global_batch,
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
-        prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch,
+        prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch, fsdp2_no_sync=args.fsdp2_no_sync, tp_whole_logits=args.tp_whole_logits,
+        tp_replicated_embedding=args.tp_replicated_embedding,
         ddp_bucket_view=args.ddp_bucket_view, fp32_grad_buffer=args.fp32_grad_buffer, main_grads_kept=args.main_grads_kept,
         unfused_gelu=args.unfused_gelu,
         fused_norm=args.fused_norm, eager_softmax=args.eager_softmax, encoder_lm_head=args.encoder_lm_head,
@@ -750,7 +763,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "optimizer_in_backward": "--optimizer-in-backward", "activation_offload": "--activation-offload",
                 "zero_grad_keeps_grads": "--zero-grad-keeps-grads", "weight_loading": "--weight-loading",
                 "sequence_parallel": "--sp", "sp_gathered_inputs": "--sp-gathered-inputs",
-                "fsdp1_no_sync": "--fsdp1-sync-each-batch", "ddp_bucket_view": "--ddp-bucket-view",
+                "fsdp1_no_sync": "--fsdp1-sync-each-batch", "fsdp2_no_sync": "--fsdp2-no-sync", "tp_whole_logits": "--tp-whole-logits",
+                "tp_replicated_embedding": "--tp-replicated-embedding", "ddp_bucket_view": "--ddp-bucket-view",
                 "fp32_grad_buffer": "--fp32-grad-buffer", "main_grads_kept": "--main-grads-kept",
                 "unfused_gelu": "--unfused-gelu", "fused_norm": "--fused-norm", "eager_softmax": "--eager-softmax", "fsdp_root_only": "--fsdp-root-only",
                 "encoder_lm_head": "--encoder-lm-head",

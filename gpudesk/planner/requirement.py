@@ -21,6 +21,7 @@ from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
 from gpudesk.sizing.zero3_params import DEFAULT_MAX_LIVE_PARAMETERS, DEFAULT_MAX_REUSE_DISTANCE, ZERO3_DEFAULTS
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
 from gpudesk.sizing.eager_softmax import EAGER_SOFTMAX
+from gpudesk.sizing.fsdp2_no_sync import FSDP2_NO_SYNC
 from gpudesk.sizing.load_cast import LOAD_DTYPES
 from gpudesk.sizing.gptq_scratch import GPTQ_KERNELS
 from gpudesk.sizing.memory import MODES, ZERO3_SETTINGS
@@ -90,7 +91,11 @@ class ModelMemory:
     all: transformers <= 4.44 ``generate`` computes fp32 logits of every prompt position / all-16bit: every prompt
     position at the 16-bit dtype, a forward that does not upcast, e.g. OPT);
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
-    full gradients under ``no_sync()``); ``ddp_bucket_view`` (PyTorch DDP ``gradient_as_bucket_view=True`` or
+    full gradients under ``no_sync()``); ``fsdp2_no_sync`` (off / fp32 / grad-dtype: an FSDP2 loop that turns gradient
+    sync off on the non-final micro-batches keeps unsharded gradients, :mod:`gpudesk.sizing.fsdp2_no_sync`);
+    ``tp_whole_logits`` / ``tp_replicated_embedding`` (tensor-parallel training whose every rank holds the whole
+    vocabulary logits, no loss parallel / the whole token embedding, :mod:`gpudesk.sizing.tp_training_vocab`);
+    ``ddp_bucket_view`` (PyTorch DDP ``gradient_as_bucket_view=True`` or
     Megatron-Core's DDP: no second copy of the gradients in the all-reduce buckets); ``fp32_grad_buffer`` (the
     gradients of 16-bit parameters in an fp32 buffer, Megatron-LM ``--bf16``); ``main_grads_kept`` (fp32 main
     gradients kept between steps and a flat all-reduce copy, Megatron-LM's 2021 fp16 optimizer with local DDP);
@@ -174,6 +179,9 @@ class ModelMemory:
     double_quant: bool = True
     prompt_logits: str = "last"
     fsdp1_sync_each_batch: bool = False
+    fsdp2_no_sync: str = "off"
+    tp_whole_logits: bool = False
+    tp_replicated_embedding: bool = False
     ddp_bucket_view: bool = False
     fp32_grad_buffer: bool = False
     main_grads_kept: bool = False
@@ -421,6 +429,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_choice, "model.decode_attention", m.decode_attention, DECODE_ATTENTIONS)
     check(_choice, "model.load_dtype", m.load_dtype, LOAD_DTYPES)
     check(_choice, "model.eager_softmax", m.eager_softmax, EAGER_SOFTMAX)
+    check(_choice, "model.fsdp2_no_sync", m.fsdp2_no_sync, FSDP2_NO_SYNC)
     check(_choice, "model.weight_loading", m.weight_loading, WEIGHT_LOADERS)
     check(_choice, "model.zero3_defaults", m.zero3_defaults, ZERO3_DEFAULTS)
     check(_choice, "model.lora_kernels", m.lora_kernels, LORA_KERNELS)

@@ -95,6 +95,12 @@ class MemoryWorkload:
         fsdp1_no_sync: full training under FSDP1 with gradient accumulation enters ``no_sync()`` for the
             non-final micro-batches (HF Accelerate, Lightning Fabric): full unsharded gradients on every rank;
             False: a loop that reduce-scatters every micro-batch (torchtune, Accelerate ``sync_each_batch``).
+        fsdp2_no_sync: full training under FSDP2 with gradient accumulation in a loop that turns gradient sync off
+            on the non-final micro-batches: ``off`` (default; torchtitan, torchtune), ``fp32`` (unsharded
+            gradients kept in the fp32 reduce dtype) or ``grad-dtype`` (:mod:`gpudesk.sizing.fsdp2_no_sync`).
+        tp_whole_logits / tp_replicated_embedding: full training with tensor parallelism whose output layer gathers
+            the whole logits on every rank (no loss parallel) / whose token embedding stays whole on every rank
+            (:mod:`gpudesk.sizing.tp_training_vocab`).
         ddp_bucket_view: full training under PyTorch DDP with ``gradient_as_bucket_view=True`` (or Megatron-Core's
             DDP, whose gradient buffer is the bucket): the gradients are views into the all-reduce buckets, no
             second copy (:func:`gpudesk.sizing.memory_train.ddp_bucket_bytes`).
@@ -251,6 +257,9 @@ class MemoryWorkload:
     prompt_logits: str = "last"
     prompt_tokens: int | None = None
     fsdp1_no_sync: bool = True
+    fsdp2_no_sync: str = "off"
+    tp_whole_logits: bool = False
+    tp_replicated_embedding: bool = False
     ddp_bucket_view: bool = False
     fp32_grad_buffer: bool = False
     main_grads_kept: bool = False
@@ -504,7 +513,8 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
             weight_loading=w.weight_loading, pipeline_parallel=w.pipeline_parallel,
             pipeline_schedule=w.pipeline_schedule, pipeline_microbatches=w.pipeline_microbatches,
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
-            fsdp1_no_sync=w.fsdp1_no_sync, ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
+            fsdp1_no_sync=w.fsdp1_no_sync, fsdp2_no_sync=w.fsdp2_no_sync, tp_whole_logits=w.tp_whole_logits,
+            tp_replicated_embedding=w.tp_replicated_embedding, ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
             fp32_grad_buffer=w.fp32_grad_buffer, main_grads_kept=w.main_grads_kept,
             unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, eager_softmax=w.eager_softmax,
             fsdp_root_only=w.fsdp_root_only,

@@ -55,6 +55,8 @@ from gpudesk.sizing.checks import MAX_BATCH, MAX_GPUS, MAX_SEQ_LEN_TOKENS, choic
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.fp32_grad_buffer import with_fp32_grads
+from gpudesk.sizing.fsdp2_no_sync import check_fsdp2_no_sync, fsdp2_no_sync_gradient_bytes
+from gpudesk.sizing.tp_training_vocab import logits_tensor_parallel, replicated_embedding_extra_params
 from gpudesk.sizing.main_grads_kept import check_main_grads_kept, flat_allreduce_copy_bytes, kept_main_grad_bytes
 from gpudesk.sizing.loading import add_loading_reserve, load_staging_bytes
 from gpudesk.sizing.overheads import Overheads, add_overheads
@@ -405,7 +407,7 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
                      compiled: bool = True, sp_gathered_inputs: bool = False,
                      unfused_gelu: bool = False, fused_norm: bool = False, eager_softmax: str = "16bit",
                      loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
-                     encoder_lm_head: bool = False) -> ActivationTerms:
+                     encoder_lm_head: bool = False, tp_whole_logits: bool = False) -> ActivationTerms:
     """(activations, logits) bytes per GPU for one micro-batch of a whole model.
 
     Transformers use Korthikanti et al. 2022 per layer (see :mod:`gpudesk.sizing.activations`) times the layer
@@ -475,7 +477,8 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     logits = 0.0
     check_encoder_lm_head(spec.kind, encoder_lm_head)
     if spec.vocab_size and (spec.kind != "encoder" or encoder_lm_head):
-        logits = loss_logits_bytes(s, b, spec.vocab_size, h, loss, tensor_parallel, compiled, loss_vocab_chunk)
+        logits = loss_logits_bytes(s, b, spec.vocab_size, h, loss,
+                                   logits_tensor_parallel(tensor_parallel, tp_whole_logits), compiled, loss_vocab_chunk)
     if encoder_lm_head:
         fixed += encoder_lm_head_transform_bytes(s, b, h, act_bytes)
     return ActivationTerms(per_layer=per_layer, kept_layers=kept_layers, fixed=fixed, logits=logits)
@@ -513,6 +516,9 @@ def train_memory(
     pipeline_stages_per_rank: int | None = None,
     sp_gathered_inputs: bool = False,
     fsdp1_no_sync: bool = True,
+    fsdp2_no_sync: str = "off",
+    tp_whole_logits: bool = False,
+    tp_replicated_embedding: bool = False,
     ddp_bucket_view: bool = False,
     fp32_grad_buffer: bool = False,
     main_grads_kept: bool = False,
@@ -585,7 +591,15 @@ def train_memory(
     (https://github.com/huggingface/accelerate/blob/v0.28.0/src/accelerate/accelerator.py ``no_sync``;
     https://github.com/Lightning-AI/pytorch-lightning/blob/2.2.0/src/lightning/fabric/strategies/fsdp.py
     ``_FSDPBackwardSyncControl``); ``fsdp1_no_sync=False`` is a loop that reduce-scatters every micro-batch
-    (torchtune, Accelerate ``sync_each_batch=True``). FSDP2 has no ``no_sync``. Not modelled with CPU offload.
+    (torchtune, Accelerate ``sync_each_batch=True``). Not modelled with CPU offload.
+
+    ``fsdp2_no_sync``: FSDP2 (``fsdp_version=2``) with ``gradient_accumulation`` in a loop that calls
+    ``set_requires_gradient_sync(False)`` on the non-final micro-batches (:mod:`gpudesk.sizing.fsdp2_no_sync`):
+    ``unsharded_gradients`` = the rank's parameters x 4 bytes (``fp32``: ``reduce_dtype=float32``) or x the gradient
+    bytes (``grad-dtype``), as for FSDP1; ``off`` (default): the loop reduce-scatters every micro-batch.
+
+    ``tp_whole_logits`` / ``tp_replicated_embedding``: with tensor parallelism, every rank holds the whole vocabulary
+    logits (no loss parallel) / the whole token embedding table (:mod:`gpudesk.sizing.tp_training_vocab`).
 
     ``fsdp_root_only``: ``sharding="fsdp"`` with no auto-wrap policy, the whole model one FSDP unit
     (:func:`fsdp_gathered_bytes`); refused with any other sharding.
@@ -614,6 +628,9 @@ def train_memory(
     # The fullest stage holds a whole vocabulary table beside its share of the layers (pipeline.fullest_stage_params).
     vocab_table = (spec.vocab_size or 0) * (spec.hidden_size or 0) if spec.embedding_params else 0
     rank_params = fullest_stage_params(spec.params, vocab_table, spec.embedding_params, pp) / t
+    # A token embedding left whole on every tensor-parallel rank (gpudesk.sizing.tp_training_vocab).
+    embedding_extra = replicated_embedding_extra_params(vocab_table, t, tp_replicated_embedding, pp)
+    rank_params += embedding_extra
     parts = sharded_model_states(int(rank_params), per_param, g // mp, stage, offload,
                                  spec.largest_layer_params // t)
     kept_main_grads = kept_main_grad_bytes(rank_params, main_grads_kept)
@@ -627,6 +644,7 @@ def train_memory(
         raise SizingError("fsdp_version", _("FSDP version must be 1 or 2, got {value}.").format(value=fsdp_version))
     sharding_name = choice("sharding", sharding, SHARDING_MODES)
     fsdp = sharding_name == "fsdp"
+    check_fsdp2_no_sync(fsdp2_no_sync, fsdp, fsdp_version)
     if fsdp_root_only and not fsdp:
         raise SizingError("fsdp_root_only", _("a root-only FSDP wrap applies to sharding fsdp only, got {sharding}.")
                           .format(sharding=sharding_name))
@@ -671,7 +689,7 @@ def train_memory(
                              loss=loss, activation_offload=activation_offload, compiled=compiled,
                              sp_gathered_inputs=sp_gathered_inputs, unfused_gelu=unfused_gelu, fused_norm=fused_norm,
                              eager_softmax=eager_softmax, loss_vocab_chunk=loss_vocab_chunk,
-                             encoder_lm_head=encoder_lm_head)
+                             encoder_lm_head=encoder_lm_head, tp_whole_logits=tp_whole_logits)
     acts, logits = terms.activations, terms.logits
     peak = None
     keep_grads = gradient_accumulation or zero_grad_keeps_grads
@@ -760,6 +778,8 @@ def train_memory(
     no_sync_grads = 0.0
     if fsdp and fsdp_version == 1 and gradient_accumulation and fsdp1_no_sync and offload == "none" and pp == 1:
         no_sync_grads = rank_params * per_param[2]
+    if fsdp and fsdp_version == 2 and gradient_accumulation and offload == "none" and pp == 1:
+        no_sync_grads = fsdp2_no_sync_gradient_bytes(rank_params, per_param[2], fsdp2_no_sync)
     if keep_grads:
         fwd_bwd_phase += grads + no_sync_grads
     if keep_grads and step_temp + end_extra > acts + logits + no_sync_grads + gathered_fwd_bwd:
@@ -846,7 +866,22 @@ def train_memory(
         assumptions.append((_("sequence parallel as PyTorch DTensor does it: the column-parallel linears keep their "
                               "all-gathered input for backward"),
                             "torchtitan parallelize_llama (PrepareModuleInput Shard(1) -> Replicate())"))
-    if no_sync_grads:
+    if tp_whole_logits and t > 1 and logits:
+        assumptions.append((_("every tensor-parallel GPU holds the whole vocabulary logits (no loss parallel)"),
+                            "torchtitan apply_tp output_layouts Replicate() without loss_parallel; "
+                            "gpudesk.sizing.tp_training_vocab"))
+    if embedding_extra:
+        assumptions.append((_("the token embedding stays whole on every tensor-parallel GPU ({params:.2f} B parameters "
+                              "beyond an even split)").format(params=embedding_extra / 1e9),
+                            "KempnerForge kempnerforge/distributed/tensor_parallel.py at 01b461a; "
+                            "gpudesk.sizing.tp_training_vocab"))
+    if no_sync_grads and fsdp_version == 2:
+        assumptions.append((_("FSDP2 with gradient sync off keeps the full unsharded gradients on every GPU between "
+                              "micro-batches until the syncing micro-batch ({gib:.2f} GiB)").format(
+                                  gib=no_sync_grads / 2**30),
+                            "torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py post_backward, _fsdp_param.py "
+                            "to_accumulated_grad_if_needed (PyTorch v2.13.0); accelerate PR 3762"))
+    elif no_sync_grads:
         assumptions.append((_("FSDP1 accumulates the full unsharded gradients on every GPU under no_sync() until the "
                               "syncing micro-batch ({gib:.2f} GiB)").format(gib=no_sync_grads / 2**30),
                             "torch/distributed/fsdp/fully_sharded_data_parallel.py no_sync; accelerate "

@@ -42,7 +42,7 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
         "unfused_gelu", "fused_norm", "eager_softmax",
     )},
     **{name: FULL_TRAINING for name in (
-        "optimizer_in_backward", "sp_gathered_inputs", "fsdp1_no_sync", "fsdp_root_only",
+        "optimizer_in_backward", "sp_gathered_inputs", "fsdp1_no_sync", "fsdp2_no_sync", "tp_whole_logits", "tp_replicated_embedding", "fsdp_root_only",
         "ddp_bucket_view", "fp32_grad_buffer", "main_grads_kept", "context_parallel", "encoder_lm_head",
     )},
     # DeepSpeed ZeRO-3's coordinator gathers a frozen LoRA base as it gathers a trained model

@@ -94,7 +94,8 @@ def cli_args(case: dict) -> list[str]:
                           ("zero3_prefetch_bucket", "--zero3-prefetch-bucket"),
                           ("zero3_persistence_threshold", "--zero3-persistence-threshold"),
                           ("zero3_reduce_bucket", "--zero3-reduce-bucket"),
-                          ("zero3_defaults", "--zero3-defaults")):
+                          ("zero3_defaults", "--zero3-defaults"),
+                          ("fsdp2_no_sync", "--fsdp2-no-sync")):
             if case.get(key) is not None:
                 args += [flag, str(case[key])]
         for key, flag in (("flash_attention", "--no-flash"), ("sequence_parallel", "--sp"), ("sp_gathered_inputs", "--sp-gathered-inputs"), ("optimizer_in_backward", "--optimizer-in-backward"),
@@ -106,6 +107,8 @@ def cli_args(case: dict) -> list[str]:
                           ("nonreentrant_checkpoint", "--non-reentrant-checkpoint"),
                           ("fsdp1_sync_each_batch", "--fsdp1-sync-each-batch"),
                           ("ddp_bucket_view", "--ddp-bucket-view"),
+                          ("tp_whole_logits", "--tp-whole-logits"),
+                          ("tp_replicated_embedding", "--tp-replicated-embedding"),
                           ("fp32_grad_buffer", "--fp32-grad-buffer"),
                           ("main_grads_kept", "--main-grads-kept"),
                           ("unfused_gelu", "--unfused-gelu"),

@@ -23,6 +23,7 @@ from gpudesk.sizing.lora_base import LORA_BASE_WEIGHTS
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
 from gpudesk.sizing.eager_softmax import EAGER_SOFTMAX
+from gpudesk.sizing.fsdp2_no_sync import FSDP2_NO_SYNC
 from gpudesk.sizing.load_cast import LOAD_DTYPES
 from gpudesk.sizing.gptq_scratch import GPTQ_KERNELS
 from gpudesk.sizing.memory import MODES
@@ -238,6 +239,13 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "last: only the last prompt position (transformers 4.45 and later, vLLM, SGLang); all: every prompt position in fp32 (transformers 4.44 and older generate); all-16bit: every prompt position at the 16-bit dtype (a model whose forward does not upcast its logits, e.g. OPT).")),
             _f("model.fsdp1_sync_each_batch", translate("PlanQuestions", "FSDP1 syncs every micro-batch"), kind="bool",
                tooltip=translate("PlanQuestions", "With FSDP1 and gradient accumulation: on for loops that reduce-scatter every micro-batch (torchtune, Accelerate sync_each_batch); off: full gradients accumulate on every GPU under no_sync() (Accelerate, Lightning Fabric).")),
+            _f("model.fsdp2_no_sync", translate("PlanQuestions", "FSDP2 gradient sync off between micro-batches"),
+               kind="choice", choices=_plain(FSDP2_NO_SYNC),
+               tooltip=translate("PlanQuestions", "With FSDP2 and gradient accumulation: off when the loop reduce-scatters every micro-batch (torchtitan, torchtune); fp32 when it calls set_requires_gradient_sync(False) before the last micro-batch with an fp32 reduce dtype, so every GPU keeps its full gradients in fp32 (Accelerate since PR 3762, KempnerForge); grad-dtype: the same in the gradients' own dtype.")),
+            _f("model.tp_whole_logits", translate("PlanQuestions", "Whole logits on every tensor-parallel GPU"), kind="bool",
+               tooltip=translate("PlanQuestions", "Full training with tensor parallelism: on when the output layer gathers the whole vocabulary logits on every GPU for a plain cross-entropy (torchtitan without loss parallel, KempnerForge). Off: each GPU keeps its slice of the vocabulary (Megatron, loss parallel).")),
+            _f("model.tp_replicated_embedding", translate("PlanQuestions", "Token embedding whole on every tensor-parallel GPU"), kind="bool",
+               tooltip=translate("PlanQuestions", "Full training with tensor parallelism: on when the token embedding is left whole on every GPU (KempnerForge); its weights, gradients and optimizer states are then not divided by the tensor-parallel degree. Off: sharded (Megatron, torchtitan).")),
             _f("model.ddp_bucket_view", translate("PlanQuestions", "DDP gradients as bucket views"), kind="bool",
                tooltip=translate("PlanQuestions", "Full training with plain DDP: on when the gradients are views into the all-reduce buckets (PyTorch gradient_as_bucket_view=True, Megatron-Core); off: PyTorch DDP's default keeps a second copy of every gradient.")),
             _f("model.fp32_grad_buffer", translate("PlanQuestions", "Gradients kept in fp32"), kind="bool",
