@@ -92,6 +92,7 @@ FRESH37 = CASES.with_name("measured_peaks_fresh37.jsonl")
 FRESH38 = CASES.with_name("measured_peaks_fresh38.jsonl")
 FRESH39 = CASES.with_name("measured_peaks_fresh39.jsonl")
 FRESH40 = CASES.with_name("measured_peaks_fresh40.jsonl")
+FRESH41 = CASES.with_name("measured_peaks_fresh41.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -321,6 +322,8 @@ SHARED_PAGES = {
     ("fresh-39", FRESH39, "fresh39-2026-12-06", 33),
     # fresh-40: collected while memfix31 was written, scored once after it merged (41 of 59 supported within 15 %).
     ("fresh-40", FRESH40, "fresh40-2026-12-06", 62),
+    # fresh-41: collected while memfix32 was written, scored once after it merged (14 of 29 supported within 15 %).
+    ("fresh-41", FRESH41, "fresh41-2026-12-06", 29),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
