@@ -667,9 +667,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     prefill_launch_s = eager_launch_s(kernels, load.engine) / dims.layers if eager_prefill else 0.0
     graph_max_batch = (sglang_cuda_graph_max_bs(gpu, tp, load.engine_version) or 0) \
         if load.engine.lower() == "sglang" and prefill_launch_s and dp_attn == 1 else 0
-    alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None \
+    alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node, load.engine) if tp > 1 and link is not None \
         else (0.0, "")
-    one_shot = one_shot_max_bytes(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None else 0.0
+    one_shot = one_shot_max_bytes(link, gpu, tp, load.gpus_per_node, load.engine) if tp > 1 and link is not None else 0.0
     link_eff, link_source = link_efficiency(link) if link is not None else (1.0, "")
     staged = host_staged_allreduce(gpu, link, tp) if not (load.gpus_per_node and tp > load.gpus_per_node) else None
     if staged is not None:
