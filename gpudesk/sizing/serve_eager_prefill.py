@@ -35,6 +35,15 @@ states, moves them. TensorRT-LLM's PyTorch flow has no measured figure: its mode
 its own kernels than SGLang's, so SGLang's figure would overstate it, and with it every in-flight step that carries
 a context chunk (the MLPerf DeepSeek-R1 Offline and Server throughputs, within 5 % without it, fell 7-13 % with it).
 Its prompt steps are counted eager but get no launch bound until a figure is found.
+
+SGLang's decode batches are eager too when they hold more requests than its largest captured graph:
+``CudaGraphRunner.can_run`` requires ``cuda_graph_bs <= self.max_bs`` (``python/sglang/srt/model_executor/
+cuda_graph_runner.py``), and ``cuda_graph_max_bs`` defaults by the GPU's memory and the TP degree since v0.5.3
+(``server_args.py``: 8 below 20 GB; 24 / 80 below 35 GB; 32 / 160 below 60 GB; 256 / 512 below 160 GB; 512 above,
+at TP < 4 / TP >= 4; :func:`gpudesk.sizing.serve_engine.sglang_cuda_graph_max_bs`). A decode step of a larger batch
+lasts at least the CPU launch time of an eager prompt step. On a 48 GB L40S at TP 1 that cap is 32 (the server_info
+of lukaLLM/vLLM_vs_SGLang_benchmarks ``sglang_0128_1000_sharegpt.jsonl`` at commit 4bc6bd5 prints
+``cuda_graph_max_bs`` 32 and ``chunked_prefill_size`` 4096), against a running batch of hundreds in that run.
 """
 
 from __future__ import annotations
@@ -61,6 +70,12 @@ SOURCE = ("eager prompt steps: sglang cuda_graph_runner.py CudaGraphRunner.can_r
           "one-token prefill, 82.6 ms eager vs 23.1 ms graphed), vllm-project/vllm PR 1440 (Llama 2 7B, 1.2 s vs "
           "1.05 s for 100 tokens eager vs graphed); flat TTFT in the prompt length: "
           "tenstorrent/tt-inference-server issue 356")
+
+
+EAGER_DECODE_SOURCE = ("SGLang decode batches above cuda_graph_max_bs run eagerly: sglang python/sglang/srt/"
+                       "model_executor/cuda_graph_runner.py CudaGraphRunner.can_run (cuda_graph_bs <= max_bs); "
+                       "server_args.py cuda_graph_max_bs defaults by GPU memory and TP (v0.5.3+, PR 10975); CPU "
+                       "time per kernel: sgl-project/sglang PR 12160")
 
 
 def prompt_steps_run_eager(engine: str, version: tuple[int, int] | None, version_text: str | None = None,

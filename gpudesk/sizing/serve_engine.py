@@ -211,6 +211,14 @@ def _sglang_class(gpu: GPU, tp: int) -> tuple[int, int]:
     return chunk, small_tp if tp < 4 else large_tp
 
 
+def sglang_cuda_graph_max_bs(gpu: GPU, tp: int, version: str | None) -> int | None:
+    """The largest decode batch SGLang replays from a CUDA graph by default on ``gpu`` at ``tp``: its v0.5.3+
+    memory-class default (``server_args.py`` ``_handle_gpu_memory_settings``, :data:`SGLANG_MEMORY_CLASSES`: 32 at
+    TP < 4 on a 48 GB L40S, as the lukaLLM/vLLM_vs_SGLang_benchmarks run's server_info prints); None for earlier
+    releases, whose default is not modelled."""
+    return _sglang_class(gpu, tp)[1] if _sglang_heuristic(version) else None
+
+
 def default_memory_fraction(engine: str, gpu: GPU, tp: int, version: str | None = None,
                             backend: str | None = None) -> float:
     """The engine's default memory fraction (module docstring); ``backend``: LMDeploy's."""

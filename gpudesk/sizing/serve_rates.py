@@ -88,11 +88,29 @@ ONE_SHOT_SOURCE = ("vLLM custom all-reduce one-shot below 512 KiB (TP <= 4) / 25
                    "csrc/custom_all_reduce.cuh (https://github.com/vllm-project/vllm)")
 
 
-def one_shot_max_bytes(link: Link, gpu: GPU, tp: int, gpus_per_node: int | None = None) -> float:
+# vLLM runs its custom all-reduce on AMD GPUs only on the MI300 series and later: ``RocmPlatform.use_custom_allreduce``
+# ("We only enable custom allreduce for MI300 series", ``supported_archs = ['gfx94', 'gfx95']``,
+# vllm/platforms/rocm.py; ROCm/vllm at f8c9a38, 2025-08, after vllm-project/vllm PR 14125 brought the kernel to ROCm
+# upstream in April 2025). On CDNA 2 (MI250X, MI210: gfx90a) and CDNA (MI100: gfx908) every tensor-parallel
+# all-reduce goes through RCCL. SGLang's copy of the kernel is enabled on any HIP GPU (sglang
+# srt/distributed/device_communicators/custom_all_reduce.py, no architecture check).
+VLLM_ROCM_CUSTOM_ALLREDUCE_ARCHITECTURES = ("CDNA 3", "CDNA 4")
+VLLM_ROCM_CUSTOM_ALLREDUCE_SOURCE = ("vLLM custom all-reduce on AMD only for MI300-series (gfx94x / gfx95x): "
+                                     "vllm/platforms/rocm.py RocmPlatform.use_custom_allreduce; RCCL elsewhere")
+
+
+def engine_custom_allreduce(engine: str, gpu: GPU) -> bool:
+    """Whether ``engine`` runs its own one-shot all-reduce kernel on ``gpu`` where the link allows it: not vLLM on
+    AMD GPUs before CDNA 3 (:data:`VLLM_ROCM_CUSTOM_ALLREDUCE_ARCHITECTURES`)."""
+    return not (engine.lower() == "vllm" and gpu.vendor == "AMD"
+                and gpu.architecture not in VLLM_ROCM_CUSTOM_ALLREDUCE_ARCHITECTURES)
+
+
+def one_shot_max_bytes(link: Link, gpu: GPU, tp: int, gpus_per_node: int | None = None, engine: str = "") -> float:
     """Largest all-reduce (bytes, exclusive) the engine's custom kernel runs one-shot over ``tp`` GPUs of one node
     joined by ``link`` (module constants); 0 where the library's ring runs instead (PCIe, several nodes, more than 8
-    GPUs)."""
-    if gpus_per_node and tp > gpus_per_node:
+    GPUs, vLLM on AMD GPUs before the MI300 series)."""
+    if (gpus_per_node and tp > gpus_per_node) or not engine_custom_allreduce(engine, gpu):
         return 0.0
     if not (link.id.startswith("amd-if") or (gpu.vendor == "NVIDIA" and link.kind == "nvlink")):
         return 0.0
@@ -498,7 +516,8 @@ NETWORK_ALLREDUCE_SOURCE = ("8-byte all-reduce between 2 nodes over InfiniBand: 
 NIC_BYTES_PER_S = 50e9
 
 
-def allreduce_latency_s(link: Link, gpu: GPU, tp: int, gpus_per_node: int | None = None) -> tuple[float, str]:
+def allreduce_latency_s(link: Link, gpu: GPU, tp: int, gpus_per_node: int | None = None,
+                        engine: str = "") -> tuple[float, str]:
     """(fixed seconds of one small all-reduce over ``tp`` GPUs joined by ``link``, source): the engines' one-shot
     kernel on NVLink and Infinity Fabric meshes, else (PCIe, other vendors) the library ring (2 (tp - 1) hops of
     the measured per-hop latency); over several nodes of ``gpus_per_node`` the library tree (module constants)."""
@@ -511,7 +530,11 @@ def allreduce_latency_s(link: Link, gpu: GPU, tp: int, gpus_per_node: int | None
             "{nodes} nodes: ring hops inside each node ({azure}) + {levels} network level(s) of {source}").format(
             nodes=nodes, azure=AZURE_GUIDE, levels=levels, source=NETWORK_ALLREDUCE_SOURCE)
     if link.id.startswith("amd-if"):
-        return AMD_CUSTOM_ALLREDUCE_S, AMD_CUSTOM_ALLREDUCE_SOURCE
+        if engine_custom_allreduce(engine, gpu):
+            return AMD_CUSTOM_ALLREDUCE_S, AMD_CUSTOM_ALLREDUCE_SOURCE
+        return 2 * (tp - 1) * RING_HOP_S["amd"], _(
+            "{engine}; RCCL ring: 1 KB all-reduce over 8 GPUs (rccl-tests) / 14 ring hops: {source}").format(
+            engine=VLLM_ROCM_CUSTOM_ALLREDUCE_SOURCE, source=AZURE_GUIDE)
     if gpu.vendor == "NVIDIA" and link.kind == "nvlink":
         return CUSTOM_ALLREDUCE_S.get(tp, CUSTOM_ALLREDUCE_S[8]), CUSTOM_ALLREDUCE_SOURCE
     return 2 * (tp - 1) * RING_HOP_S[key], _(

@@ -117,10 +117,12 @@ from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.engine_version import version_triple
 from gpudesk.sizing.memory_inference import kv_token_bytes_all_layers, resolve_weight_format, weight_bytes
 from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead
+from gpudesk.sizing.serve_engine import sglang_cuda_graph_max_bs
 from gpudesk.sizing.serve_lmdeploy import uses_cuda_graphs
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_vllm_ascend import runs_eager as ascend_runs_eager
 from gpudesk.sizing.serve_eager_prefill import (
+    EAGER_DECODE_SOURCE,
     SOURCE as EAGER_PREFILL_SOURCE,
     eager_launch_s,
     launch_s_per_kernel,
@@ -296,6 +298,9 @@ class StepModel:
     # CPU seconds per layer to issue the kernels of a step with prompt tokens where the engine runs it eagerly: the
     # step lasts at least that long (serve_eager_prefill; 0: prompt steps replay CUDA graphs like the others)
     prefill_launch_layer_s: float = 0.0
+    # SGLang replays decode batches up to its cuda_graph_max_bs from CUDA graphs; a larger decode batch runs eagerly
+    # and lasts at least the same CPU launch time as an eager prompt step (0: every decode batch is graphed)
+    eager_decode_above_requests: int = 0
     # the engine's all-reduce measured per message size, (bytes, seconds) points (serve_rocm_allreduce; (): alpha-beta)
     allreduce_curve: tuple[tuple[float, float], ...] = ()
     # vLLM's custom all-reduce on NVLink measured per message size at decode sizes (serve_nvlink_allreduce; ():
@@ -424,8 +429,10 @@ class StepModel:
         gpu = gemm + attention + elementwise + self.layers * self.layer_latency_s + allreduce
         if tokens > self.skinny_max_tokens:
             gpu += self.library_gemm_s
-        if prefill_tokens and self.prefill_launch_layer_s:
-            # eager prompt step: the CPU issues the kernels while the GPU runs them (serve_eager_prefill)
+        eager_decode = 0 < self.eager_decode_above_requests < decode_requests
+        if (prefill_tokens or eager_decode) and self.prefill_launch_layer_s:
+            # eager step (a prompt step, or a decode batch above the engine's CUDA-graph sizes): the CPU issues the
+            # kernels while the GPU runs them (serve_eager_prefill)
             gpu = max(gpu, self.layers * self.prefill_launch_layer_s)
         return gpu
 
@@ -658,9 +665,11 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     eager_prefill = load.cuda_graphs and prompt_steps_run_eager(
         load.engine, engine_version_tuple(load.engine_version), load.engine_version, load.backend)
     prefill_launch_s = eager_launch_s(kernels, load.engine) / dims.layers if eager_prefill else 0.0
-    alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None \
+    graph_max_batch = (sglang_cuda_graph_max_bs(gpu, tp, load.engine_version) or 0) \
+        if load.engine.lower() == "sglang" and prefill_launch_s and dp_attn == 1 else 0
+    alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node, load.engine) if tp > 1 and link is not None \
         else (0.0, "")
-    one_shot = one_shot_max_bytes(link, gpu, tp, load.gpus_per_node) if tp > 1 and link is not None else 0.0
+    one_shot = one_shot_max_bytes(link, gpu, tp, load.gpus_per_node, load.engine) if tp > 1 and link is not None else 0.0
     link_eff, link_source = link_efficiency(link) if link is not None else (1.0, "")
     staged = host_staged_allreduce(gpu, link, tp) if not (load.gpus_per_node and tp > load.gpus_per_node) else None
     if staged is not None:
@@ -718,6 +727,12 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "steps with prompt tokens run without CUDA graphs: they last at least the {time} the CPU takes to issue "
             "their {kernels} kernels").format(time=format_duration(prefill_launch_s * dims.layers), kernels=kernels),
             EAGER_PREFILL_SOURCE, raw(kernel_s=launch_s_per_kernel(load.engine), kernels_per_step=kernels)))
+    if graph_max_batch:
+        assumptions.append(Assumption("eager_decode_above", _(
+            "decode batches of more than {requests} requests run without CUDA graphs (SGLang's default "
+            "cuda_graph_max_bs for this GPU's memory and TP): they last at least {time}").format(
+            requests=graph_max_batch, time=format_duration(prefill_launch_s * dims.layers)),
+            EAGER_DECODE_SOURCE, raw(requests=graph_max_batch, kernels_per_step=kernels)))
     block_rate, block_source = block_fp8_dense_stream_bytes_per_s(gpu)
     hbm_rate = gpu.memory_bandwidth_gbps * 1e9 * hbm_eff
     # The tile scaling is the NVIDIA kernels' grid (serve_block_fp8_tiles); AMD GPUs keep their measured rate.
@@ -868,7 +883,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         kv_bytes_per_token=kv_per_token, elementwise_bytes_per_token=elementwise, flops_per_token=2.0 * spec.active_params / tp,
         attention_flops_per_context_token=attention, bytes_per_s=gpu.memory_bandwidth_gbps * 1e9 * hbm_eff,
         flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s,
-        prefill_launch_layer_s=prefill_launch_s, allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
+        prefill_launch_layer_s=prefill_launch_s, eager_decode_above_requests=graph_max_batch,
+        allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
         assumptions=tuple(assumptions), host_step_s=host.step_s, host_request_s=host.request_s,
         host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,
         dequant_overlapped=overlapped and bool(dequant_rate),

@@ -16,7 +16,7 @@ from gpudesk.sizing.serve_eager_prefill import (
     launch_s_per_kernel,
     prompt_steps_run_eager,
 )
-from gpudesk.sizing.serve_engine import engine_budget
+from gpudesk.sizing.serve_engine import engine_budget, sglang_cuda_graph_max_bs
 from gpudesk.sizing.serve_rates import expert_quant_kernels, kernels_per_step
 from gpudesk.sizing.serve_step import step_model
 from gpudesk.sizing.shapes import spec_from_catalog
@@ -113,3 +113,31 @@ def test_which_engines_launch_their_prompt_steps_eagerly():
 def test_vllm_figure_counts_the_kernels_of_the_model_it_was_measured_on(catalog):
     """vllm-project/vllm PR 1440 timed Llama 2 7B: the step model's kernel count for it is the divisor."""
     assert kernels_per_step(spec_from_catalog(catalog.model("llama-2-7b"))) == LLAMA_2_7B_KERNELS
+
+
+def _qwen3_moe_sglang(catalog, gpu_id, version):
+    spec = spec_from_catalog(catalog.model("qwen3-30b-a3b-fp8"))
+    gpu = catalog.gpu(gpu_id)
+    load = ServeLoad(engine="sglang", engine_version=version, input_tokens=302, output_tokens=196,
+                     request_rate_per_s=float("inf"), num_prompts=1000, tp=1, weight_format="fp8").validated()
+    return step_model(spec, gpu, load, None, engine_budget(spec, gpu, load).kv_dtype)
+
+
+def test_sglang_decode_batches_above_cuda_graph_max_bs_run_eagerly(catalog):
+    """SGLang replays decode batches up to cuda_graph_max_bs only (cuda_graph_runner.py can_run); v0.5.3+ sets it
+    from the GPU's memory: 32 at TP 1 on a 48 GB L40S (the server_info of lukaLLM/vLLM_vs_SGLang_benchmarks'
+    SGLang 0.5.8 run prints 32), 256 on an 80 GB H100. Qwen3-30B-A3B FP8 on one H100: a decode step of 257 requests
+    lasts the CPU's eager launch time, one of 256 requests (a graph) well below it."""
+    assert sglang_cuda_graph_max_bs(catalog.gpu("l40s"), 1, "0.5.8") == 32
+    assert sglang_cuda_graph_max_bs(catalog.gpu("l40s"), 4, "0.5.8") == 160
+    steps = _qwen3_moe_sglang(catalog, "h100-sxm5", "0.5.8")
+    assert steps.eager_decode_above_requests == 256
+    launch = steps.layers * steps.prefill_launch_layer_s
+    assert steps.gpu_s(256, 256 * 400.0) < 0.7 * launch
+    assert steps.gpu_s(257, 257 * 400.0) == pytest.approx(launch)
+    assert any(a.name == "eager_decode_above" for a in steps.assumptions)
+    # Releases before v0.5.3 had other defaults (not modelled): no bound there.
+    older = _qwen3_moe_sglang(catalog, "h100-sxm5", "0.5.2")
+    assert sglang_cuda_graph_max_bs(catalog.gpu("h100-sxm5"), 1, "0.5.2") is None
+    assert older.eager_decode_above_requests == 0
+    assert older.gpu_s(257, 257 * 400.0) < 0.7 * launch
