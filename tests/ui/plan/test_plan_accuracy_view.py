@@ -137,7 +137,8 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "forty-first fresh (collected after the model was frozen a forty-first time)",
                     "forty-second fresh (collected after the model was frozen a forty-second time)",
                     "forty-third fresh (collected after the model was frozen a forty-third time)",
-                    "forty-fourth fresh (collected after the model was frozen a forty-fourth time)"}
+                    "forty-fourth fresh (collected after the model was frozen a forty-fourth time)",
+                    "forty-fifth fresh (collected after the model was frozen a forty-fifth time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
