@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from gpudesk import i18n
 from gpudesk.i18n import N_, _
 from gpudesk.telemetry.core import dcgm_fields as df
 from gpudesk.telemetry.core import model as m
@@ -223,7 +224,7 @@ class FleetHistory:
 
 def no_job_group() -> str:
     """The name of the group of GPUs that no job holds, in the user's language."""
-    return _(NO_JOB)
+    return i18n._(NO_JOB)
 
 
 def group_keys(keys: Sequence[GpuKey], by: str = GROUP_BY_HOST) -> dict[str, list[int]]:
