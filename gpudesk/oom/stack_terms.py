@@ -11,6 +11,13 @@ names are swapped:
   makes launches synchronous (CANN environment variable reference).
 * Intel GPUs (``platform == "xpu"``): ``torch.xpu.*``, ``xpu-smi`` (Intel XPU Manager) and
   ``ZE_AFFINITY_MASK`` (Level Zero's device selection).
+* TPUs (``platform == "tpu"``): no nvidia-smi; a TPU VM's chips are the ``/dev/accel*`` devices, one process at a
+  time, and ``sudo lsof -w /dev/accel*`` lists the process that holds them (Cloud TPU docs, troubleshooting "TPU in
+  use by another process"). The memory query is the framework's own: JAX's ``jax.Device.memory_stats()``
+  (docs.jax.dev, ``jax.Device``: ``bytes_in_use``, ``peak_bytes_in_use``, ``bytes_limit``) or PyTorch/XLA's
+  ``xm.get_memory_info(xm.xla_device())`` (pytorch.org/xla, ``torch_xla.core.xla_model.get_memory_info``: bytes
+  used and the device's limit). ``TPU_VISIBLE_CHIPS`` picks the chips a process opens (Cloud TPU docs, "run
+  multiple processes on a TPU VM").
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from gpudesk.i18n import N_
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import MemoryReport
 from gpudesk.oom.rules.fragmentation import CUDA_ALLOC_CONF
+from gpudesk.oom.rules.preallocation import names_torch_xla
 
 NPU_ALLOC_CONF = N_("PYTORCH_NPU_ALLOC_CONF=expandable_segments:True (torch_npu, Ascend)")
 
@@ -34,20 +42,40 @@ _TERMS: dict[str, tuple[tuple[str, str], ...]] = {
     "xpu": (("nvidia-smi --query-compute-apps=pid,used_memory --format=csv", "xpu-smi ps"),
             ("nvidia-smi", "xpu-smi"), ("CUDA_VISIBLE_DEVICES", "ZE_AFFINITY_MASK"), ("torch.cuda.", "torch.xpu.")),
 }
+JAX_TPU_MEMORY = 'python -c "import jax; print(jax.devices()[0].memory_stats())"'
+TORCH_XLA_TPU_MEMORY = ('python -c "import torch_xla.core.xla_model as xm; '
+                        'print(xm.get_memory_info(xm.xla_device()))"')
 
 
-def _swap(text: str, platform: str, alloc_conf: str | None) -> str:
+def _tpu_terms(text: str) -> tuple[tuple[str, str], ...]:
+    """The TPU's terms, with the memory query of the framework the text runs (PyTorch/XLA or JAX)."""
+    memory = TORCH_XLA_TPU_MEMORY if names_torch_xla(text) else JAX_TPU_MEMORY
+    return (("nvidia-smi --query-compute-apps=pid,used_memory --format=csv", "sudo lsof -w /dev/accel*"),
+            ("nvidia-smi --query-gpu=memory.total,memory.used --format=csv", memory),
+            ("nvidia-smi --query-gpu=memory.used,memory.total --format=csv", memory),
+            ("CUDA_VISIBLE_DEVICES", "TPU_VISIBLE_CHIPS"))
+
+
+def _swap(text: str, platform: str, alloc_conf: str | None, terms: tuple[tuple[str, str], ...] = ()) -> str:
     if alloc_conf is not None:
         text = text.replace(i18n._(CUDA_ALLOC_CONF), alloc_conf)
-    for cuda, theirs in _TERMS[platform]:
+    for cuda, theirs in terms or _TERMS[platform]:
         text = text.replace(cuda, theirs)
     return text
 
 
 def apply(report: MemoryReport, causes: list[Cause]) -> None:
     """Rewrite the fixes, further fixes, checks and the deciding check's command of ``causes`` in place for an
-    Ascend or Intel GPU report."""
+    Ascend, Intel GPU or TPU report."""
     platform = report.platform or ""
+    if platform == "tpu":
+        terms = _tpu_terms(report.text or "")
+        for cause in causes:
+            cause.checks = [_swap(c, platform, None, terms) for c in cause.checks]
+            command = cause.evidence.get("check_command")
+            if isinstance(command, str):
+                cause.evidence["check_command"] = _swap(command, platform, None, terms)
+        return
     if platform not in _TERMS:
         return
     alloc_conf = i18n._(NPU_ALLOC_CONF) if platform == "npu" else None

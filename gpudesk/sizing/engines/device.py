@@ -39,7 +39,9 @@ class DeviceMemory:
         name: display name. total_bytes: what the engine takes as the device total.
         backend: ggml backend name (CUDA, ROCm, Metal, Vulkan) for buffer labels. unified: memory shared with
         the CPU. note: how the figure was obtained. nvlink: the GPUs of a tensor-parallel group are linked by
-        NVLink (NCCL's transport, :func:`gpudesk.sizing.engines.common.nccl_device_bytes`).
+        NVLink (NCCL's transport, :func:`gpudesk.sizing.engines.common.nccl_device_bytes`). fp8_tensor_cores:
+        the catalog gives the GPU FP8 tensor/matrix-core throughput (``GPU.supports_fp8``), so FP8 weights run
+        on its FP8 matmuls.
     """
 
     name: str
@@ -48,6 +50,7 @@ class DeviceMemory:
     unified: bool = False
     note: str = ""
     nvlink: bool = False
+    fp8_tensor_cores: bool = False
 
 
 def apple_wired_limit_bytes(ram_bytes: int, wired_limit_mb: int | None = None) -> int:
@@ -90,7 +93,7 @@ def catalog_device(gpu: GPU, ecc_enabled: bool | None = None) -> DeviceMemory:
 
     backend = "ROCm" if str(gpu.id).startswith("mi") else "CUDA"
     return DeviceMemory(gpu.name, gpu_reported_total_bytes(gpu, ecc_enabled), backend,
-                        nvlink=bool(gpu.nvlink_gbps and gpu.nvlink_gbps > 0))
+                        nvlink=bool(gpu.nvlink_gbps and gpu.nvlink_gbps > 0), fp8_tensor_cores=gpu.supports_fp8)
 
 
 

@@ -8,12 +8,13 @@ other format they are sized at that format's bits.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
 from gpudesk.i18n import _
 from gpudesk.sizing.engines import llamacpp, ollama, sglang, trtllm, vllm
-from gpudesk.sizing.engines.common import ENGINES, EngineFit, Setting, parse_engine_args
+from gpudesk.sizing.engines.common import ENGINES, Change, EngineFit, Setting, parse_engine_args
 from gpudesk.sizing.engines.device import DeviceMemory
 from gpudesk.sizing.engines.ggml_mix import BASE_TYPE, MERGED_EXPERTS_BUILD, GgmlTensor, gguf_tensors
 from gpudesk.sizing.engines.ggml_types import canonical_file_type
@@ -21,6 +22,7 @@ from gpudesk.sizing.engines.gguf_file import GgufModel
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory_inference import resolve_weight_format
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.units import GIB
 
 SETTINGS: dict[str, dict[str, Setting]] = {
     "vllm": vllm.SETTINGS, "sglang": sglang.SETTINGS, "trtllm": trtllm.SETTINGS, "llamacpp": llamacpp.SETTINGS,
@@ -145,6 +147,47 @@ def _check_heads_split(key: str, spec: ModelSpec, given: dict[str, Any]) -> None
                                      "{heads}.").format(heads=heads, tp=tp, engine=ENGINE_NAMES.get(key, key)))
 
 
+#: Engines that quantise a 16-bit checkpoint's Linear weights to FP8 as they load it (``--quantization fp8``):
+#: vLLM's ``Fp8Config`` with ``is_checkpoint_fp8_serialized`` false quantises each weight after loading it
+#: (vllm/model_executor/layers/quantization/fp8.py, ``Fp8LinearMethod.process_weights_after_loading``; vLLM docs
+#: "FP8 W8A8", "online dynamic quantization"); SGLang's ``--quantization fp8`` reuses that method
+#: (python/sglang/srt/layers/quantization/fp8.py). TensorRT-LLM and the ggml engines need a converted checkpoint.
+ONLINE_FP8_ENGINES = ("vllm", "sglang")
+_SIXTEEN_BIT = ("bf16", "fp16", "f16", "float16", "bfloat16")
+
+
+def _with_fp8_weights(key: str, result: EngineFit, model: ModelSpec | GgufModel, device: DeviceMemory,
+                      engine_args: list[str], spec: ModelSpec, weight_format: str, given: dict[str, Any],
+                      **kwargs: Any) -> EngineFit:
+    """``result`` with FP8 weights among its changes, when the 16-bit launch does not fit, the GPU has FP8 tensor
+    cores (catalog) and the launch with ``--quantization fp8`` does fit: sized by :func:`engine_fit` itself, so its
+    memory figure is the main answer's arithmetic. The catalog does not link a model to its FP8 checkpoint (an FP8
+    row is a model of its own), so the change is the engine's load-time quantisation of this checkpoint."""
+    if (result.fits or key not in ONLINE_FP8_ENGINES or not device.fp8_tensor_cores or given.get("quantization")
+            or resolve_weight_format(spec, weight_format).lower() not in _SIXTEEN_BIT):
+        return result
+    more_gpus = TP_SETTING[key]
+    args = [*engine_args, "quantization=fp8"]
+    trial = engine_fit(key, model, device, args, weight_format="fp8", **kwargs)
+    settings: dict[str, Any] = {"quantization": "fp8"}
+    also = next((c for c in trial.changes if more_gpus not in c.settings), None)
+    if not trial.fits and also is not None:  # FP8 weights fit; one more of the engine's own changes starts it
+        settings.update(also.settings)
+        trial = engine_fit(key, model, device, [*args, *(f"{k}={v}" for k, v in also.settings.items())],
+                           weight_format="fp8", **kwargs)
+    if not trial.fits:
+        return result
+    before_kv = trial.per_gpu.total_bytes - trial.per_gpu.kv_cache_bytes
+    text = _("FP8 weights quantised at load (--quantization fp8; gpudesk: --weight-format fp8): weights "
+             "{weights:.2f} GiB, {before_kv:.2f} GiB per GPU before the KV cache").format(
+        weights=trial.per_gpu.weights_bytes / GIB, before_kv=before_kv / GIB)
+    if also is not None and len(settings) > 1:
+        text = _("{first}, with {second}").format(first=text, second=also.text)
+    change = Change(text, settings, trial.command)
+    at = next((i for i, c in enumerate(result.changes) if more_gpus in c.settings), len(result.changes))
+    return dataclasses.replace(result, changes=(*result.changes[:at], change, *result.changes[at:]))
+
+
 def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, engine_args: list[str] | None = None,
                *, version: str | None = None, weight_format: str = "checkpoint", gpus: int = 1,
                tensor_parallel: int | None = None, concurrency: int = 1, model_ref: str | None = None) -> EngineFit:
@@ -153,6 +196,21 @@ def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, 
     Raises:
         SizingError: unknown engine or setting, bad value, or a model the engine cannot size.
     """
+    key = check_engine(engine)
+    if key in ONLINE_FP8_ENGINES and not isinstance(model, GgufModel):
+        result = _engine_fit(key, model, device, engine_args, version=version, weight_format=weight_format,
+                             gpus=gpus, tensor_parallel=tensor_parallel, concurrency=concurrency, model_ref=model_ref)
+        given = parse_engine_args(key, engine_args or [], SETTINGS[key])
+        return _with_fp8_weights(key, result, model, device, engine_args or [], model, weight_format, given,
+                                 version=version, gpus=gpus, tensor_parallel=tensor_parallel,
+                                 concurrency=concurrency, model_ref=model_ref)
+    return _engine_fit(key, model, device, engine_args, version=version, weight_format=weight_format, gpus=gpus,
+                       tensor_parallel=tensor_parallel, concurrency=concurrency, model_ref=model_ref)
+
+
+def _engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, engine_args: list[str] | None = None,
+                *, version: str | None = None, weight_format: str = "checkpoint", gpus: int = 1,
+                tensor_parallel: int | None = None, concurrency: int = 1, model_ref: str | None = None) -> EngineFit:
     key = check_engine(engine)
     version = release_version(key, version)
     given: dict[str, Any] = parse_engine_args(key, engine_args or [], SETTINGS[key])

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from gpudesk.i18n import _
+from gpudesk import i18n
+from gpudesk.i18n import N_, _
 from gpudesk.telemetry.core import dcgm_fields as df
 from gpudesk.telemetry.core import model as m
 from gpudesk.telemetry.core.model import SampleBatch, History
@@ -28,7 +29,7 @@ from gpudesk.telemetry.rules.base import CRITICAL, WARNING
 
 GROUP_BY_HOST = "host"
 GROUP_BY_JOB = "job"
-NO_JOB = "(no job)"
+NO_JOB = N_("(no job)")  # the group of GPUs no job holds, shown translated (no_job_group)
 
 # A GPU a job holds is "allocated but idle" when its utilization stays at or below this share of the time.
 IDLE_UTIL_PCT = 5.0
@@ -221,12 +222,17 @@ class FleetHistory:
         return cached[1]
 
 
+def no_job_group() -> str:
+    """The name of the group of GPUs that no job holds, in the user's language."""
+    return i18n._(NO_JOB)
+
+
 def group_keys(keys: Sequence[GpuKey], by: str = GROUP_BY_HOST) -> dict[str, list[int]]:
     """Group name -> positions, in first-seen order; by host, or by job (GPUs without a job under NO_JOB).
     Within a group GPUs are sorted by index then MIG instance."""
     groups: dict[str, list[int]] = {}
     for pos, key in enumerate(keys):
-        name = key.host if by == GROUP_BY_HOST else (key.job_name or NO_JOB)
+        name = key.host if by == GROUP_BY_HOST else (key.job_name or no_job_group())
         groups.setdefault(name or "?", []).append(pos)
     for positions in groups.values():
         positions.sort(key=lambda p: (keys[p].host, keys[p].gpu_index if keys[p].gpu_index is not None else -1,
@@ -342,11 +348,12 @@ def fleet_findings(history: FleetHistory, by: str = GROUP_BY_JOB, min_sustained_
     out = allocated_idle(history) + xid_errors(history)
     interval = history.step_s or None
     groups = group_keys(history.keys, by)
-    if by == GROUP_BY_JOB and NO_JOB in groups:
+    no_job = no_job_group()
+    if by == GROUP_BY_JOB and no_job in groups:
         # GPUs that no job holds are not one job: judge them node by node
-        loose = groups.pop(NO_JOB)
+        loose = groups.pop(no_job)
         for host, positions in group_keys([history.keys[p] for p in loose], GROUP_BY_HOST).items():
-            groups[f"{NO_JOB} {host}"] = [loose[i] for i in positions]
+            groups[f"{no_job} {host}"] = [loose[i] for i in positions]
     for name, positions in groups.items():
         sub = history.sub(positions)
         if not len(sub):

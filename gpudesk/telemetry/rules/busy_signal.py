@@ -79,8 +79,8 @@ def signal_note(used: dict[int, str]) -> str | None:
     groups: dict[str, list[int]] = {}
     for g, metric in sorted(used.items()):
         groups.setdefault(metric, []).append(g)
-    from gpudesk.telemetry.rules.text import gpu_list
+    from gpudesk.telemetry.rules.text import clauses, gpu_list
 
     parts = [_("{signal} on {gpus}").format(signal=signal_label(metric), gpus=gpu_list(gpus))
              for metric, gpus in groups.items()]
-    return _("Busy and idle were judged on {signals}.").format(signals="; ".join(parts))
+    return _("Busy and idle were judged on {signals}.").format(signals=clauses(parts))
