@@ -83,7 +83,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
                                     memory_horizon_s=args.memory_horizon_minutes * 60)
 
     def show(alert, delivered, errors) -> None:
-        print(f"[{severity_name(alert.severity)}] {alert.kind.value}: {alert.message}", flush=True)
+        # The kind stays its id (the alerts' environment and scripts use it); the line is the language's own.
+        print(_("[{severity}] {kind}: {message}").format(severity=severity_name(alert.severity),
+                                                          kind=alert.kind.value, message=alert.message), flush=True)
         for error in errors:
             print("  " + _("delivery failed: {error}").format(error=error), flush=True)
 
@@ -132,7 +134,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         print(_("No alerts yet: 'gpudesk monitor alerts watch' raises them."))
     for r in rows:
         where = _("GPU {gpu}").format(gpu=r.gpu_index) if r.gpu_index is not None else _("machine")
-        print(f"{r.created_at}  [{severity_name(r.severity)}] {r.kind} ({where}): {r.message}")
+        print(_("{time}  [{severity}] {kind} ({where}): {message}").format(
+            time=r.created_at, severity=severity_name(r.severity), kind=r.kind, where=where, message=r.message))
         if r.delivery_error:
             print("  " + _("delivery failed: {error}").format(error=r.delivery_error))
     return 0

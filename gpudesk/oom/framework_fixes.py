@@ -34,9 +34,9 @@ from gpudesk.oom.framework_checks import framework_of, needs_pytorch
 from gpudesk.oom.report import MemoryReport
 from gpudesk.oom.rules import genuine_shortage
 
-# genuine_shortage.MORE's PyTorch-named fixes, by mechanism.
-_TORCH_FIXES = {"recompute": genuine_shortage.MORE[0], "precision": genuine_shortage.MORE[1],
-                "sharding": genuine_shortage.MORE[2]}
+# genuine_shortage's PyTorch-named fixes, by mechanism (named there, not by their place in its MORE list).
+_TORCH_FIXES = {"recompute": genuine_shortage.RECOMPUTE_FIX, "precision": genuine_shortage.PRECISION_FIX,
+                "sharding": genuine_shortage.SHARDING_FIX}
 
 # framework -> mechanism -> the same fix in its terms (a mechanism left out has no equivalent there).
 _FIXES: dict[str, dict[str, str]] = {

@@ -249,12 +249,12 @@
 <context>
     <name>AccuracyLink</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="369"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="375"/>
         <source>How accurate is this?</source>
         <translation>准确度如何？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="372"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="378"/>
         <source>Compare the memory and speed estimators with published measured runs</source>
         <translation>将显存与速度估算器和公开的实测运行对比</translation>
     </message>
@@ -2282,72 +2282,72 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FleetView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="65"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="67"/>
         <source>{label} ({unit})</source>
         <translation>{label}（{unit}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="68"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="70"/>
         <source>By host</source>
         <translation>按主机</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="69"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="71"/>
         <source>By job (pod / Slurm)</source>
         <translation>按作业（pod / Slurm）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="70"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="72"/>
         <source>&amp;Metric:</source>
         <translation>指标(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="72"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="74"/>
         <source>&amp;Group:</source>
         <translation>分组(&amp;G)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="83"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="85"/>
         <source>Severity</source>
         <translation>严重程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="83"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="85"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="83"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="85"/>
         <source>UUID</source>
         <translation>UUID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="83"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="85"/>
         <source>Job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="84"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="86"/>
         <source>Finding</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="114"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="116"/>
         <source>Connecting to {fleet}…</source>
         <translation>正在连接 {fleet}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="121"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="123"/>
         <source>No data: {reason}</source>
         <translation>无数据：{reason}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="124"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="126"/>
         <source>The last refresh failed ({reason}); the grid shows the previous one.</source>
         <translation>上次刷新失败（{reason}）；网格显示的是之前的数据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="158"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="160"/>
         <source>{n} GPUs, {hours} h, step {step} s; colour = window mean, {lo} (dark) to {hi} (bright), grey = N/A</source>
         <translation>{n} 块 GPU，{hours} 小时，步长 {step} 秒；颜色 = 窗口均值，{lo}（暗）到 {hi}（亮），灰色 = 不可用</translation>
     </message>
@@ -3737,92 +3737,92 @@ It also resets the peak counter.</source>
         <translation>导出 CSV</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="58"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="59"/>
         <source>one sampling round at {t}</source>
         <translation>{t} 的一轮采样</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="80"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="81"/>
         <source>GPU utilization</source>
         <translation>GPU 利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="81"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="82"/>
         <source>Memory-controller utilization</source>
         <translation>显存控制器利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="82"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="83"/>
         <source>Memory used</source>
         <translation>已用显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="83"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="84"/>
         <source>Memory total</source>
         <translation>显存总量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="85"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="86"/>
         <source>PCIe RX</source>
         <translation>PCIe RX</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="86"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="87"/>
         <source>PCIe TX</source>
         <translation>PCIe TX</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="87"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="88"/>
         <source>Power draw</source>
         <translation>功耗</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="88"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="89"/>
         <source>Power limit</source>
         <translation>功耗上限</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="89"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="90"/>
         <source>GPU temperature</source>
         <translation>GPU 温度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="90"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="91"/>
         <source>Memory temperature</source>
         <translation>显存温度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="91"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="92"/>
         <source>SM clock</source>
         <translation>SM 时钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="92"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="93"/>
         <source>Memory clock</source>
         <translation>显存时钟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="93"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="94"/>
         <source>Encoder utilization</source>
         <translation>编码器利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="94"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="95"/>
         <source>Decoder utilization</source>
         <translation>解码器利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="96"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="97"/>
         <source>SM active</source>
         <translation>SM 活跃度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="97"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="98"/>
         <source>Tensor pipe active</source>
         <translation>Tensor 流水线活跃度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/display.py" line="109"/>
+        <location filename="../../gpudesk/ui/monitor/display.py" line="111"/>
         <location filename="../../gpudesk/ui/monitor/findings_list.py" line="65"/>
         <location filename="../../gpudesk/ui/monitor/gpu_table.py" line="224"/>
         <location filename="../../gpudesk/ui/monitor/process_table.py" line="94"/>

@@ -98,7 +98,9 @@ def test_trt_tactic_device_request_in_mb_is_one_piece() -> None:
 def test_trt_unitless_tactic_size_alone_is_not_read_as_mb() -> None:
     d = diagnose_text(TRT_TACTIC_BYTES_ALONE)
     assert d.causes[0].id == "genuine_shortage"
-    assert all(c.evidence.get("tactic_workspace_bytes") != 11580055552 * 2**20 for c in d.causes)
+    # The unit-less figure stays bytes (the parser's reading), never MB: a value no cause could carry made this
+    # check unable to fail (review10).
+    assert d.report.parsed.get("tactic_workspace_bytes") == 11580055552
 
 
 def test_turbomind_session_len_truncation_is_the_kv_budget() -> None:
@@ -121,6 +123,19 @@ def test_engine_kv_refusal_names_its_setting() -> None:
     top = d.causes[0]
     assert top.id == "kv_cache_budget" and top.evidence["kv_setting"] == "--num-pages"
     assert top.fix.startswith("Lower --num-pages")
+
+
+def test_engine_kv_refusal_does_not_take_a_later_lines_flag_for_its_setting() -> None:
+    # review10: the refusal without its hint, then a later log line (a launcher's own advice) naming another flag:
+    # that flag is not the KV setting, so the fix names the KV cache's size instead.
+    text = ("AssertionError: Not enough memory for KV cache\n" + "INFO: shutting down the engine worker ...\n" * 6
+            + "WARNING: requests are queueing; try reducing --max-batch-size or adding replicas")
+    top = diagnose_text(text).causes[0]
+    assert top.id == "kv_cache_budget" and top.evidence.get("kv_setting") is None
+    assert "--max-batch-size" not in top.fix
+    # The hint on the refusal's own line is still read.
+    same_line = diagnose_text(ENGINE_KV_WORDS.replace("，", ", ")).causes[0]
+    assert same_line.evidence["kv_setting"] == "--num-pages"
 
 
 def test_not_enough_memory_without_the_kv_cache_is_not_the_kv_budget() -> None:

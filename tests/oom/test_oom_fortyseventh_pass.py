@@ -182,3 +182,10 @@ def test_cpu_allocator_words_beside_a_cuda_error_are_not_host_ram() -> None:
     text = "RuntimeError: CUDA error: not enough memory: you tried to allocate 9437184 bytes on the GPU"
     top = diagnose_text(text).causes[0]
     assert top.evidence.get("deciding_check") != "host_ram"
+
+
+def test_paddle_buddy_refusal_with_a_garbled_figure_is_not_read() -> None:
+    # review10: a figure that is not one decimal number (two dots) is not matched at all, rather than matched and
+    # then dropped by a caught ValueError.
+    d = diagnose_text(PADDLE_BUDDY.replace("324.750000kB", "324.750.000kB"))
+    assert not any(c.evidence.get("framework_used_bytes") for c in d.causes)

@@ -160,6 +160,23 @@ def test_cli_history_lists_stored_alerts(capsys):
     assert "[critical] xid (GPU 0): GPU 0: Xid 79" in capsys.readouterr().out
 
 
+def test_cli_history_line_is_translated(capsys):
+    # review10: the history line was an f-string, so zh_CN kept the English colon and brackets around its words.
+    from gpudesk import i18n
+    from gpudesk.store.alerts import save_alert
+
+    db = open_store()
+    save_alert(db, t=1.0, kind="xid", severity="critical", gpu_index=0, gpu_uuid=None, host="ws1",
+               message="GPU 0: Xid 79 (GPU has fallen off the bus).", evidence={"xid": 79})
+    db.close()
+    before = i18n.current_language()
+    try:
+        assert main(["--lang", "zh_CN", "monitor", "alerts", "history"]) == 0
+    finally:
+        i18n.set_language(before)
+    assert "[严重] xid（GPU 0）：GPU 0: Xid 79" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("limit", ["0", "-5", "1000000000000000000000"])
 def test_cli_history_limit_must_be_a_count(capsys, limit):
     # QA: -5 listed every alert (SQLite LIMIT -5 is no limit), 10**21 raised OverflowError from sqlite3.

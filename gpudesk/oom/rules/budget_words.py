@@ -225,6 +225,9 @@ _KV_NOT_ENOUGH = re.compile(r"\b(?:not enough|insufficient)\s{1,3}(?:gpu\s{1,3}|
                             r"(?:the\s{1,3})?(?:kv|key[- ]value)[ -]?cache\b", re.IGNORECASE)
 _KV_HINT = re.compile(r"\b(?:try\s{1,3})?(?:reduc(?:e|ing)|lower(?:ing)?|decreas(?:e|ing))\s{1,3}(--?[a-z][\w-]{1,40})",
                       re.IGNORECASE)
+# The hint belongs to the refusal: it is read only in the words that follow it (the same sentence or the next line), so
+# a flag that a later, unrelated line of a pasted log says to reduce is not taken for the KV setting.
+KV_HINT_WINDOW_CHARS = 160
 
 
 def _engine_kv_words(f: Facts) -> Cause | None:
@@ -232,7 +235,7 @@ def _engine_kv_words(f: Facts) -> Cause | None:
     m = _KV_NOT_ENOUGH.search(text)
     if m is None:
         return None
-    hint = _KV_HINT.search(text, m.end())
+    hint = _KV_HINT.search(text, m.end(), m.end() + KV_HINT_WINDOW_CHARS)
     setting = hint.group(1) if hint else None
     fix = (_("Lower {setting} (the KV cache's size) or the maximum context length, so the KV pool fits beside the "
              "weights").format(setting=setting) if setting else

@@ -24,10 +24,14 @@ from gpudesk import i18n
 from gpudesk.i18n import N_, _
 
 FIX = N_("Reduce the per-step memory: halve the micro-batch (use gradient accumulation to keep the effective batch)")
+# The training fixes named in PyTorch's terms, by mechanism (gpudesk.oom.framework_fixes words them for other frameworks).
+RECOMPUTE_FIX = N_("Enable activation checkpointing (model.gradient_checkpointing_enable() / torch.utils.checkpoint).")
+PRECISION_FIX = N_("Train in bf16 mixed precision (torch.autocast) and keep fp32 master weights only in the optimizer.")
+SHARDING_FIX = N_("Shard optimizer state, gradients and weights across GPUs (FSDP / DeepSpeed ZeRO-2/3).")
 MORE = [
-    N_("Enable activation checkpointing (model.gradient_checkpointing_enable() / torch.utils.checkpoint)."),
-    N_("Train in bf16 mixed precision (torch.autocast) and keep fp32 master weights only in the optimizer."),
-    N_("Shard optimizer state, gradients and weights across GPUs (FSDP / DeepSpeed ZeRO-2/3)."),
+    RECOMPUTE_FIX,
+    PRECISION_FIX,
+    SHARDING_FIX,
     N_("For fine-tuning, use LoRA/QLoRA; for inference, use a smaller sequence length or batch."),
     N_("Use a GPU with more memory."),
 ]

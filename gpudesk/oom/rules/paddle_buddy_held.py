@@ -29,7 +29,7 @@ CONFIDENCE = 0.85
 OWN_SHARE_MAX = 0.05  # Paddle's own bytes in use, as a share of the device, at or below which its pool is not the holder
 OUTSIDE_SHARE_MIN = 0.5  # the share of the device held outside Paddle's use and the free memory
 _UNITS = {"b": 1, "kb": 2**10, "mb": 2**20, "gb": 2**30, "tb": 2**40}
-_SIZE = r"([\d.]{1,20})\s{0,2}([kKMGT]?B)"
+_SIZE = r"(\d{1,15}(?:\.\d{1,15})?)\s{0,2}([kKMGT]?B)"  # a decimal figure: float() always reads it
 # The refusal with its figures, spelled "available" or "avaliable", with or without separators (Paddle 1.x).
 _REFUSAL = re.compile(r"Cannot allocate\s{1,3}" + _SIZE + r"\s{1,3}in GPU \d{1,3},\s{0,3}ava(?:i|)l(?:i|)able\s{1,3}"
                       + _SIZE + r",?\s{0,3}total\s{1,3}(\d{1,20})(?:\s{0,2}([kKMGT]?B))?")
@@ -45,13 +45,11 @@ def check(f: Facts) -> Cause | None:
     refusal, used_m = _REFUSAL.search(text), _USED.search(text)
     if refusal is None or used_m is None:
         return None
-    try:
-        requested = _bytes(refusal.group(1), refusal.group(2))
-        available = _bytes(refusal.group(3), refusal.group(4))
-        total = _bytes(refusal.group(5), refusal.group(6))
-        used = _bytes(used_m.group(1), used_m.group(2))
-    except (ValueError, KeyError):
-        return None
+    # The patterns admit only decimal figures and the units of _UNITS: nothing here can fail to convert.
+    requested = _bytes(refusal.group(1), refusal.group(2))
+    available = _bytes(refusal.group(3), refusal.group(4))
+    total = _bytes(refusal.group(5), refusal.group(6))
+    used = _bytes(used_m.group(1), used_m.group(2))
     outside = total - available - used
     if total <= 0 or used > OWN_SHARE_MAX * total or outside < OUTSIDE_SHARE_MIN * total:
         return None

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication
 
+from gpudesk import i18n
 from gpudesk.telemetry.core import model as m
 from gpudesk.telemetry.core import timebase
 
@@ -100,7 +101,8 @@ def shown(metric: str) -> Shown:
         label, unit, scale, decimals = table[metric]
         return Shown(metric, label, unit, scale, decimals)
     info = m.METRICS.get(metric)
-    return Shown(metric, info.label if info else metric, info.unit if info else "", 1.0, 2)
+    # The model's labels are core msgids (marked N_ in gpudesk.telemetry.core.model): translated by the core catalog.
+    return Shown(metric, i18n._(info.label) if info else metric, info.unit if info else "", 1.0, 2)
 
 
 def fmt(metric: str, value: float | None, *, with_unit: bool = True) -> str:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpudesk import i18n
 from gpudesk.telemetry.core import dcgm_fields as df
 from gpudesk.telemetry.core import model as m
 from gpudesk.telemetry.fleet.fleet import (
@@ -62,7 +63,8 @@ class FleetView(QWidget):
         for name in GRID_METRICS:
             unit = df.metric_unit(name)
             shown_unit = "GiB" if unit == "bytes" else unit
-            self.metric_box.addItem(self.tr("{label} ({unit})").replace("{label}", df.metric_label(name))
+            # metric_label is a core msgid (N_ in gpudesk.telemetry.core.model / dcgm_fields): the core catalog has it.
+            self.metric_box.addItem(self.tr("{label} ({unit})").replace("{label}", i18n._(df.metric_label(name)))
                                 .replace("{unit}", shown_unit), name)
         self.group_box = QComboBox()
         self.group_box.addItem(self.tr("By host"), GROUP_BY_HOST)
@@ -148,7 +150,7 @@ class FleetView(QWidget):
                     text += f"/{key.mig_instance}"
                 tip = [key.label, f"UUID: {key.uuid or 'N/A'}", f"Model: {key.model_name or 'N/A'}",
                        f"Job: {key.job_name or 'none'}",
-                       f"{df.metric_label(metric)} (mean): {_fmt(value, unit)}" + (f" ({why})" if why else "")]
+                       f"{i18n._(df.metric_label(metric))} (mean): {_fmt(value, unit)}" + (f" ({why})" if why else "")]
                 cells.append(GridCell(pos, text, value, "\n".join(tip)))
             groups.append((name, cells))
         self.grid.set_cells(groups, lo, hi, unit)

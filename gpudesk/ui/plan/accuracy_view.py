@@ -302,11 +302,12 @@ class AccuracyDialog(QDialog):
         layout.addWidget(self.view)
         layout.addWidget(buttons)
         self.resize(1100, 560)
+        self.memory_task: Task | None = None
         self.speed_task: Task | None = None
 
     def load(self) -> None:
         """Evaluate the validation set off the GUI thread and fill the view; the speed table fills set by set."""
-        run_task(load_accuracy, on_result=self.view.set_report, on_error=self._memory_error)
+        self.memory_task = run_task(load_accuracy, on_result=self.view.set_report, on_error=self._memory_error)
         self.view.show_speed_progress(0, len(speed_validation.SET_FILES))
         self.speed_task = run_task(_check_speed_sets, on_partial=self.view.add_speed_set,
                                    on_result=self.view.finish_speed, on_error=self._speed_error, pool=speed_pool())
@@ -329,7 +330,12 @@ class AccuracyDialog(QDialog):
     def done(self, result: int) -> None:
         """Closing returns at once: it tells the speed check to stop and leaves it to end on its own thread (at its
         next boundary, a run or a set), never waiting for it on the GUI thread. What the check hands over after
-        this reaches no part of the dialog; a failure still reaches the main window's message bar."""
+        this reaches no part of the dialog; a failure of either check still reaches the main window's message bar."""
+        memory, self.memory_task = self.memory_task, None
+        if memory is not None:  # its failure, if it comes after closing, is not left to the closed dialog (a finished
+            # check emits nothing more)
+            memory.signals.error.disconnect(self._memory_error)
+            memory.signals.error.connect(tracker().unhandled.emit)
         task, self.speed_task = self.speed_task, None
         if task is not None:
             task.cancel()

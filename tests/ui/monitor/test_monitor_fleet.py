@@ -207,3 +207,24 @@ def test_background_refresh_from_a_real_prometheus_feeds_the_view(qtbot, tmp_pat
     finally:
         server.stop()
         exporter.close()
+
+
+def test_metric_names_follow_the_language(qtbot):
+    # review10: the metric box and the cell tooltips showed the telemetry model's English labels under zh_CN, and so
+    # did the monitor's fallback label of a metric without its own display entry (BAR1, reserved memory ...).
+    from gpudesk import i18n
+    from gpudesk.ui.monitor.display import shown
+
+    before = i18n.current_language()
+    i18n.set_language("zh_CN")
+    shown.cache_clear()  # (cached per process: the language is chosen at start)
+    try:
+        view = FleetView()
+        qtbot.addWidget(view)
+        items = [view.metric_box.itemText(i) for i in range(view.metric_box.count())]
+        assert any(text.startswith("已用显存") for text in items), items
+        assert not any(text.startswith("Memory used") for text in items)
+        assert shown(m.MEM_RESERVED).label == "显存保留（驱动）"
+    finally:
+        i18n.set_language(before)
+        shown.cache_clear()

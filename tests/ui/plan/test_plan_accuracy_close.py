@@ -86,3 +86,36 @@ def test_a_failure_after_closing_still_reaches_the_message_bar(qtbot, monkeypatc
     assert "could not be read" in str(unhandled[0])
     assert "could not be read" not in dialog.view.speed_headline.text()
     tracker().unhandled.disconnect(unhandled.append)
+
+
+def test_a_memory_check_failing_after_closing_reaches_the_message_bar(qtbot, monkeypatch):
+    # review10: the memory check's failure went to the closed (hidden) dialog's view, where nobody saw it.
+    release = threading.Event()
+    started = threading.Event()
+
+    def failing_memory_check() -> Any:
+        started.set()
+        release.wait(30)
+        raise GpudeskError("the measured peaks could not be read")
+
+    def quick_speed_check(on_set: Callable[..., None], should_stop: Callable[[], bool]) -> Any:
+        return None
+
+    monkeypatch.setattr(accuracy_view, "check_speed_sets", quick_speed_check)
+    monkeypatch.setattr(accuracy_view, "load_accuracy", failing_memory_check)
+    unhandled: list[BaseException] = []
+    tracker().unhandled.connect(unhandled.append)
+    try:
+        dialog = AccuracyDialog()
+        qtbot.addWidget(dialog)
+        dialog.load()
+        dialog.show()
+        assert started.wait(10)
+        dialog.close()
+        release.set()
+        qtbot.waitUntil(lambda: len(unhandled) == 1, timeout=30000)
+        assert "could not be read" in str(unhandled[0])
+        assert "could not be read" not in dialog.view.headline.text()
+    finally:
+        release.set()
+        tracker().unhandled.disconnect(unhandled.append)
