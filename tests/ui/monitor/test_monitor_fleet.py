@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -123,12 +122,9 @@ def test_grid_redraw_of_512_gpus(qtbot):
     assert view.grid.cell_count() == 512
     image = QImage(view.grid.sizeHint(), QImage.Format.Format_ARGB32)
     view.grid.resize(view.grid.sizeHint())
-    t0 = time.perf_counter()
-    for _ in range(10):
-        view.grid.render(image)  # a full paint of all 512 cells
-    per_redraw_ms = (time.perf_counter() - t0) * 100
-    print(f"grid redraw of 512 GPUs: {per_redraw_ms:.2f} ms")
-    assert per_redraw_ms < 100  # the figure (<16 ms) is measured in tests/benchmarks; this bounds a regression
+    image.fill(0)
+    view.grid.render(image)  # a full paint of all 512 cells; its time is measured in tests/benchmarks
+    assert len({image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}) > 2
 
 
 def test_connection_dialog_tests_in_background_and_keeps_the_secret_in_the_keyring(qtbot):
