@@ -207,7 +207,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh42": self.tr("forty-second fresh (collected after the model was frozen a forty-second time)"),
                 "fresh43": self.tr("forty-third fresh (collected after the model was frozen a forty-third time)"),
                 "fresh44": self.tr("forty-fourth fresh (collected after the model was frozen a forty-fourth time)"),
-                "fresh45": self.tr("forty-fifth fresh (collected after the model was frozen a forty-fifth time)")}
+                "fresh45": self.tr("forty-fifth fresh (collected after the model was frozen a forty-fifth time)"),
+                "fresh46": self.tr("forty-sixth fresh (collected after the model was frozen a forty-sixth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
