@@ -101,6 +101,9 @@ class MemoryWorkload:
         tp_whole_logits / tp_replicated_embedding: full training with tensor parallelism whose output layer gathers
             the whole logits on every rank (no loss parallel) / whose token embedding stays whole on every rank
             (:mod:`gpudesk.sizing.tp_training_vocab`).
+        decoder_seq_len_tokens: full training of an encoder-decoder (T5, BART) whose targets are padded to their
+            own length: the decoder layers, cross-attention and logits at that length
+            (:mod:`gpudesk.sizing.decoder_length`); None: the decoder at ``seq_len_tokens``.
         ddp_bucket_view: full training under PyTorch DDP with ``gradient_as_bucket_view=True`` (or Megatron-Core's
             DDP, whose gradient buffer is the bucket): the gradients are views into the all-reduce buckets, no
             second copy (:func:`gpudesk.sizing.memory_train.ddp_bucket_bytes`).
@@ -259,6 +262,7 @@ class MemoryWorkload:
     fsdp1_no_sync: bool = True
     fsdp2_no_sync: str = "off"
     tp_whole_logits: bool = False
+    decoder_seq_len_tokens: int | None = None
     tp_replicated_embedding: bool = False
     ddp_bucket_view: bool = False
     fp32_grad_buffer: bool = False
@@ -514,7 +518,8 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
             pipeline_schedule=w.pipeline_schedule, pipeline_microbatches=w.pipeline_microbatches,
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
             fsdp1_no_sync=w.fsdp1_no_sync, fsdp2_no_sync=w.fsdp2_no_sync, tp_whole_logits=w.tp_whole_logits,
-            tp_replicated_embedding=w.tp_replicated_embedding, ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
+            tp_replicated_embedding=w.tp_replicated_embedding, decoder_seq_len_tokens=w.decoder_seq_len_tokens,
+            ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
             fp32_grad_buffer=w.fp32_grad_buffer, main_grads_kept=w.main_grads_kept,
             unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, eager_softmax=w.eager_softmax,
             fsdp_root_only=w.fsdp_root_only,
