@@ -470,11 +470,12 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
 
     per_layer, softmax_extra = layer_bytes(s)
     logits_tokens = s
-    if decoder_seq_len_tokens is not None:
-        # The decoder at its own length (gpudesk.sizing.decoder_length, transformers modeling_t5.py T5Attention
-        # with key_value_states): its layers at the target length plus cross-attention, the logits at the target.
+    if decoder_seq_len_tokens is not None or (spec.kind == "encoder-decoder" and spec.decoder_layers):
+        # An encoder-decoder's decoder layers at the target length (default: the source length) with their
+        # cross-attention over the encoder output, the logits at the target length (gpudesk.sizing.decoder_length,
+        # transformers modeling_t5.py T5Attention with key_value_states).
         enc_layers, dec_layers = encoder_decoder_layers(spec)
-        sd = checked_decoder_length(decoder_seq_len_tokens)
+        sd = s if decoder_seq_len_tokens is None else checked_decoder_length(decoder_seq_len_tokens)
         cross = cross_attention_bytes_per_layer(s, sd, b, h, heads, flash_attention=flash_attention,
                                                 tensor_parallel=tensor_parallel, bytes_per_element=act_bytes)
         decoder_layer = layer_bytes(sd)[0] + (cross if recompute == "none" else 0.0)
@@ -482,7 +483,7 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
         logits_tokens = sd
     kept_layers = min(2, layers) if activation_offload else layers
     fixed = embedding_activation_bytes(s, b, h, tensor_parallel, sequence_parallel)
-    if logits_tokens != s or decoder_seq_len_tokens is not None:
+    if spec.kind == "encoder-decoder" and spec.decoder_layers:
         fixed += embedding_activation_bytes(logits_tokens, b, h, tensor_parallel, sequence_parallel)  # decoder's
     if recompute == "full":
         fixed += full_recompute_working_bytes(s, b, h, heads, spec.ffn_size, **common)  # type: ignore[arg-type]
@@ -717,7 +718,7 @@ def train_memory(
                              eager_softmax=eager_softmax, loss_vocab_chunk=loss_vocab_chunk,
                              encoder_lm_head=encoder_lm_head, tp_whole_logits=tp_whole_logits,
                              decoder_seq_len_tokens=None if decoder_seq_len_tokens is None
-                             else max(1, decoder_seq_len_tokens // cp))
+                             else max(1, checked_decoder_length(decoder_seq_len_tokens) // cp))
     acts, logits = terms.activations, terms.logits
     peak = None
     keep_grads = gradient_accumulation or zero_grad_keeps_grads
