@@ -80,8 +80,11 @@ class MemoryWorkload:
         fsdp_version: 1 (``FullyShardedDataParallel``, flat parameters) or 2 (``fully_shard``, per-parameter
             DTensors) when ``sharding="fsdp"``.
         zero_grad_keeps_grads: ``zero_grad()`` zero-fills instead of freeing (PyTorch < 2.0 default).
-        cuda_lazy_loading: CUDA >= 11.7 lazy module loading (``CUDA_MODULE_LOADING=LAZY``, PyTorch >= 2.0 default);
-            off loads every kernel at start-up (a 1.3 GiB context, transformers memory-anatomy guide).
+        cuda_lazy_loading: CUDA >= 11.7 lazy module loading (``CUDA_MODULE_LOADING=LAZY``; PyTorch sets it when the
+            variable is unset from 1.13 on, and the CUDA Programming Guide's "Lazy Loading" needs an R515+ driver --
+            both recalled, not re-read at a commit: memfix33 in tests/fixtures/sizing/README.md); off loads every
+            kernel at start-up (a 1.3 GiB context, transformers memory-anatomy guide): CUDA < 11.7, an older
+            driver, PyTorch < 1.13 without the variable, or ``CUDA_MODULE_LOADING=EAGER``.
         cuda_major_version: the CUDA major version the PyTorch build uses (``torch.version.cuda``): with lazy
             loading off, 10 (or earlier) gives CUDA 10's smaller eager context (877 MiB,
             :data:`gpudesk.sizing.overheads.EAGER_CUDA10_CONTEXT_BYTES`); lazy loading needs 11.7 or later.
