@@ -76,6 +76,10 @@ def add_parser(subparsers) -> None:
                    help=_("training with batches padded to their longest sample (no packing): the longest tokenised sample "
                         "the run meets (over a full epoch, the dataset's longest); the peak batch is the shorter of it "
                         "and --seq (the truncation cap)"))
+    m.add_argument("--decoder-seq", type=_tokens, default=None, metavar="TOKENS", dest="decoder_seq_len_tokens",
+                   help=_("full training of an encoder-decoder (T5, BART) whose targets are padded to their own "
+                          "length: the decoder's tokens (its layers, cross-attention and logits at this length; "
+                          "default: --seq)"))
     m.add_argument("--gpus", type=int, default=None, metavar="N", help=_("GPUs the job is spread over (default: --tp x --pp x --cp, else 1)"))
     m.add_argument("--sharding", default="ddp", choices=("ddp", "zero1", "zero2", "zero3", "fsdp", "fsdp-grad-op"),
                    help=_("zero1/zero2/zero3 are DeepSpeed ZeRO stages (fp32 master weights and optimizer states "
@@ -726,6 +730,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         global_batch_size=args.global_batch,
         longest_sample_tokens=args.longest_sample_tokens, prompt_tokens=args.prompt_tokens,
         prompt_logits=args.prompt_logits, fsdp1_no_sync=not args.fsdp1_sync_each_batch, fsdp2_no_sync=args.fsdp2_no_sync, tp_whole_logits=args.tp_whole_logits,
+        decoder_seq_len_tokens=args.decoder_seq_len_tokens,
         tp_replicated_embedding=args.tp_replicated_embedding,
         ddp_bucket_view=args.ddp_bucket_view, fp32_grad_buffer=args.fp32_grad_buffer, main_grads_kept=args.main_grads_kept,
         unfused_gelu=args.unfused_gelu,
@@ -758,7 +763,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "lora_kernels": "--lora-kernels", "pipeline_parallel": "--pp", "pipeline_schedule": "--pp-schedule",
                 "pipeline_microbatches": "--pp-microbatches", "pipeline_stages_per_rank": "--pp-stages-per-rank",
                 "global_batch_size": "--global-batch",
-                "longest_sample_tokens": "--longest-sample-tokens", "prompt_tokens": "--prompt-tokens",
+                "longest_sample_tokens": "--longest-sample-tokens", "decoder_seq_len_tokens": "--decoder-seq",
+                "prompt_tokens": "--prompt-tokens",
                 "prompt_logits": "--prompt-logits", "recompute": "--recompute", "compiled": "--compile",
                 "optimizer_in_backward": "--optimizer-in-backward", "activation_offload": "--activation-offload",
                 "zero_grad_keeps_grads": "--zero-grad-keeps-grads", "weight_loading": "--weight-loading",

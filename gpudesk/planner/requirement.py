@@ -93,6 +93,7 @@ class ModelMemory:
     ``fsdp1_sync_each_batch`` (a loop that reduce-scatters every micro-batch under FSDP1, instead of accumulating
     full gradients under ``no_sync()``); ``fsdp2_no_sync`` (off / fp32 / grad-dtype: an FSDP2 loop that turns gradient
     sync off on the non-final micro-batches keeps unsharded gradients, :mod:`gpudesk.sizing.fsdp2_no_sync`);
+    ``decoder_seq_len_tokens`` (an encoder-decoder's decoder at its own target length, :mod:`gpudesk.sizing.decoder_length`);
     ``tp_whole_logits`` / ``tp_replicated_embedding`` (tensor-parallel training whose every rank holds the whole
     vocabulary logits, no loss parallel / the whole token embedding, :mod:`gpudesk.sizing.tp_training_vocab`);
     ``ddp_bucket_view`` (PyTorch DDP ``gradient_as_bucket_view=True`` or
@@ -140,6 +141,7 @@ class ModelMemory:
     optimizer: str = "adam-18"
     seq_len_tokens: int = 2048
     longest_sample_tokens: int | None = None
+    decoder_seq_len_tokens: int | None = None
     micro_batch_size: int = 1
     global_batch_size: int | None = None
     recompute: str = "auto"
@@ -443,6 +445,8 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_num, "model.seq_len_tokens", m.seq_len_tokens, maximum=16 * 1024 * 1024, integer=True)
     if m.longest_sample_tokens is not None:
         check(_num, "model.longest_sample_tokens", m.longest_sample_tokens, maximum=16 * 1024 * 1024, integer=True)
+    if m.decoder_seq_len_tokens is not None:
+        check(_num, "model.decoder_seq_len_tokens", m.decoder_seq_len_tokens, maximum=16 * 1024 * 1024, integer=True)
     check(_num, "model.micro_batch_size", m.micro_batch_size, maximum=1e6, integer=True)
     check(_num, "model.global_batch_size", m.global_batch_size, maximum=1e8, integer=True)
     check(_choice, "model.recompute", m.recompute, RECOMPUTE_CHOICES)

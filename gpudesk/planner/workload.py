@@ -194,6 +194,7 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         lora_kernels=m.lora_kernels, weight_loading=m.weight_loading, double_quant=m.double_quant,
         longest_sample_tokens=m.longest_sample_tokens, prompt_logits=m.prompt_logits,
         fsdp1_no_sync=not m.fsdp1_sync_each_batch, fsdp2_no_sync=m.fsdp2_no_sync, tp_whole_logits=m.tp_whole_logits,
+        decoder_seq_len_tokens=m.decoder_seq_len_tokens,
         tp_replicated_embedding=m.tp_replicated_embedding, ddp_bucket_view=m.ddp_bucket_view, fused_qkv_load=m.fused_qkv_load,
         fp32_grad_buffer=m.fp32_grad_buffer, main_grads_kept=m.main_grads_kept,
         unfused_gelu=m.unfused_gelu, fused_norm=m.fused_norm, eager_softmax=m.eager_softmax, fsdp_root_only=m.fsdp_root_only,

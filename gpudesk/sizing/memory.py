@@ -80,8 +80,11 @@ class MemoryWorkload:
         fsdp_version: 1 (``FullyShardedDataParallel``, flat parameters) or 2 (``fully_shard``, per-parameter
             DTensors) when ``sharding="fsdp"``.
         zero_grad_keeps_grads: ``zero_grad()`` zero-fills instead of freeing (PyTorch < 2.0 default).
-        cuda_lazy_loading: CUDA >= 11.7 lazy module loading (``CUDA_MODULE_LOADING=LAZY``, PyTorch >= 2.0 default);
-            off loads every kernel at start-up (a 1.3 GiB context, transformers memory-anatomy guide).
+        cuda_lazy_loading: CUDA >= 11.7 lazy module loading (``CUDA_MODULE_LOADING=LAZY``; PyTorch sets it when the
+            variable is unset from 1.13 on, and the CUDA Programming Guide's "Lazy Loading" needs an R515+ driver --
+            both recalled, not re-read at a commit: memfix33 in tests/fixtures/sizing/README.md); off loads every
+            kernel at start-up (a 1.3 GiB context, transformers memory-anatomy guide): CUDA < 11.7, an older
+            driver, PyTorch < 1.13 without the variable, or ``CUDA_MODULE_LOADING=EAGER``.
         cuda_major_version: the CUDA major version the PyTorch build uses (``torch.version.cuda``): with lazy
             loading off, 10 (or earlier) gives CUDA 10's smaller eager context (877 MiB,
             :data:`gpudesk.sizing.overheads.EAGER_CUDA10_CONTEXT_BYTES`); lazy loading needs 11.7 or later.
@@ -101,6 +104,9 @@ class MemoryWorkload:
         tp_whole_logits / tp_replicated_embedding: full training with tensor parallelism whose output layer gathers
             the whole logits on every rank (no loss parallel) / whose token embedding stays whole on every rank
             (:mod:`gpudesk.sizing.tp_training_vocab`).
+        decoder_seq_len_tokens: full training of an encoder-decoder (T5, BART) whose targets are padded to their
+            own length: the decoder layers, cross-attention and logits at that length
+            (:mod:`gpudesk.sizing.decoder_length`); None: the decoder at ``seq_len_tokens``.
         ddp_bucket_view: full training under PyTorch DDP with ``gradient_as_bucket_view=True`` (or Megatron-Core's
             DDP, whose gradient buffer is the bucket): the gradients are views into the all-reduce buckets, no
             second copy (:func:`gpudesk.sizing.memory_train.ddp_bucket_bytes`).
@@ -259,6 +265,7 @@ class MemoryWorkload:
     fsdp1_no_sync: bool = True
     fsdp2_no_sync: str = "off"
     tp_whole_logits: bool = False
+    decoder_seq_len_tokens: int | None = None
     tp_replicated_embedding: bool = False
     ddp_bucket_view: bool = False
     fp32_grad_buffer: bool = False
@@ -514,7 +521,8 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
             pipeline_schedule=w.pipeline_schedule, pipeline_microbatches=w.pipeline_microbatches,
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
             fsdp1_no_sync=w.fsdp1_no_sync, fsdp2_no_sync=w.fsdp2_no_sync, tp_whole_logits=w.tp_whole_logits,
-            tp_replicated_embedding=w.tp_replicated_embedding, ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
+            tp_replicated_embedding=w.tp_replicated_embedding, decoder_seq_len_tokens=w.decoder_seq_len_tokens,
+            ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
             fp32_grad_buffer=w.fp32_grad_buffer, main_grads_kept=w.main_grads_kept,
             unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, eager_softmax=w.eager_softmax,
             fsdp_root_only=w.fsdp_root_only,

@@ -37,6 +37,11 @@ from typing import Any
 from gpudesk.i18n import _, ngettext
 from gpudesk.sizing.eager_gelu import unfused_gelu_extra_bytes_per_layer
 from gpudesk.sizing.eager_softmax import eager_softmax_extra_bytes_per_layer
+from gpudesk.sizing.decoder_length import (
+    checked_decoder_length,
+    cross_attention_bytes_per_layer,
+    encoder_decoder_layers,
+)
 from gpudesk.sizing.encoder_lm_head import check_encoder_lm_head, encoder_lm_head_transform_bytes
 from gpudesk.sizing.tied_embedding_grad import TIED_EMBEDDING_GRAD_SOURCE, tied_embedding_grad_bytes
 from gpudesk.units import format_bytes
@@ -407,7 +412,8 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
                      compiled: bool = True, sp_gathered_inputs: bool = False,
                      unfused_gelu: bool = False, fused_norm: bool = False, eager_softmax: str = "16bit",
                      loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
-                     encoder_lm_head: bool = False, tp_whole_logits: bool = False) -> ActivationTerms:
+                     encoder_lm_head: bool = False, tp_whole_logits: bool = False,
+                     decoder_seq_len_tokens: int | None = None) -> ActivationTerms:
     """(activations, logits) bytes per GPU for one micro-batch of a whole model.
 
     Transformers use Korthikanti et al. 2022 per layer (see :mod:`gpudesk.sizing.activations`) times the layer
@@ -440,25 +446,45 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     act_bytes = 4.0 if precision == "fp32" else 2.0
     common = dict(gated_mlp=spec.gated, flash_attention=flash_attention, tensor_parallel=tensor_parallel,
                   sequence_parallel=sequence_parallel, bytes_per_element=act_bytes)
-    if recompute == "selective":
-        per_layer = selective_ac_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel, flash_attention)
-    else:
-        per_layer = activation_bytes_per_layer(s, b, h, heads, spec.ffn_size,
-                                               recompute=recompute, **common)  # type: ignore[arg-type]
-    if precision in ("fp16-amp", "bf16-amp") and recompute != "full":
-        per_layer += amp_fp32_extra_bytes_per_layer(spec, s, b, flash_attention)
-    softmax_extra = eager_softmax_extra_bytes_per_layer(eager_softmax, s, b, heads, tensor_parallel=tensor_parallel,
-                                                        flash_attention=flash_attention, precision=precision)
-    if recompute == "none":
-        per_layer += softmax_extra
-    if not compiled and recompute == "none":
-        per_layer += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel, fused_norm)
-        if unfused_gelu:
-            per_layer += unfused_gelu_extra_bytes_per_layer(spec, s, b, precision, tensor_parallel)
-    if precision == "fp8" and recompute == "none":
-        per_layer -= fp8_saved_input_savings_per_layer(spec, s, b, tensor_parallel, sequence_parallel)
+
+    def layer_bytes(s: int) -> tuple[float, float]:
+        """(bytes one layer keeps at ``s`` tokens, the eager-softmax extra at ``s``)."""
+        if recompute == "selective":
+            per_layer = selective_ac_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel, flash_attention)
+        else:
+            per_layer = activation_bytes_per_layer(s, b, h, heads, spec.ffn_size,
+                                                   recompute=recompute, **common)  # type: ignore[arg-type]
+        if precision in ("fp16-amp", "bf16-amp") and recompute != "full":
+            per_layer += amp_fp32_extra_bytes_per_layer(spec, s, b, flash_attention)
+        softmax_extra = eager_softmax_extra_bytes_per_layer(eager_softmax, s, b, heads, tensor_parallel=tensor_parallel,
+                                                            flash_attention=flash_attention, precision=precision)
+        if recompute == "none":
+            per_layer += softmax_extra
+        if not compiled and recompute == "none":
+            per_layer += eager_extra_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel, fused_norm)
+            if unfused_gelu:
+                per_layer += unfused_gelu_extra_bytes_per_layer(spec, s, b, precision, tensor_parallel)
+        if precision == "fp8" and recompute == "none":
+            per_layer -= fp8_saved_input_savings_per_layer(spec, s, b, tensor_parallel, sequence_parallel)
+        return per_layer, softmax_extra
+
+    per_layer, softmax_extra = layer_bytes(s)
+    logits_tokens = s
+    if decoder_seq_len_tokens is not None or (spec.kind == "encoder-decoder" and spec.decoder_layers):
+        # An encoder-decoder's decoder layers at the target length (default: the source length) with their
+        # cross-attention over the encoder output, the logits at the target length (gpudesk.sizing.decoder_length,
+        # transformers modeling_t5.py T5Attention with key_value_states).
+        enc_layers, dec_layers = encoder_decoder_layers(spec)
+        sd = s if decoder_seq_len_tokens is None else checked_decoder_length(decoder_seq_len_tokens)
+        cross = cross_attention_bytes_per_layer(s, sd, b, h, heads, flash_attention=flash_attention,
+                                                tensor_parallel=tensor_parallel, bytes_per_element=act_bytes)
+        decoder_layer = layer_bytes(sd)[0] + (cross if recompute == "none" else 0.0)
+        per_layer = (enc_layers * per_layer + dec_layers * decoder_layer) / layers
+        logits_tokens = sd
     kept_layers = min(2, layers) if activation_offload else layers
     fixed = embedding_activation_bytes(s, b, h, tensor_parallel, sequence_parallel)
+    if spec.kind == "encoder-decoder" and spec.decoder_layers:
+        fixed += embedding_activation_bytes(logits_tokens, b, h, tensor_parallel, sequence_parallel)  # decoder's
     if recompute == "full":
         fixed += full_recompute_working_bytes(s, b, h, heads, spec.ffn_size, **common)  # type: ignore[arg-type]
         fixed += softmax_extra
@@ -477,7 +503,7 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     logits = 0.0
     check_encoder_lm_head(spec.kind, encoder_lm_head)
     if spec.vocab_size and (spec.kind != "encoder" or encoder_lm_head):
-        logits = loss_logits_bytes(s, b, spec.vocab_size, h, loss,
+        logits = loss_logits_bytes(logits_tokens, b, spec.vocab_size, h, loss,
                                    logits_tensor_parallel(tensor_parallel, tp_whole_logits), compiled, loss_vocab_chunk)
     if encoder_lm_head:
         fixed += encoder_lm_head_transform_bytes(s, b, h, act_bytes)
@@ -519,6 +545,7 @@ def train_memory(
     fsdp2_no_sync: str = "off",
     tp_whole_logits: bool = False,
     tp_replicated_embedding: bool = False,
+    decoder_seq_len_tokens: int | None = None,
     ddp_bucket_view: bool = False,
     fp32_grad_buffer: bool = False,
     main_grads_kept: bool = False,
@@ -689,7 +716,9 @@ def train_memory(
                              loss=loss, activation_offload=activation_offload, compiled=compiled,
                              sp_gathered_inputs=sp_gathered_inputs, unfused_gelu=unfused_gelu, fused_norm=fused_norm,
                              eager_softmax=eager_softmax, loss_vocab_chunk=loss_vocab_chunk,
-                             encoder_lm_head=encoder_lm_head, tp_whole_logits=tp_whole_logits)
+                             encoder_lm_head=encoder_lm_head, tp_whole_logits=tp_whole_logits,
+                             decoder_seq_len_tokens=None if decoder_seq_len_tokens is None
+                             else max(1, checked_decoder_length(decoder_seq_len_tokens) // cp))
     acts, logits = terms.activations, terms.logits
     peak = None
     keep_grads = gradient_accumulation or zero_grad_keeps_grads

@@ -90,6 +90,7 @@ class ModelSpec:
         moe_shared_experts: always-active shared experts per MoE layer (DeepSeek ``n_shared_experts``, Llama 4: 1).
         moe_layers: how many layers are MoE (DeepSeek-V3: 58 of 61 after ``first_k_dense_replace`` 3; Llama 4
             Maverick: every second layer); None: all of them.
+        decoder_layers: an encoder-decoder's decoder layers (of ``layers``, which counts both stacks); None: unknown.
         attention_kind: "mha", "gqa", "mqa" or "mla" (multi-head latent attention, DeepSeek-V2/V3).
         kv_lora_rank, q_lora_rank, qk_rope_head_dim: MLA ranks (DeepSeek-V2 paper, arXiv 2405.04434 section 2.1):
             the KV cache holds ``kv_lora_rank + qk_rope_head_dim`` values per token per layer.
@@ -147,6 +148,7 @@ class ModelSpec:
     moe_ffn_size: int | None = None
     moe_shared_experts: int = 0
     moe_layers: int | None = None
+    decoder_layers: int | None = None
     attention_kind: str | None = None
     kv_lora_rank: int | None = None
     q_lora_rank: int | None = None
@@ -898,7 +900,8 @@ def _t5_spec(cfg: dict[str, Any], name: str, path: Path) -> ModelSpec:
     dec = dec_layers * (2 * attn + mlp + 3 * d) + d + buckets * heads
     params = vocab * d * (1 if tied else 2) + enc + dec
     return ModelSpec(
-        name=name, params=params, kind="encoder-decoder", layers=layers + dec_layers, hidden_size=d,
+        name=name, params=params, kind="encoder-decoder", layers=layers + dec_layers, decoder_layers=dec_layers,
+        hidden_size=d,
         num_attention_heads=heads, num_kv_heads=heads, ffn_size=ffn, vocab_size=vocab,
         context_length=_first(cfg, "n_positions", default=512), head_dim=d_kv, tied_embeddings=tied,
         gated_mlp=gated, source=str(path),
@@ -921,7 +924,8 @@ def _bart_spec(cfg: dict[str, Any], name: str, path: Path) -> ModelSpec:
     params = (vocab * d + 2 * positions * d + 2 * 2 * d  # shared embedding, positions, embedding LayerNorms
               + enc * (attn + mlp + 2 * 2 * d) + dec * (2 * attn + mlp + 3 * 2 * d))
     return ModelSpec(
-        name=name, params=params, kind="encoder-decoder", layers=enc + dec, hidden_size=d, num_attention_heads=heads,
+        name=name, params=params, kind="encoder-decoder", layers=enc + dec, decoder_layers=dec, hidden_size=d,
+        num_attention_heads=heads,
         num_kv_heads=heads, ffn_size=ffn, vocab_size=vocab, context_length=positions - 2, tied_embeddings=True,
         gated_mlp=False, source=str(path),
     )

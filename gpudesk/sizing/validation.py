@@ -285,6 +285,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         fsdp1_no_sync=not bool(case.get("fsdp1_sync_each_batch", False)),
         fsdp2_no_sync=str(case.get("fsdp2_no_sync", "off")),
         tp_whole_logits=bool(case.get("tp_whole_logits", False)),
+        decoder_seq_len_tokens=int(case["decoder_seq_len_tokens"]) if case.get("decoder_seq_len_tokens") else None,
         tp_replicated_embedding=bool(case.get("tp_replicated_embedding", False)),
         ddp_bucket_view=bool(case.get("ddp_bucket_view", False)),
         fp32_grad_buffer=bool(case.get("fp32_grad_buffer", False)),

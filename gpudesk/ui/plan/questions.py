@@ -150,6 +150,8 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.seq_len_tokens", translate("PlanQuestions", "Sequence length"), kind="int", unit=translate("PlanQuestions", "tokens"), minimum=1),
             _f("model.longest_sample_tokens", translate("PlanQuestions", "Longest sample"), kind="int", unit=translate("PlanQuestions", "tokens"), minimum=1, optional=True,
                tooltip=translate("PlanQuestions", "Training with batches padded to their longest sample (no packing): the longest tokenised sample the run meets (over a full epoch, the dataset's longest). The peak batch is the shorter of it and the sequence length (the truncation cap); empty: batches reach the sequence length.")),
+            _f("model.decoder_seq_len_tokens", translate("PlanQuestions", "Decoder length"), kind="int", unit=translate("PlanQuestions", "tokens"), minimum=1, optional=True,
+               tooltip=translate("PlanQuestions", "Full training of an encoder-decoder (T5, BART) whose targets are padded to their own length: the decoder's tokens; its layers, cross-attention and logits are sized at this length. Empty: the sequence length.")),
             _f("model.micro_batch_size", translate("PlanQuestions", "Micro-batch per GPU"), kind="int", unit=translate("PlanQuestions", "samples"), minimum=1),
             _f("model.global_batch_size", translate("PlanQuestions", "Global batch"), kind="int", unit=translate("PlanQuestions", "samples"), minimum=1, optional=True,
                tooltip=translate("PlanQuestions", "Empty: micro-batch x data-parallel GPUs.")),
