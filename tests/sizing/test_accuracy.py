@@ -93,6 +93,7 @@ FRESH38 = CASES.with_name("measured_peaks_fresh38.jsonl")
 FRESH39 = CASES.with_name("measured_peaks_fresh39.jsonl")
 FRESH40 = CASES.with_name("measured_peaks_fresh40.jsonl")
 FRESH41 = CASES.with_name("measured_peaks_fresh41.jsonl")
+FRESH42 = CASES.with_name("measured_peaks_fresh42.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -225,7 +226,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 2}
 # Held-out rows whose typed flags the estimator refuses, by set. fresh-17 had one at its first score (ChatGLM3's
 # --lora-targets query_key_value); family module names are accepted since (gpudesk.sizing.lora_modules), and that
 # row is within 15 %: 46/63 (all-linear on Qwen v1 now adapts the fused c_attn, 1.8B LoRA seq 4096 0.85 -> 0.84).
@@ -324,6 +325,8 @@ SHARED_PAGES = {
     ("fresh-40", FRESH40, "fresh40-2026-12-06", 62),
     # fresh-41: collected while memfix32 was written, scored once after it merged (14 of 29 supported within 15 %).
     ("fresh-41", FRESH41, "fresh41-2026-12-06", 29),
+    # fresh-42: collected while memfix33 was written, scored once after it merged (18 of 23 supported within 15 %).
+    ("fresh-42", FRESH42, "fresh42-2026-12-06", 25),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
