@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import re
 
-import pytest
 
-from gpudesk import i18n
 from gpudesk.oom import diagnose_text
 
 # tensorflow/models#5527: TF1's op-level OOM, no Stats block.
@@ -18,14 +16,6 @@ TORCH_OOM = ("OutOfMemoryError: CUDA out of memory. Tried to allocate 50.00 MiB 
              "13.39 GiB already allocated; 46.81 MiB free; 13.44 GiB reserved in total by PyTorch)")
 PYTORCH_WORDS = re.compile(r"torch|PYTORCH_|empty_cache|autocast|\.half\(\)|\.item\(\)", re.IGNORECASE)
 HAN = re.compile(r"[\u4e00-\u9fff]")
-
-
-@pytest.fixture
-def zh_cn():
-    before = i18n.current_language()
-    i18n.set_language("zh_CN")
-    yield
-    i18n.set_language(before)
 
 
 def _checks(text: str) -> list[str]:

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from gpudesk import i18n
 from gpudesk.oom import diagnose_text
 from gpudesk.oom.cause import Cause, Diagnosis
 
@@ -36,14 +35,6 @@ PADDLE = _message("fresh_cases_5.jsonl", "https://github.com/PaddlePaddle/Paddle
 TORCH = _message("cases.jsonl", "https://github.com/googlecolab/colabtools/issues/3439")
 # ggml-org/llama.cpp#19764: a ROCm buffer allocation refused with memory free.
 ROCM = _message("platform_cases.jsonl", "https://github.com/ggml-org/llama.cpp/issues/19764")
-
-
-@pytest.fixture
-def zh_cn():
-    before = i18n.current_language()
-    i18n.set_language("zh_CN")
-    yield
-    i18n.set_language(before)
 
 
 def _shortage(diagnosis: Diagnosis) -> Cause:

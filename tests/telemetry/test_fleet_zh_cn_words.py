@@ -3,9 +3,7 @@ the busy-signal note (Chinese joins clauses with a full-width semicolon)."""
 
 from __future__ import annotations
 
-import pytest
 
-from gpudesk import i18n
 from gpudesk.telemetry.core import model as m
 from gpudesk.telemetry.core.dcgm_fields import SM_ACTIVE
 from gpudesk.telemetry.fleet.fleet import GROUP_BY_JOB, GpuKey, group_keys
@@ -13,14 +11,6 @@ from gpudesk.telemetry.rules.busy_signal import signal_note
 
 KEYS = [GpuKey("node-a", 0, job=(("namespace", "research"), ("pod", "train-0"))), GpuKey("node-a", 1)]
 USED = {0: SM_ACTIVE, 1: m.GPU_UTIL}
-
-
-@pytest.fixture
-def zh_cn():
-    before = i18n.current_language()
-    i18n.set_language("zh_CN")
-    yield
-    i18n.set_language(before)
 
 
 def test_no_job_group_in_english() -> None:
