@@ -166,7 +166,7 @@ def render(r) -> list[str]:
     if r.changes:
         lines += ["", _("smallest changes that make it fit:")]
         for c in r.changes:
-            text = _("{change} (or --weight-format {format})").format(change=c.text, format=c.weight_format) \
+            text = _("{change} (for the weights, --weight-format {format} does the same)").format(change=c.text, format=c.weight_format) \
                 if c.weight_format else c.text
             lines += [f"  - {text}", f"    {c.command}"]
     lines += ["", _("assumptions:")] + [f"  - {a} [{s}]" for a, s in r.assumptions]

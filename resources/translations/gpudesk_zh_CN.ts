@@ -7982,8 +7982,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/serve_fit/page.py" line="252"/>
-        <source>%1 (or Weight format: %2)</source>
-        <translation>%1（或 权重格式：%2）</translation>
+        <source>%1 (for the weights, Weight format %2 does the same)</source>
+        <translation>%1（权重也可在“权重格式”中选 %2）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/serve_fit/page.py" line="257"/>

@@ -23,5 +23,5 @@ def test_fp8_change_names_the_weight_format_flag(capsys) -> None:
     assert main(["estimate", "serve", "--engine", "vllm", "--model", "qwen3-32b", "--gpu", "l40s", "--json"]) == 0
     change = next(c for c in json.loads(capsys.readouterr().out)["changes"] if c["weight_format"] == "fp8")
     assert main(["estimate", "serve", "--engine", "vllm", "--model", "qwen3-32b", "--gpu", "l40s"]) == 0
-    assert f"  - {change['change']} (or --weight-format fp8)\n" in capsys.readouterr().out
+    assert f"  - {change['change']} (for the weights, --weight-format fp8 does the same)\n" in capsys.readouterr().out
     assert "gpudesk:" not in change["change"]

@@ -199,5 +199,5 @@ def test_fp8_weight_format_shows_the_cli_command_and_the_fp8_change_names_the_fi
     page.weight_format.setCurrentText("checkpoint")
     page.check()
     change = next(c for c in page.result.changes if c.weight_format == "fp8")
-    assert f"{change.text} (or Weight format: fp8)" in page.changes.text()
+    assert f"{change.text} (for the weights, Weight format fp8 does the same)" in page.changes.text()
     assert "--weight-format" not in page.changes.text()
