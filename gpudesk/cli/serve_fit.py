@@ -166,7 +166,9 @@ def render(r) -> list[str]:
     if r.changes:
         lines += ["", _("smallest changes that make it fit:")]
         for c in r.changes:
-            lines += [f"  - {c.text}", f"    {c.command}"]
+            text = _("{change} (for the weights, --weight-format {format} does the same)").format(change=c.text, format=c.weight_format) \
+                if c.weight_format else c.text
+            lines += [f"  - {text}", f"    {c.command}"]
     lines += ["", _("assumptions:")] + [f"  - {a} [{s}]" for a, s in r.assumptions]
     return lines
 

@@ -87,7 +87,11 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
     for cause in causes:
         command = cause.evidence.get("check_command")
         if isinstance(command, str):  # the deciding check's command, shown beside the checks ("Command to run")
-            cause.evidence["check_command"] = in_framework_terms(command, framework) or command
+            rewritten = in_framework_terms(command, framework)
+            if rewritten:
+                cause.evidence["check_command"] = rewritten
+            else:  # PyTorch's alone (unset PYTORCH_CUDA_ALLOC_CONF): nothing this program can run, so not shown
+                del cause.evidence["check_command"]
         checks = [in_framework_terms(check, framework) for check in cause.checks]
         cause.checks = [check for check in checks if check]
         if cause.id == "genuine_shortage" and len(cause.checks) < len(checks) and framework in _CALLS:

@@ -2287,72 +2287,102 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>FleetView</name>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="67"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="68"/>
         <source>{label} ({unit})</source>
         <translation>{label}（{unit}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="70"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="71"/>
         <source>By host</source>
         <translation>按主机</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="71"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="72"/>
         <source>By job (pod / Slurm)</source>
         <translation>按作业（pod / Slurm）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="72"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="73"/>
         <source>&amp;Metric:</source>
         <translation>指标(&amp;M)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="74"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="75"/>
         <source>&amp;Group:</source>
         <translation>分组(&amp;G)：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="85"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="86"/>
         <source>Severity</source>
         <translation>严重程度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="85"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="86"/>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="85"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="86"/>
         <source>UUID</source>
         <translation>UUID</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="85"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="86"/>
         <source>Job</source>
         <translation>作业</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="86"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="87"/>
         <source>Finding</source>
         <translation>发现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="116"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="117"/>
         <source>Connecting to {fleet}…</source>
         <translation>正在连接 {fleet}…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="123"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="124"/>
         <source>No data: {reason}</source>
         <translation>无数据：{reason}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="126"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="127"/>
         <source>The last refresh failed ({reason}); the grid shows the previous one.</source>
         <translation>上次刷新失败（{reason}）；网格显示的是之前的数据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="160"/>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="152"/>
+        <source>N/A</source>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="153"/>
+        <source>UUID: %1</source>
+        <translation>UUID：%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="154"/>
+        <source>Model: %1</source>
+        <translation>型号：%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="155"/>
+        <source>Job: %1</source>
+        <translation>作业：%1</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="155"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="156"/>
+        <source>%1 (mean): %2</source>
+        <translation>%1（均值）：%2</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/monitor/fleet_view.py" line="164"/>
         <source>{n} GPUs, {hours} h, step {step} s; colour = window mean, {lo} (dark) to {hi} (bright), grey = N/A</source>
         <translation>{n} 块 GPU，{hours} 小时，步长 {step} 秒；颜色 = 窗口均值，{lo}（暗）到 {hi}（亮），灰色 = 不可用</translation>
     </message>
@@ -7951,52 +7981,57 @@ PCI 总线：{bus}</translation>
         <translation>更多 GPU（GPU 数量 %1）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="255"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="252"/>
+        <source>%1 (for the weights, Weight format %2 does the same)</source>
+        <translation>%1（权重也可在“权重格式”中选 %2）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="257"/>
         <source>Cannot size this launch: %1</source>
         <translation>无法估算此次启动：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="265"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="267"/>
         <source>Fits: %1 on %2 x %3 (%4 GiB each).</source>
         <translation>放得下：%1，%2 × %3（每块 %4 GiB）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="266"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="268"/>
         <source>Does not fit: %1 on %2 x %3 (%4 GiB each).</source>
         <translation>放不下：%1，%2 × %3（每块 %4 GiB）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="274"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="276"/>
         <source>Host (CPU) memory</source>
         <translation>主机（CPU）内存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="281"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="283"/>
         <source>KV cache: %1 tokens in %2 blocks of %3.</source>
         <translation>KV 缓存：%1 个 token，共 %2 块，每块 %3 个。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="283"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="285"/>
         <source>Maximum concurrency for %1 tokens per request: %2x.</source>
         <translation>每个请求 %1 个 token 时的最大并发：%2 倍。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="285"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="287"/>
         <source>Longest context at %1 concurrent requests: %2 tokens.</source>
         <translation>%1 个并发请求时的最长上下文：%2 个 token。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="288"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="290"/>
         <source>Layers offloaded to the GPU: %1 of %2.</source>
         <translation>卸载到 GPU 的层：%1 / %2。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="292"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="294"/>
         <source>Smallest changes that make it fit:</source>
         <translation>能放得下的最小改动：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/serve_fit/page.py" line="309"/>
+        <location filename="../../gpudesk/ui/serve_fit/page.py" line="311"/>
         <source>Will it fit?</source>
         <translation>放得下吗？</translation>
     </message>

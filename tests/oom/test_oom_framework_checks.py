@@ -74,3 +74,17 @@ def test_tensorflow_library_check_and_its_command_row_name_tensorflow() -> None:
     command = str(cause.evidence["check_command"])
     assert "torch" not in command and "tf.sysconfig.get_build_info()" in command
     assert any(check.startswith(command) for check in cause.checks)
+
+
+def test_a_pytorch_only_deciding_command_is_dropped_not_kept_on_a_tensorflow_report() -> None:
+    # qa22: a deciding command with no TensorFlow counterpart fell back to itself, so "unset PYTORCH_CUDA_ALLOC_CONF"
+    # stayed on a TensorFlow report. No fixture reaches this: keras-team/keras#9643's real message (cases.jsonl) with
+    # the expandable-segments line (platform_cases.jsonl, unslothai/unsloth-zoo#1235) after it.
+    text = ("ResourceExhaustedError: OOM when allocating tensor with shape[128,128,109,109] and type float on "
+            "/job:localhost/replica:0/task:0/device:GPU:1 by allocator GPU_1_bfc\n"
+            "RuntimeError: CUDA driver error: out of memory")
+    diagnosis = diagnose_text(text)
+    assert diagnosis.report.framework == "tensorflow"
+    assert any(c.evidence.get("deciding_check") == "expandable_segments" for c in diagnosis.causes)
+    commands = [c.evidence.get("check_command") for c in diagnosis.causes]
+    assert not [c for c in commands if isinstance(c, str) and PYTORCH_WORDS.search(c)], commands

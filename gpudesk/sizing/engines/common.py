@@ -145,11 +145,14 @@ class GpuMemory:
 
 @dataclass(frozen=True)
 class Change:
-    """A change that makes a launch fit, in the engine's terms: what to set and the command with it."""
+    """A change that makes a launch fit, in the engine's terms: what to set and the command with it;
+    ``weight_format``: the gpudesk weight format that gives the same launch, where there is one (each surface
+    names its own control for it)."""
 
     text: str
     settings: dict[str, Any]
     command: str
+    weight_format: str | None = None
 
 
 @dataclass(frozen=True)
@@ -199,7 +202,8 @@ class EngineFit:
             "context_tokens": self.context_tokens, "concurrency": self.concurrency,
             "max_concurrency": round(self.max_concurrency, 2), "max_context_tokens": self.max_context_tokens,
             "fits": self.fits, "reason": self.reason, "command": self.command, "host_bytes": round(self.host_bytes),
-            "settings": self.settings, "changes": [{"change": c.text, "settings": c.settings, "command": c.command}
+            "settings": self.settings, "changes": [{"change": c.text, "settings": c.settings, "command": c.command,
+                                                    "weight_format": c.weight_format}
                                                    for c in self.changes],
             "assumptions": [{"assumption": a, "source": s} for a, s in self.assumptions], **self.extra,
         }

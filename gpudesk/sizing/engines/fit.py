@@ -156,6 +156,18 @@ ONLINE_FP8_ENGINES = ("vllm", "sglang")
 _SIXTEEN_BIT = ("bf16", "fp16", "f16", "float16", "bfloat16")
 
 
+def online_fp8_args(key: str, spec: ModelSpec, engine_args: list[str], weight_format: str) -> list[str]:
+    """``engine_args`` with ``quantization=fp8`` when FP8 weights are asked of a 16-bit checkpoint and no
+    ``--quantization`` is given: the engine loads such a checkpoint in 16 bits unless told to quantise it
+    (vLLM ``Fp8Config`` with ``is_checkpoint_fp8_serialized`` false, ``--quantization fp8``; SGLang
+    ``python/sglang/srt/server_args.py`` ``QUANTIZATION_CHOICES`` "fp8"), so the command sizes what it launches."""
+    checkpoint = resolve_weight_format(spec, "checkpoint").lower()
+    if (resolve_weight_format(spec, weight_format).lower() != "fp8" or checkpoint not in _SIXTEEN_BIT
+            or parse_engine_args(key, engine_args, SETTINGS[key]).get("quantization")):
+        return engine_args
+    return [*engine_args, "quantization=fp8"]
+
+
 def _with_fp8_weights(key: str, result: EngineFit, model: ModelSpec | GgufModel, device: DeviceMemory,
                       engine_args: list[str], spec: ModelSpec, weight_format: str, given: dict[str, Any],
                       **kwargs: Any) -> EngineFit:
@@ -178,12 +190,12 @@ def _with_fp8_weights(key: str, result: EngineFit, model: ModelSpec | GgufModel,
     if not trial.fits:
         return result
     before_kv = trial.per_gpu.total_bytes - trial.per_gpu.kv_cache_bytes
-    text = _("FP8 weights quantised at load (--quantization fp8; gpudesk: --weight-format fp8): weights "
+    text = _("FP8 weights quantised at load (--quantization fp8): weights "
              "{weights:.2f} GiB, {before_kv:.2f} GiB per GPU before the KV cache").format(
         weights=trial.per_gpu.weights_bytes / GIB, before_kv=before_kv / GIB)
     if also is not None and len(settings) > 1:
         text = _("{first}, with {second}").format(first=text, second=also.text)
-    change = Change(text, settings, trial.command)
+    change = Change(text, settings, trial.command, weight_format="fp8")
     at = next((i for i, c in enumerate(result.changes) if more_gpus in c.settings), len(result.changes))
     return dataclasses.replace(result, changes=(*result.changes[:at], change, *result.changes[at:]))
 
@@ -198,6 +210,7 @@ def engine_fit(engine: str, model: ModelSpec | GgufModel, device: DeviceMemory, 
     """
     key = check_engine(engine)
     if key in ONLINE_FP8_ENGINES and not isinstance(model, GgufModel):
+        engine_args = online_fp8_args(key, model, engine_args or [], weight_format)
         result = _engine_fit(key, model, device, engine_args, version=version, weight_format=weight_format,
                              gpus=gpus, tensor_parallel=tensor_parallel, concurrency=concurrency, model_ref=model_ref)
         given = parse_engine_args(key, engine_args or [], SETTINGS[key])

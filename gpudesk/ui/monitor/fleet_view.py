@@ -33,6 +33,7 @@ from gpudesk.telemetry.fleet.fleet import (
     FleetHistory,
     group_keys,
 )
+from gpudesk.telemetry.rules.evidence_names import severity_name
 from gpudesk.ui.monitor.fleet_grid import FleetGrid, GridCell
 from gpudesk.units import format_gib
 
@@ -148,9 +149,12 @@ class FleetView(QWidget):
                 text = str(key.gpu_index) if key.gpu_index is not None else "?"
                 if key.mig_instance is not None:
                     text += f"/{key.mig_instance}"
-                tip = [key.label, f"UUID: {key.uuid or 'N/A'}", f"Model: {key.model_name or 'N/A'}",
-                       f"Job: {key.job_name or 'none'}",
-                       f"{i18n._(df.metric_label(metric))} (mean): {_fmt(value, unit)}" + (f" ({why})" if why else "")]
+                na = self.tr("N/A")
+                tip = [key.label, self.tr("UUID: %1").replace("%1", key.uuid or na),
+                       self.tr("Model: %1").replace("%1", key.model_name or na),
+                       self.tr("Job: %1").replace("%1", key.job_name or self.tr("none")),
+                       self.tr("%1 (mean): %2").replace("%2", _fmt(value, unit))
+                       .replace("%1", i18n._(df.metric_label(metric))) + (f" ({why})" if why else "")]
                 cells.append(GridCell(pos, text, value, "\n".join(tip)))
             groups.append((name, cells))
         self.grid.set_cells(groups, lo, hi, unit)
@@ -167,7 +171,7 @@ class FleetView(QWidget):
         self.table.setRowCount(len(self._findings))
         for row, f in enumerate(self._findings):
             key = f.key
-            cells = [f.finding.severity, key.label if key else f.group, (key.uuid or "") if key else "",
+            cells = [severity_name(f.finding.severity), key.label if key else f.group, (key.uuid or "") if key else "",
                      (key.job_name or "") if key else f.group, f.finding.summary]
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)  # plain text, never rich text

@@ -379,12 +379,24 @@ class AccuracyLink(QPushButton):
         self.setToolTip(self.tr("Compare the memory and speed estimators with published measured runs"))
         self._method = method
         self.dialog: AccuracyDialog | None = None
+        self._dialog_method: str | None = None
         self.clicked.connect(self.open_dialog)
 
     def set_method(self, method: str | None) -> None:
         self._method = method
 
     def open_dialog(self) -> None:
+        """Raises the dialog already open for this method; otherwise opens a new one, deleted when closed (its
+        checks end on their own threads, see :meth:`AccuracyDialog.done`), so clicks never pile up dialogs."""
+        open_one = self.dialog if self.dialog is not None and isValid(self.dialog) else None
+        if open_one is not None and open_one.isVisible() and self._dialog_method == self._method:
+            open_one.raise_()
+            open_one.activateWindow()
+            return
+        if open_one is not None:
+            open_one.close()  # another method's check: closed (and deleted) before the new one opens
         self.dialog = AccuracyDialog(self.window(), self._method)
+        self.dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._dialog_method = self._method
         self.dialog.load()
         self.dialog.show()

@@ -248,6 +248,8 @@ class ServeFitPage(QWidget):
         setting = TP_SETTING.get(engine)
         if setting and set(change.settings) == {setting} and not self._typed(setting):
             return self.tr("more GPUs (GPU count %1)").replace("%1", str(change.settings[setting]))
+        if change.weight_format:  # the same launch from the window's own field, not the CLI's flag
+            return self.tr("%1 (for the weights, Weight format %2 does the same)").replace("%2", change.weight_format).replace("%1", change.text)
         return change.text
 
     def _show_error(self, message: str) -> None:

@@ -49,3 +49,20 @@ def test_no_fp8_weights_change_when_the_checkpoint_is_already_fp8(catalog) -> No
     l40s = catalog_device(catalog.find_gpu("l40s"))
     result = engine_fit("sglang", spec_from_catalog(catalog.model("qwen3-235b-a22b-fp8")), l40s)
     assert not result.fits and _fp8_change(result) is None
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_fp8_weight_format_of_a_16_bit_checkpoint_launches_with_quantization_fp8(catalog, engine) -> None:
+    h100 = catalog_device(catalog.find_gpu("h100-sxm5"))
+    llama = spec_from_catalog(catalog.model("llama-3.1-8b"))  # BF16 checkpoint
+    asked = engine_fit(engine, llama, h100, weight_format="fp8")
+    flagged = engine_fit(engine, llama, h100, ["quantization=fp8"])
+    assert "--quantization fp8" in asked.command and asked.command == flagged.command
+    assert asked.per_gpu.weights_bytes == flagged.per_gpu.weights_bytes
+    assert "--quantization" not in engine_fit(engine, llama, h100, weight_format="bf16").command
+
+
+def test_fp8_weight_format_of_an_fp8_checkpoint_adds_no_flag(catalog) -> None:
+    h100 = catalog_device(catalog.find_gpu("h100-sxm5"))
+    fp8 = spec_from_catalog(catalog.model("qwen3-235b-a22b-fp8"))
+    assert "--quantization" not in engine_fit("vllm", fp8, h100, weight_format="fp8", gpus=4).command

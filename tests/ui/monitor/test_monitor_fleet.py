@@ -224,3 +224,31 @@ def test_metric_names_follow_the_language(qtbot):
     finally:
         i18n.set_language(before)
         shown.cache_clear()
+
+
+def test_tooltips_and_severities_follow_the_language(qtbot, qapp):
+    # qa22: the cell tooltips' "UUID:", "Model:", "Job:", "none", "(mean)" and the findings' severity ids stayed
+    # English under zh_CN.
+    from PySide6.QtCore import QTranslator
+
+    from gpudesk import i18n
+
+    translator = QTranslator()
+    assert translator.load(str(Path(__file__).resolve().parents[3] / "resources/translations/gpudesk_zh_CN.qm"))
+    qapp.installTranslator(translator)
+    before = i18n.current_language()
+    i18n.set_language("zh_CN")
+    try:
+        hist = fleet(n_nodes=2)
+        view = FleetView()
+        qtbot.addWidget(view)
+        view.set_history(hist, fleet_findings(hist))
+        tips = "\n".join(c.tooltip for _, cells in view.grid._groups for c in cells)
+        for english in ("UUID:", "Model:", "Job:", "(mean)", ": none"):
+            assert english not in tips, english
+        assert "型号：" in tips and "（均值）" in tips
+        severities = {view.table.item(r, 0).text() for r in range(view.table.rowCount())}
+        assert severities and not severities & {"warning", "info", "critical"}, severities
+    finally:
+        i18n.set_language(before)
+        qapp.removeTranslator(translator)

@@ -181,3 +181,23 @@ def test_sentence_start_leaves_names_and_settings_alone() -> None:
     assert sentence_start("gpu_memory_utilization 0.9 leaves") == "gpu_memory_utilization 0.9 leaves"
     assert sentence_start("vLLM refuses") == "vLLM refuses"
     assert sentence_start("weights, activation peak") == "Weights, activation peak"
+
+
+def test_fp8_weight_format_shows_the_cli_command_and_the_fp8_change_names_the_field(qtbot) -> None:
+    page = _page(qtbot, "h100-sxm5")
+    page.set_engine("vllm")
+    page.set_model("llama-3.1-8b")
+    page.weight_format.setCurrentText("fp8")
+    page.check()
+    catalog = open_catalog()
+    expected = engine_fit("vllm", spec_from_catalog(catalog.model("llama-3.1-8b")),
+                          catalog_device(catalog.gpu("h100-sxm5")), [], weight_format="fp8", gpus=1, tensor_parallel=1)
+    assert page.command.text() == expected.command and "--quantization fp8" in expected.command
+    page = _page(qtbot, "l40s")
+    page.set_engine("vllm")
+    page.set_model("qwen3-32b")
+    page.weight_format.setCurrentText("checkpoint")
+    page.check()
+    change = next(c for c in page.result.changes if c.weight_format == "fp8")
+    assert f"{change.text} (for the weights, Weight format fp8 does the same)" in page.changes.text()
+    assert "--weight-format" not in page.changes.text()
