@@ -208,7 +208,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh43": self.tr("forty-third fresh (collected after the model was frozen a forty-third time)"),
                 "fresh44": self.tr("forty-fourth fresh (collected after the model was frozen a forty-fourth time)"),
                 "fresh45": self.tr("forty-fifth fresh (collected after the model was frozen a forty-fifth time)"),
-                "fresh46": self.tr("forty-sixth fresh (collected after the model was frozen a forty-sixth time)")}
+                "fresh46": self.tr("forty-sixth fresh (collected after the model was frozen a forty-sixth time)"),
+                "fresh47": self.tr("forty-seventh fresh (collected after the model was frozen a forty-seventh time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
