@@ -14,7 +14,7 @@ fbcotter/py3nvml issue 25, 2023-08-18), and pynvml / nvidia-ml-py call v1 unless
 So a device figure read through v1 -- optimum-benchmark's memory tracker reads py3nvml's
 ``nvmlDeviceGetMemoryInfo(handle).used`` (huggingface/optimum-benchmark 57d69c61 and 09886e96
 ``optimum_benchmark/trackers/memory.py`` ``_cuda_peak_memory``; f75d9f93 the same beside the PyTorch counters;
-since 8029a711 ``max_global_vram`` reads pynvml's v1 ``used`` while ``max_process_vram`` sums the process's
+since 94599060 ``max_global_vram`` reads pynvml's v1 ``used`` while ``max_process_vram`` sums the process's
 ``usedGpuMemory``) -- holds this reserve on top of what the process holds; the process's own memory (context +
 caching allocator + runtime buffers) is what the estimate's device figure counts. The reserve is the card's and the
 driver's, not the job's: the user reads it from ``nvidia-smi -q -d MEMORY`` ("Reserved"), and it is also memory the
@@ -53,7 +53,7 @@ def with_driver_reserved(estimate: MemoryEstimate, mib: int) -> MemoryEstimate:
     if not check_driver_reserved_mib(mib):
         return estimate
     breakdown = ordered_breakdown({**estimate.breakdown, "driver_reserved": mib * MIB})
-    note = (_("driver-reserved framebuffer {mib} MiB per GPU, in the device figure only (an NVML v1 "
-              "nvmlDeviceGetMemoryInfo used reading, or the card's whole framebuffer)").format(mib=mib),
+    note = (_("driver-reserved framebuffer {mib} MiB per GPU, in the device figure only (a reading through "
+              "NVML's v1 nvmlDeviceGetMemoryInfo used holds it)").format(mib=mib),
             "NVML nvmlMemory_v2_t reserved; rust-nvml/nvml-wrapper#57; fbcotter/py3nvml#25")
     return replace(estimate, breakdown=breakdown, assumptions=(*estimate.assumptions, note))
