@@ -195,6 +195,11 @@ def add_parser(subparsers) -> None:
                    help=_("the CUDA major version of the PyTorch build (torch.version.cuda): with lazy loading off, "
                           "10 (PyTorch <= 1.8 +cu10x wheels) loads CUDA 10's smaller kernel libraries, a context "
                           "of about 0.9 GiB instead of 1.3 GiB"))
+    m.add_argument("--driver-reserved-mib", type=int, default=0, metavar="MIB",
+                   help=_("the framebuffer the NVIDIA driver reserves on each GPU (nvidia-smi -q -d MEMORY: "
+                          "Reserved), added to the device figure only: give it when your reading includes it "
+                          "(NVML's v1 nvmlDeviceGetMemoryInfo used: py3nvml, pynvml without version=2); "
+                          "default 0, as nvidia-smi's Used and a process's own memory"))
     m.add_argument("--kv-cache-impl", default="paged", choices=("paged", "dynamic", "legacy-tuple", "static", "static-linear-mask"),
                    help=_("inference KV cache: paged (vLLM/SGLang), dynamic (HF DynamicCache kept by generate, transformers "
                         ">= 4.42), legacy-tuple (tuple past_key_values, transformers <= 4.41 generate), static "
@@ -719,6 +724,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         compiled=args.compile, gradient_accumulation=args.grad_accum > 1, fsdp_version=args.fsdp_version,
         optimizer_impl=args.optimizer_impl, zero_grad_keeps_grads=args.zero_grad_keeps_grads,
         cuda_lazy_loading=args.cuda_lazy_loading == "on",
+        driver_reserved_mib=args.driver_reserved_mib,
         cuda_major_version=args.cuda_major_version, kv_cache_impl=args.kv_cache_impl,
         mla_decode_weights=args.mla_decode_weights, paged_block_tokens=args.kv_block_tokens, kbit_fp32_upcast=args.kbit_fp32_upcast,
         kbit_embeddings_bf16=args.kbit_embeddings_bf16,
@@ -789,7 +795,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "zero3_prefetch_bucket": "--zero3-prefetch-bucket",
                 "zero3_persistence_threshold": "--zero3-persistence-threshold",
                 "zero3_reduce_bucket": "--zero3-reduce-bucket", "zero3_defaults": "--zero3-defaults",
-                "cuda_major_version": "--cuda-major-version"}
+                "cuda_major_version": "--cuda-major-version", "driver_reserved_mib": "--driver-reserved-mib"}
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),
                                                   problem=exc.reason)) from exc
     verdict = None

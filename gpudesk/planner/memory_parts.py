@@ -35,6 +35,7 @@ def memory_part_labels() -> dict[str, str]:
         "unsharded_parameters": _("Unsharded parameters"),
         "unsharded_gradients": _("Unsharded gradients"),
         "cuda_context": _("CUDA context"),
+        "driver_reserved": _("Driver-reserved memory"),
         "framework_overhead": _("NCCL / runtime"),
         "fragmentation": _("Fragmentation headroom"),
         "fsdp_stream_cache": _("FSDP streams' cached blocks"),

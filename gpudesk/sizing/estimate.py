@@ -32,6 +32,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "unsharded_parameters",
     "unsharded_gradients",
     "cuda_context",
+    "driver_reserved",
     "framework_overhead",
     "fragmentation",
     "fsdp_stream_cache",
@@ -45,7 +46,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
 # ``loading_reserve``: blocks the allocator cached while the model was loaded, beyond what training reserves
 # (gpudesk.sizing.loading). ``fsdp_stream_cache``: blocks FSDP's side streams keep cached (gpudesk.sizing.fsdp_step_reshard).
 _NOT_ALLOCATED = frozenset({"cuda_context", "framework_overhead", "fragmentation", "paged_optimizer_states",
-                            "loading_reserve", "fsdp_stream_cache"})
+                            "loading_reserve", "fsdp_stream_cache", "driver_reserved"})
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,9 @@ class MemoryEstimate:
             activations), ``decode_attention`` (a decode step's whole-context K/V copies on the math SDPA backend), ``gathered_layers`` (ZeRO-3/FSDP all-gathered layer parameters and grads),
             ``unsharded_parameters`` / ``unsharded_gradients`` (FSDP with pipeline parallelism: the stage's
             gathered parameters and its gradients accumulated over the micro-batches),
-            ``cuda_context``, ``framework_overhead`` (NCCL, cuBLAS/cuDNN workspaces), ``fragmentation``
+            ``cuda_context``, ``driver_reserved`` (the driver's own framebuffer reserve, typed by the user: in
+            the device figure only, :mod:`gpudesk.sizing.driver_reserved`),
+            ``framework_overhead`` (NCCL, cuBLAS/cuDNN workspaces), ``fragmentation``
             (allocator headroom), ``loading_reserve`` (blocks cached while loading the model beyond what training
             reserves: the reserved peak is max(loading, training)), ``fsdp_stream_cache`` (blocks the
             caching allocator keeps for FSDP's all-gather and reduce-scatter streams beside the default stream's,

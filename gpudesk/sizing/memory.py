@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from gpudesk.i18n import _, ngettext
 from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS
 from gpudesk.sizing.checks import MAX_SEQ_LEN_TOKENS, choice, positive_int
+from gpudesk.sizing.driver_reserved import check_driver_reserved_mib, with_driver_reserved
 from gpudesk.sizing.dtypes import CHECKPOINT_WEIGHT_FORMAT
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.estimate import MemoryEstimate
@@ -88,6 +89,10 @@ class MemoryWorkload:
         cuda_major_version: the CUDA major version the PyTorch build uses (``torch.version.cuda``): with lazy
             loading off, 10 (or earlier) gives CUDA 10's smaller eager context (877 MiB,
             :data:`gpudesk.sizing.overheads.EAGER_CUDA10_CONTEXT_BYTES`); lazy loading needs 11.7 or later.
+        driver_reserved_mib: the framebuffer the NVIDIA driver reserves on each GPU (nvidia-smi -q "Reserved"),
+            added to the device figure only: set it when the device reading includes it (NVML's v1
+            ``nvmlDeviceGetMemoryInfo`` ``used``: py3nvml, pynvml without ``version=2``); 0 (default) for
+            nvidia-smi's "Used" and a process's own reading (:mod:`gpudesk.sizing.driver_reserved`).
         kv_cache_impl: inference KV cache: ``paged`` (vLLM/SGLang), ``dynamic`` (HF DynamicCache kept by
             ``generate``, transformers >= 4.42), ``legacy-tuple`` (tuple ``past_key_values``, transformers <= 4.41
             ``generate``: :mod:`gpudesk.sizing.tuple_cache_step`), ``static`` (gpt-fast, quadratic causal mask) or
@@ -241,6 +246,7 @@ class MemoryWorkload:
     zero_grad_keeps_grads: bool = False
     cuda_lazy_loading: bool = True
     cuda_major_version: int = 12
+    driver_reserved_mib: int = 0
     kv_cache_impl: str = "paged"
     mla_decode_weights: str = "up-proj"
     optimizer_impl: str = "foreach"
@@ -355,6 +361,10 @@ def estimate_memory(spec: ModelSpec, workload: MemoryWorkload) -> MemoryEstimate
     """
     mode = choice("mode", workload.mode, MODES)
     check_mode_settings(workload)
+    if check_driver_reserved_mib(workload.driver_reserved_mib):
+        # The driver's reserve is outside the process: added to the device figure of whatever the job holds.
+        return with_driver_reserved(estimate_memory(spec, replace(workload, driver_reserved_mib=0)),
+                                    workload.driver_reserved_mib)
     w = workload
     if w.pipeline_parallel <= 1:
         # Without pipeline stages these settings have nothing to act on; dropping them unseen would hide a typo.

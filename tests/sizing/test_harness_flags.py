@@ -26,6 +26,8 @@ def cli_args(case: dict) -> list[str]:
     mode = {"full": "train"}.get(method, method)
     args = ["estimate", "memory", "--config", str(FIXTURES / "configs" / f"{case['config']}.config.json"),
             "--mode", mode, "--gpus", str(case.get("gpus", 1)), "--tp", str(case.get("tensor_parallel", 1)), "--json"]
+    if case.get("driver_reserved_mib"):
+        args += ["--driver-reserved-mib", str(case["driver_reserved_mib"])]
     if mode == "inference":
         args += ["--seq", str(case.get("context_tokens", 16)), "--batch", str(case.get("micro_batch_size") or 1),
                  "--prompt-logits", case.get("prompt_logits", "last"),
