@@ -45,15 +45,18 @@ lasts at least the CPU launch time of an eager prompt step. On a 48 GB L40S at T
 of lukaLLM/vLLM_vs_SGLang_benchmarks ``sglang_0128_1000_sharegpt.jsonl`` at commit 4bc6bd5 prints
 ``cuda_graph_max_bs`` 32 and ``chunked_prefill_size`` 4096), against a running batch of hundreds in that run.
 
-vLLM V0's decode steps are eager too when a running sequence is longer than ``max_seq_len_to_capture``:
-``ModelInputForGPUBuilder._use_captured_graph`` (``vllm/worker/model_runner.py``, the V0 model runner of the 0.6
-and 0.7 releases) replays a graph only when ``max_decode_seq_len <= max_seq_len_to_capture``,
-whose default is 8192 (``EngineArgs.max_seq_len_to_capture``; ``ModelConfig`` docstring: "Maximum sequence len
-covered by CUDA graphs. When a sequence has context length larger than this, we fall back to eager mode"), cut to
-the model's ``max_model_len``. A decode step of requests past that length lasts at least the CPU launch time of an
-eager prompt step. The V1 engine (v0.8 on) keys its graphs on the batch's token count only and is not counted. The
-step model sees the batch's summed context, so it compares the mean context of the decoding requests with the cap:
-the longest is at least the mean, so a batch counted eager is eager (fixed-length benchmark runs: mean = longest).
+vLLM V0's decode steps are eager too in two cases. ``ModelInputForGPUBuilder._use_captured_graph``
+(``vllm/worker/model_runner.py``; read at v0.4.3 1197e02, v0.5.5 09c7792, v0.6.3 2a3f461 and v0.7.3 ba6f019 of the
+ROCm/vllm mirror, which carries the upstream tags) replays a graph only when ``max_decode_seq_len <=
+max_seq_len_to_capture``, whose default is 8192 (``EngineArgs.max_seq_len_to_capture``, ``max_context_len_to_capture``
+before v0.4.3; ``ModelConfig`` cuts it to ``max_model_len``; its docstring: "When a sequence has context length larger
+than this, we fall back to eager mode"); and before v0.6.0 only when ``batch_size <= _BATCH_SIZES_TO_CAPTURE[-1]``,
+256 (``[1, 2, 4] + [8 * i for i in range(1, 33)]``; the list reaches 8192 at v0.6.0, 32e7db2, which captures up to
+``max_num_seqs``). A decode step past either cap lasts at least the CPU launch time of an
+eager prompt step. The V1 engine (v0.8 on) keys its graphs on the batch's token count only and is not counted here.
+The step model sees the batch's summed context, so it compares the mean context of the decoding requests with the
+cap: the longest is at least the mean, so a batch counted eager is eager (fixed-length benchmark runs: mean =
+longest).
 """
 
 from __future__ import annotations
@@ -89,6 +92,8 @@ EAGER_DECODE_SOURCE = ("SGLang decode batches above cuda_graph_max_bs run eagerl
 
 
 VLLM_V0_MAX_SEQ_LEN_TO_CAPTURE = 8192  # EngineArgs.max_seq_len_to_capture default (V0)
+VLLM_V0_OLD_GRAPH_MAX_BATCH = 256  # _BATCH_SIZES_TO_CAPTURE[-1] before v0.6.0
+VLLM_V0_WIDE_GRAPHS_SINCE = (0, 6)  # v0.6.0 (32e7db2): capture sizes up to max_num_seqs (<= 8192)
 EAGER_LONG_DECODE_SOURCE = ("vLLM V0 decode steps with a sequence longer than max_seq_len_to_capture (default 8192) "
                             "run eagerly: vllm/worker/model_runner.py ModelInputForGPUBuilder._use_captured_graph "
                             "(max_decode_seq_len <= max_seq_len_to_capture), vllm/engine/arg_utils.py EngineArgs "
@@ -105,6 +110,19 @@ def vllm_v0_graph_max_context(engine: str, version: tuple[int, int] | None, max_
     if max_model_len is not None and max_model_len <= VLLM_V0_MAX_SEQ_LEN_TO_CAPTURE:
         return 0
     return VLLM_V0_MAX_SEQ_LEN_TO_CAPTURE
+
+
+EAGER_V0_BATCH_SOURCE = ("vLLM V0 before v0.6.0 replays decode graphs up to 256 requests: vllm/worker/"
+                         "model_runner.py _BATCH_SIZES_TO_CAPTURE and _use_captured_graph (v0.4.3, v0.5.5); up to "
+                         "max_num_seqs from v0.6.0; CPU time per kernel: vllm-project/vllm PR 1440")
+
+
+def vllm_v0_graph_max_batch(engine: str, version: tuple[int, int] | None) -> int:
+    """The largest decode batch vLLM V0 before v0.6.0 replays from a CUDA graph, 256 (module docstring); 0 where no
+    such cap applies (another engine, v0.6.0 on, no version)."""
+    if engine.lower() != "vllm" or version is None or version >= VLLM_V0_WIDE_GRAPHS_SINCE:
+        return 0
+    return VLLM_V0_OLD_GRAPH_MAX_BATCH
 
 
 def prompt_steps_run_eager(engine: str, version: tuple[int, int] | None, version_text: str | None = None,

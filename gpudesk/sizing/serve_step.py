@@ -124,10 +124,12 @@ from gpudesk.sizing.serve_vllm_ascend import runs_eager as ascend_runs_eager
 from gpudesk.sizing.serve_eager_prefill import (
     EAGER_DECODE_SOURCE,
     EAGER_LONG_DECODE_SOURCE,
+    EAGER_V0_BATCH_SOURCE,
     SOURCE as EAGER_PREFILL_SOURCE,
     eager_launch_s,
     launch_s_per_kernel,
     prompt_steps_run_eager,
+    vllm_v0_graph_max_batch,
     vllm_v0_graph_max_context,
 )
 from gpudesk.sizing.serve_rates import (
@@ -674,6 +676,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     prefill_launch_s = eager_launch_s(kernels, load.engine) / dims.layers if eager_prefill else 0.0
     graph_max_batch = (sglang_cuda_graph_max_bs(gpu, tp, load.engine_version) or 0) \
         if load.engine.lower() == "sglang" and prefill_launch_s and dp_attn == 1 else 0
+    v0_graph_max_batch = vllm_v0_graph_max_batch(load.engine, engine_version_tuple(load.engine_version)) \
+        if prefill_launch_s else 0
+    graph_max_batch = graph_max_batch or v0_graph_max_batch
     graph_max_context = vllm_v0_graph_max_context(load.engine, engine_version_tuple(load.engine_version),
                                                   spec.context_length) if prefill_launch_s else 0
     alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node, load.engine) if tp > 1 and link is not None \
@@ -736,7 +741,13 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "steps with prompt tokens run without CUDA graphs: they last at least the {time} the CPU takes to issue "
             "their {kernels} kernels").format(time=format_duration(prefill_launch_s * dims.layers), kernels=kernels),
             EAGER_PREFILL_SOURCE, raw(kernel_s=launch_s_per_kernel(load.engine), kernels_per_step=kernels)))
-    if graph_max_batch:
+    if v0_graph_max_batch:
+        assumptions.append(Assumption("eager_decode_above", _(
+            "decode batches of more than {requests} requests run without CUDA graphs (vLLM V0 before 0.6 captures "
+            "up to {requests}): they last at least {time}").format(
+            requests=v0_graph_max_batch, time=format_duration(prefill_launch_s * dims.layers)),
+            EAGER_V0_BATCH_SOURCE, raw(requests=v0_graph_max_batch, kernels_per_step=kernels)))
+    elif graph_max_batch:
         assumptions.append(Assumption("eager_decode_above", _(
             "decode batches of more than {requests} requests run without CUDA graphs (SGLang's default "
             "cuda_graph_max_bs for this GPU's memory and TP): they last at least {time}").format(

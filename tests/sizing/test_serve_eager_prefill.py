@@ -16,6 +16,7 @@ from gpudesk.sizing.serve_eager_prefill import (
     VLLM_V0_MAX_SEQ_LEN_TO_CAPTURE,
     launch_s_per_kernel,
     prompt_steps_run_eager,
+    vllm_v0_graph_max_batch,
     vllm_v0_graph_max_context,
 )
 from gpudesk.sizing.serve_engine import engine_budget, sglang_cuda_graph_max_bs
@@ -173,3 +174,27 @@ def test_vllm_v0_decode_past_max_seq_len_to_capture_runs_eagerly(catalog):
     assert v1.gpu_s(1, 31000.0) < 0.8 * launch
     assert vllm_v0_graph_max_context("vllm", (0, 6), 4096) == 0  # Llama 2's 4096-token context never passes it
     assert vllm_v0_graph_max_context("sglang", (0, 4), 131072) == 0
+
+
+def test_vllm_v0_before_0_6_replays_decode_graphs_up_to_256_requests(catalog):
+    """vLLM V0 before v0.6.0 captured decode graphs for batches up to 256 only (_BATCH_SIZES_TO_CAPTURE, v0.4.3 and
+    v0.5.5); v0.6.0 captures up to max_num_seqs. Llama 3.1 70B FP8 on 8 H100 (TP 8) at vLLM 0.5.5 with 512 short
+    requests at once: a decode step of 257 requests lasts the CPU's launch time, one of 256 stays below it; at
+    0.6.0 neither does."""
+    spec = spec_from_catalog(catalog.model("llama-3.1-70b"))
+    gpu = catalog.gpu("h100-sxm5")
+
+    def steps(version):
+        load = ServeLoad(engine="vllm", engine_version=version, input_tokens=128, output_tokens=128,
+                         concurrency=512, max_num_seqs=512, tp=8, weight_format="fp8").validated()
+        return step_model(spec, gpu, load, catalog.link("nvlink4"), engine_budget(spec, gpu, load).kv_dtype)
+
+    old = steps("0.5.5")
+    assert old.eager_decode_above_requests == 256
+    launch = old.layers * old.prefill_launch_layer_s
+    assert old.gpu_s(256, 256 * 200.0) < 0.8 * launch
+    assert old.gpu_s(257, 257 * 200.0) >= launch
+    assert vllm_v0_graph_max_batch("vllm", (0, 5)) == 256
+    new = steps("0.6.0")
+    assert new.eager_decode_above_requests == 0
+    assert new.gpu_s(257, 257 * 200.0) < 0.8 * launch
