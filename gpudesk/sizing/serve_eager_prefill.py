@@ -44,6 +44,19 @@ at TP < 4 / TP >= 4; :func:`gpudesk.sizing.serve_engine.sglang_cuda_graph_max_bs
 lasts at least the CPU launch time of an eager prompt step. On a 48 GB L40S at TP 1 that cap is 32 (the server_info
 of lukaLLM/vLLM_vs_SGLang_benchmarks ``sglang_0128_1000_sharegpt.jsonl`` at commit 4bc6bd5 prints
 ``cuda_graph_max_bs`` 32 and ``chunked_prefill_size`` 4096), against a running batch of hundreds in that run.
+
+vLLM V0's decode steps are eager too in two cases. ``ModelInputForGPUBuilder._use_captured_graph``
+(``vllm/worker/model_runner.py``; read at v0.4.3 1197e02, v0.5.5 09c7792, v0.6.3 2a3f461 and v0.7.3 ba6f019 of the
+ROCm/vllm mirror, which carries the upstream tags) replays a graph only when ``max_decode_seq_len <=
+max_seq_len_to_capture``, whose default is 8192 (``EngineArgs.max_seq_len_to_capture``, ``max_context_len_to_capture``
+before v0.4.3; ``ModelConfig`` cuts it to ``max_model_len``; its docstring: "When a sequence has context length larger
+than this, we fall back to eager mode"); and before v0.6.0 only when ``batch_size <= _BATCH_SIZES_TO_CAPTURE[-1]``,
+256 (``[1, 2, 4] + [8 * i for i in range(1, 33)]``; the list reaches 8192 at v0.6.0, 32e7db2, which captures up to
+``max_num_seqs``). A decode step past either cap lasts at least the CPU launch time of an
+eager prompt step. The V1 engine (v0.8 on) keys its graphs on the batch's token count only and is not counted here.
+The step model sees the batch's summed context, so it compares the mean context of the decoding requests with the
+cap: the longest is at least the mean, so a batch counted eager is eager (fixed-length benchmark runs: mean =
+longest).
 """
 
 from __future__ import annotations
@@ -76,6 +89,40 @@ EAGER_DECODE_SOURCE = ("SGLang decode batches above cuda_graph_max_bs run eagerl
                        "model_executor/cuda_graph_runner.py CudaGraphRunner.can_run (cuda_graph_bs <= max_bs); "
                        "server_args.py cuda_graph_max_bs defaults by GPU memory and TP (v0.5.3+, PR 10975); CPU "
                        "time per kernel: sgl-project/sglang PR 12160")
+
+
+VLLM_V0_MAX_SEQ_LEN_TO_CAPTURE = 8192  # EngineArgs.max_seq_len_to_capture default (V0)
+VLLM_V0_OLD_GRAPH_MAX_BATCH = 256  # _BATCH_SIZES_TO_CAPTURE[-1] before v0.6.0
+VLLM_V0_WIDE_GRAPHS_SINCE = (0, 6)  # v0.6.0 (32e7db2): capture sizes up to max_num_seqs (<= 8192)
+EAGER_LONG_DECODE_SOURCE = ("vLLM V0 decode steps with a sequence longer than max_seq_len_to_capture (default 8192) "
+                            "run eagerly: vllm/worker/model_runner.py ModelInputForGPUBuilder._use_captured_graph "
+                            "(max_decode_seq_len <= max_seq_len_to_capture), vllm/engine/arg_utils.py EngineArgs "
+                            "(max_seq_len_to_capture = 8192), V0 engine; CPU time per kernel: vllm-project/vllm "
+                            "PR 1440")
+
+
+def vllm_v0_graph_max_context(engine: str, version: tuple[int, int] | None, max_model_len: int | None) -> int:
+    """The longest decoding context vLLM V0 still replays from a CUDA graph (module docstring): the default
+    ``max_seq_len_to_capture`` cut to ``max_model_len``; 0 where the cap does not apply (another engine, V1, no
+    version) or cannot be reached (a model no longer than the cap)."""
+    if engine.lower() != "vllm" or version is None or version >= VLLM_V1_SINCE:
+        return 0
+    if max_model_len is not None and max_model_len <= VLLM_V0_MAX_SEQ_LEN_TO_CAPTURE:
+        return 0
+    return VLLM_V0_MAX_SEQ_LEN_TO_CAPTURE
+
+
+EAGER_V0_BATCH_SOURCE = ("vLLM V0 before v0.6.0 replays decode graphs up to 256 requests: vllm/worker/"
+                         "model_runner.py _BATCH_SIZES_TO_CAPTURE and _use_captured_graph (v0.4.3, v0.5.5); up to "
+                         "max_num_seqs from v0.6.0; CPU time per kernel: vllm-project/vllm PR 1440")
+
+
+def vllm_v0_graph_max_batch(engine: str, version: tuple[int, int] | None) -> int:
+    """The largest decode batch vLLM V0 before v0.6.0 replays from a CUDA graph, 256 (module docstring); 0 where no
+    such cap applies (another engine, v0.6.0 on, no version)."""
+    if engine.lower() != "vllm" or version is None or version >= VLLM_V0_WIDE_GRAPHS_SINCE:
+        return 0
+    return VLLM_V0_OLD_GRAPH_MAX_BATCH
 
 
 def prompt_steps_run_eager(engine: str, version: tuple[int, int] | None, version_text: str | None = None,

@@ -123,10 +123,14 @@ from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_vllm_ascend import runs_eager as ascend_runs_eager
 from gpudesk.sizing.serve_eager_prefill import (
     EAGER_DECODE_SOURCE,
+    EAGER_LONG_DECODE_SOURCE,
+    EAGER_V0_BATCH_SOURCE,
     SOURCE as EAGER_PREFILL_SOURCE,
     eager_launch_s,
     launch_s_per_kernel,
     prompt_steps_run_eager,
+    vllm_v0_graph_max_batch,
+    vllm_v0_graph_max_context,
 )
 from gpudesk.sizing.serve_rates import (
     BLOCK_FP8_TRITON_PEAK_SHARE,
@@ -301,6 +305,9 @@ class StepModel:
     # SGLang replays decode batches up to its cuda_graph_max_bs from CUDA graphs; a larger decode batch runs eagerly
     # and lasts at least the same CPU launch time as an eager prompt step (0: every decode batch is graphed)
     eager_decode_above_requests: int = 0
+    # vLLM V0 replays decode graphs only while the longest decoding context is at most max_seq_len_to_capture; a
+    # decode step past it runs eagerly like a prompt step (serve_eager_prefill; 0: no such cap)
+    eager_decode_above_context_tokens: int = 0
     # the engine's all-reduce measured per message size, (bytes, seconds) points (serve_rocm_allreduce; (): alpha-beta)
     allreduce_curve: tuple[tuple[float, float], ...] = ()
     # vLLM's custom all-reduce on NVLink measured per message size at decode sizes (serve_nvlink_allreduce; ():
@@ -429,7 +436,9 @@ class StepModel:
         gpu = gemm + attention + elementwise + self.layers * self.layer_latency_s + allreduce
         if tokens > self.skinny_max_tokens:
             gpu += self.library_gemm_s
-        eager_decode = 0 < self.eager_decode_above_requests < decode_requests
+        eager_decode = 0 < self.eager_decode_above_requests < decode_requests or (
+            self.eager_decode_above_context_tokens > 0 and decode_requests > 0
+            and decode_context_tokens / decode_requests > self.eager_decode_above_context_tokens)
         if (prefill_tokens or eager_decode) and self.prefill_launch_layer_s:
             # eager step (a prompt step, or a decode batch above the engine's CUDA-graph sizes): the CPU issues the
             # kernels while the GPU runs them (serve_eager_prefill)
@@ -667,6 +676,11 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     prefill_launch_s = eager_launch_s(kernels, load.engine) / dims.layers if eager_prefill else 0.0
     graph_max_batch = (sglang_cuda_graph_max_bs(gpu, tp, load.engine_version) or 0) \
         if load.engine.lower() == "sglang" and prefill_launch_s and dp_attn == 1 else 0
+    v0_graph_max_batch = vllm_v0_graph_max_batch(load.engine, engine_version_tuple(load.engine_version)) \
+        if prefill_launch_s else 0
+    graph_max_batch = graph_max_batch or v0_graph_max_batch
+    graph_max_context = vllm_v0_graph_max_context(load.engine, engine_version_tuple(load.engine_version),
+                                                  spec.context_length) if prefill_launch_s else 0
     alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node, load.engine) if tp > 1 and link is not None \
         else (0.0, "")
     one_shot = one_shot_max_bytes(link, gpu, tp, load.gpus_per_node, load.engine) if tp > 1 and link is not None else 0.0
@@ -727,12 +741,24 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "steps with prompt tokens run without CUDA graphs: they last at least the {time} the CPU takes to issue "
             "their {kernels} kernels").format(time=format_duration(prefill_launch_s * dims.layers), kernels=kernels),
             EAGER_PREFILL_SOURCE, raw(kernel_s=launch_s_per_kernel(load.engine), kernels_per_step=kernels)))
-    if graph_max_batch:
+    if v0_graph_max_batch:
+        assumptions.append(Assumption("eager_decode_above", _(
+            "decode batches of more than {requests} requests run without CUDA graphs (vLLM V0 before 0.6 captures "
+            "up to {requests}): they last at least {time}").format(
+            requests=v0_graph_max_batch, time=format_duration(prefill_launch_s * dims.layers)),
+            EAGER_V0_BATCH_SOURCE, raw(requests=v0_graph_max_batch, kernels_per_step=kernels)))
+    elif graph_max_batch:
         assumptions.append(Assumption("eager_decode_above", _(
             "decode batches of more than {requests} requests run without CUDA graphs (SGLang's default "
             "cuda_graph_max_bs for this GPU's memory and TP): they last at least {time}").format(
             requests=graph_max_batch, time=format_duration(prefill_launch_s * dims.layers)),
             EAGER_DECODE_SOURCE, raw(requests=graph_max_batch, kernels_per_step=kernels)))
+    if graph_max_context:
+        assumptions.append(Assumption("eager_long_decode", _(
+            "decode steps whose requests hold more than {tokens} tokens of context run without CUDA graphs (vLLM "
+            "V0's max_seq_len_to_capture): they last at least {time}").format(
+            tokens=graph_max_context, time=format_duration(prefill_launch_s * dims.layers)),
+            EAGER_LONG_DECODE_SOURCE, raw(tokens=graph_max_context, kernels_per_step=kernels)))
     block_rate, block_source = block_fp8_dense_stream_bytes_per_s(gpu)
     hbm_rate = gpu.memory_bandwidth_gbps * 1e9 * hbm_eff
     # The tile scaling is the NVIDIA kernels' grid (serve_block_fp8_tiles); AMD GPUs keep their measured rate.
@@ -884,6 +910,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         attention_flops_per_context_token=attention, bytes_per_s=gpu.memory_bandwidth_gbps * 1e9 * hbm_eff,
         flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s,
         prefill_launch_layer_s=prefill_launch_s, eager_decode_above_requests=graph_max_batch,
+        eager_decode_above_context_tokens=graph_max_context,
         allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
         assumptions=tuple(assumptions), host_step_s=host.step_s, host_request_s=host.request_s,
         host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,

@@ -13,8 +13,11 @@ from gpudesk.sizing.serve_eager_prefill import (
     LLAMA_2_7B_KERNELS,
     PR12160_EAGER_FORWARD_S,
     PR12160_GRAPH_FORWARD_S,
+    VLLM_V0_MAX_SEQ_LEN_TO_CAPTURE,
     launch_s_per_kernel,
     prompt_steps_run_eager,
+    vllm_v0_graph_max_batch,
+    vllm_v0_graph_max_context,
 )
 from gpudesk.sizing.serve_engine import engine_budget, sglang_cuda_graph_max_bs
 from gpudesk.sizing.serve_rates import expert_quant_kernels, kernels_per_step
@@ -141,3 +144,57 @@ def test_sglang_decode_batches_above_cuda_graph_max_bs_run_eagerly(catalog):
     assert sglang_cuda_graph_max_bs(catalog.gpu("h100-sxm5"), 1, "0.5.2") is None
     assert older.eager_decode_above_requests == 0
     assert older.gpu_s(257, 257 * 400.0) < 0.7 * launch
+
+
+def _qwen25_7b_vllm(catalog, version):
+    spec = spec_from_catalog(catalog.model("qwen2.5-7b"))
+    gpu = catalog.gpu("h100-sxm5")
+    load = ServeLoad(engine="vllm", engine_version=version, input_tokens=30720, output_tokens=2048, concurrency=1,
+                     tp=1, weight_format="bf16").validated()
+    return spec, step_model(spec, gpu, load, None, engine_budget(spec, gpu, load).kv_dtype)
+
+
+def test_vllm_v0_decode_past_max_seq_len_to_capture_runs_eagerly(catalog):
+    """vLLM V0 replays a decode graph only while the batch's longest sequence is at most max_seq_len_to_capture
+    (default 8192; model_runner.py _use_captured_graph). Qwen's speed benchmark's long case (Qwen2.5-7B, vLLM
+    0.6.3, 30720 prompt tokens, one request) on an H100, whose GPU step is shorter than the CPU's launches: every
+    decode step there is eager and lasts at least the CPU's launch time; at 8000 tokens of context the same step
+    replays a graph and stays below it. V1 (0.8 on) has no such cap, and
+    neither has a model whose whole context fits the cap."""
+    spec, steps = _qwen25_7b_vllm(catalog, "0.6.3")
+    assert spec.context_length > VLLM_V0_MAX_SEQ_LEN_TO_CAPTURE
+    assert steps.eager_decode_above_context_tokens == VLLM_V0_MAX_SEQ_LEN_TO_CAPTURE == 8192
+    launch = steps.layers * steps.prefill_launch_layer_s
+    assert steps.gpu_s(1, 8000.0) < 0.8 * launch
+    assert steps.gpu_s(1, 31000.0) >= launch
+    assert steps.gpu_s(2, 2 * 8192.0) < steps.gpu_s(2, 2 * 8193.0)
+    assert any(a.name == "eager_long_decode" for a in steps.assumptions)
+    _spec, v1 = _qwen25_7b_vllm(catalog, "0.8.5")
+    assert v1.eager_decode_above_context_tokens == 0
+    assert v1.gpu_s(1, 31000.0) < 0.8 * launch
+    assert vllm_v0_graph_max_context("vllm", (0, 6), 4096) == 0  # Llama 2's 4096-token context never passes it
+    assert vllm_v0_graph_max_context("sglang", (0, 4), 131072) == 0
+
+
+def test_vllm_v0_before_0_6_replays_decode_graphs_up_to_256_requests(catalog):
+    """vLLM V0 before v0.6.0 captured decode graphs for batches up to 256 only (_BATCH_SIZES_TO_CAPTURE, v0.4.3 and
+    v0.5.5); v0.6.0 captures up to max_num_seqs. Llama 3.1 70B FP8 on 8 H100 (TP 8) at vLLM 0.5.5 with 512 short
+    requests at once: a decode step of 257 requests lasts the CPU's launch time, one of 256 stays below it; at
+    0.6.0 neither does."""
+    spec = spec_from_catalog(catalog.model("llama-3.1-70b"))
+    gpu = catalog.gpu("h100-sxm5")
+
+    def steps(version):
+        load = ServeLoad(engine="vllm", engine_version=version, input_tokens=128, output_tokens=128,
+                         concurrency=512, max_num_seqs=512, tp=8, weight_format="fp8").validated()
+        return step_model(spec, gpu, load, catalog.link("nvlink4"), engine_budget(spec, gpu, load).kv_dtype)
+
+    old = steps("0.5.5")
+    assert old.eager_decode_above_requests == 256
+    launch = old.layers * old.prefill_launch_layer_s
+    assert old.gpu_s(256, 256 * 200.0) < 0.8 * launch
+    assert old.gpu_s(257, 257 * 200.0) >= launch
+    assert vllm_v0_graph_max_batch("vllm", (0, 5)) == 256
+    new = steps("0.6.0")
+    assert new.eager_decode_above_requests == 0
+    assert new.gpu_s(257, 257 * 200.0) < 0.8 * launch
