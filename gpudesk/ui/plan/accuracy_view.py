@@ -209,7 +209,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh44": self.tr("forty-fourth fresh (collected after the model was frozen a forty-fourth time)"),
                 "fresh45": self.tr("forty-fifth fresh (collected after the model was frozen a forty-fifth time)"),
                 "fresh46": self.tr("forty-sixth fresh (collected after the model was frozen a forty-sixth time)"),
-                "fresh47": self.tr("forty-seventh fresh (collected after the model was frozen a forty-seventh time)")}
+                "fresh47": self.tr("forty-seventh fresh (collected after the model was frozen a forty-seventh time)"),
+                "fresh48": self.tr("forty-eighth fresh (collected after the model was frozen a forty-eighth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
