@@ -1,0 +1,42 @@
+"""Forty-ninth pass (issue 28): what PyTorch's figures say about memory held outside this process.
+
+* The remainder ``total − free − reserved`` less this process's own context is held by other processes. When this
+  process's pool is larger than the remainder the job's own need was read first (held_outside's demotion); that stops
+  where the others hold a compute job's worth (8 GiB or more), far beyond what a desktop session keeps on a GPU:
+  another training run, an inference server or a simulator is then the first cause again.
+
+Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
+reading needs its own evidence."""
+
+from __future__ import annotations
+
+from gpudesk.oom import diagnose_text
+
+# vllm-project/vllm#783 (vLLM V0 with opt-125m on a shared 44.56 GiB GPU; about 15 GB held by other processes).
+VLLM_V0_SHARED = (
+    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.63 GiB (GPU 0; 44.56 GiB total capacity; "
+    "27.91 GiB already allocated; 565.31 MiB free; 27.93 GiB reserved in total by PyTorch) If reserved memory is >> "
+    "allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management "
+    "and PYTORCH_CUDA_ALLOC_CONF")
+# yezhen17/3DIoUMatch-PVRCNN#3 (a smaller batch fixed it: 4.05 GiB outside PyTorch's 6.71 GiB pool on a 2080 Ti).
+POOL_LARGER_SMALL_REMAINDER = (
+    "RuntimeError: CUDA out of memory. Tried to allocate 216.00 MiB (GPU 4; 10.91 GiB total capacity; 6.64 GiB "
+    "already allocated; 151.38 MiB free; 6.71 GiB reserved in total by PyTorch)")
+
+
+def test_others_holding_a_compute_job_lead_even_below_the_pool() -> None:
+    d = diagnose_text(VLLM_V0_SHARED)
+    top = d.causes[0]
+    assert top.id == "other_process" and top.confidence == 0.9
+    assert top.evidence["deciding_check"] == "other_process"
+    assert top.evidence["held_by_others_estimate_bytes"] >= 8 * 2**30
+    assert "nvidia-smi" in top.fix
+    # The job's own need is still named, second.
+    assert d.causes[1].id == "genuine_shortage"
+
+
+def test_pool_larger_than_a_small_remainder_keeps_the_jobs_need_first() -> None:
+    d = diagnose_text(POOL_LARGER_SMALL_REMAINDER)
+    assert d.causes[0].id == "genuine_shortage"
+    others = next(c for c in d.causes if c.id == "other_process")
+    assert others.confidence < d.causes[0].confidence
