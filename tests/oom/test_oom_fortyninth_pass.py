@@ -4,6 +4,9 @@
   process's pool is larger than the remainder the job's own need was read first (held_outside's demotion); that stops
   where the others hold a compute job's worth (8 GiB or more), far beyond what a desktop session keeps on a GPU:
   another training run, an inference server or a simulator is then the first cause again.
+* PyTorch's NVML-era message cut inside its last clause ("and 2.51 GiB is reserv"): the template puts only the
+  reserved-but-unallocated figure after "allocated by PyTorch, and", so the cut figure is still read, and with it the
+  cache that could not serve the request (fragmentation).
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
 reading needs its own evidence."""
@@ -40,3 +43,25 @@ def test_pool_larger_than_a_small_remainder_keeps_the_jobs_need_first() -> None:
     assert d.causes[0].id == "genuine_shortage"
     others = next(c for c in d.causes if c.id == "other_process")
     assert others.confidence < d.causes[0].confidence
+
+
+# meta-llama/llama-cookbook#309 (Llama-2-7b PEFT fine-tuning on a 16 GB GPU; the stored line is cut after "is reserv").
+NVML_CUT_IN_UNALLOCATED = (
+    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacty of 14.58 "
+    "GiB of which 635.56 MiB is free. Process 26469 has 13.96 GiB memory in use. Of the allocated memory 11.23 GiB is "
+    "allocated by PyTorch, and 2.51 GiB is reserv")
+
+
+def test_unallocated_figure_of_a_cut_clause_is_read() -> None:
+    d = diagnose_text(NVML_CUT_IN_UNALLOCATED)
+    assert d.report.parsed["reserved_unallocated_bytes"] == round(2.51 * 2**30)
+    top = d.causes[0]
+    assert top.id == "fragmentation"
+    assert "expandable_segments" in top.fix
+
+
+def test_cut_before_the_unallocated_figure_reads_no_figure() -> None:
+    # Cut before the figure's unit: nothing is read as the reserved memory, and the job's need stays first.
+    d = diagnose_text(NVML_CUT_IN_UNALLOCATED.rsplit(" GiB is reserv", 1)[0])
+    assert "reserved_unallocated_bytes" not in d.report.parsed
+    assert d.causes[0].id == "genuine_shortage"
