@@ -7,6 +7,10 @@
 * PyTorch's NVML-era message cut inside its last clause ("and 2.51 GiB is reserv"): the template puts only the
   reserved-but-unallocated figure after "allocated by PyTorch, and", so the cut figure is still read, and with it the
   cache that could not serve the request (fragmentation).
+* TensorRT-LLM's executor table naming "Additional executor resources" (the last component the PyTorch backend
+  creates, after the final KV cache took free_gpu_memory_fraction of the free memory): the KV budget left too little
+  for the buffers (kv_cache_budget, the fraction and max_num_tokens as the fix); the temporary component of the same
+  name, created before the KV cache for the estimation, is not read so.
 
 Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
 reading needs its own evidence."""
@@ -65,3 +69,36 @@ def test_cut_before_the_unallocated_figure_reads_no_figure() -> None:
     d = diagnose_text(NVML_CUT_IN_UNALLOCATED.rsplit(" GiB is reserv", 1)[0])
     assert "reserved_unallocated_bytes" not in d.report.parsed
     assert d.causes[0].id == "genuine_shortage"
+
+
+# NVIDIA/TensorRT-LLM#5950 (DeepSeek-V3 W4FP8 on 8x H20 96 GB, trtllm-serve 1.0.0rc2; the table is cut as stored).
+TRTLLM_EXTRA_AFTER_KV = (
+    "RuntimeError: Executor creation failed due to insufficient GPU memory.\n\n"
+    "The following component could not be created: Additional executor resources\n"
+    "Total GPU memory (GiB): 95.00\n"
+    "Free GPU memory before component creation attempt (GiB): 16.95\n\n"
+    "Previously created components and free GPU memory before/after creation (GiB):\n"
+    "Model: 94.30 / 47.83\n"
+    "Sampler: 47.83 / 47.83\n"
+    "Initial KV cache (temporary for KV cache size estimation): 47.83 / 45.67\n"
+    "Drafter: 45.67 / 45.67\n"
+    "Additional ex")
+
+
+def test_trtllm_extra_resources_after_the_kv_cache_is_the_kv_budget() -> None:
+    d = diagnose_text(TRTLLM_EXTRA_AFTER_KV)
+    assert d.found_oom
+    top = d.causes[0]
+    assert top.id == "kv_cache_budget"
+    assert top.evidence["trtllm_component"] == "Additional executor resources"
+    assert "free_gpu_memory_fraction below 0.9" in top.fix and "max_num_tokens" in top.fix
+    assert "16.95 GiB" in top.explanation
+
+
+def test_trtllm_temporary_extra_resources_are_not_read_as_left_by_the_kv_cache() -> None:
+    # The estimation's temporary component comes before the final KV cache: nothing had taken the KV share yet.
+    text = TRTLLM_EXTRA_AFTER_KV.replace(
+        "could not be created: Additional executor resources",
+        "could not be created: Additional executor resources (temporary for KV cache size estimation)")
+    d = diagnose_text(text)
+    assert all("executor's buffers" not in c.title for c in d.causes)
