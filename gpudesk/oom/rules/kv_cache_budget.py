@@ -32,9 +32,11 @@ Each engine sizes its KV cache from a memory budget after loading the weights an
   one given (default 0.9) × need / tokens; above 1 no fraction does, and the engine's maximum sequence length
   (max_input_len + max_output_len at build) must come down to what the pool holds.
   The PyTorch backend creates its components in a fixed order (``tensorrt_llm/_torch/pyexecutor/py_executor_creator.py``,
-  ``create_py_executor``): the model, sampler and drafter, a temporary KV cache and temporary "Additional executor
-  resources" to measure the peak (their names end "(temporary for KV cache size estimation)"), then the final "KV
-  cache" sized as ``free_gpu_memory_fraction`` of what is free, and last the final "Additional executor resources"
+  ``create_py_executor`` and ``_ExecutorCreationStage``, NVIDIA/TensorRT-LLM at bab0f2e6): the model, sampler and
+  drafter, a temporary KV cache and temporary "Additional executor resources" to measure the peak (their names end
+  "(temporary for KV cache size estimation)"; without the estimation the final KV cache is built at once), then the
+  final "KV cache" sized as ``free_gpu_memory_fraction`` of what is free, and last the final "Additional executor
+  resources"
   (the executor's buffers and CUDA-graph warm-up, sized by max_batch_size and max_num_tokens). When that last
   component cannot be created the KV cache has already taken its share of the free memory and left too little
   beside it: the KV fraction is the knob that gives the memory back, and max_num_tokens (the executor's own hint for
