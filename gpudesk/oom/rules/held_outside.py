@@ -33,12 +33,13 @@ What the figures say before that check is run:
   GPU (the compositor, browsers and other GPU-accelerated programs) is a few GiB at most and is a fixed cost the user
   lives with, so below that the job's own size stays the lever; 8 GiB and more is another training run, an inference
   server or a simulator on the same card, a holder that can be stopped or moved. The demotion's own threads all sit
-  below it (2.1-5.8 GiB held by others); the threads above it were resolved as another process: zihaosheng/VLM-RL#12
+  below it (0.9-5.8 GiB held by others); the threads above it were resolved as another process: zihaosheng/VLM-RL#12
   (a CARLA server on the same GPU, 9.4 GiB), vllm-project/vllm#783 (the reporter's 15 GB of other processes) and
-  vllm#1201 (13.6 GiB still in use after vLLM exited). vLLM V0 sized its KV cache as ``gpu_memory_utilization`` of the
-  whole card less its own profiled peak (``vllm/worker/worker.py`` ``determine_num_available_blocks``), so memory
-  another process holds is what its pool then fails to find: the pool outweighing the remainder there is the engine
-  filling the card, not the job's need. Another process is first again (0.9), the job's need second.
+  vllm#1201 (13.6 GiB still in use after vLLM exited). vLLM 0.1.x sized its KV cache as ``total ×
+  gpu_memory_utilization − torch.cuda.max_memory_allocated()`` (``vllm/worker/worker.py``
+  ``profile_num_available_blocks``): its own peak only, so memory another process holds is what its pool then fails
+  to find, and the pool outweighing the remainder there is the engine filling the card, not the job's need. Another
+  process is first again (0.9), the job's need second.
 * AMD GPUs are left to the older reading (the remainder is "outside the allocator", 0.9): the APUs ROCm runs on
   (Strix Halo, Phoenix) share system memory with every program, and those programs are not GPU processes that
   ``rocm-smi --showpids`` would list (kyuz0/amd-strix-halo-image-video-toolboxes#3).
