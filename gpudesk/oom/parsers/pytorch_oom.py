@@ -58,6 +58,10 @@ _ALLOC_NEW = re.compile(SIZE + r"\s+is\s+allocated\s+by\s+PyTorch", re.I)
 _ALLOC_CUT = re.compile(r"allocated\s+memory\s+" + SIZE + r"\s+is\s+allo", re.I)  # message cut mid-clause
 _POOLS = re.compile(r"with\s+" + SIZE + r"\s+allocated\s+in\s+private\s+pools", re.I)
 _UNALLOC = re.compile(SIZE + r"\s+is\s+reserved\s+by\s+PyTorch\s+but\s+unallocated", re.I)
+# The same clause cut after its figure (meta-llama/llama-cookbook#309 stops at "and 2.51 GiB is reserv"): in every NVML
+# era the template puts only this clause after "allocated by PyTorch, and" (2.1-2.3) or after "(e.g., CUDA Graphs), and"
+# (2.4+; c10/cuda/CUDACachingAllocator.cpp's OOM report), so the figure there is the reserved-but-unallocated memory.
+_UNALLOC_CUT = re.compile(r"(?:allocated\s+by\s+PyTorch|CUDA\s+Graphs\))\s*,?\s+and\s+" + SIZE + r"\s+is\s+res", re.I)
 _RESERVED_OLD = re.compile(SIZE + r"\s+reserved\s+in\s+total\s+by\s+PyTorch", re.I)
 # Some builds of that era add the inactive-split figure after it ("77.13 MiB cached; 0 bytes inactive)",
 # horovod#2719): the cached clause is the same.
@@ -197,7 +201,7 @@ def parse(text: str, report: MemoryReport) -> bool:
     this_proc = _size(_THIS.search(msg))
     allocated = _size(_ALLOC_NEW.search(msg) or _ALLOC_OLD.search(msg) or _ALLOC_CUT.search(msg))
     pools = _size(_POOLS.search(msg))
-    unalloc = _size(_UNALLOC.search(msg))
+    unalloc = _size(_UNALLOC.search(msg) or _UNALLOC_CUT.search(msg))
     reserved_total = _size(_RESERVED_OLD.search(msg))
     cached = _size(_CACHED_OLD.search(msg))
     procs = [(int(m.group(1)), to_bytes(m.group(2), m.group(3))) for m in _PROC.finditer(msg)]

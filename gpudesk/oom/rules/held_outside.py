@@ -28,6 +28,18 @@ What the figures say before that check is run:
   (:data:`POOL_LARGER_CONFIDENCE`, with the same check): xinge008/Cylinder3D#109 (10.15 GiB reserved, 4.12 outside
   of 14.76: a smaller batch), MouseLand/cellpose#591 (17.03 reserved, 6.97 outside of 24: whole-image flow arrays, run
   on the CPU), yezhen17/3DIoUMatch-PVRCNN#3, ranahanocka/MeshCNN#105.
+* That demotion stops where the memory held by others is itself a compute job's worth:
+  :data:`COMPUTE_HOLDER_BYTES` (8 GiB) or more beyond this process's own context. What a desktop session keeps on a
+  GPU (the compositor, browsers and other GPU-accelerated programs) is a few GiB at most and is a fixed cost the user
+  lives with, so below that the job's own size stays the lever; 8 GiB and more is another training run, an inference
+  server or a simulator on the same card, a holder that can be stopped or moved. The demotion's own threads all sit
+  below it (0.9-5.8 GiB held by others); the threads above it were resolved as another process: zihaosheng/VLM-RL#12
+  (a CARLA server on the same GPU, 9.4 GiB), vllm-project/vllm#783 (the reporter's 15 GB of other processes) and
+  vllm#1201 (13.6 GiB still in use after vLLM exited). vLLM 0.1.x sized its KV cache as ``total ×
+  gpu_memory_utilization − torch.cuda.max_memory_allocated()`` (``vllm/worker/worker.py``
+  ``profile_num_available_blocks``): its own peak only, so memory another process holds is what its pool then fails
+  to find, and the pool outweighing the remainder there is the engine filling the card, not the job's need. Another
+  process is first again (0.9), the job's need second.
 * AMD GPUs are left to the older reading (the remainder is "outside the allocator", 0.9): the APUs ROCm runs on
   (Strix Halo, Phoenix) share system memory with every program, and those programs are not GPU processes that
   ``rocm-smi --showpids`` would list (kyuz0/amd-strix-halo-image-video-toolboxes#3).
@@ -57,9 +69,20 @@ def remainder_is_large(f: Facts) -> bool:
 POOL_LARGER_CONFIDENCE = 0.5
 
 
+# Memory held by other processes from which on it is another compute job's, not a desktop session's (module docstring).
+COMPUTE_HOLDER_BYTES = 8 * GiB
+
+
 def pool_outweighs_remainder(f: Facts) -> bool:
     """This process's allocator reserved more than the memory held outside it (module docstring)."""
     return f.reserved is not None and f.outside is not None and f.reserved > f.outside
+
+
+def others_hold_compute_job(f: Facts) -> bool:
+    """Other processes hold a compute job's worth of this GPU (:data:`COMPUTE_HOLDER_BYTES`), beyond what a desktop
+    session keeps: the pool outweighing the remainder no longer puts the job's own need first (module docstring)."""
+    others = held_by_others_bytes(f)
+    return others is not None and others >= COMPUTE_HOLDER_BYTES
 
 
 def held_by_others_bytes(f: Facts) -> int | None:

@@ -31,6 +31,17 @@ Each engine sizes its KV cache from a memory budget after loading the weights an
   pool's tokens scale with the fraction (KV bytes = fraction × free memory), so the fraction that fits is the
   one given (default 0.9) × need / tokens; above 1 no fraction does, and the engine's maximum sequence length
   (max_input_len + max_output_len at build) must come down to what the pool holds.
+  The PyTorch backend creates its components in a fixed order (``tensorrt_llm/_torch/pyexecutor/py_executor_creator.py``,
+  ``create_py_executor`` and ``_ExecutorCreationStage``, NVIDIA/TensorRT-LLM at bab0f2e6): the model, sampler and
+  drafter, a temporary KV cache and temporary "Additional executor resources" to measure the peak (their names end
+  "(temporary for KV cache size estimation)"; without the estimation the final KV cache is built at once), then the
+  final "KV cache" sized as ``free_gpu_memory_fraction`` of what is free, and last the final "Additional executor
+  resources"
+  (the executor's buffers and CUDA-graph warm-up, sized by max_batch_size and max_num_tokens). When that last
+  component cannot be created the KV cache has already taken its share of the free memory and left too little
+  beside it: the KV fraction is the knob that gives the memory back, and max_num_tokens (the executor's own hint for
+  that stage) the one that shrinks the buffers (NVIDIA/TensorRT-LLM#5950: 16.95 GiB left after the KV cache on a
+  96 GB H20, batch 128 × 32768 tokens); 0.7.
 
 KV bytes per token = 2 · layers · kv_heads · head_dim · bytes (oom.md §1.2) when the sizing code knows the
 model (see diagnose.kv_sizing).
@@ -214,9 +225,16 @@ def _sglang(f: Facts) -> Cause:
     )
 
 
+# The last component the PyTorch backend creates, after the final KV cache (module docstring); the temporary one of
+# the same name, created for the estimation before the KV cache, ends "(temporary for KV cache size estimation)".
+TRTLLM_EXTRA_RESOURCES = "additional executor resources"
+
+
 def _trtllm(f: Facts) -> Cause | None:
     p = f.report.parsed
     comp = str(p.get("trtllm_component", ""))
+    if comp.lower() == TRTLLM_EXTRA_RESOURCES:
+        return _trtllm_after_kv(f, comp)
     if comp and "kv" not in comp.lower():
         return None
     frac = p.get("kv_cache_free_gpu_mem_fraction_ratio")
@@ -243,6 +261,29 @@ def _trtllm(f: Facts) -> Cause | None:
 
 
 TRTLLM_DEFAULT_FRACTION = 0.9  # KvCacheConfig.free_gpu_memory_fraction's default
+
+
+def _trtllm_after_kv(f: Facts, comp: str) -> Cause:
+    """The executor's last component failed after the final KV cache took its share (module docstring)."""
+    frac = f.report.parsed.get("kv_cache_free_gpu_mem_fraction_ratio")
+    current = frac if isinstance(frac, float) else TRTLLM_DEFAULT_FRACTION
+    return Cause(
+        id="kv_cache_budget",
+        title=_("TensorRT-LLM's KV cache left too little for the executor's buffers"),
+        confidence=0.7,
+        evidence=evidence(trtllm_component=comp, total_capacity_bytes=f.total, free_bytes=f.free,
+                          kv_cache_free_gpu_mem_fraction_ratio=frac),
+        explanation=(_("TensorRT-LLM creates the executor's buffers and CUDA-graph warm-up last, after the KV cache "
+                       "has taken {fraction} of the free memory; {free} was left for them and they did not fit.")
+                     .format(fraction=current, free=format_bytes(f.free)) if f.free is not None else
+                     _("TensorRT-LLM creates the executor's buffers and CUDA-graph warm-up last, after the KV cache "
+                       "has taken {fraction} of the free memory; what was left did not hold them.")
+                     .format(fraction=current)),
+        fix=_("Lower KvCacheConfig.free_gpu_memory_fraction below {fraction} (e.g. {lower}), or lower max_num_tokens "
+              "and max_batch_size, which size the executor's buffers").format(
+                  fraction=current, lower=round(current - 0.1, 2)),
+        more_fixes=[_("Capture fewer CUDA graphs (cuda_graph_config batch sizes), or turn them off to test.")],
+    )
 
 
 def _trtllm_one_sequence(f: Facts) -> Cause:

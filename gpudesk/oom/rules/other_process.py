@@ -797,7 +797,9 @@ def _held_by_others(f: Facts) -> Cause:
     return Cause(
         id="other_process",
         title=_("Another process (or a leftover one) holds most of this GPU"),
-        confidence=held_outside.POOL_LARGER_CONFIDENCE if held_outside.pool_outweighs_remainder(f) else 0.9,
+        confidence=(held_outside.POOL_LARGER_CONFIDENCE
+                    if held_outside.pool_outweighs_remainder(f) and not held_outside.others_hold_compute_job(f)
+                    else 0.9),
         evidence=evidence(outside_allocator_bytes=f.outside, held_by_others_estimate_bytes=others,
                           other_processes_ratio=round(others / f.total, 3), total_capacity_bytes=f.total,
                           free_bytes=f.free, reserved_bytes=f.reserved, requested_bytes=f.requested,
