@@ -106,6 +106,10 @@ doctor was run on it:
 * ``fresh-51``: ``fresh_cases_51.jsonl``, 48 messages collected while the forty-seventh pass was written, scored
   after it merged;
 * ``fresh-52``: ``fresh_cases_52.jsonl``, 31 messages collected while the forty-seventh pass was written, scored
+  after it merged;
+* ``fresh-53``: ``fresh_cases_53.jsonl``, 43 messages collected while the forty-ninth pass was written, scored
+  after it merged;
+* ``fresh-54``: ``fresh_cases_54.jsonl``, 36 messages collected while the forty-ninth pass was written, scored
   after it merged.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
@@ -193,7 +197,9 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-49", "fresh_cases_49.jsonl"),
               ("fresh-50", "fresh_cases_50.jsonl"),
               ("fresh-51", "fresh_cases_51.jsonl"),
-              ("fresh-52", "fresh_cases_52.jsonl"))
+              ("fresh-52", "fresh_cases_52.jsonl"),
+              ("fresh-53", "fresh_cases_53.jsonl"),
+              ("fresh-54", "fresh_cases_54.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")

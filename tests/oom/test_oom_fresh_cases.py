@@ -47,7 +47,9 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
                "fresh-49": "fresh_cases_49.jsonl",
                "fresh-50": "fresh_cases_50.jsonl",
                "fresh-51": "fresh_cases_51.jsonl",
-               "fresh-52": "fresh_cases_52.jsonl"}
+               "fresh-52": "fresh_cases_52.jsonl",
+               "fresh-53": "fresh_cases_53.jsonl",
+               "fresh-54": "fresh_cases_54.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -337,13 +339,18 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # after it merged: 35/48 (none not recognised; not-capacity with the deciding check 14/15).
 # "fresh-52" (31 messages, 6 not-capacity; vLLM, TensorRT-LLM, NCCL shared memory, Ollama, bitsandbytes, LMDeploy; search budget spent during it), collected while the forty-seventh pass was written, scored once
 # after it merged: 21/31 (1 not recognised; not-capacity with the deciding check 2/6).
+# The forty-eighth pass (tests/oom/test_oom_fortyeighth_pass.py) read fresh-51 and fresh-52 by mechanism (seen: 36/48, 28/31).
+# "fresh-53" (43 messages, 11 not-capacity; diffusers/ComfyUI, PyTorch DDP/FSDP, llama.cpp/KoboldCpp, DeepSpeed, DirectML; projects A-L), collected while the forty-ninth pass was written, scored once
+# after it merged: 31/43 (2 not recognised; not-capacity with the deciding check 9/11).
+# "fresh-54" (36 messages, 10 not-capacity; vLLM incl. vllm-ascend, TensorRT-LLM, host RAM, SGLang, NCCL, Theano, JAX, ONNX Runtime, MLX; projects M-Z), collected while the forty-ninth pass was written, scored once
+# after it merged: 20/36 (4 not recognised; not-capacity with the deciding check 7/10).
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23, "fresh-17": 19,
                      "fresh-18": 20, "fresh-19": 14, "fresh-20": 13, "fresh-21": 10,
                      "fresh-22": 12, "fresh-23": 14, "fresh-24": 22, "fresh-25": 12, "fresh-26": 24, "fresh-27": 32, "fresh-28": 14, "fresh-29": 25,
                      "fresh-30": 23, "fresh-31": 22,
-                     "fresh-32": 19, "fresh-33": 10, "fresh-34": 35, "fresh-35": 36, "fresh-36": 37, "fresh-37": 21, "fresh-38": 35, "fresh-39": 34, "fresh-40": 31, "fresh-41": 33, "fresh-42": 24, "fresh-43": 17, "fresh-44": 26, "fresh-45": 23, "fresh-46": 19, "fresh-47": 16, "fresh-48": 18, "fresh-49": 20, "fresh-50": 14, "fresh-51": 35, "fresh-52": 21}
+                     "fresh-32": 19, "fresh-33": 10, "fresh-34": 35, "fresh-35": 36, "fresh-36": 37, "fresh-37": 21, "fresh-38": 35, "fresh-39": 34, "fresh-40": 31, "fresh-41": 33, "fresh-42": 24, "fresh-43": 17, "fresh-44": 26, "fresh-45": 23, "fresh-46": 19, "fresh-47": 16, "fresh-48": 18, "fresh-49": 20, "fresh-50": 14, "fresh-51": 35, "fresh-52": 21, "fresh-53": 31, "fresh-54": 20}
 
 
 def _rows(name: str) -> list[dict]:
