@@ -248,6 +248,9 @@ class ServeLoad:
             max_prompt, max_output = sharegpt_mean_limits(self.input_tokens)
             if not (SHAREGPT_MIN_TOKENS <= self.input_tokens <= max_prompt
                     and SHAREGPT_MIN_TOKENS <= self.output_tokens <= max_output):
+                # The output limit shrinks as the prompt grows; past the largest mean prompt, quote the output
+                # limit at that prompt (it would otherwise read as a negative count).
+                max_output = sharegpt_mean_limits(min(self.input_tokens, max_prompt))[1]
                 raise SizingError("length_distribution", _(
                     "ShareGPT lengths (vLLM's client keeps prompts of 4 to 1024 tokens and prompt + output of at "
                     "most 2048) cannot average {prompt} prompt and {output} output tokens: give means of 4 to "

@@ -63,3 +63,14 @@ def test_means_the_client_bounds_cannot_reach_are_refused_by_name():
     assert err.value.field == "length_distribution"
     assert "3000" in str(err.value)
     ServeLoad(engine="vllm", input_tokens=3000, output_tokens=200, request_rate_per_s=4.0).validated()
+
+
+def test_a_refused_long_prompt_quotes_a_reachable_output_range():
+    """AccelMark's 28,640-token prompts mapped to ShareGPT: the refusal quotes the output limit at the largest mean
+    prompt (514 tokens: (4 + 2048 - 514) // 2 = 769), never a negative count."""
+    with pytest.raises(SizingError) as err:
+        ServeLoad(engine="vllm", input_tokens=28640, output_tokens=256, request_rate_per_s=4.0,
+                  length_distribution="sharegpt").validated()
+    message = str(err.value)
+    assert "4 to 514 prompt and 4 to 769 output tokens" in message
+    assert "-" not in message.split("give means")[1]
