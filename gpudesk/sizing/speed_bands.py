@@ -49,14 +49,14 @@ TRAIN_BANDS: dict[str, ErrorBand] = {
     'gpu:a100-80-sxm4': ErrorBand('gpu:a100-80-sxm4', 18, 0.85, 1.13, 0.94),
     'gpu:b200': ErrorBand('gpu:b200', 7, 0.97, 1.75, 0.43),
     'gpu:gb200': ErrorBand('gpu:gb200', 10, 0.96, 1.35, 0.7),
-    'gpu:gb300': ErrorBand('gpu:gb300', 8, 0.83, 1.1, 1.0),
+    'gpu:gb300': ErrorBand('gpu:gb300', 8, 0.84, 1.12, 1.0),
     'gpu:h100-sxm5': ErrorBand('gpu:h100-sxm5', 43, 0.88, 1.21, 0.86),
     'gpu:h200-sxm': ErrorBand('gpu:h200-sxm', 2, 0.91, 0.93, 1.0),
-    'kind:train': ErrorBand('kind:train', 88, 0.86, 1.26, 0.84),
-    'moe:dense-or-ep=1': ErrorBand('moe:dense-or-ep=1', 67, 0.87, 1.19, 0.93),
-    'moe:ep>1': ErrorBand('moe:ep>1', 21, 0.8, 1.66, 0.57),
-    'pp:pp=1': ErrorBand('pp:pp=1', 48, 0.87, 1.27, 0.79),
-    'pp:pp>1': ErrorBand('pp:pp>1', 40, 0.83, 1.19, 0.9),
+    'kind:train': ErrorBand('kind:train', 88, 0.87, 1.26, 0.84),
+    'moe:dense-or-ep=1': ErrorBand('moe:dense-or-ep=1', 67, 0.88, 1.19, 0.93),
+    'moe:ep>1': ErrorBand('moe:ep>1', 21, 0.81, 1.66, 0.57),
+    'pp:pp=1': ErrorBand('pp:pp=1', 48, 0.88, 1.27, 0.79),
+    'pp:pp>1': ErrorBand('pp:pp>1', 40, 0.84, 1.19, 0.9),
 }
 
 

@@ -23,6 +23,8 @@ One micro-batch on one GPU (one pipeline stage, one tensor/context/expert shard)
   2407.08608: 75 % forward on H100): :data:`ATTENTION_EFFICIENCY`, a kernel benchmark, of which a training step
   keeps the same in-step share as the GEMMs keep of MAMF (:func:`attention_rate_share`), at the model's head
   dimension (:func:`attention_head_dim_factor`: the fixed softmax work per score weighs more at head dimension 64).
+  Blackwell Ultra (sm_103) doubles the special-function units' rate of the softmax exponentials that pace a
+  Blackwell-class kernel (:mod:`gpudesk.sizing.attention_softmax`, from NVIDIA's measured GB300 / GB200 forward).
 - **Other kernels** (norms, residual adds, activation functions, rotary, dropout, softmax statistics, MoE
   permutation): memory bound. Each value a layer saves for backward (Korthikanti et al. 2022, arXiv 2205.05198,
   Table 2: ``(18 + (6 or 4) ffn/h) x h`` bytes per token) is written in forward, read in backward and its
@@ -50,6 +52,7 @@ import math
 from dataclasses import dataclass, field
 
 from gpudesk.i18n import N_, _, marked
+from gpudesk.sizing.attention_softmax import blackwell_ultra_attention_speedup
 from gpudesk.sizing.checks import choice, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.gemm_waves import wave_efficiency
@@ -849,6 +852,9 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     if modules:
         attn_factor = redo if "core_attn" in modules else 1.0
     t_attn = attn_flops * attn_factor / attn_rate
+    # Blackwell Ultra's doubled SFU rate shortens the softmax exponentials the kernel rate above was measured with.
+    t_attn /= blackwell_ultra_attention_speedup(gpu.compute_capability, fw.attention_kernel, FLASH_BACKWARD_SHARE,
+                                                2.0 if attn_factor > 1 else 1.0)
     if s.cp > 1:
         # Ring attention: shorter per-step flash-attention calls and the partial-result merges (speed_parallel).
         t_attn *= ring_attention_chunk_slowdown(s.seq_len, s.cp)
