@@ -167,7 +167,8 @@ def add_parser(subparsers) -> None:
                           "(PyTorch DDP gradient_as_bucket_view=True, Megatron-Core DDP), so no second copy"))
     m.add_argument("--fp32-grad-buffer", action="store_true",
                    help=_("full training: the gradients of the 16-bit parameters accumulate in an fp32 buffer, 4 bytes "
-                          "a parameter (Megatron-LM with --bf16)"))
+                          "a parameter, allocated with the model and alive for the whole run (Megatron-LM with "
+                          "--bf16)"))
     m.add_argument("--main-grads-kept", action="store_true",
                    help=_("full training with --sharding ddp and precision fp16/bf16: the optimizer keeps the fp32 "
                           "main gradients between steps and the all-reduce packs the gradients into one flat copy "
