@@ -14,7 +14,10 @@ view of it, and ``zero_grad_buffer`` only zeroes it (``reset``: ``self.grad_data
 https://github.com/NVIDIA/Megatron-LM/blob/001199898c4badd01eaf0785c212d8ed7ce83042/megatron/core/distributed/param_and_grad_buffer.py
 (the same allocation at core_v0.6.0, ``megatron/core/distributed/param_and_grad_buffer.py`` ``ParamAndGradBuffer``).
 So the whole buffer is alive through every forward and backward, not only from the backward that fills it as
-PyTorch's ``param.grad`` is (:func:`resident_grad_buffer`). Data: open-sci-ref's Megatron-LM 1.7B log prints
+PyTorch's ``param.grad`` is (:func:`resident_grad_buffer`). The buffer is also the all-reduce / reduce-scatter
+storage: ``_new_bucket`` hands each bucket ``grad_data`` as a view into it (``self._get(..., BufferType.GRAD)``, same
+file), so plain data parallelism keeps no second, PyTorch-DDP-style bucket copy of the gradients
+(:func:`gpudesk.sizing.memory_train.ddp_bucket_bytes` with ``bucket_view``). Data: open-sci-ref's Megatron-LM 1.7B log prints
 ``allocated: 9909.08`` MiB between iterations on 252 data-parallel ranks: 2 bytes a parameter of bf16 weights + 4 of
 this buffer + the 12/252 sharded fp32 states (1,713,735,680 parameters: 9,884 MiB).
 """

@@ -833,8 +833,9 @@ def train_memory(
         parts["ddp_gradient_buckets"] = end_extra
     if step_temp:
         parts["optimizer_step_temporaries"] = step_temp
+    # Megatron-Core's fp32 gradient buffer is its buckets' storage (gpudesk.sizing.fp32_grad_buffer): no second copy.
     buckets = ddp_bucket_bytes(rank_params, per_param[2], g // mp, stage, offload,
-                               ddp_bucket_view or main_grads_kept)
+                               ddp_bucket_view or main_grads_kept or fp32_grad_buffer)
     if buckets:
         parts["ddp_gradient_buckets"] = buckets
     offload_grad_shards = 0.0

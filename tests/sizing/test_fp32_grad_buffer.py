@@ -71,3 +71,13 @@ def test_sharded_gradients_are_not_a_resident_buffer():
     for sharding in ("zero2", "fsdp"):
         resident = _opensciref(fp32_grad_buffer=True, sharding=sharding)
         assert resident.breakdown["gradients"] < OPENSCIREF_1_7B.params * 4 / 10
+
+
+def test_buffer_is_the_all_reduce_bucket_under_plain_data_parallelism():
+    # Megatron-Core DDP without the distributed optimizer: the buckets are views into the fp32 buffer, so no
+    # PyTorch-DDP-style second copy of the gradients (ddp_gradient_buckets) is counted.
+    plain = _opensciref(sharding="ddp", gpus=8, global_batch_size=32)
+    megatron = _opensciref(sharding="ddp", gpus=8, global_batch_size=32, fp32_grad_buffer=True)
+    assert plain.breakdown["ddp_gradient_buckets"] > 0
+    assert "ddp_gradient_buckets" not in megatron.breakdown
+    assert megatron.breakdown["gradients"] == pytest.approx(OPENSCIREF_1_7B.params * 4, rel=1e-6)
