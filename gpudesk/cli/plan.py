@@ -87,7 +87,9 @@ def add_parser(subparsers) -> None:
     m.add_argument("--offload", default="none", choices=("none", "optimizer", "all"))
     m.add_argument("--recompute", default=None, choices=("none", "selective", "full"),
                    help=_("activation recompute (default: full for qlora, as PEFT prepare_model_for_kbit_training "
-                        "enables gradient checkpointing; none otherwise)"))
+                        "enables gradient checkpointing; none otherwise); with FlashAttention, selective is per-op "
+                        "selective checkpointing (torchtitan), while Megatron-LM's --recompute-activations redoes "
+                        "only the attention core, which keeps what none keeps: give none for it"))
     m.add_argument("--no-flash", action="store_true", help=_("attention without FlashAttention (stores the s x s scores)"))
     m.add_argument("--tp", type=int, default=1, metavar="N", help=_("tensor-parallel degree"))
     m.add_argument("--sp", action="store_true", help=_("sequence parallel with tensor parallel (activations split by --tp)"))
@@ -165,7 +167,8 @@ def add_parser(subparsers) -> None:
                           "(PyTorch DDP gradient_as_bucket_view=True, Megatron-Core DDP), so no second copy"))
     m.add_argument("--fp32-grad-buffer", action="store_true",
                    help=_("full training: the gradients of the 16-bit parameters accumulate in an fp32 buffer, 4 bytes "
-                          "a parameter (Megatron-LM with --bf16)"))
+                          "a parameter, allocated with the model and alive for the whole run (Megatron-LM with "
+                          "--bf16)"))
     m.add_argument("--main-grads-kept", action="store_true",
                    help=_("full training with --sharding ddp and precision fp16/bf16: the optimizer keeps the fp32 "
                           "main gradients between steps and the all-reduce packs the gradients into one flat copy "

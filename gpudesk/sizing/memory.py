@@ -116,7 +116,9 @@ class MemoryWorkload:
             DDP, whose gradient buffer is the bucket): the gradients are views into the all-reduce buckets, no
             second copy (:func:`gpudesk.sizing.memory_train.ddp_bucket_bytes`).
         fp32_grad_buffer: full training whose 16-bit parameters accumulate and reduce their gradients in an fp32
-            buffer (Megatron-LM with ``--bf16``): 4 bytes a parameter (:mod:`gpudesk.sizing.fp32_grad_buffer`).
+            buffer (Megatron-LM with ``--bf16``): 4 bytes a parameter, allocated with the model and held for the
+            whole run, and the buckets' own storage under plain data parallelism
+            (:mod:`gpudesk.sizing.fp32_grad_buffer`).
         main_grads_kept: full training of 16-bit parameters with fp32 master weights under plain data parallelism
             whose optimizer keeps the fp32 main gradients between steps and whose all-reduce packs the gradients
             into one flat copy (Megatron-LM's fp16 optimizer with local DDP before contiguous buffers, 2021):

@@ -59,7 +59,7 @@ from gpudesk.sizing.activations import (
 from gpudesk.sizing.checks import MAX_BATCH, MAX_GPUS, MAX_SEQ_LEN_TOKENS, choice, positive_int
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
-from gpudesk.sizing.fp32_grad_buffer import with_fp32_grads
+from gpudesk.sizing.fp32_grad_buffer import resident_grad_buffer, with_fp32_grads
 from gpudesk.sizing.fsdp2_no_sync import check_fsdp2_no_sync, fsdp2_no_sync_gradient_bytes
 from gpudesk.sizing.tp_training_vocab import logits_tensor_parallel, replicated_embedding_extra_params
 from gpudesk.sizing.main_grads_kept import check_main_grads_kept, flat_allreduce_copy_bytes, kept_main_grad_bytes
@@ -600,7 +600,8 @@ def train_memory(
     (``gradient_as_bucket_view=True``, Megatron-Core's DDP).
 
     ``fp32_grad_buffer``: the gradients of 16-bit parameters live in an fp32 buffer (Megatron-LM ``--bf16``,
-    :mod:`gpudesk.sizing.fp32_grad_buffer`): 4 bytes a parameter.
+    :mod:`gpudesk.sizing.fp32_grad_buffer`): 4 bytes a parameter, allocated with the model and alive through
+    every forward (with plain data parallelism or the distributed optimizer), as accumulated gradients are.
 
     ``main_grads_kept``: 16-bit parameters with fp32 master weights under plain data parallelism whose optimizer keeps
     the fp32 main gradients between steps (``main_gradients``, 4 bytes a parameter in every phase) and whose
@@ -721,7 +722,10 @@ def train_memory(
                              else max(1, checked_decoder_length(decoder_seq_len_tokens) // cp))
     acts, logits = terms.activations, terms.logits
     peak = None
-    keep_grads = gradient_accumulation or zero_grad_keeps_grads
+    # Megatron-Core's contiguous fp32 gradient buffer is allocated with the model and never freed
+    # (gpudesk.sizing.fp32_grad_buffer.resident_grad_buffer): the gradients are alive through every forward.
+    keep_grads = (gradient_accumulation or zero_grad_keeps_grads
+                  or resident_grad_buffer(fp32_grad_buffer, stage, fsdp, offload))
     accumulating_stage_grads = (not fsdp and not keep_grads and not optimizer_in_backward and microbatches > 1
                                 and parts["gradients"] > 0)
     stage_grads, pipeline_grads = 0.0, 0.0
@@ -829,8 +833,9 @@ def train_memory(
         parts["ddp_gradient_buckets"] = end_extra
     if step_temp:
         parts["optimizer_step_temporaries"] = step_temp
+    # Megatron-Core's fp32 gradient buffer is its buckets' storage (gpudesk.sizing.fp32_grad_buffer): no second copy.
     buckets = ddp_bucket_bytes(rank_params, per_param[2], g // mp, stage, offload,
-                               ddp_bucket_view or main_grads_kept)
+                               ddp_bucket_view or main_grads_kept or fp32_grad_buffer)
     if buckets:
         parts["ddp_gradient_buckets"] = buckets
     offload_grad_shards = 0.0

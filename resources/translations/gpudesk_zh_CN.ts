@@ -5652,8 +5652,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="256"/>
-        <source>Full training: on when the gradients of the 16-bit parameters accumulate in an fp32 buffer, 4 bytes a parameter (Megatron-LM with --bf16). Off: gradients in the parameters&apos; own dtype.</source>
-        <translation>全量训练：16 位参数的梯度在 fp32 缓冲区中累加、每个参数 4 字节时打开（Megatron-LM 使用 --bf16）。关闭：梯度使用参数自身的数据类型。</translation>
+        <source>Full training: on when the gradients of the 16-bit parameters accumulate in an fp32 buffer, 4 bytes a parameter, allocated with the model and alive for the whole run (Megatron-LM with --bf16). Off: gradients in the parameters&apos; own dtype.</source>
+        <translation>全量训练：16 位参数的梯度在 fp32 缓冲区中累加、每个参数 4 字节，且该缓冲区随模型一起分配、在整个运行期间一直存在时打开（Megatron-LM 使用 --bf16）。关闭：梯度使用参数自身的数据类型。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="257"/>

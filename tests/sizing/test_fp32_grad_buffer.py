@@ -39,3 +39,45 @@ def test_refused_for_inference():
     with pytest.raises(SizingError) as err:
         estimate_memory(LLAMA3_8B, MemoryWorkload(mode="inference", fp32_grad_buffer=True))
     assert err.value.field == "fp32_grad_buffer"
+
+
+OPENSCIREF_1_7B = spec_from_hf_config(FIXTURES / "sizing" / "configs" / "opensciref-1.7b.config.json")
+
+
+def _opensciref(**kw):
+    # open-sci-ref 1.7B: Megatron-LM --bf16 --use-distributed-optimizer on 252 data-parallel GPUs, one micro-batch of
+    # 4 x 4096 tokens a step (global batch 1008), no gradient accumulation.
+    settings = dict(mode="train", precision="bf16", optimizer="adam-18", gpus=252, sharding="zero1",
+                    seq_len_tokens=4096, micro_batch_size=4, global_batch_size=1008, recompute="none",
+                    flash_attention=True, loss="standard-16bit", fused_norm=True)
+    settings.update(kw)
+    return estimate_memory(OPENSCIREF_1_7B, MemoryWorkload(**settings))
+
+
+def test_buffer_is_alive_in_the_forward_without_accumulation():
+    resident, plain = _opensciref(fp32_grad_buffer=True), _opensciref()
+    params = OPENSCIREF_1_7B.params
+    # The peak is the start of backward: PyTorch's gradients hold only the output layer's, the buffer holds all.
+    assert resident.breakdown["activations"] == plain.breakdown["activations"] > 0
+    assert resident.breakdown["gradients"] == pytest.approx(params * 4, rel=1e-6)
+    assert plain.breakdown["gradients"] < params * 4 / 10
+    # The log's resident figure between iterations (9,909 MiB): weights + buffer + sharded states, within 1 %.
+    states = sum(resident.breakdown[k] for k in ("weights", "gradients", "master_weights", "optimizer_states"))
+    assert states == pytest.approx(9909.08 * 2**20, rel=0.01)
+
+
+def test_sharded_gradients_are_not_a_resident_buffer():
+    # ZeRO-2 and FSDP reduce into shards they allocate themselves: the flag keeps its 4 bytes, not the residency.
+    for sharding in ("zero2", "fsdp"):
+        resident = _opensciref(fp32_grad_buffer=True, sharding=sharding)
+        assert resident.breakdown["gradients"] < OPENSCIREF_1_7B.params * 4 / 10
+
+
+def test_buffer_is_the_all_reduce_bucket_under_plain_data_parallelism():
+    # Megatron-Core DDP without the distributed optimizer: the buckets are views into the fp32 buffer, so no
+    # PyTorch-DDP-style second copy of the gradients (ddp_gradient_buckets) is counted.
+    plain = _opensciref(sharding="ddp", gpus=8, global_batch_size=32)
+    megatron = _opensciref(sharding="ddp", gpus=8, global_batch_size=32, fp32_grad_buffer=True)
+    assert plain.breakdown["ddp_gradient_buckets"] > 0
+    assert "ddp_gradient_buckets" not in megatron.breakdown
+    assert megatron.breakdown["gradients"] == pytest.approx(OPENSCIREF_1_7B.params * 4, rel=1e-6)

@@ -253,7 +253,7 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.ddp_bucket_view", translate("PlanQuestions", "DDP gradients as bucket views"), kind="bool",
                tooltip=translate("PlanQuestions", "Full training with plain DDP: on when the gradients are views into the all-reduce buckets (PyTorch gradient_as_bucket_view=True, Megatron-Core); off: PyTorch DDP's default keeps a second copy of every gradient.")),
             _f("model.fp32_grad_buffer", translate("PlanQuestions", "Gradients kept in fp32"), kind="bool",
-               tooltip=translate("PlanQuestions", "Full training: on when the gradients of the 16-bit parameters accumulate in an fp32 buffer, 4 bytes a parameter (Megatron-LM with --bf16). Off: gradients in the parameters' own dtype.")),
+               tooltip=translate("PlanQuestions", "Full training: on when the gradients of the 16-bit parameters accumulate in an fp32 buffer, 4 bytes a parameter, allocated with the model and alive for the whole run (Megatron-LM with --bf16). Off: gradients in the parameters' own dtype.")),
             _f("model.main_grads_kept", translate("PlanQuestions", "fp32 main gradients kept between steps"), kind="bool",
                tooltip=translate("PlanQuestions", "Full training with plain DDP and fp16/bf16 parameters: on when the optimizer keeps the fp32 main gradients from one step to the next (4 bytes a parameter) and the all-reduce packs the gradients into one flat copy after backward (Megatron-LM's fp16 optimizer with local DDP before contiguous buffers, 2021). Off: the step's fp32 gradients are freed, PyTorch DDP buckets.")),
             _f("model.unfused_gelu", translate("PlanQuestions", "GELU computed op by op"), kind="bool",
