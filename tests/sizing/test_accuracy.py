@@ -97,6 +97,7 @@ FRESH42 = CASES.with_name("measured_peaks_fresh42.jsonl")
 FRESH43 = CASES.with_name("measured_peaks_fresh43.jsonl")
 FRESH44 = CASES.with_name("measured_peaks_fresh44.jsonl")
 FRESH45 = CASES.with_name("measured_peaks_fresh45.jsonl")
+FRESH46 = CASES.with_name("measured_peaks_fresh46.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -229,7 +230,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 2, "fresh-43": 2, "fresh-44": 29, "fresh-45": 7}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 2, "fresh-43": 2, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4}
 # Held-out rows whose typed flags the estimator refuses, by set. fresh-17 had one at its first score (ChatGLM3's
 # --lora-targets query_key_value); family module names are accepted since (gpudesk.sizing.lora_modules), and that
 # row is within 15 %: 46/63 (all-linear on Qwen v1 now adapts the fused c_attn, 1.8B LoRA seq 4096 0.85 -> 0.84).
@@ -336,6 +337,8 @@ SHARED_PAGES = {
     ("fresh-44", FRESH44, "fresh44-2026-12-06", 44),
     # fresh-45: collected while memfix34 was written, scored once after they merged (14 of 21 supported within 15 %).
     ("fresh-45", FRESH45, "fresh45-2026-12-06", 28),
+    # fresh-46: collected while memfix35 was written, scored once after they merged (12 of 22 supported within 15 %).
+    ("fresh-46", FRESH46, "fresh46-2026-12-06", 26),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
