@@ -76,3 +76,18 @@ def test_cli_flag_adds_the_part_and_names_itself_on_error(capsys):
     assert typed["allocated_bytes"] == plain["allocated_bytes"]
     assert main(args + ["--driver-reserved-mib", "-5"]) != 0
     assert "--driver-reserved-mib" in capsys.readouterr().err
+
+
+def test_the_fit_on_a_card_leaves_the_reserve_out(capsys):
+    # The card's reported total (cudaMemGetInfo's, capacity.reported_total_bytes) already leaves the driver's reserve
+    # out: counting it in the need too would take it off the card twice.
+    args = ["estimate", "memory", "--config", str(CONFIGS / "llama-2-7b.config.json"), "--mode", "inference",
+            "--precision", "fp16", "--weight-format", "fp16", "--seq", "768", "--gpu", "l4", "--json"]
+    assert main(args) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(args + ["--driver-reserved-mib", "870"]) == 0
+    typed = json.loads(capsys.readouterr().out)
+    assert typed["per_gpu"]["total_bytes"] == plain["per_gpu"]["total_bytes"] + 870 * MIB
+    assert typed["gpu"] == plain["gpu"]
+    estimate = estimate_memory(LLAMA2, MemoryWorkload(mode="inference", driver_reserved_mib=870))
+    assert estimate.card_bytes == estimate.device_bytes - 870 * MIB
