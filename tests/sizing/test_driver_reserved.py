@@ -91,3 +91,17 @@ def test_the_fit_on_a_card_leaves_the_reserve_out(capsys):
     assert typed["gpu"] == plain["gpu"]
     estimate = estimate_memory(LLAMA2, MemoryWorkload(mode="inference", driver_reserved_mib=870))
     assert estimate.card_bytes == estimate.device_bytes - 870 * MIB
+
+
+def test_the_text_names_the_reading_that_holds_the_reserve(capsys):
+    args = ["estimate", "memory", "--config", str(CONFIGS / "llama-2-7b.config.json"), "--mode", "inference",
+            "--precision", "fp16", "--weight-format", "fp16", "--seq", "768", "--gpu", "l4"]
+    assert main(args) == 0
+    plain = capsys.readouterr().out
+    assert "device (nvidia-smi)" in plain and "driver-reserved 870" not in plain
+    assert main(args + ["--driver-reserved-mib", "870"]) == 0
+    typed = capsys.readouterr().out
+    assert "device (NVML v1 used)" in typed and "device (nvidia-smi)" not in typed
+    assert "the driver-reserved 870 MiB is already outside the usable figure" in typed
+    headroom = [line for line in typed.splitlines() if "GiB headroom" in line]
+    assert headroom and headroom == [line for line in plain.splitlines() if "GiB headroom" in line]
