@@ -105,3 +105,10 @@ def test_the_text_names_the_reading_that_holds_the_reserve(capsys):
     assert "the driver-reserved 870 MiB is already outside the usable figure" in typed
     headroom = [line for line in typed.splitlines() if "GiB headroom" in line]
     assert headroom and headroom == [line for line in plain.splitlines() if "GiB headroom" in line]
+
+
+@pytest.mark.parametrize("value", [1.5, True, "870"])
+def test_a_row_of_the_wrong_kind_is_refused_as_the_cli_refuses_it(value):
+    with pytest.raises(SizingError) as err:
+        estimate_memory(LLAMA2, case_workload({"method": "inference", "driver_reserved_mib": value}))
+    assert err.value.field == "driver_reserved_mib"
