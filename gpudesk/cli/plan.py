@@ -37,7 +37,7 @@ from gpudesk.sizing.optimizers import OPTIMIZER_NAMES, PARAM_PRECISIONS
 from gpudesk.sizing.overheads import CUDA_MAJOR_VERSIONS
 from gpudesk.sizing.zero3_params import ZERO3_DEFAULTS
 
-from gpudesk.units import GIB
+from gpudesk.units import GIB, MIB
 
 
 def add_parser(subparsers) -> None:
@@ -819,8 +819,9 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         except UnknownItemError as exc:
             raise CliError(_("{flag}: {problem}").format(flag=f"--gpu {args.gpu!r}", problem=exc.user_text())) from exc
         try:
-            # Paged (unified-memory) states are evicted to host RAM when the GPU runs short: not needed on the device.
-            verdict = (gpu, gpu_fit(est.total_bytes - est.paged_bytes, gpu,
+            # Paged (unified-memory) states are evicted to host RAM when the GPU runs short: not needed on the device;
+            # the driver's reserve is already outside the card's reported total (MemoryEstimate.card_bytes).
+            verdict = (gpu, gpu_fit(est.card_bytes - est.paged_bytes, gpu,
                                       DEFAULT_SAFE_FREE_FRACTION if args.safe_free is None else args.safe_free))
         except SizingError as exc:
             raise CliError(_("{flag}: {problem}").format(flag="--safe-free", problem=exc.reason)) from exc
@@ -849,7 +850,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
     lines.append("")
     for label, value in ((_("allocated (max_memory_allocated)"), est.allocated_bytes),
                          (_("reserved (max_memory_reserved)"), est.reserved_bytes),
-                         (_("device (nvidia-smi)"), est.device_bytes)):
+                         (_("device (NVML v1 used)") if est.component("driver_reserved")
+                          else _("device (nvidia-smi)"), est.device_bytes)):
         lines.append(f"{ljust_display(label, 36)}{value / GIB:>8.2f} GiB")
     summed, gpu_count = est.allocated_sum_bytes, len(est.gpu_allocated_bytes) or est.gpus
     if summed is not None and gpu_count > 1:
@@ -869,6 +871,9 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                         "GiB headroom)").format(gpu=gpu.name, usable_gib=f.usable_bytes / GIB,
                                                 safe_gib=f.safe_line_bytes / GIB, state=state,
                                                 headroom_gib=f.headroom_bytes / GIB)]
+        if est.component("driver_reserved"):
+            lines.append(_("the driver-reserved {mib} MiB is already outside the usable figure: the headroom leaves it "
+                           "out").format(mib=est.component("driver_reserved") // MIB))
     lines += ["", _("assumptions:")] + [f"  - {a} [{s}]" for a, s in est.assumptions]
     _emit("\n".join(lines), None)
     return 0

@@ -145,6 +145,13 @@ class MemoryEstimate:
         the driver evicts them to host RAM when the GPU runs short instead of failing."""
         return self.breakdown.get("paged_optimizer_states", 0)
 
+    @property
+    def card_bytes(self) -> int:
+        """The part of the device figure that must fit in the card's reported total
+        (:func:`gpudesk.sizing.capacity.reported_total_bytes`): the total less the driver's own reserve, which that
+        total (``cudaMemGetInfo``'s) already leaves out (:mod:`gpudesk.sizing.driver_reserved`)."""
+        return self.total_bytes - self.breakdown.get("driver_reserved", 0)
+
     def component(self, name: str) -> int:
         """Bytes of one component (0 when the component does not apply to this estimate)."""
         return self.breakdown.get(name, 0)

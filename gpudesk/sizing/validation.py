@@ -290,7 +290,8 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         gradient_accumulation=int(case.get("gradient_accumulation_steps", 1)) > 1,
         zero_grad_keeps_grads=bool(case.get("zero_grad_keeps_grads", False)),
         cuda_lazy_loading=bool(case.get("cuda_lazy_loading", True)),
-        driver_reserved_mib=int(case.get("driver_reserved_mib", 0)),
+        # as typed: 1.5 or true is refused by name (driver_reserved.check_driver_reserved_mib), as the CLI refuses it
+        driver_reserved_mib=case.get("driver_reserved_mib", 0),
         cuda_major_version=int(case.get("cuda_major_version", MemoryWorkload.cuda_major_version)),
         fsdp_version=int(case.get("fsdp_version") or 2),
         fsdp1_no_sync=not bool(case.get("fsdp1_sync_each_batch", False)),

@@ -102,3 +102,10 @@ def test_trtllm_temporary_extra_resources_are_not_read_as_left_by_the_kv_cache()
         "could not be created: Additional executor resources (temporary for KV cache size estimation)")
     d = diagnose_text(text)
     assert all("executor's buffers" not in c.title for c in d.causes)
+
+
+def test_trtllm_extra_resources_at_a_small_fraction_suggest_a_smaller_positive_one() -> None:
+    d = diagnose_text(TRTLLM_EXTRA_AFTER_KV + "\nKvCacheConfig(free_gpu_memory_fraction=0.1)")
+    top = d.causes[0]
+    assert top.evidence["kv_cache_free_gpu_mem_fraction_ratio"] == 0.1
+    assert "below 0.1 (e.g. 0.05)" in top.fix

@@ -76,3 +76,39 @@ def test_cli_flag_adds_the_part_and_names_itself_on_error(capsys):
     assert typed["allocated_bytes"] == plain["allocated_bytes"]
     assert main(args + ["--driver-reserved-mib", "-5"]) != 0
     assert "--driver-reserved-mib" in capsys.readouterr().err
+
+
+def test_the_fit_on_a_card_leaves_the_reserve_out(capsys):
+    # The card's reported total (cudaMemGetInfo's, capacity.reported_total_bytes) already leaves the driver's reserve
+    # out: counting it in the need too would take it off the card twice.
+    args = ["estimate", "memory", "--config", str(CONFIGS / "llama-2-7b.config.json"), "--mode", "inference",
+            "--precision", "fp16", "--weight-format", "fp16", "--seq", "768", "--gpu", "l4", "--json"]
+    assert main(args) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(args + ["--driver-reserved-mib", "870"]) == 0
+    typed = json.loads(capsys.readouterr().out)
+    assert typed["per_gpu"]["total_bytes"] == plain["per_gpu"]["total_bytes"] + 870 * MIB
+    assert typed["gpu"] == plain["gpu"]
+    estimate = estimate_memory(LLAMA2, MemoryWorkload(mode="inference", driver_reserved_mib=870))
+    assert estimate.card_bytes == estimate.device_bytes - 870 * MIB
+
+
+def test_the_text_names_the_reading_that_holds_the_reserve(capsys):
+    args = ["estimate", "memory", "--config", str(CONFIGS / "llama-2-7b.config.json"), "--mode", "inference",
+            "--precision", "fp16", "--weight-format", "fp16", "--seq", "768", "--gpu", "l4"]
+    assert main(args) == 0
+    plain = capsys.readouterr().out
+    assert "device (nvidia-smi)" in plain and "driver-reserved 870" not in plain
+    assert main(args + ["--driver-reserved-mib", "870"]) == 0
+    typed = capsys.readouterr().out
+    assert "device (NVML v1 used)" in typed and "device (nvidia-smi)" not in typed
+    assert "the driver-reserved 870 MiB is already outside the usable figure" in typed
+    headroom = [line for line in typed.splitlines() if "GiB headroom" in line]
+    assert headroom and headroom == [line for line in plain.splitlines() if "GiB headroom" in line]
+
+
+@pytest.mark.parametrize("value", [1.5, True, "870"])
+def test_a_row_of_the_wrong_kind_is_refused_as_the_cli_refuses_it(value):
+    with pytest.raises(SizingError) as err:
+        estimate_memory(LLAMA2, case_workload({"method": "inference", "driver_reserved_mib": value}))
+    assert err.value.field == "driver_reserved_mib"

@@ -281,7 +281,7 @@ def _trtllm_after_kv(f: Facts, comp: str) -> Cause:
                      .format(fraction=current)),
         fix=_("Lower KvCacheConfig.free_gpu_memory_fraction below {fraction} (e.g. {lower}), or lower max_num_tokens "
               "and max_batch_size, which size the executor's buffers").format(
-                  fraction=current, lower=round(current - 0.1, 2)),
+                  fraction=current, lower=round(max(current - 0.1, current / 2), 2)),  # never zero or below
         more_fixes=[_("Capture fewer CUDA graphs (cuda_graph_config batch sizes), or turn them off to test.")],
     )
 
