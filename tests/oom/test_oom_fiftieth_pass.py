@@ -1,0 +1,122 @@
+"""Fiftieth pass (issue 28): what says that a multi-GPU job's ranks landed on one GPU.
+
+* PyTorch's process list (>= 2.1, NVML) on the failing GPU: a cluster of neighbouring PIDs (one launcher starts its
+  ranks in a row) of which two or more hold a workload (>= 2 GiB, above a CUDA context) are the job's ranks working
+  on this GPU (multi_gpu_imbalance), while context-sized neighbours stay other_process (the other ranks' stray
+  contexts). In a container NVML reports 0 bytes per process: the memory left to the others, shared over the
+  cluster, says it.
+* Said in words: every rank putting its tensors on cuda:0 / GPU 0 (or "all" of them beside a launch of two or more
+  processes), and a job's pipeline stages or nodes holding unequal memory.
+
+Every text is a real message quoted from the public thread named in its comment. Negative cases check that each
+reading needs its own evidence."""
+
+from __future__ import annotations
+
+from gpudesk.oom import diagnose_text
+
+# qibin0506/llm_trainer#2 (a multi-GPU launch run without the distributed backend: three neighbouring PIDs on GPU 0).
+LLM_TRAINER = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 30.00 MiB. GPU 0 has a total capacity of 79.32 GiB "
+    "of which 6.88 MiB is free. Process 1563103 has 9.89 GiB memory in use. Process 1563102 has 35.03 GiB memory in "
+    "use. Process 1563104 has 23.79 GiB memory in use. Including non-PyTorch memory, this process has 10.58 GiB memory "
+    "in use. Of the allocated memory 9.56 GiB is allocated by PyTorch, and 534.22 MiB is reserved by PyTorch but "
+    "unallocated.")
+# huggingface/trl#3172 (GRPO on 8x H100 in a container: NVML reports 0 bytes for every process).
+TRL_CONTAINER = (
+    "torch.OutOfMemoryError:\nCUDA out of memory. Tried to allocate 130.00 MiB. GPU 0 has a total capacity of 79.10 GiB "
+    "of which 12.81 MiB is free. Process 3427 has 0 bytes memory in use. Process 3423 has 0 bytes memory in use. "
+    "Process 3429 has 0 bytes memory in use. Process 3426 has 0 bytes memory in use. Process 3428 has 0 bytes memory "
+    "in use. Process 3424 has 0 bytes memory in use. Process 3425 has 0 bytes memory in use. Including non-PyTorch "
+    "memory, this process has 0 bytes memory in use. Of the allocated memory 10.47 GiB is allocated by PyTorch, and "
+    "93.52 MiB is reserved by PyTorch but unallocated.")
+# rwth-i6/returnn#1466 (16 ranks: 15 neighbouring PIDs each holding a 1.19 GiB CUDA context on rank 0's GPU).
+RETURNN_CONTEXTS = (
+    "OutOfMemoryError: CUDA out of memory. Tried to allocate 52.00 MiB. GPU 0 has a total capacty of 31.74 GiB of "
+    "which 39.62 MiB is free. Process 101553 has 1.19 GiB memory in use. Process 101552 has 1.19 GiB memory in use. "
+    "Process 101563 has 1.19 GiB memory in use. Process 101549 has 1.19 GiB memory in use. Process 101555 has 1.19 GiB "
+    "memory in use. Process 101558 has 1.19 GiB memory in use. Process 101557 has 1.19 GiB memory in use. Process "
+    "101562 has 1.19 GiB memory in use. Process 101556 has 1.19 GiB memory in use. Process 101560 has 1.19 GiB memory "
+    "in use. Process 101554 has 1.19 GiB memory in use. Process 101550 has 1.19 GiB memory in use. Process 101561 has "
+    "1.19 GiB memory in use. Process 101559 has 1.19 GiB memory in use. Process 101551 has 1.19 GiB memory in use. "
+    "Including non-PyTorch memory, this process has 13.82 GiB memory in use. Of the allocated memory 11.54 GiB is "
+    "allocated by PyTorch, and 677.26 MiB is reserved by PyTorch but unallocated.")
+# vllm-project/vllm#34643 (vLLM V1: the engine's worker with 20.28 GiB and one 248 MiB helper a few PIDs away).
+VLLM_ONE_WORKER = (
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.71 GiB. GPU 0 has a total capacity of 22.30 GiB "
+    "of which 1.52 GiB is free. Process 29153 has 248.00 MiB memory in use. Process 162529 has 248.00 MiB memory in "
+    "use. Process 162519 has 20.28 GiB memory in use. Of the allocated memory 19.55 GiB is allocated by PyTorch, and "
+    "244.94 MiB is reserved by PyTorch but unallocated.")
+
+
+def test_neighbouring_ranks_with_workloads_on_one_gpu() -> None:
+    d = diagnose_text(LLM_TRAINER)
+    top = d.causes[0]
+    assert top.id == "multi_gpu_imbalance"
+    assert top.evidence["working_ranks"] == 3
+    assert sorted(top.evidence["neighbouring_pids"]) == [1563102, 1563103, 1563104]
+    assert "set_device(local_rank)" in top.fix
+    # The other processes are still named, second.
+    assert d.causes[1].id == "other_process"
+
+
+def test_container_zero_byte_entries_shared_over_the_cluster() -> None:
+    top = diagnose_text(TRL_CONTAINER).causes[0]
+    assert top.id == "multi_gpu_imbalance"
+    assert top.evidence["working_ranks"] == 7
+    assert top.evidence["ranks_held_bytes"] > 60 * 2**30
+
+
+def test_context_sized_neighbours_stay_other_process() -> None:
+    d = diagnose_text(RETURNN_CONTEXTS)
+    assert d.causes[0].id == "other_process"
+    assert all(c.title != "The job's ranks all run on one GPU" for c in d.causes)
+
+
+def test_one_working_neighbour_is_not_a_rank_pile_up() -> None:
+    d = diagnose_text(VLLM_ONE_WORKER)
+    assert all(c.id != "multi_gpu_imbalance" for c in d.causes)
+
+
+# huggingface/lerobot#4009 (FSDP resume: safetensors load_file(device="cuda") put every rank's checkpoint on cuda:0).
+LEROBOT = (
+    "[FSDP1] OOM caused by Large-policy loading every rank's checkpoint on `cuda:0` when resume training\nResume fails "
+    "before `accelerator.prepare()`, sampler restoration, or optimizer resharding because every rank load checkpoint to "
+    "`cuda:0` before sharding.\nWith safetensors 0.8.0, `load_file(..., device=\"cuda\")` materializes tensors on "
+    "physical `cuda:0` on every rank, even though Accelerate and `torch.cuda.current_device()` are correctly "
+    "rank-local. All eight ranks therefore load parts of the 24.08 GB fp32 full-state model on GPU 0 and exhaust a "
+    "140 GiB H200.")
+# huggingface/sentence-transformers#3245 (torchrun with two processes; the model placed on the default device first).
+SENTENCE_TRANSFORMERS = (
+    "torchrun --nproc_per_node=2 script.py without the \"device_map\": \"auto\" all tensor be sent to the cuda:0 first\n"
+    "==========> cuda:0 OOM!")
+# vllm-project/vllm#12895 (PP=3 x TP=8: the last pipeline stage runs out while the others have room).
+VLLM_PIPELINE = (
+    "I've observed a significant memory imbalance issue in the pipeline parallel deployment:\n\nThe last node in the "
+    "Ray cluster consistently consumes more GPU memory for model preloading than other nodes. After the cluster serves "
+    "requests for a period of time, the vLLM Ray worker terminates when the last node runs out of memory, while other "
+    "nodes' GPU memory remains underutilized.\n- Model layer partitioning appears to be uneven across pipeline stages")
+
+
+def test_every_rank_on_cuda0_said_in_words() -> None:
+    top = diagnose_text(LEROBOT).causes[0]
+    assert top.id == "multi_gpu_imbalance"
+    assert "cuda:0" in top.evidence["described_as"]
+    assert "local_rank" in top.fix
+
+
+def test_all_tensors_on_cuda0_counts_beside_a_multi_process_launch_only() -> None:
+    assert diagnose_text(SENTENCE_TRANSFORMERS).causes[0].id == "multi_gpu_imbalance"
+    # Without the two-process launch, "all tensors to cuda:0" is a single-GPU user's placement.
+    alone = SENTENCE_TRANSFORMERS.replace("torchrun --nproc_per_node=2 script.py ", "")
+    assert all(c.id != "multi_gpu_imbalance" for c in diagnose_text(alone).causes)
+
+
+def test_pipeline_stages_uneven_said_in_words() -> None:
+    top = diagnose_text(VLLM_PIPELINE).causes[0]
+    assert top.id == "multi_gpu_imbalance"
+    assert "VLLM_PP_LAYER_PARTITION" in top.fix
+    # A single-GPU shortage with no word of stages or ranks is not read so.
+    plain = VLLM_PIPELINE.split("\n\n")[1].replace("than other nodes", "").replace(
+        ", while other nodes' GPU memory remains underutilized", "").split("\n-")[0]
+    assert all(c.id != "multi_gpu_imbalance" for c in diagnose_text(plain).causes)
