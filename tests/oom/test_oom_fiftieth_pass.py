@@ -120,3 +120,49 @@ def test_pipeline_stages_uneven_said_in_words() -> None:
     plain = VLLM_PIPELINE.split("\n\n")[1].replace("than other nodes", "").replace(
         ", while other nodes' GPU memory remains underutilized", "").split("\n-")[0]
     assert all(c.id != "multi_gpu_imbalance" for c in diagnose_text(plain).causes)
+
+
+# tensorflow/tensorflow#1355 (Keras on TensorFlow: 127 models fitted one after the other in a for loop).
+TF_GRAPH_GROWN = (
+    "W tensorflow/core/common_runtime/executor.cc:1076] 0x18ef02bb0 Compute status: Resource exhausted: OOM when "
+    "allocating tensor with shape\n\t [[Node: sub_2518 = Sub[T=DT_FLOAT, "
+    "_device=\"/job:localhost/replica:0/task:0/gpu:0\"](sub_2518/x, Variable_1955/read)]]\nTraceback (most recent call "
+    "last):\n  File \"dnn_127_models_binary.py\", line 398, in <module>\n    fited = model.fit(Xtrain, ytrain, "
+    "nb_epoch=n_epochs, batch_size=batch_size, show_accuracy=True, shuffle=True, validation_split=0.35)")
+
+
+def test_tensorflow_op_created_thousands_of_times_is_graph_growth() -> None:
+    d = diagnose_text(TF_GRAPH_GROWN)
+    top = d.causes[0]
+    assert top.id == "leak"
+    assert top.evidence["op_copies"] == 2519
+    assert "clear_session" in top.fix
+    assert any(c.id == "genuine_shortage" for c in d.causes[1:])
+
+
+def test_small_or_scoped_suffixes_are_one_models_ops() -> None:
+    for node in ("sub_25 = Sub[T=DT_FLOAT](sub_25/x, Variable_19/read)",
+                 "rnn/basic_lstm_cell/MatMul_1999 = MatMul[T=DT_FLOAT](rnn/concat_1999, Variable/read)"):
+        text = TF_GRAPH_GROWN.replace("sub_2518 = Sub[T=DT_FLOAT, ", "X").replace(
+            "X_device=\"/job:localhost/replica:0/task:0/gpu:0\"](sub_2518/x, Variable_1955/read)", node)
+        assert node in text
+        assert all(c.title != "The TensorFlow graph grows with every model or iteration"
+                   for c in diagnose_text(text).causes)
+
+
+# lllyasviel/stable-diffusion-webui-forge#1984 (the reporter's words above the paste: Forge itself holds the card).
+FORGE_AFTER_GENERATIONS = (
+    "After 1 or 2 generations i always get this error\nOutOfMemoryError: CUDA out of memory. Tried to allocate 268.00 "
+    "MiB. GPU 0 has a total capacity of 23.64 GiB of which 34.81 MiB is free. Process 1193254 has 23.60 GiB memory in "
+    "use. Of the allocated memory 22.60 GiB is allocated by PyTorch, and 528.55 MiB is reserved by PyTorch but "
+    "unallocated.")
+
+
+def test_failure_after_a_few_generations_names_memory_kept_between_them() -> None:
+    # Timing words alone stay below a figure-backed shortage (leak._from_words: 0.55), but the leak is named.
+    leak = next(c for c in diagnose_text(FORGE_AFTER_GENERATIONS).causes if c.id == "leak")
+    assert leak.confidence == 0.55
+    assert leak.evidence["described_as"] == "After 1 or 2 generations"
+    # The same paste without the words: no leak reading from the figures alone.
+    bare = FORGE_AFTER_GENERATIONS.split("\n", 1)[1]
+    assert all(c.title != "Memory grows over the run (a leak)" for c in diagnose_text(bare).causes)
