@@ -166,3 +166,35 @@ def test_failure_after_a_few_generations_names_memory_kept_between_them() -> Non
     # The same paste without the words: no leak reading from the figures alone.
     bare = FORGE_AFTER_GENERATIONS.split("\n", 1)[1]
     assert all(c.title != "Memory grows over the run (a leak)" for c in diagnose_text(bare).causes)
+
+
+# unslothai/unsloth#3542 (vLLM V1 under Unsloth: capture finished, then the sampler's warm-up ran out of memory).
+VLLM_AFTER_CAPTURE = (
+    "> Capturing CUDA graphs (decode, FULL): 100%|██████████| 39/39 [00:08<00:00,  4.56it/s]\n"
+    "> INFO 11-01 23:47:29 [gpu_model_runner.py:3118] Graph capturing finished in 23 secs, took 2.28 GiB\n"
+    "> INFO 11-01 23:47:30 [gpu_worker.py:391] Free memory on device (22.52/23.51 GiB) on startup. Desired GPU memory "
+    "utilization is (0.8641841836125489, 20.32 GiB). Actual usage is 3.61 GiB for weight, 0.59 GiB for peak "
+    "activation, 0.02 GiB for non-torch memory, and 2.28 GiB for CUDAGraph memory. Replace gpu_memory_utilization "
+    "config with `--kv-cache-memory=14689787392` to fit into requested memory, or `--kv-cache-memory=17049050624` to "
+    "fully utilize gpu memory. Current kv cache memory in use is 17292353024 bytes.\n"
+    "> OutOfMemoryError                          Traceback (most recent call last)\n"
+    "> File ~/miniconda3/envs/rlhf-unsloth/lib/python3.10/site-packages/vllm/v1/worker/gpu_model_runner.py:2874, in "
+    "GPUModelRunner._dummy_sampler_run(self, hidden_states)")
+# vllm-project/vllm-ascend#5137 (the title and the serving command; a compilation config naming the graph mode).
+VLLM_GRAPH_SETTING = (
+    "[Bug]: 910B4部署Qwen3 Next出现NPU OOM问题\n\nvllm serve /data/models/Qwen3-Next-80B-A3B-Instruct "
+    "--tensor-parallel-size 4 --max-model-len 4096 --gpu-memory-utilization 0.85 --host=0.0.0.0 --port=30601 "
+    "--compilation-config '{\"cudagraph_mode\":\"FULL_DECODE_ONLY\"}'")
+
+
+def test_failure_after_graph_capture_finished_is_not_read_as_capture() -> None:
+    d = diagnose_text(VLLM_AFTER_CAPTURE)
+    assert d.causes[0].id == "kv_cache_budget"
+    assert all(c.id != "cuda_graph_pools" for c in d.causes)
+    # Cut before the "finished" line, the same log is a failure during capture.
+    during = VLLM_AFTER_CAPTURE.split("> INFO 11-01 23:47:29")[0] + VLLM_AFTER_CAPTURE.split("bytes.\n")[1]
+    assert diagnose_text(during).causes[0].id == "cuda_graph_pools"
+
+
+def test_graph_setting_in_a_command_is_not_a_capture() -> None:
+    assert all(c.id != "cuda_graph_pools" for c in diagnose_text(VLLM_GRAPH_SETTING).causes)
