@@ -198,3 +198,36 @@ def test_failure_after_graph_capture_finished_is_not_read_as_capture() -> None:
 
 def test_graph_setting_in_a_command_is_not_a_capture() -> None:
     assert all(c.id != "cuda_graph_pools" for c in diagnose_text(VLLM_GRAPH_SETTING).causes)
+
+
+# ltdrdata/ComfyUI-Impact-Pack#364 (the cudaMallocAsync table, cut above its head line: 4.82 GiB free, 7.03 MiB asked).
+ASYNC_TABLE_CUT = (
+    "Requested               : 7.03 MiB\nDevice limit            : 11.99 GiB\nFree (according to CUDA): 4.82 GiB\n"
+    "PyTorch limit (set by user-supplied memory fraction)\n                        : 17179869184.00 GiB\n\n"
+    "Prompt executed in 39.23 seconds\n\nStopped server")
+# Acly/krita-ai-diffusion#517 (the app's dialog re-flows the table without the colons of some rows).
+ASYNC_TABLE_REFLOWED = (
+    "Server execution error: Allocation on device 0\nwould exceed allowed memory. (out of memory)\nCurrently allocated: "
+    "2.65 GiB\nRequested 666.02 MiB\nDevice limit 13.81 GiB\nFree (according to CUDA): 73.94 MiB\nPyTorch limit (set by "
+    "user-supplied memory.")
+
+
+def test_async_table_without_its_head_is_read() -> None:
+    d = diagnose_text(ASYNC_TABLE_CUT)
+    assert d.report.kind == "pytorch_allowed_memory"
+    assert d.report.requested_bytes == round(7.03 * 2**20)
+    top = d.causes[0]
+    assert top.id == "not_capacity"
+    assert top.evidence["deciding_check"] == "free_exceeds_request"
+
+
+def test_async_rows_without_colons_are_read() -> None:
+    d = diagnose_text(ASYNC_TABLE_REFLOWED)
+    assert d.report.requested_bytes == round(666.02 * 2**20)
+    assert d.report.device is not None and d.report.device.total_bytes == round(13.81 * 2**30)
+    assert d.causes[0].id != "unparseable"
+
+
+def test_one_row_alone_is_not_the_table() -> None:
+    d = diagnose_text("Device limit            : 11.99 GiB\nPrompt executed in 39.23 seconds")
+    assert d.report.kind != "pytorch_allowed_memory"
