@@ -231,3 +231,40 @@ def test_async_rows_without_colons_are_read() -> None:
 def test_one_row_alone_is_not_the_table() -> None:
     d = diagnose_text("Device limit            : 11.99 GiB\nPrompt executed in 39.23 seconds")
     assert d.report.kind != "pytorch_allowed_memory"
+
+
+# Vegetebird/MHFormer#27 (a 2 GB GPU; the paste wrapped inside "free" as posted).
+WRAPPED_IN_A_WORD = (
+    "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 2.00 GiB total capacity; 748.12 MiB already "
+    "allocated; 0 bytes fre\ne; 796.00 MiB reserved in total by PyTorch)")
+
+
+def test_a_hard_wrap_inside_a_clause_word_is_joined() -> None:
+    d = diagnose_text(WRAPPED_IN_A_WORD)
+    assert d.report.device is not None and d.report.device.free_bytes == 0
+    assert d.causes[0].id == "genuine_shortage"
+
+
+def test_short_lines_are_not_joined() -> None:
+    # A short line ending in a letter above a lower-case one is two lines, not a wrap: the free figure stays unread.
+    d = diagnose_text("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB\n(GPU 0; 0 bytes fre\ne; 1.00 GiB "
+                      "total capacity)")
+    assert d.report.device is not None and d.report.device.free_bytes is None
+
+
+# ultralytics/ultralytics#4679 (the issue's error line, then AutoBatch's start-up report of the T4's memory).
+REQUEST_THEN_AUTOBATCH = (
+    "After the (around) first epoch YOLOv8 runs out of memory (CUDA out of memory. Tried to allocate 3.22 GiB)\n\n"
+    "!yolo train model=yolov8s.pt batch=-1 data=VisDrone.yaml epochs=30 imgsz=640\n...\n\n"
+    "AutoBatch: Computing optimal batch size for imgsz=640\n"
+    "AutoBatch: CUDA:0 (Tesla T4) 14.75G total, 0.25G reserved, 0.12G allocated, 14.38G free")
+
+
+def test_start_up_memory_report_is_not_the_messages_clauses() -> None:
+    d = diagnose_text(REQUEST_THEN_AUTOBATCH)
+    top = d.causes[0]
+    assert top.id == "genuine_shortage"
+    assert top.evidence["requested_bytes"] == round(3.22 * 2**30)
+    # With PyTorch's own clauses on the request's line but unreadable, "not enough of the message" stays.
+    garbled = "RuntimeError: CUDA out of memory. Tried to allocate 3.22 GiB (GPU 0; ?? total capacity; ?? free)"
+    assert diagnose_text(garbled).causes[0].id == "unparseable"

@@ -159,12 +159,24 @@ def _other_gpus(messages: list[str], report: MemoryReport) -> None:
             dev.reserved_bytes = dev.allocated_bytes + unalloc
 
 
+# A terminal or a text box that wraps at a fixed width breaks a long line inside a word ("0 bytes fre\ne; 796.00 MiB
+# reserved", Vegetebird/MHFormer#27; "Includ\ning non-PyTorch memory", qibin0506/llm_trainer#2). A line at least this long
+# that ends in a letter, followed by a line that starts with a lower-case letter, is one line cut by the wrap.
+HARD_WRAP_MIN_CHARS = 60
+_HARD_WRAP = re.compile(r"(?m)^([^\n]{%d,}[A-Za-z])\n(?=[a-z])" % (HARD_WRAP_MIN_CHARS - 1))
+
+
+def _join_hard_wraps(text: str) -> str:
+    """``text`` with the line breaks that a fixed-width wrap put inside a word removed (``_HARD_WRAP``)."""
+    return _HARD_WRAP.sub(r"\1", text) if "\n" in text else text
+
+
 def parse(text: str, report: MemoryReport) -> bool:
     """Fill ``report`` from the first PyTorch OOM message in ``text`` (later messages for other GPUs add those
     GPUs' figures); False when there is none."""
     if report.kind in ("mps_oom", "pytorch_allowed_memory") or not matches(text):
         return False  # a platform-specific parser already read this message
-    flat = re.sub(r"\s+", " ", text)
+    flat = re.sub(r"\s+", " ", _join_hard_wraps(text))
     messages = _messages(flat)
     msg, count = _fatal(messages), len(messages)
     report.framework = "pytorch"
