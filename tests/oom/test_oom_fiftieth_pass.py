@@ -268,3 +268,22 @@ def test_start_up_memory_report_is_not_the_messages_clauses() -> None:
     # With PyTorch's own clauses on the request's line but unreadable, "not enough of the message" stays.
     garbled = "RuntimeError: CUDA out of memory. Tried to allocate 3.22 GiB (GPU 0; ?? total capacity; ?? free)"
     assert diagnose_text(garbled).causes[0].id == "unparseable"
+
+
+# Theano/Theano#6692 (lib.cnmem=1 in .theanorc; 0.8 ran).
+THEANO_CNMEM = (
+    "~/activitynet-2016-cvprw$ python scripts/run_all_pipeline.py -i data/vid2.mp4\nUsing Theano backend.\n"
+    "ERROR (theano.sandbox.cuda): ERROR: Not using GPU. Initialisation of device gpu failed:\n"
+    "initCnmem: cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY. numdev=1")
+
+
+def test_theano_cnmem_pool_refused_at_start_is_preallocation() -> None:
+    top = diagnose_text(THEANO_CNMEM).causes[0]
+    assert top.id == "preallocation"
+    assert "lib.cnmem" in top.fix
+
+
+def test_device_init_failure_without_the_pool_is_not_read_so() -> None:
+    text = THEANO_CNMEM.split("\ninitCnmem")[0] + "\nRuntimeError: CUDA error: out of memory"
+    assert all(c.title != "Theano's memory pool (lib.cnmem) does not fit the free memory at start"
+               for c in diagnose_text(text).causes)
