@@ -287,3 +287,25 @@ def test_device_init_failure_without_the_pool_is_not_read_so() -> None:
     text = THEANO_CNMEM.split("\ninitCnmem")[0] + "\nRuntimeError: CUDA error: out of memory"
     assert all(c.title != "Theano's memory pool (lib.cnmem) does not fit the free memory at start"
                for c in diagnose_text(text).causes)
+
+
+# vllm-project/vllm-ascend#6611 (vLLM V1 on Ascend: the KV cache tensors themselves refused at start-up).
+V1_KV_TENSORS = (
+    "(Worker_TP0 pid=911501) ERROR 02-07 18:18:59 [v1/executor/multiproc_executor.py:824]   File \"/home/ma-user/"
+    "anaconda3/envs/py311/lib/python3.11/site-packages/vllm_ascend/worker/model_runner_v1.py\", line 2499, in "
+    "_allocate_kv_cache_tensors\n(Worker_TP0 pid=911501) ERROR 02-07 18:18:59 [v1/executor/multiproc_executor.py:824]"
+    "     tensor = torch.zeros(kv_cache_tensor.size,\n(Worker_TP0 pid=911501) ERROR 02-07 18:18:59 "
+    "[v1/executor/multiproc_executor.py:824] RuntimeError: NPU out of memory. Tried to allocate 2.57 GiB (NPU 0; 60.96 "
+    "GiB total capacity; 57.49 GiB already allocated; 57.49 GiB current active; 1.96 GiB free; 57.62 GiB reserved in "
+    "total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.")
+
+
+def test_v1_kv_cache_tensors_frame_is_the_engines_pool() -> None:
+    top = diagnose_text(V1_KV_TENSORS).causes[0]
+    assert top.id == "kv_cache_budget"
+    assert "gpu-memory-utilization" in top.fix
+
+
+def test_other_tensors_frame_is_not_the_pool() -> None:
+    text = V1_KV_TENSORS.replace("_allocate_kv_cache_tensors", "_allocate_draft_tensors")
+    assert diagnose_text(text).causes[0].id != "kv_cache_budget"
