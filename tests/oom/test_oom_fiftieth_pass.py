@@ -309,3 +309,12 @@ def test_v1_kv_cache_tensors_frame_is_the_engines_pool() -> None:
 def test_other_tensors_frame_is_not_the_pool() -> None:
     text = V1_KV_TENSORS.replace("_allocate_kv_cache_tensors", "_allocate_draft_tensors")
     assert diagnose_text(text).causes[0].id != "kv_cache_budget"
+
+
+def test_a_wrap_between_words_is_read_as_a_space() -> None:
+    # A text box that wrapped a long line between two words: joining would glue "capacity" to "of".
+    text = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 268.00 MiB. GPU 0 has a total capacity\n"
+            "of 23.64 GiB of which 34.81 MiB is free. Including non-PyTorch memory, this process has 23.60 GiB memory in "
+            "use.")
+    d = diagnose_text(text)
+    assert d.report.device is not None and d.report.device.total_bytes == round(23.64 * 2**30)
