@@ -9,6 +9,12 @@ Device limit            : 22.20 GiB
 Free (according to CUDA): 11.12 MiB
 PyTorch limit (set by user-supplied memory fraction)
                         : 22.20 GiB``
+
+Pastes come cut above the first line (a console scrolled or a store that keeps the last lines: the table from
+"Requested" down, ltdrdata/ComfyUI-Impact-Pack#364) or re-flowed without the colons ("Requested 666.02 MiB", "Device
+limit 13.81 GiB", Acly/krita-ai-diffusion#517, the app's own error dialog). The rows "Device limit" and "Free (according
+to CUDA)" together are this template's and no other's, so they are read as the message when the head is missing, and
+each row's colon is optional.
 """
 
 from __future__ import annotations
@@ -20,15 +26,21 @@ from gpudesk.oom.report import MemoryReport
 from gpudesk.i18n import N_
 
 _HEAD = re.compile(r"Allocation on device\s+(\d{1,4})\s+would exceed allowed memory")
-_ALLOC = re.compile(r"Currently allocated\s*:\s*" + SIZE)
-_REQ = re.compile(r"Requested\s*:\s*" + SIZE)
-_LIMIT = re.compile(r"Device limit\s*:\s*" + SIZE)
-_FREE = re.compile(r"Free \(according to CUDA\)\s*:\s*" + SIZE)
-_CAP = re.compile(r"memory fraction\)\s*:\s*" + SIZE)
+_ALLOC = re.compile(r"Currently allocated\s*:?\s*" + SIZE)
+_REQ = re.compile(r"Requested\s*:?\s*" + SIZE)
+_LIMIT = re.compile(r"Device limit\s*:?\s*" + SIZE)
+_FREE = re.compile(r"Free \(according to CUDA\)\s*:?\s*" + SIZE)
+_CAP = re.compile(r"memory fraction\)\s*:?\s*" + SIZE)
+
+
+def _table(text: str) -> bool:
+    """The template's own rows without its head line (module docstring)."""
+    flat = text.replace("\\n", "\n")
+    return _LIMIT.search(flat) is not None and _FREE.search(flat) is not None
 
 
 def matches(text: str) -> bool:
-    return bool(_HEAD.search(text))
+    return bool(_HEAD.search(text)) or _table(text)
 
 
 def _size(m: re.Match[str] | None) -> int | None:
@@ -37,12 +49,12 @@ def _size(m: re.Match[str] | None) -> int | None:
 
 def parse(text: str, report: MemoryReport) -> bool:
     head = _HEAD.search(text)
-    if head is None:
+    if head is None and not _table(text):
         return False
     flat = text.replace("\\n", "\n")
     report.framework = "pytorch"
     report.kind = "pytorch_allowed_memory"
-    index = int(head.group(1))
+    index = int(head.group(1)) if head is not None else 0  # the cut head named the device; the table is device 0's
     report.device_index = index
     dev = report.ensure_device(index)
     dev.allocated_bytes = _size(_ALLOC.search(flat))

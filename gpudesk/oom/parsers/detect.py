@@ -55,7 +55,7 @@ _GATES = {
     "tgi": ("prefill tokens",),
     "llamacpp": ("failed to allocate", "malloc failed"),
     "mps": ("mps backend out of memory",),
-    "allowed_memory": ("would exceed allowed memory",),
+    "allowed_memory": ("would exceed allowed memory", "free (according to cuda)"),
     "pytorch_oom": ("out of memory", "tried to allocate", "total capacity"),
 }
 

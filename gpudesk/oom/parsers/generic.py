@@ -662,11 +662,22 @@ _GRAPH_FRAMES = ("capture_model", "make_graphed_callables", "create_cudagraphs",
                  # python/sglang/srt/model_executor/cuda_graph_runner.py).
                  "capture cuda graph failed", "cuda graph capture failed",
                  # vLLM's log line as its model runner starts capturing (vllm/worker/model_runner.py, capture_model:
-                 # "Capturing the model for CUDA graphs. This may lead to unexpected consequences ..."); read only
-                 # while its "Graph capturing finished" line is absent (:func:`frames_of`).
-                 "capturing the model for cuda graphs")
-# vLLM's line once capture is over (model_runner.py: "Graph capturing finished in N secs"): a later failure is not in it.
+                 # "Capturing the model for CUDA graphs. This may lead to unexpected consequences ..."); the words of the log
+                 # are read only while its "Graph capturing finished" line is absent (:func:`frames_of`).
+                 "capturing the model for cuda graphs",
+                 # V1's progress bar while it captures (vllm/v1/worker/gpu_model_runner.py, capture_model: "Capturing
+                 # CUDA graphs (decode, FULL)"); read, like the V0 line, only before "Graph capturing finished".
+                 "capturing cuda graphs")
+# vLLM's line once capture is over ("Graph capturing finished in N secs, took M GiB": vllm/worker/model_runner.py in V0,
+# vllm/v1/worker/gpu_model_runner.py ``capture_model`` in V1): a later failure is not in it. V1's worker then runs the
+# sampler's warm-up (``_dummy_sampler_run``) and logs the budget it measured, with the graphs' memory ("... and 2.28 GiB
+# for CUDAGraph memory", vllm/v1/worker/gpu_worker.py ``compile_or_warm_up_model``), so once that line is in the text
+# the graph words of the log are history, not where the failure came: only a traceback frame in capture code counts.
 _CAPTURE_FINISHED = "graph capturing finished"
+# A setting that names CUDA graphs (a flag or config key: "cudagraph_mode", "--cuda-graph-max-bs", "disable_cuda_graph",
+# "--cudagraph-capture-sizes") says the engine uses or skips them, not that the failure came while they were captured.
+_GRAPH_SETTING = re.compile(r"(?:--|\b)[\w-]*(?:cuda[_-]?graphs?)[\w-]*[_-](?:mode|sizes?|bs|batch[_-]?sizes?|"
+                            r"max[_-]?bs|capture[_-]?sizes|config)\b|(?:--|\b)(?:disable|enable|use)[_-]cuda[_-]?graphs?\b")
 
 
 # Shapes whose named parser reads no capacity clause: the extraction layer may add the figures they lack.
@@ -835,9 +846,9 @@ def frames_of(text: str) -> list[str]:
     frames = [f"{m.group(1)}:{m.group(2)}" for m in _PY_FRAME.finditer(text)]
     frames += [m.group(1) for m in _C_FRAME.finditer(text) if "_" in m.group(1) or "::" in m.group(1)]
     low = text.lower()
-    finished = _CAPTURE_FINISHED in low
-    frames += [marker for marker in _GRAPH_FRAMES
-               if marker in low and not (finished and marker == "capturing the model for cuda graphs")]
+    if _CAPTURE_FINISHED not in low:
+        settings_out = _GRAPH_SETTING.sub(" ", low)
+        frames += [marker for marker in _GRAPH_FRAMES if marker in settings_out]
     return frames[:200]
 
 

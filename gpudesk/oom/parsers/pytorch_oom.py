@@ -159,12 +159,41 @@ def _other_gpus(messages: list[str], report: MemoryReport) -> None:
             dev.reserved_bytes = dev.allocated_bytes + unalloc
 
 
+# A terminal or a text box that wraps at a fixed width breaks a long line inside a word ("0 bytes fre\ne; 796.00 MiB
+# reserved", Vegetebird/MHFormer#27; "Includ\ning non-PyTorch memory", qibin0506/llm_trainer#2). A line at least this long
+# that ends in a letter, followed by a line that starts with a lower-case letter, is one line cut by the wrap.
+HARD_WRAP_MIN_CHARS = 60
+_HARD_WRAP = re.compile(r"(?m)^([^\n]{%d,}[A-Za-z])\n(?=[a-z])" % (HARD_WRAP_MIN_CHARS - 1))
+
+
+def _join_hard_wraps(text: str) -> str:
+    """``text`` with the line breaks that a fixed-width wrap put inside a word removed (``_HARD_WRAP``)."""
+    return _HARD_WRAP.sub(r"\1", text) if "\n" in text else text
+
+
+_FIGURE_CLAUSES = (_REQ, _TOTAL_OLD, _TOTAL_NEW, _FREE_OLD, _FREE_NEW, _THIS, _ALLOC_OLD, _ALLOC_NEW, _UNALLOC,
+                   _RESERVED_OLD)
+
+
+def _flatten(text: str) -> str:
+    """The text on one line. A wrap that broke a word is joined only where that reads more of the message's figure
+    clauses: a text box that wrapped between words ("total capacity\nof 23.64 GiB") is read with the break as a
+    space."""
+    flat = re.sub(r"\s+", " ", text)
+    joined_text = _join_hard_wraps(text)
+    if joined_text == text:
+        return flat
+    joined = re.sub(r"\s+", " ", joined_text)
+    read = sum(c.search(flat) is not None for c in _FIGURE_CLAUSES)
+    return joined if sum(c.search(joined) is not None for c in _FIGURE_CLAUSES) > read else flat
+
+
 def parse(text: str, report: MemoryReport) -> bool:
     """Fill ``report`` from the first PyTorch OOM message in ``text`` (later messages for other GPUs add those
     GPUs' figures); False when there is none."""
     if report.kind in ("mps_oom", "pytorch_allowed_memory") or not matches(text):
         return False  # a platform-specific parser already read this message
-    flat = re.sub(r"\s+", " ", text)
+    flat = _flatten(text)
     messages = _messages(flat)
     msg, count = _fatal(messages), len(messages)
     report.framework = "pytorch"

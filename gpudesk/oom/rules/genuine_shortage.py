@@ -467,7 +467,26 @@ def _cut_after_request(f: Facts) -> bool:
     text = r.text or ""
     return (r.kind == "pytorch_oom" and f.requested is not None and f.total is None and f.free is None
             and f.allocated is None and f.reserved is None
-            and (not _CLAUSES_AFTER_REQUEST.search(text) or _CUT_IN_FIRST_CLAUSE.search(text) is not None))
+            and (not _CLAUSES_AFTER_REQUEST.search(_after_request(text))
+                 or _CUT_IN_FIRST_CLAUSE.search(text) is not None))
+
+
+_REQUEST_WORDS = re.compile(r"tried to allocate", re.IGNORECASE)
+
+
+def _after_request(text: str) -> str:
+    """The rest of the line that holds PyTorch's request, and the next line (a wrap): where its clauses would be. Words
+    like "reserved" and "free" elsewhere in a paste belong to other lines (a tool's own memory report before the run,
+    ultralytics' AutoBatch "14.75G total, 0.25G reserved, 0.12G allocated, 14.38G free", printed at start-up by
+    ultralytics/utils/autobatch.py), not to the message that failed. Without the request words, the whole text."""
+    m = _REQUEST_WORDS.search(text)
+    if m is None:
+        return text
+    end = text.find("\n", m.end())
+    if end >= 0:
+        following = text.find("\n", end + 1)
+        end = following if following >= 0 else len(text)
+    return text[m.start():end if end >= 0 else len(text)]
 
 
 # CUDA's allocation granularity (2 MiB, cuMemGetAllocationGranularity; PyTorch's caching allocator rounds small

@@ -29,8 +29,12 @@ _KV_BUFFER_LINE = re.compile(r"\b(?:key|value|kv|k|v)_(?:buffer|cache)s?\s{0,2}=
                              # (vllm/worker/cache_engine.py, _allocate_kv_cache: torch.empty(kv_cache_shape, ...)).
                              r"\btorch\.(?:empty|zeros)\(\s{0,3}kv_cache_shape\b")
 # (A plain traceback prints "line N, in _allocate_kv_cache"; IPython "in CacheEngine._allocate_kv_cache(self, ...)".)
+# vLLM V1's runner allocates the pool in ``_allocate_kv_cache_tensors`` (vllm/v1/worker/gpu_model_runner.py, called from
+# ``initialize_kv_cache_tensors``: one ``torch.zeros(kv_cache_tensor.size, dtype=torch.int8)`` per tensor of the
+# KVCacheConfig sized from --gpu-memory-utilization), and platform plugins keep the name (vllm-ascend's
+# worker/model_runner_v1.py, vllm-project/vllm-ascend#6611).
 _KV_POOL_FRAMES = re.compile(r"\bin (?:\w{1,60}\.)?(?:_allocate_kv_cache|allocate_kv_cache|initialize_kv_cache|"
-                             r"_init_kv_cache|init_kv_cache)\b")
+                             r"_init_kv_cache|init_kv_cache)(?:_tensors)?\b")
 # Shapes that are an allocator's own failure (the engine's shapes have their own readings in kv_cache_budget).
 _ALLOCATOR_KINDS = frozenset({"pytorch_oom", "generic_oom", "cuda_error_oom"})
 # The budget reading behind vLLM V0's other-holder reading (0.75).

@@ -16,7 +16,7 @@ from collections import defaultdict
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import generic
 from gpudesk.oom.parsers.units import parse_size
-from gpudesk.oom.rules import gc_reclaim, genuine_shortage, item_loop, run_words
+from gpudesk.oom.rules import gc_reclaim, genuine_shortage, graph_growth, item_loop, run_words
 from gpudesk.oom.rules.base import Facts, clamp, evidence, join_sentences
 from gpudesk.units import MIB as MiB, format_bytes
 from gpudesk.i18n import _
@@ -31,14 +31,18 @@ from gpudesk.i18n import _
 _LEAK_WORDS = generic.MEMORY_GROWTH
 # The same timing in other words: a failure only once the job had run "for too long" (behavioral-data/Homekit2020#13),
 # one that comes "in the second epoch" (the first one fit: ajhamdi/MVTN#2), and, in Chinese, one that comes only after
-# hundreds of pages or images in one run ("一次跑500页 ... 在350页到400页之间出现爆显存", dmMaze/BallonsTranslator#198).
+# hundreds of pages or images in one run, or after a few generations of an image or video app that keeps running
+# between them ("After 1 or 2 generations i always get this error", lllyasviel/stable-diffusion-webui-forge#1984: each
+# generation fit while the app was fresh, so what fills the card is kept from one generation to the next)
+# ("一次跑500页 ... 在350页到400页之间出现爆显存", dmMaze/BallonsTranslator#198).
 # And one that depends on how much data an inference pass has gone through: "CUDA Out of Memory When Running Inference
 # on a Large Test Set" (muellerzr/fastinference#7). One inference batch needs the same memory whatever the size of the
 # set it comes from, so a pass that fails only on a large set keeps something per batch on the GPU (fastinference kept
 # every input batch until the loop ended; the fix moved them to the CPU).
 _AFTER_RUNNING = re.compile(
-    r"\bafter (?:\d{1,6}|several|some|many|a few|hundreds of|thousands of) (?:epochs?|iterations?|steps?|batches|hours?|days?|"
-    r"pages|images|files|requests)\b"
+    r"\bafter (?:\d{1,6}|several|some|many|a few|a couple(?: of)?|\d{1,2} or \d{1,2}|one or two|two or three|hundreds of|"
+    r"thousands of) (?:successful |consecutive )?(?:epochs?|iterations?|steps?|batches|hours?|days?|"
+    r"pages|images|files|requests|generations?|gens|renders|prompts|inferences|videos|runs)\b"
     r"|\b(?:train(?:ing|ed)?|run(?:ning)?|ran)\b[^\n.;]{0,30}?\bfor (?:too|very|so) long\b"
     r"|\b(?:in|at|during|on) (?:the )?(?:second|third|fourth|fifth|2nd|3rd|[4-9]th|\d{2,4}(?:st|nd|rd|th)) "
     r"(?:epoch|iteration|pass)\b"
@@ -105,6 +109,7 @@ def check(f: Facts) -> Cause | None:
     if from_samples is not None:
         return from_samples
     return (gc_reclaim.check(f) or _from_repeated_messages(f) or _from_words(f) or _in_validation(f) or _loop_accumulation(f)
+            or graph_growth.check(f)
             or _undisposed_tensors(f) or _volatile_removed(f) or _texture_objects(f)
             or item_loop.check(f, _every_step(f.report.text or ""), _progress(f.report.text or ""),
                                   _last_counter_line(f.report.text or "")) or _figureless(f))

@@ -15,6 +15,7 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import DeviceMemory
+from gpudesk.oom.rules import ranks_on_one_gpu
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.units import GIB as GiB
 from gpudesk.i18n import _
@@ -259,7 +260,7 @@ def rank_free_check(f: Facts) -> Cause:
 
 
 def check(f: Facts) -> Cause | None:
-    warned = (_dataparallel_warning(f) or _said_uneven(f) or _said_one_card(f) or _used_of_total(f)
+    warned = (ranks_on_one_gpu.check(f) or _dataparallel_warning(f) or ranks_on_one_gpu.said(f) or _said_uneven(f) or _said_one_card(f) or _used_of_total(f)
               or _dataparallel_named(f))
     if warned is not None:
         return warned

@@ -27,7 +27,7 @@ from gpudesk import i18n
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.named_gpu import named_gpu_bytes
 from gpudesk.oom.parsers import generic
-from gpudesk.oom.rules import held_outside, pool_start, tf_pool
+from gpudesk.oom.rules import held_outside, pool_init, pool_start, tf_pool
 from gpudesk.oom.rules.base import Facts, evidence, join_sentences
 from gpudesk.units import GIB as GiB, format_bytes
 from gpudesk.i18n import N_, _
@@ -46,6 +46,9 @@ def check(f: Facts) -> Cause | None:
         return _usage(f)
     if r.kind == "rmm_pool_startup_free":
         return pool_start.pool_above_free(f)
+    cnmem = pool_init.check(f)
+    if cnmem is not None:
+        return cnmem
     if r.platform == "tpu":
         return None  # TPU HBM has no preallocated pool to give back: a program that does not fit is a shortage
     if "vulkan" in (r.platform, r.backend):
