@@ -110,6 +110,10 @@ doctor was run on it:
 * ``fresh-53``: ``fresh_cases_53.jsonl``, 43 messages collected while the forty-ninth pass was written, scored
   after it merged;
 * ``fresh-54``: ``fresh_cases_54.jsonl``, 36 messages collected while the forty-ninth pass was written, scored
+  after it merged;
+* ``fresh-55``: ``fresh_cases_55.jsonl``, 27 messages collected while the fiftieth pass was written, scored
+  after it merged;
+* ``fresh-56``: ``fresh_cases_56.jsonl``, 30 messages collected while the fiftieth pass was written, scored
   after it merged.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
@@ -199,7 +203,9 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-51", "fresh_cases_51.jsonl"),
               ("fresh-52", "fresh_cases_52.jsonl"),
               ("fresh-53", "fresh_cases_53.jsonl"),
-              ("fresh-54", "fresh_cases_54.jsonl"))
+              ("fresh-54", "fresh_cases_54.jsonl"),
+              ("fresh-55", "fresh_cases_55.jsonl"),
+              ("fresh-56", "fresh_cases_56.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")

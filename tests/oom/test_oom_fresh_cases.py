@@ -49,7 +49,9 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
                "fresh-51": "fresh_cases_51.jsonl",
                "fresh-52": "fresh_cases_52.jsonl",
                "fresh-53": "fresh_cases_53.jsonl",
-               "fresh-54": "fresh_cases_54.jsonl"}
+               "fresh-54": "fresh_cases_54.jsonl",
+               "fresh-55": "fresh_cases_55.jsonl",
+               "fresh-56": "fresh_cases_56.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -344,13 +346,18 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # after it merged: 31/43 (2 not recognised; not-capacity with the deciding check 9/11).
 # "fresh-54" (36 messages, 10 not-capacity; vLLM incl. vllm-ascend, TensorRT-LLM, host RAM, SGLang, NCCL, Theano, JAX, ONNX Runtime, MLX; projects M-Z), collected while the forty-ninth pass was written, scored once
 # after it merged: 20/36 (4 not recognised; not-capacity with the deciding check 7/10).
+# The fiftieth pass (tests/oom/test_oom_fiftieth_pass.py) read fresh-53 and fresh-54 by mechanism (seen: 34/43, 27/36).
+# "fresh-55" (27 messages, 6 not-capacity; PyTorch, diffusers/ComfyUI, MXNet, Kaldi, Caffe, CUDA.jl, CuPy, a MIG slice; projects A-L), collected while the fiftieth pass was written, scored once
+# after it merged: 18/27 (1 not recognised; not-capacity with the deciding check 4/6).
+# "fresh-56" (30 messages, 8 not-capacity; PyTorch, vLLM, SGLang, ONNX Runtime, TensorFlow, TensorRT, Ollama, kvcached; projects M-Z; search budget spent during it), collected while the fiftieth pass was written, scored once
+# after it merged: 15/30 (4 not recognised; not-capacity with the deciding check 7/8).
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23, "fresh-17": 19,
                      "fresh-18": 20, "fresh-19": 14, "fresh-20": 13, "fresh-21": 10,
                      "fresh-22": 12, "fresh-23": 14, "fresh-24": 22, "fresh-25": 12, "fresh-26": 24, "fresh-27": 32, "fresh-28": 14, "fresh-29": 25,
                      "fresh-30": 23, "fresh-31": 22,
-                     "fresh-32": 19, "fresh-33": 10, "fresh-34": 35, "fresh-35": 36, "fresh-36": 37, "fresh-37": 21, "fresh-38": 35, "fresh-39": 34, "fresh-40": 31, "fresh-41": 33, "fresh-42": 24, "fresh-43": 17, "fresh-44": 26, "fresh-45": 23, "fresh-46": 19, "fresh-47": 16, "fresh-48": 18, "fresh-49": 20, "fresh-50": 14, "fresh-51": 35, "fresh-52": 21, "fresh-53": 31, "fresh-54": 20}
+                     "fresh-32": 19, "fresh-33": 10, "fresh-34": 35, "fresh-35": 36, "fresh-36": 37, "fresh-37": 21, "fresh-38": 35, "fresh-39": 34, "fresh-40": 31, "fresh-41": 33, "fresh-42": 24, "fresh-43": 17, "fresh-44": 26, "fresh-45": 23, "fresh-46": 19, "fresh-47": 16, "fresh-48": 18, "fresh-49": 20, "fresh-50": 14, "fresh-51": 35, "fresh-52": 21, "fresh-53": 31, "fresh-54": 20, "fresh-55": 18, "fresh-56": 15}
 
 
 def _rows(name: str) -> list[dict]:
