@@ -1,0 +1,71 @@
+"""vLLM V1's piecewise CUDA/HIP graphs: multi-head latent attention (MLA) issued op by op on every step.
+
+The V1 engine (vLLM 0.8 on) compiles the model and captures it in pieces: the attention op is a splitting op
+(``CompilationConfig.splitting_ops``, filled by ``set_splitting_ops_for_v1`` with the unified attention ops), so each
+step replays one graph per piece between layers and runs every layer's attention eagerly from Python. Until the
+full-graph mode became the default this held for every attention backend: ``CompilationConfig.full_cuda_graph``
+defaults to False ("By default, V1 uses piecewise CUDA graphs", vllm/config.py at ROCm/vllm f8c9a3852, 2025-08-28,
+which carries vLLM 0.10.1); vLLM 0.11.0 replaced it with ``cudagraph_mode`` whose default ``FULL_AND_PIECEWISE``
+replays a decode batch from one full graph where the attention backend supports it. A backend without full-graph
+support keeps the piecewise graphs: on ROCm the Triton MLA backend (``vllm/v1/attention/backends/mla/
+triton_mla.py`` declares no ``full_cudagraph_supported``, while ``rocm_aiter_mla.py`` and ``flashmla.py`` declare it
+for decode), which ``RocmPlatform.get_attn_backend_cls`` picks for MLA models unless AITER MLA is on
+(``VLLM_ROCM_USE_AITER=1`` with ``VLLM_ROCM_USE_AITER_MLA``, on by default under it) or the KV block size is 1
+(``--block-size 1`` selects AITER MLA whatever the switch; vllm/platforms/rocm.py at f8c9a3852) - and AITER runs
+only on CDNA 3 and CDNA 4 (gfx942, gfx950).
+
+The eager part of an MLA layer's decode is long (``MLACommonImpl.forward`` in vllm/v1/attention/backends/mla/
+common.py and the backends' ``_forward_decode`` at f8c9a3852): ``concat_and_cache_mla``, the ``W_UK_T`` batched
+matmul, the query concatenation, the zero-filled output, the decode kernel in two launches (Triton
+``decode_attention_fwd`` stage 1 and 2; AITER ``mla_decode_fwd`` and its reduction), the ``W_UV`` batched matmul
+(``_v_up_proj``), the copy of its transposed result and the copy into the output buffer: 9 kernels per layer. The CPU
+issues them, with the Python around them, at vLLM's measured eager figure per kernel
+(:data:`gpudesk.sizing.serve_eager_prefill.VLLM_EAGER_LAUNCH_S_PER_KERNEL`) while the GPU runs what was already
+issued, so a step lasts at least the CPU's time for every layer's eager attention. For DeepSeek-R1 (61 MLA layers)
+that is about 21 ms, whatever the batch: the floor a small-batch decode step meets before the GPU's work outgrows it.
+The graph replays between the pieces also cost CPU time; no figure for them was found, so they are not counted.
+A dense model's attention op issues 2-3 kernels per layer and is not counted here.
+"""
+
+from __future__ import annotations
+
+from gpudesk.sizing.shapes import ModelSpec
+
+# the vLLM releases whose V1 engine replays piecewise graphs only by default (V1 from 0.8; full graphs from 0.11)
+VLLM_V1_SINCE = (0, 8)
+FULL_GRAPH_DEFAULT_SINCE = (0, 11)
+MLA_EAGER_DECODE_KERNELS = 9  # per MLA layer and step (module docstring)
+# the architectures AITER's MLA decode kernel runs on (gfx942, gfx950)
+AITER_MLA_ARCHITECTURES = ("CDNA 3", "CDNA 4")
+PIECEWISE_SOURCE = (
+    "vLLM V1 piecewise graphs run attention eagerly: vllm/config.py CompilationConfig.full_cuda_graph=False, "
+    "set_splitting_ops_for_v1 (ROCm/vllm f8c9a3852, vLLM 0.10.1); FULL_AND_PIECEWISE default from vLLM 0.11.0; "
+    "ROCm MLA backend choice vllm/platforms/rocm.py get_attn_backend_cls (Triton MLA without AITER, no full-graph "
+    "support); MLA decode ops vllm/v1/attention/backends/mla/common.py MLACommonImpl.forward, triton_mla.py / "
+    "rocm_aiter_mla.py _forward_decode (https://github.com/ROCm/vllm)")
+
+
+def mla_runs_piecewise(spec: ModelSpec, engine: str, version: tuple[int, int] | None, vendor: str,
+                       architecture: str, rocm_aiter: bool | None, cuda_graphs: bool,
+                       kv_block_size: int | None = None) -> bool:
+    """Whether vLLM issues this MLA model's attention eagerly between piecewise graphs on every step (module
+    docstring): the V1 engine before 0.11 on any GPU, and from 0.11 (or no version given: the current defaults) on
+    AMD GPUs where the Triton MLA backend runs (AITER switched off and a KV block size other than 1, or an
+    architecture AITER does not support).
+    ``rocm_aiter`` None (unset) keeps AITER on where it can run (:mod:`gpudesk.sizing.serve_rocm_attention`).
+    False for another engine, a model without MLA, vLLM V0, or an engine run without graphs (already eager)."""
+    if (engine.lower() != "vllm" or not cuda_graphs or spec.attention_kind != "mla" or not spec.kv_lora_rank
+            or (version is not None and version < VLLM_V1_SINCE)):
+        return False
+    if version is not None and version < FULL_GRAPH_DEFAULT_SINCE:
+        return True
+    if vendor.upper() != "AMD":
+        return False
+    aiter_mla = architecture in AITER_MLA_ARCHITECTURES and (rocm_aiter is not False or kv_block_size == 1)
+    return not aiter_mla
+
+
+def piecewise_attention_kernels(spec: ModelSpec, runs_piecewise: bool) -> int:
+    """Kernels the CPU issues eagerly per step for the MLA layers' attention (module docstring); 0 where the
+    attention is replayed from graphs."""
+    return MLA_EAGER_DECODE_KERNELS * spec.transformer_dims.layers if runs_piecewise else 0
