@@ -117,7 +117,7 @@ from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.engine_version import version_triple
 from gpudesk.sizing.memory_inference import kv_token_bytes_all_layers, resolve_weight_format, weight_bytes
 from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead
-from gpudesk.sizing.serve_vllm_piecewise import PIECEWISE_SOURCE, mla_runs_piecewise, piecewise_attention_kernels
+from gpudesk.sizing.serve_vllm_piecewise import PIECEWISE_SOURCE, attention_runs_piecewise, piecewise_attention_kernels
 from gpudesk.sizing.serve_engine import sglang_cuda_graph_max_bs
 from gpudesk.sizing.serve_lmdeploy import uses_cuda_graphs
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
@@ -309,7 +309,7 @@ class StepModel:
     # vLLM V0 replays decode graphs only while the longest decoding context is at most max_seq_len_to_capture; a
     # decode step past it runs eagerly like a prompt step (serve_eager_prefill; 0: no such cap)
     eager_decode_above_context_tokens: int = 0
-    # vLLM V1 with piecewise graphs issues each MLA layer's attention eagerly on every step: CPU seconds per layer, a
+    # vLLM V1 with piecewise graphs issues each layer's attention eagerly on every step: CPU seconds per layer, a
     # floor of every step (serve_vllm_piecewise; 0: the attention is replayed from graphs)
     attention_launch_layer_s: float = 0.0
     # the engine's all-reduce measured per message size, (bytes, seconds) points (serve_rocm_allreduce; (): alpha-beta)
@@ -686,7 +686,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     v0_graph_max_batch = vllm_v0_graph_max_batch(load.engine, engine_version_tuple(load.engine_version)) \
         if prefill_launch_s else 0
     graph_max_batch = graph_max_batch or v0_graph_max_batch
-    piecewise = mla_runs_piecewise(spec, load.engine, engine_version_tuple(load.engine_version), gpu.vendor,
+    piecewise = attention_runs_piecewise(spec, load.engine, engine_version_tuple(load.engine_version), gpu.vendor,
                                    gpu.architecture, load.rocm_aiter, load.cuda_graphs, load.kv_block_size)
     attention_launch_s = eager_launch_s(piecewise_attention_kernels(spec, piecewise), load.engine)
     graph_max_context = vllm_v0_graph_max_context(load.engine, engine_version_tuple(load.engine_version),
@@ -753,7 +753,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             EAGER_PREFILL_SOURCE, raw(kernel_s=launch_s_per_kernel(load.engine), kernels_per_step=kernels)))
     if attention_launch_s:
         assumptions.append(Assumption("piecewise_attention_launch_s", _(
-            "vLLM replays piecewise graphs and issues the MLA attention of every layer eagerly: each step lasts at "
+            "vLLM replays piecewise graphs and issues the attention of every layer eagerly: each step lasts at "
             "least the {time} the CPU takes to issue its {kernels} kernels").format(
             time=format_duration(attention_launch_s), kernels=piecewise_attention_kernels(spec, piecewise)),
             PIECEWISE_SOURCE, raw(kernel_s=launch_s_per_kernel(load.engine),

@@ -1,4 +1,4 @@
-"""vLLM V1's piecewise CUDA/HIP graphs: multi-head latent attention (MLA) issued op by op on every step.
+"""vLLM V1's piecewise CUDA/HIP graphs: attention, multi-head latent attention (MLA) above all, issued op by op.
 
 The V1 engine (vLLM 0.8 on) compiles the model and captures it in pieces: the attention op is a splitting op
 (``CompilationConfig.splitting_ops``, filled by ``set_splitting_ops_for_v1`` with the unified attention ops), so each
@@ -24,7 +24,10 @@ issues them, with the Python around them, at vLLM's measured eager figure per ke
 issued, so a step lasts at least the CPU's time for every layer's eager attention. For DeepSeek-R1 (61 MLA layers)
 that is about 21 ms, whatever the batch: the floor a small-batch decode step meets before the GPU's work outgrows it.
 The graph replays between the pieces also cost CPU time; no figure for them was found, so they are not counted.
-A dense model's attention op issues 2-3 kernels per layer and is not counted here.
+Other attention issues fewer kernels eagerly: the KV-cache write (``reshape_and_cache_flash``) and the attention
+kernel (FlashAttention's ``flash_attn_varlen_func``, the Triton ``unified_attention``; vllm/v1/attention/backends/
+flash_attn.py, triton_attn.py at f8c9a3852), 2 per layer, a floor that binds only where a layer's GPU work is
+shorter. After 0.11 every non-MLA backend the rows use is taken as replayed whole (not counted).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from gpudesk.sizing.shapes import ModelSpec
 VLLM_V1_SINCE = (0, 8)
 FULL_GRAPH_DEFAULT_SINCE = (0, 11)
 MLA_EAGER_DECODE_KERNELS = 9  # per MLA layer and step (module docstring)
+ATTENTION_EAGER_KERNELS = 2  # per layer and step of other attention: KV-cache write + attention kernel
 # the architectures AITER's MLA decode kernel runs on (gfx942, gfx950)
 AITER_MLA_ARCHITECTURES = ("CDNA 3", "CDNA 4")
 PIECEWISE_SOURCE = (
@@ -45,20 +49,22 @@ PIECEWISE_SOURCE = (
     "rocm_aiter_mla.py _forward_decode (https://github.com/ROCm/vllm)")
 
 
-def mla_runs_piecewise(spec: ModelSpec, engine: str, version: tuple[int, int] | None, vendor: str,
+def attention_runs_piecewise(spec: ModelSpec, engine: str, version: tuple[int, int] | None, vendor: str,
                        architecture: str, rocm_aiter: bool | None, cuda_graphs: bool,
                        kv_block_size: int | None = None) -> bool:
-    """Whether vLLM issues this MLA model's attention eagerly between piecewise graphs on every step (module
-    docstring): the V1 engine before 0.11 on any GPU, and from 0.11 (or no version given: the current defaults) on
-    AMD GPUs where the Triton MLA backend runs (AITER switched off and a KV block size other than 1, or an
+    """Whether vLLM issues this model's attention eagerly between piecewise graphs on every step (module
+    docstring): the V1 engine before 0.11 on any GPU and model, and from 0.11 (or no version given: the current
+    defaults) an MLA model on AMD GPUs where the Triton MLA backend runs (AITER switched off and a KV block size other than 1, or an
     architecture AITER does not support).
     ``rocm_aiter`` None (unset) keeps AITER on where it can run (:mod:`gpudesk.sizing.serve_rocm_attention`).
-    False for another engine, a model without MLA, vLLM V0, or an engine run without graphs (already eager)."""
-    if (engine.lower() != "vllm" or not cuda_graphs or spec.attention_kind != "mla" or not spec.kv_lora_rank
+    False for another engine, vLLM V0, or an engine run without graphs (already eager)."""
+    if (engine.lower() != "vllm" or not cuda_graphs
             or (version is not None and version < VLLM_V1_SINCE)):
         return False
     if version is not None and version < FULL_GRAPH_DEFAULT_SINCE:
         return True
+    if spec.attention_kind != "mla" or not spec.kv_lora_rank:
+        return False
     if vendor.upper() != "AMD":
         return False
     aiter_mla = architecture in AITER_MLA_ARCHITECTURES and (rocm_aiter is not False or kv_block_size == 1)
@@ -66,6 +72,10 @@ def mla_runs_piecewise(spec: ModelSpec, engine: str, version: tuple[int, int] | 
 
 
 def piecewise_attention_kernels(spec: ModelSpec, runs_piecewise: bool) -> int:
-    """Kernels the CPU issues eagerly per step for the MLA layers' attention (module docstring); 0 where the
+    """Kernels the CPU issues eagerly per step for the layers' attention (module docstring); 0 where the
     attention is replayed from graphs."""
-    return MLA_EAGER_DECODE_KERNELS * spec.transformer_dims.layers if runs_piecewise else 0
+    if not runs_piecewise:
+        return 0
+    per_layer = MLA_EAGER_DECODE_KERNELS if spec.attention_kind == "mla" and spec.kv_lora_rank \
+        else ATTENTION_EAGER_KERNELS
+    return per_layer * spec.transformer_dims.layers

@@ -10,8 +10,9 @@ import pytest
 from gpudesk.catalog import open_catalog
 from gpudesk.sizing.serve_eager_prefill import VLLM_EAGER_LAUNCH_S_PER_KERNEL
 from gpudesk.sizing.serve_vllm_piecewise import (
+    ATTENTION_EAGER_KERNELS,
     MLA_EAGER_DECODE_KERNELS,
-    mla_runs_piecewise,
+    attention_runs_piecewise,
     piecewise_attention_kernels,
 )
 from gpudesk.sizing.shapes import spec_from_catalog
@@ -37,7 +38,7 @@ def test_which_runs_issue_mla_attention_eagerly(catalog):
     mi355x, h100, mi100 = catalog.gpu("mi355x"), catalog.gpu("h100-sxm5"), catalog.gpu("mi100")
 
     def runs(spec, gpu, version, aiter=None, graphs=True, block=None):
-        return mla_runs_piecewise(spec, "vllm", version, gpu.vendor, gpu.architecture, aiter, graphs, block)
+        return attention_runs_piecewise(spec, "vllm", version, gpu.vendor, gpu.architecture, aiter, graphs, block)
 
     # V1 before 0.11: piecewise by default on every GPU, whatever the backend
     assert runs(r1, mi355x, (0, 10)) and runs(r1, h100, (0, 9)) and runs(r1, mi355x, (0, 10), aiter=True)
@@ -49,8 +50,10 @@ def test_which_runs_issue_mla_attention_eagerly(catalog):
     assert runs(r1, mi100, None)  # CDNA 1: no AITER
     # not counted: V0, eager engines (already eager), dense attention, other engines
     assert not runs(r1, h100, (0, 7)) and not runs(r1, mi355x, (0, 10), graphs=False)
-    assert not runs(llama, mi355x, (0, 10))
-    assert not mla_runs_piecewise(r1, "sglang", (0, 4), "AMD", "CDNA 4", False, True)
+    # other attention: 2 eager kernels per layer before 0.11, none after
+    assert runs(llama, mi355x, (0, 10)) and not runs(llama, mi355x, (0, 11), aiter=False)
+    assert piecewise_attention_kernels(llama, True) == ATTENTION_EAGER_KERNELS * 32
+    assert not attention_runs_piecewise(r1, "sglang", (0, 4), "AMD", "CDNA 4", False, True)
     assert piecewise_attention_kernels(r1, True) == MLA_EAGER_DECODE_KERNELS * 61
     assert piecewise_attention_kernels(r1, False) == 0
 
