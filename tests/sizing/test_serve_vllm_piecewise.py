@@ -1,5 +1,5 @@
-"""vLLM V1's piecewise graphs: MLA attention issued eagerly on every step until full decode graphs (0.11), and
-after it on ROCm where the Triton MLA backend runs (serve_vllm_piecewise)."""
+"""vLLM V1's piecewise graphs: attention issued eagerly on every step until full decode graphs (0.11), and after
+it on ROCm where the Triton MLA backend runs, until 0.21 (serve_vllm_piecewise)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,9 @@ def test_which_runs_issue_mla_attention_eagerly(catalog):
     assert not runs(r1, mi355x, (0, 11)) and not runs(r1, mi355x, (0, 11), aiter=True)
     # ROCm without AITER runs Triton MLA (no full-graph support), unless block size 1 selects AITER MLA
     assert runs(r1, mi355x, (0, 11), aiter=False) and not runs(r1, mi355x, (0, 11), aiter=False, block=1)
-    assert runs(r1, mi100, None)  # CDNA 1: no AITER
+    assert runs(r1, mi100, (0, 15))  # CDNA 1: no AITER
+    # Triton MLA captures full decode graphs from 0.21 (PR 42885); no version means the current defaults
+    assert not runs(r1, mi355x, (0, 21), aiter=False) and not runs(r1, mi100, None)
     # not counted: V0, eager engines (already eager), dense attention, other engines
     assert not runs(r1, h100, (0, 7)) and not runs(r1, mi355x, (0, 10), graphs=False)
     # other attention: 2 eager kernels per layer before 0.11, none after
