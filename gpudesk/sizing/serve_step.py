@@ -117,6 +117,7 @@ from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.engine_version import version_triple
 from gpudesk.sizing.memory_inference import kv_token_bytes_all_layers, resolve_weight_format, weight_bytes
 from gpudesk.sizing.serve_host import engine_version_tuple, host_overhead
+from gpudesk.sizing.serve_vllm_piecewise import PIECEWISE_SOURCE, attention_runs_piecewise, piecewise_attention_kernels
 from gpudesk.sizing.serve_engine import sglang_cuda_graph_max_bs
 from gpudesk.sizing.serve_lmdeploy import uses_cuda_graphs
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
@@ -308,6 +309,9 @@ class StepModel:
     # vLLM V0 replays decode graphs only while the longest decoding context is at most max_seq_len_to_capture; a
     # decode step past it runs eagerly like a prompt step (serve_eager_prefill; 0: no such cap)
     eager_decode_above_context_tokens: int = 0
+    # vLLM V1 with piecewise graphs issues each layer's attention eagerly on every step: CPU seconds per layer, a
+    # floor of every step (serve_vllm_piecewise; 0: the attention is replayed from graphs)
+    attention_launch_layer_s: float = 0.0
     # the engine's all-reduce measured per message size, (bytes, seconds) points (serve_rocm_allreduce; (): alpha-beta)
     allreduce_curve: tuple[tuple[float, float], ...] = ()
     # vLLM's custom all-reduce on NVLink measured per message size at decode sizes (serve_nvlink_allreduce; ():
@@ -443,6 +447,9 @@ class StepModel:
             # eager step (a prompt step, or a decode batch above the engine's CUDA-graph sizes): the CPU issues the
             # kernels while the GPU runs them (serve_eager_prefill)
             gpu = max(gpu, self.layers * self.prefill_launch_layer_s)
+        if self.attention_launch_layer_s:
+            # piecewise graphs: the CPU issues every layer's attention while the GPU replays the pieces between them
+            gpu = max(gpu, self.layers * self.attention_launch_layer_s)
         return gpu
 
     def _token_only_s(self, tokens: int) -> tuple[float, float, float]:
@@ -679,6 +686,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     v0_graph_max_batch = vllm_v0_graph_max_batch(load.engine, engine_version_tuple(load.engine_version)) \
         if prefill_launch_s else 0
     graph_max_batch = graph_max_batch or v0_graph_max_batch
+    piecewise = attention_runs_piecewise(spec, load.engine, engine_version_tuple(load.engine_version), gpu.vendor,
+                                   gpu.architecture, load.rocm_aiter, load.cuda_graphs, load.kv_block_size)
+    attention_launch_s = eager_launch_s(piecewise_attention_kernels(spec, piecewise), load.engine)
     graph_max_context = vllm_v0_graph_max_context(load.engine, engine_version_tuple(load.engine_version),
                                                   spec.context_length) if prefill_launch_s else 0
     alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node, load.engine) if tp > 1 and link is not None \
@@ -741,6 +751,13 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "steps with prompt tokens run without CUDA graphs: they last at least the {time} the CPU takes to issue "
             "their {kernels} kernels").format(time=format_duration(prefill_launch_s * dims.layers), kernels=kernels),
             EAGER_PREFILL_SOURCE, raw(kernel_s=launch_s_per_kernel(load.engine), kernels_per_step=kernels)))
+    if attention_launch_s:
+        assumptions.append(Assumption("piecewise_attention_launch_s", _(
+            "vLLM replays piecewise graphs and issues the attention of every layer eagerly: each step lasts at "
+            "least the {time} the CPU takes to issue its {kernels} kernels").format(
+            time=format_duration(attention_launch_s), kernels=piecewise_attention_kernels(spec, piecewise)),
+            PIECEWISE_SOURCE, raw(kernel_s=launch_s_per_kernel(load.engine),
+                                  kernels_per_step=piecewise_attention_kernels(spec, piecewise))))
     if v0_graph_max_batch:
         assumptions.append(Assumption("eager_decode_above", _(
             "decode batches of more than {requests} requests run without CUDA graphs (vLLM V0 before 0.6 captures "
@@ -911,6 +928,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s,
         prefill_launch_layer_s=prefill_launch_s, eager_decode_above_requests=graph_max_batch,
         eager_decode_above_context_tokens=graph_max_context,
+        attention_launch_layer_s=attention_launch_s / dims.layers,
         allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
         assumptions=tuple(assumptions), host_step_s=host.step_s, host_request_s=host.request_s,
         host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,
