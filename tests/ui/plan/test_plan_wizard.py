@@ -277,3 +277,15 @@ def test_math_decode_attention_on_the_default_paged_cache_says_which_field_to_ch
     wizard.update_preview()
     assert wizard.preview.last_estimate is not None
     assert wizard.preview.last_estimate.breakdown["decode_attention"] > 0
+
+
+def test_a_loaded_profile_with_the_retired_driver_reserve_says_what_to_do(wizard):
+    # Issue 27: the driver's reserve is no plan answer (the card's usable memory already leaves it out); a profile
+    # written while it was one is refused by name, not planned 870 MiB tighter and not silently changed.
+    wizard.load_profile({"name": "old", "model": {"model": "llama-3.1-8b", "mode": "inference",
+                                                   "driver_reserved_mib": 870}, "workload": {"target_qps": 5.0}})
+    req, data = wizard.requirement()
+    assert req is None and data["model"]["driver_reserved_mib"] == 870
+    assert "no longer a plan answer" in wizard.problem.text()
+    assert "estimate memory --driver-reserved-mib" in wizard.problem.text()
+    assert "no longer a plan answer" in wizard.preview.message.text()
