@@ -35,6 +35,8 @@ def memory_part_labels() -> dict[str, str]:
         "unsharded_parameters": _("Unsharded parameters"),
         "unsharded_gradients": _("Unsharded gradients"),
         "cuda_context": _("CUDA context"),
+        # Only ``estimate memory --driver-reserved-mib`` has this part; a plan never does (issue 27: the card's usable
+        # capacity already leaves the reserve out, gpudesk.sizing.driver_reserved).
         "driver_reserved": _("Driver-reserved memory"),
         "framework_overhead": _("NCCL / runtime"),
         "fragmentation": _("Fragmentation headroom"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 
@@ -35,6 +36,17 @@ MAX_PROFILE_BYTES = 1024 * 1024
 # Numbers above 10^18 are typos in every field of a profile (token counts, prices, GPU counts, parameter counts):
 # refused here, before a float() of a 309-digit integer can overflow.
 MAX_PROFILE_NUMBER = 1e18
+
+#: Keys a profile once had and no longer has, each with why and where the answer went: a profile that still carries
+#: one is refused as an unknown key is (bad input loses nothing), with words that say what to do instead.
+RETIRED_KEYS: dict[str, Callable[[], str]] = {
+    # Issue 27: the usable capacity every fit compares against is PyTorch's total (gpudesk.sizing.capacity), which
+    # already leaves the driver's reserve out; counting it in the plan too made every plan tighter by the reserve.
+    "model.driver_reserved_mib": lambda: _(
+        "no longer a plan answer: the driver's reserved memory belongs to the card, and the usable memory the plan "
+        "fits against already leaves it out. Delete the key; to compare an estimate with a reading that counts it "
+        "(NVML v1 used), give it to 'gpudesk estimate memory --driver-reserved-mib'."),
+}
 
 
 def _describe(value: object) -> str:
@@ -130,6 +142,8 @@ def requirement_from_dict(data: dict[str, Any]) -> Requirement:
         target = getattr(req, key)
         known = {f.name: f for f in fields(target)}
         for k, v in value.items():
+            if f"{key}.{k}" in RETIRED_KEYS:
+                raise ProfileError(f"{key}.{k}", RETIRED_KEYS[f"{key}.{k}"]())
             if k not in known:
                 raise ProfileError(f"{key}.{k}", _("unknown key; known keys: {keys}.").format(keys=", ".join(known)))
             setattr(target, k, _coerce(key, k, v, known[k].type))

@@ -20,7 +20,6 @@ from gpudesk.planner.tco import TcoAssumptions
 from gpudesk.sizing.capacity import DEFAULT_SAFE_FREE_FRACTION
 from gpudesk.sizing.zero3_params import DEFAULT_MAX_LIVE_PARAMETERS, DEFAULT_MAX_REUSE_DISTANCE, ZERO3_DEFAULTS
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
-from gpudesk.sizing.driver_reserved import MAX_DRIVER_RESERVED_MIB
 from gpudesk.sizing.eager_softmax import EAGER_SOFTMAX
 from gpudesk.sizing.fsdp2_no_sync import FSDP2_NO_SYNC
 from gpudesk.sizing.load_cast import LOAD_DTYPES
@@ -83,8 +82,6 @@ class ModelMemory:
     versions: ``fsdp_version`` (1 flat parameters, 2 fully_shard), ``optimizer_impl`` (foreach / fused / for-loop
     Adam step), ``zero_grad_keeps_grads`` (PyTorch < 2.0), ``cuda_lazy_loading`` (CUDA >= 11.7),
     ``cuda_major_version`` (the PyTorch build's CUDA: 10 has a smaller eager context),
-    ``driver_reserved_mib`` (the driver's own framebuffer reserve, in the device figure only,
-    :mod:`gpudesk.sizing.driver_reserved`),
     ``kbit_fp32_upcast`` (PEFT ``prepare_model_for_kbit_training``), ``kbit_embeddings_bf16`` (TRL casts embeddings
     and LM head back to bf16), ``fsdp1_mixed_flat_params`` (adapters and frozen
     base in one FSDP1 FlatParameter), ``lora_dropout``, ``legacy_bnb_matmul`` (bitsandbytes < 0.43.2), ``nonreentrant_checkpoint`` (whole-layer recompute by non-reentrant checkpointing: a bitsandbytes base keeps its Linear inputs), ``lora_kernels`` (peft / fused: Unsloth's fused LoRA blocks), ``weight_loading`` (how the weights reach the GPU: per-tensor /
@@ -171,7 +168,6 @@ class ModelMemory:
     zero_grad_keeps_grads: bool = False
     cuda_lazy_loading: bool = True
     cuda_major_version: int = 12
-    driver_reserved_mib: int = 0
     kv_cache_impl: str = "paged"
     mla_decode_weights: str = "up-proj"
     kbit_fp32_upcast: bool = False
@@ -426,8 +422,6 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_num, "model.loss_vocab_chunk", m.loss_vocab_chunk, maximum=16 * 1024 * 1024, integer=True)
     check(_choice, "model.fsdp_version", str(m.fsdp_version), ("1", "2"))
     check(_choice, "model.cuda_major_version", str(m.cuda_major_version), tuple(str(v) for v in CUDA_MAJOR_VERSIONS))
-    check(_num, "model.driver_reserved_mib", m.driver_reserved_mib, strict=False, maximum=MAX_DRIVER_RESERVED_MIB,
-          integer=True)
     check(_choice, "model.optimizer_impl", m.optimizer_impl, OPTIMIZER_IMPLS)
     check(_choice, "model.kv_cache_impl", m.kv_cache_impl, KV_CACHE_IMPLS)
     check(_choice, "model.mla_decode_weights", m.mla_decode_weights, MLA_DECODE_WEIGHTS)

@@ -186,7 +186,10 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         sp_gathered_inputs=m.sp_gathered_inputs, context_parallel=m.context_parallel,
         gradient_accumulation=steps > 1, fsdp_version=m.fsdp_version, optimizer_impl=m.optimizer_impl,
         zero_grad_keeps_grads=m.zero_grad_keeps_grads, cuda_lazy_loading=m.cuda_lazy_loading,
-        cuda_major_version=m.cuda_major_version, driver_reserved_mib=m.driver_reserved_mib,
+        # No driver_reserved_mib: the driver's framebuffer reserve belongs to the card, and the usable capacity every
+        # fit compares against (PyTorch's total, gpudesk.sizing.capacity) already leaves it out
+        # (gpudesk.sizing.driver_reserved). Counting it here too made a plan tighter by the reserve (issue 27).
+        cuda_major_version=m.cuda_major_version,
         kv_cache_impl=m.kv_cache_impl, mla_decode_weights=m.mla_decode_weights, kbit_fp32_upcast=m.kbit_fp32_upcast,
         kbit_embeddings_bf16=m.kbit_embeddings_bf16,
         fsdp1_mixed_flat_params=m.fsdp1_mixed_flat_params, lora_dropout=m.lora_dropout,

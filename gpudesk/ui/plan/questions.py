@@ -22,7 +22,6 @@ from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
 from gpudesk.sizing.lora_base import LORA_BASE_WEIGHTS
 from gpudesk.sizing.error_band import FRAMEWORKS
 from gpudesk.sizing.decode_attention import DECODE_ATTENTIONS
-from gpudesk.sizing.driver_reserved import MAX_DRIVER_RESERVED_MIB
 from gpudesk.sizing.eager_softmax import EAGER_SOFTMAX
 from gpudesk.sizing.fsdp2_no_sync import FSDP2_NO_SYNC
 from gpudesk.sizing.load_cast import LOAD_DTYPES
@@ -212,8 +211,6 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "On since CUDA 11.7 / PyTorch 2.0; off loads every kernel at start-up (about 1.3 GiB of context).")),
             _f("model.cuda_major_version", translate("PlanQuestions", "CUDA major version of the PyTorch build"), kind="choice", choices=tuple((v, str(v)) for v in CUDA_MAJOR_VERSIONS),
                tooltip=translate("PlanQuestions", "torch.version.cuda. With lazy loading off, CUDA 10 (PyTorch 1.8 and older +cu10x wheels) loads smaller kernel libraries: about 0.9 GiB of context instead of 1.3 GiB.")),
-            _f("model.driver_reserved_mib", translate("PlanQuestions", "Driver-reserved memory per GPU"), kind="int", unit=translate("PlanQuestions", "MiB"), minimum=0, maximum=MAX_DRIVER_RESERVED_MIB,
-               tooltip=translate("PlanQuestions", "The framebuffer the NVIDIA driver keeps for itself (nvidia-smi -q -d MEMORY: Reserved), added to the device figure only. Give it when your reading includes it (NVML's v1 nvmlDeviceGetMemoryInfo used: py3nvml, pynvml without version=2); 0 for nvidia-smi's Used.")),
             _f("model.framework", translate("PlanQuestions", "Framework (for the expected error only)"), kind="choice",
                choices=((None, translate("PlanQuestions", "any")),) + _plain(FRAMEWORKS), optional=True,
                tooltip=translate("PlanQuestions", "Chooses which published cases give the estimate's expected error band; the estimate itself does not change.")),
