@@ -16,7 +16,9 @@ with overlap the CPU prepares step n+1 while the GPU runs step n, so a step last
   Dec 2024); vLLM's asynchronous scheduling is on by default since v0.12 (``vllm/config/scheduler.py``
   ``async_scheduling: bool | None = None`` resolved to on in ``vllm/config/vllm.py``, PR 27614) and off before
   (V0 and V1 up to v0.11); TensorRT-LLM's runtime overlaps its scheduler (``disable_overlap_scheduler=False``,
-  ``tensorrt_llm/llmapi/llm_args.py``). With no version given, the current default.
+  ``tensorrt_llm/llmapi/llm_args.py``; the PyTorch flow, from 0.20), while its TensorRT-engine flow (the 0.x
+  default) does not (``enableTrtOverlap`` off: :data:`TRTLLM_BACKENDS`). With no version given, the current
+  default.
 - Output lag: vLLM V0's asynchronous output processor (on by default from v0.6.0, vllm-project/vllm PR 7049 and
   RFC 6913; off with ``--enforce-eager``, issue 10295) processes the outputs of step n (detokenisation, stop
   checks, the request outputs the API server streams) while step n + 1 runs, and ``LLMEngine.step`` returns them
@@ -83,13 +85,22 @@ OVERLAP_SOURCE = {
 # flow's executor overlaps its Python host work with the GPU only since NVIDIA/TensorRT-LLM PR 4174 ("Breaking change:
 # perf: Enable scheduling overlap by default", May 2025: PyTorchConfig ``enable_overlap_scheduler`` default False
 # renamed ``disable_overlap_scheduler`` default False), i.e. from release 0.20; before, its host work adds to every
-# step. The TensorRT-engine flow keeps the model's other default (overlapped).
+# step. The TensorRT-engine flow's C++ executor overlaps two micro-batches (one's host work under the other's engine
+# run) only with ``enableTrtOverlap`` (``TrtGptModelOptionalParams``), off by default: the MLPerf Inference v4.1
+# NVIDIA harness that drives it declares ``DEFINE_bool(enable_trt_overlap, false, "Enable batches to overlap in TRT
+# context execution")`` and passes it on unchanged (closed/NVIDIA/code/harness/harness_llm/main_llm.cc, llm_utils.hpp
+# ``mEnableTrtOverlap = false``, llm_core.cc ``optionalParams.enableTrtOverlap``; mlcommons/inference_results_v4.1
+# @198fc46, no llama2-70b or mixtral config sets it). So in that flow the host work adds to every step, as in the
+# PyTorch flow before its overlap scheduler; its per-request figure is the generic one above (no C++-executor
+# measurement was found).
 TRTLLM_BACKENDS = ("pytorch", "tensorrt")
 TRTLLM_PYTORCH_DEFAULT_SINCE = (1, 0)
 TRTLLM_PYTORCH_OVERLAP_SINCE = (0, 20)
 TRTLLM_BACKEND_SOURCE = ("TensorRT-LLM trtllm-bench --backend (cpp path by default in 0.x, pytorch from 1.0: "
                          "tensorrt_llm/bench/benchmark/throughput.py); PyTorch-flow overlap scheduler on by default "
-                         "since NVIDIA/TensorRT-LLM PR 4174 (release 0.20)")
+                         "since NVIDIA/TensorRT-LLM PR 4174 (release 0.20); TensorRT-engine flow: enableTrtOverlap "
+                         "off by default (mlcommons/inference_results_v4.1 @198fc46 closed/NVIDIA/code/harness/"
+                         "harness_llm/main_llm.cc enable_trt_overlap=false)")
 # Engines that run one static batch through a host generate loop (gpudesk.sizing.serve_static).
 STATIC_HOST_ENGINES = ("optimum-habana",)
 STATIC_HOST_SOURCE = ("transformers generate loop (optimum.habana.transformers.generation.utils): one host "
@@ -181,6 +192,8 @@ def host_overhead(engine: str, version: str | None, overlap: bool | None, num_sc
         parsed = engine_version_tuple(version)
         if overlap is None and runtime == "pytorch" and parsed is not None and parsed < TRTLLM_PYTORCH_OVERLAP_SINCE:
             resolved = False
+        if overlap is None and runtime == "tensorrt":
+            resolved = False  # the C++ executor's enableTrtOverlap is off by default (TRTLLM_BACKENDS comment)
         source = f"{source}; {TRTLLM_BACKEND_SOURCE}"
     if engine == "lmdeploy" and overlap is None and backend is not None and backend.lower() == "pytorch":
         resolved = False  # the PyTorch engine's Python step loop (LMDEPLOY_HOST_SOURCE)
@@ -194,8 +207,9 @@ def schedules_ahead(engine: str, version: str | None, backend: str | None, overl
     step n + 2 (:mod:`gpudesk.sizing.serve_sched`): where its host work is ``overlapped`` by the Python scheduler
     loop that runs one batch ahead (SGLang's overlap scheduler, vLLM's asynchronous scheduling, TensorRT-LLM's
     PyTorch-flow overlap scheduler: docs "Overlap Scheduler", ``_executor_loop_overlap``). TensorRT-LLM's
-    TensorRT-engine flow (the C++ executor) has no such documented loop: its overlap here is only the assumption
-    that its host work hides, so it is not counted as scheduling ahead."""
+    TensorRT-engine flow (the C++ executor) has no such loop: it is not overlapped by default (enableTrtOverlap off,
+    :data:`TRTLLM_BACKENDS`), and where the user types overlap its two micro-batches are not a batch scheduled ahead,
+    so it is not counted as scheduling ahead."""
     if not overlapped or engine == "lmdeploy":  # TurboMind's C++ loop does not run a batch ahead
         return False
     return not (engine == "trtllm" and trtllm_backend(version, backend) == "tensorrt")

@@ -36,7 +36,8 @@ def _speed(load: ServeLoad, row: dict):
 
 def test_latencies_are_those_where_the_modelled_engine_meets_the_limits():
     """At the published 75 queries/s the modelled engine is far from its limits (it is a little faster than the
-    real one, and near saturation that moves the latencies several-fold); at the highest rate where its p99 TPOT
+    real one, and near saturation that moves the latencies several-fold: free TPOT 0.56 of the measured one with
+    the engine flow's host work in every step, 0.35 with it hidden); at the highest rate where its p99 TPOT
     and TTFT meet 200 ms / 2 s the mean TPOT is the measured one within 30 %, and the throughput stays the
     published rate."""
     row = _row(DGX_H100, ttft_p99_limit_s=2.0, tpot_p99_limit_s=0.2)
@@ -46,7 +47,7 @@ def test_latencies_are_those_where_the_modelled_engine_meets_the_limits():
     bound = _speed(load, row)
     assert bound.latency["tpot_s"]["p99"] <= 0.2
     assert bound.latency["ttft_s"]["p99"] <= 2.0
-    assert bound.tpot_s > 2 * free.tpot_s
+    assert bound.tpot_s > 1.5 * free.tpot_s
     assert bound.tpot_s == pytest.approx(row["measured"]["value"], rel=0.3)
     assert bound.output_tokens_per_s == pytest.approx(free.output_tokens_per_s)
     assert any(a.name == "latency_limits" for a in bound.assumptions)

@@ -141,7 +141,8 @@ def test_trtllm_014_engine_flow_ttft_at_32_qps_has_no_lookahead_step():
     ttft, _ = predict_serve_case(row)
     assert ttft == pytest.approx(0.05, rel=0.2)
     ahead, _ = predict_serve_case(dict(row, engine_version="1.0.0"))  # the PyTorch flow's overlap scheduler
-    assert ahead > 1.2 * ttft
+    # (the engine flow's steps carry their host work since speedfix79: enableTrtOverlap off, serve_host)
+    assert ahead > 1.1 * ttft
 
 
 def test_sglang_prefill_steps_launch_their_kernels_eagerly():
