@@ -210,7 +210,9 @@ class EstimatorAccuracyView(QWidget):
                 "fresh45": self.tr("forty-fifth fresh (collected after the model was frozen a forty-fifth time)"),
                 "fresh46": self.tr("forty-sixth fresh (collected after the model was frozen a forty-sixth time)"),
                 "fresh47": self.tr("forty-seventh fresh (collected after the model was frozen a forty-seventh time)"),
-                "fresh48": self.tr("forty-eighth fresh (collected after the model was frozen a forty-eighth time)")}
+                "fresh48": self.tr("forty-eighth fresh (collected after the model was frozen a forty-eighth time)"),
+                "fresh49": self.tr("forty-ninth fresh (collected after the model was frozen a forty-ninth time)"),
+                "fresh50": self.tr("fiftieth fresh (collected after the model was frozen a fiftieth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
