@@ -819,9 +819,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         except UnknownItemError as exc:
             raise CliError(_("{flag}: {problem}").format(flag=f"--gpu {args.gpu!r}", problem=exc.user_text())) from exc
         try:
-            # Paged (unified-memory) states are evicted to host RAM when the GPU runs short: not needed on the device;
-            # the driver's reserve is already outside the card's reported total (MemoryEstimate.card_bytes).
-            verdict = (gpu, gpu_fit(est.card_bytes - est.paged_bytes, gpu,
+            # The need on the card, as the planner fits it (MemoryEstimate.device_need_bytes).
+            verdict = (gpu, gpu_fit(est.device_need_bytes, gpu,
                                       DEFAULT_SAFE_FREE_FRACTION if args.safe_free is None else args.safe_free))
         except SizingError as exc:
             raise CliError(_("{flag}: {problem}").format(flag="--safe-free", problem=exc.reason)) from exc
