@@ -212,7 +212,9 @@ class SpeedBand:
 class PlanOption:
     """One evaluated option (GPU x count x server x interconnect) with the settings the search chose for it.
 
-    Memory is per GPU in bytes (``per_gpu_memory_bytes`` with its breakdown against ``safe_line_bytes``); times in
+    Memory is per GPU in bytes (``per_gpu_memory_bytes``, the need on the card that every fit uses:
+    :attr:`gpudesk.sizing.MemoryEstimate.device_need_bytes`, so the breakdown adds up to more where it has paged
+    optimizer states in unified memory; against ``safe_line_bytes``); times in
     seconds; money in USD. Chosen settings: ``micro_batch_size`` x ``gradient_accumulation`` (training keeps the
     global batch), ``sharding``, ``recompute``, ``tensor_parallel``, ``pipeline_parallel``, ``expert_parallel``;
     a service's ``replicas`` of ``tensor_parallel`` GPUs, each running ``concurrent_sequences`` requests in the
