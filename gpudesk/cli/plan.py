@@ -870,6 +870,9 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                         "GiB headroom)").format(gpu=gpu.name, usable_gib=f.usable_bytes / GIB,
                                                 safe_gib=f.safe_line_bytes / GIB, state=state,
                                                 headroom_gib=f.headroom_bytes / GIB)]
+        if est.device_need_bytes != est.total_bytes:  # the plan's "memory per GPU" for this job
+            lines.append(_("needed on the card: {gib:.2f} GiB per GPU, the figure the headroom is measured from")
+                         .format(gib=est.device_need_bytes / GIB))
         if est.component("driver_reserved"):
             lines.append(_("the driver-reserved {mib} MiB is already outside the usable figure: the headroom leaves it "
                            "out").format(mib=est.component("driver_reserved") // MIB))

@@ -46,11 +46,14 @@ def _optimizer_benchmark(card: str) -> Requirement:
 def test_the_plan_fits_a_paged_job_as_estimate_memory_does(card, capsys):
     result = plan(_optimizer_benchmark(card), open_catalog())
     [option] = [c for c in result.candidates if c.gpu_id == card and c.count == 1]
-    assert main(["estimate", "memory", "--config", str(CONFIG), "--mode", "train", "--precision", "fp32",
-                 "--optimizer", "paged_adamw", "--seq", "128",
-                 "--batch", str(option.micro_batch_size), "--recompute", str(option.recompute), "--gpu", card,
-                 "--json"]) == 0
+    argv = ["estimate", "memory", "--config", str(CONFIG), "--mode", "train", "--precision", "fp32",
+            "--optimizer", "paged_adamw", "--seq", "128", "--batch", str(option.micro_batch_size),
+            "--recompute", str(option.recompute), "--gpu", card, "--json"]
+    assert main(argv) == 0
     cli = json.loads(capsys.readouterr().out)
+    assert main(argv[:-1]) == 0  # the text form names the same need
+    need_gib = cli["per_gpu"]["device_need_bytes"] / 2**30
+    assert f"needed on the card: {need_gib:.2f} GiB per GPU" in capsys.readouterr().out
     breakdown = cli["per_gpu"]["breakdown_bytes"]
     assert dict(option.memory.breakdown) == breakdown  # the same job, part by part
     paged = breakdown["paged_optimizer_states"]
