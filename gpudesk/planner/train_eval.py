@@ -75,7 +75,8 @@ def micro_batches(requested: int) -> list[int]:
 
 def _memory(ctx: PlanContext, count: int, sharding: str, recompute: str, micro_batch: int,
             accumulation: int) -> tuple[MemoryEstimate, int]:
-    """(estimate, bytes needed on the card: MemoryEstimate.device_need_bytes) for this count, setting, micro-batch and accumulation steps, computed once per plan.
+    """(estimate, bytes needed on the card: ``MemoryEstimate.device_need_bytes``) for this count, setting,
+    micro-batch and accumulation steps, computed once per plan.
 
     With more than one accumulation step the earlier micro-batches' gradients are alive during the later ones'
     forward and backward, and the sizing layer counts them (:func:`gpudesk.sizing.memory_train.train_memory`).
