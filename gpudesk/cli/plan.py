@@ -819,9 +819,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         except UnknownItemError as exc:
             raise CliError(_("{flag}: {problem}").format(flag=f"--gpu {args.gpu!r}", problem=exc.user_text())) from exc
         try:
-            # Paged (unified-memory) states are evicted to host RAM when the GPU runs short: not needed on the device;
-            # the driver's reserve is already outside the card's reported total (MemoryEstimate.card_bytes).
-            verdict = (gpu, gpu_fit(est.card_bytes - est.paged_bytes, gpu,
+            # The need on the card, as the planner fits it (MemoryEstimate.device_need_bytes).
+            verdict = (gpu, gpu_fit(est.device_need_bytes, gpu,
                                       DEFAULT_SAFE_FREE_FRACTION if args.safe_free is None else args.safe_free))
         except SizingError as exc:
             raise CliError(_("{flag}: {problem}").format(flag="--safe-free", problem=exc.reason)) from exc
@@ -871,6 +870,9 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                         "GiB headroom)").format(gpu=gpu.name, usable_gib=f.usable_bytes / GIB,
                                                 safe_gib=f.safe_line_bytes / GIB, state=state,
                                                 headroom_gib=f.headroom_bytes / GIB)]
+        if est.device_need_bytes != est.total_bytes:  # the plan's "memory per GPU" for this job
+            lines.append(_("needed on the card: {gib:.2f} GiB per GPU, the figure the headroom is measured from")
+                         .format(gib=est.device_need_bytes / GIB))
         if est.component("driver_reserved"):
             lines.append(_("the driver-reserved {mib} MiB is already outside the usable figure: the headroom leaves it "
                            "out").format(mib=est.component("driver_reserved") // MIB))

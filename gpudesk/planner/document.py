@@ -30,6 +30,7 @@ from gpudesk.planner.errors import PlannerError
 from gpudesk.planner.profile import requirement_from_dict, requirement_to_dict
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.results import Candidate, Plan, Rejected
+from gpudesk.sizing.estimate import device_need_of
 
 PLAN_DOCUMENT_FORMAT = "gpudesk-plan"
 PLAN_DOCUMENT_VERSION = 2
@@ -211,7 +212,9 @@ class SpeedBand:
 class PlanOption:
     """One evaluated option (GPU x count x server x interconnect) with the settings the search chose for it.
 
-    Memory is per GPU in bytes (``per_gpu_memory_bytes`` with its breakdown against ``safe_line_bytes``); times in
+    Memory is per GPU in bytes (``per_gpu_memory_bytes``, the need on the card that every fit uses:
+    :attr:`gpudesk.sizing.MemoryEstimate.device_need_bytes`, so the breakdown adds up to more where it has paged
+    optimizer states in unified memory; against ``safe_line_bytes``); times in
     seconds; money in USD. Chosen settings: ``micro_batch_size`` x ``gradient_accumulation`` (training keeps the
     global batch), ``sharding``, ``recompute``, ``tensor_parallel``, ``pipeline_parallel``, ``expert_parallel``;
     a service's ``replicas`` of ``tensor_parallel`` GPUs, each running ``concurrent_sequences`` requests in the
@@ -405,7 +408,7 @@ class PlanOption:
             server_name=_str(d.get("server_name")), interconnect=_str(d.get("interconnect")),
             interconnect_name=_str(d.get("interconnect_name")), network_link=_str(d.get("network_link")),
             sharding=_str(d.get("sharding")), recompute=_str(d.get("recompute")),
-            per_gpu_memory_bytes=total if total is not None or not breakdown else sum(breakdown.values()),
+            per_gpu_memory_bytes=total if total is not None or not breakdown else int(device_need_of(breakdown)),
             per_gpu_memory_breakdown_bytes=breakdown,
             memory_assumptions=Sourced.read_all(own, "assumption") if isinstance(own, list) else None,
             usable_memory_bytes=_int(d.get("usable_memory_bytes")), safe_line_bytes=_int(d.get("safe_line_bytes")),
@@ -536,6 +539,12 @@ class JobMemory:
     total_bytes: int | None
     breakdown_bytes: dict[str, int]
     assumptions: list[Sourced]
+
+    @property
+    def need_bytes(self) -> int | None:
+        """What the job needs on the card (:attr:`gpudesk.sizing.MemoryEstimate.device_need_bytes`): the breakdown
+        less the parts outside the card's reported total, or the saved total where no breakdown was saved."""
+        return int(device_need_of(self.breakdown_bytes)) if self.breakdown_bytes else self.total_bytes
 
 
 @dataclass(frozen=True)

@@ -95,8 +95,9 @@ class Candidate:
 
     @property
     def per_gpu_memory_bytes(self) -> int:
-        """Estimated peak memory per GPU (bytes)."""
-        return self.memory.total_bytes
+        """Memory needed on each GPU's card (bytes): the figure every fit and headroom uses
+        (:attr:`gpudesk.sizing.MemoryEstimate.device_need_bytes`)."""
+        return self.memory.device_need_bytes
 
     @property
     def tco_3y_usd(self) -> float | None:

@@ -66,7 +66,7 @@ def replica_shapes(ctx: PlanContext, gpu: GPU) -> list[ReplicaShape]:
         if est1 is None:
             est1 = estimate_memory(spec, memory_workload(req, gpus=t, tensor_parallel=t, concurrent_sequences=1))
             ctx.memory_cache[key] = est1
-        f1 = gpu_fit(est1.total_bytes, gpu, req.operations.safe_free_fraction)
+        f1 = gpu_fit(est1.device_need_bytes, gpu, req.operations.safe_free_fraction)
         if not f1.under_safe_line:
             continue
         if transformer:
@@ -84,7 +84,7 @@ def replica_shapes(ctx: PlanContext, gpu: GPU) -> list[ReplicaShape]:
         if est is None:
             est = estimate_memory(spec, memory_workload(req, gpus=t, tensor_parallel=t, concurrent_sequences=batch))
             ctx.memory_cache[key] = est
-        shapes.append((t, batch, est, gpu_fit(est.total_bytes, gpu,
+        shapes.append((t, batch, est, gpu_fit(est.device_need_bytes, gpu,
                                           req.operations.safe_free_fraction)))
     return shapes
 
@@ -212,7 +212,7 @@ def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -
         usable = gpu_fit(0, gpu).usable_bytes
         if est:
             reason = _("does not fit: {need} per GPU for one sequence, over the safe line of {gpu} ({usable} usable) even "
-                       "with 8-way tensor parallelism").format(need=format_gib(est.total_bytes), gpu=gpu.name, usable=format_gib(usable))
+                       "with 8-way tensor parallelism").format(need=format_gib(est.device_need_bytes), gpu=gpu.name, usable=format_gib(usable))
         else:
             reason = _("does not fit: one sequence needs more than the safe line of {gpu} ({usable} usable) even with "
                        "8-way tensor parallelism").format(gpu=gpu.name, usable=format_gib(usable))
@@ -352,7 +352,7 @@ def evaluate_inference(ctx: PlanContext, gpu: GPU, servers_list: list[Server]) -
                              "{safe_line} safe line",
                              "replica of {t} GPUs serving {batch} concurrent sequences: {memory} per GPU under the "
                              "{safe_line} safe line", t).format(
-                        t=t, batch=mem_batch, memory=format_gib(est.total_bytes), safe_line=format_gib(f.safe_line_bytes)), "article 3.1; PagedAttention KV blocks (arXiv 2309.06180)"))
+                        t=t, batch=mem_batch, memory=format_gib(est.device_need_bytes), safe_line=format_gib(f.safe_line_bytes)), "article 3.1; PagedAttention KV blocks (arXiv 2309.06180)"))
         if speed is not None:
             why.append((_("engine at {batch} requests in flight: {tokens_per_s:,.0f} output tokens/s and {qps:.2f} "
                           "requests/s per replica, time to first token {ttft_ms:.0f} ms, time per output token "

@@ -233,7 +233,12 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
         out += ["## " + _("Software versions"), ""]
         out += _table([_("Component"), _("Version")], [[md_escape(k), md_escape(v)] for k, v in sheet.software])
     rows = [[md_escape(memory_part_label(name)), format_gib(size)] for name, size in sheet.memory_parts]
-    rows.append(["**" + _("Total per GPU") + "**", f"**{format_gib(sheet.memory_total_bytes)}**"])
+    # The need on the card (MemoryEstimate.device_need_bytes) leaves out paged optimizer states (unified memory):
+    # then the row says so, as the parts above it add up to more.
+    total_label = (_("Total per GPU") if sheet.memory_total_bytes is None
+                   or sheet.memory_total_bytes == sum(size for _name, size in sheet.memory_parts)
+                   else _("Needed on the card per GPU (paged states in unified memory left out)"))
+    rows.append(["**" + total_label + "**", f"**{format_gib(sheet.memory_total_bytes)}**"])
     rows.append([_("Usable capacity (reported by the driver)"), format_gib(sheet.usable_bytes)])
     rows.append([_("Safe line"), format_gib(sheet.safe_line_bytes)])
     headroom = sheet.headroom_bytes

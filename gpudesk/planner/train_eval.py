@@ -75,7 +75,8 @@ def micro_batches(requested: int) -> list[int]:
 
 def _memory(ctx: PlanContext, count: int, sharding: str, recompute: str, micro_batch: int,
             accumulation: int) -> tuple[MemoryEstimate, int]:
-    """(estimate, total bytes) for this count, setting, micro-batch and accumulation steps, computed once per plan.
+    """(estimate, bytes needed on the card: ``MemoryEstimate.device_need_bytes``) for this count, setting,
+    micro-batch and accumulation steps, computed once per plan.
 
     With more than one accumulation step the earlier micro-batches' gradients are alive during the later ones'
     forward and backward, and the sizing layer counts them (:func:`gpudesk.sizing.memory_train.train_memory`).
@@ -86,7 +87,7 @@ def _memory(ctx: PlanContext, count: int, sharding: str, recompute: str, micro_b
         est = estimate_memory(ctx.spec, memory_workload(ctx.req, gpus=count, sharding=sharding, recompute=recompute,
                                                         micro_batch_size=micro_batch,
                                                         gradient_accumulation_steps=accumulation))
-        hit = ctx.train_memory_cache[key] = (est, est.total_bytes)
+        hit = ctx.train_memory_cache[key] = (est, est.device_need_bytes)
     return hit
 
 
@@ -313,7 +314,7 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
     why.append((layout_text,
                 "ZeRO paper (arXiv 1910.02054) sections 5 and 7; Korthikanti et al. 2022 Table 2"))
     why.append((_("{memory} per GPU against {safe_line} safe line ({share:.0%} of {usable} usable)").format(
-                    memory=format_gib(est.total_bytes), safe_line=format_gib(f.safe_line_bytes), share=1 - o.safe_free_fraction,
+                    memory=format_gib(total), safe_line=format_gib(f.safe_line_bytes), share=1 - o.safe_free_fraction,
                     usable=format_gib(f.usable_bytes)),
                 "article 3.1 (keep 15-20 % free); reported totals from public OOM messages (oom.md 3.4)"))
     speed = speeds.get((sharding, recompute, micro_batch)) if speed_model else None

@@ -104,14 +104,14 @@ def parallel_candidate(ctx: PlanContext, gpu: GPU, server: Server, count: int, s
     """The best pipeline / expert-parallel option of ``count`` GPUs, or None when none fits the usable memory."""
     o, w = ctx.req.operations, ctx.req.workload
     usable_fit = [lay for lay in parallel_layouts(ctx, gpu, server, count)
-                  if gpu_fit(lay.memory.total_bytes, gpu, o.safe_free_fraction).fits]
+                  if gpu_fit(lay.memory.device_need_bytes, gpu, o.safe_free_fraction).fits]
     if not usable_fit:
         return None
-    safe = [lay for lay in usable_fit if gpu_fit(lay.memory.total_bytes, gpu,
+    safe = [lay for lay in usable_fit if gpu_fit(lay.memory.device_need_bytes, gpu,
                                              o.safe_free_fraction).under_safe_line]
     best = (min(safe, key=lambda lay: lay.speed.step_time_s / lay.global_batch) if safe
-            else min(usable_fit, key=lambda lay: lay.memory.total_bytes))
-    f = gpu_fit(best.memory.total_bytes, gpu, o.safe_free_fraction)
+            else min(usable_fit, key=lambda lay: lay.memory.device_need_bytes))
+    f = gpu_fit(best.memory.device_need_bytes, gpu, o.safe_free_fraction)
     link = intra_link(ctx, gpu, server)
     t = max(1, ctx.req.model.tensor_parallel)
     cand = Candidate(
@@ -132,7 +132,7 @@ def parallel_candidate(ctx: PlanContext, gpu: GPU, server: Server, count: int, s
     cand.rationale.append((
         _("pipeline parallel {pp} x expert parallel {ep} x tensor parallel {tp}: {memory} per GPU against {safe} "
           "safe line; {tps:,.0f} tokens/s per GPU, step {step:.2f} s, pipeline bubble {bubble:.1%}").format(
-            pp=best.pp, ep=best.ep, tp=t, memory=format_gib(best.memory.total_bytes), safe=format_gib(f.safe_line_bytes),
+            pp=best.pp, ep=best.ep, tp=t, memory=format_gib(best.memory.device_need_bytes), safe=format_gib(f.safe_line_bytes),
             tps=best.speed.tokens_per_s_per_gpu, step=best.speed.step_time_s, bubble=best.speed.bubble_share),
         "Narayanan et al. 2021 (arXiv 2104.04473) 1F1B pipeline; Megatron-Core expert parallelism; "
         "gpudesk.sizing.speed_train"))

@@ -48,6 +48,19 @@ COMPONENT_ORDER: tuple[str, ...] = (
 _NOT_ALLOCATED = frozenset({"cuda_context", "framework_overhead", "fragmentation", "paged_optimizer_states",
                             "loading_reserve", "fsdp_stream_cache", "driver_reserved"})
 
+# Parts of the device figure that the card's reported total need not hold: the driver's own framebuffer reserve,
+# which ``cudaMemGetInfo``'s total already leaves out (gpudesk.sizing.driver_reserved), and bitsandbytes paged
+# optimizer states, allocated with ``cudaMallocManaged`` and evicted to host RAM by the driver when the GPU runs
+# short instead of failing (bitsandbytes ``functional.py`` ``get_paged``/``prefetch_tensor``; CUDA C++ Programming
+# Guide, "Unified Memory Programming", oversubscription on Pascal and later).
+OFF_CARD_PARTS = ("driver_reserved", "paged_optimizer_states")
+
+
+def device_need_of(breakdown: dict[str, int] | dict[str, float]) -> float:
+    """:attr:`MemoryEstimate.device_need_bytes` of a bare breakdown (a saved plan's, a chart bar's): its sum less
+    :data:`OFF_CARD_PARTS`."""
+    return sum(v for k, v in breakdown.items() if k not in OFF_CARD_PARTS)
+
 
 @dataclass(frozen=True)
 class MemoryEstimate:
@@ -152,6 +165,15 @@ class MemoryEstimate:
         total (``cudaMemGetInfo``'s) already leaves out (:mod:`gpudesk.sizing.driver_reserved`)."""
         return self.total_bytes - self.breakdown.get("driver_reserved", 0)
 
+    @property
+    def device_need_bytes(self) -> int:
+        """The memory the job needs ON THE CARD, per GPU: what must fit in the card's reported total
+        (:func:`gpudesk.sizing.capacity.reported_total_bytes`) and so what every fit, headroom and "memory per GPU"
+        figure uses. The total less the driver's reserve (already outside ``cudaMemGetInfo``'s total,
+        :mod:`gpudesk.sizing.driver_reserved`) less the paged optimizer states (:attr:`paged_bytes`: CUDA unified
+        memory, evicted to host RAM when the GPU runs short; bitsandbytes ``functional.py`` ``get_paged``)."""
+        return int(device_need_of(self.breakdown))
+
     def component(self, name: str) -> int:
         """Bytes of one component (0 when the component does not apply to this estimate)."""
         return self.breakdown.get(name, 0)
@@ -165,6 +187,7 @@ class MemoryEstimate:
             "reserved_bytes": self.reserved_bytes,
             "device_bytes": self.device_bytes,
             "paged_unified_memory_bytes": self.paged_bytes,
+            "device_need_bytes": self.device_need_bytes,
             "breakdown_bytes": dict(self.breakdown),
             "gpus": self.gpus,
             "assumptions": [{"assumption": a, "source": s} for a, s in self.assumptions],

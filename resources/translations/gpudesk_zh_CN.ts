@@ -3497,38 +3497,38 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MemoryBreakdownChart</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="147"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="155"/>
         <source>Drawing the chart…</source>
         <extracomment>Fixed colours for the usual part names; other names take the fallback cycle in order of appearance.</extracomment>
         <translation>正在绘制图表…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="178"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="186"/>
         <source>Memory per GPU (GiB)</source>
         <translation>每 GPU 显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="210"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="218"/>
         <source>Usable capacity</source>
         <translation>可用容量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="210"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="218"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="287"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="295"/>
         <source>{0}: {1} per GPU (no safe line known)</source>
         <translation>{0}：每 GPU {1}（安全线未知）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="291"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="299"/>
         <source>{0}: {1} per GPU, {2} under the safe line of {3}</source>
         <translation>{0}：每 GPU {1}，比安全线 {3} 低 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="293"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="301"/>
         <source>{0}: {1} per GPU, {2} OVER the safe line of {3}</source>
         <translation>{0}：每 GPU {1}，超出安全线 {3} 达 {2}</translation>
     </message>

@@ -128,7 +128,7 @@ class LivePreview(QWidget):
             for count in (n for n in PREVIEW_COUNTS if n <= limit and n % tp == 0):
                 sharding, recompute = self.options(req, spec, count)[-1]
                 estimate = estimate_memory(spec, memory_workload(req, gpus=count, sharding=sharding, recompute=recompute))
-                if gpu_fit(estimate.total_bytes, gpu,
+                if gpu_fit(estimate.device_need_bytes, gpu,
                        req.operations.safe_free_fraction).under_safe_line:
                     blocked = self.count.blockSignals(True)
                     try:
@@ -188,7 +188,7 @@ class LivePreview(QWidget):
             for sharding, recompute in self.options(req, spec, gpus):
                 workload = memory_workload(req, gpus=gpus, sharding=sharding, recompute=recompute)
                 estimate = estimate_memory(spec, workload)
-                fitted = gpu_fit(estimate.total_bytes, gpu, req.operations.safe_free_fraction) if gpu else None
+                fitted = gpu_fit(estimate.device_need_bytes, gpu, req.operations.safe_free_fraction) if gpu else None
                 chosen = (estimate, fitted, workload)
                 if fitted is None or fitted.under_safe_line:
                     break
@@ -227,7 +227,7 @@ class LivePreview(QWidget):
         for count in (n for n in PREVIEW_COUNTS if n > gpus):
             sharding, recompute = self.options(req, spec, count)[-1]
             estimate = estimate_memory(spec, memory_workload(req, gpus=count, sharding=sharding, recompute=recompute))
-            if gpu_fit(estimate.total_bytes, gpu, req.operations.safe_free_fraction).under_safe_line:
+            if gpu_fit(estimate.device_need_bytes, gpu, req.operations.safe_free_fraction).under_safe_line:
                 if req.model.mode == "inference":
                     return self.tr("Fits under the safe line on {0} of these cards.").format(count)
                 return self.tr("Fits under the safe line on {0} of these cards (with {1}, recomputation {2}).").format(

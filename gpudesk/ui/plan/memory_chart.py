@@ -74,6 +74,14 @@ class MemoryBarSpec:
     def total_bytes(self) -> float:
         return float(sum(size for _, size in self.parts))
 
+    @property
+    def need_bytes(self) -> float:
+        """What must fit on the card: the parts less those outside its reported total (paged optimizer states in
+        CUDA unified memory, drawn as their own part; :attr:`gpudesk.sizing.MemoryEstimate.device_need_bytes`)."""
+        from gpudesk.sizing.estimate import OFF_CARD_PARTS
+
+        return float(sum(size for name, size in self.parts if name not in OFF_CARD_PARTS))
+
 
 def part_color(name: str, order: list[str]) -> str:
     """Colour of a part: the fixed one for known names, otherwise the fallback cycle by first appearance."""
@@ -284,12 +292,12 @@ class MemoryBreakdownChart(QWidget):
             if len(specs) > 2:
                 spec = MemoryBarSpec(f"#{index + 1} {spec.label}", spec.parts, spec.usable_bytes, spec.safe_bytes)
             if spec.safe_bytes is None:
-                lines.append(self.tr("{0}: {1} per GPU (no safe line known)").format(spec.label, gib_unbroken(spec.total_bytes)))
+                lines.append(self.tr("{0}: {1} per GPU (no safe line known)").format(spec.label, gib_unbroken(spec.need_bytes)))
                 continue
-            margin = spec.safe_bytes - spec.total_bytes
+            margin = spec.safe_bytes - spec.need_bytes
             if margin >= 0:
                 text = self.tr("{0}: {1} per GPU, {2} under the safe line of {3}")
             else:
                 text = self.tr("{0}: {1} per GPU, {2} OVER the safe line of {3}")
-            lines.append(text.format(spec.label, gib_unbroken(spec.total_bytes), gib_unbroken(abs(margin)), gib_unbroken(spec.safe_bytes)))
+            lines.append(text.format(spec.label, gib_unbroken(spec.need_bytes), gib_unbroken(abs(margin)), gib_unbroken(spec.safe_bytes)))
         return "\n".join(lines)

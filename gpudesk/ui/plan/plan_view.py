@@ -494,7 +494,7 @@ class PlanView(QWidget):
         ]
         context = [self.tr("Before the search (the answers as given, one GPU, no sharding) the job needs {0}; each option "
                            "below is computed with the settings the search chose.").format(
-            format_gib(plan.memory.total_bytes if plan.memory else None))]
+            format_gib(plan.memory.need_bytes if plan.memory else None))]
         warnings = list(plan.warnings)
         binding = plan.binding
         binding_text = " ".join([binding.text] + [c.text for c in binding.changes]).strip() if binding else ""

@@ -121,3 +121,17 @@ def test_tco_chart_names_what_is_missing_from_an_unpriced_bar(qtbot):
     lines = chart.caption.text().splitlines()
     assert "without the servers" in lines[0] and "without the GPUs" not in lines[0]
     assert "without the GPUs" in lines[1] and "servers" not in lines[1]
+
+
+def test_a_paged_part_is_drawn_but_left_out_of_the_captioned_need(qtbot):
+    # bitsandbytes PagedAdamW states (CUDA unified memory, evicted to host RAM when the card runs short) are
+    # stacked as their own part; the caption's figure and margin are the need on the card, as every fit uses it
+    # (MemoryEstimate.device_need_bytes), so they match the plan's table and estimate memory --gpu.
+    chart = MemoryBreakdownChart()
+    qtbot.addWidget(chart)
+    spec = MemoryBarSpec("T4", [("weights", 2 * GIB), ("paged_optimizer_states", 4 * GIB), ("gradients", 2 * GIB)],
+                         14.56 * GIB, 11.65 * GIB)
+    chart.set_bars([spec])
+    assert spec.total_bytes == 8 * GIB and spec.need_bytes == 4 * GIB
+    assert chart.caption.text().replace("\u00a0", " ") == "T4: 4.00 GiB per GPU, 7.65 GiB under the safe line of 11.65 GiB"
+    assert list(chart._items["paged_optimizer_states"].opts["height"]) == pytest.approx([4.0])  # noqa: SLF001
