@@ -30,7 +30,8 @@ DEFAULT_NETWORK = "ib-ndr"
 # Published framework names -> the --framework profile a user would pick for that software.
 FRAMEWORK_PROFILES = {"megatron-lm": "megatron-lm", "flagscale": "megatron-lm", "megatron-core": "megatron", "nemo": "nemo",
                       "megatron-bridge": "nemo", "deepspeed": "deepspeed", "hf-trainer": "hf-trainer",
-                      "meta-internal": "megatron"}
+                      "meta-internal": "megatron",
+                      "llm-foundry": "llm-foundry"}
 # Trainers built on the same PyTorch-native stack as torchtitan (FSDP2 ``fully_shard`` per block, DTensor tensor and
 # sequence parallelism without async TP, the K/V heads repeated before ``F.scaled_dot_product_attention``,
 # torch.compile optional): they take torchtitan's profiles, compiled or eager by the row's ``compile``.
@@ -218,7 +219,8 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
     elif framework == "maxtext" and gpu.vendor == "AMD":
         profile = MAXTEXT_AMD_PROFILE
     else:
-        profile = FRAMEWORK_PROFILES.get(framework, "megatron")
+        # A published name may carry a remark in parentheses ("llm-foundry (composer + pytorch fsdp)").
+        profile = FRAMEWORK_PROFILES.get(framework.split(" (")[0], "megatron")
     precision = str(case.get("precision", "bf16"))
     return TrainSetup(
         gpus=int(case["gpus"]), seq_len=int(case["seq_len"]), global_batch=int(case["global_batch"]),
