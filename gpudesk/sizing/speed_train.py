@@ -393,20 +393,23 @@ FRAMEWORKS: dict[str, Framework] = {
                                 N_("prime-rl trainer without --model.compile: eager transformers modules (the "
                                    "torchtitan-measured eager factor); flash-attn FlashAttention-2"), "flash-attn-2",
                                 layer_host_ops=EAGER_LAYER_HOST_OPS, grouped_expert_gemm=True),
-    # llm-foundry (MosaicML Composer + torch FSDP) at github.com/mosaicml/llm-foundry 5e85bd6 (2024-01): its benchmark
-    # runs install '.[gpu-flash2]' (setup.py extra_deps: flash-attn==2.4.2; scripts/train/benchmarking/
-    # submit_benchmarks.py), and its attention implementations (llmfoundry/models/layers/attention.py attn_impl
-    # "flash": flash-attn 2; "triton": flash_attn_triton.py, the FlashAttention-1-era Triton port, "only been tested
-    # on A100") are both written with Ampere's mma.sync, none of the Hopper wgmma kernels (cuDNN fused attention,
-    # FlashAttention-3) Transformer Engine calls. Taken as the flash-attn FlashAttention-2 rate: the Triton port's
-    # published rate (FlashAttention-2 paper figure 4d, A100, causal, head dim 128, 16k: 80 TFLOPS against 189 for
-    # FlashAttention-2) would put llm-foundry's own A100 long-sequence runs (MPT-13B at 32k, MFU 51.7 % by its
-    # benchmarking README) 40 % slower than measured. Fused pointwise kernels and no tensor parallelism kept as the
-    # default profile's.
+    # llm-foundry (MosaicML Composer + torch FSDP), github.com/mosaicml/llm-foundry at 5e85bd6 (2024-01). Its attention
+    # implementations (llmfoundry/models/layers/attention.py) are attn_impl "flash" (the flash-attn package, 2.4.2 in
+    # setup.py's 'gpu-flash2' extra that scripts/train/benchmarking/submit_benchmarks.py installs), "triton"
+    # (flash_attn_triton.py, HazyResearch's Triton FlashAttention port on triton_pre_mlir, "only been tested on
+    # A100"; the default of attn_config_defaults in llmfoundry/models/layers/blocks.py, of the pretrain yamls and of
+    # submit_benchmarks.py --attn_impl) and "torch" (eager matmul-softmax-matmul). The fused two are written with
+    # Ampere's mma.sync, neither with the Hopper wgmma kernels (cuDNN fused attention, FlashAttention-3) that
+    # Transformer Engine calls, so on Hopper the profile takes the flash-attn FlashAttention-2 rate. The Triton port's
+    # own benchmark rate (FlashAttention-2 paper figure 4d, github.com/Dao-AILab/flash-attention assets/
+    # flash2_a100_fwd_bwd_benchmark.png: A100, causal, head dim 128, 16k tokens, 80 TFLOPS against 189 for
+    # FlashAttention-2) is not taken: it would put llm-foundry's own A100 long-sequence rows (MPT-13B at 32k, MFU
+    # 51.7 % by its benchmarking README) ~40 % slower than measured, so its kernel ran nearer FlashAttention-2's
+    # rate. Fused pointwise kernels and no tensor parallelism kept as the default profile's.
     "llm-foundry": Framework("llm-foundry", 1.0, 0.0,
-                             N_("llm-foundry (Composer, torch FSDP): attention through the flash-attn package's "
-                                "FlashAttention-2 kernels (setup.py gpu-flash2: flash-attn 2.4.2; llmfoundry/models/"
-                                "layers/attention.py at 5e85bd6), no Hopper cuDNN/FlashAttention-3 kernel"),
+                             N_("llm-foundry (Composer, torch FSDP): attention at the flash-attn FlashAttention-2 "
+                                "rate; its flash-attn and Triton kernels use Ampere mma.sync, no Hopper cuDNN/"
+                                "FlashAttention-3 kernel (llmfoundry/models/layers/attention.py at 5e85bd6)"),
                              "flash-attn-2"),
     # DeepSpeed's engine (deepspeed/runtime/engine.py, DeepSpeedEngine.allreduce_gradients, github.com/microsoft/
     # DeepSpeed, v0.9-v0.16): "ZeRO stage >= 2 communicates during non gradient accumulation boundaries as well"

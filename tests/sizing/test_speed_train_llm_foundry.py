@@ -1,8 +1,9 @@
-"""llm-foundry's attention kernels: flash-attn FlashAttention-2 (Ampere mma.sync), not Hopper's cuDNN/FA3 class.
+"""llm-foundry's attention kernels (flash-attn 2 and its Triton port, Ampere mma.sync): the FlashAttention-2 rate,
+not Hopper's cuDNN / FlashAttention-3 class.
 
-Source: github.com/mosaicml/llm-foundry at 5e85bd6, setup.py extra 'gpu-flash2' (flash-attn==2.4.2) that
-scripts/train/benchmarking/submit_benchmarks.py installs; the MPT-7B 65k-token row of its benchmarking README
-(8x H100, FULL_SHARD, activation checkpointing, MBS 1) is the attention-bound case."""
+Source: github.com/mosaicml/llm-foundry at 5e85bd6, llmfoundry/models/layers/attention.py and setup.py extra
+'gpu-flash2' (flash-attn==2.4.2); the MPT-7B 65k-token row of scripts/train/benchmarking/README.md (8x H100,
+FULL_SHARD, activation checkpointing, MBS 1) is the attention-bound case."""
 
 from __future__ import annotations
 
