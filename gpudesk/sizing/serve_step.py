@@ -230,6 +230,7 @@ from gpudesk.sizing.serve_rocm_int4_moe import (
     rocm_int4_moe_applies,
     triton_int4_moe_layer_s,
 )
+from gpudesk.sizing.serve_mla_attention import mla_attention
 from gpudesk.sizing.serve_rocm_mla import ROCM_MLA_DEQUANT_SOURCE, rocm_mla_dequant_per_step
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.speed_common import Assumption, raw
@@ -273,6 +274,9 @@ class StepModel:
     link_bytes_per_s: float
     assumptions: tuple[Assumption, ...]
     host_step_s: float = 0.0  # CPU time of one step whatever its batch (scheduler, input preparation, sampling)
+    # per prompt token per context token, per GPU, where a prompt step attends in another form than decode (MLA:
+    # serve_mla_attention); None: attention_flops_per_context_token
+    prefill_attention_flops_per_context_token: float | None = None
     host_request_s: float = 0.0  # CPU time per request in the step (output processing, detokenisation)
     host_overlap: bool = False  # the CPU prepares step n+1 while the GPU runs step n
     weight_bytes_per_element: float = 2.0
@@ -435,7 +439,10 @@ class StepModel:
         gemm, elementwise, allreduce = parts
         kv_s = (decode_context_tokens / self.decode_kv_share(decode_requests) + prefill_tokens) \
             * self.kv_bytes_per_token / self.bytes_per_s
-        attention_flops = (decode_context_tokens + prefill_attention_tokens) * self.attention_flops_per_context_token
+        prefill_rate = self.attention_flops_per_context_token \
+            if self.prefill_attention_flops_per_context_token is None else self.prefill_attention_flops_per_context_token
+        attention_flops = decode_context_tokens * self.attention_flops_per_context_token \
+            + prefill_attention_tokens * prefill_rate
         attention = max(kv_s, attention_flops / self.attention_flops_per_s)
         gpu = gemm + attention + elementwise + self.layers * self.layer_latency_s + allreduce
         if tokens > self.skinny_max_tokens:
@@ -651,6 +658,15 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     # QK^T and PV over each layer's head width (a global layer's own where the model has one: Gemma 4 512 vs 256)
     attention = 4.0 * heads_per_gpu * (spec.local_attention_layers * spec.head_dim_resolved
                                        + spec.global_attention_layers * spec.global_head_dim_resolved)
+    prefill_attention = None
+    mla = mla_attention(spec, load.engine, load.engine_version)
+    if mla is not None:
+        # MLA: the absorbed form's widths at decode and at SGLang <= 0.4.5 prompt steps; other prompt steps keep the
+        # earlier count until their cost is understood (serve_mla_attention)
+        attention_layers = spec.local_attention_layers + spec.global_attention_layers
+        prefill_attention = heads_per_gpu * attention_layers * mla.prefill_flops_per_head if mla.prefill_absorbed \
+            else attention
+        attention = heads_per_gpu * attention_layers * mla.decode_flops_per_head
     compute = _compute_format(load.weight_format if load.weight_format.lower() == "nvfp4" else fmt)
     if fmt.lower() == "mxfp4" and gpu.fp4_dense_tflops:
         compute = mxfp4_matmul_format(spec)  # on FP4 matrix units (MI355X, Blackwell): no dequantisation
@@ -776,6 +792,13 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "V0's max_seq_len_to_capture): they last at least {time}").format(
             tokens=graph_max_context, time=format_duration(prefill_launch_s * dims.layers)),
             EAGER_LONG_DECODE_SOURCE, raw(tokens=graph_max_context, kernels_per_step=kernels)))
+    if mla is not None and prefill_attention is not None:
+        prefill_per_head = prefill_attention / (heads_per_gpu * (spec.local_attention_layers
+                                                                 + spec.global_attention_layers))
+        assumptions.append(Assumption("mla_attention_flops", _(
+            "multi-head latent attention: {decode:.0f} FLOPs per head and context token at decode (absorbed form), "
+            "{prefill:.0f} at prompt steps").format(decode=mla.decode_flops_per_head, prefill=prefill_per_head),
+            mla.source, raw(decode_flops_per_head=mla.decode_flops_per_head, prefill_flops_per_head=prefill_per_head)))
     block_rate, block_source = block_fp8_dense_stream_bytes_per_s(gpu)
     hbm_rate = gpu.memory_bandwidth_gbps * 1e9 * hbm_eff
     # The tile scaling is the NVIDIA kernels' grid (serve_block_fp8_tiles); AMD GPUs keep their measured rate.
@@ -924,7 +947,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         layers=dims.layers, hidden_size=dims.hidden_size, tp=tp, dense_weight_bytes=dense, expert_bytes=expert_bytes,
         moe_layers=moe_layers, experts=experts, active_experts=spec.moe_active_experts or 0,
         kv_bytes_per_token=kv_per_token, elementwise_bytes_per_token=elementwise, flops_per_token=2.0 * spec.active_params / tp,
-        attention_flops_per_context_token=attention, bytes_per_s=gpu.memory_bandwidth_gbps * 1e9 * hbm_eff,
+        attention_flops_per_context_token=attention, prefill_attention_flops_per_context_token=prefill_attention,
+        bytes_per_s=gpu.memory_bandwidth_gbps * 1e9 * hbm_eff,
         flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s,
         prefill_launch_layer_s=prefill_launch_s, eager_decode_above_requests=graph_max_batch,
         eager_decode_above_context_tokens=graph_max_context,
@@ -990,6 +1014,8 @@ def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_nod
         flops_per_token=model.flops_per_token * share, slow_flops_per_token=model.slow_flops_per_token * share,
         slow_expert_flops_per_token=model.slow_expert_flops_per_token * share,
         attention_flops_per_context_token=model.attention_flops_per_context_token * share,
+        prefill_attention_flops_per_context_token=None if model.prefill_attention_flops_per_context_token is None
+        else model.prefill_attention_flops_per_context_token * share,
         dense_stream_extra_s=model.dense_stream_extra_s * share, library_gemm_s=model.library_gemm_s * share,
         p2p_alpha_s=alpha, p2p_bytes_per_s=bandwidth, assumptions=model.assumptions + (assumption,))
 
