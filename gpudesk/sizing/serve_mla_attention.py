@@ -30,11 +30,11 @@ to tell them apart, so releases after 0.4.5 are counted like the other engines (
 What the step model takes: decode steps in every engine count the absorbed widths (before this module the
 absorbed KV view of :func:`gpudesk.sizing.shapes.mla_kv_view`, one head of (512 + 64) / 2 = 288, gave the FLOPs too:
 4 x 288 = 1152 per head, 53 % of the absorbed 2176). Prompt steps of SGLang up to 0.4.5 count the absorbed widths as
-well. Prompt steps in the multi-head form keep that earlier 1152 per head for now: with the multi-head 640 the
-long-prompt DeepSeek-R1 runs of vLLM 0.8.4 and TensorRT-LLM on 8 H200 (simon-mo/R1-Benchmark, 10 requests/s of 5k-30k
-tokens) are predicted faster still while they already run 1.4-2x slower than predicted; their prompt steps cost more
-than the multi-head FLOPs at the modelled attention rate for a reason not yet found (speedfix81_notes.md), so
-:attr:`MlaAttention.prefill_flops_per_head` of the multi-head form is reported but not yet charged.
+well; every other prompt step counts the multi-head form's 640. The long-prompt DeepSeek-R1 runs of vLLM 0.8.4 and
+TensorRT-LLM on 8 H200 (simon-mo/R1-Benchmark, 10 requests/s of 5k-30k tokens) run 1.4-2x slower than predicted with
+either count; their prompt steps cost more than the multi-head FLOPs at the modelled attention rate for a reason not
+yet found (speedfix81_notes.md). The multi-head count is charged because it is what the kernels compute: keeping the
+earlier, too-large 1152 would hide that unexplained cost inside a wrong FLOP count.
 
 The step model counts a prompt step's attention by the sum over its tokens of the context each attends to; which
 share of those is a first chunk (multi-head even in SGLang 0.4.5) is not tracked, so SGLang up to 0.4.5 counts all

@@ -661,11 +661,10 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     prefill_attention = None
     mla = mla_attention(spec, load.engine, load.engine_version)
     if mla is not None:
-        # MLA: the absorbed form's widths at decode and at SGLang <= 0.4.5 prompt steps; other prompt steps keep the
-        # earlier count until their cost is understood (serve_mla_attention)
+        # MLA: the absorbed form's widths at decode and at SGLang <= 0.4.5 prompt steps, the multi-head form's at
+        # other prompt steps (serve_mla_attention)
         attention_layers = spec.local_attention_layers + spec.global_attention_layers
-        prefill_attention = heads_per_gpu * attention_layers * mla.prefill_flops_per_head if mla.prefill_absorbed \
-            else attention
+        prefill_attention = heads_per_gpu * attention_layers * mla.prefill_flops_per_head
         attention = heads_per_gpu * attention_layers * mla.decode_flops_per_head
     compute = _compute_format(load.weight_format if load.weight_format.lower() == "nvfp4" else fmt)
     if fmt.lower() == "mxfp4" and gpu.fp4_dense_tflops:
