@@ -45,6 +45,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "eager_decode_above": N_("Decode batches above the CUDA-graph cap (CPU)"),
     "eager_long_decode": N_("Decode steps above the CUDA-graph context cap (CPU)"),
     "piecewise_attention_launch_s": N_("Eager attention between piecewise graphs (CPU)"),
+    "mla_attention_flops": N_("Latent-attention FLOPs by form"),
     "gemm_tile_tokens": N_("GEMM tile size"),
     "rocm_mla_weight_dequant": N_("MLA weight cast (ROCm)"),
     "block_fp8_weight_stream": N_("Block-FP8 weight stream"),
