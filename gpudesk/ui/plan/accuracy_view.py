@@ -214,7 +214,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh49": self.tr("forty-ninth fresh (collected after the model was frozen a forty-ninth time)"),
                 "fresh50": self.tr("fiftieth fresh (collected after the model was frozen a fiftieth time)"),
                 "fresh51": self.tr("fifty-first fresh (collected after the model was frozen a fifty-first time)"),
-                "fresh52": self.tr("fifty-second fresh (collected after the model was frozen a fifty-second time)")}
+                "fresh52": self.tr("fifty-second fresh (collected after the model was frozen a fifty-second time)"),
+                "fresh53": self.tr("fifty-third fresh (collected after the model was frozen a fifty-third time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])

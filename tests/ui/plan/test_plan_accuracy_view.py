@@ -145,7 +145,8 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "forty-ninth fresh (collected after the model was frozen a forty-ninth time)",
                     "fiftieth fresh (collected after the model was frozen a fiftieth time)",
                     "fifty-first fresh (collected after the model was frozen a fifty-first time)",
-                    "fifty-second fresh (collected after the model was frozen a fifty-second time)"}
+                    "fifty-second fresh (collected after the model was frozen a fifty-second time)",
+                    "fifty-third fresh (collected after the model was frozen a fifty-third time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
