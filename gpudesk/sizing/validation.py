@@ -84,7 +84,7 @@ def default_cases_path() -> Path:
 # ``fresh-44`` from repository snapshots after the last memory change (``summary["fresh-44"]``),
 # ``fresh-45`` while memfix34 was written (``summary["fresh-45"]``),
 # ``fresh-46`` while memfix35 was written (``summary["fresh-46"]``),
-# ``fresh-47`` while from repository snapshots after the last memory change (``summary["fresh-47"]``).
+# ``fresh-47`` from repository snapshots after the last memory change (``summary["fresh-47"]``).
 CASE_SET_FILES = {"first": "measured_peaks.jsonl", "later": "measured_peaks_later.jsonl",
                   "fresh": "measured_peaks_fresh.jsonl", "fresh-2": "measured_peaks_fresh2.jsonl",
                   "fresh-3": "measured_peaks_fresh3.jsonl", "fresh-4": "measured_peaks_fresh4.jsonl",

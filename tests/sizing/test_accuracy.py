@@ -340,7 +340,7 @@ SHARED_PAGES = {
     ("fresh-45", FRESH45, "fresh45-2026-12-06", 28),
     # fresh-46: collected while memfix35 was written, scored once after they merged (12 of 22 supported within 15 %).
     ("fresh-46", FRESH46, "fresh46-2026-12-06", 26),
-    # fresh-47: collected while from repository snapshots after the last memory change, scored once after they merged (2 of 13 supported within 15 %).
+    # fresh-47: collected from repository snapshots after the last memory change, scored once on the final model (2 of 13 supported within 15 %).
     ("fresh-47", FRESH47, "fresh47-2026-12-06", 13),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
