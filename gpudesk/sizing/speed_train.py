@@ -255,7 +255,15 @@ HOST_SECONDS_PER_SORTED_CHUNK = 3e-6
 # sufficient to fully utilize the bandwidths of IB and NVLink", arXiv 2412.19437 section 3.2.2); Megatron-Core's
 # HybridEP defaults to a similar budget (moe_hybridep_num_sms 32 of 148 on Blackwell). 20/132 = 0.15.
 OVERLAP_COMM_SM_SHARE = 20 / 132
-TRAIN_PRECISIONS = ("bf16", "fp16", "fp8", "fp32")
+# The memory estimator's precisions (optimizers.PARAM_PRECISIONS): bf16/fp16/fp8 over an fp32 master, fp32,
+# torch.autocast over fp32 parameters (fp16-amp, bf16-amp) and all-bf16 (bf16-pure). Under autocast the GEMMs run
+# in 16-bit (torch/amp/autocast_mode.py: matmul/linear are on the lower-precision cast list), so the 16-bit peak
+# applies; only fp32 runs its GEMMs at the TF32 rate.
+TRAIN_PRECISIONS = ("bf16", "fp16", "fp8", "fp32", "fp16-amp", "bf16-amp", "bf16-pure")
+# Precisions whose trained parameters, and so their .grad tensors, stay fp32: DDP buckets gradients by the
+# parameter's dtype (torch/nn/parallel/distributed.py, _compute_bucket_assignment_by_size groups by dtype) and
+# ZeRO-3 / FSDP gather the fp32 parameters, so each synchronised element is 4 bytes instead of 2.
+FP32_PARAMETER_PRECISIONS = ("fp32", "fp16-amp", "bf16-amp")
 # FP8 scaling recipes (Transformer Engine recipe names; torchao float8 "tensorwise" dynamic scaling is "current").
 FP8_RECIPES = ("current", "delayed", "mxfp8", "rowwise", "rowwise_with_gw_hp")
 # torchao's axis-wise recipes (Float8LinearRecipeName ROWWISE / ROWWISE_WITH_GW_HP, torchao/float8/config.py,
@@ -1009,10 +1017,11 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     # Under activation checkpointing DeepSpeed's ZeRO-3 module hooks gather a block's weights for its recomputed
     # forward too, then release them and gather them again for its backward (Framework.regathers_for_recompute).
     weight_gathers = 3 if fw.regathers_for_recompute and s.recompute == "full" else 2
-    dp_bytes = data_parallel_bytes(dense_params_gpu, dp_dense, sharding,
+    sync_bytes = 4.0 if s.precision in FP32_PARAMETER_PRECISIONS else 2.0
+    dp_bytes = data_parallel_bytes(dense_params_gpu, dp_dense, sharding, gradient_bytes=sync_bytes,
                                    weight_gathers=weight_gathers) if dp_dense > 1 else 0.0
-    dp_bytes_expert = data_parallel_bytes(expert_params_gpu, dp_expert, sharding, weight_gathers=weight_gathers) if (
-        dp_expert > 1 and expert_params_gpu) else 0.0
+    dp_bytes_expert = data_parallel_bytes(expert_params_gpu, dp_expert, sharding, gradient_bytes=sync_bytes,
+                                          weight_gathers=weight_gathers) if (dp_expert > 1 and expert_params_gpu) else 0.0
     if sharding == "fsdp" and s.adapter_params:
         # The frozen base is sharded too and gathered for every forward and backward (frozen_weight_gather_bytes).
         if dp_dense > 1:

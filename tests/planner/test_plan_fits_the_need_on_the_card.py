@@ -7,8 +7,7 @@ The case: bitsandbytes' optimizer benchmark (``benchmarking/optimizer_benchmark_
 the validation row ``fresh19-bnb-optbench-qwen3-0.6b-fp32-paged-adamw``): full fp32 training of Qwen3-0.6B with
 ``bnb.optim.PagedAdamW`` (32-bit states, "Optimizer State on CPU 4547.0 MB" in its table), batch 2 of 128 tokens,
 no checkpointing, on one RTX 4090 and on one T4. (A LoRA/QLoRA job's paged adapter states are counted in
-``lora_adapters`` by the sizing layer, so they have no separate paged part; the planner also refuses the
-``bf16-pure``/``fp16-amp`` precisions of torchtune's paged ``7B_full_low_memory`` recipe.)
+``lora_adapters`` by the sizing layer, so they have no separate paged part.)
 """
 
 from __future__ import annotations
