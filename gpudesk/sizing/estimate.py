@@ -159,13 +159,6 @@ class MemoryEstimate:
         return self.breakdown.get("paged_optimizer_states", 0)
 
     @property
-    def card_bytes(self) -> int:
-        """The part of the device figure that must fit in the card's reported total
-        (:func:`gpudesk.sizing.capacity.reported_total_bytes`): the total less the driver's own reserve, which that
-        total (``cudaMemGetInfo``'s) already leaves out (:mod:`gpudesk.sizing.driver_reserved`)."""
-        return self.total_bytes - self.breakdown.get("driver_reserved", 0)
-
-    @property
     def device_need_bytes(self) -> int:
         """The memory the job needs ON THE CARD, per GPU: what must fit in the card's reported total
         (:func:`gpudesk.sizing.capacity.reported_total_bytes`) and so what every fit, headroom and "memory per GPU"

@@ -55,10 +55,9 @@ def test_a_plan_fits_a_card_as_estimate_memory_does_with_or_without_the_reserve(
     # The reserve is in the device figure (what an NVML v1 reading is compared with) ...
     assert typed.device_bytes == planned.device_bytes + RESERVED_MIB * MIB
     # ... and out of the fit: the plan's need on the card is the CLI's, and so is the headroom under the safe line.
-    assert planned.total_bytes == typed.card_bytes
+    assert planned.total_bytes == typed.device_need_bytes == planned.device_need_bytes
     plan_fit = gpu_fit(planned.total_bytes, gpu)
-    assert plan_fit.headroom_bytes == gpu_fit(typed.card_bytes - typed.paged_bytes, gpu).headroom_bytes
-    assert plan_fit.headroom_bytes == gpu_fit(planned.card_bytes - planned.paged_bytes, gpu).headroom_bytes
+    assert plan_fit.headroom_bytes == gpu_fit(typed.device_need_bytes, gpu).headroom_bytes
 
 
 def test_the_cli_headroom_is_the_same_with_and_without_the_reserve(capsys):

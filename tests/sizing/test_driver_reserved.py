@@ -90,7 +90,7 @@ def test_the_fit_on_a_card_leaves_the_reserve_out(capsys):
     assert typed["per_gpu"]["total_bytes"] == plain["per_gpu"]["total_bytes"] + 870 * MIB
     assert typed["gpu"] == plain["gpu"]
     estimate = estimate_memory(LLAMA2, MemoryWorkload(mode="inference", driver_reserved_mib=870))
-    assert estimate.card_bytes == estimate.device_bytes - 870 * MIB
+    assert estimate.device_need_bytes == estimate.device_bytes - 870 * MIB
 
 
 def test_the_text_names_the_reading_that_holds_the_reserve(capsys):
