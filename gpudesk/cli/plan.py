@@ -192,6 +192,10 @@ def add_parser(subparsers) -> None:
                    help=_("full training with --sharding fsdp and no auto-wrap policy (Lightning FSDPStrategy() "
                           "without auto_wrap_policy): the whole model is one FSDP unit, unsharded through forward "
                           "and backward"))
+    m.add_argument("--fsdp1-no-rate-limiter", action="store_true",
+                   help=_("training with --sharding fsdp --fsdp-version 1 and limit_all_gathers=False (PyTorch 2.0's "
+                          "default): the CPU issues the all-gathers ahead of the GPU, every unit counted unsharded at "
+                          "once"))
     m.add_argument("--cuda-lazy-loading", default="on", choices=("on", "off"),
                    help=_("CUDA lazy module loading (off: CUDA < 11.7 or CUDA_MODULE_LOADING=EAGER, a 1.3 GiB context)"))
     m.add_argument("--cuda-major-version", type=int, default=12, choices=CUDA_MAJOR_VERSIONS,
@@ -744,7 +748,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         ddp_bucket_view=args.ddp_bucket_view, fp32_grad_buffer=args.fp32_grad_buffer, main_grads_kept=args.main_grads_kept,
         unfused_gelu=args.unfused_gelu,
         fused_norm=args.fused_norm, eager_softmax=args.eager_softmax, encoder_lm_head=args.encoder_lm_head,
-        fsdp_root_only=args.fsdp_root_only,
+        fsdp_root_only=args.fsdp_root_only, fsdp1_limit_all_gathers=not args.fsdp1_no_rate_limiter,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
         prefill_kv_kept=args.prefill_kv_kept, gptq_kernel=args.gptq_kernel, max_input_tokens=args.max_input_tokens,
         decode_attention=args.decode_attention, load_dtype=args.load_dtype,
@@ -782,6 +786,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "tp_replicated_embedding": "--tp-replicated-embedding", "ddp_bucket_view": "--ddp-bucket-view",
                 "fp32_grad_buffer": "--fp32-grad-buffer", "main_grads_kept": "--main-grads-kept",
                 "unfused_gelu": "--unfused-gelu", "fused_norm": "--fused-norm", "eager_softmax": "--eager-softmax", "fsdp_root_only": "--fsdp-root-only",
+                "fsdp1_limit_all_gathers": "--fsdp1-no-rate-limiter",
                 "encoder_lm_head": "--encoder-lm-head",
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",
                 "nonreentrant_checkpoint": "--non-reentrant-checkpoint",

@@ -41,6 +41,7 @@ def memory_part_labels() -> dict[str, str]:
         "framework_overhead": _("NCCL / runtime"),
         "fragmentation": _("Fragmentation headroom"),
         "fsdp_stream_cache": _("FSDP streams' cached blocks"),
+        "zero3_stream_cache": _("ZeRO-3 streams' cached blocks"),
         "loading_reserve": _("Loading reserve"),
     }
 

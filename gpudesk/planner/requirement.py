@@ -107,7 +107,8 @@ class ModelMemory:
     fp32-clamped as OPT's); ``encoder_lm_head`` (full training of an encoder with its MLM head over every position:
     vocabulary logits and the head's transform counted); ``fsdp_root_only`` (full
     training under FSDP with no auto-wrap policy: the whole model one unit, unsharded through forward and
-    backward); ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
+    backward); ``fsdp1_no_rate_limiter`` (FSDP1 with ``limit_all_gathers=False``: every unit unsharded at once);
+    ``fused_qkv_load`` (inference whose loader fuses q, k and v after loading,
     AutoAWQ ``fuse_layers=True``: both copies exist for a moment); ``prefill_kv_kept`` (inference with a static cache
     whose fused attention also returns the prompt's keys and values, kept for every layer until the prefill ends:
     AutoAWQ's fused modules before 0.1.6 inside transformers' Llama model); ``gptq_kernel`` / ``max_input_tokens``
@@ -192,6 +193,7 @@ class ModelMemory:
     eager_softmax: str = "16bit"
     encoder_lm_head: bool = False
     fsdp_root_only: bool = False
+    fsdp1_no_rate_limiter: bool = False
     fused_qkv_load: bool = False
     prefill_kv_kept: bool = False
     gptq_kernel: str = "none"

@@ -36,6 +36,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "framework_overhead",
     "fragmentation",
     "fsdp_stream_cache",
+    "zero3_stream_cache",
     "loading_reserve",
 )
 
@@ -44,9 +45,10 @@ COMPONENT_ORDER: tuple[str, ...] = (
 # and bitsandbytes paged optimizer states (cudaMallocManaged unified memory, evicted to host under pressure;
 # https://github.com/bitsandbytes-foundation/bitsandbytes/blob/main/bitsandbytes/functional.py ``get_paged``).
 # ``loading_reserve``: blocks the allocator cached while the model was loaded, beyond what training reserves
-# (gpudesk.sizing.loading). ``fsdp_stream_cache``: blocks FSDP's side streams keep cached (gpudesk.sizing.fsdp_step_reshard).
+# (gpudesk.sizing.loading). ``fsdp_stream_cache``: blocks FSDP's side streams keep cached (gpudesk.sizing.fsdp_step_reshard);
+# ``zero3_stream_cache``: the same for DeepSpeed ZeRO-3's all-gather and reduce streams (gpudesk.sizing.zero3_stream_pools).
 _NOT_ALLOCATED = frozenset({"cuda_context", "framework_overhead", "fragmentation", "paged_optimizer_states",
-                            "loading_reserve", "fsdp_stream_cache", "driver_reserved"})
+                            "loading_reserve", "fsdp_stream_cache", "zero3_stream_cache", "driver_reserved"})
 
 # Parts of the device figure that the card's reported total need not hold: the driver's own framebuffer reserve,
 # which ``cudaMemGetInfo``'s total already leaves out (gpudesk.sizing.driver_reserved), and bitsandbytes paged
@@ -116,7 +118,7 @@ class MemoryEstimate:
         """What the caching allocator holds (``torch.cuda.max_memory_reserved``): allocated + its cache/fragments
         (https://pytorch.org/docs/stable/notes/cuda.html#memory-management)."""
         return (self.allocated_bytes + self.breakdown.get("fragmentation", 0) + self.breakdown.get("loading_reserve", 0)
-                + self.breakdown.get("fsdp_stream_cache", 0))
+                + self.breakdown.get("fsdp_stream_cache", 0) + self.breakdown.get("zero3_stream_cache", 0))
 
     @property
     def allocated_sum_bytes(self) -> int | None:

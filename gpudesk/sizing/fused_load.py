@@ -20,7 +20,7 @@ from gpudesk.sizing.shapes import ModelSpec
 
 # Parts that are not allocated tensors (gpudesk.sizing.estimate._NOT_ALLOCATED) or are the weights themselves.
 _NOT_TRANSIENT = frozenset({"weights", "cuda_context", "framework_overhead", "fragmentation", "paged_optimizer_states",
-                            "loading_reserve", "fsdp_stream_cache"})
+                            "loading_reserve", "fsdp_stream_cache", "zero3_stream_cache"})
 
 
 def fused_qkv_copy_bytes(spec: ModelSpec, weight_format: str, tensor_parallel: int = 1) -> float:

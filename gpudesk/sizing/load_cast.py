@@ -34,7 +34,7 @@ CAST_FORMATS = frozenset({"fp16", "bf16", "fp32"})
 
 # Parts that are not allocated tensors of the run, or are the weights themselves (as gpudesk.sizing.fused_load).
 _NOT_TRANSIENT = frozenset({"weights", "cuda_context", "framework_overhead", "fragmentation", "paged_optimizer_states",
-                            "loading_reserve", "fsdp_stream_cache"})
+                            "loading_reserve", "fsdp_stream_cache", "zero3_stream_cache"})
 
 
 def check_load_dtype(load_dtype: str, weight_format: str) -> str:

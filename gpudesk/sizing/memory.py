@@ -135,6 +135,9 @@ class MemoryWorkload:
         encoder_lm_head: full training of an encoder (BERT, RoBERTa, DistilBERT) with its masked-language-model
             head over every position: the vocabulary logits (kept as ``loss`` says) and the head's transform are
             counted; refused for other models (:mod:`gpudesk.sizing.encoder_lm_head`).
+        fsdp1_limit_all_gathers: training under ``sharding="fsdp"`` with ``fsdp_version=1``: False when FSDP's rate
+            limiter is off (``limit_all_gathers=False``, PyTorch 2.0's default): the CPU issues the all-gathers ahead
+            of the GPU and every unit is counted unsharded at once (:mod:`gpudesk.sizing.fsdp1_rate_limiter`).
         fsdp_root_only: full training under ``sharding="fsdp"`` with no auto-wrap policy: the whole model is one
             FSDP unit, unsharded from forward to the end of backward, its gradient twice before the reduce-scatter
             (:func:`gpudesk.sizing.memory_train.fsdp_gathered_bytes`).
@@ -283,6 +286,7 @@ class MemoryWorkload:
     eager_softmax: str = "16bit"
     encoder_lm_head: bool = False
     fsdp_root_only: bool = False
+    fsdp1_limit_all_gathers: bool = True
     fused_qkv_load: bool = False
     prefill_kv_kept: bool = False
     gptq_kernel: str = "none"
@@ -537,7 +541,7 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
             ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
             fp32_grad_buffer=w.fp32_grad_buffer, main_grads_kept=w.main_grads_kept,
             unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, eager_softmax=w.eager_softmax,
-            fsdp_root_only=w.fsdp_root_only,
+            fsdp_root_only=w.fsdp_root_only, fsdp1_limit_all_gathers=w.fsdp1_limit_all_gathers,
             loss_vocab_chunk=_vocab_chunk(w), encoder_lm_head=w.encoder_lm_head,
         )
     if w.pipeline_parallel != 1:
@@ -558,5 +562,5 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
         double_quant=w.double_quant, fsdp_version=w.fsdp_version, lora_kernels=w.lora_kernels,
         tensor_parallel=w.tensor_parallel, sequence_parallel=w.sequence_parallel,
         base_weights=w.base_weights, modules_to_save=tuple(w.modules_to_save), loss_vocab_chunk=_vocab_chunk(w),
-        zero3=zero3,
+        zero3=zero3, fsdp1_limit_all_gathers=w.fsdp1_limit_all_gathers,
     )

@@ -58,6 +58,7 @@
 from __future__ import annotations
 
 from gpudesk.i18n import _
+from gpudesk.sizing.fsdp1_rate_limiter import check_fsdp1_limit_all_gathers, unlimited_blocks_params
 from gpudesk.sizing.checks import MAX_GPUS, choice, positive_int
 from gpudesk.sizing.dtypes import weight_bits_per_param
 from gpudesk.sizing.errors import ShapeError, SizingError
@@ -215,6 +216,7 @@ def lora_memory(
     modules_to_save: tuple[str, ...] = (),
     loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
     zero3: Zero3Settings | None = None,
+    fsdp1_limit_all_gathers: bool = True,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -228,6 +230,8 @@ def lora_memory(
     (``torch/distributed/fsdp/_runtime_utils.py`` ``_post_forward``: only non-root units are resharded,
     https://github.com/pytorch/pytorch/blob/v2.2.0/torch/distributed/fsdp/_runtime_utils.py), also with CPU
     offload: counted in ``gathered_layers``. Llama-3-70B: 2.1 B parameters, 4.2 GB in bf16.
+    ``fsdp1_limit_all_gathers=False`` (FSDP1 without its rate limiter): every block unit of the base is counted
+    unsharded at once instead of two (:mod:`gpudesk.sizing.fsdp1_rate_limiter`).
     Breakdown: weights (frozen base), lora_adapters (trainable params x optimizer accounting), activations,
     logits, gathered_layers, prefill_workspace (QLoRA dequantisation buffer), cuda_context, framework_overhead,
     fragmentation.
@@ -239,6 +243,7 @@ def lora_memory(
     g = positive_int("gpus", gpus, MAX_GPUS)
     stage = normalise_sharding(sharding)
     sharding_name = choice("sharding", sharding, SHARDING_MODES)  # the user's own choice, named in the assumptions
+    check_fsdp1_limit_all_gathers(fsdp1_limit_all_gathers, sharding_name == "fsdp", fsdp_version)
     off = choice("offload", offload, OFFLOAD_MODES)
     t = positive_int("tensor_parallel", tensor_parallel, 1024)
     if g % t:
@@ -302,6 +307,8 @@ def lora_memory(
         adapters /= dp
         resident_at_load /= dp
         blocks = 2 * (spec.params - spec.embedding_params) / max(1, spec.layers or 1) / t
+        if not fsdp1_limit_all_gathers:
+            blocks = unlimited_blocks_params(spec) / t  # every block unit at once (fsdp1_rate_limiter)
         gathered = blocks * (weight_bits_per_param(nf4_format) / 8 if kind == "qlora" else compute_bytes)
     zero3_gathered = 0.0
     if deepspeed_zero3 and (dp > 1 or off == "all"):
@@ -383,6 +390,11 @@ def lora_memory(
     ]
     if zero3_gathered:
         assumptions.append(gathered_assumption(zero3_gathered, zero3 or Zero3Settings(), spec.hidden_size or 0))
+    if not fsdp1_limit_all_gathers:
+        assumptions.append((_("FSDP1 without its rate limiter (limit_all_gathers=False): the CPU issues the all-gathers "
+                              "ahead of the GPU, so every unit is counted unsharded at once"),
+                            "torch/distributed/fsdp/fully_sharded_data_parallel.py limit_all_gathers; "
+                            "_runtime_utils.py _unshard (_free_event_queue); gpudesk.sizing.fsdp1_rate_limiter"))
     if t > 1:
         assumptions.append((_("tensor parallel {tp}: each rank holds 1/{tp} of the frozen base and {trainable:,} "
                               "adapter parameters; activations and logits split as in full training").format(

@@ -78,6 +78,7 @@ from gpudesk.sizing.optimizers import (
     zero12_step_bytes,
 )
 from gpudesk.sizing.fsdp_grad_op import grad_op_shard_bytes
+from gpudesk.sizing.fsdp1_rate_limiter import check_fsdp1_limit_all_gathers, unlimited_blocks_params
 from gpudesk.sizing.fsdp_step_reshard import (
     fsdp_end_of_backward_gathered_bytes,
     fsdp_stream_cache_bytes,
@@ -90,7 +91,8 @@ from gpudesk.sizing.pipeline import (
     stages_per_rank_for,
 )
 from gpudesk.sizing.zero3_grad_buffer import zero3_resident_grad_partition
-from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_gathered_bytes
+from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_gathered_bytes, zero3_gathered_split
+from gpudesk.sizing.zero3_stream_pools import zero3_stream_cache_bytes
 from gpudesk.sizing.shapes import ModelSpec
 
 # name -> (weights, master_weights, gradients, optimizer_states) bytes/param in mixed precision; the table and
@@ -213,7 +215,7 @@ def sharded_model_states(params: int, per_param: tuple[float, float, float, floa
 
 
 def fsdp_gathered_bytes(spec: ModelSpec, per_param: tuple[float, float, float, float], tensor_parallel: int = 1,
-                        fsdp_version: int = 2, root_only: bool = False) -> float:
+                        fsdp_version: int = 2, root_only: bool = False, limit_all_gathers: bool = True) -> float:
     """Unsharded parameters and gradients FSDP holds at once: two transformer blocks (the one computing and the
     one prefetched) at the compute dtype plus one block's unsharded gradient, or the embedding / output layer when
     that is larger (PyTorch FSDP2 ``fully_shard`` per block, https://pytorch.org/docs/stable/distributed.fsdp.fully_shard.html).
@@ -239,6 +241,9 @@ def fsdp_gathered_bytes(spec: ModelSpec, per_param: tuple[float, float, float, f
     (https://github.com/pytorch/pytorch/tree/v2.5.1/torch/distributed/fsdp). Counted, as for the per-block wrap,
     beside the whole activations: the allocated peak is lower (backward frees activations as the gradients
     grow); the caching allocator's reserved pool keeps both.
+
+    ``limit_all_gathers=False`` (FSDP1 without its rate limiter): every block unit is unsharded at once beside the
+    root, not two (:mod:`gpudesk.sizing.fsdp1_rate_limiter`); the gradients stay two blocks in flight.
     """
     compute = min(per_param[0], 2.0) if per_param[1] else per_param[0]
     if root_only:
@@ -252,7 +257,8 @@ def fsdp_gathered_bytes(spec: ModelSpec, per_param: tuple[float, float, float, f
         # FlatParameter, which FSDP1 does not reshard after forward ("free_unsharded_flat_param = not
         # state._is_root and ...", ``_runtime_utils.py`` ``_post_forward``): unsharded beside the blocks.
         root = spec.embedding_params * compute
-        return (root + 2 * block * compute + 2 * block * per_param[2]) / tensor_parallel
+        gathered_blocks = 2 * block if limit_all_gathers else unlimited_blocks_params(spec)
+        return (root + gathered_blocks * compute + 2 * block * per_param[2]) / tensor_parallel
     return max(2 * block * compute + block * per_param[2], embed * (compute + per_param[2])) / tensor_parallel
 
 
@@ -554,6 +560,7 @@ def train_memory(
     fused_norm: bool = False,
     eager_softmax: str = "16bit",
     fsdp_root_only: bool = False,
+    fsdp1_limit_all_gathers: bool = True,
     loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
     encoder_lm_head: bool = False,
 ) -> MemoryEstimate:
@@ -631,6 +638,9 @@ def train_memory(
 
     ``fsdp_root_only``: ``sharding="fsdp"`` with no auto-wrap policy, the whole model one FSDP unit
     (:func:`fsdp_gathered_bytes`); refused with any other sharding.
+
+    ``fsdp1_limit_all_gathers=False``: FSDP1 without its rate limiter, every block unit unsharded at once
+    (:mod:`gpudesk.sizing.fsdp1_rate_limiter`); refused away from ``sharding="fsdp"`` with ``fsdp_version=1``.
     Returns a :class:`MemoryEstimate` (bytes per GPU) whose breakdown has weights, master_weights, gradients,
     optimizer_states, gathered_layers, activations, logits, cuda_context, framework_overhead, fragmentation.
 
@@ -673,14 +683,16 @@ def train_memory(
     sharding_name = choice("sharding", sharding, SHARDING_MODES)
     fsdp = sharding_name == "fsdp"
     check_fsdp2_no_sync(fsdp2_no_sync, fsdp, fsdp_version)
+    check_fsdp1_limit_all_gathers(fsdp1_limit_all_gathers, fsdp, fsdp_version)
     if fsdp_root_only and not fsdp:
         raise SizingError("fsdp_root_only", _("a root-only FSDP wrap applies to sharding fsdp only, got {sharding}.")
                           .format(sharding=sharding_name))
     grad_op_shard = grad_op_shard_bytes(rank_params, per_param, g // mp) if sharding_name == "fsdp-grad-op" else 0.0
     parts["weights"] += grad_op_shard
-    zero3_gathered = 0.0
+    zero3_gathered = z3_window = z3_resident = z3_reduce_pool = 0.0
     if fsdp:
-        parts["gathered_layers"] = fsdp_gathered_bytes(spec, per_param, t, fsdp_version, fsdp_root_only)
+        parts["gathered_layers"] = fsdp_gathered_bytes(spec, per_param, t, fsdp_version, fsdp_root_only,
+                                                       fsdp1_limit_all_gathers)
     elif stage == "zero3" and pp == 1:
         # DeepSpeed's coordinator: the modules gathered at once over the step's trace, the reduce bucket
         # (gpudesk.sizing.zero3_params).
@@ -689,6 +701,9 @@ def train_memory(
         compute_bytes = per_param[0] or per_param[1]
         parts["gathered_layers"] = zero3_gathered = zero3_gathered_bytes(spec, zero3, compute_bytes, compute_bytes,
                                                                          recompute != "none", t)
+        # What of it lives only in forward/backward, and on which stream (gpudesk.sizing.zero3_stream_pools).
+        z3_window, z3_resident, z3_reduce_pool = zero3_gathered_split(spec, zero3, compute_bytes, compute_bytes,
+                                                                      recompute != "none", t)
     fp32_master_clone = deepspeed_fp32_master_clone_bytes(rank_params, per_param, g // mp, stage, offload, fsdp)
     if fp32_master_clone:
         parts["master_weights"] = parts.get("master_weights", 0.0) + fp32_master_clone
@@ -785,7 +800,7 @@ def train_memory(
     # FSDP reshards every unit after backward (gpudesk.sizing.fsdp_step_reshard): the blocks gathered during
     # forward/backward are not alive at the end of backward or at the optimizer step.
     reshard = fsdp and pp == 1
-    gathered_fwd_bwd = parts.get("gathered_layers", 0.0) if reshard else 0.0
+    gathered_fwd_bwd = parts.get("gathered_layers", 0.0) if reshard else z3_window
     end_gathered = fsdp_end_of_backward_gathered_bytes(spec, per_param, t, fsdp_root_only) if reshard else 0.0
     # What is alive besides the resident states: in backward (beside the gathered units), at the optimizer step,
     # and at the later of the end of backward and the step (gpudesk.sizing.fsdp_step_reshard).
@@ -808,6 +823,8 @@ def train_memory(
             parts["gradients"] = grads + end_extra
             if reshard:
                 step_temp, parts["gathered_layers"] = step_phase_bytes(step_temp, end_gathered)
+            elif z3_window:
+                parts["gathered_layers"] = z3_resident  # the window is released by the end of backward
     no_sync_grads = 0.0
     if fsdp and fsdp_version == 1 and gradient_accumulation and fsdp1_no_sync and offload == "none" and pp == 1:
         no_sync_grads = rank_params * per_param[2]
@@ -821,6 +838,8 @@ def train_memory(
         no_sync_grads = 0.0  # reduce-scattered and freed by the syncing backward
         if reshard:
             parts["gathered_layers"] = 0.0  # every FSDP unit resharded before the step
+        elif z3_window:
+            parts["gathered_layers"] = z3_resident  # the window is released by the end of backward
     elif keep_grads:
         step_temp = 0.0
     if no_sync_grads:
@@ -844,6 +863,11 @@ def train_memory(
         parts["gradients"] = max(parts["gradients"], offload_grad_shards)
     parts["activations"] = acts
     parts["logits"] = logits
+    if z3_window and pp == 1:
+        z3_cache = zero3_stream_cache_bytes(window_bytes=z3_window, reduce_pool_bytes=z3_reduce_pool,
+                                            fwd_bwd_bytes=fwd_bwd_phase, step_bytes=step_phase)
+        if z3_cache:
+            parts["zero3_stream_cache"] = z3_cache
     if reshard:
         cache = fsdp_stream_cache_bytes(gathered_bytes=gathered_fwd_bwd, fwd_bwd_bytes=fwd_bwd_phase,
                                         step_bytes=step_phase, after_backward_bytes=after_backward_phase)
@@ -956,6 +980,19 @@ def train_memory(
                                   gib=parts["fsdp_stream_cache"] / 2**30),
                             "torch/distributed/fsdp/_runtime_utils.py _post_backward_reshard, _unshard; "
                             "c10/cuda/CUDACachingAllocator.cpp get_free_block (per-stream pools)"))
+    if parts.get("zero3_stream_cache"):
+        assumptions.append((_("DeepSpeed ZeRO-3 gathers parameters and reduce-scatters gradients on their own CUDA "
+                              "streams: the allocator keeps those streams' blocks ({gib:.2f} GiB) reserved beside the "
+                              "default stream's peak, and no gathered window is alive at the optimizer step").format(
+                                  gib=parts["zero3_stream_cache"] / 2**30),
+                            "deepspeed/runtime/zero/partitioned_param_coordinator.py __all_gather_params_, stage3.py "
+                            "reduce_and_partition_stream, comm/coalesced_collectives.py reduce_scatter_coalesced "
+                            "(v0.13.1); c10/cuda/CUDACachingAllocator.cpp get_free_block (per-stream pools)"))
+    if not fsdp1_limit_all_gathers:
+        assumptions.append((_("FSDP1 without its rate limiter (limit_all_gathers=False): the CPU issues the all-gathers "
+                              "ahead of the GPU, so every unit is counted unsharded at once"),
+                            "torch/distributed/fsdp/fully_sharded_data_parallel.py limit_all_gathers; "
+                            "_runtime_utils.py _unshard (_free_event_queue); gpudesk.sizing.fsdp1_rate_limiter"))
     if offload_grad_shards:
         assumptions.append((_("FSDP1 with parameter offload keeps every sharded gradient on the GPU until the end of "
                               "backward ({gib:.2f} GiB), in its own allocator pool beside the activations").format(

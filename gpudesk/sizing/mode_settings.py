@@ -37,7 +37,7 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
         # PyTorch-era and Adam-implementation facts hold for any training; with adapters they act on tensors
         # below the LoRA model's resolution (adapter gradients and states are counted as persistent).
         "zero_grad_keeps_grads", "optimizer_impl",
-        "fsdp_version", "weight_loading", "sequence_parallel", "longest_sample_tokens",
+        "fsdp_version", "fsdp1_limit_all_gathers", "weight_loading", "sequence_parallel", "longest_sample_tokens",
         # Eager op-by-op GELU (gpudesk.sizing.eager_gelu): the trained model's own MLP, with or without adapters.
         "unfused_gelu", "fused_norm", "eager_softmax",
     )},

@@ -296,6 +296,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         driver_reserved_mib=case.get("driver_reserved_mib", 0),
         cuda_major_version=int(case.get("cuda_major_version", MemoryWorkload.cuda_major_version)),
         fsdp_version=int(case.get("fsdp_version") or 2),
+        fsdp1_limit_all_gathers=not bool(case.get("fsdp1_no_rate_limiter", False)),
         fsdp1_no_sync=not bool(case.get("fsdp1_sync_each_batch", False)),
         fsdp2_no_sync=str(case.get("fsdp2_no_sync", "off")),
         tp_whole_logits=bool(case.get("tp_whole_logits", False)),

@@ -198,3 +198,21 @@ def gathered_assumption(gathered_bytes: float, settings: Zero3Settings, hidden_s
                                             prefetch=prefetch, persist=persist, reduce=reduce),
             "deepspeed/runtime/zero/partitioned_param_coordinator.py, stage3.py (v0.13.1); "
             "deepspeed/runtime/zero/config.py; gpudesk.sizing.zero3_params")
+
+
+def zero3_gathered_split(spec: ModelSpec, settings: Zero3Settings, param_bytes: float, grad_bytes: float,
+                         recompute: bool, tensor_parallel: int = 1) -> tuple[float, float, float]:
+    """:func:`zero3_gathered_bytes` split by lifetime and stream (gpudesk.sizing.zero3_stream_pools):
+
+    - the window alive only during forward and backward: the gathered parameters at their peak (allocated on the
+      all-gather stream) and one module's unreduced gradient;
+    - what stays for the whole run: the persistent parameters and the ipg bucket (allocated once at init);
+    - the reduce stream's flat bucket (``reduce_scatter_coalesced``'s ``torch.cat``), one reduce bucket of
+      gradients, reserved in that stream's pool.
+
+    The first two add up to :func:`zero3_gathered_bytes`."""
+    _reuse, _live, _prefetch, _persist, reduce = settings.resolved(spec.hidden_size or 0)
+    largest_module = max(_layer_modules(spec, tensor_parallel) + [_vocab_table(spec, tensor_parallel)])
+    window = peak_gathered_params(spec, settings, recompute, tensor_parallel) * param_bytes + largest_module * grad_bytes
+    resident = persistent_params(spec, settings, tensor_parallel) * param_bytes + reduce * grad_bytes
+    return window, resident, reduce * grad_bytes

@@ -5727,6 +5727,16 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="267"/>
+        <source>FSDP1 rate limiter off</source>
+        <translation>关闭 FSDP1 速率限制器</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="268"/>
+        <source>Training with FSDP version 1 and limit_all_gathers=False (PyTorch 2.0&apos;s default): the CPU issues every unit&apos;s all-gather ahead of the GPU, so the whole model is counted unsharded at once. Off: the rate limiter keeps two units gathered.</source>
+        <translation>使用 FSDP 版本 1 且 limit_all_gathers=False（PyTorch 2.0 的默认值）训练：CPU 先于 GPU 发出每个单元的 all-gather，因此整个模型同时按未分片计算。关闭：速率限制器只保持两个单元处于聚合状态。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="267"/>
         <source>Generate without a KV cache</source>
         <translation>不使用 KV 缓存生成</translation>
     </message>

@@ -114,7 +114,8 @@ def cli_args(case: dict) -> list[str]:
                           ("fp32_grad_buffer", "--fp32-grad-buffer"),
                           ("main_grads_kept", "--main-grads-kept"),
                           ("unfused_gelu", "--unfused-gelu"),
-                          ("fsdp_root_only", "--fsdp-root-only")):
+                          ("fsdp_root_only", "--fsdp-root-only"),
+                          ("fsdp1_no_rate_limiter", "--fsdp1-no-rate-limiter")):
             if key == "flash_attention":
                 if not case.get(key, True):
                     args.append("--no-flash")

@@ -264,6 +264,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "Full training of an encoder (BERT, RoBERTa, DistilBERT) with its masked-language-model head over every position (BertForMaskedLM, BertLMHeadModel): the vocabulary logits, kept as the loss setting says, and the head's dense, GELU and LayerNorm are counted. Off: a classifier head with no vocabulary logits.")),
             _f("model.fsdp_root_only", translate("PlanQuestions", "FSDP wraps only the root module"), kind="bool",
                tooltip=translate("PlanQuestions", "Full training with FSDP and no auto-wrap policy (Lightning FSDPStrategy() without auto_wrap_policy, fully_shard on the model alone): the whole model is one unit, so every parameter is unsharded from forward to the end of backward and its gradient exists twice before the reduce-scatter. Off: one unit per transformer block.")),
+            _f("model.fsdp1_no_rate_limiter", translate("PlanQuestions", "FSDP1 rate limiter off"), kind="bool",
+               tooltip=translate("PlanQuestions", "Training with FSDP version 1 and limit_all_gathers=False (PyTorch 2.0's default): the CPU issues every unit's all-gather ahead of the GPU, so the whole model is counted unsharded at once. Off: the rate limiter keeps two units gathered.")),
             _f("model.no_kv_cache", translate("PlanQuestions", "Generate without a KV cache"), kind="bool",
                tooltip=translate("PlanQuestions", "Inference with use_cache=False: every new token re-runs the whole sequence, so no cache is kept and the peak is one forward pass over the context.")),
             _f("model.fused_qkv_load", translate("PlanQuestions", "q/k/v fused after loading"), kind="bool",
