@@ -5055,7 +5055,7 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="138"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="306"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="308"/>
         <source>billion</source>
         <translation>十亿</translation>
     </message>
@@ -5113,9 +5113,9 @@ PCI 总线：{bus}</translation>
         <location filename="../../gpudesk/ui/plan/questions.py" line="150"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="151"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="153"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="279"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="309"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="310"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="281"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="311"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="312"/>
         <source>tokens</source>
         <translation>token</translation>
     </message>
@@ -5736,480 +5736,480 @@ PCI 总线：{bus}</translation>
         <translation>使用 FSDP 版本 1 且 limit_all_gathers=False（PyTorch 2.0 的默认值）训练：CPU 先于 GPU 发出每个单元的 all-gather，因此整个模型同时按未分片计算。关闭：速率限制器只保持两个单元处于聚合状态。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="267"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="269"/>
         <source>Generate without a KV cache</source>
         <translation>不使用 KV 缓存生成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="268"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="270"/>
         <source>Inference with use_cache=False: every new token re-runs the whole sequence, so no cache is kept and the peak is one forward pass over the context.</source>
         <translation>use_cache=False 的推理：每个新 token 都重新运行整个序列，不保留缓存，峰值为对整个上下文的一次前向计算。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="269"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="271"/>
         <source>q/k/v fused after loading</source>
         <translation>加载后融合 q/k/v</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="270"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="272"/>
         <source>Inference with AutoAWQ fuse_layers=True: every layer&apos;s q, k and v are copied into one matrix before the unfused layers are freed, so the peak may be while loading.</source>
         <translation>使用 AutoAWQ fuse_layers=True 推理：每层的 q、k、v 先被复制到一个矩阵中，之后才释放未融合的层，因此峰值可能出现在加载时。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="271"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="273"/>
         <source>Prompt keys and values kept twice</source>
         <translation>提示词的键和值保留两份</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="272"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="274"/>
         <source>Inference with a static KV cache whose fused attention also returns the prompt&apos;s keys and values, which the model keeps for every layer until the prefill ends (AutoAWQ fuse_layers=True before 0.1.6, inside transformers&apos; Llama model).</source>
         <translation>推理且使用静态 KV 缓存，其融合注意力还会返回提示词的键和值，模型在预填充结束前为每一层保留它们（AutoAWQ 0.1.6 之前的 fuse_layers=True，运行于 transformers 的 Llama 模型内）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="273"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="275"/>
         <source>GPTQ kernel</source>
         <translation>GPTQ 内核</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="274"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="276"/>
         <source>Inference of 4-bit GPTQ weights through AutoGPTQ&apos;s ExLlama kernels, which keep a scratch buffer for the whole run: exllama, exllama-act-order (desc_act checkpoints), exllamav2. none: kernels without one.</source>
         <translation>推理 4 位 GPTQ 权重且使用 AutoGPTQ 的 ExLlama 内核，它们在整个运行期间保留一块临时缓冲区：exllama、exllama-act-order（desc_act 检查点）、exllamav2。none：没有此缓冲区的内核。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="275"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="277"/>
         <source>Decode attention</source>
         <translation>decode 注意力</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="276"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="278"/>
         <source>Inference with a contiguous KV cache (KV cache implementation static, dynamic or legacy-tuple; not the default paged one): fused (a fused kernel reads the cache in place); math-16bit / math-fp32: eager decode on PyTorch&apos;s math attention backend (gpt-fast, torchao generate.py), which copies a layer&apos;s keys and values over the whole context, in fp32 from PyTorch 2.5.</source>
         <translation>推理且 KV 缓存连续存放时（KV 缓存实现为 static、dynamic 或 legacy-tuple，而非默认的 paged）：fused（融合算子直接读取缓存）；math-16bit / math-fp32：eager decode 走 PyTorch 的 math 注意力后端（gpt-fast、torchao generate.py），会复制一层覆盖整个上下文的键和值，PyTorch 2.5 起为 fp32。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="277"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="279"/>
         <source>Load dtype</source>
         <translation>加载数据类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="278"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="280"/>
         <source>Inference with 16-bit weights: weight-format (loaded as they run) or fp32 (from_pretrained without torch_dtype, then .cuda().half(): the whole fp32 model is on the GPU before the cast, and the allocator keeps its blocks reserved).</source>
         <translation>推理且权重为 16 位时：weight-format（按运行时的格式加载）或 fp32（from_pretrained 不给 torch_dtype，再调用 .cuda().half()：转换前整个 fp32 模型都在 GPU 上，且分配器会保留这些显存块）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="279"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="281"/>
         <source>Longest input (ExLlama act-order)</source>
         <translation>最长输入（ExLlama act-order）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="280"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="282"/>
         <source>With the exllama-act-order kernel: the longest input its reorder buffer is sized for (AutoGPTQ max_input_length, default 2048).</source>
         <translation>使用 exllama-act-order 内核时：其重排缓冲区按此最长输入分配（AutoGPTQ max_input_length，默认 2048）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="281"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="283"/>
         <source>Embedding and LM head on every TP GPU</source>
         <translation>每张张量并行 GPU 上都有嵌入层和 LM 头</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="282"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="284"/>
         <source>Inference with tensor parallelism that shards only the decoder blocks (lit-gpt generate/tp.py): every GPU keeps the whole embedding and LM head. Off: the vocabulary is split (vLLM, SGLang, Megatron-LM).</source>
         <translation>推理时张量并行只切分解码器块（lit-gpt generate/tp.py）：每张 GPU 保留完整的嵌入层和 LM 头。关闭：词表被切分（vLLM、SGLang、Megatron-LM）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="283"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="285"/>
         <source>Input embedding table in host memory</source>
         <translation>输入嵌入表在主机内存中</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="284"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="286"/>
         <source>Inference engines such as ExLlama keep the embedding table on the CPU and copy only the looked-up rows to the GPU.</source>
         <translation>ExLlama 等推理引擎把嵌入表留在 CPU 上，只把查到的行复制到 GPU。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="285"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="287"/>
         <source>4-bit layers compute in fp32</source>
         <translation>4 位层以 fp32 计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="286"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="288"/>
         <source>Inference of bitsandbytes 4-bit (nf4) weights loaded without bnb_4bit_compute_dtype (transformers&apos; default float32): each layer casts its input to fp32 and, in the prefill, dequantises its weight to fp32.</source>
         <translation>推理加载时未设 bnb_4bit_compute_dtype（transformers 默认 float32）的 bitsandbytes 4 位（nf4）权重：每层把输入转为 fp32，并在预填充时把权重反量化为 fp32。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="287"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="289"/>
         <source>MLA decode matrices</source>
         <translation>MLA 解码矩阵</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="288"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="290"/>
         <source>DeepSeek-V2/V3 serving: up-proj: vLLM since March 2025 (a 16-bit copy of a quantised kv_b_proj); absorbed: vLLM 0.7.1 to 0.7.3 (absorbed W_Q_UK and W_UV_O); none: HF transformers.</source>
         <translation>DeepSeek-V2/V3 推理服务：up-proj：2025 年 3 月起的 vLLM（量化 kv_b_proj 的一份 16 位副本）；absorbed：vLLM 0.7.1 至 0.7.3（吸收后的 W_Q_UK 与 W_UV_O）；none：HF transformers。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="289"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="291"/>
         <source>Activations per sample (non-transformer)</source>
         <translation>每样本激活显存（非 Transformer）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="290"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="292"/>
         <source>For CNNs and 3D U-Nets: measured or estimated activation memory per sample.</source>
         <translation>用于 CNN 和 3D U-Net：每个样本实测或估计的激活显存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="291"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="293"/>
         <source>Training FLOPs per sample (non-transformer)</source>
         <translation>每样本训练 FLOPs（非 Transformer）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="300"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="302"/>
         <source>3. Training or inference</source>
         <translation>3. 训练还是推理</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="301"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="303"/>
         <source>How is GPU time split between training and serving, and what are the deadline and QPS?</source>
         <translation>GPU 时间如何在训练和推理服务之间分配，截止时间和 QPS 是多少？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="303"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="305"/>
         <source>Training share of GPU time</source>
         <translation>训练占 GPU 时间的比例</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="304"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="306"/>
         <source>100 % for a training project, 0 % for a serving cluster.</source>
         <translation>训练项目为 100 %，推理服务集群为 0 %。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="305"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="307"/>
         <source>Deadline (time to result)</source>
         <translation>截止时间（出结果的时间）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="305"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="307"/>
         <source>days</source>
         <translation>天</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="306"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="308"/>
         <source>Tokens to train</source>
         <translation>训练 token 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="307"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="309"/>
         <source>Empty: samples x sequence length x epochs.</source>
         <translation>留空：样本数 × 序列长度 × 轮数。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="308"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="310"/>
         <source>Target QPS</source>
         <translation>目标 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="308"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="310"/>
         <source>requests/s</source>
         <translation>请求/秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="309"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="311"/>
         <source>Prompt length</source>
         <translation>提示长度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="310"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="312"/>
         <source>Output length</source>
         <translation>输出长度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="311"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="313"/>
         <source>0 for classifiers and scoring models.</source>
         <translation>分类和打分模型填 0。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="312"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="314"/>
         <source>Max concurrent sequences per GPU</source>
         <translation>每 GPU 最大并发序列数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="313"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="315"/>
         <source>Time to first token target</source>
         <translation>首字延迟（TTFT）目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="313"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="315"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="317"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="314"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="316"/>
         <source>Empty: no latency target. Prefill of one prompt, without queueing.</source>
         <translation>留空：无延迟目标。指单个提示词的预填充时间，不含排队。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="315"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="317"/>
         <source>Time per output token target</source>
         <translation>每token输出时间（TPOT）目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="316"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="318"/>
         <source>Empty: no latency target. The batch per replica is cut until a decode step meets it.</source>
         <translation>留空：无延迟目标。会逐步减小每个副本的批大小，直到一个解码步满足该目标。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="324"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="326"/>
         <source>4. Software stack</source>
         <translation>4. 软件栈</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="325"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="327"/>
         <source>Which framework, CUDA and libraries are locked in, and which compliance rules apply?</source>
         <translation>锁定了哪些框架、CUDA 和库版本，需要满足哪些合规要求？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="327"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="329"/>
         <source>Framework</source>
         <translation>框架</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="328"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="330"/>
         <source>Framework version</source>
         <translation>框架版本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="328"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="330"/>
         <source>For example 2.0.1.</source>
         <translation>例如 2.0.1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="329"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="331"/>
         <source>CUDA version</source>
         <translation>CUDA 版本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="329"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="331"/>
         <source>For example 12.1.</source>
         <translation>例如 12.1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="330"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="332"/>
         <source>Libraries (comma-separated)</source>
         <translation>库（逗号分隔）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="331"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="333"/>
         <source>For example deepspeed==0.8.3, nccl==2.18.</source>
         <translation>例如 deepspeed==0.8.3, nccl==2.18。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="332"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="334"/>
         <source>Require ECC memory</source>
         <translation>需要 ECC 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="333"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="335"/>
         <source>Require vGPU</source>
         <translation>需要 vGPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="334"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="336"/>
         <source>Require virtualisation</source>
         <translation>需要虚拟化</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="335"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="337"/>
         <source>Require MIG</source>
         <translation>需要 MIG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="336"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="338"/>
         <source>FIPS 140 compliance</source>
         <translation>FIPS 140 合规</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="337"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="339"/>
         <source>A property of the OS and driver crypto modules; the sheet lists it as a check.</source>
         <translation>这是操作系统和驱动加密模块的属性；配置单将其列为检查项。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="343"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="345"/>
         <source>(buy new servers)</source>
         <translation>（购买新服务器）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="347"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="349"/>
         <source>5. Operations and growth</source>
         <translation>5. 运维与扩展</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="348"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="350"/>
         <source>What exists already (servers, slots, power, cooling), what is the budget, and what grows in six months?</source>
         <translation>现有什么（服务器、插槽、电力、散热），预算多少，六个月内要扩展什么？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="350"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="352"/>
         <source>Existing server</source>
         <translation>现有服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="351"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="353"/>
         <source>Free GPU slots</source>
         <translation>空闲 GPU 插槽</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="352"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="354"/>
         <source>Power budget for new GPUs</source>
         <translation>新 GPU 的电力预算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="353"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="355"/>
         <source>Cooling</source>
         <translation>散热</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="353"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="355"/>
         <source>either</source>
         <translation>均可</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="354"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="356"/>
         <source>GPUs to add within 6 months</source>
         <translation>6 个月内新增 GPU 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="355"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="357"/>
         <source>Purchase budget</source>
         <translation>采购预算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="356"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="358"/>
         <source>Largest GPU count to consider</source>
         <translation>考虑的最大 GPU 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="357"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="359"/>
         <source>Consumer (GeForce) cards</source>
         <translation>消费级（GeForce）显卡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="358"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="360"/>
         <source>by workload kind</source>
         <translation>按工作负载类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="358"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="360"/>
         <source>allowed</source>
         <translation>允许</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="358"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="360"/>
         <source>not allowed</source>
         <translation>不允许</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="359"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="361"/>
         <source>By workload kind: only for small-model iteration (article 5.3: the seven limits of consumer cards in production).</source>
         <translation>按工作负载类型：仅用于小模型迭代（文章 5.3：消费级显卡用于生产的七项限制）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="360"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="362"/>
         <source>Market (where you buy)</source>
         <translation>市场（采购地）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="361"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="363"/>
         <source>global</source>
         <translation>全球</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="361"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="363"/>
         <source>China</source>
         <translation>中国</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="362"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="364"/>
         <source>Global keeps out the SKUs made for the China market only (A800, H800, H20, L20, RTX 4090 D, export-control variants); China may recommend them.</source>
         <translation>全球：排除仅为中国市场制造的型号（A800、H800、H20、L20、RTX 4090 D，出口管制版）；中国：可推荐这些型号。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="363"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="365"/>
         <source>Network between nodes</source>
         <translation>节点间网络</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="364"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="366"/>
         <source>Memory kept free (safe line)</source>
         <translation>保留的空闲显存（安全线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="365"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="367"/>
         <source>The method keeps 15-20 % of usable memory free: an 80 GB card is safe to about 64 GB.</source>
         <translation>该方法保留 15-20 % 的可用显存：80 GB 的卡安全用量约为 64 GB。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="366"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="368"/>
         <source>TCO horizon</source>
         <translation>TCO 年限</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="366"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="368"/>
         <source>years</source>
         <translation>年</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="367"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="369"/>
         <source>Electricity price</source>
         <translation>电价</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="368"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="370"/>
         <source>PUE</source>
         <translation>PUE</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="369"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="371"/>
         <source>Average utilisation</source>
         <translation>平均利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="370"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="372"/>
         <source>Extra cooling</source>
         <translation>额外散热</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="371"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="373"/>
         <source>Operations labour</source>
         <translation>运维人工</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="372"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="374"/>
         <source>Labour rate</source>
         <translation>人工费率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="373"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="375"/>
         <source>Support per year</source>
         <translation>每年支持费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="373"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="374"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="375"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="376"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="377"/>
         <source>% of hardware</source>
         <translation>% 硬件费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="374"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="376"/>
         <source>Network and installation</source>
         <translation>网络与安装</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="375"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="377"/>
         <source>Residual value</source>
         <translation>残值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="376"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="378"/>
         <source>Cost of each day late</source>
         <translation>每延迟一天的成本</translation>
     </message>
