@@ -99,6 +99,7 @@ FRESH44 = CASES.with_name("measured_peaks_fresh44.jsonl")
 FRESH45 = CASES.with_name("measured_peaks_fresh45.jsonl")
 FRESH46 = CASES.with_name("measured_peaks_fresh46.jsonl")
 FRESH47 = CASES.with_name("measured_peaks_fresh47.jsonl")
+FRESH48 = CASES.with_name("measured_peaks_fresh48.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -342,6 +343,8 @@ SHARED_PAGES = {
     ("fresh-46", FRESH46, "fresh46-2026-12-06", 26),
     # fresh-47: collected from repository snapshots after the last memory change, scored once on the final model (2 of 13 supported within 15 %).
     ("fresh-47", FRESH47, "fresh47-2026-12-06", 13),
+    # fresh-48: collected while memfix36 was written, scored once after they merged (27 of 43 supported within 15 %).
+    ("fresh-48", FRESH48, "fresh48-2026-12-06", 43),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
