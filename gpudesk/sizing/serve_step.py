@@ -56,6 +56,10 @@ of thousands of tokens the math.
   active expert computes whole tiles of 16 or 64 token rows (by engine release), and the padded rows' math counts
   where it exceeds the experts' weight stream (:mod:`gpudesk.sizing.serve_moe_tiles`): 64-row tiles make the
   decode step of a 256-expert model compute bound from a few tokens on.
+- Fused-MoE K loop: the Triton fused MoE (vLLM, SGLang; 16-bit and per-tensor FP8 experts on NVIDIA GPUs) has no
+  split-K, so each grouped GEMM of a MoE layer lasts at least one program's serial chain of weight-tile loads over
+  its reduction (the hidden size for gate/up), however few bytes a small TP slice holds; the excess over the
+  experts' weight stream is added (:mod:`gpudesk.sizing.serve_moe_kloop`).
 - Dequantisation: a weight-only format the GPU has no matrix units for (MXFP4 on Hopper or CDNA 3) is unpacked
   on the vector ALUs, once per weight read per step, added to the GEMM (:func:`gpudesk.sizing.serve_rates.
   dequant_weights_per_s`); MXFP4 on FP4 matrix units (CDNA 4, Blackwell) runs at the FP4 rate. Where the engine
@@ -181,6 +185,7 @@ from gpudesk.sizing.serve_marlin_moe import (
 )
 from gpudesk.sizing.serve_expert_parallel import busiest_rank_experts
 from gpudesk.sizing.serve_moe_configs import MOE_CONFIG_SOURCE, local_expert_shape, tuned_block_fp8_config
+from gpudesk.sizing.serve_moe_kloop import HBM_LATENCY_SOURCE, KLOOP_SOURCE, kloop_applies, kloop_chain_s
 from gpudesk.sizing.serve_moe_tiles import MOE_TILE_SOURCE, MoeTiles, fused_moe_tiles, padded_expert_rows
 from gpudesk.sizing.serve_dp_attention import (
     DP_ATTENTION_SOURCE,
@@ -238,6 +243,9 @@ from gpudesk.units import format_duration, format_flops, format_percent, format_
 from gpudesk.sizing.time import ring_allreduce_bytes
 
 ACTIVATION_BYTES = 2  # 16-bit hidden states between layers (bf16)
+# A gated expert's gate and up projections are 2 of its 3 equal matrices (hidden x width each), read by the first
+# grouped GEMM; the down projection, the third, by the second.
+MOE_GATED_UP_SHARE = 2 / 3
 # A routed MoE layer moves every token's hidden row once per expert it is routed to, on every TP rank (the rank
 # holds a slice of every expert, so its partial output is hidden-wide): the grouped GEMM reads the token's row for
 # each of its top-k experts, writes a hidden-wide output per (token, expert) pair, and the top-k sum reads them
@@ -344,6 +352,10 @@ class StepModel:
     # all-reduces per layer of a few bytes per token besides Megatron's: a layer-wide QK RMSNorm's sums of squares
     # under tensor parallelism (serve_qk_norm)
     norm_allreduces_per_layer: int = 0
+    # Triton fused MoE: seconds of one program's serial K loop in the gate/up and in the down grouped GEMM of a MoE
+    # layer, the least each lasts whatever its weight bytes (serve_moe_kloop; 0: not that kernel)
+    moe_kloop_up_s: float = 0.0
+    moe_kloop_down_s: float = 0.0
     # tokens -> the parts of :meth:`gpu_s` that depend on the step's tokens alone (matmuls with their weight stream,
     # elementwise kernels, all-reduces): the scheduler asks for the same batch sizes hundreds of thousands of times.
     # Filled as asked; the fields above are frozen, so an entry never goes stale.
@@ -464,7 +476,7 @@ class StepModel:
         tokens: the parts of :meth:`gpu_s` that do not depend on the contexts."""
         weights = self.weight_bytes_read(tokens)
         stream = weights / self.bytes_per_s + self.marlin_extra_s(tokens) + self.rocm_int4_moe_extra_s(tokens) \
-            + self.rocm_aiter_moe_extra_s(tokens)
+            + self.rocm_aiter_moe_extra_s(tokens) + self.moe_kloop_extra_s(tokens)
         if self.dequant_weights_per_s:
             unpack = weights / self.weight_bytes_per_element / self.dequant_weights_per_s
             stream = max(stream, unpack) if self.dequant_overlapped else stream + unpack
@@ -539,6 +551,19 @@ class StepModel:
         expert_flops = 2.0 * self.active_experts * self.expert_bytes / self.weight_bytes_per_element
         math_s = tokens * self.moe_layers * expert_flops / self.gemm_flops_per_s(tokens)
         return max(0.0, measured - stream - math_s - self.moe_layers * self.aiter_moe_floor_s)
+
+    def moe_kloop_extra_s(self, tokens: int) -> float:
+        """Seconds the Triton fused MoE's serial K loop adds to a step of ``tokens`` tokens beyond the routed
+        experts' weight stream: each grouped GEMM of a MoE layer lasts at least its program's chain of tile loads
+        (:mod:`gpudesk.sizing.serve_moe_kloop`); 0 where the experts do not run that kernel."""
+        if not (self.moe_kloop_up_s or self.moe_kloop_down_s) or not self.experts or not self.moe_layers:
+            return 0.0
+        active = self._read_experts(tokens)
+        expert_s = active * self.expert_bytes / self.bytes_per_s
+        # gate/up holds 2 of a gated expert's 3 matrices, down 1 (MOE_GATED_UP_SHARE)
+        up = max(0.0, self.moe_kloop_up_s - expert_s * MOE_GATED_UP_SHARE)
+        down = max(0.0, self.moe_kloop_down_s - expert_s * (1 - MOE_GATED_UP_SHARE))
+        return self.moe_layers * (up + down)
 
     def _touched_experts_stream(self, tokens: int) -> tuple[float, float]:
         """(routed experts a step of ``tokens`` tokens touches in each MoE layer, ``E (1 - (1 - k/E)^n)``; seconds
@@ -878,6 +903,15 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             decode=format_duration(triton_int4_moe_layer_s(1)), prefill=format_duration(triton_int4_moe_layer_s(128))),
             ROCM_INT4_MOE_SOURCE, raw(layer_s_at_1_token=triton_int4_moe_layer_s(1),
                                       layer_s_at_128_tokens=triton_int4_moe_layer_s(128))))
+    kloop_up = kloop_down = 0.0
+    if experts and kloop_applies(load.engine, gpu, fmt, block_fp8) and not (marlin_s or rocm_int4):
+        moe_tp = max(1, tp // max(1, ep))
+        kloop_up = kloop_chain_s(dims.hidden_size, bytes_per_param)
+        kloop_down = kloop_chain_s(max(1, (expert_width or dims.hidden_size) // moe_tp), bytes_per_param)
+        assumptions.append(Assumption("fused_moe_k_loop_s", _(
+            "each routed-expert grouped GEMM lasts at least one program's serial K loop: {up} (gate/up) and {down} "
+            "(down) per MoE layer").format(up=format_duration(kloop_up), down=format_duration(kloop_down)),
+            KLOOP_SOURCE + "; " + HBM_LATENCY_SOURCE, raw(up_s=kloop_up, down_s=kloop_down)))
     aiter_points = aiter_moe_points(load.engine, load.rocm_aiter, gpu, ROCM_COMPUTE_UNITS.get(gpu.id, 0),
                                     load.weight_format, dims.hidden_size, expert_width, experts,
                                     spec.moe_active_experts or 0, tp, ep)
@@ -969,7 +1003,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0,
         size_curve_shapes=size_shapes, marlin_expert_s=marlin_s, rocm_int4_moe=rocm_int4, expert_parallel=ep,
         aiter_moe_points=aiter_points, aiter_moe_floor_s=AITER_MOE_FLOOR_KERNELS * kernel_s if aiter_points else 0.0,
-        norm_allreduces_per_layer=qk_norm_allreduces)
+        norm_allreduces_per_layer=qk_norm_allreduces, moe_kloop_up_s=kloop_up, moe_kloop_down_s=kloop_down)
     if load.pp == 1 or link is None:
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).
@@ -1016,5 +1050,6 @@ def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_nod
         prefill_attention_flops_per_context_token=None if model.prefill_attention_flops_per_context_token is None
         else model.prefill_attention_flops_per_context_token * share,
         dense_stream_extra_s=model.dense_stream_extra_s * share, library_gemm_s=model.library_gemm_s * share,
+        moe_kloop_up_s=model.moe_kloop_up_s * share, moe_kloop_down_s=model.moe_kloop_down_s * share,
         p2p_alpha_s=alpha, p2p_bytes_per_s=bandwidth, assumptions=model.assumptions + (assumption,))
 

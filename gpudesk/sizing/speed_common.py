@@ -53,6 +53,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "library_gemm_s": N_("Vendor-library GEMM overhead"),
     "block_fp8_triton_gemm": N_("Block-FP8 Triton GEMMs"),
     "fused_moe_tile_rows": N_("Fused-MoE tile rows"),
+    "fused_moe_k_loop_s": N_("Fused-MoE K loop"),
     "fused_moe_default_config": N_("Fused-MoE configuration"),
     "expert_quant_kernels": N_("FP8 quantization kernels in the fused MoE"),
     "admit_interval": N_("Admission every n-th step"),
