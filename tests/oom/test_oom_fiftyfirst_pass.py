@@ -131,3 +131,29 @@ def test_rank_error_before_the_kill_is_not_read_so() -> None:
         "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n[2023-04-07 13:09:33,201] [INFO]")
     d = diagnose_text(text)
     assert d.report.signature != "sigkill"
+
+
+# LlamaChinese/Llama-Chinese#123 (Llama-2-7b-chat in 8 bits on a 16 GB T4; bitsandbytes' CPU-only library loaded).
+BNB_CPU_BUILD = (
+    "C:\\ProgramData\\anaconda3\\envs\\llama2\\lib\\site-packages\\bitsandbytes\\cextension.py:34: UserWarning: The "
+    "installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers, 8-bit multiplication, and "
+    "GPU quantization are unavailable.\n"
+    "  warn(\"The installed version of bitsandbytes was compiled without GPU support. \"\n"
+    "'NoneType' object has no attribute 'cadam32bit_grad_fp32'\n"
+    "Traceback (most recent call last):\n"
+    "  File \"C:\\Llama2-Chinese\\examples\\chat_gradio.py\", line 86, in <module>\n"
+    "    model = AutoModelForCausalLM.from_pretrained(args.model_name_or_path,device_map='auto',"
+    "torch_dtype=torch.float16,load_in_8bit=True)\n"
+    "ValueError:\n"
+    "                        Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit\n"
+    "                        the quantized model. If you want to dispatch the model on")
+
+
+def test_dispatch_refusal_beside_a_cpu_only_bitsandbytes_is_the_installation() -> None:
+    d = diagnose_text(BNB_CPU_BUILD)
+    top = d.causes[0]
+    assert top.id == "not_capacity"
+    assert top.evidence["deciding_check"] == "driver_version"
+    # Without the CPU-build warning the same refusal stays the quantized model not fitting (unsloth#1629's reading).
+    alone = BNB_CPU_BUILD[BNB_CPU_BUILD.index("Traceback"):]
+    assert diagnose_text(alone).causes[0].id == "genuine_shortage"
