@@ -692,7 +692,10 @@ _CUDA_CALL_UNKNOWN_ERROR = re.compile(r"\b(?:cuda|cu)(?:Malloc\w{0,12}|MemGetInf
                                       # training) and OpenCV's cudaSafeCall in GpuMat::allocate "Gpu API call (unknown
                                       # error) in allocate" (modules/core/src/cuda/gpu_mat.cu; fixstars/libSGM#30: a
                                       # build for another GPU architecture): a status that is not out-of-memory.
-                                      r"\bcuda runtime error\s{0,2}\((?:30|999)\)\s{0,3}:\s{0,3}unknown error\b|"
+                                      # The THC wording only where the failing call is an allocation (its source
+                                      # file is the storage or allocator code); a bare "unknown error" names none.
+                                      r"\bcuda runtime error\s{0,2}\((?:30|999)\)\s{0,3}:\s{0,3}unknown error\b"
+                                      r"[^\n]{0,200}?(?:storage|alloc)\w{0,30}\.(?:c|cc|cu|cpp|h)\b|"
                                       r"\(unknown error\)\s{1,3}in\s{1,3}(?:function\s{1,3})?'?\w{0,30}alloc\w{0,10}\b",
                                       re.IGNORECASE)
 # llama.cpp's model loader failing to allocate a weights buffer ("error loading model: unable to allocate backend

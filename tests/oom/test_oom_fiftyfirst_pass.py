@@ -82,6 +82,14 @@ def test_cuda_unknown_error_in_wrappers_is_the_runtime() -> None:
         assert top.evidence["deciding_check"] == "driver_version"
 
 
+def test_bare_unknown_error_without_an_allocation_site_is_not_read() -> None:
+    # The THC wording counts only where the failing call is the storage/allocator code (twenty-seventh pass keeps a
+    # bare "unknown error" unrecognised).
+    assert not diagnose_text("cuda runtime error (30) : unknown error").found_oom
+    assert not diagnose_text("cuda runtime error (999) : unknown error at /tmp/cutorch/lib/THC/THCGeneral.c:70")\
+        .found_oom
+
+
 def test_cutorch_out_of_memory_is_not_the_unknown_error() -> None:
     d = diagnose_text("THCudaCheck FAIL file=/home/gpu/torch/extra/cutorch/lib/THC/generic/THCStorage.cu line=66 "
                       "error=2 : out of memory\ncuda runtime error (2) : out of memory at "
