@@ -93,6 +93,25 @@ _RANK_ERROR = re.compile(r"Traceback \(most recent call last\)|\w(?:Error|Except
                          r"exits with return code\s{0,2}=\s{0,2}[1-9]")
 
 
+# The same launcher line right after DeepSpeed announced the optimizer states it is about to build ("Before
+# initializing optimizer states", see_memory_usage in deepspeed/runtime/zero/stage_1_and_2.py and stage3.py), with no
+# error of the rank's own before the kill (fifty-first pass). ZeRO creates the fp32 master weights and Adam's two
+# moments there, 12 bytes per parameter, and with offload (the usual reason to run ZeRO on one GPU) in host memory: the
+# largest host allocation of the run. A rank that dies there without a traceback was ended by SIGKILL, the OOM killer's
+# mark (deepspeedai/DeepSpeed#3160: GPT-J-6B, ~72 GB of states, killed 38 s after that line; DeepSpeed's own answer in
+# #4239/#4380: -9 is host memory). An allocation on the GPU fails there with a CUDA error instead, which is a rank error.
+_OPTIMIZER_STATES_BUILD = re.compile(r"\bBefore initializing optimizer states\b", re.IGNORECASE)
+
+
+def launcher_kill_building_optimizer_states(text: str) -> bool:
+    """DeepSpeed's launcher killing its ranks while ZeRO built its optimizer states, with no rank error between."""
+    kill = _LAUNCHER_KILL.search(text)
+    if kill is None:
+        return False
+    starts = list(_OPTIMIZER_STATES_BUILD.finditer(text, 0, kill.start()))
+    return bool(starts) and _RANK_ERROR.search(text, starts[-1].end(), kill.start()) is None
+
+
 def launcher_kill_after_checkpoint_read(text: str) -> bool:
     """DeepSpeed's launcher killing its ranks right after the job read its checkpoint back, with no error between."""
     kill = _LAUNCHER_KILL.search(text)
@@ -107,7 +126,8 @@ def killed_without_error(text: str) -> bool:
     progress bar or quoted as code, Ollama's vanished runner, DeepSpeed's launcher after its host-memory line showed RAM
     nearly full or right after the checkpoint was read back)."""
     return bool(_KILLED_AFTER_BAR.search(text) or _JOB_KILLED_AFTER_BAR.search(text) or _KILLED_AS_CODE.search(text) or _RUNNER_VANISHED.search(text)
-                or launcher_kill_with_full_host(text) or launcher_kill_after_checkpoint_read(text))
+                or launcher_kill_with_full_host(text) or launcher_kill_after_checkpoint_read(text)
+                or launcher_kill_building_optimizer_states(text))
 
 
 def paused_after_unfinished_load(text: str) -> bool:

@@ -169,6 +169,8 @@ Runtime signatures that decide the first cause without being "not capacity":
   exceeded the GPU working set (``recommendedMaxWorkingSetSize``, raised with ``sysctl iogpu.wired_limit_mb``).
 * ``allocator_nvml_assert``: ``NVML_SUCCESS == r INTERNAL ASSERT FAILED`` in ``CUDACachingAllocator.cpp``: the
   allocator's out-of-memory path could not query NVML (MIG slices): an OOM whose figures were lost.
+* ``expandable_assert``: ``!block->expandable_segment_ INTERNAL ASSERT FAILED`` in ``CUDACachingAllocator.cpp``: the
+  allocator's own bug when expandable segments are combined with other allocator options (pytorch#134338).
 * ``bare_cuda_error``: ``CUDA error: out of memory`` with nothing else: a CUDA call outside the caching
   allocator failed (PyTorch's allocator reports its own failures as "Tried to allocate ..."), so the usual
   suspects are pinned host memory, another process, an ECC fault or a bad driver state.
@@ -682,7 +684,20 @@ _CUDA_SYMBOL_MISSING = re.compile(r"\b(?:cu|cuda|cublas|cudnn|cusolver|cusparse|
 # failed (SPECFEM/specfem3d_globe#617: "cudaMalloc failed: unknown error" on every rank, "cudaMemGetInfo fails, unknown
 # error"; the maintainer: a local installation problem). The call is named before the error on its line.
 _CUDA_CALL_UNKNOWN_ERROR = re.compile(r"\b(?:cuda|cu)(?:Malloc\w{0,12}|MemGetInfo|MemAlloc\w{0,8}|Mem_?GetInfo\w{0,4})\b"
-                                      r"[^\n]{0,40}?\bfail\w{0,3}\b[:,]?\s{0,3}unknown error\b", re.IGNORECASE)
+                                      r"[^\n]{0,40}?\bfail\w{0,3}\b[:,]?\s{0,3}unknown error\b|"
+                                      # The same status in two other wrappers' words (issue 28, fifty-first pass):
+                                      # Torch7/cutorch's THCudaCheck "cuda runtime error (30) : unknown error at
+                                      # .../THCStorage.c:N" (30 is cudaErrorUnknown's number before CUDA 10.1 renumbered
+                                      # it 999, driver_types.h; torch/cutorch#197: a driver/GPU fault after hours of
+                                      # training) and OpenCV's cudaSafeCall in GpuMat::allocate "Gpu API call (unknown
+                                      # error) in allocate" (modules/core/src/cuda/gpu_mat.cu; fixstars/libSGM#30: a
+                                      # build for another GPU architecture): a status that is not out-of-memory.
+                                      # The THC wording only where the failing call is an allocation (its source
+                                      # file is the storage or allocator code); a bare "unknown error" names none.
+                                      r"\bcuda runtime error\s{0,2}\((?:30|999)\)\s{0,3}:\s{0,3}unknown error\b"
+                                      r"[^\n]{0,200}?(?:storage|alloc)\w{0,30}\.(?:c|cc|cu|cpp|h)\b|"
+                                      r"\(unknown error\)\s{1,3}in\s{1,3}(?:function\s{1,3})?'?\w{0,30}alloc\w{0,10}\b",
+                                      re.IGNORECASE)
 # llama.cpp's model loader failing to allocate a weights buffer ("error loading model: unable to allocate backend
 # buffer", src/llama.cpp llm_load_tensors before it named the buffer type) inside Ollama's runner ("llama runner process
 # has terminated", llm/server.go). Ollama's scheduler offloads only the layers its estimate fits in free VRAM
@@ -859,6 +874,20 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # memory of A is smaller than requested bytes of R", A = the arena's memory_limit minus what it already holds):
     # the limit is the session's gpu_mem_limit / arena config, not the device (infiniflow/ragflow#10295).
     ("arena_limit", ("is smaller than requested bytes of",)),
+    # PyTorch's caching allocator asserting on one of its expandable segments ("!block->expandable_segment_ INTERNAL
+    # ASSERT FAILED at .../CUDACachingAllocator.cpp", pytorch/pytorch#119452): with expandable_segments:True beside
+    # garbage_collection_threshold or max_split_size_mb, its release path near a full device tried to free blocks of an
+    # expandable segment as if they were ordinary segments (the fix, pytorch/pytorch#134338, "expandable_segments <->
+    # other allocator options"). An allocator bug under that option combination, not the shortage's message.
+    ("expandable_assert", ("expandable_segment_ internal assert failed",)),
+    # cudaErrorDevicesUnavailable (46): "all CUDA-capable devices are busy or unavailable" (CUDA Runtime API, "Data
+    # types", cudaError: "Devices are often busy/unavailable due to use of cudaComputeModeProhibited,
+    # cudaComputeModeExclusiveProcess, or when long running CUDA kernels have filled up the GPU"); PyTorch words it
+    # "CUDA-capable device(s) is/are busy or unavailable". A new context is refused because another process owns the
+    # GPU (exclusive-process mode) or keeps it busy: the holder is another process, not this job's size
+    # (artidoro/qlora#70: leftover training processes kept respawning until a reboot).
+    ("devices_unavailable", ("device(s) is/are busy or unavailable", "devices are busy or unavailable",
+                             "cudaerrordevicesunavailable", "cuda_error_devices_unavailable")),
     ("allocator_nvml_assert", ("nvml_success == r internal assert failed",)),
     ("metal_oom", ("kiogpucommandbuffercallbackerroroutofmemory", "insufficient memory (ioaf code 8)",
                    "command buffer execution failed: insufficient memory",
@@ -905,6 +934,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     # cudaHostAlloc), used as the staging buffer of host-device copies (cupy#1576, fixed by cupy#1593
                     # "Fallback to synchronous transfer if pinned memory could not be allocated").
                     "pinned_memory.pyx", "alloc_pinned_memory", "pinnedmemorypool",
+                    # MXNet's page-locked host storage (src/storage/pinned_memory_storage.h: PinnedMemoryStorage::
+                    # Alloc -> cudaMallocHost, CHECK "e == cudaSuccess || e == cudaErrorCudartUnloading"), the
+                    # staging buffers of its data iterators (apache/mxnet#8041: train_mnist.py on Windows).
+                    "pinned_memory_storage",
                     # TensorFlow's / XLA's StreamExecutor host allocation (cuMemHostAlloc, page-locked):
                     # "failed to alloc N bytes on host: CUDA_ERROR_..." (stream_executor/cuda/cuda_driver.cc)
                     "bytes on host:",

@@ -91,9 +91,15 @@ def test_device_discovery_free_memory_says_held_before_start_without_other_figur
 
 
 def test_context_refusal_needs_tensorflow_s_own_line() -> None:
-    # TensorFlow's initialisation refused for another status is not memory another process holds.
+    # TensorFlow's initialisation refused for another status is not read by the context-refusal rule. (Since the
+    # fifty-first pass the busy/unavailable status, cudaErrorDevicesUnavailable, has a reading of its own: a GPU another
+    # process owns in exclusive-process mode, test_oom_fiftyfirst_pass.py.)
     busy = TF_CONTEXT.replace("out of memory", "CUDA-capable device(s) is/are busy or unavailable")
-    assert _top(busy)[0] != "other_process"
+    top = diagnose_text(busy).causes[0]
+    assert "could not even create its CUDA context" not in top.title
+    assert diagnose_text(busy).report.signature == "devices_unavailable"
+    unknown = TF_CONTEXT.replace("out of memory", "initialization error")
+    assert "could not even create its CUDA context" not in diagnose_text(unknown).causes[0].title
     # TensorFlow's own allocator running out (tensorflow/tensorflow#14724, taki0112/FUNIT-Tensorflow#3) is the job's.
     for text in ("Using GPU mnist_deep.py throws OOM when allocating tensor with shape...",
                  "Allocator (GPU_0_bfc) ran out of memo"):

@@ -196,7 +196,9 @@ _FREE = [
     _c(r"[;,]\s{0,3}free\s{1,3}" + _SIZE_U),
     _c(r"free \(according to cuda\)\s{0,3}:\s{0,3}" + _SIZE_U),
     _c(r",\s{0,3}" + _SIZE_U + r"\s{1,3}free\s{0,2}\)"),
-    _c(_SIZE_U + r"\s{1,3}free\b"),
+    # The size and the word on one line: "Total memory: 12.00GiB\nFree memory: 496.40MiB" (TensorFlow's device
+    # discovery) is a total above a free label, not 12 GiB free.
+    _c(_SIZE_U + r"[ \t]{1,3}free\b"),
     _c(r"\bonly\s{1,3}" + _SIZE_U + r"\s{1,3}(?:is\s{1,3}|are\s{1,3})?(?:available|free)\b"),
     # PyTorch's caching allocator warning (above, _TOTAL).
     _c(r"while trying to (?:allocate|map)\s{1,3}\d{1,20}\s{1,3}bytes\s{0,3}\(free:\s{0,2}" + _SIZE + r",\s{0,3}total:"),

@@ -334,6 +334,8 @@ def _quantized_model_off_gpu(f: Facts) -> Cause | None:
     m = _BNB_MODULES_OFF_GPU.search(f.report.text or "")
     if m is None or f.report.signature is not None:
         return None
+    if _BNB_CPU_BUILD.search(f.report.text or ""):
+        return _quantized_without_gpu_build(f)
     return Cause(
         id="genuine_shortage",
         title=_("The quantized model does not fit the GPU's free memory"),
@@ -347,6 +349,38 @@ def _quantized_model_off_gpu(f: Facts) -> Cause | None:
         more_fixes=[_("To run anyway with part of the model on the CPU (slowly), keep those modules in fp32: "
                       "BitsAndBytesConfig(llm_int8_enable_fp32_cpu_offload=True) with a device_map that names them.")],
         checks=[_("nvidia-smi: compare the GPU's free memory with the model's size at its quantized precision.")],
+    )
+
+
+# bitsandbytes' own warning that it loaded its CPU-only library (bitsandbytes/cextension.py: "The installed version of
+# bitsandbytes was compiled without GPU support. 8-bit optimizers, 8-bit multiplication, and GPU quantization are
+# unavailable."), printed when libbitsandbytes_cuda*.so/.dll could not be loaded for the CUDA that torch reports (a
+# CPU-only torch, a CUDA runtime it cannot find, or a Windows build without CUDA). Then the quantized modules have no GPU
+# path at all, and the device-map refusal beside it is about the installation, not the VRAM (LlamaChinese/Llama-Chinese
+# #123: a 7B model in 8 bits on a 16 GB T4, "'NoneType' object has no attribute 'cadam32bit_grad_fp32'" beside it; the
+# same pair answered "bad pytorch version" in jllllll/bitsandbytes-windows-webui#13).
+_BNB_CPU_BUILD = re.compile(r"bitsandbytes was compiled without gpu support", re.IGNORECASE)
+
+
+def _quantized_without_gpu_build(f: Facts) -> Cause:
+    """The device-map refusal beside bitsandbytes' CPU-only build (``_BNB_CPU_BUILD``): not capacity, 0.7."""
+    from gpudesk import i18n
+    from gpudesk.oom.signatures import CHECKS, check_command
+
+    command = check_command("driver_version", f.report.platform)
+    return Cause(
+        id="not_capacity",
+        title=_("Not a memory problem: bitsandbytes was loaded without GPU support"),
+        confidence=0.7,
+        evidence=evidence(not_capacity_kind="driver_version", deciding_check="driver_version",
+                          check_command=command),
+        explanation=_("bitsandbytes says it loaded its CPU-only library, so its quantized layers have no GPU path "
+                      "and the quantized model cannot be placed on the GPU whatever memory is free; the refusal of "
+                      "modules on the CPU follows from the installation (a CPU-only PyTorch, or a CUDA runtime "
+                      "bitsandbytes cannot find), not from the model's size."),
+        fix=_("Install a PyTorch build with CUDA (torch.cuda.is_available() must print True) and a bitsandbytes "
+              "release with GPU support for this platform, then load the model again"),
+        checks=[_("{command}: {meaning}").format(command=command, meaning=i18n._(CHECKS["driver_version"].meaning))],
     )
 
 

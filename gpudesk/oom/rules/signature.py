@@ -733,6 +733,28 @@ def check(f: Facts) -> list[Cause]:
         out.append(_shortage(0.7, f, _("A Metal command buffer ran out of memory: the model, its cache and this "
                                        "step's buffers exceed the GPU working set macOS allows (about two thirds "
                                        "to three quarters of unified memory).")))
+    elif sig == "devices_unavailable":
+        # signatures._WORDS: cudaErrorDevicesUnavailable, a context refused on a GPU another process owns.
+        cause = _other_process(0.7, f)
+        cause.title = _("Another process owns the GPU: the device is busy or unavailable")
+        cause.explanation = _("CUDA refuses a new context with 'busy or unavailable' when the GPU is in "
+                              "exclusive-process (or prohibited) compute mode and another process already holds it, or "
+                              "when long-running work of another process fills it. The job's own size plays no part.")
+        cause.fix = _("Run nvidia-smi: end the processes still holding the GPU (a reboot clears ones that keep "
+                      "coming back), or set the compute mode back to Default with sudo nvidia-smi -c 0")
+        out.append(cause)
+    elif sig == "expandable_assert":
+        # signatures._WORDS: the allocator's assert on an expandable segment (pytorch#119452, fixed by #134338).
+        cause = _not_capacity("expandable_segments", 0.75, f)
+        cause.title = _("Not a capacity problem: PyTorch's allocator asserted on an expandable segment")
+        cause.explanation = _("The assert is raised inside PyTorch's caching allocator when expandable segments are "
+                              "combined with garbage_collection_threshold or max_split_size_mb: near a full GPU it "
+                              "tries to release blocks of an expandable segment as if they were ordinary ones. An "
+                              "allocator bug under that option combination (fixed in later PyTorch releases), not the "
+                              "out-of-memory message.")
+        cause.fix = _("Remove expandable_segments:True, or the other options beside it (garbage_collection_threshold, "
+                      "max_split_size_mb), from PYTORCH_CUDA_ALLOC_CONF, or update PyTorch")
+        out.append(cause)
     elif sig == "allocator_nvml_assert":
         out.append(_shortage(0.6, f, _("PyTorch's allocator failed while building its out-of-memory message (NVML "
                                        "cannot be queried on a MIG slice): an allocation failed, and the slice is "
