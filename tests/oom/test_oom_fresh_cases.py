@@ -51,7 +51,11 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
                "fresh-53": "fresh_cases_53.jsonl",
                "fresh-54": "fresh_cases_54.jsonl",
                "fresh-55": "fresh_cases_55.jsonl",
-               "fresh-56": "fresh_cases_56.jsonl"}
+               "fresh-56": "fresh_cases_56.jsonl",
+               "fresh-57": "fresh_cases_57.jsonl",
+               "fresh-58": "fresh_cases_58.jsonl",
+               "fresh-59": "fresh_cases_59.jsonl",
+               "fresh-60": "fresh_cases_60.jsonl"}
 # First scoring of each batch. "fresh": 19 of 35 (2 of 5 not-capacity cases with the deciding check, 1 message not
 # recognised). Three mechanisms it exposed were fixed afterwards (a request figure next to a failure is recognised in
 # any wording, PyTorch's caching host allocator is pinned memory, TensorFlow's own cuDNN/cuBLAS handle wording names
@@ -351,13 +355,22 @@ FRESH_FILES = {"fresh": "fresh_cases.jsonl", "fresh-2": "fresh_cases_2.jsonl", "
 # after it merged: 18/27 (1 not recognised; not-capacity with the deciding check 4/6).
 # "fresh-56" (30 messages, 8 not-capacity; PyTorch, vLLM, SGLang, ONNX Runtime, TensorFlow, TensorRT, Ollama, kvcached; projects M-Z; search budget spent during it), collected while the fiftieth pass was written, scored once
 # after it merged: 15/30 (4 not recognised; not-capacity with the deciding check 7/8).
+# The fifty-first pass (tests/oom/test_oom_fiftyfirst_pass.py) read fresh-41 .. fresh-56 by mechanism (seen: fresh-55 20/27, fresh-56 17/30).
+# "fresh-57" (25 messages, 3 not-capacity; PyTorch, diffusers/ComfyUI, ROCm, Intel XPU, JAX, MLX, llama.cpp; projects A-L), collected while the fifty-first pass was written, scored once
+# after it merged: 19/25 (0 not recognised; not-capacity with the deciding check 2/3).
+# "fresh-58" (33 messages, 9 not-capacity; TensorFlow.js WebGL, TF Serving, TorchServe, Ray, ms-swift on Ascend, ONNX Runtime GenAI; projects M-Z), collected at the same time, scored once
+# after it merged: 14/33 (7 not recognised; not-capacity with the deciding check 4/9).
+# "fresh-59" (27 messages, 10 not-capacity; 21 Tenstorrent, Graphcore IPU, AWS Inferentia, Hygon DCU), collected at the same time, scored once
+# after it merged: 7/27 (7 not recognised; not-capacity with the deciding check 0/10).
+# "fresh-60" (32 messages, 9 not-capacity; Chinese-language threads, 5 Ascend), collected at the same time, scored once
+# after it merged: 23/32 (2 not recognised; not-capacity with the deciding check 5/9).
 FIRST_SCORE_RIGHT = {"fresh": 19, "fresh-2": 5, "fresh-3": 8, "fresh-4": 17, "fresh-5": 18, "fresh-6": 19,
                      "fresh-7": 13, "fresh-8": 15, "fresh-9": 15, "fresh-10": 22, "fresh-11": 12,
                      "fresh-12": 20, "fresh-13": 26, "fresh-14": 17, "fresh-15": 19, "fresh-16": 23, "fresh-17": 19,
                      "fresh-18": 20, "fresh-19": 14, "fresh-20": 13, "fresh-21": 10,
                      "fresh-22": 12, "fresh-23": 14, "fresh-24": 22, "fresh-25": 12, "fresh-26": 24, "fresh-27": 32, "fresh-28": 14, "fresh-29": 25,
                      "fresh-30": 23, "fresh-31": 22,
-                     "fresh-32": 19, "fresh-33": 10, "fresh-34": 35, "fresh-35": 36, "fresh-36": 37, "fresh-37": 21, "fresh-38": 35, "fresh-39": 34, "fresh-40": 31, "fresh-41": 33, "fresh-42": 24, "fresh-43": 17, "fresh-44": 26, "fresh-45": 23, "fresh-46": 19, "fresh-47": 16, "fresh-48": 18, "fresh-49": 20, "fresh-50": 14, "fresh-51": 35, "fresh-52": 21, "fresh-53": 31, "fresh-54": 20, "fresh-55": 18, "fresh-56": 15}
+                     "fresh-32": 19, "fresh-33": 10, "fresh-34": 35, "fresh-35": 36, "fresh-36": 37, "fresh-37": 21, "fresh-38": 35, "fresh-39": 34, "fresh-40": 31, "fresh-41": 33, "fresh-42": 24, "fresh-43": 17, "fresh-44": 26, "fresh-45": 23, "fresh-46": 19, "fresh-47": 16, "fresh-48": 18, "fresh-49": 20, "fresh-50": 14, "fresh-51": 35, "fresh-52": 21, "fresh-53": 31, "fresh-54": 20, "fresh-55": 18, "fresh-56": 15, "fresh-57": 19, "fresh-58": 14, "fresh-59": 7, "fresh-60": 23}
 
 
 def _rows(name: str) -> list[dict]:
