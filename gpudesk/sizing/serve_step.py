@@ -186,6 +186,8 @@ from gpudesk.sizing.serve_marlin_moe import (
 from gpudesk.sizing.serve_expert_parallel import busiest_rank_experts
 from gpudesk.sizing.serve_moe_configs import MOE_CONFIG_SOURCE, local_expert_shape, tuned_block_fp8_config
 from gpudesk.sizing.serve_moe_kloop import HBM_LATENCY_SOURCE, KLOOP_SOURCE, kloop_applies, kloop_chain_s
+from gpudesk.sizing.serve_triton_moe_rate import TRITON_MOE_RATE_SOURCE, triton_moe_peak_share
+from gpudesk.sizing.serve_marlin_moe_rate import MARLIN_MOE_RATE_SOURCE, marlin_moe_peak_share
 from gpudesk.sizing.serve_moe_tiles import MOE_TILE_SOURCE, MoeTiles, fused_moe_tiles, padded_expert_rows
 from gpudesk.sizing.serve_dp_attention import (
     DP_ATTENTION_SOURCE,
@@ -349,6 +351,11 @@ class StepModel:
     # routed experts' modelled time where longer, and the seconds of its kernels in the floor (serve_rocm_aiter_moe)
     aiter_moe_points: tuple[tuple[float, float], ...] = ()
     aiter_moe_floor_s: float = 0.0
+    # the routed experts' FLOPs per token per GPU that run a MoE kernel below the dense rate on narrow expert slices
+    # (the Triton fused MoE with 16-bit or per-tensor FP8 weights: serve_triton_moe_rate; Marlin MoE with 4-bit
+    # weight-only ones: serve_marlin_moe_rate), and the rate they reach (0: at the dense rate)
+    moe_kernel_flops_per_token: float = 0.0
+    moe_kernel_flops_per_s: float = 0.0
     # all-reduces per layer of a few bytes per token besides Megatron's: a layer-wide QK RMSNorm's sums of squares
     # under tensor parallelism (serve_qk_norm)
     norm_allreduces_per_layer: int = 0
@@ -492,6 +499,9 @@ class StepModel:
             dense_slow = self.slow_flops_per_token - self.slow_expert_flops_per_token
             math_s += tokens * (dense_slow * max(0.0, 1 / dense_rate - 1 / rate)
                                 + self.slow_expert_flops_per_token * max(0.0, 1 / expert_rate - 1 / rate))
+        if self.moe_kernel_flops_per_token and self.moe_kernel_flops_per_s:
+            # the routed experts' grouped GEMM below the dense rate (serve_triton_moe_rate, serve_marlin_moe_rate)
+            math_s += tokens * self.moe_kernel_flops_per_token * max(0.0, 1 / self.moe_kernel_flops_per_s - 1 / rate)
         gemm = stream + math_s + self.dense_stream_extra_s + self.moe_tile_padding_s(tokens)
         if tokens < self.gemm_tile_tokens:
             gemm = max(gemm, self.gemm_tile_tokens * self.flops_per_token / rate)
@@ -640,6 +650,44 @@ def _linear_format(weight_format: str, block_fp8: bool) -> str | None:
     if fmt == "fp8" and not block_fp8:
         return "fp8"
     return None
+
+
+def _moe_kernel_rate(spec: ModelSpec, load: ServeLoad, gpu: GPU, fmt: str, peak: float, peak_note: str,
+                     dense_rate: float, expert_width: int, assumptions: list[Assumption]) -> tuple[float, float]:
+    """(routed experts' FLOPs per token per GPU run by a MoE kernel below the dense rate, that rate): the Triton fused
+    MoE for 16-bit or per-tensor FP8 experts (:mod:`gpudesk.sizing.serve_triton_moe_rate`), Marlin MoE for 4-bit
+    weight-only ones (:mod:`gpudesk.sizing.serve_marlin_moe_rate`); (0, 0) elsewhere. Appends the assumption where
+    one applies."""
+    if not (spec.moe_experts and spec.moe_active_experts):
+        return 0.0, 0.0
+    _local, width = local_expert_shape(spec.moe_experts, expert_width, load.tp, load.expert_parallel)
+    precision = peak_note.lower()
+    name = fmt.lower()
+    kernel = "triton"
+    if (name in ("bf16", "fp16") and precision == "bf16") or (name == "fp8" and precision == "fp8"):
+        share = triton_moe_peak_share(load.engine, gpu.vendor, precision, width)
+    elif precision == "bf16":
+        share, kernel = marlin_moe_peak_share(load.engine, gpu.vendor, load.weight_format), "marlin"
+    else:
+        return 0.0, 0.0
+    if not share or peak * share >= dense_rate:
+        return 0.0, 0.0
+    moe_layers = spec.moe_layers if spec.moe_layers is not None else (spec.layers or 0)
+    routed = min(1.0, moe_layers * spec.moe_active_experts * spec.expert_params / float(spec.active_params))
+    flops = routed * 2.0 * spec.active_params / load.tp
+    if kernel == "triton":
+        assumptions.append(Assumption("triton_moe_rate", _(
+            "the routed experts' grouped GEMMs ({share} of the matmul FLOPs) run in the Triton fused MoE at {rate} "
+            "(expert slices {width} wide on each GPU)").format(
+            share=format_percent(routed, digits=None), rate=format_flops(peak * share), width=width),
+            TRITON_MOE_RATE_SOURCE, raw(share=routed, flops_per_s=peak * share, local_width=width)))
+    else:
+        assumptions.append(Assumption("marlin_moe_rate", _(
+            "the routed experts' 4-bit matmuls ({share} of the matmul FLOPs) run in the Marlin MoE kernel at {rate} "
+            "(expert slices {width} wide on each GPU)").format(
+            share=format_percent(routed, digits=None), rate=format_flops(peak * share), width=width),
+            MARLIN_MOE_RATE_SOURCE, raw(share=routed, flops_per_s=peak * share, local_width=width)))
+    return flops, peak * share
 
 
 def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv_dtype: str) -> StepModel:
@@ -889,6 +937,10 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
                 "no tuned fused-MoE configuration ships for the GPU's expert shape E={experts}, N={width} (block "
                 "FP8): the engine runs its default tiles").format(experts=local_experts, width=local_width),
                 MOE_CONFIG_SOURCE, raw(local_experts=local_experts, local_width=local_width)))
+    moe_kernel_flops, moe_kernel_rate = 0.0, 0.0
+    if experts and not slow_expert_flops:
+        moe_kernel_flops, moe_kernel_rate = _moe_kernel_rate(spec, load, gpu, fmt, peak, peak_note, peak * mm_eff,
+                                                             expert_width or dims.hidden_size, assumptions)
     marlin_s = narrow_expert_block_s(load.engine, gpu, load.weight_format, dims.hidden_size, expert_width, tp, experts)
     if marlin_s:
         assumptions.append(Assumption("marlin_moe_expert_s", _(
@@ -1003,7 +1055,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0,
         size_curve_shapes=size_shapes, marlin_expert_s=marlin_s, rocm_int4_moe=rocm_int4, expert_parallel=ep,
         aiter_moe_points=aiter_points, aiter_moe_floor_s=AITER_MOE_FLOOR_KERNELS * kernel_s if aiter_points else 0.0,
-        norm_allreduces_per_layer=qk_norm_allreduces, moe_kloop_up_s=kloop_up, moe_kloop_down_s=kloop_down)
+        norm_allreduces_per_layer=qk_norm_allreduces, moe_kloop_up_s=kloop_up, moe_kloop_down_s=kloop_down,
+        moe_kernel_flops_per_token=moe_kernel_flops, moe_kernel_flops_per_s=moe_kernel_rate)
     if load.pp == 1 or link is None:
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).
@@ -1046,6 +1099,7 @@ def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_nod
         elementwise_bytes_per_token=model.elementwise_bytes_per_token * share,
         flops_per_token=model.flops_per_token * share, slow_flops_per_token=model.slow_flops_per_token * share,
         slow_expert_flops_per_token=model.slow_expert_flops_per_token * share,
+        moe_kernel_flops_per_token=model.moe_kernel_flops_per_token * share,
         attention_flops_per_context_token=model.attention_flops_per_context_token * share,
         prefill_attention_flops_per_context_token=None if model.prefill_attention_flops_per_context_token is None
         else model.prefill_attention_flops_per_context_token * share,
