@@ -201,6 +201,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "DeepSpeed reduce_bucket_size in elements; empty: auto (hidden^2). A flat gradient buffer of that size stays on the GPU.")),
             _f("model.zero3_defaults", translate("PlanQuestions", "ZeRO-3 sizes left empty"), kind="choice", choices=_plain(ZERO3_DEFAULTS),
                tooltip=translate("PlanQuestions", "Where the three ZeRO-3 sizes left empty come from: hf-auto when the DeepSpeed config says \"auto\" (Hugging Face Trainer, accelerate with a config file); deepspeed when the config leaves them out (accelerate's DeepSpeed plugin without a config file): reduce bucket 5e8, prefetch bucket 5e7, persistence threshold 1e5.")),
+            _f("model.zero3_outside_init", translate("PlanQuestions", "ZeRO-3 model built outside zero.Init"), kind="bool",
+               tooltip=translate("PlanQuestions", "Full training with DeepSpeed ZeRO-3 of a model loaded before DeepSpeed's config is known (from_pretrained before TrainingArguments, or a model built before deepspeed.initialize): F.linear is not replaced by DeepSpeed's version, so every gathered Linear weight stays allocated from its forward to its backward. Off: the model is built inside deepspeed.zero.Init.")),
             _f("model.kbit_fp32_upcast", translate("PlanQuestions", "Norms and embeddings upcast to fp32 (prepare_model_for_kbit_training)"), kind="bool",
                tooltip=translate("PlanQuestions", "PEFT's prepare_model_for_kbit_training (called by TRL's SFTTrainer for a 4-bit model on one GPU) makes the residual stream fp32.")),
             _f("model.kbit_embeddings_bf16", translate("PlanQuestions", "Embeddings and LM head back in bf16 (TRL, bf16)"), kind="bool",
