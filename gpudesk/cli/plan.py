@@ -271,8 +271,9 @@ def add_parser(subparsers) -> None:
                           "bucket 5e7, persistence threshold 1e5)"))
     m.add_argument("--zero3-outside-init", action="store_true", default=_NOT_GIVEN,
                    help=_("full training or LoRA with --sharding zero3 of a model built outside deepspeed.zero.Init "
-                          "(from_pretrained before TrainingArguments): F.linear is not replaced, so autograd keeps "
-                          "every gathered Linear weight from its forward to its backward"))
+                          "(from_pretrained before TrainingArguments): the engine first moves the whole model to "
+                          "every GPU, and F.linear is not replaced, so autograd keeps every gathered Linear weight "
+                          "from its forward to its backward"))
     m.add_argument("--bnb-fp32-compute", action="store_true",
                    help=_("inference of bitsandbytes 4-bit weights (nf4) whose layers compute in fp32: "
                           "BitsAndBytesConfig without bnb_4bit_compute_dtype (transformers' default float32)"))

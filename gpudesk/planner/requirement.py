@@ -127,8 +127,8 @@ class ModelMemory:
     as ``zero3_defaults`` says: ``hf-auto``, the Hugging Face ``"auto"`` fill from the hidden size, or
     ``deepspeed``, DeepSpeed's own defaults for a config that leaves them out; full training under ZeRO-3 only);
     ``zero3_outside_init`` (full training under ZeRO-3 of a model built outside ``deepspeed.zero.Init``, e.g.
-    ``from_pretrained`` before ``TrainingArguments``: autograd keeps every gathered Linear weight to its backward,
-    :mod:`gpudesk.sizing.zero3_outside_init`); ``framework``
+    ``from_pretrained`` before ``TrainingArguments``: the whole model on every GPU at the engine's start, and every
+    gathered Linear weight kept to its backward, :mod:`gpudesk.sizing.zero3_outside_init`); ``framework``
     only chooses which published cases give the estimate's expected error band. Training-speed inputs of
     Megatron-style runs: ``mtp_layers`` (multi-token-prediction depths trained with the model, Megatron-Core
     ``--mtp-num-layers``) and ``recompute_modules`` (what selective recompute redoes, Megatron-Core

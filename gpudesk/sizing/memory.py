@@ -169,9 +169,9 @@ class MemoryWorkload:
             filled from the hidden size) or ``deepspeed`` (the config leaves them out: DeepSpeed's own reduce bucket
             5e8, prefetch bucket 5e7 and persistence threshold 1e5; :data:`gpudesk.sizing.zero3_params.ZERO3_DEFAULTS`).
         zero3_outside_init: full training or LoRA under ``sharding="zero3"`` of a model built outside
-            ``deepspeed.zero.Init`` (``from_pretrained`` before ``TrainingArguments``): ``F.linear`` is not replaced, so
-            autograd keeps every gathered Linear weight from its forward to its backward
-            (:mod:`gpudesk.sizing.zero3_outside_init`).
+            ``deepspeed.zero.Init`` (``from_pretrained`` before ``TrainingArguments``): the engine first moves the whole
+            model to every GPU, and ``F.linear`` is not replaced, so autograd keeps every gathered Linear weight from
+            its forward to its backward (:mod:`gpudesk.sizing.zero3_outside_init`).
         bnb_fp32_compute: inference of bitsandbytes 4-bit weights whose layers compute in fp32
             (``BitsAndBytesConfig`` without ``bnb_4bit_compute_dtype``; :mod:`gpudesk.sizing.bnb_compute`).
         embeddings_on_host: inference that keeps the input embedding table in host memory (ExLlama's device map).

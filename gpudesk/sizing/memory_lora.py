@@ -87,7 +87,7 @@ from gpudesk.sizing.memory_train import (
 from gpudesk.sizing.optimizers import optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.shapes import ModelSpec
-from gpudesk.sizing.zero3_outside_init import outside_init_assumption, retained_extra_bytes
+from gpudesk.sizing.zero3_outside_init import add_engine_start_model, outside_init_assumption, retained_extra_bytes
 from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_frozen_gathered_bytes
 
 LORA_MODES = ("lora", "qlora")
@@ -484,6 +484,11 @@ def lora_memory(
     if spec.shape_is_guess:
         assumptions.append((_("model shape inferred from the parameter count"),
                             _("a guess; give a config.json for exact figures")))
+    if deepspeed_zero3 and zero3 is not None and zero3.outside_init:
+        # The engine moves the whole base to every GPU before partitioning it (gpudesk.sizing.zero3_outside_init).
+        engine_start = add_engine_start_model(parts, spec.params * compute_bytes / t)
+        if engine_start:
+            assumptions.append(engine_start)
     assumptions += add_overheads(parts, overheads.validated(), g)
     if add_loading_reserve(parts, 0.0 if off == "all" else resident_at_load, staging):
         assumptions.append((_("loading ({loader}) reserves more than training: the reserved peak is the loading "

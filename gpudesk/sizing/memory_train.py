@@ -92,7 +92,7 @@ from gpudesk.sizing.pipeline import (
 )
 from gpudesk.sizing.zero3_grad_buffer import zero3_resident_grad_partition
 from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_gathered_bytes, zero3_gathered_split
-from gpudesk.sizing.zero3_outside_init import outside_init_assumption, retained_extra_bytes
+from gpudesk.sizing.zero3_outside_init import add_engine_start_model, outside_init_assumption, retained_extra_bytes
 from gpudesk.sizing.zero3_stream_pools import zero3_stream_cache_bytes
 from gpudesk.sizing.shapes import ModelSpec
 
@@ -1016,6 +1016,11 @@ def train_memory(
     if spec.shape_is_guess:
         assumptions.append((_("model shape inferred from the parameter count"),
                             _("a guess; give a config.json for exact figures")))
+    if zero3.outside_init and stage == "zero3" and not fsdp and pp == 1:
+        # The engine moves the whole model to every GPU before partitioning it (gpudesk.sizing.zero3_outside_init).
+        engine_start = add_engine_start_model(parts, rank_params * (per_param[0] or per_param[1]))
+        if engine_start:
+            assumptions.append(engine_start)
     assumptions += add_overheads(parts, overheads.validated(), g)
     if add_loading_reserve(parts, resident_at_load, staging):
         assumptions.append((_("loading ({loader}) reserves more than training: the reserved peak is the loading "

@@ -29,6 +29,19 @@ checkpointed blocks, is kept (a recomputed layer's own weights are the coordinat
 saves no weight. The coordinator's own window (:mod:`gpudesk.sizing.zero3_params`) is the same storage for the
 modules it has not released, so only what exceeds it is added. On one GPU without parameter offload nothing is
 gathered (``all_gather_coalesced`` points ``param.data`` at the partition, ``_no_gather_coalesced``): nothing to add.
+
+The engine's start is a phase of its own. ``DeepSpeedEngine._configure_distributed_model`` casts a module that has
+no ZeRO-3 parameters (``is_zero_init_model`` false) with ``self.module.half()`` / ``.bfloat16()`` and moves all of it
+to the GPU (``self.module.to(self.device)``, ``deepspeed/runtime/engine.py`` lines 1094-1112 at v0.14.2) before the
+stage-3 optimizer partitions it: every GPU holds the whole model at the compute dtype for a moment (a 70B model
+needs 140 GB on each GPU). The allocated peak is the larger of that and training's (:func:`add_engine_start_model`);
+the optimizer's states are created after the partitioning has freed the whole copy. Without parameter offload
+``defragment`` then empties the cache (``stage3.py`` lines 526-551, 691-697 at v0.14.2); with it the cache keeps
+the freed blocks, which training reuses, so the reserved peak is the same larger of the two.
+
+Checked on PyTorch 2.13 (CPU): after ``w.data = torch.empty(0)`` on a weight that ``F.linear`` used,
+``MmBackward0._saved_mat2`` still holds the weight's full storage; an ``autograd.Function`` that saves the
+parameter itself (DeepSpeed's ``LinearFunctionForZeroStage3``) sees the empty tensor.
 """
 
 from __future__ import annotations
@@ -81,3 +94,26 @@ def outside_init_assumption(extra_bytes: float) -> tuple[str, str]:
     return (_("model built outside deepspeed.zero.Init: F.linear is not replaced, so autograd keeps each gathered "
               "Linear weight until its backward ({gib:.2f} GiB more at the start of backward)").format(
                   gib=extra_bytes / 2**30), SOURCE)
+
+
+# Parts that are not allocated tensors of the run (gpudesk.sizing.estimate._NOT_ALLOCATED).
+_NOT_ALLOCATED = frozenset({"cuda_context", "framework_overhead", "fragmentation", "paged_optimizer_states",
+                            "loading_reserve", "fsdp_stream_cache", "zero3_stream_cache", "driver_reserved"})
+
+
+def add_engine_start_model(parts: dict[str, float], whole_model_bytes: float) -> tuple[str, str] | None:
+    """Add ``zero3_engine_start_model`` to ``parts`` in place: what the engine's start (the whole model at the
+    compute dtype on every GPU, module docstring) holds beyond training's allocated peak. Returns the assumption to
+    show, or None when training's peak is larger.
+
+    Call it before :func:`gpudesk.sizing.overheads.add_overheads`.
+    """
+    training = sum(v for k, v in parts.items() if k not in _NOT_ALLOCATED)
+    extra = max(0.0, whole_model_bytes - training)
+    if not extra:
+        return None
+    parts["zero3_engine_start_model"] = extra
+    return (_("the peak is the DeepSpeed engine's start: a model built outside deepspeed.zero.Init is moved whole to "
+              "every GPU ({gib:.2f} GiB) before ZeRO-3 partitions it").format(gib=whole_model_bytes / 2**30),
+            "deepspeed/runtime/engine.py _configure_distributed_model (module.half(), module.to(device)), "
+            "v0.14.2; gpudesk.sizing.zero3_outside_init")

@@ -104,3 +104,43 @@ def test_case_field_and_cli_flag(capsys):
     zero2 = [("zero2" if a == "zero3" else a) for a in args]
     assert main(zero2 + ["--zero3-outside-init"]) != 0
     assert "--zero3-outside-init" in capsys.readouterr().err
+
+
+LLAMA2_70B = spec_from_hf_config(CONFIGS / "llama-2-70b.config.json")
+MLENG = "measured_peaks_fresh34.jsonl"
+# stas00/ml-engineering insights/when-to-upgrade-gpus/benchmark.py at 29433459: from_pretrained(dtype=bf16), then
+# deepspeed.initialize with no HfDeepSpeedConfig (outside zero.Init); max_memory_reserved never reset.
+MLENG_ROWS = tuple(f"fresh34-mleng-llama31-8b-zero3-offload-liger-ac-8xh200-seq{n}"
+                   for n in ("8k", "32k", "64k", "128k", "192k", "256k"))
+
+
+@pytest.mark.parametrize("mode,offload", [("train", "all"), ("lora", "none"), ("lora", "all")])
+def test_engine_start_holds_the_whole_model_on_every_gpu(mode, offload):
+    args = dict(mode=mode, precision="bf16", optimizer="adamw", seq_len_tokens=2048, micro_batch_size=1, gpus=8,
+                sharding="zero3", offload=offload, recompute="full")
+    plain = estimate_memory(LLAMA2_70B, MemoryWorkload(**args))
+    typed = estimate_memory(LLAMA2_70B, MemoryWorkload(**args, zero3_outside_init=True))
+    whole = LLAMA2_70B.params * 2
+    assert plain.statistic_bytes("allocated") < whole / 4
+    assert typed.statistic_bytes("allocated") == pytest.approx(whole, rel=1e-6)
+    assert typed.breakdown["zero3_engine_start_model"] > 0
+    assert any("engine's start" in text for text, _source in typed.assumptions)
+
+
+def test_engine_start_below_training_adds_nothing():
+    args = dict(BASE, recompute="full", seq_len_tokens=4096)
+    typed = estimate_memory(LLAMA3, MemoryWorkload(**args, zero3_outside_init=True))
+    assert "zero3_engine_start_model" not in typed.breakdown
+
+
+@pytest.mark.parametrize("case_id", MLENG_ROWS)
+def test_engine_start_sets_the_short_sequence_peak_only(case_id):
+    row = _row(MLENG, case_id)
+    spec = spec_from_hf_config(CONFIGS / f"{row['config']}.config.json")
+    measured = float(row["value"]) * UNIT_BYTES[row["unit"]]
+    plain = estimate_memory(spec, case_workload(row)).statistic_bytes(row["statistic"]) / measured
+    typed = estimate_memory(spec, case_workload(dict(row, zero3_outside_init=True))).statistic_bytes(row["statistic"])
+    if case_id.endswith("seq8k"):
+        assert plain < 0.7 and 0.9 <= typed / measured <= 1.1  # the bf16 model whole on the GPU: 14.96 GiB
+    else:
+        assert typed / measured == pytest.approx(plain)  # training's peak is larger
