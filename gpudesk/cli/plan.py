@@ -269,6 +269,11 @@ def add_parser(subparsers) -> None:
                           "Face Trainer or accelerate) or deepspeed (the config leaves them out, as accelerate's "
                           "DeepSpeed plugin without a config file does: DeepSpeed's reduce bucket 5e8, prefetch "
                           "bucket 5e7, persistence threshold 1e5)"))
+    m.add_argument("--zero3-outside-init", action="store_true", default=_NOT_GIVEN,
+                   help=_("full training or LoRA with --sharding zero3 of a model built outside deepspeed.zero.Init "
+                          "(from_pretrained before TrainingArguments): the engine first moves the whole model to "
+                          "every GPU, and F.linear is not replaced, so autograd keeps every gathered Linear weight "
+                          "from its forward to its backward"))
     m.add_argument("--bnb-fp32-compute", action="store_true",
                    help=_("inference of bitsandbytes 4-bit weights (nf4) whose layers compute in fp32: "
                           "BitsAndBytesConfig without bnb_4bit_compute_dtype (transformers' default float32)"))
@@ -517,7 +522,8 @@ _ZERO3_FLAGS = (("zero3_max_reuse_distance", "--zero3-max-reuse-distance", 1_000
                 ("zero3_prefetch_bucket", "--zero3-prefetch-bucket", None),
                 ("zero3_persistence_threshold", "--zero3-persistence-threshold", None),
                 ("zero3_reduce_bucket", "--zero3-reduce-bucket", None),
-                ("zero3_defaults", "--zero3-defaults", "hf-auto"))
+                ("zero3_defaults", "--zero3-defaults", "hf-auto"),
+                ("zero3_outside_init", "--zero3-outside-init", False))
 
 
 def _check_zero3_flags(args: argparse.Namespace) -> None:
@@ -758,7 +764,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         zero3_max_reuse_distance=args.zero3_max_reuse_distance, zero3_max_live_parameters=args.zero3_max_live_params,
         zero3_prefetch_bucket=args.zero3_prefetch_bucket,
         zero3_persistence_threshold=args.zero3_persistence_threshold, zero3_reduce_bucket=args.zero3_reduce_bucket,
-        zero3_defaults=args.zero3_defaults,
+        zero3_defaults=args.zero3_defaults, zero3_outside_init=args.zero3_outside_init,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -803,6 +809,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "zero3_prefetch_bucket": "--zero3-prefetch-bucket",
                 "zero3_persistence_threshold": "--zero3-persistence-threshold",
                 "zero3_reduce_bucket": "--zero3-reduce-bucket", "zero3_defaults": "--zero3-defaults",
+                "zero3_outside_init": "--zero3-outside-init",
                 "cuda_major_version": "--cuda-major-version", "driver_reserved_mib": "--driver-reserved-mib"}
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),
                                                   problem=exc.reason)) from exc

@@ -31,6 +31,7 @@ def memory_part_labels() -> dict[str, str]:
         "kernel_scratch": _("Quantised kernel scratch"),
         "fused_load_copy": _("Fused q/k/v load copy"),
         "load_cast_copy": _("fp32 weights while casting"),
+        "zero3_engine_start_model": _("Whole model at DeepSpeed's start"),
         "gathered_layers": _("Gathered layers"),  # ZeRO-3 and FSDP alike gather the layers they run
         "unsharded_parameters": _("Unsharded parameters"),
         "unsharded_gradients": _("Unsharded gradients"),

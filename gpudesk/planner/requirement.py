@@ -125,7 +125,10 @@ class ModelMemory:
     ``zero3_max_reuse_distance``, ``zero3_max_live_parameters``, ``zero3_prefetch_bucket``,
     ``zero3_persistence_threshold``, ``zero3_reduce_bucket`` (DeepSpeed ZeRO-3 settings in elements, None: filled
     as ``zero3_defaults`` says: ``hf-auto``, the Hugging Face ``"auto"`` fill from the hidden size, or
-    ``deepspeed``, DeepSpeed's own defaults for a config that leaves them out; full training under ZeRO-3 only); ``framework``
+    ``deepspeed``, DeepSpeed's own defaults for a config that leaves them out; full training under ZeRO-3 only);
+    ``zero3_outside_init`` (full training under ZeRO-3 of a model built outside ``deepspeed.zero.Init``, e.g.
+    ``from_pretrained`` before ``TrainingArguments``: the whole model on every GPU at the engine's start, and every
+    gathered Linear weight kept to its backward, :mod:`gpudesk.sizing.zero3_outside_init`); ``framework``
     only chooses which published cases give the estimate's expected error band. Training-speed inputs of
     Megatron-style runs: ``mtp_layers`` (multi-token-prediction depths trained with the model, Megatron-Core
     ``--mtp-num-layers``) and ``recompute_modules`` (what selective recompute redoes, Megatron-Core
@@ -212,6 +215,7 @@ class ModelMemory:
     zero3_persistence_threshold: int | None = None
     zero3_reduce_bucket: int | None = None
     zero3_defaults: str = "hf-auto"
+    zero3_outside_init: bool = False
     framework: str | None = None
     mtp_layers: int = 0
     recompute_modules: list[str] = field(default_factory=list)

@@ -168,7 +168,7 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
     shard = sharding or (m.sharding if m.sharding != "auto" else "ddp")
     rec = recompute or (m.recompute if m.recompute != "auto" else "none")
     # DeepSpeed's ZeRO-3 settings act where the plan runs full training under ZeRO-3 (sharding "auto" may pick another).
-    zero3 = ({name: getattr(m, name) for name in (*ZERO3_SETTINGS, "zero3_defaults")}
+    zero3 = ({name: getattr(m, name) for name in (*ZERO3_SETTINGS, "zero3_defaults", "zero3_outside_init")}
              if m.mode == "train" and shard == "zero3" else {})
     return MemoryWorkload(
         **zero3,

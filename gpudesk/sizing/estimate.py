@@ -28,6 +28,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "kernel_scratch",
     "fused_load_copy",
     "load_cast_copy",
+    "zero3_engine_start_model",
     "gathered_layers",
     "unsharded_parameters",
     "unsharded_gradients",
@@ -86,7 +87,9 @@ class MemoryEstimate:
             (allocator headroom), ``loading_reserve`` (blocks cached while loading the model beyond what training
             reserves: the reserved peak is max(loading, training)), ``fsdp_stream_cache`` (blocks the
             caching allocator keeps for FSDP's all-gather and reduce-scatter streams beside the default stream's,
-            reserved but not allocated at the peak; :mod:`gpudesk.sizing.fsdp_step_reshard`).
+            reserved but not allocated at the peak; :mod:`gpudesk.sizing.fsdp_step_reshard`),
+            ``zero3_engine_start_model`` (DeepSpeed's engine start over a model built outside ``zero.Init``: the
+            whole model on every GPU beyond training's allocated peak, :mod:`gpudesk.sizing.zero3_outside_init`).
         gpus: number of GPUs the job is spread over; the breakdown is per GPU.
         gpu_allocated_bytes: each GPU's allocated peak where the GPUs hold different shares and every one is
             sized (an inference layer split, :mod:`gpudesk.sizing.layer_split`); empty otherwise.

@@ -25,6 +25,7 @@ from gpudesk.sizing.mode_settings import check_mode_settings
 from gpudesk.sizing.overheads import CUDA_MAJOR_VERSIONS, Overheads, eager_context_bytes
 from gpudesk.sizing.pipeline import step_batching
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.zero3_outside_init import check_zero3_outside_init
 from gpudesk.sizing.zero3_params import (
     DEFAULT_MAX_LIVE_PARAMETERS,
     DEFAULT_MAX_REUSE_DISTANCE,
@@ -167,6 +168,10 @@ class MemoryWorkload:
         zero3_defaults: where the three ZeRO-3 sizes not given come from: ``hf-auto`` (the config says ``"auto"``,
             filled from the hidden size) or ``deepspeed`` (the config leaves them out: DeepSpeed's own reduce bucket
             5e8, prefetch bucket 5e7 and persistence threshold 1e5; :data:`gpudesk.sizing.zero3_params.ZERO3_DEFAULTS`).
+        zero3_outside_init: full training or LoRA under ``sharding="zero3"`` of a model built outside
+            ``deepspeed.zero.Init`` (``from_pretrained`` before ``TrainingArguments``): the engine first moves the whole
+            model to every GPU, and ``F.linear`` is not replaced, so autograd keeps every gathered Linear weight from
+            its forward to its backward (:mod:`gpudesk.sizing.zero3_outside_init`).
         bnb_fp32_compute: inference of bitsandbytes 4-bit weights whose layers compute in fp32
             (``BitsAndBytesConfig`` without ``bnb_4bit_compute_dtype``; :mod:`gpudesk.sizing.bnb_compute`).
         embeddings_on_host: inference that keeps the input embedding table in host memory (ExLlama's device map).
@@ -305,6 +310,7 @@ class MemoryWorkload:
     zero3_persistence_threshold: int | None = None
     zero3_reduce_bucket: int | None = None
     zero3_defaults: str = "hf-auto"
+    zero3_outside_init: bool = False
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -491,6 +497,7 @@ def zero3_settings(w: MemoryWorkload) -> Zero3Settings:
     if unset != defaults.zero3_defaults and not (w.mode in ("train", "lora") and w.sharding == "zero3"):
         raise SizingError("zero3_defaults", _(
             "this DeepSpeed ZeRO-3 setting applies to full training or LoRA with sharding zero3; leave it out."))
+    check_zero3_outside_init(w.zero3_outside_init, w.mode, w.sharding)
     sizes = (w.zero3_prefetch_bucket, w.zero3_persistence_threshold, w.zero3_reduce_bucket)
     if unset != defaults.zero3_defaults and all(size is not None for size in sizes):
         # it fills only the sizes left out (Zero3Settings.resolved): with all three given it would be dropped unseen
@@ -500,7 +507,8 @@ def zero3_settings(w: MemoryWorkload) -> Zero3Settings:
                          max_live_parameters=w.zero3_max_live_parameters,
                          prefetch_bucket_size=w.zero3_prefetch_bucket,
                          param_persistence_threshold=w.zero3_persistence_threshold,
-                         reduce_bucket_size=w.zero3_reduce_bucket, unset=unset)
+                         reduce_bucket_size=w.zero3_reduce_bucket, unset=unset,
+                         outside_init=w.zero3_outside_init)
 
 
 def _vocab_chunk(w: MemoryWorkload) -> int:

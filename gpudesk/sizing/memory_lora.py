@@ -87,6 +87,7 @@ from gpudesk.sizing.memory_train import (
 from gpudesk.sizing.optimizers import optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.zero3_outside_init import add_engine_start_model, outside_init_assumption, retained_extra_bytes
 from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_frozen_gathered_bytes
 
 LORA_MODES = ("lora", "qlora")
@@ -310,7 +311,7 @@ def lora_memory(
         if not fsdp1_limit_all_gathers:
             blocks = unlimited_blocks_params(spec) / t  # every block unit at once (fsdp1_rate_limiter)
         gathered = blocks * (weight_bits_per_param(nf4_format) / 8 if kind == "qlora" else compute_bytes)
-    zero3_gathered = 0.0
+    zero3_gathered = z3_retained = 0.0
     if deepspeed_zero3 and (dp > 1 or off == "all"):
         # DeepSpeed ZeRO-3 gathers a frozen 16/32-bit base through the same coordinator as a trained one
         # (gpudesk.sizing.zero3_params.zero3_frozen_gathered_bytes): its live window and reuse distance, not two
@@ -318,6 +319,10 @@ def lora_memory(
         # on one GPU, where the base is not divided.
         gathered = zero3_gathered = zero3_frozen_gathered_bytes(spec, zero3 or Zero3Settings(), compute_bytes,
                                                                 recompute != "none", t)
+        # A base built outside zero.Init: the frozen Linear weights are saved for the input's gradient as a trained
+        # model's are (gpudesk.sizing.zero3_outside_init).
+        z3_retained = retained_extra_bytes(spec, zero3 or Zero3Settings(), compute_bytes, recompute, t)
+        gathered = zero3_gathered = zero3_gathered + z3_retained
     root_bytes = 0.0
     if fsdp_version == 1 and sharding == "fsdp" and g > 1:
         root_bytes = (keep_bytes if kind == "qlora" else base_bytes_per_param) * spec.embedding_params
@@ -390,6 +395,8 @@ def lora_memory(
     ]
     if zero3_gathered:
         assumptions.append(gathered_assumption(zero3_gathered, zero3 or Zero3Settings(), spec.hidden_size or 0))
+    if z3_retained:
+        assumptions.append(outside_init_assumption(z3_retained))
     if not fsdp1_limit_all_gathers:
         assumptions.append((_("FSDP1 without its rate limiter (limit_all_gathers=False): the CPU issues the all-gathers "
                               "ahead of the GPU, so every unit is counted unsharded at once"),
@@ -477,6 +484,11 @@ def lora_memory(
     if spec.shape_is_guess:
         assumptions.append((_("model shape inferred from the parameter count"),
                             _("a guess; give a config.json for exact figures")))
+    if deepspeed_zero3 and zero3 is not None and zero3.outside_init:
+        # The engine moves the whole base to every GPU before partitioning it (gpudesk.sizing.zero3_outside_init).
+        engine_start = add_engine_start_model(parts, spec.params * compute_bytes / t)
+        if engine_start:
+            assumptions.append(engine_start)
     assumptions += add_overheads(parts, overheads.validated(), g)
     if add_loading_reserve(parts, 0.0 if off == "all" else resident_at_load, staging):
         assumptions.append((_("loading ({loader}) reserves more than training: the reserved peak is the loading "

@@ -92,6 +92,7 @@ from gpudesk.sizing.pipeline import (
 )
 from gpudesk.sizing.zero3_grad_buffer import zero3_resident_grad_partition
 from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_gathered_bytes, zero3_gathered_split
+from gpudesk.sizing.zero3_outside_init import add_engine_start_model, outside_init_assumption, retained_extra_bytes
 from gpudesk.sizing.zero3_stream_pools import zero3_stream_cache_bytes
 from gpudesk.sizing.shapes import ModelSpec
 
@@ -689,7 +690,7 @@ def train_memory(
                           .format(sharding=sharding_name))
     grad_op_shard = grad_op_shard_bytes(rank_params, per_param, g // mp) if sharding_name == "fsdp-grad-op" else 0.0
     parts["weights"] += grad_op_shard
-    zero3_gathered = z3_window = z3_resident = z3_reduce_pool = 0.0
+    zero3_gathered = z3_window = z3_resident = z3_reduce_pool = z3_retained = 0.0
     if fsdp:
         parts["gathered_layers"] = fsdp_gathered_bytes(spec, per_param, t, fsdp_version, fsdp_root_only,
                                                        fsdp1_limit_all_gathers)
@@ -704,6 +705,13 @@ def train_memory(
         # What of it lives only in forward/backward, and on which stream (gpudesk.sizing.zero3_stream_pools).
         z3_window, z3_resident, z3_reduce_pool = zero3_gathered_split(spec, zero3, compute_bytes, compute_bytes,
                                                                       recompute != "none", t)
+        if g // mp > 1 or offload == "all":
+            # A model built outside zero.Init: autograd keeps each gathered Linear weight to its backward, beyond
+            # the coordinator's window, on the all-gather stream like it (gpudesk.sizing.zero3_outside_init).
+            z3_retained = retained_extra_bytes(spec, zero3, compute_bytes, recompute, t)
+            z3_window += z3_retained
+            zero3_gathered += z3_retained
+            parts["gathered_layers"] = zero3_gathered
     fp32_master_clone = deepspeed_fp32_master_clone_bytes(rank_params, per_param, g // mp, stage, offload, fsdp)
     if fp32_master_clone:
         parts["master_weights"] = parts.get("master_weights", 0.0) + fp32_master_clone
@@ -952,6 +960,8 @@ def train_memory(
                             "stage3.py _create_fp32_partitions; deepspeedai/DeepSpeed PR 7651"))
     if zero3_gathered:
         assumptions.append(gathered_assumption(zero3_gathered, zero3, spec.hidden_size or 0))
+    if z3_retained:
+        assumptions.append(outside_init_assumption(z3_retained))
     if step_temp and zero3_sub_groups:
         assumptions.append((_("DeepSpeed ZeRO-3 steps the optimizer one sub-group of at most {elements:,} parameters at "
                               "a time: that sub-group's fp32 gradient and step temporaries, {gib:.2f} GiB").format(
@@ -1006,6 +1016,11 @@ def train_memory(
     if spec.shape_is_guess:
         assumptions.append((_("model shape inferred from the parameter count"),
                             _("a guess; give a config.json for exact figures")))
+    if zero3.outside_init and stage == "zero3" and not fsdp and pp == 1:
+        # The engine moves the whole model to every GPU before partitioning it (gpudesk.sizing.zero3_outside_init).
+        engine_start = add_engine_start_model(parts, rank_params * (per_param[0] or per_param[1]))
+        if engine_start:
+            assumptions.append(engine_start)
     assumptions += add_overheads(parts, overheads.validated(), g)
     if add_loading_reserve(parts, resident_at_load, staging):
         assumptions.append((_("loading ({loader}) reserves more than training: the reserved peak is the loading "

@@ -50,7 +50,7 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
     # (gpudesk.sizing.zero3_params.zero3_frozen_gathered_bytes); QLoRA's 4-bit base is not modelled through it.
     **{name: ("train", "lora") for name in (
         "zero3_max_reuse_distance", "zero3_max_live_parameters", "zero3_prefetch_bucket", "zero3_persistence_threshold",
-        "zero3_reduce_bucket", "zero3_defaults",
+        "zero3_reduce_bucket", "zero3_defaults", "zero3_outside_init",
     )},
     # Full training's pipeline schedules, and inference's layer split (gpudesk.sizing.layer_split).
     "pipeline_parallel": FULL_TRAINING + INFERENCE,

@@ -66,6 +66,9 @@ class Zero3Settings:
     param_persistence_threshold: int | None = None
     reduce_bucket_size: int | None = None
     unset: str = "hf-auto"
+    # The model was built outside ``deepspeed.zero.Init``: autograd keeps the gathered Linear weights
+    # (gpudesk.sizing.zero3_outside_init).
+    outside_init: bool = False
 
     def resolved(self, hidden: int) -> tuple[int, int, int, int, int]:
         """(reuse distance, max live, prefetch bucket, persistence threshold, reduce bucket) with the sizes not

@@ -5417,6 +5417,16 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="204"/>
+        <source>ZeRO-3 model built outside zero.Init</source>
+        <translation>在 zero.Init 之外构建的 ZeRO-3 模型</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="205"/>
+        <source>Full training with DeepSpeed ZeRO-3 of a model loaded before DeepSpeed&apos;s config is known (from_pretrained before TrainingArguments, or a model built before deepspeed.initialize): the engine first moves the whole model to every GPU, and F.linear is not replaced by DeepSpeed&apos;s version, so every gathered Linear weight stays allocated from its forward to its backward. Off: the model is built inside deepspeed.zero.Init.</source>
+        <translation>使用 DeepSpeed ZeRO-3 全量训练一个在 DeepSpeed 配置生效之前加载的模型（在 TrainingArguments 之前调用 from_pretrained，或在 deepspeed.initialize 之前构建模型）：引擎先把整个模型移到每张 GPU 上，且 F.linear 未被替换为 DeepSpeed 的版本，因此每个聚合后的 Linear 权重从其前向到其反向一直占用显存。关闭：模型在 deepspeed.zero.Init 中构建。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="204"/>
         <source>Norms and embeddings upcast to fp32 (prepare_model_for_kbit_training)</source>
         <translation>归一化层和嵌入提升为 fp32（prepare_model_for_kbit_training）</translation>
     </message>

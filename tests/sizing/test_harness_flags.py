@@ -115,7 +115,8 @@ def cli_args(case: dict) -> list[str]:
                           ("main_grads_kept", "--main-grads-kept"),
                           ("unfused_gelu", "--unfused-gelu"),
                           ("fsdp_root_only", "--fsdp-root-only"),
-                          ("fsdp1_no_rate_limiter", "--fsdp1-no-rate-limiter")):
+                          ("fsdp1_no_rate_limiter", "--fsdp1-no-rate-limiter"),
+                          ("zero3_outside_init", "--zero3-outside-init")):
             if key == "flash_attention":
                 if not case.get(key, True):
                     args.append("--no-flash")
