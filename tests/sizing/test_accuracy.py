@@ -100,6 +100,7 @@ FRESH45 = CASES.with_name("measured_peaks_fresh45.jsonl")
 FRESH46 = CASES.with_name("measured_peaks_fresh46.jsonl")
 FRESH47 = CASES.with_name("measured_peaks_fresh47.jsonl")
 FRESH48 = CASES.with_name("measured_peaks_fresh48.jsonl")
+FRESH49 = CASES.with_name("measured_peaks_fresh49.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -232,7 +233,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 2, "fresh-43": 2, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 2, "fresh-43": 2, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2}
 # Held-out rows whose typed flags the estimator refuses, by set. fresh-17 had one at its first score (ChatGLM3's
 # --lora-targets query_key_value); family module names are accepted since (gpudesk.sizing.lora_modules), and that
 # row is within 15 %: 46/63 (all-linear on Qwen v1 now adapts the fused c_attn, 1.8B LoRA seq 4096 0.85 -> 0.84).
@@ -345,6 +346,8 @@ SHARED_PAGES = {
     ("fresh-47", FRESH47, "fresh47-2026-12-06", 13),
     # fresh-48: collected while memfix36 was written, scored once after they merged (27 of 43 supported within 15 %).
     ("fresh-48", FRESH48, "fresh48-2026-12-06", 43),
+    # fresh-49: collected while memfix36 and memfix37 were written, scored once after they merged (9 of 15 supported within 15 %).
+    ("fresh-49", FRESH49, "fresh49-2026-12-06", 17),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
