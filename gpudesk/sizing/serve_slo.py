@@ -22,7 +22,10 @@ answer; the limit itself is a p99, so the means come out below it by the spread 
 LoadGen's p99 is taken over a run of at least ``min_duration`` 600 s (``loadgen/mlperf.conf`` ``*.*.min_duration =
 600000``): each rate is simulated for as long (:data:`LOADGEN_MIN_DURATION_S`, ``steady_run_s`` of
 :mod:`gpudesk.sizing.serve_sched`), so that the batch's slow wandering near capacity, which sets how far the p99
-TPOT lies above the mean, is in the run.
+TPOT lies above the mean, is in the run. A published sample count (``num_prompts``: the queries LoadGen issued at
+the published rate) only lengthens that run to the count's duration at the published rate; each trial rate is still
+a steady run, not that many prompts from an empty engine (a load with a prompt count has no steady state, and
+before this every trial failed: the DeepSeek-R1 and Llama 3.1 405B Server rows of MLPerf v5.1 / v6.0).
 """
 
 from __future__ import annotations
@@ -76,9 +79,14 @@ def _search(steps: StepModel, budget: EngineBudget, load: Load, ttft_limit_s: fl
         return None  # no rate to search around (ServeLoad.validated refuses limits without one)
     found: tuple[float, SimResult] | None = None
     low, high = math.log(rate / RATE_RANGE), math.log(rate * RATE_RANGE)
+    # Each trial rate is LoadGen's run at that rate: a steady open loop (serve_sched) as long as the published run
+    # lasted, its sample count at the published rate, and at least min_duration. A published count is not kept as
+    # the trial's prompt count: a run of that many prompts from an empty engine is not the run LoadGen measures at
+    # another rate, and a load with a prompt count has no steady state to search (has_steady_state).
+    run_s = max(LOADGEN_MIN_DURATION_S, (load.num_prompts or 0) / rate)
     for _i in range(BISECTION_STEPS):
         mid = (low + high) / 2
-        trial = dataclasses.replace(load, request_rate_per_s=math.exp(mid), steady_run_s=LOADGEN_MIN_DURATION_S)
+        trial = dataclasses.replace(load, request_rate_per_s=math.exp(mid), num_prompts=None, steady_run_s=run_s)
         result = simulate(steps, budget, trial) if has_steady_state(steps, budget, trial) else None
         if result is not None and _meets(result, ttft_limit_s, tpot_limit_s):
             found, low = (math.exp(mid), result), mid

@@ -118,3 +118,35 @@ def test_a_limit_no_rate_meets_is_said_not_dropped():
     assert len(limits) == 1
     assert "meets p99 TTFT <= 2 s, p99 TPOT <= 1 ms" in limits[0].value
     assert dict(limits[0].quantities)["limits_met"] is False
+
+
+# Dell/Broadcom vXE9680 8x H200, MLPerf Inference v5.1 llama3.1-405b Server at 0.43 queries/s, TensorRT-LLM TP8
+# (mlcommons/inference_results_v5.1 @965182b, closed/Dell_Broadcom/results/vXE9680_H200-SXM-141GBx8_TRT/llama3.1-405b/
+# Server/performance/run_1/mlperf_log_summary.txt): mean TPOT 0.0518 s under the p99 limits 6 s / 175 ms
+# (loadgen/mlperf.conf llama3_1-405b.Server), the run's sample count published (num_prompts 100).
+DELL_H200_405B = "mlperf-i51-dell-broadcom-vxe9680-h200-sxm-141gbx8-l405b-server-tpot-s"
+
+
+def test_a_published_sample_count_does_not_stop_the_rate_search():
+    """A LoadGen run whose sample count is published is searched like one without: each trial rate is a steady run of
+    at least min_duration (the published count sets only how long the real run lasted). Before, the trial kept the
+    count, a load with a count has no steady state (serve_sched), and every rate failed: the answer said no rate met
+    the limits and fell back to the published count run from an empty engine (the DeepSeek-R1 Server rows of the same
+    round: mean TPOT 0.25 of the measured one that way, 0.69 searched)."""
+    for line in (speed_cases_dir() / "fresh36_serve_runs.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip() and json.loads(line)["id"] == DELL_H200_405B:
+            row = json.loads(line)
+            break
+    else:
+        raise AssertionError(DELL_H200_405B)
+    load = load_of_case(row)
+    assert load.num_prompts == 100 and (load.ttft_p99_limit_s, load.tpot_p99_limit_s) == (6.0, 0.175)
+    speed = _speed(load, row)
+    limits = [a for a in speed.assumptions if a.name == "latency_limits"]
+    assert len(limits) == 1
+    quantities = dict(limits[0].quantities)
+    assert quantities.get("limits_met", True) is not False
+    assert quantities["rate_per_s"] == pytest.approx(0.43, rel=0.25)
+    assert speed.latency["tpot_s"]["p99"] <= 0.175
+    assert speed.latency["ttft_s"]["p99"] <= 6.0
+    assert speed.tpot_s == pytest.approx(row["measured"]["value"], rel=0.3)
