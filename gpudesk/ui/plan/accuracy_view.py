@@ -215,7 +215,11 @@ class EstimatorAccuracyView(QWidget):
                 "fresh50": self.tr("fiftieth fresh (collected after the model was frozen a fiftieth time)"),
                 "fresh51": self.tr("fifty-first fresh (collected after the model was frozen a fifty-first time)"),
                 "fresh52": self.tr("fifty-second fresh (collected after the model was frozen a fifty-second time)"),
-                "fresh53": self.tr("fifty-third fresh (collected after the model was frozen a fifty-third time)")}
+                "fresh53": self.tr("fifty-third fresh (collected after the model was frozen a fifty-third time)"),
+                "fresh54": self.tr("fifty-fourth fresh (collected after the model was frozen a fifty-fourth time)"),
+                "fresh55": self.tr("fifty-fifth fresh (collected after the model was frozen a fifty-fifth time)"),
+                "fresh56": self.tr("fifty-sixth fresh (collected after the model was frozen a fifty-sixth time)"),
+                "fresh57": self.tr("fifty-seventh fresh (collected after the model was frozen a fifty-seventh time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
