@@ -436,6 +436,21 @@ BUFFER_COUNT_CHECK = Check("buffer_limit", "python3 -c \"import mlx.core as mx; 
                               "the program uses, many small arrays kept alive at once reach it; evaluate each step "
                               "(mx.eval) and drop arrays and caches you no longer need, or update MLX and mlx-lm."))
 
+# The deciding check of TensorFlow.js's WebGL texture limit (``buffer_limit`` in its "greater than WebGL maximum" words):
+# the GL context's MAX_TEXTURE_SIZE, which tfjs reads into its WEBGL_MAX_TEXTURE_SIZE flag
+# (tfjs-backend-webgl/src/webgl_util.ts, getWebGLMaxTextureSize), in the browser that failed.
+WEBGL_TEXTURE_CHECK = Check("buffer_limit", "tf.env().getNumber('WEBGL_MAX_TEXTURE_SIZE') in the browser's console",
+                            N_("This is the largest width or height of one texture this browser and GPU allow; a "
+                               "tensor whose texture has a side above it is refused whatever the free video memory. "
+                               "If another browser or device prints a larger number, the model runs there as is."))
+
+# The deciding check of a Tenstorrent core's L1 (``shared_memory`` in tt-metal's words): the same op with its tensors
+# in DRAM (ttnn's memory_config; tt-metal#14840: "the tests pass with DRAM memory config").
+TT_L1_CHECK = Check("shared_memory", "memory_config=ttnn.DRAM_MEMORY_CONFIG on the failing op's inputs and output",
+                    N_("If the op runs with its tensors in DRAM, the per-core L1 (about 1.5 MB of SRAM on each Tensix "
+                       "core) was the limit, not the chip's DRAM: keep the large tensors in DRAM, shard them over more "
+                       "cores, or use a smaller block/tile configuration for the op."))
+
 # The deciding check of an OpenCL device's per-allocation limit (``buffer_limit`` in OpenVINO's GPU plugin, which
 # checks each memory object against CL_DEVICE_MAX_MEM_ALLOC_SIZE): clinfo prints it per device.
 OPENCL_LIMIT_CHECK = Check("buffer_limit", "clinfo | grep -i 'max memory allocation'",
@@ -744,6 +759,18 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         "no cuda-capable device is detected", "cudaerrornodevice")),
     ("shared_memory", ("out of resource: shared memory", "outofresources: out of resource: shared",
                        "memory space vmem", "memory space smem",
+                       # A Tenstorrent Tensix core's L1, its on-chip SRAM (1,499,136 B on Wormhole, 1,572,864 B on
+                       # Blackhole, the "max L1 size" of the message): tt-metal checks each program's statically
+                       # allocated circular buffers against it when the program is compiled
+                       # (tt_metal/impl/program/program.cpp, Program_::validate_circular_buffer_region: "Statically
+                       # allocated circular buffers on core range R grow to N B which is beyond max L1 size of M B"; and
+                       # "... in program P clash with L1 buffers on core range R. L1 buffer allocated at A and static
+                       # circular buffer region ends at E", circular buffers growing from the bottom of L1 meeting the
+                       # L1 tensors allocated from its top; tenstorrent/tt-metal#28835), and tt-mlir's compiler checks
+                       # an op's L1 plan the same way ("required L1 memory usage N exceeds memory capacity M",
+                       # tt-mlir#7937). The kernel's per-core working set, set by the op's tiling and the tensors
+                       # placed in L1, not the chip's DRAM (tt-inference-server#277, #225; tt-metal#45331, #54621).
+                       "beyond max l1 size", "clash with l1 buffers", "required l1 memory usage",
                        # The same limit in the XLA:TPU compiler's allocation check ("Allocation (size=N) would exceed
                        # memory (size=M) :: #allocationK [shape = ..., space=vmem, ...]", openxla/xla
                        # docs/errors/error_1001.md, "HBM and Vmem OOM").
@@ -822,6 +849,14 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("expandable_segments", ("cuda driver error: out of memory",)),
     ("va_reserve", ("cumemaddressreserve", "hipmemaddressreserve")),
     ("buffer_limit", ("greater than the maximum allowed buffer size", "larger than buffer maximum",
+                      # TensorFlow.js's WebGL backend lays each tensor out as one 2-D texture and checks both sides
+                      # against the GL context's MAX_TEXTURE_SIZE (gl.getParameter, read into the
+                      # WEBGL_MAX_TEXTURE_SIZE flag) before creating it (tfjs-backend-webgl/src/webgl_util.ts,
+                      # validateTextureSize, https://github.com/tensorflow/tfjs at 0fc04d95): "Requested texture size
+                      # [WxH] greater than WebGL maximum on this browser / GPU [MxM]". A per-texture dimension limit of
+                      # the browser's GL implementation (4096 on many mobile GPUs, 2048 in some Firefox builds,
+                      # tensorflow/tfjs#689, #1686), not video memory: [35597x64] is refused under 16384 (#920).
+                      "greater than webgl maximum",
                       "exceeds device buffer size limit", "exceeds device memory allocation limit",
                       "not enough space in the context's memory pool", "not enough space in the scratch memory pool",
                       "memory block with size larger than", "allocation size exceeds the maximum",

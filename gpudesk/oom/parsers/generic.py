@@ -406,6 +406,13 @@ OOM_WORDS = (
     # device_map="auto", accelerate's infer_auto_device_map places on the CPU or disk whatever the GPU's free memory
     # cannot hold, so the refusal says the quantized model did not fit the GPU (unslothai/unsloth#1629).
     "some modules are dispatched on the cpu or the disk",
+    # TensorFlow.js's WebGL backend refusing a texture whose width or height is above the GL context's
+    # MAX_TEXTURE_SIZE (tfjs-backend-webgl/src/webgl_util.ts, validateTextureSize: "Requested texture size [WxH]
+    # greater than WebGL maximum on this browser / GPU [MxM]", https://github.com/tensorflow/tfjs at 0fc04d95): one
+    # tensor's texture could not be allocated (signatures ``buffer_limit``).
+    "greater than webgl maximum",
+    # Tenstorrent's per-core L1 (signatures ``shared_memory``): a program's circular buffers that do not fit it.
+    "beyond max l1 size", "clash with l1 buffers", "required l1 memory usage",
 )
 
 # A CUDA math library's allocation failure printed as its status number (the numbering of cusparse.h and
@@ -895,6 +902,7 @@ def extract(text: str) -> Extraction:
     ex.total_bytes = _plausible(_size(_TOTAL, text))
     ex.free_bytes = _plausible(_size(_FREE, text))
     _need_and_have(ex, text)
+    _compiled_peak(ex, text)
     ex.in_use_bytes = _plausible(_size(_IN_USE, text))
     ex.limit_bytes = _size(_LIMIT, text)
     exceeded = _EXCEEDED.search(text)
@@ -947,6 +955,33 @@ def _need_and_have(ex: Extraction, text: str) -> None:
         ex.total_bytes = _plausible(found.have_bytes)
     elif not found.have_is_total and ex.free_bytes is None:
         ex.free_bytes = _plausible(found.have_bytes)
+
+
+# The AWS Neuron compiler's check of a compiled graph against a NeuronCore's device memory before it writes the NEFF
+# ("[XCG815] Estimated peak HBM usage (19.000523) exceeds 16GB. Neff won't be able to load on chip", neuronx-cc;
+# philschmid/huggingface-inferentia2-samples#12): the estimate is in the unit of the limit beside it, and the limit is
+# the memory one NeuronCore can use (Inferentia2: 32 GB of HBM per chip, two NeuronCores; AWS Neuron documentation,
+# "Inferentia2 architecture"). The graph's whole peak, not one request: read as XLA:TPU's compile-time "Used A of B hbm.
+# Exceeded hbm capacity by C" is (in use A, exceeded by A - B, total B), nothing free for it.
+_COMPILED_PEAK = re.compile(r"estimated peak hbm usage\s{0,3}\(\s{0,2}(\d{1,6}(?:\.\d{1,9})?)\s{0,2}\)\s{0,3}"
+                            r"exceeds\s{1,3}(\d{1,6}(?:\.\d{1,6})?)\s{0,2}([KMGT]i?B)\b", re.IGNORECASE)
+
+
+def _compiled_peak(ex: Extraction, text: str) -> None:
+    """A compiler's estimated peak against the device memory it must fit (``_COMPILED_PEAK``)."""
+    m = _COMPILED_PEAK.search(text)
+    if m is None:
+        return
+    peak, limit = _bytes(m.group(1), m.group(3)), _plausible(_bytes(m.group(2), m.group(3)))
+    if peak is None or limit is None or peak <= limit:
+        return
+    ex.oom_words = True
+    if ex.in_use_bytes is None:
+        ex.in_use_bytes = peak
+    if ex.exceeded_bytes is None:
+        ex.exceeded_bytes = peak - limit
+    if ex.total_bytes is None:
+        ex.total_bytes = limit
 
 
 def _pool_figures(ex: Extraction, text: str) -> None:
@@ -1021,6 +1056,17 @@ def recognised(ex: Extraction, text: str = "") -> bool:
             or ex.need_and_have is not None)
 
 
+# A device's total and free memory stated together on one line ("GPU has 79.19 GiB total, 6.68 GiB free").
+_TOTAL_FREE_LINE = re.compile(r"\btotal\b[^\n]{0,40}?\bfree\b|\bfree\b[^\n]{0,40}?\btotal\b", re.IGNORECASE)
+
+
+def _device_figures_missing(report: MemoryReport) -> bool:
+    """No figure of the device at all (total, free, allocated, reserved) was read."""
+    dev = report.device
+    return dev is None or all(v is None for v in (dev.total_bytes, dev.free_bytes, dev.allocated_bytes,
+                                                  dev.reserved_bytes))
+
+
 def _read_nothing(report: MemoryReport) -> bool:
     """A named parser recognised the shape but read no figure at all (a message in that runtime's words whose
     clauses are not there, "CUDA Out of Memory when trying to allocate 16 EiB"): the tolerant layer reads it."""
@@ -1089,6 +1135,15 @@ def parse(text: str, report: MemoryReport) -> bool:
             return True
         return False
     if already and report.kind not in FILL_KINDS and not _read_nothing(report):
+        if report.kind == "pytorch_oom" and _device_figures_missing(report) and _TOTAL_FREE_LINE.search(text):
+            # PyTorch's clauses retold in a user's words ("GPU has 79.19 GiB total, 6.68 GiB free, 72.48 GiB in use
+            # by this process", karpathy/nanochat#443): the named parser read the request and no device figure; the
+            # device's total and free stated on one line are the same figures its own clauses would have given.
+            dev = report.device or report.ensure_device(report.device_index)
+            if ex.total_bytes is not None and ex.free_bytes is not None and ex.free_bytes <= ex.total_bytes:
+                dev.total_bytes, dev.free_bytes = ex.total_bytes, ex.free_bytes
+                parsed.setdefault("total_capacity_bytes", ex.total_bytes)
+                parsed.setdefault("free_bytes", ex.free_bytes)
         return True  # a named parser read this format's own clauses (and dropped garbage ones on purpose)
     dev = report.device or report.ensure_device(report.device_index)
     if report.requested_bytes is None:
@@ -1109,11 +1164,34 @@ def parse(text: str, report: MemoryReport) -> bool:
     if dev.free_bytes is None and ex.free_bytes is not None:
         dev.free_bytes = ex.free_bytes
         parsed.setdefault("free_bytes", ex.free_bytes)
+    pool_free = _mindspore_pool_free(text)
+    if dev.free_bytes is None and pool_free is not None:
+        dev.free_bytes = pool_free
+        parsed.setdefault("free_bytes", pool_free)
     if not already:
         report.kind = "generic_oom"
         if report.framework == "unknown" and ex.runtime:
             report.framework = ex.runtime
     return True
+
+
+# MindSpore's dynamic memory pool refusing a block (mindspore/ccsrc/backend/common/mem_reuse/mem_dynamic_allocator.cc,
+# AddMemBlockAndMemBufByEagerFree: "TotalUsedMemStatistics : U plus TotalUsedByEventMemStatistics : E and plus alloc size
+# : R is more than total mem size : T", https://github.com/mindspore-ai/mindspore): U and E are what the pool has handed
+# out, T its whole size (the device memory MindSpore took at start), so what the pool had left is T - U - E, and the
+# check failed because R is above it.
+_MINDSPORE_POOL = re.compile(r"TotalUsedMemStatistics\s{0,3}:\s{0,3}(\d{1,20})\s{1,3}plus\s{1,3}"
+                             r"TotalUsedByEventMemStatistics\s{0,3}:\s{0,3}(\d{1,20})\b.{0,80}?"
+                             r"is more than total mem size\s{0,3}:\s{0,3}(\d{1,20})", re.IGNORECASE | re.DOTALL)
+
+
+def _mindspore_pool_free(text: str) -> int | None:
+    """What MindSpore's pool had left when it refused a block (``_MINDSPORE_POOL``), or None."""
+    m = _MINDSPORE_POOL.search(text)
+    if m is None:
+        return None
+    left = int(m.group(3)) - int(m.group(1)) - int(m.group(2))
+    return left if left >= 0 else None
 
 
 def _fill_status(report: MemoryReport, status: pool_status.PoolStatus) -> None:

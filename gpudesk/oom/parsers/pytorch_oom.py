@@ -36,7 +36,9 @@ _ALLOWED = re.compile(SIZE + r"\s+allowed\s*;", re.I)
 SENTINEL_BYTES = 1024**5
 # A free figure this far below 2**64 is a wrapped negative, not NVML's 2**64 - 1 printed with rounding.
 WRAPPED_MIN_BYTES = 1024**2
-_REQ = re.compile(r"Tried to allocate\s+" + SIZE, re.I)
+# (A size set in Markdown bold or italics by the user who pasted it, "Tried to allocate **10.36 GiB**": the asterisks are
+# the formatting, not the message's; chatchat-space/Langchain-Chatchat#33.)
+_REQ = re.compile(r"Tried to allocate\s+(?:\*{1,2}|_{1,2})?" + SIZE, re.I)
 _REQ_ANY = re.compile(r"Tried to allocate\s+([^\s(;]+?)\.?(?=[\s(;]|$)", re.I)
 _REDACTED = re.compile(r"[xX]{1,6}(?:\.[xX]{1,6})?$")
 # A request whose whole part is intact and whose decimals were mangled in the paste ("Tried to allocate 512.— MiB": a

@@ -17,8 +17,11 @@ The figures are per bank. Two readings come from them alone:
   so their size is a setting, not the chip's memory (tt-mlir#5556: 16384 B refused in a 32768 B L1_SMALL bank, gone
   with L1_SMALL_SIZE=64KB; "bank size is 0 B" when the region was not opened at all).
 
-A DRAM or L1 share above the free figure is the job's own need: the shortage rule reads it from the request. So is a
-bank with under 5 % of it free (:data:`NEARLY_FULL_SHARE`): fragmentation is then the second reading.
+A DRAM share above the free figure is the job's own need: the shortage rule reads it from the request. So is a
+bank with under 5 % of it free (:data:`NEARLY_FULL_SHARE`): fragmentation is then the second reading. An L1 share
+that is not fragmentation (above the free figure, or refused with no figures) is ``not_capacity`` with the
+``shared_memory`` check (fifty-second pass): L1 is each core's on-chip SRAM, and the tensor's memory config, not the
+chip's DRAM, put it there.
 """
 
 from __future__ import annotations
@@ -32,8 +35,10 @@ from gpudesk.i18n import _
 
 _BANK_OOM = re.compile(
     r"Not enough space to allocate (\d{1,20}) B (DRAM|L1_SMALL|L1|TRACE) buffer across (\d{1,6}) banks?,\s{1,3}where "
-    r"each bank needs to store (\d{1,20}) B,\s{1,3}but bank size is (?:only )?(\d{1,20}) B"
-    r"(?:\s{1,3}\(allocated: (\d{1,20}) B, free: (\d{1,20}) B(?:, largest free block: (\d{1,20}) B)?\))?")
+    r"each bank needs to store (\d{1,20}) B(?:,\s{1,3}but bank size is (?:only )?(\d{1,20}) B"
+    r"(?:\s{1,3}\(allocated: (\d{1,20}) B, free: (\d{1,20}) B(?:, largest free block: (\d{1,20}) B)?\))?)?")
+# (Older tt-metal releases end the message at the share: "... where each bank needs to store 524288 B",
+# tenstorrent/tt-metal#11695, allocator.cpp in 2024; the bank size and the free figures came later.)
 # Below this share of a bank free, the banks are nearly full: however the free memory lay, the job's buffers fill the
 # device, and fragmentation is only the second reading (0.45, under the shortage's 0.55). A tt-xla remediation note
 # (deepseek_r1_qwen_2_5_32b GGUF on a Blackhole p150b): 64,168,064 B free of a 4,273,390,016 B bank (1.5 %), a
@@ -49,13 +54,14 @@ def check(f: Facts) -> Cause | None:
     if m is None:
         return None
     region = m.group(2)
-    per_bank, bank_size = int(m.group(4)), int(m.group(5))
+    per_bank = int(m.group(4))
+    bank_size = int(m.group(5)) if m.group(5) else None
     free = int(m.group(7)) if m.group(7) else None
     largest = int(m.group(8)) if m.group(8) else None
     figures = evidence(requested_bytes=int(m.group(1)), bank_region=region, banks=int(m.group(3)),
                        per_bank_request_bytes=per_bank, bank_size_bytes=bank_size, bank_free_bytes=free,
                        largest_free_block_bytes=largest)
-    if region in _SIZED_AT_OPEN:
+    if region in _SIZED_AT_OPEN and bank_size is not None:
         option = _SIZED_AT_OPEN[region]
         return Cause(
             id="not_capacity",
@@ -73,6 +79,16 @@ def check(f: Facts) -> Cause | None:
                       "opened at all.")],
         )
     if free is None or largest is None or not largest < per_bank <= free:
+        if region == "L1":
+            # An L1 share that the banks do not have, or one refused with no figures to tell how the bank lay: L1 is
+            # each Tensix core's on-chip SRAM (one bank per core), so the tensor placed there (its memory config) is
+            # larger per core than L1 holds beside the other L1 buffers, whatever the DRAM (tenstorrent/tt-metal#14840:
+            # "the tests pass with DRAM memory config"; #11695; pytorch2.0_ttnn#846). The on-chip limit, as a GPU SM's
+            # shared memory (signatures ``shared_memory``).
+            from gpudesk.oom.rules.signature import on_chip_limit
+            cause = on_chip_limit(f)
+            cause.evidence = {**figures, **cause.evidence}
+            return cause
         return None
     nearly_full = free < NEARLY_FULL_SHARE * bank_size
     return Cause(

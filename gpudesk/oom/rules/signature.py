@@ -82,7 +82,7 @@ from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, G
                                     POOL_FALLBACK_CHECK,
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error, sigbus_exit,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
-                                    SHM_SEGMENT_CHECK, TOOLCHAIN_HOST_OOM, ray_memory_monitor, VULKAN_HEAP_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
+                                    SHM_SEGMENT_CHECK, TOOLCHAIN_HOST_OOM, TT_L1_CHECK, WEBGL_TEXTURE_CHECK, ray_memory_monitor, VULKAN_HEAP_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
                                     check_command,
                                     flatten_whitespace,
                                     enospc_beside_gpu_only, names_managed_memory, names_unified_allocator,
@@ -419,6 +419,42 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         fixes["buffer_limit"] = _("Keep fewer arrays alive at once: evaluate each step (mx.eval), drop arrays and "
                                   "caches you no longer need, and update MLX and mlx-lm (releases that fix a model's "
                                   "cache path); a smaller model or more memory does not help")
+    texture = _WEBGL_TEXTURE.search(r.text or "") if key == "buffer_limit" else None
+    if texture is not None:
+        # TensorFlow.js's WebGL backend stores each tensor as one 2-D texture and refuses it when a side is above the GL
+        # context's MAX_TEXTURE_SIZE (tfjs-backend-webgl/src/webgl_util.ts, validateTextureSize, tensorflow/tfjs at
+        # 0fc04d95): a limit of the browser's GL implementation on one texture's width and height, so a narrow
+        # [35597x64] texture is refused under 16384 with few texels (tensorflow/tfjs#920), and the same model loads in
+        # a browser or on a device with a larger limit (#689, #1686).
+        titles["buffer_limit"] = _("Not a capacity problem: one tensor's WebGL texture is wider or taller than this "
+                                   "browser and GPU allow")
+        explanations["buffer_limit"] = _("TensorFlow.js's WebGL backend stores each tensor as a 2-D texture and "
+                                         "refuses one whose side is above the GL context's maximum texture size: "
+                                         "[{requested}] asked, at most {limit} per side here. A limit of the browser's "
+                                         "WebGL on one texture's width and height, not of video memory; other "
+                                         "browsers and GPUs allow more (16384 on many desktop GPUs, 4096 on many "
+                                         "phones).").format(requested=texture.group(1), limit=texture.group(2))
+        fixes["buffer_limit"] = _("Make the largest tensor's texture smaller: a smaller input resolution or batch, a "
+                                  "smaller layer (an embedding's vocabulary, a dense layer's width); or run in a "
+                                  "browser or device with a larger WebGL maximum, or on tfjs's WebGPU or WASM backend "
+                                  "(tf.setBackend('webgpu') or 'wasm'), which do not store tensors as textures")
+    tt_l1 = _TT_L1.search(r.text or "") if key == "shared_memory" else None
+    if tt_l1 is not None:
+        # A Tenstorrent Tensix core's L1 (signatures ``shared_memory``): tt-metal checks a program's circular buffers
+        # against it (tt_metal/impl/program/program.cpp), its bank allocator an L1 tensor's share per core
+        # (gpudesk.oom.rules.bank_allocator); moving the tensors to DRAM or sharding the op over more cores makes it fit
+        # (tt-metal#14840, #11695; tt-metal#28835: circular buffers growing up meet L1 buffers growing down).
+        titles["shared_memory"] = _("Not a DRAM problem: an op needs more L1 (each core's on-chip SRAM) than a "
+                                    "Tenstorrent core has")
+        explanations["shared_memory"] = _("Each Tensix core has its own L1, about 1.5 MB of SRAM, shared by the op's "
+                                          "circular buffers and any tensor placed in L1. The op's buffers on one core "
+                                          "(its tiling, or a tensor given an L1 memory config) do not fit there; the "
+                                          "chip's DRAM was not the limit, and a model that fits the device can hit "
+                                          "this.")
+        fixes["shared_memory"] = _("Keep large tensors in DRAM (memory_config=ttnn.DRAM_MEMORY_CONFIG), shard the "
+                                   "tensor over more cores, or use a smaller block/tile configuration or sequence "
+                                   "length for the op; with a compiler (tt-mlir, tt-forge) report the op, since its "
+                                   "L1 planning chose the placement")
     check_key = {"pool_fallback": "buffer_limit", "vulkan_large": "buffer_limit", "vulkan_heap": "buffer_limit", "vulkan_unsized": "buffer_limit", "xpu_large": "buffer_limit", "dev_shm": "host_ram",
                  "shm_segment": "host_ram",
                  "va_reserve": "free_exceeds_request", "vmm_handle": "free_exceeds_request",
@@ -433,7 +469,11 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         own_check = VERBS_PINNED_CHECK
     if key == "pin_memory" and own_check is None and _DATALOADER.search(r.text or ""):
         own_check = DATALOADER_PINNED_CHECK
-    if key == "buffer_limit" and _WEBGPU_LIMIT.search(r.text or ""):
+    if texture is not None:
+        own_check = WEBGL_TEXTURE_CHECK
+    elif tt_l1 is not None:
+        own_check = TT_L1_CHECK
+    elif key == "buffer_limit" and _WEBGPU_LIMIT.search(r.text or ""):
         own_check = WEBGPU_LIMIT_CHECK
     elif key == "buffer_limit" and _OPENCL_LIMIT.search(r.text or ""):
         own_check = OPENCL_LIMIT_CHECK
@@ -456,6 +496,12 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         fix=fixes[key],
         checks=[check_line],
     )
+
+
+def on_chip_limit(f: Facts) -> Cause:
+    """A Tenstorrent L1 share refused by the bank allocator (gpudesk.oom.rules.bank_allocator): the on-chip limit
+    (``shared_memory``), as the signature reads tt-metal's circular-buffer check."""
+    return _not_capacity("shared_memory", 0.8, f)
 
 
 def _mac_trap(f: Facts) -> Cause:
@@ -485,6 +531,15 @@ _OPENCL_LIMIT = re.compile(r"max size of memory object allocation|max alloc size
 # WebGPU's per-buffer limit in wgpu's and Dawn's words (signatures ``buffer_limit``).
 _WEBGPU_LIMIT = re.compile(r"greater than the maximum buffer size|exceeds the max buffer size limit|maxBufferSize|"
                            r"\bwgpu", re.IGNORECASE)
+
+
+# TensorFlow.js's WebGL texture refusal (signatures ``buffer_limit``): the requested [WxH] and the maximum per side.
+_WEBGL_TEXTURE = re.compile(r"requested texture size\s{0,2}\[\s{0,2}(\d{1,9}\s{0,2}x\s{0,2}\d{1,9})\s{0,2}\]\s{0,3}"
+                            r"greater than webgl maximum\b[^\[\n]{0,60}\[\s{0,2}(\d{1,9})", re.IGNORECASE)
+# A Tenstorrent core's L1 named in tt-metal's or tt-mlir's words (signatures ``shared_memory``; an L1 bank share in
+# gpudesk.oom.rules.bank_allocator).
+_TT_L1 = re.compile(r"beyond max L1 size|clash with L1 buffers|required L1 memory usage|"
+                    r"B L1 buffer across \d{1,6} banks?", re.IGNORECASE)
 
 
 # What shows a PyTorch DataLoader in a text: its name, its package (torch.utils.data / torch/utils/data) or its
