@@ -116,7 +116,9 @@ doctor was run on it:
 * ``fresh-56``: ``fresh_cases_56.jsonl``, 30 messages collected while the fiftieth pass was written, scored
   after it merged;
 * ``fresh-57`` .. ``fresh-60``: ``fresh_cases_57.jsonl`` .. ``fresh_cases_60.jsonl``, 25, 33, 27 and 32 messages
-  collected while the fifty-first pass was written, scored after it merged.
+  collected while the fifty-first pass was written, scored after it merged;
+* ``fresh-61``, ``fresh-62``: ``fresh_cases_61.jsonl`` (22 messages) and ``fresh_cases_62.jsonl`` (25), collected while
+  the fifty-second pass was written, scored after it merged.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -211,7 +213,9 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-57", "fresh_cases_57.jsonl"),
               ("fresh-58", "fresh_cases_58.jsonl"),
               ("fresh-59", "fresh_cases_59.jsonl"),
-              ("fresh-60", "fresh_cases_60.jsonl"))
+              ("fresh-60", "fresh_cases_60.jsonl"),
+              ("fresh-61", "fresh_cases_61.jsonl"),
+              ("fresh-62", "fresh_cases_62.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
