@@ -76,7 +76,8 @@ class MemoryWorkload:
             then walks :data:`gpudesk.sizing.activations.DEFAULT_VOCAB_CHUNK_COLUMNS`; any other loss refuses a chunk).
         optimizer_in_backward: step each parameter in backward (no full gradient buffer).
         activation_offload: saved activations moved to host memory (torchtune).
-        context_parallel: sequence split over this many GPUs (ring attention; torchtitan CP).
+        context_parallel: sequence split over this many GPUs (ring attention, torchtitan CP; Ulysses sequence
+            parallelism): full training, LoRA and QLoRA.
         compiled: torch.compile / fused kernels (fewer saved activations than eager PyTorch).
         gradient_accumulation: gradients of earlier micro-batches stay alive during the forward pass.
         fsdp_version: 1 (``FullyShardedDataParallel``, flat parameters) or 2 (``fully_shard``, per-parameter
@@ -554,8 +555,6 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))
-    if w.context_parallel != 1:
-        raise SizingError("context_parallel", _("context parallelism is modelled for full training only."))
     return lora_memory(
         spec, mode=mode, rank=w.lora_rank, targets=w.lora_targets, precision=w.precision,
         optimizer=w.optimizer,
@@ -570,5 +569,5 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
         double_quant=w.double_quant, fsdp_version=w.fsdp_version, lora_kernels=w.lora_kernels,
         tensor_parallel=w.tensor_parallel, sequence_parallel=w.sequence_parallel,
         base_weights=w.base_weights, modules_to_save=tuple(w.modules_to_save), loss_vocab_chunk=_vocab_chunk(w),
-        zero3=zero3, fsdp1_limit_all_gathers=w.fsdp1_limit_all_gathers,
+        zero3=zero3, fsdp1_limit_all_gathers=w.fsdp1_limit_all_gathers, context_parallel=w.context_parallel,
     )

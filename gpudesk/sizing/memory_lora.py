@@ -53,13 +53,25 @@
   the vocab-parallel logits split as in full training (Korthikanti et al. 2022, arXiv 2205.05198, Table 2); the
   frozen-layer correction of a kept layer is divided by ``t`` with them. A 4-bit base has no tensor-parallel
   layer (bitsandbytes ``Linear4bit`` is a whole matrix), so QLoRA with ``t > 1`` is refused.
+- ``context_parallel`` (sequence parallelism: ms-swift ``--sequence_parallel_size``, DeepSpeed Ulysses,
+  Megatron CP under NeMo LoRA): as in full training (:func:`gpudesk.sizing.memory_train.train_memory`), each GPU of
+  a ``cp`` group holds ``seq / cp`` tokens of every activation outside attention and computes the logits and loss
+  of its own slice only; the frozen base, the adapters and their sharding (over the ``gpus / t`` ranks, the
+  context-parallel ones among them) do not shrink. Ulysses exchanges q, k, v and the attention output by
+  all-to-all (``seq / cp`` tokens x all heads in, ``seq`` tokens x ``heads / cp`` out: the same element count),
+  so its buffers are the size of the tensors they replace, live within one layer's attention
+  (ms-swift ``swift/sequence_parallel/ulysses.py`` ``single_all_to_all`` / ``DistributedAttention`` at
+  3602360a562313afbf2ef6065fdf61f271a2c5b9; Jacobs et al. 2023, DeepSpeed-Ulysses, arXiv 2309.14509). Heads
+  need not divide ``cp``: ms-swift runs Ulysses over ``gcd(kv_heads, cp)`` GPUs and ring attention over the rest
+  (``SequenceParallel._init_device_mesh``), whose blocks are also per-slice; so, as full training, only a ``cp``
+  that does not divide the data-parallel GPUs is refused.
 """
 
 from __future__ import annotations
 
 from gpudesk.i18n import _
 from gpudesk.sizing.fsdp1_rate_limiter import check_fsdp1_limit_all_gathers, unlimited_blocks_params
-from gpudesk.sizing.checks import MAX_GPUS, choice, positive_int
+from gpudesk.sizing.checks import MAX_GPUS, MAX_SEQ_LEN_TOKENS, choice, positive_int
 from gpudesk.sizing.dtypes import weight_bits_per_param
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
@@ -218,6 +230,7 @@ def lora_memory(
     loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
     zero3: Zero3Settings | None = None,
     fsdp1_limit_all_gathers: bool = True,
+    context_parallel: int = 1,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -262,6 +275,13 @@ def lora_memory(
     if int8_base and kind != "lora":
         raise SizingError("base_weights", _("an 8-bit base applies to --mode lora; --mode qlora holds its base in "
                                             "4-bit NF4."))
+    cp = positive_int("context_parallel", context_parallel, 1024)
+    if (g // t) % cp:
+        raise SizingError("context_parallel", _("{cp} does not divide the {dp} data-parallel GPUs.").format(
+            cp=cp, dp=g // t))
+    # Each GPU of a context-parallel group holds seq / cp tokens of every activation and of the logits (module
+    # docstring); the whole-model terms above and below do not depend on the sequence.
+    seq = max(1, positive_int("seq_len_tokens", seq_len_tokens, MAX_SEQ_LEN_TOKENS) // cp)
     if int8_base and (t > 1 or stage == "zero3" and g > 1):
         raise SizingError("base_weights", _("bitsandbytes 8-bit Linears are whole matrices: an 8-bit base is modelled "
                                             "without tensor parallelism and without ZeRO-3/FSDP sharding."))
@@ -336,7 +356,7 @@ def lora_memory(
         flat_grads = base + 2 * gathered / 2
     if off == "all":
         base = 0.0
-    acts, logits = activation_bytes(spec, seq_len_tokens, micro_batch_size, recompute=recompute,
+    acts, logits = activation_bytes(spec, seq, micro_batch_size, recompute=recompute,
                                     flash_attention=flash_attention, precision=precision, loss=loss,
                                     activation_offload=activation_offload, compiled=compiled,
                                     tensor_parallel=t, sequence_parallel=sequence_parallel, unfused_gelu=unfused_gelu,
@@ -350,10 +370,10 @@ def lora_memory(
     if spec.is_transformer and recompute in ("none", "full") and precision_family(precision) != "fp32":
         names = resolve_targets(targets, spec)
         dims = spec.transformer_dims
-        frozen = frozen_layer_activation_bytes(spec, seq_len_tokens, micro_batch_size, names, lora_dropout=lora_dropout,
+        frozen = frozen_layer_activation_bytes(spec, seq, micro_batch_size, names, lora_dropout=lora_dropout,
                                                flash_attention=flash_attention, legacy_bnb_matmul=bnb_keeps_inputs,
                                                lora_kernels=lora_kernels)
-        trained = activation_bytes_per_layer(seq_len_tokens, micro_batch_size, dims.hidden_size,
+        trained = activation_bytes_per_layer(seq, micro_batch_size, dims.hidden_size,
                                              dims.num_attention_heads, spec.ffn_size, gated_mlp=spec.gated,
                                              flash_attention=flash_attention)
         counted = (min(2, dims.layers) if activation_offload else dims.layers) if recompute == "none" else 1
@@ -361,10 +381,10 @@ def lora_memory(
         if nonreentrant_checkpoint and bnb_keeps_inputs:
             # Every layer's quantised Linears keep their inputs on ctx (gpudesk.sizing.ctx_kept_inputs); the
             # recomputed layer's copies, counted in ``frozen`` above, are those same forward copies.
-            plain = frozen_layer_activation_bytes(spec, seq_len_tokens, micro_batch_size, names,
+            plain = frozen_layer_activation_bytes(spec, seq, micro_batch_size, names,
                                                   lora_dropout=lora_dropout, flash_attention=flash_attention,
                                                   lora_kernels=lora_kernels)
-            per_layer = ctx_kept_input_bytes_per_layer(spec, seq_len_tokens, micro_batch_size, names,
+            per_layer = ctx_kept_input_bytes_per_layer(spec, seq, micro_batch_size, names,
                                                        lora_dropout=lora_dropout, lora_kernels=lora_kernels)
             ctx_inputs = max(0.0, dims.layers * per_layer - (frozen - plain)) / t
             acts += ctx_inputs
@@ -376,7 +396,7 @@ def lora_memory(
         amp_casts = autocast_frozen_weight_cast_bytes(spec, counted, t)
         acts += amp_casts
     if fp32_norms and spec.is_transformer:
-        acts += fp32_residual_extra_bytes(spec, seq_len_tokens, micro_batch_size, recompute, activation_offload)
+        acts += fp32_residual_extra_bytes(spec, seq, micro_batch_size, recompute, activation_offload)
     fp32_head = kbit_fp32_upcast and not kbit_embeddings_bf16 and loss in ("standard-16bit", "inplace-16bit", "sum-16bit")
     if fp32_head:
         logits *= FP32_HEAD_LOGITS_FACTOR
@@ -407,6 +427,12 @@ def lora_memory(
                               "adapter parameters; activations and logits split as in full training").format(
                                   tp=t, trainable=trainable),
                             "peft tuners/lora/tp_layer.py LoraParallelLinear; Korthikanti et al. 2022 Table 2"))
+    if cp > 1:
+        assumptions.append((_("context parallel {cp}: each GPU holds the activations and logits of {tokens:,} of the "
+                              "{seq:,} tokens; the frozen base and the adapters do not shrink with it")
+                            .format(cp=cp, tokens=seq, seq=seq_len_tokens),
+                            "ms-swift swift/sequence_parallel/ulysses.py DistributedAttention; Jacobs et al. 2023, "
+                            "DeepSpeed-Ulysses (arXiv 2309.14509)"))
     if kind == "qlora":
         largest = max(module_dims(spec, n)[0] * module_dims(spec, n)[1] for n in LLAMA_MODULES)
         parts["prefill_workspace"] = largest * 2

@@ -40,10 +40,12 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
         "fsdp_version", "fsdp1_limit_all_gathers", "weight_loading", "sequence_parallel", "longest_sample_tokens",
         # Eager op-by-op GELU (gpudesk.sizing.eager_gelu): the trained model's own MLP, with or without adapters.
         "unfused_gelu", "fused_norm", "eager_softmax",
+        # The sequence split over GPUs: full training in memory_train, LoRA/QLoRA in memory_lora (same mechanism).
+        "context_parallel",
     )},
     **{name: FULL_TRAINING for name in (
         "optimizer_in_backward", "sp_gathered_inputs", "fsdp1_no_sync", "fsdp2_no_sync", "tp_whole_logits", "tp_replicated_embedding", "fsdp_root_only",
-        "ddp_bucket_view", "fp32_grad_buffer", "main_grads_kept", "context_parallel", "encoder_lm_head",
+        "ddp_bucket_view", "fp32_grad_buffer", "main_grads_kept", "encoder_lm_head",
         "decoder_seq_len_tokens",
     )},
     # DeepSpeed ZeRO-3's coordinator gathers a frozen LoRA base as it gathers a trained model

@@ -238,7 +238,9 @@ UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15":
 # Held-out rows whose typed flags the estimator refuses, by set. fresh-17 had one at its first score (ChatGLM3's
 # --lora-targets query_key_value); family module names are accepted since (gpudesk.sizing.lora_modules), and that
 # row is within 15 %: 46/63 (all-linear on Qwen v1 now adapts the fused c_attn, 1.8B LoRA seq 4096 0.85 -> 0.84).
-REFUSED_HELD_OUT = {"fresh-12": 1, "fresh-43": 1, "fresh-50": 3}
+# fresh-50's 3 refused rows (ms-swift sequence parallel 8/4/2 under LoRA) are estimable since context parallelism
+# applies to LoRA/QLoRA (gpudesk.sizing.memory_lora, memfix38).
+REFUSED_HELD_OUT = {"fresh-12": 1, "fresh-43": 1}
 # Pages two held-out sets both cite, each for different tables (no measurement repeats): fresh-5 took the Qwen3 4B and
 # Qwen2.5 7B tables of these speed benchmarks, fresh-16 their 8B/14B and 32B tables; fresh-11 took the Qwen-7B cells
 # of the Qwen README of Nov 2023, fresh-17 its 1.8B/14B/72B cells.

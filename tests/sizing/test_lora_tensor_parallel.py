@@ -1,6 +1,7 @@
 """LoRA under Megatron tensor parallelism (Megatron-SWIFT): the frozen base, the adapters (PEFT
 ``LoraParallelLinear`` layout), the activations and the vocab-parallel logits split over the TP ranks instead of
-the TP flag being dropped; QLoRA and context parallelism, which have no such model here, are refused."""
+the TP flag being dropped; QLoRA, which has no such model here, is refused (context parallelism under LoRA:
+test_lora_context_parallel.py)."""
 
 import json
 
@@ -57,14 +58,15 @@ def test_megatron_swift_row_no_longer_drops_the_tp_flag():
     assert 2.0 < result.ratio < 4.0
 
 
-def test_qlora_with_tensor_parallel_and_lora_with_context_parallel_are_refused():
+def test_qlora_with_tensor_parallel_and_context_parallel_beside_tensor_parallel_are_refused():
     with pytest.raises(SizingError) as err:
         _lora(mode="qlora", tensor_parallel=2)
     assert err.value.field == "tensor_parallel"
     with pytest.raises(SizingError) as err:
         _lora(tensor_parallel=3)
     assert err.value.field == "tensor_parallel"
-    workload = MemoryWorkload(mode="lora", gpus=2, context_parallel=2, lora_rank=8)
+    # tp 2 on 2 GPUs leaves one data-parallel GPU: a context-parallel group of 2 does not fit.
+    workload = MemoryWorkload(mode="lora", gpus=2, tensor_parallel=2, context_parallel=2, lora_rank=8)
     with pytest.raises(SizingError) as err:
         estimate_memory(QWEN25_7B, workload)
     assert err.value.field == "context_parallel"
