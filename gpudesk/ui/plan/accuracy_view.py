@@ -219,7 +219,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh54": self.tr("fifty-fourth fresh (collected after the model was frozen a fifty-fourth time)"),
                 "fresh55": self.tr("fifty-fifth fresh (collected after the model was frozen a fifty-fifth time)"),
                 "fresh56": self.tr("fifty-sixth fresh (collected after the model was frozen a fifty-sixth time)"),
-                "fresh57": self.tr("fifty-seventh fresh (collected after the model was frozen a fifty-seventh time)")}
+                "fresh57": self.tr("fifty-seventh fresh (collected after the model was frozen a fifty-seventh time)"),
+                "fresh58": self.tr("fifty-eighth fresh (collected after the model was frozen a fifty-eighth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
