@@ -90,7 +90,7 @@ def check(f: Facts) -> Cause | None:
             cause.evidence = {**figures, **cause.evidence}
             return cause
         return None
-    nearly_full = free < NEARLY_FULL_SHARE * bank_size
+    nearly_full = bank_size is not None and free < NEARLY_FULL_SHARE * bank_size
     return Cause(
         id="fragmentation",
         title=(_("Possibly fragmented device memory, on banks that are nearly full") if nearly_full else
