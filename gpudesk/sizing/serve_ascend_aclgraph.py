@@ -29,7 +29,7 @@ every layer, prompt steps included.
 from __future__ import annotations
 
 from gpudesk.catalog.records import GPU
-from gpudesk.sizing.serve_vllm_ascend import ASCEND_EAGER_KERNEL_S, ASCEND_VENDOR, _release
+from gpudesk.sizing.serve_vllm_ascend import ASCEND_EAGER_KERNEL_S, ASCEND_VENDOR, plugin_release
 
 # plugin releases (major, minor, patch) that turn vLLM's FULL_AND_PIECEWISE into PIECEWISE: [start, end)
 FORCED_PIECEWISE_RELEASES = ((0, 11, 0), (0, 21, 0))
@@ -45,7 +45,7 @@ SYNC_SOURCE = ("vllm-ascend vllm_ascend/compilation/acl_graph.py ACLGraphWrapper
 
 
 def _on_ascend_graphs(gpu: GPU, engine: str, version: str | None, cuda_graphs: bool) -> tuple[int, int, int] | None:
-    release = _release(version)
+    release = plugin_release(version)
     if gpu.vendor != ASCEND_VENDOR or engine.lower() != "vllm" or not cuda_graphs or release is None:
         return None
     return release[:3]
