@@ -125,7 +125,15 @@ from gpudesk.sizing.serve_vllm_piecewise import PIECEWISE_SOURCE, attention_runs
 from gpudesk.sizing.serve_engine import sglang_cuda_graph_max_bs
 from gpudesk.sizing.serve_lmdeploy import uses_cuda_graphs
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
-from gpudesk.sizing.serve_vllm_ascend import runs_eager as ascend_runs_eager
+from gpudesk.sizing.serve_vllm_ascend import eager_kernel_s, runs_eager as ascend_runs_eager
+from gpudesk.sizing.serve_ascend_aclgraph import (
+    PIECEWISE_SOURCE as ASCEND_PIECEWISE_SOURCE,
+    SYNC_SOURCE as ASCEND_SYNC_SOURCE,
+    forces_piecewise as ascend_forces_piecewise,
+    npu_attention_launch_s,
+    serial_layer_s as ascend_serial_layer_s,
+    syncs_before_pieces as ascend_syncs_before_pieces,
+)
 from gpudesk.sizing.serve_eager_prefill import (
     EAGER_DECODE_SOURCE,
     EAGER_LONG_DECODE_SOURCE,
@@ -326,6 +334,9 @@ class StepModel:
     # vLLM V1 with piecewise graphs issues each layer's attention eagerly on every step: CPU seconds per layer, a
     # floor of every step (serve_vllm_piecewise; 0: the attention is replayed from graphs)
     attention_launch_layer_s: float = 0.0
+    # vLLM-Ascend releases that stop the NPU before every piecewise graph replay: seconds per layer the NPU waits on
+    # the host, added to every step (serve_ascend_aclgraph; 0: the host runs ahead of the device)
+    serial_layer_s: float = 0.0
     # the engine's all-reduce measured per message size, (bytes, seconds) points (serve_rocm_allreduce; (): alpha-beta)
     allreduce_curve: tuple[tuple[float, float], ...] = ()
     # vLLM's custom all-reduce on NVLink measured per message size at decode sizes (serve_nvlink_allreduce; ():
@@ -476,6 +487,8 @@ class StepModel:
         if self.attention_launch_layer_s:
             # piecewise graphs: the CPU issues every layer's attention while the GPU replays the pieces between them
             gpu = max(gpu, self.layers * self.attention_launch_layer_s)
+        # a stop before each piece's replay: the NPU idles while the host syncs and issues the eager attention
+        gpu += self.layers * self.serial_layer_s
         return gpu
 
     def _token_only_s(self, tokens: int) -> tuple[float, float, float]:
@@ -776,7 +789,17 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     graph_max_batch = graph_max_batch or v0_graph_max_batch
     piecewise = attention_runs_piecewise(spec, load.engine, engine_version_tuple(load.engine_version), gpu.vendor,
                                    gpu.architecture, load.rocm_aiter, load.cuda_graphs, load.kv_block_size)
-    attention_launch_s = eager_launch_s(piecewise_attention_kernels(spec, piecewise), load.engine)
+    ascend_pieces = ascend_forces_piecewise(gpu, load.engine, load.engine_version, graphs)
+    piecewise = piecewise or ascend_pieces
+    attention_kernels = piecewise_attention_kernels(spec, piecewise)
+    ascend_npu = ascend_pieces or (piecewise and eager_kernel_s(gpu) is not None)
+    # on an Ascend NPU the eager attention costs the NPU's per-operator figure (serve_ascend_aclgraph)
+    attention_launch_s = npu_attention_launch_s(attention_kernels) if ascend_npu \
+        else eager_launch_s(attention_kernels, load.engine)
+    serial_s = ascend_serial_layer_s(attention_kernels / dims.layers) \
+        if piecewise and ascend_syncs_before_pieces(gpu, load.engine, load.engine_version, graphs) else 0.0
+    if serial_s:
+        attention_launch_s = 0.0  # the eager attention is already counted serially
     graph_max_context = vllm_v0_graph_max_context(load.engine, engine_version_tuple(load.engine_version),
                                                   spec.context_length) if prefill_launch_s else 0
     alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node, load.engine) if tp > 1 and link is not None \
@@ -843,9 +866,15 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         assumptions.append(Assumption("piecewise_attention_launch_s", _(
             "vLLM replays piecewise graphs and issues the attention of every layer eagerly: each step lasts at "
             "least the {time} the CPU takes to issue its {kernels} kernels").format(
-            time=format_duration(attention_launch_s), kernels=piecewise_attention_kernels(spec, piecewise)),
-            PIECEWISE_SOURCE, raw(kernel_s=launch_s_per_kernel(load.engine),
-                                  kernels_per_step=piecewise_attention_kernels(spec, piecewise))))
+            time=format_duration(attention_launch_s), kernels=attention_kernels),
+            ASCEND_PIECEWISE_SOURCE if ascend_npu else PIECEWISE_SOURCE,
+            raw(kernel_s=attention_launch_s / attention_kernels, kernels_per_step=attention_kernels)))
+    if serial_s:
+        assumptions.append(Assumption("ascend_piecewise_sync_s", _(
+            "vLLM-Ascend replays piecewise graphs and stops the NPU before each piece: every step waits {time} on "
+            "the host (the stop and the eager issue of the attention's {kernels} kernels, every layer)").format(
+            time=format_duration(serial_s * dims.layers), kernels=attention_kernels),
+            ASCEND_SYNC_SOURCE, raw(layer_s=serial_s, layers=dims.layers, kernels_per_step=attention_kernels)))
     if v0_graph_max_batch:
         assumptions.append(Assumption("eager_decode_above", _(
             "decode batches of more than {requests} requests run without CUDA graphs (vLLM V0 before 0.6 captures "
@@ -1037,7 +1066,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         flops_per_s=peak * mm_eff, attention_flops_per_s=attention_peak * attention_eff, layer_latency_s=layer_s,
         prefill_launch_layer_s=prefill_launch_s, eager_decode_above_requests=graph_max_batch,
         eager_decode_above_context_tokens=graph_max_context,
-        attention_launch_layer_s=attention_launch_s / dims.layers,
+        attention_launch_layer_s=attention_launch_s / dims.layers, serial_layer_s=serial_s,
         allreduce_alpha_s=alpha, link_bytes_per_s=link_bw,
         assumptions=tuple(assumptions), host_step_s=host.step_s, host_request_s=host.request_s,
         host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,

@@ -62,6 +62,11 @@ def _release(version: str | None) -> tuple[int, int, int, str] | None:
     return int(match.group(1)), int(match.group(2)), int(match.group(3)), "rc" if match.group(4) else ""
 
 
+def plugin_release(version: str | None) -> tuple[int, int, int, str] | None:
+    """(major, minor, patch, "rc" or "") of the vLLM-Ascend release ``version`` names; None where it names none."""
+    return _release(version)
+
+
 def prefill_first_release(version: str | None) -> bool:
     """Whether vLLM-Ascend ``version`` forces prefill-first scheduling on non-MLA models (module docstring)."""
     return _release(version) in PREFILL_FIRST_RELEASES

@@ -45,6 +45,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "eager_decode_above": N_("Decode batches above the CUDA-graph cap (CPU)"),
     "eager_long_decode": N_("Decode steps above the CUDA-graph context cap (CPU)"),
     "piecewise_attention_launch_s": N_("Eager attention between piecewise graphs (CPU)"),
+    "ascend_piecewise_sync_s": N_("NPU stop before each piecewise graph (vLLM-Ascend)"),
     "mla_attention_flops": N_("Latent-attention FLOPs by form"),
     "gemm_tile_tokens": N_("GEMM tile size"),
     "rocm_mla_weight_dequant": N_("MLA weight cast (ROCm)"),
