@@ -91,6 +91,7 @@ from gpudesk.sizing.pipeline import (
     stages_per_rank_for,
 )
 from gpudesk.sizing.zero3_grad_buffer import zero3_resident_grad_partition
+from gpudesk.sizing.zero12_offload import applies as zero2_offload_applies, zero2_offload_buffers
 from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_gathered_bytes, zero3_gathered_split
 from gpudesk.sizing.zero3_outside_init import add_engine_start_model, outside_init_assumption, retained_extra_bytes
 from gpudesk.sizing.zero3_stream_pools import zero3_stream_cache_bytes
@@ -858,6 +859,26 @@ def train_memory(
         # The peak is the all-reduce after backward: the flat copy is that moment's bucket, not more gradients.
         parts["gradients"] -= end_extra
         parts["ddp_gradient_buckets"] = end_extra
+    zero2_offload_resident = 0.0
+    if zero2_offload_applies(stage, offload, fsdp, pp) and not optimizer_in_backward:
+        # DeepSpeed ZeRO-2 optimizer offload still keeps or creates 16-bit gradient buffers and an fp32 copy on the
+        # GPU (gpudesk.sizing.zero12_offload): beside the activations at the start of backward, or after them.
+        z2off = zero2_offload_buffers(spec, rank_params, g // mp, per_param[0] or per_param[1], t)
+        zero2_offload_resident = z2off.resident
+        in_backward = acts + logits + z2off.bucket + z2off.head_grad + z2off.head_fp32
+        if in_backward >= max(z2off.end_of_backward, z2off.step):
+            parts["gradients"] += z2off.head_grad
+            step_temp += z2off.head_fp32
+            parts["zero_offload_buffers"] = z2off.resident + z2off.bucket
+        elif z2off.end_of_backward >= z2off.step:
+            acts, logits = 0.0, 0.0
+            parts["gradients"] += z2off.head_grad
+            step_temp += z2off.end_of_backward - z2off.bucket - z2off.head_grad
+            parts["zero_offload_buffers"] = z2off.resident + z2off.bucket
+        else:
+            acts, logits = 0.0, 0.0
+            step_temp += z2off.step
+            parts["zero_offload_buffers"] = z2off.resident
     if step_temp:
         parts["optimizer_step_temporaries"] = step_temp
     # Megatron-Core's fp32 gradient buffer is its buckets' storage (gpudesk.sizing.fp32_grad_buffer): no second copy.
@@ -1009,6 +1030,13 @@ def train_memory(
                                   gib=offload_grad_shards / 2**30),
                             "torch/distributed/fsdp/_runtime_utils.py _offload_grad; _flat_param.py "
                             "prepare_gradient_for_optim"))
+    if zero2_offload_resident:
+        assumptions.append((_("ZeRO-2 optimizer offload (DeepSpeed) still holds on the GPU a 16-bit buffer of the "
+                              "largest parameter ({gib:.2f} GiB) and, in backward, the reduce bucket and that "
+                              "parameter's gradient; at the step the fp32 master partition is copied back to the GPU "
+                              "before it is cast into the weights").format(gib=zero2_offload_resident / 2**30),
+                            "deepspeed/runtime/zero/stage_1_and_2.py v0.14.2 temp_grad_buffer_for_gpu_offload, "
+                            "backward (ipg_buffer), async_inplace_copy_grad_to_fp32_buffer_from_gpu, step"))
     if paged:
         assumptions.append((_("paged optimizer states live in CUDA unified memory, outside the allocator figure; when "
                               "the GPU runs short they are evicted to host RAM (slower steps, no out-of-memory error)"),
