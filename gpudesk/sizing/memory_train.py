@@ -77,7 +77,7 @@ from gpudesk.sizing.optimizers import (
     zero3_sub_group_step_bytes,
     zero12_step_bytes,
 )
-from gpudesk.sizing.fsdp_grad_op import grad_op_shard_bytes
+from gpudesk.sizing.fsdp_grad_op import grad_op_shard_bytes, grad_op_unsharded_bytes
 from gpudesk.sizing.fsdp1_rate_limiter import check_fsdp1_limit_all_gathers, unlimited_blocks_params
 from gpudesk.sizing.fsdp_step_reshard import (
     fsdp_end_of_backward_gathered_bytes,
@@ -690,6 +690,8 @@ def train_memory(
         raise SizingError("fsdp_root_only", _("a root-only FSDP wrap applies to sharding fsdp only, got {sharding}.")
                           .format(sharding=sharding_name))
     grad_op_shard = grad_op_shard_bytes(rank_params, per_param, g // mp) if sharding_name == "fsdp-grad-op" else 0.0
+    grad_op_unsharded = (grad_op_unsharded_bytes(rank_params, per_param, g // mp)
+                         if sharding_name == "fsdp-grad-op" and pp == 1 else 0.0)
     parts["weights"] += grad_op_shard
     zero3_gathered = z3_window = z3_resident = z3_reduce_pool = z3_retained = 0.0
     if fsdp:
@@ -713,7 +715,9 @@ def train_memory(
             z3_window += z3_retained
             zero3_gathered += z3_retained
             parts["gathered_layers"] = zero3_gathered
-    fp32_master_clone = deepspeed_fp32_master_clone_bytes(rank_params, per_param, g // mp, stage, offload, fsdp)
+    # PyTorch FSDP SHARD_GRAD_OP is counted as ZeRO-2 but is no DeepSpeed engine: no fp32 clone of its partition.
+    fp32_master_clone = deepspeed_fp32_master_clone_bytes(rank_params, per_param, g // mp, stage, offload,
+                                                          fsdp or sharding_name == "fsdp-grad-op")
     if fp32_master_clone:
         parts["master_weights"] = parts.get("master_weights", 0.0) + fp32_master_clone
     paged = is_paged(optimizer)
@@ -830,6 +834,13 @@ def train_memory(
         else:
             acts, logits = 0.0, 0.0  # peak at the end of backward / optimizer step: activations already freed
             parts["gradients"] = grads + end_extra
+            if grad_op_unsharded:
+                # SHARD_GRAD_OP frees the unsharded parameters after backward (gpudesk.sizing.fsdp_grad_op): the
+                # later of the end of backward (unsharded parameters, no step temporaries) and the step.
+                if step_temp >= grad_op_unsharded:
+                    parts["weights"] -= grad_op_unsharded
+                else:
+                    step_temp = 0.0
             if reshard:
                 step_temp, parts["gathered_layers"] = step_phase_bytes(step_temp, end_gathered)
             elif z3_window:
