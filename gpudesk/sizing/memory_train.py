@@ -91,7 +91,12 @@ from gpudesk.sizing.pipeline import (
     stages_per_rank_for,
 )
 from gpudesk.sizing.zero3_grad_buffer import zero3_resident_grad_partition
-from gpudesk.sizing.zero12_offload import applies as zero2_offload_applies, zero2_offload_buffers
+from gpudesk.sizing.zero2_buffers import (
+    applies as zero2_offload_applies,
+    bucket_applies as zero2_bucket_applies,
+    zero2_offload_buffers,
+    zero2_reduce_bucket_bytes,
+)
 from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_gathered_bytes, zero3_gathered_split
 from gpudesk.sizing.zero3_outside_init import add_engine_start_model, outside_init_assumption, retained_extra_bytes
 from gpudesk.sizing.zero3_stream_pools import zero3_stream_cache_bytes
@@ -818,6 +823,11 @@ def train_memory(
     # What is alive besides the resident states: in backward (beside the gathered units), at the optimizer step,
     # and at the later of the end of backward and the step (gpudesk.sizing.fsdp_step_reshard).
     fwd_bwd_phase, step_phase = acts + logits, grads + step_temp + end_extra
+    # DeepSpeed ZeRO-2's reduce bucket, alive through backward only (gpudesk.sizing.zero2_buffers); the offload
+    # path counts it with its other buffers below.
+    z2_bucket = (zero2_reduce_bucket_bytes(per_param[0] or per_param[1])
+                 if zero2_bucket_applies(stage, offload, fsdp, sharding_name, pp) else 0.0)
+    fwd_bwd_phase += z2_bucket
     after_backward_phase = step_phase
     if not keep_grads and grads > 0:
         head_grad = pipeline_grads if stage_grads else min(grads, spec.largest_layer_params / t * per_param[2])
@@ -828,8 +838,10 @@ def train_memory(
         fwd_bwd_phase += head_grad
         after_backward = max(step_temp + end_extra, end_gathered) if reshard else step_temp + end_extra
         after_backward_phase = grads + after_backward
-        if acts + logits + head_grad + gathered_fwd_bwd >= grads + after_backward:
+        if acts + logits + head_grad + gathered_fwd_bwd + z2_bucket >= grads + after_backward:
             parts["gradients"] = head_grad  # peak at the start of backward
+            if z2_bucket:
+                parts["zero_gradient_buffers"] = z2_bucket
             step_temp = 0.0
         else:
             acts, logits = 0.0, 0.0  # peak at the end of backward / optimizer step: activations already freed
@@ -852,7 +864,7 @@ def train_memory(
         no_sync_grads = fsdp2_no_sync_gradient_bytes(rank_params, per_param[2], fsdp2_no_sync)
     if keep_grads:
         fwd_bwd_phase += grads + no_sync_grads
-    if keep_grads and step_temp + end_extra > acts + logits + no_sync_grads + gathered_fwd_bwd:
+    if keep_grads and step_temp + end_extra > acts + logits + no_sync_grads + gathered_fwd_bwd + z2_bucket:
         acts, logits = 0.0, 0.0  # the optimizer step (all gradients + its temporaries) is the peak
         parts["gradients"] += end_extra
         no_sync_grads = 0.0  # reduce-scattered and freed by the syncing backward
@@ -862,6 +874,8 @@ def train_memory(
             parts["gathered_layers"] = z3_resident  # the window is released by the end of backward
     elif keep_grads:
         step_temp = 0.0
+        if z2_bucket:
+            parts["zero_gradient_buffers"] = z2_bucket
     if no_sync_grads:
         # Held unsharded instead of as shards: the shards appear only as the syncing backward frees these.
         parts["unsharded_gradients"] = no_sync_grads
@@ -873,23 +887,23 @@ def train_memory(
     zero2_offload_resident = 0.0
     if zero2_offload_applies(stage, offload, fsdp, pp) and not optimizer_in_backward:
         # DeepSpeed ZeRO-2 optimizer offload still keeps or creates 16-bit gradient buffers and an fp32 copy on the
-        # GPU (gpudesk.sizing.zero12_offload): beside the activations at the start of backward, or after them.
+        # GPU (gpudesk.sizing.zero2_buffers): beside the activations at the start of backward, or after them.
         z2off = zero2_offload_buffers(spec, rank_params, g // mp, per_param[0] or per_param[1], t)
         zero2_offload_resident = z2off.resident
         in_backward = acts + logits + z2off.bucket + z2off.head_grad + z2off.head_fp32
         if in_backward >= max(z2off.end_of_backward, z2off.step):
             parts["gradients"] += z2off.head_grad
             step_temp += z2off.head_fp32
-            parts["zero_offload_buffers"] = z2off.resident + z2off.bucket
+            parts["zero_gradient_buffers"] = z2off.resident + z2off.bucket
         elif z2off.end_of_backward >= z2off.step:
             acts, logits = 0.0, 0.0
             parts["gradients"] += z2off.head_grad
             step_temp += z2off.end_of_backward - z2off.bucket - z2off.head_grad
-            parts["zero_offload_buffers"] = z2off.resident + z2off.bucket
+            parts["zero_gradient_buffers"] = z2off.resident + z2off.bucket
         else:
             acts, logits = 0.0, 0.0
             step_temp += z2off.step
-            parts["zero_offload_buffers"] = z2off.resident
+            parts["zero_gradient_buffers"] = z2off.resident
     if step_temp:
         parts["optimizer_step_temporaries"] = step_temp
     # Megatron-Core's fp32 gradient buffer is its buckets' storage (gpudesk.sizing.fp32_grad_buffer): no second copy.
@@ -1041,6 +1055,12 @@ def train_memory(
                                   gib=offload_grad_shards / 2**30),
                             "torch/distributed/fsdp/_runtime_utils.py _offload_grad; _flat_param.py "
                             "prepare_gradient_for_optim"))
+    if parts.get("zero_gradient_buffers") and not zero2_offload_resident:
+        assumptions.append((_("DeepSpeed ZeRO-2 copies the gradients into a reduce bucket of {gib:.2f} GiB during "
+                              "backward (reduce_bucket_size, DeepSpeed's default of 5e8 elements)").format(
+                                  gib=parts["zero_gradient_buffers"] / 2**30),
+                            "deepspeed/runtime/zero/stage_1_and_2.py v0.14.2 backward (ipg_buffer), "
+                            "_release_ipg_buffers; runtime/zero/config.py reduce_bucket_size"))
     if zero2_offload_resident:
         assumptions.append((_("ZeRO-2 optimizer offload (DeepSpeed) still holds on the GPU a 16-bit buffer of the "
                               "largest parameter ({gib:.2f} GiB) and, in backward, the reduce bucket and that "

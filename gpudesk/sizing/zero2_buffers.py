@@ -1,4 +1,13 @@
-"""GPU buffers of DeepSpeed ZeRO-2 with the optimizer offloaded to the CPU (ZeRO-Offload).
+"""GPU gradient buffers of DeepSpeed ZeRO-2: the reduce bucket, and what optimizer offload (ZeRO-Offload) keeps.
+
+Every ZeRO-2 backward (``partition_gradients`` with ``contiguous_gradients``, on by default) copies each gradient
+into the IPG bucket: ``DeepSpeedZeroOptimizer.backward()`` allocates ``ipg_buffer`` of ``reduce_bucket_size``
+elements of the 16-bit dtype before ``loss.backward()`` and ``_release_ipg_buffers`` frees it once backward's
+reductions are done, so it sits beside the activations at the start of backward and is gone by the optimizer step.
+``reduce_bucket_size`` is DeepSpeed's 5e8 elements by default (about 0.93 GiB at fp16/bf16, whatever the model's
+size); a second buffer comes only with ``overlap_comm``, off by default below ZeRO-3. Frameworks that fill the
+config set other sizes (HF Trainer's ``"auto"``: hidden_size squared; Lightning's ``deepspeed_stage_2``: 2e8 with
+``overlap_comm``, two buffers): no setting for it here, so DeepSpeed's own default is counted.
 
 With ``offload_optimizer: {device: cpu}`` the fp32 master partition, its gradient and the Adam moments live in
 host memory, but DeepSpeed's ``DeepSpeedZeroOptimizer`` still holds, or briefly creates, these on the GPU
@@ -58,6 +67,20 @@ def applies(stage: str, offload: str, fsdp: bool, pipeline_parallel: int) -> boo
     return stage == "zero2" and offload == "optimizer" and not fsdp and pipeline_parallel == 1
 
 
+def bucket_applies(stage: str, offload: str, fsdp: bool, sharding_name: str, pipeline_parallel: int) -> bool:
+    """DeepSpeed ZeRO-2 without offload (the offload path counts the bucket in :func:`zero2_offload_buffers`); not
+    PyTorch FSDP SHARD_GRAD_OP (also counted as ZeRO-2), not under a pipeline engine (its own buffers)."""
+    return (stage == "zero2" and offload == "none" and not fsdp and sharding_name != "fsdp-grad-op"
+            and pipeline_parallel == 1)
+
+
+def zero2_reduce_bucket_bytes(bit16_bytes: float,
+                              reduce_bucket_elements: int = DEFAULT_REDUCE_BUCKET_ELEMENTS) -> float:
+    """The IPG bucket's bytes during backward: one ``reduce_bucket_size`` buffer at the 16-bit dtype (fp32 runs
+    keep their gradients in fp32)."""
+    return reduce_bucket_elements * bit16_bytes
+
+
 def zero2_offload_buffers(spec: ModelSpec, rank_params: float, data_parallel: int, bit16_bytes: float,
                           tensor_parallel: int = 1,
                           reduce_bucket_elements: int = DEFAULT_REDUCE_BUCKET_ELEMENTS) -> Zero2OffloadBuffers:
@@ -66,7 +89,7 @@ def zero2_offload_buffers(spec: ModelSpec, rank_params: float, data_parallel: in
     partition = rank_params / max(1, data_parallel)
     head_grad = largest * bit16_bytes
     fp32_slice = min(largest, partition) * _FP32
-    bucket = reduce_bucket_elements * bit16_bytes
+    bucket = zero2_reduce_bucket_bytes(bit16_bytes, reduce_bucket_elements)
     untied_head = bool(spec.vocab_size) and not spec.tied_embeddings and spec.kind != "encoder"
     return Zero2OffloadBuffers(
         resident=largest * bit16_bytes,
