@@ -30,6 +30,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "load_cast_copy",
     "zero3_engine_start_model",
     "gathered_layers",
+    "zero_gradient_buffers",
     "unsharded_parameters",
     "unsharded_gradients",
     "cuda_context",

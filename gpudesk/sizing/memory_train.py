@@ -77,7 +77,7 @@ from gpudesk.sizing.optimizers import (
     zero3_sub_group_step_bytes,
     zero12_step_bytes,
 )
-from gpudesk.sizing.fsdp_grad_op import grad_op_shard_bytes
+from gpudesk.sizing.fsdp_grad_op import grad_op_shard_bytes, grad_op_unsharded_bytes
 from gpudesk.sizing.fsdp1_rate_limiter import check_fsdp1_limit_all_gathers, unlimited_blocks_params
 from gpudesk.sizing.fsdp_step_reshard import (
     fsdp_end_of_backward_gathered_bytes,
@@ -91,6 +91,12 @@ from gpudesk.sizing.pipeline import (
     stages_per_rank_for,
 )
 from gpudesk.sizing.zero3_grad_buffer import zero3_resident_grad_partition
+from gpudesk.sizing.zero2_buffers import (
+    applies as zero2_offload_applies,
+    bucket_applies as zero2_bucket_applies,
+    zero2_offload_buffers,
+    zero2_reduce_bucket_bytes,
+)
 from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_gathered_bytes, zero3_gathered_split
 from gpudesk.sizing.zero3_outside_init import add_engine_start_model, outside_init_assumption, retained_extra_bytes
 from gpudesk.sizing.zero3_stream_pools import zero3_stream_cache_bytes
@@ -689,6 +695,8 @@ def train_memory(
         raise SizingError("fsdp_root_only", _("a root-only FSDP wrap applies to sharding fsdp only, got {sharding}.")
                           .format(sharding=sharding_name))
     grad_op_shard = grad_op_shard_bytes(rank_params, per_param, g // mp) if sharding_name == "fsdp-grad-op" else 0.0
+    grad_op_unsharded = (grad_op_unsharded_bytes(rank_params, per_param, g // mp)
+                         if sharding_name == "fsdp-grad-op" and pp == 1 else 0.0)
     parts["weights"] += grad_op_shard
     zero3_gathered = z3_window = z3_resident = z3_reduce_pool = z3_retained = 0.0
     if fsdp:
@@ -712,7 +720,9 @@ def train_memory(
             z3_window += z3_retained
             zero3_gathered += z3_retained
             parts["gathered_layers"] = zero3_gathered
-    fp32_master_clone = deepspeed_fp32_master_clone_bytes(rank_params, per_param, g // mp, stage, offload, fsdp)
+    # PyTorch FSDP SHARD_GRAD_OP is counted as ZeRO-2 but is no DeepSpeed engine: no fp32 clone of its partition.
+    fp32_master_clone = deepspeed_fp32_master_clone_bytes(rank_params, per_param, g // mp, stage, offload,
+                                                          fsdp or sharding_name == "fsdp-grad-op")
     if fp32_master_clone:
         parts["master_weights"] = parts.get("master_weights", 0.0) + fp32_master_clone
     paged = is_paged(optimizer)
@@ -813,6 +823,11 @@ def train_memory(
     # What is alive besides the resident states: in backward (beside the gathered units), at the optimizer step,
     # and at the later of the end of backward and the step (gpudesk.sizing.fsdp_step_reshard).
     fwd_bwd_phase, step_phase = acts + logits, grads + step_temp + end_extra
+    # DeepSpeed ZeRO-2's reduce bucket, alive through backward only (gpudesk.sizing.zero2_buffers); the offload
+    # path counts it with its other buffers below.
+    z2_bucket = (zero2_reduce_bucket_bytes(per_param[0] or per_param[1])
+                 if zero2_bucket_applies(stage, offload, fsdp, sharding_name, pp) else 0.0)
+    fwd_bwd_phase += z2_bucket
     after_backward_phase = step_phase
     if not keep_grads and grads > 0:
         head_grad = pipeline_grads if stage_grads else min(grads, spec.largest_layer_params / t * per_param[2])
@@ -823,12 +838,21 @@ def train_memory(
         fwd_bwd_phase += head_grad
         after_backward = max(step_temp + end_extra, end_gathered) if reshard else step_temp + end_extra
         after_backward_phase = grads + after_backward
-        if acts + logits + head_grad + gathered_fwd_bwd >= grads + after_backward:
+        if acts + logits + head_grad + gathered_fwd_bwd + z2_bucket >= grads + after_backward:
             parts["gradients"] = head_grad  # peak at the start of backward
+            if z2_bucket:
+                parts["zero_gradient_buffers"] = z2_bucket
             step_temp = 0.0
         else:
             acts, logits = 0.0, 0.0  # peak at the end of backward / optimizer step: activations already freed
             parts["gradients"] = grads + end_extra
+            if grad_op_unsharded:
+                # SHARD_GRAD_OP frees the unsharded parameters after backward (gpudesk.sizing.fsdp_grad_op): the
+                # later of the end of backward (unsharded parameters, no step temporaries) and the step.
+                if step_temp >= grad_op_unsharded:
+                    parts["weights"] -= grad_op_unsharded
+                else:
+                    step_temp = 0.0
             if reshard:
                 step_temp, parts["gathered_layers"] = step_phase_bytes(step_temp, end_gathered)
             elif z3_window:
@@ -840,7 +864,7 @@ def train_memory(
         no_sync_grads = fsdp2_no_sync_gradient_bytes(rank_params, per_param[2], fsdp2_no_sync)
     if keep_grads:
         fwd_bwd_phase += grads + no_sync_grads
-    if keep_grads and step_temp + end_extra > acts + logits + no_sync_grads + gathered_fwd_bwd:
+    if keep_grads and step_temp + end_extra > acts + logits + no_sync_grads + gathered_fwd_bwd + z2_bucket:
         acts, logits = 0.0, 0.0  # the optimizer step (all gradients + its temporaries) is the peak
         parts["gradients"] += end_extra
         no_sync_grads = 0.0  # reduce-scattered and freed by the syncing backward
@@ -850,6 +874,8 @@ def train_memory(
             parts["gathered_layers"] = z3_resident  # the window is released by the end of backward
     elif keep_grads:
         step_temp = 0.0
+        if z2_bucket:
+            parts["zero_gradient_buffers"] = z2_bucket
     if no_sync_grads:
         # Held unsharded instead of as shards: the shards appear only as the syncing backward frees these.
         parts["unsharded_gradients"] = no_sync_grads
@@ -858,6 +884,26 @@ def train_memory(
         # The peak is the all-reduce after backward: the flat copy is that moment's bucket, not more gradients.
         parts["gradients"] -= end_extra
         parts["ddp_gradient_buckets"] = end_extra
+    zero2_offload_resident = 0.0
+    if zero2_offload_applies(stage, offload, fsdp, pp) and not optimizer_in_backward:
+        # DeepSpeed ZeRO-2 optimizer offload still keeps or creates 16-bit gradient buffers and an fp32 copy on the
+        # GPU (gpudesk.sizing.zero2_buffers): beside the activations at the start of backward, or after them.
+        z2off = zero2_offload_buffers(spec, rank_params, g // mp, per_param[0] or per_param[1], t)
+        zero2_offload_resident = z2off.resident
+        in_backward = acts + logits + z2off.bucket + z2off.head_grad + z2off.head_fp32
+        if in_backward >= max(z2off.end_of_backward, z2off.step):
+            parts["gradients"] += z2off.head_grad
+            step_temp += z2off.head_fp32
+            parts["zero_gradient_buffers"] = z2off.resident + z2off.bucket
+        elif z2off.end_of_backward >= z2off.step:
+            acts, logits = 0.0, 0.0
+            parts["gradients"] += z2off.head_grad
+            step_temp += z2off.end_of_backward - z2off.bucket - z2off.head_grad
+            parts["zero_gradient_buffers"] = z2off.resident + z2off.bucket
+        else:
+            acts, logits = 0.0, 0.0
+            step_temp += z2off.step
+            parts["zero_gradient_buffers"] = z2off.resident
     if step_temp:
         parts["optimizer_step_temporaries"] = step_temp
     # Megatron-Core's fp32 gradient buffer is its buckets' storage (gpudesk.sizing.fp32_grad_buffer): no second copy.
@@ -1009,6 +1055,19 @@ def train_memory(
                                   gib=offload_grad_shards / 2**30),
                             "torch/distributed/fsdp/_runtime_utils.py _offload_grad; _flat_param.py "
                             "prepare_gradient_for_optim"))
+    if parts.get("zero_gradient_buffers") and not zero2_offload_resident:
+        assumptions.append((_("DeepSpeed ZeRO-2 copies the gradients into a reduce bucket of {gib:.2f} GiB during "
+                              "backward (reduce_bucket_size, DeepSpeed's default of 5e8 elements)").format(
+                                  gib=parts["zero_gradient_buffers"] / 2**30),
+                            "deepspeed/runtime/zero/stage_1_and_2.py v0.14.2 backward (ipg_buffer), "
+                            "_release_ipg_buffers; runtime/zero/config.py reduce_bucket_size"))
+    if zero2_offload_resident:
+        assumptions.append((_("ZeRO-2 optimizer offload (DeepSpeed) still holds on the GPU a 16-bit buffer of the "
+                              "largest parameter ({gib:.2f} GiB) and, in backward, the reduce bucket and that "
+                              "parameter's gradient; at the step the fp32 master partition is copied back to the GPU "
+                              "before it is cast into the weights").format(gib=zero2_offload_resident / 2**30),
+                            "deepspeed/runtime/zero/stage_1_and_2.py v0.14.2 temp_grad_buffer_for_gpu_offload, "
+                            "backward (ipg_buffer), async_inplace_copy_grad_to_fp32_buffer_from_gpu, step"))
     if paged:
         assumptions.append((_("paged optimizer states live in CUDA unified memory, outside the allocator figure; when "
                               "the GPU runs short they are evicted to host RAM (slower steps, no out-of-memory error)"),

@@ -41,3 +41,20 @@ def test_published_shard_grad_op_runs_sit_above_the_one_gpu_run_by_the_shard():
         assert abs(est.allocated_bytes / measured - 1) <= 0.05
         # The published step from one GPU to SHARD_GRAD_OP on two is the bf16 half-model shard (within 10 %).
         assert (measured - measured_one) == pytest.approx(SPEC.params * 2 / 2, rel=0.10)
+
+
+def test_unsharded_parameters_are_freed_before_the_step():
+    """Lightning's FSDP guide (demo Transformer 1.01 B, fp32, Adam, 2 x A100, fresh49): SHARD_GRAD_OP measured
+    11.5 GiB; the unsharded parameters are freed after backward (``_should_free_in_backward``) and FSDP keeps no
+    DeepSpeed fp32 clone, so neither the step's temporaries nor a clone sit on top of them (1.30 before)."""
+    from gpudesk.sizing.fsdp_grad_op import grad_op_unsharded_bytes
+    assert grad_op_unsharded_bytes(1000, (4.0, 0.0, 4.0, 8.0), 2) == 4000
+    assert grad_op_unsharded_bytes(1000, (4.0, 0.0, 4.0, 8.0), 1) == 0
+    spec = spec_from_hf_config(SIZING / "configs" / "lightning-demo-transformer-1b.config.json")
+    rows = [c for c in load_cases(SIZING / "measured_peaks_fresh49.jsonl") if c["id"].endswith("fsdp1-gradop")]
+    assert len(rows) == 2
+    for case in rows:
+        est = estimate_memory(spec, case_workload(case))
+        assert "master_weights" not in est.breakdown
+        measured = case["value"] * UNIT_BYTES[case["unit"]]
+        assert abs(est.statistic_bytes(case["statistic"]) / measured - 1) <= 0.15, case["id"]

@@ -465,14 +465,20 @@ def test_zero12_steps_with_an_fp32_copy_of_the_gradient_partition():
     # On 4 GPUs at batch 8 (43446.31 MiB) the partition is half as large and the activations stay the peak.
     four = estimate_memory(llama7b, MemoryWorkload(**w, gpus=4, micro_batch_size=8))
     assert four.component("optimizer_step_temporaries") == 0 and four.component("activations") > 0
-    assert four.allocated_bytes / 2**20 == pytest.approx(43446.31, rel=0.06)
+    # (rel 0.08: the ZeRO-2 reduce bucket is counted at DeepSpeed's 5e8-element default, gpudesk.sizing.zero2_buffers;
+    # ColossalAI's LowLevelZeroOptimizer buckets 12 M elements.)
+    assert four.allocated_bytes / 2**20 == pytest.approx(43446.31, rel=0.08)
     # ZeRO-1 copies only this GPU's partition although its bf16 gradients are whole.
     zero1 = estimate_memory(llama7b, MemoryWorkload(**dict(w, sharding="zero1"), gpus=8, micro_batch_size=1))
     assert zero1.component("optimizer_step_temporaries") == pytest.approx(llama7b.params * 4 / 8, rel=1e-6)
-    # No copy: PyTorch FSDP SHARD_GRAD_OP, the closed accountings, the optimizer offloaded to the host.
-    for change in (dict(sharding="fsdp-grad-op"), dict(optimizer="adam-16"), dict(offload="optimizer")):
+    # No copy: PyTorch FSDP SHARD_GRAD_OP, the closed accountings.
+    for change in (dict(sharding="fsdp-grad-op"), dict(optimizer="adam-16")):
         est = estimate_memory(llama7b, MemoryWorkload(**dict(w, **change), gpus=2, micro_batch_size=4))
         assert est.component("optimizer_step_temporaries") == 0, change
+    # With the optimizer offloaded the gradients go to the host, but DeepSpeed's step moves the updated fp32 master
+    # partition back to the GPU whole before casting it (gpudesk.sizing.zero2_buffers): the same P / N x 4 bytes.
+    off = estimate_memory(llama7b, MemoryWorkload(**dict(w, offload="optimizer"), gpus=2, micro_batch_size=4))
+    assert off.component("optimizer_step_temporaries") == pytest.approx(llama7b.params * 4 / 2, rel=1e-6)
 
 
 def test_zero_step_fp32_gradient_copy_whatever_the_optimizer():
