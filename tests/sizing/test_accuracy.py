@@ -102,6 +102,7 @@ FRESH47 = CASES.with_name("measured_peaks_fresh47.jsonl")
 FRESH48 = CASES.with_name("measured_peaks_fresh48.jsonl")
 FRESH49 = CASES.with_name("measured_peaks_fresh49.jsonl")
 FRESH50 = CASES.with_name("measured_peaks_fresh50.jsonl")
+FRESH51 = CASES.with_name("measured_peaks_fresh51.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -353,6 +354,8 @@ SHARED_PAGES = {
     ("fresh-49", FRESH49, "fresh49-2026-12-06", 17),
     # fresh-50: collected from repository snapshots and searches after the last memory change, scored once after they merged (3 of 3 estimable supported rows within 15 %; 3 refused).
     ("fresh-50", FRESH50, "fresh50-2026-12-06", 11),
+    # fresh-51: collected while memfix39 was written, scored once after they merged (14 of 16 supported within 15 %).
+    ("fresh-51", FRESH51, "fresh51-2026-12-06", 16),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
