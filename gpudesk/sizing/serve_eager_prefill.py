@@ -101,11 +101,13 @@ EAGER_LONG_DECODE_SOURCE = ("vLLM V0 decode steps with a sequence longer than ma
                             "PR 1440")
 
 
-def vllm_v0_graph_max_context(engine: str, version: tuple[int, int] | None, max_model_len: int | None) -> int:
+def vllm_v0_graph_max_context(engine: str, version: tuple[int, int] | None, max_model_len: int | None,
+                              v0: bool = False) -> int:
     """The longest decoding context vLLM V0 still replays from a CUDA graph (module docstring): the default
     ``max_seq_len_to_capture`` cut to ``max_model_len``; 0 where the cap does not apply (another engine, V1, no
-    version) or cannot be reached (a model no longer than the cap)."""
-    if engine.lower() != "vllm" or version is None or version >= VLLM_V1_SINCE:
+    version) or cannot be reached (a model no longer than the cap). ``v0``: a V0 fallback of a V1-default release
+    (:func:`gpudesk.sizing.serve_vllm_v0.vllm_v0_fallback`)."""
+    if engine.lower() != "vllm" or version is None or (version >= VLLM_V1_SINCE and not v0):
         return 0
     if max_model_len is not None and max_model_len <= VLLM_V0_MAX_SEQ_LEN_TO_CAPTURE:
         return 0
@@ -126,15 +128,16 @@ def vllm_v0_graph_max_batch(engine: str, version: tuple[int, int] | None) -> int
 
 
 def prompt_steps_run_eager(engine: str, version: tuple[int, int] | None, version_text: str | None = None,
-                           backend: str | None = None) -> bool:
+                           backend: str | None = None, v0: bool = False) -> bool:
     """Whether a step with prompt tokens launches its kernels one by one (module docstring): SGLang, vLLM V0
     (``version`` below 0.8) and TensorRT-LLM's PyTorch flow (:func:`gpudesk.sizing.serve_host.trtllm_backend` of
-    ``version_text`` and ``backend``)."""
+    ``version_text`` and ``backend``). ``v0``: vLLM's V0 fallback of a V1-default release
+    (:func:`gpudesk.sizing.serve_vllm_v0.vllm_v0_fallback`)."""
     engine = engine.lower()
     if engine == "sglang":
         return True
     if engine == "vllm":
-        return version is not None and version < VLLM_V1_SINCE
+        return v0 or (version is not None and version < VLLM_V1_SINCE)
     if engine == "trtllm":
         return trtllm_backend(version_text, backend) == "pytorch"
     return False

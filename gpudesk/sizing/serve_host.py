@@ -215,13 +215,16 @@ def schedules_ahead(engine: str, version: str | None, backend: str | None, overl
     return not (engine == "trtllm" and trtllm_backend(version, backend) == "tensorrt")
 
 
-def output_lag_steps(engine: str, version: str | None, cuda_graphs: bool) -> int:
+def output_lag_steps(engine: str, version: str | None, cuda_graphs: bool, v0: bool = False) -> int:
     """Steps between the step that samples a token and the step after which the engine hands it to the client: 1
-    for vLLM V0 with its asynchronous output processor (v0.6 up to v0.8, CUDA graphs on), else 0 (module
+    for vLLM V0 with its asynchronous output processor (v0.6 up to v0.8, CUDA graphs on; ``v0``: the V0 engine a
+    V1-default release falls back to, :func:`gpudesk.sizing.serve_vllm_v0.vllm_v0_fallback`), else 0 (module
     docstring)."""
     parsed = engine_version_tuple(version)
     if engine != "vllm" or parsed is None or not cuda_graphs:
         return 0
+    if v0:
+        return 1
     first, last = OUTPUT_LAG_VLLM_VERSIONS
     return 1 if first <= parsed < last else 0
 
@@ -239,12 +242,13 @@ class FrontEnd:
     intake_s: float = FRONTEND_INTAKE_S
 
 
-def front_end(engine: str, version: str | None, api_server_count: int | None) -> FrontEnd | None:
+def front_end(engine: str, version: str | None, api_server_count: int | None, v0: bool = False) -> FrontEnd | None:
     """The front-end stage of ``engine`` at ``version`` with ``api_server_count`` processes (None: one), or None
-    where no measured figure applies (module docstring)."""
+    where no measured figure applies (module docstring; ``v0``: vLLM's V0 fallback of a V1-default release,
+    :func:`gpudesk.sizing.serve_vllm_v0.vllm_v0_fallback`, has V0's front end)."""
     since = FRONTEND_SINCE.get(engine)
     parsed = engine_version_tuple(version)
-    if since is None or (parsed is not None and parsed < since):
+    if since is None or v0 or (parsed is not None and parsed < since):
         return None
     return FrontEnd(request_s=FRONTEND_REQUEST_S, token_s=FRONTEND_TOKEN_S, servers=max(1, api_server_count or 1),
                     source=FRONTEND_SOURCE)

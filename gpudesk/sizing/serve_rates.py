@@ -441,15 +441,16 @@ VLLM_COMPILED_SINCE = (0, 8)
 
 
 def activation_quant_kernels(spec: ModelSpec, engine: str, version: tuple[int, int] | None,
-                             linear_format: str | None) -> int:
+                             linear_format: str | None, v0: bool = False) -> int:
     """Kernels one step spends quantizing the activations of per-tensor / per-token FP8 linears (module comment):
     two per attention block and two per MLP, routed-expert or shared-expert block, for SGLang and vLLM V0 (a
-    published version before 0.8); 0 for other formats, vLLM V1 and other engines."""
+    published version before 0.8, or ``v0``: a V0 fallback, :func:`gpudesk.sizing.serve_vllm_v0.vllm_v0_fallback`); 0
+    for other formats, vLLM V1 and other engines."""
     if linear_format != "fp8":
         return 0
     name = engine.lower()
     if name == "vllm":
-        if version is None or version >= VLLM_COMPILED_SINCE:
+        if not v0 and (version is None or version >= VLLM_COMPILED_SINCE):
             return 0
     elif name != "sglang":
         return 0
@@ -477,12 +478,12 @@ EXPERT_QUANT_SOURCE = ("FP8 activation quantization inside the fused MoE, before
 
 
 def expert_quant_kernels(spec: ModelSpec, engine: str, version: tuple[int, int] | None, weight_format: str,
-                         linear_format: str | None) -> int:
+                         linear_format: str | None, v0: bool = False) -> int:
     """Kernels one step spends quantizing the routed experts' FP8 inputs inside vLLM's or SGLang's fused MoE, beyond
     those :func:`activation_quant_kernels` counts (module comment); 0 for other engines and formats."""
     if not spec.moe_experts or weight_format.lower() != "fp8" or engine.lower() not in ("vllm", "sglang"):
         return 0
-    if activation_quant_kernels(spec, engine, version, linear_format):
+    if activation_quant_kernels(spec, engine, version, linear_format, v0):
         return 0
     layers = spec.layers or 0
     moe_layers = spec.moe_layers if spec.moe_layers is not None else layers

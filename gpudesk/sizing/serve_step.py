@@ -126,6 +126,7 @@ from gpudesk.sizing.serve_engine import sglang_cuda_graph_max_bs
 from gpudesk.sizing.serve_lmdeploy import uses_cuda_graphs
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
 from gpudesk.sizing.serve_vllm_ascend import eager_kernel_s, runs_eager as ascend_runs_eager
+from gpudesk.sizing.serve_vllm_v0 import vllm_v0_fallback
 from gpudesk.sizing.serve_ascend_aclgraph import (
     PIECEWISE_SOURCE as ASCEND_PIECEWISE_SOURCE,
     SYNC_SOURCE as ASCEND_SYNC_SOURCE,
@@ -769,9 +770,13 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     kernel_s, layer_source = kernel_latency_s(gpu, graphs)
     kernels = kernels_per_step(spec)
     linear = _linear_format(fmt, block_fp8)
-    quant_kernels = activation_quant_kernels(spec, load.engine, engine_version_tuple(load.engine_version), linear)
+    # vLLM V1-default releases that serve this configuration with their V0 engine (serve_vllm_v0.vllm_v0_fallback)
+    v0_fallback = vllm_v0_fallback(load.engine, load.engine_version, gpu, load.num_scheduler_steps)
+    quant_kernels = activation_quant_kernels(spec, load.engine, engine_version_tuple(load.engine_version), linear,
+                                             v0_fallback)
     kernels += quant_kernels
-    expert_quant = expert_quant_kernels(spec, load.engine, engine_version_tuple(load.engine_version), fmt, linear)
+    expert_quant = expert_quant_kernels(spec, load.engine, engine_version_tuple(load.engine_version), fmt, linear,
+                                        v0_fallback)
     kernels += expert_quant
     mla_dequant_kernels, mla_dequant_bytes = rocm_mla_dequant_per_step(spec, load.engine, gpu.vendor, fmt, attn_tp,
                                                                         gpu.architecture)
@@ -780,7 +785,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     kernels += qk_norm_kernels * dims.layers
     layer_s = kernels * kernel_s / dims.layers
     eager_prefill = load.cuda_graphs and prompt_steps_run_eager(
-        load.engine, engine_version_tuple(load.engine_version), load.engine_version, load.backend)
+        load.engine, engine_version_tuple(load.engine_version), load.engine_version, load.backend, v0_fallback)
     prefill_launch_s = eager_launch_s(kernels, load.engine) / dims.layers if eager_prefill else 0.0
     graph_max_batch = (sglang_cuda_graph_max_bs(gpu, tp, load.engine_version) or 0) \
         if load.engine.lower() == "sglang" and prefill_launch_s and dp_attn == 1 else 0
@@ -788,7 +793,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         if prefill_launch_s else 0
     graph_max_batch = graph_max_batch or v0_graph_max_batch
     piecewise = attention_runs_piecewise(spec, load.engine, engine_version_tuple(load.engine_version), gpu.vendor,
-                                   gpu.architecture, load.rocm_aiter, load.cuda_graphs, load.kv_block_size)
+                                   gpu.architecture, load.rocm_aiter, load.cuda_graphs, load.kv_block_size,
+                                   v0_fallback)
     ascend_pieces = ascend_forces_piecewise(gpu, load.engine, load.engine_version, graphs)
     piecewise = piecewise or ascend_pieces
     attention_kernels = piecewise_attention_kernels(spec, piecewise)
@@ -801,7 +807,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     if serial_s:
         attention_launch_s = 0.0  # the eager attention is already counted serially
     graph_max_context = vllm_v0_graph_max_context(load.engine, engine_version_tuple(load.engine_version),
-                                                  spec.context_length) if prefill_launch_s else 0
+                                                  spec.context_length, v0_fallback) if prefill_launch_s else 0
     alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node, load.engine) if tp > 1 and link is not None \
         else (0.0, "")
     one_shot = one_shot_max_bytes(link, gpu, tp, load.gpus_per_node, load.engine) if tp > 1 and link is not None else 0.0

@@ -57,14 +57,15 @@ PIECEWISE_SOURCE = (
 
 def attention_runs_piecewise(spec: ModelSpec, engine: str, version: tuple[int, int] | None, vendor: str,
                        architecture: str, rocm_aiter: bool | None, cuda_graphs: bool,
-                       kv_block_size: int | None = None) -> bool:
+                       kv_block_size: int | None = None, v0: bool = False) -> bool:
     """Whether vLLM issues this model's attention eagerly between piecewise graphs on every step (module
     docstring): the V1 engine before 0.11 on any GPU and model, and from 0.11 to 0.20 an MLA model on AMD GPUs where
     the Triton MLA backend runs (AITER switched off and a KV block size other than 1, or an architecture AITER does
     not support). No version given means the current defaults: full decode graphs for every MLA backend.
     ``rocm_aiter`` None (unset) keeps AITER on where it can run (:mod:`gpudesk.sizing.serve_rocm_attention`).
-    False for another engine, vLLM V0, or an engine run without graphs (already eager)."""
-    if (engine.lower() != "vllm" or not cuda_graphs
+    False for another engine, vLLM V0 (``v0``: its V0 fallback, :func:`gpudesk.sizing.serve_vllm_v0.vllm_v0_fallback`),
+    or an engine run without graphs (already eager)."""
+    if (engine.lower() != "vllm" or not cuda_graphs or v0
             or (version is not None and version < VLLM_V1_SINCE)):
         return False
     if version is not None and version < FULL_GRAPH_DEFAULT_SINCE:

@@ -36,6 +36,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "length_distribution": N_("Request length distribution"),
     "latency_limits": N_("p99 latency limits"),
     "output_lag_steps": N_("Output lag"),
+    "vllm_v0_fallback": N_("vLLM V0 fallback"),
     # serving: one step on the GPU
     "host_overhead_s": N_("Host overhead"),
     "hbm_efficiency": N_("Memory bandwidth efficiency"),

@@ -27,6 +27,7 @@ from gpudesk.sizing.serve_client import (
 )
 from gpudesk.sizing.serve_engine import EngineBudget, engine_budget
 from gpudesk.sizing.serve_host import OUTPUT_LAG_SOURCE, front_end, output_lag_steps, schedules_ahead
+from gpudesk.sizing.serve_vllm_v0 import FALLBACK_SOURCE as V0_FALLBACK_SOURCE, vllm_v0_fallback
 from gpudesk.sizing.serve_load import ServeLoad
 from gpudesk.sizing.serve_sched import Load, simulate
 from gpudesk.sizing.serve_slo import slo_assumption, slo_rate_per_s, slo_unmet_assumption
@@ -103,18 +104,22 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
             heads=heads, tp=load.tp))
     budget: EngineBudget = engine_budget(spec, gpu, load)
     steps: StepModel = step_model(spec, gpu, load, link, budget.kv_dtype)
-    lag = output_lag_steps(load.engine.lower(), load.engine_version, load.cuda_graphs)
+    # vLLM V1-default releases that serve this configuration with their V0 engine (serve_vllm_v0.vllm_v0_fallback):
+    # V0's output lag, no API-server stage of V1's, and V0's default of no prefix cache.
+    v0_fallback = vllm_v0_fallback(load.engine, load.engine_version, gpu, load.num_scheduler_steps)
+    prefix_caching = load.prefix_caching if load.prefix_caching is not None or not v0_fallback else False
+    lag = output_lag_steps(load.engine.lower(), load.engine_version, load.cuda_graphs, v0_fallback)
     # Offline batches go through the engine's Python API (vLLM ``LLM``), not the API server.
     front = None if load.batch is not None else front_end(load.engine.lower(), load.engine_version,
-                                                            load.api_server_count)
+                                                            load.api_server_count, v0_fallback)
     warmup = warmup_caches_first_prompt(load.engine.lower(), load.engine_version, load.batch is not None,
-                                        load.num_prompts, load.benchmark_warmup, load.prefix_caching)
+                                        load.num_prompts, load.benchmark_warmup, prefix_caching)
     live = load.concurrency if load.concurrency is not None else budget.max_running
     cached = earlier_run_cached_prompts(load.engine.lower(), load.engine_version, load.batch is not None,
                                         load.cached_prompts, load.num_prompts,
                                         load.input_tokens + load.output_tokens,
                                         min(live, load.num_prompts or live, budget.max_running),
-                                        budget.kv_capacity_tokens, load.prefix_caching,
+                                        budget.kv_capacity_tokens, prefix_caching,
                                         prompt_tokens=load.input_tokens)
     sim_load = Load(input_tokens=load.input_tokens, output_tokens=load.output_tokens,
                                           concurrency=load.concurrency, request_rate_per_s=load.request_rate_per_s,
@@ -164,6 +169,11 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
         assumptions += (Assumption("cached_prompts", _(
             "the run's first {count} prompts were sent by an earlier run: the engine finds them in its prefix "
             "cache").format(count=cached), EARLIER_RUN_SOURCE, raw(cached_prompts=cached)),)
+    if v0_fallback:
+        assumptions += (Assumption("vllm_v0_fallback", _(
+            "vLLM {version} does not run its V1 engine on this configuration (a GPU below compute capability 8.0, "
+            "or multi-step scheduling) and falls back to its V0 engine: V0's scheduler, output processing and "
+            "defaults").format(version=load.engine_version), V0_FALLBACK_SOURCE),)
     if lag:
         assumptions += (Assumption("output_lag_steps", _(
             "the engine hands each token to the client one step after the step that sampled it"),
