@@ -220,7 +220,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh55": self.tr("fifty-fifth fresh (collected after the model was frozen a fifty-fifth time)"),
                 "fresh56": self.tr("fifty-sixth fresh (collected after the model was frozen a fifty-sixth time)"),
                 "fresh57": self.tr("fifty-seventh fresh (collected after the model was frozen a fifty-seventh time)"),
-                "fresh58": self.tr("fifty-eighth fresh (collected after the model was frozen a fifty-eighth time)")}
+                "fresh58": self.tr("fifty-eighth fresh (collected after the model was frozen a fifty-eighth time)"),
+                "fresh59": self.tr("fifty-ninth fresh (collected after the model was frozen a fifty-ninth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
