@@ -58,6 +58,12 @@ def check(f: Facts) -> Cause | None:
     second = _second_framework_pool(f)
     if second is not None:
         return second
+    beside = _tensorflow_beside_torch(f)
+    if beside is not None:
+        return beside
+    upstream = _rmm_pool_upstream_refused(f)
+    if upstream is not None:
+        return upstream
     text = r.text or ""
     # (The preallocation in the user's words only, with no figure: XLA's "preallocated temp allocation" line of
     # BufferAssignment stats names the program's own temporaries, not the pool.)
@@ -179,6 +185,83 @@ def _second_framework_pool(f: Facts) -> Cause | None:
                       "invisible to PyTorch's allocator."),
         fix=fix,
         more_fixes=[_("Check with nvidia-smi: this one process holds far more than PyTorch's reserved memory.")],
+    )
+
+
+# TensorFlow and PyTorch named together in a figureless report: "TF will replicate the model in ALL available CUDA
+# devices ... PyTorch runs out of memory", "fine-tuning a TensorFlow model with a miner that uses ... torch ... CUDA OOM".
+# TensorFlow's default is to map nearly all of the memory of every visible GPU when it first touches it
+# (https://www.tensorflow.org/guide/gpu, "Limiting GPU memory growth"; GPUOptions.allow_growth and
+# per_process_gpu_memory_fraction in tensorflow/core/protobuf/config.proto), and PyTorch's caching allocator, in the
+# same program, then finds none: the memory is TensorFlow's pool, not the job's tensors. No figures: a message with
+# its own figures is decided by them (held_outside, _second_framework_pool above).
+_TF_WORD = re.compile(r"\btensor-?flow\b|\btf\b(?!\.keras\b)|\btf\.(?:keras|data|config|session)\b", re.IGNORECASE)
+_TORCH_WORD = re.compile(r"\bpy-?torch\b|\btorch\b", re.IGNORECASE)
+# Growth or a fraction already set in the text: the default pool is not what is held.
+_TF_GROWTH_ON = re.compile(r"allow_growth\s{0,2}=\s{0,2}true|set_memory_growth\([^)]{0,80}true|allow_growth['\"]?\s{0,2}"
+                           r"[=:]\s{0,2}['\"]?true|per_process_gpu_memory_fraction\s{0,2}=", re.IGNORECASE)
+
+
+def _tensorflow_beside_torch(f: Facts) -> Cause | None:
+    """TensorFlow's default pool beside PyTorch in one program, named in a report without figures (comment above)."""
+    r = f.report
+    if r.framework not in ("tensorflow", "pytorch") or r.kind not in ("generic_oom", "pytorch_oom"):
+        return None
+    if f.requested is not None or f.total is not None:
+        return None
+    text = r.text or ""
+    if _TF_WORD.search(text) is None or _TORCH_WORD.search(text) is None or _TF_GROWTH_ON.search(text) is not None:
+        return None
+    return Cause(
+        id="preallocation",
+        title=_("TensorFlow's default memory pool left PyTorch no memory"),
+        confidence=0.6,
+        evidence=evidence(error_kind=r.kind),
+        explanation=_("TensorFlow and PyTorch run in the same program. By default TensorFlow maps nearly all of the "
+                      "memory of every visible GPU when it first touches one, and keeps it; PyTorch's allocator then "
+                      "finds none, whatever the batch size."),
+        fix=_("Turn on TensorFlow's memory growth before it touches the GPU: "
+              "tf.config.experimental.set_memory_growth(gpu, True) for each GPU, or TF_FORCE_GPU_ALLOW_GROWTH=true "
+              "(TF1: config.gpu_options.allow_growth = True or per_process_gpu_memory_fraction)"),
+        more_fixes=[_("Keep TensorFlow off the GPU if it only feeds data: tf.config.set_visible_devices([], 'GPU').")],
+    )
+
+
+# RMM's pool turned on in the text (rmm.reinitialize(pool_allocator=True), rmm.mr.PoolMemoryResource) and the refusal
+# raised by its upstream resource, cuda_memory_resource (cudaMalloc): the pool takes its memory from the upstream in
+# chunks it sizes itself, an initial pool ("By default, half the available memory on the device is used",
+# PoolMemoryResource's docstring, python/rmm/rmm/pylibrmm/memory_resource/_memory_resource.pyx) and growth steps of
+# max(request, current pool size) (size_to_grow in cpp/src/mr/detail/pool_memory_resource_impl.cpp; rapidsai/rmm at
+# 5d50a37b), so the refused cudaMalloc is the pool's own chunk, not the program's buffer (rapidsai/rmm#496: the second
+# 8 GiB buffer on a 32 GB V100 refused because the pool grew by more than the buffer). Today's pool halves a refused
+# chunk down to the request (try_to_expand, same file) and then says "Maximum pool size exceeded"
+# (signature._rmm_pool_max): the raw upstream error under a pool is a pool that did not back off.
+_RMM_POOL_ON = re.compile(r"pool_allocator\s{0,2}=\s{0,2}True|\bPoolMemoryResource\b|\bpool_memory_resource\b")
+_RMM_UPSTREAM_REFUSED = re.compile(r"cuda_memory_resource\.hpp[:\d]{0,8}\s{0,2}:?\s{0,2}cudaErrorMemoryAllocation",
+                                   re.IGNORECASE)
+
+
+def _rmm_pool_upstream_refused(f: Facts) -> Cause | None:
+    """RMM's pool on and cudaMalloc under it refused (comment above)."""
+    text = f.report.text or ""
+    if _RMM_POOL_ON.search(text) is None or _RMM_UPSTREAM_REFUSED.search(text) is None \
+            or "maximum pool size exceeded" in text.lower():
+        return None
+    return Cause(
+        id="preallocation",
+        title=_("RMM's pool asked the GPU for more than was free"),
+        confidence=0.6,
+        evidence=evidence(requested_bytes=f.requested, error_kind=f.report.kind),
+        explanation=_("RMM's pool allocator is on, and the allocation that failed is the pool's own request to "
+                      "cudaMalloc (cuda_memory_resource): the pool reserves memory in chunks it sizes itself (an "
+                      "initial pool of half the GPU by default, then growth steps), which can exceed the free memory "
+                      "even when the buffer asked for would fit."),
+        fix=_("Size the pool explicitly: rmm.reinitialize(pool_allocator=True, initial_pool_size=...) large enough "
+              "for the job and below the free memory, or turn the pool off (pool_allocator=False)"),
+        more_fixes=[_("nvidia-smi counts the whole pool as this process's memory: compare it with the buffers the "
+                      "job holds."),
+                    _("Update RMM: its pool now retries a refused growth step with smaller chunks, down to the "
+                      "request.")],
     )
 
 
