@@ -263,6 +263,10 @@ def add_parser(subparsers) -> None:
     m.add_argument("--zero3-reduce-bucket", type=_elements, default=_NOT_GIVEN, metavar="N",
                    help=_("DeepSpeed ZeRO-3 reduce_bucket_size in elements (default auto: hidden^2): the flat "
                           "gradient bucket kept on the GPU"))
+    m.add_argument("--zero2-reduce-bucket", type=_zero2_elements, default=None, metavar="N",
+                   help=_("DeepSpeed ZeRO-2 reduce_bucket_size in elements (default DeepSpeed's 5e8; the Hugging Face "
+                          "Trainer's \"auto\" fills hidden_size x hidden_size, Lightning's deepspeed_stage_2 2e8): "
+                          "the gradient bucket on the GPU during backward"))
     m.add_argument("--zero3-defaults", choices=ZERO3_DEFAULTS, default=_NOT_GIVEN,
                    help=_("where the ZeRO-3 bucket sizes and persistence threshold you leave out come from: hf-auto "
                           "(default: the DeepSpeed config says \"auto\", filled from the hidden size by the Hugging "
@@ -555,6 +559,15 @@ def _elements(text: str) -> int | None:
     return int(number)
 
 
+def _zero2_elements(text: str) -> int:
+    """``--zero2-reduce-bucket``: a number of elements; ``auto`` is refused, as its fill depends on the framework."""
+    value = _elements(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(_("write the number of elements: the Hugging Face Trainer's \"auto\" is "
+                                           "hidden_size x hidden_size, DeepSpeed's default 5e8."))
+    return value
+
+
 def _check_params_text(text: str) -> None:
     """``--params 8`` would mean eight parameters: ask for a unit instead of guessing."""
     bare = text.strip().replace("_", "").replace(",", "")
@@ -765,6 +778,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         zero3_prefetch_bucket=args.zero3_prefetch_bucket,
         zero3_persistence_threshold=args.zero3_persistence_threshold, zero3_reduce_bucket=args.zero3_reduce_bucket,
         zero3_defaults=args.zero3_defaults, zero3_outside_init=args.zero3_outside_init,
+        zero2_reduce_bucket=args.zero2_reduce_bucket,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -809,7 +823,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "zero3_prefetch_bucket": "--zero3-prefetch-bucket",
                 "zero3_persistence_threshold": "--zero3-persistence-threshold",
                 "zero3_reduce_bucket": "--zero3-reduce-bucket", "zero3_defaults": "--zero3-defaults",
-                "zero3_outside_init": "--zero3-outside-init",
+                "zero3_outside_init": "--zero3-outside-init", "zero2_reduce_bucket": "--zero2-reduce-bucket",
                 "cuda_major_version": "--cuda-major-version", "driver_reserved_mib": "--driver-reserved-mib"}
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),
                                                   problem=exc.reason)) from exc

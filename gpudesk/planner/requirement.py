@@ -126,6 +126,8 @@ class ModelMemory:
     ``zero3_persistence_threshold``, ``zero3_reduce_bucket`` (DeepSpeed ZeRO-3 settings in elements, None: filled
     as ``zero3_defaults`` says: ``hf-auto``, the Hugging Face ``"auto"`` fill from the hidden size, or
     ``deepspeed``, DeepSpeed's own defaults for a config that leaves them out; full training under ZeRO-3 only);
+    ``zero2_reduce_bucket`` (DeepSpeed ZeRO-2's ``reduce_bucket_size`` in elements, full training under ZeRO-2;
+    None: DeepSpeed's default 5e8);
     ``zero3_outside_init`` (full training under ZeRO-3 of a model built outside ``deepspeed.zero.Init``, e.g.
     ``from_pretrained`` before ``TrainingArguments``: the whole model on every GPU at the engine's start, and every
     gathered Linear weight kept to its backward, :mod:`gpudesk.sizing.zero3_outside_init`); ``framework``
@@ -216,6 +218,7 @@ class ModelMemory:
     zero3_reduce_bucket: int | None = None
     zero3_defaults: str = "hf-auto"
     zero3_outside_init: bool = False
+    zero2_reduce_bucket: int | None = None
     framework: str | None = None
     mtp_layers: int = 0
     recompute_modules: list[str] = field(default_factory=list)
@@ -469,6 +472,8 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_num, "model.lora_rank", m.lora_rank, maximum=65536, integer=True)
     for name in ZERO3_SETTINGS:
         check(_num, f"model.{name}", getattr(m, name), minimum=0, strict=False, maximum=1e13, integer=True)
+    check(_num, "model.zero2_reduce_bucket", m.zero2_reduce_bucket, minimum=0, strict=False, maximum=1e13,
+          integer=True)
     check(_num, "model.activation_bytes_per_sample", m.activation_bytes_per_sample, maximum=1e13, integer=True)
     check(_num, "model.train_flops_per_sample", m.train_flops_per_sample, maximum=1e21)
     check(_num, "workload.training_share", w.training_share, minimum=0, strict=False, maximum=1)

@@ -170,6 +170,9 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
     # DeepSpeed's ZeRO-3 settings act where the plan runs full training under ZeRO-3 (sharding "auto" may pick another).
     zero3 = ({name: getattr(m, name) for name in (*ZERO3_SETTINGS, "zero3_defaults", "zero3_outside_init")}
              if m.mode == "train" and shard == "zero3" else {})
+    # DeepSpeed ZeRO-2's reduce bucket acts where the plan runs full training under ZeRO-2.
+    if m.mode == "train" and shard == "zero2":
+        zero3["zero2_reduce_bucket"] = m.zero2_reduce_bucket
     return MemoryWorkload(
         **zero3,
         mode=m.mode, precision=m.precision, optimizer=m.optimizer, seq_len_tokens=m.seq_len_tokens,

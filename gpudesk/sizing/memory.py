@@ -173,6 +173,9 @@ class MemoryWorkload:
             ``deepspeed.zero.Init`` (``from_pretrained`` before ``TrainingArguments``): the engine first moves the whole
             model to every GPU, and ``F.linear`` is not replaced, so autograd keeps every gathered Linear weight from
             its forward to its backward (:mod:`gpudesk.sizing.zero3_outside_init`).
+        zero2_reduce_bucket: DeepSpeed ZeRO-2's ``reduce_bucket_size`` in elements, full training under
+            ``sharding="zero2"`` (None: DeepSpeed's own 5e8; Hugging Face's ``"auto"`` fills hidden_size squared,
+            Lightning's ``deepspeed_stage_2`` 2e8; :mod:`gpudesk.sizing.zero2_buffers`).
         bnb_fp32_compute: inference of bitsandbytes 4-bit weights whose layers compute in fp32
             (``BitsAndBytesConfig`` without ``bnb_4bit_compute_dtype``; :mod:`gpudesk.sizing.bnb_compute`).
         embeddings_on_host: inference that keeps the input embedding table in host memory (ExLlama's device map).
@@ -312,6 +315,7 @@ class MemoryWorkload:
     zero3_reduce_bucket: int | None = None
     zero3_defaults: str = "hf-auto"
     zero3_outside_init: bool = False
+    zero2_reduce_bucket: int | None = None
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -512,6 +516,26 @@ def zero3_settings(w: MemoryWorkload) -> Zero3Settings:
                          outside_init=w.zero3_outside_init)
 
 
+def zero2_reduce_bucket(w: MemoryWorkload) -> int | None:
+    """DeepSpeed ZeRO-2's reduce bucket of ``w`` in elements (None: DeepSpeed's default), checked; refused unless
+    ``w`` is full training under DeepSpeed ZeRO-2 (:mod:`gpudesk.sizing.zero2_buffers`; LoRA's and ZeRO-1's
+    bucket is not modelled, ZeRO-3 has ``zero3_reduce_bucket``).
+
+    Raises:
+        SizingError: a value that is not a whole number of elements, or one given where nothing reads it.
+    """
+    value = w.zero2_reduce_bucket
+    if value is None:
+        return None
+    if not (type(value) is int and 0 <= value <= 10**13):
+        raise SizingError("zero2_reduce_bucket", _(
+            "must be a whole number of elements from 0 to 1e13, got {value}.").format(value=value))
+    if not (w.mode == "train" and w.sharding == "zero2"):
+        raise SizingError("zero2_reduce_bucket", _(
+            "this DeepSpeed ZeRO-2 setting applies to full training with sharding zero2; leave it out."))
+    return value
+
+
 def _vocab_chunk(w: MemoryWorkload) -> int:
     """The vocabulary columns of one chunk: the given ones, or the default where none was set."""
     return DEFAULT_VOCAB_CHUNK_COLUMNS if w.loss_vocab_chunk is None else w.loss_vocab_chunk
@@ -547,7 +571,7 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
             pipeline_stages_per_rank=w.pipeline_stages_per_rank, sp_gathered_inputs=w.sp_gathered_inputs,
             fsdp1_no_sync=w.fsdp1_no_sync, fsdp2_no_sync=w.fsdp2_no_sync, tp_whole_logits=w.tp_whole_logits,
             tp_replicated_embedding=w.tp_replicated_embedding, decoder_seq_len_tokens=w.decoder_seq_len_tokens,
-            ddp_bucket_view=w.ddp_bucket_view, zero3=zero3,
+            ddp_bucket_view=w.ddp_bucket_view, zero3=zero3, zero2_reduce_bucket=zero2_reduce_bucket(w),
             fp32_grad_buffer=w.fp32_grad_buffer, main_grads_kept=w.main_grads_kept,
             unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, eager_softmax=w.eager_softmax,
             fsdp_root_only=w.fsdp_root_only, fsdp1_limit_all_gathers=w.fsdp1_limit_all_gathers,

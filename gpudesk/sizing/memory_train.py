@@ -92,6 +92,7 @@ from gpudesk.sizing.pipeline import (
 )
 from gpudesk.sizing.zero3_grad_buffer import zero3_resident_grad_partition
 from gpudesk.sizing.zero2_buffers import (
+    DEFAULT_REDUCE_BUCKET_ELEMENTS,
     applies as zero2_offload_applies,
     bucket_applies as zero2_bucket_applies,
     zero2_offload_buffers,
@@ -563,6 +564,7 @@ def train_memory(
     fp32_grad_buffer: bool = False,
     main_grads_kept: bool = False,
     zero3: Zero3Settings = Zero3Settings(),
+    zero2_reduce_bucket: int | None = None,
     unfused_gelu: bool = False,
     fused_norm: bool = False,
     eager_softmax: str = "16bit",
@@ -825,7 +827,8 @@ def train_memory(
     fwd_bwd_phase, step_phase = acts + logits, grads + step_temp + end_extra
     # DeepSpeed ZeRO-2's reduce bucket, alive through backward only (gpudesk.sizing.zero2_buffers); the offload
     # path counts it with its other buffers below.
-    z2_bucket = (zero2_reduce_bucket_bytes(per_param[0] or per_param[1])
+    z2_elements = DEFAULT_REDUCE_BUCKET_ELEMENTS if zero2_reduce_bucket is None else zero2_reduce_bucket
+    z2_bucket = (zero2_reduce_bucket_bytes(per_param[0] or per_param[1], z2_elements)
                  if zero2_bucket_applies(stage, offload, fsdp, sharding_name, pp) else 0.0)
     fwd_bwd_phase += z2_bucket
     after_backward_phase = step_phase
@@ -888,7 +891,8 @@ def train_memory(
     if zero2_offload_applies(stage, offload, fsdp, pp) and not optimizer_in_backward:
         # DeepSpeed ZeRO-2 optimizer offload still keeps or creates 16-bit gradient buffers and an fp32 copy on the
         # GPU (gpudesk.sizing.zero2_buffers): beside the activations at the start of backward, or after them.
-        z2off = zero2_offload_buffers(spec, rank_params, g // mp, per_param[0] or per_param[1], t)
+        z2off = zero2_offload_buffers(spec, rank_params, g // mp, per_param[0] or per_param[1], t,
+                                      reduce_bucket_elements=z2_elements)
         zero2_offload_resident = z2off.resident
         in_backward = acts + logits + z2off.bucket + z2off.head_grad + z2off.head_fp32
         if in_backward >= max(z2off.end_of_backward, z2off.step):
@@ -1056,9 +1060,13 @@ def train_memory(
                             "torch/distributed/fsdp/_runtime_utils.py _offload_grad; _flat_param.py "
                             "prepare_gradient_for_optim"))
     if parts.get("zero_gradient_buffers") and not zero2_offload_resident:
-        assumptions.append((_("DeepSpeed ZeRO-2 copies the gradients into a reduce bucket of {gib:.2f} GiB during "
-                              "backward (reduce_bucket_size, DeepSpeed's default of 5e8 elements)").format(
-                                  gib=parts["zero_gradient_buffers"] / 2**30),
+        bucket_text = (_("DeepSpeed ZeRO-2 copies the gradients into a reduce bucket of {gib:.2f} GiB during "
+                         "backward (reduce_bucket_size, DeepSpeed's default of 5e8 elements)")
+                       if zero2_reduce_bucket is None else
+                       _("DeepSpeed ZeRO-2 copies the gradients into a reduce bucket of {gib:.2f} GiB during "
+                         "backward (reduce_bucket_size of {elements:,} elements, as given)"))
+        assumptions.append((bucket_text.format(gib=parts["zero_gradient_buffers"] / 2**30,
+                                               elements=z2_elements),
                             "deepspeed/runtime/zero/stage_1_and_2.py v0.14.2 backward (ipg_buffer), "
                             "_release_ipg_buffers; runtime/zero/config.py reduce_bucket_size"))
     if zero2_offload_resident:

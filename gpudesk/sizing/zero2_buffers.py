@@ -6,8 +6,16 @@ elements of the 16-bit dtype before ``loss.backward()`` and ``_release_ipg_buffe
 reductions are done, so it sits beside the activations at the start of backward and is gone by the optimizer step.
 ``reduce_bucket_size`` is DeepSpeed's 5e8 elements by default (about 0.93 GiB at fp16/bf16, whatever the model's
 size); a second buffer comes only with ``overlap_comm``, off by default below ZeRO-3. Frameworks that fill the
-config set other sizes (HF Trainer's ``"auto"``: hidden_size squared; Lightning's ``deepspeed_stage_2``: 2e8 with
-``overlap_comm``, two buffers): no setting for it here, so DeepSpeed's own default is counted.
+config set other sizes (HF Trainer's ``"auto"``: hidden_size squared, transformers ``integrations/deepspeed.py``
+``HfTrainerDeepSpeedConfig.trainer_config_finalize`` fills ``zero_optimization.reduce_bucket_size`` with
+``hidden_size * hidden_size``, as accelerate does for a config file's ``"auto"``, v0.21.0 8514c351 ``accelerator.py``
+lines 1479-1493; Lightning's ``deepspeed_stage_2``: ``DeepSpeedStrategy(reduce_bucket_size=2e8)`` with
+``overlap_comm``, two buffers): DeepSpeed's own default is counted unless ``zero2_reduce_bucket``
+(``--zero2-reduce-bucket``, full training under ``sharding="zero2"`` only) gives the size in elements. Unlike
+ZeRO-3's sizes (``--zero3-defaults``, default ``hf-auto``), the unset ZeRO-2 bucket keeps DeepSpeed's 5e8: that is
+what a config without the key gets, and filling hidden_size^2 for every row that leaves it out would drop the
+measured Lightning and plain-DeepSpeed ZeRO-2 rows (memfix40 notes); a framework's fill is typed as the number it
+writes.
 
 With ``offload_optimizer: {device: cpu}`` the fp32 master partition, its gradient and the Adam moments live in
 host memory, but DeepSpeed's ``DeepSpeedZeroOptimizer`` still holds, or briefly creates, these on the GPU

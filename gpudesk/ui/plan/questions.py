@@ -199,6 +199,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "DeepSpeed stage3_param_persistence_threshold in elements; empty: auto (10 x hidden). Smaller parameters are never partitioned.")),
             _f("model.zero3_reduce_bucket", translate("PlanQuestions", "ZeRO-3 reduce bucket"), kind="int", unit=translate("PlanQuestions", "elements"), minimum=0, optional=True,
                tooltip=translate("PlanQuestions", "DeepSpeed reduce_bucket_size in elements; empty: auto (hidden^2). A flat gradient buffer of that size stays on the GPU.")),
+            _f("model.zero2_reduce_bucket", translate("PlanQuestions", "ZeRO-2 reduce bucket"), kind="int", unit=translate("PlanQuestions", "elements"), minimum=0, optional=True,
+               tooltip=translate("PlanQuestions", "DeepSpeed ZeRO-2 reduce_bucket_size in elements; empty: DeepSpeed's default 5e8. The Hugging Face Trainer's \"auto\" fills hidden_size x hidden_size, Lightning's deepspeed_stage_2 2e8. The gradient bucket sits on the GPU during backward.")),
             _f("model.zero3_defaults", translate("PlanQuestions", "ZeRO-3 sizes left empty"), kind="choice", choices=_plain(ZERO3_DEFAULTS),
                tooltip=translate("PlanQuestions", "Where the three ZeRO-3 sizes left empty come from: hf-auto when the DeepSpeed config says \"auto\" (Hugging Face Trainer, accelerate with a config file); deepspeed when the config leaves them out (accelerate's DeepSpeed plugin without a config file): reduce bucket 5e8, prefetch bucket 5e7, persistence threshold 1e5.")),
             _f("model.zero3_outside_init", translate("PlanQuestions", "ZeRO-3 model built outside zero.Init"), kind="bool",
