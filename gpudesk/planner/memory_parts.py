@@ -33,7 +33,7 @@ def memory_part_labels() -> dict[str, str]:
         "load_cast_copy": _("fp32 weights while casting"),
         "zero3_engine_start_model": _("Whole model at DeepSpeed's start"),
         "gathered_layers": _("Gathered layers"),  # ZeRO-3 and FSDP alike gather the layers they run
-        "zero_gradient_buffers": _("ZeRO-2 gradient buffers (reduce bucket)"),
+        "zero_gradient_buffers": _("ZeRO-2 gradient buffers"),  # the reduce bucket and its kin (zero2_buffers)
         "unsharded_parameters": _("Unsharded parameters"),
         "unsharded_gradients": _("Unsharded gradients"),
         "cuda_context": _("CUDA context"),
