@@ -5298,8 +5298,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="177"/>
-        <source>The sequence is split over this many GPUs (ring attention).</source>
-        <translation>序列被切分到这么多块 GPU 上（ring attention）。</translation>
+        <source>The sequence is split over this many GPUs (ring attention, or Ulysses all-to-all over the attention heads).</source>
+        <translation>序列被切分到这么多块 GPU 上（ring attention，或按注意力头做 Ulysses all-to-all）。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="178"/>
