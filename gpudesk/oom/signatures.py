@@ -602,7 +602,15 @@ _PY_MEMORY_ERROR = re.compile(r"(?<![\w.])MemoryError\b")
 # A shortage of RAM said in words ("not enough RAM", "out of system RAM", "RAM is exhausted"): RAM is the host's memory
 # (a GPU's is VRAM, HBM or device memory), read as such in any runtime's wording.
 _RAM_SHORTAGE = re.compile(r"\b(?:not enough|insufficient|out of|ran out of)\s{1,3}(?:system\s{1,3}|host\s{1,3}|cpu\s{1,3})?"
-                           r"ram\b|\bram\b[^\n.;]{0,16}?\b(?:is |was )?(?:exhausted|insufficient)\b", re.IGNORECASE)
+                           r"ram\b|\bram\b[^\n.;]{0,16}?\b(?:is |was )?(?:exhausted|insufficient)\b"
+                           # The CPU named as the processor that ran out (fifty-fourth pass): "CPU Out of Memory" (Ray
+                           # actors killed for host RAM during rollout, hkust-nlp/simpleRL-reason#84), "OOM on cpu
+                           # instead of gpu" (a ZeRO-Infinity launch killed with signal 9, deepspeedai/DeepSpeed#4867).
+                           # The CPU's memory is the host's RAM; a device runtime names its GPU, never the CPU, as the
+                           # one out of memory. A negation ("not an OOM on CPU") is not read so.
+                           r"|(?<!not )(?<!not an )(?<!not a )\bcpu\s{1,3}(?:out of memory|oom)\b"
+                           r"|(?<!not )(?<!not an )(?<!not a )\b(?:out of memory|oom)\s{1,3}(?:on|in)\s{1,3}(?:the\s{1,3})?"
+                           r"cpu\b(?!\s{1,3}(?:side|tensor))", re.IGNORECASE)
 # PyTorch's CPU allocator's own words for a refused host allocation (c10/core/impl/alloc_cpu.cpp, alloc_cpu():
 # "DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes"), quoted by a caller that drops the
 # prefix: DeepSpeed's ZeRO offload building its host-side copies at start ("DeepSpeedZeRoOffload initialization failed
@@ -669,8 +677,12 @@ _TF_CPU_NODE = re.compile(r"OOM when allocating tensor[\s\S]{0,2000}?\[\[\s{0,3}
 # "RayOutOfMemoryError: More than 95% of the memory on node NAME is used (X / Y GB)". The figures are the node's RAM,
 # never a GPU's; a GPU OOM inside a Ray task arrives as "RayTaskError(OutOfMemoryError)" with the framework's own CUDA
 # wording instead, which none of these phrases matches.
+# The raylet's periodic summary of the same kills (src/ray/raylet/node_manager.cc: "N Workers (tasks / actors) killed
+# due to memory pressure (OOM), M Workers crashed due to other reasons at node ...", with a link to the docs' page
+# ray-core/scheduling/ray-oom-prevention.html; WM-PO/WMPO#3) is the same monitor's host-RAM kill (fifty-fourth pass).
 RAY_MEMORY_MONITOR_WORDS = ("node running low on memory", "exceeds the memory usage threshold", "rayoutofmemoryerror",
-                            "ray.exceptions.outofmemoryerror", "% of the memory on node")
+                            "ray.exceptions.outofmemoryerror", "% of the memory on node",
+                            "killed due to memory pressure (oom)", "ray-oom-prevention")
 # The same monitor's list of the node's largest processes, printed under its kill message ("Top 10 memory users:" then
 # "PID MEM(GB) COMMAND", the Python monitor's "PID MEM COMMAND"), quoted alone (verl-project/verl#224: eight rollout
 # workers at 11 GB each on a 96 GB node): resident host memory per process, Ray's workers named "ray::...".

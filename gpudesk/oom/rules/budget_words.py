@@ -254,9 +254,62 @@ def _engine_kv_words(f: Facts) -> Cause | None:
     )
 
 
+# The KV cache named beside a long context in the user's words (fifty-fourth pass): "out of memory issue with the kv
+# buffer size allocating about 43G with a 160K context length from the model. But when you set the -c or --ctx_size
+# 2048, then the inference can work normally" (ggml-org/llama.cpp#8817). A KV cache holds, for every layer, a key and
+# a value vector per KV head for each token of the context: 2 x n_layer x n_kv_head x head_dim x n_ctx x bytes per
+# element (llama.cpp's llama_kv_cache_init, src/llama.cpp; the same product in every engine), so it grows linearly
+# with the context and a model's full training context (llama.cpp used n_ctx_train when -c was not given until PR
+# #10136 set a 4096 default, "causes enormous KV cache allocation and failures for regular hardware") can need more
+# than the weights. The context is read from "<N>[K] context (length|size|window)" or "context (length|size) (of|=|:)
+# <N>[K]", and counts from LONG_CONTEXT_TOKENS up; a shorter context keeps the other readings.
+_KV_NAMED = re.compile(r"\b(?:kv|key[- ]value)[ _-]?(?:cache|buffer)\b|\bKV self size\b", re.IGNORECASE)
+_CONTEXT_FIGURE = re.compile(
+    r"(?<![\d.])(\d{1,7})\s?(k)?\s(?:tokens?\s)?(?:context|ctx)(?:[ _-](?:length|size|window|len))?\b"
+    r"|\b(?:context|ctx)[ _-](?:length|size|window|len)\s{0,3}(?:of|=|:|is|to)?\s{0,3}(\d{1,7})\s?(k)?(?![\d.])",
+    re.IGNORECASE)
+# Tokens per "K" in a context written "160K": users and model cards write it for 1024 (131072 = "128K"); the
+# threshold compares against 32768 tokens either way.
+_K_TOKENS = 1024
+
+
+def long_context_said(text: str) -> int | None:
+    """The longest context figure of the text in tokens (``_CONTEXT_FIGURE``), or None."""
+    best = None
+    for m in _CONTEXT_FIGURE.finditer(text):
+        digits, kilo = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        tokens = int(digits) * (_K_TOKENS if kilo else 1)
+        best = tokens if best is None else max(best, tokens)
+    return best
+
+
+def _kv_long_context_words(f: Facts) -> Cause | None:
+    """The KV cache and a context of ``LONG_CONTEXT_TOKENS`` or more named in an out-of-memory text (comment above).
+    0.6: above a shortage read from a bare request (0.55), below the engines' own refusals (0.7 and up)."""
+    text = f.report.text or ""
+    if f.report.signature is not None or _KV_NAMED.search(text) is None or OOM_SAID.search(text) is None:
+        return None
+    tokens = long_context_said(text)
+    if tokens is None or tokens < LONG_CONTEXT_TOKENS:
+        return None
+    return Cause(
+        id="kv_cache_budget",
+        title=_("The KV cache for a long context does not fit"),
+        confidence=0.6,
+        evidence=evidence(n_ctx_tokens=tokens, requested_bytes=f.requested),
+        explanation=_("The text names the KV cache with a context of {tokens} tokens. The KV cache keeps a key and a "
+                      "value for every layer and every token of the context, so it grows in step with the context: "
+                      "a model's full training context can need more memory than its weights.").format(tokens=tokens),
+        fix=_("Set a shorter context (llama.cpp -c / --ctx-size, Ollama num_ctx, vLLM --max-model-len, exllamav2 "
+              "max_seq_len) that covers the prompts you use, e.g. 4096 or 8192"),
+        more_fixes=[_("Quantise the KV cache (llama.cpp --cache-type-k q8_0 --cache-type-v q8_0 with flash "
+                      "attention) to halve it.")],
+    )
+
+
 def check(f: Facts) -> Cause | None:
     return (_whole_gpu_budget(f) or _small_vllm_share(f) or _ollama_context(f) or _tgi_tokens(f) or _sglang_server(f) or _vllm_context(f)
-            or _llamacpp_context(f) or _engine_kv_words(f))
+            or _llamacpp_context(f) or _engine_kv_words(f) or _kv_long_context_words(f))
 
 
 # Ollama's load request's context field (module docstring) and the context from which its compute buffer, not the

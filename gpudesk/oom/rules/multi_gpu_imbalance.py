@@ -85,7 +85,12 @@ _SAID_UNEVEN = re.compile(
     r"|\bmore (?:gpu |video )?(?:memory|vram)\b[^.\n]{0,12}?\b(?:on|in) (?:the )?(?:first|1st|0th) (?:gpu|card|device)s?\b"
     r"[^.\n]{0,12}?\bthan (?:the )?(?:others?|rest|remaining)\b"
     r"|\b(?:first|1st|0th) (?:gpu|card|device)\b[^.\n]{0,30}?\b(?:much |far )?(?:more|higher|larger)\b[^.\n]{0,20}?"
-    r"\bthan (?:the )?(?:others?|rest|remaining)\b",
+    r"\bthan (?:the )?(?:others?|rest|remaining)\b"
+    # The memory used on the first card only, with several given (fifty-fourth pass): "I changed the gpus = '0,1,2,3',
+    # but the memory can only used in the first gpu" (microsoft/singleshotpose#52; the maintainer: DataParallel gathers
+    # every output on one GPU, which therefore holds more than the others).
+    r"|\b(?:memory|vram)\b[^.\n]{0,20}?\bonly\s(?:be\s|being\s|is\s|gets?\s)?(?:used|allocated|occupied|filled)\s"
+    r"(?:in|on)\s(?:the\s)?(?:first|1st|0th)\s(?:gpu|card|device)\b",
     re.IGNORECASE)
 
 # Each GPU's use against its size, written "used/total" in one sentence that names several GPUs ("it took 43G/46G and

@@ -319,6 +319,12 @@ def check(f: Facts) -> Cause | None:
         return _unattributed(f)
     if _no_figures(f):
         return _possible_holder(f)
+    if _figureless_elsewhere(f):
+        # The holder said in words on a platform whose figureless reading stays with the shortage (ROCm, XPU ...):
+        # the words are the same evidence there (fifty-fourth pass, ROCm/legacy-rocm-build#6389).
+        said = _said_left_by_ended(f) or _said_already_held(f)
+        if said is not None:
+            return said
     if held_outside.remainder_is_large(f) and held_outside.others_first(f):
         return _held_by_others(f)
     others = [p for p in dev.other_processes if not p.is_target and p.used_bytes is not None]
@@ -450,6 +456,16 @@ def _no_figures(f: Facts) -> bool:
             and (figureless or cut))
 
 
+def _figureless_elsewhere(f: Facts) -> bool:
+    """A text out-of-memory with no capacity, free or held figure, no signature and no process list, on a platform
+    that ``_no_figures`` leaves out (not CUDA): read only for a holder said in words."""
+    r = f.report
+    dev = f.dev
+    return (r.source == "text" and r.kind != "unknown" and r.signature is None and r.platform not in (None, "cuda")
+            and (dev is None or not dev.other_processes) and not r.parsed.get("in_use_bytes")
+            and all(v is None for v in (f.total, f.free, f.allocated, f.reserved)))
+
+
 # A model's parameter count in its name ("llama3-llava-next-8b", "Qwen2-7B", "a 13B model") and a GPU's memory next
 # to a GPU word ("H100 80GB", "RTX 3090 24GB", "A100-40G", "24gb vram").
 _MODEL_PARAMS = re.compile(r"(?:[-_/\s]|^)(\d{1,3}(?:\.\d{1,2})?)\s?b(?![a-z0-9])", re.IGNORECASE)
@@ -560,7 +576,17 @@ def _ranks_on_one_gpu(f: Facts) -> Cause:
 # (已经被占用了15G显存, hiyouga/LlamaFactory#24), "already in use by another process".
 _ALREADY_HELD = re.compile(
     r"已(?:经)?被(?:其他|别的|别人的?)?[^，,。；;\n]{0,8}?占用|被(?:其他|别的|别人的?)[^，,。；;\n]{0,12}?占用"
-    r"|\balready (?:occupied|in use|taken|used|held)\b[^\n.;]{0,20}?\bby\b",
+    r"|\balready (?:occupied|in use|taken|used|held)\b[^\n.;]{0,20}?\bby\b"
+    # Earlier processes said to hold the memory while the new one starts (fifty-fourth pass): "a new
+    # python-inference-process is created while the previous process(es) are still holding GPU memory"
+    # (NVIDIA/gpu-operator#2880, with nvidia-smi's list of five PIDs on one T4), and a graphics session said to hold
+    # VRAM ("With a graphics session holding VRAM the gap can be multiple GiB", ROCm/legacy-rocm-build#6389: Vulkan/GL
+    # clients and the compositor are processes of their own, outside the compute runtime's free figure).
+    r"|\b(?:previous|earlier|older|old|other|leftover|stale|idle)\s(?:[\w-]{1,30}\s)?process(?:\(?es\)?)?\s"
+    r"(?:are\s|is\s|were\s|was\s)?still\s(?:holding|occupying|using|keeping|hold|occupy|use|keep)\b[^.\n]{0,12}?"
+    r"\b(?:memory|vram)\b"
+    r"|\b(?:graphics|desktop|display)\s(?:session|server|processes|clients?)\s(?:is\s|are\s)?(?:holding|occupying|"
+    r"using|taking)\s(?:(?:the|some|several|\d{1,3}(?:\.\d)?\s?gi?b\s(?:of)?)\s?)?(?:vram|gpu memory|video memory)\b",
     re.IGNORECASE)
 # (A runtime's own hint, "Please check whether there is any other process using GPU 0" (PaddlePaddle), is a question,
 # not a finding, and is not among these words.)

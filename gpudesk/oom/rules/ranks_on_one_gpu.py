@@ -60,6 +60,23 @@ WORKLOAD_MIN_BYTES = 2 * GiB
 _ALL_ON_FIRST = re.compile(
     r"\b(?:all|every|each)\b(?P<who>[^.\n]{0,60}?)\b(?:on|to|onto|into)\s+(?:the\s+)?(?:physical\s+)?`?"
     r"(?:cuda:0|gpu[ -]?0|device[ -]?0|gpu:0|first gpu)\b", re.IGNORECASE)
+# GPU 0 holding memory for every process though each was given another GPU (fifty-fourth pass): "GPU 0 always
+# occupy a lot of memory for each script even if they are assigned with other GPUs" (pytorch/pytorch#9871; soumith:
+# call torch.cuda.set_device right after import, or every process creates its context on GPU 0 first).
+_FIRST_HOLDS_OTHERS = re.compile(
+    r"\b(?:gpu|cuda|device)[ :]?0\b[^.\n]{0,80}?\b(?:each|every|all)\s(?:of\s(?:the\s)?)?(?:scripts?|process(?:es)?|"
+    r"workers?|ranks?|jobs?|models?)\b[^.\n]{0,40}?\beven\s(?:if|though|when)\b[^.\n]{0,40}?\b(?:assigned|set|placed|"
+    r"put|bound)\b[^.\n]{0,20}?\b(?:other|different|another|their own)\s(?:gpus?|cards?|devices?)\b", re.IGNORECASE)
+# Workers of a multi-GPU launch running out while the same work fits one GPU (fifty-fourth pass): "results in the last
+# few workers processes crashing with CUDA out-of-memory (OOM) errors, although the same video finishes successfully on
+# a single GPU" (numz/ComfyUI-SeedVR2_VideoUpscaler#30: spawned workers initialised CUDA before their
+# CUDA_VISIBLE_DEVICES was set, so all of them ran on GPU 0). Spreading work over more GPUs lowers each GPU's share, so
+# a per-GPU need above the single-GPU run's means workers share a GPU.
+_WORKERS_OOM_ONE_FITS = re.compile(
+    r"\b(?:last|later|other|some|several|remaining|extra)\s(?:few\s|of\sthe\s)?(?:workers?|processes|ranks)\b"
+    r"(?:\s(?:processes|workers))?[^.\n]{0,80}?(?:out[- ]of[- ]memory|\boom\b)[^.\n]{0,80}?\b(?:although|though|"
+    r"even though|while|whereas|but)\b[^.\n]{0,60}?\b(?:on|with)\s(?:a\s)?(?:single|one)\s(?:gpu|card|device)\b",
+    re.IGNORECASE)
 _RANK_WORDS = re.compile(r"\b(?:ranks?|processes|workers|replicas)\b", re.IGNORECASE)
 # A launch line that starts two or more processes (torchrun / torch.distributed.launch, accelerate, deepspeed).
 _LAUNCH_RANKS = re.compile(r"(?:--nproc[_-]per[_-]node|--num[_-]processes|--num[_-]gpus)[= ](\d{1,3})\b",
@@ -73,6 +90,9 @@ _STAGES_UNEVEN = re.compile(
 
 
 def _said_all_on_first(text: str) -> str | None:
+    held = _FIRST_HOLDS_OTHERS.search(text) or _WORKERS_OOM_ONE_FITS.search(text)
+    if held is not None:
+        return held.group(0)
     for m in _ALL_ON_FIRST.finditer(text):
         if _RANK_WORDS.search(m.group("who")) is not None:
             return m.group(0)
