@@ -196,7 +196,12 @@ from gpudesk.sizing.serve_expert_parallel import busiest_rank_experts
 from gpudesk.sizing.serve_moe_configs import MOE_CONFIG_SOURCE, local_expert_shape, tuned_block_fp8_config
 from gpudesk.sizing.serve_moe_kloop import HBM_LATENCY_SOURCE, KLOOP_SOURCE, kloop_applies, kloop_chain_s
 from gpudesk.sizing.serve_triton_moe_rate import TRITON_MOE_RATE_SOURCE, triton_moe_peak_share
-from gpudesk.sizing.serve_marlin_moe_rate import MARLIN_MOE_RATE_SOURCE, marlin_moe_peak_share
+from gpudesk.sizing.serve_marlin_moe_rate import (
+    FP8_MARLIN_MOE_SOURCE,
+    MARLIN_MOE_RATE_SOURCE,
+    fp8_marlin_moe,
+    marlin_moe_peak_share,
+)
 from gpudesk.sizing.serve_moe_tiles import MOE_TILE_SOURCE, MoeTiles, fused_moe_tiles, padded_expert_rows
 from gpudesk.sizing.serve_dp_attention import (
     DP_ATTENTION_SOURCE,
@@ -680,6 +685,10 @@ def _moe_kernel_rate(spec: ModelSpec, load: ServeLoad, gpu: GPU, fmt: str, peak:
     kernel = "triton"
     if (name in ("bf16", "fp16") and precision == "bf16") or (name == "fp8" and precision == "fp8"):
         share = triton_moe_peak_share(load.engine, gpu.vendor, precision, width)
+    elif precision == "bf16" and fp8_marlin_moe(load.engine, load.engine_version, gpu.vendor, name, False):
+        # FP8 experts on a GPU without FP8 matrix units (the dense rate fell back to BF16): vLLM's weight-only Marlin
+        # MoE (serve_marlin_moe_rate)
+        share, kernel = marlin_moe_peak_share(load.engine, gpu.vendor, name, load.engine_version, False), "fp8_marlin"
     elif precision == "bf16":
         share, kernel = marlin_moe_peak_share(load.engine, gpu.vendor, load.weight_format), "marlin"
     else:
@@ -695,6 +704,12 @@ def _moe_kernel_rate(spec: ModelSpec, load: ServeLoad, gpu: GPU, fmt: str, peak:
             "(expert slices {width} wide on each GPU)").format(
             share=format_percent(routed, digits=None), rate=format_flops(peak * share), width=width),
             TRITON_MOE_RATE_SOURCE, raw(share=routed, flops_per_s=peak * share, local_width=width)))
+    elif kernel == "fp8_marlin":
+        assumptions.append(Assumption("marlin_moe_rate", _(
+            "the GPU has no FP8 matrix units: the routed experts' FP8 weights ({share} of the matmul FLOPs) run "
+            "weight-only in the Marlin MoE kernel at {rate}, 16-bit math (expert slices {width} wide on each GPU)").format(
+            share=format_percent(routed, digits=None), rate=format_flops(peak * share), width=width),
+            FP8_MARLIN_MOE_SOURCE, raw(share=routed, flops_per_s=peak * share, local_width=width)))
     else:
         assumptions.append(Assumption("marlin_moe_rate", _(
             "the routed experts' 4-bit matmuls ({share} of the matmul FLOPs) run in the Marlin MoE kernel at {rate} "
@@ -777,6 +792,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     kernels += quant_kernels
     expert_quant = expert_quant_kernels(spec, load.engine, engine_version_tuple(load.engine_version), fmt, linear,
                                         v0_fallback)
+    if fp8_marlin_moe(load.engine, load.engine_version, gpu.vendor, fmt, peak_note.lower() == "fp8"):
+        expert_quant = 0  # weight-only Marlin MoE: 16-bit inputs, nothing quantized (serve_marlin_moe_rate)
     kernels += expert_quant
     mla_dequant_kernels, mla_dequant_bytes = rocm_mla_dequant_per_step(spec, load.engine, gpu.vendor, fmt, attn_tp,
                                                                         gpu.architecture)
