@@ -193,6 +193,23 @@ class MemoryEstimate:
         }
 
 
+def add_phase_excess(parts: dict[str, float], part: str, phase_bytes: float,
+                     beside: frozenset[str] = frozenset()) -> float:
+    """Add ``part`` to ``parts`` in place: what a phase of its own (loading, a cast, an engine's start) holds beyond
+    the allocated peak that ``parts`` already describes, so that the allocated peak is the larger of the two.
+
+    ``phase_bytes`` is the phase's allocated peak less the parts named in ``beside`` (parts the phase holds as the run
+    does, e.g. the ``weights`` a load leaves in place); the run's side is the allocated parts (not
+    :data:`_NOT_ALLOCATED`) less the same ``beside``. Returns the part added: ``max(0, phase - run)``, nothing added
+    when it is 0. Call it before :func:`gpudesk.sizing.overheads.add_overheads` (overheads are not the run's tensors).
+    """
+    run = sum(v for k, v in parts.items() if k not in _NOT_ALLOCATED and k not in beside)
+    extra = max(0.0, phase_bytes - run)
+    if extra:
+        parts[part] = extra
+    return extra
+
+
 def ordered_breakdown(parts: dict[str, float]) -> dict[str, int]:
     """Round each part up to whole bytes, drop zero parts, and order by :data:`COMPONENT_ORDER`."""
     out: dict[str, int] = {}

@@ -16,11 +16,9 @@ from __future__ import annotations
 
 from gpudesk.i18n import _
 from gpudesk.sizing.dtypes import weight_bits_per_param
+from gpudesk.sizing.estimate import add_phase_excess
 from gpudesk.sizing.shapes import ModelSpec
 
-# Parts that are not allocated tensors (gpudesk.sizing.estimate._NOT_ALLOCATED) or are the weights themselves.
-_NOT_TRANSIENT = frozenset({"weights", "cuda_context", "framework_overhead", "fragmentation", "paged_optimizer_states",
-                            "loading_reserve", "fsdp_stream_cache", "zero3_stream_cache"})
 
 
 def fused_qkv_copy_bytes(spec: ModelSpec, weight_format: str, tensor_parallel: int = 1) -> float:
@@ -40,11 +38,9 @@ def add_fused_qkv_load(parts: dict[str, float], copy_bytes: float) -> tuple[str,
 
     Call it before :func:`gpudesk.sizing.overheads.add_overheads` (overheads are not transients of the run).
     """
-    transients = sum(v for k, v in parts.items() if k not in _NOT_TRANSIENT)
-    extra = max(0.0, copy_bytes - transients)
-    if not extra:
+    # The weights are held in both phases: the fusing moment adds the copy, the run its own transients.
+    if not add_phase_excess(parts, "fused_load_copy", copy_bytes, beside=frozenset({"weights"})):
         return None
-    parts["fused_load_copy"] = extra
     return (_("the peak is while loading: fusing q, k and v copies them ({gib:.2f} GiB) before the unfused layers "
               "are freed").format(gib=copy_bytes / 2**30),
             "AutoAWQ awq/utils/fused_utils.py fuse_qkv; awq/models/llama.py LlamaFuser.fuse_transformer")

@@ -24,6 +24,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.checks import choice
 from gpudesk.sizing.dtypes import weight_bits_per_param
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.estimate import add_phase_excess
 from gpudesk.sizing.shapes import ModelSpec
 
 # weight-format: the weights reach the GPU as they run (default); fp32: loaded as fp32 onto the GPU, then cast.
@@ -32,9 +33,6 @@ FP32_BITS = 32.0
 # Formats a cast from fp32 on the GPU produces (Module.half / .bfloat16 / .to(dtype)); fp32 itself needs no cast.
 CAST_FORMATS = frozenset({"fp16", "bf16", "fp32"})
 
-# Parts that are not allocated tensors of the run, or are the weights themselves (as gpudesk.sizing.fused_load).
-_NOT_TRANSIENT = frozenset({"weights", "cuda_context", "framework_overhead", "fragmentation", "paged_optimizer_states",
-                            "loading_reserve", "fsdp_stream_cache", "zero3_stream_cache"})
 
 
 def check_load_dtype(load_dtype: str, weight_format: str) -> str:
@@ -72,11 +70,11 @@ def add_fp32_load_cast(parts: dict[str, float], weight_format: str, first_copy_b
         return None
     weights = parts.get("weights", 0.0)
     fp32_weights = weights * FP32_BITS / bits
-    transients = sum(v for k, v in parts.items() if k not in _NOT_TRANSIENT)
-    extra = max(0.0, fp32_weights + first_copy_bytes - weights - transients)
-    if not extra:
+    # The cast's first step holds the fp32 weights and the first 16-bit copy; the run, the 16-bit weights and its
+    # transients: compared beside the 16-bit weights.
+    if not add_phase_excess(parts, "load_cast_copy", fp32_weights + first_copy_bytes - weights,
+                            beside=frozenset({"weights"})):
         return None
-    parts["load_cast_copy"] = extra
     return (_("the peak is while loading: the weights reach the GPU in fp32 ({gib:.2f} GiB) and are cast to "
               "{weight_format} there one tensor at a time; the allocator keeps the fp32 blocks reserved").format(
                   gib=fp32_weights / 2**30, weight_format=weight_format),

@@ -14,6 +14,15 @@ context is entered. A model built outside the context is partitioned later by th
 (``parameter_offload.py`` ``_convert_to_zero_parameters`` -> ``Init(module=module)``, which converts the
 parameters without entering the context, lines 186-204 at v0.14.2), so ``F.linear`` stays PyTorch's own.
 
+DeepSpeed's maintainers describe the same retention and changed this path in v0.19.4 (PR #8189, commit 617061d6,
+2026-07-31, "Enable ZeRO-3 linear wrapper for existing models": "Without the wrapper, the standard Linear
+implementation can retain the gathered weight storage until backward completes, significantly increasing memory
+usage"; ``Init(module=...)`` now calls ``_enable_mem_efficient_linear``). From v0.19.4 a model built outside keeps
+only the engine's start below; the setting here models the releases before it (the gpjt rows ran v0.14.2). The same
+retention happens inside ``zero.Init`` whenever the wrapper is off: ``zero_optimization.memory_efficient_linear:
+false``, or DeepSpeed's own ``compile`` enabled (``partition_parameters.py`` lines 911-917 at v0.14.2); neither is a
+setting here yet.
+
 When the model is built outside: Hugging Face ``from_pretrained`` enters ``zero.Init`` only when
 ``is_deepspeed_zero3_enabled()`` is true, i.e. when an ``HfDeepSpeedConfig`` (created by ``TrainingArguments`` with
 ``deepspeed=``, or by hand) is alive (``transformers/integrations/deepspeed.py`` ``set_hf_deepspeed_config``: a
@@ -48,6 +57,7 @@ from __future__ import annotations
 
 from gpudesk.i18n import _
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.estimate import add_phase_excess
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.zero3_params import Zero3Settings, _layer_modules, _vocab_table, peak_gathered_params
 
@@ -96,11 +106,6 @@ def outside_init_assumption(extra_bytes: float) -> tuple[str, str]:
                   gib=extra_bytes / 2**30), SOURCE)
 
 
-# Parts that are not allocated tensors of the run (gpudesk.sizing.estimate._NOT_ALLOCATED).
-_NOT_ALLOCATED = frozenset({"cuda_context", "framework_overhead", "fragmentation", "paged_optimizer_states",
-                            "loading_reserve", "fsdp_stream_cache", "zero3_stream_cache", "driver_reserved"})
-
-
 def add_engine_start_model(parts: dict[str, float], whole_model_bytes: float) -> tuple[str, str] | None:
     """Add ``zero3_engine_start_model`` to ``parts`` in place: what the engine's start (the whole model at the
     compute dtype on every GPU, module docstring) holds beyond training's allocated peak. Returns the assumption to
@@ -108,11 +113,8 @@ def add_engine_start_model(parts: dict[str, float], whole_model_bytes: float) ->
 
     Call it before :func:`gpudesk.sizing.overheads.add_overheads`.
     """
-    training = sum(v for k, v in parts.items() if k not in _NOT_ALLOCATED)
-    extra = max(0.0, whole_model_bytes - training)
-    if not extra:
+    if not add_phase_excess(parts, "zero3_engine_start_model", whole_model_bytes):
         return None
-    parts["zero3_engine_start_model"] = extra
     return (_("the peak is the DeepSpeed engine's start: a model built outside deepspeed.zero.Init is moved whole to "
               "every GPU ({gib:.2f} GiB) before ZeRO-3 partitions it").format(gib=whole_model_bytes / 2**30),
             "deepspeed/runtime/engine.py _configure_distributed_model (module.half(), module.to(device)), "
