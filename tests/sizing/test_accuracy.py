@@ -103,6 +103,7 @@ FRESH48 = CASES.with_name("measured_peaks_fresh48.jsonl")
 FRESH49 = CASES.with_name("measured_peaks_fresh49.jsonl")
 FRESH50 = CASES.with_name("measured_peaks_fresh50.jsonl")
 FRESH51 = CASES.with_name("measured_peaks_fresh51.jsonl")
+FRESH52 = CASES.with_name("measured_peaks_fresh52.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -235,7 +236,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 2, "fresh-43": 2, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 2, "fresh-43": 2, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 7}
 # Held-out rows whose typed flags the estimator refuses, by set. fresh-17 had one at its first score (ChatGLM3's
 # --lora-targets query_key_value); family module names are accepted since (gpudesk.sizing.lora_modules), and that
 # row is within 15 %: 46/63 (all-linear on Qwen v1 now adapts the fused c_attn, 1.8B LoRA seq 4096 0.85 -> 0.84).
@@ -356,6 +357,8 @@ SHARED_PAGES = {
     ("fresh-50", FRESH50, "fresh50-2026-12-06", 11),
     # fresh-51: collected while memfix39 was written, scored once after they merged (14 of 16 supported within 15 %).
     ("fresh-51", FRESH51, "fresh51-2026-12-06", 16),
+    # fresh-52: collected while memfix41 (ZeRO-3 outside zero.Init check, one phase-excess helper) and memfix42 (small HF models' fp16 training) were written, scored once after they merged (12 of 17 supported rows within 15 %).
+    ("fresh-52", FRESH52, "fresh52-2026-12-06", 24),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
