@@ -68,3 +68,25 @@ def test_not_charged_elsewhere(catalog):
         model = _step(catalog, gpu_id, fmt, engine)
         assert model.linear_kernel_flops_per_token == 0.0
         assert not any(a.name == "marlin_linear_rate" for a in model.assumptions)
+
+
+def test_rocm_gptq_rebuilds_the_16bit_weights_above_50_rows(catalog):
+    """vLLM on AMD runs GPTQ linears through ops.gptq_gemm: above 50 rows it writes the FP16 weights and reads them
+    back (4 bytes per weight of the quantized linears, per GPU); up to 50 rows, and on NVIDIA or for AWQ, nothing."""
+    from gpudesk.sizing.serve_rocm_gptq import GPTQ_GEMM_MAX_FUSED_ROWS, rocm_gptq_reconstructs
+
+    assert rocm_gptq_reconstructs("vllm", "AMD", "int4-gptq")
+    assert not rocm_gptq_reconstructs("vllm", "NVIDIA", "int4-gptq")
+    assert not rocm_gptq_reconstructs("vllm", "AMD", "int4-awq")
+    assert not rocm_gptq_reconstructs("sglang", "AMD", "int4-gptq")
+    spec = spec_from_catalog(catalog.model("llama-3.1-70b"))
+    gpu = catalog.gpu("mi300x")
+    model = step_model(spec, gpu, ServeLoad(engine="vllm", tp=2, concurrency=1, weight_format="int4-gptq"),
+                       intra_link(gpu, None), "bf16")
+    assert model.reconstruct_bytes == pytest.approx((spec.active_params - spec.embedding_params) * 4 / 2, rel=1e-6)
+    assert any(a.name == "rocm_gptq_reconstruct" for a in model.assumptions)
+    plain = dataclasses.replace(model, reconstruct_bytes=0.0)
+    rows = GPTQ_GEMM_MAX_FUSED_ROWS
+    assert model.gpu_s(rows, rows * 1000) == pytest.approx(plain.gpu_s(rows, rows * 1000))
+    extra = model.gpu_s(0, 0, 4096, 4096 * 2048) - plain.gpu_s(0, 0, 4096, 4096 * 2048)
+    assert extra == pytest.approx(model.reconstruct_bytes / model.bytes_per_s, rel=1e-6)
