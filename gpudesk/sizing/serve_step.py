@@ -125,6 +125,13 @@ from gpudesk.sizing.serve_vllm_piecewise import PIECEWISE_SOURCE, attention_runs
 from gpudesk.sizing.serve_engine import sglang_cuda_graph_max_bs
 from gpudesk.sizing.serve_lmdeploy import uses_cuda_graphs
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
+from gpudesk.sizing.serve_marlin_linear_rate import MARLIN_LINEAR_SOURCE, marlin_linear_peak_share
+from gpudesk.sizing.serve_rocm_gptq import (
+    GPTQ_GEMM_MAX_FUSED_ROWS,
+    RECONSTRUCT_BYTES_PER_WEIGHT,
+    ROCM_GPTQ_SOURCE,
+    rocm_gptq_reconstructs,
+)
 from gpudesk.sizing.serve_vllm_ascend import eager_kernel_s, runs_eager as ascend_runs_eager
 from gpudesk.sizing.serve_vllm_v0 import vllm_v0_fallback
 from gpudesk.sizing.serve_ascend_aclgraph import (
@@ -373,6 +380,14 @@ class StepModel:
     # weight-only ones: serve_marlin_moe_rate), and the rate they reach (0: at the dense rate)
     moe_kernel_flops_per_token: float = 0.0
     moe_kernel_flops_per_s: float = 0.0
+    # the dense linears' FLOPs per token per GPU a 4-bit weight-only kernel runs below the dense rate, and its rate
+    # (serve_marlin_linear_rate)
+    linear_kernel_flops_per_token: float = 0.0
+    linear_kernel_flops_per_s: float = 0.0
+    # bytes vLLM's ROCm gptq_gemm writes and reads back rebuilding the FP16 linears on steps above
+    # reconstruct_above_tokens tokens (serve_rocm_gptq)
+    reconstruct_bytes: float = 0.0
+    reconstruct_above_tokens: int = 0
     # all-reduces per layer of a few bytes per token besides Megatron's: a layer-wide QK RMSNorm's sums of squares
     # under tensor parallelism (serve_qk_norm)
     norm_allreduces_per_layer: int = 0
@@ -502,6 +517,7 @@ class StepModel:
         tokens: the parts of :meth:`gpu_s` that do not depend on the contexts."""
         weights = self.weight_bytes_read(tokens)
         stream = weights / self.bytes_per_s + self.marlin_extra_s(tokens) + self.rocm_int4_moe_extra_s(tokens) \
+            + (self.reconstruct_bytes / self.bytes_per_s if tokens > self.reconstruct_above_tokens else 0.0) \
             + self.rocm_aiter_moe_extra_s(tokens) + self.moe_kloop_extra_s(tokens)
         if self.dequant_weights_per_s:
             unpack = weights / self.weight_bytes_per_element / self.dequant_weights_per_s
@@ -521,6 +537,10 @@ class StepModel:
         if self.moe_kernel_flops_per_token and self.moe_kernel_flops_per_s:
             # the routed experts' grouped GEMM below the dense rate (serve_triton_moe_rate, serve_marlin_moe_rate)
             math_s += tokens * self.moe_kernel_flops_per_token * max(0.0, 1 / self.moe_kernel_flops_per_s - 1 / rate)
+        if self.linear_kernel_flops_per_token and self.linear_kernel_flops_per_s:
+            # the dense linears' 4-bit weight-only GEMMs below the dense rate (serve_marlin_linear_rate)
+            math_s += tokens * self.linear_kernel_flops_per_token * max(
+                0.0, 1 / self.linear_kernel_flops_per_s - 1 / rate)
         gemm = stream + math_s + self.dense_stream_extra_s + self.moe_tile_padding_s(tokens)
         if tokens < self.gemm_tile_tokens:
             gemm = max(gemm, self.gemm_tile_tokens * self.flops_per_token / rate)
@@ -716,6 +736,40 @@ def _moe_kernel_rate(spec: ModelSpec, load: ServeLoad, gpu: GPU, fmt: str, peak:
             "(expert slices {width} wide on each GPU)").format(
             share=format_percent(routed, digits=None), rate=format_flops(peak * share), width=width),
             MARLIN_MOE_RATE_SOURCE, raw(share=routed, flops_per_s=peak * share, local_width=width)))
+    return flops, peak * share
+
+
+def _quantized_linear_params(spec: ModelSpec) -> float:
+    """Parameters of the linears a token passes that a 4-bit weight-only checkpoint stores quantized and runs
+    through the dense mixed-input GEMM: the active parameters without the routed experts (a fused-MoE kernel of
+    their own) and without the embeddings and LM head (16-bit in these checkpoints,
+    :func:`gpudesk.sizing.memory_inference.kept_16bit_params`)."""
+    params = float(spec.active_params)
+    if spec.moe_experts and spec.moe_active_experts:
+        moe_layers = spec.moe_layers if spec.moe_layers is not None else (spec.layers or 0)
+        params -= min(params, moe_layers * spec.moe_active_experts * spec.expert_params)
+    return max(0.0, params - spec.embedding_params)
+
+
+def _linear_kernel_rate(spec: ModelSpec, load: ServeLoad, gpu: GPU, peak: float, peak_note: str,
+                        dense_rate: float, assumptions: list[Assumption]) -> tuple[float, float]:
+    """(FLOPs per token per GPU of the dense linears a 4-bit weight-only Marlin-family kernel runs, its rate):
+    :mod:`gpudesk.sizing.serve_marlin_linear_rate`; (0, 0) elsewhere. The routed experts are left out: they run
+    the MoE kernel's own rate (:func:`_moe_kernel_rate`). Appends the assumption where it applies."""
+    if peak_note.lower() != "bf16":
+        return 0.0, 0.0
+    share = marlin_linear_peak_share(load.engine, gpu.vendor, load.weight_format, gpu.compute_capability)
+    if not share or peak * share >= dense_rate:
+        return 0.0, 0.0
+    params = _quantized_linear_params(spec)
+    if not params:
+        return 0.0, 0.0
+    flops = 2.0 * params / load.tp
+    assumptions.append(Assumption("marlin_linear_rate", _(
+        "the dense linears' 4-bit weight-only matmuls ({share} of the matmul FLOPs) run in a Marlin-family kernel "
+        "at {rate}").format(share=format_percent(params / float(spec.active_params), digits=None),
+                            rate=format_flops(peak * share)),
+        MARLIN_LINEAR_SOURCE, raw(share=params / float(spec.active_params), flops_per_s=peak * share)))
     return flops, peak * share
 
 
@@ -993,6 +1047,17 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     if experts and not slow_expert_flops:
         moe_kernel_flops, moe_kernel_rate = _moe_kernel_rate(spec, load, gpu, fmt, peak, peak_note, peak * mm_eff,
                                                              expert_width or dims.hidden_size, assumptions)
+    linear_kernel_flops, linear_kernel_rate = _linear_kernel_rate(spec, load, gpu, peak, peak_note, peak * mm_eff,
+                                                                  assumptions)
+    reconstruct_bytes = 0.0
+    if rocm_gptq_reconstructs(load.engine, gpu.vendor, load.weight_format):
+        linear_params = _quantized_linear_params(spec)
+        reconstruct_bytes = linear_params * RECONSTRUCT_BYTES_PER_WEIGHT / tp
+        if reconstruct_bytes:
+            assumptions.append(Assumption("rocm_gptq_reconstruct", _(
+                "steps of more than {rows} tokens rebuild the 16-bit linear weights first ({gb} GB written and read "
+                "back per GPU)").format(rows=GPTQ_GEMM_MAX_FUSED_ROWS, gb=f"{reconstruct_bytes / 1e9:.3g}"),
+                ROCM_GPTQ_SOURCE, raw(bytes=reconstruct_bytes, above_tokens=GPTQ_GEMM_MAX_FUSED_ROWS)))
     marlin_s = narrow_expert_block_s(load.engine, gpu, load.weight_format, dims.hidden_size, expert_width, tp, experts)
     if marlin_s:
         assumptions.append(Assumption("marlin_moe_expert_s", _(
@@ -1108,7 +1173,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         size_curve_shapes=size_shapes, marlin_expert_s=marlin_s, rocm_int4_moe=rocm_int4, expert_parallel=ep,
         aiter_moe_points=aiter_points, aiter_moe_floor_s=AITER_MOE_FLOOR_KERNELS * kernel_s if aiter_points else 0.0,
         norm_allreduces_per_layer=qk_norm_allreduces, moe_kloop_up_s=kloop_up, moe_kloop_down_s=kloop_down,
-        moe_kernel_flops_per_token=moe_kernel_flops, moe_kernel_flops_per_s=moe_kernel_rate)
+        moe_kernel_flops_per_token=moe_kernel_flops, moe_kernel_flops_per_s=moe_kernel_rate,
+        linear_kernel_flops_per_token=linear_kernel_flops, linear_kernel_flops_per_s=linear_kernel_rate,
+        reconstruct_bytes=reconstruct_bytes, reconstruct_above_tokens=GPTQ_GEMM_MAX_FUSED_ROWS)
     if load.pp == 1 or link is None:
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).
@@ -1152,6 +1219,8 @@ def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_nod
         flops_per_token=model.flops_per_token * share, slow_flops_per_token=model.slow_flops_per_token * share,
         slow_expert_flops_per_token=model.slow_expert_flops_per_token * share,
         moe_kernel_flops_per_token=model.moe_kernel_flops_per_token * share,
+        linear_kernel_flops_per_token=model.linear_kernel_flops_per_token * share,
+        reconstruct_bytes=model.reconstruct_bytes * share,
         attention_flops_per_context_token=model.attention_flops_per_context_token * share,
         prefill_attention_flops_per_context_token=None if model.prefill_attention_flops_per_context_token is None
         else model.prefill_attention_flops_per_context_token * share,

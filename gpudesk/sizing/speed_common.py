@@ -59,6 +59,8 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "fused_moe_default_config": N_("Fused-MoE configuration"),
     "triton_moe_rate": N_("Triton fused-MoE matmul rate"),
     "marlin_moe_rate": N_("Marlin MoE matmul rate"),
+    "marlin_linear_rate": N_("4-bit weight-only matmul rate"),
+    "rocm_gptq_reconstruct": N_("GPTQ weights rebuilt to 16-bit"),
     "expert_quant_kernels": N_("FP8 quantization kernels in the fused MoE"),
     "admit_interval": N_("Admission every n-th step"),
     "hybrid_kv_cache": N_("Hybrid KV cache (sliding-window blocks freed)"),
