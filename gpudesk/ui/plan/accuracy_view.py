@@ -221,7 +221,10 @@ class EstimatorAccuracyView(QWidget):
                 "fresh56": self.tr("fifty-sixth fresh (collected after the model was frozen a fifty-sixth time)"),
                 "fresh57": self.tr("fifty-seventh fresh (collected after the model was frozen a fifty-seventh time)"),
                 "fresh58": self.tr("fifty-eighth fresh (collected after the model was frozen a fifty-eighth time)"),
-                "fresh59": self.tr("fifty-ninth fresh (collected after the model was frozen a fifty-ninth time)")}
+                "fresh59": self.tr("fifty-ninth fresh (collected after the model was frozen a fifty-ninth time)"),
+                "fresh60": self.tr("sixtieth fresh (collected after the model was frozen a sixtieth time)"),
+                "fresh61": self.tr("sixty-first fresh (collected after the model was frozen a sixty-first time)"),
+                "fresh62": self.tr("sixty-second fresh (collected after the model was frozen a sixty-second time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])

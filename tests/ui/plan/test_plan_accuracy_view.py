@@ -152,7 +152,10 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "fifty-sixth fresh (collected after the model was frozen a fifty-sixth time)",
                     "fifty-seventh fresh (collected after the model was frozen a fifty-seventh time)",
                     "fifty-eighth fresh (collected after the model was frozen a fifty-eighth time)",
-                    "fifty-ninth fresh (collected after the model was frozen a fifty-ninth time)"}
+                    "fifty-ninth fresh (collected after the model was frozen a fifty-ninth time)",
+                    "sixtieth fresh (collected after the model was frozen a sixtieth time)",
+                    "sixty-first fresh (collected after the model was frozen a sixty-first time)",
+                    "sixty-second fresh (collected after the model was frozen a sixty-second time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
