@@ -161,6 +161,7 @@ LABELS: dict[str, str] = {
     "kv_missing_bytes": N_("KV cache missing"),
     # XLA / TensorFlow.
     "xla_total_allocation_bytes": N_("XLA total allocation"),
+    "xla_pool_bytes": N_("XLA's pool reserved at start"),
     "xla_total_fragmentation_bytes": N_("XLA fragmentation"),
     "xla_total_fragmentation_ratio": N_("XLA fragmentation share"),
     "xla_largest_peak_buffer_bytes": N_("Largest peak buffer"),
@@ -400,6 +401,7 @@ NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
     "xpu_large": N_("Intel GPU allocation of 4 GiB or more"),
     "vulkan_unsized": N_("Vulkan buffer refused"),
     "vulkan_command_buffer": N_("Vulkan command buffer refused by the driver"),
+    "stream_pool_refused": N_("Stream-ordered allocator refused while plain allocation worked"),
     "caller_buffer": N_("Caller's buffer shorter than the tensor's shape"),
     "bar1_mapping": N_("BAR1 address space for mappings exhausted"),
     "pin_memory": N_("Page-locked (pinned) host memory"),

@@ -35,7 +35,15 @@ _SHARED_MEMORY_LIMIT = re.compile(
     r"|\bopt-?in\s{1,3}shared[- ]memory\s{1,3}limit\b"
     r"|\brequested\s{1,3}shared\s{1,3}memory\s{1,3}size\s{1,3}of\s{1,3}\d{1,12}(?:\s{1,3}bytes)?\s{1,3}larger\s{1,3}than"
     r"\s{1,3}(?:the\s{1,3})?allowed\s{1,3}size\b"
-    r"|\bshared[- ]memory\s{1,3}per\s{1,3}block\b[^\n]{0,80}?\b(?:exceeds?|exceeding|above|greater than|more than)\b",
+    r"|\bshared[- ]memory\s{1,3}per\s{1,3}block\b[^\n]{0,80}?\b(?:exceeds?|exceeding|above|greater than|more than)\b"
+    # The shortage said of the GPU's (or a block's) shared memory itself: tiny-cuda-nn's FullyFusedMLP checks the
+    # shared memory its fused kernel needs for the chosen width against the device's per-block limit before launching
+    # ("FullyFusedMLP: insufficient shared memory available on the GPU. Reduce `n_neurons` ...",
+    # include/tiny-cuda-nn/networks/fully_fused_mlp.h, https://github.com/NVlabs/tiny-cuda-nn; vosen/ZLUDA#171 with
+    # 4 of 16 GB in use). Placed on the GPU, a device or a block, so that PyTorch DataLoader's "insufficient shared
+    # memory (shm)" (/dev/shm, host memory) is not read here.
+    r"|\b(?:insufficient|not enough)\s{1,3}shared[- ]memory\s{1,3}(?:is\s{1,3})?(?:available\s{1,3})?"
+    r"(?:on|in|for|per)\s{1,3}(?:the\s{1,3}|this\s{1,3}|each\s{1,3})?(?:gpu|device|block|thread block|sm)\b",
     re.IGNORECASE)
 _BUFFER_SIZE_LIMIT = re.compile(
     r"\b(?:beyond|above|exceeds?|exceeding|larger than|greater than|bigger than)\s{1,3}(?:the\s{1,3})?"
@@ -70,3 +78,39 @@ def heap_size_exceeded(text: str) -> tuple[int, int] | None:
         return None
     requested, heap = int(match.group(1)), int(match.group(2))
     return (requested, heap) if requested > heap else None
+
+
+# A Vulkan call's failure printed with its VkResult as a number ("vkAllocateMemory failed -2", ncnn's
+# ``NCNN_LOGE("vkAllocateMemory failed %d", ret)``, https://github.com/Tencent/ncnn src/gpu.cpp / allocator.cpp). The
+# codes are the Vulkan specification's (VkResult, vulkan_core.h): VK_ERROR_OUT_OF_HOST_MEMORY = -1 and
+# VK_ERROR_OUT_OF_DEVICE_MEMORY = -2 are memory; VK_ERROR_TOO_MANY_OBJECTS = -10 is what vkAllocateMemory returns when
+# the number of live allocations would pass the device's ``maxMemoryAllocationCount`` (VkPhysicalDeviceLimits; 4096 on
+# many drivers): a count of allocations, not bytes, reached with most of the memory free. The number is read whole,
+# so "-10" is never read as "-1" (fifty-fifth pass; nihui/realcugan-ncnn-vulkan#41: -10 with tiles of 65 pixels or
+# less, about 4 of 16 GB in use).
+_VK_CALL_RESULT = re.compile(r"\bvk[A-Z]\w{1,48}\s{1,3}(?:failed|returned)\s{0,3}(?:with\s{1,3})?(?:result\s{0,3})?"
+                             r"[=:]?\s{0,3}(-\d{1,10})(?![\d.])")
+VK_OUT_OF_HOST_MEMORY = -1
+VK_OUT_OF_DEVICE_MEMORY = -2
+VK_TOO_MANY_OBJECTS = -10
+_VK_TOO_MANY_OBJECTS_NAMES = ("vk_error_too_many_objects", "errortoomanyobjects")
+
+
+def vulkan_results(text: str) -> set[int]:
+    """The VkResult numbers of the Vulkan calls the text says failed (``_VK_CALL_RESULT``)."""
+    if "vk" not in text.lower():
+        return set()
+    return {int(m.group(1)) for m in _VK_CALL_RESULT.finditer(text)}
+
+
+def vulkan_memory_result(text: str) -> bool:
+    """A Vulkan call failed with VK_ERROR_OUT_OF_HOST_MEMORY (-1) or VK_ERROR_OUT_OF_DEVICE_MEMORY (-2) as a number."""
+    return bool(vulkan_results(text) & {VK_OUT_OF_HOST_MEMORY, VK_OUT_OF_DEVICE_MEMORY})
+
+
+def vulkan_allocation_count(text: str) -> bool:
+    """A Vulkan allocation refused for the number of allocations (VK_ERROR_TOO_MANY_OBJECTS, by name or as -10)."""
+    low = text.lower()
+    if any(w in low for w in _VK_TOO_MANY_OBJECTS_NAMES):
+        return True
+    return VK_TOO_MANY_OBJECTS in vulkan_results(text)

@@ -431,6 +431,14 @@ WRAPPED_SIZE_CHECK = Check("absurd_size", "print(tensor.shape, tensor.dtype) at 
                               "meant: print the sizes and counts the allocation is computed from and find the one "
                               "that is -1 (a search that found nothing, an empty range)."))
 
+# The deciding check of a Vulkan allocation refused for their number (``buffer_limit`` read from VK_ERROR_TOO_MANY_OBJECTS,
+# :func:`gpudesk.oom.limit_words.vulkan_allocation_count`): the device's maxMemoryAllocationCount (Vulkan specification,
+# VkPhysicalDeviceLimits) against the allocations the program makes.
+VULKAN_COUNT_CHECK = Check("buffer_limit", "vulkaninfo | grep maxMemoryAllocationCount",
+                           N_("The limit counts allocations, not bytes: a program that makes one allocation per small "
+                              "buffer (a small tile size, many small tensors) reaches it with most of the memory free; "
+                              "fewer, larger allocations (a larger tile) stay below it."))
+
 BUFFER_COUNT_CHECK = Check("buffer_limit", "python3 -c \"import mlx.core as mx; print(mx.metal.device_info())\"",
                            N_("The limit in the message counts buffers, not bytes: with memory_size well above what "
                               "the program uses, many small arrays kept alive at once reach it; evaluate each step "
@@ -610,7 +618,29 @@ _RAM_SHORTAGE = re.compile(r"\b(?:not enough|insufficient|out of|ran out of)\s{1
                            # one out of memory. A negation ("not an OOM on CPU") is not read so.
                            r"|(?<!not )(?<!not an )(?<!not a )\bcpu\s{1,3}(?:out of memory|oom)\b"
                            r"|(?<!not )(?<!not an )(?<!not a )\b(?:out of memory|oom)\s{1,3}(?:on|in)\s{1,3}(?:the\s{1,3})?"
-                           r"cpu\b(?!\s{1,3}(?:side|tensor))", re.IGNORECASE)
+                           r"cpu\b(?!\s{1,3}(?:side|tensor))"
+                           # The host's swap said short (fifty-fifth pass): the system's swap is host memory. A swap
+                           # area a runtime names as the CPU's own ("lack of CPU swap space", a serving engine's area
+                           # for preempted KV blocks, gpudesk.oom.rules.kv_swap_space) is not the system's and is not
+                           # read here.
+                           r"|\b(?:not enough|insufficient|out of|ran out of|lack of)\s{1,3}(?:the\s{1,3})?"
+                           r"(?:system\s{1,3}|host\s{1,3}|os\s{1,3})?swap(?:\s{0,2}space)?\b", re.IGNORECASE)
+# The host's memory use printed as a percentage beside its figures, at 90% or more: DeepSpeed's see_memory_usage
+# (deepspeed/runtime/utils.py: "CPU Virtual Memory:  used = U GB, percent = P%", psutil.virtual_memory(), whose percent
+# is (total - available) / total) is printed at each stage of engine and optimizer set-up; ZeRO's CPU offload and the
+# partitioning of the fp32 master weights fill host RAM there, and the kernel's OOM killer ends the rank with SIGKILL
+# (the launcher's "exits with return code = -9"; deepspeedai/DeepSpeed#4239, a maintainer: "-9 is system out of
+# memory"; databrickslabs/dolly#111: 95.3% used with 0.13 GB on the GPU). Nine tenths used is the line past which a
+# stage that adds a copy of the model's weights in fp32 cannot fit; read only without a device failure of the text's
+# own (:func:`classify`).
+HOST_MEMORY_PERCENT = re.compile(r"\b(?:cpu|host|system)\s{1,3}(?:virtual\s{1,3})?memory\s{0,2}:?[^\n]{0,60}?\bpercent"
+                                 r"\s{0,3}[=:]\s{0,3}(\d{1,3}(?:\.\d{1,3})?)\s{0,2}%", re.IGNORECASE)
+HOST_MEMORY_FULL_PERCENT = 90.0
+
+
+def host_memory_nearly_full(text: str) -> bool:
+    """The host's memory use printed at :data:`HOST_MEMORY_FULL_PERCENT` or more (:data:`HOST_MEMORY_PERCENT`)."""
+    return any(float(m.group(1)) >= HOST_MEMORY_FULL_PERCENT for m in HOST_MEMORY_PERCENT.finditer(text))
 # PyTorch's CPU allocator's own words for a refused host allocation (c10/core/impl/alloc_cpu.cpp, alloc_cpu():
 # "DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes"), quoted by a caller that drops the
 # prefix: DeepSpeed's ZeRO offload building its host-side copies at start ("DeepSpeedZeRoOffload initialization failed
@@ -1376,6 +1406,18 @@ _WSL_RESIDENCY = re.compile(r"dxgkio_make_resident\b[^\n]{0,40}?(?:-12\b|enomem)
 _PREALLOCATING_MARKS = ("xla", "jax", "stream_executor", "tensorflow")
 
 
+# A memory figure that is not a number: a size or estimate computed from missing values prints as NaN (JavaScript and
+# IEEE 754's not-a-number; "undefined" is JavaScript's missing unit), Infinity or "inf" (fifty-fifth pass; a model
+# loader's guardrail estimating "approximately NaN undefined of memory" for an architecture it could not size,
+# lmstudio-ai/lmstudio-bug-tracker#1038, fixed in the next release). No memory can be short of a size that is not one:
+# the estimate is the bug (``absurd_size``). The figure must be the need or the request, before "of memory" or a unit.
+NOT_A_NUMBER_SIZE = re.compile(
+    r"\b(?:requires?|required|needs?|needed|request(?:s|ed)?|allocat(?:e|ing)|size(?:\s{1,3}of)?|estimated(?:\s{1,3}at)?)"
+    r"\s{1,3}(?:approximately\s{1,3}|about\s{1,3}|roughly\s{1,3}|around\s{1,3}|~\s{0,2})?(?:NaN|Infinity|inf)"
+    r"(?:\s{1,3}(?:undefined|null|[KMGT]i?B|bytes?))?\s{1,3}(?:of\s{1,3}(?:gpu\s{1,3}|video\s{1,3}|device\s{1,3}|system\s{1,3})?"
+    r"(?:memory|vram|ram)|[KMGT]i?B|bytes?)\b", re.IGNORECASE)
+
+
 def classify(text: str, requested: int | None = None, negative_size: int | None = None,
              backend: str | None = None, total_bytes: int | None = None) -> str | None:
     """The signature of ``text`` (see the module docstring), or None. ``requested`` / ``negative_size`` are the
@@ -1384,7 +1426,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     Words match across line breaks (:func:`flatten_whitespace`)."""
     low = flatten_whitespace(text)
     if (requested is not None and (requested >= ABSURD_REQUEST_BYTES or requested == WRAPPED_MINUS_ONE_BYTES)
-            or "more than 1eb" in low or negative_size is not None or absurd_for_device(text, requested, total_bytes)):
+            or "more than 1eb" in low or negative_size is not None or absurd_for_device(text, requested, total_bytes)
+            or NOT_A_NUMBER_SIZE.search(text) is not None):
         return "absurd_size"
     if vgpu_words.counter_wrapped(text):
         return "absurd_size"  # a vGPU layer's usage counter wrapped below zero (gpudesk.oom.vgpu_words)
@@ -1436,6 +1479,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "host_ram"
     if TOOLCHAIN_HOST_OOM.search(text) or ray_memory_monitor(text):
         return "host_ram"
+    if host_memory_nearly_full(text) and not any(w in low for w in _OOM_OWN):
+        return "host_ram"
     if runner_backend_buffer(text):
         return "host_ram"
     if VERBS_ENOMEM.search(low):
@@ -1443,7 +1488,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     func_attribute_oom = _FUNC_ATTRIBUTE_OOM.search(low) is not None
     if limit_words.shared_memory_limit(text) and not func_attribute_oom:
         return "shared_memory"
-    if limit_words.buffer_size_limit(text):
+    if limit_words.buffer_size_limit(text) or limit_words.vulkan_allocation_count(text):
         return "buffer_limit"
     heap = limit_words.heap_size_exceeded(text)
     if heap is not None and heap[1] <= VULKAN_BAR_HEAP_BYTES:

@@ -192,7 +192,7 @@ def parse_text(data: str | bytes) -> MemoryReport:
     if read is not text:
         report.text = text  # the whole input is kept
         return report
-    if len(text) > UNWRAP_MAX_CHARS or not (report.kind == "unknown" or report.missing):
+    if len(text) > UNWRAP_MAX_CHARS or not (report.kind in ("unknown", "generic_oom") or report.missing):
         return report
     # Terminal rows padded with spaces first (their cut words rejoin exactly), then every whitespace run folded.
     for rejoined in (terminal_rows.unwrap(text), " ".join(text.split()) if "\n" in text.strip() else None):
@@ -206,7 +206,11 @@ def _better_reading(rejoined: str, text: str, report: MemoryReport) -> MemoryRep
     """The report of ``rejoined`` (``text`` with its line breaks undone) where it recognises a shape ``report`` did
     not, or lacks fewer figures; it keeps ``text`` as pasted. None otherwise."""
     again = _parse(rejoined)
-    if again.kind == "unknown" or (report.kind != "unknown" and len(again.missing) >= len(report.missing)):
+    # A named format found once the line breaks are undone beats the tolerant layer's reading of the cut phrase (its
+    # words, such as "no available memory", are read wrapped or not; the format's own clauses only unwrapped).
+    named = report.kind == "generic_oom" and again.kind not in ("unknown", "generic_oom")
+    if again.kind == "unknown" or (report.kind != "unknown" and not named
+                                   and len(again.missing) >= len(report.missing)):
         return None
     again.text = text
     again.parsed["read_unwrapped"] = 1

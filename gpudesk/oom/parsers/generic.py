@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gpudesk.oom import need_have
+from gpudesk.oom import limit_words, need_have
 from gpudesk.oom.parsers import pool_status
 from gpudesk.oom.parsers.units import MAX_DIGITS
 from gpudesk.oom.report import MemoryReport
@@ -85,7 +85,10 @@ _REQUEST = [
     _c(r"memory mapping failed with OOM on device\s{0,2}\d{0,3}\s{1,3}while trying to map\s{1,3}" + _SIZE),
     _c(r"allocat\w{0,5} (?:memory )?for requested buffer of size\s{1,3}" + _SIZE),
     _c(r"(?:memory )?allocation of size\s{1,3}" + _SIZE),
-    _c(r"allocating\s{1,3}" + _SIZE + r"\s{1,3}on device"),
+    # (Not XLA's pool created at start, "XLA backend allocating N bytes on device 0 for BFCAllocator."
+    # (xla/pjrt/gpu/gpu_helpers.cc, CreateBFCAllocator): that is the preallocated pool, memory_fraction of the device,
+    # not a request that failed; elixir-nx/EXLA, georgeguimaraes/soothsayer#6.)
+    _c(r"(?<!backend )allocating\s{1,3}" + _SIZE + r"\s{1,3}on device(?!\s{0,3}\d{0,3}\s{1,3}for\s{1,3}bfc)"),
     _c(r"requested amount of (?:gpu )?memory\s{0,2}\(\s{0,2}" + _SIZE),
     _c(r"request(?:ed)? for\s{1,3}" + _SIZE),
     _c(r"out of memory (?:to )?allocat\w{0,5}\s{1,3}" + _SIZE),
@@ -330,12 +333,13 @@ OOM_WORDS = (
     # (VK_ERROR_OUT_OF_DEVICE_MEMORY) printed as a number, Metal/MPS's single-buffer limits (PyTorch's
     # MPSAllocator.mm "Invalid buffer size", MPSNDArray's "total bytes of NDArray > 2**32"), and TensorFlow's copy to
     # a GPU tensor it could not allocate ("Dst tensor is not initialized", common_runtime/gpu/gpu_util.cc).
-    "out_of_resources", "vkallocatememory failed -2", "invalid buffer size", "total bytes of ndarray",
+    "out_of_resources", "invalid buffer size", "total bytes of ndarray",
     # OpenCL's CL_MEM_OBJECT_ALLOCATION_FAILURE (-4, Khronos CL/cl.h) as PyOpenCL names it, without the prefix
     # ("pyopencl._cl.MemoryError: clEnqueueWriteBuffer failed: MEM_OBJECT_ALLOCATION_FAILURE"); Vulkan's
     # VK_ERROR_OUT_OF_HOST_MEMORY (-1, vulkan_core.h VkResult) as vulkan.hpp names it ("ErrorOutOfHostMemory") or as
-    # a number after the allocation call, which the spec lets vkAllocateMemory return beside -2.
-    "mem_object_allocation_failure", "erroroutofhostmemory", "vkallocatememory failed -1",
+    # a number after the allocation call, which the spec lets vkAllocateMemory return beside -2 (numbers read whole by
+    # limit_words.vulkan_memory_result, so that -10, VK_ERROR_TOO_MANY_OBJECTS, is not read as -1).
+    "mem_object_allocation_failure", "erroroutofhostmemory",
     # LMDeploy TurboMind's engine cutting session_len to what its KV-cache blocks hold ("`session_len` truncated to N
     # due to limited KV cache memory", src/turbomind/engine/engine.cc, https://github.com/InternLM/lmdeploy).
     "due to limited kv cache memory",
@@ -461,11 +465,23 @@ _CUT_OOM = re.compile(r"\bout of me(?:m(?:o(?:r)?)?)?\s{0,3}$")
 # abbreviation logs and schedulers use: "OOM error", "OOM:"). A memory noun and a shortage word within a few words of
 # each other, on one line; every gap is bounded, so a long log is scanned in linear time.
 # (Shared memory is /dev/shm or a kernel's on-chip memory: the signatures read those.)
-_MEMORY_NOUN = r"(?<!shared )(?:memory|vram|hbm|ram)"
-_SHORTAGE_WORD = r"(?:insufficient|not enough|exhausted|out of|ran out of|running out of|too little|too small)"
+# (Fifty-fifth pass: "lack of" is the same shortage; a swap area is memory a runtime spills to, and the resources of a
+# system, a GPU or a device are its memory among others: "Aborted due to the lack of CPU swap space" (vLLM's scheduler,
+# vllm/core/scheduler.py), "Model loading was stopped due to insufficient system resources" (a model loader's
+# guardrail against the machine's memory). What ran short is left to the rules: a swap area for preempted KV-cache
+# blocks is the KV-cache budget (gpudesk.oom.rules.kv_swap_space), not the host's swap.)
+_MEMORY_NOUN = (r"(?<!shared )(?:memory|vram|hbm|ram|swap(?:\s?space)?|(?:system|gpu|device|memory|hardware)\s"
+                r"resources)")
+_SHORTAGE_WORD = (r"(?:insufficient|not enough|exhausted|out of|ran out of|running out of|too little|too small|"
+                  r"(?:the\s)?lack of)")
 _SHORTAGE_PHRASE = re.compile(
-    r"\b" + _SHORTAGE_WORD + r"\b[^\n.;]{0,24}?\b" + _MEMORY_NOUN + r"\b"
+    # (Its start may follow a CJK character directly, where no word boundary is: "运行提示Not enough available NPU
+    # memory", PaddlePaddle/Paddle#44407.)
+    r"(?:\b|(?<=[\u3000-\u9fff\uff00-\uffef]))" + _SHORTAGE_WORD + r"\b[^\n.;]{0,24}?\b" + _MEMORY_NOUN + r"\b"
     r"|\b" + _MEMORY_NOUN + r"\b[^\n.;]{0,24}?\b(?:is |are |was )?(?:insufficient|exhausted|not enough)\b"
+    # "no available / free / more memory" with the memory noun next to it (a user's words for vLLM's "No available
+    # memory for the cache blocks", pat-jj/s3#10); "no memory leak", "no more data in the memory-mapped file" are not.
+    r"|\bno\s(?:available|free|more)\s(?:(?:gpu|device|cuda|npu|video|graphics)\s)?(?:memory|vram|hbm)\b"
     r"|\brequir\w{1,4}\s{1,3}\d[^\n]{0,40}?\bbut only\s{1,3}\d[^\n]{0,30}?\b(?:available|free)\b"
     # A program's own check of a need in bytes against what the device has, before it allocates ("The nf4 variant
     # needs roughly 24 GB of VRAM but your GPU has 12.0 GB", "wants about 40 GB of VRAM but 23.6 GB is visible").
@@ -758,7 +774,9 @@ _ALLOC_NEAR = _c(r"\b(?:cuda|cu|hip|c|re|m)?(?:malloc|alloc(?:ate|ated|ating|ati
 # A log line at INFO level ("[TensorRT-LLM][INFO] Allocate 956301312 bytes for k/v cache.", the runtime reporting the KV
 # pool it created, tensorrt_llm's logger prefix "[TensorRT-LLM][LEVEL]"): what it allocated succeeded, so its size is
 # not the failing request.
-_INFO_LINE = re.compile(r"\[INFO\]")
+# (Any case: Elixir's Logger prints the level in lower case, "13:32:23.292 [info] XLA backend allocating 22816161792 bytes
+# on device 0 for BFCAllocator.", the pool EXLA created at start, georgeguimaraes/soothsayer#6.)
+_INFO_LINE = re.compile(r"\[INFO\]", re.IGNORECASE)
 
 
 # A size in hexadecimal bytes after "size =": vendor runtimes log the raw argument of the failed call (Sophgo's bmlib
@@ -885,7 +903,8 @@ def extract(text: str) -> Extraction:
                     or LIBRARY_ALLOC_STATUS.search(text) is not None
                     or CUDA_ALLOC_STATUS.search(text) is not None
                     or CUDA_ALLOC_CALL_FAILED.search(text) is not None
-                    or LEVEL_ZERO_DEVICE_LOST.search(text) is not None,
+                    or LEVEL_ZERO_DEVICE_LOST.search(text) is not None
+                    or limit_words.vulkan_memory_result(text),
                     failure_words=any(w in low for w in _FAILURE_WORDS))
     ceiling = (CONFIGURED_CEILING.search(text) or CONFIGURED_CEILING_RUNNING.search(text)
                or CONFIGURED_CEILING_REQUIRED.search(text))

@@ -65,6 +65,9 @@ def check(f: Facts) -> Cause | None:
     if upstream is not None:
         return upstream
     text = r.text or ""
+    pool = _xla_pool_before_library(f, text)
+    if pool is not None:
+        return pool
     # (The preallocation in the user's words only, with no figure: XLA's "preallocated temp allocation" line of
     # BufferAssignment stats names the program's own temporaries, not the pool.)
     said = _PREALLOCATE_WORD.search(text) is not None and f.requested is None and f.total is None
@@ -127,6 +130,46 @@ def check(f: Facts) -> Cause | None:
             more_fixes=[_("Make sure no other process holds the GPU (nvidia-smi).")],
         )
     return None
+
+
+# XLA's GPU client creating its BFC pool at start, with the size it took ("XLA backend allocating N bytes on device D for
+# BFCAllocator.", xla/pjrt/gpu/gpu_helpers.cc, CreateBFCAllocator: memory_fraction of the device's memory, 0.75 in JAX
+# and 0.9 in Elixir's EXLA by default, https://github.com/openxla/xla and elixir-nx/xla#63). A library that allocates
+# outside the pool (cuDNN's or cuBLAS's handle, their workspace) and fails after it has only what the pool left.
+_XLA_POOL = re.compile(r"\ballocating\s{1,3}(\d{1,20})\s{1,3}bytes\s{1,3}on\s{1,3}device\s{1,3}\d{1,3}\s{1,3}for\s{1,3}"
+                       r"BFCAllocator\b", re.IGNORECASE)
+# The pool must hold at least half the device: then it, not the library's own need, decides what was left.
+_XLA_POOL_SHARE = 0.5
+
+
+def _xla_pool_before_library(f: Facts, text: str) -> Cause | None:
+    """XLA's preallocated pool (``_XLA_POOL``) holding most of the device when a library handle outside it failed
+    (fifty-fifth pass; georgeguimaraes/soothsayer#6: 22,816,161,792 of 25,351,290,880 bytes, then cuDNN's handle with
+    433 MB free)."""
+    if f.report.kind not in ("cudnn_alloc_failed", "cublas_alloc_failed") or f.total is None:
+        return None
+    m = _XLA_POOL.search(text)
+    if m is None:
+        return None
+    pool_bytes = int(m.group(1))
+    if not _XLA_POOL_SHARE * f.total <= pool_bytes <= f.total:
+        return None
+    return Cause(
+        id="preallocation",
+        title=_("XLA's preallocated pool left too little for the library outside it"),
+        confidence=0.75,
+        evidence=evidence(xla_pool_bytes=pool_bytes, total_capacity_bytes=f.total, free_bytes=f.free,
+                          deciding_check="preallocation",
+                          check_command="XLA_PYTHON_CLIENT_PREALLOCATE=false / XLA_PYTHON_CLIENT_MEM_FRACTION"),
+        explanation=_("XLA's GPU client reserved {pool} of the device's {total} for its pool at start; cuDNN and "
+                      "cuBLAS create their handles and workspaces outside that pool, so the library failed on what was "
+                      "left (and whatever a desktop or another process holds).").format(
+                          pool=format_bytes(pool_bytes), total=format_bytes(f.total)),
+        fix=_("Turn off XLA's preallocation or lower its memory fraction (JAX: XLA_PYTHON_CLIENT_PREALLOCATE=false or "
+              "XLA_PYTHON_CLIENT_MEM_FRACTION; EXLA: preallocate: false or a lower memory_fraction in the client's "
+              "configuration)"),
+        more_fixes=[_("Make sure no other process holds the GPU (nvidia-smi).")],
+    )
 
 
 # PyTorch/XLA named by its module (a traceback through ``torch_xla/...``, ``import torch_xla``) or its runtime

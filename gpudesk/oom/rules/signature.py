@@ -82,7 +82,7 @@ from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, G
                                     POOL_FALLBACK_CHECK,
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error, sigbus_exit,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
-                                    SHM_SEGMENT_CHECK, TOOLCHAIN_HOST_OOM, TT_L1_CHECK, WEBGL_TEXTURE_CHECK, ray_memory_monitor, VULKAN_HEAP_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
+                                    SHM_SEGMENT_CHECK, TOOLCHAIN_HOST_OOM, TT_L1_CHECK, WEBGL_TEXTURE_CHECK, ray_memory_monitor, NOT_A_NUMBER_SIZE, VULKAN_COUNT_CHECK, VULKAN_HEAP_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
                                     check_command,
                                     flatten_whitespace,
                                     enospc_beside_gpu_only, names_managed_memory, names_unified_allocator,
@@ -419,6 +419,31 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         fixes["buffer_limit"] = _("Keep fewer arrays alive at once: evaluate each step (mx.eval), drop arrays and "
                                   "caches you no longer need, and update MLX and mlx-lm (releases that fix a model's "
                                   "cache path); a smaller model or more memory does not help")
+    if key == "absurd_size" and f.requested is None and NOT_A_NUMBER_SIZE.search(r.text or ""):
+        # The figure is not a number (signatures ``NOT_A_NUMBER_SIZE``): the estimate or size was computed from
+        # missing values, so the refusal says nothing about memory.
+        explanations["absurd_size"] = _("The memory figure in the message is not a number (NaN or infinity): the "
+                                        "program computed the size or its estimate from missing values, for example "
+                                        "for a model architecture it does not know how to size. Nothing was short "
+                                        "of memory; the estimate is the bug.")
+        fixes["absurd_size"] = _("Update the program (a release that knows this model or format), or turn off the "
+                                 "check that relies on the estimate; report the model and version if the newest "
+                                 "release still prints it")
+    vulkan_count = key == "buffer_limit" and count_limit is None and limit_words.vulkan_allocation_count(r.text or "")
+    if vulkan_count:
+        # VK_ERROR_TOO_MANY_OBJECTS (-10) from vkAllocateMemory: the device's maxMemoryAllocationCount, the number of
+        # allocations alive at once (Vulkan specification, VkPhysicalDeviceLimits), not its bytes
+        # (gpudesk.oom.limit_words.vulkan_allocation_count).
+        titles["buffer_limit"] = _("Not a capacity problem: too many Vulkan allocations at once (a limit on their "
+                                   "number, not their bytes)")
+        explanations["buffer_limit"] = _("Vulkan returned VK_ERROR_TOO_MANY_OBJECTS (-10): the program reached the "
+                                         "device's maxMemoryAllocationCount, the number of memory allocations alive "
+                                         "at once. The limit counts allocations, not bytes, so it is reached with "
+                                         "memory free, by many small buffers (a small tile size, many small "
+                                         "tensors).")
+        fixes["buffer_limit"] = _("Make fewer, larger allocations: a larger tile size or batch, or a runtime and "
+                                  "driver that suballocate from large blocks (update both); more memory does not "
+                                  "help")
     texture = _WEBGL_TEXTURE.search(r.text or "") if key == "buffer_limit" else None
     if texture is not None:
         # TensorFlow.js's WebGL backend stores each tensor as one 2-D texture and refuses it when a side is above the GL
@@ -479,6 +504,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         own_check = OPENCL_LIMIT_CHECK
     elif count_limit is not None:
         own_check = BUFFER_COUNT_CHECK
+    elif vulkan_count:
+        own_check = VULKAN_COUNT_CHECK
     elif key == "vulkan_heap":
         own_check = VULKAN_HEAP_CHECK
     elif key == "absurd_size" and f.requested == WRAPPED_MINUS_ONE_BYTES:
