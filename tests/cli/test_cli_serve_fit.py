@@ -170,7 +170,7 @@ def test_estimate_accuracy_reports_the_fresh_speed_set_apart(accuracy_report) ->
     assert set(summary) == {"dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
                             "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14",
                             "fresh15", "fresh16", "fresh17", "fresh18", "fresh19",
-                            "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55", "fresh56", "fresh57", "fresh58", "fresh59", "fresh60", "fresh61", "fresh62"}
+                            "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55", "fresh56", "fresh57", "fresh58", "fresh59", "fresh60", "fresh61", "fresh62", "fresh63"}
     assert summary["fresh"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh") > 0
     assert summary["fresh2"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh2") > 0
     assert summary["fresh3"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh3") > 0
@@ -185,7 +185,7 @@ def test_estimate_accuracy_reports_the_fresh_speed_set_apart(accuracy_report) ->
     assert summary["fresh12"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh12") > 0
     assert summary["fresh13"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh13") > 0
     assert summary["fresh14"]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == "fresh14") > 0
-    for name in ("fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55", "fresh56", "fresh57", "fresh58", "fresh59", "fresh60", "fresh61", "fresh62"):
+    for name in ("fresh15", "fresh16", "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55", "fresh56", "fresh57", "fresh58", "fresh59", "fresh60", "fresh61", "fresh62", "fresh63"):
         assert summary[name]["all"]["rows"] == sum(1 for r in out["speed"]["rows"] if r["set"] == name) > 0
     assert "fresh set (collected after the model was frozen)" in text
     assert "second fresh set (collected after the model was frozen again)" in text
