@@ -795,7 +795,8 @@ def train_memory(
     # DeepSpeed ZeRO-3 (not PyTorch FSDP) steps sub-group by sub-group (optimizers.zero3_sub_group_step_bytes).
     zero3_sub_groups = not optimizer_in_backward and offload == "none" and grads > 0 and stage == "zero3" and not fsdp
     if zero3_sub_groups:
-        step_temp = zero3_sub_group_step_bytes(rank_params / (g // mp), optimizer, precision, optimizer_impl)
+        step_temp = zero3_sub_group_step_bytes(rank_params / (g // mp), optimizer, precision, optimizer_impl,
+                                               grad_bytes=per_param[2])
     elif not optimizer_in_backward and offload == "none" and grads > 0:
         step_temp = rank_params * step_temporary_bytes_per_param(optimizer, precision, optimizer_impl) / (
             g // mp if stage in ("zero1", "zero2", "zero3") else 1)
@@ -1016,7 +1017,8 @@ def train_memory(
         assumptions.append((_("DeepSpeed ZeRO-3 steps the optimizer one sub-group of at most {elements:,} parameters at "
                               "a time: that sub-group's fp32 gradient and step temporaries, {gib:.2f} GiB").format(
                                   elements=ZERO3_SUB_GROUP_ELEMENTS, gib=step_temp / 2**30),
-                            "deepspeed/runtime/zero/stage3.py DeepSpeedZeroOptimizer_Stage3.step; "
+                            "deepspeed/runtime/zero/stage3.py DeepSpeedZeroOptimizer_Stage3.step, "
+                            "_prepare_fp32_grad_for_sub_group (flat 16-bit copy cast to fp32); "
                             "deepspeed/runtime/zero/config.py sub_group_size"))
     else:
         if step_temp > zero12_fp32_grads:

@@ -133,15 +133,25 @@ def step_temporary_bytes_per_param(optimizer: str, precision: str = "bf16", impl
 # https://www.deepspeed.ai/docs/config-json/#parameter-offloading). PyTorch FSDP has no sub-groups.
 ZERO3_SUB_GROUP_ELEMENTS = 1_000_000_000
 ZERO3_SUB_GROUP_FP32_GRAD_BYTES = 4.0
+# The fp32 gradient of a sub-group is cast from a flat copy of its 16-bit gradient partitions:
+# ``_prepare_fp32_grad_for_sub_group`` runs ``self.flatten(self.averaged_gradients[sub_group_id]).to(fp32)``, where
+# ``self.flatten`` is ``torch._utils._flatten_dense_tensors`` (a ``torch.cat`` of the per-parameter partition views
+# for more than one tensor), so the 16-bit flat tensor and its fp32 cast are both alive while ``.to`` runs; the flat
+# one is dropped when the statement ends, before ``_optimizer_step`` makes the step's temporaries
+# (https://github.com/deepspeedai/DeepSpeed/blob/v0.11.1/deepspeed/runtime/zero/stage3.py lines 143 and 1726-1745;
+# the same at v0.14.2, lines 147 and 1847-1851). With fp32 gradients ``.to(fp32)`` returns its input: no second copy.
+ZERO3_FLAT_GRAD_COPY = True
 
 
 def zero3_sub_group_step_bytes(partition_params: float, optimizer: str, precision: str = "bf16",
-                               implementation: str = "foreach") -> float:
+                               implementation: str = "foreach", grad_bytes: float = 4.0) -> float:
     """Bytes alive for the optimizer step of DeepSpeed ZeRO-3 beyond the persistent model states: one sub-group
     (the rank's partition, capped at :data:`ZERO3_SUB_GROUP_ELEMENTS`) of fp32 gradient made from the 16-bit
-    gradient partition, plus the step's temporaries for that sub-group only
-    (:func:`step_temporary_bytes_per_param`). The accounting names (adam-16/18/20) are closed per-parameter
-    accountings of fused optimizers and add nothing.
+    gradient partition, plus the larger of the step's temporaries for that sub-group
+    (:func:`step_temporary_bytes_per_param`) and the flat 16-bit copy the fp32 gradient is cast from
+    (:data:`ZERO3_FLAT_GRAD_COPY`; ``grad_bytes`` is the gradient partition's element size, 4 for fp32
+    gradients, where the cast makes no second copy). The accounting names (adam-16/18/20) are closed
+    per-parameter accountings of fused optimizers and add nothing.
 
     Raises:
         SizingError: unknown optimizer, precision or implementation.
@@ -150,7 +160,9 @@ def zero3_sub_group_step_bytes(partition_params: float, optimizer: str, precisio
         choice("optimizer_impl", implementation, OPTIMIZER_IMPLS)
         return 0.0
     elements = min(float(partition_params), float(ZERO3_SUB_GROUP_ELEMENTS))
-    per_param = ZERO3_SUB_GROUP_FP32_GRAD_BYTES + step_temporary_bytes_per_param(optimizer, precision, implementation)
+    flat_copy = grad_bytes if ZERO3_FLAT_GRAD_COPY and grad_bytes < ZERO3_SUB_GROUP_FP32_GRAD_BYTES else 0.0
+    per_param = ZERO3_SUB_GROUP_FP32_GRAD_BYTES + max(
+        flat_copy, step_temporary_bytes_per_param(optimizer, precision, implementation))
     return elements * per_param
 
 
