@@ -177,7 +177,7 @@ def _tf_host_pool(at_default: bool, named: bool) -> Cause:
         title=_("Not GPU capacity: TensorFlow's pinned host-memory pool reached its limit"),
         confidence=0.9 if named else 0.8,
         evidence=evidence(not_capacity_kind="tf_host_pool", deciding_check="pin_memory", check_command=command,
-                          limit_bytes=_TF_HOST_POOL_LIMIT if at_default else None),
+                          pool_limit_bytes=_TF_HOST_POOL_LIMIT if at_default else None),
         explanation=_("The allocator that ran out is TensorFlow's pinned host-memory pool (cuda_host_bfc), not the "
                       "GPU's: its limit is TF_GPU_HOST_MEM_LIMIT_IN_MB, 64 GiB by default, and a limit of exactly "
                       "68719476736 bytes is that default. A device pool's limit is the GPU's free memory less a "
