@@ -415,6 +415,11 @@ NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
     "page_file": N_("Windows page file (commit limit)"),
     "release_call_failed": N_("A call that only frees memory failed"),
     "token_pool_accounting": N_("Token pool accounting"),
+    "stream_ordered_refused": N_("Stream-ordered allocator refused, plain allocation works"),
+    "single_allocation_limit": N_("Single-allocation limit named in the message"),
+    "allocation_count_limit": N_("Vulkan limit on the number of allocations"),
+    "runtime_object_refused": N_("Runtime's own objects refused (no data allocated)"),
+    "tf_host_pool": N_("TensorFlow's pinned host-memory pool"),
 }
 CHECK_NAMES: dict[str, str] = {
     "ecc": N_("ECC error counts"),
