@@ -401,7 +401,6 @@ NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
     "xpu_large": N_("Intel GPU allocation of 4 GiB or more"),
     "vulkan_unsized": N_("Vulkan buffer refused"),
     "vulkan_command_buffer": N_("Vulkan command buffer refused by the driver"),
-    "stream_pool_refused": N_("Stream-ordered allocator refused while plain allocation worked"),
     "caller_buffer": N_("Caller's buffer shorter than the tensor's shape"),
     "bar1_mapping": N_("BAR1 address space for mappings exhausted"),
     "pin_memory": N_("Page-locked (pinned) host memory"),
@@ -417,7 +416,6 @@ NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
     "token_pool_accounting": N_("Token pool accounting"),
     "stream_ordered_refused": N_("Stream-ordered allocator refused, plain allocation works"),
     "single_allocation_limit": N_("Single-allocation limit named in the message"),
-    "allocation_count_limit": N_("Vulkan limit on the number of allocations"),
     "runtime_object_refused": N_("Runtime's own objects refused (no data allocated)"),
     "tf_host_pool": N_("TensorFlow's pinned host-memory pool"),
 }

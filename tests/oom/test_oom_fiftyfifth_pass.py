@@ -204,7 +204,7 @@ def test_small_xla_pool_keeps_its_reading() -> None:
 def test_stream_pool_refused_with_plain_ok() -> None:
     d = diagnose_text(STREAM_POOL)
     assert d.top is not None and d.top.id == "not_capacity"
-    assert d.top.evidence["not_capacity_kind"] == "stream_pool_refused"
+    assert d.top.evidence["not_capacity_kind"] == "stream_ordered_refused"  # rules/runtime_refusals.py
     assert d.top.evidence["deciding_check"] == "driver_version"
 
 
@@ -212,4 +212,4 @@ def test_stream_pool_refused_alone_stays_a_shortage() -> None:
     # Without the plain call succeeding, nothing shows that the memory was there.
     text = "[hipMalloc]             out of memory\n[hipMallocAsync]        out of memory"
     d = diagnose_text(text)
-    assert d.top is not None and d.top.evidence.get("not_capacity_kind") != "stream_pool_refused"
+    assert d.top is not None and d.top.evidence.get("not_capacity_kind") != "stream_ordered_refused"

@@ -12,11 +12,7 @@
   chipStar's Level Zero backend refusing one buffer above the device's ``maxMemAllocSize`` (Level Zero specification,
   ``ze_device_properties_t.maxMemAllocSize``; ``ze_relaxed_allocation_limits_exp_desc_t``): the limit is per buffer,
   whatever the free memory (CHIP-SPV/chipStar#1448). Check ``buffer_limit``, 0.9.
-* **Vulkan's VK_ERROR_TOO_MANY_OBJECTS from vkAllocateMemory.** Result -10 is ``VK_ERROR_TOO_MANY_OBJECTS``
-  (``vulkan_core.h``), which ``vkAllocateMemory`` returns when the device's ``maxMemoryAllocationCount`` live
-  allocations are reached (Vulkan specification, ``vkAllocateMemory``: "If [the count] would be exceeded,
-  VK_ERROR_TOO_MANY_OBJECTS will be returned"; 4096 on many Windows drivers): a count limit, with memory free
-  (nihui/realcugan-ncnn-vulkan#41: small tiles, many allocations, 4 of 16 GB in use). Check ``buffer_limit``, 0.8.
+* Vulkan's VK_ERROR_TOO_MANY_OBJECTS (-10) is read by the recogniser (:func:`gpudesk.oom.limit_words.vulkan_allocation_count`).
 * **Level Zero's out-of-device-memory from a barrier.** A barrier appended to a command list carries no data
   (``zeCommandListAppendBarrier``); the out-of-memory status it returns is the runtime's own command-list and event
   objects (chipStar#612: only with immediate command lists, on many small tests in chipStar#652). Check
@@ -37,10 +33,10 @@ from __future__ import annotations
 import re
 
 from gpudesk import i18n
-from gpudesk.i18n import N_, _
+from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import CHECKS, Check, check_command
+from gpudesk.oom.signatures import CHECKS, check_command
 
 _OOM_RESULT = r"(?:out[ _]of[ _](?:device[ _])?memory|OutOfMemory|ErrorMemoryAllocation|OUT_OF_DEVICE_MEMORY)"
 # The stream-ordered call with an out-of-memory result on the same line (either order).
@@ -54,19 +50,12 @@ _PLAIN_WORKS = re.compile(
 _SINGLE_ALLOCATION_LIMIT = re.compile(
     r"exceeds?\s{1,3}(?:the\s{1,3})?(?:limits?|maximum|max)\s{1,3}(?:size\s{1,3})?for\s{1,3}a\s{1,3}single\s{1,3}"
     r"allocation|single[ -]allocation\s{1,3}(?:size\s{1,3})?limit", re.IGNORECASE)
-_VK_TOO_MANY_OBJECTS = re.compile(
-    r"\bvk(?:AllocateMemory|::Device::allocateMemory)\b[^\n]{0,40}?(?:(?<![\w-])-10\b|VK_ERROR_TOO_MANY_OBJECTS|"
-    r"ErrorTooManyObjects)", re.IGNORECASE)
 _BARRIER_OOM = re.compile(r"(?:ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY|OUT_OF_DEVICE_MEMORY)[^\n]{0,200}?"
                           r"(?:enqueueBarrier\w*|AppendBarrier\w*)", re.IGNORECASE)
 _TF_HOST_POOL_LIMIT = 1 << 36  # TF_GPU_HOST_MEM_LIMIT_IN_MB's default, 1 << 16 MB
 _BFC_LIMIT = re.compile(r"^\s{0,8}Limit:\s{1,40}(\d{6,20})\s*$", re.MULTILINE)
 _HOST_BFC_NAMED = re.compile(r"\b(?:cuda|gpu)_host_bfc\b", re.IGNORECASE)
 
-VK_OBJECT_COUNT_CHECK = Check("buffer_limit", "vulkaninfo | grep maxMemoryAllocationCount",
-                              N_("The device allows only this many live memory allocations at once: a program that "
-                                 "makes many small ones (small tiles, one allocation per tensor) reaches it with "
-                                 "memory free; use larger tiles or a build that suballocates."))
 
 
 def check(f: Facts) -> Cause | None:
@@ -77,8 +66,6 @@ def check(f: Facts) -> Cause | None:
         return _stream_ordered(f)
     if _SINGLE_ALLOCATION_LIMIT.search(text):
         return _single_allocation(f)
-    if _VK_TOO_MANY_OBJECTS.search(text):
-        return _too_many_objects()
     if _BARRIER_OOM.search(text):
         return _barrier(f)
     limits = [int(m.group(1)) for m in _BFC_LIMIT.finditer(text)]
@@ -125,23 +112,6 @@ def _single_allocation(f: Facts) -> Cause:
         fix=_("Split the buffer into smaller ones (a smaller problem per call or batch), or allow larger buffers where "
               "the runtime offers it (Level Zero: UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1)"),
         checks=[_line("buffer_limit", command)],
-    )
-
-
-def _too_many_objects() -> Cause:
-    return Cause(
-        id="not_capacity",
-        title=_("Not capacity: Vulkan's limit on the number of memory allocations was reached"),
-        confidence=0.8,
-        evidence=evidence(not_capacity_kind="allocation_count_limit", deciding_check=VK_OBJECT_COUNT_CHECK.key,
-                          check_command=VK_OBJECT_COUNT_CHECK.command),
-        explanation=_("vkAllocateMemory returned -10, VK_ERROR_TOO_MANY_OBJECTS: the device's limit on live memory "
-                      "allocations (maxMemoryAllocationCount) was reached, not its memory. Many small allocations, "
-                      "such as very small tiles, reach it with most of the memory free."),
-        fix=_("Use fewer, larger allocations: a larger tile size or the program's default, or a build that "
-              "suballocates from larger blocks"),
-        checks=[_("{command}: {meaning}").format(command=VK_OBJECT_COUNT_CHECK.command,
-                                                     meaning=i18n._(VK_OBJECT_COUNT_CHECK.meaning))],
     )
 
 
