@@ -24,10 +24,20 @@ def catalog():
     return open_catalog()
 
 
+# The MLPerf rows carry the benchmark's p99 limits (ttft_p99_limit_s / tpot_p99_limit_s, mapped 2026-12-06), with
+# which the latencies are those at the highest rate meeting them (serve_slo). These tests are of the run at the
+# published arrival rate itself, so they read the rows without the limits.
+LIMIT_FIELDS = ("ttft_p99_limit_s", "tpot_p99_limit_s")
+
+
+def _at_published_rate(row: dict) -> dict:
+    return {k: v for k, v in row.items() if k not in LIMIT_FIELDS}
+
+
 def _row(case_id: str) -> dict:
     for line in (speed_cases_dir() / "fresh14_serve_runs.jsonl").read_text(encoding="utf-8").splitlines():
         if line.strip() and json.loads(line)["id"] == case_id:
-            return json.loads(line)
+            return _at_published_rate(json.loads(line))
     raise AssertionError(case_id)
 
 
@@ -173,10 +183,10 @@ def test_sglang_prefill_steps_launch_their_kernels_eagerly():
 
 
 def _serve_row(set_name: str, case_id: str) -> dict:
-    """The row ``case_id`` of the bundled ``<set_name>_serve_runs.jsonl``."""
+    """The row ``case_id`` of the bundled ``<set_name>_serve_runs.jsonl``, at its published rate (no p99 limits)."""
     for line in (speed_cases_dir() / f"{set_name}_serve_runs.jsonl").read_text(encoding="utf-8").splitlines():
         if line.strip() and json.loads(line)["id"] == case_id:
-            return json.loads(line)
+            return _at_published_rate(json.loads(line))
     raise AssertionError(case_id)
 
 
