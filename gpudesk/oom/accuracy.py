@@ -122,7 +122,9 @@ doctor was run on it:
 * ``fresh-63``, ``fresh-64``: ``fresh_cases_63.jsonl`` (27 messages) and ``fresh_cases_64.jsonl`` (28), collected after
   the fifty-second pass merged, scored on it;
 * ``fresh-65``, ``fresh-66``: ``fresh_cases_65.jsonl`` (26 messages) and ``fresh_cases_66.jsonl`` (28), collected while
-  the fifty-fourth pass was written, scored after it merged.
+  the fifty-fourth pass was written, scored after it merged;
+* ``fresh-67``, ``fresh-68``: ``fresh_cases_67.jsonl`` (20 messages) and ``fresh_cases_68.jsonl`` (23), collected while
+  the fifty-fifth and fifty-sixth passes were written, scored after both merged.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -223,7 +225,9 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-63", "fresh_cases_63.jsonl"),
               ("fresh-64", "fresh_cases_64.jsonl"),
               ("fresh-65", "fresh_cases_65.jsonl"),
-              ("fresh-66", "fresh_cases_66.jsonl"))
+              ("fresh-66", "fresh_cases_66.jsonl"),
+              ("fresh-67", "fresh_cases_67.jsonl"),
+              ("fresh-68", "fresh_cases_68.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
