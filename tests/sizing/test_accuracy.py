@@ -104,6 +104,7 @@ FRESH49 = CASES.with_name("measured_peaks_fresh49.jsonl")
 FRESH50 = CASES.with_name("measured_peaks_fresh50.jsonl")
 FRESH51 = CASES.with_name("measured_peaks_fresh51.jsonl")
 FRESH52 = CASES.with_name("measured_peaks_fresh52.jsonl")
+FRESH53 = CASES.with_name("measured_peaks_fresh53.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -359,6 +360,8 @@ SHARED_PAGES = {
     ("fresh-51", FRESH51, "fresh51-2026-12-06", 16),
     # fresh-52: collected while memfix41 (ZeRO-3 outside zero.Init check, one phase-excess helper) and memfix42 (small HF models' fp16 training) were written, scored once after they merged (12 of 17 supported rows within 15 %).
     ("fresh-52", FRESH52, "fresh52-2026-12-06", 24),
+    # fresh-53: collected while memfix43 (ZeRO-3's flat 16-bit gradient copy at the step) was written, scored once after they merged (4 of 4 within 15 %).
+    ("fresh-53", FRESH53, "fresh53-2026-12-06", 4),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
