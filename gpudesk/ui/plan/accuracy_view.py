@@ -225,7 +225,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh60": self.tr("sixtieth fresh (collected after the model was frozen a sixtieth time)"),
                 "fresh61": self.tr("sixty-first fresh (collected after the model was frozen a sixty-first time)"),
                 "fresh62": self.tr("sixty-second fresh (collected after the model was frozen a sixty-second time)"),
-                "fresh63": self.tr("sixty-third fresh (collected after the model was frozen a sixty-third time)")}
+                "fresh63": self.tr("sixty-third fresh (collected after the model was frozen a sixty-third time)"),
+                "fresh64": self.tr("sixty-fourth fresh (collected after the model was frozen a sixty-fourth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
