@@ -228,7 +228,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh63": self.tr("sixty-third fresh (collected after the model was frozen a sixty-third time)"),
                 "fresh64": self.tr("sixty-fourth fresh (collected after the model was frozen a sixty-fourth time)"),
                 "fresh65": self.tr("sixty-fifth fresh (collected after the model was frozen a sixty-fifth time)"),
-                "fresh66": self.tr("sixty-sixth fresh (collected after the model was frozen a sixty-sixth time)")}
+                "fresh66": self.tr("sixty-sixth fresh (collected after the model was frozen a sixty-sixth time)"),
+                "fresh67": self.tr("sixty-seventh fresh (collected after the model was frozen a sixty-seventh time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])

@@ -159,7 +159,8 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "sixty-third fresh (collected after the model was frozen a sixty-third time)",
                     "sixty-fourth fresh (collected after the model was frozen a sixty-fourth time)",
                     "sixty-fifth fresh (collected after the model was frozen a sixty-fifth time)",
-                    "sixty-sixth fresh (collected after the model was frozen a sixty-sixth time)"}
+                    "sixty-sixth fresh (collected after the model was frozen a sixty-sixth time)",
+                    "sixty-seventh fresh (collected after the model was frozen a sixty-seventh time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
