@@ -229,7 +229,9 @@ class EstimatorAccuracyView(QWidget):
                 "fresh64": self.tr("sixty-fourth fresh (collected after the model was frozen a sixty-fourth time)"),
                 "fresh65": self.tr("sixty-fifth fresh (collected after the model was frozen a sixty-fifth time)"),
                 "fresh66": self.tr("sixty-sixth fresh (collected after the model was frozen a sixty-sixth time)"),
-                "fresh67": self.tr("sixty-seventh fresh (collected after the model was frozen a sixty-seventh time)")}
+                "fresh67": self.tr("sixty-seventh fresh (collected after the model was frozen a sixty-seventh time)"),
+                "fresh68": self.tr("sixty-eighth fresh (collected after the model was frozen a sixty-eighth time)"),
+                "fresh69": self.tr("sixty-ninth fresh (collected after the model was frozen a sixty-ninth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])

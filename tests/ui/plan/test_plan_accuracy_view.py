@@ -160,7 +160,9 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "sixty-fourth fresh (collected after the model was frozen a sixty-fourth time)",
                     "sixty-fifth fresh (collected after the model was frozen a sixty-fifth time)",
                     "sixty-sixth fresh (collected after the model was frozen a sixty-sixth time)",
-                    "sixty-seventh fresh (collected after the model was frozen a sixty-seventh time)"}
+                    "sixty-seventh fresh (collected after the model was frozen a sixty-seventh time)",
+                    "sixty-eighth fresh (collected after the model was frozen a sixty-eighth time)",
+                    "sixty-ninth fresh (collected after the model was frozen a sixty-ninth time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
