@@ -127,7 +127,8 @@ doctor was run on it:
   the fifty-fifth and fifty-sixth passes were written, scored after both merged;
 * ``fresh-69``, ``fresh-70``: ``fresh_cases_69.jsonl`` (17 messages) and ``fresh_cases_70.jsonl`` (20), collected after
   the last change of the stop (the fifty-sixth pass and the lead's merge of the two readings), scored on it;
-* ``fresh-71``: ``fresh_cases_71.jsonl`` (23 messages, any project), collected after the last change, scored on it.
+* ``fresh-71``, ``fresh-72``: ``fresh_cases_71.jsonl`` (23 messages, any project) and ``fresh_cases_72.jsonl`` (11),
+  collected after the last change, scored on it.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -233,7 +234,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-68", "fresh_cases_68.jsonl"),
               ("fresh-69", "fresh_cases_69.jsonl"),
               ("fresh-70", "fresh_cases_70.jsonl"),
-              ("fresh-71", "fresh_cases_71.jsonl"))
+              ("fresh-71", "fresh_cases_71.jsonl"),
+              ("fresh-72", "fresh_cases_72.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
