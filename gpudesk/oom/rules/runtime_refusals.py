@@ -75,43 +75,41 @@ def check(f: Facts) -> Cause | None:
     return None
 
 
-def _line(key: str, command: str) -> str:
-    return _("{command}: {meaning}").format(command=command, meaning=i18n._(CHECKS[key].meaning))
+def _refusal(kind: str, key: str, command: str, confidence: float, title: str, explanation: str, fix: str,
+             **more: object) -> Cause:
+    """The not-capacity cause of one reading: its kind, deciding check ``key`` run as ``command``, and its texts."""
+    return Cause(
+        id="not_capacity", title=title, confidence=confidence,
+        evidence=evidence(not_capacity_kind=kind, deciding_check=key, check_command=command, **more),
+        explanation=explanation, fix=fix,
+        checks=[_("{command}: {meaning}").format(command=command, meaning=i18n._(CHECKS[key].meaning))],
+    )
 
 
 def _stream_ordered(f: Facts) -> Cause:
-    command = check_command("driver_version", f.report.platform)
-    return Cause(
-        id="not_capacity",
+    return _refusal(
+        "stream_ordered_refused", "driver_version", check_command("driver_version", f.report.platform), 0.85,
         title=_("Not capacity: the stream-ordered allocator refused memory that the plain allocation gets"),
-        confidence=0.85,
-        evidence=evidence(not_capacity_kind="stream_ordered_refused", deciding_check="driver_version",
-                          check_command=command),
         explanation=_("The text says the plain allocation (hipMalloc / cudaMalloc) works while the stream-ordered "
                       "one (hipMallocAsync / cudaMallocAsync) returns out of memory. Both take the same device "
                       "memory, so the memory was there: the runtime's or driver's stream-ordered pool path refused "
                       "it, a fault of the installed version or its setup."),
         fix=_("Update the GPU runtime and driver (a newer ROCm or CUDA driver), or make the program allocate with the "
               "plain call until then (PyTorch: leave out backend:cudaMallocAsync in PYTORCH_CUDA_ALLOC_CONF)"),
-        checks=[_line("driver_version", command)],
     )
 
 
 def _single_allocation(f: Facts) -> Cause:
     command = check_command("buffer_limit", "xpu" if f.report.platform in ("xpu", "rocm", None) else
                             f.report.platform)
-    return Cause(
-        id="not_capacity",
+    return _refusal(
+        "single_allocation_limit", "buffer_limit", command, 0.9,
         title=_("Not capacity: one buffer is above the device's single-allocation limit"),
-        confidence=0.9,
-        evidence=evidence(not_capacity_kind="single_allocation_limit", deciding_check="buffer_limit",
-                          check_command=command),
         explanation=_("The message says the size exceeds the limit for a single allocation: the device (on Level "
                       "Zero its maxMemAllocSize, often 4 GiB) refuses one buffer above that size however much memory "
                       "is free."),
         fix=_("Split the buffer into smaller ones (a smaller problem per call or batch), or allow larger buffers where "
               "the runtime offers it (Level Zero: UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1)"),
-        checks=[_line("buffer_limit", command)],
     )
 
 
@@ -120,39 +118,30 @@ _LEVEL_ZERO_DRIVER_COMMAND = "clinfo | grep -i -E 'device name|driver version'"
 
 def _barrier(f: Facts) -> Cause:
     # The barrier's status is Level Zero's (ZE_RESULT_…): the Intel GPU driver's version, whatever layer ran above it.
-    command = _LEVEL_ZERO_DRIVER_COMMAND
-    return Cause(
-        id="not_capacity",
+    return _refusal(
+        "runtime_object_refused", "driver_version", _LEVEL_ZERO_DRIVER_COMMAND, 0.65,
         title=_("Likely not capacity: a barrier, which carries no data, returned out of device memory"),
-        confidence=0.65,
-        evidence=evidence(not_capacity_kind="runtime_object_refused", deciding_check="driver_version",
-                          check_command=command),
         explanation=_("The out-of-device-memory status came from appending a barrier to a command list, which "
                       "allocates no data of the program: the runtime's own command-list or event objects ran out, a "
                       "behaviour of the runtime or driver (for example its immediate command lists), not the data's "
                       "memory."),
         fix=_("Update the GPU driver and runtime, or switch the runtime's command-list mode (chipStar: "
               "CHIP_L0_IMM_CMD_LISTS=OFF) and rerun"),
-        checks=[_line("driver_version", command)],
     )
 
 
 def _tf_host_pool(at_default: bool, named: bool) -> Cause:
-    command = CHECKS["pin_memory"].command
     # The allocator's own name in the dump decides (0.9, above a figure-backed shortage's 0.85, which would read the
     # host pool's figures as the GPU's); the exact limit alone 0.8: a logical device configured with memory_limit=65536
     # (MB) would have the same limit.
-    return Cause(
-        id="not_capacity",
+    return _refusal(
+        "tf_host_pool", "pin_memory", CHECKS["pin_memory"].command, 0.9 if named else 0.8,
         title=_("Not GPU capacity: TensorFlow's pinned host-memory pool reached its limit"),
-        confidence=0.9 if named else 0.8,
-        evidence=evidence(not_capacity_kind="tf_host_pool", deciding_check="pin_memory", check_command=command,
-                          pool_limit_bytes=_TF_HOST_POOL_LIMIT if at_default else None),
         explanation=_("The allocator that ran out is TensorFlow's pinned host-memory pool (cuda_host_bfc), not the "
                       "GPU's: its limit is TF_GPU_HOST_MEM_LIMIT_IN_MB, 64 GiB by default, and a limit of exactly "
                       "68719476736 bytes is that default. A device pool's limit is the GPU's free memory less a "
                       "reserve, not this exact figure unless a memory limit of 65536 MB was set for the device."),
         fix=_("Copy less through host memory at once (smaller host-side tensors or prefetch buffers), or raise the "
               "pool's limit with TF_GPU_HOST_MEM_LIMIT_IN_MB if the host has the RAM"),
-        checks=[_line("pin_memory", command)],
+        pool_limit_bytes=_TF_HOST_POOL_LIMIT if at_default else None,
     )
