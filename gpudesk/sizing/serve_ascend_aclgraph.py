@@ -53,7 +53,9 @@ FIA_OUTPUT_COPY_KERNELS = 1  # output[:num_tokens] = attn_output[:num_tokens], o
 PIECEWISE_SYNC_S = 250e-6  # one stop before a piece's replay (vllm-project/vllm-ascend PR 5809)
 PIECEWISE_SOURCE = ("vllm-ascend vllm_ascend/platform.py check_and_update_config: FULL_AND_PIECEWISE -> PIECEWISE "
                     "(v0.11.0rc0 to v0.20.2rc1, removed in v0.21.0rc1); eager per-operator cost on the NPU from the "
-                    "plugin's v0.7.3 benchmark (issue 776) (https://github.com/vllm-project/vllm-ascend)")
+                    "plugin's v0.7.3 benchmark (issue 776); v0.13.0-v0.20.x decode GQA/MHA through "
+                    "npu_fused_infer_attention_score and copy it into the output, a third eager operator per layer "
+                    "(vllm_ascend/attention/attention_v1.py) (https://github.com/vllm-project/vllm-ascend)")
 SYNC_SOURCE = ("vllm-ascend vllm_ascend/compilation/acl_graph.py ACLGraphWrapper: torch.npu.synchronize() before "
                "every replay (PR 4233, v0.12.0rc1 to v0.19.1rc1; FULL only from PR 9025, v0.20.2rc1); 'sync almost "
                "cost 250us' (PR 5809) (https://github.com/vllm-project/vllm-ascend)")
