@@ -24,6 +24,17 @@ PIECEWISE", 2026-05-12: "this caused severe performance regressions in PIECEWISE
 keeps it for ``FULL`` replays only; read at the tags, v0.12.0rc1 to v0.19.1rc1 stop before every piecewise replay
 and v0.20.2rc1 does not (:data:`SYNC_RELEASES`). The stop and the eager attention issue add to the step's NPU time on
 every layer, prompt steps included.
+
+The eager attention's operator count (speedfix94). Under piecewise graphs a GQA / MHA layer's attention on the NPU
+runs ``AscendAttentionBackendImpl.forward`` (``vllm_ascend/attention/attention_v1.py``): ``reshape_and_cache``
+(``torch_npu._npu_reshape_and_cache``), then, from v0.13.0, ``forward_fused_infer_attention`` for decode steps too
+(``using_paged_attention`` in ``vllm_ascend/attention/utils.py`` returns False unless ``cudagraph_mode`` is
+``FULL_DECODE_ONLY``), which calls ``torch_npu.npu_fused_infer_attention_score`` into a fresh tensor and then copies
+it into the layer's output buffer (``output[:num_tokens] = attn_output[:num_tokens]``): three operators per layer,
+where vLLM's CUDA backend issues two (cache write, attention into ``out``). Read at the tags v0.13.0 (6281c12),
+v0.14.0rc1 (52d4acf) and v0.20.2rc1 (367b8e6); v0.12.0rc1 still decodes through ``_npu_paged_attention`` into the
+output (``_forward_decode_only``). So on v0.13.0 .. v0.20.x (the forced-piecewise releases that have the FIA decode
+path, :data:`FIA_COPY_RELEASES`) each non-MLA layer issues :data:`FIA_OUTPUT_COPY_KERNELS` more eager operator.
 """
 
 from __future__ import annotations
@@ -35,10 +46,16 @@ from gpudesk.sizing.serve_vllm_ascend import ASCEND_EAGER_KERNEL_S, ASCEND_VENDO
 FORCED_PIECEWISE_RELEASES = ((0, 11, 0), (0, 21, 0))
 # plugin releases that synchronize the NPU stream before every piecewise graph replay: [start, end)
 SYNC_RELEASES = ((0, 12, 0), (0, 20, 0))
+# plugin releases whose piecewise GQA / MHA attention decodes through npu_fused_infer_attention_score and copies its
+# result into the output buffer (module docstring): [start, end), within FORCED_PIECEWISE_RELEASES
+FIA_COPY_RELEASES = ((0, 13, 0), (0, 21, 0))
+FIA_OUTPUT_COPY_KERNELS = 1  # output[:num_tokens] = attn_output[:num_tokens], one copy operator per layer
 PIECEWISE_SYNC_S = 250e-6  # one stop before a piece's replay (vllm-project/vllm-ascend PR 5809)
 PIECEWISE_SOURCE = ("vllm-ascend vllm_ascend/platform.py check_and_update_config: FULL_AND_PIECEWISE -> PIECEWISE "
                     "(v0.11.0rc0 to v0.20.2rc1, removed in v0.21.0rc1); eager per-operator cost on the NPU from the "
-                    "plugin's v0.7.3 benchmark (issue 776) (https://github.com/vllm-project/vllm-ascend)")
+                    "plugin's v0.7.3 benchmark (issue 776); v0.13.0-v0.20.x decode GQA/MHA through "
+                    "npu_fused_infer_attention_score and copy it into the output, a third eager operator per layer "
+                    "(vllm_ascend/attention/attention_v1.py) (https://github.com/vllm-project/vllm-ascend)")
 SYNC_SOURCE = ("vllm-ascend vllm_ascend/compilation/acl_graph.py ACLGraphWrapper: torch.npu.synchronize() before "
                "every replay (PR 4233, v0.12.0rc1 to v0.19.1rc1; FULL only from PR 9025, v0.20.2rc1); 'sync almost "
                "cost 250us' (PR 5809) (https://github.com/vllm-project/vllm-ascend)")
@@ -63,6 +80,15 @@ def syncs_before_pieces(gpu: GPU, engine: str, version: str | None, cuda_graphs:
     docstring): plugin v0.12.0rc1 to v0.19.x with graphs on."""
     release = _on_ascend_graphs(gpu, engine, version, cuda_graphs)
     return release is not None and SYNC_RELEASES[0] <= release < SYNC_RELEASES[1]
+
+
+def fia_output_copy_kernels(gpu: GPU, engine: str, version: str | None, cuda_graphs: bool, mla: bool) -> int:
+    """Extra eager operators per layer of vLLM-Ascend ``version``'s piecewise GQA / MHA attention on ``gpu`` beyond
+    vLLM's two (module docstring): :data:`FIA_OUTPUT_COPY_KERNELS` on v0.13.0 .. v0.20.x with graphs on, else 0."""
+    release = _on_ascend_graphs(gpu, engine, version, cuda_graphs)
+    if mla or release is None or not FIA_COPY_RELEASES[0] <= release < FIA_COPY_RELEASES[1]:
+        return 0
+    return FIA_OUTPUT_COPY_KERNELS
 
 
 def npu_attention_launch_s(kernels: int) -> float:

@@ -138,6 +138,7 @@ from gpudesk.sizing.serve_ascend_aclgraph import (
     PIECEWISE_SOURCE as ASCEND_PIECEWISE_SOURCE,
     SYNC_SOURCE as ASCEND_SYNC_SOURCE,
     forces_piecewise as ascend_forces_piecewise,
+    fia_output_copy_kernels as ascend_fia_output_copy_kernels,
     npu_attention_launch_s,
     serial_layer_s as ascend_serial_layer_s,
     syncs_before_pieces as ascend_syncs_before_pieces,
@@ -869,6 +870,10 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     ascend_pieces = ascend_forces_piecewise(gpu, load.engine, load.engine_version, graphs)
     piecewise = piecewise or ascend_pieces
     attention_kernels = piecewise_attention_kernels(spec, piecewise)
+    if ascend_pieces:
+        # vLLM-Ascend's FIA attention copies its result into the output: one more eager operator per layer
+        attention_kernels += dims.layers * ascend_fia_output_copy_kernels(
+            gpu, load.engine, load.engine_version, graphs, spec.attention_kind == "mla" and bool(spec.kv_lora_rank))
     ascend_npu = ascend_pieces or (piecewise and eager_kernel_s(gpu) is not None)
     # on an Ascend NPU the eager attention costs the NPU's per-operator figure (serve_ascend_aclgraph)
     attention_launch_s = npu_attention_launch_s(attention_kernels) if ascend_npu \
