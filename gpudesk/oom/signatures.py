@@ -1145,6 +1145,11 @@ _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9
                       r"^\s{0,8}(?:[\w.-]{1,64}\s{1,8}\|\s{1,4})?Killed(?:\s{1,2}error)?[!！.。]{0,3}\s*$|"
                       r"signal: killed|exit(?:ed with)?[ _]code:?\s{0,2}137\b|exit status 137\b|"
                       r"return code\s{0,2}=\s{0,2}-9\b|"
+                      # (Fifty-seventh pass) a launcher reporting its child's Popen.returncode, negative -N being the
+                      # signal N that ended it (Python's subprocess docs, "Popen.returncode"): Lightning's
+                      # _ChildProcessObserver, "[rank: 1] Child process with PID P terminated with code -9. Forcefully
+                      # terminating all other processes" (tier4/autoware-ml#78 quotes it with the PID elided).
+                      r"\bterminated with (?:exit |return )?code:?\s{0,2}-9\b|"
                       # bash's report of a job or script command ended by SIGKILL (jobs.c, the signal's description
                       # "Killed"): "<script>: line 46:  1881 Killed   <command>" or "[1]+  Killed   <command>".
                       # (Fifty-seventh pass: "line" as bash's catalogs translate it in "%s: line %d: " (error.c; po/

@@ -9,6 +9,7 @@
 * posix_memalign returning 12 (ENOMEM), PaddlePaddle's CPU allocator: host RAM, the request from "Alloc N error!";
 * a program's own cudaHostRegister wrapper, "CUDA Error while trying to pin memory": pinned host memory;
 * bash's job report in a translated locale ("riga 24:  8612 Killed"): the process was killed (SIGKILL);
+* a launcher's child "terminated with code -9" (Popen.returncode -9: SIGKILL);
 * a server's memory guard "would require ~X ... but ceiling is Y", the ceiling unnamed: its own ceiling.
 
 Every positive text is a real message quoted from the public thread named in its comment; the negatives must stay
@@ -120,3 +121,16 @@ def test_wrapped_guard_is_the_programs_ceiling() -> None:
     assert _top(GUARD)[0] == "per_process_cap"
     # A need against what is free is no configured ceiling.
     assert "configured_limit_bytes" not in parse_text("Prefill would require ~62.21 GB but only 40 GB is free").parsed
+
+
+# tier4/autoware-ml#78 (Lightning's child-process observer; the "..." is the PR author's).
+CHILD_KILLED = "[rank: 1] Child process ... terminated with code -9"
+
+
+def test_child_terminated_by_signal_nine() -> None:
+    assert _top(CHILD_KILLED)[:2] == ("not_capacity", "host_ram")
+    assert _top("Child process with PID 4242 terminated with code -9. Forcefully terminating all other processes to "
+                "avoid zombies")[:2] == ("not_capacity", "host_ram")
+    # Another code is no SIGKILL (-15 is SIGTERM, 1 an ordinary failure, -95 not -9).
+    for code in ("1", "-15", "-95"):
+        assert not diagnose_text(f"[rank: 1] Child process with PID 4242 terminated with code {code}.").found_oom
