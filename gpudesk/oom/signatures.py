@@ -649,7 +649,15 @@ def host_memory_nearly_full(text: str) -> bool:
 # The allocator's older wording, "DefaultCPUAllocator: not enough memory: you tried to allocate N bytes. Buy new RAM!"
 # (the same alloc_cpu(), PyTorch 1.x), quoted without its prefix (a title: lllyasviel/Fooocus#177, "not enough memory:
 # you tried to allocate 9437184 bytes", fixed by room for the Windows page file) is the same host allocation.
-_CPU_ALLOCATOR_WORDS = re.compile(r"\bcan'?t allocate memory\b|\bnot enough memory: you tried to allocate \d", re.IGNORECASE)
+# (Fifty-seventh pass) posix_memalign returning ENOMEM: the call allocates host memory only and returns the error
+# number itself, 12 being ENOMEM ("There is insufficient memory available with the requested alignment", POSIX
+# posix_memalign; EINVAL, 22, is a bad alignment), as PaddlePaddle's CPU allocator enforces it when its buddy
+# allocator refills its pool ("Expected posix_memalign(&p, alignment, size) == 0, but received posix_memalign(&p,
+# alignment, size):12 != 0:0. Alloc 524288000 error!", paddle/fluid/memory/detail/system_allocator.cc, AlignedMalloc;
+# PaddlePaddle/Paddle#17050). The status must follow the call's own name.
+_CPU_ALLOCATOR_WORDS = re.compile(r"\bcan'?t allocate memory\b|\bnot enough memory: you tried to allocate \d"
+                                  r"|\bposix_memalign\([^\n()]{0,60}\)\s{0,2}[:=]\s{0,2}12\s{0,2}!=\s{0,2}0\b",
+                                  re.IGNORECASE)
 _CPU_ALLOCATOR_DEVICE_WORDS = ("cuda", "gpu", "vram", "device memory", "video memory", "hip ", "hiperror", "hipmalloc",
                                "hiphost", "rocm", "xpu", "npu", "mps", "metal", "vulkan", "opencl")
 # RAM said short in Chinese: "内存" is the host's memory (the GPU's is "显存", video memory), "不足/不够/耗尽" short or
@@ -899,6 +907,13 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # the browser's GL implementation (4096 on many mobile GPUs, 2048 in some Firefox builds,
                       # tensorflow/tfjs#689, #1686), not video memory: [35597x64] is refused under 16384 (#920).
                       "greater than webgl maximum",
+                      # CubeCL's memory manager (the runtime under Burn's wgpu / CUDA backends): a request above the
+                      # slice size of its largest configured pool is refused before the device is asked
+                      # (cubecl-runtime src/memory_management/dynamic.rs, "No memory pool big enough to reserve
+                      # {size} bytes." / "... to alloc {size} bytes.", tracel-ai/cubecl at 88a693f5; the largest
+                      # pool follows the adapter's max_storage_buffer_binding_size, cubecl-wgpu src/runtime.rs at
+                      # 6c2ab53f): a per-allocation limit of the runtime's pool configuration, not a full card.
+                      "no memory pool big enough to",
                       "exceeds device buffer size limit", "exceeds device memory allocation limit",
                       "not enough space in the context's memory pool", "not enough space in the scratch memory pool",
                       "memory block with size larger than", "allocation size exceeds the maximum",
@@ -995,7 +1010,11 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # re-raised as "Caught <Error> in pin memory thread for device N", ExceptionWrapper's where=): the batch being
     # page-locked in host memory (hearbenchmark/hear-eval-kit#316 and mittagessen/kraken#510: gone with
     # pin_memory=False).
+    # (A program's own wrapper of cudaHostRegister raising "CUDA Error while trying to pin memory" when the call's status
+    # is not cudaSuccess: the page-locking of an existing host tensor, as in layer-offloading trainers' pin_tensor_
+    # helpers; Nerogar/OneTrainer#820.)
     ("pin_memory", ("in pin memory thread", "pin memory thread exited unexpectedly", "pin_memory=true", "pin_memory(", "cudahostalloc", "cudamallochost", "cudahostregister",
+                    "while trying to pin memory",
                     "hiphostregister", "hiphostmalloc", "hipmallochost",
                     # The driver API's page-locked host allocations (CUDA Driver API, "Memory Management":
                     # cuMemAllocHost, cuMemHostAlloc, cuMemHostRegister), as PG-Strom's DMA buffers call them
@@ -1126,9 +1145,18 @@ _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9
                       r"^\s{0,8}(?:[\w.-]{1,64}\s{1,8}\|\s{1,4})?Killed(?:\s{1,2}error)?[!！.。]{0,3}\s*$|"
                       r"signal: killed|exit(?:ed with)?[ _]code:?\s{0,2}137\b|exit status 137\b|"
                       r"return code\s{0,2}=\s{0,2}-9\b|"
+                      # (Fifty-seventh pass) a launcher reporting its child's Popen.returncode, negative -N being the
+                      # signal N that ended it (Python's subprocess docs, "Popen.returncode"): Lightning's
+                      # _ChildProcessObserver, "[rank: 1] Child process with PID P terminated with code -9. Forcefully
+                      # terminating all other processes" (tier4/autoware-ml#78 quotes it with the PID elided).
+                      r"\bterminated with (?:exit |return )?code:?\s{0,2}-9\b|"
                       # bash's report of a job or script command ended by SIGKILL (jobs.c, the signal's description
                       # "Killed"): "<script>: line 46:  1881 Killed   <command>" or "[1]+  Killed   <command>".
-                      r"\bline \d{1,7}:\s{1,4}\d{1,10}\s{1,4}Killed\b|^\[\d{1,4}\][+-]?\s{1,4}Killed\b|"
+                      # (Fifty-seventh pass: "line" as bash's catalogs translate it in "%s: line %d: " (error.c; po/
+                      # it.po "riga", de.po "Zeile", fr.po "ligne", es.po "línea", pt_BR.po "linha"): "./invoke.sh: riga
+                      # 24:  8612 Killed   ..." under an Italian locale, invoke-ai/InvokeAI#2308.)
+                      r"\b(?:line|riga|Zeile|ligne|línea|linha) \d{1,7}:\s{1,4}\d{1,10}\s{1,4}Killed\b|"
+                      r"^\[\d{1,4}\][+-]?\s{1,4}Killed\b|"
                       # zsh's reports of the same (the default shell of macOS, where the kernel's memory-pressure
                       # killer, jetsam, also ends the largest process with SIGKILL): "zsh: killed     python x.py",
                       # and its job line "[1]    12345 killed     python x.py".

@@ -84,7 +84,17 @@ _REQUEST = [
     # "expandable_segments: memory mapping failed with OOM on device 0 while trying to map 20971520 bytes".
     _c(r"memory mapping failed with OOM on device\s{0,2}\d{0,3}\s{1,3}while trying to map\s{1,3}" + _SIZE),
     _c(r"allocat\w{0,5} (?:memory )?for requested buffer of size\s{1,3}" + _SIZE),
-    _c(r"(?:memory )?allocation of size\s{1,3}" + _SIZE),
+    # (Also with Habana's "::" before the figure (fifty-seventh pass): SynapseAI's graph helper refusing a graph's
+    # workspace, "FATAL ERROR :: MODULE:SYNHELPER workspace Allocation of size ::14493510400 failed!", in bytes, the
+    # same "MODULE:... size::N" style as the PT bridge's PT_DEVMEM line below; HabanaAI/Model-References#10.)
+    _c(r"(?:memory )?allocation of size(?:\s{1,3}|\s{0,2}::?\s{0,2})" + _SIZE),
+    # CubeCL's memory manager finding no pool whose largest slice covers the request (cubecl-runtime
+    # src/memory_management/dynamic.rs, DynamicMemoryManagement::reserve / alloc, tracel-ai/cubecl at 88a693f5:
+    # "No memory pool big enough to reserve {size} bytes.", size against each pool option's slice_max_size).
+    _c(r"\bno memory pool big enough to (?:reserve|alloc(?:ate)?)\s{1,3}" + _SIZE),
+    # PaddlePaddle's CPU allocator after a refused posix_memalign (system_allocator.cc, AlignedMalloc: "Alloc N
+    # error!", N in bytes; signatures ``host_ram``).
+    _c(r"\balloc\s{1,3}" + _SIZE + r"\s{1,3}error!"),
     # (Not XLA's pool created at start, "XLA backend allocating N bytes on device 0 for BFCAllocator."
     # (xla/pjrt/gpu/gpu_helpers.cc, CreateBFCAllocator): that is the preallocated pool, memory_fraction of the device,
     # not a request that failed; elixir-nx/EXLA, georgeguimaraes/soothsayer#6.)
@@ -293,10 +303,14 @@ CONFIGURED_CEILING_RUNNING = _c(r"\bmemory\s{1,3}" + _SIZE_U + r"\s{0,3}exceeds?
 # The same check before a step, the step's estimated peak against the ceiling: "Prefill would require ~70.27 GB peak
 # (current 67.54 GB + KV+SDPA 2.73 GB) but metal_cap ceiling is 69.86 GB. Raise kernel iogpu.wired_limit_mb" (oMLX's
 # prefill guard, jundot/omlx#1998: the ceiling is macOS's GPU wired-memory limit, sysctl iogpu.wired_limit_mb). Same
-# groups.
-CONFIGURED_CEILING_REQUIRED = _c(r"\b(?:would\s{1,3})?requires?\s{1,3}~?\s{0,2}" + _SIZE_U + r"[^\n]{0,160}?\bbut\s{1,3}"
-                                 r"(?:the\s{1,3})?([a-z][\w-]{0,40}\s{1,3}(?:ceiling|limit|cap))\s{1,3}is\s{1,3}~?\s{0,2}"
-                                 + _SIZE_U + r"(?!\w)")
+# groups. (Fifty-seventh pass: the guard's wording without the ceiling's name, "Prefill would require ~62.21 GB peak
+# (current 54.71 GB + KV+SDPA 7.51 GB) but ceiling is 60.00 GB (usage 54.7 GB, ceiling 60.0 GB)" (jundot/omlx#1794,
+# wrapped by its client and read unwrapped by gpudesk.oom.parsers.detect): the same refusal by the program's own
+# ceiling.)
+CONFIGURED_CEILING_REQUIRED = _c(r"\b(?:would\s{1,3})?requires?\s{1,3}~?\s{0,2}" + _SIZE_U
+                                 + r"[^\n]{0,160}?\bbut\s{1,3}"
+                                 r"(?:the\s{1,3})?((?:[a-z][\w-]{0,40}\s{1,3})?(?:ceiling|limit|cap))\s{1,3}is\s{1,3}~?"
+                                 r"\s{0,2}" + _SIZE_U + r"(?!\w)")
 # TensorRT's builder (``IBuilder`` autotuning): "Skipping tactic N due to insufficient memory on requested size of S
 # detected for tactic T" (older builds spell it "insuficient"). S is the workspace one tactic asked for, in one piece,
 # up to the workspace limit the build set (``IBuilderConfig::setMemoryPoolLimit(kWORKSPACE, ...)``,
@@ -447,6 +461,24 @@ CUDA_ALLOC_CALL_FAILED = re.compile(
     r"|\b(?:cudaMalloc(?:Pitch|3D(?:Array)?|Array|Async|FromPoolAsync)|cuMemAlloc(?:Pitch)?(?:_v2)?)\b"
     r"(?:\(\))?\s{0,3}(?:failed|error)\b",
     re.IGNORECASE)
+
+# A runtime's own status check printing the allocation status by number (fifty-seventh pass), where no other word says
+# memory:
+# * CUDA's status 2 (cudaErrorMemoryAllocation, above) in a glog/Caffe2 equality check against cudaSuccess: Caffe's
+#   CUDA_CHECK, CHECK_EQ(error, cudaSuccess) prints "Check failed: error == cudaSuccess (2 vs. 0)", Caffe2's
+#   CAFFE_ENFORCE_EQ "error == cudaSuccess. 2 vs 0" (caffe2/core/context_gpu.cu; facebookarchive/caffe2#1936);
+# * cuFFT's status 2 against CUFFT_SUCCESS: cufftResult CUFFT_ALLOC_FAILED = 0x2, "cuFFT failed to allocate GPU or CPU
+#   memory" (cufft.h; cuFFT API reference, "cufftResult"), "cufftPlanMany(...) == CUFFT_SUCCESS (2 vs. 0)"
+#   (gy20073/compact_bilinear_pooling#21), or the status named;
+# * nnabla's error for an allocation of its Memory class: Exception::what is "<code> error in <function>" then the file
+#   and "<type> allocation failed." (src/nbla/exception.cpp, Memory::alloc in src/nbla/memory/memory.cpp with
+#   error_code::memory; sony/nnabla at 2814df0d): "memory error in alloc" (sony/NDJIR#5).
+# * CubeCL's memory manager refusing a request no configured pool can hold (_REQUEST, signatures ``buffer_limit``).
+# The number must be the status compared with success (2 against 0), not a count elsewhere on the line.
+RUNTIME_ALLOC_STATUS = re.compile(
+    r"==\s{0,2}cudaSuccess\s{0,2}[.(]\s{0,2}2\s{1,3}vs\.?\s{1,3}0\b"
+    r"|==\s{0,2}CUFFT_SUCCESS\s{0,2}[.(]\s{0,2}2\s{1,3}vs\.?\s{1,3}0\b|\bCUFFT_ALLOC_FAILED\b"
+    r"|\bmemory error in alloc(?:_impl)?\b|\bno memory pool big enough to (?:reserve|alloc)", re.IGNORECASE)
 
 # Level Zero reporting the device lost (ZE_RESULT_ERROR_DEVICE_LOST, through the Unified Runtime as
 # UR_RESULT_ERROR_DEVICE_LOST, error 20, or the older PI plug-in): Intel's GPU driver resets a device whose kernels ran
@@ -903,6 +935,7 @@ def extract(text: str) -> Extraction:
                     or LIBRARY_ALLOC_STATUS.search(text) is not None
                     or CUDA_ALLOC_STATUS.search(text) is not None
                     or CUDA_ALLOC_CALL_FAILED.search(text) is not None
+                    or RUNTIME_ALLOC_STATUS.search(text) is not None
                     or LEVEL_ZERO_DEVICE_LOST.search(text) is not None
                     or limit_words.vulkan_memory_result(text),
                     failure_words=any(w in low for w in _FAILURE_WORDS))
