@@ -193,7 +193,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gpudesk.i18n import N_
+from gpudesk.i18n import N_, _
 from gpudesk.oom import exit_marks, library_words, limit_words, need_have, pool_words, vgpu_words
 
 PiB = 1024**5
@@ -372,6 +372,13 @@ def check_command(key: str, platform: str | None) -> str:
     if platform in ("metal", "mps", "mlx") and key in METAL_COMMANDS:
         return METAL_COMMANDS[key]
     return CHECKS[key].command
+
+
+def check_line(command: str, meaning: str) -> str:
+    """One line of a cause's checks: the command to run and what its output decides (``meaning`` already translated).
+
+    Every rule writes its check lines through this one format so the window, the CLI and the JSON read the same."""
+    return _("{command}: {meaning}").format(command=command, meaning=meaning)
 
 
 # The deciding check of ``dev_shm``: the size and use of the shared-memory filesystem (host RAM; ``host_ram``'s kind).

@@ -12,7 +12,7 @@ from __future__ import annotations
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules import held_outside
 from gpudesk.oom.rules.base import Facts, clamp, evidence
-from gpudesk.oom.signatures import CHECKS, check_command
+from gpudesk.oom.signatures import CHECKS, check_command, check_line
 from gpudesk.units import GIB as GiB
 from gpudesk import i18n
 from gpudesk.i18n import _
@@ -85,7 +85,7 @@ def check(f: Facts) -> Cause | None:
 
 
 def _check_line(key: str, platform: str | None) -> str:
-    return _("{command}: {meaning}").format(command=check_command(key, platform), meaning=i18n._(CHECKS[key].meaning))
+    return check_line(command=check_command(key, platform), meaning=i18n._(CHECKS[key].meaning))
 
 
 def _outside(f: Facts) -> Cause | None:

@@ -20,7 +20,7 @@ from gpudesk import i18n
 from gpudesk.i18n import N_, _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import Check
+from gpudesk.oom.signatures import Check, check_line
 
 CONFIDENCE = 0.9
 # The resource manager's own line for the refused mapping range.
@@ -50,5 +50,5 @@ def check(f: Facts) -> Cause | None:
         fix=_("Update the NVIDIA driver, turn off the program's hardware acceleration or video decode that keeps "
               "creating mappings (a browser under Wayland), and restart it or reload the driver to release the "
               "window; enabling Resizable BAR in the firmware enlarges the window"),
-        checks=[_("{command}: {meaning}").format(command=c.command, meaning=i18n._(c.meaning))],
+        checks=[check_line(command=c.command, meaning=i18n._(c.meaning))],
     )

@@ -18,7 +18,7 @@ from gpudesk import i18n
 from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import CHECKS, check_command
+from gpudesk.oom.signatures import CHECKS, check_command, check_line
 
 CONFIDENCE = 0.9
 # The C API's argument check, with the bytes the shape needs and the bytes of the caller's buffer.
@@ -47,5 +47,5 @@ def check(f: Facts) -> Cause | None:
                       "type).").format(given=given, needed=needed),
         fix=_("Make the tensor's shape match its data: compute the shape from the buffer you pass (elements × element "
               "size), do not share one input buffer between threads, and check the element type of the array"),
-        checks=[_("{command}: {meaning}").format(command=command, meaning=i18n._(CHECKS[key].meaning))],
+        checks=[check_line(command=command, meaning=i18n._(CHECKS[key].meaning))],
     )

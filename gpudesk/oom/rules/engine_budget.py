@@ -46,6 +46,7 @@ from gpudesk.oom.rules import budget_words
 from gpudesk.oom.rules.base import Facts, evidence, join_sentences
 from gpudesk.oom.rules.single_allocation_exceeds_capacity import largest_gpu_bytes
 from gpudesk.i18n import _
+from gpudesk.oom.signatures import check_line
 
 
 _VLLM_SAMPLER = re.compile(r"out of memory occurred\s{1,3}when\s{1,3}warming up\s{1,3}sampler with\s{1,3}(\d{1,7})"
@@ -380,7 +381,7 @@ def _quantized_without_gpu_build(f: Facts) -> Cause:
                       "bitsandbytes cannot find), not from the model's size."),
         fix=_("Install a PyTorch build with CUDA (torch.cuda.is_available() must print True) and a bitsandbytes "
               "release with GPU support for this platform, then load the model again"),
-        checks=[_("{command}: {meaning}").format(command=command, meaning=i18n._(CHECKS["driver_version"].meaning))],
+        checks=[check_line(command=command, meaning=i18n._(CHECKS["driver_version"].meaning))],
     )
 
 

@@ -22,7 +22,7 @@ from gpudesk import i18n
 from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import CHECKS, check_command
+from gpudesk.oom.signatures import CHECKS, check_command, check_line
 
 _REGION_FAILED = re.compile(r"\bfailed to allocate a memory region\b", re.IGNORECASE)
 _SHARING_SAID = re.compile(r"possibly this is due to sharing the gpu|not in compute-exclusive mode", re.IGNORECASE)
@@ -51,5 +51,5 @@ def shared_by_own_jobs(f: Facts) -> Cause | None:
         fix=_("Put the GPUs in compute-exclusive mode (sudo nvidia-smi -c 3) and pass --use-gpu=wait to the training "
               "script so the jobs queue for a free GPU; or run fewer jobs at once (--num-jobs-initial / "
               "--num-jobs-final)"),
-        checks=[_("{command}: {meaning}").format(command=command, meaning=i18n._(CHECKS["other_process"].meaning))],
+        checks=[check_line(command=command, meaning=i18n._(CHECKS["other_process"].meaning))],
     )

@@ -18,7 +18,7 @@ from gpudesk.i18n import _
 from gpudesk.oom import pool_words, vgpu_words
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import FIXED_POOL_CHECK, check_command
+from gpudesk.oom.signatures import FIXED_POOL_CHECK, check_command, check_line
 
 
 def _fix(runtime: str | None) -> str:
@@ -53,7 +53,7 @@ def fixed_pool(f: Facts) -> Cause:
                       "the computer's free memory are not involved: the same request fails on any machine until that "
                       "size is raised."),
         fix=_fix(runtime),
-        checks=[_("{command}: {meaning}").format(command=FIXED_POOL_CHECK.command,
+        checks=[check_line(command=FIXED_POOL_CHECK.command,
                                                  meaning=i18n._(FIXED_POOL_CHECK.meaning))],
     )
 

@@ -19,7 +19,7 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules import cut_clauses, engine_budget, fragmentation, tf_pool
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, clamp, evidence, join_sentences
-from gpudesk.oom.signatures import CHECKS as SIGNATURE_CHECKS, check_command
+from gpudesk.oom.signatures import CHECKS as SIGNATURE_CHECKS, check_command, check_line
 from gpudesk import i18n
 from gpudesk.i18n import N_, _
 
@@ -570,7 +570,7 @@ def _without_capacity(f: Facts) -> Cause | None:
                         "the likelier reading; another process holding it is the other, and nvidia-smi tells them "
                         "apart.").format(requested=format_bytes(f.requested or 0))
         deciding = "other_process"
-        checks.insert(0, _("{command}: {meaning}").format(command=check_command(deciding, r.platform),
+        checks.insert(0, check_line(command=check_command(deciding, r.platform),
                                                           meaning=i18n._(SIGNATURE_CHECKS[deciding].meaning)))
     return Cause(
         id="genuine_shortage",
@@ -622,7 +622,7 @@ def _cut_before_free(f: Facts) -> Cause:
                                             "process holding it is the other, and nvidia-smi tells them apart.")]),
         fix=i18n._(FIX),
         more_fixes=[i18n._(m) for m in MORE],
-        checks=[_("{command}: {meaning}").format(command=command, meaning=i18n._(SIGNATURE_CHECKS[deciding].meaning)),
+        checks=[check_line(command=command, meaning=i18n._(SIGNATURE_CHECKS[deciding].meaning)),
                 *[i18n._(c) for c in CHECKS]],
     )
 

@@ -29,7 +29,7 @@ import re
 from gpudesk.oom.cause import Cause
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import CHECKS, check_command
+from gpudesk.oom.signatures import CHECKS, check_command, check_line
 from gpudesk import i18n
 from gpudesk.i18n import _
 
@@ -78,7 +78,7 @@ def check(f: Facts) -> Cause | list[Cause] | None:
                     "means the driver exposes only part of it."))],
         checks=[_("A per-process memory fraction set by a framework or test harness."),
                 _("Windows: the WDDM / WSL2 driver's own limits; the figures under WSL can be wrong."),
-                _("{command}: {meaning}").format(command=CHECKS["free_exceeds_request"].command,
+                check_line(command=CHECKS["free_exceeds_request"].command,
                                                      meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
     )
 
@@ -124,7 +124,7 @@ def _said_mostly_free(f: Facts) -> Cause | None:
         fix=_("Look for what refused it rather than memory to save: a CUDA toolkit, driver or library build that does "
               "not match the one the program (or its compiled extensions) was built for, a per-process cap, or the "
               "WDDM/WSL limits; rebuild or reinstall for the installed driver and rerun"),
-        checks=[_("{command}: {meaning}").format(command=command,
+        checks=[check_line(command=command,
                                                      meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
     )
 
@@ -146,7 +146,7 @@ def _runtime_refusal(f: Facts) -> Cause:
                           free=format_bytes(f.free), requested=format_bytes(f.requested)),
         fix=_("Split the buffer (fewer layers or a smaller context per device, or a build that splits buffers), or "
               "run where the driver allows larger single allocations (Linux, a newer driver)"),
-        checks=[_("{command}: {meaning}").format(command=CHECKS["free_exceeds_request"].command,
+        checks=[check_line(command=CHECKS["free_exceeds_request"].command,
                                                      meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
     )
 
@@ -176,7 +176,7 @@ def _free_unknown_but_unheld(f: Facts) -> list[Cause] | None:
         fix=_("Query the device's free memory: if it is large, look for the limit that refused the request (run "
               "natively instead of under WSL, a newer driver, the platform's allocation limits); if it is small, stop "
               "the other processes on the device"),
-        checks=[_("{command}: {meaning}").format(command=command,
+        checks=[check_line(command=command,
                                                      meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
     )
     other = Cause(
@@ -188,7 +188,7 @@ def _free_unknown_but_unheld(f: Facts) -> list[Cause] | None:
         explanation=_("This process's allocator holds only {held} of {total}; if the device has little free, "
                       "another process holds the rest.").format(held=format_bytes(held), total=format_bytes(f.total)),
         fix=_("Stop the other processes on the device or move the job to a free one"),
-        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+        checks=[check_line(command=check_command("other_process", platform),
                                                      meaning=i18n._(CHECKS["other_process"].meaning))],
     )
     return [limit, other]
@@ -216,6 +216,6 @@ def _covered_with_room(f: Facts) -> Cause | None:
                                                   requested=format_bytes(f.requested)),
         fix=_("Look for the limit that refused it rather than memory to save: on an AMD APU raise the GPU's memory "
               "carve-out or GTT size (BIOS UMA, amdgpu.gttsize), elsewhere a per-process cap or the WDDM/WSL limit"),
-        checks=[_("{command}: {meaning}").format(command=check_command("free_exceeds_request", f.report.platform),
+        checks=[check_line(command=check_command("free_exceeds_request", f.report.platform),
                                                      meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
     )

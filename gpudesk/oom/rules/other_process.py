@@ -57,7 +57,7 @@ from gpudesk.oom.rules import cut_clauses, exclusive_mode, genuine_shortage, hel
 from gpudesk.oom.rules.tf_pool import tf_fraction_reservation, tf_pool_growth_refused, tf_reservation_refused_on_cuda
 from gpudesk.oom.report import ProcessMemory
 from gpudesk.oom.rules.base import Facts, clamp, evidence
-from gpudesk.oom.signatures import CHECKS, check_command
+from gpudesk.oom.signatures import CHECKS, check_command, check_line
 from gpudesk.units import GIB as GiB, format_bytes
 from gpudesk import i18n
 from gpudesk.i18n import _, ngettext
@@ -77,7 +77,7 @@ def _tf_reservation(f: Facts) -> Cause:
               "listed), or pick a free GPU with CUDA_VISIBLE_DEVICES"),
         more_fixes=[_("Turn on memory growth (TF_FORCE_GPU_ALLOW_GROWTH=true) so that TensorFlow reserves only what "
                       "it uses.")],
-        checks=[_("{command}: {meaning}").format(command=check_command("other_process", f.report.platform),
+        checks=[check_line(command=check_command("other_process", f.report.platform),
                                                   meaning=i18n._(CHECKS["other_process"].meaning))],
     )
 
@@ -120,7 +120,7 @@ def _engine_start(f: Facts) -> Cause | None:
                                                                  held=format_bytes(held), share=held / total),
         fix=_("Stop the other processes on this GPU (nvidia-smi lists them) or pick a free GPU; to share it, lower "
               "--gpu-memory-utilization to at most {most:.2f}").format(most=most),
-        checks=[_("{command}: {meaning}").format(command=check_command(key, f.report.platform),
+        checks=[check_line(command=check_command(key, f.report.platform),
                                                  meaning=i18n._(CHECKS[key].meaning))],
     )
 
@@ -150,7 +150,7 @@ def _engine_start_share(f: Facts) -> Cause | None:
                           util=1 - above, above=above),
         fix=_("Stop the other processes on this GPU (nvidia-smi lists them) or pick a free GPU; to share it, lower "
               "--gpu-memory-utilization below the share the others leave free"),
-        checks=[_("{command}: {meaning}").format(command=check_command(key, r.platform),
+        checks=[check_line(command=check_command(key, r.platform),
                                                  meaning=i18n._(CHECKS[key].meaning))],
     )
 
@@ -188,7 +188,7 @@ def _tf_notebook(f: Facts) -> Cause:
               "the GPU"),
         more_fixes=[_("If nvidia-smi lists no other process, restart this kernel: its earlier cells may hold the "
                       "memory.")],
-        checks=[_("{command}: {meaning}").format(command=check_command(key, f.report.platform),
+        checks=[check_line(command=check_command(key, f.report.platform),
                                                  meaning=i18n._(CHECKS[key].meaning))],
     )
 
@@ -235,7 +235,7 @@ def _tf_initializer(f: Facts) -> Cause | None:
               "a free GPU with CUDA_VISIBLE_DEVICES; then rerun"),
         more_fixes=[_("If nothing else holds the GPU, turn on memory growth (tf.config.experimental.set_memory_growth) "
                       "so that each TensorFlow process takes only what it uses.")],
-        checks=[_("{command}: {meaning}").format(command=check_command(key, r.platform),
+        checks=[check_line(command=check_command(key, r.platform),
                                                  meaning=i18n._(CHECKS[key].meaning))],
     )
 
@@ -278,7 +278,7 @@ def _vllm_profile_others(f: Facts) -> Cause | None:
               "use before profiling plus a twentieth of the GPU for activations and the KV cache), or use a "
               "vLLM release whose profiler no longer charges other processes' memory").format(
                   needed=min(1.0, (initial + 0.05 * total) / total)),
-        checks=[_("{command}: {meaning}").format(command=check_command(key, r.platform),
+        checks=[check_line(command=check_command(key, r.platform),
                                                  meaning=i18n._(CHECKS[key].meaning))],
     )
 
@@ -426,7 +426,7 @@ def _others_outnumber(f: Facts, beyond: int) -> Cause:
         fix=_("Stop or move the other processes on this GPU (nvidia-smi shows them), or pick a free GPU with CUDA_VISIBLE_DEVICES"),
         more_fixes=[_("In a container, NVML lists host PIDs: map them with /proc/<pid>/status NSpid before blaming "
                       "another process.")],
-        checks=[_("{command}: {meaning}").format(command=check_command(key, f.report.platform),
+        checks=[check_line(command=check_command(key, f.report.platform),
                                                  meaning=i18n._(CHECKS[key].meaning))],
     )
 
@@ -543,7 +543,7 @@ def _smi_table_holder(f: Facts) -> Cause | None:
         fix=(_("Run on a GPU the table shows free: CUDA_VISIBLE_DEVICES={index}, or stop the process that fills GPU "
                "{full}").format(index=free_gpus[0], full=full[0]) if free_gpus else
              _("Stop the process that fills GPU {full}, or wait until it frees the memory").format(full=full[0])),
-        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+        checks=[check_line(command=check_command("other_process", platform),
                                                   meaning=i18n._(CHECKS["other_process"].meaning))],
     )
 
@@ -567,7 +567,7 @@ def _ranks_on_one_gpu(f: Facts) -> Cause:
         fix=_("Bind every rank to its own GPU before any CUDA call: torch.cuda.set_device(local_rank) at the top of "
               "the script (or CUDA_VISIBLE_DEVICES per rank); on a shared machine list only the free GPUs in "
               "CUDA_VISIBLE_DEVICES"),
-        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+        checks=[check_line(command=check_command("other_process", platform),
                                                   meaning=i18n._(CHECKS["other_process"].meaning))],
     )
 
@@ -610,7 +610,7 @@ def _said_already_held(f: Facts) -> Cause | None:
                       "job, the fullest GPU decides).").format(words=m.group(0)),
         fix=_("Free that GPU (stop the process that holds it) or leave it out: CUDA_VISIBLE_DEVICES set to the free GPUs "
               "only, before the program starts"),
-        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+        checks=[check_line(command=check_command("other_process", platform),
                                                   meaning=i18n._(CHECKS["other_process"].meaning))],
     )
 
@@ -653,7 +653,7 @@ def _said_left_by_ended(f: Facts) -> Cause | None:
         fix=_("List what still holds the GPU (nvidia-smi --query-compute-apps=pid,used_memory --format=csv, or "
               "fuser -v /dev/nvidia*) and end those processes (kill the leftover workers of the crashed run); make the "
               "program exit cleanly (join or terminate its worker processes)"),
-        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+        checks=[check_line(command=check_command("other_process", platform),
                                                   meaning=i18n._(CHECKS["other_process"].meaning))],
     )
 
@@ -690,7 +690,7 @@ def _rank_crowded(f: Facts) -> Cause | None:
                       "the rest.").format(rank=m.group(1), held=format_bytes(held)),
         fix=_("Run at most as many GPU processes as the node has GPUs (or bind each rank to its own GPU), and let the "
               "other ranks work on the CPU or wait"),
-        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+        checks=[check_line(command=check_command("other_process", platform),
                                                   meaning=i18n._(CHECKS["other_process"].meaning))],
     )
 
@@ -721,7 +721,7 @@ def _possible_holder(f: Facts) -> Cause:
                               billions=billions, weights=format_bytes(weights), gpu=format_bytes(gpu)),
             fix=_("Run nvidia-smi: stop the other processes, or check CUDA_VISIBLE_DEVICES (spelled exactly, set before "
                   "the program starts) so that the job runs on the free GPU"),
-            checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+            checks=[check_line(command=check_command("other_process", platform),
                                                       meaning=i18n._(CHECKS["other_process"].meaning))],
         )
     return Cause(
@@ -735,7 +735,7 @@ def _possible_holder(f: Facts) -> Cause:
                       "way, and only the process list tells them apart."),
         fix=_("Run nvidia-smi: stop the other processes or pick a free GPU with CUDA_VISIBLE_DEVICES; if this job is "
               "the only one, lower the batch size"),
-        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+        checks=[check_line(command=check_command("other_process", platform),
                                                   meaning=i18n._(CHECKS["other_process"].meaning))],
     )
 
@@ -753,7 +753,7 @@ def _unattributed(f: Facts) -> Cause:
                       "process's.").format(free=format_bytes(f.free or 0), requested=format_bytes(f.requested or 0)),
         fix=_("Run nvidia-smi: stop the other processes or pick a free GPU with CUDA_VISIBLE_DEVICES; if this job is "
               "the only one, lower the batch size"),
-        checks=[_("{command}: {meaning}").format(command=check_command("other_process", platform),
+        checks=[check_line(command=check_command("other_process", platform),
                                                   meaning=i18n._(CHECKS["other_process"].meaning))],
     )
 
@@ -809,7 +809,7 @@ def _context_refused(f: Facts) -> Cause | None:
               "(an empty CUDA_VISIBLE_DEVICES for a tool that needs no GPU, such as TensorBoard); then rerun"),
         more_fixes=[_("If the other process is your own TensorFlow job, turn on memory growth there "
                       "(TF_FORCE_GPU_ALLOW_GROWTH=true) so that it does not map the whole GPU.")],
-        checks=[_("{command}: {meaning}").format(command=check_command(key, r.platform),
+        checks=[check_line(command=check_command(key, r.platform),
                                                  meaning=i18n._(CHECKS[key].meaning))],
     )
 
@@ -840,6 +840,6 @@ def _held_by_others(f: Facts) -> Cause:
               "GPU (CUDA_VISIBLE_DEVICES, set before the framework starts)"),
         more_fixes=[_("If nvidia-smi lists no other process, the holder is this process itself: look for NCCL "
                       "buffers or a second framework's pool (JAX/TF/CuPy).")],
-        checks=[_("{command}: {meaning}").format(command=check_command(key, f.report.platform),
+        checks=[check_line(command=check_command(key, f.report.platform),
                                                  meaning=i18n._(CHECKS[key].meaning))],
     )

@@ -22,7 +22,7 @@ from gpudesk import i18n
 from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import CHECKS, check_command
+from gpudesk.oom.signatures import CHECKS, check_command, check_line
 from gpudesk.units import format_bytes
 
 CONFIDENCE = 0.85
@@ -70,5 +70,5 @@ def check(f: Facts) -> Cause | None:
                           outside=format_bytes(outside)),
         fix=_("Run nvidia-smi, stop the processes that hold this GPU (or wait for them), or run on a free GPU with "
               "CUDA_VISIBLE_DEVICES"),
-        checks=[_("{command}: {meaning}").format(command=command, meaning=i18n._(CHECKS[key].meaning))],
+        checks=[check_line(command=command, meaning=i18n._(CHECKS[key].meaning))],
     )

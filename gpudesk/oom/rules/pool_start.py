@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence, join_sentences
-from gpudesk.oom.signatures import CHECKS, check_command
+from gpudesk.oom.signatures import CHECKS, check_command, check_line
 from gpudesk.units import format_bytes
 from gpudesk import i18n
 from gpudesk.i18n import _
@@ -70,7 +70,7 @@ def held_at_pool_start(f: Facts) -> Cause | None:
               "GPU (nvidia-smi lists them)"),
         more_fixes=[_("To share a GPU between executors on purpose, lower spark.rapids.memory.gpu.allocFraction (and "
                       "minAllocFraction) so that their pools add up to less than the GPU.")],
-        checks=[_("{command}: {meaning}").format(command=check_command(key, r.platform),
+        checks=[check_line(command=check_command(key, r.platform),
                                                  meaning=i18n._(CHECKS[key].meaning))],
     )
 

@@ -22,7 +22,7 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import CHECKS, check_command
+from gpudesk.oom.signatures import CHECKS, check_command, check_line
 from gpudesk import i18n
 from gpudesk.i18n import _
 
@@ -52,6 +52,6 @@ def check(f: Facts) -> Cause | None:
               "allows compute); run a small CUDA sample (deviceQuery, a cudaMalloc test) on the same device"),
         more_fixes=[_("Try the job on a whole GPU or on the host, outside the virtual machine, to confirm that the "
                       "slice or the VM is what refuses the call.")],
-        checks=[_("{command}: {meaning}").format(command=command,
+        checks=[check_line(command=command,
                                                  meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
     )

@@ -36,7 +36,7 @@ from gpudesk import i18n
 from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import CHECKS, check_command
+from gpudesk.oom.signatures import CHECKS, check_command, check_line
 
 _OOM_RESULT = r"(?:out[ _]of[ _](?:device[ _])?memory|OutOfMemory|ErrorMemoryAllocation|OUT_OF_DEVICE_MEMORY)"
 # The stream-ordered call with an out-of-memory result on the same line (either order).
@@ -82,7 +82,7 @@ def _refusal(kind: str, key: str, command: str, confidence: float, title: str, e
         id="not_capacity", title=title, confidence=confidence,
         evidence=evidence(not_capacity_kind=kind, deciding_check=key, check_command=command, **more),
         explanation=explanation, fix=fix,
-        checks=[_("{command}: {meaning}").format(command=command, meaning=i18n._(CHECKS[key].meaning))],
+        checks=[check_line(command=command, meaning=i18n._(CHECKS[key].meaning))],
     )
 
 

@@ -80,7 +80,7 @@ from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, DATALOADER_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
                                     POOL_FALLBACK_CHECK,
-                                    VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error, sigbus_exit,
+                                    VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error, check_line, sigbus_exit,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
                                     SHM_SEGMENT_CHECK, TOOLCHAIN_HOST_OOM, TT_L1_CHECK, WEBGL_TEXTURE_CHECK, ray_memory_monitor, NOT_A_NUMBER_SIZE, VULKAN_COUNT_CHECK, VULKAN_HEAP_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
                                     check_command,
@@ -101,7 +101,7 @@ def _heap_bytes(r: MemoryReport) -> int | None:
 
 def _check_line(key: str, platform: str | None = None) -> str:
     check = CHECKS[key]
-    return _("{command}: {meaning}").format(command=check_command(key, platform), meaning=i18n._(check.meaning))
+    return check_line(command=check_command(key, platform), meaning=i18n._(check.meaning))
 
 
 def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
@@ -511,8 +511,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
     elif key == "absurd_size" and f.requested == WRAPPED_MINUS_ONE_BYTES:
         own_check = WRAPPED_SIZE_CHECK
     command = own_check.command if own_check is not None else check_command(check_key, r.platform)
-    check_line = (_("{command}: {meaning}").format(command=command, meaning=i18n._(own_check.meaning))
-                  if own_check is not None else _check_line(check_key, r.platform))
+    deciding_line = (check_line(command=command, meaning=i18n._(own_check.meaning))
+                     if own_check is not None else _check_line(check_key, r.platform))
     return Cause(
         id="not_capacity",
         title=titles[key],
@@ -521,7 +521,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                           requested_bytes=f.requested, free_bytes=f.free, total_capacity_bytes=f.total),
         explanation=explanations[key],
         fix=fixes[key],
-        checks=[check_line],
+        checks=[deciding_line],
     )
 
 
@@ -548,7 +548,7 @@ def _mac_trap(f: Facts) -> Cause:
               "(pipe.enable_attention_slicing()); keep PYTORCH_MPS_HIGH_WATERMARK_RATIO at its default so MPS raises "
               "an error instead of exhausting memory"),
         more_fixes=[_("Close other applications: on a Mac they share the same memory as the GPU.")],
-        checks=[_("{command}: {meaning}").format(command=check.command, meaning=i18n._(check.meaning))],
+        checks=[check_line(command=check.command, meaning=i18n._(check.meaning))],
     )
 
 
@@ -603,7 +603,7 @@ def _scratch_reserve(f: Facts) -> Cause:
                                "the memory the job and other objects already hold leaves it no room."),
                  fix=_("Reserve less scratch memory (res.setTempMemory), create one StandardGpuResources per thread "
                        "and reuse it, and leave room beside other frameworks in the process"),
-                 checks=[_("{command}: {meaning}").format(
+                 checks=[check_line(
                      command=SCRATCH_COMMAND,
                      meaning=_("If the error goes away with a smaller scratch reservation, the reservation was what "
                                "did not fit."))])
@@ -630,7 +630,7 @@ def _token_pool_accounting(f: Facts) -> Cause:
                       "bookkeeping, not the GPU's memory."),
         fix=_("Run with --page-size 1, or update SGLang to a release that counts the pages of the next decode "
               "(sgl-project/sglang#4913); lowering --max-running-requests also leaves the scheduler more room"),
-        checks=[_("{command}: {meaning}").format(
+        checks=[check_line(
             command=TOKEN_POOL_COMMAND,
             meaning=_("If the same load runs with a page size of 1, the page accounting refused the batch, not the "
                       "pool's size."))])
@@ -897,7 +897,7 @@ def _wsl_residency(f: Facts) -> list[Cause]:
     explanation = _("WSL2's GPU driver could not make the job's memory resident on the GPU (dxgkio_make_resident "
                     "failed with ENOMEM): Windows keeps part of the video memory for itself, so under WSL2 the real "
                     "ceiling is below what nvidia-smi shows free.")
-    check_line = _("{command}: {meaning}").format(
+    deciding_line = check_line(
         command=command, meaning=_("one ENOMEM line per refused residency request confirms the WSL2 ceiling"))
     if runtime in _SERVING_ENGINES or _ENGINE_BUDGET_WORDS.search(text):
         first = Cause(id="kv_cache_budget", title=_("The engine's memory budget is above what WSL2 can make resident"),
@@ -906,19 +906,19 @@ def _wsl_residency(f: Facts) -> list[Cause]:
                       fix=_("Lower the engine's memory share until a few GB per GPU stay free (vLLM: "
                             "--gpu-memory-utilization 0.8; SGLang: --mem-fraction-static 0.8), or a smaller KV cache "
                             "(--max-model-len); or run natively on Linux"),
-                      checks=[check_line])
+                      checks=[deciding_line])
     elif runtime in _PREALLOCATING:
         first = Cause(id="preallocation", title=_("The framework's up-front pool is above what WSL2 can make resident"),
                       confidence=0.7, evidence=evidence(check_command=command),
                       explanation=explanation,
                       fix=_("Take less up front: TF_FORCE_GPU_ALLOW_GROWTH=true (TensorFlow) or "
                             "XLA_PYTHON_CLIENT_MEM_FRACTION=.7 (JAX), then rerun"),
-                      checks=[check_line])
+                      checks=[deciding_line])
     else:
         first = _shortage(0.55, f, explanation)
         first.fix = _("Leave a few GB of the GPU unused under WSL2: a smaller batch, model or context, a lower memory "
                       "share if the program sets one, or run natively on Linux")
-        first.checks = [check_line]
+        first.checks = [deciding_line]
     return [first, _generic("other_process", 0.35, _("Windows programs may hold part of the GPU"),
                             _("Under WSL2 the Windows desktop and its programs share the GPU; their video memory is "
                               "not listed by nvidia-smi inside WSL."),
@@ -1103,7 +1103,7 @@ def _not_initialized_pytorch(f: Facts) -> list[Cause]:
                                  "pass, after the forward pass had used cuDNN: the library works, and the backward "
                                  "thread's handle found the GPU full of the forward's activations."))
     cause.evidence.update(evidence(deciding_check="driver_version", check_command=LIBRARY_CHECK.command))
-    cause.checks = [_("{command}: {meaning}").format(command=LIBRARY_CHECK.command,
+    cause.checks = [check_line(command=LIBRARY_CHECK.command,
                                                        meaning=i18n._(LIBRARY_CHECK.meaning))]
     return [cause, _outside_allocator(0.5, f), _not_capacity("library_mismatch", 0.4, f), _other_process(0.35, f)]
 
@@ -1142,7 +1142,7 @@ def _cudacall_handle(f: Facts, status: str) -> list[Cause]:
     shortage = _shortage(0.55, f, _("cuDNN/cuBLAS could not allocate their handle or workspace when the device was "
                                     "set up: the GPU had no room left for them beside the model."))
     shortage.evidence.update(evidence(deciding_check="driver_version", check_command=LIBRARY_CHECK.command))
-    shortage.checks = [_("{command}: {meaning}").format(command=LIBRARY_CHECK.command,
+    shortage.checks = [check_line(command=LIBRARY_CHECK.command,
                                                         meaning=i18n._(LIBRARY_CHECK.meaning))]
     if status.lower() in _LIBRARY_STATUSES:
         return [_not_capacity("library_mismatch", 0.55, f), _generic(
@@ -1336,7 +1336,7 @@ def _page_file(confidence: float, f: Facts) -> Cause:
         fix=_("Let Windows manage the page file size, or set it to at least the GPU's memory plus the model's size "
               "(System > Advanced system settings > Performance > Virtual memory), then restart; close programs "
               "that hold much RAM"),
-        checks=[_("{command}: {meaning}").format(command=command, meaning=i18n._(PAGE_FILE_CHECK.meaning))],
+        checks=[check_line(command=command, meaning=i18n._(PAGE_FILE_CHECK.meaning))],
     )
 
 
@@ -1431,7 +1431,7 @@ def _startup_pool(f: Facts) -> Cause:
                                "the GPU rather than from the job; that reservation failed, so something else already "
                                "holds part of the GPU or the pool is set larger than the device can give."),
                  fix=fix,
-                 checks=[_("{command}: {meaning}").format(
+                 checks=[check_line(
                      command=command,
                      meaning=_("If the error goes away with a smaller reservation, the up-front pool was what did not "
                                "fit; nvidia-smi shows what else holds the GPU."))])
@@ -1597,7 +1597,7 @@ def _nccl_cuda_error(f: Facts) -> list[Cause]:
     if capped is not None:
         return _nccl_tests_headroom(f, int(capped.group(1)))
     holder = _other_process(0.6 if alone else 0.45, f)
-    debug = _("{command}: {meaning}").format(
+    debug = check_line(
         command=NCCL_DEBUG_COMMAND,
         meaning=_("Rerun with this set: NCCL then prints the CUDA call that failed. \"Cuda failure 'out of memory'\" is "
                   "memory (nvidia-smi shows who holds it); another failure, such as 'invalid argument' or a peer-access "
@@ -1631,7 +1631,7 @@ def _nccl_tests_headroom(f: Facts, max_bytes: int) -> list[Cause]:
               "to) or without the data check (-c 0: two buffers instead of three), so that more than 1 GiB is left "
               "for NCCL").format(size=max(1, max_bytes // 2 // 1024**3), max_bytes=max_bytes),
         more_fixes=[_("Run nvidia-smi before the test: the cap assumes that nothing else holds the GPU.")],
-        checks=[_("{command}: {meaning}").format(
+        checks=[check_line(
             command=NCCL_DEBUG_COMMAND,
             meaning=_("Rerun with this set: \"Cuda failure 'out of memory'\" from NCCL is its own buffers; "
                       "nvidia-smi during the run shows whether another process also holds the GPU."))],
@@ -1742,7 +1742,7 @@ def _release_call_failed(f: Facts) -> Cause:
 
 def _bare(f: Facts) -> list[Cause]:
     causes = _bare_ranked(f)
-    hidden = _("{command}: {meaning}").format(command=HIDDEN_HOLDER_CHECK.command,
+    hidden = check_line(command=HIDDEN_HOLDER_CHECK.command,
                                               meaning=i18n._(HIDDEN_HOLDER_CHECK.meaning))
     for cause in causes:
         if cause.id in ("other_process", "genuine_shortage") and cause.evidence.get("deciding_check") == "other_process":

@@ -26,7 +26,7 @@ from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.rules.budget_words import UTILIZATION
-from gpudesk.oom.signatures import CHECKS, check_command
+from gpudesk.oom.signatures import CHECKS, check_command, check_line
 
 # vLLM V0's cache engine (vllm/worker/cache_engine.py, class CacheEngine) in a traceback, with its KV allocation (the
 # "_allocate_kv_cache" frame or call, or the allocating line, "torch.empty(kv_cache_shape," / "torch.zeros(alloc_shape,").
@@ -91,6 +91,6 @@ def check(f: Facts) -> Cause | None:
         fix=_("Run nvidia-smi and stop the other processes on this GPU, or move this engine to a free GPU "
               "(CUDA_VISIBLE_DEVICES); to share the GPU on purpose, lower gpu_memory_utilization below the share the "
               "others leave free"),
-        checks=[_("{command}: {meaning}").format(command=check_command(key, r.platform),
+        checks=[check_line(command=check_command(key, r.platform),
                                                  meaning=i18n._(CHECKS[key].meaning))],
     )

@@ -21,7 +21,7 @@ from gpudesk import i18n
 from gpudesk.i18n import N_, _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import Check
+from gpudesk.oom.signatures import Check, check_line
 
 CONFIDENCE = 0.7
 # The deciding check: the driver and its version (a driver object limit is fixed by the driver or the program, and
@@ -60,5 +60,5 @@ def check(f: Facts) -> Cause | None:
         fix=_("Update the program (llama.cpp's Vulkan backend reuses command buffers since PR 20059) and the GPU "
               "driver; until then load with fewer, larger transfers (for llama.cpp, mmap on rather than --no-mmap) "
               "or use another backend"),
-        checks=[_("{command}: {meaning}").format(command=check_used.command, meaning=i18n._(check_used.meaning))],
+        checks=[check_line(command=check_used.command, meaning=i18n._(check_used.meaning))],
     )
