@@ -241,11 +241,6 @@ from gpudesk.sizing.serve_block_fp8_tiles import TILES_SOURCE as BLOCK_FP8_TILES
 from gpudesk.sizing.serve_block_fp8_tiles import TILES_VENDOR as BLOCK_FP8_TILES_VENDOR
 from gpudesk.sizing.serve_block_fp8_tiles import block_fp8_linear_shapes, block_fp8_stream_s, dense_peak_share, tile_mix
 from gpudesk.sizing.serve_rocm_block_fp8 import block_fp8_dense_stream_bytes_per_s
-from gpudesk.sizing.serve_hopper_gemm_size import (
-    HOPPER_GEMM_SIZE_SOURCE,
-    hopper_gemm_size_shapes,
-    hopper_size_extra_s,
-)
 from gpudesk.sizing.serve_rocm_gemm_size import (
     GEMM_SIZE_SOURCE,
     SMALL_SIZE_SOURCE,
@@ -367,9 +362,6 @@ class StepModel:
     # hipBLASLt FP8 on CDNA 3: per-layer (N, K) of the dense linears whose rate depends on the GEMM's size
     # (serve_rocm_gemm_size; (): every GEMM at flops_per_s)
     size_curve_shapes: tuple[tuple[int, int], ...] = ()
-    # per-tensor FP8 dense linears on Hopper whose rate falls with the GEMM's size (serve_hopper_gemm_size; (): every
-    # GEMM at flops_per_s)
-    hopper_size_shapes: tuple[tuple[int, int], ...] = ()
     # Marlin MoE on narrow TP expert slices: seconds per active expert and MoE layer at decode block sizes (0: the
     # experts stream at the HBM rate; serve_marlin_moe)
     marlin_expert_s: float = 0.0
@@ -534,7 +526,6 @@ class StepModel:
         math_s = tokens * self.flops_per_token / rate
         if tokens > self.skinny_max_tokens:
             math_s += size_extra_s(self.size_curve_shapes, self.layers, tokens, rate)
-        math_s += hopper_size_extra_s(self.hopper_size_shapes, self.layers, tokens, rate)
         if self.slow_flops_per_token and self.slow_peak_flops_per_s:
             dense_rate = self.slow_peak_flops_per_s * dense_peak_share(tokens, self.dense_tile_mix,
                                                                        block_fp8_triton_peak_share)
@@ -919,7 +910,6 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         gemms = sglang_hipblaslt_gemms(spec, tp, ROCM_COMPUTE_UNITS.get(gpu.id, 0))
     tile_tokens = gemm_tile_tokens(gpu, fmt)
     size_shapes = gemm_size_shapes(load.engine, gpu, linear, spec, tp) if dp_attn == 1 else ()
-    hopper_shapes = hopper_gemm_size_shapes(gpu, linear, spec, tp) if dp_attn == 1 else ()
     assumptions = [
         Assumption("host_overhead_s", _("{step} per step + {request} per running request, {mode}").format(
             step=format_duration(host.step_s), request=format_duration(host.request_s),
@@ -1016,11 +1006,6 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "dense FP8 GEMMs at 955 TFLOPS at 4096^3 FLOPs, slower below it as measured GEMMs of serving shapes "
             "are, rising to the full rate at 8192^3 (measured rate by size)"),
             GEMM_SIZE_SOURCE + "; " + SMALL_SIZE_SOURCE))
-    if hopper_shapes:
-        assumptions.append(Assumption("hopper_gemm_size_rate", _(
-            "dense FP8 GEMMs at the measured cuBLASLt rate by size on Hopper: 73 % of the largest GEMM's rate at "
-            "2048^3 FLOPs, 88 % at 4096^3, 93 % at 8192^3, the full rate from 16384^3 (each GPU's GEMMs sharded by "
-            "TP {tp})").format(tp=tp), HOPPER_GEMM_SIZE_SOURCE))
     if gemms and sglang_library:
         assumptions.append(Assumption("library_gemm_s", _(
             "{gemms} dense 16-bit GEMMs per step through hipBLASLt at every step, {time} each beyond a skinny "
@@ -1185,8 +1170,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         moe_tiles=moe_tiles,
         allreduce_curve=ar_curve, nvlink_curve=nvlink_curve, decode_workgroups_per_request=unsplit_workgroups,
         compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0,
-        size_curve_shapes=size_shapes, hopper_size_shapes=hopper_shapes, marlin_expert_s=marlin_s,
-        rocm_int4_moe=rocm_int4, expert_parallel=ep,
+        size_curve_shapes=size_shapes, marlin_expert_s=marlin_s, rocm_int4_moe=rocm_int4, expert_parallel=ep,
         aiter_moe_points=aiter_points, aiter_moe_floor_s=AITER_MOE_FLOOR_KERNELS * kernel_s if aiter_points else 0.0,
         norm_allreduces_per_layer=qk_norm_allreduces, moe_kloop_up_s=kloop_up, moe_kloop_down_s=kloop_down,
         moe_kernel_flops_per_token=moe_kernel_flops, moe_kernel_flops_per_s=moe_kernel_rate,

@@ -52,7 +52,6 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "rocm_mla_weight_dequant": N_("MLA weight cast (ROCm)"),
     "block_fp8_weight_stream": N_("Block-FP8 weight stream"),
     "gemm_size_rate": N_("GEMM rate by size"),
-    "hopper_gemm_size_rate": N_("FP8 GEMM rate by size (Hopper)"),
     "library_gemm_s": N_("Vendor-library GEMM overhead"),
     "block_fp8_triton_gemm": N_("Block-FP8 Triton GEMMs"),
     "fused_moe_tile_rows": N_("Fused-MoE tile rows"),

@@ -41,6 +41,4 @@ def test_the_fujitsu_tp2_offline_run_is_slower_on_the_mesh_than_on_a_switched_bo
     mesh = predict_serve_case(dict(row, interconnect="nvlink4-hgx4"))[0]
     # TP2's two all-reduces per layer over 150 GB/s instead of 450 GB/s: the 4096-token steps slow down.
     assert mesh < 0.9 * switched
-    # (the Hopper FP8 GEMM-size rate, serve_hopper_gemm_size, slows both; the mesh stays the closer one)
-    assert abs(mesh / measured - 1) <= 0.2
-    assert abs(mesh / measured - 1) < abs(switched / measured - 1)
+    assert abs(mesh / measured - 1) <= 0.2 < abs(switched / measured - 1)
