@@ -130,7 +130,9 @@ doctor was run on it:
 * ``fresh-71``, ``fresh-72``: ``fresh_cases_71.jsonl`` (23 messages, any project) and ``fresh_cases_72.jsonl`` (11),
   collected after the last change, scored on it;
 * ``fresh-73``, ``fresh-74``: ``fresh_cases_73.jsonl`` (22 messages) and ``fresh_cases_74.jsonl`` (27), any project,
-  collected while the fifty-seventh pass was written, scored after it merged.
+  collected while the fifty-seventh pass was written, scored after it merged;
+* ``fresh-75``, ``fresh-76``: ``fresh_cases_75.jsonl`` (15 messages, owners A-M) and ``fresh_cases_76.jsonl`` (6, owners
+  N-Z), collected after the last change of the stop, scored on it.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -239,7 +241,9 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-71", "fresh_cases_71.jsonl"),
               ("fresh-72", "fresh_cases_72.jsonl"),
               ("fresh-73", "fresh_cases_73.jsonl"),
-              ("fresh-74", "fresh_cases_74.jsonl"))
+              ("fresh-74", "fresh_cases_74.jsonl"),
+              ("fresh-75", "fresh_cases_75.jsonl"),
+              ("fresh-76", "fresh_cases_76.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
