@@ -27,6 +27,36 @@ NETWORK_LINKS = {"ib-hdr": "ib-hdr", "ib-ndr": "ib-ndr", "ib-400g": "ib-ndr", "i
                  "roce-400": "roce-400", "roce-200": "roce-200", "roce-100": "roce-100", "slingshot-11": "slingshot-11"}
 # A single-node or NVL72 row names only its NVLink; its scale-out NIC is the DGX/HGX one: 400 Gb/s per GPU.
 DEFAULT_NETWORK = "ib-ndr"
+# A host's scale-out NICs published as a count and a rate: "roce-4x100g", "4x 200 Gb/s Cassini NICs per node",
+# "8x 200G per VM", "2 x 200Gbe Ethernet" (a count, an "x", a rate in Gb/s). The speed model takes the network as one
+# NIC per GPU (speed_parallel ring_link: a node's k GPUs send through k NICs at once, the node's aggregate NIC
+# bandwidth, NCCL tests PERFORMANCE.md); a host with fewer NICs than GPUs shares them, so each GPU's share is the
+# host's aggregate / its GPUs. InternLM's A100 cluster: "inter-machine bandwidth 4 * 100Gb RoCE" for 8 GPUs
+# (github.com/InternLM/InternLM doc/en/train_performance.md at 20fe5ac), 6.25 GB/s per GPU, not the 50 of one NDR
+# port per GPU. A count "per card" is an accelerator's own ports (Gaudi's on-chip RoCE), not the host's NICs.
+NODE_NIC_PATTERN = re.compile(r"(\d+)\s*x\s*(\d+(?:\.\d+)?)\s*g", re.IGNORECASE)
+# Intel Omni-Path links counted without a rate ("4 OPA links per node"): Omni-Path Architecture 100 Series,
+# 100 Gb/s per port (Intel Omni-Path Host Fabric Interface Adapter 100 Series product brief).
+OMNI_PATH_PATTERN = re.compile(r"(\d+)\s*(?:opa|omni-path)\s+links?", re.IGNORECASE)
+OMNI_PATH_GBITS_PER_PORT = 100.0
+
+
+def host_nic_gbps_per_gpu(interconnect: str, host_gpus: int) -> float | None:
+    """Each GPU's share (GB/s per direction) of the scale-out NICs a row's ``interconnect`` text counts for its
+    host (:data:`NODE_NIC_PATTERN`, :data:`OMNI_PATH_PATTERN`); None when the text gives no count and rate."""
+    if "per card" in interconnect.lower():
+        return None
+    match = NODE_NIC_PATTERN.search(interconnect)
+    if match:
+        gbits = int(match.group(1)) * float(match.group(2))
+    else:
+        opa = OMNI_PATH_PATTERN.search(interconnect)
+        if not opa:
+            return None
+        gbits = int(opa.group(1)) * OMNI_PATH_GBITS_PER_PORT
+    return gbits / 8 / max(1, host_gpus) if gbits > 0 else None
+
+
 # Published framework names -> the --framework profile a user would pick for that software.
 FRAMEWORK_PROFILES = {"megatron-lm": "megatron-lm", "flagscale": "megatron-lm", "megatron-core": "megatron", "nemo": "nemo",
                       "megatron-bridge": "nemo", "deepspeed": "deepspeed", "hf-trainer": "hf-trainer",
@@ -211,6 +241,13 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
     else:
         intra_kind = "nvlink"
     net = catalog.link(named_network(str(case.get("interconnect") or "")))
+    inter_gbps, inter_name = net.bandwidth_gbps_per_direction, net.name
+    published = str(case.get("interconnect") or "")
+    host_share = host_nic_gbps_per_gpu(published, int(case.get("gpus_per_node") or node))
+    if host_share is not None:
+        # The catalog link the text names (or the default) does not describe this host: the network is the
+        # published one, at each GPU's share of the host's NICs.
+        inter_gbps, inter_name = host_share, published
     framework = str(case.get("framework", "megatron-lm"))
     if framework in TORCHTITAN_STACK:
         profile = "torchtitan-compile" if case.get("compile") else "torchtitan-eager"
@@ -230,7 +267,7 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         sharding=SHARDING.get(str(case.get("sharding")), "distributed-optimizer"),
         recompute=str(case.get("recompute") or "none"), framework=profile,
         gpus_per_node=min(node, _host_domain(case, catalog, gpu, node, intra_kind)), intra_gbps=intra, intra_name=intra_name,
-        inter_gbps=net.bandwidth_gbps_per_direction, inter_name=net.name,
+        inter_gbps=inter_gbps, inter_name=inter_name,
         tokens=float(case["tokens"]) if case.get("tokens") else None,
         adapter_params=float(case["adapter_params"]) if case.get("adapter_params") else None, ep_comm_overlap=bool(case.get("ep_overlap")),
         ep_node_dedup=str(case.get("ep_dispatcher") or "alltoall") in NODE_DEDUP_DISPATCHERS,
@@ -302,5 +339,5 @@ def predict_train_case(case: dict[str, Any], catalog: Catalog | None = None) -> 
     raise SizingError("measured.metric", _("the training model does not answer {metric!r}.").format(metric=metric))
 
 
-__all__ = ["case_model", "case_setup", "gpu_rates", "nvlink_domain", "nvlink_hosts_per_domain", "predict_train_case", "replace",
+__all__ = ["case_model", "case_setup", "gpu_rates", "host_nic_gbps_per_gpu", "nvlink_domain", "nvlink_hosts_per_domain", "predict_train_case", "replace",
            "same_silicon_efficiency"]
