@@ -68,7 +68,8 @@ def add_parser(subparsers) -> None:
                         "fp16-amp: torch.autocast over fp32 params (HF Trainer fp16=True); fp32"))
     m.add_argument("--optimizer", default="adam-18", type=str.lower, choices=OPTIMIZER_NAMES, metavar="NAME",
                    help=_("adamw, adamw_torch, adamw_8bit, paged_adamw_8bit, adafactor, sgd (with momentum: one state), sgd_plain "
-                        "(momentum 0: no state), or an accounting "
+                        "(momentum 0: no state), muon (one state for hidden matrices, AdamW for embeddings, head and "
+                        "norms), or an accounting "
                         "(adam-16 ZeRO paper, adam-18 Megatron/DeepSpeed, adam-20 MT-NLG)"))
     m.add_argument("--seq", type=_tokens, default=2048, metavar="TOKENS", help=_("sequence length (training) or context (inference), e.g. 4096 or 8k"))
     m.add_argument("--batch", type=int, default=1, metavar="N", help=_("micro-batch (training) or concurrent sequences (inference)"))
@@ -305,8 +306,8 @@ def add_parser(subparsers) -> None:
                           "(with --sharding fsdp/zero3: the model loaded in fp32 and cast to the 16-bit --precision unit "
                           "by unit by FSDP mixed precision, also on one GPU, e.g. prime-rl)"))
     m.add_argument("--modules-to-save", default="", metavar="LIST",
-                   help=_("lora/qlora with PEFT modules_to_save: embed_tokens and/or lm_head (comma-separated), "
-                          "trained as full copies beside the frozen originals"))
+                   help=_("lora/qlora with PEFT modules_to_save: embed_tokens, lm_head and/or norms (every norm layer) "
+                          "(comma-separated), trained as full copies beside the frozen originals"))
     m.add_argument("--no-double-quant", action="store_true",
                    help=_("qlora base without bitsandbytes double quantisation (4.5 instead of 4.127 bits a weight)"))
     m.add_argument("--weight-loading", default="per-tensor", choices=WEIGHT_LOADERS,

@@ -40,7 +40,11 @@ base.
 (``peft/utils/other.py`` ``ModulesToSaveWrapper.update``, https://github.com/huggingface/peft/blob/v0.13.2/src/peft/utils/other.py).
 The copies are full trainable parameters beside the adapters: the same bytes a trainable parameter (16-bit copy
 and gradient, fp32 master, optimizer states) and the same ZeRO partitioning. A tied embedding gets two separate
-copies (one per wrapped module), so the tie is undone.
+copies (one per wrapped module), so the tie is undone. ``norms`` names every normalisation layer (the two
+RMSNorms of each block and the final one: PEFT ``modules_to_save=["input_layernorm", "post_attention_layernorm",
+"norm"]``; ms-swift's ``--lora_modules_to_save EMBEDDING LN`` names the input embedding and every norm, as in
+its examples/pytorch/llm/scripts/yi_9b/lora_ddp/sft.sh at 090bbec15, the fresh-55 Yi-9B row): one ``hidden``-wide
+gain each, ``(2 x layers + 1) x hidden`` parameters.
 """
 
 from __future__ import annotations
@@ -53,7 +57,8 @@ from gpudesk.sizing.shapes import ModelSpec
 
 # The frozen base at --precision, bitsandbytes LLM.int8, or stored in fp32 under FSDP mixed precision.
 LORA_BASE_WEIGHTS = ("precision", "int8", "fp32")
-MODULES_TO_SAVE = ("embed_tokens", "lm_head")  # the PEFT module names a trainable full copy is sized for
+# The module names a trainable full copy is sized for: PEFT's, and ``norms`` for every normalisation layer.
+MODULES_TO_SAVE = ("embed_tokens", "lm_head", "norms")
 INT8_SCALE_BYTES = 4.0  # fp32 SCB, one per output row (Int8Params)
 
 
@@ -106,7 +111,8 @@ def check_modules_to_save(names: tuple[str, ...] | list[str]) -> tuple[str, ...]
 
 
 def modules_to_save_params(spec: ModelSpec, names: tuple[str, ...] | list[str]) -> int:
-    """Parameters of the trainable copies PEFT makes of ``names`` (each ``vocab x hidden``).
+    """Parameters of the trainable copies PEFT makes of ``names`` (``embed_tokens`` / ``lm_head`` each
+    ``vocab x hidden``, ``norms`` ``(2 x layers + 1) x hidden``).
 
     Raises:
         SizingError: an unknown name, or a model without a vocabulary and hidden size.
@@ -114,7 +120,9 @@ def modules_to_save_params(spec: ModelSpec, names: tuple[str, ...] | list[str]) 
     checked = check_modules_to_save(names)
     if not checked:
         return 0
-    if not spec.vocab_size or not spec.hidden_size:
+    tables = [n for n in checked if n != "norms"]
+    if tables and (not spec.vocab_size or not spec.hidden_size):
         raise SizingError("modules_to_save", _("trainable copies of the embeddings need the model's vocabulary and "
                                                "hidden size (give a config.json)."))
-    return len(checked) * spec.vocab_size * spec.hidden_size
+    norms = (2 * (spec.layers or 0) + 1) * (spec.hidden_size or 0) if "norms" in checked else 0
+    return len(tables) * (spec.vocab_size or 0) * (spec.hidden_size or 0) + norms

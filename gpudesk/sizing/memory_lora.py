@@ -96,7 +96,7 @@ from gpudesk.sizing.memory_train import (
     offload_value_text,
     sharded_model_states,
 )
-from gpudesk.sizing.optimizers import optimizer_source, precision_family
+from gpudesk.sizing.optimizers import is_muon, optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.zero3_outside_init import add_engine_start_model, outside_init_assumption, retained_extra_bytes
@@ -318,6 +318,10 @@ def lora_memory(
         adapters = sum(sharded_model_states(trainable, adapter_state, dp, stage, off).values())
         if stage == "zero3":
             adapters *= dp  # divided by the GPUs with the base below
+    if is_muon(optimizer) and copies and off != "optimizer":
+        # Muon steps the 2-D adapter matrices with one momentum buffer; the trainable embedding / LM head copies go
+        # to its AdamW group by name (``embed_tokens`` / ``lm_head``, optimizers.muon_adamw_params): one state more.
+        adapters += copies // t * adapter_state[3] / (dp if stage in ("zero1", "zero2") and dp > 1 else 1)
     resident_at_load = base + trainable * adapter_state[0]
     staging = load_staging_bytes(spec, weight_loading, quantised_base=kind == "qlora" or int8_base,
                                  base_bytes_per_param=base_bytes_per_param,

@@ -68,7 +68,10 @@ from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.optimizers import (
     LEGACY_ACCOUNTING,
     PARAM_PRECISIONS,
+    is_muon,
     is_paged,
+    muon_adamw_params,
+    muon_step_temporary_bytes,
     optimizer_bytes_per_param,
     optimizer_source,
     ZERO3_SUB_GROUP_ELEMENTS,
@@ -524,6 +527,15 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     return ActivationTerms(per_layer=per_layer, kept_layers=kept_layers, fixed=fixed, logits=logits)
 
 
+def _largest_hidden_width(spec: ModelSpec) -> int:
+    """The wider side of the largest 2-D hidden matrix beside ``hidden_size``: an expert's or the MLP's width, or
+    the query projection's ``heads x head_dim``."""
+    h = spec.hidden_size or 0
+    dims = spec.transformer_dims
+    ffn = (spec.moe_ffn_size if spec.moe_experts else None) or spec.ffn_size or 4 * h
+    return max(int(ffn), int(dims.num_attention_heads * (spec.head_dim_resolved or 0)))
+
+
 def train_memory(
     spec: ModelSpec,
     *,
@@ -680,6 +692,12 @@ def train_memory(
     rank_params += embedding_extra
     parts = sharded_model_states(int(rank_params), per_param, g // mp, stage, offload,
                                  spec.largest_layer_params // t)
+    if is_muon(optimizer) and parts["optimizer_states"] and rank_params:
+        # Muon leaves the embeddings, LM head and norms to AdamW (optimizers.muon_adamw_params): one state more for
+        # those, sharded and offloaded as the other states are.
+        adamw = min(rank_params, muon_adamw_params(spec.embedding_params, spec.hidden_size or 0,
+                                                   spec.transformer_dims.layers) / t)
+        parts["optimizer_states"] += parts["optimizer_states"] * adamw / rank_params
     kept_main_grads = kept_main_grad_bytes(rank_params, main_grads_kept)
     if kept_main_grads:
         parts["main_gradients"] = kept_main_grads
@@ -809,6 +827,9 @@ def train_memory(
             # (optimizers.zero12_step_bytes); PyTorch FSDP SHARD_GRAD_OP reduces into its own gradient dtype.
             zero12_fp32_grads = zero12_step_bytes(rank_params / (g // mp), optimizer, per_param)
             step_temp += zero12_fp32_grads
+    if is_muon(optimizer) and not optimizer_in_backward and offload == "none" and grads > 0:
+        # Muon's Newton-Schulz temporaries for its largest hidden matrix (optimizers.muon_step_temporary_bytes).
+        step_temp += muon_step_temporary_bytes(spec.hidden_size or 0, _largest_hidden_width(spec) // t, per_param[2])
     # The tied embedding's second gradient, a moment at the end of backward (gpudesk.sizing.tied_embedding_grad):
     # plain data parallelism only; Megatron's fp32 buffer and ZeRO/FSDP reduce through their own hooks.
     tied_grad = 0.0

@@ -15,7 +15,8 @@ States per parameter: Adam/AdamW two moments (``2 x state dtype``; Kingma & Ba 2
 8-bit Adam two 1-byte moments plus 2 fp32 absmax per 2048-block, ~2 B (Dettmers et al. 2021, arXiv 2110.02861;
 bitsandbytes ``PagedAdamW8bit`` pages the same 2 B to host under pressure); Adafactor factored second moment,
 ``rows + cols`` values per matrix, ~0 B/param for transformer matrices (Shazeer & Stern 2018, arXiv 1804.04235);
-SGD with momentum one state.
+SGD with momentum one state; Muon one momentum buffer for the 2-D hidden matrices, AdamW's two for the rest
+(:func:`muon_adamw_params`; Jordan et al. 2024, https://kellerjordan.github.io/posts/muon/).
 """
 
 from __future__ import annotations
@@ -43,11 +44,17 @@ OPTIMIZER_ALIASES: dict[str, str] = {
     "adafactor": "adafactor", "sgd": "sgd", "sgd_momentum": "sgd",
     # torch.optim.SGD with momentum=0 (its default) creates no ``momentum_buffer``: no state at all.
     "sgd_plain": "sgd-plain",
+    # Muon (MomentUm Orthogonalized by Newton-Schulz): one ``momentum_buffer`` (``torch.zeros_like(grad)``) per 2-D
+    # weight matrix (KellerJordan/Muon muon.py ``Muon.step``; torch.optim.Muon, PyTorch 2.9 ``torch/optim/_muon.py``;
+    # Moonlight ``examples/toy_train.py``, MoonshotAI/Moonlight; ms-swift ``--optimizer muon`` builds the Moonlight
+    # one). Every implementation hands the embeddings, the LM head, norms and biases to AdamW instead
+    # (:func:`muon_adamw_params`).
+    "muon": "muon",
 }
 PARAM_PRECISIONS = ("bf16", "fp16", "fp8", "fp32", "fp16-amp", "bf16-amp", "bf16-pure")
 OPTIMIZER_NAMES: tuple[str, ...] = tuple(LEGACY_ACCOUNTING) + tuple(OPTIMIZER_ALIASES)
 # family -> (number of states, bytes of one state per parameter in fp32)
-_STATE_COUNT: dict[str, float] = {"adam": 2, "adam-8bit": 2, "adafactor": 0, "sgd": 1, "sgd-plain": 0}
+_STATE_COUNT: dict[str, float] = {"adam": 2, "adam-8bit": 2, "adafactor": 0, "sgd": 1, "sgd-plain": 0, "muon": 1}
 
 
 def precision_family(precision: str) -> str:
@@ -244,4 +251,42 @@ def optimizer_source(optimizer: str) -> str:
         "adafactor": "Shazeer & Stern 2018, Adafactor (arXiv 1804.04235): factored second moment",
         "sgd": "EleutherAI Transformer Math 101: SGD with momentum, one state",
         "sgd-plain": "torch/optim/sgd.py: momentum 0 keeps no momentum_buffer",
+        "muon": "Muon (KellerJordan/Muon, torch.optim.Muon, Moonlight arXiv 2502.16982): one momentum buffer per 2-D "
+                "hidden matrix, AdamW's two for embeddings, LM head and norms",
     }.get(fam, "gpudesk.sizing.optimizers")
+
+
+def is_muon(optimizer: str) -> bool:
+    """Whether ``optimizer`` names Muon (:data:`OPTIMIZER_ALIASES`)."""
+    return OPTIMIZER_ALIASES.get(str(optimizer).strip().lower()) == "muon"
+
+
+# Muon orthogonalises only 2-D hidden matrices: KellerJordan/Muon's README and ``MuonWithAuxAdam`` put
+# "embeddings, classifier heads, and hidden gains/biases" in an AdamW group (https://github.com/KellerJordan/Muon,
+# muon.py), torch.optim.Muon accepts 2-D parameters only and its docs send the rest to AdamW
+# (https://docs.pytorch.org/docs/stable/generated/torch.optim.Muon.html), and Moonlight's toy_train.py selects
+# ``p.ndim >= 2 and "embed_tokens" not in name and "lm_head" not in name`` for Muon, the rest for its internal AdamW
+# with ``moment1`` and ``moment2`` (https://github.com/MoonshotAI/Moonlight, examples/toy_train.py at c2ad5b20, lines
+# 186-187, 222-223 and 296-302; KellerJordan/Muon muon.py at 857d1adc, ``Muon`` docstring). Those parameters
+# keep AdamW's two states, one more than Muon's momentum.
+MUON_ADAMW_EXTRA_STATES = 1
+
+
+def muon_adamw_params(embedding_params: int, hidden_size: int, layers: int) -> int:
+    """Parameters a Muon run hands to AdamW in a pre-norm decoder: the token embedding and an untied LM head
+    (``embedding_params``) and the RMSNorm gains, two per layer and the final one (biases, where a model has
+    them, are left out: a few thousand a layer)."""
+    return int(embedding_params) + (2 * int(layers) + 1) * int(hidden_size)
+
+
+def muon_step_temporary_bytes(rows: int, cols: int, grad_bytes: float = 2.0) -> float:
+    """Bytes of the temporaries of one Muon update, for the largest 2-D matrix (the step runs parameter by
+    parameter, so only one matrix's are alive): the Nesterov blend of gradient and momentum (Moonlight's
+    ``g.add(buf, alpha=momentum)`` makes a gradient-sized tensor in the gradient's dtype; KellerJordan's
+    ``grad.lerp_`` works in place), then ``zeropower_via_newtonschulz5``: ``X = G.bfloat16()`` and its normalised
+    copy, and per iteration ``A = X @ X.T`` (m x m, m the smaller side), ``B = b A + c A @ A`` (``A @ A`` and the
+    sum, m x m each) and ``X = a X + B @ X`` (two m x n), all bf16 (2 bytes). Sources: KellerJordan/Muon muon.py at
+    857d1adc (2025-11-23), Moonlight examples/toy_train.py at c2ad5b20 (2025-08-02) lines 49-72 and 180-191. Upper
+    bound: every listed tensor alive at once."""
+    m, n = sorted((max(0, int(rows)), max(0, int(cols))))
+    return float(m * n) * grad_bytes + 2.0 * (3 * m * n + 3 * m * m)

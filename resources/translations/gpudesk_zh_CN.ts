@@ -5653,8 +5653,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="235"/>
-        <source>PEFT modules_to_save: embed_tokens and/or lm_head are trained as full copies beside the frozen originals, with gradients and optimizer states.</source>
-        <translation>PEFT modules_to_save：embed_tokens 和/或 lm_head 在冻结原模块之外以完整副本训练，带梯度和优化器状态。</translation>
+        <source>PEFT modules_to_save: embed_tokens, lm_head and/or norms (every norm layer) are trained as full copies beside the frozen originals, with gradients and optimizer states.</source>
+        <translation>PEFT modules_to_save：embed_tokens、lm_head 和/或 norms（每个归一化层）在冻结原模块之外以完整副本训练，带梯度和优化器状态。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="236"/>

@@ -232,7 +232,7 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.base_weights", translate("PlanQuestions", "LoRA base weights"), kind="choice", choices=_plain(LORA_BASE_WEIGHTS),
                tooltip=translate("PlanQuestions", "precision: the frozen base at the training precision; int8: bitsandbytes LLM.int8 (load_in_8bit), 1 byte a Linear weight, and every 8-bit Linear keeps its 16-bit input for backward; fp32: with FSDP sharding, the model loaded in fp32 and cast to the 16-bit precision unit by unit by FSDP mixed precision (prime-rl).")),
             _f("model.modules_to_save", translate("PlanQuestions", "Modules trained in full (comma-separated)"), kind="list", optional=True,
-               tooltip=translate("PlanQuestions", "PEFT modules_to_save: embed_tokens and/or lm_head are trained as full copies beside the frozen originals, with gradients and optimizer states.")),
+               tooltip=translate("PlanQuestions", "PEFT modules_to_save: embed_tokens, lm_head and/or norms (every norm layer) are trained as full copies beside the frozen originals, with gradients and optimizer states.")),
             _f("model.double_quant", translate("PlanQuestions", "NF4 double quantisation (QLoRA)"), kind="bool",
                tooltip=translate("PlanQuestions", "bitsandbytes bnb_4bit_use_double_quant: 4.127 bits a weight; off: 4.5 bits.")),
             _f("model.weight_loading", translate("PlanQuestions", "Weight loading"), kind="choice", choices=_plain(WEIGHT_LOADERS),
