@@ -231,7 +231,9 @@ class EstimatorAccuracyView(QWidget):
                 "fresh66": self.tr("sixty-sixth fresh (collected after the model was frozen a sixty-sixth time)"),
                 "fresh67": self.tr("sixty-seventh fresh (collected after the model was frozen a sixty-seventh time)"),
                 "fresh68": self.tr("sixty-eighth fresh (collected after the model was frozen a sixty-eighth time)"),
-                "fresh69": self.tr("sixty-ninth fresh (collected after the model was frozen a sixty-ninth time)")}
+                "fresh69": self.tr("sixty-ninth fresh (collected after the model was frozen a sixty-ninth time)"),
+                "fresh70": self.tr("seventieth fresh (collected after the model was frozen a seventieth time)"),
+                "fresh71": self.tr("seventy-first fresh (collected after the model was frozen a seventy-first time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])

@@ -162,7 +162,9 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "sixty-sixth fresh (collected after the model was frozen a sixty-sixth time)",
                     "sixty-seventh fresh (collected after the model was frozen a sixty-seventh time)",
                     "sixty-eighth fresh (collected after the model was frozen a sixty-eighth time)",
-                    "sixty-ninth fresh (collected after the model was frozen a sixty-ninth time)"}
+                    "sixty-ninth fresh (collected after the model was frozen a sixty-ninth time)",
+                    "seventieth fresh (collected after the model was frozen a seventieth time)",
+                    "seventy-first fresh (collected after the model was frozen a seventy-first time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
