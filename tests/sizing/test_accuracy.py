@@ -107,6 +107,8 @@ FRESH52 = CASES.with_name("measured_peaks_fresh52.jsonl")
 FRESH53 = CASES.with_name("measured_peaks_fresh53.jsonl")
 FRESH54 = CASES.with_name("measured_peaks_fresh54.jsonl")
 FRESH55 = CASES.with_name("measured_peaks_fresh55.jsonl")
+FRESH56 = CASES.with_name("measured_peaks_fresh56.jsonl")
+FRESH57 = CASES.with_name("measured_peaks_fresh57.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -368,6 +370,10 @@ SHARED_PAGES = {
     ("fresh-54", FRESH54, "fresh54-2026-12-06", 22),
     # fresh-55: collected after memfix43 merged (the last memory change of the stop), scored once after they merged (2 of 3 supported rows within 15 %).
     ("fresh-55", FRESH55, "fresh55-2026-12-06", 4),
+    # fresh-56: collected while memfix44 (ZeRO-1/2's flat gradient copy, not merged) and memfix45 (Muon, trained norms beside LoRA) were written, scored once after they merged (0 of 1 within 15 %).
+    ("fresh-56", FRESH56, "fresh56-2026-12-06", 1),
+    # fresh-57: collected after memfix45 merged (the last memory change of the stop), scored once after they merged (4 of 4 within 15 %).
+    ("fresh-57", FRESH57, "fresh57-2026-12-06", 4),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
