@@ -233,7 +233,10 @@ class EstimatorAccuracyView(QWidget):
                 "fresh68": self.tr("sixty-eighth fresh (collected after the model was frozen a sixty-eighth time)"),
                 "fresh69": self.tr("sixty-ninth fresh (collected after the model was frozen a sixty-ninth time)"),
                 "fresh70": self.tr("seventieth fresh (collected after the model was frozen a seventieth time)"),
-                "fresh71": self.tr("seventy-first fresh (collected after the model was frozen a seventy-first time)")}
+                "fresh71": self.tr("seventy-first fresh (collected after the model was frozen a seventy-first time)"),
+                "fresh72": self.tr("seventy-second fresh (collected after the model was frozen a seventy-second time)"),
+                "fresh73": self.tr("seventy-third fresh (collected after the model was frozen a seventy-third time)"),
+                "fresh74": self.tr("seventy-fourth fresh (collected after the model was frozen a seventy-fourth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
