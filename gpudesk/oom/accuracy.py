@@ -133,8 +133,8 @@ doctor was run on it:
   collected while the fifty-seventh pass was written, scored after it merged;
 * ``fresh-75``, ``fresh-76``: ``fresh_cases_75.jsonl`` (15 messages, owners A-M) and ``fresh_cases_76.jsonl`` (6, owners
   N-Z), collected after the last change of the stop, scored on it;
-* ``fresh-77``: ``fresh_cases_77.jsonl`` (27 messages, older runtimes: CNTK, Kaldi, Theano, DyNet, Caffe, Torch7 ...),
-  collected after the last change of the stop, scored on it.
+* ``fresh-77``, ``fresh-78``: ``fresh_cases_77.jsonl`` (27 messages, older runtimes: CNTK, Kaldi, Theano, DyNet, Caffe,
+  Torch7 ...) and ``fresh_cases_78.jsonl`` (9, any project), collected after the last change of the stop, scored on it.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -246,7 +246,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-74", "fresh_cases_74.jsonl"),
               ("fresh-75", "fresh_cases_75.jsonl"),
               ("fresh-76", "fresh_cases_76.jsonl"),
-              ("fresh-77", "fresh_cases_77.jsonl"))
+              ("fresh-77", "fresh_cases_77.jsonl"),
+              ("fresh-78", "fresh_cases_78.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
