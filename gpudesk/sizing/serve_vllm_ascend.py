@@ -52,14 +52,16 @@ ASCEND_EAGER_KERNEL_S = 60e-6
 EAGER_SOURCE = ("vllm-ascend v0.7.3 release benchmark, latency_qwen2_5_7B_tp1 (vllm-project/vllm-ascend issue 776); "
                 "eager before v0.9.0 (vllm_ascend/platform.py NO_COMPILATION, graph_mode.md) "
                 "(https://github.com/vllm-project/vllm-ascend)")
-_RELEASE = re.compile(r"(\d+)\.(\d+)\.(\d+)(rc\d*)?")
+# A release as users write it: "0.13.0rc1", "v0.9.1" or the X.Y form the CLI's help shows ("0.13" is 0.13.0).
+_RELEASE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?(rc\d*)?")
 
 
 def _release(version: str | None) -> tuple[int, int, int, str] | None:
     match = _RELEASE.search(version) if version else None
     if match is None:
         return None
-    return int(match.group(1)), int(match.group(2)), int(match.group(3)), "rc" if match.group(4) else ""
+    return (int(match.group(1)), int(match.group(2)), int(match.group(3) or 0),
+            "rc" if match.group(4) else "")
 
 
 def plugin_release(version: str | None) -> tuple[int, int, int, str] | None:

@@ -17,7 +17,7 @@ from gpudesk.sizing.serve_ascend_aclgraph import (
 )
 from gpudesk.sizing.serve_load import ServeLoad
 from gpudesk.sizing.serve_step import step_model
-from gpudesk.sizing.serve_vllm_ascend import ASCEND_EAGER_KERNEL_S
+from gpudesk.sizing.serve_vllm_ascend import ASCEND_EAGER_KERNEL_S, plugin_release
 from gpudesk.sizing.shapes import spec_from_catalog
 from gpudesk.sizing.speed_serve import serve_speed
 
@@ -41,6 +41,19 @@ def test_release_ranges(catalog):
     assert not syncs_before_pieces(h100, "vllm", "0.14.0rc1", True)
     assert not syncs_before_pieces(npu, "vllm", "0.14.0rc1", False)
     assert not forces_piecewise(npu, "sglang", "0.14.0rc1", True)
+
+
+def test_a_release_written_as_x_y_is_that_release_point_zero(catalog):
+    # The CLI's help shows the X.Y form; "0.13" must select the same paths as "0.13.0", not none.
+    npu = catalog.gpu("ascend-910b")
+    assert plugin_release("0.13") == plugin_release("0.13.0") == (0, 13, 0, "")
+    assert plugin_release("v0.9.1rc2") == (0, 9, 1, "rc")
+    for short, full in (("0.12", "0.12.0"), ("0.13", "0.13.0"), ("0.20", "0.20.0"), ("0.21", "0.21.0")):
+        assert syncs_before_pieces(npu, "vllm", short, True) == syncs_before_pieces(npu, "vllm", full, True)
+        assert fia_output_copy_kernels(npu, "vllm", short, True, False) == fia_output_copy_kernels(
+            npu, "vllm", full, True, False)
+    assert fia_output_copy_kernels(npu, "vllm", "0.13", True, False) > 0
+    assert plugin_release("main (vllm-ascend main, 2025-07-03)") is None
 
 
 def test_the_stop_adds_its_time_and_the_eager_attention_to_every_layer():
