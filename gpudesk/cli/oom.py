@@ -195,7 +195,7 @@ def _value(key: str, value) -> str:
 
 _PLATFORM_NAMES = {"cuda": "NVIDIA CUDA", "rocm": "AMD ROCm (HIP)", "mps": "Apple MPS", "xpu": "Intel XPU",
                    "tpu": "Google TPU", "metal": "Apple Metal", "vulkan": "Vulkan", "directml": "DirectML",
-                   "cpu": "CPU (host memory)"}
+                   "npu": "Huawei Ascend NPU", "hpu": "Intel Gaudi HPU (Habana)", "cpu": "CPU (host memory)"}
 
 
 def _recognised(r) -> str | None:

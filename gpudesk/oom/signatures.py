@@ -1161,8 +1161,17 @@ _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9
                       # "Killed"): "<script>: line 46:  1881 Killed   <command>" or "[1]+  Killed   <command>".
                       # (Fifty-seventh pass: "line" as bash's catalogs translate it in "%s: line %d: " (error.c; po/
                       # it.po "riga", de.po "Zeile", fr.po "ligne", es.po "línea", pt_BR.po "linha"): "./invoke.sh: riga
-                      # 24:  8612 Killed   ..." under an Italian locale, invoke-ai/InvokeAI#2308.)
-                      r"\b(?:line|riga|Zeile|ligne|línea|linha) \d{1,7}:\s{1,4}\d{1,10}\s{1,4}Killed\b|"
+                      # 24:  8612 Killed   ..." under an Italian locale, invoke-ai/InvokeAI#2308; fr.po's "ligne %d : "
+                      # puts a space before the colon.) The word "Killed" itself is the C library's: bash's jobs.c
+                      # (j_strsignal) prints strsignal(WTERMSIG), so under glibc it is glibc's catalog entry for
+                      # SIGKILL (sysdeps/generic/siglist.h "Killed"; po/de.po "Getötet", fr.po "Processus arrêté",
+                      # es.po "Terminado (killed)", it.po "Ucciso", pt_BR.po "Morto"; bminor/glibc at 04e750e7), and
+                      # bash's own siglist.c entry only where the system has no strsignal (bash po/de.po "Abgebrochen
+                      # (Killed)", fr.po "Tué", es.po "Matado"; bminor/bash at 637f5c86). An older catalog leaves it
+                      # English ("riga 24:  8612 Killed").
+                      r"\b(?:line|riga|Zeile|ligne|línea|linha) \d{1,7} ?:\s{1,4}\d{1,10}\s{1,4}"
+                      r"(?:Killed|Getötet|Processus arrêté|Terminado \(killed\)|Ucciso|Morto|Abgebrochen \(Killed\)|"
+                      r"Tué|Matado)(?!\w)|"
                       r"^\[\d{1,4}\][+-]?\s{1,4}Killed\b|"
                       # zsh's reports of the same (the default shell of macOS, where the kernel's memory-pressure
                       # killer, jetsam, also ends the largest process with SIGKILL): "zsh: killed     python x.py",

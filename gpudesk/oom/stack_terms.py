@@ -11,6 +11,14 @@ names are swapped:
   makes launches synchronous (CANN environment variable reference).
 * Intel GPUs (``platform == "xpu"``): ``torch.xpu.*``, ``xpu-smi`` (Intel XPU Manager) and
   ``ZE_AFFINITY_MASK`` (Level Zero's device selection).
+* Intel Gaudi (Habana) HPUs (``platform == "hpu"``): the Gaudi PyTorch bridge (habana_frameworks.torch) registers
+  ``torch.hpu`` with the memory calls of ``torch.cuda`` (``torch.hpu.memory_allocated()``, ``max_memory_allocated()``,
+  ``memory_stats()``; Intel Gaudi docs, PyTorch "Memory Stats APIs"); ``hl-smi`` is the card's nvidia-smi (its table
+  lists each AIP's compute processes; ``hl-smi -Q memory.total,memory.used -f csv`` queries fields; Intel Gaudi docs,
+  "System Management Interface Tool (hl-smi)") and ``HABANA_VISIBLE_MODULES`` picks the cards a process opens
+  (Intel Gaudi docs, "Multiple Workloads on a Single Docker"; ``HABANA_VISIBLE_DEVICES`` is the container runtime's
+  choice of cards for a whole container). The bridge has no ``PYTORCH_CUDA_ALLOC_CONF``: fixes and checks that name
+  it are left out.
 * TPUs (``platform == "tpu"``): no nvidia-smi; a TPU VM's chips are the ``/dev/accel*`` devices, one process at a
   time, and ``sudo lsof -w /dev/accel*`` lists the process that holds them (Cloud TPU docs, troubleshooting "TPU in
   use by another process"). The memory query is the framework's own: JAX's ``jax.Device.memory_stats()``
@@ -41,7 +49,14 @@ _TERMS: dict[str, tuple[tuple[str, str], ...]] = {
             ("CUDA_LAUNCH_BLOCKING", "ASCEND_LAUNCH_BLOCKING"), ("torch.cuda.", "torch.npu."), ("CUDA graphs", "ACL graphs")),
     "xpu": (("nvidia-smi --query-compute-apps=pid,used_memory --format=csv", "xpu-smi ps"),
             ("nvidia-smi", "xpu-smi"), ("CUDA_VISIBLE_DEVICES", "ZE_AFFINITY_MASK"), ("torch.cuda.", "torch.xpu.")),
+    "hpu": (("nvidia-smi --query-compute-apps=pid,used_memory --format=csv", "hl-smi"),
+            ("nvidia-smi --query-gpu=memory.total,memory.used --format=csv", "hl-smi -Q memory.total,memory.used -f csv"),
+            ("nvidia-smi --query-gpu=memory.used,memory.total --format=csv", "hl-smi -Q memory.used,memory.total -f csv"),
+            ("nvidia-smi", "hl-smi"), ("CUDA_VISIBLE_DEVICES", "HABANA_VISIBLE_MODULES"), ("torch.cuda.", "torch.hpu."),
+            ("CUDA graphs", "HPU graphs")),
 }
+# Platforms whose PyTorch build has no PYTORCH_CUDA_ALLOC_CONF nor a renamed one: advice naming it is dropped.
+_NO_ALLOC_CONF = ("hpu",)
 JAX_TPU_MEMORY = 'python -c "import jax; print(jax.devices()[0].memory_stats())"'
 TORCH_XLA_TPU_MEMORY = ('python -c "import torch_xla.core.xla_model as xm; '
                         'print(xm.get_memory_info(xm.xla_device()))"')
@@ -66,7 +81,7 @@ def _swap(text: str, platform: str, alloc_conf: str | None, terms: tuple[tuple[s
 
 def apply(report: MemoryReport, causes: list[Cause]) -> None:
     """Rewrite the fixes, further fixes, checks and the deciding check's command of ``causes`` in place for an
-    Ascend, Intel GPU or TPU report."""
+    Ascend, Intel GPU, Gaudi or TPU report."""
     platform = report.platform or ""
     if platform == "tpu":
         terms = _tpu_terms(report.text or "")
@@ -80,6 +95,9 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
         return
     alloc_conf = i18n._(NPU_ALLOC_CONF) if platform == "npu" else None
     for cause in causes:
+        if platform in _NO_ALLOC_CONF:
+            cause.more_fixes = [m for m in cause.more_fixes if "PYTORCH_CUDA_ALLOC_CONF" not in m]
+            cause.checks = [c for c in cause.checks if "PYTORCH_CUDA_ALLOC_CONF" not in c]
         cause.fix = _swap(cause.fix, platform, alloc_conf)
         cause.more_fixes = [_swap(m, platform, alloc_conf) for m in cause.more_fixes]
         cause.checks = [_swap(c, platform, alloc_conf) for c in cause.checks]

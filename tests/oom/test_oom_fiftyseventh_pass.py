@@ -134,3 +134,73 @@ def test_child_terminated_by_signal_nine() -> None:
     # Another code is no SIGKILL (-15 is SIGTERM, 1 an ordinary failure, -95 not -9).
     for code in ("1", "-15", "-95"):
         assert not diagnose_text(f"[rank: 1] Child process with PID 4242 terminated with code {code}.").found_oom
+
+
+# --- qa50 D6-D10 ---------------------------------------------------------------------------------------------------
+
+
+def test_gaudi_message_gets_gaudi_terms() -> None:
+    # The SYNHELPER line names Habana's graph helper: the platform is Gaudi's, and no NVIDIA command is given.
+    report = parse_text(SYNHELPER)
+    assert report.platform == "hpu"
+    d = diagnose_text(SYNHELPER)
+    for cause in d.causes:
+        words = " ".join([cause.fix, *cause.more_fixes, *cause.checks, str(cause.evidence.get("check_command") or "")])
+        assert "nvidia-smi" not in words and "CUDA_VISIBLE_DEVICES" not in words and "torch.cuda" not in words
+    # Gaudi's own commands where a rule names a tool (stack_terms' swap).
+    from gpudesk.oom import stack_terms
+    from gpudesk.oom.cause import Cause
+    cause = Cause(id="other_process", title="t", confidence=0.5, fix="Run nvidia-smi; pick CUDA_VISIBLE_DEVICES",
+                  checks=["nvidia-smi --query-compute-apps=pid,used_memory --format=csv: x",
+                          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: y", "torch.cuda.memory_allocated(): z"])
+    stack_terms.apply(report, [cause])
+    assert cause.fix == "Run hl-smi; pick HABANA_VISIBLE_MODULES"
+    assert cause.checks == ["hl-smi: x", "torch.hpu.memory_allocated(): z"]
+    # A CUDA text keeps NVIDIA's; "hpu" inside a word is no Gaudi.
+    assert parse_text("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB").platform == "cuda"
+    assert parse_text("chpux: CUDA error: out of memory").platform == "cuda"
+
+
+def test_cut_figure_is_not_a_request() -> None:
+    cut = SYNHELPER.replace("::14493510400 failed!", "::1449351")
+    report = parse_text(cut)
+    assert report.requested_bytes is None and report.missing
+    d = diagnose_text(cut)
+    assert d.found_oom and d.top is not None and d.top.confidence < 0.5
+    # A figure closed by a unit or words is read, also at the end of the text.
+    assert parse_text("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB").requested_bytes == 20 * 2**20
+    assert parse_text(SYNHELPER).requested_bytes == 14493510400
+    assert parse_text(CUBECL.replace(".\nnote: run with `RUST_BACKTRACE=1` environment variable to display a "
+                                     "backtrace", "")).requested_bytes == 262144000  # "bytes" closes it
+
+
+def test_cubecl_fix_is_cubecl_s() -> None:
+    d = diagnose_text(CUBECL)
+    assert d.top is not None and "GGML_VK" not in d.top.fix and "CubeCL" in d.top.fix
+    sized = d.top.confidence
+    bare = diagnose_text("No memory pool big enough to reserve")
+    assert bare.top is not None and bare.top.confidence < sized
+    # llama.cpp's Vulkan text keeps ggml's setting.
+    ggml = diagnose_text("ggml_vulkan: Device memory allocation of size 4294967296 failed.\nggml_vulkan: "
+                         "vk::Device::allocateMemory: ErrorOutOfDeviceMemory")
+    assert ggml.top is not None and "CubeCL" not in ggml.top.fix
+
+
+def test_paddle_host_ram_names_no_pytorch() -> None:
+    d = diagnose_text(PADDLE_CPU)
+    assert d.top is not None and "PyTorch" not in d.top.explanation
+
+
+# glibc's strsignal(SIGKILL) in its catalogs (bash's jobs.c prints it): po/de.po "Getötet", fr.po "Processus arrêté";
+# bash's own line prefix "Zeile %d: " / "ligne %d : ".
+GERMAN_KILLED = "./run.sh: Zeile 24:  8612 Getötet                python train.py"
+FRENCH_KILLED = "./run.sh: ligne 24 :  8612 Processus arrêté        python train.py"
+
+
+def test_bash_killed_line_in_glibc_catalogs() -> None:
+    for text in (GERMAN_KILLED, FRENCH_KILLED, FRENCH_KILLED.replace("ligne 24 :", "ligne 24:"),
+                 GERMAN_KILLED.replace("Getötet", "Abgebrochen (Killed)"), FRENCH_KILLED.replace("Processus arrêté", "Tué")):
+        assert _top(text)[:2] == ("not_capacity", "host_ram"), text
+    # The words in prose, or another signal's description, are not read.
+    assert not diagnose_text("die Anleitung Zeile 24: 8612 Menschen Getötet").found_oom
+    assert not diagnose_text("./run.sh: Zeile 24:  8612 Abbruch (Speicherabzug geschrieben)  python train.py").found_oom

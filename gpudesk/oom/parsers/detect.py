@@ -95,7 +95,12 @@ _PLATFORMS: _Table = (
      ("rocm", re.compile(r"ROCm\d|\bROCm\b|\brocm\b"))),
     ("xpu", ("xpu out of memory", "level zero", "intel(r) arc"), ("xpu", re.compile(r"\bxpu\b|\bXPU\b"))),
     ("npu", ("npu out of memory", "torch_npu", "el0004", "aclrt", "ascend"), None),
-    ("hpu", ("pt_devmem", "habana", "synstatus"), None),
+    # Intel Gaudi (Habana) HPUs: the PyTorch bridge's device-memory module ("MODULE:PT_DEVMEM"), SynapseAI's graph
+    # helper ("MODULE:SYNHELPER workspace Allocation of size ::N failed!", HabanaAI/Model-References#10) and status
+    # type (synStatus), the card's tools (hl-smi, HABANA_VISIBLE_MODULES / HABANA_VISIBLE_DEVICES) and PyTorch's
+    # "hpu" device type (habana_frameworks.torch registers torch.hpu).
+    ("hpu", ("pt_devmem", "habana", "synstatus", "synhelper", "synapseai", "hl-smi", "torch.hpu", "hpu out of memory",
+             "intel gaudi"), ("hpu", re.compile(r"\bhpu(?::\d{1,2})?\b|\bHPU\b"))),
     ("tpu", ("tpu_inference", "libtpu"), ("tpu", re.compile(r"\bTPU\b"))),
     ("cuda", ("cuda", "nvidia"), None),
 )

@@ -72,6 +72,14 @@ def _c(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
+# Wordings that close their figure with words or a unit ("Allocation of size ::N failed!", "Device memory allocation
+# of size N failed.", CubeCL's "... to reserve N bytes."): one whose figure ends the text was cut inside it
+# (``_cut_figure``). Others end on their figure (ONNX Runtime's "Failed to allocate memory for requested buffer of
+# size N").
+_ALLOCATION_OF_SIZE = _c(r"(?:memory )?allocation of size(?:\s{1,3}|\s{0,2}::?\s{0,2})" + _SIZE)
+_CUBECL_POOL_REQUEST = _c(r"\bno memory pool big enough to (?:reserve|alloc(?:ate)?)\s{1,3}" + _SIZE)
+_CLOSED_FIGURE = (_ALLOCATION_OF_SIZE, _CUBECL_POOL_REQUEST)
+
 # Each role's wordings; group 1 = number, group 2 = unit (absent = bytes).
 _REQUEST = [
     # A buffer's length checked against a per-buffer limit (Metal's debug layer, MTLDebugDevice's "Buffer Validation":
@@ -87,11 +95,11 @@ _REQUEST = [
     # (Also with Habana's "::" before the figure (fifty-seventh pass): SynapseAI's graph helper refusing a graph's
     # workspace, "FATAL ERROR :: MODULE:SYNHELPER workspace Allocation of size ::14493510400 failed!", in bytes, the
     # same "MODULE:... size::N" style as the PT bridge's PT_DEVMEM line below; HabanaAI/Model-References#10.)
-    _c(r"(?:memory )?allocation of size(?:\s{1,3}|\s{0,2}::?\s{0,2})" + _SIZE),
+    _ALLOCATION_OF_SIZE,
     # CubeCL's memory manager finding no pool whose largest slice covers the request (cubecl-runtime
     # src/memory_management/dynamic.rs, DynamicMemoryManagement::reserve / alloc, tracel-ai/cubecl at 88a693f5:
     # "No memory pool big enough to reserve {size} bytes.", size against each pool option's slice_max_size).
-    _c(r"\bno memory pool big enough to (?:reserve|alloc(?:ate)?)\s{1,3}" + _SIZE),
+    _CUBECL_POOL_REQUEST,
     # PaddlePaddle's CPU allocator after a refused posix_memalign (system_allocator.cc, AlignedMalloc: "Alloc N
     # error!", N in bytes; signatures ``host_ram``).
     _c(r"\balloc\s{1,3}" + _SIZE + r"\s{1,3}error!"),
@@ -750,6 +758,8 @@ class Extraction:
     failure_words: bool = False
     requested_bytes: int | None = None
     requested_is_lower_bound: bool = False
+    # The request's figure runs into the end of the paste with no unit after it (``_cut_figure``): not read.
+    requested_cut: bool = False
     total_bytes: int | None = None
     free_bytes: int | None = None
     in_use_bytes: int | None = None
@@ -794,6 +804,15 @@ def _first(patterns: list[re.Pattern[str]], text: str) -> tuple[int, re.Match[st
         if m and (best is None or m.start() < best[0]):
             best = (m.start(), m)
     return best
+
+
+def _cut_figure(m: re.Match[str], text: str) -> bool:
+    """The figure of a size match (group 1, its unit group 2) of a wording that closes its figure (``_CLOSED_FIGURE``)
+    is the last thing in the text, with no unit after it: a paste cut inside the number ("Allocation of size
+    ::1449351" of "...::14493510400 failed!"), whose digits so far read as a figure orders of magnitude too small. A
+    complete message of such a wording closes its figure with a unit or the words after it ("bytes", "failed!"), so a
+    figure with neither is not read."""
+    return m.re in _CLOSED_FIGURE and not m.group(2) and not text[m.end(1):].strip()
 
 
 # Any allocation word followed closely by a size: the request of a wording no pattern above names ("cudaMalloc of
@@ -946,6 +965,8 @@ def extract(text: str) -> Extraction:
     req = _first(_REQUEST, text)
     if req is None and ceiling:
         ex.requested_bytes = _bytes(ceiling.group(1), ceiling.group(2))
+    elif req is not None and _cut_figure(req[1], text):
+        ex.requested_cut = True
     elif req is not None:
         ex.requested_bytes = _bytes(req[1].group(1), req[1].group(2))
         ex.requested_is_lower_bound = "more than" in req[1].group(0).lower()
@@ -1102,7 +1123,7 @@ def recognised(ex: Extraction, text: str = "") -> bool:
     about memory that states a need above what there was (:mod:`gpudesk.oom.need_have`)."""
     return (ex.oom_words or ex.exceeded_bytes is not None or ex.negative_size is not None
             or (ex.configured_limit_bytes is not None and ex.requested_bytes is not None)
-            or (ex.requested_bytes is not None and ex.failure_words)
+            or ((ex.requested_bytes is not None or ex.requested_cut) and ex.failure_words)
             or (ex.requested_bytes is not None and ex.free_bytes is not None and ex.requested_bytes > ex.free_bytes
                 and _REQUEST_FREE_PAIR.search(text) is not None)
             or ex.need_and_have is not None)
@@ -1160,6 +1181,9 @@ def parse(text: str, report: MemoryReport) -> bool:
     if ex.start_total_bytes is not None and ex.start_free_bytes is not None:
         parsed.setdefault("total_at_start_bytes", ex.start_total_bytes)
         parsed.setdefault("free_at_start_bytes", ex.start_free_bytes)
+    if ex.requested_cut and report.requested_bytes is None:
+        report.missing.append(N_("the end of the message: the paste stops inside the request's figure, which is not "
+                                 "read"))
     already = report.kind != "unknown"
     if not already and not recognised(ex, text):
         if ex.graph_capture and ex.frames:

@@ -145,8 +145,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "shared_memory": _("The kernel's tile needs more on-chip memory than one core offers (a GPU SM's shared "
                            "memory, the 'Hardware limit' Triton names, or a TPU core's VMEM). Device memory was not "
                            "involved."),
-        "host_ram": _("The failing allocation is in system memory (PyTorch's CPU allocator, a CPU buffer): the GPU "
-                      "is not full, the computer is."),
+        "host_ram": _("The failing allocation is in system memory (the framework's CPU allocator, a CPU buffer): the "
+                      "GPU is not full, the computer is."),
         "oom_killer": _("The process ended by SIGKILL with no error of its own: on Linux that is how the kernel's OOM "
                         "killer ends the largest process when host RAM and swap run out (loading a checkpoint into "
                         "RAM, one copy per rank, many DataLoader workers). A scheduler's time or memory limit kills "
@@ -362,6 +362,18 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                                   "for llama.cpp a smaller micro-batch (-ub 64 or 128) or context (-c), or flash "
                                   "attention (-fa), which shrinks the compute buffer; other runtimes: a smaller batch "
                                   "or sequence")
+    if key == "buffer_limit" and CUBECL_POOL in (r.text or "").lower():
+        # CubeCL's memory manager (Burn's GPU backends) refuses a request above the largest slice of every pool it was
+        # configured with (cubecl-runtime src/memory_management/dynamic.rs, "No memory pool big enough to reserve N
+        # bytes.", tracel-ai/cubecl at 88a693f5); the default pools take their page size from the device
+        # (MemoryDeviceProperties.max_page_size: wgpu's max_storage_buffer_binding_size, cubecl-wgpu src/runtime.rs;
+        # a quarter of the memory on CUDA/HIP, cubecl-cuda src/runtime.rs; tracel-ai/cubecl at 4057f39e), and a
+        # custom MemoryConfiguration (its pool options' page / max allocation size) sets them otherwise. ggml's and
+        # llama.cpp's settings do not reach it.
+        fixes["buffer_limit"] = _("Keep every single tensor under CubeCL's largest pool page: a smaller batch or input "
+                                  "size; the page follows the device's limit (wgpu: max_storage_buffer_binding_size), "
+                                  "and a custom memory configuration of the runtime (cubecl-runtime's "
+                                  "MemoryConfiguration with larger pool pages) raises it where the device allows")
     if key == "buffer_limit" and r.platform == "xpu" and r.runtime is None:
         # An Intel GPU's per-allocation maximum (Level Zero's ze_device_properties_t.maxMemAllocSize, what clinfo shows
         # as "Max memory allocation") holds for each buffer whatever the free memory; SYCL's Unified Runtime lifts it
@@ -729,6 +741,10 @@ def check(f: Facts) -> list[Cause]:
         out.append(fixed_pools.vgpu_limit(f))
     elif sig == "absurd_size" and vgpu_words.counter_wrapped(r.text or ""):
         out.append(fixed_pools.wrapped_counter(_not_capacity(sig, 0.96, f)))
+    elif sig == "buffer_limit" and CUBECL_POOL in (r.text or "").lower() and r.requested_bytes is None:
+        # CubeCL's pool refusal with no size (a paste cut before it): the words name the mechanism, but no figure
+        # shows the request above any limit, so it stays below the 0.96 of a sized refusal.
+        out.append(_not_capacity(sig, 0.8, f))
     elif sig == "extension_arch":
         # A card that is really full (another process) refuses Thrust the same way: the build first, 0.7.
         out.append(_not_capacity(sig, 0.7, f))
@@ -1441,6 +1457,8 @@ def _startup_pool(f: Facts) -> Cause:
 # MetalAllocator::malloc: "Attempting to allocate N bytes which is greater than the maximum allowed buffer size of M
 # bytes"; "[metal::malloc]" in later releases).
 _METAL_ARRAY_BUFFER = "which is greater than the maximum allowed buffer size"
+# CubeCL's memory manager finding no pool for a request (signatures ``buffer_limit``; see _signature_fix).
+CUBECL_POOL = "no memory pool big enough to"
 # Metal's debug layer validating a new buffer's length (signatures._BUFFER_LENGTH_LIMIT; llama.cpp#6861).
 _METAL_BUFFER_VALIDATION = re.compile(r"newbuffer\w{0,40}\*?:?\s{0,2}length\b[^\n]{0,60}must not exceed", re.IGNORECASE)
 
