@@ -5206,8 +5206,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="149"/>
-        <source>adamw / adamw_torch, adamw_8bit, paged_adamw_8bit (states outside PyTorch&apos;s allocator), adafactor, sgd; or an accounting: adam-16 (ZeRO paper), adam-18 (Megatron/DeepSpeed), adam-20, adamw-bf16, adam-8bit.</source>
-        <translation>adamw / adamw_torch、adamw_8bit、paged_adamw_8bit（优化器状态位于 PyTorch 分配器之外）、adafactor、sgd；或按字节核算：adam-16（ZeRO 论文）、adam-18（Megatron/DeepSpeed）、adam-20、adamw-bf16、adam-8bit。</translation>
+        <source>adamw (also adam, adamw_torch, adamw_torch_fused, adamw_hf, adamw_apex_fused, fused_adam), adamw_8bit (also adamw_bnb_8bit, adam8bit, adam_8bit), paged_adamw_8bit (also paged_adamw8bit, pagedadamw8bit; states outside PyTorch&apos;s allocator), paged_adamw (also paged_adamw_32bit, pagedadamw), adafactor, sgd / sgd_momentum (with momentum: one state), sgd_plain (momentum 0: no state), muon (one state for hidden matrices, AdamW for embeddings, head and norms); or an accounting: adam-16 (ZeRO paper), adam-18 (Megatron/DeepSpeed), adam-20 (MT-NLG), adamw-bf16, adam-8bit.</source>
+        <translation>adamw（亦作 adam、adamw_torch、adamw_torch_fused、adamw_hf、adamw_apex_fused、fused_adam）、adamw_8bit（亦作 adamw_bnb_8bit、adam8bit、adam_8bit）、paged_adamw_8bit（亦作 paged_adamw8bit、pagedadamw8bit；优化器状态位于 PyTorch 分配器之外）、paged_adamw（亦作 paged_adamw_32bit、pagedadamw）、adafactor、sgd / sgd_momentum（带动量：一个状态）、sgd_plain（动量为 0：无状态）、muon（隐藏层矩阵一个状态，嵌入、输出头和归一化层用 AdamW）；或按字节核算：adam-16（ZeRO 论文）、adam-18（Megatron/DeepSpeed）、adam-20（MT-NLG）、adamw-bf16、adam-8bit。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="150"/>
