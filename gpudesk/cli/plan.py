@@ -305,7 +305,7 @@ def add_parser(subparsers) -> None:
                           "1 byte a Linear weight, each 8-bit Linear keeps its 16-bit input for backward) or fp32 "
                           "(with --sharding fsdp/zero3: the model loaded in fp32 and cast to the 16-bit --precision unit "
                           "by unit by FSDP mixed precision, also on one GPU, e.g. prime-rl)"))
-    m.add_argument("--modules-to-save", default="", metavar="LIST",
+    m.add_argument("--modules-to-save", default=None, metavar="LIST",
                    help=_("lora/qlora with PEFT modules_to_save: embed_tokens, lm_head and/or norms (every norm layer) "
                           "(comma-separated), trained as full copies beside the frozen originals"))
     m.add_argument("--no-double-quant", action="store_true",
@@ -503,6 +503,17 @@ def _spec(args):
         flag = {"model.model": "--model", "model.config_path": "--config", "model.params": "--params", "params": "--params"}
         field = exc.field or ""
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(field, field), problem=exc.reason)) from exc
+
+
+def _modules_to_save(value: str | None) -> tuple[str, ...]:
+    """The ``--modules-to-save`` names; an empty value (an unset shell variable) is an error, as for ``--gpu``."""
+    if value is None:
+        return ()
+    names = tuple(t.strip() for t in value.split(",") if t.strip())
+    if not names:
+        raise CliError(_("{flag}: the value is empty; give embed_tokens, lm_head and/or norms, or leave the flag "
+                         "out.").format(flag="--modules-to-save"))
+    return names
 
 
 def _tokens(text: str) -> int:
@@ -773,7 +784,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         prefill_kv_kept=args.prefill_kv_kept, gptq_kernel=args.gptq_kernel, max_input_tokens=args.max_input_tokens,
         decode_attention=args.decode_attention, load_dtype=args.load_dtype,
         embeddings_on_host=args.embeddings_on_host, base_weights=args.base_weights,
-        modules_to_save=tuple(t.strip() for t in args.modules_to_save.split(",") if t.strip()),
+        modules_to_save=_modules_to_save(args.modules_to_save),
         no_kv_cache=args.no_kv_cache, bnb_fp32_compute=args.bnb_fp32_compute,
         zero3_max_reuse_distance=args.zero3_max_reuse_distance, zero3_max_live_parameters=args.zero3_max_live_params,
         zero3_prefetch_bucket=args.zero3_prefetch_bucket,

@@ -21,6 +21,7 @@ def memory_part_labels() -> dict[str, str]:
         "optimizer_step_temporaries": _("Optimizer step temporaries"),
         "paged_optimizer_states": _("Paged optimizer states"),
         "lora_adapters": _("LoRA adapters"),
+        "modules_to_save_copies": _("modules_to_save copies"),
         "activations": _("Activations"),
         "logits": _("Logits and loss"),
         "kv_cache": _("KV cache"),

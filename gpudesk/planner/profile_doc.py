@@ -11,6 +11,8 @@ from typing import Any
 
 from gpudesk.planner.profile import PROFILE_VERSION
 from gpudesk.planner.requirement import SECTIONS
+from gpudesk.sizing.lora_base import MODULES_TO_SAVE
+from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES
 
 #: The question each section answers (the method's five questions, plus the TCO assumptions).
 SECTION_QUESTIONS = {
@@ -20,6 +22,13 @@ SECTION_QUESTIONS = {
     "software": "4. Software stack and compliance",
     "operations": "5. Operations, growth, budget and market",
     "tco": "Cost assumptions (3-year TCO, electricity, PUE)",
+}
+
+#: The names a key accepts, listed under its section's table (the same tuples requirement.validate checks against).
+FIELD_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("model", "optimizer"): OPTIMIZER_NAMES,
+    ("model", "optimizer_impl"): tuple(OPTIMIZER_IMPLS),
+    ("model", "modules_to_save"): tuple(MODULES_TO_SAVE),
 }
 
 
@@ -67,4 +76,9 @@ def profile_reference() -> str:
             kind = str(f.type).replace("|", "or")
             out.append(f"| `{f.name}` | {kind} | {_default(f).replace('|', 'or')} |")
         out.append("")
+        allowed = [(name, names) for (sec, name), names in FIELD_CHOICES.items() if sec == section]
+        if allowed:
+            out += ["Allowed names:", ""]
+            out += [f"- `{name}`: " + ", ".join(f"`{n}`" for n in names) for name, names in allowed]
+            out.append("")
     return "\n".join(out)

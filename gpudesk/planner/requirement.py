@@ -119,7 +119,7 @@ class ModelMemory:
     parallelism that keeps the embedding and LM head whole on every GPU, lit-gpt ``generate/tp.py``); ``embeddings_on_host``
     (inference that keeps the input embedding table in host memory, ExLlama); ``base_weights`` (LoRA over a
     bitsandbytes LLM.int8 base: ``int8``); ``modules_to_save`` (PEFT trainable full copies of ``embed_tokens`` /
-    ``lm_head``); ``no_kv_cache`` (inference that generates without a KV cache, ``use_cache=False``);
+    ``lm_head`` / ``norms``, every norm layer's gain); ``no_kv_cache`` (inference that generates without a KV cache, ``use_cache=False``);
     ``bnb_fp32_compute`` (inference of bitsandbytes 4-bit weights whose layers compute in fp32,
     ``BitsAndBytesConfig`` without a compute dtype);
     ``zero3_max_reuse_distance``, ``zero3_max_live_parameters``, ``zero3_prefetch_bucket``,

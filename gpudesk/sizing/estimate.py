@@ -18,6 +18,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "optimizer_step_temporaries",
     "paged_optimizer_states",
     "lora_adapters",
+    "modules_to_save_copies",
     "activations",
     "logits",
     "kv_cache",
@@ -77,7 +78,8 @@ class MemoryEstimate:
             between steps, :mod:`gpudesk.sizing.main_grads_kept`), ``ddp_gradient_buckets`` (PyTorch DDP's flat all-reduce buckets, a second copy of
             the gradients unless ``gradient_as_bucket_view``; with ``main_grads_kept`` the flat copy made for the
             all-reduce when that moment is the peak), ``optimizer_states`` (Adam m and v, or momentum),
-            ``lora_adapters`` (adapter weights + their grads and states), ``activations`` (saved for backward),
+            ``lora_adapters`` (adapter weights + their grads and states), ``modules_to_save_copies`` (PEFT's trained
+            full copies, the same), ``activations`` (saved for backward),
             ``logits`` (output logits + loss buffers), ``kv_cache``, ``prefill_workspace`` (transient inference
             activations), ``decode_attention`` (a decode step's whole-context K/V copies on the math SDPA backend), ``gathered_layers`` (ZeRO-3/FSDP all-gathered layer parameters and grads),
             ``unsharded_parameters`` / ``unsharded_gradients`` (FSDP with pipeline parallelism: the stage's

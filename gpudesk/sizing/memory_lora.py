@@ -318,10 +318,14 @@ def lora_memory(
         adapters = sum(sharded_model_states(trainable, adapter_state, dp, stage, off).values())
         if stage == "zero3":
             adapters *= dp  # divided by the GPUs with the base below
+    # The modules_to_save copies' share, shown as a part of its own (the adapters' states scale with the count).
+    copy_bytes = adapters * (copies // t) / trainable if trainable else 0.0
     if is_muon(optimizer) and copies and off != "optimizer":
         # Muon steps the 2-D adapter matrices with one momentum buffer; the trainable embedding / LM head copies go
         # to its AdamW group by name (``embed_tokens`` / ``lm_head``, optimizers.muon_adamw_params): one state more.
-        adapters += copies // t * adapter_state[3] / (dp if stage in ("zero1", "zero2") and dp > 1 else 1)
+        muon_extra = copies // t * adapter_state[3] / (dp if stage in ("zero1", "zero2") and dp > 1 else 1)
+        adapters += muon_extra
+        copy_bytes += muon_extra
     resident_at_load = base + trainable * adapter_state[0]
     staging = load_staging_bytes(spec, weight_loading, quantised_base=kind == "qlora" or int8_base,
                                  base_bytes_per_param=base_bytes_per_param,
@@ -330,6 +334,7 @@ def lora_memory(
     if stage == "zero3" and (dp > 1 or fp32_base):
         base /= dp
         adapters /= dp
+        copy_bytes /= dp
         resident_at_load /= dp
         blocks = 2 * (spec.params - spec.embedding_params) / max(1, spec.layers or 1) / t
         if not fsdp1_limit_all_gathers:
@@ -404,8 +409,11 @@ def lora_memory(
     fp32_head = kbit_fp32_upcast and not kbit_embeddings_bf16 and loss in ("standard-16bit", "inplace-16bit", "sum-16bit")
     if fp32_head:
         logits *= FP32_HEAD_LOGITS_FACTOR
-    parts: dict[str, float] = {"weights": base, "lora_adapters": adapters, "activations": acts, "logits": logits,
+    parts: dict[str, float] = {"weights": base, "lora_adapters": adapters - copy_bytes, "activations": acts,
+                               "logits": logits,
                                "gathered_layers": gathered, "gradients": flat_grads}
+    if copy_bytes:
+        parts["modules_to_save_copies"] = copy_bytes
     assumptions = [
         (_("{trainable:,} trainable parameters (rank {rank}, {targets})").format(
             trainable=total_trainable, rank=rank, targets=", ".join(resolve_targets(targets, spec))),
@@ -456,7 +464,15 @@ def lora_memory(
                               "each unit as a 16-bit copy, also on one GPU").format(sharding=sharding_name),
                             "torch/distributed/fsdp/_fully_shard/_fsdp_param.py FSDPParam.all_gather_inputs "
                             "(MixedPrecisionPolicy param_dtype)"))
-    if copies:
+    if copies and is_muon(optimizer) and off != "optimizer":
+        assumptions.append((_("modules_to_save: trainable full copies of {names} ({params:,} parameters) beside the "
+                              "frozen originals, {bytes:g} bytes per parameter: Muon hands them to AdamW (two states, "
+                              "one more than the adapters)").format(
+                                  names=", ".join(check_modules_to_save(modules_to_save)), params=copies,
+                                  bytes=per_trainable + adapter_state[3]),
+                            "peft utils/other.py ModulesToSaveWrapper.update (copy.deepcopy); KellerJordan/Muon "
+                            "muon.py at 857d1adc (MuonWithAuxAdam)"))
+    elif copies:
         assumptions.append((_("modules_to_save: trainable full copies of {names} ({params:,} parameters) beside the "
                               "frozen originals, at the adapters' bytes per parameter").format(
                                   names=", ".join(check_modules_to_save(modules_to_save)), params=copies),

@@ -70,6 +70,7 @@ from gpudesk.sizing.optimizers import (
     PARAM_PRECISIONS,
     is_muon,
     is_paged,
+    MUON_ADAMW_EXTRA_STATES,
     muon_adamw_params,
     muon_step_temporary_bytes,
     optimizer_bytes_per_param,
@@ -527,6 +528,35 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     return ActivationTerms(per_layer=per_layer, kept_layers=kept_layers, fixed=fixed, logits=logits)
 
 
+def _muon_accounting_text(optimizer: str, per_param: tuple[float, float, float, float], spec: ModelSpec) -> str:
+    """The accounting line of a Muon run: the hidden matrices keep one state, the parameters Muon hands to AdamW
+    (optimizers.muon_adamw_params) one more, and the blended bytes a parameter of this model."""
+    adamw = min(spec.params, muon_adamw_params(spec.embedding_params, spec.hidden_size or 0,
+                                               spec.transformer_dims.layers)) if spec.params else 0
+    hidden = sum(per_param)
+    adamw_bytes = hidden + MUON_ADAMW_EXTRA_STATES * per_param[3]
+    blended = hidden + (adamw_bytes - hidden) * adamw / spec.params if spec.params else hidden
+    return _("{optimizer} accounting before sharding: {hidden:g} bytes/param for the hidden matrices, {adamw:g} for "
+             "the embeddings, LM head and norms that AdamW steps ({params:,} parameters), {blended:.1f} bytes/param "
+             "for this model").format(optimizer=optimizer, hidden=hidden, adamw=adamw_bytes, params=int(adamw),
+                                      blended=blended)
+
+
+def muon_step_assumptions(assumptions: list[tuple[str, str]], master_grads: float, newton_schulz: float,
+                          adamw_temp: float) -> None:
+    """Append what the optimizer step of a Muon run counts: the fp32 gradients of the master weights (if any),
+    the Newton-Schulz temporaries of the largest hidden matrix and the foreach AdamW temporary of the AdamW group."""
+    if master_grads > 0:
+        assumptions.append((_("the optimizer step gives the fp32 master weights fp32 gradients ({gib:.2f} GiB)").format(
+            gib=master_grads / 2**30), "Megatron-LM optimizer.py _copy_model_grads_to_main_grads; deepspeed/runtime/"
+                                        "fp16/fused_optimizer.py FP16_Optimizer.step"))
+    assumptions.append((_("Muon steps one hidden matrix at a time: the Newton-Schulz temporaries of the largest one "
+                          "({ns:.2f} GiB); the foreach AdamW temporary only for the embeddings, LM head and norms "
+                          "({adamw:.2f} GiB)").format(ns=newton_schulz / 2**30, adamw=adamw_temp / 2**30),
+                        "KellerJordan/Muon muon.py at 857d1adc (Muon.step, zeropower_via_newtonschulz5); "
+                        "torch/optim/adamw.py _multi_tensor_adamw"))
+
+
 def _largest_hidden_width(spec: ModelSpec) -> int:
     """The wider side of the largest 2-D hidden matrix beside ``hidden_size``: an expert's or the MLP's width, or
     the query projection's ``heads x head_dim``."""
@@ -692,12 +722,14 @@ def train_memory(
     rank_params += embedding_extra
     parts = sharded_model_states(int(rank_params), per_param, g // mp, stage, offload,
                                  spec.largest_layer_params // t)
-    if is_muon(optimizer) and parts["optimizer_states"] and rank_params:
+    muon_adamw_rank_params = 0.0
+    if is_muon(optimizer) and rank_params:
         # Muon leaves the embeddings, LM head and norms to AdamW (optimizers.muon_adamw_params): one state more for
         # those, sharded and offloaded as the other states are.
-        adamw = min(rank_params, muon_adamw_params(spec.embedding_params, spec.hidden_size or 0,
-                                                   spec.transformer_dims.layers) / t)
-        parts["optimizer_states"] += parts["optimizer_states"] * adamw / rank_params
+        muon_adamw_rank_params = min(rank_params, muon_adamw_params(spec.embedding_params, spec.hidden_size or 0,
+                                                                    spec.transformer_dims.layers) / t)
+        if parts["optimizer_states"]:
+            parts["optimizer_states"] += parts["optimizer_states"] * muon_adamw_rank_params / rank_params
     kept_main_grads = kept_main_grad_bytes(rank_params, main_grads_kept)
     if kept_main_grads:
         parts["main_gradients"] = kept_main_grads
@@ -827,9 +859,18 @@ def train_memory(
             # (optimizers.zero12_step_bytes); PyTorch FSDP SHARD_GRAD_OP reduces into its own gradient dtype.
             zero12_fp32_grads = zero12_step_bytes(rank_params / (g // mp), optimizer, per_param)
             step_temp += zero12_fp32_grads
+    muon_ns = muon_adamw_temp = 0.0
     if is_muon(optimizer) and not optimizer_in_backward and offload == "none" and grads > 0:
-        # Muon's Newton-Schulz temporaries for its largest hidden matrix (optimizers.muon_step_temporary_bytes).
-        step_temp += muon_step_temporary_bytes(spec.hidden_size or 0, _largest_hidden_width(spec) // t, per_param[2])
+        # Muon steps its hidden matrices one at a time (KellerJordan/Muon muon.py at 857d1adc, ``Muon.step``: a loop
+        # over the parameters, ``zeropower_via_newtonschulz5`` per matrix), so only the largest matrix's Newton-Schulz
+        # temporaries are alive (optimizers.muon_step_temporary_bytes); no foreach-wide temporary for those.
+        muon_ns = muon_step_temporary_bytes(spec.hidden_size or 0, _largest_hidden_width(spec) // t, per_param[2])
+        # The embeddings, head and norms go to an AdamW (torch.optim.Muon's docs pair it with torch.optim.AdamW,
+        # foreach by default): the foreach temporary only for that group (optimizers.step_temporary_bytes_per_param).
+        if not zero3_sub_groups:
+            muon_adamw_temp = muon_adamw_rank_params * step_temporary_bytes_per_param(
+                "adamw", precision, optimizer_impl) / (g // mp if stage in ("zero1", "zero2", "zero3") else 1)
+        step_temp += muon_ns + muon_adamw_temp
     # The tied embedding's second gradient, a moment at the end of backward (gpudesk.sizing.tied_embedding_grad):
     # plain data parallelism only; Megatron's fp32 buffer and ZeRO/FSDP reduce through their own hooks.
     tied_grad = 0.0
@@ -958,7 +999,8 @@ def train_memory(
            "accumulate across micro-batches") if gradient_accumulation else
          _("the peak is the larger of start of backward (activations) and end of backward (all gradients)"),
          "PyTorch memory snapshot timeline, pytorch.org/blog/understanding-gpu-memory-1"),
-        (_("{optimizer} accounting, {bytes:g} bytes/param before sharding").format(optimizer=optimizer,
+        (_muon_accounting_text(optimizer, per_param, spec) if is_muon(optimizer) else
+         _("{optimizer} accounting, {bytes:g} bytes/param before sharding").format(optimizer=optimizer,
                                                                                     bytes=sum(per_param)),
          optimizer_source(optimizer)),
         # The user's own sharding choice (fsdp, not the ZeRO stage it is counted as).
@@ -1041,6 +1083,15 @@ def train_memory(
                             "deepspeed/runtime/zero/stage3.py DeepSpeedZeroOptimizer_Stage3.step, "
                             "_prepare_fp32_grad_for_sub_group (flat 16-bit copy cast to fp32); "
                             "deepspeed/runtime/zero/config.py sub_group_size"))
+    elif muon_ns or muon_adamw_temp:
+        muon_step_assumptions(assumptions, step_temp - zero12_fp32_grads - muon_ns - muon_adamw_temp, muon_ns,
+                              muon_adamw_temp)
+        if zero12_fp32_grads:
+            assumptions.append((_("ZeRO-1/2 copies this GPU's gradient partition to fp32 for the optimizer step while "
+                                  "the 16-bit partition is still held ({gib:.2f} GiB)").format(
+                                      gib=zero12_fp32_grads / 2**30),
+                                "deepspeed/runtime/zero/stage_1_and_2.py DeepSpeedZeroOptimizer.step; "
+                                "colossalai/zero/low_level/low_level_optim.py LowLevelZeroOptimizer.step"))
     else:
         if step_temp > zero12_fp32_grads:
             assumptions.append((_("the optimizer step builds one state-sized temporary for every parameter (foreach "

@@ -52,7 +52,8 @@ OPTIMIZER_ALIASES: dict[str, str] = {
     "muon": "muon",
 }
 PARAM_PRECISIONS = ("bf16", "fp16", "fp8", "fp32", "fp16-amp", "bf16-amp", "bf16-pure")
-OPTIMIZER_NAMES: tuple[str, ...] = tuple(LEGACY_ACCOUNTING) + tuple(OPTIMIZER_ALIASES)
+# ``sgd`` is both an accounting name and an alias: listed once (dict.fromkeys keeps the first, in order).
+OPTIMIZER_NAMES: tuple[str, ...] = tuple(dict.fromkeys((*LEGACY_ACCOUNTING, *OPTIMIZER_ALIASES)))
 # family -> (number of states, bytes of one state per parameter in fp32)
 _STATE_COUNT: dict[str, float] = {"adam": 2, "adam-8bit": 2, "adafactor": 0, "sgd": 1, "sgd-plain": 0, "muon": 1}
 

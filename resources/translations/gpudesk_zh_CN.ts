@@ -3617,38 +3617,38 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>MemoryBreakdownChart</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="155"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="156"/>
         <source>Drawing the chart…</source>
         <extracomment>Fixed colours for the usual part names; other names take the fallback cycle in order of appearance.</extracomment>
         <translation>正在绘制图表…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="186"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="187"/>
         <source>Memory per GPU (GiB)</source>
         <translation>每 GPU 显存 (GiB)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="218"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="219"/>
         <source>Usable capacity</source>
         <translation>可用容量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="218"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="219"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="295"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="296"/>
         <source>{0}: {1} per GPU (no safe line known)</source>
         <translation>{0}：每 GPU {1}（安全线未知）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="299"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="300"/>
         <source>{0}: {1} per GPU, {2} under the safe line of {3}</source>
         <translation>{0}：每 GPU {1}，比安全线 {3} 低 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="301"/>
+        <location filename="../../gpudesk/ui/plan/memory_chart.py" line="302"/>
         <source>{0}: {1} per GPU, {2} OVER the safe line of {3}</source>
         <translation>{0}：每 GPU {1}，超出安全线 {3} 达 {2}</translation>
     </message>
@@ -5206,8 +5206,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="149"/>
-        <source>adamw / adamw_torch, adamw_8bit, paged_adamw_8bit (states outside PyTorch&apos;s allocator), adafactor, sgd; or an accounting: adam-16 (ZeRO paper), adam-18 (Megatron/DeepSpeed), adam-20, adamw-bf16, adam-8bit.</source>
-        <translation>adamw / adamw_torch、adamw_8bit、paged_adamw_8bit（优化器状态位于 PyTorch 分配器之外）、adafactor、sgd；或按字节核算：adam-16（ZeRO 论文）、adam-18（Megatron/DeepSpeed）、adam-20、adamw-bf16、adam-8bit。</translation>
+        <source>adamw (also adam, adamw_torch, adamw_torch_fused, adamw_hf, adamw_apex_fused, fused_adam), adamw_8bit (also adamw_bnb_8bit, adam8bit, adam_8bit), paged_adamw_8bit (also paged_adamw8bit, pagedadamw8bit; states outside PyTorch&apos;s allocator), paged_adamw (also paged_adamw_32bit, pagedadamw), adafactor, sgd / sgd_momentum (with momentum: one state), sgd_plain (momentum 0: no state), muon (one state for hidden matrices, AdamW for embeddings, head and norms); or an accounting: adam-16 (ZeRO paper), adam-18 (Megatron/DeepSpeed), adam-20 (MT-NLG), adamw-bf16, adam-8bit.</source>
+        <translation>adamw（亦作 adam、adamw_torch、adamw_torch_fused、adamw_hf、adamw_apex_fused、fused_adam）、adamw_8bit（亦作 adamw_bnb_8bit、adam8bit、adam_8bit）、paged_adamw_8bit（亦作 paged_adamw8bit、pagedadamw8bit；优化器状态位于 PyTorch 分配器之外）、paged_adamw（亦作 paged_adamw_32bit、pagedadamw）、adafactor、sgd / sgd_momentum（带动量：一个状态）、sgd_plain（动量为 0：无状态）、muon（隐藏层矩阵一个状态，嵌入、输出头和归一化层用 AdamW）；或按字节核算：adam-16（ZeRO 论文）、adam-18（Megatron/DeepSpeed）、adam-20（MT-NLG）、adamw-bf16、adam-8bit。</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="150"/>

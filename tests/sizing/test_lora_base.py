@@ -48,7 +48,8 @@ def test_modules_to_save_trains_full_copies_at_the_adapters_bytes():
     assert modules_to_save_params(SPEC, ("embed_tokens", "lm_head")) == 2 * 55296 * 4096
     plain, saved = _estimate(), _estimate(modules_to_save=("embed_tokens", "lm_head"))
     # fp16 copy + fp16 gradient + fp32 master + two fp32 AdamW states: 16 bytes a parameter, originals unchanged.
-    assert saved["lora_adapters"] - plain["lora_adapters"] == pytest.approx(16 * 2 * 55296 * 4096, abs=2)
+    assert saved["modules_to_save_copies"] == pytest.approx(16 * 2 * 55296 * 4096, abs=2)
+    assert saved["lora_adapters"] == pytest.approx(plain["lora_adapters"], abs=2)  # a part of their own (qa50 D12)
     assert saved["weights"] == plain["weights"]
 
 

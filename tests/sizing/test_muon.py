@@ -62,9 +62,9 @@ def test_lora_muon_steps_adapters_with_one_state_and_copies_with_adamw():
     copies = dict(base, modules_to_save=("embed_tokens",))
     adam_c = estimate_memory(SPEC, MemoryWorkload(optimizer="adamw", **copies)).breakdown
     muon_c = estimate_memory(SPEC, MemoryWorkload(optimizer="muon", **copies)).breakdown
-    # The embedding copy keeps AdamW's two bf16 states under Muon too.
-    assert adam_c["lora_adapters"] - muon_c["lora_adapters"] == pytest.approx(
-        adam["lora_adapters"] - muon["lora_adapters"])
+    # The embedding copy keeps AdamW's two bf16 states under Muon too: its own part, at AdamW's bytes.
+    assert muon_c["modules_to_save_copies"] == adam_c["modules_to_save_copies"] == pytest.approx(8 * VOCAB * H)
+    assert muon_c["lora_adapters"] == pytest.approx(muon["lora_adapters"])
 
 
 def test_norms_copies_are_one_gain_per_norm():
@@ -81,3 +81,48 @@ def test_cli_types_muon_and_norms(capsys):
     assert cli == estimate_memory(SPEC, MemoryWorkload(
         mode="lora", precision="bf16-pure", optimizer="muon", seq_len_tokens=512, recompute="full", lora_rank=8,
         modules_to_save=("embed_tokens", "norms"))).breakdown
+
+
+def test_muon_step_temporaries_foreach_only_for_the_adamw_group():
+    # qa50 D1: Muon steps the hidden matrices one by one (KellerJordan/Muon muon.py at 857d1adc): the step adds the
+    # fp32 master gradients (DDP, as for SGD), the largest matrix's Newton-Schulz set and, under foreach, one fp32
+    # state-sized temporary for the AdamW group only (embeddings, head, norms), not for every parameter.
+    adamw_part = muon_adamw_params(SPEC.embedding_params, H, LAYERS)
+    ns = muon_step_temporary_bytes(H, 11008, 2.0)
+    sgd, muon = _train("sgd"), _train("muon")
+    fused = _train("muon", optimizer_impl="fused")
+    assert muon["optimizer_step_temporaries"] - sgd["optimizer_step_temporaries"] == pytest.approx(
+        ns + 4 * adamw_part, rel=1e-6)
+    assert fused["optimizer_step_temporaries"] - sgd["optimizer_step_temporaries"] == pytest.approx(ns, rel=1e-6)
+    # Far below AdamW's foreach temporary for every parameter (4 bytes each).
+    assert muon["optimizer_step_temporaries"] < _train("adamw")["optimizer_step_temporaries"] - 3 * SPEC.params
+
+
+def test_muon_assumptions_name_what_is_counted(capsys):
+    flags = ["estimate", "memory", "--config", str(CONFIG), "--mode", "train", "--optimizer", "muon", "--seq", "512",
+             "--recompute", "full"]
+    assert main(flags) == 0
+    out = capsys.readouterr().out
+    assert "foreach AdamW)" not in out  # the all-parameters line of AdamW
+    assert "Newton-Schulz temporaries of the largest one" in out
+    params = SPEC.params
+    blended = 12 + 4 * muon_adamw_params(SPEC.embedding_params, H, LAYERS) / params
+    assert (f"12 bytes/param for the hidden matrices, 16 for the embeddings, LM head and norms that AdamW steps "
+            f"({muon_adamw_params(SPEC.embedding_params, H, LAYERS):,} parameters), {blended:.1f} bytes/param") in out
+
+
+def test_lora_muon_copies_text_gives_their_bytes(capsys):
+    # qa50 D2: the copies' bytes per parameter are AdamW's (16 in bf16 mixed precision), not the adapters' 12.
+    flags = ["estimate", "memory", "--config", str(CONFIG), "--mode", "lora", "--optimizer", "muon", "--seq", "512",
+             "--recompute", "full", "--modules-to-save", "embed_tokens,norms"]
+    assert main(flags) == 0
+    out = capsys.readouterr().out
+    assert "adapters: 12 bytes per trainable parameter" in out
+    assert "16 bytes per parameter: Muon hands them to AdamW" in out
+    assert "at the adapters' bytes per parameter" not in out
+
+
+def test_empty_modules_to_save_is_an_error(capsys):
+    flags = ["estimate", "memory", "--config", str(CONFIG), "--mode", "lora", "--modules-to-save", " "]
+    assert main(flags) == 2
+    assert "--modules-to-save: the value is empty" in capsys.readouterr().err

@@ -35,6 +35,7 @@ PART_COLORS: dict[str, str] = {
     "gradients": "#6fa3e0",
     "optimizer_states": "#a9c8ee",
     "lora_adapters": "#6a4c93",
+    "modules_to_save_copies": "#9d7cc1",
     "activations": "#e08a1e",
     "logits": "#f2b56b",
     "kv_cache": "#2e8b57",
