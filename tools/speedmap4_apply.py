@@ -101,7 +101,8 @@ def main():
     table = collections.OrderedDict()
     for path in sorted(glob.glob(os.path.join(SPEED, "*.jsonl"))):
         fname = os.path.basename(path)
-        lines = open(path, encoding="utf-8").read().split("\n")
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().split("\n")
         changed = False
         for i, ln in enumerate(lines):
             if not ln.strip():
