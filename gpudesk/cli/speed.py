@@ -88,6 +88,9 @@ def add_speed_parser(esub: Any, tokens_type: Any) -> None:
     p.add_argument("--grouped-expert-gemm", default=None, choices=("on", "off"),
                    help=_("each expert linear runs as one grouped GEMM over the local experts (torchtitan "
                           "use_grouped_mm) or as one GEMM per expert (default: the framework's own)"))
+    p.add_argument("--no-flash-attention", action="store_true",
+                   help=_("attention without a fused (flash) kernel: the score matrix goes through memory (Megatron "
+                          "without --use-flash-attn, transformers eager)"))
     p.add_argument("--micro-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per micro-batch"))
     p.add_argument("--global-batch", type=at_least_one, default=None, metavar="N", help=_("sequences per optimizer step"))
     p.add_argument("--seq", type=tokens_type, default=None, metavar="TOKENS", help=_("sequence length, e.g. 8k"))
@@ -141,7 +144,8 @@ _TRAINING_ONLY = (("--vp", "vp", 1), ("--cp", "cp", 1), ("--etp", "etp", 1),
                   ("--global-batch", "global_batch", None), ("--seq", "seq", None), ("--precision", "precision", None),
                   ("--sharding", "sharding", "distributed-optimizer"), ("--recompute", "recompute", "none"),
                   ("--recompute-modules", "recompute_modules", None), ("--mtp-layers", "mtp_layers", 0),
-                  ("--framework", "framework", "megatron"), ("--tokens", "tokens", None))
+                  ("--framework", "framework", "megatron"), ("--tokens", "tokens", None),
+                  ("--no-flash-attention", "no_flash_attention", False))
 
 
 # Flags that act only on the routed experts of an MoE layer (their help says how); on a dense model they would be
@@ -230,7 +234,7 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
                         moe_permute_fusion=base["moe_permute_fusion"] if args.moe_permute_fusion is None
                         else args.moe_permute_fusion == "on",
                         grouped_expert_gemm=base["grouped_expert_gemm"] if args.grouped_expert_gemm is None
-                        else args.grouped_expert_gemm == "on")
+                        else args.grouped_expert_gemm == "on", flash_attention=not args.no_flash_attention)
     try:
         speed = train_speed(spec, gpu_rates(gpu), TrainSetup(**setup_values))
     except SizingError as exc:

@@ -84,6 +84,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "links": N_("Links"),
     "mtp_layers": N_("Multi-token prediction layers"),
     "recompute_modules": N_("Recomputed modules"),
+    "unfused_attention": N_("Attention without a fused kernel"),
     "pipeline_bubble": N_("Pipeline bubble"),
     "pipeline_last_stage": N_("Pipeline last stage"),
     "pipeline_p2p": N_("Pipeline sends"),

@@ -127,6 +127,18 @@ SPLIT_ACCUMULATION_ARCHITECTURES = ("Hopper", "Ada Lovelace")
 # flash-attention benchmarks/benchmark_flash_attention.py counts bwd = 2.5 x fwd). The kernel efficiencies above are
 # measured against that count.
 FLASH_BACKWARD_SHARE = 2.5
+# Attention without a fused kernel (Megatron-LM CoreAttention without --use-flash-attn, transformers "eager"): the
+# score matrix of every head is materialised in HBM. FlashAttention (Dao et al. 2022, arXiv 2205.14135) section 3.2
+# and Algorithm 0: standard attention writes S = QK^T, reads S and writes P = softmax(S), reads P for O = PV, Theta(N d
+# + N^2) HBM accesses against flash's Theta(N^2 d^2 / M). Per score element, 16-bit: forward 8 bytes (S written, S
+# read and P written by the fused scale-mask-softmax, P read), backward 14 (dP = dO V^T written, P read for dV = P^T
+# dO, the softmax backward reads P and dP and writes dS, dS read by dQ = dS K and by dK = dS^T Q; the paper's
+# appendix B.1 standard backward). Attention dropout is left out (off in current pre-training recipes): with it
+# the mask is one more read and write per element each way. The matmuls run as batched GEMMs over every key, the
+# causally masked half included, 2 in forward and 4 in backward (dP, dV, dQ, dK).
+UNFUSED_SCORE_BYTES_FORWARD = 8.0
+UNFUSED_SCORE_BYTES_BACKWARD = 14.0
+UNFUSED_BACKWARD_SHARE = 2.0
 # Ampere: FlashAttention-2 is that GPU's own kernel (written for sm80's mma.sync), and the one every framework runs
 # there (Transformer Engine's attention backends on sm80 are flash-attn 2 and cuDNN's FA2-class fused kernel; there is
 # no wgmma on Ampere for a FlashAttention-3 class kernel). Dao 2023 (arXiv 2307.08691, section 4.1): "up to 73 % of
@@ -140,9 +152,19 @@ FA2_AMPERE_FORWARD_SHARE = 0.73
 FA2_AMPERE_BACKWARD_SHARE = 0.63
 FA2_AMPERE_EFFICIENCY = (1 + FLASH_BACKWARD_SHARE) / (1 / FA2_AMPERE_FORWARD_SHARE
                                                     + FLASH_BACKWARD_SHARE / FA2_AMPERE_BACKWARD_SHARE)
-ATTENTION_EFFICIENCY = {"fa2": {"Ampere": FA2_AMPERE_EFFICIENCY, "default": 0.35},
+# Hopper: FlashAttention-2 weighted the same way from its two H100 SXM5 measurements in the FlashAttention-3 paper
+# (Shah et al. 2024, arXiv 2407.08608, head dimension 128, 16k tokens, BF16): 370 TFLOPS forward (figure 5, the
+# point ATTENTION_HEAD_DIM_TFLOPS takes) and 322 TFLOPS backward (figure 6, "Attention backward speed, head dim 128
+# (H100 80GB SXM5)"). Weighted 1 : FLASH_BACKWARD_SHARE: 334 TFLOPS, 0.338 of the 989.4 TFLOPS dense BF16 peak (the
+# "only 35 % utilization" the paper quotes is the forward alone). Ada and other non-Ampere GPUs take the same share.
+FA2_HOPPER_FORWARD_TFLOPS = 370.0
+FA2_HOPPER_BACKWARD_TFLOPS = 322.0
+FA2_HOPPER_EFFICIENCY = (1 + FLASH_BACKWARD_SHARE) / (1 / FA2_HOPPER_FORWARD_TFLOPS
+                                                    + FLASH_BACKWARD_SHARE / FA2_HOPPER_BACKWARD_TFLOPS) / 989.4
+ATTENTION_EFFICIENCY = {"fa2": {"Ampere": FA2_AMPERE_EFFICIENCY, "default": FA2_HOPPER_EFFICIENCY},
                         "cudnn": {"Ampere": FA2_AMPERE_EFFICIENCY, "Blackwell": 0.55, "default": 0.50},
-                        "flash-attn-2": {"Ampere": FA2_AMPERE_EFFICIENCY, "Blackwell": 345 / 2250, "default": 0.35}}
+                        "flash-attn-2": {"Ampere": FA2_AMPERE_EFFICIENCY, "Blackwell": 345 / 2250,
+                                         "default": FA2_HOPPER_EFFICIENCY}}
 # The kernel efficiencies above are measured at head dimension 128. A fused attention kernel does per score the
 # two matmuls (4 d FLOPs for head dimension d) and a fixed softmax step (scale, running max, exponential, sum,
 # rescale) on the CUDA cores and the special-function units, which do not shrink with d; at d = 64 that fixed step
@@ -485,6 +507,8 @@ class TrainSetup:
     (torchtitan ``MoEArgs.use_grouped_mm``, ``torch._grouped_mm``) or as one launch per expert (torchtitan's
     for-loop path, Transformer Engine ``GroupedLinear``), see :func:`gpudesk.sizing.gemm_waves.wave_efficiency`;
     None: the framework's default (:attr:`Framework.grouped_expert_gemm`).
+    ``flash_attention``: the attention runs as one fused (flash) kernel, the framework's own (:attr:`Framework.
+    attention_kernel`); False: unfused, the score matrix materialised in HBM (:func:`unfused_attention_seconds`).
     """
 
     gpus: int
@@ -516,6 +540,7 @@ class TrainSetup:
     intra_kind: str = "nvlink"
     moe_permute_fusion: bool | None = None
     grouped_expert_gemm: bool | None = None
+    flash_attention: bool = True
 
 
 def permute_fused(s: TrainSetup, fw: Framework) -> bool:
@@ -770,6 +795,10 @@ def _check(setup: TrainSetup) -> None:
     if s.recompute_modules and s.recompute == "full":
         raise SizingError("recompute_modules", _("recompute modules choose what selective recompute redoes; full "
                                                  "recompute already redoes every layer's forward."))
+    if not s.flash_attention and s.cp > 1:
+        # Megatron-Core's context parallelism runs inside the fused attention (Transformer Engine
+        # AttnFuncWithCPAndKVP2P); torch's ring attention wraps the SDPA flash / efficient kernels.
+        raise SizingError("cp", _("context parallelism needs a fused (flash) attention kernel."))
     if s.framework not in FRAMEWORKS:
         raise SizingError("framework", _("{framework!r} is not a known framework; use one of {names}.").format(
             framework=s.framework, names=", ".join(FRAMEWORKS)))
@@ -881,6 +910,10 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     # Blackwell Ultra's doubled SFU rate shortens the softmax exponentials the kernel rate above was measured with.
     t_attn /= blackwell_ultra_attention_speedup(gpu.compute_capability, fw.attention_kernel, FLASH_BACKWARD_SHARE,
                                                 2.0 if attn_factor > 1 else 1.0)
+    if not s.flash_attention:
+        t_attn = layers_local * unfused_attention_seconds(
+            s.micro_batch, s.seq_len, int(spec.num_attention_heads or 0) / s.tp, sh.attention_width / s.tp,
+            attn_factor > 1, base_peak * eff * IN_SITU_SHARE_OF_MAMF, hbm)
     if s.cp > 1:
         # Ring attention: shorter per-step flash-attention calls and the partial-result merges (speed_parallel).
         t_attn *= ring_attention_chunk_slowdown(s.seq_len, s.cp)
@@ -1440,6 +1473,20 @@ def tensor_parallel_overlap(fw: Framework, intra_kind: str) -> float:
     return 0.0 if intra_kind == "pcie" else fw.tp_overlap
 
 
+def unfused_attention_seconds(sequences: int, seq_len: int, heads: float, width: float, recomputed: bool,
+                              gemm_rate: float, hbm_bytes_per_s: float) -> float:
+    """Seconds one layer's attention core takes per micro-batch without a fused kernel (:data:`UNFUSED_SCORE_BYTES_
+    FORWARD`): the batched score and value matmuls over all ``seq_len`` keys at the 16-bit GEMM rate (forward 2,
+    backward :data:`UNFUSED_BACKWARD_SHARE` x that) and the score matrix's HBM traffic, ``heads x seq_len^2`` elements
+    per sequence, serial with them. ``heads`` and ``width`` (the per-token width of the matmuls) are this GPU's
+    tensor-parallel share; ``recomputed``: the forward runs once more in backward (full or selective recompute)."""
+    forward_passes = 2.0 if recomputed else 1.0
+    flops = 4.0 * width * seq_len * seq_len * sequences * (forward_passes + UNFUSED_BACKWARD_SHARE)
+    elements = heads * seq_len * seq_len * sequences
+    traffic = elements * (forward_passes * UNFUSED_SCORE_BYTES_FORWARD + UNFUSED_SCORE_BYTES_BACKWARD)
+    return flops / gemm_rate + traffic / hbm_bytes_per_s
+
+
 def attention_efficiency(fw: Framework, architecture: str) -> float:
     """Share of the 16-bit peak the framework's attention kernel reaches on ``architecture`` (see
     :data:`ATTENTION_EFFICIENCY`)."""
@@ -1528,6 +1575,15 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                                               "head pass on the last stage").format(layers=s.mtp_layers),
                               _("DeepSeek-V3 report (arXiv 2412.19437) section 2.2; Megatron-Core "
                                 "multi_token_prediction.py (github.com/NVIDIA/Megatron-LM)")))
+    if not s.flash_attention:
+        out.append(Assumption("unfused_attention", _("score matrix in HBM: {forward:g} + {backward:g} bytes per score "
+                                                     "element (forward + backward), matmuls over every key at the "
+                                                     "GEMM rate").format(forward=UNFUSED_SCORE_BYTES_FORWARD,
+                                                                        backward=UNFUSED_SCORE_BYTES_BACKWARD),
+                              _("FlashAttention (arXiv 2205.14135) Algorithm 0 and appendix B.1: standard attention "
+                                "reads and writes the N x N scores in HBM"),
+                              raw(bytes_forward=UNFUSED_SCORE_BYTES_FORWARD,
+                                  bytes_backward=UNFUSED_SCORE_BYTES_BACKWARD)))
     if s.recompute_modules:
         out.append(Assumption("recompute_modules", _("{modules}: each module's forward runs again in backward").format(
             modules=", ".join(s.recompute_modules)),

@@ -274,7 +274,8 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         fp8_recipe=FP8_RECIPE_NAMES.get(str(case.get("fp8_recipe") or "")),
         mtp_layers=int(case.get("mtp_layers") or 0), recompute_modules=_modules(case.get("recompute_modules")),
         intra_kind=intra_kind, moe_permute_fusion=_optional_bool(case, "moe_permute_fusion"),
-        grouped_expert_gemm=_optional_bool(case, "grouped_expert_gemm"))
+        grouped_expert_gemm=_optional_bool(case, "grouped_expert_gemm"),
+        flash_attention=_optional_bool(case, "flash_attention") is not False)
 
 
 def _optional_bool(case: dict[str, Any], field: str) -> bool | None:
