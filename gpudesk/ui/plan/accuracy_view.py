@@ -236,7 +236,9 @@ class EstimatorAccuracyView(QWidget):
                 "fresh71": self.tr("seventy-first fresh (collected after the model was frozen a seventy-first time)"),
                 "fresh72": self.tr("seventy-second fresh (collected after the model was frozen a seventy-second time)"),
                 "fresh73": self.tr("seventy-third fresh (collected after the model was frozen a seventy-third time)"),
-                "fresh74": self.tr("seventy-fourth fresh (collected after the model was frozen a seventy-fourth time)")}
+                "fresh74": self.tr("seventy-fourth fresh (collected after the model was frozen a seventy-fourth time)"),
+                "fresh75": self.tr("seventy-fifth fresh (collected after the model was frozen a seventy-fifth time)"),
+                "fresh76": self.tr("seventy-sixth fresh (collected after the model was frozen a seventy-sixth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
