@@ -238,7 +238,9 @@ class EstimatorAccuracyView(QWidget):
                 "fresh73": self.tr("seventy-third fresh (collected after the model was frozen a seventy-third time)"),
                 "fresh74": self.tr("seventy-fourth fresh (collected after the model was frozen a seventy-fourth time)"),
                 "fresh75": self.tr("seventy-fifth fresh (collected after the model was frozen a seventy-fifth time)"),
-                "fresh76": self.tr("seventy-sixth fresh (collected after the model was frozen a seventy-sixth time)")}
+                "fresh76": self.tr("seventy-sixth fresh (collected after the model was frozen a seventy-sixth time)"),
+                "fresh77": self.tr("seventy-seventh fresh (collected after the model was frozen a seventy-seventh time)"),
+                "fresh78": self.tr("seventy-eighth fresh (collected after the model was frozen a seventy-eighth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
