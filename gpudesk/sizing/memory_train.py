@@ -1083,19 +1083,14 @@ def train_memory(
                             "deepspeed/runtime/zero/stage3.py DeepSpeedZeroOptimizer_Stage3.step, "
                             "_prepare_fp32_grad_for_sub_group (flat 16-bit copy cast to fp32); "
                             "deepspeed/runtime/zero/config.py sub_group_size"))
-    elif muon_ns or muon_adamw_temp:
-        muon_step_assumptions(assumptions, step_temp - zero12_fp32_grads - muon_ns - muon_adamw_temp, muon_ns,
-                              muon_adamw_temp)
-        if zero12_fp32_grads:
-            assumptions.append((_("ZeRO-1/2 copies this GPU's gradient partition to fp32 for the optimizer step while "
-                                  "the 16-bit partition is still held ({gib:.2f} GiB)").format(
-                                      gib=zero12_fp32_grads / 2**30),
-                                "deepspeed/runtime/zero/stage_1_and_2.py DeepSpeedZeroOptimizer.step; "
-                                "colossalai/zero/low_level/low_level_optim.py LowLevelZeroOptimizer.step"))
     else:
-        if step_temp > zero12_fp32_grads:
+        if muon_ns or muon_adamw_temp:
+            muon_step_assumptions(assumptions, step_temp - zero12_fp32_grads - muon_ns - muon_adamw_temp, muon_ns,
+                                  muon_adamw_temp)
+        elif step_temp > zero12_fp32_grads:
             assumptions.append((_("the optimizer step builds one state-sized temporary for every parameter (foreach "
                                   "AdamW)"), "torch/optim/adamw.py _multi_tensor_adamw (torch._foreach_sqrt)"))
+        # Muon's step temporaries are part of step_temp, so a Muon step always has one here.
         if step_temp and zero12_fp32_grads:
             assumptions.append((_("ZeRO-1/2 copies this GPU's gradient partition to fp32 for the optimizer step while "
                                   "the 16-bit partition is still held ({gib:.2f} GiB)").format(
