@@ -240,7 +240,9 @@ class EstimatorAccuracyView(QWidget):
                 "fresh75": self.tr("seventy-fifth fresh (collected after the model was frozen a seventy-fifth time)"),
                 "fresh76": self.tr("seventy-sixth fresh (collected after the model was frozen a seventy-sixth time)"),
                 "fresh77": self.tr("seventy-seventh fresh (collected after the model was frozen a seventy-seventh time)"),
-                "fresh78": self.tr("seventy-eighth fresh (collected after the model was frozen a seventy-eighth time)")}
+                "fresh78": self.tr("seventy-eighth fresh (collected after the model was frozen a seventy-eighth time)"),
+                "fresh79": self.tr("seventy-ninth fresh (collected after the model was frozen a seventy-ninth time)"),
+                "fresh80": self.tr("eightieth fresh (collected after the model was frozen an eightieth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
