@@ -1,7 +1,8 @@
 """Apply tests/fixtures/speed/speedmap7_decisions.md exactly: add `flash_attention: false` to the listed training rows
 (attention without a fused flash kernel, as their sources state). Only rows that do not carry the field yet are changed;
 nothing else is touched. Run from the repository root. Lines are rewritten in place (same order)."""
-import json, re, sys
+import json
+import re
 from pathlib import Path
 D = Path("tests/fixtures/speed")
 RULES = {
