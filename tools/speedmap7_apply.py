@@ -29,8 +29,10 @@ for fn, pats in RULES.items():
             new = line.replace('"measured": ', '"flash_attention": false, "measured": ', 1)
             r2 = json.loads(new)
             assert r2.pop("flash_attention") is False and r2 == r
-            line = new; n += 1
+            line = new
+            n += 1
         out.append(line)
     p.write_text("".join(out))
-    print(fn, n); total += n
+    print(fn, n)
+    total += n
 print("total", total)
