@@ -173,7 +173,8 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "seventy-seventh fresh (collected after the model was frozen a seventy-seventh time)",
                     "seventy-eighth fresh (collected after the model was frozen a seventy-eighth time)",
                     "seventy-ninth fresh (collected after the model was frozen a seventy-ninth time)",
-                    "eightieth fresh (collected after the model was frozen an eightieth time)"}
+                    "eightieth fresh (collected after the model was frozen an eightieth time)",
+                    "eighty-first fresh (collected after the model was frozen an eighty-first time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
