@@ -662,8 +662,13 @@ def host_memory_nearly_full(text: str) -> bool:
 # allocator refills its pool ("Expected posix_memalign(&p, alignment, size) == 0, but received posix_memalign(&p,
 # alignment, size):12 != 0:0. Alloc 524288000 error!", paddle/fluid/memory/detail/system_allocator.cc, AlignedMalloc;
 # PaddlePaddle/Paddle#17050). The status must follow the call's own name.
+# (Fifty-eighth pass) DyNet's CPU allocator: CPUAllocator::malloc prints "CPU memory allocation failed n=N align=A" and
+# throws dynet::out_of_memory("CPU memory allocation failed") when _mm_malloc returns null (clab/dynet at
+# 22b44958476731af4d1fdbc553626eca3a27e808, dynet/mem.cc); its GPU allocator has its own words (cudaMalloc's status), so
+# the CPU one is the host's memory (clab/dynet#983, 2 GB on a machine out of RAM).
 _CPU_ALLOCATOR_WORDS = re.compile(r"\bcan'?t allocate memory\b|\bnot enough memory: you tried to allocate \d"
-                                  r"|\bposix_memalign\([^\n()]{0,60}\)\s{0,2}[:=]\s{0,2}12\s{0,2}!=\s{0,2}0\b",
+                                  r"|\bposix_memalign\([^\n()]{0,60}\)\s{0,2}[:=]\s{0,2}12\s{0,2}!=\s{0,2}0\b"
+                                  r"|\bCPU memory allocation failed\b",
                                   re.IGNORECASE)
 _CPU_ALLOCATOR_DEVICE_WORDS = ("cuda", "gpu", "vram", "device memory", "video memory", "hip ", "hiperror", "hipmalloc",
                                "hiphost", "rocm", "xpu", "npu", "mps", "metal", "vulkan", "opencl")
@@ -1001,7 +1006,10 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # The same check in Paddle's 2017 sources (paddle/platform/gpu_info.cc, GpuMaxChunkSize: PADDLE_ENFORCE_LE(
     # allocating, available) without a message, so EnforceNotMet prints "enforce allocating <= available failed, A > F";
     # PaddlePaddle/Paddle#7227, a 10.48 GB first chunk against 3.03 GB available).
-    ("pool_chunk", ("insufficient gpu memory to allocation", "enforce allocating <= available failed")),
+    # (Fifty-eighth pass: the strict form of the same check, PADDLE_ENFORCE_LT, "enforce allocating < available
+    # failed, A >= F", PaddlePaddle/Paddle#6265.)
+    ("pool_chunk", ("insufficient gpu memory to allocation", "enforce allocating <= available failed",
+                    "enforce allocating < available failed")),
     # faiss's GPU scratch space: StandardGpuResources reserves its temporary memory (a share of the GPU, 1.5 GiB at
     # most) in one cudaMalloc when first used (faiss/gpu/utils/StackDeviceMemory.cpp, the Stack constructor;
     # StandardGpuResources.cpp "alloc fail type TemporaryMemoryBuffer"); each resources object reserves its own.
@@ -1072,6 +1080,13 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       # GetBlasGemmAlgorithms(...)" (jax-ml/jax#13504, gone once TensorFlow in the same process stopped
                       # preallocating).
                       "->getconvolvealgorithms(", "->getblasgemmalgorithms(",
+                      # (Fifty-eighth pass) TensorFlow 1.13-2.x's convolution op saying the same in its own words when
+                      # the algorithm query fails for want of the handle: "Failed to get convolution algorithm. This is
+                      # probably because cuDNN failed to initialize, so try looking to see if a warning log message was
+                      # printed above." (the conv op's errors::Unknown in tensorflow/core/kernels/conv_ops.cc, the
+                      # line ymgaq/AQ#73 quotes beside "could not create cudnn handle"; tensorflow#37559 shows it alone
+                      # and is fixed by TF_FORCE_GPU_ALLOW_GROWTH=true).
+                      "this is probably because cudnn failed to initialize",
                       # TensorRT's builder creating the cuDNN / cuBLAS handles of its tactics (TensorRT 7-8
                       # safeContext.cpp, logged through its ILogger: "Cudnn Error in initializeCommonContext: 1 (Could
                       # not initialize cudnn, please check cudnn installation.)"; 1 is CUDNN_STATUS_NOT_INITIALIZED,

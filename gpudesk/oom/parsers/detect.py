@@ -45,13 +45,13 @@ PARSERS = (startup_free, rmm_pool_start, vllm, sglang, trtllm, tgi, llamacpp, mp
            cublas)
 # Lower-case words every message of a parser contains; the parser's regexes run only when one is present.
 _GATES = {
-    "startup_free": ("on startup is less than",),
+    "startup_free": ("on startup is less than", "< desired utilization", "< desired gpu memory utilization"),
     "rmm_pool_start": ("initial rmm allocation", "initial allocation of", "pool allocation of"),
     "vllm": ("max seq len", "no available memory for the cache blocks", "mamba cache blocks",
              "available kv cache memory: -", "reserved for kv cache is -"),
     "sglang": ("not enough memory", "profiled value", "leave no gpu memory for the kv cache"),
     "trtllm": ("executor creation failed", "cuda runtime error in", "requested amount of gpu memory",
-               "maxtokensinpagedkvcache"),
+               "maxtokensinpagedkvcache", "no free blocks left"),
     "tgi": ("prefill tokens",),
     "llamacpp": ("failed to allocate", "malloc failed"),
     "mps": ("mps backend out of memory",),

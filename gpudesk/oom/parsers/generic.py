@@ -153,8 +153,12 @@ _REQUEST = [
     # Paddle's GpuMaxChunkSize check (paddle/fluid/platform/gpu_info.cc, PADDLE_ENFORCE_LE(allocating, available,
     # "Insufficient GPU memory to allocation.")): "received allocating:20998686233 > available:19587333888".
     _c(r"\ballocating\s{0,2}:\s{0,2}" + _SIZE + r"\s{0,3}>\s{0,3}available"),
-    # Its 2017 form (paddle/platform/gpu_info.cc, no message): "enforce allocating <= available failed, A > F".
-    _c(r"allocating <= available failed,\s{0,3}" + _SIZE + r"\s{0,3}>"),
+    # DyNet's CPU allocator (dynet/mem.cc, CPUAllocator::malloc): "CPU memory allocation failed n=N align=A".
+    _c(r"\bmemory allocation failed n=\s{0,2}" + _SIZE),
+    # Its 2017 form (paddle/platform/gpu_info.cc, no message): "enforce allocating <= available failed, A > F"; a
+    # month earlier the check was strict, PADDLE_ENFORCE_LT, printed "enforce allocating < available failed, A >= F"
+    # (fifty-eighth pass, PaddlePaddle/Paddle#6265).
+    _c(r"allocating <=? available failed,\s{0,3}" + _SIZE + r"\s{0,3}>"),
     _c(r"allocation of\s{1,3}" + _SIZE_U + r"(?:\s{1,3}\w{1,12}){0,3}\s{1,3}failed"),
     # Chinese wordings (PaddlePaddle/MindSpore docs, localised tools): "无法分配 512 MB", "需要 2.5 GB", "申请 1 GB";
     # 已分配 ("already allocated") is the in-use figure, not the request.
@@ -203,7 +207,7 @@ _FREE = [
     # available memory is only 4.062500MB."; its GpuMaxChunkSize check: "allocating:A > available:F".
     _c(r"available memory is(?: only)?\s{1,3}" + _SIZE_U),
     _c(r">\s{0,3}available\s{0,2}:\s{0,2}" + _SIZE),
-    _c(r"allocating <= available failed,\s{0,3}\d{1,20}\s{0,3}>\s{0,3}" + _SIZE),
+    _c(r"allocating <=? available failed,\s{0,3}\d{1,20}\s{0,3}>=?\s{0,3}" + _SIZE),
     # Paddle's legacy allocator (legacy_allocator.cc): "Cannot allocate 196.000000MB in GPU 0, available 1.214539GB"
     # (ggml's "(needed N, available M)" is a pool limit, read in _LIMIT).
     _c(r",\s{0,3}available\s{1,3}" + _SIZE_U + r"(?!\s{0,2}\))"),
@@ -482,11 +486,24 @@ CUDA_ALLOC_CALL_FAILED = re.compile(
 #   and "<type> allocation failed." (src/nbla/exception.cpp, Memory::alloc in src/nbla/memory/memory.cpp with
 #   error_code::memory; sony/nnabla at 2814df0d): "memory error in alloc" (sony/NDJIR#5).
 # * CubeCL's memory manager refusing a request no configured pool can hold (_REQUEST, signatures ``buffer_limit``).
+# * (Fifty-eighth pass) darknet's (AlexeyAB fork's) advice printed when a cudaMalloc of a layer's array returns anything
+#   but cudaSuccess, before CHECK_CUDA reports the status: " Try to set subdivisions=64 in your cfg-file. " (AlexeyAB/
+#   darknet at 59596d7880f6504768df41d6daa586f5cb2b932f, src/dark_cuda.c cuda_make_array / cuda_make_int_array /
+#   cuda_make_array_pointers); pasted on its own beside "CUDA status Error: file: ./src/dark_cuda.c" when the status
+#   line is left out (pjreddie/darknet#2146). A failed cudaMalloc of a network's buffers is the allocation failure.
+# * (Fifty-eighth pass) OpenCL's status -4, CL_MEM_OBJECT_ALLOCATION_FAILURE ("#define CL_MEM_OBJECT_ALLOCATION_FAILURE
+#   -4", KhronosGroup/OpenCL-Headers at 15b536b7fbe1098cea462a27db496b287ac89b63, CL/cl.h), printed as a number after
+#   the OpenCL call that returned it: "sa-solver clEnqueueNDRangeKernel (-4) error" (mbevand/silentarmy#59: the solver's
+#   hash tables larger than the card), "clCreateBuffer returned -4", "clEnqueueWriteBuffer failed: -4". Only -4: -5
+#   (CL_OUT_OF_RESOURCES) is as often a kernel's launch resources, and other numbers are not memory.
 # The number must be the status compared with success (2 against 0), not a count elsewhere on the line.
 RUNTIME_ALLOC_STATUS = re.compile(
     r"==\s{0,2}cudaSuccess\s{0,2}[.(]\s{0,2}2\s{1,3}vs\.?\s{1,3}0\b"
     r"|==\s{0,2}CUFFT_SUCCESS\s{0,2}[.(]\s{0,2}2\s{1,3}vs\.?\s{1,3}0\b|\bCUFFT_ALLOC_FAILED\b"
-    r"|\bmemory error in alloc(?:_impl)?\b|\bno memory pool big enough to (?:reserve|alloc)", re.IGNORECASE)
+    r"|\bmemory error in alloc(?:_impl)?\b|\bno memory pool big enough to (?:reserve|alloc)"
+    r"|\btry to set subdivisions=64 in your cfg-file\b"
+    r"|\b(?-i:cl[A-Z][A-Za-z]{3,40})\s{0,2}(?:\(\s{0,2}\)\s{0,2})?(?:\(\s{0,2}-4\s{0,2}\)|[:,]?\s{0,2}(?:failed|returned|error|err)"
+    r"\s{0,2}(?:with\s{1,3})?(?:code\s{1,3})?[:=(]?\s{0,2}-4)(?![\d.])", re.IGNORECASE)
 
 # Level Zero reporting the device lost (ZE_RESULT_ERROR_DEVICE_LOST, through the Unified Runtime as
 # UR_RESULT_ERROR_DEVICE_LOST, error 20, or the older PI plug-in): Intel's GPU driver resets a device whose kernels ran

@@ -21,8 +21,14 @@ from gpudesk.oom.parsers.units import SIZE, to_bytes
 from gpudesk.oom.report import MemoryReport
 
 _NUM = r"(\d{1,9}(?:\.\d{1,6})?)"
-_VLLM = re.compile(r"Free memory on device(?:\s+[\w:]{1,16})?\s*\(\s*" + _NUM + r"\s*/\s*" + SIZE + r"\s*\)\s*on startup is less than "
-                   r"desired GPU memory utilization\s*\(\s*(0?\.\d{1,4}|1(?:\.0{1,4})?)\s*,\s*" + SIZE + r"\s*\)",
+# (Fifty-eighth pass: the same check as users quote it in short, "Free memory on cuda:0 (38.74/121.63 GiB) < desired
+# utilization (0.35, 42.57 GiB)" (rwlove/home-ops#13221): the device with or without "device", "on startup" left out,
+# "<" for "is less than" and "utilization" without "GPU memory". The shorthand "Free memory < desired utilization" is
+# how many deployment scripts and notes name this vLLM refusal; the figures keep the order and meaning of
+# vllm/v1/worker/utils.py ``request_memory``: free / total, then the share and the budget it asks for.)
+_VLLM = re.compile(r"Free memory on\s+(?:device(?:\s+[\w:]{1,16})?|[a-z]{2,8}:\d{1,3})\s*\(\s*" + _NUM + r"\s*/\s*" + SIZE
+                   + r"\s*\)\s*(?:on startup\s*)?(?:is less than|<)\s*"
+                   r"desired (?:GPU memory )?utilization\s*\(\s*(0?\.\d{1,4}|1(?:\.0{1,4})?)\s*,\s*" + SIZE + r"\s*\)",
                    re.IGNORECASE)
 
 # The same check quoted without its figures (a caller's log or an issue title: verl's "vLLMAsyncRollout _loop_forever

@@ -13,6 +13,12 @@
   cache", "Using N [total] tokens in paged KV cache[, and M blocks per sequence]"). The pool holds N tokens; one
   sequence at the engine's maximum length needs B × T × M.
 
+* KV blocks run out while requests are served (fifty-eighth pass): the block manager's assertion "Can't allocate new
+  blocks. No free blocks left." (``BlockManager::allocateBlock`` in the same kvCacheManager.cpp, as the assertion's own
+  file and frame in the message name them; NVIDIA/TensorRT-LLM#694): the paged pool has no block left for a sequence
+  the batch manager scheduled. The pool's size is the KV budget (the fraction, or max_tokens_in_paged_kv_cache) left
+  after the engine's activation buffers, which the build's max_batch_size / max_num_tokens size.
+
 The KV cache takes ``free_gpu_memory_fraction`` (``kv_cache_free_gpu_mem_fraction``, default 0.9) of the
 memory free after the model and the other components (https://nvidia.github.io/TensorRT-LLM/features/kvcache.html).
 """
@@ -38,13 +44,15 @@ _KV_TOO_SMALL = re.compile(
     r"process\s{1,3}at\s{1,3}least\s{1,3}1\s{1,3}sequence"
     r"(?:.{0,120}?beam_width\s{0,3}\((\d{1,6})\)\s{0,3}\*\s{0,3}tokensPerBlock\s{0,3}\((\d{1,6})\)\s{0,3}\*\s{0,3}"
     r"maxBlocksPerSeq\s{0,3}\((\d{1,9})\))?", re.DOTALL)
+_BLOCKS_EXHAUSTED = re.compile(r"Can't\s{1,3}allocate\s{1,3}new\s{1,3}blocks\.?\s{1,3}No\s{1,3}free\s{1,3}blocks\s{1,3}left")
 _POOL_TOKENS = re.compile(r"Using (\d{1,12}) (?:total )?tokens in paged KV cache(?:, and (\d{1,9}) blocks per sequence)?")
 _POOL_BYTES = re.compile(r"Allocate (\d{1,15}) bytes for k/v cache")
 _FRACTION = re.compile(r"(?:kv_cache_free_gpu_mem_fraction|free_gpu_memory_fraction)\D{0,40}?(0?\.\d{1,4})")
 
 
 def matches(text: str) -> bool:
-    return bool(_EXEC.search(text) or _RUNTIME.search(text) or _BUILD.search(text) or _KV_TOO_SMALL.search(text))
+    return bool(_EXEC.search(text) or _RUNTIME.search(text) or _BUILD.search(text) or _KV_TOO_SMALL.search(text)
+                or _BLOCKS_EXHAUSTED.search(text))
 
 
 def parse(text: str, report: MemoryReport) -> bool:
@@ -66,6 +74,12 @@ def parse(text: str, report: MemoryReport) -> bool:
     too_small = _KV_TOO_SMALL.search(text)
     if too_small:
         _kv_too_small(text, too_small, report)
+        return True
+    if _BLOCKS_EXHAUSTED.search(text):
+        report.kind = "trtllm_kv_blocks_exhausted"
+        pool = _POOL_TOKENS.search(text)
+        if pool:
+            report.kv_cache_tokens = int(pool.group(1))
         return True
     if _EXEC.search(text):
         report.kind = "trtllm_executor"

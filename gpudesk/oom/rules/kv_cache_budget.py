@@ -77,6 +77,8 @@ def check(f: Facts) -> Cause | None:
         return _trtllm(f)
     if r.kind == "trtllm_kv_too_small":
         return _trtllm_one_sequence(f)
+    if r.kind == "trtllm_kv_blocks_exhausted":
+        return _trtllm_blocks_exhausted(f)
     if r.kind == "trtllm_runtime_alloc":
         return trtllm_serving.buffers_after_pool(f)
     if r.kind == "tgi_total_tokens":
@@ -335,6 +337,26 @@ def _trtllm_one_sequence(f: Facts) -> Cause:
         more_fixes=[_("Set max_tokens_in_paged_kv_cache to at least the tokens of one sequence (or leave it empty so "
                       "the fraction decides)."),
                     _("Lower max_batch_size / max_num_tokens at build: the engine's activation memory, taken before "
+                      "the KV cache is sized, scales with them.")],
+    )
+
+
+def _trtllm_blocks_exhausted(f: Facts) -> Cause:
+    """TensorRT-LLM's block manager found no free KV block for a scheduled sequence (parsers.trtllm): the pool, sized
+    from the KV budget after the engine's buffers, is smaller than the batch it serves. 0.75: the figures are not
+    printed, and a pool too small for the batch is what the assertion states."""
+    return Cause(
+        id="kv_cache_budget",
+        title=_("TensorRT-LLM's KV cache ran out of blocks for the batch it serves"),
+        confidence=0.75,
+        evidence=evidence(kv_cache_tokens=f.report.kv_cache_tokens),
+        explanation=_("TensorRT-LLM keeps the KV cache in a pool of fixed blocks, sized at start from the memory left "
+                      "after the weights and the engine's activation buffers (kv_cache_free_gpu_mem_fraction of it, or "
+                      "max_tokens_in_paged_kv_cache); a sequence the batch manager scheduled needed a block and none "
+                      "was free."),
+        fix=_("Give the KV pool more room or ask less of it: raise kv_cache_free_gpu_mem_fraction (default 0.9), or "
+              "serve smaller batches (a lower max_batch_size, shorter outputs)"),
+        more_fixes=[_("Lower max_batch_size / max_num_tokens at build: the engine's activation memory, taken before "
                       "the KV cache is sized, scales with them.")],
     )
 

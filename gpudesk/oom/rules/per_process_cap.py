@@ -65,6 +65,38 @@ def _configured_ceiling(f: Facts) -> Cause | None:
     )
 
 
+# A framework's own memory pool, sized once by the user's setting, full (fifty-eighth pass): DyNet before its pools grew
+# on demand allocated each pool (forward, backward, parameters) once, at the size --dynet-mem gives in MB, and threw when
+# a pool was full whatever the device or the host had free: "dynet is out of memory, try increasing with --dynet-mem
+# (current capacity: N)" (clab/dynet dynet/aligned-mem-pool.h before 9d6a6beb6230052b95e080c0dfae806309f11c04), then
+# with the pool's name, "GPU forward memory is out of memory, try increasing with --dynet-mem (current capacity: N).
+# See ..." (dynet/aligned-mem-pool.cc at that commit; clab/dynet#292, fixed by a larger --dynet-mem). N is the pool's
+# size in bytes: the setting refused, not the device. Group 1: the pool's name; group 2: N.
+_DYNET_POOL_FULL = re.compile(r"\b(dynet|(?:cpu|gpu) (?:forward|backward|parameter) memory) is out of memory, try "
+                              r"increasing with --dynet-mem\s{0,2}\(\s{0,2}current capacity\s{0,2}:\s{0,2}(\d{1,20})\s{0,2}\)",
+                              re.IGNORECASE)
+
+
+def _framework_pool_full(f: Facts) -> Cause | None:
+    """DyNet's fixed pool, sized by --dynet-mem, is full (``_DYNET_POOL_FULL``): 0.85 (the message names the setting)."""
+    m = _DYNET_POOL_FULL.search(f.report.text or "")
+    if m is None:
+        return None
+    capacity = int(m.group(2))
+    return Cause(
+        id="per_process_cap",
+        title=_("The framework's own memory pool, sized by its setting, is full"),
+        confidence=0.85,
+        evidence=evidence(configured_limit_bytes=capacity, requested_bytes=f.requested),
+        explanation=_("DyNet reserves its memory pools once, at the size --dynet-mem gives, and stops when one is "
+                      "full ({pool}: {capacity}), whatever the device or the host still has free: the setting "
+                      "refused, not the memory.").format(pool=m.group(1), capacity=format_bytes(capacity)),
+        fix=_("Raise --dynet-mem (in MB; the pools can be given separately, e.g. --dynet-mem 2000,2000,1000 for the "
+              "forward, backward and parameter memory), keeping the total within what the device holds"),
+        more_fixes=[_("A smaller minibatch or shorter sequences need less of the forward and backward pools.")],
+    )
+
+
 # XLA's GPU allocator with unified memory on (TF_FORCE_UNIFIED_MEMORY=1): the BFC allocator takes its memory with
 # cuMemAllocManaged and its limit is the device's memory times XLA_PYTHON_CLIENT_MEM_FRACTION, a fraction that may then
 # exceed 1 (openxla/xla, xla/pjrt/gpu/gpu_helpers.cc, CreateBFCAllocator: with enable_unified_memory the allocation size
@@ -99,6 +131,9 @@ def _unified_memory_fraction(f: Facts) -> Cause | None:
 
 
 def check(f: Facts) -> Cause | None:
+    pool = _framework_pool_full(f)
+    if pool is not None:
+        return pool
     ceiling = _configured_ceiling(f)
     if ceiling is not None:
         return ceiling

@@ -754,6 +754,13 @@ def check(f: Facts) -> list[Cause]:
         out.append(garbage_sizes.rasterizer_count(_not_capacity(sig, 0.9, f)))
     elif sig == "absurd_size" and beyond_card_only(r.requested_bytes, r.device.total_bytes if r.device else None):
         out.append(garbage_sizes.beyond_card(_not_capacity(sig, 0.9, f)))
+    elif sig == "buffer_limit" and f.requested is not None and f.total is not None and f.requested > f.total:
+        # (Fifty-eighth pass) A per-allocation limit refusing a request larger than the device's whole memory
+        # ("Current platform can NOT allocate memory block with size larger than 4GB! Tried to allocate 40.00 GiB
+        # (GPU 0; 15.11 GiB total capacity; ...", intel/ipex-llm#11798): no setting of the limit could serve it, the
+        # device itself cannot hold it, so the request larger than the device leads
+        # (single_allocation_exceeds_capacity, 0.9) and the limit follows.
+        out.append(_not_capacity(sig, 0.6, f))
     elif sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
     elif sig == "wsl_residency":
