@@ -136,7 +136,9 @@ doctor was run on it:
 * ``fresh-77``, ``fresh-78``: ``fresh_cases_77.jsonl`` (27 messages, older runtimes: CNTK, Kaldi, Theano, DyNet, Caffe,
   Torch7 ...) and ``fresh_cases_78.jsonl`` (9, any project), collected after the last change of the stop, scored on it;
 * ``fresh-79``: ``fresh_cases_79.jsonl`` (7 messages: XPU, Vulkan buffer limits, host RAM), collected while the
-  fifty-eighth pass was written, scored before it merged.
+  fifty-eighth pass was written, scored before it merged;
+* ``fresh-80``: ``fresh_cases_80.jsonl`` (7 messages: ms-swift, DiffSynth, MLX Metal, Tenstorrent, JAX), collected
+  after the fifty-eighth pass (the last change of the stop), scored on it.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -250,7 +252,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-76", "fresh_cases_76.jsonl"),
               ("fresh-77", "fresh_cases_77.jsonl"),
               ("fresh-78", "fresh_cases_78.jsonl"),
-              ("fresh-79", "fresh_cases_79.jsonl"))
+              ("fresh-79", "fresh_cases_79.jsonl"),
+              ("fresh-80", "fresh_cases_80.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
