@@ -19,11 +19,11 @@ from gpudesk.errors import GpudeskError
 from gpudesk.i18n import _
 
 # Command-group modules inside gpudesk.cli, in the order they appear in --help.
-COMMAND_MODULES: list[str] = ["catalog", "monitor", "plan", "oom", "store"]
+COMMAND_MODULES: list[str] = ["catalog", "monitor", "plan", "plans", "oom", "store"]
 # Command -> the module that adds it: a command line naming one imports only that module (start-up time); help
 # and unknown commands import them all.
 COMMAND_OWNERS: dict[str, str] = {"catalog": "catalog", "monitor": "monitor", "plan": "plan", "estimate": "plan",
-                                  "oom": "oom", "store": "store"}
+                                  "plans": "plans", "oom": "oom", "store": "store"}
 
 
 class CliError(GpudeskError):

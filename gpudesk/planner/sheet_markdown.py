@@ -47,7 +47,8 @@ def tco_text(value: float | int | None, option: PlanOption) -> str:
     return format_usd(value)
 
 
-def _yes_no(value: Any) -> str:
+def yes_no_text(value: Any) -> str:
+    """True/False as the sheet prints them ("yes"/"no"); anything else "N/A"."""
     return {True: _("yes"), False: _("no")}.get(value, not_available()) if isinstance(value, bool) else not_available()
 
 
@@ -81,7 +82,8 @@ def bom_category_label(category: str) -> str:
     return labels.get(category, category)
 
 
-def _value(value: float | None, unit: str) -> str:
+def timing_value(value: float | None, unit: str) -> str:
+    """A timing row's value as the sheet prints it (unit "s", "fraction", "bytes/s" or a unit name such as "QPS")."""
     if value is None:
         return not_available()
     if unit == "s":
@@ -150,14 +152,14 @@ def _alternatives_table(alternatives: list[PlanOption]) -> list[str]:
               md_escape(parallelism_text(a)), format_gib(a.per_gpu_memory_bytes),
               not_available() if a.qps_capacity is None else f"{a.qps_capacity:.3g} req/s",
               format_duration(a.ttft_s), format_duration(a.tpot_s), tco_text(a.tco_3y_usd, a),
-              _yes_no(a.fits), md_escape(short_rank_reason(a))]
+              yes_no_text(a.fits), md_escape(short_rank_reason(a))]
              for a in alternatives])
     return _table(
         ["GPU", _("GPUs"), _("Interconnect"), _("Sharding / recompute"), _("Memory per GPU"), _("Time to result"),
          _("3-year TCO"), _("Fits"), _("Ranking")],
         [[md_escape(a.name), md_escape(a.count_text), md_escape(a.interconnect),
           md_escape(parallelism_text(a)), format_gib(a.per_gpu_memory_bytes), format_duration(a.time_to_result_s),
-          tco_text(a.tco_3y_usd, a), _yes_no(a.fits), md_escape(short_rank_reason(a))]
+          tco_text(a.tco_3y_usd, a), yes_no_text(a.fits), md_escape(short_rank_reason(a))]
          for a in alternatives])
 
 
@@ -201,11 +203,11 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
             [_("GPUs"), md_escape(c.count_text)],
             [_("Interconnect"), md_escape(c.interconnect_name or c.interconnect)],
             [_("Server"), md_escape(c.server_name or c.server_id)],
-            [_("Fits under the safe line"), _yes_no(c.fits)],
+            [_("Fits under the safe line"), yes_no_text(c.fits)],
             [_("Binding constraint"), md_escape(sheet.binding_constraint or not_available())],
-            ([_("Meets the QPS target"), _yes_no(c.meets_qps)]
+            ([_("Meets the QPS target"), yes_no_text(c.meets_qps)]
              if c.serving else
-             [_("Meets the deadline"), _yes_no(sheet.meets_deadline)]),
+             [_("Meets the deadline"), yes_no_text(sheet.meets_deadline)]),
         ] + ([[_("Replicas x tensor parallel"), replicas_text(c)],
               [_("Sustained QPS"), f"{c.qps_capacity:.1f} req/s"],
               ["TTFT / TPOT", f"{format_duration(c.ttft_s)} / {format_duration(c.tpot_s)}"],
@@ -244,7 +246,7 @@ def sheet_to_markdown(sheet: ConfigurationSheet) -> str:
     headroom = sheet.headroom_bytes
     rows.append([_("Headroom to the safe line"), not_available() if headroom is None else (
         format_gib(headroom) if headroom >= 0 else _("over by {size}").format(size=format_gib(-headroom)))])
-    timing = [[md_escape(timing_label(name)), _value(value, unit)] for name, value, unit in sheet.timing]
+    timing = [[md_escape(timing_label(name)), timing_value(value, unit)] for name, value, unit in sheet.timing]
     tco_rows = [[md_escape(tco_line_label(k)), format_usd(v)] for k, v in sheet.tco]
     tco_rows.append(["**" + _("Total") + "**", f"**{tco_text(sheet.tco_total_usd, c)}**"])
     # Three short two-column tables side by side (one table of six columns): a third of the height.

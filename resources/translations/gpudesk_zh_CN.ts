@@ -6412,17 +6412,17 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanTab</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="54"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="58"/>
         <source>The saved profile is not valid {0}: {1}.</source>
         <translation>保存的配置文件不是有效的 {0}：{1}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="56"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="60"/>
         <source>The saved profile is not a table of sections.</source>
         <translation>保存的配置文件不是由各节组成的表。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="50"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="51"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
@@ -6518,11 +6518,13 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/bar.py" line="99"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="184"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="270"/>
         <source>Planning…</source>
         <translation>正在规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="105"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="113"/>
         <source>No plan yet: answer the wizard&apos;s questions and press Plan.</source>
         <translation>尚无规划：请回答向导中的问题并按“规划”。</translation>
     </message>
@@ -6533,137 +6535,172 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/bar.py" line="112"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="278"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="336"/>
         <source>TOML profiles (*.toml)</source>
         <translation>TOML 配置文件 (*.toml)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="276"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="334"/>
         <source>Save requirement profile</source>
         <translation>保存需求配置文件</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="209"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="272"/>
         <source>Profile written to {0}</source>
         <translation>配置文件已写入 {0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="164"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="172"/>
         <source>Cannot load the profile {0}: {1}</source>
         <translation>无法载入配置文件 {0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="172"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="180"/>
         <source>Loaded “{0}” ({1}). Check the answers and press Plan.</source>
         <translation>已载入“{0}”（{1}）。请检查回答并按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="91"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="105"/>
         <source>The GPU catalog is not available, so no plan can be made. See the message at start-up.</source>
         <translation>GPU 目录不可用，无法进行规划。请查看启动时的消息。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="178"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="187"/>
         <source>Planning over the whole catalog…</source>
         <translation>正在基于整个目录规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="123"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="137"/>
         <source>Your GPU prices could not be read, so catalog prices are used: {0}</source>
         <translation>无法读取您的 GPU 价格，将使用目录价格：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="131"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="145"/>
         <source>Your price cannot be kept: the user database is not open.</source>
         <translation>无法保存您的价格：用户数据库未打开。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="140"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="154"/>
         <source>from the Plan tab</source>
         <translation>来自“规划”标签页</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="142"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="156"/>
         <source>The price was not saved: {0}</source>
         <translation>价格未保存：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="145"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="159"/>
         <source>Saved your price for {0}: {1} USD per GPU. A plan is already being made; press Plan again when it is done to use the price.</source>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。当前正在规划；完成后再按一次“规划”即可使用此价格。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="149"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="163"/>
         <source>Saved your price for {0}: {1} USD per GPU. Planning again…</source>
         <translation>已保存您为 {0} 设置的价格：每 GPU {1} USD。正在重新规划…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="119"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="127"/>
         <source>New plan. Defaults: {0}. Enter the model and the amount of data, then press Plan.</source>
         <translation>新方案。默认值：{0}。请输入模型和数据量，然后按“规划”。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="145"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="153"/>
         <source>Applied to the answers: {0}. Press Plan to plan again with them.</source>
         <translation>已写入答案：{0}。按“规划”以此重新规划。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="146"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="154"/>
         <source>nothing to change</source>
         <translation>无需更改</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/tab.py" line="191"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="201"/>
         <source>%n configuration(s) ranked, {0} rejected.</source>
         <translation>
             <numerusform>已排序 %n 个配置，排除 {0} 个。</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="209"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="219"/>
         <source>Planning failed: {0}</source>
         <translation>规划失败：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="216"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="226"/>
         <source>&amp;Save changes</source>
         <translation>保存更改(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="216"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="226"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="260"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="251"/>
+        <source>Rechecking…</source>
+        <translation>正在复核…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="253"/>
+        <source>Recomputing the saved plan with this gpudesk to check its figures…</source>
+        <translation>正在用当前版本的 gpudesk 重新计算已保存的规划，以核对其数字…</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="259"/>
+        <source>Saved figures differ from this gpudesk&apos;s: see the notice above the results.</source>
+        <translation>已保存的数字与当前 gpudesk 的计算结果不同：请看结果上方的提示。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="261"/>
+        <source>Saved figures match this gpudesk.</source>
+        <translation>已保存的数字与当前 gpudesk 的计算结果一致。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="264"/>
+        <source>The saved plan could not be rechecked; its saved figures are shown: {0}</source>
+        <translation>无法复核已保存的规划，显示的是保存时的数字：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="284"/>
+        <source>Showing the plan recomputed with this gpudesk; it is not saved until you press Save changes.</source>
+        <translation>正在显示用当前 gpudesk 重新计算的规划；按“保存更改”之前不会保存。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="291"/>
+        <source>Showing the figures as they were saved on {0}.</source>
+        <translation>正在显示 {0} 保存时的数字。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="318"/>
         <source>mode {0}, precision {1}, {2} data, no dataset size, no library pins, ECC not required, up to {3} GPUs, market {4}</source>
         <translation>模式 {0}，精度 {1}，{2} 数据，无数据集大小，无库版本锁定，不要求 ECC，最多 {3} 块 GPU，市场 {4}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="158"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="172"/>
         <source>Nothing to save, or the user database is not available.</source>
         <translation>没有可保存的内容，或用户数据库不可用。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="165"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="117"/>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="126"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="179"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="125"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="134"/>
         <source>Untitled plan</source>
         <translation>未命名规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="176"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="190"/>
         <source>Plan “{0}” saved.</source>
         <translation>规划“{0}”已保存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="184"/>
-        <location filename="../../gpudesk/ui/plan/controller.py" line="195"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="198"/>
+        <location filename="../../gpudesk/ui/plan/controller.py" line="209"/>
         <source>{0}: {1}</source>
         <translation>{0}：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/tab.py" line="244"/>
+        <location filename="../../gpudesk/ui/plan/tab.py" line="302"/>
         <source>Editing “{0}”: change the answers, press Plan, then Save changes.</source>
         <translation>正在编辑“{0}”：修改回答，按“规划”，然后“保存更改”。</translation>
     </message>
@@ -6719,404 +6756,404 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanView</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="77"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="78"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="79"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="80"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="294"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
         <source>Rank</source>
         <translation>排名</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="295"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
         <source>Configuration</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="296"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="297"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="302"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="303"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="304"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="305"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="302"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="306"/>
         <source>Target met</source>
         <translation>达到目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="303"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="307"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="192"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="193"/>
         <source>Memory breakdown</source>
         <extracomment>Columns of long text (interconnect, server): sized to their content up to WIDE_TEXT_MAX_WIDTH px, then elided (the full text is in the row&apos;s tooltip). Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary&apos;s first lines, four table rows and a readable chart; the panes scroll below that.</extracomment>
         <translation>显存构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="193"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="194"/>
         <source>TCO breakdown</source>
         <translation>TCO 构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="194"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="195"/>
         <source>Cost vs time to result</source>
         <translation>成本与出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="198"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="199"/>
         <source>Rejected</source>
         <translation>已排除</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="199"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="200"/>
         <source>Latency vs throughput</source>
         <translation>延迟与吞吐量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="202"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="203"/>
         <source>Serving side</source>
         <translation>服务侧</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="208"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="209"/>
         <source>How &amp;accurate is this?</source>
         <translation>准确度如何(&amp;A)？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="209"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="210"/>
         <source>How close the memory figures come to published measured peaks</source>
         <translation>显存估算与公开的实测峰值有多接近</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="213"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="214"/>
         <source>Select a candidate to see its warnings and rationale.</source>
         <translation>选择一个候选方案以查看其警告和依据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="214"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="215"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="215"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="216"/>
         <source>Keep this plan in your saved plans</source>
         <translation>将此规划保存到已保存的规划中</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="217"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="218"/>
         <source>&amp;Change answers</source>
         <translation>修改回答(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="218"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="219"/>
         <source>Back to the wizard with these answers</source>
         <translation>带着这些回答返回向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="220"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="221"/>
         <source>Appl&amp;y this option</source>
         <translation>采用此选项(&amp;Y)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="221"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="222"/>
         <source>Write the selected option&apos;s micro-batch, sharding, recomputation and tensor-parallel degree into the wizard&apos;s answers</source>
         <translation>将所选选项的微批次、分片、重计算和张量并行度写入向导的答案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="224"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="225"/>
         <source>Will it &amp;fit in an engine?…</source>
         <translation>在引擎中放得下吗(&amp;F)？…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="225"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="226"/>
         <source>Open &quot;Will it fit?&quot; with the selected serving option&apos;s model, GPU, tensor-parallel degree, context and concurrency, in the engine the answers name</source>
         <translation>用所选推理方案的模型、GPU、张量并行度、上下文和并发数打开“放得下吗？”，引擎取答案中指定的引擎</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="233"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="234"/>
         <source>Export the selected candidate&apos;s configuration sheet</source>
         <translation>导出所选候选方案的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="249"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="250"/>
         <source>Warnings and rationale of the selected candidate:</source>
         <translation>所选候选方案的警告和依据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="304"/>
         <source>Replicas × TP</source>
         <translation>副本 × TP</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="305"/>
         <source>Sustained QPS</source>
         <translation>可持续 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="304"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="308"/>
         <source>TTFT / TPOT</source>
         <translation>TTFT / TPOT</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="304"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="308"/>
         <source>Settings the search chose</source>
         <translation>搜索选定的设置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="305"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="309"/>
         <source>Why this rank</source>
         <translation>排名理由</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="306"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="310"/>
         <source>USD per million output tokens</source>
         <translation>每百万输出 token 美元</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="312"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="316"/>
         <source>3-year TCO over the output tokens served at the target QPS around the clock for the TCO years; unpriced options have none</source>
         <translation>3 年 TCO 除以在目标 QPS 下全天候运行 TCO 年限所服务的输出 token 数；无价格的选项没有此值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="322"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="326"/>
         <source>{0} × TP{1}</source>
         <translation>{0} × TP{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="323"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="327"/>
         <source>{0:.1f} req/s</source>
         <translation>{0:.1f} 请求/秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="375"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="379"/>
         <source>* The search changed: {0}</source>
         <translation>* 搜索更改了：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="409"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="413"/>
         <source>Rejected ({0})</source>
         <translation>已排除（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="424"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="650"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="428"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="654"/>
         <source>single GPU</source>
         <translation>单 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="325"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="448"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="527"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="329"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="452"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="531"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="425"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="429"/>
         <source>{0}, {1}</source>
         <translation>{0}，{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="429"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="433"/>
         <source>no recompute</source>
         <translation>不重计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="429"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="433"/>
         <source>selective recompute</source>
         <translation>选择性重计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="430"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="434"/>
         <source>full recompute</source>
         <translation>完全重计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="487"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="491"/>
         <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}).</source>
         <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="488"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="492"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="492"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="496"/>
         <source>, shape guessed</source>
         <translation>，模型结构为推测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="495"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="499"/>
         <source>Before the search (the answers as given, one GPU, no sharding) the job needs {0}; each option below is computed with the settings the search chose.</source>
         <translation>搜索之前（按所填答案、单 GPU、不分片）作业需要 {0}；下列每个选项都按搜索选定的设置计算。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="504"/>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="508"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="512"/>
         <source>No configuration fits this requirement: {0}</source>
         <translation>没有配置能满足此要求：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="511"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="515"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
         <translation>没有配置能满足此需求；原因见下文。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="520"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="524"/>
         <source>Top candidate: {0} as {1} replica(s) × TP{2}, sustains {3:.1f} req/s (target {4}), TTFT {5}, TPOT {6}, {7} per GPU against a safe line of {8}, 3-year TCO {9}, {10} per million output tokens.</source>
         <translation>首选：{0}，{1} 个副本 × TP{2}，可持续 {3:.1f} 请求/秒（目标 {4}），TTFT {5}，TPOT {6}，每 GPU {7}（安全线 {8}），3 年 TCO {9}，每百万输出 token {10}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="530"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="534"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
         <translation>首选候选方案：{0}，经由 {1}，每 GPU {2}，安全线 {3}，出结果时间 {4}，3 年 TCO {5}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="541"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="545"/>
         <source>The search changed your answers for it: {0}. “Apply this option” writes them into the wizard.</source>
         <translation>搜索为其更改了您的答案：{0}。“采用此选项”会将其写入向导。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="545"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="549"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
         <translation>{0} 价格未知（排在有价格的选项之后）：选中它并在右侧或“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="552"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="556"/>
         <source>Serving side at {0} req/s: {1} as {2} replica(s) × TP{3}, sustains {4:.1f} req/s, TTFT {5}, TPOT {6}, 3-year TCO {7} (tab “Serving side”).</source>
         <translation>服务侧（{0} 请求/秒）：{1}，{2} 个副本 × TP{3}，可持续 {4:.1f} 请求/秒，TTFT {5}，TPOT {6}，3 年 TCO {7}（见“服务侧”标签页）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="560"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="564"/>
         <source>{0} × {1}, time to result {2}</source>
         <translation>{0} × {1}，出结果时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="564"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="568"/>
         <source>Closest options beyond the GPU-count limit: {0}.</source>
         <translation>超出 GPU 数量上限的最接近方案：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="567"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="571"/>
         <source>{0} × {1} late by {2}</source>
         <translation>{0} × {1} 超出截止时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="570"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="574"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
         <translation>没有候选方案能满足截止时间。最接近的：{0}。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="572"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="576"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
         <translation>
             <numerusform>⚠ %n 条规划警告，列在右侧最前面： </numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="580"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="584"/>
         <source>No configuration was rejected.</source>
         <translation>没有配置被排除。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="581"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="585"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
         <translation>被排除的配置及原因（每条原因都注明其规则或数据手册）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="584"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="588"/>
         <source>{0} (any count)</source>
         <translation>{0}（任意数量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="592"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="596"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
         <translation>租用还是购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="593"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="597"/>
         <source>Rent vs buy: {0}.</source>
         <translation>租用还是购买：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="637"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="641"/>
         <source>Ranking: {0}</source>
         <translation>排序依据：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="639"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="643"/>
         <source>Plan warnings:</source>
         <translation>规划警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="645"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="649"/>
         <source>Replicas × TP: {0} × TP{1}; requests in flight per replica: {2}; engine: {3}</source>
         <translation>副本 × TP：{0} × TP{1}；每副本并发请求数：{2}；引擎：{3}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="647"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="651"/>
         <source>roofline estimate</source>
         <translation>屋顶线估算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="649"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="653"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
         <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="653"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="657"/>
         <source>Micro-batch {0} × {1} accumulation step(s) per optimizer step</source>
         <translation>每次优化器步：微批次 {0} × {1} 个梯度累积步</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="656"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="660"/>
         <source>Sustained QPS: {0:.1f}</source>
         <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="658"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="662"/>
         <source>Warnings:</source>
         <translation>警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="658"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="662"/>
         <source>Warnings: none</source>
         <translation>警告：无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="661"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="665"/>
         <source>Rationale:</source>
         <translation>依据：</translation>
     </message>
@@ -7675,6 +7712,34 @@ PCI 总线：{bus}</translation>
         <location filename="../../gpudesk/ui/monitor/readout.py" line="44"/>
         <source>{v} % of link</source>
         <translation>占链路 {v} %</translation>
+    </message>
+</context>
+<context>
+    <name>RecheckNotice</name>
+    <message>
+        <location filename="../../gpudesk/ui/plan/recheck_notice.py" line="34"/>
+        <source>S&amp;how recomputed plan</source>
+        <translation>显示重新计算的规划(&amp;H)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/recheck_notice.py" line="35"/>
+        <source>Show the plan recomputed with this gpudesk; it is not saved until you press Save changes</source>
+        <translation>显示用当前 gpudesk 重新计算的规划；按“保存更改”之前不会保存</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/recheck_notice.py" line="38"/>
+        <source>&amp;Keep saved plan</source>
+        <translation>保留已保存的规划(&amp;K)</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/recheck_notice.py" line="39"/>
+        <source>Keep showing the figures as they were saved</source>
+        <translation>继续显示保存时的数字</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/recheck_notice.py" line="57"/>
+        <source>Saved {0}. Recomputed with this gpudesk: {1}.</source>
+        <translation>保存于 {0}。用当前 gpudesk 重新计算：{1}。</translation>
     </message>
 </context>
 <context>

@@ -5,6 +5,9 @@ Signals:
     planStarted(): planning began. planReady(object): a plan finished (its
     :class:`gpudesk.planner.document.PlanDocument`). planFailed(object): the exception. planFinished(): planning ended
     either way. savedChanged(object): the saved plan's id the view is tied to (None: not saved yet).
+    recheckStarted(): a reopened saved plan is being re-planned with this gpudesk. recheckReady(object): its
+    :class:`gpudesk.planner.recheck.PlanRecheck` (only while that saved plan is still the one shown).
+    recheckFailed(object): the exception. recheckFinished(): the recheck ended either way.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from gpudesk.planner import (
     save_profile,
 )
 from gpudesk.planner.mixed import plan_document
+from gpudesk.planner.recheck import PlanRecheck, recheck_saved_plan
 from gpudesk.ui.workers import Task, run_task
 from gpudesk.ui.error_text import error_text
 
@@ -70,6 +74,14 @@ class PlanController(QObject):
     """Planning ended, with a plan or an error. No arguments."""
     savedChanged = Signal(object)
     """The saved plan the view is tied to changed: its id, or None (not saved yet)."""
+    recheckStarted = Signal()
+    """A reopened saved plan is being re-planned with this gpudesk. No arguments."""
+    recheckReady = Signal(object)
+    """The recheck of the saved plan still shown: its PlanRecheck."""
+    recheckFailed = Signal(object)
+    """The recheck failed: the exception."""
+    recheckFinished = Signal()
+    """A recheck ended, with a result or an error. No arguments."""
 
     def __init__(self, ctx: Any, store: Callable[[], Any]):
         super().__init__()
@@ -79,6 +91,8 @@ class PlanController(QObject):
         self.current_profile: dict[str, Any] | None = None
         self.current_saved_id: int | None = None
         self.task: Task | None = None
+        self.recheck_tasks: list[Task] = []  # rechecks running (a stale one finishes unseen)
+        self.last_recheck: PlanRecheck | None = None
 
     def tie_to(self, saved_id: int | None) -> None:
         """Planning then saving updates saved plan ``saved_id`` (None: saves a new plan)."""
@@ -197,6 +211,55 @@ class PlanController(QObject):
         self.current_plan = document
         self.current_profile = self.profile_of(saved)
         self.tie_to(saved.id)
+        return True
+
+    def start_recheck(self, saved: SavedPlan) -> bool:
+        """Re-plan the saved plan just opened with this gpudesk's models in the background (the Plan button's
+        worker mechanism) and compare it with the saved figures; False when no catalog is open or the plan shown is
+        not that saved plan. The result arrives as recheckReady only while that saved plan is still shown."""
+        document = self.current_plan
+        if self.ctx.catalog is None or document is None or self.current_saved_id != saved.id:
+            return False
+        prices = self.my_prices()
+        self.last_recheck = None
+        self.recheckStarted.emit()
+        task = run_task(recheck_saved_plan, saved.profile_text, saved.profile_format, document, self.ctx.catalog,
+                        prices, saved.name, on_result=lambda result: self._recheck_done(saved.id, document, result),
+                        on_error=lambda exc: self._recheck_failed(saved.id, document, exc),
+                        on_finished=lambda: self._recheck_finished(task))
+        self.recheck_tasks.append(task)
+        return True
+
+    def _still_shown(self, saved_id: int, document: PlanDocument) -> bool:
+        return self.current_saved_id == saved_id and self.current_plan is document
+
+    def _recheck_done(self, saved_id: int, document: PlanDocument, result: PlanRecheck) -> None:
+        if self._still_shown(saved_id, document):
+            self.last_recheck = result
+            self.recheckReady.emit(result)
+
+    def _recheck_failed(self, saved_id: int, document: PlanDocument, exc: BaseException) -> None:
+        if self._still_shown(saved_id, document):
+            self.recheckFailed.emit(exc)
+
+    def _recheck_finished(self, task: Task) -> None:
+        if task in self.recheck_tasks:
+            self.recheck_tasks.remove(task)
+        self.recheckFinished.emit()
+
+    @property
+    def rechecking(self) -> bool:
+        """Whether a recheck is running."""
+        return bool(self.recheck_tasks)
+
+    def use_recomputed(self) -> bool:
+        """The last recheck's recomputed plan becomes the one shown (still tied to its saved plan, so Save changes
+        replaces the saved figures; nothing is written until then). False without a recheck of the plan shown."""
+        result = self.last_recheck
+        if result is None or self.current_plan is not result.saved:
+            return False
+        self.current_plan = result.recomputed
+        self.last_recheck = None
         return True
 
     def save_profile_to(self, req: Requirement, path: str | Path) -> bool:

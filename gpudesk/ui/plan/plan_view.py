@@ -42,6 +42,7 @@ from gpudesk.ui.plan.export_menu import ExportButton
 from gpudesk.ui.plan.live_preview import part_names
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
 from gpudesk.ui.plan.price_editor import PriceEditor
+from gpudesk.ui.plan.recheck_notice import RecheckNotice
 from gpudesk.ui.plan.serving_side import ServingSide
 from gpudesk.units import format_duration, format_gib, format_percent, format_usd, not_available
 
@@ -276,12 +277,15 @@ class PlanView(QWidget):
         buttons.addStretch(1)
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.export_button)
-        # Tab follows the layout: table, charts, price editor, details, then the buttons left to right.
-        chain = [self.table, self.charts, self.accuracy, self.price_editor.price, self.price_editor.apply_button, self.details,
+        # A reopened saved plan whose figures this gpudesk computes differently (the Plan tab fills it in).
+        self.recheck_notice = RecheckNotice(self)
+        # Tab follows the layout: the recheck notice's buttons (when shown), table, charts, price editor, details, then the buttons left to right.
+        chain = [self.recheck_notice.use_button, self.recheck_notice.keep_button, self.table, self.charts, self.accuracy, self.price_editor.price, self.price_editor.apply_button, self.details,
                  self.edit_button, self.apply_button, self.launch_button, self.save_button, self.export_button]
         for before, after in zip(chain, chain[1:]):
             QWidget.setTabOrder(before, after)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.recheck_notice)
         layout.addWidget(vertical, 1)
         layout.addLayout(buttons)
 

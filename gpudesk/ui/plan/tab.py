@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QVBoxLayout, QWidget
 
 from gpudesk.planner import PlanDocument, PlanInputError, PlannerError
 from gpudesk.planner.profile import profile_file_text
+from gpudesk.planner.recheck import PlanRecheck
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.search_notes import search_changes
 from gpudesk.sizing import SizingError
@@ -70,6 +71,11 @@ class PlanTab(QWidget):
         self.ctl.planFinished.connect(self.bar.busy.hide)
         self.ctl.planFinished.connect(lambda: self.pages.wizard.plan_button.setEnabled(True))
         self.ctl.savedChanged.connect(lambda _id: self._update_save_button())
+        self.ctl.recheckStarted.connect(self._recheck_started)
+        self.ctl.recheckReady.connect(self._recheck_done)
+        self.ctl.recheckFailed.connect(self._recheck_failed)
+        self.ctl.recheckFinished.connect(self._recheck_finished)
+        self._saved_at = ""  # when the reopened saved plan was saved, as the saved-plans list shows it
         self.show_view(QUICK)
 
     def _wire(self, index: int, page: Any) -> None:
@@ -84,6 +90,8 @@ class PlanTab(QWidget):
             page.editRequested.connect(lambda: self.show_view(WIZARD))
             page.priceEntered.connect(self.ctl.use_my_price)
             page.applyRequested.connect(self.apply_option)
+            page.recheck_notice.useRecomputedRequested.connect(self.use_recomputed)
+            page.recheck_notice.keepSavedRequested.connect(self.keep_saved)
         elif index == PLANS:
             page.openRequested.connect(self.open_saved)
             page.editRequested.connect(self.edit_saved)
@@ -173,6 +181,7 @@ class PlanTab(QWidget):
             data.get("name") or path.stem, path.name))
 
     def _plan_started(self) -> None:
+        self.bar.busy.setFormat(self.tr("Planning…"))
         self.bar.busy.show()
         self.pages.wizard.plan_button.setEnabled(False)
         self.status.setText(self.tr("Planning over the whole catalog…"))
@@ -186,6 +195,7 @@ class PlanTab(QWidget):
 
     def _plan_done(self, result: PlanDocument) -> None:
         self._retract_error()
+        self.pages.results.recheck_notice.hide()  # a fresh plan: the notice was about the saved one
         self.pages.results.show_plan(result, result.name, self.ctl.current_profile)
         self._update_save_button()
         self.status.setText(self.tr("%n configuration(s) ranked, {0} rejected.", "", len(result.candidates)).format(
@@ -224,7 +234,8 @@ class PlanTab(QWidget):
         return plan_id
 
     def open_saved(self, saved: SavedPlan) -> None:
-        """Show a saved plan's results as they were saved (not re-planned)."""
+        """Show a saved plan's results as they were saved (not re-planned), then recheck them with this gpudesk in
+        the background: a notice says which figures now differ (gpudesk.planner.recheck)."""
         if not self.ctl.open_saved(saved) or self.ctl.current_plan is None:
             return
         self.pages.results.show_plan(self.ctl.current_plan, saved.name, self.ctl.current_profile)
@@ -232,6 +243,53 @@ class PlanTab(QWidget):
             self.pages.wizard.load_profile(self.ctl.current_profile)
         self._update_save_button()
         self.show_view(RESULTS)
+        self.pages.results.recheck_notice.hide()
+        self._saved_at = saved.updated_at.replace("T", " ").replace("+00:00", "")[:16]
+        self.ctl.start_recheck(saved)
+
+    def _recheck_started(self) -> None:
+        self.bar.busy.setFormat(self.tr("Rechecking…"))
+        self.bar.busy.show()
+        self.status.setText(self.tr("Recomputing the saved plan with this gpudesk to check its figures…"))
+
+    def _recheck_done(self, result: PlanRecheck) -> None:
+        notice = self.pages.results.recheck_notice
+        notice.show_recheck(result, self._saved_at)
+        if result.differs:
+            self.status.setText(self.tr("Saved figures differ from this gpudesk's: see the notice above the results."))
+        else:
+            self.status.setText(self.tr("Saved figures match this gpudesk."))
+
+    def _recheck_failed(self, exc: BaseException) -> None:
+        message = self.tr("The saved plan could not be rechecked; its saved figures are shown: {0}").format(
+            error_text(exc))
+        self.ctx.notify(message, "warning")
+        self.status.setText(message)
+
+    def _recheck_finished(self) -> None:
+        self.bar.busy.setFormat(self.tr("Planning…"))
+        if self.ctl.task is None and not self.ctl.rechecking:
+            self.bar.busy.hide()
+
+    def use_recomputed(self) -> None:
+        """The notice's "Show recomputed plan": the recomputed plan becomes the current one (unsaved; Save changes
+        replaces the saved figures)."""
+        notice = self.pages.results.recheck_notice
+        notice.hide()
+        if not self.ctl.use_recomputed() or self.ctl.current_plan is None:
+            return
+        plan = self.ctl.current_plan
+        self.pages.results.show_plan(plan, plan.name, self.ctl.current_profile)
+        self._update_save_button()
+        self.status.setText(self.tr("Showing the plan recomputed with this gpudesk; it is not saved until you press "
+                                    "Save changes."))
+        self.pages.results.table.setFocus()
+
+    def keep_saved(self) -> None:
+        """The notice's "Keep saved plan": the saved figures stay, the notice goes."""
+        self.pages.results.recheck_notice.hide()
+        self.status.setText(self.tr("Showing the figures as they were saved on {0}.").format(self._saved_at))
+        self.pages.results.table.setFocus()
 
     def edit_saved(self, saved: SavedPlan) -> None:
         """Load a saved plan's answers into the wizard; planning then saving updates that plan."""
