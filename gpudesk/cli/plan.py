@@ -91,6 +91,11 @@ def add_parser(subparsers) -> None:
                         "enables gradient checkpointing; none otherwise); with FlashAttention, selective is per-op "
                         "selective checkpointing (torchtitan), while Megatron-LM's --recompute-activations redoes "
                         "only the attention core, which keeps what none keeps: give none for it"))
+    m.add_argument("--recompute-layers", type=int, default=None, metavar="N",
+                   help=_("with --recompute full in full training: only N layers of each pipeline stage (of the model "
+                          "without --pp) are recomputed, the others keep every activation (Megatron-LM "
+                          "--recompute-method block --recompute-num-layers N; torchtitan selective_ac_option k "
+                          "recomputes layers / k); default: all"))
     m.add_argument("--no-flash", action="store_true", help=_("attention without FlashAttention (stores the s x s scores)"))
     m.add_argument("--tp", type=int, default=1, metavar="N", help=_("tensor-parallel degree"))
     m.add_argument("--sp", action="store_true", help=_("sequence parallel with tensor parallel (activations split by --tp)"))
@@ -790,7 +795,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         zero3_prefetch_bucket=args.zero3_prefetch_bucket,
         zero3_persistence_threshold=args.zero3_persistence_threshold, zero3_reduce_bucket=args.zero3_reduce_bucket,
         zero3_defaults=args.zero3_defaults, zero3_outside_init=args.zero3_outside_init,
-        zero2_reduce_bucket=args.zero2_reduce_bucket,
+        zero2_reduce_bucket=args.zero2_reduce_bucket, recompute_layers=args.recompute_layers,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -836,7 +841,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "zero3_persistence_threshold": "--zero3-persistence-threshold",
                 "zero3_reduce_bucket": "--zero3-reduce-bucket", "zero3_defaults": "--zero3-defaults",
                 "zero3_outside_init": "--zero3-outside-init", "zero2_reduce_bucket": "--zero2-reduce-bucket",
-                "cuda_major_version": "--cuda-major-version", "driver_reserved_mib": "--driver-reserved-mib"}
+                "recompute_layers": "--recompute-layers", "cuda_major_version": "--cuda-major-version", "driver_reserved_mib": "--driver-reserved-mib"}
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),
                                                   problem=exc.reason)) from exc
     verdict = None

@@ -128,6 +128,9 @@ class ModelMemory:
     ``deepspeed``, DeepSpeed's own defaults for a config that leaves them out; full training under ZeRO-3 only);
     ``zero2_reduce_bucket`` (DeepSpeed ZeRO-2's ``reduce_bucket_size`` in elements, full training under ZeRO-2;
     None: DeepSpeed's default 5e8);
+    ``recompute_layers`` (with ``recompute`` full in full training: the layers of each pipeline stage that are
+    recomputed, the others keeping every activation; Megatron-LM ``--recompute-method block
+    --recompute-num-layers``; None: all, :mod:`gpudesk.sizing.recompute_layers`);
     ``zero3_outside_init`` (full training under ZeRO-3 of a model built outside ``deepspeed.zero.Init``, e.g.
     ``from_pretrained`` before ``TrainingArguments``: the whole model on every GPU at the engine's start, and every
     gathered Linear weight kept to its backward, :mod:`gpudesk.sizing.zero3_outside_init`); ``framework``
@@ -219,6 +222,7 @@ class ModelMemory:
     zero3_defaults: str = "hf-auto"
     zero3_outside_init: bool = False
     zero2_reduce_bucket: int | None = None
+    recompute_layers: int | None = None
     framework: str | None = None
     mtp_layers: int = 0
     recompute_modules: list[str] = field(default_factory=list)
@@ -474,6 +478,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
         check(_num, f"model.{name}", getattr(m, name), minimum=0, strict=False, maximum=1e13, integer=True)
     check(_num, "model.zero2_reduce_bucket", m.zero2_reduce_bucket, minimum=0, strict=False, maximum=1e13,
           integer=True)
+    check(_num, "model.recompute_layers", m.recompute_layers, minimum=0, strict=False, maximum=100_000, integer=True)
     check(_num, "model.activation_bytes_per_sample", m.activation_bytes_per_sample, maximum=1e13, integer=True)
     check(_num, "model.train_flops_per_sample", m.train_flops_per_sample, maximum=1e21)
     check(_num, "workload.training_share", w.training_share, minimum=0, strict=False, maximum=1)

@@ -212,4 +212,7 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         max_input_tokens=m.max_input_tokens, decode_attention=m.decode_attention,
         load_dtype=m.load_dtype,
         prompt_tokens=w.prompt_tokens if m.mode == "inference" and w.prompt_tokens > 0 else None,
+        # Partial recompute acts where the plan runs full training with recompute full (recompute "auto" may pick
+        # another; gpudesk.sizing.recompute_layers).
+        recompute_layers=m.recompute_layers if m.mode == "train" and rec == "full" else None,
     )

@@ -25,6 +25,7 @@ from gpudesk.sizing.mode_settings import check_mode_settings
 from gpudesk.sizing.overheads import CUDA_MAJOR_VERSIONS, Overheads, eager_context_bytes
 from gpudesk.sizing.pipeline import step_batching
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.recompute_layers import check_recompute_layers
 from gpudesk.sizing.zero3_outside_init import check_zero3_outside_init
 from gpudesk.sizing.zero3_params import (
     DEFAULT_MAX_LIVE_PARAMETERS,
@@ -173,6 +174,9 @@ class MemoryWorkload:
             ``deepspeed.zero.Init`` (``from_pretrained`` before ``TrainingArguments``): the engine first moves the whole
             model to every GPU, and ``F.linear`` is not replaced, so autograd keeps every gathered Linear weight from
             its forward to its backward (:mod:`gpudesk.sizing.zero3_outside_init`).
+        recompute_layers: with ``recompute="full"`` in full training, the layers of each pipeline stage (of the
+            model without pipeline parallelism) that are checkpointed; the others keep every activation (None: all;
+            Megatron-LM ``--recompute-method block --recompute-num-layers``; :mod:`gpudesk.sizing.recompute_layers`).
         zero2_reduce_bucket: DeepSpeed ZeRO-2's ``reduce_bucket_size`` in elements, full training under
             ``sharding="zero2"`` (None: DeepSpeed's own 5e8; Hugging Face's ``"auto"`` fills hidden_size squared,
             Lightning's ``deepspeed_stage_2`` 2e8; :mod:`gpudesk.sizing.zero2_buffers`).
@@ -316,6 +320,7 @@ class MemoryWorkload:
     zero3_defaults: str = "hf-auto"
     zero3_outside_init: bool = False
     zero2_reduce_bucket: int | None = None
+    recompute_layers: int | None = None
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -576,9 +581,11 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
             unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, eager_softmax=w.eager_softmax,
             fsdp_root_only=w.fsdp_root_only, fsdp1_limit_all_gathers=w.fsdp1_limit_all_gathers,
             loss_vocab_chunk=_vocab_chunk(w), encoder_lm_head=w.encoder_lm_head,
+            recompute_layers=w.recompute_layers,
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))
+    check_recompute_layers(w.recompute_layers, mode=mode, recompute=w.recompute)
     return lora_memory(
         spec, mode=mode, rank=w.lora_rank, targets=w.lora_targets, precision=w.precision,
         optimizer=w.optimizer,

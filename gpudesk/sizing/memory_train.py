@@ -88,6 +88,7 @@ from gpudesk.sizing.fsdp_step_reshard import (
     fsdp_stream_cache_bytes,
     step_phase_bytes,
 )
+from gpudesk.sizing.recompute_layers import check_recompute_layers, recompute_layers_note, recomputed_share
 from gpudesk.sizing.pipeline import (
     MAX_PIPELINE_MICROBATCHES,
     fullest_stage_params,
@@ -431,7 +432,8 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
                      unfused_gelu: bool = False, fused_norm: bool = False, eager_softmax: str = "16bit",
                      loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
                      encoder_lm_head: bool = False, tp_whole_logits: bool = False,
-                     decoder_seq_len_tokens: int | None = None) -> ActivationTerms:
+                     decoder_seq_len_tokens: int | None = None,
+                     recomputed_share: float = 1.0) -> ActivationTerms:
     """(activations, logits) bytes per GPU for one micro-batch of a whole model.
 
     Transformers use Korthikanti et al. 2022 per layer (see :mod:`gpudesk.sizing.activations`) times the layer
@@ -447,6 +449,9 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     re-gathers in backward (:data:`gpudesk.sizing.activations.SP_GATHERED_INPUTS_PER_LAYER`): two per layer (for
     the layer being recomputed only under full recompute; under selective per-op recompute the all-gathers are
     recomputed, not saved) and the output layer's input.
+    ``recomputed_share`` (with ``recompute="full"``): the share of the layers that are checkpointed
+    (:mod:`gpudesk.sizing.recompute_layers`); the others keep their whole no-recompute set, so ``per_layer`` is the
+    mean of the two counts weighted by the shares.
 
     Raises:
         ShapeError: a non-transformer model without ``activation_bytes_per_sample``.
@@ -465,7 +470,7 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     common = dict(gated_mlp=spec.gated, flash_attention=flash_attention, tensor_parallel=tensor_parallel,
                   sequence_parallel=sequence_parallel, bytes_per_element=act_bytes)
 
-    def layer_bytes(s: int) -> tuple[float, float]:
+    def layer_bytes(s: int, recompute: str = recompute) -> tuple[float, float]:
         """(bytes one layer keeps at ``s`` tokens, the eager-softmax extra at ``s``)."""
         if recompute == "selective":
             per_layer = selective_ac_bytes_per_layer(spec, s, b, tensor_parallel, sequence_parallel, flash_attention)
@@ -487,6 +492,15 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
         return per_layer, softmax_extra
 
     per_layer, softmax_extra = layer_bytes(s)
+    # Partial recompute (gpudesk.sizing.recompute_layers): the layers not checkpointed keep their whole set.
+    partial = recompute == "full" and recomputed_share < 1.0
+    if partial:
+        share = max(0.0, recomputed_share)
+        kept_layer = layer_bytes(s, "none")[0]
+        if sp_gathered_inputs and sequence_parallel and tensor_parallel > 1:
+            kept_layer += sp_gathered_input_extra_bytes(s, b, h, tensor_parallel, SP_GATHERED_INPUTS_PER_LAYER,
+                                                        act_bytes)
+        per_layer = share * per_layer + (1.0 - share) * kept_layer
     logits_tokens = s
     if decoder_seq_len_tokens is not None or (spec.kind == "encoder-decoder" and spec.decoder_layers):
         # An encoder-decoder's decoder layers at the target length (default: the source length) with their
@@ -496,6 +510,9 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
         sd = s if decoder_seq_len_tokens is None else checked_decoder_length(decoder_seq_len_tokens)
         cross = cross_attention_bytes_per_layer(s, sd, b, h, heads, flash_attention=flash_attention,
                                                 tensor_parallel=tensor_parallel, bytes_per_element=act_bytes)
+        if partial:
+            raise SizingError("recompute_layers", _("partial recompute is modelled for decoder-only and encoder-only "
+                                                    "models; leave it out."))
         decoder_layer = layer_bytes(sd)[0] + (cross if recompute == "none" else 0.0)
         per_layer = (enc_layers * per_layer + dec_layers * decoder_layer) / layers
         logits_tokens = sd
@@ -547,14 +564,25 @@ def muon_step_assumptions(assumptions: list[tuple[str, str]], master_grads: floa
     """Append what the optimizer step of a Muon run counts: the fp32 gradients of the master weights (if any),
     the Newton-Schulz temporaries of the largest hidden matrix and the foreach AdamW temporary of the AdamW group."""
     if master_grads > 0:
-        assumptions.append((_("the optimizer step gives the fp32 master weights fp32 gradients ({gib:.2f} GiB)").format(
-            gib=master_grads / 2**30), "Megatron-LM optimizer.py _copy_model_grads_to_main_grads; deepspeed/runtime/"
-                                        "fp16/fused_optimizer.py FP16_Optimizer.step"))
-    assumptions.append((_("Muon steps one hidden matrix at a time: the Newton-Schulz temporaries of the largest one "
-                          "({ns:.2f} GiB); the foreach AdamW temporary only for the embeddings, LM head and norms "
-                          "({adamw:.2f} GiB)").format(ns=newton_schulz / 2**30, adamw=adamw_temp / 2**30),
-                        "KellerJordan/Muon muon.py at 857d1adc (Muon.step, zeropower_via_newtonschulz5); "
-                        "torch/optim/adamw.py _multi_tensor_adamw"))
+        master_grads_assumption(assumptions, master_grads)
+    if adamw_temp > 0:
+        assumptions.append((_("Muon steps one hidden matrix at a time: the Newton-Schulz temporaries of the largest "
+                              "one ({ns:.2f} GiB); the foreach AdamW temporary only for the embeddings, LM head and "
+                              "norms ({adamw:.2f} GiB)").format(ns=newton_schulz / 2**30, adamw=adamw_temp / 2**30),
+                            "KellerJordan/Muon muon.py at 857d1adc (Muon.step, zeropower_via_newtonschulz5); "
+                            "torch/optim/adamw.py _multi_tensor_adamw"))
+    else:
+        # A fused or for-loop AdamW for the embeddings, head and norms makes no foreach temporary.
+        assumptions.append((_("Muon steps one hidden matrix at a time: the Newton-Schulz temporaries of the largest "
+                              "one ({ns:.2f} GiB)").format(ns=newton_schulz / 2**30),
+                            "KellerJordan/Muon muon.py at 857d1adc (Muon.step, zeropower_via_newtonschulz5)"))
+
+
+def master_grads_assumption(assumptions: list[tuple[str, str]], master_grads: float) -> None:
+    """Append the line of the fp32 gradients the optimizer step gives the fp32 master weights."""
+    assumptions.append((_("the optimizer step gives the fp32 master weights fp32 gradients ({gib:.2f} GiB)").format(
+        gib=master_grads / 2**30), "Megatron-LM optimizer.py _copy_model_grads_to_main_grads; deepspeed/runtime/"
+                                    "fp16/fused_optimizer.py FP16_Optimizer.step"))
 
 
 def _largest_hidden_width(spec: ModelSpec) -> int:
@@ -614,6 +642,7 @@ def train_memory(
     fsdp1_limit_all_gathers: bool = True,
     loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
     encoder_lm_head: bool = False,
+    recompute_layers: int | None = None,
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
 
@@ -795,6 +824,12 @@ def train_memory(
             "the batch of {batch} does not split into {m} pipeline micro-batches (by default as many as the pipeline "
             "stages): give a batch that is a multiple of {m}, or fewer micro-batches.").format(batch=batch,
                                                                                                m=microbatches))
+    # Partial recompute: ``recompute_layers`` of each pipeline stage's layers checkpointed, of each model chunk under
+    # an interleaved schedule (Megatron builds one TransformerBlock a chunk; gpudesk.sizing.recompute_layers).
+    recompute_layers = check_recompute_layers(recompute_layers, mode="train", recompute=recompute)
+    stage_layers = (spec.layers or 0) / (pp * (stages_per_rank_for(pipeline_schedule, pipeline_stages_per_rank)
+                                               if pp > 1 else 1))
+    share = recomputed_share(recompute_layers, stage_layers)
     terms = activation_terms(spec, max(1, seq // cp), batch // microbatches, recompute=recompute,
                              flash_attention=flash_attention, tensor_parallel=t,
                              sequence_parallel=sequence_parallel,
@@ -804,7 +839,8 @@ def train_memory(
                              eager_softmax=eager_softmax, loss_vocab_chunk=loss_vocab_chunk,
                              encoder_lm_head=encoder_lm_head, tp_whole_logits=tp_whole_logits,
                              decoder_seq_len_tokens=None if decoder_seq_len_tokens is None
-                             else max(1, checked_decoder_length(decoder_seq_len_tokens) // cp))
+                             else max(1, checked_decoder_length(decoder_seq_len_tokens) // cp),
+                             recomputed_share=share)
     acts, logits = terms.activations, terms.logits
     peak = None
     # Megatron-Core's contiguous fp32 gradient buffer is allocated with the model and never freed
@@ -842,18 +878,24 @@ def train_memory(
     grads = parts["gradients"]
     step_temp = 0.0
     zero12_fp32_grads = 0.0
+    # The parts of step_temp its assumption lines name, each the figure added to step_temp: the foreach Adam/AdamW
+    # temporary (zero for fused, for-loop, SGD, 8-bit, paged: optimizers.step_temporary_bytes_per_param) and the fp32
+    # gradients of the master weights under plain data parallelism.
+    foreach_temp = master_step_grads = 0.0
     # DeepSpeed ZeRO-3 (not PyTorch FSDP) steps sub-group by sub-group (optimizers.zero3_sub_group_step_bytes).
     zero3_sub_groups = not optimizer_in_backward and offload == "none" and grads > 0 and stage == "zero3" and not fsdp
     if zero3_sub_groups:
         step_temp = zero3_sub_group_step_bytes(rank_params / (g // mp), optimizer, precision, optimizer_impl,
                                                grad_bytes=per_param[2])
     elif not optimizer_in_backward and offload == "none" and grads > 0:
-        step_temp = rank_params * step_temporary_bytes_per_param(optimizer, precision, optimizer_impl) / (
+        foreach_temp = rank_params * step_temporary_bytes_per_param(optimizer, precision, optimizer_impl) / (
             g // mp if stage in ("zero1", "zero2", "zero3") else 1)
+        step_temp = foreach_temp
         if stage == "ddp" and not main_grads_kept:
             # The fp32 gradients of the master weights (optimizers.ddp_master_grad_step_bytes); kept main gradients
             # (gpudesk.sizing.main_grads_kept) are already resident.
-            step_temp += ddp_master_grad_step_bytes(rank_params, optimizer, per_param)
+            master_step_grads = ddp_master_grad_step_bytes(rank_params, optimizer, per_param)
+            step_temp += master_step_grads
         if stage in ("zero1", "zero2") and sharding_name != "fsdp-grad-op":
             # ZeRO-1/2 (DeepSpeed, Colossal-AI) copy the 16-bit gradient partition to fp32 for the step
             # (optimizers.zero12_step_bytes); PyTorch FSDP SHARD_GRAD_OP reduces into its own gradient dtype.
@@ -1030,6 +1072,8 @@ def train_memory(
                             _("activations: recompute {recompute}, FlashAttention off").format(
                                 recompute=recompute_value_text(recompute)),
                             "Korthikanti et al. 2022 (arXiv 2205.05198) Table 2"))
+        if share < 1.0 and recompute_layers is not None:
+            assumptions.append(recompute_layers_note(recompute_layers, stage_layers))
     else:
         assumptions.append((_("activations from the given bytes per sample x micro-batch"), _("user input")))
     assumptions.append(loss_assumption(loss, loss_vocab_chunk, spec.vocab_size, t))
@@ -1087,9 +1131,15 @@ def train_memory(
         if muon_ns or muon_adamw_temp:
             muon_step_assumptions(assumptions, step_temp - zero12_fp32_grads - muon_ns - muon_adamw_temp, muon_ns,
                                   muon_adamw_temp)
-        elif step_temp > zero12_fp32_grads:
-            assumptions.append((_("the optimizer step builds one state-sized temporary for every parameter (foreach "
-                                  "AdamW)"), "torch/optim/adamw.py _multi_tensor_adamw (torch._foreach_sqrt)"))
+        elif step_temp:
+            # Only the parts the optimizer and its implementation make (fused AdamW, for-loop and SGD make no
+            # foreach temporary), each with the figure added to the step's temporaries.
+            if foreach_temp:
+                assumptions.append((_("the optimizer step builds one state-sized temporary for every parameter "
+                                      "(foreach AdamW, {gib:.2f} GiB)").format(gib=foreach_temp / 2**30),
+                                    "torch/optim/adamw.py _multi_tensor_adamw (torch._foreach_sqrt)"))
+            if master_step_grads:
+                master_grads_assumption(assumptions, master_step_grads)
         # Muon's step temporaries are part of step_temp, so a Muon step always has one here.
         if step_temp and zero12_fp32_grads:
             assumptions.append((_("ZeRO-1/2 copies this GPU's gradient partition to fp32 for the optimizer step while "

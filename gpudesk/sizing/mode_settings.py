@@ -46,7 +46,7 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
     **{name: FULL_TRAINING for name in (
         "optimizer_in_backward", "sp_gathered_inputs", "fsdp1_no_sync", "fsdp2_no_sync", "tp_whole_logits", "tp_replicated_embedding", "fsdp_root_only",
         "ddp_bucket_view", "fp32_grad_buffer", "main_grads_kept", "encoder_lm_head",
-        "decoder_seq_len_tokens", "zero2_reduce_bucket",
+        "decoder_seq_len_tokens", "zero2_reduce_bucket", "recompute_layers",
     )},
     # DeepSpeed ZeRO-3's coordinator gathers a frozen LoRA base as it gathers a trained model
     # (gpudesk.sizing.zero3_params.zero3_frozen_gathered_bytes); QLoRA's 4-bit base is not modelled through it.

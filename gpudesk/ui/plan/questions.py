@@ -157,6 +157,8 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "Empty: micro-batch x data-parallel GPUs.")),
             _f("model.recompute", translate("PlanQuestions", "Activation recomputation"), kind="choice", choices=_plain(RECOMPUTE_CHOICES),
                tooltip=translate("PlanQuestions", "auto: the planner picks the cheapest setting that fits (Korthikanti et al. 2022).")),
+            _f("model.recompute_layers", translate("PlanQuestions", "Recomputed layers per stage"), kind="int", unit=translate("PlanQuestions", "layers"), minimum=0, optional=True,
+               tooltip=translate("PlanQuestions", "With full recompute in full training: only this many layers of each pipeline stage (of the model without pipeline parallelism) are recomputed; the others keep every activation (Megatron-LM --recompute-method block --recompute-num-layers; torchtitan selective_ac_option k recomputes layers / k). Empty: all layers.")),
             _f("model.recompute_modules", translate("PlanQuestions", "Recompute modules (comma-separated)"), kind="list", optional=True,
                tooltip=translate("PlanQuestions", "What selective recompute redoes in backward (Megatron-Core --recompute-modules): core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts. Empty: the framework's default set.")),
             _f("model.mtp_layers", translate("PlanQuestions", "Multi-token prediction depths"), kind="int", minimum=0,
