@@ -49,7 +49,7 @@ section 3.1 16-byte states read and written).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpudesk.i18n import N_, _, marked
 from gpudesk.sizing.attention_softmax import blackwell_ultra_attention_speedup
@@ -391,12 +391,22 @@ FRAMEWORKS: dict[str, Framework] = {
     # (megatron/core/tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication.backward; Transformer
     # Engine module/linear.py _Linear.backward, async_op=True). Of the 8 collectives a layer issues with sequence
     # parallelism (4 forward, 4 backward) the 2 column-parallel reduce-scatters of the backward hide: 2 / 8.
+    # reduces_after_backward: plain Megatron-LM all-reduces the DDP gradients after the last backward unless the
+    # launch passes --overlap-grad-reduce (megatron/training/arguments.py: store_true, default False;
+    # megatron/core/distributed/param_and_grad_buffer.py finish_grad_sync: "If overlap_grad_reduce is False, start
+    # (and finish) synchronous communication call here"), and so did the Megatron-LM of 2019-2022 with its default
+    # --DDP-impl local (commit 8aa4619, 2021-03: megatron/training.py train_step calls model.allreduce_params after
+    # forward_backward_*; github.com/NVIDIA/Megatron-LM). Check, not a fit: OneFlow DLPerf's V100 runs at that commit
+    # (github.com/Oneflow-Inc/DLPerf Megatron-LM/README.md at c89430b) took 481 ms per step on 8 GPUs and 665 / 684
+    # ms on 16 / 32 over one 100 Gb/s EDR HCA per node; the 1 GB fp16 gradient ring over that NIC, not hidden, is
+    # ~0.2 s. Applies to sharding ddp / zero1 (SYNC_AT_BOUNDARY_SHARDINGS); the distributed optimizer keeps the
+    # bucketed overlap its recipes turn on.
     "megatron-lm": Framework("megatron-lm", 1.0, 2 / 8,
                              N_("Megatron-LM without --tp-comm-overlap (its default): Transformer Engine fused "
                                 "kernels (1.0); only the column-parallel backward reduce-scatters overlap GEMMs, "
                                 "2 of the 8 tensor-parallel collectives a layer issues (megatron/core/tensor_parallel/"
                                 "layers.py, async reduce-scatter under the weight-gradient GEMM)"),
-                             overlaps_interleaved_p2p=True, moe_permute_fusion=False),
+                             overlaps_interleaved_p2p=True, moe_permute_fusion=False, reduces_after_backward=True),
     "torchtitan-compile": Framework("torchtitan-compile", 1.0, 0.0,
                                     N_("torch.compile fuses the pointwise kernels as Transformer Engine does "
                                        "(1.0); vanilla DTensor TP does not overlap its collectives (torchtitan "
@@ -835,6 +845,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     """
     _check(setup)
     s = setup
+    if s.flash_attention and not fused_attention_available(gpu.compute_capability):
+        s = replace(s, flash_attention=False)  # no fused attention kernel on this GPU (FUSED_ATTENTION_MIN_CAPABILITY)
     fw = FRAMEWORKS[s.framework]
     sh = _shape(spec, s.seq_len, s.mtp_layers)
     if s.ep > 1 and not sh.experts:
@@ -1357,6 +1369,29 @@ def expert_input_saved_bytes(hidden: int, top_k: int) -> float:
     ``TEGroupedLinear`` runs on the permuted tokens, megatron/core/transformer/moe/experts.py). The unpermuted
     token stays counted as the router's input. Written in forward, read in backward, its gradient written."""
     return 2 * positive_int("top_k", top_k) * positive_int("hidden", hidden)
+
+
+# The fused attention kernels the framework profiles run (ATTENTION_EFFICIENCY: "fa2", "cudnn", "flash-attn-2") exist
+# only from CUDA compute capability 8.0 (Ampere) on: "FlashAttention-2 with CUDA currently supports: Ampere, Ada, or
+# Hopper GPUs" (github.com/Dao-AILab/flash-attention README; FlashAttention 1.x stopped at "Turing or Ampere", never
+# Volta), and cuDNN's fused flash attention, Transformer Engine's FusedAttention backend, needs sm80 or later (Transformer
+# Engine docs, "Attention backends": on older GPUs it falls back to UnfusedDotProductAttention). On a Volta V100 (7.0)
+# the attention therefore runs unfused, the score matrix through HBM (unfused_attention_seconds), as the Megatron-LM
+# of 2019-2021 ran it everywhere (CoreAttention: baddbmm, FusedScaleMaskSoftmax, bmm). Check, not a fit: OneFlow
+# DLPerf's single-V100 Megatron-LM GPT runs (github.com/Oneflow-Inc/DLPerf Megatron-LM/README.md at c89430b) took
+# 464 ms per step at 16 x 1536, seq 2048, micro-batch 2; the fused-attention estimate gave 379 ms, unfused 470 ms.
+FUSED_ATTENTION_MIN_CAPABILITY = (8, 0)
+
+
+def fused_attention_available(compute_capability: str) -> bool:
+    """Whether a fused (flash) attention kernel of the frameworks runs on a GPU of this CUDA compute capability
+    (:data:`FUSED_ATTENTION_MIN_CAPABILITY`). Unknown or non-CUDA (empty, ROCm, Ascend): True, the framework's own."""
+    try:
+        major_s, _, minor_s = compute_capability.strip().partition(".")
+        major, minor = int(major_s), int(minor_s or 0)
+    except ValueError:
+        return True
+    return (major, minor) >= FUSED_ATTENTION_MIN_CAPABILITY
 
 
 def non_tn_fp8_gemm(compute_capability: str) -> bool:

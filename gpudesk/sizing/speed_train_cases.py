@@ -39,16 +39,30 @@ NODE_NIC_PATTERN = re.compile(r"(\d+)\s*x\s*(\d+(?:\.\d+)?)\s*g", re.IGNORECASE)
 # 100 Gb/s per port (Intel Omni-Path Host Fabric Interface Adapter 100 Series product brief).
 OMNI_PATH_PATTERN = re.compile(r"(\d+)\s*(?:opa|omni-path)\s+links?", re.IGNORECASE)
 OMNI_PATH_GBITS_PER_PORT = 100.0
+# A host's NICs counted in words with the link rate written beside them: "ib-edr 100 Gb/s (one ConnectX-4 HCA per
+# node)" (OneFlow DLPerf's V100 cluster, github.com/Oneflow-Inc/DLPerf Megatron-LM/README.md at c89430b: one
+# Mellanox MT27700 100 Gb/s EDR HCA, mlx5_0, for the 8 GPUs of each server). The count is the number or word before
+# an adapter noun ("HCA", "NIC", "adapter", "port") and "per node/host/server"; the rate is the text's "<n> Gb/s".
+COUNTED_NIC_PATTERN = re.compile(r"\b(one|two|four|eight|\d+)\s+(?:[\w-]+\s+){0,3}?(?:hcas?|nics?|adapters?|ports?)\s+"
+                                 r"per\s+(?:node|host|server)\b", re.IGNORECASE)
+NIC_RATE_PATTERN = re.compile(r"(\d+(?:\.\d+)?)\s*(?:Gb/s|Gbps|Gbit/s)")
+COUNT_WORDS = {"one": 1, "two": 2, "four": 4, "eight": 8}
 
 
 def host_nic_gbps_per_gpu(interconnect: str, host_gpus: int) -> float | None:
     """Each GPU's share (GB/s per direction) of the scale-out NICs a row's ``interconnect`` text counts for its
-    host (:data:`NODE_NIC_PATTERN`, :data:`OMNI_PATH_PATTERN`); None when the text gives no count and rate."""
+    host (:data:`NODE_NIC_PATTERN`, :data:`COUNTED_NIC_PATTERN` with :data:`NIC_RATE_PATTERN`,
+    :data:`OMNI_PATH_PATTERN`); None when the text gives no count and rate."""
     if "per card" in interconnect.lower():
         return None
     match = NODE_NIC_PATTERN.search(interconnect)
+    counted = COUNTED_NIC_PATTERN.search(interconnect)
+    rate = NIC_RATE_PATTERN.search(interconnect)
     if match:
         gbits = int(match.group(1)) * float(match.group(2))
+    elif counted and rate:
+        word = counted.group(1).lower()
+        gbits = (COUNT_WORDS[word] if word in COUNT_WORDS else int(word)) * float(rate.group(1))
     else:
         opa = OMNI_PATH_PATTERN.search(interconnect)
         if not opa:
