@@ -246,7 +246,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh81": self.tr("eighty-first fresh (collected after the model was frozen an eighty-first time)"),
                 "fresh82": self.tr("eighty-second fresh (collected after the model was frozen an eighty-second time)"),
                 "fresh83": self.tr("eighty-third fresh (collected after the model was frozen an eighty-third time)"),
-                "fresh84": self.tr("eighty-fourth fresh (collected after the model was frozen an eighty-fourth time)")}
+                "fresh84": self.tr("eighty-fourth fresh (collected after the model was frozen an eighty-fourth time)"),
+                "fresh85": self.tr("eighty-fifth fresh (collected after the model was frozen an eighty-fifth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
