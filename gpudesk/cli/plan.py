@@ -96,6 +96,11 @@ def add_parser(subparsers) -> None:
                           "without --pp) are recomputed, the others keep every activation (Megatron-LM "
                           "--recompute-method block --recompute-num-layers N; torchtitan selective_ac_option k "
                           "recomputes layers / k); default: all"))
+    m.add_argument("--expert-parallel", type=int, default=1, metavar="N",
+                   help=_("full training or LoRA (16/32-bit base) of an MoE model: the routed experts are spread over N GPUs of each pipeline "
+                          "stage, each holding experts / N whole experts, their optimizer states sharded over the "
+                          "GPUs / (N x tp x pp) that hold the same experts (Megatron-LM "
+                          "--expert-model-parallel-size N); default 1"))
     m.add_argument("--no-flash", action="store_true", help=_("attention without FlashAttention (stores the s x s scores)"))
     m.add_argument("--tp", type=int, default=1, metavar="N", help=_("tensor-parallel degree"))
     m.add_argument("--sp", action="store_true", help=_("sequence parallel with tensor parallel (activations split by --tp)"))
@@ -796,6 +801,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         zero3_persistence_threshold=args.zero3_persistence_threshold, zero3_reduce_bucket=args.zero3_reduce_bucket,
         zero3_defaults=args.zero3_defaults, zero3_outside_init=args.zero3_outside_init,
         zero2_reduce_bucket=args.zero2_reduce_bucket, recompute_layers=args.recompute_layers,
+        expert_parallel=args.expert_parallel,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -841,7 +847,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "zero3_persistence_threshold": "--zero3-persistence-threshold",
                 "zero3_reduce_bucket": "--zero3-reduce-bucket", "zero3_defaults": "--zero3-defaults",
                 "zero3_outside_init": "--zero3-outside-init", "zero2_reduce_bucket": "--zero2-reduce-bucket",
-                "recompute_layers": "--recompute-layers", "cuda_major_version": "--cuda-major-version", "driver_reserved_mib": "--driver-reserved-mib"}
+                "recompute_layers": "--recompute-layers", "expert_parallel": "--expert-parallel",
+                "cuda_major_version": "--cuda-major-version", "driver_reserved_mib": "--driver-reserved-mib"}
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),
                                                   problem=exc.reason)) from exc
     verdict = None

@@ -131,6 +131,10 @@ class ModelMemory:
     ``recompute_layers`` (with ``recompute`` full in full training: the layers of each pipeline stage that are
     recomputed, the others keeping every activation; Megatron-LM ``--recompute-method block
     --recompute-num-layers``; None: all, :mod:`gpudesk.sizing.recompute_layers`);
+    ``expert_parallel`` (full training or LoRA over a 16/32-bit base of an MoE model: the GPUs of each pipeline stage its routed experts are spread
+    over, each holding ``experts / expert_parallel`` whole experts, their optimizer states sharded over the GPUs that
+    hold the same experts; Megatron-Core ``--expert-model-parallel-size``; 1: none,
+    :mod:`gpudesk.sizing.train_expert_parallel`);
     ``zero3_outside_init`` (full training under ZeRO-3 of a model built outside ``deepspeed.zero.Init``, e.g.
     ``from_pretrained`` before ``TrainingArguments``: the whole model on every GPU at the engine's start, and every
     gathered Linear weight kept to its backward, :mod:`gpudesk.sizing.zero3_outside_init`); ``framework``
@@ -223,6 +227,7 @@ class ModelMemory:
     zero3_outside_init: bool = False
     zero2_reduce_bucket: int | None = None
     recompute_layers: int | None = None
+    expert_parallel: int = 1
     framework: str | None = None
     mtp_layers: int = 0
     recompute_modules: list[str] = field(default_factory=list)
@@ -479,6 +484,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
     check(_num, "model.zero2_reduce_bucket", m.zero2_reduce_bucket, minimum=0, strict=False, maximum=1e13,
           integer=True)
     check(_num, "model.recompute_layers", m.recompute_layers, minimum=0, strict=False, maximum=100_000, integer=True)
+    check(_num, "model.expert_parallel", m.expert_parallel, maximum=1024, integer=True)
     check(_num, "model.activation_bytes_per_sample", m.activation_bytes_per_sample, maximum=1e13, integer=True)
     check(_num, "model.train_flops_per_sample", m.train_flops_per_sample, maximum=1e21)
     check(_num, "workload.training_share", w.training_share, minimum=0, strict=False, maximum=1)

@@ -215,4 +215,7 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         # Partial recompute acts where the plan runs full training with recompute full (recompute "auto" may pick
         # another; gpudesk.sizing.recompute_layers).
         recompute_layers=m.recompute_layers if m.mode == "train" and rec == "full" else None,
+        # Expert parallelism acts in full training and LoRA outside ZeRO-3 / FSDP (sharding "auto" may try those: they are
+        # then sized without it, replicating the experts; gpudesk.sizing.train_expert_parallel).
+        expert_parallel=m.expert_parallel if m.mode in ("train", "lora") and shard not in ("zero3", "fsdp") else 1,
     )

@@ -177,6 +177,9 @@ class MemoryWorkload:
         recompute_layers: with ``recompute="full"`` in full training, the layers of each pipeline stage (of the
             model without pipeline parallelism) that are checkpointed; the others keep every activation (None: all;
             Megatron-LM ``--recompute-method block --recompute-num-layers``; :mod:`gpudesk.sizing.recompute_layers`).
+        expert_parallel: full training or LoRA (16/32-bit base) of an MoE model, the GPUs of each pipeline stage its routed experts are spread
+            over, each holding ``experts / expert_parallel`` whole experts (Megatron-Core
+            ``--expert-model-parallel-size``; :mod:`gpudesk.sizing.train_expert_parallel`).
         zero2_reduce_bucket: DeepSpeed ZeRO-2's ``reduce_bucket_size`` in elements, full training under
             ``sharding="zero2"`` (None: DeepSpeed's own 5e8; Hugging Face's ``"auto"`` fills hidden_size squared,
             Lightning's ``deepspeed_stage_2`` 2e8; :mod:`gpudesk.sizing.zero2_buffers`).
@@ -321,6 +324,7 @@ class MemoryWorkload:
     zero3_outside_init: bool = False
     zero2_reduce_bucket: int | None = None
     recompute_layers: int | None = None
+    expert_parallel: int = 1
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -581,7 +585,7 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
             unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, eager_softmax=w.eager_softmax,
             fsdp_root_only=w.fsdp_root_only, fsdp1_limit_all_gathers=w.fsdp1_limit_all_gathers,
             loss_vocab_chunk=_vocab_chunk(w), encoder_lm_head=w.encoder_lm_head,
-            recompute_layers=w.recompute_layers,
+            recompute_layers=w.recompute_layers, expert_parallel=w.expert_parallel,
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))
@@ -601,4 +605,5 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
         tensor_parallel=w.tensor_parallel, sequence_parallel=w.sequence_parallel,
         base_weights=w.base_weights, modules_to_save=tuple(w.modules_to_save), loss_vocab_chunk=_vocab_chunk(w),
         zero3=zero3, fsdp1_limit_all_gathers=w.fsdp1_limit_all_gathers, context_parallel=w.context_parallel,
+        expert_parallel=w.expert_parallel,
     )

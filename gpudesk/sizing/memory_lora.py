@@ -99,6 +99,7 @@ from gpudesk.sizing.memory_train import (
 from gpudesk.sizing.optimizers import is_muon, optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.train_expert_parallel import check_expert_parallel, expert_split
 from gpudesk.sizing.zero3_outside_init import add_engine_start_model, outside_init_assumption, retained_extra_bytes
 from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_frozen_gathered_bytes
 
@@ -231,6 +232,7 @@ def lora_memory(
     zero3: Zero3Settings | None = None,
     fsdp1_limit_all_gathers: bool = True,
     context_parallel: int = 1,
+    expert_parallel: int = 1,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -285,6 +287,17 @@ def lora_memory(
     if int8_base and (t > 1 or stage == "zero3" and g > 1):
         raise SizingError("base_weights", _("bitsandbytes 8-bit Linears are whole matrices: an 8-bit base is modelled "
                                             "without tensor parallelism and without ZeRO-3/FSDP sharding."))
+    # Expert parallelism (Megatron-Core LoRA, e.g. ms-swift ``megatron sft --expert_model_parallel_size``): each GPU
+    # holds experts / ep of the frozen routed experts, as in full training (gpudesk.sizing.train_expert_parallel); a
+    # 16/32-bit base only, not under ZeRO-3 / FSDP.
+    check_expert_parallel(spec, expert_parallel, gpus=g, expert_tensor_parallel=t)
+    if expert_parallel > 1 and (kind != "lora" or int8_base or stage == "zero3"):
+        raise SizingError("expert_parallel", _("expert parallelism with adapters is modelled for --mode lora over a "
+                                               "16- or 32-bit base, without ZeRO-3 / FSDP."))
+    other_ranks_experts = 0.0
+    if expert_parallel > 1:
+        split = expert_split(spec, gpus=g, expert_parallel=expert_parallel, expert_tensor_parallel=t)
+        other_ranks_experts = split.total - split.rank_params * t  # the other EP ranks' experts, before the tp split
     copies = modules_to_save_params(spec, modules_to_save)
     total_trainable = lora_trainable_params(spec, rank, targets) + copies
     trainable = lora_params_per_tp_rank(spec, rank, targets, t) + copies // t
@@ -306,7 +319,7 @@ def lora_memory(
     elif int8_base:
         base = int8_base_bytes(spec, base_bytes_per_param)
     else:
-        base = spec.params * base_bytes_per_param / t
+        base = (spec.params - other_ranks_experts) * base_bytes_per_param / t
     gathered = 0.0
     # FSDP MixedPrecision / DeepSpeed gather the compute dtype: 2 bytes unless training in fp32.
     compute_bytes = 4.0 if precision == "fp32" else 2.0

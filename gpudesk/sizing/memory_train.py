@@ -107,6 +107,7 @@ from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero
 from gpudesk.sizing.zero3_outside_init import add_engine_start_model, outside_init_assumption, retained_extra_bytes
 from gpudesk.sizing.zero3_stream_pools import zero3_stream_cache_bytes
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.train_expert_parallel import check_expert_parallel, expert_split
 
 # name -> (weights, master_weights, gradients, optimizer_states) bytes/param in mixed precision; the table and
 # its citations (optimizer_source) live in gpudesk.sizing.optimizers.
@@ -643,6 +644,7 @@ def train_memory(
     loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
     encoder_lm_head: bool = False,
     recompute_layers: int | None = None,
+    expert_parallel: int = 1,
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
 
@@ -721,6 +723,12 @@ def train_memory(
 
     ``fsdp1_limit_all_gathers=False``: FSDP1 without its rate limiter, every block unit unsharded at once
     (:mod:`gpudesk.sizing.fsdp1_rate_limiter`); refused away from ``sharding="fsdp"`` with ``fsdp_version=1``.
+    ``expert_parallel`` (MoE models): the routed experts split over that many GPUs of each pipeline stage (and over
+    ``tensor_parallel`` inside each expert, Megatron-LM's default expert tensor parallelism), their master weights and
+    optimizer states sharded over the expert-data-parallel ranks ``gpus / (ep tp pp)``
+    (:mod:`gpudesk.sizing.train_expert_parallel`); refused for dense models, under ZeRO-3 / FSDP, and where the
+    experts or the GPUs do not divide.
+
     Returns a :class:`MemoryEstimate` (bytes per GPU) whose breakdown has weights, master_weights, gradients,
     optimizer_states, gathered_layers, activations, logits, cuda_context, framework_overhead, fragmentation.
 
@@ -745,12 +753,26 @@ def train_memory(
     mp = t * pp  # model-parallel ranks
     # The fullest stage holds a whole vocabulary table beside its share of the layers (pipeline.fullest_stage_params).
     vocab_table = (spec.vocab_size or 0) * (spec.hidden_size or 0) if spec.embedding_params else 0
-    rank_params = fullest_stage_params(spec.params, vocab_table, spec.embedding_params, pp) / t
+    # Expert parallelism: the routed experts split by ep x etp x pp (etp = tp, Megatron-LM's default), their states
+    # sharded over the expert-data-parallel ranks (gpudesk.sizing.train_expert_parallel).
+    check_expert_parallel(spec, expert_parallel, gpus=g, pipeline_parallel=pp, expert_tensor_parallel=t)
+    if expert_parallel > 1 and stage == "zero3":
+        raise SizingError("expert_parallel", _("expert parallelism is modelled with ddp, ZeRO-1/2 or Megatron's "
+                                               "distributed optimizer, not with ZeRO-3 / FSDP full sharding."))
+    experts = expert_split(spec, gpus=g, expert_parallel=expert_parallel, expert_tensor_parallel=t,
+                           pipeline_parallel=pp) if expert_parallel > 1 else None
+    dense_params = spec.params - int(experts.total) if experts else spec.params
+    rank_params = fullest_stage_params(dense_params, vocab_table, spec.embedding_params, pp) / t
     # A token embedding left whole on every tensor-parallel rank (gpudesk.sizing.tp_training_vocab).
     embedding_extra = replicated_embedding_extra_params(vocab_table, t, tp_replicated_embedding, pp)
     rank_params += embedding_extra
     parts = sharded_model_states(int(rank_params), per_param, g // mp, stage, offload,
                                  spec.largest_layer_params // t)
+    if experts:
+        expert_part = sharded_model_states(int(experts.rank_params), per_param, experts.data_parallel, stage, offload)
+        for k in ("weights", "master_weights", "gradients", "optimizer_states"):
+            parts[k] += expert_part[k]
+        rank_params += experts.rank_params
     muon_adamw_rank_params = 0.0
     if is_muon(optimizer) and rank_params:
         # Muon leaves the embeddings, LM head and norms to AdamW (optimizers.muon_adamw_params): one state more for
@@ -1253,12 +1275,11 @@ def parallel_train_memory_bytes(spec: ModelSpec, *, gpus: int, seq_len_tokens: i
     layers = spec.transformer_dims.layers
     per_param = model_state_bytes_per_param(optimizer, precision)
     stage = normalise_sharding("zero1" if sharding == "distributed-optimizer" else sharding)
-    experts = float(spec.expert_params * spec.moe_experts * (spec.moe_layers if spec.moe_layers is not None else layers)
-                    ) if spec.moe_experts else 0.0
-    dense = spec.params - experts
+    split = expert_split(spec, gpus=g, expert_parallel=ep, expert_tensor_parallel=etp, pipeline_parallel=p)
+    dense = spec.params - split.total
     dense_part = sharded_model_states(int(dense / (t * p)), per_param, g // (t * p), stage)
-    expert_part = sharded_model_states(int(experts / (ep * etp * p)), per_param, max(1, g // (ep * etp * p)), stage) if (
-        experts) else {}
+    expert_part = sharded_model_states(int(split.rank_params), per_param, split.data_parallel, stage) if (
+        split.total) else {}
     out = {k: dense_part[k] + expert_part.get(k, 0.0) for k in ("weights", "master_weights", "gradients",
                                                                   "optimizer_states")}
     ffn = spec.ffn_size

@@ -64,6 +64,8 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
     # LoRA/QLoRA: a bitsandbytes base (4-bit, or LLM.int8 under --base-weights int8) keeps inputs on ctx.
     "nonreentrant_checkpoint": ADAPTERS,
     "base_weights": ("lora",),
+    # Expert parallelism: full training and LoRA over a 16/32-bit base (gpudesk.sizing.train_expert_parallel).
+    "expert_parallel": ("train", "lora"),
     "double_quant": ("qlora",),
     **{name: INFERENCE for name in (
         "weight_format", "kv_precision", "kv_cache_impl", "paged_block_tokens", "mla_decode_weights",

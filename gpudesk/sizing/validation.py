@@ -370,6 +370,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         zero3_outside_init=bool(case.get("zero3_outside_init", False)),
         zero2_reduce_bucket=_elements(case, "zero2_reduce_bucket"),
         recompute_layers=_elements(case, "recompute_layers"),
+        expert_parallel=int(case.get("expert_parallel", 1)),
     )
 
 

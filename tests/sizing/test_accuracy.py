@@ -242,9 +242,11 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 2, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 11, "fresh-58": 7}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 1, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 3, "fresh-58": 3}
 # memfix46: fresh-43 2 -> 0 (Megatron --recompute-num-layers 6 of 10 a stage) and fresh-52 7 -> 6 (torchtitan
 # every 2nd layer) typed through --recompute-layers (gpudesk.sizing.recompute_layers).
+# memfix47: fresh-42 2 -> 1, fresh-54 11 -> 3, fresh-58 7 -> 3: Megatron expert parallelism (full training and
+# ms-swift's Megatron LoRA) typed through the row field expert_parallel (gpudesk.sizing.train_expert_parallel).
 # Held-out rows whose typed flags the estimator refuses, by set. fresh-17 had one at its first score (ChatGLM3's
 # --lora-targets query_key_value); family module names are accepted since (gpudesk.sizing.lora_modules), and that
 # row is within 15 %: 46/63 (all-linear on Qwen v1 now adapts the fused c_attn, 1.8B LoRA seq 4096 0.85 -> 0.84).

@@ -1,0 +1,95 @@
+"""Expert parallelism in the training estimate (``--expert-parallel``, row field ``expert_parallel``; memfix47)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import FIXTURES
+from gpudesk.cli import main
+from gpudesk.sizing import MemoryWorkload, estimate_memory, spec_from_hf_config
+from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.memory_train import parallel_train_memory_bytes
+from gpudesk.sizing.train_expert_parallel import expert_split, routed_expert_params
+
+CONFIGS = FIXTURES / "sizing" / "configs"
+MOE = spec_from_hf_config(CONFIGS / "qwen3-30b-a3b.config.json")
+DENSE = spec_from_hf_config(CONFIGS / "llama-2-7b.config.json")
+
+
+def _estimate(spec=MOE, **kw):
+    w = dict(mode="train", precision="bf16", optimizer="adamw", sharding="zero1", seq_len_tokens=2048,
+             micro_batch_size=1, gpus=16)
+    return estimate_memory(spec, MemoryWorkload(**{**w, **kw}))
+
+
+def test_split_holds_experts_over_ep_and_shards_over_expert_data_parallel():
+    split = expert_split(MOE, gpus=16, expert_parallel=16)
+    assert split.total == routed_expert_params(MOE) > 0.8 * MOE.params
+    assert split.rank_params == pytest.approx(split.total / 16)
+    assert split.data_parallel == 1
+    assert expert_split(MOE, gpus=64, expert_parallel=8, pipeline_parallel=2).data_parallel == 4
+
+
+def test_experts_split_by_ep_dense_part_unchanged():
+    plain, ep = _estimate().breakdown, _estimate(expert_parallel=16).breakdown
+    experts = routed_expert_params(MOE)
+    # 16-bit weights: the GPU keeps 1/16 of the experts beside the whole dense part.
+    assert plain["weights"] - ep["weights"] == pytest.approx(2 * experts * 15 / 16, rel=1e-3)
+    # ZeRO-1 states: the experts' shard is over the 1 GPU holding them, not the 16 data-parallel ranks.
+    assert ep["optimizer_states"] == pytest.approx(plain["optimizer_states"], rel=1e-3)
+
+
+def test_training_estimate_and_planner_layout_share_the_split():
+    est = _estimate(expert_parallel=8, gpus=8).breakdown
+    layout = parallel_train_memory_bytes(MOE, gpus=8, seq_len_tokens=2048, micro_batch_size=1, micro_batches=1,
+                                         expert_parallel=8, optimizer="adam-16")
+    assert est["weights"] == pytest.approx(layout["weights"], rel=1e-3)
+
+
+@pytest.mark.parametrize(("spec", "kw"), [
+    (DENSE, {"expert_parallel": 2}),                      # no experts
+    (MOE, {"expert_parallel": 3, "gpus": 6}),             # 3 does not divide 128 experts
+    (MOE, {"expert_parallel": 32}),                       # 32 does not divide 16 GPUs
+    (MOE, {"expert_parallel": 2, "sharding": "zero3"}),   # not modelled under ZeRO-3
+    (MOE, {"expert_parallel": 0}),
+])
+def test_refused(spec, kw):
+    with pytest.raises(SizingError) as exc:
+        _estimate(spec, **kw)
+    assert exc.value.field == "expert_parallel"
+
+
+def test_lora_splits_the_frozen_experts():
+    plain = _estimate(mode="lora", gpus=2, sharding="zero1").breakdown["weights"]
+    ep = _estimate(mode="lora", gpus=2, sharding="zero1", expert_parallel=2).breakdown["weights"]
+    assert plain - ep == pytest.approx(2 * routed_expert_params(MOE) / 2, rel=1e-3)
+
+
+@pytest.mark.parametrize("kw", [{"mode": "qlora"}, {"mode": "lora", "sharding": "zero3"}])
+def test_refused_outside_full_training_and_lora(kw):
+    with pytest.raises(SizingError) as exc:
+        _estimate(**{"gpus": 2, "expert_parallel": 2, **kw})
+    assert exc.value.field == "expert_parallel"
+
+
+def test_cli_flag(capsys):
+    base = ["estimate", "memory", "--config", str(CONFIGS / "qwen3-30b-a3b.config.json"), "--mode", "train",
+            "--seq", "2048", "--gpus", "16", "--sharding", "zero1"]
+    assert main(base + ["--expert-parallel", "16"]) == 0
+    assert main(base + ["--expert-parallel", "32"]) != 0
+    assert "--expert-parallel" in capsys.readouterr().err
+
+
+def test_planner_passes_it_for_full_training_outside_zero3():
+    from gpudesk.planner.requirement import ModelMemory, Requirement
+    from gpudesk.planner.workload import memory_workload
+
+    cfg = str(CONFIGS / "qwen3-30b-a3b.config.json")
+    req = Requirement(model=ModelMemory(config_path=cfg, mode="train", sharding="zero1", expert_parallel=8))
+    assert memory_workload(req, gpus=8, micro_batch_size=1).expert_parallel == 8
+    req = Requirement(model=ModelMemory(config_path=cfg, mode="train", sharding="zero3", expert_parallel=8))
+    assert memory_workload(req, gpus=8, micro_batch_size=1).expert_parallel == 1
+    req = Requirement(model=ModelMemory(config_path=cfg, mode="lora", sharding="zero1", expert_parallel=8))
+    assert memory_workload(req, gpus=8, micro_batch_size=1).expert_parallel == 8
+    req = Requirement(model=ModelMemory(config_path=cfg, mode="qlora", expert_parallel=8))
+    assert memory_workload(req, gpus=8, micro_batch_size=1).expert_parallel == 1
