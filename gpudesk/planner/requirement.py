@@ -131,10 +131,10 @@ class ModelMemory:
     ``recompute_layers`` (with ``recompute`` full in full training: the layers of each pipeline stage that are
     recomputed, the others keeping every activation; Megatron-LM ``--recompute-method block
     --recompute-num-layers``; None: all, :mod:`gpudesk.sizing.recompute_layers`);
-    ``expert_parallel`` (full training or LoRA over a 16/32-bit base of an MoE model: the GPUs of each pipeline stage its routed experts are spread
-    over, each holding ``experts / expert_parallel`` whole experts, their optimizer states sharded over the GPUs that
-    hold the same experts; Megatron-Core ``--expert-model-parallel-size``; 1: none,
-    :mod:`gpudesk.sizing.train_expert_parallel`);
+    ``expert_parallel`` (full training or LoRA over a 16/32-bit base of an MoE model: the GPUs of each pipeline
+    stage its routed experts are spread over, each holding ``experts / expert_parallel`` whole experts, their
+    optimizer states sharded over the GPUs that hold the same experts; Megatron-Core
+    ``--expert-model-parallel-size``; 1: none, :mod:`gpudesk.sizing.train_expert_parallel`);
     ``zero3_outside_init`` (full training under ZeRO-3 of a model built outside ``deepspeed.zero.Init``, e.g.
     ``from_pretrained`` before ``TrainingArguments``: the whole model on every GPU at the engine's start, and every
     gathered Linear weight kept to its backward, :mod:`gpudesk.sizing.zero3_outside_init`); ``framework``
