@@ -110,6 +110,7 @@ FRESH55 = CASES.with_name("measured_peaks_fresh55.jsonl")
 FRESH56 = CASES.with_name("measured_peaks_fresh56.jsonl")
 FRESH57 = CASES.with_name("measured_peaks_fresh57.jsonl")
 FRESH58 = CASES.with_name("measured_peaks_fresh58.jsonl")
+FRESH59 = CASES.with_name("measured_peaks_fresh59.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -242,7 +243,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 1, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 3, "fresh-58": 3}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 1, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 3, "fresh-58": 3, "fresh-59": 2}
 # memfix46: fresh-43 2 -> 0 (Megatron --recompute-num-layers 6 of 10 a stage) and fresh-52 7 -> 6 (torchtitan
 # every 2nd layer) typed through --recompute-layers (gpudesk.sizing.recompute_layers).
 # memfix47: fresh-42 2 -> 1, fresh-54 11 -> 3, fresh-58 7 -> 3: Megatron expert parallelism (full training and
@@ -381,6 +382,8 @@ SHARED_PAGES = {
     ("fresh-57", FRESH57, "fresh57-2026-12-06", 4),
     # fresh-58: collected after memfix46, the last memory change of the stop, scored once on it (4 of 4 supported rows within 15 %: weights and KV-pool lines; 7 rows unsupported: expert parallelism, an unstated unit).
     ("fresh-58", FRESH58, "fresh58-2026-12-06", 11),
+    # fresh-59: collected after memfix47, the last memory change of the stop, scored once on it (0 of 1 supported row within 15 %: a Qwen3-30B-A3B EP8 full fine-tune at 0.72; 2 rows unsupported: Megatron's CPU optimizer offload, experts not split over TP).
+    ("fresh-59", FRESH59, "fresh59-2026-12-06", 3),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
