@@ -5424,8 +5424,8 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="175"/>
-        <source>Expert-parallel GPUs</source>
-        <translation>专家并行 GPU 数</translation>
+        <source>Expert parallel</source>
+        <translation>专家并行</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="176"/>

@@ -172,7 +172,7 @@ def model_page(catalog: Any) -> PageSpec:
                tooltip=translate("PlanQuestions", "DDP, ZeRO-1/2/3 or FSDP; auto: the least costly that fits.")),
             _f("model.offload", translate("PlanQuestions", "Offload to host"), kind="choice", choices=_plain(OFFLOAD_MODES)),
             _f("model.tensor_parallel", translate("PlanQuestions", "Tensor parallel"), kind="int", unit=translate("PlanQuestions", "GPUs"), minimum=1),
-            _f("model.expert_parallel", translate("PlanQuestions", "Expert-parallel GPUs"), kind="int", unit=translate("PlanQuestions", "GPUs"), minimum=1,
+            _f("model.expert_parallel", translate("PlanQuestions", "Expert parallel"), kind="int", unit=translate("PlanQuestions", "GPUs"), minimum=1,
                tooltip=translate("PlanQuestions", "Full training or LoRA (16/32-bit base) of an MoE model: the routed experts are spread over this many GPUs of each pipeline stage, each holding experts / N whole experts; their optimizer states are sharded over the GPUs that hold the same experts (Megatron-LM --expert-model-parallel-size). 1: every GPU holds every expert.")),
             _f("model.sequence_parallel", translate("PlanQuestions", "Sequence parallel (with tensor parallel)"), kind="bool"),
             _f("model.sp_gathered_inputs", translate("PlanQuestions", "Sequence parallel saves gathered inputs"), kind="bool",
