@@ -247,7 +247,9 @@ class EstimatorAccuracyView(QWidget):
                 "fresh82": self.tr("eighty-second fresh (collected after the model was frozen an eighty-second time)"),
                 "fresh83": self.tr("eighty-third fresh (collected after the model was frozen an eighty-third time)"),
                 "fresh84": self.tr("eighty-fourth fresh (collected after the model was frozen an eighty-fourth time)"),
-                "fresh85": self.tr("eighty-fifth fresh (collected after the model was frozen an eighty-fifth time)")}
+                "fresh85": self.tr("eighty-fifth fresh (collected after the model was frozen an eighty-fifth time)"),
+                "fresh86": self.tr("eighty-sixth fresh (collected after the model was frozen an eighty-sixth time)"),
+                "fresh87": self.tr("eighty-seventh fresh (collected after the model was frozen an eighty-seventh time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
