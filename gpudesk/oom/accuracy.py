@@ -139,6 +139,8 @@ doctor was run on it:
   fifty-eighth pass was written, scored before it merged;
 * ``fresh-80``: ``fresh_cases_80.jsonl`` (7 messages: ms-swift, DiffSynth, MLX Metal, Tenstorrent, JAX), collected
   after the fifty-eighth pass (the last change of the stop), scored on it.
+* ``fresh-81``: ``fresh_cases_81.jsonl`` (9 messages: vLLM KV budget, cuDNN/PyTorch/TensorFlow shortages, host OOM
+  kill, SYCL allocation ceiling), collected after the fifty-eighth pass, scored on it before the fifty-ninth.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -253,7 +255,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-77", "fresh_cases_77.jsonl"),
               ("fresh-78", "fresh_cases_78.jsonl"),
               ("fresh-79", "fresh_cases_79.jsonl"),
-              ("fresh-80", "fresh_cases_80.jsonl"))
+              ("fresh-80", "fresh_cases_80.jsonl"),
+              ("fresh-81", "fresh_cases_81.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
