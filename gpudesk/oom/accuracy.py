@@ -144,6 +144,9 @@ doctor was run on it:
 * ``fresh-82``: ``fresh_cases_82.jsonl`` (7 messages: vLLM's Mamba cache-block refusal x5, a start-up profile run
   without chunked prefill, Ollama's system-memory refusal), collected after the fifty-eighth pass, scored on it before
   the fifty-ninth.
+* ``fresh-83``: ``fresh_cases_83.jsonl`` (5 messages: host RAM exhausted while loading weights x3, a CUDA build
+  mismatch, an MPS cap on a virtual macOS runner), collected after the fifty-eighth pass, scored on it before the
+  fifty-ninth.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -260,7 +263,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-79", "fresh_cases_79.jsonl"),
               ("fresh-80", "fresh_cases_80.jsonl"),
               ("fresh-81", "fresh_cases_81.jsonl"),
-              ("fresh-82", "fresh_cases_82.jsonl"))
+              ("fresh-82", "fresh_cases_82.jsonl"),
+              ("fresh-83", "fresh_cases_83.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
