@@ -23,7 +23,8 @@ process the Linux OOM killer ends (``mm/oom_kill.c``, when RAM and swap run out)
   inside a container: each batch reaches the main process through POSIX shared memory (``/dev/shm``), 64 MiB in a
   Docker container unless ``--shm-size`` or ``--ipc=host`` says otherwise (docs.docker.com, "docker run"), and a
   worker that cannot back a page there dies (SIGBUS). Outside a container the same line has other causes (a crash in
-  a worker's native code) and is not read so.
+  a worker's native code); since the fifty-ninth pass it reads there as the OOM killer, more weakly
+  (:func:`worker_found_dead`).
 """
 
 from __future__ import annotations
