@@ -23,7 +23,8 @@ process the Linux OOM killer ends (``mm/oom_kill.c``, when RAM and swap run out)
   inside a container: each batch reaches the main process through POSIX shared memory (``/dev/shm``), 64 MiB in a
   Docker container unless ``--shm-size`` or ``--ipc=host`` says otherwise (docs.docker.com, "docker run"), and a
   worker that cannot back a page there dies (SIGBUS). Outside a container the same line has other causes (a crash in
-  a worker's native code) and is not read so.
+  a worker's native code); since the fifty-ninth pass it reads there as the OOM killer, more weakly
+  (:func:`worker_found_dead`).
 """
 
 from __future__ import annotations
@@ -147,3 +148,26 @@ def paused_after_unfinished_load(text: str) -> bool:
 def worker_exit_in_container(text: str) -> bool:
     """A DataLoader worker found dead inside a container (module docstring)."""
     return _WORKER_EXITED.search(text) is not None and _CONTAINER.search(text) is not None
+
+
+# (Fifty-ninth pass) The same worker found dead with no container named, or PyTorch's "is killed by signal" with the
+# signal left out. ``_try_get_data`` raises "DataLoader worker (pid(s) N) exited unexpectedly" when the queue read
+# fails or times out and a worker is no longer alive (pytorch/pytorch at fad60484572c490384c107cf625d484e34dc9bcf,
+# torch/utils/data/dataloader.py, ``_MultiProcessingDataLoaderIter._try_get_data``: "this is the only mechanism for
+# Windows to detect worker failures"); on Linux the SIGCHLD handler may name the signal first ("is killed by signal:
+# Killed." / "Bus error." / "Segmentation fault.", torch/csrc/DataLoader.cpp, ``_error_if_any_worker_fails``, from
+# strsignal). A worker that ends without a Python error of its own was ended by a signal, and with no signal named the
+# commonest is the OOM killer's SIGKILL: every worker is a copy of the main process (fork) holding its own batches, so
+# num_workers multiplies the host memory (open-mmlab/mmdetection#2406: 16 workers, 60 GB; pytorch/xla#2359 and
+# FoNDUE-HTR/Documentation#21, both host OOM by the threads). A likelier reading, not a certain one: a native crash in
+# a worker reads the same unless its signal is printed, so a named crash (segmentation fault, abort, illegal
+# instruction, core dumped) is not read so, and the kernel log decides.
+_WORKER_GONE = re.compile(r"DataLoader worker \(pids?(?:\(s\))?\s{0,3}[\w, ]{1,80}\)\s{0,3}"
+                          r"(?:exited unexpectedly|is killed by signal(?!:?\s{0,3}[A-Za-z]))", re.IGNORECASE)
+_NATIVE_CRASH = re.compile(r"segmentation fault|\bSIGSEGV\b|core dumped|\bSIGABRT\b|\bAborted\b|illegal instruction|"
+                           r"killed by signal:?\s{0,3}(?!killed\b)[A-Za-z]", re.IGNORECASE)
+
+
+def worker_found_dead(text: str) -> bool:
+    """A DataLoader worker found dead with no signal or crash named (``_WORKER_GONE``)."""
+    return _WORKER_GONE.search(text) is not None and _NATIVE_CRASH.search(text) is None

@@ -17,6 +17,13 @@
   ``maxStorageBufferRange``; Metal's ``maxBufferLength``) refuses it with the device's memory free
   ("ggml_gallocr_reserve_n tries to allocate beyond max buffer size", ggml-org/llama.cpp#11332 on an Intel iGPU under
   Vulkan).
+* One tensor above the backend's maximum buffer size, checked by the program before it allocates (fifty-ninth pass):
+  stable-diffusion.cpp's model manager compared each weight tensor with ``ggml_backend_buft_get_max_size`` of its
+  params buffer type and refused it, "model manager tensor '%s' is too large for params buffer: %zu > %zu"
+  (src/model_manager.cpp, ``ModelManager::alloc_params_buffers``, added in leejet/stable-diffusion.cpp 563137a5 and
+  removed in 6e66a1a4a41315d636ff8e284ad1a88df230bb0d, "allow oversized Vulkan parameter tensors": on Vulkan the
+  figure is the allocator's preferred block, 1 GiB, not a hard limit; leejet/stable-diffusion.cpp#1659). The tensor's
+  size and the limit side by side, the first above the second: the per-buffer limit, not the device's memory.
 * One allocation above the size of the memory heap it was asked from: the Vulkan spec requires ``allocationSize`` of
   ``vkAllocateMemory`` to be at most the size of the heap of the memory type chosen (VUID-vkAllocateMemory-
   pAllocateInfo-01713), and the Khronos validation layer words a breach "attempting to allocate N bytes from heap H,
@@ -50,6 +57,9 @@ _BUFFER_SIZE_LIMIT = re.compile(
     r"(?:device'?s\s{1,3})?max(?:imum)?\.?\s{1,3}(?:allowed\s{1,3})?(?:single\s{1,3})?buffer\s{1,3}size\b"
     r"|\bmaximum\s{1,3}allowed\s{1,3}buffer\s{1,3}size\s{1,3}of\s{1,3}the\s{1,3}device\b",
     re.IGNORECASE)
+# A tensor refused for its buffer's maximum size, both figures given (module docstring): groups 1, 2.
+TENSOR_OVER_BUFFER_MAX = re.compile(r"\btensor\s{1,3}'[^'\n]{1,200}'\s{1,3}is\s{1,3}too\s{1,3}large\s{1,3}for\s{1,3}"
+                                    r"(?:the\s{1,3})?\w{1,20}\s{1,3}buffer\s{0,2}:\s{0,3}(\d{1,20})\s{0,3}>\s{0,3}(\d{1,20})\b")
 
 
 def shared_memory_limit(text: str) -> bool:
@@ -59,7 +69,12 @@ def shared_memory_limit(text: str) -> bool:
 
 def buffer_size_limit(text: str) -> bool:
     """One allocation said to exceed the device's maximum buffer size (module docstring)."""
-    return "buffer" in text.lower() and _BUFFER_SIZE_LIMIT.search(text) is not None
+    if "buffer" not in text.lower():
+        return False
+    if _BUFFER_SIZE_LIMIT.search(text) is not None:
+        return True
+    over = TENSOR_OVER_BUFFER_MAX.search(text)
+    return over is not None and int(over.group(1)) > int(over.group(2)) > 0
 
 
 _HEAP_SIZE_EXCEEDED = re.compile(

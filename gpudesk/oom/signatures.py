@@ -38,8 +38,13 @@ of the message say so. Each signature names the mechanism and the one check that
   the commit limit (RAM + page file).
 * ``worker_exit_shm``: PyTorch's "DataLoader worker (pid(s) N) exited unexpectedly" inside a container: the workers'
   shared memory (``/dev/shm``, 64 MiB in Docker by default) first (:mod:`gpudesk.oom.exit_marks`).
+* ``worker_exit``: the same line with no container named, or "is killed by signal" with the signal left out: the
+  host's OOM killer first, as a likelier reading (:func:`gpudesk.oom.exit_marks.worker_found_dead`).
 * Limits said in words (:mod:`gpudesk.oom.limit_words`): a kernel's dynamic shared memory above the device's opt-in
   limit is ``shared_memory``, one buffer beyond the device's maximum buffer size is ``buffer_limit``.
+* ``graph_buffer``: ggml's graph allocator refusing the single buffer of a whole compute graph with no size given
+  ("Failed to allocate buffer for graph", vision.cpp): a driver's per-allocation limit first, weakly, the shortage
+  beside it (``_GRAPH_BUFFER_REFUSED``).
 * ``sigtrap_mac``: a process ended by SIGTRAP as macOS's shell reports it ("Trace/BPT trap: 5", the BSD description
   of signal 5; Linux's glibc words it "Trace/breakpoint trap") while a model was running (a step progress bar, PyTorch,
   MPS, Metal, MLX or diffusers named). On a Mac the GPU is Apple silicon's, sharing the system's memory; when a
@@ -531,6 +536,17 @@ _XID = re.compile(r"\bXid\b")
 # as ggml-vulkan prints it) and the call said in words ("Device memory allocation failed", llama.cpp#5441).
 _VULKAN_BUFFER_CREATE = re.compile(r"\bvma(?:CreateBuffer|AllocateMemory\w{0,12})\b|\bvk(?:AllocateMemory|CreateBuffer)\b|"
                                    r"\bDevice::allocateMemory\b|\bdevice memory allocation\b", re.IGNORECASE)
+# (Fifty-ninth pass) ggml's graph allocator refusing the one buffer that holds a whole compute graph, in the words of a
+# program built on it: vision.cpp's ``compute_graph_allocate`` throws "Failed to allocate buffer for graph" when
+# ``ggml_gallocr_alloc_graph`` fails (Acly/vision.cpp at 10349f7f292855e7d8ac19f23a1443c039d46e29, src/visp/ml.cpp).
+# The graph allocator sizes one buffer for all the graph's intermediate tensors and asks the backend's buffer type for
+# it in one piece, unsplit (ggml/src/ggml-alloc.c, ``ggml_gallocr_reserve_n``; ggml-org/llama.cpp#11332), so a large
+# input makes it one very large allocation, which a driver's per-allocation limit refuses with memory free
+# (Acly/krita-vision-tools#43: an AMD driver on Windows allowing 2 GB per allocation on a 16 GB card; #54: 4864x3328
+# input on a 32 GB card, "GPU driver allocation limits for single layers"). The Krita plug-in's report of the same
+# error spelled it "Faled" (#54, three times), read too. With no size and no figure the graph may equally not fit the
+# device: a likelier reading (``graph_buffer``), with the shortage beside it.
+_GRAPH_BUFFER_REFUSED = re.compile(r"\bfa(?:i)?led to allocate buffer for (?:the )?graph\b", re.IGNORECASE)
 _ANY_SIZE = re.compile(r"\d\s{0,2}(?:[KMGT]i?B|bytes?)\b|\blength\s{0,2}\d", re.IGNORECASE)
 # "bus error" with any word that names shared memory (see ``dev_shm`` above).
 # CUDA managed memory named by its call or by bitsandbytes' allocator of it (``managed_memory`` above).
@@ -1191,7 +1207,12 @@ _SIGKILL = re.compile(r"exit ?code:?\s{0,2}-9\b|<Signals\.SIGKILL: 9>|\bsignal 9
                       # zsh's reports of the same (the default shell of macOS, where the kernel's memory-pressure
                       # killer, jetsam, also ends the largest process with SIGKILL): "zsh: killed     python x.py",
                       # and its job line "[1]    12345 killed     python x.py".
+                      # (Fifty-ninth pass: the job line also where the program left its last line unterminated,
+                      # "MVM coalescing... [1]    51630 killed     ./vgg16.test", illinois-impact/puma-compiler#6:
+                      # zsh prints the report on the cursor's line, so it is read wherever it starts, with the
+                      # padding zsh puts after the status before the command.)
                       r"\bzsh: killed\b|^\[\d{1,4}\][+-]?\s{1,8}\d{1,10}\s{1,8}killed\s|"
+                      r"(?<=\s)\[\d{1,4}\][+-]?\s{1,8}\d{1,10}\s{1,8}(?-i:killed)\s{2,8}\S|"
                       # The same in Chinese: bash's "Killed" under a zh_CN locale (the signal description comes from
                       # glibc's translated strsignal, "已杀死"), and a user's own wording of a process the system
                       # ended ("进程被系统终止/杀死/kill": "the process was terminated/killed by the system"; "进程被
@@ -1606,6 +1627,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "xpu_large"
     if "hipmemcreate" in low and requested is None and "hipmemaddressreserve" not in low:
         return "vmm_handle"
+    if _GRAPH_BUFFER_REFUSED.search(text) and requested is None:
+        return "graph_buffer"
     if extension_arch_bad_alloc(text):
         return "extension_arch"
     if _BARE.search(text):
@@ -1617,6 +1640,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "sigkill"
     if exit_marks.paused_after_unfinished_load(text) and not any(w in low for w in _OOM_OWN):
         return "load_exit_paused"
+    if exit_marks.worker_found_dead(text) and not any(w in low for w in _OOM_OWN):
+        return "worker_exit"  # a DataLoader worker gone with no signal named, outside a container (exit_marks)
     if notebook_kernel_died(text) and not any(w in low for w in _OOM_OWN):
         return "kernel_died"
     if _SIGTRAP_MAC.search(text) and _MODEL_RUNNING.search(text):

@@ -87,7 +87,10 @@ _PLATFORMS: _Table = (
     # Intel's Level Zero named as the backend comes before the HIP words: a HIP program run on an Intel GPU through
     # chipStar (HIP over Level Zero or OpenCL, https://github.com/CHIP-SPV/chipStar) calls hipMalloc, but the device and
     # its limits are Intel's (CHIP-SPV/chipStar#1186: "Intel Arc A770", "Level Zero backend").
-    ("xpu", ("level zero", "levelzero", "intel arc", "intel(r) arc"), None),
+    # (Fifty-ninth pass) oneAPI's own status names: Level Zero's ze_result_t (ZE_RESULT_ERROR_*, ze_api.h), the SYCL
+    # plug-in interface's PI_ERROR_* and SYCL's "Native API failed" (intel/llvm, enqueue_kernel.cpp).
+    ("xpu", ("level zero", "levelzero", "intel arc", "intel(r) arc", "ze_result_error", "pi_error_",
+             "native api failed"), None),
     # (AMD's GPU target names, gfx90a / gfx942 / gfx1030 / gfx1100 / gfx1151 / gfx1201: LLVM's AMDGPU processors, the
     # names ROCm builds and reports for each chip, https://llvm.org/docs/AMDGPUUsage.html.)
     ("rocm", ("hip out of memory", "pytorch_hip_alloc_conf", "hip graphs", "hipmalloc", "amdgpu", "hiperror",

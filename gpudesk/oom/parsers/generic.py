@@ -88,6 +88,8 @@ _REQUEST = [
     _c(r"\blength\s{0,2}[=:]?\s{0,2}" + _NUM + r"\s{0,2}(bytes?)?\s{0,3}(?:must not|may not|cannot|can't|does not|shall not)"
        r"\s{1,3}exceed\b"),
     _c(r"(?:tried|trying|attempting|attempt|attempted) to (?:allocate|reserve)\s{1,3}(?:more than\s{1,3})?" + _SIZE),
+    # A tensor's size against its buffer type's maximum (gpudesk.oom.limit_words.TENSOR_OVER_BUFFER_MAX), in bytes.
+    _c(r"\bis too large for (?:the )?\w{1,20} buffer\s{0,2}:\s{0,3}" + _SIZE + r"(?=\s{0,3}>)"),
     # PyTorch's expandable segments mapping more of a segment (CUDACachingAllocator.cpp's warning, see _TOTAL):
     # "expandable_segments: memory mapping failed with OOM on device 0 while trying to map 20971520 bytes".
     _c(r"memory mapping failed with OOM on device\s{0,2}\d{0,3}\s{1,3}while trying to map\s{1,3}" + _SIZE),
@@ -288,6 +290,8 @@ _TPU_MEMORY_SPACE = _c(r"(?:ran out of memory in memory space\s{1,3}|\bspace\s{0
 _START_MEMORY = _c(r"total ?memory:\s{0,3}" + _SIZE_U + r"\s{1,3}free ?memory:\s{0,3}" + _SIZE_U)
 _LIMIT = [
     _c(r"\bmust not exceed\s{1,3}" + _SIZE_U),  # the limit of the same check (see _REQUEST)
+    # A tensor against its buffer type's maximum size, in bytes (gpudesk.oom.limit_words.TENSOR_OVER_BUFFER_MAX).
+    _c(r"\bis too large for (?:the )?\w{1,20} buffer\s{0,2}:\s{0,3}\d{1,20}\s{0,3}>\s{0,3}" + _SIZE),
     _c(r"maximum allowed buffer size of\s{1,3}" + _SIZE),
     _c(r"buffer maximum of\s{1,3}" + _SIZE),
     _c(r"greater than the maximum buffer size\s{0,2}\(\s{0,2}" + _SIZE),
@@ -406,6 +410,14 @@ OOM_WORDS = (
     "メモリ不足", "メモリが足りな", "メモリー不足", "메모리 부족", "메모리가 부족",
     # ONNX Runtime's BFC arena at its configured limit ("Available memory of A is smaller than requested bytes of R").
     "smaller than requested bytes",
+    # (Fifty-ninth pass) ggml's Metal backend once the buffers it has allocated pass the GPU's working set
+    # (MTLDevice.recommendedMaxWorkingSetSize, derived from the unified memory): it prints each buffer as "(allocated /
+    # recommended)" in MiB and then "warning: current allocated size is greater than the recommended max working set
+    # size" (ggml-org/llama.cpp at 291f1e28106fb1ca844bb6f7439c3d15b9f6d14f, ggml/src/ggml-metal/ggml-metal.m,
+    # ``ggml_backend_metal_log_allocated_size``, as quoted by the code search). Past it Metal pages the GPU's memory
+    # out or fails the command buffer; the model and its buffers do not fit (llama.cpp#5206: 26062.74 of 8176 MiB on
+    # an Intel Mac, "the GPU does not have enough memory to offload the entire model", offload fewer layers).
+    "greater than the recommended max working set size",
     # The failure named as a noun or with a shortened verb: AWS Neuron's runtime (nrt_tensor_allocate status=4
     # message="Allocation Failure", NRT_RESOURCE; "NERR_RESOURCE ... unable to allocate a resource"), TVM's "storage
     # allocation failure", Jittor's "Unable to alloc cuda device memory" (src/mem/allocator/cuda_device_allocator.cc).
@@ -502,6 +514,8 @@ RUNTIME_ALLOC_STATUS = re.compile(
     r"|==\s{0,2}CUFFT_SUCCESS\s{0,2}[.(]\s{0,2}2\s{1,3}vs\.?\s{1,3}0\b|\bCUFFT_ALLOC_FAILED\b"
     r"|\bmemory error in alloc(?:_impl)?\b|\bno memory pool big enough to (?:reserve|alloc)"
     r"|\btry to set subdivisions=64 in your cfg-file\b"
+    # Kaldi's allocator before 2018 retrying a refused cudaMallocPitch (gpudesk.oom.rules.exclusive_mode).
+    r"|\ballocation of \d{1,12} x \d{1,12} region failed: freeing some memory\b"
     r"|\b(?-i:cl[A-Z][A-Za-z]{3,40})\s{0,2}(?:\(\s{0,2}\)\s{0,2})?(?:\(\s{0,2}-4\s{0,2}\)|[:,]?\s{0,2}(?:failed|returned|error|err)"
     r"\s{0,2}(?:with\s{1,3})?(?:code\s{1,3})?[:=(]?\s{0,2}-4)(?![\d.])", re.IGNORECASE)
 
@@ -511,6 +525,18 @@ RUNTIME_ALLOC_STATUS = re.compile(
 # working set on a smaller Arc BMG card, fixed by marking the test largeTensorTest('32GB'; #3120); the driver's
 # surfacing it as a lost device is tracked in #3155). Read as an out-of-memory with no figures: the job's size first.
 LEVEL_ZERO_DEVICE_LOST = re.compile(r"\b(?:UR_RESULT|ZE_RESULT|PI)_ERROR_DEVICE_LOST\b")
+# (Fifty-ninth pass) SYCL's kernel-launch error with the plug-in's status that Intel's GPU stack returns when a job
+# outgrows the device: the runtime throws "Native API failed. Native API returns: " + codeToString(status), "N (NAME)"
+# (intel/llvm at a80069f0e9396b523523967b603999a7b628a8db, sycl/source/detail/error_handling/enqueue_kernel.cpp,
+# ``enqueue_kernel_launch::handleError``, default branch), so the Level Zero result behind it is lost: -999 "Unknown
+# PI error" (PI_ERROR_UNKNOWN) and -2 PI_ERROR_DEVICE_NOT_AVAILABLE. ipex-llm's maintainers read both as the GPU's
+# memory exhausted: "Native API returns: -999 seems to infer an OOM error" (intel/ipex-llm#10778, an 8 GB iGPU; #11519
+# fixed with IPEX_LLM_LOW_MEM=1), and an Iris Xe iGPU "can use only half of your 16GB RAM ... If you use more then
+# 7.8GB memory, you will get Native API returns: -2 (PI_ERROR_DEVICE_NOT_AVAILABLE)" (#11400). Both codes are also
+# returned for other failures (a driver fault, a lost device), so they mark an out-of-memory with no figures, weakly;
+# other PI codes are not read here (-5 PI_ERROR_OUT_OF_RESOURCES is read by its name).
+SYCL_OPAQUE_STATUS = re.compile(r"\bNative API returns:\s{0,3}(?:-999\s{0,3}\(\s{0,2}Unknown PI error|"
+                                r"-2\s{0,3}\(\s{0,2}PI_ERROR_DEVICE_NOT_AVAILABLE)\b", re.IGNORECASE)
 
 # A paste cut short inside "out of memory" (the last characters of the text): "Allocator (GPU_0_bfc) ran out of memo"
 # (taki0112/FUNIT-Tensorflow#3).
@@ -973,6 +999,7 @@ def extract(text: str) -> Extraction:
                     or CUDA_ALLOC_CALL_FAILED.search(text) is not None
                     or RUNTIME_ALLOC_STATUS.search(text) is not None
                     or LEVEL_ZERO_DEVICE_LOST.search(text) is not None
+                    or SYCL_OPAQUE_STATUS.search(text) is not None
                     or limit_words.vulkan_memory_result(text),
                     failure_words=any(w in low for w in _FAILURE_WORDS))
     ceiling = (CONFIGURED_CEILING.search(text) or CONFIGURED_CEILING_RUNNING.search(text)

@@ -17,6 +17,13 @@ The figures are per bank. Two readings come from them alone:
   so their size is a setting, not the chip's memory (tt-mlir#5556: 16384 B refused in a 32768 B L1_SMALL bank, gone
   with L1_SMALL_SIZE=64KB; "bank size is 0 B" when the region was not opened at all).
 
+* ``single_allocation_exceeds_capacity`` when the share one bank must store is larger than the whole bank (fifty-ninth
+  pass): ``size_per_bank`` is the buffer spread over the banks and is placed in one bank's allocator
+  (``BankManager::allocate_buffer``, tenstorrent/tt-metal at 00a6e7f8ef9da1e1301f1b09be53cb8a08d45fa6), so a share
+  above ``bank_size()`` fits no bank however empty the region is: one buffer larger than the region can hold
+  (tt-xla#1722: 33,792 B per bank against a 32,768 B L1_SMALL bank). In a region sized at device open the setting
+  is the second reading (a larger region holds it).
+
 A DRAM share above the free figure is the job's own need: the shortage rule reads it from the request. So is a
 bank with under 5 % of it free (:data:`NEARLY_FULL_SHARE`): fragmentation is then the second reading. An L1 share
 that is not fragmentation (above the free figure, or refused with no figures) is ``not_capacity`` with the
@@ -49,7 +56,7 @@ NEARLY_FULL_SHARE = 0.05
 _SIZED_AT_OPEN = {"L1_SMALL": "l1_small_size", "TRACE": "trace_region_size"}
 
 
-def check(f: Facts) -> Cause | None:
+def check(f: Facts) -> Cause | list[Cause] | None:
     m = _BANK_OOM.search(f.report.text or "")
     if m is None:
         return None
@@ -61,9 +68,12 @@ def check(f: Facts) -> Cause | None:
     figures = evidence(requested_bytes=int(m.group(1)), bank_region=region, banks=int(m.group(3)),
                        per_bank_request_bytes=per_bank, bank_size_bytes=bank_size, bank_free_bytes=free,
                        largest_free_block_bytes=largest)
+    larger_than_bank = _share_larger_than_bank(region, per_bank, bank_size, figures)
+    if larger_than_bank is not None and region not in _SIZED_AT_OPEN:
+        return larger_than_bank
     if region in _SIZED_AT_OPEN and bank_size is not None:
         option = _SIZED_AT_OPEN[region]
-        return Cause(
+        region_cause = Cause(
             id="not_capacity",
             title=_("Not a capacity problem: the {region} region set when the device was opened is full").format(
                 region=region),
@@ -78,6 +88,10 @@ def check(f: Facts) -> Cause | None:
             checks=[_("The bank size in the message is the region's size per bank: if it is 0 B the region was not "
                       "opened at all.")],
         )
+        if larger_than_bank is not None:
+            region_cause.confidence = 0.6  # the buffer alone is larger than the region: its size is the first reading
+            return [larger_than_bank, region_cause]
+        return region_cause
     if free is None or largest is None or not largest < per_bank <= free:
         if region == "L1":
             # An L1 share that the banks do not have, or one refused with no figures to tell how the bank lay: L1 is
@@ -106,4 +120,25 @@ def check(f: Facts) -> Cause | None:
               "changed").format(region=region),
         checks=[_("Rerun with the previous compiler or runtime release: if it fits there, the new placement "
                   "fragments the banks.")],
+    )
+
+
+def _share_larger_than_bank(region: str, per_bank: int, bank_size: int | None,
+                            figures: dict[str, object]) -> Cause | None:
+    """One buffer whose share per bank is larger than the whole bank (module docstring), or None."""
+    if bank_size is None or bank_size <= 0 or per_bank <= bank_size:
+        return None  # a region of 0 B was not opened at all: the region reading says so
+    return Cause(
+        id="single_allocation_exceeds_capacity",
+        title=_("One buffer is larger than the whole {region} region can hold").format(region=region),
+        confidence=0.9,
+        evidence={**figures, "deciding_check": "buffer_limit"},
+        explanation=_("The buffer is spread over the {region} banks and each bank must store {need} of it, but a "
+                      "bank holds only {bank} in all: it fits no bank however empty the region is, so freeing "
+                      "other buffers cannot help.").format(region=region, need=format_bytes(per_bank),
+                                                           bank=format_bytes(bank_size)),
+        fix=_("Make that one buffer smaller or spread it wider: shard it over more cores or devices, split the "
+              "operation, or place the tensor in a larger region (DRAM instead of L1)"),
+        checks=[_("Compare the two figures in the message: the share each bank needs above the bank size means "
+                  "one buffer larger than the region, not a full or fragmented one.")],
     )

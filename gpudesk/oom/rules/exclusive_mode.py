@@ -10,6 +10,13 @@ and using the option --use-gpu=wait ..." whenever the device is not in compute-e
 "Not in compute-exclusive mode" (kaldi-asr/kaldi#4374: several chain2 jobs on one 8 GB RTX 2070, fixed by
 ``nvidia-smi -c 3`` and ``use_gpu=wait``). The other processes are the job's own siblings: ``other_process``.
 
+Kaldi's allocator before its 2018 rewrite (``CuMemoryAllocator::MallocPitchInternal`` in ``cu-allocator.cc`` at the
+parent of kaldi-asr/kaldi 8c0e3e311, "Refactor CUDA allocator code based on large cached regions") words the same
+failure "Allocation of R x C region failed: freeing some memory and trying again." (a WARNING, twice) and then
+"Cannot allocate the requested memory (R x C = N bytes)" (fifty-ninth pass): the same jobs, the same reading
+(kaldi-asr/kaldi#1882, #2583: a process holding ~566 MB refused a ~68 MB pitched region; the maintainers pointed to
+exclusive mode both times).
+
 0.75 with Kaldi's own sentence about sharing; 0.6 when only its allocator's words and a Kaldi program are named (a
 title), above a figureless shortage (0.45-0.55).
 """
@@ -24,7 +31,9 @@ from gpudesk.oom.cause import Cause
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import CHECKS, check_command, check_line
 
-_REGION_FAILED = re.compile(r"\bfailed to allocate a memory region\b", re.IGNORECASE)
+_REGION_FAILED = re.compile(r"\bfailed to allocate a memory region\b|"
+                            r"\bcannot allocate the requested memory\s{0,2}\(\s{0,2}\d{1,12} x \d{1,12} = \d{1,20} bytes\)|"
+                            r"\ballocation of \d{1,12} x \d{1,12} region failed: freeing some memory\b", re.IGNORECASE)
 _SHARING_SAID = re.compile(r"possibly this is due to sharing the gpu|not in compute-exclusive mode", re.IGNORECASE)
 _KALDI_MARKS = re.compile(r"\bkaldi\b|\bnnet3-|\bnnet2-|\bcu-allocator\.cc\b|\bchain2?-train|\bsteps/nnet3/",
                           re.IGNORECASE)

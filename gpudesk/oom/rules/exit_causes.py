@@ -3,6 +3,8 @@ where the generic not-capacity wording of :mod:`gpudesk.oom.rules.signature` wou
 
 * ``worker_exit_shm``: a DataLoader worker found dead inside a container: /dev/shm first (0.75: the container's
   64 MiB default is the documented limit the batches pass through, but a worker's native crash reads the same).
+* ``worker_exit``: a DataLoader worker found dead outside a container, no signal named: the OOM killer first (0.6:
+  each worker is a copy of the main process, so num_workers multiplies host memory; a native crash reads the same).
 * ``load_exit_paused``: python.exe gone while the checkpoint shards were read, with the Windows console's pause prompt
   after it: the commit limit (RAM + page file) first (0.65), with the commit counters as the check.
 """
@@ -21,6 +23,19 @@ def worker_exit_in_container(cause: Cause) -> Cause:
                           "Workers hand each batch to the main process through shared memory (/dev/shm), which a "
                           "container gets only 64 MB of unless told otherwise; a worker that cannot back a page there "
                           "dies. A crash in the worker's own code reads the same, so the size of /dev/shm decides.")
+    return cause
+
+
+def worker_found_dead(cause: Cause) -> Cause:
+    """``cause`` (the ``oom_killer`` not-capacity cause) worded for a DataLoader worker gone with no signal named."""
+    cause.title = _("Likely not GPU memory: a DataLoader worker died without an error, most often killed by the "
+                    "host's OOM killer")
+    cause.explanation = _("A DataLoader worker ended without a Python error of its own, so a signal ended it. Each "
+                          "worker is a copy of the main process holding its own batches, so host memory grows with "
+                          "num_workers, and the Linux OOM killer ends a process with SIGKILL when RAM and swap run "
+                          "out. A crash in the worker's native code reads the same; the kernel log decides.")
+    cause.fix = _("Lower num_workers (and prefetch_factor), or the batch or image size the workers prepare; give the "
+                  "machine more RAM or swap")
     return cause
 
 

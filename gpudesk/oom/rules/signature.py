@@ -656,6 +656,21 @@ def _other_process(confidence: float, f: Facts) -> Cause:
                       "multi-GPU jobs call torch.cuda.set_device(local_rank) first in every rank"), "other_process", f)
 
 
+def _graph_buffer(f: Facts) -> Cause:
+    """ggml's graph allocator refused the one buffer of a whole compute graph, no size given (signatures
+    ``graph_buffer``): a driver's per-allocation limit first (0.55), weakly."""
+    cause = _not_capacity("buffer_limit", 0.55, f)
+    cause.title = _("Likely not capacity: the compute graph's single buffer is above the driver's per-allocation "
+                    "limit")
+    cause.explanation = _("The graph allocator puts all of a compute graph's intermediate tensors in one buffer and "
+                          "asks the driver for it in one piece, so a large input makes it one very large allocation. "
+                          "Drivers cap a single allocation (Vulkan's maxMemoryAllocationSize, some Windows drivers "
+                          "at 2-4 GB) below the card's memory, and refuse it with memory free.")
+    cause.fix = _("Make the input smaller (a lower resolution, or tiles) so the graph's buffer shrinks; try another "
+                  "backend or driver whose per-allocation limit is larger")
+    return cause
+
+
 def _shortage(confidence: float, f: Facts, explanation: str) -> Cause:
     return Cause(id="genuine_shortage", title=_("Not enough GPU memory for this job"), confidence=confidence,
                  evidence=evidence(requested_bytes=f.requested, total_capacity_bytes=f.total, free_bytes=f.free,
@@ -780,6 +795,10 @@ def check(f: Facts) -> list[Cause]:
     elif sig == "vulkan_unsized":
         out.append(_not_capacity(sig, 0.5, f))
         out.append(_shortage(0.45, f, _("The Vulkan device's memory may be full: the text gives no figure to tell.")))
+    elif sig == "graph_buffer":
+        out.append(_graph_buffer(f))
+        out.append(_shortage(0.5, f, _("The graph's intermediate tensors may not fit the device at this input size: "
+                                       "the text gives no size or capacity to tell.")))
     elif sig == "vmm_handle":
         out.append(_not_capacity(sig, 0.6, f))
         out.append(_shortage(0.4, f, _("hipMemCreate allocates device memory: with the GPU full it fails the same "
@@ -814,6 +833,8 @@ def check(f: Facts) -> list[Cause]:
         out.append(_not_capacity("oom_killer", 0.7, f))
     elif sig == "worker_exit_shm":
         out.append(exit_causes.worker_exit_in_container(_not_capacity("dev_shm", 0.75, f)))
+    elif sig == "worker_exit":
+        out.append(exit_causes.worker_found_dead(_not_capacity("oom_killer", 0.6, f)))
     elif sig == "load_exit_paused":
         out.append(exit_causes.paused_after_load(_page_file(0.65, f)))
     elif sig == "kernel_died":
