@@ -114,6 +114,16 @@ def is_paged(optimizer: str) -> bool:
     return str(optimizer).strip().lower().startswith("paged")
 
 
+def optimizer_alias_groups() -> tuple[tuple[str, bool, tuple[str, ...]], ...]:
+    """The names of :data:`OPTIMIZER_ALIASES` grouped by what they are sized as: ``(family, paged, names)`` in the
+    table's order, the bitsandbytes paged names (:func:`is_paged`) apart from the unpaged ones of their family. The
+    one source of the lists the wizard's Optimizer help shows."""
+    groups: dict[tuple[str, bool], list[str]] = {}
+    for name, family in OPTIMIZER_ALIASES.items():
+        groups.setdefault((family, is_paged(name)), []).append(name)
+    return tuple((family, paged, tuple(names)) for (family, paged), names in groups.items())
+
+
 def step_temporary_bytes_per_param(optimizer: str, precision: str = "bf16", implementation: str = "foreach") -> float:
     """Bytes per parameter of the temporaries ``optimizer.step()`` allocates for all parameters at once: one
     state-sized tensor for a ``foreach`` Adam/AdamW (see :data:`OPTIMIZER_IMPLS`), 0 otherwise.
