@@ -217,6 +217,14 @@ def _check_references(conn: sqlite3.Connection) -> None:
             raise BuildError(f"gpu_memory_ecc.csv: gpu id {gpu_id!r} is not in gpus.csv.")
         if not memory_type.upper().startswith("GDDR"):
             raise BuildError(f"gpu_memory_ecc.csv: {gpu_id} has {memory_type} memory; only GDDR cards lose memory to ECC.")
+    models = {r[0] for r in conn.execute("SELECT id FROM models")}
+    for mid, base, fmt in conn.execute("SELECT id, base_model, checkpoint_weight_format FROM models "
+                                       "WHERE base_model IS NOT NULL"):
+        if base not in models or base == mid:
+            raise BuildError(f"models.csv row {mid}: base_model {base!r} is not another row of models.csv.")
+        if not fmt:
+            raise BuildError(f"models.csv row {mid}: a base_model link is for a quantized checkpoint; "
+                             "give its checkpoint_weight_format.")
     for (gpu_id,) in conn.execute("SELECT gpu_id FROM gpu_streaming_multiprocessors"):
         if gpu_id not in gpus:
             raise BuildError(f"gpu_sms.csv: gpu id {gpu_id!r} is not in gpus.csv.")

@@ -138,7 +138,10 @@ CREATE TABLE models (
     rope_linear_factor REAL,
     rope_local_base_freq REAL,
     global_kv_heads INTEGER,
-    global_head_dim INTEGER
+    global_head_dim INTEGER,
+    -- The catalog model this checkpoint quantizes (same architecture, weights stored in checkpoint_weight_format,
+    -- e.g. Qwen/Qwen3-8B-FP8 of qwen3-8b: its config.json adds quantization_config); NULL for an original.
+    base_model TEXT REFERENCES models(id)
 );
 
 CREATE TABLE precision_support (

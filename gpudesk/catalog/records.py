@@ -229,6 +229,9 @@ class ModelShape:
     rope_local_base_freq: float | None = None
     global_kv_heads: int | None = None
     global_head_dim: int | None = None
+    #: The catalog model this checkpoint quantizes (``qwen3-8b`` for Qwen/Qwen3-8B-FP8: the same architecture, its
+    #: weights stored in ``checkpoint_weight_format``); None for an original checkpoint.
+    base_model: str | None = None
 
 
 @dataclass(frozen=True)

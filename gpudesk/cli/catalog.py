@@ -139,7 +139,17 @@ def model_json(m) -> dict:
     return {"id": m.id, "name": m.name, "family": m.family, "kind": m.kind, "params": m.params,
             "active_params": m.active_params, "layers": m.layers, "context_length_tokens": m.context_length,
             "moe_experts": m.moe_experts, "moe_active_experts": m.moe_active_experts,
-            "checkpoint_weight_format": m.checkpoint_weight_format, "hf_repo": m.hf_repo, "source_url": m.source_url}
+            "checkpoint_weight_format": m.checkpoint_weight_format, "base_model": m.base_model, "hf_repo": m.hf_repo,
+            "source_url": m.source_url}
+
+
+def _checkpoint_text(m) -> str:
+    """The checkpoint column: its storage format, and the catalog model a quantized checkpoint was made from."""
+    fmt = m.checkpoint_weight_format or _("16-bit")
+    if m.base_model:
+        # Translators: {format} is a weight format (fp8), {base} a catalog model id (qwen3-8b)
+        return _("{format} of {base}").format(format=fmt, base=m.base_model)
+    return fmt
 
 
 def cmd_models(args: argparse.Namespace) -> int:
@@ -153,7 +163,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     rows = [[m.id, m.name, _billions(m.params), _billions(m.active_params), str(m.layers or ""),
              f"{m.context_length:,}" if m.context_length else "",
              f"{m.moe_experts} / {m.moe_active_experts}" if m.moe_experts else "",
-             m.checkpoint_weight_format or _("16-bit")] for m in models]
+             _checkpoint_text(m)] for m in models]
     print(_table(headers, rows, {2, 3, 4, 5}))
     print()
     print(ngettext("{n} model. Give its id to --model (gpudesk estimate, gpudesk plan); active = parameters a token "

@@ -68,6 +68,7 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
     apply_runtime(report, causes)
     framework_checks.apply(report, causes)  # the "Also check" list in the report's framework's terms
     framework_fixes.apply(report, causes)  # and the training fixes
+    stack_terms.name_the_device(report, causes)  # "HPU" / "NPU" in the prose of a Gaudi / Ascend report
 
 
 # --- Fixes in the user's runtime's own terms (issue 28) ----------------------------------------------------------

@@ -31,6 +31,7 @@ names are swapped:
 from __future__ import annotations
 
 from gpudesk import i18n
+from gpudesk.catalog.device_terms import GPU_TERM, device_term, in_device_terms
 from gpudesk.i18n import N_
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import MemoryReport
@@ -104,3 +105,18 @@ def apply(report: MemoryReport, causes: list[Cause]) -> None:
         command = cause.evidence.get("check_command")
         if isinstance(command, str):  # the deciding check's command ("Command to run"), as the checks say it
             cause.evidence["check_command"] = _swap(command, platform, None)
+
+
+def name_the_device(report: MemoryReport, causes: list[Cause]) -> None:
+    """Call the device what its vendor calls it in the causes' prose (title, explanation, fixes, checks): "HPU"
+    for a Gaudi report, "NPU" for Ascend, "TPU" (:func:`gpudesk.catalog.device_terms.device_term`); a CUDA, ROCm or
+    Intel GPU report keeps "GPU". Run after every other rewrite of the texts."""
+    term = device_term(report.platform)
+    if term == GPU_TERM:
+        return
+    for cause in causes:
+        cause.title = in_device_terms(cause.title, term)
+        cause.explanation = in_device_terms(cause.explanation, term)
+        cause.fix = in_device_terms(cause.fix, term)
+        cause.more_fixes = [in_device_terms(m, term) for m in cause.more_fixes]
+        cause.checks = [in_device_terms(c, term) for c in cause.checks]

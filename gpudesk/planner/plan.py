@@ -35,6 +35,7 @@ from gpudesk.planner.tco import compute_tco, gpu_dollar_multiplier, rent_vs_buy
 from gpudesk.planner.train_eval import evaluate_training
 from gpudesk.planner.workload import memory_workload, profile_problems, resolve_model
 from gpudesk.catalog.catalog import Catalog
+from gpudesk.catalog.device_terms import GPU_TERM, in_device_terms, vendor_device_term
 from gpudesk.catalog.records import GPU, Price, Server
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory import estimate_memory
@@ -220,6 +221,17 @@ def _unpriced_warning(ranked: list[Candidate]) -> str | None:
     return text
 
 
+def _name_the_device(c: Candidate, term: str) -> None:
+    """The candidate's decisions, warnings and rank reason call its card what its vendor does ("HPU" for a Gaudi,
+    "NPU" for an Ascend: :mod:`gpudesk.catalog.device_terms`); the sources are quoted as they are written."""
+    if term == GPU_TERM:
+        return
+    if c.rank_reason:
+        c.rank_reason = in_device_terms(c.rank_reason, term)
+    c.warnings = [in_device_terms(w, term) for w in c.warnings]
+    c.rationale = [(in_device_terms(decision, term), source) for decision, source in c.rationale]
+
+
 def plan(req: Requirement, catalog: Catalog, price_overrides: dict[str, Any] | None = None) -> Plan:
     """Plan ``req`` against ``catalog`` (a gpudesk.catalog.Catalog).
 
@@ -308,9 +320,11 @@ def plan(req: Requirement, catalog: Catalog, price_overrides: dict[str, Any] | N
     prefer_nvlink = kind in (LARGE, MULTIMODAL)
     ranked = rank(candidates, req.operations.budget_usd, prefer_nvlink=prefer_nvlink)
     explain_ranking(ranked, req.operations.budget_usd, prefer_nvlink, gpu_dollar_multiplier(req.tco))
+    terms = {g.id: vendor_device_term(g.vendor, g.architecture) for g in ctx.gpus}
     for c in ranked:
         c.rationale.insert(0, (_("rank {reason}").format(reason=c.rank_reason), "gpudesk.planner.rank: fit, deadline/QPS, budget, NVLink for "
                                                         "large models, known 3-year TCO, TCO, time to result"))
+        _name_the_device(c, terms.get(c.gpu_id, GPU_TERM))
     rejected = _dedupe_rejections(rejected)
     result = Plan(requirement=req, model=spec, workload_kind=kind, memory=job_memory, candidates=ranked,
                   rejected=rejected, warnings=_plan_warnings(req, spec), rationale=rationale)

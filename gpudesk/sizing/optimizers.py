@@ -114,6 +114,16 @@ def is_paged(optimizer: str) -> bool:
     return str(optimizer).strip().lower().startswith("paged")
 
 
+def optimizer_alias_groups() -> tuple[tuple[str, bool, tuple[str, ...]], ...]:
+    """The names of :data:`OPTIMIZER_ALIASES` grouped by what they are sized as: ``(family, paged, names)`` in the
+    table's order, the bitsandbytes paged names (:func:`is_paged`) apart from the unpaged ones of their family. The
+    one source of the lists the wizard's Optimizer help shows."""
+    groups: dict[tuple[str, bool], list[str]] = {}
+    for name, family in OPTIMIZER_ALIASES.items():
+        groups.setdefault((family, is_paged(name)), []).append(name)
+    return tuple((family, paged, tuple(names)) for (family, paged), names in groups.items())
+
+
 def step_temporary_bytes_per_param(optimizer: str, precision: str = "bf16", implementation: str = "foreach") -> float:
     """Bytes per parameter of the temporaries ``optimizer.step()`` allocates for all parameters at once: one
     state-sized tensor for a ``foreach`` Adam/AdamW (see :data:`OPTIMIZER_IMPLS`), 0 otherwise.
@@ -148,7 +158,7 @@ ZERO3_SUB_GROUP_FP32_GRAD_BYTES = 4.0
 # one is dropped when the statement ends, before ``_optimizer_step`` makes the step's temporaries
 # (https://github.com/deepspeedai/DeepSpeed/blob/v0.11.1/deepspeed/runtime/zero/stage3.py lines 143 and 1726-1745;
 # the same at v0.14.2, lines 147 and 1847-1851). With fp32 gradients ``.to(fp32)`` returns its input: no second copy.
-ZERO3_FLAT_GRAD_COPY = True
+# Every DeepSpeed release read makes this copy, so it is always counted (no setting: a user has no switch for it).
 
 
 def zero3_sub_group_step_bytes(partition_params: float, optimizer: str, precision: str = "bf16",
@@ -157,7 +167,7 @@ def zero3_sub_group_step_bytes(partition_params: float, optimizer: str, precisio
     (the rank's partition, capped at :data:`ZERO3_SUB_GROUP_ELEMENTS`) of fp32 gradient made from the 16-bit
     gradient partition, plus the larger of the step's temporaries for that sub-group
     (:func:`step_temporary_bytes_per_param`) and the flat 16-bit copy the fp32 gradient is cast from
-    (:data:`ZERO3_FLAT_GRAD_COPY`; ``grad_bytes`` is the gradient partition's element size, 4 for fp32
+    (see the comment above; ``grad_bytes`` is the gradient partition's element size, 4 for fp32
     gradients, where the cast makes no second copy). The accounting names (adam-16/18/20) are closed
     per-parameter accountings of fused optimizers and add nothing.
 
@@ -168,7 +178,7 @@ def zero3_sub_group_step_bytes(partition_params: float, optimizer: str, precisio
         choice("optimizer_impl", implementation, OPTIMIZER_IMPLS)
         return 0.0
     elements = min(float(partition_params), float(ZERO3_SUB_GROUP_ELEMENTS))
-    flat_copy = grad_bytes if ZERO3_FLAT_GRAD_COPY and grad_bytes < ZERO3_SUB_GROUP_FP32_GRAD_BYTES else 0.0
+    flat_copy = grad_bytes if grad_bytes < ZERO3_SUB_GROUP_FP32_GRAD_BYTES else 0.0
     per_param = ZERO3_SUB_GROUP_FP32_GRAD_BYTES + max(
         flat_copy, step_temporary_bytes_per_param(optimizer, precision, implementation))
     return elements * per_param

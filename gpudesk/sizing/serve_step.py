@@ -774,6 +774,34 @@ def _linear_kernel_rate(spec: ModelSpec, load: ServeLoad, gpu: GPU, peak: float,
     return flops, peak * share
 
 
+def eager_decode_assumptions(eager_step_s: float, kernels: int, v0_graph_max_batch: int = 0,
+                             graph_max_batch: int = 0, graph_max_context: int = 0) -> list[Assumption]:
+    """The assumptions behind the decode steps that leave CUDA graphs, each lasting at least ``eager_step_s`` (the
+    CPU time to issue the step's ``kernels`` kernels, serve_eager_prefill): batches above vLLM V0's captured sizes
+    before 0.6 (``v0_graph_max_batch``) or else above SGLang's ``cuda_graph_max_bs`` (``graph_max_batch``), and
+    steps whose requests hold more context than vLLM V0's ``max_seq_len_to_capture`` (``graph_max_context``); 0: no
+    such cap. Written once here so the three sentences share their time and quantities."""
+    time = format_duration(eager_step_s)
+    out: list[Assumption] = []
+    if v0_graph_max_batch:
+        out.append(Assumption("eager_decode_above", _(
+            "decode batches of more than {requests} requests run without CUDA graphs (vLLM V0 before 0.6 captures "
+            "up to {requests}): they last at least {time}").format(requests=v0_graph_max_batch, time=time),
+            EAGER_V0_BATCH_SOURCE, raw(requests=v0_graph_max_batch, kernels_per_step=kernels)))
+    elif graph_max_batch:
+        out.append(Assumption("eager_decode_above", _(
+            "decode batches of more than {requests} requests run without CUDA graphs (SGLang's default "
+            "cuda_graph_max_bs for this GPU's memory and TP): they last at least {time}").format(
+            requests=graph_max_batch, time=time),
+            EAGER_DECODE_SOURCE, raw(requests=graph_max_batch, kernels_per_step=kernels)))
+    if graph_max_context:
+        out.append(Assumption("eager_long_decode", _(
+            "decode steps whose requests hold more than {tokens} tokens of context run without CUDA graphs (vLLM "
+            "V0's max_seq_len_to_capture): they last at least {time}").format(tokens=graph_max_context, time=time),
+            EAGER_LONG_DECODE_SOURCE, raw(tokens=graph_max_context, kernels_per_step=kernels)))
+    return out
+
+
 def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv_dtype: str) -> StepModel:
     """The :class:`StepModel` of one replica of ``load`` on ``gpu`` GPUs joined by ``link``.
 
@@ -957,24 +985,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             "the host (the stop and the eager issue of the attention's {kernels} kernels, every layer)").format(
             time=format_duration(serial_s * dims.layers), kernels=attention_kernels),
             ASCEND_SYNC_SOURCE, raw(layer_s=serial_s, layers=dims.layers, kernels_per_step=attention_kernels)))
-    if v0_graph_max_batch:
-        assumptions.append(Assumption("eager_decode_above", _(
-            "decode batches of more than {requests} requests run without CUDA graphs (vLLM V0 before 0.6 captures "
-            "up to {requests}): they last at least {time}").format(
-            requests=v0_graph_max_batch, time=format_duration(prefill_launch_s * dims.layers)),
-            EAGER_V0_BATCH_SOURCE, raw(requests=v0_graph_max_batch, kernels_per_step=kernels)))
-    elif graph_max_batch:
-        assumptions.append(Assumption("eager_decode_above", _(
-            "decode batches of more than {requests} requests run without CUDA graphs (SGLang's default "
-            "cuda_graph_max_bs for this GPU's memory and TP): they last at least {time}").format(
-            requests=graph_max_batch, time=format_duration(prefill_launch_s * dims.layers)),
-            EAGER_DECODE_SOURCE, raw(requests=graph_max_batch, kernels_per_step=kernels)))
-    if graph_max_context:
-        assumptions.append(Assumption("eager_long_decode", _(
-            "decode steps whose requests hold more than {tokens} tokens of context run without CUDA graphs (vLLM "
-            "V0's max_seq_len_to_capture): they last at least {time}").format(
-            tokens=graph_max_context, time=format_duration(prefill_launch_s * dims.layers)),
-            EAGER_LONG_DECODE_SOURCE, raw(tokens=graph_max_context, kernels_per_step=kernels)))
+    assumptions += eager_decode_assumptions(prefill_launch_s * dims.layers, kernels, v0_graph_max_batch,
+                                            graph_max_batch, graph_max_context)
     if mla is not None and prefill_attention is not None:
         prefill_per_head = prefill_attention / (heads_per_gpu * (spec.local_attention_layers
                                                                  + spec.global_attention_layers))

@@ -405,7 +405,10 @@ FRAMEWORKS: dict[str, Framework] = {
                              N_("Megatron-LM without --tp-comm-overlap (its default): Transformer Engine fused "
                                 "kernels (1.0); only the column-parallel backward reduce-scatters overlap GEMMs, "
                                 "2 of the 8 tensor-parallel collectives a layer issues (megatron/core/tensor_parallel/"
-                                "layers.py, async reduce-scatter under the weight-gradient GEMM)"),
+                                "layers.py, async reduce-scatter under the weight-gradient GEMM); without "
+                                "--overlap-grad-reduce (also its default) the DDP / ZeRO-1 gradient all-reduce runs "
+                                "after the last backward, not overlapped with it (param_and_grad_buffer.py "
+                                "finish_grad_sync)"),
                              overlaps_interleaved_p2p=True, moe_permute_fusion=False, reduces_after_backward=True),
     "torchtitan-compile": Framework("torchtitan-compile", 1.0, 0.0,
                                     N_("torch.compile fuses the pointwise kernels as Transformer Engine does "

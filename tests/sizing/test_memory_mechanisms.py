@@ -411,7 +411,7 @@ def test_deepspeed_zero3_steps_one_sub_group_at_a_time():
     assert deepspeed.component("optimizer_step_temporaries") == pytest.approx(1e9 * (4 + 4))
     fused = estimate_memory(qwen7b, MemoryWorkload(**w, sharding="zero3", optimizer_impl="fused"))
     # Fused AdamW keeps no temporary: the flat bf16 copy the fp32 gradient is cast from is the larger transient
-    # (``_prepare_fp32_grad_for_sub_group``, optimizers.ZERO3_FLAT_GRAD_COPY; memfix43).
+    # (``_prepare_fp32_grad_for_sub_group``, optimizers.zero3_sub_group_step_bytes; memfix43).
     assert fused.component("optimizer_step_temporaries") == pytest.approx(1e9 * (4 + 2))
     # The accounting names are closed per-parameter accountings (adam-18 already holds fp32 gradients).
     accounted = estimate_memory(qwen7b, MemoryWorkload(**dict(w, optimizer="adam-18"), sharding="zero3"))
@@ -490,7 +490,7 @@ def test_zero_step_fp32_gradient_copy_whatever_the_optimizer():
     qwen7b = spec_from_hf_config(CONFIGS / "qwen-7b.config.json")
     w = dict(mode="train", precision="bf16", seq_len_tokens=256, micro_batch_size=1, gradient_accumulation=True,
              gpus=2, recompute="full")
-    # ZeRO-3 also holds the flat bf16 copy the fp32 gradient is cast from (optimizers.ZERO3_FLAT_GRAD_COPY, memfix43).
+    # ZeRO-3 also holds the flat bf16 copy the fp32 gradient is cast from (optimizers.zero3_sub_group_step_bytes, memfix43).
     for sharding, fp32_grad_bytes in (("zero1", qwen7b.params / 2 * 4), ("zero2", qwen7b.params / 2 * 4),
                                       ("zero3", 1e9 * (4 + 2))):
         for name, alias in (("adam-8bit", "adamw_8bit"), ("sgd", "sgd_momentum")):

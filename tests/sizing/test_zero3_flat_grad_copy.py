@@ -42,3 +42,11 @@ def test_sub_group_cap_applies_to_the_copy() -> None:
 
 def test_closed_accounting_adds_nothing() -> None:
     assert zero3_sub_group_step_bytes(1e8, "adam-16", "bf16", "fused", grad_bytes=2.0) == 0.0
+
+
+def test_no_always_true_switch_guards_the_copy() -> None:
+    # qafix4: ZERO3_FLAT_GRAD_COPY was a constant fixed to True that no user input could change; the copy is now
+    # counted unconditionally (the tests above pin the same bytes as before).
+    from gpudesk.sizing import optimizers
+
+    assert not hasattr(optimizers, "ZERO3_FLAT_GRAD_COPY")

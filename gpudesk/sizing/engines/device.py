@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from gpudesk.i18n import _
@@ -97,45 +98,82 @@ def catalog_device(gpu: GPU, ecc_enabled: bool | None = None) -> DeviceMemory:
 
 
 
-#: Streaming multiprocessors by device name, most specific first (NVIDIA architecture whitepapers: Hopper H100
-#: SXM5 132 and PCIe 114, H100 NVL/H200/GH200/H800 as H100 SXM5; Ampere GA100 A100/A800 108, A30 56, GA102 RTX 3090
-#: 82, A10 72, A40/RTX A6000 84; Ada AD102 RTX 4090 128, RTX 4090 D 114, L40/L40S/RTX 6000 Ada 142, AD103 RTX 4080
-#: 76, AD104 L4 58, AD107 RTX 4060 24; Turing T4 40; Volta V100 80; Blackwell B200 148, RTX 5090 170). What ``torch.cuda.get_device_properties().multi_processor_count`` reports,
-#: which vLLM's Triton sampler sizes its scratch rows by (:func:`gpudesk.sizing.engines.forward.triton_buffer_bytes`).
-STREAMING_MULTIPROCESSORS: tuple[tuple[str, int], ...] = (
-    ("h100 pcie", 114), ("h100", 132), ("h200", 132), ("gh200", 132), ("h800", 132), ("b200", 148),
-    ("a100", 108), ("a800", 108), ("a30", 56), ("rtx 5090", 170), ("rtx 4090 d", 114), ("rtx 4090", 128),
-    ("rtx 4080", 76), ("rtx 4060", 24), ("rtx 3090", 82), ("rtx 6000 ada", 142),
-    ("rtx a6000", 84), ("l40", 142), ("l4", 58), ("a40", 84), ("a10", 72), ("t4", 40), ("v100", 80),
+#: Device names as engines and logs print them (``torch.cuda.get_device_name``: "NVIDIA H100 80GB HBM3", "NVIDIA
+#: A100-SXM4-80GB", "Tesla T4"; catalog names) -> the catalog GPU they are, most specific first. Matched on the name
+#: lower-cased with ``-``/``_`` as spaces. Only names, no facts: the SM count and the LLVM target are read from that
+#: catalog row (:func:`streaming_multiprocessors`, :func:`amd_gfx_target`). Where one name covers several SKUs of one
+#: die configuration the row chosen has the same SM count and target (an A100 of either memory size: 108 SMs; the
+#: H100 NVL and H200 NVL the H100 SXM5's GH100 configuration, 132; an MI250 or MI250X: gfx90a; the Radeon VII is the
+#: MI50's Vega 20, gfx906).
+DEVICE_NAME_GPUS: tuple[tuple[str, str], ...] = (
+    ("h100 pcie", "h100-pcie"), ("gh200", "gh200"), ("h100", "h100-sxm5"), ("h200", "h200-sxm"),
+    ("h800", "h800-sxm5"), ("gb200", "gb200"), ("b200", "b200"),
+    ("a100", "a100-80-sxm4"), ("a800", "a800-80-sxm4"), ("a30", "a30"), ("rtx 5090", "rtx5090"),
+    ("rtx 4090 d", "rtx4090d"), ("rtx 4090", "rtx4090"), ("rtx 4080", "rtx4080"), ("rtx 4060", "rtx4060"),
+    ("rtx 3090", "rtx3090"), ("rtx 6000 ada", "rtx-6000-ada"), ("rtx a6000", "rtx-a6000"), ("l40s", "l40s"),
+    ("l40", "l40"), ("l4", "l4"), ("a40", "a40"), ("a10", "a10"), ("t4", "t4"), ("v100", "v100-sxm2-32"),
+    ("mi50", "mi50-32"), ("mi60", "mi60"), ("radeon vii", "mi50-32"), ("mi100", "mi100"), ("mi210", "mi210"),
+    ("mi250", "mi250x"), ("mi300", "mi300x"), ("mi325", "mi325x"), ("mi350", "mi350x"), ("mi355", "mi355x"),
+    ("w7900", "radeon-pro-w7900"), ("rx 7900", "rx7900xtx"),
 )
+
+#: SM counts of catalog GPUs that the catalog's ``gpu_streaming_multiprocessors`` table (db/gpu_sms.csv) does not
+#: hold yet: what ``torch.cuda.get_device_properties().multi_processor_count`` reports (NVIDIA architecture
+#: whitepapers: Ampere GA100 A30 56; GA102 RTX 3090 82, A10 72, A40 / RTX A6000 84; Ada AD102 RTX 4090 128, RTX 4090 D
+#: 114, L40 / L40S / RTX 6000 Ada 142, AD103 RTX 4080 76, AD104 L4 58, AD107 RTX 4060 24; Turing T4 40; Volta V100
+#: 80; Blackwell GB202 RTX 5090 170). Not moved into db/gpu_sms.csv in the same change because every count there
+#: also turns on the GEMM wave term of the training speed model (:mod:`gpudesk.sizing.gemm_waves`, ``GPU.sm_count``)
+#: for that GPU, a speed-model change to be scored on its own; a count the catalog holds is never repeated here
+#: (tests/sizing/engines/test_device_names.py).
+SMS_NOT_IN_CATALOG: dict[str, int] = {
+    "a30": 56, "rtx5090": 170, "rtx4090d": 114, "rtx4090": 128, "rtx4080": 76, "rtx4060": 24, "rtx3090": 82,
+    "rtx-6000-ada": 142, "rtx-a6000": 84, "l40s": 142, "l40": 142, "l4": 58, "a40": 84, "a10": 72, "t4": 40,
+    "v100-sxm2-32": 80,
+}
+_GFX = re.compile(r"\bgfx[0-9a-f]+\b", re.I)
+
+
+def catalog_gpu_id(name: str) -> str | None:
+    """The catalog GPU id of the device called ``name`` (catalog name or as the engine prints it; case and
+    ``-``/``_`` ignored), None when the name is none of :data:`DEVICE_NAME_GPUS`."""
+    key = re.sub(r"[-_]+", " ", name.lower())
+    key = re.sub(r"rtx(\d)", r"rtx \1", key)
+    for part, gpu_id in DEVICE_NAME_GPUS:
+        if part in key:
+            return gpu_id
+    return None
+
+
+@lru_cache(maxsize=4)
+def _catalog_facts(path: str) -> dict[str, tuple[int | None, str | None]]:
+    """gpu id -> (SM count, chip) of the catalog at ``path``, read once per catalog file."""
+    from gpudesk.catalog import open_catalog
+
+    return {g.id: (g.sm_count, g.chip) for g in open_catalog(path).gpus()}
+
+
+def _facts(gpu_id: str) -> tuple[int | None, str | None]:
+    from gpudesk.paths import catalog_path
+
+    return _catalog_facts(str(catalog_path())).get(gpu_id, (None, None))
 
 
 def streaming_multiprocessors(name: str) -> int:
-    """The SM count of the device called ``name`` (catalog name or as the engine prints it; case and ``-``/``_``
-    ignored), 0 when not known (then terms sized by it are left out)."""
-    key = re.sub(r"[-_]+", " ", name.lower())
-    key = re.sub(r"rtx(\d)", r"rtx \1", key)
-    for part, count in STREAMING_MULTIPROCESSORS:
-        if part in key:
-            return count
-    return 0
-
-
-#: AMD GPU -> its LLVM target (AMD ROCm "GPU hardware specifications": MI50/MI60/Radeon VII gfx906, MI100 gfx908,
-#: MI210/MI250 gfx90a, MI300/MI325 gfx942, MI350/MI355 gfx950, Radeon PRO W7900 / RX 7900 gfx1100), most specific
-#: first.
-AMD_GFX_TARGETS: tuple[tuple[str, str], ...] = (
-    ("mi50", "gfx906"), ("mi60", "gfx906"), ("radeon vii", "gfx906"), ("mi100", "gfx908"), ("mi210", "gfx90a"),
-    ("mi250", "gfx90a"), ("mi300", "gfx942"), ("mi325", "gfx942"), ("mi350", "gfx950"), ("mi355", "gfx950"),
-    ("w7900", "gfx1100"), ("rx 7900", "gfx1100"),
-)
+    """The SM count of the device called ``name`` (see :func:`catalog_gpu_id`): the catalog's, else
+    :data:`SMS_NOT_IN_CATALOG`; 0 when not known (then terms sized by it are left out). What
+    ``torch.cuda.get_device_properties().multi_processor_count`` reports, which vLLM's Triton sampler sizes its
+    scratch rows by (:func:`gpudesk.sizing.engines.forward.triton_buffer_bytes`)."""
+    gpu_id = catalog_gpu_id(name)
+    if gpu_id is None:
+        return 0
+    count = _facts(gpu_id)[0]
+    return int(count) if count else SMS_NOT_IN_CATALOG.get(gpu_id, 0)
 
 
 def amd_gfx_target(name: str) -> str | None:
-    """The LLVM target (``gfx906``, ``gfx942``...) of the AMD GPU called ``name``, None when not an AMD GPU known
-    here."""
-    key = re.sub(r"[-_]+", " ", name.lower())
-    for part, target in AMD_GFX_TARGETS:
-        if part in key:
-            return target
-    return None
+    """The LLVM target (``gfx906``, ``gfx942``...) of the AMD GPU called ``name``, read from its catalog row's chip
+    (AMD ROCm "GPU hardware specifications", as db/gpus.csv cites it); None when not an AMD GPU known here."""
+    gpu_id = catalog_gpu_id(name)
+    chip = _facts(gpu_id)[1] if gpu_id is not None else None
+    m = _GFX.search(chip or "")
+    return m.group(0).lower() if m else None

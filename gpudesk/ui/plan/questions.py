@@ -30,7 +30,13 @@ from gpudesk.sizing.memory import MODES
 from gpudesk.sizing.memory_inference import KV_CACHE_IMPLS, MLA_DECODE_WEIGHTS, PROMPT_LOGITS
 from gpudesk.sizing.loading import WEIGHT_LOADERS
 from gpudesk.sizing.memory_train import OFFLOAD_MODES
-from gpudesk.sizing.optimizers import OPTIMIZER_IMPLS, OPTIMIZER_NAMES
+from gpudesk.sizing.optimizers import (
+    LEGACY_ACCOUNTING,
+    OPTIMIZER_ALIASES,
+    OPTIMIZER_IMPLS,
+    OPTIMIZER_NAMES,
+    optimizer_alias_groups,
+)
 from gpudesk.sizing.overheads import CUDA_MAJOR_VERSIONS
 from gpudesk.sizing.zero3_params import ZERO3_DEFAULTS
 from gpudesk.ui.plan.fields import FieldSpec, PageSpec
@@ -71,6 +77,47 @@ def _plain(values: tuple[str, ...]) -> tuple[tuple[Any, str], ...]:
 def _f(key: str, label: str, **kw: Any) -> FieldSpec:
     kw.setdefault("default", default(key))
     return FieldSpec(key=key, label=label, **kw)
+
+
+def optimizer_tooltip() -> str:
+    """The Optimizer field's help. Its name lists come from the alias table the sizing reads
+    (:func:`gpudesk.sizing.optimizers.optimizer_alias_groups`, :data:`~gpudesk.sizing.optimizers.LEGACY_ACCOUNTING`),
+    so a name added there is listed here; only the notes on what a group keeps are written in this file."""
+    paged_note = translate("PlanQuestions", "states outside PyTorch's allocator")
+    notes = {
+        ("adam-8bit", True): paged_note,
+        ("adam", True): paged_note,
+        ("sgd", False): translate("PlanQuestions", "with momentum: one state"),
+        ("sgd-plain", False): translate("PlanQuestions", "momentum 0: no state"),
+        ("muon", False): translate("PlanQuestions", "one state for hidden matrices, AdamW for embeddings, head and norms"),
+    }
+    accounting_notes = {
+        "adam-16": translate("PlanQuestions", "ZeRO paper"),
+        "adam-18": translate("PlanQuestions", "Megatron/DeepSpeed"),
+        "adam-20": translate("PlanQuestions", "MT-NLG"),
+    }
+    sep = translate("PlanQuestions", ", ", "between the names of a list")
+    groups = []
+    for family, paged, names in optimizer_alias_groups():
+        note = notes.get((family, paged))
+        also = sep.join(names[1:])
+        if also and note:
+            text = translate("PlanQuestions", "%1 (also %2; %3)").replace("%2", also).replace("%3", note)
+        elif also:
+            text = translate("PlanQuestions", "%1 (also %2)").replace("%2", also)
+        elif note:
+            text = translate("PlanQuestions", "%1 (%2)").replace("%2", note)
+        else:
+            text = "%1"
+        groups.append(text.replace("%1", names[0]))
+    accounting = []
+    for name in LEGACY_ACCOUNTING:
+        if name in OPTIMIZER_ALIASES:  # sgd: already listed with its aliases
+            continue
+        note = accounting_notes.get(name)
+        accounting.append(translate("PlanQuestions", "%1 (%2)").replace("%2", note).replace("%1", name) if note else name)
+    return translate("PlanQuestions", "%1; or an accounting: %2.").replace("%2", sep.join(accounting)).replace(
+        "%1", sep.join(groups))
 
 
 def _catalog_choices(catalog: Any, what: str) -> list[tuple[Any, str]]:
@@ -146,7 +193,7 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.precision", translate("PlanQuestions", "Training precision"), kind="choice", choices=_plain(PRECISIONS),
                tooltip=translate("PlanQuestions", "BF16 is the safe default (Ampere and newer): 16-bit compute over fp32 master weights, also what FSDP under Accelerate's bf16 mixed precision (HF Trainer --bf16) makes of a model loaded in bf16 (Accelerate 0.30 and later upcast the shards). bf16-pure: parameters, gradients and optimizer states all in bf16 (torchtune dtype bf16; HF Trainer without --bf16).")),
             _f("model.optimizer", translate("PlanQuestions", "Optimizer"), kind="choice", choices=_plain(OPTIMIZER_NAMES),
-               tooltip=translate("PlanQuestions", "adamw (also adam, adamw_torch, adamw_torch_fused, adamw_hf, adamw_apex_fused, fused_adam), adamw_8bit (also adamw_bnb_8bit, adam8bit, adam_8bit), paged_adamw_8bit (also paged_adamw8bit, pagedadamw8bit; states outside PyTorch's allocator), paged_adamw (also paged_adamw_32bit, pagedadamw), adafactor, sgd / sgd_momentum (with momentum: one state), sgd_plain (momentum 0: no state), muon (one state for hidden matrices, AdamW for embeddings, head and norms); or an accounting: adam-16 (ZeRO paper), adam-18 (Megatron/DeepSpeed), adam-20 (MT-NLG), adamw-bf16, adam-8bit.")),
+               tooltip=optimizer_tooltip()),
             _f("model.seq_len_tokens", translate("PlanQuestions", "Sequence length"), kind="int", unit=translate("PlanQuestions", "tokens"), minimum=1),
             _f("model.longest_sample_tokens", translate("PlanQuestions", "Longest sample"), kind="int", unit=translate("PlanQuestions", "tokens"), minimum=1, optional=True,
                tooltip=translate("PlanQuestions", "Training with batches padded to their longest sample (no packing): the longest tokenised sample the run meets (over a full epoch, the dataset's longest). The peak batch is the shorter of it and the sequence length (the truncation cap); empty: batches reach the sequence length.")),
