@@ -112,6 +112,7 @@ FRESH57 = CASES.with_name("measured_peaks_fresh57.jsonl")
 FRESH58 = CASES.with_name("measured_peaks_fresh58.jsonl")
 FRESH59 = CASES.with_name("measured_peaks_fresh59.jsonl")
 FRESH60 = CASES.with_name("measured_peaks_fresh60.jsonl")
+FRESH61 = CASES.with_name("measured_peaks_fresh61.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -244,7 +245,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 1, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 3, "fresh-58": 3, "fresh-59": 2, "fresh-60": 1}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 1, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 3, "fresh-58": 3, "fresh-59": 2, "fresh-60": 1, "fresh-61": 2}
 # memfix46: fresh-43 2 -> 0 (Megatron --recompute-num-layers 6 of 10 a stage) and fresh-52 7 -> 6 (torchtitan
 # every 2nd layer) typed through --recompute-layers (gpudesk.sizing.recompute_layers).
 # memfix47: fresh-42 2 -> 1, fresh-54 11 -> 3, fresh-58 7 -> 3: Megatron expert parallelism (full training and
@@ -388,6 +389,9 @@ SHARED_PAGES = {
     # fresh-60: collected while memfix48 was written, after memfix47 (the last merged memory change), scored once on
     # memfix47 (2/3 supported within 15 %; the pipeline-parallel LoRA row with Megatron CPU offload unsupported).
     ("fresh-60", FRESH60, "fresh60-2026-12-07", 4),
+    # fresh-61: collected while memfix48 was written, scored once on memfix47 (1/2 supported within 15 %: Qwen3-8B LoRA
+    # 0.91, a Qwen1.5-MoE-A2.7B EP4 full fine-tune 0.68; 2 unsupported: expert TP 1 under TP 4, uneven pipeline stages).
+    ("fresh-61", FRESH61, "fresh61-2026-12-07", 4),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
