@@ -4,7 +4,7 @@
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
 ``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``; ``--pp`` (pipeline stages per replica) comes from the
 training flags, ``--trtllm-backend``, ``--lmdeploy-backend`` / ``--cache-max-entry-count`` / ``--max-batch-size`` /
-``--max-prefill-token-num`` (LMDeploy only), ``--[no-]overlap-scheduling``, ``--length-spread``, ``--length-distribution``, ``--ttft-p99-limit`` / ``--tpot-p99-limit``, ``--api-server-count``, ``--num-prompts``, ``--benchmark-warmup``, ``--prefix-caching``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--block-size``, ``--scheduler-recv-interval``, ``--admit-interval-steps`` / ``--admit-min-running``); ``--ep`` (the replica's expert-parallel size: vLLM --enable-expert-parallel, SGLang --ep-size, TensorRT-LLM --ep_size) also comes from the training flags; ``--gpu``, ``--count``, ``--model`` and ``--json`` come
+``--max-prefill-token-num`` (LMDeploy only), ``--[no-]overlap-scheduling``, ``--length-spread``, ``--length-distribution``, ``--ttft-p99-limit`` / ``--tpot-p99-limit``, ``--api-server-count``, ``--num-prompts``, ``--benchmark-warmup``, ``--prefix-caching``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--quantization``, ``--block-size``, ``--scheduler-recv-interval``, ``--admit-interval-steps`` / ``--admit-min-running``); ``--ep`` (the replica's expert-parallel size: vLLM --enable-expert-parallel, SGLang --ep-size, TensorRT-LLM --ep_size) also comes from the training flags; ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
 ``{"serve": {...}, "assumptions": [...]}``.
@@ -20,6 +20,7 @@ from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli import CliError
 from gpudesk.i18n import _
 from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
+from gpudesk.sizing.serve_awq_gemm import AWQ_QUANTIZATION_CHOICES
 from gpudesk.sizing.serve_lengths import LENGTH_DISTRIBUTIONS
 from gpudesk.sizing.serve_load import ENGINES, KV_DTYPES, SERVING_WEIGHT_FORMATS
 from gpudesk.sizing.serve_lmdeploy import LMDEPLOY_BACKENDS, lmdeploy_backend
@@ -34,7 +35,8 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "ttft_p99_limit_s": "--ttft-p99-limit", "tpot_p99_limit_s": "--tpot-p99-limit",
           "api_server_count": "--api-server-count", "pp": "--pp",
           "backend": "--trtllm-backend", "attention_dp": "--attention-dp", "kv_block_size": "--block-size",
-          "rocm_aiter": "--rocm-aiter", "scheduler_recv_interval": "--scheduler-recv-interval",
+          "rocm_aiter": "--rocm-aiter", "quantization": "--quantization",
+          "scheduler_recv_interval": "--scheduler-recv-interval",
           "admit_interval_steps": "--admit-interval-steps", "admit_min_running": "--admit-min-running",
           "num_prompts": "--num-prompts", "max_num_seqs": "--max-batch-size",
           "max_num_batched_tokens": "--max-prefill-token-num",
@@ -132,6 +134,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                                "(SGLang --enable-dp-attention, TensorRT-LLM enable_attention_dp)"))
     parser.add_argument("--attention-dp", type=at_least_one, default=None, metavar="D",
                         help=_("with --enable-dp-attention: attention groups per replica (SGLang --dp); default: --tp"))
+    parser.add_argument("--quantization", choices=AWQ_QUANTIZATION_CHOICES, default=None,
+                        help=_("vLLM --quantization for an AWQ checkpoint: awq forces vLLM's plain AWQ kernels, "
+                               "awq_marlin / marlin (or none) let Marlin run where the release and GPU allow"))
     parser.add_argument("--rocm-aiter", choices=("on", "off"), default=None,
                         help=_("vLLM on AMD Instinct with AITER kernels (VLLM_ROCM_USE_AITER=1) or without; vLLM "
                                "and its vllm/vllm-openai-rocm image leave it off, AMD's recipes turn it on, so the "
@@ -315,6 +320,7 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      benchmark_warmup=bool(getattr(args, "benchmark_warmup", False)),
                      prefix_caching=_aiter(getattr(args, "prefix_caching", None)),
                      rocm_aiter=_aiter(getattr(args, "rocm_aiter", None)),
+                     quantization=getattr(args, "quantization", None),
                      kv_block_size=getattr(args, "block_size", None),
                      scheduler_recv_interval=int(getattr(args, "scheduler_recv_interval", 1) or 1),
                      admit_interval_steps=int(getattr(args, "admit_interval_steps", 1) or 1),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from gpudesk.i18n import _
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, fraction, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.serve_awq_gemm import AWQ_QUANTIZATION_CHOICES
 from gpudesk.sizing.serve_host import engine_version_tuple, trtllm_backend
 from gpudesk.sizing.serve_lmdeploy import lmdeploy_backend
 from gpudesk.sizing.serve_lengths import LENGTH_DISTRIBUTIONS, SHAREGPT_MIN_TOKENS, sharegpt_mean_limits
@@ -88,6 +89,9 @@ class ServeLoad:
     ``rocm_aiter``: vLLM on AMD Instinct with AITER kernels (``VLLM_ROCM_USE_AITER=1``) or without (False); None:
     the AITER kernels, since the version does not tell which image ran (:mod:`gpudesk.sizing.serve_rocm_attention`).
     ``kv_block_size``: tokens per KV-cache block (vLLM ``--block-size``; None: the engine's default, 16).
+    ``quantization``: vLLM ``--quantization`` as typed for an AWQ checkpoint, ``awq`` (forces vLLM's plain AWQ
+    kernels), ``awq_marlin`` or ``marlin``; None: not given (Marlin where the release and GPU allow:
+    :mod:`gpudesk.sizing.serve_awq_gemm`). Only vLLM takes one.
     ``scheduler_recv_interval``: SGLang ``--scheduler-recv-interval`` (new requests are taken in every this many
     decode steps; 1, the default, every step: :mod:`gpudesk.sizing.serve_sched`); only SGLang takes one.
     ``admit_interval_steps`` n and ``admit_min_running`` m: once m or more requests run, the scheduler admits
@@ -131,6 +135,7 @@ class ServeLoad:
     cached_prompts: int = 0
     prefix_caching: bool | None = None
     rocm_aiter: bool | None = None
+    quantization: str | None = None  # vLLM --quantization for AWQ checkpoints (serve_awq_gemm)
     kv_block_size: int | None = None
     scheduler_recv_interval: int = 1
     ttft_p99_limit_s: float | None = None  # open loop run at the highest rate meeting these (serve_slo)
@@ -179,6 +184,11 @@ class ServeLoad:
                                                "{engine!r}).").format(engine=self.engine))
             else:
                 trtllm_backend(self.engine_version, self.backend)
+        if self.quantization is not None:
+            choice("quantization", self.quantization, frozenset(AWQ_QUANTIZATION_CHOICES))
+            if self.engine.lower() != "vllm":
+                raise SizingError("quantization", _("only vLLM takes --quantization here (got engine "
+                                                    "{engine!r}).").format(engine=self.engine))
         if self.rocm_aiter is not None and self.engine.lower() != "vllm":
             raise SizingError("rocm_aiter", _("only vLLM has the AITER switch (VLLM_ROCM_USE_AITER; got engine "
                                               "{engine!r}).").format(engine=self.engine))

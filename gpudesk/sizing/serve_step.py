@@ -117,6 +117,7 @@ from dataclasses import dataclass, field
 
 from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
+from gpudesk.sizing.dtypes import weight_bits_per_param
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.engine_version import version_triple
 from gpudesk.sizing.memory_inference import kv_token_bytes_all_layers, resolve_weight_format, weight_bytes
@@ -125,6 +126,14 @@ from gpudesk.sizing.serve_vllm_piecewise import PIECEWISE_SOURCE, attention_runs
 from gpudesk.sizing.serve_engine import sglang_cuda_graph_max_bs
 from gpudesk.sizing.serve_lmdeploy import uses_cuda_graphs
 from gpudesk.sizing.serve_load import ServeLoad, storage_weight_format
+from gpudesk.sizing.serve_awq_gemm import (
+    AWQ_DEQUANT_ABOVE_TOKENS,
+    AWQ_DEQUANT_BYTES_PER_WEIGHT,
+    PLAIN_AWQ_SOURCE,
+    plain_awq_dequantizes,
+    plain_awq_kernel,
+    plain_awq_stream_share,
+)
 from gpudesk.sizing.serve_marlin_linear_rate import MARLIN_LINEAR_SOURCE, marlin_linear_peak_share
 from gpudesk.sizing.serve_rocm_gptq import (
     GPTQ_GEMM_MAX_FUSED_ROWS,
@@ -757,8 +766,10 @@ def _linear_kernel_rate(spec: ModelSpec, load: ServeLoad, gpu: GPU, peak: float,
     """(FLOPs per token per GPU of the dense linears a 4-bit weight-only Marlin-family kernel runs, its rate):
     :mod:`gpudesk.sizing.serve_marlin_linear_rate`; (0, 0) elsewhere. The routed experts are left out: they run
     the MoE kernel's own rate (:func:`_moe_kernel_rate`). Appends the assumption where it applies."""
-    if peak_note.lower() != "bf16":
-        return 0.0, 0.0
+    if peak_note.lower() != "bf16" or plain_awq_kernel(load.engine, load.engine_version, gpu.vendor,
+                                                       load.weight_format, gpu.compute_capability,
+                                                       load.quantization):
+        return 0.0, 0.0  # not Marlin: vLLM's plain AWQ kernels (serve_awq_gemm)
     share = marlin_linear_peak_share(load.engine, gpu.vendor, load.weight_format, gpu.compute_capability)
     if not share or peak * share >= dense_rate:
         return 0.0, 0.0
@@ -1067,7 +1078,30 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     linear_kernel_flops, linear_kernel_rate = _linear_kernel_rate(spec, load, gpu, peak, peak_note, peak * mm_eff,
                                                                   assumptions)
     reconstruct_bytes = 0.0
-    if rocm_gptq_reconstructs(load.engine, gpu.vendor, load.weight_format):
+    reconstruct_above = GPTQ_GEMM_MAX_FUSED_ROWS
+    if plain_awq_kernel(load.engine, load.engine_version, gpu.vendor, load.weight_format, gpu.compute_capability,
+                        load.quantization):
+        linear_params = _quantized_linear_params(spec)
+        linear_bytes = linear_params * weight_bits_per_param(fmt) / 8 / tp
+        stream_share = plain_awq_stream_share(gpu.compute_capability)
+        if stream_share and linear_bytes:
+            # awq_gemm streams the 4-bit linears below the modelled HBM rate (serve_awq_gemm: RTX 4090)
+            awq_rate = gpu.memory_bandwidth_gbps * 1e9 * stream_share
+            dense_extra += linear_bytes * max(0.0, 1 / awq_rate - 1 / hbm_rate)
+        if plain_awq_dequantizes(load.engine_version):
+            reconstruct_bytes = linear_params * AWQ_DEQUANT_BYTES_PER_WEIGHT / tp
+            reconstruct_above = AWQ_DEQUANT_ABOVE_TOKENS
+        share_text = format_percent(stream_share or hbm_eff, digits=None)
+        text = _("vLLM runs the AWQ linears through its plain AWQ kernels, not Marlin: steps of more than {rows} "
+                 "tokens first write and read back the 16-bit weights ({gb} GB per GPU); smaller steps stream the "
+                 "4-bit weights at {share} of the datasheet bandwidth").format(
+            rows=AWQ_DEQUANT_ABOVE_TOKENS, gb=f"{reconstruct_bytes / 1e9:.3g}", share=share_text) \
+            if reconstruct_bytes else _("vLLM runs the AWQ linears through its plain AWQ kernels, not Marlin: the "
+                                        "4-bit weights stream at {share} of the datasheet bandwidth").format(
+            share=share_text)
+        assumptions.append(Assumption("plain_awq_kernel", text, PLAIN_AWQ_SOURCE, raw(
+            dequant_bytes=reconstruct_bytes, above_tokens=reconstruct_above, stream_share=stream_share or hbm_eff)))
+    elif rocm_gptq_reconstructs(load.engine, gpu.vendor, load.weight_format):
         linear_params = _quantized_linear_params(spec)
         reconstruct_bytes = linear_params * RECONSTRUCT_BYTES_PER_WEIGHT / tp
         if reconstruct_bytes:
@@ -1192,7 +1226,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         norm_allreduces_per_layer=qk_norm_allreduces, moe_kloop_up_s=kloop_up, moe_kloop_down_s=kloop_down,
         moe_kernel_flops_per_token=moe_kernel_flops, moe_kernel_flops_per_s=moe_kernel_rate,
         linear_kernel_flops_per_token=linear_kernel_flops, linear_kernel_flops_per_s=linear_kernel_rate,
-        reconstruct_bytes=reconstruct_bytes, reconstruct_above_tokens=GPTQ_GEMM_MAX_FUSED_ROWS)
+        reconstruct_bytes=reconstruct_bytes, reconstruct_above_tokens=reconstruct_above)
     if load.pp == 1 or link is None:
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).

@@ -61,6 +61,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "marlin_moe_rate": N_("Marlin MoE matmul rate"),
     "marlin_linear_rate": N_("4-bit weight-only matmul rate"),
     "rocm_gptq_reconstruct": N_("GPTQ weights rebuilt to 16-bit"),
+    "plain_awq_kernel": N_("Plain AWQ kernels (vLLM, not Marlin)"),
     "expert_quant_kernels": N_("FP8 quantization kernels in the fused MoE"),
     "admit_interval": N_("Admission every n-th step"),
     "hybrid_kv_cache": N_("Hybrid KV cache (sliding-window blocks freed)"),

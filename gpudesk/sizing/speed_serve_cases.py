@@ -125,6 +125,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         cached_prompts=int(case.get("cached_prompts", 0)),
         prefix_caching=_on_off(case.get("prefix_caching"), "prefix_caching"),
         rocm_aiter=_on_off(case.get("rocm_aiter")),
+        quantization=str(case["quantization"]) if case.get("quantization") else None,
         kv_block_size=int(case["block_size"]) if case.get("block_size") is not None else None,
         scheduler_recv_interval=int(case.get("scheduler_recv_interval") or 1),
         admit_interval_steps=int(case.get("admit_interval_steps") or 1),
