@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import QTranslator
 
 from gpudesk.sizing import optimizers
