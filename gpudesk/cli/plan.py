@@ -101,6 +101,9 @@ def add_parser(subparsers) -> None:
                           "stage, each holding experts / N whole experts, their optimizer states sharded over the "
                           "GPUs / (N x tp x pp) that hold the same experts (Megatron-LM "
                           "--expert-model-parallel-size N); default 1"))
+    m.add_argument("--expert-tensor-parallel", type=int, default=None, metavar="N",
+                   help=_("full training with --expert-parallel: each routed expert's matrices are split over N GPUs "
+                          "(Megatron-LM --expert-tensor-parallel-size N); default: the --tp size"))
     m.add_argument("--no-flash", action="store_true", help=_("attention without FlashAttention (stores the s x s scores)"))
     m.add_argument("--tp", type=int, default=1, metavar="N", help=_("tensor-parallel degree"))
     m.add_argument("--sp", action="store_true", help=_("sequence parallel with tensor parallel (activations split by --tp)"))
@@ -801,7 +804,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         zero3_persistence_threshold=args.zero3_persistence_threshold, zero3_reduce_bucket=args.zero3_reduce_bucket,
         zero3_defaults=args.zero3_defaults, zero3_outside_init=args.zero3_outside_init,
         zero2_reduce_bucket=args.zero2_reduce_bucket, recompute_layers=args.recompute_layers,
-        expert_parallel=args.expert_parallel,
+        expert_parallel=args.expert_parallel, expert_tensor_parallel=args.expert_tensor_parallel,
     )
     try:
         est = estimate_memory(spec, workload)
@@ -848,6 +851,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "zero3_reduce_bucket": "--zero3-reduce-bucket", "zero3_defaults": "--zero3-defaults",
                 "zero3_outside_init": "--zero3-outside-init", "zero2_reduce_bucket": "--zero2-reduce-bucket",
                 "recompute_layers": "--recompute-layers", "expert_parallel": "--expert-parallel",
+                "expert_tensor_parallel": "--expert-tensor-parallel",
                 "cuda_major_version": "--cuda-major-version", "driver_reserved_mib": "--driver-reserved-mib"}
         raise CliError(_("{flag}: {problem}").format(flag=flag.get(str(exc.field), str(exc.field)),
                                                   problem=exc.reason)) from exc

@@ -135,6 +135,8 @@ class ModelMemory:
     stage its routed experts are spread over, each holding ``experts / expert_parallel`` whole experts, their
     optimizer states sharded over the GPUs that hold the same experts; Megatron-Core
     ``--expert-model-parallel-size``; 1: none, :mod:`gpudesk.sizing.train_expert_parallel`);
+    ``expert_tensor_parallel`` (full training with ``expert_parallel``: the GPUs each routed expert's matrices split
+    over, Megatron-LM ``--expert-tensor-parallel-size``; none: the tensor-parallel size);
     ``zero3_outside_init`` (full training under ZeRO-3 of a model built outside ``deepspeed.zero.Init``, e.g.
     ``from_pretrained`` before ``TrainingArguments``: the whole model on every GPU at the engine's start, and every
     gathered Linear weight kept to its backward, :mod:`gpudesk.sizing.zero3_outside_init`); ``framework``
@@ -228,6 +230,7 @@ class ModelMemory:
     zero2_reduce_bucket: int | None = None
     recompute_layers: int | None = None
     expert_parallel: int = 1
+    expert_tensor_parallel: int | None = None
     framework: str | None = None
     mtp_layers: int = 0
     recompute_modules: list[str] = field(default_factory=list)
@@ -485,6 +488,7 @@ def requirement_problems(req: Requirement) -> list[PlanInputError]:
           integer=True)
     check(_num, "model.recompute_layers", m.recompute_layers, minimum=0, strict=False, maximum=100_000, integer=True)
     check(_num, "model.expert_parallel", m.expert_parallel, maximum=1024, integer=True)
+    check(_num, "model.expert_tensor_parallel", m.expert_tensor_parallel, maximum=1024, integer=True)
     check(_num, "model.activation_bytes_per_sample", m.activation_bytes_per_sample, maximum=1e13, integer=True)
     check(_num, "model.train_flops_per_sample", m.train_flops_per_sample, maximum=1e21)
     check(_num, "workload.training_share", w.training_share, minimum=0, strict=False, maximum=1)

@@ -218,4 +218,7 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         # Expert parallelism acts in full training and LoRA outside ZeRO-3 / FSDP (sharding "auto" may try those: they are
         # then sized without it, replicating the experts; gpudesk.sizing.train_expert_parallel).
         expert_parallel=m.expert_parallel if m.mode in ("train", "lora") and shard not in ("zero3", "fsdp") else 1,
+        # Expert tensor parallelism acts in full training with expert parallelism (gpudesk.sizing.train_expert_parallel).
+        expert_tensor_parallel=m.expert_tensor_parallel if m.mode == "train" and m.expert_parallel > 1
+        and shard not in ("zero3", "fsdp") else None,
     )

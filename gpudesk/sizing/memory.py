@@ -180,6 +180,8 @@ class MemoryWorkload:
         expert_parallel: full training or LoRA (16/32-bit base) of an MoE model, the GPUs of each pipeline stage its routed experts are spread
             over, each holding ``experts / expert_parallel`` whole experts (Megatron-Core
             ``--expert-model-parallel-size``; :mod:`gpudesk.sizing.train_expert_parallel`).
+        expert_tensor_parallel: full training with ``expert_parallel``: the GPUs each routed expert's matrices split
+            over (Megatron-LM ``--expert-tensor-parallel-size``); None: ``tensor_parallel``, Megatron-LM's default.
         zero2_reduce_bucket: DeepSpeed ZeRO-2's ``reduce_bucket_size`` in elements, full training under
             ``sharding="zero2"`` (None: DeepSpeed's own 5e8; Hugging Face's ``"auto"`` fills hidden_size squared,
             Lightning's ``deepspeed_stage_2`` 2e8; :mod:`gpudesk.sizing.zero2_buffers`).
@@ -325,6 +327,7 @@ class MemoryWorkload:
     zero2_reduce_bucket: int | None = None
     recompute_layers: int | None = None
     expert_parallel: int = 1
+    expert_tensor_parallel: int | None = None
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -586,6 +589,7 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
             fsdp_root_only=w.fsdp_root_only, fsdp1_limit_all_gathers=w.fsdp1_limit_all_gathers,
             loss_vocab_chunk=_vocab_chunk(w), encoder_lm_head=w.encoder_lm_head,
             recompute_layers=w.recompute_layers, expert_parallel=w.expert_parallel,
+            expert_tensor_parallel=w.expert_tensor_parallel,
         )
     if w.pipeline_parallel != 1:
         raise SizingError("pipeline_parallel", _("pipeline parallelism is modelled for full training only."))

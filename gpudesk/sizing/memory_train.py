@@ -31,7 +31,7 @@ also the weights. These reproduce DeepSpeed's documented t5-3b per-GPU figures (
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gpudesk.i18n import _, ngettext
@@ -107,7 +107,15 @@ from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero
 from gpudesk.sizing.zero3_outside_init import add_engine_start_model, outside_init_assumption, retained_extra_bytes
 from gpudesk.sizing.zero3_stream_pools import zero3_stream_cache_bytes
 from gpudesk.sizing.shapes import ModelSpec
-from gpudesk.sizing.train_expert_parallel import check_expert_parallel, expert_split
+from gpudesk.sizing.train_expert_parallel import (
+    DISPATCH_SOURCE,
+    EXPERT_PARALLEL_SOURCE,
+    check_expert_parallel,
+    check_expert_tensor_parallel,
+    dispatch_activation_bytes,
+    dispatch_saved_bytes,
+    expert_split,
+)
 
 # name -> (weights, master_weights, gradients, optimizer_states) bytes/param in mixed precision; the table and
 # its citations (optimizer_source) live in gpudesk.sizing.optimizers.
@@ -645,6 +653,7 @@ def train_memory(
     encoder_lm_head: bool = False,
     recompute_layers: int | None = None,
     expert_parallel: int = 1,
+    expert_tensor_parallel: int | None = None,
 ) -> MemoryEstimate:
     """Per-GPU memory of full training or full fine-tuning, at the moment of the peak.
 
@@ -727,7 +736,11 @@ def train_memory(
     ``tensor_parallel`` inside each expert, Megatron-LM's default expert tensor parallelism), their master weights and
     optimizer states sharded over the expert-data-parallel ranks ``gpus / (ep tp pp)``
     (:mod:`gpudesk.sizing.train_expert_parallel`); refused for dense models, under ZeRO-3 / FSDP, and where the
-    experts or the GPUs do not divide.
+    experts or the GPUs do not divide. Each MoE layer also keeps the all-to-all dispatcher's permuted tokens for
+    backward (:func:`gpudesk.sizing.train_expert_parallel.dispatch_saved_bytes`; under full recompute only in the
+    layer being recomputed). ``expert_tensor_parallel`` (None: ``tensor_parallel``, Megatron-LM's default): the ranks
+    each expert's matrices split over (Megatron-LM ``--expert-tensor-parallel-size``), so the experts split by
+    ``ep x etp x pp`` and their states shard over ``gpus / (ep etp pp)``; needs ``expert_parallel``.
 
     Returns a :class:`MemoryEstimate` (bytes per GPU) whose breakdown has weights, master_weights, gradients,
     optimizer_states, gathered_layers, activations, logits, cuda_context, framework_overhead, fragmentation.
@@ -753,13 +766,14 @@ def train_memory(
     mp = t * pp  # model-parallel ranks
     # The fullest stage holds a whole vocabulary table beside its share of the layers (pipeline.fullest_stage_params).
     vocab_table = (spec.vocab_size or 0) * (spec.hidden_size or 0) if spec.embedding_params else 0
-    # Expert parallelism: the routed experts split by ep x etp x pp (etp = tp, Megatron-LM's default), their states
-    # sharded over the expert-data-parallel ranks (gpudesk.sizing.train_expert_parallel).
-    check_expert_parallel(spec, expert_parallel, gpus=g, pipeline_parallel=pp, expert_tensor_parallel=t)
+    # Expert parallelism: the routed experts split by ep x etp x pp (etp = tp unless given, Megatron-LM's default),
+    # their states sharded over the expert-data-parallel ranks (gpudesk.sizing.train_expert_parallel).
+    etp = check_expert_tensor_parallel(expert_tensor_parallel, expert_parallel=expert_parallel, tensor_parallel=t)
+    check_expert_parallel(spec, expert_parallel, gpus=g, pipeline_parallel=pp, expert_tensor_parallel=etp)
     if expert_parallel > 1 and stage == "zero3":
         raise SizingError("expert_parallel", _("expert parallelism is modelled with ddp, ZeRO-1/2 or Megatron's "
                                                "distributed optimizer, not with ZeRO-3 / FSDP full sharding."))
-    experts = expert_split(spec, gpus=g, expert_parallel=expert_parallel, expert_tensor_parallel=t,
+    experts = expert_split(spec, gpus=g, expert_parallel=expert_parallel, expert_tensor_parallel=etp,
                            pipeline_parallel=pp) if expert_parallel > 1 else None
     dense_params = spec.params - int(experts.total) if experts else spec.params
     rank_params = fullest_stage_params(dense_params, vocab_table, spec.embedding_params, pp) / t
@@ -863,6 +877,13 @@ def train_memory(
                              decoder_seq_len_tokens=None if decoder_seq_len_tokens is None
                              else max(1, checked_decoder_length(decoder_seq_len_tokens) // cp),
                              recomputed_share=share)
+    if experts:
+        # The all-to-all dispatcher's saved tokens in every MoE layer (gpudesk.sizing.train_expert_parallel).
+        terms = with_dispatch_buffers(terms, spec, seq_len_tokens=max(1, seq // cp),
+                                      micro_batch_size=batch // microbatches, tensor_parallel=t,
+                                      expert_tensor_parallel=etp, sequence_parallel=sequence_parallel,
+                                      recompute=recompute, recomputed_share=share,
+                                      bytes_per_element=4.0 if precision == "fp32" else 2.0)
     acts, logits = terms.activations, terms.logits
     peak = None
     # Megatron-Core's contiguous fp32 gradient buffer is allocated with the model and never freed
@@ -1073,6 +1094,21 @@ def train_memory(
                       stage=sharding_name, dp=g // mp, offload=offload_value_text(offload)),
          "ZeRO paper section 5; DeepSpeed memory docs"),
     ]
+    if experts:
+        layer_dispatch = dispatch_saved_bytes(spec, seq_len_tokens=max(1, seq // cp),
+                                              micro_batch_size=batch // microbatches, tensor_parallel=t,
+                                              expert_tensor_parallel=etp, sequence_parallel=sequence_parallel,
+                                              bytes_per_element=4.0 if precision == "fp32" else 2.0)
+        assumptions.append((ngettext(
+            "expert parallel {ep} x expert tensor parallel {etp}: this GPU holds {experts:.2f} B routed-expert "
+            "parameters, their states sharded over {edp} GPU; each MoE layer keeps the all-to-all dispatcher's "
+            "permuted tokens for backward ({gib:.2f} GiB a layer, balanced routing)",
+            "expert parallel {ep} x expert tensor parallel {etp}: this GPU holds {experts:.2f} B routed-expert "
+            "parameters, their states sharded over {edp} GPUs; each MoE layer keeps the all-to-all dispatcher's "
+            "permuted tokens for backward ({gib:.2f} GiB a layer, balanced routing)", experts.data_parallel).format(ep=expert_parallel, etp=etp,
+                                                          experts=experts.rank_params / 1e9, edp=experts.data_parallel,
+                                                          gib=layer_dispatch / 2**30),
+                            EXPERT_PARALLEL_SOURCE + "; " + DISPATCH_SOURCE))
     if end_extra and not acts and tied_grad > flat_copy:
         assumptions.append((_("tied embedding: the input embedding's dense gradient ({size}) exists beside the LM "
                               "head's at the end of backward, before it is added into it").format(
@@ -1237,6 +1273,19 @@ def train_memory(
                           uneven_gpus=pp > 1)
 
 
+def with_dispatch_buffers(terms: ActivationTerms, spec: ModelSpec, *, seq_len_tokens: int, micro_batch_size: int,
+                          tensor_parallel: int, expert_tensor_parallel: int, sequence_parallel: bool, recompute: str,
+                          recomputed_share: float = 1.0, bytes_per_element: float = 2.0) -> ActivationTerms:
+    """``terms`` with the all-to-all dispatcher's saved tokens added (:func:`dispatch_activation_bytes`): spread over
+    the layers' ``per_layer`` (the MoE layers' share), and the recomputed layer's in ``fixed``."""
+    per_layer, once = dispatch_activation_bytes(spec, seq_len_tokens=seq_len_tokens, micro_batch_size=micro_batch_size,
+                                                tensor_parallel=tensor_parallel,
+                                                expert_tensor_parallel=expert_tensor_parallel,
+                                                sequence_parallel=sequence_parallel, recompute=recompute,
+                                                recomputed_share=recomputed_share, bytes_per_element=bytes_per_element)
+    return replace(terms, per_layer=terms.per_layer + per_layer, fixed=terms.fixed + once)
+
+
 def parallel_train_memory_bytes(spec: ModelSpec, *, gpus: int, seq_len_tokens: int, micro_batch_size: int,
                                 micro_batches: int, tensor_parallel: int = 1, pipeline_parallel: int = 1,
                                 virtual_stages: int = 1, context_parallel: int = 1, expert_parallel: int = 1,
@@ -1292,7 +1341,10 @@ def parallel_train_memory_bytes(spec: ModelSpec, *, gpus: int, seq_len_tokens: i
                                            tensor_parallel=t if dims.num_attention_heads % t == 0 else 1,
                                            sequence_parallel=t > 1)
     in_flight = in_flight_micro_batches(p, max(1, micro_batches), max(1, virtual_stages))
-    out["activations"] = per_layer * layers / p * in_flight
+    dispatch_layer, dispatch_once = dispatch_activation_bytes(
+        spec, seq_len_tokens=s_local, micro_batch_size=micro_batch_size, tensor_parallel=t, expert_tensor_parallel=etp,
+        sequence_parallel=t > 1, recompute=recompute) if ep > 1 else (0.0, 0.0)
+    out["activations"] = (per_layer + dispatch_layer) * layers / p * in_flight + dispatch_once
     out["logits"] = loss_logits_bytes(s_local, micro_batch_size, spec.vocab_size or 1, dims.hidden_size, "standard", t) \
         if spec.vocab_size else 0.0
     return out

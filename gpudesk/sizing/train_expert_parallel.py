@@ -14,11 +14,17 @@ buffer per group, ``expert_parallel`` parameters in the expert-data-parallel one
 
 Megatron-LM leaves ``--expert-tensor-parallel-size`` unset to mean the tensor-parallel size (``arguments.py``:
 ``if args.expert_tensor_parallel_size is None: args.expert_tensor_parallel_size =
-args.tensor_model_parallel_size``), which is what the training estimate uses.
+args.tensor_model_parallel_size``, lines 266-267 at core_v0.11.0 a272a9ab), which is what the training estimate uses
+unless ``expert_tensor_parallel`` is given.
 
-Activations do not change under balanced routing: each rank's experts receive, on average, ``top_k`` rows of each of
-the ``s b`` tokens of the EP group divided by ``ep``, as many as without EP. The all-to-all dispatch/combine buffers
-(the permuted tokens, ``tokens x top_k x hidden`` per MoE layer in flight) are not counted separately here.
+Megatron-LM leaves ``--expert-tensor-parallel-size`` unset to mean the tensor-parallel size; a different size splits
+each expert over ``etp`` ranks while attention stays split by ``tp`` (the expert split uses ``etp``).
+
+Activations under the all-to-all token dispatcher (:func:`dispatch_saved_bytes`): the expert MLP's intermediates do
+not change under balanced routing (each rank's experts receive, on average, ``top_k`` rows of each local token, as
+many as without EP), but the permuted copy of the hidden states is saved for backward: the grouped GEMM's input
+(``top_k`` rows a token, gathered over the expert-tensor-parallel ranks). Routing imbalance (a rank receiving more than the mean) is not modelled: balanced
+routing is assumed.
 
 Both the planner's Megatron layout (:func:`gpudesk.sizing.memory_train.parallel_train_memory_bytes`) and the
 training estimate (:func:`gpudesk.sizing.memory_train.train_memory`) call :func:`expert_split`.
@@ -91,3 +97,99 @@ def expert_split(spec: ModelSpec, *, gpus: int, expert_parallel: int = 1, expert
     group = max(1, expert_parallel * expert_tensor_parallel * pipeline_parallel)
     total = routed_expert_params(spec)
     return ExpertSplit(total=total, rank_params=total / group, data_parallel=max(1, gpus // group))
+
+
+# Megatron-Core, the source of the dispatch accounting below. core_r0.11.0 (59055868f09f856e054882ac23b96280207d752a)
+# and core_v0.13.0 (c550cf6c41) megatron/core/transformer/moe/token_dispatcher.py ``MoEAlltoAllTokenDispatcher``:
+# token_permutation = permute -> all-to-all over EP -> all-gather over the expert-tensor-parallel group -> sort chunks
+# by local expert; token_unpermutation = sort back -> reduce-scatter over ETP -> all-to-all -> unpermute.
+# megatron/core/transformer/moe/moe_utils.py ``permute`` (``tokens.index_select(0, sorted_indices)``: autograd keeps
+# the int64 indices, not the tokens); megatron/core/transformer/moe/experts.py ``GroupedMLP`` / ``TEGroupedMLP``: the
+# grouped fc1 keeps its input (the permuted, gathered tokens) for its weight gradient.
+# The router probabilities: from core_v0.13.0 on the experts apply them in the activation
+# (``activation_func_with_probs(fc1_output, permuted_probs)``, experts.py) and the dispatcher's ``unpermute`` gets no
+# probabilities, so nothing more is kept; up to core_v0.12 ``unpermute`` multiplied the combined expert output by them
+# (``permuted_tokens * permuted_probs.unsqueeze(-1)``, moe_utils.py at core_r0.11.0), keeping that output too
+# (``n k`` rows of ``h`` a layer): the older versions' term is not counted (the current source is modelled).
+DISPATCH_SOURCE = ("Megatron-Core core_v0.13.0 (c550cf6c41) / core_r0.11.0 (59055868) "
+                   "megatron/core/transformer/moe/token_dispatcher.py MoEAlltoAllTokenDispatcher; moe_utils.py "
+                   "permute; experts.py GroupedMLP / TEGroupedMLP")
+# Per routed row the dispatcher's bookkeeping autograd keeps: the int64 sorted index of ``permute`` and the
+# probability the experts multiply by (fp32 here: Megatron-Core's router computes its scores in fp32 when asked, an
+# upper bound of the 2 bytes of a bf16 probability).
+DISPATCH_INDEX_BYTES_PER_ROW = 8 + 4
+
+
+def moe_layer_count(spec: ModelSpec) -> int:
+    """Layers with routed experts (all layers unless the model names fewer; 0 for a dense model)."""
+    if not spec.moe_experts:
+        return 0
+    return int(spec.moe_layers if spec.moe_layers is not None else spec.transformer_dims.layers)
+
+
+def dispatch_saved_bytes(spec: ModelSpec, *, seq_len_tokens: int, micro_batch_size: int, tensor_parallel: int = 1,
+                         expert_tensor_parallel: int | None = None, sequence_parallel: bool = False,
+                         bytes_per_element: float = 2.0) -> float:
+    """Bytes one MoE layer keeps for backward under the all-to-all token dispatcher, beyond the dense per-layer count
+    (Korthikanti et al. 2022, which counts the MLP input once: ``s b h / t`` under sequence parallelism, else ``s b h``).
+
+    On one GPU, with ``n = s b / tp`` local tokens (the sequence-parallel shard the MoE layer dispatches; Megatron-Core
+    requires sequence parallelism for MoE with tensor parallelism) and ``k`` = top_k:
+    - the grouped fc1's input: the ``n k`` permuted rows sent out, all-gathered over the ``etp`` expert-tensor-parallel
+      ranks, ``n k etp`` rows of ``h`` (balanced routing: as many arrive as leave each rank);
+    - the int64 sorted indices and the probabilities of the ``n k`` rows (:data:`DISPATCH_INDEX_BYTES_PER_ROW`);
+    less the MLP input the dense count already holds. The expert MLP's intermediates (``n k etp`` rows of ``3 f /
+    etp`` for SwiGLU) equal the dense count with ``ffn = k f``, so they add nothing. Sources: :data:`DISPATCH_SOURCE`.
+    Returns 0 for a dense model.
+    """
+    if not (spec.moe_experts and spec.moe_active_experts and spec.hidden_size):
+        return 0.0
+    t = max(1, tensor_parallel)
+    etp = t if expert_tensor_parallel is None else max(1, expert_tensor_parallel)
+    h, k = spec.hidden_size, spec.moe_active_experts
+    tokens = seq_len_tokens * micro_batch_size
+    local = tokens / t
+    sent = local * k
+    received = sent * etp
+    counted_input = tokens / (t if sequence_parallel else 1)
+    return bytes_per_element * h * (received - counted_input) + DISPATCH_INDEX_BYTES_PER_ROW * sent
+
+
+def dispatch_activation_bytes(spec: ModelSpec, *, seq_len_tokens: int, micro_batch_size: int, tensor_parallel: int = 1,
+                              expert_tensor_parallel: int | None = None, sequence_parallel: bool = False,
+                              recompute: str = "none", recomputed_share: float = 1.0,
+                              bytes_per_element: float = 2.0) -> tuple[float, float]:
+    """The dispatcher's saved tokens for one micro-batch as ``(per layer, once)``: ``per layer`` averaged over all
+    decoder layers (the MoE layers' share of :func:`dispatch_saved_bytes`, in the layers that keep their activations),
+    ``once`` the layer being recomputed under full recompute (which re-runs its dispatch in backward; Megatron-LM
+    ``--recompute-granularity full`` keeps only each layer's input). Both the training estimate and the planner's
+    Megatron layout use this."""
+    saved = dispatch_saved_bytes(spec, seq_len_tokens=seq_len_tokens, micro_batch_size=micro_batch_size,
+                                 tensor_parallel=tensor_parallel, expert_tensor_parallel=expert_tensor_parallel,
+                                 sequence_parallel=sequence_parallel, bytes_per_element=bytes_per_element)
+    layers = spec.transformer_dims.layers if saved else 0
+    if not saved or not layers:
+        return 0.0, 0.0
+    kept = 1.0 - max(0.0, min(1.0, recomputed_share)) if recompute == "full" else 1.0
+    return saved * moe_layer_count(spec) / layers * kept, saved if recompute == "full" else 0.0
+
+
+def check_expert_tensor_parallel(expert_tensor_parallel: int | None, *, expert_parallel: int,
+                                 tensor_parallel: int) -> int:
+    """The expert-tensor-parallel size to use: ``tensor_parallel`` when None (Megatron-LM's default), else the given
+    whole number >= 1, which needs expert parallelism (without it the experts follow the dense tensor split).
+
+    Raises:
+        SizingError: field ``expert_tensor_parallel``.
+    """
+    if expert_tensor_parallel is None:
+        return tensor_parallel
+    etp = expert_tensor_parallel
+    if not isinstance(etp, int) or isinstance(etp, bool) or etp < 1:
+        raise SizingError("expert_tensor_parallel", _(
+            "the expert-tensor-parallel size must be a whole number of at least 1, got {value}.").format(value=etp))
+    if etp != tensor_parallel and expert_parallel <= 1:
+        raise SizingError("expert_tensor_parallel", _(
+            "an expert-tensor-parallel size other than the tensor-parallel size is modelled with expert parallelism; "
+            "give --expert-parallel too."))
+    return etp

@@ -377,6 +377,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         zero2_reduce_bucket=_elements(case, "zero2_reduce_bucket"),
         recompute_layers=_elements(case, "recompute_layers"),
         expert_parallel=int(case.get("expert_parallel", 1)),
+        expert_tensor_parallel=_elements(case, "expert_tensor_parallel"),
     )
 
 

@@ -5245,7 +5245,7 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="363"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="365"/>
         <source>billion</source>
         <translation>十亿</translation>
     </message>
@@ -5360,9 +5360,9 @@ PCI 总线：{bus}</translation>
         <location filename="../../gpudesk/ui/plan/questions.py" line="197"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="198"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="200"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="336"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="366"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="367"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="338"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="368"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="369"/>
         <source>tokens</source>
         <translation>token</translation>
     </message>
@@ -5505,7 +5505,8 @@ PCI 总线：{bus}</translation>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="221"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="222"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="224"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="229"/>
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
@@ -5521,989 +5522,999 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="224"/>
+        <source>Expert tensor parallel</source>
+        <translation>专家张量并行</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="225"/>
+        <source>Full training with expert parallelism: each routed expert&apos;s matrices are split over this many GPUs (Megatron-LM --expert-tensor-parallel-size). Empty: the tensor-parallel size.</source>
+        <translation>使用专家并行的全量训练：每个路由专家的矩阵切分到这么多块 GPU 上（Megatron-LM --expert-tensor-parallel-size）。留空：与张量并行规模相同。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="226"/>
         <source>Sequence parallel (with tensor parallel)</source>
         <translation>序列并行（配合张量并行）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="225"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="227"/>
         <source>Sequence parallel saves gathered inputs</source>
         <translation>序列并行保存全收集后的输入</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="228"/>
         <source>PyTorch DTensor sequence parallel (torchtitan): the column-parallel linears keep their all-gathered input for backward; Megatron-LM keeps the shard and gathers again.</source>
         <translation>PyTorch DTensor 序列并行（torchtitan）：列并行线性层为反向传播保留全收集后的输入；Megatron-LM 只保留分片并在反向时重新收集。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="227"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="229"/>
         <source>Context parallel</source>
         <translation>上下文并行</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="228"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="230"/>
         <source>The sequence is split over this many GPUs (ring attention, or Ulysses all-to-all over the attention heads).</source>
         <translation>序列被切分到这么多块 GPU 上（ring attention，或按注意力头做 Ulysses all-to-all）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="229"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="231"/>
         <source>Cross-entropy loss</source>
         <translation>交叉熵损失</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="230"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="232"/>
         <source>standard: full fp32 logits; standard-kept: standard, with the fp32 logits the model returned kept through backward (prime-rl SFT); standard-16bit: 16-bit logits without the fp32 upcast; standard-compiled: the fp32 upcast inside a torch.compile&apos;d loss (torchtitan since 2025-04); chunked: torchtune chunked CE; fused: Liger fused linear cross-entropy; inplace-16bit: 16-bit logits whose gradient is written in place (Unsloth); vocab-chunked: the output layer and loss walked over a few vocabulary columns at a time, logits never whole (prime-rl RL); sum-16bit: a plain sum of the 16-bit logits kept through backward, with one dense copy of its gradient (benchmarks&apos; logits.sum()).</source>
         <translation>standard：完整 fp32 logits；standard-kept：即 standard，且模型返回的 fp32 logits 在整个反向传播期间仍被保留（prime-rl SFT）；standard-16bit：16 位 logits，不提升为 fp32；standard-compiled：在 torch.compile 编译的损失函数内提升为 fp32（2025-04 起的 torchtitan）；chunked：torchtune 分块交叉熵；fused：Liger 融合线性交叉熵；inplace-16bit：16 位 logits，梯度原地写回（Unsloth）；vocab-chunked：输出层和损失每次只计算少量词表列，logits 从不完整存在（prime-rl RL）；sum-16bit：对保留到反向传播的 16 位 logits 直接求和，并有一份其梯度的稠密副本（基准脚本中的 logits.sum()）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="231"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="233"/>
         <source>Loss vocabulary chunk</source>
         <translation>损失词表分块</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="231"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="233"/>
         <source>columns</source>
         <translation>列</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="232"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="234"/>
         <source>With the vocab-chunked loss: vocabulary columns the output layer and loss compute at a time (prime-rl: %1).</source>
         <translation>使用 vocab-chunked 损失时：输出层和损失每次计算的词表列数（prime-rl：%1）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="233"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="235"/>
         <source>Optimizer step in backward</source>
         <translation>在反向传播中执行优化器步</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="234"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="236"/>
         <source>Each parameter is updated as soon as its gradient is ready: no full gradient buffer.</source>
         <translation>每个参数在其梯度就绪后立即更新：无需完整的梯度缓冲区。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="235"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="237"/>
         <source>Offload activations to host</source>
         <translation>将激活值卸载到主机内存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="236"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="238"/>
         <source>torch.compile or fused kernels</source>
         <translation>torch.compile 或融合算子</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="237"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="239"/>
         <source>Compiled models save fewer activations than eager PyTorch.</source>
         <translation>编译后的模型比 eager 模式的 PyTorch 保存更少的激活值。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="238"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="240"/>
         <source>FSDP version</source>
         <translation>FSDP 版本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="239"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="241"/>
         <source>With FSDP sharding: 1 = FullyShardedDataParallel (flat parameters), 2 = fully_shard.</source>
         <translation>使用 FSDP 分片时：1 = FullyShardedDataParallel（扁平参数），2 = fully_shard。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="240"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="242"/>
         <source>Optimizer step implementation</source>
         <translation>优化器步骤实现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="241"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="243"/>
         <source>foreach (PyTorch 2.x default) keeps one state-sized temporary during the step; fused and for-loop (PyTorch 1.x, HF adamw_hf) do not.</source>
         <translation>foreach（PyTorch 2.x 默认）在步骤中保留一个与状态同样大小的临时张量；fused 和 for-loop（PyTorch 1.x、HF adamw_hf）没有。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="242"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="244"/>
         <source>zero_grad keeps gradients (PyTorch before 2.0)</source>
         <translation>zero_grad 保留梯度（PyTorch 2.0 之前）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="243"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="245"/>
         <source>ZeRO-3 max reuse distance</source>
         <translation>ZeRO-3 最大复用距离</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="243"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="245"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="247"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="249"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="251"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="253"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="255"/>
         <source>elements</source>
         <translation>个元素</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="244"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="246"/>
         <source>DeepSpeed stage3_max_reuse_distance in elements (default 1e9): gathered parameters used again within this many stay on the GPU.</source>
         <translation>DeepSpeed stage3_max_reuse_distance，单位为元素个数（默认 1e9）：在此距离内会再次使用的已聚合参数留在 GPU 上。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="245"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="247"/>
         <source>ZeRO-3 max live parameters</source>
         <translation>ZeRO-3 最大驻留参数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="246"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="248"/>
         <source>DeepSpeed stage3_max_live_parameters in elements (default 1e9): the cap on prefetched parameters.</source>
         <translation>DeepSpeed stage3_max_live_parameters，单位为元素个数（默认 1e9）：预取参数的上限。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="247"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="249"/>
         <source>ZeRO-3 prefetch bucket</source>
         <translation>ZeRO-3 预取桶</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="248"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="250"/>
         <source>DeepSpeed stage3_prefetch_bucket_size in elements; empty: auto (0.9 x hidden^2).</source>
         <translation>DeepSpeed stage3_prefetch_bucket_size，单位为元素个数；留空：auto（0.9 x hidden^2）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="249"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="251"/>
         <source>ZeRO-3 persistence threshold</source>
         <translation>ZeRO-3 常驻阈值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="250"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="252"/>
         <source>DeepSpeed stage3_param_persistence_threshold in elements; empty: auto (10 x hidden). Smaller parameters are never partitioned.</source>
         <translation>DeepSpeed stage3_param_persistence_threshold，单位为元素个数；留空：auto（10 x hidden）。更小的参数从不切分。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="251"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="253"/>
         <source>ZeRO-3 reduce bucket</source>
         <translation>ZeRO-3 归约桶</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="252"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="254"/>
         <source>DeepSpeed reduce_bucket_size in elements; empty: auto (hidden^2). A flat gradient buffer of that size stays on the GPU.</source>
         <translation>DeepSpeed reduce_bucket_size，单位为元素个数；留空：auto（hidden^2）。该大小的扁平梯度缓冲区常驻 GPU。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="253"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="255"/>
         <source>ZeRO-2 reduce bucket</source>
         <translation>ZeRO-2 归约桶</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="254"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="256"/>
         <source>DeepSpeed ZeRO-2 reduce_bucket_size in elements; empty: DeepSpeed&apos;s default 5e8. The Hugging Face Trainer&apos;s &quot;auto&quot; fills hidden_size x hidden_size, Lightning&apos;s deepspeed_stage_2 2e8. The gradient bucket sits on the GPU during backward.</source>
         <translation>DeepSpeed ZeRO-2 的 reduce_bucket_size，单位为元素个数；留空：DeepSpeed 默认的 5e8。Hugging Face Trainer 的 &quot;auto&quot; 填为 hidden_size x hidden_size，Lightning 的 deepspeed_stage_2 为 2e8。反向传播期间该梯度桶位于 GPU 上。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="255"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="257"/>
         <source>ZeRO-3 sizes left empty</source>
         <translation>ZeRO-3 留空大小的来源</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="256"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="258"/>
         <source>Where the three ZeRO-3 sizes left empty come from: hf-auto when the DeepSpeed config says &quot;auto&quot; (Hugging Face Trainer, accelerate with a config file); deepspeed when the config leaves them out (accelerate&apos;s DeepSpeed plugin without a config file): reduce bucket 5e8, prefetch bucket 5e7, persistence threshold 1e5.</source>
         <translation>留空的三个 ZeRO-3 大小从何而来：DeepSpeed 配置写 &quot;auto&quot; 时为 hf-auto（Hugging Face Trainer、带配置文件的 accelerate）；配置中未写这些键时为 deepspeed（accelerate 的 DeepSpeed 插件不带配置文件）：reduce 桶 5e8、预取桶 5e7、常驻阈值 1e5。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="257"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="259"/>
         <source>ZeRO-3 model built outside zero.Init</source>
         <translation>在 zero.Init 之外构建的 ZeRO-3 模型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="258"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="260"/>
         <source>Full training with DeepSpeed ZeRO-3 of a model loaded before DeepSpeed&apos;s config is known (from_pretrained before TrainingArguments, or a model built before deepspeed.initialize): the engine first moves the whole model to every GPU, and F.linear is not replaced by DeepSpeed&apos;s version, so every gathered Linear weight stays allocated from its forward to its backward. Off: the model is built inside deepspeed.zero.Init.</source>
         <translation>使用 DeepSpeed ZeRO-3 全量训练一个在 DeepSpeed 配置生效之前加载的模型（在 TrainingArguments 之前调用 from_pretrained，或在 deepspeed.initialize 之前构建模型）：引擎先把整个模型移到每张 GPU 上，且 F.linear 未被替换为 DeepSpeed 的版本，因此每个聚合后的 Linear 权重从其前向到其反向一直占用显存。关闭：模型在 deepspeed.zero.Init 中构建。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="259"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="261"/>
         <source>Norms and embeddings upcast to fp32 (prepare_model_for_kbit_training)</source>
         <translation>归一化层和嵌入提升为 fp32（prepare_model_for_kbit_training）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="260"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="262"/>
         <source>PEFT&apos;s prepare_model_for_kbit_training (called by TRL&apos;s SFTTrainer for a 4-bit model on one GPU) makes the residual stream fp32.</source>
         <translation>PEFT 的 prepare_model_for_kbit_training（TRL 的 SFTTrainer 在单 GPU 上对 4 位模型调用）会使残差流变为 fp32。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="261"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="263"/>
         <source>Embeddings and LM head back in bf16 (TRL, bf16)</source>
         <translation>嵌入层和 LM head 转回 bf16（TRL，bf16）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="262"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="264"/>
         <source>TRL&apos;s SFTTrainer under bf16 makes the norms fp32 (an fp32 residual stream) and casts the embeddings and LM head back to bf16 after the fp32 upcast; without the upcast they stay as loaded.</source>
         <translation>TRL 的 SFTTrainer 在 bf16 下把归一化层转为 fp32（残差流为 fp32），并在 fp32 上转之后把嵌入层和 LM head 转回 bf16；没有上转时它们保持加载时的精度。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="263"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="265"/>
         <source>FSDP1: adapters share flat parameters with the frozen base</source>
         <translation>FSDP1：适配器与冻结基座共用扁平参数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="264"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="266"/>
         <source>Without a separate wrap of the LoRA adapters (PEFT fsdp_auto_wrap_policy, torchtune lora_fsdp_wrap_policy), FSDP1 allocates gradients for the frozen base too.</source>
         <translation>如果没有单独包装 LoRA 适配器（PEFT fsdp_auto_wrap_policy、torchtune lora_fsdp_wrap_policy），FSDP1 也会为冻结的基座分配梯度。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="265"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="267"/>
         <source>CUDA lazy module loading</source>
         <translation>CUDA 模块延迟加载</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="266"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="268"/>
         <source>On since CUDA 11.7 / PyTorch 2.0; off loads every kernel at start-up (about 1.3 GiB of context).</source>
         <translation>自 CUDA 11.7 / PyTorch 2.0 起默认开启；关闭时启动即加载全部内核（上下文约 1.3 GiB）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="267"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="269"/>
         <source>CUDA major version of the PyTorch build</source>
         <translation>PyTorch 构建的 CUDA 主版本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="268"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="270"/>
         <source>torch.version.cuda. With lazy loading off, CUDA 10 (PyTorch 1.8 and older +cu10x wheels) loads smaller kernel libraries: about 0.9 GiB of context instead of 1.3 GiB.</source>
         <translation>torch.version.cuda。关闭延迟加载时，CUDA 10（PyTorch 1.8 及更早的 +cu10x 包）加载的内核库较小：上下文约 0.9 GiB 而不是 1.3 GiB。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="269"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="271"/>
         <source>Framework (for the expected error only)</source>
         <translation>框架（仅用于预期误差）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="270"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="272"/>
         <source>any</source>
         <translation>任意</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="271"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="273"/>
         <source>Chooses which published cases give the estimate&apos;s expected error band; the estimate itself does not change.</source>
         <translation>选择用哪些公开案例给出估算的预期误差范围；估算本身不变。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="272"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="274"/>
         <source>LoRA rank</source>
         <translation>LoRA 秩</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="273"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="275"/>
         <source>LoRA target modules (comma-separated)</source>
         <translation>LoRA 目标模块（逗号分隔）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="274"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="276"/>
         <source>all-linear, or module names such as q_proj, v_proj.</source>
         <translation>all-linear，或模块名，如 q_proj、v_proj。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="275"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="277"/>
         <source>LoRA dropout</source>
         <translation>LoRA dropout</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="276"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="278"/>
         <source>Above 0 every adapter keeps its own copy of its input for backward (PEFT&apos;s default is 0).</source>
         <translation>大于 0 时，每个适配器都会为反向传播各自保留一份输入副本（PEFT 默认为 0）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="277"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="279"/>
         <source>bitsandbytes older than 0.43.2 (QLoRA)</source>
         <translation>0.43.2 之前的 bitsandbytes（QLoRA）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="278"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="280"/>
         <source>Old bitsandbytes keeps the input of every 4-bit Linear for backward, frozen ones included.</source>
         <translation>旧版 bitsandbytes 会为每个 4 位 Linear（包括冻结的）保留其输入以供反向传播。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="279"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="281"/>
         <source>Non-reentrant checkpointing</source>
         <translation>非重入检查点</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="280"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="282"/>
         <source>Whole-layer recompute with use_reentrant=False: a bitsandbytes base (old 4-bit, or 8-bit) keeps every layer&apos;s Linear inputs from forward to backward. Off: reentrant, transformers&apos; default.</source>
         <translation>以 use_reentrant=False 重算整层：bitsandbytes 底座（旧版 4 位或 8 位）会把每一层 Linear 的输入从前向一直保留到反向。关闭：重入式，transformers 的默认。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="281"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="283"/>
         <source>LoRA kernels</source>
         <translation>LoRA 内核</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="282"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="284"/>
         <source>peft: one autograd node per Linear and adapter; fused: Unsloth&apos;s fused LoRA blocks keep only the MLP input and the gate and up outputs.</source>
         <translation>peft：每个 Linear 和适配器各一个自动求导节点；fused：Unsloth 的融合 LoRA 块只保留 MLP 输入以及 gate 和 up 的输出。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="283"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="285"/>
         <source>LoRA base weights</source>
         <translation>LoRA 基座权重</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="284"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="286"/>
         <source>precision: the frozen base at the training precision; int8: bitsandbytes LLM.int8 (load_in_8bit), 1 byte a Linear weight, and every 8-bit Linear keeps its 16-bit input for backward; fp32: with FSDP sharding, the model loaded in fp32 and cast to the 16-bit precision unit by unit by FSDP mixed precision (prime-rl).</source>
         <translation>precision：冻结基座按训练精度存储；int8：bitsandbytes LLM.int8（load_in_8bit），每个 Linear 权重 1 字节，且每个 8 位 Linear 为反向保留其 16 位输入；fp32：在 FSDP 分片下，模型以 fp32 加载，由 FSDP 混合精度逐个单元转换为 16 位精度（prime-rl）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="285"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="287"/>
         <source>Modules trained in full (comma-separated)</source>
         <translation>完整训练的模块（逗号分隔）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="286"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="288"/>
         <source>PEFT modules_to_save: embed_tokens, lm_head and/or norms (every norm layer) are trained as full copies beside the frozen originals, with gradients and optimizer states.</source>
         <translation>PEFT modules_to_save：embed_tokens、lm_head 和/或 norms（每个归一化层）在冻结原模块之外以完整副本训练，带梯度和优化器状态。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="287"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="289"/>
         <source>NF4 double quantisation (QLoRA)</source>
         <translation>NF4 双重量化（QLoRA）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="288"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="290"/>
         <source>bitsandbytes bnb_4bit_use_double_quant: 4.127 bits a weight; off: 4.5 bits.</source>
         <translation>bitsandbytes bnb_4bit_use_double_quant：每个权重 4.127 位；关闭时为 4.5 位。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="289"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="291"/>
         <source>Weight loading</source>
         <translation>权重加载方式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="290"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="292"/>
         <source>per-tensor: one tensor at a time; nf4-nearest-search: torchao to_nf4 before May 2024 (a large quantisation spike); fsdp1-sync-states: FSDP1 sync_module_states from rank 0. The reserved peak is the larger of loading and training.</source>
         <translation>per-tensor：逐个张量加载；nf4-nearest-search：2024 年 5 月之前的 torchao to_nf4（量化时显存尖峰很大）；fsdp1-sync-states：FSDP1 从 rank 0 执行 sync_module_states。预留峰值取加载与训练两者中的较大值。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="291"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="293"/>
         <source>Inference weight format</source>
         <translation>推理权重格式</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="292"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="294"/>
         <source>KV cache precision</source>
         <translation>KV 缓存精度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="293"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="295"/>
         <source>KV cache implementation</source>
         <translation>KV 缓存实现</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="294"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="296"/>
         <source>paged: vLLM/SGLang; dynamic: HF DynamicCache kept by generate (transformers 4.42 and later); legacy-tuple: tuple past_key_values, transformers 4.41 and older (old and new cache at once, the prompt logits kept through the first step); static: gpt-fast (a causal mask quadratic in the cache length).</source>
         <translation>paged：vLLM/SGLang；dynamic：generate 全程保留的 HF DynamicCache（transformers 4.42 及以后）；legacy-tuple：元组 past_key_values，transformers 4.41 及更早（新旧缓存同时存在，提示词的 logits 保留到第一个解码步）；static：gpt-fast（因果掩码随缓存长度平方增长）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="295"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="297"/>
         <source>Prefill logits</source>
         <translation>预填充 logits</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="296"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="298"/>
         <source>last: only the last prompt position (transformers 4.45 and later, vLLM, SGLang); all: every prompt position in fp32 (transformers 4.44 and older generate); all-16bit: every prompt position at the 16-bit dtype (a model whose forward does not upcast its logits, e.g. OPT).</source>
         <translation>last：仅最后一个提示位置（transformers 4.45 及以后、vLLM、SGLang）；all：全部提示位置，fp32（transformers 4.44 及以前的 generate）；all-16bit：全部提示位置，保持 16 位类型（前向不提升 logits 的模型，例如 OPT）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="297"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="299"/>
         <source>FSDP1 syncs every micro-batch</source>
         <translation>FSDP1 每个微批次都同步</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="298"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="300"/>
         <source>With FSDP1 and gradient accumulation: on for loops that reduce-scatter every micro-batch (torchtune, Accelerate sync_each_batch); off: full gradients accumulate on every GPU under no_sync() (Accelerate, Lightning Fabric).</source>
         <translation>使用 FSDP1 和梯度累积时：训练循环每个微批次都做 reduce-scatter 时打开（torchtune、Accelerate sync_each_batch）；关闭：完整梯度在 no_sync() 下于每张 GPU 上累积（Accelerate、Lightning Fabric）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="299"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="301"/>
         <source>FSDP2 gradient sync off between micro-batches</source>
         <translation>FSDP2 在微批次之间关闭梯度同步</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="301"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="303"/>
         <source>With FSDP2 and gradient accumulation: off when the loop reduce-scatters every micro-batch (torchtitan, torchtune); fp32 when it calls set_requires_gradient_sync(False) before the last micro-batch with an fp32 reduce dtype, so every GPU keeps its full gradients in fp32 (Accelerate since PR 3762, KempnerForge); grad-dtype: the same in the gradients&apos; own dtype.</source>
         <translation>FSDP2 与梯度累积同用：训练循环每个微批次都做 reduce-scatter 时选 off（torchtitan、torchtune）；在最后一个微批次之前调用 set_requires_gradient_sync(False) 且归约精度为 fp32 时选 fp32，此时每块 GPU 以 fp32 保留完整梯度（Accelerate PR 3762 起、KempnerForge）；grad-dtype：同上，但以梯度自身的精度保留。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="302"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="304"/>
         <source>Whole logits on every tensor-parallel GPU</source>
         <translation>每块张量并行 GPU 都持有完整 logits</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="303"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="305"/>
         <source>Full training with tensor parallelism: on when the output layer gathers the whole vocabulary logits on every GPU for a plain cross-entropy (torchtitan without loss parallel, KempnerForge). Off: each GPU keeps its slice of the vocabulary (Megatron, loss parallel).</source>
         <translation>张量并行的全量训练：输出层在每块 GPU 上汇集完整词表 logits 供普通交叉熵使用时打开（不用 loss parallel 的 torchtitan、KempnerForge）。关闭：每块 GPU 只保留自己那一段词表（Megatron、loss parallel）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="304"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="306"/>
         <source>Token embedding whole on every tensor-parallel GPU</source>
         <translation>词嵌入在每块张量并行 GPU 上保持完整</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="305"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="307"/>
         <source>Full training with tensor parallelism: on when the token embedding is left whole on every GPU (KempnerForge); its weights, gradients and optimizer states are then not divided by the tensor-parallel degree. Off: sharded (Megatron, torchtitan).</source>
         <translation>张量并行的全量训练：词嵌入在每块 GPU 上保持完整时打开（KempnerForge）；其权重、梯度和优化器状态不再按张量并行度切分。关闭：分片（Megatron、torchtitan）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="306"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="308"/>
         <source>DDP gradients as bucket views</source>
         <translation>DDP 梯度为桶视图</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="307"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="309"/>
         <source>Full training with plain DDP: on when the gradients are views into the all-reduce buckets (PyTorch gradient_as_bucket_view=True, Megatron-Core); off: PyTorch DDP&apos;s default keeps a second copy of every gradient.</source>
         <translation>纯 DDP 全量训练：梯度是 all-reduce 桶的视图时打开（PyTorch gradient_as_bucket_view=True、Megatron-Core）；关闭：PyTorch DDP 默认为每个梯度保留第二份副本。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="308"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="310"/>
         <source>Gradients kept in fp32</source>
         <translation>梯度以 fp32 保存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="309"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="311"/>
         <source>Full training: on when the gradients of the 16-bit parameters accumulate in an fp32 buffer, 4 bytes a parameter, allocated with the model and alive for the whole run (Megatron-LM with --bf16). Off: gradients in the parameters&apos; own dtype.</source>
         <translation>全量训练：16 位参数的梯度在 fp32 缓冲区中累加、每个参数 4 字节，且该缓冲区随模型一起分配、在整个运行期间一直存在时打开（Megatron-LM 使用 --bf16）。关闭：梯度使用参数自身的数据类型。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="310"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="312"/>
         <source>fp32 main gradients kept between steps</source>
         <translation>步间保留 fp32 主梯度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="311"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="313"/>
         <source>Full training with plain DDP and fp16/bf16 parameters: on when the optimizer keeps the fp32 main gradients from one step to the next (4 bytes a parameter) and the all-reduce packs the gradients into one flat copy after backward (Megatron-LM&apos;s fp16 optimizer with local DDP before contiguous buffers, 2021). Off: the step&apos;s fp32 gradients are freed, PyTorch DDP buckets.</source>
         <translation>使用普通 DDP、参数为 fp16/bf16 的全量训练：若优化器把 fp32 主梯度从一步保留到下一步（每个参数 4 字节），且反向传播后 all-reduce 把梯度打包成一份扁平副本（Megatron-LM 2021 年的 fp16 优化器，使用 local DDP、尚无连续缓冲区），则打开。关闭：每步的 fp32 梯度被释放，使用 PyTorch DDP 梯度桶。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="312"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="314"/>
         <source>GELU computed op by op</source>
         <translation>逐算子计算的 GELU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="313"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="315"/>
         <source>Training in eager PyTorch whose MLP activation is the tanh GELU written as Python arithmetic (transformers gelu_new: GPT-2, GPT-J, Phi): three more MLP-wide tensors are saved a layer. Off: a fused GELU kernel (torch.compile, litgpt, Megatron).</source>
         <translation>在 eager PyTorch 中训练，MLP 激活是用 Python 算术写成的 tanh GELU（transformers gelu_new：GPT-2、GPT-J、Phi）：每层多保存三个 MLP 宽度的张量。关闭：融合的 GELU 内核（torch.compile、litgpt、Megatron）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="314"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="316"/>
         <source>Fused RMSNorm kernel</source>
         <translation>融合 RMSNorm 内核</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="315"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="317"/>
         <source>Training in eager PyTorch whose RMSNorms run in a fused kernel (apex FusedRMSNorm, Megatron-LM forks with --apply-layernorm-rms): no fp32 copies of the norms are saved; an eager SiLU still saves its output. Off: Python RMSNorms with an fp32 upcast (transformers, torchtune). torch.compile removes both.</source>
         <translation>在 eager PyTorch 中训练且 RMSNorm 使用融合内核（apex FusedRMSNorm、带 --apply-layernorm-rms 的 Megatron-LM 分支）：不保存归一化的 fp32 副本；eager 的 SiLU 仍会保存其输出。关闭：带 fp32 上转换的 Python RMSNorm（transformers、torchtune）。torch.compile 会同时去掉两者。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="316"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="318"/>
         <source>Eager softmax</source>
         <translation>Eager softmax 写法</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="317"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="319"/>
         <source>Training of 16-bit weights without a fused attention kernel: 16bit (a fused softmax kernel, 5 bytes kept per attention score), fp32 (softmax computed in fp32 and cast back, transformers&apos; eager attention: 6 bytes) or fp32-clamped (the masked scores clamped with torch.max first, OPT: 8 bytes).</source>
         <translation>不使用融合注意力内核训练 16 位权重：16bit（融合 softmax 内核，每个注意力分数保存 5 字节）、fp32（softmax 以 fp32 计算后再转回，transformers 的 eager 注意力：6 字节）或 fp32-clamped（先用 torch.max 截断被遮蔽的分数，OPT：8 字节）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="318"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="320"/>
         <source>Encoder LM head</source>
         <translation>编码器 LM 头</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="319"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="321"/>
         <source>Full training of an encoder (BERT, RoBERTa, DistilBERT) with its masked-language-model head over every position (BertForMaskedLM, BertLMHeadModel): the vocabulary logits, kept as the loss setting says, and the head&apos;s dense, GELU and LayerNorm are counted. Off: a classifier head with no vocabulary logits.</source>
         <translation>全量训练带掩码语言模型头（作用于每个位置）的编码器（BERT、RoBERTa、DistilBERT；BertForMaskedLM、BertLMHeadModel）：计入按损失设置保留的词表 logits，以及输出头的 dense、GELU 和 LayerNorm。关闭：分类头，无词表 logits。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="320"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="322"/>
         <source>FSDP wraps only the root module</source>
         <translation>FSDP 只包装根模块</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="321"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="323"/>
         <source>Full training with FSDP and no auto-wrap policy (Lightning FSDPStrategy() without auto_wrap_policy, fully_shard on the model alone): the whole model is one unit, so every parameter is unsharded from forward to the end of backward and its gradient exists twice before the reduce-scatter. Off: one unit per transformer block.</source>
         <translation>没有自动包装策略的 FSDP 全量训练（Lightning FSDPStrategy() 未设 auto_wrap_policy，或只对整个模型调用 fully_shard）：整个模型是一个单元，因此每个参数从前向到反向结束都不分片，其梯度在 reduce-scatter 之前存在两份。关闭：每个 transformer 块一个单元。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="322"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="324"/>
         <source>FSDP1 rate limiter off</source>
         <translation>关闭 FSDP1 速率限制器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="323"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="325"/>
         <source>Training with FSDP version 1 and limit_all_gathers=False (PyTorch 2.0&apos;s default): the CPU issues every unit&apos;s all-gather ahead of the GPU, so the whole model is counted unsharded at once. Off: the rate limiter keeps two units gathered.</source>
         <translation>使用 FSDP 版本 1 且 limit_all_gathers=False（PyTorch 2.0 的默认值）训练：CPU 先于 GPU 发出每个单元的 all-gather，因此整个模型同时按未分片计算。关闭：速率限制器只保持两个单元处于聚合状态。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="324"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="326"/>
         <source>Generate without a KV cache</source>
         <translation>不使用 KV 缓存生成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="325"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="327"/>
         <source>Inference with use_cache=False: every new token re-runs the whole sequence, so no cache is kept and the peak is one forward pass over the context.</source>
         <translation>use_cache=False 的推理：每个新 token 都重新运行整个序列，不保留缓存，峰值为对整个上下文的一次前向计算。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="326"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="328"/>
         <source>q/k/v fused after loading</source>
         <translation>加载后融合 q/k/v</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="327"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="329"/>
         <source>Inference with AutoAWQ fuse_layers=True: every layer&apos;s q, k and v are copied into one matrix before the unfused layers are freed, so the peak may be while loading.</source>
         <translation>使用 AutoAWQ fuse_layers=True 推理：每层的 q、k、v 先被复制到一个矩阵中，之后才释放未融合的层，因此峰值可能出现在加载时。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="328"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="330"/>
         <source>Prompt keys and values kept twice</source>
         <translation>提示词的键和值保留两份</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="329"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="331"/>
         <source>Inference with a static KV cache whose fused attention also returns the prompt&apos;s keys and values, which the model keeps for every layer until the prefill ends (AutoAWQ fuse_layers=True before 0.1.6, inside transformers&apos; Llama model).</source>
         <translation>推理且使用静态 KV 缓存，其融合注意力还会返回提示词的键和值，模型在预填充结束前为每一层保留它们（AutoAWQ 0.1.6 之前的 fuse_layers=True，运行于 transformers 的 Llama 模型内）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="330"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="332"/>
         <source>GPTQ kernel</source>
         <translation>GPTQ 内核</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="331"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="333"/>
         <source>Inference of 4-bit GPTQ weights through AutoGPTQ&apos;s ExLlama kernels, which keep a scratch buffer for the whole run: exllama, exllama-act-order (desc_act checkpoints), exllamav2. none: kernels without one.</source>
         <translation>推理 4 位 GPTQ 权重且使用 AutoGPTQ 的 ExLlama 内核，它们在整个运行期间保留一块临时缓冲区：exllama、exllama-act-order（desc_act 检查点）、exllamav2。none：没有此缓冲区的内核。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="332"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="334"/>
         <source>Decode attention</source>
         <translation>decode 注意力</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="333"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="335"/>
         <source>Inference with a contiguous KV cache (KV cache implementation static, dynamic or legacy-tuple; not the default paged one): fused (a fused kernel reads the cache in place); math-16bit / math-fp32: eager decode on PyTorch&apos;s math attention backend (gpt-fast, torchao generate.py), which copies a layer&apos;s keys and values over the whole context, in fp32 from PyTorch 2.5.</source>
         <translation>推理且 KV 缓存连续存放时（KV 缓存实现为 static、dynamic 或 legacy-tuple，而非默认的 paged）：fused（融合算子直接读取缓存）；math-16bit / math-fp32：eager decode 走 PyTorch 的 math 注意力后端（gpt-fast、torchao generate.py），会复制一层覆盖整个上下文的键和值，PyTorch 2.5 起为 fp32。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="334"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="336"/>
         <source>Load dtype</source>
         <translation>加载数据类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="335"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="337"/>
         <source>Inference with 16-bit weights: weight-format (loaded as they run) or fp32 (from_pretrained without torch_dtype, then .cuda().half(): the whole fp32 model is on the GPU before the cast, and the allocator keeps its blocks reserved).</source>
         <translation>推理且权重为 16 位时：weight-format（按运行时的格式加载）或 fp32（from_pretrained 不给 torch_dtype，再调用 .cuda().half()：转换前整个 fp32 模型都在 GPU 上，且分配器会保留这些显存块）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="336"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="338"/>
         <source>Longest input (ExLlama act-order)</source>
         <translation>最长输入（ExLlama act-order）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="337"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="339"/>
         <source>With the exllama-act-order kernel: the longest input its reorder buffer is sized for (AutoGPTQ max_input_length, default 2048).</source>
         <translation>使用 exllama-act-order 内核时：其重排缓冲区按此最长输入分配（AutoGPTQ max_input_length，默认 2048）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="338"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="340"/>
         <source>Embedding and LM head on every TP GPU</source>
         <translation>每张张量并行 GPU 上都有嵌入层和 LM 头</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="339"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="341"/>
         <source>Inference with tensor parallelism that shards only the decoder blocks (lit-gpt generate/tp.py): every GPU keeps the whole embedding and LM head. Off: the vocabulary is split (vLLM, SGLang, Megatron-LM).</source>
         <translation>推理时张量并行只切分解码器块（lit-gpt generate/tp.py）：每张 GPU 保留完整的嵌入层和 LM 头。关闭：词表被切分（vLLM、SGLang、Megatron-LM）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="340"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="342"/>
         <source>Input embedding table in host memory</source>
         <translation>输入嵌入表在主机内存中</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="341"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="343"/>
         <source>Inference engines such as ExLlama keep the embedding table on the CPU and copy only the looked-up rows to the GPU.</source>
         <translation>ExLlama 等推理引擎把嵌入表留在 CPU 上，只把查到的行复制到 GPU。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="342"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="344"/>
         <source>4-bit layers compute in fp32</source>
         <translation>4 位层以 fp32 计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="343"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="345"/>
         <source>Inference of bitsandbytes 4-bit (nf4) weights loaded without bnb_4bit_compute_dtype (transformers&apos; default float32): each layer casts its input to fp32 and, in the prefill, dequantises its weight to fp32.</source>
         <translation>推理加载时未设 bnb_4bit_compute_dtype（transformers 默认 float32）的 bitsandbytes 4 位（nf4）权重：每层把输入转为 fp32，并在预填充时把权重反量化为 fp32。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="344"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="346"/>
         <source>MLA decode matrices</source>
         <translation>MLA 解码矩阵</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="345"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="347"/>
         <source>DeepSeek-V2/V3 serving: up-proj: vLLM since March 2025 (a 16-bit copy of a quantised kv_b_proj); absorbed: vLLM 0.7.1 to 0.7.3 (absorbed W_Q_UK and W_UV_O); none: HF transformers.</source>
         <translation>DeepSeek-V2/V3 推理服务：up-proj：2025 年 3 月起的 vLLM（量化 kv_b_proj 的一份 16 位副本）；absorbed：vLLM 0.7.1 至 0.7.3（吸收后的 W_Q_UK 与 W_UV_O）；none：HF transformers。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="346"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="348"/>
         <source>Activations per sample (non-transformer)</source>
         <translation>每样本激活显存（非 Transformer）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="347"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="349"/>
         <source>For CNNs and 3D U-Nets: measured or estimated activation memory per sample.</source>
         <translation>用于 CNN 和 3D U-Net：每个样本实测或估计的激活显存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="348"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="350"/>
         <source>Training FLOPs per sample (non-transformer)</source>
         <translation>每样本训练 FLOPs（非 Transformer）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="357"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="359"/>
         <source>3. Training or inference</source>
         <translation>3. 训练还是推理</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="358"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="360"/>
         <source>How is GPU time split between training and serving, and what are the deadline and QPS?</source>
         <translation>GPU 时间如何在训练和推理服务之间分配，截止时间和 QPS 是多少？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="360"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="362"/>
         <source>Training share of GPU time</source>
         <translation>训练占 GPU 时间的比例</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="361"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="363"/>
         <source>100 % for a training project, 0 % for a serving cluster.</source>
         <translation>训练项目为 100 %，推理服务集群为 0 %。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="362"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="364"/>
         <source>Deadline (time to result)</source>
         <translation>截止时间（出结果的时间）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="362"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="364"/>
         <source>days</source>
         <translation>天</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="363"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="365"/>
         <source>Tokens to train</source>
         <translation>训练 token 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="364"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="366"/>
         <source>Empty: samples x sequence length x epochs.</source>
         <translation>留空：样本数 × 序列长度 × 轮数。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="365"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="367"/>
         <source>Target QPS</source>
         <translation>目标 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="365"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="367"/>
         <source>requests/s</source>
         <translation>请求/秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="366"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="368"/>
         <source>Prompt length</source>
         <translation>提示长度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="367"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="369"/>
         <source>Output length</source>
         <translation>输出长度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="368"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="370"/>
         <source>0 for classifiers and scoring models.</source>
         <translation>分类和打分模型填 0。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="369"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="371"/>
         <source>Max concurrent sequences per GPU</source>
         <translation>每 GPU 最大并发序列数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="370"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="372"/>
         <source>Time to first token target</source>
         <translation>首字延迟（TTFT）目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="370"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="372"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="374"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="371"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="373"/>
         <source>Empty: no latency target. Prefill of one prompt, without queueing.</source>
         <translation>留空：无延迟目标。指单个提示词的预填充时间，不含排队。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="372"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="374"/>
         <source>Time per output token target</source>
         <translation>每token输出时间（TPOT）目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="373"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="375"/>
         <source>Empty: no latency target. The batch per replica is cut until a decode step meets it.</source>
         <translation>留空：无延迟目标。会逐步减小每个副本的批大小，直到一个解码步满足该目标。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="381"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="383"/>
         <source>4. Software stack</source>
         <translation>4. 软件栈</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="382"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="384"/>
         <source>Which framework, CUDA and libraries are locked in, and which compliance rules apply?</source>
         <translation>锁定了哪些框架、CUDA 和库版本，需要满足哪些合规要求？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="384"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="386"/>
         <source>Framework</source>
         <translation>框架</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="385"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="387"/>
         <source>Framework version</source>
         <translation>框架版本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="385"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="387"/>
         <source>For example 2.0.1.</source>
         <translation>例如 2.0.1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="386"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="388"/>
         <source>CUDA version</source>
         <translation>CUDA 版本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="386"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="388"/>
         <source>For example 12.1.</source>
         <translation>例如 12.1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="387"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="389"/>
         <source>Libraries (comma-separated)</source>
         <translation>库（逗号分隔）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="388"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="390"/>
         <source>For example deepspeed==0.8.3, nccl==2.18.</source>
         <translation>例如 deepspeed==0.8.3, nccl==2.18。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="389"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="391"/>
         <source>Require ECC memory</source>
         <translation>需要 ECC 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="390"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="392"/>
         <source>Require vGPU</source>
         <translation>需要 vGPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="391"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="393"/>
         <source>Require virtualisation</source>
         <translation>需要虚拟化</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="392"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="394"/>
         <source>Require MIG</source>
         <translation>需要 MIG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="393"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="395"/>
         <source>FIPS 140 compliance</source>
         <translation>FIPS 140 合规</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="394"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="396"/>
         <source>A property of the OS and driver crypto modules; the sheet lists it as a check.</source>
         <translation>这是操作系统和驱动加密模块的属性；配置单将其列为检查项。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="400"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="402"/>
         <source>(buy new servers)</source>
         <translation>（购买新服务器）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="404"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="406"/>
         <source>5. Operations and growth</source>
         <translation>5. 运维与扩展</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="405"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="407"/>
         <source>What exists already (servers, slots, power, cooling), what is the budget, and what grows in six months?</source>
         <translation>现有什么（服务器、插槽、电力、散热），预算多少，六个月内要扩展什么？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="407"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="409"/>
         <source>Existing server</source>
         <translation>现有服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="408"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="410"/>
         <source>Free GPU slots</source>
         <translation>空闲 GPU 插槽</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="409"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="411"/>
         <source>Power budget for new GPUs</source>
         <translation>新 GPU 的电力预算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="410"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="412"/>
         <source>Cooling</source>
         <translation>散热</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="410"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="412"/>
         <source>either</source>
         <translation>均可</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="411"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="413"/>
         <source>GPUs to add within 6 months</source>
         <translation>6 个月内新增 GPU 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="412"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="414"/>
         <source>Purchase budget</source>
         <translation>采购预算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="413"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="415"/>
         <source>Largest GPU count to consider</source>
         <translation>考虑的最大 GPU 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="414"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="416"/>
         <source>Consumer (GeForce) cards</source>
         <translation>消费级（GeForce）显卡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="415"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="417"/>
         <source>by workload kind</source>
         <translation>按工作负载类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="415"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="417"/>
         <source>allowed</source>
         <translation>允许</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="415"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="417"/>
         <source>not allowed</source>
         <translation>不允许</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="416"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="418"/>
         <source>By workload kind: only for small-model iteration (article 5.3: the seven limits of consumer cards in production).</source>
         <translation>按工作负载类型：仅用于小模型迭代（文章 5.3：消费级显卡用于生产的七项限制）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="417"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="419"/>
         <source>Market (where you buy)</source>
         <translation>市场（采购地）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="418"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="420"/>
         <source>global</source>
         <translation>全球</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="418"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="420"/>
         <source>China</source>
         <translation>中国</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="419"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="421"/>
         <source>Global keeps out the SKUs made for the China market only (A800, H800, H20, L20, RTX 4090 D, export-control variants); China may recommend them.</source>
         <translation>全球：排除仅为中国市场制造的型号（A800、H800、H20、L20、RTX 4090 D，出口管制版）；中国：可推荐这些型号。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="420"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="422"/>
         <source>Network between nodes</source>
         <translation>节点间网络</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="421"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="423"/>
         <source>Memory kept free (safe line)</source>
         <translation>保留的空闲显存（安全线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="422"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="424"/>
         <source>The method keeps 15-20 % of usable memory free: an 80 GB card is safe to about 64 GB.</source>
         <translation>该方法保留 15-20 % 的可用显存：80 GB 的卡安全用量约为 64 GB。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="423"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="425"/>
         <source>TCO horizon</source>
         <translation>TCO 年限</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="423"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="425"/>
         <source>years</source>
         <translation>年</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="424"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="426"/>
         <source>Electricity price</source>
         <translation>电价</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="425"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="427"/>
         <source>PUE</source>
         <translation>PUE</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="426"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="428"/>
         <source>Average utilisation</source>
         <translation>平均利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="427"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="429"/>
         <source>Extra cooling</source>
         <translation>额外散热</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="428"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="430"/>
         <source>Operations labour</source>
         <translation>运维人工</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="429"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="431"/>
         <source>Labour rate</source>
         <translation>人工费率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="430"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="432"/>
         <source>Support per year</source>
         <translation>每年支持费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="430"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="431"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="432"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="433"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="434"/>
         <source>% of hardware</source>
         <translation>% 硬件费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="431"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="433"/>
         <source>Network and installation</source>
         <translation>网络与安装</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="432"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="434"/>
         <source>Residual value</source>
         <translation>残值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="433"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="435"/>
         <source>Cost of each day late</source>
         <translation>每延迟一天的成本</translation>
     </message>

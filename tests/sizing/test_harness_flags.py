@@ -99,7 +99,8 @@ def cli_args(case: dict) -> list[str]:
                           ("zero3_defaults", "--zero3-defaults"),
                           ("fsdp2_no_sync", "--fsdp2-no-sync"),
                           ("recompute_layers", "--recompute-layers"),
-                          ("expert_parallel", "--expert-parallel")):
+                          ("expert_parallel", "--expert-parallel"),
+                          ("expert_tensor_parallel", "--expert-tensor-parallel")):
             if case.get(key) is not None:
                 args += [flag, str(case[key])]
         for key, flag in (("flash_attention", "--no-flash"), ("sequence_parallel", "--sp"), ("sp_gathered_inputs", "--sp-gathered-inputs"), ("optimizer_in_backward", "--optimizer-in-backward"),

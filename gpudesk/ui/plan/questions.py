@@ -221,6 +221,8 @@ def model_page(catalog: Any) -> PageSpec:
             _f("model.tensor_parallel", translate("PlanQuestions", "Tensor parallel"), kind="int", unit=translate("PlanQuestions", "GPUs"), minimum=1),
             _f("model.expert_parallel", translate("PlanQuestions", "Expert parallel"), kind="int", unit=translate("PlanQuestions", "GPUs"), minimum=1,
                tooltip=translate("PlanQuestions", "Full training or LoRA (16/32-bit base) of an MoE model: the routed experts are spread over this many GPUs of each pipeline stage, each holding experts / N whole experts; their optimizer states are sharded over the GPUs that hold the same experts (Megatron-LM --expert-model-parallel-size). 1: every GPU holds every expert.")),
+            _f("model.expert_tensor_parallel", translate("PlanQuestions", "Expert tensor parallel"), kind="int", unit=translate("PlanQuestions", "GPUs"), minimum=1, optional=True,
+               tooltip=translate("PlanQuestions", "Full training with expert parallelism: each routed expert's matrices are split over this many GPUs (Megatron-LM --expert-tensor-parallel-size). Empty: the tensor-parallel size.")),
             _f("model.sequence_parallel", translate("PlanQuestions", "Sequence parallel (with tensor parallel)"), kind="bool"),
             _f("model.sp_gathered_inputs", translate("PlanQuestions", "Sequence parallel saves gathered inputs"), kind="bool",
                tooltip=translate("PlanQuestions", "PyTorch DTensor sequence parallel (torchtitan): the column-parallel linears keep their all-gathered input for backward; Megatron-LM keeps the shard and gathers again.")),
