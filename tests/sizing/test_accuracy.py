@@ -113,6 +113,7 @@ FRESH58 = CASES.with_name("measured_peaks_fresh58.jsonl")
 FRESH59 = CASES.with_name("measured_peaks_fresh59.jsonl")
 FRESH60 = CASES.with_name("measured_peaks_fresh60.jsonl")
 FRESH61 = CASES.with_name("measured_peaks_fresh61.jsonl")
+FRESH62 = CASES.with_name("measured_peaks_fresh62.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -245,7 +246,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 1, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 3, "fresh-58": 3, "fresh-59": 2, "fresh-60": 1, "fresh-61": 2}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 1, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 3, "fresh-58": 3, "fresh-59": 2, "fresh-60": 1, "fresh-61": 2, "fresh-62": 1}
 # memfix46: fresh-43 2 -> 0 (Megatron --recompute-num-layers 6 of 10 a stage) and fresh-52 7 -> 6 (torchtitan
 # every 2nd layer) typed through --recompute-layers (gpudesk.sizing.recompute_layers).
 # memfix47: fresh-42 2 -> 1, fresh-54 11 -> 3, fresh-58 7 -> 3: Megatron expert parallelism (full training and
@@ -392,6 +393,9 @@ SHARED_PAGES = {
     # fresh-61: collected while memfix48 was written, scored once on memfix47 (1/2 supported within 15 %: Qwen3-8B LoRA
     # 0.91, a Qwen1.5-MoE-A2.7B EP4 full fine-tune 0.68; 2 unsupported: expert TP 1 under TP 4, uneven pipeline stages).
     ("fresh-61", FRESH61, "fresh61-2026-12-07", 4),
+    # fresh-62: collected after memfix48, the last memory change of the stop, scored once on it (0/1 supported within
+    # 15 %: a Moonlight-16B-A3B TP2 EP4 full fine-tune at 0.80; the PP2 row with uneven stages unsupported).
+    ("fresh-62", FRESH62, "fresh62-2026-12-07", 2),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
