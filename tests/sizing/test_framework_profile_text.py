@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 
 import pytest
 
 from gpudesk import i18n
 from gpudesk.sizing.speed_train import FRAMEWORKS
-
-
-@pytest.fixture
-def zh_cn() -> Iterator[None]:
-    before = i18n.current_language()
-    i18n.set_language("zh_CN")
-    yield
-    i18n.set_language(before)
 
 
 @pytest.mark.parametrize("name", [n for n, f in FRAMEWORKS.items() if f.reduces_after_backward])

@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 
 import pytest
 
-from gpudesk import i18n
 from gpudesk.catalog import open_catalog
 from gpudesk.sizing.serve_engine import engine_budget
 from gpudesk.sizing.serve_step import eager_decode_assumptions, step_model
@@ -20,14 +18,6 @@ EAGER = ("eager_decode_above", "eager_long_decode")
 @pytest.fixture(scope="module")
 def catalog():
     return open_catalog()
-
-
-@pytest.fixture
-def zh_cn() -> Iterator[None]:
-    before = i18n.current_language()
-    i18n.set_language("zh_CN")
-    yield
-    i18n.set_language(before)
 
 
 def _steps(catalog, model: str, engine: str, version: str, gpu: str = "h100-sxm5", **load: object):

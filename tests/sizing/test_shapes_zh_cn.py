@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,14 +16,6 @@ from gpudesk.sizing.shapes import find_cached_config, parse_param_count, spec_fr
 
 LLAMA = Path(__file__).resolve().parents[1] / "fixtures" / "plan" / "llama-2-7b-hf.config.json"
 CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
-@pytest.fixture
-def zh_cn() -> Iterator[None]:
-    before = i18n.current_language()
-    i18n.set_language("zh_CN")
-    yield
-    i18n.set_language(before)
 
 
 def _config(tmp_path: Path, **changes: object) -> Path:

@@ -5,10 +5,8 @@ language is read when a finding is made, not when a module is imported."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 
 from gpudesk import i18n
 from gpudesk.telemetry.rules.analysis import Analysis, analyze
@@ -25,14 +23,6 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 PLAN = {"name": "13B fine-tune", "candidates": [
     {"count": 4, "gpu_name": "NVIDIA A100 80GB PCIe", "interconnect": "pcie4", "per_gpu_memory_bytes": 55e9,
      "safe_line_bytes": 64e9, "step_time_s": 0.42, "gpu_power_w": 1200.0}]}
-
-
-@pytest.fixture
-def zh_cn() -> Iterator[None]:
-    before = i18n.current_language()
-    i18n.set_language("zh_CN")
-    yield
-    i18n.set_language(before)
 
 
 def _stall_analysis() -> Analysis:
