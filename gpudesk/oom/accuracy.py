@@ -147,6 +147,8 @@ doctor was run on it:
 * ``fresh-83``: ``fresh_cases_83.jsonl`` (5 messages: host RAM exhausted while loading weights x3, a CUDA build
   mismatch, an MPS cap on a virtual macOS runner), collected after the fifty-eighth pass, scored on it before the
   fifty-ninth.
+* ``fresh-84``: ``fresh_cases_84.jsonl`` (12 messages: Unsloth, Dynamo, MLX, Ollama, tch-rs, tinygrad, vLLM, pinned
+  host memory on Windows), collected after the fifty-ninth pass (the last change of the stop), scored on it.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -264,7 +266,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-80", "fresh_cases_80.jsonl"),
               ("fresh-81", "fresh_cases_81.jsonl"),
               ("fresh-82", "fresh_cases_82.jsonl"),
-              ("fresh-83", "fresh_cases_83.jsonl"))
+              ("fresh-83", "fresh_cases_83.jsonl"),
+              ("fresh-84", "fresh_cases_84.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
