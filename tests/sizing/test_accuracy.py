@@ -114,6 +114,7 @@ FRESH59 = CASES.with_name("measured_peaks_fresh59.jsonl")
 FRESH60 = CASES.with_name("measured_peaks_fresh60.jsonl")
 FRESH61 = CASES.with_name("measured_peaks_fresh61.jsonl")
 FRESH62 = CASES.with_name("measured_peaks_fresh62.jsonl")
+FRESH63 = CASES.with_name("measured_peaks_fresh63.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -256,7 +257,7 @@ UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15":
 # row is within 15 %: 46/63 (all-linear on Qwen v1 now adapts the fused c_attn, 1.8B LoRA seq 4096 0.85 -> 0.84).
 # fresh-50's 3 refused rows (ms-swift sequence parallel 8/4/2 under LoRA) are estimable since context parallelism
 # applies to LoRA/QLoRA (gpudesk.sizing.memory_lora, memfix38).
-REFUSED_HELD_OUT = {"fresh-12": 1, "fresh-43": 1}
+REFUSED_HELD_OUT = {"fresh-12": 1, "fresh-43": 1, "fresh-63": 1}
 # Pages two held-out sets both cite, each for different tables (no measurement repeats): fresh-5 took the Qwen3 4B and
 # Qwen2.5 7B tables of these speed benchmarks, fresh-16 their 8B/14B and 32B tables; fresh-11 took the Qwen-7B cells
 # of the Qwen README of Nov 2023, fresh-17 its 1.8B/14B/72B cells.
@@ -396,6 +397,9 @@ SHARED_PAGES = {
     # fresh-62: collected after memfix48, the last memory change of the stop, scored once on it (0/1 supported within
     # 15 %: a Moonlight-16B-A3B TP2 EP4 full fine-tune at 0.80; the PP2 row with uneven stages unsupported).
     ("fresh-62", FRESH62, "fresh62-2026-12-07", 2),
+    # fresh-63: collected after memfix48, scored once on it (0/1 within 15 %: a Qwen3-30B-A3B-Base EP2 LoRA at 0.82;
+    # the GLM-4.5-Air LoRA with expert TP 1 under TP 4 refused: expert tensor parallelism is taken for full training).
+    ("fresh-63", FRESH63, "fresh63-2026-12-07", 2),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
