@@ -149,6 +149,8 @@ doctor was run on it:
   fifty-ninth.
 * ``fresh-84``: ``fresh_cases_84.jsonl`` (12 messages: Unsloth, Dynamo, MLX, Ollama, tch-rs, tinygrad, vLLM, pinned
   host memory on Windows), collected after the fifty-ninth pass (the last change of the stop), scored on it.
+* ``fresh-85``: ``fresh_cases_85.jsonl`` (9 messages: vLLM-Omni, PyTorch XPU, ROCm on Strix Halo, Ollama on a Mac,
+  MLX buffer-count limit x2 and allocator cache, Ascend NPU), collected after the fifty-ninth pass, scored on it.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -267,7 +269,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-81", "fresh_cases_81.jsonl"),
               ("fresh-82", "fresh_cases_82.jsonl"),
               ("fresh-83", "fresh_cases_83.jsonl"),
-              ("fresh-84", "fresh_cases_84.jsonl"))
+              ("fresh-84", "fresh_cases_84.jsonl"),
+              ("fresh-85", "fresh_cases_85.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
