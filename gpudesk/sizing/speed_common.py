@@ -86,6 +86,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "mtp_layers": N_("Multi-token prediction layers"),
     "recompute_modules": N_("Recomputed modules"),
     "unfused_attention": N_("Attention without a fused kernel"),
+    "alibi_bias_passes": N_("ALiBi bias passes over the attention scores"),
     "pipeline_bubble": N_("Pipeline bubble"),
     "pipeline_last_stage": N_("Pipeline last stage"),
     "pipeline_p2p": N_("Pipeline sends"),

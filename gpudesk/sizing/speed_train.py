@@ -139,6 +139,19 @@ FLASH_BACKWARD_SHARE = 2.5
 UNFUSED_SCORE_BYTES_FORWARD = 8.0
 UNFUSED_SCORE_BYTES_BACKWARD = 14.0
 UNFUSED_BACKWARD_SHARE = 2.0
+# ALiBi without a fused kernel (Press et al. 2021, arXiv 2108.12409: a per-head linear bias added to every score).
+# ModelLink / MindSpeed-LLM's unfused attention for ``--position-embedding-type alibi`` (github.com/aeeeeeep/ModelLink
+# mirror of gitee.com/ascend/ModelLink at d4feda7: modellink/core/transformer/dot_product_attention.py lines 186-195
+# and modellink/legacy/model/transformer.py core_attention_forward) computes the scores as
+# ``self.beta * self.alibi.alibi_pse + torch.bmm(q, k) * (1.0 / self.norm_factor)``: besides the bmm's own write of S
+# (counted above) three eager element-wise kernels run over the N x N scores, each through HBM in 16 bits: the
+# scaling (read S, write: 4 bytes), the bias times beta (read the cached bias, write: 4) and their sum (read two,
+# write one: 6), 14 bytes per score element in forward. In backward the sum's gradient goes on to the scaling's
+# (read dS, write: 4); the bias needs none. The non-ALiBi path folds the scale into the GEMM (``torch.baddbmm`` with
+# ``alpha``) and adds none of these. Megatron-LM itself has no ALiBi; a Megatron-class profile (``megatron``,
+# ``megatron-lm``, ``nemo``) running an ALiBi model unfused is this fork's path.
+ALIBI_SCORE_BYTES_FORWARD = 14.0
+ALIBI_SCORE_BYTES_BACKWARD = 4.0
 # Ampere: FlashAttention-2 is that GPU's own kernel (written for sm80's mma.sync), and the one every framework runs
 # there (Transformer Engine's attention backends on sm80 are flash-attn 2 and cuDNN's FA2-class fused kernel; there is
 # no wgmma on Ampere for a FlashAttention-3 class kernel). Dao 2023 (arXiv 2307.08691, section 4.1): "up to 73 % of
@@ -928,7 +941,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     if not s.flash_attention:
         t_attn = layers_local * unfused_attention_seconds(
             s.micro_batch, s.seq_len, int(spec.num_attention_heads or 0) / s.tp, sh.attention_width / s.tp,
-            attn_factor > 1, base_peak * eff * IN_SITU_SHARE_OF_MAMF, hbm)
+            attn_factor > 1, base_peak * eff * IN_SITU_SHARE_OF_MAMF, hbm, alibi=uses_alibi(spec))
     if s.cp > 1:
         # Ring attention: shorter per-step flash-attention calls and the partial-result merges (speed_parallel).
         t_attn *= ring_attention_chunk_slowdown(s.seq_len, s.cp)
@@ -1139,7 +1152,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         "host_issue_bound_s": micro_batches * (t_issue - t_device),
     }
     ttr = s.tokens / (tps * s.gpus) if s.tokens else None
-    assumptions = _assumptions(gpu, eff, fw, s, bubble, bool(sh.experts))
+    assumptions = _assumptions(gpu, eff, fw, s, bubble, bool(sh.experts), alibi=uses_alibi(spec))
     return TrainSpeed(tokens_per_s_per_gpu=tps, step_time_s=step, mfu=mfu, time_to_result_s=ttr,
                       comm_share=comm_exposed / step, bubble_share=micro_batches * t_mb * bubble / step,
                       micro_batches=micro_batches, model_flops_per_token=mflops, breakdown=breakdown,
@@ -1386,6 +1399,25 @@ def expert_input_saved_bytes(hidden: int, top_k: int) -> float:
 FUSED_ATTENTION_MIN_CAPABILITY = (8, 0)
 
 
+# Hugging Face ``model_type`` values whose models all place positions by ALiBi: BLOOM (BigScience 2022, arXiv
+# 2211.05100 section 3.2.3 "ALiBi Positional Embeddings"; transformers ``build_alibi_tensor`` in modeling_bloom.py).
+ALIBI_MODEL_TYPES = ("bloom",)
+# Baichuan's configs carry no position-embedding field: the 13B models' own modeling code uses ALiBi and the 7B ones
+# RoPE (Baichuan 2 report, Yang et al. 2023, arXiv 2309.10305 section 2.4 "we use Rotary Positional Embedding for
+# Baichuan 2-7B and ALiBi for Baichuan 2-13B"; Baichuan-13B README, github.com/baichuan-inc/Baichuan-13B at
+# 3e4bbdd: 位置编码 ALiBi, 隐藏层维度 5,120). The 13B width tells them apart.
+BAICHUAN_ALIBI_HIDDEN = 5120
+
+
+def uses_alibi(spec: ModelSpec) -> bool:
+    """Whether the model adds ALiBi biases to its attention scores (:data:`ALIBI_MODEL_TYPES`, Baichuan 13B:
+    :data:`BAICHUAN_ALIBI_HIDDEN`); only the model's config type and width are read."""
+    model_type = (spec.model_type or "").lower()
+    if model_type in ALIBI_MODEL_TYPES:
+        return True
+    return model_type == "baichuan" and spec.hidden_size == BAICHUAN_ALIBI_HIDDEN
+
+
 def fused_attention_available(compute_capability: str) -> bool:
     """Whether a fused (flash) attention kernel of the frameworks runs on a GPU of this CUDA compute capability
     (:data:`FUSED_ATTENTION_MIN_CAPABILITY`). Unknown or non-CUDA (empty, ROCm, Ascend): True, the framework's own."""
@@ -1512,16 +1544,20 @@ def tensor_parallel_overlap(fw: Framework, intra_kind: str) -> float:
 
 
 def unfused_attention_seconds(sequences: int, seq_len: int, heads: float, width: float, recomputed: bool,
-                              gemm_rate: float, hbm_bytes_per_s: float) -> float:
+                              gemm_rate: float, hbm_bytes_per_s: float, alibi: bool = False) -> float:
     """Seconds one layer's attention core takes per micro-batch without a fused kernel (:data:`UNFUSED_SCORE_BYTES_
     FORWARD`): the batched score and value matmuls over all ``seq_len`` keys at the 16-bit GEMM rate (forward 2,
     backward :data:`UNFUSED_BACKWARD_SHARE` x that) and the score matrix's HBM traffic, ``heads x seq_len^2`` elements
     per sequence, serial with them. ``heads`` and ``width`` (the per-token width of the matmuls) are this GPU's
-    tensor-parallel share; ``recomputed``: the forward runs once more in backward (full or selective recompute)."""
+    tensor-parallel share; ``recomputed``: the forward runs once more in backward (full or selective recompute);
+    ``alibi``: the model adds an ALiBi bias to the scores in their own element-wise passes
+    (:data:`ALIBI_SCORE_BYTES_FORWARD`, :data:`ALIBI_SCORE_BYTES_BACKWARD`)."""
     forward_passes = 2.0 if recomputed else 1.0
     flops = 4.0 * width * seq_len * seq_len * sequences * (forward_passes + UNFUSED_BACKWARD_SHARE)
     elements = heads * seq_len * seq_len * sequences
-    traffic = elements * (forward_passes * UNFUSED_SCORE_BYTES_FORWARD + UNFUSED_SCORE_BYTES_BACKWARD)
+    forward_bytes = UNFUSED_SCORE_BYTES_FORWARD + (ALIBI_SCORE_BYTES_FORWARD if alibi else 0.0)
+    backward_bytes = UNFUSED_SCORE_BYTES_BACKWARD + (ALIBI_SCORE_BYTES_BACKWARD if alibi else 0.0)
+    traffic = elements * (forward_passes * forward_bytes + backward_bytes)
     return flops / gemm_rate + traffic / hbm_bytes_per_s
 
 
@@ -1563,7 +1599,7 @@ def attention_rate_share(fw: Framework, architecture: str) -> float:
 
 
 def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble: float,
-                 experts: bool = False) -> tuple[Assumption, ...]:
+                 experts: bool = False, alibi: bool = False) -> tuple[Assumption, ...]:
     """The estimate's inputs with their sources, in the user's language (names are stable ids, not translated)."""
     measured = gpu.matmul_efficiency is not None
     out = [
@@ -1622,6 +1658,15 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                                 "reads and writes the N x N scores in HBM"),
                               raw(bytes_forward=UNFUSED_SCORE_BYTES_FORWARD,
                                   bytes_backward=UNFUSED_SCORE_BYTES_BACKWARD)))
+        if alibi:
+            out.append(Assumption("alibi_bias_passes", _("ALiBi bias added to the scores in separate passes: "
+                                                         "{forward:g} + {backward:g} more bytes per score element "
+                                                         "(forward + backward)").format(
+                forward=ALIBI_SCORE_BYTES_FORWARD, backward=ALIBI_SCORE_BYTES_BACKWARD),
+                                  _("ModelLink unfused ALiBi attention: beta * bias + bmm(q, k) * scale "
+                                    "(modellink/core/transformer/dot_product_attention.py at d4feda7)"),
+                                  raw(bytes_forward=ALIBI_SCORE_BYTES_FORWARD,
+                                      bytes_backward=ALIBI_SCORE_BYTES_BACKWARD)))
     if s.recompute_modules:
         out.append(Assumption("recompute_modules", _("{modules}: each module's forward runs again in backward").format(
             modules=", ".join(s.recompute_modules)),
