@@ -255,7 +255,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh90": self.tr("ninetieth fresh (collected after the model was frozen a ninetieth time)"),
                 "fresh91": self.tr("ninety-first fresh (collected after the model was frozen a ninety-first time)"),
                 "fresh92": self.tr("ninety-second fresh (collected after the model was frozen a ninety-second time)"),
-                "fresh93": self.tr("ninety-third fresh (collected after the model was frozen a ninety-third time)")}
+                "fresh93": self.tr("ninety-third fresh (collected after the model was frozen a ninety-third time)"),
+                "fresh94": self.tr("ninety-fourth fresh (collected after the model was frozen a ninety-fourth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
