@@ -151,6 +151,8 @@ doctor was run on it:
   host memory on Windows), collected after the fifty-ninth pass (the last change of the stop), scored on it.
 * ``fresh-85``: ``fresh_cases_85.jsonl`` (9 messages: vLLM-Omni, PyTorch XPU, ROCm on Strix Halo, Ollama on a Mac,
   MLX buffer-count limit x2 and allocator cache, Ascend NPU), collected after the fifty-ninth pass, scored on it.
+* ``fresh-86``: ``fresh_cases_86.jsonl`` (8 messages: SGLang KV budget x2 and a peer container, hipBLASLt CI, OpenVINO
+  and OpenCL per-object limits, Mali, alpaca-lora), collected after the fifty-ninth pass, scored on it.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -270,7 +272,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-82", "fresh_cases_82.jsonl"),
               ("fresh-83", "fresh_cases_83.jsonl"),
               ("fresh-84", "fresh_cases_84.jsonl"),
-              ("fresh-85", "fresh_cases_85.jsonl"))
+              ("fresh-85", "fresh_cases_85.jsonl"),
+              ("fresh-86", "fresh_cases_86.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
