@@ -187,7 +187,9 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "ninety-first fresh (collected after the model was frozen a ninety-first time)",
                     "ninety-second fresh (collected after the model was frozen a ninety-second time)",
                     "ninety-third fresh (collected after the model was frozen a ninety-third time)",
-                    "ninety-fourth fresh (collected after the model was frozen a ninety-fourth time)"}
+                    "ninety-fourth fresh (collected after the model was frozen a ninety-fourth time)",
+                    "ninety-fifth fresh (collected after the model was frozen a ninety-fifth time)",
+                    "ninety-sixth fresh (collected after the model was frozen a ninety-sixth time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
