@@ -149,6 +149,48 @@ def accumulation_steps(req: Requirement, micro_batch_size: int, data_parallel: i
     return max(1, math.ceil(global_batch / (max(1, micro_batch_size) * dp)))
 
 
+def expert_parallel_acts(req: Requirement) -> bool:
+    """Whether the requirement's expert parallelism shapes the GPU layout: above 1, in full training or LoRA, and
+    with a sharding the sizing models it under (not ZeRO-3 / FSDP, which replicate the experts: memory_workload)."""
+    m = req.model
+    return m.expert_parallel > 1 and m.mode in ("train", "lora") and m.sharding not in ("zero3", "fsdp")
+
+
+def gpu_count_step(req: Requirement, tensor_parallel: int | None = None) -> int:
+    """Every GPU count the planner tries is a multiple of this: the tensor-parallel degree, times the
+    expert-parallel size where it acts (:func:`expert_parallel_acts`).
+
+    Megatron-Core lays out ``expert_model_parallel_size x expert_tensor_parallel_size x pipeline stages`` GPUs per
+    expert-data-parallel rank and needs the world size to divide into them (``parallel_state``
+    ``initialize_model_parallel``: "world_size ... not divisible by expert_tensor_model_pipeline_parallel size");
+    the expert-tensor-parallel size is the tensor-parallel size when unset (Megatron-LM ``arguments.py``), and the
+    memory workload has one pipeline stage (:mod:`gpudesk.sizing.train_expert_parallel`)."""
+    tp = max(1, tensor_parallel if tensor_parallel is not None else req.model.tensor_parallel)
+    return tp * (req.model.expert_parallel if expert_parallel_acts(req) else 1)
+
+
+def expert_count_problem(req: Requirement) -> PlanInputError | None:
+    """The refusal when no GPU count up to ``operations.max_gpus`` holds the expert-parallel layout (None when one
+    does, or when expert parallelism does not act); it names the counts that would."""
+    if not expert_parallel_acts(req):
+        return None
+    step = gpu_count_step(req)
+    if req.operations.max_gpus >= step:
+        return None
+    m = req.model
+    counts = ", ".join(f"{step * k:,}" for k in (1, 2, 3))
+    if m.tensor_parallel > 1:
+        text = _("expert parallel {ep} x tensor parallel {tp} needs a multiple of {step:,} GPUs ({counts}, ...), "
+                 "above the GPU-count limit of {max_gpus:,}; raise the limit to {step:,} or lower expert "
+                 "parallel.").format(ep=m.expert_parallel, tp=m.tensor_parallel, step=step, counts=counts,
+                                     max_gpus=req.operations.max_gpus)
+    else:
+        text = _("expert parallel {ep} needs a multiple of {step:,} GPUs ({counts}, ...), above the GPU-count limit "
+                 "of {max_gpus:,}; raise the limit to {step:,} or lower expert parallel.").format(
+                     ep=m.expert_parallel, step=step, counts=counts, max_gpus=req.operations.max_gpus)
+    return PlanInputError("model.expert_parallel", text)
+
+
 def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = None, recompute: str | None = None,
                     tensor_parallel: int | None = None, concurrent_sequences: int = 1,
                     micro_batch_size: int | None = None, gradient_accumulation_steps: int | None = None) -> MemoryWorkload:
