@@ -896,6 +896,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         lines.append(f"{ljust_display(memory_part_label(name), 28)}{value / GIB:>10.2f}{value:>18,}")
     total_label = _("total per GPU")
     lines.append(f"{ljust_display(total_label, 28)}{est.total_bytes / GIB:>10.2f}{est.total_bytes:>18,}")
+    if est.experts:  # the expert split, named by the estimate itself (MemoryEstimate.experts)
+        lines += ["", est.experts.headline(), "  " + est.experts.detail()]
     lines.append("")
     for label, value in ((_("allocated (max_memory_allocated)"), est.allocated_bytes),
                          (_("reserved (max_memory_reserved)"), est.reserved_bytes),

@@ -295,7 +295,8 @@ def plan(req: Requirement, catalog: Catalog, price_overrides: dict[str, Any] | N
             results = []
             step = gpu_count_step(req)
             # Multiples of the layout's group (1, 2, 4, ... of it, and the largest under the limit).
-            counts = [step * n for n in training_counts(req.operations.max_gpus // step)]
+            counts = ([step * n for n in training_counts(req.operations.max_gpus // step)]
+                      if req.operations.max_gpus >= step else [])
             for server in servers:
                 for count in _with_whole_units(counts, server, req.operations.max_gpus):
                     if count % step:

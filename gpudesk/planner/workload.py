@@ -11,9 +11,10 @@ from gpudesk.catalog.catalog import Catalog
 from gpudesk.i18n import _
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.requirement import ModelMemory, Requirement
-from gpudesk.sizing.errors import ConfigFileError, ShapeError
+from gpudesk.sizing.errors import ConfigFileError, ShapeError, SizingError
 from gpudesk.sizing.memory import ZERO3_SETTINGS, MemoryWorkload
 from gpudesk.sizing.overheads import Overheads
+from gpudesk.sizing.recompute_layers import check_recompute_layers_count
 from gpudesk.sizing.shapes import (
     ModelSpec,
     is_repo_id,
@@ -34,10 +35,27 @@ def profile_problems(req: Requirement, catalog: Any = None) -> list[PlanInputErr
     problems = req.problems()
     if catalog is not None and not any(p.field in _MODEL_FIELDS for p in problems):
         try:
-            resolve_model(req.model, catalog)
+            spec = resolve_model(req.model, catalog)
         except PlanInputError as exc:
             problems.insert(0, exc)
+        else:
+            layers = recompute_layers_problem(req, spec)
+            if layers is not None:  # the model-aware sentence replaces the bare range check
+                problems = [p for p in problems if p.field != layers.field] + [layers]
     return problems
+
+
+def recompute_layers_problem(req: Requirement, spec: ModelSpec) -> PlanInputError | None:
+    """``model.recompute_layers`` outside 1 to the model's layers (the plan's memory has one pipeline stage:
+    memory_workload), named with the model's layer count (gpudesk.sizing.recompute_layers; qa51 D3)."""
+    value = req.model.recompute_layers
+    if not isinstance(value, int) or isinstance(value, bool) or not spec.layers:
+        return None
+    try:
+        check_recompute_layers_count(value, model=spec.name, stage_layers=float(spec.layers), stages=1)
+    except SizingError as exc:
+        return PlanInputError("model.recompute_layers", exc.reason)
+    return None
 
 
 def _did_you_mean(query: str, catalog: Any) -> str:
