@@ -446,7 +446,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
         if (exc.field or "").startswith("price_overrides."):
             raise CliError(_("your price for {gpu}: {detail} (or use --no-my-prices)").format(
                 gpu=str(exc.field).split(".", 1)[1], detail=exc.detail)) from exc
-        raise CliError(_("profile {profile}: {error}").format(profile=where, error=exc)) from exc
+        by_flag = _problems_by_flag(exc, args)  # a key a flag set (--expert-parallel) is named by its flag
+        if by_flag and not args.profile:
+            raise CliError(by_flag) from exc
+        raise CliError(_("profile {profile}: {error}").format(profile=where, error=by_flag or exc)) from exc
     except SizingError as exc:
         raise CliError(_("profile {profile}: {error}").format(profile=where, error=exc)) from exc
     if args.format == "json":

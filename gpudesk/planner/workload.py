@@ -42,6 +42,12 @@ def profile_problems(req: Requirement, catalog: Any = None) -> list[PlanInputErr
             layers = recompute_layers_problem(req, spec)
             if layers is not None:  # the model-aware sentence replaces the bare range check
                 problems = [p for p in problems if p.field != layers.field] + [layers]
+    layout_fields = ("model.expert_parallel", "model.tensor_parallel", "model.mode", "model.sharding",
+                     "operations.max_gpus")
+    if not any(p.field in layout_fields for p in problems):
+        too_few = expert_count_problem(req)  # no GPU count under the limit holds the expert-parallel layout
+        if too_few is not None:
+            problems.append(too_few)
     return problems
 
 
