@@ -268,10 +268,10 @@ def plan(req: Requirement, catalog: Catalog, price_overrides: dict[str, Any] | N
         rationale.append((_("GPU counts are multiples of expert parallel x tensor parallel = {step}").format(
             step=gpu_count_step(req)), "Megatron-Core parallel_state.initialize_model_parallel (expert layout)"))
     try:
-        # The job on the fewest GPUs its layout allows: one, or the expert-parallel group (each GPU holds
-        # experts / expert_parallel of the routed experts; gpudesk.sizing.train_expert_parallel).
-        job_memory = estimate_memory(spec, memory_workload(req, gpus=gpu_count_step(req, tensor_parallel=1),
-                                                           sharding="ddp", tensor_parallel=1))
+        # The whole job on one GPU, unsharded: no tensor or expert parallelism (they need more GPUs; the search
+        # tries only the counts their layout divides, gpu_count_step).
+        whole = replace(req, model=replace(req.model, expert_parallel=1))
+        job_memory = estimate_memory(spec, memory_workload(whole, gpus=1, sharding="ddp", tensor_parallel=1))
     except SizingError as exc:
         raise PlanInputError(f"model.{exc.field}", exc.reason) from exc
     candidates: list[Candidate] = []

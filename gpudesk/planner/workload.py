@@ -15,6 +15,7 @@ from gpudesk.sizing.errors import ConfigFileError, ShapeError, SizingError
 from gpudesk.sizing.memory import ZERO3_SETTINGS, MemoryWorkload
 from gpudesk.sizing.overheads import Overheads
 from gpudesk.sizing.recompute_layers import check_recompute_layers_count
+from gpudesk.sizing.train_expert_parallel import check_expert_parallel
 from gpudesk.sizing.shapes import (
     ModelSpec,
     is_repo_id,
@@ -42,6 +43,9 @@ def profile_problems(req: Requirement, catalog: Any = None) -> list[PlanInputErr
             layers = recompute_layers_problem(req, spec)
             if layers is not None:  # the model-aware sentence replaces the bare range check
                 problems = [p for p in problems if p.field != layers.field] + [layers]
+            experts = expert_model_problem(req, spec)
+            if experts is not None and not any(p.field == experts.field for p in problems):
+                problems.append(experts)
     layout_fields = ("model.expert_parallel", "model.tensor_parallel", "model.mode", "model.sharding",
                      "operations.max_gpus")
     if not any(p.field in layout_fields for p in problems):
@@ -49,6 +53,22 @@ def profile_problems(req: Requirement, catalog: Any = None) -> list[PlanInputErr
         if too_few is not None:
             problems.append(too_few)
     return problems
+
+
+def expert_model_problem(req: Requirement, spec: ModelSpec) -> PlanInputError | None:
+    """Expert parallelism the model cannot take (a dense model, experts per layer not divisible by it), found
+    before the search on the layout's own GPU group (gpudesk.sizing.train_expert_parallel.check_expert_parallel)."""
+    m = req.model
+    if not isinstance(m.expert_parallel, int) or isinstance(m.expert_parallel, bool) or not expert_parallel_acts(req):
+        return None
+    if not isinstance(m.tensor_parallel, int) or m.tensor_parallel < 1:
+        return None
+    try:
+        check_expert_parallel(spec, m.expert_parallel, gpus=gpu_count_step(req),
+                              expert_tensor_parallel=m.tensor_parallel)
+    except SizingError as exc:
+        return PlanInputError("model.expert_parallel", exc.reason)
+    return None
 
 
 def recompute_layers_problem(req: Requirement, spec: ModelSpec) -> PlanInputError | None:

@@ -26,8 +26,12 @@ def test_plans_an_expert_parallel_moe_on_multiples_of_ep(catalog):
     assert result.candidates
     assert {c.count for c in result.candidates} <= {8, 16}
     assert result.top.fits
-    # The job memory is shown on the smallest layout (8 GPUs, 16 of 128 experts each), not refused on 1 GPU.
-    assert result.memory.gpus == 8
+    # The whole job's memory ("one GPU, no sharding") is the model without the split, not refused on 1 GPU.
+    assert result.memory.gpus == 1 and result.memory.experts is None
+    # Each option's own memory holds 16 of the 128 experts per GPU where the chosen sharding splits them.
+    split = [c for c in result.candidates if c.memory.experts is not None]
+    assert split and all(c.memory.experts.experts_per_gpu == 16 for c in split)
+    assert all(c.expert_parallel == 8 for c in split)
     assert any("multiples of expert parallel" in text for text, _src in result.rationale)
 
 

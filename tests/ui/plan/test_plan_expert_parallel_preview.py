@@ -50,3 +50,23 @@ def test_recompute_layers_outside_the_model_pause_the_preview_naming_its_layers(
     assert wizard.preview.last_estimate is None
     text = wizard.preview.message.text()
     assert "Memory preview paused" in text and "has 48 layers" in text and "give 1 to 48" in text
+
+
+def test_plan_tab_plans_the_expert_parallel_moe(qtbot, catalog, tmp_path):  # noqa: F811 - the fixture
+    from PySide6.QtCore import Qt
+
+    from gpudesk.ui.plan.tab import PlanTab
+
+    path = tmp_path / "moe.toml"
+    path.write_text('[model]\nmodel = "qwen3-30b-a3b"\nmode = "train"\nexpert_parallel = 8\n[workload]\n'
+                    'tokens_to_train = 2e9\ndeadline_s = 604800\n[operations]\nmax_gpus = 16\n', encoding="utf-8")
+    tab = PlanTab(AppContext(catalog=catalog, store=None, notify=lambda text, level="info": None))
+    qtbot.addWidget(tab)
+    tab.resize(1280, 800)
+    tab.show()
+    tab.load_example(path)
+    with qtbot.waitSignal(tab.planReady, timeout=60000) as signal:
+        qtbot.mouseClick(tab.pages.wizard.plan_button, Qt.MouseButton.LeftButton)
+    doc = signal.args[0]
+    assert doc.candidates and {c.count for c in doc.candidates} <= {8, 16}
+    assert not tab.pages.wizard.problem.text()
