@@ -449,7 +449,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
         if (exc.field or "").startswith("price_overrides."):
             raise CliError(_("your price for {gpu}: {detail} (or use --no-my-prices)").format(
                 gpu=str(exc.field).split(".", 1)[1], detail=exc.detail)) from exc
-        raise CliError(_("profile {profile}: {error}").format(profile=where, error=exc)) from exc
+        by_flag = _problems_by_flag(exc, args)  # a key a flag set (--expert-parallel) is named by its flag
+        if by_flag and not args.profile:
+            raise CliError(by_flag) from exc
+        raise CliError(_("profile {profile}: {error}").format(profile=where, error=by_flag or exc)) from exc
     except SizingError as exc:
         raise CliError(_("profile {profile}: {error}").format(profile=where, error=exc)) from exc
     if args.format == "json":
@@ -900,6 +903,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         lines.append(f"{ljust_display(memory_part_label(name), 28)}{value / GIB:>10.2f}{value:>18,}")
     total_label = _("total per GPU")
     lines.append(f"{ljust_display(total_label, 28)}{est.total_bytes / GIB:>10.2f}{est.total_bytes:>18,}")
+    if est.experts:  # the expert split, named by the estimate itself (MemoryEstimate.experts)
+        lines += ["", est.experts.headline(), "  " + est.experts.detail()]
     lines.append("")
     for label, value in ((_("allocated (max_memory_allocated)"), est.allocated_bytes),
                          (_("reserved (max_memory_reserved)"), est.reserved_bytes),

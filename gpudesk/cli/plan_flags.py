@@ -32,6 +32,8 @@ FLAG_KEYS: dict[str, tuple[str, str]] = {
     "budget": ("operations", "budget_usd"),
     "max_gpus": ("operations", "max_gpus"),
     "market": ("operations", "market"),
+    "expert_parallel": ("model", "expert_parallel"),
+    "recompute_layers": ("model", "recompute_layers"),
 }
 
 _DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[0-9]+)?)\s*([dhm]?)\s*$", re.IGNORECASE)
@@ -75,6 +77,14 @@ def add_requirement_flags(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--global-batch", type=int, metavar="N", help=_("global batch (kept when the micro-batch is cut)"))
     g.add_argument("--market", choices=("global", "china"),
                    help=_("where the GPUs are bought: global keeps out China-market SKUs (default global)"))
+    # The same settings as `gpudesk estimate memory --expert-parallel / --recompute-layers` (profile keys
+    # model.expert_parallel, model.recompute_layers).
+    g.add_argument("--expert-parallel", type=int, metavar="N",
+                   help=_("MoE full training or LoRA: spread the routed experts over N GPUs (each holds experts / N); "
+                          "the plan then uses multiples of N GPUs (Megatron-LM --expert-model-parallel-size)"))
+    g.add_argument("--recompute-layers", type=int, metavar="K",
+                   help=_("with full recompute in full training: recompute only K layers (1 to the model's layers); "
+                          "the others keep every activation (Megatron-LM --recompute-num-layers)"))
     parser.add_argument("--help-profile", action="store_true",
                         help=_("print every profile section and key with its default, and exit"))
 

@@ -20,6 +20,7 @@ from gpudesk.planner.gates import server_gates
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.results import Candidate, Rejected
 from gpudesk.planner.train_eval import evaluate_training
+from gpudesk.planner.workload import gpu_count_step
 
 #: Labels of the Plan wizard's controls (gpudesk/ui/plan/questions.py), so the answer uses the words a user sees.
 #: The ``label`` fields of the JSON keep these English texts; the sentences name the controls in the current
@@ -64,7 +65,7 @@ def smallest_count_meeting_deadline(ctx: PlanContext, gpu: Any, server: Any, sta
     """The fewest GPUs of ``gpu`` in ``server`` chassis, above ``start``, that fit and (with ``deadline``) meet the
     deadline (doubling, then bisection on the counts the chassis can hold); None when no count up to
     MAX_SEARCH_GPUS does."""
-    tp = max(1, ctx.req.model.tensor_parallel)
+    tp = gpu_count_step(ctx.req)  # tensor parallel (x expert parallel): every count is a multiple of it
     low, found = start, None
     n = start
     while n < MAX_SEARCH_GPUS:

@@ -33,7 +33,13 @@ from gpudesk.planner.serve_eval import evaluate_inference
 from gpudesk.planner.train_step import ranking_change_notes
 from gpudesk.planner.tco import compute_tco, gpu_dollar_multiplier, rent_vs_buy
 from gpudesk.planner.train_eval import evaluate_training
-from gpudesk.planner.workload import memory_workload, profile_problems, resolve_model
+from gpudesk.planner.workload import (
+    expert_count_problem,
+    gpu_count_step,
+    memory_workload,
+    profile_problems,
+    resolve_model,
+)
 from gpudesk.catalog.catalog import Catalog
 from gpudesk.catalog.device_terms import GPU_TERM, in_device_terms, vendor_device_term
 from gpudesk.catalog.records import GPU, Price, Server
@@ -267,8 +273,17 @@ def plan(req: Requirement, catalog: Catalog, price_overrides: dict[str, Any] | N
         raise PlanInputError("model.train_flops_per_sample", _("{model} is not a transformer with a known shape; give its "
                                                                "training FLOPs per sample (forward + backward)").format(
             model=spec.name))
+    too_few = expert_count_problem(req)
+    if too_few is not None:
+        raise too_few
+    if gpu_count_step(req) > req.model.tensor_parallel:
+        rationale.append((_("GPU counts are multiples of expert parallel x tensor parallel = {step}").format(
+            step=gpu_count_step(req)), "Megatron-Core parallel_state.initialize_model_parallel (expert layout)"))
     try:
-        job_memory = estimate_memory(spec, memory_workload(req, gpus=1, sharding="ddp", tensor_parallel=1))
+        # The whole job on one GPU, unsharded: no tensor or expert parallelism (they need more GPUs; the search
+        # tries only the counts their layout divides, gpu_count_step).
+        whole = replace(req, model=replace(req.model, expert_parallel=1))
+        job_memory = estimate_memory(spec, memory_workload(whole, gpus=1, sharding="ddp", tensor_parallel=1))
     except SizingError as exc:
         raise PlanInputError(f"model.{exc.field}", exc.reason) from exc
     candidates: list[Candidate] = []
@@ -290,11 +305,14 @@ def plan(req: Requirement, catalog: Catalog, price_overrides: dict[str, Any] | N
         else:
             open_gpus.append((gpu, servers))
             results = []
-            counts = training_counts(req.operations.max_gpus)
+            step = gpu_count_step(req)
+            # Multiples of the layout's group (1, 2, 4, ... of it, and the largest under the limit).
+            counts = ([step * n for n in training_counts(req.operations.max_gpus // step)]
+                      if req.operations.max_gpus >= step else [])
             for server in servers:
                 for count in _with_whole_units(counts, server, req.operations.max_gpus):
-                    if count % req.model.tensor_parallel:
-                        continue  # a tensor-parallel group needs all its GPUs
+                    if count % step:
+                        continue  # a tensor-parallel (x expert-parallel) group needs all its GPUs
                     n = placements(server, count)
                     if n is None:
                         continue

@@ -11,9 +11,11 @@ from gpudesk.catalog.catalog import Catalog
 from gpudesk.i18n import _
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.requirement import ModelMemory, Requirement
-from gpudesk.sizing.errors import ConfigFileError, ShapeError
+from gpudesk.sizing.errors import ConfigFileError, ShapeError, SizingError
 from gpudesk.sizing.memory import ZERO3_SETTINGS, MemoryWorkload
 from gpudesk.sizing.overheads import Overheads
+from gpudesk.sizing.recompute_layers import check_recompute_layers_count
+from gpudesk.sizing.train_expert_parallel import check_expert_parallel
 from gpudesk.sizing.shapes import (
     ModelSpec,
     is_repo_id,
@@ -34,10 +36,52 @@ def profile_problems(req: Requirement, catalog: Any = None) -> list[PlanInputErr
     problems = req.problems()
     if catalog is not None and not any(p.field in _MODEL_FIELDS for p in problems):
         try:
-            resolve_model(req.model, catalog)
+            spec = resolve_model(req.model, catalog)
         except PlanInputError as exc:
             problems.insert(0, exc)
+        else:
+            layers = recompute_layers_problem(req, spec)
+            if layers is not None:  # the model-aware sentence replaces the bare range check
+                problems = [p for p in problems if p.field != layers.field] + [layers]
+            experts = expert_model_problem(req, spec)
+            if experts is not None and not any(p.field == experts.field for p in problems):
+                problems.append(experts)
+    layout_fields = ("model.expert_parallel", "model.tensor_parallel", "model.mode", "model.sharding",
+                     "operations.max_gpus")
+    if not any(p.field in layout_fields for p in problems):
+        too_few = expert_count_problem(req)  # no GPU count under the limit holds the expert-parallel layout
+        if too_few is not None:
+            problems.append(too_few)
     return problems
+
+
+def expert_model_problem(req: Requirement, spec: ModelSpec) -> PlanInputError | None:
+    """Expert parallelism the model cannot take (a dense model, experts per layer not divisible by it), found
+    before the search on the layout's own GPU group (gpudesk.sizing.train_expert_parallel.check_expert_parallel)."""
+    m = req.model
+    if not isinstance(m.expert_parallel, int) or isinstance(m.expert_parallel, bool) or not expert_parallel_acts(req):
+        return None
+    if not isinstance(m.tensor_parallel, int) or m.tensor_parallel < 1:
+        return None
+    try:
+        check_expert_parallel(spec, m.expert_parallel, gpus=gpu_count_step(req),
+                              expert_tensor_parallel=m.tensor_parallel)
+    except SizingError as exc:
+        return PlanInputError("model.expert_parallel", exc.reason)
+    return None
+
+
+def recompute_layers_problem(req: Requirement, spec: ModelSpec) -> PlanInputError | None:
+    """``model.recompute_layers`` outside 1 to the model's layers (the plan's memory has one pipeline stage:
+    memory_workload), named with the model's layer count (gpudesk.sizing.recompute_layers; qa51 D3)."""
+    value = req.model.recompute_layers
+    if not isinstance(value, int) or isinstance(value, bool) or not spec.layers:
+        return None
+    try:
+        check_recompute_layers_count(value, model=spec.name, stage_layers=float(spec.layers), stages=1)
+    except SizingError as exc:
+        return PlanInputError("model.recompute_layers", exc.reason)
+    return None
 
 
 def _did_you_mean(query: str, catalog: Any) -> str:
@@ -147,6 +191,48 @@ def accumulation_steps(req: Requirement, micro_batch_size: int, data_parallel: i
     dp = max(1, data_parallel)
     global_batch = m.global_batch_size or m.micro_batch_size * dp
     return max(1, math.ceil(global_batch / (max(1, micro_batch_size) * dp)))
+
+
+def expert_parallel_acts(req: Requirement) -> bool:
+    """Whether the requirement's expert parallelism shapes the GPU layout: above 1, in full training or LoRA, and
+    with a sharding the sizing models it under (not ZeRO-3 / FSDP, which replicate the experts: memory_workload)."""
+    m = req.model
+    return m.expert_parallel > 1 and m.mode in ("train", "lora") and m.sharding not in ("zero3", "fsdp")
+
+
+def gpu_count_step(req: Requirement, tensor_parallel: int | None = None) -> int:
+    """Every GPU count the planner tries is a multiple of this: the tensor-parallel degree, times the
+    expert-parallel size where it acts (:func:`expert_parallel_acts`).
+
+    Megatron-Core lays out ``expert_model_parallel_size x expert_tensor_parallel_size x pipeline stages`` GPUs per
+    expert-data-parallel rank and needs the world size to divide into them (``parallel_state``
+    ``initialize_model_parallel``: "world_size ... not divisible by expert_tensor_model_pipeline_parallel size");
+    the expert-tensor-parallel size is the tensor-parallel size when unset (Megatron-LM ``arguments.py``), and the
+    memory workload has one pipeline stage (:mod:`gpudesk.sizing.train_expert_parallel`)."""
+    tp = max(1, tensor_parallel if tensor_parallel is not None else req.model.tensor_parallel)
+    return tp * (req.model.expert_parallel if expert_parallel_acts(req) else 1)
+
+
+def expert_count_problem(req: Requirement) -> PlanInputError | None:
+    """The refusal when no GPU count up to ``operations.max_gpus`` holds the expert-parallel layout (None when one
+    does, or when expert parallelism does not act); it names the counts that would."""
+    if not expert_parallel_acts(req):
+        return None
+    step = gpu_count_step(req)
+    if req.operations.max_gpus >= step:
+        return None
+    m = req.model
+    counts = ", ".join(f"{step * k:,}" for k in (1, 2, 3))
+    if m.tensor_parallel > 1:
+        text = _("expert parallel {ep} x tensor parallel {tp} needs a multiple of {step:,} GPUs ({counts}, ...), "
+                 "above the GPU-count limit of {max_gpus:,}; raise the limit to {step:,} or lower expert "
+                 "parallel.").format(ep=m.expert_parallel, tp=m.tensor_parallel, step=step, counts=counts,
+                                     max_gpus=req.operations.max_gpus)
+    else:
+        text = _("expert parallel {ep} needs a multiple of {step:,} GPUs ({counts}, ...), above the GPU-count limit "
+                 "of {max_gpus:,}; raise the limit to {step:,} or lower expert parallel.").format(
+                     ep=m.expert_parallel, step=step, counts=counts, max_gpus=req.operations.max_gpus)
+    return PlanInputError("model.expert_parallel", text)
 
 
 def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = None, recompute: str | None = None,

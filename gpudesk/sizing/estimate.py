@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpudesk.i18n import _
+from gpudesk.i18n import _, ngettext
 from gpudesk.sizing.errors import SizingError
 
 # Component names used in breakdowns, in display order (PyTorch / ZeRO-paper terms).
@@ -67,6 +67,64 @@ def device_need_of(breakdown: dict[str, int] | dict[str, float]) -> float:
     return sum(v for k, v in breakdown.items() if k not in OFF_CARD_PARTS)
 
 
+#: The breakdown components the routed experts' model states appear in (gpudesk.sizing.train_expert_parallel).
+EXPERT_PARTS = ("weights", "master_weights", "gradients", "optimizer_states")
+
+
+@dataclass(frozen=True)
+class ExpertShare:
+    """The routed experts one GPU holds under expert parallelism, and the part of the breakdown that is theirs.
+
+    ``experts_per_layer``: routed experts of each MoE layer; ``expert_parallel``: the GPUs of a pipeline stage they
+    are spread over, each holding ``experts_per_layer / expert_parallel`` whole experts (Megatron-Core
+    ``num_local_experts``); ``expert_data_parallel``: the ranks the experts' master weights and optimizer states
+    shard over; ``part_bytes``: for each of :data:`EXPERT_PARTS`, the routed experts' model states on one GPU
+    (already in the breakdown: this names the split, it adds nothing; the gradients at their full size, which the
+    breakdown's peak may hold only in part); ``source``: where the split comes from."""
+
+    experts_per_layer: int
+    expert_parallel: int
+    expert_data_parallel: int
+    part_bytes: dict[str, int]
+    source: str = ""
+
+    @property
+    def experts_per_gpu(self) -> int:
+        """Whole routed experts of each MoE layer on one GPU."""
+        return self.experts_per_layer // max(1, self.expert_parallel)
+
+    def headline(self) -> str:
+        """"Routed experts: 16 of 128 per GPU (expert parallel 8)"."""
+        return _("Routed experts: {held} of {experts} per GPU (expert parallel {ep})").format(
+            held=self.experts_per_gpu, experts=self.experts_per_layer, ep=self.expert_parallel)
+
+    def detail(self) -> str:
+        """Their model states on the GPU and the ranks those shard over."""
+        from gpudesk.units import format_gib
+
+        b = self.part_bytes
+        return ngettext(
+            "the routed experts' model states on each GPU: weights {weights}, FP32 master weights {master}, "
+            "gradients {gradients} (all of them alive), optimizer states {optimizer}; their master weights and "
+            "optimizer states are sharded over {dp} expert-data-parallel GPU",
+            "the routed experts' model states on each GPU: weights {weights}, FP32 master weights {master}, "
+            "gradients {gradients} (all of them alive), optimizer states {optimizer}; their master weights and "
+            "optimizer states are sharded over {dp} expert-data-parallel GPUs", self.expert_data_parallel).format(
+                     weights=format_gib(b.get("weights", 0)), master=format_gib(b.get("master_weights", 0)),
+                     gradients=format_gib(b.get("gradients", 0)), optimizer=format_gib(b.get("optimizer_states", 0)),
+                     dp=self.expert_data_parallel)
+
+    def assumption(self) -> tuple[str, str]:
+        """The split as one (assumption, source) pair: the headline and the detail."""
+        return (_("{headline}: {detail}").format(headline=self.headline(), detail=self.detail()), self.source)
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON shape (ids in English): counts and ``part_bytes``."""
+        return {"expert_parallel": self.expert_parallel, "experts_per_layer": self.experts_per_layer,
+                "experts_per_gpu": self.experts_per_gpu, "expert_data_parallel": self.expert_data_parallel,
+                "part_bytes": dict(self.part_bytes)}
+
+
 @dataclass(frozen=True)
 class MemoryEstimate:
     """Device memory one GPU needs, in bytes.
@@ -100,6 +158,8 @@ class MemoryEstimate:
             no sum over the GPUs can be given.
         assumptions: (assumption, source) pairs, e.g. ("18 bytes/param mixed-precision Adam",
             "Megatron-LM theoretical_memory_usage.py").
+        experts: under expert parallelism, the routed experts this GPU holds and their bytes in the breakdown
+            (:class:`ExpertShare`); None otherwise.
     """
 
     breakdown: dict[str, int]
@@ -107,6 +167,7 @@ class MemoryEstimate:
     assumptions: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     gpu_allocated_bytes: tuple[int, ...] = ()
     uneven_gpus: bool = False
+    experts: ExpertShare | None = None
 
     @property
     def total_bytes(self) -> int:
@@ -180,7 +241,8 @@ class MemoryEstimate:
         return self.breakdown.get(name, 0)
 
     def to_dict(self) -> dict[str, object]:
-        """JSON shape: ``{"total_bytes": int, "breakdown_bytes": {name: int}, "gpus": int, "assumptions": [...]}``."""
+        """JSON shape: ``{"total_bytes": int, "breakdown_bytes": {name: int}, "gpus": int, "assumptions": [...]}``,
+        with ``"experts"`` (:meth:`ExpertShare.to_dict`) under expert parallelism."""
         return {
             "total_bytes": self.total_bytes,
             "allocated_bytes": self.allocated_bytes,
@@ -192,6 +254,7 @@ class MemoryEstimate:
             "breakdown_bytes": dict(self.breakdown),
             "gpus": self.gpus,
             "assumptions": [{"assumption": a, "source": s} for a, s in self.assumptions],
+            **({"experts": self.experts.to_dict()} if self.experts else {}),
         }
 
 

@@ -58,7 +58,7 @@ from gpudesk.sizing.activations import (
 )
 from gpudesk.sizing.checks import MAX_BATCH, MAX_GPUS, MAX_SEQ_LEN_TOKENS, choice, positive_int
 from gpudesk.sizing.errors import ShapeError, SizingError
-from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
+from gpudesk.sizing.estimate import EXPERT_PARTS, ExpertShare, MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.fp32_grad_buffer import resident_grad_buffer, with_fp32_grads
 from gpudesk.sizing.fsdp2_no_sync import check_fsdp2_no_sync, fsdp2_no_sync_gradient_bytes
 from gpudesk.sizing.tp_training_vocab import logits_tensor_parallel, replicated_embedding_extra_params
@@ -88,7 +88,12 @@ from gpudesk.sizing.fsdp_step_reshard import (
     fsdp_stream_cache_bytes,
     step_phase_bytes,
 )
-from gpudesk.sizing.recompute_layers import check_recompute_layers, recompute_layers_note, recomputed_share
+from gpudesk.sizing.recompute_layers import (
+    check_recompute_layers,
+    check_recompute_layers_count,
+    recompute_layers_note,
+    recomputed_share,
+)
 from gpudesk.sizing.pipeline import (
     MAX_PIPELINE_MICROBATCHES,
     fullest_stage_params,
@@ -782,11 +787,15 @@ def train_memory(
     rank_params += embedding_extra
     parts = sharded_model_states(int(rank_params), per_param, g // mp, stage, offload,
                                  spec.largest_layer_params // t)
+    expert_share: ExpertShare | None = None
     if experts:
         expert_part = sharded_model_states(int(experts.rank_params), per_param, experts.data_parallel, stage, offload)
         for k in ("weights", "master_weights", "gradients", "optimizer_states"):
             parts[k] += expert_part[k]
         rank_params += experts.rank_params
+        # Named in the estimate (text, JSON, wizard, sheet): experts per GPU and their bytes in the rows (qa51 D2).
+        expert_share = ExpertShare(spec.moe_experts or 0, expert_parallel, experts.data_parallel,
+                                   {k: int(expert_part[k]) for k in EXPERT_PARTS}, EXPERT_PARALLEL_SOURCE)
     muon_adamw_rank_params = 0.0
     if is_muon(optimizer) and rank_params:
         # Muon leaves the embeddings, LM head and norms to AdamW (optimizers.muon_adamw_params): one state more for
@@ -865,6 +874,8 @@ def train_memory(
     recompute_layers = check_recompute_layers(recompute_layers, mode="train", recompute=recompute)
     stage_layers = (spec.layers or 0) / (pp * (stages_per_rank_for(pipeline_schedule, pipeline_stages_per_rank)
                                                if pp > 1 else 1))
+    check_recompute_layers_count(recompute_layers, model=spec.name, stage_layers=stage_layers,
+                                 stages=round((spec.layers or 0) / stage_layers) if stage_layers else 1)
     share = recomputed_share(recompute_layers, stage_layers)
     terms = activation_terms(spec, max(1, seq // cp), batch // microbatches, recompute=recompute,
                              flash_attention=flash_attention, tensor_parallel=t,
@@ -1269,8 +1280,8 @@ def train_memory(
     if add_loading_reserve(parts, resident_at_load, staging):
         assumptions.append((_("loading ({loader}) reserves more than training: the reserved peak is the loading "
                               "peak").format(loader=weight_loading), "gpudesk.sizing.loading"))
-    return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=g, assumptions=tuple(assumptions),
-                          uneven_gpus=pp > 1)
+    return MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=g, assumptions=tuple(
+        ([expert_share.assumption()] if expert_share else []) + assumptions), uneven_gpus=pp > 1, experts=expert_share)
 
 
 def with_dispatch_buffers(terms: ActivationTerms, spec: ModelSpec, *, seq_len_tokens: int, micro_batch_size: int,

@@ -31,7 +31,7 @@ chunk), as Megatron's flag counts them; it is read with ``recompute full`` only,
 
 from __future__ import annotations
 
-from gpudesk.i18n import _
+from gpudesk.i18n import _, ngettext
 from gpudesk.sizing.errors import SizingError
 
 RECOMPUTE_LAYERS_SOURCE = ("Megatron-LM megatron/core/transformer/transformer_config.py recompute_method block, "
@@ -41,20 +41,43 @@ RECOMPUTE_LAYERS_SOURCE = ("Megatron-LM megatron/core/transformer/transformer_co
 
 
 def check_recompute_layers(value: int | None, *, mode: str, recompute: str) -> int | None:
-    """``value`` checked: a whole number of layers from 0, given with full training and ``recompute full`` only.
+    """``value`` checked: a whole number, given with full training and ``recompute full`` only (its range, 1 to the
+    layers of a stage, needs the model: :func:`check_recompute_layers_count`).
 
     Raises:
         SizingError: a value that is not a whole number, or one given where nothing reads it.
     """
     if value is None:
         return None
-    if not (type(value) is int and 0 <= value <= 100_000):
+    if type(value) is not int:
         raise SizingError("recompute_layers", _(
-            "must be a whole number of layers from 0, got {value}.").format(value=value))
+            "must be a whole number of layers, got {value}.").format(value=value))
     if mode != "train" or recompute != "full":
         raise SizingError("recompute_layers", _(
             "the number of recomputed layers applies to full training with recompute full; leave it out."))
     return value
+
+
+def check_recompute_layers_count(value: int | None, *, model: str, stage_layers: float, stages: int) -> None:
+    """Refuse a count of recomputed layers outside 1 to the layers of a pipeline stage (qa51 D3).
+
+    Megatron-LM's ``recompute_num_layers`` counts layers within each pipeline stage (module doc), so more than the
+    stage holds names layers that do not exist; 0 recomputes none, which is recompute off, not full.
+
+    Raises:
+        SizingError: field ``recompute_layers``, naming the model's layers (per stage with pipeline stages).
+    """
+    if value is None or stage_layers <= 0 or 1 <= value <= stage_layers:
+        return
+    if stages > 1:
+        text = _("{model} has {layers:g} layers in each of its {stages} pipeline stages, got {value}: give 1 to "
+                 "{layers:g} (0 recomputes no layer: that is recompute off).")
+    else:
+        text = ngettext("{model} has {layers:g} layer, got {value}: give 1 to {layers:g} (0 recomputes no layer: "
+                        "that is recompute off).",
+                        "{model} has {layers:g} layers, got {value}: give 1 to {layers:g} (0 recomputes no layer: "
+                        "that is recompute off).", int(stage_layers))
+    raise SizingError("recompute_layers", text.format(model=model, layers=stage_layers, stages=stages, value=value))
 
 
 def recomputed_share(recompute_layers: int | None, stage_layers: float) -> float:

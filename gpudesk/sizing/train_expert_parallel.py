@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpudesk.i18n import _
+from gpudesk.i18n import _, ngettext
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.shapes import ModelSpec
 
@@ -86,9 +86,21 @@ def check_expert_parallel(spec: ModelSpec, expert_parallel: int, *, gpus: int, p
                 ep=ep, experts=spec.moe_experts))
     group = ep * expert_tensor_parallel * pipeline_parallel
     if gpus % group:
-        raise SizingError("expert_parallel", _(
-            "{gpus} GPUs do not divide into expert-parallel x expert-tensor-parallel x pipeline stages = {group}.")
-            .format(gpus=gpus, group=group))
+        # Worded with the settings a user types: the expert-tensor-parallel size is the tensor-parallel size here
+        # (both callers pass it), and the counts that would divide are listed (qa51 D9).
+        counts = ", ".join(f"{group * k:,}" for k in (1, 2, 3))
+        if group == ep:
+            text = ngettext("{gpus} GPU does not divide into expert parallel {ep}; use a multiple of {group} GPUs "
+                            "({counts}, ...).",
+                            "{gpus} GPUs do not divide into expert parallel {ep}; use a multiple of {group} GPUs "
+                            "({counts}, ...).", gpus)
+        else:
+            text = ngettext("{gpus} GPU does not divide into expert parallel {ep} x tensor parallel {tp} x pipeline "
+                            "stages {pp} = {group}; use a multiple of {group} GPUs ({counts}, ...).",
+                            "{gpus} GPUs do not divide into expert parallel {ep} x tensor parallel {tp} x pipeline "
+                            "stages {pp} = {group}; use a multiple of {group} GPUs ({counts}, ...).", gpus)
+        raise SizingError("expert_parallel", text.format(gpus=gpus, ep=ep, tp=expert_tensor_parallel,
+                                                         pp=pipeline_parallel, group=group, counts=counts))
 
 
 def expert_split(spec: ModelSpec, *, gpus: int, expert_parallel: int = 1, expert_tensor_parallel: int = 1,

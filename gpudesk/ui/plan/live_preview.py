@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidg
 from gpudesk.planner import PlanInputError, ProfileError, memory_workload, requirement_from_dict, resolve_model
 from gpudesk.planner.document import PlanOption
 from gpudesk.planner.memory_parts import memory_part_labels
+from gpudesk.planner.workload import gpu_count_step, recompute_layers_problem
 from gpudesk.sizing import Fit, MemoryEstimate, MemoryWorkload, SizingError, estimate_memory
 from gpudesk.sizing.capacity import gpu_fit
 from gpudesk.ui.plan.memory_chart import MemoryBarSpec, MemoryBreakdownChart
@@ -124,8 +125,8 @@ class LivePreview(QWidget):
             req = requirement_from_dict(profile)
             spec = self._spec(req)
             limit = req.operations.max_gpus or PREVIEW_COUNTS[-1]
-            tp = max(1, req.model.tensor_parallel)
-            for count in (n for n in PREVIEW_COUNTS if n <= limit and n % tp == 0):
+            step = gpu_count_step(req)  # tensor parallel (x expert parallel): the layout's GPU group
+            for count in (n for n in PREVIEW_COUNTS if n <= limit and n % step == 0):
                 sharding, recompute = self.options(req, spec, count)[-1]
                 estimate = estimate_memory(spec, memory_workload(req, gpus=count, sharding=sharding, recompute=recompute))
                 if gpu_fit(estimate.device_need_bytes, gpu,
@@ -184,6 +185,10 @@ class LivePreview(QWidget):
         try:
             req = requirement_from_dict(profile)
             spec = self._spec(req)
+            gpus = self._allowed_count(req, gpus)
+            layers = recompute_layers_problem(req, spec)  # the plan refuses it too (profile_problems)
+            if layers is not None:
+                raise layers
             chosen: tuple[MemoryEstimate, Fit | None, MemoryWorkload] | None = None
             for sharding, recompute in self.options(req, spec, gpus):
                 workload = memory_workload(req, gpus=gpus, sharding=sharding, recompute=recompute)
@@ -211,6 +216,8 @@ class LivePreview(QWidget):
             caption += "\n" + self.tr("Sharding {0}, recomputation {1}{2}.").format(
                 workload.sharding, workload.recompute,
                 self.tr(" (chosen for 'auto')") if "auto" in (req.model.sharding, req.model.recompute) else "")
+        if estimate.experts is not None:  # the expert split, as the CLI and the sheet name it (MemoryEstimate.experts)
+            caption += "\n" + estimate.experts.headline()
         if fitted is not None and not fitted.under_safe_line:
             caption += "\n" + self.fitting_hint(req, spec, gpu, gpus)
         if spec.shape_is_guess:
@@ -220,11 +227,30 @@ class LivePreview(QWidget):
         self.updated.emit(elapsed)
         return elapsed
 
+    def _allowed_count(self, req: Any, gpus: int) -> int:
+        """``gpus``, or where the layout cannot run on it (expert parallel 8 on 1 GPU) the smallest count of at least
+        ``gpus`` that it can, shown in the count box too (a multiple of :func:`gpu_count_step`; qa51 D8)."""
+        step = gpu_count_step(req)
+        if gpus % step == 0:
+            return gpus
+        count = next((n for n in PREVIEW_COUNTS if n >= gpus and n % step == 0), -(-gpus // step) * step)
+        position = self.count.findData(count)
+        blocked = self.count.blockSignals(True)
+        try:
+            if position < 0:
+                self.count.addItem(str(count), count)
+                position = self.count.count() - 1
+            self.count.setCurrentIndex(position)
+        finally:
+            self.count.blockSignals(blocked)
+        return count
+
     def fitting_hint(self, req: Any, spec: Any, gpu: Any, gpus: int) -> str:
         """Where the job would fit: the smallest larger GPU count of this card whose estimate, with the most
         frugal of the allowed settings (the answered ones, or ZeRO-3 and full recomputation for 'auto'), is
         under the safe line. One estimate per count keeps the hint cheap enough for every keystroke."""
-        for count in (n for n in PREVIEW_COUNTS if n > gpus):
+        step = gpu_count_step(req)
+        for count in (n for n in PREVIEW_COUNTS if n > gpus and n % step == 0):
             sharding, recompute = self.options(req, spec, count)[-1]
             estimate = estimate_memory(spec, memory_workload(req, gpus=count, sharding=sharding, recompute=recompute))
             if gpu_fit(estimate.device_need_bytes, gpu, req.operations.safe_free_fraction).under_safe_line:
