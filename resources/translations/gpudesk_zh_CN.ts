@@ -3421,83 +3421,83 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>LivePreview</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="52"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="53"/>
         <source>The card whose usable memory and safe line the bars are drawn against</source>
         <translation>柱形图所对照的显卡（其可用显存和安全线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="61"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="62"/>
         <source>GPUs the job is spread over (sharding as answered; ZeRO-3 when &apos;auto&apos; and more than one GPU)</source>
         <translation>作业分布的 GPU 数（按所答的分片方式；为 &apos;auto&apos; 且多于一块 GPU 时用 ZeRO-3）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="65"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="66"/>
         <source>Card:</source>
         <translation>显卡：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="67"/>
         <source>GPUs:</source>
         <translation>GPU 数：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="67"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="68"/>
         <source>Memory per GPU (live)</source>
         <translation>每 GPU 显存（实时）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="109"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="110"/>
         <source>Plan option #{0}, with the settings the search chose{1}.</source>
         <translation>方案选项 #{0}，采用搜索选定的设置{1}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="196"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="201"/>
         <source>Memory preview paused: {0}</source>
         <translation>显存预览已暂停：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="208"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="213"/>
         <source>card</source>
         <translation>显卡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="211"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="216"/>
         <source>Sharding {0}, recomputation {1}{2}.</source>
         <translation>分片 {0}，重计算 {1}{2}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="213"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="218"/>
         <source> (chosen for &apos;auto&apos;)</source>
         <translation>（&apos;auto&apos; 时自动选择）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="217"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="224"/>
         <source>The model shape is inferred from the parameter count (a guess).</source>
         <translation>模型结构由参数量推断（估计值）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="113"/>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="218"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="114"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="225"/>
         <source>per GPU</source>
         <translation>每 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="232"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="258"/>
         <source>Fits under the safe line on {0} of these cards.</source>
         <translation>使用 {0} 块此卡时低于安全线。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="233"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="259"/>
         <source>Fits under the safe line on {0} of these cards (with {1}, recomputation {2}).</source>
         <translation>使用 {0} 块此卡时低于安全线（{1}，重计算 {2}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="236"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="262"/>
         <source>Does not fit this card at any count here; pick a larger card or a smaller format.</source>
         <translation>此卡在这里的任何数量下都放不下；请选择更大的显卡或更小的格式。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/live_preview.py" line="237"/>
+        <location filename="../../gpudesk/ui/plan/live_preview.py" line="263"/>
         <source>Does not fit up to {0} of these cards; try LoRA/QLoRA, offload or a larger card.</source>
         <translation>最多 {0} 块此卡也放不下；请尝试 LoRA/QLoRA、卸载或更大的显卡。</translation>
     </message>
