@@ -135,7 +135,7 @@ class ModelMemory:
     stage its routed experts are spread over, each holding ``experts / expert_parallel`` whole experts, their
     optimizer states sharded over the GPUs that hold the same experts; Megatron-Core
     ``--expert-model-parallel-size``; 1: none, :mod:`gpudesk.sizing.train_expert_parallel`);
-    ``expert_tensor_parallel`` (full training with ``expert_parallel``: the GPUs each routed expert's matrices split
+    ``expert_tensor_parallel`` (full training and LoRA with ``expert_parallel``: the GPUs each routed expert's matrices split
     over, Megatron-LM ``--expert-tensor-parallel-size``; none: the tensor-parallel size);
     ``zero3_outside_init`` (full training under ZeRO-3 of a model built outside ``deepspeed.zero.Init``, e.g.
     ``from_pretrained`` before ``TrainingArguments``: the whole model on every GPU at the engine's start, and every

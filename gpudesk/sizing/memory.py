@@ -180,7 +180,7 @@ class MemoryWorkload:
         expert_parallel: full training or LoRA (16/32-bit base) of an MoE model, the GPUs of each pipeline stage its routed experts are spread
             over, each holding ``experts / expert_parallel`` whole experts (Megatron-Core
             ``--expert-model-parallel-size``; :mod:`gpudesk.sizing.train_expert_parallel`).
-        expert_tensor_parallel: full training with ``expert_parallel``: the GPUs each routed expert's matrices split
+        expert_tensor_parallel: full training and LoRA with ``expert_parallel``: the GPUs each routed expert's matrices split
             over (Megatron-LM ``--expert-tensor-parallel-size``); None: ``tensor_parallel``, Megatron-LM's default.
         zero2_reduce_bucket: DeepSpeed ZeRO-2's ``reduce_bucket_size`` in elements, full training under
             ``sharding="zero2"`` (None: DeepSpeed's own 5e8; Hugging Face's ``"auto"`` fills hidden_size squared,
@@ -609,5 +609,5 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
         tensor_parallel=w.tensor_parallel, sequence_parallel=w.sequence_parallel,
         base_weights=w.base_weights, modules_to_save=tuple(w.modules_to_save), loss_vocab_chunk=_vocab_chunk(w),
         zero3=zero3, fsdp1_limit_all_gathers=w.fsdp1_limit_all_gathers, context_parallel=w.context_parallel,
-        expert_parallel=w.expert_parallel,
+        expert_parallel=w.expert_parallel, expert_tensor_parallel=w.expert_tensor_parallel,
     )

@@ -99,7 +99,7 @@ from gpudesk.sizing.memory_train import (
 from gpudesk.sizing.optimizers import is_muon, optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.shapes import ModelSpec
-from gpudesk.sizing.train_expert_parallel import check_expert_parallel, expert_split
+from gpudesk.sizing.train_expert_parallel import check_expert_parallel, check_expert_tensor_parallel, expert_split
 from gpudesk.sizing.zero3_outside_init import add_engine_start_model, outside_init_assumption, retained_extra_bytes
 from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_frozen_gathered_bytes
 
@@ -233,6 +233,7 @@ def lora_memory(
     fsdp1_limit_all_gathers: bool = True,
     context_parallel: int = 1,
     expert_parallel: int = 1,
+    expert_tensor_parallel: int | None = None,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -290,13 +291,16 @@ def lora_memory(
     # Expert parallelism (Megatron-Core LoRA, e.g. ms-swift ``megatron sft --expert_model_parallel_size``): each GPU
     # holds experts / ep of the frozen routed experts, as in full training (gpudesk.sizing.train_expert_parallel); a
     # 16/32-bit base only, not under ZeRO-3 / FSDP.
-    check_expert_parallel(spec, expert_parallel, gpus=g, expert_tensor_parallel=t)
+    # Megatron's --expert-tensor-parallel-size splits each expert over etp GPUs (tp when not given), as in full
+    # training: the rank holds experts / (ep x etp) of the frozen routed weights.
+    etp = check_expert_tensor_parallel(expert_tensor_parallel, expert_parallel=expert_parallel, tensor_parallel=t)
+    check_expert_parallel(spec, expert_parallel, gpus=g, expert_tensor_parallel=etp)
     if expert_parallel > 1 and (kind != "lora" or int8_base or stage == "zero3"):
         raise SizingError("expert_parallel", _("expert parallelism with adapters is modelled for --mode lora over a "
                                                "16- or 32-bit base, without ZeRO-3 / FSDP."))
     other_ranks_experts = 0.0
     if expert_parallel > 1:
-        split = expert_split(spec, gpus=g, expert_parallel=expert_parallel, expert_tensor_parallel=t)
+        split = expert_split(spec, gpus=g, expert_parallel=expert_parallel, expert_tensor_parallel=etp)
         other_ranks_experts = split.total - split.rank_params * t  # the other EP ranks' experts, before the tp split
     copies = modules_to_save_params(spec, modules_to_save)
     total_trainable = lora_trainable_params(spec, rank, targets) + copies

@@ -66,8 +66,8 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
     "base_weights": ("lora",),
     # Expert parallelism: full training and LoRA over a 16/32-bit base (gpudesk.sizing.train_expert_parallel).
     "expert_parallel": ("train", "lora"),
-    # Expert tensor parallelism other than tp: full training with expert parallelism.
-    "expert_tensor_parallel": ("train",),
+    # Expert tensor parallelism other than tp: full training and LoRA with expert parallelism.
+    "expert_tensor_parallel": ("train", "lora"),
     "double_quant": ("qlora",),
     **{name: INFERENCE for name in (
         "weight_format", "kv_precision", "kv_cache_impl", "paged_block_tokens", "mla_decode_weights",

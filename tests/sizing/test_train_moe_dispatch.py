@@ -85,12 +85,22 @@ def test_expert_tensor_parallel_splits_the_experts():
 @pytest.mark.parametrize("kw", [
     {"expert_tensor_parallel": 1, "tensor_parallel": 2},                                  # no expert parallelism
     {"expert_tensor_parallel": 0, "expert_parallel": 8},
-    {"expert_tensor_parallel": 2, "expert_parallel": 2, "gpus": 2, "mode": "lora"},      # full training only
+    {"expert_tensor_parallel": 2, "mode": "lora", "gpus": 2},                            # no expert parallelism
 ])
 def test_expert_tensor_parallel_refused(kw):
     with pytest.raises(SizingError) as exc:
         _estimate(**kw)
     assert exc.value.field == "expert_tensor_parallel"
+
+
+def test_lora_frozen_experts_follow_expert_tensor_parallel():
+    # ms-swift's Megatron LoRA with --expert_tensor_parallel_size 1 under TP 4 and EP 4 (e.g. its glm4_5_106b.sh):
+    # each GPU holds a quarter of the experts whole, not a sixteenth; the dense part is split by tp as before.
+    experts = routed_expert_params(MOE)
+    kw = dict(mode="lora", tensor_parallel=4, sequence_parallel=True, expert_parallel=4, sharding="zero1")
+    whole = _estimate(expert_tensor_parallel=1, **{**kw, "gpus": 4}).breakdown["weights"]
+    split = _estimate(**{**kw, "gpus": 16}).breakdown["weights"]  # etp = tp: the experts over ep x tp = 16 GPUs
+    assert whole - split == pytest.approx(2 * experts * (1 / 4 - 1 / 16), rel=1e-3)
 
 
 def test_cli_flag(capsys):
