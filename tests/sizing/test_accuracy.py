@@ -115,6 +115,7 @@ FRESH60 = CASES.with_name("measured_peaks_fresh60.jsonl")
 FRESH61 = CASES.with_name("measured_peaks_fresh61.jsonl")
 FRESH62 = CASES.with_name("measured_peaks_fresh62.jsonl")
 FRESH63 = CASES.with_name("measured_peaks_fresh63.jsonl")
+FRESH64 = CASES.with_name("measured_peaks_fresh64.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -247,7 +248,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 1, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 3, "fresh-58": 3, "fresh-59": 2, "fresh-60": 1, "fresh-61": 2, "fresh-62": 1}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 1, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 3, "fresh-58": 3, "fresh-59": 2, "fresh-60": 1, "fresh-61": 2, "fresh-62": 1, "fresh-64": 1}
 # memfix46: fresh-43 2 -> 0 (Megatron --recompute-num-layers 6 of 10 a stage) and fresh-52 7 -> 6 (torchtitan
 # every 2nd layer) typed through --recompute-layers (gpudesk.sizing.recompute_layers).
 # memfix47: fresh-42 2 -> 1, fresh-54 11 -> 3, fresh-58 7 -> 3: Megatron expert parallelism (full training and
@@ -400,6 +401,10 @@ SHARED_PAGES = {
     # fresh-63: collected after memfix48, scored once on it (0/1 within 15 %: a Qwen3-30B-A3B-Base EP2 LoRA at 0.82;
     # the GLM-4.5-Air LoRA with expert TP 1 under TP 4 refused: expert tensor parallelism is taken for full training).
     ("fresh-63", FRESH63, "fresh63-2026-12-07", 2),
+    # fresh-64: collected after memfix48, scored once on it (0/2 within 15 %: XTuner's tiny Qwen3 at 0.56 allocated and
+    # 0.47 reserved; the two Primus DeepSeek-V2-Lite EP8 LoRA rows refused because they type expert TP, which LoRA
+    # took only after that score (0.76 and 1.12 now); a Megatron precision-aware-optimizer row unsupported).
+    ("fresh-64", FRESH64, "fresh64-2026-12-07", 5),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
