@@ -258,7 +258,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh93": self.tr("ninety-third fresh (collected after the model was frozen a ninety-third time)"),
                 "fresh94": self.tr("ninety-fourth fresh (collected after the model was frozen a ninety-fourth time)"),
                 "fresh95": self.tr("ninety-fifth fresh (collected after the model was frozen a ninety-fifth time)"),
-                "fresh96": self.tr("ninety-sixth fresh (collected after the model was frozen a ninety-sixth time)")}
+                "fresh96": self.tr("ninety-sixth fresh (collected after the model was frozen a ninety-sixth time)"),
+                "fresh97": self.tr("ninety-seventh fresh (collected after the model was frozen a ninety-seventh time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
