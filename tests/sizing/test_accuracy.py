@@ -116,6 +116,7 @@ FRESH61 = CASES.with_name("measured_peaks_fresh61.jsonl")
 FRESH62 = CASES.with_name("measured_peaks_fresh62.jsonl")
 FRESH63 = CASES.with_name("measured_peaks_fresh63.jsonl")
 FRESH64 = CASES.with_name("measured_peaks_fresh64.jsonl")
+FRESH65 = CASES.with_name("measured_peaks_fresh65.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -405,6 +406,9 @@ SHARED_PAGES = {
     # 0.47 reserved; the two Primus DeepSeek-V2-Lite EP8 LoRA rows refused because they type expert TP, which LoRA
     # took only after that score (0.76 and 1.12 now); a Megatron precision-aware-optimizer row unsupported).
     ("fresh-64", FRESH64, "fresh64-2026-12-07", 5),
+    # fresh-65: collected after expert TP reached LoRA (the last memory change of the stop), scored once on it (11/11
+    # within 15 %: LLaMA-Factory's Megatron Qwen3-30B-A3B PP4 EP2 at 1.02; Megatron-LM's MoE functional tests 0.88-1.02).
+    ("fresh-65", FRESH65, "fresh65-2026-12-07", 11),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
