@@ -117,6 +117,7 @@ FRESH62 = CASES.with_name("measured_peaks_fresh62.jsonl")
 FRESH63 = CASES.with_name("measured_peaks_fresh63.jsonl")
 FRESH64 = CASES.with_name("measured_peaks_fresh64.jsonl")
 FRESH65 = CASES.with_name("measured_peaks_fresh65.jsonl")
+FRESH66 = CASES.with_name("measured_peaks_fresh66.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -409,6 +410,9 @@ SHARED_PAGES = {
     # fresh-65: collected after expert TP reached LoRA (the last memory change of the stop), scored once on it (11/11
     # within 15 %: LLaMA-Factory's Megatron Qwen3-30B-A3B PP4 EP2 at 1.02; Megatron-LM's MoE functional tests 0.88-1.02).
     ("fresh-65", FRESH65, "fresh65-2026-12-07", 11),
+    # fresh-66: collected after the last memory change of the stop, scored once on it (1/5 within 15 %: Megatron-LM MoE
+    # functional tests; EP8 top-2 with Muon or the distributed optimizer 0.69-0.76, all-to-all overlap 0.84).
+    ("fresh-66", FRESH66, "fresh66-2026-12-07", 5),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
