@@ -155,6 +155,9 @@ doctor was run on it:
   and OpenCL per-object limits, Mali, alpaca-lora), collected after the fifty-ninth pass, scored on it.
 * ``fresh-87``: ``fresh_cases_87.jsonl`` (5 messages: SGLang CUDA-graph capture, ggml's fixed buffers x2, OpenVINO on an
   integrated GPU, a shortage on an 8 GB card), collected after the fifty-ninth pass, scored on it.
+* ``fresh-88``: ``fresh_cases_88.jsonl`` (10 messages: JAX version mismatches x2, OOM-killer logs x2, shortages in
+  Alpaca, LitGPT, club-3090 and Keras, vLLM on MI300X, PyTorch fragmentation), collected after the fifty-ninth pass,
+  scored on it.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -276,7 +279,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-84", "fresh_cases_84.jsonl"),
               ("fresh-85", "fresh_cases_85.jsonl"),
               ("fresh-86", "fresh_cases_86.jsonl"),
-              ("fresh-87", "fresh_cases_87.jsonl"))
+              ("fresh-87", "fresh_cases_87.jsonl"),
+              ("fresh-88", "fresh_cases_88.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
