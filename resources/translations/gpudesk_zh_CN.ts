@@ -2258,8 +2258,8 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="42"/>
-        <source>GPU memory range in GB (datasheet figure)</source>
-        <translation>GPU 显存范围，单位 GB（数据手册数值）</translation>
+        <source>GPU memory range in GiB (the datasheet&apos;s GB of GPU memory are GiB)</source>
+        <translation>GPU 显存范围，单位 GiB（数据手册中 GPU 显存的 GB 即 GiB）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="43"/>
@@ -2796,27 +2796,32 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>{0}：数据手册中的稠密吞吐量（不含 2:4 稀疏）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="185"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="183"/>
+        <source>{0}: the memory on the card; the datasheet&apos;s GB are GiB here (80 GB of HBM is 80 GiB). The planner plans against what is usable after the driver&apos;s and CUDA context&apos;s share (79.18 GiB of an H100&apos;s 80).</source>
+        <translation>{0}：卡上的显存；此处数据手册的 GB 即 GiB（80 GB HBM 即 80 GiB）。规划器按扣除驱动和 CUDA 上下文占用后的可用显存规划（H100 的 80 GiB 中可用 79.18 GiB）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="189"/>
         <source>Catalog price with its date, or your own price where you set one (in italics).</source>
         <translation>目录价格及其日期；如您设置了自己的价格则显示该价格（斜体）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="239"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="243"/>
         <source>Your own price (gpudesk user database)</source>
         <translation>您自己的价格（gpudesk 用户数据库）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="256"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="260"/>
         <source>Your price, set {0}. Catalog: {1}</source>
         <translation>您的价格，设置于 {0}。目录：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="260"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="264"/>
         <source>{0} price, {1}; source: {2}</source>
         <translation>{0} 价格，{1}；来源：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="263"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="267"/>
         <source>Lowest on-demand rate in the catalog: {0}</source>
         <translation>目录中最低的按需租用价：{0}</translation>
     </message>
@@ -8445,28 +8450,28 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SheetCharts</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="107"/>
         <source>price unknown</source>
         <extracomment>Options drawn beside the chosen one.</extracomment>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="113"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="134"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="132"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="153"/>
         <source>Memory per GPU against the safe line</source>
         <translation>每 GPU 显存与安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="133"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="154"/>
         <source>3-year TCO</source>
         <translation>3 年 TCO</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="135"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="156"/>
         <source>thousand USD</source>
         <translation>千美元</translation>
     </message>
