@@ -44,6 +44,7 @@ def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) ->
         causes = _ranked(report, spec, workload)
     finally:
         report.text = full_text
+        literal_scan.forget()
     return Diagnosis(report=report, causes=causes, elapsed_s=time.perf_counter() - start)
 
 

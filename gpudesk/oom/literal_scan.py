@@ -155,6 +155,11 @@ def _entry(text: str) -> _Entry:
     return entry
 
 
+def forget() -> None:
+    """Drop the texts kept by the checks (a diagnosis is over: a 5 MB log and its lower-cased copy are not kept)."""
+    _SEEN.clear()
+
+
 class LiteralScan:
     """A compiled pattern that skips the scans that must fail (see the module's docstring); otherwise the pattern."""
 
