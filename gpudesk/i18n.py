@@ -74,3 +74,17 @@ def marked(message: str) -> str:
 
 
 set_language(None)
+
+
+def join_sentences(*sentences: str) -> str:
+    """Whole translated sentences as one text: a space after a Latin full stop, none after a full-width one
+    (Chinese writes "。" with no space before the next sentence); empty sentences are left out."""
+    text = ""
+    for sentence in sentences:
+        sentence = sentence.strip()
+        if not sentence:
+            continue
+        if text and not text.endswith(("。", "！", "？", "；", "：", "）")):
+            text += " "
+        text += sentence
+    return text

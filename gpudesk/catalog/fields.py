@@ -81,7 +81,10 @@ SPEC_FIELDS: tuple[Field, ...] = (
     Field("architecture", N_("Architecture")),
     Field("chip", N_("Chip")),
     Field("compute_capability", N_("Compute capability"), none_text=N_("not an NVIDIA GPU")),
-    Field("memory_gb", N_("Memory"), "GB", "number"),
+    # The datasheet's "80 GB" of GPU memory is binary, 80 GiB (the catalog's memory_bytes = memory_gb x 2^30,
+    # db/build script): labelled GiB, as every planner and estimator figure is. The planner's per-GPU capacity is
+    # less (what the driver and the CUDA context leave usable, e.g. 79.18 GiB of an H100's 80).
+    Field("memory_gb", N_("Memory"), "GiB", "number"),
     Field("memory_type", N_("Memory type")),
     Field("memory_bandwidth_gbps", N_("Memory bandwidth"), "GB/s", "number"),
     Field("fp32_tflops", N_("FP32"), "TFLOPS", "number"),

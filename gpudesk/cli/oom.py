@@ -198,16 +198,32 @@ _PLATFORM_NAMES = {"cuda": "NVIDIA CUDA", "rocm": "AMD ROCm (HIP)", "mps": "Appl
                    "npu": "Huawei Ascend NPU", "hpu": "Intel Gaudi HPU (Habana)", "cpu": "CPU (host memory)"}
 
 
-def _recognised(r) -> str | None:
-    """"Recognised: vLLM on AMD ROCm (HIP)" — the engine and platform the text names; None when neither."""
+def _runner(r) -> str | None:
+    """The engine or runtime the text names beside its framework (PyTorch is the "Framework:" line already)."""
     runtime = getattr(r, "runtime", None)
-    runner = r.engine or (runtime if runtime != "pytorch" else None)  # PyTorch is the "Framework:" line already
+    return r.engine or (runtime if runtime != "pytorch" else None)
+
+
+def _framework_name(r) -> str:
+    """The "Framework:" line's name: the framework read, else the engine or runtime the text names (TensorRT-LLM's
+    block manager says nothing of the framework under it, but the runtime is known: not "unknown" beside it)."""
+    if r.framework == "unknown" and _runner(r):
+        return runtime_name(_runner(r))
+    return runtime_name(r.framework)
+
+
+def _recognised(r) -> str | None:
+    """"Recognised: vLLM on AMD ROCm (HIP)" — the engine and platform the text names; "Platform: NVIDIA CUDA" for a
+    platform alone (not a framework, so beside "Framework: unknown" it says where, not what); None when neither."""
+    runner = _runner(r)
     engine = runtime_name(runner) if runner else None
     platform = _PLATFORM_NAMES.get(r.platform, r.platform) if r.platform else None
     if engine and platform:
         return _("Recognised: {engine} on {platform}").format(engine=engine, platform=platform)
-    if engine or platform:
-        return _("Recognised: {engine_or_platform}").format(engine_or_platform=engine or platform)
+    if engine:
+        return _("Recognised: {engine_or_platform}").format(engine_or_platform=engine)
+    if platform:
+        return _("Platform: {platform}").format(platform=platform)
     return None
 
 
@@ -304,7 +320,7 @@ def print_no_oom(diagnosis: Diagnosis, source: str, out=None) -> None:
                  "nothing was diagnosed.")
     else:
         line = _("No out-of-memory message found in {source} ({n} characters): nothing was diagnosed.")
-    print(line.format(source=source, n=len(r.text or ""), framework=r.framework), file=out)
+    print(line.format(source=source, n=len(r.text or ""), framework=runtime_name(r.framework)), file=out)
     recognised = _recognised(r)
     if recognised:
         print(recognised, file=out)
@@ -320,12 +336,12 @@ def print_diagnosis(diagnosis: Diagnosis, out=None) -> None:
     out = out or sys.stdout
     r = diagnosis.report
     if r.source == "text" and r.era:
-        head = _("Framework: {framework}   message: {kind}   era: {era}").format(framework=runtime_name(r.framework), kind=r.kind,
+        head = _("Framework: {framework}   message: {kind}   era: {era}").format(framework=_framework_name(r), kind=r.kind,
                                                                                 era=r.era)
     elif r.source == "text":
-        head = _("Framework: {framework}   message: {kind}").format(framework=runtime_name(r.framework), kind=r.kind)
+        head = _("Framework: {framework}   message: {kind}").format(framework=_framework_name(r), kind=r.kind)
     else:
-        head = _("Framework: {framework}   source: {source}").format(framework=runtime_name(r.framework), source=r.source)
+        head = _("Framework: {framework}   source: {source}").format(framework=_framework_name(r), source=r.source)
     print(head, file=out)
     recognised = _recognised(r)
     if recognised:

@@ -11,7 +11,7 @@ import dataclasses
 import time
 from typing import Any
 
-from gpudesk.oom import engine_advice, framework_fixes
+from gpudesk.oom import engine_advice, framework_fixes, literal_scan
 from gpudesk.oom.engine_sizing import engine_sizing_effects
 from gpudesk.oom.cause import Cause, Diagnosis, SizingEffect
 from gpudesk.oom.parsers import condense, parse_text
@@ -34,6 +34,7 @@ def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) ->
     Returns a Diagnosis; a report with nothing to go on gets no causes (text input gets ``unparseable``).
     """
     start = time.perf_counter()
+    literal_scan.install()  # modules loaded since the last call (gpudesk.oom.literal_scan)
     full_text = report.text
     if report.source == "text" and full_text:
         # The rules scan a long log without the middle of its repeated lines (gpudesk.oom.parsers.condense); the
@@ -43,6 +44,7 @@ def diagnose(report: MemoryReport, *, spec: Any = None, workload: Any = None) ->
         causes = _ranked(report, spec, workload)
     finally:
         report.text = full_text
+        literal_scan.forget()
     return Diagnosis(report=report, causes=causes, elapsed_s=time.perf_counter() - start)
 
 

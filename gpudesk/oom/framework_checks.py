@@ -14,6 +14,12 @@ The framework's own calls, from each one's documentation:
   PaddlePaddle: ``paddle.device.cuda.memory_allocated()`` (2.3+); ``paddle.version.cuda()`` / ``paddle.version.cudnn()``.
   CuPy: ``cupy.get_default_memory_pool().used_bytes()``; ``cupy.cuda.runtime.runtimeGetVersion()``.
 A framework without an entry gets the GPU's used memory from nvidia-smi instead of an allocator counter.
+
+The preallocation check (:data:`gpudesk.oom.signatures.CHECKS` "preallocation") names JAX's and TensorFlow's
+switches together; for a report whose framework has its own switch, only that one is shown:
+  TensorFlow: ``TF_FORCE_GPU_ALLOW_GROWTH=true`` (tensorflow.org/guide/gpu, "Limiting GPU memory growth").
+  JAX: ``XLA_PYTHON_CLIENT_PREALLOCATE=false`` (docs.jax.dev, "GPU memory allocation").
+  PaddlePaddle: ``FLAGS_allocator_strategy=auto_growth`` (:data:`gpudesk.oom.signatures.PADDLE_PREALLOCATION_COMMAND`).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from gpudesk.i18n import _
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.report import MemoryReport
 from gpudesk.oom.rules import preallocation
+from gpudesk.oom.signatures import CHECKS, PADDLE_PREALLOCATION_COMMAND
 
 # Report frameworks that are not PyTorch underneath. Engines and UIs built on PyTorch (vLLM, SGLang, TGI, ComfyUI,
 # the SD web UI, diffusers) keep PyTorch's checks; NCCL, TensorRT-LLM and Triton run under PyTorch as often as not.
@@ -45,6 +52,11 @@ _CALLS: dict[str, tuple[str, str, str | None]] = {
              "python -c \"import cupy; print(cupy.cuda.runtime.runtimeGetVersion())\"", None),
 }
 _CALLS["xla"] = _CALLS["jax"]  # XLA outside PyTorch/XLA (see framework_of) is JAX's
+
+# framework -> the switch that turns its up-front pool off (the module's docstring gives the sources)
+_PREALLOCATION_OFF = {"tensorflow": "TF_FORCE_GPU_ALLOW_GROWTH=true", "jax": "XLA_PYTHON_CLIENT_PREALLOCATE=false",
+                      "xla": "XLA_PYTHON_CLIENT_PREALLOCATE=false", "paddle": PADDLE_PREALLOCATION_COMMAND}
+_GENERIC_PREALLOCATION = CHECKS["preallocation"].command
 
 _TORCH_MEMORY_CALL = re.compile(r"torch\.cuda\.memory_allocated\(\)")
 _TORCH_CUDA_VERSION = re.compile(r"python -c \"import torch; print\(torch\.version\.(?:cuda|hip)\)\"")
@@ -70,8 +82,11 @@ def framework_of(report: MemoryReport) -> str | None:
 
 
 def in_framework_terms(check: str, framework: str) -> str | None:
-    """``check`` with PyTorch's calls replaced by ``framework``'s; None when it still needs PyTorch."""
+    """``check`` with PyTorch's calls (and the generic preallocation switches) replaced by ``framework``'s; None when
+    it still needs PyTorch."""
     memory, cuda_version, cudnn_version = _CALLS.get(framework, (None, None, None))
+    if framework in _PREALLOCATION_OFF:
+        check = check.replace(_GENERIC_PREALLOCATION, _PREALLOCATION_OFF[framework])
     text = _TORCH_MEMORY_CALL.sub(memory if memory else _NVIDIA_SMI_USED, check)
     text = _TORCH_CUDA_VERSION.sub(cuda_version or "", text)
     text = _TORCH_CUDNN_VERSION.sub(cudnn_version or "", text)

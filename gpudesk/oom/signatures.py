@@ -344,6 +344,10 @@ CHECKS: dict[str, Check] = {
                            N_("If the error goes away with preallocation off, the framework's up-front pool left no "
                               "room for the library; keep growth on or lower the memory fraction.")),
 }
+# PaddlePaddle's switch from its up-front chunk to allocation on demand (paddle/phi/core/flags.cc,
+# FLAGS_allocator_strategy: "naive_best_fit" reserves FLAGS_fraction_of_gpu_memory_to_use up front, "auto_growth"
+# allocates as needed): the preallocation check of a Paddle message (gpudesk.oom.framework_checks).
+PADDLE_PREALLOCATION_COMMAND = "FLAGS_allocator_strategy=auto_growth"
 
 # Signatures of the failing call (not of the device's state): they decide only where no named format with its own
 # figures was read (gpudesk.oom.parsers.detect).

@@ -7,8 +7,9 @@ give. :func:`recheck_saved_plan` plans the saved profile again through :func:`gp
 (the one function the Plan button's worker and ``gpudesk plan`` call), finds the saved recommended option (same
 GPU, count and server) among the new options and compares, as the configuration sheet prints them
 (:mod:`gpudesk.planner.sheet_markdown`'s formatting, so "differs" means "differs beyond display rounding"): the
-per-GPU peak memory, the step time and time to result (training) or the sustained QPS (a service), the 3-year TCO,
-the rent, and whether it fits. Nothing is written: the saved plan stays as it was. Qt-free.
+per-GPU peak memory, the step time and time to result (training) or the sustained QPS (a service), the GPU price
+per GPU (the price the TCO was computed from: a catalog or user price that changed since), the 3-year TCO, the rent,
+and whether it fits. Nothing is written: the saved plan stays as it was. Qt-free.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from gpudesk.units import format_gib, format_usd
 #: What happened to the saved recommended option in the recomputed plan.
 RecheckStatus = Literal["same", "changed", "no-longer-fits", "gone", "no-saved-option"]
 #: The compared figures, in the order they are listed.
-FigureKey = Literal["per_gpu_memory", "step_time", "time_to_result", "qps_capacity", "tco_3y", "rent", "fits"]
+FigureKey = Literal["per_gpu_memory", "step_time", "time_to_result", "qps_capacity", "gpu_price", "tco_3y", "rent",
+                    "fits"]
 
 
 class RecheckError(PlannerError):
@@ -164,6 +166,9 @@ def _figures(serving: bool) -> list[tuple[FigureKey, str, str, Callable[[PlanOpt
     return [
         ("per_gpu_memory", _("per-GPU peak"), "bytes", lambda o: o.per_gpu_memory_bytes, lambda v, _o: format_gib(v)),
         *speed,
+        # The sheet's "GPU price $24,400 per GPU" (gpudesk.planner.prices), before the TCO it explains.
+        ("gpu_price", _("GPU price"), "USD", lambda o: o.price.usd_per_gpu,
+         lambda v, _o: _("{price} per GPU").format(price=format_usd(v))),
         ("tco_3y", _("3-year TCO"), "USD", lambda o: o.tco_3y_usd, lambda v, o: tco_text(v, o)),
         ("rent", _("rent"), "USD", _rent_usd, lambda v, _o: format_usd(v)),
         ("fits", _("fits under the safe line"), "yes/no", lambda o: o.fits, lambda v, _o: yes_no_text(v)),

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 
-from gpudesk.i18n import _
+from gpudesk.i18n import _, ngettext
 from gpudesk.planner.errors import PlanInputError
 
 HOURS_PER_YEAR = 8760
@@ -234,16 +234,25 @@ class RentVsBuy:
                       job_hours=self.job_gpu_hours, horizon_usd=self.horizon_rent_usd, years=self.years,
                       utilisation=self.utilisation)
         if self.job_rent_usd is not None and self.job_gpu_hours is not None:
-            text = _("renting {count} GPU(s) at ${rate_usd:.2f}/GPU-hour ({kind}, {provider}, {date}), costs "
-                     "${job_usd:,.0f} for this job ({job_hours:,.0f} GPU-hours), ${horizon_usd:,.0f} over {years:g} "
-                     "years at {utilisation:.0%} utilisation").format(**values)
+            text = ngettext("renting {count} GPU at ${rate_usd:.2f}/GPU-hour ({kind}, {provider}, {date}), costs "
+                            "${job_usd:,.0f} for this job ({job_hours:,.0f} GPU-hours), ${horizon_usd:,.0f} over "
+                            "{years:g} years at {utilisation:.0%} utilisation",
+                            "renting {count} GPUs at ${rate_usd:.2f}/GPU-hour ({kind}, {provider}, {date}), costs "
+                            "${job_usd:,.0f} for this job ({job_hours:,.0f} GPU-hours), ${horizon_usd:,.0f} over "
+                            "{years:g} years at {utilisation:.0%} utilisation", count).format(**values)
         elif self.job_rent_usd is not None:
-            text = _("renting {count} GPU(s) at ${rate_usd:.2f}/GPU-hour ({kind}, {provider}, {date}), costs "
-                     "${job_usd:,.0f} for this job, ${horizon_usd:,.0f} over {years:g} years at {utilisation:.0%} "
-                     "utilisation").format(**values)
+            text = ngettext("renting {count} GPU at ${rate_usd:.2f}/GPU-hour ({kind}, {provider}, {date}), costs "
+                            "${job_usd:,.0f} for this job, ${horizon_usd:,.0f} over {years:g} years at "
+                            "{utilisation:.0%} utilisation",
+                            "renting {count} GPUs at ${rate_usd:.2f}/GPU-hour ({kind}, {provider}, {date}), costs "
+                            "${job_usd:,.0f} for this job, ${horizon_usd:,.0f} over {years:g} years at "
+                            "{utilisation:.0%} utilisation", count).format(**values)
         else:
-            text = _("renting {count} GPU(s) at ${rate_usd:.2f}/GPU-hour ({kind}, {provider}, {date}), "
-                     "${horizon_usd:,.0f} over {years:g} years at {utilisation:.0%} utilisation").format(**values)
+            text = ngettext("renting {count} GPU at ${rate_usd:.2f}/GPU-hour ({kind}, {provider}, {date}), "
+                            "${horizon_usd:,.0f} over {years:g} years at {utilisation:.0%} utilisation",
+                            "renting {count} GPUs at ${rate_usd:.2f}/GPU-hour ({kind}, {provider}, {date}), "
+                            "${horizon_usd:,.0f} over {years:g} years at {utilisation:.0%} utilisation",
+                            count).format(**values)
         if self.owned_usd is None or self.break_even_utilisation is None or self.break_even_gpu_hours_per_year is None:
             return text
         values.update(owned_usd=self.owned_usd, break_even=self.break_even_utilisation,

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from gpudesk.catalog.catalog import Catalog
-from gpudesk.i18n import _
+from gpudesk.i18n import _, join_sentences
 from gpudesk.planner.errors import PlanInputError
 from gpudesk.planner.requirement import ModelMemory, Requirement
 from gpudesk.sizing.errors import ConfigFileError, ShapeError, SizingError
@@ -85,7 +85,7 @@ def recompute_layers_problem(req: Requirement, spec: ModelSpec) -> PlanInputErro
 
 
 def _did_you_mean(query: str, catalog: Any) -> str:
-    """" Did you mean: a, b?" with the catalog models whose id, name or Hugging Face repo is close to ``query``;
+    """"Did you mean: a, b?" with the catalog models whose id, name or Hugging Face repo is close to ``query``;
     "" when none is (difflib ratio >= 0.6, on at most a few hundred short names: bounded work)."""
     names: dict[str, str] = {}
     for m in catalog.models():
@@ -97,11 +97,11 @@ def _did_you_mean(query: str, catalog: Any) -> str:
     close = difflib.get_close_matches(query.lower()[:200], list(names), n=6, cutoff=0.6)
     ids = list(dict.fromkeys(names[c] for c in close))[:3]
     if ids:
-        return " " + _("Did you mean: {names}?").format(names=", ".join(ids))
+        return _("Did you mean: {names}?").format(names=", ".join(ids))
     examples = sorted({m.id for m in catalog.models()})[:6]
     if not examples:
         return ""
-    return " " + _("Nothing in the catalog is close; its models include {names}.").format(names=", ".join(examples))
+    return _("Nothing in the catalog is close; its models include {names}.").format(names=", ".join(examples))
 
 
 #: Suffixes of fine-tuned variants on the Hugging Face Hub (instruction, chat, RLHF/DPO tuning) that keep the base
@@ -150,7 +150,7 @@ def resolve_model(model: ModelMemory, catalog: Catalog | None = None) -> ModelSp
             return spec_from_hf_repo(repo)
         except ConfigFileError as exc:
             hint = _did_you_mean(repo, catalog) if catalog is not None else ""
-            raise PlanInputError("model.model", exc.reason + hint) from exc
+            raise PlanInputError("model.model", join_sentences(exc.reason, hint)) from exc
     if model.model:
         if catalog is None:
             raise PlanInputError("model.model", _("a catalog model needs the catalog; pass open_catalog()."))
@@ -163,10 +163,10 @@ def resolve_model(model: ModelMemory, catalog: Catalog | None = None) -> ModelSp
             raise PlanInputError("model.model", _("{model!r} matches several models ({names}); be more specific.").format(
                 model=model.model, names=names)) from exc
         except UnknownItemError as exc:
-            message = " ".join([
-                _("{model!r} is not in the catalog.").format(model=model.model) + _did_you_mean(model.model, catalog),
+            message = join_sentences(
+                _("{model!r} is not in the catalog.").format(model=model.model), _did_you_mean(model.model, catalog),
                 _("Give a catalog model id, a Hugging Face repo id in your local cache, a parameter count (model.params) "
-                  "or a config.json (model.config_path) instead.")])
+                  "or a config.json (model.config_path) instead."))
             raise PlanInputError("model.model", message) from exc
     if model.config_path:
         try:

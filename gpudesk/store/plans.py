@@ -22,6 +22,7 @@ from typing import Any
 from gpudesk.store.sqlite_lib import Database, Migrations
 
 from gpudesk.i18n import _
+from gpudesk.json_limits import json_error_reason
 from gpudesk.store.errors import StoreError, converts_sqlite_errors
 from gpudesk.store.migrations import register
 
@@ -134,8 +135,10 @@ def _row_to_plan(row: dict[str, Any], *, tolerant: bool = False) -> SavedPlan:
             # Translators: shown as the {reason} of "Saved plan ... holds unreadable plan JSON ({reason})".
             raise json.JSONDecodeError(_("not a JSON object"), row["plan_json"], 0)
     except json.JSONDecodeError as exc:
-        problem = _("Saved plan {plan_id} ({name!r}) holds unreadable plan JSON ({reason}); its profile is intact: edit "
-                    "it and plan again.").format(plan_id=row["id"], name=row["name"], reason=exc)
+        # The parser's own words are English: json_error_reason words them in the user's language.
+        reason = exc.msg if exc.msg == _("not a JSON object") else json_error_reason(exc)
+        problem = _("Saved plan {plan_id} “{name}” holds unreadable plan JSON ({reason}); its profile is intact: edit "
+                    "it and plan again.").format(plan_id=row["id"], name=row["name"], reason=reason)
         if not tolerant:
             raise PlanStoreError(problem) from exc
         plan = {}

@@ -2298,8 +2298,8 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="42"/>
-        <source>GPU memory range in GB (datasheet figure)</source>
-        <translation>GPU 显存范围，单位 GB（数据手册数值）</translation>
+        <source>GPU memory range in GiB (the datasheet&apos;s GB of GPU memory are GiB)</source>
+        <translation>GPU 显存范围，单位 GiB（数据手册中 GPU 显存的 GB 即 GiB）</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/catalog/filter_bar.py" line="43"/>
@@ -2836,27 +2836,32 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>{0}：数据手册中的稠密吞吐量（不含 2:4 稀疏）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="185"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="183"/>
+        <source>{0}: the memory on the card; the datasheet&apos;s GB are GiB here (80 GB of HBM is 80 GiB). The planner plans against what is usable after the driver&apos;s and CUDA context&apos;s share (79.18 GiB of an H100&apos;s 80).</source>
+        <translation>{0}：卡上的显存；此处数据手册的 GB 即 GiB（80 GB HBM 即 80 GiB）。规划器按扣除驱动和 CUDA 上下文占用后的可用显存规划（H100 的 80 GiB 中可用 79.18 GiB）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="189"/>
         <source>Catalog price with its date, or your own price where you set one (in italics).</source>
         <translation>目录价格及其日期；如您设置了自己的价格则显示该价格（斜体）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="239"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="243"/>
         <source>Your own price (gpudesk user database)</source>
         <translation>您自己的价格（gpudesk 用户数据库）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="256"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="260"/>
         <source>Your price, set {0}. Catalog: {1}</source>
         <translation>您的价格，设置于 {0}。目录：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="260"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="264"/>
         <source>{0} price, {1}; source: {2}</source>
         <translation>{0} 价格，{1}；来源：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="263"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="267"/>
         <source>Lowest on-demand rate in the catalog: {0}</source>
         <translation>目录中最低的按需租用价：{0}</translation>
     </message>
@@ -7137,14 +7142,14 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="428"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="654"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="672"/>
         <source>single GPU</source>
         <translation>单 GPU</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="329"/>
         <location filename="../../gpudesk/ui/plan/plan_view.py" line="452"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="531"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="549"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
@@ -7169,160 +7174,160 @@ PCI 总线：{bus}</translation>
         <translation>完全重计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="491"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="509"/>
         <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}).</source>
         <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="492"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="510"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="496"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="514"/>
         <source>, shape guessed</source>
         <translation>，模型结构为推测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="499"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="517"/>
         <source>Before the search (the answers as given, one GPU, no sharding) the job needs {0}; each option below is computed with the settings the search chose.</source>
         <translation>搜索之前（按所填答案、单 GPU、不分片）作业需要 {0}；下列每个选项都按搜索选定的设置计算。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="508"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="512"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="526"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="530"/>
         <source>No configuration fits this requirement: {0}</source>
         <translation>没有配置能满足此要求：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="515"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="533"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
         <translation>没有配置能满足此需求；原因见下文。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="524"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="542"/>
         <source>Top candidate: {0} as {1} replica(s) × TP{2}, sustains {3:.1f} req/s (target {4}), TTFT {5}, TPOT {6}, {7} per GPU against a safe line of {8}, 3-year TCO {9}, {10} per million output tokens.</source>
         <translation>首选：{0}，{1} 个副本 × TP{2}，可持续 {3:.1f} 请求/秒（目标 {4}），TTFT {5}，TPOT {6}，每 GPU {7}（安全线 {8}），3 年 TCO {9}，每百万输出 token {10}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="534"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="552"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
         <translation>首选候选方案：{0}，经由 {1}，每 GPU {2}，安全线 {3}，出结果时间 {4}，3 年 TCO {5}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="545"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="563"/>
         <source>The search changed your answers for it: {0}. “Apply this option” writes them into the wizard.</source>
         <translation>搜索为其更改了您的答案：{0}。“采用此选项”会将其写入向导。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="549"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="567"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
         <translation>{0} 价格未知（排在有价格的选项之后）：选中它并在右侧或“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="556"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="574"/>
         <source>Serving side at {0} req/s: {1} as {2} replica(s) × TP{3}, sustains {4:.1f} req/s, TTFT {5}, TPOT {6}, 3-year TCO {7} (tab “Serving side”).</source>
         <translation>服务侧（{0} 请求/秒）：{1}，{2} 个副本 × TP{3}，可持续 {4:.1f} 请求/秒，TTFT {5}，TPOT {6}，3 年 TCO {7}（见“服务侧”标签页）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="564"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="582"/>
         <source>{0} × {1}, time to result {2}</source>
         <translation>{0} × {1}，出结果时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="568"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="586"/>
         <source>Closest options beyond the GPU-count limit: {0}.</source>
         <translation>超出 GPU 数量上限的最接近方案：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="571"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="589"/>
         <source>{0} × {1} late by {2}</source>
         <translation>{0} × {1} 超出截止时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="574"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="592"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
         <translation>没有候选方案能满足截止时间。最接近的：{0}。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="576"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="594"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
         <translation>
             <numerusform>⚠ %n 条规划警告，列在右侧最前面： </numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="584"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="602"/>
         <source>No configuration was rejected.</source>
         <translation>没有配置被排除。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="585"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="603"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
         <translation>被排除的配置及原因（每条原因都注明其规则或数据手册）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="588"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="606"/>
         <source>{0} (any count)</source>
         <translation>{0}（任意数量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="596"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="614"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
         <translation>租用还是购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="597"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="615"/>
         <source>Rent vs buy: {0}.</source>
         <translation>租用还是购买：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="641"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="659"/>
         <source>Ranking: {0}</source>
         <translation>排序依据：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="643"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="661"/>
         <source>Plan warnings:</source>
         <translation>规划警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="649"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="667"/>
         <source>Replicas × TP: {0} × TP{1}; requests in flight per replica: {2}; engine: {3}</source>
         <translation>副本 × TP：{0} × TP{1}；每副本并发请求数：{2}；引擎：{3}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="651"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="669"/>
         <source>roofline estimate</source>
         <translation>屋顶线估算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="653"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="671"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
         <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="657"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="675"/>
         <source>Micro-batch {0} × {1} accumulation step(s) per optimizer step</source>
         <translation>每次优化器步：微批次 {0} × {1} 个梯度累积步</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="660"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="678"/>
         <source>Sustained QPS: {0:.1f}</source>
         <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="662"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="680"/>
         <source>Warnings:</source>
         <translation>警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="662"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="680"/>
         <source>Warnings: none</source>
         <translation>警告：无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="665"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="683"/>
         <source>Rationale:</source>
         <translation>依据：</translation>
     </message>
@@ -8553,28 +8558,28 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SheetCharts</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="86"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="107"/>
         <source>price unknown</source>
         <extracomment>Options drawn beside the chosen one.</extracomment>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="113"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="134"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="132"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="153"/>
         <source>Memory per GPU against the safe line</source>
         <translation>每 GPU 显存与安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="133"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="154"/>
         <source>3-year TCO</source>
         <translation>3 年 TCO</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="135"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="156"/>
         <source>thousand USD</source>
         <translation>千美元</translation>
     </message>

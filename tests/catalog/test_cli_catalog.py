@@ -95,7 +95,7 @@ def test_compare_needs_two_and_reports_ambiguity(capsys):
 def test_list_text_is_an_aligned_table(capsys):
     assert main(["catalog", "list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert "Memory (GB)" in lines[0] and "BF16 dense (TFLOPS)" in lines[0] and "Price (USD)" in lines[0]
+    assert "Memory (GiB)" in lines[0] and "BF16 dense (TFLOPS)" in lines[0] and "Price (USD)" in lines[0]
     widths = {len(line) for line in lines[2:28]}
     assert max(widths) <= len(lines[1])
 

@@ -192,7 +192,7 @@ def test_diagnose_names_engine_platform_and_prints_the_account(tmp_path, capsys)
     p.write_text(_engine_case("pytorch/issues/96814"), encoding="utf-8")
     assert main(["oom", "diagnose", str(p)]) == 0
     out = capsys.readouterr().out
-    assert "Recognised: Apple MPS" in out
+    assert "Platform: Apple MPS" in out
     assert "Memory account of GPU 0: MPS high-watermark limit 32.00 GiB (measured)" in out
     p.write_text(_engine_case("vllm/issues/34076"), encoding="utf-8")
     assert main(["oom", "diagnose", str(p), "--json"]) == 0

@@ -67,6 +67,26 @@ def test_paddle_strict_chunk_check_is_preallocation() -> None:
     assert not diagnose_text("EnforceNotMet: enforce index < size failed, 12 >= 10").found_oom
 
 
+def test_paddle_preallocation_check_names_paddles_flag() -> None:
+    """qa51 D4: the check beside Paddle's preallocation names Paddle's switch, not JAX's or TensorFlow's (en, zh_CN,
+    and the message cut after its first line)."""
+    from gpudesk import i18n
+    before = i18n.current_language()
+    tops = []
+    try:
+        for language in ("en", "zh_CN"):
+            i18n.set_language(language)
+            for text in (PADDLE_STRICT, PADDLE_STRICT.splitlines()[0]):
+                tops.append(diagnose_text(text).top)
+    finally:
+        i18n.set_language(before)
+    for top in tops:
+        assert top is not None and top.id == "preallocation"
+        shown = " ".join([str(top.evidence.get("check_command")), *top.checks])
+        assert "FLAGS_allocator_strategy=auto_growth" in shown
+        assert "XLA_PYTHON_CLIENT" not in shown and "TF_FORCE_GPU_ALLOW_GROWTH" not in shown
+
+
 # pjreddie/darknet#2146 (AlexeyAB's fork at 608x608 on a 4 GB card).
 DARKNET = ("608 x 608 \n Try to set subdivisions=64 in your cfg-file. \nCUDA status Error: file: ./src/dark_cuda.c : () "
            ": line: 373 : build time: Apr  1 2020 - 19:18:55")

@@ -79,7 +79,7 @@ def test_trtllm_message_names_no_pytorch_it_does_not_show(tmp_path, capsys):
     text = TRTLLM.format(tokens=1024)
     assert parse_text(text).framework == "unknown"
     out = _cli(tmp_path, capsys, text)
-    assert out.splitlines()[0].startswith("Framework: unknown") and "TensorRT-LLM" in out
+    assert out.splitlines()[0].startswith("Framework: TensorRT-LLM") and "PyTorch" not in out.splitlines()[0]
     # The PyTorch backend's traceback shows torch: then it is PyTorch, by the same detection.
     assert parse_text("Traceback: File \"torch/nn/modules/module.py\"\n" + text).framework == "pytorch"
 

@@ -52,7 +52,9 @@ def test_lora_plan_answers_buy_or_rent(tmp_path, catalog):
     assert with_rent, "priced cards with public cloud rates get a rent-vs-buy line"
     c = with_rent[0]
     assert c.rent.job_rent_usd == pytest.approx(c.rent.rate.usd_per_gpu_hour * c.count * c.time_to_result_s / 3600)
-    assert any(d.startswith(f"renting {c.count} GPU(s) at $") for d, _ in c.rationale)
+    gpus = "GPU" if c.count == 1 else "GPUs"  # qa51 D16: "renting 8 GPU(s)" had no plural form
+    assert any(d.startswith(f"renting {c.count} {gpus} at $") for d, _ in c.rationale)
+    assert not any("GPU(s)" in d for d, _ in c.rationale if d.startswith("renting"))
     data = next(d for d in plan_to_dict(result)["candidates"] if d["gpu_id"] == c.gpu_id and d["count"] == c.count)
     assert data["rent"]["source_url"].startswith("https://") and data["rent"]["verdict"] in ("buy", "rent", None)
 

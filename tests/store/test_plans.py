@@ -104,7 +104,7 @@ def test_corrupt_plan_json_is_reported_with_the_plan_name(db):
     good = save_plan(db, "good", PROFILE, PLAN)
     plan_id = save_plan(db, "broken", PROFILE, PLAN)
     db["plans"].update(plan_id, {"plan_json": "{not json"})
-    with pytest.raises(PlanStoreError, match="'broken'.*unreadable plan JSON"):
+    with pytest.raises(PlanStoreError, match="“broken”.*unreadable plan JSON"):
         get_plan(db, plan_id)
     listed = {p.id: p for p in list_plans(db)}
     assert listed[good].problem is None and listed[good].plan == PLAN

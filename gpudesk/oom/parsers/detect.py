@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from gpudesk.oom import literal_scan
 from gpudesk.oom.errors import OomInputError
 from gpudesk.oom.parsers import (
     allowed_memory,
@@ -194,6 +195,7 @@ def parse_text(data: str | bytes) -> MemoryReport:
     Raises:
         OomInputError: see :func:`decode_text`.
     """
+    literal_scan.install()  # a long log skips the patterns whose words it lacks (gpudesk.oom.literal_scan)
     text = decode_text(data)
     read = condense.repeated_lines(text)  # a long log's patterns scan it without the middle of its repeated lines
     report = _parse(read)

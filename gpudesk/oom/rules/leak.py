@@ -258,9 +258,25 @@ _LOADING = re.compile(r'line \d{1,7}, in (?:_apply|convert|cuda|from_pretrained|
                       r"\bmodel\.(?:to|cuda)\(|\btorch\.load\(", re.IGNORECASE)
 
 
+# The step counters of the last text read (text, matches): one rule reads them up to three times per diagnosis, and
+# a long log holds many.
+_LAST_STEPS: tuple[str, list[re.Match[str]]] = ("", [])
+
+
+def _step_matches(text: str) -> list[re.Match[str]]:
+    """Every match of ``_STEP`` in the text, in order."""
+    global _LAST_STEPS
+    last = _LAST_STEPS
+    if last[0] is text:
+        return last[1]
+    matches = list(_STEP.finditer(text))
+    _LAST_STEPS = (text, matches)
+    return matches
+
+
 def _steps(text: str) -> list[int]:
     """Every step counter of the text, in order (``_STEP``)."""
-    return [int(m.group(1) or m.group(2) or m.group(3)) for m in _STEP.finditer(text)]
+    return [int(m.group(1) or m.group(2) or m.group(3)) for m in _step_matches(text)]
 
 
 def _every_step(text: str) -> int | None:
@@ -272,7 +288,7 @@ def _every_step(text: str) -> int | None:
 
 def _last_counter_line(text: str) -> str:
     """The line of the text's last step counter (``_STEP``), "" when it has none."""
-    matches = list(_STEP.finditer(text))
+    matches = _step_matches(text)
     if not matches:
         return ""
     start = text.rfind("\n", 0, matches[-1].start()) + 1

@@ -79,7 +79,7 @@ from gpudesk.oom.rules import exit_causes, fixed_pools, garbage_sizes, multi_gpu
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, DATALOADER_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
-                                    POOL_FALLBACK_CHECK,
+                                    PADDLE_PREALLOCATION_COMMAND, POOL_FALLBACK_CHECK,
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error, check_line, sigbus_exit,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
                                     SHM_SEGMENT_CHECK, TOOLCHAIN_HOST_OOM, TT_L1_CHECK, WEBGL_TEXTURE_CHECK, ray_memory_monitor, NOT_A_NUMBER_SIZE, VULKAN_COUNT_CHECK, VULKAN_HEAP_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
@@ -602,6 +602,15 @@ def _generic(cause_id: str, confidence: float, title: str, explanation: str, fix
                  explanation=explanation, fix=fix, checks=[_check_line(check_key, platform)])
 
 
+def _with_command(command: str, cause: Cause) -> Cause:
+    """``cause`` with its deciding check's command replaced by ``command`` (evidence and check lines alike)."""
+    before = cause.evidence.get("check_command")
+    cause.evidence["check_command"] = command
+    if isinstance(before, str):
+        cause.checks = [check.replace(before, command, 1) for check in cause.checks]
+    return cause
+
+
 # faiss's scratch reservation (signatures "scratch_reserve"): the deciding check is a smaller reservation.
 SCRATCH_COMMAND = "res.setTempMemory(256 * 1024 * 1024)"
 
@@ -815,7 +824,8 @@ def check(f: Facts) -> list[Cause]:
     elif sig == "library_init":
         out.extend(_library_init(f))
     elif sig == "pool_chunk":
-        out.append(_generic("preallocation", 0.7, _("The framework's up-front memory chunk is larger than the free "
+        # The signature is PaddlePaddle's own check (GpuMaxChunkSize), named or not: Paddle's switch is the check.
+        out.append(_with_command(PADDLE_PREALLOCATION_COMMAND, _generic("preallocation", 0.7, _("The framework's up-front memory chunk is larger than the free "
                                                      "memory"),
                             _("PaddlePaddle's allocator reserves FLAGS_fraction_of_gpu_memory_to_use of the GPU in one "
                               "chunk at start and refuses to run when that chunk is more than what is available "
@@ -824,7 +834,7 @@ def check(f: Facts) -> list[Cause]:
                             _("Lower FLAGS_fraction_of_gpu_memory_to_use (e.g. export "
                               "FLAGS_fraction_of_gpu_memory_to_use=0.5) or switch to growth "
                               "(FLAGS_allocator_strategy=auto_growth); stop other processes on the GPU"),
-                            "preallocation", f))
+                            "preallocation", f)))
         out.append(_other_process(0.4, f))
     elif sig == "scratch_reserve":
         out.append(_scratch_reserve(f))

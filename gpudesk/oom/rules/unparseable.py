@@ -24,5 +24,6 @@ def check(f: Facts) -> Cause | None:
                     "knows. Nothing was lost: the text is kept with the diagnosis."),
         fix=_("Paste the whole error (from 'Tried to allocate' / 'Resource exhausted' to the end of the line) and, for "
             "PyTorch, the output of print(torch.cuda.memory_summary())"),
-        more_fixes=[_("Or probe the running process: gpudesk oom probe PID, or run it with gpudesk oom run -- CMD.")],
+        more_fixes=[_("Probe the running process instead: gpudesk oom probe PID, or run it with gpudesk oom run -- "
+                      "CMD.")],
     )

@@ -11,10 +11,10 @@ MEMORY_LIMIT_GB = 1024
 
 
 class FilterBar(QWidget):
-    """Text search, vendor, architecture, form factor, memory range (GB) and FP8 filters."""
+    """Text search, vendor, architecture, form factor, memory range (GiB) and FP8 filters."""
 
     changed = Signal()
-    """A vendor, architecture, form-factor, FP8 or memory (GB) filter was edited. No arguments."""
+    """A vendor, architecture, form-factor, FP8 or memory (GiB) filter was edited. No arguments."""
     textChanged = Signal(str)
     """The search text was edited: the new text."""
 
@@ -37,9 +37,9 @@ class FilterBar(QWidget):
         self.memory_max = QSpinBox(self)
         for box, value in ((self.memory_min, 0), (self.memory_max, MEMORY_LIMIT_GB)):
             box.setRange(0, MEMORY_LIMIT_GB)
-            box.setSuffix(" GB")
+            box.setSuffix(" GiB")  # the datasheet's GB of GPU memory are binary (gpudesk.catalog.fields)
             box.setValue(value)
-            box.setToolTip(self.tr("GPU memory range in GB (datasheet figure)"))
+            box.setToolTip(self.tr("GPU memory range in GiB (the datasheet's GB of GPU memory are GiB)"))
         search_label = QLabel(self.tr("&Search:"), self)
         search_label.setBuddy(self.search)
         memory_label = QLabel(self.tr("&Memory:"), self)

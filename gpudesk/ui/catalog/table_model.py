@@ -179,6 +179,10 @@ class GpuTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if field.key.endswith(("_tflops", "_tops")):
                 return self.tr("{0}: dense throughput from the datasheet (no 2:4 sparsity).").format(field_header(field))
+            if field.key == "memory_gb":  # qa51 D13: the catalog's capacity beside the planner's usable figure
+                return self.tr("{0}: the memory on the card; the datasheet's GB are GiB here (80 GB of HBM is 80 GiB). "
+                               "The planner plans against what is usable after the driver's and CUDA context's share "
+                               "(79.18 GiB of an H100's 80).").format(field_header(field))
             if field.key != "price_usd":
                 return field_header(field)
             if field.key == "price_usd":

@@ -467,12 +467,30 @@ class PlanView(QWidget):
         rect = self.summary.fontMetrics().boundingRect(QRect(0, 0, width, 100000), int(Qt.TextFlag.TextWordWrap),
                                                        self._decision_text)
         needed = rect.height() + 2 * self.summary.fontMetrics().lineSpacing() // 3
-        if sizes[0] >= needed:
-            return
-        want = needed - sizes[0]
-        from_table = min(want, max(0, sizes[1] - TABLE_MIN_HEIGHT))
-        from_lower = min(want - from_table, max(0, sizes[2] - CHARTS_MIN_HEIGHT - 40))
-        self.splitter.setSizes([sizes[0] + from_table + from_lower, sizes[1] - from_table, sizes[2] - from_lower])
+        if sizes[0] < needed:
+            want = needed - sizes[0]
+            from_table = min(want, max(0, sizes[1] - TABLE_MIN_HEIGHT))
+            from_lower = min(want - from_table, max(0, sizes[2] - CHARTS_MIN_HEIGHT - 40))
+            sizes = [sizes[0] + from_table + from_lower, sizes[1] - from_table, sizes[2] - from_lower]
+        self.splitter.setSizes(self._whole_lines(sizes, width))
+
+    def _whole_lines(self, sizes: list[int], width: int) -> list[int]:
+        """``sizes`` with the summary pane ending between two lines when its text scrolls (qa51 D16: a pane of 3.5
+        lines cut the fourth in half under the table's header): the part of a line is given to the table, or, when
+        that would take the pane below its minimum, a whole line is taken from the table."""
+        spacing = self.summary.fontMetrics().lineSpacing()
+        full = self.summary.heightForWidth(width)
+        if spacing <= 0 or full <= sizes[0]:
+            return sizes  # all of the text shows: nothing is cut
+        part = sizes[0] % spacing
+        if not part:
+            return sizes
+        if sizes[0] - part >= SUMMARY_MIN_HEIGHT:
+            return [sizes[0] - part, sizes[1] + part, sizes[2]]
+        grow = spacing - part
+        if sizes[1] - grow >= TABLE_MIN_HEIGHT:
+            return [sizes[0] + grow, sizes[1] - grow, sizes[2]]
+        return sizes
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 (Qt)
         super().resizeEvent(event)

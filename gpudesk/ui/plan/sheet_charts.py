@@ -26,6 +26,27 @@ def _label(c: PlanOption, number: int) -> str:
     return f"#{number} {c.bought}× {name}"  # the TCO bar is for the GPUs bought
 
 
+def nice_ticks(peak: float, most: int = 6) -> list[float]:
+    """Axis ticks from 0 past ``peak`` in a round step (1, 2, 2.5 or 5 times a power of ten), at most ``most``
+    intervals: 0, 40, 80, 120, 160 rather than a quarter of 1.1 x peak (0, 31, 61, 92, 122)."""
+    import math
+
+    peak = max(float(peak), 1e-9)
+    raw = peak / (most - 1)
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power * most >= peak * 1.02)
+    count = math.ceil(peak * 1.02 / step)
+    return [step * i for i in range(count + 1)]
+
+
+def _tick_text(value: float, step: float) -> str:
+    """A tick's figure with the decimals its step needs (2.5 -> one, 0.25 -> two)."""
+    decimals = 0
+    while decimals < 6 and abs(round(step, decimals) - step) > step * 1e-6:
+        decimals += 1
+    return f"{value:,.{decimals}f}"
+
+
 def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 1500, height: int = 680) -> QImage:
     """A stacked bar chart. ``bars``: dicts with ``label``, ``parts`` [(name, value)], optional ``limit`` (a
     dashed red line over the bar, e.g. the safe line), ``unpriced`` (outline only, marked) and ``chosen``."""
@@ -39,18 +60,18 @@ def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 15
     left, top, right, bottom = 130, 80, width - 400, height - 190
     painter.drawText(QRectF(0, 10, width, 60), Qt.AlignmentFlag.AlignHCenter, title)
     peak = max([sum(max(v, 0.0) for _n, v in b["parts"]) for b in bars] + [b.get("limit") or 0.0 for b in bars] + [1e-9])
-    scale = (bottom - top) / (peak * 1.1)
+    ticks = nice_ticks(peak)
+    scale = (bottom - top) / ticks[-1]
     painter.setPen(QPen(QColor("#666666"), 2))
     painter.drawLine(QPointF(left, bottom), QPointF(right, bottom))
     painter.drawLine(QPointF(left, top), QPointF(left, bottom))
-    for step in range(5):
-        value = peak * 1.1 * step / 4
+    for value in ticks:
         y = bottom - value * scale
         painter.setPen(QPen(QColor("#dddddd"), 1))
         painter.drawLine(QPointF(left, y), QPointF(right, y))
         painter.setPen(QColor("#222222"))
         painter.drawText(QRectF(0, y - 20, left - 12, 40), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                         f"{value:,.0f}")
+                         _tick_text(value, ticks[1]))
     painter.drawText(QRectF(10, top - 60, 600, 40), Qt.AlignmentFlag.AlignLeft, unit)
     names: list[str] = []
     for b in bars:

@@ -35,7 +35,7 @@ def test_selected_gpu_prices_and_rent_line(qtbot, tab, monkeypatch) -> None:  # 
     assert view.table.item(0, 1).text() == "$24,400 per GPU"
     rate = cloud_rate("h100-sxm5", prices)
     assert rate is not None
-    assert view.rent_label.text().startswith(f"Rent vs buy: renting 1 GPU(s) at ${rate.usd_per_gpu_hour:.2f}/GPU-hour")
+    assert view.rent_label.text().startswith(f"Rent vs buy: renting 1 GPU at ${rate.usd_per_gpu_hour:.2f}/GPU-hour")
     assert "over 3 years at" in view.rent_label.text()  # renting over the TCO horizon (tco.RentVsBuy.describe)
     opened: list[str] = []
     monkeypatch.setattr("gpudesk.ui.catalog.tab.QDesktopServices.openUrl", lambda url: opened.append(url.toString()))
