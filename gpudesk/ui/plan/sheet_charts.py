@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
 
 from gpudesk.planner.document import PlanDocument, PlanOption, as_document
 from gpudesk.planner.memory_parts import memory_part_label
@@ -47,6 +47,13 @@ def _tick_text(value: float, step: float) -> str:
     return f"{value:,.{decimals}f}"
 
 
+def legend_text_width(names: list[str], font: QFont) -> float:
+    """The width in pixels the longest legend entry needs in ``font``: the plot gives the legend that much room, so no
+    name is cut at the image's right edge (e.g. "Fragmentation headroom" at 30 px)."""
+    metrics = QFontMetricsF(font)
+    return max([metrics.horizontalAdvance(name) for name in names] + [0.0])
+
+
 def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 1500, height: int = 680) -> QImage:
     """A stacked bar chart. ``bars``: dicts with ``label``, ``parts`` [(name, value)], optional ``limit`` (a
     dashed red line over the bar, e.g. the safe line), ``unpriced`` (outline only, marked) and ``chosen``."""
@@ -57,7 +64,14 @@ def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 15
     font = QFont()
     font.setPixelSize(30)
     painter.setFont(font)
-    left, top, right, bottom = 130, 80, width - 400, height - 190
+    names: list[str] = []
+    for b in bars:
+        for name, _v in b["parts"]:
+            if name not in names:
+                names.append(name)
+    safe_line = QCoreApplication.translate("SheetCharts", "Safe line")
+    legend_text = legend_text_width(names + [safe_line], font)
+    left, top, right, bottom = 130, 80, width - max(400.0, legend_text + 90), height - 190
     painter.drawText(QRectF(0, 10, width, 60), Qt.AlignmentFlag.AlignHCenter, title)
     peak = max([sum(max(v, 0.0) for _n, v in b["parts"]) for b in bars] + [b.get("limit") or 0.0 for b in bars] + [1e-9])
     ticks = nice_ticks(peak)
@@ -73,11 +87,6 @@ def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 15
         painter.drawText(QRectF(0, y - 20, left - 12, 40), Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                          _tick_text(value, ticks[1]))
     painter.drawText(QRectF(10, top - 60, 600, 40), Qt.AlignmentFlag.AlignLeft, unit)
-    names: list[str] = []
-    for b in bars:
-        for name, _v in b["parts"]:
-            if name not in names:
-                names.append(name)
     colors = {name: QColor(PALETTE[i % len(PALETTE)]) for i, name in enumerate(names)}
     slot = (right - left) / max(len(bars), 1)
     for i, b in enumerate(bars):
@@ -124,14 +133,13 @@ def bar_chart(title: str, unit: str, bars: list[dict[str, Any]], width: int = 15
         painter.setPen(Qt.PenStyle.NoPen)
         painter.drawRect(QRectF(right + 30, legend_y + 6, 28, 28))
         painter.setPen(QColor("#222222"))
-        painter.drawText(QRectF(right + 70, legend_y, 330, 40), Qt.AlignmentFlag.AlignVCenter, name)
+        painter.drawText(QRectF(right + 70, legend_y, legend_text + 10, 40), Qt.AlignmentFlag.AlignVCenter, name)
         legend_y += 44
     if any(b.get("limit") for b in bars):
         painter.setPen(QPen(QColor("#c62828"), 4, Qt.PenStyle.DashLine))
         painter.drawLine(QPointF(right + 30, legend_y + 20), QPointF(right + 58, legend_y + 20))
         painter.setPen(QColor("#222222"))
-        painter.drawText(QRectF(right + 70, legend_y, 330, 40), Qt.AlignmentFlag.AlignVCenter,
-                         QCoreApplication.translate("SheetCharts", "Safe line"))
+        painter.drawText(QRectF(right + 70, legend_y, legend_text + 10, 40), Qt.AlignmentFlag.AlignVCenter, safe_line)
     painter.end()
     return image
 
