@@ -6,20 +6,11 @@ from __future__ import annotations
 
 import json
 
-from conftest import FIXTURES
 from gpudesk.cli import main
-from gpudesk.sizing import MemoryWorkload, estimate_memory, spec_from_hf_config
 from gpudesk.sizing.estimate import EXPERT_PARTS
 
-CONFIGS = FIXTURES / "sizing" / "configs"
-MOE = spec_from_hf_config(CONFIGS / "qwen3-30b-a3b.config.json")
-DENSE = spec_from_hf_config(CONFIGS / "llama-2-7b.config.json")
-
-
-def _estimate(spec=MOE, **kw):
-    w = dict(mode="train", precision="bf16", optimizer="adamw", sharding="zero1", seq_len_tokens=2048,
-             micro_batch_size=1, gpus=16)
-    return estimate_memory(spec, MemoryWorkload(**{**w, **kw}))
+from expert_cases import DENSE
+from expert_cases import train_estimate as _estimate
 
 
 def test_estimate_names_the_routed_experts_per_gpu_and_their_bytes():

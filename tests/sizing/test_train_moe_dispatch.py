@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import FIXTURES
 from gpudesk.cli import main
-from gpudesk.sizing import MemoryWorkload, estimate_memory, spec_from_hf_config
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory_train import parallel_train_memory_bytes
 from gpudesk.sizing.train_expert_parallel import (
@@ -17,15 +15,8 @@ from gpudesk.sizing.train_expert_parallel import (
     routed_expert_params,
 )
 
-CONFIGS = FIXTURES / "sizing" / "configs"
-MOE = spec_from_hf_config(CONFIGS / "qwen3-30b-a3b.config.json")
-DENSE = spec_from_hf_config(CONFIGS / "llama-2-7b.config.json")
-
-
-def _estimate(spec=MOE, **kw):
-    w = dict(mode="train", precision="bf16", optimizer="adamw", sharding="zero1", seq_len_tokens=2048,
-             micro_batch_size=1, gpus=16)
-    return estimate_memory(spec, MemoryWorkload(**{**w, **kw}))
+from expert_cases import CONFIGS, DENSE, MOE
+from expert_cases import train_estimate as _estimate
 
 
 def test_saved_tokens_per_layer():
