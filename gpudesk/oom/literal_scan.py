@@ -23,10 +23,15 @@ import re
 import string
 import sys
 import unicodedata
-from re import _constants as C  # type: ignore[attr-defined]  # the parse tree's opcodes (CPython's sre)
-from re import _parser as P  # type: ignore[attr-defined]
-from typing import Any
 from collections.abc import Iterator
+from typing import Any
+
+if sys.version_info >= (3, 11):  # CPython's sre parser and its opcodes: re._parser from 3.11, sre_parse before
+    from re import _constants as C  # type: ignore[attr-defined]
+    from re import _parser as P  # type: ignore[attr-defined]
+else:  # pragma: no cover - Python 3.10 (pyproject: requires-python >= 3.10)
+    import sre_constants as C
+    import sre_parse as P
 
 # Below this many characters a text is scanned as it is (the check costs more than it saves).
 MIN_CHARS = 50_000
