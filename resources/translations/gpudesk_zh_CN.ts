@@ -8558,28 +8558,28 @@ PCI 总线：{bus}</translation>
 <context>
     <name>SheetCharts</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="107"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="116"/>
         <source>price unknown</source>
-        <extracomment>Options drawn beside the chosen one.</extracomment>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="134"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="72"/>
         <source>Safe line</source>
+        <extracomment>Options drawn beside the chosen one.</extracomment>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="153"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="161"/>
         <source>Memory per GPU against the safe line</source>
         <translation>每 GPU 显存与安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="154"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="162"/>
         <source>3-year TCO</source>
         <translation>3 年 TCO</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="156"/>
+        <location filename="../../gpudesk/ui/plan/sheet_charts.py" line="164"/>
         <source>thousand USD</source>
         <translation>千美元</translation>
     </message>
