@@ -118,6 +118,7 @@ FRESH63 = CASES.with_name("measured_peaks_fresh63.jsonl")
 FRESH64 = CASES.with_name("measured_peaks_fresh64.jsonl")
 FRESH65 = CASES.with_name("measured_peaks_fresh65.jsonl")
 FRESH66 = CASES.with_name("measured_peaks_fresh66.jsonl")
+FRESH67 = CASES.with_name("measured_peaks_fresh67.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -413,6 +414,8 @@ SHARED_PAGES = {
     # fresh-66: collected after the last memory change of the stop, scored once on it (1/5 within 15 %: Megatron-LM MoE
     # functional tests; EP8 top-2 with Muon or the distributed optimizer 0.69-0.76, all-to-all overlap 0.84).
     ("fresh-66", FRESH66, "fresh66-2026-12-07", 5),
+    # fresh-67: collected at the start of the 2026-12-07 session, before memfix49, scored once after they merged (4/7 within 15 %: Megatron-LM MoE functional tests; the TP4 expert-TP 2 shared-expert rows read 0.69).
+    ("fresh-67", FRESH67, "fresh67-2026-12-07", 7),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
