@@ -158,6 +158,9 @@ doctor was run on it:
 * ``fresh-88``: ``fresh_cases_88.jsonl`` (10 messages: JAX version mismatches x2, OOM-killer logs x2, shortages in
   Alpaca, LitGPT, club-3090 and Keras, vLLM on MI300X, PyTorch fragmentation), collected after the fifty-ninth pass,
   scored on it.
+* ``fresh-89``: ``fresh_cases_89.jsonl`` (5 messages: Qwen3 on vLLM, Jan's llama.cpp buffers, Taichi unified memory
+  before Pascal, Ollama on Jetson Thor reading page cache as used, an Ollama layer split), collected before the
+  sixtieth pass, scored on the fifty-ninth.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -280,7 +283,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-85", "fresh_cases_85.jsonl"),
               ("fresh-86", "fresh_cases_86.jsonl"),
               ("fresh-87", "fresh_cases_87.jsonl"),
-              ("fresh-88", "fresh_cases_88.jsonl"))
+              ("fresh-88", "fresh_cases_88.jsonl"),
+              ("fresh-89", "fresh_cases_89.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
