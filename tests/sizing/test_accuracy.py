@@ -119,6 +119,7 @@ FRESH64 = CASES.with_name("measured_peaks_fresh64.jsonl")
 FRESH65 = CASES.with_name("measured_peaks_fresh65.jsonl")
 FRESH66 = CASES.with_name("measured_peaks_fresh66.jsonl")
 FRESH67 = CASES.with_name("measured_peaks_fresh67.jsonl")
+FRESH68 = CASES.with_name("measured_peaks_fresh68.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -416,6 +417,8 @@ SHARED_PAGES = {
     ("fresh-66", FRESH66, "fresh66-2026-12-07", 5),
     # fresh-67: collected at the start of the 2026-12-07 session, before memfix49, scored once after they merged (4/7 within 15 %: Megatron-LM MoE functional tests; the TP4 expert-TP 2 shared-expert rows read 0.69).
     ("fresh-67", FRESH67, "fresh67-2026-12-07", 7),
+    # fresh-68: collected at the start of the 2026-12-07 session, before memfix49, scored once after they merged (4/9 within 15 %: ms-swift example headers; EP4 MoE LoRA 0.57-0.58, a 1-GPU LoRA 0.38, 64K ZeRO-3 rows 1.25-1.30).
+    ("fresh-68", FRESH68, "fresh68-2026-12-07", 9),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
