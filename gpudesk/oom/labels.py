@@ -280,6 +280,7 @@ LABELS.update({
     "sglang_total_before_load_bytes": N_("Free before loading the weights (SGLang)"),
     "sglang_weights_bytes": N_("Weights (SGLang 'mem usage')"),
     "sglang_profiled_max_tokens": N_("KV tokens SGLang profiled"),
+    "sglang_max_input_tokens": N_("Longest input SGLang accepts"),
     "trtllm_component": N_("TensorRT-LLM component that failed"),
     "trtllm_stage": N_("Where TensorRT-LLM failed (its serving loop's words)"),
     "kv_cache_free_gpu_mem_fraction_ratio": N_("kv_cache_free_gpu_mem_fraction"),

@@ -1294,6 +1294,11 @@ _MODEL_RUNNING = re.compile(r"\d\s{0,2}(?:it/s|s/it)\]|\?it/s\]|\bmps\b|\bmetal\
 _ILLEGAL_ADDRESS = ("illegal memory access", "cudaerrorillegaladdress", "cuda_error_illegal_address",
                     "memory access fault by gpu", "misaligned address", "cudaerrormisalignedaddress")
 # Words of an out-of-memory failure of the text's own: with them, an illegal access is a consequence, not the story.
+# (Sixtieth pass) gunicorn's arbiter reporting a worker ended by a signal, "Worker (pid:%s) was sent %s!", adds its
+# own guess " Perhaps out of memory?" when the signal is SIGKILL (benoitc/gunicorn at
+# 65ac1a3a4c0aa00960968c720d6e6bd2ac32f1b9, gunicorn/arbiter.py, reap_workers): the words are the supervisor's guess
+# about the kill, not a runtime's allocation failure, so they do not stop the SIGKILL reading (exllamav2#556).
+_GUNICORN_GUESS = re.compile(r"was sent sigkill!\s{0,2}perhaps out of memory\?")
 _OOM_OWN = ("out of memory", "tried to allocate", "outofmemory", "out_of_memory", "failed to allocate")
 _BARE = re.compile(r"cuda error[:\s]{1,3}out of memory|hip error[:\s]{1,3}out of memory|hiperroroutofmemory|cuda_error_out_of_memory|cudaerrormemoryallocation|"
                    r"cuda failure\s{0,3}'?out of memory|cuda failure\s{0,3}2\b|cuda error 2\b|cuda error\s{0,2}\(2\)|cuda error\(2\)|"
@@ -1640,7 +1645,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if _NCCL_CUDA_ERROR in low and "nccl" in low:
         return "nccl_cuda_error"
     if (_SIGKILL.search(text) or silent_exit_while_loading(text) or exit_marks.killed_without_error(text)) \
-            and not any(w in low for w in _OOM_OWN):
+            and not any(w in _GUNICORN_GUESS.sub("", low) for w in _OOM_OWN):
         return "sigkill"
     if exit_marks.paused_after_unfinished_load(text) and not any(w in low for w in _OOM_OWN):
         return "load_exit_paused"

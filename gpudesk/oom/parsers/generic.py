@@ -418,6 +418,14 @@ OOM_WORDS = (
     # out or fails the command buffer; the model and its buffers do not fit (llama.cpp#5206: 26062.74 of 8176 MiB on
     # an Intel Mac, "the GPU does not have enough memory to offload the entire model", offload fewer layers).
     "greater than the recommended max working set size",
+    # (Sixtieth pass) PyTorch's cuDNN convolution when no algorithm's workspace could be had: the algorithm search
+    # (aten/src/ATen/native/cudnn/Conv_v7.cpp, AlgoIterator::try_all, https://github.com/pytorch/pytorch) tries each
+    # candidate cuDNN returns, allocating its workspace through the caching allocator and skipping it on
+    # c10::OutOfMemoryError, then fails "Unable to find a valid cuDNN algorithm to run convolution"; onnxruntime's CUDA
+    # convolution words its own search the same way (ORT_ENFORCE in its AlgoIterator). With the GPU nearly full no
+    # workspace fits (DiffBIR#59: the maintainer, "GPU memory is not enough", 11 GB needed on an 8 GB card); a
+    # cuDNN that does not support the GPU ends the same way, so it is a figureless shortage, not more.
+    "unable to find a valid cudnn algorithm to run convolution",
     # The failure named as a noun or with a shortened verb: AWS Neuron's runtime (nrt_tensor_allocate status=4
     # message="Allocation Failure", NRT_RESOURCE; "NERR_RESOURCE ... unable to allocate a resource"), TVM's "storage
     # allocation failure", Jittor's "Unable to alloc cuda device memory" (src/mem/allocator/cuda_device_allocator.cc).

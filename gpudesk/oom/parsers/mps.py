@@ -27,6 +27,9 @@ _MSG = re.compile(
     re.IGNORECASE,
 )
 _WORDS = re.compile(r"MPS backend out of memory")
+# (Sixtieth pass) The message cut to its first figure, "MPS backend out of memory (MPS allocated: 1024.00 MB).
+# Tried to allocate 256 bytes on shared pool." (actions/runner-images#11899): the live tensors alone are read.
+_ALLOCATED_ONLY = re.compile(r"MPS backend out of memory\s*\(\s*MPS allocated:\s*" + SIZE + r"\s*\)", re.IGNORECASE)
 _REQ = re.compile(r"Tried to allocate\s+" + SIZE + r"(?:\s+on\s+(private|shared)\s+pool)?")
 _RATIO = re.compile(r"PYTORCH_MPS_HIGH_WATERMARK_RATIO\s*[=:]\s*['\"]?(\d{1,3}(?:\.\d{1,6})?)")
 
@@ -57,6 +60,9 @@ def parse(text: str, report: MemoryReport) -> bool:
         parsed["mps_other_allocations_bytes"] = other
         parsed["mps_max_allowed_bytes"] = limit
     else:
+        alone = _ALLOCATED_ONLY.search(text)
+        if alone:
+            parsed["mps_allocated_bytes"] = to_bytes(alone.group(1), alone.group(2))
         report.missing.append(N_("MPS figures ('MPS allocated: ..., other allocations: ..., max allowed: ...')"))
     req = _REQ.search(text)
     if req:

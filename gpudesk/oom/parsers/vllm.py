@@ -22,7 +22,17 @@ _OLD = re.compile(r"max seq len \((\d{1,12})\) is larger than the maximum number
 # "cach e": terminals wrap the V1 message mid-word (intel-arc-pro-b70-inference-cookbook#4).
 _NEW = re.compile(r"max seq len \((\d{1,12})\),?\s*\(?" + SIZE + r" KV cach\s?e is needed, which is larger than the "
                   r"available KV cach\s?e memory \(" + SIZE + r"\)")
-_MAMBA = re.compile(r"max_num_seqs \((\d{1,12})\) exceeds available Mamba cache blocks \((\d{1,12})\)")
+# (Sixtieth pass) The same check quoted from its middle on ("exceeds available Mamba cache blocks (95)... CUDA graph
+# capture cannot proceed", home-ops#13226): the block count alone names it; max_num_seqs is then not read.
+_MAMBA = re.compile(r"(?:max_num_seqs \((\d{1,12})\) )?exceeds available Mamba cache blocks \((\d{1,12})\)")
+# (Sixtieth pass) The V1 check's sentence cut before the available figure ("To serve at least one request with the
+# model's max seq len (1048576),⏎  23.32 GiB KV cache is needed, which is larger", vllm#53961). vLLM raises it only
+# when the needed memory exceeds the available (vllm/v1/core/kv_cache_utils.py, check_enough_kv_cache_memory, "if
+# needed_memory > available_memory: raise ValueError(f"To serve at least one request with the models's max seq len
+# ..."); ROCm/vllm at f8c9a385233a8e1f724411785a1c326006640df5, upstream later spells it "model's"), so its opening
+# and the needed figure are the engine's KV-cache budget refusing one max-length request.
+_NEW_CUT = re.compile(r"To serve at least one request with the models?'s?'? max seq len \((\d{1,12})\),?\s*\(?"
+                      + SIZE + r" KV cach\s?e is needed")
 # The V0 worker's profiling lines (vllm/worker/worker.py determine_num_available_blocks, 0.6-0.8), one-line
 # and tabular forms, and the V1 worker's (vllm/v1/worker/gpu_worker.py).
 _PROF_TOTAL = re.compile(r"total_gpu_memory\s*[=(]?\s*" + SIZE)
@@ -56,7 +66,7 @@ _NEGATIVE_KV = re.compile(r"(?:Available KV cache memory:|reserved for KV Cache 
 
 
 def matches(text: str) -> bool:
-    return bool(_OLD.search(text) or _NEW.search(text) or _NO_MEM.search(text) or _MAMBA.search(text)
+    return bool(_OLD.search(text) or _NEW.search(text) or _NEW_CUT.search(text) or _NO_MEM.search(text) or _MAMBA.search(text)
                 or _NEGATIVE_KV.search(text))
 
 
@@ -73,7 +83,8 @@ def parse(text: str, report: MemoryReport) -> bool:
     mamba = _MAMBA.search(flat)
     if mamba:
         report.kind = "vllm_mamba_cache"
-        parsed["max_num_seqs"] = int(mamba.group(1))
+        if mamba.group(1):
+            parsed["max_num_seqs"] = int(mamba.group(1))
         parsed["mamba_cache_blocks"] = int(mamba.group(2))
         return True
     old, new = _OLD.search(flat), _NEW.search(flat)
@@ -84,6 +95,10 @@ def parse(text: str, report: MemoryReport) -> bool:
         report.max_model_len_tokens = int(new.group(1))
         parsed["kv_cache_needed_bytes"] = to_bytes(new.group(2), new.group(3))
         parsed["kv_cache_available_bytes"] = to_bytes(new.group(4), new.group(5))
+    cut = None if new else _NEW_CUT.search(flat)
+    if cut:
+        report.max_model_len_tokens = int(cut.group(1))
+        parsed["kv_cache_needed_bytes"] = to_bytes(cut.group(2), cut.group(3))
     est = _EST.search(flat)
     if est:
         parsed["estimated_max_model_len_tokens"] = int(est.group(1))

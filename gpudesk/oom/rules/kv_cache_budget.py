@@ -55,7 +55,7 @@ from gpudesk.oom.cause import Cause
 from gpudesk.units import format_bytes
 from gpudesk.oom.rules import kv_pool_allocation, trtllm_serving
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import check_command
+from gpudesk.oom.signatures import check_command, check_line
 from gpudesk.oom.rules.other_process import STARTUP_HELD_SHARE, engine_start_held
 from gpudesk.i18n import _
 
@@ -73,6 +73,8 @@ def check(f: Facts) -> Cause | None:
         return _mamba(f)
     if r.kind == "sglang_kv_pool":
         return _sglang(f)
+    if r.kind == "sglang_input_over_pool":
+        return _sglang_input_over_pool(f)
     if r.kind == "trtllm_executor":
         return _trtllm(f)
     if r.kind == "trtllm_kv_too_small":
@@ -182,6 +184,31 @@ def _mamba(f: Facts) -> Cause:
         fix=_('Start vLLM with --max-num-seqs {blocks}').format(blocks=blocks) if blocks else _("Lower --max-num-seqs"),
         more_fixes=[_("Lower --max-model-len: a smaller KV pool leaves more memory for Mamba blocks."),
                     _("Raise --gpu-memory-utilization if nothing else uses the GPU.")],
+    )
+
+
+def _sglang_input_over_pool(f: Facts) -> Cause:
+    """SGLang refused a request longer than its KV pool holds (parsers/sglang.py ``_INPUT_TOO_LONG``): the limit is not a
+    context window, so the pool sized at start-up from the memory free after the weights is the limit."""
+    p = f.report.parsed
+    limit, pool = p.get("sglang_max_input_tokens"), f.report.kv_cache_tokens
+    return Cause(
+        id="kv_cache_budget",
+        title=_("SGLang's KV pool is smaller than the request"),
+        confidence=0.75,
+        evidence=evidence(refused_request_tokens=p.get("refused_request_tokens"), sglang_max_input_tokens=limit,
+                          kv_cache_tokens=pool),
+        explanation=_("SGLang accepts an input of at most min(context length, KV pool tokens) − 6 tokens. {limit} is "
+                      "not a model's context window, so the KV pool ({pool} tokens) sized at start-up from the memory "
+                      "free after the weights set the limit.").format(limit=limit, pool=pool),
+        fix=_("Raise --mem-fraction-static (or free the memory the weights' loading still holds) so the KV pool grows; "
+              "the start-up line 'KV Cache is allocated. #tokens:' shows its size"),
+        more_fixes=[_("Use a quantised model or tensor parallelism (--tp 2) to leave more memory for the KV pool."),
+                    _("Shorten the input, or start SGLang with --allow-auto-truncate.")],
+        checks=[check_line("grep -E 'max_total_num_tokens|KV Cache is allocated|context_len' <the SGLang server log>",
+                           _("If the KV pool's token count is below the model's context length, memory sized the pool "
+                             "and the limit; if the context length is the smaller, the input is longer than the model "
+                             "accepts, not a memory problem."))],
     )
 
 

@@ -39,6 +39,9 @@ def check(f: Facts) -> Cause | None:
         return None
     allocated, other, limit = f.allocated, f.dev.other_allocations_bytes, f.total
     if allocated is None or other is None or limit is None:
+        small = _small_request_under_any_mac_limit(f)
+        if small is not None:
+            return small
         return Cause(id="genuine_shortage", title=_("Apple GPU memory limit reached"), confidence=0.5,
                      evidence=evidence(requested_bytes=f.requested),
                      explanation=_("PyTorch's MPS allocator refused the allocation at its high-watermark limit."),
@@ -80,6 +83,40 @@ def check(f: Facts) -> Cause | None:
         fix=_("Reduce the memory per step on the Apple GPU: a smaller batch, resolution or sequence length, or a smaller "
             "/ lower-precision model (float16)"),
         more_fixes=([ratio_note] if ratio_note else []) + [_("Call torch.mps.empty_cache() between phases.")],
+    )
+
+
+# (Sixtieth pass) The smallest limit a real Apple-silicon Mac gets: 8 GB of unified memory (the smallest configuration
+# sold), of which Metal recommends about two thirds as the working set (MTLDevice.recommendedMaxWorkingSetSize), times
+# the default high-watermark ratio 1.7: about 9 GB. Live tensors of a quarter of that, asking for less than a page more,
+# do not reach it on any Mac; a virtual machine or CI runner that gives Metal about 1 GB does (actions/runner-images
+# #11899: 256 bytes refused at 1024 MB on a macOS-15 runner, where gc and torch.mps.empty_cache() changed nothing).
+SMALLEST_MAC_LIMIT_BYTES = int(8e9 * 2 / 3 * DEFAULT_HIGH_WATERMARK_RATIO)
+SMALL_REQUEST_BYTES = 1 << 20
+
+
+def _small_request_under_any_mac_limit(f: Facts) -> Cause | None:
+    """A cut MPS message (no "max allowed") whose live tensors and request sit far below any Mac's limit."""
+    allocated = f.report.parsed.get("mps_allocated_bytes")
+    req = f.requested
+    if (not isinstance(allocated, int) or req is None or req >= SMALL_REQUEST_BYTES
+            or allocated + req > SMALLEST_MAC_LIMIT_BYTES // 4):
+        return None
+    return Cause(
+        id="per_process_cap",
+        title=_("The MPS allocator's per-process limit refused a request its figures fit under"),
+        confidence=0.6,
+        evidence=evidence(mps_allocated_bytes=allocated, requested_bytes=req),
+        explanation=_("This process's live MPS tensors ({allocated}) and the request ({requested}) are far below the "
+                      "limit of any Apple-silicon Mac (about {smallest} on the smallest, 8 GB one): the limit in force "
+                      "is a small one, as on a virtual machine or CI runner that gives the GPU little memory, or the "
+                      "MPS cache ('other allocations', cut from this message) holds the rest.").format(
+                          allocated=format_bytes(allocated), requested=format_bytes(req),
+                          smallest=format_bytes(SMALLEST_MAC_LIMIT_BYTES)),
+        fix=_("Run with PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 where the machine only runs this job (a CI runner), or "
+              "run on the CPU there; on a desktop raise the ratio a little instead, since 0.0 can stall the system"),
+        checks=[_("python -c \"import torch; print(torch.mps.recommended_max_memory())\": a small value means a "
+                  "machine (or virtual machine) that gives the GPU little memory.")],
     )
 
 
