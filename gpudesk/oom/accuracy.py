@@ -161,6 +161,9 @@ doctor was run on it:
 * ``fresh-89``: ``fresh_cases_89.jsonl`` (5 messages: Qwen3 on vLLM, Jan's llama.cpp buffers, Taichi unified memory
   before Pascal, Ollama on Jetson Thor reading page cache as used, an Ollama layer split), collected before the
   sixtieth pass, scored on the fifty-ninth.
+* ``fresh-90``: ``fresh_cases_90.jsonl`` (7 messages: a Tenstorrent bank allocator, LLaMA int8 KV cache on a 4090, a
+  Vulkan per-allocation limit in koboldcpp, a Paddle argsort, SGLang CUDA-graph capture, two oversized images in
+  mlx-vlm and Ollama), collected before the sixtieth pass merged, scored on it (the last change of the stop).
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -284,7 +287,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-86", "fresh_cases_86.jsonl"),
               ("fresh-87", "fresh_cases_87.jsonl"),
               ("fresh-88", "fresh_cases_88.jsonl"),
-              ("fresh-89", "fresh_cases_89.jsonl"))
+              ("fresh-89", "fresh_cases_89.jsonl"),
+              ("fresh-90", "fresh_cases_90.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
