@@ -261,7 +261,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh96": self.tr("ninety-sixth fresh (collected after the model was frozen a ninety-sixth time)"),
                 "fresh97": self.tr("ninety-seventh fresh (collected after the model was frozen a ninety-seventh time)"),
                 "fresh98": self.tr("ninety-eighth fresh (collected after the model was frozen a ninety-eighth time)"),
-                "fresh99": self.tr("ninety-ninth fresh (collected after the model was frozen a ninety-ninth time)")}
+                "fresh99": self.tr("ninety-ninth fresh (collected after the model was frozen a ninety-ninth time)"),
+                "fresh100": self.tr("hundredth fresh (collected after the model was frozen a hundredth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
