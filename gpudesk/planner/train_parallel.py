@@ -23,6 +23,7 @@ from gpudesk.sizing.capacity import gpu_fit
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.memory_train import parallel_train_memory_bytes
+from gpudesk.sizing.train_expert_parallel import EXPERT_COMMUNICATOR_SOURCE, expert_communicators
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.speed_train import TrainSetup, TrainSpeed, train_speed
 from gpudesk.sizing.speed_train_cases import gpu_rates
@@ -94,7 +95,10 @@ def parallel_layouts(ctx: PlanContext, gpu: GPU, server: Server, count: int) -> 
                     speed = train_speed(spec, rates, setup)
                 except SizingError:
                     continue
-                notes = add_overheads(parts, Overheads(), count)
+                # Expert parallelism's NCCL communicators, as the training estimate counts them.
+                notes = add_overheads(parts, Overheads(), count, extra_communicators=expert_communicators(
+                    gpus=count, expert_parallel=ep, expert_tensor_parallel=1, pipeline_parallel=pp),
+                    communicator_source=EXPERT_COMMUNICATOR_SOURCE)
                 est = MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=count, assumptions=tuple(notes))
                 out.append(_Layout(pp, ep, micro, recompute, global_batch, est, speed))
     return out

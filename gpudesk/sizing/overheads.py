@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpudesk.i18n import _
+from gpudesk.i18n import _, ngettext
 from gpudesk.sizing.checks import fraction, positive_float
 
 from gpudesk.units import GIB, MIB
@@ -72,11 +72,15 @@ OVERHEAD_SOURCES: tuple[tuple[str, str], ...] = (
 )
 
 
-def add_overheads(parts: dict[str, float], overheads: Overheads, gpus: int, inference: bool = False) -> list[tuple[str, str]]:
+def add_overheads(parts: dict[str, float], overheads: Overheads, gpus: int, inference: bool = False,
+                  extra_communicators: int = 0, communicator_source: str = "") -> list[tuple[str, str]]:
     """Add ``cuda_context``, ``framework_overhead`` and ``fragmentation`` to ``parts`` in place.
 
     Fragmentation is taken on the tensors already in ``parts`` that the caching allocator holds (paged optimizer
-    states are CUDA unified memory, outside it). Returns the (assumption, source) pairs used.
+    states are CUDA unified memory, outside it). ``extra_communicators``: NCCL communicators the parallel layout
+    opens beyond the job's own (expert parallelism's groups,
+    :func:`gpudesk.sizing.train_expert_parallel.expert_communicators`), each with ``nccl_bytes_per_gpu`` of buffers
+    (named by ``communicator_source``). Returns the (assumption, source) pairs used.
     """
     working = sum(v for k, v in parts.items() if k != "paged_optimizer_states")
     parts["cuda_context"] = overheads.cuda_context_bytes
@@ -91,6 +95,15 @@ def add_overheads(parts: dict[str, float], overheads: Overheads, gpus: int, infe
     if gpus > 1:
         framework += overheads.nccl_bytes_per_gpu
         used.append((notes[1], OVERHEAD_SOURCES[1][1]))
+        if extra_communicators > 0:
+            framework += overheads.nccl_bytes_per_gpu * extra_communicators
+            used.append((ngettext("NCCL buffers of {count} more communicator that expert parallelism opens, "
+                                  "{gib:.2f} GiB each (outside the allocator: the device view only)",
+                                  "NCCL buffers of {count} more communicators that expert parallelism opens, "
+                                  "{gib:.2f} GiB each (outside the allocator: the device view only)",
+                                  extra_communicators).format(count=extra_communicators,
+                                                              gib=overheads.nccl_bytes_per_gpu / GIB),
+                         communicator_source))
     parts["framework_overhead"] = framework
     parts["fragmentation"] = working * overheads.fragmentation_fraction
     used.append((notes[2], OVERHEAD_SOURCES[2][1]))

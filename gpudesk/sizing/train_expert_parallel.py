@@ -111,6 +111,41 @@ def expert_split(spec: ModelSpec, *, gpus: int, expert_parallel: int = 1, expert
     return ExpertSplit(total=total, rank_params=total / group, data_parallel=max(1, gpus // group))
 
 
+# The NCCL communicators expert parallelism adds on each rank (a device-view term: NCCL allocates its buffers with
+# cudaMalloc outside PyTorch's caching allocator). Megatron-Core ``megatron/core/parallel_state.py`` at d98e8a64dd
+# (NVIDIA/Megatron-LM) creates one ``torch.distributed.new_group`` per group: ``EXPERT_MODEL_PARALLEL_GROUP``
+# (``get_ranks('ep')``, the token dispatcher's all-to-all, ``token_dispatcher.py`` ``all_to_all``),
+# ``EXPERT_TENSOR_MODEL_PIPELINE_PARALLEL_GROUP`` (``'tp-ep-pp'``; ``megatron/core/optimizer/__init__.py``:
+# ``model_parallel_group = pg_collection.tp_ep_pp if is_expert else pg_collection.mp``, the expert optimizer's
+# grad-norm and found-inf all-reduces) and ``EXPERT_DATA_PARALLEL_GROUP`` (``'dp'`` of the expert rank generator:
+# the experts' gradient reduce-scatter / all-reduce, a collective only with more than one expert-data-parallel rank).
+# Each is its own communicator even where its ranks equal another group's, and each communicator that runs a
+# collective holds its own buffers: "More communicators = more memory used, except if communicators are created with
+# ncclCommSplit and the flag to share resources is set" (NVIDIA/nccl#986, the maintainer's answer in #864), measured
+# at 544 MB for a 2-GPU and 688 MB for a larger group on 4 x A100 NVLink (NVIDIA/nccl#964), near the 0.5 GiB a
+# communicator :class:`gpudesk.sizing.overheads.Overheads` already assumes for the job's own communicator.
+EXPERT_COMMUNICATOR_SOURCE = ("Megatron-Core d98e8a64dd megatron/core/parallel_state.py (EXPERT_MODEL_PARALLEL_GROUP, "
+                              "EXPERT_TENSOR_MODEL_PIPELINE_PARALLEL_GROUP, EXPERT_DATA_PARALLEL_GROUP), "
+                              "optimizer/__init__.py (tp_ep_pp for expert params); NVIDIA/nccl#964, #986")
+
+
+def expert_communicators(*, gpus: int, expert_parallel: int, expert_tensor_parallel: int = 1,
+                         pipeline_parallel: int = 1, trains_experts: bool = True) -> int:
+    """NCCL communicators that expert parallelism adds on one rank, beyond the job's own (0 without it): the EP
+    all-to-all group; when the routed experts are trained, the expert optimizer's ``tp-ep-pp`` group and the
+    expert-data-parallel group (the latter with more than one expert-data-parallel rank). LoRA over frozen experts
+    (``trains_experts`` False) keeps only the all-to-all. Sources: :data:`EXPERT_COMMUNICATOR_SOURCE`. Both the
+    training estimate and the planner's Megatron layout add ``Overheads.nccl_bytes_per_gpu`` for each."""
+    if expert_parallel <= 1:
+        return 0
+    count = 1
+    if trains_experts:
+        count += 1
+        split_data_parallel = max(1, gpus // max(1, expert_parallel * expert_tensor_parallel * pipeline_parallel))
+        count += 1 if split_data_parallel > 1 else 0
+    return count
+
+
 # Megatron-Core, the source of the dispatch accounting below. core_r0.11.0 (59055868f09f856e054882ac23b96280207d752a)
 # and core_v0.13.0 (c550cf6c41) megatron/core/transformer/moe/token_dispatcher.py ``MoEAlltoAllTokenDispatcher``:
 # token_permutation = permute -> all-to-all over EP -> all-gather over the expert-tensor-parallel group -> sort chunks
