@@ -1,5 +1,5 @@
-"""Expert parallelism's own NCCL communicators in the device view, and the expert width of a plain-MLP MoE config
-(memfix49)."""
+"""Expert parallelism's own NCCL buffers (the all-to-all's peer connections, the expert optimizer's groups) in the
+device view, and the expert width of a plain-MLP MoE config (memfix49)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from gpudesk.sizing import MemoryWorkload, estimate_memory, spec_from_hf_config
 from gpudesk.sizing.overheads import Overheads, add_overheads
-from gpudesk.sizing.train_expert_parallel import expert_communicators
+from gpudesk.sizing.train_expert_parallel import ALL_TO_ALL_PEER_BYTES, expert_communicators, expert_nccl_bytes
 from gpudesk.units import GIB
 
 from expert_cases import MOE
@@ -19,22 +19,33 @@ NCCL = Overheads().nccl_bytes_per_gpu
 
 
 def test_communicator_count():
-    # EP all-to-all + the expert optimizer's tp-ep-pp group; the expert-data-parallel group only with > 1 rank.
+    # The expert optimizer's tp-ep-pp group; the expert-data-parallel group only with > 1 rank.
     assert expert_communicators(gpus=16, expert_parallel=1) == 0
-    assert expert_communicators(gpus=16, expert_parallel=8, expert_tensor_parallel=2) == 2
-    assert expert_communicators(gpus=16, expert_parallel=4) == 3
-    assert expert_communicators(gpus=8, expert_parallel=2, pipeline_parallel=4) == 2
-    # Frozen experts (LoRA): no expert optimizer, only the all-to-all.
-    assert expert_communicators(gpus=16, expert_parallel=4, trains_experts=False) == 1
+    assert expert_communicators(gpus=16, expert_parallel=8, expert_tensor_parallel=2) == 1
+    assert expert_communicators(gpus=16, expert_parallel=4) == 2
+    assert expert_communicators(gpus=8, expert_parallel=2, pipeline_parallel=4) == 1
+    # Frozen experts (LoRA): no expert optimizer.
+    assert expert_communicators(gpus=16, expert_parallel=4, trains_experts=False) == 0
+
+
+def test_all_to_all_peers():
+    # NVIDIA/nccl#1685: 3.28 GB for the 7 peers of an 8-GPU all-to-all.
+    peers_total = ALL_TO_ALL_PEER_BYTES * 7
+    assert peers_total == pytest.approx(3.28e9)
+    assert expert_nccl_bytes(gpus=8, expert_parallel=1, communicator_bytes=NCCL) == (0.0, [])
+    extra, notes = expert_nccl_bytes(gpus=16, expert_parallel=4, communicator_bytes=NCCL)
+    assert extra == pytest.approx(3 * ALL_TO_ALL_PEER_BYTES + 2 * NCCL)
+    assert len(notes) == 2
 
 
 def test_device_view_only():
     base, ep = _estimate(), _estimate(expert_parallel=4)  # 16 GPUs, tp 1: expert data parallel 4
     assert base.component("framework_overhead") == NCCL
-    assert ep.component("framework_overhead") == NCCL * 4
+    extra = 3 * ALL_TO_ALL_PEER_BYTES + 2 * NCCL
+    assert ep.component("framework_overhead") == pytest.approx(NCCL + extra)
     # Outside the caching allocator: the device figure carries it, the reserved one does not.
-    assert ep.device_bytes - ep.reserved_bytes == pytest.approx(base.device_bytes - base.reserved_bytes + 3 * NCCL)
-    assert any("more communicators that expert parallelism opens" in a for a, _ in ep.assumptions)
+    assert ep.device_bytes - ep.reserved_bytes == pytest.approx(base.device_bytes - base.reserved_bytes + extra, abs=2)
+    assert any("all-to-all buffers of expert parallelism" in a for a, _ in ep.assumptions)
 
 
 def test_lora_counts_the_all_to_all_only():
@@ -42,19 +53,20 @@ def test_lora_counts_the_all_to_all_only():
              micro_batch_size=1, gpus=8)
     base = estimate_memory(MOE, MemoryWorkload(**w))  # type: ignore[arg-type]
     ep = estimate_memory(MOE, MemoryWorkload(**w, expert_parallel=4))  # type: ignore[arg-type]
-    assert ep.component("framework_overhead") - base.component("framework_overhead") == NCCL
+    assert ep.component("framework_overhead") - base.component("framework_overhead") == pytest.approx(
+        3 * ALL_TO_ALL_PEER_BYTES)
 
 
 def test_add_overheads_single_gpu_adds_none():
     parts: dict[str, float] = {"weights": GIB}
-    add_overheads(parts, Overheads(), 1, extra_communicators=3)
+    add_overheads(parts, Overheads(), 1, extra_nccl_bytes=GIB)
     assert parts["framework_overhead"] == 0
 
 
-def test_planner_layout_counts_the_same_communicators():
-    # One truth: the planner's Megatron layouts add the communicators through the same function.
+def test_planner_layout_counts_the_same_bytes():
+    # One truth: the planner's Megatron layouts add them through the same function.
     import gpudesk.planner.train_parallel as tp
-    assert tp.expert_communicators is expert_communicators
+    assert tp.expert_nccl_bytes is expert_nccl_bytes
 
 
 def test_plain_mlp_moe_expert_width(tmp_path):
