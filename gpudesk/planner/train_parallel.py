@@ -24,6 +24,7 @@ from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
 from gpudesk.sizing.memory_train import parallel_train_memory_bytes
 from gpudesk.sizing.overheads import Overheads, add_overheads
+from gpudesk.sizing.train_expert_parallel import expert_nccl_bytes
 from gpudesk.sizing.speed_train import TrainSetup, TrainSpeed, train_speed
 from gpudesk.sizing.speed_train_cases import gpu_rates
 
@@ -94,7 +95,12 @@ def parallel_layouts(ctx: PlanContext, gpu: GPU, server: Server, count: int) -> 
                     speed = train_speed(spec, rates, setup)
                 except SizingError:
                     continue
-                notes = add_overheads(parts, Overheads(), count)
+                # Expert parallelism's NCCL buffers, as the training estimate counts them.
+                nccl_extra, nccl_notes = expert_nccl_bytes(gpus=count, expert_parallel=ep,
+                                                           communicator_bytes=Overheads().nccl_bytes_per_gpu,
+                                                           pipeline_parallel=pp)
+                notes = add_overheads(parts, Overheads(), count, extra_nccl_bytes=nccl_extra,
+                                      extra_nccl_notes=nccl_notes)
                 est = MemoryEstimate(breakdown=ordered_breakdown(parts), gpus=count, assumptions=tuple(notes))
                 out.append(_Layout(pp, ep, micro, recompute, global_batch, est, speed))
     return out

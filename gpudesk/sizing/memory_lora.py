@@ -99,7 +99,8 @@ from gpudesk.sizing.memory_train import (
 from gpudesk.sizing.optimizers import is_muon, optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.shapes import ModelSpec
-from gpudesk.sizing.train_expert_parallel import check_expert_parallel, check_expert_tensor_parallel, expert_split
+from gpudesk.sizing.train_expert_parallel import (check_expert_parallel, check_expert_tensor_parallel,
+                                                  expert_nccl_bytes, expert_split)
 from gpudesk.sizing.zero3_outside_init import add_engine_start_model, outside_init_assumption, retained_extra_bytes
 from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_frozen_gathered_bytes
 
@@ -552,7 +553,13 @@ def lora_memory(
         engine_start = add_engine_start_model(parts, spec.params * compute_bytes / t)
         if engine_start:
             assumptions.append(engine_start)
-    assumptions += add_overheads(parts, overheads.validated(), g)
+    # The EP all-to-all's NCCL buffers (device view; the frozen experts have no optimizer, so no expert gradient or
+    # grad-norm groups: gpudesk.sizing.train_expert_parallel.expert_nccl_bytes).
+    nccl_extra, nccl_notes = expert_nccl_bytes(gpus=g, expert_parallel=expert_parallel,
+                                               communicator_bytes=overheads.nccl_bytes_per_gpu,
+                                               expert_tensor_parallel=etp, trains_experts=False)
+    assumptions += add_overheads(parts, overheads.validated(), g, extra_nccl_bytes=nccl_extra,
+                                 extra_nccl_notes=nccl_notes)
     if add_loading_reserve(parts, 0.0 if off == "all" else resident_at_load, staging):
         assumptions.append((_("loading ({loader}) reserves more than training: the reserved peak is the loading "
                               "peak").format(loader=weight_loading), "gpudesk.sizing.loading"))

@@ -119,6 +119,7 @@ from gpudesk.sizing.train_expert_parallel import (
     check_expert_tensor_parallel,
     dispatch_activation_bytes,
     dispatch_saved_bytes,
+    expert_nccl_bytes,
     expert_split,
 )
 
@@ -1276,7 +1277,12 @@ def train_memory(
         engine_start = add_engine_start_model(parts, rank_params * (per_param[0] or per_param[1]))
         if engine_start:
             assumptions.append(engine_start)
-    assumptions += add_overheads(parts, overheads.validated(), g)
+    # Expert parallelism's own NCCL buffers (device view; gpudesk.sizing.train_expert_parallel).
+    nccl_extra, nccl_notes = expert_nccl_bytes(gpus=g, expert_parallel=expert_parallel,
+                                               communicator_bytes=overheads.nccl_bytes_per_gpu,
+                                               expert_tensor_parallel=etp, pipeline_parallel=pp)
+    assumptions += add_overheads(parts, overheads.validated(), g, extra_nccl_bytes=nccl_extra,
+                                 extra_nccl_notes=nccl_notes)
     if add_loading_reserve(parts, resident_at_load, staging):
         assumptions.append((_("loading ({loader}) reserves more than training: the reserved peak is the loading "
                               "peak").format(loader=weight_loading), "gpudesk.sizing.loading"))

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gpudesk.i18n import _
@@ -72,15 +73,20 @@ OVERHEAD_SOURCES: tuple[tuple[str, str], ...] = (
 )
 
 
-def add_overheads(parts: dict[str, float], overheads: Overheads, gpus: int, inference: bool = False) -> list[tuple[str, str]]:
+def add_overheads(parts: dict[str, float], overheads: Overheads, gpus: int, inference: bool = False,
+                  extra_nccl_bytes: float = 0.0,
+                  extra_nccl_notes: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
     """Add ``cuda_context``, ``framework_overhead`` and ``fragmentation`` to ``parts`` in place.
 
     Fragmentation is taken on the tensors already in ``parts`` that the caching allocator holds (paged optimizer
-    states are CUDA unified memory, outside it). Returns the (assumption, source) pairs used.
+    states are CUDA unified memory, outside it). ``extra_nccl_bytes``: NCCL buffers the parallel layout holds beyond
+    the job's own communicator (expert parallelism's all-to-all and groups,
+    :func:`gpudesk.sizing.train_expert_parallel.expert_nccl_bytes`), with their ``extra_nccl_notes``; counted when
+    the job spans GPUs. Returns the (assumption, source) pairs used.
     """
     working = sum(v for k, v in parts.items() if k != "paged_optimizer_states")
     parts["cuda_context"] = overheads.cuda_context_bytes
-    framework = 0
+    framework: float = 0
     # OVERHEAD_SOURCES in the current language.
     notes = (_("CUDA context 0.5 GiB per GPU"), _("NCCL buffers 0.5 GiB per GPU when the job spans GPUs"),
              _("fragmentation headroom 5 % of the working set"))
@@ -91,6 +97,9 @@ def add_overheads(parts: dict[str, float], overheads: Overheads, gpus: int, infe
     if gpus > 1:
         framework += overheads.nccl_bytes_per_gpu
         used.append((notes[1], OVERHEAD_SOURCES[1][1]))
+        if extra_nccl_bytes > 0:
+            framework += extra_nccl_bytes
+            used.extend(extra_nccl_notes)
     parts["framework_overhead"] = framework
     parts["fragmentation"] = working * overheads.fragmentation_fraction
     used.append((notes[2], OVERHEAD_SOURCES[2][1]))

@@ -227,11 +227,17 @@ class ModelSpec:
     @property
     def expert_params(self) -> int:
         """Parameters of one routed expert (gate, up, down of width ``moe_ffn_size``, else ``ffn_size``); 0 for
-        dense models or an unknown shape."""
+        dense models or an unknown shape.
+
+        Three matrices when the MLP is gated; a separate expert width without a known ``gated_mlp`` (catalog rows)
+        also counts as gated (the fine-grained experts of DeepSeek / Qwen-MoE are SwiGLU). A config that states a
+        plain MLP (``gated_mlp`` False, e.g. a GELU Megatron GPT MoE with ``moe_intermediate_size`` unlike
+        ``intermediate_size``) gets two, as :func:`_decoder_params` counts its parameters."""
         width = self.moe_ffn_size or self.ffn_size
         if not (self.moe_experts and self.hidden_size and width):
             return 0
-        return (3 if self.gated or self.moe_ffn_size else 2) * self.hidden_size * width
+        gated = self.gated_mlp if self.gated_mlp is not None else (self.gated or bool(self.moe_ffn_size))
+        return (3 if gated else 2) * self.hidden_size * width
 
     @property
     def active_params(self) -> int:

@@ -28,6 +28,10 @@ routing is assumed.
 
 Both the planner's Megatron layout (:func:`gpudesk.sizing.memory_train.parallel_train_memory_bytes`) and the
 training estimate (:func:`gpudesk.sizing.memory_train.train_memory`) call :func:`expert_split`.
+
+NCCL buffers (:func:`expert_nccl_bytes`, the device view only): the all-to-all connects each rank to every other EP
+rank, and Megatron-Core opens separate communicators for the expert optimizer and the experts' gradients; the training
+estimate (full and LoRA) and the planner's Megatron layouts add them through the same function.
 """
 
 from __future__ import annotations
@@ -109,6 +113,72 @@ def expert_split(spec: ModelSpec, *, gpus: int, expert_parallel: int = 1, expert
     group = max(1, expert_parallel * expert_tensor_parallel * pipeline_parallel)
     total = routed_expert_params(spec)
     return ExpertSplit(total=total, rank_params=total / group, data_parallel=max(1, gpus // group))
+
+
+# The NCCL memory expert parallelism adds on each rank (a device-view term: NCCL allocates its buffers with cudaMalloc
+# / cuMem outside PyTorch's caching allocator). Megatron-Core ``megatron/core/parallel_state.py`` at d98e8a64dd
+# (NVIDIA/Megatron-LM) creates one ``torch.distributed.new_group`` per group: ``EXPERT_MODEL_PARALLEL_GROUP``
+# (``get_ranks('ep')``, the token dispatcher's all-to-all, ``token_dispatcher.py`` ``all_to_all``),
+# ``EXPERT_TENSOR_MODEL_PIPELINE_PARALLEL_GROUP`` (``'tp-ep-pp'``; ``megatron/core/optimizer/__init__.py``:
+# ``model_parallel_group = pg_collection.tp_ep_pp if is_expert else pg_collection.mp``, the expert optimizer's
+# grad-norm and found-inf all-reduces) and ``EXPERT_DATA_PARALLEL_GROUP`` (``'dp'`` of the expert rank generator:
+# the experts' gradient reduce-scatter / all-reduce, a collective only with more than one expert-data-parallel rank).
+# Each is its own communicator even where its ranks equal another group's, and each communicator that runs a
+# collective holds its own buffers: "More communicators = more memory used, except if communicators are created with
+# ncclCommSplit and the flag to share resources is set" (NVIDIA/nccl#986, the maintainer's answer in #864), measured
+# at 544 MB for a 2-GPU and 688 MB for a larger group on 4 x A100 NVLink (NVIDIA/nccl#964), near the 0.5 GiB a
+# communicator :class:`gpudesk.sizing.overheads.Overheads` already assumes for the job's own communicator; the two
+# expert collective groups are counted at that figure.
+# The all-to-all connects every pair of ranks (point-to-point channels to each peer, not a ring's two neighbours):
+# on 8 x H100 one ``all_to_all_single`` took NCCL's device memory from 1.06 GB to 4.34 GB, PyTorch's excluded, with
+# 32 P2P channels per pair of GPUs (NVIDIA/nccl#1685, 2025-04), i.e. (4.34 - 1.06) GB over 7 peers a peer. Counted
+# for the ``ep - 1`` peers of the EP group; peers on other nodes use fewer network channels a peer
+# (``NCCL_NCHANNELS_PER_NET_PEER``), so for an EP group that spans nodes this is an upper bound.
+ALL_TO_ALL_PEER_BYTES = (4.34e9 - 1.06e9) / 7
+EXPERT_COMMUNICATOR_SOURCE = ("Megatron-Core d98e8a64dd megatron/core/parallel_state.py (EXPERT_MODEL_PARALLEL_GROUP, "
+                              "EXPERT_TENSOR_MODEL_PIPELINE_PARALLEL_GROUP, EXPERT_DATA_PARALLEL_GROUP), "
+                              "optimizer/__init__.py (tp_ep_pp for expert params); NVIDIA/nccl#964, #986")
+ALL_TO_ALL_SOURCE = "NVIDIA/nccl#1685 (8 x H100: 1.06 -> 4.34 GB after the first all_to_all_single)"
+
+
+def expert_communicators(*, gpus: int, expert_parallel: int, expert_tensor_parallel: int = 1,
+                         pipeline_parallel: int = 1, trains_experts: bool = True) -> int:
+    """Collective NCCL communicators that expert parallelism adds on one rank beyond the job's own and the EP
+    all-to-all (0 without EP or with frozen experts): the expert optimizer's ``tp-ep-pp`` group and the
+    expert-data-parallel group (the latter with more than one expert-data-parallel rank). LoRA over frozen experts
+    (``trains_experts`` False) has no expert optimizer. Sources: :data:`EXPERT_COMMUNICATOR_SOURCE`."""
+    if expert_parallel <= 1 or not trains_experts:
+        return 0
+    split_data_parallel = max(1, gpus // max(1, expert_parallel * expert_tensor_parallel * pipeline_parallel))
+    return 1 + (1 if split_data_parallel > 1 else 0)
+
+
+def expert_nccl_bytes(*, gpus: int, expert_parallel: int, communicator_bytes: float, expert_tensor_parallel: int = 1,
+                      pipeline_parallel: int = 1, trains_experts: bool = True) -> tuple[float, list[tuple[str, str]]]:
+    """NCCL device memory expert parallelism adds on one rank, with its assumption lines: the all-to-all's
+    connections to the ``ep - 1`` other EP ranks (:data:`ALL_TO_ALL_PEER_BYTES` each) and
+    :func:`expert_communicators` more collective communicators of ``communicator_bytes`` each. Outside the caching
+    allocator: only the device view carries it. Both the training estimate (full and LoRA) and the planner's Megatron
+    layouts call this."""
+    if expert_parallel <= 1:
+        return 0.0, []
+    peers = expert_parallel - 1
+    all_to_all = peers * ALL_TO_ALL_PEER_BYTES
+    notes = [(ngettext("NCCL all-to-all buffers of expert parallelism: connections to {peers} other expert-parallel "
+                       "rank, {gib:.2f} GiB (outside the allocator: the device view only)",
+                       "NCCL all-to-all buffers of expert parallelism: connections to {peers} other expert-parallel "
+                       "ranks, {gib:.2f} GiB (outside the allocator: the device view only)", peers).format(
+                  peers=peers, gib=all_to_all / 2**30), ALL_TO_ALL_SOURCE)]
+    count = expert_communicators(gpus=gpus, expert_parallel=expert_parallel,
+                                 expert_tensor_parallel=expert_tensor_parallel, pipeline_parallel=pipeline_parallel,
+                                 trains_experts=trains_experts)
+    if count:
+        notes.append((ngettext("NCCL buffers of {count} more communicator for the experts' optimizer and gradients, "
+                               "{gib:.2f} GiB each (the device view only)",
+                               "NCCL buffers of {count} more communicators for the experts' optimizer and gradients, "
+                               "{gib:.2f} GiB each (the device view only)", count).format(
+                          count=count, gib=communicator_bytes / 2**30), EXPERT_COMMUNICATOR_SOURCE))
+    return all_to_all + count * communicator_bytes, notes
 
 
 # Megatron-Core, the source of the dispatch accounting below. core_r0.11.0 (59055868f09f856e054882ac23b96280207d752a)
