@@ -19,6 +19,7 @@ from gpudesk.catalog.records import GPU, Link
 from gpudesk.i18n import _
 from gpudesk.sizing.engine_version import version_triple
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.serve_rocm_fp8_skinny import fp8_skinny_available
 from gpudesk.sizing.serve_vllm_ascend import EAGER_SOURCE, eager_kernel_s
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.sizing.time import DEFAULT_LINK_EFFICIENCY, DEFAULT_MATMUL_EFFICIENCY
@@ -381,18 +382,24 @@ SKINNY_MAX_TOKENS = {"bf16": 4, "fp8": 1}
 HIPBLASLT_SOURCE = ("vLLM ROCm skinny-GEMM dispatch (vllm/model_executor/layers/utils.py rocm_unquantized_gemm_impl; "
                     "quantization/kernels/scaled_mm/rocm.py rocm_per_tensor_float_w8a8_scaled_mm_impl; gfx942 and "
                     "gfx950 both on_mi3xx / on_gfx9 in vllm/platforms/rocm.py); hipBLASLt "
-                    "against the skinny kernels, Llama 3.1 70B TP 8 on MI300X: vllm-project/vllm PR 15830")
+                    "against the skinny kernels, Llama 3.1 70B TP 8 on MI300X: vllm-project/vllm PR 15830; "
+                    "one-token FP8 steps reach wvSpltKQ only from vLLM 0.8.2 (ROCm/vllm v0.8.2+rocm Fp8LinearOp; "
+                    "earlier tags pad the activations to 17 rows for torch._scaled_mm)")
 
 
-def library_gemm_extra_s(engine: str, gpu: GPU, linear_format: str) -> tuple[float, int]:
+def library_gemm_extra_s(engine: str, gpu: GPU, linear_format: str,
+                         engine_version: str | None = None) -> tuple[float, int]:
     """(seconds a dense GEMM costs beyond its roofline time when the engine hands it to the vendor GEMM library,
     the most tokens a step may have for the engine's own skinny kernels to take it instead): vLLM on CDNA 3 or 4 with
-    unquantized (``bf16``) or per-tensor FP8 (``fp8``) linears (module constants); (0, 0) elsewhere."""
+    unquantized (``bf16``) or per-tensor FP8 (``fp8``) linears (module constants; FP8 before vLLM 0.8.2 takes no
+    skinny kernel: :mod:`gpudesk.sizing.serve_rocm_fp8_skinny`); (0, 0) elsewhere."""
     if engine.lower() != "vllm" or gpu.architecture not in HIPBLASLT_ARCHITECTURES:
         return 0.0, 0
     limit = SKINNY_MAX_TOKENS.get(linear_format)
     if limit is None:
         return 0.0, 0
+    if linear_format == "fp8" and not fp8_skinny_available(version_triple(engine_version)):
+        limit = 0
     return HIPBLASLT_EXTRA_GEMM_S, limit
 
 

@@ -945,7 +945,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         curve_link = link
     host = host_overhead(load.engine.lower(), load.engine_version, load.overlap_scheduling, load.num_scheduler_steps,
                          load.backend)
-    gemm_extra, skinny_tokens = library_gemm_extra_s(load.engine, gpu, linear) if linear else (0.0, 0)
+    gemm_extra, skinny_tokens = library_gemm_extra_s(load.engine, gpu, linear, load.engine_version) if linear \
+        else (0.0, 0)
     gemms = dense_gemms_per_step(spec) if gemm_extra else 0
     sglang_library = not gemm_extra and sglang_hipblaslt_applies(load.engine, gpu, linear)
     if sglang_library:
