@@ -47,9 +47,8 @@ with overlap the CPU prepares step n+1 while the GPU runs step n, so a step last
   token in eight (multi-step 8) 1 / 33.3 - 1 / 42.9 = 6.7 ms; per request + per token x n = 38.4 and per request
   + per token x n / 8 = 6.7 give 2.2 ms per request whatever it streams, 5.7 % of the whole (the PR: "the multistep
   performance on main is less-bad because we currently only stream 1/8 tokens"). A request's own front-end latency
-  with the process idle is that share of PR 12287's 15.7 ms: 0.90 ms; it waits longer only behind the intake of the
-  requests ahead of it (first come first served), while the rest of their work delays their last tokens, not its
-  admission (:mod:`gpudesk.sizing.serve_sched`, front end). V0 (before v0.8) and the
+  with the process idle is that share of PR 12287's 15.7 ms: 0.90 ms; it waits longer only behind the work of the
+  requests ahead of it (first come first served), i.e. where the front end is loaded. V0 (before v0.8) and the
   other engines have no measured figure here and get no front-end stage.
 """
 

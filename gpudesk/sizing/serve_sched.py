@@ -117,18 +117,9 @@ finish in the same step and send again together, so their prompts share prefill 
 drift apart, as in a real sweep where outputs end at different steps.
 
 Front end (:func:`gpudesk.sizing.serve_host.front_end`): where the engine has an API-server stage, every request
-passes it first, first come first served over its ``servers`` processes, and the process spends ``request_s`` +
-``token_s`` per output token it will stream on it in all, which is what caps the requests/s it takes. Only the
-intake (``intake_s``, the share of that work ahead of the request's first token: parsing, chat template,
-tokenization, the hop to the engine core) stands between the request and the engine's waiting queue; the rest
-(streaming its outputs, the final response) is done while and after the engine runs it (``AsyncLLM.generate`` hands
-the request to the engine core once it is processed, then streams; vLLM V1 blog, Jan 2025). So a request reaches
-the engine when its process has done the intake of the requests that arrived before it and its own, and the client
-has its last token when the engine has sampled it and the process has done the whole work of the requests that
-arrived before it and its own, whichever is later. A burst of N prompts (``--request-rate inf``) reaches the engine
-within N x ``intake_s`` (0.9 s for a thousand), not N x the whole work (15.7 s), and decodes as one large batch; a
-process that takes more requests than its whole work allows still caps the run, now through the requests' last
-tokens (e.g. 44 requests/s of 128 / 4-token prompts through one process, gpustack Qwen3-14B H100 runs).
+passes it first, first come first served over its ``servers`` processes: it reaches the engine's waiting queue
+``intake_s`` after the process is free (the share of the request's work ahead of its first token), and the process
+stays busy ``request_s`` + ``token_s`` per output token it will stream, which is what caps the requests/s it takes.
 TTFT is counted from the request's arrival, so it includes the wait for and the time in the front end.
 
 Runs of decode-only steps between events are taken in one jump (the KV read grows by one token per request per
@@ -239,7 +230,6 @@ class _Request:
     joined_s: float = 0.0
     counted: bool = True
     warm: bool = False  # part of the steady batch the run starts with: neither counted nor one of the run's prompts
-    served_s: float = 0.0  # the API server has done the request's whole work (its last token reaches the client)
 
 
 def _prompts(load: Load) -> int:
@@ -287,25 +277,21 @@ def _lengths(load: Load, prompts: int) -> Callable[[], tuple[int, int]]:
 
 
 class _FrontEnd:
-    """The API-server processes (module docstring): when each has done the intake of the requests it took so far,
-    and when it has done their whole work."""
+    """The API-server processes: when each is free next (module docstring)."""
 
     def __init__(self, load: Load) -> None:
         self.intake_s = load.frontend_intake_s
         self.busy_s = load.frontend_request_s + load.frontend_token_s * load.output_tokens
-        servers = max(1, load.frontend_servers)
-        self.taken = [0.0] * servers  # the intake of every request it took is done
-        self.free = [0.0] * servers  # the whole work of every request it took is done
+        self.free = [0.0] * max(1, load.frontend_servers)
 
-    def ready(self, arrival_s: float) -> tuple[float, float, float]:
-        """(time the request reaches the engine, its arrival, the earliest time the client can have its last token)
-        for a request arriving at ``arrival_s``."""
+    def ready(self, arrival_s: float) -> tuple[float, float]:
+        """(time the request reaches the engine, its arrival) for a request arriving at ``arrival_s``."""
         if self.busy_s <= 0:
-            return arrival_s, arrival_s, arrival_s
+            return arrival_s, arrival_s
         first = min(range(len(self.free)), key=self.free.__getitem__)
-        self.free[first] = max(arrival_s, self.free[first]) + self.busy_s
-        self.taken[first] = max(arrival_s, self.taken[first]) + self.intake_s
-        return self.taken[first], arrival_s, self.free[first]
+        start = max(arrival_s, self.free[first])
+        self.free[first] = start + self.busy_s
+        return start + self.intake_s, arrival_s
 
 
 def _steady_start(steps: StepModel, budget: EngineBudget, load: Load) -> SteadyState | None:
@@ -470,7 +456,6 @@ def _simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
         nonlocal issued
         if req.warm:
             return
-        req.finish_s = max(req.finish_s, req.served_s)
         done.append(req)
         if closed and issued < prompts:
             arrivals.append(front.ready(req.finish_s))
@@ -533,10 +518,10 @@ def _simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             recv_counter = 0  # the receive resets the counter whether or not anything arrived
         while receive and arrivals and arrivals[0][0] <= scheduled_s + 1e-12:
             req_inp, req_out = lengths()
-            _reach, arrived, served = arrivals.popleft()
+            arrived = arrivals.popleft()[1]
             after = created >= prompts  # one of the steady state's later arrivals
             waiting.append(_Request(arrival_s=arrived, inp=req_inp, out=req_out, out_total=req_out,
-                                    counted=not (steady and arrived <= 0.0) and not after, warm=after, served_s=served))
+                                    counted=not (steady and arrived <= 0.0) and not after, warm=after))
             if created < load.cached_prompts or (created == 0 and load.first_prompt_cached):
                 # sent before: by an earlier run of the client, or as its warm-up request (serve_client)
                 waiting[-1].prefilled = cached_prompt_tokens(req_inp, load.prefix_block_tokens)
@@ -686,7 +671,7 @@ def _simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 lagged_done.append(req)
             else:
                 finish(req)
-    duration = max(now, max((r.finish_s for r in done), default=0.0), 1e-12)
+    duration = max(now, 1e-12)
     n = len(done)
     generated = sum(r.out_total for r in done)
     measured = [r for r in done if r.counted] or done

@@ -10,7 +10,7 @@ import pytest
 from gpudesk.catalog import open_catalog
 from gpudesk.sizing.capacity import gpu_reported_total_bytes
 from gpudesk.sizing.errors import SizingError
-from gpudesk.sizing.serve_host import FRONTEND_INTAKE_S, FRONTEND_REQUEST_S, FRONTEND_TOKEN_S
+from gpudesk.sizing.serve_host import FRONTEND_INTAKE_S, FRONTEND_REQUEST_S
 from gpudesk.sizing.shapes import spec_from_catalog
 from gpudesk.sizing.speed_serve import ServeLoad, serve_speed
 from gpudesk.sizing.speed_serve_cases import predict_serve_case
@@ -846,7 +846,7 @@ def test_front_end_latency_is_the_share_of_its_work_ahead_of_the_first_token():
     """PR 8092's serving-vs-offline table (every token streamed: 14.9 vs 34.8 req/s; one in eight: 33.3 vs 42.9)
     puts 5.7 % of the API server's work on the request whatever it streams; that share of PR 12287's 1 / 63.62 s is
     the 0.90 ms a request spends in an idle front end, while the process stays busy the whole 15.7 ms."""
-    from gpudesk.sizing.serve_host import FRONTEND_INTAKE_SHARE
+    from gpudesk.sizing.serve_host import FRONTEND_INTAKE_SHARE, FRONTEND_TOKEN_S
 
     every = 1 / 14.9 - 1 / 34.8  # API-server seconds per request, every token streamed
     eighth = 1 / 33.3 - 1 / 42.9  # one token in eight streamed
@@ -872,26 +872,6 @@ def test_an_idle_front_end_delays_a_request_by_its_intake_only(catalog):
     assert "900 µs lie ahead of the request's first token" in front.value
     assert "PR 8092" in front.source
     assert _pr12287(catalog).requests_per_s == pytest.approx(63.62, rel=0.05)
-
-
-def test_a_burst_waits_for_the_intakes_ahead_and_the_front_end_caps_through_the_last_tokens(catalog):
-    """All prompts at once (request rate inf) through one V1 API server: a request reaches the engine behind the
-    0.9 ms intakes of the requests ahead of it, not behind their whole 15.7 ms, so the burst's TTFT is within
-    N x 0.9 ms of that with as many API servers as prompts; where the process's whole work is the longer part (4-token
-    outputs) it still caps the requests/s, through the requests' last tokens (serve_sched, front end)."""
-    spec = _spec(catalog, "llama-3.1-8b")
-    gpu = catalog.gpu("h100-sxm5")
-    shape = dict(engine="vllm", engine_version="0.9.2", input_tokens=200, output_tokens=200,
-                 request_rate_per_s=math.inf, num_prompts=300)
-    one = serve_speed(spec, gpu, ServeLoad(**shape))
-    many = serve_speed(spec, gpu, ServeLoad(**dict(shape, api_server_count=300)))
-    assert 0 <= one.ttft_s - many.ttft_s <= 300 * FRONTEND_INTAKE_S
-    assert one.ttft_s < 300 * (FRONTEND_REQUEST_S + 200 * FRONTEND_TOKEN_S) / 2  # the whole work ahead: 2.4 s
-    short = dict(shape, input_tokens=128, output_tokens=4, num_prompts=1000)
-    capped = serve_speed(spec, gpu, ServeLoad(**short))
-    assert capped.requests_per_s <= 1 / (FRONTEND_REQUEST_S + 4 * FRONTEND_TOKEN_S) * 1.01
-    assert serve_speed(spec, gpu, ServeLoad(**dict(short, api_server_count=8))).requests_per_s > \
-        2 * capped.requests_per_s
 
 
 def test_block_fp8_checkpoint_streams_its_dense_weights_slowly(catalog):
