@@ -53,11 +53,11 @@ def yes_no_text(value: Any) -> str:
 
 
 def tco_line_label(name: str) -> str:
-    """A TCO line (gpudesk.planner.tco.TCO_LINES) as the sheet prints it."""
+    """A TCO line (gpudesk.planner.tco.TCO_LINES) as the sheet, its PDF chart and the Plan page's TCO chart name it."""
     labels = {
-        "gpus": _("gpus"), "hosts": _("hosts"), "network_install": _("network install"), "residual": _("residual"),
-        "energy": _("energy"), "cooling": _("cooling"), "operations": _("operations"), "support": _("support"),
-        "opportunity": _("opportunity"),
+        "gpus": _("GPU purchase"), "hosts": _("Servers (host share)"), "network_install": _("Network and installation"),
+        "residual": _("Residual value"), "energy": _("Energy"), "cooling": _("Cooling (PUE)"),
+        "operations": _("Operations labour"), "support": _("Support"), "opportunity": _("Opportunity cost"),
     }
     return labels.get(name, name.replace("_", " "))
 

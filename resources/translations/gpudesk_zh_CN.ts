@@ -1460,42 +1460,42 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>CostTimeScatter</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="196"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="186"/>
         <source>Time to result (days)</source>
         <translation>出结果时间（天）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="197"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="187"/>
         <source>3-year TCO (thousand USD)</source>
         <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="204"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="194"/>
         <source>Meets the deadline</source>
         <translation>满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="205"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="195"/>
         <source>Misses the deadline</source>
         <translation>未满足截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="206"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="196"/>
         <source>No deadline given</source>
         <translation>未设截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="221"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="211"/>
         <source>Deadline</source>
         <translation>截止时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="230"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="220"/>
         <source>Dashed line: the deadline ({0:.1f} days).</source>
         <translation>虚线：截止时间（{0:.1f} 天）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="234"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="224"/>
         <source>No candidate has both a time to result and a 3-year TCO (inference plans are sized by QPS, not by time; a missing price leaves the TCO unknown).</source>
         <translation>没有候选方案同时具备出结果时间和 3 年 TCO（推理规划按 QPS 而非时间确定规模；缺少价格时 TCO 未知）。</translation>
     </message>
@@ -3248,52 +3248,52 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 <context>
     <name>LatencyThroughputChart</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="244"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="234"/>
         <source>Sustained QPS (requests/s)</source>
         <translation>可持续 QPS（请求/秒）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="245"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="235"/>
         <source>Latency (ms)</source>
         <translation>延迟（毫秒）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="252"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="242"/>
         <source>Time to first token</source>
         <translation>首 token 延迟</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="253"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="243"/>
         <source>Time per output token</source>
         <translation>每输出 token 时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="274"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="264"/>
         <source>Target QPS</source>
         <translation>目标 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="275"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="265"/>
         <source>Dashed red line: the target of {0:g} requests/s.</source>
         <translation>红色虚线：目标 {0:g} 请求/秒。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="276"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="266"/>
         <source>TTFT target</source>
         <translation>TTFT 目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="277"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="267"/>
         <source>TPOT target</source>
         <translation>TPOT 目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="288"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="278"/>
         <source>Each option at the QPS it sustains: its time to first token (circles) and time per output token (triangles).</source>
         <translation>每个选项位于其可持续的 QPS 处：首 token 延迟（圆点）和每输出 token 时间（三角形）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="291"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="281"/>
         <source>No option has a sustained QPS (this is not a serving plan).</source>
         <translation>没有选项具有可持续 QPS（这不是推理服务方案）。</translation>
     </message>
@@ -5094,7 +5094,7 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanCharts</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="66"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="56"/>
         <source>{0}× {1} (runs on {2})</source>
         <translation>{0}× {1}（使用其中 {2} 块）</translation>
     </message>
@@ -6887,54 +6887,6 @@ PCI 总线：{bus}</translation>
         <location filename="../../gpudesk/ui/plan/tab.py" line="302"/>
         <source>Editing “{0}”: change the answers, press Plan, then Save changes.</source>
         <translation>正在编辑“{0}”：修改回答，按“规划”，然后“保存更改”。</translation>
-    </message>
-</context>
-<context>
-    <name>PlanTco</name>
-    <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="45"/>
-        <source>GPUs</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="46"/>
-        <source>Servers (host share)</source>
-        <translation>服务器（主机分摊）</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="47"/>
-        <source>Network and installation</source>
-        <translation>网络与安装</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="48"/>
-        <source>Residual value</source>
-        <translation>残值</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="49"/>
-        <source>Energy</source>
-        <translation>电费</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="50"/>
-        <source>Cooling (PUE)</source>
-        <translation>散热（PUE）</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="51"/>
-        <source>Operations labour</source>
-        <translation>运维人工</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="52"/>
-        <source>Support</source>
-        <translation>技术支持</translation>
-    </message>
-    <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="53"/>
-        <source>Opportunity cost</source>
-        <translation>机会成本</translation>
     </message>
 </context>
 <context>
@@ -9184,37 +9136,37 @@ PCI 总线：{bus}</translation>
 <context>
     <name>TcoChart</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="92"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="82"/>
         <source>3-year TCO (thousand USD)</source>
         <translation>3 年 TCO（千美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="140"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="130"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="145"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="135"/>
         <source>Unpriced: known costs only, outlined</source>
         <translation>无价格：仅以轮廓显示已知成本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="164"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="154"/>
         <source>server (host) price unknown — the bar shows the known costs only, without the servers</source>
         <translation>服务器（主机）价格未知——柱形只显示已知成本，不含服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="166"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="156"/>
         <source>GPU price unknown — the bar shows the known costs only, without the GPUs</source>
         <translation>GPU 价格未知——柱形只显示已知成本，不含 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/charts.py" line="167"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="157"/>
         <source>GPU and server (host) prices unknown — the bar shows the known costs only, without the GPUs and the servers</source>
         <translation>GPU 和服务器（主机）价格未知——柱形只显示已知成本，不含 GPU 和服务器</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/charts.py" line="155"/>
+        <location filename="../../gpudesk/ui/plan/charts.py" line="145"/>
         <source>%n candidate(s) without a TCO figure are not drawn.</source>
         <translation>
             <numerusform>%n 个没有 TCO 数值的候选方案未绘制。</numerusform>

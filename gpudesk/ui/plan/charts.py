@@ -13,6 +13,8 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from gpudesk.planner.document import PlanOption
+from gpudesk.planner.sheet_markdown import tco_line_label
+from gpudesk.planner.tco import TCO_LINES
 from gpudesk.ui.plan.memory_chart import ChartLegend, part_color
 
 TCO_COLORS = {
@@ -37,21 +39,9 @@ SECONDS_PER_DAY = 86400.0
 
 
 def tco_item_names() -> dict[str, str]:
-    """Translated names of the TCO lines (gpudesk.planner.tco.TCO_LINES)."""
-
-    translate = QCoreApplication.translate
-
-    return {
-        "gpus": translate("PlanTco", "GPUs"),
-        "hosts": translate("PlanTco", "Servers (host share)"),
-        "network_install": translate("PlanTco", "Network and installation"),
-        "residual": translate("PlanTco", "Residual value"),
-        "energy": translate("PlanTco", "Energy"),
-        "cooling": translate("PlanTco", "Cooling (PUE)"),
-        "operations": translate("PlanTco", "Operations labour"),
-        "support": translate("PlanTco", "Support"),
-        "opportunity": translate("PlanTco", "Opportunity cost"),
-    }
+    """Translated names of the TCO lines (gpudesk.planner.tco.TCO_LINES): the sheet's own names, so the Plan page's
+    chart, the comparison and the sheet (Markdown, PDF) read the same words."""
+    return {name: tco_line_label(name) for name in TCO_LINES}
 
 
 def candidate_label(candidate: PlanOption) -> str:
