@@ -30,6 +30,7 @@ from gpudesk.planner.errors import PlannerError
 from gpudesk.planner.profile import requirement_from_dict, requirement_to_dict
 from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.results import Candidate, Plan, Rejected
+from gpudesk.planner.text_language import writing_language
 from gpudesk.sizing.estimate import device_need_of
 
 PLAN_DOCUMENT_FORMAT = "gpudesk-plan"
@@ -617,6 +618,9 @@ class PlanDocument:
     requirement_problem: str | None = None
     #: A mixed workload's serving half (gpudesk.planner.mixed): the same model served at the target QPS.
     serving_side: PlanDocument | None = None
+    #: The language its prose (rank reasons, warnings, rationale, price texts) is written in
+    #: (gpudesk.planner.text_language); None for plans saved before gpudesk recorded it.
+    text_language: str | None = None
 
     # --- typed reads of the requirement (None when the plan has none) ---------------------------------------
     @property
@@ -709,7 +713,8 @@ class PlanDocument:
             binding=None if plan.binding is None else Binding(
                 plan.binding.field, plan.binding.label, plan.binding.text,
                 [Change(c.field, c.label, c.current, c.value, c.text) for c in plan.binding.changes]),
-            warnings=list(plan.warnings), rationale=[Sourced(d, s) for d, s in plan.rationale])
+            warnings=list(plan.warnings), rationale=[Sourced(d, s) for d, s in plan.rationale],
+            text_language=writing_language())
 
     def to_dict(self, max_rejected: int | None = None) -> dict[str, Any]:
         """The document as JSON-ready data (the current version; ``max_rejected`` caps the rejected list)."""
@@ -737,6 +742,7 @@ class PlanDocument:
             "warnings": list(self.warnings),
             "rationale": [{"decision": r.text, "source": r.source} for r in self.rationale],
             "serving_side": None if self.serving_side is None else self.serving_side.to_dict(max_rejected),
+            "text_language": self.text_language,
         }
 
     def to_json(self, max_rejected: int | None = None) -> str:
@@ -776,7 +782,8 @@ class PlanDocument:
             binding=Binding.read(d.get("binding")), warnings=_texts(d.get("warnings")),
             rationale=Sourced.read_all(d.get("rationale"), "decision"),
             gpudesk_version=str(d.get("gpudesk_version") or ""), version=int(d["version"]),
-            serving_side=PlanDocument.from_dict(d["serving_side"]) if isinstance(d.get("serving_side"), Mapping) else None)
+            serving_side=PlanDocument.from_dict(d["serving_side"]) if isinstance(d.get("serving_side"), Mapping) else None,
+            text_language=_str(d.get("text_language")))
 
     @staticmethod
     def from_json(text: str) -> PlanDocument:

@@ -37,6 +37,7 @@ from gpudesk.planner.requirement import Requirement
 from gpudesk.planner.serve_launch import is_serving_option, launch_inputs
 from gpudesk.ui.plan.accuracy_view import AccuracyLink
 from gpudesk.planner.serving_cost import cost_per_million_tokens_usd
+from gpudesk.planner.text_language import prose_language_note
 from gpudesk.ui.plan.charts import CostTimeScatter, LatencyThroughputChart, TcoChart, candidate_label, tco_item_names
 from gpudesk.ui.plan.export_menu import ExportButton
 from gpudesk.ui.plan.live_preview import part_names
@@ -593,6 +594,9 @@ class PlanView(QWidget):
         if warnings_left:
             context.append(self.tr("⚠ %n plan warning(s), listed first on the right: ", "", len(warnings_left))
                            + warnings_left[0])
+        language_note = prose_language_note(plan.text_language)
+        if language_note:  # a saved plan written in another language: kept in view, it explains the mixed text below
+            lines.append(language_note)
         self.summary.setToolTip("\n".join(warnings))
         self._decision_text = "\n".join(lines)
         return "\n".join(lines + context)
