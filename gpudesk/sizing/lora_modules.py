@@ -35,6 +35,8 @@ LLAMA_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
 FUSED_QKV = "qkv_proj"
 FUSED_GATE_UP = "gate_up_proj"
 ROLES = (*LLAMA_MODULES, FUSED_QKV, FUSED_GATE_UP)
+#: The roles inside an MLP block (an MoE layer has one such block per expert, :func:`mlp_copies`).
+MLP_ROLES = frozenset({"gate_proj", "up_proj", "down_proj", FUSED_GATE_UP})
 TARGET_ALIASES: dict[str, tuple[str, ...]] = {
     "all-linear": LLAMA_MODULES,
     "attention": ("q_proj", "k_proj", "v_proj", "o_proj"),
@@ -125,15 +127,42 @@ def resolve_targets(targets: str | tuple[str, ...] | list[str], spec: ModelSpec 
     return tuple(out)
 
 
-def module_dims(spec: ModelSpec, name: str) -> tuple[int, int]:
-    """``(d_in, d_out)`` of the projection a role names, from the config's shape."""
+def module_dims(spec: ModelSpec, name: str, ffn_width: int | None = None) -> tuple[int, int]:
+    """``(d_in, d_out)`` of the projection a role names, from the config's shape; ``ffn_width`` sizes the MLP roles
+    of an MLP narrower or wider than ``ffn_size`` (an MoE layer's routed or shared expert, :func:`mlp_copies`)."""
     dims = spec.transformer_dims
     h = dims.hidden_size
     q = dims.num_attention_heads * spec.head_dim_resolved
     kv = spec.kv_heads_resolved * spec.head_dim_resolved
-    ffn = spec.ffn_size or 4 * h
+    ffn = ffn_width or spec.ffn_size or 4 * h
     return {
         "q_proj": (h, q), "k_proj": (h, kv), "v_proj": (h, kv), "o_proj": (q, h),
         "gate_proj": (h, ffn), "up_proj": (h, ffn), "down_proj": (ffn, h),
         FUSED_QKV: (h, q + 2 * kv), FUSED_GATE_UP: (h, 2 * ffn),
     }[name]
+
+
+def mlp_copies(spec: ModelSpec) -> tuple[tuple[int, int, bool], ...]:
+    """The model's MLP blocks an MLP target name adapts, as ``(blocks, width, routed)``: a dense model has one block
+    of ``ffn_size`` a layer; an MoE model one per routed expert of ``moe_ffn_size`` in each MoE layer, one shared MLP
+    there when it has shared experts, and one ``ffn_size`` MLP in each dense layer.
+
+    A LoRA target names a module class / suffix, and every expert is such a module: PEFT matches ``gate_proj`` etc.
+    against each expert's own ``nn.Linear`` of a transformers 4.x MoE block (experts as a ``ModuleList``, module
+    docstring), and ms-swift's Megatron ``all-linear`` takes the experts' ``TEGroupedLinear`` fc1 / fc2
+    (``find_all_linears``, modelscope/ms-swift swift/megatron/utils/utils.py at 3602360a5) and gives them one adapter
+    pair per local expert (``num_gemms=self.base_layer.num_gemms``, swift/megatron/tuners/lora.py lines 102-150 at
+    710553d85). ``routed``: the blocks expert parallelism splits (gpudesk.sizing.memory_lora).
+    """
+    layers = spec.transformer_dims.layers
+    ffn = spec.ffn_size or 4 * spec.transformer_dims.hidden_size
+    if not spec.moe_experts:
+        return ((layers, ffn, False),)
+    moe_layers = min(layers, spec.moe_layers if spec.moe_layers is not None else layers)
+    width = spec.moe_ffn_size or ffn
+    out = [(moe_layers * spec.moe_experts, width, True)]
+    if spec.moe_shared_experts:
+        out.append((moe_layers, spec.moe_shared_ffn_size or spec.moe_shared_experts * width, False))
+    if layers > moe_layers:
+        out.append((layers - moe_layers, ffn, False))
+    return tuple(out)

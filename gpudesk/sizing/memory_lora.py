@@ -85,7 +85,7 @@ from gpudesk.sizing.lora_base import (
     int8_dequant_workspace_bytes,
     modules_to_save_params,
 )
-from gpudesk.sizing.lora_modules import LLAMA_MODULES, module_dims, resolve_targets
+from gpudesk.sizing.lora_modules import LLAMA_MODULES, MLP_ROLES, mlp_copies, module_dims, resolve_targets
 from gpudesk.sizing.loading import add_loading_reserve, load_staging_bytes
 from gpudesk.sizing.memory_train import (
     OFFLOAD_MODES,
@@ -153,10 +153,25 @@ def fp32_residual_extra_bytes(spec: ModelSpec, seq_len_tokens: int, micro_batch_
     return 2.0 * sbh * (per_layer * kept + 1)
 
 
-def lora_trainable_params(spec: ModelSpec, rank: int, targets: str | tuple[str, ...] | list[str] = "default") -> int:
-    """Trainable LoRA parameters: ``layers * sum(r * (d_in + d_out))`` over the target modules.
+def _split_adapter(rank: int, name: str, d_in: int, d_out: int, split: int) -> float:
+    """One adapter pair's parameters on one of ``split`` tensor-parallel ranks (PEFT ``LoraParallelLinear``, module
+    docstring): the split follows the base layer (row-parallel: the input dimension, else the output)."""
+    if split == 1:
+        return float(rank * (d_in + d_out))
+    if name in ROW_PARALLEL_MODULES:
+        return rank * (d_in / split + d_out)
+    return rank * (d_in + d_out / split)
 
-    Llama-2-7B, r = 8, q_proj + v_proj: 32 * 2 * 8 * (4096 + 4096) = 4,194,304 (PEFT prints the same).
+
+def adapter_params_per_rank(spec: ModelSpec, rank: int, targets: str | tuple[str, ...] | list[str],
+                            tensor_parallel: int = 1, expert_parallel: int = 1,
+                            expert_tensor_parallel: int | None = None) -> tuple[float, float]:
+    """``(dense, routed)``: the adapter parameters one GPU holds outside and inside the routed experts.
+
+    Attention targets: one adapter a layer. MLP targets: one a block of :func:`gpudesk.sizing.lora_modules.mlp_copies`
+    (every routed expert of an MoE layer is a target module). The routed experts' adapters split like their
+    experts: ``experts / ep`` on the GPU (ms-swift's grouped LoRA has ``num_local_experts`` GEMMs), each over the
+    expert-tensor-parallel size (tp unless given, Megatron-LM's default); everything else over tp.
 
     Raises:
         ShapeError: the model shape lacks layers/hidden/heads. SizingError: bad rank or module names.
@@ -166,31 +181,45 @@ def lora_trainable_params(spec: ModelSpec, rank: int, targets: str | tuple[str, 
         raise ShapeError("model", _("{model}: LoRA needs a transformer shape (layers, hidden size, heads).").format(
             model=spec.name))
     names = resolve_targets(targets, spec)
-    per_layer = sum(r * sum(module_dims(spec, n)) for n in names)
-    return spec.transformer_dims.layers * per_layer
+    etp = expert_tensor_parallel or tensor_parallel
+    dense = spec.transformer_dims.layers * sum(
+        _split_adapter(r, n, *module_dims(spec, n), tensor_parallel) for n in names if n not in MLP_ROLES)
+    routed = 0.0
+    mlp = [n for n in names if n in MLP_ROLES]
+    for blocks, width, is_routed in mlp_copies(spec) if mlp else ():
+        if is_routed:
+            routed += blocks / expert_parallel * sum(_split_adapter(r, n, *module_dims(spec, n, width), etp)
+                                                     for n in mlp)
+        else:
+            dense += blocks * sum(_split_adapter(r, n, *module_dims(spec, n, width), tensor_parallel) for n in mlp)
+    return dense, routed
+
+
+def lora_trainable_params(spec: ModelSpec, rank: int, targets: str | tuple[str, ...] | list[str] = "default") -> int:
+    """Trainable LoRA parameters: ``sum(r * (d_in + d_out))`` over the target modules of every layer (each routed
+    expert's MLP a target of its own, :func:`gpudesk.sizing.lora_modules.mlp_copies`).
+
+    Llama-2-7B, r = 8, q_proj + v_proj: 32 * 2 * 8 * (4096 + 4096) = 4,194,304 (PEFT prints the same).
+
+    Raises:
+        ShapeError: the model shape lacks layers/hidden/heads. SizingError: bad rank or module names.
+    """
+    return int(round(sum(adapter_params_per_rank(spec, rank, targets))))
 
 
 def lora_params_per_tp_rank(spec: ModelSpec, rank: int, targets: str | tuple[str, ...] | list[str],
-                            tensor_parallel: int) -> int:
+                            tensor_parallel: int, expert_parallel: int = 1,
+                            expert_tensor_parallel: int | None = None) -> int:
     """Adapter parameters one tensor-parallel rank holds (PEFT ``LoraParallelLinear``, module docstring): the
-    split factor of each adapter matrix follows its base layer; ``tensor_parallel`` 1 gives
+    split factor of each adapter matrix follows its base layer, the routed experts' adapters also split over
+    ``expert_parallel`` (:func:`adapter_params_per_rank`); ``tensor_parallel`` 1 gives
     :func:`lora_trainable_params`.
 
     Raises:
         ShapeError / SizingError: as :func:`lora_trainable_params`.
     """
-    total = lora_trainable_params(spec, rank, targets)
-    if tensor_parallel == 1:
-        return total
-    names = resolve_targets(targets, spec)
-    per_layer = 0.0
-    for name in names:
-        d_in, d_out = module_dims(spec, name)
-        if name in ROW_PARALLEL_MODULES:
-            per_layer += rank * (d_in / tensor_parallel + d_out)
-        else:
-            per_layer += rank * (d_in + d_out / tensor_parallel)
-    return int(spec.transformer_dims.layers * per_layer)
+    return int(sum(adapter_params_per_rank(spec, rank, targets, tensor_parallel, expert_parallel,
+                                           expert_tensor_parallel)))
 
 
 def lora_memory(
@@ -305,7 +334,8 @@ def lora_memory(
         other_ranks_experts = split.total - split.rank_params * t  # the other EP ranks' experts, before the tp split
     copies = modules_to_save_params(spec, modules_to_save)
     total_trainable = lora_trainable_params(spec, rank, targets) + copies
-    trainable = lora_params_per_tp_rank(spec, rank, targets, t) + copies // t
+    dense_adapters, routed_adapters = adapter_params_per_rank(spec, rank, targets, t, expert_parallel, etp)
+    trainable = int(dense_adapters + routed_adapters) + copies // t
     dp = g // t
     # The precision names mean what the CLI says: bf16/fp16/fp8 are 16-bit adapters over an fp32 master with fp32
     # optimizer states (DeepSpeed's bf16/fp16 optimizers, Lightning/FSDP mixed precision); bf16-pure is PEFT's LoRA
@@ -333,7 +363,15 @@ def lora_memory(
     if stage in ("zero1", "zero2") and dp > 1 or off == "optimizer":
         # ZeRO-1/2 partition the adapters' master weights and optimizer states (ZeRO-2 their gradients too) over
         # the data-parallel GPUs, and ZeRO-Offload keeps them in host memory, as for full training.
-        adapters = sum(sharded_model_states(trainable, adapter_state, dp, stage, off).values())
+        # The routed experts' adapters shard over the expert-data-parallel GPUs (gpus / (ep x etp)), as the
+        # experts' own states do in full training (Megatron's distributed optimizer keeps the expert parameters in
+        # their own buffers over that group: gpudesk.sizing.train_expert_parallel); without expert parallelism
+        # that group is the data-parallel one.
+        routed = int(routed_adapters) if expert_parallel > 1 else 0
+        adapters = sum(sharded_model_states(trainable - routed, adapter_state, dp, stage, off).values())
+        if routed:
+            adapters += sum(sharded_model_states(routed, adapter_state, max(1, g // (expert_parallel * etp)), stage,
+                                                 off).values())
         if stage == "zero3":
             adapters *= dp  # divided by the GPUs with the base below
     # The modules_to_save copies' share, shown as a part of its own (the adapters' states scale with the count).
@@ -443,6 +481,12 @@ def lora_memory(
         (_("activations are not reduced by LoRA"), "oom.md 1.2; Korthikanti et al. 2022 Table 2"),
         loss_assumption(loss, loss_vocab_chunk, spec.vocab_size, t),
     ]
+    if routed_adapters:
+        assumptions.insert(1, (_("MLP targets adapt each routed expert's own layers: {routed:,} adapter parameters on "
+                                 "the experts of each GPU ({local:g} of {experts} experts in each MoE layer)").format(
+            routed=int(routed_adapters), local=(spec.moe_experts or 0) / expert_parallel, experts=spec.moe_experts),
+            "ms-swift swift/megatron/tuners/lora.py at 710553d85 (grouped LoRA, num_gemms local experts); PEFT "
+            "target-module suffix matching (peft v0.13.2 tuners_utils.py)"))
     if zero3_gathered:
         assumptions.append(gathered_assumption(zero3_gathered, zero3 or Zero3Settings(), spec.hidden_size or 0))
     if z3_retained:

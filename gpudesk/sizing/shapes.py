@@ -88,6 +88,9 @@ class ModelSpec:
         source: where the shape came from (catalog source URL, config path, or "inferred from N params").
         moe_ffn_size: width of one routed expert (``moe_intermediate_size``; None: ``ffn_size``, as in Mixtral).
         moe_shared_experts: always-active shared experts per MoE layer (DeepSeek ``n_shared_experts``, Llama 4: 1).
+        moe_shared_ffn_size: width of the shared MLP of an MoE layer when the config names it (Qwen2-MoE
+            ``shared_expert_intermediate_size``); None: ``moe_shared_experts x moe_ffn_size`` (DeepSeek's one
+            ``shared_experts`` MLP of ``moe_intermediate_size x n_shared_experts``).
         moe_layers: how many layers are MoE (DeepSeek-V3: 58 of 61 after ``first_k_dense_replace`` 3; Llama 4
             Maverick: every second layer); None: all of them.
         decoder_layers: an encoder-decoder's decoder layers (of ``layers``, which counts both stacks); None: unknown.
@@ -148,6 +151,7 @@ class ModelSpec:
     moe_ffn_size: int | None = None
     moe_shared_experts: int = 0
     moe_layers: int | None = None
+    moe_shared_ffn_size: int | None = None
     decoder_layers: int | None = None
     attention_kind: str | None = None
     kv_lora_rank: int | None = None
@@ -810,7 +814,7 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
         context_length=_context_length(cfg), head_dim=head_dim,
         tied_embeddings=tied, gated_mlp=gated, moe_experts=experts, moe_active_experts=active, source=str(path),
         moe_ffn_size=moe.ffn if moe and moe.ffn != ffn else None, moe_shared_experts=moe.shared if moe else 0,
-        moe_layers=moe.moe_layers if moe else None,
+        moe_layers=moe.moe_layers if moe else None, moe_shared_ffn_size=moe.shared_ffn if moe else None,
         attention_kind="mla" if mla else ("mha" if kv_heads == heads else "mqa" if kv_heads == 1 else "gqa"),
         kv_lora_rank=mla.kv_lora_rank if mla else None, q_lora_rank=mla.q_lora_rank if mla else None,
         qk_rope_head_dim=mla.qk_rope_head_dim if mla else None, sliding_window=window,

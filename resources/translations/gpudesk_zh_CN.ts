@@ -6892,404 +6892,404 @@ PCI 总线：{bus}</translation>
 <context>
     <name>PlanView</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="78"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="79"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="80"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="81"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="298"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
         <source>Rank</source>
         <translation>排名</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="299"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
         <source>Configuration</source>
         <translation>配置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="300"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
         <source>Interconnect</source>
         <translation>互连</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="301"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="302"/>
         <source>Server</source>
         <translation>服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="302"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="303"/>
         <source>Memory per GPU</source>
         <translation>每 GPU 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="303"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="304"/>
         <source>Safe line</source>
         <translation>安全线</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="304"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="305"/>
         <source>Step time</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="305"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="306"/>
         <source>Time to result</source>
         <translation>出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="306"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="307"/>
         <source>Target met</source>
         <translation>达到目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="307"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="308"/>
         <source>3-year TCO (USD)</source>
         <translation>3 年 TCO（美元）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="193"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="194"/>
         <source>Memory breakdown</source>
         <extracomment>Columns of long text (interconnect, server): sized to their content up to WIDE_TEXT_MAX_WIDTH px, then elided (the full text is in the row&apos;s tooltip). Smallest heights (px) of the results panes, so a 1024 x 700 window shows the summary&apos;s first lines, four table rows and a readable chart; the panes scroll below that.</extracomment>
         <translation>显存构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="194"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="195"/>
         <source>TCO breakdown</source>
         <translation>TCO 构成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="195"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="196"/>
         <source>Cost vs time to result</source>
         <translation>成本与出结果时间</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="199"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="200"/>
         <source>Rejected</source>
         <translation>已排除</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="200"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="201"/>
         <source>Latency vs throughput</source>
         <translation>延迟与吞吐量</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="203"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="204"/>
         <source>Serving side</source>
         <translation>服务侧</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="209"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="210"/>
         <source>How &amp;accurate is this?</source>
         <translation>准确度如何(&amp;A)？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="210"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="211"/>
         <source>How close the memory figures come to published measured peaks</source>
         <translation>显存估算与公开的实测峰值有多接近</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="214"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="215"/>
         <source>Select a candidate to see its warnings and rationale.</source>
         <translation>选择一个候选方案以查看其警告和依据。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="215"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="216"/>
         <source>&amp;Save plan</source>
         <translation>保存规划(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="216"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="217"/>
         <source>Keep this plan in your saved plans</source>
         <translation>将此规划保存到已保存的规划中</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="218"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="219"/>
         <source>&amp;Change answers</source>
         <translation>修改回答(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="219"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="220"/>
         <source>Back to the wizard with these answers</source>
         <translation>带着这些回答返回向导</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="221"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="222"/>
         <source>Appl&amp;y this option</source>
         <translation>采用此选项(&amp;Y)</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="222"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="223"/>
         <source>Write the selected option&apos;s micro-batch, sharding, recomputation and tensor-parallel degree into the wizard&apos;s answers</source>
         <translation>将所选选项的微批次、分片、重计算和张量并行度写入向导的答案</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="225"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="226"/>
         <source>Will it &amp;fit in an engine?…</source>
         <translation>在引擎中放得下吗(&amp;F)？…</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="226"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="227"/>
         <source>Open &quot;Will it fit?&quot; with the selected serving option&apos;s model, GPU, tensor-parallel degree, context and concurrency, in the engine the answers name</source>
         <translation>用所选推理方案的模型、GPU、张量并行度、上下文和并发数打开“放得下吗？”，引擎取答案中指定的引擎</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="234"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="235"/>
         <source>Export the selected candidate&apos;s configuration sheet</source>
         <translation>导出所选候选方案的配置单</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="250"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="251"/>
         <source>Warnings and rationale of the selected candidate:</source>
         <translation>所选候选方案的警告和依据：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="304"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="305"/>
         <source>Replicas × TP</source>
         <translation>副本 × TP</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="305"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="306"/>
         <source>Sustained QPS</source>
         <translation>可持续 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="308"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="309"/>
         <source>TTFT / TPOT</source>
         <translation>TTFT / TPOT</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="308"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="309"/>
         <source>Settings the search chose</source>
         <translation>搜索选定的设置</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="309"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="310"/>
         <source>Why this rank</source>
         <translation>排名理由</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="310"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="311"/>
         <source>USD per million output tokens</source>
         <translation>每百万输出 token 美元</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="316"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="317"/>
         <source>3-year TCO over the output tokens served at the target QPS around the clock for the TCO years; unpriced options have none</source>
         <translation>3 年 TCO 除以在目标 QPS 下全天候运行 TCO 年限所服务的输出 token 数；无价格的选项没有此值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="326"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="327"/>
         <source>{0} × TP{1}</source>
         <translation>{0} × TP{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="327"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="328"/>
         <source>{0:.1f} req/s</source>
         <translation>{0:.1f} 请求/秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="379"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="380"/>
         <source>* The search changed: {0}</source>
         <translation>* 搜索更改了：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="413"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="414"/>
         <source>Rejected ({0})</source>
         <translation>已排除（{0}）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="428"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="672"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="429"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="676"/>
         <source>single GPU</source>
         <translation>单 GPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="329"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="452"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="549"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="330"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="453"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="550"/>
         <source>price unknown</source>
         <translation>价格未知</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="429"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="430"/>
         <source>{0}, {1}</source>
         <translation>{0}，{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="433"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="434"/>
         <source>no recompute</source>
         <translation>不重计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="433"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="434"/>
         <source>selective recompute</source>
         <translation>选择性重计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="434"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="435"/>
         <source>full recompute</source>
         <translation>完全重计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="509"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="510"/>
         <source>{0} — workload kind: {1}. Model: {2} ({3} B parameters{4}).</source>
         <translation>{0} — 工作负载类型：{1}。模型：{2}（{3} B 参数{4}）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="510"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="511"/>
         <source>Plan</source>
         <translation>规划</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="514"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="515"/>
         <source>, shape guessed</source>
         <translation>，模型结构为推测</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="517"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="518"/>
         <source>Before the search (the answers as given, one GPU, no sharding) the job needs {0}; each option below is computed with the settings the search chose.</source>
         <translation>搜索之前（按所填答案、单 GPU、不分片）作业需要 {0}；下列每个选项都按搜索选定的设置计算。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="526"/>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="530"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="527"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="531"/>
         <source>No configuration fits this requirement: {0}</source>
         <translation>没有配置能满足此要求：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="533"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="534"/>
         <source>No configuration fits this requirement; see the reasons below.</source>
         <translation>没有配置能满足此需求；原因见下文。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="542"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="543"/>
         <source>Top candidate: {0} as {1} replica(s) × TP{2}, sustains {3:.1f} req/s (target {4}), TTFT {5}, TPOT {6}, {7} per GPU against a safe line of {8}, 3-year TCO {9}, {10} per million output tokens.</source>
         <translation>首选：{0}，{1} 个副本 × TP{2}，可持续 {3:.1f} 请求/秒（目标 {4}），TTFT {5}，TPOT {6}，每 GPU {7}（安全线 {8}），3 年 TCO {9}，每百万输出 token {10}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="552"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="553"/>
         <source>Top candidate: {0} over {1}, {2} per GPU against a safe line of {3}, time to result {4}, 3-year TCO {5}.</source>
         <translation>首选候选方案：{0}，经由 {1}，每 GPU {2}，安全线 {3}，出结果时间 {4}，3 年 TCO {5}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="563"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="564"/>
         <source>The search changed your answers for it: {0}. “Apply this option” writes them into the wizard.</source>
         <translation>搜索为其更改了您的答案：{0}。“采用此选项”会将其写入向导。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="567"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="568"/>
         <source>Price unknown for {0} (ranked after priced options): select one and enter your quote on the right, or in the Catalog tab.</source>
         <translation>{0} 价格未知（排在有价格的选项之后）：选中它并在右侧或“目录”标签页中输入您的报价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="574"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="575"/>
         <source>Serving side at {0} req/s: {1} as {2} replica(s) × TP{3}, sustains {4:.1f} req/s, TTFT {5}, TPOT {6}, 3-year TCO {7} (tab “Serving side”).</source>
         <translation>服务侧（{0} 请求/秒）：{1}，{2} 个副本 × TP{3}，可持续 {4:.1f} 请求/秒，TTFT {5}，TPOT {6}，3 年 TCO {7}（见“服务侧”标签页）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="582"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="583"/>
         <source>{0} × {1}, time to result {2}</source>
         <translation>{0} × {1}，出结果时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="586"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="587"/>
         <source>Closest options beyond the GPU-count limit: {0}.</source>
         <translation>超出 GPU 数量上限的最接近方案：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="589"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="590"/>
         <source>{0} × {1} late by {2}</source>
         <translation>{0} × {1} 超出截止时间 {2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="592"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="593"/>
         <source>No candidate meets the deadline. Closest: {0}.</source>
         <translation>没有候选方案能满足截止时间。最接近的：{0}。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="594"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="595"/>
         <source>⚠ %n plan warning(s), listed first on the right: </source>
         <translation>
             <numerusform>⚠ %n 条规划警告，列在右侧最前面： </numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="602"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="606"/>
         <source>No configuration was rejected.</source>
         <translation>没有配置被排除。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="603"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="607"/>
         <source>Rejected configurations and why (each reason names its rule or datasheet):</source>
         <translation>被排除的配置及原因（每条原因都注明其规则或数据手册）：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="606"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="610"/>
         <source>{0} (any count)</source>
         <translation>{0}（任意数量）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="614"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="618"/>
         <source>Rent vs buy: no public on-demand cloud rate for this GPU.</source>
         <translation>租用还是购买：此 GPU 没有公开的按需云租用价。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="615"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="619"/>
         <source>Rent vs buy: {0}.</source>
         <translation>租用还是购买：{0}。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="659"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="663"/>
         <source>Ranking: {0}</source>
         <translation>排序依据：{0}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="661"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="665"/>
         <source>Plan warnings:</source>
         <translation>规划警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="667"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="671"/>
         <source>Replicas × TP: {0} × TP{1}; requests in flight per replica: {2}; engine: {3}</source>
         <translation>副本 × TP：{0} × TP{1}；每副本并发请求数：{2}；引擎：{3}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="669"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="673"/>
         <source>roofline estimate</source>
         <translation>屋顶线估算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="671"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="675"/>
         <source>Sharding: {0}; recomputation: {1}; exposed communication: {2}</source>
         <translation>分片：{0}；重计算：{1}；未被掩盖的通信：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="675"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="679"/>
         <source>Micro-batch {0} × {1} accumulation step(s) per optimizer step</source>
         <translation>每次优化器步：微批次 {0} × {1} 个梯度累积步</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="678"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="682"/>
         <source>Sustained QPS: {0:.1f}</source>
         <translation>可持续 QPS：{0:.1f}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="680"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="684"/>
         <source>Warnings:</source>
         <translation>警告：</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="680"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="684"/>
         <source>Warnings: none</source>
         <translation>警告：无</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/plan_view.py" line="683"/>
+        <location filename="../../gpudesk/ui/plan/plan_view.py" line="687"/>
         <source>Rationale:</source>
         <translation>依据：</translation>
     </message>
