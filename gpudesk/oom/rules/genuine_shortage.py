@@ -381,7 +381,7 @@ def _live_tensors_fill(f: Facts, total: int, allocated: int) -> Cause | None:
     60.96 GiB allocated on an Ascend NPU, message cut there)."""
     bound = total - allocated
     if f.requested is not None and bound >= 0:
-        return _request_against_bound(f, total, allocated, bound)
+        return _request_against_bound(f, total, allocated, bound) or _held_most_without_free(f, total)
     if bound < 0 or bound / total >= 0.03:
         return None
     share = bound / total
@@ -432,6 +432,55 @@ def _request_against_bound(f: Facts, total: int, allocated: int, bound: int) -> 
         fix=i18n._(FIX),
         more_fixes=[i18n._(m) for m in MORE],
         checks=[i18n._(c) for c in CHECKS],
+    )
+
+
+# What Intel's XPU allocator reserves, as a share of the device, from which its complete message without a free figure
+# is read as the job's own memory filling the device (_held_most_without_free); under a quarter is
+# not_capacity._free_unknown_but_unheld's reading (a limit or another holder), between the two nothing is read.
+HELD_MOST_SHARE = 0.5
+
+
+def _held_most_without_free(f: Facts, total: int) -> Cause | None:
+    """A complete message with no free figure whose allocator holds most of the device, the request well inside what
+    is left of it on paper (issue 28, sixty-first pass; intel/ipex-llm#12080: 130 MiB refused, 11.23 of 15.11 GiB
+    reserved, 11.09 allocated).
+
+    Intel's XPU allocator prints no free figure ("XPU out of memory. Tried to allocate A (GPU N; T total capacity; X
+    already allocated; R reserved in total by PyTorch)": intel/intel-extension-for-pytorch,
+    csrc/gpu/runtime/CachingDeviceAllocator.cpp at acc1d0732a8e27f19564a07ef67c7a8aa79598a1, release/xpu/2.1.40,
+    CachingDeviceAllocator::malloc). It raises only when its cache had no block for the request and
+    ``malloc_with_retry`` failed twice to get a new segment from the device, the second time after
+    ``free_cached_blocks``: so the T − R this allocator did not hold was not free for a segment of the request. It was
+    held outside this allocator, by the same process (the runtime, oneDNN/oneMKL scratch, native kernels that allocate
+    on their own) or by another process. With the allocator holding half the device or more, the job's own memory
+    filling it is the likelier reading (0.45, the figure of a message cut before its free figure,
+    :func:`_cut_before_free`); another process is the other, and the device's process list tells them apart (the
+    check named first). A message cut inside its clauses is :func:`gpudesk.oom.rules.cut_clauses.cut_before_free`'s."""
+    r = f.report
+    reserved = f.reserved
+    if (r.kind != "pytorch_oom" or f.requested is None or f.free is not None or reserved is None
+            or r.signature is not None or not HELD_MOST_SHARE * total <= reserved <= total):
+        return None
+    deciding = "other_process"
+    command = check_command(deciding, r.platform)
+    return Cause(
+        id="genuine_shortage",
+        title=_("Not enough GPU memory for this job"),
+        confidence=0.45,
+        evidence=evidence(requested_bytes=f.requested, total_capacity_bytes=total, allocated_bytes=f.allocated,
+                          reserved_bytes=reserved, headroom_upper_bound_bytes=total - reserved,
+                          deciding_check=deciding, check_command=command),
+        explanation=_("The allocator holds {reserved} of {total} and could not get {requested} more from the device, "
+                      "even after releasing its cache; the message gives no free figure, so the other {rest} was held "
+                      "outside this allocator: by this job's own runtime and libraries (the likelier reading) or by "
+                      "another process.").format(reserved=format_bytes(reserved), total=format_bytes(total),
+                                                 requested=format_bytes(f.requested),
+                                                 rest=format_bytes(total - reserved)),
+        fix=i18n._(FIX),
+        more_fixes=[i18n._(m) for m in MORE],
+        checks=[check_line(command=command, meaning=i18n._(SIGNATURE_CHECKS[deciding].meaning)),
+                *[i18n._(c) for c in CHECKS]],
     )
 
 
