@@ -535,6 +535,10 @@ class TrainSetup:
     None: the framework's default (:attr:`Framework.grouped_expert_gemm`).
     ``flash_attention``: the attention runs as one fused (flash) kernel, the framework's own (:attr:`Framework.
     attention_kernel`); False: unfused, the score matrix materialised in HBM (:func:`unfused_attention_seconds`).
+    ``moe_force_balance``: the router is forced to spread the tokens evenly over the experts (Megatron-Core
+    ``--moe-router-force-load-balancing``, a benchmarking setting); False: learned routing. Recorded only: the
+    estimate assumes balanced routing either way (a flat busiest-rank factor for learned routing was tried and
+    lowered the share within 20 %, tests/fixtures/speed/speedfix109_notes.md).
     """
 
     gpus: int
@@ -567,6 +571,7 @@ class TrainSetup:
     moe_permute_fusion: bool | None = None
     grouped_expert_gemm: bool | None = None
     flash_attention: bool = True
+    moe_force_balance: bool = False
 
 
 def permute_fused(s: TrainSetup, fw: Framework) -> bool:

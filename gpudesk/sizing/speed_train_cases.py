@@ -289,7 +289,8 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         mtp_layers=int(case.get("mtp_layers") or 0), recompute_modules=_modules(case.get("recompute_modules")),
         intra_kind=intra_kind, moe_permute_fusion=_optional_bool(case, "moe_permute_fusion"),
         grouped_expert_gemm=_optional_bool(case, "grouped_expert_gemm"),
-        flash_attention=_optional_bool(case, "flash_attention") is not False)
+        flash_attention=_optional_bool(case, "flash_attention") is not False,
+        moe_force_balance=_optional_bool(case, "moe_force_balance") is True)
 
 
 def _optional_bool(case: dict[str, Any], field: str) -> bool | None:
