@@ -120,6 +120,8 @@ FRESH65 = CASES.with_name("measured_peaks_fresh65.jsonl")
 FRESH66 = CASES.with_name("measured_peaks_fresh66.jsonl")
 FRESH67 = CASES.with_name("measured_peaks_fresh67.jsonl")
 FRESH68 = CASES.with_name("measured_peaks_fresh68.jsonl")
+FRESH69 = CASES.with_name("measured_peaks_fresh69.jsonl")
+FRESH70 = CASES.with_name("measured_peaks_fresh70.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -274,7 +276,9 @@ SHARED_PAGES = {
     "https://github.com/meta-llama/llama-cookbook/pull/41",
     # milabench's benchmark definitions at two commits: fresh-35 took the BERT and OPT entries, fresh-36 the t5 ones.
     "https://github.com/mila-iqia/milabench/blob/1f1bb167bd2a4e116913a373bca6adcfddf2f151/config/scaling.yaml",
-    "https://github.com/mila-iqia/milabench/blob/33f4eb7d09c31f450193f3056edc998f9d2fb302/config/scaling.yaml"}
+    "https://github.com/mila-iqia/milabench/blob/33f4eb7d09c31f450193f3056edc998f9d2fb302/config/scaling.yaml",
+    # axolotl's gpt-oss README lists four runs, each with its own yaml: fresh-14 took the 120B one, fresh-70 the rest.
+    "https://github.com/axolotl-ai-cloud/axolotl/blob/50f2b94d50584fce89bba9ff33b7c3909e827991/examples/gpt-oss/README.md"}
 
 
 @pytest.mark.parametrize(("name", "path", "added", "least"), [
@@ -419,6 +423,10 @@ SHARED_PAGES = {
     ("fresh-67", FRESH67, "fresh67-2026-12-07", 7),
     # fresh-68: collected at the start of the 2026-12-07 session, before memfix49, scored once after they merged (4/9 within 15 %: ms-swift example headers; EP4 MoE LoRA 0.57-0.58, a 1-GPU LoRA 0.38, 64K ZeRO-3 rows 1.25-1.30).
     ("fresh-68", FRESH68, "fresh68-2026-12-07", 9),
+    # fresh-69: collected while memfix50 was built, scored once on it, the last memory change (2/2 within 15 %: axolotl QLoRA READMEs).
+    ("fresh-69", FRESH69, "fresh69-2026-12-07", 2),
+    # fresh-70: collected while memfix50 was built, scored once on it, the last memory change (2/5 within 15 %: axolotl gpt-oss-20b FSDP2 rows 0.58 and 0.78, FSDP2 CPU offload 0.26).
+    ("fresh-70", FRESH70, "fresh70-2026-12-07", 5),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
