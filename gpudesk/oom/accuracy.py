@@ -163,7 +163,11 @@ doctor was run on it:
   sixtieth pass, scored on the fifty-ninth.
 * ``fresh-90``: ``fresh_cases_90.jsonl`` (7 messages: a Tenstorrent bank allocator, LLaMA int8 KV cache on a 4090, a
   Vulkan per-allocation limit in koboldcpp, a Paddle argsort, SGLang CUDA-graph capture, two oversized images in
-  mlx-vlm and Ollama), collected before the sixtieth pass merged, scored on it (the last change of the stop).
+  mlx-vlm and Ollama), collected before the sixtieth pass merged, scored on it.
+* ``fresh-91``: ``fresh_cases_91.jsonl`` (8 messages: PyTorch attention on ROCm falling back to the math path x6,
+  MLX's Metal buffer-count limit x2), collected while the sixty-first pass was built, scored on it (the last change).
+* ``fresh-92``: ``fresh_cases_92.jsonl`` (7 messages: vLLM on Apple Metal KV budget x4, an oversized image in mlx-vlm,
+  a vllm-mlx leak, a llama.cpp image buffer), collected while the sixty-first pass was built, scored on it.
 
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
@@ -288,7 +292,9 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-87", "fresh_cases_87.jsonl"),
               ("fresh-88", "fresh_cases_88.jsonl"),
               ("fresh-89", "fresh_cases_89.jsonl"),
-              ("fresh-90", "fresh_cases_90.jsonl"))
+              ("fresh-90", "fresh_cases_90.jsonl"),
+              ("fresh-91", "fresh_cases_91.jsonl"),
+              ("fresh-92", "fresh_cases_92.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
