@@ -32,6 +32,8 @@ all-reduce kernels, so other engines keep the alpha-beta form (no measurement pe
 
 from __future__ import annotations
 
+import math
+
 #: (message bytes, seconds) of one all-reduce of vLLM's custom kernel on H100 NVLink by group size (module table).
 VLLM_NVLINK_ALLREDUCE_S: dict[int, tuple[tuple[float, float], ...]] = {
     2: ((512, 9.5e-6), (4096, 8.8e-6), (32768, 8.7e-6), (262144, 12.9e-6), (524288, 17.7e-6), (1048576, 26.6e-6)),
@@ -51,3 +53,39 @@ def nvlink_allreduce_curve(tp: int) -> tuple[tuple[float, float], ...]:
         if tp <= size:
             return VLLM_NVLINK_ALLREDUCE_S[size]
     return ()
+
+
+# The rank skew a real step adds to every all-reduce. The tables above time the kernel in a loop on idle GPUs, where
+# every rank enters each call together; in a model step each rank enters when its own GEMMs of the layer are done, and
+# the one-shot kernel's start barrier holds every rank until the slowest arrives, so the kernel a trace shows on one
+# rank lasts the copy plus that rank's wait for the last one. With the ranks' arrival times spread like independent
+# draws of one spread, the wait is that of the latest of n draws less the rank's own: the expected maximum of n
+# standard normal draws (0.564 at 2, 1.029 at 4, 1.424 at 8; Bose & Gupta, Biometrika 46 (1959), table of the moments
+# of order statistics) times the spread.
+#
+# The spread at 8 GPUs: SGLang serving Devstral-2-123B (88 layers, hidden 12288) at TP 8 on 8 x B200, a torch-profiler
+# kernel table over five forwards (BBuf/AI-Infra-Auto-Driven-SKILLS issue 1,
+# https://github.com/BBuf/AI-Infra-Auto-Driven-SKILLS/issues/1): ``cross_device_reduce_1stage<bf16, 8>`` 19.73 ms in 885
+# launches (5 x (2 x 88 + 1)), 22.3 us each, all one-shot (< 256 KiB, so decode-sized); the same one-shot kernel
+# (SGLang's is vLLM's copy) takes 11.8 us at 32 KiB over 8 x H100 in PR 2904's loop. The 10.5 us more in the model is
+# the wait: a spread of 10.5 / 1.424 = 7.4 us.
+IN_MODEL_ALLREDUCE_S = 19.73e-3 / 885
+LOOP_ALLREDUCE_S = 11.8e-6
+RANK_SKEW_GPUS = 8
+#: Expected maximum of n independent standard normal draws (Bose & Gupta 1959).
+NORMAL_MAX = {2: 0.5642, 3: 0.8463, 4: 1.0294, 5: 1.1630, 6: 1.2672, 7: 1.3522, 8: 1.4236}
+RANK_SPREAD_S = (IN_MODEL_ALLREDUCE_S - LOOP_ALLREDUCE_S) / NORMAL_MAX[RANK_SKEW_GPUS]
+RANK_SKEW_SOURCE = ("rank skew: one-shot all-reduce 22.3 us per call inside SGLang's Devstral-2-123B TP 8 step on "
+                    "8 x B200 (https://github.com/BBuf/AI-Infra-Auto-Driven-SKILLS/issues/1: 19.73 ms / 885 "
+                    "launches) against 11.8 us in PR 2904's loop; expected maximum of n normal arrivals (Bose & Gupta, "
+                    "Biometrika 1959)")
+
+
+def rank_skew_s(tp: int) -> float:
+    """Seconds one rank waits at an all-reduce of a model step for the slowest of ``tp`` ranks (module note); above
+    the tabulated sizes the expected maximum grows as sqrt(2 ln n)."""
+    if tp <= 1:
+        return 0.0
+    spread = NORMAL_MAX.get(tp, math.sqrt(2 * math.log(tp)) - (math.log(math.log(tp)) + math.log(4 * math.pi))
+                            / (2 * math.sqrt(2 * math.log(tp))))
+    return RANK_SPREAD_S * spread

@@ -239,7 +239,12 @@ from gpudesk.sizing.serve_rocm_aiter_moe import (
     aiter_moe_layer_s,
     aiter_moe_points,
 )
-from gpudesk.sizing.serve_nvlink_allreduce import NVLINK_ALLREDUCE_SOURCE, nvlink_allreduce_curve
+from gpudesk.sizing.serve_nvlink_allreduce import (
+    NVLINK_ALLREDUCE_SOURCE,
+    RANK_SKEW_SOURCE,
+    nvlink_allreduce_curve,
+    rank_skew_s,
+)
 from gpudesk.sizing.serve_rocm_allreduce import ROCM_ALLREDUCE_SOURCE, curve_allreduce_s, rocm_allreduce_curve
 from gpudesk.sizing.serve_rocm_attention import (
     ROCM_ATTENTION_SOURCE,
@@ -362,6 +367,8 @@ class StepModel:
     serial_layer_s: float = 0.0
     # the engine's all-reduce measured per message size, (bytes, seconds) points (serve_rocm_allreduce; (): alpha-beta)
     allreduce_curve: tuple[tuple[float, float], ...] = ()
+    # seconds each all-reduce of a step waits for the slowest rank (serve_nvlink_allreduce.rank_skew_s; 0: none)
+    allreduce_skew_s: float = 0.0
     # vLLM's custom all-reduce on NVLink measured per message size at decode sizes (serve_nvlink_allreduce; ():
     # alpha-beta): within its points the measured time where longer, above them the alpha-beta growth
     nvlink_curve: tuple[tuple[float, float], ...] = ()
@@ -462,7 +469,7 @@ class StepModel:
             busbw = measured_allreduce_busbw(self.link, message)
             if busbw:
                 one = max(one, ring / busbw)
-        return one
+        return one + self.allreduce_skew_s
 
     def step_s(self, decode_requests: int, decode_context_tokens: float, prefill_tokens: int = 0,
                prefill_attention_tokens: float = 0.0) -> float:
@@ -1180,6 +1187,15 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     nvlink_curve = nvlink_allreduce_curve(tp) if (
         load.engine.lower() == "vllm" and tp > 1 and link is not None and gpu.vendor == "NVIDIA" and link.kind == "nvlink" and staged is None
         and not (load.gpus_per_node and tp > load.gpus_per_node)) else ()
+    # Inside a model step every all-reduce also waits for the slowest rank (serve_nvlink_allreduce): NVLink groups
+    # of NVIDIA GPUs in one node, where the measured one-shot times come from a loop on idle GPUs.
+    skew = rank_skew_s(tp) if (
+        tp > 1 and link is not None and gpu.vendor == "NVIDIA" and link.kind == "nvlink" and staged is None
+        and not (load.gpus_per_node and tp > load.gpus_per_node)) else 0.0
+    if skew:
+        assumptions.append(Assumption("tp_allreduce_skew", _(
+            "each all-reduce waits {wait} for the slowest of {tp} GPUs").format(wait=format_duration(skew), tp=tp),
+            RANK_SKEW_SOURCE))
     kv_heads = spec.kv_heads_resolved
     unsplit_workgroups = 0.0
     if uses_unsplit_decode(load.engine, gpu.id, gpu.vendor, load.rocm_aiter, spec.head_dim_resolved,
@@ -1220,7 +1236,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         expert_rows_per_token=(spec.moe_active_experts or 0) / experts if experts else 0.0,
         allreduces_per_layer=2 if attn_tp > 1 else 1,
         moe_tiles=moe_tiles,
-        allreduce_curve=ar_curve, nvlink_curve=nvlink_curve, decode_workgroups_per_request=unsplit_workgroups,
+        allreduce_curve=ar_curve, allreduce_skew_s=skew, nvlink_curve=nvlink_curve, decode_workgroups_per_request=unsplit_workgroups,
         compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0,
         size_curve_shapes=size_shapes, marlin_expert_s=marlin_s, rocm_int4_moe=rocm_int4, expert_parallel=ep,
         aiter_moe_points=aiter_points, aiter_moe_floor_s=AITER_MOE_FLOOR_KERNELS * kernel_s if aiter_points else 0.0,

@@ -381,6 +381,7 @@ def test_moe_step_reads_only_the_experts_its_tokens_touch(catalog):
 def test_tp_allreduce_is_alpha_beta_on_the_link(catalog):
     """Two all-reduces per layer: latency + ring volume 2 (n-1)/n x tokens x hidden x 2 bytes over the link."""
     from gpudesk.sizing import serve_rates
+    from gpudesk.sizing.serve_nvlink_allreduce import rank_skew_s
     from gpudesk.sizing.serve_step import step_model
 
     spec = _spec(catalog, "llama-3.1-70b")
@@ -390,7 +391,7 @@ def test_tp_allreduce_is_alpha_beta_on_the_link(catalog):
     steps = step_model(spec, h100, ServeLoad(engine="sglang", input_tokens=10, output_tokens=10, batch=1, tp=8),
                        nvlink, "bf16")
     message = 64 * 8192 * 2
-    one = 10.1e-6 + 2 * 7 / 8 * message / (450e9 * 0.8)
+    one = 10.1e-6 + rank_skew_s(8) + 2 * 7 / 8 * message / (450e9 * 0.8)
     assert steps.allreduce_s(64) == pytest.approx(2 * 80 * one)
     # MI300X over Infinity Fabric, an engine without a measured ROCm curve (SGLang): the one-shot kernel (6.3 us)
     # and 48 of 64 GB/s per xGMI link.
@@ -427,6 +428,7 @@ def test_custom_allreduce_reads_every_peer_below_its_one_shot_limit_and_the_ring
     below 256 KiB at TP 8 and 512 KiB at TP 4 (always at TP 2), and two-shot (the ring's 2 (n - 1) / n) above; the
     library ring over PCIe is unchanged. SGLang's copy of the kernel (vLLM's own takes its measured time per message
     size: tests/sizing/test_serve_nvlink_allreduce.py)."""
+    from gpudesk.sizing.serve_nvlink_allreduce import rank_skew_s
     from gpudesk.sizing.serve_step import step_model
 
     spec = _spec(catalog, "llama-3.1-70b")
@@ -436,17 +438,17 @@ def test_custom_allreduce_reads_every_peer_below_its_one_shot_limit_and_the_ring
     tp8 = step_model(spec, h100, ServeLoad(engine="sglang", input_tokens=10, output_tokens=10, batch=1, tp=8),
                      nvlink, "bf16")
     assert tp8.one_shot_max_bytes == 256 * 1024
-    assert tp8.allreduce_s(15) == pytest.approx(2 * 80 * (10.1e-6 + 7 * 15 * 8192 * 2 / bw))
-    assert tp8.allreduce_s(16) == pytest.approx(2 * 80 * (10.1e-6 + 2 * 7 / 8 * 16 * 8192 * 2 / bw))
+    assert tp8.allreduce_s(15) == pytest.approx(2 * 80 * (10.1e-6 + rank_skew_s(8) + 7 * 15 * 8192 * 2 / bw))
+    assert tp8.allreduce_s(16) == pytest.approx(2 * 80 * (10.1e-6 + rank_skew_s(8) + 2 * 7 / 8 * 16 * 8192 * 2 / bw))
     # One-shot moves four times the ring's bytes at TP 8, so 15 tokens cost more than 16.
     assert tp8.allreduce_s(15) > tp8.allreduce_s(16)
     tp4 = step_model(spec, h100, ServeLoad(engine="sglang", input_tokens=10, output_tokens=10, batch=1, tp=4),
                      nvlink, "bf16")
-    assert tp4.allreduce_s(31) == pytest.approx(2 * 80 * (9.1e-6 + 3 * 31 * 8192 * 2 / bw))
-    assert tp4.allreduce_s(32) == pytest.approx(2 * 80 * (9.1e-6 + 2 * 3 / 4 * 32 * 8192 * 2 / bw))
+    assert tp4.allreduce_s(31) == pytest.approx(2 * 80 * (9.1e-6 + rank_skew_s(4) + 3 * 31 * 8192 * 2 / bw))
+    assert tp4.allreduce_s(32) == pytest.approx(2 * 80 * (9.1e-6 + rank_skew_s(4) + 2 * 3 / 4 * 32 * 8192 * 2 / bw))
     tp2 = step_model(spec, h100, ServeLoad(engine="sglang", input_tokens=10, output_tokens=10, batch=1, tp=2),
                      nvlink, "bf16")
-    assert tp2.allreduce_s(256) == pytest.approx(2 * 80 * (9.5e-6 + 256 * 8192 * 2 / bw))
+    assert tp2.allreduce_s(256) == pytest.approx(2 * 80 * (9.5e-6 + rank_skew_s(2) + 256 * 8192 * 2 / bw))
     pcie = step_model(spec, catalog.gpu("l40s"), ServeLoad(input_tokens=10, output_tokens=10, batch=1, tp=4,
                                                            weight_format="fp8"), catalog.link("pcie4-x16"), "bf16")
     assert pcie.one_shot_max_bytes == 0
