@@ -261,6 +261,10 @@ class CatalogTab(QWidget):
                                 "empty: the GPU does not have it.", "", count).format(path), "info")
 
 
+#: The name column's widest (pixels): most names fit whole; longer ones keep both ends (ElideMiddle).
+NAME_COLUMN_MAX_WIDTH = 300
+
+
 def build_table(proxy: GpuFilterProxy, parent: QWidget) -> QTableView:
     """The GPU table over ``proxy``: sortable (catalog order until a header is clicked), whole-row selection."""
     table = QTableView(parent)
@@ -270,11 +274,14 @@ def build_table(proxy: GpuFilterProxy, parent: QWidget) -> QTableView:
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
     table.setAlternatingRowColors(True)
+    # Long names keep both ends ("NVIDIA RTX PRO 6000…Server Edition 96GB"): the edition and memory tell rows apart.
+    table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    table.setWordWrap(False)  # a wrapped cell elides its last line at the right whatever the mode
     table.verticalHeader().setVisible(False)
     table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 8)
     table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     table.resizeColumnsToContents()
-    table.setColumnWidth(0, 230)
+    table.setColumnWidth(0, min(table.columnWidth(0), NAME_COLUMN_MAX_WIDTH))
     return table
 
 

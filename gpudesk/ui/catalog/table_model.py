@@ -254,6 +254,8 @@ class GpuTableModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(0, column), self.index(len(self._gpus) - 1, column))
 
     def _tooltip(self, gpu: GPU, field: Field, value) -> str | None:
+        if field.key == "name":  # the column elides long names in the middle: the whole name on hover
+            return gpu.name
         if field.key == "price_usd":
             own = self._overrides.get(gpu.id)
             if own is not None:
