@@ -240,7 +240,7 @@
 <context>
     <name>AccuracyDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="352"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="355"/>
         <source>How accurate is this estimate?</source>
         <extracomment>The column of the source URL in the accuracy table (the last). Columns of the speed table: set, class, runs, within 20 %, within 50 %, median error, geometric mean, misses.</extracomment>
         <translation>这个估算有多准确？</translation>
@@ -249,12 +249,12 @@
 <context>
     <name>AccuracyLink</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="430"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="433"/>
         <source>How accurate is this?</source>
         <translation>准确度如何？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="433"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="436"/>
         <source>Compare the memory and speed estimators with published measured runs</source>
         <translation>将显存与速度估算器和公开的实测运行对比</translation>
     </message>
@@ -989,12 +989,13 @@
         </translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="289"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="296"/>
         <source>The GPU catalog could not be opened, so there is nothing to browse.
 
 {0}
 
 Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpudesk.</source>
+        <extracomment>The name column&apos;s widest (pixels): most names fit whole; longer ones keep both ends (ElideMiddle).</extracomment>
         <translation>无法打开 GPU 目录，因此没有可浏览的内容。
 
 {0}
@@ -1002,7 +1003,7 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
 请重新安装 gpudesk，或在源码目录中运行 `make catalog`，然后重启 gpudesk。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/tab.py" line="293"/>
+        <location filename="../../gpudesk/ui/catalog/tab.py" line="300"/>
         <source>No catalog was given.</source>
         <translation>未提供目录。</translation>
     </message>
@@ -2166,32 +2167,47 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>第一百批新数据（模型第一百次冻结后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="286"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="266"/>
+        <source>hundred-and-first fresh (collected after the model was frozen a hundred-and-first time)</source>
+        <translation>第一百零一批新数据（模型第一百零一次冻结后收集）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="267"/>
+        <source>hundred-and-second fresh (collected after the model was frozen a hundred-and-second time)</source>
+        <translation>第一百零二批新数据（模型第一百零二次冻结后收集）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="268"/>
+        <source>hundred-and-third fresh (collected after the model was frozen a hundred-and-third time)</source>
+        <translation>第一百零三批新数据（模型第一百零三次冻结后收集）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="289"/>
         <source>The accuracy check could not run: %1</source>
         <translation>无法运行准确度检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="292"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="295"/>
         <source>This estimator is within 15 % on %1 of %2 published measurements (median error %3 %).</source>
         <translation>在 %2 个公开实测中，此估算器有 %1 个误差在 15 % 以内（误差中位数 %3 %）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="297"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="300"/>
         <source>%1 sources; %2 more cases are listed but not scored (their setup is not fully published or uses pipeline parallelism, which is not modelled).</source>
         <translation>%1 个来源；另有 %2 个案例已列出但未计分（其配置未完整公开，或使用了未建模的流水线并行）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="307"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="310"/>
         <source>No published measurement of a %1 job yet: treat the figure as unvalidated.</source>
         <translation>尚无 %1 作业的公开实测数据：请将该数值视为未经验证。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="310"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="313"/>
         <source>For %1 jobs: within 15 % on %2 of %3 cases, median error %4 %.</source>
         <translation>对于 %1 作业：%3 个案例中有 %2 个误差在 15 % 以内，误差中位数 %4 %。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="319"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="322"/>
         <source>%1 (not scored)</source>
         <translation>%1（未计分）</translation>
     </message>
@@ -2861,17 +2877,17 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>您自己的价格（gpudesk 用户数据库）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="260"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="262"/>
         <source>Your price, set {0}. Catalog: {1}</source>
         <translation>您的价格，设置于 {0}。目录：{1}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="264"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="266"/>
         <source>{0} price, {1}; source: {2}</source>
         <translation>{0} 价格，{1}；来源：{2}</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/catalog/table_model.py" line="267"/>
+        <location filename="../../gpudesk/ui/catalog/table_model.py" line="269"/>
         <source>Lowest on-demand rate in the catalog: {0}</source>
         <translation>目录中最低的按需租用价：{0}</translation>
     </message>

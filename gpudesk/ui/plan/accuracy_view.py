@@ -262,7 +262,10 @@ class EstimatorAccuracyView(QWidget):
                 "fresh97": self.tr("ninety-seventh fresh (collected after the model was frozen a ninety-seventh time)"),
                 "fresh98": self.tr("ninety-eighth fresh (collected after the model was frozen a ninety-eighth time)"),
                 "fresh99": self.tr("ninety-ninth fresh (collected after the model was frozen a ninety-ninth time)"),
-                "fresh100": self.tr("hundredth fresh (collected after the model was frozen a hundredth time)")}
+                "fresh100": self.tr("hundredth fresh (collected after the model was frozen a hundredth time)"),
+                "fresh101": self.tr("hundred-and-first fresh (collected after the model was frozen a hundred-and-first time)"),
+                "fresh102": self.tr("hundred-and-second fresh (collected after the model was frozen a hundred-and-second time)"),
+                "fresh103": self.tr("hundred-and-third fresh (collected after the model was frozen a hundred-and-third time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
