@@ -122,6 +122,7 @@ FRESH67 = CASES.with_name("measured_peaks_fresh67.jsonl")
 FRESH68 = CASES.with_name("measured_peaks_fresh68.jsonl")
 FRESH69 = CASES.with_name("measured_peaks_fresh69.jsonl")
 FRESH70 = CASES.with_name("measured_peaks_fresh70.jsonl")
+FRESH71 = CASES.with_name("measured_peaks_fresh71.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -278,7 +279,11 @@ SHARED_PAGES = {
     "https://github.com/mila-iqia/milabench/blob/1f1bb167bd2a4e116913a373bca6adcfddf2f151/config/scaling.yaml",
     "https://github.com/mila-iqia/milabench/blob/33f4eb7d09c31f450193f3056edc998f9d2fb302/config/scaling.yaml",
     # axolotl's gpt-oss README lists four runs, each with its own yaml: fresh-14 took the 120B one, fresh-70 the rest.
-    "https://github.com/axolotl-ai-cloud/axolotl/blob/50f2b94d50584fce89bba9ff33b7c3909e827991/examples/gpt-oss/README.md"}
+    "https://github.com/axolotl-ai-cloud/axolotl/blob/50f2b94d50584fce89bba9ff33b7c3909e827991/examples/gpt-oss/README.md",
+    # axolotl's Llama READMEs: earlier sets took their QLoRA figures, fresh-71 the 8-bit-base LoRA ones (a setting added
+    # since: --base-weights int8).
+    "https://github.com/axolotl-ai-cloud/axolotl/blob/15f7910d33b41282f8c4fc1c4ca374b1b5965f2b/examples/llama-3/README.md",
+    "https://github.com/axolotl-ai-cloud/axolotl/blob/dc71d8872a68e978d2ce272ff3e0085b156a1304/examples/llama-2/README.md"}
 
 
 @pytest.mark.parametrize(("name", "path", "added", "least"), [
@@ -427,6 +432,8 @@ SHARED_PAGES = {
     ("fresh-69", FRESH69, "fresh69-2026-12-07", 2),
     # fresh-70: collected while memfix50 was built, scored once on it, the last memory change (2/5 within 15 %: axolotl gpt-oss-20b FSDP2 rows 0.58 and 0.78, FSDP2 CPU offload 0.26).
     ("fresh-70", FRESH70, "fresh70-2026-12-07", 5),
+    # fresh-71: collected after memfix50 (the last memory change), scored once on it (10/12 within 15 %: Qwen README LoRA (emb) cells 0.78-1.00, axolotl int8-base LoRA 0.98 and 1.53).
+    ("fresh-71", FRESH71, "fresh71-2026-12-07", 12),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
