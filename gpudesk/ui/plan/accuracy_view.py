@@ -265,7 +265,9 @@ class EstimatorAccuracyView(QWidget):
                 "fresh100": self.tr("hundredth fresh (collected after the model was frozen a hundredth time)"),
                 "fresh101": self.tr("hundred-and-first fresh (collected after the model was frozen a hundred-and-first time)"),
                 "fresh102": self.tr("hundred-and-second fresh (collected after the model was frozen a hundred-and-second time)"),
-                "fresh103": self.tr("hundred-and-third fresh (collected after the model was frozen a hundred-and-third time)")}
+                "fresh103": self.tr("hundred-and-third fresh (collected after the model was frozen a hundred-and-third time)"),
+                "fresh104": self.tr("hundred-and-fourth fresh (collected after the model was frozen a hundred-and-fourth time)"),
+                "fresh105": self.tr("hundred-and-fifth fresh (collected after the model was frozen a hundred-and-fifth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
