@@ -295,7 +295,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-90", "fresh_cases_90.jsonl"),
               ("fresh-91", "fresh_cases_91.jsonl"),
               ("fresh-92", "fresh_cases_92.jsonl"),
-              ("fresh-93", "fresh_cases_93.jsonl"))
+              ("fresh-93", "fresh_cases_93.jsonl"),
+              ("fresh-94", "fresh_cases_94.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
