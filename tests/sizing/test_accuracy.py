@@ -123,6 +123,7 @@ FRESH68 = CASES.with_name("measured_peaks_fresh68.jsonl")
 FRESH69 = CASES.with_name("measured_peaks_fresh69.jsonl")
 FRESH70 = CASES.with_name("measured_peaks_fresh70.jsonl")
 FRESH71 = CASES.with_name("measured_peaks_fresh71.jsonl")
+FRESH72 = CASES.with_name("measured_peaks_fresh72.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -255,7 +256,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 1, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 3, "fresh-58": 3, "fresh-59": 2, "fresh-60": 1, "fresh-61": 2, "fresh-62": 1, "fresh-64": 1}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 1, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 3, "fresh-58": 3, "fresh-59": 2, "fresh-60": 1, "fresh-61": 2, "fresh-62": 1, "fresh-64": 1, "fresh-72": 1}
 # memfix46: fresh-43 2 -> 0 (Megatron --recompute-num-layers 6 of 10 a stage) and fresh-52 7 -> 6 (torchtitan
 # every 2nd layer) typed through --recompute-layers (gpudesk.sizing.recompute_layers).
 # memfix47: fresh-42 2 -> 1, fresh-54 11 -> 3, fresh-58 7 -> 3: Megatron expert parallelism (full training and
@@ -265,7 +266,7 @@ UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15":
 # row is within 15 %: 46/63 (all-linear on Qwen v1 now adapts the fused c_attn, 1.8B LoRA seq 4096 0.85 -> 0.84).
 # fresh-50's 3 refused rows (ms-swift sequence parallel 8/4/2 under LoRA) are estimable since context parallelism
 # applies to LoRA/QLoRA (gpudesk.sizing.memory_lora, memfix38).
-REFUSED_HELD_OUT = {"fresh-12": 1, "fresh-43": 1, "fresh-63": 1}
+REFUSED_HELD_OUT = {"fresh-12": 1, "fresh-43": 1, "fresh-63": 1, "fresh-72": 2}
 # Pages two held-out sets both cite, each for different tables (no measurement repeats): fresh-5 took the Qwen3 4B and
 # Qwen2.5 7B tables of these speed benchmarks, fresh-16 their 8B/14B and 32B tables; fresh-11 took the Qwen-7B cells
 # of the Qwen README of Nov 2023, fresh-17 its 1.8B/14B/72B cells.
@@ -434,6 +435,8 @@ SHARED_PAGES = {
     ("fresh-70", FRESH70, "fresh70-2026-12-07", 5),
     # fresh-71: collected after memfix50 (the last memory change), scored once on it (10/12 within 15 %: Qwen README LoRA (emb) cells 0.78-1.00, axolotl int8-base LoRA 0.98 and 1.53).
     ("fresh-71", FRESH71, "fresh71-2026-12-07", 12),
+    # fresh-72: collected after memfix50 (the last memory change), scored once on it (3/4 estimated rows within 15 %: ms-swift README LoRA 0.96, Megatron-LM tiny GPT tests 0.94, 1.03 and the untied PP4 1.36; the two Megatron-FSDP expert-parallel rows refused, one row unsupported).
+    ("fresh-72", FRESH72, "fresh72-2026-12-07", 7),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
