@@ -7,21 +7,13 @@ import copy
 
 import pytest
 
-from gpudesk import i18n, paths
-from gpudesk.catalog import open_catalog
+from gpudesk import i18n
 from gpudesk.planner import load_profile
 from gpudesk.planner.document import PlanDocument
 from gpudesk.planner.mixed import plan_document
 from gpudesk.planner.text_language import prose_language_note
 
-CJK = "\u4e00-\u9fff"
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    cat = open_catalog()
-    yield cat
-    cat.close()
+from helpers.plan_tab import ARTICLE, catalog  # noqa: F401 - fixture
 
 
 @pytest.fixture
@@ -31,11 +23,11 @@ def language():
     i18n.set_language(before)
 
 
-def _article(catalog) -> PlanDocument:
-    return plan_document(load_profile(paths.examples_dir() / "article-13b-finetune.toml", catalog), catalog)
+def _article(catalog) -> PlanDocument:  # noqa: F811 - fixture
+    return plan_document(load_profile(ARTICLE, catalog), catalog)
 
 
-def test_a_plan_records_the_language_of_its_prose_and_keeps_it_when_saved_and_read(catalog, language):
+def test_a_plan_records_the_language_of_its_prose_and_keeps_it_when_saved_and_read(catalog, language):  # noqa: F811
     language("en")
     english = _article(catalog)
     assert english.text_language == "en"
@@ -46,7 +38,7 @@ def test_a_plan_records_the_language_of_its_prose_and_keeps_it_when_saved_and_re
     assert PlanDocument.from_json(chinese.to_json()).text_language == "zh_CN"
 
 
-def test_a_reader_in_another_language_is_told_the_prose_is_shown_as_saved(catalog, language):
+def test_a_reader_in_another_language_is_told_the_prose_is_shown_as_saved(catalog, language):  # noqa: F811
     language("en")
     saved = _article(catalog).to_dict()
     assert prose_language_note(saved["text_language"]) is None  # same language: nothing to say
@@ -58,7 +50,7 @@ def test_a_reader_in_another_language_is_told_the_prose_is_shown_as_saved(catalo
     assert note is not None and "Simplified Chinese" in note and "English" in note
 
 
-def test_a_plan_saved_before_the_record_reads_without_a_language_and_without_a_note(catalog, language):
+def test_a_plan_saved_before_the_record_reads_without_a_language_and_without_a_note(catalog, language):  # noqa: F811
     language("zh_CN")
     older = copy.deepcopy(_article(catalog).to_dict())
     del older["text_language"]
