@@ -149,8 +149,9 @@ def test_service_meets_latency_targets_and_buys_whole_boards(tmp_path, catalog):
 
 def test_tight_tpot_cuts_the_batch(tmp_path, catalog):
     loose = _plan(tmp_path, SERVE_70B_LATENCY, catalog)
-    tight = _plan(tmp_path, SERVE_70B_LATENCY.replace("tpot_target_s = 0.05", "tpot_target_s = 0.012"), catalog)
-    # H200: at 12 ms the H100 needs 72 GPUs for 50 QPS, over the default limit of 64, and drops out of the list.
+    tight = _plan(tmp_path, SERVE_70B_LATENCY.replace("tpot_target_s = 0.05", "tpot_target_s = 0.013"), catalog)
+    # H200 at 13 ms: the smaller batch per replica needs the whole default limit of 64 GPUs for 50 QPS (at 12 ms it
+    # needs more and drops out of the list, as the H100 does; each TP all-reduce waits for the slowest rank).
     a = next(c for c in loose.candidates if c.gpu_id == "h200-sxm")
     b = next(c for c in tight.candidates if c.gpu_id == "h200-sxm")
     assert b.tpot_s <= 0.012 or b.meets_latency is False

@@ -80,7 +80,7 @@ def test_every_view_shows_one_number_per_option(qtbot, tab, case: str, capsys) -
         assert data["candidate"] == option.to_dict()
         rows = list(csv.reader(io.StringIO(sheet_to_csv(sheet).lstrip("\ufeff"))))
         gpu_line = next(r for r in rows if r[0] == "GPU")
-        assert float(gpu_line[2]) == option.count
+        assert float(gpu_line[2]) == option.bought  # what is bought: a whole NVL72 rack for a 5-GPU option on it
         # `gpudesk plan --format json`
         for key in ("gpu_id", "count", "per_gpu_memory_bytes", "tco_3y_usd", "time_to_result_s", "qps_capacity",
                     "micro_batch_size", "gradient_accumulation", "tensor_parallel", "replicas"):
