@@ -1184,14 +1184,13 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             raw(per_layer=2, bytes_per_s_per_direction=link.bandwidth_gbps_per_direction * group_share * 1e9,
                 link_efficiency=link_eff, latency_s=alpha)))
     ar_curve = rocm_allreduce_curve(load.engine, link, tp, load.gpus_per_node) if dp_attn == 1 else ()
-    nvlink_curve = nvlink_allreduce_curve(tp) if (
-        load.engine.lower() == "vllm" and tp > 1 and link is not None and gpu.vendor == "NVIDIA" and link.kind == "nvlink" and staged is None
-        and not (load.gpus_per_node and tp > load.gpus_per_node)) else ()
+    # a TP group of NVIDIA GPUs on NVLink inside one node (no staged all-reduce)
+    nvlink_group = (tp > 1 and link is not None and gpu.vendor == "NVIDIA" and link.kind == "nvlink" and staged is None
+                    and not (load.gpus_per_node and tp > load.gpus_per_node))
+    nvlink_curve = nvlink_allreduce_curve(tp) if nvlink_group and load.engine.lower() == "vllm" else ()
     # Inside a model step every all-reduce also waits for the slowest rank (serve_nvlink_allreduce): NVLink groups
     # of NVIDIA GPUs in one node, where the measured one-shot times come from a loop on idle GPUs.
-    skew = rank_skew_s(tp) if (
-        tp > 1 and link is not None and gpu.vendor == "NVIDIA" and link.kind == "nvlink" and staged is None
-        and not (load.gpus_per_node and tp > load.gpus_per_node)) else 0.0
+    skew = rank_skew_s(tp) if nvlink_group else 0.0
     if skew:
         assumptions.append(Assumption("tp_allreduce_skew", _(
             "each all-reduce waits {wait} for the slowest of {tp} GPUs").format(wait=format_duration(skew), tp=tp),
