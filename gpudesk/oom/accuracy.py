@@ -169,6 +169,10 @@ doctor was run on it:
 * ``fresh-92``: ``fresh_cases_92.jsonl`` (7 messages: vLLM on Apple Metal KV budget x4, an oversized image in mlx-vlm,
   a vllm-mlx leak, a llama.cpp image buffer), collected while the sixty-first pass was built, scored on it.
 
+* ``fresh-95``: ``fresh_cases_95.jsonl`` (10 messages: Caffe, xmrig and xmr-stak OpenCL buffers x3, a cuFFT work area
+  in TensorFlow, LLaMA 7B fp16 weights on a 12 GB card, Lua Torch, a Jetson container killed, a CPU miner's host RAM,
+  a Julia worker keeping VRAM), collected at the start of the 2026-12-07 session before the sixty-second pass, scored
+  on the sixty-first.
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
 (``url``, ``inputs``, and ``stated``: the words of the case's recorded context that state it). Every case whose
@@ -296,7 +300,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-91", "fresh_cases_91.jsonl"),
               ("fresh-92", "fresh_cases_92.jsonl"),
               ("fresh-93", "fresh_cases_93.jsonl"),
-              ("fresh-94", "fresh_cases_94.jsonl"))
+              ("fresh-94", "fresh_cases_94.jsonl"),
+              ("fresh-95", "fresh_cases_95.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")

@@ -124,6 +124,7 @@ FRESH69 = CASES.with_name("measured_peaks_fresh69.jsonl")
 FRESH70 = CASES.with_name("measured_peaks_fresh70.jsonl")
 FRESH71 = CASES.with_name("measured_peaks_fresh71.jsonl")
 FRESH72 = CASES.with_name("measured_peaks_fresh72.jsonl")
+FRESH73 = CASES.with_name("measured_peaks_fresh73.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -437,6 +438,8 @@ SHARED_PAGES = {
     ("fresh-71", FRESH71, "fresh71-2026-12-07", 12),
     # fresh-72: collected after memfix50 (the last memory change), scored once on it (3/4 estimated rows within 15 %: ms-swift README LoRA 0.96, Megatron-LM tiny GPT tests 0.94, 1.03 and the untied PP4 1.36; the two Megatron-FSDP expert-parallel rows refused, one row unsupported).
     ("fresh-72", FRESH72, "fresh72-2026-12-07", 7),
+    # fresh-73: collected at the start of the 2026-12-07 session, before memfix51, scored once on main (8/20 within 15 %: Megatron-LM tiny GPT and MoE dp_last rows 0.84-0.98, BERT-large 0.88-1.26, one notebook's QLoRA reserved peaks 0.24-0.63).
+    ("fresh-73", FRESH73, "fresh73-2026-12-07", 20),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.

@@ -268,7 +268,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh103": self.tr("hundred-and-third fresh (collected after the model was frozen a hundred-and-third time)"),
                 "fresh104": self.tr("hundred-and-fourth fresh (collected after the model was frozen a hundred-and-fourth time)"),
                 "fresh105": self.tr("hundred-and-fifth fresh (collected after the model was frozen a hundred-and-fifth time)"),
-                "fresh106": self.tr("hundred-and-sixth fresh (collected after the model was frozen a hundred-and-sixth time)")}
+                "fresh106": self.tr("hundred-and-sixth fresh (collected after the model was frozen a hundred-and-sixth time)"),
+                "fresh107": self.tr("hundred-and-seventh fresh (collected after the model was frozen a hundred-and-seventh time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
