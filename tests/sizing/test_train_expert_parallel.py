@@ -41,7 +41,6 @@ def test_training_estimate_and_planner_layout_share_the_split():
     (DENSE, {"expert_parallel": 2}),                      # no experts
     (MOE, {"expert_parallel": 3, "gpus": 6}),             # 3 does not divide 128 experts
     (MOE, {"expert_parallel": 32}),                       # 32 does not divide 16 GPUs
-    (MOE, {"expert_parallel": 2, "sharding": "zero3"}),   # not modelled under ZeRO-3
     (MOE, {"expert_parallel": 0}),
 ])
 def test_refused(spec, kw):
@@ -71,7 +70,7 @@ def test_cli_flag(capsys):
     assert "--expert-parallel" in capsys.readouterr().err
 
 
-def test_planner_passes_it_for_full_training_outside_zero3():
+def test_planner_passes_it_for_full_training_and_lora_outside_zero3():
     from gpudesk.planner.requirement import ModelMemory, Requirement
     from gpudesk.planner.workload import memory_workload
 
@@ -79,8 +78,39 @@ def test_planner_passes_it_for_full_training_outside_zero3():
     req = Requirement(model=ModelMemory(config_path=cfg, mode="train", sharding="zero1", expert_parallel=8))
     assert memory_workload(req, gpus=8, micro_batch_size=1).expert_parallel == 8
     req = Requirement(model=ModelMemory(config_path=cfg, mode="train", sharding="zero3", expert_parallel=8))
+    assert memory_workload(req, gpus=8, micro_batch_size=1).expert_parallel == 8
+    req = Requirement(model=ModelMemory(config_path=cfg, mode="lora", sharding="zero3", expert_parallel=8))
     assert memory_workload(req, gpus=8, micro_batch_size=1).expert_parallel == 1
     req = Requirement(model=ModelMemory(config_path=cfg, mode="lora", sharding="zero1", expert_parallel=8))
     assert memory_workload(req, gpus=8, micro_batch_size=1).expert_parallel == 8
     req = Requirement(model=ModelMemory(config_path=cfg, mode="qlora", expert_parallel=8))
     assert memory_workload(req, gpus=8, micro_batch_size=1).expert_parallel == 1
+
+
+def test_zero3_shards_the_experts_over_the_expert_data_parallel_ranks():
+    """Megatron-FSDP builds the expert parameter groups on the expert-data-parallel group, the dense ones on the
+    data-parallel group (megatron_fsdp/param_and_grad_buffer.py at d98e8a64dd): 16 GPUs with EP 8 keep 1/8 of the
+    experts, their weights, gradients and states sharded over the 2 expert-data-parallel ranks."""
+    plain = _estimate(sharding="zero3").breakdown
+    ep = _estimate(sharding="zero3", expert_parallel=8).breakdown
+    experts = routed_expert_params(MOE)
+    dense = MOE.params - experts
+    # bf16 weights: the dense part over 16 ranks, the experts' 1/8 over 2 ranks -> 1/16 of the experts either way.
+    assert plain["weights"] == pytest.approx(2 * MOE.params / 16, rel=1e-3)
+    assert ep["weights"] == pytest.approx(2 * (dense / 16 + experts / 8 / 2), rel=1e-3)
+    # Same bytes for the sharded states as without EP on 16 GPUs (both are 1/16 of each expert), none replicated.
+    for k in ("weights", "gradients", "optimizer_states"):
+        assert ep[k] == pytest.approx(plain[k], rel=1e-3)
+    # Expert data parallel 1 (EP 16 on 16 GPUs): the GPU keeps its sixteenth of the experts whole.
+    whole = _estimate(sharding="zero3", expert_parallel=16).breakdown
+    assert whole["weights"] == pytest.approx(2 * (dense / 16 + experts / 16), rel=1e-3)
+
+
+def test_megatron_fsdp_row_is_estimated():
+    """fresh-72's Megatron-FSDP MoE row (EP 2, ETP 2, TP 2, 8 GPUs, optim_grads_params -> zero3) was refused."""
+    from gpudesk.sizing import validation as v
+
+    path = v.default_cases_path().with_name("measured_peaks_fresh72.jsonl")
+    rows = [v.evaluate_case(c, path.parent / "configs") for c in v.load_cases(path) if "megatronfsdp" in c["id"]]
+    assert len(rows) == 2
+    assert all(not r.error and r.estimated_bytes > 0 for r in rows)
