@@ -6,6 +6,7 @@ import pytest
 
 from gpudesk.cli import main
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.shapes import spec_from_hf_config
 from gpudesk.sizing.memory_train import parallel_train_memory_bytes
 from gpudesk.sizing.train_expert_parallel import expert_split, routed_expert_params
 
@@ -114,3 +115,38 @@ def test_megatron_fsdp_row_is_estimated():
     rows = [v.evaluate_case(c, path.parent / "configs") for c in v.load_cases(path) if "megatronfsdp" in c["id"]]
     assert len(rows) == 2
     assert all(not r.error and r.estimated_bytes > 0 for r in rows)
+
+
+def test_plain_activation_keeps_its_product_with_the_routing_probability():
+    """TEGroupedMLP multiplies an unfused (non-gated) activation by the probabilities out of place; linear_fc2 keeps
+    the product: fresh-72's tiny GELU MoE (TP 2 + SP, ETP 2, top-2, 4 x 1024 tokens) keeps 8,192 rows of 1,024
+    more a layer (16 MiB in bf16); a SwiGLU MoE (fused weighted SwiGLU) keeps none."""
+    from gpudesk.sizing.train_expert_parallel import dispatch_saved_bytes
+
+    gelu = spec_from_hf_config(CONFIGS / "megatron-gpt-tiny-12x512-moe8-top2.config.json")
+    assert not gelu.gated
+    kw = dict(seq_len_tokens=1024, micro_batch_size=4, tensor_parallel=2, expert_tensor_parallel=2,
+              sequence_parallel=True)
+    tokens_local, k, etp, h, f = 4096 / 2, 2, 2, 512, 2048
+    received = tokens_local * k * etp
+    dispatch_only = 2 * h * (received - tokens_local) + 12 * tokens_local * k
+    assert dispatch_saved_bytes(gelu, **kw) == pytest.approx(dispatch_only + 2 * received * f / etp)
+    assert dispatch_saved_bytes(gelu, **kw) - dispatch_only == 16 * 2**20
+    # SwiGLU (Qwen3-30B-A3B): the dispatcher's tokens only.
+    sw = dispatch_saved_bytes(MOE, seq_len_tokens=1024, micro_batch_size=1)
+    assert sw == pytest.approx(2 * MOE.hidden_size * (1024 * 8 - 1024) + 12 * 1024 * 8)
+
+
+def test_megatron_gelu_moe_rows_within_band():
+    """The Megatron-LM MoE functional-test rows the product moved into the 15 % band (fresh-66 A2A-overlap H100,
+    fresh-67 TP2 CP2 H100, fresh-72 Megatron-FSDP A100)."""
+    from gpudesk.sizing import validation as v
+
+    ids = {"fresh66-mlm-moe-tiny-tp2sp-ep4-etp1-top2-a2a-overlap-ddp-h100": "measured_peaks_fresh66.jsonl",
+           "fresh67-mlm-moe-tiny-tp2sp-cp2-pp2-ep2-etp2-top1-ddp-h100": "measured_peaks_fresh67.jsonl",
+           "fresh72-mlm-moe-tiny-tp2sp-ep2-top2-megatronfsdp-zero3-a100": "measured_peaks_fresh72.jsonl"}
+    for case_id, name in ids.items():
+        path = v.default_cases_path().with_name(name)
+        (case,) = [c for c in v.load_cases(path) if c["id"] == case_id]
+        result = v.evaluate_case(case, path.parent / "configs")
+        assert 0.85 <= result.ratio <= 1.15, (case_id, result.ratio)
