@@ -290,7 +290,7 @@ def evaluate_training(ctx: PlanContext, gpu: GPU, server: Server, count: int, se
         usable_memory_bytes=f.usable_bytes, safe_line_bytes=f.safe_line_bytes, headroom_bytes=f.headroom_bytes,
         fits=f.under_safe_line, gpu_power_w=count * gpu.tdp_w, micro_batch_size=micro_batch,
         gradient_accumulation=accumulation, tensor_parallel=t,
-        # The expert-parallel size where the estimate split the experts (not under ZeRO-3 / FSDP: memory_workload).
+        # The expert-parallel size where the estimate split the experts (not LoRA under ZeRO-3 / FSDP: memory_workload).
         expert_parallel=est.experts.expert_parallel if est.experts else None,
     )
     why = cand.rationale

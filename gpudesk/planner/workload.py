@@ -194,10 +194,11 @@ def accumulation_steps(req: Requirement, micro_batch_size: int, data_parallel: i
 
 
 def expert_parallel_acts(req: Requirement) -> bool:
-    """Whether the requirement's expert parallelism shapes the GPU layout: above 1, in full training or LoRA, and
-    with a sharding the sizing models it under (not ZeRO-3 / FSDP, which replicate the experts: memory_workload)."""
+    """Whether the requirement's expert parallelism shapes the GPU layout: above 1, in full training (any sharding:
+    under ZeRO-3 / FSDP the experts shard over the expert-data-parallel ranks, Megatron-FSDP) or in LoRA outside
+    ZeRO-3 / FSDP (which the LoRA sizing does not model with experts split: memory_workload)."""
     m = req.model
-    return m.expert_parallel > 1 and m.mode in ("train", "lora") and m.sharding not in ("zero3", "fsdp")
+    return m.expert_parallel > 1 and (m.mode == "train" or m.mode == "lora" and m.sharding not in ("zero3", "fsdp"))
 
 
 def gpu_count_step(req: Requirement, tensor_parallel: int | None = None) -> int:
@@ -301,10 +302,11 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         # Partial recompute acts where the plan runs full training with recompute full (recompute "auto" may pick
         # another; gpudesk.sizing.recompute_layers).
         recompute_layers=m.recompute_layers if m.mode == "train" and rec == "full" else None,
-        # Expert parallelism acts in full training and LoRA outside ZeRO-3 / FSDP (sharding "auto" may try those: they are
-        # then sized without it, replicating the experts; gpudesk.sizing.train_expert_parallel).
-        expert_parallel=m.expert_parallel if m.mode in ("train", "lora") and shard not in ("zero3", "fsdp") else 1,
+        # Expert parallelism acts in full training under every sharding (ZeRO-3 / FSDP shard the experts over the
+        # expert-data-parallel ranks, Megatron-FSDP) and in LoRA outside ZeRO-3 / FSDP (sharding "auto" may try those:
+        # LoRA is then sized without it, replicating the experts; gpudesk.sizing.train_expert_parallel).
+        expert_parallel=m.expert_parallel if m.mode == "train" or m.mode == "lora" and shard not in ("zero3", "fsdp")
+        else 1,
         # Expert tensor parallelism acts in full training with expert parallelism (gpudesk.sizing.train_expert_parallel).
-        expert_tensor_parallel=m.expert_tensor_parallel if m.mode == "train" and m.expert_parallel > 1
-        and shard not in ("zero3", "fsdp") else None,
+        expert_tensor_parallel=m.expert_tensor_parallel if m.mode == "train" and m.expert_parallel > 1 else None,
     )

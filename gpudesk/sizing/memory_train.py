@@ -741,8 +741,8 @@ def train_memory(
     ``expert_parallel`` (MoE models): the routed experts split over that many GPUs of each pipeline stage (and over
     ``tensor_parallel`` inside each expert, Megatron-LM's default expert tensor parallelism), their master weights and
     optimizer states sharded over the expert-data-parallel ranks ``gpus / (ep tp pp)``
-    (:mod:`gpudesk.sizing.train_expert_parallel`); refused for dense models, under ZeRO-3 / FSDP, and where the
-    experts or the GPUs do not divide. Each MoE layer also keeps the all-to-all dispatcher's permuted tokens for
+    (:mod:`gpudesk.sizing.train_expert_parallel`; under ZeRO-3 / FSDP also their weights and gradients, Megatron-FSDP's
+    expert parameter groups); refused for dense models and where the experts or the GPUs do not divide. Each MoE layer also keeps the all-to-all dispatcher's permuted tokens for
     backward (:func:`gpudesk.sizing.train_expert_parallel.dispatch_saved_bytes`; under full recompute only in the
     layer being recomputed). ``expert_tensor_parallel`` (None: ``tensor_parallel``, Megatron-LM's default): the ranks
     each expert's matrices split over (Megatron-LM ``--expert-tensor-parallel-size``), so the experts split by
@@ -776,9 +776,14 @@ def train_memory(
     # their states sharded over the expert-data-parallel ranks (gpudesk.sizing.train_expert_parallel).
     etp = check_expert_tensor_parallel(expert_tensor_parallel, expert_parallel=expert_parallel, tensor_parallel=t)
     check_expert_parallel(spec, expert_parallel, gpus=g, pipeline_parallel=pp, expert_tensor_parallel=etp)
-    if expert_parallel > 1 and stage == "zero3":
-        raise SizingError("expert_parallel", _("expert parallelism is modelled with ddp, ZeRO-1/2 or Megatron's "
-                                               "distributed optimizer, not with ZeRO-3 / FSDP full sharding."))
+    # Under ZeRO-3 / FSDP full sharding the experts' weights, gradients and states shard over the expert-data-parallel
+    # ranks too (the stage-zero3 call on the expert part below): Megatron-FSDP groups parameters by (FSDP unit,
+    # is_expert_param = ".experts." in the name) and builds the expert groups' buffers on the expert-data-parallel
+    # group, the dense ones on the data-parallel group (NVIDIA/Megatron-LM d98e8a64dd,
+    # megatron/core/distributed/fsdp/src/megatron_fsdp/param_and_grad_buffer.py `_get_parameter_groups`,
+    # `is_expert_parameter`; megatron/core/distributed/fsdp/mcore_fsdp_adapter.py `expt_dp_group` =
+    # parallel_state.get_expert_data_parallel_group()), as the planner's Megatron layouts already count it
+    # (parallel_train_memory_bytes).
     experts = expert_split(spec, gpus=g, expert_parallel=expert_parallel, expert_tensor_parallel=etp,
                            pipeline_parallel=pp) if expert_parallel > 1 else None
     dense_params = spec.params - int(experts.total) if experts else spec.params

@@ -196,6 +196,12 @@ def expert_nccl_bytes(*, gpus: int, expert_parallel: int, communicator_bytes: fl
 DISPATCH_SOURCE = ("Megatron-Core core_v0.13.0 (c550cf6c41) / core_r0.11.0 (59055868) "
                    "megatron/core/transformer/moe/token_dispatcher.py MoEAlltoAllTokenDispatcher; moe_utils.py "
                    "permute; experts.py GroupedMLP / TEGroupedMLP")
+# A plain activation's product with the routing probability, saved as linear_fc2's input (dispatch_saved_bytes).
+PROBS_PRODUCT_SOURCE = ("Megatron-Core megatron/core/transformer/moe/experts.py TEGroupedMLP.bias_act_func at "
+                        "febd25e3fb (2026-03) and adc69dba2d (2025-10): 'intermediate_parallel = "
+                        "intermediate_parallel * permuted_probs' after the unfused activation; probabilities moved "
+                        "into the experts by 2659630721 (2025-04-09, 'Memory efficient token permutation', "
+                        "core_v0.13.0)")
 # Per routed row the dispatcher's bookkeeping autograd keeps: the int64 sorted index of ``permute`` and the
 # probability the experts multiply by (fp32 here: Megatron-Core's router computes its scores in fp32 when asked, an
 # upper bound of the 2 bytes of a bf16 probability).
@@ -221,7 +227,12 @@ def dispatch_saved_bytes(spec: ModelSpec, *, seq_len_tokens: int, micro_batch_si
       ranks, ``n k etp`` rows of ``h`` (balanced routing: as many arrive as leave each rank);
     - the int64 sorted indices and the probabilities of the ``n k`` rows (:data:`DISPATCH_INDEX_BYTES_PER_ROW`);
     less the MLP input the dense count already holds. The expert MLP's intermediates (``n k etp`` rows of ``3 f /
-    etp`` for SwiGLU) equal the dense count with ``ffn = k f``, so they add nothing. Sources: :data:`DISPATCH_SOURCE`.
+    etp`` for SwiGLU) equal the dense count with ``ffn = k f``, so they add nothing, except for a plain (non-gated)
+    activation: TEGroupedMLP's ``bias_act_func`` fuses the routing probability only into SwiGLU / quick-GeGLU
+    (``weighted_bias_swiglu_impl``); any other activation runs ``activation_func(fc1_output)`` and then
+    ``intermediate_parallel * permuted_probs`` out of place, so beside the fc1 output (kept by the activation) and the
+    activation output (kept by the multiply for the probabilities' gradient) linear_fc2 keeps the product as its
+    input: one more ``n k etp`` rows of ``f / etp`` (:data:`PROBS_PRODUCT_SOURCE`). Sources: :data:`DISPATCH_SOURCE`.
     Returns 0 for a dense model.
     """
     if not (spec.moe_experts and spec.moe_active_experts and spec.hidden_size):
@@ -234,7 +245,11 @@ def dispatch_saved_bytes(spec: ModelSpec, *, seq_len_tokens: int, micro_batch_si
     sent = local * k
     received = sent * etp
     counted_input = tokens / (t if sequence_parallel else 1)
-    return bytes_per_element * h * (received - counted_input) + DISPATCH_INDEX_BYTES_PER_ROW * sent
+    saved = bytes_per_element * h * (received - counted_input) + DISPATCH_INDEX_BYTES_PER_ROW * sent
+    if not spec.gated:
+        # The activation output times the routing probability, linear_fc2's saved input (PROBS_PRODUCT_SOURCE).
+        saved += bytes_per_element * received * (spec.moe_ffn_size or spec.ffn_size or 4 * h) / etp
+    return saved
 
 
 def dispatch_activation_bytes(spec: ModelSpec, *, seq_len_tokens: int, micro_batch_size: int, tensor_parallel: int = 1,
