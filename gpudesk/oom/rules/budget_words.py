@@ -51,6 +51,7 @@ from __future__ import annotations
 import re
 
 from gpudesk.oom.cause import Cause
+from gpudesk.oom.rules import kv_budget_figures
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.i18n import _
 
@@ -221,8 +222,11 @@ def _llamacpp_context(f: Facts) -> Cause | None:
 
 
 # The refusal in the engine's words, and the setting its hint names ("try reducing --num-pages").
-_KV_NOT_ENOUGH = re.compile(r"\b(?:not enough|insufficient)\s{1,3}(?:gpu\s{1,3}|device\s{1,3})?memory\s{1,3}for\s{1,3}"
-                            r"(?:the\s{1,3})?(?:kv|key[- ]value)[ -]?cache\b", re.IGNORECASE)
+# The memory is qualified by the device's name for it: "GPU", "device", and on Apple silicon "Metal" (the GPU API whose
+# working-set limit the engine plans against) or "unified" (sixty-second pass: vllm-metal's "Paged attention: not
+# enough Metal memory for KV cache", gpudesk.oom.rules.kv_budget_figures).
+_KV_NOT_ENOUGH = re.compile(r"\b(?:not enough|insufficient)\s{1,3}(?:(?:gpu|device|metal|unified)\s{1,3})?memory\s{1,3}"
+                            r"for\s{1,3}(?:the\s{1,3})?(?:kv|key[- ]value)[ -]?cache\b", re.IGNORECASE)
 _KV_HINT = re.compile(r"\b(?:try\s{1,3})?(?:reduc(?:e|ing)|lower(?:ing)?|decreas(?:e|ing))\s{1,3}(--?[a-z][\w-]{1,40})",
                       re.IGNORECASE)
 # The hint belongs to the refusal: it is read only in the words that follow it (the same sentence or the next line), so
@@ -235,6 +239,11 @@ def _engine_kv_words(f: Facts) -> Cause | None:
     m = _KV_NOT_ENOUGH.search(text)
     if m is None:
         return None
+    figures = kv_budget_figures.read(text, m.end())
+    if figures is not None and not figures.weights_fit_limit:
+        return None  # the weights alone exceed the device's limit: no budget fits them (kv_budget_figures)
+    if figures is not None:
+        return _engine_kv_plan(m.group(0), figures)
     hint = _KV_HINT.search(text, m.end(), m.end() + KV_HINT_WINDOW_CHARS)
     setting = hint.group(1) if hint else None
     fix = (_("Lower {setting} (the KV cache's size) or the maximum context length, so the KV pool fits beside the "
@@ -251,6 +260,43 @@ def _engine_kv_words(f: Facts) -> Cause | None:
                       "before any CUDA allocation fails."),
         fix=fix,
         more_fixes=[_("Quantise the KV cache or the weights, or use a GPU with more memory.")],
+    )
+
+
+def _engine_kv_plan(words: str, plan: kv_budget_figures.KvBudgetFigures) -> Cause:
+    """The engine's refusal with its plan's figures, the weights inside the device's limit (kv_budget_figures): the
+    share it was given, less the weights and its measured overhead, left the KV cache nothing. 0.8: the engine's own
+    arithmetic, above the refusal in words alone (0.7)."""
+    gb = 1e9
+    needed = plan.fraction_needed
+    if needed < 1:
+        fix = _("Give the engine a larger share of the device's memory: above {needed:.2f} of the {limit:.2f} GB limit "
+                "(vLLM --gpu-memory-utilization; VLLM_METAL_MEMORY_FRACTION on Apple silicon), or lower "
+                "--max-num-batched-tokens and --max-num-seqs, which size the overhead and the reserved slots").format(
+                    needed=needed, limit=plan.limit_bytes / gb)
+    else:
+        fix = _("The weights ({model:.2f} GB) fit the {limit:.2f} GB limit, but the overhead the engine measured "
+                "({overhead:.2f} GB) leaves no share for the KV cache: lower --max-num-batched-tokens (the profiling "
+                "batch that sizes the overhead) or the context length, and update the engine if the overhead is far "
+                "above the weights").format(model=plan.model_bytes / gb, limit=plan.limit_bytes / gb,
+                                            overhead=plan.overhead_bytes / gb)
+    return Cause(
+        id="kv_cache_budget",
+        title=_("The engine's memory share leaves its KV cache no room"),
+        confidence=0.8,
+        evidence=evidence(engine_words=words, device_limit_bytes=round(plan.limit_bytes),
+                          memory_fraction_ratio=plan.fraction, weights_bytes=round(plan.model_bytes),
+                          overhead_bytes=round(plan.overhead_bytes), kv_budget_bytes=round(plan.kv_budget_bytes),
+                          fraction_needed_ratio=round(needed, 3)),
+        explanation=_("The engine refused to start: its share of the device's memory ({fraction} of {limit:.2f} GB) "
+                      "less the weights ({model:.2f} GB) and its measured overhead ({overhead:.2f} GB) leaves "
+                      "{budget:.2f} GB for the KV cache. The weights fit the device; the budget the engine was given "
+                      "(or the overhead it measured) is what is short.").format(
+                          fraction=plan.fraction if plan.fraction is not None else "?",
+                          limit=plan.limit_bytes / gb, model=plan.model_bytes / gb,
+                          overhead=plan.overhead_bytes / gb, budget=plan.kv_budget_bytes / gb),
+        fix=fix,
+        more_fixes=[_("Use a smaller or more quantised model, or quantise the KV cache.")],
     )
 
 

@@ -53,7 +53,8 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.parsers import smi_table
-from gpudesk.oom.rules import cut_clauses, exclusive_mode, genuine_shortage, held_outside, pool_start, signature
+from gpudesk.oom.rules import (cut_clauses, exclusive_mode, genuine_shortage, held_outside, pool_start, ranks_on_one_gpu,
+                               signature)
 from gpudesk.oom.rules.tf_pool import tf_fraction_reservation, tf_pool_growth_refused, tf_reservation_refused_on_cuda
 from gpudesk.oom.report import ProcessMemory
 from gpudesk.oom.rules.base import Facts, clamp, evidence
@@ -377,7 +378,7 @@ def check(f: Facts) -> Cause | None:
 def _siblings(others: list[ProcessMemory]) -> bool:
     """Several near-equal entries of 0.3-1.5 GiB: the same job's ranks' CUDA contexts (module docstring)."""
     sizes = sorted(p.used_bytes for p in others if p.used_bytes is not None)
-    return (len(sizes) >= 2 and 0.3 * GiB <= sizes[0] and sizes[-1] <= 1.5 * GiB
+    return (len(sizes) >= 2 and 0.3 * GiB <= sizes[0] and sizes[-1] <= ranks_on_one_gpu.CONTEXT_MAX_BYTES
             and (sizes[-1] - sizes[0]) <= 0.05 * sizes[-1])
 
 

@@ -52,8 +52,16 @@ from gpudesk.units import GIB as GiB
 # PIDs at most this far apart count as started together by one launcher (a launcher forks its ranks in a row;
 # a few other processes may start in between).
 PID_NEIGHBOUR_GAP = 16
-# Above the largest CUDA context other_process reads as a sibling's (1.5 GiB): memory that is a rank's work.
-WORKLOAD_MIN_BYTES = 2 * GiB
+# The largest CUDA context other_process reads as a sibling rank's (its ``_siblings``: 0.3-1.5 GiB each).
+CONTEXT_MAX_BYTES = int(1.5 * GiB)
+# Memory that is a rank's work: more than that context (sixty-second pass; it was 2 GiB, which left neighbouring ranks
+# of 1.5-2 GiB to neither reading, so they fell to a foreign process). A rank of the same launch holding more than a
+# context on a GPU that is not its own holds tensors there: sgl-project/sglang#6082, four neighbouring TP ranks of
+# 1.87-16.12 GiB on GPU 0, where SGLang's tokenizer-side fast image processor builds pixel_values on the first GPU and
+# sends them on to every rank, so GPU 0 holds one copy per rank for a while (an SGLang contributor on sglang#5732;
+# --disable-fast-image-processor "Adopt base image processor instead of fast image processor", SGLang's
+# docs/advanced_features/server_arguments.md).
+WORKLOAD_MIN_BYTES = CONTEXT_MAX_BYTES
 
 
 # Every rank's (process's, worker's) tensors on the first device, said in words (module docstring).
@@ -152,7 +160,7 @@ def _working_ranks(f: Facts, cluster: list[ProcessMemory]) -> tuple[int, int] | 
     if len(sizes) != len(cluster):
         return None
     if any(sizes):
-        working = [s for s in sizes if s >= WORKLOAD_MIN_BYTES]
+        working = [s for s in sizes if s > WORKLOAD_MIN_BYTES]
         return (len(working), sum(working)) if len(working) >= 2 else None
     # Every entry 0 bytes: NVML without per-process accounting (container). Share what this process does not hold.
     dev = f.dev
@@ -191,5 +199,8 @@ def check(f: Facts) -> Cause | None:
               "call torch.cuda.set_device(local_rank) before any CUDA work, and load weights and checkpoints onto "
               "cuda:<local_rank> instead of \"cuda\" or cuda:0"),
         more_fixes=[_("Check with nvidia-smi that each GPU shows one of the job's processes; CUDA_VISIBLE_DEVICES "
-                      "must list every GPU the launcher should use.")],
+                      "must list every GPU the launcher should use."),
+                    _("In a serving engine whose ranks each have their own GPU, a preprocessing step on the first GPU "
+                      "can hold every rank's inputs there (SGLang's fast image processor: "
+                      "--disable-fast-image-processor runs it on the CPU).")],
     )
