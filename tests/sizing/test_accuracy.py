@@ -125,6 +125,7 @@ FRESH70 = CASES.with_name("measured_peaks_fresh70.jsonl")
 FRESH71 = CASES.with_name("measured_peaks_fresh71.jsonl")
 FRESH72 = CASES.with_name("measured_peaks_fresh72.jsonl")
 FRESH73 = CASES.with_name("measured_peaks_fresh73.jsonl")
+FRESH74 = CASES.with_name("measured_peaks_fresh74.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -440,6 +441,8 @@ SHARED_PAGES = {
     ("fresh-72", FRESH72, "fresh72-2026-12-07", 7),
     # fresh-73: collected at the start of the 2026-12-07 session, before memfix51, scored once on main (8/20 within 15 %: Megatron-LM tiny GPT and MoE dp_last rows 0.84-0.98, BERT-large 0.88-1.26, one notebook's QLoRA reserved peaks 0.24-0.63).
     ("fresh-73", FRESH73, "fresh73-2026-12-07", 20),
+    # fresh-74: collected while memfix51 was built, scored once on it (the last memory change) (15/19 within 15 %: halo's FSDP2 MoE full fine-tuning on 8 x B300 0.86-1.12, backpropagate QLoRA on an RTX 5090 1.17-1.37, halo QLoRA 1.08 and 0.71).
+    ("fresh-74", FRESH74, "fresh74-2026-12-07", 19),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
