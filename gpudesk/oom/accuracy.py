@@ -173,6 +173,9 @@ doctor was run on it:
   in TensorFlow, LLaMA 7B fp16 weights on a 12 GB card, Lua Torch, a Jetson container killed, a CPU miner's host RAM,
   a Julia worker keeping VRAM), collected at the start of the 2026-12-07 session before the sixty-second pass, scored
   on the sixty-first.
+* ``fresh-96``: ``fresh_cases_96.jsonl`` (12 messages, 9 not-capacity: Triton shared memory x3, ggml fixed buffers x2,
+  ComfyUI's T5 encoder on 8 GB and Windows page-file error 1455, NCCL with a small /dev/shm, Metal per-buffer limit
+  x2, cuDNN start-up failures x2), collected while the sixty-third pass was built, scored on the sixty-second.
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
 (``url``, ``inputs``, and ``stated``: the words of the case's recorded context that state it). Every case whose
@@ -301,7 +304,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-92", "fresh_cases_92.jsonl"),
               ("fresh-93", "fresh_cases_93.jsonl"),
               ("fresh-94", "fresh_cases_94.jsonl"),
-              ("fresh-95", "fresh_cases_95.jsonl"))
+              ("fresh-95", "fresh_cases_95.jsonl"),
+              ("fresh-96", "fresh_cases_96.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
