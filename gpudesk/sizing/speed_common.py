@@ -98,6 +98,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "moe_permute_fusion": N_("MoE token permutation kernels"),
     "expert_gemm_roofline": N_("Expert GEMM roofline"),
     "expert_gemm_waves": N_("Expert GEMM waves"),
+    "expert_grouped_mm_rate": N_("Grouped expert GEMM rate (BF16)"),
     "fp8": N_("FP8 training"),
 }
 

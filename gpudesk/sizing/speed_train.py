@@ -100,6 +100,18 @@ IN_SITU_SHARE_OF_MAMF = 0.66
 # registers) and no promotion is needed.
 FP8_SHARE_OF_BF16_EFFICIENCY = 0.80
 SPLIT_ACCUMULATION_ARCHITECTURES = ("Hopper", "Ada Lovelace")
+# torch._grouped_mm in BF16 on compute capability 10.x (B200, GB200, B300, GB300) runs PyTorch's own CUTLASS grouped
+# kernel (aten/src/ATen/native/cuda/GroupMM.cu, the sm100 path added by github.com/pytorch/pytorch pull 156203), a
+# fixed tile configuration chosen by heuristics rather than cuBLAS's per-shape kernel selection (pytorch issue 163425).
+# torchao's B200 microbenchmark of it (github.com/pytorch/ao torchao/prototype/moe_training/README.md at 0b1bb11,
+# "Microbenchmarks", torch 2.10.0a0, bf16_fwd_bwd_us: forward + both backward GEMMs, 6 M N K FLOPs) at Llama4-16e
+# (M 128000, N 8192, K 5120) and DeepSeek-V3 (N 2048, K 7168) shapes, 1-8 groups: 747, 816, 822, 854, 863, 757, 712
+# and 753 TFLOPS, mean 791, against cuBLAS's 1746 TFLOPS MAMF on the same GPU (0.776 x 2250): 0.45 of MAMF. The
+# MXFP8 grouped kernel of the same table is not affected (74.6 % of its peak) and keeps the dense FP8 rate. Keyed by
+# the exact compute capability measured: 10.0 (B200, GB200). Blackwell Ultra (10.3: B300, GB300) has no published
+# measurement and keeps the dense rate; taking 0.45 there too put the compiled gpt-oss-20b GB300 rows (917-1012
+# TFLOPS per GPU by torchtitan's count, fresh32 / fresh39) at 0.63-0.77 of their measured speed.
+GROUPED_MM_BF16_SHARE_OF_MAMF = {"10.0": 0.45}
 # Fraction of the 16-bit dense peak fused attention reaches in forward + backward. FlashAttention-2 on A100: 50-73 %
 # forward, 45-63 % backward (Dao 2023, arXiv 2307.08691): 0.655 at long sequences (FA2_AMPERE_EFFICIENCY below; 0.50,
 # the short-sequence low end, before). FlashAttention-2 on Hopper/Blackwell uses none of
@@ -921,8 +933,9 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         # top_k routed copies of the tokens the expert-parallel group holds (uniform routing).
         local_experts = max(1.0, sh.experts / s.ep)
         rows = tokens_mb * sh.top_k * s.etp / (s.tp * local_experts)
+        expert_rate = gemm_rate * grouped_mm_share(gpu.compute_capability, experts_grouped(s, fw), fp8)
         t_expert = moe_local * local_experts * expert_mlp_seconds(
-            rows, sh.hidden, sh.expert_width / s.etp, sh.expert_fc1_factor, 1 if fp8 else 2, gemm_rate, hbm,
+            rows, sh.hidden, sh.expert_width / s.etp, sh.expert_fc1_factor, 1 if fp8 else 2, expert_rate, hbm,
             weight_gradients=not s.adapter_params, sm_count=gpu.sm_count,
             experts_per_launch=round(local_experts) if experts_grouped(s, fw) else 1)
     modules = frozenset(m.lower() for m in s.recompute_modules)
@@ -1203,6 +1216,14 @@ def fp8_share_of_bf16_efficiency(architecture: str) -> float:
     """FP8 GEMM efficiency as a share of the BF16 MAMF fraction on ``architecture`` (see
     :data:`FP8_SHARE_OF_BF16_EFFICIENCY`)."""
     return FP8_SHARE_OF_BF16_EFFICIENCY if architecture in SPLIT_ACCUMULATION_ARCHITECTURES else 1.0
+
+
+def grouped_mm_share(compute_capability: str, grouped: bool, fp8: bool) -> float:
+    """The routed experts' GEMM rate as a share of the dense GEMM rate: :data:`GROUPED_MM_BF16_SHARE_OF_MAMF` where
+    the experts run as one 16-bit ``torch._grouped_mm`` launch on a GPU of that compute capability, else 1."""
+    if not grouped or fp8:
+        return 1.0
+    return GROUPED_MM_BF16_SHARE_OF_MAMF.get(compute_capability, 1.0)
 
 
 def fp8_gemm_share(architecture: str, per_param: int, recompute: str = "none", selective_mm_share: float = 0.0) -> float:
@@ -1744,6 +1765,16 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                 _("NVIDIA Matrix Multiplication Background User's Guide (DU-09799-001), 3.2 Wave Quantization; "
                   "torch._grouped_mm (grouped) or Transformer Engine GroupedLinear (one GEMM per expert)"),
                 raw(sm_count=gpu.sm_count, grouped=grouped)))
+        share = grouped_mm_share(gpu.compute_capability, experts_grouped(s, fw), s.precision == "fp8")
+        if share < 1.0:
+            out.append(Assumption(
+                "expert_grouped_mm_rate",
+                _("the experts' 16-bit grouped GEMM (torch._grouped_mm) at {share} of the dense GEMM rate").format(
+                    share=format_percent(share)),
+                _("torchao B200 microbenchmark of torch._grouped_mm, BF16 forward + backward, 712-863 TFLOPS "
+                  "against 1746 TFLOPS cuBLAS MAMF (github.com/pytorch/ao torchao/prototype/moe_training/"
+                  "README.md)"),
+                raw(share=share)))
     if s.precision == "fp8":
         recipe = s.fp8_recipe or fw.fp8_recipe
         out.append(Assumption("fp8", _("GEMMs only at the FP8 peak x {share} of the BF16 efficiency; attention and "
