@@ -270,7 +270,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh105": self.tr("hundred-and-fifth fresh (collected after the model was frozen a hundred-and-fifth time)"),
                 "fresh106": self.tr("hundred-and-sixth fresh (collected after the model was frozen a hundred-and-sixth time)"),
                 "fresh107": self.tr("hundred-and-seventh fresh (collected after the model was frozen a hundred-and-seventh time)"),
-                "fresh108": self.tr("hundred-and-eighth fresh (collected after the model was frozen a hundred-and-eighth time)")}
+                "fresh108": self.tr("hundred-and-eighth fresh (collected after the model was frozen a hundred-and-eighth time)"),
+                "fresh109": self.tr("hundred-and-ninth fresh (collected after the model was frozen a hundred-and-ninth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])

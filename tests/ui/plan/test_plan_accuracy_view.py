@@ -201,7 +201,8 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "hundred-and-fifth fresh (collected after the model was frozen a hundred-and-fifth time)",
                     "hundred-and-sixth fresh (collected after the model was frozen a hundred-and-sixth time)",
                     "hundred-and-seventh fresh (collected after the model was frozen a hundred-and-seventh time)",
-                    "hundred-and-eighth fresh (collected after the model was frozen a hundred-and-eighth time)"}
+                    "hundred-and-eighth fresh (collected after the model was frozen a hundred-and-eighth time)",
+                    "hundred-and-ninth fresh (collected after the model was frozen a hundred-and-ninth time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
