@@ -2,7 +2,7 @@
 
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
-``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``; ``--pp`` (pipeline stages per replica) comes from the
+``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``, ``--internode-network``; ``--pp`` (pipeline stages per replica) comes from the
 training flags, ``--trtllm-backend``, ``--lmdeploy-backend`` / ``--cache-max-entry-count`` / ``--max-batch-size`` /
 ``--max-prefill-token-num`` (LMDeploy only), ``--[no-]overlap-scheduling``, ``--length-spread``, ``--length-distribution``, ``--ttft-p99-limit`` / ``--tpot-p99-limit``, ``--api-server-count``, ``--num-prompts``, ``--benchmark-warmup``, ``--prefix-caching``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--quantization``, ``--block-size``, ``--scheduler-recv-interval``, ``--admit-interval-steps`` / ``--admit-min-running``); ``--ep`` (the replica's expert-parallel size: vLLM --enable-expert-parallel, SGLang --ep-size, TensorRT-LLM --ep_size) also comes from the training flags; ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
@@ -40,7 +40,7 @@ _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens
           "admit_interval_steps": "--admit-interval-steps", "admit_min_running": "--admit-min-running",
           "num_prompts": "--num-prompts", "max_num_seqs": "--max-batch-size",
           "max_num_batched_tokens": "--max-prefill-token-num",
-          "expert_parallel": "--ep"}
+          "expert_parallel": "--ep", "internode_network": "--internode-network"}
 
 
 def _rate(text: str) -> float:
@@ -86,6 +86,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                                "TensorRT-LLM free_gpu_memory_fraction); default: the engine's"))
     parser.add_argument("--tp", type=at_least_one, default=None, metavar="N", help=_("tensor-parallel GPUs per replica"))
     parser.add_argument("--replicas", type=at_least_one, default=None, metavar="N", help=_("data-parallel replicas"))
+    parser.add_argument("--internode-network", default=None, metavar="NET",
+                        help=_("network between the nodes when the tensor-parallel group spans more GPUs than one "
+                               "--server holds: ethernet-25g / tcp (NCCL over TCP sockets, no RDMA; the rate in "
+                               "Gb/s) or rdma (InfiniBand / RoCE); default rdma"))
     parser.add_argument("--length-spread", type=float, default=0.0, metavar="R",
                         help=_("prompt and output lengths vary uniformly within 1 +- R of the given ones (vLLM "
                                "--random-range-ratio); default 0"))
@@ -312,6 +316,7 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                      engine_version=getattr(args, "engine_version", None),
                      length_spread=getattr(args, "length_spread", 0.0),
                      length_distribution=getattr(args, "length_distribution", "fixed"),
+                     internode_network=getattr(args, "internode_network", None),
                      api_server_count=getattr(args, "api_server_count", None),
                      overlap_scheduling=getattr(args, "overlap_scheduling", None),
                      pp=int(getattr(args, "pp", 1) or 1), backend=backend,

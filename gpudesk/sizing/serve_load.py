@@ -16,6 +16,7 @@ from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.serve_awq_gemm import AWQ_QUANTIZATION_CHOICES
 from gpudesk.sizing.serve_host import engine_version_tuple, trtllm_backend
 from gpudesk.sizing.serve_lmdeploy import lmdeploy_backend
+from gpudesk.sizing.serve_network import internode_network
 from gpudesk.sizing.serve_lengths import LENGTH_DISTRIBUTIONS, SHAREGPT_MIN_TOKENS, sharegpt_mean_limits
 
 ENGINES = ("vllm", "sglang", "trtllm", "lmdeploy", "optimum-habana")
@@ -98,6 +99,9 @@ class ServeLoad:
     waiting requests in only one step of every n (AMD's MLPerf vLLM build: ``VLLM_SUBSEQUENT_DECODE_STEPS`` = n - 1,
     ``VLLM_MIN_REQUEST_DECODE_STEP`` = m; :mod:`gpudesk.sizing.serve_sched`); n = 1, the default: every step, as
     upstream vLLM and the other engines do. Only vLLM takes one.
+    ``internode_network``: the network between the nodes (or pods) of a replica whose tensor-parallel group spans
+    more than ``gpus_per_node`` GPUs, as typed: ``ethernet-25g`` / ``tcp`` (NCCL over TCP sockets, no RDMA) or
+    ``rdma`` / ``infiniband`` / ``roce``; None: RDMA (:mod:`gpudesk.sizing.serve_network`).
     ``backend``: TensorRT-LLM's runtime, ``pytorch`` or ``tensorrt`` (None: the release's default,
     :func:`gpudesk.sizing.serve_host.trtllm_backend`); LMDeploy's, ``turbomind`` or ``pytorch`` (None:
     ``turbomind``, :func:`gpudesk.sizing.serve_lmdeploy.lmdeploy_backend`); no other engine takes one.
@@ -123,6 +127,7 @@ class ServeLoad:
     mixed_prefill: bool | None = None
     num_scheduler_steps: int = 1
     gpus_per_node: int | None = None
+    internode_network: str | None = None
     overlap_scheduling: bool | None = None
     engine_version: str | None = None
     length_spread: float = 0.0
@@ -220,6 +225,7 @@ class ServeLoad:
                 engine=self.engine))
         if self.gpus_per_node is not None:
             positive_int("gpus_per_node", self.gpus_per_node, MAX_GPUS_PER_NODE)
+        internode_network(self.internode_network)
         engine_version_tuple(self.engine_version)
         if self.api_server_count is not None:
             positive_int("api_server_count", self.api_server_count, MAX_API_SERVERS)

@@ -525,18 +525,21 @@ NIC_BYTES_PER_S = 50e9
 
 
 def allreduce_latency_s(link: Link, gpu: GPU, tp: int, gpus_per_node: int | None = None,
-                        engine: str = "") -> tuple[float, str]:
+                        engine: str = "", network: tuple[float, str] | None = None) -> tuple[float, str]:
     """(fixed seconds of one small all-reduce over ``tp`` GPUs joined by ``link``, source): the engines' one-shot
     kernel on NVLink and Infinity Fabric meshes, else (PCIe, other vendors) the library ring (2 (tp - 1) hops of
-    the measured per-hop latency); over several nodes of ``gpus_per_node`` the library tree (module constants)."""
+    the measured per-hop latency); over several nodes of ``gpus_per_node`` the library tree, each network level
+    costing ``network`` (seconds, source; default the RDMA module constants, :mod:`gpudesk.sizing.serve_network`
+    for TCP sockets)."""
     key = "amd" if gpu.vendor == "AMD" else "nvidia"
     if gpus_per_node and tp > gpus_per_node:
         nodes = -(-tp // gpus_per_node)
         levels = max(1, (nodes - 1).bit_length())
         inside = 2 * (gpus_per_node - 1) * RING_HOP_S[key]
-        return inside + levels * NETWORK_ALLREDUCE_S, _(
+        level_s, level_source = network or (NETWORK_ALLREDUCE_S, NETWORK_ALLREDUCE_SOURCE)
+        return inside + levels * level_s, _(
             "{nodes} nodes: ring hops inside each node ({azure}) + {levels} network level(s) of {source}").format(
-            nodes=nodes, azure=AZURE_GUIDE, levels=levels, source=NETWORK_ALLREDUCE_SOURCE)
+            nodes=nodes, azure=AZURE_GUIDE, levels=levels, source=level_source)
     if link.id.startswith("amd-if"):
         if engine_custom_allreduce(engine, gpu):
             return AMD_CUSTOM_ALLREDUCE_S, AMD_CUSTOM_ALLREDUCE_SOURCE

@@ -163,6 +163,7 @@ from gpudesk.sizing.serve_eager_prefill import (
     vllm_v0_graph_max_batch,
     vllm_v0_graph_max_context,
 )
+from gpudesk.sizing.serve_network import NetworkLevel, network_level, parse_internode_network
 from gpudesk.sizing.serve_rates import (
     BLOCK_FP8_TRITON_PEAK_SHARE,
     block_fp8_triton_flops_share,
@@ -172,8 +173,6 @@ from gpudesk.sizing.serve_rates import (
     AZURE_GUIDE,
     ENGINE_ALLREDUCE_SOURCE,
     MEASURED_ALLREDUCE_BUSBW_GBPS,
-    NETWORK_ALLREDUCE_S,
-    NIC_BYTES_PER_S,
     RING_HOP_S,
     allreduce_latency_s,
     compute_peak_flops,
@@ -930,7 +929,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         attention_launch_s = 0.0  # the eager attention is already counted serially
     graph_max_context = vllm_v0_graph_max_context(load.engine, engine_version_tuple(load.engine_version),
                                                   spec.context_length, v0_fallback) if prefill_launch_s else 0
-    alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node, load.engine) if tp > 1 and link is not None \
+    net = network_level(parse_internode_network(load.internode_network))
+    alpha, alpha_source = allreduce_latency_s(link, gpu, tp, load.gpus_per_node, load.engine,
+                                              (net.latency_s, net.source)) if tp > 1 and link is not None \
         else (0.0, "")
     one_shot = one_shot_max_bytes(link, gpu, tp, load.gpus_per_node, load.engine) if tp > 1 and link is not None else 0.0
     link_eff, link_source = link_efficiency(link) if link is not None else (1.0, "")
@@ -941,7 +942,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         link_eff, link_source = staged.link_share, staged.source
     link_bw = (link.bandwidth_gbps_per_direction * 1e9 * link_eff) if link is not None else 1.0
     if load.gpus_per_node and tp > load.gpus_per_node:
-        link_bw = min(link_bw, NIC_BYTES_PER_S * link_eff)  # the ring's slowest hop is the network's
+        # the ring's slowest hop is the network's (TCP sockets: the library's measured share of the wire)
+        link_bw = min(link_bw, net.bytes_per_s * (1.0 if net.measured_share else link_eff))
     group_share = 1.0
     if link is not None and not (load.gpus_per_node and tp > load.gpus_per_node):
         group_share = mesh_peer_share(link, tp - 1)  # a mesh gives a group of tp GPUs tp - 1 of its links
@@ -1183,6 +1185,14 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             + (f"; {ONE_SHOT_SOURCE}" if one_shot else ""),
             raw(per_layer=2, bytes_per_s_per_direction=link.bandwidth_gbps_per_direction * group_share * 1e9,
                 link_efficiency=link_eff, latency_s=alpha)))
+    if tp > 1 and link is not None and load.gpus_per_node and tp > load.gpus_per_node:
+        assumptions.append(Assumption("tp_allreduce_network", _(
+            "the group spans {nodes} nodes of {per_node} GPUs: its messages cross the network ({transport}) at "
+            "{bandwidth}, {level} per network level").format(
+            nodes=-(-tp // load.gpus_per_node), per_node=load.gpus_per_node,
+            transport=_("TCP sockets, no RDMA") if net.measured_share else _("RDMA"),
+            bandwidth=format_rate(link_bw, digits=None), level=format_duration(net.latency_s)), net.source,
+            raw(network_bytes_per_s=link_bw, network_level_s=net.latency_s)))
     ar_curve = rocm_allreduce_curve(load.engine, link, tp, load.gpus_per_node) if dp_attn == 1 else ()
     # a TP group of NVIDIA GPUs on NVLink inside one node (no staged all-reduce)
     nvlink_group = (tp > 1 and link is not None and gpu.vendor == "NVIDIA" and link.kind == "nvlink" and staged is None
@@ -1247,7 +1257,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         return model
     # vLLM V1 keeps pp batches in flight, but only 2 with asynchronous scheduling (its overlap of host and GPU).
     in_flight = min(load.pp, VLLM_ASYNC_BATCHES) if load.engine.lower() == "vllm" and host.overlap else load.pp
-    return pipeline_stage(model, load.pp, link, gpu, load.gpus_per_node, in_flight)
+    return pipeline_stage(model, load.pp, link, gpu, load.gpus_per_node, in_flight,
+                          network_level(parse_internode_network(load.internode_network)))
 
 
 VLLM_ASYNC_BATCHES = 2
@@ -1259,7 +1270,7 @@ PIPELINE_SOURCE = ("TensorRT-LLM PyTorch executor: num_micro_batches = pp_size (
 
 
 def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_node: int | None,
-                   micro_batches: int | None = None) -> StepModel:
+                   micro_batches: int | None = None, network: NetworkLevel | None = None) -> StepModel:
     """``model`` (a whole replica's figures per GPU) as the fullest of ``pp`` pipeline stages: ``ceil(L / pp)`` of
     its ``L`` layers, their weights, KV cache, elementwise traffic and FLOPs, and the activation send to the next
     stage over ``link`` (one hop of the measured library latency, the link's bandwidth; the NIC across nodes), with
@@ -1272,7 +1283,9 @@ def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_nod
     bandwidth = link.bandwidth_gbps_per_direction * 1e9 * link_eff * mesh_peer_share(link, 1)  # one peer, one link
     alpha = RING_HOP_S[key]
     if gpus_per_node and model.tp * pp > gpus_per_node:
-        bandwidth, alpha = min(bandwidth, NIC_BYTES_PER_S * link_eff), NETWORK_ALLREDUCE_S
+        net = network or network_level(None)
+        bandwidth = min(bandwidth, net.bytes_per_s * (1.0 if net.measured_share else link_eff))
+        alpha = net.latency_s
     assumption = Assumption("pipeline_parallel", _(
         "{pp} stages of up to {layers} layers; {micro} micro-batches in flight; each step of a request passes "
         "every stage and {hops} activation send(s) of {latency} + bytes at {bandwidth}").format(

@@ -76,6 +76,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "tp_allreduce": N_("Tensor-parallel all-reduce"),
     "tp_allreduce_measured": N_("Measured all-reduce times"),
     "tp_allreduce_skew": N_("All-reduce wait for the slowest GPU"),
+    "tp_allreduce_network": N_("All-reduce across nodes"),
     "rocm_decode_attention": N_("Decode attention kernel (ROCm)"),
     "pipeline_parallel": N_("Pipeline parallelism"),
     # training

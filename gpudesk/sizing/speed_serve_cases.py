@@ -19,6 +19,7 @@ from gpudesk.i18n import _
 from gpudesk.paths import bundle_root
 from gpudesk.sizing.checks import choice
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.serve_network import parse_internode_network
 from gpudesk.sizing.shapes import ModelSpec, spec_from_catalog, spec_from_hf_config
 from gpudesk.sizing.speed_common import Assumption
 from gpudesk.sizing.serve_mesh import group_link
@@ -113,6 +114,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         cuda_graphs=not bool(case.get("enforce_eager", False)), num_prompts=case.get("num_prompts"),
         mixed_prefill=case.get("enable_chunked_prefill"), num_scheduler_steps=int(case.get("num_scheduler_steps") or 1),
         gpus_per_node=int(case["gpus_per_node"]) if case.get("gpus_per_node") else None,
+        internode_network=_internode_network(case),
         overlap_scheduling=case.get("overlap_scheduling"),
         engine_version=published_version(case.get("engine_version")),
         length_spread=float(case.get("length_spread") or 0.0),
@@ -132,6 +134,16 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         admit_min_running=int(case.get("admit_min_running") or 0),
         ttft_p99_limit_s=_limit(case, "ttft_p99_limit_s"), tpot_p99_limit_s=_limit(case, "tpot_p99_limit_s"),
     )
+
+
+def _internode_network(case: dict[str, Any]) -> str | None:
+    """The row's inter-node network: its ``internode_network`` field, else its published ``interconnect`` text
+    where that names a network (``ethernet ...``: TCP sockets; ``... RoCE`` / ``infiniband``: RDMA), read by the
+    parser a user's ``--internode-network`` goes through (:mod:`gpudesk.sizing.serve_network`)."""
+    if case.get("internode_network"):
+        return str(case["internode_network"])
+    text = case.get("interconnect")
+    return str(text) if text and parse_internode_network(str(text)) is not None else None
 
 
 def _limit(case: dict[str, Any], key: str) -> float | None:
