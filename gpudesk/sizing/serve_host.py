@@ -10,6 +10,15 @@ with overlap the CPU prepares step n+1 while the GPU runs step n, so a step last
   :mod:`gpudesk.sizing.serve_step` (the PR does not name the GPU): 0.8-1.3 ms of host time; the middle is taken.
 - Per running request: 17.6 us. vLLM with asynchronous output processing leaves a 5-6 ms gap between two decode
   steps at batch 256 (Llama-2-7B, ShareGPT; vllm-project/vllm issue 10634): (5.5 - 1.0) ms / 256.
+- Per running request before vLLM's asynchronous output processor (vLLM before v0.6.0): 0.103 ms. Until v0.6.0
+  ``LLMEngine.step`` ran ``_process_model_outputs`` (detokenisation, stop checks, ``free_finished_seq_groups``, the
+  ``RequestOutput`` objects streamed back) after the GPU step and before the next one, with the GPU idle. vLLM RFC
+  6913 ("Asynchronous Output Processor", https://github.com/vllm-project/vllm/issues/6913, July 2024, Llama-3-70B
+  FP8 on 4x H100, 128 input tokens) times that function at 0.2 ms at batch 1 and 3.4 ms at batch 32:
+  (3.4 - 0.2) / 31 = 0.103 ms per running request per step (the batch-1 rest is inside the per-step figure).
+  vllm-project/vllm PR 7049 (v0.6.0) moved it behind the next step ("most of the speedup in this PR comes from
+  removing detokenization, free_finished_seq_groups and creating RequestOutputs"); what is left after it is the
+  17.6 us above.
 - Multi-step scheduling (vLLM V0 ``--num-scheduler-steps n``) pays the host work once per n steps (RFC 6854).
 - Overlap defaults (the engines' own defaults, by version where it changed): SGLang's overlap scheduler is on since
   v0.4 (``server_args.py`` ``disable_overlap_schedule=False``; SGLang v0.4 blog "zero-overhead batch scheduler",
@@ -62,6 +71,11 @@ from gpudesk.sizing.errors import SizingError
 
 HOST_STEP_S = 1.0e-3
 HOST_REQUEST_S = (5.5e-3 - HOST_STEP_S) / 256
+# vLLM before v0.6.0: _process_model_outputs per running request, serial with the GPU (module docstring).
+SERIAL_OUTPUT_REQUEST_S = (3.4e-3 - 0.2e-3) / 31
+SERIAL_OUTPUT_UNTIL = {"vllm": (0, 6)}
+SERIAL_OUTPUT_SOURCE = ("vllm-project/vllm RFC 6913 (_process_model_outputs: 0.2 ms at batch 1, 3.4 ms at batch 32, "
+                        "Llama-3-70B on 4x H100), overlapped from v0.6.0 by PR 7049")
 HOST_SOURCE = ("vllm-project/vllm PR 17866 (V1 TPOT at batch 1), issue 10634 (gap between decode steps at batch "
                "256), RFC 6854 (multi-step scheduling)")
 # LMDeploy: TurboMind's step loop is C++ (src/turbomind/models/llama/LlamaBatch.cc, its own thread), and the Python
@@ -198,7 +212,12 @@ def host_overhead(engine: str, version: str | None, overlap: bool | None, num_sc
     if engine == "lmdeploy" and overlap is None and backend is not None and backend.lower() == "pytorch":
         resolved = False  # the PyTorch engine's Python step loop (LMDEPLOY_HOST_SOURCE)
     block = max(1, num_scheduler_steps)
-    return HostOverhead(step_s=HOST_STEP_S / block, request_s=HOST_REQUEST_S / block, overlap=resolved,
+    request_s = HOST_REQUEST_S
+    until = SERIAL_OUTPUT_UNTIL.get(engine)
+    parsed = engine_version_tuple(version)
+    if until is not None and parsed is not None and parsed < until:
+        request_s, source = SERIAL_OUTPUT_REQUEST_S, f"{source}; {SERIAL_OUTPUT_SOURCE}"
+    return HostOverhead(step_s=HOST_STEP_S / block, request_s=request_s / block, overlap=resolved,
                         source=source)
 
 
