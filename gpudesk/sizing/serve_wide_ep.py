@@ -16,9 +16,11 @@ https://docs.vllm.ai/en/latest/serving/data_parallel_deployment.html). Per GPU:
 - every MoE layer dispatches each token to the GPUs holding its top-k experts and combines the results back (an
   all-to-all over the EP group: DeepEP, pplx-kernels or all-gather / reduce-scatter, ``VLLM_ALL2ALL_BACKEND``);
 - the ranks step in lockstep: a rank with no work runs a dummy batch so that the others' all-to-alls complete
-  (vllm/v1/engine/core.py ``DPEngineCoreProc.run_busy_loop``: ``execute_dummy_batch`` when idle while
-  ``engines_running``; ``_has_global_unfinished_reqs`` all-reduces the ranks' unfinished flag, read at
-  vllm-project/vllm v0.9.2), so every step lasts as long as the slowest rank's.
+  (vllm/v1/engine/core.py ``DPEngineCoreProc.run_busy_loop``: ``execute_dummy_batch`` when a rank has nothing
+  scheduled while ``engines_running``; ``_has_global_unfinished_reqs`` all-reduces the ranks' unfinished flag
+  every 32 steps, "Optimization - only perform finish-sync all-reduce every 32 steps"; read in the upstream
+  source, https://github.com/vllm-project/vllm, not pinned to a commit here), so every step lasts as long as the
+  slowest rank's.
 
 This is the placement SGLang's data-parallel attention already describes inside one replica of ``EP`` GPUs
 (:mod:`gpudesk.sizing.serve_dp_attention`): ``D`` attention groups of ``tp`` GPUs, experts over all ``EP``,
@@ -38,8 +40,9 @@ from gpudesk.sizing.shapes import ModelSpec
 
 WIDE_EP_SOURCE = ("vLLM data parallel + expert parallel: FusedMoEParallelConfig.make ep_size = dp_size x tp_size; "
                   "one EngineCore and scheduler per DP rank, dummy batches while idle (vllm/v1/engine/core.py "
-                  "DPEngineCoreProc, v0.9.2) (https://github.com/vllm-project/vllm; docs 'Data Parallel "
-                  "Deployment', 'Expert Parallel Deployment', https://docs.vllm.ai/en/latest/serving/)")
+                  "DPEngineCoreProc run_busy_loop / _has_global_unfinished_reqs) "
+                  "(https://github.com/vllm-project/vllm; docs 'Data Parallel Deployment', 'Expert Parallel "
+                  "Deployment', https://docs.vllm.ai/en/latest/serving/)")
 
 
 def spans_replicas(load: ServeLoad) -> bool:
