@@ -24,6 +24,7 @@ from gpudesk.sizing.serve_awq_gemm import AWQ_QUANTIZATION_CHOICES
 from gpudesk.sizing.serve_lengths import LENGTH_DISTRIBUTIONS
 from gpudesk.sizing.serve_load import ENGINES, KV_DTYPES, SERVING_WEIGHT_FORMATS
 from gpudesk.sizing.serve_lmdeploy import LMDEPLOY_BACKENDS, lmdeploy_backend
+from gpudesk.sizing.serve_wide_ep import fold_wide_expert_parallel
 
 _FLAGS = {"engine": "--engine", "input_tokens": "--input-tokens", "output_tokens": "--output-tokens",
           "concurrency": "--concurrency", "request_rate_per_s": "--request-rate", "batch": "--batch",
@@ -336,6 +337,10 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
     try:
         # the release spellings estimate serve takes (a pip freeze pin included), refused alike
         load = replace(load, engine_version=release_version(load.engine, load.engine_version))
+        # --ep wider than --tp over --replicas: vLLM --data-parallel-size with --enable-expert-parallel, one replica
+        # of ep GPUs with data-parallel attention (gpudesk.sizing.serve_wide_ep)
+        load = fold_wide_expert_parallel(load)
+        tp, replicas = load.tp, load.replicas
         link = intra_link(gpu, _interconnect(args), tp, load.pp) if tp * load.pp > 1 else None
         load = replace(load, gpus_per_node=_gpus_per_node(args))
         speed = serve_speed(spec, gpu, load, link)
@@ -348,6 +353,11 @@ def cmd_serve_speed(args: argparse.Namespace) -> int:
                          indent=2, ensure_ascii=False))
         return 0
     lines = [
+        _("{model} on {gpus} x {gpu} ({engine}, {dp} data-parallel ranks of TP {tp} sharing expert-parallel "
+          "groups of {ep} GPUs, x {replicas})").format(
+            model=spec.name, gpus=speed.gpus, gpu=gpu.name, engine=_engine_label(args.engine, load.backend),
+            dp=load.attention_dp, tp=load.tp // load.attention_dp, ep=load.expert_parallel, replicas=replicas)
+        if load.dense_per_attention_group else
         _("{model} on {gpus} x {gpu} ({engine}, TP {tp} x {replicas} replicas)").format(
             model=spec.name, gpus=speed.gpus, gpu=gpu.name, engine=_engine_label(args.engine, load.backend), tp=tp,
             replicas=replicas)

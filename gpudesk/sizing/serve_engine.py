@@ -64,6 +64,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.capacity import gpu_reported_total_bytes
 from gpudesk.sizing.engine_version import version_triple
 from gpudesk.sizing.errors import ShapeError, SizingError
+from gpudesk.sizing.serve_wide_ep import group_dense_params, per_rank_token_budget_scale
 from gpudesk.sizing.serve_dp_attention import (
     DP_ATTENTION_SOURCE,
     attention_params_per_layer,
@@ -350,6 +351,8 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
         bytes_per_param = weight_bytes(spec, fmt) / spec.params
         weights += (attention_params_per_layer(spec) * (spec.layers or 0) * bytes_per_param
                     * (1 / attn_tp - 1 / tp) * stage_share)
+        # DP ranks of a wide expert-parallel group also hold their own dense layers and embeddings (serve_wide_ep)
+        weights += group_dense_params(spec, load) * bytes_per_param * stage_share
     kv_dtype = kv_dtype_resolved(load.kv_dtype.lower())
     user_fraction = load.gpu_memory_utilization
     version = load.engine_version
@@ -425,6 +428,9 @@ def engine_budget(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> EngineBudget:
         mixed, chunked, mixed_source = True, False, TRTLLM_IFB_SOURCE
     if ascend is not None:
         mixed, mixed_source = ascend.chunked, ascend.source
+    # vLLM's data-parallel ranks each schedule up to their own token budget per step (serve_wide_ep); the
+    # profiling run above is one rank's
+    token_budget *= per_rank_token_budget_scale(load)
     def _given(field: str, value: object, defaults: dict[str, str]) -> str:
         return USER_SETTING_SOURCE.format(field=field) if value is not None else defaults[engine]
 

@@ -148,6 +148,9 @@ class ServeLoad:
     expert_parallel: int = 1  # GPUs of the replica the routed experts are spread over (serve_expert_parallel)
     admit_interval_steps: int = 1  # admit waiting requests in one step of every n (serve_sched)
     admit_min_running: int = 0  # ... once this many run
+    # the attention groups are data-parallel replicas whose expert-parallel group spans them (vLLM --data-parallel-
+    # size with --enable-expert-parallel): every non-expert weight is held per group, not split over tp (serve_wide_ep)
+    dense_per_attention_group: bool = False
 
     def validated(self) -> ServeLoad:
         """Return self after checking every field.
@@ -234,11 +237,13 @@ class ServeLoad:
             positive_int("kv_block_size", self.kv_block_size, MAX_KV_BLOCK_SIZE)
         positive_int("expert_parallel", self.expert_parallel, MAX_TP)
         if self.tp % self.expert_parallel:
+            # An expert-parallel group over whole replicas is folded into one replica before this (serve_wide_ep);
+            # what is left fits neither a replica nor a number of whole replicas.
             raise SizingError("expert_parallel", _(
-                "The expert-parallel size {ep} does not divide the {tp} GPUs of the replica: the experts are spread "
-                "over a replica's tensor-parallel GPUs, so raise the tensor-parallel degree to a multiple of "
-                "{ep}.").format(
-                    tp=self.tp, ep=self.expert_parallel))
+                "The expert-parallel size {ep} neither divides the {tp} GPUs of a replica nor spans whole replicas "
+                "of the {gpus} GPUs: use a divisor of {tp}, or a multiple of {tp} that divides {gpus} (expert "
+                "parallelism across data-parallel replicas).").format(
+                    tp=self.tp, ep=self.expert_parallel, gpus=self.tp * self.replicas))
         if self.tp % self.attention_dp:
             raise SizingError("attention_dp", _(
                 "data-parallel attention splits the {tp} tensor-parallel GPUs into groups: {dp} does not divide "

@@ -209,6 +209,12 @@ from gpudesk.sizing.serve_marlin_moe import (
     narrow_expert_block_s,
 )
 from gpudesk.sizing.serve_expert_parallel import busiest_rank_experts
+from gpudesk.sizing.serve_wide_ep import (
+    ALLTOALL_SOURCE,
+    WIDE_EP_SOURCE,
+    alltoall_bytes_per_token,
+    group_dense_params,
+)
 from gpudesk.sizing.serve_moe_configs import MOE_CONFIG_SOURCE, local_expert_shape, tuned_block_fp8_config
 from gpudesk.sizing.serve_moe_kloop import HBM_LATENCY_SOURCE, KLOOP_SOURCE, kloop_applies, kloop_chain_s
 from gpudesk.sizing.serve_triton_moe_rate import TRITON_MOE_RATE_SOURCE, triton_moe_peak_share
@@ -349,6 +355,10 @@ class StepModel:
     # Megatron's two per layer; one (the MLP's gather + scatter) under data-parallel attention with one GPU per group
     allreduces_per_layer: int = 2
     moe_tiles: MoeTiles | None = None  # the routed experts' Triton fused-MoE row tiles (None: not that kernel)
+    # expert parallelism across data-parallel ranks: bytes one GPU sends per step token and MoE layer in the dispatch
+    # + combine all-to-all, and the share of the layers that are MoE layers (serve_wide_ep; 0: no all-to-all)
+    alltoall_bytes_per_token: float = 0.0
+    alltoall_layer_share: float = 0.0
     # CPU seconds per layer to issue the kernels of a step with prompt tokens where the engine runs it eagerly: the
     # step lasts at least that long (serve_eager_prefill; 0: prompt steps replay CUDA graphs like the others)
     prefill_launch_layer_s: float = 0.0
@@ -441,8 +451,14 @@ class StepModel:
         """Both all-reduces of every layer for ``tokens`` tokens (0 at TP 1)."""
         if self.tp == 1:
             return 0.0
-        one = self._one_allreduce_s(tokens * self.hidden_size * ACTIVATION_BYTES)
-        total = self.allreduces_per_layer * self.layers * one
+        total = 0.0
+        if self.alltoall_bytes_per_token:
+            # dispatch + combine of every MoE layer over the expert-parallel group (serve_wide_ep)
+            total += self.layers * self.alltoall_layer_share * (
+                2 * self.allreduce_alpha_s + tokens * self.alltoall_bytes_per_token / self.link_bytes_per_s)
+        if self.allreduces_per_layer:
+            one = self._one_allreduce_s(tokens * self.hidden_size * ACTIVATION_BYTES)
+            total += self.allreduces_per_layer * self.layers * one
         if self.norm_allreduces_per_layer:
             norm = self._one_allreduce_s(tokens * LAYER_QK_NORM_BYTES_PER_TOKEN)
             total += self.norm_allreduces_per_layer * self.layers * norm
@@ -845,6 +861,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         # Data-parallel attention: each GPU holds (and reads every step) its attention group's tp / D share of the
         # attention projections, and caches and reads only its group's 1 / D of the requests' KV (module docstring).
         dense += attention_params_per_layer(spec) * dims.layers * bytes_per_param * (1 / attn_tp - 1 / tp)
+        # DP ranks of a wide expert-parallel group hold their own dense layers and embeddings (serve_wide_ep)
+        dense += group_dense_params(spec, load) * bytes_per_param
     # MLA's down-projections are replicated on every attention-TP rank, not split (serve_dp_attention).
     replicated = replicated_attention_params_per_layer(spec) * dims.layers * bytes_per_param * (1 - 1 / attn_tp)
     dense += replicated
@@ -1174,7 +1192,11 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             groups=dp_attn, gpus=attn_tp,
             gb=attention_params_per_layer(spec) * dims.layers * bytes_per_param * (1 / attn_tp - 1 / tp) / 1e9),
             DP_ATTENTION_SOURCE))
-    if tp > 1 and link is not None:
+    # expert parallelism across DP ranks: an all-to-all per MoE layer replaces the MLP's gather + scatter; the
+    # attention keeps one all-reduce per layer inside a rank of several GPUs (serve_wide_ep)
+    wide_a2a = alltoall_bytes_per_token(spec, load) if tp > 1 else 0.0
+    all_to_all_only = bool(wide_a2a) and attn_tp == 1  # no all-reduce left in the step
+    if tp > 1 and link is not None and not all_to_all_only:
         assumptions.append(Assumption("tp_allreduce", _(
             "2 per layer over {link} ({bandwidth} per direction x {efficiency}), {latency} latency each").format(
             link=link.name, bandwidth=format_rate(link.bandwidth_gbps_per_direction * group_share * 1e9, digits=None),
@@ -1200,7 +1222,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     nvlink_curve = nvlink_allreduce_curve(tp) if nvlink_group and load.engine.lower() == "vllm" else ()
     # Inside a model step every all-reduce also waits for the slowest rank (serve_nvlink_allreduce): NVLink groups
     # of NVIDIA GPUs in one node, where the measured one-shot times come from a loop on idle GPUs.
-    skew = rank_skew_s(tp) if nvlink_group else 0.0
+    skew = rank_skew_s(tp) if nvlink_group and not all_to_all_only else 0.0
     if skew:
         assumptions.append(Assumption("tp_allreduce_skew", _(
             "each all-reduce waits {wait} for the slowest of {tp} GPUs").format(wait=format_duration(skew), tp=tp),
@@ -1214,7 +1236,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         unsplit_workgroups = max(1.0, kv_heads / attn_tp)
         assumptions.append(Assumption("rocm_decode_attention", unsplit_note(
             unsplit_workgroups, ROCM_COMPUTE_UNITS[gpu.id], load.kv_block_size), ROCM_ATTENTION_SOURCE))
-    if nvlink_curve:
+    if nvlink_curve and not all_to_all_only:
         assumptions.append(Assumption("tp_allreduce_measured", _(
             "all-reduces up to {mib:g} MiB take the engine kernel's time measured per message size on this "
             "link").format(mib=nvlink_curve[-1][0] / 2**20), NVLINK_ALLREDUCE_SOURCE))
@@ -1222,6 +1244,13 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         assumptions.append(Assumption("tp_allreduce_measured", _(
             "all-reduces up to {mib:g} MiB take the engine kernel's time measured per message size on this "
             "link").format(mib=ENGINE_ALLREDUCE_MAX_BYTES / 2**20), ROCM_ALLREDUCE_SOURCE))
+    if wide_a2a:
+        assumptions.append(Assumption("expert_alltoall", _(
+            "expert parallelism across {ranks} data-parallel ranks: each MoE layer dispatches every token to the "
+            "GPUs holding its experts and combines the results back, {kib:.1f} KiB sent per GPU and token of the "
+            "step; every rank steps in lockstep with the others").format(
+            ranks=dp_attn, kib=wide_a2a / 1024), ALLTOALL_SOURCE + "; " + WIDE_EP_SOURCE,
+            raw(bytes_per_token=wide_a2a, ranks=dp_attn)))
     model = StepModel(
         layers=dims.layers, hidden_size=dims.hidden_size, tp=tp, dense_weight_bytes=dense, expert_bytes=expert_bytes,
         moe_layers=moe_layers, experts=experts, active_experts=spec.moe_active_experts or 0,
@@ -1243,7 +1272,8 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         slow_expert_flops_per_token=slow_expert_flops, slow_peak_flops_per_s=slow_peak,
         dense_tile_mix=dense_mix,
         expert_rows_per_token=(spec.moe_active_experts or 0) / experts if experts else 0.0,
-        allreduces_per_layer=2 if attn_tp > 1 else 1,
+        allreduces_per_layer=(1 if attn_tp > 1 else 0) if wide_a2a else 2 if attn_tp > 1 else 1,
+        alltoall_bytes_per_token=wide_a2a, alltoall_layer_share=moe_layers / dims.layers if wide_a2a else 0.0,
         moe_tiles=moe_tiles,
         allreduce_curve=ar_curve, allreduce_skew_s=skew, nvlink_curve=nvlink_curve, decode_workgroups_per_request=unsplit_workgroups,
         compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0,

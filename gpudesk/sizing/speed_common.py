@@ -74,6 +74,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "dequant_overlap": N_("Dequantization overlap"),
     "replicated_mla_projections": N_("Replicated MLA projections"),
     "tp_allreduce": N_("Tensor-parallel all-reduce"),
+    "expert_alltoall": N_("Expert-parallel all-to-all across data-parallel ranks"),
     "tp_allreduce_measured": N_("Measured all-reduce times"),
     "tp_allreduce_skew": N_("All-reduce wait for the slowest GPU"),
     "tp_allreduce_network": N_("All-reduce across nodes"),

@@ -23,6 +23,7 @@ from gpudesk.sizing.serve_network import parse_internode_network
 from gpudesk.sizing.shapes import ModelSpec, spec_from_catalog, spec_from_hf_config
 from gpudesk.sizing.speed_common import Assumption
 from gpudesk.sizing.serve_mesh import group_link
+from gpudesk.sizing.serve_wide_ep import fold_wide_expert_parallel
 from gpudesk.sizing.serve_stats import LATENCY_METRICS, check_statistic
 from gpudesk.sizing.speed_serve import ServeLoad, ServeSpeed, serve_speed
 
@@ -100,7 +101,9 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
     every_gpu = max(1, int(case.get("gpus") or tp) // (tp * int(case.get("pp") or 1)))
     attention_dp = attention_groups(case, tp)
     replicas = every_gpu if attention_dp > 1 else int(case.get("dp") or every_gpu)
-    return ServeLoad(
+    # An "ep" wider than "tp" spans dp replicas (vLLM --data-parallel-size with --enable-expert-parallel): folded
+    # into one replica of ep GPUs with data-parallel attention (serve_wide_ep).
+    return fold_wide_expert_parallel(ServeLoad(
         engine=str(case.get("engine") or case.get("framework") or "vllm").lower(),
         input_tokens=int(case["input_tokens"]), output_tokens=int(case["output_tokens"]),
         concurrency=case.get("concurrency"),
@@ -133,7 +136,7 @@ def load_of_case(case: dict[str, Any]) -> ServeLoad:
         admit_interval_steps=int(case.get("admit_interval_steps") or 1),
         admit_min_running=int(case.get("admit_min_running") or 0),
         ttft_p99_limit_s=_limit(case, "ttft_p99_limit_s"), tpot_p99_limit_s=_limit(case, "tpot_p99_limit_s"),
-    )
+    ))
 
 
 def _internode_network(case: dict[str, Any]) -> str | None:

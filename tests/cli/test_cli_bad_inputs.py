@@ -47,10 +47,11 @@ def test_training_flags_are_not_silently_ignored_by_a_serving_estimate(
 
 
 def test_a_serving_expert_parallel_size_is_checked(capsys: pytest.CaptureFixture[str]) -> None:
-    # --ep is also the serving replica's expert-parallel size: it must divide --tp and needs routed experts
-    err = _fails_naming(SERVE + ["--count", "8", "--tp", "2", "--ep", "4"], "--ep", capsys)
-    # with the GPU count alone the replica has 1 tensor-parallel GPU: the message says which setting to raise
-    assert "raise the tensor-parallel degree to a multiple of 4" in err
+    # --ep is also the serving replica's expert-parallel size: it must divide --tp or span whole replicas (vLLM
+    # --data-parallel-size with --enable-expert-parallel, gpudesk.sizing.serve_wide_ep), and needs routed experts
+    err = _fails_naming(SERVE + ["--count", "8", "--tp", "2", "--ep", "3"], "--ep", capsys)
+    # the message says which sizes would do
+    assert "use a divisor of 2, or a multiple of 2 that divides 8" in err
     _fails_naming(SERVE + ["--count", "8", "--tp", "2", "--ep", "2"], "--ep", capsys)  # llama-3-8b has no experts
 
 
