@@ -271,7 +271,10 @@ class EstimatorAccuracyView(QWidget):
                 "fresh106": self.tr("hundred-and-sixth fresh (collected after the model was frozen a hundred-and-sixth time)"),
                 "fresh107": self.tr("hundred-and-seventh fresh (collected after the model was frozen a hundred-and-seventh time)"),
                 "fresh108": self.tr("hundred-and-eighth fresh (collected after the model was frozen a hundred-and-eighth time)"),
-                "fresh109": self.tr("hundred-and-ninth fresh (collected after the model was frozen a hundred-and-ninth time)")}
+                "fresh109": self.tr("hundred-and-ninth fresh (collected after the model was frozen a hundred-and-ninth time)"),
+                "fresh110": self.tr("hundred-and-tenth fresh (collected after the model was frozen a hundred-and-tenth time)"),
+                "fresh111": self.tr("hundred-and-eleventh fresh (collected after the model was frozen a hundred-and-eleventh time)"),
+                "fresh112": self.tr("hundred-and-twelfth fresh (collected after the model was frozen a hundred-and-twelfth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])

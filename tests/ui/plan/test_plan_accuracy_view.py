@@ -202,7 +202,10 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "hundred-and-sixth fresh (collected after the model was frozen a hundred-and-sixth time)",
                     "hundred-and-seventh fresh (collected after the model was frozen a hundred-and-seventh time)",
                     "hundred-and-eighth fresh (collected after the model was frozen a hundred-and-eighth time)",
-                    "hundred-and-ninth fresh (collected after the model was frozen a hundred-and-ninth time)"}
+                    "hundred-and-ninth fresh (collected after the model was frozen a hundred-and-ninth time)",
+                    "hundred-and-tenth fresh (collected after the model was frozen a hundred-and-tenth time)",
+                    "hundred-and-eleventh fresh (collected after the model was frozen a hundred-and-eleventh time)",
+                    "hundred-and-twelfth fresh (collected after the model was frozen a hundred-and-twelfth time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
