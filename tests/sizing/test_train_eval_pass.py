@@ -15,7 +15,7 @@ from gpudesk.sizing import spec_from_hf_config
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.memory import MemoryWorkload, estimate_memory
 from gpudesk.sizing.train_eval_pass import check_eval_batch, eval_pass_bytes, split_eval_pass
-from gpudesk.sizing.validation import case_workload, load_cases
+from gpudesk.sizing.validation import case_workload, evaluate_case, load_cases
 
 GIB = 2**30
 SIZING = FIXTURES / "sizing"
@@ -106,6 +106,9 @@ def test_cli_flags(capsys: pytest.CaptureFixture[str]) -> None:
     evals = _json(args + ["--eval-batch", "8"], capsys)["per_gpu"]["breakdown_bytes"]
     no_cache = _json(args + ["--eval-batch", "8", "--eval-no-cache"], capsys)["per_gpu"]["breakdown_bytes"]
     assert "eval_pass" not in plain
+    # The row, typed as these flags, gives the harness's figure (the accuracy shown is the one a user gets).
+    typed = _json(args + ["--eval-batch", "8", "--grad-accum", "2"], capsys)["per_gpu"]["reserved_bytes"]
+    assert typed == evaluate_case(LLAMA2_ROW, CONFIGS).estimated_bytes
     assert evals["eval_pass"] + evals.get("eval_pass_cache", 0) > 21 * GIB
     assert (evals["eval_pass"] + evals.get("eval_pass_cache", 0)
             - no_cache["eval_pass"] - no_cache.get("eval_pass_cache", 0)) == pytest.approx(16 * GIB, abs=4)
