@@ -34,6 +34,7 @@ def memory_part_labels() -> dict[str, str]:
         "load_cast_copy": _("fp32 weights while casting"),
         "zero3_engine_start_model": _("Whole model at DeepSpeed's start"),
         "gathered_layers": _("Gathered layers"),  # ZeRO-3 and FSDP alike gather the layers they run
+        "eval_pass": _("Evaluation pass (KV cache, logits)"),
         "zero_gradient_buffers": _("ZeRO-2 gradient buffers"),  # the reduce bucket and its kin (zero2_buffers)
         "unsharded_parameters": _("Unsharded parameters"),
         "unsharded_gradients": _("Unsharded gradients"),
@@ -45,6 +46,7 @@ def memory_part_labels() -> dict[str, str]:
         "fragmentation": _("Fragmentation headroom"),
         "fsdp_stream_cache": _("FSDP streams' cached blocks"),
         "zero3_stream_cache": _("ZeRO-3 streams' cached blocks"),
+        "eval_pass_cache": _("Training blocks cached during evaluation"),
         "loading_reserve": _("Loading reserve"),
     }
 

@@ -31,6 +31,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "load_cast_copy",
     "zero3_engine_start_model",
     "gathered_layers",
+    "eval_pass",
     "zero_gradient_buffers",
     "unsharded_parameters",
     "unsharded_gradients",
@@ -40,6 +41,7 @@ COMPONENT_ORDER: tuple[str, ...] = (
     "fragmentation",
     "fsdp_stream_cache",
     "zero3_stream_cache",
+    "eval_pass_cache",
     "loading_reserve",
 )
 
@@ -50,8 +52,11 @@ COMPONENT_ORDER: tuple[str, ...] = (
 # ``loading_reserve``: blocks the allocator cached while the model was loaded, beyond what training reserves
 # (gpudesk.sizing.loading). ``fsdp_stream_cache``: blocks FSDP's side streams keep cached (gpudesk.sizing.fsdp_step_reshard);
 # ``zero3_stream_cache``: the same for DeepSpeed ZeRO-3's all-gather and reduce streams (gpudesk.sizing.zero3_stream_pools).
+# ``eval_pass_cache``: training's cached blocks that an evaluation pass inside the run leaves reserved beside its own
+# tensors (gpudesk.sizing.train_eval_pass).
 _NOT_ALLOCATED = frozenset({"cuda_context", "framework_overhead", "fragmentation", "paged_optimizer_states",
-                            "loading_reserve", "fsdp_stream_cache", "zero3_stream_cache", "driver_reserved"})
+                            "loading_reserve", "fsdp_stream_cache", "zero3_stream_cache", "driver_reserved",
+                            "eval_pass_cache"})
 
 # Parts of the device figure that the card's reported total need not hold: the driver's own framebuffer reserve,
 # which ``cudaMemGetInfo``'s total already leaves out (gpudesk.sizing.driver_reserved), and bitsandbytes paged
@@ -185,7 +190,8 @@ class MemoryEstimate:
         """What the caching allocator holds (``torch.cuda.max_memory_reserved``): allocated + its cache/fragments
         (https://pytorch.org/docs/stable/notes/cuda.html#memory-management)."""
         return (self.allocated_bytes + self.breakdown.get("fragmentation", 0) + self.breakdown.get("loading_reserve", 0)
-                + self.breakdown.get("fsdp_stream_cache", 0) + self.breakdown.get("zero3_stream_cache", 0))
+                + self.breakdown.get("fsdp_stream_cache", 0) + self.breakdown.get("zero3_stream_cache", 0)
+                + self.breakdown.get("eval_pass_cache", 0))
 
     @property
     def allocated_sum_bytes(self) -> int | None:

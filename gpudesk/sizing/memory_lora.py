@@ -99,6 +99,7 @@ from gpudesk.sizing.memory_train import (
 from gpudesk.sizing.optimizers import is_muon, optimizer_source, precision_family
 from gpudesk.sizing.overheads import Overheads, add_overheads
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.sizing.train_eval_pass import check_eval_batch, eval_pass_bytes, eval_pass_note, split_eval_pass
 from gpudesk.sizing.train_expert_parallel import (check_expert_parallel, check_expert_tensor_parallel,
                                                   expert_nccl_bytes, expert_split)
 from gpudesk.sizing.zero3_outside_init import add_engine_start_model, outside_init_assumption, retained_extra_bytes
@@ -264,6 +265,8 @@ def lora_memory(
     context_parallel: int = 1,
     expert_parallel: int = 1,
     expert_tensor_parallel: int | None = None,
+    eval_batch: int = 0,
+    eval_kv_cache: bool = True,
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -277,6 +280,8 @@ def lora_memory(
     (``torch/distributed/fsdp/_runtime_utils.py`` ``_post_forward``: only non-root units are resharded,
     https://github.com/pytorch/pytorch/blob/v2.2.0/torch/distributed/fsdp/_runtime_utils.py), also with CPU
     offload: counted in ``gathered_layers``. Llama-3-70B: 2.1 B parameters, 4.2 GB in bf16.
+    ``eval_batch`` (Hugging Face ``Trainer`` evaluating inside the run at that batch; ``eval_kv_cache`` False when
+    ``config.use_cache`` is off): :mod:`gpudesk.sizing.train_eval_pass`.
     ``fsdp1_limit_all_gathers=False`` (FSDP1 without its rate limiter): every block unit of the base is counted
     unsharded at once instead of two (:mod:`gpudesk.sizing.fsdp1_rate_limiter`).
     Breakdown: weights (frozen base), lora_adapters (trainable params x optimizer accounting), activations,
@@ -287,6 +292,7 @@ def lora_memory(
         SizingError / ShapeError: invalid input, named by field.
     """
     kind = choice("mode", mode, LORA_MODES)
+    check_eval_batch(eval_batch)
     g = positive_int("gpus", gpus, MAX_GPUS)
     stage = normalise_sharding(sharding)
     sharding_name = choice("sharding", sharding, SHARDING_MODES)  # the user's own choice, named in the assumptions
@@ -462,6 +468,9 @@ def lora_memory(
         acts += amp_casts
     if fp32_norms and spec.is_transformer:
         acts += fp32_residual_extra_bytes(spec, seq, micro_batch_size, recompute, activation_offload)
+    # K and V of an eval pass: fp32 when fp32 norms feed 4-bit Linears, which return their input's dtype
+    # (gpudesk.sizing.train_eval_pass).
+    eval_kv_width = 4 if fp32_norms and kind == "qlora" else 2
     fp32_head = kbit_fp32_upcast and not kbit_embeddings_bf16 and loss in ("standard-16bit", "inplace-16bit", "sum-16bit")
     if fp32_head:
         logits *= FP32_HEAD_LOGITS_FACTOR
@@ -597,6 +606,11 @@ def lora_memory(
         engine_start = add_engine_start_model(parts, spec.params * compute_bytes / t)
         if engine_start:
             assumptions.append(engine_start)
+    eval_kv, eval_logits = eval_pass_bytes(spec, eval_batch, seq_len_tokens, eval_kv_width, eval_kv_cache, t)
+    if eval_kv + eval_logits:
+        train_transient = acts + logits + parts.get("prefill_workspace", 0.0)
+        parts["eval_pass"], parts["eval_pass_cache"] = split_eval_pass(eval_kv + eval_logits, train_transient)
+        assumptions.append(eval_pass_note(eval_batch, eval_kv, eval_logits, eval_kv_width))
     # The EP all-to-all's NCCL buffers (device view; the frozen experts have no optimizer, so no expert gradient or
     # grad-norm groups: gpudesk.sizing.train_expert_parallel.expert_nccl_bytes).
     nccl_extra, nccl_notes = expert_nccl_bytes(gpus=g, expert_parallel=expert_parallel,

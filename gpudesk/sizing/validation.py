@@ -404,6 +404,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         recompute_layers=_elements(case, "recompute_layers"),
         expert_parallel=int(case.get("expert_parallel", 1)),
         expert_tensor_parallel=_elements(case, "expert_tensor_parallel"),
+        eval_batch=int(case.get("eval_batch") or 0), eval_kv_cache=not bool(case.get("eval_no_cache", False)),
     )
 
 

@@ -100,7 +100,8 @@ def cli_args(case: dict) -> list[str]:
                           ("fsdp2_no_sync", "--fsdp2-no-sync"),
                           ("recompute_layers", "--recompute-layers"),
                           ("expert_parallel", "--expert-parallel"),
-                          ("expert_tensor_parallel", "--expert-tensor-parallel")):
+                          ("expert_tensor_parallel", "--expert-tensor-parallel"),
+                          ("eval_batch", "--eval-batch")):
             if case.get(key) is not None:
                 args += [flag, str(case[key])]
         for key, flag in (("flash_attention", "--no-flash"), ("sequence_parallel", "--sp"), ("sp_gathered_inputs", "--sp-gathered-inputs"), ("optimizer_in_backward", "--optimizer-in-backward"),
@@ -119,7 +120,8 @@ def cli_args(case: dict) -> list[str]:
                           ("unfused_gelu", "--unfused-gelu"),
                           ("fsdp_root_only", "--fsdp-root-only"),
                           ("fsdp1_no_rate_limiter", "--fsdp1-no-rate-limiter"),
-                          ("zero3_outside_init", "--zero3-outside-init")):
+                          ("zero3_outside_init", "--zero3-outside-init"),
+                          ("eval_no_cache", "--eval-no-cache")):
             if key == "flash_attention":
                 if not case.get(key, True):
                     args.append("--no-flash")
