@@ -692,6 +692,19 @@ _CPU_ALLOCATOR_WORDS = re.compile(r"\bcan'?t allocate memory\b|\bnot enough memo
                                   re.IGNORECASE)
 _CPU_ALLOCATOR_DEVICE_WORDS = ("cuda", "gpu", "vram", "device memory", "video memory", "hip ", "hiperror", "hipmalloc",
                                "hiphost", "rocm", "xpu", "npu", "mps", "metal", "vulkan", "opencl")
+# (Sixty-third pass) A program's own "<buffer> allocation failed" in a text that names no device at all: C programs
+# print it when malloc / _mm_malloc / posix_memalign return NULL, and those calls allocate only the host's memory (ISO
+# C 7.22.3 "Memory management functions": a null pointer when the space cannot be allocated; POSIX malloc, ENOMEM).
+# cpuminer's miner threads: "scratchbuf = scrypt_buffer_alloc(opt_scrypt_n); if (!scratchbuf) applog(LOG_ERR,
+# "scrypt buffer allocation failed")" (pooler/cpuminer cpu-miner.c, miner_thread; JayDDee/cpuminer-opt
+# algo/scrypt/scrypt.c, scrypt_miner_thread_init, _mm_malloc), one scratchpad of 128 * r * N bytes per thread in RAM.
+# A device runtime names its device, its API or its memory beside the failure, so any such word leaves the text to the
+# device readings.
+HOST_BUFFER_ALLOCATION_FAILED = re.compile(r"\b(?:buffer|scratch\s?pad|scratch|memory|malloc)\s{1,3}allocation\s{1,3}"
+                                           r"failed\b", re.IGNORECASE)
+_ANY_DEVICE_WORDS = _CPU_ALLOCATOR_DEVICE_WORDS + ("device", "cl_", "tpu", "accelerator", "cudnn", "cublas", "nccl",
+                                                   "hbm", "gddr", "directml", "d3d", "ascend", "gaudi", "habana",
+                                                   "neuron", "显存", "显卡")
 # RAM said short in Chinese: "内存" is the host's memory (the GPU's is "显存", video memory), "不足/不够/耗尽" short or
 # exhausted; glibc's zh_CN text of ENOMEM is "无法分配内存" ("[Errno 12] 无法分配内存" from Python). A text that also
 # names the GPU ("GPU内存不足", "CUDA out of memory") is about device memory and is not read so (:func:`classify`).
@@ -1560,6 +1573,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
             or _RUST_ALLOC.search(text) or _RAM_SHORTAGE.search(text) or _COMMIT_LIMIT_CODE.search(text) or (
                 _CPU_ALLOCATOR_WORDS.search(text) and not any(w in low for w in _CPU_ALLOCATOR_DEVICE_WORDS)) or (
+                HOST_BUFFER_ALLOCATION_FAILED.search(text) and not any(w in low for w in _ANY_DEVICE_WORDS)) or (
                 _ZH_RAM_SHORTAGE.search(text) and not any(w in low for w in _ZH_DEVICE_WORDS)):
         return "host_ram"
     if _TF_HOST_WARNING in low and not any(w in low for w in _TF_DEVICE_OOM):

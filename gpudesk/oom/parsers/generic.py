@@ -123,6 +123,9 @@ _REQUEST = [
     # size of memory allocation: Required N bytes, already occupied : U bytes, but available memory size is T bytes".
     _c(r"\b(?:requested|required)\s{1,3}" + _SIZE + r",\s{0,3}(?:but|already)"),
     _c(r"\bbuffer size\s{1,3}\(?" + _SIZE + r"\)?\s{1,3}(?:is greater than|exceeds)"),  # wgpu-core's, Dawn's
+    # (Sixty-third pass) An OpenCL program naming the size it passed to clCreateBuffer beside the refusal: "CL_INVALID_
+    # BUFFER_SIZE when calling clCreateBuffer with buffer size 2986344448", in bytes (see OPENCL_BUFFER_SIZE_REFUSED).
+    _c(r"\bwith (?:a )?buffer size\s{0,2}(?:of\s{1,3}|[=:]\s{0,3})?" + _SIZE),
     # IREE's HAL (runtime/src/iree/hal/drivers/vulkan/vma_allocator.cc, native_allocator.cc): "failed to allocate buffer
     # of length N", N in bytes (iree#13516).
     _c(r"allocate buffer of length\s{1,3}" + _SIZE),
@@ -450,6 +453,9 @@ OOM_WORDS = (
     # C++'s std::bad_alloc as MSVC's runtime words its what() ("bad allocation"; libstdc++ says "std::bad_alloc"):
     # ONNX Runtime and other C++ libraries pass it on as their status message.
     "bad allocation",
+    # (Sixty-third pass) A program's own "<buffer> allocation failed" (cpuminer's "scrypt buffer allocation failed" after
+    # malloc returned NULL; signatures ``host_ram`` reads it as the host's memory where no device is named).
+    "buffer allocation failed",
     # transformers' bitsandbytes quantizers refuse a device map that put modules off the GPU
     # (transformers/quantizers/quantizer_bnb_4bit.py and quantizer_bnb_8bit.py, validate_environment: "Some modules are
     # dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the quantized model."): with
@@ -526,6 +532,17 @@ RUNTIME_ALLOC_STATUS = re.compile(
     r"|\ballocation of \d{1,12} x \d{1,12} region failed: freeing some memory\b"
     r"|\b(?-i:cl[A-Z][A-Za-z]{3,40})\s{0,2}(?:\(\s{0,2}\)\s{0,2})?(?:\(\s{0,2}-4\s{0,2}\)|[:,]?\s{0,2}(?:failed|returned|error|err)"
     r"\s{0,2}(?:with\s{1,3})?(?:code\s{1,3})?[:=(]?\s{0,2}-4)(?![\d.])", re.IGNORECASE)
+
+# (Sixty-third pass) OpenCL's refusal of one memory object above the device's per-object limit, named by its status:
+# clCreateBuffer "returns CL_INVALID_BUFFER_SIZE if size is 0, or if size is greater than CL_DEVICE_MAX_MEM_ALLOC_SIZE
+# value specified in the table of allowed values for param_name for clGetDeviceInfo for all devices in context"
+# (Khronos OpenCL 1.2 specification, section 5.2.1 "Creating Buffer Objects", and the OpenCL 3.0 API specification,
+# clCreateBuffer; the status is -61 in CL/cl.h, KhronosGroup/OpenCL-Headers). CL_DEVICE_MAX_MEM_ALLOC_SIZE is at
+# least max(1/4 of CL_DEVICE_GLOBAL_MEM_SIZE, 128 MB) (same specification, table 4.3, clGetDeviceInfo), so the refusal
+# is one request over a per-object cap that may be as low as a quarter of the card: an allocation failure without any
+# other word for memory. The letters of "BUFFER" are read with a doubled or tripled F as a user retypes them
+# ("CL_INVALID_BUFFFER_SIZE"); "CL_INVALID_BUFFER_SIZE" is never another status.
+OPENCL_BUFFER_SIZE_REFUSED = re.compile(r"\bCL_INVALID_BUF{1,3}ER_SIZE\b", re.IGNORECASE)
 
 # Level Zero reporting the device lost (ZE_RESULT_ERROR_DEVICE_LOST, through the Unified Runtime as
 # UR_RESULT_ERROR_DEVICE_LOST, error 20, or the older PI plug-in): Intel's GPU driver resets a device whose kernels ran
@@ -1006,6 +1023,7 @@ def extract(text: str) -> Extraction:
                     or CUDA_ALLOC_STATUS.search(text) is not None
                     or CUDA_ALLOC_CALL_FAILED.search(text) is not None
                     or RUNTIME_ALLOC_STATUS.search(text) is not None
+                    or OPENCL_BUFFER_SIZE_REFUSED.search(text) is not None
                     or LEVEL_ZERO_DEVICE_LOST.search(text) is not None
                     or SYCL_OPAQUE_STATUS.search(text) is not None
                     or limit_words.vulkan_memory_result(text),
