@@ -291,6 +291,15 @@ _TPU_MEMORY_SPACE = _c(r"(?:ran out of memory in memory space\s{1,3}|\bspace\s{0
 # TF1 "totalMemory: 3.94GiB freeMemory: 187.62MiB", older "Total memory: 7.92GiB" / "Free memory: 190.31MiB". It is
 # logged before TensorFlow creates its allocator, so the free figure is what other processes left on the GPU.
 _START_MEMORY = _c(r"total ?memory:\s{0,3}" + _SIZE_U + r"\s{1,3}free ?memory:\s{0,3}" + _SIZE_U)
+# (Sixty-third pass) The same reading as other programs print it when they set up on a device, before they allocate:
+# gpu-burn's "Initialized device 0 with 3956 MB of memory (117 MB available, using 105 MB of it)" (cudaMemGetInfo's
+# free and total, printed by its GPU_Test constructor before it allocates its result buffers; wilicc/gpu-burn
+# gpu_burn-drv.cpp), groups 1-2 total, 3-4 free; and a worker's "Available memory: 0, total memory: 65452113920" in
+# bytes (groups 1-2 free, 3-4 total), read only with the pair together on one line.
+_SETUP_MEMORY = _c(r"\bdevice\s{1,3}\d{1,3}\s{1,3}with\s{1,3}" + _SIZE_U + r"\s{1,3}of\s{1,3}memory\s{0,2}\(\s{0,2}"
+                   + _SIZE_U + r"\s{1,3}available\b")
+_AVAILABLE_THEN_TOTAL = _c(r"\bavailable memory\s{0,2}[:=]\s{0,3}" + _SIZE + r"\s{0,2},\s{0,3}total memory\s{0,2}[:=]"
+                           r"\s{0,3}" + _SIZE + r"(?![\d.])")
 _LIMIT = [
     _c(r"\bmust not exceed\s{1,3}" + _SIZE_U),  # the limit of the same check (see _REQUEST)
     # A tensor against its buffer type's maximum size, in bytes (gpudesk.oom.limit_words.TENSOR_OVER_BUFFER_MAX).
@@ -697,6 +706,18 @@ _MODEL_FILE_FAULT = re.compile(r"unknown (?:model )?architecture|invalid magic|b
                                r"unknown pre-tokenizer|invalid model file", re.IGNORECASE)
 
 
+# (Sixty-third pass) A size of memory stated in any wording: a memory noun and a figure with its unit within a few
+# words on one line, either order ("Initialized device 0 with 3956 MB of memory (117 MB available", "Process 60 has
+# 17179869184.00 GiB memory in use", 'memory.available="[11.4 GiB]"', "4.11 GiB memory is still in use"), or a memory
+# field given in bytes ("Available memory: 0, total memory: 65452113920"). A pasted text of a memory problem whose error
+# line no reading knows still carries these; with them it is read for its figures instead of answered "not found".
+MEMORY_FIGURE = re.compile(
+    r"\b(?:memory|mem|vram|ram|hbm)\b[^\n]{0,40}?" + _SIZE_U
+    + r"|" + _SIZE_U + r"[^\n]{0,30}?\b(?:of\s{1,3})?(?:gpu\s{1,3}|device\s{1,3}|video\s{1,3})?(?:memory|vram|ram|hbm)\b"
+    r"|\b(?:total|free|available|used)\s{1,3}memory\s{0,2}[:=]\s{0,3}\d{7,20}(?![\d.])",
+    re.IGNORECASE)
+
+
 def memory_report(text: str) -> str | None:
     """"growth" or "usage" for a text that reports memory growing or held without naming a failure; else None."""
     if MEMORY_GROWTH.search(text):
@@ -1052,10 +1073,13 @@ def extract(text: str) -> Extraction:
     if exceeded:
         ex.exceeded_bytes = _bytes(exceeded.group(1), exceeded.group(2))
     _pool_figures(ex, text)
-    start = _START_MEMORY.search(text)
+    start = _START_MEMORY.search(text) or _SETUP_MEMORY.search(text)
     if start:
         ex.start_total_bytes = _bytes(start.group(1), start.group(2))
         ex.start_free_bytes = _bytes(start.group(3), start.group(4))
+    elif (start := _AVAILABLE_THEN_TOTAL.search(text)) is not None:
+        ex.start_free_bytes = _bytes(start.group(1), start.group(2))
+        ex.start_total_bytes = _bytes(start.group(3), start.group(4))
     tactic = _TACTIC_WORKSPACE.search(text)
     if tactic:
         ex.tactic_workspace_bytes = _bytes(tactic.group(1), tactic.group(2))
@@ -1279,7 +1303,12 @@ def parse(text: str, report: MemoryReport) -> bool:
             report.parsed["memory_report"] = described
             report.framework = report.framework if report.framework != "unknown" else (ex.runtime or "unknown")
             return True
-        return False
+        if MEMORY_FIGURE.search(text) is None:
+            return False
+        # (Sixty-third pass) A wording no reading knows, with a size of memory in it: not "no out-of-memory message"
+        # (issue 28's first requirement) but a report whose figures the rules read for what they show.
+        report.parsed["memory_figures_only"] = 1
+        report.missing.append(N_("the error line itself (only memory figures were recognised)"))
     if already and report.kind not in FILL_KINDS and not _read_nothing(report):
         if report.kind == "pytorch_oom" and _device_figures_missing(report) and _TOTAL_FREE_LINE.search(text):
             # PyTorch's clauses retold in a user's words ("GPU has 79.19 GiB total, 6.68 GiB free, 72.48 GiB in use
