@@ -665,6 +665,37 @@ HOST_MEMORY_PERCENT = re.compile(r"\b(?:cpu|host|system)\s{1,3}(?:virtual\s{1,3}
 HOST_MEMORY_FULL_PERCENT = 90.0
 
 
+# (Sixty-third pass) Ollama's placement of a model over the GPU and the CPU, logged before it starts the runner:
+# "msg=offload library=cuda layers.requested=-1 layers.model=49 layers.offload=4 ... memory.available="[11.4 GiB]" ...
+# memory.required.full="68.3 GiB" memory.required.partial="10.9 GiB"" (ollama/ollama llm/server.go, NewLlamaServer,
+# slog.Info("offload", ...) with the estimate of llm/memory.go, MemoryEstimate.LogValue). The estimate offloads only the
+# layers whose memory fits what the GPU has free (EstimateGPULayers), so memory.required.partial is at most
+# memory.available; the layers not offloaded run on the CPU backend with their weights in the host's memory. With the
+# GPU's share fitting and no device failure in the text, what the job may still lack is RAM for the layers left on the
+# CPU (ollama/ollama#10739: 4 of 49 layers on an 11.4 GiB GPU, about 56 GiB of weights left to the host; #8571: none
+# offloaded, the whole model in RAM). Groups: layers of the model, layers offloaded, the first device's free memory
+# (number, unit) and the partial requirement (number, unit); the fields may wrap onto the next lines of a paste.
+_ENGINE_OFFLOAD = re.compile(r"\blayers\.model=(\d{1,4})\s{1,3}layers\.offload=(\d{1,4})\b[\s\S]{0,200}?"
+                             r"\bmemory\.available=\"\[\s{0,2}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([KMGT]i?B|B)\b[\s\S]{0,300}?"
+                             r"\bmemory\.required\.partial=\"(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([KMGT]i?B|B)\"")
+_BINARY_UNITS = {"b": 1, "kb": 1024, "kib": 1024, "mb": 1024**2, "mib": 1024**2, "gb": 1024**3, "gib": 1024**3,
+                 "tb": 1024**4, "tib": 1024**4}
+
+
+def engine_placed_rest_on_host(text: str) -> bool:
+    """Ollama's offload line with fewer layers on the GPU than the model has and the GPU's share within what it had
+    free (:data:`_ENGINE_OFFLOAD`): the rest of the model is the host's to hold."""
+    if "layers.offload=" not in text:
+        return False
+    match = _ENGINE_OFFLOAD.search(text)
+    if match is None:
+        return False
+    layers, offloaded = int(match.group(1)), int(match.group(2))
+    available = float(match.group(3)) * _BINARY_UNITS[match.group(4).lower()]
+    partial = float(match.group(5)) * _BINARY_UNITS[match.group(6).lower()]
+    return offloaded < layers and partial <= available
+
+
 def host_memory_nearly_full(text: str) -> bool:
     """The host's memory use printed at :data:`HOST_MEMORY_FULL_PERCENT` or more (:data:`HOST_MEMORY_PERCENT`)."""
     return any(float(m.group(1)) >= HOST_MEMORY_FULL_PERCENT for m in HOST_MEMORY_PERCENT.finditer(text))
@@ -1581,6 +1612,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if _TF_CPU_NODE.search(text) and _TF_GPU_PLACEMENT.search(text) is None:
         return "host_ram"
     if TOOLCHAIN_HOST_OOM.search(text) or ray_memory_monitor(text):
+        return "host_ram"
+    if engine_placed_rest_on_host(text) and not any(w in low for w in _OOM_OWN) and _OOM_WORD.search(text) is None:
         return "host_ram"
     if host_memory_nearly_full(text) and not any(w in low for w in _OOM_OWN):
         return "host_ram"
