@@ -155,20 +155,3 @@ def test_flat_residue_after_each_release_is_not_a_leak():
     # Negative: the same readings staying flat are the job's need.
     text = _SLEEP.format(one="4.11", two="4.12")
     assert all(c.id != "leak" for c in diagnose_text(text).causes)
-
-
-# --- a recognised message whose figures no rule ranks: the plain shortage at the lowest confidence --------------------
-
-def test_figures_no_rule_ranks_are_read_as_a_plain_shortage_before_the_missing_clauses_note():
-    # NVIDIA-NeMo/RL#2871 (fresh-76): PyTorch's class with the request, the free figure cut before its unit.
-    text = ("torch.OutOfMemoryError: Tried to allocate 12.60 GiB. GPU had 12.44 GiB free of 79.19")
-    causes = diagnose_text(text).causes
-    assert causes[0].id == "genuine_shortage" and causes[0].evidence["figures_alone"] is True
-    assert causes[0].confidence == 0.3
-    assert causes[1].id == "unparseable"
-
-
-def test_a_recognised_message_without_any_figure_keeps_only_the_missing_clauses_note():
-    # Negative: the PyTorch class alone (ollama/ollama#8616's shape, fresh-56) has no figure to read.
-    causes = diagnose_text("torch.OutOfMemoryError").causes
-    assert all(c.evidence.get("figures_alone") is None for c in causes)
