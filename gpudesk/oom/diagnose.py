@@ -15,7 +15,7 @@ from gpudesk.oom import engine_advice, framework_fixes, literal_scan
 from gpudesk.oom.engine_sizing import engine_sizing_effects
 from gpudesk.oom.cause import Cause, Diagnosis, SizingEffect
 from gpudesk.oom.parsers import condense, parse_text
-from gpudesk.oom.rules import RULES, Facts, genuine_shortage
+from gpudesk.oom.rules import RULES, Facts
 from gpudesk.oom.report import MemoryReport
 from gpudesk.oom import user_context
 from gpudesk.oom.user_context import UserContext
@@ -63,9 +63,6 @@ def _ranked(report: MemoryReport, spec: Any, workload: Any) -> list[Cause]:
     order = {id(c): i for i, c in enumerate(causes)}
     causes.sort(key=lambda c: (-c.confidence, order[id(c)]))
     if report.source == "text" and report.kind != "unknown" and not causes:
-        figures = genuine_shortage.from_figures_alone(facts)  # an unknown wording with a figure (sixty-third pass)
-        if figures is not None:
-            causes.append(figures)
         causes.append(_partial(report))
     engine_advice.apply(report, causes)
     for cause in causes:

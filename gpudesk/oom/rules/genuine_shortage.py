@@ -709,33 +709,3 @@ def _full_though_free_covers(f: Facts) -> Cause | None:
         more_fixes=[i18n._(m) for m in MORE],
         checks=[i18n._(c) for c in CHECKS],
     )
-
-
-# (Sixty-third pass) The confidence of the reading below: the lowest a finding has, tied with the note that the clauses
-# are missing (gpudesk.oom.diagnose._partial) and ranked before it.
-FIGURES_ALONE_CONFIDENCE = 0.3
-
-
-def from_figures_alone(f: Facts) -> Cause | None:
-    """A recognised out-of-memory text whose figures (a request, or any of the device's) no rule could rank: the
-    plainest reading of an allocation that failed with figures given, that the job needed more than the device had
-    left, at the lowest confidence (issue 28: an unknown wording with a figure is never "no cause"). None when the text
-    gives no figure at all. Called by :func:`gpudesk.oom.diagnose.diagnose` only when every rule declined."""
-    dev = f.report.device
-    device_figures = [] if dev is None else [v for v in (dev.total_bytes, dev.free_bytes, dev.allocated_bytes,
-                                                          dev.reserved_bytes) if v is not None]
-    if f.requested is None and not device_figures:
-        return None
-    return Cause(
-        id="genuine_shortage",
-        title=_("Not enough GPU memory for this step (read from the figures alone)"),
-        confidence=FIGURES_ALONE_CONFIDENCE,
-        evidence=evidence(requested_bytes=f.requested, total_capacity_bytes=f.total, free_bytes=f.free,
-                          allocated_bytes=f.allocated, figures_alone=True),
-        explanation=_("The message gives memory figures, but not the clauses that tell one cause from another; the "
-                      "plainest reading of a failed allocation is that the job needed more than the device had left."),
-        fix=i18n._(FIX),
-        more_fixes=[i18n._(m) for m in MORE],
-        checks=[_("nvidia-smi (or the platform's tool) during the run: what this process and others hold against the "
-                  "total; paste the complete message for a finer reading.")],
-    )
