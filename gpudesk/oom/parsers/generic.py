@@ -718,6 +718,11 @@ MEMORY_FIGURE = re.compile(
     re.IGNORECASE)
 
 
+# A run said to have stopped without the word "error": a Python traceback's head, or a program that aborted (gpu-burn's
+# "Couldn't init a GPU test: Low mem for result. aborting.").
+_RUN_STOPPED = re.compile(r"\btraceback \(most recent call last\)|\babort(?:ing|ed)?\b", re.IGNORECASE)
+
+
 def memory_report(text: str) -> str | None:
     """"growth" or "usage" for a text that reports memory growing or held without naming a failure; else None."""
     if MEMORY_GROWTH.search(text):
@@ -1303,10 +1308,13 @@ def parse(text: str, report: MemoryReport) -> bool:
             report.parsed["memory_report"] = described
             report.framework = report.framework if report.framework != "unknown" else (ex.runtime or "unknown")
             return True
-        if MEMORY_FIGURE.search(text) is None:
+        if MEMORY_FIGURE.search(text) is None or not (ex.failure_words or _RUN_STOPPED.search(text)):
             return False
-        # (Sixty-third pass) A wording no reading knows, with a size of memory in it: not "no out-of-memory message"
-        # (issue 28's first requirement) but a report whose figures the rules read for what they show.
+        # (Sixty-third pass) A wording no reading knows, with a size of memory in it and a failure said beside it: not
+        # "no out-of-memory message" (issue 28's first requirement) but a report whose figures the rules read for what
+        # they show. Figures with no failure ("using 11.2 GiB of VRAM", "check passed. Required: 12.5 GB, Available:
+        # 15.2 GB", a progress bar's "RAM used") stay a report of nothing wrong (eleventh, forty-second, fifty-fifth
+        # passes).
         report.parsed["memory_figures_only"] = 1
         report.missing.append(N_("the error line itself (only memory figures were recognised)"))
     if already and report.kind not in FILL_KINDS and not _read_nothing(report):
