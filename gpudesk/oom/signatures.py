@@ -733,6 +733,13 @@ _CPU_ALLOCATOR_DEVICE_WORDS = ("cuda", "gpu", "vram", "device memory", "video me
 # device readings.
 HOST_BUFFER_ALLOCATION_FAILED = re.compile(r"\b(?:buffer|scratch\s?pad|scratch|memory|malloc)\s{1,3}allocation\s{1,3}"
                                            r"failed\b", re.IGNORECASE)
+# (Sixty-third pass) Xcode's alert when iOS ends an app for its memory footprint: "The app “MLCChat” has been killed by
+# the operating system because it is using too much memory." iOS's jetsam terminates a process above its memory limit
+# (developer.apple.com/documentation/xcode/identifying-high-memory-use-with-jetsam-event-reports), the counterpart of
+# Linux's OOM killer; the limit is the process's footprint of the system's memory (mlc-ai/mlc-llm#2028). Read, like
+# the buffer wording above, only where no device is named.
+OS_KILLED_FOR_MEMORY = re.compile(r"\bkilled by the (?:operating )?system because it (?:is|was) using too much memory\b",
+                                  re.IGNORECASE)
 _ANY_DEVICE_WORDS = _CPU_ALLOCATOR_DEVICE_WORDS + ("device", "cl_", "tpu", "accelerator", "cudnn", "cublas", "nccl",
                                                    "hbm", "gddr", "directml", "d3d", "ascend", "gaudi", "habana",
                                                    "neuron", "显存", "显卡")
@@ -1604,7 +1611,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
             or _RUST_ALLOC.search(text) or _RAM_SHORTAGE.search(text) or _COMMIT_LIMIT_CODE.search(text) or (
                 _CPU_ALLOCATOR_WORDS.search(text) and not any(w in low for w in _CPU_ALLOCATOR_DEVICE_WORDS)) or (
-                HOST_BUFFER_ALLOCATION_FAILED.search(text) and not any(w in low for w in _ANY_DEVICE_WORDS)) or (
+                (HOST_BUFFER_ALLOCATION_FAILED.search(text) or OS_KILLED_FOR_MEMORY.search(text))
+                and not any(w in low for w in _ANY_DEVICE_WORDS)) or (
                 _ZH_RAM_SHORTAGE.search(text) and not any(w in low for w in _ZH_DEVICE_WORDS)):
         return "host_ram"
     if _TF_HOST_WARNING in low and not any(w in low for w in _TF_DEVICE_OOM):

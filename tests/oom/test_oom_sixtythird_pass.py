@@ -163,3 +163,18 @@ def test_flat_residue_after_each_release_is_not_a_leak():
     # Negative: the same readings staying flat are the job's need.
     text = _SLEEP.format(one="4.11", two="4.12")
     assert all(c.id != "leak" for c in diagnose_text(text).causes)
+
+
+# --- the operating system ending an app for its memory (iOS jetsam, in Xcode's words) --------------------------------
+
+def test_app_killed_by_the_os_for_too_much_memory_is_host_ram():
+    # mlc-ai/mlc-llm#2028 (fresh-73): Xcode's alert when jetsam ended the app.
+    text = 'The app “MLCChat” has been killed by the operating system because it is using too much memory.'
+    cause = _first(text)
+    assert cause.id == "not_capacity" and cause.evidence["deciding_check"] == "host_ram"
+
+
+def test_too_much_memory_beside_a_device_failure_is_left_to_the_device():
+    # Negative: the same words beside CUDA's own out-of-memory are about the device.
+    text = "The app was killed by the operating system because it is using too much memory: CUDA out of memory"
+    assert _first(text).evidence.get("deciding_check") != "host_ram"

@@ -465,6 +465,8 @@ OOM_WORDS = (
     # (Sixty-third pass) A program's own "<buffer> allocation failed" (cpuminer's "scrypt buffer allocation failed" after
     # malloc returned NULL; signatures ``host_ram`` reads it as the host's memory where no device is named).
     "buffer allocation failed",
+    # (Sixty-third pass) Xcode's alert when iOS's jetsam ends an app over its memory limit (signatures ``host_ram``).
+    "because it is using too much memory", "because it was using too much memory",
     # transformers' bitsandbytes quantizers refuse a device map that put modules off the GPU
     # (transformers/quantizers/quantizer_bnb_4bit.py and quantizer_bnb_8bit.py, validate_environment: "Some modules are
     # dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the quantized model."): with
