@@ -246,6 +246,11 @@ LABELS.update({
     "model_weight_bytes": N_("Weights of that model in bf16"),
     "gpu_memory_bytes": N_("Memory of the GPU the text names"),
     "messages": N_("Out-of-memory messages in the text"),
+    # (Sixty-third pass) gpudesk.oom.rules.leak._kept_after_release: the memory still in use after each release.
+    "readings": N_("Readings in the text"),
+    "still_in_use_first_bytes": N_("Still in use after the first release"),
+    "still_in_use_last_bytes": N_("Still in use after the last release"),
+    "still_in_use_growth_bytes": N_("Growth of the memory still in use"),
     "cuda_call": N_("CUDA call that failed"),
     "ggml_buffer": N_("ggml buffer that failed (model, KV cache or compute)"),
     "model_buffer_bytes": N_("Model buffer on this GPU"),

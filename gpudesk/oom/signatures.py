@@ -665,6 +665,37 @@ HOST_MEMORY_PERCENT = re.compile(r"\b(?:cpu|host|system)\s{1,3}(?:virtual\s{1,3}
 HOST_MEMORY_FULL_PERCENT = 90.0
 
 
+# (Sixty-third pass) Ollama's placement of a model over the GPU and the CPU, logged before it starts the runner:
+# "msg=offload library=cuda layers.requested=-1 layers.model=49 layers.offload=4 ... memory.available="[11.4 GiB]" ...
+# memory.required.full="68.3 GiB" memory.required.partial="10.9 GiB"" (ollama/ollama llm/server.go, NewLlamaServer,
+# slog.Info("offload", ...) with the estimate of llm/memory.go, MemoryEstimate.LogValue). The estimate offloads only the
+# layers whose memory fits what the GPU has free (EstimateGPULayers), so memory.required.partial is at most
+# memory.available; the layers not offloaded run on the CPU backend with their weights in the host's memory. With the
+# GPU's share fitting and no device failure in the text, what the job may still lack is RAM for the layers left on the
+# CPU (ollama/ollama#10739: 4 of 49 layers on an 11.4 GiB GPU, about 56 GiB of weights left to the host; #8571: none
+# offloaded, the whole model in RAM). Groups: layers of the model, layers offloaded, the first device's free memory
+# (number, unit) and the partial requirement (number, unit); the fields may wrap onto the next lines of a paste.
+_ENGINE_OFFLOAD = re.compile(r"\blayers\.model=(\d{1,4})\s{1,3}layers\.offload=(\d{1,4})\b[\s\S]{0,200}?"
+                             r"\bmemory\.available=\"\[\s{0,2}(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([KMGT]i?B|B)\b[\s\S]{0,300}?"
+                             r"\bmemory\.required\.partial=\"(\d{1,6}(?:\.\d{1,3})?)\s{0,2}([KMGT]i?B|B)\"")
+_BINARY_UNITS = {"b": 1, "kb": 1024, "kib": 1024, "mb": 1024**2, "mib": 1024**2, "gb": 1024**3, "gib": 1024**3,
+                 "tb": 1024**4, "tib": 1024**4}
+
+
+def engine_placed_rest_on_host(text: str) -> bool:
+    """Ollama's offload line with fewer layers on the GPU than the model has and the GPU's share within what it had
+    free (:data:`_ENGINE_OFFLOAD`): the rest of the model is the host's to hold."""
+    if "layers.offload=" not in text:
+        return False
+    match = _ENGINE_OFFLOAD.search(text)
+    if match is None:
+        return False
+    layers, offloaded = int(match.group(1)), int(match.group(2))
+    available = float(match.group(3)) * _BINARY_UNITS[match.group(4).lower()]
+    partial = float(match.group(5)) * _BINARY_UNITS[match.group(6).lower()]
+    return offloaded < layers and partial <= available
+
+
 def host_memory_nearly_full(text: str) -> bool:
     """The host's memory use printed at :data:`HOST_MEMORY_FULL_PERCENT` or more (:data:`HOST_MEMORY_PERCENT`)."""
     return any(float(m.group(1)) >= HOST_MEMORY_FULL_PERCENT for m in HOST_MEMORY_PERCENT.finditer(text))
@@ -692,6 +723,26 @@ _CPU_ALLOCATOR_WORDS = re.compile(r"\bcan'?t allocate memory\b|\bnot enough memo
                                   re.IGNORECASE)
 _CPU_ALLOCATOR_DEVICE_WORDS = ("cuda", "gpu", "vram", "device memory", "video memory", "hip ", "hiperror", "hipmalloc",
                                "hiphost", "rocm", "xpu", "npu", "mps", "metal", "vulkan", "opencl")
+# (Sixty-third pass) A program's own "<buffer> allocation failed" in a text that names no device at all: C programs
+# print it when malloc / _mm_malloc / posix_memalign return NULL, and those calls allocate only the host's memory (ISO
+# C 7.22.3 "Memory management functions": a null pointer when the space cannot be allocated; POSIX malloc, ENOMEM).
+# cpuminer's miner threads: "scratchbuf = scrypt_buffer_alloc(opt_scrypt_n); if (!scratchbuf) applog(LOG_ERR,
+# "scrypt buffer allocation failed")" (pooler/cpuminer cpu-miner.c, miner_thread; JayDDee/cpuminer-opt
+# algo/scrypt/scrypt.c, scrypt_miner_thread_init, _mm_malloc), one scratchpad of 128 * r * N bytes per thread in RAM.
+# A device runtime names its device, its API or its memory beside the failure, so any such word leaves the text to the
+# device readings.
+HOST_BUFFER_ALLOCATION_FAILED = re.compile(r"\b(?:buffer|scratch\s?pad|scratch|memory|malloc)\s{1,3}allocation\s{1,3}"
+                                           r"failed\b", re.IGNORECASE)
+# (Sixty-third pass) Xcode's alert when iOS ends an app for its memory footprint: "The app “MLCChat” has been killed by
+# the operating system because it is using too much memory." iOS's jetsam terminates a process above its memory limit
+# (developer.apple.com/documentation/xcode/identifying-high-memory-use-with-jetsam-event-reports), the counterpart of
+# Linux's OOM killer; the limit is the process's footprint of the system's memory (mlc-ai/mlc-llm#2028). Read, like
+# the buffer wording above, only where no device is named.
+OS_KILLED_FOR_MEMORY = re.compile(r"\bkilled by the (?:operating )?system because it (?:is|was) using too much memory\b",
+                                  re.IGNORECASE)
+_ANY_DEVICE_WORDS = _CPU_ALLOCATOR_DEVICE_WORDS + ("device", "cl_", "tpu", "accelerator", "cudnn", "cublas", "nccl",
+                                                   "hbm", "gddr", "directml", "d3d", "ascend", "gaudi", "habana",
+                                                   "neuron", "显存", "显卡")
 # RAM said short in Chinese: "内存" is the host's memory (the GPU's is "显存", video memory), "不足/不够/耗尽" short or
 # exhausted; glibc's zh_CN text of ENOMEM is "无法分配内存" ("[Errno 12] 无法分配内存" from Python). A text that also
 # names the GPU ("GPU内存不足", "CUDA out of memory") is about device memory and is not read so (:func:`classify`).
@@ -1560,6 +1611,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \
             or _RUST_ALLOC.search(text) or _RAM_SHORTAGE.search(text) or _COMMIT_LIMIT_CODE.search(text) or (
                 _CPU_ALLOCATOR_WORDS.search(text) and not any(w in low for w in _CPU_ALLOCATOR_DEVICE_WORDS)) or (
+                (HOST_BUFFER_ALLOCATION_FAILED.search(text) or OS_KILLED_FOR_MEMORY.search(text))
+                and not any(w in low for w in _ANY_DEVICE_WORDS)) or (
                 _ZH_RAM_SHORTAGE.search(text) and not any(w in low for w in _ZH_DEVICE_WORDS)):
         return "host_ram"
     if _TF_HOST_WARNING in low and not any(w in low for w in _TF_DEVICE_OOM):
@@ -1567,6 +1620,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if _TF_CPU_NODE.search(text) and _TF_GPU_PLACEMENT.search(text) is None:
         return "host_ram"
     if TOOLCHAIN_HOST_OOM.search(text) or ray_memory_monitor(text):
+        return "host_ram"
+    if engine_placed_rest_on_host(text) and not any(w in low for w in _OOM_OWN) and _OOM_WORD.search(text) is None:
         return "host_ram"
     if host_memory_nearly_full(text) and not any(w in low for w in _OOM_OWN):
         return "host_ram"

@@ -123,6 +123,9 @@ _REQUEST = [
     # size of memory allocation: Required N bytes, already occupied : U bytes, but available memory size is T bytes".
     _c(r"\b(?:requested|required)\s{1,3}" + _SIZE + r",\s{0,3}(?:but|already)"),
     _c(r"\bbuffer size\s{1,3}\(?" + _SIZE + r"\)?\s{1,3}(?:is greater than|exceeds)"),  # wgpu-core's, Dawn's
+    # (Sixty-third pass) An OpenCL program naming the size it passed to clCreateBuffer beside the refusal: "CL_INVALID_
+    # BUFFER_SIZE when calling clCreateBuffer with buffer size 2986344448", in bytes (see OPENCL_BUFFER_SIZE_REFUSED).
+    _c(r"\bwith (?:a )?buffer size\s{0,2}(?:of\s{1,3}|[=:]\s{0,3})?" + _SIZE),
     # IREE's HAL (runtime/src/iree/hal/drivers/vulkan/vma_allocator.cc, native_allocator.cc): "failed to allocate buffer
     # of length N", N in bytes (iree#13516).
     _c(r"allocate buffer of length\s{1,3}" + _SIZE),
@@ -288,6 +291,15 @@ _TPU_MEMORY_SPACE = _c(r"(?:ran out of memory in memory space\s{1,3}|\bspace\s{0
 # TF1 "totalMemory: 3.94GiB freeMemory: 187.62MiB", older "Total memory: 7.92GiB" / "Free memory: 190.31MiB". It is
 # logged before TensorFlow creates its allocator, so the free figure is what other processes left on the GPU.
 _START_MEMORY = _c(r"total ?memory:\s{0,3}" + _SIZE_U + r"\s{1,3}free ?memory:\s{0,3}" + _SIZE_U)
+# (Sixty-third pass) The same reading as other programs print it when they set up on a device, before they allocate:
+# gpu-burn's "Initialized device 0 with 3956 MB of memory (117 MB available, using 105 MB of it)" (cudaMemGetInfo's
+# free and total, printed by its GPU_Test constructor before it allocates its result buffers; wilicc/gpu-burn
+# gpu_burn-drv.cpp), groups 1-2 total, 3-4 free; and a worker's "Available memory: 0, total memory: 65452113920" in
+# bytes (groups 1-2 free, 3-4 total), read only with the pair together on one line.
+_SETUP_MEMORY = _c(r"\bdevice\s{1,3}\d{1,3}\s{1,3}with\s{1,3}" + _SIZE_U + r"\s{1,3}of\s{1,3}memory\s{0,2}\(\s{0,2}"
+                   + _SIZE_U + r"\s{1,3}available\b")
+_AVAILABLE_THEN_TOTAL = _c(r"\bavailable memory\s{0,2}[:=]\s{0,3}" + _SIZE + r"\s{0,2},\s{0,3}total memory\s{0,2}[:=]"
+                           r"\s{0,3}" + _SIZE + r"(?![\d.])")
 _LIMIT = [
     _c(r"\bmust not exceed\s{1,3}" + _SIZE_U),  # the limit of the same check (see _REQUEST)
     # A tensor against its buffer type's maximum size, in bytes (gpudesk.oom.limit_words.TENSOR_OVER_BUFFER_MAX).
@@ -450,6 +462,11 @@ OOM_WORDS = (
     # C++'s std::bad_alloc as MSVC's runtime words its what() ("bad allocation"; libstdc++ says "std::bad_alloc"):
     # ONNX Runtime and other C++ libraries pass it on as their status message.
     "bad allocation",
+    # (Sixty-third pass) A program's own "<buffer> allocation failed" (cpuminer's "scrypt buffer allocation failed" after
+    # malloc returned NULL; signatures ``host_ram`` reads it as the host's memory where no device is named).
+    "buffer allocation failed",
+    # (Sixty-third pass) Xcode's alert when iOS's jetsam ends an app over its memory limit (signatures ``host_ram``).
+    "because it is using too much memory", "because it was using too much memory",
     # transformers' bitsandbytes quantizers refuse a device map that put modules off the GPU
     # (transformers/quantizers/quantizer_bnb_4bit.py and quantizer_bnb_8bit.py, validate_environment: "Some modules are
     # dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the quantized model."): with
@@ -526,6 +543,17 @@ RUNTIME_ALLOC_STATUS = re.compile(
     r"|\ballocation of \d{1,12} x \d{1,12} region failed: freeing some memory\b"
     r"|\b(?-i:cl[A-Z][A-Za-z]{3,40})\s{0,2}(?:\(\s{0,2}\)\s{0,2})?(?:\(\s{0,2}-4\s{0,2}\)|[:,]?\s{0,2}(?:failed|returned|error|err)"
     r"\s{0,2}(?:with\s{1,3})?(?:code\s{1,3})?[:=(]?\s{0,2}-4)(?![\d.])", re.IGNORECASE)
+
+# (Sixty-third pass) OpenCL's refusal of one memory object above the device's per-object limit, named by its status:
+# clCreateBuffer "returns CL_INVALID_BUFFER_SIZE if size is 0, or if size is greater than CL_DEVICE_MAX_MEM_ALLOC_SIZE
+# value specified in the table of allowed values for param_name for clGetDeviceInfo for all devices in context"
+# (Khronos OpenCL 1.2 specification, section 5.2.1 "Creating Buffer Objects", and the OpenCL 3.0 API specification,
+# clCreateBuffer; the status is -61 in CL/cl.h, KhronosGroup/OpenCL-Headers). CL_DEVICE_MAX_MEM_ALLOC_SIZE is at
+# least max(1/4 of CL_DEVICE_GLOBAL_MEM_SIZE, 128 MB) (same specification, table 4.3, clGetDeviceInfo), so the refusal
+# is one request over a per-object cap that may be as low as a quarter of the card: an allocation failure without any
+# other word for memory. The letters of "BUFFER" are read with a doubled or tripled F as a user retypes them
+# ("CL_INVALID_BUFFFER_SIZE"); "CL_INVALID_BUFFER_SIZE" is never another status.
+OPENCL_BUFFER_SIZE_REFUSED = re.compile(r"\bCL_INVALID_BUF{1,3}ER_SIZE\b", re.IGNORECASE)
 
 # Level Zero reporting the device lost (ZE_RESULT_ERROR_DEVICE_LOST, through the Unified Runtime as
 # UR_RESULT_ERROR_DEVICE_LOST, error 20, or the older PI plug-in): Intel's GPU driver resets a device whose kernels ran
@@ -678,6 +706,23 @@ _MODEL_LOAD_FAILED = re.compile(r"\berror loading model\b(?!\s{0,2}:)", re.IGNOR
 _MODEL_FILE_FAULT = re.compile(r"unknown (?:model )?architecture|invalid magic|bad magic|unsupported|not supported|"
                                r"corrupt|truncated|no such file|not found|tensor '[^']{1,80}' has wrong shape|"
                                r"unknown pre-tokenizer|invalid model file", re.IGNORECASE)
+
+
+# (Sixty-third pass) A size of memory stated in any wording: a memory noun and a figure with its unit within a few
+# words on one line, either order ("Initialized device 0 with 3956 MB of memory (117 MB available", "Process 60 has
+# 17179869184.00 GiB memory in use", 'memory.available="[11.4 GiB]"', "4.11 GiB memory is still in use"), or a memory
+# field given in bytes ("Available memory: 0, total memory: 65452113920"). A pasted text of a memory problem whose error
+# line no reading knows still carries these; with them it is read for its figures instead of answered "not found".
+MEMORY_FIGURE = re.compile(
+    r"\b(?:memory|mem|vram|ram|hbm)\b[^\n]{0,40}?" + _SIZE_U
+    + r"|" + _SIZE_U + r"[^\n]{0,30}?\b(?:of\s{1,3})?(?:gpu\s{1,3}|device\s{1,3}|video\s{1,3})?(?:memory|vram|ram|hbm)\b"
+    r"|\b(?:total|free|available|used)\s{1,3}memory\s{0,2}[:=]\s{0,3}\d{7,20}(?![\d.])",
+    re.IGNORECASE)
+
+
+# A run said to have stopped without the word "error": a Python traceback's head, or a program that aborted (gpu-burn's
+# "Couldn't init a GPU test: Low mem for result. aborting.").
+_RUN_STOPPED = re.compile(r"\btraceback \(most recent call last\)|\babort(?:ing|ed)?\b", re.IGNORECASE)
 
 
 def memory_report(text: str) -> str | None:
@@ -1006,6 +1051,7 @@ def extract(text: str) -> Extraction:
                     or CUDA_ALLOC_STATUS.search(text) is not None
                     or CUDA_ALLOC_CALL_FAILED.search(text) is not None
                     or RUNTIME_ALLOC_STATUS.search(text) is not None
+                    or OPENCL_BUFFER_SIZE_REFUSED.search(text) is not None
                     or LEVEL_ZERO_DEVICE_LOST.search(text) is not None
                     or SYCL_OPAQUE_STATUS.search(text) is not None
                     or limit_words.vulkan_memory_result(text),
@@ -1034,10 +1080,13 @@ def extract(text: str) -> Extraction:
     if exceeded:
         ex.exceeded_bytes = _bytes(exceeded.group(1), exceeded.group(2))
     _pool_figures(ex, text)
-    start = _START_MEMORY.search(text)
+    start = _START_MEMORY.search(text) or _SETUP_MEMORY.search(text)
     if start:
         ex.start_total_bytes = _bytes(start.group(1), start.group(2))
         ex.start_free_bytes = _bytes(start.group(3), start.group(4))
+    elif (start := _AVAILABLE_THEN_TOTAL.search(text)) is not None:
+        ex.start_free_bytes = _bytes(start.group(1), start.group(2))
+        ex.start_total_bytes = _bytes(start.group(3), start.group(4))
     tactic = _TACTIC_WORKSPACE.search(text)
     if tactic:
         ex.tactic_workspace_bytes = _bytes(tactic.group(1), tactic.group(2))
@@ -1261,7 +1310,15 @@ def parse(text: str, report: MemoryReport) -> bool:
             report.parsed["memory_report"] = described
             report.framework = report.framework if report.framework != "unknown" else (ex.runtime or "unknown")
             return True
-        return False
+        if MEMORY_FIGURE.search(text) is None or not (ex.failure_words or _RUN_STOPPED.search(text)):
+            return False
+        # (Sixty-third pass) A wording no reading knows, with a size of memory in it and a failure said beside it: not
+        # "no out-of-memory message" (issue 28's first requirement) but a report whose figures the rules read for what
+        # they show. Figures with no failure ("using 11.2 GiB of VRAM", "check passed. Required: 12.5 GB, Available:
+        # 15.2 GB", a progress bar's "RAM used") stay a report of nothing wrong (eleventh, forty-second, fifty-fifth
+        # passes).
+        report.parsed["memory_figures_only"] = 1
+        report.missing.append(N_("the error line itself (only memory figures were recognised)"))
     if already and report.kind not in FILL_KINDS and not _read_nothing(report):
         if report.kind == "pytorch_oom" and _device_figures_missing(report) and _TOTAL_FREE_LINE.search(text):
             # PyTorch's clauses retold in a user's words ("GPU has 79.19 GiB total, 6.68 GiB free, 72.48 GiB in use

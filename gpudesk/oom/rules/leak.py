@@ -108,7 +108,7 @@ def check(f: Facts) -> Cause | None:
     from_samples = _from_samples(f)
     if from_samples is not None:
         return from_samples
-    return (gc_reclaim.check(f) or _from_repeated_messages(f) or _from_words(f) or _in_validation(f) or _loop_accumulation(f)
+    return (gc_reclaim.check(f) or _from_repeated_messages(f) or _kept_after_release(f) or _from_words(f) or _in_validation(f) or _loop_accumulation(f)
             or graph_growth.check(f)
             or _undisposed_tensors(f) or _volatile_removed(f) or _texture_objects(f)
             or item_loop.check(f, _every_step(f.report.text or ""), _progress(f.report.text or ""),
@@ -459,6 +459,56 @@ def _from_repeated_messages(f: Facts) -> Cause | None:
         checks=[_("After catching an out-of-memory error, delete the references to the failed step's tensors (and the "
                   "exception itself) before going on; log torch.cuda.memory_allocated() at the start of every step: a "
                   "steady rise is a leak.")],
+    )
+
+
+# (Sixty-third pass) Memory a process still holds after it has released what it meant to, printed once per step: vLLM's
+# sleep mode offloads or discards the weights and the KV cache between generation phases and logs what it left on the
+# device, "Sleep mode freed 43.82 GiB memory, 4.11 GiB memory is still in use." (vllm/v1/worker/gpu_worker.py,
+# Worker.sleep, https://github.com/vllm-project/vllm). Each release should leave the same residue; a residue that rises
+# from one release to the next is memory kept between runs of the same process (NVIDIA-NeMo/RL#2619: 4.11, 11.57, then
+# about 25 GiB still in use after successive steps, until the training phase ran out). The figure before "memory is
+# still in use" (or after "still in use:"), in any unit.
+_STILL_IN_USE = re.compile(r"(\d{1,7}(?:\.\d{1,4})?\s{0,2}[KMGT]i?B)\s{1,3}(?:of\s{1,3})?(?:gpu\s{1,3}|device\s{1,3})?"
+                           r"memory\s{1,3}(?:is|was|are|were)\s{1,3}still\s{1,3}(?:in\s{1,3}use|held|allocated)\b"
+                           r"|\bstill\s{1,3}(?:in\s{1,3}use|held|allocated)\s{0,2}[:=]\s{0,3}(\d{1,7}(?:\.\d{1,4})?\s{0,2}[KMGT]i?B)",
+                           re.IGNORECASE)
+
+
+def _kept_after_release(f: Facts) -> Cause | None:
+    """The memory left in use after each release rising from the first reading to the last, never falling and by
+    GROWTH_MIN_BYTES and GROWTH_MIN_SHARE or more (``_STILL_IN_USE``): 0.7, above an engine budget read from the same
+    figures (0.6)."""
+    text = f.report.text or ""
+    if "still" not in text.lower():
+        return None
+    values: list[int] = []
+    for m in _STILL_IN_USE.finditer(text):
+        size = parse_size(m.group(1) or m.group(2))
+        if size is not None:
+            values.append(size)
+        if len(values) > MAX_MESSAGES:
+            break
+    if len(values) < 2:
+        return None
+    first, last = values[0], values[-1]
+    growth = last - first
+    if any(b < a for a, b in zip(values, values[1:])) or growth < max(GROWTH_MIN_BYTES, GROWTH_MIN_SHARE * first):
+        return None
+    return Cause(
+        id="leak",
+        title=_("Memory left in use after each release grows from step to step"),
+        confidence=0.7,
+        evidence=evidence(readings=len(values), still_in_use_first_bytes=first, still_in_use_last_bytes=last,
+                          still_in_use_growth_bytes=growth),
+        explanation=_("The text shows what stayed in use after each release ({n} readings), rising from {first} to "
+                      "{last}. A release between steps should leave the same residue each time; a residue that grows "
+                      "is memory kept from one step to the next, which fills the GPU after enough steps.").format(
+                          n=len(values), first=format_bytes(first), last=format_bytes(last)),
+        fix=_("Find what survives the release: the version of the library that manages it (compare with the last "
+              "version whose residue stayed flat) and the objects kept between steps"),
+        checks=[_("Log the memory still in use after each release over several steps (torch.cuda.memory_allocated() "
+                  "and nvidia-smi): a flat residue is the job's need, a rising one is a leak.")],
     )
 
 

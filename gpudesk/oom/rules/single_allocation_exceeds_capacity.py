@@ -32,6 +32,7 @@ import re
 from gpudesk.catalog import CatalogError, open_catalog
 from gpudesk.oom.cause import Cause
 from gpudesk.oom.named_gpu import stated_gpu_bytes
+from gpudesk.oom.parsers.generic import OPENCL_BUFFER_SIZE_REFUSED
 from gpudesk.oom.rules import cut_clauses
 from gpudesk.oom.rules.base import Facts, clamp, evidence
 from gpudesk.units import GIB as GiB, format_bytes
@@ -59,6 +60,9 @@ def check(f: Facts) -> Cause | None:
     largest_buffer = _largest_program_buffer(f)
     if largest_buffer is not None:
         return largest_buffer
+    opencl_object = _opencl_object_over_cap(f)
+    if opencl_object is not None:
+        return opencl_object
     req = f.requested
     if req is None:
         return _builder_workspace_refused(f)
@@ -293,4 +297,45 @@ def _largest_program_buffer(f: Facts) -> Cause | None:
         fix=fix,
         more_fixes=[_("Find the operator that makes it: the report names it under the largest allocation "
                       "(Operator, Shape).")],
+    )
+
+
+def _opencl_object_over_cap(f: Facts) -> Cause | None:
+    """OpenCL's clCreateBuffer refusing one memory object as CL_INVALID_BUFFER_SIZE (sixty-third pass): the size is
+    above CL_DEVICE_MAX_MEM_ALLOC_SIZE, which the OpenCL specification sets to at least a quarter of the device's global
+    memory (gpudesk.oom.parsers.generic.OPENCL_BUFFER_SIZE_REFUSED). The runtime checks the size before it allocates
+    anything, so nothing else on the device was in the way: the one object is larger than the device will ever give
+    one object, and no memory freed makes it fit. Where the text gives the device's global memory and the object fits
+    it, the cap alone refused it (signatures ``buffer_limit``, read there); otherwise, with the request above the
+    global memory or the global memory not given, it is read as one allocation larger than the device (0.75; 0.6
+    without the size). xmrig/xmrig#2263: a 2986344448-byte buffer (an algorithm's DAG) on a 1 GB card."""
+    text = f.report.text or ""
+    if OPENCL_BUFFER_SIZE_REFUSED.search(text) is None:
+        return None
+    req, total = f.requested, f.total
+    if req is not None and total is not None and req <= total:
+        return None
+    if req is not None:
+        why = _("OpenCL refused one memory object of {requested} as CL_INVALID_BUFFER_SIZE: it is larger than the "
+                "largest object the device allows (CL_DEVICE_MAX_MEM_ALLOC_SIZE, at least a quarter of its memory). "
+                "The size is checked before anything is allocated, so no memory freed makes it fit.").format(
+                    requested=format_bytes(req))
+    else:
+        why = _("OpenCL refused one memory object as CL_INVALID_BUFFER_SIZE: it is larger than the largest object the "
+                "device allows (CL_DEVICE_MAX_MEM_ALLOC_SIZE, at least a quarter of its memory). The size is checked "
+                "before anything is allocated, so no memory freed makes it fit.")
+    return Cause(
+        id="single_allocation_exceeds_capacity",
+        title=_("A single allocation larger than the GPU can hold"),
+        confidence=0.75 if req is not None else 0.6,
+        evidence=evidence(requested_bytes=req, total_capacity_bytes=total, error_kind="CL_INVALID_BUFFER_SIZE"),
+        explanation=why,
+        fix=_("Make the object smaller (a smaller batch, work size, intensity or threads), or use a device whose "
+              "memory holds it"),
+        more_fixes=[_("If the object is smaller than the device's memory, the per-object limit alone refused it: some "
+                      "drivers raise it (AMD: GPU_MAX_ALLOC_PERCENT=100 in the environment)."),
+                    _("A size the program computed from its settings (a dataset, a table or a scratchpad per thread) "
+                      "grows with them: lower the setting that multiplies it.")],
+        checks=[_("clinfo | grep -i -E 'max memory allocation|global memory size': the request above the first is "
+                  "refused whatever is free; above the second, no device setting makes it fit.")],
     )
