@@ -126,6 +126,8 @@ FRESH71 = CASES.with_name("measured_peaks_fresh71.jsonl")
 FRESH72 = CASES.with_name("measured_peaks_fresh72.jsonl")
 FRESH73 = CASES.with_name("measured_peaks_fresh73.jsonl")
 FRESH74 = CASES.with_name("measured_peaks_fresh74.jsonl")
+FRESH75 = CASES.with_name("measured_peaks_fresh75.jsonl")
+FRESH76 = CASES.with_name("measured_peaks_fresh76.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -258,7 +260,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 1, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 3, "fresh-58": 3, "fresh-59": 2, "fresh-60": 1, "fresh-61": 2, "fresh-62": 1, "fresh-64": 1, "fresh-72": 1}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 1, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 3, "fresh-58": 3, "fresh-59": 2, "fresh-60": 1, "fresh-61": 2, "fresh-62": 1, "fresh-64": 1, "fresh-72": 1, "fresh-75": 2, "fresh-76": 3}
 # memfix46: fresh-43 2 -> 0 (Megatron --recompute-num-layers 6 of 10 a stage) and fresh-52 7 -> 6 (torchtitan
 # every 2nd layer) typed through --recompute-layers (gpudesk.sizing.recompute_layers).
 # memfix47: fresh-42 2 -> 1, fresh-54 11 -> 3, fresh-58 7 -> 3: Megatron expert parallelism (full training and
@@ -443,6 +445,10 @@ SHARED_PAGES = {
     ("fresh-73", FRESH73, "fresh73-2026-12-07", 20),
     # fresh-74: collected while memfix51 was built, scored once on it (the last memory change) (15/19 within 15 %: halo's FSDP2 MoE full fine-tuning on 8 x B300 0.86-1.12, backpropagate QLoRA on an RTX 5090 1.17-1.37, halo QLoRA 1.08 and 0.71).
     ("fresh-74", FRESH74, "fresh74-2026-12-07", 19),
+    # fresh-75: collected while memfix52 was built, scored once on it (the last memory change) (10/14 estimated rows within 15 %: peft-experiments on RTX 4090s 0.92-1.11 and FSDP-QLoRA with CPU offload 0.62-0.63, NeMo PR 9340 LoRA / QLoRA 1.06-1.18; 2 unsupported).
+    ("fresh-75", FRESH75, "fresh75-2026-12-07", 16),
+    # fresh-76: collected while memfix52 was built, scored once on it (the last memory change) (3/4 estimated rows within 15 %: ms-swift script headers 0.92-0.95 and a Megatron pretraining header 0.52; 3 unsupported).
+    ("fresh-76", FRESH76, "fresh76-2026-12-07", 7),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
