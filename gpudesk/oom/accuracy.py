@@ -176,6 +176,12 @@ doctor was run on it:
 * ``fresh-96``: ``fresh_cases_96.jsonl`` (12 messages, 9 not-capacity: Triton shared memory x3, ggml fixed buffers x2,
   ComfyUI's T5 encoder on 8 GB and Windows page-file error 1455, NCCL with a small /dev/shm, Metal per-buffer limit
   x2, cuDNN start-up failures x2), collected while the sixty-third pass was built, scored on the sixty-second.
+* ``fresh-97``: ``fresh_cases_97.jsonl`` (11 messages, 9 not-capacity: ROCm start-up x3, NVENC error 10 x3, a memory
+  access fault from an overclock, hashcat and T-Rex host memory, DirectML x2), collected while the sixty-third pass
+  was built, scored on it.
+* ``fresh-98``: ``fresh_cases_98.jsonl`` (8 messages: JAX RESOURCE_EXHAUSTED, Intel XPU Triton x2, a chunking fix,
+  oMLX's KV guard, Tenstorrent L1, Intel compute-runtime's single-allocation ceiling, ComfyUI block swap in host RAM),
+  collected while the sixty-third pass was built, scored on it.
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
 (``url``, ``inputs``, and ``stated``: the words of the case's recorded context that state it). Every case whose
@@ -305,7 +311,9 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-93", "fresh_cases_93.jsonl"),
               ("fresh-94", "fresh_cases_94.jsonl"),
               ("fresh-95", "fresh_cases_95.jsonl"),
-              ("fresh-96", "fresh_cases_96.jsonl"))
+              ("fresh-96", "fresh_cases_96.jsonl"),
+              ("fresh-97", "fresh_cases_97.jsonl"),
+              ("fresh-98", "fresh_cases_98.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
