@@ -1525,22 +1525,26 @@ def rowwise_weight_gradient_bytes(recipe: str, weight_elements: float) -> float:
 
 def unpartnered_chunk_share(pp: int, vp: int, micro_batches: int) -> float:
     """Share of a rank's forward and backward model chunks that run with no other micro-batch's chunk to hide their
-    expert all-to-all under (``--overlap-moe-expert-parallel-comm``).
+    expert all-to-all under (``--overlap-moe-expert-parallel-comm``, DualPipe).
 
     Megatron-Core pairs one micro-batch's forward with another's backward (combined 1F1B,
     megatron/core/pipeline_parallel/combined_1f1b.py, github.com/NVIDIA/Megatron-LM): without pipelining
     (``combined_1f1b_schedule_for_no_pipelining``: "Phases 0: 1st microbatch forward ... Phases 4: 4th microbatch
-    backward") the first forward and the last backward run alone, ``1/m`` of the chunks; under the interleaved pipeline schedule the warm-up forwards and the cool-down backwards run alone,
-    ``(pp - 1) x 2 + (vp - 1) x pp`` of the ``m x vp`` chunk steps on the first stage (``get_pp_rank_microbatches``,
-    ``num_warmup_microbatches``). With PP > 1 and no virtual stages the overlap is refused ("If enabling EP A2A
-    overlap, virtual_pipeline_model_parallel_size must be specified when pipeline_model_parallel_size > 1",
-    megatron/bridge/training/comm_overlap.py and megatron/core/transformer/transformer_config.py), so none is hidden.
+    backward") the first forward and the last backward run alone, ``1/m`` of the chunks; under a pipeline the
+    warm-up forwards and the cool-down backwards run alone, ``(pp - 1) x 2 + (vp - 1) x pp`` of the ``m x vp`` chunk
+    steps on the first stage (megatron/core/pipeline_parallel/schedules.py ``num_warmup_microbatches`` of the
+    interleaved schedule). Megatron-Core accepts the overlap under PP > 1 only with virtual stages ("If enabling EP
+    A2A overlap, virtual_pipeline_model_parallel_size must be specified when pipeline_model_parallel_size > 1",
+    megatron/core/transformer/transformer_config.py), so an overlap under PP > 1 with one chunk per stage is a
+    bidirectional schedule such as DualPipe, which feeds micro-batches from both ends and pairs the two directions'
+    chunks from the start ("both all-to-all and PP communication can be fully hidden", arXiv 2412.19437 section
+    3.2.1): 0.
     """
     m = max(1, micro_batches)
     if pp <= 1:
         return min(1.0, 1 / m)
     if vp <= 1:
-        return 1.0
+        return 0.0
     return min(1.0, ((pp - 1) * 2 + (vp - 1) * pp) / (m * vp))
 
 
