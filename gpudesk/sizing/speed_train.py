@@ -1059,7 +1059,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     if s.pp > 1:
         t_p2p = link_for(s.gpus).seconds(pipeline_p2p_bytes(tokens_mb, sh.hidden, s.tp) * s.vp, hops=2 * s.vp)
     if s.ep_comm_overlap and t_a2a > 0:
-        t_a2a = overlapped_all_to_all_seconds(t_a2a, t_compute)
+        alone = unpartnered_chunk_share(s.pp, s.vp, micro_batches)
+        t_a2a = alone * t_a2a + (1 - alone) * overlapped_all_to_all_seconds(t_a2a, t_compute)
     t_device = t_compute + exposed_tp + exposed_cp + t_a2a
     t_host = host_issue_seconds(sh, s, layers_local, moe_local, fp8)
     t_issue = max(t_device, t_host[0])
@@ -1520,6 +1521,31 @@ def rowwise_weight_gradient_bytes(recipe: str, weight_elements: float) -> float:
     at 8192 tokens). Zero for every other recipe (``rowwise_with_gw_hp`` runs that GEMM in 16-bit, unscaled)."""
     choice("fp8_recipe", recipe, FP8_RECIPES)
     return 4.0 * weight_elements if recipe == "rowwise" else 0.0
+
+
+def unpartnered_chunk_share(pp: int, vp: int, micro_batches: int) -> float:
+    """Share of a rank's forward and backward model chunks that run with no other micro-batch's chunk to hide their
+    expert all-to-all under (``--overlap-moe-expert-parallel-comm``, DualPipe).
+
+    Megatron-Core pairs one micro-batch's forward with another's backward (combined 1F1B,
+    megatron/core/pipeline_parallel/combined_1f1b.py, github.com/NVIDIA/Megatron-LM): without pipelining
+    (``combined_1f1b_schedule_for_no_pipelining``: "Phases 0: 1st microbatch forward ... Phases 4: 4th microbatch
+    backward") the first forward and the last backward run alone, ``1/m`` of the chunks; under a pipeline the
+    warm-up forwards and the cool-down backwards run alone, ``(pp - 1) x 2 + (vp - 1) x pp`` of the ``m x vp`` chunk
+    steps on the first stage (megatron/core/pipeline_parallel/schedules.py ``num_warmup_microbatches`` of the
+    interleaved schedule). Megatron-Core accepts the overlap under PP > 1 only with virtual stages ("If enabling EP
+    A2A overlap, virtual_pipeline_model_parallel_size must be specified when pipeline_model_parallel_size > 1",
+    megatron/core/transformer/transformer_config.py), so an overlap under PP > 1 with one chunk per stage is a
+    bidirectional schedule such as DualPipe, which feeds micro-batches from both ends and pairs the two directions'
+    chunks from the start ("both all-to-all and PP communication can be fully hidden", arXiv 2412.19437 section
+    3.2.1): 0.
+    """
+    m = max(1, micro_batches)
+    if pp <= 1:
+        return min(1.0, 1 / m)
+    if vp <= 1:
+        return 0.0
+    return min(1.0, ((pp - 1) * 2 + (vp - 1) * pp) / (m * vp))
 
 
 def overlapped_all_to_all_seconds(all_to_all_s: float, compute_s: float) -> float:
