@@ -20,6 +20,7 @@ from gpudesk.cli.json_text import dumps_json
 from gpudesk.cli import CliError
 from gpudesk.i18n import _
 from gpudesk.sizing.dtypes import WEIGHT_FORMAT_CHOICES
+from gpudesk.sizing.engines.ggml_types import gguf_file_types
 from gpudesk.sizing.serve_awq_gemm import AWQ_QUANTIZATION_CHOICES
 from gpudesk.sizing.serve_lengths import LENGTH_DISTRIBUTIONS
 from gpudesk.sizing.serve_load import ENGINES, KV_DTYPES, SERVING_WEIGHT_FORMATS
@@ -78,9 +79,11 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     load.add_argument("--request-rate", type=_rate, metavar="R",
                       help=_("open loop: Poisson arrivals at R requests per second (inf: all at once)"))
     load.add_argument("--batch", type=int, metavar="N", help=_("offline: N requests submitted at once"))
-    parser.add_argument("--weight-format", choices=WEIGHT_FORMAT_CHOICES + tuple(SERVING_WEIGHT_FORMATS),
-                        default="checkpoint",
-                        help=_("stored weight format (default: the checkpoint's)"))
+    # GGUF file types (q4_k_m, q8_0 ...) for --engine llamacpp.
+    formats = tuple(dict.fromkeys(WEIGHT_FORMAT_CHOICES + tuple(SERVING_WEIGHT_FORMATS) + gguf_file_types()))
+    parser.add_argument("--weight-format", choices=formats, default="checkpoint",
+                        help=_("stored weight format (default: the checkpoint's; with --engine llamacpp the GGUF "
+                               "file type, e.g. q4_k_m)"))
     parser.add_argument("--kv-dtype", choices=KV_DTYPES, default="auto", help=_("KV-cache dtype (default auto)"))
     parser.add_argument("--gpu-memory-utilization", type=float, default=None, metavar="F",
                         help=_("engine memory fraction (vLLM gpu_memory_utilization, SGLang mem_fraction_static, "

@@ -8,6 +8,7 @@ TensorRT-LLM ``trtllm-bench``).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from gpudesk.i18n import _
@@ -19,7 +20,10 @@ from gpudesk.sizing.serve_lmdeploy import lmdeploy_backend
 from gpudesk.sizing.serve_network import internode_network
 from gpudesk.sizing.serve_lengths import LENGTH_DISTRIBUTIONS, SHAREGPT_MIN_TOKENS, sharegpt_mean_limits
 
-ENGINES = ("vllm", "sglang", "trtllm", "lmdeploy", "optimum-habana")
+#: ``llamacpp``: llama.cpp running a GGUF file, one sequence at a time (gpudesk.sizing.serve_llamacpp).
+ENGINES = ("vllm", "sglang", "trtllm", "lmdeploy", "optimum-habana", "llamacpp")
+#: llama.cpp names its builds by number (``b7340``), not by release.
+_LLAMACPP_BUILD = re.compile(r"b?\d+")
 KV_DTYPES = ("auto", "bf16", "fp16", "fp8", "int8", "int4")
 #: KV dtypes only LMDeploy offers: ``quant_policy`` 8 (int8) and 4 (int4) (lmdeploy/messages.py
 #: TurbomindEngineConfig.quant_policy, int8 since v0.1.0, int4 since v0.4.0; InternLM/lmdeploy).
@@ -164,7 +168,11 @@ class ServeLoad:
         if self.kv_dtype.lower() in LMDEPLOY_KV_DTYPES and self.engine.lower() != "lmdeploy":
             raise SizingError("kv_dtype", _("an {dtype} KV cache is LMDeploy's quant_policy; engine {engine!r} has "
                                             "none: use auto or fp8.").format(dtype=self.kv_dtype, engine=self.engine))
-        release = engine_version_tuple(self.engine_version)
+        llamacpp = self.engine.lower() == "llamacpp"
+        if llamacpp and self.engine_version is not None and not _LLAMACPP_BUILD.fullmatch(self.engine_version.strip()):
+            raise SizingError("engine_version", _("{version!r} is not a llama.cpp build number (b7340).").format(
+                version=self.engine_version))
+        release = None if llamacpp else engine_version_tuple(self.engine_version)
         if self.kv_dtype.lower() == "int4" and release is not None and release < LMDEPLOY_INT4_KV_SINCE:
             raise SizingError("kv_dtype", _("LMDeploy {version} has no int4 KV cache (--quant-policy 4 came in "
                                             "0.4.0): use int8.").format(version=self.engine_version))
@@ -229,7 +237,8 @@ class ServeLoad:
         if self.gpus_per_node is not None:
             positive_int("gpus_per_node", self.gpus_per_node, MAX_GPUS_PER_NODE)
         internode_network(self.internode_network)
-        engine_version_tuple(self.engine_version)
+        if not llamacpp:
+            engine_version_tuple(self.engine_version)
         if self.api_server_count is not None:
             positive_int("api_server_count", self.api_server_count, MAX_API_SERVERS)
         positive_int("attention_dp", self.attention_dp, MAX_TP)

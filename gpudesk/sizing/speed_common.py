@@ -40,6 +40,9 @@ ASSUMPTION_LABELS: dict[str, str] = {
     # serving: one step on the GPU
     "host_overhead_s": N_("Host overhead"),
     "hbm_efficiency": N_("Memory bandwidth efficiency"),
+    "llamacpp_weights_read": N_("GGUF weights read per token"),
+    "llamacpp_kernels": N_("llama.cpp kernels per layer"),
+    "llamacpp_single_stream": N_("llama.cpp single sequence"),
     "matmul_efficiency": N_("Matmul efficiency"),
     "kernel_floor_s": N_("Kernel launch floor"),
     "prefill_launch_s": N_("Prefill kernel launches (CPU)"),

@@ -28,6 +28,7 @@ from gpudesk.sizing.serve_client import (
 from gpudesk.sizing.serve_engine import EngineBudget, engine_budget
 from gpudesk.sizing.serve_host import OUTPUT_LAG_SOURCE, front_end, output_lag_steps, schedules_ahead
 from gpudesk.sizing.serve_vllm_v0 import FALLBACK_SOURCE as V0_FALLBACK_SOURCE, vllm_v0_fallback
+from gpudesk.sizing.serve_llamacpp import ENGINE as LLAMACPP, single_stream
 from gpudesk.sizing.serve_load import ServeLoad
 from gpudesk.sizing.serve_sched import Load, simulate
 from gpudesk.sizing.serve_slo import slo_assumption, slo_rate_per_s, slo_unmet_assumption
@@ -83,6 +84,16 @@ def busy_replicas(load: ServeLoad) -> int:
     return load.replicas
 
 
+def _llamacpp_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> ServeSpeed:
+    """One llama.cpp sequence (:mod:`gpudesk.sizing.serve_llamacpp`): the first token, then one per ``tpot_s``."""
+    run = single_stream(spec, gpu, load)
+    e2e = run.ttft_s + (load.output_tokens - 1) * run.tpot_s
+    busy = busy_replicas(load)
+    return ServeSpeed(output_tokens_per_s=load.output_tokens / e2e * busy, requests_per_s=busy / e2e,
+                      ttft_s=run.ttft_s, tpot_s=run.tpot_s, batch=1.0, kv_capacity_tokens=run.kv_tokens,
+                      e2e_latency_s=e2e, gpus=load.tp * load.pp * load.replicas, assumptions=run.assumptions)
+
+
 def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = None) -> ServeSpeed:
     """Serving speed of ``spec`` on ``load.tp`` x ``load.pp`` x ``load.replicas`` ``gpu``s under ``load``.
 
@@ -102,6 +113,8 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
         raise SizingError("tp", _("the model's {heads} attention heads do not split evenly over {tp} tensor-parallel "
                                   "GPUs; the engines refuse it: use a degree that divides {heads}.").format(
             heads=heads, tp=load.tp))
+    if load.engine.lower() == LLAMACPP:
+        return _llamacpp_speed(spec, gpu, load)
     budget: EngineBudget = engine_budget(spec, gpu, load)
     steps: StepModel = step_model(spec, gpu, load, link, budget.kv_dtype)
     # vLLM V1-default releases that serve this configuration with their V0 engine (serve_vllm_v0.vllm_v0_fallback):
