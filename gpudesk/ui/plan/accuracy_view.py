@@ -274,7 +274,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh109": self.tr("hundred-and-ninth fresh (collected after the model was frozen a hundred-and-ninth time)"),
                 "fresh110": self.tr("hundred-and-tenth fresh (collected after the model was frozen a hundred-and-tenth time)"),
                 "fresh111": self.tr("hundred-and-eleventh fresh (collected after the model was frozen a hundred-and-eleventh time)"),
-                "fresh112": self.tr("hundred-and-twelfth fresh (collected after the model was frozen a hundred-and-twelfth time)")}
+                "fresh112": self.tr("hundred-and-twelfth fresh (collected after the model was frozen a hundred-and-twelfth time)"),
+                "fresh113": self.tr("hundred-and-thirteenth fresh (collected after the model was frozen a hundred-and-thirteenth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
