@@ -128,6 +128,7 @@ FRESH73 = CASES.with_name("measured_peaks_fresh73.jsonl")
 FRESH74 = CASES.with_name("measured_peaks_fresh74.jsonl")
 FRESH75 = CASES.with_name("measured_peaks_fresh75.jsonl")
 FRESH76 = CASES.with_name("measured_peaks_fresh76.jsonl")
+FRESH77 = CASES.with_name("measured_peaks_fresh77.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -449,6 +450,8 @@ SHARED_PAGES = {
     ("fresh-75", FRESH75, "fresh75-2026-12-07", 16),
     # fresh-76: collected while memfix52 was built, scored once on it (the last memory change) (3/4 estimated rows within 15 %: ms-swift script headers 0.92-0.95 and a Megatron pretraining header 0.52; 3 unsupported).
     ("fresh-76", FRESH76, "fresh76-2026-12-07", 7),
+    # fresh-77: collected after memfix52 (the last memory change), scored once on it (4/17 within 15 %: whyNLP/tinyllama's README memory column, accelerate TinyLlama rows 1.10-1.24 and LLaMA-7B 1.02, DeepSpeed ZeRO-2 TinyLlama rows 1.56-1.77 and LLaMA-7B 0.98 / 1.31).
+    ("fresh-77", FRESH77, "fresh77-2026-12-07", 17),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
