@@ -90,3 +90,18 @@ def test_a_device_out_of_memory_without_the_start_up_words_keeps_its_reading():
     for text in ("RuntimeError: CUDA error: out of memory", "HIP out of memory. Tried to allocate 2.00 GiB",
                  "LLVM ERROR: Cannot select: intrinsic"):
         assert classify(text) not in ("rocm_start", "nvenc_session", "host_ram"), text
+
+
+# --- Direct3D 12: a failed status check on the call that allocates a committed resource -----------------------------
+
+def test_failed_check_on_create_committed_resource_is_a_device_allocation():
+    # microsoft/DirectML#281 (fresh-97; not recognised before this pass).
+    text = ("CHECK failed: ((((HRESULT)((d3d_device->CreateCommittedResource( &properties, D3D12_HEAP_FLAG_NONE, "
+            "&resource_buffer, D3D12_RESOURCE_STATE_UNORDERED_ACCESS, nullptr, __uuidof(*out), "
+            "reinterpret_cast<void**>(out))))) >= 0)) == (true)")
+    assert _first(text).id == "genuine_shortage"
+
+
+def test_create_committed_resource_named_without_a_failure_is_not_an_oom():
+    text = "d3d_device->CreateCommittedResource(&properties, D3D12_HEAP_FLAG_NONE, &desc) returned S_OK"
+    assert not diagnose_text(text).found_oom
