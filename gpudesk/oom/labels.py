@@ -404,6 +404,8 @@ NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
     "buffer_limit": N_("Per-allocation buffer limit"),
     "va_reserve": N_("Virtual address reservation refused"),
     "vmm_handle": N_("HIP memory handle limit"),
+    "rocm_start": N_("ROCm driver or runtime start-up refused"),
+    "nvenc_session": N_("Video encoder session refused"),
     "managed_memory": N_("Managed memory under WSL2 or Windows"),
     "managed_oversubscription": N_("Managed memory oversubscription"),
     "device_region": N_("Device memory region sized when the device was opened"),

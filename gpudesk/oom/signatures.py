@@ -199,7 +199,7 @@ import re
 from dataclasses import dataclass
 
 from gpudesk.i18n import N_, _
-from gpudesk.oom import exit_marks, library_words, limit_words, need_have, pool_words, vgpu_words
+from gpudesk.oom import exit_marks, library_words, limit_words, need_have, pool_words, start_refusal_words, vgpu_words
 
 PiB = 1024**5
 # A request no machine could serve: above the memory of any single system, device and host together (the largest
@@ -522,6 +522,19 @@ VERBS_PINNED_CHECK = Check("pin_memory", "ulimit -l",
 # The deciding check of a cuDNN/cuBLAS handle that could not be created (``library_init``) read as a library problem:
 # which cuDNN the loader finds and which one the framework was built with (``driver_version``'s kind), and how much
 # memory was free when it failed (the memory reading).
+# The deciding checks of the start-up refusals (gpudesk.oom.start_refusal_words).
+ROCM_START_CHECK = Check("driver_version", "dmesg | grep -i -E 'amdgpu|kfd'; rocminfo | grep -i -E 'marketing|gfx'",
+                         N_("If the kernel log shows amdgpu/kfd errors, or rocminfo fails or lists no GPU agent (or a "
+                            "gfx target this ROCm release does not support), the driver or runtime refused to start: "
+                            "install a ROCm release and kernel driver that support this GPU. The GPU's memory was "
+                            "never reached."))
+NVENC_SESSION_CHECK = Check("free_exceeds_request",
+                            "nvidia-smi -q | grep -i -A3 encoder; "
+                            "nvidia-smi --query-gpu=memory.used,memory.total --format=csv",
+                            N_("If the encoder's active sessions are at the card's limit (GeForce cards allow only a "
+                               "few at once) or the memory is mostly free, the encode session was refused for a "
+                               "session limit or a driver fault, not for video memory: end other encodes or update "
+                               "the driver."))
 LIBRARY_CHECK = Check("driver_version",
                       "ldconfig -p | grep -E 'libcudnn|libcublas'; " + CHECKS["driver_version"].command
                       + "; python -c \"import torch; print(torch.backends.cudnn.version())\"",
@@ -530,7 +543,7 @@ LIBRARY_CHECK = Check("driver_version",
                          "library cannot start whatever is free: install the matching cuDNN or update the driver. If "
                          "they match and nvidia-smi shows the GPU nearly full, it is memory."))
 
-NOT_CAPACITY = ("extension_arch", "dev_shm", "shm_segment", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "runtime_unusable", "expandable_segments",
+NOT_CAPACITY = ("rocm_start", "nvenc_session", "extension_arch", "dev_shm", "shm_segment", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "runtime_unusable", "expandable_segments",
                 "va_reserve", "buffer_limit", "pin_memory", "illegal_address")
 
 _XID = re.compile(r"\bXid\b")
@@ -817,7 +830,11 @@ def ray_memory_monitor(text: str) -> bool:
     return any(w in low for w in RAY_MEMORY_MONITOR_WORDS) or _RAY_TOP_MEMORY_TABLE.search(text) is not None
 TOOLCHAIN_HOST_OOM = re.compile(r"\bptxas\s{0,3}fatal\s{0,8}:\s{0,3}memory allocation failure|"
                                  r"\bcatastrophic error\s{0,2}:\s{0,3}out of memory\b|"
-                                 r"\bcc1(?:plus)?(?:\.exe)?:\s{0,3}out of memory allocating \d", re.IGNORECASE)
+                                 r"\bcc1(?:plus)?(?:\.exe)?:\s{0,3}out of memory allocating \d|"
+                                 # LLVM's bad-alloc handler (llvm/lib/Support/ErrorHandling.cpp,
+                                 # report_bad_alloc_error: "LLVM ERROR: out of memory", written when the compiler's own
+                                 # new/malloc fails): the kernel compiler (an OpenCL / HIP JIT) ran out of host memory.
+                                 r"\bLLVM ERROR:\s{0,3}out of memory\b", re.IGNORECASE)
 _TF_GPU_PLACEMENT = re.compile(r"/(?:device:)?gpu:\d|_bfc\b|cuda_error|\bcuda out of memory", re.IGNORECASE)
 # A CUDA library function the loader could not find in the library it loaded: XLA/TSL's lazy stubs report a symbol
 # missing from the libcudart/libcublas/... found at run time as "<function> symbol not found." (xla/tsl/cuda/
@@ -1606,6 +1623,12 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "dev_shm"
     if stated is not None and stated.place == "host":
         return "host_ram"
+    # Start-up refusals worded as out of memory (gpudesk.oom.start_refusal_words): ROCm's /dev/kfd or HSA runtime, and
+    # NVENC's encode session, both before any allocation of the program's.
+    if start_refusal_words.rocm_runtime_start(text):
+        return "rocm_start"
+    if start_refusal_words.nvenc_session_refused(text):
+        return "nvenc_session"
     # (Cython turns a C++ std::bad_alloc into Python's MemoryError: cudf's "MemoryError('std::bad_alloc')" from RMM
     # is device memory.)
     if (_PY_MEMORY_ERROR.search(text) and not any(w in low for w in _DEVICE_WORDS) and not _device_bad_alloc(low)) \

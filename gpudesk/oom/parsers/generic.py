@@ -511,6 +511,16 @@ CUDA_ALLOC_CALL_FAILED = re.compile(
     r"(?:\(\))?\s{0,3}(?:failed|error)\b",
     re.IGNORECASE)
 
+# A failed check on Direct3D 12's allocating calls (sixty-fourth pass): CreateCommittedResource "creates both a resource
+# and an implicit heap, such that the heap is big enough to contain the entire resource" (CreatePlacedResource places
+# one in a heap the caller made), and returns E_OUTOFMEMORY "if there is insufficient memory to create the resource"
+# (learn.microsoft.com, ID3D12Device::CreateCommittedResource, Return value). A DirectML / D3D12 program's status check
+# on that call ("CHECK failed: ((HRESULT)(d3d_device->CreateCommittedResource(...)) >= 0)", microsoft/DirectML#281)
+# is the device allocation failing, with no figure; the rules rank it as a figureless shortage.
+D3D12_ALLOC_CHECK_FAILED = re.compile(
+    r"\bcheck failed\b[^\n]{0,120}?\bCreate(?:Committed|Placed)Resource\b"
+    r"|\bCreate(?:Committed|Placed)Resource\b(?:\(\))?\s{0,3}failed\b", re.IGNORECASE)
+
 # A runtime's own status check printing the allocation status by number (fifty-seventh pass), where no other word says
 # memory:
 # * CUDA's status 2 (cudaErrorMemoryAllocation, above) in a glog/Caffe2 equality check against cudaSuccess: Caffe's
@@ -1050,6 +1060,7 @@ def extract(text: str) -> Extraction:
                     or LIBRARY_ALLOC_STATUS.search(text) is not None
                     or CUDA_ALLOC_STATUS.search(text) is not None
                     or CUDA_ALLOC_CALL_FAILED.search(text) is not None
+                    or D3D12_ALLOC_CHECK_FAILED.search(text) is not None
                     or RUNTIME_ALLOC_STATUS.search(text) is not None
                     or OPENCL_BUFFER_SIZE_REFUSED.search(text) is not None
                     or LEVEL_ZERO_DEVICE_LOST.search(text) is not None

@@ -80,6 +80,7 @@ from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, DATALOADER_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
                                     PADDLE_PREALLOCATION_COMMAND, POOL_FALLBACK_CHECK,
+                                    ROCM_START_CHECK, NVENC_SESSION_CHECK,
                                     VERBS_ENOMEM, VERBS_PINNED_CHECK, bare_bus_error, check_line, sigbus_exit,
                                     OOM_KILLER_CHECK, OPENCL_LIMIT_CHECK, PAGE_FILE_CHECK, RESOURCE_COUNT_LIMIT,
                                     SHM_SEGMENT_CHECK, TOOLCHAIN_HOST_OOM, TT_L1_CHECK, WEBGL_TEXTURE_CHECK, ray_memory_monitor, NOT_A_NUMBER_SIZE, VULKAN_COUNT_CHECK, VULKAN_HEAP_CHECK, WEBGPU_LIMIT_CHECK, WRAPPED_MINUS_ONE_BYTES, WRAPPED_SIZE_CHECK,
@@ -138,10 +139,21 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "pin_memory": _("Not a GPU capacity problem: page-locked (pinned) host memory ran out"),
         "free_exceeds_request": _("Not a capacity problem: the memory was free"),
         "illegal_address": _("Not a memory problem: a kernel accessed memory outside its buffers"),
+        "rocm_start": _("Not a capacity problem: ROCm's driver or runtime refused to start on this GPU"),
+        "nvenc_session": _("Not a capacity problem: the GPU's video encoder refused a new encode session"),
         "library_mismatch": _("Likely not memory: cuDNN/cuBLAS is missing or does not match the driver or the "
                               "framework"),
     }
     explanations = {
+        "rocm_start": _("The failure is in ROCm's start-up: opening the kernel driver (/dev/kfd) or the HSA runtime's "
+                        "own resources (HSA_STATUS_ERROR_OUT_OF_RESOURCES, which the runtime also returns when it "
+                        "cannot create its threads, events or queues), with no allocation of the program's named. A "
+                        "driver or ROCm release that does not support this GPU, or a driver in a bad state, fails "
+                        "this way with the GPU's memory free."),
+        "nvenc_session": _("The encoder's session could not be opened (NVENC status 10, NV_ENC_ERR_OUT_OF_MEMORY), "
+                           "before any frame was allocated. The driver returns it when the card's limit of "
+                           "concurrent encode sessions is reached or when it cannot create the encoder at all; "
+                           "video memory is rarely the reason."),
         "shared_memory": _("The kernel's tile needs more on-chip memory than one core offers (a GPU SM's shared "
                            "memory, the 'Hardware limit' Triton names, or a TPU core's VMEM). Device memory was not "
                            "involved."),
@@ -229,6 +241,11 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                               "reading, and the check tells them apart."),
     }
     fixes = {
+        "rocm_start": _("Check that this GPU's gfx target is supported by the installed ROCm release and that the "
+                        "amdgpu kernel driver matches it; reboot if the driver reports errors, and run rocminfo until "
+                        "it lists the GPU before running the program"),
+        "nvenc_session": _("End the other encodes (or the programs holding encode sessions), use fewer parallel "
+                           "encoder streams, and update the NVIDIA driver; on a card without NVENC encode on the CPU"),
         "shared_memory": _("Use a smaller kernel config: num_stages=1 or 2 and smaller BLOCK sizes (Pallas/XLA on TPU: "
                            "smaller block shapes), or the engine's option for older GPUs; a GPU with more shared "
                            "memory per SM also works"),
@@ -498,8 +515,10 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                  "managed_memory": "free_exceeds_request", "managed_oversubscription": "free_exceeds_request",
                  "library_mismatch": "driver_version", "extension_arch": "driver_version",
                  "runtime_unusable": "driver_version",
+                 "rocm_start": "driver_version", "nvenc_session": "free_exceeds_request",
                  "oom_killer": "host_ram"}.get(key, key)
-    own_check = {"pool_fallback": POOL_FALLBACK_CHECK, "dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK}.get(key)
+    own_check = {"pool_fallback": POOL_FALLBACK_CHECK, "dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK,
+                 "rocm_start": ROCM_START_CHECK, "nvenc_session": NVENC_SESSION_CHECK}.get(key)
     if key == "pin_memory" and _ggml_cuda(r):
         own_check = GGML_PINNED_CHECK
     if verbs:
@@ -785,6 +804,10 @@ def check(f: Facts) -> list[Cause]:
         # device itself cannot hold it, so the request larger than the device leads
         # (single_allocation_exceeds_capacity, 0.9) and the limit follows.
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig in ("rocm_start", "nvenc_session"):
+        # A start-up refusal read from the runtime's own words (gpudesk.oom.start_refusal_words): 0.85, the point of
+        # failure precedes any allocation of the program's, but a device that is already full can refuse a start too.
+        out.append(_not_capacity(sig, 0.85, f))
     elif sig in NOT_CAPACITY:
         out.append(_not_capacity(sig, 0.96, f))
     elif sig == "wsl_residency":
