@@ -182,6 +182,10 @@ doctor was run on it:
 * ``fresh-98``: ``fresh_cases_98.jsonl`` (8 messages: JAX RESOURCE_EXHAUSTED, Intel XPU Triton x2, a chunking fix,
   oMLX's KV guard, Tenstorrent L1, Intel compute-runtime's single-allocation ceiling, ComfyUI block swap in host RAM),
   collected while the sixty-third pass was built, scored on it.
+* ``fresh-99``: ``fresh_cases_99.jsonl`` (10 messages, 1 not-capacity: Tenstorrent weights over a 12 GB chip,
+  Automodel activation peaks, SGLang 12B on 16 GB, Ascend 310P CANN, dorado batch and a second process, vLLM free
+  memory at start-up, InferenceX's memory fraction, a PyTorch leak of 2017, WSL host RAM), collected while the sixty-
+  fourth pass was built, scored on it.
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
 (``url``, ``inputs``, and ``stated``: the words of the case's recorded context that state it). Every case whose
@@ -313,7 +317,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-95", "fresh_cases_95.jsonl"),
               ("fresh-96", "fresh_cases_96.jsonl"),
               ("fresh-97", "fresh_cases_97.jsonl"),
-              ("fresh-98", "fresh_cases_98.jsonl"))
+              ("fresh-98", "fresh_cases_98.jsonl"),
+              ("fresh-99", "fresh_cases_99.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
