@@ -104,6 +104,25 @@ GROWTH_MIN_SHARE = 0.10
 MAX_MESSAGES = 200
 
 
+def _rising_sizes(pattern: re.Pattern[str], text: str) -> list[int] | None:
+    """The sizes ``pattern`` finds in ``text`` (its first or second group, in any unit; at most MAX_MESSAGES + 1) when
+    there are two or more, they never fall, and the last exceeds the first by GROWTH_MIN_BYTES and GROWTH_MIN_SHARE of
+    it or more; else None."""
+    values: list[int] = []
+    for m in pattern.finditer(text):
+        size = parse_size(m.group(1) or m.group(2))
+        if size is not None:
+            values.append(size)
+        if len(values) > MAX_MESSAGES:
+            break
+    if len(values) < 2:
+        return None
+    first, last = values[0], values[-1]
+    if any(b < a for a, b in zip(values, values[1:])) or last - first < max(GROWTH_MIN_BYTES, GROWTH_MIN_SHARE * first):
+        return None
+    return values
+
+
 def check(f: Facts) -> Cause | None:
     from_samples = _from_samples(f)
     if from_samples is not None:
@@ -431,19 +450,11 @@ def _from_repeated_messages(f: Facts) -> Cause | None:
     text = f.report.text or ""
     if len(set(_RANK.findall(text))) > 1 or len(set(_GPU_INDEX.findall(text))) > 1:
         return None  # messages of several ranks or GPUs: different processes, not one run's growth
-    values: list[int] = []
-    for m in _LIVE_CLAUSE.finditer(text):
-        size = parse_size(m.group(1) or m.group(2))
-        if size is not None:
-            values.append(size)
-        if len(values) > MAX_MESSAGES:
-            break
-    if len(values) < 2:
+    values = _rising_sizes(_LIVE_CLAUSE, text)
+    if values is None:
         return None
     first, last = values[0], values[-1]
     growth = last - first
-    if any(b < a for a, b in zip(values, values[1:])) or growth < max(GROWTH_MIN_BYTES, GROWTH_MIN_SHARE * first):
-        return None
     return Cause(
         id="leak",
         title=_("Live memory grows from one out-of-memory error to the next"),
@@ -482,19 +493,11 @@ def _kept_after_release(f: Facts) -> Cause | None:
     text = f.report.text or ""
     if "still" not in text.lower():
         return None
-    values: list[int] = []
-    for m in _STILL_IN_USE.finditer(text):
-        size = parse_size(m.group(1) or m.group(2))
-        if size is not None:
-            values.append(size)
-        if len(values) > MAX_MESSAGES:
-            break
-    if len(values) < 2:
+    values = _rising_sizes(_STILL_IN_USE, text)
+    if values is None:
         return None
     first, last = values[0], values[-1]
     growth = last - first
-    if any(b < a for a, b in zip(values, values[1:])) or growth < max(GROWTH_MIN_BYTES, GROWTH_MIN_SHARE * first):
-        return None
     return Cause(
         id="leak",
         title=_("Memory left in use after each release grows from step to step"),
