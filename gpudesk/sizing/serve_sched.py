@@ -78,8 +78,8 @@ scheduler.py``; the Server yaml sets 10 and 128: n = 11). A request that arrives
 next admitting step, on average about (n - 1) / 2 steps, and its prompt shares that step with the others that
 waited: TTFT rises by those steps and by the longer prefill step, and the decoding requests' TPOT carries that
 step's prefill once in n steps. Upstream vLLM has no such gate (n = 1, the default).
-With ``admit_scaled`` (LMDeploy's PyTorch engine v0.6.0 to v0.7.1, :mod:`gpudesk.sizing.serve_lmdeploy`) the cycle is
-one prompt step and a decode loop of up to n - 1 steps, and the loop also ends, so that waiting requests join, once it
+LMDeploy's PyTorch engine (v0.4.0 to v0.7.1, :mod:`gpudesk.sizing.serve_lmdeploy`) has the same gate with n = 16: one
+prompt step and a decode loop of n - 1 steps. With ``admit_scaled`` (its v0.6.0 to v0.7.1) the loop also ends, so that waiting requests join, once it
 has run ceil(n x running / max_batches) + 1 steps (``lmdeploy/pytorch/engine/engine.py`` ``_check_finish``): a full
 batch admits once per cycle, a half-full one after about half of it.
 

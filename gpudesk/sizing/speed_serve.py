@@ -136,8 +136,8 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
                                         budget.kv_capacity_tokens, prefix_caching,
                                         prompt_tokens=load.input_tokens)
     # LMDeploy's PyTorch engine prefills only between decode loops (serve_lmdeploy, dynamic prefill interval).
-    decode_loop = pytorch_prefill_interval(load.engine_version, load.backend) if load.engine.lower() == "lmdeploy" \
-        else 1
+    decode_loop, loop_scaled = pytorch_prefill_interval(load.engine_version, load.backend) \
+        if load.engine.lower() == "lmdeploy" else (1, False)
     sim_load = Load(input_tokens=load.input_tokens, output_tokens=load.output_tokens,
                                           concurrency=load.concurrency, request_rate_per_s=load.request_rate_per_s,
                                           batch=load.batch, num_prompts=load.num_prompts, replicas=load.replicas,
@@ -154,7 +154,7 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
                                           recv_interval_steps=load.scheduler_recv_interval,
                                           admit_interval_steps=decode_loop if decode_loop > 1
                                           else load.admit_interval_steps,
-                                          admit_min_running=load.admit_min_running, admit_scaled=decode_loop > 1,
+                                          admit_min_running=load.admit_min_running, admit_scaled=loop_scaled,
                                           schedule_ahead=schedules_ahead(load.engine.lower(), load.engine_version,
                                                                          load.backend, steps.host_overlap))
     result = simulate(steps, budget, sim_load)
@@ -172,10 +172,11 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
             assumptions += (slo_unmet_assumption(float(load.request_rate_per_s or 0.0), load.ttft_p99_limit_s,
                                                  load.tpot_p99_limit_s),)
     if decode_loop > 1:
-        assumptions += (Assumption("decode_loop", _(
-            "prompts join between decode loops of up to {steps} steps, which end early once the loop has run the "
-            "share of {interval} steps that the running requests fill of the batch").format(
-            steps=decode_loop - 1, interval=decode_loop), DECODE_LOOP_SOURCE, raw(prefill_interval=decode_loop)),)
+        text = _("prompts join between decode loops of up to {steps} steps, which end early once the loop has run the "
+                 "share of {interval} steps that the running requests fill of the batch") if loop_scaled else _(
+            "prompts join between decode loops of {steps} steps")
+        assumptions += (Assumption("decode_loop", text.format(steps=decode_loop - 1, interval=decode_loop),
+                                   DECODE_LOOP_SOURCE, raw(prefill_interval=decode_loop, scaled=loop_scaled)),)
     if front is not None:
         assumptions += (Assumption("front_end", _(
             "{servers} API-server process(es): {request} per request + {token} per streamed token, of which "

@@ -1,4 +1,4 @@
-"""LMDeploy's PyTorch engine (v0.6.0 to v0.7.1) prefills waiting requests only between decode loops of up to
+"""LMDeploy's PyTorch engine (v0.4.0 to v0.7.1) prefills waiting requests only between decode loops of up to
 prefill_interval - 1 steps that end early by the running share (gpudesk.sizing.serve_lmdeploy, _check_finish)."""
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ def _row(case_id: str) -> dict:
 def test_the_decode_loop_by_release_and_backend():
     assert PYTORCH_PREFILL_INTERVAL == 16
     for version in ("0.6.0", "0.6.1", "0.7.1"):
-        assert pytorch_prefill_interval(version, "pytorch") == 16
-    for version, backend in (("0.5.3", "pytorch"), ("0.7.2", "pytorch"), (None, "pytorch"), ("0.6.1", None),
+        assert pytorch_prefill_interval(version, "pytorch") == (16, True)
+    for version in ("0.4.0", "0.5.3"):  # a fixed loop: no _check_finish before v0.6.0
+        assert pytorch_prefill_interval(version, "pytorch") == (16, False)
+    for version, backend in (("0.3.0", "pytorch"), ("0.7.2", "pytorch"), (None, "pytorch"), ("0.6.1", None),
                              ("0.6.1", "turbomind")):
-        assert pytorch_prefill_interval(version, backend) == 1
+        assert pytorch_prefill_interval(version, backend) == (1, False)
 
 
 def test_issue_2567_a100_llama3_8b_concurrency_256_ttft_and_throughput_within_20_percent():
