@@ -81,3 +81,31 @@ def test_l1_share_larger_than_the_bank_and_fragmented_l1_keep_their_readings():
                   "each bank needs to store 608256 B, but bank size is 1329888 B (allocated: 323936 B, free: 1005952 B, "
                   "largest free block: 591872 B)")
     assert _causes(fragmented)[0].id == "fragmentation"
+
+
+# --- A one-allocation test program: free memory above the request, no capacity in the text --------------------------
+
+ONE_ALLOCATION_TEST = ("./alloc_20gb 15.8\nSYCL device: Intel(R) Arc(TM) Pro B70 Graphics\n\n"
+                       "GPU max memory allocation: 30.30 GiB\n\nStarting allocations...\n\n"
+                       "=== Allocation 15.80(GiB) ===\nFree Intel GPU memory BEFORE: 32155.87 MiB\n"
+                       "Failed to allocate 15.8 GiB on device!")
+
+
+def test_free_memory_covering_the_request_is_a_per_allocation_limit():
+    # intel/compute-runtime#998 (fresh-98): malloc_device refused 15.8 GiB with 31.4 GiB free on a 32 GB Arc Pro B70.
+    diagnosis = diagnose_text(ONE_ALLOCATION_TEST)
+    assert diagnosis.report.parsed["free_bytes"] > 30 * 2**30
+    cause = diagnosis.causes[0]
+    assert cause.id == "not_capacity" and cause.evidence["deciding_check"] == "buffer_limit"
+    assert cause.evidence["stated_max_allocation_bytes"] > cause.evidence["requested_bytes"]
+
+
+def test_free_memory_covering_the_request_without_a_stated_maximum_checks_the_free_memory():
+    text = ONE_ALLOCATION_TEST.replace("GPU max memory allocation: 30.30 GiB\n", "")
+    cause = _causes(text)[0]
+    assert cause.id == "not_capacity" and cause.evidence["deciding_check"] == "free_exceeds_request"
+
+
+def test_free_memory_below_half_again_the_request_is_not_read_as_a_refusal():
+    text = ONE_ALLOCATION_TEST.replace("32155.87 MiB", "18000.00 MiB")
+    assert _causes(text)[0].id != "not_capacity"
