@@ -113,6 +113,26 @@ def _check_load(load: ServeLoad) -> None:
                                         "fp16."))
 
 
+def prompt_peak_flops(gpu: GPU, ftype: str) -> float:
+    """Peak rate (per second) of the prompt's matrix products: the GPU's dense 16-bit matrix rate where the catalog
+    has one; else the rate of the kernel llama.cpp's CUDA backend falls back to on a GPU without fast 16-bit math
+    (Pascal GP102/GP104: FP16 at 1/64): quantised weights through MMQ, whose dot products are ``__dp4a`` int8
+    (the catalog's INT8 figure), 16/32-bit weights through cuBLAS in FP32 (``fast_fp16_available`` false; ggml-org/
+    llama.cpp ``ggml/src/ggml-cuda/common.cuh`` and ``mmq.cuh``). Decode does not use it: it is bandwidth bound.
+
+    Raises:
+        SizingError: the catalog has no 16-bit, INT8 or FP32 rate for the GPU.
+    """
+    try:
+        return compute_peak_flops(gpu, "bf16")[0]
+    except SizingError:
+        quantised = ftype not in ("f16", "bf16", "f32")
+        rate = (gpu.int8_dense_tops if quantised else None) or gpu.fp32_tflops
+        if not rate:
+            raise
+        return float(rate) * 1e12
+
+
 def single_stream(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> SingleStream:
     """Time to first token and mean time per output token of one sequence on one ``gpu`` under llama.cpp.
 
@@ -148,7 +168,7 @@ def single_stream(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> SingleStream:
     tpot = token_s(load.input_tokens + (load.output_tokens - 1) / 2)
     # The prompt: ceil(p / n_ubatch) passes, each reading the weights whole, at least the matmul FLOPs.
     passes = math.ceil(load.input_tokens / UBATCH_TOKENS)
-    peak, _precision = compute_peak_flops(gpu, "bf16")
+    peak = prompt_peak_flops(gpu, ftype)
     mm_share, mm_source = matmul_efficiency(gpu)
     flops_s = 2.0 * spec.active_params * load.input_tokens / (peak * mm_share)
     whole_s = sum(max(whole / rate, kernel_s) for _b, whole in matrices)
