@@ -46,6 +46,13 @@ ENGINE = "llamacpp"
 LAYER_NODES = 11
 #: Outside the layers: the embedding row lookup, the output RMS norm and its weight multiply.
 OUTER_NODES = 3
+#: Nodes a MoE layer's FFN adds to a dense one's (ggml-org/llama.cpp ``src/llama-graph.cpp``
+#: ``llm_graph_context::build_moe_ffn`` at commit 00395eb2): the router's probabilities (``ggml_soft_max``), the top-k
+#: (``ggml_argsort_top_k``), the chosen experts' weights (``ggml_get_rows``), the weighting of the experts' outputs
+#: (``ggml_mul``), then ``n_expert_used - 1`` ``ggml_add`` summing them; a shared expert adds its activation and its
+#: add to the routed sum. The router and expert products are matrix products (counted with the weights). Unfused
+#: count, as for the dense layer: the backends' fusions (top-k MoE, chained adds) would lower it, not credited.
+MOE_ROUTING_NODES = 4
 GRAPH_SOURCE = ("ggml-org/llama.cpp src/models/llama.cpp at 069be0ae "
                 "(https://github.com/ggml-org/llama.cpp/blob/069be0ae22f391c64e26e8da4c7da0143ede8cf3/src/models/llama.cpp)")
 #: Prompt tokens per pass: llama.cpp's default ``n_ubatch`` (common/common.h ``n_ubatch = 512``).
@@ -97,6 +104,16 @@ def _matrices(spec: ModelSpec, tensors: list[GgmlTensor]) -> list[tuple[float, f
             continue
         out.append((t.bytes * _read_share(t, spec), float(t.bytes)))
     return out
+
+
+def moe_nodes(spec: ModelSpec) -> int:
+    """Graph nodes the MoE layers of ``spec`` add to a dense model's (:data:`MOE_ROUTING_NODES`, one add per routed
+    expert past the first, two per shared expert group); 0 for a dense model."""
+    if not (spec.moe_experts and spec.moe_active_experts):
+        return 0
+    moe_layers = spec.moe_layers if spec.moe_layers is not None else int(spec.layers or 0)
+    per_layer = MOE_ROUTING_NODES + int(spec.moe_active_experts) - 1 + (2 if spec.moe_shared_experts else 0)
+    return int(moe_layers) * per_layer
 
 
 def _check_load(load: ServeLoad) -> None:
@@ -159,7 +176,7 @@ def single_stream(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> SingleStream:
     matrices = _matrices(spec, tensors)
     read_bytes = sum(b for b, _whole in matrices)
     products_s = sum(max(b / rate, kernel_s) for b, _whole in matrices)
-    nodes_s = (layers * (LAYER_NODES - 1) + OUTER_NODES) * kernel_s
+    nodes_s = (layers * (LAYER_NODES - 1) + moe_nodes(spec) + OUTER_NODES) * kernel_s
 
     def token_s(context: float) -> float:
         attention = layers * max(context * kv_token / max(1, layers) / rate, kernel_s)

@@ -129,3 +129,15 @@ def test_llama_bench_depth_is_filled_before_the_timer():
     # 512 tokens at 32k depth on an RTX 4090 (98.14 t/s): the 32k context is read each token, not prefilled in time
     row = _row113("rtx4090-llama8b-q4-0-ub1-pp512-at-d32768")
     assert 0.8 < predict_serve_case(row)[0] / row["measured"]["value"] < 1.2
+
+
+def test_moe_routing_nodes_are_counted_per_moe_layer():
+    # build_moe_ffn: softmax, top-k, get_rows, weighting, then k - 1 adds: gpt-oss-20b (24 MoE layers, top-4) 7 each;
+    # DeepSeek-V2-Lite (26 MoE layers of 27, top-6, shared experts) 4 + 5 + 2 = 11 each; a dense model none.
+    from gpudesk.sizing.serve_llamacpp import moe_nodes
+
+    assert moe_nodes(_spec("gpt-oss-20b")) == 24 * 7
+    assert moe_nodes(_spec("tests/fixtures/sizing/configs/deepseek-v2-lite.config.json")) == 26 * 11
+    assert moe_nodes(_spec("llama-3.2-3b")) == 0
+    row = _row("rtx3090-vulkan-gpt-oss-20b-mxfp4")
+    assert 0.85 < predict_serve_case(row)[0] / row["measured"]["value"] < 1.2  # measured 181.32 tokens/s
