@@ -207,7 +207,7 @@ def single_stream(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> SingleStream:
             count=LAYER_NODES, time=format_duration(kernel_s)),
             _("{graph}; a kernel replayed from a CUDA graph: NVIDIA developer blog, Getting Started with CUDA Graphs "
               "(https://developer.nvidia.com/blog/cuda-graphs/)").format(graph=GRAPH_SOURCE),
-            raw(nodes_per_layer=LAYER_NODES, kernel_s=kernel_s)),
+            raw(nodes_per_layer=LAYER_NODES, moe_routing_nodes=moe_nodes(spec), kernel_s=kernel_s)),
         Assumption("llamacpp_single_stream", _(
             "one sequence: {tpot} per output token, {ttft} to the first").format(
             tpot=format_duration(tpot), ttft=format_duration(ttft)),
