@@ -46,6 +46,13 @@ ENGINE = "llamacpp"
 LAYER_NODES = 11
 #: Outside the layers: the embedding row lookup, the output RMS norm and its weight multiply.
 OUTER_NODES = 3
+#: Nodes a MoE layer's FFN adds to a dense one's (ggml-org/llama.cpp ``src/llama-graph.cpp``
+#: ``llm_graph_context::build_moe_ffn`` at commit 00395eb2): the router's probabilities (``ggml_soft_max``), the top-k
+#: (``ggml_argsort_top_k``), the chosen experts' weights (``ggml_get_rows``), the weighting of the experts' outputs
+#: (``ggml_mul``), then ``n_expert_used - 1`` ``ggml_add`` summing them; a shared expert adds its activation and its
+#: add to the routed sum. The router and expert products are matrix products (counted with the weights). Unfused
+#: count, as for the dense layer: the backends' fusions (top-k MoE, chained adds) would lower it, not credited.
+MOE_ROUTING_NODES = 4
 GRAPH_SOURCE = ("ggml-org/llama.cpp src/models/llama.cpp at 069be0ae "
                 "(https://github.com/ggml-org/llama.cpp/blob/069be0ae22f391c64e26e8da4c7da0143ede8cf3/src/models/llama.cpp)")
 #: Prompt tokens per pass: llama.cpp's default ``n_ubatch`` (common/common.h ``n_ubatch = 512``).
@@ -99,6 +106,16 @@ def _matrices(spec: ModelSpec, tensors: list[GgmlTensor]) -> list[tuple[float, f
     return out
 
 
+def moe_nodes(spec: ModelSpec) -> int:
+    """Graph nodes the MoE layers of ``spec`` add to a dense model's (:data:`MOE_ROUTING_NODES`, one add per routed
+    expert past the first, two per shared expert group); 0 for a dense model."""
+    if not (spec.moe_experts and spec.moe_active_experts):
+        return 0
+    moe_layers = spec.moe_layers if spec.moe_layers is not None else int(spec.layers or 0)
+    per_layer = MOE_ROUTING_NODES + int(spec.moe_active_experts) - 1 + (2 if spec.moe_shared_experts else 0)
+    return int(moe_layers) * per_layer
+
+
 def _check_load(load: ServeLoad) -> None:
     in_flight = load.batch if load.batch is not None else load.concurrency
     if in_flight != 1:
@@ -111,6 +128,26 @@ def _check_load(load: ServeLoad) -> None:
     if load.kv_dtype.lower() not in ("auto", "fp16", "bf16"):
         raise SizingError("kv_dtype", _("llama.cpp is modelled with its default 16-bit KV cache (f16); use auto or "
                                         "fp16."))
+
+
+def prompt_peak_flops(gpu: GPU, ftype: str) -> float:
+    """Peak rate (per second) of the prompt's matrix products: the GPU's dense 16-bit matrix rate where the catalog
+    has one; else the rate of the kernel llama.cpp's CUDA backend falls back to on a GPU without fast 16-bit math
+    (Pascal GP102/GP104: FP16 at 1/64): quantised weights through MMQ, whose dot products are ``__dp4a`` int8
+    (the catalog's INT8 figure), 16/32-bit weights through cuBLAS in FP32 (``fast_fp16_available`` false; ggml-org/
+    llama.cpp ``ggml/src/ggml-cuda/common.cuh`` and ``mmq.cuh``). Decode does not use it: it is bandwidth bound.
+
+    Raises:
+        SizingError: the catalog has no 16-bit, INT8 or FP32 rate for the GPU.
+    """
+    try:
+        return compute_peak_flops(gpu, "bf16")[0]
+    except SizingError:
+        quantised = ftype not in ("f16", "bf16", "f32")
+        rate = (gpu.int8_dense_tops if quantised else None) or gpu.fp32_tflops
+        if not rate:
+            raise
+        return float(rate) * 1e12
 
 
 def single_stream(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> SingleStream:
@@ -139,7 +176,7 @@ def single_stream(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> SingleStream:
     matrices = _matrices(spec, tensors)
     read_bytes = sum(b for b, _whole in matrices)
     products_s = sum(max(b / rate, kernel_s) for b, _whole in matrices)
-    nodes_s = (layers * (LAYER_NODES - 1) + OUTER_NODES) * kernel_s
+    nodes_s = (layers * (LAYER_NODES - 1) + moe_nodes(spec) + OUTER_NODES) * kernel_s
 
     def token_s(context: float) -> float:
         attention = layers * max(context * kv_token / max(1, layers) / rate, kernel_s)
@@ -148,7 +185,7 @@ def single_stream(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> SingleStream:
     tpot = token_s(load.input_tokens + (load.output_tokens - 1) / 2)
     # The prompt: ceil(p / n_ubatch) passes, each reading the weights whole, at least the matmul FLOPs.
     passes = math.ceil(load.input_tokens / UBATCH_TOKENS)
-    peak, _precision = compute_peak_flops(gpu, "bf16")
+    peak = prompt_peak_flops(gpu, ftype)
     mm_share, mm_source = matmul_efficiency(gpu)
     flops_s = 2.0 * spec.active_params * load.input_tokens / (peak * mm_share)
     whole_s = sum(max(whole / rate, kernel_s) for _b, whole in matrices)
@@ -170,7 +207,7 @@ def single_stream(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> SingleStream:
             count=LAYER_NODES, time=format_duration(kernel_s)),
             _("{graph}; a kernel replayed from a CUDA graph: NVIDIA developer blog, Getting Started with CUDA Graphs "
               "(https://developer.nvidia.com/blog/cuda-graphs/)").format(graph=GRAPH_SOURCE),
-            raw(nodes_per_layer=LAYER_NODES, kernel_s=kernel_s)),
+            raw(nodes_per_layer=LAYER_NODES, moe_routing_nodes=moe_nodes(spec), kernel_s=kernel_s)),
         Assumption("llamacpp_single_stream", _(
             "one sequence: {tpot} per output token, {ttft} to the first").format(
             tpot=format_duration(tpot), ttft=format_duration(ttft)),

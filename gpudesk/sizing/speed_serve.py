@@ -86,11 +86,18 @@ def busy_replicas(load: ServeLoad) -> int:
 
 
 def _llamacpp_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> ServeSpeed:
-    """One llama.cpp sequence (:mod:`gpudesk.sizing.serve_llamacpp`): the first token, then one per ``tpot_s``."""
+    """One llama.cpp sequence (:mod:`gpudesk.sizing.serve_llamacpp`): the first token, then one per ``tpot_s``.
+
+    ``output_tokens_per_s`` is the generation rate llama.cpp itself reports, one token per decode pass with the
+    prompt's time left out: ``llama-bench`` times only the test's tokens (a ``-d`` depth is filled before the timer
+    starts, ``tools/llama-bench/llama-bench.cpp``: ``test_prompt(ctx, t.n_depth, ...)`` then ``t_start``), and
+    ``llama-cli`` / ``llama-server`` print the "eval" rate apart from the "prompt eval" one
+    (``llama_perf_context_print``, server ``timings.predicted_per_second``). The time to first token and the
+    end-to-end latency keep the prompt."""
     run = single_stream(spec, gpu, load)
     e2e = run.ttft_s + (load.output_tokens - 1) * run.tpot_s
     busy = busy_replicas(load)
-    return ServeSpeed(output_tokens_per_s=load.output_tokens / e2e * busy, requests_per_s=busy / e2e,
+    return ServeSpeed(output_tokens_per_s=busy / run.tpot_s, requests_per_s=busy / e2e,
                       ttft_s=run.ttft_s, tpot_s=run.tpot_s, batch=1.0, kv_capacity_tokens=run.kv_tokens,
                       e2e_latency_s=e2e, gpus=load.tp * load.pp * load.replicas, assumptions=run.assumptions)
 

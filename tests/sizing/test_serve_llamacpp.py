@@ -92,3 +92,52 @@ def test_a_model_larger_than_the_gpu_is_refused():
     with pytest.raises(SizingError) as err:
         serve_speed(_spec(row["model"]), _gpu(row["gpu"]), replace(load_of_case(row), weight_format="f16"))
     assert err.value.field == "gpu"
+
+
+ROWS_113 = ROWS.with_name("fresh113_serve_runs.jsonl")
+
+
+def _row113(fragment: str) -> dict:
+    rows = [json.loads(line) for line in ROWS_113.read_text(encoding="utf-8").splitlines()]
+    found = [row for row in rows if row["id"].endswith(fragment)]
+    assert len(found) == 1, fragment
+    return found[0]
+
+
+def test_an_mxfp4_moe_file_weighs_what_llama_bench_reports():
+    # PR 21024's RTX 3090 table: 'gpt-oss 20B MXFP4 MoE | 11.27 GiB': experts MXFP4 (17 bytes per 32), the rest q8_0.
+    row = _row("rtx3090-vulkan-gpt-oss-20b-mxfp4")
+    run = single_stream(_spec(row["model"]), _gpu(row["gpu"]), load_of_case(row))
+    file_gib = dict(run.assumptions[0].quantities)["file_bytes"] / 2**30
+    assert 11.27 * 0.98 < file_gib < 11.27 * 1.02
+    assert predict_serve_case(row)[0] > 0
+
+
+def test_a_gpu_without_a_16_bit_rate_is_answered_from_its_memory_bandwidth():
+    # Tesla P40 (Pascal, FP16 at 1/64, no 16-bit rate in the catalog): decode is bandwidth bound; the prompt's
+    # matmuls use the INT8 (dp4a) rate for quantised weights.
+    row = _row113("p40-cuda-llama7b-q4-0-tg128")
+    predicted = predict_serve_case(row)[0]
+    assert 0.8 < predicted / row["measured"]["value"] < 1.5  # 346 GB/s datasheet; measured 56.79 tokens/s
+
+
+def test_llama_bench_depth_is_filled_before_the_timer():
+    # tg64@d4096 (98.67 t/s) against tg64 (105.75) on the same RX 7900 XTX: only the KV read per token grows.
+    deep, shallow = _row113("q4-k-m-tg64-at-d4096"), _row113("rx7900xtx-hip-llama8b-q4-k-m-tg64")
+    ratio = predict_serve_case(deep)[0] / predict_serve_case(shallow)[0]
+    assert 0.85 < ratio < 0.99  # measured 0.933
+    # 512 tokens at 32k depth on an RTX 4090 (98.14 t/s): the 32k context is read each token, not prefilled in time
+    row = _row113("rtx4090-llama8b-q4-0-ub1-pp512-at-d32768")
+    assert 0.8 < predict_serve_case(row)[0] / row["measured"]["value"] < 1.2
+
+
+def test_moe_routing_nodes_are_counted_per_moe_layer():
+    # build_moe_ffn: softmax, top-k, get_rows, weighting, then k - 1 adds: gpt-oss-20b (24 MoE layers, top-4) 7 each;
+    # DeepSeek-V2-Lite (26 MoE layers of 27, top-6, shared experts) 4 + 5 + 2 = 11 each; a dense model none.
+    from gpudesk.sizing.serve_llamacpp import moe_nodes
+
+    assert moe_nodes(_spec("gpt-oss-20b")) == 24 * 7
+    assert moe_nodes(_spec("tests/fixtures/sizing/configs/deepseek-v2-lite.config.json")) == 26 * 11
+    assert moe_nodes(_spec("llama-3.2-3b")) == 0
+    row = _row("rtx3090-vulkan-gpt-oss-20b-mxfp4")
+    assert 0.85 < predict_serve_case(row)[0] / row["measured"]["value"] < 1.2  # measured 181.32 tokens/s

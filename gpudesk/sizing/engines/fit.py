@@ -119,7 +119,7 @@ def ggml_tensors_for(spec: ModelSpec, weight_format: str, llamacpp_version: str 
     build = llamacpp_build(llamacpp_version) if llamacpp_version else None
     fmt = resolve_weight_format(spec, weight_format).lower()
     key = canonical_file_type(fmt) or {"bf16": "bf16", "fp16": "f16", "f16": "f16", "fp32": "f32", "int8": "q8_0",
-                                       "fp8": "q8_0"}.get(fmt)
+                                       "fp8": "q8_0", "mxfp4": "mxfp4"}.get(fmt)  # gpt-oss: MXFP4_MOE (ggml_mix)
     if key is None or key not in BASE_TYPE:
         raise SizingError("weight_format", _("llama.cpp loads GGUF files; {format!r} is not a GGUF type (use q4_k_m, "
                                              "q8_0, f16 ...).").format(format=weight_format))

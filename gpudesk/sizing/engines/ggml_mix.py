@@ -19,6 +19,11 @@ A file type is a mix, not one type: ``llama_tensor_get_type`` in ggml-org/llama.
 - ``attn_output``: q3_k_m ``q4_K``, q3_k_l ``q5_K``, q2_k ``q3_K`` (dense models).
 - A k- or i-quant tensor whose rows are not a multiple of 256 falls back (``q4_K`` -> ``q5_0``, ``q5_K`` ->
   ``q5_1``, ``q6_K`` -> ``q8_0``, 2-3 bit and iq4_xs -> ``iq4_nl``).
+- ``mxfp4_moe`` (``LLAMA_FTYPE_MOSTLY_MXFP4_MOE``, gpt-oss; ``mxfp4`` as users type it): the routed experts (the
+  3-D tensors, ``ne[2] > 1``) become ``MXFP4`` (``block_mxfp4``: one E8M0 scale byte + 16 bytes of 32 4-bit values,
+  4.25 bits per weight, ggml ``ggml-common.h``), every other matrix ``q8_0``, the output and token embedding
+  included (``llama_tensor_get_type``, ``// MoE tensors -> MXFP4 // other tensors -> Q8_0``, ggml-org/llama.cpp
+  ``src/llama-quant.cpp`` at 8784689f).
 - One-dimensional tensors (norms, biases) and the MoE router ``ffn_gate_inp`` stay ``f32``.
 - Files made before llama.cpp stored a layer's experts as one 3-D tensor (``ffn_down_exps``; PR #6387, "ggml :
   update mul_mat_id to use the same tensor for all the experts", merged April 2024, about build b2600) hold one
@@ -49,7 +54,7 @@ BASE_TYPE: dict[str, str] = {
     "q4_k_s": "q4_K", "q4_k_m": "q4_K", "q5_k_s": "q5_K", "q5_k_m": "q5_K", "q6_k": "q6_K", "iq2_xxs": "iq2_xxs",
     "iq2_xs": "iq2_xs", "iq2_s": "iq2_xs", "iq2_m": "iq2_s", "iq1_s": "iq1_s", "iq1_m": "iq1_m",
     "iq3_xxs": "iq3_xxs", "iq3_xs": "iq3_s", "iq3_s": "iq3_s", "iq3_m": "iq3_s", "iq4_nl": "iq4_nl",
-    "iq4_xs": "iq4_xs", "tq1_0": "tq1_0", "tq2_0": "tq2_0",
+    "iq4_xs": "iq4_xs", "tq1_0": "tq1_0", "tq2_0": "tq2_0", "mxfp4_moe": "mxfp4", "mxfp4": "mxfp4",
 }
 #: The first llama.cpp build whose converter writes a layer's experts as one 3-D tensor (PR #6387, April 2024).
 MERGED_EXPERTS_BUILD = 2600
@@ -168,7 +173,10 @@ def gguf_tensors(spec: ModelSpec, file_type: str, split_experts: bool = False) -
         if kind == "norm":
             out.append(GgmlTensor(name, layer, values, values, "f32"))
             return
-        t = _fit_rows(_typed(key, kind, layer or 0, n, gqa, experts), row)
+        if BASE_TYPE[key] == "mxfp4":  # MXFP4_MOE: experts MXFP4, every other matrix Q8_0 (module docstring)
+            t = "mxfp4" if "_exps." in name else "q8_0"
+        else:
+            t = _fit_rows(_typed(key, kind, layer or 0, n, gqa, experts), row)
         out.append(GgmlTensor(name, layer, values, row, t))
 
     add("token_embd.weight", None, vocab * h, h, "output" if spec.tied_embeddings else "embd")
