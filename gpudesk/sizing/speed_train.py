@@ -1192,7 +1192,9 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         "host_issue_bound_s": micro_batches * (t_issue - t_device),
     }
     ttr = s.tokens / (tps * s.gpus) if s.tokens else None
-    assumptions = _assumptions(gpu, eff, fw, s, bubble, bool(sh.experts), alibi=uses_alibi(spec))
+    copies = routed_copies(spec, sh, fw)
+    assumptions = _assumptions(gpu, eff, fw, s, bubble, bool(sh.experts), alibi=uses_alibi(spec),
+                               dense_routed=copies if sh.experts and copies > sh.top_k else 0)
     return TrainSpeed(tokens_per_s_per_gpu=tps, step_time_s=step, mfu=mfu, time_to_result_s=ttr,
                       comm_share=comm_exposed / step, bubble_share=micro_batches * t_mb * bubble / step,
                       micro_batches=micro_batches, model_flops_per_token=mflops, breakdown=breakdown,
@@ -1672,7 +1674,7 @@ def attention_rate_share(fw: Framework, architecture: str) -> float:
 
 
 def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble: float,
-                 experts: bool = False, alibi: bool = False) -> tuple[Assumption, ...]:
+                 experts: bool = False, alibi: bool = False, dense_routed: int = 0) -> tuple[Assumption, ...]:
     """The estimate's inputs with their sources, in the user's language (names are stable ids, not translated)."""
     measured = gpu.matmul_efficiency is not None
     out = [
@@ -1795,6 +1797,13 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                                                  "one per remote NVLink domain over the network"),
                               _("DeepEP normal kernels (github.com/deepseek-ai/DeepEP); DeepSeek-V3 report "
                                 "(arXiv 2412.19437) section 3.2.2; Megatron-Core HybridEP")))
+    if dense_routed:
+        out.append(Assumption("hf_dense_routed_experts", _("every token runs through all {experts} routed experts "
+                                                           "(the router score zeroes the unselected ones), not "
+                                                           "only its top-k").format(experts=dense_routed),
+                              _("transformers modeling_llama4.py Llama4TextMoe.forward (v4.51-4.56): the hidden "
+                                "states repeated once per expert, then Llama4TextExperts over all of them"),
+                              raw(routed_copies=dense_routed)))
     if experts:
         out.append(Assumption("expert_gemm_roofline", _("six GEMMs per routed expert, each max(FLOPs, operand reads) + "
                                                         "its output write, with the expert's own width and tokens per "
