@@ -223,6 +223,7 @@ LABELS.update({
     "fraction_that_fits_ratio": N_("Per-process memory fraction that fits"),
     "free_ratio": N_("Share of the GPU free"),
     "free_to_request_ratio": N_("Free memory / request"),
+    "stated_max_allocation_bytes": N_("Maximum single allocation the device reports"),
     "outside_allocator_bytes": N_("Held outside this process's allocator"),
     "outside_allocator_ratio": N_("Share of the GPU held outside this process's allocator"),
     "described_as": N_("What the text says about the memory"),

@@ -67,6 +67,26 @@ def shared_memory_limit(text: str) -> bool:
     return "shared" in text.lower() and _SHARED_MEMORY_LIMIT.search(text) is not None
 
 
+# Triton's per-kernel resource refusal with both figures (sixty-fifth pass): ``OutOfResources(required, limit, name)``
+# (triton-lang/triton, python/triton/runtime/errors.py) words itself "out of resource: {name}, Required: {required},
+# Hardware limit: {limit}. Reducing block sizes or `num_stages` may help."; the compiler raises it when a kernel's
+# shared memory per block (or its registers) is above the SM's limit (python/triton/compiler/compiler.py,
+# CompiledKernel._init_handles, ``max_shared``). PyTorch Inductor re-raises it under the kernel's name and as an
+# "OutOfMemoryError: out of resource: triton_per_fused_..." with "Required: 327768 Hardware limit:232448" on the next
+# line (pytorch#175250 on an H100: 232,448 B is one SM's shared memory, the 80 GB of HBM were never the limit). The
+# name need not be "shared memory", so the figures decide: a requirement above the hardware limit it is compared with.
+_KERNEL_RESOURCE_LIMIT = re.compile(
+    r"\bout\s{1,3}of\s{1,3}resources?\s{0,2}:[^\n]{0,200}?\s{1,8}required\s{0,2}:\s{0,3}(\d{1,12})\s{0,3},?\s{0,3}"
+    r"hardware\s{1,3}limit\s{0,2}:\s{0,3}(\d{1,12})\b", re.IGNORECASE)
+
+
+def kernel_resource_limit(text: str) -> bool:
+    """A kernel's per-block resource (shared memory, registers) refused by Triton with the requirement above the
+    hardware limit, both figures given (``_KERNEL_RESOURCE_LIMIT``)."""
+    m = _KERNEL_RESOURCE_LIMIT.search(text)
+    return m is not None and int(m.group(1)) > int(m.group(2)) > 0
+
+
 def buffer_size_limit(text: str) -> bool:
     """One allocation said to exceed the device's maximum buffer size (module docstring)."""
     if "buffer" not in text.lower():

@@ -1653,7 +1653,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if VERBS_ENOMEM.search(low):
         return "pin_memory"
     func_attribute_oom = _FUNC_ATTRIBUTE_OOM.search(low) is not None
-    if limit_words.shared_memory_limit(text) and not func_attribute_oom:
+    if (limit_words.shared_memory_limit(text) or limit_words.kernel_resource_limit(text)) and not func_attribute_oom:
         return "shared_memory"
     if limit_words.buffer_size_limit(text) or limit_words.vulkan_allocation_count(text):
         return "buffer_limit"

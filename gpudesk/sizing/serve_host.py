@@ -19,7 +19,11 @@ with overlap the CPU prepares step n+1 while the GPU runs step n, so a step last
   vllm-project/vllm PR 7049 (v0.6.0) moved it behind the next step ("most of the speedup in this PR comes from
   removing detokenization, free_finished_seq_groups and creating RequestOutputs"); what is left after it is the
   17.6 us above.
-- Multi-step scheduling (vLLM V0 ``--num-scheduler-steps n``) pays the host work once per n steps (RFC 6854).
+- Multi-step scheduling (vLLM V0 ``--num-scheduler-steps n``) pays the host work once per n steps (RFC 6854),
+  except the serial output processing of vLLM before v0.6.0, which is per sampled token: at the end of a block
+  ``MultiStepOutputProcessor._process_seq_outputs`` (``vllm/engine/output_processor/multi_step.py``) appends each
+  request's n tokens one at a time, "as if we had only one new token", detokenizing and stop-checking each
+  (``_process_decode_and_stop``), with the GPU idle; the block's n tokens cost n times the per-token work.
 - Overlap defaults (the engines' own defaults, by version where it changed): SGLang's overlap scheduler is on since
   v0.4 (``server_args.py`` ``disable_overlap_schedule=False``; SGLang v0.4 blog "zero-overhead batch scheduler",
   Dec 2024); vLLM's asynchronous scheduling is on by default since v0.12 (``vllm/config/scheduler.py``
@@ -76,6 +80,9 @@ SERIAL_OUTPUT_REQUEST_S = (3.4e-3 - 0.2e-3) / 31
 SERIAL_OUTPUT_UNTIL = {"vllm": (0, 6)}
 SERIAL_OUTPUT_SOURCE = ("vllm-project/vllm RFC 6913 (_process_model_outputs: 0.2 ms at batch 1, 3.4 ms at batch 32, "
                         "Llama-3-70B on 4x H100), overlapped from v0.6.0 by PR 7049")
+MULTI_STEP_OUTPUT_SOURCE = ("vllm/engine/output_processor/multi_step.py MultiStepOutputProcessor._process_seq_outputs "
+                            "(each of a block's n tokens appended, detokenized and stop-checked in turn: "
+                            "_process_decode_and_stop)")
 HOST_SOURCE = ("vllm-project/vllm PR 17866 (V1 TPOT at batch 1), issue 10634 (gap between decode steps at batch "
                "256), RFC 6854 (multi-step scheduling)")
 # LMDeploy: TurboMind's step loop is C++ (src/turbomind/models/llama/LlamaBatch.cc, its own thread), and the Python
@@ -212,13 +219,15 @@ def host_overhead(engine: str, version: str | None, overlap: bool | None, num_sc
     if engine == "lmdeploy" and overlap is None and backend is not None and backend.lower() == "pytorch":
         resolved = False  # the PyTorch engine's Python step loop (LMDEPLOY_HOST_SOURCE)
     block = max(1, num_scheduler_steps)
-    request_s = HOST_REQUEST_S
+    request_s = HOST_REQUEST_S / block
     until = SERIAL_OUTPUT_UNTIL.get(engine)
     parsed = engine_version_tuple(version)
     if until is not None and parsed is not None and parsed < until:
-        request_s, source = SERIAL_OUTPUT_REQUEST_S, f"{source}; {SERIAL_OUTPUT_SOURCE}"
-    return HostOverhead(step_s=HOST_STEP_S / block, request_s=request_s / block, overlap=resolved,
-                        source=source)
+        # serial output processing is per sampled token: a multi-step block hands the output processor all n tokens
+        # of each request at its end, so it does not divide by the block (module docstring, MULTI_STEP_OUTPUT_SOURCE)
+        request_s = SERIAL_OUTPUT_REQUEST_S
+        source = f"{source}; {SERIAL_OUTPUT_SOURCE}" + (f"; {MULTI_STEP_OUTPUT_SOURCE}" if block > 1 else "")
+    return HostOverhead(step_s=HOST_STEP_S / block, request_s=request_s, overlap=resolved, source=source)
 
 
 def schedules_ahead(engine: str, version: str | None, backend: str | None, overlapped: bool) -> bool:

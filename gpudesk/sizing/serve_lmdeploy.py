@@ -29,6 +29,17 @@ Read in the InternLM/lmdeploy source at each tag (https://github.com/InternLM/lm
   step boundaries and runs their prompt tokens in the same forward as the running requests' decode tokens (mixed
   steps). The PyTorch engine's ``lmdeploy/pytorch/paging/scheduler.py`` ``Scheduler.schedule(is_prefill)`` builds a
   prefill step or a decode step, never both: prompts run in steps of their own and pause decoding.
+- Prompt admission in the PyTorch engine, v0.4.0 to v0.7.1: decode steps run in a loop of ``prefill_interval - 1``
+  steps (``PytorchEngineConfig.prefill_interval`` 16, ``lmdeploy/messages.py``) launched as one task
+  (``lmdeploy/pytorch/engine/engine.py`` ``_async_loop_background``: ``loop_count = 1 if is_prefill else
+  (prefill_interval - 1)``); the engine schedules again, and so prefills waiting requests, only when the loop ends:
+  after its last step, once every request in it stopped, or, while requests wait, after step ``idx`` once ``idx >=
+  prefill_interval * len(scheduler.running) / max_batches`` (``_check_finish``, "dynamic prefill interval", v0.6.0 to
+  v0.7.1; v0.4.0 to v0.5.x end the loop only after its last step or once every request stopped: ``_async_loop``
+  runs ``__step(True)`` when requests wait, then ``__step(False)``; from v0.7.2 the loop runs ``prefill_interval``
+  steps in ``model_agent.py``, not modelled). A request that
+  arrives while the batch is full therefore waits for the rest of a 15-step loop before its prompt step, about 7
+  decode steps on average; at a half-full batch the loop ends after about 9.
 - CUDA graphs: TurboMind captures none at any tag read (no ``cudaStreamBeginCapture`` / ``cudaGraphLaunch`` under
   ``src/turbomind``, v0.2.0 to v0.16.0); its decode kernels launch one by one from C++. The PyTorch engine replays
   its decode steps as CUDA graphs from v0.6.0 (``PytorchEngineConfig.eager_mode=False``); none before.
@@ -43,6 +54,15 @@ from gpudesk.sizing.errors import SizingError
 
 LMDEPLOY_BACKENDS = ("turbomind", "pytorch")
 LMDEPLOY_REPO = "(https://github.com/InternLM/lmdeploy)"
+#: The PyTorch engine's decode loop with its dynamic prefill interval (module docstring): releases and the interval.
+PYTORCH_DECODE_LOOP_SINCE = (0, 4, 0)
+PYTORCH_DYNAMIC_INTERVAL_SINCE = (0, 6, 0)
+PYTORCH_DECODE_LOOP_UNTIL = (0, 7, 2)
+PYTORCH_PREFILL_INTERVAL = 16
+DECODE_LOOP_SOURCE = ("lmdeploy/pytorch/engine/engine.py _async_loop_background (loop_count = prefill_interval - 1) "
+                      "(v0.4.0 to v0.7.1) and _check_finish (dynamic prefill interval, v0.6.0 to v0.7.1); "
+                      "lmdeploy/messages.py "
+                      "PytorchEngineConfig.prefill_interval = 16 " + LMDEPLOY_REPO)
 #: First release whose ``cache_max_entry_count`` is a share of the free memory after the weights (module docstring).
 FREE_MEMORY_FRACTION_SINCE = (0, 2, 2)
 CACHE_FRACTION_OF_TOTAL = 0.5
@@ -156,3 +176,15 @@ def uses_cuda_graphs(version: str | None, backend: str | None) -> bool:
         return False
     release = _release(version)
     return release is None or release >= PYTORCH_CUDA_GRAPHS_SINCE
+
+
+def pytorch_prefill_interval(version: str | None, backend: str | None) -> tuple[int, bool]:
+    """The admission cycle of LMDeploy's PyTorch engine in steps (one prompt step and a decode loop of
+    ``prefill_interval - 1``) and whether the loop ends early by the running share (``_check_finish``), for releases
+    v0.4.0 to v0.7.1 (module docstring); else (1, False): no cycle modelled (TurboMind, other releases, no version)."""
+    triple = version_triple(version) if version else None
+    if lmdeploy_backend(backend) != "pytorch" or triple is None:
+        return 1, False
+    if not PYTORCH_DECODE_LOOP_SINCE <= triple < PYTORCH_DECODE_LOOP_UNTIL:
+        return 1, False
+    return PYTORCH_PREFILL_INTERVAL, triple >= PYTORCH_DYNAMIC_INTERVAL_SINCE

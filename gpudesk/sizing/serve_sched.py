@@ -78,6 +78,10 @@ scheduler.py``; the Server yaml sets 10 and 128: n = 11). A request that arrives
 next admitting step, on average about (n - 1) / 2 steps, and its prompt shares that step with the others that
 waited: TTFT rises by those steps and by the longer prefill step, and the decoding requests' TPOT carries that
 step's prefill once in n steps. Upstream vLLM has no such gate (n = 1, the default).
+LMDeploy's PyTorch engine (v0.4.0 to v0.7.1, :mod:`gpudesk.sizing.serve_lmdeploy`) has the same gate with n = 16: one
+prompt step and a decode loop of n - 1 steps. With ``admit_scaled`` (its v0.6.0 to v0.7.1) the loop also ends, so that waiting requests join, once it
+has run ceil(n x running / max_batches) + 1 steps (``lmdeploy/pytorch/engine/engine.py`` ``_check_finish``): a full
+batch admits once per cycle, a half-full one after about half of it.
 
 Loads (one replica; the load is split evenly over replicas):
 - closed loop, ``concurrency`` C: C clients each send a request when their previous one finishes (vLLM
@@ -196,6 +200,7 @@ class Load:
     recv_interval_steps: int = 1  # new requests are taken every this many decode steps (module docstring)
     admit_interval_steps: int = 1  # waiting requests are admitted in one step of every this many (module docstring)
     admit_min_running: int = 0  # ... once at least this many requests run
+    admit_scaled: bool = False  # ... or also once the cycle's share passed reaches the share of the slots in use
     steady_run_s: float = 0.0  # a steady open loop's arrivals last this long (0: the default run; module docstring)
 
 
@@ -505,10 +510,25 @@ def _simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
     admit_every = max(1, load.admit_interval_steps)
     gate_step = 0  # the scheduler's steps since its last admitting step, modulo admit_every (module docstring)
 
+    def gate_open(position: int, live: int) -> bool:
+        """Whether the step at ``position`` of the admission cycle may admit: its first step, or with
+        ``admit_scaled`` (LMDeploy's PyTorch engine, module docstring) any step once the decode loop has run
+        ceil(n x live / limit) + 1 steps past its prompt step."""
+        if position == 0:
+            return True
+        return load.admit_scaled and position >= min(admit_every, math.ceil(admit_every * live / max(1, limit)) + 2)
+
     def gated() -> bool:
         """Whether this step may not admit waiting requests (module docstring, admission every n-th step)."""
         live = len(running) + len(prefilling)
-        return admit_every > 1 and gate_step != 0 and live > 0 and live >= load.admit_min_running
+        return admit_every > 1 and live > 0 and live >= load.admit_min_running and not gate_open(gate_step, live)
+
+    def steps_to_gate(at_least: int, live: int) -> int:
+        """Decode steps, at least ``at_least`` (and 1), until a step that may admit."""
+        j = max(1, at_least)
+        while not gate_open((gate_step + j) % admit_every, live):
+            j += 1
+        return j
 
     recv_counter = recv_every  # decode steps since the scheduler last took new requests (module docstring)
 
@@ -591,7 +611,8 @@ def _simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
             if d:
                 decode_steps += 1
             recv_counter = recv_every  # a step with prompts weighs 1000: the next turn receives
-            gate_step = (gate_step + 1) % admit_every
+            # LMDeploy's decode loop starts after its prompt step (admit_scaled, module docstring)
+            gate_step = 1 % admit_every if load.admit_scaled else (gate_step + 1) % admit_every
             # every prompt being prefilled finished in this step (``completed`` holds each of them at most once)
             if whole_prompts and len(completed) == len(prefilling):
                 block_left = block - 1  # the prompts' step is the block's first; its other steps decode
@@ -638,13 +659,11 @@ def _simulate(steps: StepModel, budget: EngineBudget, load: Load) -> SimResult:
                 k = max(1, min(k, reach))
             if admit_every > 1 and (waiting or arrivals) and d >= load.admit_min_running:
                 # stop at the next admitting step, where the waiting requests (or the next arrival) may join
-                to_gate = (admit_every - gate_step) % admit_every or admit_every
                 if waiting:
-                    k = min(k, to_gate)
+                    k = min(k, steps_to_gate(1, d))
                 else:
                     reach = max(1, math.ceil((arrivals[0][0] - now) / steps.step_s(d, context)))
-                    k = min(k, to_gate if reach <= to_gate else
-                            to_gate + math.ceil((reach - to_gate) / admit_every) * admit_every)
+                    k = min(k, steps_to_gate(reach, d))
             if on_demand:
                 free = capacity - prefill_reserved - context
                 k = max(1, min(k, free // max(1, d)))

@@ -29,6 +29,7 @@ from gpudesk.sizing.serve_engine import EngineBudget, engine_budget
 from gpudesk.sizing.serve_host import OUTPUT_LAG_SOURCE, front_end, output_lag_steps, schedules_ahead
 from gpudesk.sizing.serve_vllm_v0 import FALLBACK_SOURCE as V0_FALLBACK_SOURCE, vllm_v0_fallback
 from gpudesk.sizing.serve_llamacpp import ENGINE as LLAMACPP, single_stream
+from gpudesk.sizing.serve_lmdeploy import DECODE_LOOP_SOURCE, pytorch_prefill_interval
 from gpudesk.sizing.serve_load import ServeLoad
 from gpudesk.sizing.serve_sched import Load, simulate
 from gpudesk.sizing.serve_slo import slo_assumption, slo_rate_per_s, slo_unmet_assumption
@@ -134,6 +135,9 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
                                         min(live, load.num_prompts or live, budget.max_running),
                                         budget.kv_capacity_tokens, prefix_caching,
                                         prompt_tokens=load.input_tokens)
+    # LMDeploy's PyTorch engine prefills only between decode loops (serve_lmdeploy, dynamic prefill interval).
+    decode_loop, loop_scaled = pytorch_prefill_interval(load.engine_version, load.backend) \
+        if load.engine.lower() == "lmdeploy" else (1, False)
     sim_load = Load(input_tokens=load.input_tokens, output_tokens=load.output_tokens,
                                           concurrency=load.concurrency, request_rate_per_s=load.request_rate_per_s,
                                           batch=load.batch, num_prompts=load.num_prompts, replicas=load.replicas,
@@ -148,8 +152,9 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
                                           prefix_block_tokens=prefix_block_tokens(load.engine.lower(),
                                                                                   load.kv_block_size),
                                           recv_interval_steps=load.scheduler_recv_interval,
-                                          admit_interval_steps=load.admit_interval_steps,
-                                          admit_min_running=load.admit_min_running,
+                                          admit_interval_steps=decode_loop if decode_loop > 1
+                                          else load.admit_interval_steps,
+                                          admit_min_running=load.admit_min_running, admit_scaled=loop_scaled,
                                           schedule_ahead=schedules_ahead(load.engine.lower(), load.engine_version,
                                                                          load.backend, steps.host_overlap))
     result = simulate(steps, budget, sim_load)
@@ -166,6 +171,12 @@ def serve_speed(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None = 
         else:  # no rate searched meets them: say so, the limits are not dropped in silence
             assumptions += (slo_unmet_assumption(float(load.request_rate_per_s or 0.0), load.ttft_p99_limit_s,
                                                  load.tpot_p99_limit_s),)
+    if decode_loop > 1:
+        text = _("prompts join between decode loops of up to {steps} steps, which end early once the loop has run the "
+                 "share of {interval} steps that the running requests fill of the batch") if loop_scaled else _(
+            "prompts join between decode loops of {steps} steps")
+        assumptions += (Assumption("decode_loop", text.format(steps=decode_loop - 1, interval=decode_loop),
+                                   DECODE_LOOP_SOURCE, raw(prefill_interval=decode_loop, scaled=loop_scaled)),)
     if front is not None:
         assumptions += (Assumption("front_end", _(
             "{servers} API-server process(es): {request} per request + {token} per streamed token, of which "

@@ -232,6 +232,11 @@ _FREE = [
     _c(r"\bonly\s{1,3}" + _SIZE_U + r"\s{1,3}(?:is\s{1,3}|are\s{1,3})?(?:available|free)\b"),
     # PyTorch's caching allocator warning (above, _TOTAL).
     _c(r"while trying to (?:allocate|map)\s{1,3}\d{1,20}\s{1,3}bytes\s{0,3}\(free:\s{0,2}" + _SIZE + r",\s{0,3}total:"),
+    # A program's own report of the device's free memory as a labelled field, the device named between the words
+    # (sixty-fifth pass): "Free Intel GPU memory BEFORE: 32155.87 MiB" (a one-allocation test of sycl::malloc_device,
+    # the free figure from Level Zero's zesMemoryGetState / sycl::ext::intel::info::device::free_memory, printed
+    # before the allocation; intel/compute-runtime#998), "Free GPU memory: N MiB".
+    _c(r"\bfree\s{1,3}(?:[a-z]{1,12}\s{1,3}){1,3}memory(?:\s{1,3}(?:before|now|left))?\s{0,3}:\s{0,3}" + _SIZE_U),
 ]
 _IN_USE = [
     _c(_SIZE_U + r"\s{1,3}already allocated"),

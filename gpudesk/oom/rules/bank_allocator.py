@@ -24,9 +24,10 @@ The figures are per bank. Two readings come from them alone:
   (tt-xla#1722: 33,792 B per bank against a 32,768 B L1_SMALL bank). In a region sized at device open the setting
   is the second reading (a larger region holds it).
 
-A DRAM share above the free figure is the job's own need: the shortage rule reads it from the request. So is a
+A DRAM share above the free figure is the job's own need: the shortage rule reads it from the request; so is an L1
+share above the free figure that the empty bank would hold (sixty-fifth pass, the on-chip reading second). So is a
 bank with under 5 % of it free (:data:`NEARLY_FULL_SHARE`): fragmentation is then the second reading. An L1 share
-that is not fragmentation (above the free figure, or refused with no figures) is ``not_capacity`` with the
+that is not fragmentation and not that (refused with no figures) is ``not_capacity`` with the
 ``shared_memory`` check (fifty-second pass): L1 is each core's on-chip SRAM, and the tensor's memory config, not the
 chip's DRAM, put it there.
 """
@@ -52,6 +53,8 @@ _BANK_OOM = re.compile(
 # 35,389,440 B share, a 26,546,624 B largest block; the weights took 31 of the 32 GB, a capacity mismatch. tt-forge#855
 # (12 % free) and tt-xla#4395 (76 %) were placements that a reverted compiler change had split.
 NEARLY_FULL_SHARE = 0.05
+# An L1 share above the bank's free figure but within the bank: the on-chip placement ranked below the shortage's 0.55.
+SECOND_READING_L1 = 0.5
 # Regions sized when the device is opened (tt-metal ``CreateDevice`` / ``ttnn.open_device`` arguments).
 _SIZED_AT_OPEN = {"L1_SMALL": "l1_small_size", "TRACE": "trace_region_size"}
 
@@ -102,6 +105,14 @@ def check(f: Facts) -> Cause | list[Cause] | None:
             from gpudesk.oom.rules.signature import on_chip_limit
             cause = on_chip_limit(f)
             cause.evidence = {**figures, **cause.evidence}
+            if free is not None and bank_size is not None and free < per_bank <= bank_size:
+                # The bank's own figures (sixty-fifth pass): the share fits an empty bank but not beside the L1
+                # buffers already allocated in it ("allocated" + "free" = the bank, BankManager::allocate_buffer's
+                # free-list state), so the op's working set in L1 is the shortage, read from the request as in
+                # DRAM (the shortage rule, 0.55); the tensor's placement in L1 stays the second reading
+                # (tenstorrent/tt-metal#40090: 1,188,864 B per bank with 304,864 B free of 1,362,656 B, fixed by
+                # more slices, a smaller working set per slice).
+                cause.confidence = SECOND_READING_L1
             return cause
         return None
     nearly_full = bank_size is not None and free < NEARLY_FULL_SHARE * bank_size

@@ -28,6 +28,7 @@ import re
 
 from gpudesk.oom.cause import Cause
 from gpudesk.units import format_bytes
+from gpudesk.oom.parsers.units import to_bytes
 from gpudesk.oom.rules.base import Facts, evidence
 from gpudesk.oom.signatures import CHECKS, check_command, check_line
 from gpudesk import i18n
@@ -39,6 +40,8 @@ def check(f: Facts) -> Cause | list[Cause] | None:
         return None
     if f.total is None and f.free is None:
         return _said_mostly_free(f)
+    if f.requested is not None and f.total is None and f.free is not None:
+        return _free_without_total(f)
     if f.requested is None or f.total is None:
         return None
     if f.free is None:
@@ -218,4 +221,49 @@ def _covered_with_room(f: Facts) -> Cause | None:
               "carve-out or GTT size (BIOS UMA, amdgpu.gttsize), elsewhere a per-process cap or the WDDM/WSL limit"),
         checks=[check_line(command=check_command("free_exceeds_request", f.report.platform),
                                                      meaning=i18n._(CHECKS["free_exceeds_request"].meaning))],
+    )
+
+
+# A program's own one-allocation report with the device's free memory and no capacity (sixty-fifth pass): "GPU max
+# memory allocation: 30.30 GiB ... Free Intel GPU memory BEFORE: 32155.87 MiB / Failed to allocate 15.8 GiB on
+# device!" (intel/compute-runtime#998, a 32 GB Arc Pro B70 whose malloc_device refuses one buffer above a ceiling that
+# moves with host RAM, far below the advertised maximum). A direct allocation (no caching allocator between: no
+# reserved or allocated figure) that free memory covers by half again was refused by a limit, not by capacity, as
+# :func:`_runtime_refusal` reads it with the total; without the total it is read a little less firmly (0.65, above the
+# shortage's 0.55 from the request alone). The per-allocation maximum the device reports (Level Zero's
+# ze_device_properties_t.maxMemAllocSize, SYCL's info::device::max_mem_alloc_size, OpenCL's
+# CL_DEVICE_MAX_MEM_ALLOC_SIZE) stated beside it makes the per-buffer limit the check (``buffer_limit``): the runtime's
+# real ceiling for one buffer, below what it advertises; splitting the buffer avoids it.
+FREE_WITHOUT_TOTAL_MIN_RATIO = 1.5
+_STATED_MAX_ALLOCATION = re.compile(
+    r"\bmax(?:imum)?\s{1,3}(?:memory\s{1,3})?alloc(?:ation)?(?:\s{1,3}size)?\s{0,3}[:=]\s{0,3}"
+    r"(\d{1,15}(?:\.\d{1,6})?)\s{0,2}([KMGT]i?B|bytes?)\b", re.IGNORECASE)
+
+
+def _free_without_total(f: Facts) -> Cause | None:
+    """A direct allocation refused with free memory half again above it, no capacity in the text (comment above)."""
+    assert f.requested is not None and f.free is not None
+    direct = f.reserved is None and f.allocated is None and f.report.kind in ("generic_oom", "ggml_alloc_failed")
+    if not direct or f.allowed is not None or f.free < FREE_WITHOUT_TOTAL_MIN_RATIO * f.requested:
+        return None
+    if f.report.signature is not None:
+        return None  # a signature's own reading of the free figure (gpudesk.oom.rules.signature, ``_free_covers``)
+    m = _STATED_MAX_ALLOCATION.search(f.report.text or "")
+    stated_max = to_bytes(m.group(1), m.group(2)) if m is not None else None
+    key = "buffer_limit" if stated_max is not None and stated_max >= f.requested else "free_exceeds_request"
+    command = check_command(key, f.report.platform)
+    return Cause(
+        id="not_capacity",
+        title=_("The allocation was refused although the GPU had the memory free"),
+        confidence=0.65,
+        evidence=evidence(requested_bytes=f.requested, free_bytes=f.free, stated_max_allocation_bytes=stated_max,
+                          free_to_request_ratio=round(f.free / max(1, f.requested), 2),
+                          not_capacity_kind="free_exceeds_request", deciding_check=key, check_command=command),
+        explanation=_("The program reported {free} free and asked for {requested} in one allocation: free memory "
+                      "covers it, so a limit refused it (the runtime's ceiling for one allocation, below the maximum "
+                      "the device reports, or a platform limit), not the device's capacity.").format(
+                          free=format_bytes(f.free), requested=format_bytes(f.requested)),
+        fix=_("Split the buffer into smaller allocations (a smaller per-buffer size, more chunks), and try a newer "
+              "driver or runtime; freeing memory or a larger GPU will not help"),
+        checks=[check_line(command=command, meaning=i18n._(CHECKS[key].meaning))],
     )

@@ -117,19 +117,6 @@ DEVICE_NAME_GPUS: tuple[tuple[str, str], ...] = (
     ("w7900", "radeon-pro-w7900"), ("rx 7900", "rx7900xtx"),
 )
 
-#: SM counts of catalog GPUs that the catalog's ``gpu_streaming_multiprocessors`` table (db/gpu_sms.csv) does not
-#: hold yet: what ``torch.cuda.get_device_properties().multi_processor_count`` reports (NVIDIA architecture
-#: whitepapers: Ampere GA100 A30 56; GA102 RTX 3090 82, A10 72, A40 / RTX A6000 84; Ada AD102 RTX 4090 128, RTX 4090 D
-#: 114, L40 / L40S / RTX 6000 Ada 142, AD103 RTX 4080 76, AD104 L4 58, AD107 RTX 4060 24; Turing T4 40; Volta V100
-#: 80; Blackwell GB202 RTX 5090 170). Not moved into db/gpu_sms.csv in the same change because every count there
-#: also turns on the GEMM wave term of the training speed model (:mod:`gpudesk.sizing.gemm_waves`, ``GPU.sm_count``)
-#: for that GPU, a speed-model change to be scored on its own; a count the catalog holds is never repeated here
-#: (tests/sizing/engines/test_device_names.py).
-SMS_NOT_IN_CATALOG: dict[str, int] = {
-    "a30": 56, "rtx5090": 170, "rtx4090d": 114, "rtx4090": 128, "rtx4080": 76, "rtx4060": 24, "rtx3090": 82,
-    "rtx-6000-ada": 142, "rtx-a6000": 84, "l40s": 142, "l40": 142, "l4": 58, "a40": 84, "a10": 72, "t4": 40,
-    "v100-sxm2-32": 80,
-}
 _GFX = re.compile(r"\bgfx[0-9a-f]+\b", re.I)
 
 
@@ -159,15 +146,15 @@ def _facts(gpu_id: str) -> tuple[int | None, str | None]:
 
 
 def streaming_multiprocessors(name: str) -> int:
-    """The SM count of the device called ``name`` (see :func:`catalog_gpu_id`): the catalog's, else
-    :data:`SMS_NOT_IN_CATALOG`; 0 when not known (then terms sized by it are left out). What
+    """The SM count of the device called ``name`` (see :func:`catalog_gpu_id`): the catalog's
+    (``gpu_streaming_multiprocessors``, db/gpu_sms.csv); 0 when not known (then terms sized by it are left out). What
     ``torch.cuda.get_device_properties().multi_processor_count`` reports, which vLLM's Triton sampler sizes its
     scratch rows by (:func:`gpudesk.sizing.engines.forward.triton_buffer_bytes`)."""
     gpu_id = catalog_gpu_id(name)
     if gpu_id is None:
         return 0
     count = _facts(gpu_id)[0]
-    return int(count) if count else SMS_NOT_IN_CATALOG.get(gpu_id, 0)
+    return int(count) if count else 0
 
 
 def amd_gfx_target(name: str) -> str | None:

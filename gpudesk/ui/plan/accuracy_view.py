@@ -275,7 +275,10 @@ class EstimatorAccuracyView(QWidget):
                 "fresh110": self.tr("hundred-and-tenth fresh (collected after the model was frozen a hundred-and-tenth time)"),
                 "fresh111": self.tr("hundred-and-eleventh fresh (collected after the model was frozen a hundred-and-eleventh time)"),
                 "fresh112": self.tr("hundred-and-twelfth fresh (collected after the model was frozen a hundred-and-twelfth time)"),
-                "fresh113": self.tr("hundred-and-thirteenth fresh (collected after the model was frozen a hundred-and-thirteenth time)")}
+                "fresh113": self.tr("hundred-and-thirteenth fresh (collected after the model was frozen a hundred-and-thirteenth time)"),
+                "fresh114": self.tr("hundred-and-fourteenth fresh (collected after the model was frozen a hundred-and-fourteenth time)"),
+                "fresh115": self.tr("hundred-and-fifteenth fresh (collected after the model was frozen a hundred-and-fifteenth time)"),
+                "fresh116": self.tr("hundred-and-sixteenth fresh (collected after the model was frozen a hundred-and-sixteenth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
