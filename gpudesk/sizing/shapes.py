@@ -122,6 +122,9 @@ class ModelSpec:
         expert_bias: the routed experts' linears carry a bias per expert (gpt-oss: ``GptOssExperts``
             ``gate_up_proj_bias`` / ``down_proj_bias``, transformers ``modeling_gpt_oss.py``; :data:`EXPERT_BIAS_MODEL_TYPES`).
         clamped_glu: the gated activation clamps its inputs (the config's ``swiglu_limit``, gpt-oss 7.0).
+        hf_dense_routed_experts: Hugging Face transformers' modeling of the architecture runs every token through
+            every routed expert, the router's score zeroing the unselected ones (Llama 4:
+            :data:`HF_DENSE_ROUTED_MODEL_TYPES`); a trainer on those modules computes all experts' GEMMs.
         layer_qk_norm: the attention's QK RMSNorm normalises each token's whole q and k projections (every head
             at once, one weight per element: the config's ``qk_norm_type`` ``per_layer``, MiniMax-M2 / M2.5 / M2.7;
             :data:`LAYER_QK_NORM_FAMILIES`), not each head apart; under tensor parallelism a rank holds only its
@@ -172,6 +175,7 @@ class ModelSpec:
     expert_bias: bool = False
     clamped_glu: bool = False
     layer_qk_norm: bool = False
+    hf_dense_routed_experts: bool = False
     #: Positions of each distinct rotary cos/sin table the engines cache, when not the one table of
     #: ``context_length`` (linear RoPE scaling, Gemma 3's local RoPE: :func:`rope_table_positions_from_config`).
     rope_table_positions: tuple[int, ...] = ()
@@ -444,6 +448,16 @@ EXPERT_BIAS_MODEL_TYPES = frozenset({"gpt_oss"})
 #: Catalog families of that architecture; their configs also set ``swiglu_limit`` (gpt-oss 7.0).
 EXPERT_BIAS_FAMILIES = frozenset({"gpt-oss"})
 CLAMPED_GLU_FAMILIES = frozenset({"gpt-oss"})
+#: ``model_type`` values whose transformers MoE block sends every token to every routed expert: Llama 4's
+#: ``Llama4TextMoe.forward`` repeats the hidden states once per expert (``routed_in = hidden_states.repeat(
+#: router_scores.shape[1], 1)``), multiplies them by the router scores (zero off the top-k) and runs
+#: ``Llama4TextExperts`` (a ``torch.bmm`` over the (experts, tokens, hidden) view) on all of them
+#: (transformers src/transformers/models/llama4/modeling_llama4.py, v4.51.0 to v4.56; axolotl's linearized experts,
+#: src/axolotl/monkeypatch/models/llama4/modeling.py at 9f986f5, keep that input and loop over the 16 experts with
+#: one ``nn.Linear`` each). Megatron-Core and torchtitan route the tokens sparsely.
+HF_DENSE_ROUTED_MODEL_TYPES = frozenset({"llama4", "llama4_text"})
+#: Catalog families of that architecture.
+HF_DENSE_ROUTED_FAMILIES = frozenset({"Llama 4"})
 #: Catalog families whose QK RMSNorm spans every head of the layer (``qk_norm_type`` ``per_layer`` in their configs:
 #: MiniMaxAI/MiniMax-M2 .. M2.7 config.json; transformers ``modeling_minimax_m2.py`` normalises ``q_proj`` /
 #: ``k_proj``'s whole output before splitting it into heads).
@@ -481,6 +495,7 @@ def spec_from_catalog(shape: ModelShape) -> ModelSpec:
         fused_qkv=getattr(shape, "family", None) in FUSED_QKV_FAMILIES,
         expert_bias=bool(shape.moe_experts) and getattr(shape, "family", None) in EXPERT_BIAS_FAMILIES,
         clamped_glu=getattr(shape, "family", None) in CLAMPED_GLU_FAMILIES,
+        hf_dense_routed_experts=bool(shape.moe_experts) and getattr(shape, "family", None) in HF_DENSE_ROUTED_FAMILIES,
         layer_qk_norm=getattr(shape, "family", None) in LAYER_QK_NORM_FAMILIES,
         vision_tower=_catalog_vision_tower(shape),
         rope_table_positions=rope_table_positions_from_config(_catalog_rope_config(shape), shape.context_length),
@@ -824,6 +839,7 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
         kv_latent_dim=(mla.kv_lora_rank + mla.qk_rope_head_dim) if mla else None,
         fused_qkv=model_type in FUSED_QKV_MODEL_TYPES, model_type=model_type or None, kv_int8_affine_params=INT8_KV_AFFINE_MODEL_TYPES.get(model_type, 0),
         expert_bias=bool(experts) and model_type in EXPERT_BIAS_MODEL_TYPES,
+        hf_dense_routed_experts=bool(experts) and model_type in HF_DENSE_ROUTED_MODEL_TYPES,
         clamped_glu=isinstance(cfg.get("swiglu_limit"), (int, float)) and not isinstance(cfg.get("swiglu_limit"), bool),
         layer_qk_norm=str(cfg.get("qk_norm_type", "")).lower() == "per_layer" and cfg.get("use_qk_norm", True) is not False,
     )

@@ -101,6 +101,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "ep_comm_overlap": N_("Expert-parallel communication overlap"),
     "ep_node_dedup": N_("Expert-parallel token deduplication"),
     "moe_permute_fusion": N_("MoE token permutation kernels"),
+    "hf_dense_routed_experts": N_("Every routed expert computed (transformers MoE)"),
     "expert_gemm_roofline": N_("Expert GEMM roofline"),
     "expert_gemm_waves": N_("Expert GEMM waves"),
     "expert_grouped_mm_rate": N_("Grouped expert GEMM rate (BF16)"),

@@ -366,7 +366,9 @@ class Framework:
     it gathers twice. ``grouped_expert_gemm``: its routed experts' linears run as one grouped GEMM launch over all
     local experts (``torch._grouped_mm``: torchtitan ``GroupedExperts``, prime-rl's MoE experts), whose tiles share
     the waves, instead of one GEMM launch per expert (Transformer Engine ``GroupedLinear``,
-    :mod:`gpudesk.sizing.gemm_waves`)."""
+    :mod:`gpudesk.sizing.gemm_waves`). ``hf_modeling``: its model code is Hugging Face transformers' modeling
+    files, so an architecture whose transformers MoE block runs every token through every routed expert
+    (``ModelSpec.hf_dense_routed_experts``: Llama 4) computes all the experts' GEMMs, not the top-k ones."""
 
     name: str
     non_gemm_traffic: float
@@ -386,6 +388,7 @@ class Framework:
     regathers_for_recompute: bool = False
     moe_permute_fusion: bool = True
     grouped_expert_gemm: bool = False
+    hf_modeling: bool = False
 
 
 # Eager PyTorch runs each pointwise op as its own kernel over HBM: RMSNorm upcast, square, mean, rsqrt, multiply,
@@ -491,10 +494,11 @@ FRAMEWORKS: dict[str, Framework] = {
                               "gradients (ZeRO-0/1) the gradient reduce runs after the last backward, at the "
                               "accumulation boundary (DeepSpeedEngine.allreduce_gradients)"), "fa2",
                            reduces_after_backward=True, layer_host_ops=EAGER_LAYER_HOST_OPS,
-                           regathers_for_recompute=True),
+                           regathers_for_recompute=True, hf_modeling=True),
     "hf-trainer": Framework("hf-trainer", _EAGER, 0.0,
                             N_("eager transformers modules: the eager factor measured by torchtitan (compile "
-                               "1.16x eager); SDPA FlashAttention-2"), "fa2", layer_host_ops=EAGER_LAYER_HOST_OPS),
+                               "1.16x eager); SDPA FlashAttention-2"), "fa2", layer_host_ops=EAGER_LAYER_HOST_OPS,
+                            hf_modeling=True),
     # JAX/XLA (MaxText) runs the decoder layers as one scanned loop (scan_layers: true in MaxText's base.yml,
     # github.com/AI-Hypercomputer/maxtext e591f30, and in AMD-AGI/Primus examples/maxtext/configs/MI355X); under FSDP
     # each iteration all-gathers its layer's weights and reduce-scatters its gradients. XLA moves those collectives
@@ -589,6 +593,16 @@ class TrainSetup:
 def permute_fused(s: TrainSetup, fw: Framework) -> bool:
     """Whether the run permutes its tokens with fused kernels: the setup's choice, else the framework's default."""
     return fw.moe_permute_fusion if s.moe_permute_fusion is None else s.moe_permute_fusion
+
+
+def routed_copies(spec: ModelSpec, sh: _Shape, fw: Framework) -> int:
+    """Copies of each token the routed experts compute: its ``top_k``; every expert where the framework runs
+    transformers' modeling of an architecture whose MoE block sends each token to all routed experts
+    (:data:`gpudesk.sizing.shapes.HF_DENSE_ROUTED_MODEL_TYPES`: Llama 4's ``Llama4TextMoe`` repeats the hidden states
+    once per expert and zeroes the unselected ones by the router score, so Scout's 16 experts each run every token)."""
+    if fw.hf_modeling and spec.hf_dense_routed_experts and sh.experts:
+        return sh.experts
+    return sh.top_k
 
 
 def experts_grouped(s: TrainSetup, fw: Framework) -> bool:
@@ -932,7 +946,7 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         # Each local expert (a 1/etp slice of every routed expert on the ep ranks) receives its share of the
         # top_k routed copies of the tokens the expert-parallel group holds (uniform routing).
         local_experts = max(1.0, sh.experts / s.ep)
-        rows = tokens_mb * sh.top_k * s.etp / (s.tp * local_experts)
+        rows = tokens_mb * routed_copies(spec, sh, fw) * s.etp / (s.tp * local_experts)
         expert_rate = gemm_rate * grouped_mm_share(gpu.compute_capability, experts_grouped(s, fw), fp8)
         t_expert = moe_local * local_experts * expert_mlp_seconds(
             rows, sh.hidden, sh.expert_width / s.etp, sh.expert_fc1_factor, 1 if fp8 else 2, expert_rate, hbm,
@@ -992,6 +1006,13 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
             tokens_mb / s.tp * moe_local)
         saved += sh.top_k * expert_eager_bytes_per_routed_token(sh.hidden, sh.expert_width / s.etp, sh.expert_bias,
                                                                 sh.clamped_glu) * tokens_mb / s.tp * moe_local
+        unselected = routed_copies(spec, sh, fw) - sh.top_k
+        if unselected > 0:
+            # The copies sent to the experts a token was not routed to (routed_copies) run the expert MLP's
+            # element-wise steps as the selected ones do: the gated MLP's activation bytes of the layer's saved
+            # activations, (6 gated, else 4) x the expert width per copy.
+            saved += NON_GEMM_PASSES * unselected * (6 if spec.gated else 4) * sh.expert_width / s.etp * (
+                tokens_mb / s.tp * moe_local)
     if s.recompute == "full":
         saved *= 4 / 3
     redo_gemm_s, redo_bytes = recompute_module_seconds(modules, sh, tokens_mb / s.tp, layers_local, moe_local,
@@ -1171,7 +1192,9 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
         "host_issue_bound_s": micro_batches * (t_issue - t_device),
     }
     ttr = s.tokens / (tps * s.gpus) if s.tokens else None
-    assumptions = _assumptions(gpu, eff, fw, s, bubble, bool(sh.experts), alibi=uses_alibi(spec))
+    copies = routed_copies(spec, sh, fw)
+    assumptions = _assumptions(gpu, eff, fw, s, bubble, bool(sh.experts), alibi=uses_alibi(spec),
+                               dense_routed=copies if sh.experts and copies > sh.top_k else 0)
     return TrainSpeed(tokens_per_s_per_gpu=tps, step_time_s=step, mfu=mfu, time_to_result_s=ttr,
                       comm_share=comm_exposed / step, bubble_share=micro_batches * t_mb * bubble / step,
                       micro_batches=micro_batches, model_flops_per_token=mflops, breakdown=breakdown,
@@ -1651,7 +1674,7 @@ def attention_rate_share(fw: Framework, architecture: str) -> float:
 
 
 def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble: float,
-                 experts: bool = False, alibi: bool = False) -> tuple[Assumption, ...]:
+                 experts: bool = False, alibi: bool = False, dense_routed: int = 0) -> tuple[Assumption, ...]:
     """The estimate's inputs with their sources, in the user's language (names are stable ids, not translated)."""
     measured = gpu.matmul_efficiency is not None
     out = [
@@ -1774,6 +1797,13 @@ def _assumptions(gpu: GpuRates, eff: float, fw: Framework, s: TrainSetup, bubble
                                                  "one per remote NVLink domain over the network"),
                               _("DeepEP normal kernels (github.com/deepseek-ai/DeepEP); DeepSeek-V3 report "
                                 "(arXiv 2412.19437) section 3.2.2; Megatron-Core HybridEP")))
+    if dense_routed:
+        out.append(Assumption("hf_dense_routed_experts", _("every token runs through all {experts} routed experts "
+                                                           "(the router score zeroes the unselected ones), not "
+                                                           "only its top-k").format(experts=dense_routed),
+                              _("transformers modeling_llama4.py Llama4TextMoe.forward (v4.51-4.56): the hidden "
+                                "states repeated once per expert, then Llama4TextExperts over all of them"),
+                              raw(routed_copies=dense_routed)))
     if experts:
         out.append(Assumption("expert_gemm_roofline", _("six GEMMs per routed expert, each max(FLOPs, operand reads) + "
                                                         "its output write, with the expert's own width and tokens per "

@@ -75,7 +75,11 @@ def host_nic_gbps_per_gpu(interconnect: str, host_gpus: int) -> float | None:
 FRAMEWORK_PROFILES = {"megatron-lm": "megatron-lm", "flagscale": "megatron-lm", "megatron-core": "megatron", "nemo": "nemo",
                       "megatron-bridge": "nemo", "deepspeed": "deepspeed", "hf-trainer": "hf-trainer",
                       "meta-internal": "megatron",
-                      "llm-foundry": "llm-foundry"}
+                      "llm-foundry": "llm-foundry",
+                      # axolotl trains through the transformers Trainer with transformers' modeling files
+                      # (github.com/axolotl-ai-cloud/axolotl src/axolotl/core/trainers/base.py at 9f986f5:
+                      # AxolotlTrainer subclasses transformers.Trainer).
+                      "axolotl": "hf-trainer"}
 # Trainers built on the same PyTorch-native stack as torchtitan (FSDP2 ``fully_shard`` per block, DTensor tensor and
 # sequence parallelism without async TP, the K/V heads repeated before ``F.scaled_dot_product_attention``,
 # torch.compile optional): they take torchtitan's profiles, compiled or eager by the row's ``compile``.
