@@ -193,6 +193,11 @@ def add_parser(subparsers) -> None:
     m.add_argument("--fused-norm", action="store_true",
                    help=_("training in eager PyTorch whose RMSNorms run in a fused kernel (apex FusedRMSNorm, Megatron-LM "
                           "forks with --apply-layernorm-rms): no fp32 copies of the norms saved; the SiLU output still is"))
+    m.add_argument("--grouped-kv-attention", action="store_true",
+                   help=_("training of a grouped-query (GQA) model whose attention kernel takes the keys and values "
+                          "un-repeated (flash-attn flash_attn_func: transformers flash_attention_2, Megatron/"
+                          "Transformer Engine): they are saved at kv heads x head dim; default: repeated to every "
+                          "query head first (repeat_kv before SDPA: torchtitan, torchtune, transformers sdpa/eager)"))
     m.add_argument("--eager-softmax", default="16bit", choices=EAGER_SOFTMAX,
                    help=_("training of 16-bit weights without a fused attention kernel (--no-flash): how the eager "
                           "softmax is written; 16bit (default: a fused softmax kernel, 5 bytes kept a score), fp32 "
@@ -800,6 +805,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         ddp_bucket_view=args.ddp_bucket_view, fp32_grad_buffer=args.fp32_grad_buffer, main_grads_kept=args.main_grads_kept,
         unfused_gelu=args.unfused_gelu,
         fused_norm=args.fused_norm, eager_softmax=args.eager_softmax, encoder_lm_head=args.encoder_lm_head,
+        grouped_kv_attention=args.grouped_kv_attention,
         fsdp_root_only=args.fsdp_root_only, fsdp1_limit_all_gathers=not args.fsdp1_no_rate_limiter,
         fused_qkv_load=args.fused_qkv_load, tp_replicated_vocab=args.tp_replicated_vocab,
         prefill_kv_kept=args.prefill_kv_kept, gptq_kernel=args.gptq_kernel, max_input_tokens=args.max_input_tokens,
@@ -840,7 +846,8 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "fsdp1_no_sync": "--fsdp1-sync-each-batch", "fsdp2_no_sync": "--fsdp2-no-sync", "tp_whole_logits": "--tp-whole-logits",
                 "tp_replicated_embedding": "--tp-replicated-embedding", "ddp_bucket_view": "--ddp-bucket-view",
                 "fp32_grad_buffer": "--fp32-grad-buffer", "main_grads_kept": "--main-grads-kept",
-                "unfused_gelu": "--unfused-gelu", "fused_norm": "--fused-norm", "eager_softmax": "--eager-softmax", "fsdp_root_only": "--fsdp-root-only",
+                "unfused_gelu": "--unfused-gelu", "fused_norm": "--fused-norm", "grouped_kv_attention": "--grouped-kv-attention",
+                "eager_softmax": "--eager-softmax", "fsdp_root_only": "--fsdp-root-only",
                 "fsdp1_limit_all_gathers": "--fsdp1-no-rate-limiter",
                 "encoder_lm_head": "--encoder-lm-head",
                 "kbit_fp32_upcast": "--kbit-fp32-upcast", "legacy_bnb_matmul": "--legacy-bnb-matmul",

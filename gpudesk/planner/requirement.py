@@ -102,7 +102,9 @@ class ModelMemory:
     gradients kept between steps and a flat all-reduce copy, Megatron-LM's 2021 fp16 optimizer with local DDP);
     ``unfused_gelu`` (training whose MLP activation is the op-by-op tanh GELU of transformers' ``gelu_new``,
     eager); ``fused_norm`` (eager training whose RMSNorms run in a fused kernel, apex ``FusedRMSNorm`` /
-    Megatron-LM forks: no fp32 norm copies);
+    Megatron-LM forks: no fp32 norm copies); ``grouped_kv_attention`` (training of a GQA model whose attention
+    kernel takes the keys and values un-repeated, flash-attn / transformers ``flash_attention_2``: saved at their
+    own width);
     ``eager_softmax`` (training without a fused attention kernel: 16bit, fp32 as transformers' eager attention, or
     fp32-clamped as OPT's); ``encoder_lm_head`` (full training of an encoder with its MLM head over every position:
     vocabulary logits and the head's transform counted); ``fsdp_root_only`` (full
@@ -204,6 +206,7 @@ class ModelMemory:
     main_grads_kept: bool = False
     unfused_gelu: bool = False
     fused_norm: bool = False
+    grouped_kv_attention: bool = False
     eager_softmax: str = "16bit"
     encoder_lm_head: bool = False
     fsdp_root_only: bool = False

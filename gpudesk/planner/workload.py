@@ -291,6 +291,7 @@ def memory_workload(req: Requirement, *, gpus: int = 1, sharding: str | None = N
         tp_replicated_embedding=m.tp_replicated_embedding, ddp_bucket_view=m.ddp_bucket_view, fused_qkv_load=m.fused_qkv_load,
         fp32_grad_buffer=m.fp32_grad_buffer, main_grads_kept=m.main_grads_kept,
         unfused_gelu=m.unfused_gelu, fused_norm=m.fused_norm, eager_softmax=m.eager_softmax, fsdp_root_only=m.fsdp_root_only,
+        grouped_kv_attention=m.grouped_kv_attention,
         fsdp1_limit_all_gathers=not m.fsdp1_no_rate_limiter,
         encoder_lm_head=m.encoder_lm_head,
         tp_replicated_vocab=m.tp_replicated_vocab, embeddings_on_host=m.embeddings_on_host,

@@ -145,6 +145,7 @@ def activation_bytes_per_layer(
     tensor_parallel: int = 1,
     sequence_parallel: bool = False,
     bytes_per_element: float = 2.0,
+    kv_width: int | None = None,
 ) -> float:
     """Bytes of activations one transformer layer keeps for backward (per GPU).
 
@@ -156,6 +157,15 @@ def activation_bytes_per_layer(
         tensor_parallel (t), sequence_parallel: Megatron-style partitioning.
         bytes_per_element: activation dtype size; Korthikanti's coefficients are for 2 (16-bit), fp32 training
             stores 4 (the 1-byte dropout masks are counted at the same scale, a < 3 % overcount).
+        kv_width: the key and value projections' width (``kv_heads x head_dim``) of a grouped-query or
+            multi-query attention layer (default: ``h``, multi-head). Korthikanti's ``QK^T`` (4 sbh) and ``V``
+            (2 sbh) items count the keys and values at ``h`` wide; the attention kernel saves them at their own
+            width (FlashAttention-2 ``flash_attn_func`` saves ``q, k, v, out, softmax_lse``, with ``k``/``v`` of
+            ``nheads_k`` heads, https://github.com/Dao-AILab/flash-attention/blob/v2.3.6/flash_attn/
+            flash_attn_interface.py ``FlashAttnFunc.forward``; PyTorch SDPA's flash/efficient backends likewise save
+            the un-repeated key and value), so a GQA layer keeps ``2 x bytes x (h - kv_width)`` fewer bytes a token.
+            Eager attention with ``repeat_kv`` (no FlashAttention) saves the repeated keys and values: the full
+            count stays.
 
     Returns:
         bytes (float) for one layer on one GPU.
@@ -186,6 +196,8 @@ def activation_bytes_per_layer(
     else:
         per_sbh = replicated + parallel / t
     body = sbh * per_sbh * scale
+    if flash_attention and kv_width is not None and 0 < kv_width < h:
+        body -= 2.0 * bytes_per_element * s * b * (h - kv_width) / t  # K and V at their GQA width (docstring)
     if flash_attention:
         attention_core = 4 * a * s * b / t
     elif mode == "selective":
@@ -200,12 +212,13 @@ def full_recompute_working_bytes(
     seq_len_tokens: int, micro_batch_size: int, hidden_size: int, num_attention_heads: int,
     ffn_size: int | None = None, *, gated_mlp: bool = False, flash_attention: bool = True,
     tensor_parallel: int = 1, sequence_parallel: bool = False, bytes_per_element: float = 2.0,
+    kv_width: int | None = None,
 ) -> float:
     """Bytes of the one layer being recomputed during backward under full recompute (its no-recompute set)."""
     return activation_bytes_per_layer(
         seq_len_tokens, micro_batch_size, hidden_size, num_attention_heads, ffn_size, gated_mlp=gated_mlp,
         recompute="none", flash_attention=flash_attention, tensor_parallel=tensor_parallel,
-        sequence_parallel=sequence_parallel, bytes_per_element=bytes_per_element,
+        sequence_parallel=sequence_parallel, bytes_per_element=bytes_per_element, kv_width=kv_width,
     )
 
 

@@ -132,6 +132,11 @@ class MemoryWorkload:
         fused_norm: training in eager PyTorch whose RMSNorms run in a fused kernel (apex ``FusedRMSNorm``,
             Megatron-LM forks with ``--apply-layernorm-rms``) that saves no fp32 copies; the unfused SiLU-and-multiply
             still saves its output (:func:`gpudesk.sizing.memory_train.eager_extra_bytes_per_layer`).
+        grouped_kv_attention: training of a grouped-query (GQA/MQA) model whose attention kernel takes the keys
+            and values un-repeated (flash-attn ``flash_attn_func``: transformers ``flash_attention_2``,
+            Megatron/Transformer Engine): they are saved at ``kv_heads x head_dim``, not at the query width
+            (:func:`gpudesk.sizing.activations.activation_bytes_per_layer` ``kv_width``). Off: ``repeat_kv``
+            before the kernel (torchtitan, torchtune, transformers ``sdpa``/eager) saves them repeated.
         eager_softmax: training without a fused attention kernel, how the eager softmax is written: ``16bit``
             (Korthikanti's count), ``fp32`` (transformers' ``softmax(..., dtype=torch.float32).to(dtype)``) or
             ``fp32-clamped`` (OPT's, after a ``torch.max`` clamp of the masked scores) (:mod:`gpudesk.sizing.eager_softmax`).
@@ -305,6 +310,7 @@ class MemoryWorkload:
     main_grads_kept: bool = False
     unfused_gelu: bool = False
     fused_norm: bool = False
+    grouped_kv_attention: bool = False
     eager_softmax: str = "16bit"
     encoder_lm_head: bool = False
     fsdp_root_only: bool = False
@@ -592,6 +598,7 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
             ddp_bucket_view=w.ddp_bucket_view, zero3=zero3, zero2_reduce_bucket=zero2_reduce_bucket(w),
             fp32_grad_buffer=w.fp32_grad_buffer, main_grads_kept=w.main_grads_kept,
             unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, eager_softmax=w.eager_softmax,
+            grouped_kv_attention=w.grouped_kv_attention,
             fsdp_root_only=w.fsdp_root_only, fsdp1_limit_all_gathers=w.fsdp1_limit_all_gathers,
             loss_vocab_chunk=_vocab_chunk(w), encoder_lm_head=w.encoder_lm_head,
             recompute_layers=w.recompute_layers, expert_parallel=w.expert_parallel,
@@ -607,6 +614,7 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
         flash_attention=w.flash_attention, overheads=w.overheads, gpus=w.gpus, sharding=w.sharding,
         offload=w.offload, loss=w.loss, activation_offload=w.activation_offload, compiled=w.compiled,
         unfused_gelu=w.unfused_gelu, fused_norm=w.fused_norm, eager_softmax=w.eager_softmax,
+        grouped_kv_attention=w.grouped_kv_attention,
         kbit_fp32_upcast=w.kbit_fp32_upcast, kbit_embeddings_bf16=w.kbit_embeddings_bf16,
         fsdp1_mixed_flat_params=w.fsdp1_mixed_flat_params and w.fsdp_version == 1,
         lora_dropout=w.lora_dropout, legacy_bnb_matmul=w.legacy_bnb_matmul, weight_loading=w.weight_loading,

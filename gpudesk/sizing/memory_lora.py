@@ -244,6 +244,7 @@ def lora_memory(
     compiled: bool = False,
     unfused_gelu: bool = False,
     fused_norm: bool = False,
+    grouped_kv_attention: bool = False,
     eager_softmax: str = "16bit",
     kbit_fp32_upcast: bool = False,
     kbit_embeddings_bf16: bool = False,
@@ -432,6 +433,7 @@ def lora_memory(
                                     activation_offload=activation_offload, compiled=compiled,
                                     tensor_parallel=t, sequence_parallel=sequence_parallel, unfused_gelu=unfused_gelu,
                                     fused_norm=fused_norm, eager_softmax=eager_softmax,
+                                    grouped_kv_attention=grouped_kv_attention,
                                     loss_vocab_chunk=loss_vocab_chunk)
     if nonreentrant_checkpoint and recompute != "full":
         raise SizingError("nonreentrant_checkpoint", _("non-reentrant checkpointing is a way of recomputing whole "
@@ -446,7 +448,9 @@ def lora_memory(
                                                lora_kernels=lora_kernels)
         trained = activation_bytes_per_layer(seq, micro_batch_size, dims.hidden_size,
                                              dims.num_attention_heads, spec.ffn_size, gated_mlp=spec.gated,
-                                             flash_attention=flash_attention)
+                                             flash_attention=flash_attention,
+                                             kv_width=(spec.kv_heads_resolved * spec.head_dim_resolved
+                                                       if grouped_kv_attention else None))
         counted = (min(2, dims.layers) if activation_offload else dims.layers) if recompute == "none" else 1
         acts = max(0.0, acts + (frozen - trained) * counted / t)
         if nonreentrant_checkpoint and bnb_keeps_inputs:

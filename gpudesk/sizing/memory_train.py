@@ -445,6 +445,7 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
                      loss: str = "standard", activation_offload: bool = False,
                      compiled: bool = True, sp_gathered_inputs: bool = False,
                      unfused_gelu: bool = False, fused_norm: bool = False, eager_softmax: str = "16bit",
+                     grouped_kv_attention: bool = False,
                      loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS,
                      encoder_lm_head: bool = False, tp_whole_logits: bool = False,
                      decoder_seq_len_tokens: int | None = None,
@@ -483,7 +484,9 @@ def activation_terms(spec: ModelSpec, seq_len_tokens: int, micro_batch_size: int
     h, heads, layers = spec.hidden_size or 0, spec.num_attention_heads or 0, spec.layers or 0
     act_bytes = 4.0 if precision == "fp32" else 2.0
     common = dict(gated_mlp=spec.gated, flash_attention=flash_attention, tensor_parallel=tensor_parallel,
-                  sequence_parallel=sequence_parallel, bytes_per_element=act_bytes)
+                  sequence_parallel=sequence_parallel, bytes_per_element=act_bytes,
+                  # K/V saved at their GQA width when the kernel takes them grouped (activations.py)
+                  kv_width=spec.kv_heads_resolved * spec.head_dim_resolved if grouped_kv_attention else None)
 
     def layer_bytes(s: int, recompute: str = recompute) -> tuple[float, float]:
         """(bytes one layer keeps at ``s`` tokens, the eager-softmax extra at ``s``)."""
@@ -652,6 +655,7 @@ def train_memory(
     zero2_reduce_bucket: int | None = None,
     unfused_gelu: bool = False,
     fused_norm: bool = False,
+    grouped_kv_attention: bool = False,
     eager_softmax: str = "16bit",
     fsdp_root_only: bool = False,
     fsdp1_limit_all_gathers: bool = True,
@@ -889,6 +893,7 @@ def train_memory(
                              activation_bytes_per_sample=activation_bytes_per_sample, precision=precision,
                              loss=loss, activation_offload=activation_offload, compiled=compiled,
                              sp_gathered_inputs=sp_gathered_inputs, unfused_gelu=unfused_gelu, fused_norm=fused_norm,
+                             grouped_kv_attention=grouped_kv_attention,
                              eager_softmax=eager_softmax, loss_vocab_chunk=loss_vocab_chunk,
                              encoder_lm_head=encoder_lm_head, tp_whole_logits=tp_whole_logits,
                              decoder_seq_len_tokens=None if decoder_seq_len_tokens is None

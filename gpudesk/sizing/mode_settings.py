@@ -39,7 +39,7 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
         "zero_grad_keeps_grads", "optimizer_impl",
         "fsdp_version", "fsdp1_limit_all_gathers", "weight_loading", "sequence_parallel", "longest_sample_tokens",
         # Eager op-by-op GELU (gpudesk.sizing.eager_gelu): the trained model's own MLP, with or without adapters.
-        "unfused_gelu", "fused_norm", "eager_softmax",
+        "unfused_gelu", "fused_norm", "eager_softmax", "grouped_kv_attention",
         # The sequence split over GPUs: full training in memory_train, LoRA/QLoRA in memory_lora (same mechanism).
         "context_parallel",
     )},

@@ -366,6 +366,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         fp32_grad_buffer=bool(case.get("fp32_grad_buffer", False)),
         main_grads_kept=bool(case.get("main_grads_kept", False)),
         unfused_gelu=bool(case.get("unfused_gelu", False)), fused_norm=bool(case.get("fused_norm", False)),
+        grouped_kv_attention=bool(case.get("grouped_kv_attention", False)),
         eager_softmax=str(case.get("eager_softmax", "16bit")), fsdp_root_only=bool(case.get("fsdp_root_only", False)),
         encoder_lm_head=bool(case.get("encoder_lm_head", False)),
         kv_cache_impl=str(case.get("kv_cache_impl", "paged")),

@@ -5376,7 +5376,7 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="185"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="365"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="367"/>
         <source>billion</source>
         <translation>十亿</translation>
     </message>
@@ -5491,9 +5491,9 @@ PCI 总线：{bus}</translation>
         <location filename="../../gpudesk/ui/plan/questions.py" line="197"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="198"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="200"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="338"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="368"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="369"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="340"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="370"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="371"/>
         <source>tokens</source>
         <translation>token</translation>
     </message>
@@ -6133,519 +6133,529 @@ PCI 总线：{bus}</translation>
     </message>
     <message>
         <location filename="../../gpudesk/ui/plan/questions.py" line="318"/>
+        <source>Keys and values kept grouped</source>
+        <translation>键和值按组保存</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="319"/>
+        <source>Training of a grouped-query (GQA) model whose attention kernel takes the keys and values as they are (flash-attn, transformers flash_attention_2, Megatron/Transformer Engine): they are saved at the key/value heads&apos; width. Off: repeated to every query head before attention (torchtitan, torchtune, transformers sdpa or eager).</source>
+        <translation>训练分组查询注意力（GQA）模型，且注意力内核直接接收原样的键和值（flash-attn、transformers flash_attention_2、Megatron/Transformer Engine）：它们按键/值头的宽度保存。关闭：在注意力之前复制到每个查询头（torchtitan、torchtune、transformers sdpa 或 eager）。</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="320"/>
         <source>Eager softmax</source>
         <translation>Eager softmax 写法</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="319"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="321"/>
         <source>Training of 16-bit weights without a fused attention kernel: 16bit (a fused softmax kernel, 5 bytes kept per attention score), fp32 (softmax computed in fp32 and cast back, transformers&apos; eager attention: 6 bytes) or fp32-clamped (the masked scores clamped with torch.max first, OPT: 8 bytes).</source>
         <translation>不使用融合注意力内核训练 16 位权重：16bit（融合 softmax 内核，每个注意力分数保存 5 字节）、fp32（softmax 以 fp32 计算后再转回，transformers 的 eager 注意力：6 字节）或 fp32-clamped（先用 torch.max 截断被遮蔽的分数，OPT：8 字节）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="320"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="322"/>
         <source>Encoder LM head</source>
         <translation>编码器 LM 头</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="321"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="323"/>
         <source>Full training of an encoder (BERT, RoBERTa, DistilBERT) with its masked-language-model head over every position (BertForMaskedLM, BertLMHeadModel): the vocabulary logits, kept as the loss setting says, and the head&apos;s dense, GELU and LayerNorm are counted. Off: a classifier head with no vocabulary logits.</source>
         <translation>全量训练带掩码语言模型头（作用于每个位置）的编码器（BERT、RoBERTa、DistilBERT；BertForMaskedLM、BertLMHeadModel）：计入按损失设置保留的词表 logits，以及输出头的 dense、GELU 和 LayerNorm。关闭：分类头，无词表 logits。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="322"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="324"/>
         <source>FSDP wraps only the root module</source>
         <translation>FSDP 只包装根模块</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="323"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="325"/>
         <source>Full training with FSDP and no auto-wrap policy (Lightning FSDPStrategy() without auto_wrap_policy, fully_shard on the model alone): the whole model is one unit, so every parameter is unsharded from forward to the end of backward and its gradient exists twice before the reduce-scatter. Off: one unit per transformer block.</source>
         <translation>没有自动包装策略的 FSDP 全量训练（Lightning FSDPStrategy() 未设 auto_wrap_policy，或只对整个模型调用 fully_shard）：整个模型是一个单元，因此每个参数从前向到反向结束都不分片，其梯度在 reduce-scatter 之前存在两份。关闭：每个 transformer 块一个单元。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="324"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="326"/>
         <source>FSDP1 rate limiter off</source>
         <translation>关闭 FSDP1 速率限制器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="325"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="327"/>
         <source>Training with FSDP version 1 and limit_all_gathers=False (PyTorch 2.0&apos;s default): the CPU issues every unit&apos;s all-gather ahead of the GPU, so the whole model is counted unsharded at once. Off: the rate limiter keeps two units gathered.</source>
         <translation>使用 FSDP 版本 1 且 limit_all_gathers=False（PyTorch 2.0 的默认值）训练：CPU 先于 GPU 发出每个单元的 all-gather，因此整个模型同时按未分片计算。关闭：速率限制器只保持两个单元处于聚合状态。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="326"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="328"/>
         <source>Generate without a KV cache</source>
         <translation>不使用 KV 缓存生成</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="327"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="329"/>
         <source>Inference with use_cache=False: every new token re-runs the whole sequence, so no cache is kept and the peak is one forward pass over the context.</source>
         <translation>use_cache=False 的推理：每个新 token 都重新运行整个序列，不保留缓存，峰值为对整个上下文的一次前向计算。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="328"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="330"/>
         <source>q/k/v fused after loading</source>
         <translation>加载后融合 q/k/v</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="329"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="331"/>
         <source>Inference with AutoAWQ fuse_layers=True: every layer&apos;s q, k and v are copied into one matrix before the unfused layers are freed, so the peak may be while loading.</source>
         <translation>使用 AutoAWQ fuse_layers=True 推理：每层的 q、k、v 先被复制到一个矩阵中，之后才释放未融合的层，因此峰值可能出现在加载时。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="330"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="332"/>
         <source>Prompt keys and values kept twice</source>
         <translation>提示词的键和值保留两份</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="331"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="333"/>
         <source>Inference with a static KV cache whose fused attention also returns the prompt&apos;s keys and values, which the model keeps for every layer until the prefill ends (AutoAWQ fuse_layers=True before 0.1.6, inside transformers&apos; Llama model).</source>
         <translation>推理且使用静态 KV 缓存，其融合注意力还会返回提示词的键和值，模型在预填充结束前为每一层保留它们（AutoAWQ 0.1.6 之前的 fuse_layers=True，运行于 transformers 的 Llama 模型内）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="332"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="334"/>
         <source>GPTQ kernel</source>
         <translation>GPTQ 内核</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="333"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="335"/>
         <source>Inference of 4-bit GPTQ weights through AutoGPTQ&apos;s ExLlama kernels, which keep a scratch buffer for the whole run: exllama, exllama-act-order (desc_act checkpoints), exllamav2. none: kernels without one.</source>
         <translation>推理 4 位 GPTQ 权重且使用 AutoGPTQ 的 ExLlama 内核，它们在整个运行期间保留一块临时缓冲区：exllama、exllama-act-order（desc_act 检查点）、exllamav2。none：没有此缓冲区的内核。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="334"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="336"/>
         <source>Decode attention</source>
         <translation>decode 注意力</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="335"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="337"/>
         <source>Inference with a contiguous KV cache (KV cache implementation static, dynamic or legacy-tuple; not the default paged one): fused (a fused kernel reads the cache in place); math-16bit / math-fp32: eager decode on PyTorch&apos;s math attention backend (gpt-fast, torchao generate.py), which copies a layer&apos;s keys and values over the whole context, in fp32 from PyTorch 2.5.</source>
         <translation>推理且 KV 缓存连续存放时（KV 缓存实现为 static、dynamic 或 legacy-tuple，而非默认的 paged）：fused（融合算子直接读取缓存）；math-16bit / math-fp32：eager decode 走 PyTorch 的 math 注意力后端（gpt-fast、torchao generate.py），会复制一层覆盖整个上下文的键和值，PyTorch 2.5 起为 fp32。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="336"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="338"/>
         <source>Load dtype</source>
         <translation>加载数据类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="337"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="339"/>
         <source>Inference with 16-bit weights: weight-format (loaded as they run) or fp32 (from_pretrained without torch_dtype, then .cuda().half(): the whole fp32 model is on the GPU before the cast, and the allocator keeps its blocks reserved).</source>
         <translation>推理且权重为 16 位时：weight-format（按运行时的格式加载）或 fp32（from_pretrained 不给 torch_dtype，再调用 .cuda().half()：转换前整个 fp32 模型都在 GPU 上，且分配器会保留这些显存块）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="338"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="340"/>
         <source>Longest input (ExLlama act-order)</source>
         <translation>最长输入（ExLlama act-order）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="339"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="341"/>
         <source>With the exllama-act-order kernel: the longest input its reorder buffer is sized for (AutoGPTQ max_input_length, default 2048).</source>
         <translation>使用 exllama-act-order 内核时：其重排缓冲区按此最长输入分配（AutoGPTQ max_input_length，默认 2048）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="340"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="342"/>
         <source>Embedding and LM head on every TP GPU</source>
         <translation>每张张量并行 GPU 上都有嵌入层和 LM 头</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="341"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="343"/>
         <source>Inference with tensor parallelism that shards only the decoder blocks (lit-gpt generate/tp.py): every GPU keeps the whole embedding and LM head. Off: the vocabulary is split (vLLM, SGLang, Megatron-LM).</source>
         <translation>推理时张量并行只切分解码器块（lit-gpt generate/tp.py）：每张 GPU 保留完整的嵌入层和 LM 头。关闭：词表被切分（vLLM、SGLang、Megatron-LM）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="342"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="344"/>
         <source>Input embedding table in host memory</source>
         <translation>输入嵌入表在主机内存中</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="343"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="345"/>
         <source>Inference engines such as ExLlama keep the embedding table on the CPU and copy only the looked-up rows to the GPU.</source>
         <translation>ExLlama 等推理引擎把嵌入表留在 CPU 上，只把查到的行复制到 GPU。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="344"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="346"/>
         <source>4-bit layers compute in fp32</source>
         <translation>4 位层以 fp32 计算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="345"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="347"/>
         <source>Inference of bitsandbytes 4-bit (nf4) weights loaded without bnb_4bit_compute_dtype (transformers&apos; default float32): each layer casts its input to fp32 and, in the prefill, dequantises its weight to fp32.</source>
         <translation>推理加载时未设 bnb_4bit_compute_dtype（transformers 默认 float32）的 bitsandbytes 4 位（nf4）权重：每层把输入转为 fp32，并在预填充时把权重反量化为 fp32。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="346"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="348"/>
         <source>MLA decode matrices</source>
         <translation>MLA 解码矩阵</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="347"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="349"/>
         <source>DeepSeek-V2/V3 serving: up-proj: vLLM since March 2025 (a 16-bit copy of a quantised kv_b_proj); absorbed: vLLM 0.7.1 to 0.7.3 (absorbed W_Q_UK and W_UV_O); none: HF transformers.</source>
         <translation>DeepSeek-V2/V3 推理服务：up-proj：2025 年 3 月起的 vLLM（量化 kv_b_proj 的一份 16 位副本）；absorbed：vLLM 0.7.1 至 0.7.3（吸收后的 W_Q_UK 与 W_UV_O）；none：HF transformers。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="348"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="350"/>
         <source>Activations per sample (non-transformer)</source>
         <translation>每样本激活显存（非 Transformer）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="349"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="351"/>
         <source>For CNNs and 3D U-Nets: measured or estimated activation memory per sample.</source>
         <translation>用于 CNN 和 3D U-Net：每个样本实测或估计的激活显存。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="350"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="352"/>
         <source>Training FLOPs per sample (non-transformer)</source>
         <translation>每样本训练 FLOPs（非 Transformer）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="359"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="361"/>
         <source>3. Training or inference</source>
         <translation>3. 训练还是推理</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="360"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="362"/>
         <source>How is GPU time split between training and serving, and what are the deadline and QPS?</source>
         <translation>GPU 时间如何在训练和推理服务之间分配，截止时间和 QPS 是多少？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="362"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="364"/>
         <source>Training share of GPU time</source>
         <translation>训练占 GPU 时间的比例</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="363"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="365"/>
         <source>100 % for a training project, 0 % for a serving cluster.</source>
         <translation>训练项目为 100 %，推理服务集群为 0 %。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="364"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="366"/>
         <source>Deadline (time to result)</source>
         <translation>截止时间（出结果的时间）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="364"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="366"/>
         <source>days</source>
         <translation>天</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="365"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="367"/>
         <source>Tokens to train</source>
         <translation>训练 token 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="366"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="368"/>
         <source>Empty: samples x sequence length x epochs.</source>
         <translation>留空：样本数 × 序列长度 × 轮数。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="367"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="369"/>
         <source>Target QPS</source>
         <translation>目标 QPS</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="367"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="369"/>
         <source>requests/s</source>
         <translation>请求/秒</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="368"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="370"/>
         <source>Prompt length</source>
         <translation>提示长度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="369"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="371"/>
         <source>Output length</source>
         <translation>输出长度</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="370"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="372"/>
         <source>0 for classifiers and scoring models.</source>
         <translation>分类和打分模型填 0。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="371"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="373"/>
         <source>Max concurrent sequences per GPU</source>
         <translation>每 GPU 最大并发序列数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="372"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="374"/>
         <source>Time to first token target</source>
         <translation>首字延迟（TTFT）目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="372"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="374"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="376"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="373"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="375"/>
         <source>Empty: no latency target. Prefill of one prompt, without queueing.</source>
         <translation>留空：无延迟目标。指单个提示词的预填充时间，不含排队。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="374"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="376"/>
         <source>Time per output token target</source>
         <translation>每token输出时间（TPOT）目标</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="375"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="377"/>
         <source>Empty: no latency target. The batch per replica is cut until a decode step meets it.</source>
         <translation>留空：无延迟目标。会逐步减小每个副本的批大小，直到一个解码步满足该目标。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="383"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="385"/>
         <source>4. Software stack</source>
         <translation>4. 软件栈</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="384"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="386"/>
         <source>Which framework, CUDA and libraries are locked in, and which compliance rules apply?</source>
         <translation>锁定了哪些框架、CUDA 和库版本，需要满足哪些合规要求？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="386"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="388"/>
         <source>Framework</source>
         <translation>框架</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="387"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="389"/>
         <source>Framework version</source>
         <translation>框架版本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="387"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="389"/>
         <source>For example 2.0.1.</source>
         <translation>例如 2.0.1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="388"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="390"/>
         <source>CUDA version</source>
         <translation>CUDA 版本</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="388"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="390"/>
         <source>For example 12.1.</source>
         <translation>例如 12.1。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="389"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="391"/>
         <source>Libraries (comma-separated)</source>
         <translation>库（逗号分隔）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="390"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="392"/>
         <source>For example deepspeed==0.8.3, nccl==2.18.</source>
         <translation>例如 deepspeed==0.8.3, nccl==2.18。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="391"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="393"/>
         <source>Require ECC memory</source>
         <translation>需要 ECC 显存</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="392"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="394"/>
         <source>Require vGPU</source>
         <translation>需要 vGPU</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="393"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="395"/>
         <source>Require virtualisation</source>
         <translation>需要虚拟化</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="394"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="396"/>
         <source>Require MIG</source>
         <translation>需要 MIG</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="395"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="397"/>
         <source>FIPS 140 compliance</source>
         <translation>FIPS 140 合规</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="396"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="398"/>
         <source>A property of the OS and driver crypto modules; the sheet lists it as a check.</source>
         <translation>这是操作系统和驱动加密模块的属性；配置单将其列为检查项。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="402"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="404"/>
         <source>(buy new servers)</source>
         <translation>（购买新服务器）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="406"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="408"/>
         <source>5. Operations and growth</source>
         <translation>5. 运维与扩展</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="407"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="409"/>
         <source>What exists already (servers, slots, power, cooling), what is the budget, and what grows in six months?</source>
         <translation>现有什么（服务器、插槽、电力、散热），预算多少，六个月内要扩展什么？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="409"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="411"/>
         <source>Existing server</source>
         <translation>现有服务器</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="410"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="412"/>
         <source>Free GPU slots</source>
         <translation>空闲 GPU 插槽</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="411"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="413"/>
         <source>Power budget for new GPUs</source>
         <translation>新 GPU 的电力预算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="412"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="414"/>
         <source>Cooling</source>
         <translation>散热</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="412"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="414"/>
         <source>either</source>
         <translation>均可</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="413"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="415"/>
         <source>GPUs to add within 6 months</source>
         <translation>6 个月内新增 GPU 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="414"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="416"/>
         <source>Purchase budget</source>
         <translation>采购预算</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="415"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="417"/>
         <source>Largest GPU count to consider</source>
         <translation>考虑的最大 GPU 数</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="416"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="418"/>
         <source>Consumer (GeForce) cards</source>
         <translation>消费级（GeForce）显卡</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="417"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="419"/>
         <source>by workload kind</source>
         <translation>按工作负载类型</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="417"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="419"/>
         <source>allowed</source>
         <translation>允许</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="417"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="419"/>
         <source>not allowed</source>
         <translation>不允许</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="418"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="420"/>
         <source>By workload kind: only for small-model iteration (article 5.3: the seven limits of consumer cards in production).</source>
         <translation>按工作负载类型：仅用于小模型迭代（文章 5.3：消费级显卡用于生产的七项限制）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="419"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="421"/>
         <source>Market (where you buy)</source>
         <translation>市场（采购地）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="420"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="422"/>
         <source>global</source>
         <translation>全球</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="420"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="422"/>
         <source>China</source>
         <translation>中国</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="421"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="423"/>
         <source>Global keeps out the SKUs made for the China market only (A800, H800, H20, L20, RTX 4090 D, export-control variants); China may recommend them.</source>
         <translation>全球：排除仅为中国市场制造的型号（A800、H800、H20、L20、RTX 4090 D，出口管制版）；中国：可推荐这些型号。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="422"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="424"/>
         <source>Network between nodes</source>
         <translation>节点间网络</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="423"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="425"/>
         <source>Memory kept free (safe line)</source>
         <translation>保留的空闲显存（安全线）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="424"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="426"/>
         <source>The method keeps 15-20 % of usable memory free: an 80 GB card is safe to about 64 GB.</source>
         <translation>该方法保留 15-20 % 的可用显存：80 GB 的卡安全用量约为 64 GB。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="425"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="427"/>
         <source>TCO horizon</source>
         <translation>TCO 年限</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="425"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="427"/>
         <source>years</source>
         <translation>年</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="426"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="428"/>
         <source>Electricity price</source>
         <translation>电价</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="427"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="429"/>
         <source>PUE</source>
         <translation>PUE</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="428"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="430"/>
         <source>Average utilisation</source>
         <translation>平均利用率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="429"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="431"/>
         <source>Extra cooling</source>
         <translation>额外散热</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="430"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="432"/>
         <source>Operations labour</source>
         <translation>运维人工</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="431"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="433"/>
         <source>Labour rate</source>
         <translation>人工费率</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="432"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="434"/>
         <source>Support per year</source>
         <translation>每年支持费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="432"/>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="433"/>
         <location filename="../../gpudesk/ui/plan/questions.py" line="434"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="435"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="436"/>
         <source>% of hardware</source>
         <translation>% 硬件费用</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="433"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="435"/>
         <source>Network and installation</source>
         <translation>网络与安装</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="434"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="436"/>
         <source>Residual value</source>
         <translation>残值</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/questions.py" line="435"/>
+        <location filename="../../gpudesk/ui/plan/questions.py" line="437"/>
         <source>Cost of each day late</source>
         <translation>每延迟一天的成本</translation>
     </message>

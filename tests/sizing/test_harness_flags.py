@@ -51,6 +51,8 @@ def cli_args(case: dict) -> list[str]:
             args += ["--max-input-tokens", str(case["max_input_tokens"])]
         if case.get("fused_norm"):
             args.append("--fused-norm")
+        if case.get("grouped_kv_attention"):
+            args.append("--grouped-kv-attention")
         if case.get("eager_softmax"):
             args += ["--eager-softmax", case["eager_softmax"]]
         if case.get("encoder_lm_head"):
