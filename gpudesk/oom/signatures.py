@@ -732,6 +732,10 @@ def host_memory_nearly_full(text: str) -> bool:
 # the CPU one is the host's memory (clab/dynet#983, 2 GB on a machine out of RAM).
 _CPU_ALLOCATOR_WORDS = re.compile(r"\bcan'?t allocate memory\b|\bnot enough memory: you tried to allocate \d"
                                   r"|\bposix_memalign\([^\n()]{0,60}\)\s{0,2}[:=]\s{0,2}12\s{0,2}!=\s{0,2}0\b"
+                                  # (Sixty-sixth pass) glog's CHECK_EQ form of the same status: "Check failed:
+                                  # posix_memalign(&ptr, 4096ul, size) == 0 (12 vs. 0)" (PaddlePaddle/Paddle#11082).
+                                  r"|\bposix_memalign\s{0,2}\([^\n()]{0,60}\)\s{0,2}==\s{0,2}0\s{0,3}\(\s{0,2}12\s{1,3}"
+                                  r"vs\.?\s{1,3}0\s{0,2}\)"
                                   r"|\bCPU memory allocation failed\b",
                                   re.IGNORECASE)
 _CPU_ALLOCATOR_DEVICE_WORDS = ("cuda", "gpu", "vram", "device memory", "video memory", "hip ", "hiperror", "hipmalloc",

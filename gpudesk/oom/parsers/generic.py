@@ -559,6 +559,33 @@ RUNTIME_ALLOC_STATUS = re.compile(
     r"|\b(?-i:cl[A-Z][A-Za-z]{3,40})\s{0,2}(?:\(\s{0,2}\)\s{0,2})?(?:\(\s{0,2}-4\s{0,2}\)|[:,]?\s{0,2}(?:failed|returned|error|err)"
     r"\s{0,2}(?:with\s{1,3})?(?:code\s{1,3})?[:=(]?\s{0,2}-4)(?![\d.])", re.IGNORECASE)
 
+# (Sixty-sixth pass) Fragments that are a failed allocation by where they are printed, though no failure word is left:
+# * ggml's buffer-type allocators log "allocating" only when the device allocation failed: "GGML_LOG_ERROR("%s:
+#   allocating %.2f MiB on device %d: cudaMalloc failed: %s\n", __func__, ...)" inside "if (err != cudaSuccess)"
+#   (ggml-org/llama.cpp, ggml/src/ggml-cuda/ggml-cuda.cu, ggml_backend_cuda_buffer_type_alloc_buffer), so a paste cut
+#   after the figure ("ggml_backend_cuda_buffer_type_alloc_buffer: allocating 11597", ollama/ollama#5239) is that
+#   failure;
+# * posix_memalign's status in a glog equality check, the form of CHECK_EQ: "Check failed: posix_memalign(&ptr, 4096ul,
+#   size) == 0 (12 vs. 0)" (PaddlePaddle/Paddle#11082, paddle/memory/detail/system_allocator.cc of 2018): 12 is ENOMEM,
+#   the host's memory refused with the requested alignment (POSIX posix_memalign; see signatures' host allocator words);
+# * PyTorch's per-process clause, which only its out-of-memory error prints: "Process %d has %s memory in use"
+#   (c10/cuda/CUDACachingAllocator.cpp, reportProcessMemoryInfo, called from the OOM path of malloc), pasted alone
+#   (noonghunna/club-3090#32);
+# * a memory manager's own "available < need" comparison, printed with the operator when a request does not fit:
+#   "available_size()=9.0 < need_size=30" (ovg-project/kvcached#191, kvcached/kv_cache_manager.py): an amount
+#   available set below an amount needed is a shortage, whatever unit the manager counts in;
+# * a size said to be larger than the GPU's memory: "The model weight size may be larger than GPU memory size"
+#   (mlc-ai/mlc-llm#2239), the comparative form of "not enough GPU memory".
+ALLOCATION_FRAGMENT = re.compile(
+    r"\bggml_backend_\w{1,40}_buffer_type_alloc_buffer:\s{0,3}allocating\s{1,3}\d"
+    r"|\bposix_memalign\s{0,2}\([^\n()]{0,60}\)\s{0,2}==\s{0,2}0\s{0,3}\(\s{0,2}12\s{1,3}vs\.?\s{1,3}0\s{0,2}\)"
+    r"|\b(?:process\s{1,3}\d{1,9}|this\s{1,3}process)\s{1,3}has\s{1,3}\d[\d.,]{0,24}\s{0,2}[KMGTPE]i?B\s{1,3}memory\s{1,3}in use\b"
+    r"|\b(?:available|free|avail)\w{0,20}(?:\(\s{0,2}\))?\s{0,2}[=:]\s{0,2}\d[\d.]{0,20}\s{0,3}<\s{0,3}"
+    r"(?:need|needed|required|requested|request)\w{0,20}(?:\(\s{0,2}\))?\s{0,2}[=:]\s{0,2}\d"
+    r"|\b(?:larger|bigger|greater)\s{1,3}than\s{1,3}(?:the\s{1,3})?(?:available\s{1,3})?"
+    r"(?:(?:gpu|device|video)(?:'s)?\s{0,3}(?:memory|ram)|vram)\b",
+    re.IGNORECASE)
+
 # (Sixty-third pass) OpenCL's refusal of one memory object above the device's per-object limit, named by its status:
 # clCreateBuffer "returns CL_INVALID_BUFFER_SIZE if size is 0, or if size is greater than CL_DEVICE_MAX_MEM_ALLOC_SIZE
 # value specified in the table of allowed values for param_name for clGetDeviceInfo for all devices in context"
@@ -731,7 +758,11 @@ _MODEL_FILE_FAULT = re.compile(r"unknown (?:model )?architecture|invalid magic|b
 MEMORY_FIGURE = re.compile(
     r"\b(?:memory|mem|vram|ram|hbm)\b[^\n]{0,40}?" + _SIZE_U
     + r"|" + _SIZE_U + r"[^\n]{0,30}?\b(?:of\s{1,3})?(?:gpu\s{1,3}|device\s{1,3}|video\s{1,3})?(?:memory|vram|ram|hbm)\b"
-    r"|\b(?:total|free|available|used)\s{1,3}memory\s{0,2}[:=]\s{0,3}\d{7,20}(?![\d.])",
+    r"|\b(?:total|free|available|used)\s{1,3}memory\s{0,2}[:=]\s{0,3}\d{7,20}(?![\d.])"
+    # (Sixty-sixth pass) A size said to be free with no memory noun beside it, the noun said earlier in the sentence:
+    # "VramAvail returns HSA_STATUS_ERROR, PyTorch sees 0 bytes free" (ROCm/librocdxg#22). Still read only beside a
+    # failure (parse()).
+    r"|" + _SIZE_U + r"\s{1,3}free\b(?!\s{0,3}(?:disk|space|storage))",
     re.IGNORECASE)
 
 
@@ -740,9 +771,27 @@ MEMORY_FIGURE = re.compile(
 _RUN_STOPPED = re.compile(r"\btraceback \(most recent call last\)|\babort(?:ing|ed)?\b", re.IGNORECASE)
 
 
+# (Sixty-sixth pass) An allocator's running total of what it holds, printed each time it grows: ONNX Runtime's arena logs
+# "Extended allocation by N bytes." then "Total allocated bytes: T" from BFCArena::Extend (microsoft/onnxruntime,
+# onnxruntime/core/framework/bfc_arena.cc, Extend: LOGS_DEFAULT(INFO) << "Total allocated bytes: " << stats_.total_
+# allocated_bytes_). Several totals, each above the last, are the pool growing run after run (microsoft/onnxruntime
+# #14474): growth in figures rather than words.
+_RUNNING_TOTAL = re.compile(r"\btotal allocated bytes\s{0,2}[:=]\s{0,3}(\d{1,20})(?![\d.])", re.IGNORECASE)
+_MAX_TOTALS = 1000
+
+
+def growing_total(text: str) -> re.Match[str] | None:
+    """The last of at least two running totals (:data:`_RUNNING_TOTAL`), each above the one before; else None."""
+    found = [m for _, m in zip(range(_MAX_TOTALS), _RUNNING_TOTAL.finditer(text))]
+    totals = [int(m.group(1)) for m in found]
+    if len(totals) >= 2 and all(b > a for a, b in zip(totals, totals[1:])):
+        return found[-1]
+    return None
+
+
 def memory_report(text: str) -> str | None:
     """"growth" or "usage" for a text that reports memory growing or held without naming a failure; else None."""
-    if MEMORY_GROWTH.search(text):
+    if MEMORY_GROWTH.search(text) or growing_total(text) is not None:
         return "growth"
     if MEMORY_USAGE.search(text):
         return "usage"
@@ -1070,6 +1119,7 @@ def extract(text: str) -> Extraction:
                     or OPENCL_BUFFER_SIZE_REFUSED.search(text) is not None
                     or LEVEL_ZERO_DEVICE_LOST.search(text) is not None
                     or SYCL_OPAQUE_STATUS.search(text) is not None
+                    or ALLOCATION_FRAGMENT.search(text) is not None
                     or limit_words.vulkan_memory_result(text),
                     failure_words=any(w in low for w in _FAILURE_WORDS))
     ceiling = (CONFIGURED_CEILING.search(text) or CONFIGURED_CEILING_RUNNING.search(text)

@@ -24,6 +24,11 @@ from gpudesk.oom.parsers.units import to_bytes
 _SIZE = r"(\d{1,20}(?:\.\d{1,6})?)\s{0,2}([KMGTP]i?B|bytes?)"
 _DEVICE_USAGE = re.compile(r"\bmemory usage\s{0,2}:\s{0,3}\d{1,3}(?:\.\d{1,3})?\s{0,2}%\s{0,3}\(\s{0,2}" + _SIZE
                            + r"\s{0,2}/\s{0,2}" + _SIZE + r"\s{0,2}\)", re.IGNORECASE)
+# (Sixty-sixth pass) gpustat's row of one GPU, "[6] NVIDIA A100 80GB PCIe | 52'C, 100 % | 10151 / 81920 MB | (null)":
+# the temperature, the utilisation, then the memory used and total the driver reports (NVML nvmlDeviceGetMemoryInfo),
+# printed in its "MB" of 1024 * 1024 bytes (wookayin/gpustat, gpustat/core.py: "MB = 1024 * 1024", memory.used //
+# MB) - the same reading as the device usage above.
+_GPUSTAT_ROW = re.compile(r"'C,\s{0,3}\d{1,3}\s{0,2}%\s{0,3}\|\s{0,3}(\d{1,9})\s{0,2}/\s{0,2}(\d{1,9})\s{0,2}MB\b")
 _POOL_USAGE = re.compile(r"\bpool usage\s{0,2}:\s{0,3}" + _SIZE + r"\s{0,3}\(\s{0,2}" + _SIZE + r"\s{1,3}reserved\s{0,2}\)",
                          re.IGNORECASE)
 _CAPPED_USAGE = re.compile(r"\busage\s{0,2}:\s{0,3}" + _SIZE + r"\s{0,3}\(\s{0,2}capped at\s{1,3}" + _SIZE
@@ -58,6 +63,9 @@ def read(text: str) -> PoolStatus | None:
     if device:
         status.used_bytes, status.total_bytes = _bytes(device.group(1), device.group(2)), _bytes(device.group(3),
                                                                                                   device.group(4))
+    row = None if device else _GPUSTAT_ROW.search(text)
+    if row:
+        status.used_bytes, status.total_bytes = _bytes(row.group(1), "MiB"), _bytes(row.group(2), "MiB")
     pool = _POOL_USAGE.search(text)
     if pool:
         status.allocated_bytes, status.reserved_bytes = _bytes(pool.group(1), pool.group(2)), _bytes(pool.group(3),
@@ -66,6 +74,6 @@ def read(text: str) -> PoolStatus | None:
     if capped:
         status.reserved_bytes = status.reserved_bytes or _bytes(capped.group(1), capped.group(2))
         status.cap_bytes = _bytes(capped.group(3), capped.group(4))
-    if device is None and pool is None and capped is None:
+    if device is None and row is None and pool is None and capped is None:
         return None
     return status

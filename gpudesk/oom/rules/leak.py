@@ -555,7 +555,9 @@ def _from_words(f: Facts) -> Cause | None:
     allocator's 0.6 shortage: memory the user saw growing step after step is not the first step's need (a job whose
     steady need exceeds the GPU fails at its first step and does not grow)."""
     text = f.report.text or ""
-    words = _LEAK_WORDS.search(text) or _ROOM_AT_START.search(text) or run_words.NOT_RELEASED_AFTER.search(text)
+    # (A pool's running total climbing line after line is the same growth in figures: generic.growing_total.)
+    words = (_LEAK_WORDS.search(text) or generic.growing_total(text) or _ROOM_AT_START.search(text)
+             or run_words.NOT_RELEASED_AFTER.search(text))
     after = _AFTER_RUNNING.search(text) or run_words.AFTER_RUNS.search(text)
     if words is None and after is None:
         return None
