@@ -278,7 +278,9 @@ class EstimatorAccuracyView(QWidget):
                 "fresh113": self.tr("hundred-and-thirteenth fresh (collected after the model was frozen a hundred-and-thirteenth time)"),
                 "fresh114": self.tr("hundred-and-fourteenth fresh (collected after the model was frozen a hundred-and-fourteenth time)"),
                 "fresh115": self.tr("hundred-and-fifteenth fresh (collected after the model was frozen a hundred-and-fifteenth time)"),
-                "fresh116": self.tr("hundred-and-sixteenth fresh (collected after the model was frozen a hundred-and-sixteenth time)")}
+                "fresh116": self.tr("hundred-and-sixteenth fresh (collected after the model was frozen a hundred-and-sixteenth time)"),
+                "fresh117": self.tr("hundred-and-seventeenth fresh (collected after the model was frozen a hundred-and-seventeenth time)"),
+                "fresh118": self.tr("hundred-and-eighteenth fresh (collected after the model was frozen a hundred-and-eighteenth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])
