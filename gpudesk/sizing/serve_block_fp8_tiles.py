@@ -21,6 +21,14 @@ wide: 32-192 tiles, 2-11x the narrow projection's rate. The narrow projections k
 narrower than 17 tiles is taken slower than it: the measured figure is the floor of this model). Dense weights of
 an MoE model outside the attention (shared experts, leading dense layers) keep the measured narrow rate.
 
+The measured narrow rate is a rate in bytes per second, not a share of the GPU's bandwidth: each of its 17 CTAs
+walks K serially and keeps a fixed number of weight loads in flight (the kernel's ``num_stages`` software pipeline
+of 128 x 128 FP8 blocks), so by Little's law a CTA streams bytes-in-flight / memory latency, about 26 GB/s
+(0.445 TB/s / 17 tiles), whatever the GPU's total bandwidth; a GPU of less bandwidth than H100 (L40S: 864 GB/s,
+GDDR6) reaches its roofline with fewer busy tiles (about 29 on L40S), one of more (H200, B200) needs more
+(:data:`NARROW_STREAM_BYTES_PER_S`, capped at the roofline). The same holds for the CDNA 3 figure, which is also
+kept as a rate (:mod:`gpudesk.sizing.serve_rocm_block_fp8`).
+
 NVIDIA GPUs only (:data:`TILES_VENDOR`): the grid and the 17-tile measurement are those of the CUDA kernels above.
 On AMD Instinct both engines run AITER's kernels for these linears (Triton ``gemm_a8w8_blockscale`` with tuned
 split-K configurations, CK preshuffled kernels on gfx950; :mod:`gpudesk.sizing.serve_rocm_block_fp8`), whose tile
@@ -42,10 +50,23 @@ TILES_VENDOR = "NVIDIA"
 # DeepSeek-V3's fused q_a / kv_a projection, the GEMM the measured stream share comes from (N 2112, K 7168).
 MEASURED_N = 2112
 MEASURED_TILES = math.ceil(MEASURED_N / BLOCK_FP8_TILE_N)
+# vLLM's block-FP8 CUTLASS kernel on H100, N 2112 x K 7168 (15.1 MB of FP8 weights) at M = 1: 0.893 TFLOPS,
+# i.e. 33.9 us, 0.4465 TB/s over 17 output tiles (vllm-project/vllm PR 23280); FLOPs = 2 x weight bytes at M = 1.
+NARROW_STREAM_BYTES_PER_S = 0.893e12 / 2
+NARROW_STREAM_SOURCE = ("each CTA of the narrow block-FP8 GEMM streams a latency-bound ~26 GB/s (Little's law: "
+                        "weight blocks in flight / memory latency), 0.4465 TB/s for N 2112's 17 tiles on H100 "
+                        "(vllm-project/vllm PR 23280), whatever the GPU's bandwidth, capped at its roofline")
 TILES_SOURCE = ("block-FP8 GEMMs tile N in 128 columns without split-K (vLLM fp8_utils.py w8a8_block_fp8_matmul "
                 "grid cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N), BLOCK_SIZE_N = block_n 128; CUTLASS "
                 "blockwise SM90 128-wide tile; https://github.com/vllm-project/vllm): the measured N 2112 rate "
                 "x ceil(N / 128) / 17, capped at the memory roofline")
+
+
+def narrow_stream_bytes_per_s(roofline_bytes_per_s: float) -> float:
+    """Bytes per second at which an NVIDIA GPU streams the block-FP8 weights of the measured narrow GEMM (17 tiles)
+    at a decode step: the measured latency-bound rate, at most the GPU's ``roofline_bytes_per_s`` (module
+    docstring)."""
+    return min(NARROW_STREAM_BYTES_PER_S, roofline_bytes_per_s)
 
 
 def tile_scale(n_columns: int) -> float:
