@@ -21,6 +21,17 @@ wide: 32-192 tiles, 2-11x the narrow projection's rate. The narrow projections k
 narrower than 17 tiles is taken slower than it: the measured figure is the floor of this model). Dense weights of
 an MoE model outside the attention (shared experts, leading dense layers) keep the measured narrow rate.
 
+On Ada (compute capability 8.9: L40S, L20, RTX 4090) vLLM's CUTLASS block-FP8 kernels do not run (SM90 / SM100
+only), so its linears run the Triton kernel with its default configuration unless a tuned JSON ships (vllm-project/
+vllm PR 29217 adds L40S ones for Qwen3-VL-32B). There the narrow rate is that kernel's measured rate in bytes per
+second, not a share of the bandwidth: each CTA walks K serially with a fixed number of weight blocks in flight
+(``num_stages`` 2), so by Little's law it streams bytes-in-flight / memory latency whatever the GPU's total
+bandwidth. The default-configuration Triton kernel on H100 runs the N 2112 x K 7168 GEMM at 0.5276 TFLOPS at M = 1
+(vllm-project/vllm PR 23939, "Before" table), 263.8 GB/s over 17 tiles (~15.5 GB/s per CTA,
+:data:`ADA_NARROW_STREAM_BYTES_PER_S`), capped at the roofline: L40S (864 GB/s GDDR6) fills its bandwidth with
+about 48 busy tiles. Other NVIDIA GPUs keep the share: they run other kernels (CUTLASS with TMA, DeepGEMM on
+SM90 / SM100) whose bytes in flight per CTA the H100 Triton figure does not give.
+
 NVIDIA GPUs only (:data:`TILES_VENDOR`): the grid and the 17-tile measurement are those of the CUDA kernels above.
 On AMD Instinct both engines run AITER's kernels for these linears (Triton ``gemm_a8w8_blockscale`` with tuned
 split-K configurations, CK preshuffled kernels on gfx950; :mod:`gpudesk.sizing.serve_rocm_block_fp8`), whose tile
@@ -42,10 +53,27 @@ TILES_VENDOR = "NVIDIA"
 # DeepSeek-V3's fused q_a / kv_a projection, the GEMM the measured stream share comes from (N 2112, K 7168).
 MEASURED_N = 2112
 MEASURED_TILES = math.ceil(MEASURED_N / BLOCK_FP8_TILE_N)
+# vLLM's Triton w8a8_block_fp8_matmul, default configuration, on H100: N 2112 x K 7168 at M = 1, 0.5276 TFLOPS
+# (vllm-project/vllm PR 23939 "Before"), 15.1 MB of FP8 weights at FLOPs = 2 x bytes: 263.8 GB/s over 17 tiles.
+ADA_NARROW_STREAM_BYTES_PER_S = 0.527570e12 / 2
+ADA_COMPUTE_CAPABILITY = "8.9"
+NARROW_STREAM_SOURCE = ("on Ada (sm89) vLLM's block-FP8 linears run the Triton w8a8_block_fp8_matmul (CUTLASS "
+                        "block-FP8 is SM90/SM100 only); its default configuration streams N 2112 x K 7168 at "
+                        "263.8 GB/s at M = 1 (vllm-project/vllm PR 23939), a latency-bound rate per CTA (Little's "
+                        "law), capped at the roofline")
 TILES_SOURCE = ("block-FP8 GEMMs tile N in 128 columns without split-K (vLLM fp8_utils.py w8a8_block_fp8_matmul "
                 "grid cdiv(M, BLOCK_SIZE_M) * cdiv(N, BLOCK_SIZE_N), BLOCK_SIZE_N = block_n 128; CUTLASS "
                 "blockwise SM90 128-wide tile; https://github.com/vllm-project/vllm): the measured N 2112 rate "
                 "x ceil(N / 128) / 17, capped at the memory roofline")
+
+
+def ada_narrow_stream_bytes_per_s(compute_capability: str | None, roofline_bytes_per_s: float) -> float | None:
+    """Bytes per second at which an Ada GPU (compute capability 8.9) streams the block-FP8 weights of the measured
+    narrow GEMM (17 tiles) at a decode step: the Triton kernel's latency-bound rate, at most the GPU's
+    ``roofline_bytes_per_s``; None on any other GPU (module docstring)."""
+    if (compute_capability or "").strip() != ADA_COMPUTE_CAPABILITY:
+        return None
+    return min(ADA_NARROW_STREAM_BYTES_PER_S, roofline_bytes_per_s)
 
 
 def tile_scale(n_columns: int) -> float:

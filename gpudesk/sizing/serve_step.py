@@ -259,6 +259,7 @@ from gpudesk.sizing.serve_rocm_attention import (
 )
 from gpudesk.sizing.serve_block_fp8_tiles import TILES_SOURCE as BLOCK_FP8_TILES_SOURCE
 from gpudesk.sizing.serve_block_fp8_tiles import TILES_VENDOR as BLOCK_FP8_TILES_VENDOR
+from gpudesk.sizing.serve_block_fp8_tiles import NARROW_STREAM_SOURCE, ada_narrow_stream_bytes_per_s
 from gpudesk.sizing.serve_block_fp8_tiles import block_fp8_linear_shapes, block_fp8_stream_s, dense_peak_share, tile_mix
 from gpudesk.sizing.serve_rocm_block_fp8 import block_fp8_dense_stream_bytes_per_s
 from gpudesk.sizing.serve_rocm_gemm_size import (
@@ -1035,6 +1036,11 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
             mla.source, raw(decode_flops_per_head=mla.decode_flops_per_head, prefill_flops_per_head=prefill_per_head)))
     block_rate, block_source = block_fp8_dense_stream_bytes_per_s(gpu)
     hbm_rate = gpu.memory_bandwidth_gbps * 1e9 * hbm_eff
+    ada_rate = ada_narrow_stream_bytes_per_s(gpu.compute_capability, hbm_rate) \
+        if gpu.vendor == BLOCK_FP8_TILES_VENDOR else None
+    if ada_rate:
+        # Ada: the Triton kernel's CTAs stream at a latency-bound rate (serve_block_fp8_tiles).
+        block_rate, block_source = ada_rate, NARROW_STREAM_SOURCE
     # The tile scaling is the NVIDIA kernels' grid (serve_block_fp8_tiles); AMD GPUs keep their measured rate.
     block_shapes = block_fp8_linear_shapes(spec, tp, attn_tp) \
         if block_bytes and gpu.vendor == BLOCK_FP8_TILES_VENDOR else ()

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from gpudesk.catalog import open_catalog
-from gpudesk.sizing.serve_block_fp8_tiles import block_fp8_linear_shapes, dense_peak_share, tile_scale
+from gpudesk.sizing.serve_block_fp8_tiles import ada_narrow_stream_bytes_per_s, block_fp8_linear_shapes, dense_peak_share
+from gpudesk.sizing.serve_block_fp8_tiles import tile_scale
 from gpudesk.sizing.serve_rates import BLOCK_FP8_WEIGHT_STREAM_SHARE, block_fp8_triton_peak_share
 from gpudesk.sizing.serve_step import step_model
 from gpudesk.sizing.serve_load import ServeLoad
@@ -80,3 +81,24 @@ def test_wide_gemms_reach_the_triton_rate_at_fewer_rows(catalog):
 def test_amd_instinct_keeps_the_measured_share_whatever_the_width(catalog):
     """The tile grid is the CUDA kernels'; on CDNA 4 (MI355X) the vendor-neutral measured share stays."""
     assert _stream_share(catalog, "qwen3-8b-fp8", "mi355x") == pytest.approx(BLOCK_FP8_WEIGHT_STREAM_SHARE)
+
+
+
+def test_ada_runs_the_triton_kernel_at_its_latency_bound_rate():
+    """17 CTAs of the default-configuration Triton kernel stream 263.8 GB/s (vllm-project/vllm PR 23939, H100 at
+    M = 1); on Ada (8.9) that rate, at most the roofline; other GPUs keep the share (None)."""
+    assert ada_narrow_stream_bytes_per_s("8.9", 864e9 * 0.87) == pytest.approx(0.52757e12 / 2)
+    assert ada_narrow_stream_bytes_per_s("8.9", 200e9) == 200e9
+    assert ada_narrow_stream_bytes_per_s("9.0", 3.35e12) is None
+    assert ada_narrow_stream_bytes_per_s("10.0", 8e12) is None
+
+
+def test_h200_keeps_the_share_of_its_bandwidth(catalog):
+    """Hopper / Blackwell run CUTLASS or DeepGEMM block-FP8 kernels: the narrow share of the bandwidth stays."""
+    assert _stream_share(catalog, "deepseek-v3", "h200-sxm", tp=8) < 0.5
+
+
+def test_qwen3_32b_fp8_on_l40s_streams_near_the_roofline(catalog):
+    """Qwen3-32B-FP8 on one L40S (vllm-project/vllm PR 29217's GPU): QKV 80 tiles, O / down 40, gate_up 400 at
+    ~15.5 GB/s per CTA fill most of L40S's 864 GB/s; was 0.52 of the bandwidth as a share."""
+    assert _stream_share(catalog, "qwen3-32b-fp8", "l40s") > 0.75
