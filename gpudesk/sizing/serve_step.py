@@ -279,6 +279,7 @@ from gpudesk.sizing.serve_rocm_int4_moe import (
     rocm_int4_moe_applies,
     triton_int4_moe_layer_s,
 )
+from gpudesk.sizing.serve_fp8_small_m import FP8_SMALL_M_SOURCE, SMALL_M_MAX_TOKENS, fp8_small_m_applies
 from gpudesk.sizing.serve_mla_attention import mla_attention
 from gpudesk.sizing.serve_rocm_mla import ROCM_MLA_DEQUANT_SOURCE, rocm_mla_dequant_per_step
 from gpudesk.sizing.shapes import ModelSpec
@@ -338,6 +339,8 @@ class StepModel:
     dense_stream_extra_s: float = 0.0  # block-FP8 dense GEMMs: extra seconds per step over the HBM-rate read
     library_gemm_s: float = 0.0  # dense GEMMs handed to the vendor library: extra seconds per step
     skinny_max_tokens: int = 0  # steps of at most this many tokens run the engine's skinny kernels instead
+    small_m_extra_bytes: float = 0.0  # FP8 linears at steps of few tokens: bytes of read time added (serve_fp8_small_m)
+    small_m_max_tokens: int = 0
     one_shot_max_bytes: float = 0.0  # all-reduces below this size read every peer's whole buffer (one-shot)
     gemm_tile_tokens: int = 0  # a tensor-core GEMM computes at least this many token rows (0: not counted)
     gemm_peak_flops_per_s: float = 0.0  # with the two shares below: the matmul rate depends on the step's tokens
@@ -552,6 +555,8 @@ class StepModel:
         stream = weights / self.bytes_per_s + self.marlin_extra_s(tokens) + self.rocm_int4_moe_extra_s(tokens) \
             + (self.reconstruct_bytes / self.bytes_per_s if tokens > self.reconstruct_above_tokens else 0.0) \
             + self.rocm_aiter_moe_extra_s(tokens) + self.moe_kloop_extra_s(tokens)
+        if tokens <= self.small_m_max_tokens:
+            stream += self.small_m_extra_bytes / self.bytes_per_s
         if self.dequant_weights_per_s:
             unpack = weights / self.weight_bytes_per_element / self.dequant_weights_per_s
             stream = max(stream, unpack) if self.dequant_overlapped else stream + unpack
@@ -1143,6 +1148,18 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
                 "steps of more than {rows} tokens rebuild the 16-bit linear weights first ({gb} GB written and read "
                 "back per GPU)").format(rows=GPTQ_GEMM_MAX_FUSED_ROWS, gb=f"{reconstruct_bytes / 1e9:.3g}"),
                 ROCM_GPTQ_SOURCE, raw(bytes=reconstruct_bytes, above_tokens=GPTQ_GEMM_MAX_FUSED_ROWS)))
+    small_m_bytes = 0.0
+    if fp8_small_m_applies(load.engine, load.engine_version, load.backend, gpu.vendor, gpu.compute_capability,
+                           linear):
+        # per-tensor FP8 linears through cuBLASLt at steps of a few tokens: the time of their 16-bit bytes
+        # (serve_fp8_small_m): the FP8 read is counted, as many bytes again are added
+        small_m_bytes = _quantized_linear_params(spec) * weight_bits_per_param(fmt) / 8 / tp
+        if small_m_bytes:
+            assumptions.append(Assumption("fp8_small_m_gemm", _(
+                "steps of at most {rows} tokens run the FP8 linears as tensor-core library GEMMs no faster than "
+                "16-bit ones: {gb} GB more per GPU read time").format(
+                rows=SMALL_M_MAX_TOKENS, gb=f"{small_m_bytes / 1e9:.3g}"), FP8_SMALL_M_SOURCE,
+                raw(extra_bytes=small_m_bytes, max_tokens=SMALL_M_MAX_TOKENS)))
     marlin_s = narrow_expert_block_s(load.engine, gpu, load.weight_format, dims.hidden_size, expert_width, tp, experts)
     if marlin_s:
         assumptions.append(Assumption("marlin_moe_expert_s", _(
@@ -1272,7 +1289,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         host_overlap=host.overlap, weight_bytes_per_element=bytes_per_param, dequant_weights_per_s=dequant_rate,
         dequant_overlapped=overlapped and bool(dequant_rate),
         link=curve_link, dense_stream_extra_s=dense_extra, library_gemm_s=gemms * gemm_extra,
-        skinny_max_tokens=skinny_tokens, one_shot_max_bytes=one_shot, gemm_tile_tokens=tile_tokens,
+        skinny_max_tokens=skinny_tokens, small_m_extra_bytes=small_m_bytes,
+        small_m_max_tokens=SMALL_M_MAX_TOKENS if small_m_bytes else 0, one_shot_max_bytes=one_shot,
+        gemm_tile_tokens=tile_tokens,
         gemm_peak_flops_per_s=peak if fp4_shares else 0.0, gemm_decode_share=fp4_shares[0] if fp4_shares else 0.0,
         gemm_large_share=fp4_shares[1] if fp4_shares else 0.0, slow_flops_per_token=slow_flops,
         slow_expert_flops_per_token=slow_expert_flops, slow_peak_flops_per_s=slow_peak,
@@ -1341,6 +1360,7 @@ def pipeline_stage(model: StepModel, pp: int, link: Link, gpu: GPU, gpus_per_nod
         prefill_attention_flops_per_context_token=None if model.prefill_attention_flops_per_context_token is None
         else model.prefill_attention_flops_per_context_token * share,
         dense_stream_extra_s=model.dense_stream_extra_s * share, library_gemm_s=model.library_gemm_s * share,
+        small_m_extra_bytes=model.small_m_extra_bytes * share,
         moe_kloop_up_s=model.moe_kloop_up_s * share, moe_kloop_down_s=model.moe_kloop_down_s * share,
         p2p_alpha_s=alpha, p2p_bytes_per_s=bandwidth, assumptions=model.assumptions + (assumption,))
 
