@@ -82,7 +82,10 @@ of the message say so. Each signature names the mechanism and the one check that
   request of exactly 2**32 - 1 bytes (:data:`WRAPPED_MINUS_ONE_BYTES`, -1 in a 32-bit unsigned size) or a
   negative size is a garbage size (an overflow, an uninitialised shape, a corrupted model), not a need.
 * ``ecc``: ``uncorrectable ECC error encountered`` (``cudaErrorECCUncorrectable``): a GPU memory fault.
-* ``xid``: an ``Xid`` or "fallen off the bus": the driver lost the GPU.
+* ``checkpoint_version``: an out-of-memory raised inside ``loadCheckpoint(`` with no request figure: a binary
+  checkpoint read by another version or GPU, its sizes garbage (:data:`CHECKPOINT_RESTORE`; ``absurd_size``'s check).
+* ``xid``: an ``Xid`` or "fallen off the bus": the driver lost the GPU; also an NVLink error line, or a GPU program no
+  signal could stop after a CUDA error (:func:`gpu_fault_without_xid`).
 * ``driver_version``: ``CUDA driver version is insufficient for CUDA runtime version`` (error 35) and its
   relatives (803 "system has unsupported display driver / cuda driver combination", 804, and 100 "no CUDA-capable
   device is detected"): the toolkit the program was built with needs a newer driver, or CUDA could not start at all.
@@ -543,6 +546,21 @@ LIBRARY_CHECK = Check("driver_version",
                          "library cannot start whatever is free: install the matching cuDNN or update the driver. If "
                          "they match and nvidia-smi shows the GPU nearly full, it is memory."))
 
+# (Sixty-seventh pass) An allocation refused while a binary checkpoint of a simulation context is restored. OpenMM's
+# Context.loadCheckpoint reads back the platform's internal arrays, their sizes included, from a stream written by
+# saveCheckpoint (openmm/openmmapi/src/Context.cpp -> ContextImpl::loadCheckpoint -> each kernel's loadCheckpoint), and
+# "Checkpoints are specific to the exact OpenMM version and hardware you used to generate them. If you need a file to
+# be portable and backward compatible, save a state instead" (the maintainer, openmm/openmm#5252; the API
+# documentation of Context.createCheckpoint says the same: "The checkpoint data is ... not portable ... between
+# versions of OpenMM"). Read by another version the sizes are garbage, and an array of a small system fails as
+# CUDA_ERROR_OUT_OF_MEMORY ("Error creating array random"): the input is the bug (``absurd_size``'s check), not the
+# card. Only with no request figure read (a figure makes the capacity readings decide).
+CHECKPOINT_RESTORE = re.compile(r"\bloadCheckpoint\s{0,2}\(")
+CHECKPOINT_CHECK = Check("absurd_size", "Simulation.saveState(...) / loadState(...) instead of the checkpoint",
+                         N_("A binary checkpoint can be read back only by the exact version and hardware that wrote "
+                            "it; read by another, the sizes in it are garbage. If the run starts from a saved State "
+                            "(or with the version that wrote the checkpoint), memory was never short."))
+
 NOT_CAPACITY = ("rocm_start", "nvenc_session", "extension_arch", "dev_shm", "shm_segment", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "runtime_unusable", "expandable_segments",
                 "va_reserve", "buffer_limit", "pin_memory", "illegal_address")
 
@@ -562,6 +580,32 @@ _UNKILLABLE = re.compile(r"State '(?:stop-sigterm|stop-sigkill|final-sigterm|fin
                          r"stop-final-sigkill)' timed out|Processes still around after (?:final )?SIGKILL|"
                          r"\bblocked for more than \d{2,5} seconds", re.IGNORECASE)
 _GPU_ERROR_WORDS = re.compile(r"\b(?:cuda|hip)[ _](?:error|failure)\b|\bNVRM\b|\bcudaError\w{2,40}", re.IGNORECASE)
+
+
+# (Sixty-seventh pass) A host buffer of a serving engine's offload, configured in the text beside a bare CUDA "out of
+# memory" that no allocator's figures explain. These buffers are page-locked: vLLM's weight offload places each
+# offloaded parameter in pinned CPU memory (vllm/model_executor/models/utils.py, maybe_offload_to_cpu:
+# torch.empty_strided(..., device="cpu", pin_memory=is_pin_memory_available())), its V0 swap area for preempted KV
+# blocks likewise (vllm/worker/cache_engine.py, pin_memory for device "cpu"), and its CPU KV offload connector
+# registers the whole region (cpu_bytes_to_use) with cudaHostRegister (vllm-project/vllm#51080 and the fix #51081: one
+# registration of 512 GiB or more fails with cudaErrorMemoryAllocation whatever is free, and the pending error is then
+# reported as "CUDA error: out of memory" against an unrelated later call). A caching-allocator failure prints its
+# request ("Tried to allocate"); a bare CUDA error with the host buffer's size configured is the page-locking, and its
+# check is the pinned memory (RLIMIT_MEMLOCK, the buffer's size, the engine's switch to turn pinning off).
+HOST_OFFLOAD_SETTING = re.compile(
+    r"""["']?(?:--)?(?:cpu[_-]bytes[_-]to[_-]use|cpu[_-]offload[_-]gb|swap[_-]space|max[_-]local[_-]cpu[_-]size)"""
+    r"""["']?\s{0,3}[:= ]\s{0,3}["']?\s{0,3}(\d[\d_.]{0,20}(?:e\d{1,2})?)""", re.IGNORECASE)
+
+
+def host_offload_setting(text: str) -> bool:
+    """A configured host (CPU) offload buffer of non-zero size in ``text`` (``HOST_OFFLOAD_SETTING``)."""
+    for m in HOST_OFFLOAD_SETTING.finditer(text):
+        try:
+            if float(m.group(1).replace("_", "").rstrip(".")) > 0:
+                return True
+        except ValueError:
+            continue
+    return False
 
 
 def gpu_fault_without_xid(text: str) -> bool:
@@ -1632,6 +1676,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "absurd_size"
     if vgpu_words.counter_wrapped(text):
         return "absurd_size"  # a vGPU layer's usage counter wrapped below zero (gpudesk.oom.vgpu_words)
+    if requested is None and CHECKPOINT_RESTORE.search(text) and (any(w in low for w in _OOM_OWN) or _BARE.search(text)):
+        return "checkpoint_version"  # a binary checkpoint read by another version (CHECKPOINT_RESTORE)
     if pool_words.fixed_pool_runtime(text) is not None:
         return "fixed_pool"
     if vgpu_words.hami_oom(text) is not None:
@@ -1762,6 +1808,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "graph_buffer"
     if extension_arch_bad_alloc(text):
         return "extension_arch"
+    if _BARE.search(text) and requested is None and host_offload_setting(text):
+        return "pin_memory"
     if _BARE.search(text):
         return "bare_cuda_error"
     if _NCCL_CUDA_ERROR in low and "nccl" in low:

@@ -95,3 +95,56 @@ def test_ordinary_lines_are_not_these_checks(text):
     diagnosis = diagnose_text(text)
     checks = {c.evidence.get("deciding_check") for c in diagnosis.causes[:1]}
     assert not diagnosis.found_oom or not checks & {"xid", "driver_version", "pin_memory"}, text
+
+
+# vllm-project/vllm#51080: the CPU KV offload region registered (page-locked) in one call; the pending error reported
+# as a bare CUDA out of memory on a later call.
+OFFLOAD_REGION = (
+    "--kv-transfer-config '{\"kv_connector\":\"OffloadingConnector\",\"kv_role\":\"kv_both\",\"kv_connector_extra_config\""
+    ":{\"block_size\":256,\"cpu_bytes_to_use\":600000000000}}'\n"
+    "AcceleratorError: CUDA error: out of memory\n"
+    "| 549.7e9 (511.96 GiB) | success, 55.4 s |\n"
+    "| 549.9e9 (512.15 GiB) | **fails, code=2** |")
+
+
+def test_bare_oom_beside_a_host_offload_buffer_is_pinned_memory():
+    top = _top(OFFLOAD_REGION)
+    assert top.id == "not_capacity" and top.evidence.get("deciding_check") == "pin_memory"
+
+
+@pytest.mark.parametrize("text", [
+    # No host buffer configured (size 0), and the caching allocator's own failure with its request.
+    "vllm serve m --cpu-offload-gb 0\nRuntimeError: CUDA error: out of memory",
+    "vllm serve m --cpu-offload-gb 8\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has "
+    "a total capacity of 23.64 GiB of which 1.10 GiB is free.",
+])
+def test_host_offload_needs_a_bare_error_and_a_buffer(text):
+    checks = {c.evidence.get("deciding_check") for c in diagnose_text(text).causes[:1]}
+    assert "pin_memory" not in checks, text
+
+
+# openmm/openmm#5252: a checkpoint of 8.3.1 restored by 8.5.0; a 12 MB checkpoint of 81,700 atoms.
+CHECKPOINT = (
+    "Traceback (most recent call last):\n"
+    'File "run_resume.py", line 55, in <module>\n'
+    "sim.loadCheckpoint(chk_file)\n"
+    'File ".conda/envs/openmm/lib/python3.11/site-packages/openmm/app/simulation.py", line 317, in loadCheckpoint\n'
+    "self.context.loadCheckpoint(f.read())\n"
+    'File ".conda/envs/openmm/lib/python3.11/site-packages/openmm/openmm.py", line 6196, in loadCheckpoint\n'
+    "return _openmm.Context_loadCheckpoint(self, checkpoint)\n"
+    "openmm.OpenMMException: Error creating array random: CUDA_ERROR_OUT_OF_MEMORY (2)")
+
+
+def test_oom_while_restoring_a_binary_checkpoint_is_its_sizes():
+    top = _top(CHECKPOINT)
+    assert top.id == "not_capacity" and top.evidence.get("deciding_check") == "absurd_size"
+
+
+@pytest.mark.parametrize("text", [
+    # The same failure outside a checkpoint restore, and a restore that failed for something else.
+    "openmm.OpenMMException: Error creating array random: CUDA_ERROR_OUT_OF_MEMORY (2)",
+    "sim.loadCheckpoint(chk_file)\nopenmm.OpenMMException: Checkpoint was created with a different version",
+])
+def test_checkpoint_reading_needs_the_restore_and_an_oom(text):
+    checks = {c.evidence.get("deciding_check") for c in diagnose_text(text).causes[:1]}
+    assert "absurd_size" not in checks, text
