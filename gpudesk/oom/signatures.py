@@ -575,7 +575,8 @@ _XID = re.compile(r"\bXid\b")
 # call, here the GPU driver waiting on a device that no longer answers, which the driver logs as an Xid (ollama/ollama#
 # 2029: a mixtral runner hung after "CUDA error" and could not be killed until a reboot; a faulty NVLink board).
 # Read only beside a CUDA/HIP error, so a slow shutdown of anything else stays out.
-_NVLINK_ERROR = re.compile(r"\bNVLink\b[^\n]{0,60}?\b(?:errors?|fatal|fault|failures?|failed)\b", re.IGNORECASE)
+_NVLINK_ERROR = re.compile(r"\bNVLink\b[^\n]{0,60}?(?<!\b0 )(?<!\bno )(?<!\bzero )\b(?:errors?|fatal|fault|failures?|failed)\b",
+                           re.IGNORECASE)  # a count of none ("0 errors") is not one
 _UNKILLABLE = re.compile(r"State '(?:stop-sigterm|stop-sigkill|final-sigterm|final-sigkill|stop-final-sigterm|"
                          r"stop-final-sigkill)' timed out|Processes still around after (?:final )?SIGKILL|"
                          r"\bblocked for more than \d{2,5} seconds", re.IGNORECASE)

@@ -87,6 +87,7 @@ def test_ggml_pool_growth_needs_no_vmm_and_growth(text):
     # A slow service stop with no GPU error, and an NVLink status line with nothing wrong.
     "nginx.service: State 'stop-sigterm' timed out. Killing.",
     "NVLink bandwidth test: 4 links active, 25.781 GB/s each",
+    "RuntimeError: CUDA error: out of memory\nNVLink status: 4 links active, 0 errors",
     # PTX compiled fine; a page-locked buffer allocated fine.
     "ptxas info: compiled with toolchain 12.4, 0 bytes stack frame",
     "Pinned host memory: 2.00 GiB allocated for staging",
