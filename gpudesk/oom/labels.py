@@ -150,6 +150,8 @@ LABELS: dict[str, str] = {
     "refused_request_tokens": N_("Longest request refused (tokens)"),
     "shortfall_tokens": N_("Tokens missing"),
     "kv_cache_blocks": N_("KV cache blocks"),
+    "kv_blocks_available": N_("KV cache blocks free"),
+    "kv_blocks_needed": N_("KV cache blocks the request needs"),
     "kv_block_size_tokens": N_("KV block size"),
     "kv_cache_needed_bytes": N_("KV cache needed"),
     "kv_cache_available_bytes": N_("KV cache available"),

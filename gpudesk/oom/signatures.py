@@ -82,7 +82,10 @@ of the message say so. Each signature names the mechanism and the one check that
   request of exactly 2**32 - 1 bytes (:data:`WRAPPED_MINUS_ONE_BYTES`, -1 in a 32-bit unsigned size) or a
   negative size is a garbage size (an overflow, an uninitialised shape, a corrupted model), not a need.
 * ``ecc``: ``uncorrectable ECC error encountered`` (``cudaErrorECCUncorrectable``): a GPU memory fault.
-* ``xid``: an ``Xid`` or "fallen off the bus": the driver lost the GPU.
+* ``checkpoint_version``: an out-of-memory raised inside ``loadCheckpoint(`` with no request figure: a binary
+  checkpoint read by another version or GPU, its sizes garbage (:data:`CHECKPOINT_RESTORE`; ``absurd_size``'s check).
+* ``xid``: an ``Xid`` or "fallen off the bus": the driver lost the GPU; also an NVLink error line, or a GPU program no
+  signal could stop after a CUDA error (:func:`gpu_fault_without_xid`).
 * ``driver_version``: ``CUDA driver version is insufficient for CUDA runtime version`` (error 35) and its
   relatives (803 "system has unsupported display driver / cuda driver combination", 804, and 100 "no CUDA-capable
   device is detected"): the toolkit the program was built with needs a newer driver, or CUDA could not start at all.
@@ -543,10 +546,76 @@ LIBRARY_CHECK = Check("driver_version",
                          "library cannot start whatever is free: install the matching cuDNN or update the driver. If "
                          "they match and nvidia-smi shows the GPU nearly full, it is memory."))
 
+# (Sixty-seventh pass) An allocation refused while a binary checkpoint of a simulation context is restored. OpenMM's
+# Context.loadCheckpoint reads back the platform's internal arrays, their sizes included, from a stream written by
+# saveCheckpoint (openmm/openmmapi/src/Context.cpp -> ContextImpl::loadCheckpoint -> each kernel's loadCheckpoint), and
+# "Checkpoints are specific to the exact OpenMM version and hardware you used to generate them. If you need a file to
+# be portable and backward compatible, save a state instead" (the maintainer, openmm/openmm#5252; the API
+# documentation of Context.createCheckpoint says the same: "The checkpoint data is ... not portable ... between
+# versions of OpenMM"). Read by another version the sizes are garbage, and an array of a small system fails as
+# CUDA_ERROR_OUT_OF_MEMORY ("Error creating array random"): the input is the bug (``absurd_size``'s check), not the
+# card. Only with no request figure read (a figure makes the capacity readings decide).
+CHECKPOINT_RESTORE = re.compile(r"\bloadCheckpoint\s{0,2}\(")
+CHECKPOINT_CHECK = Check("absurd_size", "Simulation.saveState(...) / loadState(...) instead of the checkpoint",
+                         N_("A binary checkpoint can be read back only by the exact version and hardware that wrote "
+                            "it; read by another, the sizes in it are garbage. If the run starts from a saved State "
+                            "(or with the version that wrote the checkpoint), memory was never short."))
+
 NOT_CAPACITY = ("rocm_start", "nvenc_session", "extension_arch", "dev_shm", "shm_segment", "shared_memory", "host_ram", "absurd_size", "ecc", "xid", "driver_version", "runtime_unusable", "expandable_segments",
                 "va_reserve", "buffer_limit", "pin_memory", "illegal_address")
 
 _XID = re.compile(r"\bXid\b")
+# (Sixty-seventh pass) The same hardware fault without its Xid line. (1) An NVLink error said in words: NVLink faults
+# are logged as Xid 74 ("NVLINK Error ... Hardware / Driver", docs.nvidia.com/deploy/xid-errors) and `nvidia-smi
+# nvlink -e` counts them; a link that fails takes the GPUs it joins off the job. (2) A GPU program that cannot be
+# stopped after a CUDA error: systemd logs "State 'stop-sigterm' timed out. Killing." when the service outlived
+# TimeoutStopSec= after SIGTERM and "Processes still around after SIGKILL" when SIGKILL did not end it either
+# (systemd src/core/service.c, service_dispatch_timer / service_sigchld_event); the kernel's hung-task watchdog says
+# "task ... blocked for more than N seconds" (kernel/hung_task.c). A process no signal ends is asleep inside a kernel
+# call, here the GPU driver waiting on a device that no longer answers, which the driver logs as an Xid (ollama/ollama#
+# 2029: a mixtral runner hung after "CUDA error" and could not be killed until a reboot; a faulty NVLink board).
+# Read only beside a CUDA/HIP error, so a slow shutdown of anything else stays out.
+_NVLINK_ERROR = re.compile(r"\bNVLink\b[^\n]{0,60}?(?<!\b0 )(?<!\bno )(?<!\bzero )\b(?:errors?|fatal|fault|failures?|failed)\b",
+                           re.IGNORECASE)  # a count of none ("0 errors") is not one
+_UNKILLABLE = re.compile(r"State '(?:stop-sigterm|stop-sigkill|final-sigterm|final-sigkill|stop-final-sigterm|"
+                         r"stop-final-sigkill)' timed out|Processes still around after (?:final )?SIGKILL|"
+                         r"\bblocked for more than \d{2,5} seconds", re.IGNORECASE)
+_GPU_ERROR_WORDS = re.compile(r"\b(?:cuda|hip)[ _](?:error|failure)\b|\bNVRM\b|\bcudaError\w{2,40}", re.IGNORECASE)
+
+
+# (Sixty-seventh pass) A host buffer of a serving engine's offload, configured in the text beside a bare CUDA "out of
+# memory" that no allocator's figures explain. These buffers are page-locked: vLLM's weight offload places each
+# offloaded parameter in pinned CPU memory (vllm/model_executor/models/utils.py, maybe_offload_to_cpu:
+# torch.empty_strided(..., device="cpu", pin_memory=is_pin_memory_available())), its V0 swap area for preempted KV
+# blocks likewise (vllm/worker/cache_engine.py, pin_memory for device "cpu"), and its CPU KV offload connector
+# registers the whole region (cpu_bytes_to_use) with cudaHostRegister (vllm-project/vllm#51080 and the fix #51081: one
+# registration of 512 GiB or more fails with cudaErrorMemoryAllocation whatever is free, and the pending error is then
+# reported as "CUDA error: out of memory" against an unrelated later call). A caching-allocator failure prints its
+# request ("Tried to allocate"); a bare CUDA error with the host buffer's size configured is the page-locking, and its
+# check is the pinned memory (RLIMIT_MEMLOCK, the buffer's size, the engine's switch to turn pinning off).
+HOST_OFFLOAD_SETTING = re.compile(
+    r"""["']?(?:--)?(?:cpu[_-]bytes[_-]to[_-]use|cpu[_-]offload[_-]gb|swap[_-]space|max[_-]local[_-]cpu[_-]size)"""
+    r"""["']?\s{0,3}[:= ]\s{0,3}["']?\s{0,3}(\d[\d_.]{0,20}(?:e\d{1,2})?)""", re.IGNORECASE)
+
+
+def host_offload_setting(text: str) -> bool:
+    """A configured host (CPU) offload buffer of non-zero size in ``text`` (``HOST_OFFLOAD_SETTING``)."""
+    for m in HOST_OFFLOAD_SETTING.finditer(text):
+        try:
+            if float(m.group(1).replace("_", "").rstrip(".")) > 0:
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+def gpu_fault_without_xid(text: str) -> bool:
+    """An NVLink error line, or a GPU program no signal could stop after a CUDA/HIP error (``_UNKILLABLE``): the
+    hardware / driver fault an Xid line would name (``xid``)."""
+    if _GPU_ERROR_WORDS.search(text) is None and "nvlink" not in text.lower():
+        return False
+    return _NVLINK_ERROR.search(text) is not None or (
+        _UNKILLABLE.search(text) is not None and _GPU_ERROR_WORDS.search(text) is not None)
 # A Vulkan buffer or memory allocation call named in the text (VMA's vmaCreateBuffer / vmaAllocateMemory, Vulkan's
 # vkAllocateMemory / vkCreateBuffer), and any size with a unit or in bytes (``vulkan_unsized`` needs none).
 # Also vulkan.hpp's name of the same call (its exception reads "vk::Device::allocateMemory: ErrorOutOfDeviceMemory",
@@ -910,7 +979,15 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         # (ollama/ollama#5517, abetlen/llama-cpp-python#1687, janhq/jan#3782).
                         "unsupported display driver / cuda driver combination", "cudaerrorsystemdrivermismatch",
                         "forward compatibility was attempted on non supported hw", "cudaerrorcompatnotsupportedondevice",
-                        "no cuda-capable device is detected", "cudaerrornodevice")),
+                        "no cuda-capable device is detected", "cudaerrornodevice",
+                        # (Sixty-seventh pass) PTX the driver's JIT cannot compile: cudaErrorUnsupportedPtxVersion
+                        # (222, CUDA Runtime API, enum cudaError: "the provided PTX was compiled with an unsupported
+                        # toolchain. The most common reason for this, is the PTX was generated by a compiler newer
+                        # than what is supported by the CUDA driver and PTX JIT compiler"; CUDA_ERROR_UNSUPPORTED_PTX_
+                        # VERSION in the driver API). A toolkit newer than the driver, fixed by a newer driver, never
+                        # by memory (YoshitakaMo/localcolabfold#44, logged after a "Not Enough GPU memory?" guess).
+                        "provided ptx was compiled with an unsupported toolchain", "cudaerrorunsupportedptxversion",
+                        "cuda_error_unsupported_ptx_version")),
     ("shared_memory", ("out of resource: shared memory", "outofresources: out of resource: shared",
                        "memory space vmem", "memory space smem",
                        # A Tenstorrent Tensix core's L1, its on-chip SRAM (1,499,136 B on Wormhole, 1,572,864 B on
@@ -1154,7 +1231,15 @@ _WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
                     # caching host allocator meets it when pinning (THCCachingHostAllocator.cpp: cudaHostAlloc);
                     # FalkonML/falkon#31: beyond ~400 centres, gone with pin_memory=False ("some configurations do not
                     # support pinning more than a little RAM").
-                    "os call failed or operation not supported on this os", "cudaerroroperatingsystem")),
+                    "os call failed or operation not supported on this os", "cudaerroroperatingsystem",
+                    # (Sixty-seventh pass) A program's own page-locking of host memory said in words: "Unable to pin
+                    # host memory with error code: -1" is mlock(2) returning -1 after a host buffer was registered
+                    # with the device (LMCache-Ascend's HostRegisteredMemoryManager, csrc/managed_mem.cpp: "this can
+                    # happen in non-privileged mode or not enough rlimit"). mlock fails with ENOMEM/EPERM when the
+                    # locked bytes would pass RLIMIT_MEMLOCK (mlock(2), "ENOMEM ... the caller had a nonzero
+                    # RLIMIT_MEMLOCK soft resource limit, but tried to lock more memory than the limit permitted"):
+                    # `ulimit -l` (LimitMEMLOCK= of a systemd service), not device or host capacity.
+                    "unable to pin host memory", "failed to pin host memory", "mlock failed", "mlock() failed")),
     ("library_init", ("cudnn_status_not_initialized", "cudnn_status_alloc_failed", "cudnn_status_internal_error",
                       "cublas_status_alloc_failed", "cublas_status_not_initialized", "dnn library initialization failed",
                       "failed to determine best cudnn convolution algorithm", "could not create cudnn handle",
@@ -1592,13 +1677,15 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "absurd_size"
     if vgpu_words.counter_wrapped(text):
         return "absurd_size"  # a vGPU layer's usage counter wrapped below zero (gpudesk.oom.vgpu_words)
+    if requested is None and CHECKPOINT_RESTORE.search(text) and (any(w in low for w in _OOM_OWN) or _BARE.search(text)):
+        return "checkpoint_version"  # a binary checkpoint read by another version (CHECKPOINT_RESTORE)
     if pool_words.fixed_pool_runtime(text) is not None:
         return "fixed_pool"
     if vgpu_words.hami_oom(text) is not None:
         return "vgpu_limit"
     if "ecc" in low and any(w in low for w in _WORDS[0][1]):
         return "ecc"
-    if _XID.search(text):
+    if _XID.search(text) or gpu_fault_without_xid(text):
         return "xid"
     if _WSL_RESIDENCY.search(text):
         return "wsl_residency"
@@ -1722,6 +1809,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "graph_buffer"
     if extension_arch_bad_alloc(text):
         return "extension_arch"
+    if _BARE.search(text) and requested is None and host_offload_setting(text):
+        return "pin_memory"
     if _BARE.search(text):
         return "bare_cuda_error"
     if _NCCL_CUDA_ERROR in low and "nccl" in low:

@@ -77,7 +77,7 @@ from gpudesk.units import format_bytes
 from gpudesk.oom import library_words, limit_words, need_have, start_words, vgpu_words
 from gpudesk.oom.rules import exit_causes, fixed_pools, garbage_sizes, multi_gpu_imbalance
 from gpudesk.oom.rules.base import Facts, evidence
-from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, DATALOADER_PINNED_CHECK,
+from gpudesk.oom.signatures import (BUFFER_COUNT_CHECK, CHECKPOINT_CHECK, CHECKS, DEV_SHM_CHECK, GGML_PINNED_CHECK, DATALOADER_PINNED_CHECK,
                                     HIDDEN_HOLDER_CHECK, LIBRARY_CHECK, MAC_MEMORY_CHECK, NOT_CAPACITY,
                                     PADDLE_PREALLOCATION_COMMAND, POOL_FALLBACK_CHECK,
                                     ROCM_START_CHECK, NVENC_SESSION_CHECK,
@@ -115,6 +115,7 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "dev_shm": _("Not a GPU memory problem: the DataLoader workers ran out of shared memory (/dev/shm)"),
         "shm_segment": _("Not a GPU memory problem: NCCL could not create its shared-memory segments (/dev/shm)"),
         "absurd_size": _("Not a memory problem: the requested size is garbage"),
+        "checkpoint_version": _("Likely not memory: a binary checkpoint read by another version or GPU"),
         "extension_arch": _("Likely not memory: a compiled CUDA extension (simple-knn) built for another GPU or CUDA "
                             "toolkit"),
         "ecc": _("Not a capacity problem: an uncorrectable ECC error (GPU memory fault)"),
@@ -181,6 +182,10 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                         _("A request of {size} is more than any device or computer has: it comes from an overflowed "
                           "or uninitialised size, usually after an earlier error.").format(
                               size=format_bytes(f.requested) if f.requested else _("more than 1 EiB or below zero"))),
+        "checkpoint_version": _("The allocation failed while a binary checkpoint was being restored. Such a "
+                                "checkpoint holds the context's internal arrays and their sizes in the layout of the "
+                                "exact version and hardware that wrote it; read by another, the sizes are garbage and "
+                                "even a small system asks for more than the card has."),
         "ecc": _("The GPU reported an uncorrectable error in its memory. Every later CUDA call can fail, often as "
                  "'out of memory'; freeing memory does not help."),
         "xid": _("The kernel log holds an Xid event: the driver reset or lost the GPU, and later allocations fail "
@@ -265,6 +270,8 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
         "absurd_size": _("Find the shape that produced the size (print shapes before the failing op); fix the "
                          "earlier error first if one came before"),
         "ecc": _("Run nvidia-smi -q -d ECC; with uncorrectable errors reset the GPU (nvidia-smi -r) or use another one"),
+        "checkpoint_version": _("Restart from a saved State (portable across versions) rather than the binary "
+                                "checkpoint, or load the checkpoint with the version and GPU that wrote it"),
         "xid": _("Run dmesg | grep -i xid; reset or reboot, check power and cooling, then rerun"),
         "driver_version": _("Update the NVIDIA driver, or install the framework build for the CUDA version the "
                             "driver supports"),
@@ -516,9 +523,10 @@ def _not_capacity(key: str, confidence: float, f: Facts) -> Cause:
                  "library_mismatch": "driver_version", "extension_arch": "driver_version",
                  "runtime_unusable": "driver_version",
                  "rocm_start": "driver_version", "nvenc_session": "free_exceeds_request",
-                 "oom_killer": "host_ram"}.get(key, key)
+                 "oom_killer": "host_ram", "checkpoint_version": "absurd_size"}.get(key, key)
     own_check = {"pool_fallback": POOL_FALLBACK_CHECK, "dev_shm": DEV_SHM_CHECK, "shm_segment": SHM_SEGMENT_CHECK, "library_mismatch": LIBRARY_CHECK, "oom_killer": OOM_KILLER_CHECK,
-                 "rocm_start": ROCM_START_CHECK, "nvenc_session": NVENC_SESSION_CHECK}.get(key)
+                 "rocm_start": ROCM_START_CHECK, "nvenc_session": NVENC_SESSION_CHECK,
+                 "checkpoint_version": CHECKPOINT_CHECK}.get(key)
     if key == "pin_memory" and _ggml_cuda(r):
         own_check = GGML_PINNED_CHECK
     if verbs:
@@ -804,6 +812,12 @@ def check(f: Facts) -> list[Cause]:
         # device itself cannot hold it, so the request larger than the device leads
         # (single_allocation_exceeds_capacity, 0.9) and the limit follows.
         out.append(_not_capacity(sig, 0.6, f))
+    elif sig == "checkpoint_version":
+        # The call that failed restores a checkpoint (gpudesk.oom.signatures.CHECKPOINT_RESTORE): its sizes come from
+        # the file, 0.75; a card already full refuses a good checkpoint too, so the shortage follows.
+        out.append(_not_capacity(sig, 0.75, f))
+        out.append(_shortage(0.3, f, _("If the checkpoint was written by this same version and GPU, the system may "
+                                       "simply not fit: nvidia-smi shows how full the card is.")))
     elif sig in ("rocm_start", "nvenc_session"):
         # A start-up refusal read from the runtime's own words (gpudesk.oom.start_refusal_words): 0.85, the point of
         # failure precedes any allocation of the program's, but a device that is already full can refuse a start too.
