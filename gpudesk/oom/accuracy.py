@@ -189,11 +189,15 @@ doctor was run on it:
 * ``fresh-100``: ``fresh_cases_100.jsonl`` (13 messages, 6 not-capacity: Sana 4K VAE decode, Ollama on two MI50s,
   TensorRT on a 4 GB laptop GPU, inference without no_grad, a vLLM KV budget, a per-batch leak, llama.cpp's ROCm pool
   with flash attention, pinned-memory limits, an absurd size, host RAM, a driver and two Xid cases), collected while
-  the sixty-fifth pass was built, scored once on the sixty-sixth (the last OOM change): 8/13.
+  the sixty-fifth pass was built, scored once on the sixty-sixth (the sixty-seventh pass then studied it): 8/13.
 * ``fresh-101``: ``fresh_cases_101.jsonl`` (10 messages, 5 not-capacity: ZeRO-3 offload killed for host RAM, RWKV
   loading, a gpt-oss-120b negative KV budget, a Fortran solver, OpenMM loading another version's checkpoint, an
   Unsloth resume that restored batch 32, LMCache on a 24 GB card, vLLM graph capture, a 512 GiB pinning limit, Windows
   page-locked memory), collected during the sixty-sixth pass, scored once on it: 8/10.
+* ``fresh-102``: ``fresh_cases_102.jsonl`` (10 messages, 3 not-capacity: LoRA samples too long, faster-whisper and a
+  driver, a vLLM and an OpenVINO KV pool, a bare Killed, a WSL driver bug, dorado fragmentation, another process in
+  LlamaFactory's vLLM, DPO in 4-bit, MInference's 60 GB), collected while the sixty-seventh pass was built, scored
+  once on it (the last OOM change): 7/10.
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
 (``url``, ``inputs``, and ``stated``: the words of the case's recorded context that state it). Every case whose
@@ -328,7 +332,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-98", "fresh_cases_98.jsonl"),
               ("fresh-99", "fresh_cases_99.jsonl"),
               ("fresh-100", "fresh_cases_100.jsonl"),
-              ("fresh-101", "fresh_cases_101.jsonl"))
+              ("fresh-101", "fresh_cases_101.jsonl"),
+              ("fresh-102", "fresh_cases_102.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
