@@ -271,6 +271,9 @@ def add_parser(subparsers) -> None:
                           "batch of the evaluation passes inside the run (Trainer default 8; 0: none)"))
     m.add_argument("--eval-no-cache", action="store_true",
                    help=_("with --eval-batch: the eval forward builds no KV cache (config.use_cache=False)"))
+    m.add_argument("--eval-loss", default="", choices=LOSS_MODES,
+                   help=_("with --eval-batch: the loss of the eval forward when it differs from --loss (Unsloth "
+                          "evaluates with 16-bit logits, inplace-16bit, while it trains with its fused loss)"))
     m.add_argument("--no-kv-cache", action="store_true",
                    help=_("inference that generates without a KV cache (transformers generate(use_cache=False)): "
                           "every new token re-runs the whole sequence; the peak is one forward pass over --seq"))
@@ -813,7 +816,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
         embeddings_on_host=args.embeddings_on_host, base_weights=args.base_weights,
         modules_to_save=_modules_to_save(args.modules_to_save),
         no_kv_cache=args.no_kv_cache, bnb_fp32_compute=args.bnb_fp32_compute,
-        eval_batch=args.eval_batch, eval_kv_cache=not args.eval_no_cache,
+        eval_batch=args.eval_batch, eval_kv_cache=not args.eval_no_cache, eval_loss=args.eval_loss,
         zero3_max_reuse_distance=args.zero3_max_reuse_distance, zero3_max_live_parameters=args.zero3_max_live_params,
         zero3_prefetch_bucket=args.zero3_prefetch_bucket,
         zero3_persistence_threshold=args.zero3_persistence_threshold, zero3_reduce_bucket=args.zero3_reduce_bucket,
@@ -859,7 +862,7 @@ def cmd_estimate_memory(args: argparse.Namespace) -> int:
                 "tp_replicated_vocab": "--tp-replicated-vocab", "embeddings_on_host": "--embeddings-on-host",
                 "base_weights": "--base-weights", "modules_to_save": "--modules-to-save",
                 "no_kv_cache": "--no-kv-cache",
-                "eval_batch": "--eval-batch", "eval_kv_cache": "--eval-no-cache",
+                "eval_batch": "--eval-batch", "eval_kv_cache": "--eval-no-cache", "eval_loss": "--eval-loss",
                 "bnb_fp32_compute": "--bnb-fp32-compute",
                 "zero3_max_reuse_distance": "--zero3-max-reuse-distance",
                 "zero3_max_live_parameters": "--zero3-max-live-params",

@@ -219,6 +219,10 @@ class MemoryWorkload:
             of the evaluation passes inside the measured run (0: none; :mod:`gpudesk.sizing.train_eval_pass`).
         eval_kv_cache: with ``eval_batch``: the model builds its KV cache in the eval forward (``config.use_cache``,
             True by default); False when the run turns it off.
+        eval_loss: with ``eval_batch``: the loss mode of the eval forward when it differs from ``loss`` ("": the
+            same). Unsloth's ``unsloth_prediction_step`` sets ``UNSLOTH_RETURN_LOGITS=1`` for evaluation, so its eval
+            forward writes 16-bit logits (``inplace-16bit``) while training runs its fused loss
+            (:mod:`gpudesk.sizing.train_eval_pass`).
         weight_loading: how the weights reach the GPU (``per-tensor``, ``nf4-nearest-search`` for torchao's
             unchunked ``to_nf4`` before May 2024, ``fsdp1-sync-states`` for FSDP1 ``sync_module_states`` from rank
             0's CPU copy): the blocks cached while loading set the reserved peak when they exceed training's
@@ -340,6 +344,7 @@ class MemoryWorkload:
     expert_tensor_parallel: int | None = None
     eval_batch: int = 0
     eval_kv_cache: bool = True
+    eval_loss: str = ""
 
 
 def peak_batch_tokens(seq_len_tokens: int, longest_sample_tokens: int | None) -> int:
@@ -624,5 +629,5 @@ def _estimate_training_modes(spec: ModelSpec, mode: str, w: MemoryWorkload) -> M
         base_weights=w.base_weights, modules_to_save=tuple(w.modules_to_save), loss_vocab_chunk=_vocab_chunk(w),
         zero3=zero3, fsdp1_limit_all_gathers=w.fsdp1_limit_all_gathers, context_parallel=w.context_parallel,
         expert_parallel=w.expert_parallel, expert_tensor_parallel=w.expert_tensor_parallel,
-        eval_batch=w.eval_batch, eval_kv_cache=w.eval_kv_cache,
+        eval_batch=w.eval_batch, eval_kv_cache=w.eval_kv_cache, eval_loss=w.eval_loss,
     )

@@ -75,7 +75,12 @@ from gpudesk.sizing.checks import MAX_GPUS, MAX_SEQ_LEN_TOKENS, choice, positive
 from gpudesk.sizing.dtypes import weight_bits_per_param
 from gpudesk.sizing.errors import ShapeError, SizingError
 from gpudesk.sizing.estimate import MemoryEstimate, ordered_breakdown
-from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, activation_bytes_per_layer, loss_assumption
+from gpudesk.sizing.activations import (
+    DEFAULT_VOCAB_CHUNK_COLUMNS,
+    LOSS_MODES,
+    activation_bytes_per_layer,
+    loss_assumption,
+)
 from gpudesk.sizing.ctx_kept_inputs import ctx_kept_input_bytes_per_layer
 from gpudesk.sizing.activations_lora import frozen_layer_activation_bytes
 from gpudesk.sizing.lora_base import (
@@ -268,6 +273,7 @@ def lora_memory(
     expert_tensor_parallel: int | None = None,
     eval_batch: int = 0,
     eval_kv_cache: bool = True,
+    eval_loss: str = "",
 ) -> MemoryEstimate:
     """Per-GPU memory of LoRA (16- or 32-bit base) or QLoRA (NF4 + double-quantised base) fine-tuning.
 
@@ -282,7 +288,8 @@ def lora_memory(
     https://github.com/pytorch/pytorch/blob/v2.2.0/torch/distributed/fsdp/_runtime_utils.py), also with CPU
     offload: counted in ``gathered_layers``. Llama-3-70B: 2.1 B parameters, 4.2 GB in bf16.
     ``eval_batch`` (Hugging Face ``Trainer`` evaluating inside the run at that batch; ``eval_kv_cache`` False when
-    ``config.use_cache`` is off): :mod:`gpudesk.sizing.train_eval_pass`.
+    ``config.use_cache`` is off; ``eval_loss`` the eval forward's loss where it differs from ``loss``):
+    :mod:`gpudesk.sizing.train_eval_pass`.
     ``fsdp1_limit_all_gathers=False`` (FSDP1 without its rate limiter): every block unit of the base is counted
     unsharded at once instead of two (:mod:`gpudesk.sizing.fsdp1_rate_limiter`).
     Breakdown: weights (frozen base), lora_adapters (trainable params x optimizer accounting), activations,
@@ -294,6 +301,7 @@ def lora_memory(
     """
     kind = choice("mode", mode, LORA_MODES)
     check_eval_batch(eval_batch)
+    eval_loss_mode = choice("eval_loss", eval_loss, LOSS_MODES) if eval_loss else loss
     g = positive_int("gpus", gpus, MAX_GPUS)
     stage = normalise_sharding(sharding)
     sharding_name = choice("sharding", sharding, SHARDING_MODES)  # the user's own choice, named in the assumptions
@@ -610,7 +618,8 @@ def lora_memory(
         engine_start = add_engine_start_model(parts, spec.params * compute_bytes / t)
         if engine_start:
             assumptions.append(engine_start)
-    eval_kv, eval_logits = eval_pass_bytes(spec, eval_batch, seq_len_tokens, eval_kv_width, eval_kv_cache, t)
+    eval_kv, eval_logits = eval_pass_bytes(spec, eval_batch, seq_len_tokens, eval_kv_width, eval_kv_cache, t,
+                                           loss=eval_loss_mode, loss_vocab_chunk=loss_vocab_chunk)
     if eval_kv + eval_logits:
         train_transient = acts + logits + parts.get("prefill_workspace", 0.0)
         parts["eval_pass"], parts["eval_pass_cache"] = split_eval_pass(eval_kv + eval_logits, train_transient)

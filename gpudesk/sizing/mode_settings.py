@@ -60,7 +60,7 @@ SETTING_MODES: dict[str, tuple[str, ...]] = {
         "lora_rank", "lora_targets", "lora_dropout", "lora_kernels", "kbit_fp32_upcast", "kbit_embeddings_bf16",
         "fsdp1_mixed_flat_params", "modules_to_save",
         # An evaluation pass inside the run (gpudesk.sizing.train_eval_pass), modelled for the adapters' runs.
-        "eval_batch", "eval_kv_cache",
+        "eval_batch", "eval_kv_cache", "eval_loss",
     )},
     "legacy_bnb_matmul": ("qlora",),
     # LoRA/QLoRA: a bitsandbytes base (4-bit, or LLM.int8 under --base-weights int8) keeps inputs on ctx.

@@ -18,6 +18,16 @@
 - Logits and loss: ``lm_head`` under autocast writes 16-bit logits, ``logits = logits.float()`` replaces them by an
   fp32 copy, ``shift_logits = logits[..., :-1, :].contiguous()`` copies them, and ``CrossEntropyLoss`` holds its
   fp32 log-softmax (``LlamaForCausalLM.forward`` at v4.38.0): three fp32 copies of ``batch x seq x vocab``.
+  That is the ``standard`` loss. A model whose own forward computes the loss another way does the same in
+  evaluation, since ``prediction_step`` passes the labels (``has_labels``), and never needs more than that loss
+  does in training (no gradient is written): Unsloth's ``CausalLM_fast_forward`` calls ``unsloth_fused_ce_loss``
+  (chunks of ``hidden_states @ lm_head``, logits never whole) whenever labels are given and
+  ``UNSLOTH_RETURN_LOGITS`` is unset, in ``eval()`` as in training, and returns ``EMPTY_LOGITS``
+  (https://github.com/unslothai/unsloth/blob/3fd334c2ee/unsloth/models/llama.py, 2025.11.3; since 2025-08-13,
+  806bee2433; before it ``fused_linear_cross_entropy`` when cut_cross_entropy is installed, fa8e59eb1b); its older
+  Triton ``fast_cross_entropy_loss`` reads 16-bit logits and writes one logsumexp a row (``inplace-16bit``). So the
+  eval logits are the smaller of the three fp32 copies and the training loss's own figure at the eval batch
+  (:func:`gpudesk.sizing.activations.loss_logits_bytes`).
 
 Reserved memory: the caching allocator serves a request only from a cached block at least as large and never
 merges blocks of different segments (https://github.com/pytorch/pytorch/blob/v2.1.0/c10/cuda/CUDACachingAllocator.cpp
@@ -31,6 +41,7 @@ optimizer states are common to both).
 from __future__ import annotations
 
 from gpudesk.i18n import _
+from gpudesk.sizing.activations import DEFAULT_VOCAB_CHUNK_COLUMNS, loss_logits_bytes
 from gpudesk.sizing.checks import positive_int
 from gpudesk.sizing.shapes import ModelSpec
 from gpudesk.units import GIB
@@ -53,10 +64,12 @@ def check_eval_batch(eval_batch: int) -> int:
 
 
 def eval_pass_bytes(spec: ModelSpec, eval_batch: int, seq_len_tokens: int, kv_bytes: int, kv_cache: bool = True,
-                    tensor_parallel: int = 1) -> tuple[float, float]:
+                    tensor_parallel: int = 1, loss: str = "standard",
+                    loss_vocab_chunk: int = DEFAULT_VOCAB_CHUNK_COLUMNS) -> tuple[float, float]:
     """``(kv_cache_bytes, logits_bytes)`` of one evaluation forward at ``eval_batch`` sequences of
     ``seq_len_tokens``: every layer's K and V at ``kv_bytes`` an element (4 with fp32 norms over a 4-bit base, else
-    2; none with ``kv_cache`` off, ``config.use_cache=False``) and three fp32 copies of the logits.
+    2; none with ``kv_cache`` off, ``config.use_cache=False``) and the logits: three fp32 copies, or what ``loss``
+    costs in training at the eval batch where that is less (module docstring).
     Llama-2-7B, 8 x 2048 tokens, fp32 K/V: 16 GiB of cache and 5.9 GiB of logits.
     """
     tokens = float(check_eval_batch(eval_batch)) * seq_len_tokens
@@ -65,6 +78,9 @@ def eval_pass_bytes(spec: ModelSpec, eval_batch: int, seq_len_tokens: int, kv_by
     t = max(1, tensor_parallel)
     kv = tokens * spec.kv_cache_elements_per_token * kv_bytes / t if kv_cache else 0.0
     logits = tokens * (spec.vocab_size or 0) * 4.0 * EVAL_LOGITS_FP32_COPIES / t
+    if loss != "standard" and spec.vocab_size:
+        logits = min(logits, loss_logits_bytes(seq_len_tokens, eval_batch, spec.vocab_size, spec.hidden_size or 1, loss,
+                                               t, vocab_chunk_columns=loss_vocab_chunk))
     return kv, logits
 
 
@@ -80,13 +96,15 @@ def eval_pass_note(eval_batch: int, kv_bytes: float, logits_bytes: float, kv_wid
     """The assumption shown with an evaluation pass."""
     if kv_bytes:
         text = _("evaluation inside training at batch {batch}: no gradients, but the model's KV cache of every layer "
-                 "({kv:.2f} GiB, {width} bytes an element) and three fp32 copies of the logits ({logits:.2f} GiB); the "
-                 "blocks training cached stay reserved beside them").format(
+                 "({kv:.2f} GiB, {width} bytes an element) and the logits ({logits:.2f} GiB: three fp32 copies, or the "
+                 "training loss's own buffers where smaller); the blocks training cached stay reserved beside them").format(
                      batch=eval_batch, kv=kv_bytes / GIB, width=kv_width, logits=logits_bytes / GIB)
     else:
-        text = _("evaluation inside training at batch {batch}: no gradients and no KV cache, three fp32 copies of the "
-                 "logits ({logits:.2f} GiB); the blocks training cached stay reserved beside them").format(
+        text = _("evaluation inside training at batch {batch}: no gradients and no KV cache, the logits ({logits:.2f} "
+                 "GiB: three fp32 copies, or the training loss's own buffers where smaller); the blocks training "
+                 "cached stay reserved beside them").format(
                      batch=eval_batch, logits=logits_bytes / GIB)
     return text, ("transformers trainer.py prediction_step (torch.no_grad); modeling_llama.py use_cache in eval mode, "
+                  "unsloth models/llama.py CausalLM_fast_forward (unsloth_fused_ce_loss with labels); "
                   "cache_utils.py DynamicCache; bitsandbytes nn/modules.py Linear4bit.forward; "
                   "c10/cuda/CUDACachingAllocator.cpp get_free_block")

@@ -418,6 +418,7 @@ def case_workload(case: dict[str, Any]) -> MemoryWorkload:
         expert_parallel=int(case.get("expert_parallel", 1)),
         expert_tensor_parallel=_elements(case, "expert_tensor_parallel"),
         eval_batch=int(case.get("eval_batch") or 0), eval_kv_cache=not bool(case.get("eval_no_cache", False)),
+        eval_loss=str(case.get("eval_loss") or ""),
     )
 
 

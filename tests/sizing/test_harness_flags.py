@@ -103,7 +103,8 @@ def cli_args(case: dict) -> list[str]:
                           ("recompute_layers", "--recompute-layers"),
                           ("expert_parallel", "--expert-parallel"),
                           ("expert_tensor_parallel", "--expert-tensor-parallel"),
-                          ("eval_batch", "--eval-batch")):
+                          ("eval_batch", "--eval-batch"),
+                          ("eval_loss", "--eval-loss")):
             if case.get(key) is not None:
                 args += [flag, str(case[key])]
         for key, flag in (("flash_attention", "--no-flash"), ("sequence_parallel", "--sp"), ("sp_gathered_inputs", "--sp-gathered-inputs"), ("optimizer_in_backward", "--optimizer-in-backward"),

@@ -115,3 +115,49 @@ def test_cli_flags(capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["estimate", "memory"] + args + ["--eval-batch", "-1"])
     err = capsys.readouterr().err
     assert status in (1, 2) and "--eval-batch" in err and "Traceback" not in err
+
+
+# fresh-80 Klara-Ana rows (ana8413/Klara-Ana_Lab2 @ aeb98470, Unsloth 2025.11.6 on a T4): Unsloth trains with its
+# fused linear cross-entropy and evaluates with 16-bit logits (unsloth_prediction_step sets UNSLOTH_RETURN_LOGITS=1).
+KLARA = {c["id"]: c for c in load_cases(SIZING / "measured_peaks_fresh80.jsonl") if "klaraana" in c["id"]}
+KLARA_B = KLARA["fresh80-klaraana-unsloth2511-qlora-llama-3.2-3b-modelB-b4-eval8-t4"]
+
+
+def test_eval_logits_follow_the_loss_and_never_exceed_three_fp32_copies():
+    spec = _spec(KLARA_B)
+    tokens = 8 * 2048
+    standard = eval_pass_bytes(spec, 8, 2048, 2)[1]
+    assert standard == 3 * 4 * tokens * 128256
+    # Unsloth's Triton cross-entropy reads the 16-bit logits and writes a logsumexp a row: 2 bytes a logit.
+    assert eval_pass_bytes(spec, 8, 2048, 2, loss="inplace-16bit")[1] == 2 * tokens * 128256
+    # A fused linear cross-entropy never holds the logits whole: 10 bytes a hidden element (activations.py).
+    assert eval_pass_bytes(spec, 8, 2048, 2, loss="fused")[1] == 10 * tokens * 3072
+    # standard-kept costs 16 bytes a logit in training (the loop holds the returned logits through backward);
+    # evaluation writes no gradient, so it stays at the three copies.
+    assert eval_pass_bytes(spec, 8, 2048, 2, loss="standard-kept")[1] == standard
+
+
+def test_klara_ana_rows_move_toward_the_printed_peak():
+    for row in KLARA.values():
+        measured = row["value"] * GIB
+        est = evaluate_case(row, CONFIGS).estimated_bytes
+        if not row.get("eval_batch"):
+            assert abs(est / measured - 1) <= 0.15
+            continue
+        old = estimate_memory(_spec(row), replace(case_workload(row), eval_loss="standard", loss="inplace-16bit"))
+        assert abs(est / measured - 1) < 0.4 < abs(old.reserved_bytes / measured - 1)
+
+
+def test_cli_eval_loss_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--config", str(CONFIGS / "llama-3.2-3b.config.json"), "--mode", "qlora", "--precision", "fp16",
+            "--optimizer", "adamw_8bit", "--seq", "2048", "--batch", "4", "--grad-accum", "4", "--lora-rank", "16",
+            "--lora-targets", "all-linear", "--lora-dropout", "0", "--recompute", "full", "--activation-offload",
+            "--loss", "fused", "--eval-batch", "8"]
+    same = _json(args, capsys)["per_gpu"]
+    typed = _json(args + ["--eval-loss", "inplace-16bit"], capsys)["per_gpu"]
+    assert typed["reserved_bytes"] == evaluate_case(KLARA_B, CONFIGS).estimated_bytes
+    assert typed["breakdown_bytes"]["eval_pass"] > same["breakdown_bytes"]["eval_pass"] + 3 * GIB
+    with pytest.raises(SystemExit) as exit_:
+        main(["estimate", "memory"] + args + ["--eval-loss", "nope"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "--eval-loss" in err and "Traceback" not in err
