@@ -132,6 +132,7 @@ FRESH77 = CASES.with_name("measured_peaks_fresh77.jsonl")
 FRESH78 = CASES.with_name("measured_peaks_fresh78.jsonl")
 FRESH79 = CASES.with_name("measured_peaks_fresh79.jsonl")
 FRESH80 = CASES.with_name("measured_peaks_fresh80.jsonl")
+FRESH81 = CASES.with_name("measured_peaks_fresh81.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -461,6 +462,8 @@ SHARED_PAGES = {
     ("fresh-79", FRESH79, "fresh79-2026-12-07", 15),
     # fresh-80: collected while memfix54 was built, scored once on it (the last memory change) (2/5 within 15 %: Unsloth QLoRA notebooks, two with an evaluation pass 4.1-4.3 (quality poor: padded length unknown)).
     ("fresh-80", FRESH80, "fresh80-2026-12-07", 5),
+    # fresh-81: collected while memfix55 was built, scored once on it (the last memory change) (4/9 estimated rows within 15 %: ms-swift example headers; Qwen1.5-MoE LoRA 0.74, XVERSE-13B-256K 0.80, GPTQ Q-LoRA 0.84, ZeRO-2 offload rows 0.97-1.15).
+    ("fresh-81", FRESH81, "fresh81-2026-12-07", 9),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
