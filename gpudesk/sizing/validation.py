@@ -115,9 +115,9 @@ def default_cases_path() -> Path:
 # ``fresh-75`` collected while memfix52 was built, scored once on it (the last memory change) (``summary["fresh-75"]``),
 # ``fresh-76`` collected while memfix52 was built, scored once on it (the last memory change) (``summary["fresh-76"]``),
 # ``fresh-77`` collected after memfix52 (the last memory change), scored once on it (``summary["fresh-77"]``),
-# ``fresh-78`` collected while memfix54 was built, scored once on it (the last memory change) (``summary["fresh-78"]``),
-# ``fresh-79`` collected while memfix54 was built, scored once on it (the last memory change) (``summary["fresh-79"]``),
-# ``fresh-80`` collected while memfix54 was built, scored once on it (the last memory change) (``summary["fresh-80"]``),
+# ``fresh-78`` collected while memfix54 was built, scored once on it (before memfix55) (``summary["fresh-78"]``),
+# ``fresh-79`` collected while memfix54 was built, scored once on it (before memfix55) (``summary["fresh-79"]``),
+# ``fresh-80`` collected while memfix54 was built, scored once on it (before memfix55) (``summary["fresh-80"]``),
 # ``fresh-81`` collected while memfix55 was built, scored once on it (the last memory change) (``summary["fresh-81"]``).
 CASE_SET_FILES = {"first": "measured_peaks.jsonl", "later": "measured_peaks_later.jsonl",
                   "fresh": "measured_peaks_fresh.jsonl", "fresh-2": "measured_peaks_fresh2.jsonl",

@@ -456,11 +456,11 @@ SHARED_PAGES = {
     ("fresh-76", FRESH76, "fresh76-2026-12-07", 7),
     # fresh-77: collected after memfix52 (the last memory change), scored once on it (4/17 within 15 %: whyNLP/tinyllama's README memory column, accelerate TinyLlama rows 1.10-1.24 and LLaMA-7B 1.02, DeepSpeed ZeRO-2 TinyLlama rows 1.56-1.77 and LLaMA-7B 0.98 / 1.31).
     ("fresh-77", FRESH77, "fresh77-2026-12-07", 17),
-    # fresh-78: collected while memfix54 was built, scored once on it (the last memory change) (13/16 estimated rows within 15 %: Megatron-LM functional-test goldens on H100/GB200 0.85-1.04; MoE EP2 x ETP2 with a shared expert 0.75, EP4 0.80, fp16 PP4 1.31).
+    # fresh-78: collected while memfix54 was built, scored once on it (before memfix55) (13/16 estimated rows within 15 %: Megatron-LM functional-test goldens on H100/GB200 0.85-1.04; MoE EP2 x ETP2 with a shared expert 0.75, EP4 0.80, fp16 PP4 1.31).
     ("fresh-78", FRESH78, "fresh78-2026-12-07", 16),
-    # fresh-79: collected while memfix54 was built, scored once on it (the last memory change) (11/15 within 15 %: xTuring INT8/fp16 LoRA 0.97-1.04, ZeRO-2 offload full fine-tune 0.67, llama-cookbook FSDP1 LoRA reserved 0.80).
+    # fresh-79: collected while memfix54 was built, scored once on it (before memfix55) (11/15 within 15 %: xTuring INT8/fp16 LoRA 0.97-1.04, ZeRO-2 offload full fine-tune 0.67, llama-cookbook FSDP1 LoRA reserved 0.80).
     ("fresh-79", FRESH79, "fresh79-2026-12-07", 15),
-    # fresh-80: collected while memfix54 was built, scored once on it (the last memory change) (2/5 within 15 %: Unsloth QLoRA notebooks, two with an evaluation pass 4.1-4.3 (quality poor: padded length unknown)).
+    # fresh-80: collected while memfix54 was built, scored once on it (before memfix55) (2/5 within 15 %: Unsloth QLoRA notebooks, two with an evaluation pass 4.1-4.3 (quality poor: padded length unknown)).
     ("fresh-80", FRESH80, "fresh80-2026-12-07", 5),
     # fresh-81: collected while memfix55 was built, scored once on it (the last memory change) (4/9 estimated rows within 15 %: ms-swift example headers; Qwen1.5-MoE LoRA 0.74, XVERSE-13B-256K 0.80, GPTQ Q-LoRA 0.84, ZeRO-2 offload rows 0.97-1.15).
     ("fresh-81", FRESH81, "fresh81-2026-12-07", 9),
