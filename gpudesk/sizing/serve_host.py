@@ -63,6 +63,15 @@ with overlap the CPU prepares step n+1 while the GPU runs step n, so a step last
   with the process idle is that share of PR 12287's 15.7 ms: 0.90 ms; it waits longer only behind the work of the
   requests ahead of it (first come first served), i.e. where the front end is loaded. V0 (before v0.8) and the
   other engines have no measured figure here and get no front-end stage.
+  The process's cost per request depends on the release (:data:`FRONTEND_FIGURES`): from v0.9 it is the one API
+  server of vllm-project/vllm PR 17546's "DP=2 before" run (May 2025, the v0.9 development line; 2x A100,
+  Llama-3.2-1B, ShareGPT at 120 requests/s offered): 10000 requests in 130.74 s = 76.49 requests/s, 13.1 ms per
+  request against PR 12287's 15.7 ms (whose own changes, GC freeze and the split output processing, shipped in
+  v0.7). Two engines of a 1B model on A100s serve far more than that (one alone outran PR 12287's front end), so
+  the single front-end process is what held the run to 76.5/s, the bottleneck the PR's ``--api-server-count``
+  removes. Its output-token share is taken as PR 12287's ShareGPT run (202 tokens, same model and data set; the
+  PR 17546 run stops at end of sequence, so at most that), and its share ahead of the first token as PR 8092's.
+  With no version given, the current figure.
 """
 
 from __future__ import annotations
@@ -146,6 +155,43 @@ FRONTEND_SINCE = {"vllm": VLLM_V1_SINCE}
 FRONTEND_SOURCE = ("vLLM V1 API-server process: vllm-project/vllm PR 12287 (63.62 req/s, Llama-3.2-1B on A100, "
                    "ShareGPT at concurrency 400), PR 8092 (the share of it ahead of the first token), issue 25301 "
                    "(one tokenizer thread), PR 17546 (--api-server-count)")
+# From v0.9: one API server of vllm-project/vllm PR 17546's "DP=2 before" run, 10000 ShareGPT requests in 130.74 s
+# (module docstring); per-token share as above, 202 tokens at most.
+FRONTEND_V09_BUSY_S = 130.74 / 10000
+FRONTEND_V09_SOURCE = ("vLLM API-server process from v0.9: vllm-project/vllm PR 17546 (one API server in front of "
+                       "two Llama-3.2-1B engines on 2x A100: 10000 ShareGPT requests in 130.74 s = 76.49 req/s, "
+                       "May 2025), PR 8092 (the share ahead of the first token), issue 25301 (one tokenizer "
+                       "thread)")
+
+
+@dataclass(frozen=True)
+class FrontEndFigure:
+    """One measured API-server cost: from ``since`` (major, minor) on, ``busy_s`` seconds of the process per
+    request of ``output_tokens`` streamed tokens."""
+
+    since: tuple[int, int]
+    busy_s: float
+    output_tokens: int
+    source: str
+
+    @property
+    def request_s(self) -> float:
+        """The process's seconds per request whatever it streams (the per-token share taken out)."""
+        return self.busy_s - self.output_tokens * FRONTEND_TOKEN_S
+
+
+#: vLLM's API-server cost by release, oldest first (module docstring).
+FRONTEND_FIGURES = (
+    FrontEndFigure(VLLM_V1_SINCE, FRONTEND_BUSY_S, 202, FRONTEND_SOURCE),
+    FrontEndFigure((0, 9), FRONTEND_V09_BUSY_S, 202, FRONTEND_V09_SOURCE),
+)
+
+
+def frontend_figure(version: tuple[int, int] | None) -> FrontEndFigure:
+    """The measured API-server cost that applies to a vLLM release (None: the current one)."""
+    if version is None:
+        return FRONTEND_FIGURES[-1]
+    return [f for f in FRONTEND_FIGURES if f.since <= version][-1]
 
 
 @dataclass(frozen=True)
@@ -278,5 +324,6 @@ def front_end(engine: str, version: str | None, api_server_count: int | None, v0
     parsed = engine_version_tuple(version)
     if since is None or v0 or (parsed is not None and parsed < since):
         return None
-    return FrontEnd(request_s=FRONTEND_REQUEST_S, token_s=FRONTEND_TOKEN_S, servers=max(1, api_server_count or 1),
-                    source=FRONTEND_SOURCE)
+    figure = frontend_figure(parsed)
+    return FrontEnd(request_s=figure.request_s, token_s=FRONTEND_TOKEN_S, servers=max(1, api_server_count or 1),
+                    source=figure.source, intake_s=figure.busy_s * FRONTEND_INTAKE_SHARE)

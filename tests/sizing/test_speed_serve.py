@@ -10,7 +10,7 @@ import pytest
 from gpudesk.catalog import open_catalog
 from gpudesk.sizing.capacity import gpu_reported_total_bytes
 from gpudesk.sizing.errors import SizingError
-from gpudesk.sizing.serve_host import FRONTEND_INTAKE_S, FRONTEND_REQUEST_S
+from gpudesk.sizing.serve_host import FRONTEND_INTAKE_S, FRONTEND_REQUEST_S, front_end
 from gpudesk.sizing.shapes import spec_from_catalog
 from gpudesk.sizing.speed_serve import ServeLoad, serve_speed
 from gpudesk.sizing.speed_serve_cases import predict_serve_case
@@ -508,7 +508,7 @@ def test_one_request_alone_is_prefill_then_decode_steps(catalog):
     assert s.e2e_latency_s == pytest.approx(s.ttft_s + 63 * s.tpot_s, rel=1e-9)
     assert s.requests_per_s == pytest.approx(1 / s.e2e_latency_s, rel=1e-6)
     # The engine idles while the API server takes the next request in (vLLM V1 front end, serve_host.front_end).
-    assert s.batch == pytest.approx(1.0 - FRONTEND_INTAKE_S / s.e2e_latency_s, rel=1e-6)
+    assert s.batch == pytest.approx(1.0 - front_end("vllm", None, None).intake_s / s.e2e_latency_s, rel=1e-6)
 
 
 def test_multi_step_blocks_delay_new_requests(catalog):
@@ -827,8 +827,6 @@ def _pr12287(catalog, **extra):
 def test_front_end_reproduces_its_source_and_scales_with_api_servers(catalog):
     """One V1 API server caps the run the figure came from at its measured 63.62 requests/s; more API servers lift
     the cap up to the engine's own rate; V0 and offline batches have no front-end stage."""
-    from gpudesk.sizing.serve_host import front_end
-
     one = _pr12287(catalog)
     assert one.requests_per_s == pytest.approx(63.62, rel=0.05)
     four = _pr12287(catalog, api_server_count=4)
@@ -842,6 +840,25 @@ def test_front_end_reproduces_its_source_and_scales_with_api_servers(catalog):
     assert any(a.name == "front_end" for a in one.assumptions)
     with pytest.raises(SizingError, match="api_server_count"):
         ServeLoad(api_server_count=0, concurrency=1).validated()
+
+
+def test_front_end_cost_follows_the_release(catalog):
+    """From v0.9 one API server costs what PR 17546's single server in front of two engines delivered (10000
+    ShareGPT requests in 130.74 s = 76.49/s, May 2025), not PR 12287's 63.62/s of January 2025: PR 12287's run at
+    v0.9 is capped there, at v0.8 still at 63.62/s; with no version, the current figure; the engine alone runs
+    faster, so the cap is the front end's."""
+    from gpudesk.sizing.serve_host import FRONTEND_FIGURES, frontend_figure
+
+    assert [f.since for f in FRONTEND_FIGURES] == sorted(f.since for f in FRONTEND_FIGURES)
+    assert frontend_figure((0, 9)).busy_s == pytest.approx(1 / 76.49, rel=1e-3)
+    assert frontend_figure((0, 8)).busy_s == pytest.approx(1 / 63.62, rel=1e-9)
+    assert front_end("vllm", None, None) == front_end("vllm", "0.17.0", None)
+    assert front_end("vllm", "0.9.0", None).intake_s < FRONTEND_INTAKE_S
+    assert "PR 17546" in front_end("vllm", "0.10.1", None).source
+    v09 = _pr12287(catalog, engine_version="0.9.0")
+    assert v09.requests_per_s == pytest.approx(76.49, rel=0.05)
+    assert _pr12287(catalog, engine_version="0.8.5").requests_per_s == pytest.approx(63.62, rel=0.05)
+    assert _pr12287(catalog, engine_version="0.9.0", api_server_count=64).requests_per_s > 1.05 * v09.requests_per_s
 
 
 def test_front_end_latency_is_the_share_of_its_work_ahead_of_the_first_token():
