@@ -244,6 +244,14 @@ from gpudesk.sizing.serve_rocm_aiter_moe import (
     aiter_moe_layer_s,
     aiter_moe_points,
 )
+from gpudesk.sizing.serve_allreduce_fusion import (
+    FUSED_ALLREDUCE_S,
+    FUSED_MAX_TOKENS,
+    FUSED_NORM_KERNELS_PER_LAYER,
+    FUSION_SOURCE,
+    MODEL_TYPE_ARCHITECTURE,
+    fusion_enabled,
+)
 from gpudesk.sizing.serve_nvlink_allreduce import (
     NVLINK_ALLREDUCE_SOURCE,
     RANK_SKEW_SOURCE,
@@ -382,6 +390,10 @@ class StepModel:
     allreduce_curve: tuple[tuple[float, float], ...] = ()
     # seconds each all-reduce of a step waits for the slowest rank (serve_nvlink_allreduce.rank_skew_s; 0: none)
     allreduce_skew_s: float = 0.0
+    # seconds of one fused all-reduce + add + RMSNorm for steps of up to fused_allreduce_max_tokens tokens
+    # (serve_allreduce_fusion; 0: the engine runs the all-reduce and the norm apart)
+    fused_allreduce_s: float = 0.0
+    fused_allreduce_max_tokens: int = 0
     # vLLM's custom all-reduce on NVLink measured per message size at decode sizes (serve_nvlink_allreduce; ():
     # alpha-beta): within its points the measured time where longer, above them the alpha-beta growth
     nvlink_curve: tuple[tuple[float, float], ...] = ()
@@ -460,7 +472,9 @@ class StepModel:
             # dispatch + combine of every MoE layer over the expert-parallel group (serve_wide_ep)
             total += self.layers * self.alltoall_layer_share * (
                 2 * self.allreduce_alpha_s + tokens * self.alltoall_bytes_per_token / self.link_bytes_per_s)
-        if self.allreduces_per_layer:
+        if self.allreduces_per_layer and self.fused_allreduce_s and tokens <= self.fused_allreduce_max_tokens:
+            total += self.allreduces_per_layer * self.layers * self.fused_allreduce_s
+        elif self.allreduces_per_layer:
             one = self._one_allreduce_s(tokens * self.hidden_size * ACTIVATION_BYTES)
             total += self.allreduces_per_layer * self.layers * one
         if self.norm_allreduces_per_layer:
@@ -924,6 +938,14 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     kernels += mla_dequant_kernels
     qk_norm_kernels, qk_norm_allreduces = layer_qk_norm_per_layer(spec, attn_tp)
     kernels += qk_norm_kernels * dims.layers
+    # SGLang's default fused all-reduce + residual + RMSNorm (serve_allreduce_fusion): the norms leave the floor
+    single_node = not (load.gpus_per_node and tp > load.gpus_per_node)
+    fused_ar = link is not None and link.kind == "nvlink" and fusion_enabled(
+        load.engine, version_triple(load.engine_version),
+        spec.hf_architecture or MODEL_TYPE_ARCHITECTURE.get(spec.model_type or ""), gpu.compute_capability, gpu.id,
+        tp, single_node, dp_attn, tp > 1 and bool(alltoall_bytes_per_token(spec, load)))
+    if fused_ar:
+        kernels -= FUSED_NORM_KERNELS_PER_LAYER * dims.layers
     layer_s = kernels * kernel_s / dims.layers
     eager_prefill = load.cuda_graphs and prompt_steps_run_eager(
         load.engine, engine_version_tuple(load.engine_version), load.engine_version, load.backend, v0_fallback)
@@ -1246,6 +1268,12 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     # Inside a model step every all-reduce also waits for the slowest rank (serve_nvlink_allreduce): NVLink groups
     # of NVIDIA GPUs in one node, where the measured one-shot times come from a loop on idle GPUs.
     skew = rank_skew_s(tp) if nvlink_group and not all_to_all_only else 0.0
+    if fused_ar:
+        assumptions.append(Assumption("sglang_allreduce_fusion", _(
+            "each all-reduce of a step of up to {tokens} tokens runs fused with the residual add and RMSNorm: {time} "
+            "per call, the slowest GPU's wait included").format(tokens=FUSED_MAX_TOKENS,
+                                                                 time=format_duration(FUSED_ALLREDUCE_S)),
+            FUSION_SOURCE))
     if skew:
         assumptions.append(Assumption("tp_allreduce_skew", _(
             "each all-reduce waits {wait} for the slowest of {tp} GPUs").format(wait=format_duration(skew), tp=tp),
@@ -1300,7 +1328,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
         allreduces_per_layer=(1 if attn_tp > 1 else 0) if wide_a2a else 2 if attn_tp > 1 else 1,
         alltoall_bytes_per_token=wide_a2a, alltoall_layer_share=moe_layers / dims.layers if wide_a2a else 0.0,
         moe_tiles=moe_tiles,
-        allreduce_curve=ar_curve, allreduce_skew_s=skew, nvlink_curve=nvlink_curve, decode_workgroups_per_request=unsplit_workgroups,
+        allreduce_curve=ar_curve, allreduce_skew_s=skew,
+        fused_allreduce_s=FUSED_ALLREDUCE_S if fused_ar else 0.0,
+        fused_allreduce_max_tokens=FUSED_MAX_TOKENS if fused_ar else 0, nvlink_curve=nvlink_curve, decode_workgroups_per_request=unsplit_workgroups,
         compute_units=ROCM_COMPUTE_UNITS.get(gpu.id, 0) if unsplit_workgroups else 0,
         size_curve_shapes=size_shapes, marlin_expert_s=marlin_s, rocm_int4_moe=rocm_int4, expert_parallel=ep,
         aiter_moe_points=aiter_points, aiter_moe_floor_s=AITER_MOE_FLOOR_KERNELS * kernel_s if aiter_points else 0.0,

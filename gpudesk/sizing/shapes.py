@@ -185,6 +185,9 @@ class ModelSpec:
     #: The config's ``model_type`` (``chatglm``, ``qwen``, ``internlm2``) where the shape comes from a config, which
     #: names the architecture's own module names (LoRA targets, :mod:`gpudesk.sizing.lora_modules`); None otherwise.
     model_type: str | None = None
+    #: The config's ``architectures[0]`` (``Qwen3MoeForCausalLM``), from the config file or, for a catalog model, its
+    #: family (:data:`FAMILY_MOE_ARCHITECTURES`); engines pick kernels by it (:mod:`gpudesk.sizing.serve_allreduce_fusion`).
+    hf_architecture: str | None = None
 
     @property
     def is_transformer(self) -> bool:
@@ -462,6 +465,16 @@ HF_DENSE_ROUTED_FAMILIES = frozenset({"Llama 4"})
 #: MiniMaxAI/MiniMax-M2 .. M2.7 config.json; transformers ``modeling_minimax_m2.py`` normalises ``q_proj`` /
 #: ``k_proj``'s whole output before splitting it into heads).
 LAYER_QK_NORM_FAMILIES = frozenset({"MiniMax M2"})
+#: Catalog family -> the ``architectures[0]`` of its MoE checkpoints' config.json (deepseek-ai/DeepSeek-V3,
+#: openai/gpt-oss-120b, Qwen/Qwen3-235B-A22B config.json).
+FAMILY_MOE_ARCHITECTURES = {"DeepSeek V3": "DeepseekV3ForCausalLM", "gpt-oss": "GptOssForCausalLM",
+                            "Qwen3": "Qwen3MoeForCausalLM"}
+
+
+def _first_architecture(cfg: dict[str, Any]) -> str | None:
+    """The config's first ``architectures`` entry, or None."""
+    arch = cfg.get("architectures")
+    return arch[0] if isinstance(arch, list) and arch and isinstance(arch[0], str) else None
 
 
 def spec_from_catalog(shape: ModelShape) -> ModelSpec:
@@ -497,6 +510,7 @@ def spec_from_catalog(shape: ModelShape) -> ModelSpec:
         clamped_glu=getattr(shape, "family", None) in CLAMPED_GLU_FAMILIES,
         hf_dense_routed_experts=bool(shape.moe_experts) and getattr(shape, "family", None) in HF_DENSE_ROUTED_FAMILIES,
         layer_qk_norm=getattr(shape, "family", None) in LAYER_QK_NORM_FAMILIES,
+        hf_architecture=FAMILY_MOE_ARCHITECTURES.get(getattr(shape, "family", None) or "") if shape.moe_experts else None,
         vision_tower=_catalog_vision_tower(shape),
         rope_table_positions=rope_table_positions_from_config(_catalog_rope_config(shape), shape.context_length),
     )
@@ -837,7 +851,8 @@ def _decoder_spec(cfg: dict[str, Any], name: str, path: Path, model_type: str) -
         sliding_window_layers=local_layers, global_kv_heads=global_kv, global_head_dim=global_dim,
         hf_repo=name if is_repo_id(name) else None,
         kv_latent_dim=(mla.kv_lora_rank + mla.qk_rope_head_dim) if mla else None,
-        fused_qkv=model_type in FUSED_QKV_MODEL_TYPES, model_type=model_type or None, kv_int8_affine_params=INT8_KV_AFFINE_MODEL_TYPES.get(model_type, 0),
+        fused_qkv=model_type in FUSED_QKV_MODEL_TYPES, model_type=model_type or None,
+        hf_architecture=_first_architecture(cfg), kv_int8_affine_params=INT8_KV_AFFINE_MODEL_TYPES.get(model_type, 0),
         expert_bias=bool(experts) and model_type in EXPERT_BIAS_MODEL_TYPES,
         hf_dense_routed_experts=bool(experts) and model_type in HF_DENSE_ROUTED_MODEL_TYPES,
         clamped_glu=isinstance(cfg.get("swiglu_limit"), (int, float)) and not isinstance(cfg.get("swiglu_limit"), bool),

@@ -1311,9 +1311,13 @@ def test_block_fp8_gemms_of_vllm_and_sglang_run_at_the_triton_block_kernel_rate(
     assert old.gpu_s(0, 0, chunk, chunk * chunk / 2) > new.gpu_s(0, 0, chunk, chunk * chunk / 2) > trt.gpu_s(
         0, 0, chunk, chunk * chunk / 2)
     assert old.gpu_s(0, 0, chunk, chunk * chunk / 2) > math_old
-    # Decode: weight bound, apart from 0.4.3's 64-row fused-MoE tiles (gpudesk.sizing.serve_moe_tiles).
-    assert new.moe_tile_padding_s(8) == 0.0 < old.moe_tile_padding_s(8)
-    assert old.gpu_s(8, 8 * 3600) - old.moe_tile_padding_s(8) == pytest.approx(new.gpu_s(8, 8 * 3600), rel=0.02)
+    # Decode: weight bound, apart from 0.4.3's 64-row fused-MoE tiles (gpudesk.sizing.serve_moe_tiles); compared
+    # with 0.5.6, the last release before the fused all-reduce + RMSNorm on SM90 (serve_allreduce_fusion), which
+    # 0.5.7 adds on top.
+    mid = step_model(r1, gpu, dataclasses.replace(load, engine_version="0.5.6"), link, "bf16")
+    assert new.moe_tile_padding_s(8) == mid.moe_tile_padding_s(8) == 0.0 < old.moe_tile_padding_s(8)
+    assert old.gpu_s(8, 8 * 3600) - old.moe_tile_padding_s(8) == pytest.approx(mid.gpu_s(8, 8 * 3600), rel=0.02)
+    assert new.gpu_s(8, 8 * 3600) < mid.gpu_s(8, 8 * 3600)
     llama = _spec(catalog, "llama-3.1-70b")
     assert step_model(llama, gpu, dataclasses.replace(load, weight_format="fp8", engine_version="0.4.3"), link,
                       "bf16").slow_flops_per_token == 0.0
