@@ -91,8 +91,9 @@ TORCHTITAN_STACK = ("torchtitan", "kempnerforge")
 # unless the row says torch.compile, SDPA attention, torch DDP / FSDP, no tensor-parallel overlap: the same profiles,
 # by the row's ``compile``. rasbt/LLMs-from-scratch ch05/10_llm-training-speed (a plain loop over GPTModel with
 # F.scaled_dot_product_attention, torch.compile optional) and litgpt (Lightning Fabric over litgpt/model.py's
-# nn.Modules, SDPA, ``--compiler`` optional; github.com/Lightning-AI/litgpt extensions/thunder/pretrain.py).
-PYTORCH_NATIVE_STACK = ("pytorch", "pytorch ddp", "pytorch lightning", "litgpt")
+# nn.Modules, SDPA, ``--compiler`` optional; github.com/Lightning-AI/litgpt extensions/thunder/pretrain.py), and
+# lit-llama, litgpt's predecessor (github.com/Lightning-AI/lit-llama: Fabric FSDP over lit_llama/model.py, SDPA).
+PYTORCH_NATIVE_STACK = ("pytorch", "pytorch ddp", "pytorch lightning", "litgpt", "lit-llama")
 # MaxText on AMD GPUs runs in AMD's JAX training images, whose baked XLA_FLAGS turn the latency-hiding scheduler on
 # but not XLA's collective pipeliner (github.com/AMD-AGI/Primus .github/workflows/docker-release/Dockerfile.jax-v26.4,
 # fd1eeab): the speed_train ``xla-unpipelined`` profile. (MaxText's own GPU launch scripts, which NVIDIA runs use,

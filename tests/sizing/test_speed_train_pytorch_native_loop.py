@@ -38,6 +38,8 @@ def test_litgpt_and_plain_pytorch_take_the_native_profile_by_compile():
     assert case_setup(LITGPT_EAGER, catalog, gpu).framework == "torchtitan-eager"
     assert case_setup(LITGPT_INDUCTOR, catalog, gpu).framework == "torchtitan-compile"
     assert case_setup(RASBT_SDPA, catalog, gpu).framework == "torchtitan-eager"
+    lit_llama = _row("fresh121_train_runs.jsonl", "litllama-d598aa2-7b-4xa100-40-fsdp-ac-mb5")
+    assert case_setup(lit_llama, catalog, gpu).framework == "torchtitan-eager"
     # A framework name outside the list keeps the default profile whatever its compile flag.
     assert case_setup({**LITGPT_EAGER, "framework": "modellink"}, catalog, gpu).framework == "megatron"
 
