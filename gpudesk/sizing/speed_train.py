@@ -164,6 +164,15 @@ UNFUSED_BACKWARD_SHARE = 2.0
 # ``megatron-lm``, ``nemo``) running an ALiBi model unfused is this fork's path.
 ALIBI_SCORE_BYTES_FORWARD = 14.0
 ALIBI_SCORE_BYTES_BACKWARD = 4.0
+# An eager framework (non_gemm_traffic above 1: no fused scale-mask-softmax kernel) runs the scaling and the causal
+# mask as their own element-wise kernels over the N x N scores: transformers ``eager_attention_forward``
+# (src/transformers/models/llama/modeling_llama.py, v4.4x: ``torch.matmul(query, key_states.transpose(2, 3)) *
+# scaling`` then ``attn_weights + causal_mask``) and rasbt/LLMs-from-scratch's MultiHeadAttention (ch05/
+# 10_llm-training-speed/00_orig.py at 908dd2f: ``attn_scores.masked_fill_(mask_bool, -torch.inf)`` then
+# ``torch.softmax(attn_scores / self.head_dim**0.5, dim=-1)``). Each reads and writes the 16-bit scores (4 bytes per
+# element) in forward, and their gradients do the same in backward: 8 bytes per element each way.
+EAGER_SCORE_BYTES_FORWARD = 8.0
+EAGER_SCORE_BYTES_BACKWARD = 8.0
 # Ampere: FlashAttention-2 is that GPU's own kernel (written for sm80's mma.sync), and the one every framework runs
 # there (Transformer Engine's attention backends on sm80 are flash-attn 2 and cuDNN's FA2-class fused kernel; there is
 # no wgmma on Ampere for a FlashAttention-3 class kernel). Dao 2023 (arXiv 2307.08691, section 4.1): "up to 73 % of
@@ -973,7 +982,8 @@ def train_speed(spec: ModelSpec, gpu: GpuRates, setup: TrainSetup) -> TrainSpeed
     if not s.flash_attention:
         t_attn = layers_local * unfused_attention_seconds(
             s.micro_batch, s.seq_len, int(spec.num_attention_heads or 0) / s.tp, sh.attention_width / s.tp,
-            attn_factor > 1, base_peak * eff * IN_SITU_SHARE_OF_MAMF, hbm, alibi=uses_alibi(spec))
+            attn_factor > 1, base_peak * eff * IN_SITU_SHARE_OF_MAMF, hbm, alibi=uses_alibi(spec),
+            eager=fw.non_gemm_traffic > 1)
     if s.cp > 1:
         # Ring attention: shorter per-step flash-attention calls and the partial-result merges (speed_parallel).
         t_attn *= ring_attention_chunk_slowdown(s.seq_len, s.cp)
@@ -1619,19 +1629,24 @@ def tensor_parallel_overlap(fw: Framework, intra_kind: str) -> float:
 
 
 def unfused_attention_seconds(sequences: int, seq_len: int, heads: float, width: float, recomputed: bool,
-                              gemm_rate: float, hbm_bytes_per_s: float, alibi: bool = False) -> float:
+                              gemm_rate: float, hbm_bytes_per_s: float, alibi: bool = False,
+                              eager: bool = False) -> float:
     """Seconds one layer's attention core takes per micro-batch without a fused kernel (:data:`UNFUSED_SCORE_BYTES_
     FORWARD`): the batched score and value matmuls over all ``seq_len`` keys at the 16-bit GEMM rate (forward 2,
     backward :data:`UNFUSED_BACKWARD_SHARE` x that) and the score matrix's HBM traffic, ``heads x seq_len^2`` elements
     per sequence, serial with them. ``heads`` and ``width`` (the per-token width of the matmuls) are this GPU's
     tensor-parallel share; ``recomputed``: the forward runs once more in backward (full or selective recompute);
     ``alibi``: the model adds an ALiBi bias to the scores in their own element-wise passes
-    (:data:`ALIBI_SCORE_BYTES_FORWARD`, :data:`ALIBI_SCORE_BYTES_BACKWARD`)."""
+    (:data:`ALIBI_SCORE_BYTES_FORWARD`, :data:`ALIBI_SCORE_BYTES_BACKWARD`); ``eager``: the scaling and the mask run
+    as their own kernels (:data:`EAGER_SCORE_BYTES_FORWARD`, :data:`EAGER_SCORE_BYTES_BACKWARD`)."""
     forward_passes = 2.0 if recomputed else 1.0
     flops = 4.0 * width * seq_len * seq_len * sequences * (forward_passes + UNFUSED_BACKWARD_SHARE)
     elements = heads * seq_len * seq_len * sequences
     forward_bytes = UNFUSED_SCORE_BYTES_FORWARD + (ALIBI_SCORE_BYTES_FORWARD if alibi else 0.0)
     backward_bytes = UNFUSED_SCORE_BYTES_BACKWARD + (ALIBI_SCORE_BYTES_BACKWARD if alibi else 0.0)
+    if eager:
+        forward_bytes += EAGER_SCORE_BYTES_FORWARD
+        backward_bytes += EAGER_SCORE_BYTES_BACKWARD
     traffic = elements * (forward_passes * forward_bytes + backward_bytes)
     return flops / gemm_rate + traffic / hbm_bytes_per_s
 

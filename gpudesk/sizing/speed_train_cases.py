@@ -87,6 +87,13 @@ FRAMEWORK_PROFILES = {"megatron-lm": "megatron-lm", "flagscale": "megatron-lm", 
 # (ColwiseParallel / RowwiseParallel / SequenceParallel), model/attention.py (repeat_interleave then SDPA) at
 # github.com/KempnerInstitute/KempnerForge abbbac3.
 TORCHTITAN_STACK = ("torchtitan", "kempnerforge")
+# Plain PyTorch training loops (the published name before any remark in parentheses): nn.Module layers run op by op
+# unless the row says torch.compile, SDPA attention, torch DDP / FSDP, no tensor-parallel overlap: the same profiles,
+# by the row's ``compile``. rasbt/LLMs-from-scratch ch05/10_llm-training-speed (a plain loop over GPTModel with
+# F.scaled_dot_product_attention, torch.compile optional) and litgpt (Lightning Fabric over litgpt/model.py's
+# nn.Modules, SDPA, ``--compiler`` optional; github.com/Lightning-AI/litgpt extensions/thunder/pretrain.py), and
+# lit-llama, litgpt's predecessor (github.com/Lightning-AI/lit-llama: Fabric FSDP over lit_llama/model.py, SDPA).
+PYTORCH_NATIVE_STACK = ("pytorch", "pytorch ddp", "pytorch lightning", "litgpt", "lit-llama")
 # MaxText on AMD GPUs runs in AMD's JAX training images, whose baked XLA_FLAGS turn the latency-hiding scheduler on
 # but not XLA's collective pipeliner (github.com/AMD-AGI/Primus .github/workflows/docker-release/Dockerfile.jax-v26.4,
 # fd1eeab): the speed_train ``xla-unpipelined`` profile. (MaxText's own GPU launch scripts, which NVIDIA runs use,
@@ -267,7 +274,7 @@ def case_setup(case: dict[str, Any], catalog: Catalog, gpu: GPU) -> TrainSetup:
         # published one, at each GPU's share of the host's NICs.
         inter_gbps, inter_name = host_share, published
     framework = str(case.get("framework", "megatron-lm"))
-    if framework in TORCHTITAN_STACK:
+    if framework in TORCHTITAN_STACK or framework.split(" (")[0] in PYTORCH_NATIVE_STACK:
         profile = "torchtitan-compile" if case.get("compile") else "torchtitan-eager"
     elif framework == "prime-rl":
         profile = "prime-rl" if case.get("compile") else "prime-rl-eager"
