@@ -897,6 +897,42 @@ _RAY_TOP_MEMORY_TABLE = re.compile(r"\bPID[ \t]{1,8}MEM(?:\(GB\))?[ \t]{1,8}COMM
                                    r"[ \t]{0,8}\d{1,9}[ \t]{1,8}\d{1,6}(?:\.\d{1,3})?(?:GiB)?[ \t]{1,8}ray::")
 
 
+# (Sixty-eighth pass) A host memory monitor's kill said in words: a worker "killed" on the line that says the node's
+# memory passed a "memory (usage) threshold". Ray's memory monitor kills a worker when the node's memory usage exceeds
+# memory_usage_threshold (0.95 by default; docs.ray.io, "Out-Of-Memory Prevention": "the memory monitor ... will kill a
+# task or actor process to free up memory" once usage is above the threshold), earlyoom and systemd-oomd likewise kill
+# at a threshold of the host's RAM/PSI (earlyoom README, "-m PERCENT"; systemd-oomd.service(8)). A user who paraphrases
+# the kill ("node hits the memory threshold and the worker is killed", beside ~230 GB RSS per worker) describes host RAM;
+# a line that names the GPU / VRAM / CUDA / device memory is left out.
+_MEMORY_THRESHOLD_KILL = re.compile(
+    r"^(?![^\n]{0,400}?\b(?:gpu|vram|cuda|device memory|video memory)\b)[^\n]{0,400}?(?:"
+    r"\bmemory[ -](?:usage[ -])?threshold\b[^\n]{0,120}?\bkill(?:ed|s|ing)?\b|"
+    r"\bkill(?:ed|s|ing)?\b[^\n]{0,120}?\bmemory[ -](?:usage[ -])?threshold\b)", re.IGNORECASE | re.MULTILINE)
+
+
+# (Sixty-eighth pass) Any "CUDA driver error: ..." beside the expandable segments that made the call. PyTorch's
+# caching allocator reaches the driver API only through ExpandableSegment, whose cuMemCreate / cuMemMap /
+# cuMemSetAccess / cuMemAddressReserve calls are wrapped in C10_CUDA_DRIVER_CHECK ("CUDA driver error: " +
+# cuGetErrorString; c10/cuda/CUDACachingAllocator.cpp, ExpandableSegment::map, and c10/cuda/driver_api.h,
+# https://github.com/pytorch/pytorch). A refusal other than out-of-memory there ("unknown error", "operation not
+# supported", "invalid argument") is the platform's virtual-memory support refusing the mapping (a WSL2 driver that
+# failed cuMemSetAccess for a GPUDirect-RDMA-capable allocation, fixed in a later driver): the deciding check is to run
+# without expandable_segments, not memory.
+_VMM_DRIVER_ERROR = re.compile(r"\bCUDA driver error:\s{0,3}\S", re.IGNORECASE)
+_VMM_CALL_WORDS = re.compile(r"\bExpandableSegment\b|\bexpandable_segments\s{0,2}:\s{0,2}True\b|"
+                             r"\bcuMem(?:SetAccess|Map|Create|AddressReserve)\b", re.IGNORECASE)
+
+
+def expandable_segment_refused(text: str) -> bool:
+    """A driver-API error of PyTorch's expandable segments (``expandable_segments``), whatever its wording."""
+    return _VMM_DRIVER_ERROR.search(text) is not None and _VMM_CALL_WORDS.search(text) is not None
+
+
+def memory_threshold_kill(text: str) -> bool:
+    """A process killed on a line that says the host's memory passed a monitor's threshold (``host_ram``)."""
+    return _MEMORY_THRESHOLD_KILL.search(text) is not None
+
+
 def ray_memory_monitor(text: str) -> bool:
     """Ray's memory monitor in its own words or with its table of the node's largest processes (host RAM)."""
     low = text.lower()
@@ -1733,7 +1769,7 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
         return "host_ram"
     if _TF_CPU_NODE.search(text) and _TF_GPU_PLACEMENT.search(text) is None:
         return "host_ram"
-    if TOOLCHAIN_HOST_OOM.search(text) or ray_memory_monitor(text):
+    if TOOLCHAIN_HOST_OOM.search(text) or ray_memory_monitor(text) or memory_threshold_kill(text):
         return "host_ram"
     if engine_placed_rest_on_host(text) and not any(w in low for w in _OOM_OWN) and _OOM_WORD.search(text) is None:
         return "host_ram"
@@ -1764,6 +1800,8 @@ def classify(text: str, requested: int | None = None, negative_size: int | None 
     if "memory capacity is unbalanced" in low:
         # SGLang's comparison of its ranks' free memory at start (gpudesk.oom.rules.multi_gpu_imbalance).
         return "rank_free_imbalance"
+    if expandable_segment_refused(text):
+        return "expandable_segments"
     for key, words in _WORDS[1:]:
         if key == "shared_memory" and func_attribute_oom:
             continue  # device memory, not the shared-memory limit (_FUNC_ATTRIBUTE_OOM)

@@ -1104,6 +1104,20 @@ def _plausible(figure: int | None) -> int | None:
     return figure if figure is None or figure <= MAX_PLAUSIBLE_DEVICE_BYTES else None
 
 
+# (Sixty-eighth pass) A continuous-batching scheduler's request dropped for its KV-cache blocks. OpenVINO GenAI's
+# scheduler marks a request it could not fit in the KV-cache pool out of memory and ends it with
+# GenerationStatus::IGNORED ("Status set when generation run into out-of-memory condition and could not be
+# continued", src/cpp/include/openvino/genai/generation_handle.hpp; set_out_of_memory() in
+# src/cpp/src/continuous_batching/pipeline_impl.cpp when no token could be scheduled; openvinotoolkit/openvino.genai
+# at da1db864). The LLM pipeline's adapter then asserts the status was FINISHED, STOP or CANCEL, "Got unfinished
+# GenerationStatus" (src/cpp/src/llm/pipeline_continuous_batching_adapter.hpp): the only status left once generate()
+# returns is IGNORED. Later releases say it outright ("... was dropped by the scheduler because it did not fit in the
+# available cache budget (out of memory)", src/cpp/src/utils.hpp, assert_request_was_scheduled).
+SCHEDULER_DROPPED_FOR_KV = re.compile(r"\bGot unfinished GenerationStatus\b|\bGenerationStatus::IGNORED\b|"
+                                      r"\bdropped by the scheduler because it did not fit in the available cache budget",
+                                      re.IGNORECASE)
+
+
 def extract(text: str) -> Extraction:
     """Everything the tolerant layer can read from ``text`` (never raises)."""
     raw, text = text, _decimal_hex_sizes(text)
@@ -1120,6 +1134,7 @@ def extract(text: str) -> Extraction:
                     or LEVEL_ZERO_DEVICE_LOST.search(text) is not None
                     or SYCL_OPAQUE_STATUS.search(text) is not None
                     or ALLOCATION_FRAGMENT.search(text) is not None
+                    or SCHEDULER_DROPPED_FOR_KV.search(text) is not None
                     or limit_words.vulkan_memory_result(text),
                     failure_words=any(w in low for w in _FAILURE_WORDS))
     ceiling = (CONFIGURED_CEILING.search(text) or CONFIGURED_CEILING_RUNNING.search(text)
