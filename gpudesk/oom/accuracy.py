@@ -197,11 +197,14 @@ doctor was run on it:
 * ``fresh-102``: ``fresh_cases_102.jsonl`` (10 messages, 3 not-capacity: LoRA samples too long, faster-whisper and a
   driver, a vLLM and an OpenVINO KV pool, a bare Killed, a WSL driver bug, dorado fragmentation, another process in
   LlamaFactory's vLLM, DPO in 4-bit, MInference's 60 GB), collected while the sixty-seventh pass was built, scored
-  once on it (the last OOM change): 7/10.
+  once on it: 7/10.
 * ``fresh-103``: ``fresh_cases_103.jsonl`` (7 messages, 4 not-capacity: an FSDP 7B on RTX 3080s, ZeRO-3 ranks loading
   into host RAM, a compiler regression of activation checkpointing, two refused pinned buffers, FLUX on one L4, a
-  driver older than the runtime), collected after the sixty-seventh pass (the last OOM change), scored once on it:
-  4/7.
+  driver older than the runtime), collected after the sixty-seventh pass, scored once on it: 4/7.
+* ``fresh-104``: ``fresh_cases_104.jsonl`` (12 messages from merged pull requests, 2 not-capacity: a 64 GiB request on
+  a 63.98 GiB ROCm card, one 31 GiB tensor, a forced torchtitan OOM, Ascend recompute, WSL, QLoRA experts, outputs
+  gathered on GPU 0, a second vLLM-Ascend instance, vLLM wake-up beside PyTorch's cache, two illegal addresses),
+  collected while the sixty-eighth pass was built, scored once on it (the last OOM change): 7/12.
 What a user would give beside the text (the host OS; :mod:`gpudesk.oom.user_context`) comes with each case: a
 case's own ``inputs`` object, or for the sets labelled before that input existed a row of ``case_inputs.jsonl``
 (``url``, ``inputs``, and ``stated``: the words of the case's recorded context that state it). Every case whose
@@ -338,7 +341,8 @@ CASE_FILES = (("public", "cases.jsonl"), ("engines", "engine_cases.jsonl"), ("pl
               ("fresh-100", "fresh_cases_100.jsonl"),
               ("fresh-101", "fresh_cases_101.jsonl"),
               ("fresh-102", "fresh_cases_102.jsonl"),
-              ("fresh-103", "fresh_cases_103.jsonl"))
+              ("fresh-103", "fresh_cases_103.jsonl"),
+              ("fresh-104", "fresh_cases_104.jsonl"))
 # The user's inputs for cases labelled before those inputs existed (module docstring).
 INPUTS_FILE = "case_inputs.jsonl"
 INPUT_NAMES = ("host_os", "other_processes_bytes", "device_total_bytes")
