@@ -240,7 +240,7 @@
 <context>
     <name>AccuracyDialog</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="375"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="376"/>
         <source>How accurate is this estimate?</source>
         <extracomment>The column of the source URL in the accuracy table (the last). Columns of the speed table: set, class, runs, within 20 %, within 50 %, median error, geometric mean, misses.</extracomment>
         <translation>这个估算有多准确？</translation>
@@ -249,12 +249,12 @@
 <context>
     <name>AccuracyLink</name>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="453"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="454"/>
         <source>How accurate is this?</source>
         <translation>准确度如何？</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="456"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="457"/>
         <source>Compare the memory and speed estimators with published measured runs</source>
         <translation>将显存与速度估算器和公开的实测运行对比</translation>
     </message>
@@ -2282,32 +2282,37 @@ Reinstall gpudesk, or in a source checkout run `make catalog`, then restart gpud
         <translation>第一百二十三批新数据（模型第一百二十三次冻结后收集）</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="309"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="289"/>
+        <source>hundred-and-twenty-fourth fresh (collected after the model was frozen a hundred-and-twenty-fourth time)</source>
+        <translation>第一百二十四批新数据（模型第一百二十四次冻结后收集）</translation>
+    </message>
+    <message>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="310"/>
         <source>The accuracy check could not run: %1</source>
         <translation>无法运行准确度检查：%1</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="315"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="316"/>
         <source>This estimator is within 15 % on %1 of %2 published measurements (median error %3 %).</source>
         <translation>在 %2 个公开实测中，此估算器有 %1 个误差在 15 % 以内（误差中位数 %3 %）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="320"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="321"/>
         <source>%1 sources; %2 more cases are listed but not scored (their setup is not fully published or uses pipeline parallelism, which is not modelled).</source>
         <translation>%1 个来源；另有 %2 个案例已列出但未计分（其配置未完整公开，或使用了未建模的流水线并行）。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="330"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="331"/>
         <source>No published measurement of a %1 job yet: treat the figure as unvalidated.</source>
         <translation>尚无 %1 作业的公开实测数据：请将该数值视为未经验证。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="333"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="334"/>
         <source>For %1 jobs: within 15 % on %2 of %3 cases, median error %4 %.</source>
         <translation>对于 %1 作业：%3 个案例中有 %2 个误差在 15 % 以内，误差中位数 %4 %。</translation>
     </message>
     <message>
-        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="342"/>
+        <location filename="../../gpudesk/ui/plan/accuracy_view.py" line="343"/>
         <source>%1 (not scored)</source>
         <translation>%1（未计分）</translation>
     </message>

@@ -143,7 +143,7 @@ def test_the_sixth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path)
 
 
 @pytest.mark.parametrize(("name", "previous", "title", "values", "ratios"), [
-    # fresh7 to fresh123: runs collected after the seventh to hundred-and-twenty-third freezes (held out from the model builders).
+    # fresh7 to fresh124: runs collected after the seventh to hundred-and-twenty-fourth freezes (held out from the model builders).
     ("fresh7", ("fresh6", 400, 0.25), "seventh fresh set (collected after the model was frozen a seventh time)",
      (80, 125), (1.25, 0.8)),
     ("fresh8", ("fresh7", 125, 0.8), "eighth fresh set (collected after the model was frozen an eighth time)",
@@ -378,13 +378,15 @@ def test_the_sixth_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path)
      (50, 200), (2.0, 0.5)),
     ("fresh123", ('fresh122', 200, 0.5), "hundred-and-twenty-third fresh set (collected after the model was frozen a hundred-and-twenty-third time)",
      (125, 80), (0.8, 1.25)),
+    ("fresh124", ('fresh123', 80, 1.25), "hundred-and-twenty-fourth fresh set (collected after the model was frozen a hundred-and-twenty-fourth time)",
+     (50, 200), (2.0, 0.5)),
 ])
 def test_a_later_fresh_batch_is_its_own_set_with_its_own_report_line(tmp_path, name, previous, title, values, ratios):
     order = list(SET_FILES)
     assert SET_FILES[name] == (f"{name}_train_runs.jsonl", f"{name}_serve_runs.jsonl")
     assert order == ["dev", "later", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8",
                      "fresh9", "fresh10", "fresh11", "fresh12", "fresh13", "fresh14", "fresh15", "fresh16",
-                     "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55", "fresh56", "fresh57", "fresh58", "fresh59", "fresh60", "fresh61", "fresh62", "fresh63", "fresh64", "fresh65", "fresh66", "fresh67", "fresh68", "fresh69", "fresh70", "fresh71", "fresh72", "fresh73", "fresh74", "fresh75", "fresh76", "fresh77", "fresh78", "fresh79", "fresh80", "fresh81", "fresh82", "fresh83", "fresh84", "fresh85", "fresh86", "fresh87", "fresh88", "fresh89", "fresh90", "fresh91", "fresh92", "fresh93", "fresh94", "fresh95", "fresh96", "fresh97", "fresh98", "fresh99", "fresh100", "fresh101", "fresh102", "fresh103", "fresh104", "fresh105", "fresh106", "fresh107", "fresh108", "fresh109", "fresh110", "fresh111", "fresh112", "fresh113", "fresh114", "fresh115", "fresh116", "fresh117", "fresh118", "fresh119", "fresh120", "fresh121", "fresh122", "fresh123"]
+                     "fresh17", "fresh18", "fresh19", "fresh20", "fresh21", "fresh22", "fresh23", "fresh24", "fresh25", "fresh26", "fresh27", "fresh28", "fresh29", "fresh30", "fresh31", "fresh32", "fresh33", "fresh34", "fresh35", "fresh36", "fresh37", "fresh38", "fresh39", "fresh40", "fresh41", "fresh42", "fresh43", "fresh44", "fresh45", "fresh46", "fresh47", "fresh48", "fresh49", "fresh50", "fresh51", "fresh52", "fresh53", "fresh54", "fresh55", "fresh56", "fresh57", "fresh58", "fresh59", "fresh60", "fresh61", "fresh62", "fresh63", "fresh64", "fresh65", "fresh66", "fresh67", "fresh68", "fresh69", "fresh70", "fresh71", "fresh72", "fresh73", "fresh74", "fresh75", "fresh76", "fresh77", "fresh78", "fresh79", "fresh80", "fresh81", "fresh82", "fresh83", "fresh84", "fresh85", "fresh86", "fresh87", "fresh88", "fresh89", "fresh90", "fresh91", "fresh92", "fresh93", "fresh94", "fresh95", "fresh96", "fresh97", "fresh98", "fresh99", "fresh100", "fresh101", "fresh102", "fresh103", "fresh104", "fresh105", "fresh106", "fresh107", "fresh108", "fresh109", "fresh110", "fresh111", "fresh112", "fresh113", "fresh114", "fresh115", "fresh116", "fresh117", "fresh118", "fresh119", "fresh120", "fresh121", "fresh122", "fresh123", "fresh124"]
     assert order.index(previous[0]) == order.index(name) - 1
     (tmp_path / f"{previous[0]}_serve_runs.jsonl").write_text(json.dumps(_row("a", "serve", previous[1])) + "\n",
                                                               encoding="utf-8")

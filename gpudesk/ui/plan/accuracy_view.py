@@ -285,7 +285,8 @@ class EstimatorAccuracyView(QWidget):
                 "fresh120": self.tr("hundred-and-twentieth fresh (collected after the model was frozen a hundred-and-twentieth time)"),
                 "fresh121": self.tr("hundred-and-twenty-first fresh (collected after the model was frozen a hundred-and-twenty-first time)"),
                 "fresh122": self.tr("hundred-and-twenty-second fresh (collected after the model was frozen a hundred-and-twenty-second time)"),
-                "fresh123": self.tr("hundred-and-twenty-third fresh (collected after the model was frozen a hundred-and-twenty-third time)")}
+                "fresh123": self.tr("hundred-and-twenty-third fresh (collected after the model was frozen a hundred-and-twenty-third time)"),
+                "fresh124": self.tr("hundred-and-twenty-fourth fresh (collected after the model was frozen a hundred-and-twenty-fourth time)")}
         self.speed_table.setRowCount(len(rows))
         for i, r in enumerate(rows[first:], first):
             answered = bool(r["answered"])

@@ -216,7 +216,8 @@ def test_speed_accuracy_by_class_with_misses(qtbot, speed_rows):
                     "hundred-and-twentieth fresh (collected after the model was frozen a hundred-and-twentieth time)",
                     "hundred-and-twenty-first fresh (collected after the model was frozen a hundred-and-twenty-first time)",
                     "hundred-and-twenty-second fresh (collected after the model was frozen a hundred-and-twenty-second time)",
-                    "hundred-and-twenty-third fresh (collected after the model was frozen a hundred-and-twenty-third time)"}
+                    "hundred-and-twenty-third fresh (collected after the model was frozen a hundred-and-twenty-third time)",
+                    "hundred-and-twenty-fourth fresh (collected after the model was frozen a hundred-and-twenty-fourth time)"}
     moe = next(i for i, r in enumerate(speed_rows) if (r["set"], r["class"], r["value"]) == ("dev", "moe", "ep>1"))
     r = speed_rows[moe]
     assert view.speed_table.item(moe, 1).text() == "moe: ep>1"
