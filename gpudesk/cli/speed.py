@@ -185,6 +185,7 @@ def cmd_estimate_speed(args: argparse.Namespace) -> int:
                         ("--concurrency", args.concurrency), ("--request-rate", args.request_rate),
                         ("--batch", args.batch),
                         ("--lmdeploy-backend", getattr(args, "lmdeploy_backend", None)),
+                        ("--llamacpp-backend", getattr(args, "llamacpp_backend", None)),
                         ("--cache-max-entry-count", getattr(args, "cache_max_entry_count", None)),
                         ("--max-batch-size", getattr(args, "max_batch_size", None)),
                         ("--max-prefill-token-num", getattr(args, "max_prefill_token_num", None)),

@@ -3,7 +3,7 @@
 ``add_serve_arguments(parser)`` adds the serving flags (``--engine``, ``--input-tokens``, ``--output-tokens``,
 one of ``--concurrency`` / ``--request-rate`` / ``--batch``, ``--weight-format``, ``--kv-dtype``,
 ``--gpu-memory-utilization``, ``--tp``, ``--replicas``, ``--engine-version``, ``--internode-network``; ``--pp`` (pipeline stages per replica) comes from the
-training flags, ``--trtllm-backend``, ``--lmdeploy-backend`` / ``--cache-max-entry-count`` / ``--max-batch-size`` /
+training flags, ``--trtllm-backend``, ``--llamacpp-backend`` (llama.cpp only), ``--lmdeploy-backend`` / ``--cache-max-entry-count`` / ``--max-batch-size`` /
 ``--max-prefill-token-num`` (LMDeploy only), ``--[no-]overlap-scheduling``, ``--length-spread``, ``--length-distribution``, ``--ttft-p99-limit`` / ``--tpot-p99-limit``, ``--api-server-count``, ``--num-prompts``, ``--benchmark-warmup``, ``--prefix-caching``, ``--enable-dp-attention`` / ``--attention-dp``, ``--rocm-aiter``, ``--quantization``, ``--block-size``, ``--scheduler-recv-interval``, ``--admit-interval-steps`` / ``--admit-min-running``); ``--ep`` (the replica's expert-parallel size: vLLM --enable-expert-parallel, SGLang --ep-size, TensorRT-LLM --ep_size) also comes from the training flags; ``--gpu``, ``--count``, ``--model`` and ``--json`` come
 from the common speed parser. ``cmd_serve_speed(args)`` prints the answer of
 :func:`gpudesk.sizing.speed_serve.serve_speed` or, with ``--json``,
@@ -24,6 +24,7 @@ from gpudesk.sizing.engines.ggml_types import gguf_file_types
 from gpudesk.sizing.serve_awq_gemm import AWQ_QUANTIZATION_CHOICES
 from gpudesk.sizing.serve_lengths import LENGTH_DISTRIBUTIONS
 from gpudesk.sizing.serve_load import ENGINES, KV_DTYPES, SERVING_WEIGHT_FORMATS
+from gpudesk.sizing.llamacpp_backends import LLAMACPP_BACKENDS
 from gpudesk.sizing.serve_lmdeploy import LMDEPLOY_BACKENDS, lmdeploy_backend
 from gpudesk.sizing.serve_wide_ep import fold_wide_expert_parallel
 
@@ -127,6 +128,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lmdeploy-backend", choices=LMDEPLOY_BACKENDS, default=None,
                         help=_("LMDeploy engine: TurboMind or the PyTorch engine (lmdeploy serve api_server "
                                "--backend); default: turbomind"))
+    parser.add_argument("--llamacpp-backend", choices=(*LLAMACPP_BACKENDS, "rocm"), default=None,
+                        help=_("llama.cpp GPU backend the build uses (GGML_CUDA, GGML_VULKAN, GGML_HIP (rocm), "
+                               "GGML_METAL, GGML_SYCL); every one is priced as CUDA; default: cuda"))
     parser.add_argument("--cache-max-entry-count", type=float, default=None, metavar="F",
                         help=_("LMDeploy KV-cache share: of the memory free after the weights (of the total before "
                                "0.2.2); default: the release's (0.8, 0.5 before 0.2.2)"))
@@ -255,18 +259,24 @@ _QUANT_POLICY_KV = {0: "auto", 4: "int4", 8: "int8"}
 
 
 def _lmdeploy_settings(args: argparse.Namespace) -> tuple[str | None, float | None]:
-    """(backend, memory fraction) from the LMDeploy flags and ``--trtllm-backend`` / ``--gpu-memory-utilization``.
+    """(backend, memory fraction) from the LMDeploy flags, ``--trtllm-backend`` / ``--llamacpp-backend`` and
+    ``--gpu-memory-utilization``.
 
     Raises:
         CliError: an LMDeploy flag with another engine (it would be dropped unseen), or both spellings of the
-            memory fraction.
+            memory fraction, or ``--llamacpp-backend`` with another engine than llama.cpp.
     """
+    llamacpp = getattr(args, "llamacpp_backend", None)
+    if llamacpp is not None and args.engine != "llamacpp":
+        raise CliError(_("--llamacpp-backend is a llama.cpp setting: add --engine llamacpp, or leave "
+                         "--llamacpp-backend out."))
     if args.engine != "lmdeploy":
         for flag, name in _LMDEPLOY_FLAGS:
             if getattr(args, name, None) is not None:
                 raise CliError(_("{flag} is an LMDeploy setting: add --engine lmdeploy, or leave {flag} "
                                  "out.").format(flag=flag))
-        return getattr(args, "trtllm_backend", None), args.gpu_memory_utilization
+        return llamacpp if llamacpp is not None else getattr(args, "trtllm_backend", None), \
+            args.gpu_memory_utilization
     if getattr(args, "trtllm_backend", None) is not None:
         raise CliError(_("--trtllm-backend is a TensorRT-LLM setting: use --lmdeploy-backend with --engine lmdeploy."))
     given = getattr(args, "cache_max_entry_count", None)

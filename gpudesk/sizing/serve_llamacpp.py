@@ -13,7 +13,8 @@ serving step model's own (:mod:`gpudesk.sizing.serve_step`), applied to llama.cp
   hbm_efficiency`, STREAM copy); each matrix-vector product lasts at least one kernel's fixed time.
 - Kernels: every other node of a layer's graph lasts the fixed time of a small kernel replayed from a CUDA graph
   (:data:`gpudesk.sizing.serve_rates.SMALL_KERNEL_GRAPH_S`; llama.cpp's CUDA backend captures the decode graph since
-  ggml-org/llama.cpp PR #6766, 2024). No source gives the Vulkan backend a different figure, so it is the same.
+  ggml-org/llama.cpp PR #6766, 2024). No source gives the Vulkan backend a different figure, so it is the same; so
+  for every GPU backend (:mod:`gpudesk.sizing.llamacpp_backends`), the run's backend stated as an assumption.
 - Prompt: ``n_ubatch`` (512) tokens per pass; each pass reads the weights once and runs at least the matmul FLOPs
   (``2 x active params`` per token) at the GPU's measured matmul share.
 
@@ -30,6 +31,7 @@ from gpudesk.catalog.records import GPU
 from gpudesk.i18n import _
 from gpudesk.sizing.engines.ggml_mix import GgmlTensor, gguf_tensors
 from gpudesk.sizing.errors import SizingError
+from gpudesk.sizing.llamacpp_backends import llamacpp_backend
 from gpudesk.sizing.memory_inference import kv_token_bytes_all_layers
 from gpudesk.sizing.serve_load import ServeLoad
 from gpudesk.sizing.serve_rates import SMALL_KERNEL_GRAPH_S, compute_peak_flops, hbm_efficiency, matmul_efficiency
@@ -158,6 +160,7 @@ def single_stream(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> SingleStream:
             format that is not a GGUF file type, or a model and KV cache larger than the GPU's memory.
     """
     _check_load(load)
+    backend = llamacpp_backend(load.backend)
     ftype = file_type(spec, load.weight_format)
     tensors = gguf_tensors(spec, ftype)
     file_bytes = float(sum(t.bytes for t in tensors))
@@ -214,5 +217,10 @@ def single_stream(spec: ModelSpec, gpu: GPU, load: ServeLoad) -> SingleStream:
             _("prompt in passes of {ubatch} tokens (llama.cpp n_ubatch); matmul share: {source}").format(
                 ubatch=UBATCH_TOKENS, source=mm_source),
             raw(tpot_s=tpot, ttft_s=ttft, prompt_passes=passes)),
+        # Every GPU backend is priced as CUDA (module docstring): the backend is stated, it changes no figure.
+        Assumption("llamacpp_backend", _(
+            "llama.cpp's {backend} backend is priced as its CUDA backend (no published figure separates them)").format(
+            backend=backend),
+            _("ggml GPU backends: gpudesk.sizing.llamacpp_backends"), raw(backend=backend)),
     )
     return SingleStream(ttft_s=ttft, tpot_s=tpot, kv_tokens=kv_tokens, assumptions=assumptions)

@@ -15,6 +15,7 @@ from gpudesk.i18n import _
 from gpudesk.sizing.checks import MAX_BATCH, MAX_SEQ_LEN_TOKENS, choice, fraction, positive_float, positive_int
 from gpudesk.sizing.errors import SizingError
 from gpudesk.sizing.serve_awq_gemm import AWQ_QUANTIZATION_CHOICES
+from gpudesk.sizing.llamacpp_backends import llamacpp_backend
 from gpudesk.sizing.serve_host import engine_version_tuple, trtllm_backend
 from gpudesk.sizing.serve_lmdeploy import lmdeploy_backend
 from gpudesk.sizing.serve_network import internode_network
@@ -108,7 +109,9 @@ class ServeLoad:
     ``rdma`` / ``infiniband`` / ``roce``; None: RDMA (:mod:`gpudesk.sizing.serve_network`).
     ``backend``: TensorRT-LLM's runtime, ``pytorch`` or ``tensorrt`` (None: the release's default,
     :func:`gpudesk.sizing.serve_host.trtllm_backend`); LMDeploy's, ``turbomind`` or ``pytorch`` (None:
-    ``turbomind``, :func:`gpudesk.sizing.serve_lmdeploy.lmdeploy_backend`); no other engine takes one.
+    ``turbomind``, :func:`gpudesk.sizing.serve_lmdeploy.lmdeploy_backend`); llama.cpp's GPU backend, ``cuda``,
+    ``hip`` (``rocm``), ``metal``, ``sycl`` or ``vulkan`` (None: ``cuda``, :func:`gpudesk.sizing.llamacpp_backends.
+    llamacpp_backend`); no other engine takes one.
     For LMDeploy ``gpu_memory_utilization`` is ``--cache-max-entry-count`` and ``max_num_seqs``
     ``--max-batch-size`` (:mod:`gpudesk.sizing.serve_lmdeploy`).
     """
@@ -195,9 +198,11 @@ class ServeLoad:
         if self.backend is not None:
             if self.engine.lower() == "lmdeploy":
                 lmdeploy_backend(self.backend)
+            elif llamacpp:
+                llamacpp_backend(self.backend)
             elif self.engine.lower() != "trtllm":
-                raise SizingError("backend", _("only TensorRT-LLM and LMDeploy have a backend choice (got engine "
-                                               "{engine!r}).").format(engine=self.engine))
+                raise SizingError("backend", _("only TensorRT-LLM, LMDeploy and llama.cpp have a backend choice (got "
+                                               "engine {engine!r}).").format(engine=self.engine))
             else:
                 trtllm_backend(self.engine_version, self.backend)
         if self.quantization is not None:

@@ -43,6 +43,7 @@ ASSUMPTION_LABELS: dict[str, str] = {
     "llamacpp_weights_read": N_("GGUF weights read per token"),
     "llamacpp_kernels": N_("llama.cpp kernels per layer"),
     "llamacpp_single_stream": N_("llama.cpp single sequence"),
+    "llamacpp_backend": N_("llama.cpp GPU backend"),
     "matmul_efficiency": N_("Matmul efficiency"),
     "kernel_floor_s": N_("Kernel launch floor"),
     "prefill_launch_s": N_("Prefill kernel launches (CPU)"),
