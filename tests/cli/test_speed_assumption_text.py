@@ -56,7 +56,7 @@ def test_a_serving_estimate_reads_labels_and_units(capsys):
     assert lines["Most running requests"] == "1,024 requests"
     assert lines["Prompt chunks in decode steps"] == "yes"
     assert re.fullmatch(r"\d{3},\d{3} tokens \(\d+\.\d GiB, bf16\)", lines["KV-cache capacity"])
-    assert "12.2 ms per request + 17.6 µs per streamed token, of which 900 µs" in lines["API front end"]
+    assert "9.52 ms per request + 17.6 µs per streamed token, of which 749 µs" in lines["API front end"]
     raw = [value for value in lines.values() if _RAW_FLOAT.search(value)]
     assert raw == []
 
