@@ -127,6 +127,21 @@ def vllm_v0_graph_max_batch(engine: str, version: tuple[int, int] | None) -> int
     return VLLM_V0_OLD_GRAPH_MAX_BATCH
 
 
+# vLLM replays CUDA graphs for decode steps only since v0.2.6: the v0.2.5 wheel on PyPI has no graph code at all, the
+# v0.2.6 wheel brings ``CUDAGraphRunner`` and ``_BATCH_SIZES_TO_CAPTURE`` (``vllm/worker/model_runner.py``) and
+# ``enforce_eager`` (``vllm/config.py``), i.e. vllm-project/vllm PR 1440 (Dec 2023). Before it every step of vLLM is
+# launched op by op from Python, as with ``--enforce-eager`` later.
+VLLM_GRAPHS_SINCE = (0, 2, 6)
+VLLM_NO_GRAPHS_SOURCE = ("vLLM before v0.2.6 has no CUDA graphs (vllm-0.2.5 and vllm-0.2.6 wheels on PyPI: "
+                         "CUDAGraphRunner first in v0.2.6 vllm/worker/model_runner.py; vllm-project/vllm PR 1440)")
+
+
+def engine_has_graphs(engine: str, version: tuple[int, int, int] | None) -> bool:
+    """Whether ``engine`` at release ``version`` (major, minor, patch; None: current) can replay decode steps from
+    CUDA graphs at all: False for vLLM before v0.2.6 (:data:`VLLM_GRAPHS_SINCE`), else True."""
+    return not (engine.lower() == "vllm" and version is not None and version < VLLM_GRAPHS_SINCE)
+
+
 def prompt_steps_run_eager(engine: str, version: tuple[int, int] | None, version_text: str | None = None,
                            backend: str | None = None, v0: bool = False) -> bool:
     """Whether a step with prompt tokens launches its kernels one by one (module docstring): SGLang, vLLM V0

@@ -158,6 +158,7 @@ from gpudesk.sizing.serve_eager_prefill import (
     EAGER_V0_BATCH_SOURCE,
     SOURCE as EAGER_PREFILL_SOURCE,
     eager_launch_s,
+    engine_has_graphs,
     launch_s_per_kernel,
     prompt_steps_run_eager,
     vllm_v0_graph_max_batch,
@@ -917,7 +918,9 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     attention_peak, _note = compute_peak_flops(gpu, "bf16")
     attention_eff, _source = matmul_efficiency(gpu, "bf16")
     hbm_eff, hbm_source = hbm_efficiency(gpu)
-    graphs = load.cuda_graphs and not ascend_runs_eager(gpu, load.engine.lower(), load.engine_version)
+    # vLLM before v0.2.6 has no CUDA graphs: every step eager, as with --enforce-eager (serve_eager_prefill)
+    captures = load.cuda_graphs and engine_has_graphs(load.engine, version_triple(load.engine_version))
+    graphs = captures and not ascend_runs_eager(gpu, load.engine.lower(), load.engine_version)
     if load.engine.lower() == "lmdeploy":  # TurboMind launches its kernels one by one (serve_lmdeploy)
         graphs = graphs and uses_cuda_graphs(load.engine_version, load.backend)
     kernel_s, layer_source = kernel_latency_s(gpu, graphs)
@@ -947,7 +950,7 @@ def step_model(spec: ModelSpec, gpu: GPU, load: ServeLoad, link: Link | None, kv
     if fused_ar:
         kernels -= FUSED_NORM_KERNELS_PER_LAYER * dims.layers
     layer_s = kernels * kernel_s / dims.layers
-    eager_prefill = load.cuda_graphs and prompt_steps_run_eager(
+    eager_prefill = captures and prompt_steps_run_eager(
         load.engine, engine_version_tuple(load.engine_version), load.engine_version, load.backend, v0_fallback)
     prefill_launch_s = eager_launch_s(kernels, load.engine) / dims.layers if eager_prefill else 0.0
     graph_max_batch = (sglang_cuda_graph_max_bs(gpu, tp, load.engine_version) or 0) \

@@ -14,6 +14,7 @@ from gpudesk.sizing.serve_eager_prefill import (
     PR12160_EAGER_FORWARD_S,
     PR12160_GRAPH_FORWARD_S,
     VLLM_V0_MAX_SEQ_LEN_TO_CAPTURE,
+    engine_has_graphs,
     launch_s_per_kernel,
     prompt_steps_run_eager,
     vllm_v0_graph_max_batch,
@@ -198,3 +199,22 @@ def test_vllm_v0_before_0_6_replays_decode_graphs_up_to_256_requests(catalog):
     new = steps("0.6.0")
     assert new.eager_decode_above_requests == 0
     assert new.gpu_s(257, 257 * 200.0) < 0.8 * launch
+
+
+def test_vllm_before_0_2_6_has_no_cuda_graphs_and_runs_every_step_eagerly():
+    """vLLM replays decode graphs only since v0.2.6 (CUDAGraphRunner first in the v0.2.6 wheel, none in v0.2.5).
+    mlc-ai/llm-perf-bench ran vLLM at commit acbed3e (Oct 2023, 0.2.0): Llama 2 70B FP16 on 4 A100 PCIe, batch 1,
+    measured 17.64 tokens/s. At 0.2.0 the prediction equals the same row with --enforce-eager and is slower (closer
+    to the measured figure) than the same row at 0.2.6, whose decode steps replay graphs."""
+    path = speed_cases_dir() / "fresh122_serve_runs.jsonl"
+    row = next(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+               if "a100-80-pcie-x4-llama-2-70b-fp16" in line)
+    assert row["engine_version"] == "0.2.0" and row["measured"]["value"] == pytest.approx(17.64)
+    old = predict_serve_case(row)[0]
+    eager = predict_serve_case({**row, "enforce_eager": True})[0]
+    graphed = predict_serve_case({**row, "engine_version": "0.2.6"})[0]
+    assert old == pytest.approx(eager)
+    assert row["measured"]["value"] < old < 0.9 * graphed
+    assert not engine_has_graphs("vllm", (0, 2, 5))
+    assert engine_has_graphs("vllm", (0, 2, 6)) and engine_has_graphs("vllm", None)
+    assert engine_has_graphs("sglang", (0, 1, 0))
