@@ -109,6 +109,7 @@ from gpudesk.sizing.train_expert_parallel import (check_expert_parallel, check_e
                                                   expert_nccl_bytes, expert_split)
 from gpudesk.sizing.zero3_outside_init import add_engine_start_model, outside_init_assumption, retained_extra_bytes
 from gpudesk.sizing.zero3_params import Zero3Settings, gathered_assumption, zero3_frozen_gathered_bytes
+from gpudesk.sizing.weight_segments import frozen_segment_waste_bytes
 
 LORA_MODES = ("lora", "qlora")
 ROW_PARALLEL_MODULES = ("o_proj", "down_proj")  # Megatron RowParallelLinear: the input dimension is split
@@ -631,6 +632,19 @@ def lora_memory(
                                                expert_tensor_parallel=etp, trains_experts=False)
     assumptions += add_overheads(parts, overheads.validated(), g, extra_nccl_bytes=nccl_extra,
                                  extra_nccl_notes=nccl_notes)
+    # Frozen 16-bit matrices of 1-10 MiB loaded one tensor at a time leave the ends of their 20 MiB allocator
+    # segments free for the whole run (gpudesk.sizing.weight_segments); flat parameters (FSDP, ZeRO-3) do not.
+    if (kind == "lora" and not int8_base and weight_loading == "per-tensor" and t == 1 and expert_parallel == 1
+            and stage != "zero3" and sharding_name not in ("fsdp", "fsdp-grad-op") and off != "all"):
+        segment_waste = frozen_segment_waste_bytes(spec, base_bytes_per_param)
+        parts["fragmentation"] = parts.get("fragmentation", 0.0) + segment_waste
+        resident_at_load += segment_waste
+        if segment_waste >= 2**28:  # named from 0.25 GiB
+            assumptions.append((_("frozen weights of 1-10 MiB loaded one tensor at a time leave the ends of the "
+                                  "allocator's 20 MiB segments free: {gib:.2f} GiB reserved, not allocated").format(
+                                      gib=segment_waste / 2**30),
+                                "c10/cuda/CUDACachingAllocator.cpp get_allocation_size (kLargeBuffer); "
+                                "accelerate set_module_tensor_to_device"))
     if add_loading_reserve(parts, 0.0 if off == "all" else resident_at_load, staging):
         assumptions.append((_("loading ({loader}) reserves more than training: the reserved peak is the loading "
                               "peak").format(loader=weight_loading), "gpudesk.sizing.loading"))
