@@ -118,7 +118,8 @@ def default_cases_path() -> Path:
 # ``fresh-78`` collected while memfix54 was built, scored once on it (before memfix55) (``summary["fresh-78"]``),
 # ``fresh-79`` collected while memfix54 was built, scored once on it (before memfix55) (``summary["fresh-79"]``),
 # ``fresh-80`` collected while memfix54 was built, scored once on it (before memfix55) (``summary["fresh-80"]``),
-# ``fresh-81`` collected while memfix55 was built, scored once on it (the last memory change) (``summary["fresh-81"]``).
+# ``fresh-81`` collected while memfix55 was built, scored once on it (before memfix56) (``summary["fresh-81"]``),
+# ``fresh-82`` collected while memfix56 was built, scored once on it (the last memory change) (``summary["fresh-82"]``).
 CASE_SET_FILES = {"first": "measured_peaks.jsonl", "later": "measured_peaks_later.jsonl",
                   "fresh": "measured_peaks_fresh.jsonl", "fresh-2": "measured_peaks_fresh2.jsonl",
                   "fresh-3": "measured_peaks_fresh3.jsonl", "fresh-4": "measured_peaks_fresh4.jsonl",
@@ -189,11 +190,12 @@ CASE_SET_FILES = {"first": "measured_peaks.jsonl", "later": "measured_peaks_late
                   "fresh-78": "measured_peaks_fresh78.jsonl",
                   "fresh-79": "measured_peaks_fresh79.jsonl",
                   "fresh-80": "measured_peaks_fresh80.jsonl",
-                  "fresh-81": "measured_peaks_fresh81.jsonl"}
+                  "fresh-81": "measured_peaks_fresh81.jsonl",
+                  "fresh-82": "measured_peaks_fresh82.jsonl"}
 HELD_OUT_SETS = frozenset({"fresh", "fresh-2", "fresh-3", "fresh-4", "fresh-5", "fresh-6", "fresh-7", "fresh-8",
                            "fresh-9", "fresh-10", "fresh-11", "fresh-12", "fresh-13",
                            "fresh-14", "fresh-15", "fresh-16", "fresh-17", "fresh-18", "fresh-19", "fresh-20",
-                           "fresh-21", "fresh-22", "fresh-23", "fresh-24", "fresh-25", "fresh-26", "fresh-27", "fresh-28", "fresh-29", "fresh-30", "fresh-31", "fresh-32", "fresh-33", "fresh-34", "fresh-35", "fresh-36", "fresh-37", "fresh-38", "fresh-39", "fresh-40", "fresh-41", "fresh-42", "fresh-43", "fresh-44", "fresh-45", "fresh-46", "fresh-47", "fresh-48", "fresh-49", "fresh-50", "fresh-51", "fresh-52", "fresh-53", "fresh-54", "fresh-55", "fresh-56", "fresh-57", "fresh-58", "fresh-59", "fresh-60", "fresh-61", "fresh-62", "fresh-63", "fresh-64", "fresh-65", "fresh-66", "fresh-67", "fresh-68", "fresh-69", "fresh-70", "fresh-71", "fresh-72", "fresh-73", "fresh-74", "fresh-75", "fresh-76", "fresh-77", "fresh-78", "fresh-79", "fresh-80", "fresh-81"})
+                           "fresh-21", "fresh-22", "fresh-23", "fresh-24", "fresh-25", "fresh-26", "fresh-27", "fresh-28", "fresh-29", "fresh-30", "fresh-31", "fresh-32", "fresh-33", "fresh-34", "fresh-35", "fresh-36", "fresh-37", "fresh-38", "fresh-39", "fresh-40", "fresh-41", "fresh-42", "fresh-43", "fresh-44", "fresh-45", "fresh-46", "fresh-47", "fresh-48", "fresh-49", "fresh-50", "fresh-51", "fresh-52", "fresh-53", "fresh-54", "fresh-55", "fresh-56", "fresh-57", "fresh-58", "fresh-59", "fresh-60", "fresh-61", "fresh-62", "fresh-63", "fresh-64", "fresh-65", "fresh-66", "fresh-67", "fresh-68", "fresh-69", "fresh-70", "fresh-71", "fresh-72", "fresh-73", "fresh-74", "fresh-75", "fresh-76", "fresh-77", "fresh-78", "fresh-79", "fresh-80", "fresh-81", "fresh-82"})
 
 
 def default_cases_paths() -> tuple[Path, ...]:

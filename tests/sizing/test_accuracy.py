@@ -133,6 +133,7 @@ FRESH78 = CASES.with_name("measured_peaks_fresh78.jsonl")
 FRESH79 = CASES.with_name("measured_peaks_fresh79.jsonl")
 FRESH80 = CASES.with_name("measured_peaks_fresh80.jsonl")
 FRESH81 = CASES.with_name("measured_peaks_fresh81.jsonl")
+FRESH82 = CASES.with_name("measured_peaks_fresh82.jsonl")
 
 
 @pytest.fixture(scope="module")
@@ -265,7 +266,7 @@ def test_fresh_4_rows_are_a_held_out_set_of_their_own(results):
 
 
 # Held-out rows their collector marked unsupported (an input no flag expresses), by set.
-UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 1, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 3, "fresh-58": 3, "fresh-59": 2, "fresh-60": 1, "fresh-61": 2, "fresh-62": 1, "fresh-64": 1, "fresh-72": 1, "fresh-75": 2, "fresh-76": 3}
+UNSUPPORTED_HELD_OUT = {"fresh-11": 1, "fresh-13": 9, "fresh-14": 2, "fresh-15": 2, "fresh-16": 1, "fresh-18": 22, "fresh-19": 3, "fresh-21": 1, "fresh-22": 2, "fresh-23": 2, "fresh-24": 1, "fresh-26": 11, "fresh-27": 11, "fresh-28": 2, "fresh-30": 1, "fresh-31": 8, "fresh-32": 15, "fresh-33": 3, "fresh-36": 5, "fresh-37": 5, "fresh-38": 12, "fresh-39": 1, "fresh-40": 3, "fresh-42": 1, "fresh-44": 29, "fresh-45": 7, "fresh-46": 4, "fresh-49": 2, "fresh-50": 5, "fresh-52": 6, "fresh-54": 3, "fresh-58": 3, "fresh-59": 2, "fresh-60": 1, "fresh-61": 2, "fresh-62": 1, "fresh-64": 1, "fresh-72": 1, "fresh-75": 2, "fresh-76": 3, "fresh-82": 1}
 # memfix46: fresh-43 2 -> 0 (Megatron --recompute-num-layers 6 of 10 a stage) and fresh-52 7 -> 6 (torchtitan
 # every 2nd layer) typed through --recompute-layers (gpudesk.sizing.recompute_layers).
 # memfix47: fresh-42 2 -> 1, fresh-54 11 -> 3, fresh-58 7 -> 3: Megatron expert parallelism (full training and
@@ -293,7 +294,9 @@ SHARED_PAGES = {
     # axolotl's Llama READMEs: earlier sets took their QLoRA figures, fresh-71 the 8-bit-base LoRA ones (a setting added
     # since: --base-weights int8).
     "https://github.com/axolotl-ai-cloud/axolotl/blob/15f7910d33b41282f8c4fc1c4ca374b1b5965f2b/examples/llama-3/README.md",
-    "https://github.com/axolotl-ai-cloud/axolotl/blob/dc71d8872a68e978d2ce272ff3e0085b156a1304/examples/llama-2/README.md"}
+    "https://github.com/axolotl-ai-cloud/axolotl/blob/dc71d8872a68e978d2ce272ff3e0085b156a1304/examples/llama-2/README.md",
+    # torchtune's README of March 2024: fresh-9 took its LoRA / QLoRA rows, fresh-82 the full fine-tune row it left.
+    "https://github.com/pytorch/torchtune/blob/a95c6b931dd12a014780ded1581ea504aa4e0129/README.md"}
 
 
 @pytest.mark.parametrize(("name", "path", "added", "least"), [
@@ -462,8 +465,10 @@ SHARED_PAGES = {
     ("fresh-79", FRESH79, "fresh79-2026-12-07", 15),
     # fresh-80: collected while memfix54 was built, scored once on it (before memfix55) (2/5 within 15 %: Unsloth QLoRA notebooks, two with an evaluation pass 4.1-4.3 (quality poor: padded length unknown)).
     ("fresh-80", FRESH80, "fresh80-2026-12-07", 5),
-    # fresh-81: collected while memfix55 was built, scored once on it (the last memory change) (4/9 estimated rows within 15 %: ms-swift example headers; Qwen1.5-MoE LoRA 0.74, XVERSE-13B-256K 0.80, GPTQ Q-LoRA 0.84, ZeRO-2 offload rows 0.97-1.15).
+    # fresh-81: collected while memfix55 was built, scored once on it (before memfix56) (4/9 estimated rows within 15 %: ms-swift example headers; Qwen1.5-MoE LoRA 0.74, XVERSE-13B-256K 0.80, GPTQ Q-LoRA 0.84, ZeRO-2 offload rows 0.97-1.15).
     ("fresh-81", FRESH81, "fresh81-2026-12-07", 9),
+    # fresh-82: collected while memfix56 was built, scored once on it (the last memory change) (1/1 supported row within 15 %: torchtune's full fine-tune of Llama-2-7B on one A6000 with plain SGD 0.99; an axolotl vision LoRA is unsupported (images)).
+    ("fresh-82", FRESH82, "fresh82-2026-12-07", 2),
 ])
 def test_later_fresh_rows_are_held_out_sets_of_their_own(results, name, path, added, least):
     # Committed before any estimate was computed for them; scored once, so no floor.
