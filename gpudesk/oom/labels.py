@@ -399,6 +399,7 @@ NOT_CAPACITY_KIND_NAMES: dict[str, str] = {
     "dev_shm": N_("Shared-memory filesystem (/dev/shm)"),  # DataLoader workers, Ray's object store, any mmap user
     "shm_segment": N_("NCCL shared-memory segments (/dev/shm)"),
     "absurd_size": N_("Implausible requested size"),
+    "checkpoint_version": N_("Binary checkpoint from another version"),
     "ecc": N_("Uncorrectable ECC error"),
     "xid": N_("Driver lost the GPU (Xid)"),
     "driver_version": N_("Driver older than the CUDA runtime"),
