@@ -26,8 +26,8 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 
 from gpudesk.sizing.shapes import ModelSpec
+from gpudesk.units import MIB
 
-MIB = 2**20
 SMALL_SIZE_BYTES = 1 * MIB  # kSmallSize
 MIN_LARGE_ALLOC_BYTES = 10 * MIB  # kMinLargeAlloc
 LARGE_BUFFER_BYTES = 20 * MIB  # kLargeBuffer

@@ -38,7 +38,7 @@ def test_unknown_sm_count_adds_nothing() -> None:
     assert wave_efficiency(ROWS, 2 * WIDTH, 0) == 1.0
     # A catalog GPU without a sourced SM count (gpu_sms.csv has no row for it): unknown, no wave term.
     catalog = open_catalog()
-    unknown = catalog.find_gpu("h100-nvl")
+    unknown = catalog.find_gpu("mi300x")
     assert unknown.sm_count is None and gpu_rates(unknown).sm_count == 0
 
 
@@ -119,4 +119,4 @@ def test_the_wave_term_is_named_in_the_assumptions() -> None:
 
     assert waves("b200") == {"sm_count": 148, "grouped": False}
     assert waves("b200", grouped=True) == {"sm_count": 148, "grouped": True}
-    assert waves("h100-nvl") is None  # no sourced SM count: no wave term, none named
+    assert waves("mi300x") is None  # no SM count (AMD compute units are not counted): no wave term, none named
